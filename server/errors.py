@@ -1,0 +1,121 @@
+"""toolbay's errors. Every error the library raises on purpose derives from ``ToolbayError``.
+
+    ToolbayError
+    ├── ConfigError              a setting is missing or wrong (the CLI prints it and exits 2)
+    ├── NotHelpError             bytes that are not a program's help text (server.helptext)
+    ├── WasmRejected             a file that cannot be served as a WASI command (server.wasm)
+    ├── DuplicateToolName        two sources offer the same tool name (server.catalog)
+    └── CallRefused              a call stopped before its tool ran; the model is told why
+        ├── UnknownTool
+        ├── Unauthenticated
+        ├── RateLimited          carries retry_after
+        ├── Forbidden
+        ├── InvalidArguments     carries every problem found
+        ├── ApprovalDenied
+        └── NoSuchJob
+
+Errors carry the context needed to act on them, and ``CallRefused`` knows how to say
+itself to a model. They are turned into protocol answers in one place
+(``server.mcp.results``), never ad hoc.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ToolbayError(Exception):
+    """Base of every deliberate toolbay error."""
+
+
+class ConfigError(ToolbayError):
+    """A configuration value is missing or invalid."""
+
+
+class NotHelpError(ToolbayError):
+    """The bytes given are not a program's help text. ``reason`` is one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class WasmRejected(ToolbayError):
+    """A file that cannot be served as a WASI preview 1 command, with a one-line reason."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class DuplicateToolName(ToolbayError):
+    def __init__(self, name: str, first_origin: str, second_origin: str) -> None:
+        super().__init__(
+            f"tool name {name!r} is offered by both {first_origin} and {second_origin}; "
+            f"keeping the one from {first_origin}"
+        )
+        self.name = name
+        self.first_origin = first_origin
+        self.second_origin = second_origin
+
+
+class CallRefused(ToolbayError):
+    """A call that did not reach its tool. ``message`` is written for the model."""
+
+    code = "refused"
+
+    def __init__(self, message: str, **meta: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.meta: dict[str, Any] = dict(meta)
+
+
+class UnknownTool(CallRefused):
+    code = "unknown_tool"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"There is no tool named {name!r}. Call tools/list to see the tools you can use.",
+                         tool=name)
+        self.name = name
+
+
+class Unauthenticated(CallRefused):
+    code = "unauthenticated"
+
+
+class RateLimited(CallRefused):
+    code = "rate_limited"
+
+    def __init__(self, scope: str, limit: str, retry_after: float) -> None:
+        super().__init__(
+            f"Rate limit {limit} for {scope} reached. Retry after {retry_after:.1f} seconds.",
+            retry_after=round(retry_after, 3), limit=limit, scope=scope,
+        )
+        self.retry_after = retry_after
+
+
+class Forbidden(CallRefused):
+    code = "forbidden"
+
+
+class InvalidArguments(CallRefused):
+    code = "invalid_arguments"
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        listing = "\n".join(f"- {p}" for p in problems)
+        super().__init__(f"The arguments for {tool!r} are not valid:\n{listing}", problems=problems)
+        self.problems = problems
+
+
+class ApprovalDenied(CallRefused):
+    code = "approval_denied"
+
+
+class NoSuchJob(CallRefused):
+    code = "no_such_job"
+
+    def __init__(self, job_id: str) -> None:
+        super().__init__(f"There is no job {job_id!r} (it may belong to another caller or have expired).",
+                         job_id=job_id)
+        self.job_id = job_id
