@@ -1,0 +1,39 @@
+"""``refresh_tools``: rescan the extension folders on demand.
+
+Some clients ignore ``notifications/tools/list_changed``; this tool lets the model
+(or the user) ask for the folders to be read again and hear what changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+
+# Returns {"added": [...], "removed": [...], "changed": [...]}.
+Rescan = Callable[[], Awaitable[Mapping[str, list[str]]]]
+
+DEFINITION = ToolDefinition(
+    name="refresh_tools",
+    title="Refresh tools",
+    description=(
+        "Rescan the tool folders now and report which tools were added, removed or changed. "
+        "Use it when a tool you expect is missing; then list the tools again."
+    ),
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    tier=PermissionTier.READ,
+    source="builtin",
+)
+
+
+class RefreshToolsHandler(Handler):
+    def __init__(self, rescan: Rescan) -> None:
+        super().__init__(DEFINITION)
+        self._rescan = rescan
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        change = await self._rescan()
+        parts = [f"{label}: {', '.join(names)}" for label, names in change.items() if names]
+        text = "Tools " + "; ".join(parts) + "." if parts else "No change: the tools are up to date."
+        return ToolResult(text=text, structured={k: list(v) for k, v in change.items()})

@@ -1,0 +1,136 @@
+"""The catalog: which tools exist right now.
+
+A ``Catalog`` is an immutable snapshot. Discovery builds a new one and the
+``CatalogHolder`` swaps it in with one assignment, so a call that already looked up
+its handler keeps using it while new calls see the new snapshot. The holder is the
+only state shared between discovery and serving.
+
+Names are unique. When two sources offer the same name, the one with the higher
+precedence (built-in first, then wasm, python, agents) keeps it; among equals, the
+first in discovery order does. Either way a diagnostic names both origins.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from handlers.base import Handler
+
+logger = logging.getLogger(__name__)
+
+SOURCE_PRECEDENCE = {"builtin": 0, "wasm": 1, "python": 2, "agent": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file that offers no tools, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogChange:
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def summary(self) -> str:
+        if self.empty:
+            return "no change"
+        parts = []
+        for label, names in (("added", self.added), ("removed", self.removed), ("changed", self.changed)):
+            if names:
+                parts.append(f"{label}: {', '.join(names)}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    tools: Mapping[str, Handler] = field(default_factory=dict)
+    skipped: tuple[SkippedFile, ...] = ()
+    diagnostics: tuple[str, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        handlers: Iterable[Handler],
+        skipped: Iterable[SkippedFile] = (),
+    ) -> Catalog:
+        ordered = sorted(
+            enumerate(handlers),
+            key=lambda item: (SOURCE_PRECEDENCE.get(item[1].definition.source, 9), item[0]),
+        )
+        tools: dict[str, Handler] = {}
+        diagnostics: list[str] = []
+        for _, handler in ordered:
+            name = handler.definition.name
+            kept = tools.get(name)
+            if kept is not None:
+                message = (
+                    f"tool name {name!r} is offered by both {kept.definition.origin} and "
+                    f"{handler.definition.origin}; keeping the one from {kept.definition.origin}"
+                )
+                diagnostics.append(message)
+                logger.warning("%s", message)
+                continue
+            tools[name] = handler
+        sorted_tools = dict(sorted(tools.items()))
+        return cls(tools=MappingProxyType(sorted_tools), skipped=tuple(skipped), diagnostics=tuple(diagnostics))
+
+    def get(self, name: str) -> Handler | None:
+        return self.tools.get(name)
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def __iter__(self) -> Iterator[Handler]:
+        return iter(self.tools.values())
+
+    def names(self) -> list[str]:
+        return list(self.tools)
+
+    def diff(self, newer: Catalog) -> CatalogChange:
+        old, new = self.tools, newer.tools
+        return CatalogChange(
+            added=tuple(sorted(set(new) - set(old))),
+            removed=tuple(sorted(set(old) - set(new))),
+            changed=tuple(sorted(n for n in set(old) & set(new) if old[n] is not new[n])),
+        )
+
+
+Listener = Callable[[Catalog, CatalogChange], None]
+
+
+class CatalogHolder:
+    """Holds the current snapshot and tells listeners when it is replaced."""
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        self._current = catalog or Catalog()
+        self._listeners: list[Listener] = []
+
+    @property
+    def current(self) -> Catalog:
+        return self._current
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def swap(self, catalog: Catalog) -> CatalogChange:
+        change = self._current.diff(catalog)
+        self._current = catalog
+        if not change.empty:
+            for listener in list(self._listeners):
+                try:
+                    listener(catalog, change)
+                except Exception:  # a listener's fault must not stop the swap or the others
+                    logger.exception("catalog listener failed")
+        return change

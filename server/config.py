@@ -1,0 +1,173 @@
+"""Configuration: a TOML file, ``TOOLBAY_*`` environment variables and CLI flags.
+
+Precedence, highest first: CLI flags (passed as keyword overrides), environment
+variables (``TOOLBAY_PORT=9000``, nested with a double underscore:
+``TOOLBAY_SANDBOX__TIMEOUT_S=5``; lists as JSON), the TOML file (``--config``, or
+``toolbay.toml`` in the current folder when present), then the defaults below.
+Every value is validated by pydantic; a bad one becomes a ``ConfigError`` that
+names the setting and says what was expected.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from server.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
+DEFAULT_CONFIG_NAME = "toolbay.toml"
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "toolbay"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SandboxSettings(_Section):
+    """Limits and grants for every guest run."""
+
+    timeout_s: float = Field(10.0, gt=0, le=3600, description="Wall-clock limit per call, in seconds.")
+    memory_mb: int = Field(256, ge=16, le=4096, description="Memory a guest may grow to, in MiB.")
+    output_limit_kb: int = Field(1024, ge=1, le=1024 * 1024, description="Standard output kept per call, KiB.")
+    stderr_limit_kb: int = Field(64, ge=1, le=1024 * 1024, description="Standard error kept per call, KiB.")
+    fuel: int | None = Field(None, ge=1, description="Instruction budget per call (off when unset).")
+    env_allow: list[str] = Field(default_factory=list, description="Host environment variables passed to tools.")
+
+
+class DiscoverySettings(_Section):
+    help_timeout_s: float = Field(3.0, gt=0, le=120, description="Limit for one -h/--help run.")
+    max_depth: int = Field(3, ge=0, le=8, description="How deep subcommands are followed.")
+    file_budget_s: float = Field(15.0, gt=0, le=600, description="Limit for describing one file in full.")
+
+
+class HttpSettings(_Section):
+    allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")
+    page_size: int = Field(200, ge=1, le=10_000, description="Tools per tools/list page.")
+
+
+class JobSettings(_Section):
+    sync_budget_s: float = Field(20.0, ge=0, le=3600, description="A call still running after this becomes a job.")
+    max_concurrent: int = Field(8, ge=1, le=1024)
+    max_per_caller: int = Field(4, ge=1, le=1024)
+    retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
+
+
+class Settings(BaseSettings):
+    """Everything toolbay can be told. See the README's configuration reference."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TOOLBAY_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+
+    extensions: list[Path] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])
+    data_dir: Path = Field(default_factory=default_data_dir)
+    workspace: Path | None = None
+    transport: Literal["stdio", "http", "sse"] = "stdio"
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_file: Path | None = None
+    # Per-tool permission tiers that override what a tool's help declares: {"textkit_*": "read"}.
+    tiers: dict[str, Literal["read", "write", "exec"]] = Field(default_factory=dict)
+    # Tools declared long-running (name patterns): they become jobs at once.
+    background_tools: list[str] = Field(default_factory=list)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    jobs: JobSettings = Field(default_factory=JobSettings)
+    # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
+    # validated by server.chain.settings when it is built.
+    chain: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("extensions", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if isinstance(value, str | Path):
+            return [value]
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls))
+
+
+# The TOML file in use for the settings being built: a context variable because
+# pydantic-settings builds sources inside the constructor, where no argument reaches.
+_toml_data: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("toolbay_toml", default={})
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return _toml_data.get().get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(_toml_data.get())
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    # Relative paths in the file are relative to the file, as users expect.
+    for key in ("data_dir", "workspace", "log_file"):
+        if isinstance(data.get(key), str):
+            data[key] = str((path.parent / data[key]).resolve())
+    if isinstance(data.get("extensions"), list):
+        data["extensions"] = [str((path.parent / p).resolve()) for p in data["extensions"]]
+    elif isinstance(data.get("extensions"), str):
+        data["extensions"] = [str((path.parent / data["extensions"]).resolve())]
+    if isinstance(data.get("chain"), dict):
+        audit = data["chain"].get("audit")
+        if isinstance(audit, dict) and isinstance(audit.get("file"), str):
+            audit["file"] = str((path.parent / audit["file"]).resolve())
+    return data
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Builds the settings. ``overrides`` are CLI flags; ``None`` values are ignored."""
+    if config_file is None and Path(DEFAULT_CONFIG_NAME).is_file():
+        config_file = Path(DEFAULT_CONFIG_NAME)
+    data = read_toml(config_file) if config_file is not None else {}
+    token = _toml_data.set(data)
+    try:
+        given = {key: value for key, value in overrides.items() if value is not None}
+        return Settings(**given)
+    except ValidationError as exc:
+        raise ConfigError(_describe_validation_error(exc, config_file)) from None
+    finally:
+        _toml_data.reset(token)
+
+
+def _describe_validation_error(exc: ValidationError, config_file: Path | None) -> str:
+    where = f" (config file {config_file}, environment TOOLBAY_*, or flags)" if config_file else ""
+    problems = []
+    for error in exc.errors():
+        location = ".".join(str(part) for part in error["loc"]) or "settings"
+        problems.append(f"{location}: {error['msg']} (got {error.get('input')!r})")
+    return "invalid configuration" + where + ": " + "; ".join(problems)

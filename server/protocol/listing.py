@@ -1,0 +1,65 @@
+"""Tools as clients see them: definitions turned into ``types.Tool`` and paged."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+from handlers.base import ToolDefinition
+
+
+def definition_to_tool(definition: ToolDefinition) -> types.Tool:
+    hints = definition.annotations
+    meta: dict[str, object] = {"toolbay/source": definition.source}
+    if definition.tier is not None:
+        meta["toolbay/tier"] = definition.tier.value
+    if definition.keywords:
+        meta["toolbay/keywords"] = list(definition.keywords)
+    return types.Tool(
+        name=definition.name,
+        title=definition.title,
+        description=definition.description,
+        input_schema=dict(definition.input_schema),
+        output_schema=dict(definition.output_schema) if definition.output_schema else None,
+        annotations=types.ToolAnnotations(
+            title=definition.title,
+            read_only_hint=hints.read_only,
+            destructive_hint=hints.destructive,
+            idempotent_hint=hints.idempotent,
+            open_world_hint=hints.open_world,
+        ),
+        _meta=meta,
+    )
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def decode_cursor(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode()).decode()
+        if not text.startswith("o:"):
+            raise ValueError(text)
+        offset = int(text[2:])
+        if offset < 0:
+            raise ValueError(text)
+        return offset
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise MCPError(code=types.INVALID_PARAMS, message=f"invalid cursor {cursor!r}") from None
+
+
+def page(definitions: Sequence[ToolDefinition], cursor: str | None, page_size: int) -> types.ListToolsResult:
+    """One page of tools. The cursor is an offset into the name-sorted list: a tool added
+    between pages can shift the listing by one, which a list_changed notification announces."""
+    start = decode_cursor(cursor)
+    chunk = definitions[start : start + page_size]
+    end = start + len(chunk)
+    next_cursor = encode_cursor(end) if end < len(definitions) else None
+    return types.ListToolsResult(tools=[definition_to_tool(d) for d in chunk], next_cursor=next_cursor)
