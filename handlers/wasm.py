@@ -1,0 +1,124 @@
+"""WasmHandler: one tool (or one subcommand of a tool) served by a WASI command module.
+
+A call becomes ``argv = [program, *subcommand path, *options from the arguments]``, runs in the
+sandbox its tier allows (``server.wasm.sandbox_for``), and its output becomes the result:
+stdout as text (and as structured content when it is JSON), a non-zero exit or a trap as an
+error the model can read, with stderr and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
+from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+
+STDIN_PROPERTY = "stdin"
+_STDIN_SCHEMA = {"type": "string", "description": "Text passed to the program on standard input"}
+
+
+def with_stdin_property(input_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``input_schema`` with an optional ``stdin`` string property.
+
+    A schema that already has a ``stdin`` property keeps its own.
+    """
+    schema = dict(input_schema)
+    properties = dict(schema.get("properties") or {})
+    properties.setdefault(STDIN_PROPERTY, dict(_STDIN_SCHEMA))
+    schema["properties"] = properties
+    schema.setdefault("type", "object")
+    return schema
+
+
+class WasmHandler(Handler):
+    supports_cancellation = True
+
+    def __init__(
+        self,
+        definition: ToolDefinition,
+        runtime: WasmRuntime,
+        module: WasmModule,
+        *,
+        program_name: str,
+        subcommand_path: Sequence[str] = (),
+        to_argv: Callable[[Mapping[str, Any]], list[str]],
+        limits: SandboxLimits = SandboxLimits(),
+        workspace: Path | None = None,
+        env_allow: Sequence[str] = (),
+        host_env: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(definition)
+        self.runtime = runtime
+        self.module = module
+        self.program_name = program_name
+        self.subcommand_path = tuple(subcommand_path)
+        self.to_argv = to_argv
+        self.limits = limits
+        self.preopens, self.env = sandbox_for(
+            definition.tier, workspace, env_allow, os.environ if host_env is None else host_env)
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        options = dict(arguments)
+        stdin = options.pop(STDIN_PROPERTY, None)
+        if stdin is not None and not isinstance(stdin, str):
+            return ToolResult.error(f"The {STDIN_PROPERTY!r} argument must be a string.")
+        try:
+            tail = self.to_argv(options)
+        except ValueError as error:
+            return ToolResult.error(f"Cannot build the command line for {self.name!r}: {error}")
+        request = RunRequest(
+            argv=[self.program_name, *self.subcommand_path, *tail],
+            stdin=stdin.encode() if stdin is not None else None,
+            env=self.env,
+            preopens=self.preopens,
+            limits=self.limits,
+        )
+        result = await self.runtime.run_async(self.module, request, context.cancelled)
+        return tool_result_from_run(self.name, result, self.limits)
+
+
+def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) -> ToolResult:
+    """Says how a run went, in words for the model and facts in ``meta``."""
+    stdout = result.stdout.decode("utf-8", errors="replace")
+    stderr = result.stderr.decode("utf-8", errors="replace")
+    meta: dict[str, Any] = {
+        "exit_code": result.exit_code,
+        "duration_ms": round(result.duration_s * 1000, 3),
+        "stdout_truncated": result.stdout_truncated,
+        "stderr_truncated": result.stderr_truncated,
+    }
+    notes = []
+    if result.stdout_truncated:
+        notes.append(f"[stdout truncated: only the first {limits.stdout_limit_bytes} bytes are shown]")
+    if result.stderr_truncated:
+        notes.append(f"[stderr truncated: only the first {limits.stderr_limit_bytes} bytes are shown]")
+    if result.ok:
+        text = stdout if stdout or not stderr else stderr
+        structured = None if result.stdout_truncated else _json_document(stdout)
+        return ToolResult(text="\n".join([text, *notes]) if notes else text, structured=structured, meta=meta)
+    if result.trap is not None:
+        meta["trap"] = result.trap
+        headline = f"{tool} was stopped: {result.trap}."
+    else:
+        headline = f"{tool} failed with exit code {result.exit_code}."
+    parts = [headline]
+    if stderr:
+        parts.append(f"stderr:\n{stderr}")
+    if stdout:
+        parts.append(f"stdout:\n{stdout}")
+    parts.extend(notes)
+    return ToolResult(text="\n\n".join(parts), is_error=True, meta=meta)
+
+
+def _json_document(text: str) -> dict[str, Any] | None:
+    if not text.strip() or text.lstrip()[0] not in '{["-0123456789tfn':
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else {"result": value}

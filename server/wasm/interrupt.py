@@ -1,0 +1,198 @@
+"""Stopping a guest: wall-clock limits and cancellation.
+
+wasmtime checks an *epoch deadline* at function entries and loop back-edges. A ticker thread
+advances the engine's epoch every ``TICK_S`` while any guest runs; every store gets a deadline
+of one tick and a callback (the C API's ``wasmtime_store_epoch_deadline_callback``) which, at
+each tick, either extends the deadline by one tick or stops the guest because its call was
+cancelled or ran out of time. So a guest in wasm code stops within about one tick.
+
+A guest blocked *inside a host call* does not run wasm code and sees no epochs. The only host
+call of WASI preview 1 that can block for long here is ``poll_oneoff`` (sleep): stdin is an
+in-memory buffer, stdout and stderr are callbacks, files are regular files, there are no
+sockets. So ``poll_oneoff`` is replaced by ``poll_oneoff`` below, which sleeps on the call's
+cancel event until its timeout, the call's deadline, or a cancellation, whichever comes first;
+the guest then returns into wasm, where the next epoch check stops it.
+
+The run's state reaches both callbacks through a thread-local: wasmtime runs the epoch callback
+and host functions on the thread that called into the guest.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+
+import wasmtime
+from wasmtime import _ffi as ffi
+
+TICK_S = 0.01
+
+_ERRNO_INVAL = 28
+_ERRNO_IO = 29
+_ERRNO_NOTSUP = 58
+_EVENT = struct.Struct("<QHB5xQH6x")  # userdata, error, type, nbytes, flags: 32 bytes
+_SUB_HEAD = struct.Struct("<QB")  # userdata, tag
+_SUB_CLOCK = struct.Struct("<I4xQQH")  # clock id, timeout, precision, flags (at offset 16)
+_SUB_FD = struct.Struct("<I")
+_SUB_SIZE = 48
+_TAG_CLOCK, _TAG_FD_READ, _TAG_FD_WRITE = 0, 1, 2
+_CLOCK_REALTIME = 0
+_ABSTIME = 1
+
+
+@dataclass(slots=True)
+class RunState:
+    """What the callbacks need to know about the run on this thread."""
+
+    deadline: float  # time.monotonic()
+    timeout_s: float
+    cancel: threading.Event
+    stop_reason: str | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    def should_stop(self) -> bool:
+        if self.stop_reason is None:
+            if self.cancel.is_set():
+                self.stop_reason = "cancelled"
+            elif time.monotonic() >= self.deadline:
+                self.stop_reason = f"timed out after {self.timeout_s:g} s"
+        return self.stop_reason is not None
+
+
+_current = threading.local()
+
+
+def current_state() -> RunState | None:
+    return getattr(_current, "state", None)
+
+
+def set_current_state(state: RunState | None) -> None:
+    _current.state = state
+
+
+_DeadlineCallback = ctypes.CFUNCTYPE(
+    ctypes.c_size_t, ctypes.POINTER(ffi.wasmtime_context_t), ctypes.c_void_p,
+    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint8),
+)
+_Finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_NO_FINALIZER = ctypes.cast(None, _Finalizer)
+
+
+@_DeadlineCallback
+def _on_epoch_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def]
+    # Must never raise: an exception cannot cross back into wasmtime.
+    state = current_state()
+    if state is not None and state.should_stop():
+        error = ffi.wasmtime_error_new(b"toolbay: guest stopped")
+        return ctypes.cast(error, ctypes.c_void_p).value or 0
+    next_delta[0] = 1
+    update_kind[0] = 0  # WASMTIME_UPDATE_DEADLINE_CONTINUE
+    return 0
+
+
+def watch_store(store: wasmtime.Store) -> None:
+    """Makes ``store`` check the current thread's ``RunState`` at every epoch tick."""
+    ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), _on_epoch_deadline, None, _NO_FINALIZER)
+    store.set_epoch_deadline(1)
+
+
+class EpochTicker:
+    """Advances the engine's epoch every ``interval`` seconds while at least one guest runs."""
+
+    def __init__(self, engine: wasmtime.Engine, interval: float = TICK_S) -> None:
+        self._engine = engine
+        self._interval = interval
+        self._active = 0
+        self._closed = False
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> EpochTicker:
+        with self._wake:
+            if self._closed:
+                raise RuntimeError("the wasm runtime is closed")
+            self._active += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="toolbay-epoch", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._wake:
+            self._active -= 1
+
+    def close(self) -> None:
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+    def _loop(self) -> None:
+        while True:
+            with self._wake:
+                while self._active == 0 and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+            time.sleep(self._interval)
+            self._engine.increment_epoch()
+
+
+def _poll_oneoff(caller: wasmtime.Caller, subs_ptr: int, events_ptr: int, count: int, nevents_ptr: int) -> int:
+    """WASI ``poll_oneoff`` that never blocks past the call's deadline or cancellation.
+
+    File-descriptor subscriptions are reported ready at once (no descriptor here can block);
+    otherwise it sleeps until the earliest clock subscription fires.
+    """
+    try:
+        if count == 0:
+            return _ERRNO_INVAL
+        memory = caller.get("memory")
+        if not isinstance(memory, wasmtime.Memory):
+            return _ERRNO_NOTSUP
+        raw = bytes(memory.read(caller, subs_ptr, subs_ptr + count * _SUB_SIZE))
+        ready: list[bytes] = []
+        clocks: list[tuple[float, int]] = []  # (seconds to wait, userdata)
+        for i in range(count):
+            offset = i * _SUB_SIZE
+            userdata, tag = _SUB_HEAD.unpack_from(raw, offset)
+            if tag == _TAG_CLOCK:
+                clock_id, timeout_ns, _precision, flags = _SUB_CLOCK.unpack_from(raw, offset + 16)
+                if flags & _ABSTIME:
+                    now_ns = time.time_ns() if clock_id == _CLOCK_REALTIME else time.monotonic_ns()
+                    timeout_ns = max(0, timeout_ns - now_ns)
+                clocks.append((timeout_ns / 1e9, userdata))
+            elif tag in (_TAG_FD_READ, _TAG_FD_WRITE):
+                ready.append(_EVENT.pack(userdata, 0, tag, 0, 0))
+            else:
+                return _ERRNO_INVAL
+        if not ready:
+            wait_s, userdata = min(clocks)
+            state = current_state()
+            if state is None:
+                time.sleep(wait_s)
+            elif not state.should_stop():
+                # Returns early on cancellation; never sleeps past the deadline.
+                state.cancel.wait(min(wait_s, max(0.0, state.deadline - time.monotonic()) + TICK_S))
+            ready = [_EVENT.pack(u, 0, _TAG_CLOCK, 0, 0) for s, u in clocks if s <= wait_s]
+        memory.write(caller, b"".join(ready), events_ptr)
+        memory.write(caller, struct.pack("<I", len(ready)), nevents_ptr)
+        return 0
+    except Exception:  # an exception must not cross into wasmtime (it is kept in a global there)
+        return _ERRNO_IO
+
+
+def install_poll_oneoff(linker: wasmtime.Linker) -> None:
+    """Shadows WASI's ``poll_oneoff`` on a linker that already has WASI defined."""
+    i32 = wasmtime.ValType.i32()
+    linker.allow_shadowing = True
+    linker.define_func(
+        "wasi_snapshot_preview1", "poll_oneoff",
+        wasmtime.FuncType([i32, i32, i32, i32], [i32]), _poll_oneoff, access_caller=True,
+    )
+    linker.allow_shadowing = False

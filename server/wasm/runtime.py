@@ -1,0 +1,221 @@
+"""The wasm runner: one engine, one compiled module per file, one store per call.
+
+    runtime = WasmRuntime(cache_dir)
+    module = runtime.load(Path("extensions/textkit.wasm"))   # WasmRejected if unusable
+    result = await runtime.run_async(module, RunRequest(argv=["textkit", "upper", "hi"]))
+
+Per module, ``load`` compiles (or loads from the cache) and links once (``InstancePre``);
+per call, ``run`` makes a store and an instance and calls ``_start`` alone. Calls run on
+worker threads (wasmtime releases the GIL), at most ``max_workers`` at a time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.metadata
+import logging
+import os
+import platform
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import wasmtime
+from wasmtime import _ffi as ffi
+from wasmtime._extern import wrap_extern
+
+from server.errors import WasmRejected
+from server.wasm.cache import CacheStats, ModuleCache
+from server.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
+from server.wasm.inspect import check_header, check_interface
+from server.wasm.interrupt import EpochTicker, RunState, install_poll_oneoff, set_current_state, watch_store
+from server.wasm.streams import CappedOutput, set_stdin_bytes
+from server.wasm.types import MiB, RunRequest, RunResult
+
+log = logging.getLogger(__name__)
+
+WASMTIME_VERSION = importlib.metadata.version("wasmtime")
+# Fuel for stores when no budget is asked for (the engine counts fuel for every store).
+_UNLIMITED_FUEL = 2**63 - 1
+# A failed run whose memory is this close to the limit is reported as hitting it.
+_MEMORY_SLACK = 2 * MiB
+
+
+@dataclass(eq=False)
+class WasmModule:
+    """A compiled, linked module, ready to instantiate. Share it freely across threads."""
+
+    path: Path
+    sha256: str
+    size: int
+    _pre: wasmtime.InstancePre = field(repr=False)
+    _module: wasmtime.Module = field(repr=False)
+
+
+class WasmRuntime:
+    """Owns the engine, the epoch ticker, the compiled-module cache and the worker limit."""
+
+    def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
+                 consume_fuel: bool = True) -> None:
+        config = wasmtime.Config()
+        config.epoch_interruption = True
+        config.consume_fuel = consume_fuel
+        self.consume_fuel = consume_fuel
+        self.engine = wasmtime.Engine(config)
+        self.fingerprint = hashlib.sha256(
+            f"wasmtime={WASMTIME_VERSION};epoch=1;fuel={int(consume_fuel)};"
+            f"{platform.machine()};{platform.system()}".encode()
+        ).hexdigest()[:16]
+        self.cache = ModuleCache(cache_dir, self.fingerprint) if cache_dir is not None else None
+        self._linker = wasmtime.Linker(self.engine)
+        self._linker.define_wasi()
+        install_poll_oneoff(self._linker)
+        self._ticker = EpochTicker(self.engine)
+        self.max_workers = max_workers or os.cpu_count() or 1
+        self._limiter = anyio.CapacityLimiter(self.max_workers)
+        self._loaded: dict[str, WasmModule] = {}
+        self._load_lock = threading.Lock()
+
+    @property
+    def cache_stats(self) -> CacheStats:
+        return self.cache.stats if self.cache is not None else CacheStats()
+
+    # -- loading -------------------------------------------------------------------------
+
+    def load(self, path: Path) -> WasmModule:
+        """Validates, compiles (or loads compiled) and links ``path``. Raises ``WasmRejected``."""
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
+        check_header(path, data)
+        sha256 = hashlib.sha256(data).hexdigest()
+        with self._load_lock:
+            known = self._loaded.get(sha256)
+            if known is not None and known.path == path:
+                return known
+        module = self.cache.load(self.engine, sha256) if self.cache is not None else None
+        if module is None:
+            with map_load_errors(str(path)):
+                module = wasmtime.Module(self.engine, data)
+            check_interface(path, module)
+            if self.cache is not None:
+                try:
+                    self.cache.store(sha256, module)
+                except OSError as error:
+                    log.warning("cannot write the compiled-module cache for %s: %s", path, error)
+        else:
+            check_interface(path, module)
+        with map_load_errors(str(path), "imports what WASI preview 1 does not provide"):
+            pre = self._linker.instantiate_pre(module)
+        loaded = WasmModule(path=path, sha256=sha256, size=len(data), _pre=pre, _module=module)
+        with self._load_lock:
+            self._loaded[sha256] = loaded
+        return loaded
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self, module: WasmModule, request: RunRequest, cancel: threading.Event | None = None) -> RunResult:
+        """Runs ``_start`` once, blocking this thread. Never raises for anything the guest does."""
+        limits = request.limits
+        cancel = cancel or threading.Event()
+        started = time.monotonic()
+        state = RunState(deadline=started + limits.timeout_s, timeout_s=limits.timeout_s, cancel=cancel)
+        stdout = CappedOutput(limits.stdout_limit_bytes)
+        stderr = CappedOutput(limits.stderr_limit_bytes)
+        ending = Ending()
+        store = wasmtime.Store(self.engine)
+        store.set_limits(memory_size=limits.memory_bytes)
+        if self.consume_fuel:
+            store.set_fuel(limits.fuel if limits.fuel is not None else _UNLIMITED_FUEL)
+        store.set_wasi(self._wasi_config(request, stdout, stderr))
+        watch_store(store)
+        instance = None
+        set_current_state(state)
+        try:
+            with self._ticker, map_wasmtime_errors(ending):
+                if state.should_stop():
+                    raise wasmtime.WasmtimeError("stopped before start")
+                instance = module._pre.instantiate(store)
+                start = _export(store, instance, "_start")
+                if start is None:  # checked at load; kept as a guard
+                    raise wasmtime.WasmtimeError("no _start export")
+                start(store)
+        finally:
+            set_current_state(None)
+        if state.stop_reason is not None:
+            ending.fail(state.stop_reason)
+        elif ending.trap is not None and self._near_memory_limit(store, instance, limits.memory_bytes):
+            ending.fail(f"memory limit of {limits.memory_mb} MiB reached")
+        elif ending.trap == "needs more memory at start than the memory limit allows":
+            ending.fail(f"memory limit of {limits.memory_mb} MiB reached (needed at start)")
+        return RunResult(
+            exit_code=ending.exit_code,
+            stdout=bytes(stdout.buffer),
+            stderr=bytes(stderr.buffer),
+            stdout_truncated=stdout.truncated,
+            stderr_truncated=stderr.truncated,
+            trap=ending.trap,
+            duration_s=time.monotonic() - started,
+        )
+
+    async def run_async(self, module: WasmModule, request: RunRequest,
+                        cancel: threading.Event | None = None) -> RunResult:
+        """``run`` on a worker thread. If the awaiting task is cancelled, the guest is told to
+        stop (it does so within a tick), awaited briefly, and the cancellation re-raised."""
+        cancel = cancel or threading.Event()
+        finished = threading.Event()
+
+        def work() -> RunResult:
+            try:
+                return self.run(module, request, cancel)
+            finally:
+                finished.set()
+
+        try:
+            return await anyio.to_thread.run_sync(work, limiter=self._limiter, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancel.set()
+            with anyio.CancelScope(shield=True):
+                # The worker may not have started yet (still waiting for the limiter): then it
+                # never will run the guest, as ``run`` checks ``cancel`` before starting.
+                await anyio.to_thread.run_sync(finished.wait, 1.0)
+            raise
+
+    def close(self) -> None:
+        self._ticker.close()
+        with self._load_lock:
+            self._loaded.clear()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _wasi_config(self, request: RunRequest, stdout: CappedOutput, stderr: CappedOutput) -> wasmtime.WasiConfig:
+        config = wasmtime.WasiConfig()
+        config.argv = list(request.argv)
+        config.env = [(name, value) for name, value in request.env.items()]
+        set_stdin_bytes(config, request.stdin or b"")
+        config.stdout_custom = stdout.write
+        config.stderr_custom = stderr.write
+        for preopen in request.preopens:
+            config.preopen_dir(str(preopen.host_path), preopen.guest_path, preopen.writable)
+        return config
+
+    @staticmethod
+    def _near_memory_limit(store: wasmtime.Store, instance: wasmtime.Instance | None, limit: int) -> bool:
+        if instance is None:
+            return False
+        memory = _export(store, instance, "memory")
+        return isinstance(memory, wasmtime.Memory) and memory.data_len(store) + _MEMORY_SLACK >= limit
+
+
+def _export(store: wasmtime.Store, instance: wasmtime.Instance, name: str) -> wasmtime.Func | wasmtime.Memory | None:
+    """One export by name, without materialising every export (slow on big binaries)."""
+    item = ffi.wasmtime_extern_t()
+    encoded = name.encode()
+    found = ffi.wasmtime_instance_export_get(
+        store._context(), ctypes.byref(instance._instance), encoded, len(encoded), ctypes.byref(item))
+    return wrap_extern(item) if found else None  # type: ignore[return-value]
