@@ -1,0 +1,18 @@
+"""Jobs: calls that outlive their request, kept in a store that survives restarts.
+
+    store.py    JobStore (the interface), JobRecord, JobEvent, statuses
+    sqlite.py   SqliteJobStore, the embedded default
+    manager.py  JobManager: inline first, background after the budget, queue, cancel
+    views.py    JobView and the texts a model reads
+    tasks.py    MCP Tasks (2025-11-25) on the same jobs
+"""
+
+from server.jobs.manager import JobManager, as_job
+from server.jobs.sqlite import SqliteJobStore
+from server.jobs.store import INTERRUPTED_BY_RESTART, TERMINAL, JobEvent, JobRecord, JobStatus, JobStore
+from server.jobs.views import JobView
+
+__all__ = [
+    "INTERRUPTED_BY_RESTART", "TERMINAL", "JobEvent", "JobManager", "JobRecord", "JobStatus", "JobStore",
+    "JobView", "SqliteJobStore", "as_job",
+]

@@ -1,0 +1,454 @@
+"""The job manager: every call starts inline; one that outlives its budget goes on as a job.
+
+    result = await manager.run_or_background(owner, tool, arguments, work, context,
+                                             background=definition.background)
+
+The work runs as a task in the manager's own task group, so it outlives the request
+that started it. The caller waits up to ``sync_budget_s``: finished by then, it gets
+the tool's own result; otherwise it gets ``views.accepted(...)`` (job id, status, poll
+interval) at once and the work goes on.
+
+What is recorded: only calls that become jobs. A call that finishes inside its budget
+never had an id anyone could poll, so writing it would cost a database write per call
+for nothing. A call becomes a job (and is written, with the events it had so far)
+the moment its budget runs out or at once when declared background; from then on every
+change is written before anyone can observe it from outside.
+
+Limits: at most ``max_concurrent`` calls run at once, and ``max_per_caller`` for one
+caller; the rest wait in one FIFO queue (a caller at its own limit does not hold up
+others). The limits count inline calls too, since any call may become a job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import logging
+import secrets
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, Self
+
+import anyio
+from anyio.abc import TaskGroup
+
+from handlers.base import CallContext, ToolResult
+from server.errors import CallRefused, NoSuchJob
+from server.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
+from server.jobs.views import JobView, accepted
+
+logger = logging.getLogger(__name__)
+
+Work = Callable[[CallContext], Awaitable[ToolResult]]
+
+SERVER_STOPPING = "the server stopped while the job was running"
+CANCELLED_BY_CALLER = "cancelled by the caller"
+
+
+@dataclasses.dataclass(slots=True)
+class JobTicket:
+    """Filled in by ``run_or_background`` inside ``as_job()``: the id of the job it made."""
+
+    job_id: str | None = None
+
+
+_ticket: contextvars.ContextVar[JobTicket | None] = contextvars.ContextVar("toolbay_job_ticket", default=None)
+
+
+@contextlib.contextmanager
+def as_job() -> Iterator[JobTicket]:
+    """Makes the next ``run_or_background`` in this context a job at once and reports its id.
+
+    The MCP Tasks middleware wraps a task-augmented ``tools/call`` in this, so the whole
+    call chain (authentication, limits, validation) runs as usual and only the dispatch
+    differs.
+    """
+    ticket = JobTicket()
+    token = _ticket.set(ticket)
+    try:
+        yield ticket
+    finally:
+        _ticket.reset(token)
+
+
+@dataclasses.dataclass(eq=False, slots=True)
+class _LiveJob:
+    id: str
+    owner: str
+    tool: str
+    arguments: Mapping[str, Any]
+    work: Work
+    context: CallContext
+    created_at: float
+    status: JobStatus = "queued"
+    updated_at: float = 0.0
+    started_at: float | None = None
+    finished_at: float | None = None
+    reason: str | None = None
+    cancel_reason: str | None = None
+    background: bool = False
+    recorded_as: JobStatus | None = None
+    outcome: ToolResult | None = None
+    error: BaseException | None = None
+    progress: dict[str, Any] | None = None
+    last_progress_write: float = 0.0
+    log: list[JobEvent] = dataclasses.field(default_factory=list)
+    scope: anyio.CancelScope | None = None
+    done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    recorded: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+
+    def record(self) -> JobRecord:
+        return JobRecord(id=self.id, owner=self.owner, tool=self.tool, status=self.status,
+                         created_at=self.created_at, updated_at=self.updated_at, arguments=self.arguments,
+                         started_at=self.started_at, finished_at=self.finished_at, reason=self.reason)
+
+    def event(self, kind: str, at: float, **data: Any) -> JobEvent:
+        event = JobEvent(job_id=self.id, at=at, kind=kind, data=data)
+        if len(self.log) < 200:  # the in-memory log only feeds the first write
+            self.log.append(event)
+        return event
+
+
+class JobManager:
+    """Runs calls inline or as jobs, and answers for jobs by owner.
+
+    Use ``async with JobManager(store, ...) as manager:`` for the server's lifetime (in
+    the server lifespan): entering opens the store and marks jobs left unfinished by a
+    previous process ``interrupted``; leaving stops running work and marks it
+    interrupted too. The manager opens and closes the store.
+    """
+
+    def __init__(self, store: JobStore, *, sync_budget_s: float = 5.0, max_concurrent: int = 8,
+                 max_per_caller: int = 4, retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
+                 cancel_grace_s: float = 5.0, progress_write_interval_s: float = 0.5,
+                 clock: Callable[[], float] = time.time) -> None:
+        if max_concurrent < 1 or max_per_caller < 1:
+            raise ValueError("max_concurrent and max_per_caller must be at least 1")
+        self.store = store
+        self.sync_budget_s = sync_budget_s
+        self.max_concurrent = max_concurrent
+        self.max_per_caller = max_per_caller
+        self.retention_s = retention_s
+        self.poll_interval_s = poll_interval_s
+        self.cancel_grace_s = cancel_grace_s
+        self.progress_write_interval_s = progress_write_interval_s
+        self.clock = clock
+        self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
+        self._queue: list[_LiveJob] = []
+        self._running: set[_LiveJob] = set()
+        self._running_per_owner: Counter[str] = Counter()
+        self._tg: TaskGroup | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._closing = False
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def start(self) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            await self.store.open()
+            stack.push_async_callback(self.store.aclose)
+            interrupted = await self.store.interrupt_unfinished(INTERRUPTED_BY_RESTART, at=self.clock())
+            if interrupted:
+                logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+            # Unwound in reverse: the task group ends (running work stops), then what it
+            # left unfinished is marked interrupted, then the store closes.
+            stack.push_async_callback(self._interrupt_stored)
+            self._tg = await stack.enter_async_context(anyio.create_task_group())
+            self._tg.start_soon(self._purge_periodically)
+            self._stack = stack.pop_all()
+
+    async def aclose(self) -> None:
+        if self._stack is None:
+            return
+        self._closing = True
+        for job in [*self._queue, *self._running]:
+            job.context.cancelled.set()
+        for job in self._queue:
+            self._end_in_memory(job, "interrupted", _stopped_result(job), SERVER_STOPPING)
+        self._queue.clear()
+        assert self._tg is not None
+        self._tg.cancel_scope.cancel()
+        stack, self._stack = self._stack, None
+        await stack.aclose()
+
+    async def _interrupt_stored(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
+
+    # -- running calls --------------------------------------------------------------------
+
+    async def run_or_background(self, owner: str, tool_name: str, arguments: Mapping[str, Any], work: Work,
+                                context: CallContext, *, background: bool = False) -> ToolResult:
+        """Runs ``work(context)`` and answers within the budget.
+
+        Args:
+            owner: who is calling (``context.caller``); only they can see the job.
+            tool_name: the tool, for listings and messages.
+            arguments: the call's arguments, stored with the job.
+            work: the dispatch step, e.g. ``lambda ctx: handler.handle(arguments, ctx)``.
+            context: the call's context; the work receives a copy whose
+                ``report_progress`` also records progress (same ``cancelled`` Event).
+            background: declared long: become a job at once.
+
+        Returns:
+            The tool's own result when it finished within ``sync_budget_s``, else the
+            "now job J" result (``views.accepted``). If the work raised while the caller
+            still waited, the exception is raised here, as if there were no manager.
+        """
+        if self._tg is None or self._closing:
+            raise RuntimeError("the job manager is not running")
+        ticket = _ticket.get()
+        if ticket is not None and ticket.job_id is None:
+            background = True
+        now = self.clock()
+        job = _LiveJob(id="job_" + secrets.token_hex(8), owner=owner, tool=tool_name,
+                       arguments=dict(arguments), work=work, context=context, created_at=now, updated_at=now)
+        job.context = dataclasses.replace(context, report_progress=self._progress_recorder(job, context))
+        self._queue.append(job)
+        self._admit()
+        if not background:
+            try:
+                with anyio.move_on_after(self.sync_budget_s):
+                    await job.done.wait()
+            except anyio.get_cancelled_exc_class():
+                # The caller gave up (client cancelled the request): nobody can reach this work.
+                self._stop(job, "the request was cancelled")
+                raise
+            if job.done.is_set():
+                if job.error is not None:
+                    raise job.error
+                assert job.outcome is not None
+                return job.outcome
+        await self._go_background(job)
+        if ticket is not None:
+            ticket.job_id = job.id
+        return accepted(self._view(job))
+
+    async def _go_background(self, job: _LiveJob) -> None:
+        # One synchronous step: from here on every change is written by whoever makes it,
+        # and everything before is in the snapshot.
+        job.background = True
+        job.recorded_as = job.status
+        self._jobs[job.id] = job
+        snapshot, events = job.record(), list(job.log)
+        try:
+            await self.store.create(snapshot, events)
+        except BaseException:
+            self._stop(job, "the job could not be recorded")
+            self._jobs.pop(job.id, None)
+            job.background = False
+            raise
+        finally:
+            job.recorded.set()
+
+    def _admit(self) -> None:
+        i = 0
+        while i < len(self._queue) and len(self._running) < self.max_concurrent and not self._closing:
+            job = self._queue[i]
+            if self._running_per_owner[job.owner] >= self.max_per_caller:
+                i += 1
+                continue
+            del self._queue[i]
+            self._running.add(job)
+            self._running_per_owner[job.owner] += 1
+            job.status, job.started_at = "running", self.clock()
+            job.updated_at = job.started_at
+            job.event("started", job.started_at)
+            assert self._tg is not None
+            self._tg.start_soon(self._run, job, name=f"job {job.id} ({job.tool})")
+
+    async def _run(self, job: _LiveJob) -> None:
+        try:
+            if job.recorded_as == "queued":  # stored while it waited: now it runs
+                started = job.log[-1] if job.log and job.log[-1].kind == "started" else None
+                await self._write(job, lambda: self.store.set_status(job.id, "running", at=job.updated_at))
+                if started is not None:
+                    await self._write(job, lambda: self.store.append_event(started))
+            with anyio.CancelScope() as job.scope:
+                if job.cancel_reason is None:
+                    try:
+                        result = await job.work(job.context)
+                        status: JobStatus = "failed" if result.is_error else "completed"
+                    except Exception as exc:
+                        result, status = self._crashed(job, exc), "failed"
+            if job.cancel_reason is not None:
+                result, status = _cancelled_result(job), "cancelled"
+            await self._finish(job, status, result, job.cancel_reason)
+        finally:
+            self._running.discard(job)
+            self._running_per_owner[job.owner] -= 1
+            if not job.done.is_set():  # stopped by the server closing
+                self._end_in_memory(job, "interrupted", _stopped_result(job), SERVER_STOPPING)
+            self._admit()
+
+    def _crashed(self, job: _LiveJob, exc: Exception) -> ToolResult:
+        job.error = exc
+        if isinstance(exc, CallRefused):
+            return ToolResult.error(exc.message, **exc.meta)
+        if job.background:
+            logger.error("job %s (%s) failed", job.id, job.tool, exc_info=exc)
+        return ToolResult.error(f"The tool {job.tool} failed unexpectedly; the server log has the details.")
+
+    def _end_in_memory(self, job: _LiveJob, status: JobStatus, result: ToolResult, reason: str | None, *,
+                       done: bool = True) -> None:
+        job.status, job.outcome, job.reason = status, result, reason
+        job.finished_at = job.updated_at = self.clock()
+        if done:
+            job.done.set()
+
+    async def _finish(self, job: _LiveJob, status: JobStatus, result: ToolResult, reason: str | None) -> None:
+        # A job is announced done only once the store has its end, so whatever a waiter
+        # reads next (result, events, list) agrees.
+        self._end_in_memory(job, status, result, reason, done=not job.background)
+        if not job.background:
+            return
+        at = job.finished_at or self.clock()
+        size = len(result.text.encode()) + (len(str(result.structured)) if result.structured else 0)
+        events = [job.event("output", at, bytes=size, is_error=result.is_error),
+                  job.event("finished", at, status=status, **({"reason": reason} if reason else {}))]
+        try:
+            await self._write(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
+                                                             events=events))
+        finally:
+            job.done.set()
+            self._jobs.pop(job.id, None)
+
+    async def _write(self, job: _LiveJob, write: Callable[[], Awaitable[None]]) -> None:
+        """Writes a change of a job that went background, after its first write."""
+        await job.recorded.wait()
+        if not job.background:
+            return
+        try:
+            await write()
+        except Exception:
+            logger.exception("could not record a change of job %s", job.id)
+
+    def _progress_recorder(self, job: _LiveJob, context: CallContext) -> Any:
+        forward = context.report_progress
+
+        async def report_progress(done: float, total: float | None = None, message: str | None = None) -> None:
+            now = self.clock()
+            job.progress = {"progress": done, "total": total, "message": message}
+            job.progress = {k: v for k, v in job.progress.items() if v is not None}
+            final = total is not None and done >= total
+            if final or now - job.last_progress_write >= self.progress_write_interval_s:
+                job.last_progress_write = now
+                event = job.event("progress", now, **job.progress)
+                if job.background:
+                    await self._write(job, lambda: self.store.append_event(event))
+            try:
+                await forward(done, total, message)
+            except Exception:  # the client may be gone; the job goes on
+                logger.debug("could not forward progress of job %s", job.id, exc_info=True)
+
+        return report_progress
+
+    def _stop(self, job: _LiveJob, reason: str) -> None:
+        job.cancel_reason = job.cancel_reason or reason
+        job.context.cancelled.set()
+        if job.scope is not None:
+            job.scope.cancel()
+        if job in self._queue:
+            self._queue.remove(job)
+            self._end_in_memory(job, "cancelled", _cancelled_result(job), job.cancel_reason)
+
+    # -- answering for jobs ---------------------------------------------------------------
+
+    def _live(self, owner: str, job_id: str) -> _LiveJob | None:
+        job = self._jobs.get(job_id)
+        return job if job is not None and job.owner == owner else None
+
+    def _view(self, job: _LiveJob) -> JobView:
+        position = self._queue.index(job) + 1 if job in self._queue else None
+        return dataclasses.replace(JobView.of(job.record(), self.poll_interval_s), position=position,
+                                   progress=job.progress)
+
+    async def status(self, owner: str, job_id: str) -> JobView:
+        """Where the job is now. Raises ``NoSuchJob`` for an unknown job or another owner's."""
+        job = self._live(owner, job_id)
+        if job is not None:
+            return self._view(job)
+        record = await self.store.get(owner, job_id)
+        if record is None:
+            raise NoSuchJob(job_id)
+        return JobView.of(record, self.poll_interval_s)
+
+    async def wait(self, owner: str, job_id: str, timeout_s: float | None) -> JobView:
+        """Returns as soon as the job has ended, or after ``timeout_s`` (None: no limit)."""
+        job = self._live(owner, job_id)
+        if job is not None:
+            with anyio.move_on_after(timeout_s):
+                await job.done.wait()
+        return await self.status(owner, job_id)
+
+    async def result(self, owner: str, job_id: str) -> ToolResult | None:
+        """The job's result once it has ended; None while it has not. Raises ``NoSuchJob``."""
+        job = self._live(owner, job_id)
+        if job is not None:
+            return job.outcome if job.done.is_set() else None
+        view = await self.status(owner, job_id)
+        if not view.finished:
+            return None
+        return await self.store.get_result(owner, job_id)
+
+    async def cancel(self, owner: str, job_id: str, reason: str = CANCELLED_BY_CALLER) -> JobView:
+        """Stops a job (its ``CallContext.cancelled`` is set, so a wasm guest stops) and
+        records why; waits up to ``cancel_grace_s`` for it to end. A job that has already
+        ended is left as it is. Raises ``NoSuchJob``."""
+        job = self._live(owner, job_id)
+        if job is not None and not job.done.is_set():
+            queued = job in self._queue
+            self._stop(job, reason)
+            if queued:
+                await self._finish(job, "cancelled", _cancelled_result(job), job.cancel_reason)
+                self._admit()
+            with anyio.move_on_after(self.cancel_grace_s):
+                await job.done.wait()
+        return await self.status(owner, job_id)
+
+    async def list(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,
+                   offset: int = 0) -> list[JobView]:
+        """The owner's jobs, newest first, optionally only those with ``status``."""
+        records = await self.store.list_jobs(owner, status, limit=limit, offset=offset)
+        views = [self._view(job) if (job := self._live(owner, r.id)) else JobView.of(r, self.poll_interval_s)
+                 for r in records]
+        return [v for v in views if status is None or v.status == status]
+
+    async def events(self, owner: str, job_id: str) -> list[JobEvent]:
+        """What happened to the job so far, oldest first. Raises ``NoSuchJob``."""
+        await self.status(owner, job_id)
+        return await self.store.events(owner, job_id)
+
+    async def purge_expired(self) -> int:
+        """Removes jobs that ended more than ``retention_s`` ago; returns how many."""
+        return await self.store.delete_finished_before(self.clock() - self.retention_s)
+
+    async def _purge_periodically(self) -> None:
+        interval = min(max(self.retention_s / 4, 1.0), 3600.0)
+        while True:
+            try:
+                removed = await self.purge_expired()
+                if removed:
+                    logger.info("removed %d expired job(s)", removed)
+            except Exception:
+                logger.exception("could not remove expired jobs")
+            await anyio.sleep(interval)
+
+
+def _cancelled_result(job: _LiveJob) -> ToolResult:
+    return ToolResult.error(f"Job {job.id} ({job.tool}) was cancelled: {job.cancel_reason}.",
+                            job_id=job.id, reason=job.cancel_reason)
+
+
+def _stopped_result(job: _LiveJob) -> ToolResult:
+    return ToolResult.error(f"Job {job.id} ({job.tool}) was interrupted: {SERVER_STOPPING}.",
+                            job_id=job.id, reason=SERVER_STOPPING)

@@ -1,0 +1,300 @@
+"""The embedded job store: one SQLite file in the data folder, results too large for a
+row in files beside it.
+
+Durability. The database runs in WAL mode with ``synchronous=NORMAL``: a commit is
+written to the WAL before ``finish`` returns, so it survives the process being killed
+(``kill -9``) at any moment; only a power cut or kernel crash can lose the last few
+commits, and never corrupts the file. ``FULL`` would add an fsync per commit for that
+case only. A large result file is fsynced and renamed into place *before* the row that
+names it is committed, so a committed row never points at a missing file.
+
+Concurrency. All sqlite work runs on worker threads, one operation at a time (a
+``CapacityLimiter(1)`` over one connection), so the event loop never blocks and the
+connection is never used by two threads at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from handlers.base import ToolResult
+from server.jobs.store import (
+    TERMINAL,
+    JobEvent,
+    JobRecord,
+    JobStatus,
+    JobStore,
+    result_from_json,
+    result_to_json,
+)
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id          TEXT PRIMARY KEY,
+    owner       TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    arguments   TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    reason      TEXT,
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL,
+    started_at  REAL,
+    finished_at REAL,
+    result      TEXT,
+    result_file TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, created_at);
+CREATE INDEX IF NOT EXISTS jobs_by_finish ON jobs (finished_at);
+CREATE TABLE IF NOT EXISTS job_events (
+    seq     INTEGER PRIMARY KEY,
+    job_id  TEXT NOT NULL,
+    at      REAL NOT NULL,
+    kind    TEXT NOT NULL,
+    data    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS job_events_by_job ON job_events (job_id, seq);
+"""
+
+_COLUMNS = "id, owner, tool, arguments, status, reason, created_at, updated_at, started_at, finished_at"
+_UNFINISHED = "status IN ('queued', 'running')"
+_INSERT_EVENT = "INSERT INTO job_events (job_id, at, kind, data) VALUES (?, ?, ?, ?)"
+
+
+def _event_rows(events: list[JobEvent] | None) -> list[tuple[str, float, str, str]]:
+    return [(e.job_id, e.at, e.kind, json.dumps(dict(e.data), default=str)) for e in events or ()]
+
+
+def _record(row: tuple[Any, ...]) -> JobRecord:
+    return JobRecord(id=row[0], owner=row[1], tool=row[2], arguments=json.loads(row[3]), status=row[4],
+                     reason=row[5], created_at=row[6], updated_at=row[7], started_at=row[8],
+                     finished_at=row[9])
+
+
+class SqliteJobStore(JobStore):
+    """Jobs in the SQLite file ``path``; results over ``large_result_bytes`` (serialised)
+    go to ``<path stem>-results/<job id>.json`` beside it."""
+
+    def __init__(self, path: str | os.PathLike[str], *, large_result_bytes: int = 256 * 1024) -> None:
+        self.path = Path(path)
+        self.results_dir = self.path.with_name(self.path.stem + "-results")
+        self.large_result_bytes = large_result_bytes
+        self._conn: sqlite3.Connection | None = None
+        self._limiter = anyio.CapacityLimiter(1)
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._conn
+        if conn is None:
+            raise RuntimeError("the job store is not open")
+        return await anyio.to_thread.run_sync(fn, conn, limiter=self._limiter)
+
+    async def open(self) -> None:
+        if self._conn is not None:
+            return
+
+        def connect() -> sqlite3.Connection:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA busy_timeout=5000")
+                conn.executescript(_SCHEMA)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
+
+        self._conn = await anyio.to_thread.run_sync(connect, limiter=self._limiter)
+
+    async def aclose(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await anyio.to_thread.run_sync(conn.close, limiter=self._limiter)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    async def create(self, job: JobRecord, events: list[JobEvent] | None = None) -> None:
+        row = (job.id, job.owner, job.tool, json.dumps(dict(job.arguments), default=str), job.status,
+               job.reason, job.created_at, job.updated_at, job.started_at, job.finished_at)
+        event_rows = _event_rows(events)
+
+        def write(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                conn.execute(f"INSERT INTO jobs ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", row)
+                conn.executemany(_INSERT_EVENT, event_rows)
+
+        await self._run(write)
+
+    async def set_status(self, job_id: str, status: JobStatus, *, at: float,
+                         reason: str | None = None) -> None:
+        if status in TERMINAL:
+            raise ValueError(f"{status!r} ends a job: use finish()")
+
+        def write(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                conn.execute(
+                    "UPDATE jobs SET status = ?, updated_at = ?, reason = COALESCE(?, reason),"
+                    " started_at = CASE WHEN ? = 'running' THEN COALESCE(started_at, ?) ELSE started_at END"
+                    f" WHERE id = ? AND {_UNFINISHED}",
+                    (status, at, reason, status, at, job_id),
+                )
+
+        await self._run(write)
+
+    async def finish(self, job_id: str, status: JobStatus, result: ToolResult, *, at: float,
+                     reason: str | None = None, events: list[JobEvent] | None = None) -> None:
+        if status not in TERMINAL:
+            raise ValueError(f"{status!r} does not end a job")
+        payload = result_to_json(result)
+        event_rows = _event_rows(events)
+
+        def write(conn: sqlite3.Connection) -> None:
+            inline, file_name = payload, None
+            if len(payload.encode()) > self.large_result_bytes:
+                file_name = f"{job_id}.json"
+                _write_atomically(self.results_dir / file_name, payload)
+                inline = None
+            with _transaction(conn):
+                ended = conn.execute(
+                    "UPDATE jobs SET status = ?, reason = COALESCE(?, reason), updated_at = ?,"
+                    " finished_at = ?, result = ?, result_file = ?"
+                    f" WHERE id = ? AND {_UNFINISHED}",
+                    (status, reason, at, at, inline, file_name, job_id),
+                ).rowcount
+                if ended:
+                    conn.executemany(_INSERT_EVENT, event_rows)
+
+        await self._run(write)
+
+    async def append_event(self, event: JobEvent) -> None:
+        rows = _event_rows([event])
+
+        def write(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                conn.executemany(_INSERT_EVENT, rows)
+
+        await self._run(write)
+
+    async def interrupt_unfinished(self, reason: str, *, at: float) -> int:
+        payload = result_to_json(ToolResult.error(f"The job was interrupted: {reason}.", reason=reason))
+
+        def write(conn: sqlite3.Connection) -> int:
+            with _transaction(conn):
+                ids = [r[0] for r in conn.execute(f"SELECT id FROM jobs WHERE {_UNFINISHED}")]
+                conn.execute(
+                    "UPDATE jobs SET status = 'interrupted', reason = ?, updated_at = ?, finished_at = ?,"
+                    f" result = ? WHERE {_UNFINISHED}",
+                    (reason, at, at, payload),
+                )
+                conn.executemany(_INSERT_EVENT, [(job_id, at, "interrupted", json.dumps({"reason": reason}))
+                                                 for job_id in ids])
+            return len(ids)
+
+        return await self._run(write)
+
+    async def delete_finished_before(self, cutoff: float) -> int:
+        def write(conn: sqlite3.Connection) -> int:
+            with _transaction(conn):
+                old = conn.execute(
+                    "SELECT id, result_file FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?",
+                    (cutoff,),
+                ).fetchall()
+                ids = [(job_id,) for job_id, _ in old]
+                conn.executemany("DELETE FROM job_events WHERE job_id = ?", ids)
+                conn.executemany("DELETE FROM jobs WHERE id = ?", ids)
+            # Files go after the commit: a crash in between leaves an orphan file, never a
+            # row without its file.
+            for _, file_name in old:
+                if file_name:
+                    (self.results_dir / file_name).unlink(missing_ok=True)
+            return len(old)
+
+        return await self._run(write)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def get(self, owner: str, job_id: str) -> JobRecord | None:
+        def read(conn: sqlite3.Connection) -> JobRecord | None:
+            row = conn.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ? AND owner = ?",
+                               (job_id, owner)).fetchone()
+            return _record(row) if row else None
+
+        return await self._run(read)
+
+    async def get_result(self, owner: str, job_id: str) -> ToolResult | None:
+        def read(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT result, result_file FROM jobs WHERE id = ? AND owner = ?",
+                               (job_id, owner)).fetchone()
+            if row is None:
+                return None
+            inline, file_name = row
+            if file_name:
+                return (self.results_dir / file_name).read_text(encoding="utf-8")
+            return inline
+
+        payload = await self._run(read)
+        return result_from_json(payload) if payload is not None else None
+
+    async def events(self, owner: str, job_id: str) -> list[JobEvent]:
+        def read(conn: sqlite3.Connection) -> list[JobEvent]:
+            rows = conn.execute(
+                "SELECT e.job_id, e.at, e.kind, e.data FROM job_events e JOIN jobs j ON j.id = e.job_id"
+                " WHERE e.job_id = ? AND j.owner = ? ORDER BY e.seq",
+                (job_id, owner),
+            )
+            return [JobEvent(job_id=r[0], at=r[1], kind=r[2], data=json.loads(r[3])) for r in rows]
+
+        return await self._run(read)
+
+    async def list_jobs(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,
+                   offset: int = 0) -> list[JobRecord]:
+        def read(conn: sqlite3.Connection) -> list[JobRecord]:
+            where, args = "owner = ?", [owner]
+            if status is not None:
+                where, args = where + " AND status = ?", [*args, status]
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM jobs WHERE {where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                (*args, limit, offset),
+            )
+            return [_record(r) for r in rows]
+
+        return await self._run(read)
+
+
+class _transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,202 @@
+"""What a job is on disk, and the interface every job store implements.
+
+A store keeps jobs, their events and their results, always scoped by the owner who
+started them. It is an async interface so that a shared store (Redis) serving several
+replicas can replace the embedded SQLite default (``server.jobs.sqlite``) without the
+manager or the MCP wiring changing.
+
+Statuses::
+
+    queued ──► running ──► completed | failed | cancelled
+       │          │
+       └──────────┴──────► cancelled | interrupted (the server stopped under it)
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Self
+
+from handlers.base import ToolResult
+
+JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
+JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed", "cancelled", "interrupted")
+TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
+
+INTERRUPTED_BY_RESTART = "the server stopped while the job was running"
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """One job as stored. Times are seconds since the epoch."""
+
+    id: str
+    owner: str
+    tool: str
+    status: JobStatus
+    created_at: float
+    updated_at: float
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    started_at: float | None = None
+    finished_at: float | None = None
+    # Why it ended the way it did (cancelled or interrupted), in words for a model.
+    reason: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in TERMINAL
+
+
+@dataclass(frozen=True, slots=True)
+class JobEvent:
+    """Something that happened to a job: started, progress, output, finished..."""
+
+    job_id: str
+    at: float
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+def result_to_json(result: ToolResult) -> str:
+    return json.dumps(
+        {"text": result.text, "structured": result.structured, "is_error": result.is_error,
+         "meta": result.meta},
+        separators=(",", ":"), default=str,
+    )
+
+
+def result_from_json(text: str) -> ToolResult:
+    data = json.loads(text)
+    return ToolResult(text=data["text"], structured=data.get("structured"),
+                      is_error=bool(data.get("is_error")), meta=dict(data.get("meta") or {}))
+
+
+class JobStore(ABC):
+    """Where jobs live. Every method is safe to call from concurrent tasks.
+
+    Used as ``async with store:`` (or ``await store.open()`` / ``await store.aclose()``).
+    """
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @abstractmethod
+    async def open(self) -> None:
+        """Connects and prepares the schema. Called once before any other method."""
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Releases connections and threads. Idempotent."""
+
+    @abstractmethod
+    async def create(self, job: JobRecord, events: list[JobEvent] | None = None) -> None:
+        """Stores a new job, durably, before its id is handed to anyone.
+
+        Args:
+            job: the job as it is now (``queued`` or ``running``).
+            events: events that happened before the job was stored (a call that ran
+                inline for a while before it became a job), stored in the same write.
+        """
+
+    @abstractmethod
+    async def set_status(self, job_id: str, status: JobStatus, *, at: float,
+                         reason: str | None = None) -> None:
+        """Moves a job that has not finished to ``status`` (``running`` sets ``started_at``).
+
+        Args:
+            job_id: the job.
+            status: the new, non-terminal status.
+            at: when it changed.
+            reason: why, in words for a model, if there is something to say.
+        """
+
+    @abstractmethod
+    async def finish(self, job_id: str, status: JobStatus, result: ToolResult, *, at: float,
+                     reason: str | None = None, events: list[JobEvent] | None = None) -> None:
+        """Ends a job and saves its result in one atomic write: a job is never seen
+        finished without its result. A job that has already ended is left as it is.
+
+        Args:
+            job_id: the job.
+            status: ``completed``, ``failed``, ``cancelled`` or ``interrupted``.
+            result: what the tool produced, or what the model should read instead.
+            at: when it ended.
+            reason: why it ended this way (cancellation reason), if any.
+            events: events to store in the same write (output size, finished).
+        """
+
+    @abstractmethod
+    async def append_event(self, event: JobEvent) -> None:
+        """Records one event of a stored job.
+
+        Args:
+            event: the event; its ``job_id`` must name a stored job.
+        """
+
+    @abstractmethod
+    async def get(self, owner: str, job_id: str) -> JobRecord | None:
+        """Reads one job.
+
+        Args:
+            owner: who is asking; a job started by anyone else is not found.
+            job_id: the job.
+
+        Returns:
+            The job, or None when there is no such job for this owner.
+        """
+
+    @abstractmethod
+    async def get_result(self, owner: str, job_id: str) -> ToolResult | None:
+        """Reads the result of a finished job.
+
+        Returns:
+            The result, or None when the job is unknown, not the owner's, or not finished.
+        """
+
+    @abstractmethod
+    async def events(self, owner: str, job_id: str) -> list[JobEvent]:
+        """Reads a job's events, oldest first (empty for an unknown or foreign job)."""
+
+    @abstractmethod
+    async def list_jobs(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,
+                   offset: int = 0) -> list[JobRecord]:
+        """Lists an owner's jobs, newest first.
+
+        Args:
+            owner: whose jobs.
+            status: only jobs with this status, if given.
+            limit: at most this many.
+            offset: skip this many (for paging).
+
+        Returns:
+            The jobs, newest first.
+        """
+
+    @abstractmethod
+    async def interrupt_unfinished(self, reason: str, *, at: float) -> int:
+        """Marks every job that is not finished as ``interrupted`` (crash recovery).
+
+        A store shared by several replicas must scope this to the calling replica.
+
+        Args:
+            reason: why, e.g. ``INTERRUPTED_BY_RESTART``; also becomes the job's result.
+            at: when.
+
+        Returns:
+            How many jobs were marked.
+        """
+
+    @abstractmethod
+    async def delete_finished_before(self, cutoff: float) -> int:
+        """Removes finished jobs (with their events and results) that ended before ``cutoff``.
+
+        Returns:
+            How many jobs were removed.
+        """

@@ -1,0 +1,289 @@
+"""The job manager on a real SQLite store: inline first, a job after the budget."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from handlers.base import CallContext, ToolResult
+from server.errors import NoSuchJob
+from server.jobs import JobManager, SqliteJobStore
+from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_call_that_finishes_within_the_budget_returns_its_own_result_and_leaves_no_job(
+        make_manager: MakeManager) -> None:
+    async with make_manager(sync_budget_s=5) as manager:
+        result = await manager.run_or_background("alice", "quick", {}, instant, context())
+        assert result.text == "quick" and result.structured == {"n": 1}
+        assert await manager.list("alice") == []
+
+
+async def test_a_call_that_outlives_the_budget_becomes_a_job_and_goes_on(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager(sync_budget_s=0.01, poll_interval_s=3) as manager:
+        answer = await manager.run_or_background("alice", "slow", {"n": 1}, gate, context())
+        job_id = answer.structured["job_id"]
+        assert answer.structured == {"job_id": job_id, "status": "running", "poll_interval_s": 3}
+        assert "job_wait" in answer.text and job_id in answer.text and not answer.is_error
+        assert (await manager.status("alice", job_id)).status == "running"
+
+        gate.open()
+        with anyio.fail_after(5):
+            view = await manager.wait("alice", job_id, timeout_s=30)
+        assert view.status == "completed"
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.text == "done" and result.structured == {"answer": 42}
+
+
+async def test_a_declared_background_call_becomes_a_job_at_once(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager(sync_budget_s=60) as manager:
+        with anyio.fail_after(5):
+            answer = await manager.run_or_background("alice", "slow", {}, gate, context(), background=True)
+        assert answer.structured["status"] == "running"
+        gate.open()
+
+
+async def test_wait_returns_as_soon_as_the_job_ends_not_at_the_timeout(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(gate.started.wait)
+        gate.open()
+        with anyio.fail_after(5):  # far below the 3600 s asked for
+            view = await manager.wait("alice", job_id, timeout_s=3600)
+        assert view.finished
+
+
+async def test_wait_gives_up_after_its_timeout_with_the_job_still_running(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        view = await manager.wait("alice", job_id, timeout_s=0.01)
+        assert view.status == "running"
+        assert await manager.result("alice", job_id) is None
+        gate.open()
+
+
+async def test_a_tool_error_ends_the_job_failed_with_the_tools_message(make_manager: MakeManager) -> None:
+    async def refuses(ctx: CallContext) -> ToolResult:
+        await anyio.sleep(0)
+        return ToolResult.error("input.txt does not exist")
+
+    async with make_manager() as manager:
+        job_id = await start_job(manager, refuses)
+        with anyio.fail_after(5):
+            assert (await manager.wait("alice", job_id, None)).status == "failed"
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.is_error and result.text == "input.txt does not exist"
+
+
+async def test_a_crash_in_a_background_job_is_a_failed_job_with_a_generic_message(
+        make_manager: MakeManager, caplog: pytest.LogCaptureFixture) -> None:
+    async def crashes(ctx: CallContext) -> ToolResult:
+        raise RuntimeError("secret internal detail")
+
+    async with make_manager() as manager:
+        job_id = await start_job(manager, crashes)
+        with anyio.fail_after(5):
+            await manager.wait("alice", job_id, None)
+        result = await manager.result("alice", job_id)
+    assert result is not None and result.is_error and "secret" not in result.text
+    assert "secret internal detail" in caplog.text
+
+
+async def test_a_crash_within_the_budget_is_raised_to_the_caller_as_without_jobs(
+        make_manager: MakeManager) -> None:
+    async def crashes(ctx: CallContext) -> ToolResult:
+        raise RuntimeError("boom")
+
+    async with make_manager(sync_budget_s=5) as manager:
+        with pytest.raises(RuntimeError, match="boom"):
+            await manager.run_or_background("alice", "boom", {}, crashes, context())
+
+
+async def test_cancel_sets_the_calls_cancelled_event_and_records_the_reason(make_manager: MakeManager) -> None:
+    gate = Gate()
+    ctx = context()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate, ctx=ctx)
+        with anyio.fail_after(5):
+            await gate.started.wait()
+            view = await manager.cancel("alice", job_id, "the user changed their mind")
+        assert ctx.cancelled.is_set() and gate.seen_cancel
+        assert view.status == "cancelled" and view.reason == "the user changed their mind"
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.is_error and "the user changed their mind" in result.text
+        kinds = [e.kind for e in await manager.events("alice", job_id)]
+        assert kinds == ["started", "output", "finished"]
+
+
+async def test_cancelling_a_finished_job_changes_nothing(make_manager: MakeManager) -> None:
+    async with make_manager() as manager:
+        job_id = await start_job(manager, instant)
+        with anyio.fail_after(5):
+            await manager.wait("alice", job_id, None)
+        assert (await manager.cancel("alice", job_id)).status == "completed"
+
+
+async def test_another_caller_sees_no_such_job(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        for ask in (manager.status, manager.result, manager.cancel, manager.events):
+            with pytest.raises(NoSuchJob):
+                await ask("mallory", job_id)
+        with pytest.raises(NoSuchJob):
+            await manager.wait("mallory", job_id, 1)
+        assert await manager.list("mallory") == []
+        assert not gate.seen_cancel
+        gate.open()
+
+
+async def test_an_unknown_job_is_no_such_job(make_manager: MakeManager) -> None:
+    async with make_manager() as manager:
+        with pytest.raises(NoSuchJob):
+            await manager.status("alice", "job_doesnotexist")
+
+
+async def test_jobs_over_the_limit_wait_in_a_queue_with_their_position(make_manager: MakeManager) -> None:
+    gates = [Gate(f"job {i}") for i in range(4)]
+    async with make_manager(max_concurrent=2, max_per_caller=2) as manager:
+        ids = [await start_job(manager, gate) for gate in gates]
+        views = [await manager.status("alice", job_id) for job_id in ids]
+        assert [(v.status, v.position) for v in views] == [
+            ("running", None), ("running", None), ("queued", 1), ("queued", 2)]
+        assert "number 2 in the queue" in views[3].sentence()
+
+        gates[0].open()
+        with anyio.fail_after(5):
+            await manager.wait("alice", ids[0], None)
+            await gates[2].started.wait()
+        assert [(await manager.status("alice", i)).position for i in ids[2:]] == [None, 1]
+        for gate in gates:
+            gate.open()
+        with anyio.fail_after(5):
+            for job_id in ids:
+                assert (await manager.wait("alice", job_id, None)).status == "completed"
+        assert (await manager.events("alice", ids[3]))[0].kind == "started"
+
+
+async def test_one_caller_at_its_limit_does_not_hold_up_another(make_manager: MakeManager) -> None:
+    gates = [Gate() for _ in range(3)]
+    async with make_manager(max_concurrent=4, max_per_caller=1) as manager:
+        first, second = [(await manager.run_or_background("alice", "slow", {}, g, context("alice"),
+                                                          background=True)).structured for g in gates[:2]]
+        bob = (await manager.run_or_background("bob", "slow", {}, gates[2], context("bob"),
+                                               background=True)).structured
+        assert (first["status"], second["status"], bob["status"]) == ("running", "queued", "running")
+        assert second["position"] == 1
+        for gate in gates:
+            gate.open()
+
+
+async def test_a_queued_job_can_be_cancelled_before_it_starts(make_manager: MakeManager) -> None:
+    running, queued = Gate(), Gate()
+    async with make_manager(max_concurrent=1) as manager:
+        await manager.run_or_background("alice", "slow", {}, running, context(), background=True)
+        job_id = await start_job(manager, queued)
+        view = await manager.cancel("alice", job_id, "not needed")
+        assert view.status == "cancelled" and queued.calls == 0
+        running.open()
+
+
+async def test_progress_is_recorded_and_forwarded_to_the_caller(make_manager: MakeManager) -> None:
+    forwarded: list[tuple[float, float | None, str | None]] = []
+    gate = Gate()
+
+    async def forward(done: float, total: float | None, message: str | None) -> None:
+        forwarded.append((done, total, message))
+
+    async def reports(ctx: CallContext) -> ToolResult:
+        await ctx.report_progress(1, 3, "reading")
+        await gate.opened.wait()
+        await ctx.report_progress(3, 3, "done")
+        return ToolResult(text="ok")
+
+    async with make_manager(progress_write_interval_s=0) as manager:
+        answer = await manager.run_or_background("alice", "work", {}, reports, context(report_progress=forward))
+        job_id = answer.structured["job_id"]
+        assert (await manager.status("alice", job_id)).progress == {"progress": 1, "total": 3, "message": "reading"}
+        gate.open()
+        with anyio.fail_after(5):
+            await manager.wait("alice", job_id, None)
+        events = await manager.events("alice", job_id)
+    assert forwarded == [(1, 3, "reading"), (3, 3, "done")]
+    assert [(e.kind, dict(e.data)) for e in events if e.kind == "progress"] == [
+        ("progress", {"progress": 1, "total": 3, "message": "reading"}),
+        ("progress", {"progress": 3, "total": 3, "message": "done"}),
+    ]
+    assert [e.kind for e in events] == ["started", "progress", "progress", "output", "finished"]
+
+
+async def test_finished_jobs_and_their_results_survive_a_restart(make_manager: MakeManager) -> None:
+    async with make_manager() as manager:
+        job_id = (await manager.run_or_background("alice", "quick", {"x": 1}, instant, context(),
+                                                  background=True)).structured["job_id"]
+        with anyio.fail_after(5):
+            await manager.wait("alice", job_id, None)
+    async with make_manager() as manager:
+        assert (await manager.status("alice", job_id)).status == "completed"
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.text == "quick"
+
+
+async def test_jobs_running_when_the_server_stops_are_interrupted_with_a_reason(
+        make_manager: MakeManager) -> None:
+    gate = Gate()
+    ctx = context()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate, ctx=ctx)
+        with anyio.fail_after(5):
+            await gate.started.wait()
+    assert ctx.cancelled.is_set()
+    async with make_manager() as manager:
+        view = await manager.status("alice", job_id)
+        assert view.status == "interrupted" and "server stopped" in (view.reason or "")
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.is_error and "interrupted" in result.text
+
+
+async def test_jobs_older_than_the_retention_are_removed(db_path) -> None:
+    now = [1000.0]
+    store = SqliteJobStore(db_path)
+    async with JobManager(store, retention_s=60, clock=lambda: now[0]) as manager:
+        job_id = await start_job(manager, instant)
+        with anyio.fail_after(5):
+            await manager.wait("alice", job_id, None)
+        now[0] += 59
+        assert await manager.purge_expired() == 0
+        now[0] += 2
+        assert await manager.purge_expired() == 1
+        with pytest.raises(NoSuchJob):
+            await manager.status("alice", job_id)
+
+
+async def test_list_shows_only_the_callers_jobs_filtered_by_status(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        done = await start_job(manager, instant)
+        with anyio.fail_after(5):
+            await manager.wait("alice", done, None)
+        running = await start_job(manager, gate)
+        await manager.run_or_background("bob", "quick", {}, instant, context("bob"), background=True)
+        assert [v.id for v in await manager.list("alice")] == [running, done]
+        assert [v.id for v in await manager.list("alice", "completed")] == [done]
+        gate.open()
+
+
+async def test_a_task_request_makes_the_call_a_job_and_reports_its_id(make_manager: MakeManager) -> None:
+    from server.jobs import as_job
+
+    async with make_manager(sync_budget_s=60) as manager:
+        with as_job() as ticket:
+            answer = await manager.run_or_background("alice", "quick", {}, instant, context())
+        assert ticket.job_id == answer.structured["job_id"]
