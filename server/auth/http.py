@@ -1,0 +1,192 @@
+"""Bearer authentication for the HTTP transports, as one ASGI middleware.
+
+``BearerAuthMiddleware`` guards every path under its ``protected_paths`` (``/mcp`` for
+streamable HTTP, ``/sse`` and ``/messages`` for legacy SSE): a request without a valid
+``Authorization: Bearer ...`` gets ``401`` with a ``WWW-Authenticate`` header naming the
+OAuth protected-resource metadata document (RFC 9728, as the MCP authorization spec asks),
+and the middleware serves that document at ``/.well-known/oauth-protected-resource[/path]``.
+A request that passes carries ``scope["user"]`` (the SDK's ``AuthenticatedUser``, so the
+SDK ties sessions to the credential that opened them) and ``scope["auth"]``, and the SDK's
+``get_access_token()`` works inside it.
+
+Why not the SDK's ``streamable_http_app(auth=..., token_verifier=...)``: it guards only the
+streamable HTTP path, and its metadata route needs an authorization server URL, which a
+tokens-file deployment does not have. This middleware does the same for every transport.
+
+Mounting (the lead's serving layer)::
+
+    from starlette.middleware import Middleware
+    from server.auth.http import BearerAuthMiddleware
+
+    app = Starlette(
+        routes=[...],                       # /mcp, /sse, /messages/
+        middleware=[Middleware(BearerAuthMiddleware, verifier=policies.verifier,
+                               resource_url=settings_public_url_or_None,
+                               authorization_servers=[jwt_issuer] if jwt_issuer else [])],
+        lifespan=...,
+    )
+    # or wrap an existing app: app = BearerAuthMiddleware(app, verifier=...)
+
+Mount it only when a verifier is configured (``check_bind_safety`` decides whether serving
+without one is allowed). Inside ``on_call_tool`` take the credential for the chain with
+``bearer_credential(ctx.request)``: the chain's authenticate stage checks it again, so the
+chain holds on every transport, whatever is mounted in front of it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from starlette.authentication import AuthCredentials
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+
+class BearerAuthMiddleware:
+    def __init__(
+        self,
+        app: ASGIApp,
+        verifier: TokenVerifier,
+        *,
+        protected_paths: Sequence[str] = ("/mcp", "/sse", "/messages"),
+        resource_url: str | None = None,
+        authorization_servers: Sequence[str] = (),
+        scopes_supported: Sequence[str] = ("tools:read", "tools:write", "tools:exec"),
+        resource_name: str = "toolbay",
+    ) -> None:
+        """
+        Args:
+            app: the ASGI app to guard.
+            verifier: decides whether a bearer token is valid (``TokenStore``, ``JwtVerifier``...).
+            protected_paths: path prefixes that need a token; everything else passes untouched.
+            resource_url: this server's public URL (``https://tools.example.com/mcp``); when
+                unset, it is derived from each request's scheme and Host header.
+            authorization_servers: issuers that mint tokens for this server, for the metadata.
+            scopes_supported: advertised in the metadata document.
+            resource_name: advertised in the metadata document.
+        """
+        self.app = app
+        self.verifier = verifier
+        self.protected_paths = tuple(p.rstrip("/") for p in protected_paths)
+        self.resource_url = resource_url
+        self.authorization_servers = list(authorization_servers)
+        self.scopes_supported = list(scopes_supported)
+        self.resource_name = resource_name
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        if path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/"):
+            await self._send_metadata(scope, send, path[len(WELL_KNOWN):])
+            return
+        prefix = self._protected_prefix(path)
+        if prefix is None or scope["method"] == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        token = _bearer(scope)
+        if token is None:
+            await self._send_401(scope, send, prefix, None, "A bearer token is required.")
+            return
+        access = await self.verifier.verify_token(token)
+        if access is None or (access.expires_at is not None and access.expires_at < time.time()):
+            await self._send_401(scope, send, prefix, "invalid_token",
+                                 "The bearer token is invalid, expired, or not issued for this server.")
+            return
+        user = AuthenticatedUser(access)
+        scope["user"] = user
+        scope["auth"] = AuthCredentials(access.scopes)
+        reset = auth_context_var.set(user)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            auth_context_var.reset(reset)
+
+    def _protected_prefix(self, path: str) -> str | None:
+        for prefix in self.protected_paths:
+            if path == prefix or path.startswith(prefix + "/"):
+                return prefix
+        return None
+
+    def _origin(self, scope: Scope) -> str:
+        if self.resource_url:
+            parts = urlsplit(self.resource_url)
+            return f"{parts.scheme}://{parts.netloc}"
+        host = _header(scope, b"host")
+        if host is None:
+            server = scope.get("server") or ("localhost", None)
+            host = server[0] if server[1] is None else f"{server[0]}:{server[1]}"
+        return f"{scope.get('scheme', 'http')}://{host}"
+
+    async def _send_401(self, scope: Scope, send: Send, prefix: str, error: str | None, description: str) -> None:
+        metadata_url = f"{self._origin(scope)}{WELL_KNOWN}{prefix}"
+        params = [f'error="{error}"'] if error else []
+        params += [f'error_description="{description}"', f'resource_metadata="{metadata_url}"']
+        body = {"error": error or "invalid_request", "error_description": description}
+        await _send_json(send, 401, body, [(b"www-authenticate", ("Bearer " + ", ".join(params)).encode())])
+
+    async def _send_metadata(self, scope: Scope, send: Send, resource_path: str) -> None:
+        cors = [(b"access-control-allow-origin", b"*"), (b"access-control-allow-methods", b"GET, OPTIONS")]
+        if scope["method"] == "OPTIONS":
+            await _send_json(send, 204, None, cors)
+            return
+        if scope["method"] != "GET":
+            await _send_json(send, 405, {"error": "method_not_allowed"}, [(b"allow", b"GET, OPTIONS")])
+            return
+        document: dict[str, Any] = {
+            "resource": self.resource_url or f"{self._origin(scope)}{resource_path or '/'}",
+            "bearer_methods_supported": ["header"],
+            "scopes_supported": self.scopes_supported,
+            "resource_name": self.resource_name,
+        }
+        if self.authorization_servers:
+            document["authorization_servers"] = self.authorization_servers
+        await _send_json(send, 200, document, cors)
+
+
+def bearer_credential(request: Any) -> str | None:
+    """The bearer token of an HTTP request (``ctx.request`` in a handler), or None (stdio)."""
+    if request is None:
+        return None
+    scope = getattr(request, "scope", None)
+    if scope is None:
+        return None
+    user = scope.get("user")
+    if isinstance(user, AuthenticatedUser):
+        access: AccessToken = user.access_token
+        return access.token
+    return _bearer(scope)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _bearer(scope: Scope) -> str | None:
+    value = _header(scope, b"authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+async def _send_json(send: Send, status: int, body: Any, headers: list[tuple[bytes, bytes]]) -> None:
+    payload = b"" if body is None else json.dumps(body).encode()
+    start_headers = [(b"content-length", str(len(payload)).encode()), *headers]
+    if body is not None:
+        start_headers.insert(0, (b"content-type", b"application/json"))
+    await send({"type": "http.response.start", "status": status, "headers": start_headers})
+    await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,52 @@
+"""Who a credential stands for: ``Principal``s from verified tokens, the local user, and
+``FirstAccepting`` to try several verifiers (a tokens file and a JWT issuer) in turn.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterable, Sequence
+
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+
+from server.types import Principal
+
+
+def principal_from_access_token(token: AccessToken) -> Principal:
+    """The caller a verified token stands for.
+
+    The id is the token's subject when it has one (a JWT's ``sub``: the same person
+    through any client) and its client id otherwise (a tokens-file entry). Tokens that
+    carry claims came from a JWT; the others from the tokens file.
+    """
+    kind = "jwt" if token.claims is not None else "token"
+    return Principal(
+        id=token.subject or token.client_id,
+        scopes=frozenset(token.scopes),
+        kind=kind,
+        claims=dict(token.claims or {}),
+    )
+
+
+def local_principal(scopes: Iterable[str], name: str | None = None) -> Principal:
+    """The person who started the server, calling over stdio (or the CLI)."""
+    if name is None:
+        try:
+            name = getpass.getuser()
+        except (KeyError, OSError):
+            name = "local"
+    return Principal(id=name, scopes=frozenset(scopes), kind="local")
+
+
+class FirstAccepting:
+    """A ``TokenVerifier`` that asks each verifier in order and takes the first yes."""
+
+    def __init__(self, verifiers: Sequence[TokenVerifier]) -> None:
+        self.verifiers = tuple(verifiers)
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        for verifier in self.verifiers:
+            verified = await verifier.verify_token(token)
+            if verified is not None:
+                return verified
+        return None

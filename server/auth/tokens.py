@@ -1,0 +1,122 @@
+"""Static bearer tokens read from a tokens file, stored hashed.
+
+The file is TOML or JSON (chosen by its suffix) and lists one entry per token::
+
+    [[tokens]]
+    client_id = "ci-bot"
+    sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    scopes = ["tools:read"]
+
+    # JSON: {"tokens": [{"client_id": "ci-bot", "sha256": "...", "scopes": ["tools:read"]}]}
+
+Only the SHA-256 of a token is ever stored; ``new_token()`` makes a token and its hash
+(``toolbay token new`` prints the token once and the entry to paste). Tokens are long
+random strings, so an unsalted fast hash is the right tool: there is nothing to brute-force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp.server.auth.provider import AccessToken
+
+from server.errors import ConfigError
+
+TOKEN_PREFIX = "tb_"
+
+
+def hash_token(token: str) -> str:
+    """The hex SHA-256 of a token, as stored in the tokens file."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh random token (256 bits) and its hash: ``(token, sha256_hex)``."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    return token, hash_token(token)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenEntry:
+    client_id: str
+    sha256: str
+    scopes: tuple[str, ...] = ()
+
+
+class TokenStore:
+    """A ``TokenVerifier`` over hashed static tokens (``mcp.server.auth.provider.TokenVerifier``)."""
+
+    def __init__(self, entries: Iterable[TokenEntry]) -> None:
+        self._by_hash: dict[str, TokenEntry] = {}
+        for entry in entries:
+            if entry.sha256 in self._by_hash:
+                raise ConfigError(
+                    f"tokens for {self._by_hash[entry.sha256].client_id!r} and {entry.client_id!r} "
+                    "have the same hash; give each client its own token"
+                )
+            self._by_hash[entry.sha256] = entry
+
+    @classmethod
+    def from_file(cls, path: Path) -> TokenStore:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
+        try:
+            data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"tokens file {path} is not valid {_format_name(path)}: {exc}") from exc
+        return cls(_entries(data, path))
+
+    def __len__(self) -> int:
+        return len(self._by_hash)
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        digest = hash_token(token)
+        entry = self._by_hash.get(digest)
+        # The dict lookup already found it; compare_digest keeps the final check constant-time.
+        if entry is None or not hmac.compare_digest(entry.sha256, digest):
+            return None
+        return AccessToken(token=token, client_id=entry.client_id, scopes=list(entry.scopes))
+
+
+def _format_name(path: Path) -> str:
+    return "JSON" if path.suffix.lower() == ".json" else "TOML"
+
+
+def _entries(data: Any, path: Path) -> list[TokenEntry]:
+    items = data.get("tokens") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ConfigError(f"tokens file {path} must hold a list named 'tokens'")
+    entries = []
+    for number, item in enumerate(items, start=1):
+        where = f"tokens file {path}, entry {number}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where}: expected a table with client_id, sha256 and scopes")
+        if "token" in item:
+            raise ConfigError(f"{where}: holds a plaintext 'token'; store only its sha256 (toolbay token new)")
+        client_id, digest, scopes = item.get("client_id"), item.get("sha256"), item.get("scopes", [])
+        if not isinstance(client_id, str) or not client_id:
+            raise ConfigError(f"{where}: 'client_id' must be a non-empty string")
+        if not isinstance(digest, str) or len(digest) != 64 or not _is_hex(digest):
+            raise ConfigError(f"{where}: 'sha256' must be the 64-character hex SHA-256 of the token")
+        if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
+            raise ConfigError(f"{where}: 'scopes' must be a list of strings")
+        entries.append(TokenEntry(client_id=client_id, sha256=digest.lower(), scopes=tuple(scopes)))
+    return entries
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        int(text, 16)
+    except ValueError:
+        return False
+    return True

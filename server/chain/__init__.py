@@ -1,0 +1,111 @@
+"""The call chain: every ``tools/call`` passes the same stages on every transport.
+
+    audit ─► authenticate ─► rate-limit ─► authorize ─► validate ─► approve ─► endpoint
+    (wraps    who is          per caller,   may use      arguments    the human   dispatch
+    the rest) calling         caller×tool,  this tool?   vs schema    (opt-in,    to the
+                              global                                  by tier)    handler
+
+Each stage is ``async (call, call_next) -> ToolResult`` (``server.types.Stage``), lives
+in its own module, and receives the policy it applies in its constructor. A stage that
+refuses raises a ``CallRefused`` subclass (``Unauthenticated``, ``RateLimited``,
+``Forbidden``, ``UnknownTool``, ``InvalidArguments``, ``ApprovalDenied``); it never builds
+MCP results. Each records its seconds in ``call.timings[name]``; the endpoint's go in
+``call.timings["tool"]``. ``default_stages`` is the one place that lists the order.
+
+Plugging it in (the serving layer)::
+
+    chain_settings = ChainSettings.parse(settings.chain)
+    policies = ChainPolicies.from_settings(chain_settings, ask=ask_by_elicitation,
+                                           base_dir=config_dir)
+    check_bind_safety(settings.host, policies.authenticator.configured,
+                      settings.http.allow_insecure)              # HTTP/SSE only
+    chain = build_chain(default_stages(policies), dispatch)      # once, at start
+
+    async def on_call_tool(ctx, params):
+        call = ToolCall(name=params.name, arguments=params.arguments or {},
+                        context=CallContext(request_id=str(ctx.request_id), ...),
+                        transport=transport,                 # "stdio" | "http" | "sse"
+                        handler=snapshot.get(params.name),   # None when unknown: the chain
+                                                             # refuses it after authenticating
+                        credential=bearer_credential(ctx.request),
+                        session=ctx.session)
+        try:
+            result = await chain(call)
+        except CallRefused as refusal:       # -> isError result; refusal.meta -> _meta
+            ...                              # (RateLimited: meta["retry_after"])
+        return to_mcp(result)
+
+    async def on_list_tools(ctx, params):
+        principal = await policies.authenticator.authenticate(
+            ToolCall(name="", arguments={}, context=CallContext(), transport=transport,
+                     credential=bearer_credential(ctx.request)))   # Unauthenticated -> error
+        shown = policies.authorizer.visible(principal, snapshot.definitions())
+        ...
+
+``dispatch`` is the endpoint (``CallNext``): it runs ``call.handler`` inline or as a job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from time import perf_counter
+
+from handlers.base import ToolResult
+from server.chain.approve import Approve, Approver
+from server.chain.audit import Audit, AuditLog
+from server.chain.authenticate import Authenticate, Authenticator
+from server.chain.authorize import Authorize, Authorizer, ScopeGrant
+from server.chain.policies import ChainPolicies
+from server.chain.ratelimit import RateLimit, RateLimiter, RateLimits
+from server.chain.settings import ChainSettings
+from server.chain.validate import SchemaValidator, Validate
+from server.types import CallNext, Stage, ToolCall
+
+
+def default_stages(policies: ChainPolicies) -> list[Stage]:
+    """The stages in their order. Audit wraps the rest so it sees refusals too; rate-limit,
+    approve and audit are left out when nothing is configured for them."""
+    stages: list[Stage] = []
+    if policies.audit is not None:
+        stages.append(Audit(policies.audit))
+    stages.append(Authenticate(policies.authenticator))
+    if policies.limiter is not None:
+        stages.append(RateLimit(policies.limiter))
+    stages.append(Authorize(policies.authorizer))
+    stages.append(Validate(policies.validator))
+    if policies.approver is not None and policies.approver.tiers:
+        stages.append(Approve(policies.approver))
+    return stages
+
+
+def build_chain(stages: Sequence[Stage], endpoint: CallNext) -> CallNext:
+    """Folds the stages around the endpoint once; the first stage is the outermost."""
+    call_next = _timed(endpoint)
+    for stage in reversed(stages):
+        call_next = _link(stage, call_next)
+    return call_next
+
+
+def _link(stage: Stage, call_next: CallNext) -> CallNext:
+    async def run(call: ToolCall) -> ToolResult:
+        return await stage(call, call_next)
+
+    return run
+
+
+def _timed(endpoint: CallNext) -> CallNext:
+    async def run(call: ToolCall) -> ToolResult:
+        started = perf_counter()
+        try:
+            return await endpoint(call)
+        finally:
+            call.timings["tool"] = perf_counter() - started
+
+    return run
+
+
+__all__ = [
+    "Approve", "Approver", "Audit", "AuditLog", "Authenticate", "Authenticator", "Authorize",
+    "Authorizer", "ChainPolicies", "ChainSettings", "RateLimit", "RateLimiter", "RateLimits",
+    "SchemaValidator", "ScopeGrant", "Validate", "build_chain", "default_stages",
+]

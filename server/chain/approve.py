@@ -1,0 +1,101 @@
+"""Stage 5, approve (opt-in): ask the human before tools of the configured tiers run.
+
+Policy: ``Approver``. It is given ``ask(call, message)``, which the serving layer wires to
+MCP elicitation::
+
+    async def ask(call: ToolCall, message: str) -> Answer:
+        session = call.session
+        if session is None or not session.client_capabilities.elicitation:   # or NoBackChannel
+            return "unsupported"
+        result = await session.elicit_form(message, {"type": "object", "properties": {}},
+                                           related_request_id=call.context.request_id)
+        return result.action                                   # "accept" | "decline" | "cancel"
+
+``accept`` lets the call run; ``decline`` and ``cancel`` refuse it with ``ApprovalDenied``;
+``unsupported`` (a client that cannot be asked) gets the configured default, ``deny``
+unless told otherwise. An ``ask`` that fails counts as ``cancel``: approval fails closed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Literal
+
+from handlers.base import PermissionTier
+from server.chain.base import CheckStage, definition_of
+from server.chain.redact import redact
+from server.errors import ApprovalDenied
+from server.types import ToolCall
+
+logger = logging.getLogger(__name__)
+
+Answer = Literal["accept", "decline", "cancel", "unsupported"]
+Ask = Callable[[ToolCall, str], Awaitable[Answer]]
+
+
+class Approver:
+    def __init__(
+        self,
+        ask: Ask,
+        *,
+        tiers: Iterable[PermissionTier | str] = (PermissionTier.EXEC,),
+        when_unsupported: Literal["allow", "deny"] = "deny",
+    ) -> None:
+        """
+        Args:
+            ask: asks the human; see the module docstring.
+            tiers: tools of these tiers need approval; empty means the stage is left out.
+            when_unsupported: what happens when the client cannot ask its user.
+        """
+        self.ask = ask
+        self.tiers = frozenset(PermissionTier(t) for t in tiers)
+        self.when_unsupported = when_unsupported
+
+    def needs_approval(self, tier: PermissionTier) -> bool:
+        return tier in self.tiers
+
+    async def approve(self, call: ToolCall, tier: PermissionTier) -> None:
+        """Returns when the call may run; raises ``ApprovalDenied`` when it may not."""
+        message = f"Allow the tool {call.name!r} ({tier.value} tier) to run with {_summary(call)}?"
+        try:
+            answer = await self.ask(call, message)
+        except Exception:
+            logger.exception("asking for approval of %s failed; refusing the call", call.name)
+            answer = "cancel"
+        if answer == "accept":
+            return
+        if answer == "decline":
+            raise ApprovalDenied(f"The user declined to run {call.name!r}. Do not retry it unchanged.",
+                                 answer=answer)
+        if answer == "unsupported":
+            if self.when_unsupported == "allow":
+                return
+            raise ApprovalDenied(
+                f"The tool {call.name!r} needs a person's approval ({tier.value} tier), and this client "
+                "cannot ask its user (no elicitation support). Use a client that supports elicitation, "
+                "or ask the operator to change the approval settings.",
+                answer=answer,
+            )
+        raise ApprovalDenied(f"The user cancelled the approval of {call.name!r}; it did not run.", answer=answer)
+
+
+def _summary(call: ToolCall) -> str:
+    """The arguments as the person will judge them: secrets hidden, long values cut."""
+    if not call.arguments:
+        return "no arguments"
+    shown = json.dumps(redact(call.arguments), ensure_ascii=False, default=str)
+    return "the arguments " + (shown if len(shown) <= 500 else shown[:497] + "...")
+
+
+class Approve(CheckStage):
+    name = "approve"
+
+    def __init__(self, approver: Approver) -> None:
+        self.approver = approver
+
+    async def check(self, call: ToolCall) -> None:
+        tier = definition_of(call).effective_tier
+        if self.approver.needs_approval(tier):
+            await self.approver.approve(call, tier)

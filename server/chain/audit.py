@@ -1,0 +1,118 @@
+"""Stage 0, audit: one JSON line per call, wrapped around the whole chain.
+
+Audit is the outermost stage, so it sees every call, refused ones included. Each line::
+
+    {"time": "2025-01-01T12:00:00.123456+00:00", "caller": "ci-bot", "caller_kind": "token",
+     "transport": "http", "tool": "wc", "request_id": "7", "arguments": {"path": "a.txt"},
+     "outcome": "ok", "stages_ms": {"authenticate": 0.01, "ratelimit": 0.02, ...},
+     "tool_ms": 3.2, "total_ms": 3.4}
+
+``outcome`` is ``ok``, ``tool_error`` (the tool answered ``isError``), ``refused:<code>``
+(a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
+Arguments are redacted (``server.chain.redact``) before they are written.
+
+Sink: ``AuditLog`` appends to a file with one ``os.write`` per line (no buffering, so
+lines from concurrent calls never interleave and a crash loses nothing). A write that
+fails (disk full, file removed) is reported on stderr through logging and the call goes
+on: auditing must never break a call. Any object with ``write(record)`` can stand in.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from time import perf_counter
+from typing import Any, Protocol
+
+import anyio
+
+from handlers.base import ToolResult
+from server.chain.redact import redact
+from server.errors import CallRefused
+from server.types import CallNext, ToolCall
+
+logger = logging.getLogger(__name__)
+
+
+class AuditSink(Protocol):
+    def write(self, record: Mapping[str, Any]) -> None: ...
+
+
+class AuditLog:
+    """Appends JSON lines to ``path`` (created with mode 0600 if missing)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._fd: int | None = None
+        self.failures = 0
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        line = (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode()
+        try:
+            if self._fd is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            written = os.write(self._fd, line)
+            if written != len(line):
+                raise OSError(f"short write ({written} of {len(line)} bytes)")
+        except OSError as exc:
+            self.failures += 1
+            # Every failure would flood stderr when the disk is full: say the first and then every 1000th.
+            if self.failures == 1 or self.failures % 1000 == 0:
+                logger.error("audit log %s cannot be written (%s); %d line(s) lost so far",
+                             self.path, exc, self.failures)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class Audit:
+    name = "audit"
+
+    def __init__(self, sink: AuditSink) -> None:
+        self.sink = sink
+
+    async def __call__(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+        started_at = datetime.now(UTC)
+        started = perf_counter()
+        outcome, reason = "crashed", None
+        try:
+            result = await call_next(call)
+            outcome = "tool_error" if result.is_error else "ok"
+            return result
+        except CallRefused as exc:
+            outcome, reason = f"refused:{exc.code}", exc.message
+            raise
+        except anyio.get_cancelled_exc_class():
+            outcome = "cancelled"
+            raise
+        finally:
+            self.sink.write(self._record(call, started_at, perf_counter() - started, outcome, reason))
+
+    @staticmethod
+    def _record(call: ToolCall, at: datetime, total: float, outcome: str, reason: str | None) -> dict[str, Any]:
+        principal = call.principal
+        timings = dict(call.timings)
+        tool = timings.pop("tool", None)
+        record: dict[str, Any] = {
+            "time": at.isoformat(),
+            "caller": principal.id if principal else None,
+            "caller_kind": principal.kind if principal else None,
+            "transport": call.transport,
+            "tool": call.name,
+            "request_id": call.context.request_id,
+            "arguments": redact(call.arguments),
+            "outcome": outcome,
+            "stages_ms": {name: round(seconds * 1000, 4) for name, seconds in timings.items()},
+            "tool_ms": round(tool * 1000, 4) if tool is not None else None,
+            "total_ms": round(total * 1000, 4),
+        }
+        if reason is not None:
+            record["reason"] = redact(reason)
+        return record

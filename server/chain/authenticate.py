@@ -1,0 +1,75 @@
+"""Stage 1, authenticate: decide who is calling, or refuse with ``Unauthenticated``.
+
+Policy: ``Authenticator``. On stdio (and the in-memory and CLI transports) the caller is
+the local user with the scopes from the configuration. On HTTP and SSE the bearer token
+the transport put in ``call.credential`` is verified by a ``TokenVerifier`` (a
+``TokenStore``, a ``JwtVerifier`` or ``FirstAccepting`` of both) even when HTTP middleware
+already checked it: the chain must hold whatever sits in front of it. HTTP with no
+verifier configured (loopback, or ``--allow-insecure``) yields the anonymous principal
+with the configured anonymous scopes.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mcp.server.auth.provider import TokenVerifier
+
+from server.auth.principal import principal_from_access_token
+from server.chain.base import CheckStage
+from server.errors import Unauthenticated
+from server.types import Principal, ToolCall
+
+LOCAL_TRANSPORTS = frozenset({"stdio", "cli", "memory"})
+
+
+class Authenticator:
+    def __init__(
+        self,
+        *,
+        verifier: TokenVerifier | None = None,
+        local: Principal | None = None,
+        anonymous: Principal | None = None,
+    ) -> None:
+        """
+        Args:
+            verifier: checks bearer tokens on HTTP/SSE; None means HTTP is unauthenticated.
+            local: the caller on stdio/CLI/in-memory; None refuses local calls.
+            anonymous: the caller on HTTP/SSE when no verifier is configured; None refuses them.
+        """
+        self.verifier = verifier
+        self.local = local
+        self.anonymous = anonymous
+
+    @property
+    def configured(self) -> bool:
+        """Whether HTTP callers must prove who they are (for ``check_bind_safety``)."""
+        return self.verifier is not None
+
+    async def authenticate(self, call: ToolCall) -> Principal:
+        if call.transport in LOCAL_TRANSPORTS:
+            if self.local is None:
+                raise Unauthenticated(f"This server does not accept calls over {call.transport}.")
+            return self.local
+        if self.verifier is None:
+            if self.anonymous is None:
+                raise Unauthenticated("This server has no authentication configured for HTTP callers.")
+            return self.anonymous
+        if not call.credential:
+            raise Unauthenticated("This server needs a bearer token: send 'Authorization: Bearer <token>'.")
+        access = await self.verifier.verify_token(call.credential)
+        if access is None or (access.expires_at is not None and access.expires_at < time.time()):
+            raise Unauthenticated("The bearer token is invalid, expired, or not issued for this server.")
+        return principal_from_access_token(access)
+
+
+class Authenticate(CheckStage):
+    name = "authenticate"
+
+    def __init__(self, authenticator: Authenticator) -> None:
+        self.authenticator = authenticator
+
+    async def check(self, call: ToolCall) -> None:
+        principal = await self.authenticator.authenticate(call)
+        call.principal = principal
+        call.context.caller = principal.id

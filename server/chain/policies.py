@@ -1,0 +1,117 @@
+"""The policy objects the stages apply, built once from ``ChainSettings``.
+
+The serving layer keeps the ``ChainPolicies`` it builds: ``authorizer`` filters
+``tools/list``, ``verifier`` goes to ``BearerAuthMiddleware``, ``authenticator.configured``
+to ``check_bind_safety``, and ``default_stages(policies)`` makes the chain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp.server.auth.provider import TokenVerifier
+
+from handlers.base import PermissionTier
+from server.auth.jwt_verifier import JwtVerifier
+from server.auth.principal import FirstAccepting, local_principal
+from server.auth.tokens import TokenStore
+from server.chain.approve import Answer, Approver, Ask
+from server.chain.audit import AuditLog, AuditSink
+from server.chain.authenticate import Authenticator
+from server.chain.authorize import Authorizer, ScopeGrant
+from server.chain.ratelimit import RateLimiter, RateLimits
+from server.chain.settings import AuthSettings, ChainSettings, JwtSettings
+from server.chain.validate import SchemaValidator
+from server.errors import ConfigError
+from server.types import Principal, ToolCall
+
+
+@dataclass(slots=True)
+class ChainPolicies:
+    authenticator: Authenticator
+    authorizer: Authorizer
+    validator: SchemaValidator
+    limiter: RateLimiter | None = None
+    approver: Approver | None = None
+    audit: AuditSink | None = None
+
+    @property
+    def verifier(self) -> TokenVerifier | None:
+        return self.authenticator.verifier
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: ChainSettings,
+        *,
+        ask: Ask | None = None,
+        base_dir: Path | None = None,
+        local_name: str | None = None,
+    ) -> ChainPolicies:
+        """
+        Args:
+            settings: the validated ``[chain]`` section.
+            ask: asks the human for approval (see ``server.chain.approve``); without it every
+                client counts as unable to be asked.
+            base_dir: the folder relative paths in the settings are relative to.
+            local_name: the stdio caller's id (default: the login name).
+        """
+        base = base_dir or Path.cwd()
+        rates = RateLimits.parse(settings.rate_limits.per_caller, settings.rate_limits.per_caller_tool,
+                                 settings.rate_limits.everyone)
+        return cls(
+            authenticator=_authenticator(settings.auth, base, local_name),
+            authorizer=Authorizer(
+                scopes={name: ScopeGrant(frozenset(PermissionTier(t) for t in s.tiers), tuple(s.allow), tuple(s.deny))
+                        for name, s in settings.access.scopes.items()},
+                allow=settings.access.allow,
+                deny=settings.access.deny,
+            ),
+            validator=SchemaValidator(),
+            limiter=RateLimiter(rates, storage=settings.rate_limits.storage, strategy=settings.rate_limits.strategy)
+            if rates else None,
+            approver=Approver(ask or _cannot_ask, tiers=settings.approval.tiers,
+                              when_unsupported=settings.approval.when_unsupported)
+            if settings.approval.tiers else None,
+            audit=AuditLog(_resolve(base, settings.audit.file)) if settings.audit.file else None,
+        )
+
+
+async def _cannot_ask(call: ToolCall, message: str) -> Answer:
+    return "unsupported"
+
+
+def _resolve(base: Path, path: Path) -> Path:
+    return path if path.is_absolute() else base / path
+
+
+def _authenticator(auth: AuthSettings, base: Path, local_name: str | None) -> Authenticator:
+    verifiers: list[TokenVerifier] = []
+    if auth.tokens_file is not None:
+        verifiers.append(TokenStore.from_file(_resolve(base, auth.tokens_file)))
+    if auth.jwt is not None:
+        verifiers.append(_jwt_verifier(auth.jwt, base))
+    verifier: TokenVerifier | None = None
+    if len(verifiers) == 1:
+        verifier = verifiers[0]
+    elif verifiers:
+        verifier = FirstAccepting(verifiers)
+    return Authenticator(
+        verifier=verifier,
+        local=local_principal(auth.local_scopes, local_name),
+        anonymous=Principal(id="anonymous", scopes=frozenset(auth.anonymous_scopes)),
+    )
+
+
+def _jwt_verifier(jwt: JwtSettings, base: Path) -> JwtVerifier:
+    sources = [s for s in (jwt.key, jwt.key_file, jwt.jwks_file) if s is not None]
+    if len(sources) != 1:
+        raise ConfigError("chain.auth.jwt: set exactly one of key, key_file or jwks_file")
+    options = {"issuer": jwt.issuer, "audience": jwt.audience, "algorithms": jwt.algorithms,
+               "leeway_s": jwt.leeway_s, "require_exp": jwt.require_exp}
+    if jwt.jwks_file is not None:
+        return JwtVerifier.from_jwks_file(_resolve(base, jwt.jwks_file), **options)
+    if jwt.key_file is not None:
+        return JwtVerifier.from_key_file(_resolve(base, jwt.key_file), **options)
+    return JwtVerifier(key=jwt.key, **options)

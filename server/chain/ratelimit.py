@@ -1,0 +1,136 @@
+"""Stage 2, rate-limit: per caller, per caller × tool, and for everyone together.
+
+Policy: ``RateLimiter``, on the ``limits`` library. Limits are written as ``limits``
+strings (``"10/second"``, ``"1000/hour"``, several joined by ``;``). Counters live in a
+``limits`` async storage chosen by URI: ``memory://`` (the default, one process) or
+``redis://host:6379`` (shared by replicas; needs the ``redis`` or ``coredis`` package).
+The strategy defaults to the moving window, which never lets more than the limit through
+in any window (a fixed window can let twice the limit through across its edge).
+
+Every limit is tested before any is counted, so a call refused by one limit uses up
+none of the others; only calls that go on are counted. Over a limit the call is refused
+with ``RateLimited``, whose ``retry_after`` (seconds, also in the result's ``_meta``) is
+when the oldest counted call leaves the window.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import limits
+from limits.aio.storage import Storage
+from limits.aio.strategies import STRATEGIES, RateLimiter as LimitsStrategy
+from limits.errors import ConfigurationError
+from limits.storage import storage_from_string
+
+from server.chain.base import CheckStage, principal_of
+from server.errors import ConfigError, RateLimited
+from server.types import ToolCall
+
+
+def parse_limits(text: str | Sequence[str] | None, setting: str) -> tuple[limits.RateLimitItem, ...]:
+    """``"10/second;1000/hour"`` (or a list of such strings) as ``limits`` items."""
+    if not text:
+        return ()
+    joined = text if isinstance(text, str) else ";".join(text)
+    try:
+        return tuple(limits.parse_many(joined))
+    except ValueError as exc:
+        raise ConfigError(
+            f"{setting}: {joined!r} is not a rate limit; write e.g. '10/second' or '100/minute;1000/hour'"
+        ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimits:
+    per_caller: tuple[limits.RateLimitItem, ...] = ()
+    per_caller_tool: tuple[limits.RateLimitItem, ...] = ()
+    everyone: tuple[limits.RateLimitItem, ...] = ()
+
+    @classmethod
+    def parse(
+        cls,
+        per_caller: str | Sequence[str] | None = None,
+        per_caller_tool: str | Sequence[str] | None = None,
+        everyone: str | Sequence[str] | None = None,
+    ) -> RateLimits:
+        return cls(
+            per_caller=parse_limits(per_caller, "rate_limits.per_caller"),
+            per_caller_tool=parse_limits(per_caller_tool, "rate_limits.per_caller_tool"),
+            everyone=parse_limits(everyone, "rate_limits.global"),
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.per_caller or self.per_caller_tool or self.everyone)
+
+
+def open_storage(uri: str) -> Storage:
+    """An async ``limits`` storage from a URI (``memory://``, ``redis://...``)."""
+    full = uri if uri.startswith("async+") else "async+" + uri
+    try:
+        storage = storage_from_string(full)
+    except ConfigurationError as exc:
+        raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
+    if not isinstance(storage, Storage):
+        raise ConfigError(f"rate_limits.storage: {uri!r} is not an async storage")
+    return storage
+
+
+class RateLimiter:
+    def __init__(
+        self,
+        rates: RateLimits,
+        *,
+        storage: Storage | str = "memory://",
+        strategy: str = "moving-window",
+    ) -> None:
+        """
+        Args:
+            rates: the limits to apply.
+            storage: a ``limits.aio.storage.Storage`` or its URI.
+            strategy: ``moving-window``, ``sliding-window-counter`` or ``fixed-window``.
+        """
+        if strategy not in STRATEGIES:
+            raise ConfigError(f"rate_limits.strategy: {strategy!r} is not one of {', '.join(sorted(STRATEGIES))}")
+        self.limits = rates
+        self.storage = open_storage(storage) if isinstance(storage, str) else storage
+        self.strategy: LimitsStrategy = STRATEGIES[strategy](self.storage)
+
+    async def check(self, caller: str, tool: str) -> None:
+        """Counts one call by ``caller`` to ``tool``, or raises ``RateLimited`` without counting it."""
+        applicable = self._applicable(caller, tool)
+        for item, identifiers, scope in applicable:
+            if not await self.strategy.test(item, *identifiers):
+                raise await self._refusal(item, identifiers, scope)
+        for item, identifiers, scope in applicable:
+            # Only another task slipping in between test and hit (a shared store) can refuse here.
+            if not await self.strategy.hit(item, *identifiers):
+                raise await self._refusal(item, identifiers, scope)
+
+    def _applicable(self, caller: str, tool: str) -> list[tuple[limits.RateLimitItem, tuple[str, ...], str]]:
+        rows = [(item, ("toolbay", "tool", caller, tool), f"caller {caller!r} on tool {tool!r}")
+                for item in self.limits.per_caller_tool]
+        rows += [(item, ("toolbay", "caller", caller), f"caller {caller!r}") for item in self.limits.per_caller]
+        rows += [(item, ("toolbay", "global"), "all callers together") for item in self.limits.everyone]
+        return rows
+
+    async def _refusal(self, item: limits.RateLimitItem, identifiers: tuple[str, ...], scope: str) -> RateLimited:
+        stats = await self.strategy.get_window_stats(item, *identifiers)
+        retry_after = max(stats.reset_time - time.time(), 0.001)
+        return RateLimited(scope=scope, limit=str(item), retry_after=retry_after)
+
+    async def reset(self) -> None:
+        """Forgets every counter (tests, and an operator's reload)."""
+        await self.storage.reset()
+
+
+class RateLimit(CheckStage):
+    name = "ratelimit"
+
+    def __init__(self, limiter: RateLimiter) -> None:
+        self.limiter = limiter
+
+    async def check(self, call: ToolCall) -> None:
+        await self.limiter.check(principal_of(call).id, call.name)

@@ -1,0 +1,52 @@
+"""Hiding secrets in call arguments before they are written down or shown to a person.
+
+A value is hidden whole when its key looks secret (``token``, ``password``, ``api_key``,
+``clientSecret``, ``Authorization``...: the key is split into words, so ``keyboard`` and
+``author`` are left alone). Inside any string, what looks like a credential is hidden:
+``Bearer ...``, JWTs, runs of 32+ hex digits, and well-known token prefixes (``sk-``,
+``ghp_``, ``xoxb-``, ``AKIA``, toolbay's own ``tb_``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+SECRET_WORDS = frozenset({
+    "token", "password", "passwd", "pwd", "passphrase", "secret", "key", "apikey", "auth",
+    "authorization", "credential", "credentials", "cookie", "private", "signature", "bearer",
+    "jwt", "otp",
+})
+
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_SECRET_TEXT = re.compile(
+    r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]+)"
+    r"|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"
+    r"|\b[0-9a-fA-F]{32,}\b"
+    r"|\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"
+    r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat|glpat|xox[abprs]|tb)[-_][A-Za-z0-9_-]{16,}"
+    r"|\bAKIA[0-9A-Z]{16}\b"
+)
+
+
+def is_secret_key(key: str) -> bool:
+    words = [w.lower() for w in _WORDS.findall(key)]
+    return any(w in SECRET_WORDS or w.endswith(("token", "password", "secret")) for w in words)
+
+
+def redact_text(text: str) -> str:
+    return _SECRET_TEXT.sub(REDACTED, text)
+
+
+def redact(value: Any) -> Any:
+    """A copy of ``value`` (JSON-like) with secret-looking parts replaced by ``[REDACTED]``."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {k: REDACTED if isinstance(k, str) and is_secret_key(k) else redact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    return value

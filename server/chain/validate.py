@@ -1,0 +1,201 @@
+"""Stage 4, validate: the arguments against the tool's input schema, before anything runs.
+
+Policy: ``SchemaValidator``. Schemas are JSON Schema 2020-12, compiled once per schema
+object and cached. Every problem is reported (not just the first), each as one sentence
+with its JSON path, written for a model to act on::
+
+    $.count: expected integer, got "abc" (a string)
+    $.colour: unknown property; the allowed properties are color, size
+    $.name: missing required property; expected string
+    $.mode: expected one of "fast", "slow", got "medium"
+
+Unknown properties are refused even when a schema forgot ``additionalProperties: false``:
+compiling closes every object schema that declares ``properties`` (and the top-level
+object) with ``unevaluatedProperties: false``, which, unlike ``additionalProperties``,
+still lets ``allOf``/``$ref`` compositions through. Schemas that say what to do with
+extra properties (``additionalProperties``, ``patternProperties``,
+``unevaluatedProperties``) are left as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.exceptions import SchemaError
+
+from server.chain.base import CheckStage, definition_of
+from server.errors import InvalidArguments
+from server.types import ToolCall
+
+_OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
+_JSON_TYPE_NAMES = {
+    bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+    list: "an array", dict: "an object", type(None): "null",
+}
+
+
+def close_schema(schema: Mapping[str, Any], *, top: bool = True) -> dict[str, Any]:
+    """A copy of ``schema`` in which objects accept no properties they do not declare."""
+    closed = dict(schema)
+    is_object = "properties" in closed or (top and closed.get("type") == "object")
+    if is_object and not any(k in closed for k in _OPEN_KEYWORDS):
+        closed["unevaluatedProperties"] = False
+    if isinstance(closed.get("properties"), Mapping):
+        closed["properties"] = {k: _close_child(v) for k, v in closed["properties"].items()}
+    if "items" in closed:
+        closed["items"] = _close_child(closed["items"])
+    if isinstance(closed.get("prefixItems"), list):
+        closed["prefixItems"] = [_close_child(v) for v in closed["prefixItems"]]
+    return closed
+
+
+def _close_child(schema: Any) -> Any:
+    return close_schema(schema, top=False) if isinstance(schema, Mapping) else schema
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    path = "$"
+    for part in parts:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part.isidentifier():
+            path += f".{part}"
+        else:
+            path += f"[{json.dumps(part)}]"
+    return path
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _kind(value: Any) -> str:
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _declared(schema: Mapping[str, Any]) -> list[str]:
+    """Property names a schema declares, looking through allOf/anyOf/oneOf."""
+    names = list(schema.get("properties", {}) or {})
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for member in schema.get(keyword, []) or []:
+            if isinstance(member, Mapping):
+                names += [n for n in _declared(member) if n not in names]
+    return names
+
+
+def _expected_type(schema: Any) -> str:
+    if isinstance(schema, Mapping):
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return " or ".join(kind)
+        if isinstance(kind, str):
+            return kind
+        if "enum" in schema:
+            return "one of " + ", ".join(_show(v) for v in schema["enum"])
+    return "a value"
+
+
+def _missing_name(message: str) -> str:
+    # jsonschema says "{name!r} is a required property"; the repr is read back exactly.
+    try:
+        return str(ast.literal_eval(message.removesuffix(" is a required property")))
+    except (ValueError, SyntaxError):
+        return message
+
+
+def describe(error: ValidationError) -> list[str]:
+    """One sentence per problem in a jsonschema error (an unknown-property error may hold several)."""
+    path = list(error.absolute_path)
+    here = json_path(path)
+    keyword, expected, value = error.validator, error.validator_value, error.instance
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    if keyword in ("unevaluatedProperties", "additionalProperties") and isinstance(value, Mapping):
+        allowed = _declared(schema)
+        unknown = [k for k in value if k not in allowed] or list(value)
+        listing = ", ".join(allowed) if allowed else "none"
+        return [f"{json_path([*path, k])}: unknown property; the allowed properties are {listing}" for k in unknown]
+    if keyword == "required":
+        missing = _missing_name(error.message)
+        wanted = _expected_type((schema.get("properties") or {}).get(missing))
+        return [f"{json_path([*path, missing])}: missing required property; expected {wanted}"]
+    if keyword == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return [f"{here}: expected {wanted}, got {_show(value)} ({_kind(value)})"]
+    sentences = {
+        "enum": lambda: f"expected one of {', '.join(_show(v) for v in expected)}, got {_show(value)}",
+        "const": lambda: f"expected exactly {_show(expected)}, got {_show(value)}",
+        "minimum": lambda: f"expected a number >= {expected}, got {_show(value)}",
+        "maximum": lambda: f"expected a number <= {expected}, got {_show(value)}",
+        "exclusiveMinimum": lambda: f"expected a number > {expected}, got {_show(value)}",
+        "exclusiveMaximum": lambda: f"expected a number < {expected}, got {_show(value)}",
+        "multipleOf": lambda: f"expected a multiple of {expected}, got {_show(value)}",
+        "minLength": lambda: f"expected at least {expected} characters, got {len(value)}",
+        "maxLength": lambda: f"expected at most {expected} characters, got {len(value)}",
+        "pattern": lambda: f"expected a string matching the pattern {expected}, got {_show(value)}",
+        "format": lambda: f"expected a valid {expected}, got {_show(value)}",
+        "minItems": lambda: f"expected at least {expected} items, got {len(value)}",
+        "maxItems": lambda: f"expected at most {expected} items, got {len(value)}",
+        "uniqueItems": lambda: "expected every item to be different, but some repeat",
+        "anyOf": lambda: f"expected a value matching one of {len(expected)} allowed forms, got {_show(value)}",
+        "oneOf": lambda: f"expected a value matching exactly one of {len(expected)} allowed forms, "
+                         f"got {_show(value)}",
+    }
+    make = sentences.get(str(keyword))
+    return [f"{here}: {make() if make else error.message}"]
+
+
+class SchemaValidator:
+    """Checks arguments against input schemas; compiled validators are cached per schema."""
+
+    def __init__(self, *, max_cached: int = 4096) -> None:
+        self.max_cached = max_cached
+        # Keyed by id(schema); the entry holds the schema itself, so the id cannot be reused
+        # by another object while the entry lives.
+        self._compiled: dict[int, tuple[Mapping[str, Any], Draft202012Validator | str]] = {}
+
+    def problems(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
+        """Every problem with ``arguments``, one sentence each; empty when they are valid."""
+        validator = self._validator(schema)
+        if isinstance(validator, str):
+            return [validator]
+        found: list[str] = []
+        for error in validator.iter_errors(arguments):
+            found += describe(error)
+        return found
+
+    def check(self, tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
+        problems = self.problems(schema, arguments)
+        if problems:
+            raise InvalidArguments(tool, problems)
+
+    def _validator(self, schema: Mapping[str, Any]) -> Draft202012Validator | str:
+        entry = self._compiled.get(id(schema))
+        if entry is not None and entry[0] is schema:
+            return entry[1]
+        compiled: Draft202012Validator | str
+        closed = close_schema(schema)
+        try:
+            Draft202012Validator.check_schema(closed)
+            compiled = Draft202012Validator(closed, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        except SchemaError as exc:
+            compiled = f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
+        if len(self._compiled) >= self.max_cached:
+            self._compiled.clear()
+        self._compiled[id(schema)] = (schema, compiled)
+        return compiled
+
+
+class Validate(CheckStage):
+    name = "validate"
+
+    def __init__(self, validator: SchemaValidator) -> None:
+        self.validator = validator
+
+    async def check(self, call: ToolCall) -> None:
+        definition = definition_of(call)
+        self.validator.check(definition.name, definition.input_schema, call.arguments)
