@@ -1,0 +1,131 @@
+"""The built-in job tools, always listed: job_status, job_wait, job_result, job_cancel, job_list.
+
+Each is a ``Handler`` over one ``JobManager``; the caller is ``context.caller``, so a
+job is only ever seen by whoever started it (anyone else gets ``NoSuchJob``, raised
+for the server to translate like every ``CallRefused``).
+
+    catalog.extend(job_tools(manager))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+
+if TYPE_CHECKING:
+    from server.jobs.manager import JobManager
+    from server.jobs.views import JobView
+
+MAX_WAIT_S = 300.0
+
+_JOB_ID = {"type": "string", "description": "The job id, as returned when the call became a job (job_...)."}
+_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"]
+
+
+def _schema(properties: Mapping[str, Any], required: tuple[str, ...] = ("job_id",)) -> dict[str, Any]:
+    return {"type": "object", "properties": dict(properties), "required": list(required),
+            "additionalProperties": False}
+
+
+def _view_result(view: JobView) -> ToolResult:
+    return ToolResult(text=view.sentence(), structured=view.structured(), meta={"job_id": view.id})
+
+
+class JobTool(Handler):
+    """A tool over the job manager. Subclasses set ``NAME``, ``DESCRIPTION``, ``SCHEMA``."""
+
+    NAME: ClassVar[str]
+    DESCRIPTION: ClassVar[str]
+    SCHEMA: ClassVar[Mapping[str, Any]] = _schema({"job_id": _JOB_ID})
+    supports_cancellation = True
+
+    def __init__(self, manager: JobManager) -> None:
+        super().__init__(ToolDefinition(name=self.NAME, description=self.DESCRIPTION, input_schema=self.SCHEMA,
+                                        title=self.NAME.replace("_", " ").capitalize(),
+                                        tier=PermissionTier.READ, keywords=("job", "background")))
+        self.manager = manager
+
+
+class JobStatusTool(JobTool):
+    NAME = "job_status"
+    DESCRIPTION = ("Tells where a background job is now: queued (with its place in the queue), running "
+                   "(with its latest progress), or ended (completed, failed, cancelled, interrupted). "
+                   "Returns at once; use job_wait to wait for the end instead of calling this in a loop.")
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        return _view_result(await self.manager.status(context.caller, arguments["job_id"]))
+
+
+class JobWaitTool(JobTool):
+    NAME = "job_wait"
+    DESCRIPTION = ("Waits for a background job to end and returns its status as soon as it has ended, or "
+                   "when timeout_s seconds have passed, whichever comes first. Then call job_result to read "
+                   "the output. If it is still running after the timeout, call job_wait again.")
+    SCHEMA = _schema({
+        "job_id": _JOB_ID,
+        "timeout_s": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_S, "default": 30,
+                      "description": f"How long to wait at most, in seconds (0 to {MAX_WAIT_S:g}; default 30)."},
+    })
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        timeout = min(max(float(arguments.get("timeout_s", 30)), 0.0), MAX_WAIT_S)
+        return _view_result(await self.manager.wait(context.caller, arguments["job_id"], timeout))
+
+
+class JobResultTool(JobTool):
+    NAME = "job_result"
+    DESCRIPTION = ("Returns the output of a background job that has ended, exactly as the tool itself "
+                   "would have returned it. For a job that has not ended yet it says so; call job_wait first.")
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        job_id = arguments["job_id"]
+        result = await self.manager.result(context.caller, job_id)
+        if result is None:
+            view = await self.manager.status(context.caller, job_id)
+            return ToolResult(text=f"Job {job_id} has not ended yet ({view.sentence()})",
+                              structured=view.structured(), is_error=True, meta={"job_id": job_id})
+        return ToolResult(text=result.text, structured=result.structured, is_error=result.is_error,
+                          meta={**result.meta, "job_id": job_id})
+
+
+class JobCancelTool(JobTool):
+    NAME = "job_cancel"
+    DESCRIPTION = ("Stops a background job that is queued or running and records why. A job that has "
+                   "already ended is left as it is. Returns the job's status afterwards.")
+    SCHEMA = _schema({
+        "job_id": _JOB_ID,
+        "reason": {"type": "string", "maxLength": 500,
+                   "description": "Why the job is being stopped, kept with the job (optional)."},
+    })
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        reason = arguments.get("reason") or "cancelled by the caller"
+        return _view_result(await self.manager.cancel(context.caller, arguments["job_id"], reason))
+
+
+class JobListTool(JobTool):
+    NAME = "job_list"
+    DESCRIPTION = ("Lists your background jobs, newest first, optionally only those with one status. "
+                   "Each entry has the job id, the tool, and its status.")
+    SCHEMA = _schema({
+        "status": {"type": "string", "enum": _STATUSES, "description": "Only jobs with this status (optional)."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
+                  "description": "At most this many jobs (default 20)."},
+    }, required=())
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        views = await self.manager.list(context.caller, arguments.get("status"),
+                                        limit=int(arguments.get("limit", 20)))
+        text = "\n".join(v.sentence() for v in views) or "You have no jobs" + (
+            f" with status {arguments['status']}." if arguments.get("status") else ".")
+        return ToolResult(text=text, structured={"jobs": [v.structured() for v in views]})
+
+
+JOB_TOOLS: tuple[type[JobTool], ...] = (JobStatusTool, JobWaitTool, JobResultTool, JobCancelTool, JobListTool)
+
+
+def job_tools(manager: JobManager) -> list[JobTool]:
+    """The five built-in job tools over ``manager``."""
+    return [tool(manager) for tool in JOB_TOOLS]

@@ -1,0 +1,81 @@
+"""The five built-in job tools, called the way the server calls any handler."""
+
+from __future__ import annotations
+
+import anyio
+import jsonschema
+import pytest
+
+from handlers.jobs import job_tools
+from server.errors import NoSuchJob
+from server.jobs import JobManager
+from tests.jobs.conftest import Gate, MakeManager, context, start_job
+
+pytestmark = pytest.mark.anyio
+
+
+def tools(manager: JobManager) -> dict:
+    return {tool.name: tool for tool in job_tools(manager)}
+
+
+async def test_there_are_five_job_tools_with_valid_input_schemas(make_manager: MakeManager) -> None:
+    async with make_manager() as manager:
+        by_name = tools(manager)
+    assert sorted(by_name) == ["job_cancel", "job_list", "job_result", "job_status", "job_wait"]
+    for tool in by_name.values():
+        jsonschema.Draft202012Validator.check_schema(tool.definition.input_schema)
+        assert tool.definition.description
+
+
+async def test_a_model_can_follow_a_job_from_status_to_wait_to_result(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        t = tools(manager)
+        job_id = await start_job(manager, gate)
+        status = await t["job_status"].handle({"job_id": job_id}, context())
+        assert status.structured["status"] == "running" and "job_wait" in status.text
+
+        early = await t["job_result"].handle({"job_id": job_id}, context())
+        assert early.is_error and "has not ended" in early.text
+
+        gate.open()
+        with anyio.fail_after(5):
+            waited = await t["job_wait"].handle({"job_id": job_id, "timeout_s": 300}, context())
+        assert waited.structured["status"] == "completed" and "job_result" in waited.text
+
+        result = await t["job_result"].handle({"job_id": job_id}, context())
+        assert (result.text, result.structured, result.is_error) == ("done", {"answer": 42}, False)
+        assert result.meta["job_id"] == job_id
+
+
+async def test_job_cancel_stops_the_job_with_the_given_reason(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        with anyio.fail_after(5):
+            answer = await tools(manager)["job_cancel"].handle({"job_id": job_id, "reason": "too slow"}, context())
+        assert answer.structured["status"] == "cancelled" and answer.structured["reason"] == "too slow"
+
+
+async def test_job_list_lists_the_callers_jobs_and_filters_by_status(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        listing = await tools(manager)["job_list"].handle({}, context())
+        assert [j["job_id"] for j in listing.structured["jobs"]] == [job_id]
+        none = await tools(manager)["job_list"].handle({"status": "failed"}, context())
+        assert none.structured == {"jobs": []} and none.text == "You have no jobs with status failed."
+        gate.open()
+
+
+async def test_every_job_tool_refuses_another_callers_job(make_manager: MakeManager) -> None:
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        for name, tool in tools(manager).items():
+            if name == "job_list":
+                assert (await tool.handle({}, context("mallory"))).structured == {"jobs": []}
+                continue
+            with pytest.raises(NoSuchJob):
+                await tool.handle({"job_id": job_id, "timeout_s": 0}, context("mallory"))
+        gate.open()

@@ -1,0 +1,117 @@
+"""The SQLite job store on its own: scoping by owner, large results, atomic ends."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+
+from handlers.base import ToolResult
+from server.jobs import JobEvent, JobRecord, SqliteJobStore
+
+pytestmark = pytest.mark.anyio
+
+
+def job(job_id: str = "job_1", owner: str = "alice", at: float = 100.0) -> JobRecord:
+    return JobRecord(id=job_id, owner=owner, tool="cat", status="running", created_at=at, updated_at=at,
+                     arguments={"path": "a.txt"}, started_at=at)
+
+
+async def test_the_database_runs_in_wal_mode_with_normal_sync(store: SqliteJobStore, db_path: Path) -> None:
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+async def test_a_job_is_read_back_only_by_its_owner(store: SqliteJobStore) -> None:
+    await store.create(job(), [JobEvent("job_1", 100.0, "started")])
+    assert (await store.get("alice", "job_1")) == job()
+    assert await store.get("mallory", "job_1") is None
+    assert await store.events("mallory", "job_1") == []
+    assert [e.kind for e in await store.events("alice", "job_1")] == ["started"]
+
+
+async def test_a_result_is_saved_with_the_end_of_the_job(store: SqliteJobStore) -> None:
+    await store.create(job())
+    assert await store.get_result("alice", "job_1") is None
+    result = ToolResult(text="hello", structured={"lines": 1}, is_error=False, meta={"exit_code": 0})
+    await store.finish("job_1", "completed", result, at=101.0, events=[JobEvent("job_1", 101.0, "finished")])
+    assert await store.get_result("alice", "job_1") == result
+    assert await store.get_result("mallory", "job_1") is None
+    record = await store.get("alice", "job_1")
+    assert record is not None and record.status == "completed" and record.finished_at == 101.0
+
+
+async def test_a_job_that_has_ended_cannot_end_again(store: SqliteJobStore) -> None:
+    await store.create(job())
+    await store.finish("job_1", "cancelled", ToolResult.error("stop"), at=101.0, reason="asked")
+    await store.finish("job_1", "completed", ToolResult("late"), at=102.0)
+    record = await store.get("alice", "job_1")
+    assert record is not None and (record.status, record.reason) == ("cancelled", "asked")
+    assert [e.kind for e in await store.events("alice", "job_1")] == []
+
+
+async def test_a_result_over_the_size_limit_is_kept_in_a_file_beside_the_database(db_path: Path) -> None:
+    big = ToolResult(text="y" * 5000)
+    async with SqliteJobStore(db_path, large_result_bytes=1000) as store:
+        await store.create(job())
+        await store.finish("job_1", "completed", big, at=101.0)
+        files = list(store.results_dir.iterdir())
+        assert [f.name for f in files] == ["job_1.json"]
+        assert await store.get_result("alice", "job_1") == big
+        assert await store.delete_finished_before(200.0) == 1
+        assert list(store.results_dir.iterdir()) == []
+
+
+async def test_a_status_that_ends_a_job_must_go_through_finish(store: SqliteJobStore) -> None:
+    await store.create(job())
+    with pytest.raises(ValueError, match="finish"):
+        await store.set_status("job_1", "completed", at=1.0)
+
+
+async def test_a_queued_job_records_when_it_starts_running(store: SqliteJobStore) -> None:
+    queued = JobRecord(id="job_q", owner="alice", tool="cat", status="queued", created_at=1.0, updated_at=1.0)
+    await store.create(queued)
+    await store.set_status("job_q", "running", at=2.0)
+    record = await store.get("alice", "job_q")
+    assert record is not None and (record.status, record.started_at) == ("running", 2.0)
+
+
+async def test_opening_marks_unfinished_jobs_interrupted_and_keeps_finished_ones(db_path: Path) -> None:
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_a"))
+        await store.create(job("job_b"))
+        await store.finish("job_b", "completed", ToolResult("fine"), at=101.0)
+    async with SqliteJobStore(db_path) as store:
+        assert await store.interrupt_unfinished("the server stopped", at=200.0) == 1
+        a, b = await store.get("alice", "job_a"), await store.get("alice", "job_b")
+        assert a is not None and (a.status, a.reason) == ("interrupted", "the server stopped")
+        assert b is not None and b.status == "completed"
+        assert (await store.get_result("alice", "job_b")) == ToolResult("fine")
+
+
+async def test_listing_is_newest_first_per_owner_with_paging(store: SqliteJobStore) -> None:
+    for i in range(5):
+        await store.create(job(f"job_{i}", at=float(i)))
+    await store.create(job("job_bob", owner="bob"))
+    assert [r.id for r in await store.list_jobs("alice", limit=2)] == ["job_4", "job_3"]
+    assert [r.id for r in await store.list_jobs("alice", limit=2, offset=2)] == ["job_2", "job_1"]
+    assert [r.id for r in await store.list_jobs("alice", "completed")] == []
+
+
+async def test_concurrent_writes_from_many_tasks_all_land(store: SqliteJobStore) -> None:
+    async with anyio.create_task_group() as tg:
+        for i in range(100):
+            tg.start_soon(store.create, job(f"job_{i}", at=float(i)))
+    assert len(await store.list_jobs("alice", limit=1000)) == 100
+
+
+async def test_closing_twice_is_harmless(db_path: Path) -> None:
+    store = SqliteJobStore(db_path)
+    await store.open()
+    await store.aclose()
+    await store.aclose()
+    with pytest.raises(RuntimeError, match="not open"):
+        await store.get("alice", "job_1")
