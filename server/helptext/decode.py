@@ -1,0 +1,97 @@
+"""Raw help bytes to clean text: which encoding, and what a terminal would have shown.
+
+Order matters: a BOM is the author's own word, strict UTF-8 is right for nearly
+every modern tool (and legacy encodings almost never validate as UTF-8 by
+accident), and only then is chardet asked to guess.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+import chardet
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE: it starts with the same two bytes
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+# chardet reads this much at most: enough to be sure, and a 1 MB text stays fast.
+_DETECT_SAMPLE = 64 * 1024
+
+# CSI (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), then any
+# other two-byte escape. Each alternative is linear: no nested repetition.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+# man-style overstrike: "_\bX" (underline) and "X\bX" (bold) show as X.
+_OVERSTRIKE = re.compile(r".\x08")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    text: str
+    encoding: str
+    had_errors: bool
+
+
+def decode_help(data: bytes) -> DecodedText:
+    raw, encoding, had_errors = _to_str(data)
+    return DecodedText(clean_terminal_text(raw), encoding, had_errors)
+
+
+def _to_str(data: bytes) -> tuple[str, str, bool]:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            body = data[len(bom):]
+            text = body.decode(name, errors="replace")
+            return text, name, "\ufffd" in text and b"\xef\xbf\xbd" not in body
+    try:
+        return data.decode("utf-8"), "utf-8", False
+    except UnicodeDecodeError:
+        pass
+    guess = chardet.detect(data[:_DETECT_SAMPLE])
+    name = _python_codec(guess.get("encoding"))
+    if name is None:
+        return data.decode("utf-8", errors="replace"), "utf-8", True
+    text = data.decode(_WIDER.get(name, name), errors="replace")
+    return text, name, "\ufffd" in text
+
+
+# chardet names the narrow standard; tools emit its vendor superset (Windows code pages),
+# which decodes everything the narrow one does and more.
+_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "euc_kr": "cp949", "shift_jis": "cp932",
+          "euc_jp": "euc_jis_2004", "big5": "big5hkscs"}
+
+
+def _python_codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def clean_terminal_text(text: str) -> str:
+    if "\x1b" in text or "\x9b" in text:
+        text = _ANSI.sub("", text)
+    if "\x08" in text:
+        text = _OVERSTRIKE.sub("", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\t" in text:
+        text = "\n".join(line.expandtabs(8) for line in text.split("\n"))
+    text = _CONTROL.sub("", text)
+    # Non-breaking spaces would defeat column detection.
+    text = text.replace("\u00a0", " ").replace("\ufeff", "")
+    return "\n".join(line.rstrip() for line in text.split("\n"))

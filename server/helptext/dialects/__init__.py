@@ -1,0 +1,37 @@
+"""The help-text dialects toolbay reads, in the order ties are broken.
+
+Adding one: a module here with a ``Dialect`` subclass, an entry in ``DIALECTS``,
+and a folder of real captured help texts under ``tests/helptext/corpus/<name>/``
+(a test fails without it).
+"""
+
+from __future__ import annotations
+
+from .argparse import Argparse
+from .base import Dialect
+from .clap import Clap
+from .click import Click
+from .cobra import Cobra
+from .commander import Commander
+from .docopt import Docopt
+from .generic import Generic
+from .gnu import Gnu
+from .goflag import GoFlag
+from .typer import Typer
+from .yargs import Yargs
+
+DIALECTS: tuple[Dialect, ...] = (
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+)
+
+
+def pick_dialect(text: str) -> Dialect:
+    best, best_score = DIALECTS[-1], 0.0
+    for dialect in DIALECTS:
+        score = dialect.detect(text)
+        if score > best_score:
+            best, best_score = dialect, score
+    return best
+
+
+__all__ = ["DIALECTS", "Dialect", "pick_dialect"]

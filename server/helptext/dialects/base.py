@@ -1,0 +1,31 @@
+"""The dialect contract: a name, how sure it is that a text is its own, and a parse.
+
+A dialect's ``detect`` counts the marks its library prints (headings, the wording
+of its own --help line, its note syntax); the highest score wins, ties go to the
+first listed in ``DIALECTS``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from ..engine import Rules, parse_text
+from ..model import HelpDescription
+
+
+class Dialect:
+    name: ClassVar[str]
+    rules: ClassVar[Rules] = Rules()
+    # (pattern, weight): the score is the sum of the weights of the patterns found.
+    marks: ClassVar[tuple[tuple[re.Pattern[str], float], ...]] = ()
+
+    def detect(self, text: str) -> float:
+        return sum(weight for pattern, weight in self.marks if pattern.search(text))
+
+    def parse(self, text: str) -> HelpDescription:
+        return parse_text(text, self.rules, self.name)
+
+
+def mark(pattern: str, weight: float, flags: int = re.MULTILINE) -> tuple[re.Pattern[str], float]:
+    return re.compile(pattern, flags), weight

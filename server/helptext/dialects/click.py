@@ -1,0 +1,16 @@
+"""click (Python): "Usage: x [OPTIONS]", "--x / --no-x", "[required]", "TEXT"/"INTEGER" metavars."""
+
+from __future__ import annotations
+
+from .base import Dialect, mark
+
+
+class Click(Dialect):
+    name = "click"
+    marks = (
+        mark(r"^\s+--help\s+Show this message and exit\.", 4.0),
+        mark(r"^Usage: \S+(?: \S+)* \[OPTIONS\]", 1.0),
+        mark(r"^\s+(?:-\w, )?--[\w-]+ (?:TEXT|INTEGER|FLOAT|PATH|FILENAME|DIRECTORY|BOOLEAN)\b", 1.5),
+        mark(r"--[\w-]+ / --[\w-]+", 1.5),
+        mark(r"\[required\]", 1.0),
+    )

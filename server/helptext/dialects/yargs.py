@@ -1,0 +1,16 @@
+"""yargs (Node): a type note after each description ("[boolean]", "[string] [required]"), commands prefixed by the program."""
+
+from __future__ import annotations
+
+from ..engine import Rules
+from .base import Dialect, mark
+
+
+class Yargs(Dialect):
+    name = "yargs"
+    rules = Rules(commands_prefixed=True, value_from_type_note=True)
+    marks = (
+        mark(r"Show help\s+\[boolean\]$", 5.0),
+        mark(r"Show version number\s+\[boolean\]$", 3.0),
+        mark(r"\s\[(?:boolean|string|number|array|count)\]$", 1.0),
+    )

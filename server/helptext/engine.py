@@ -1,0 +1,269 @@
+"""Turns laid-out help text into a ``HelpDescription``; dialects call it with their rules.
+
+Entries are read under every heading that can hold them and also where no heading
+is printed at all (GNU tools list options right after their prose), so an unknown
+layout still yields its "-x, --long VALUE" lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .heads import Head, parse_head
+from .layout import FLAG_START, Entry, Section, indent_of, read_entries, split_sections
+from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
+from .notes import (
+    is_repeat_type,
+    read_notes,
+    strip_brackets,
+    value_choices,
+    value_type,
+)
+from .usage import UsageFacts, positional_key, read_usage
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What a dialect changes in the shared reading."""
+
+    single_dash_long: bool = False  # Go's flag package: "-name" is a long option
+    commands_prefixed: bool = False  # yargs lists "prog serve" rather than "serve"
+    value_from_type_note: bool = False  # yargs says "[string]" after the description instead of a metavar
+
+
+_VERSION_LINE = re.compile(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
+_AUTHOR = re.compile(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
+_PROSE_NOISE = re.compile(r"^(?:use \"|run '|for more information|try '|see '|to get started)", re.IGNORECASE)
+
+
+def _is_option_start(line: str) -> bool:
+    return FLAG_START.match(line.lstrip()) is not None
+
+
+def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
+    layout = split_sections(text)
+    option_entries: list[Entry] = []
+    positional_entries: list[Entry] = []
+    command_entries: list[Entry] = []
+    prose: list[list[str]] = []
+    for section in layout.sections:
+        _collect(section, option_entries, positional_entries, command_entries, prose)
+
+    options = _merge_duplicates([_option(e, rules) for e in option_entries])
+    options = [o for o in options if o.long or o.short]
+    value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
+    facts = read_usage(layout.usage, value_flags)
+    options = [_require_from_usage(o, facts) for o in options]
+    name, version, about, description = _texts(prose, facts)
+    subcommands = _subcommands(command_entries, rules, facts.program)
+    positionals = _positionals(positional_entries, facts, bool(subcommands))
+    return HelpDescription(
+        name=name, version=version, about=about, description=description,
+        options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
+        dialect=dialect, usage="\n".join(layout.usage),
+    )
+
+
+def _collect(section: Section, options: list[Entry], positionals: list[Entry], commands: list[Entry],
+             prose: list[list[str]]) -> None:
+    if section.kind == "text":
+        return
+    if section.kind == "positionals":
+        base = min((indent_of(x) for x in section.lines if x.strip()), default=0)
+        entries, _ = read_entries(section.lines, lambda line: indent_of(line) <= base + 1)
+        for entry in entries:
+            (options if FLAG_START.match(entry.head) else positionals).append(entry)
+        return
+    if section.kind == "commands":
+        lines = [x for x in section.lines if not x.strip().startswith("{")]  # argparse "{a,b}" line
+        base = min((indent_of(x) for x in lines if x.strip()), default=0)
+        entries, _ = read_entries(lines, lambda line: indent_of(line) <= base + 1)
+        commands.extend(e for e in entries if not FLAG_START.match(e.head))
+        return
+    entries, loose = read_entries(section.lines, _is_option_start)
+    if section.kind == "options" and section.title and not entries:
+        # argparse subparsers under a custom group title: "{a,b}" then indented names.
+        if any(x.strip().startswith("{") for x in section.lines):
+            _collect(Section(section.title, "commands", section.lines), options, positionals, commands, prose)
+            return
+    options.extend(entries)
+    if section.kind == "untitled":
+        prose.append(loose)
+
+
+def _option(entry: Entry, rules: Rules) -> OptionSpec:
+    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long)
+    description_lines = ([head.rest] if head.rest else []) + entry.description
+    notes = read_notes(description_lines)
+    raw = head.value
+    takes_value = raw is not None
+    if rules.value_from_type_note and notes.yargs_type and not takes_value:
+        takes_value = notes.yargs_type not in ("boolean", "count")
+    choices = value_choices(raw) if raw else ()
+    value_name = None
+    if raw:
+        value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
+    choices = choices or notes.choices
+    if not takes_value:
+        kind = "boolean"
+    elif choices:
+        kind = "enum"
+    elif rules.value_from_type_note and notes.yargs_type == "number":
+        kind = "number"
+    else:
+        kind = value_type(value_name, raw)
+    default = notes.default
+    if kind == "boolean" and default is not None and default.lower() not in ("true", "false"):
+        default = None
+    repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
+    return OptionSpec(
+        long=head.longs[0] if head.longs else None,
+        short=head.shorts[0] if head.shorts else None,
+        takes_value=takes_value,
+        value_name=value_name or None,
+        type=kind,  # type: ignore[arg-type]
+        default=default,
+        choices=choices if takes_value else (),
+        required=head.required_marker or notes.required,
+        repeatable=repeatable,
+        description=join_description(description_lines),
+        negation=head.negations[0] if head.negations else None,
+        value_optional=head.value_optional and takes_value,
+    )
+
+
+def join_description(lines: list[str]) -> str:
+    paragraphs: list[str] = []
+    current: list[str] = []
+    for line in lines:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    if current:
+        paragraphs.append(" ".join(current))
+    return "\n\n".join(paragraphs)
+
+
+def _merge_duplicates(options: list[OptionSpec]) -> list[OptionSpec]:
+    """The same option printed twice (a tool listing it under two headings) counts once."""
+    seen: dict[str, int] = {}
+    out: list[OptionSpec] = []
+    for opt in options:
+        keys = [k for k in (opt.long, opt.short) if k]
+        index = next((seen[k] for k in keys if k in seen), None)
+        if index is None:
+            for k in keys:
+                seen[k] = len(out)
+            out.append(opt)
+    return out
+
+
+def _require_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
+    if opt.required or not facts.required_flags:
+        return opt
+    if (opt.long and opt.long in facts.required_flags) or (opt.short and opt.short in facts.required_flags):
+        if opt.takes_value:  # a bare boolean in usage is an example, not a requirement
+            return opt.__class__(**{**_fields(opt), "required": True})
+    return opt
+
+
+def _fields(opt: OptionSpec) -> dict[str, object]:
+    return {name: getattr(opt, name) for name in opt.__slots__}  # type: ignore[attr-defined]
+
+
+def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str | None, str, str]:
+    name = facts.program
+    version = None
+    paragraphs: list[str] = []
+    for block in prose:
+        current: list[str] = []
+        for line in block + [""]:
+            if line.strip():
+                current.append(line.strip())
+                continue
+            if current:
+                paragraphs.append(" ".join(current))
+                current = []
+    kept: list[str] = []
+    for i, paragraph in enumerate(paragraphs):
+        if i == 0 or version is None:
+            found = _VERSION_LINE.match(paragraph)
+            if found and (i == 0 or len(paragraph.split()) <= 3):
+                version = found.group(2)
+                name = name or found.group(1).split()[0]
+                rest = paragraph[found.end():].strip()
+                if not rest or _AUTHOR.search(rest):
+                    continue
+                paragraph = rest
+        if _AUTHOR.search(paragraph) and len(paragraph) < 120:
+            continue
+        if _PROSE_NOISE.match(paragraph):
+            continue
+        kept.append(paragraph)
+    description = "\n\n".join(kept)
+    about = _first_sentence(kept[0]) if kept else ""
+    return name, version, about, description
+
+
+def _first_sentence(paragraph: str) -> str:
+    if len(paragraph) <= 160:
+        return paragraph
+    found = re.search(r"[.!?](?=\s+[A-Z(])", paragraph)
+    return paragraph[: found.end()] if found and found.end() <= 300 else paragraph[:160].rstrip() + "…"
+
+
+def _subcommands(entries: list[Entry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
+    out: list[SubcommandSpec] = []
+    seen: set[str] = set()
+    for entry in entries:
+        words = entry.head.split()
+        if not words:
+            continue
+        if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
+            words = words[1:]
+        name = re.split(r"[,|:]", words[0])[0].strip()
+        if not re.fullmatch(r"[A-Za-z0-9][\w.:+-]*", name) or name in seen:
+            continue
+        rest = " ".join(words[1:])
+        description = join_description(entry.description)
+        if rest and not re.match(r"^[\[<(]|^[A-Z_]+\b|^\.\.\.", rest) and not description:
+            description = rest  # one space between name and description
+        seen.add(name)
+        out.append(SubcommandSpec(name, description))
+    return out
+
+
+def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) -> list[PositionalSpec]:
+    usage_by_key = {positional_key(p.name): p for p in facts.positionals}
+    out: list[PositionalSpec] = []
+    for entry in entries:
+        head = entry.head.split()[0] if entry.head.split() else entry.head
+        choices = ()
+        if head.startswith("{"):
+            choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
+        name = strip_brackets(head.rstrip(".")) if not choices else head.rstrip(".")
+        key = positional_key(name)
+        from_usage = usage_by_key.pop(key, None)
+        variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
+        if from_usage is not None:
+            required = from_usage.required
+        else:
+            required = not head.startswith("[")
+        out.append(PositionalSpec(_display_name(name), required, variadic,
+                                  join_description(entry.description), choices))
+    if has_commands:
+        return out
+    for pos in usage_by_key.values():
+        if pos.name.startswith("{"):
+            choices = pos.choices
+            out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
+        else:
+            out.append(PositionalSpec(_display_name(strip_brackets(pos.name)), pos.required, pos.variadic, ""))
+    return out
+
+
+def _display_name(name: str) -> str:
+    return name.strip("<>[]").rstrip(".")

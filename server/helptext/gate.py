@@ -1,0 +1,57 @@
+"""Is this a help text at all? Each refusal is one line a person can act on.
+
+Help has structure: a usage line, an option entry, or a list heading. A banner,
+a log line, an error message or random bytes has none of it (or says "error").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from server.errors import NotHelpError
+
+from .model import HelpDescription
+
+_STRUCTURE = re.compile(
+    r"^\s{0,4}usage(?: of \S+)?\s*:"
+    r"|^\s*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
+    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands)\s*:?\s*$"
+    r"|^\s*[╭┌]─ (?:Options|Arguments|Commands)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ERROR_LINE = re.compile(r"^(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE | re.MULTILINE)
+_MAX_ODD_SHARE = 0.05
+
+
+def check_text(text: str, had_errors: bool) -> None:
+    """Raises ``NotHelpError`` for text that cannot be help, before any parsing."""
+    content = text.strip()
+    if not content:
+        raise NotHelpError("the output is empty")
+    sample = content[:20000]
+    odd = sum(1 for ch in sample if _is_odd(ch))
+    if odd / max(1, len(sample)) > _MAX_ODD_SHARE:
+        raise NotHelpError("the output is binary data, not text")
+    if not _STRUCTURE.search(content):
+        first = content.split("\n", 1)[0][:80]
+        raise NotHelpError(f"no usage line, option list or command list found (output starts {first!r})")
+
+
+def check_description(text: str, desc: HelpDescription) -> None:
+    """After parsing: an error message that merely quotes the usage line is not help."""
+    error = _ERROR_LINE.search(text)
+    if error and len(desc.options) <= 1 and not desc.subcommands:
+        line = text[error.start():].split("\n", 1)[0][:100]
+        raise NotHelpError(f"the program printed an error, not help: {line}")
+    if not (desc.options or desc.subcommands or desc.positionals or desc.usage):
+        raise NotHelpError("no usage line, option list or command list found")
+
+
+def _is_odd(ch: str) -> bool:
+    if ch in "\n ":
+        return False
+    if ch == "\ufffd":
+        return True
+    category = unicodedata.category(ch)
+    return category in ("Cc", "Cf", "Co", "Cn", "Cs")

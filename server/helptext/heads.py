@@ -1,0 +1,158 @@
+"""The head of an option entry: its names and the value it takes.
+
+Covers every way the dialects write it: "-a, --all", "-f FILE, --file FILE",
+"--color[=WHEN]", "-e, --regexp <PATTERN>...", "-L, --limit int", "--x / --no-x",
+"-h --help", "* --name -n TEXT", "--[no-]color", "--opt {a,b}", "--c [a|b|c]".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FLAG = re.compile(r"^(-{1,2}[A-Za-z0-9?#@][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
+_NO_PREFIX = re.compile(r"^--\[no-?\]([\w.-]+)(.*)$")
+
+
+@dataclass(slots=True)
+class Head:
+    longs: list[str] = field(default_factory=list)
+    shorts: list[str] = field(default_factory=list)
+    negations: list[str] = field(default_factory=list)
+    value: str | None = None  # the raw value text as printed ("<PATTERN>...", "{a,b}", "int")
+    value_optional: bool = False
+    repeat_marker: bool = False
+    required_marker: bool = False
+    rest: str = ""  # words that were not part of the head (single-space descriptions)
+
+
+def tokens_of(head: str) -> list[str]:
+    """Splits on spaces and commas, keeping bracketed groups ("[HOST/]OWNER", "<A B>") whole."""
+    out: list[str] = []
+    depth = 0
+    current = ""
+    for ch in head:
+        if ch in "<[{(":
+            depth += 1
+        elif ch in ">]})":
+            depth = max(0, depth - 1)
+        if depth == 0 and (ch == " " or ch == ","):
+            if current:
+                out.append(current)
+            current = ""
+            if ch == ",":
+                out.append(",")
+            continue
+        current += ch
+    if current:
+        out.append(current)
+    return out
+
+
+def parse_head(head: str, *, single_dash_long: bool = False) -> Head:
+    result = Head()
+    tokens = tokens_of(head)
+    negating = False
+    values: list[str] = []
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        k += 1
+        if tok == ",":
+            continue
+        if tok == "*" and not (result.longs or result.shorts):
+            result.required_marker = True
+            continue
+        if tok in ("/", "|"):
+            negating = True
+            continue
+        nomatch = _NO_PREFIX.match(tok)
+        if nomatch:
+            result.longs.append("--" + nomatch.group(1))
+            result.negations.append("--no-" + nomatch.group(1))
+            tok = "--" + nomatch.group(1) + nomatch.group(2)
+            _attach(result, nomatch.group(2), values)
+            continue
+        match = _FLAG.match(tok)
+        if match:
+            name, dots, attached = match.groups()
+            if dots:
+                result.repeat_marker = True
+            if negating:
+                result.negations.append(name)
+            elif name.startswith("--") or (len(name) > 2 and single_dash_long):
+                result.longs.append(name)
+            elif len(name) == 2:
+                result.shorts.append(name)
+            else:
+                result.longs.append(name)
+            _attach(result, attached or "", values)
+            continue
+        if not (result.longs or result.shorts):
+            result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
+            break
+        if values and not _looks_like_value(tok) and not tok.startswith("..."):
+            result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
+            break
+        if not values and not _looks_like_value(tok):
+            result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
+            break
+        if negating:
+            continue
+        if not values or not _same_value_again(values, tok):
+            values.append(tok)
+    if values and result.value is None:
+        _set_value(result, values)
+    return result
+
+
+def _attach(result: Head, attached: str, values: list[str]) -> None:
+    if not attached:
+        return
+    if attached.startswith("[="):
+        result.value_optional = True
+        values.append(attached[2:].rstrip("]") if attached.endswith("]") else attached[2:])
+    elif attached.startswith("["):
+        result.value_optional = True
+        values.append(attached)
+    elif attached.startswith("="):
+        values.append(attached[1:])
+    else:
+        values.append(attached)
+
+
+def _same_value_again(values: list[str], tok: str) -> bool:
+    # argparse repeats the metavar after each name: "-f FILE, --file FILE".
+    return tok == values[0]
+
+
+_TYPE_WORDS = {
+    "string", "strings", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32",
+    "uint64", "float", "float32", "float64", "duration", "bool", "stringarray", "stringslice", "intslice",
+    "ints", "uintslice", "floatslice", "durationslice", "stringtostring", "stringtoint", "bytes", "ip",
+    "ipmask", "ipnet", "ipslice", "count", "value", "list", "text", "integer", "number", "path", "file",
+    "filename", "dir", "directory", "choice", "boolean", "uuid", "date", "datetime", "url", "num",
+}
+
+
+def _looks_like_value(tok: str) -> bool:
+    if tok[0] in "<[{(" or tok.startswith("="):
+        return True
+    bare = tok.rstrip(".")
+    if not bare:
+        return False
+    if bare.lower() in _TYPE_WORDS:
+        return True
+    letters = [c for c in bare if c.isalpha()]
+    # Metavars are written in capitals ("FILE", "N", "HOST/OWNER", "KEY=VALUE").
+    return bool(letters) and all(c.isupper() for c in letters)
+
+
+def _set_value(result: Head, values: list[str]) -> None:
+    text = " ".join(values)
+    if text.endswith("...") or " ..." in text or "...]" in text:
+        result.repeat_marker = result.repeat_marker or text.endswith("...")
+    if len(values) == 1 and values[0].startswith("[") and values[0].endswith("]") \
+            and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]):
+        result.value_optional = True
+    result.value = text

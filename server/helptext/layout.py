@@ -1,0 +1,246 @@
+"""The shape of a help text: usage lines, headed sections, and indented entries.
+
+Every dialect prints the same skeleton (a heading, then entries whose description
+sits in a column to the right and wraps below), so this is shared; dialects only
+differ in the words they use. Everything here is a single pass over the lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+StartTest = Callable[[str], bool]
+SectionKind = Literal["usage", "options", "positionals", "commands", "text", "untitled"]
+
+_HEADING_COLON = re.compile(r"^[A-Za-z][\w /&()'.,+-]{0,48}:$")
+_HEADING_CAPS = re.compile(r"^[A-Z][A-Z0-9 /&_-]{1,40}$")
+_USAGE_LINE = re.compile(r"^\s{0,4}usage(?: of ([^:]*))?\s*:\s*(.*)$", re.IGNORECASE)
+# A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
+FLAG_START = re.compile(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
+
+_TEXT_TITLES = ("example", "environment", "exit status", "learn more", "see also", "note", "description",
+                "author", "bug", "report", "feedback", "help topic", "more info", "alias", "copyright",
+                "license", "homepage", "documentation", "return", "exit code", "tip", "hint", "info")
+
+
+@dataclass(slots=True)
+class Section:
+    title: str
+    kind: SectionKind
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Entry:
+    """One item of a list: its head ("-n, --lines NUM") and its description lines."""
+
+    head: str
+    description: list[str]
+    indent: int
+
+
+def indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def section_kind(title: str) -> SectionKind:
+    lower = title.lower()
+    if lower.startswith("usage"):
+        return "usage"
+    if "command" in lower:
+        return "commands"
+    if "positional" in lower or lower in ("args", "arguments", "argument", "positionals", "parameters"):
+        return "positionals"
+    if any(word in lower for word in _TEXT_TITLES):
+        return "text"
+    return "options"
+
+
+def heading_title(line: str) -> str | None:
+    """The title if ``line`` is a section heading ("Options:", "FLAGS", "Global Flags:")."""
+    if indent_of(line) > 3:
+        return None
+    content = line.strip()
+    if not content or content.startswith("-"):
+        return None
+    if _HEADING_COLON.match(content) and len(content.split()) <= 6:
+        return content[:-1].strip()
+    if indent_of(line) == 0 and _HEADING_CAPS.match(content) and len(content.split()) <= 4 \
+            and any(c.isalpha() for c in content):
+        return content
+    return None
+
+
+_BOX_TOP = re.compile(r"^\s*[╭┌+][─\-]+\s*(.*?)\s*[─\-]*[╮┐+]\s*$")
+_BOX_BOTTOM = re.compile(r"^\s*[╰└+][─\-]+[╯┘+]\s*$")
+
+
+def unbox(lines: list[str]) -> list[str]:
+    """Turns rich panels (typer) into plain headed sections, keeping inner indentation."""
+    if not any(line.lstrip().startswith(("╭", "│", "┌")) for line in lines):
+        return lines
+    out: list[str] = []
+    for line in lines:
+        top = _BOX_TOP.match(line)
+        if top and ("╭" in line or "┌" in line):
+            out.append(f"{top.group(1).strip() or 'Options'}:")
+            continue
+        if _BOX_BOTTOM.match(line) and ("╰" in line or "└" in line):
+            out.append("")
+            continue
+        stripped = line.lstrip()
+        if stripped.startswith(("│", "┃")):
+            inner = stripped[1:]
+            if inner.rstrip().endswith(("│", "┃")):
+                inner = inner.rstrip()[:-1]
+            out.append(" " + inner.rstrip())
+            continue
+        out.append(line)
+    return out
+
+
+@dataclass(slots=True)
+class Layout:
+    usage: list[str]  # one string per usage alternative, continuation lines joined
+    sections: list[Section]
+
+
+def split_sections(text: str) -> Layout:
+    lines = unbox(text.split("\n"))
+    usage: list[str] = []
+    sections: list[Section] = [Section("", "untitled")]
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        usage_match = _USAGE_LINE.match(line)
+        if usage_match and not FLAG_START.match(line.strip()):
+            i = _read_usage(lines, i, usage_match, usage)
+            sections.append(Section("", "untitled"))
+            continue
+        title = heading_title(line)
+        if title is not None:
+            kind = section_kind(title)
+            sections.append(Section(title, kind))
+            if kind == "usage":
+                i = _read_usage_block(lines, i + 1, usage)
+                sections.append(Section("", "untitled"))
+                continue
+        else:
+            sections[-1].lines.append(line)
+        i += 1
+    return Layout(usage, [s for s in sections if s.title or any(x.strip() for x in s.lines)])
+
+
+def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]) -> int:
+    program, rest = match.group(1), match.group(2).strip()
+    if program is not None:  # Go's "Usage of prog:"
+        usage.append(program.strip())
+        return i + 1
+    if not rest:
+        return _read_usage_block(lines, i + 1, usage)
+    base = indent_of(lines[i])
+    current = rest
+    i += 1
+    while i < len(lines) and lines[i].strip() and indent_of(lines[i]) > base \
+            and heading_title(lines[i]) is None:
+        more = lines[i].strip()
+        if more.lower().startswith("or:"):
+            usage.append(current)
+            current = more[3:].strip()
+        elif FLAG_START.match(more) and indent_of(lines[i]) <= base + 4 and "  " in more:
+            break  # an option list right under the usage line (no blank line between)
+        else:
+            current += " " + more
+        i += 1
+    usage.append(current)
+    return i
+
+
+def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
+    """Usage alternatives on their own indented lines under a "Usage:" / "USAGE" heading."""
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    base = None
+    while i < len(lines) and lines[i].strip() and indent_of(lines[i]) > 0:
+        line = lines[i]
+        if base is None or indent_of(line) <= base:
+            base = indent_of(line) if base is None else base
+            content = line.strip()
+            usage.append(content[3:].strip() if content.lower().startswith("or:") else content)
+        else:
+            usage[-1] += " " + line.strip()
+        i += 1
+    return i
+
+
+def split_head(content: str) -> tuple[str, str]:
+    """Splits "-n, --lines NUM   print NUM lines" at the first gap of two spaces outside brackets."""
+    depth = 0
+    for k, ch in enumerate(content):
+        if ch in "<[{(":
+            depth += 1
+        elif ch in ">]})":
+            depth = max(0, depth - 1)
+        elif ch == " " and depth == 0 and content.startswith(" ", k + 1):
+            return content[:k], content[k:].strip()
+    return content, ""
+
+
+def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[Entry], list[str]]:
+    """Groups lines into entries and loose prose.
+
+    An entry continues while lines are indented deeper than its head and, once its
+    description column is known, until a new head starts left of that column (cobra
+    and clap print short-less options further right than the others).
+    """
+    entries: list[Entry] = []
+    prose: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            prose.append("")
+            i += 1
+            continue
+        if not is_start(line):
+            prose.append(line.strip())
+            i += 1
+            continue
+        base = indent_of(line)
+        head, first = split_head(line.strip())
+        desc_col = (line.index(first, base + len(head)) if first else None)
+        description = [first] if first else []
+        i += 1
+        while i < n:
+            nxt = lines[i]
+            if not nxt.strip():
+                k = i
+                while k < n and not lines[k].strip():
+                    k += 1
+                if k < n and _continues(lines[k], base, desc_col, is_start) and indent_of(lines[k]) > base + 2:
+                    description.extend([""] * (k - i))
+                    i = k
+                    continue
+                break
+            if not _continues(nxt, base, desc_col, is_start):
+                break
+            if desc_col is None:
+                desc_col = indent_of(nxt)
+            description.append(nxt.strip())
+            i += 1
+        entries.append(Entry(head, description, base))
+    return entries, prose
+
+
+def _continues(line: str, base: int, desc_col: int | None, is_start: StartTest) -> bool:
+    ind = indent_of(line)
+    if ind <= base or heading_title(line) is not None:
+        return False
+    if is_start(line):
+        limit = desc_col if desc_col is not None else base + 7
+        return ind >= limit
+    return True
+

@@ -1,0 +1,126 @@
+"""What a help text says about its program: the description other parts of toolbay trust.
+
+These are plain frozen dataclasses so that a description can be cached on disk
+(``to_dict``/``from_dict``) and compared in tests without any parser state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+ValueType = Literal["boolean", "integer", "number", "string", "path", "enum"]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    long: str | None = None  # with its dashes as printed: "--length", or "-cpuprofile" for Go flag
+    short: str | None = None  # "-n"
+    takes_value: bool = False
+    value_name: str | None = None
+    type: ValueType = "boolean"
+    default: str | None = None
+    choices: tuple[str, ...] = ()
+    required: bool = False
+    repeatable: bool = False
+    description: str = ""
+    # The flag that turns a boolean off (click's "--x / --no-x"), so ``false`` can be said.
+    negation: str | None = None
+    # The value may be left out ("--color[=WHEN]"): the flag alone is meaningful.
+    value_optional: bool = False
+
+    @property
+    def key(self) -> str:
+        """The name that identifies the option across the short and long help."""
+        return self.long or self.short or ""
+
+
+@dataclass(frozen=True, slots=True)
+class PositionalSpec:
+    name: str
+    required: bool = True
+    variadic: bool = False
+    description: str = ""
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SubcommandSpec:
+    name: str
+    description: str = ""
+
+
+_LIST_FIELDS = {"choices"}
+
+
+def _spec_to_dict(spec: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(spec):
+        value = getattr(spec, f.name)
+        out[f.name] = list(value) if f.name in _LIST_FIELDS else value
+    return out
+
+
+def _spec_from_dict(cls: type, data: Mapping[str, Any]) -> Any:
+    names = {f.name for f in fields(cls)}
+    kwargs = {k: (tuple(v) if k in _LIST_FIELDS else v) for k, v in data.items() if k in names}
+    return cls(**kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class HelpDescription:
+    name: str | None = None
+    version: str | None = None
+    about: str = ""
+    description: str = ""
+    encoding: str = "utf-8"
+    decode_errors: bool = False
+    keywords: tuple[str, ...] = ()
+    permission_level: str | None = None
+    options: tuple[OptionSpec, ...] = ()
+    positionals: tuple[PositionalSpec, ...] = ()
+    subcommands: tuple[SubcommandSpec, ...] = ()
+    dialect: str = "generic"
+    background: bool = False
+    usage: str = field(default="", compare=False)
+
+    def with_changes(self, **changes: Any) -> HelpDescription:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "about": self.about,
+            "description": self.description,
+            "encoding": self.encoding,
+            "decode_errors": self.decode_errors,
+            "keywords": list(self.keywords),
+            "permission_level": self.permission_level,
+            "background": self.background,
+            "dialect": self.dialect,
+            "usage": self.usage,
+            "options": [_spec_to_dict(o) for o in self.options],
+            "positionals": [_spec_to_dict(p) for p in self.positionals],
+            "subcommands": [_spec_to_dict(s) for s in self.subcommands],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HelpDescription:
+        return cls(
+            name=data.get("name"),
+            version=data.get("version"),
+            about=data.get("about", ""),
+            description=data.get("description", ""),
+            encoding=data.get("encoding", "utf-8"),
+            decode_errors=bool(data.get("decode_errors", False)),
+            keywords=tuple(data.get("keywords", ())),
+            permission_level=data.get("permission_level"),
+            background=bool(data.get("background", False)),
+            dialect=data.get("dialect", "generic"),
+            usage=data.get("usage", ""),
+            options=tuple(_spec_from_dict(OptionSpec, o) for o in data.get("options", ())),
+            positionals=tuple(_spec_from_dict(PositionalSpec, p) for p in data.get("positionals", ())),
+            subcommands=tuple(_spec_from_dict(SubcommandSpec, s) for s in data.get("subcommands", ())),
+        )

@@ -1,0 +1,229 @@
+"""A description as an MCP ``inputSchema``, and the way back from arguments to argv.
+
+The argv rendering is chosen so no value is misread: long options as "--name=value"
+(a value starting with "-" stays a value), short-only options with the value
+attached ("-n5"), Go's flag package as "-name=value", positionals in order after
+"--" when one of them starts with "-".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .model import HelpDescription, OptionSpec, PositionalSpec
+
+ParamKind = Literal["flag", "count", "value", "values", "positional", "positionals"]
+RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
+_HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """How one schema property turns back into argv."""
+
+    name: str
+    kind: ParamKind
+    flag: str | None = None
+    negation: str | None = None
+    attached: Literal["long", "short", "go"] = "long"
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSchema:
+    input_schema: dict[str, Any]
+    params: tuple[Param, ...]
+
+    def to_argv(self, arguments: Mapping[str, Any]) -> list[str]:
+        """The argv after the program name (and subcommand path). Raises ``ValueError``."""
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {', '.join(known) or 'none'}.")
+        argv: list[str] = []
+        positionals: list[str] = []
+        missing_earlier: str | None = None
+        for param in self.params:
+            value = arguments.get(param.name)
+            if param.kind in ("positional", "positionals"):
+                if value is None or value == []:
+                    if param.required:
+                        raise ValueError(f"The argument {param.name!r} is required.")
+                    missing_earlier = missing_earlier or param.name
+                    continue
+                if missing_earlier:
+                    raise ValueError(f"{param.name!r} cannot be given without {missing_earlier!r}: "
+                                     "positional arguments are passed in order.")
+                items = value if param.kind == "positionals" else [value]
+                if not isinstance(items, list):
+                    raise ValueError(f"{param.name!r} must be a list of values.")
+                positionals.extend(_scalar(param.name, v) for v in items)
+                continue
+            if value is None:
+                if param.required:
+                    raise ValueError(f"The argument {param.name!r} is required.")
+                continue
+            argv.extend(_render_option(param, value))
+        if any(p.startswith("-") for p in positionals):
+            argv.append("--")
+        return argv + positionals
+
+
+def _render_option(param: Param, value: Any) -> list[str]:
+    assert param.flag is not None
+    if param.kind == "flag":
+        if not isinstance(value, bool):
+            raise ValueError(f"{param.name!r} is a switch: give true or false, not {value!r}.")
+        if value:
+            return [param.flag]
+        return [param.negation] if param.negation else []
+    if param.kind == "count":
+        if isinstance(value, bool):
+            return [param.flag] if value else []
+        if not isinstance(value, int) or value < 0:
+            raise ValueError(f"{param.name!r} counts how often the flag is given: give a whole number >= 0.")
+        return [param.flag] * value
+    items = value if param.kind == "values" else [value]
+    if not isinstance(items, list):
+        raise ValueError(f"{param.name!r} takes a list of values.")
+    out: list[str] = []
+    for item in items:
+        text = _scalar(param.name, item)
+        if param.attached == "short":
+            out.extend([param.flag, text] if text == "" else [param.flag + text])
+        else:
+            out.append(f"{param.flag}={text}")
+    return out
+
+
+def _scalar(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise ValueError(f"{name!r} takes a single text or number, not {type(value).__name__}.")
+
+
+def _is_help_option(opt: OptionSpec) -> bool:
+    if opt.long in _HELP_FLAGS:
+        return True
+    return opt.long is None and opt.short in ("-h", "-?") and "help" in opt.description.lower()
+
+
+def property_name(raw: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", raw.lstrip("-<[{").rstrip(".>]}")).strip("_")
+    if not name:
+        name = "value"
+    if name[0].isdigit():
+        name = "flag_" + name
+    return name[:60]
+
+
+def build_tool_schema(desc: HelpDescription) -> ToolSchema:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    params: list[Param] = []
+    used: set[str] = set(RESERVED)
+    go = desc.dialect == "goflag"
+
+    def claim(base: str, suffix: str) -> str:
+        name = base if base not in used else f"{base}_{suffix}"
+        n = 2
+        while name in used:
+            name, n = f"{base}_{n}", n + 1
+        used.add(name)
+        return name
+
+    for opt in desc.options:
+        if _is_help_option(opt):
+            continue
+        flag = opt.long or opt.short
+        assert flag is not None
+        name = claim(property_name(flag), "option")
+        prop, kind = _option_property(opt)
+        properties[name] = prop
+        if opt.required:
+            required.append(name)
+        attached: Literal["long", "short", "go"] = "go" if go else ("long" if opt.long else "short")
+        params.append(Param(name, kind, flag, opt.negation, attached, opt.required))
+    for pos in desc.positionals:
+        name = claim(property_name(pos.name.lower()), "arg")
+        properties[name] = _positional_property(pos)
+        kind: ParamKind = "positionals" if pos.variadic else "positional"
+        if pos.required:
+            required.append(name)
+        params.append(Param(name, kind, required=pos.required))
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return ToolSchema(schema, tuple(params))
+
+
+_JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+def _value_schema(opt_type: str, choices: tuple[str, ...], value_name: str | None) -> dict[str, Any]:
+    if choices:
+        return {"type": "string", "enum": list(choices)}
+    schema: dict[str, Any] = {"type": _JSON_TYPES.get(opt_type, "string")}
+    if opt_type == "path":
+        schema["format"] = "path"
+    return schema
+
+
+def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
+    text = opt.description
+    if not opt.takes_value:
+        if opt.repeatable:
+            prop = {"type": "integer", "minimum": 0, "description": _join(text, "Number of times to give the flag.")}
+            return prop, "count"
+        prop = {"type": "boolean", "description": text}
+        if opt.default in ("true", "false"):
+            prop["default"] = opt.default == "true"
+        return prop, "flag"
+    value = _value_schema(opt.type, opt.choices, opt.value_name)
+    if opt.value_name and not opt.choices:
+        text = _join(text, f"Value: {opt.value_name}.")
+    default = _typed_default(opt.default, value)
+    if opt.repeatable:
+        prop = {"type": "array", "items": value, "description": text}
+        return prop, "values"
+    prop = dict(value)
+    prop["description"] = text
+    if default is not None:
+        prop["default"] = default
+    return prop, "value"
+
+
+def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
+    value: dict[str, Any] = {"type": "string", "enum": list(pos.choices)} if pos.choices else {"type": "string"}
+    text = pos.description or pos.name
+    if pos.variadic:
+        prop = {"type": "array", "items": value, "description": text}
+        if pos.required:
+            prop["minItems"] = 1
+        return prop
+    return {**value, "description": text}
+
+
+def _typed_default(default: str | None, value: dict[str, Any]) -> Any:
+    if default is None:
+        return None
+    kind = value.get("type")
+    if "enum" in value:
+        return default if default in value["enum"] else None
+    try:
+        if kind == "integer":
+            return int(default)
+        if kind == "number":
+            return float(default)
+    except ValueError:
+        return None
+    return default if kind == "string" else None
+
+
+def _join(text: str, extra: str) -> str:
+    return f"{text} {extra}".strip() if text else extra

@@ -1,0 +1,130 @@
+"""``describe_tree``: one description per leaf subcommand, found by running help.
+
+The runner is the caller's (wasmtime in the server, captured texts in tests); this
+module only decides what to run and bounds it by depth and time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.errors import NotHelpError
+
+from .describe import describe_help, describe_text
+from .model import HelpDescription
+
+SKIPPED_SUBCOMMANDS = {"help", "completion", "completions", "help-all"}
+
+
+@dataclass(frozen=True, slots=True)
+class HelpRun:
+    """What running the program with a help argv produced."""
+
+    stdout: bytes
+    stderr: bytes
+    exit_code: int | None
+
+    @property
+    def help_bytes(self) -> bytes:
+        """Go's flag package and many getopt tools print help on stderr (and exit 2)."""
+        return self.stdout if self.stdout.strip() else self.stderr
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedCommand:
+    tool_name: str
+    path: tuple[str, ...]
+    description: HelpDescription
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedCommand:
+    path: tuple[str, ...]
+    reason: str
+
+
+class DescribedTree(list[DescribedCommand]):
+    """The leaves, in order; ``skipped`` says which subcommands were left out and why."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipped: list[SkippedCommand] = []
+
+
+def tool_name_for(tool_name: str, path: tuple[str, ...]) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", "_".join((tool_name, *path)))
+
+
+@dataclass(slots=True)
+class _Walk:
+    run_help: Callable[[list[str]], HelpRun]
+    tool_name: str
+    max_depth: int
+    deadline: float
+    result: DescribedTree = field(default_factory=DescribedTree)
+
+    def visit(self, path: tuple[str, ...], desc: HelpDescription, parents: list[frozenset[str]]) -> None:
+        children = [s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS]
+        names = frozenset(children)
+        if not children or len(path) >= self.max_depth:
+            self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
+            return
+        if names in parents:
+            # A program that answers "sub --help" with its parent's help would recurse forever.
+            self.result.skipped.append(SkippedCommand(path, "prints the same command list as its parent"))
+            return
+        for child in children:
+            child_path = (*path, child)
+            if time.monotonic() > self.deadline:
+                self.result.skipped.append(SkippedCommand(child_path, "time budget for reading help used up"))
+                continue
+            try:
+                child_desc = self.describe(child_path)
+            except NotHelpError as exc:
+                self.result.skipped.append(SkippedCommand(child_path, exc.reason))
+                continue
+            self.visit(child_path, child_desc, [*parents, names])
+
+    def describe(self, path: tuple[str, ...]) -> HelpDescription:
+        long = self.run_help([*path, "--help"]).help_bytes
+        try:
+            return describe_text(long)
+        except NotHelpError:
+            short = self.run_help([*path, "-h"]).help_bytes
+            if not short.strip():
+                raise
+            return describe_text(short)
+
+
+def describe_tree(
+    run_help: Callable[[list[str]], HelpRun],
+    tool_name: str,
+    *,
+    max_depth: int = 3,
+    time_budget_s: float = 10.0,
+) -> DescribedTree:
+    """Describes ``tool_name`` and, recursively, its subcommands.
+
+    Returns a ``DescribedTree``: a list of ``DescribedCommand`` (one per leaf, or one
+    with path ``()`` for a tool without subcommands) whose ``skipped`` attribute lists
+    ``SkippedCommand(path, reason)`` for subcommands whose help could not be read or
+    that the time budget did not reach. Raises ``NotHelpError`` only when the root's
+    ``--help`` and ``-h`` are both not help.
+    """
+    walk = _Walk(run_help, tool_name, max_depth, time.monotonic() + time_budget_s)
+    short = run_help(["-h"]).help_bytes
+    long = run_help(["--help"]).help_bytes
+    try:
+        root = describe_help(long, short)
+    except NotHelpError:
+        if not short.strip():
+            raise
+        try:
+            root = describe_help(short)
+        except NotHelpError:
+            root = describe_help(long)  # raises with the reason for the long form
+    walk.visit((), root, [])
+    return walk.result

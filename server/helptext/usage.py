@@ -1,0 +1,146 @@
+"""What the usage line says that the option list does not: which options and
+positionals are required, and which positionals repeat.
+
+An option or positional is required only when it stands outside brackets and
+groups in every usage alternative that names any argument ("rg --type-list" needs
+no PATTERN, so PATTERN is optional even though "rg [OPTIONS] PATTERN" shows it bare).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .heads import tokens_of
+
+_PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
+                 "option...", "options...", "--", "-", "...", "|", "global-options", "global_options"}
+_COMMAND_WORDS = {"command", "commands", "subcommand", "cmd", "command...", "sub-command"}
+_HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-all", "-v"}
+
+
+@dataclass(slots=True)
+class UsagePositional:
+    name: str
+    required: bool
+    variadic: bool
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class UsageFacts:
+    program: str | None = None
+    required_flags: set[str] = field(default_factory=set)
+    positionals: list[UsagePositional] = field(default_factory=list)
+    mentions_command: bool = False
+
+
+def positional_key(name: str) -> str:
+    return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
+
+
+def read_usage(alternatives: list[str], value_flags: set[str]) -> UsageFacts:
+    facts = UsageFacts()
+    per_alt: list[tuple[set[str], list[UsagePositional]]] = []
+    for alt in alternatives:
+        words = tokens_of(alt.replace(" | ", " | "))
+        words = [w for w in words if w != ","]
+        if not words:
+            continue
+        if facts.program is None:
+            if len(words) > 2 and words[1] == "-m":  # "python -m json.tool"
+                words = words[2:]
+            facts.program = words[0].rsplit("/", 1)[-1]
+        elif facts.program in words and words[0].rsplit("/", 1)[-1] != facts.program:
+            words = words[words.index(facts.program):]  # "command | rg [OPTIONS] PATTERN"
+        elif len(words) > 2 and words[1] == "-m":
+            words = words[2:]
+        flags, positionals, command = _read_alternative(words[1:], value_flags)
+        facts.mentions_command = facts.mentions_command or command
+        helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
+        if not helpish:
+            per_alt.append((flags, positionals))
+    if not per_alt:
+        return facts
+    facts.required_flags = set.intersection(*(flags for flags, _ in per_alt))
+    merged: dict[str, UsagePositional] = {}
+    for _flags, positionals in per_alt:
+        for pos in positionals:
+            key = positional_key(pos.name)
+            if key in merged:
+                merged[key].variadic = merged[key].variadic or pos.variadic
+            else:
+                merged[key] = UsagePositional(pos.name, pos.required, pos.variadic, pos.choices)
+    for key, pos in merged.items():
+        pos.required = all(
+            any(positional_key(p.name) == key and p.required for p in positionals)
+            for _flags, positionals in per_alt
+        )
+    facts.positionals = list(merged.values())
+    return facts
+
+
+def _bare(word: str) -> str:
+    return word.strip("[]()").split("=")[0]
+
+
+def _read_alternative(words: list[str], value_flags: set[str]) -> tuple[set[str], list[UsagePositional], bool]:
+    flags: set[str] = set()
+    positionals: list[UsagePositional] = []
+    command = False
+    leading = True  # plain words right after the program are its subcommand path ("gh pr create")
+    k = 0
+    while k < len(words):
+        word = words[k]
+        k += 1
+        lower = word.lower()
+        if lower in _PLACEHOLDERS or lower.strip("[]<>.") in _PLACEHOLDERS:
+            leading = False
+            continue
+        if lower.strip("[]<>{}.") in _COMMAND_WORDS:
+            command = True
+            break  # what follows belongs to the subcommand
+        if word.startswith("-") and len(word) > 1:
+            leading = False
+            name = word.split("=")[0].rstrip(".")
+            flags.add(name)
+            if "=" not in word and name in value_flags and k < len(words):
+                k += 1  # its value
+            continue
+        if word.startswith(("[", "(")):
+            leading = False
+            inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
+            dots = word.endswith("...")
+            if word[0] == "[" and _single_positional(inner):
+                name = inner.rstrip(".").strip()
+                variadic = dots or inner.endswith("...") or bool(re.search(r"\s\.\.\.", inner))
+                name = name.split(" ")[0].rstrip(".")
+                if name.lower().strip("<>") not in _PLACEHOLDERS | _COMMAND_WORDS:
+                    positionals.append(UsagePositional(name, False, variadic))
+                elif name.lower().strip("<>") in _COMMAND_WORDS:
+                    command = True
+                    break
+            continue
+        if word.startswith("{"):
+            leading = False
+            inner = word[1:].split("}", 1)[0]
+            choices = tuple(c.strip() for c in inner.split(",") if c.strip())
+            positionals.append(UsagePositional(word.rstrip("."), True, word.endswith("..."), choices))
+            continue
+        if word in ("|", "...") or word.startswith("..."):
+            if word.startswith("...") and positionals:
+                positionals[-1].variadic = True
+            continue
+        plain = re.fullmatch(r"[a-z][a-z0-9_-]*", word) is not None
+        if leading and plain:
+            continue
+        leading = False
+        positionals.append(UsagePositional(word.rstrip("."), True, word.endswith("...")))
+    return flags, positionals, command
+
+
+def _single_positional(inner: str) -> bool:
+    if not inner or inner.startswith("-") or "|" in inner:
+        return False
+    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]"; not "[--foo FOO]" or "[a [b]]"
+    return re.fullmatch(r"<?[\w.:/=-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
