@@ -1,0 +1,147 @@
+"""WasmHandler: arguments to argv, the run to a result the model can read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from handlers.base import CallContext, PermissionTier, ToolDefinition
+from handlers.wasm import WasmHandler, with_stdin_property
+from server.wasm import SandboxLimits, WasmModule, WasmRuntime
+
+pytestmark = pytest.mark.anyio
+
+
+def positional(arguments: Mapping[str, Any]) -> list[str]:
+    """A stand-in for the help-text schema mapping: values in order, lists spread."""
+    argv: list[str] = []
+    for value in arguments.values():
+        argv.extend(str(v) for v in (value if isinstance(value, list) else [value]))
+    return argv
+
+
+def refuse(arguments: Mapping[str, Any]) -> list[str]:
+    raise ValueError("option --count needs a number")
+
+
+def make(runtime: WasmRuntime, module: WasmModule, name: str, *, tier: PermissionTier | None = None,
+         to_argv: Callable[[Mapping[str, Any]], list[str]] = positional, **settings: Any) -> WasmHandler:
+    definition = ToolDefinition(name=name, description=name, input_schema=with_stdin_property({}), tier=tier)
+    settings.setdefault("limits", SandboxLimits(timeout_s=2, stdout_limit_bytes=4096))
+    return WasmHandler(definition, runtime, module, program_name=name, to_argv=to_argv, **settings)
+
+
+async def call(handler: WasmHandler, arguments: Mapping[str, Any], context: CallContext | None = None):  # type: ignore[no-untyped-def]
+    with anyio.fail_after(10):
+        return await handler.handle(arguments, context or CallContext())
+
+
+async def test_argv_is_the_program_then_the_subcommand_path_then_the_arguments(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    handler = make(runtime, program("args"), "args", subcommand_path=["text", "count"])
+    result = await call(handler, {"a": "one", "b": ["two", "three"]})
+    assert json.loads(result.text) == ["args", "text", "count", "one", "two", "three"]
+
+
+async def test_the_stdin_argument_goes_to_standard_input_not_argv(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("echo"), "echo"), {"stdin": "piped text"})
+    assert (result.text, result.is_error) == ("piped text", False)
+
+
+async def test_a_non_string_stdin_is_a_tool_error(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("echo"), "echo"), {"stdin": 42})
+    assert result.is_error and "stdin" in result.text
+
+
+async def test_an_argument_the_mapping_refuses_is_a_tool_error(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("args"), "args", to_argv=refuse), {"count": "x"})
+    assert result.is_error and "option --count needs a number" in result.text
+
+
+async def test_a_json_object_on_stdout_is_also_structured_content(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("json"), "json"), {})
+    assert result.structured == {"name": "toolbay", "count": 3, "tags": ["a", "b"]}
+    assert json.loads(result.text) == result.structured
+
+
+@pytest.mark.parametrize(("kind", "structured"), [("array", {"result": [1, 2, 3]}), ("scalar", {"result": 42}),
+                                                  ("text", None)])
+async def test_other_json_is_wrapped_and_non_json_is_text_only(runtime: WasmRuntime, program, kind: str,  # type: ignore[no-untyped-def]
+                                                               structured: object) -> None:
+    result = await call(make(runtime, program("json"), "json"), {"kind": kind})
+    assert result.structured == structured and not result.is_error
+
+
+async def test_a_non_zero_exit_is_an_error_naming_the_code_and_stderr(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("exitcode"), "exitcode"), {"code": 4, "message": "no such thing"})
+    assert result.is_error
+    assert "exit code 4" in result.text and "no such thing" in result.text
+    assert result.meta["exit_code"] == 4 and result.structured is None
+
+
+async def test_a_trap_is_an_error_naming_the_reason(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("trap"), "trap"), {})
+    assert result.is_error and "wasm trap: unreachable" in result.text
+    assert result.meta["trap"] == "wasm trap: unreachable" and result.meta["exit_code"] is None
+
+
+async def test_a_timeout_is_an_error_naming_the_limit(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    handler = make(runtime, program("spin"), "spin", limits=SandboxLimits(timeout_s=0.2))
+    result = await call(handler, {})
+    assert result.is_error and "timed out after 0.2 s" in result.text
+
+
+async def test_truncation_is_said_in_the_text_and_the_meta(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    result = await call(make(runtime, program("flood"), "flood"), {"bytes": 100_000})
+    assert not result.is_error
+    assert result.meta["stdout_truncated"] is True
+    assert "stdout truncated" in result.text and "4096 bytes" in result.text
+    assert result.meta["duration_ms"] > 0
+
+
+async def test_a_read_tool_reads_but_cannot_write_the_workspace(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
+                                                                workspace: Path) -> None:
+    handler = make(runtime, program("files"), "files", tier=PermissionTier.READ, workspace=workspace)
+    assert (await call(handler, {"c": "read", "p": "/workspace/notes.txt"})).text == "inside the workspace\n"
+    assert (await call(handler, {"c": "write", "p": "/workspace/x", "t": "y"})).is_error
+
+
+async def test_an_undeclared_tool_sees_no_workspace(runtime: WasmRuntime, program, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    handler = make(runtime, program("files"), "files", tier=None, workspace=workspace)
+    assert (await call(handler, {"c": "read", "p": "/workspace/notes.txt"})).is_error
+
+
+async def test_only_allow_listed_environment_reaches_the_tool(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    handler = make(runtime, program("env"), "env", env_allow=["LANG"],
+                   host_env={"LANG": "C.UTF-8", "SECRET_TOKEN": "x"})
+    assert (await call(handler, {})).text == "LANG=C.UTF-8\n"
+
+
+async def test_the_context_cancel_flag_stops_the_call(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    handler = make(runtime, program("spin"), "spin", limits=SandboxLimits(timeout_s=30))
+    context = CallContext()
+    async with anyio.create_task_group() as tg:
+        async def cancel_soon() -> None:
+            await anyio.sleep(0.1)
+            context.cancelled.set()
+        tg.start_soon(cancel_soon)
+        result = await call(handler, {}, context)
+    assert result.is_error and "cancelled" in result.text
+
+
+async def test_a_bundled_tool_through_the_handler(runtime: WasmRuntime, bundled) -> None:  # type: ignore[no-untyped-def]
+    handler = make(runtime, bundled("hashsum"), "hashsum", to_argv=lambda a: ["--text", a["text"], "-a", "md5"])
+    result = await call(handler, {"text": "abc"})
+    assert result.text.strip() == "900150983cd24fb0d6963f7d28e17f72"
+
+
+def test_with_stdin_property_adds_an_optional_string_and_keeps_the_rest() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    extended = with_stdin_property(schema)
+    assert extended["properties"]["stdin"] == {
+        "type": "string", "description": "Text passed to the program on standard input"}
+    assert extended["required"] == ["n"] and "stdin" not in schema["properties"]

@@ -1,0 +1,85 @@
+"""Hostile programs end as clear tool errors within their limit, and the runtime keeps serving."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from handlers.base import CallContext, PermissionTier, ToolDefinition, ToolResult
+from handlers.wasm import WasmHandler
+from server.wasm import SandboxLimits, WasmModule, WasmRuntime
+
+pytestmark = pytest.mark.anyio
+
+LIMITS = SandboxLimits(timeout_s=1.0, memory_mb=32, stdout_limit_bytes=16 * 1024, stderr_limit_bytes=1024)
+
+HOSTILE = {
+    "runaway loop": (["spin"], "timed out after 1 s"),
+    "host sleep": (["sleeper", "3600"], "timed out after 1 s"),
+    "memory bomb": (["membomb"], "memory limit of 32 MiB reached"),
+    "output flood": (["flood"], "timed out after 1 s"),
+    "trap": (["trap"], "wasm trap: unreachable"),
+    "stack overflow": (["recurse"], "stack overflow"),
+    "help that never ends": (["helpforever", "--help"], "timed out after 1 s"),
+}
+
+
+def handler_for(runtime: WasmRuntime, module: WasmModule, argv: list[str], workspace: Path) -> WasmHandler:
+    definition = ToolDefinition(name=argv[0], description="hostile", input_schema={}, tier=PermissionTier.WRITE)
+    return WasmHandler(definition, runtime, module, program_name=argv[0], to_argv=lambda _: argv[1:],
+                       limits=LIMITS, workspace=workspace)
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+async def test_a_hostile_call_ends_as_a_clear_error_within_its_limit_plus_half_a_second(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], workspace: Path, case: str) -> None:
+    argv, reason = HOSTILE[case]
+    handler = handler_for(runtime, program(argv[0]), argv, workspace)
+    started = time.monotonic()
+    with anyio.fail_after(LIMITS.timeout_s + 5):
+        result = await handler.handle({}, CallContext())
+    assert time.monotonic() - started <= LIMITS.timeout_s + 0.5
+    assert result.is_error and reason in result.text
+    assert len(result.text) < LIMITS.stdout_limit_bytes + LIMITS.stderr_limit_bytes + 1024
+
+
+async def test_every_other_call_is_answered_while_all_hostile_calls_run(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], workspace: Path) -> None:
+    hostile = [handler_for(runtime, program(argv[0]), argv, workspace) for argv, _ in HOSTILE.values()]
+    friendly = handler_for(runtime, program("args"), ["args", "still", "here"], workspace)
+    hostile_results: list[ToolResult] = []
+    friendly_results: list[ToolResult] = []
+
+    async def run_hostile(handler: WasmHandler) -> None:
+        hostile_results.append(await handler.handle({}, CallContext()))
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            for handler in hostile:
+                tg.start_soon(run_hostile, handler)
+            for _ in range(5):
+                friendly_results.append(await friendly.handle({}, CallContext()))
+    assert all(r.is_error for r in hostile_results) and len(hostile_results) == len(hostile)
+    assert all(not r.is_error and "still" in r.text for r in friendly_results)
+
+
+@pytest.mark.parametrize("path", ["/workspace/../secret.txt", "/etc/shadow", "../secret.txt", "/proc/self/maps"])
+async def test_file_system_snooping_finds_nothing_outside_the_workspace(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], workspace: Path, path: str) -> None:
+    handler = handler_for(runtime, program("files"), ["files", "read", path], workspace)
+    result = await handler.handle({}, CallContext())
+    assert result.is_error and "outside the workspace" not in result.text
+
+
+@pytest.mark.parametrize("argument", ["; cat /etc/passwd", "$(id)", "`id`", "a\nb", "--help", "../../etc/passwd"])
+async def test_argument_injection_reaches_the_program_as_one_plain_argument(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], workspace: Path, argument: str) -> None:
+    definition = ToolDefinition(name="args", description="", input_schema={})
+    handler = WasmHandler(definition, runtime, program("args"), program_name="args",
+                          to_argv=lambda a: [a["value"]], limits=LIMITS)
+    result = await handler.handle({"value": argument}, CallContext())
+    assert result.structured == {"result": ["args", argument]}
