@@ -52,6 +52,7 @@ class JobTicket:
     """Filled in by ``run_or_background`` inside ``as_job()``: the id of the job it made."""
 
     job_id: str | None = None
+    owner: str | None = None
 
 
 _ticket: contextvars.ContextVar[JobTicket | None] = contextvars.ContextVar("toolbay_job_ticket", default=None)
@@ -230,7 +231,7 @@ class JobManager:
                 return job.outcome
         await self._go_background(job)
         if ticket is not None:
-            ticket.job_id = job.id
+            ticket.job_id, ticket.owner = job.id, owner
         return accepted(self._view(job))
 
     async def _go_background(self, job: _LiveJob) -> None:
