@@ -1,0 +1,108 @@
+"""The audit log: one JSON line per call, refusals included, secrets redacted."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from handlers.base import ToolResult
+from server.chain import build_chain
+from server.chain.audit import Audit, AuditLog
+from server.chain.authenticate import Authenticate, Authenticator
+from server.chain.redact import redact
+from server.errors import Unauthenticated
+from server.types import ToolCall
+from tests.chain.conftest import hs256_token, make_call, run_handler, tool
+
+pytestmark = pytest.mark.anyio
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def log_path(tmp_path: Path) -> Path:
+    return tmp_path / "logs" / "audit.jsonl"
+
+
+async def test_a_successful_call_is_written_with_its_caller_outcome_and_timings(log_path: Path) -> None:
+    from server.auth import local_principal
+
+    chain = build_chain([Audit(AuditLog(log_path)), Authenticate(Authenticator(local=local_principal([], "dev")))],
+                        run_handler)
+    await chain(make_call(tool(), {"text": "hi"}, transport="stdio"))
+    (line,) = lines(log_path)
+    assert {k: line[k] for k in ("caller", "caller_kind", "transport", "tool", "outcome", "arguments")} == {
+        "caller": "dev", "caller_kind": "local", "transport": "stdio", "tool": "echo", "outcome": "ok",
+        "arguments": {"text": "hi"}}
+    assert set(line["stages_ms"]) == {"authenticate"}
+    assert line["tool_ms"] >= 0 and line["total_ms"] >= line["tool_ms"]
+    assert line["time"].endswith("+00:00")
+
+
+async def test_a_refused_call_is_written_with_its_code_and_reason(log_path: Path) -> None:
+    chain = build_chain([Audit(AuditLog(log_path)), Authenticate(Authenticator())], run_handler)
+    with pytest.raises(Unauthenticated):
+        await chain(make_call(tool()))
+    (line,) = lines(log_path)
+    assert line["outcome"] == "refused:unauthenticated"
+    assert line["caller"] is None and line["tool_ms"] is None
+    assert "no authentication configured" in line["reason"]
+
+
+async def test_a_tool_error_and_a_crash_are_told_apart(log_path: Path) -> None:
+    async def crash(call: ToolCall) -> ToolResult:
+        raise RuntimeError("boom")
+
+    audit = Audit(AuditLog(log_path))
+    await audit(make_call(tool(fail=True)), run_handler)
+    with pytest.raises(RuntimeError):
+        await audit(make_call(tool()), crash)
+    assert [line["outcome"] for line in lines(log_path)] == ["tool_error", "crashed"]
+
+
+async def test_secret_arguments_are_redacted_in_the_log(log_path: Path) -> None:
+    arguments = {"password": "hunter2", "apiKey": "k", "note": f"use {hs256_token()}",
+                 "header": "Bearer abc.def", "digest": "ab" * 32, "keyboard": "qwerty",
+                 "nested": [{"client_secret": "s"}]}
+    await Audit(AuditLog(log_path))(make_call(tool(), arguments), run_handler)
+    (line,) = lines(log_path)
+    assert line["arguments"] == {
+        "password": "[REDACTED]", "apiKey": "[REDACTED]", "note": "use [REDACTED]",
+        "header": "[REDACTED]", "digest": "[REDACTED]", "keyboard": "qwerty",
+        "nested": [{"client_secret": "[REDACTED]"}]}
+    assert "hunter2" not in log_path.read_text()
+
+
+def test_redaction_leaves_ordinary_values_alone() -> None:
+    ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None}
+    assert redact(ordinary) == ordinary
+
+
+async def test_a_full_disk_is_reported_on_stderr_and_the_call_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    # /dev/full answers every write with ENOSPC, as a full disk does.
+    sink = AuditLog(Path("/dev/full"))
+    echo = tool()
+    with caplog.at_level(logging.ERROR, logger="server.chain.audit"):
+        result = await Audit(sink)(make_call(echo), run_handler)
+        await Audit(sink)(make_call(echo), run_handler)
+    sink.close()
+    assert not result.is_error and echo.calls == 2
+    assert sink.failures == 2
+    assert [r.message for r in caplog.records] == [
+        "audit log /dev/full cannot be written ([Errno 28] No space left on device); 1 line(s) lost so far"]
+
+
+async def test_concurrent_calls_write_whole_lines(log_path: Path) -> None:
+    import anyio
+
+    audit = Audit(AuditLog(log_path))
+    async with anyio.create_task_group() as group:
+        for n in range(50):
+            group.start_soon(audit, make_call(tool(), {"text": "x" * 1000 + str(n)}), run_handler)
+    assert sorted(line["arguments"]["text"][1000:] for line in lines(log_path)) == sorted(map(str, range(50)))

@@ -1,0 +1,129 @@
+"""Rate limits per caller, per caller × tool and for everyone, on real ``limits`` storage."""
+
+from __future__ import annotations
+
+import types
+
+import limits.aio.storage.memory
+import pytest
+
+import server.chain.ratelimit
+from server.chain.ratelimit import RateLimit, RateLimiter, RateLimits
+from server.errors import ConfigError, RateLimited
+from server.types import Principal
+from tests.chain.conftest import make_call, run_handler, tool
+
+pytestmark = pytest.mark.anyio
+
+
+class Clock:
+    """Stands in for ``time`` in the storage and the limiter, so windows pass without sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    fake = types.SimpleNamespace(time=clock.time)
+    monkeypatch.setattr(limits.aio.storage.memory, "time", fake)
+    monkeypatch.setattr(server.chain.ratelimit, "time", fake)
+    return clock
+
+
+async def calls_allowed(limiter: RateLimiter, caller: str, tool_name: str, attempts: int) -> int:
+    allowed = 0
+    for _ in range(attempts):
+        try:
+            await limiter.check(caller, tool_name)
+            allowed += 1
+        except RateLimited:
+            pass
+    return allowed
+
+
+async def test_a_caller_over_its_limit_is_refused_with_the_time_to_retry(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="3/minute"))
+    assert await calls_allowed(limiter, "alice", "echo", 3) == 3
+    clock.now += 20
+    with pytest.raises(RateLimited) as refused:
+        await limiter.check("alice", "echo")
+    assert refused.value.retry_after == pytest.approx(40, abs=0.01)
+    assert refused.value.meta["retry_after"] == pytest.approx(40, abs=0.01)
+    assert "3 per 1 minute" in refused.value.message and "'alice'" in refused.value.message
+
+
+async def test_a_caller_may_call_again_once_the_window_has_passed(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="2/second"))
+    assert await calls_allowed(limiter, "alice", "echo", 5) == 2
+    clock.now += 1.01
+    assert await calls_allowed(limiter, "alice", "echo", 5) == 2
+
+
+async def test_callers_are_counted_apart(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="2/minute"))
+    assert await calls_allowed(limiter, "alice", "echo", 4) == 2
+    assert await calls_allowed(limiter, "bob", "echo", 4) == 2
+
+
+async def test_the_per_tool_limit_leaves_the_callers_other_tools_alone(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller_tool="1/minute"))
+    assert await calls_allowed(limiter, "alice", "echo", 3) == 1
+    assert await calls_allowed(limiter, "alice", "wc", 3) == 1
+    with pytest.raises(RateLimited, match="on tool 'echo'"):
+        await limiter.check("alice", "echo")
+
+
+async def test_the_global_limit_counts_everyone_together(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(everyone="3/minute"))
+    assert await calls_allowed(limiter, "alice", "echo", 2) == 2
+    assert await calls_allowed(limiter, "bob", "wc", 2) == 1
+    with pytest.raises(RateLimited, match="all callers together"):
+        await limiter.check("carol", "echo")
+
+
+async def test_a_call_refused_by_one_limit_uses_up_none_of_the_others(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="1/minute", everyone="2/minute"))
+    assert await calls_allowed(limiter, "alice", "echo", 10) == 1
+    assert await calls_allowed(limiter, "bob", "echo", 1) == 1
+
+
+async def test_several_limits_apply_together(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="2/second;3/minute"))
+    assert await calls_allowed(limiter, "alice", "echo", 5) == 2
+    clock.now += 1.5
+    assert await calls_allowed(limiter, "alice", "echo", 5) == 1
+
+
+@pytest.mark.parametrize("strategy", ["moving-window", "sliding-window-counter", "fixed-window"])
+async def test_every_strategy_enforces_the_limit(clock: Clock, strategy: str) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="5/minute"), strategy=strategy)
+    assert await calls_allowed(limiter, "alice", "echo", 20) == 5
+
+
+async def test_the_stage_limits_by_the_authenticated_caller(clock: Clock) -> None:
+    stage = RateLimit(RateLimiter(RateLimits.parse(per_caller="1/minute")))
+    echo = tool()
+    alice = Principal(id="alice")
+    await stage(make_call(echo, principal=alice), run_handler)
+    refused = make_call(echo, principal=alice)
+    with pytest.raises(RateLimited):
+        await stage(refused, run_handler)
+    assert echo.calls == 1
+    assert "ratelimit" in refused.timings
+
+
+def test_a_limit_that_is_not_a_limit_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="rate_limits.per_caller: 'ten a second'"):
+        RateLimits.parse(per_caller="ten a second")
+
+
+def test_an_unknown_storage_or_strategy_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="rate_limits.storage"):
+        RateLimiter(RateLimits.parse(per_caller="1/second"), storage="nosuch://x")
+    with pytest.raises(ConfigError, match="rate_limits.strategy"):
+        RateLimiter(RateLimits.parse(per_caller="1/second"), strategy="leaky-bucket")

@@ -1,0 +1,130 @@
+"""Argument validation: every problem reported, each with its path, in words a model can act on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.chain.validate import SchemaValidator, Validate
+from server.errors import InvalidArguments
+from tests.chain.conftest import COUNT_SCHEMA, make_call, run_handler, tool
+
+pytestmark = pytest.mark.anyio
+
+
+def problems(arguments: dict[str, Any], schema: dict[str, Any] | None = None) -> list[str]:
+    return SchemaValidator().problems(schema or dict(COUNT_SCHEMA), arguments)
+
+
+def test_valid_arguments_have_no_problems() -> None:
+    assert problems({"text": "hi", "count": 2, "mode": "fast"}) == []
+
+
+def test_a_wrong_type_says_what_was_expected_and_what_came() -> None:
+    assert problems({"text": "hi", "count": "abc"}) == ['$.count: expected integer, got "abc" (a string)']
+
+
+def test_a_missing_required_property_is_named_with_its_type() -> None:
+    assert problems({}) == ["$.text: missing required property; expected string"]
+
+
+def test_an_unknown_property_is_named_with_the_allowed_ones() -> None:
+    assert problems({"text": "hi", "colour": "red"}) == [
+        "$.colour: unknown property; the allowed properties are text, count, mode"]
+
+
+def test_unknown_properties_are_refused_even_if_the_schema_allows_them_by_omission() -> None:
+    open_schema = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {}}}}}
+    assert problems({"a": {"b": 1, "c": 2}, "d": 3}, open_schema) == [
+        "$.a.c: unknown property; the allowed properties are b",
+        "$.d: unknown property; the allowed properties are a",
+    ]
+
+
+def test_a_schema_that_declares_no_properties_accepts_none() -> None:
+    assert problems({"x": 1}, {"type": "object"}) == ["$.x: unknown property; the allowed properties are none"]
+
+
+def test_a_schema_that_says_what_to_do_with_extra_properties_is_obeyed() -> None:
+    schema = {"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "integer"}}
+    assert problems({"a": 1, "b": 2}, schema) == []
+    assert problems({"a": 1, "b": "x"}, schema) == ['$.b: expected integer, got "x" (a string)']
+
+
+def test_properties_declared_through_all_of_are_not_unknown() -> None:
+    schema = {"type": "object", "allOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}]}
+    assert problems({"a": 1, "b": 2}, schema) == []
+    assert problems({"a": 1, "c": 2}, schema) == ["$.c: unknown property; the allowed properties are a, b"]
+
+
+def test_an_enum_lists_the_allowed_values() -> None:
+    assert problems({"text": "hi", "mode": "medium"}) == ['$.mode: expected one of "fast", "slow", got "medium"']
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "sentence"),
+    [
+        ({"type": "integer", "minimum": 1}, 0, "$.v: expected a number >= 1, got 0"),
+        ({"type": "integer", "maximum": 9}, 10, "$.v: expected a number <= 9, got 10"),
+        ({"exclusiveMinimum": 0}, 0, "$.v: expected a number > 0, got 0"),
+        ({"exclusiveMaximum": 0}, 0, "$.v: expected a number < 0, got 0"),
+        ({"multipleOf": 5}, 7, "$.v: expected a multiple of 5, got 7"),
+        ({"minLength": 2}, "a", "$.v: expected at least 2 characters, got 1"),
+        ({"maxLength": 2}, "abc", "$.v: expected at most 2 characters, got 3"),
+        ({"pattern": "^[a-z]+$"}, "A1", '$.v: expected a string matching the pattern ^[a-z]+$, got "A1"'),
+        ({"format": "date"}, "2024-13-45", '$.v: expected a valid date, got "2024-13-45"'),
+        ({"minItems": 2}, [1], "$.v: expected at least 2 items, got 1"),
+        ({"maxItems": 1}, [1, 2], "$.v: expected at most 1 items, got 2"),
+        ({"uniqueItems": True}, [1, 1], "$.v: expected every item to be different, but some repeat"),
+        ({"const": "x"}, "y", '$.v: expected exactly "x", got "y"'),
+        ({"type": ["string", "null"]}, 3, "$.v: expected string or null, got 3 (an integer)"),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, 1.5,
+         "$.v: expected a value matching one of 2 allowed forms, got 1.5"),
+        ({"oneOf": [{"type": "number"}, {"type": "integer"}]}, 1,
+         "$.v: expected a value matching exactly one of 2 allowed forms, got 1"),
+    ],
+)
+def test_each_kind_of_problem_is_said_in_words(schema: dict[str, Any], value: Any, sentence: str) -> None:
+    assert problems({"v": value}, {"type": "object", "properties": {"v": schema}}) == [sentence]
+
+
+def test_paths_into_arrays_and_odd_keys_are_written_as_json_paths() -> None:
+    schema = {"type": "object", "properties": {"files": {"type": "array", "items": {
+        "type": "object", "properties": {"my name": {"type": "string"}}}}}}
+    assert problems({"files": [{"my name": "a"}, {"my name": 2}]}, schema) == [
+        '$.files[1]["my name"]: expected string, got 2 (an integer)']
+
+
+def test_every_problem_is_reported_not_just_the_first() -> None:
+    found = problems({"count": "x", "mode": "no", "extra": True})
+    assert len(found) == 4
+    assert [p.split(":")[0] for p in found] == ["$.count", "$.mode", "$.text", "$.extra"]
+
+
+def test_a_broken_tool_schema_is_reported_as_the_tools_fault() -> None:
+    assert problems({}, {"type": "objekt"})[0].startswith("$: the tool's own input schema is broken")
+
+
+def test_a_schema_is_compiled_once_and_reused() -> None:
+    validator, schema = SchemaValidator(), dict(COUNT_SCHEMA)
+    validator.problems(schema, {"text": "a"})
+    compiled = validator._validator(schema)
+    validator.problems(schema, {"text": "b"})
+    assert validator._validator(schema) is compiled
+
+
+async def test_invalid_arguments_stop_the_call_before_the_tool_runs() -> None:
+    echo = tool()
+    with pytest.raises(InvalidArguments) as refused:
+        await Validate(SchemaValidator())(make_call(echo, {"count": 0}), run_handler)
+    assert echo.calls == 0
+    assert refused.value.problems == ["$.count: expected a number >= 1, got 0",
+                                      "$.text: missing required property; expected string"]
+    assert refused.value.message.startswith("The arguments for 'echo' are not valid:\n- $.count")
+
+
+async def test_valid_arguments_reach_the_tool() -> None:
+    echo = tool()
+    await Validate(SchemaValidator())(make_call(echo, {"text": "hi"}), run_handler)
+    assert echo.calls == 1
