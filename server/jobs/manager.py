@@ -270,10 +270,9 @@ class JobManager:
     async def _run(self, job: _LiveJob) -> None:
         try:
             if job.recorded_as == "queued":  # stored while it waited: now it runs
-                started = job.log[-1] if job.log and job.log[-1].kind == "started" else None
-                await self._write(job, lambda: self.store.set_status(job.id, "running", at=job.updated_at))
-                if started is not None:
-                    await self._write(job, lambda: self.store.append_event(started))
+                started = [e for e in job.log[-1:] if e.kind == "started"]
+                await self._write(job, lambda: self.store.set_status(job.id, "running", at=job.updated_at,
+                                                                     events=started))
             with anyio.CancelScope() as job.scope:
                 if job.cancel_reason is None:
                     try:

@@ -137,10 +137,11 @@ class SqliteJobStore(JobStore):
 
         await self._run(write)
 
-    async def set_status(self, job_id: str, status: JobStatus, *, at: float,
-                         reason: str | None = None) -> None:
+    async def set_status(self, job_id: str, status: JobStatus, *, at: float, reason: str | None = None,
+                         events: list[JobEvent] | None = None) -> None:
         if status in TERMINAL:
             raise ValueError(f"{status!r} ends a job: use finish()")
+        event_rows = _event_rows(events)
 
         def write(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
@@ -150,6 +151,7 @@ class SqliteJobStore(JobStore):
                     f" WHERE id = ? AND {_UNFINISHED}",
                     (status, at, reason, status, at, job_id),
                 )
+                conn.executemany(_INSERT_EVENT, event_rows)
 
         await self._run(write)
 

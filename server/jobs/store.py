@@ -106,8 +106,8 @@ class JobStore(ABC):
         """
 
     @abstractmethod
-    async def set_status(self, job_id: str, status: JobStatus, *, at: float,
-                         reason: str | None = None) -> None:
+    async def set_status(self, job_id: str, status: JobStatus, *, at: float, reason: str | None = None,
+                         events: list[JobEvent] | None = None) -> None:
         """Moves a job that has not finished to ``status`` (``running`` sets ``started_at``).
 
         Args:
@@ -115,6 +115,7 @@ class JobStore(ABC):
             status: the new, non-terminal status.
             at: when it changed.
             reason: why, in words for a model, if there is something to say.
+            events: events to store in the same write (started).
         """
 
     @abstractmethod

@@ -19,7 +19,7 @@ def job(job_id: str = "job_1", owner: str = "alice", at: float = 100.0) -> JobRe
                      arguments={"path": "a.txt"}, started_at=at)
 
 
-async def test_the_database_runs_in_wal_mode_with_normal_sync(store: SqliteJobStore, db_path: Path) -> None:
+async def test_the_database_runs_in_wal_mode(store: SqliteJobStore, db_path: Path) -> None:
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
