@@ -57,7 +57,12 @@ class WasmModule:
 
 
 class WasmRuntime:
-    """Owns the engine, the epoch ticker, the compiled-module cache and the worker limit."""
+    """Owns the engine, the epoch ticker, the compiled-module cache and the worker limit.
+
+    ``consume_fuel`` makes the engine count fuel so that ``SandboxLimits.fuel`` can be honoured;
+    it costs about a quarter more time on CPU-bound guests, so a server whose configuration sets
+    no fuel limit may turn it off.
+    """
 
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
                  consume_fuel: bool = True) -> None:
@@ -122,6 +127,8 @@ class WasmRuntime:
     def run(self, module: WasmModule, request: RunRequest, cancel: threading.Event | None = None) -> RunResult:
         """Runs ``_start`` once, blocking this thread. Never raises for anything the guest does."""
         limits = request.limits
+        if limits.fuel is not None and not self.consume_fuel:
+            raise ValueError("a fuel limit needs a runtime made with consume_fuel=True")
         cancel = cancel or threading.Event()
         started = time.monotonic()
         state = RunState(deadline=started + limits.timeout_s, timeout_s=limits.timeout_s, cancel=cancel)
