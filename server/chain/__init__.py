@@ -36,9 +36,8 @@ Plugging it in (the serving layer)::
         return to_mcp(result)
 
     async def on_list_tools(ctx, params):
-        principal = await policies.authenticator.authenticate(
-            ToolCall(name="", arguments={}, context=CallContext(), transport=transport,
-                     credential=bearer_credential(ctx.request)))   # Unauthenticated -> error
+        principal = await policies.authenticator.identify(
+            transport, bearer_credential(ctx.request))        # Unauthenticated -> error
         shown = policies.authorizer.visible(principal, snapshot.definitions())
         ...
 

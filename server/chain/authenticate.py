@@ -47,17 +47,21 @@ class Authenticator:
         return self.verifier is not None
 
     async def authenticate(self, call: ToolCall) -> Principal:
-        if call.transport in LOCAL_TRANSPORTS:
+        return await self.identify(call.transport, call.credential)
+
+    async def identify(self, transport: str, credential: str | None) -> Principal:
+        """Who presents ``credential`` on ``transport`` (also for ``tools/list``); raises ``Unauthenticated``."""
+        if transport in LOCAL_TRANSPORTS:
             if self.local is None:
-                raise Unauthenticated(f"This server does not accept calls over {call.transport}.")
+                raise Unauthenticated(f"This server does not accept calls over {transport}.")
             return self.local
         if self.verifier is None:
             if self.anonymous is None:
                 raise Unauthenticated("This server has no authentication configured for HTTP callers.")
             return self.anonymous
-        if not call.credential:
+        if not credential:
             raise Unauthenticated("This server needs a bearer token: send 'Authorization: Bearer <token>'.")
-        access = await self.verifier.verify_token(call.credential)
+        access = await self.verifier.verify_token(credential)
         if access is None or (access.expires_at is not None and access.expires_at < time.time()):
             raise Unauthenticated("The bearer token is invalid, expired, or not issued for this server.")
         return principal_from_access_token(access)
