@@ -30,10 +30,15 @@ class Rules:
     single_dash_long: bool = False  # Go's flag package: "-name" is a long option
     commands_prefixed: bool = False  # yargs lists "prog serve" rather than "serve"
     value_from_type_note: bool = False  # yargs says "[string]" after the description instead of a metavar
+    bare_usage_first: bool = False  # yargs prints the usage line without "Usage:"
+    angle_choices: bool = False  # typer's rich help writes choices as "<low|high>"
+    columns: bool = False  # typer's rich help puts names, negation and type in columns
 
 
 _VERSION_LINE = re.compile(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
 _AUTHOR = re.compile(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
+_SPACES = re.compile(r" {3,}")
+_ITEM = re.compile(r"^\S+(?: \S+)?\s{2,}\S")
 _PROSE_NOISE = re.compile(r"^(?:use \"|run '|for more information|try '|see '|to get started)", re.IGNORECASE)
 
 
@@ -42,6 +47,10 @@ def _is_option_start(line: str) -> bool:
 
 
 def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
+    if rules.bare_usage_first:
+        stripped = text.lstrip("\n")
+        if stripped and not stripped.lower().startswith("usage") and not stripped[0].isspace():
+            text = "Usage: " + stripped
     layout = split_sections(text)
     option_entries: list[Entry] = []
     positional_entries: list[Entry] = []
@@ -70,15 +79,18 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
     if section.kind == "text":
         return
     if section.kind == "positionals":
-        base = min((indent_of(x) for x in section.lines if x.strip()), default=0)
-        entries, _ = read_entries(section.lines, lambda line: indent_of(line) <= base + 1)
+        base = _list_indent(section.lines)
+        entries, _ = read_entries(section.lines, lambda line: base <= indent_of(line) <= base + 1)
         for entry in entries:
-            (options if FLAG_START.match(entry.head) else positionals).append(entry)
+            if FLAG_START.match(entry.head):
+                options.append(entry)
+            elif " " not in entry.head.strip():  # a name, not a sentence of prose
+                positionals.append(entry)
         return
     if section.kind == "commands":
         lines = [x for x in section.lines if not x.strip().startswith("{")]  # argparse "{a,b}" line
-        base = min((indent_of(x) for x in lines if x.strip()), default=0)
-        entries, _ = read_entries(lines, lambda line: indent_of(line) <= base + 1)
+        base = _list_indent(lines)
+        entries, _ = read_entries(lines, lambda line: base <= indent_of(line) <= base + 1)
         commands.extend(e for e in entries if not FLAG_START.match(e.head))
         return
     entries, loose = read_entries(section.lines, _is_option_start)
@@ -87,20 +99,47 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
         if any(x.strip().startswith("{") for x in section.lines):
             _collect(Section(section.title, "commands", section.lines), options, positionals, commands, prose)
             return
+    if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
+        return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":
         prose.append(loose)
 
 
+def _list_indent(lines: list[str]) -> int:
+    """The indent of a list's items: its first line's. A note at the left margin after it is not an item."""
+    first = next((x for x in lines if x.strip()), "")
+    return max(1, indent_of(first)) if first else 1
+
+
+_COLUMN = re.compile(r"^(-{1,2}[\w-]+|<[^<>]*>|[A-Z][A-Z_]*|\[[^\]]*\])(?:\s{2,}|$)")
+
+
+def _absorb_columns(entry: Entry) -> Entry:
+    """typer: "--done  --no-done  <bool>  Mark as done": the head spans several columns."""
+    head, description = entry.head, list(entry.description)
+    while description and (found := _COLUMN.match(description[0])):
+        head += " " + found.group(1)
+        description[0] = description[0][found.end():]
+        if not description[0]:
+            description.pop(0)
+    return Entry(head, description, entry.indent)
+
+
 def _option(entry: Entry, rules: Rules) -> OptionSpec:
-    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long)
+    if rules.columns:
+        entry = _absorb_columns(entry)
+    words = [w for w in entry.head.replace(",", " ").split() if not w.startswith(("-", "*", "/"))]
+    lenient = bool(entry.description) or len(words) <= 1
+    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient)
     description_lines = ([head.rest] if head.rest else []) + entry.description
     notes = read_notes(description_lines)
     raw = head.value
     takes_value = raw is not None
-    if rules.value_from_type_note and notes.yargs_type and not takes_value:
-        takes_value = notes.yargs_type not in ("boolean", "count")
-    choices = value_choices(raw) if raw else ()
+    if rules.value_from_type_note and not takes_value:
+        takes_value = bool(notes.choices) or (notes.yargs_type is not None
+                                               and notes.yargs_type not in ("boolean", "count"))
+    choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
     value_name = None
     if raw:
         value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
@@ -114,6 +153,12 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
     else:
         kind = value_type(value_name, raw)
     default = notes.default
+    if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
+        # argparse prints a metavar, not a type: "--width WIDTH (default 2)" takes a number.
+        if re.fullmatch(r"-?\d+", default):
+            kind = "integer"
+        elif re.fullmatch(r"-?\d*\.\d+", default):
+            kind = "number"
     if kind == "boolean" and default is not None and default.lower() not in ("true", "false"):
         default = None
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
@@ -138,7 +183,7 @@ def join_description(lines: list[str]) -> str:
     current: list[str] = []
     for line in lines:
         if line.strip():
-            current.append(line.strip())
+            current.append(_SPACES.sub(" ", line.strip()))  # yargs pads notes into a right column
         elif current:
             paragraphs.append(" ".join(current))
             current = []

@@ -49,10 +49,14 @@ def tokens_of(head: str) -> list[str]:
     return out
 
 
-def parse_head(head: str, *, single_dash_long: bool = False) -> Head:
+def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = False) -> Head:
+    """``lenient``: the head stood apart from its description, so every word after the
+    names is part of the value ("--python-version x.y"); otherwise lowercase words
+    after the names start a description written after a single space."""
     result = Head()
     tokens = tokens_of(head)
     negating = False
+    values_done = False
     values: list[str] = []
     k = 0
     while k < len(tokens):
@@ -63,8 +67,10 @@ def parse_head(head: str, *, single_dash_long: bool = False) -> Head:
         if tok == "*" and not (result.longs or result.shorts):
             result.required_marker = True
             continue
-        if tok in ("/", "|"):
+        if tok == "/":
             negating = True
+            continue
+        if tok == "|":  # alternatives inside one value: "USER[:PASS] | TOKEN"
             continue
         nomatch = _NO_PREFIX.match(tok)
         if nomatch:
@@ -75,32 +81,38 @@ def parse_head(head: str, *, single_dash_long: bool = False) -> Head:
             continue
         match = _FLAG.match(tok)
         if match:
+            values_done = values_done or bool(values)
             name, dots, attached = match.groups()
             if dots:
                 result.repeat_marker = True
-            if negating:
-                result.negations.append(name)
+            if negating or (result.longs and name == "--no-" + result.longs[0][2:]):
+                result.negations.append(name)  # "--x / --no-x" (click) or "--x  --no-x" (typer)
             elif name.startswith("--") or (len(name) > 2 and single_dash_long):
                 result.longs.append(name)
             elif len(name) == 2:
                 result.shorts.append(name)
             else:
                 result.longs.append(name)
-            _attach(result, attached or "", values)
+            if not values_done and not (values and _same_value_again(values, (attached or "").lstrip("="))):
+                _attach(result, attached or "", values)
             continue
         if not (result.longs or result.shorts):
             result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
             break
-        if values and not _looks_like_value(tok) and not tok.startswith("..."):
+        if lenient:
+            pass
+        elif values and not _looks_like_value(tok) and not tok.startswith("..."):
             result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
             break
-        if not values and not _looks_like_value(tok):
+        elif not values and not _looks_like_value(tok):
             result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
             break
-        if negating:
-            continue
+        if negating or values_done:
+            continue  # the value repeated after another name ("-f FILE, --file FILE")
         if not values or not _same_value_again(values, tok):
             values.append(tok)
+    if values and values[0].lower() in ("<bool>", "<boolean>"):
+        values = []  # typer's rich help prints "<bool>" for plain switches
     if values and result.value is None:
         _set_value(result, values)
     return result
@@ -122,8 +134,9 @@ def _attach(result: Head, attached: str, values: list[str]) -> None:
 
 
 def _same_value_again(values: list[str], tok: str) -> bool:
-    # argparse repeats the metavar after each name: "-f FILE, --file FILE".
-    return tok == values[0]
+    # argparse repeats the metavar after each name ("-f FILE, --file FILE"), GNU may
+    # write it twice differently ("-I[FMT], --iso-8601[=FMT]").
+    return tok.strip("[]=<>") == values[0].strip("[]=<>")
 
 
 _TYPE_WORDS = {
@@ -150,8 +163,8 @@ def _looks_like_value(tok: str) -> bool:
 
 def _set_value(result: Head, values: list[str]) -> None:
     text = " ".join(values)
-    if text.endswith("...") or " ..." in text or "...]" in text:
-        result.repeat_marker = result.repeat_marker or text.endswith("...")
+    if text.endswith("...") or text.lower().startswith("<list["):
+        result.repeat_marker = True
     if len(values) == 1 and values[0].startswith("[") and values[0].endswith("]") \
             and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]):
         result.value_optional = True

@@ -17,7 +17,7 @@ SectionKind = Literal["usage", "options", "positionals", "commands", "text", "un
 
 _HEADING_COLON = re.compile(r"^[A-Za-z][\w /&()'.,+-]{0,48}:$")
 _HEADING_CAPS = re.compile(r"^[A-Z][A-Z0-9 /&_-]{1,40}$")
-_USAGE_LINE = re.compile(r"^\s{0,4}usage(?: of ([^:]*))?\s*:\s*(.*)$", re.IGNORECASE)
+_USAGE_LINE = re.compile(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of ([^:]*))?\s*[:：]\s*(.*)$", re.IGNORECASE)
 # A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
 FLAG_START = re.compile(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
 
@@ -96,7 +96,8 @@ def unbox(lines: list[str]) -> list[str]:
             inner = stripped[1:]
             if inner.rstrip().endswith(("│", "┃")):
                 inner = inner.rstrip()[:-1]
-            out.append(" " + inner.rstrip())
+            # typer marks required parameters with a star; "[required]" in the text says it too.
+            out.append(" " + re.sub(r"^(\s*)\*(?=\s)", r"\1 ", inner.rstrip()))
             continue
         out.append(line)
     return out
@@ -150,7 +151,7 @@ def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]
         if more.lower().startswith("or:"):
             usage.append(current)
             current = more[3:].strip()
-        elif FLAG_START.match(more) and indent_of(lines[i]) <= base + 4 and "  " in more:
+        elif FLAG_START.match(more) and indent_of(lines[i]) <= base + 4:
             break  # an option list right under the usage line (no blank line between)
         else:
             current += " " + more
@@ -184,7 +185,7 @@ def split_head(content: str) -> tuple[str, str]:
             depth += 1
         elif ch in ">]})":
             depth = max(0, depth - 1)
-        elif ch == " " and depth == 0 and content.startswith(" ", k + 1):
+        elif ch == " " and depth == 0 and content.startswith(" ", k + 1) and not content[:k].endswith(","):
             return content[:k], content[k:].strip()
     return content, ""
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 _DEFAULT = (
     re.compile(r"\[default(?:s)?\s*:\s*([^\]]*)\]", re.IGNORECASE),
     re.compile(r"\(default(?:s)?\s*:\s*((?:\"[^\"]*\"|[^)])*)\)", re.IGNORECASE),
-    re.compile(r"\(default (\"[^\"]*\"|\[[^\]]*\]|[^)]*)\)"),
+    re.compile(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\]]*\]|[^)]*)\)"),
     re.compile(r"\[default (\"[^\"]*\"|[^\]]*)\]"),
+    re.compile(r"\(choices:[^)]*?,\s*default:\s*(\"[^\"]*\"|[^)]*)\)"),  # commander puts both in one note
 )
 _CHOICES = (
     re.compile(r"\[possible values\s*:\s*([^\]]*)\]", re.IGNORECASE),
@@ -59,12 +60,14 @@ def read_notes(lines: list[str]) -> Notes:
         found = pattern.search(text)
         if found:
             default = unquote(found.group(1).strip())
+            if len(default.split()) > 3 and default[:1] not in "\"'":
+                default = None  # prose in parentheses, not a value
             break
     choices: tuple[str, ...] = ()
     for pattern in _CHOICES:
         found = pattern.search(text)
         if found:
-            choices = split_choices(found.group(1))
+            choices = split_choices(re.split(r",\s*default:", found.group(1))[0])
             break
     if not choices:
         choices = _listed_values(lines)
@@ -111,6 +114,8 @@ def split_choices(text: str) -> tuple[str, ...]:
 
 def strip_brackets(value: str) -> str:
     value = value.strip()
+    if re.fullmatch(r"(?:<[^<>]+>\s*)+\.{0,3}", value) and value.count("<") > 1:  # "<VAR> <MIN> <MAX>"
+        return " ".join(re.findall(r"<([^<>]+)>", value))
     value = re.sub(r"\s*\[[^\]]*\.\.\.\]$", "", value)  # argparse "FOO [FOO ...]"
     value = value.rstrip(".").strip()
     while len(value) >= 2 and value[0] + value[-1] in ("<>", "[]", "()"):
@@ -118,14 +123,14 @@ def strip_brackets(value: str) -> str:
     return value.lstrip("=")
 
 
-def value_choices(value: str) -> tuple[str, ...]:
+def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"."""
     value = value.strip().rstrip(".")
     inner = None
     if value.startswith("{") and value.endswith("}"):
         inner = value[1:-1]
         return split_choices(inner) if "," in inner or "|" in inner else ()
-    if value[:1] in "[<(" and value[-1:] in "]>)" and "|" in value:
+    if (value[:1] == "[" or (angle and value[:1] == "<")) and value[-1:] in "]>" and "|" in value:
         inner = value[1:-1]
         parts = split_choices(inner)
         if all(re.fullmatch(r"[\w.+-]+", p) for p in parts):

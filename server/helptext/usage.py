@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from .heads import tokens_of
 
 _PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
-                 "option...", "options...", "--", "-", "...", "|", "global-options", "global_options"}
+                 "option...", "options...", "--", "-", "...", "|", "global-options", "global_options",
+                 "オプション", "选项", "選項", "옵션", "optionen", "opciones"}
 _COMMAND_WORDS = {"command", "commands", "subcommand", "cmd", "command...", "sub-command"}
 _HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-all", "-v"}
 
@@ -94,6 +95,9 @@ def _read_alternative(words: list[str], value_flags: set[str]) -> tuple[set[str]
         word = words[k]
         k += 1
         lower = word.lower()
+        if word.startswith("...") and positionals and not word.strip("."):
+            positionals[-1].variadic = True  # "SRC ..."
+            continue
         if lower in _PLACEHOLDERS or lower.strip("[]<>.") in _PLACEHOLDERS:
             leading = False
             continue
@@ -121,7 +125,7 @@ def _read_alternative(words: list[str], value_flags: set[str]) -> tuple[set[str]
                     command = True
                     break
             continue
-        if word.startswith("{"):
+        if word.startswith("{") and "," in word:
             leading = False
             inner = word[1:].split("}", 1)[0]
             choices = tuple(c.strip() for c in inner.split(",") if c.strip())
@@ -131,6 +135,7 @@ def _read_alternative(words: list[str], value_flags: set[str]) -> tuple[set[str]
             if word.startswith("...") and positionals:
                 positionals[-1].variadic = True
             continue
+        word = word.strip("{}") if word.startswith("{") else word  # typer writes "{title}"
         plain = re.fullmatch(r"[a-z][a-z0-9_-]*", word) is not None
         if leading and plain:
             continue

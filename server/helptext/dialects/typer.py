@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ..engine import Rules
 from .base import Dialect, mark
 
 
 class Typer(Dialect):
     name = "typer"
+    rules = Rules(angle_choices=True, columns=True)
     marks = (
         mark(r"^\s*╭─ (?:Options|Arguments|Commands)", 6.0),
         mark(r"│\s+--help\s+Show this message and exit", 3.0),

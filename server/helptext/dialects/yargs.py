@@ -8,7 +8,7 @@ from .base import Dialect, mark
 
 class Yargs(Dialect):
     name = "yargs"
-    rules = Rules(commands_prefixed=True, value_from_type_note=True)
+    rules = Rules(commands_prefixed=True, value_from_type_note=True, bare_usage_first=True)
     marks = (
         mark(r"Show help\s+\[boolean\]$", 5.0),
         mark(r"Show version number\s+\[boolean\]$", 3.0),

@@ -1,0 +1,31 @@
+"""The corpus of real captured help texts, as test cases.
+
+Each program folder holds ``long.txt`` (``--help``), optionally ``short.txt`` (``-h``),
+``sub-*.txt`` (subcommands' ``--help``) and ``expected.json``: either the description
+with its ``input_schema``, or ``{"not_help": true}`` for output that must be refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from server.errors import NotHelpError
+from server.helptext import build_tool_schema, describe_help
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def program_folders() -> list[Path]:
+    return sorted(p.parent for p in CORPUS.glob("*/*/long.txt"))
+
+
+def observed(folder: Path) -> dict[str, Any]:
+    short = folder / "short.txt"
+    try:
+        desc = describe_help((folder / "long.txt").read_bytes(), short.read_bytes() if short.exists() else None)
+    except NotHelpError:
+        return {"not_help": True}
+    document = desc.to_dict()
+    document["input_schema"] = build_tool_schema(desc).input_schema
+    return document

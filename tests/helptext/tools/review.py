@@ -1,0 +1,53 @@
+"""Prints what the parser reads from each corpus program, compactly, for review by eye.
+
+    python tests/helptext/tools/review.py [dialect[/program]]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from server.errors import NotHelpError  # noqa: E402
+from server.helptext import describe_help  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def show(folder: Path) -> None:
+    short = folder / "short.txt"
+    try:
+        desc = describe_help((folder / "long.txt").read_bytes(), short.read_bytes() if short.exists() else None)
+    except NotHelpError as exc:
+        print(f"== {folder.relative_to(CORPUS)}: NOT HELP: {exc.reason}")
+        return
+    print(f"== {folder.relative_to(CORPUS)} [{desc.dialect}] name={desc.name} version={desc.version}")
+    print(f"   about={desc.about[:90]!r}")
+    for o in desc.options:
+        flags = []
+        if o.takes_value:
+            flags.append(f"={o.value_name}:{o.type}")
+        if o.required:
+            flags.append("REQ")
+        if o.repeatable:
+            flags.append("REP")
+        if o.default is not None:
+            flags.append(f"def={o.default}")
+        if o.choices:
+            flags.append(f"choices={list(o.choices)}")
+        if o.negation:
+            flags.append(f"neg={o.negation}")
+        print(f"   {o.short or '':4} {o.long or '':28} {' '.join(flags)} | {o.description[:50]!r}")
+    for p in desc.positionals:
+        print(f"   POS {p.name} req={p.required} var={p.variadic} {list(p.choices) or ''}")
+    for s in desc.subcommands:
+        print(f"   SUB {s.name}: {s.description[:60]!r}")
+
+
+if __name__ == "__main__":
+    pattern = sys.argv[1] if len(sys.argv) > 1 else "*/*"
+    for folder in sorted(CORPUS.glob(pattern if "/" in pattern else f"{pattern}/*")):
+        if (folder / "long.txt").exists():
+            show(folder)
