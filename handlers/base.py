@@ -135,6 +135,8 @@ class Handler(ABC):
 
     # Capability flags, read by the server without calling the handler.
     supports_cancellation: ClassVar[bool] = False
+    # Runs in the request, never as a job (tools about jobs or the catalog themselves).
+    runs_inline: ClassVar[bool] = False
 
     def __init__(self, definition: ToolDefinition) -> None:
         self.definition = definition

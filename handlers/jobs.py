@@ -36,6 +36,8 @@ def _view_result(view: JobView) -> ToolResult:
 class JobTool(Handler):
     """A tool over the job manager. Subclasses set ``NAME``, ``DESCRIPTION``, ``SCHEMA``."""
 
+    runs_inline = True  # a job_wait must never itself become a job
+
     NAME: ClassVar[str]
     DESCRIPTION: ClassVar[str]
     SCHEMA: ClassVar[Mapping[str, Any]] = _schema({"job_id": _JOB_ID})

@@ -28,6 +28,8 @@ DEFINITION = ToolDefinition(
 
 
 class RefreshToolsHandler(Handler):
+    runs_inline = True
+
     def __init__(self, rescan: Rescan) -> None:
         super().__init__(DEFINITION)
         self._rescan = rescan

@@ -14,6 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
+
 from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
 from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 
@@ -41,7 +44,7 @@ class WasmHandler(Handler):
         self,
         definition: ToolDefinition,
         runtime: WasmRuntime,
-        module: WasmModule,
+        module: WasmModule | Callable[[], WasmModule],
         *,
         program_name: str,
         subcommand_path: Sequence[str] = (),
@@ -53,7 +56,10 @@ class WasmHandler(Handler):
     ) -> None:
         super().__init__(definition)
         self.runtime = runtime
-        self.module = module
+        # A provider defers compiling (or loading the compiled cache) to the first call, so a
+        # warm start with many tools touches no module at all.
+        self._module = module if isinstance(module, WasmModule) else None
+        self._provide = None if isinstance(module, WasmModule) else module
         self.program_name = program_name
         self.subcommand_path = tuple(subcommand_path)
         self.to_argv = to_argv
@@ -77,8 +83,20 @@ class WasmHandler(Handler):
             preopens=self.preopens,
             limits=self.limits,
         )
-        result = await self.runtime.run_async(self.module, request, context.cancelled)
+        module = self._module or await self._load()
+        result = await self.runtime.run_async(module, request, context.cancelled)
         return tool_result_from_run(self.name, result, self.limits)
+
+    async def _load(self) -> WasmModule:
+        assert self._provide is not None
+        self._module = await anyio.to_thread.run_sync(self._provide)
+        return self._module
+
+    async def close(self) -> None:
+        # A call in flight keeps its own reference; later calls of this handler cannot happen
+        # because it has left the catalog.
+        if self._provide is not None:
+            self._module = None
 
 
 def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) -> ToolResult:

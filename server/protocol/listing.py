@@ -12,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 from handlers.base import ToolDefinition
 
 
-def definition_to_tool(definition: ToolDefinition) -> types.Tool:
+def definition_to_tool(definition: ToolDefinition, execution: types.ToolExecution | None = None) -> types.Tool:
     hints = definition.annotations
     meta: dict[str, object] = {"toolbay/source": definition.source}
     if definition.tier is not None:
@@ -25,6 +25,7 @@ def definition_to_tool(definition: ToolDefinition) -> types.Tool:
         description=definition.description,
         input_schema=dict(definition.input_schema),
         output_schema=dict(definition.output_schema) if definition.output_schema else None,
+        execution=execution,
         annotations=types.ToolAnnotations(
             title=definition.title,
             read_only_hint=hints.read_only,
@@ -55,11 +56,16 @@ def decode_cursor(cursor: str | None) -> int:
         raise MCPError(code=types.INVALID_PARAMS, message=f"invalid cursor {cursor!r}") from None
 
 
-def page(definitions: Sequence[ToolDefinition], cursor: str | None, page_size: int) -> types.ListToolsResult:
+def page(
+    definitions: Sequence[ToolDefinition],
+    cursor: str | None,
+    page_size: int,
+    execution: types.ToolExecution | None = None,
+) -> types.ListToolsResult:
     """One page of tools. The cursor is an offset into the name-sorted list: a tool added
     between pages can shift the listing by one, which a list_changed notification announces."""
     start = decode_cursor(cursor)
     chunk = definitions[start : start + page_size]
     end = start + len(chunk)
     next_cursor = encode_cursor(end) if end < len(definitions) else None
-    return types.ListToolsResult(tools=[definition_to_tool(d) for d in chunk], next_cursor=next_cursor)
+    return types.ListToolsResult(tools=[definition_to_tool(d, execution) for d in chunk], next_cursor=next_cursor)

@@ -1,0 +1,268 @@
+"""The toolbay application: one object that owns the runtime, the catalog and the call path.
+
+Transports (stdio, streamable HTTP, SSE, the in-memory test client) each wrap it in
+an SDK server (``server.protocol.server``); they share this one catalog, chain and
+job manager. ``Toolbay.open(settings)`` is the only way to get a running app.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from handlers.base import Handler, ToolDefinition, ToolResult
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+from server.auth.http import bearer_credential
+from server.auth.principal import principal_from_access_token
+from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
+from server.config import Settings
+from server.discovery import Discovery, FileOutcome, scan, sha256_of
+from server.chain import ChainPolicies, default_stages
+from server.errors import CallRefused, UnknownTool
+from server.jobs import JobManager
+from server.protocol import results
+from server.protocol.sessions import SessionRegistry
+from server.types import CallNext, Principal, Stage, ToolCall, Transport
+from server.wasm import WasmRuntime
+
+logger = logging.getLogger(__name__)
+
+VERSION = "0.1.0"
+LOCAL_TRANSPORTS = ("stdio", "memory", "cli")
+
+
+class Toolbay:
+    version = VERSION
+
+    def __init__(self, settings: Settings, runtime: WasmRuntime) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.catalog = CatalogHolder()
+        self.sessions = SessionRegistry()
+        self.discovery = Discovery(settings, runtime)
+        self.builtins: list[Handler] = []
+        self._files: dict[Path, FileOutcome] = {}
+        self._rescan_lock = anyio.Lock()
+        self._stages: list[Stage] = []
+        self._pipeline: CallNext = self._dispatch
+        self._extra_handler_hooks: list[Callable[[Any, Transport], None]] = []
+        self.policies: ChainPolicies | None = None
+        self.jobs: JobManager | None = None
+        self.local_principal = Principal(id="local", scopes=frozenset({"tools:exec"}), kind="local")
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        on_progress: Callable[[FileOutcome, int], None] | None = None,
+    ) -> AsyncIterator[Toolbay]:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None)
+        app = cls(settings, runtime)
+        try:
+            await app.rescan(on_progress=on_progress, notify=False)
+            yield app
+        finally:
+            for handler in app.catalog.current:
+                await handler.close()
+            runtime.close()
+
+    # -- the call path ----------------------------------------------------------------
+
+    def set_stages(self, stages: Sequence[Stage]) -> None:
+        """Installs the chain (authenticate → rate-limit → authorize → validate ...) once."""
+        self._stages = list(stages)
+        endpoint: CallNext = self._dispatch
+        for stage in reversed(self._stages):
+            endpoint = _bind(stage, endpoint)
+        self._pipeline = endpoint
+
+    async def call(self, call: ToolCall, request_context: Any = None) -> ToolResult:
+        """Runs one call through the chain. Never raises for a tool's or a caller's fault."""
+        # The snapshot is taken once: a swap during the call does not change its handler.
+        call.handler = self.catalog.current.get(call.name)
+        started = time.perf_counter()
+        try:
+            result = await self._pipeline(call)
+        except CallRefused as refusal:
+            result = results.refusal_to_result(refusal)
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as exc:
+            result = results.crash_to_result(call.name, exc)
+        result.meta.setdefault("duration_ms", round((time.perf_counter() - started) * 1000, 3))
+        return result
+
+    async def _dispatch(self, call: ToolCall) -> ToolResult:
+        """The end of the chain: run the handler inline, or through the job manager."""
+        handler = call.handler
+        if handler is None:
+            raise UnknownTool(call.name)
+        if call.principal is not None:
+            call.context.caller = call.principal.id
+        started = time.perf_counter()
+        try:
+            if self.jobs is None or handler.runs_inline:
+                return await handler.handle(call.arguments, call.context)
+            arguments = call.arguments
+            return await self.jobs.run_or_background(
+                call.context.caller, call.name, arguments,
+                lambda context: handler.handle(arguments, context), call.context,
+                background=handler.definition.background,
+            )
+        finally:
+            call.timings["tool"] = time.perf_counter() - started
+
+    # -- what callers may see -----------------------------------------------------------
+
+    def install_chain(self, policies: ChainPolicies) -> None:
+        self.policies = policies
+        self.set_stages(default_stages(policies))
+
+    async def principal_for(self, request_context: Any, transport: Transport) -> Principal:
+        """Who is asking, for ``tools/list`` (calls are identified by the chain itself)."""
+        if self.policies is None:
+            return self.local_principal
+        return await self.policies.authenticator.identify(transport, self.credential_for(request_context))
+
+    def owner_id_for(self, request_context: Any, transport: Transport) -> str:
+        """The caller's id without a network round trip: the HTTP layer has already checked the token."""
+        request = getattr(request_context, "request", None)
+        user = getattr(request, "scope", {}).get("user") if request is not None else None
+        if isinstance(user, AuthenticatedUser):
+            return principal_from_access_token(user.access_token).id
+        authenticator = self.policies.authenticator if self.policies else None
+        if transport in LOCAL_TRANSPORTS:
+            return ((authenticator.local if authenticator else None) or self.local_principal).id
+        return ((authenticator.anonymous if authenticator else None) or Principal.anonymous()).id
+
+    def credential_for(self, request_context: Any) -> str | None:
+        return bearer_credential(getattr(request_context, "request", None))
+
+    def visible_definitions(self, principal: Principal) -> list[ToolDefinition]:
+        definitions = [handler.definition for handler in self.catalog.current]
+        if self.policies is None:
+            return definitions
+        return self.policies.authorizer.visible(principal, definitions)
+
+    def register_extra_handlers(self, server: Any, transport: Transport) -> None:
+        for hook in self._extra_handler_hooks:
+            hook(server, transport)
+
+    def add_server_hook(self, hook: Callable[[Any, Transport], None]) -> None:
+        self._extra_handler_hooks.append(hook)
+
+    # -- discovery ------------------------------------------------------------------------
+
+    def add_builtin(self, handler: Handler) -> None:
+        self.builtins.append(handler)
+        self._swap(self._build_catalog())
+
+    async def rescan(
+        self,
+        *,
+        on_progress: Callable[[FileOutcome, int], None] | None = None,
+        notify: bool = True,
+    ) -> CatalogChange:
+        """Brings the catalog in line with the extension folders.
+
+        Only files whose content changed are described again. A file that fails to
+        describe keeps the tools of its last good version; a deleted file loses them.
+        """
+        async with self._rescan_lock:
+            paths = await anyio.to_thread.run_sync(scan, self.settings.extensions)
+            current: dict[Path, FileOutcome] = {}
+            to_describe: list[Path] = []
+            hashes = await anyio.to_thread.run_sync(_hash_all, paths)
+            for path in paths:
+                previous = self._files.get(path)
+                digest = hashes.get(path)
+                if previous is not None and digest is not None and previous.sha256 == digest:
+                    current[path] = previous
+                else:
+                    to_describe.append(path)
+            total = len(to_describe)
+
+            def progress(outcome: FileOutcome) -> None:
+                if on_progress is not None:
+                    on_progress(outcome, total)
+
+            for outcome in await self.discovery.describe_files(to_describe, on_done=progress):
+                previous = self._files.get(outcome.path)
+                if outcome.skipped and previous is not None and previous.handlers:
+                    logger.warning(
+                        "keeping the previous version of %s: the new one was rejected (%s)",
+                        outcome.path.name, outcome.skipped.reason,
+                    )
+                    current[outcome.path] = FileOutcome(
+                        outcome.path, previous.sha256, handlers=previous.handlers,
+                        skipped=outcome.skipped, notes=previous.notes,
+                    )
+                else:
+                    current[outcome.path] = outcome
+            previous_files = self._files
+            retired = [
+                old for path, old in previous_files.items()
+                if path not in current or current[path].handlers is not old.handlers
+            ]
+            self._files = current
+            change = self._swap(self._build_catalog())
+            # Calls in flight hold their own reference to the module they started with.
+            for old in retired:
+                await _release(old)
+        if notify and not change.empty:
+            await self.sessions.tools_changed()
+        return change
+
+    def _build_catalog(self) -> Catalog:
+        handlers: list[Handler] = list(self.builtins)
+        skipped: list[SkippedFile] = []
+        for outcome in self._files.values():
+            handlers.extend(outcome.handlers)
+            if outcome.skipped is not None:
+                skipped.append(outcome.skipped)
+        return Catalog.build(handlers, skipped)
+
+    def _swap(self, catalog: Catalog) -> CatalogChange:
+        change = self.catalog.swap(catalog)
+        if not change.empty:
+            logger.info("tools changed: %s", change.summary())
+        return change
+
+    @property
+    def skipped_files(self) -> tuple[SkippedFile, ...]:
+        return self.catalog.current.skipped
+
+
+def _bind(stage: Stage, call_next: CallNext) -> CallNext:
+    async def run(call: ToolCall) -> ToolResult:
+        return await stage(call, call_next)
+
+    return run
+
+
+def _hash_all(paths: Sequence[Path]) -> dict[Path, str]:
+    hashes: dict[Path, str] = {}
+    for path in paths:
+        try:
+            hashes[path] = sha256_of(path)
+        except OSError:
+            continue
+    return hashes
+
+
+async def _release(outcome: FileOutcome) -> None:
+    for handler in outcome.handlers:
+        await handler.close()

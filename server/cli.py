@@ -1,0 +1,170 @@
+"""The ``toolbay`` command. The library raises; this layer turns ``ToolbayError`` into a
+one-line message and an exit code (2 for bad input or configuration)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from server.config import Settings, load_settings
+from server.errors import ToolbayError
+from server.logs import configure_logging
+
+app = typer.Typer(
+    name="toolbay",
+    help="Serve WebAssembly command-line programs as MCP tools.",
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+logger = logging.getLogger("toolbay")
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="TOML configuration file (default: ./toolbay.toml if present).")
+]
+ExtensionsOption = Annotated[
+    list[Path] | None,
+    typer.Option("--extensions", "-e", help="Folder of .wasm tools; repeat for several (default: the bundled tools)."),
+]
+DataDirOption = Annotated[Path | None, typer.Option("--data-dir", help="Where caches and the job database live.")]
+WorkspaceOption = Annotated[
+    Path | None, typer.Option("--workspace", help="Folder that tools may see, at /workspace inside the sandbox.")
+]
+
+
+def _settings(config: Path | None, **overrides: Any) -> Settings:
+    try:
+        return load_settings(config, **overrides)
+    except ToolbayError as exc:
+        err.print(f"toolbay: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
+@app.callback(invoke_without_command=True)
+def _root(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
+@app.command()
+def serve(
+    transport: Annotated[
+        str | None, typer.Option("--transport", "-t", help="stdio (default), http or sse.")
+    ] = None,
+    host: Annotated[str | None, typer.Option(help="Address to listen on (http/sse; default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on (http/sse; default 8765, 0 = any).")] = None,
+    extensions: ExtensionsOption = None,
+    data_dir: DataDirOption = None,
+    workspace: WorkspaceOption = None,
+    config: ConfigOption = None,
+    allow_insecure: Annotated[
+        bool, typer.Option("--insecure-no-auth", help="Allow serving a non-loopback address without authentication.")
+    ] = False,
+) -> None:
+    """Run the MCP server."""
+    settings = _settings(
+        config, transport=transport, host=host, port=port, extensions=extensions,
+        data_dir=data_dir, workspace=workspace,
+    )
+    if allow_insecure:
+        settings.http.allow_insecure = True
+    configure_logging(settings.log_level, settings.log_file)
+    from server.runner import run_server
+
+    try:
+        anyio.run(run_server, settings)
+    except ToolbayError as exc:
+        err.print(f"toolbay: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        pass
+
+
+@app.command("list")
+def list_tools(
+    extensions: ExtensionsOption = None,
+    data_dir: DataDirOption = None,
+    config: ConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Show the tools toolbay would serve, and the files it skipped and why."""
+    settings = _settings(config, extensions=extensions, data_dir=data_dir)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    from server.runner import collect_listing
+
+    listing = anyio.run(collect_listing, settings)
+    if as_json:
+        typer.echo(json.dumps(listing, indent=2))
+        return
+    table = Table(title=f"{len(listing['tools'])} tools")
+    for column in ("tool", "source", "tier", "parameters"):
+        table.add_column(column)
+    for tool in listing["tools"]:
+        table.add_row(tool["name"], tool["origin"], tool["tier"] or "-", ", ".join(tool["parameters"]) or "-")
+    Console().print(table)
+    if listing["skipped"]:
+        skipped = Table(title="skipped files")
+        skipped.add_column("file")
+        skipped.add_column("reason")
+        for item in listing["skipped"]:
+            skipped.add_row(item["path"], item["reason"])
+        Console().print(skipped)
+
+
+@app.command()
+def call(
+    tool: Annotated[str, typer.Argument(help="Tool name, as `toolbay list` shows it.")],
+    args: Annotated[str, typer.Option("--args", "-a", help="Arguments as a JSON object.")] = "{}",
+    extensions: ExtensionsOption = None,
+    data_dir: DataDirOption = None,
+    workspace: WorkspaceOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run one tool locally, without MCP: for tool authors."""
+    settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    try:
+        arguments = json.loads(args)
+    except json.JSONDecodeError as exc:
+        err.print(f"toolbay: --args is not valid JSON: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+    if not isinstance(arguments, dict):
+        err.print("toolbay: --args must be a JSON object", markup=False, highlight=False)
+        raise typer.Exit(2)
+    from server.runner import call_once
+
+    result = anyio.run(call_once, settings, tool, arguments)
+    if result.text:
+        sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
+    if result.is_error:
+        raise typer.Exit(1)
+
+
+@app.command("parse-help")
+def parse_help(
+    long: Annotated[Path, typer.Option("--long", help="File with the raw output of `PROGRAM --help`.")],
+    short: Annotated[Path | None, typer.Option("--short", help="File with the raw output of `PROGRAM -h`.")] = None,
+) -> None:
+    """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
+    from server.helptext.command import run_parse_help
+
+    code = run_parse_help(long, short, sys.stdout, sys.stderr)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""Transports: stdio for Claude Code, and one HTTP app with streamable HTTP and legacy SSE.
+
+The HTTP app serves ``/mcp`` (streamable HTTP), ``/sse`` + ``/messages/`` (SSE) and
+``/healthz``; ``--transport http`` and ``--transport sse`` both start it, so one
+server answers clients of either kind.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from mcp.server.sse import SseServerTransport
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
+from starlette.types import Receive, Scope, Send
+
+from server.protocol.server import ToolbayServer, build_mcp_server
+
+if TYPE_CHECKING:
+    from server.app import Toolbay
+
+logger = logging.getLogger(__name__)
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+async def serve_stdio(app: Toolbay) -> None:
+    server = build_mcp_server(app, "stdio")
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+class _SseEndpoint:
+    """The GET side of SSE. An ASGI class, because Starlette takes a plain function as a
+    request handler that must return a response, which a long-lived stream never does."""
+
+    def __init__(self, transport: SseServerTransport, server: ToolbayServer) -> None:
+        self.transport = transport
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with self.transport.connect_sse(scope, receive, send) as (read_stream, write_stream):
+            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+
+
+def _security_for(host: str) -> TransportSecuritySettings | None:
+    # DNS-rebinding protection for loopback binds, as the SDK does for streamable HTTP.
+    if host in LOOPBACK_HOSTS:
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+    return None
+
+
+def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
+    """The Starlette app. ``auth`` is passed to the SDK (``auth=``, ``token_verifier=``)."""
+    host = app.settings.host
+    security = _security_for(host)
+    sse_server = build_mcp_server(app, "sse")
+    sse = SseServerTransport("/messages/", security_settings=security)
+
+    async def healthz(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "tools": len(app.catalog.current)})
+
+    extra_routes: list[Any] = [
+        Route("/sse", endpoint=_SseEndpoint(sse, sse_server), methods=["GET"]),
+        Mount("/messages/", app=sse.handle_post_message),
+        Route("/healthz", endpoint=healthz, methods=["GET"]),
+    ]
+    http_server = build_mcp_server(app, "http")
+    return http_server.streamable_http_app(
+        streamable_http_path="/mcp",
+        host=host,
+        transport_security=security,
+        custom_starlette_routes=extra_routes,
+        **auth,
+    )
+
+
+async def serve_http(
+    app: Toolbay,
+    starlette_app: Starlette,
+    *,
+    on_ready: Callable[[str, int], Awaitable[None] | None] | None = None,
+) -> None:
+    """Serves until cancelled. ``on_ready(host, port)`` runs once the socket listens
+    (the port is the real one when 0 was asked for)."""
+    settings = app.settings
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((settings.host, settings.port))
+    sock.listen(2048)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        starlette_app,
+        log_level=settings.log_level if settings.log_level != "info" else "warning",
+        lifespan="on",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    host_text = f"[{settings.host}]" if ":" in settings.host else settings.host
+    logger.info("serving MCP on http://%s:%d/mcp (streamable HTTP) and /sse (SSE)", host_text, port)
+    if on_ready is not None:
+        maybe = on_ready(settings.host, port)
+        if maybe is not None:
+            await maybe
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,82 @@
+"""What the CLI commands do, as async functions (the CLI module only parses and prints)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from handlers.base import CallContext, ToolResult
+from server.app import Toolbay
+from server.config import Settings
+from server.discovery import FileOutcome
+from server.types import ToolCall
+
+# Below this many files to describe, a progress bar is more noise than help.
+PROGRESS_THRESHOLD = 4
+
+
+class _DescribeProgress:
+    """A progress bar on stderr while many files are described for the first time."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True)
+        self.progress: Progress | None = None
+        self.task: Any = None
+
+    def __call__(self, outcome: FileOutcome, total: int) -> None:
+        if total < PROGRESS_THRESHOLD or not self.console.is_terminal:
+            return
+        if self.progress is None:
+            self.progress = Progress(
+                TextColumn("describing tools"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.description}"), console=self.console, transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task("", total=total)
+        self.progress.update(self.task, advance=1, description=outcome.path.name)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+async def run_server(settings: Settings) -> None:
+    from server.assembly import assemble
+    from server.protocol.transports import build_http_app, serve_http, serve_stdio
+
+    progress = _DescribeProgress()
+    async with Toolbay.open(settings, on_progress=progress) as app, assemble(app) as http_auth:
+        progress.stop()
+        if settings.transport == "stdio":
+            await serve_stdio(app)
+        else:
+            await serve_http(app, build_http_app(app, **http_auth))
+
+
+async def collect_listing(settings: Settings) -> dict[str, Any]:
+    async with Toolbay.open(settings) as app:
+        tools = []
+        for handler in app.catalog.current:
+            definition = handler.definition
+            properties = definition.input_schema.get("properties", {})
+            tools.append({
+                "name": definition.name,
+                "origin": definition.origin.removeprefix("wasm:"),
+                "source": definition.source,
+                "tier": definition.tier.value if definition.tier else None,
+                "parameters": list(properties),
+                "description": definition.description,
+            })
+        skipped = [{"path": s.path, "reason": s.reason} for s in app.skipped_files]
+        return {"tools": tools, "skipped": skipped}
+
+
+async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async with Toolbay.open(settings) as app:
+        result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
+        if result.is_error and not result.text:
+            print(f"toolbay: {tool} failed", file=sys.stderr)
+        return result

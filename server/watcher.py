@@ -1,0 +1,99 @@
+"""Hot reload: watch the extension folders and bring the catalog in line when files change.
+
+watchfiles groups a burst of events (a build writing a file in several steps, a
+``cp`` of many files) and yields once the folder has been quiet for ``quiet_ms``.
+Before describing, the watcher waits until each changed file has stopped growing,
+so a half-copied module is not described. The rescan itself describes only files
+whose content changed and swaps the catalog atomically (``Toolbay.rescan``), which
+also tells every connected client.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+from anyio.abc import TaskStatus
+from watchfiles import Change, awatch
+
+if TYPE_CHECKING:
+    from server.app import Toolbay
+
+logger = logging.getLogger(__name__)
+
+
+def _is_tool_file(change: Change, path: str) -> bool:
+    return path.endswith(".wasm") and not os.path.basename(path).startswith(".")
+
+
+async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, max_wait_s: float = 2.0) -> None:
+    """Returns when none of the files changed size or mtime over one interval (or time ran out)."""
+
+    def snapshot() -> dict[Path, tuple[int, int] | None]:
+        marks: dict[Path, tuple[int, int] | None] = {}
+        for path in paths:
+            try:
+                stat = path.stat()
+                marks[path] = (stat.st_size, stat.st_mtime_ns)
+            except OSError:
+                marks[path] = None
+        return marks
+
+    paths = list(paths)
+    waited = 0.0
+    before = snapshot()
+    while waited < max_wait_s:
+        await anyio.sleep(interval_s)
+        waited += interval_s
+        after = snapshot()
+        if after == before:
+            return
+        before = after
+
+
+class ExtensionWatcher:
+    def __init__(self, app: Toolbay, *, quiet_ms: int = 50, max_batch_ms: int = 800) -> None:
+        self.app = app
+        self.quiet_ms = quiet_ms
+        self.max_batch_ms = max_batch_ms
+        self.rescans = 0
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        folders = [str(p) for p in self.app.settings.extensions if p.is_dir()]
+        if not folders:
+            task_status.started()
+            return
+        stop = anyio.Event()
+        started = False
+        try:
+            async for changes in awatch(
+                *folders,
+                watch_filter=_is_tool_file,
+                debounce=self.max_batch_ms,
+                step=self.quiet_ms,
+                stop_event=stop,
+                recursive=False,
+                yield_on_timeout=True,
+                rust_timeout=200,
+            ):
+                if not started:
+                    # The first (empty) yield comes once the OS watch is in place.
+                    started = True
+                    task_status.started()
+                if not changes:
+                    continue
+                changed = [Path(path) for kind, path in changes if kind != Change.deleted]
+                await wait_until_stable(changed)
+                try:
+                    change = await self.app.rescan()
+                    self.rescans += 1
+                    if not change.empty:
+                        logger.info("hot reload: %s", change.summary())
+                except Exception:  # the watcher must outlive any bad file or rescan fault
+                    logger.exception("hot reload rescan failed; will retry on the next change")
+        finally:
+            stop.set()

@@ -1,0 +1,52 @@
+"""The process boundary: `python -m server serve` over stdio, driven by the SDK's client,
+as Claude Code starts it from `.mcp.json`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.anyio
+
+
+def _server_params(extensions: Path, data_dir: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "server", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir), *extra],
+        cwd=str(REPO_ROOT),
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+
+
+async def test_a_stdio_client_lists_and_calls_the_bundled_tools(extensions_dir: Path, shared_data_dir: Path) -> None:
+    with anyio.fail_after(60):
+        async with Client(_server_params(extensions_dir, shared_data_dir), mode="legacy") as client:
+            tools = await client.list_tools()
+            result = await client.call_tool("hashsum", {"text": "hello", "algorithm": "md5"})
+    assert "hashsum" in {tool.name for tool in tools.tools}
+    assert result.is_error is False
+    assert hashlib.md5(b"hello").hexdigest() in result.content[0].text
+
+
+async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio() -> None:
+    config = json.loads((REPO_ROOT / ".mcp.json").read_text())
+    entry = config["mcpServers"]["toolbay"]
+    params = StdioServerParameters(
+        command=sys.executable if entry["command"].startswith("python") else entry["command"],
+        args=entry["args"],
+        cwd=str(REPO_ROOT),
+        env={**os.environ, **entry.get("env", {})},
+    )
+    with anyio.fail_after(60):
+        async with Client(params, mode="legacy") as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+    assert {"hashsum", "textkit_count"} <= names
