@@ -36,7 +36,8 @@ Each subcommand reads the given files from the workspace (or standard input) and
 its result to standard output as plain text.",
     after_help = TOP_AFTER_HELP,
     subcommand_required = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    disable_help_subcommand = true
 )]
 struct Cli {
     #[command(subcommand)]
