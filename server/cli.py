@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -30,15 +31,16 @@ err = Console(stderr=True)
 logger = logging.getLogger("toolbay")
 
 ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="TOML configuration file (default: ./toolbay.toml if present).")
+    Path | None, typer.Option("--config", "-c", metavar="FILE", help="TOML configuration file (default: ./toolbay.toml if present).")
 ]
 ExtensionsOption = Annotated[
     list[Path] | None,
-    typer.Option("--extensions", "-e", help="Folder of .wasm tools; repeat for several (default: the bundled tools)."),
+    typer.Option("--extensions", "-e", metavar="DIR", help="Folder of .wasm tools; repeat for several (default: the bundled tools)."),
 ]
-DataDirOption = Annotated[Path | None, typer.Option("--data-dir", help="Where caches and the job database live.")]
+DataDirOption = Annotated[Path | None, typer.Option("--data-dir", metavar="DIR", help="Where caches and the job database live.")]
 WorkspaceOption = Annotated[
-    Path | None, typer.Option("--workspace", help="Folder that tools may see, at /workspace inside the sandbox.")
+    Path | None, typer.Option(
+        "--workspace", metavar="DIR", help="Folder that tools may see, at /workspace inside the sandbox.")
 ]
 
 
@@ -59,10 +61,13 @@ def _root(ctx: typer.Context) -> None:
 @app.command()
 def serve(
     transport: Annotated[
-        str | None, typer.Option("--transport", "-t", help="stdio (default), http or sse.")
+        str | None, typer.Option(
+            "--transport", "-t", metavar="stdio|http|sse", click_type=click.Choice(["stdio", "http", "sse"]),
+            help="How clients connect (default stdio; http and sse serve both /mcp and /sse).",
+        )
     ] = None,
-    host: Annotated[str | None, typer.Option(help="Address to listen on (http/sse; default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port to listen on (http/sse; default 8765, 0 = any).")] = None,
+    host: Annotated[str | None, typer.Option(metavar="HOST", help="Address to listen on (http/sse; default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(metavar="PORT", help="Port to listen on (http/sse; default 8765, 0 = any).")] = None,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     workspace: WorkspaceOption = None,
@@ -123,8 +128,8 @@ def list_tools(
 
 @app.command()
 def call(
-    tool: Annotated[str, typer.Argument(help="Tool name, as `toolbay list` shows it.")],
-    args: Annotated[str, typer.Option("--args", "-a", help="Arguments as a JSON object.")] = "{}",
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="Tool name, as `toolbay list` shows it.")],
+    args: Annotated[str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as a JSON object.")] = "{}",
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     workspace: WorkspaceOption = None,
@@ -152,8 +157,8 @@ def call(
 
 @app.command("parse-help")
 def parse_help(
-    long: Annotated[Path, typer.Option("--long", help="File with the raw output of `PROGRAM --help`.")],
-    short: Annotated[Path | None, typer.Option("--short", help="File with the raw output of `PROGRAM -h`.")] = None,
+    long: Annotated[Path, typer.Option("--long", metavar="FILE", help="File with the raw output of `PROGRAM --help`.")],
+    short: Annotated[Path | None, typer.Option("--short", metavar="FILE", help="File with the raw output of `PROGRAM -h`.")] = None,
 ) -> None:
     """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
     from server.helptext.command import run_parse_help
