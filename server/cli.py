@@ -3,6 +3,7 @@ one-line message and an exit code (2 for bad input or configuration)."""
 
 from __future__ import annotations
 
+import enum
 import json
 import logging
 import sys
@@ -10,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -28,6 +28,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 err = Console(stderr=True)
+
+
+class TransportName(enum.StrEnum):
+    stdio = "stdio"
+    http = "http"
+    sse = "sse"
+
 logger = logging.getLogger("toolbay")
 
 ConfigOption = Annotated[
@@ -61,10 +68,11 @@ def _root(ctx: typer.Context) -> None:
 @app.command()
 def serve(
     transport: Annotated[
-        str | None, typer.Option(
-            "--transport", "-t", metavar="stdio|http|sse", click_type=click.Choice(["stdio", "http", "sse"]),
+        TransportName | None,
+        typer.Option(
+            "--transport", "-t", metavar="stdio|http|sse",
             help="How clients connect (default stdio; http and sse serve both /mcp and /sse).",
-        )
+        ),
     ] = None,
     host: Annotated[str | None, typer.Option(metavar="HOST", help="Address to listen on (http/sse; default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(metavar="PORT", help="Port to listen on (http/sse; default 8765, 0 = any).")] = None,
@@ -78,7 +86,7 @@ def serve(
 ) -> None:
     """Run the MCP server."""
     settings = _settings(
-        config, transport=transport, host=host, port=port, extensions=extensions,
+        config, transport=transport.value if transport else None, host=host, port=port, extensions=extensions,
         data_dir=data_dir, workspace=workspace,
     )
     if allow_insecure:
