@@ -53,8 +53,13 @@ class Notes:
     yargs_type: str | None
 
 
+_CLICK_EXTRA = re.compile(r"\[([^\[\]]*;[^\[\]]*)\]")
+
+
 def read_notes(lines: list[str]) -> Notes:
     text = " ".join(line.strip() for line in lines if line.strip())
+    # click joins its notes in one bracket: "[env var: X; default: 3; required]".
+    text = _CLICK_EXTRA.sub(lambda m: " ".join(f"[{part.strip()}]" for part in m.group(1).split(";")), text)
     default = None
     for pattern in _DEFAULT:
         found = pattern.search(text)
@@ -73,7 +78,7 @@ def read_notes(lines: list[str]) -> Notes:
         choices = _listed_values(lines)
     yargs = _YARGS_TYPE.findall(text)
     return Notes(
-        default=default if default not in ("", "None", "none", "null") else None,
+        default=default if default not in ("", "None") else None,  # typer prints "[default: None]"
         choices=choices,
         required=bool(_REQUIRED.search(text)),
         repeatable=bool(_REPEAT.search(text)) or "array" in yargs or "count" in yargs,

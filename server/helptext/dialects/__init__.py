@@ -25,10 +25,15 @@ DIALECTS: tuple[Dialect, ...] = (
 )
 
 
+# A library's marks show in its first screens; a huge text is not searched to its end.
+_DETECT_SAMPLE = 32 * 1024
+
+
 def pick_dialect(text: str) -> Dialect:
+    sample = text[:_DETECT_SAMPLE]
     best, best_score = DIALECTS[-1], 0.0
     for dialect in DIALECTS:
-        score = dialect.detect(text)
+        score = dialect.detect(sample)
         if score > best_score:
             best, best_score = dialect, score
     return best

@@ -1,0 +1,37 @@
+"""``toolbay parse-help`` prints the description as JSON, or refuses non-help with status 2."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from server.helptext.command import run_parse_help
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def test_parse_help_prints_the_description_with_its_input_schema():
+    out, err = io.StringIO(), io.StringIO()
+    folder = CORPUS / "special" / "keywords"
+    assert run_parse_help(folder / "long.txt", None, out, err) == 0
+    document = json.loads(out.getvalue())
+    assert document["keywords"] == ["count", "words", "lines"]
+    assert document["permission_level"] == "read"
+    assert document["background"] is True
+    assert document["options"][1]["choices"] == ["all", "lines", "words"]
+    assert document["input_schema"]["type"] == "object"
+
+
+def test_parse_help_reads_the_short_form_too():
+    out, err = io.StringIO(), io.StringIO()
+    folder = CORPUS / "clap" / "ripgrep"
+    assert run_parse_help(folder / "long.txt", folder / "short.txt", out, err) == 0
+    assert json.loads(out.getvalue())["version"] == "13.0.0"
+
+
+def test_parse_help_exits_2_with_the_reason_for_non_help():
+    out, err = io.StringIO(), io.StringIO()
+    assert run_parse_help(CORPUS / "special" / "banner" / "long.txt", None, out, err) == 2
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith("not help: no usage line") and err.getvalue().count("\n") == 1

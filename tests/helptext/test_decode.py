@@ -1,0 +1,40 @@
+"""Bytes become the text a terminal would have shown, with the encoding named."""
+
+from __future__ import annotations
+
+import codecs
+
+from server.helptext import describe_help
+from server.helptext.decode import decode_help
+
+HELP = "Usage: prog [OPTIONS]\n\nOptions:\n  -n, --name <NAME>  Le nom à utiliser\n"
+
+
+def test_utf8_is_read_strictly_first():
+    decoded = decode_help(HELP.encode())
+    assert (decoded.encoding, decoded.had_errors) == ("utf-8", False)
+
+
+def test_a_byte_order_mark_decides_the_encoding_and_is_dropped():
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le")):
+        decoded = decode_help(bom + HELP.encode(codec))
+        assert decoded.text.startswith("Usage: prog")
+
+
+def test_shift_jis_gbk_and_euc_kr_help_is_decoded():
+    for text, codec in (("ファイルを表示します。行数を指定します。", "shift_jis"),
+                        ("显示文件内容并退出。显示帮助信息。", "gbk"),
+                        ("파일 내용을 표시합니다. 도움말을 표시합니다.", "euc-kr")):
+        data = f"Usage: x [OPTIONS]\n\n{text}\n\nOptions:\n  -q, --quiet  {text}\n".encode(codec)
+        desc = describe_help(data)
+        assert desc.options[0].description == text
+        assert not desc.decode_errors
+
+
+def test_ansi_colours_hyperlinks_and_overstrike_are_removed():
+    data = b"\x1b[1;32mUsage:\x1b[0m p\n\n  \x1b]8;;http://x\x07-a\x1b]8;;\x07, --all  s_\bh_\bo_\bw\n"
+    assert decode_help(data).text == "Usage: p\n\n  -a, --all  show\n"
+
+
+def test_line_endings_and_tabs_are_normalised():
+    assert decode_help(b"Usage: p\r\n  -a\tall\rnext").text == "Usage: p\n  -a    all\nnext"

@@ -1,0 +1,52 @@
+"""Output that is not help is refused with one line; nothing else is ever raised."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from server.errors import NotHelpError
+from server.helptext import describe_help
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"", "empty"),
+    (b"  \n\t\n", "empty"),
+    (b"Welcome to FooServer v2.3.1\nListening on 0.0.0.0:8080\n", "no usage line"),
+    (b'2024-05-01T12:00:03Z INFO server: started pid=4242\n', "no usage line"),
+    (b"\x00\x01\x02\x03\xff\xfe\x80\x81" * 50, "binary"),
+    (b"Usage: hello [OPTIONS]\nTry 'hello --help' for help.\n\nError: No such option: -h\n", "error"),
+    (b"error: unexpected argument '-h' found\n\nUsage: x [OPTIONS]\n", "error"),
+])
+def test_non_help_is_refused_with_a_one_line_reason(data, words):
+    with pytest.raises(NotHelpError) as caught:
+        describe_help(data)
+    assert words in caught.value.reason
+    assert "\n" not in caught.value.reason
+
+
+def test_a_short_form_that_is_not_help_is_ignored():
+    long = b"Usage: t [OPTIONS]\n\nOptions:\n  --name TEXT  Who  [required]\n  --help  Show this message and exit.\n"
+    short = b"Usage: t [OPTIONS]\nTry 't --help' for help.\n\nError: No such option: -h\n"
+    assert describe_help(long, short).options[0].required
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=600))
+def test_arbitrary_bytes_raise_nothing_but_not_help(data):
+    try:
+        describe_help(data, data[::-1])
+    except NotHelpError:
+        pass
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(list("-–=[]<>{}(),.|/: \n\tabcXYZ019_*╭╰│─") + [
+    "Usage: ", "Options:\n", "  -a, --all", "...", "[default: ", "  ", "\nCommands:\n  "]), max_size=120))
+def test_help_like_text_raises_nothing_but_not_help(pieces):
+    text = "".join(pieces)
+    try:
+        describe_help(text.encode())
+    except NotHelpError:
+        pass

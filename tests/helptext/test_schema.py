@@ -1,0 +1,84 @@
+"""The input schema names what a model can pass; argv says it back exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.helptext import HelpDescription, OptionSpec, PositionalSpec, build_tool_schema, describe_help
+
+CLAP = b"""Usage: tool [OPTIONS] --block-size <SIZE> <INPUT> [EXTRA]...
+
+Arguments:
+  <INPUT>     The input
+  [EXTRA]...  More inputs
+
+Options:
+      --block-size <SIZE>  Block size
+  -n <N>                   How many [default: 3]
+  -m, --mode <MODE>        Mode [default: fast] [possible values: fast, slow]
+  -v, --verbose...         More output
+  -e, --exclude <GLOB>     Skip GLOB (can be repeated)
+      --stdin              Read from stdin
+  -h, --help               Print help
+"""
+
+
+@pytest.fixture
+def schema():
+    return build_tool_schema(describe_help(CLAP))
+
+
+def test_properties_are_named_for_models_and_typed(schema):
+    props = schema.input_schema["properties"]
+    assert set(props) == {"block_size", "n", "mode", "verbose", "exclude", "stdin_option", "input", "extra"}
+    assert props["n"] == {"type": "integer", "description": "How many [default: 3] Value: N.", "default": 3}
+    assert props["mode"]["enum"] == ["fast", "slow"]
+    assert props["exclude"]["type"] == "array"
+    assert props["verbose"]["type"] == "integer"
+    assert props["extra"]["type"] == "array"
+
+
+def test_required_options_and_positionals_are_listed(schema):
+    assert schema.input_schema["required"] == ["block_size", "input"]
+    assert schema.input_schema["additionalProperties"] is False
+
+
+def test_argv_uses_equals_for_long_options_and_attaches_short_values(schema):
+    argv = schema.to_argv({"block_size": "-1", "n": 5, "verbose": 2, "exclude": ["a", "b"], "input": "x"})
+    assert argv == ["--block-size=-1", "-n5", "--verbose", "--verbose", "--exclude=a", "--exclude=b", "x"]
+
+
+def test_positionals_starting_with_a_dash_come_after_a_double_dash(schema):
+    assert schema.to_argv({"block_size": "1", "input": "-weird", "extra": ["b"]}) == \
+        ["--block-size=1", "--", "-weird", "b"]
+
+
+def test_unknown_or_wrongly_typed_arguments_are_refused_with_a_sentence(schema):
+    with pytest.raises(ValueError, match="Unknown argument 'nope'"):
+        schema.to_argv({"nope": 1, "block_size": "1", "input": "x"})
+    with pytest.raises(ValueError, match="switch"):
+        schema.to_argv({"stdin_option": "yes", "block_size": "1", "input": "x"})
+
+
+def test_a_negatable_switch_says_false_with_its_negation():
+    desc = HelpDescription(options=(OptionSpec(long="--color", negation="--no-color"),), dialect="click")
+    schema = build_tool_schema(desc)
+    assert schema.to_argv({"color": False}) == ["--no-color"]
+    assert schema.to_argv({"color": True}) == ["--color"]
+
+
+def test_go_flag_options_take_single_dash_equals_values():
+    desc = HelpDescription(options=(OptionSpec(long="-name", takes_value=True, type="string"),
+                                    OptionSpec(short="-n", takes_value=True, type="integer")), dialect="goflag")
+    assert build_tool_schema(desc).to_argv({"name": "-x", "n": 2}) == ["-name=-x", "-n=2"]
+
+
+def test_a_later_positional_cannot_be_given_without_the_earlier_one():
+    desc = HelpDescription(positionals=(PositionalSpec("in", required=False), PositionalSpec("out", required=False)))
+    with pytest.raises(ValueError, match="in order"):
+        build_tool_schema(desc).to_argv({"out": "o"})
+
+
+def test_descriptions_round_trip_through_dicts():
+    desc = describe_help(CLAP)
+    assert HelpDescription.from_dict(desc.to_dict()) == desc

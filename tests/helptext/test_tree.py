@@ -1,0 +1,68 @@
+"""Subcommands become one described tool per leaf, found by running their help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.errors import NotHelpError
+from server.helptext import HelpRun, describe_tree
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def runner_over(folder: Path, on_stderr: bool = False):
+    calls: list[list[str]] = []
+
+    def run(argv: list[str]) -> HelpRun:
+        calls.append(argv)
+        words = argv[:-1]
+        name = "long.txt" if not words else f"sub-{'_'.join(words)}.txt"
+        if argv == ["-h"]:
+            name = "short.txt" if (folder / "short.txt").exists() else "long.txt"
+        path = folder / name
+        data = path.read_bytes() if path.exists() else b"error: unrecognized subcommand\n"
+        return HelpRun(b"", data, 2) if on_stderr else HelpRun(data, b"", 0)
+
+    run.calls = calls  # type: ignore[attr-defined]
+    return run
+
+
+def test_a_tool_without_subcommands_is_one_leaf_named_as_given():
+    tree = describe_tree(runner_over(CORPUS / "clap" / "ripgrep"), "rg")
+    assert [(c.tool_name, c.path) for c in tree] == [("rg", ())]
+    assert tree.skipped == []
+
+
+def test_each_leaf_subcommand_is_described_by_its_own_help():
+    tree = describe_tree(runner_over(CORPUS / "commander" / "strutil"), "strutil")
+    assert [c.tool_name for c in tree] == ["strutil_split", "strutil_join"]
+    split = tree[0].description
+    assert [p.name for p in split.positionals] == ["string"]
+    assert {o.long for o in split.options} >= {"--first", "--separator", "--mode", "--output"}
+
+
+def test_nested_subcommands_are_named_by_their_path_and_broken_ones_are_reported():
+    tree = describe_tree(runner_over(CORPUS / "cobra" / "gh"), "gh", max_depth=2)
+    names = {c.tool_name for c in tree}
+    assert {"gh_pr_create", "gh_pr_list", "gh_issue_list"} <= names
+    assert "gh_completion" not in names and not any(n.endswith("_help") for n in names)
+    assert any(s.path == ("auth",) for s in tree.skipped)
+
+
+def test_help_printed_on_stderr_is_read():
+    tree = describe_tree(runner_over(CORPUS / "goflag" / "greet", on_stderr=True), "greet")
+    assert {o.long for o in tree[0].description.options} >= {"-name", "-loud"}
+
+
+def test_a_root_that_is_not_help_raises_not_help():
+    with pytest.raises(NotHelpError):
+        describe_tree(lambda argv: HelpRun(b"hello world\n", b"", 0), "hello")
+
+
+def test_a_program_answering_every_subcommand_with_its_root_help_does_not_recurse_forever():
+    root = (CORPUS / "cobra" / "hugo" / "long.txt").read_bytes()
+    tree = describe_tree(lambda argv: HelpRun(root, b"", 0), "hugo", max_depth=3, time_budget_s=5)
+    assert len(tree) == 0
+    assert tree.skipped
