@@ -1,0 +1,112 @@
+"""The `toolbay` command, driven through typer's runner (and once as a real process)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from server.cli import app
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+
+runner = CliRunner()
+
+
+def test_list_json_names_every_bundled_tool_with_its_tier(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    listing = json.loads(result.stdout)
+    tools = {tool["name"]: tool for tool in listing["tools"]}
+    assert tools["hashsum"]["tier"] == "read"
+    assert "algorithm" in tools["hashsum"]["parameters"]
+    assert tools["textkit_grep"]["origin"].endswith("textkit.wasm")
+    assert listing["skipped"] == []
+
+
+def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: Path) -> None:
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "notwasm.wasm").write_bytes(b"#!/bin/sh\necho hi\n")
+    result = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    skipped = json.loads(result.stdout)["skipped"]
+    assert [Path(s["path"]).name for s in skipped] == ["notwasm.wasm"]
+    assert "WebAssembly" in skipped[0]["reason"]
+
+
+def test_list_prints_a_table_for_people(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["list", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0
+    assert "hashsum" in result.stdout and "tools" in result.stdout
+
+
+def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["call", "hashsum", "--args", '{"text": "abc"}', "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert hashlib.sha256(b"abc").hexdigest() in result.stdout
+
+
+def test_call_with_arguments_that_are_not_json_exits_2_with_a_reason(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["call", "hashsum", "--args", "{text:", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 2
+    assert "not valid JSON" in result.stderr
+
+
+def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["call", "textkit_count", "--args", '{"file": ["missing.txt"]}',
+                                 "--workspace", str(tmp_path), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 1
+    assert "missing.txt" in result.stdout
+
+
+def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
+    config = tmp_path / "toolbay.toml"
+    config.write_text("[sandbox]\ntimeout_s = -1\n")
+    result = runner.invoke(app, ["list", "--config", str(config)])
+    assert result.exit_code == 2
+    assert "sandbox.timeout_s" in result.stderr
+
+
+def test_an_unknown_setting_is_refused_rather_than_ignored(tmp_path: Path) -> None:
+    config = tmp_path / "toolbay.toml"
+    config.write_text("[sandbox]\ntimeout = 5\n")
+    result = runner.invoke(app, ["list", "--config", str(config)])
+    assert result.exit_code == 2
+    assert "sandbox.timeout" in result.stderr
+
+
+def test_parse_help_prints_the_description_as_json(tmp_path: Path) -> None:
+    help_file = tmp_path / "help.txt"
+    help_file.write_bytes(b"Usage: greet [OPTIONS] NAME\n\nOptions:\n  -n, --count <N>  How many times [default: 1]\n"
+                          b"  -h, --help       Print help\n")
+    result = runner.invoke(app, ["parse-help", "--long", str(help_file)])
+    assert result.exit_code == 0, result.output
+    description = json.loads(result.stdout)
+    assert description["options"][0]["long"] == "--count"
+    assert "count" in description["input_schema"]["properties"]
+
+
+def test_parse_help_of_something_that_is_not_help_exits_2(tmp_path: Path) -> None:
+    not_help = tmp_path / "log.txt"
+    not_help.write_bytes(b"2026-11-30 12:00:01 INFO server started on port 8080\n")
+    result = runner.invoke(app, ["parse-help", "--long", str(not_help)])
+    assert result.exit_code == 2
+    assert result.stderr.strip()
+
+
+def test_python_dash_m_server_is_the_same_command() -> None:
+    completed = subprocess.run([sys.executable, "-m", "server", "--help"], capture_output=True, text=True,
+                               cwd=REPO_ROOT, timeout=60, check=False)
+    assert completed.returncode == 0
+    for command in ("serve", "list", "call", "parse-help"):
+        assert command in completed.stdout
+
+
+def test_the_bundled_extensions_are_the_default(shared_data_dir: Path) -> None:
+    assert (BUNDLED_EXTENSIONS / "hashsum.wasm").is_file()
+    result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
+    assert any(tool["name"] == "hashsum" for tool in json.loads(result.stdout)["tools"])

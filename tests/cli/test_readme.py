@@ -1,0 +1,45 @@
+"""The README is the front door: its references must match the code."""
+
+from __future__ import annotations
+
+import re
+
+from typer.main import get_command
+
+from server.cli import app
+from server.config import Settings
+from tests.conftest import REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_setting_is_in_the_configuration_reference() -> None:
+    missing = []
+    for name, field in Settings.model_fields.items():
+        annotation = field.annotation
+        nested = getattr(annotation, "model_fields", None)
+        if name == "chain":
+            assert "[chain." in README
+        elif nested:
+            missing += [f"[{name}] {sub}" for sub in nested if f"`[{name}] {sub}`" not in README]
+        elif f"`{name}`" not in README:
+            missing.append(name)
+    assert missing == []
+
+
+def test_every_cli_option_is_in_the_command_line_reference() -> None:
+    group = get_command(app)
+    missing = []
+    for name, command in group.commands.items():
+        assert f"toolbay {name}" in README, name
+        for param in command.params:
+            for opt in param.opts:
+                if opt.startswith("--") and opt != "--help" and opt not in README:
+                    missing.append(f"{name} {opt}")
+    assert missing == []
+
+
+def test_the_readme_test_command_is_what_ci_runs() -> None:
+    ci = (REPO_ROOT / ".ci" / "run").read_text()
+    command = re.search(r"^python3 -m pytest.*$", ci, re.MULTILINE)
+    assert command is not None and command.group(0) in README
