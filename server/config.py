@@ -24,6 +24,13 @@ from server.errors import ConfigError
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
 DEFAULT_CONFIG_NAME = "toolbay.toml"
+# Files named under [chain], as (tables leading to it, key): relative to the config file too.
+CHAIN_PATHS = (
+    (("audit",), "file"),
+    (("auth",), "tokens_file"),
+    (("auth", "jwt"), "key_file"),
+    (("auth", "jwt"), "jwks_file"),
+)
 
 
 def default_data_dir() -> Path:
@@ -142,10 +149,14 @@ def read_toml(path: Path) -> dict[str, Any]:
         data["extensions"] = [str((path.parent / p).resolve()) for p in data["extensions"]]
     elif isinstance(data.get("extensions"), str):
         data["extensions"] = [str((path.parent / data["extensions"]).resolve())]
-    if isinstance(data.get("chain"), dict):
-        audit = data["chain"].get("audit")
-        if isinstance(audit, dict) and isinstance(audit.get("file"), str):
-            audit["file"] = str((path.parent / audit["file"]).resolve())
+    chain = data.get("chain")
+    if isinstance(chain, dict):
+        for section, key in CHAIN_PATHS:
+            table: Any = chain
+            for part in section:
+                table = table.get(part) if isinstance(table, dict) else None
+            if isinstance(table, dict) and isinstance(table.get(key), str):
+                table[key] = str((path.parent / table[key]).resolve())
     return data
 
 

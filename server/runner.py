@@ -47,13 +47,24 @@ async def run_server(settings: Settings) -> None:
     from server.assembly import assemble
     from server.protocol.transports import build_http_app, serve_http, serve_stdio
 
+    if settings.transport != "stdio":
+        _refuse_unsafe_bind(settings)
     progress = _DescribeProgress()
-    async with Toolbay.open(settings, on_progress=progress) as app, assemble(app) as http_auth:
+    async with Toolbay.open(settings, on_progress=progress) as app, assemble(app):
         progress.stop()
         if settings.transport == "stdio":
             await serve_stdio(app)
         else:
-            await serve_http(app, build_http_app(app, **http_auth))
+            await serve_http(app, build_http_app(app))
+
+
+def _refuse_unsafe_bind(settings: Settings) -> None:
+    """Fails fast, before tools are described; ``serve_http`` checks again with the real chain."""
+    from server.auth import check_bind_safety
+    from server.chain import ChainPolicies, ChainSettings
+
+    policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain))
+    check_bind_safety(settings.host, policies.authenticator.configured, settings.http.allow_insecure)
 
 
 async def collect_listing(settings: Settings) -> dict[str, Any]:
@@ -75,7 +86,10 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
-    async with Toolbay.open(settings) as app:
+    """One call through the same chain as a served call (validation included), for tool authors."""
+    from server.assembly import assemble
+
+    async with Toolbay.open(settings) as app, assemble(app, watch=False):
         result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
         if result.is_error and not result.text:
             print(f"toolbay: {tool} failed", file=sys.stderr)

@@ -30,5 +30,6 @@ def check_bind_safety(host: str, auth_configured: bool, allow_insecure: bool) ->
     raise ConfigError(
         f"refusing to serve HTTP on {host}, which other machines can reach, without authentication: "
         "configure a tokens file or JWT verification under [chain.auth], bind to 127.0.0.1, "
-        "or pass --allow-insecure if anyone on the network may really call every tool"
+        "or pass --insecure-no-auth ([http] allow_insecure = true) if anyone on the network "
+        "may really call every tool"
     )

@@ -5,7 +5,7 @@ the local user with the scopes from the configuration. On HTTP and SSE the beare
 the transport put in ``call.credential`` is verified by a ``TokenVerifier`` (a
 ``TokenStore``, a ``JwtVerifier`` or ``FirstAccepting`` of both) even when HTTP middleware
 already checked it: the chain must hold whatever sits in front of it. HTTP with no
-verifier configured (loopback, or ``--allow-insecure``) yields the anonymous principal
+verifier configured (loopback, or ``--insecure-no-auth``) yields the anonymous principal
 with the configured anonymous scopes.
 """
 

@@ -35,6 +35,9 @@ class ChainPolicies:
     limiter: RateLimiter | None = None
     approver: Approver | None = None
     audit: AuditSink | None = None
+    # For the OAuth protected-resource metadata that BearerAuthMiddleware serves.
+    resource_url: str | None = None
+    authorization_servers: tuple[str, ...] = ()
 
     @property
     def verifier(self) -> TokenVerifier | None:
@@ -75,6 +78,8 @@ class ChainPolicies:
                               when_unsupported=settings.approval.when_unsupported)
             if settings.approval.tiers else None,
             audit=AuditLog(_resolve(base, settings.audit.file)) if settings.audit.file else None,
+            resource_url=settings.auth.resource_url,
+            authorization_servers=_authorization_servers(settings.auth),
         )
 
 
@@ -84,6 +89,14 @@ async def _cannot_ask(call: ToolCall, message: str) -> Answer:
 
 def _resolve(base: Path, path: Path) -> Path:
     return path if path.is_absolute() else base / path
+
+
+def _authorization_servers(auth: AuthSettings) -> tuple[str, ...]:
+    """The configured issuers, or the JWT issuer when none is listed."""
+    if auth.authorization_servers:
+        return tuple(auth.authorization_servers)
+    issuer = auth.jwt.issuer if auth.jwt is not None else None
+    return (issuer,) if issuer else ()
 
 
 def _authenticator(auth: AuthSettings, base: Path, local_name: str | None) -> Authenticator:

@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from server.auth import BearerAuthMiddleware, check_bind_safety
 from server.protocol.server import ToolbayServer, build_mcp_server
 
 if TYPE_CHECKING:
@@ -78,13 +79,23 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
     http_server = build_mcp_server(app, "http")
-    return http_server.streamable_http_app(
+    starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         transport_security=security,
         custom_starlette_routes=extra_routes,
         **auth,
     )
+    policies = app.policies
+    if policies is not None and policies.verifier is not None:
+        # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.
+        starlette_app.add_middleware(
+            BearerAuthMiddleware,
+            verifier=policies.verifier,
+            resource_url=policies.resource_url,
+            authorization_servers=policies.authorization_servers,
+        )
+    return starlette_app
 
 
 async def serve_http(
@@ -94,8 +105,11 @@ async def serve_http(
     on_ready: Callable[[str, int], Awaitable[None] | None] | None = None,
 ) -> None:
     """Serves until cancelled. ``on_ready(host, port)`` runs once the socket listens
-    (the port is the real one when 0 was asked for)."""
+    (the port is the real one when 0 was asked for). Raises ``ConfigError`` before
+    listening beyond loopback when nobody is authenticated (see ``check_bind_safety``)."""
     settings = app.settings
+    configured = app.policies is not None and app.policies.authenticator.configured
+    check_bind_safety(settings.host, configured, settings.http.allow_insecure)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

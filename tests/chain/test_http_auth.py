@@ -117,7 +117,7 @@ def test_loopback_addresses_may_serve_without_authentication(host: str) -> None:
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.10", "tools.example.com"])
 def test_other_addresses_need_authentication_or_the_insecure_flag(host: str) -> None:
-    with pytest.raises(ConfigError, match=f"refusing to serve HTTP on {host}.*--allow-insecure"):
+    with pytest.raises(ConfigError, match=f"refusing to serve HTTP on {host}.*--insecure-no-auth"):
         check_bind_safety(host, auth_configured=False, allow_insecure=False)
     check_bind_safety(host, auth_configured=True, allow_insecure=False)
     check_bind_safety(host, auth_configured=False, allow_insecure=True)
