@@ -110,3 +110,11 @@ def test_the_bundled_extensions_are_the_default(shared_data_dir: Path) -> None:
     assert (BUNDLED_EXTENSIONS / "hashsum.wasm").is_file()
     result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
     assert any(tool["name"] == "hashsum" for tool in json.loads(result.stdout)["tools"])
+
+
+def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["call", "hashsum", "--args", '{"algo": "md5", "text": 5}',
+                                 "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 1
+    assert "$.text: expected string" in result.stdout
+    assert "$.algo: unknown property" in result.stdout
