@@ -8,7 +8,7 @@ layout still yields its "-x, --long VALUE" lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .heads import Head, parse_head
 from .layout import FLAG_START, Entry, Section, indent_of, read_entries, split_sections
@@ -33,6 +33,7 @@ class Rules:
     bare_usage_first: bool = False  # yargs prints the usage line without "Usage:"
     angle_choices: bool = False  # typer's rich help writes choices as "<low|high>"
     columns: bool = False  # typer's rich help puts names, negation and type in columns
+    commands_from_usage: bool = False  # docopt lists commands only in its usage patterns
 
 
 _VERSION_LINE = re.compile(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
@@ -66,7 +67,15 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     options = [_require_from_usage(o, facts) for o in options]
     name, version, about, description = _texts(prose, facts)
     subcommands = _subcommands(command_entries, rules, facts.program)
-    positionals = _positionals(positional_entries, facts, bool(subcommands))
+    if rules.commands_from_usage and not subcommands and facts.command_words:
+        # docopt: the commands are words of one grammar, not separate programs with their own
+        # help, so the program stays one tool whose first positional picks the command.
+        words = tuple(dict.fromkeys(facts.command_words))
+        subcommands = [SubcommandSpec(w) for w in words]
+        rest = [replace(p, required=False) for p in _positionals(positional_entries, facts, False)]
+        positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
+    else:
+        positionals = _positionals(positional_entries, facts, bool(subcommands))
     return HelpDescription(
         name=name, version=version, about=about, description=description,
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
@@ -305,7 +314,7 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         if pos.name.startswith("{"):
             choices = pos.choices
             out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
-        else:
+        elif _display_name(strip_brackets(pos.name)):
             out.append(PositionalSpec(_display_name(strip_brackets(pos.name)), pos.required, pos.variadic, ""))
     return out
 

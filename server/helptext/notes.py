@@ -23,7 +23,7 @@ _CHOICES = (
     re.compile(r"\(choices\s*:\s*([^)]*)\)", re.IGNORECASE),
     re.compile(r"\{choices\s*:\s*([^}]*)\}", re.IGNORECASE),
 )
-_REQUIRED = re.compile(r"\[required\]|\(required\)|^required\b|\brequired\.$|\[REQUIRED\]", re.IGNORECASE)
+_REQUIRED = re.compile(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
 _REPEAT = re.compile(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"

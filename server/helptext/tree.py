@@ -16,6 +16,7 @@ from server.errors import NotHelpError
 from .describe import describe_help, describe_text
 from .model import HelpDescription
 
+_ECHO = "prints the same command list as its parent"
 SKIPPED_SUBCOMMANDS = {"help", "completion", "completions", "help-all"}
 
 
@@ -74,8 +75,9 @@ class _Walk:
             return
         if names in parents:
             # A program that answers "sub --help" with its parent's help would recurse forever.
-            self.result.skipped.append(SkippedCommand(path, "prints the same command list as its parent"))
+            self.result.skipped.append(SkippedCommand(path, _ECHO))
             return
+        leaves_before = len(self.result)
         for child in children:
             child_path = (*path, child)
             if time.monotonic() > self.deadline:
@@ -87,6 +89,11 @@ class _Walk:
                 self.result.skipped.append(SkippedCommand(child_path, exc.reason))
                 continue
             self.visit(child_path, child_desc, [*parents, names])
+        if len(self.result) == leaves_before and all(s.reason == _ECHO for s in self.result.skipped[-len(children):]):
+            # Every subcommand echoed this help (docopt programs do): the commands are words of
+            # this one program, which is then the tool.
+            del self.result.skipped[-len(children):]
+            self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
 
     def describe(self, path: tuple[str, ...]) -> HelpDescription:
         long = self.run_help([*path, "--help"]).help_bytes

@@ -34,6 +34,8 @@ class UsageFacts:
     required_flags: set[str] = field(default_factory=set)
     positionals: list[UsagePositional] = field(default_factory=list)
     mentions_command: bool = False
+    # The first plain word of each alternative ("naval_fate ship new <name>"): docopt's commands.
+    command_words: list[str] = field(default_factory=list)
 
 
 def positional_key(name: str) -> str:
@@ -56,7 +58,9 @@ def read_usage(alternatives: list[str], value_flags: set[str]) -> UsageFacts:
             words = words[words.index(facts.program):]  # "command | rg [OPTIONS] PATTERN"
         elif len(words) > 2 and words[1] == "-m":
             words = words[2:]
-        flags, positionals, command = _read_alternative(words[1:], value_flags)
+        before = len(facts.command_words)
+        flags, positionals, command = _read_alternative(words[1:], value_flags, facts)
+        del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
         helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
         if not helpish:
@@ -85,7 +89,8 @@ def _bare(word: str) -> str:
     return word.strip("[]()").split("=")[0]
 
 
-def _read_alternative(words: list[str], value_flags: set[str]) -> tuple[set[str], list[UsagePositional], bool]:
+def _read_alternative(words: list[str], value_flags: set[str],
+                      facts: UsageFacts) -> tuple[set[str], list[UsagePositional], bool]:
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
@@ -136,7 +141,12 @@ def _read_alternative(words: list[str], value_flags: set[str]) -> tuple[set[str]
                 positionals[-1].variadic = True
             continue
         word = word.strip("{}") if word.startswith("{") else word  # typer writes "{title}"
+        if word.startswith("<") and ("|" in word or word.startswith("<-")):
+            leading = False
+            continue  # a choice between flags or values: "<--build|--clear>"
         plain = re.fullmatch(r"[a-z][a-z0-9_-]*", word) is not None
+        if leading and plain:
+            facts.command_words.append(word)
         if leading and plain:
             continue
         leading = False

@@ -64,5 +64,15 @@ def test_a_root_that_is_not_help_raises_not_help():
 def test_a_program_answering_every_subcommand_with_its_root_help_does_not_recurse_forever():
     root = (CORPUS / "cobra" / "hugo" / "long.txt").read_bytes()
     tree = describe_tree(lambda argv: HelpRun(root, b"", 0), "hugo", max_depth=3, time_budget_s=5)
-    assert len(tree) == 0
-    assert tree.skipped
+    # The commands are then words of one program (as in docopt), which is the one tool.
+    assert [(c.tool_name, c.path) for c in tree] == [("hugo", ())]
+    assert tree.skipped == []
+
+
+def test_docopt_commands_are_a_choice_of_the_first_positional():
+    root = (CORPUS / "docopt" / "naval_fate" / "long.txt").read_bytes()
+    # docopt prints the whole document for "--help" after any command words.
+    tree = describe_tree(lambda argv: HelpRun(root, b"", 0), "naval_fate")
+    [command] = tree
+    first = command.description.positionals[0]
+    assert (first.name, first.choices, first.required) == ("command", ("ship", "mine"), True)

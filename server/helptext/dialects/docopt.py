@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ..engine import Rules
 from .base import Dialect, mark
 
 
 class Docopt(Dialect):
     name = "docopt"
+    rules = Rules(commands_from_usage=True)
     marks = (
         mark(r"^Usage:\n  \S+ ", 1.0),
         mark(r"^\s+-h --help\s", 4.0),
