@@ -175,6 +175,34 @@ def parse_help(
     raise typer.Exit(code)
 
 
+token_app = typer.Typer(help="Bearer tokens for the tokens file ([chain.auth] tokens_file).", no_args_is_help=True)
+app.add_typer(token_app, name="token")
+
+
+@token_app.command("new")
+def token_new(
+    client_id: Annotated[str, typer.Option("--client-id", metavar="ID", help="Who will hold the token (audit, limits).")],
+    scope: Annotated[
+        list[str],
+        typer.Option("--scope", "-s", metavar="SCOPE",
+                     help="tools:read|write|exec, tool:PATTERN or a named scope; repeat for several."),
+    ],
+) -> None:
+    """Make a bearer token; print it once, then its tokens-file entry (hash only)."""
+    from server.auth import new_token
+
+    if not client_id.strip() or not all(s.strip() for s in scope):
+        err.print("toolbay: --client-id and every --scope must be non-empty", markup=False, highlight=False)
+        raise typer.Exit(2)
+    token, digest = new_token()
+    scopes = ", ".join(json.dumps(s) for s in scope)
+    # The token alone on the first line, so that `| head -1` captures it.
+    typer.echo(token)
+    typer.echo(f"\n[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]")
+    err.print("Give the token (first line) to the client now: it is stored nowhere. "
+              "Append the [[tokens]] entry to the tokens file.", markup=False, highlight=False)
+
+
 def main() -> None:
     app()
 
