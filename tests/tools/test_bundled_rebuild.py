@@ -65,8 +65,9 @@ def test_rebuild_is_bit_identical(tmp_path: Path) -> None:
         timeout=1100,
     )
     assert proc.returncode == 0, f"build.sh failed:\n{proc.stdout}\n{proc.stderr}"
+    committed = REPO_ROOT / "extensions"
     differing = [
-        t for t in TOOLS if (out / f"{t}.wasm").read_bytes() != (REPO_ROOT / "extensions" / f"{t}.wasm").read_bytes()
+        t for t in TOOLS if (out / f"{t}.wasm").read_bytes() != (committed / f"{t}.wasm").read_bytes()
     ]
     assert not differing, (
         f"rebuilt {differing} differ from the committed extensions/ binaries "

@@ -99,7 +99,8 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
     (ws / "notes.txt").write_text("alpha beta\nGamma delta\nalpha again\n", encoding="utf-8")
-    (ws / "sub" / "doc.json").write_text('{"items": [{"name": "a", "n": 1.50}, {"name": "b"}]}', encoding="utf-8")
+    doc = '{"items": [{"name": "a", "n": 1.50}, {"name": "b"}]}'
+    (ws / "sub" / "doc.json").write_text(doc, encoding="utf-8")
     return ws
 
 
