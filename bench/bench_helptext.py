@@ -9,6 +9,7 @@ well under a second.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
 import time
@@ -41,10 +42,8 @@ def reference(paths: list[Path]) -> None:
 
 def describe_all(paths: list[Path]) -> None:
     for path in paths:
-        try:
+        with contextlib.suppress(NotHelpError):
             build_tool_schema(describe_help(path.read_bytes()))
-        except NotHelpError:
-            pass
 
 
 def one_megabyte() -> bytes:
@@ -65,7 +64,8 @@ def main() -> None:
     print(f"corpus: {len(paths)} texts, {sum(p.stat().st_size for p in paths) / 1024:.0f} KiB")
     print(f"  describe all: {ours * 1000:.1f} ms   reference: {ref * 1000:.2f} ms   ratio {ours / ref:.0f}x")
     print(f"  per text: median {statistics.median(per_text) * 1000:.2f} ms, "
-          f"p90 {sorted(per_text)[int(len(per_text) * 0.9)] * 1000:.2f} ms, max {max(per_text) * 1000:.2f} ms")
+          f"p90 {sorted(per_text)[int(len(per_text) * 0.9)] * 1000:.2f} ms, "
+          f"max {max(per_text) * 1000:.2f} ms")
     print(f"1 MB text: describe {big_ours * 1000:.0f} ms   reference {big_ref * 1000:.2f} ms   "
           f"ratio {big_ours / big_ref:.0f}x")
 

@@ -103,11 +103,11 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
         commands.extend(e for e in entries if not FLAG_START.match(e.head))
         return
     entries, loose = read_entries(section.lines, _is_option_start)
-    if section.kind == "options" and section.title and not entries:
-        # argparse subparsers under a custom group title: "{a,b}" then indented names.
-        if any(x.strip().startswith("{") for x in section.lines):
-            _collect(Section(section.title, "commands", section.lines), options, positionals, commands, prose)
-            return
+    # argparse subparsers under a custom group title: "{a,b}" then indented names.
+    if section.kind == "options" and section.title and not entries \
+            and any(x.strip().startswith("{") for x in section.lines):
+        _collect(Section(section.title, "commands", section.lines), options, positionals, commands, prose)
+        return
     if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
@@ -218,14 +218,10 @@ def _merge_duplicates(options: list[OptionSpec]) -> list[OptionSpec]:
 def _require_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
     if opt.required or not facts.required_flags:
         return opt
-    if (opt.long and opt.long in facts.required_flags) or (opt.short and opt.short in facts.required_flags):
-        if opt.takes_value:  # a bare boolean in usage is an example, not a requirement
-            return opt.__class__(**{**_fields(opt), "required": True})
-    return opt
+    named = any(name and name in facts.required_flags for name in (opt.long, opt.short))
+    # A bare boolean in usage is an example, not a requirement.
+    return replace(opt, required=True) if named and opt.takes_value else opt
 
-
-def _fields(opt: OptionSpec) -> dict[str, object]:
-    return {name: getattr(opt, name) for name in opt.__slots__}  # type: ignore[attr-defined]
 
 
 def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str | None, str, str]:
@@ -302,10 +298,7 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         key = positional_key(name)
         from_usage = usage_by_key.pop(key, None)
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
-        if from_usage is not None:
-            required = from_usage.required
-        else:
-            required = not head.startswith("[")
+        required = from_usage.required if from_usage is not None else not head.startswith("[")
         out.append(PositionalSpec(_display_name(name), required, variadic,
                                   join_description(entry.description), choices))
     if has_commands:
@@ -315,7 +308,8 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
             choices = pos.choices
             out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
         elif _display_name(strip_brackets(pos.name)):
-            out.append(PositionalSpec(_display_name(strip_brackets(pos.name)), pos.required, pos.variadic, ""))
+            name = _display_name(strip_brackets(pos.name))
+            out.append(PositionalSpec(name, pos.required, pos.variadic, ""))
     return out
 
 

@@ -16,7 +16,8 @@ from .model import HelpDescription
 _STRUCTURE = re.compile(
     r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of \S+)?\s*[:：]"
     r"|^\s*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
-    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands)\s*:?\s*$"
+    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands)"
+    r"\s*:?\s*$"
     r"|^\s*[╭┌]─ (?:Options|Arguments|Commands)",
     re.IGNORECASE | re.MULTILINE,
 )

@@ -99,12 +99,8 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
         if not (result.longs or result.shorts):
             result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
             break
-        if lenient:
-            pass
-        elif values and not _looks_like_value(tok) and not tok.startswith("..."):
-            result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
-            break
-        elif not values and not _looks_like_value(tok):
+        ends_head = not _looks_like_value(tok) and not (values and tok.startswith("..."))
+        if not lenient and ends_head:
             result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
             break
         if negating or values_done:

@@ -17,7 +17,8 @@ SectionKind = Literal["usage", "options", "positionals", "commands", "text", "un
 
 _HEADING_COLON = re.compile(r"^[A-Za-z][\w /&()'.,+-]{0,48}:$")
 _HEADING_CAPS = re.compile(r"^[A-Z][A-Z0-9 /&_-]{1,40}$")
-_USAGE_LINE = re.compile(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of ([^:]*))?\s*[:：]\s*(.*)$", re.IGNORECASE)
+_USAGE_LINE = re.compile(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of ([^:]*))?\s*[:：]\s*(.*)$",
+                         re.IGNORECASE)
 # A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
 FLAG_START = re.compile(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
 
@@ -221,7 +222,8 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[Entry], li
                 k = i
                 while k < n and not lines[k].strip():
                     k += 1
-                if k < n and _continues(lines[k], base, desc_col, is_start) and indent_of(lines[k]) > base + 2:
+                deeper = k < n and indent_of(lines[k]) > base + 2
+                if deeper and _continues(lines[k], base, desc_col, is_start):
                     description.extend([""] * (k - i))
                     i = k
                     continue

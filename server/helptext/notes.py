@@ -99,9 +99,8 @@ def _listed_values(lines: list[str]) -> tuple[str, ...]:
             item = _LIST_ITEM.match(stripped)
             if item:
                 values.append(item.group(1))
-            elif stripped and values:
-                if not line.startswith(" ") and not stripped.startswith("["):
-                    break
+            elif stripped and values and not line.startswith(" ") and not stripped.startswith("["):
+                break
     return tuple(values)
 
 

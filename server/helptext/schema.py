@@ -42,7 +42,8 @@ class ToolSchema:
         known = {p.name: p for p in self.params}
         unknown = sorted(set(arguments) - set(known))
         if unknown:
-            raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {', '.join(known) or 'none'}.")
+            names = ", ".join(known) or "none"
+            raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {names}.")
         argv: list[str] = []
         positionals: list[str] = []
         missing_earlier: str | None = None
@@ -178,7 +179,8 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
     text = opt.description
     if not opt.takes_value:
         if opt.repeatable:
-            prop = {"type": "integer", "minimum": 0, "description": _join(text, "Number of times to give the flag.")}
+            how_often = _join(text, "Number of times to give the flag.")
+            prop = {"type": "integer", "minimum": 0, "description": how_often}
             return prop, "count"
         prop = {"type": "boolean", "description": text}
         if opt.default in ("true", "false"):
@@ -199,7 +201,9 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
 
 
 def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
-    value: dict[str, Any] = {"type": "string", "enum": list(pos.choices)} if pos.choices else {"type": "string"}
+    value: dict[str, Any] = {"type": "string"}
+    if pos.choices:
+        value["enum"] = list(pos.choices)
     text = pos.description or pos.name
     if pos.variadic:
         prop = {"type": "array", "items": value, "description": text}

@@ -89,7 +89,8 @@ class _Walk:
                 self.result.skipped.append(SkippedCommand(child_path, exc.reason))
                 continue
             self.visit(child_path, child_desc, [*parents, names])
-        if len(self.result) == leaves_before and all(s.reason == _ECHO for s in self.result.skipped[-len(children):]):
+        latest = self.result.skipped[-len(children):]
+        if len(self.result) == leaves_before and all(s.reason == _ECHO for s in latest):
             # Every subcommand echoed this help (docopt programs do): the commands are words of
             # this one program, which is then the tool.
             del self.result.skipped[-len(children):]

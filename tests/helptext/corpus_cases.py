@@ -23,7 +23,8 @@ def program_folders() -> list[Path]:
 def observed(folder: Path) -> dict[str, Any]:
     short = folder / "short.txt"
     try:
-        desc = describe_help((folder / "long.txt").read_bytes(), short.read_bytes() if short.exists() else None)
+        short_bytes = short.read_bytes() if short.exists() else None
+        desc = describe_help((folder / "long.txt").read_bytes(), short_bytes)
     except NotHelpError:
         return {"not_help": True}
     document = desc.to_dict()

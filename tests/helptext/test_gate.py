@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,7 +29,8 @@ def test_non_help_is_refused_with_a_one_line_reason(data, words):
 
 
 def test_a_short_form_that_is_not_help_is_ignored():
-    long = b"Usage: t [OPTIONS]\n\nOptions:\n  --name TEXT  Who  [required]\n  --help  Show this message and exit.\n"
+    long = (b"Usage: t [OPTIONS]\n\nOptions:\n  --name TEXT  Who  [required]\n"
+            b"  --help  Show this message and exit.\n")
     short = b"Usage: t [OPTIONS]\nTry 't --help' for help.\n\nError: No such option: -h\n"
     assert describe_help(long, short).options[0].required
 
@@ -35,10 +38,8 @@ def test_a_short_form_that_is_not_help_is_ignored():
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=600))
 def test_arbitrary_bytes_raise_nothing_but_not_help(data):
-    try:
+    with contextlib.suppress(NotHelpError):
         describe_help(data, data[::-1])
-    except NotHelpError:
-        pass
 
 
 @settings(max_examples=150, deadline=None)
@@ -46,7 +47,5 @@ def test_arbitrary_bytes_raise_nothing_but_not_help(data):
     "Usage: ", "Options:\n", "  -a, --all", "...", "[default: ", "  ", "\nCommands:\n  "]), max_size=120))
 def test_help_like_text_raises_nothing_but_not_help(pieces):
     text = "".join(pieces)
-    try:
+    with contextlib.suppress(NotHelpError):
         describe_help(text.encode())
-    except NotHelpError:
-        pass

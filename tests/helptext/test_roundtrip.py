@@ -36,7 +36,8 @@ def option_tables(draw):
             st.booleans()) else ()
         default = (choices[0] if choices else draw(st.one_of(st.none(), _word))) if value else None
         table.append(Opt(
-            long=name, short=f"-{next(shorts)}" if draw(st.booleans()) else None, value=value, choices=choices,
+            long=name, short=f"-{next(shorts)}" if draw(st.booleans()) else None,
+            value=value, choices=choices,
             default=default, required=value and default is None and draw(st.booleans()),
             words=" ".join(draw(st.lists(_word, min_size=1, max_size=12))),
         ))
@@ -63,9 +64,12 @@ def render_argparse(table: list[Opt]) -> str:
     def meta(o: Opt) -> str:
         return "{" + ",".join(o.choices) + "}" if o.choices else "V"
 
-    usage = " ".join((f"--{o.long} {meta(o)}" if o.required else f"[--{o.long}{' ' + meta(o) if o.value else ''}]")
-                     for o in table)
-    lines = [f"usage: prog [-h] {usage}", "", "options:", "  -h, --help            show this help message and exit"]
+    def in_usage(o: Opt) -> str:
+        return f"--{o.long} {meta(o)}" if o.required else f"[--{o.long}{' ' + meta(o) if o.value else ''}]"
+
+    usage = " ".join(in_usage(o) for o in table)
+    lines = [f"usage: prog [-h] {usage}", "", "options:",
+             "  -h, --help            show this help message and exit"]
     for o in table:
         m = f" {meta(o)}" if o.value else ""
         head = f"{o.short}{m}, --{o.long}{m}" if o.short else f"--{o.long}{m}"
@@ -92,7 +96,8 @@ def render_click(table: list[Opt]) -> str:
 def render_cobra(table: list[Opt]) -> str:
     lines = ["Usage:", "  prog [flags]", "", "Flags:"]
     for o in table:
-        head = (f"-{o.short[1]}, --{o.long}" if o.short else f"    --{o.long}") + (" string" if o.value else "")
+        names = f"-{o.short[1]}, --{o.long}" if o.short else f"    --{o.long}"
+        head = names + (" string" if o.value else "")
         notes = f' (default "{o.default}")' if o.default else ""
         lines.append(f"  {head:<30}   {o.words}{notes}")
     lines.append("  -h, --help                         help for prog")

@@ -68,13 +68,15 @@ def test_a_negatable_switch_says_false_with_its_negation():
 
 
 def test_go_flag_options_take_single_dash_equals_values():
-    desc = HelpDescription(options=(OptionSpec(long="-name", takes_value=True, type="string"),
-                                    OptionSpec(short="-n", takes_value=True, type="integer")), dialect="goflag")
+    options = (OptionSpec(long="-name", takes_value=True, type="string"),
+               OptionSpec(short="-n", takes_value=True, type="integer"))
+    desc = HelpDescription(options=options, dialect="goflag")
     assert build_tool_schema(desc).to_argv({"name": "-x", "n": 2}) == ["-name=-x", "-n=2"]
 
 
 def test_a_later_positional_cannot_be_given_without_the_earlier_one():
-    desc = HelpDescription(positionals=(PositionalSpec("in", required=False), PositionalSpec("out", required=False)))
+    positionals = (PositionalSpec("in", required=False), PositionalSpec("out", required=False))
+    desc = HelpDescription(positionals=positionals)
     with pytest.raises(ValueError, match="in order"):
         build_tool_schema(desc).to_argv({"out": "o"})
 

@@ -1,4 +1,5 @@
-"""clap 2, 3 and 4 (Rust): "USAGE:"/"Usage:", "ARGS:"/"Arguments:", "[default: x]", "[possible values: a, b]"."""
+"""clap 2, 3 and 4 (Rust): "USAGE:"/"Usage:", "ARGS:"/"Arguments:", "[default: x]",
+"[possible values: a, b]"."""
 
 from __future__ import annotations
 

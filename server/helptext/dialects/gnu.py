@@ -1,4 +1,5 @@
-"""GNU getopt_long tools: "Usage: ls [OPTION]... [FILE]...", "-a, --all", "--color[=WHEN]", custom headings."""
+"""GNU getopt_long tools: "Usage: ls [OPTION]... [FILE]...", "-a, --all", "--color[=WHEN]",
+option lists under custom headings."""
 
 from __future__ import annotations
 

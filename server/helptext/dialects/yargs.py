@@ -1,4 +1,5 @@
-"""yargs (Node): a type note after each description ("[boolean]", "[string] [required]"), commands prefixed by the program."""
+"""yargs (Node): a type note after each description ("[boolean]", "[string] [required]"),
+commands prefixed by the program's name."""
 
 from __future__ import annotations
 

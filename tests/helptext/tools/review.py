@@ -19,7 +19,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 def show(folder: Path) -> None:
     short = folder / "short.txt"
     try:
-        desc = describe_help((folder / "long.txt").read_bytes(), short.read_bytes() if short.exists() else None)
+        short_bytes = short.read_bytes() if short.exists() else None
+        desc = describe_help((folder / "long.txt").read_bytes(), short_bytes)
     except NotHelpError as exc:
         print(f"== {folder.relative_to(CORPUS)}: NOT HELP: {exc.reason}")
         return

@@ -10,6 +10,7 @@ Run it with the interpreter the program is installed in. Output: a list of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import runpy
@@ -30,10 +31,8 @@ def argparse_truth(module: str) -> list[dict[str, object]]:
     argparse.ArgumentParser.parse_args = capture  # type: ignore[method-assign]
     argparse.ArgumentParser.parse_known_args = capture  # type: ignore[method-assign]
     sys.argv = [module]
-    try:
+    with contextlib.suppress(_Caught, SystemExit):
         runpy.run_module(module, run_name="__main__")
-    except (_Caught, SystemExit):
-        pass
     out = []
     for action in caught[0]._actions if caught else []:
         if not action.option_strings:
