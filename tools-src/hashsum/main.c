@@ -200,6 +200,11 @@ int main(int argc, char **argv) {
             }
             sprintf(path, "%s/%s", WORKSPACE, file);
         }
+        if (stat(path ? path : file, &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "hashsum: %s: Is a directory\n", file);
+            free(path);
+            return 1;
+        }
         FILE *f = fopen(path ? path : file, "rb");
         if (!f) {
             fprintf(stderr, "hashsum: %s: %s\n", file, strerror(errno));

@@ -50,6 +50,9 @@ func resolvePath(p string) string {
 }
 
 func readFileArg(p string) ([]byte, error) {
+	if st, err := os.Stat(resolvePath(p)); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", p)
+	}
 	data, err := os.ReadFile(resolvePath(p))
 	if err != nil {
 		var pe *os.PathError

@@ -249,6 +249,9 @@ fn read_inputs(files: &[String]) -> Result<Vec<Input>, String> {
             continue;
         }
         let path = resolve(f);
+        if path.is_dir() {
+            return Err(format!("{}: Is a directory", f));
+        }
         match std::fs::read(&path) {
             Ok(data) => out.push(Input { name: f.clone(), data }),
             Err(e) => return Err(format!("{}: {}", f, describe_io_error(&e))),
