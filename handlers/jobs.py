@@ -64,7 +64,8 @@ class JobWaitTool(JobTool):
     NAME = "job_wait"
     DESCRIPTION = ("Waits for a background job to end and returns its status as soon as it has ended, or "
                    "when timeout_s seconds have passed, whichever comes first. Then call job_result to read "
-                   "the output. If it is still running after the timeout, call job_wait again.")
+                   "the output. If it is still running after the timeout, call job_wait again. "
+                   "Sends the job's progress as progress notifications while it waits.")
     SCHEMA = _schema({
         "job_id": _JOB_ID,
         "timeout_s": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_S, "default": 30,
@@ -73,7 +74,9 @@ class JobWaitTool(JobTool):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         timeout = min(max(float(arguments.get("timeout_s", 30)), 0.0), MAX_WAIT_S)
-        return _view_result(await self.manager.wait(context.caller, arguments["job_id"], timeout))
+        view = await self.manager.wait(context.caller, arguments["job_id"], timeout,
+                                       on_progress=context.report_progress)
+        return _view_result(view)
 
 
 class JobResultTool(JobTool):

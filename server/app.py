@@ -8,6 +8,7 @@ job manager. ``Toolbay.open(settings)`` is the only way to get a running app.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -16,16 +17,15 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-
-from handlers.base import Handler, ToolDefinition, ToolResult
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
+from handlers.base import Handler, ToolDefinition, ToolResult
 from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
 from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
+from server.chain import ChainPolicies, default_stages
 from server.config import Settings
 from server.discovery import Discovery, FileOutcome, scan, sha256_of
-from server.chain import ChainPolicies, default_stages
 from server.errors import CallRefused, UnknownTool
 from server.jobs import JobManager
 from server.protocol import results
@@ -69,7 +69,11 @@ class Toolbay:
         on_progress: Callable[[FileOutcome, int], None] | None = None,
     ) -> AsyncIterator[Toolbay]:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None)
+        # The job manager decides how many calls run at once; a guest that sleeps still holds
+        # a worker thread, so the runtime must have one per call the manager lets run, or
+        # long jobs starve every other call while the manager counts free slots.
+        runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
+                              max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1))
         app = cls(settings, runtime)
         try:
             await app.rescan(on_progress=on_progress, notify=False)

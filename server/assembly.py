@@ -15,9 +15,10 @@ from handlers.jobs import job_tools
 from handlers.refresh import RefreshToolsHandler
 from server.app import Toolbay
 from server.chain import ChainPolicies, ChainSettings
-from server.protocol.elicitation import ask_by_elicitation
 from server.jobs import JobManager, SqliteJobStore
 from server.jobs.tasks import install as install_tasks
+from server.protocol import results
+from server.protocol.elicitation import ask_by_elicitation
 from server.types import Transport
 from server.watcher import ExtensionWatcher
 
@@ -44,7 +45,9 @@ async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay
         app.jobs = manager
 
         def add_tasks(server: Any, transport: Transport) -> None:
-            install_tasks(server, manager, owner_of=lambda ctx: app.owner_id_for(ctx, transport))
+            # tasks/result answers exactly what tools/call would have (same _meta names).
+            install_tasks(server, manager, owner_of=lambda ctx: app.owner_id_for(ctx, transport),
+                          to_call_result=results.tool_result_to_mcp)
 
         app.add_server_hook(add_tasks)
         for handler in [RefreshToolsHandler(rescan), *job_tools(manager)]:

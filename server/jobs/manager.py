@@ -14,6 +14,13 @@ for nothing. A call becomes a job (and is written, with the events it had so far
 the moment its budget runs out or at once when declared background; from then on every
 change is written before anyone can observe it from outside.
 
+Progress: while a request waits on a job (the call itself within its budget, or a
+``job_wait``), the job's progress reaches it as MCP progress notifications: the tool's
+own reports, and the job's steps (queued with its place, started, gone background,
+ended), so a client hears something even from a tool that reports nothing. A plain
+call stops hearing once it is answered (its progress token dies with the request); a
+task-augmented one hears until the job ends, as MCP Tasks allow.
+
 Limits: at most ``max_concurrent`` calls run at once, and ``max_per_caller`` for one
 caller; the rest wait in one FIFO queue (a caller at its own limit does not hold up
 others). The limits count inline calls too, since any call may become a job.
@@ -29,15 +36,16 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+from functools import partial
 from typing import Any, Self
 
 import anyio
 from anyio.abc import TaskGroup
 
-from handlers.base import CallContext, ToolResult
+from handlers.base import CallContext, ProgressCallback, ToolResult
 from server.errors import CallRefused, NoSuchJob
 from server.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
-from server.jobs.views import JobView, accepted
+from server.jobs.views import JobView, accepted, progress_text
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +53,8 @@ Work = Callable[[CallContext], Awaitable[ToolResult]]
 
 SERVER_STOPPING = "the server stopped while the job was running"
 CANCELLED_BY_CALLER = "cancelled by the caller"
+# A client that does not read its notifications must not hold up the job that sends them.
+PROGRESS_SEND_TIMEOUT_S = 1.0
 
 
 @dataclasses.dataclass(slots=True)
@@ -74,6 +84,43 @@ def as_job() -> Iterator[JobTicket]:
         _ticket.reset(token)
 
 
+class ProgressRelay:
+    """Progress notifications for one waiting request.
+
+    MCP asks that the values sent under one progress token only ever increase; the tool's
+    own reports and the job's steps share the token, so the relay keeps them in order: a
+    tool report that does not move forward is dropped, and a step takes the next value.
+    """
+
+    def __init__(self, send: ProgressCallback, *, until_end: bool = False) -> None:
+        self.send = send
+        # Hears the job's end from the job itself (a task's call), not from a waiter.
+        self.until_end = until_end
+        self.last: float | None = None
+        self.total: float | None = None
+
+    async def tool(self, done: float, total: float | None, message: str | None) -> None:
+        if self.last is not None and done <= self.last:
+            return
+        self.last, self.total = done, total
+        await self._send(done, total, message)
+
+    async def step(self, message: str, *, final: bool = False) -> None:
+        if final and self.total is not None and (self.last is None or self.total > self.last):
+            value = self.total
+        else:
+            value = 0.0 if self.last is None else self.last + 1
+        self.last = value
+        await self._send(value, self.total if self.total is not None and value <= self.total else None, message)
+
+    async def _send(self, done: float, total: float | None, message: str | None) -> None:
+        with anyio.move_on_after(PROGRESS_SEND_TIMEOUT_S):
+            try:
+                await self.send(done, total, message)
+            except Exception:  # the client may be gone; the job goes on
+                logger.debug("could not send a progress notification", exc_info=True)
+
+
 @dataclasses.dataclass(eq=False, slots=True)
 class _LiveJob:
     id: str
@@ -96,6 +143,9 @@ class _LiveJob:
     progress: dict[str, Any] | None = None
     last_progress_write: float = 0.0
     log: list[JobEvent] = dataclasses.field(default_factory=list)
+    # Requests waiting on the job that hear its progress (the call itself, job_wait...).
+    relays: list[ProgressRelay] = dataclasses.field(default_factory=list)
+    waited_in_queue: bool = False
     scope: anyio.CancelScope | None = None
     done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
     recorded: anyio.Event = dataclasses.field(default_factory=anyio.Event)
@@ -104,6 +154,10 @@ class _LiveJob:
         return JobRecord(id=self.id, owner=self.owner, tool=self.tool, status=self.status,
                          created_at=self.created_at, updated_at=self.updated_at, arguments=self.arguments,
                          started_at=self.started_at, finished_at=self.finished_at, reason=self.reason)
+
+    async def announce(self, message: str) -> None:
+        for relay in list(self.relays):
+            await relay.step(message)
 
     def event(self, kind: str, at: float, **data: Any) -> JobEvent:
         event = JobEvent(job_id=self.id, at=at, kind=kind, data=data)
@@ -213,9 +267,14 @@ class JobManager:
         now = self.clock()
         job = _LiveJob(id="job_" + secrets.token_hex(8), owner=owner, tool=tool_name,
                        arguments=dict(arguments), work=work, context=context, created_at=now, updated_at=now)
-        job.context = dataclasses.replace(context, report_progress=self._progress_recorder(job, context))
+        job.context = dataclasses.replace(context, report_progress=self._progress_recorder(job))
+        caller = ProgressRelay(context.report_progress)
+        job.relays.append(caller)
         self._queue.append(job)
         self._admit()
+        if job in self._queue:
+            job.waited_in_queue = True
+            await caller.step(f"queued, number {self._queue.index(job) + 1} in the queue")
         if not background:
             try:
                 with anyio.move_on_after(self.sync_budget_s):
@@ -232,7 +291,13 @@ class JobManager:
         await self._go_background(job)
         if ticket is not None:
             ticket.job_id, ticket.owner = job.id, owner
-        return accepted(self._view(job))
+        view = self._view(job)
+        await caller.step(f"goes on in the background as job {job.id} ({job.status})")
+        if ticket is None:  # answered now: its progress token ends with the request
+            job.relays.remove(caller)
+        else:
+            caller.until_end = True
+        return accepted(view)
 
     async def _go_background(self, job: _LiveJob) -> None:
         # One synchronous step: from here on every change is written by whoever makes it,
@@ -273,6 +338,8 @@ class JobManager:
                 started = [e for e in job.log[-1:] if e.kind == "started"]
                 await self._write(job, lambda: self.store.set_status(job.id, "running", at=job.updated_at,
                                                                      events=started))
+            if job.waited_in_queue:
+                await job.announce("started")
             with anyio.CancelScope() as job.scope:
                 if job.cancel_reason is None:
                     try:
@@ -321,6 +388,9 @@ class JobManager:
         finally:
             job.done.set()
             self._jobs.pop(job.id, None)
+            for relay in job.relays:
+                if relay.until_end and self._tg is not None:
+                    self._tg.start_soon(partial(relay.step, f"job {job.id} {status}", final=True))
 
     async def _write(self, job: _LiveJob, write: Callable[[], Awaitable[None]]) -> None:
         """Writes a change of a job that went background, after its first write."""
@@ -332,9 +402,7 @@ class JobManager:
         except Exception:
             logger.exception("could not record a change of job %s", job.id)
 
-    def _progress_recorder(self, job: _LiveJob, context: CallContext) -> Any:
-        forward = context.report_progress
-
+    def _progress_recorder(self, job: _LiveJob) -> ProgressCallback:
         async def report_progress(done: float, total: float | None = None, message: str | None = None) -> None:
             now = self.clock()
             job.progress = {"progress": done, "total": total, "message": message}
@@ -345,10 +413,8 @@ class JobManager:
                 event = job.event("progress", now, **job.progress)
                 if job.background:
                     await self._write(job, lambda: self.store.append_event(event))
-            try:
-                await forward(done, total, message)
-            except Exception:  # the client may be gone; the job goes on
-                logger.debug("could not forward progress of job %s", job.id, exc_info=True)
+            for relay in list(job.relays):
+                await relay.tool(done, total, message)
 
         return report_progress
 
@@ -382,12 +448,27 @@ class JobManager:
             raise NoSuchJob(job_id)
         return JobView.of(record, self.poll_interval_s)
 
-    async def wait(self, owner: str, job_id: str, timeout_s: float | None) -> JobView:
-        """Returns as soon as the job has ended, or after ``timeout_s`` (None: no limit)."""
+    async def wait(self, owner: str, job_id: str, timeout_s: float | None,
+                   on_progress: ProgressCallback | None = None) -> JobView:
+        """Returns as soon as the job has ended, or after ``timeout_s`` (None: no limit).
+
+        ``on_progress`` (the waiting request's ``report_progress``) hears the job's progress
+        while it waits: its status now, the tool's reports and steps, and how it ended.
+        """
         job = self._live(owner, job_id)
-        if job is not None:
-            with anyio.move_on_after(timeout_s):
-                await job.done.wait()
+        if job is not None and not job.done.is_set():
+            relay = ProgressRelay(on_progress) if on_progress is not None else None
+            if relay is not None:
+                job.relays.append(relay)
+                await relay.step(f"{job.status}" + (f" — {progress_text(job.progress)}" if job.progress else ""))
+            try:
+                with anyio.move_on_after(timeout_s):
+                    await job.done.wait()
+            finally:
+                if relay is not None:
+                    job.relays.remove(relay)
+            if relay is not None and job.done.is_set():
+                await relay.step(f"job {job.id} {job.status}", final=True)
         return await self.status(owner, job_id)
 
     async def result(self, owner: str, job_id: str) -> ToolResult | None:

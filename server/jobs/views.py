@@ -66,7 +66,7 @@ class JobView:
         if self.reason:
             head += f": {self.reason}"
         if self.progress and not self.finished:
-            head += f" — progress {_progress_text(self.progress)}"
+            head += f" — progress {progress_text(self.progress)}"
         return f"{head}. {self.next_step()}"
 
     def next_step(self) -> str:
@@ -77,7 +77,7 @@ class JobView:
                 "then job_result to read its output.")
 
 
-def _progress_text(progress: Mapping[str, Any]) -> str:
+def progress_text(progress: Mapping[str, Any]) -> str:
     done, total, message = progress.get("progress"), progress.get("total"), progress.get("message")
     text = f"{done:g}/{total:g}" if total else f"{done:g}"
     return f"{text} ({message})" if message else text

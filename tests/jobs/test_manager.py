@@ -8,6 +8,7 @@ import pytest
 from handlers.base import CallContext, ToolResult
 from server.errors import NoSuchJob
 from server.jobs import JobManager, SqliteJobStore
+from server.jobs.manager import as_job
 from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
 
 pytestmark = pytest.mark.anyio
@@ -214,12 +215,58 @@ async def test_progress_is_recorded_and_forwarded_to_the_caller(make_manager: Ma
         with anyio.fail_after(5):
             await manager.wait("alice", job_id, None)
         events = await manager.events("alice", job_id)
-    assert forwarded == [(1, 3, "reading"), (3, 3, "done")]
+    # The caller hears the tool's reports and that the call went on as a job, then nothing:
+    # its progress token ended with its request.
+    assert forwarded == [(1, 3, "reading"), (2, 3, f"goes on in the background as job {job_id} (running)")]
     assert [(e.kind, dict(e.data)) for e in events if e.kind == "progress"] == [
         ("progress", {"progress": 1, "total": 3, "message": "reading"}),
         ("progress", {"progress": 3, "total": 3, "message": "done"}),
     ]
     assert [e.kind for e in events] == ["started", "progress", "progress", "output", "finished"]
+
+
+async def test_job_wait_hears_the_jobs_progress_in_increasing_steps(make_manager: MakeManager) -> None:
+    heard: list[tuple[float, float | None, str | None]] = []
+    gate = Gate()
+
+    async def listen(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    async def reports(ctx: CallContext) -> ToolResult:
+        await gate.opened.wait()
+        await ctx.report_progress(5, 10, "half")
+        await ctx.report_progress(4, 10, "backwards")  # not forwarded: values only increase
+        return ToolResult(text="ok")
+
+    async with make_manager(progress_write_interval_s=0) as manager:
+        job_id = await start_job(manager, reports)
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: manager.wait("alice", job_id, 5, on_progress=listen))
+            with anyio.fail_after(5):
+                while not heard:
+                    await anyio.sleep(0.01)
+            gate.open()
+    assert heard == [(0, None, "running"), (5, 10, "half"), (10, 10, f"job {job_id} completed")]
+
+
+async def test_a_task_caller_keeps_hearing_progress_until_the_job_ends(make_manager: MakeManager) -> None:
+    heard: list[tuple[float, float | None, str | None]] = []
+    gate = Gate()
+
+    async def listen(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    async with make_manager() as manager:
+        with as_job() as ticket:
+            await manager.run_or_background("alice", "slow", {}, gate, context(report_progress=listen))
+        gate.open()
+        with anyio.fail_after(5):
+            await manager.wait("alice", str(ticket.job_id), None)
+            while len(heard) < 2:
+                await anyio.sleep(0.01)
+    job_id = ticket.job_id
+    assert heard == [(0, None, f"goes on in the background as job {job_id} (running)"),
+                     (1, None, f"job {job_id} completed")]
 
 
 async def test_finished_jobs_and_their_results_survive_a_restart(make_manager: MakeManager) -> None:

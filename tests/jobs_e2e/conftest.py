@@ -1,0 +1,200 @@
+"""Jobs end to end: a real server (in-process uvicorn, or a `python -m server serve`
+subprocess) with the `slow` fixture program and the bundled textkit, driven by the SDK's
+own client. Each test gets its own data folder (its own job database); compiled modules
+and tool descriptions are shared through symlinks so that they are made once per session.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from server.app import Toolbay
+from server.assembly import assemble
+from server.auth import BearerAuthMiddleware, new_token
+from server.config import Settings, load_settings
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
+
+TOOLS = (FIXTURE_WASM / "slow.wasm", BUNDLED_EXTENSIONS / "textkit.wasm")
+CACHES = ("modules", "descriptions")
+
+
+@pytest.fixture(scope="session")
+def extensions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("jobs-e2e-extensions")
+    for tool in TOOLS:
+        shutil.copy2(tool, folder / tool.name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def warm_caches(tmp_path_factory: pytest.TempPathFactory, extensions: Path) -> Path:
+    """A data folder whose module and description caches hold the tools above."""
+    folder = tmp_path_factory.mktemp("jobs-e2e-warm")
+
+    async def describe() -> None:
+        async with Toolbay.open(load_settings(None, extensions=[extensions], data_dir=folder)):
+            pass
+
+    anyio.run(describe)
+    return folder
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, warm_caches: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in CACHES:
+        if (warm_caches / name).is_dir():
+            (folder / name).symlink_to(warm_caches / name, target_is_directory=True)
+    return folder
+
+
+@dataclass
+class Callers:
+    """Bearer tokens of two callers, alice and bob, and the tokens file that knows them."""
+
+    tokens_file: Path
+    tokens: dict[str, str] = field(default_factory=dict)
+
+
+@pytest.fixture
+def callers(tmp_path: Path) -> Callers:
+    lines, tokens = [], {}
+    for name in ("alice", "bob"):
+        token, digest = new_token()
+        tokens[name] = token
+        lines += ["[[tokens]]", f'client_id = "{name}"', f'sha256 = "{digest}"', 'scopes = ["tools:exec"]', ""]
+    path = tmp_path / "tokens.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return Callers(path, tokens)
+
+
+def write_config(path: Path, extensions: Path, data_dir: Path, *, jobs: Mapping[str, Any] | None = None,
+                 timeout_s: float = 60, background_tools: tuple[str, ...] = (),
+                 tokens_file: Path | None = None) -> Path:
+    """A toolbay.toml for a test server: small sync budget, fast polling of nothing else."""
+    job_settings = {"sync_budget_s": 0.2, **(jobs or {})}
+    lines = [
+        f"extensions = [{str(extensions)!r}]",
+        f"data_dir = {str(data_dir)!r}",
+        f"background_tools = {list(background_tools)!r}",
+        "[sandbox]", f"timeout_s = {timeout_s}",
+        "[jobs]", *(f"{key} = {value!r}" for key, value in job_settings.items()),
+    ]
+    if tokens_file is not None:
+        lines += ["[chain.auth]", f"tokens_file = {str(tokens_file)!r}"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def stdio_params(config: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "server", "serve", "--transport", "stdio", "--config", str(config)],
+        cwd=str(REPO_ROOT),
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+
+
+@asynccontextmanager
+async def http_server(settings: Settings) -> AsyncIterator[tuple[str, Toolbay]]:
+    """The app served by uvicorn on 127.0.0.1 and a free port; yields the /mcp URL."""
+    from server.protocol.transports import build_http_app, serve_http
+
+    settings.port = 0
+    async with Toolbay.open(settings) as app, assemble(app, watch=False), anyio.create_task_group() as group:
+        starlette_app: Any = build_http_app(app)
+        verifier = app.policies.verifier if app.policies is not None else None
+        if verifier is not None:
+            # Whatever the serving layer mounts, the test guards /mcp itself (a second check is harmless).
+            starlette_app = BearerAuthMiddleware(starlette_app, verifier)
+        ready = anyio.Event()
+        address: dict[str, str] = {}
+
+        def on_ready(host: str, port: int) -> None:
+            address["url"] = f"http://{host}:{port}/mcp"
+            ready.set()
+
+        group.start_soon(lambda: serve_http(app, starlette_app, on_ready=on_ready))
+        with anyio.fail_after(10):
+            await ready.wait()
+        yield address["url"], app
+        group.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def http_client(url: str, token: str | None = None) -> AsyncIterator[Client]:
+    """The SDK's client over streamable HTTP, with a bearer token when given."""
+    async with AsyncExitStack() as stack:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=60))
+        client = await stack.enter_async_context(
+            Client(streamable_http_client(url, http_client=http), mode="legacy"))
+        yield client
+
+
+def settings_for(config: Path) -> Settings:
+    return load_settings(config)
+
+
+class Progress:
+    """A ``progress_callback`` that keeps what it heard."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[float, float | None, str | None]] = []
+        self.changed = anyio.Event()
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.heard.append((progress, total, message))
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    @property
+    def messages(self) -> list[str]:
+        return [message or "" for _, _, message in self.heard]
+
+
+def text(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def structured(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None, text(result)
+    return dict(result.structured_content)
+
+
+async def call(client: Client, name: str, arguments: Mapping[str, Any] | None = None,
+               **options: Any) -> types.CallToolResult:
+    return await client.call_tool(name, dict(arguments or {}), **options)
+
+
+async def start_job(client: Client, arguments: Mapping[str, Any], tool: str = "slow",
+                    **options: Any) -> str:
+    """Calls a tool that must go on as a job; returns the job id."""
+    result = await call(client, tool, arguments, **options)
+    assert result.is_error is False, text(result)
+    return str(structured(result)["job_id"])
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started

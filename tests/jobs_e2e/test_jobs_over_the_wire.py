@@ -1,0 +1,169 @@
+"""A call that outlives its budget becomes a job, seen through the SDK's real client over
+stdio (a `python -m server serve` subprocess) and streamable HTTP (uvicorn on loopback)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.jobs_e2e.conftest import (
+    Progress,
+    Stopwatch,
+    call,
+    http_client,
+    http_server,
+    settings_for,
+    start_job,
+    stdio_params,
+    structured,
+    text,
+    write_config,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def connect(transport: str, config: Path) -> AsyncIterator[Client]:
+    if transport == "stdio":
+        async with Client(stdio_params(config), mode="legacy") as client:
+            yield client
+    else:
+        async with http_server(settings_for(config)) as (url, _), http_client(url) as client:
+            yield client
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_slow_call_becomes_a_job_that_job_wait_and_job_result_follow(
+    transport: str, tmp_path: Path, extensions: Path, data_dir: Path
+) -> None:
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir)
+    progress = Progress()
+    with anyio.fail_after(60):
+        async with connect(transport, config) as client:
+            clock = Stopwatch()
+            accepted = await call(client, "slow", {"ms": 1500, "message": "finished"},
+                                  progress_callback=progress)
+            answered_after = clock.elapsed
+            job = structured(accepted)
+            waited = await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 60})
+            waited_until = clock.elapsed
+            result = await call(client, "job_result", {"job_id": job["job_id"]})
+            listed = structured(await call(client, "job_list", {}))
+
+    assert answered_after < 1.4, "the call answered with a job long before the tool ended"
+    assert accepted.is_error is False
+    assert set(job) >= {"job_id", "status", "poll_interval_s"} and job["status"] == "running"
+    assert job["job_id"] in text(accepted) and "job_wait" in text(accepted)
+    assert any(job["job_id"] in message for message in progress.messages), progress.heard
+
+    assert structured(waited)["status"] == "completed"
+    assert 1.4 < waited_until < 5, "job_wait returned as the job ended, not at its timeout"
+    assert result.is_error is False and text(result).strip() == "finished"
+    assert [entry["job_id"] for entry in listed["jobs"]] == [job["job_id"]]
+
+
+@pytest.fixture
+async def server_url(tmp_path: Path, extensions: Path, data_dir: Path) -> AsyncIterator[str]:
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir, jobs={"max_concurrent": 1},
+                          background_tools=("textkit_*",))
+    async with http_server(settings_for(config)) as (url, _):
+        yield url
+
+
+async def test_a_declared_background_tool_is_a_job_at_once_and_its_result_keeps_structured_content(
+    server_url: str,
+) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url) as client:
+            accepted = await call(client, "textkit_count", {"json": True, "stdin": "one two\nthree\n"})
+            job_id = structured(accepted)["job_id"]
+            await call(client, "job_wait", {"job_id": job_id, "timeout_s": 30})
+            result = await call(client, "job_result", {"job_id": job_id})
+    assert structured(accepted)["status"] in ("queued", "running")
+    assert result.is_error is False, text(result)
+    assert structured(result).items() >= {"lines": 2, "words": 3, "chars": 14, "bytes": 14}.items()
+
+
+async def test_an_erroring_job_ends_failed_and_its_result_is_an_error(server_url: str) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url) as client:
+            job_id = await start_job(client, {"pattern": "(unclosed", "stdin": "x\n"}, tool="textkit_grep")
+            waited = await call(client, "job_wait", {"job_id": job_id, "timeout_s": 30})
+            result = await call(client, "job_result", {"job_id": job_id})
+    assert structured(waited)["status"] == "failed"
+    assert result.is_error is True
+    assert "textkit_grep failed" in text(result)
+
+
+async def test_a_second_job_queues_with_its_place_and_job_cancel_stops_the_first_within_a_second(
+    server_url: str,
+) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url) as client:
+            first = await start_job(client, {"ms": 60_000, "busy": True})
+            second_accepted = await call(client, "slow", {"ms": 100, "message": "second"})
+            second = structured(second_accepted)
+            status = structured(await call(client, "job_status", {"job_id": second["job_id"]}))
+            clock = Stopwatch()
+            cancelled = await call(client, "job_cancel", {"job_id": first, "reason": "enough"})
+            cancel_took = clock.elapsed
+            first_result = await call(client, "job_result", {"job_id": first})
+            waited = await call(client, "job_wait", {"job_id": second["job_id"], "timeout_s": 30})
+            second_result = await call(client, "job_result", {"job_id": second["job_id"]})
+
+    assert second["status"] == "queued" and second["position"] == 1
+    assert "number 1 in the queue" in text(second_accepted) or status["position"] == 1
+    assert status["status"] == "queued" and status["position"] == 1
+    assert structured(cancelled)["status"] == "cancelled" and structured(cancelled)["reason"] == "enough"
+    assert cancel_took < 1.5, "the busy guest stopped at once"
+    assert first_result.is_error is True and "enough" in text(first_result)
+    assert structured(waited)["status"] == "completed"
+    assert text(second_result).strip() == "second"
+
+
+async def test_job_wait_reports_the_jobs_progress_while_it_waits(server_url: str) -> None:
+    progress = Progress()
+    with anyio.fail_after(30):
+        async with http_client(server_url) as client:
+            job_id = await start_job(client, {"ms": 800, "progress": True})
+            await call(client, "job_wait", {"job_id": job_id, "timeout_s": 30}, progress_callback=progress)
+    assert progress.heard, "job_wait sent no progress notification"
+    assert any("completed" in message for message in progress.messages), progress.heard
+    values = [value for value, _, _ in progress.heard]
+    assert values == sorted(values) and len(set(values)) == len(values), "progress only increases"
+
+
+async def test_job_wait_with_a_zero_timeout_answers_at_once(server_url: str) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url) as client:
+            job_id = await start_job(client, {"ms": 60_000})
+            clock = Stopwatch()
+            waited = await call(client, "job_wait", {"job_id": job_id, "timeout_s": 0})
+            took = clock.elapsed
+            await call(client, "job_cancel", {"job_id": job_id})
+    assert structured(waited)["status"] == "running"
+    assert took < 1
+
+
+async def test_long_jobs_do_not_hold_up_a_short_call_while_slots_are_free(
+    tmp_path: Path, extensions: Path, data_dir: Path
+) -> None:
+    # More sleeping jobs than CPUs: the guests' worker threads must follow the job limits,
+    # or a quick call waits behind them and turns into a job itself.
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir,
+                          jobs={"max_concurrent": 8, "max_per_caller": 8})
+    with anyio.fail_after(30):
+        async with http_server(settings_for(config)) as (url, _), http_client(url) as client:
+            long_jobs = [await start_job(client, {"ms": 60_000}) for _ in range(4)]
+            quick = await call(client, "slow", {"ms": 10, "message": "quick"})
+            for job_id in long_jobs:
+                await call(client, "job_cancel", {"job_id": job_id})
+    assert quick.is_error is False
+    assert quick.structured_content is None or "job_id" not in quick.structured_content, text(quick)
+    assert text(quick).strip() == "quick"

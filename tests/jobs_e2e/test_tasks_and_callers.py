@@ -1,0 +1,131 @@
+"""MCP Tasks over streamable HTTP, and jobs kept apart by caller (two bearer tokens)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from tests.jobs_e2e.conftest import (
+    Callers,
+    Stopwatch,
+    call,
+    http_client,
+    http_server,
+    settings_for,
+    start_job,
+    structured,
+    text,
+    write_config,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def call_as_task(client: Client, arguments: dict[str, Any], tool: str = "slow") -> types.Task:
+    # The SDK client checks a tools/call answer against CallToolResult, so a task answer is
+    # read off the raw request and validated as the CreateTaskResult it is.
+    params = {"name": tool, "arguments": arguments, "task": {"ttl": 60_000}}
+    raw = await client.session._dispatcher.send_raw_request("tools/call", params, {})
+    assert "resultType" not in raw
+    return types.CreateTaskResult.model_validate(raw).task
+
+
+async def get_task(client: Client, task_id: str) -> types.GetTaskResult:
+    request = types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id))
+    return await client.session.send_request(request, types.GetTaskResult)
+
+
+@pytest.fixture
+async def server_url(tmp_path: Path, extensions: Path, data_dir: Path, callers: Callers) -> AsyncIterator[str]:
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir, tokens_file=callers.tokens_file)
+    async with http_server(settings_for(config)) as (url, _):
+        yield url
+
+
+async def test_a_task_augmented_call_round_trips_through_tasks_get_result_list_and_cancel(
+    server_url: str, callers: Callers
+) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url, callers.tokens["alice"]) as client:
+            assert client.server_capabilities.tasks is not None
+            clock = Stopwatch()
+            task = await call_as_task(client, {"ms": 600, "message": "from a task"})
+            answered_after = clock.elapsed
+            got = await get_task(client, task.task_id)
+            payload = await client.session.send_request(
+                types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task.task_id)),
+                types.CallToolResult)
+            finished = await get_task(client, task.task_id)
+
+            doomed = await call_as_task(client, {"ms": 60_000, "busy": True})
+            listed = await client.session.send_request(types.ListTasksRequest(), types.ListTasksResult)
+            clock = Stopwatch()
+            cancelled = await client.session.send_request(
+                types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=doomed.task_id)),
+                types.CancelTaskResult)
+            cancel_took = clock.elapsed
+            with pytest.raises(MCPError):  # an ended task cannot be cancelled again
+                await client.session.send_request(
+                    types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=doomed.task_id)),
+                    types.CancelTaskResult)
+            as_a_job = await call(client, "job_result", {"job_id": doomed.task_id})
+
+    assert answered_after < 0.5, "a task is answered at once, not after the sync budget"
+    assert task.status == "working" and task.task_id.startswith("job_")
+    assert got.status == "working"
+    assert payload.is_error is False and text(payload).strip() == "from a task"
+    assert payload.meta is not None and payload.meta["io.modelcontextprotocol/related-task"] == {
+        "taskId": task.task_id}
+    assert "toolbay/exit_code" in payload.meta, "tasks/result carries the same _meta as tools/call"
+    assert finished.status == "completed"
+    assert {t.task_id for t in listed.tasks} == {task.task_id, doomed.task_id}
+    assert cancelled.status == "cancelled" and cancel_took < 1.5
+    assert as_a_job.is_error is True and "tasks/cancel" in text(as_a_job)
+
+
+async def test_another_caller_cannot_see_wait_for_read_or_cancel_the_job(
+    server_url: str, callers: Callers
+) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url, callers.tokens["alice"]) as alice, \
+                http_client(server_url, callers.tokens["bob"]) as bob:
+            job_id = await start_job(alice, {"ms": 400, "message": "alice's"})
+            task = await call_as_task(alice, {"ms": 60_000})
+            foreign = {name: await call(bob, name, {"job_id": job_id})
+                       for name in ("job_status", "job_wait", "job_result", "job_cancel")}
+            bob_list = structured(await call(bob, "job_list", {}))
+            bob_tasks = await bob.session.send_request(types.ListTasksRequest(), types.ListTasksResult)
+            with pytest.raises(MCPError):
+                await get_task(bob, task.task_id)
+            with pytest.raises(MCPError):
+                await bob.session.send_request(
+                    types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task.task_id)),
+                    types.CancelTaskResult)
+            await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 30})
+            mine = await call(alice, "job_result", {"job_id": job_id})
+            still_running = await get_task(alice, task.task_id)
+            await call(alice, "job_cancel", {"job_id": task.task_id})
+        unauthenticated = None
+        try:
+            async with http_client(server_url) as nobody:
+                unauthenticated = await call(nobody, "job_list", {})
+        except Exception as exc:  # noqa: BLE001 - any refusal will do, as long as nothing is listed
+            refused: BaseException | None = exc
+        else:
+            refused = None
+
+    for name, result in foreign.items():
+        assert result.is_error is True, (name, text(result))
+        assert job_id in text(result) and "alice" not in text(result), (name, text(result))
+    assert bob_list["jobs"] == []
+    assert bob_tasks.tasks == []
+    assert text(mine).strip() == "alice's"
+    assert still_running.status == "working", "bob's tasks/cancel did not touch alice's task"
+    assert refused is not None or (unauthenticated is not None and unauthenticated.is_error)
