@@ -203,7 +203,8 @@ class Toolbay:
                 if on_progress is not None:
                     on_progress(outcome, total)
 
-            for outcome in await self.discovery.describe_files(to_describe, on_done=progress):
+            described = await self.discovery.describe_files(to_describe, on_done=progress, hashes=hashes)
+            for outcome in described:
                 previous = self._files.get(outcome.path)
                 if outcome.skipped and previous is not None and previous.handlers:
                     logger.warning(

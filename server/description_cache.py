@@ -26,6 +26,9 @@ class CachedCommand:
     tool_name: str
     path: tuple[str, ...]
     description: dict[str, Any]
+    # What ``tools/list`` needs, derived from ``description`` when it was cached, so that a
+    # warm start neither rebuilds the description nor its schema (see ``server.discovery``).
+    listing: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,10 @@ class DescriptionCache:
             if data.get("format") != FORMAT or data.get("parser") != self.parser_version:
                 raise ValueError("written by another version")
             commands = tuple(
-                CachedCommand(tool_name=c["tool_name"], path=tuple(c["path"]), description=c["description"])
+                CachedCommand(
+                    tool_name=c["tool_name"], path=tuple(c["path"]), description=c["description"],
+                    listing=c.get("listing"),
+                )
                 for c in data["commands"]
             )
             result = CachedFile(commands=commands, skipped=tuple(data.get("skipped", ())))
@@ -71,7 +77,7 @@ class DescriptionCache:
             "format": FORMAT,
             "parser": self.parser_version,
             "commands": [
-                {"tool_name": c.tool_name, "path": list(c.path), "description": c.description}
+                {"tool_name": c.tool_name, "path": list(c.path), "description": c.description, "listing": c.listing}
                 for c in entry.commands
             ],
             "skipped": list(entry.skipped),
