@@ -181,7 +181,9 @@ app.add_typer(token_app, name="token")
 
 @token_app.command("new")
 def token_new(
-    client_id: Annotated[str, typer.Option("--client-id", metavar="ID", help="Who will hold the token (audit, limits).")],
+    client_id: Annotated[
+        str, typer.Option("--client-id", metavar="ID", help="Who will hold the token (audit, limits).")
+    ],
     scope: Annotated[
         list[str],
         typer.Option("--scope", "-s", metavar="SCOPE",

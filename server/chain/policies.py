@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mcp.server.auth.provider import TokenVerifier
 
@@ -121,7 +122,7 @@ def _jwt_verifier(jwt: JwtSettings, base: Path) -> JwtVerifier:
     sources = [s for s in (jwt.key, jwt.key_file, jwt.jwks_file) if s is not None]
     if len(sources) != 1:
         raise ConfigError("chain.auth.jwt: set exactly one of key, key_file or jwks_file")
-    options = {"issuer": jwt.issuer, "audience": jwt.audience, "algorithms": jwt.algorithms,
+    options: dict[str, Any] = {"issuer": jwt.issuer, "audience": jwt.audience, "algorithms": jwt.algorithms,
                "leeway_s": jwt.leeway_s, "require_exp": jwt.require_exp}
     if jwt.jwks_file is not None:
         return JwtVerifier.from_jwks_file(_resolve(base, jwt.jwks_file), **options)

@@ -1,0 +1,152 @@
+"""The chain behind a real HTTP server: scopes, rate limits, argument validation, approval by
+elicitation and the audit file, each as the SDK's client sees it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+
+from server.config import Settings
+from tests.chain_e2e.conftest import Tokens, audit_lines, connect, refusal_of, running, served_client, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_tool_above_the_token_s_tier_is_hidden_and_refused_with_the_reason(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    async with served_client(make_settings(), tokens["reader"]) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        result = await client.call_tool("hashsum", {"text": "abc"})
+    assert "hashsum" not in names and "textkit_case" in names
+    assert result.is_error is True
+    assert refusal_of(result)["code"] == "forbidden"
+    assert "needs the 'exec' permission tier" in text_of(result)
+    assert "tools:exec or tool:hashsum" in text_of(result)
+
+
+async def test_a_tool_scope_shows_and_allows_only_the_matching_tools(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    async with served_client(make_settings(), tokens["textkit-only"]) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        allowed = await client.call_tool("textkit_case", {"to": "upper", "stdin": "a"})
+        refused = await client.call_tool("jsonkit_fmt", {"input": "{}"})
+    assert names and all(name.startswith("textkit_") for name in names)
+    assert allowed.is_error is False
+    assert refused.is_error is True
+    assert "do not include the tool 'jsonkit_fmt'" in text_of(refused)
+
+
+async def test_a_caller_over_the_rate_limit_is_told_when_to_retry_and_recovers_after_the_window(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    settings = make_settings('\n[chain.rate_limits]\nper_caller_tool = "2/second"\n')
+    arguments = {"to": "upper", "stdin": "x"}
+    async with running(settings) as url:
+        with anyio.fail_after(30):
+            async with connect(url, tokens["reader"]) as reader, connect(url, tokens["operator"]) as operator:
+                first = [await reader.call_tool("textkit_case", arguments) for _ in range(2)]
+                limited = await reader.call_tool("textkit_case", arguments)
+                someone_else = await operator.call_tool("textkit_case", arguments)
+                retry_after = refusal_of(limited)["retry_after"]
+                await anyio.sleep(retry_after)  # the one sleep: the window must pass
+                recovered = await reader.call_tool("textkit_case", arguments)
+    assert [r.is_error for r in first] == [False, False]
+    assert limited.is_error is True
+    assert refusal_of(limited)["code"] == "rate_limited"
+    assert 0 < retry_after <= 1
+    assert "Rate limit 2 per 1 second" in text_of(limited) and "Retry after" in text_of(limited)
+    assert someone_else.is_error is False  # the limit is per caller
+    assert recovered.is_error is False
+
+
+INVALID_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("a wrong type", {"to": "upper", "stdin": 5}, "$.stdin: expected string, got 5"),
+    ("a missing required property", {"stdin": "x"}, "$.to: missing required property"),
+    ("an unknown property", {"to": "upper", "colour": "red"}, "$.colour: unknown property"),
+    ("a value outside the enum", {"to": "shout"}, '$.to: expected one of "upper"'),
+    ("a wrong type inside a list", {"to": "upper", "file": ["a.txt", 3]}, "$.file[1]: expected string"),
+]
+
+
+async def test_every_kind_of_invalid_argument_is_refused_with_its_path(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    async with served_client(make_settings(), tokens["reader"]) as client:
+        results = [await client.call_tool("textkit_case", arguments) for _, arguments, _ in INVALID_CALLS]
+    for (kind, _, expected), result in zip(INVALID_CALLS, results, strict=True):
+        assert result.is_error is True, kind
+        assert refusal_of(result)["code"] == "invalid_arguments", kind
+        assert expected in text_of(result), (kind, text_of(result))
+
+
+def answering(action: str, asked: list[str]) -> Any:
+    """An elicitation callback that records the question and gives ``action``."""
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action=action)  # type: ignore[arg-type]
+
+    return callback
+
+
+@pytest.mark.parametrize(
+    ("action", "runs", "reason"),
+    [
+        ("accept", True, None),
+        ("decline", False, "The user declined to run 'hashsum'"),
+        ("cancel", False, "The user cancelled the approval of 'hashsum'"),
+    ],
+)
+async def test_an_exec_tool_runs_only_when_the_person_approves_it(
+    make_settings: Callable[..., Settings], tokens: Tokens, action: str, runs: bool, reason: str | None
+) -> None:
+    asked: list[str] = []
+    settings = make_settings('\n[chain.approval]\ntiers = ["exec"]\n')
+    async with served_client(settings, tokens["operator"], elicitation_callback=answering(action, asked)) as client:
+        result = await client.call_tool("hashsum", {"text": "abc"})
+    assert len(asked) == 1 and "'hashsum' (exec tier)" in asked[0] and '"text": "abc"' in asked[0]
+    if runs:
+        assert result.is_error is False
+        assert hashlib.sha256(b"abc").hexdigest() in text_of(result)
+    else:
+        assert result.is_error is True
+        assert refusal_of(result)["code"] == "approval_denied"
+        assert reason is not None and reason in text_of(result)
+
+
+async def test_an_exec_tool_is_refused_when_the_client_cannot_ask_its_user(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    settings = make_settings('\n[chain.approval]\ntiers = ["exec"]\n')
+    async with served_client(settings, tokens["operator"]) as client:  # no elicitation_callback
+        result = await client.call_tool("hashsum", {"text": "abc"})
+        read_tier = await client.call_tool("textkit_case", {"to": "upper", "stdin": "a"})
+    assert result.is_error is True
+    assert "cannot ask its user (no elicitation support)" in text_of(result)
+    assert read_tier.is_error is False  # only the exec tier needs approval
+
+
+async def test_the_audit_file_has_a_line_per_call_with_secrets_redacted(
+    make_settings: Callable[..., Settings], tokens: Tokens, config_dir: Path
+) -> None:
+    secret = "hunter2-do-not-log"
+    async with served_client(make_settings(), tokens["operator"]) as client:
+        await client.call_tool("textkit_case", {"to": "upper", "stdin": "fine"})
+        await client.call_tool("textkit_case", {"to": "upper", "password": secret})
+    ok, refused = audit_lines(config_dir)
+    who = (ok["caller"], ok["caller_kind"], ok["transport"], ok["tool"])
+    assert who == ("operator", "token", "http", "textkit_case")
+    assert ok["outcome"] == "ok" and ok["arguments"] == {"to": "upper", "stdin": "fine"}
+    assert refused["outcome"] == "refused:invalid_arguments"
+    assert refused["arguments"]["password"] == "[REDACTED]"
+    written = (config_dir / "audit.jsonl").read_text(encoding="utf-8")
+    assert secret not in written
+    assert tokens["operator"] not in written

@@ -1,0 +1,113 @@
+"""Who may talk to the HTTP transports: bearer tokens from the tokens file and JWTs, on
+streamable HTTP and legacy SSE, with RFC 9728 metadata for clients that have none."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.sse import sse_client
+
+from server.config import Settings
+from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
+
+pytestmark = pytest.mark.anyio
+
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "raw", "version": "0"}},
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture
+async def base_url(make_settings: Callable[..., Settings]) -> AsyncIterator[str]:
+    async with running(make_settings()) as url:
+        yield url
+
+
+async def post_initialize(base_url: str, token: str | None) -> httpx2.Response:
+    headers = dict(MCP_HEADERS)
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    async with httpx2.AsyncClient() as http:
+        with anyio.fail_after(10):
+            return await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE), headers=headers)
+
+
+async def test_a_request_without_a_token_gets_401_pointing_at_the_resource_metadata(base_url: str) -> None:
+    response = await post_initialize(base_url, None)
+    assert response.status_code == 401
+    challenge = response.headers["www-authenticate"]
+    metadata_url = f"{base_url}/.well-known/oauth-protected-resource/mcp"
+    assert challenge.startswith("Bearer ")
+    assert f'resource_metadata="{metadata_url}"' in challenge
+
+    async with httpx2.AsyncClient() as http:
+        with anyio.fail_after(10):
+            metadata = await http.get(metadata_url)
+    assert metadata.status_code == 200
+    document = metadata.json()
+    assert document["resource"] == f"{base_url}/mcp"
+    assert document["authorization_servers"] == [ISSUER]
+    assert {"tools:read", "tools:write", "tools:exec"} <= set(document["scopes_supported"])
+
+
+BAD_TOKENS: dict[str, Callable[[Callable[..., str]], str]] = {
+    "an unknown static token": lambda mint: "tb_not-a-token-anyone-was-given",
+    "an expired JWT": lambda mint: mint("alice", expires_in=-120),
+    "a JWT for another audience": lambda mint: mint("alice", audience="https://elsewhere.test/mcp"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_TOKENS))
+async def test_a_bad_token_gets_401_invalid_token(base_url: str, mint: Callable[..., str], kind: str) -> None:
+    response = await post_initialize(base_url, BAD_TOKENS[kind](mint))
+    assert response.status_code == 401
+    assert 'error="invalid_token"' in response.headers["www-authenticate"]
+    assert response.json()["error"] == "invalid_token"
+
+
+async def test_a_token_from_the_tokens_file_lists_and_calls_tools(base_url: str, tokens: Tokens) -> None:
+    with anyio.fail_after(30):
+        async with connect(base_url, tokens["reader"]) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            result = await client.call_tool("textkit_case", {"to": "upper", "stdin": "quiet"})
+    assert "textkit_case" in names
+    assert result.is_error is False
+    assert text_of(result).strip() == "QUIET"
+
+
+async def test_a_valid_jwt_is_accepted_and_its_subject_is_the_caller(
+    base_url: str, mint: Callable[..., str], config_dir: Path
+) -> None:
+    with anyio.fail_after(30):
+        async with connect(base_url, mint("alice", scope="tools:read")) as client:
+            result = await client.call_tool("textkit_case", {"to": "lower", "stdin": "LOUD"})
+    assert text_of(result).strip() == "loud"
+    [line] = audit_lines(config_dir)
+    assert (line["caller"], line["caller_kind"], line["transport"], line["outcome"]) == ("alice", "jwt", "http", "ok")
+
+
+async def test_sse_needs_the_token_too_and_works_with_it(base_url: str, tokens: Tokens) -> None:
+    async with httpx2.AsyncClient() as http:
+        with anyio.fail_after(10):
+            refused = await http.get(f"{base_url}/sse")
+            refused_post = await http.post(f"{base_url}/messages/?session_id=0", content=b"{}")
+    assert refused.status_code == 401
+    assert refused_post.status_code == 401
+    assert f"{base_url}/.well-known/oauth-protected-resource/sse" in refused.headers["www-authenticate"]
+
+    headers = {"Authorization": f"Bearer {tokens['operator']}"}
+    with anyio.fail_after(30):
+        async with Client(sse_client(f"{base_url}/sse", headers=headers), mode="legacy") as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            result = await client.call_tool("textkit_case", {"to": "upper", "stdin": "abc"})
+    assert "hashsum" in names  # the operator holds tools:exec
+    assert text_of(result).strip() == "ABC"
