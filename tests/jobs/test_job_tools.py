@@ -79,3 +79,18 @@ async def test_every_job_tool_refuses_another_callers_job(make_manager: MakeMana
             with pytest.raises(NoSuchJob):
                 await tool.handle({"job_id": job_id, "timeout_s": 0}, context("mallory"))
         gate.open()
+
+
+async def test_job_wait_shortens_a_long_timeout_and_says_so(make_manager: MakeManager,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import handlers.jobs
+
+    monkeypatch.setattr(handlers.jobs, "MAX_WAIT_S", 0.2)
+    gate = Gate()
+    async with make_manager() as manager:
+        job_id = await start_job(manager, gate)
+        with anyio.fail_after(5):
+            waited = await tools(manager)["job_wait"].handle({"job_id": job_id, "timeout_s": 10_000}, context())
+        gate.open()
+    assert waited.is_error is False and waited.structured["status"] == "running"
+    assert "0.2 s at the most" in waited.text

@@ -269,6 +269,25 @@ async def test_a_task_caller_keeps_hearing_progress_until_the_job_ends(make_mana
                      (1, None, f"job {job_id} completed")]
 
 
+async def test_a_call_that_has_to_queue_hears_its_place_then_that_it_went_background(
+    make_manager: MakeManager,
+) -> None:
+    heard: list[tuple[float, float | None, str | None]] = []
+    first, second = Gate(), Gate()
+
+    async def listen(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    async with make_manager(max_concurrent=1) as manager:
+        await start_job(manager, first)
+        answer = await manager.run_or_background("alice", "slow", {}, second, context(report_progress=listen))
+        job_id = answer.structured["job_id"]
+        first.open()
+        second.open()
+    assert heard == [(0, None, "queued, number 1 in the queue"),
+                     (1, None, f"goes on in the background as job {job_id} (queued)")]
+
+
 async def test_finished_jobs_and_their_results_survive_a_restart(make_manager: MakeManager) -> None:
     async with make_manager() as manager:
         job_id = (await manager.run_or_background("alice", "quick", {"x": 1}, instant, context(),

@@ -167,3 +167,12 @@ async def test_long_jobs_do_not_hold_up_a_short_call_while_slots_are_free(
     assert quick.is_error is False
     assert quick.structured_content is None or "job_id" not in quick.structured_content, text(quick)
     assert text(quick).strip() == "quick"
+
+
+async def test_job_wait_takes_a_timeout_longer_than_it_waits_without_refusing_it(server_url: str) -> None:
+    with anyio.fail_after(30):
+        async with http_client(server_url) as client:
+            job_id = await start_job(client, {"ms": 400})
+            waited = await call(client, "job_wait", {"job_id": job_id, "timeout_s": 3600})
+    assert waited.is_error is False, text(waited)
+    assert structured(waited)["status"] == "completed"
