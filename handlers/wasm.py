@@ -18,6 +18,7 @@ import anyio
 import anyio.to_thread
 
 from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
+from server.errors import WasmRejected
 from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 
 STDIN_PROPERTY = "stdin"
@@ -83,19 +84,35 @@ class WasmHandler(Handler):
             preopens=self.preopens,
             limits=self.limits,
         )
-        module = self._module or await self._load()
+        module = self._module
+        if module is None:
+            provide = self._provide
+            if provide is None:
+                # Retired before its module was ever loaded: loading now would read whatever
+                # sits at the path today (a newer version, or nothing), not this tool's version.
+                return ToolResult.error(
+                    f"The tool {self.name!r} was replaced or removed while this call was starting. "
+                    "Call it again, or call tools/list to see the tools you can use.")
+            try:
+                module = await self._load(provide)
+            except WasmRejected as rejected:
+                return ToolResult.error(f"The tool {self.name!r} cannot be loaded: {rejected.reason}.")
+        # ``module`` stays referenced until the run ends, so a call in flight finishes on the
+        # module it started with even after the handler is closed.
         result = await self.runtime.run_async(module, request, context.cancelled)
         return tool_result_from_run(self.name, result, self.limits)
 
-    async def _load(self) -> WasmModule:
-        assert self._provide is not None
-        self._module = await anyio.to_thread.run_sync(self._provide)
-        return self._module
+    async def _load(self, provide: Callable[[], WasmModule]) -> WasmModule:
+        module = await anyio.to_thread.run_sync(provide)
+        if self._provide is not None:  # not closed meanwhile: keep it for the next calls
+            self._module = module
+        return module
 
     async def close(self) -> None:
-        # A call in flight keeps its own reference; later calls of this handler cannot happen
-        # because it has left the catalog.
+        """Lets go of the module (and of the provider, which holds it too) once the handler has
+        left the catalog, so the compiled code is freed when the last running call ends."""
         if self._provide is not None:
+            self._provide = None
             self._module = None
 
 

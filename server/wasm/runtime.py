@@ -19,6 +19,7 @@ import os
 import platform
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +52,7 @@ class WasmModule:
 
     path: Path
     sha256: str
-    size: int
+    size: int  # bytes of the .wasm read; 0 when it came from the compiled cache by hash
     _pre: wasmtime.InstancePre = field(repr=False)
     _module: wasmtime.Module = field(repr=False)
 
@@ -82,7 +83,9 @@ class WasmRuntime:
         self._ticker = EpochTicker(self.engine)
         self.max_workers = max_workers or os.cpu_count() or 1
         self._limiter = anyio.CapacityLimiter(self.max_workers)
-        self._loaded: dict[str, WasmModule] = {}
+        # Weak: a module lives as long as a handler or a running call holds it. A replaced or
+        # removed tool's compiled code and linked ``InstancePre`` go with its last user.
+        self._loaded: weakref.WeakValueDictionary[str, WasmModule] = weakref.WeakValueDictionary()
         self._load_lock = threading.Lock()
 
     @property
@@ -91,20 +94,35 @@ class WasmRuntime:
 
     # -- loading -------------------------------------------------------------------------
 
-    def load(self, path: Path) -> WasmModule:
-        """Validates, compiles (or loads compiled) and links ``path``. Raises ``WasmRejected``."""
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
-        check_header(path, data)
-        sha256 = hashlib.sha256(data).hexdigest()
-        with self._load_lock:
-            known = self._loaded.get(sha256)
-            if known is not None and known.path == path:
+    def load(self, path: Path, *, sha256: str | None = None) -> WasmModule:
+        """Validates, compiles (or loads compiled) and links ``path``. Raises ``WasmRejected``.
+
+        With ``sha256``, the module with that content is meant, not whatever the path holds now:
+        it comes from memory or the compiled cache when it is there, and a file whose content
+        has changed since is refused. A tool described from one version therefore never runs
+        another (a replaced file whose new version is broken keeps serving the old one).
+        """
+        data: bytes | None = None
+        if sha256 is None:
+            data = self._read(path)
+            sha256 = hashlib.sha256(data).hexdigest()
+            with self._load_lock:
+                known = self._loaded.get(sha256)
+                if known is not None and known.path == path:
+                    return known
+        else:
+            with self._load_lock:
+                known = self._loaded.get(sha256)
+            if known is not None:
                 return known
         module = self.cache.load(self.engine, sha256) if self.cache is not None else None
         if module is None:
+            if data is None:
+                data = self._read(path)
+                found = hashlib.sha256(data).hexdigest()
+                if found != sha256:
+                    raise WasmRejected(
+                        str(path), f"changed on disk since it was described (sha256 {sha256[:12]}…, now {found[:12]}…)")
             with map_load_errors(str(path)):
                 module = wasmtime.Module(self.engine, data)
             check_interface(path, module)
@@ -117,10 +135,32 @@ class WasmRuntime:
             check_interface(path, module)
         with map_load_errors(str(path), "imports what WASI preview 1 does not provide"):
             pre = self._linker.instantiate_pre(module)
-        loaded = WasmModule(path=path, sha256=sha256, size=len(data), _pre=pre, _module=module)
+        size = len(data) if data is not None else 0
+        loaded = WasmModule(path=path, sha256=sha256, size=size, _pre=pre, _module=module)
         with self._load_lock:
             self._loaded[sha256] = loaded
         return loaded
+
+    @staticmethod
+    def _read(path: Path) -> bytes:
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
+        check_header(path, data)
+        return data
+
+    @property
+    def loaded(self) -> frozenset[str]:
+        """The sha256 of every module that is compiled and held in memory now."""
+        with self._load_lock:
+            return frozenset(self._loaded.keys())
+
+    def forget(self, sha256: str) -> None:
+        """Stops sharing the module with this hash: a later ``load`` compiles (or reads the
+        on-disk cache) anew. Holders keep theirs until they let go."""
+        with self._load_lock:
+            self._loaded.pop(sha256, None)
 
     # -- running -------------------------------------------------------------------------
 

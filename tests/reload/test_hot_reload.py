@@ -1,0 +1,201 @@
+"""Hot reload seen by the SDK's own client in process: add, replace, delete, a broken upload,
+``refresh_tools``, and 2026-07-28 ``subscriptions/listen``."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from server.app import Toolbay
+from server.protocol.server import build_mcp_server
+from server.wasm import WasmRuntime
+from tests.reload.conftest import (
+    GREET_V1,
+    GREET_V2,
+    HASHSUM,
+    JUNK,
+    TEXTKIT,
+    WAIT_S,
+    ListChanged,
+    RescanSpy,
+    drop,
+    text_of,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def _names(client: Client) -> set[str]:
+    names: set[str] = set()
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        names.update(tool.name for tool in page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            return names
+
+
+async def test_a_dropped_bundled_tool_is_announced_and_callable(reload_app: Toolbay, reload_dir: Path) -> None:
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+            assert "hashsum" not in await _names(client)
+            seen = changed.count
+            drop(HASHSUM, reload_dir)
+            drop(TEXTKIT, reload_dir)
+            await changed.after(seen)
+            names = await _names(client)
+            if "textkit_count" not in names:  # the two files may land in two batches
+                await changed.after(seen + 1)
+                names = await _names(client)
+            result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "md5"})
+            count = await client.call_tool("textkit_count", {"stdin": "one two\nthree\n"})
+    assert {"hashsum", "textkit_count", "textkit_grep"} <= names
+    assert "900150983cd24fb0d6963f7d28e17f72" in text_of(result)
+    assert text_of(count).split() == ["2", "3", "14", "14"]
+
+
+async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_on_the_old(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    changed = ListChanged()
+    runs_started = anyio.Event()
+    runtime: WasmRuntime = reload_app.runtime
+    run_async = runtime.run_async
+
+    async def spy(module: Any, request: Any, cancel: Any = None) -> Any:
+        runs_started.set()
+        return await run_async(module, request, cancel)
+
+    runtime.run_async = spy  # type: ignore[method-assign]
+    old_result: dict[str, Any] = {}
+
+    async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+        seen = changed.count
+        drop(GREET_V1, reload_dir, "greet.wasm")
+        await changed.after(seen)
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "shout" not in tools["greet"].input_schema["properties"]
+
+        async def slow_old_call() -> None:
+            old_result["value"] = await client.call_tool("greet", {"name": "old", "ms": 1500})
+
+        with anyio.fail_after(WAIT_S):
+            async with anyio.create_task_group() as group:
+                group.start_soon(slow_old_call)
+                await runs_started.wait()
+                seen = changed.count
+                drop(GREET_V2, reload_dir, "greet.wasm")
+                await changed.after(seen)
+                swapped_while_running = "value" not in old_result
+                new = await client.call_tool("greet", {"name": "new", "shout": True})
+                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert swapped_while_running
+    assert text_of(new).strip() == "GOOD DAY, NEW (GREET V2)"
+    assert "shout" in tools["greet"].input_schema["properties"]
+    assert old_result["value"].is_error is False
+    assert text_of(old_result["value"]).strip() == "hello, old (greet v1)"
+
+
+async def test_a_deleted_tool_is_gone(reload_app: Toolbay, reload_dir: Path) -> None:
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+            seen = changed.count
+            target = drop(GREET_V1, reload_dir, "greet.wasm")
+            await changed.after(seen)
+            assert "greet" in await _names(client)
+            seen = changed.count
+            target.unlink()
+            await changed.after(seen)
+            names = await _names(client)
+            result = await client.call_tool("greet", {})
+    assert "greet" not in names
+    assert result.is_error is True
+    assert "no tool named 'greet'" in text_of(result)
+
+
+async def test_a_broken_replacement_keeps_the_old_tools_and_logs_why(
+    reload_app: Toolbay, reload_dir: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    changed = ListChanged()
+    rescans = RescanSpy(reload_app)
+    caplog.set_level(logging.WARNING)
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+            seen = changed.count
+            drop(GREET_V1, reload_dir, "greet.wasm")
+            await changed.after(seen)
+            started = rescans.started
+            drop(JUNK, reload_dir, "greet.wasm")
+            change = await rescans.one_started_after(started)
+            names = await _names(client)
+            result = await client.call_tool("greet", {"name": "still"})
+    assert change.empty
+    assert "greet" in names
+    assert text_of(result).strip() == "hello, still (greet v1)"
+    kept = [r.getMessage() for r in caplog.records if "keeping the previous version of greet.wasm" in r.getMessage()]
+    assert kept and "not a WebAssembly file" in kept[0], [r.getMessage() for r in caplog.records]
+    assert [s.path for s in reload_app.skipped_files] == [str(reload_dir / "greet.wasm")]
+
+
+async def test_a_tool_kept_from_a_broken_replacement_runs_even_if_never_loaded_before(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    # Described from the description cache, so its module was never compiled in this app: the
+    # first call must load the described version (by hash), not the junk now at the path.
+    rescans = RescanSpy(reload_app)
+    drop(GREET_V1, reload_dir, "greet.wasm")
+    await rescans.one_started_after(0)
+    async with Toolbay.open(reload_app.settings) as fresh:
+        handler = fresh.catalog.current.get("greet")
+        assert handler is not None and not fresh.runtime.loaded
+        drop(JUNK, reload_dir, "greet.wasm")
+        with anyio.fail_after(WAIT_S):
+            change = await fresh.rescan()
+            async with Client(build_mcp_server(fresh, "memory"), mode="legacy") as client:
+                result = await client.call_tool("greet", {"name": "cached"})
+    assert change.empty
+    assert text_of(result).strip() == "hello, cached (greet v1)"
+
+
+async def test_refresh_tools_reports_what_changed(reload_settings: Any, reload_dir: Path) -> None:
+    from server.assembly import assemble
+
+    async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):
+        with anyio.fail_after(WAIT_S):
+            async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                drop(GREET_V1, reload_dir, "greet.wasm")
+                drop(HASHSUM, reload_dir)
+                added = await client.call_tool("refresh_tools", {})
+                drop(GREET_V2, reload_dir, "greet.wasm")
+                (reload_dir / "hashsum.wasm").unlink()
+                replaced = await client.call_tool("refresh_tools", {})
+                nothing = await client.call_tool("refresh_tools", {})
+                called = await client.call_tool("greet", {})
+    assert added.structured_content == {"added": ["greet", "hashsum"], "removed": [], "changed": []}
+    assert text_of(added) == "Tools added: greet, hashsum."
+    assert replaced.structured_content == {"added": [], "removed": ["hashsum"], "changed": ["greet"]}
+    assert text_of(nothing) == "No change: the tools are up to date."
+    assert text_of(called).strip() == "good day, world (greet v2)"
+
+
+async def test_a_2026_client_hears_of_changes_through_subscriptions_listen(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="2026-07-28") as client:
+            async with client.listen(tools_list_changed=True) as subscription:
+                drop(GREET_V1, reload_dir, "greet.wasm")
+                event = await subscription.__anext__()
+            names = await _names(client)
+            result = await client.call_tool("greet", {"name": "modern"})
+    assert type(event).__name__ == "ToolsListChanged"
+    assert "greet" in names
+    assert text_of(result).strip() == "hello, modern (greet v1)"
