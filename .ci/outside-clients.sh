@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Outside clients: install Node 22 (the npm package node@22), the MCP Inspector, the TypeScript
+# SDK and the conformance suite into .ci/node (gitignored), run the conformance suite against
+# `toolbay serve --transport http`, then the pytest checks in tests/outside with
+# TOOLBAY_NODE_TOOLS pointing at that folder.
+#
+#   bash .ci/outside-clients.sh            # install (if needed), conformance, tests/outside
+#   TOOLBAY_NODE_TOOLS=.ci/node python -m pytest tests/outside   # afterwards, by hand
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TOOLS=$ROOT/.ci/node
+export TOOLBAY_NODE_TOOLS=$TOOLS
+
+mkdir -p "$TOOLS/home"
+if [ ! -x "$TOOLS/node_modules/.bin/conformance" ] || [ ! -x "$TOOLS/node_modules/.bin/mcp-inspector" ]; then
+  [ -f "$TOOLS/package.json" ] || echo '{"name": "toolbay-outside-clients", "private": true}' > "$TOOLS/package.json"
+  (cd "$TOOLS" && npm install --no-audit --no-fund --loglevel=error \
+    node@22 @modelcontextprotocol/inspector@2 @modelcontextprotocol/sdk@1 @modelcontextprotocol/conformance@0.1.16)
+fi
+export PATH=$TOOLS/node_modules/.bin:$PATH
+export HOME=$TOOLS/home   # the Inspector keeps its catalog under ~/.mcp-inspector
+node --version
+
+DATA=$(mktemp -d)
+LOG=$DATA/serve.log
+python3 -m server serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
+URL=
+for _ in $(seq 1 600); do   # a cold start describes the bundled tools first
+  URL=$(grep -o 'serving MCP on http://[^ ]*/mcp' "$LOG" | head -1 | sed 's/serving MCP on //') || true
+  [ -n "$URL" ] && break
+  kill -0 $SERVER 2>/dev/null || { cat "$LOG"; echo "toolbay exited before serving" >&2; exit 1; }
+  sleep 0.2
+done
+[ -n "$URL" ] || { cat "$LOG"; echo "toolbay did not start serving in time" >&2; exit 1; }
+
+conformance server --url "$URL" -o "$DATA/conformance" \
+  --expected-failures tests/outside/conformance-expected-failures.yml
+
+python3 -m pytest -q tests/outside
