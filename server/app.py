@@ -227,6 +227,10 @@ class Toolbay:
             # Calls in flight hold their own reference to the module they started with.
             for old in retired:
                 await _release(old)
+            in_use = {outcome.sha256 for outcome in current.values()}
+            for sha256 in {old.sha256 for old in retired} - in_use:
+                if sha256 is not None:
+                    self.runtime.forget(sha256)
         if notify and not change.empty:
             await self.sessions.tools_changed()
         return change

@@ -81,7 +81,8 @@ class ModuleRef:
         if self._module is None:
             with self._lock:
                 if self._module is None:
-                    self._module = self.runtime.load(self.path)
+                    # By hash: the version that was described, even if the file changed since.
+                    self._module = self.runtime.load(self.path, sha256=self.sha256)
         return self._module
 
     @property
