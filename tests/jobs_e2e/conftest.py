@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from server.app import Toolbay
 from server.assembly import assemble
-from server.auth import BearerAuthMiddleware, new_token
+from server.auth import new_token
 from server.config import Settings, load_settings
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
 
@@ -118,11 +118,7 @@ async def http_server(settings: Settings) -> AsyncIterator[tuple[str, Toolbay]]:
 
     settings.port = 0
     async with Toolbay.open(settings) as app, assemble(app, watch=False), anyio.create_task_group() as group:
-        starlette_app: Any = build_http_app(app)
-        verifier = app.policies.verifier if app.policies is not None else None
-        if verifier is not None:
-            # Whatever the serving layer mounts, the test guards /mcp itself (a second check is harmless).
-            starlette_app = BearerAuthMiddleware(starlette_app, verifier)
+        starlette_app = build_http_app(app)  # mounts bearer auth when a tokens file is configured
         ready = anyio.Event()
         address: dict[str, str] = {}
 
