@@ -103,8 +103,10 @@ async def http_server(command: list[str], port: int, env: dict[str, str]) -> Asy
             process.wait()
 
 
-async def calls_per_second(target: Any, seconds: float) -> tuple[float, int]:
-    """The same loop for every server: connect, warm up, then sequential calls for ``seconds``."""
+async def calls_per_second(target: Any, seconds: float, concurrency: int = 1) -> tuple[float, int]:
+    """The same loop for every server: connect, warm up, then ``concurrency`` loops of
+    sequential calls on one session for ``seconds`` (concurrent requests on one session are
+    what a client making parallel tool calls sends)."""
     async with Client(target, mode="legacy") as client:
         for _ in range(20):
             result = await client.call_tool("echo", {"stdin": MESSAGE})
@@ -114,15 +116,23 @@ async def calls_per_second(target: Any, seconds: float) -> tuple[float, int]:
         calls = 0
         started = time.perf_counter()
         deadline = started + seconds
-        while time.perf_counter() < deadline:
-            await client.call_tool("echo", {"stdin": MESSAGE})
-            calls += 1
+
+        async def loop() -> None:
+            nonlocal calls
+            while time.perf_counter() < deadline:
+                await client.call_tool("echo", {"stdin": MESSAGE})
+                calls += 1
+
+        async with anyio.create_task_group() as group:
+            for _ in range(concurrency):
+                group.start_soon(loop)
         return calls / (time.perf_counter() - started), calls
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring time per server and transport")
+    parser.add_argument("--concurrency", type=int, default=1, help="calls in flight at once on the session")
     parser.add_argument("--fastmcp-python", help="a Python with fastmcp 4 (default: this one, or $TOOLBAY_FASTMCP_PYTHON)")
     args = parser.parse_args()
 
@@ -149,22 +159,22 @@ def main() -> int:
 
         async def run_all() -> dict[str, float]:
             rates: dict[str, float] = {}
-            rates["toolbay stdio"], _ = await calls_per_second(stdio(toolbay), args.seconds)
+            rates["toolbay stdio"], _ = await calls_per_second(stdio(toolbay), args.seconds, args.concurrency)
             rates["fastmcp stdio"], _ = await calls_per_second(
-                stdio([python, str(fastmcp_script), "stdio"]), args.seconds)
+                stdio([python, str(fastmcp_script), "stdio"]), args.seconds, args.concurrency)
             port = free_port()
             async with http_server([*toolbay, "--transport", "http", "--port", str(port)], port, env) as url:
-                rates["toolbay http"], _ = await calls_per_second(url, args.seconds)
+                rates["toolbay http"], _ = await calls_per_second(url, args.seconds, args.concurrency)
             port = free_port()
             async with http_server([python, str(fastmcp_script), "http", str(port)], port, env) as url:
-                rates["fastmcp http"], _ = await calls_per_second(url, args.seconds)
+                rates["fastmcp http"], _ = await calls_per_second(url, args.seconds, args.concurrency)
             return rates
 
         rates = anyio.run(run_all)
 
     version = subprocess.run([python, "-c", "import fastmcp; print(fastmcp.__version__)"],
                              capture_output=True, text=True).stdout.strip()
-    print(f"echo calls per second, one at a time, {args.seconds:g} s each (FastMCP {version})")
+    print(f"echo calls per second, {args.concurrency} in flight, {args.seconds:g} s each (FastMCP {version})")
     failed = False
     for transport in ("stdio", "http"):
         ours, theirs = rates[f"toolbay {transport}"], rates[f"fastmcp {transport}"]

@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 import wasmtime  # noqa: E402
 
-from server.app import Toolbay, _hash_all  # noqa: E402
+from server.app import Toolbay  # noqa: E402
 from server.config import BUNDLED_EXTENSIONS, load_settings  # noqa: E402
-from server.discovery import scan  # noqa: E402
+from server.discovery import scan, sha256_of  # noqa: E402
 from server.protocol.listing import definition_to_tool  # noqa: E402
 
 HELP = (
@@ -107,7 +107,7 @@ def best_of(repeat: int, run: Callable[[], Awaitable[object]]) -> tuple[float, f
 
 
 async def _hash(paths: list[Path]) -> int:
-    return len(_hash_all(paths))
+    return len([sha256_of(path) for path in paths])
 
 
 def warm_start(base: Path, files: int, size_kb: int, repeat: int, label: str) -> bool:

@@ -27,6 +27,7 @@ from server.chain import ChainPolicies, default_stages
 from server.config import Settings
 from server.discovery import Discovery, FileOutcome, scan, sha256_of
 from server.errors import CallRefused, UnknownTool
+from server.hash_index import HashIndex
 from server.jobs import JobManager
 from server.protocol import results
 from server.protocol.sessions import SessionRegistry
@@ -48,6 +49,7 @@ class Toolbay:
         self.catalog = CatalogHolder()
         self.sessions = SessionRegistry()
         self.discovery = Discovery(settings, runtime)
+        self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
         self.builtins: list[Handler] = []
         self._files: dict[Path, FileOutcome] = {}
         self._rescan_lock = anyio.Lock()
@@ -189,7 +191,7 @@ class Toolbay:
             paths = await anyio.to_thread.run_sync(scan, self.settings.extensions)
             current: dict[Path, FileOutcome] = {}
             to_describe: list[Path] = []
-            hashes = await anyio.to_thread.run_sync(_hash_all, paths)
+            hashes = await anyio.to_thread.run_sync(self._hash_files, paths)
             for path in paths:
                 previous = self._files.get(path)
                 digest = hashes.get(path)
@@ -235,6 +237,11 @@ class Toolbay:
             await self.sessions.tools_changed()
         return change
 
+    def _hash_files(self, paths: Sequence[Path]) -> dict[Path, str]:
+        hashes = self.hash_index.hashes(paths)
+        self.hash_index.save()
+        return hashes
+
     def _build_catalog(self) -> Catalog:
         handlers: list[Handler] = list(self.builtins)
         skipped: list[SkippedFile] = []
@@ -260,16 +267,6 @@ def _bind(stage: Stage, call_next: CallNext) -> CallNext:
         return await stage(call, call_next)
 
     return run
-
-
-def _hash_all(paths: Sequence[Path]) -> dict[Path, str]:
-    hashes: dict[Path, str] = {}
-    for path in paths:
-        try:
-            hashes[path] = sha256_of(path)
-        except OSError:
-            continue
-    return hashes
 
 
 async def _release(outcome: FileOutcome) -> None:

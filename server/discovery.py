@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import threading
 import time
@@ -55,7 +56,10 @@ def scan(folders: Iterable[Path]) -> list[Path]:
         if not folder.is_dir():
             logger.warning("extension folder %s does not exist; skipping it", folder)
             continue
-        found.extend(sorted(p for p in folder.iterdir() if p.suffix == ".wasm" and p.is_file()))
+        # scandir knows each entry's type from the directory itself: no stat per file.
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if e.name.endswith(".wasm") and e.is_file())
+        found.extend(folder / name for name in names)
     return found
 
 

@@ -1,0 +1,57 @@
+"""The hash index: a warm start does not read unchanged files, and never trusts a changed one."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from server.discovery import sha256_of
+from server.hash_index import HashIndex
+
+
+def _age(path: Path, seconds: float) -> None:
+    past = time.time() - seconds
+    os.utime(path, (past, past))
+
+
+def test_an_unchanged_file_is_not_read_again(tmp_path: Path) -> None:
+    tool = tmp_path / "a.wasm"
+    tool.write_bytes(b"\0asm one")
+    _age(tool, 10)
+    first = HashIndex(tmp_path / "index.json", sha256_of)
+    assert first.hashes([tool]) == {tool: sha256_of(tool)}
+    first.save()
+    second = HashIndex(tmp_path / "index.json", sha256_of)
+    assert second.hashes([tool]) == {tool: sha256_of(tool)}
+    assert second.hashed == 0
+
+
+def test_a_rewritten_file_is_hashed_again_even_with_the_same_size(tmp_path: Path) -> None:
+    tool = tmp_path / "a.wasm"
+    tool.write_bytes(b"\0asm one")
+    _age(tool, 10)
+    index = HashIndex(tmp_path / "index.json", sha256_of)
+    index.hashes([tool])
+    index.save()
+    tool.write_bytes(b"\0asm two")
+    again = HashIndex(tmp_path / "index.json", sha256_of)
+    assert again.hashes([tool]) == {tool: sha256_of(tool)}
+    assert again.hashed == 1
+
+
+def test_a_recently_written_file_is_never_trusted(tmp_path: Path) -> None:
+    tool = tmp_path / "a.wasm"
+    tool.write_bytes(b"\0asm one")
+    index = HashIndex(tmp_path / "index.json", sha256_of)
+    index.hashes([tool])
+    index.hashes([tool])
+    assert index.hashed == 2
+
+
+def test_a_missing_or_corrupt_index_only_costs_hashing(tmp_path: Path) -> None:
+    tool = tmp_path / "a.wasm"
+    tool.write_bytes(b"\0asm one")
+    (tmp_path / "index.json").write_text("{not json")
+    index = HashIndex(tmp_path / "index.json", sha256_of)
+    assert index.hashes([tool, tmp_path / "gone.wasm"]) == {tool: sha256_of(tool)}
