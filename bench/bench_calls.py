@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -133,7 +132,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring time per server and transport")
     parser.add_argument("--concurrency", type=int, default=1, help="calls in flight at once on the session")
-    parser.add_argument("--fastmcp-python", help="a Python with fastmcp 4 (default: this one, or $TOOLBAY_FASTMCP_PYTHON)")
+    parser.add_argument("--fastmcp-python",
+                        help="a Python with fastmcp 4 (default: this one, or $TOOLBAY_FASTMCP_PYTHON)")
     args = parser.parse_args()
 
     python = fastmcp_python(args.fastmcp_python)

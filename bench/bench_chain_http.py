@@ -82,7 +82,7 @@ async def serve(config: Path, chain_on: bool) -> None:
                       "required": ["text"], "additionalProperties": False},
     ))
     async with Toolbay.open(settings) as app, assemble(app, watch=False):
-        app.add_builtin(echo)
+        app.add_builtins([echo])
         if not chain_on:
             app.policies = None
             app.set_stages([])

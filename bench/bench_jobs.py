@@ -39,7 +39,8 @@ async def submit_to_running(manager: JobManager, samples: int) -> tuple[list[flo
         started = anyio.Event()
         t_started = [0.0]
 
-        async def work(context: CallContext) -> ToolResult:
+        async def work(context: CallContext, started: anyio.Event = started,
+                       t_started: list[float] = t_started) -> ToolResult:
             t_started[0] = time.perf_counter()
             started.set()
             return ToolResult(text="ok")

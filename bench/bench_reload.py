@@ -123,11 +123,12 @@ async def main(count: int, transport: str) -> None:
         notified = Notified()
         try:
             if transport == "memory":
-                async with Toolbay.open(settings) as app, assemble(app):
-                    async with Client(build_mcp_server(app, "memory"), mode="legacy",
-                                      message_handler=notified) as client:
-                        to_notice, to_describe = await drops(
-                            client, notified, folder, baseline, scratch, count, run_id)
+                async with (
+                    Toolbay.open(settings) as app,
+                    assemble(app),
+                    Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=notified) as client,
+                ):
+                    to_notice, to_describe = await drops(client, notified, folder, baseline, scratch, count, run_id)
             else:
                 params = StdioServerParameters(
                     command=sys.executable,
@@ -140,7 +141,7 @@ async def main(count: int, transport: str) -> None:
         finally:
             baseline_runtime.close()
 
-    ratios = [n / d for n, d in zip(to_notice, to_describe)]
+    ratios = [n / d for n, d in zip(to_notice, to_describe, strict=False)]
     print(f"hot reload over {transport}: {count} drops of unseen modules (greet v1/v2, ~34 KB)")
     print(f"{'':34}{'median':>10}{'p95':>10}{'min':>10}{'max':>10}")
     for label, values, unit in (
@@ -151,7 +152,7 @@ async def main(count: int, transport: str) -> None:
         scale = 1000 if unit == "ms" else 1
         row = [statistics.median(values), percentile(values, 0.95), min(values), max(values)]
         print(f"{label:34}" + "".join(f"{v * scale:>8.1f}{unit:>2}" for v in row))
-    overhead = [n - d for n, d in zip(to_notice, to_describe)]
+    overhead = [n - d for n, d in zip(to_notice, to_describe, strict=False)]
     print(f"overhead beyond describing (watch quiet time, stability check, rescan, notify): "
           f"median {statistics.median(overhead) * 1000:.1f} ms, p95 {percentile(overhead, 0.95) * 1000:.1f} ms")
     goal = statistics.median(to_notice) < 0.3

@@ -22,6 +22,7 @@ from server.errors import WasmRejected
 from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 
 STDIN_PROPERTY = "stdin"
+DEFAULT_LIMITS = SandboxLimits()
 _STDIN_SCHEMA = {"type": "string", "description": "Text passed to the program on standard input"}
 
 
@@ -50,7 +51,7 @@ class WasmHandler(Handler):
         program_name: str,
         subcommand_path: Sequence[str] = (),
         to_argv: Callable[[Mapping[str, Any]], list[str]],
-        limits: SandboxLimits = SandboxLimits(),
+        limits: SandboxLimits = DEFAULT_LIMITS,
         workspace: Path | None = None,
         env_allow: Sequence[str] = (),
         host_env: Mapping[str, str] | None = None,

@@ -172,8 +172,9 @@ class Toolbay:
 
     # -- discovery ------------------------------------------------------------------------
 
-    def add_builtin(self, handler: Handler) -> None:
-        self.builtins.append(handler)
+    def add_builtins(self, handlers: Sequence[Handler]) -> None:
+        """Adds built-in tools in one catalog swap (built-in names win over discovered ones)."""
+        self.builtins.extend(handlers)
         self._swap(self._build_catalog())
 
     async def rescan(

@@ -50,8 +50,7 @@ async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay
                           to_call_result=results.tool_result_to_mcp)
 
         app.add_server_hook(add_tasks)
-        for handler in [RefreshToolsHandler(rescan), *job_tools(manager)]:
-            app.add_builtin(handler)
+        app.add_builtins([RefreshToolsHandler(rescan), *job_tools(manager)])
         if watch:
             await group.start(ExtensionWatcher(app).run)
         try:

@@ -38,13 +38,21 @@ class TransportName(enum.StrEnum):
 logger = logging.getLogger("toolbay")
 
 ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", metavar="FILE", help="TOML configuration file (default: ./toolbay.toml if present).")
+    Path | None,
+    typer.Option(
+        "--config", "-c", metavar="FILE", help="TOML configuration file (default: ./toolbay.toml if present)."
+    ),
 ]
 ExtensionsOption = Annotated[
     list[Path] | None,
-    typer.Option("--extensions", "-e", metavar="DIR", help="Folder of .wasm tools; repeat for several (default: the bundled tools)."),
+    typer.Option(
+        "--extensions", "-e", metavar="DIR",
+        help="Folder of .wasm tools; repeat for several (default: the bundled tools).",
+    ),
 ]
-DataDirOption = Annotated[Path | None, typer.Option("--data-dir", metavar="DIR", help="Where caches and the job database live.")]
+DataDirOption = Annotated[
+    Path | None, typer.Option("--data-dir", metavar="DIR", help="Where caches and the job database live.")
+]
 WorkspaceOption = Annotated[
     Path | None, typer.Option(
         "--workspace", metavar="DIR", help="Folder that tools may see, at /workspace inside the sandbox.")
@@ -74,8 +82,12 @@ def serve(
             help="How clients connect (default stdio; http and sse serve both /mcp and /sse).",
         ),
     ] = None,
-    host: Annotated[str | None, typer.Option(metavar="HOST", help="Address to listen on (http/sse; default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(metavar="PORT", help="Port to listen on (http/sse; default 8765, 0 = any).")] = None,
+    host: Annotated[
+        str | None, typer.Option(metavar="HOST", help="Address to listen on (http/sse; default 127.0.0.1).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(metavar="PORT", help="Port to listen on (http/sse; default 8765, 0 = any).")
+    ] = None,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     workspace: WorkspaceOption = None,
@@ -166,7 +178,9 @@ def call(
 @app.command("parse-help")
 def parse_help(
     long: Annotated[Path, typer.Option("--long", metavar="FILE", help="File with the raw output of `PROGRAM --help`.")],
-    short: Annotated[Path | None, typer.Option("--short", metavar="FILE", help="File with the raw output of `PROGRAM -h`.")] = None,
+    short: Annotated[
+        Path | None, typer.Option("--short", metavar="FILE", help="File with the raw output of `PROGRAM -h`.")
+    ] = None,
 ) -> None:
     """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
     from server.helptext.command import run_parse_help

@@ -122,7 +122,8 @@ class Settings(BaseSettings):
 
 # The TOML file in use for the settings being built: a context variable because
 # pydantic-settings builds sources inside the constructor, where no argument reaches.
-_toml_data: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("toolbay_toml", default={})
+_NO_TOML: dict[str, Any] = {}  # never mutated: sources copy it
+_toml_data: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("toolbay_toml", default=_NO_TOML)
 
 
 class _TomlSource(PydanticBaseSettingsSource):

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import limits
 from limits.aio.storage import Storage
-from limits.aio.strategies import STRATEGIES, RateLimiter as LimitsStrategy
+from limits.aio.strategies import STRATEGIES
+from limits.aio.strategies import RateLimiter as LimitsStrategy
 from limits.errors import ConfigurationError
 from limits.storage import storage_from_string
 

@@ -23,7 +23,7 @@ from handlers.base import CallContext, ProgressCallback
 from server.jobs.tasks import TASK_EXECUTION, tasks_capability
 from server.protocol import results
 from server.protocol.listing import page
-from server.types import Transport, ToolCall
+from server.types import ToolCall, Transport
 
 if TYPE_CHECKING:
     from server.app import Toolbay

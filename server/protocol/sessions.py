@@ -19,7 +19,6 @@ import logging
 from typing import Any
 
 import anyio
-
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus, ToolsListChanged
 

@@ -10,7 +10,15 @@ import pytest
 from handlers.base import PermissionTier, ToolResult
 from server.auth import hash_token
 from server.chain import (
-    Approve, Audit, Authenticate, Authorize, ChainPolicies, ChainSettings, RateLimit, Validate, build_chain,
+    Approve,
+    Audit,
+    Authenticate,
+    Authorize,
+    ChainPolicies,
+    ChainSettings,
+    RateLimit,
+    Validate,
+    build_chain,
     default_stages,
 )
 from server.chain.approve import Answer

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
-from handlers.base import CallContext, ToolResult
+from handlers.base import CallContext
 from server.jobs import JobManager
 from server.jobs.tasks import TASK_EXECUTION, install, tasks_capability
 from tests.jobs.conftest import Gate, MakeManager

@@ -128,7 +128,9 @@ def test_the_inspector_cli_calls_hashsum(node_tools: Path, data_dir: Path, trans
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_a_typescript_sdk_client_lists_and_calls_tools(node_tools: Path, data_dir: Path, transport: str, request) -> None:
+def test_a_typescript_sdk_client_lists_and_calls_tools(
+    node_tools: Path, data_dir: Path, transport: str, request: pytest.FixtureRequest
+) -> None:
     target = _serve_stdio(data_dir) if transport == "stdio" else [request.getfixturevalue("http_url")]
     node = str(node_tools / "node_modules" / ".bin" / "node")
     answer = _run([node, str(HERE / "ts_client.mjs"), transport, *target], node_tools)

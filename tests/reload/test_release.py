@@ -25,7 +25,7 @@ async def _module_of(app: Toolbay, name: str) -> WasmModule:
     async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
         result = await client.call_tool(name, {})
     assert result.is_error is False
-    module = getattr(handler, "_module")
+    module = handler._module
     assert isinstance(module, WasmModule)
     return module
 

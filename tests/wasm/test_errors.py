@@ -8,8 +8,7 @@ import pytest
 import wasmtime
 
 from server.errors import WasmRejected
-from server.wasm.errors import MAPPED_EXCEPTIONS, Ending, map_wasmtime_errors
-from server.wasm.errors import map_load_errors
+from server.wasm.errors import MAPPED_EXCEPTIONS, Ending, map_load_errors, map_wasmtime_errors
 
 
 def wasmtime_exception_classes() -> list[type[BaseException]]:

@@ -109,7 +109,9 @@ def test_the_environment_is_empty_unless_given(run: Run) -> None:
     assert run("env", env={"LANG": "C.UTF-8"}).stdout == b"LANG=C.UTF-8\n"
 
 
-def test_a_module_runs_many_times_from_one_compilation(runtime: WasmRuntime, program: Callable[[str], WasmModule]) -> None:
+def test_a_module_runs_many_times_from_one_compilation(
+    runtime: WasmRuntime, program: Callable[[str], WasmModule]
+) -> None:
     module = program("args")
     results = [runtime.run(module, RunRequest(argv=["args", str(i)], limits=FAST)) for i in range(20)]
     assert [json.loads(r.stdout)[1] for r in results] == [str(i) for i in range(20)]
