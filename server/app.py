@@ -196,7 +196,7 @@ class Toolbay:
             for path in paths:
                 previous = self._files.get(path)
                 digest = hashes.get(path)
-                if previous is not None and digest is not None and previous.sha256 == digest:
+                if previous is not None and digest is not None and previous.content_sha256 == digest:
                     current[path] = previous
                 else:
                     to_describe.append(path)
@@ -216,7 +216,7 @@ class Toolbay:
                     )
                     current[outcome.path] = FileOutcome(
                         outcome.path, previous.sha256, handlers=previous.handlers,
-                        skipped=outcome.skipped, notes=previous.notes,
+                        skipped=outcome.skipped, notes=previous.notes, rejected_sha256=outcome.sha256,
                     )
                 else:
                     current[outcome.path] = outcome

@@ -105,6 +105,13 @@ class FileOutcome:
     skipped: SkippedFile | None = None
     notes: list[str] = field(default_factory=list)
     from_cache: bool = False
+    # The hash of what is at the path now, when it differs from the version served
+    # (a rejected replacement whose previous tools were kept).
+    rejected_sha256: str | None = None
+
+    @property
+    def content_sha256(self) -> str | None:
+        return self.rejected_sha256 or self.sha256
 
 
 class Discovery:

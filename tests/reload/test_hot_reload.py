@@ -199,3 +199,25 @@ async def test_a_2026_client_hears_of_changes_through_subscriptions_listen(
     assert type(event).__name__ == "ToolsListChanged"
     assert "greet" in names
     assert text_of(result).strip() == "hello, modern (greet v1)"
+
+
+async def test_a_rejected_replacement_is_not_described_again_until_it_changes(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    described: list[str] = []
+    describe_files = reload_app.discovery.describe_files
+
+    async def spy(paths: Any, *args: Any, **kwargs: Any) -> Any:
+        described.extend(Path(p).name for p in paths)
+        return await describe_files(paths, *args, **kwargs)
+
+    reload_app.discovery.describe_files = spy  # type: ignore[method-assign]
+    drop(GREET_V1, reload_dir, "greet.wasm")
+    with anyio.fail_after(WAIT_S):
+        await reload_app.rescan()
+        drop(JUNK, reload_dir, "greet.wasm")
+        await reload_app.rescan()
+        described.clear()
+        await reload_app.rescan()
+    assert described == []
+    assert "greet" in reload_app.catalog.current.names()
