@@ -26,7 +26,7 @@ from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
 from server.chain import ChainPolicies, default_stages
 from server.config import Settings
 from server.discovery import Discovery, FileOutcome, scan, sha256_of
-from server.errors import CallRefused, UnknownTool
+from server.errors import CallRefused, StorageError, UnknownTool
 from server.hash_index import HashIndex
 from server.jobs import JobManager
 from server.protocol import results
@@ -104,6 +104,8 @@ class Toolbay:
             result = await self._pipeline(call)
         except CallRefused as refusal:
             result = results.refusal_to_result(refusal)
+        except StorageError as exc:  # e.g. a full disk: say so, the server carries on
+            result = ToolResult.error(str(exc))
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:

@@ -3,12 +3,14 @@ one-line message and an exit code (2 for bad input or configuration)."""
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import typer
@@ -36,6 +38,7 @@ class TransportName(enum.StrEnum):
     sse = "sse"
 
 logger = logging.getLogger("toolbay")
+T = TypeVar("T")
 
 ConfigOption = Annotated[
     Path | None,
@@ -59,11 +62,29 @@ WorkspaceOption = Annotated[
 ]
 
 
+def _run(function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """Runs one command's coroutine; toolbay's own errors become a message and exit 2."""
+    try:
+        return anyio.run(function, *args)
+    except* ToolbayError as group:
+        error = _first_toolbay_error(group)
+        err.print(f"toolbay: {error}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayError:
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            return _first_toolbay_error(error)
+        return error
+    raise AssertionError("empty exception group")
+
+
 def _settings(config: Path | None, **overrides: Any) -> Settings:
     try:
         return load_settings(config, **overrides)
     except ToolbayError as exc:
-        err.print(f"toolbay: {exc}", markup=False, highlight=False)
+        err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
 
 
@@ -106,13 +127,8 @@ def serve(
     configure_logging(settings.log_level, settings.log_file)
     from server.runner import run_server
 
-    try:
-        anyio.run(run_server, settings)
-    except ToolbayError as exc:
-        err.print(f"toolbay: {exc}", markup=False, highlight=False)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        pass
+    with contextlib.suppress(KeyboardInterrupt):
+        _run(run_server, settings)
 
 
 @app.command("list")
@@ -127,7 +143,7 @@ def list_tools(
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
     from server.runner import collect_listing
 
-    listing = anyio.run(collect_listing, settings)
+    listing = _run(collect_listing, settings)
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return
@@ -161,14 +177,14 @@ def call(
     try:
         arguments = json.loads(args)
     except json.JSONDecodeError as exc:
-        err.print(f"toolbay: --args is not valid JSON: {exc}", markup=False, highlight=False)
+        err.print(f"toolbay: --args is not valid JSON: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):
-        err.print("toolbay: --args must be a JSON object", markup=False, highlight=False)
+        err.print("toolbay: --args must be a JSON object", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     from server.runner import call_once
 
-    result = anyio.run(call_once, settings, tool, arguments)
+    result = _run(call_once, settings, tool, arguments)
     if result.text:
         sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     if result.is_error:
@@ -208,7 +224,8 @@ def token_new(
     from server.auth import new_token
 
     if not client_id.strip() or not all(s.strip() for s in scope):
-        err.print("toolbay: --client-id and every --scope must be non-empty", markup=False, highlight=False)
+        err.print("toolbay: --client-id and every --scope must be non-empty",
+                  markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     token, digest = new_token()
     scopes = ", ".join(json.dumps(s) for s in scope)
@@ -216,7 +233,7 @@ def token_new(
     typer.echo(token)
     typer.echo(f"\n[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]")
     err.print("Give the token (first line) to the client now: it is stored nowhere. "
-              "Append the [[tokens]] entry to the tokens file.", markup=False, highlight=False)
+              "Append the [[tokens]] entry to the tokens file.", markup=False, highlight=False, soft_wrap=True)
 
 
 def main() -> None:

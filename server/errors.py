@@ -2,6 +2,7 @@
 
     ToolbayError
     ├── ConfigError              a setting is missing or wrong (the CLI prints it and exits 2)
+    ├── StorageError             the data folder cannot be used (full disk, no permission)
     ├── NotHelpError             bytes that are not a program's help text (server.helptext)
     ├── WasmRejected             a file that cannot be served as a WASI command (server.wasm)
     ├── DuplicateToolName        two sources offer the same tool name (server.catalog)
@@ -30,6 +31,10 @@ class ToolbayError(Exception):
 
 class ConfigError(ToolbayError):
     """A configuration value is missing or invalid."""
+
+
+class StorageError(ToolbayError):
+    """The data folder cannot hold what toolbay must keep (the job database)."""
 
 
 class NotHelpError(ToolbayError):

@@ -33,6 +33,7 @@ import contextvars
 import dataclasses
 import logging
 import secrets
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -43,7 +44,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from handlers.base import CallContext, ProgressCallback, ToolResult
-from server.errors import CallRefused, NoSuchJob
+from server.errors import CallRefused, NoSuchJob, StorageError
 from server.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
 from server.jobs.views import JobView, accepted, progress_text
 
@@ -308,10 +309,15 @@ class JobManager:
         snapshot, events = job.record(), list(job.log)
         try:
             await self.store.create(snapshot, events)
-        except BaseException:
+        except BaseException as exc:
             self._stop(job, "the job could not be recorded")
             self._jobs.pop(job.id, None)
             job.background = False
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise StorageError(
+                    f"{job.tool} ran past {self.sync_budget_s:g} s and had to go on as a job, but the job "
+                    f"could not be recorded ({exc}), so it was stopped. The server's data folder may be full."
+                ) from exc
             raise
         finally:
             job.recorded.set()

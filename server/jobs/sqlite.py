@@ -27,6 +27,7 @@ import anyio
 import anyio.to_thread
 
 from handlers.base import ToolResult
+from server.errors import StorageError
 from server.jobs.store import (
     TERMINAL,
     JobEvent,
@@ -116,7 +117,13 @@ class SqliteJobStore(JobStore):
                 raise
             return conn
 
-        self._conn = await anyio.to_thread.run_sync(connect, limiter=self._limiter)
+        try:
+            self._conn = await anyio.to_thread.run_sync(connect, limiter=self._limiter)
+        except (sqlite3.Error, OSError) as exc:
+            raise StorageError(
+                f"cannot open the job database {self.path}: {exc}. "
+                "Free some space there or choose another data folder (--data-dir)."
+            ) from exc
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
