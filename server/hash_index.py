@@ -42,7 +42,11 @@ class HashIndex:
             data = json.loads(self.file.read_bytes())
             if data.get("format") != FORMAT:
                 return {}
-            return {path: (tuple(stamp), sha) for path, (stamp, sha) in data["files"].items()}  # type: ignore[misc]
+            entries: dict[str, tuple[Stamp, str]] = {}
+            for path, (stamp, sha) in data["files"].items():
+                size, mtime_ns, ctime_ns, inode = stamp
+                entries[path] = ((size, mtime_ns, ctime_ns, inode), sha)
+            return entries
         except FileNotFoundError:
             return {}
         except (ValueError, KeyError, TypeError) as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
@@ -19,7 +20,7 @@ def principal_from_access_token(token: AccessToken) -> Principal:
     through any client) and its client id otherwise (a tokens-file entry). Tokens that
     carry claims came from a JWT; the others from the tokens file.
     """
-    kind = "jwt" if token.claims is not None else "token"
+    kind: Literal["jwt", "token"] = "jwt" if token.claims is not None else "token"
     return Principal(
         id=token.subject or token.client_id,
         scopes=frozenset(token.scopes),

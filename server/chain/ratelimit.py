@@ -97,7 +97,7 @@ class RateLimiter:
             raise ConfigError(f"rate_limits.strategy: {strategy!r} is not one of {', '.join(sorted(STRATEGIES))}")
         self.limits = rates
         self.storage = open_storage(storage) if isinstance(storage, str) else storage
-        self.strategy: LimitsStrategy = STRATEGIES[strategy](self.storage)
+        self.strategy: LimitsStrategy = STRATEGIES[strategy](self.storage)  # type: ignore[abstract]
 
     async def check(self, caller: str, tool: str) -> None:
         """Counts one call by ``caller`` to ``tool``, or raises ``RateLimited`` without counting it."""
@@ -111,6 +111,7 @@ class RateLimiter:
                 raise await self._refusal(item, identifiers, scope)
 
     def _applicable(self, caller: str, tool: str) -> list[tuple[limits.RateLimitItem, tuple[str, ...], str]]:
+        rows: list[tuple[limits.RateLimitItem, tuple[str, ...], str]]
         rows = [(item, ("toolbay", "tool", caller, tool), f"caller {caller!r} on tool {tool!r}")
                 for item in self.limits.per_caller_tool]
         rows += [(item, ("toolbay", "caller", caller), f"caller {caller!r}") for item in self.limits.per_caller]

@@ -61,11 +61,11 @@ def _to_str(data: bytes) -> tuple[str, str, bool]:
     except UnicodeDecodeError:
         pass
     guess = chardet.detect(data[:_DETECT_SAMPLE])
-    name = _python_codec(guess.get("encoding"))
-    if name is None:
+    codec = _python_codec(guess.get("encoding"))
+    if codec is None:
         return data.decode("utf-8", errors="replace"), "utf-8", True
-    text = data.decode(_WIDER.get(name, name), errors="replace")
-    return text, name, "\ufffd" in text
+    text = data.decode(_WIDER.get(codec, codec), errors="replace")
+    return text, codec, "\ufffd" in text
 
 
 # chardet names the narrow standard; tools emit its vendor superset (Windows code pages),

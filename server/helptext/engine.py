@@ -291,7 +291,7 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
     out: list[PositionalSpec] = []
     for entry in entries:
         head = entry.head.split()[0] if entry.head.split() else entry.head
-        choices = ()
+        choices: tuple[str, ...] = ()
         if head.startswith("{"):
             choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
         name = strip_brackets(head.rstrip(".")) if not choices else head.rstrip(".")

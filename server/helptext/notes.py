@@ -156,4 +156,4 @@ def value_type(value_name: str | None, raw_value: str | None) -> str:
 
 
 def is_repeat_type(raw_value: str | None) -> bool:
-    return bool(raw_value) and raw_value.strip().lower() in _REPEAT_TYPES
+    return raw_value is not None and raw_value.strip().lower() in _REPEAT_TYPES

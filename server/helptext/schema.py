@@ -153,10 +153,10 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
         properties[name] = _positional_property(pos)
-        kind: ParamKind = "positionals" if pos.variadic else "positional"
+        pos_kind: ParamKind = "positionals" if pos.variadic else "positional"
         if pos.required:
             required.append(name)
-        params.append(Param(name, kind, required=pos.required))
+        params.append(Param(name, pos_kind, required=pos.required))
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
@@ -206,7 +206,7 @@ def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
         value["enum"] = list(pos.choices)
     text = pos.description or pos.name
     if pos.variadic:
-        prop = {"type": "array", "items": value, "description": text}
+        prop: dict[str, Any] = {"type": "array", "items": value, "description": text}
         if pos.required:
             prop["minItems"] = 1
         return prop

@@ -28,6 +28,7 @@ others). The limits count inline calls too, since any call may become a job.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import contextvars
 import dataclasses
@@ -510,7 +511,7 @@ class JobManager:
                  for r in records]
         return [v for v in views if status is None or v.status == status]
 
-    async def events(self, owner: str, job_id: str) -> list[JobEvent]:
+    async def events(self, owner: str, job_id: str) -> builtins.list[JobEvent]:
         """What happened to the job so far, oldest first. Raises ``NoSuchJob``."""
         await self.status(owner, job_id)
         return await self.store.events(owner, job_id)

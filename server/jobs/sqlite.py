@@ -170,7 +170,8 @@ class SqliteJobStore(JobStore):
         event_rows = _event_rows(events)
 
         def write(conn: sqlite3.Connection) -> None:
-            inline, file_name = payload, None
+            inline: str | None = payload
+            file_name: str | None = None
             if len(payload.encode()) > self.large_result_bytes:
                 file_name = f"{job_id}.json"
                 _write_atomically(self.results_dir / file_name, payload)

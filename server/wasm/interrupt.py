@@ -78,11 +78,11 @@ _DeadlineCallback = ctypes.CFUNCTYPE(
     ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint8),
 )
 _Finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_NO_FINALIZER = ctypes.cast(None, _Finalizer)
+_NO_FINALIZER = ctypes.cast(None, _Finalizer)  # type: ignore[arg-type]  # a NULL function pointer
 
 
 @_DeadlineCallback
-def _on_epoch_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def]
+def _on_epoch_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def,unused-ignore]
     # Must never raise: an exception cannot cross back into wasmtime.
     state = current_state()
     if state is not None and state.should_stop():
