@@ -91,7 +91,10 @@ class RateLimiter:
         Args:
             rates: the limits to apply.
             storage: a ``limits.aio.storage.Storage`` or its URI.
-            strategy: ``moving-window``, ``sliding-window-counter`` or ``fixed-window``.
+            strategy: ``moving-window`` (the default; strict: never more than the limit in any
+                window, about 5% under it when calls arrive in bursts over HTTP),
+                ``sliding-window-counter`` (keeps the average rate at the limit: 1.00x of it in
+                ``bench/bench_chain_http.py``; may briefly exceed it) or ``fixed-window``.
         """
         if strategy not in STRATEGIES:
             raise ConfigError(f"rate_limits.strategy: {strategy!r} is not one of {', '.join(sorted(STRATEGIES))}")
