@@ -4,7 +4,9 @@ Policy: ``Authenticator``. On stdio (and the in-memory and CLI transports) the c
 the local user with the scopes from the configuration. On HTTP and SSE the bearer token
 the transport put in ``call.credential`` is verified by a ``TokenVerifier`` (a
 ``TokenStore``, a ``JwtVerifier`` or ``FirstAccepting`` of both) even when HTTP middleware
-already checked it: the chain must hold whatever sits in front of it. HTTP with no
+already checked it: the chain must hold whatever sits in front of it. What the chain itself
+verified is remembered for ``VERIFIED_TTL_S`` (never past the token's own expiry), so a JWT's
+signature is not checked again on every call of a session. HTTP with no
 verifier configured (loopback, or ``--insecure-no-auth``) yields the anonymous principal
 with the configured anonymous scopes.
 """
@@ -12,6 +14,7 @@ with the configured anonymous scopes.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 
 from mcp.server.auth.provider import TokenVerifier
 
@@ -21,6 +24,8 @@ from server.errors import Unauthenticated
 from server.types import Principal, ToolCall
 
 LOCAL_TRANSPORTS = frozenset({"stdio", "cli", "memory"})
+VERIFIED_TTL_S = 30.0
+MAX_REMEMBERED = 4096
 
 
 class Authenticator:
@@ -40,6 +45,8 @@ class Authenticator:
         self.verifier = verifier
         self.local = local
         self.anonymous = anonymous
+        # credential -> (trusted until, principal); oldest first, bounded.
+        self._verified: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
 
     @property
     def configured(self) -> bool:
@@ -61,10 +68,22 @@ class Authenticator:
             return self.anonymous
         if not credential:
             raise Unauthenticated("This server needs a bearer token: send 'Authorization: Bearer <token>'.")
+        now = time.time()
+        remembered = self._verified.get(credential)
+        if remembered is not None and remembered[0] > now:
+            return remembered[1]
         access = await self.verifier.verify_token(credential)
-        if access is None or (access.expires_at is not None and access.expires_at < time.time()):
+        if access is None or (access.expires_at is not None and access.expires_at < now):
             raise Unauthenticated("The bearer token is invalid, expired, or not issued for this server.")
-        return principal_from_access_token(access)
+        principal = principal_from_access_token(access)
+        until = now + VERIFIED_TTL_S
+        if access.expires_at is not None:
+            until = min(until, float(access.expires_at))
+        self._verified[credential] = (until, principal)
+        self._verified.move_to_end(credential)
+        while len(self._verified) > MAX_REMEMBERED:
+            self._verified.popitem(last=False)
+        return principal
 
 
 class Authenticate(CheckStage):

@@ -208,3 +208,48 @@ async def test_http_without_authentication_configured_gives_the_anonymous_caller
     assert await authenticate(Authenticator(anonymous=anonymous), credential="ignored") == anonymous
     with pytest.raises(Unauthenticated, match="no authentication configured"):
         await authenticate(Authenticator(), credential=None)
+
+
+class _CountingVerifier:
+    """A verifier that accepts one token and counts how often it was asked."""
+
+    def __init__(self, expires_at: int | None) -> None:
+        self.asked = 0
+        self.expires_at = expires_at
+
+    async def verify_token(self, token: str) -> object:
+        from mcp.server.auth.provider import AccessToken
+
+        self.asked += 1
+        if token != "tb_good":
+            return None
+        return AccessToken(token=token, client_id="ci-bot", scopes=["tools:read"], expires_at=self.expires_at)
+
+
+async def test_a_verified_token_is_not_verified_again_on_every_call() -> None:
+    verifier = _CountingVerifier(expires_at=None)
+    authenticator = Authenticator(verifier=verifier)  # type: ignore[arg-type]
+    first = await authenticator.identify("http", "tb_good")
+    second = await authenticator.identify("http", "tb_good")
+    assert first == second and first.id == "ci-bot"
+    assert verifier.asked == 1
+
+
+async def test_a_remembered_token_is_not_trusted_past_its_own_expiry(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = time.time()
+    verifier = _CountingVerifier(expires_at=int(now) + 2)
+    authenticator = Authenticator(verifier=verifier)  # type: ignore[arg-type]
+    await authenticator.identify("http", "tb_good")
+    monkeypatch.setattr(time, "time", lambda: now + 5)
+    with pytest.raises(Unauthenticated):
+        await authenticator.identify("http", "tb_good")
+    assert verifier.asked == 2
+
+
+async def test_a_refused_token_is_asked_about_every_time() -> None:
+    verifier = _CountingVerifier(expires_at=None)
+    authenticator = Authenticator(verifier=verifier)  # type: ignore[arg-type]
+    for _ in range(2):
+        with pytest.raises(Unauthenticated):
+            await authenticator.identify("http", "tb_bad")
+    assert verifier.asked == 2
