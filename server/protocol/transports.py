@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import uvicorn
 from mcp.server.sse import SseServerTransport
 from mcp.server.stdio import stdio_server
@@ -20,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.auth import BearerAuthMiddleware, check_bind_safety
 from server.protocol.server import ToolbayServer, build_mcp_server
@@ -100,7 +103,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
 
 async def serve_http(
     app: Toolbay,
-    starlette_app: Starlette,
+    starlette_app: ASGIApp,
     *,
     on_ready: Callable[[str, int], Awaitable[None] | None] | None = None,
 ) -> None:
@@ -134,3 +137,25 @@ async def serve_http(
         await server.serve(sockets=[sock])
     finally:
         sock.close()
+
+
+@asynccontextmanager
+async def serving_http(app: Toolbay, asgi: ASGIApp | None = None) -> AsyncIterator[str]:
+    """Serves ``asgi`` (default: ``build_http_app(app)``) in the background for the length of
+    the block and yields its base URL, with the real port when ``settings.port`` is 0.
+    For tests, benchmarks and programs that embed toolbay."""
+    ready = anyio.Event()
+    address: list[str] = []
+
+    def on_ready(host: str, port: int) -> None:
+        address.append(f"http://{f'[{host}]' if ':' in host else host}:{port}")
+        ready.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(partial(serve_http, app, asgi or build_http_app(app), on_ready=on_ready))
+        with anyio.fail_after(30):
+            await ready.wait()
+        try:
+            yield address[0]
+        finally:
+            group.cancel_scope.cancel()

@@ -31,7 +31,7 @@ from server.app import Toolbay
 from server.assembly import assemble
 from server.cli import app as cli_app
 from server.config import Settings, load_settings
-from server.protocol.transports import build_http_app, serve_http
+from server.protocol.transports import serving_http
 from tests.conftest import BUNDLED_EXTENSIONS
 
 ISSUER = "https://issuer.test"
@@ -133,24 +133,8 @@ def make_settings(config_dir: Path, tokens: Tokens, shared_data_dir: Path) -> Ca
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[str]:
     """The assembled app served by uvicorn on 127.0.0.1 (any free port); yields its base URL."""
-    ready = anyio.Event()
-    address: list[str] = []
-
-    def on_ready(host: str, port: int) -> None:
-        address.append(f"http://{host}:{port}")
-        ready.set()
-
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), anyio.create_task_group() as group:
-        starlette_app = build_http_app(app)
-
-        async def serve() -> None:
-            await serve_http(app, starlette_app, on_ready=on_ready)
-
-        group.start_soon(serve)
-        with anyio.fail_after(10):
-            await ready.wait()
-        yield address[0]
-        group.cancel_scope.cancel()
+    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+        yield url
 
 
 @asynccontextmanager

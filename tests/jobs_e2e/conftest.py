@@ -114,23 +114,12 @@ def stdio_params(config: Path) -> StdioServerParameters:
 @asynccontextmanager
 async def http_server(settings: Settings) -> AsyncIterator[tuple[str, Toolbay]]:
     """The app served by uvicorn on 127.0.0.1 and a free port; yields the /mcp URL."""
-    from server.protocol.transports import build_http_app, serve_http
+    from server.protocol.transports import serving_http
 
     settings.port = 0
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), anyio.create_task_group() as group:
-        starlette_app = build_http_app(app)  # mounts bearer auth when a tokens file is configured
-        ready = anyio.Event()
-        address: dict[str, str] = {}
-
-        def on_ready(host: str, port: int) -> None:
-            address["url"] = f"http://{host}:{port}/mcp"
-            ready.set()
-
-        group.start_soon(lambda: serve_http(app, starlette_app, on_ready=on_ready))
-        with anyio.fail_after(10):
-            await ready.wait()
-        yield address["url"], app
-        group.cancel_scope.cancel()
+    # build_http_app mounts bearer auth when a tokens file is configured.
+    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+        yield f"{url}/mcp", app
 
 
 @asynccontextmanager

@@ -22,7 +22,7 @@ from server.app import Toolbay
 from server.assembly import assemble
 from server.catalog import CatalogChange
 from server.config import Settings, load_settings
-from server.protocol.transports import build_http_app, serve_http
+from server.protocol.transports import build_http_app, serving_http
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
 
 WAIT_S = 15.0
@@ -158,16 +158,5 @@ async def http_server(reload_app: Toolbay) -> AsyncIterator[tuple[str, GetStream
     """Streamable HTTP (/mcp) and SSE (/sse) on a free loopback port; the base URL and the GET spy."""
     reload_app.settings.port = 0
     spy = GetStreamSpy(build_http_app(reload_app))
-    ready = anyio.Event()
-    address: dict[str, str] = {}
-
-    def on_ready(host: str, port: int) -> None:
-        address["url"] = f"http://{host}:{port}"
-        ready.set()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(lambda: serve_http(reload_app, spy, on_ready=on_ready))  # type: ignore[arg-type]
-        with anyio.fail_after(10):
-            await ready.wait()
-        yield address["url"], spy
-        group.cancel_scope.cancel()
+    async with serving_http(reload_app, spy) as url:
+        yield url, spy

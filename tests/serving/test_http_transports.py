@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.sse import sse_client
 
 from server.app import Toolbay
-from server.protocol.transports import build_http_app, serve_http
+from server.protocol.transports import serving_http
 
 pytestmark = pytest.mark.anyio
 
@@ -20,19 +20,8 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 async def base_url(toolbay: Toolbay) -> AsyncIterator[str]:
     toolbay.settings.port = 0
-    ready = anyio.Event()
-    address: dict[str, object] = {}
-
-    def on_ready(host: str, port: int) -> None:
-        address["url"] = f"http://{host}:{port}"
-        ready.set()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(lambda: serve_http(toolbay, build_http_app(toolbay), on_ready=on_ready))
-        with anyio.fail_after(10):
-            await ready.wait()
-        yield str(address["url"])
-        group.cancel_scope.cancel()
+    async with serving_http(toolbay) as url:
+        yield url
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
