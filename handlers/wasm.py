@@ -23,6 +23,10 @@ from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRu
 
 STDIN_PROPERTY = "stdin"
 DEFAULT_LIMITS = SandboxLimits()
+NO_FILES_HINT = (
+    "\n\nNote: this tool is given no workspace folder, so it cannot see any file. If the error is "
+    "about a file, pass the file's content in the 'stdin' argument instead."
+)
 _STDIN_SCHEMA = {"type": "string", "description": "Text passed to the program on standard input"}
 
 
@@ -101,7 +105,13 @@ class WasmHandler(Handler):
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
         # module it started with even after the handler is closed.
         result = await self.runtime.run_async(module, request, context.cancelled)
-        return tool_result_from_run(self.name, result, self.limits)
+        outcome = tool_result_from_run(self.name, result, self.limits)
+        if outcome.is_error and not self.preopens and result.trap is None:
+            # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file
+            # descriptor", "Capabilities insufficient", "Bad file number"): say it plainly.
+            outcome.text = outcome.text.rstrip() + NO_FILES_HINT
+            outcome.meta["workspace"] = None
+        return outcome
 
     async def _load(self, provide: Callable[[], WasmModule]) -> WasmModule:
         module = await anyio.to_thread.run_sync(provide)

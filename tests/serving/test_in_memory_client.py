@@ -118,3 +118,25 @@ async def test_the_server_advertises_tool_list_changes(toolbay: Toolbay) -> None
         async with Client(build_mcp_server(toolbay, "memory"), mode="legacy") as client:
             capabilities = client.server_capabilities
     assert capabilities.tools is not None and capabilities.tools.list_changed is True
+
+
+async def test_a_file_tool_without_a_workspace_tells_the_model_what_to_do_instead(settings: Any) -> None:
+    from server.assembly import assemble
+
+    settings.workspace = None
+    async with Toolbay.open(settings) as app, assemble(app, watch=False):
+        with anyio.fail_after(30):
+            async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                result = await client.call_tool("hashsum", {"file": "notes.txt"})
+                piped = await client.call_tool("hashsum", {"stdin": "alpha\n"})
+    assert result.is_error is True
+    assert "given no workspace folder" in _text(result) and "'stdin'" in _text(result)
+    assert hashlib.sha256(b"alpha\n").hexdigest() in _text(piped)
+
+
+async def test_a_read_tool_reads_workspace_files_by_relative_path(toolbay: Toolbay) -> None:
+    with anyio.fail_after(30):
+        async with Client(build_mcp_server(toolbay, "memory"), mode="legacy") as client:
+            result = await client.call_tool("hashsum", {"file": "notes.txt"})
+    assert result.is_error is False, _text(result)
+    assert hashlib.sha256(b"alpha\nbeta\ngamma\n").hexdigest() in _text(result)

@@ -49,4 +49,9 @@ async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio() -> None:
     with anyio.fail_after(60):
         async with Client(params, mode="legacy") as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
+            counted = await client.call_tool("textkit_count", {"lines": True, "file": ["README.md"]})
     assert {"hashsum", "textkit_count"} <= names
+    # The project folder is the workspace, so read tools see the project's files.
+    readme_lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert counted.is_error is False
+    assert counted.content[0].text.split()[0] == str(readme_lines)
