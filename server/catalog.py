@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from handlers.base import Handler
+from server.errors import DuplicateToolName
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +75,7 @@ class Catalog:
             name = handler.definition.name
             kept = tools.get(name)
             if kept is not None:
-                message = (
-                    f"tool name {name!r} is offered by both {kept.definition.origin} and "
-                    f"{handler.definition.origin}; keeping the one from {kept.definition.origin}"
-                )
+                message = str(DuplicateToolName(name, kept.definition.origin, handler.definition.origin))
                 diagnostics.append(message)
                 logger.warning("%s", message)
                 continue

@@ -160,6 +160,8 @@ def list_tools(
         for item in listing["skipped"]:
             skipped.add_row(item["path"], item["reason"])
         Console().print(skipped)
+    for diagnostic in listing["diagnostics"]:
+        Console().print(f"note: {diagnostic}", markup=False, highlight=False)
 
 
 @app.command()

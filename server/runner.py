@@ -82,7 +82,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "description": definition.description,
             })
         skipped = [{"path": s.path, "reason": s.reason} for s in app.skipped_files]
-        return {"tools": tools, "skipped": skipped}
+        return {"tools": tools, "skipped": skipped, "diagnostics": list(app.catalog.current.diagnostics)}
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
