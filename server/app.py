@@ -22,6 +22,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from handlers.base import Handler, ToolDefinition, ToolResult
 from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
+from server.cache_pruning import prune_caches
 from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
 from server.chain import ChainPolicies, default_stages
 from server.config import Settings
@@ -79,6 +80,7 @@ class Toolbay:
         app = cls(settings, runtime)
         try:
             await app.rescan(on_progress=on_progress, notify=False)
+            await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
             yield app
         finally:
             for handler in app.catalog.current:
@@ -239,6 +241,10 @@ class Toolbay:
         if notify and not change.empty:
             await self.sessions.tools_changed()
         return change
+
+    def hashes_in_use(self) -> set[str]:
+        """The sha256 of every file in the folders, served or rejected."""
+        return {sha for o in self._files.values() for sha in (o.sha256, o.rejected_sha256) if sha}
 
     def _hash_files(self, paths: Sequence[Path]) -> dict[Path, str]:
         hashes = self.hash_index.hashes(paths)

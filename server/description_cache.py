@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from server.cache_pruning import touch_if_stale
+
 logger = logging.getLogger(__name__)
 
 # Bump when the parser or the cached shape changes so that old descriptions are redone.
@@ -51,7 +53,10 @@ class DescriptionCache:
     def get(self, sha256: str, stem: str) -> CachedFile | None:
         path = self._path(sha256, stem)
         try:
-            data = json.loads(path.read_bytes())
+            with path.open("rb") as handle:
+                raw = handle.read()
+                touch_if_stale(handle.fileno())
+            data = json.loads(raw)
             if data.get("format") != FORMAT or data.get("parser") != self.parser_version:
                 raise ValueError("written by another version")
             commands = tuple(

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import wasmtime
 
+from server.cache_pruning import touch_if_stale
+
 log = logging.getLogger(__name__)
 
 _MAGIC = b"toolbay-cwasm-1\n"
@@ -45,7 +47,9 @@ class ModuleCache:
         """The cached module, or None after counting a miss (absent) or a rebuild (unusable)."""
         path = self.entry_path(sha256)
         try:
-            blob = path.read_bytes()
+            with path.open("rb") as handle:
+                blob = handle.read()
+                touch_if_stale(handle.fileno())
         except FileNotFoundError:
             self.stats.misses += 1
             return None
