@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,14 +62,43 @@ class ExtensionWatcher:
         self.quiet_ms = quiet_ms
         self.max_batch_ms = max_batch_ms
         self.rescans = 0
+        # How often an idle watcher wakes to check that its folders still exist.
+        self.idle_tick_ms = 200
+
+    def _existing_folders(self) -> list[Path]:
+        return [p for p in self.app.settings.extensions if p.is_dir()]
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        folders = [str(p) for p in self.app.settings.extensions if p.is_dir()]
-        if not folders:
-            task_status.started()
-            return
-        stop = anyio.Event()
+        """Watches until cancelled. A folder that is deleted, or created after the start, is
+        noticed on the watcher's idle ticks: the catalog is rescanned and watching restarts."""
         started = False
+        while True:
+            folders = self._existing_folders()
+            if not folders:
+                if not started:
+                    started = True
+                    task_status.started()
+                await anyio.sleep(self.idle_tick_ms / 1000)
+                if self._existing_folders():
+                    await self._rescan()
+                continue
+            async with aclosing(self._watch(folders)) as batches:
+                async for changes in batches:
+                    if not started:
+                        # The first (empty) yield comes once the OS watch is in place.
+                        started = True
+                        task_status.started()
+                    if self._existing_folders() != folders:
+                        await self._rescan()
+                        break  # watch the folders that exist now
+                    if not changes:
+                        continue
+                    changed = [Path(path) for kind, path in changes if kind != Change.deleted]
+                    await wait_until_stable(changed)
+                    await self._rescan()
+
+    async def _watch(self, folders: list[Path]) -> AsyncIterator[set[tuple[Change, str]]]:
+        stop = anyio.Event()
         try:
             async for changes in awatch(
                 *folders,
@@ -78,22 +108,17 @@ class ExtensionWatcher:
                 stop_event=stop,
                 recursive=False,
                 yield_on_timeout=True,
-                rust_timeout=200,
+                rust_timeout=self.idle_tick_ms,
             ):
-                if not started:
-                    # The first (empty) yield comes once the OS watch is in place.
-                    started = True
-                    task_status.started()
-                if not changes:
-                    continue
-                changed = [Path(path) for kind, path in changes if kind != Change.deleted]
-                await wait_until_stable(changed)
-                try:
-                    change = await self.app.rescan()
-                    self.rescans += 1
-                    if not change.empty:
-                        logger.info("hot reload: %s", change.summary())
-                except Exception:  # the watcher must outlive any bad file or rescan fault
-                    logger.exception("hot reload rescan failed; will retry on the next change")
+                yield changes
         finally:
             stop.set()
+
+    async def _rescan(self) -> None:
+        try:
+            change = await self.app.rescan()
+            self.rescans += 1
+            if not change.empty:
+                logger.info("hot reload: %s", change.summary())
+        except Exception:  # the watcher must outlive any bad file or rescan fault
+            logger.exception("hot reload rescan failed; will retry on the next change")

@@ -221,3 +221,29 @@ async def test_a_rejected_replacement_is_not_described_again_until_it_changes(
         await reload_app.rescan()
     assert described == []
     assert "greet" in reload_app.catalog.current.names()
+
+
+async def test_a_tool_folder_deleted_and_made_again_is_watched_again(reload_app: Toolbay, reload_dir: Path) -> None:
+    import shutil
+
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+            seen = changed.count
+            drop(HASHSUM, reload_dir)
+            await changed.after(seen)
+            seen = changed.count
+            shutil.rmtree(reload_dir)
+            await changed.after(seen)
+            assert "hashsum" not in await _names(client)
+            seen = changed.count
+            reload_dir.mkdir()
+            drop(HASHSUM, reload_dir)
+            await changed.after(seen)
+            names = await _names(client)
+            if "hashsum" not in names:  # the folder and the file may be seen in two rescans
+                await changed.after(seen + 1)
+                names = await _names(client)
+            result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "md5"})
+    assert "hashsum" in names
+    assert "900150983cd24fb0d6963f7d28e17f72" in text_of(result)
