@@ -24,7 +24,7 @@ from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
 from server.cache_pruning import prune_caches
 from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
-from server.chain import ChainPolicies, default_stages
+from server.chain import ChainPolicies, build_chain, default_stages
 from server.config import Settings
 from server.discovery import Discovery, FileOutcome, scan, sha256_of
 from server.errors import CallRefused, StorageError, UnknownTool
@@ -92,10 +92,7 @@ class Toolbay:
     def set_stages(self, stages: Sequence[Stage]) -> None:
         """Installs the chain (authenticate → rate-limit → authorize → validate ...) once."""
         self._stages = list(stages)
-        endpoint: CallNext = self._dispatch
-        for stage in reversed(self._stages):
-            endpoint = _bind(stage, endpoint)
-        self._pipeline = endpoint
+        self._pipeline = build_chain(self._stages, self._dispatch)
 
     async def call(self, call: ToolCall, request_context: Any = None) -> ToolResult:
         """Runs one call through the chain. Never raises for a tool's or a caller's fault."""
@@ -122,18 +119,14 @@ class Toolbay:
             raise UnknownTool(call.name)
         if call.principal is not None:
             call.context.caller = call.principal.id
-        started = time.perf_counter()
-        try:
-            if self.jobs is None or handler.runs_inline:
-                return await handler.handle(call.arguments, call.context)
-            arguments = call.arguments
-            return await self.jobs.run_or_background(
-                call.context.caller, call.name, arguments,
-                lambda context: handler.handle(arguments, context), call.context,
-                background=handler.definition.background,
-            )
-        finally:
-            call.timings["tool"] = time.perf_counter() - started
+        if self.jobs is None or handler.runs_inline:
+            return await handler.handle(call.arguments, call.context)
+        arguments = call.arguments
+        return await self.jobs.run_or_background(
+            call.context.caller, call.name, arguments,
+            lambda context: handler.handle(arguments, context), call.context,
+            background=handler.definition.background,
+        )
 
     # -- what callers may see -----------------------------------------------------------
 
@@ -269,13 +262,6 @@ class Toolbay:
     @property
     def skipped_files(self) -> tuple[SkippedFile, ...]:
         return self.catalog.current.skipped
-
-
-def _bind(stage: Stage, call_next: CallNext) -> CallNext:
-    async def run(call: ToolCall) -> ToolResult:
-        return await stage(call, call_next)
-
-    return run
 
 
 async def _release(outcome: FileOutcome) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,7 +97,7 @@ class ExtensionWatcher:
                     await wait_until_stable(changed)
                     await self._rescan()
 
-    async def _watch(self, folders: list[Path]) -> AsyncIterator[set[tuple[Change, str]]]:
+    async def _watch(self, folders: list[Path]) -> AsyncGenerator[set[tuple[Change, str]], None]:
         stop = anyio.Event()
         try:
             async for changes in awatch(
