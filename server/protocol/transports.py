@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import uvicorn
 from mcp.server.sse import SseServerTransport
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -27,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.auth import BearerAuthMiddleware, check_bind_safety
 from server.protocol.server import ToolbayServer, build_mcp_server
+from server.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
     from server.app import Toolbay
@@ -38,7 +38,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 async def serve_stdio(app: Toolbay) -> None:
     server = build_mcp_server(app, "stdio")
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_streams() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
@@ -114,7 +114,10 @@ async def serve_http(
     configured = app.policies is not None and app.policies.authenticator.configured
     check_bind_safety(settings.host, configured, settings.http.allow_insecure)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say TCP,
+    # and without it every streamed response on a kept-alive connection stalls ~40 ms on the
+    # client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((settings.host, settings.port))
     sock.listen(2048)

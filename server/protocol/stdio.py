@@ -1,0 +1,213 @@
+"""stdio on the event loop: the MCP wire read and written without worker threads.
+
+The SDK's ``stdio_server`` reads and writes through ``anyio.wrap_file``, which costs a
+worker-thread round trip for every line read, every write and every flush: three hops
+per tool call, more than the sandboxed run of a small tool. When standard input and
+output are pipes or sockets (as every MCP client starts a server) they can be served
+by the event loop directly, which is what this module does. Anything else (a terminal,
+a regular file, output shared with standard error) keeps the SDK's transport, because
+making such a descriptor non-blocking would change it for other processes too.
+
+Like the SDK, while serving fd 0 reads the null device and fd 1 goes to standard error,
+so a stray ``print`` or a child process never writes onto the wire; both are restored
+on exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import stat
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+
+import anyio
+import mcp.types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+logger = logging.getLogger(__name__)
+
+# A line longer than this is refused (and reported to the server) rather than buffered
+# without bound; 64 MiB is far above any message a client sends a tool.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+# Messages written but not yet taken by the client before the writer waits for it.
+_WRITE_HIGH_WATER = 1024 * 1024
+
+# At end of input, requests already read are answered before the server is told the client
+# is gone (``printf '...' | toolbay serve`` gets its answers), waiting at most this long.
+EOF_GRACE_S = 30.0
+
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+
+
+def _is_pipe_or_socket(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _same_file(fd_a: int, fd_b: int) -> bool:
+    try:
+        a, b = os.fstat(fd_a), os.fstat(fd_b)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def can_serve_on_loop() -> bool:
+    """True when fd 0 and fd 1 are pipes or sockets of their own, so making them
+    non-blocking affects nobody else (fd 2 sharing fd 1's pipe would see it too)."""
+    return _is_pipe_or_socket(0) and _is_pipe_or_socket(1) and not _same_file(1, 2)
+
+
+@asynccontextmanager
+async def stdio_streams() -> AsyncIterator[Streams]:
+    """The server's read and write streams over this process's stdin and stdout."""
+    if not can_serve_on_loop():
+        async with stdio_server() as streams:
+            yield streams
+        return
+    wire_in, wire_out = _claim_standard_fds()
+    try:
+        async with loop_streams(wire_in, wire_out) as streams:
+            yield streams
+    finally:
+        _restore_standard_fds(wire_in, wire_out)
+
+
+def _claim_standard_fds() -> tuple[int, int]:
+    """Private duplicates of fd 0 and 1 carry the wire; fd 0 then reads the null device and
+    fd 1 writes to standard error."""
+    wire_in = os.dup(0)
+    wire_out = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    os.dup2(2, 1)
+    os.set_inheritable(wire_in, False)
+    os.set_inheritable(wire_out, False)
+    return wire_in, wire_out
+
+
+def _restore_standard_fds(wire_in: int, wire_out: int) -> None:
+    for wire, fd in ((wire_in, 0), (wire_out, 1)):
+        with suppress(OSError):
+            os.set_blocking(wire, True)
+            os.dup2(wire, fd)
+        with suppress(OSError):
+            os.close(wire)
+
+
+@asynccontextmanager
+async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LINE_BYTES) -> AsyncIterator[Streams]:
+    """The streams over two pipe (or socket) descriptors, which the caller closes afterwards."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=max_line_bytes)
+    # closefd=False: the descriptors are closed by _restore_standard_fds, after the restore.
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0, closefd=False))
+    write_transport, write_protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
+    write_transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)
+    writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+
+    incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](0)
+
+    reading = anyio.CancelScope()
+    unanswered = _Unanswered()
+
+    async def deliver(item: SessionMessage | Exception) -> None:
+        if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest):
+            unanswered.add(item.message.id)
+        await incoming_send.send(item)
+
+    async def read_lines() -> None:
+        skipping = False  # inside a line that was too long, until its newline
+        with reading:
+            async with incoming_send:
+                while True:
+                    try:
+                        line = await reader.readuntil(b"\n")
+                    except asyncio.IncompleteReadError as end:  # EOF; the last line may lack its newline
+                        if end.partial.strip() and not skipping:
+                            await deliver(_parse(end.partial))
+                        with anyio.move_on_after(EOF_GRACE_S):
+                            await unanswered.all_answered()
+                        return
+                    except asyncio.LimitOverrunError as overrun:
+                        await reader.readexactly(overrun.consumed)
+                        if not skipping:
+                            skipping = True
+                            await incoming_send.send(
+                                ValueError(f"a message longer than {max_line_bytes} bytes was dropped"))
+                        continue
+                    if skipping:
+                        skipping = False
+                    elif line.strip():
+                        await deliver(_parse(line))
+
+    async def write_messages() -> None:
+        async with outgoing_receive:
+            async for message in outgoing_receive:
+                payload = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                writer.write(payload.encode() + b"\n")
+                if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
+                    unanswered.answered(message.message.id)
+                # drain() returns at once unless the client has fallen a megabyte behind.
+                await writer.drain()
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_lines)
+            group.start_soon(write_messages)
+            yield incoming, outgoing
+            # The writer ends once it has written what it was given; the reader may be
+            # waiting for a line that will never come.
+            outgoing.close()
+            reading.cancel()
+    finally:
+        for stream in (incoming_send, incoming, outgoing, outgoing_receive):
+            stream.close()
+        read_transport.close()
+        with suppress(Exception):
+            if not write_transport.is_closing():
+                with anyio.move_on_after(5, shield=True):
+                    await writer.drain()
+        write_transport.close()
+
+
+class _Unanswered:
+    """Ids of requests read from the client and not yet answered."""
+
+    def __init__(self) -> None:
+        self._ids: set[types.RequestId | None] = set()
+        self._empty: anyio.Event | None = None
+
+    def add(self, request_id: types.RequestId) -> None:
+        self._ids.add(request_id)
+
+    def answered(self, request_id: types.RequestId | None) -> None:
+        self._ids.discard(request_id)
+        if not self._ids and self._empty is not None:
+            self._empty.set()
+
+    async def all_answered(self) -> None:
+        if self._ids:
+            self._empty = anyio.Event()
+            await self._empty.wait()
+
+
+def _parse(line: bytes) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except Exception as exc:  # the server answers a parse error; the stream goes on
+        return exc
