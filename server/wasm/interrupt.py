@@ -8,8 +8,9 @@ cancelled or ran out of time. So a guest in wasm code stops within about one tic
 
 A guest blocked *inside a host call* does not run wasm code and sees no epochs. The only host
 call of WASI preview 1 that can block for long here is ``poll_oneoff`` (sleep): stdin is an
-in-memory buffer, stdout and stderr are callbacks, files are regular files, there are no
-sockets. So ``poll_oneoff`` is replaced by ``poll_oneoff`` below, which sleeps on the call's
+in-memory buffer, files are regular files, there are no sockets, and stdout and stderr are
+pipes that the ticker drains at every tick (``server.wasm.pipes``) or callbacks.
+So ``poll_oneoff`` is replaced by ``poll_oneoff`` below, which sleeps on the call's
 cancel event until its timeout, the call's deadline, or a cancellation, whichever comes first;
 the guest then returns into wasm, where the next epoch check stops it.
 
@@ -20,13 +21,17 @@ and host functions on the thread that called into the guest.
 from __future__ import annotations
 
 import ctypes
+import logging
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import wasmtime
 from wasmtime import _ffi as ffi
+
+log = logging.getLogger(__name__)
 
 TICK_S = 0.01
 
@@ -102,9 +107,12 @@ def watch_store(store: wasmtime.Store) -> None:
 class EpochTicker:
     """Advances the engine's epoch every ``interval`` seconds while at least one guest runs."""
 
-    def __init__(self, engine: wasmtime.Engine, interval: float = TICK_S) -> None:
+    def __init__(self, engine: wasmtime.Engine, interval: float = TICK_S,
+                 on_tick: Callable[[], None] | None = None) -> None:
+        """``on_tick`` runs on the ticker's thread after every tick (it drains output pipes)."""
         self._engine = engine
         self._interval = interval
+        self._on_tick = on_tick
         self._active = 0
         self._closed = False
         self._wake = threading.Condition()
@@ -141,6 +149,11 @@ class EpochTicker:
                     return
             time.sleep(self._interval)
             self._engine.increment_epoch()
+            if self._on_tick is not None:
+                try:
+                    self._on_tick()
+                except Exception:  # the ticker must outlive any one tick's trouble
+                    log.exception("epoch tick hook failed")
 
 
 def _poll_oneoff(caller: wasmtime.Caller, subs_ptr: int, events_ptr: int, count: int, nevents_ptr: int) -> int:

@@ -34,6 +34,7 @@ from server.wasm.cache import CacheStats, ModuleCache
 from server.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
 from server.wasm.inspect import check_header, check_interface
 from server.wasm.interrupt import EpochTicker, RunState, install_poll_oneoff, set_current_state, watch_store
+from server.wasm.pipes import OutputPipe, make_pipe_pool
 from server.wasm.streams import CappedOutput, set_stdin_bytes
 from server.wasm.types import MiB, RunRequest, RunResult
 
@@ -80,7 +81,10 @@ class WasmRuntime:
         self._linker = wasmtime.Linker(self.engine)
         self._linker.define_wasi()
         install_poll_oneoff(self._linker)
-        self._ticker = EpochTicker(self.engine)
+        # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
+        # ticker drains the pipes of running guests, so a long print never waits long.
+        self._pipes = make_pipe_pool()
+        self._ticker = EpochTicker(self.engine, on_tick=self._pipes.drain_busy if self._pipes else None)
         self.max_workers = max_workers or os.cpu_count() or 1
         self._limiter = anyio.CapacityLimiter(self.max_workers)
         # Weak: a module lives as long as a handler or a running call holds it. A replaced or
@@ -175,11 +179,36 @@ class WasmRuntime:
         stdout = CappedOutput(limits.stdout_limit_bytes)
         stderr = CappedOutput(limits.stderr_limit_bytes)
         ending = Ending()
+        pool = self._pipes
+        pipes = pool.acquire(stdout, stderr) if pool is not None else None
+        try:
+            self._run_in_store(module, request, state, ending, stdout, stderr, pipes)
+        finally:
+            if pool is not None and pipes is not None:
+                # The store (and with it the pipes' write ends) is gone: what the guest wrote
+                # is all in the pipes now.
+                pool.release(pipes)
+        return RunResult(
+            exit_code=ending.exit_code,
+            stdout=bytes(stdout.buffer),
+            stderr=bytes(stderr.buffer),
+            stdout_truncated=stdout.truncated,
+            stderr_truncated=stderr.truncated,
+            trap=ending.trap,
+            duration_s=time.monotonic() - started,
+        )
+
+    def _run_in_store(self, module: WasmModule, request: RunRequest, state: RunState, ending: Ending,
+                      stdout: CappedOutput, stderr: CappedOutput,
+                      pipes: tuple[OutputPipe, OutputPipe] | None) -> None:
+        """Makes the call's store, runs ``_start`` in it and notes how it ended. The store is
+        dropped on return, closing the write ends of the output pipes."""
+        limits = request.limits
         store = wasmtime.Store(self.engine)
         store.set_limits(memory_size=limits.memory_bytes)
         if self.consume_fuel:
             store.set_fuel(limits.fuel if limits.fuel is not None else _UNLIMITED_FUEL)
-        store.set_wasi(self._wasi_config(request, stdout, stderr))
+        store.set_wasi(self._wasi_config(request, stdout, stderr, pipes))
         watch_store(store)
         instance = None
         set_current_state(state)
@@ -200,15 +229,6 @@ class WasmRuntime:
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached")
         elif ending.trap == "needs more memory at start than the memory limit allows":
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached (needed at start)")
-        return RunResult(
-            exit_code=ending.exit_code,
-            stdout=bytes(stdout.buffer),
-            stderr=bytes(stderr.buffer),
-            stdout_truncated=stdout.truncated,
-            stderr_truncated=stderr.truncated,
-            trap=ending.trap,
-            duration_s=time.monotonic() - started,
-        )
 
     async def run_async(self, module: WasmModule, request: RunRequest,
                         cancel: threading.Event | None = None) -> RunResult:
@@ -235,18 +255,29 @@ class WasmRuntime:
 
     def close(self) -> None:
         self._ticker.close()
+        if self._pipes is not None:
+            self._pipes.close()
         with self._load_lock:
             self._loaded.clear()
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _wasi_config(self, request: RunRequest, stdout: CappedOutput, stderr: CappedOutput) -> wasmtime.WasiConfig:
+    def _wasi_config(self, request: RunRequest, stdout: CappedOutput, stderr: CappedOutput,
+                     pipes: tuple[OutputPipe, OutputPipe] | None) -> wasmtime.WasiConfig:
         config = wasmtime.WasiConfig()
         config.argv = list(request.argv)
         config.env = [(name, value) for name, value in request.env.items()]
         set_stdin_bytes(config, request.stdin or b"")
-        config.stdout_custom = stdout.write
-        config.stderr_custom = stderr.write
+        try:
+            if pipes is None:
+                raise OSError("no pipes")
+            config.stdout_file = pipes[0].path
+            config.stderr_file = pipes[1].path
+        except (OSError, wasmtime.WasmtimeError) as error:
+            if pipes is not None:  # e.g. a temp-folder cleaner removed the FIFOs: still answer
+                log.warning("guest output through callbacks for this call: %s", error)
+            config.stdout_custom = stdout.write
+            config.stderr_custom = stderr.write
         for preopen in request.preopens:
             config.preopen_dir(str(preopen.host_path), preopen.guest_path, preopen.writable)
         return config

@@ -21,7 +21,7 @@ class CappedOutput:
         self.buffer = bytearray()
         self.dropped = 0
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes | memoryview) -> int:
         room = self.limit - len(self.buffer)
         if room >= len(data):
             self.buffer += data
