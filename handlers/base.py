@@ -150,6 +150,12 @@ class Handler(ABC):
         """Runs the tool. Expected failures come back as ``ToolResult.error``; anything
         raised is an unexpected fault, which the server logs and reports generically."""
 
+    def answer_at_once(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult | None:
+        """The call's result, computed now on the calling thread, when the handler knows it will
+        be quick; ``None`` to go the usual way (``handle``, through the job manager). The server
+        tries this first, so it must be cheap when it declines."""
+        return None
+
     async def close(self) -> None:
         """Releases what the handler holds (compiled modules, files). Called when it leaves the catalog."""
         return None

@@ -29,7 +29,7 @@ from server.config import Settings
 from server.discovery import Discovery, FileOutcome, scan, sha256_of
 from server.errors import CallRefused, StorageError, UnknownTool
 from server.hash_index import HashIndex
-from server.jobs import JobManager
+from server.jobs import JobManager, job_asked_for
 from server.protocol import results
 from server.protocol.sessions import SessionRegistry
 from server.types import CallNext, Principal, Stage, ToolCall, Transport
@@ -76,7 +76,8 @@ class Toolbay:
         # a worker thread, so the runtime must have one per call the manager lets run, or
         # long jobs starve every other call while the manager counts free slots.
         runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
-                              max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1))
+                              max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1),
+                              quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
         app = cls(settings, runtime)
         try:
             await app.rescan(on_progress=on_progress, notify=False)
@@ -119,6 +120,12 @@ class Toolbay:
             raise UnknownTool(call.name)
         if call.principal is not None:
             call.context.caller = call.principal.id
+        # A call that must become a job (declared background, or a task-augmented request)
+        # never takes the quick way.
+        if not handler.definition.background and not job_asked_for():
+            quick = handler.answer_at_once(call.arguments, call.context)
+            if quick is not None:
+                return quick
         if self.jobs is None or handler.runs_inline:
             return await handler.handle(call.arguments, call.context)
         arguments = call.arguments

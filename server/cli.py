@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import importlib.util
 import json
 import logging
 import sys
@@ -65,11 +66,17 @@ WorkspaceOption = Annotated[
 def _run(function: Callable[..., Awaitable[T]], *args: Any) -> T:
     """Runs one command's coroutine; toolbay's own errors become a message and exit 2."""
     try:
-        return anyio.run(function, *args)
+        return anyio.run(function, *args, backend_options=_loop_options())
     except* ToolbayError as group:
         error = _first_toolbay_error(group)
         err.print(f"toolbay: {error}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+
+
+def _loop_options() -> dict[str, Any]:
+    """uvloop when it is installed (it is a dependency; its event loop halves the time asyncio
+    itself takes per request), else asyncio's own loop."""
+    return {"use_uvloop": importlib.util.find_spec("uvloop") is not None}
 
 
 def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayError:

@@ -51,6 +51,11 @@ class SandboxSettings(_Section):
     stderr_limit_kb: int = Field(64, ge=1, le=1024 * 1024, description="Standard error kept per call, KiB.")
     fuel: int | None = Field(None, ge=1, description="Instruction budget per call (off when unset).")
     env_allow: list[str] = Field(default_factory=list, description="Host environment variables passed to tools.")
+    quick_budget_ms: float = Field(
+        20.0, ge=0, le=1000,
+        description="Tools that cannot write files run on the event loop (no worker thread) while their runs "
+        "stay quick; a run past this budget is stopped and run again on a worker. 0 turns it off.",
+    )
 
 
 class DiscoverySettings(_Section):

@@ -7,12 +7,12 @@
     tasks.py    MCP Tasks (2025-11-25) on the same jobs
 """
 
-from server.jobs.manager import JobManager, as_job
+from server.jobs.manager import JobManager, as_job, job_asked_for
 from server.jobs.sqlite import SqliteJobStore
 from server.jobs.store import INTERRUPTED_BY_RESTART, TERMINAL, JobEvent, JobRecord, JobStatus, JobStore
 from server.jobs.views import JobView
 
 __all__ = [
     "INTERRUPTED_BY_RESTART", "TERMINAL", "JobEvent", "JobManager", "JobRecord", "JobStatus", "JobStore",
-    "JobView", "SqliteJobStore", "as_job",
+    "JobView", "SqliteJobStore", "as_job", "job_asked_for",
 ]

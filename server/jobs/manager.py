@@ -86,6 +86,12 @@ def as_job() -> Iterator[JobTicket]:
         _ticket.reset(token)
 
 
+def job_asked_for() -> bool:
+    """True inside ``as_job()`` before its job is made: this call must answer with a job."""
+    ticket = _ticket.get()
+    return ticket is not None and ticket.job_id is None
+
+
 class ProgressRelay:
     """Progress notifications for one waiting request.
 

@@ -48,6 +48,10 @@ _CLOCK_REALTIME = 0
 _ABSTIME = 1
 
 
+# The stop reason of a run on the caller's thread that outlived its budget (``run_quick``).
+OVER_BUDGET = "over its budget on the calling thread"
+
+
 @dataclass(slots=True)
 class RunState:
     """What the callbacks need to know about the run on this thread."""
@@ -57,14 +61,23 @@ class RunState:
     cancel: threading.Event
     stop_reason: str | None = None
     started: float = field(default_factory=time.monotonic)
+    # A run on the caller's thread is stopped here, well before its own deadline.
+    budget_deadline: float | None = None
 
     def should_stop(self) -> bool:
         if self.stop_reason is None:
+            now = time.monotonic()
             if self.cancel.is_set():
                 self.stop_reason = "cancelled"
-            elif time.monotonic() >= self.deadline:
+            elif now >= self.deadline:
                 self.stop_reason = f"timed out after {self.timeout_s:g} s"
+            elif self.budget_deadline is not None and now >= self.budget_deadline:
+                self.stop_reason = OVER_BUDGET
         return self.stop_reason is not None
+
+    def stop_by(self) -> float:
+        """When the run is stopped at the latest, unless it is cancelled first."""
+        return self.deadline if self.budget_deadline is None else min(self.deadline, self.budget_deadline)
 
 
 _current = threading.local()
@@ -191,7 +204,7 @@ def _poll_oneoff(caller: wasmtime.Caller, subs_ptr: int, events_ptr: int, count:
                 time.sleep(wait_s)
             elif not state.should_stop():
                 # Returns early on cancellation; never sleeps past the deadline.
-                state.cancel.wait(min(wait_s, max(0.0, state.deadline - time.monotonic()) + TICK_S))
+                state.cancel.wait(min(wait_s, max(0.0, state.stop_by() - time.monotonic()) + TICK_S))
             ready = [_EVENT.pack(u, 0, _TAG_CLOCK, 0, 0) for s, u in clocks if s <= wait_s]
         memory.write(caller, b"".join(ready), events_ptr)
         memory.write(caller, struct.pack("<I", len(ready)), nevents_ptr)

@@ -33,7 +33,14 @@ from server.errors import WasmRejected
 from server.wasm.cache import CacheStats, ModuleCache
 from server.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
 from server.wasm.inspect import check_header, check_interface
-from server.wasm.interrupt import EpochTicker, RunState, install_poll_oneoff, set_current_state, watch_store
+from server.wasm.interrupt import (
+    OVER_BUDGET,
+    EpochTicker,
+    RunState,
+    install_poll_oneoff,
+    set_current_state,
+    watch_store,
+)
 from server.wasm.pipes import OutputPipe, make_pipe_pool
 from server.wasm.streams import CappedOutput, set_stdin_bytes
 from server.wasm.types import MiB, RunRequest, RunResult
@@ -43,6 +50,8 @@ log = logging.getLogger(__name__)
 WASMTIME_VERSION = importlib.metadata.version("wasmtime")
 # Fuel for stores when no budget is asked for (the engine counts fuel for every store).
 _UNLIMITED_FUEL = 2**63 - 1
+# A proven-quick tool runs on the calling thread for at most this long (see server.wasm.quick).
+DEFAULT_QUICK_BUDGET_S = 0.02
 # A failed run whose memory is this close to the limit is reported as hitting it.
 _MEMORY_SLACK = 2 * MiB
 
@@ -67,7 +76,7 @@ class WasmRuntime:
     """
 
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
-                 consume_fuel: bool = True) -> None:
+                 consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S) -> None:
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.consume_fuel = consume_fuel
@@ -86,6 +95,8 @@ class WasmRuntime:
         self._pipes = make_pipe_pool()
         self._ticker = EpochTicker(self.engine, on_tick=self._pipes.drain_busy if self._pipes else None)
         self.max_workers = max_workers or os.cpu_count() or 1
+        # How long a proven-quick tool may run on the event loop (0: never; see server.wasm.quick).
+        self.quick_budget_s = quick_budget_s
         self._limiter = anyio.CapacityLimiter(self.max_workers)
         # Weak: a module lives as long as a handler or a running call holds it. A replaced or
         # removed tool's compiled code and linked ``InstancePre`` go with its last user.
@@ -170,12 +181,29 @@ class WasmRuntime:
 
     def run(self, module: WasmModule, request: RunRequest, cancel: threading.Event | None = None) -> RunResult:
         """Runs ``_start`` once, blocking this thread. Never raises for anything the guest does."""
+        result = self._run(module, request, cancel, budget_s=None)
+        assert result is not None  # only a budget makes a run void
+        return result
+
+    def run_quick(self, module: WasmModule, request: RunRequest, budget_s: float,
+                  cancel: threading.Event | None = None) -> RunResult | None:
+        """Like ``run``, but meant for the caller's own thread (the event loop), sparing the
+        round trip to a worker: the guest is stopped once it has run ``budget_s`` (give or take
+        a tick), and then ``None`` is returned and everything it did is void. Only for guests
+        that can run twice harmlessly: ones that cannot write to any file."""
+        if any(preopen.writable for preopen in request.preopens):
+            raise ValueError("a guest that can write files must not run twice")
+        return self._run(module, request, cancel, budget_s=budget_s)
+
+    def _run(self, module: WasmModule, request: RunRequest, cancel: threading.Event | None,
+             budget_s: float | None) -> RunResult | None:
         limits = request.limits
         if limits.fuel is not None and not self.consume_fuel:
             raise ValueError("a fuel limit needs a runtime made with consume_fuel=True")
         cancel = cancel or threading.Event()
-        started = time.monotonic()
-        state = RunState(deadline=started + limits.timeout_s, timeout_s=limits.timeout_s, cancel=cancel)
+        started, cpu_started = time.monotonic(), time.thread_time()
+        state = RunState(deadline=started + limits.timeout_s, timeout_s=limits.timeout_s, cancel=cancel,
+                         budget_deadline=None if budget_s is None else started + budget_s)
         stdout = CappedOutput(limits.stdout_limit_bytes)
         stderr = CappedOutput(limits.stderr_limit_bytes)
         ending = Ending()
@@ -188,6 +216,8 @@ class WasmRuntime:
                 # The store (and with it the pipes' write ends) is gone: what the guest wrote
                 # is all in the pipes now.
                 pool.release(pipes)
+        if state.stop_reason == OVER_BUDGET:
+            return None
         return RunResult(
             exit_code=ending.exit_code,
             stdout=bytes(stdout.buffer),
@@ -196,6 +226,7 @@ class WasmRuntime:
             stderr_truncated=stderr.truncated,
             trap=ending.trap,
             duration_s=time.monotonic() - started,
+            cpu_s=time.thread_time() - cpu_started,
         )
 
     def _run_in_store(self, module: WasmModule, request: RunRequest, state: RunState, ending: Ending,

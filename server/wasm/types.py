@@ -67,6 +67,9 @@ class RunResult:
     stderr_truncated: bool
     trap: str | None
     duration_s: float
+    # CPU time of the thread that ran the guest: unlike ``duration_s``, not inflated by waits
+    # for the interpreter lock or for a processor.
+    cpu_s: float = 0.0
 
     @property
     def ok(self) -> bool:

@@ -129,3 +129,21 @@ async def test_another_caller_cannot_see_wait_for_read_or_cancel_the_job(
     assert text(mine).strip() == "alice's"
     assert still_running.status == "working", "bob's tasks/cancel did not touch alice's task"
     assert refused is not None or (unauthenticated is not None and unauthenticated.is_error)
+
+
+async def test_a_task_augmented_call_of_a_quick_tool_is_still_answered_with_a_task(
+    server_url: str, callers: Callers
+) -> None:
+    # Quick tools are normally answered at once on the event loop; a client that asked for a
+    # task must get one all the same.
+    with anyio.fail_after(30):
+        async with http_client(server_url, callers.tokens["alice"]) as client:
+            for _ in range(3):
+                plain = await call(client, "slow", {"ms": 0, "message": "quick"})
+            task = await call_as_task(client, {"ms": 0, "message": "quick"})
+            payload = await client.session.send_request(
+                types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task.task_id)),
+                types.CallToolResult)
+    assert text(plain).strip() == "quick"
+    assert task.task_id
+    assert text(payload).strip() == "quick"
