@@ -1,11 +1,15 @@
 """Keeping the on-disk caches from growing without end.
 
-Compiled modules (``modules/``) and tool descriptions (``descriptions/``) are named after
-the sha256 of the ``.wasm`` they came from. Every rebuilt-and-copied version of a tool
-leaves one of each behind. Several servers may share one data folder (the default is
-per user, not per project), so an entry is only removed when *this* server's folders
-do not use its hash and nobody has used it for ``UNUSED_FOR_S``: using an entry
-refreshes its modification time (at most once a day, see ``touch_if_stale``).
+Compiled modules (``modules/<sha256>-….cwasm``) and tool descriptions (entries of
+``descriptions/index``) are keyed by the sha256 of the ``.wasm`` they came from. Every
+rebuilt-and-copied version of a tool leaves one of each behind. Several servers may share
+one data folder (the default is per user, not per project), so an entry is only removed
+when *this* server's folders do not use its hash and nobody has used it for
+``UNUSED_FOR_S``: using a compiled module refreshes its file's modification time, using a
+description its ``used`` day (each at most once a day, see ``touch_if_stale``).
+
+Pruning looks at every entry, so a start does it at most once every ``PRUNE_EVERY_S``,
+remembered by the modification time of ``PRUNED_STAMP`` in the data folder.
 """
 
 from __future__ import annotations
@@ -16,11 +20,16 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from server.description_cache import DAY_S, DescriptionCache, today
+
 logger = logging.getLogger(__name__)
 
 UNUSED_FOR_S = 30 * 24 * 3600
 TOUCH_EVERY_S = 24 * 3600
+PRUNE_EVERY_S = 24 * 3600
+PRUNED_STAMP = "pruned-at"
 CACHE_FOLDERS = ("modules", "descriptions")
+_SHA256_LENGTH = 64
 
 
 def touch_if_stale(fd: int) -> None:
@@ -32,9 +41,26 @@ def touch_if_stale(fd: int) -> None:
         pass
 
 
-def prune_caches(data_dir: Path, in_use: Iterable[str], *, unused_for_s: float = UNUSED_FOR_S) -> int:
-    """Removes cache entries of hashes not ``in_use`` and untouched for ``unused_for_s``.
-    Returns how many files were removed. Never raises: pruning is housekeeping."""
+def prune_caches(
+    data_dir: Path,
+    in_use: Iterable[str],
+    *,
+    unused_for_s: float = UNUSED_FOR_S,
+    every_s: float = PRUNE_EVERY_S,
+) -> int:
+    """Removes cache entries of hashes not ``in_use`` and untouched for ``unused_for_s``,
+    unless the last pruning of ``data_dir`` was less than ``every_s`` ago.
+    Returns how many entries were removed. Never raises: pruning is housekeeping."""
+    stamp = data_dir / PRUNED_STAMP
+    try:
+        if time.time() - stamp.stat().st_mtime < every_s:
+            return 0
+    except OSError:
+        pass  # never pruned here
+    try:  # first, so that servers starting together do not all prune
+        stamp.touch()
+    except OSError as exc:
+        logger.debug("could not stamp %s: %s", stamp, exc)
     keep = set(in_use)
     cutoff = time.time() - unused_for_s
     removed = 0
@@ -44,8 +70,7 @@ def prune_caches(data_dir: Path, in_use: Iterable[str], *, unused_for_s: float =
         except OSError:
             continue
         for entry in entries:
-            owner = entry.name.split("-", 1)[0]
-            if owner in keep or not entry.is_file(follow_symlinks=False):
+            if not _is_cache_file(entry.name) or _owner(entry.name) in keep or not entry.is_file(follow_symlinks=False):
                 continue
             try:
                 if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
@@ -54,6 +79,21 @@ def prune_caches(data_dir: Path, in_use: Iterable[str], *, unused_for_s: float =
                 removed += 1
             except OSError as exc:
                 logger.debug("could not prune %s: %s", entry.path, exc)
+    try:
+        removed += DescriptionCache(data_dir / "descriptions").prune(keep, today() - int(unused_for_s // DAY_S))
+    except (OSError, ValueError, TypeError) as exc:
+        logger.debug("could not prune the description index: %s", exc)
     if removed:
         logger.info("removed %d cache entries no tool has used for %d days", removed, unused_for_s // 86400)
     return removed
+
+
+def _owner(name: str) -> str:
+    return name[:_SHA256_LENGTH]
+
+
+def _is_cache_file(name: str) -> bool:
+    """An entry named after a hash (``<sha256>-….``), or a temporary file a crash left behind."""
+    if name.startswith(".tmp-"):
+        return True
+    return len(name) > _SHA256_LENGTH and name[_SHA256_LENGTH] == "-"

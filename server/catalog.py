@@ -65,13 +65,11 @@ class Catalog:
         handlers: Iterable[Handler],
         skipped: Iterable[SkippedFile] = (),
     ) -> Catalog:
-        ordered = sorted(
-            enumerate(handlers),
-            key=lambda item: (SOURCE_PRECEDENCE.get(item[1].definition.source, 9), item[0]),
-        )
+        # Python's sort is stable: among equal precedence, discovery order stays.
+        ordered = sorted(handlers, key=lambda handler: SOURCE_PRECEDENCE.get(handler.definition.source, 9))
         tools: dict[str, Handler] = {}
         diagnostics: list[str] = []
-        for _, handler in ordered:
+        for handler in ordered:
             name = handler.definition.name
             kept = tools.get(name)
             if kept is not None:

@@ -10,6 +10,7 @@ Compiled modules are loaded lazily, on a tool's first call.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -25,11 +26,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from handlers import wasm as wasm_handlers
 from handlers.base import Handler, PermissionTier, ToolDefinition
 from handlers.wasm import WasmHandler, with_stdin_property
 from server.catalog import SkippedFile
 from server.config import Settings
-from server.description_cache import CachedCommand, CachedFile, DescriptionCache
+from server.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from server.errors import NotHelpError, ToolbayError, WasmRejected
 from server.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
 from server.helptext import schema as schema_module
@@ -37,16 +39,22 @@ from server.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 
 logger = logging.getLogger(__name__)
 
-PARSER_VERSION = "1"
-# A cached listing (input schema) is used only when the schema builder that made it is this
-# one: a change to its code makes every tool's listing be derived again from its description.
-SCHEMA_BUILDER = hashlib.sha256(Path(schema_module.__file__).read_bytes()).hexdigest()[:16]
+# A cached listing (what tools/list shows of a tool) is used only when the code that made it
+# is this code: a change to the schema builder, to this module or to the wasm handler's schema
+# makes every tool's listing be derived again from its cached description (no guest runs).
+_LISTING_CODE = (schema_module.__file__, __file__, wasm_handlers.__file__)
+LISTING_BUILDER = hashlib.sha256(b"".join(Path(source).read_bytes() for source in _LISTING_CODE)).hexdigest()[:16]
+_TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9-][A-Za-z0-9_-]{0,62}[A-Za-z0-9-]?")
 
 
 def tool_name_for(path: Path) -> str:
-    name = _NAME_SAFE.sub("_", path.stem).strip("_") or "tool"
-    return name[:64]
+    name = path.name
+    stem = name[:-5] if name.endswith(".wasm") and len(name) > 5 else path.stem
+    if _SAFE_NAME.fullmatch(stem) and not stem.endswith("_"):
+        return stem
+    return (_NAME_SAFE.sub("_", stem).strip("_") or "tool")[:64]
 
 
 def scan(folders: Iterable[Path]) -> list[Path]:
@@ -74,6 +82,8 @@ def sha256_of(path: Path) -> str:
 class ModuleRef:
     """A compiled module, loaded on first use and then kept (thread-safe)."""
 
+    __slots__ = ("runtime", "path", "sha256", "_module", "_lock")
+
     def __init__(self, runtime: WasmRuntime, path: Path, sha256: str) -> None:
         self.runtime = runtime
         self.path = path
@@ -89,6 +99,8 @@ class ModuleRef:
                     self._module = self.runtime.load(self.path, sha256=self.sha256)
         return self._module
 
+    __call__ = get  # a handler's module provider
+
     @property
     def loaded(self) -> bool:
         return self._module is not None
@@ -103,7 +115,7 @@ class FileOutcome:
     sha256: str | None
     handlers: list[Handler] = field(default_factory=list)
     skipped: SkippedFile | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     from_cache: bool = False
     # The hash of what is at the path now, when it differs from the version served
     # (a rejected replacement whose previous tools were kept).
@@ -133,11 +145,15 @@ class Discovery:
             stdout_limit_bytes=1 << 20,
             stderr_limit_bytes=1 << 20,
         )
+        self._tier_patterns = list(settings.tiers.items())
+        self._background_patterns = tuple(settings.background_tools)
+        self._env_allow = tuple(settings.sandbox.env_allow)
 
     # -- one file -----------------------------------------------------------------
 
-    def describe_file_sync(self, path: Path, sha: str | None = None) -> FileOutcome:
-        """Describes one file (``sha``: its hash when the caller already has it).
+    def describe_file_sync(self, path: Path, sha: str | None = None, *, look_up: bool = True) -> FileOutcome:
+        """Describes one file (``sha``: its hash when the caller already has it; ``look_up``:
+        False when the caller has already found it missing from the cache).
         Blocking: call it on a worker thread."""
         if sha is None:
             try:
@@ -146,31 +162,43 @@ class Discovery:
                 return FileOutcome(path, None, skipped=SkippedFile(str(path), f"cannot read the file: {exc}"))
         stem = tool_name_for(path)
         ref = ModuleRef(self.runtime, path, sha)
-        cached = self.cache.get(sha, stem)
-        from_cache = cached is not None
-        if cached is None:
-            try:
-                cached = self._describe_with_guest(ref, stem)
-            except WasmRejected as exc:
-                return FileOutcome(path, sha, skipped=SkippedFile(str(path), exc.reason))
-            except NotHelpError as exc:
-                reason = f"its -h/--help output is not help text: {exc.reason}"
-                return FileOutcome(path, sha, skipped=SkippedFile(str(path), reason))
-            except ToolbayError as exc:
-                return FileOutcome(path, sha, skipped=SkippedFile(str(path), str(exc)))
-            self.cache.put(sha, stem, cached)
-        return self._outcome(ref, cached, from_cache)
+        cached = self.cache.get(sha, stem) if look_up else None
+        if cached is not None:
+            return self._outcome(ref, stem, cached, from_cache=True)
+        try:
+            cached = self._describe_with_guest(ref, stem)
+        except WasmRejected as exc:
+            return FileOutcome(path, sha, skipped=SkippedFile(str(path), exc.reason))
+        except NotHelpError as exc:
+            reason = f"its -h/--help output is not help text: {exc.reason}"
+            return FileOutcome(path, sha, skipped=SkippedFile(str(path), reason))
+        except ToolbayError as exc:
+            return FileOutcome(path, sha, skipped=SkippedFile(str(path), str(exc)))
+        self.cache.put(sha, stem, cached)
+        return self._outcome(ref, stem, cached, from_cache=False)
 
     def from_cache_sync(self, path: Path, sha: str) -> FileOutcome | None:
         """The outcome for a file whose description is cached, or None. Runs no guest."""
-        cached = self.cache.get(sha, tool_name_for(path))
+        stem = tool_name_for(path)
+        cached = self.cache.get(sha, stem)
         if cached is None:
             return None
-        return self._outcome(ModuleRef(self.runtime, path, sha), cached, from_cache=True)
+        return self._outcome(ModuleRef(self.runtime, path, sha), stem, cached, from_cache=True)
 
-    def _outcome(self, ref: ModuleRef, cached: CachedFile, from_cache: bool) -> FileOutcome:
-        handlers = [self._handler_for(ref, command) for command in cached.commands]
-        return FileOutcome(ref.path, ref.sha256, handlers=handlers, notes=list(cached.skipped), from_cache=from_cache)
+    def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
+        for command in cached.commands:
+            if _stale(command.listing):
+                # Listed by another schema builder: derive the listings again from the descriptions
+                # (no guest runs) and keep the result, so the next start need not.
+                cached = CachedFile(
+                    commands=tuple(_relisted(c) if _stale(c.listing) else c for c in cached.commands),
+                    skipped=cached.skipped,
+                )
+                self.cache.put(ref.sha256, stem, cached)
+                break
+        origin = f"wasm:{ref.path}"
+        handlers: list[Handler] = [self._handler_for(ref, stem, origin, command) for command in cached.commands]
+        return FileOutcome(ref.path, ref.sha256, handlers=handlers, notes=cached.skipped, from_cache=from_cache)
 
     def _describe_with_guest(self, ref: ModuleRef, stem: str) -> CachedFile:
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
@@ -188,55 +216,50 @@ class Discovery:
         commands = tuple(
             CachedCommand(
                 tool_name=c.tool_name, path=tuple(c.path), description=c.description.to_dict(),
-                listing=_listing_of(c.description),
+                listing=_listing_of(c.description, c.tool_name, tuple(c.path)),
             )
             for c in tree
         )
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped)
         return CachedFile(commands=commands, skipped=skipped)
 
-    def _handler_for(self, ref: ModuleRef, command: CachedCommand) -> Handler:
+    def _handler_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand) -> Handler:
         listing = command.listing
-        to_argv: Callable[[Mapping[str, Any]], list[str]]
-        if listing is not None and listing.get("builder") == SCHEMA_BUILDER:
-            to_argv = _LazyArgv(command.description)
-        else:  # cached by an older toolbay: derive the listing now
-            description = HelpDescription.from_dict(command.description)
-            schema = build_tool_schema(description)
-            listing = _listing_of(description, schema.input_schema)
-            to_argv = schema.to_argv
-        permission_level = listing["permission_level"]
+        assert listing is not None  # made fresh by ``_outcome``
+        name = command.tool_name
+        tier = self._tier_for(name, listing["tier"])
         definition = ToolDefinition(
-            name=command.tool_name,
-            title=_title(command.tool_name),
-            description=_model_description(listing["about"], listing["description"], listing["name"], command.path),
-            input_schema=with_stdin_property(listing["input_schema"]),
-            tier=self._tier_for(command.tool_name, permission_level),
+            name=name,
+            title=listing["title"],
+            description=listing["text"],
+            input_schema=listing["input_schema"],
+            tier=tier,
             keywords=tuple(listing["keywords"]),
-            origin=f"wasm:{ref.path}",
+            origin=origin,
             source="wasm",
-            background=listing["background"] or self._declared_background(command.tool_name),
+            background=listing["background"] or self._declared_background(name),
         )
         return WasmHandler(
             definition,
             self.runtime,
-            ref.get,
-            program_name=tool_name_for(ref.path),
+            ref,
+            program_name=stem,
             subcommand_path=command.path,
-            to_argv=to_argv,
+            to_argv=_LazyArgv(command),
             limits=self.call_limits,
             workspace=self.settings.workspace,
-            env_allow=tuple(self.settings.sandbox.env_allow),
+            env_allow=self._env_allow,
         )
 
-    def _tier_for(self, name: str, permission_level: str | None) -> PermissionTier | None:
-        for pattern, tier in self.settings.tiers.items():
+    def _tier_for(self, name: str, declared: str | None) -> PermissionTier | None:
+        """The tier the settings give the tool, else the one its help declares."""
+        for pattern, tier in self._tier_patterns:
             if fnmatchcase(name, pattern):
                 return PermissionTier(tier)
-        return PermissionTier.parse(permission_level)
+        return _TIERS.get(declared)
 
     def _declared_background(self, name: str) -> bool:
-        return any(fnmatchcase(name, pattern) for pattern in self.settings.background_tools)
+        return any(fnmatchcase(name, pattern) for pattern in self._background_patterns)
 
     # -- many files ---------------------------------------------------------------
 
@@ -274,7 +297,9 @@ class Discovery:
 
         async def one(index: int, path: Path) -> None:
             started = time.perf_counter()
-            outcome = await anyio.to_thread.run_sync(self.describe_file_sync, path, known.get(path), limiter=limiter)
+            sha = known.get(path)
+            describe = functools.partial(self.describe_file_sync, path, sha, look_up=sha is None)
+            outcome = await anyio.to_thread.run_sync(describe, limiter=limiter)
             outcomes[index] = outcome
             if outcome.skipped:
                 logger.warning("skipping %s: %s", path, outcome.skipped.reason)
@@ -288,6 +313,8 @@ class Discovery:
             for index, path in enumerate(paths):
                 if outcomes[index] is None:
                     group.start_soon(one, index, path)
+        if self.cache.unsaved:
+            await anyio.to_thread.run_sync(self.cache.flush)
         return [o for o in outcomes if o is not None]
 
 
@@ -303,33 +330,41 @@ def _model_description(about: str, long: str, name: str | None, path: Sequence[s
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
 
-def _listing_of(description: HelpDescription, input_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The few facts ``tools/list`` needs, stored beside the description in the cache."""
-    if input_schema is None:
-        input_schema = build_tool_schema(description).input_schema
+def _listing_of(description: HelpDescription, tool_name: str, path: tuple[str, ...]) -> dict[str, Any]:
+    """What ``tools/list`` shows of a tool, stored beside its description in the cache so that
+    a warm start builds neither the description nor its schema (settings apply at load)."""
+    tier = PermissionTier.parse(description.permission_level)
     return {
-        "builder": SCHEMA_BUILDER,
-        "input_schema": dict(input_schema),
-        "name": description.name,
-        "about": description.about,
-        "description": description.description,
-        "keywords": list(description.keywords),
-        "permission_level": description.permission_level,
+        "builder": LISTING_BUILDER,
+        "title": _title(tool_name),
+        "text": _model_description(description.about, description.description, description.name, path),
+        "input_schema": with_stdin_property(build_tool_schema(description).input_schema),
+        "tier": None if tier is None else tier.value,
+        "keywords": tuple(description.keywords),
         "background": description.background,
     }
 
 
+def _stale(listing: Mapping[str, Any] | None) -> bool:
+    return listing is None or listing.get("builder") != LISTING_BUILDER
+
+
+def _relisted(command: CachedCommand) -> CachedCommand:
+    listing = _listing_of(HelpDescription.from_dict(command.description), command.tool_name, command.path)
+    return CachedCommand(command.tool_name, command.path, command.description, listing)
+
+
 class _LazyArgv:
-    """``to_argv`` for a tool listed from the cache: the description is rebuilt (and its
-    schema with it) on the tool's first call, not at start-up."""
+    """``to_argv`` for a tool listed from the cache: the description is read (and its schema
+    built) on the tool's first call, not at start-up."""
 
-    __slots__ = ("_description", "_to_argv")
+    __slots__ = ("_command", "_to_argv")
 
-    def __init__(self, description: dict[str, Any]) -> None:
-        self._description = description
+    def __init__(self, command: CachedCommand) -> None:
+        self._command = command
         self._to_argv: Callable[[Mapping[str, Any]], list[str]] | None = None
 
     def __call__(self, arguments: Mapping[str, Any]) -> list[str]:
         if self._to_argv is None:
-            self._to_argv = build_tool_schema(HelpDescription.from_dict(self._description)).to_argv
+            self._to_argv = build_tool_schema(HelpDescription.from_dict(self._command.description)).to_argv
         return self._to_argv(arguments)

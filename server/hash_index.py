@@ -16,37 +16,35 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
 RACY_S = 2.0
-FORMAT = 1
+FORMAT = 2  # {"files": {path: [size, mtime_ns, ctime_ns, inode, sha256]}}; format 1 is still read
 
-Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-
-
-def _stamp(stat: os.stat_result) -> Stamp:
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+# size, mtime_ns, ctime_ns, inode, sha256: one flat list a file, as JSON loads it (a warm
+# start of thousands of tools makes no other object per file).
+Entry = list[Any]
 
 
 class HashIndex:
     def __init__(self, file: Path, hasher: Callable[[Path], str]) -> None:
         self.file = file
         self.hasher = hasher
-        self._entries: dict[str, tuple[Stamp, str]] = self._load()
+        self._entries: dict[str, Entry] = self._load()
         self._dirty = False
         self.hashed = 0  # files actually read, for tests and benchmarks
 
-    def _load(self) -> dict[str, tuple[Stamp, str]]:
+    def _load(self) -> dict[str, Entry]:
         try:
             data = json.loads(self.file.read_bytes())
-            if data.get("format") != FORMAT:
+            files = data["files"]
+            if data.get("format") == 1:
+                return {path: [*stamp, sha] for path, (stamp, sha) in files.items()}
+            if data.get("format") != FORMAT or not isinstance(files, dict):
                 return {}
-            entries: dict[str, tuple[Stamp, str]] = {}
-            for path, (stamp, sha) in data["files"].items():
-                size, mtime_ns, ctime_ns, inode = stamp
-                entries[path] = ((size, mtime_ns, ctime_ns, inode), sha)
-            return entries
+            return files
         except FileNotFoundError:
             return {}
         except (ValueError, KeyError, TypeError) as exc:
@@ -56,32 +54,33 @@ class HashIndex:
     def hashes(self, paths: Iterable[Path]) -> dict[Path, str]:
         """The sha256 of each readable file; unreadable ones are left out."""
         result: dict[Path, str] = {}
-        now_ns = time.time_ns()
-        racy_ns = int(RACY_S * 1e9)
+        entries = self._entries
+        trusted_before_ns = time.time_ns() - int(RACY_S * 1e9)
         for path in paths:
             key = str(path)
             try:
-                stamp = _stamp(path.stat())
-                known = self._entries.get(key)
-                if known is not None and known[0] == stamp and now_ns - stamp[1] > racy_ns:
-                    result[path] = known[1]
+                stat = os.stat(key)
+                known = entries.get(key)
+                if known is not None and stat.st_mtime_ns < trusted_before_ns and _same(known, stat):
+                    result[path] = known[4]
                     continue
                 digest = self.hasher(path)
                 self.hashed += 1
                 # Stat again: a file that changed while it was read must not be recorded.
-                if _stamp(path.stat()) == stamp:
-                    self._entries[key] = (stamp, digest)
+                entry = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, digest]
+                if _same(entry, os.stat(key)):
+                    entries[key] = entry
                     self._dirty = True
                 result[path] = digest
             except OSError:
-                if self._entries.pop(key, None) is not None:
+                if entries.pop(key, None) is not None:
                     self._dirty = True
         return result
 
     def save(self) -> None:
         if not self._dirty:
             return
-        payload = {"format": FORMAT, "files": {k: [list(stamp), sha] for k, (stamp, sha) in self._entries.items()}}
+        payload = {"format": FORMAT, "files": self._entries}
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-", suffix=".json")
@@ -91,3 +90,13 @@ class HashIndex:
             self._dirty = False
         except OSError as exc:  # a full or read-only disk costs speed next time, nothing else
             logger.warning("could not save the hash index: %s", exc)
+
+
+def _same(known: Entry, stat: os.stat_result) -> bool:
+    """Whether ``stat`` has the size, times and inode ``known`` recorded (an entry that is
+    not one this index wrote has nothing)."""
+    try:
+        return (known[1] == stat.st_mtime_ns and known[0] == stat.st_size and known[2] == stat.st_ctime_ns
+                and known[3] == stat.st_ino and isinstance(known[4], str))
+    except (IndexError, KeyError, TypeError):
+        return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -55,3 +56,25 @@ def test_a_missing_or_corrupt_index_only_costs_hashing(tmp_path: Path) -> None:
     (tmp_path / "index.json").write_text("{not json")
     index = HashIndex(tmp_path / "index.json", sha256_of)
     assert index.hashes([tool, tmp_path / "gone.wasm"]) == {tool: sha256_of(tool)}
+
+
+def test_an_index_in_the_first_format_is_still_trusted(tmp_path: Path) -> None:
+    tool = tmp_path / "a.wasm"
+    tool.write_bytes(b"\0asm one")
+    _age(tool, 10)
+    stat = tool.stat()
+    stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+    (tmp_path / "index.json").write_text(json.dumps({"format": 1, "files": {str(tool): [stamp, "f" * 64]}}))
+    index = HashIndex(tmp_path / "index.json", sha256_of)
+    assert index.hashes([tool]) == {tool: "f" * 64}  # the recorded hash: the file was not read
+    assert index.hashed == 0
+
+
+def test_an_entry_of_the_wrong_shape_only_costs_hashing(tmp_path: Path) -> None:
+    tool = tmp_path / "a.wasm"
+    tool.write_bytes(b"\0asm one")
+    _age(tool, 10)
+    (tmp_path / "index.json").write_text(json.dumps({"format": 2, "files": {str(tool): ["not", "a", "stamp"]}}))
+    index = HashIndex(tmp_path / "index.json", sha256_of)
+    assert index.hashes([tool]) == {tool: sha256_of(tool)}
+    assert index.hashed == 1
