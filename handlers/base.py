@@ -8,6 +8,7 @@ nothing of transports, authentication, rate limits or jobs: the server wraps the
 from __future__ import annotations
 
 import enum
+import functools
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
@@ -56,6 +57,7 @@ class ToolAnnotations:
     open_world: bool = False
 
     @classmethod
+    @functools.cache  # frozen, so one instance per tier serves every tool
     def for_tier(cls, tier: PermissionTier | None) -> ToolAnnotations:
         if tier is PermissionTier.READ:
             return cls(read_only=True, destructive=False, idempotent=True)
@@ -137,6 +139,9 @@ class Handler(ABC):
     supports_cancellation: ClassVar[bool] = False
     # Runs in the request, never as a job (tools about jobs or the catalog themselves).
     runs_inline: ClassVar[bool] = False
+    # A catalog holds thousands of handlers: a subclass that declares __slots__ too (as
+    # WasmHandler does) has no __dict__ per instance; one that does not gets one as usual.
+    __slots__ = ("definition", "__weakref__")
 
     def __init__(self, definition: ToolDefinition) -> None:
         self.definition = definition
