@@ -155,6 +155,11 @@ class Handler(ABC):
         """Runs the tool. Expected failures come back as ``ToolResult.error``; anything
         raised is an unexpected fault, which the server logs and reports generically."""
 
+    def expects_quick_answer(self) -> bool:
+        """True when ``answer_at_once`` will most likely answer (the transport may then skip
+        setting up a stream for what would come before the answer)."""
+        return False
+
     def answer_at_once(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult | None:
         """The call's result, computed now on the calling thread, when the handler knows it will
         be quick; ``None`` to go the usual way (``handle``, through the job manager). The server

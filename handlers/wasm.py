@@ -104,17 +104,21 @@ class WasmHandler(Handler):
         self._pace.ran_on_worker(result.duration_s, result.cpu_s)
         return self._outcome(result)
 
+    def expects_quick_answer(self) -> bool:
+        return (self._module is not None and self.runtime.quick_budget_s > 0 and self._may_run_twice
+                and self._pace.trusted)
+
     def answer_at_once(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult | None:
         """Runs on the event loop's thread when this tool has proven quick, sparing the worker
         round trip and the job machinery; ``None`` otherwise, or when the run outlived its
         budget (it is void then, and ``handle`` runs it again). See ``server.wasm.quick``."""
-        module, budget = self._module, self.runtime.quick_budget_s
-        if module is None or budget <= 0 or not self._may_run_twice or not self._pace.trusted:
+        module = self._module
+        if module is None or not self.expects_quick_answer():
             return None
         request = self._request(arguments)
         if isinstance(request, ToolResult):
             return request
-        result = self.runtime.run_quick(module, request, budget, context.cancelled)
+        result = self.runtime.run_quick(module, request, self.runtime.quick_budget_s, context.cancelled)
         if result is None:
             self._pace.overran()
             return None

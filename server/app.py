@@ -135,6 +135,15 @@ class Toolbay:
             background=handler.definition.background,
         )
 
+    def answers_at_once(self, tool_name: str) -> bool:
+        """True when a call of ``tool_name`` will most likely be answered at once, with nothing
+        sent before the answer (no approval to ask for): HTTP then answers with plain JSON."""
+        handler = self.catalog.current.get(tool_name)
+        if handler is None or handler.definition.background or not handler.expects_quick_answer():
+            return False
+        approver = self.policies.approver if self.policies is not None else None
+        return approver is None or not approver.needs_approval(handler.definition.effective_tier)
+
     # -- what callers may see -----------------------------------------------------------
 
     def install_chain(self, policies: ChainPolicies) -> None:

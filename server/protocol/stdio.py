@@ -37,6 +37,9 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 # Messages written but not yet taken by the client before the writer waits for it.
 _WRITE_HIGH_WATER = 1024 * 1024
 
+# Messages the server may queue for the writer before it waits.
+_OUTGOING_QUEUE = 64
+
 # At end of input, requests already read are answered before the server is told the client
 # is gone (``printf '...' | toolbay serve`` gets its answers), waiting at most this long.
 EOF_GRACE_S = 30.0
@@ -120,7 +123,8 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
 
     incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    # A few answers may wait for the writer, so answers finished together go out in one write.
+    outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](_OUTGOING_QUEUE)
 
     reading = anyio.CancelScope()
     unanswered = _Unanswered()
@@ -155,13 +159,21 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                     elif line.strip():
                         await deliver(_parse(line))
 
+    def encode(message: SessionMessage) -> bytes:
+        if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
+            unanswered.answered(message.message.id)
+        return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
     async def write_messages() -> None:
         async with outgoing_receive:
             async for message in outgoing_receive:
-                payload = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                writer.write(payload.encode() + b"\n")
-                if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
-                    unanswered.answered(message.message.id)
+                batch = [encode(message)]
+                while True:  # whatever else is already waiting: one system call for all
+                    try:
+                        batch.append(encode(outgoing_receive.receive_nowait()))
+                    except (anyio.WouldBlock, anyio.EndOfStream):
+                        break
+                writer.write(b"".join(batch))
                 # drain() returns at once unless the client has fallen a megabyte behind.
                 await writer.drain()
 

@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.auth import BearerAuthMiddleware, check_bind_safety
+from server.protocol import plain_json
 from server.protocol.server import ToolbayServer, build_mcp_server
 from server.protocol.stdio import stdio_streams
 
@@ -89,6 +90,9 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         custom_starlette_routes=extra_routes,
         **auth,
     )
+    # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
+    plain_json.install()
+    starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once)
     policies = app.policies
     if policies is not None and policies.verifier is not None:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.

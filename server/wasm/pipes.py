@@ -53,7 +53,7 @@ class OutputPipe:
         self._sink: CappedOutput | None = None
 
     def attach(self, sink: CappedOutput) -> None:
-        self.drain_into(None)  # leftovers of a guest stopped mid-write belong to nobody
+        # Empty: ``detach`` read the last run's output to the end once its store was gone.
         with self._lock:
             self._sink = sink
 
