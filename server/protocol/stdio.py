@@ -164,6 +164,13 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
             unanswered.answered(message.message.id)
         return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
+    def client_gone() -> None:
+        """The client stopped reading: nobody can hear the server, so it stops listening too
+        (which ends the session quietly); what it still says is dropped."""
+        if not reading.cancel_called:
+            logger.info("the client closed its end of standard output; ending the session")
+            reading.cancel()
+
     async def write_messages() -> None:
         async with outgoing_receive:
             async for message in outgoing_receive:
@@ -173,9 +180,15 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                         batch.append(encode(outgoing_receive.receive_nowait()))
                     except (anyio.WouldBlock, anyio.EndOfStream):
                         break
-                writer.write(b"".join(batch))
-                # drain() returns at once unless the client has fallen a megabyte behind.
-                await writer.drain()
+                if write_transport.is_closing():
+                    client_gone()
+                    continue
+                try:
+                    writer.write(b"".join(batch))
+                    # drain() returns at once unless the client has fallen a megabyte behind.
+                    await writer.drain()
+                except (ConnectionError, RuntimeError):  # RuntimeError: uvloop's closed handle
+                    client_gone()
 
     try:
         async with anyio.create_task_group() as group:

@@ -192,3 +192,29 @@ def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
     assert process.returncode == 0
     assert set(answers) == {1, 2, 3}
     assert "5d41402abc4b2a76b9719d911017c592" in answers[2]["result"]["content"][0]["text"]
+
+
+def test_a_client_that_stops_reading_ends_the_session_quietly(extensions_dir: Path, shared_data_dir: Path) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-m", "server", "serve", "--extensions", str(extensions_dir), "--data-dir",
+         str(shared_data_dir)],
+        cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        try:
+            process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+            process.stdin.flush()
+            assert b'"result"' in process.stdout.readline()
+            process.stdout.close()  # the client goes away without closing standard input
+            for number in range(2, 5):
+                process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/list"}).encode()
+                                    + b"\n")
+                process.stdin.flush()
+            assert process.wait(timeout=30) == 0
+            stderr = process.stderr.read().decode()
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert "Traceback" not in stderr
+    assert "closed its end of standard output" in stderr
