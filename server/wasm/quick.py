@@ -19,8 +19,8 @@ from __future__ import annotations
 
 # A run counts as quick within both: processor time (what the run costs the loop, untouched by
 # preemption) and wall time (a guest that sleeps costs no processor but holds the loop).
-QUICK_CPU_S = 0.002
-QUICK_WALL_S = 0.01
+QUICK_CPU_S = 0.001
+QUICK_WALL_S = 0.005
 
 
 def is_quick(duration_s: float, cpu_s: float) -> bool:
