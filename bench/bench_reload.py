@@ -2,7 +2,7 @@
 at a connected client (the SDK's client, in process, legacy mode), against describing that file
 alone in the same run.
 
-    python -m bench.bench_reload [--drops 40] [--transport memory|stdio]
+    python bench/bench_reload.py [--drops 40] [--transport memory|stdio]
 
 Each drop writes a module nobody has seen (greet v1 or v2 with a unique custom section), so it
 is really compiled and its ``--help`` really run: no description or compiled-module cache hit.
@@ -26,14 +26,16 @@ import anyio.to_thread
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.config import load_settings
-from server.discovery import Discovery
-from server.protocol.server import build_mcp_server
-from server.wasm import WasmRuntime
-
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # runnable as a script, without PYTHONPATH
+
+from server.app import Toolbay  # noqa: E402
+from server.assembly import assemble  # noqa: E402
+from server.config import load_settings  # noqa: E402
+from server.discovery import Discovery  # noqa: E402
+from server.protocol.server import build_mcp_server  # noqa: E402
+from server.wasm import WasmRuntime  # noqa: E402
+
 SOURCES = [REPO_ROOT / "tests" / "fixtures" / "wasm" / f"greet_v{n}.wasm" for n in (1, 2)]
 TIMEOUT_S = 20.0
 

@@ -84,6 +84,27 @@ class ToolDefinition:
     background: bool = False
     output_schema: Mapping[str, Any] | None = None
 
+    @classmethod
+    def trusted(
+        cls, name: str, description: str, input_schema: Mapping[str, Any], title: str | None,
+        tier: PermissionTier | None, keywords: tuple[str, ...], origin: str, source: str, background: bool,
+    ) -> ToolDefinition:
+        """The definition ``cls(...)`` makes of these (no output schema), without the frozen
+        ``__init__``'s ``object.__setattr__`` per field: a warm start makes thousands. A test
+        checks that it matches ``__init__`` and sets every field."""
+        definition = object.__new__(cls)
+        _set_name(definition, name)
+        _set_description(definition, description)
+        _set_input_schema(definition, input_schema)
+        _set_title(definition, title)
+        _set_tier(definition, tier)
+        _set_keywords(definition, keywords)
+        _set_origin(definition, origin)
+        _set_source(definition, source)
+        _set_background(definition, background)
+        _set_output_schema(definition, None)
+        return definition
+
     @property
     def effective_tier(self) -> PermissionTier:
         """The tier used for authorisation: undeclared tools count as the most dangerous."""
@@ -92,6 +113,11 @@ class ToolDefinition:
     @property
     def annotations(self) -> ToolAnnotations:
         return ToolAnnotations.for_tier(self.tier)
+
+
+# The slots' own setters, which a frozen dataclass's __setattr__ does not guard (see ``trusted``).
+(_set_name, _set_description, _set_input_schema, _set_title, _set_tier, _set_keywords, _set_origin, _set_source,
+ _set_background, _set_output_schema) = (ToolDefinition.__dict__[name].__set__ for name in ToolDefinition.__slots__)
 
 
 @dataclass(slots=True)

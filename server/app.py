@@ -12,7 +12,6 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -22,11 +21,11 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from handlers.base import Handler, ToolDefinition, ToolResult
 from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
-from server.cache_pruning import prune_caches
+from server.cache_pruning import prune_caches, pruning_due
 from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
 from server.chain import ChainPolicies, build_chain, default_stages
 from server.config import Settings
-from server.discovery import Discovery, FileOutcome, scan, sha256_of
+from server.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
 from server.errors import CallRefused, StorageError, UnknownTool
 from server.hash_index import HashIndex
 from server.jobs import JobManager, job_asked_for
@@ -52,7 +51,7 @@ class Toolbay:
         self.discovery = Discovery(settings, runtime)
         self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
         self.builtins: list[Handler] = []
-        self._files: dict[Path, FileOutcome] = {}
+        self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._rescan_lock = anyio.Lock()
         self._stages: list[Stage] = []
         self._pipeline: CallNext = self._dispatch
@@ -81,7 +80,8 @@ class Toolbay:
         app = cls(settings, runtime)
         try:
             await app.rescan(on_progress=on_progress, notify=False)
-            await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
+            if pruning_due(settings.data_dir):  # at most daily: one stat, no thread, otherwise
+                await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
             yield app
         finally:
             for handler in app.catalog.current:
@@ -202,38 +202,22 @@ class Toolbay:
         describe keeps the tools of its last good version; a deleted file loses them.
         """
         async with self._rescan_lock:
-            paths = await anyio.to_thread.run_sync(scan, self.settings.extensions)
-            current: dict[Path, FileOutcome] = {}
-            to_describe: list[Path] = []
-            hashes = await anyio.to_thread.run_sync(self._hash_files, paths)
-            for path in paths:
-                previous = self._files.get(path)
-                digest = hashes.get(path)
-                if previous is not None and digest is not None and previous.content_sha256 == digest:
-                    current[path] = previous
-                else:
-                    to_describe.append(path)
-            total = len(to_describe)
-
-            def progress(outcome: FileOutcome) -> None:
-                if on_progress is not None:
-                    on_progress(outcome, total)
-
-            described = await self.discovery.describe_files(to_describe, on_done=progress, hashes=hashes)
-            for outcome in described:
-                previous = self._files.get(outcome.path)
-                if outcome.skipped and previous is not None and previous.handlers:
-                    logger.warning(
-                        "keeping the previous version of %s: the new one was rejected (%s)",
-                        outcome.path.name, outcome.skipped.reason,
-                    )
-                    current[outcome.path] = FileOutcome(
-                        outcome.path, previous.sha256, handlers=previous.handlers,
-                        skipped=outcome.skipped, notes=previous.notes, rejected_sha256=outcome.sha256,
-                    )
-                else:
-                    current[outcome.path] = outcome
             previous_files = self._files
+            # One worker-thread hop does what a warm start needs: list, stat, look up.
+            paths, current, hashes = await anyio.to_thread.run_sync(self._survey, previous_files)
+            to_describe = [path for path in paths if path not in current]
+            if to_describe:
+                total = len(to_describe)
+
+                def progress(outcome: FileOutcome) -> None:
+                    if on_progress is not None:
+                        on_progress(outcome, total)
+
+                described = await self.discovery.describe_files(to_describe, on_done=progress, uncached=hashes)
+                for outcome in described:
+                    current[outcome.path] = self._kept_if_rejected(outcome, previous_files.get(outcome.path))
+                # Discovery order is folder order, then name order, however each file was found.
+                current = {path: current[path] for path in paths if path in current}
             retired = [
                 old for path, old in previous_files.items()
                 if path not in current or current[path].handlers is not old.handlers
@@ -243,22 +227,67 @@ class Toolbay:
             # Calls in flight hold their own reference to the module they started with.
             for old in retired:
                 await _release(old)
-            in_use = {outcome.sha256 for outcome in current.values()}
-            for sha256 in {old.sha256 for old in retired} - in_use:
-                if sha256 is not None:
-                    self.runtime.forget(sha256)
+            if retired:
+                in_use = {outcome.sha256 for outcome in current.values()}
+                for sha256 in {old.sha256 for old in retired} - in_use:
+                    if sha256 is not None:
+                        self.runtime.forget(sha256)
         if notify and not change.empty:
             await self.sessions.tools_changed()
         return change
 
+    def _survey(self, previous: dict[str, FileOutcome]) -> tuple[list[str], dict[str, FileOutcome], dict[str, str]]:
+        """The files in the folders; the outcome of each that needs no guest run (unchanged
+        since ``previous``, or described in the cache), in discovery order; and the sha256 of
+        each readable file. Blocking: runs on a worker thread."""
+        files = scan_files(self.settings.extensions)
+        hashes = self.hash_index.hashes_of(files)
+        self.hash_index.save()
+        paths = [path for path, _ in files]
+        kept: dict[str, FileOutcome] = {}
+        lookups: list[tuple[str, str]] = []
+        for path in paths:
+            digest = hashes.get(path)
+            if digest is None:
+                continue  # unreadable now: describing it says why
+            old = previous.get(path)
+            if old is not None and old.content_sha256 == digest:
+                kept[path] = old
+            else:
+                lookups.append((path, digest))
+        found = self.discovery.from_cache(lookups) if lookups else []
+        cached: dict[str, FileOutcome] = {}
+        for (path, _), outcome in zip(lookups, found, strict=True):
+            if outcome is not None:
+                cached[path] = self._kept_if_rejected(outcome, previous.get(path))
+                log_notes(outcome)
+        if not kept or not cached:  # each is in discovery order already
+            return paths, kept or cached, hashes
+        current = {}
+        for path in paths:
+            outcome = kept.get(path) or cached.get(path)
+            if outcome is not None:
+                current[path] = outcome
+        return paths, current, hashes
+
+    @staticmethod
+    def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:
+        """``outcome``, or, when it rejects a file whose previous version served tools, that
+        version's tools kept, with the rejection noted."""
+        if outcome.skipped and previous is not None and previous.handlers:
+            logger.warning(
+                "keeping the previous version of %s: the new one was rejected (%s)",
+                os.path.basename(outcome.path), outcome.skipped.reason,
+            )
+            return FileOutcome(
+                outcome.path, previous.sha256, handlers=previous.handlers,
+                skipped=outcome.skipped, notes=previous.notes, rejected_sha256=outcome.sha256,
+            )
+        return outcome
+
     def hashes_in_use(self) -> set[str]:
         """The sha256 of every file in the folders, served or rejected."""
         return {sha for o in self._files.values() for sha in (o.sha256, o.rejected_sha256) if sha}
-
-    def _hash_files(self, paths: Sequence[Path]) -> dict[Path, str]:
-        hashes = self.hash_index.hashes(paths)
-        self.hash_index.save()
-        return hashes
 
     def _build_catalog(self) -> Catalog:
         handlers: list[Handler] = list(self.builtins)

@@ -41,6 +41,14 @@ def touch_if_stale(fd: int) -> None:
         pass
 
 
+def pruning_due(data_dir: Path, every_s: float = PRUNE_EVERY_S) -> bool:
+    """Whether the last pruning of ``data_dir`` was ``every_s`` ago or more (or never). One stat."""
+    try:
+        return time.time() - os.stat(os.path.join(data_dir, PRUNED_STAMP)).st_mtime >= every_s
+    except OSError:
+        return True  # never pruned here
+
+
 def prune_caches(
     data_dir: Path,
     in_use: Iterable[str],
@@ -51,12 +59,9 @@ def prune_caches(
     """Removes cache entries of hashes not ``in_use`` and untouched for ``unused_for_s``,
     unless the last pruning of ``data_dir`` was less than ``every_s`` ago.
     Returns how many entries were removed. Never raises: pruning is housekeeping."""
+    if not pruning_due(data_dir, every_s):
+        return 0
     stamp = data_dir / PRUNED_STAMP
-    try:
-        if time.time() - stamp.stat().st_mtime < every_s:
-            return 0
-    except OSError:
-        pass  # never pruned here
     try:  # first, so that servers starting together do not all prune
         stamp.touch()
     except OSError as exc:

@@ -36,9 +36,8 @@ import threading
 import time
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +77,6 @@ class CachedCommand:
         # What ``tools/list`` needs, derived from ``description`` when it was cached, so that a
         # warm start neither rebuilds the description nor its schema (see ``server.discovery``).
         listing: dict[str, Any] | None = None,
-        *,
         blob: bytes = b"",
         at: int = 0,
         size: int = 0,
@@ -102,8 +100,7 @@ class CachedCommand:
         return json.dumps(self._description, separators=(",", ":")).encode()
 
 
-@dataclass(frozen=True, slots=True)
-class CachedFile:
+class CachedFile(NamedTuple):  # a tuple: a warm start makes thousands
     commands: tuple[CachedCommand, ...]
     skipped: tuple[str, ...] = ()
 
@@ -190,37 +187,48 @@ class DescriptionCache:
     # -- reading -------------------------------------------------------------------------
 
     def get(self, sha256: str, stem: str) -> CachedFile | None:
+        with self._lock:
+            self._loaded()
+            return self._get(sha256, stem)
+
+    def get_many(self, wanted: Iterable[tuple[str, str]]) -> list[CachedFile | None]:
+        """``get`` for each ``(sha256, stem)``, under one lock (a warm start asks for thousands)."""
+        with self._lock:
+            self._loaded()
+            return [self._get(sha256, stem) for sha256, stem in wanted]
+
+    def _get(self, sha256: str, stem: str) -> CachedFile | None:
         # The stem is part of the key because the tool name comes from the file name.
         key = f"{sha256}-{stem}"
-        with self._lock:
-            records = self._loaded()
-            record = records.get(key)
-            found: CachedFile | None = None
-            if record is not None:
-                blob = self._own_blobs.get(key, self._blob)
-                try:
-                    used, skipped, commands = record
-                    found = CachedFile(
-                        tuple([CachedCommand(name, path, listing=listing, blob=blob, at=at, size=size)
-                               for name, path, listing, at, size in commands]),
-                        skipped,
-                    )
-                except (ValueError, TypeError) as exc:
-                    logger.info("ignoring the cached description of %s: %s", stem, exc)
-                    del records[key]
-                else:
-                    if used < self._today:
-                        records[key] = (self._today, skipped, commands)
-                        self._changed.add(key)
+        records = self._records
+        assert records is not None
+        record = records.get(key)
+        found: CachedFile | None = None
+        if record is not None:
+            blob = self._own_blobs.get(key, self._blob)
+            try:
+                used, skipped, commands = record
+                found = CachedFile(
+                    tuple([CachedCommand(name, path, None, listing, blob, at, size)
+                           for name, path, listing, at, size in commands]),
+                    skipped,
+                )
+            except (ValueError, TypeError) as exc:
+                logger.info("ignoring the cached description of %s: %s", stem, exc)
+                del records[key]
             else:
-                found = self._read_legacy(key)
-                if found is not None:
-                    self._set(key, found)
-            if found is None:
-                self.misses += 1
-            else:
-                self.hits += 1
-            return found
+                if used < self._today:
+                    records[key] = (self._today, skipped, commands)
+                    self._changed.add(key)
+        else:
+            found = self._read_legacy(key)
+            if found is not None:
+                self._set(key, found)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
 
     def _loaded(self) -> dict[str, Record]:
         if self._records is None:

@@ -46,34 +46,61 @@ _LISTING_CODE = (schema_module.__file__, __file__, wasm_handlers.__file__)
 LISTING_BUILDER = hashlib.sha256(b"".join(Path(source).read_bytes() for source in _LISTING_CODE)).hexdigest()[:16]
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_SCANDIR_FD = os.scandir in os.supports_fd
 _SAFE_NAME = re.compile(r"[A-Za-z0-9-][A-Za-z0-9_-]{0,62}[A-Za-z0-9-]?")
 
 
-def tool_name_for(path: Path) -> str:
-    name = path.name
-    stem = name[:-5] if name.endswith(".wasm") and len(name) > 5 else path.stem
-    if _SAFE_NAME.fullmatch(stem) and not stem.endswith("_"):
+def tool_name_for(path: str | Path) -> str:
+    name = path.rpartition(os.sep)[2] if type(path) is str else os.path.basename(path)
+    stem = name[:-5] if name.endswith(".wasm") and len(name) > 5 else os.path.splitext(name)[0]
+    if _SAFE_NAME.fullmatch(stem) and stem[-1] != "_":
         return stem
     return (_NAME_SAFE.sub("_", stem).strip("_") or "tool")[:64]
 
 
-def scan(folders: Iterable[Path]) -> list[Path]:
-    """The ``.wasm`` files in the folders (not recursive), sorted, first folder first."""
-    found: list[Path] = []
+def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None]]:
+    """The ``.wasm`` files in the folders (not recursive), sorted, first folder first, each as
+    its path and its ``os.stat`` (None if it went away meanwhile). One ``scandir`` pass a folder
+    and no ``Path`` per file: a warm start of thousands of tools does little more."""
+    found: list[tuple[str, os.stat_result | None]] = []
     for folder in folders:
-        if not folder.is_dir():
+        try:
+            # Through a descriptor, each stat resolves one name, not the whole path again.
+            fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if _SCANDIR_FD else None
+            try:
+                with os.scandir(folder if fd is None else fd) as entries:
+                    # scandir knows each entry's type from the directory itself: no stat for that.
+                    wasm = [entry for entry in entries if entry.name.endswith(".wasm") and entry.is_file()]
+                wasm.sort(key=_name_of)
+                prefix = os.path.join(folder, "")
+                found += [(prefix + entry.name, _stat_of(entry)) for entry in wasm]
+            finally:
+                if fd is not None:
+                    os.close(fd)
+        except (FileNotFoundError, NotADirectoryError):
             logger.warning("extension folder %s does not exist; skipping it", folder)
-            continue
-        # scandir knows each entry's type from the directory itself: no stat per file.
-        with os.scandir(folder) as entries:
-            names = sorted(e.name for e in entries if e.name.endswith(".wasm") and e.is_file())
-        found.extend(folder / name for name in names)
     return found
 
 
-def sha256_of(path: Path) -> str:
+def _name_of(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _stat_of(entry: os.DirEntry[str]) -> os.stat_result | None:
+    try:
+        return entry.stat()
+    except OSError:
+        return None
+
+
+def scan(folders: Iterable[Path]) -> list[Path]:
+    """The paths ``scan_files`` finds."""
+    return [Path(path) for path, _ in scan_files(folders)]
+
+
+def sha256_of(path: str | Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
@@ -84,7 +111,7 @@ class ModuleRef:
 
     __slots__ = ("runtime", "path", "sha256", "_module", "_lock")
 
-    def __init__(self, runtime: WasmRuntime, path: Path, sha256: str) -> None:
+    def __init__(self, runtime: WasmRuntime, path: str, sha256: str) -> None:
         self.runtime = runtime
         self.path = path
         self.sha256 = sha256
@@ -96,7 +123,7 @@ class ModuleRef:
             with self._lock:
                 if self._module is None:
                     # By hash: the version that was described, even if the file changed since.
-                    self._module = self.runtime.load(self.path, sha256=self.sha256)
+                    self._module = self.runtime.load(Path(self.path), sha256=self.sha256)
         return self._module
 
     __call__ = get  # a handler's module provider
@@ -111,7 +138,7 @@ class ModuleRef:
 
 @dataclass(slots=True)
 class FileOutcome:
-    path: Path
+    path: str
     sha256: str | None
     handlers: list[Handler] = field(default_factory=list)
     skipped: SkippedFile | None = None
@@ -151,15 +178,16 @@ class Discovery:
 
     # -- one file -----------------------------------------------------------------
 
-    def describe_file_sync(self, path: Path, sha: str | None = None, *, look_up: bool = True) -> FileOutcome:
+    def describe_file_sync(self, path: str | Path, sha: str | None = None, *, look_up: bool = True) -> FileOutcome:
         """Describes one file (``sha``: its hash when the caller already has it; ``look_up``:
         False when the caller has already found it missing from the cache).
         Blocking: call it on a worker thread."""
+        path = os.fspath(path)
         if sha is None:
             try:
                 sha = sha256_of(path)
             except OSError as exc:
-                return FileOutcome(path, None, skipped=SkippedFile(str(path), f"cannot read the file: {exc}"))
+                return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {exc}"))
         stem = tool_name_for(path)
         ref = ModuleRef(self.runtime, path, sha)
         cached = self.cache.get(sha, stem) if look_up else None
@@ -168,26 +196,33 @@ class Discovery:
         try:
             cached = self._describe_with_guest(ref, stem)
         except WasmRejected as exc:
-            return FileOutcome(path, sha, skipped=SkippedFile(str(path), exc.reason))
+            return FileOutcome(path, sha, skipped=SkippedFile(path, exc.reason))
         except NotHelpError as exc:
             reason = f"its -h/--help output is not help text: {exc.reason}"
-            return FileOutcome(path, sha, skipped=SkippedFile(str(path), reason))
+            return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
-            return FileOutcome(path, sha, skipped=SkippedFile(str(path), str(exc)))
+            return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
         self.cache.put(sha, stem, cached)
         return self._outcome(ref, stem, cached, from_cache=False)
 
-    def from_cache_sync(self, path: Path, sha: str) -> FileOutcome | None:
-        """The outcome for a file whose description is cached, or None. Runs no guest."""
-        stem = tool_name_for(path)
-        cached = self.cache.get(sha, stem)
-        if cached is None:
-            return None
-        return self._outcome(ModuleRef(self.runtime, path, sha), stem, cached, from_cache=True)
+    def from_cache(self, files: Sequence[tuple[str, str]]) -> list[FileOutcome | None]:
+        """The outcome of each ``(path, sha256)`` whose description is cached, else None, in
+        order. Runs no guest; blocking (one worker thread does a warm start's thousands)."""
+        stems = [tool_name_for(path) for path, _ in files]
+        found = self.cache.get_many([(sha, stem) for (_, sha), stem in zip(files, stems, strict=True)])
+        outcomes: list[FileOutcome | None] = []
+        runtime = self.runtime
+        for (path, sha), stem, cached in zip(files, stems, found, strict=True):
+            outcome = None if cached is None else self._outcome(ModuleRef(runtime, path, sha), stem, cached, True)
+            outcomes.append(outcome)
+        if self.cache.unsaved:  # e.g. entries first used today, or listings derived again
+            self.cache.flush()
+        return outcomes
 
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
         for command in cached.commands:
-            if _stale(command.listing):
+            listing = command.listing
+            if listing is None or listing.get("builder") != LISTING_BUILDER:  # ``_stale``, inline
                 # Listed by another schema builder: derive the listings again from the descriptions
                 # (no guest runs) and keep the result, so the next start need not.
                 cached = CachedFile(
@@ -196,9 +231,9 @@ class Discovery:
                 )
                 self.cache.put(ref.sha256, stem, cached)
                 break
-        origin = f"wasm:{ref.path}"
+        origin = "wasm:" + ref.path
         handlers: list[Handler] = [self._handler_for(ref, stem, origin, command) for command in cached.commands]
-        return FileOutcome(ref.path, ref.sha256, handlers=handlers, notes=cached.skipped, from_cache=from_cache)
+        return FileOutcome(ref.path, ref.sha256, handlers, None, cached.skipped, from_cache)
 
     def _describe_with_guest(self, ref: ModuleRef, stem: str) -> CachedFile:
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
@@ -227,17 +262,11 @@ class Discovery:
         listing = command.listing
         assert listing is not None  # made fresh by ``_outcome``
         name = command.tool_name
-        tier = self._tier_for(name, listing["tier"])
-        definition = ToolDefinition(
-            name=name,
-            title=listing["title"],
-            description=listing["text"],
-            input_schema=listing["input_schema"],
-            tier=tier,
-            keywords=tuple(listing["keywords"]),
-            origin=origin,
-            source="wasm",
-            background=listing["background"] or self._declared_background(name),
+        tier = self._tier_for(name, listing["tier"]) if self._tier_patterns else _TIERS.get(listing["tier"])
+        background = listing["background"] or bool(self._background_patterns) and self._declared_background(name)
+        definition = ToolDefinition.trusted(
+            name, listing["text"], listing["input_schema"], listing["title"], tier, tuple(listing["keywords"]),
+            origin, "wasm", bool(background),
         )
         return WasmHandler(
             definition,
@@ -265,57 +294,44 @@ class Discovery:
 
     async def describe_files(
         self,
-        paths: Sequence[Path],
+        paths: Sequence[str],
         on_done: Callable[[FileOutcome], None] | None = None,
-        hashes: Mapping[Path, str] | None = None,
+        uncached: Mapping[str, str] | None = None,
     ) -> list[FileOutcome]:
-        """Describes files, keeping the input order. ``hashes``: the files' sha256 when known.
-
-        Files whose description is cached are done first, all in one worker thread (a warm
-        start of a thousand tools would otherwise spend most of its time hopping threads);
-        the rest run their guests in parallel, one worker thread per core.
+        """Describes files by running their guests, in parallel (one worker thread per core),
+        keeping the input order. ``uncached``: the sha256 of files already looked up in the
+        cache and not found there (see ``from_cache``); the others are hashed and looked up.
         """
         outcomes: list[FileOutcome | None] = [None] * len(paths)
-        known = hashes or {}
-
-        def from_cache() -> list[tuple[int, FileOutcome]]:
-            found = []
-            for index, path in enumerate(paths):
-                sha = known.get(path)
-                outcome = self.from_cache_sync(path, sha) if sha is not None else None
-                if outcome is not None:
-                    found.append((index, outcome))
-            return found
-
-        for index, outcome in await anyio.to_thread.run_sync(from_cache) if known else []:
-            outcomes[index] = outcome
-            for note in outcome.notes:
-                logger.info("%s: skipped subcommand %s", outcome.path.name, note)
-            if on_done is not None:
-                on_done(outcome)
+        known = uncached or {}
         limiter = anyio.CapacityLimiter(max(1, self.runtime.max_workers))
 
-        async def one(index: int, path: Path) -> None:
+        async def one(index: int, path: str) -> None:
             started = time.perf_counter()
             sha = known.get(path)
             describe = functools.partial(self.describe_file_sync, path, sha, look_up=sha is None)
             outcome = await anyio.to_thread.run_sync(describe, limiter=limiter)
             outcomes[index] = outcome
+            name = os.path.basename(path)
             if outcome.skipped:
                 logger.warning("skipping %s: %s", path, outcome.skipped.reason)
-            for note in outcome.notes:
-                logger.info("%s: skipped subcommand %s", path.name, note)
-            logger.debug("described %s in %.1f ms", path.name, (time.perf_counter() - started) * 1000)
+            log_notes(outcome)
+            logger.debug("described %s in %.1f ms", name, (time.perf_counter() - started) * 1000)
             if on_done is not None:
                 on_done(outcome)
 
         async with anyio.create_task_group() as group:
             for index, path in enumerate(paths):
-                if outcomes[index] is None:
-                    group.start_soon(one, index, path)
+                group.start_soon(one, index, path)
         if self.cache.unsaved:
             await anyio.to_thread.run_sync(self.cache.flush)
         return [o for o in outcomes if o is not None]
+
+
+def log_notes(outcome: FileOutcome) -> None:
+    """Logs the subcommands of a described file that offer no tool, and why."""
+    for note in outcome.notes:
+        logger.info("%s: skipped subcommand %s", os.path.basename(outcome.path), note)
 
 
 def _title(tool_name: str) -> str:

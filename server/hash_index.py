@@ -29,7 +29,7 @@ Entry = list[Any]
 
 
 class HashIndex:
-    def __init__(self, file: Path, hasher: Callable[[Path], str]) -> None:
+    def __init__(self, file: Path, hasher: Callable[[str], str]) -> None:
         self.file = file
         self.hasher = hasher
         self._entries: dict[str, Entry] = self._load()
@@ -53,27 +53,35 @@ class HashIndex:
 
     def hashes(self, paths: Iterable[Path]) -> dict[Path, str]:
         """The sha256 of each readable file; unreadable ones are left out."""
-        result: dict[Path, str] = {}
+        paths = list(paths)
+        found = self.hashes_of([(str(path), _stat_or_none(path)) for path in paths])
+        return {path: found[key] for path, key in zip(paths, map(str, paths), strict=True) if key in found}
+
+    def hashes_of(self, files: Iterable[tuple[str, os.stat_result | None]]) -> dict[str, str]:
+        """``hashes`` of files given as their path and ``os.stat`` (None: unreadable), as
+        ``discovery.scan_files`` lists them: a known file costs one lookup and one comparison."""
+        result: dict[str, str] = {}
         entries = self._entries
         trusted_before_ns = time.time_ns() - int(RACY_S * 1e9)
-        for path in paths:
-            key = str(path)
+        for path, now in files:
+            known = entries.get(path)
+            # Known, and changed long enough ago that a second write would have moved a time.
+            if now is not None and known is not None and now.st_mtime_ns < trusted_before_ns and _same(known, now):
+                result[path] = known[4]
+                continue
             try:
-                stat = os.stat(key)
-                known = entries.get(key)
-                if known is not None and stat.st_mtime_ns < trusted_before_ns and _same(known, stat):
-                    result[path] = known[4]
-                    continue
+                if now is None:
+                    raise FileNotFoundError(path)
                 digest = self.hasher(path)
                 self.hashed += 1
                 # Stat again: a file that changed while it was read must not be recorded.
-                entry = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, digest]
-                if _same(entry, os.stat(key)):
-                    entries[key] = entry
+                entry = [now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_ino, digest]
+                if _same(entry, os.stat(path)):
+                    entries[path] = entry
                     self._dirty = True
                 result[path] = digest
             except OSError:
-                if entries.pop(key, None) is not None:
+                if entries.pop(path, None) is not None:
                     self._dirty = True
         return result
 
@@ -90,6 +98,13 @@ class HashIndex:
             self._dirty = False
         except OSError as exc:  # a full or read-only disk costs speed next time, nothing else
             logger.warning("could not save the hash index: %s", exc)
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def _same(known: Entry, stat: os.stat_result) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -36,7 +37,7 @@ class _DescribeProgress:
             )
             self.progress.start()
             self.task = self.progress.add_task("", total=total)
-        self.progress.update(self.task, advance=1, description=outcome.path.name)
+        self.progress.update(self.task, advance=1, description=os.path.basename(outcome.path))
 
     def stop(self) -> None:
         if self.progress is not None:

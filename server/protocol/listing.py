@@ -44,13 +44,20 @@ Model = TypeVar("Model", bound=BaseModel)
 def _trusted(model: type[Model], values: dict[str, Any]) -> Model:
     """An instance of ``model`` holding ``values``, one for each of its fields (a test checks
     they are all there), unvalidated. What ``model_construct`` does without its per-field
-    work, built as unpickling builds a model (``__setstate__``)."""
+    work: the four slots every pydantic model has, set as its ``__setstate__`` (unpickling)
+    sets them, but straight through their descriptors (a catalog of thousands is listed)."""
     instance = model.__new__(model)
-    instance.__setstate__({
-        "__dict__": values, "__pydantic_fields_set__": _all_fields(model), "__pydantic_extra__": None,
-        "__pydantic_private__": None,
-    })
+    _set_dict(instance, values)
+    _set_fields_set(instance, _all_fields(model))
+    _set_extra(instance, None)
+    _set_private(instance, None)
     return instance
+
+
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 @functools.cache

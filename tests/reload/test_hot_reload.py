@@ -247,3 +247,22 @@ async def test_a_tool_folder_deleted_and_made_again_is_watched_again(reload_app:
             result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "md5"})
     assert "hashsum" in names
     assert "900150983cd24fb0d6963f7d28e17f72" in text_of(result)
+
+
+async def test_a_file_described_again_keeps_its_place_in_discovery_order(tmp_path: Path) -> None:
+    from server.config import load_settings
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    drop(GREET_V1, first, "greet.wasm")
+    drop(GREET_V1, second, "greet.wasm")
+    settings = load_settings(None, extensions=[first, second], data_dir=tmp_path / "data")
+    with anyio.fail_after(WAIT_S):
+        async with Toolbay.open(settings) as app:
+            drop(GREET_V2, first, "greet.wasm")  # only the first folder's copy is described again
+            await app.rescan()
+            greet = app.catalog.current.get("greet")
+    assert greet is not None
+    assert greet.definition.origin == f"wasm:{first / 'greet.wasm'}"
+    assert "shout" in greet.definition.input_schema["properties"]

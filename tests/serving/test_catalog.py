@@ -68,3 +68,15 @@ def test_toolbay_list_names_both_origins_of_a_clashing_tool(tmp_path: Path, shar
     assert len(listing["diagnostics"]) == 1
     assert str(first / "hashsum.wasm") in listing["diagnostics"][0]
     assert str(second / "hashsum.wasm") in listing["diagnostics"][0]
+
+
+def test_a_trusted_definition_is_the_one_init_makes() -> None:
+    from dataclasses import fields
+
+    from handlers.base import PermissionTier
+
+    values = ("n", "text", {"type": "object"}, "a title", PermissionTier.READ, ("k",), "wasm:/a/n.wasm", "wasm", True)
+    trusted = ToolDefinition.trusted(*values)
+    made = ToolDefinition(*values)
+    assert trusted == made
+    assert all(getattr(trusted, field.name) == getattr(made, field.name) for field in fields(ToolDefinition))
