@@ -22,7 +22,7 @@ from handlers.base import Handler, ToolDefinition, ToolResult
 from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
 from server.cache_pruning import prune_caches, pruning_due
-from server.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
+from server.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
 from server.chain import ChainPolicies, build_chain, default_stages
 from server.config import Settings
 from server.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
@@ -84,8 +84,8 @@ class Toolbay:
                 await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
             yield app
         finally:
-            for handler in app.catalog.current:
-                await handler.close()
+            for entry in app.catalog.current.entries():
+                await entry.close()
             runtime.close()
 
     # -- the call path ----------------------------------------------------------------
@@ -171,7 +171,7 @@ class Toolbay:
         return bearer_credential(getattr(request_context, "request", None))
 
     def visible_definitions(self, principal: Principal) -> list[ToolDefinition]:
-        definitions = [handler.definition for handler in self.catalog.current]
+        definitions = self.catalog.current.definitions()
         if self.policies is None:
             return definitions
         return self.policies.authorizer.visible(principal, definitions)
@@ -290,7 +290,7 @@ class Toolbay:
         return {sha for o in self._files.values() for sha in (o.sha256, o.rejected_sha256) if sha}
 
     def _build_catalog(self) -> Catalog:
-        handlers: list[Handler] = list(self.builtins)
+        handlers: list[Entry] = list(self.builtins)
         skipped: list[SkippedFile] = []
         for outcome in self._files.values():
             handlers.extend(outcome.handlers)
@@ -310,5 +310,5 @@ class Toolbay:
 
 
 async def _release(outcome: FileOutcome) -> None:
-    for handler in outcome.handlers:
-        await handler.close()
+    for tool in outcome.handlers:
+        await tool.close()

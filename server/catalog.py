@@ -5,6 +5,10 @@ A ``Catalog`` is an immutable snapshot. Discovery builds a new one and the
 its handler keeps using it while new calls see the new snapshot. The holder is the
 only state shared between discovery and serving.
 
+An entry is a handler, or a ``Deferred`` tool that makes its handler on first use: a warm
+start of thousands of wasm tools lists them all but makes handlers only for those called.
+``get`` and iteration hand out handlers; ``definitions`` lists without making any.
+
 Names are unique. When two sources offer the same name, the one with the higher
 precedence (built-in first, then wasm, python, agents) keeps it; among equals, the
 first in discovery order does. Either way a diagnostic names both origins.
@@ -16,8 +20,9 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Protocol
 
-from handlers.base import Handler
+from handlers.base import Handler, ToolDefinition
 from server.errors import DuplicateToolName
 
 logger = logging.getLogger(__name__)
@@ -53,21 +58,39 @@ class CatalogChange:
         return "; ".join(parts)
 
 
+class Deferred(Protocol):
+    """A tool whose handler is made when it is first looked up."""
+
+    @property
+    def definition(self) -> ToolDefinition: ...
+
+    def handler(self) -> Handler:
+        """The tool's handler, made on the first call and the same one after."""
+
+    async def close(self) -> None:
+        """Closes the handler, if it was made (see ``Handler.close``)."""
+
+
+Entry = Handler | Deferred
+
+
 @dataclass(frozen=True)
 class Catalog:
-    tools: Mapping[str, Handler] = field(default_factory=dict)
+    tools: Mapping[str, Entry] = field(default_factory=dict)
     skipped: tuple[SkippedFile, ...] = ()
     diagnostics: tuple[str, ...] = ()
+    # The handlers ``get`` has handed out, by name: one dict lookup a call once made.
+    _handlers: dict[str, Handler] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(
         cls,
-        handlers: Iterable[Handler],
+        handlers: Iterable[Entry],
         skipped: Iterable[SkippedFile] = (),
     ) -> Catalog:
         # Python's sort is stable: among equal precedence, discovery order stays.
         ordered = sorted(handlers, key=lambda handler: SOURCE_PRECEDENCE.get(handler.definition.source, 9))
-        tools: dict[str, Handler] = {}
+        tools: dict[str, Entry] = {}
         diagnostics: list[str] = []
         for handler in ordered:
             name = handler.definition.name
@@ -82,13 +105,31 @@ class Catalog:
         return cls(tools=MappingProxyType(sorted_tools), skipped=tuple(skipped), diagnostics=tuple(diagnostics))
 
     def get(self, name: str) -> Handler | None:
-        return self.tools.get(name)
+        handler = self._handlers.get(name)
+        if handler is None:
+            entry = self.tools.get(name)
+            if entry is None:
+                return None
+            handler = self._handlers[name] = entry if isinstance(entry, Handler) else entry.handler()
+        return handler
 
     def __len__(self) -> int:
         return len(self.tools)
 
     def __iter__(self) -> Iterator[Handler]:
-        return iter(self.tools.values())
+        """The handlers, name-sorted (deferred ones are made: see ``definitions``)."""
+        for name in self.tools:
+            handler = self.get(name)
+            assert handler is not None
+            yield handler
+
+    def definitions(self) -> list[ToolDefinition]:
+        """What each tool is, name-sorted, without making any handler."""
+        return [entry.definition for entry in self.tools.values()]
+
+    def entries(self) -> Iterable[Entry]:
+        """The handlers and deferred tools as they are (to close them)."""
+        return self.tools.values()
 
     def names(self) -> list[str]:
         return list(self.tools)

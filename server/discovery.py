@@ -27,9 +27,9 @@ import anyio
 import anyio.to_thread
 
 from handlers import wasm as wasm_handlers
-from handlers.base import Handler, PermissionTier, ToolDefinition
+from handlers.base import PermissionTier, ToolDefinition
 from handlers.wasm import WasmHandler, with_stdin_property
-from server.catalog import SkippedFile
+from server.catalog import Entry, SkippedFile
 from server.config import Settings
 from server.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from server.errors import NotHelpError, ToolbayError, WasmRejected
@@ -136,11 +136,51 @@ class ModuleRef:
         self._module = None
 
 
+class ListedTool:
+    """A wasm tool as its listing describes it, for the catalog (a ``catalog.Deferred``): its
+    ``WasmHandler`` is made on first use, so a warm start of thousands of tools makes only the
+    definitions a listing needs."""
+
+    __slots__ = ("definition", "_discovery", "_ref", "stem", "command", "_handler", "_closed")
+    _making = threading.Lock()  # two first uses at once still make one handler
+
+    def __init__(
+        self, definition: ToolDefinition, discovery: Discovery, ref: ModuleRef, stem: str, command: CachedCommand,
+    ) -> None:
+        self.definition = definition
+        self._discovery = discovery
+        self._ref = ref
+        self.stem = stem
+        self.command = command
+        self._handler: WasmHandler | None = None
+        self._closed = False
+
+    def handler(self) -> WasmHandler:
+        handler = self._handler
+        if handler is None:
+            with self._making:
+                handler = self._handler
+                if handler is None:
+                    # Closed before it was ever used: its version is gone, and loading by path
+                    # would run whatever is there now, so its calls say it was replaced.
+                    ref = self._gone if self._closed else self._ref
+                    handler = self._handler = self._discovery.handler_for(self, ref)
+        return handler
+
+    def _gone(self) -> WasmModule:
+        raise WasmRejected(self._ref.path, "it was replaced or removed; call tools/list to see the tools you can use")
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._handler is not None:
+            await self._handler.close()
+
+
 @dataclass(slots=True)
 class FileOutcome:
     path: str
     sha256: str | None
-    handlers: list[Handler] = field(default_factory=list)
+    handlers: list[Entry] = field(default_factory=list)
     skipped: SkippedFile | None = None
     notes: tuple[str, ...] = ()
     from_cache: bool = False
@@ -232,8 +272,8 @@ class Discovery:
                 self.cache.put(ref.sha256, stem, cached)
                 break
         origin = "wasm:" + ref.path
-        handlers: list[Handler] = [self._handler_for(ref, stem, origin, command) for command in cached.commands]
-        return FileOutcome(ref.path, ref.sha256, handlers, None, cached.skipped, from_cache)
+        tools: list[Entry] = [self._tool_for(ref, stem, origin, command) for command in cached.commands]
+        return FileOutcome(ref.path, ref.sha256, tools, None, cached.skipped, from_cache)
 
     def _describe_with_guest(self, ref: ModuleRef, stem: str) -> CachedFile:
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
@@ -258,7 +298,7 @@ class Discovery:
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped)
         return CachedFile(commands=commands, skipped=skipped)
 
-    def _handler_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand) -> Handler:
+    def _tool_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand) -> ListedTool:
         listing = command.listing
         assert listing is not None  # made fresh by ``_outcome``
         name = command.tool_name
@@ -268,13 +308,17 @@ class Discovery:
             name, listing["text"], listing["input_schema"], listing["title"], tier, tuple(listing["keywords"]),
             origin, "wasm", bool(background),
         )
+        return ListedTool(definition, self, ref, stem, command)
+
+    def handler_for(self, tool: ListedTool, ref: ModuleRef | Callable[[], WasmModule]) -> WasmHandler:
+        """The handler serving ``tool``, its module from ``ref``."""
         return WasmHandler(
-            definition,
+            tool.definition,
             self.runtime,
             ref,
-            program_name=stem,
-            subcommand_path=command.path,
-            to_argv=_LazyArgv(command),
+            program_name=tool.stem,
+            subcommand_path=tool.command.path,
+            to_argv=_LazyArgv(tool.command),
             limits=self.call_limits,
             workspace=self.settings.workspace,
             env_allow=self._env_allow,

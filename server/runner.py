@@ -71,8 +71,7 @@ def _refuse_unsafe_bind(settings: Settings) -> None:
 async def collect_listing(settings: Settings) -> dict[str, Any]:
     async with Toolbay.open(settings) as app:
         tools = []
-        for handler in app.catalog.current:
-            definition = handler.definition
+        for definition in app.catalog.current.definitions():
             properties = definition.input_schema.get("properties", {})
             tools.append({
                 "name": definition.name,

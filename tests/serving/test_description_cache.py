@@ -180,3 +180,33 @@ def test_servers_sharing_a_data_folder_keep_each_others_entries(tmp_path: Path) 
     for sha, stem in (("a" * 64, "one"), ("b" * 64, "two"), ("c" * 64, "three")):
         entry = again.get(sha, stem)
         assert entry is not None and entry.commands[0].description == cached.commands[0].description
+
+
+async def test_a_warm_start_lists_every_tool_but_makes_a_handler_only_for_one_looked_up(settings: Settings) -> None:
+    from handlers.wasm import WasmHandler
+    from server.discovery import ListedTool
+
+    first = await _tools(settings)
+    async with Toolbay.open(settings) as app:
+        catalog = app.catalog.current
+        assert {d.name: d for d in catalog.definitions()} == first
+        listed = [entry for entry in catalog.entries() if isinstance(entry, ListedTool)]
+        assert {tool.definition.name for tool in listed} == set(first)
+        assert all(tool._handler is None for tool in listed)
+        greet = catalog.get("greet")
+        assert isinstance(greet, WasmHandler)
+        assert catalog.get("greet") is greet
+        assert [tool.definition.name for tool in listed if tool._handler is not None] == ["greet"]
+
+
+async def test_a_listed_tool_closed_before_its_first_call_says_it_was_replaced(settings: Settings) -> None:
+    from handlers.base import CallContext
+    from server.discovery import ListedTool
+
+    async with Toolbay.open(settings) as app:
+        entries = app.catalog.current.entries()
+        tool = next(e for e in entries if isinstance(e, ListedTool) and e.definition.name == "greet")
+        await tool.close()
+        result = await tool.handler().handle({"name": "late"}, CallContext())
+    assert result.is_error
+    assert "replaced or removed" in result.text
