@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import anyio
 
-from handlers.base import CallContext, ToolResult
-from server.jobs import JobManager, SqliteJobStore
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from handlers.base import CallContext, ToolResult  # noqa: E402
+from server.jobs import JobManager, SqliteJobStore  # noqa: E402
 
 OWNER = "bench"
 
