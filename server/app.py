@@ -12,9 +12,11 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
+import anyio.abc
 import anyio.to_thread
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
@@ -69,7 +71,11 @@ class Toolbay:
         settings: Settings,
         *,
         on_progress: Callable[[FileOutcome, int], None] | None = None,
+        start_wait_s: float | None = None,
     ) -> AsyncIterator[Toolbay]:
+        """``start_wait_s``: how long to wait for files described for the first time; those
+        not done by then are described on in the background, and the catalog grows (telling
+        connected clients) when they are. ``None`` waits for all (``toolbay list``, ``call``)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         # The job manager decides how many calls run at once; a guest that sleeps still holds
         # a worker thread, so the runtime must have one per call the manager lets run, or
@@ -79,14 +85,24 @@ class Toolbay:
                               quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
         app = cls(settings, runtime)
         try:
-            await app.rescan(on_progress=on_progress, notify=False)
-            if pruning_due(settings.data_dir):  # at most daily: one stat, no thread, otherwise
-                await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
-            yield app
+            async with anyio.create_task_group() as background:
+                if start_wait_s is None:
+                    await app.rescan(on_progress=on_progress, notify=False)
+                else:
+                    await background.start(partial(app._first_scan, on_progress, start_wait_s))
+                if pruning_due(settings.data_dir):  # at most daily: one stat, no thread, otherwise
+                    await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
+                yield app
+                background.cancel_scope.cancel()
         finally:
             for entry in app.catalog.current.entries():
                 await entry.close()
             runtime.close()
+
+    async def _first_scan(self, on_progress: Callable[[FileOutcome, int], None] | None, wait_s: float,
+                          *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """The start-up scan that lets the server answer after ``wait_s`` at the latest."""
+        await self.rescan(on_progress=on_progress, publish_after_s=wait_s, published=task_status.started)
 
     # -- the call path ----------------------------------------------------------------
 
@@ -195,11 +211,16 @@ class Toolbay:
         *,
         on_progress: Callable[[FileOutcome, int], None] | None = None,
         notify: bool = True,
+        publish_after_s: float | None = None,
+        published: Callable[[], None] | None = None,
     ) -> CatalogChange:
         """Brings the catalog in line with the extension folders.
 
         Only files whose content changed are described again. A file that fails to
         describe keeps the tools of its last good version; a deleted file loses them.
+        With ``publish_after_s``, describing that takes longer than that publishes the
+        catalog as far as it got (the files described by then), calls ``published``, and
+        goes on; ``published`` is called in any case once a catalog is in place.
         """
         async with self._rescan_lock:
             previous_files = self._files
@@ -213,11 +234,38 @@ class Toolbay:
                     if on_progress is not None:
                         on_progress(outcome, total)
 
-                described = await self.discovery.describe_files(to_describe, on_done=progress, uncached=hashes)
-                for outcome in described:
-                    current[outcome.path] = self._kept_if_rejected(outcome, previous_files.get(outcome.path))
+                described: dict[str, FileOutcome] = {}
+
+                def done(outcome: FileOutcome) -> None:
+                    described[outcome.path] = self._kept_if_rejected(outcome, previous_files.get(outcome.path))
+                    progress(outcome)
+
+                async def describe() -> None:
+                    await self.discovery.describe_files(to_describe, on_done=done, uncached=hashes)
+
+                if publish_after_s is None:
+                    await describe()
+                else:
+                    waiting = anyio.CancelScope()
+
+                    async def describe_then_stop_waiting() -> None:
+                        await describe()
+                        waiting.cancel()
+
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(describe_then_stop_waiting)
+                        with waiting:
+                            await anyio.sleep(publish_after_s)
+                        if not waiting.cancel_called and published is not None and len(described) < total:
+                            logger.info("serving %d files' tools now; %d more are being described and will be "
+                                        "announced", len(current) + len(described), total - len(described))
+                            self._files = _in_order({**current, **described}, paths)
+                            self._swap(self._build_catalog())
+                            published()
+                            published = None
+                current.update(described)
                 # Discovery order is folder order, then name order, however each file was found.
-                current = {path: current[path] for path in paths if path in current}
+                current = _in_order(current, paths)
             retired = [
                 old for path, old in previous_files.items()
                 if path not in current or current[path].handlers is not old.handlers
@@ -232,6 +280,8 @@ class Toolbay:
                 for sha256 in {old.sha256 for old in retired} - in_use:
                     if sha256 is not None:
                         self.runtime.forget(sha256)
+            if published is not None:
+                published()
         if notify and not change.empty:
             await self.sessions.tools_changed()
         return change
@@ -307,6 +357,10 @@ class Toolbay:
     @property
     def skipped_files(self) -> tuple[SkippedFile, ...]:
         return self.catalog.current.skipped
+
+
+def _in_order(outcomes: dict[str, FileOutcome], paths: Sequence[str]) -> dict[str, FileOutcome]:
+    return {path: outcomes[path] for path in paths if path in outcomes}
 
 
 async def _release(outcome: FileOutcome) -> None:

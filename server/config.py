@@ -62,6 +62,11 @@ class DiscoverySettings(_Section):
     help_timeout_s: float = Field(3.0, gt=0, le=120, description="Limit for one -h/--help run.")
     max_depth: int = Field(3, ge=0, le=8, description="How deep subcommands are followed.")
     file_budget_s: float = Field(15.0, gt=0, le=600, description="Limit for describing one file in full.")
+    start_wait_s: float = Field(
+        10.0, ge=0, le=3600,
+        description="How long `serve` waits for tools described for the first time before it answers; "
+        "the rest are added when ready and announced with tools/list_changed.",
+    )
 
 
 class HttpSettings(_Section):

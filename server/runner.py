@@ -51,7 +51,8 @@ async def run_server(settings: Settings) -> None:
     if settings.transport != "stdio":
         _refuse_unsafe_bind(settings)
     progress = _DescribeProgress()
-    async with Toolbay.open(settings, on_progress=progress) as app, assemble(app):
+    async with Toolbay.open(settings, on_progress=progress,
+                            start_wait_s=settings.discovery.start_wait_s) as app, assemble(app):
         progress.stop()
         if settings.transport == "stdio":
             await serve_stdio(app)
