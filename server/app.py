@@ -85,7 +85,7 @@ class Toolbay:
                               quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
         app = cls(settings, runtime)
         try:
-            async with anyio.create_task_group() as background:
+            async with _background_tasks() as background:
                 if start_wait_s is None:
                     await app.rescan(on_progress=on_progress, notify=False)
                 else:
@@ -93,7 +93,6 @@ class Toolbay:
                 if pruning_due(settings.data_dir):  # at most daily: one stat, no thread, otherwise
                     await anyio.to_thread.run_sync(prune_caches, settings.data_dir, app.hashes_in_use())
                 yield app
-                background.cancel_scope.cancel()
         finally:
             for entry in app.catalog.current.entries():
                 await entry.close()
@@ -357,6 +356,20 @@ class Toolbay:
     @property
     def skipped_files(self) -> tuple[SkippedFile, ...]:
         return self.catalog.current.skipped
+
+
+@asynccontextmanager
+async def _background_tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
+    """A task group for work that goes on while the app is in use, cancelled when it closes.
+    An error raised by the code using the app comes out as itself, not in an exception group."""
+    try:
+        async with anyio.create_task_group() as group:
+            yield group
+            group.cancel_scope.cancel()
+    except BaseExceptionGroup as grouped:
+        if len(grouped.exceptions) == 1:
+            raise grouped.exceptions[0] from None
+        raise
 
 
 def _in_order(outcomes: dict[str, FileOutcome], paths: Sequence[str]) -> dict[str, FileOutcome]:

@@ -48,3 +48,18 @@ async def test_tools_still_being_described_are_announced_when_ready(tmp_path: Pa
     assert "jsonkit_fmt" not in first, f"the first listing came after everything was described ({answered_after:.1f} s)"
     assert {"jsonkit_fmt", "jsonkit_get", "echo"} <= later
     assert formatted.is_error is False and '"b": 1' in formatted.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("wait_s", [None, 5.0])
+async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path, wait_s: float | None) -> None:
+    from server.app import Toolbay
+    from server.config import load_settings
+
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    shutil.copy(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
+    settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data")
+    with pytest.raises(LookupError, match="not an exception group"):
+        async with Toolbay.open(settings, start_wait_s=wait_s) as app:
+            assert app.catalog.current.get("echo") is not None
+            raise LookupError("not an exception group")
