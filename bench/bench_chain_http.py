@@ -47,7 +47,7 @@ import limits
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from server.auth import new_token  # noqa: E402
+from toolbay.auth import new_token  # noqa: E402
 
 PROTOCOL = "2025-06-18"
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
@@ -61,12 +61,12 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 async def serve(config: Path, chain_on: bool) -> None:
     from collections.abc import Mapping
 
-    from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-    from server.app import Toolbay
-    from server.assembly import assemble
-    from server.config import load_settings
-    from server.logs import configure_logging
-    from server.protocol.transports import build_http_app, serve_http
+    from toolbay.app import Toolbay
+    from toolbay.assembly import assemble
+    from toolbay.config import load_settings
+    from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+    from toolbay.logs import configure_logging
+    from toolbay.protocol.transports import build_http_app, serve_http
 
     settings = load_settings(config)
     configure_logging("warning", None)

@@ -17,10 +17,10 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
-from server.errors import WasmRejected
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
-from server.wasm.quick import QuickRunRecord
+from toolbay.errors import WasmRejected
+from toolbay.handlers.base import CallContext, Handler, ToolDefinition, ToolResult
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+from toolbay.wasm.quick import QuickRunRecord
 
 STDIN_PROPERTY = "stdin"
 DEFAULT_LIMITS = SandboxLimits()

@@ -20,30 +20,30 @@ import anyio.abc
 import anyio.to_thread
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
-from handlers.base import Handler, ToolDefinition, ToolResult
-from server.auth.http import bearer_credential
-from server.auth.principal import principal_from_access_token
-from server.cache_pruning import prune_caches, pruning_due
-from server.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
-from server.chain import ChainPolicies, build_chain, default_stages
-from server.config import Settings
-from server.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
-from server.errors import CallRefused, StorageError, UnknownTool
-from server.hash_index import HashIndex
-from server.jobs import JobManager, job_asked_for
-from server.protocol import results
-from server.protocol.sessions import SessionRegistry
-from server.types import CallNext, Principal, Stage, ToolCall, Transport
-from server.wasm import WasmRuntime
+from toolbay import __version__
+from toolbay.auth.http import bearer_credential
+from toolbay.auth.principal import principal_from_access_token
+from toolbay.cache_pruning import prune_caches, pruning_due
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
+from toolbay.chain import ChainPolicies, build_chain, default_stages
+from toolbay.config import Settings
+from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
+from toolbay.errors import CallRefused, StorageError, UnknownTool
+from toolbay.handlers.base import Handler, ToolDefinition, ToolResult
+from toolbay.hash_index import HashIndex
+from toolbay.jobs import JobManager, job_asked_for
+from toolbay.protocol import results
+from toolbay.protocol.sessions import SessionRegistry
+from toolbay.types import CallNext, Principal, Stage, ToolCall, Transport
+from toolbay.wasm import WasmRuntime
 
 logger = logging.getLogger(__name__)
 
-VERSION = "0.1.0"
 LOCAL_TRANSPORTS = ("stdio", "memory", "cli")
 
 
 class Toolbay:
-    version = VERSION
+    version = __version__
 
     def __init__(self, settings: Settings, runtime: WasmRuntime) -> None:
         self.settings = settings

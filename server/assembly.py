@@ -11,16 +11,16 @@ from typing import Any
 
 import anyio
 
-from handlers.jobs import job_tools
-from handlers.refresh import RefreshToolsHandler
-from server.app import Toolbay
-from server.chain import ChainPolicies, ChainSettings
-from server.jobs import JobManager, SqliteJobStore
-from server.jobs.tasks import install as install_tasks
-from server.protocol import results
-from server.protocol.elicitation import ask_by_elicitation
-from server.types import Transport
-from server.watcher import ExtensionWatcher
+from toolbay.app import Toolbay
+from toolbay.chain import ChainPolicies, ChainSettings
+from toolbay.handlers.jobs import job_tools
+from toolbay.handlers.refresh import RefreshToolsHandler
+from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.jobs.tasks import install as install_tasks
+from toolbay.protocol import results
+from toolbay.protocol.elicitation import ask_by_elicitation
+from toolbay.types import Transport
+from toolbay.watcher import ExtensionWatcher
 
 
 @asynccontextmanager

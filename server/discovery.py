@@ -26,16 +26,16 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from handlers import wasm as wasm_handlers
-from handlers.base import PermissionTier, ToolDefinition
-from handlers.wasm import WasmHandler, with_stdin_property
-from server.catalog import Entry, SkippedFile
-from server.config import Settings
-from server.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
-from server.errors import NotHelpError, ToolbayError, WasmRejected
-from server.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
-from server.helptext import schema as schema_module
-from server.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.catalog import Entry, SkippedFile
+from toolbay.config import Settings
+from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
+from toolbay.errors import NotHelpError, ToolbayError, WasmRejected
+from toolbay.handlers import wasm as wasm_handlers
+from toolbay.handlers.base import PermissionTier, ToolDefinition
+from toolbay.handlers.wasm import WasmHandler, with_stdin_property
+from toolbay.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
+from toolbay.helptext import schema as schema_module
+from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 
 logger = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from handlers.base import CallContext, ToolResult
-from server.app import Toolbay
-from server.config import Settings
-from server.discovery import FileOutcome
-from server.types import ToolCall
+from toolbay.app import Toolbay
+from toolbay.config import Settings
+from toolbay.discovery import FileOutcome
+from toolbay.handlers.base import CallContext, ToolResult
+from toolbay.types import ToolCall
 
 # Below this many files to describe, a progress bar is more noise than help.
 PROGRESS_THRESHOLD = 4
@@ -45,8 +45,8 @@ class _DescribeProgress:
 
 
 async def run_server(settings: Settings) -> None:
-    from server.assembly import assemble
-    from server.protocol.transports import build_http_app, serve_http, serve_stdio
+    from toolbay.assembly import assemble
+    from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
     if settings.transport != "stdio":
         _refuse_unsafe_bind(settings)
@@ -62,8 +62,8 @@ async def run_server(settings: Settings) -> None:
 
 def _refuse_unsafe_bind(settings: Settings) -> None:
     """Fails fast, before tools are described; ``serve_http`` checks again with the real chain."""
-    from server.auth import check_bind_safety
-    from server.chain import ChainPolicies, ChainSettings
+    from toolbay.auth import check_bind_safety
+    from toolbay.chain import ChainPolicies, ChainSettings
 
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain))
     check_bind_safety(settings.host, policies.authenticator.configured, settings.http.allow_insecure)
@@ -88,7 +88,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
     """One call through the same chain as a served call (validation included), for tool authors."""
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
     async with Toolbay.open(settings) as app, assemble(app, watch=False):
         result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))

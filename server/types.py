@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from handlers.base import CallContext, Handler, ToolResult
+from toolbay.handlers.base import CallContext, Handler, ToolResult
 
 Transport = Literal["stdio", "http", "sse", "memory", "cli"]
 

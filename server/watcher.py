@@ -22,7 +22,7 @@ from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 logger = logging.getLogger(__name__)
 

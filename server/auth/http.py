@@ -16,7 +16,7 @@ tokens-file deployment does not have. This middleware does the same for every tr
 Mounting (the lead's serving layer)::
 
     from starlette.middleware import Middleware
-    from server.auth.http import BearerAuthMiddleware
+    from toolbay.auth.http import BearerAuthMiddleware
 
     app = Starlette(
         routes=[...],                       # /mcp, /sse, /messages/

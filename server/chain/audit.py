@@ -30,10 +30,10 @@ from typing import Any, Protocol
 
 import anyio
 
-from handlers.base import ToolResult
-from server.chain.redact import redact
-from server.errors import CallRefused
-from server.types import CallNext, ToolCall
+from toolbay.chain.redact import redact
+from toolbay.errors import CallRefused
+from toolbay.handlers.base import ToolResult
+from toolbay.types import CallNext, ToolCall
 
 logger = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from abc import ABC, abstractmethod
 from time import perf_counter
 from typing import ClassVar
 
-from handlers.base import ToolDefinition, ToolResult
-from server.errors import UnknownTool
-from server.types import CallNext, Principal, ToolCall
+from toolbay.errors import UnknownTool
+from toolbay.handlers.base import ToolDefinition, ToolResult
+from toolbay.types import CallNext, Principal, ToolCall
 
 
 class CheckStage(ABC):

@@ -13,19 +13,19 @@ from typing import Any
 
 from mcp.server.auth.provider import TokenVerifier
 
-from handlers.base import PermissionTier
-from server.auth.jwt_verifier import JwtVerifier
-from server.auth.principal import FirstAccepting, local_principal
-from server.auth.tokens import TokenStore
-from server.chain.approve import Answer, Approver, Ask
-from server.chain.audit import AuditLog, AuditSink
-from server.chain.authenticate import Authenticator
-from server.chain.authorize import Authorizer, ScopeGrant
-from server.chain.ratelimit import RateLimiter, RateLimits
-from server.chain.settings import AuthSettings, ChainSettings, JwtSettings
-from server.chain.validate import SchemaValidator
-from server.errors import ConfigError
-from server.types import Principal, ToolCall
+from toolbay.auth.jwt_verifier import JwtVerifier
+from toolbay.auth.principal import FirstAccepting, local_principal
+from toolbay.auth.tokens import TokenStore
+from toolbay.chain.approve import Answer, Approver, Ask
+from toolbay.chain.audit import AuditLog, AuditSink
+from toolbay.chain.authenticate import Authenticator
+from toolbay.chain.authorize import Authorizer, ScopeGrant
+from toolbay.chain.ratelimit import RateLimiter, RateLimits
+from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
+from toolbay.chain.validate import SchemaValidator
+from toolbay.errors import ConfigError
+from toolbay.handlers.base import PermissionTier
+from toolbay.types import Principal, ToolCall
 
 
 @dataclass(slots=True)

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
 Tier = Literal["read", "write", "exec"]
 

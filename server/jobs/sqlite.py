@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from handlers.base import ToolResult
-from server.errors import StorageError
-from server.jobs.store import (
+from toolbay.errors import StorageError
+from toolbay.handlers.base import ToolResult
+from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
     JobRecord,

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
-from handlers.base import ToolResult
+from toolbay.handlers.base import ToolResult
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed", "cancelled", "interrupted")

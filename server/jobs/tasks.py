@@ -26,10 +26,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from handlers.base import ToolResult
-from server.errors import NoSuchJob
-from server.jobs.manager import JobManager, as_job
-from server.jobs.views import JobView, iso
+from toolbay.errors import NoSuchJob
+from toolbay.handlers.base import ToolResult
+from toolbay.jobs.manager import JobManager, as_job
+from toolbay.jobs.views import JobView, iso
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 PAGE_SIZE = 100

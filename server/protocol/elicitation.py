@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from server.chain.approve import Answer
-from server.types import ToolCall
+from toolbay.chain.approve import Answer
+from toolbay.types import ToolCall
 
 logger = logging.getLogger(__name__)
 

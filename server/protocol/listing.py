@@ -12,7 +12,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from handlers.base import ToolAnnotations, ToolDefinition
+from toolbay.handlers.base import ToolAnnotations, ToolDefinition
 
 
 def definition_to_tool(definition: ToolDefinition, execution: types.ToolExecution | None = None) -> types.Tool:

@@ -16,8 +16,8 @@ from typing import Any
 
 import mcp_types as types
 
-from handlers.base import ToolResult
-from server.errors import CallRefused
+from toolbay.errors import CallRefused
+from toolbay.handlers.base import ToolResult
 
 logger = logging.getLogger(__name__)
 

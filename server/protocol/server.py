@@ -19,14 +19,14 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 
-from handlers.base import CallContext, ProgressCallback
-from server.jobs.tasks import TASK_EXECUTION, tasks_capability
-from server.protocol import results
-from server.protocol.listing import page
-from server.types import ToolCall, Transport
+from toolbay.handlers.base import CallContext, ProgressCallback
+from toolbay.jobs.tasks import TASK_EXECUTION, tasks_capability
+from toolbay.protocol import results
+from toolbay.protocol.listing import page
+from toolbay.types import ToolCall, Transport
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 logger = logging.getLogger(__name__)
 

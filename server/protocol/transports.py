@@ -24,13 +24,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.auth import BearerAuthMiddleware, check_bind_safety
-from server.protocol import plain_json
-from server.protocol.server import ToolbayServer, build_mcp_server
-from server.protocol.stdio import stdio_streams
+from toolbay.auth import BearerAuthMiddleware, check_bind_safety
+from toolbay.protocol import plain_json
+from toolbay.protocol.server import ToolbayServer, build_mcp_server
+from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 logger = logging.getLogger(__name__)
 

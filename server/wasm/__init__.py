@@ -5,12 +5,12 @@ guest is stopped, ``cache`` for compiled modules on disk, ``errors`` for the one
 errors are translated.
 """
 
-from server.wasm.cache import CacheStats
-from server.wasm.errors import map_wasmtime_errors
-from server.wasm.inspect import inspect_module
-from server.wasm.runtime import WASMTIME_VERSION, WasmModule, WasmRuntime
-from server.wasm.sandbox import WORKSPACE_GUEST_PATH, sandbox_for
-from server.wasm.types import Preopen, RunRequest, RunResult, SandboxLimits
+from toolbay.wasm.cache import CacheStats
+from toolbay.wasm.errors import map_wasmtime_errors
+from toolbay.wasm.inspect import inspect_module
+from toolbay.wasm.runtime import WASMTIME_VERSION, WasmModule, WasmRuntime
+from toolbay.wasm.sandbox import WORKSPACE_GUEST_PATH, sandbox_for
+from toolbay.wasm.types import Preopen, RunRequest, RunResult, SandboxLimits
 
 __all__ = [
     "WASMTIME_VERSION",

@@ -29,11 +29,11 @@ import wasmtime
 from wasmtime import _ffi as ffi
 from wasmtime._extern import wrap_extern
 
-from server.errors import WasmRejected
-from server.wasm.cache import CacheStats, ModuleCache
-from server.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
-from server.wasm.inspect import check_header, check_interface
-from server.wasm.interrupt import (
+from toolbay.errors import WasmRejected
+from toolbay.wasm.cache import CacheStats, ModuleCache
+from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
+from toolbay.wasm.inspect import check_header, check_interface
+from toolbay.wasm.interrupt import (
     OVER_BUDGET,
     EpochTicker,
     RunState,
@@ -41,9 +41,9 @@ from server.wasm.interrupt import (
     set_current_state,
     watch_store,
 )
-from server.wasm.pipes import OutputPipe, make_pipe_pool
-from server.wasm.streams import CappedOutput, set_stdin_bytes
-from server.wasm.types import MiB, RunRequest, RunResult
+from toolbay.wasm.pipes import OutputPipe, make_pipe_pool
+from toolbay.wasm.streams import CappedOutput, set_stdin_bytes
+from toolbay.wasm.types import MiB, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from typing import Any
 import jwt
 import pytest
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-from server.types import Principal, ToolCall, Transport
+from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+from toolbay.types import Principal, ToolCall, Transport
 
 HMAC_SECRET = "a-test-secret-that-is-long-enough-for-hs256"
 ISSUER = "https://issuer.test"

@@ -27,12 +27,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from typer.testing import CliRunner
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.cli import app as cli_app
-from server.config import Settings, load_settings
-from server.protocol.transports import serving_http
 from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.cli import app as cli_app
+from toolbay.config import Settings, load_settings
+from toolbay.protocol.transports import serving_http
 
 ISSUER = "https://issuer.test"
 AUDIENCE = "http://toolbay.test/mcp"

@@ -6,9 +6,9 @@ import re
 
 from typer.main import get_command
 
-from server.cli import app
-from server.config import Settings
 from tests.conftest import REPO_ROOT
+from toolbay.cli import app
+from toolbay.config import Settings
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 

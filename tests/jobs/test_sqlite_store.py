@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from handlers.base import ToolResult
-from server.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.handlers.base import ToolResult
+from toolbay.jobs import JobEvent, JobRecord, SqliteJobStore
 
 pytestmark = pytest.mark.anyio
 

@@ -12,10 +12,10 @@ from mcp import Client
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
-from handlers.base import CallContext
-from server.jobs import JobManager
-from server.jobs.tasks import TASK_EXECUTION, install, tasks_capability
 from tests.jobs.conftest import Gate, MakeManager
+from toolbay.handlers.base import CallContext
+from toolbay.jobs import JobManager
+from toolbay.jobs.tasks import TASK_EXECUTION, install, tasks_capability
 
 pytestmark = pytest.mark.anyio
 

@@ -18,12 +18,12 @@ import mcp_types as types
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.catalog import CatalogChange
-from server.config import Settings, load_settings
-from server.protocol.transports import build_http_app, serving_http
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.catalog import CatalogChange
+from toolbay.config import Settings, load_settings
+from toolbay.protocol.transports import build_http_app, serving_http
 
 WAIT_S = 15.0
 

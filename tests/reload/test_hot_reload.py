@@ -11,9 +11,6 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
-from server.wasm import WasmRuntime
 from tests.reload.conftest import (
     GREET_V1,
     GREET_V2,
@@ -26,6 +23,9 @@ from tests.reload.conftest import (
     drop,
     text_of,
 )
+from toolbay.app import Toolbay
+from toolbay.protocol.server import build_mcp_server
+from toolbay.wasm import WasmRuntime
 
 pytestmark = pytest.mark.anyio
 
@@ -166,7 +166,7 @@ async def test_a_tool_kept_from_a_broken_replacement_runs_even_if_never_loaded_b
 
 
 async def test_refresh_tools_reports_what_changed(reload_settings: Any, reload_dir: Path) -> None:
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
     async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):
         with anyio.fail_after(WAIT_S):
@@ -250,7 +250,7 @@ async def test_a_tool_folder_deleted_and_made_again_is_watched_again(reload_app:
 
 
 async def test_a_file_described_again_keeps_its_place_in_discovery_order(tmp_path: Path) -> None:
-    from server.config import load_settings
+    from toolbay.config import load_settings
 
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()

@@ -18,9 +18,9 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
 from tests.reload.conftest import GREET_V1, GREET_V2, HASHSUM, JUNK, WAIT_S, ListChanged, drop, text_of
+from toolbay.app import Toolbay
+from toolbay.protocol.server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 

@@ -11,10 +11,10 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
-from server.wasm import WasmModule
 from tests.reload.conftest import GREET_V1, GREET_V2, WAIT_S, drop
+from toolbay.app import Toolbay
+from toolbay.protocol.server import build_mcp_server
+from toolbay.wasm import WasmModule
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,7 @@ async def _module_of(app: Toolbay, name: str) -> WasmModule:
 
 
 async def test_a_replaced_module_is_released_and_the_new_one_kept(reload_settings: object, reload_dir: Path) -> None:
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
     async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):  # type: ignore[arg-type]
         with anyio.fail_after(WAIT_S):
@@ -59,7 +59,7 @@ async def test_a_replaced_module_is_released_and_the_new_one_kept(reload_setting
 
 
 async def test_a_running_call_keeps_its_module_until_it_ends(reload_settings: object, reload_dir: Path) -> None:
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
     async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):  # type: ignore[arg-type]
         drop(GREET_V1, reload_dir, "greet.wasm")

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.anyio
 def _server(extensions: Path, data_dir: Path, wait_s: float) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
+        args=["-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
         cwd=str(REPO_ROOT),
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_DISCOVERY__START_WAIT_S": str(wait_s)},
     )
@@ -52,8 +52,8 @@ async def test_tools_still_being_described_are_announced_when_ready(tmp_path: Pa
 
 @pytest.mark.parametrize("wait_s", [None, 5.0])
 async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path, wait_s: float | None) -> None:
-    from server.app import Toolbay
-    from server.config import load_settings
+    from toolbay.app import Toolbay
+    from toolbay.config import load_settings
 
     extensions = tmp_path / "extensions"
     extensions.mkdir()

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.config import Settings, load_settings
 from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import Settings, load_settings
 
 
 @pytest.fixture

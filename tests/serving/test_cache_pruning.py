@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import server.description_cache as description_cache
-from server.app import Toolbay
-from server.cache_pruning import PRUNE_EVERY_S, PRUNED_STAMP, UNUSED_FOR_S, prune_caches
-from server.config import Settings
-from server.description_cache import CachedCommand, CachedFile, DescriptionCache
-from server.discovery import tool_name_for
+import toolbay.description_cache as description_cache
+from toolbay.app import Toolbay
+from toolbay.cache_pruning import PRUNE_EVERY_S, PRUNED_STAMP, UNUSED_FOR_S, prune_caches
+from toolbay.config import Settings
+from toolbay.description_cache import CachedCommand, CachedFile, DescriptionCache
+from toolbay.discovery import tool_name_for
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from server.app import Toolbay
-from server.config import Settings, load_settings
-from server.description_cache import (
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.app import Toolbay
+from toolbay.config import Settings, load_settings
+from toolbay.description_cache import (
     INDEX_NAME,
     LEGACY_FORMAT,
     PARSER_VERSION,
@@ -25,9 +26,8 @@ from server.description_cache import (
     CachedFile,
     DescriptionCache,
 )
-from server.discovery import sha256_of
-from server.wasm import WasmRuntime
-from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.discovery import sha256_of
+from toolbay.wasm import WasmRuntime
 
 pytestmark = pytest.mark.anyio
 
@@ -96,7 +96,7 @@ async def test_a_damaged_index_is_rebuilt_with_a_warning_and_the_tools_still_app
     data = bytearray(index.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one flipped byte, as a bad sector would leave it
     index.write_bytes(bytes(data))
-    with caplog.at_level(logging.WARNING, logger="server.description_cache"):
+    with caplog.at_level(logging.WARNING, logger="toolbay.description_cache"):
         assert await _tools(settings) == first
     assert any("damaged" in record.getMessage() for record in caplog.records)
     caplog.clear()
@@ -183,8 +183,8 @@ def test_servers_sharing_a_data_folder_keep_each_others_entries(tmp_path: Path) 
 
 
 async def test_a_warm_start_lists_every_tool_but_makes_a_handler_only_for_one_looked_up(settings: Settings) -> None:
-    from handlers.wasm import WasmHandler
-    from server.discovery import ListedTool
+    from toolbay.discovery import ListedTool
+    from toolbay.handlers.wasm import WasmHandler
 
     first = await _tools(settings)
     async with Toolbay.open(settings) as app:
@@ -200,8 +200,8 @@ async def test_a_warm_start_lists_every_tool_but_makes_a_handler_only_for_one_lo
 
 
 async def test_a_listed_tool_closed_before_its_first_call_says_it_was_replaced(settings: Settings) -> None:
-    from handlers.base import CallContext
-    from server.discovery import ListedTool
+    from toolbay.discovery import ListedTool
+    from toolbay.handlers.base import CallContext
 
     async with Toolbay.open(settings) as app:
         entries = app.catalog.current.entries()

@@ -11,12 +11,12 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
-from server.app import Toolbay
-from server.assembly import assemble
-from server.cli import app as cli
-from server.config import Settings
-from server.types import ToolCall
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.cli import app as cli
+from toolbay.config import Settings
+from toolbay.handlers.base import CallContext, Handler, ToolDefinition, ToolResult
+from toolbay.types import ToolCall
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import anyio
 import pytest
 
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 
 LONG = SandboxLimits(timeout_s=30)
 
