@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from toolbay.auth import hash_token  # noqa: E402
 from toolbay.chain import ChainPolicies, ChainSettings, build_chain, default_stages  # noqa: E402
-from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult  # noqa: E402
-from toolbay.types import CallNext, ToolCall  # noqa: E402
+from toolbay.chain.call import CallNext, ToolCall  # noqa: E402
+from toolbay.handlers.base import Handler  # noqa: E402
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult  # noqa: E402
 
 SECRET = "bench-secret-bench-secret-bench-secret"
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},

@@ -29,11 +29,10 @@ from mcp import Client, StdioServerParameters
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))  # runnable as a script, without PYTHONPATH
 
-from toolbay.app import Toolbay  # noqa: E402
 from toolbay.assembly import assemble  # noqa: E402
 from toolbay.config import load_settings  # noqa: E402
 from toolbay.discovery import Discovery  # noqa: E402
-from toolbay.protocol.server import build_mcp_server  # noqa: E402
+from toolbay.protocol.mcp_server import build_mcp_server  # noqa: E402
 from toolbay.wasm import WasmRuntime  # noqa: E402
 
 SOURCES = [REPO_ROOT / "tests" / "fixtures" / "wasm" / f"greet_v{n}.wasm" for n in (1, 2)]
@@ -126,8 +125,7 @@ async def main(count: int, transport: str) -> None:
         try:
             if transport == "memory":
                 async with (
-                    Toolbay.open(settings) as app,
-                    assemble(app),
+                    assemble(settings) as app,
                     Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=notified) as client,
                 ):
                     to_notice, to_describe = await drops(client, notified, folder, baseline, scratch, count, run_id)

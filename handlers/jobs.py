@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
     from toolbay.jobs.manager import JobManager

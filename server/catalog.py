@@ -23,7 +23,8 @@ from types import MappingProxyType
 from typing import Protocol
 
 from toolbay.errors import DuplicateToolName
-from toolbay.handlers.base import Handler, ToolDefinition
+from toolbay.handlers.base import Handler
+from toolbay.words import ToolDefinition
 
 logger = logging.getLogger(__name__)
 

@@ -145,15 +145,15 @@ def serve(
     if allow_insecure:
         settings.http.allow_insecure = True
     configure_logging(settings.log_level, settings.log_file)
-    import toolbay.assembly  # noqa: F401  (what run_server uses, imported before the freeze)
+    import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
     import toolbay.protocol.transports  # noqa: F401
-    from toolbay.runner import run_server
+    from toolbay.commands import serve_until_stopped
 
     # A server lives long: the ~115,000 objects its imports made are moved out of the cyclic
     # collector's reach, so a full collection while serving skips them (about 60 ms each, else).
     gc.freeze()
     with contextlib.suppress(KeyboardInterrupt):
-        _run(run_server, settings)
+        _run(serve_until_stopped, settings)
 
 
 @app.command("list")
@@ -166,7 +166,7 @@ def list_tools(
     """Show the tools toolbay would serve, and the files it skipped and why."""
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
-    from toolbay.runner import collect_listing
+    from toolbay.commands import collect_listing
 
     listing = _run(collect_listing, settings)
     if as_json:
@@ -209,7 +209,7 @@ def call(
     if not isinstance(arguments, dict):
         err.print("toolbay: --args must be a JSON object", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
-    from toolbay.runner import call_once
+    from toolbay.commands import call_once
 
     result = _run(call_once, settings, tool, arguments)
     if result.text:

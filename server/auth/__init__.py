@@ -12,7 +12,7 @@
 
 Both verifiers implement the SDK's ``TokenVerifier`` protocol
 (``async verify_token(token) -> AccessToken | None``), so they also plug into the SDK's own
-HTTP auth machinery. The call chain's authenticate stage (``server.chain.authenticate``)
+HTTP auth machinery. The call chain's authenticate stage (``toolbay.chain.authenticate``)
 uses the same verifier, so a call is authenticated on every transport.
 """
 

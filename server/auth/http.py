@@ -47,6 +47,9 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolbay.auth.principal import principal_from_access_token
+from toolbay.words import Principal
+
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 
 
@@ -190,3 +193,13 @@ async def _send_json(send: Send, status: int, body: Any, headers: list[tuple[byt
         start_headers.insert(0, (b"content-type", b"application/json"))
     await send({"type": "http.response.start", "status": status, "headers": start_headers})
     await send({"type": "http.response.body", "body": payload})
+
+
+def verified_principal(request: Any) -> Principal | None:
+    """The caller whose token the HTTP layer already verified for this request (``ctx.request``
+    in a handler), or None: no request (stdio), or no token on it."""
+    scope = getattr(request, "scope", None) if request is not None else None
+    user = scope.get("user") if scope is not None else None
+    if isinstance(user, AuthenticatedUser):
+        return principal_from_access_token(user.access_token)
+    return None

@@ -5,7 +5,7 @@
     the rest) calling         caller×tool,  this tool?   vs schema    (opt-in,    to the
                               global                                  by tier)    handler
 
-Each stage is ``async (call, call_next) -> ToolResult`` (``server.types.Stage``), lives
+Each stage is ``async (call, call_next) -> ToolResult`` (``toolbay.chain.call.Stage``), lives
 in its own module, and receives the policy it applies in its constructor. A stage that
 refuses raises a ``CallRefused`` subclass (``Unauthenticated``, ``RateLimited``,
 ``Forbidden``, ``UnknownTool``, ``InvalidArguments``, ``ApprovalDenied``); it never builds
@@ -53,12 +53,12 @@ from toolbay.chain.approve import Approve, Approver
 from toolbay.chain.audit import Audit, AuditLog
 from toolbay.chain.authenticate import Authenticate, Authenticator
 from toolbay.chain.authorize import Authorize, Authorizer, ScopeGrant
+from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.chain.policies import ChainPolicies
 from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
 from toolbay.chain.settings import ChainSettings
 from toolbay.chain.validate import SchemaValidator, Validate
-from toolbay.handlers.base import ToolResult
-from toolbay.types import CallNext, Stage, ToolCall
+from toolbay.words import ToolResult
 
 
 def default_stages(policies: ChainPolicies) -> list[Stage]:

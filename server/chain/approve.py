@@ -24,10 +24,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Literal
 
 from toolbay.chain.base import CheckStage, definition_of
+from toolbay.chain.call import ToolCall
 from toolbay.chain.redact import redact
 from toolbay.errors import ApprovalDenied
-from toolbay.handlers.base import PermissionTier
-from toolbay.types import ToolCall
+from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,9 @@ from mcp.server.auth.provider import TokenVerifier
 
 from toolbay.auth.principal import principal_from_access_token
 from toolbay.chain.base import CheckStage
+from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
-from toolbay.types import Principal, ToolCall
+from toolbay.words import Principal
 
 LOCAL_TRANSPORTS = frozenset({"stdio", "cli", "memory"})
 VERIFIED_TTL_S = 30.0

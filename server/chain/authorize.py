@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from toolbay.chain.base import CheckStage, definition_of, principal_of
+from toolbay.chain.call import ToolCall
 from toolbay.errors import Forbidden
-from toolbay.handlers.base import PermissionTier, ToolDefinition
-from toolbay.types import Principal, ToolCall
+from toolbay.words import PermissionTier, Principal, ToolDefinition
 
 READ, WRITE, EXEC = PermissionTier.READ, PermissionTier.WRITE, PermissionTier.EXEC
 TOOL_SCOPE_PREFIX = "tool:"

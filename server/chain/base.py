@@ -11,9 +11,9 @@ from abc import ABC, abstractmethod
 from time import perf_counter
 from typing import ClassVar
 
+from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import UnknownTool
-from toolbay.handlers.base import ToolDefinition, ToolResult
-from toolbay.types import CallNext, Principal, ToolCall
+from toolbay.words import Principal, ToolDefinition, ToolResult
 
 
 class CheckStage(ABC):

@@ -20,12 +20,12 @@ from toolbay.chain.approve import Answer, Approver, Ask
 from toolbay.chain.audit import AuditLog, AuditSink
 from toolbay.chain.authenticate import Authenticator
 from toolbay.chain.authorize import Authorizer, ScopeGrant
+from toolbay.chain.call import ToolCall
 from toolbay.chain.ratelimit import RateLimiter, RateLimits
 from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
 from toolbay.chain.validate import SchemaValidator
 from toolbay.errors import ConfigError
-from toolbay.handlers.base import PermissionTier
-from toolbay.types import Principal, ToolCall
+from toolbay.words import PermissionTier, Principal
 
 
 @dataclass(slots=True)
@@ -56,7 +56,7 @@ class ChainPolicies:
         """
         Args:
             settings: the validated ``[chain]`` section.
-            ask: asks the human for approval (see ``server.chain.approve``); without it every
+            ask: asks the human for approval (see ``toolbay.chain.approve``); without it every
                 client counts as unable to be asked.
             base_dir: the folder relative paths in the settings are relative to.
             local_name: the stdio caller's id (default: the login name).

@@ -27,8 +27,8 @@ from limits.errors import ConfigurationError
 from limits.storage import storage_from_string
 
 from toolbay.chain.base import CheckStage, principal_of
+from toolbay.chain.call import ToolCall
 from toolbay.errors import ConfigError, RateLimited
-from toolbay.types import ToolCall
 
 
 def parse_limits(text: str | Sequence[str] | None, setting: str) -> tuple[limits.RateLimitItem, ...]:

@@ -1,5 +1,5 @@
 """The ``[chain]`` section of the configuration: authentication, rate limits, access,
-approval and audit. ``server.config.Settings.chain`` holds it raw; ``ChainSettings.parse``
+approval and audit. ``toolbay.config.Settings.chain`` holds it raw; ``ChainSettings.parse``
 validates it. Example ``toolbay.toml``::
 
     [chain.auth]

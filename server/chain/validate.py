@@ -28,8 +28,8 @@ from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.exceptions import SchemaError
 
 from toolbay.chain.base import CheckStage, definition_of
+from toolbay.chain.call import ToolCall
 from toolbay.errors import InvalidArguments
-from toolbay.types import ToolCall
 
 _OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 _JSON_TYPE_NAMES = {

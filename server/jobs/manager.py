@@ -45,9 +45,9 @@ import anyio
 from anyio.abc import TaskGroup
 
 from toolbay.errors import CallRefused, NoSuchJob, StorageError
-from toolbay.handlers.base import CallContext, ProgressCallback, ToolResult
 from toolbay.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
 from toolbay.jobs.views import JobView, accepted, progress_text
+from toolbay.words import CallContext, ProgressCallback, ToolResult
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,6 @@ import anyio
 import anyio.to_thread
 
 from toolbay.errors import StorageError
-from toolbay.handlers.base import ToolResult
 from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
@@ -37,6 +36,7 @@ from toolbay.jobs.store import (
     result_from_json,
     result_to_json,
 )
+from toolbay.words import ToolResult
 
 T = TypeVar("T")
 

@@ -1,6 +1,6 @@
 """Running WASI preview 1 command modules in a sandbox (wasmtime).
 
-See ``runtime`` for the runner, ``sandbox`` for what a tier may see, ``interrupt`` for how a
+See ``runtime`` for running guests, ``sandbox`` for what a tier may see, ``interrupt`` for how a
 guest is stopped, ``cache`` for compiled modules on disk, ``errors`` for the one place wasmtime
 errors are translated.
 """

@@ -9,7 +9,7 @@ cancelled or ran out of time. So a guest in wasm code stops within about one tic
 A guest blocked *inside a host call* does not run wasm code and sees no epochs. The only host
 call of WASI preview 1 that can block for long here is ``poll_oneoff`` (sleep): stdin is an
 in-memory buffer, files are regular files, there are no sockets, and stdout and stderr are
-pipes that the ticker drains at every tick (``server.wasm.pipes``) or callbacks.
+pipes that the ticker drains at every tick (``toolbay.wasm.pipes``) or callbacks.
 So ``poll_oneoff`` is replaced by ``poll_oneoff`` below, which sleeps on the call's
 cancel event until its timeout, the call's deadline, or a cancellation, whichever comes first;
 the guest then returns into wasm, where the next epoch check stops it.
@@ -20,7 +20,6 @@ and host functions on the thread that called into the guest.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import struct
 import threading
@@ -29,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import wasmtime
-from wasmtime import _ffi as ffi
+
+from toolbay.internals.wasmtime_capi import EpochWatcher
 
 log = logging.getLogger(__name__)
 
@@ -91,30 +91,17 @@ def set_current_state(state: RunState | None) -> None:
     _current.state = state
 
 
-_DeadlineCallback = ctypes.CFUNCTYPE(
-    ctypes.c_size_t, ctypes.POINTER(ffi.wasmtime_context_t), ctypes.c_void_p,
-    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint8),
-)
-_Finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_NO_FINALIZER = ctypes.cast(None, _Finalizer)  # type: ignore[arg-type]  # a NULL function pointer
-
-
-@_DeadlineCallback
-def _on_epoch_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def,unused-ignore]
-    # Must never raise: an exception cannot cross back into wasmtime.
+def _current_run_should_stop() -> bool:
     state = current_state()
-    if state is not None and state.should_stop():
-        error = ffi.wasmtime_error_new(b"toolbay: guest stopped")
-        return ctypes.cast(error, ctypes.c_void_p).value or 0
-    next_delta[0] = 1
-    update_kind[0] = 0  # WASMTIME_UPDATE_DEADLINE_CONTINUE
-    return 0
+    return state is not None and state.should_stop()
+
+
+_epochs = EpochWatcher(_current_run_should_stop)
 
 
 def watch_store(store: wasmtime.Store) -> None:
     """Makes ``store`` check the current thread's ``RunState`` at every epoch tick."""
-    ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), _on_epoch_deadline, None, _NO_FINALIZER)
-    store.set_epoch_deadline(1)
+    _epochs.watch(store)
 
 
 class EpochTicker:

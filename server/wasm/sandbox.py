@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from toolbay.handlers.base import PermissionTier
 from toolbay.wasm.types import Preopen
+from toolbay.words import PermissionTier
 
 WORKSPACE_GUEST_PATH = "/workspace"
 

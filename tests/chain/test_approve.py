@@ -6,9 +6,9 @@ import pytest
 
 from tests.chain.conftest import make_call, run_handler, tool
 from toolbay.chain.approve import Answer, Approve, Approver
+from toolbay.chain.call import ToolCall
 from toolbay.errors import ApprovalDenied
-from toolbay.handlers.base import PermissionTier
-from toolbay.types import ToolCall
+from toolbay.words import PermissionTier
 
 pytestmark = pytest.mark.anyio
 

@@ -13,10 +13,10 @@ from tests.chain.conftest import hs256_token, make_call, run_handler, tool
 from toolbay.chain import build_chain
 from toolbay.chain.audit import Audit, AuditLog
 from toolbay.chain.authenticate import Authenticate, Authenticator
+from toolbay.chain.call import ToolCall
 from toolbay.chain.redact import redact
 from toolbay.errors import Unauthenticated
-from toolbay.handlers.base import ToolResult
-from toolbay.types import ToolCall
+from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -202,7 +202,7 @@ async def test_stdio_calls_are_refused_when_no_local_caller_is_configured() -> N
 
 
 async def test_http_without_authentication_configured_gives_the_anonymous_caller() -> None:
-    from toolbay.types import Principal
+    from toolbay.words import Principal
 
     anonymous = Principal(id="anonymous", scopes=frozenset({"tools:read"}))
     assert await authenticate(Authenticator(anonymous=anonymous), credential="ignored") == anonymous

@@ -9,8 +9,7 @@ import pytest
 from tests.chain.conftest import make_call, run_handler, tool
 from toolbay.chain.authorize import Authorize, Authorizer, ScopeGrant
 from toolbay.errors import Forbidden, UnknownTool
-from toolbay.handlers.base import PermissionTier
-from toolbay.types import Principal
+from toolbay.words import PermissionTier, Principal
 
 pytestmark = pytest.mark.anyio
 READ, WRITE, EXEC = PermissionTier.READ, PermissionTier.WRITE, PermissionTier.EXEC

@@ -22,9 +22,9 @@ from toolbay.chain import (
     default_stages,
 )
 from toolbay.chain.approve import Answer
+from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ApprovalDenied, ConfigError, Forbidden, InvalidArguments, RateLimited, UnknownTool
-from toolbay.handlers.base import PermissionTier, ToolResult
-from toolbay.types import CallNext, ToolCall
+from toolbay.words import PermissionTier, ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import toolbay.chain.ratelimit
 from tests.chain.conftest import make_call, run_handler, tool
 from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
 from toolbay.errors import ConfigError, RateLimited
-from toolbay.types import Principal
+from toolbay.words import Principal
 
 pytestmark = pytest.mark.anyio
 

@@ -28,7 +28,6 @@ from mcp.client.streamable_http import streamable_http_client
 from typer.testing import CliRunner
 
 from tests.conftest import BUNDLED_EXTENSIONS
-from toolbay.app import Toolbay
 from toolbay.assembly import assemble
 from toolbay.cli import app as cli_app
 from toolbay.config import Settings, load_settings
@@ -133,7 +132,7 @@ def make_settings(config_dir: Path, tokens: Tokens, shared_data_dir: Path) -> Ca
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[str]:
     """The assembled app served by uvicorn on 127.0.0.1 (any free port); yields its base URL."""
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+    async with assemble(settings, watch=False) as app, serving_http(app) as url:
         yield url
 
 

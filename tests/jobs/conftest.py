@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from toolbay.handlers.base import CallContext, ToolResult
 from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.words import CallContext, ToolResult
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import pytest
 
 from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
 from toolbay.errors import NoSuchJob
-from toolbay.handlers.base import CallContext, ToolResult
 from toolbay.jobs import JobManager, SqliteJobStore
 from toolbay.jobs.manager import as_job
+from toolbay.words import CallContext, ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolbay.handlers.base import ToolResult
 from toolbay.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
 

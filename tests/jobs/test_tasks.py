@@ -13,9 +13,9 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from tests.jobs.conftest import Gate, MakeManager
-from toolbay.handlers.base import CallContext
 from toolbay.jobs import JobManager
 from toolbay.jobs.tasks import TASK_EXECUTION, install, tasks_capability
+from toolbay.words import CallContext
 
 pytestmark = pytest.mark.anyio
 

@@ -27,6 +27,7 @@ from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
 from toolbay.auth import new_token
+from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.config import Settings, load_settings
 
 TOOLS = (FIXTURE_WASM / "slow.wasm", BUNDLED_EXTENSIONS / "textkit.wasm")
@@ -47,7 +48,7 @@ def warm_caches(tmp_path_factory: pytest.TempPathFactory, extensions: Path) -> P
     folder = tmp_path_factory.mktemp("jobs-e2e-warm")
 
     async def describe() -> None:
-        async with Toolbay.open(load_settings(None, extensions=[extensions], data_dir=folder)):
+        async with CatalogKeeper.open(load_settings(None, extensions=[extensions], data_dir=folder)):
             pass
 
     anyio.run(describe)
@@ -118,7 +119,7 @@ async def http_server(settings: Settings) -> AsyncIterator[tuple[str, Toolbay]]:
 
     settings.port = 0
     # build_http_app mounts bearer auth when a tokens file is configured.
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+    async with assemble(settings, watch=False) as app, serving_http(app) as url:
         yield f"{url}/mcp", app
 
 

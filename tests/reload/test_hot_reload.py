@@ -24,7 +24,9 @@ from tests.reload.conftest import (
     text_of,
 )
 from toolbay.app import Toolbay
-from toolbay.protocol.server import build_mcp_server
+from toolbay.assembly import assemble
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.protocol.mcp_server import build_mcp_server
 from toolbay.wasm import WasmRuntime
 
 pytestmark = pytest.mark.anyio
@@ -66,7 +68,7 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
 ) -> None:
     changed = ListChanged()
     runs_started = anyio.Event()
-    runtime: WasmRuntime = reload_app.runtime
+    runtime: WasmRuntime = reload_app.keeper.runtime
     run_async = runtime.run_async
 
     async def spy(module: Any, request: Any, cancel: Any = None) -> Any:
@@ -153,9 +155,9 @@ async def test_a_tool_kept_from_a_broken_replacement_runs_even_if_never_loaded_b
     rescans = RescanSpy(reload_app)
     drop(GREET_V1, reload_dir, "greet.wasm")
     await rescans.one_started_after(0)
-    async with Toolbay.open(reload_app.settings) as fresh:
+    async with assemble(reload_app.settings, watch=False) as fresh:
         handler = fresh.catalog.current.get("greet")
-        assert handler is not None and not fresh.runtime.loaded
+        assert handler is not None and not fresh.keeper.runtime.loaded
         drop(JUNK, reload_dir, "greet.wasm")
         with anyio.fail_after(WAIT_S):
             change = await fresh.rescan()
@@ -166,9 +168,8 @@ async def test_a_tool_kept_from_a_broken_replacement_runs_even_if_never_loaded_b
 
 
 async def test_refresh_tools_reports_what_changed(reload_settings: Any, reload_dir: Path) -> None:
-    from toolbay.assembly import assemble
 
-    async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):
+    async with assemble(reload_settings, watch=False) as app:
         with anyio.fail_after(WAIT_S):
             async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
                 drop(GREET_V1, reload_dir, "greet.wasm")
@@ -205,13 +206,13 @@ async def test_a_rejected_replacement_is_not_described_again_until_it_changes(
     reload_app: Toolbay, reload_dir: Path,
 ) -> None:
     described: list[str] = []
-    describe_files = reload_app.discovery.describe_files
+    describe_files = reload_app.keeper.discovery.describe_files
 
     async def spy(paths: Any, *args: Any, **kwargs: Any) -> Any:
         described.extend(Path(p).name for p in paths)
         return await describe_files(paths, *args, **kwargs)
 
-    reload_app.discovery.describe_files = spy  # type: ignore[method-assign]
+    reload_app.keeper.discovery.describe_files = spy  # type: ignore[method-assign]
     drop(GREET_V1, reload_dir, "greet.wasm")
     with anyio.fail_after(WAIT_S):
         await reload_app.rescan()
@@ -259,7 +260,7 @@ async def test_a_file_described_again_keeps_its_place_in_discovery_order(tmp_pat
     drop(GREET_V1, second, "greet.wasm")
     settings = load_settings(None, extensions=[first, second], data_dir=tmp_path / "data")
     with anyio.fail_after(WAIT_S):
-        async with Toolbay.open(settings) as app:
+        async with CatalogKeeper.open(settings) as app:
             drop(GREET_V2, first, "greet.wasm")  # only the first folder's copy is described again
             await app.rescan()
             greet = app.catalog.current.get("greet")

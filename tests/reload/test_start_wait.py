@@ -52,7 +52,7 @@ async def test_tools_still_being_described_are_announced_when_ready(tmp_path: Pa
 
 @pytest.mark.parametrize("wait_s", [None, 5.0])
 async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path, wait_s: float | None) -> None:
-    from toolbay.app import Toolbay
+    from toolbay.catalog_keeper import CatalogKeeper
     from toolbay.config import load_settings
 
     extensions = tmp_path / "extensions"
@@ -60,6 +60,6 @@ async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path
     shutil.copy(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
     settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data")
     with pytest.raises(LookupError, match="not an exception group"):
-        async with Toolbay.open(settings, start_wait_s=wait_s) as app:
+        async with CatalogKeeper.open(settings, start_wait_s=wait_s) as app:
             assert app.catalog.current.get("echo") is not None
             raise LookupError("not an exception group")

@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from toolbay.handlers.base import CallContext, PermissionTier, ToolDefinition
 from toolbay.handlers.wasm import WasmHandler, with_stdin_property
 from toolbay.wasm import SandboxLimits, WasmModule, WasmRuntime
+from toolbay.words import CallContext, PermissionTier, ToolDefinition
 
 pytestmark = pytest.mark.anyio
 

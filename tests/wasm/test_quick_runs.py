@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from toolbay.handlers.base import CallContext, PermissionTier, ToolDefinition
 from toolbay.handlers.wasm import WasmHandler, with_stdin_property
 from toolbay.wasm import Preopen, RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.wasm.quick import FIRST_PROOF, QuickRunRecord
+from toolbay.words import CallContext, PermissionTier, ToolDefinition
 
 pytestmark = pytest.mark.anyio
 

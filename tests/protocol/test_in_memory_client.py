@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from toolbay.app import Toolbay
-from toolbay.protocol.server import build_mcp_server
+from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 
@@ -124,7 +124,7 @@ async def test_a_file_tool_without_a_workspace_tells_the_model_what_to_do_instea
     from toolbay.assembly import assemble
 
     settings.workspace = None
-    async with Toolbay.open(settings) as app, assemble(app, watch=False):
+    async with assemble(settings, watch=False) as app:
         with anyio.fail_after(30):
             async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
                 result = await client.call_tool("hashsum", {"file": "notes.txt"})
