@@ -95,7 +95,8 @@ def http_url(data_dir: Path) -> Iterator[str]:
 
 
 def _run(command: list[str], node_tools: Path) -> dict:
-    env = {**os.environ, "TOOLBAY_NODE_TOOLS": str(node_tools), "HOME": str(node_tools / "home")}
+    # The Inspector keeps its catalog under ~/.mcp-inspector: the session's temporary home.
+    env = {**os.environ, "TOOLBAY_NODE_TOOLS": str(node_tools)}
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, f"{command[:6]} exited with {done.returncode}: {done.stderr[-2000:]}"
     return json.loads(done.stdout)
