@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
@@ -31,6 +32,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _home_patch.setenv("HOME", str(home))
     for variable, folder in XDG_FOLDERS.items():
         _home_patch.setenv(variable, str(home / folder))
+    # Hypothesis keeps what it learns in .hypothesis/ of the current folder: the home instead.
+    set_hypothesis_home_dir(home / ".hypothesis")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
