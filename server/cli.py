@@ -19,9 +19,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from server.config import Settings, load_settings
-from server.errors import ToolbayError
-from server.logs import configure_logging
+from toolbay import __version__
+from toolbay.config import Settings, load_settings
+from toolbay.errors import ToolbayError
+from toolbay.logs import configure_logging
 
 app = typer.Typer(
     name="toolbay",
@@ -96,8 +97,19 @@ def _settings(config: Path | None, **overrides: Any) -> Settings:
         raise typer.Exit(2) from None
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolbay {__version__}")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=True)
-def _root(ctx: typer.Context) -> None:
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
 
@@ -133,15 +145,15 @@ def serve(
     if allow_insecure:
         settings.http.allow_insecure = True
     configure_logging(settings.log_level, settings.log_file)
-    import server.assembly  # noqa: F401  (what run_server uses, imported before the freeze)
-    import server.protocol.transports  # noqa: F401
-    from server.runner import run_server
+    import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
+    import toolbay.protocol.transports  # noqa: F401
+    from toolbay.commands import serve_until_stopped
 
     # A server lives long: the ~115,000 objects its imports made are moved out of the cyclic
     # collector's reach, so a full collection while serving skips them (about 60 ms each, else).
     gc.freeze()
     with contextlib.suppress(KeyboardInterrupt):
-        _run(run_server, settings)
+        _run(serve_until_stopped, settings)
 
 
 @app.command("list")
@@ -154,7 +166,7 @@ def list_tools(
     """Show the tools toolbay would serve, and the files it skipped and why."""
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
-    from server.runner import collect_listing
+    from toolbay.commands import collect_listing
 
     listing = _run(collect_listing, settings)
     if as_json:
@@ -197,7 +209,7 @@ def call(
     if not isinstance(arguments, dict):
         err.print("toolbay: --args must be a JSON object", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
-    from server.runner import call_once
+    from toolbay.commands import call_once
 
     result = _run(call_once, settings, tool, arguments)
     if result.text:
@@ -214,7 +226,7 @@ def parse_help(
     ] = None,
 ) -> None:
     """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
-    from server.helptext.command import run_parse_help
+    from toolbay.helptext.command import run_parse_help
 
     code = run_parse_help(long, short, sys.stdout, sys.stderr)
     raise typer.Exit(code)
@@ -236,7 +248,7 @@ def token_new(
     ],
 ) -> None:
     """Make a bearer token; print it once, then its tokens-file entry (hash only)."""
-    from server.auth import new_token
+    from toolbay.auth import new_token
 
     if not client_id.strip() or not all(s.strip() for s in scope):
         err.print("toolbay: --client-id and every --scope must be non-empty",

@@ -11,6 +11,7 @@ names the setting and says what was expected.
 from __future__ import annotations
 
 import contextvars
+import importlib.util
 import os
 import tomllib
 from pathlib import Path
@@ -19,10 +20,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
+
+def _bundled_folder(package: str) -> Path:
+    """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
+    repository's top-level folder in a checkout (pyproject maps one onto the other)."""
+    spec = importlib.util.find_spec(package)
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / package.rpartition(".")[2]
+
+
+BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
 CHAIN_PATHS = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 

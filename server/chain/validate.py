@@ -27,9 +27,9 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.exceptions import SchemaError
 
-from server.chain.base import CheckStage, definition_of
-from server.errors import InvalidArguments
-from server.types import ToolCall
+from toolbay.chain.base import CheckStage, definition_of
+from toolbay.chain.call import ToolCall
+from toolbay.errors import InvalidArguments
 
 _OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 _JSON_TYPE_NAMES = {

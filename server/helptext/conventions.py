@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from handlers.base import PermissionTier
+from toolbay.words import PermissionTier
 
 _KEYWORDS = re.compile(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 _PERMISSION = re.compile(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",

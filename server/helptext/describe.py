@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from server.errors import NotHelpError
+from toolbay.errors import NotHelpError
 
 from .conventions import take_conventions
 from .decode import decode_help

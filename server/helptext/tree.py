@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from server.errors import NotHelpError
+from toolbay.errors import NotHelpError
 
 from .describe import describe_help, describe_text
 from .model import HelpDescription

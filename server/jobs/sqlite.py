@@ -26,9 +26,8 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from handlers.base import ToolResult
-from server.errors import StorageError
-from server.jobs.store import (
+from toolbay.errors import StorageError
+from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
     JobRecord,
@@ -37,6 +36,7 @@ from server.jobs.store import (
     result_from_json,
     result_to_json,
 )
+from toolbay.words import ToolResult
 
 T = TypeVar("T")
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from handlers.base import ToolResult
-from server.jobs.store import TERMINAL, JobRecord, JobStatus
+from toolbay.jobs.store import TERMINAL, JobRecord, JobStatus
+from toolbay.words import ToolResult
 
 
 def iso(t: float | None) -> str | None:

@@ -17,8 +17,8 @@ handling the request in a context variable; the SDK's transport reads
 attribute consult the mark. The mark holds for that task alone: tasks started while the
 request is handled inherit the variable (the session's own tasks, when the request opens a
 session) but must go on treating messages the SDK's usual way.
-The SDK's session manager builds its transports by the module-level name, which is pointed
-at the subclass (``install``); ``mcp`` is pinned, and a test fails if that hook moves.
+The SDK's session manager builds its transports by a module-level name, which is pointed at
+the subclass (``install``, through ``toolbay.internals.mcp_sdk``).
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import mcp.server.streamable_http_manager as sdk_manager
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from toolbay.internals.mcp_sdk import use_streamable_http_transport
 
 # Bodies larger than this are not buffered here, and get the SSE stream.
 MAX_BUFFERED_BODY = 256 * 1024
@@ -60,7 +61,7 @@ class PerRequestJsonTransport(StreamableHTTPServerTransport):
 
 def install() -> None:
     """Makes the SDK's session manager build ``PerRequestJsonTransport`` (idempotent)."""
-    sdk_manager.StreamableHTTPServerTransport = PerRequestJsonTransport  # type: ignore[misc]
+    use_streamable_http_transport(PerRequestJsonTransport)
 
 
 class PlainJsonForQuickRequests:

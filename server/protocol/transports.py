@@ -24,13 +24,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.auth import BearerAuthMiddleware, check_bind_safety
-from server.protocol import plain_json
-from server.protocol.server import ToolbayServer, build_mcp_server
-from server.protocol.stdio import stdio_streams
+from toolbay.auth import BearerAuthMiddleware, check_bind_safety
+from toolbay.protocol import plain_json
+from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
+from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class _SseEndpoint:
     """The GET side of SSE. An ASGI class, because Starlette takes a plain function as a
     request handler that must return a response, which a long-lived stream never does."""
 
-    def __init__(self, transport: SseServerTransport, server: ToolbayServer) -> None:
+    def __init__(self, transport: SseServerTransport, server: ToolbayMcpServer) -> None:
         self.transport = transport
         self.server = server
 
@@ -94,7 +94,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     plain_json.install()
     starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once)
     policies = app.policies
-    if policies is not None and policies.verifier is not None:
+    if policies.verifier is not None:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.
         starlette_app.add_middleware(
             BearerAuthMiddleware,
@@ -115,7 +115,7 @@ async def serve_http(
     (the port is the real one when 0 was asked for). Raises ``ConfigError`` before
     listening beyond loopback when nobody is authenticated (see ``check_bind_safety``)."""
     settings = app.settings
-    configured = app.policies is not None and app.policies.authenticator.configured
+    configured = app.policies.authenticator.configured
     check_bind_safety(settings.host, configured, settings.http.allow_insecure)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say TCP,

@@ -9,7 +9,7 @@ cancelled or ran out of time. So a guest in wasm code stops within about one tic
 A guest blocked *inside a host call* does not run wasm code and sees no epochs. The only host
 call of WASI preview 1 that can block for long here is ``poll_oneoff`` (sleep): stdin is an
 in-memory buffer, files are regular files, there are no sockets, and stdout and stderr are
-pipes that the ticker drains at every tick (``server.wasm.pipes``) or callbacks.
+pipes that the ticker drains at every tick (``toolbay.wasm.pipes``) or callbacks.
 So ``poll_oneoff`` is replaced by ``poll_oneoff`` below, which sleeps on the call's
 cancel event until its timeout, the call's deadline, or a cancellation, whichever comes first.
 When the call is to stop, the guest is never told its clock fired: it gets an error, and its
@@ -27,7 +27,6 @@ and host functions on the thread that called into the guest.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import struct
 import threading
@@ -36,7 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import wasmtime
-from wasmtime import _ffi as ffi
+
+from toolbay.internals.wasmtime_capi import EpochWatcher, stop_at_next_check
 
 log = logging.getLogger(__name__)
 
@@ -114,30 +114,17 @@ def set_current_state(state: RunState | None) -> None:
     _current.state = state
 
 
-_DeadlineCallback = ctypes.CFUNCTYPE(
-    ctypes.c_size_t, ctypes.POINTER(ffi.wasmtime_context_t), ctypes.c_void_p,
-    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint8),
-)
-_Finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_NO_FINALIZER = ctypes.cast(None, _Finalizer)  # type: ignore[arg-type]  # a NULL function pointer
-
-
-@_DeadlineCallback
-def _on_epoch_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def,unused-ignore]
-    # Must never raise: an exception cannot cross back into wasmtime.
+def _current_run_should_stop() -> bool:
     state = current_state()
-    if state is not None and state.should_stop():
-        error = ffi.wasmtime_error_new(b"toolbay: guest stopped")
-        return ctypes.cast(error, ctypes.c_void_p).value or 0
-    next_delta[0] = 1
-    update_kind[0] = 0  # WASMTIME_UPDATE_DEADLINE_CONTINUE
-    return 0
+    return state is not None and state.should_stop()
+
+
+_epochs = EpochWatcher(_current_run_should_stop)
 
 
 def watch_store(store: wasmtime.Store) -> None:
     """Makes ``store`` check the current thread's ``RunState`` at every epoch tick."""
-    ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), _on_epoch_deadline, None, _NO_FINALIZER)
-    store.set_epoch_deadline(1)
+    _epochs.watch(store)
 
 
 class EpochTicker:
@@ -229,7 +216,7 @@ def _poll_oneoff(caller: wasmtime.Caller, subs_ptr: int, events_ptr: int, count:
             if state is None:
                 time.sleep(wait_s)
             elif not _sleep_unless_stopped(state, wait_s):
-                _stop_at_next_check(caller)
+                stop_at_next_check(caller)
                 return _ERRNO_INTR
             ready = [_EVENT.pack(u, 0, _TAG_CLOCK, 0, 0) for s, u in clocks if s <= wait_s]
         memory.write(caller, b"".join(ready), events_ptr)
@@ -250,13 +237,6 @@ def _sleep_unless_stopped(state: RunState, wait_s: float) -> bool:
             return wake_at <= time.monotonic() and not state.should_stop()
         state.cancel.wait(remaining)
     return False
-
-
-def _stop_at_next_check(caller: wasmtime.Caller) -> None:
-    """Makes the guest's next epoch check (its next function call or loop turn) run the
-    deadline callback, which stops it, rather than waiting up to a tick for the epoch.
-    ``Caller`` offers no public way to reach its store's deadline."""
-    ffi.wasmtime_context_set_epoch_deadline(caller._context(), 0)
 
 
 def install_poll_oneoff(linker: wasmtime.Linker) -> None:

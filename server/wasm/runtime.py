@@ -1,4 +1,4 @@
-"""The wasm runner: one engine, one compiled module per file, one store per call.
+"""The wasm runtime: one engine, one compiled module per file, one store per call.
 
     runtime = WasmRuntime(cache_dir)
     module = runtime.load(Path("extensions/textkit.wasm"))   # WasmRejected if unusable
@@ -11,7 +11,6 @@ worker threads (wasmtime releases the GIL), at most ``max_workers`` at a time.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import importlib.metadata
 import logging
@@ -26,14 +25,13 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import wasmtime
-from wasmtime import _ffi as ffi
-from wasmtime._extern import wrap_extern
 
-from server.errors import WasmRejected
-from server.wasm.cache import CacheStats, ModuleCache
-from server.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
-from server.wasm.inspect import check_header, check_interface
-from server.wasm.interrupt import (
+from toolbay.errors import WasmRejected
+from toolbay.internals.wasmtime_capi import export_by_name, set_stdin_bytes
+from toolbay.wasm.cache import CacheStats, ModuleCache
+from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
+from toolbay.wasm.inspect import check_header, check_interface
+from toolbay.wasm.interrupt import (
     OVER_BUDGET,
     TICK_S,
     EpochTicker,
@@ -42,9 +40,9 @@ from server.wasm.interrupt import (
     set_current_state,
     watch_store,
 )
-from server.wasm.pipes import OutputPipe, make_pipe_pool
-from server.wasm.streams import CappedOutput, set_stdin_bytes
-from server.wasm.types import MiB, RunRequest, RunResult
+from toolbay.wasm.pipes import OutputPipe, make_pipe_pool
+from toolbay.wasm.streams import CappedOutput
+from toolbay.wasm.types import MiB, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -252,7 +250,7 @@ class WasmRuntime:
                 if state.should_stop():
                     raise wasmtime.WasmtimeError("stopped before start")
                 instance = module._pre.instantiate(store)
-                start = _export(store, instance, "_start")
+                start = export_by_name(store, instance, "_start")
                 if start is None:  # checked at load; kept as a guard
                     raise wasmtime.WasmtimeError("no _start export")
                 start(store)  # type: ignore[operator]  # _export returns the _start Func
@@ -322,14 +320,5 @@ class WasmRuntime:
     def _near_memory_limit(store: wasmtime.Store, instance: wasmtime.Instance | None, limit: int) -> bool:
         if instance is None:
             return False
-        memory = _export(store, instance, "memory")
+        memory = export_by_name(store, instance, "memory")
         return isinstance(memory, wasmtime.Memory) and memory.data_len(store) + _MEMORY_SLACK >= limit
-
-
-def _export(store: wasmtime.Store, instance: wasmtime.Instance, name: str) -> wasmtime.Func | wasmtime.Memory | None:
-    """One export by name, without materialising every export (slow on big binaries)."""
-    item = ffi.wasmtime_extern_t()
-    encoded = name.encode()
-    found = ffi.wasmtime_instance_export_get(
-        store._context(), ctypes.byref(instance._instance), encoded, len(encoded), ctypes.byref(item))
-    return wrap_extern(item) if found else None  # type: ignore[return-value]

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from server.chain.validate import SchemaValidator, Validate
-from server.errors import InvalidArguments
 from tests.chain.conftest import COUNT_SCHEMA, make_call, run_handler, tool
+from toolbay.chain.validate import SchemaValidator, Validate
+from toolbay.errors import InvalidArguments
 
 pytestmark = pytest.mark.anyio
 

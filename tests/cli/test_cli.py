@@ -11,8 +11,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from server.cli import app
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from toolbay.cli import app
 
 runner = CliRunner()
 
@@ -108,7 +108,7 @@ def test_parse_help_of_something_that_is_not_help_exits_2(tmp_path: Path) -> Non
 
 
 def test_python_dash_m_server_is_the_same_command() -> None:
-    completed = subprocess.run([sys.executable, "-m", "server", "--help"], capture_output=True, text=True,
+    completed = subprocess.run([sys.executable, "-m", "toolbay", "--help"], capture_output=True, text=True,
                                cwd=REPO_ROOT, timeout=60, check=False)
     assert completed.returncode == 0
     for command in ("serve", "list", "call", "parse-help"):  # each a row of the command list

@@ -54,14 +54,14 @@ def text(result: types.CallToolResult) -> str:
 
 
 def stdio_server(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "server", "serve", *args],
+    return StdioServerParameters(command=sys.executable, args=["-m", "toolbay", "serve", *args],
                                  cwd=str(REPO_ROOT), env=ENV)
 
 
 @asynccontextmanager
 async def http_process(*args: str) -> AsyncIterator[str]:
     """`serve ARGS --port 0` as a process; yields its base URL once its log says where it listens."""
-    command = [sys.executable, "-m", "server", "serve", "--port", "0", *args]
+    command = [sys.executable, "-m", "toolbay", "serve", "--port", "0", *args]
     async with await anyio.open_process(command, cwd=str(REPO_ROOT), env=ENV,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
         assert process.stderr is not None
@@ -88,7 +88,7 @@ async def http_process(*args: str) -> AsyncIterator[str]:
 
 
 def toolbay(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args], cwd=REPO_ROOT, env={**ENV, **(env or {})},
+    return subprocess.run([sys.executable, "-m", "toolbay", *args], cwd=REPO_ROOT, env={**ENV, **(env or {})},
                           capture_output=True, text=True, timeout=WAIT_S * 2, check=False)
 
 

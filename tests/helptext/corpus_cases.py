@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from server.errors import NotHelpError
-from server.helptext import build_tool_schema, describe_help
+from toolbay.errors import NotHelpError
+from toolbay.helptext import build_tool_schema, describe_help
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

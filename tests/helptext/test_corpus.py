@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from server.helptext.dialects import DIALECTS
 from tests.helptext.corpus_cases import CORPUS, observed, program_folders
 from tests.helptext.tools.compare_truth import compare
+from toolbay.helptext.dialects import DIALECTS
 
 FOLDERS = program_folders()
 

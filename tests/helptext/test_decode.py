@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import codecs
 
-from server.helptext import describe_help
-from server.helptext.decode import decode_help
+from toolbay.helptext import describe_help
+from toolbay.helptext.decode import decode_help
 
 HELP = "Usage: prog [OPTIONS]\n\nOptions:\n  -n, --name <NAME>  Le nom à utiliser\n"
 

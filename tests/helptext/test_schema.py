@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.helptext import HelpDescription, OptionSpec, PositionalSpec, build_tool_schema, describe_help
+from toolbay.helptext import HelpDescription, OptionSpec, PositionalSpec, build_tool_schema, describe_help
 
 CLAP = b"""Usage: tool [OPTIONS] --block-size <SIZE> <INPUT> [EXTRA]...
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import NotHelpError
-from server.helptext import HelpRun, describe_tree
+from toolbay.errors import NotHelpError
+from toolbay.helptext import HelpRun, describe_tree
 
 CORPUS = Path(__file__).parent / "corpus"
 

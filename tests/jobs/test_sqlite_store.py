@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from handlers.base import ToolResult
-from server.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -14,12 +14,12 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-from server.app import Toolbay
-from server.assembly import assemble
-from server.config import load_settings
-from server.protocol.server import build_mcp_server
 from tests.jobs.conftest import Gate
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.handlers.base import Handler
+from toolbay.protocol.mcp_server import build_mcp_server
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -46,10 +46,9 @@ async def toolbay_with(gate: Gate, tmp_path: Path) -> AsyncIterator[Client]:
     extensions.mkdir()
     settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data",
                              jobs={"sync_budget_s": 60})
-    async with Toolbay.open(settings) as app, assemble(app, watch=False):
-        app.add_builtins([GateTool(gate)])
-        async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
-            yield client
+    async with assemble(settings, watch=False, builtins=[GateTool(gate)]) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        yield client
 
 
 @pytest.fixture

@@ -23,11 +23,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.auth import new_token
-from server.config import Settings, load_settings
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.auth import new_token
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.config import Settings, load_settings
 
 TOOLS = (FIXTURE_WASM / "slow.wasm", BUNDLED_EXTENSIONS / "textkit.wasm")
 CACHES = ("modules", "descriptions")
@@ -47,7 +48,7 @@ def warm_caches(tmp_path_factory: pytest.TempPathFactory, extensions: Path) -> P
     folder = tmp_path_factory.mktemp("jobs-e2e-warm")
 
     async def describe() -> None:
-        async with Toolbay.open(load_settings(None, extensions=[extensions], data_dir=folder)):
+        async with CatalogKeeper.open(load_settings(None, extensions=[extensions], data_dir=folder)):
             pass
 
     anyio.run(describe)
@@ -106,7 +107,7 @@ def write_config(path: Path, extensions: Path, data_dir: Path, *, jobs: Mapping[
 def stdio_params(config: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "serve", "--transport", "stdio", "--config", str(config)],
+        args=["-m", "toolbay", "serve", "--transport", "stdio", "--config", str(config)],
         cwd=str(REPO_ROOT),
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
@@ -115,11 +116,11 @@ def stdio_params(config: Path) -> StdioServerParameters:
 @asynccontextmanager
 async def http_server(settings: Settings) -> AsyncIterator[tuple[str, Toolbay]]:
     """The app served by uvicorn on 127.0.0.1 and a free port; yields the /mcp URL."""
-    from server.protocol.transports import serving_http
+    from toolbay.protocol.transports import serving_http
 
     settings.port = 0
     # build_http_app mounts bearer auth when a tokens file is configured.
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+    async with assemble(settings, watch=False) as app, serving_http(app) as url:
         yield f"{url}/mcp", app
 
 

@@ -72,19 +72,19 @@ def node_tools() -> Path:
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Described once (the first start pays the cold start), then warm for every client."""
     folder = tmp_path_factory.mktemp("outside-data")
-    subprocess.run([sys.executable, "-m", "server", "list", "--data-dir", str(folder)],
+    subprocess.run([sys.executable, "-m", "toolbay", "list", "--data-dir", str(folder)],
                    cwd=REPO_ROOT, check=True, capture_output=True, timeout=TIMEOUT_S)
     return folder
 
 
 def _serve_stdio(data_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "server", "serve", "--data-dir", str(data_dir)]
+    return [sys.executable, "-m", "toolbay", "serve", "--data-dir", str(data_dir)]
 
 
 @pytest.fixture(scope="module")
 def http_url(data_dir: Path) -> Iterator[str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--transport", "http", "--port", "0", "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0", "--data-dir", str(data_dir)],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     drain: threading.Thread | None = None

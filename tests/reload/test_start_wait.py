@@ -14,13 +14,12 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.config import load_settings
-from server.discovery import Discovery
-from server.protocol.server import build_mcp_server
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
 from tests.reload.conftest import WAIT_S, ListChanged, text_of
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.discovery import Discovery
+from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 
@@ -50,7 +49,7 @@ async def test_tools_still_being_described_are_announced_when_ready(
     heard = ListChanged()
     try:
         with anyio.fail_after(WAIT_S * 4):
-            async with Toolbay.open(settings, start_wait_s=0.2) as app, assemble(app, watch=False), \
+            async with assemble(settings, watch=False, start_wait_s=0.2) as app, \
                     Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=heard) as client:
                 first = _tool_names(await client.list_tools())
                 let_go.set()
@@ -79,7 +78,7 @@ async def test_serve_with_the_default_start_wait_lists_tools_described_for_the_f
     env = {key: value for key, value in os.environ.items() if key != "TOOLBAY_DISCOVERY__START_WAIT_S"}
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "serve", "--extensions", str(extensions), "--data-dir", str(tmp_path / "data")],
+        args=["-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(tmp_path / "data")],
         cwd=str(REPO_ROOT), env={**env, "PYTHONPATH": str(REPO_ROOT)},
     )
     with anyio.fail_after(90):
@@ -90,11 +89,13 @@ async def test_serve_with_the_default_start_wait_lists_tools_described_for_the_f
 
 @pytest.mark.parametrize("wait_s", [None, 5.0])
 async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path, wait_s: float | None) -> None:
+    from toolbay.catalog_keeper import CatalogKeeper
+
     extensions = tmp_path / "extensions"
     extensions.mkdir()
     shutil.copy(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
     settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data")
     with pytest.raises(LookupError, match="not an exception group"):
-        async with Toolbay.open(settings, start_wait_s=wait_s) as app:
+        async with CatalogKeeper.open(settings, start_wait_s=wait_s) as app:
             assert app.catalog.current.get("echo") is not None
             raise LookupError("not an exception group")

@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 from tests.conftest import FIXTURE_WASM
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 
 LONG = SandboxLimits(timeout_s=30)
 

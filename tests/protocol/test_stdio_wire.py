@@ -18,8 +18,8 @@ import mcp.types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
-from server.protocol.stdio import loop_streams
 from tests.conftest import REPO_ROOT, patient_start
+from toolbay.protocol.stdio import loop_streams
 
 pytestmark = pytest.mark.anyio
 
@@ -130,7 +130,7 @@ async def test_every_message_sent_is_written_as_one_line_before_the_streams_clos
 
 def _server(extensions: Path, data_dir: Path, stdout: int | IO[bytes]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
         cwd=REPO_ROOT, env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
         stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.DEVNULL,
     )
@@ -196,7 +196,7 @@ def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
 
 def test_a_client_that_stops_reading_ends_the_session_quietly(extensions_dir: Path, shared_data_dir: Path) -> None:
     with subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--extensions", str(extensions_dir), "--data-dir",
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions_dir), "--data-dir",
          str(shared_data_dir)],
         cwd=REPO_ROOT, env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

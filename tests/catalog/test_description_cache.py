@@ -6,7 +6,6 @@ deleted file and a data folder written by toolbay 0.1 each end with the right to
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from collections.abc import Iterator
@@ -15,19 +14,16 @@ from typing import Any
 
 import pytest
 
-from server.app import Toolbay
-from server.config import Settings, load_settings
-from server.description_cache import (
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.config import Settings, load_settings
+from toolbay.description_cache import (
     INDEX_NAME,
-    LEGACY_FORMAT,
-    PARSER_VERSION,
     CachedCommand,
     CachedFile,
     DescriptionCache,
 )
-from server.discovery import sha256_of
-from server.wasm import WasmRuntime
-from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.wasm import WasmRuntime
 
 pytestmark = pytest.mark.anyio
 
@@ -65,13 +61,13 @@ def no_guest(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 async def _tools(settings: Settings) -> dict[str, Any]:
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         return {handler.name: handler.definition for handler in app.catalog.current}
 
 
 async def _describe(settings: Settings) -> tuple[int, int]:
     """Starts and stops once; the description cache's (hits, misses)."""
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         return app.discovery.cache.hits, app.discovery.cache.misses
 
 
@@ -82,7 +78,7 @@ async def test_a_restart_describes_nothing_and_runs_no_guest(
     assert {"greet", "hashsum"} <= set(first)
     assert (settings.data_dir / "descriptions" / INDEX_NAME).is_file()
     request.getfixturevalue("no_guest")
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         assert (app.discovery.cache.hits, app.discovery.cache.misses) == (2, 0)
         again = {handler.name: handler.definition for handler in app.catalog.current}
     assert again == first
@@ -96,7 +92,7 @@ async def test_a_damaged_index_is_rebuilt_with_a_warning_and_the_tools_still_app
     data = bytearray(index.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one flipped byte, as a bad sector would leave it
     index.write_bytes(bytes(data))
-    with caplog.at_level(logging.WARNING, logger="server.description_cache"):
+    with caplog.at_level(logging.WARNING, logger="toolbay.description_cache"):
         assert await _tools(settings) == first
     assert any("damaged" in record.getMessage() for record in caplog.records)
     caplog.clear()
@@ -132,37 +128,6 @@ async def test_a_deleted_file_stays_gone_although_its_entry_is_kept(
     assert await _describe(settings) == (2, 0)
 
 
-async def test_a_data_folder_of_toolbay_0_1_warm_starts_and_moves_into_the_index(
-    settings: Settings, folders: tuple[Path, Path], request: pytest.FixtureRequest,
-) -> None:
-    first = await _tools(settings)
-    # Rewrite what was cached as toolbay 0.1 kept it: one JSON file per described file, with
-    # a listing in its old shape (made by another schema builder).
-    descriptions = settings.data_dir / "descriptions"
-    index = DescriptionCache(descriptions)
-    legacy = []
-    for path in sorted(folders[0].iterdir()):
-        sha, stem = sha256_of(path), path.stem
-        cached = index.get(sha, stem)
-        assert cached is not None
-        entry = {
-            "format": LEGACY_FORMAT, "parser": PARSER_VERSION, "skipped": list(cached.skipped),
-            "commands": [
-                {"tool_name": c.tool_name, "path": list(c.path), "description": c.description,
-                 "listing": {"builder": "0.1", "input_schema": {}}}
-                for c in cached.commands
-            ],
-        }
-        legacy.append(descriptions / f"{sha}-{stem}.json")
-        legacy[-1].write_text(json.dumps(entry), encoding="utf-8")
-    (descriptions / INDEX_NAME).unlink()
-    request.getfixturevalue("no_guest")
-    assert await _tools(settings) == first
-    assert (descriptions / INDEX_NAME).is_file()
-    assert not any(path.exists() for path in legacy)
-    assert await _describe(settings) == (2, 0)
-
-
 def test_servers_sharing_a_data_folder_keep_each_others_entries(tmp_path: Path) -> None:
     folder = tmp_path / "descriptions"
     setup = DescriptionCache(folder)
@@ -183,11 +148,11 @@ def test_servers_sharing_a_data_folder_keep_each_others_entries(tmp_path: Path) 
 
 
 async def test_a_warm_start_lists_every_tool_but_makes_a_handler_only_for_one_looked_up(settings: Settings) -> None:
-    from handlers.wasm import WasmHandler
-    from server.discovery import ListedTool
+    from toolbay.discovery import ListedTool
+    from toolbay.handlers.wasm import WasmHandler
 
     first = await _tools(settings)
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         catalog = app.catalog.current
         assert {d.name: d for d in catalog.definitions()} == first
         listed = [entry for entry in catalog.entries() if isinstance(entry, ListedTool)]
@@ -200,10 +165,10 @@ async def test_a_warm_start_lists_every_tool_but_makes_a_handler_only_for_one_lo
 
 
 async def test_a_listed_tool_closed_before_its_first_call_says_it_was_replaced(settings: Settings) -> None:
-    from handlers.base import CallContext
-    from server.discovery import ListedTool
+    from toolbay.discovery import ListedTool
+    from toolbay.words import CallContext
 
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         entries = app.catalog.current.entries()
         tool = next(e for e in entries if isinstance(e, ListedTool) and e.definition.name == "greet")
         await tool.close()

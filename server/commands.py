@@ -9,11 +9,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from handlers.base import CallContext, ToolResult
-from server.app import Toolbay
-from server.config import Settings
-from server.discovery import FileOutcome
-from server.types import ToolCall
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.chain.call import ToolCall
+from toolbay.config import Settings
+from toolbay.discovery import FileOutcome
+from toolbay.words import CallContext, ToolResult
 
 # Below this many files to describe, a progress bar is more noise than help.
 PROGRESS_THRESHOLD = 4
@@ -44,15 +44,14 @@ class _DescribeProgress:
             self.progress.stop()
 
 
-async def run_server(settings: Settings) -> None:
-    from server.assembly import assemble
-    from server.protocol.transports import build_http_app, serve_http, serve_stdio
+async def serve_until_stopped(settings: Settings) -> None:
+    from toolbay.assembly import assemble
+    from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
     if settings.transport != "stdio":
         _refuse_unsafe_bind(settings)
     progress = _DescribeProgress()
-    async with Toolbay.open(settings, on_progress=progress,
-                            start_wait_s=settings.discovery.start_wait_s) as app, assemble(app):
+    async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s) as app:
         progress.stop()
         if settings.transport == "stdio":
             await serve_stdio(app)
@@ -62,17 +61,17 @@ async def run_server(settings: Settings) -> None:
 
 def _refuse_unsafe_bind(settings: Settings) -> None:
     """Fails fast, before tools are described; ``serve_http`` checks again with the real chain."""
-    from server.auth import check_bind_safety
-    from server.chain import ChainPolicies, ChainSettings
+    from toolbay.auth import check_bind_safety
+    from toolbay.chain import ChainPolicies, ChainSettings
 
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain))
     check_bind_safety(settings.host, policies.authenticator.configured, settings.http.allow_insecure)
 
 
 async def collect_listing(settings: Settings) -> dict[str, Any]:
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as keeper:
         tools = []
-        for definition in app.catalog.current.definitions():
+        for definition in keeper.catalog.current.definitions():
             properties = definition.input_schema.get("properties", {})
             tools.append({
                 "name": definition.name,
@@ -82,15 +81,15 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "parameters": list(properties),
                 "description": definition.description,
             })
-        skipped = [{"path": s.path, "reason": s.reason} for s in app.skipped_files]
-        return {"tools": tools, "skipped": skipped, "diagnostics": list(app.catalog.current.diagnostics)}
+        skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
+        return {"tools": tools, "skipped": skipped, "diagnostics": list(keeper.catalog.current.diagnostics)}
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
     """One call through the same chain as a served call (validation included), for tool authors."""
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
-    async with Toolbay.open(settings) as app, assemble(app, watch=False):
+    async with assemble(settings, watch=False) as app:
         result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
         if result.is_error and not result.text:
             print(f"toolbay: {tool} failed", file=sys.stderr)

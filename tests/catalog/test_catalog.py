@@ -10,10 +10,11 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
-from server.catalog import Catalog, CatalogHolder
-from server.cli import app as cli
 from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.catalog import Catalog, CatalogHolder
+from toolbay.cli import app as cli
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, ToolDefinition, ToolResult
 
 
 class _Named(Handler):
@@ -73,7 +74,7 @@ def test_toolbay_list_names_both_origins_of_a_clashing_tool(tmp_path: Path, shar
 def test_a_trusted_definition_is_the_one_init_makes() -> None:
     from dataclasses import fields
 
-    from handlers.base import PermissionTier
+    from toolbay.words import PermissionTier
 
     values = ("n", "text", {"type": "object"}, "a title", PermissionTier.READ, ("k",), "wasm:/a/n.wasm", "wasm", True)
     trusted = ToolDefinition.trusted(*values)

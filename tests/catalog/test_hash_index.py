@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from server.discovery import sha256_of
-from server.hash_index import HashIndex
+from toolbay.discovery import sha256_of
+from toolbay.hash_index import HashIndex
 
 
 def _age(path: Path, seconds: float) -> None:

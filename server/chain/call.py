@@ -1,33 +1,20 @@
-"""Types shared by the call path: who is calling, the call itself, and the stage signature.
+"""One ``tools/call`` on its way through the chain, and the shape every stage shares.
 
 Every chain stage (authenticate, rate-limit, authorize, validate, approve) and the
 dispatcher behind them share one shape, ``async (call, call_next) -> ToolResult``,
-so the chain is built once by folding a list (see ``server.chain``).
+so the chain is built once by folding a list (``toolbay.chain.build_chain``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from handlers.base import CallContext, Handler, ToolResult
+from mcp.server.session import ServerSession
 
-Transport = Literal["stdio", "http", "sse", "memory", "cli"]
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """Who is calling. Authentication always yields one, anonymous included."""
-
-    id: str
-    scopes: frozenset[str] = frozenset()
-    kind: Literal["local", "token", "jwt", "anonymous"] = "anonymous"
-    claims: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def anonymous(cls) -> Principal:
-        return cls(id="anonymous")
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, Principal, ToolResult, Transport
 
 
 @dataclass(slots=True)
@@ -44,7 +31,7 @@ class ToolCall:
     # Raw credential presented on this transport (bearer token), if any.
     credential: str | None = None
     # The MCP request's session handle, for elicitation and progress; opaque to stages.
-    session: Any = None
+    session: ServerSession | None = None
     # Seconds spent in each stage, for the audit log.
     timings: dict[str, float] = field(default_factory=dict)
 

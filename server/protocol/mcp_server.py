@@ -2,7 +2,7 @@
 
 ``tools/list`` shows the current catalog snapshot as the caller may see it, paged.
 ``tools/call`` builds a ``ToolCall`` and hands it to the app's pipeline (the chain,
-then dispatch); every outcome leaves through ``server.protocol.results``.
+then dispatch); every outcome leaves through ``toolbay.protocol.results``.
 Sessions register themselves on ``notifications/initialized`` so that catalog
 changes reach them; 2026-07-28 clients hear of them through ``subscriptions/listen``.
 """
@@ -19,14 +19,15 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 
-from handlers.base import CallContext, ProgressCallback
-from server.jobs.tasks import TASK_EXECUTION, tasks_capability
-from server.protocol import results
-from server.protocol.listing import page
-from server.types import ToolCall, Transport
+from toolbay.auth.http import bearer_credential
+from toolbay.chain.call import ToolCall
+from toolbay.jobs.tasks import TASK_EXECUTION, tasks_capability
+from toolbay.protocol import results
+from toolbay.protocol.listing import page
+from toolbay.words import CallContext, ProgressCallback, Transport
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 logger = logging.getLogger(__name__)
 
@@ -37,16 +38,13 @@ INSTRUCTIONS = (
 )
 
 
-class ToolbayServer(Server[Any]):
+class ToolbayMcpServer(Server[Any]):
     """Advertises list-changed notifications, which the SDK leaves off by default, and MCP
-    Tasks when a job manager serves them."""
-
-    tasks_enabled = False
+    Tasks, which the app's job manager serves."""
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         capabilities = super().get_capabilities(*args, **kwargs)
-        if self.tasks_enabled:
-            capabilities.tasks = tasks_capability()
+        capabilities.tasks = tasks_capability()
         return capabilities
 
     def create_initialization_options(
@@ -74,15 +72,15 @@ def _progress_reporter(ctx: ServerRequestContext[Any]) -> ProgressCallback:
     return report
 
 
-def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
+def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
     """One SDK server per transport, all sharing the app's catalog, chain and jobs."""
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        principal = await app.principal_for(ctx, transport)
+        principal = await app.principal_for(transport, bearer_credential(ctx.request))
         visible = app.visible_definitions(principal)
-        execution = TASK_EXECUTION if app.jobs is not None else None
+        execution = TASK_EXECUTION
         return page(visible, params.cursor if params else None, app.settings.http.page_size, execution)
 
     async def on_call_tool(
@@ -98,15 +96,15 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
             context=context,
             transport=transport,
             session=ctx.session,
-            credential=app.credential_for(ctx),
+            credential=bearer_credential(ctx.request),
         )
-        outcome = await app.call(call, request_context=ctx)
+        outcome = await app.call(call)
         return results.tool_result_to_mcp(outcome)
 
     async def on_initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         app.sessions.add(ctx.session)
 
-    server = ToolbayServer(
+    server = ToolbayMcpServer(
         "toolbay",
         version=app.version,
         instructions=INSTRUCTIONS,
@@ -115,6 +113,6 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
         on_subscriptions_listen=ListenHandler(app.sessions.bus),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
-    app.register_extra_handlers(server, transport)
-    server.tasks_enabled = app.jobs is not None
+    for hook in app.server_hooks:
+        hook(server, transport)
     return server

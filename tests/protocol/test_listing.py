@@ -5,8 +5,8 @@ from __future__ import annotations
 import mcp_types as types
 import pytest
 
-from handlers.base import PermissionTier, ToolDefinition
-from server.protocol.listing import definition_to_tool
+from toolbay.protocol.listing import definition_to_tool
+from toolbay.words import PermissionTier, ToolDefinition
 
 DEFINITIONS = [
     ToolDefinition(name="plain", description="Does a thing.", input_schema={"type": "object", "properties": {}}),

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import server.description_cache as description_cache
-from server.app import Toolbay
-from server.cache_pruning import PRUNE_EVERY_S, PRUNED_STAMP, UNUSED_FOR_S, prune_caches
-from server.config import Settings
-from server.description_cache import CachedCommand, CachedFile, DescriptionCache
-from server.discovery import tool_name_for
+import toolbay.description_cache as description_cache
+from toolbay.cache_pruning import PRUNE_EVERY_S, PRUNED_STAMP, UNUSED_FOR_S, prune_caches
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.config import Settings
+from toolbay.description_cache import CachedCommand, CachedFile, DescriptionCache
+from toolbay.discovery import tool_name_for
 
 pytestmark = pytest.mark.anyio
 
@@ -77,7 +77,7 @@ def test_pruning_runs_at_most_once_a_day(tmp_path: Path) -> None:
 async def test_starting_the_server_prunes_but_keeps_what_its_tools_use(
     settings: Settings, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         in_use = app.hashes_in_use()
     stale = _entry(settings.data_dir / "modules", f"{OLD}-fingerprint.cwasm", UNUSED_FOR_S + 60)
     _describe(settings.data_dir / "descriptions", OLD, 31, monkeypatch)
@@ -86,7 +86,7 @@ async def test_starting_the_server_prunes_but_keeps_what_its_tools_use(
     for path in live:
         _age(path, UNUSED_FOR_S + 60)
     _age(settings.data_dir / PRUNED_STAMP, PRUNE_EVERY_S + 60)  # the last pruning was yesterday
-    async with Toolbay.open(settings) as app:
+    async with CatalogKeeper.open(settings) as app:
         hashsum = app.catalog.current.get("hashsum")
         assert hashsum is not None
         described = {(outcome.sha256, tool_name_for(path)) for path, outcome in app._files.items() if outcome.handlers}

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 def _server_params(extensions: Path, data_dir: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir), *extra],
+        args=["-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir), *extra],
         cwd=str(REPO_ROOT),
         env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
     )

@@ -9,8 +9,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
+from toolbay.app import Toolbay
+from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 
@@ -121,10 +121,10 @@ async def test_the_server_advertises_tool_list_changes(toolbay: Toolbay) -> None
 
 
 async def test_a_file_tool_without_a_workspace_tells_the_model_what_to_do_instead(settings: Any) -> None:
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
     settings.workspace = None
-    async with Toolbay.open(settings) as app, assemble(app, watch=False):
+    async with assemble(settings, watch=False) as app:
         with anyio.fail_after(30):
             async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
                 result = await client.call_tool("hashsum", {"file": "notes.txt"})

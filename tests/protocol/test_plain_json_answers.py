@@ -12,8 +12,8 @@ import httpx2
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.transports import serving_http
+from toolbay.app import Toolbay
+from toolbay.protocol.transports import serving_http
 
 pytestmark = pytest.mark.anyio
 

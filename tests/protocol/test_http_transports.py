@@ -11,8 +11,8 @@ import pytest
 from mcp import Client
 from mcp.client.sse import sse_client
 
-from server.app import Toolbay
-from server.protocol.transports import serving_http
+from toolbay.app import Toolbay
+from toolbay.protocol.transports import serving_http
 
 pytestmark = pytest.mark.anyio
 

@@ -22,14 +22,11 @@ import anyio
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus, ToolsListChanged
 
+from toolbay.internals.mcp_sdk import connection_of
+
 logger = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 5.0
-
-
-def _connection_of(session: ServerSession) -> Any:
-    # The SDK exposes no public accessor from the per-message session to its connection.
-    return getattr(session, "_connection", None)
 
 
 class SessionRegistry:
@@ -38,7 +35,7 @@ class SessionRegistry:
         self.bus: SubscriptionBus = bus or InMemorySubscriptionBus()
 
     def add(self, session: ServerSession) -> None:
-        connection = _connection_of(session)
+        connection = connection_of(session)
         key = connection if connection is not None else session
         if key in self._sessions:
             return
@@ -50,7 +47,7 @@ class SessionRegistry:
             logger.warning("cannot tell when this session closes; it is kept until a notification to it fails")
 
     def discard(self, session: ServerSession) -> None:
-        connection = _connection_of(session)
+        connection = connection_of(session)
         self._forget(connection if connection is not None else session)
 
     def _forget(self, key: Any) -> None:
