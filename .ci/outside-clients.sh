@@ -5,6 +5,7 @@
 # TOOLBAY_NODE_TOOLS pointing at that folder.
 #
 #   bash .ci/outside-clients.sh            # install (if needed), conformance, tests/outside
+#   bash .ci/outside-clients.sh --conformance-only   # install (if needed), conformance (.ci/run)
 #   TOOLBAY_NODE_TOOLS=.ci/node uv run pytest tests/outside   # afterwards, by hand
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,4 +49,4 @@ passed=$(grep -c '^.*✓' "$DATA/conformance.log" || true)
 expected=$(grep -c '^  ~ ' "$DATA/conformance.log" || true)
 echo "conformance suite: $passed scenarios passed, $expected expected failures (tests/outside/conformance-expected-failures.yml)"
 
-uv run pytest -q tests/outside
+[ "${1:-}" = "--conformance-only" ] || uv run pytest -q tests/outside

@@ -33,6 +33,7 @@ from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
 from toolbay.wasm.inspect import check_header, check_interface
 from toolbay.wasm.interrupt import (
     OVER_BUDGET,
+    TICK_S,
     EpochTicker,
     RunState,
     install_poll_oneoff,
@@ -71,10 +72,12 @@ class WasmRuntime:
     ``consume_fuel`` makes the engine count fuel so that ``SandboxLimits.fuel`` can be honoured;
     it costs about a quarter more time on CPU-bound guests, so a server whose configuration sets
     no fuel limit may turn it off.
+    ``epoch_tick_s`` is how often running guests are checked (see ``server.wasm.interrupt``).
     """
 
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
-                 consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S) -> None:
+                 consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
+                 epoch_tick_s: float = TICK_S) -> None:
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.consume_fuel = consume_fuel
@@ -91,7 +94,8 @@ class WasmRuntime:
         # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
         # ticker drains the pipes of running guests, so a long print never waits long.
         self._pipes = make_pipe_pool()
-        self._ticker = EpochTicker(self.engine, on_tick=self._pipes.drain_busy if self._pipes else None)
+        self._ticker = EpochTicker(self.engine, epoch_tick_s,
+                                   on_tick=self._pipes.drain_busy if self._pipes else None)
         self.max_workers = max_workers or os.cpu_count() or 1
         # How long a proven-quick tool may run on the event loop (0: never; see server.wasm.quick).
         self.quick_budget_s = quick_budget_s
@@ -252,8 +256,9 @@ class WasmRuntime:
                 start(store)  # type: ignore[operator]  # _export returns the _start Func
         finally:
             set_current_state(None)
-        if state.stop_reason is not None:
-            ending.fail(state.stop_reason)
+        stop_reason = state.reason_at_end()  # asked once the guest has ended, however it ended
+        if stop_reason is not None:
+            ending.fail(stop_reason)
         elif ending.trap is not None and self._near_memory_limit(store, instance, limits.memory_bytes):
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached")
         elif ending.trap == "needs more memory at start than the memory limit allows":

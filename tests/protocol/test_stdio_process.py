@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, patient_start
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +23,7 @@ def _server_params(extensions: Path, data_dir: Path, *extra: str) -> StdioServer
         command=sys.executable,
         args=["-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir), *extra],
         cwd=str(REPO_ROOT),
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
     )
 
 
@@ -44,13 +44,18 @@ async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio() -> None:
         command=sys.executable if entry["command"].startswith("python") else entry["command"],
         args=entry["args"],
         cwd=str(REPO_ROOT),
-        env={**os.environ, **entry.get("env", {})},
+        env=patient_start({**os.environ, **entry.get("env", {})}),
     )
     with anyio.fail_after(60):
         async with Client(params, mode="legacy") as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             counted = await client.call_tool("textkit_count", {"lines": True, "file": ["README.md"]})
     assert {"hashsum", "textkit_count"} <= names
+    # With no --data-dir, the server keeps its data under $XDG_DATA_HOME/toolbay: during tests
+    # the session's temporary home (tests/conftest.py), never the user's.
+    data_dir = Path(os.environ["XDG_DATA_HOME"]) / "toolbay"
+    assert Path(os.environ["HOME"]).name.startswith("toolbay-tests-home-")
+    assert data_dir.is_relative_to(os.environ["HOME"]) and any((data_dir / "modules").iterdir())
     # The project folder is the workspace, so read tools see the project's files.
     readme_lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").count("\n")
     assert counted.is_error is False

@@ -18,7 +18,7 @@ import mcp.types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, patient_start
 from toolbay.protocol.stdio import loop_streams
 
 pytestmark = pytest.mark.anyio
@@ -131,7 +131,7 @@ async def test_every_message_sent_is_written_as_one_line_before_the_streams_clos
 def _server(extensions: Path, data_dir: Path, stdout: int | IO[bytes]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
-        cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        cwd=REPO_ROOT, env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
         stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.DEVNULL,
     )
 
@@ -198,7 +198,7 @@ def test_a_client_that_stops_reading_ends_the_session_quietly(extensions_dir: Pa
     with subprocess.Popen(
         [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions_dir), "--data-dir",
          str(shared_data_dir)],
-        cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        cwd=REPO_ROOT, env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     ) as process:
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
