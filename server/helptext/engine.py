@@ -87,6 +87,14 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
              prose: list[list[str]]) -> None:
     if section.kind == "text":
         return
+    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines)):
+        # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
+        # whether the heading says "positional arguments" or a custom group title.
+        before, block = split
+        _collect(Section(section.title, "commands", block), options, positionals, commands, prose)
+        if section.kind == "positionals" and any(x.strip() for x in before):
+            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose)
+        return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
         entries, _ = read_entries(section.lines, lambda line: base <= indent_of(line) <= base + 1)
@@ -105,14 +113,37 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
     entries, loose = read_entries(section.lines, _is_option_start)
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
-            and any(x.strip().startswith("{") for x in section.lines):
-        _collect(Section(section.title, "commands", section.lines), options, positionals, commands, prose)
+            and (split := _subparser_block(section.lines)):
+        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose)
         return
     if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":
         prose.append(loose)
+
+
+_CHOICE_LINE = re.compile(r"^\{[^{}\s]+,[^{}\s]+\}")
+
+
+def _subparser_block(lines: list[str]) -> tuple[list[str], list[str]] | None:
+    """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it."""
+    for k, line in enumerate(lines):
+        found = _CHOICE_LINE.match(line.strip())
+        if not found:
+            continue
+        names = {n.strip() for n in found.group(0)[1:-1].split(",")}
+        level = indent_of(line)
+        block = []
+        for nxt in lines[k + 1:]:
+            if nxt.strip() and indent_of(nxt) <= level:
+                break
+            block.append(nxt)
+        # The choices listed one per line are commands, not values (a "help" line may come first).
+        first = next((j for j, x in enumerate(block) if x.strip() and x.split()[0] in names), None)
+        if first is not None:
+            return lines[:k], block[first:]
+    return None
 
 
 def _list_indent(lines: list[str]) -> int:
@@ -274,7 +305,7 @@ def _subcommands(entries: list[Entry], rules: Rules, program: str | None) -> lis
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]
-        name = re.split(r"[,|:]", words[0])[0].strip()
+        name = re.split(r"[,|:]", words[0])[0].strip().rstrip("*")  # click marks the default command "query*"
         if not re.fullmatch(r"[A-Za-z0-9][\w.:+-]*", name) or name in seen:
             continue
         rest = " ".join(words[1:])

@@ -155,7 +155,8 @@ def _read_alternative(words: list[str], value_flags: set[str],
 
 
 def _single_positional(inner: str) -> bool:
-    if not inner or inner.startswith("-") or "|" in inner:
+    if not inner or inner.startswith("-") or ("|" in inner and "-" in inner):
         return False
-    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]"; not "[--foo FOO]" or "[a [b]]"
-    return re.fullmatch(r"<?[\w.:/=-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
+    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]"; not "[--foo FOO]",
+    # "[-a | -b]" or "[a [b]]"
+    return re.fullmatch(r"<?[\w.:/=|-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None

@@ -132,6 +132,9 @@ def _score_positionals(case: TruthCase, truth: dict[str, Any], desc: HelpDescrip
     found = 0
     for item in truth.get("positionals", []):
         pos = mine.pop(positional_key(item["name"]), None)
+        if pos is None and item["choices"]:  # argparse prints a choices positional as its choices
+            key = next((k for k, p in mine.items() if sorted(p.choices) == sorted(item["choices"])), None)
+            pos = mine.pop(key) if key else None
         if pos is None:
             score.add("positionals fully right", False)
             score.misses.append(f"{case.label}: positional {item['name']} not found")
