@@ -183,7 +183,9 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
     value_name = None
     if raw:
         value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
-    choices = choices or notes.choices
+    # Prose choices only for a single value ("-H NAME TYPE" takes two: the list is about one).
+    single = takes_value and " " not in (raw or "").strip()
+    choices = choices or notes.choices or (notes.prose_choices if single else ())
     if not takes_value:
         kind = "boolean"
     elif choices:
@@ -192,7 +194,7 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
         kind = "number"
     else:
         kind = value_type(value_name, raw)
-    default = notes.default
+    default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         # argparse prints a metavar, not a type: "--width WIDTH (default 2)" takes a number.
         if re.fullmatch(r"-?\d+", default):
