@@ -286,8 +286,10 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
         if _PROSE_NOISE.match(paragraph):
             continue
         kept.append(paragraph)
-    description = "\n\n".join(kept)
     about = _first_sentence(kept[0]) if kept else ""
+    if kept:  # the model reads about and description together: do not say the about line twice
+        kept[0] = kept[0][len(about):].strip()
+    description = "\n\n".join(k for k in kept if k)
     return name, version, about, description
 
 
