@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from .heads import Head, parse_head
 from .layout import FLAG_START, Entry, Section, indent_of, read_entries, split_sections
-from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
+from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, ValueType
 from .notes import (
     is_repeat_type,
     read_notes,
@@ -196,11 +196,7 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
         kind = value_type(value_name, raw)
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
-        # argparse prints a metavar, not a type: "--width WIDTH (default 2)" takes a number.
-        if re.fullmatch(r"-?\d+", default):
-            kind = "integer"
-        elif re.fullmatch(r"-?\d*\.\d+", default):
-            kind = "number"
+        kind = _type_from_default(default)
     if kind == "boolean" and default is not None and default.lower() not in ("true", "false"):
         default = None
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
@@ -218,6 +214,13 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
     )
+
+
+def _type_from_default(default: str) -> ValueType:
+    """argparse prints a metavar, not a type: "--width WIDTH (default 2)" takes a number. A
+    default is the only evidence then, and "3" does not say that 2.5 is refused: the wider
+    type is taken (a value name such as N or COUNT has already said integer)."""
+    return "number" if re.fullmatch(r"-?(?:\d+\.?\d*|\.\d+)", default) else "string"
 
 
 def join_description(lines: list[str]) -> str:
@@ -334,8 +337,9 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         from_usage = usage_by_key.pop(key, None)
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
         required = from_usage.required if from_usage is not None else not head.startswith("[")
-        out.append(PositionalSpec(_display_name(name), required, variadic,
-                                  join_description(entry.description), choices))
+        text = join_description(entry.description)
+        out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
+                                  _positional_type(name, text, choices)))
     if has_commands:
         return out
     for pos in usage_by_key.values():
@@ -344,8 +348,18 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
             out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
         elif _display_name(strip_brackets(pos.name)):
             name = _display_name(strip_brackets(pos.name))
-            out.append(PositionalSpec(name, pos.required, pos.variadic, ""))
+            out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ())))
     return out
+
+
+def _positional_type(name: str, description: str, choices: tuple[str, ...]) -> ValueType:
+    if choices:
+        return "enum"
+    kind: ValueType = value_type(name, name)  # type: ignore[assignment]
+    if kind == "string":
+        default = read_notes([description]).default if description else None
+        kind = _type_from_default(default) if default is not None else kind
+    return kind
 
 
 def _display_name(name: str) -> str:

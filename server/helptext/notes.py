@@ -60,9 +60,10 @@ _YARGS_TYPE = re.compile(r"\[(boolean|string|number|array|count)\]")
 _LIST_ITEM = re.compile(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
 
 _INTEGER_WORDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
-                  "integer", "num", "number", "n", "count", "intslice", "ints", "uintslice",
+                  "integer", "num", "n", "count", "intslice", "ints", "uintslice",
                   "integer range", "port"}
-_NUMBER_WORDS = {"float", "float32", "float64", "float range", "floatslice", "decimal", "ratio"}
+_NUMBER_WORDS = {"float", "float32", "float64", "float range", "floatslice", "decimal", "ratio", "number", "f64",
+                 "f32", "double", "real", "seconds", "secs"}
 _PATH_WORDS = {"path", "file", "filename", "dir", "directory", "filepath", "paths", "files", "dirs", "folder",
                "pathfile", "infile", "outfile", "file_path", "dir_path", "output_file"}
 _REPEAT_TYPES = {"stringarray", "strings", "stringslice", "intslice", "ints", "uintslice", "floatslice",

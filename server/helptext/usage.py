@@ -122,7 +122,8 @@ def _read_alternative(words: list[str], value_flags: set[str],
             dots = word.endswith("...")
             if word[0] == "[" and _single_positional(inner):
                 name = inner.rstrip(".").strip()
-                variadic = dots or inner.endswith("...") or bool(re.search(r"\s\.\.\.", inner))
+                # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
+                variadic = dots or inner.endswith("..") or bool(re.search(r"\s\.\.\.", inner))
                 name = name.split(" ")[0].rstrip(".")
                 if name.lower().strip("<>") not in _PLACEHOLDERS | _COMMAND_WORDS:
                     positionals.append(UsagePositional(name, False, variadic))

@@ -72,6 +72,11 @@ def _schema_type(kind: str) -> str:
     return "string" if kind in ("path", "enum") else kind
 
 
+def _accepts(read: str, defined: str | None) -> bool:
+    """A schema type refuses no value of the defined type: "number" takes integers, "string" all."""
+    return defined is None or read == defined or read == "string" or (read, defined) == ("number", "integer")
+
+
 def score_case(case: TruthCase, score: Score) -> None:
     truth = json.loads(case.truth_file.read_text())
     if isinstance(truth, list):  # an older truth file: options only
@@ -97,6 +102,7 @@ def score_case(case: TruthCase, score: Score) -> None:
         }
         if item["takes_value"]:
             checks["type"] = _schema_type(opt.type) == item.get("type", _schema_type(opt.type))
+            score.add("type accepts every defined value", _accepts(_schema_type(opt.type), item.get("type")))
         if item["takes_value"] and (item["choices"] or opt.choices):
             checks["choices"] = sorted(opt.choices) == sorted(item["choices"])
         if item["choices"]:
@@ -142,6 +148,8 @@ def _score_positionals(case: TruthCase, truth: dict[str, Any], desc: HelpDescrip
         found += 1
         ok = (pos.required == item["required"] and pos.variadic == item["variadic"]
               and sorted(pos.choices) == sorted(item["choices"]))
+        if "type" in item and not item["choices"]:
+            score.add("positional type", _schema_type(pos.type) == item["type"])
         score.add("positionals fully right", ok)
         if not ok:
             score.misses.append(f"{case.label}: positional {item['name']}: read required={pos.required} "
@@ -168,7 +176,8 @@ def _score_subcommands(case: TruthCase, truth: dict[str, Any], desc: HelpDescrip
 
 REPORTED = (
     "options fully right", "options fully right incl. repeatable and type", "field takes_value",
-    "field required", "field choices", "field repeatable", "field type", "choice lists exact",
+    "field required", "field choices", "field repeatable", "field type", "type accepts every defined value",
+    "positional type", "choice lists exact",
     "defaults found", "defaults found right", "options that exist", "positionals fully right",
     "positionals that exist", "subcommands found", "subcommands that exist",
 )

@@ -94,6 +94,8 @@ _SCALAR_TYPES = {int: "integer", float: "number"}
 def _text(value: Any) -> str | None:
     if value is None or value is argparse.SUPPRESS or isinstance(value, bool):
         return None
+    if " object at 0x" in repr(getattr(value, "value", value)):  # a "no default" sentinel (click's UNSET)
+        return None
     if isinstance(value, (list, tuple)):
         return None if not value else ",".join(str(v) for v in value)
     return str(getattr(value, "value", value))
@@ -116,6 +118,7 @@ def argparse_truth(parser: argparse.ArgumentParser) -> dict[str, Any]:
                 "required": nargs not in ("?", "*", argparse.REMAINDER),
                 "variadic": nargs in ("+", "*", argparse.REMAINDER) or (isinstance(nargs, int) and nargs > 1),
                 "choices": choices,
+                "type": _SCALAR_TYPES.get(action.type, "string"),  # type: ignore[call-overload]
             })
             continue
         takes_value = action.nargs != 0
@@ -187,6 +190,7 @@ def click_truth(command: Any, ctx: Any) -> dict[str, Any]:
                 "required": bool(param.required),
                 "variadic": param.nargs == -1 or param.nargs > 1,
                 "choices": choices,
+                "type": _click_type(param),
             })
             continue
         flag = bool(param.is_flag or param.count)
