@@ -24,7 +24,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.auth import BearerAuthMiddleware, check_bind_safety
+from server.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
+from server.auth.bind import host_header_spelling
 from server.protocol import plain_json
 from server.protocol.server import ToolbayServer, build_mcp_server
 from server.protocol.stdio import stdio_streams
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+# Host names a local client may use whatever loopback address is bound.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 async def serve_stdio(app: Toolbay) -> None:
@@ -57,14 +59,16 @@ class _SseEndpoint:
 
 
 def _security_for(host: str) -> TransportSecuritySettings | None:
-    # DNS-rebinding protection for loopback binds, as the SDK does for streamable HTTP.
-    if host in LOOPBACK_HOSTS:
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
-    return None
+    """Host/Origin checks (DNS rebinding) for every bind that needs no authentication because
+    it is loopback: the same rule, ``is_loopback``, decides both."""
+    if not is_loopback(host):
+        return None
+    names = dict.fromkeys((*LOOPBACK_HOSTS, host_header_spelling(host)))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[spelling for name in names for spelling in (name, f"{name}:*")],
+        allowed_origins=[f"http://{spelling}" for name in names for spelling in (name, f"{name}:*")],
+    )
 
 
 def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
@@ -124,6 +128,13 @@ async def serve_http(
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((settings.host, settings.port))
+    # Decided again from the address the name actually bound to, in case it resolved
+    # differently from when the app was built.
+    try:
+        check_bind_safety(sock.getsockname()[0], configured, settings.http.allow_insecure)
+    except BaseException:
+        sock.close()
+        raise
     sock.listen(2048)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
