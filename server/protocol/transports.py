@@ -8,6 +8,7 @@ server answers clients of either kind.
 from __future__ import annotations
 
 import logging
+import resource
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -27,11 +28,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from server.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from server.auth.bind import host_header_spelling
 from server.protocol import plain_json
+from server.protocol.connection_guard import GuardLimits, guarded_protocol
 from server.protocol.server import ToolbayServer, build_mcp_server
 from server.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
     from server.app import Toolbay
+    from server.config import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +112,18 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     return starlette_app
 
 
+def _guard_limits(settings: Settings) -> GuardLimits:
+    # Leave room under the open-files limit for the data folder, the tools and the log.
+    files_soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    room = files_soft - 128 if files_soft != resource.RLIM_INFINITY else settings.http.max_connections
+    return GuardLimits(
+        header_timeout_s=settings.http.header_timeout_s,
+        body_timeout_s=settings.http.body_timeout_s,
+        max_connections=max(1, min(settings.http.max_connections, room)),
+        max_per_peer=settings.http.max_connections_per_peer,
+    )
+
+
 async def serve_http(
     app: Toolbay,
     starlette_app: ASGIApp,
@@ -139,6 +154,7 @@ async def serve_http(
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         starlette_app,
+        http=guarded_protocol(_guard_limits(settings)),
         log_level=settings.log_level if settings.log_level != "info" else "warning",
         lifespan="on",
         access_log=False,
