@@ -55,3 +55,27 @@ async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio() -> None:
     readme_lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").count("\n")
     assert counted.is_error is False
     assert counted.content[0].text.split()[0] == str(readme_lines)
+
+
+async def test_a_client_that_closes_its_input_and_reads_no_answers_lets_the_server_end_cleanly(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    """Several megabytes of answers are never read: the server drops them, says so, exits 0."""
+    requests = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    requests += [{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(1, 200)]
+    log = tmp_path / "stderr.txt"
+    params = _server_params(extensions_dir, shared_data_dir)
+    with log.open("wb") as stderr:
+        async with await anyio.open_process([params.command, *params.args], cwd=params.cwd, env=params.env,
+                                            stderr=stderr) as process:
+            assert process.stdin is not None
+            await process.stdin.send(b"".join(json.dumps(request).encode() + b"\n" for request in requests))
+            await process.stdin.aclose()
+            with anyio.fail_after(90):
+                returncode = await process.wait()
+    said = log.read_text(encoding="utf-8")
+    assert returncode == 0, said
+    assert "the client did not read its last answers: dropped" in said
+    assert "Traceback" not in said
