@@ -27,6 +27,9 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from server.protocol.parse_errors import error_for, error_message
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +141,12 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
     dropped = _Dropped()
 
     async def deliver(item: SessionMessage | Exception) -> None:
+        if isinstance(item, _Unparsable):
+            # The SDK's session drops what it cannot parse without a word; JSON-RPC asks for a
+            # parse error (with a null id, as the id could not be read).
+            logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
+            await outgoing.send(SessionMessage(error_message(item.error)))
+            return
         if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest):
             unanswered.add(item.message.id)
         await incoming_send.send(item)
@@ -303,8 +312,18 @@ class _Unanswered:
             await self._empty.wait()
 
 
+class _Unparsable(ValueError):
+    """A line that is not a JSON-RPC message, with the error to answer it with."""
+
+    def __init__(self, error: types.ErrorData) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 def _parse(line: bytes) -> SessionMessage | Exception:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except Exception as exc:  # the server answers a parse error; the stream goes on
+    except ValidationError as exc:  # answered with an error; the stream goes on
+        return _Unparsable(error_for(exc))
+    except Exception as exc:
         return exc

@@ -29,6 +29,7 @@ from server.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from server.auth.bind import host_header_spelling
 from server.protocol import plain_json
 from server.protocol.connection_guard import GuardLimits, guarded_protocol
+from server.protocol.parse_errors import AnswerUnparsableMessages
 from server.protocol.server import ToolbayServer, build_mcp_server
 from server.protocol.stdio import stdio_streams
 
@@ -86,7 +87,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
 
     extra_routes: list[Any] = [
         Route("/sse", endpoint=_SseEndpoint(sse, sse_server), methods=["GET"]),
-        Mount("/messages/", app=sse.handle_post_message),
+        Mount("/messages/", app=AnswerUnparsableMessages(sse.handle_post_message)),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
     http_server = build_mcp_server(app, "http")

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import REPO_ROOT
+from tests.serving.hostile_messages import HOSTILE_MESSAGES
 
 pytestmark = pytest.mark.anyio
 
@@ -79,3 +80,27 @@ async def test_a_client_that_closes_its_input_and_reads_no_answers_lets_the_serv
     assert returncode == 0, said
     assert "the client did not read its last answers: dropped" in said
     assert "Traceback" not in said
+
+
+
+
+async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and_the_session_goes_on(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        *HOSTILE_MESSAGES.values(),
+        json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"})]
+    params = _server_params(extensions_dir, shared_data_dir)
+    with anyio.fail_after(90):
+        done = await anyio.run_process([params.command, *params.args], cwd=params.cwd, env=params.env,
+                                       input="\n".join(lines).encode() + b"\n", check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    errors = [answer["error"] for answer in answers if "error" in answer]
+    assert [error["code"] for error in errors] == [-32700, -32700, -32700], answers
+    assert "recursion limit exceeded" in errors[0]["message"]
+    assert "hex escape" in errors[2]["message"]
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
+    assert done.returncode == 0
+    assert b"Traceback" not in done.stderr
