@@ -104,3 +104,18 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
     assert done.returncode == 0
     assert b"Traceback" not in done.stderr
+
+
+async def test_the_server_starts_on_a_damaged_job_database_and_keeps_it_aside(
+    extensions_dir: Path, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "jobs.sqlite3").write_bytes(b"this is not an SQLite database" * 100)
+    params = _server_params(extensions_dir, data_dir)
+    with anyio.fail_after(120):
+        async with Client(params, mode="legacy") as client:
+            result = await client.call_tool("hashsum", {"text": "abc"})
+    assert result.is_error is False
+    [kept] = [p for p in data_dir.iterdir() if p.name.startswith("jobs.sqlite3.damaged-")]
+    assert kept.read_bytes() == b"this is not an SQLite database" * 100
