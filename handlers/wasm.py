@@ -136,6 +136,10 @@ class WasmHandler(Handler):
             tail = self.to_argv(options)
         except ValueError as error:
             return ToolResult.error(f"Cannot build the command line for {self.name!r}: {error}")
+        if any("\x00" in part for part in tail):
+            # The chain refuses these first; a C string would end at the NUL, running what was not asked.
+            return ToolResult.error(f"Cannot build the command line for {self.name!r}: an argument contains a NUL "
+                                    "character (\\u0000).")
         return RunRequest(
             argv=[self.program_name, *self.subcommand_path, *tail],
             stdin=stdin.encode() if stdin is not None else None,

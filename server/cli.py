@@ -202,8 +202,12 @@ def call(
     settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
     try:
-        arguments = json.loads(args)
-    except json.JSONDecodeError as exc:
+        # The protocol's own parser: nesting deeper than it takes and lone surrogates are
+        # refused here as they would be over the wire.
+        from pydantic_core import from_json
+
+        arguments = from_json(args)
+    except ValueError as exc:
         err.print(f"toolbay: --args is not valid JSON: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):

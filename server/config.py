@@ -82,6 +82,18 @@ class DiscoverySettings(_Section):
 class HttpSettings(_Section):
     allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")
     page_size: int = Field(200, ge=1, le=10_000, description="Tools per tools/list page.")
+    header_timeout_s: float = Field(
+        10.0, gt=0, le=3600, description="A request's line and headers must arrive within this, or it is closed."
+    )
+    body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="Longest pause while a request body is read before it is closed."
+    )
+    max_connections: int = Field(
+        4096, ge=1, le=1_000_000,
+        description="Open HTTP connections in all (at most the open-files limit less 128); "
+        "at the cap a new one replaces the slowest still sending its headers.",
+    )
+    max_connections_per_peer: int = Field(256, ge=1, le=1_000_000, description="Open HTTP connections per client IP.")
 
 
 class JobSettings(_Section):

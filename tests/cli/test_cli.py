@@ -63,6 +63,17 @@ def test_call_with_arguments_that_are_not_json_exits_2_with_a_reason(shared_data
     assert "not valid JSON" in result.stderr
 
 
+def test_call_with_arguments_nested_too_deep_or_holding_a_lone_surrogate_exits_2_in_one_line(
+    shared_data_dir: Path
+) -> None:
+    deep_object = '{"text": ' + '{"a": ' * 5000 + "1" + "}" * 5000 + "}"
+    for bad in (deep_object, '{"text": "\\ud800"}', "[" * 20000 + "]" * 20000):
+        result = runner.invoke(app, ["call", "hashsum", "--args", bad, "--data-dir", str(shared_data_dir)])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("toolbay: --args is not valid JSON: ")
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
 def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["call", "textkit_count", "--args", '{"file": ["missing.txt"]}',
                                  "--workspace", str(tmp_path), "--data-dir", str(shared_data_dir)])
