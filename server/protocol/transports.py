@@ -29,8 +29,8 @@ from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
-from toolbay.protocol.parse_errors import AnswerUnparsableMessages
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
+from toolbay.protocol.parse_errors import AnswerUnparsableMessages
 from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:

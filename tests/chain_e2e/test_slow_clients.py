@@ -20,9 +20,9 @@ import httpx2
 import pytest
 from anyio.streams.text import TextReceiveStream
 
-from toolbay.config import Settings
 from tests.chain_e2e.conftest import Tokens, connect
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from toolbay.config import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

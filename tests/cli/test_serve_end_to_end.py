@@ -96,12 +96,14 @@ def test_the_data_folder_comes_from_the_flag_then_the_environment_then_the_file_
         extensions: Path, tmp_path: Path) -> None:
     in_file, in_env, in_flag = tmp_path / "from-file", tmp_path / "from-env", tmp_path / "from-flag"
     config = write_config(tmp_path / "toolbay.toml", f"data_dir = {str(in_file)!r}")
-    default = Path(os.environ["XDG_DATA_HOME"]) / "toolbay"  # the session's temporary home
+    # A data home of this test's own: other tests may have used the session's default folder.
+    home = {"XDG_DATA_HOME": str(tmp_path / "data-home")}
+    default = tmp_path / "data-home" / "toolbay"
     listing = ["list", "--json", "--extensions", str(extensions)]
-    env = {"TOOLBAY_DATA_DIR": str(in_env)}
+    env = {**home, "TOOLBAY_DATA_DIR": str(in_env)}
     runs = [  # each run adds one data folder: the one its winning source names
-        ("default", [], {}, default),
-        ("file over default", ["--config", str(config)], {}, in_file),
+        ("default", [], home, default),
+        ("file over default", ["--config", str(config)], home, in_file),
         ("environment over file", ["--config", str(config)], env, in_env),
         ("flag over environment", ["--config", str(config), "--data-dir", str(in_flag)], env, in_flag),
     ]

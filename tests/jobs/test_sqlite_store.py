@@ -146,7 +146,7 @@ async def test_a_damaged_database_is_moved_aside_kept_and_replaced_by_a_fresh_on
         assert await store.get("alice", "job_1") is None
     [kept] = _damaged_copies(db_path)
     assert kept.read_bytes() == bytes(data)  # the damaged file is kept as it was
-    warnings = [r.getMessage() for r in caplog.records if r.name == "server.jobs.sqlite"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "toolbay.jobs.sqlite"]
     assert len(warnings) == 1
     assert f"moved it to {kept}" in warnings[0] and "started a fresh one" in warnings[0]
 
