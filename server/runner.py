@@ -95,3 +95,20 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
         if result.is_error and not result.text:
             print(f"toolbay: {tool} failed", file=sys.stderr)
         return result
+
+
+async def search_served(settings: Settings, query: str, limit: int) -> dict[str, Any]:
+    """``toolbay search QUERY``: the search tool's answer over what the server would serve."""
+    from server.assembly import assemble
+    from server.search import SearchIndex
+    from server.search.batch import outcome_record
+
+    async with Toolbay.open(settings) as app, assemble(app, watch=False):
+        index = SearchIndex()
+        definitions = app.visible_definitions(app.local_principal)
+        index.put_many(definitions)
+        record = outcome_record(query, index.search(query, limit))
+        descriptions = {definition.name: definition.description for definition in definitions}
+        for result in record["results"]:
+            result["description"] = descriptions[result["name"]]
+        return record
