@@ -61,6 +61,8 @@ class Toolbay:
         self.policies: ChainPolicies | None = None
         self.jobs: JobManager | None = None
         self.local_principal = Principal(id="local", scopes=frozenset({"tools:exec"}), kind="local")
+        # Narrows what a session's tools/list shows (search-first disclosure); set by assembly.
+        self.listing_filter: Callable[[list[ToolDefinition], Any], list[ToolDefinition]] | None = None
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -135,6 +137,9 @@ class Toolbay:
             raise UnknownTool(call.name)
         if call.principal is not None:
             call.context.caller = call.principal.id
+            call.context.extras["principal"] = call.principal  # for built-ins that answer per caller
+        if call.session is not None:
+            call.context.extras["session"] = call.session
         # A call that must become a job (declared background, or a task-augmented request)
         # never takes the quick way.
         if not handler.definition.background and not job_asked_for():
@@ -190,6 +195,11 @@ class Toolbay:
         if self.policies is None:
             return definitions
         return self.policies.authorizer.visible(principal, definitions)
+
+    def listed_definitions(self, principal: Principal, session: Any) -> list[ToolDefinition]:
+        """What this session's tools/list shows: the caller's tools, as disclosure lists them."""
+        visible = self.visible_definitions(principal)
+        return visible if self.listing_filter is None else self.listing_filter(visible, session)
 
     def register_extra_handlers(self, server: Any, transport: Transport) -> None:
         for hook in self._extra_handler_hooks:

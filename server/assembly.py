@@ -13,11 +13,13 @@ import anyio
 
 from handlers.jobs import job_tools
 from handlers.refresh import RefreshToolsHandler
+from handlers.search import SearchToolsHandler
 from server.app import Toolbay
 from server.chain import ChainPolicies, ChainSettings
 from server.jobs import JobManager, SqliteJobStore
 from server.jobs.tasks import install as install_tasks
 from server.protocol import results
+from server.protocol.disclosure import Disclosure
 from server.protocol.elicitation import ask_by_elicitation
 from server.types import Transport
 from server.watcher import ExtensionWatcher
@@ -50,7 +52,9 @@ async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay
                           to_call_result=results.tool_result_to_mcp)
 
         app.add_server_hook(add_tasks)
-        app.add_builtins([RefreshToolsHandler(rescan), *job_tools(manager)])
+        disclosure = Disclosure(settings.disclosure, app.catalog, policies.authorizer.can_use)
+        app.listing_filter = disclosure.listed
+        app.add_builtins([RefreshToolsHandler(rescan), SearchToolsHandler(disclosure.search), *job_tools(manager)])
         if watch:
             await group.start(ExtensionWatcher(app).run)
         try:
@@ -58,3 +62,5 @@ async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay
         finally:
             group.cancel_scope.cancel()
             app.jobs = None
+            app.listing_filter = None
+            disclosure.close()

@@ -81,7 +81,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         principal = await app.principal_for(ctx, transport)
-        visible = app.visible_definitions(principal)
+        visible = app.listed_definitions(principal, ctx.session)
         execution = TASK_EXECUTION if app.jobs is not None else None
         return page(visible, params.cursor if params else None, app.settings.http.page_size, execution)
 

@@ -83,5 +83,9 @@ def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:
     if not isinstance(schema, Mapping):
         raise ValueError(f"tool {name!r}: 'inputSchema' must be an object")
     title = tool.get("title") if isinstance(tool.get("title"), str) else None
-    return ToolDefinition(name=name, description=description, input_schema=schema, title=title, source="catalog",
-                          origin="catalog")
+    # toolbay lists a tool's ``Keywords:`` in its _meta; other servers' tools have none there.
+    meta = tool.get("_meta")
+    keywords = meta.get("toolbay/keywords") if isinstance(meta, Mapping) else None
+    keywords = tuple(k for k in keywords if isinstance(k, str)) if isinstance(keywords, list) else ()
+    return ToolDefinition(name=name, description=description, input_schema=schema, title=title, keywords=keywords,
+                          source="catalog", origin="catalog")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from handlers.base import ToolDefinition
 from server.search import SearchIndex
+from server.search.documents import definition_from_mcp
 
 
 def tool(name: str, description: str, **properties: str) -> ToolDefinition:
@@ -120,3 +121,10 @@ def test_an_index_that_changed_a_lot_one_tool_at_a_time_ranks_as_one_built_whole
     whole = index_of()
     for query in ("json document", "weather for a city", "sha256", "画像のサイズ"):
         assert names(one_by_one, query) == names(whole, query), query
+
+
+def test_keywords_find_a_tool_whose_description_does_not_say_them() -> None:
+    index = index_of([*CATALOG, definition_from_mcp({
+        "name": "jq_like", "description": "Select parts of a document.", "inputSchema": {"type": "object"},
+        "_meta": {"toolbay/keywords": ["jmespath", "query"]}})])
+    assert names(index, "jmespath")[0] == "jq_like"

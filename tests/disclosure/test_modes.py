@@ -1,0 +1,48 @@
+"""The disclosure mode and levels over the bundled tools (no large catalog needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from server.app import Toolbay
+from server.assembly import assemble
+from server.config import load_settings
+from server.protocol.disclosure import one_line
+
+pytestmark = pytest.mark.anyio
+
+
+async def schemas(data_dir: Path, **disclosure: Any) -> dict[str, Any]:
+    settings = load_settings(None, data_dir=data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(update=disclosure)})
+    with anyio.fail_after(60):
+        async with Toolbay.open(settings) as app, assemble(app, watch=False):
+            return {d.name: d.input_schema for d in app.listed_definitions(app.local_principal, None)}
+
+
+async def test_auto_lists_everything_in_full_under_the_token_budget_and_search_first_over_it(
+        shared_data_dir: Path) -> None:
+    under = await schemas(shared_data_dir, mode="auto", token_budget=1_000_000)
+    over = await schemas(shared_data_dir, mode="auto", token_budget=100)
+    assert "algorithm" in under["hashsum"]["properties"]
+    assert over["hashsum"] == {"type": "object"}
+    assert "query" in over["search_tools"]["properties"]
+    assert set(under) == set(over)  # the bundled folder is connected: every tool still listed
+
+
+async def test_full_mode_ignores_the_budget_and_essential_patterns_stay_in_full(shared_data_dir: Path) -> None:
+    full = await schemas(shared_data_dir, mode="full", token_budget=0)
+    first = await schemas(shared_data_dir, mode="search-first", essential=["jsonkit_*"])
+    assert "algorithm" in full["hashsum"]["properties"]
+    assert "properties" in first["jsonkit_fmt"] and first["textkit_count"] == {"type": "object"}
+
+
+def test_one_line_is_the_first_line_cut_at_a_word() -> None:
+    assert one_line("Pretty-print JSON.\n\nMore text.") == "Pretty-print JSON."
+    long = "word " * 40
+    cut = one_line(long)
+    assert len(cut) <= 101 and cut.endswith("…") and not cut.endswith(" …")
