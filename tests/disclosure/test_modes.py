@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from handlers.base import ToolDefinition
 from server.app import Toolbay
 from server.assembly import assemble
-from server.config import load_settings
-from server.protocol.disclosure import one_line
+from server.catalog import CatalogHolder
+from server.config import DisclosureSettings, load_settings
+from server.protocol.disclosure import Disclosure, Level, one_line
+from server.types import Principal
 
 pytestmark = pytest.mark.anyio
 
@@ -46,3 +50,19 @@ def test_one_line_is_the_first_line_cut_at_a_word() -> None:
     long = "word " * 40
     cut = one_line(long)
     assert len(cut) <= 101 and cut.endswith("…") and not cut.endswith(" …")
+
+
+def test_catalog_folders_are_searchable_by_configuration_or_by_a_callers_scope() -> None:
+    settings = DisclosureSettings(catalog=[Path("/srv/shared-tools"), Path("/srv/finance")], catalog_allow=[])
+    disclosure = Disclosure(settings, CatalogHolder(), lambda principal, definition: True)
+    nobody = Principal(id="a", scopes=frozenset({"tools:exec"}))
+    finance = Principal(id="b", scopes=frozenset({"tools:read", "catalog:fin*"}))
+    assert not disclosure.may_search_catalog(nobody, "finance")
+    assert disclosure.may_search_catalog(finance, "finance")
+    assert not disclosure.may_search_catalog(finance, "shared-tools")
+    opened = Disclosure(settings.model_copy(update={"catalog_allow": ["shared-*"]}), CatalogHolder(),
+                        lambda principal, definition: True)
+    assert opened.may_search_catalog(nobody, "shared-tools")
+    tool = ToolDefinition(name="t", description="", input_schema={}, origin="wasm:/srv/finance/t.wasm", source="wasm")
+    assert opened.level_of(tool) is Level.CATALOG
+    assert opened.level_of(replace(tool, origin="wasm:/srv/other/t.wasm")) is Level.CONNECTED
