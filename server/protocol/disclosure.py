@@ -70,8 +70,10 @@ def deferred(definition: ToolDefinition) -> ToolDefinition:
 
 
 def _session_key(session: Any) -> Any:
-    # The SDK's per-message session proxy: its connection is what lasts (see sessions.py).
-    return getattr(session, "_connection", None) or session
+    """The connection behind the SDK's per-message session proxy: what lasts as long as the
+    session (see sessions.py). None on the 2026-07-28 protocol, which has no standing session:
+    its clients call what they found by name, with the schema the search returned."""
+    return getattr(session, "_connection", None)
 
 
 class Disclosure:
@@ -134,7 +136,7 @@ class Disclosure:
         """What this session's ``tools/list`` shows of the tools the caller may use."""
         if not self.search_first():
             return visible
-        promoted = self._promoted.get(_session_key(session), set())
+        promoted = self._promoted.get(_session_key(session), set()) if session is not None else set()
         listed: list[ToolDefinition] = []
         for definition in visible:
             level = self.level_of(definition)
@@ -173,9 +175,9 @@ class Disclosure:
         return {"results": results, "no_match": outcome.no_match}
 
     async def _promote(self, session: Any, names: list[str]) -> None:
-        if session is None or not names:
-            return
         key = _session_key(session)
+        if key is None or not names:
+            return
         promoted = self._promoted.get(key)
         if promoted is None:
             promoted = self._promoted[key] = set()

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import Client
 
 from handlers.base import ToolDefinition
 from server.app import Toolbay
@@ -15,15 +16,19 @@ from server.assembly import assemble
 from server.catalog import CatalogHolder
 from server.config import DisclosureSettings, load_settings
 from server.protocol.disclosure import Disclosure, Level, one_line
+from server.protocol.server import build_mcp_server
 from server.types import Principal
 
 pytestmark = pytest.mark.anyio
+
+# Generous: a limit against hanging, not a speed test (the machine may be busy).
+WAIT_S = 180
 
 
 async def schemas(data_dir: Path, **disclosure: Any) -> dict[str, Any]:
     settings = load_settings(None, data_dir=data_dir)
     settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(update=disclosure)})
-    with anyio.fail_after(60):
+    with anyio.fail_after(WAIT_S):
         async with Toolbay.open(settings) as app, assemble(app, watch=False):
             return {d.name: d.input_schema for d in app.listed_definitions(app.local_principal, None)}
 
@@ -66,3 +71,17 @@ def test_catalog_folders_are_searchable_by_configuration_or_by_a_callers_scope()
     tool = ToolDefinition(name="t", description="", input_schema={}, origin="wasm:/srv/finance/t.wasm", source="wasm")
     assert opened.level_of(tool) is Level.CATALOG
     assert opened.level_of(replace(tool, origin="wasm:/srv/other/t.wasm")) is Level.CONNECTED
+
+
+async def test_search_tools_answers_clients_of_the_sessionless_protocol_too(shared_data_dir: Path) -> None:
+    settings = load_settings(None, data_dir=shared_data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"mode": "search-first"})})
+    with anyio.fail_after(WAIT_S):
+        async with Toolbay.open(settings) as app, assemble(app, watch=False), \
+                Client(build_mcp_server(app, "memory"), mode="2026-07-28") as client:
+            found = await client.call_tool("search_tools", {"query": "sha256 digest"})
+            called = await client.call_tool("hashsum", {"text": "abc", "algorithm": "md5"})
+    assert found.structured_content is not None
+    assert found.structured_content["results"][0]["name"] == "hashsum"
+    assert "900150983cd24fb0d6963f7d28e17f72" in called.content[0].text  # type: ignore[union-attr]

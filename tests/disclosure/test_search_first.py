@@ -20,7 +20,8 @@ from tests.reload.conftest import ListChanged
 
 pytestmark = pytest.mark.anyio
 
-WAIT_S = 120
+# Generous: a limit against hanging, not a speed test (the machine may be busy).
+WAIT_S = 180
 
 
 @asynccontextmanager
