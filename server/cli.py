@@ -222,6 +222,60 @@ def call(
         raise typer.Exit(1)
 
 
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(metavar="[QUERY]", help="What the tool should do, in any language.")]
+    = None,
+    limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1, help="At most this many tools.")] = 10,
+    catalog: Annotated[Path | None, typer.Option(
+        "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools.")] = None,
+    queries: Annotated[Path | None, typer.Option(
+        "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line.')] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
+    extensions: ExtensionsOption = None,
+    data_dir: DataDirOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Search tools as the server's search tool would: the served ones for QUERY, or a
+    catalog file for a file of queries (one JSON line each: id, results [{name, score}], no_match)."""
+    if catalog is not None or queries is not None:
+        if catalog is None or queries is None or query is not None:
+            err.print("toolbay: --catalog and --queries go together, without a QUERY",
+                      markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
+        from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
+
+        try:
+            definitions, asked = read_catalog(catalog), read_queries(queries)
+        except SearchInputError as exc:
+            err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        out = sys.stdout
+        for record in run_batch(definitions, asked, limit):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    if query is None:
+        err.print("toolbay: give a QUERY, or --catalog and --queries", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    settings = _settings(config, extensions=extensions, data_dir=data_dir)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    from toolbay.commands import search_served
+
+    record = _run(search_served, settings, query, limit)
+    if as_json:
+        typer.echo(json.dumps(record, ensure_ascii=False))
+        return
+    if record["no_match"]:
+        typer.echo("no match")
+        return
+    table = Table(title=f"tools for {query!r}")
+    for column in ("tool", "score", "description"):
+        table.add_column(column)
+    for result in record["results"]:
+        table.add_row(result["name"], f"{result['score']:.3f}", result["description"])
+    Console().print(table)
+
+
 @app.command("parse-help")
 def parse_help(
     long: Annotated[Path, typer.Option("--long", metavar="FILE", help="File with the raw output of `PROGRAM --help`.")],

@@ -94,3 +94,20 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
         if result.is_error and not result.text:
             print(f"toolbay: {tool} failed", file=sys.stderr)
         return result
+
+
+async def search_served(settings: Settings, query: str, limit: int) -> dict[str, Any]:
+    """``toolbay search QUERY``: the search tool's answer over what the server would serve."""
+    from toolbay.assembly import assemble
+    from toolbay.search import SearchIndex
+    from toolbay.search.batch import outcome_record
+
+    async with assemble(settings, watch=False) as app:
+        index = SearchIndex()
+        definitions = app.visible_definitions(app.local_principal)
+        index.put_many(definitions)
+        record = outcome_record(query, index.search(query, limit))
+        descriptions = {definition.name: definition.description for definition in definitions}
+        for result in record["results"]:
+            result["description"] = descriptions[result["name"]]
+        return record

@@ -103,6 +103,32 @@ class JobSettings(_Section):
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
 
 
+class DisclosureSettings(_Section):
+    """How much of the catalog ``tools/list`` shows; the rest is found with ``search_tools``."""
+
+    mode: Literal["full", "search-first", "auto"] = Field(
+        "auto",
+        description="full: every tool with its schema; search-first: essential tools in full, connected tools "
+        "by name and one line, catalog tools only through search_tools; auto: search-first once the full "
+        "listing would pass token_budget.",
+    )
+    token_budget: int = Field(
+        10_000, ge=0,
+        description="For auto: the full listing's size in tokens (its JSON's characters / 4) above which "
+        "disclosure is search-first.",
+    )
+    essential: list[str] = Field(
+        default_factory=list, description="Name patterns of tools always listed in full (built-ins always are).")
+    catalog: list[Path] = Field(
+        default_factory=list,
+        description="Extension folders (also in `extensions`) whose tools are never listed, only searched.")
+    catalog_allow: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="Which catalog folders (by folder name, patterns) callers may search; a caller's "
+        "`catalog:PATTERN` scopes add to it. Empty: none.",
+    )
+
+
 class Settings(BaseSettings):
     """Everything toolbay can be told. See the README's configuration reference."""
 
@@ -129,6 +155,7 @@ class Settings(BaseSettings):
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
+    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)
@@ -178,6 +205,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     for key in ("data_dir", "workspace", "log_file"):
         if isinstance(data.get(key), str):
             data[key] = str((path.parent / data[key]).resolve())
+    disclosure = data.get("disclosure")
+    if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
+        disclosure["catalog"] = [str((path.parent / p).resolve()) for p in disclosure["catalog"]]
     if isinstance(data.get("extensions"), list):
         data["extensions"] = [str((path.parent / p).resolve()) for p in data["extensions"]]
     elif isinstance(data.get("extensions"), str):

@@ -79,7 +79,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         principal = await app.principal_for(transport, bearer_credential(ctx.request))
-        visible = app.visible_definitions(principal)
+        visible = app.listed_definitions(principal, ctx.session)
         execution = TASK_EXECUTION
         return page(visible, params.cursor if params else None, app.settings.http.page_size, execution)
 
