@@ -56,7 +56,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not UV:
         pytest.fail("uv is not installed: it builds and installs the wheel (pip install uv)")
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([UV, "build", "--wheel", "--out-dir", str(out), str(REPO_ROOT)], check=True,
+    # Built from a copy: setuptools leaves build/ and *.egg-info/ beside the sources it builds.
+    source = tmp_path_factory.mktemp("source") / "toolbay"
+    shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".ci", "build", "*.egg-info", "__pycache__", "tests", "bench", "tools-src"))
+    subprocess.run([UV, "build", "--wheel", "--out-dir", str(out), str(source)], check=True,
                    capture_output=True, env=_uv_env(tmp_path_factory.mktemp("home")))
     (built,) = out.glob("toolbay-*.whl")
     return built
