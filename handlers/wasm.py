@@ -188,6 +188,10 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
         notes.append(f"[stderr truncated: only the first {limits.stderr_limit_bytes} bytes are shown]")
     if result.ok:
         text = stdout if stdout or not stderr else stderr
+        if stdout and stderr:
+            # Warnings and notes a program printed beside its output reach the model too, apart
+            # from the output itself (which stays exactly what the program printed).
+            meta["stderr"] = stderr
         structured = None if result.stdout_truncated else _json_document(stdout)
         return ToolResult(text="\n".join([text, *notes]) if notes else text, structured=structured, meta=meta)
     if result.trap is not None:

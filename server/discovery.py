@@ -100,6 +100,15 @@ def sha256_of(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """One file described in full: each help run (argv, what it printed) and the tools."""
+
+    help_runs: list[tuple[list[str], HelpRun]]
+    tools: list[ToolDefinition]
+    skipped: tuple[str, ...]
+
+
 class ModuleRef:
     """A compiled module, loaded on first use and then kept (thread-safe)."""
 
@@ -269,12 +278,26 @@ class Discovery:
         tools: list[Entry] = [self._tool_for(ref, stem, origin, command) for command in cached.commands]
         return FileOutcome(ref.path, ref.sha256, tools, None, cached.skipped, from_cache)
 
-    def _describe_with_guest(self, ref: ModuleRef, stem: str) -> CachedFile:
+    def explain(self, path: str) -> Explanation:
+        """Describes one file afresh (no cache read or written), keeping every help text the
+        guest printed, with the tools made of them: what ``toolbay describe`` shows."""
+        stem = tool_name_for(path)
+        runs: list[tuple[list[str], HelpRun]] = []
+        ref = ModuleRef(self.runtime, path, sha256_of(path))
+        described = self._describe_with_guest(ref, stem, record=lambda argv, run: runs.append((argv, run)))
+        tools = [self._tool_for(ref, stem, "wasm:" + path, command).definition for command in described.commands]
+        return Explanation(runs, tools, described.skipped)
+
+    def _describe_with_guest(self, ref: ModuleRef, stem: str,
+                             record: Callable[[list[str], HelpRun], None] | None = None) -> CachedFile:
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
 
         def run_help(argv: list[str]) -> HelpRun:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits))
-            return HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+            run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+            if record is not None:
+                record([stem, *argv], run)
+            return run
 
         tree = describe_tree(
             run_help,

@@ -145,3 +145,13 @@ def test_with_stdin_property_adds_an_optional_string_and_keeps_the_rest() -> Non
     assert extended["properties"]["stdin"] == {
         "type": "string", "description": "Text passed to the program on standard input"}
     assert extended["required"] == ["n"] and "stdin" not in schema["properties"]
+
+
+async def test_a_successful_run_keeps_its_stderr_apart_from_its_exact_output(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    from toolbay.protocol.results import tool_result_to_mcp
+
+    result = await call(make(runtime, program("flood"), "flood"), {"bytes": 6})
+    assert not result.is_error
+    assert result.text == "y\ny\ny\n"  # stdout exactly as printed
+    answer = tool_result_to_mcp(result)
+    assert [block.text for block in answer.content] == ["y\ny\ny\n", "stderr:\ny\ny\ny\n"]
