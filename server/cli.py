@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from server.config import Settings, load_settings
+from server.config import Settings, load_settings, unknown_environment
 from server.errors import ToolbayError
 from server.logs import configure_logging
 
@@ -90,10 +90,13 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
 
 def _settings(config: Path | None, **overrides: Any) -> Settings:
     try:
-        return load_settings(config, **overrides)
+        settings = load_settings(config, **overrides)
     except ToolbayError as exc:
         err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    for warning in unknown_environment():
+        err.print(f"toolbay: warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+    return settings
 
 
 @app.callback(invoke_without_command=True)

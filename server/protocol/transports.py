@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from server.auth.bind import host_header_spelling
+from server.errors import ConfigError
 from server.protocol import plain_json
 from server.protocol.connection_guard import GuardLimits, guarded_protocol
 from server.protocol.parse_errors import AnswerUnparsableMessages
@@ -143,7 +144,12 @@ async def serve_http(
     # client's delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:  # gaierror included: a name that does not resolve
+        sock.close()
+        raise ConfigError(f"cannot listen on host {settings.host!r}, port {settings.port}: "
+                          f"{exc.strerror or exc}") from None
     # Decided again from the address the name actually bound to, in case it resolved
     # differently from when the app was built.
     try:
