@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,15 @@ import anyio.to_thread
 from toolbay.errors import WasmRejected
 from toolbay.handlers.base import Handler
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+from toolbay.wasm.links import remove_escaping_links
 from toolbay.wasm.quick import QuickRunRecord
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 
 STDIN_PROPERTY = "stdin"
+
+# File times come from a coarser clock than time.time(): a link made just after a run starts
+# may be stamped up to a few milliseconds before it.
+_CLOCK_SLACK_S = 0.05
 DEFAULT_LIMITS = SandboxLimits()
 NO_FILES_HINT = (
     "\n\nNote: this tool is given no workspace folder, so it cannot see any file. If the error is "
@@ -101,9 +107,20 @@ class WasmHandler(Handler):
                 return ToolResult.error(f"The tool {self.name!r} cannot be loaded: {rejected.reason}.")
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
         # module it started with even after the handler is closed.
+        started = time.time()
         result = await self.runtime.run_async(module, request, context.cancelled)
         self._pace.ran_on_worker(result.duration_s, result.cpu_s)
-        return self._outcome(result)
+        outcome = self._outcome(result)
+        writable = [preopen.host_path for preopen in request.preopens if preopen.writable]
+        if writable:
+            since = started - _CLOCK_SLACK_S
+            removed = [link for root in writable
+                       for link in await anyio.to_thread.run_sync(remove_escaping_links, root, since)]
+            if removed:
+                return ToolResult.error(
+                    f"The tool {self.name!r} made symbolic links leading out of the workspace, which is not "
+                    f"allowed; they were removed: {', '.join(removed)}.", removed_links=removed)
+        return outcome
 
     def expects_quick_answer(self) -> bool:
         return (self._module is not None and self.runtime.quick_budget_s > 0 and self._may_run_twice

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolbay import __version__
-from toolbay.config import Settings, load_settings
+from toolbay.config import Settings, load_settings, unknown_environment
 from toolbay.errors import ToolbayError
 from toolbay.logs import configure_logging
 
@@ -91,10 +91,13 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
 
 def _settings(config: Path | None, **overrides: Any) -> Settings:
     try:
-        return load_settings(config, **overrides)
+        settings = load_settings(config, **overrides)
     except ToolbayError as exc:
         err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    for warning in unknown_environment():
+        err.print(f"toolbay: warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+    return settings
 
 
 def _print_version(value: bool) -> None:

@@ -11,14 +11,16 @@ names the setting and says what was expected.
 from __future__ import annotations
 
 import contextvars
+import difflib
 import importlib.util
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from toolbay.errors import ConfigError
 
@@ -34,6 +36,7 @@ def _bundled_folder(package: str) -> Path:
 
 BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
+ENV_PREFIX = "TOOLBAY_"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
 CHAIN_PATHS = (
     (("audit",), "file"),
@@ -133,7 +136,7 @@ class Settings(BaseSettings):
     """Everything toolbay can be told. See the README's configuration reference."""
 
     model_config = SettingsConfigDict(
-        env_prefix="TOOLBAY_",
+        env_prefix=ENV_PREFIX,
         env_nested_delimiter="__",
         extra="forbid",
         validate_default=True,
@@ -159,6 +162,13 @@ class Settings(BaseSettings):
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("host")
+    @classmethod
+    def _bare_host(cls, value: str) -> str:
+        if value.startswith("[") or value.endswith("]"):
+            raise ValueError(f"write an IPv6 address without brackets, e.g. {value.strip('[]')}")
+        return value
 
     @field_validator("extensions", mode="before")
     @classmethod
@@ -201,6 +211,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} does not exist") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
+                          "save it as UTF-8") from exc
     # Relative paths in the file are relative to the file, as users expect.
     for key in ("data_dir", "workspace", "log_file"):
         if isinstance(data.get(key), str):
@@ -234,8 +247,38 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         return Settings(**given)
     except ValidationError as exc:
         raise ConfigError(_describe_validation_error(exc, config_file)) from None
+    except SettingsError as exc:
+        # pydantic-settings could not decode an environment variable holding a list or table.
+        field = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
+        raise ConfigError(f"environment variable {ENV_PREFIX}{field.upper()}: its value must be JSON "
+                          f"(a list or table), e.g. {ENV_PREFIX}EXTENSIONS='[\"/srv/tools\"]'") from None
     finally:
         _toml_data.reset(token)
+
+
+def unknown_environment(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A sentence for each ``TOOLBAY_*`` variable that names no setting (ignored otherwise),
+    with the closest real name: ``TOOLBAY_SANDBOX_TIMEOUT_S`` -> ``TOOLBAY_SANDBOX__TIMEOUT_S``."""
+    known = _known_environment_names()
+    found = []
+    for name in sorted(environ if environ is not None else os.environ):
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in known or upper.startswith(f"{ENV_PREFIX}CHAIN__"):
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        found.append(f"environment variable {name} names no setting and is ignored{hint}")
+    return found
+
+
+def _known_environment_names() -> list[str]:
+    names = []
+    for field_name, field_info in Settings.model_fields.items():
+        names.append(f"{ENV_PREFIX}{field_name.upper()}")
+        section = field_info.annotation
+        if isinstance(section, type) and issubclass(section, BaseModel):
+            names += [f"{ENV_PREFIX}{field_name.upper()}__{sub.upper()}" for sub in section.model_fields]
+    return names
 
 
 def _describe_validation_error(exc: ValidationError, config_file: Path | None) -> str:

@@ -38,6 +38,8 @@ from toolbay.words import PermissionTier, ToolDefinition
 
 logger = logging.getLogger(__name__)
 
+# Marks a cached description that is a remembered failure of the whole file (its reason follows).
+_FAILED = "\x00the whole file: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SCANDIR_FD = os.scandir in os.supports_fd
@@ -238,10 +240,13 @@ class Discovery:
             return self._outcome(ref, stem, cached, from_cache=True)
         try:
             cached = self._describe_with_guest(ref, stem)
-        except WasmRejected as exc:
-            return FileOutcome(path, sha, skipped=SkippedFile(path, exc.reason))
-        except NotHelpError as exc:
-            reason = f"its -h/--help output is not help text: {exc.reason}"
+        except (WasmRejected, NotHelpError) as exc:
+            # A property of these bytes (not WebAssembly we run, or a --help that is not help or
+            # never ends): remembered like a description, so the file costs its help timeout
+            # once, not at every start, until it changes.
+            reason = exc.reason if isinstance(exc, WasmRejected) else (
+                f"its -h/--help output is not help text: {exc.reason}")
+            self.cache.put(sha, stem, CachedFile(commands=(), skipped=(_FAILED + reason,)))
             return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
@@ -263,6 +268,9 @@ class Discovery:
         return outcomes
 
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
+        if not cached.commands and cached.skipped and cached.skipped[0].startswith(_FAILED):
+            reason = cached.skipped[0].removeprefix(_FAILED)
+            return FileOutcome(ref.path, ref.sha256, skipped=SkippedFile(ref.path, reason), from_cache=from_cache)
         for command in cached.commands:
             listing = command.listing
             if listing is None or listing.get("builder") != LISTING_BUILDER:  # ``_stale``, inline
