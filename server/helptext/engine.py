@@ -338,6 +338,7 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
         required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
+        choices = choices or read_notes(entry.description).choices  # clap: "[possible values: a, b]"
         out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
                                   _positional_type(name, text, choices)))
     if has_commands:
