@@ -28,6 +28,7 @@ import io
 import json
 import runpy
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -270,7 +271,7 @@ def click_truth(command: Any, ctx: Any) -> dict[str, Any]:
 
 def main(args: list[str]) -> None:
     if args[0] == "--docopt-text":  # a docopt program whose help is its definition, word for word
-        doc = open(args[1], encoding="utf-8").read()
+        doc = Path(args[1]).read_text(encoding="utf-8")
         print(to_json({"source": f"docopt's reading of the usage text in {args[1]}", **docopt_truth(doc)}), end="")
         return
     entry = args[:2] if args[0] == "-m" else args[:1]
