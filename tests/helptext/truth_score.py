@@ -149,7 +149,7 @@ def _score_positionals(case: TruthCase, truth: dict[str, Any], desc: HelpDescrip
         ok = (pos.required == item["required"] and pos.variadic == item["variadic"]
               and sorted(pos.choices) == sorted(item["choices"]))
         if "type" in item and not item["choices"]:
-            score.add("positional type", _schema_type(pos.type) == item["type"])
+            score.add("positional type", _schema_type(getattr(pos, "type", "string")) == item["type"])
         score.add("positionals fully right", ok)
         if not ok:
             score.misses.append(f"{case.label}: positional {item['name']}: read required={pos.required} "
