@@ -45,6 +45,8 @@ def test_the_committed_binaries_are_the_ones_listed_in_the_checksums():
         assert hashlib.sha256((TOOLS / f"{name}.wasm").read_bytes()).hexdigest() == listed[f"{name}.wasm"]
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # compiling the 6 MB Go module takes seconds, more on a loaded machine
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_derived_schemas_match_the_declarations_field_by_field(runtime, name):
     declared = json.loads((TOOLS / f"{name}.declared.json").read_text())["tools"]
