@@ -20,7 +20,9 @@ import anyio.abc
 import anyio.to_thread
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
+from handlers.agents import DelegationPolicy
 from handlers.base import Handler, ToolDefinition, ToolResult
+from server.agents.library import RoleLibrary
 from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
 from server.cache_pruning import prune_caches, pruning_due
@@ -52,6 +54,10 @@ class Toolbay:
         self.sessions = SessionRegistry()
         self.discovery = Discovery(settings, runtime)
         self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
+        subagents = settings.subagents
+        self.roles = RoleLibrary(settings.agents, DelegationPolicy(
+            paths=tuple(subagents.paths), max_depth=subagents.max_depth, max_turns=subagents.max_turns,
+            time_s=subagents.time_s, max_tokens=subagents.max_tokens))
         self.builtins: list[Handler] = []
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._rescan_lock = anyio.Lock()
@@ -222,6 +228,7 @@ class Toolbay:
         goes on; ``published`` is called in any case once a catalog is in place.
         """
         async with self._rescan_lock:
+            roles_changed = await anyio.to_thread.run_sync(self.roles.reload)
             previous_files = self._files
             # One worker-thread hop does what a warm start needs: list, stat, look up.
             paths, current, hashes = await anyio.to_thread.run_sync(self._survey, previous_files)
@@ -283,6 +290,8 @@ class Toolbay:
                 published()
         if notify and not change.empty:
             await self.sessions.tools_changed()
+        if notify and roles_changed:
+            await self.sessions.prompts_changed()
         return change
 
     def _survey(self, previous: dict[str, FileOutcome]) -> tuple[list[str], dict[str, FileOutcome], dict[str, str]]:
@@ -340,11 +349,12 @@ class Toolbay:
 
     def _build_catalog(self) -> Catalog:
         handlers: list[Entry] = list(self.builtins)
-        skipped: list[SkippedFile] = []
+        skipped: list[SkippedFile] = list(self.roles.skipped)
         for outcome in self._files.values():
             handlers.extend(outcome.handlers)
             if outcome.skipped is not None:
                 skipped.append(outcome.skipped)
+        handlers.extend(self.roles.handlers)
         return Catalog.build(handlers, skipped)
 
     def _swap(self, catalog: Catalog) -> CatalogChange:

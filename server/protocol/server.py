@@ -23,6 +23,8 @@ from handlers.base import CallContext, ProgressCallback
 from server.jobs.tasks import TASK_EXECUTION, tasks_capability
 from server.protocol import results
 from server.protocol.listing import page
+from server.protocol.prompts import prompt_handlers
+from server.protocol.subagents import attach_host
 from server.types import ToolCall, Transport
 
 if TYPE_CHECKING:
@@ -100,6 +102,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
             session=ctx.session,
             credential=app.credential_for(ctx),
         )
+        attach_host(app, call)
         outcome = await app.call(call, request_context=ctx)
         return results.tool_result_to_mcp(outcome)
 
@@ -113,6 +116,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_subscriptions_listen=ListenHandler(app.sessions.bus),
+        **prompt_handlers(app),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
     app.register_extra_handlers(server, transport)

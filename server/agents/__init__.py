@@ -1,0 +1,10 @@
+"""Role files served as MCP prompts and as ``agent_*`` tools that delegate to a sub-agent.
+
+- ``roles``: parse and render role files (engine level: shared words only).
+- ``decide``: the one decision of the delegation path (envelope, sampling, fallback).
+- ``loop``: the sub-agent loop through MCP sampling, against a small host interface.
+- ``library``: the roles served now, reloaded with the catalog (catalog level).
+
+The handler is ``handlers.agents.AgentHandler``; the protocol side (prompts, completion,
+the host that samples and runs tool calls through the chain) is in ``server.protocol``.
+"""
