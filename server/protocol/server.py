@@ -102,7 +102,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayServer:
             session=ctx.session,
             credential=app.credential_for(ctx),
         )
-        attach_host(app, call)
+        attach_host(app, call, ctx.request_id)
         outcome = await app.call(call, request_context=ctx)
         return results.tool_result_to_mcp(outcome)
 

@@ -53,18 +53,22 @@ def abilities_of(session: Any) -> ClientAbilities:
     )
 
 
-def attach_host(app: Toolbay, call: ToolCall) -> None:
+def attach_host(app: Toolbay, call: ToolCall, request_id: types.RequestId | None) -> None:
     """Gives an ``agent_*`` call its host (other calls need none)."""
     if call.name.startswith(AGENT_TOOL_PREFIX):
-        call.context.extras[HOST_KEY] = SessionHost(app, call, depth=1, abilities=abilities_of(call.session))
+        call.context.extras[HOST_KEY] = SessionHost(app, call, depth=1, abilities=abilities_of(call.session),
+                                                    wire_request_id=request_id)
 
 
 class SessionHost:
-    def __init__(self, app: Toolbay, parent: ToolCall, *, depth: int, abilities: ClientAbilities) -> None:
+    def __init__(self, app: Toolbay, parent: ToolCall, *, depth: int, abilities: ClientAbilities,
+                 wire_request_id: types.RequestId | None = None) -> None:
         self.app = app
         self.parent = parent
         self.depth = depth
         self.abilities = abilities
+        # The id of the client's tools/call this delegation serves (a nested one shares it).
+        self.wire_request_id = wire_request_id
 
     def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
         matched = [
@@ -97,10 +101,12 @@ class SessionHost:
         return result
 
     def _related_request_id(self) -> types.RequestId | None:
-        request_id = self.parent.context.request_id
-        if request_id is None or self.parent.parent_request_id is not None:
-            return None  # a nested agent's call has no request of its own on the wire
-        return int(request_id) if request_id.isdigit() else request_id
+        """The client's request the sampling belongs to, while it is open (its stream carries the
+        sampling request on HTTP); once answered (the call went on as a job), none: the request
+        then travels on the connection's own channel (stdio, or the HTTP GET stream)."""
+        if self.wire_request_id is None or not getattr(self.parent.session, "can_send_request", False):
+            return None
+        return self.wire_request_id
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
         parent = self.parent
@@ -116,5 +122,6 @@ class SessionHost:
         )
         if name.startswith(AGENT_TOOL_PREFIX):
             child.context.extras[HOST_KEY] = SessionHost(
-                self.app, child, depth=self.depth + 1, abilities=dataclasses.replace(self.abilities, subagents=False))
+                self.app, child, depth=self.depth + 1, abilities=dataclasses.replace(self.abilities, subagents=False),
+                wire_request_id=self.wire_request_id)
         return await self.app.call(child)

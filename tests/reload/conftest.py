@@ -55,14 +55,16 @@ def text_of(result: Any) -> str:
 
 
 class ListChanged:
-    """A client ``message_handler`` that counts ``notifications/tools/list_changed``."""
+    """A client ``message_handler`` that counts ``notifications/tools/list_changed`` (or the
+    notifications of ``kind``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: type[Any] = types.ToolListChangedNotification) -> None:
+        self.kind = kind
         self.count = 0
         self._event = anyio.Event()
 
     async def __call__(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, self.kind):
             self.count += 1
             self._event.set()
             self._event = anyio.Event()
