@@ -225,3 +225,23 @@ async def test_a_client_that_refuses_to_sample_gets_a_clear_error(make_settings:
     assert result.is_error
     assert "the user declined" in text_of(result)
     assert structured(result)["stop_reason"] == "sampling_failed"
+
+
+async def test_the_time_limit_stops_a_model_that_does_not_answer(make_settings: Any, agents_dir: Path) -> None:
+    (agents_dir / "hasty.md").write_text(
+        "---\nname: hasty\ndescription: Has little time.\ntools: [textkit_count]\nlimits: {time_s: 0.2}\n---\n"
+        "Be quick.\n", encoding="utf-8")
+    never = anyio.Event()
+
+    async def wait_forever() -> None:
+        await never.wait()
+
+    model = ScriptedModel("too late")
+    model.before_reply = wait_forever
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=model, sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_hasty", {"task": "Hurry."})
+    assert result.is_error
+    assert structured(result)["stop_reason"] == "time_limit"
+    assert "ran out of its 0.2 s" in text_of(result)

@@ -145,7 +145,8 @@ def reload_dir(tmp_path: Path) -> Path:
 def reload_settings(reload_dir: Path, shared_data_dir: Path, tmp_path: Path) -> Settings:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    return load_settings(None, extensions=[reload_dir], data_dir=shared_data_dir, workspace=workspace)
+    # The extension folder alone: no role files, whose agent_* tools would be listed too.
+    return load_settings(None, extensions=[reload_dir], agents=[], data_dir=shared_data_dir, workspace=workspace)
 
 
 @pytest.fixture
