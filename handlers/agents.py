@@ -168,7 +168,9 @@ class AgentHandler(Handler):
     def _fallback(self, prompt: str, task: str, tools: Sequence[ToolDefinition],
                   abilities: ClientAbilities) -> ToolResult:
         names = ", ".join(tool.name for tool in tools) or "none"
-        if abilities.sampling and not abilities.back_channel:
+        if not self.policy.paths:
+            why = "this server hands no work to sub-agents: its [subagents] paths setting is empty"
+        elif abilities.sampling and not abilities.back_channel:
             why = "this connection cannot carry sampling requests"
         elif abilities.sampling:
             why = "this client offers sampling without tools, and the role needs tools"

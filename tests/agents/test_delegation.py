@@ -245,3 +245,21 @@ async def test_the_time_limit_stops_a_model_that_does_not_answer(make_settings: 
     assert result.is_error
     assert structured(result)["stop_reason"] == "time_limit"
     assert "ran out of its 0.2 s" in text_of(result)
+
+
+@pytest.mark.parametrize(("paths", "expected"), [("[]", "fallback"), ('["sampling"]', "sampling"),
+                                                 ('["sampling", "envelope"]', "sampling")])
+async def test_the_configuration_chooses_among_the_paths_the_client_declared(
+    make_settings: Any, paths: str, expected: str
+) -> None:
+    model = ScriptedModel("Done.")
+    async with served(make_settings(f"[subagents]\npaths = {paths}\n")) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=model, sampling_capabilities=WITH_TOOLS,
+                                  extensions=[advertise("toolbay/subagents", {})]) as client:
+                result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
+    assert structured(result)["path"] == expected
+    assert ("_subagent" in (result.meta or {})) is False
+    assert len(model.requests) == (1 if expected == "sampling" else 0)
+    if expected == "fallback":
+        assert "[subagents] paths setting is empty" in text_of(result)
