@@ -20,7 +20,6 @@ import anyio.abc
 import anyio.to_thread
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
-from handlers.agents import DelegationPolicy
 from handlers.base import Handler, ToolDefinition, ToolResult
 from server.agents.library import RoleLibrary
 from server.auth.http import bearer_credential
@@ -54,10 +53,7 @@ class Toolbay:
         self.sessions = SessionRegistry()
         self.discovery = Discovery(settings, runtime)
         self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
-        subagents = settings.subagents
-        self.roles = RoleLibrary(settings.agents, DelegationPolicy(
-            paths=tuple(subagents.paths), max_depth=subagents.max_depth, max_turns=subagents.max_turns,
-            time_s=subagents.time_s, max_tokens=subagents.max_tokens))
+        self.roles = RoleLibrary.from_settings(settings)
         self.builtins: list[Handler] = []
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._rescan_lock = anyio.Lock()

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from server.cli import app as cli_app
 from tests.agents.conftest import WAIT_S, client_for, served, text_of
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
-from tests.reload.conftest import ListChanged
+from tests.reload.conftest import ListChanged, RescanSpy
 
 pytestmark = pytest.mark.anyio
 
@@ -76,7 +76,7 @@ async def test_completion_offers_an_arguments_choices(make_settings: Any) -> Non
     assert free.completion.values == []
 
 
-async def test_a_new_role_file_is_announced_and_served_and_a_broken_one_is_skipped(
+async def test_a_new_role_file_is_announced_a_broken_edit_keeps_the_last_good_one_and_deleting_removes_it(
     make_settings: Any, agents_dir: Path
 ) -> None:
     changed = ListChanged(types.PromptListChangedNotification)
@@ -89,14 +89,22 @@ async def test_a_new_role_file_is_announced_and_served_and_a_broken_one_is_skipp
                 await changed.after(seen)
                 names = {prompt.name for prompt in (await client.list_prompts()).prompts}
                 tools = {tool.name for tool in (await client.list_tools()).tools}
-                seen = changed.count
+                rescans = RescanSpy(app)
+                started = rescans.started
                 (agents_dir / "greeter.md").write_text(BROKEN, encoding="utf-8")
+                await rescans.one_started_after(started)
+                kept = await client.get_prompt("greeter")
+                [skipped] = [s for s in app.skipped_files if s.path.endswith("greeter.md")]
+                seen = changed.count
+                (agents_dir / "greeter.md").unlink()
                 await changed.after(seen)
                 after = {prompt.name for prompt in (await client.list_prompts()).prompts}
+                tools_after = {tool.name for tool in (await client.list_tools()).tools}
     assert "greeter" in names and "agent_greeter" in tools
-    assert "greeter" not in after
-    [skipped] = [s for s in app.skipped_files if s.path.endswith("greeter.md")]
-    assert "not valid YAML" in skipped.reason
+    assert kept.messages[0].content.text == "Say hello."  # type: ignore[union-attr]
+    assert "not valid YAML" in skipped.reason and "previous version is still served" in skipped.reason
+    assert "greeter" not in after and "agent_greeter" not in tools_after
+    assert not [s for s in app.skipped_files if s.path.endswith("greeter.md")]
 
 
 def test_toolbay_list_shows_a_broken_role_file_with_its_reason(
