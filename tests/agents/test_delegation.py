@@ -10,8 +10,10 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from mcp import Client
 from mcp.client.extension import advertise
 
+from server.protocol.server import build_mcp_server
 from tests.agents.conftest import (
     ABC_SHA256,
     WAIT_S,
@@ -263,3 +265,19 @@ async def test_the_configuration_chooses_among_the_paths_the_client_declared(
     assert len(model.requests) == (1 if expected == "sampling" else 0)
     if expected == "fallback":
         assert "[subagents] paths setting is empty" in text_of(result)
+
+
+async def test_a_2026_client_with_sampling_gets_the_fallback_since_no_request_can_reach_it(
+    make_settings: Any
+) -> None:
+    model = ScriptedModel("never")
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with Client(build_mcp_server(app, "memory"), mode="2026-07-28", sampling_callback=model,
+                              sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
+                prompts = await client.list_prompts()
+    _never_sampled(model)
+    assert structured(result)["path"] == "fallback"
+    assert "cannot carry sampling requests" in text_of(result)
+    assert "counter" in {prompt.name for prompt in prompts.prompts}
