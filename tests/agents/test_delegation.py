@@ -4,6 +4,8 @@ for one with neither, and the limits that stop runaway loops."""
 
 from __future__ import annotations
 
+import re
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -281,3 +283,20 @@ async def test_a_2026_client_with_sampling_gets_the_fallback_since_no_request_ca
     assert structured(result)["path"] == "fallback"
     assert "cannot carry sampling requests" in text_of(result)
     assert "counter" in {prompt.name for prompt in prompts.prompts}
+
+
+async def test_every_bundled_role_is_offered_the_tools_its_prompt_names(make_settings: Any) -> None:
+    """Each tool a bundled role's prompt tells the model to use (`jsonkit_validate`, ...) is
+    one the role is offered, and each of its patterns matches a bundled tool."""
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, extensions=[advertise("toolbay/subagents", {})]) as client:
+                for name in ("json-reviewer", "text-cleanup", "help-checker"):
+                    role = app.roles.roles[name]
+                    arguments = {a.name: (a.choices or ("x",))[0] for a in role.arguments if a.required}
+                    result = await client.call_tool(role.tool_name, {"task": "Check.", **arguments})
+                    offered = {tool["name"] for tool in (result.meta or {})["_subagent"]["tools"]}
+                    named = set(re.findall(r"`((?:jsonkit|textkit|hashsum)\w*)`", role.body))
+                    assert named and named <= offered, (name, named - offered)
+                    for pattern in role.tools:
+                        assert any(fnmatchcase(tool, pattern) for tool in offered), (name, pattern)
