@@ -30,11 +30,11 @@ sys.path.insert(0, str(ROOT))
 
 import wasmtime  # noqa: E402
 
-from server.agents.roles import read_roles  # noqa: E402
 from server.app import Toolbay  # noqa: E402
 from server.config import BUNDLED_EXTENSIONS, load_settings  # noqa: E402
 from server.discovery import scan, sha256_of  # noqa: E402
 from server.protocol.listing import definition_to_tool  # noqa: E402
+from server.subagents.roles import read_roles  # noqa: E402
 
 HELP = (
     "Usage: tiny [OPTIONS] <TEXT>\n\n"

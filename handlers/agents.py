@@ -1,11 +1,11 @@
 """``agent_NAME``: a role file as a tool that hands a task to a sub-agent in that role.
 
 The tool takes ``task`` and the role's arguments. Which way the task goes is decided once,
-by ``server.agents.decide.choose_path``, from what the client declared:
+by ``server.subagents.decide.choose_path``, from what the client declared:
 
 - envelope: the result's ``_meta._subagent`` holds everything a child session needs (role
   name, assembled role prompt, task, the allowed tools with their schemas, the limits);
-- sampling: the loop of ``server.agents.loop`` runs here, each tool call through the chain;
+- sampling: the loop of ``server.subagents.loop`` runs here, each tool call through the chain;
 - fallback: the result tells the calling model the role prompt and the task, to act in role.
 
 The server puts a ``SubagentHost`` for the call in ``context.extras[HOST_KEY]``; without one
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-from server.agents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
-from server.agents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
-from server.agents.roles import MissingArguments, Role
+from server.subagents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
+from server.subagents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
+from server.subagents.roles import MissingArguments, Role
 
 AGENT_TOOL_PREFIX = "agent_"
 HOST_KEY = "toolbay/subagent_host"

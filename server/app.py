@@ -21,7 +21,6 @@ import anyio.to_thread
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
 from handlers.base import Handler, ToolDefinition, ToolResult
-from server.agents.library import RoleLibrary
 from server.auth.http import bearer_credential
 from server.auth.principal import principal_from_access_token
 from server.cache_pruning import prune_caches, pruning_due
@@ -34,6 +33,7 @@ from server.hash_index import HashIndex
 from server.jobs import JobManager, job_asked_for
 from server.protocol import results
 from server.protocol.sessions import SessionRegistry
+from server.subagents.library import RoleLibrary
 from server.types import CallNext, Principal, Stage, ToolCall, Transport
 from server.wasm import WasmRuntime
 

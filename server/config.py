@@ -87,7 +87,7 @@ DELEGATION_PATHS: tuple[DelegationPathName, ...] = ("envelope", "sampling")
 
 
 class SubagentSettings(_Section):
-    """How ``agent_*`` tools hand a role and a task to a sub-agent (see ``server.agents``)."""
+    """How ``agent_*`` tools hand a role and a task to a sub-agent (see ``server.subagents``)."""
 
     paths: list[DelegationPathName] = Field(
         default_factory=lambda: list(DELEGATION_PATHS),

@@ -21,7 +21,7 @@ import anyio
 from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
-from server.agents.roles import is_role_file
+from server.subagents.roles import is_role_file
 
 if TYPE_CHECKING:
     from server.app import Toolbay

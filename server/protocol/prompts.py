@@ -16,8 +16,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from server.agents.roles import MissingArguments, Role
 from server.protocol.listing import decode_cursor, encode_cursor
+from server.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:
     from server.app import Toolbay

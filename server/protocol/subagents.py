@@ -25,8 +25,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
 from handlers.base import CallContext, ToolDefinition, ToolResult
-from server.agents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
 from server.protocol.listing import definition_to_tool
+from server.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
 from server.types import ToolCall
 
 if TYPE_CHECKING:

@@ -148,6 +148,7 @@ def test_over_stdio_a_client_declaring_the_experimental_capability_gets_the_raw_
         env=env, timeout=120,
     )
     answers = {m.get("id"): m for m in map(json.loads, process.stdout.splitlines())}
+    assert 2 in answers, process.stderr[-3000:]
     result = answers[2]["result"]
     envelope = result["_meta"]["_subagent"]
     assert envelope["role"] == "text-cleanup" and envelope["task"] == "Tidy this."

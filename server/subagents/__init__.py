@@ -7,4 +7,6 @@
 
 The handler is ``handlers.agents.AgentHandler``; the protocol side (prompts, completion,
 the host that samples and runs tool calls through the chain) is in ``server.protocol``.
+(The package is not called ``agents``: that is the folder of bundled role files, which an
+installed package carries under that name, as it carries ``extensions``.)
 """

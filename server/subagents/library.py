@@ -14,9 +14,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from handlers.agents import AgentHandler, DelegationPolicy
-from server.agents.roles import Role, read_roles
 from server.catalog import SkippedFile
 from server.config import Settings
+from server.subagents.roles import Role, read_roles
 
 logger = logging.getLogger(__name__)
 
