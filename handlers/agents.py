@@ -118,7 +118,7 @@ class AgentHandler(Handler):
             outcome = await run_loop(host, system_prompt=prompt, task=task, tools=tools, limits=self.limits,
                                      report_progress=context.report_progress)
             return self._sampled(outcome)
-        return self._fallback(prompt, task, tools, abilities)
+        return self._fallback(prompt, task, tools, abilities, connected=host is not None)
 
     def _summary(self, path: DelegationPath, tools: Sequence[ToolDefinition]) -> dict[str, Any]:
         limits = self.limits
@@ -166,9 +166,11 @@ class AgentHandler(Handler):
                           structured=structured, is_error=True, meta={"delegation": "sampling"})
 
     def _fallback(self, prompt: str, task: str, tools: Sequence[ToolDefinition],
-                  abilities: ClientAbilities) -> ToolResult:
+                  abilities: ClientAbilities, *, connected: bool) -> ToolResult:
         names = ", ".join(tool.name for tool in tools) or "none"
-        if not self.policy.paths:
+        if not connected:  # toolbay call: no client, and no caller to match the tools against
+            why, names = "no MCP client is connected", ", ".join(self.role.tools) or "none"
+        elif not self.policy.paths:
             why = "this server hands no work to sub-agents: its [subagents] paths setting is empty"
         elif abilities.sampling and not abilities.back_channel:
             why = "this connection cannot carry sampling requests"

@@ -157,3 +157,12 @@ def test_over_stdio_a_client_declaring_the_experimental_capability_gets_the_raw_
     assert all("inputSchema" in tool for tool in envelope["tools"])
     assert result["_meta"]["toolbay/delegation"] == "envelope"
     assert "text-cleanup" in text_of(types.CallToolResult.model_validate(result))
+
+
+def test_toolbay_call_of_an_agent_tool_prints_the_role_to_act_in(shared_data_dir: Path) -> None:
+    arguments = json.dumps({"task": "Review it.", "path": "conf.json"})
+    result = CliRunner().invoke(cli_app, ["call", "agent_json_reviewer", "--args", arguments,
+                                          "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("No sub-agent was started (no MCP client is connected)")
+    assert "You review `conf.json`" in result.stdout and "jsonkit_validate, jsonkit_fmt" in result.stdout
