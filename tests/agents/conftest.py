@@ -12,7 +12,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -137,4 +136,3 @@ def audit_records(path: Path) -> list[dict[str, Any]]:
 
 
 WAIT_S = 60
-anyio_fail_after = anyio.fail_after
