@@ -1,11 +1,11 @@
 """``agent_NAME``: a role file as a tool that hands a task to a sub-agent in that role.
 
 The tool takes ``task`` and the role's arguments. Which way the task goes is decided once,
-by ``server.subagents.decide.choose_path``, from what the client declared:
+by ``toolbay.subagents.decide.choose_path``, from what the client declared:
 
 - envelope: the result's ``_meta._subagent`` holds everything a child session needs (role
   name, assembled role prompt, task, the allowed tools with their schemas, the limits);
-- sampling: the loop of ``server.subagents.loop`` runs here, each tool call through the chain;
+- sampling: the loop of ``toolbay.subagents.loop`` runs here, each tool call through the chain;
 - fallback: the result tells the calling model the role prompt and the task, to act in role.
 
 The server puts a ``SubagentHost`` for the call in ``context.extras[HOST_KEY]``; without one
@@ -19,14 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-from server.subagents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
-from server.subagents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
-from server.subagents.roles import MissingArguments, Role
+from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+from toolbay.subagents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
+from toolbay.subagents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
+from toolbay.subagents.roles import MissingArguments, Role
 
 AGENT_TOOL_PREFIX = "agent_"
 HOST_KEY = "toolbay/subagent_host"
-ENVELOPE_KEY = "_subagent"  # sent as _meta._subagent, unprefixed (see server.protocol.results)
+ENVELOPE_KEY = "_subagent"  # sent as _meta._subagent, unprefixed (see toolbay.protocol.results)
 ENVELOPE_VERSION = 1
 
 
@@ -42,7 +42,7 @@ class DelegationPolicy:
 
 
 class DelegationHost(SubagentHost, Protocol):
-    """The server's side of one agent call (see ``server.protocol.subagents``)."""
+    """The server's side of one agent call (see ``toolbay.protocol.subagents``)."""
 
     @property
     def depth(self) -> int:

@@ -11,6 +11,7 @@ names the setting and says what was expected.
 from __future__ import annotations
 
 import contextvars
+import importlib.util
 import os
 import tomllib
 from pathlib import Path
@@ -19,11 +20,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
-BUNDLED_AGENTS = REPO_ROOT / "agents"
+
+def _bundled_folder(package: str) -> Path:
+    """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
+    repository's top-level folder in a checkout (pyproject maps one onto the other)."""
+    spec = importlib.util.find_spec(package)
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / package.rpartition(".")[2]
+
+
+BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
+BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
 CHAIN_PATHS = (
@@ -73,6 +83,18 @@ class DiscoverySettings(_Section):
 class HttpSettings(_Section):
     allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")
     page_size: int = Field(200, ge=1, le=10_000, description="Tools per tools/list page.")
+    header_timeout_s: float = Field(
+        10.0, gt=0, le=3600, description="A request's line and headers must arrive within this, or it is closed."
+    )
+    body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="Longest pause while a request body is read before it is closed."
+    )
+    max_connections: int = Field(
+        4096, ge=1, le=1_000_000,
+        description="Open HTTP connections in all (at most the open-files limit less 128); "
+        "at the cap a new one replaces the slowest still sending its headers.",
+    )
+    max_connections_per_peer: int = Field(256, ge=1, le=1_000_000, description="Open HTTP connections per client IP.")
 
 
 class JobSettings(_Section):
@@ -87,7 +109,7 @@ DELEGATION_PATHS: tuple[DelegationPathName, ...] = ("envelope", "sampling")
 
 
 class SubagentSettings(_Section):
-    """How ``agent_*`` tools hand a role and a task to a sub-agent (see ``server.subagents``)."""
+    """How ``agent_*`` tools hand a role and a task to a sub-agent (see ``toolbay.subagents``)."""
 
     paths: list[DelegationPathName] = Field(
         default_factory=lambda: list(DELEGATION_PATHS),
@@ -98,6 +120,32 @@ class SubagentSettings(_Section):
     max_turns: int = Field(10, ge=1, le=200, description="Model turns of a role that names no limit.")
     time_s: float = Field(300.0, gt=0, le=24 * 3600, description="Time limit of a role that names none.")
     max_tokens: int = Field(4096, ge=64, le=200_000, description="max_tokens asked of each sampling request.")
+
+
+class DisclosureSettings(_Section):
+    """How much of the catalog ``tools/list`` shows; the rest is found with ``search_tools``."""
+
+    mode: Literal["full", "search-first", "auto"] = Field(
+        "auto",
+        description="full: every tool with its schema; search-first: essential tools in full, connected tools "
+        "by name and one line, catalog tools only through search_tools; auto: search-first once the full "
+        "listing would pass token_budget.",
+    )
+    token_budget: int = Field(
+        10_000, ge=0,
+        description="For auto: the full listing's size in tokens (its JSON's characters / 4) above which "
+        "disclosure is search-first.",
+    )
+    essential: list[str] = Field(
+        default_factory=list, description="Name patterns of tools always listed in full (built-ins always are).")
+    catalog: list[Path] = Field(
+        default_factory=list,
+        description="Extension folders (also in `extensions`) whose tools are never listed, only searched.")
+    catalog_allow: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="Which catalog folders (by folder name, patterns) callers may search; a caller's "
+        "`catalog:PATTERN` scopes add to it. Empty: none.",
+    )
 
 
 class Settings(BaseSettings):
@@ -128,6 +176,7 @@ class Settings(BaseSettings):
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
+    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
@@ -178,6 +227,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     for key in ("data_dir", "workspace", "log_file"):
         if isinstance(data.get(key), str):
             data[key] = str((path.parent / data[key]).resolve())
+    disclosure = data.get("disclosure")
+    if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
+        disclosure["catalog"] = [str((path.parent / p).resolve()) for p in disclosure["catalog"]]
     for key in ("extensions", "agents"):
         if isinstance(data.get(key), list):
             data[key] = [str((path.parent / p).resolve()) for p in data[key]]

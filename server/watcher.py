@@ -21,10 +21,10 @@ import anyio
 from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
-from server.subagents.roles import is_role_file
+from toolbay.subagents.roles import is_role_file
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.catalog_keeper import CatalogKeeper
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +61,8 @@ async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, 
 
 
 class ExtensionWatcher:
-    def __init__(self, app: Toolbay, *, quiet_ms: int = 50, max_batch_ms: int = 800) -> None:
-        self.app = app
+    def __init__(self, keeper: CatalogKeeper, *, quiet_ms: int = 50, max_batch_ms: int = 800) -> None:
+        self.keeper = keeper
         self.quiet_ms = quiet_ms
         self.max_batch_ms = max_batch_ms
         self.rescans = 0
@@ -70,7 +70,7 @@ class ExtensionWatcher:
         self.idle_tick_ms = 200
 
     def _existing_folders(self) -> list[Path]:
-        folders = [*self.app.settings.extensions, *self.app.settings.agents]
+        folders = [*self.keeper.settings.extensions, *self.keeper.settings.agents]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -121,7 +121,7 @@ class ExtensionWatcher:
 
     async def _rescan(self) -> None:
         try:
-            change = await self.app.rescan()
+            change = await self.keeper.rescan()
             self.rescans += 1
             if not change.empty:
                 logger.info("hot reload: %s", change.summary())

@@ -16,11 +16,11 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from server.protocol.listing import decode_cursor, encode_cursor
-from server.subagents.roles import MissingArguments, Role
+from toolbay.protocol.listing import decode_cursor, encode_cursor
+from toolbay.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 MAX_COMPLETIONS = 100  # the most one completion answer may hold
 

@@ -2,7 +2,7 @@
 may use, sampling through the client, and each tool call through the chain.
 
 ``attach_host(app, call)`` puts a ``SessionHost`` in the call's context (``HOST_KEY``) for
-``handlers.agents.AgentHandler`` to use. A tool call the sub-agent makes is a new ``ToolCall``
+``toolbay.handlers.agents.AgentHandler`` to use. A tool call the sub-agent makes is a new ``ToolCall``
 with the parent's transport, credential and session, so the chain authenticates the same
 caller, applies the same rate limits, grants and approvals, and audits it with the parent's
 request id. A sub-agent's own call of an ``agent_*`` tool gets a host one level deeper,
@@ -23,14 +23,14 @@ from mcp.server.validation import validate_tool_use_result_messages
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
-from handlers.base import CallContext, ToolDefinition, ToolResult
-from server.protocol.listing import definition_to_tool
-from server.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
-from server.types import ToolCall
+from toolbay.chain.call import ToolCall
+from toolbay.handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
+from toolbay.protocol.listing import definition_to_tool
+from toolbay.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
+from toolbay.words import CallContext, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
 
 # Tools a sub-agent is never offered, whatever its role names: they change what exists.
 NEVER_OFFERED = ("refresh_tools",)
@@ -84,6 +84,9 @@ class SessionHost:
 
     async def sample(self, messages: list[types.SamplingMessage], system_prompt: str,
                      tools: Sequence[ToolDefinition], max_tokens: int) -> types.CreateMessageResultWithTools:
+        session = self.parent.session
+        if session is None:  # abilities_of gives a call without a session no sampling
+            raise RuntimeError("no client session to send a sampling request on")
         validate_tool_use_result_messages(messages)
         request = types.CreateMessageRequest(params=types.CreateMessageRequestParams(
             messages=messages,
@@ -94,7 +97,7 @@ class SessionHost:
         ))
         # ``send_request`` rather than ``create_message``, which warns that sampling is deprecated
         # from 2026-07-28 on: toolbay only samples on handshake-era connections (``back_channel``).
-        result: types.CreateMessageResultWithTools = await self.parent.session.send_request(
+        result: types.CreateMessageResultWithTools = await session.send_request(
             request, types.CreateMessageResultWithTools,
             metadata=ServerMessageMetadata(related_request_id=self._related_request_id()),
         )

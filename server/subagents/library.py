@@ -1,6 +1,6 @@
 """The roles served now: read from the agent folders, as prompts and as ``agent_*`` tools.
 
-The app reloads the library on every rescan (start, hot reload, ``refresh_tools``); a role
+The catalog keeper reloads the library on every rescan (start, hot reload, ``refresh_tools``); a role
 file that cannot be served is listed with its reason among the skipped files, like a tool
 file, and one that was served keeps its last good version. ``reload`` tells whether the roles
 changed, so clients hear of new prompts only then.
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from handlers.agents import AgentHandler, DelegationPolicy
-from server.catalog import SkippedFile
-from server.config import Settings
-from server.subagents.roles import Role, read_roles
+from toolbay.catalog import SkippedFile
+from toolbay.config import Settings
+from toolbay.handlers.agents import AgentHandler, DelegationPolicy
+from toolbay.subagents.roles import Role, read_roles
 
 logger = logging.getLogger(__name__)
 

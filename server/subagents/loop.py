@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 import anyio
 import mcp_types as types
 
-from handlers.base import ProgressCallback, ToolDefinition, ToolResult
+from toolbay.words import ProgressCallback, ToolDefinition, ToolResult
 
 logger = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ import logging
 import os
 import threading
 
-from server.wasm.streams import CappedOutput
+from toolbay.wasm.streams import CappedOutput
 
 log = logging.getLogger(__name__)
 

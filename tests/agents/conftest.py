@@ -17,11 +17,11 @@ import pytest
 from mcp import Client
 from mcp.client.context import ClientRequestContext
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.config import BUNDLED_AGENTS, Settings, load_settings
-from server.protocol.server import build_mcp_server
 from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import BUNDLED_AGENTS, Settings, load_settings
+from toolbay.protocol.mcp_server import build_mcp_server
 
 ABC_SHA256 = hashlib.sha256(b"abc").hexdigest()
 
@@ -73,7 +73,7 @@ def make_settings(agents_dir: Path, shared_data_dir: Path, tmp_path: Path) -> Ca
 
 @asynccontextmanager
 async def served(settings: Settings, *, watch: bool = False) -> AsyncIterator[Toolbay]:
-    async with Toolbay.open(settings) as app, assemble(app, watch=watch):
+    async with assemble(settings, watch=watch) as app:
         yield app
 
 

@@ -8,8 +8,8 @@ import itertools
 import mcp_types as types
 import pytest
 
-from server.protocol.subagents import abilities_of
-from server.subagents.decide import ClientAbilities, choose_path
+from toolbay.protocol.subagents import abilities_of
+from toolbay.subagents.decide import ClientAbilities, choose_path
 
 FLAGS = list(itertools.product([False, True], repeat=4))
 PREFERENCES = [(), ("envelope",), ("sampling",), ("envelope", "sampling"), ("sampling", "envelope")]

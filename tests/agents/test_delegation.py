@@ -15,7 +15,6 @@ import pytest
 from mcp import Client
 from mcp.client.extension import advertise
 
-from server.protocol.server import build_mcp_server
 from tests.agents.conftest import (
     ABC_SHA256,
     WAIT_S,
@@ -28,6 +27,7 @@ from tests.agents.conftest import (
     text_of,
     tool_results_in,
 )
+from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 
@@ -131,7 +131,7 @@ async def test_a_slow_loop_becomes_a_job_with_progress_per_turn(make_settings: A
             await released.wait()  # the call must outlive its budget: it waits for the job's id
         else:
             assert app.jobs is not None and job_id is not None
-            view = await app.jobs.status(app.owner_id_for(None, "memory"), job_id)
+            view = await app.jobs.status(app.owner_id_for("memory", None), job_id)
             seen_progress.append(str((view.progress or {}).get("message")))
 
     model = ScriptedModel([("textkit_count", {"stdin": "a b", "words": True})], "Two words.")

@@ -16,10 +16,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from typer.testing import CliRunner
 
-from server.cli import app as cli_app
 from tests.agents.conftest import WAIT_S, client_for, served, text_of
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 from tests.reload.conftest import ListChanged, RescanSpy
+from toolbay.cli import app as cli_app
 
 pytestmark = pytest.mark.anyio
 
@@ -142,7 +142,7 @@ def test_over_stdio_a_client_declaring_the_experimental_capability_gets_the_raw_
     ]
     env = {**os.environ, "TOOLBAY_AGENTS": json.dumps([str(agents_dir)])}
     process = subprocess.run(
-        [sys.executable, "-m", "server", "serve", "--extensions", str(BUNDLED_EXTENSIONS),
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(BUNDLED_EXTENSIONS),
          "--data-dir", str(shared_data_dir)],
         input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True, cwd=REPO_ROOT,
         env=env, timeout=120,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.config import BUNDLED_AGENTS, BUNDLED_EXTENSIONS
-from server.subagents.roles import MissingArguments, RoleFileError, parse_role, read_roles
+from toolbay.config import BUNDLED_AGENTS, BUNDLED_EXTENSIONS
+from toolbay.subagents.roles import MissingArguments, RoleFileError, parse_role, read_roles
 
 GOOD = """---
 name: reviewer

@@ -12,9 +12,9 @@ import anyio
 import mcp_types as types
 import pytest
 
-from server.config import Settings
 from tests.agents.conftest import COUNTER_ROLE, ScriptedModel, result_text, structured, tool_results_in
 from tests.chain_e2e.conftest import audit_lines, served_client, text_of
+from toolbay.config import Settings
 
 pytestmark = pytest.mark.anyio
 
