@@ -2,7 +2,7 @@
 
     python bench/bench_startup.py [--files N] [--repeat R]
 
-1. Warm start with N (default 1,000) cached tool descriptions: ``Toolbay.open`` until the
+1. Warm start with N (default 1,000) cached tool descriptions: ``CatalogKeeper.open`` until the
    catalog is built plus one ``tools/list`` worth of ``types.Tool`` objects, vs only hashing
    the same N files. Goals: < 1 s, and <= 2x the hashing.
 2. Cold start describing the bundled tools (empty data dir: compile, run ``--help``, parse)
@@ -92,8 +92,8 @@ def make_tools(folder: Path, count: int, size: int = 0) -> None:
 
 async def start_and_list(settings: object) -> int:
     """What a client waits for at start: the catalog, then the first ``tools/list``."""
-    async with CatalogKeeper.open(settings) as app:  # type: ignore[arg-type]
-        tools = [definition_to_tool(d) for d in app.visible_definitions(app.local_principal)]
+    async with CatalogKeeper.open(settings) as keeper:  # type: ignore[arg-type]
+        tools = [definition_to_tool(d) for d in keeper.catalog.current.definitions()]
         return len(tools)
 
 
