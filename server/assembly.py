@@ -31,6 +31,7 @@ from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.sessions import SessionRegistry
+from toolbay.subagents.library import RoleLibrary
 from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
 
@@ -57,6 +58,7 @@ async def assemble(
     """
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
     sessions = SessionRegistry()
+    roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
     store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -80,6 +82,8 @@ async def assemble(
         settings,
         builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now), *job_tools(manager), *builtins],
         listeners=[sessions.tools_changed],
+        roles=roles,
+        role_listeners=[sessions.prompts_changed],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
     ) as keeper, anyio.create_task_group() as group:
@@ -91,7 +95,7 @@ async def assemble(
                           to_call_result=results.tool_result_to_mcp)
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
-        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions,
+        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)

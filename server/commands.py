@@ -75,7 +75,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
             properties = definition.input_schema.get("properties", {})
             tools.append({
                 "name": definition.name,
-                "origin": definition.origin.removeprefix("wasm:"),
+                "origin": definition.origin.removeprefix("wasm:").removeprefix("agent:"),
                 "source": definition.source,
                 "tier": definition.tier.value if definition.tier else None,
                 "parameters": list(properties),

@@ -35,6 +35,7 @@ def _bundled_folder(package: str) -> Path:
 
 
 BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
+BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
 ENV_PREFIX = "TOOLBAY_"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
@@ -106,6 +107,24 @@ class JobSettings(_Section):
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
 
 
+DelegationPathName = Literal["envelope", "sampling"]
+DELEGATION_PATHS: tuple[DelegationPathName, ...] = ("envelope", "sampling")
+
+
+class SubagentSettings(_Section):
+    """How ``agent_*`` tools hand a role and a task to a sub-agent (see ``toolbay.subagents``)."""
+
+    paths: list[DelegationPathName] = Field(
+        default_factory=lambda: list(DELEGATION_PATHS),
+        description="The ways toolbay may delegate, in order of preference, each used only when the client "
+        "declares it can; the fallback (the role prompt handed back to the calling model) is always last.",
+    )
+    max_depth: int = Field(2, ge=1, le=8, description="How deep sub-agents may delegate to sub-agents.")
+    max_turns: int = Field(10, ge=1, le=200, description="Model turns of a role that names no limit.")
+    time_s: float = Field(300.0, gt=0, le=24 * 3600, description="Time limit of a role that names none.")
+    max_tokens: int = Field(4096, ge=64, le=200_000, description="max_tokens asked of each sampling request.")
+
+
 class DisclosureSettings(_Section):
     """How much of the catalog ``tools/list`` shows; the rest is found with ``search_tools``."""
 
@@ -143,6 +162,8 @@ class Settings(BaseSettings):
     )
 
     extensions: list[Path] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])
+    # Folders of role files (NAME.md), served as prompts and agent_NAME tools.
+    agents: list[Path] = Field(default_factory=lambda: [BUNDLED_AGENTS])
     data_dir: Path = Field(default_factory=default_data_dir)
     workspace: Path | None = None
     transport: Literal["stdio", "http", "sse"] = "stdio"
@@ -159,6 +180,7 @@ class Settings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)
@@ -170,7 +192,7 @@ class Settings(BaseSettings):
             raise ValueError(f"write an IPv6 address without brackets, e.g. {value.strip('[]')}")
         return value
 
-    @field_validator("extensions", mode="before")
+    @field_validator("extensions", "agents", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         if isinstance(value, str | Path):
@@ -221,10 +243,11 @@ def read_toml(path: Path) -> dict[str, Any]:
     disclosure = data.get("disclosure")
     if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
         disclosure["catalog"] = [str((path.parent / p).resolve()) for p in disclosure["catalog"]]
-    if isinstance(data.get("extensions"), list):
-        data["extensions"] = [str((path.parent / p).resolve()) for p in data["extensions"]]
-    elif isinstance(data.get("extensions"), str):
-        data["extensions"] = [str((path.parent / data["extensions"]).resolve())]
+    for key in ("extensions", "agents"):
+        if isinstance(data.get(key), list):
+            data[key] = [str((path.parent / p).resolve()) for p in data[key]]
+        elif isinstance(data.get(key), str):
+            data[key] = [str((path.parent / data[key]).resolve())]
     chain = data.get("chain")
     if isinstance(chain, dict):
         for section, key in CHAIN_PATHS:

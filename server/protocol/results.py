@@ -18,7 +18,9 @@ def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     structured: Any = None
     if result.structured is not None:
         structured = dict(result.structured)
-    meta = {META_PREFIX + key: value for key, value in result.meta.items()} or None
+    # Keys are toolbay's, so namespaced; one starting with "_" is a name others read as it
+    # is (``_subagent``, the sub-agent envelope).
+    meta = {key if key[0] == "_" else META_PREFIX + key: value for key, value in result.meta.items()} or None
     content = [types.TextContent(type="text", text=result.text)]
     stderr = result.meta.get("stderr")
     if isinstance(stderr, str) and stderr and not result.is_error:

@@ -44,7 +44,8 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.fixture
 def settings(folders: tuple[Path, Path]) -> Settings:
     extensions, data = folders
-    return load_settings(None, extensions=[extensions], data_dir=data)
+    # The extension folder alone: no role files, whose agent_* tools would be listed too.
+    return load_settings(None, extensions=[extensions], agents=[], data_dir=data)
 
 
 @pytest.fixture

@@ -126,11 +126,13 @@ def test_python_dash_m_server_is_the_same_command() -> None:
         assert re.search(rf"^[│ ]+{command}\s", completed.stdout, re.M), completed.stdout
 
 
-def test_the_bundled_extensions_are_the_default(shared_data_dir: Path) -> None:
+def test_the_bundled_extensions_and_roles_are_the_default(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 0, result.output
     origins = {Path(tool["origin"]) for tool in json.loads(result.stdout)["tools"]}
-    assert origins == set(BUNDLED_EXTENSIONS.glob("*.wasm"))
+    roles = {path for path in (REPO_ROOT / "agents").glob("*.md") if path.name != "README.md"}
+    assert roles
+    assert origins == set(BUNDLED_EXTENSIONS.glob("*.wasm")) | roles
 
 
 def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data_dir: Path) -> None:
