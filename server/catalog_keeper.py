@@ -13,6 +13,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
+from pathlib import Path
 
 import anyio
 import anyio.abc
@@ -20,10 +21,11 @@ import anyio.to_thread
 
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
-from toolbay.config import Settings
+from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
 from toolbay.handlers.base import Handler
 from toolbay.hash_index import HashIndex
+from toolbay.pytools.folders import personal_folders
 from toolbay.wasm import WasmRuntime
 
 logger = logging.getLogger(__name__)
@@ -172,7 +174,7 @@ class CatalogKeeper:
         """The files in the folders; the outcome of each that needs no guest run (unchanged
         since ``previous``, or described in the cache), in discovery order; and the sha256 of
         each readable file. Blocking: runs on a worker thread."""
-        files = scan_files(self.settings.extensions)
+        files = scan_files(self.folders())
         hashes = self.hash_index.hashes_of(files)
         self.hash_index.save()
         paths = [path for path, _ in files]
@@ -201,6 +203,21 @@ class CatalogKeeper:
             if outcome is not None:
                 current[path] = outcome
         return paths, current, hashes
+
+    def folders(self) -> list[Path]:
+        """The tool folders now: the bundled one (core), the operator's (shared) and each
+        caller's personal folder that exists; tells discovery which realm each is."""
+        realms: dict[str, tuple[str, str | None]] = {}
+        folders: list[Path] = []
+        bundled = BUNDLED_EXTENSIONS.resolve()
+        for folder in self.settings.extensions:
+            realms[os.fspath(folder)] = ("core" if folder.resolve() == bundled else "shared", None)
+            folders.append(folder)
+        for owner, folder in personal_folders(self.settings.python.personal_dir):
+            realms[os.fspath(folder)] = ("personal", owner)
+            folders.append(folder)
+        self.discovery.realms = realms
+        return folders
 
     @staticmethod
     def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:

@@ -21,6 +21,8 @@ import anyio
 from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
+from toolbay.discovery import is_tool_file_name
+
 if TYPE_CHECKING:
     from toolbay.catalog_keeper import CatalogKeeper
 
@@ -28,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 
 def _is_tool_file(change: Change, path: str) -> bool:
-    return path.endswith(".wasm") and not os.path.basename(path).startswith(".")
+    return is_tool_file_name(os.path.basename(path))
 
 
 async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, max_wait_s: float = 2.0) -> None:
@@ -66,7 +68,7 @@ class ExtensionWatcher:
         self.idle_tick_ms = 200
 
     def _existing_folders(self) -> list[Path]:
-        return [p for p in self.keeper.settings.extensions if p.is_dir()]
+        return [p for p in self.keeper.folders() if p.is_dir()]
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is

@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "toolbay.internals": 1,
     "toolbay.search": 1,
     "toolbay.agents": 1,
+    "toolbay.pytools": 1,
     "toolbay.handlers": 2,
     "toolbay.catalog": 3,
     "toolbay.discovery": 3,

@@ -1,0 +1,63 @@
+"""Describes a Python tool module by importing it in a short-lived, confined worker.
+
+The server never imports tool modules itself: the worker (``guest/worker.py``) imports the
+file, calls ``get_tool_schemas()`` and reads the module's declarations, then exits. Blocking:
+run it on a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from typing import Any
+
+from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame
+
+
+class DescribeFailed(Exception):
+    def __init__(self, reason: str, *, lasting: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        # True when the file itself says why (no get_tool_schemas): worth caching.
+        self.lasting = lasting
+
+
+def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The module's description and the confinement the worker reported. Raises ``DescribeFailed``."""
+    with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp:
+        try:
+            completed = subprocess.run(
+                spec.command(), input=frame(spec.init_message(tmp, describe=True)), capture_output=True,
+                timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s") from None
+        except OSError as exc:
+            raise DescribeFailed(f"cannot start a Python worker: {exc}") from None
+    ready = _first_frame(completed.stdout)
+    if ready is None:
+        stderr = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        detail = f": {' | '.join(stderr)}" if stderr else ""
+        raise DescribeFailed(f"describing it failed: {exit_reason(completed.returncode)}{detail}")
+    if not ready.get("ok"):
+        raise DescribeFailed(f"it cannot be imported: {ready.get('error')}")
+    description = dict(ready.get("description") or {})
+    if "not_a_tool_module" in description:
+        raise DescribeFailed(f"not a tool module: {description['not_a_tool_module']}", lasting=True)
+    return description, dict(ready.get("confinement") or {})
+
+
+def _first_frame(data: bytes) -> dict[str, Any] | None:
+    if len(data) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack_from(data)
+    body = data[_HEADER.size:_HEADER.size + size]
+    if len(body) < size:
+        return None
+    try:
+        message: dict[str, Any] = json.loads(body)
+    except ValueError:
+        return None
+    return message
