@@ -234,6 +234,11 @@ class CatalogKeeper:
             )
         return outcome
 
+    def notes(self) -> list[str]:
+        """What the described files said of themselves (refused Python tool names, skipped
+        subcommands), for ``toolbay list``."""
+        return [note for outcome in self._files.values() for note in outcome.notes]
+
     def hashes_in_use(self) -> set[str]:
         """The sha256 of every file in the folders, served or rejected."""
         return {sha for o in self._files.values() for sha in (o.sha256, o.rejected_sha256) if sha}

@@ -41,7 +41,8 @@ from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_fr
 from toolbay.pytools.cache import PythonDescriptionCache
 from toolbay.pytools.confinement import confinement_words
 from toolbay.pytools.credentials import CredentialStore
-from toolbay.pytools.describe import DescribeFailed, describe_module
+from toolbay.pytools.describe import DescribeFailed, describe_module, probe_confinement
+from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.words import PermissionTier, ToolDefinition
 
@@ -421,13 +422,21 @@ class Discovery:
             cwd=grant[0] if grant else None,
         )
 
-    def confinement_of(self, definition: ToolDefinition, enforced: Mapping[str, Any] | None) -> str:
-        """``toolbay list``'s words for a Python tool's confinement."""
-        module = tool_name_for(definition.origin.removeprefix("python:"))
+    def confinement_of(self, definition: ToolDefinition) -> str:
+        """``toolbay list``'s words for a Python tool's confinement, from what a worker of the
+        same grants reported (its description's, or a probe's). Blocking."""
+        path = definition.origin.removeprefix("python:")
+        module = tool_name_for(path)
         tier = definition.tier
         workspace = "none" if tier is None or self.settings.workspace is None else (
             "read-only" if tier is PermissionTier.READ else "read-write")
         network = any(fnmatchcase(module, pattern) for pattern in self.settings.python.network_allow)
+        enforced = self.confinement.get(path)
+        if enforced is None and self.settings.python.confine:
+            spec = self._worker_spec(path, module, tier)
+            helper = str(WORKER_SCRIPT.parent / "lib" / "toolbay_tools.py")
+            probe = WorkerSpec(helper, "toolbay_tools", spec.limits, spec.read, spec.write, spec.network)
+            enforced = self.confinement[path] = probe_confinement(probe, self.settings.python.describe_timeout_s)
         return confinement_words(enforced, asked=self.settings.python.confine, workspace=workspace, network=network)
 
     def _tier_for(self, name: str, declared: str | None) -> PermissionTier | None:

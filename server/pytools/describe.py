@@ -49,6 +49,22 @@ def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any],
     return description, dict(ready.get("confinement") or {})
 
 
+def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:
+    """What a worker started with ``spec`` reports it is confined by; its module should be a
+    harmless one (the ``toolbay_tools`` helper). Empty when the worker could not tell."""
+    with tempfile.TemporaryDirectory(prefix="toolbay-probe-") as tmp:
+        try:
+            completed = subprocess.run(
+                spec.command(), input=frame(spec.init_message(tmp, describe=False)), capture_output=True,
+                timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True,
+                check=False,
+            )
+        except (subprocess.TimeoutExpired, OSError):
+            return {}
+    ready = _first_frame(completed.stdout) or {}
+    return dict(ready.get("confinement") or {})
+
+
 def _first_frame(data: bytes) -> dict[str, Any] | None:
     if len(data) < _HEADER.size:
         return None
