@@ -25,17 +25,12 @@ class DescribeFailed(Exception):
 
 def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
     """The module's description and the confinement the worker reported. Raises ``DescribeFailed``."""
-    with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp:
-        try:
-            completed = subprocess.run(
-                spec.command(), input=frame(spec.init_message(tmp, describe=True)), capture_output=True,
-                timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s") from None
-        except OSError as exc:
-            raise DescribeFailed(f"cannot start a Python worker: {exc}") from None
+    try:
+        completed = _run_once(spec, timeout_s, describe=True)
+    except subprocess.TimeoutExpired:
+        raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s") from None
+    except OSError as exc:
+        raise DescribeFailed(f"cannot start a Python worker: {exc}") from None
     ready = _first_frame(completed.stdout)
     if ready is None:
         stderr = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
@@ -52,17 +47,22 @@ def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any],
 def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:
     """What a worker started with ``spec`` reports it is confined by; its module should be a
     harmless one (the ``toolbay_tools`` helper). Empty when the worker could not tell."""
-    with tempfile.TemporaryDirectory(prefix="toolbay-probe-") as tmp:
-        try:
-            completed = subprocess.run(
-                spec.command(), input=frame(spec.init_message(tmp, describe=False)), capture_output=True,
-                timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True,
-                check=False,
-            )
-        except (subprocess.TimeoutExpired, OSError):
-            return {}
+    try:
+        completed = _run_once(spec, timeout_s, describe=False)
+    except (subprocess.TimeoutExpired, OSError):
+        return {}
     ready = _first_frame(completed.stdout) or {}
     return dict(ready.get("confinement") or {})
+
+
+def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool) -> subprocess.CompletedProcess[bytes]:
+    """Starts a worker, sends its init frame, closes its input (so it exits once ready) and
+    collects what it wrote."""
+    with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp:
+        return subprocess.run(
+            spec.command(), input=frame(spec.init_message(tmp, describe=describe)), capture_output=True,
+            timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True, check=False,
+        )
 
 
 def _first_frame(data: bytes) -> dict[str, Any] | None:

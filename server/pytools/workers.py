@@ -207,6 +207,7 @@ class WorkerPool:
         self.spec = spec
         self.max_workers = max_workers
         self._idle: list[Worker] = []
+        self._busy: set[Worker] = set()
         self._count = 0
         self._condition: anyio.Condition | None = None  # made on the event loop, at first use
         self._closed = False
@@ -218,9 +219,11 @@ class WorkerPool:
         if self._closed:
             raise WorkerFailed("the module was replaced or removed; call tools/list to see the tools you can use")
         worker = await self._acquire()
+        self._busy.add(worker)
         try:
             return await worker.call(tool, arguments, env, credentials)
         finally:
+            self._busy.discard(worker)
             await self._release(worker)
 
     @property
@@ -239,7 +242,8 @@ class WorkerPool:
         worker = Worker(self.spec)
         try:
             await worker.start()
-        except BaseException:
+        except BaseException:  # cancelled while importing, too: nothing may be left running
+            await worker.kill()
             await self._forget()
             raise
         self.started += 1
@@ -260,6 +264,11 @@ class WorkerPool:
             async with self._freed:
                 self._count -= 1
                 self._freed.notify()
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers alive now, idle and busy."""
+        workers = [*self._idle, *self._busy]
+        return [w.process.pid for w in workers if w.process is not None and w.process.returncode is None]
 
     async def close(self) -> None:
         """Stops the idle workers; busy ones stop when their call ends."""
