@@ -115,6 +115,7 @@ class Toolbay:
             raise UnknownTool(call.name)
         if call.principal is not None:
             call.context.caller = call.principal.id
+            call.context.extras["scopes"] = call.principal.scopes
         # A call that must become a job (declared background, or a task-augmented request)
         # never takes the quick way.
         if not handler.definition.background and not job_asked_for():

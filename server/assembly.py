@@ -19,8 +19,9 @@ from toolbay.auth.http import verified_principal
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, ChainSettings
 from toolbay.chain.call import Stage
-from toolbay.config import Settings
+from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import FileOutcome
+from toolbay.handlers.authoring import CreateToolHandler, ShareToolHandler
 from toolbay.handlers.base import Handler
 from toolbay.handlers.jobs import job_tools
 from toolbay.handlers.refresh import RefreshToolsHandler
@@ -64,6 +65,17 @@ async def assemble(
         change = await keeper.rescan()
         return {"added": list(change.added), "removed": list(change.removed), "changed": list(change.changed)}
 
+    authoring: list[Handler] = []
+    if settings.python.authoring:
+        bundled = BUNDLED_EXTENSIONS.resolve()
+        shared = next((f for f in settings.extensions if f.resolve() != bundled), None)
+        personal = settings.python.personal_dir
+
+        async def offered_by(path: str) -> tuple[list[str], str | None]:
+            return await keeper.offered_by(path)
+
+        authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
+
     async with JobManager(
         store,
         sync_budget_s=jobs.sync_budget_s,
@@ -72,7 +84,7 @@ async def assemble(
         retention_s=jobs.retention_s,
     ) as manager, CatalogKeeper.open(
         settings,
-        builtins=[RefreshToolsHandler(rescan_now), *job_tools(manager), *builtins],
+        builtins=[RefreshToolsHandler(rescan_now), *job_tools(manager), *authoring, *builtins],
         listeners=[sessions.tools_changed],
         on_progress=on_progress,
         start_wait_s=start_wait_s,

@@ -239,6 +239,19 @@ class CatalogKeeper:
         subcommands), for ``toolbay list``."""
         return [note for outcome in self._files.values() for note in outcome.notes]
 
+    async def offered_by(self, path: str) -> tuple[list[str], str | None]:
+        """Rescans, then says which tools the file at ``path`` serves now, or why none."""
+        await self.rescan()
+        outcome = self._files.get(path)
+        if outcome is None:
+            return [], "it is not in a tool folder that is scanned"
+        tools = [entry.definition.name for entry in outcome.handlers]
+        reason = outcome.skipped.reason if outcome.skipped is not None else None
+        notes = "; ".join(outcome.notes)
+        if reason is None and notes and not tools:
+            reason = notes
+        return tools, reason
+
     def hashes_in_use(self) -> set[str]:
         """The sha256 of every file in the folders, served or rejected."""
         return {sha for o in self._files.values() for sha in (o.sha256, o.rejected_sha256) if sha}
