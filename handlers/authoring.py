@@ -38,7 +38,10 @@ def _scopes(context: CallContext) -> frozenset[str]:
     return scopes if isinstance(scopes, frozenset) else frozenset()
 
 
-def _check_name(arguments: Mapping[str, Any]) -> str | ToolResult:
+def _checked_name(tool: str, scope: str, arguments: Mapping[str, Any], context: CallContext) -> str | ToolResult:
+    """The module name asked for, or the error saying why the call may not go on."""
+    if scope not in _scopes(context):
+        return ToolResult.error(f"{tool} needs the {scope} scope, which your token does not carry.")
     name = arguments.get("name")
     if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
         return ToolResult.error("'name' must be lowercase letters, digits and '_', starting with a letter "
@@ -75,9 +78,7 @@ class CreateToolHandler(Handler):
         self.described = described
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        if CREATE_SCOPE not in _scopes(context):
-            return ToolResult.error(f"create_tool needs the {CREATE_SCOPE} scope, which your token does not carry.")
-        name = _check_name(arguments)
+        name = _checked_name(self.name, CREATE_SCOPE, arguments, context)
         if isinstance(name, ToolResult):
             return name
         source = arguments.get("source")
@@ -111,9 +112,7 @@ class ShareToolHandler(Handler):
         self.described = described
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        if SHARE_SCOPE not in _scopes(context):
-            return ToolResult.error(f"share_tool needs the {SHARE_SCOPE} scope, which your token does not carry.")
-        name = _check_name(arguments)
+        name = _checked_name(self.name, SHARE_SCOPE, arguments, context)
         if isinstance(name, ToolResult):
             return name
         folder = personal_folder(self.personal_dir, context.caller)

@@ -12,19 +12,20 @@ during a call the worker may send ``credential`` requests, each answered by the 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import importlib.util
-import inspect
 import io
 import json
 import os
 import resource
 import struct
 import sys
-import traceback
+from collections.abc import Awaitable
 from typing import Any
+
+# asyncio, inspect and traceback are imported when first needed: asyncio alone is most of a
+# worker's start-up otherwise.
 
 _GUEST = os.path.dirname(os.path.abspath(__file__))
 _CLONE_NEWNET = 0x40000000
@@ -176,13 +177,15 @@ def describe(module: Any) -> dict[str, Any]:
     }
 
 
-_loop: asyncio.AbstractEventLoop | None = None
+_loop: Any = None  # the worker's event loop, made for the first async tool
 
 
 def _settle(value: Any) -> Any:
     global _loop
-    if inspect.isawaitable(value):
+    if isinstance(value, Awaitable):
         if _loop is None:
+            import asyncio
+
             _loop = asyncio.new_event_loop()
         return _loop.run_until_complete(value)
     return value
@@ -219,6 +222,8 @@ def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_
         return {"op": "result", "ok": False, "fatal": True,
                 "error": "the tool ran out of memory (the worker's memory limit was reached)"}
     except BaseException as exc:  # the module's own fault: its message is the tool error
+        import traceback
+
         frames = traceback.extract_tb(exc.__traceback__)
         where = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(frames)
                       if f.filename == getattr(module, "__file__", None)), None)
@@ -254,6 +259,7 @@ def _result(value: Any, printed: _Bounded, output_limit: int) -> dict[str, Any]:
 def main() -> int:
     init = receive()
     path, name = init["path"], init["module"]
+    sys.path.extend(entry for entry in init.get("site") or () if entry not in sys.path)
     base_env = dict(init.get("env") or {})
     os.environ.clear()
     os.environ.update(base_env)
@@ -276,6 +282,8 @@ def main() -> int:
         if isinstance(exc, SystemExit):
             error = f"it called sys.exit({exc.code!r}) while being imported"
         else:
+            import traceback
+
             error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         send({"op": "ready", "ok": False, "error": error, "confinement": enforced})
         return 1
