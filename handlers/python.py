@@ -42,6 +42,11 @@ class PythonHandler(Handler):
             return ToolResult.error(f"{name} failed: {failed.reason}.", worker="restarted")
         return result_from_answer(name, answer, self.pool.spec.limits.output_limit)
 
+    def expects_quick_answer(self) -> bool:
+        """A Python tool sends nothing before its answer (no progress, no questions), so HTTP can
+        answer it with one JSON body; long-running modules are jobs, which the app rules out."""
+        return True
+
     async def close(self) -> None:
         await self.pool.close()
 
