@@ -9,6 +9,7 @@ replaced, and the call ends as an error that says which.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,15 +33,20 @@ class PythonHandler(Handler):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         name = self.name
+        handed_out: set[str] = set(self.env.values())
 
         async def credential(cred: str, key: str, env_var: str | None) -> tuple[str | None, str]:
-            return self.credentials.lookup(name, cred, key, env_var)
+            value, problem = self.credentials.lookup(name, cred, key, env_var)
+            if value is not None:
+                handed_out.add(value)
+            return value, problem
 
         try:
             answer = await self.pool.call(name, arguments, self.env, credential)
         except WorkerFailed as failed:
             return ToolResult.error(f"{name} failed: {failed.reason}.", worker="restarted")
-        return result_from_answer(name, answer, self.pool.spec.limits.output_limit)
+        result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
+        return without_secrets(result, handed_out) if handed_out else result
 
     def expects_quick_answer(self) -> bool:
         """A Python tool sends nothing before its answer (no progress, no questions), so HTTP can
@@ -49,6 +55,28 @@ class PythonHandler(Handler):
 
     async def close(self) -> None:
         await self.pool.close()
+
+
+REDACTED = "[credential redacted]"
+
+
+def without_secrets(result: ToolResult, secrets: set[str]) -> ToolResult:
+    """``result`` with every secret the tool was given during the call blotted out: a tool may
+    use its credentials, never show them."""
+    secrets = {secret for secret in secrets if len(secret) >= 4}
+    leaked = [secret for secret in secrets if secret in result.text or secret in json.dumps(result.meta)
+              or result.structured is not None and secret in json.dumps(result.structured)]
+    if not leaked:
+        return result
+
+    def scrub(text: str) -> str:
+        for secret in sorted(leaked, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return text
+
+    structured = None if result.structured is None else json.loads(scrub(json.dumps(result.structured)))
+    meta = json.loads(scrub(json.dumps(result.meta)))
+    return ToolResult(text=scrub(result.text), structured=structured, is_error=result.is_error, meta=meta)
 
 
 def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) -> ToolResult:

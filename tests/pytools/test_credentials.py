@@ -33,6 +33,17 @@ async def test_a_credential_reaches_its_tool_and_no_other(make_settings: Callabl
         assert SECRET not in listed
 
 
+async def test_a_tool_may_use_its_credential_but_never_show_it(make_settings: Callable[..., Settings]) -> None:
+    settings = make_settings(credentials={"weather": {"tools": ["vault_*"], "api_key": SECRET}})
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "vault_leak")
+    assert not result.is_error
+    everything = json.dumps([result.text, result.structured, result.meta])
+    assert SECRET not in everything
+    assert result.structured == {"key": "[credential redacted]", "said": "it is [credential redacted]"}
+    assert "the key is [credential redacted]" in result.meta["printed"]
+
+
 async def test_a_missing_credential_says_what_to_set(make_settings: Callable[..., Settings]) -> None:
     settings = make_settings(credentials={"weather": {"tools": ["vault_peek"]}})
     async with assemble(settings, watch=False) as app:
