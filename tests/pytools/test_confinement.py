@@ -4,12 +4,15 @@ namespace for the network. Each test skips, saying why, where this kernel cannot
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.pytools.conftest import call
 from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import Settings
 from toolbay.handlers.python import PythonHandler
 
 pytestmark = pytest.mark.anyio
@@ -68,3 +71,22 @@ async def test_a_tool_sees_only_the_environment_it_is_granted(
     seen = (await call(pyapp, "confine_env")).structured
     assert seen is not None
     assert set(seen) <= {"PATH", "LANG", "HOME", "TMPDIR", "LC_CTYPE"}
+
+
+async def test_a_write_tool_writes_the_workspace_and_still_nothing_outside_it(
+    make_settings: Callable[..., Settings], workspace: Path, tmp_path: Path,
+) -> None:
+    async with assemble(make_settings(tiers={"confine_*": "write"}), watch=False) as app:
+        if not (await enforced(app)).get("files"):
+            pytest.skip("this kernel offers no Landlock: files are not confined (toolbay list says so)")
+        inside = await call(app, "confine_write", {"path": str(workspace / "new.txt")})
+        outside = await call(app, "confine_write", {"path": str(tmp_path / "elsewhere.txt")})
+    assert inside.text == "written" and (workspace / "new.txt").read_text(encoding="utf-8") == "written"
+    assert outside.is_error and not (tmp_path / "elsewhere.txt").exists()
+
+
+async def test_a_module_granted_the_network_may_connect(make_settings: Callable[..., Settings]) -> None:
+    async with assemble(make_settings(python={"network_allow": ["confine"]}), watch=False) as app:
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            result = await call(app, "confine_connect", {"port": server.getsockname()[1]})
+    assert result.text == "connected"
