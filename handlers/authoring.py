@@ -34,7 +34,9 @@ _NAME_PROPERTY = {"type": "string", "description": "The module's name: lowercase
 
 
 def _scopes(context: CallContext) -> frozenset[str]:
-    scopes = context.extras.get("scopes")
+    """The caller's scopes, as the app hands them to built-ins (its principal, or the scopes alone)."""
+    principal = context.extras.get("principal")
+    scopes = getattr(principal, "scopes", None) if principal is not None else context.extras.get("scopes")
     return scopes if isinstance(scopes, frozenset) else frozenset()
 
 
