@@ -112,10 +112,11 @@ def http_server(command: list[str], port: int, env: dict[str, str]) -> Iterator[
 class Servers:
     """How to start each server, on stdio or on HTTP."""
 
-    def __init__(self, base: Path, python: str) -> None:
+    def __init__(self, base: Path, python: str, tool_file: Path = ECHO_WASM) -> None:
+        """``tool_file``: the file toolbay serves ``echo`` from (a ``.wasm`` or a ``.py``)."""
         extensions = base / "extensions"
         extensions.mkdir()
-        shutil.copy(ECHO_WASM, extensions / "echo.wasm")
+        shutil.copy(tool_file, extensions / tool_file.name)
         script = base / "fastmcp_echo.py"
         script.write_text(FASTMCP_SERVER)
         self.env = {**os.environ, "PYTHONPATH": str(ROOT), "FASTMCP_LOG_LEVEL": "WARNING"}
@@ -156,7 +157,7 @@ def http_measure(servers: Servers, seconds: float, connections: int) -> Measure:
     return measure
 
 
-def compare(label: str, measure: Measure, rounds: int) -> float:
+def compare(label: str, measure: Measure, rounds: int, goal: float = GOAL) -> float:
     """Alternates the servers ``rounds`` times; prints medians; returns the ratio of medians."""
     loads: dict[str, list[Load]] = {"toolbay": [], "fastmcp": []}
     for _ in range(rounds):
@@ -174,7 +175,7 @@ def compare(label: str, measure: Measure, rounds: int) -> float:
     spread = " ".join(f"{a.per_second / b.per_second:.2f}" for a, b in pairs)
     print(f"  {label:24} toolbay {ours:6.0f}/s ({cpu_ours:.2f} ms CPU/call)   FastMCP {theirs:6.0f}/s "
           f"({cpu_theirs:.2f} ms CPU/call)   ratio {ratio:.2f}x  [rounds: {spread}]"
-          f"  {'met' if ratio >= GOAL else 'MISSED'}")
+          f"  {'met' if ratio >= goal else 'MISSED'}")
     return ratio
 
 

@@ -10,6 +10,7 @@ answer is checked: it must carry the echoed text and no error. The server's proc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -42,9 +43,23 @@ class Load:
 
 
 def process_cpu_s(pid: int) -> float:
-    """User + system time of a process and all its threads, in seconds."""
+    """User + system time of a process, all its threads and its live child processes (a
+    server's tool workers), in seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    for child in _children(pid):
+        with contextlib.suppress(OSError):  # ended meanwhile
+            total += process_cpu_s(child)
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    children: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                children += [int(word) for word in listing.read().split()]
+    return children
 
 
 def _call(number: int, tool: str, text: str) -> bytes:

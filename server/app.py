@@ -15,12 +15,13 @@ from collections.abc import Sequence
 import anyio
 
 from toolbay import __version__
-from toolbay.catalog import CatalogChange, CatalogHolder, SkippedFile
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, build_chain, default_stages
 from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.config import Settings
 from toolbay.errors import CallRefused, StorageError, UnknownTool
+from toolbay.handlers.base import Handler
 from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.outcomes import crash_to_result, refusal_to_result
@@ -88,9 +89,12 @@ class Toolbay:
     async def call(self, call: ToolCall) -> ToolResult:
         """Runs one call through the chain. Never raises for a tool's or a caller's fault."""
         # The snapshot is taken once: a swap during the call does not change its handler.
-        call.handler = self.catalog.current.get(call.name)
+        catalog = self.catalog.current
+        call.handler = catalog.get(call.name)
         started = time.perf_counter()
         try:
+            if call.handler is None and catalog.personal:
+                call.handler = await self._personal_handler(catalog, call)
             result = await self._pipeline(call)
         except CallRefused as refusal:
             result = refusal_to_result(refusal)
@@ -103,6 +107,14 @@ class Toolbay:
         result.meta.setdefault("duration_ms", round((time.perf_counter() - started) * 1000, 3))
         return result
 
+    async def _personal_handler(self, catalog: Catalog, call: ToolCall) -> Handler | None:
+        """The caller's own tool of that name, if any (the chain authenticates the call again)."""
+        try:
+            principal = await self.principal_for(call.transport, call.credential)
+        except CallRefused:
+            return None  # the chain's authenticate stage refuses it, in its own words
+        return catalog.get_for(call.name, principal.id)
+
     async def _dispatch(self, call: ToolCall) -> ToolResult:
         """The end of the chain: run the handler inline, or through the job manager."""
         handler = call.handler
@@ -111,9 +123,7 @@ class Toolbay:
         if call.principal is not None:
             call.context.caller = call.principal.id
             call.context.extras["principal"] = call.principal  # for built-ins that answer per caller
-        if call.session is not None:
-            call.context.extras["session"] = call.session
-            call.context.extras["principal"] = call.principal  # for built-ins that answer per caller
+            call.context.extras["scopes"] = call.principal.scopes
         if call.session is not None:
             call.context.extras["session"] = call.session
         # A call that must become a job (declared background, or a task-augmented request)
@@ -157,7 +167,7 @@ class Toolbay:
         return (authenticator.anonymous or Principal.anonymous()).id
 
     def visible_definitions(self, principal: Principal) -> list[ToolDefinition]:
-        return self.policies.authorizer.visible(principal, self.catalog.current.definitions())
+        return self.policies.authorizer.visible(principal, self.catalog.current.definitions_for(principal.id))
 
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them."""

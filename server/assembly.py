@@ -19,8 +19,9 @@ from toolbay.auth.http import verified_principal
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, ChainSettings
 from toolbay.chain.call import Stage
-from toolbay.config import Settings
+from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import FileOutcome
+from toolbay.handlers.authoring import CreateToolHandler, ShareToolHandler
 from toolbay.handlers.base import Handler
 from toolbay.handlers.jobs import job_tools
 from toolbay.handlers.refresh import RefreshToolsHandler
@@ -72,6 +73,17 @@ async def assemble(
         # ``disclosure`` is bound below too, before any call can reach search_tools.
         return await disclosure.search(query, limit, context)
 
+    authoring: list[Handler] = []
+    if settings.python.authoring:
+        bundled = BUNDLED_EXTENSIONS.resolve()
+        shared = next((f for f in settings.extensions if f.resolve() != bundled), None)
+        personal = settings.python.personal_dir
+
+        async def offered_by(path: str) -> tuple[list[str], str | None]:
+            return await keeper.offered_by(path)
+
+        authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
+
     async with JobManager(
         store,
         sync_budget_s=jobs.sync_budget_s,
@@ -80,7 +92,8 @@ async def assemble(
         retention_s=jobs.retention_s,
     ) as manager, CatalogKeeper.open(
         settings,
-        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now), *job_tools(manager), *builtins],
+        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now), *job_tools(manager), *authoring,
+                  *builtins],
         listeners=[sessions.tools_changed],
         roles=roles,
         role_listeners=[sessions.prompts_changed],

@@ -10,8 +10,11 @@ start of thousands of wasm tools lists them all but makes handlers only for thos
 ``get`` and iteration hand out handlers; ``definitions`` lists without making any.
 
 Names are unique. When two sources offer the same name, the one with the higher
-precedence (built-in first, then wasm, python, agents) keeps it; among equals, the
-first in discovery order does. Either way a diagnostic names both origins.
+precedence keeps it: first by realm (core: built-in and bundled tools, then shared: the
+operator's folders, then personal: a caller's own folder), then by kind (built-in, wasm,
+python, agents); among equals, the first in discovery order does. Either way a diagnostic
+names both origins. Personal tools live apart, by owner: each caller sees and calls its own,
+and one with the name of a core or shared tool is hidden (shadowed) with a diagnostic.
 """
 
 from __future__ import annotations
@@ -29,6 +32,17 @@ from toolbay.words import ToolDefinition
 logger = logging.getLogger(__name__)
 
 SOURCE_PRECEDENCE = {"builtin": 0, "wasm": 1, "python": 2, "agent": 3}
+REALM_PRECEDENCE = {"core": 0, "shared": 1, "personal": 2}
+
+
+def _precedence(entry: Entry) -> tuple[int, int]:
+    definition = entry.definition
+    return REALM_PRECEDENCE.get(definition.realm, 9), SOURCE_PRECEDENCE.get(definition.source, 9)
+
+
+def _shadowed(name: str, kept: ToolDefinition, hidden: ToolDefinition) -> str:
+    return (f"shadowing: the {hidden.realm} tool {name!r} from {hidden.origin} is hidden by the {kept.realm} tool "
+            f"of that name from {kept.origin} (core names win over shared ones, shared over personal)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +94,8 @@ class Catalog:
     tools: Mapping[str, Entry] = field(default_factory=dict)
     skipped: tuple[SkippedFile, ...] = ()
     diagnostics: tuple[str, ...] = ()
+    # Personal tools, by owner then name (see the module's docstring).
+    personal: Mapping[str, Mapping[str, Entry]] = field(default_factory=dict)
     # The handlers ``get`` has handed out, by name: one dict lookup a call once made.
     _handlers: dict[str, Handler] = field(default_factory=dict, compare=False, repr=False)
 
@@ -90,20 +106,33 @@ class Catalog:
         skipped: Iterable[SkippedFile] = (),
     ) -> Catalog:
         # Python's sort is stable: among equal precedence, discovery order stays.
-        ordered = sorted(handlers, key=lambda handler: SOURCE_PRECEDENCE.get(handler.definition.source, 9))
+        ordered = sorted(handlers, key=_precedence)
         tools: dict[str, Entry] = {}
+        personal: dict[str, dict[str, Entry]] = {}
         diagnostics: list[str] = []
         for handler in ordered:
-            name = handler.definition.name
+            definition = handler.definition
+            name = definition.name
+            owner = definition.owner if definition.realm == "personal" else None
             kept = tools.get(name)
+            if kept is None and owner is not None:
+                kept = personal.get(owner, {}).get(name)
             if kept is not None:
-                message = str(DuplicateToolName(name, kept.definition.origin, handler.definition.origin))
+                if kept.definition.realm != definition.realm:
+                    message = _shadowed(name, kept.definition, definition)
+                else:
+                    message = str(DuplicateToolName(name, kept.definition.origin, definition.origin))
                 diagnostics.append(message)
                 logger.warning("%s", message)
                 continue
-            tools[name] = handler
+            if owner is not None:
+                personal.setdefault(owner, {})[name] = handler
+            else:
+                tools[name] = handler
         sorted_tools = dict(sorted(tools.items()))
-        return cls(tools=MappingProxyType(sorted_tools), skipped=tuple(skipped), diagnostics=tuple(diagnostics))
+        own = {owner: MappingProxyType(dict(sorted(mine.items()))) for owner, mine in personal.items()}
+        return cls(tools=MappingProxyType(sorted_tools), skipped=tuple(skipped), diagnostics=tuple(diagnostics),
+                   personal=MappingProxyType(own))
 
     def get(self, name: str) -> Handler | None:
         handler = self._handlers.get(name)
@@ -113,6 +142,22 @@ class Catalog:
                 return None
             handler = self._handlers[name] = entry if isinstance(entry, Handler) else entry.handler()
         return handler
+
+    def get_for(self, name: str, caller: str | None) -> Handler | None:
+        """The tool ``name`` as ``caller`` sees it: a core or shared one, else its own."""
+        handler = self.get(name)
+        if handler is None and caller is not None and self.personal:
+            entry = self.personal.get(caller, {}).get(name)
+            if entry is not None:
+                handler = entry if isinstance(entry, Handler) else entry.handler()
+        return handler
+
+    def definitions_for(self, caller: str | None) -> list[ToolDefinition]:
+        """What ``caller`` may see: the core and shared tools and its own, name-sorted."""
+        own = self.personal.get(caller, {}) if caller is not None else {}
+        if not own:
+            return self.definitions()
+        return sorted((e.definition for e in (*self.tools.values(), *own.values())), key=lambda d: d.name)
 
     def __len__(self) -> int:
         return len(self.tools)
@@ -130,13 +175,21 @@ class Catalog:
 
     def entries(self) -> Iterable[Entry]:
         """The handlers and deferred tools as they are (to close them)."""
-        return self.tools.values()
+        return [*self.tools.values(), *(e for mine in self.personal.values() for e in mine.values())]
 
     def names(self) -> list[str]:
         return list(self.tools)
 
+    def _keyed(self) -> Mapping[str, Entry]:
+        if not self.personal:
+            return self.tools
+        keyed = dict(self.tools)
+        for owner, mine in self.personal.items():
+            keyed.update({f"{name} (personal: {owner})": entry for name, entry in mine.items()})
+        return keyed
+
     def diff(self, newer: Catalog) -> CatalogChange:
-        old, new = self.tools, newer.tools
+        old, new = self._keyed(), newer._keyed()
         return CatalogChange(
             added=tuple(sorted(set(new) - set(old))),
             removed=tuple(sorted(set(old) - set(new))),

@@ -14,6 +14,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
+from pathlib import Path
 
 import anyio
 import anyio.abc
@@ -21,10 +22,11 @@ import anyio.to_thread
 
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
-from toolbay.config import Settings
+from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
 from toolbay.handlers.base import Handler
 from toolbay.hash_index import HashIndex
+from toolbay.pytools.folders import personal_folders
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm import WasmRuntime
 
@@ -193,7 +195,7 @@ class CatalogKeeper:
         """The files in the folders; the outcome of each that needs no guest run (unchanged
         since ``previous``, or described in the cache), in discovery order; and the sha256 of
         each readable file. Blocking: runs on a worker thread."""
-        files = scan_files(self.settings.extensions)
+        files = scan_files(self.folders())
         hashes = self.hash_index.hashes_of(files)
         self.hash_index.save()
         paths = [path for path, _ in files]
@@ -223,6 +225,21 @@ class CatalogKeeper:
                 current[path] = outcome
         return paths, current, hashes
 
+    def folders(self) -> list[Path]:
+        """The tool folders now: the bundled one (core), the operator's (shared) and each
+        caller's personal folder that exists; tells discovery which realm each is."""
+        realms: dict[str, tuple[str, str | None]] = {}
+        folders: list[Path] = []
+        bundled = BUNDLED_EXTENSIONS.resolve()
+        for folder in self.settings.extensions:
+            realms[os.fspath(folder)] = ("core" if folder.resolve() == bundled else "shared", None)
+            folders.append(folder)
+        for owner, folder in personal_folders(self.settings.python.personal_dir):
+            realms[os.fspath(folder)] = ("personal", owner)
+            folders.append(folder)
+        self.discovery.realms = realms
+        return folders
+
     @staticmethod
     def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:
         """``outcome``, or, when it rejects a file whose previous version served tools, that
@@ -237,6 +254,24 @@ class CatalogKeeper:
                 skipped=outcome.skipped, notes=previous.notes, rejected_sha256=outcome.sha256,
             )
         return outcome
+
+    def notes(self) -> list[str]:
+        """What the described files said of themselves (refused Python tool names, skipped
+        subcommands), for ``toolbay list``."""
+        return [note for outcome in self._files.values() for note in outcome.notes]
+
+    async def offered_by(self, path: str) -> tuple[list[str], str | None]:
+        """Rescans, then says which tools the file at ``path`` serves now, or why none."""
+        await self.rescan()
+        outcome = self._files.get(path)
+        if outcome is None:
+            return [], "it is not in a tool folder that is scanned"
+        tools = [entry.definition.name for entry in outcome.handlers]
+        reason = outcome.skipped.reason if outcome.skipped is not None else None
+        notes = "; ".join(outcome.notes)
+        if reason is None and notes and not tools:
+            reason = notes
+        return tools, reason
 
     def hashes_in_use(self) -> set[str]:
         """The sha256 of every file in the folders, served or rejected."""

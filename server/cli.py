@@ -176,11 +176,20 @@ def list_tools(
         typer.echo(json.dumps(listing, indent=2))
         return
     table = Table(title=f"{len(listing['tools'])} tools")
-    for column in ("tool", "source", "tier", "parameters"):
+    for column in ("tool", "source", "realm", "tier", "parameters"):
         table.add_column(column)
     for tool in listing["tools"]:
-        table.add_row(tool["name"], tool["origin"], tool["tier"] or "-", ", ".join(tool["parameters"]) or "-")
+        table.add_row(tool["name"], tool["origin"], tool["realm"], tool["tier"] or "-",
+                      ", ".join(tool["parameters"]) or "-")
     Console().print(table)
+    confined = [tool for tool in listing["tools"] if "confinement" in tool]
+    if confined:
+        python = Table(title="Python tools: what the operating system holds them to")
+        python.add_column("tool")
+        python.add_column("confinement")
+        for tool in confined:
+            python.add_row(tool["name"], tool["confinement"])
+        Console().print(python)
     if listing["skipped"]:
         skipped = Table(title="skipped files")
         skipped.add_column("file")
@@ -190,6 +199,8 @@ def list_tools(
         Console().print(skipped)
     for diagnostic in listing["diagnostics"]:
         Console().print(f"note: {diagnostic}", markup=False, highlight=False)
+    if any(tool["realm"] != "core" for tool in listing["tools"]) or listing["diagnostics"]:
+        Console().print(f"precedence: {listing['precedence']}", markup=False, highlight=False)
 
 
 @app.command()

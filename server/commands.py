@@ -6,6 +6,7 @@ import os
 import sys
 from typing import Any
 
+import anyio.to_thread
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -14,6 +15,9 @@ from toolbay.chain.call import ToolCall
 from toolbay.config import Settings
 from toolbay.discovery import FileOutcome
 from toolbay.words import CallContext, ToolResult
+
+PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled tools), shared (the operator's "
+                   "folders), personal (the caller's own folder); the others are hidden with a shadowing note")
 
 # Below this many files to describe, a progress bar is more noise than help.
 PROGRESS_THRESHOLD = 4
@@ -71,18 +75,25 @@ def _refuse_unsafe_bind(settings: Settings) -> None:
 async def collect_listing(settings: Settings) -> dict[str, Any]:
     async with CatalogKeeper.open(settings) as keeper:
         tools = []
-        for definition in keeper.catalog.current.definitions():
+        catalog = keeper.catalog.current
+        definitions = sorted((entry.definition for entry in catalog.entries()), key=lambda d: (d.name, d.owner or ""))
+        for definition in definitions:
             properties = definition.input_schema.get("properties", {})
-            tools.append({
+            tool = {
                 "name": definition.name,
-                "origin": definition.origin.removeprefix("wasm:").removeprefix("agent:"),
+                "origin": definition.origin.removeprefix("wasm:").removeprefix("agent:").removeprefix("python:"),
                 "source": definition.source,
+                "realm": definition.realm if definition.owner is None else f"personal ({definition.owner})",
                 "tier": definition.tier.value if definition.tier else None,
                 "parameters": list(properties),
                 "description": definition.description,
-            })
+            }
+            if definition.source == "python":
+                tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)
+            tools.append(tool)
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
-        return {"tools": tools, "skipped": skipped, "diagnostics": list(keeper.catalog.current.diagnostics)}
+        return {"tools": tools, "skipped": skipped, "diagnostics": [*catalog.diagnostics, *keeper.notes()],
+                "precedence": PRECEDENCE_RULE}
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:

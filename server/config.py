@@ -83,6 +83,20 @@ class DiscoverySettings(_Section):
     )
 
 
+class PythonSettings(_Section):
+    """Python tool modules (``.py`` files in the tool folders): workers, confinement, folders."""
+
+    workers_per_module: int = Field(2, ge=1, le=64, description="Warm worker processes per module at most.")
+    describe_timeout_s: float = Field(10.0, gt=0, le=600, description="Limit for importing a module to describe it.")
+    confine: bool = Field(True, description="Confine workers with Landlock and a network namespace where the "
+                          "kernel allows; false runs them with only the rlimits.")
+    network_allow: list[str] = Field(default_factory=list, description="Module-name patterns granted the network.")
+    credentials_file: Path | None = Field(None, description="TOML file of secrets, [NAME] tables; mode 600.")
+    personal_dir: str | None = Field(
+        None, description="Each caller's own tool folder, with {caller} in it: /srv/toolbay/people/{caller}.")
+    authoring: bool = Field(False, description="Offer create_tool and share_tool (each needs its own scope).")
+
+
 class HttpSettings(_Section):
     allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")
     page_size: int = Field(200, ge=1, le=10_000, description="Tools per tools/list page.")
@@ -178,6 +192,9 @@ class Settings(BaseSettings):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    python: PythonSettings = Field(default_factory=PythonSettings)
+    # Secrets granted to tools by name pattern: {"weather": {"tools": ["weather_*"], "api_key": "..."}}.
+    credentials: dict[str, Any] = Field(default_factory=dict)
     jobs: JobSettings = Field(default_factory=JobSettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
@@ -248,6 +265,12 @@ def read_toml(path: Path) -> dict[str, Any]:
             data[key] = [str((path.parent / p).resolve()) for p in data[key]]
         elif isinstance(data.get(key), str):
             data[key] = [str((path.parent / data[key]).resolve())]
+    python = data.get("python")
+    if isinstance(python, dict):
+        if isinstance(python.get("credentials_file"), str):
+            python["credentials_file"] = str((path.parent / python["credentials_file"]).resolve())
+        if isinstance(python.get("personal_dir"), str):
+            python["personal_dir"] = str((path.parent / python["personal_dir"]).resolve())
     chain = data.get("chain")
     if isinstance(chain, dict):
         for section, key in CHAIN_PATHS:

@@ -1,4 +1,7 @@
-"""Discovery: turn the ``.wasm`` files in the extension folders into tool handlers.
+"""Discovery: turn the ``.wasm`` and ``.py`` files in the tool folders into tool handlers.
+
+Python tool modules (``toolbay.pytools``) are described the same way, by hash and cached, but
+by importing them in a short-lived worker process, never in the server (``describe_python``).
 
 For each file: hash it; if a description for that hash is cached, use it (a warm
 start runs no guest); otherwise compile the module and run ``-h``/``--help`` (and
@@ -30,9 +33,16 @@ from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from toolbay.errors import NotHelpError, ToolbayError, WasmRejected
+from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
 from toolbay.listing_format import LISTING_BUILDER, is_stale, listing_of, relisted
+from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_from
+from toolbay.pytools.cache import PythonDescriptionCache
+from toolbay.pytools.confinement import confinement_words
+from toolbay.pytools.credentials import CredentialStore
+from toolbay.pytools.describe import DescribeFailed, describe_module, probe_confinement
+from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.words import PermissionTier, ToolDefinition
 
@@ -44,6 +54,13 @@ _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in Permiss
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SCANDIR_FD = os.scandir in os.supports_fd
 _SAFE_NAME = re.compile(r"[A-Za-z0-9-][A-Za-z0-9_-]{0,62}[A-Za-z0-9-]?")
+
+
+def is_tool_file_name(name: str) -> bool:
+    """``.wasm`` programs and ``.py`` modules; ``_private.py``, ``__init__.py`` and hidden files are not tools."""
+    if name.endswith(".wasm"):
+        return True
+    return name.endswith(".py") and not name.startswith(("_", "."))
 
 
 def tool_name_for(path: str | Path) -> str:
@@ -66,7 +83,7 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
             try:
                 with os.scandir(folder if fd is None else fd) as entries:
                     # scandir knows each entry's type from the directory itself: no stat for that.
-                    wasm = [entry for entry in entries if entry.name.endswith(".wasm") and entry.is_file()]
+                    wasm = [entry for entry in entries if is_tool_file_name(entry.name) and entry.is_file()]
                 wasm.sort(key=_name_of)
                 prefix = os.path.join(folder, "")
                 found += [(prefix + entry.name, _stat_of(entry)) for entry in wasm]
@@ -220,6 +237,19 @@ class Discovery:
         self._tier_patterns = list(settings.tiers.items())
         self._background_patterns = tuple(settings.background_tools)
         self._env_allow = tuple(settings.sandbox.env_allow)
+        self.python_cache = PythonDescriptionCache(settings.data_dir / "python")
+        self.credentials = CredentialStore.from_settings(
+            settings.credentials, settings.python.credentials_file, settings.extensions)
+        self.python_limits = WorkerLimits(
+            timeout_s=limits.timeout_s, memory_mb=limits.memory_mb, output_limit=limits.output_limit_kb * 1024,
+            start_timeout_s=settings.python.describe_timeout_s)
+        # Folder -> (realm, owner), set by the keeper before each scan (personal folders come and go).
+        self.realms: dict[str, tuple[str, str | None]] = {}
+        # Module path -> what its last worker reported it was confined by.
+        self.confinement: dict[str, dict[str, Any]] = {}
+
+    def realm_of(self, path: str) -> tuple[str, str | None]:
+        return self.realms.get(os.path.dirname(path), ("shared", None))
 
     # -- one file -----------------------------------------------------------------
 
@@ -234,6 +264,8 @@ class Discovery:
             except OSError as exc:
                 return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {exc}"))
         stem = tool_name_for(path)
+        if path.endswith(".py"):
+            return self.describe_python(path, sha, look_up=look_up)
         ref = ModuleRef(self.runtime, path, sha)
         cached = self.cache.get(sha, stem) if look_up else None
         if cached is not None:
@@ -256,6 +288,12 @@ class Discovery:
     def from_cache(self, files: Sequence[tuple[str, str]]) -> list[FileOutcome | None]:
         """The outcome of each ``(path, sha256)`` whose description is cached, else None, in
         order. Runs no guest; blocking (one worker thread does a warm start's thousands)."""
+        python = [index for index, (path, _) in enumerate(files) if path.endswith(".py")]
+        if python:
+            wasm_files = [item for item in files if not item[0].endswith(".py")]
+            wasm_found = iter(self.from_cache(wasm_files) if wasm_files else [])
+            found_python = {index: self._python_from_cache(*files[index]) for index in python}
+            return [found_python[i] if i in found_python else next(wasm_found) for i in range(len(files))]
         stems = [tool_name_for(path) for path, _ in files]
         found = self.cache.get_many([(sha, stem) for (_, sha), stem in zip(files, stems, strict=True)])
         outcomes: list[FileOutcome | None] = []
@@ -283,7 +321,8 @@ class Discovery:
                 self.cache.put(ref.sha256, stem, cached)
                 break
         origin = "wasm:" + ref.path
-        tools: list[Entry] = [self._tool_for(ref, stem, origin, command) for command in cached.commands]
+        realm = self.realm_of(ref.path)
+        tools: list[Entry] = [self._tool_for(ref, stem, origin, command, realm) for command in cached.commands]
         return FileOutcome(ref.path, ref.sha256, tools, None, cached.skipped, from_cache)
 
     def explain(self, path: str) -> Explanation:
@@ -323,7 +362,8 @@ class Discovery:
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped)
         return CachedFile(commands=commands, skipped=skipped)
 
-    def _tool_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand) -> ListedTool:
+    def _tool_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand,
+                  realm: tuple[str, str | None] = ("core", None)) -> ListedTool:
         listing = command.listing
         assert listing is not None  # made fresh by ``_outcome``
         name = command.tool_name
@@ -331,7 +371,7 @@ class Discovery:
         background = listing["background"] or bool(self._background_patterns) and self._declared_background(name)
         definition = ToolDefinition.trusted(
             name, listing["text"], listing["input_schema"], listing["title"], tier, tuple(listing["keywords"]),
-            origin, "wasm", bool(background),
+            origin, "wasm", bool(background), realm[0], realm[1],
         )
         return ListedTool(definition, self, ref, stem, command)
 
@@ -346,8 +386,89 @@ class Discovery:
             to_argv=_LazyArgv(tool.command),
             limits=self.call_limits,
             workspace=self.settings.workspace,
-            env_allow=self._env_allow,
+            **self._wasm_env(tool.definition.name),
         )
+
+    def _wasm_env(self, name: str) -> dict[str, Any]:
+        """``env_allow`` and ``host_env`` for a wasm tool: the allowed host variables, plus the
+        variables its credentials grant it alone."""
+        granted = self.credentials.env_for(name) if self.credentials.credentials else {}
+        if not granted:
+            return {"env_allow": self._env_allow}
+        return {"env_allow": (*self._env_allow, *granted), "host_env": {**os.environ, **granted}}
+
+    # -- Python tool modules --------------------------------------------------------
+
+    def describe_python(self, path: str, sha: str, *, look_up: bool = True) -> FileOutcome:
+        """Describes a ``.py`` file in a worker process (or from the cache). Blocking."""
+        entry = self.python_cache.get(sha) if look_up else None
+        if entry is None:
+            spec = self._worker_spec(path, tool_name_for(path), None)
+            try:
+                description, enforced = describe_module(spec, self.settings.python.describe_timeout_s)
+            except DescribeFailed as failed:
+                if failed.lasting:
+                    self.python_cache.put(sha, {"skipped": failed.reason})
+                return FileOutcome(path, sha, skipped=SkippedFile(path, failed.reason))
+            self.confinement[path] = enforced
+            entry = {"description": description}
+            self.python_cache.put(sha, entry)
+        return self._python_outcome(path, sha, entry)
+
+    def _python_from_cache(self, path: str, sha: str) -> FileOutcome | None:
+        entry = self.python_cache.get(sha)
+        return None if entry is None else self._python_outcome(path, sha, entry)
+
+    def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any]) -> FileOutcome:
+        if "skipped" in entry:
+            return FileOutcome(path, sha, skipped=SkippedFile(path, str(entry["skipped"])), from_cache=True)
+        module = tool_name_for(path)
+        spec = module_spec_from(module, entry.get("description") or {})
+        notes = tuple(f"{module}: refused {reason}" for reason in spec.refused)
+        if not spec.tools:
+            return FileOutcome(path, sha, skipped=SkippedFile(path, f"it offers no tool: {spec.reason_skipped}"),
+                               notes=notes)
+        realm, owner = self.realm_of(path)
+        tiers = [self._tier_for(t.name, spec.tier.value if spec.tier else None) for t in spec.tools]
+        strongest = max((t for t in tiers if t is not None), key=lambda t: t.rank, default=None)
+        pool = WorkerPool(self._worker_spec(path, module, strongest), self.settings.python.workers_per_module)
+        handlers: list[Entry] = []
+        for tool, tier in zip(spec.tools, tiers, strict=True):
+            background = spec.long_running or self._declared_background(tool.name)
+            definition = ToolDefinition(
+                name=tool.name, description=tool.description, input_schema=tool.input_schema, tier=tier,
+                origin="python:" + path, source="python", background=background, realm=realm, owner=owner)
+            handlers.append(PythonHandler(definition, pool, credentials=self.credentials,
+                                          env=self.credentials.env_for(tool.name)))
+        return FileOutcome(path, sha, handlers, notes=notes)
+
+    def _worker_spec(self, path: str, module: str, tier: PermissionTier | None) -> WorkerSpec:
+        workspace = self.settings.workspace
+        grant = () if workspace is None or tier is None else (str(workspace.resolve()),)
+        writable = tier is not None and tier is not PermissionTier.READ
+        network = any(fnmatchcase(module, pattern) for pattern in self.settings.python.network_allow)
+        return WorkerSpec(
+            path=os.path.abspath(path), module=module, limits=self.python_limits, read=() if writable else grant,
+            write=grant if writable else (), network=network, confine=self.settings.python.confine,
+            cwd=grant[0] if grant else None,
+        )
+
+    def confinement_of(self, definition: ToolDefinition) -> str:
+        """``toolbay list``'s words for a Python tool's confinement, from what a worker of the
+        same grants reported (its description's, or a probe's). Blocking."""
+        path = definition.origin.removeprefix("python:")
+        module = tool_name_for(path)
+        tier = definition.tier
+        workspace = "none" if tier is None or self.settings.workspace is None else (
+            "read-only" if tier is PermissionTier.READ else "read-write")
+        network = any(fnmatchcase(module, pattern) for pattern in self.settings.python.network_allow)
+        enforced = self.confinement.get(path)
+        if enforced is None and self.settings.python.confine:
+            spec = self._worker_spec(path, module, tier)
+            helper = str(WORKER_SCRIPT.parent / "lib" / "toolbay_tools.py")
+            probe = WorkerSpec(helper, "toolbay_tools", spec.limits, spec.read, spec.write, spec.network)
+            enforced = self.confinement[path] = probe_confinement(probe, self.settings.python.describe_timeout_s)
+        return confinement_words(enforced, asked=self.settings.python.confine, workspace=workspace, network=network)
 
     def _tier_for(self, name: str, declared: str | None) -> PermissionTier | None:
         """The tier the settings give the tool, else the one its help declares."""

@@ -21,6 +21,7 @@ import anyio
 from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
+from toolbay.discovery import is_tool_file_name
 from toolbay.subagents.roles import is_role_file
 
 if TYPE_CHECKING:
@@ -30,9 +31,9 @@ logger = logging.getLogger(__name__)
 
 
 def _is_tool_file(change: Change, path: str) -> bool:
-    """A tool (``.wasm``) or a role file (``.md`` in an agent folder: both kinds of folder are
-    watched, and a rescan reads each kind only from its own folders)."""
-    return (path.endswith(".wasm") and not os.path.basename(path).startswith(".")) or is_role_file(path)
+    """A tool (``.wasm``, ``.py``) or a role file (``.md`` in an agent folder: both kinds of folder
+    are watched, and a rescan reads each kind only from its own folders)."""
+    return is_tool_file_name(os.path.basename(path)) or is_role_file(path)
 
 
 async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, max_wait_s: float = 2.0) -> None:
@@ -70,7 +71,7 @@ class ExtensionWatcher:
         self.idle_tick_ms = 200
 
     def _existing_folders(self) -> list[Path]:
-        folders = [*self.keeper.settings.extensions, *self.keeper.settings.agents]
+        folders = [*self.keeper.folders(), *self.keeper.settings.agents]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:

@@ -82,11 +82,16 @@ class ToolDefinition:
     # Declared long-running: the server starts it as a job at once.
     background: bool = False
     output_schema: Mapping[str, Any] | None = None
+    # Who offers it: "core" (built in, bundled), "shared" (the operator's folders) or
+    # "personal" (one caller's own folder, seen and called by ``owner`` only).
+    realm: str = "core"
+    owner: str | None = None
 
     @classmethod
     def trusted(
         cls, name: str, description: str, input_schema: Mapping[str, Any], title: str | None,
         tier: PermissionTier | None, keywords: tuple[str, ...], origin: str, source: str, background: bool,
+        realm: str = "core", owner: str | None = None,
     ) -> ToolDefinition:
         """The definition ``cls(...)`` makes of these (no output schema), without the frozen
         ``__init__``'s ``object.__setattr__`` per field: a warm start makes thousands. A test
@@ -102,6 +107,8 @@ class ToolDefinition:
         _set_source(definition, source)
         _set_background(definition, background)
         _set_output_schema(definition, None)
+        _set_realm(definition, realm)
+        _set_owner(definition, owner)
         return definition
 
     @property
@@ -116,7 +123,8 @@ class ToolDefinition:
 
 # The slots' own setters, which a frozen dataclass's __setattr__ does not guard (see ``trusted``).
 (_set_name, _set_description, _set_input_schema, _set_title, _set_tier, _set_keywords, _set_origin, _set_source,
- _set_background, _set_output_schema) = (ToolDefinition.__dict__[name].__set__ for name in ToolDefinition.__slots__)
+ _set_background, _set_output_schema, _set_realm, _set_owner) = (
+    ToolDefinition.__dict__[name].__set__ for name in ToolDefinition.__slots__)
 
 
 @dataclass(slots=True)

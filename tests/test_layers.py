@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "toolbay.internals": 1,
     "toolbay.search": 1,
     "toolbay.subagents": 1,  # role files, the delegation decision, the sampling loop
+    "toolbay.pytools": 1,
     "toolbay.handlers": 2,
     "toolbay.catalog": 3,
     "toolbay.discovery": 3,

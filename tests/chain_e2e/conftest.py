@@ -41,6 +41,8 @@ TOKEN_HOLDERS: dict[str, Sequence[str]] = {
     "reader": ["tools:read"],
     "textkit-only": ["tool:textkit_*"],
     "operator": ["tools:exec"],
+    # May write tools (tests/pytools/test_realms_over_http.py): create_tool and share_tool.
+    "creator": ["tools:exec", "tools:create", "tools:share"],
 }
 
 # hashsum is read-tier in its help; the config raises it to exec so that approval applies.

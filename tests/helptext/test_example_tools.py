@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from server.helptext import HelpRun, build_tool_schema, describe_tree
-from server.wasm import RunRequest, WasmRuntime
+from toolbay.helptext import HelpRun, build_tool_schema, describe_tree
+from toolbay.wasm import RunRequest, WasmRuntime
 
 TOOLS = Path(__file__).resolve().parents[1] / "fixtures" / "helptext_tools"
 EXAMPLES = ("measure", "shelf")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.helptext import build_tool_schema, describe_help
+from toolbay.helptext import build_tool_schema, describe_help
 
 
 def _describe(text: str):

@@ -35,7 +35,8 @@ def _uv_env(home: Path) -> dict[str, str]:
 
 
 def _bundled_tool_files() -> set[str]:
-    return {path.name for path in BUNDLED_EXTENSIONS.glob("*.wasm")}
+    modules = {path.name for path in BUNDLED_EXTENSIONS.glob("*.py") if not path.name.startswith("_")}
+    return {path.name for path in BUNDLED_EXTENSIONS.glob("*.wasm")} | modules
 
 
 async def _listed_names(params: StdioServerParameters) -> set[str]:
@@ -55,7 +56,7 @@ def _expected_agent_tools() -> set[str]:
 
 def _expected_names() -> set[str]:
     """Each bundled file's first tool: the file's own name, or its subcommands' prefix."""
-    return {name.removesuffix(".wasm") for name in _bundled_tool_files()}
+    return {name.removesuffix(".wasm").removesuffix(".py") for name in _bundled_tool_files()}
 
 
 def _serves_every_bundled_file(names: set[str]) -> bool:

@@ -1,0 +1,106 @@
+"""PythonHandler: one tool of a Python tool module, run in the module's worker processes.
+
+The module never runs in the server: the handler sends the call to a warm worker
+(``toolbay.pytools.workers``) and turns its answer into a result: a string as text, any other
+JSON value as text and ``structuredContent``, an exception as an error whose text is the
+exception's message. A worker that dies, overruns its time or memory, or is cancelled is
+replaced, and the call ends as an error that says which.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from toolbay.handlers.base import Handler
+from toolbay.pytools.credentials import CredentialStore
+from toolbay.pytools.workers import WorkerFailed, WorkerPool
+from toolbay.words import CallContext, ToolDefinition, ToolResult
+
+
+class PythonHandler(Handler):
+    supports_cancellation = True
+    __slots__ = ("pool", "credentials", "env")
+
+    def __init__(self, definition: ToolDefinition, pool: WorkerPool, *, credentials: CredentialStore | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        super().__init__(definition)
+        self.pool = pool
+        self.credentials = credentials or CredentialStore()
+        # Environment variables granted to this tool (from the credential store).
+        self.env = dict(env or {})
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        name = self.name
+        handed_out: set[str] = set(self.env.values())
+
+        async def credential(cred: str, key: str, env_var: str | None) -> tuple[str | None, str]:
+            value, problem = self.credentials.lookup(name, cred, key, env_var)
+            if value is not None:
+                handed_out.add(value)
+            return value, problem
+
+        try:
+            answer = await self.pool.call(name, arguments, self.env, credential)
+        except WorkerFailed as failed:
+            return ToolResult.error(f"{name} failed: {failed.reason}.", worker="restarted")
+        result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
+        return without_secrets(result, handed_out) if handed_out else result
+
+    def expects_quick_answer(self) -> bool:
+        """A Python tool sends nothing before its answer (no progress, no questions), so HTTP can
+        answer it with one JSON body; long-running modules are jobs, which the app rules out."""
+        return True
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+
+REDACTED = "[credential redacted]"
+
+
+def without_secrets(result: ToolResult, secrets: set[str]) -> ToolResult:
+    """``result`` with every secret the tool was given during the call blotted out: a tool may
+    use its credentials, never show them."""
+    secrets = {secret for secret in secrets if len(secret) >= 4}
+    leaked = [secret for secret in secrets if secret in result.text or secret in json.dumps(result.meta)
+              or result.structured is not None and secret in json.dumps(result.structured)]
+    if not leaked:
+        return result
+
+    def scrub(text: str) -> str:
+        for secret in sorted(leaked, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return text
+
+    structured = None if result.structured is None else json.loads(scrub(json.dumps(result.structured)))
+    meta = json.loads(scrub(json.dumps(result.meta)))
+    return ToolResult(text=scrub(result.text), structured=structured, is_error=result.is_error, meta=meta)
+
+
+def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) -> ToolResult:
+    meta: dict[str, Any] = {}
+    printed = answer.get("printed")
+    if not answer.get("ok"):
+        text = str(answer.get("error") or f"{tool} failed")
+        where = answer.get("where")
+        if answer.get("error_type"):
+            meta["error_type"] = answer["error_type"]
+        if where:
+            meta["where"] = where
+        stderr = answer.get("stderr")
+        if stderr:
+            text += f"\n\nstderr:\n{stderr}"
+        return ToolResult(text=text, is_error=True, meta=meta)
+    text = str(answer.get("text", ""))
+    if answer.get("truncated"):
+        text += f"\n[output truncated: only the first {output_limit} characters are shown]"
+        meta["truncated"] = True
+    if printed and "json" in answer or printed and answer.get("text") != printed:
+        meta["printed"] = printed
+    structured = None
+    if "json" in answer:
+        value = answer["json"]
+        structured = value if isinstance(value, dict) else {"result": value}
+    return ToolResult(text=text, structured=structured, meta=meta)

@@ -1,0 +1,41 @@
+"""Python module descriptions cached on disk by the file's sha256, like the wasm ones: a warm
+start imports no module. One small JSON file per version, ``<data>/python/<sha256>.json``;
+a damaged or foreign entry is described again. Only lasting outcomes are kept (a description,
+or "not a tool module"), never an import failure, which may be the environment's fault.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# Bump when the worker's description or the convention's reading of it changes.
+DESCRIBER_VERSION = "1"
+
+
+class PythonDescriptionCache:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def get(self, sha256: str) -> dict[str, Any] | None:
+        try:
+            with open(self.folder / f"{sha256}.json", encoding="utf-8") as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("version") != DESCRIBER_VERSION:
+            return None
+        return entry
+
+    def put(self, sha256: str, entry: dict[str, Any]) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({**entry, "version": DESCRIBER_VERSION}, handle)
+            os.replace(temporary, self.folder / f"{sha256}.json")
+        except OSError:
+            pass  # a cache that cannot be written costs describing again, nothing else

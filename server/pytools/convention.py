@@ -1,0 +1,96 @@
+"""The tool-module convention: what a module's description yields, and what is refused.
+
+A ``.py`` file is a tool module when it defines ``get_tool_schemas()`` returning a list of
+``{"name", "description", "input_schema"}`` (``parameters`` is read as ``input_schema``).
+Each name must be the module's name or start with it and ``_`` (``units_convert`` in
+``units.py``), so two modules cannot offer the same name; a call goes to ``dispatch(name,
+args)`` when the module has one, otherwise to the function of the tool's name, called with
+the arguments as keywords. Optional module-level declarations: ``TOOL_TIER`` (or ``TIER``)
+= ``"read" | "write" | "exec"`` and ``LONG_RUNNING = True`` (every call becomes a job at once).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolbay.words import PermissionTier
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True, slots=True)
+class PythonToolSpec:
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSpec:
+    """The tools of one module and what was refused (each a sentence), from its description."""
+
+    module: str
+    tools: tuple[PythonToolSpec, ...]
+    refused: tuple[str, ...]
+    tier: PermissionTier | None
+    long_running: bool
+    has_cli_main: bool
+
+    @property
+    def reason_skipped(self) -> str:
+        return "; ".join(self.refused) or "get_tool_schemas() returned no tools"
+
+
+def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
+    """Reads a worker's description of ``module``; never raises for what the module says."""
+    refused: list[str] = []
+    tools: list[PythonToolSpec] = []
+    seen: set[str] = set()
+    functions = set(description.get("functions") or ())
+    has_dispatch = bool(description.get("has_dispatch"))
+    for index, item in enumerate(description.get("schemas") or ()):
+        spec = _tool_spec(module, index, item, refused)
+        if spec is None:
+            continue
+        if spec.name in seen:
+            refused.append(f"{spec.name!r} is declared twice")
+            continue
+        if not has_dispatch and spec.name not in functions:
+            refused.append(f"{spec.name!r}: the module has no dispatch(name, args) and no function {spec.name}()")
+            continue
+        seen.add(spec.name)
+        tools.append(spec)
+    declared_tier = description.get("tier")
+    tier = PermissionTier.parse(declared_tier) if isinstance(declared_tier, str) else None
+    if declared_tier is not None and tier is None:
+        refused.append(f"TOOL_TIER = {declared_tier!r} is not one of 'read', 'write', 'exec'; treated as undeclared")
+    return ModuleSpec(module, tuple(tools), tuple(refused), tier, bool(description.get("long_running")),
+                      bool(description.get("has_cli_main")))
+
+
+def _tool_spec(module: str, index: int, item: Any, refused: list[str]) -> PythonToolSpec | None:
+    if not isinstance(item, Mapping):
+        refused.append(f"schema #{index + 1} is a {type(item).__name__}, not a dict")
+        return None
+    name = item.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        refused.append(f"schema #{index + 1} has no valid 'name' (letters, digits, '_' or '-', at most 64)")
+        return None
+    if name != module and not name.startswith(module + "_"):
+        refused.append(f"{name!r} does not start with the module's name: call it '{module}_...' "
+                       "(names must not clash with other modules' tools)")
+        return None
+    schema = item.get("input_schema", item.get("parameters", EMPTY_SCHEMA))
+    if schema is None:
+        schema = EMPTY_SCHEMA
+    if not isinstance(schema, Mapping) or schema.get("type", "object") != "object":
+        refused.append(f"{name!r}: its input_schema must be a JSON Schema of type 'object'")
+        return None
+    schema = {"type": "object", **schema}
+    schema.setdefault("properties", {})
+    description = item.get("description")
+    return PythonToolSpec(name, description if isinstance(description, str) else "", schema)

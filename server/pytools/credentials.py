@@ -1,0 +1,117 @@
+"""Credentials for tools: secrets kept out of tool code, listings, results, logs and the audit.
+
+A credential is a name with keys (``api_key`` by default) and the tool-name patterns it is
+granted to. Its values come from, first found: the configuration (``[credentials.NAME]``),
+then the credentials file (TOML, ``[NAME]`` tables; refused when group- or world-readable,
+and never inside a tool folder), then the server's environment (``env_var``, else
+``NAME_KEY`` in capitals). A tool not granted a credential gets nothing, whatever is set.
+The same store gives wasm tools their environment variables (``env = {VAR = "key"}``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from toolbay.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+_RESERVED = frozenset({"tools", "env"})
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    name: str
+    tools: tuple[str, ...]
+    values: Mapping[str, str] = field(default_factory=dict)
+    # Environment variable -> key, given to the granted wasm and Python tools.
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def granted_to(self, tool: str) -> bool:
+        return any(fnmatchcase(tool, pattern) for pattern in self.tools)
+
+
+class CredentialStore:
+    def __init__(self, credentials: Sequence[Credential] = (),
+                 file_values: Mapping[str, Mapping[str, str]] | None = None,
+                 environ: Mapping[str, str] | None = None) -> None:
+        self.credentials = {c.name: c for c in credentials}
+        self._file = {k: dict(v) for k, v in (file_values or {}).items()}
+        self._environ = os.environ if environ is None else environ
+
+    @classmethod
+    def from_settings(cls, table: Mapping[str, Any], credentials_file: Path | None,
+                      tool_folders: Sequence[Path] = ()) -> CredentialStore:
+        credentials = []
+        for name, entry in table.items():
+            if not isinstance(entry, Mapping):
+                raise ConfigError(f"credentials.{name}: expected a table with 'tools' and the secret's keys")
+            tools = entry.get("tools", [])
+            if isinstance(tools, str):
+                tools = [tools]
+            env = entry.get("env", {})
+            if not isinstance(tools, list) or not isinstance(env, Mapping):
+                raise ConfigError(f"credentials.{name}: 'tools' must be a list of name patterns, 'env' a table")
+            values = {k: str(v) for k, v in entry.items() if k not in _RESERVED}
+            variables = {str(k): str(v) for k, v in env.items()}
+            credentials.append(Credential(name, tuple(map(str, tools)), values, variables))
+        file_values = read_credentials_file(credentials_file, tool_folders) if credentials_file else {}
+        return cls(credentials, file_values)
+
+    def lookup(self, tool: str, name: str, key: str = "api_key", env_var: str | None = None) -> tuple[str | None, str]:
+        """``(value, "")``, or ``(None, what to set)``."""
+        credential = self.credentials.get(name)
+        if credential is None or not credential.granted_to(tool):
+            return None, (f"the credential {name!r} is not granted to the tool {tool!r}: the operator must add "
+                          f"[credentials.{name}] with tools = [\"{tool}\"] to toolbay's configuration")
+        value = credential.values.get(key) or self._file.get(name, {}).get(key)
+        variable = env_var or f"{name}_{key}".upper().replace("-", "_")
+        if value is None:
+            value = self._environ.get(variable)
+        if value is None:
+            return None, (f"the credential {name!r} has no {key!r}: set {key} under [credentials.{name}] in the "
+                          f"configuration or in the credentials file, or the environment variable {variable}")
+        return value, ""
+
+    def env_for(self, tool: str) -> dict[str, str]:
+        """The environment variables granted to ``tool`` (for wasm tools, and Python workers)."""
+        env: dict[str, str] = {}
+        for credential in self.credentials.values():
+            if credential.env and credential.granted_to(tool):
+                for variable, key in credential.env.items():
+                    value, _ = self.lookup(tool, credential.name, key, variable)
+                    if value is not None:
+                        env[variable] = value
+        return env
+
+    def secrets(self) -> set[str]:
+        """Every value known, for redaction."""
+        found = {v for c in self.credentials.values() for v in c.values.values()}
+        found.update(v for table in self._file.values() for v in table.values())
+        return {s for s in found if len(s) >= 4}
+
+
+def read_credentials_file(path: Path, tool_folders: Sequence[Path] = ()) -> dict[str, dict[str, str]]:
+    resolved = path.resolve()
+    for folder in tool_folders:
+        if resolved.is_relative_to(folder.resolve()):
+            raise ConfigError(f"credentials file {path} is inside the tool folder {folder}: keep it elsewhere")
+    try:
+        mode = resolved.stat().st_mode
+    except FileNotFoundError:
+        raise ConfigError(f"credentials file {path} does not exist") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigError(f"credentials file {path} is readable by group or others (mode {stat.filemode(mode)}): "
+                          f"chmod 600 {path}")
+    try:
+        data = tomllib.loads(resolved.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"credentials file {path} cannot be read as TOML: {exc}") from None
+    return {name: {k: str(v) for k, v in table.items()} for name, table in data.items() if isinstance(table, dict)}

@@ -1,0 +1,79 @@
+"""Describes a Python tool module by importing it in a short-lived, confined worker.
+
+The server never imports tool modules itself: the worker (``guest/worker.py``) imports the
+file, calls ``get_tool_schemas()`` and reads the module's declarations, then exits. Blocking:
+run it on a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from typing import Any
+
+from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame
+
+
+class DescribeFailed(Exception):
+    def __init__(self, reason: str, *, lasting: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        # True when the file itself says why (no get_tool_schemas): worth caching.
+        self.lasting = lasting
+
+
+def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The module's description and the confinement the worker reported. Raises ``DescribeFailed``."""
+    try:
+        completed = _run_once(spec, timeout_s, describe=True)
+    except subprocess.TimeoutExpired:
+        raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s") from None
+    except OSError as exc:
+        raise DescribeFailed(f"cannot start a Python worker: {exc}") from None
+    ready = _first_frame(completed.stdout)
+    if ready is None:
+        stderr = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        detail = f": {' | '.join(stderr)}" if stderr else ""
+        raise DescribeFailed(f"describing it failed: {exit_reason(completed.returncode)}{detail}")
+    if not ready.get("ok"):
+        raise DescribeFailed(f"it cannot be imported: {ready.get('error')}")
+    description = dict(ready.get("description") or {})
+    if "not_a_tool_module" in description:
+        raise DescribeFailed(f"not a tool module: {description['not_a_tool_module']}", lasting=True)
+    return description, dict(ready.get("confinement") or {})
+
+
+def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:
+    """What a worker started with ``spec`` reports it is confined by; its module should be a
+    harmless one (the ``toolbay_tools`` helper). Empty when the worker could not tell."""
+    try:
+        completed = _run_once(spec, timeout_s, describe=False)
+    except (subprocess.TimeoutExpired, OSError):
+        return {}
+    ready = _first_frame(completed.stdout) or {}
+    return dict(ready.get("confinement") or {})
+
+
+def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool) -> subprocess.CompletedProcess[bytes]:
+    """Starts a worker, sends its init frame, closes its input (so it exits once ready) and
+    collects what it wrote."""
+    with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp:
+        return subprocess.run(
+            spec.command(), input=frame(spec.init_message(tmp, describe=describe)), capture_output=True,
+            timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True, check=False,
+        )
+
+
+def _first_frame(data: bytes) -> dict[str, Any] | None:
+    if len(data) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack_from(data)
+    body = data[_HEADER.size:_HEADER.size + size]
+    if len(body) < size:
+        return None
+    try:
+        message: dict[str, Any] = json.loads(body)
+    except ValueError:
+        return None
+    return message

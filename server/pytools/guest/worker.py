@@ -1,0 +1,306 @@
+"""A toolbay Python tool worker: imports one tool module, confined, and serves its calls.
+
+Run by path (``python -I worker.py``), never imported by the server. The server speaks to it
+over the standard input and output it was started with, in frames (4-byte big-endian length,
+then a JSON object); before the module is imported those two descriptors move elsewhere, so a
+module that prints (even from C) cannot corrupt the frames: fd 1 becomes the worker's stderr,
+and ``print`` goes to a bounded buffer per call.
+
+Frames from the server: ``init`` (once), then ``call``s, each answered by a ``result``;
+during a call the worker may send ``credential`` requests, each answered by the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import io
+import json
+import os
+import resource
+import struct
+import sys
+from collections.abc import Awaitable
+from typing import Any
+
+# asyncio, inspect and traceback are imported when first needed: asyncio alone is most of a
+# worker's start-up otherwise.
+
+_GUEST = os.path.dirname(os.path.abspath(__file__))
+_CLONE_NEWNET = 0x40000000
+_HEADER = struct.Struct(">I")
+
+_in_fd = os.dup(0)
+_out_fd = os.dup(1)
+_null = os.open(os.devnull, os.O_RDWR)
+os.dup2(_null, 0)
+os.dup2(2, 1)
+os.set_inheritable(_in_fd, False)
+os.set_inheritable(_out_fd, False)
+
+
+def _read_exactly(size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(_in_fd, size)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive() -> dict[str, Any]:
+    (size,) = _HEADER.unpack(_read_exactly(4))
+    message: dict[str, Any] = json.loads(_read_exactly(size))
+    return message
+
+
+def send(message: dict[str, Any]) -> None:
+    body = json.dumps(message, ensure_ascii=False, default=str).encode()
+    data = _HEADER.pack(len(body)) + body
+    while data:
+        written = os.write(_out_fd, data)
+        data = data[written:]
+
+
+class _Bounded(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters and counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
+# -- confinement -------------------------------------------------------------------------
+
+
+def _limit_memory(memory_mb: int) -> int | None:
+    """Caps the address space at what the interpreter uses now plus ``memory_mb``."""
+    try:
+        with open("/proc/self/status") as status:
+            used_kb = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
+        limit = used_kb * 1024 + memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return limit
+    except (OSError, ValueError, StopIteration):
+        return None
+
+
+def _leave_network() -> bool:
+    """Moves this process into a new, empty network namespace (no interface but a down
+    loopback), where the kernel lets it (root, or user namespaces)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    return bool(libc.unshare(_CLONE_NEWNET) == 0)
+
+
+def _readable_roots(module_dir: str) -> list[str]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, module_dir, os.path.join(_GUEST, "lib")}
+    roots.update(entry for entry in sys.path if entry and entry != "/" and os.path.exists(entry))
+    roots.update(os.path.dirname(os.path.realpath(entry)) for entry in list(roots) if os.path.islink(entry))
+    roots.update(("/usr/lib", "/usr/local/lib", "/lib", "/lib64", "/usr/share/zoneinfo", "/etc/localtime",
+                  "/etc/ssl", "/etc/ca-certificates", "/usr/share/ca-certificates", "/dev/null", "/dev/urandom",
+                  "/dev/random", "/proc/self", os.path.realpath(sys.executable)))
+    return sorted(roots)
+
+
+def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
+    """Applies what the server asked for and says what is really enforced."""
+    enforced: dict[str, Any] = {"memory": _limit_memory(int(spec["memory_mb"])) is not None}
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    network = bool(spec.get("network"))
+    enforced["netns"] = False if network else _leave_network()
+    enforced["files"] = enforced["tcp"] = False
+    if spec.get("landlock", True):
+        sys.path.insert(0, _GUEST)
+        try:
+            import landlock  # the sibling file: this folder is on the path only for this import
+        finally:
+            sys.path.remove(_GUEST)
+        read = _readable_roots(module_dir) + list(spec.get("read", ()))
+        try:
+            enforced.update(landlock.restrict(read, list(spec.get("write", ())), block_tcp=not network))
+        except OSError as exc:
+            enforced["landlock_error"] = str(exc)
+    return enforced
+
+
+# -- the module ----------------------------------------------------------------------------
+
+
+def load(path: str, name: str) -> Any:
+    module_dir = os.path.dirname(path)
+    sys.path.insert(0, module_dir)  # a module may import its siblings
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def describe(module: Any) -> dict[str, Any]:
+    get_schemas = getattr(module, "get_tool_schemas", None)
+    if not callable(get_schemas):
+        return {"not_a_tool_module": "it defines no get_tool_schemas() function"}
+    schemas = get_schemas()
+    json.dumps(schemas)  # must be plain data: said here, in the module's words
+    if not isinstance(schemas, list | tuple):
+        raise TypeError(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
+    names = [item.get("name") for item in schemas if isinstance(item, dict)]
+    return {
+        "schemas": list(schemas),
+        "has_dispatch": callable(getattr(module, "dispatch", None)),
+        "functions": [n for n in names if isinstance(n, str) and callable(getattr(module, n, None))],
+        "tier": getattr(module, "TOOL_TIER", getattr(module, "TIER", None)),
+        "long_running": getattr(module, "LONG_RUNNING", False),
+        "has_cli_main": callable(getattr(module, "cli_main", None)),
+        "doc": (module.__doc__ or "").strip().split("\n\n")[0][:500],
+    }
+
+
+_loop: Any = None  # the worker's event loop, made for the first async tool
+
+
+def _settle(value: Any) -> Any:
+    global _loop
+    if isinstance(value, Awaitable):
+        if _loop is None:
+            import asyncio
+
+            _loop = asyncio.new_event_loop()
+        return _loop.run_until_complete(value)
+    return value
+
+
+def _ask_credential(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
+    send({"op": "credential", "name": name, "key": key, "env_var": env_var})
+    answer = receive()
+    return answer.get("value"), str(answer.get("problem") or "")
+
+
+def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_limit: int) -> dict[str, Any]:
+    name, arguments = message["tool"], message.get("args") or {}
+    os.environ.clear()
+    os.environ.update(base_env)
+    os.environ.update(message.get("env") or {})
+    printed = _Bounded(output_limit)
+    errors = _Bounded(64 * 1024)
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
+            dispatch = getattr(module, "dispatch", None)
+            if callable(dispatch):
+                value = _settle(dispatch(name, arguments))
+            else:
+                function = getattr(module, name, None)
+                if not callable(function):
+                    return {"op": "result", "ok": False,
+                            "error": f"the module has no function {name}() and no dispatch()"}
+                value = _settle(function(**arguments))
+    except SystemExit as exit_:
+        return {"op": "result", "ok": False, "error": f"the tool called sys.exit({exit_.code!r})",
+                "stderr": errors.getvalue()}
+    except MemoryError:
+        return {"op": "result", "ok": False, "fatal": True,
+                "error": "the tool ran out of memory (the worker's memory limit was reached)"}
+    except BaseException as exc:  # the module's own fault: its message is the tool error
+        import traceback
+
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(frames)
+                      if f.filename == getattr(module, "__file__", None)), None)
+        return {"op": "result", "ok": False, "error": str(exc) or type(exc).__name__,
+                "error_type": type(exc).__name__, "where": where, "stderr": errors.getvalue()}
+    return _result(value, printed, output_limit)
+
+
+def _result(value: Any, printed: _Bounded, output_limit: int) -> dict[str, Any]:
+    result: dict[str, Any] = {"op": "result", "ok": True}
+    if printed.kept:
+        result["printed"] = printed.getvalue()
+        result["printed_dropped"] = printed.dropped
+    if value is None:
+        text = printed.getvalue() if printed.kept else ""
+        return {**result, "text": text, "truncated": printed.dropped > 0}
+    if isinstance(value, str):
+        return {**result, "text": value[:output_limit], "truncated": len(value) > output_limit}
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", errors="replace")
+        return {**result, "text": text[:output_limit], "truncated": len(text) > output_limit}
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        return {"op": "result", "ok": False,
+                "error": f"the tool returned a {type(value).__name__}, which is not JSON: {exc}"}
+    if len(text) > output_limit:
+        return {"op": "result", "ok": False,
+                "error": f"the tool's result is {len(text)} characters of JSON, over the limit of {output_limit}"}
+    return {**result, "text": text, "json": value}
+
+
+def main() -> int:
+    init = receive()
+    path, name = init["path"], init["module"]
+    sys.path.extend(entry for entry in init.get("site") or () if entry not in sys.path)
+    base_env = dict(init.get("env") or {})
+    os.environ.clear()
+    os.environ.update(base_env)
+    if init.get("tmp"):
+        os.environ["TMPDIR"] = base_env["TMPDIR"] = init["tmp"]
+    if init.get("cwd"):
+        with contextlib.suppress(OSError):
+            os.chdir(init["cwd"])
+    enforced = confine(init["confine"], os.path.dirname(path)) if init.get("confine") else {}
+    sys.path.insert(0, os.path.join(_GUEST, "lib"))
+    import toolbay_tools
+
+    toolbay_tools._ask = _ask_credential
+    try:
+        printed = _Bounded(4096)
+        with contextlib.redirect_stdout(printed):
+            module = load(path, name)
+            description = describe(module) if init.get("describe") else {}
+    except BaseException as exc:  # an import that fails is the file's diagnostic, not a crash
+        if isinstance(exc, SystemExit):
+            error = f"it called sys.exit({exc.code!r}) while being imported"
+        else:
+            import traceback
+
+            error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        send({"op": "ready", "ok": False, "error": error, "confinement": enforced})
+        return 1
+    send({"op": "ready", "ok": True, "description": description, "confinement": enforced})
+    output_limit = int(init.get("output_limit", 1 << 20))
+    while True:
+        try:
+            message = receive()
+        except EOFError:
+            return 0
+        if message.get("op") != "call":
+            continue
+        answer = call(module, message, base_env, output_limit)
+        send(answer)
+        if answer.get("fatal"):
+            return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

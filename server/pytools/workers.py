@@ -1,0 +1,284 @@
+"""Warm worker processes that run one Python tool module each, and the pool that keeps them.
+
+A worker is ``python -I guest/worker.py`` with nothing of the server's environment, confined
+by the spec it is started with (``guest/worker.py`` applies it before importing the module).
+The pool keeps up to ``max_workers`` per module, starts them on demand, keeps them for the
+next call, and throws away one that died, overran or was cancelled mid-call: the next call
+starts a fresh one. A worker serves one call at a time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import site
+import struct
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+logger = logging.getLogger(__name__)
+
+WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
+_HEADER = struct.Struct(">I")
+# Room for the JSON around a result of ``output_limit`` characters (each may take 6 bytes escaped).
+_FRAME_SLACK = 64 * 1024
+
+_SITE_PACKAGES = [path for path in site.getsitepackages() if os.path.isdir(path)]
+# Answers a worker's request for a credential: (name, key, env_var) -> (value, problem).
+CredentialLookup = Callable[[str, str, str | None], Awaitable[tuple[str | None, str]]]
+
+
+class WorkerFailed(Exception):
+    """The worker could not give an answer (it died, overran, was cancelled, or would not start)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerLimits:
+    timeout_s: float = 10.0
+    memory_mb: int = 256
+    output_limit: int = 1 << 20
+    start_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSpec:
+    """How to start a worker for one module version."""
+
+    path: str
+    module: str
+    limits: WorkerLimits = field(default_factory=WorkerLimits)
+    # Folders the module may read, and read and write (its own temporary folder is added).
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+    network: bool = False
+    confine: bool = True
+    cwd: str | None = None
+    python: str = sys.executable
+
+    def init_message(self, tmp: str, *, describe: bool) -> dict[str, Any]:
+        confine = None
+        if self.confine:
+            confine = {"memory_mb": self.limits.memory_mb, "read": list(self.read),
+                       "write": [*self.write, tmp], "network": self.network}
+        return {
+            "op": "init", "path": self.path, "module": self.module, "describe": describe, "tmp": tmp,
+            "cwd": self.cwd or tmp, "confine": confine, "output_limit": self.limits.output_limit,
+            "env": {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": tmp, "TMPDIR": tmp},
+            "site": _SITE_PACKAGES,
+        }
+
+    def command(self) -> list[str]:
+        # -S: no site scan at start (it reads every .pth file, a third of a start-up); the worker
+        # puts the server's site-packages on its path itself, so modules import what it has.
+        return [self.python, "-I", "-S", "-X", "utf8", str(WORKER_SCRIPT)]
+
+
+def frame(message: Mapping[str, Any]) -> bytes:
+    body = json.dumps(message, ensure_ascii=False).encode()
+    return _HEADER.pack(len(body)) + body
+
+
+def exit_reason(returncode: int | None) -> str:
+    if returncode is None:
+        return "the worker stopped answering"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        hint = " (it may have run out of memory)" if name == "SIGKILL" else ""
+        return f"the worker process was killed by {name}{hint}"
+    return f"the worker process exited with status {returncode}"
+
+
+class Worker:
+    """One running worker process, ready for calls once ``start`` returned."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        self.spec = spec
+        self.process: anyio.abc.Process | None = None
+        self._reader: BufferedByteReceiveStream | None = None
+        # Removed by ``kill``; no finalizer, which could run on any thread at collection.
+        self._tmp = tempfile.mkdtemp(prefix="toolbay-py-")
+        self.confinement: dict[str, Any] = {}
+        self.healthy = False
+
+    async def start(self) -> None:
+        self.process = await anyio.open_process(
+            self.spec.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
+            env={"PATH": os.defpath, "LANG": "C.UTF-8"}, start_new_session=True,
+        )
+        assert self.process.stdout is not None
+        self._reader = BufferedByteReceiveStream(self.process.stdout)
+        await self._send(self.spec.init_message(self._tmp, describe=False))
+        with anyio.move_on_after(self.spec.limits.start_timeout_s) as scope:
+            ready = await self._receive()
+        if scope.cancelled_caught:
+            await self.kill()
+            raise WorkerFailed(f"the module did not finish importing within {self.spec.limits.start_timeout_s:g} s")
+        self.confinement = dict(ready.get("confinement") or {})
+        if not ready.get("ok"):
+            await self.kill()
+            raise WorkerFailed(f"the module cannot be imported: {ready.get('error')}")
+        self.healthy = True
+
+    async def call(self, tool: str, arguments: Mapping[str, Any], env: Mapping[str, str],
+                   credentials: CredentialLookup) -> dict[str, Any]:
+        """The worker's ``result`` frame. Raises ``WorkerFailed``; on any failure or
+        cancellation the worker is killed (its state is unknown) and must not be reused."""
+        self.healthy = False
+        timeout = self.spec.limits.timeout_s
+        try:
+            await self._send({"op": "call", "tool": tool, "args": dict(arguments), "env": dict(env)})
+            with anyio.move_on_after(timeout) as scope:
+                while True:
+                    message = await self._receive()
+                    if message.get("op") == "credential":
+                        value, problem = await credentials(
+                            str(message.get("name")), str(message.get("key") or "api_key"), message.get("env_var"))
+                        await self._send({"op": "credential", "value": value, "problem": problem})
+                        continue
+                    break
+            if scope.cancelled_caught:
+                raise WorkerFailed(f"it was stopped after the time limit of {timeout:g} s")
+        except BaseException:
+            await self.kill()
+            raise
+        if message.get("fatal"):
+            await self.kill()
+        else:
+            self.healthy = True
+        return message
+
+    async def _send(self, message: Mapping[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            await self.process.stdin.send(frame(message))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise WorkerFailed(await self._death()) from exc
+
+    async def _receive(self) -> dict[str, Any]:
+        assert self._reader is not None
+        try:
+            (size,) = _HEADER.unpack(await self._reader.receive_exactly(4))
+            if size > self.spec.limits.output_limit * 6 + _FRAME_SLACK:
+                raise WorkerFailed(f"its answer of {size} bytes is over the output limit")
+            message: dict[str, Any] = json.loads(await self._reader.receive_exactly(size))
+        except (anyio.IncompleteRead, anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            raise WorkerFailed(await self._death()) from exc
+        return message
+
+    async def _death(self) -> str:
+        assert self.process is not None
+        with anyio.move_on_after(2):
+            await self.process.wait()
+        return exit_reason(self.process.returncode)
+
+    async def kill(self) -> None:
+        self.healthy = False
+        process = self.process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await process.wait()
+        if process is not None:
+            with anyio.CancelScope(shield=True):
+                await process.aclose()
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+class WorkerPool:
+    """The warm workers of one module version."""
+
+    def __init__(self, spec: WorkerSpec, max_workers: int = 2) -> None:
+        self.spec = spec
+        self.max_workers = max_workers
+        self._idle: list[Worker] = []
+        self._busy: set[Worker] = set()
+        self._count = 0
+        self._condition: anyio.Condition | None = None  # made on the event loop, at first use
+        self._closed = False
+        self.started = 0  # workers started so far (restarts included)
+        self.last_confinement: dict[str, Any] = {}
+
+    async def call(self, tool: str, arguments: Mapping[str, Any], env: Mapping[str, str],
+                   credentials: CredentialLookup) -> dict[str, Any]:
+        if self._closed:
+            raise WorkerFailed("the module was replaced or removed; call tools/list to see the tools you can use")
+        worker = await self._acquire()
+        self._busy.add(worker)
+        try:
+            return await worker.call(tool, arguments, env, credentials)
+        finally:
+            self._busy.discard(worker)
+            await self._release(worker)
+
+    @property
+    def _freed(self) -> anyio.Condition:
+        if self._condition is None:
+            self._condition = anyio.Condition()
+        return self._condition
+
+    async def _acquire(self) -> Worker:
+        async with self._freed:
+            while not self._idle and self._count >= self.max_workers:
+                await self._freed.wait()
+            if self._idle:
+                return self._idle.pop()
+            self._count += 1
+        worker = Worker(self.spec)
+        try:
+            await worker.start()
+        except BaseException:  # cancelled while importing, too: nothing may be left running
+            await worker.kill()
+            await self._forget()
+            raise
+        self.started += 1
+        self.last_confinement = worker.confinement
+        return worker
+
+    async def _release(self, worker: Worker) -> None:
+        if worker.healthy and not self._closed:
+            async with self._freed:
+                self._idle.append(worker)
+                self._freed.notify()
+            return
+        await worker.kill()
+        await self._forget()
+
+    async def _forget(self) -> None:
+        with anyio.CancelScope(shield=True):
+            async with self._freed:
+                self._count -= 1
+                self._freed.notify()
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers alive now, idle and busy."""
+        workers = [*self._idle, *self._busy]
+        return [w.process.pid for w in workers if w.process is not None and w.process.returncode is None]
+
+    async def close(self) -> None:
+        """Stops the idle workers; busy ones stop when their call ends."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for worker in idle:
+            await worker.kill()
+            self._count -= 1

@@ -1,0 +1,67 @@
+"""The tool-module convention, through the real app: modules described in workers, called in workers."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pytools.conftest import call
+from toolbay.app import Toolbay
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_single_tool_module_is_served_through_its_same_name_function(pyapp: Toolbay) -> None:
+    result = await call(pyapp, "greet", {"name": "Ada"})
+    assert not result.is_error
+    assert result.text == "Hello, Ada!"
+
+
+async def test_parameters_are_read_as_the_input_schema(pyapp: Toolbay) -> None:
+    definitions = {d.name: d for d in pyapp.catalog.current.definitions()}
+    schema = definitions["mathx_add"].input_schema
+    assert schema["required"] == ["a", "b"]
+    assert set(schema["properties"]) == {"a", "b"}
+    assert definitions["mathx_add"].tier is not None and definitions["mathx_add"].tier.value == "read"
+
+
+async def test_several_tools_go_through_dispatch_and_json_results_are_structured(pyapp: Toolbay) -> None:
+    added = await call(pyapp, "mathx_add", {"a": 2, "b": 40})
+    assert added.text == "42"
+    assert added.structured == {"result": 42}
+    stats = await call(pyapp, "mathx_stats", {"values": [1, 2, 3]})
+    assert stats.structured == {"count": 3, "sum": 6, "mean": 2.0}
+
+
+async def test_an_exception_is_a_tool_error_carrying_its_message(pyapp: Toolbay) -> None:
+    result = await call(pyapp, "mathx_divide", {"a": 1, "b": 0})
+    assert result.is_error
+    assert result.text.startswith("cannot divide by zero: pass a non-zero b")
+    assert result.meta["error_type"] == "ValueError"
+    # The worker carries on serving the module.
+    assert (await call(pyapp, "mathx_divide", {"a": 1, "b": 4})).text == "0.25"
+
+
+async def test_an_async_function_is_awaited_in_the_worker(pyapp: Toolbay) -> None:
+    result = await call(pyapp, "asyncy_wait", {"word": "ok"})
+    assert result.structured == {"word": "OK"}
+
+
+async def test_a_name_not_starting_with_the_module_name_is_refused_and_the_rest_served(pyapp: Toolbay) -> None:
+    names = pyapp.catalog.current.names()
+    assert "badname_ok" in names
+    assert "read_file" not in names
+    assert (await call(pyapp, "badname_ok")).text == "ok"
+
+
+async def test_modules_that_fail_to_import_or_are_no_tool_modules_are_skipped_with_their_reason(pyapp: Toolbay) -> None:
+    skipped = {s.path.rpartition("/")[2]: s.reason for s in pyapp.skipped_files}
+    assert "No module named 'a_module_that_does_not_exist'" in skipped["broken.py"]
+    assert "no get_tool_schemas()" in skipped["plain_helper.py"]
+    assert "greet.py" not in skipped
+
+
+async def test_a_long_running_module_becomes_a_job_at_once(pyapp: Toolbay) -> None:
+    definitions = {d.name: d for d in pyapp.catalog.current.definitions()}
+    assert definitions["slow_nap"].background
+    result = await call(pyapp, "slow_nap", {"seconds": 0.01})
+    assert result.structured is not None and "job_id" in result.structured

@@ -1,0 +1,126 @@
+"""Core, shared and personal tools over streamable HTTP, with two callers holding their own tokens:
+each sees and calls its own personal tools only, a core name always wins, shared wins over
+personal, and create_tool / share_tool work only with their own scopes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.chain_e2e.conftest import (  # noqa: F401  (fixtures)
+    config_dir,
+    connect,
+    running,
+    signing_key,
+    text_of,
+    tokens,
+)
+from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.config import Settings, load_settings
+
+pytestmark = pytest.mark.anyio
+
+def module(name: str, tools: dict[str, str]) -> str:
+    """A read-tier module whose tools answer fixed words."""
+    schemas = ", ".join(f'{{"name": "{tool}", "description": "Says {word}.", "input_schema": {{"type": "object"}}}}'
+                        for tool, word in tools.items())
+    functions = "\n".join(f"def {tool}():\n    return {word!r}\n" for tool, word in tools.items())
+    return f'TOOL_TIER = "read"\n\n\ndef get_tool_schemas():\n    return [{schemas}]\n\n\n{functions}'
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    shared, people = tmp_path / "shared", tmp_path / "people"
+    (people / "operator").mkdir(parents=True)
+    (people / "reader").mkdir(parents=True)
+    shared.mkdir()
+    (shared / "notes.py").write_text(module("notes", {"notes_list": "shared notes"}), encoding="utf-8")
+    (shared / "hashsum.py").write_text(module("hashsum", {"hashsum": "a fake hashsum"}), encoding="utf-8")
+    (people / "operator" / "mine.py").write_text(module("mine", {"mine_hello": "operator's own"}), encoding="utf-8")
+    (people / "operator" / "notes.py").write_text(module("notes", {"notes_list": "operator's notes"}),
+                                                  encoding="utf-8")
+    (people / "operator" / "secret.py").write_text(module("secret", {"secret_plan": "the plan"}), encoding="utf-8")
+    (people / "reader" / "mine.py").write_text(module("mine", {"mine_hello": "reader's own"}), encoding="utf-8")
+    return shared, people
+
+
+@pytest.fixture
+def realm_settings(config_dir: Path, tokens: object, shared_data_dir: Path,  # noqa: F811
+                   folders: tuple[Path, Path]) -> Callable[[str], Settings]:
+    shared, people = folders
+
+    def make(extra: str = "") -> Settings:
+        config = config_dir / "toolbay.toml"
+        config.write_text(f'[chain.auth]\ntokens_file = "tokens.toml"\n\n[python]\n'
+                          f'personal_dir = "{people}/{{caller}}"\n{extra}', encoding="utf-8")
+        return load_settings(config, extensions=[BUNDLED_EXTENSIONS, shared], data_dir=shared_data_dir, port=0)
+
+    return make
+
+
+async def names_and_call(url: str, token: str, tool: str) -> tuple[set[str], str, bool]:
+    async with connect(url, token) as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        result = await client.call_tool(tool, {})
+        return listed, text_of(result), bool(result.is_error)
+
+
+async def test_each_caller_sees_and_calls_only_its_own_personal_tools(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str],  # noqa: F811
+) -> None:
+    async with running(realm_settings("")) as url:
+        with anyio.fail_after(60):
+            operator = await names_and_call(url, tokens["operator"], "mine_hello")
+            reader = await names_and_call(url, tokens["reader"], "mine_hello")
+            stolen = await names_and_call(url, tokens["reader"], "secret_plan")
+    assert {"mine_hello", "secret_plan", "notes_list"} <= operator[0]
+    assert operator[1:] == ("operator's own", False)
+    assert "mine_hello" in reader[0] and "secret_plan" not in reader[0]
+    assert reader[1:] == ("reader's own", False)
+    assert stolen[2] and "secret_plan" in stolen[1] and "the plan" not in stolen[1]
+
+
+async def test_a_core_name_always_wins_and_shared_wins_over_personal(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str],  # noqa: F811
+) -> None:
+    from toolbay.assembly import assemble
+
+    settings = realm_settings("")
+    async with running(settings) as url:
+        with anyio.fail_after(60):
+            _, hashed, _ = await names_and_call(url, tokens["operator"], "hashsum")
+            _, notes, _ = await names_and_call(url, tokens["operator"], "notes_list")
+    assert "a fake hashsum" not in hashed  # the bundled wasm tool answered
+    assert notes == "shared notes"
+    async with assemble(settings, watch=False) as app:
+        diagnostics = "\n".join(app.catalog.current.diagnostics)
+    assert "shadowing: the shared tool 'hashsum'" in diagnostics and "core tool" in diagnostics
+    assert "shadowing: the personal tool 'notes_list'" in diagnostics
+
+
+async def test_create_and_share_need_their_own_scopes_and_serve_the_new_module(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str], folders: tuple[Path, Path],  # noqa: F811
+) -> None:
+    shared, people = folders
+    source = module("weather", {"weather_today": "sunny"})
+    async with running(realm_settings("authoring = true\n")) as url:
+        with anyio.fail_after(120):
+            async with connect(url, tokens["operator"]) as operator:
+                refused = await operator.call_tool("create_tool", {"name": "weather", "source": source})
+                assert refused.is_error and "tools:create" in text_of(refused)
+            async with connect(url, tokens["creator"]) as creator:
+                created = await creator.call_tool("create_tool", {"name": "weather", "source": source})
+                assert not created.is_error, text_of(created)
+                assert created.structured_content["tools"] == ["weather_today"]
+                assert text_of(await creator.call_tool("weather_today", {})) == "sunny"
+                broken = await creator.call_tool("create_tool", {"name": "oops", "source": "def get_tool_schemas(:"})
+                assert broken.is_error and "SyntaxError" in text_of(broken)
+                shared_answer = await creator.call_tool("share_tool", {"name": "weather"})
+                assert not shared_answer.is_error, text_of(shared_answer)
+            async with connect(url, tokens["reader"]) as reader:
+                assert text_of(await reader.call_tool("weather_today", {})) == "sunny"
+    assert (people / "creator" / "weather.py").is_file()
+    assert (shared / "weather.py").read_text(encoding="utf-8") == source

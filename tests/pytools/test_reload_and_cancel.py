@@ -1,0 +1,99 @@
+"""A module dropped, changed or removed is served at once (hot reload, refresh_tools); a
+cancelled call kills its worker."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.pytools.conftest import call
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.catalog import Catalog, CatalogChange
+from toolbay.config import Settings
+from toolbay.handlers.python import PythonHandler
+
+pytestmark = pytest.mark.anyio
+
+MODULE = '''
+def get_tool_schemas():
+    return [{{"name": "fresh_say", "description": "Say it.", "input_schema": {{"type": "object"}}}}]
+
+
+def fresh_say():
+    return "{word}"
+'''
+
+
+async def until(app: Toolbay, check: Callable[[Catalog], bool]) -> None:
+    """Waits (on catalog swaps, not on time) until ``check`` holds for the current catalog."""
+    changed = anyio.Event()
+
+    def listener(catalog: Catalog, change: CatalogChange) -> None:
+        changed.set()
+
+    unsubscribe = app.catalog.subscribe(listener)
+    try:
+        with anyio.fail_after(60):
+            while not check(app.catalog.current):
+                await changed.wait()
+                changed = anyio.Event()
+    finally:
+        unsubscribe()
+
+
+async def test_a_module_dropped_changed_and_removed_is_followed_by_hot_reload(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    async with assemble(make_settings(), watch=True) as app:
+        target = python_dir / "fresh.py"
+        target.write_text(MODULE.format(word="first"), encoding="utf-8")
+        await until(app, lambda catalog: "fresh_say" in catalog.tools)
+        assert (await call(app, "fresh_say")).text == "first"
+
+        first = app.catalog.current.get("fresh_say")
+        target.write_text(MODULE.format(word="second"), encoding="utf-8")
+        await until(app, lambda catalog: catalog.get("fresh_say") is not first)
+        assert (await call(app, "fresh_say")).text == "second"
+
+        os.remove(target)
+        await until(app, lambda catalog: "fresh_say" not in catalog.tools)
+
+
+async def test_refresh_tools_serves_a_new_module_without_a_watcher(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    async with assemble(make_settings(), watch=False) as app:
+        (python_dir / "fresh.py").write_text(MODULE.format(word="refreshed"), encoding="utf-8")
+        answer = await call(app, "refresh_tools")
+        assert "fresh_say" in answer.structured["added"]
+        assert (await call(app, "fresh_say")).text == "refreshed"
+
+
+async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
+    started = await call(pyapp, "slow_nap", {"seconds": 600})
+    job_id = started.structured["job_id"]
+    handler = pyapp.catalog.current.get("slow_nap")
+    assert isinstance(handler, PythonHandler)
+    with anyio.fail_after(60):
+        while not handler.pool._busy or not handler.pool.pids():
+            await anyio.sleep(0.02)  # polls the pool: busy once started and given the call
+    [pid] = handler.pool.pids()
+    cancelled = await call(pyapp, "job_cancel", {"job_id": job_id, "reason": "no time"})
+    assert cancelled.structured["status"] == "cancelled"
+    with anyio.fail_after(30):
+        while os.path.exists(f"/proc/{pid}") and _state(pid) != "Z":
+            await anyio.sleep(0.02)
+    assert (await call(pyapp, "slow_nap", {"seconds": 0})).structured is not None
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0]
+    except OSError:
+        return "gone"
