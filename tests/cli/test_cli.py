@@ -44,11 +44,12 @@ def test_list_prints_a_table_for_people(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["list", "--data-dir", str(shared_data_dir)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert f"{len(listed)} tools" in result.stdout
-    # One row a tool: its name in the first column and its tier in the third.
+    # One row a tool: its name in the first column and its tier in the fourth (tool, source, realm,
+    # tier, parameters).
     rows = {cells[0]: cells for line in result.stdout.splitlines()
-            if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 4 and cells[0]}
+            if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 5 and cells[0]}
     for tool in listed:
-        assert rows[tool["name"]][2] == tool["tier"], rows.get(tool["name"])
+        assert rows[tool["name"]][3] == (tool["tier"] or "-"), rows.get(tool["name"])
 
 
 def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None:
@@ -132,7 +133,8 @@ def test_the_bundled_extensions_and_roles_are_the_default(shared_data_dir: Path)
     origins = {Path(tool["origin"]) for tool in json.loads(result.stdout)["tools"]}
     roles = {path for path in (REPO_ROOT / "agents").glob("*.md") if path.name != "README.md"}
     assert roles
-    assert origins == set(BUNDLED_EXTENSIONS.glob("*.wasm")) | roles
+    tool_files = set(BUNDLED_EXTENSIONS.glob("*.wasm")) | set(BUNDLED_EXTENSIONS.glob("*.py"))
+    assert origins == tool_files | roles
 
 
 def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data_dir: Path) -> None:
