@@ -66,7 +66,10 @@ class CatalogKeeper:
         # long jobs starve every other call while the manager counts free slots.
         runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
                               max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1),
-                              quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
+                              quick_budget_s=settings.sandbox.quick_budget_ms / 1000,
+                              quick_compile=settings.discovery.quick_compile,
+                              # Only a server lives long enough for optimised code to pay off.
+                              optimise_in_background=start_wait_s is not None)
         keeper = cls(settings, runtime, builtins, listeners)
         try:
             async with _background_tasks() as background:
@@ -110,6 +113,7 @@ class CatalogKeeper:
             to_describe = [path for path in paths if path not in current]
             if to_describe:
                 total = len(to_describe)
+                logger.info("compiling and describing %d new %s", total, "file" if total == 1 else "files")
 
                 def progress(outcome: FileOutcome) -> None:
                     if on_progress is not None:

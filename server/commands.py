@@ -15,12 +15,10 @@ from toolbay.config import Settings
 from toolbay.discovery import FileOutcome
 from toolbay.words import CallContext, ToolResult
 
-# Below this many files to describe, a progress bar is more noise than help.
-PROGRESS_THRESHOLD = 4
-
 
 class _DescribeProgress:
-    """A progress bar on stderr while many files are described for the first time."""
+    """A progress bar on stderr, on a terminal, while files are described for the first time
+    (from the first file done on: a warm start describes nothing and shows nothing)."""
 
     def __init__(self) -> None:
         self.console = Console(stderr=True)
@@ -28,7 +26,7 @@ class _DescribeProgress:
         self.task: Any = None
 
     def __call__(self, outcome: FileOutcome, total: int) -> None:
-        if total < PROGRESS_THRESHOLD or not self.console.is_terminal:
+        if not self.console.is_terminal:
             return
         if self.progress is None:
             self.progress = Progress(
@@ -54,6 +52,13 @@ async def serve_until_stopped(settings: Settings) -> None:
     async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s) as app:
         progress.stop()
         if settings.transport == "stdio":
+            if sys.stdin.isatty():
+                # Someone typed the command: say what it is waiting for, or it looks hung.
+                count = len(app.catalog.current.definitions())
+                progress.console.print(
+                    f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
+                    "(an MCP client starts this command itself; Ctrl-C stops it)",
+                    markup=False, highlight=False, soft_wrap=True)
             await serve_stdio(app)
         else:
             await serve_http(app, build_http_app(app))

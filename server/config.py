@@ -77,6 +77,11 @@ class DiscoverySettings(_Section):
         description="How long `serve` waits for tools described for the first time before it answers; "
         "the rest are added when ready and announced with tools/list_changed.",
     )
+    quick_compile: bool = Field(
+        True,
+        description="Compile tools not in the compiled cache with wasmtime's baseline compiler (Winch) for their "
+        "--help runs and first calls; `serve` then optimises them with Cranelift in the background.",
+    )
 
 
 class HttpSettings(_Section):
