@@ -34,7 +34,7 @@ ChangeListener = Callable[[], Awaitable[object]]
 
 class CatalogKeeper:
     def __init__(self, settings: Settings, runtime: WasmRuntime, builtins: Sequence[Handler],
-                 listeners: Sequence[ChangeListener]) -> None:
+                 listeners: Sequence[ChangeListener], file_filter: Callable[[str], bool] | None = None) -> None:
         self.settings = settings
         self.runtime = runtime
         self.catalog = CatalogHolder()
@@ -45,6 +45,8 @@ class CatalogKeeper:
         self._listeners = tuple(listeners)
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._rescan_lock = anyio.Lock()
+        # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
+        self._file_filter = file_filter
 
     @classmethod
     @asynccontextmanager
@@ -56,10 +58,12 @@ class CatalogKeeper:
         listeners: Sequence[ChangeListener] = (),
         on_progress: Callable[[FileOutcome, int], None] | None = None,
         start_wait_s: float | None = None,
+        file_filter: Callable[[str], bool] | None = None,
     ) -> AsyncIterator[CatalogKeeper]:
         """``start_wait_s``: how long to wait for files described for the first time; those
         not done by then are described on in the background, and the catalog grows (telling
-        the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``)."""
+        the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``).
+        ``file_filter``: serve only the files (paths) it accepts."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         # The job manager decides how many calls run at once; a guest that sleeps still holds
         # a worker thread, so the runtime must have one per call the manager lets run, or
@@ -70,7 +74,7 @@ class CatalogKeeper:
                               quick_compile=settings.discovery.quick_compile,
                               # Only a server lives long enough for optimised code to pay off.
                               optimise_in_background=start_wait_s is not None)
-        keeper = cls(settings, runtime, builtins, listeners)
+        keeper = cls(settings, runtime, builtins, listeners, file_filter)
         try:
             async with _background_tasks() as background:
                 if start_wait_s is None:
@@ -177,6 +181,8 @@ class CatalogKeeper:
         since ``previous``, or described in the cache), in discovery order; and the sha256 of
         each readable file. Blocking: runs on a worker thread."""
         files = scan_files(self.settings.extensions)
+        if self._file_filter is not None:
+            files = [found for found in files if self._file_filter(found[0])]
         hashes = self.hash_index.hashes_of(files)
         self.hash_index.save()
         paths = [path for path, _ in files]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -12,8 +14,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain.call import ToolCall
 from toolbay.config import Settings
-from toolbay.discovery import FileOutcome
+from toolbay.discovery import FileOutcome, tool_name_for
+from toolbay.errors import UnknownTool
 from toolbay.words import CallContext, ToolResult
+
+if TYPE_CHECKING:
+    from toolbay.app import Toolbay
 
 
 class _DescribeProgress:
@@ -85,17 +91,38 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "tier": definition.tier.value if definition.tier else None,
                 "parameters": list(properties),
                 "description": definition.description,
+                "input_schema": definition.input_schema,
             })
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
         return {"tools": tools, "skipped": skipped, "diagnostics": list(keeper.catalog.current.diagnostics)}
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
-    """One call through the same chain as a served call (validation included), for tool authors."""
+    """One call through the same chain as a served call (validation included), for tool authors.
+
+    Only the files that can serve a tool of that name are described (``textkit_grep``: the
+    files named ``textkit`` or ``textkit_grep``); when none does, every file is, so the error
+    can name the closest tools. Raises ``UnknownTool`` for a name no file serves."""
     from toolbay.assembly import assemble
 
+    async with assemble(settings, watch=False, file_filter=partial(may_serve, tool)) as app:
+        if app.catalog.current.get(tool) is not None:
+            return await _call(app, tool, arguments)
     async with assemble(settings, watch=False) as app:
-        result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
-        if result.is_error and not result.text:
-            print(f"toolbay: {tool} failed", file=sys.stderr)
-        return result
+        if app.catalog.current.get(tool) is None:
+            names = [definition.name for definition in app.catalog.current.definitions()]
+            raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6))
+        return await _call(app, tool, arguments)
+
+
+def may_serve(tool: str, path: str) -> bool:
+    """Whether the file at ``path`` can offer a tool named ``tool`` (itself or a subcommand)."""
+    stem = tool_name_for(path)
+    return tool == stem or tool.startswith(stem + "_")
+
+
+async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
+    if result.is_error and not result.text:
+        print(f"toolbay: {tool} failed", file=sys.stderr)
+    return result

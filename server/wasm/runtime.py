@@ -308,7 +308,7 @@ class WasmRuntime:
                 start = export_by_name(store, instance, "_start")
                 if start is None:  # checked at load; kept as a guard
                     raise wasmtime.WasmtimeError("no _start export")
-                start(store)
+                start(store)  # type: ignore[operator]  # _export returns the _start Func
         finally:
             set_current_state(None)
         if state.stop_reason is not None:
