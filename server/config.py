@@ -118,6 +118,15 @@ class Settings(BaseSettings):
     tiers: dict[str, Literal["read", "write", "exec"]] = Field(default_factory=dict)
     # Tools declared long-running (name patterns): they become jobs at once.
     background_tools: list[str] = Field(default_factory=list)
+
+    @field_validator("workspace")
+    @classmethod
+    def _workspace_is_a_folder(cls, workspace: Path | None) -> Path | None:
+        # Checked at start: a missing workspace would otherwise fail every call that uses it.
+        if workspace is not None and not workspace.is_dir():
+            reason = "is not a folder" if workspace.exists() else "does not exist"
+            raise ValueError(f"{workspace} {reason}")
+        return workspace
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)

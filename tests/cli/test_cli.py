@@ -202,3 +202,13 @@ def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_pat
     assert len(store) == 2
     verified = anyio.run(store.verify_token, token)
     assert verified is not None and verified.client_id == "bob" and verified.scopes == ["tools:exec"]
+
+
+def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--workspace", str(missing), "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert completed.returncode == 2
+    [line] = completed.stderr.strip().splitlines()
+    assert "workspace" in line and str(missing) in line and "does not exist" in line

@@ -140,3 +140,35 @@ async def test_a_read_tool_reads_workspace_files_by_relative_path(toolbay: Toolb
             result = await client.call_tool("hashsum", {"file": "notes.txt"})
     assert result.is_error is False, _text(result)
     assert hashlib.sha256(b"alpha\nbeta\ngamma\n").hexdigest() in _text(result)
+
+
+async def test_every_bundled_language_reads_a_relative_path_in_a_subfolder_of_the_workspace(
+        settings: Any) -> None:
+    # textkit is Rust, jsonkit Go, hashsum C: each resolves a relative path in its own way.
+    from toolbay.assembly import assemble
+
+    folder = settings.workspace / "data"
+    folder.mkdir()
+    (folder / "doc.json").write_text('{"name": "toolbay", "tools": 3}\n', encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        with anyio.fail_after(60):
+            async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                counted = await client.call_tool("textkit_count", {"lines": True, "file": ["data/doc.json"]})
+                name = await client.call_tool("jsonkit_get", {"path": "name", "file": "data/doc.json"})
+                digest = await client.call_tool("hashsum", {"file": "data/doc.json"})
+    assert counted.is_error is False and _text(counted).split()[0] == "1"
+    assert name.is_error is False and "toolbay" in _text(name)
+    assert digest.is_error is False
+    assert hashlib.sha256((folder / "doc.json").read_bytes()).hexdigest() in _text(digest)
+
+
+async def test_the_no_workspace_hint_is_given_only_for_errors_about_files(settings: Any) -> None:
+    from toolbay.assembly import assemble
+
+    settings.workspace = None
+    async with assemble(settings, watch=False) as app:
+        with anyio.fail_after(30):
+            async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                not_json = await client.call_tool("jsonkit_validate", {"stdin": "{not json"})
+    assert not_json.is_error is True
+    assert "workspace" not in _text(not_json)
