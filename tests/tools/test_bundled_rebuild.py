@@ -20,6 +20,8 @@ def missing_toolchain() -> list[str]:
     for prog in ("clang", "wasm-ld", "go", "sha256sum"):
         if shutil.which(prog) is None:
             missing.append(prog)
+    if shutil.which("go") is not None and not _go_builds_wasip1():
+        missing.append("go >= 1.21 (the go on PATH cannot build GOOS=wasip1)")
     for path in (
         "/usr/bin/rustc",
         "/usr/bin/cargo",
@@ -31,6 +33,11 @@ def missing_toolchain() -> list[str]:
         if not os.path.exists(path):
             missing.append(path)
     return missing
+
+
+def _go_builds_wasip1() -> bool:
+    listed = subprocess.run(["go", "tool", "dist", "list"], capture_output=True, text=True, check=False)
+    return "wasip1/wasm" in listed.stdout.split()
 
 
 def toolchain_versions() -> str:
