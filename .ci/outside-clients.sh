@@ -5,6 +5,7 @@
 # TOOLBAY_NODE_TOOLS pointing at that folder.
 #
 #   bash .ci/outside-clients.sh            # install (if needed), conformance, tests/outside
+#   bash .ci/outside-clients.sh --conformance-only   # install (if needed), conformance (.ci/run)
 #   TOOLBAY_NODE_TOOLS=.ci/node uv run pytest tests/outside   # afterwards, by hand
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,9 @@ node --version
 
 DATA=$(mktemp -d)
 LOG=$DATA/serve.log
-uv run toolbay serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
+# The bundled roles and the prompts the suite asks for by name (test_simple_prompt, ...).
+TOOLBAY_AGENTS="[\"$ROOT/agents\", \"$ROOT/tests/fixtures/agents/conformance\"]" \
+  uv run toolbay serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
 URL=
@@ -48,4 +51,4 @@ passed=$(grep -c '^.*✓' "$DATA/conformance.log" || true)
 expected=$(grep -c '^  ~ ' "$DATA/conformance.log" || true)
 echo "conformance suite: $passed scenarios passed, $expected expected failures (tests/outside/conformance-expected-failures.yml)"
 
-uv run pytest -q tests/outside
+[ "${1:-}" = "--conformance-only" ] || uv run pytest -q tests/outside

@@ -21,10 +21,11 @@ from toolbay.chain import ChainPolicies, build_chain, default_stages
 from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.config import Settings
 from toolbay.errors import CallRefused, StorageError, UnknownTool
-from toolbay.hooks import ServerHook
+from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.sessions import SessionRegistry
+from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
 
 
@@ -39,17 +40,23 @@ class Toolbay:
         policies: ChainPolicies,
         jobs: JobManager,
         sessions: SessionRegistry,
+        roles: RoleLibrary,
         server_hooks: Sequence[ServerHook] = (),
         stages: Sequence[Stage] | None = None,
+        listing_filter: ListingFilter | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
-        (authenticate → rate-limit → authorize → validate → approve)."""
+        (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
+        narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
+        role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
         self.jobs = jobs
         self.sessions = sessions
+        self.roles = roles
         self.server_hooks: tuple[ServerHook, ...] = tuple(server_hooks)
+        self.listing_filter = listing_filter
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
@@ -103,6 +110,12 @@ class Toolbay:
             raise UnknownTool(call.name)
         if call.principal is not None:
             call.context.caller = call.principal.id
+            call.context.extras["principal"] = call.principal  # for built-ins that answer per caller
+        if call.session is not None:
+            call.context.extras["session"] = call.session
+            call.context.extras["principal"] = call.principal  # for built-ins that answer per caller
+        if call.session is not None:
+            call.context.extras["session"] = call.session
         # A call that must become a job (declared background, or a task-augmented request)
         # never takes the quick way.
         if not handler.definition.background and not job_asked_for():
@@ -145,3 +158,8 @@ class Toolbay:
 
     def visible_definitions(self, principal: Principal) -> list[ToolDefinition]:
         return self.policies.authorizer.visible(principal, self.catalog.current.definitions())
+
+    def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
+        """What this session's tools/list shows: the caller's tools, as disclosure lists them."""
+        visible = self.visible_definitions(principal)
+        return visible if self.listing_filter is None else self.listing_filter(visible, session)

@@ -24,13 +24,16 @@ from toolbay.discovery import FileOutcome
 from toolbay.handlers.base import Handler
 from toolbay.handlers.jobs import job_tools
 from toolbay.handlers.refresh import RefreshToolsHandler
+from toolbay.handlers.search import SearchToolsHandler
 from toolbay.jobs import JobManager, SqliteJobStore
 from toolbay.jobs.tasks import install as install_tasks
 from toolbay.protocol import results
+from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.sessions import SessionRegistry
+from toolbay.subagents.library import RoleLibrary
 from toolbay.watcher import ExtensionWatcher
-from toolbay.words import Transport
+from toolbay.words import CallContext, Transport
 
 
 @asynccontextmanager
@@ -57,6 +60,7 @@ async def assemble(
     """
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
     sessions = SessionRegistry()
+    roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
     store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -66,6 +70,10 @@ async def assemble(
         change = await keeper.rescan()
         return {"added": list(change.added), "removed": list(change.removed), "changed": list(change.changed)}
 
+    async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:
+        # ``disclosure`` is bound below too, before any call can reach search_tools.
+        return await disclosure.search(query, limit, context)
+
     async with JobManager(
         store,
         sync_budget_s=jobs.sync_budget_s,
@@ -74,8 +82,10 @@ async def assemble(
         retention_s=jobs.retention_s,
     ) as manager, CatalogKeeper.open(
         settings,
-        builtins=[RefreshToolsHandler(rescan_now), *job_tools(manager), *builtins],
+        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now), *job_tools(manager), *builtins],
         listeners=[sessions.tools_changed],
+        roles=roles,
+        role_listeners=[sessions.prompts_changed],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
         file_filter=file_filter,
@@ -87,11 +97,13 @@ async def assemble(
                           owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)),
                           to_call_result=results.tool_result_to_mcp)
 
-        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions,
-                      server_hooks=[add_tasks], stages=stages)
+        disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
+        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
+                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
         try:
             yield app
         finally:
             group.cancel_scope.cancel()
+            disclosure.close()

@@ -101,14 +101,17 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
 
 
 def _settings(config: Path | None, **overrides: Any) -> Settings:
-    from toolbay.config import load_settings
+    from toolbay.config import load_settings, unknown_environment
     from toolbay.errors import ToolbayError
 
     try:
-        return load_settings(config, **overrides)
+        settings = load_settings(config, **overrides)
     except ToolbayError as exc:
         say(f"toolbay: {exc}")
         raise typer.Exit(2) from None
+    for warning in unknown_environment():
+        say(f"toolbay: warning: {warning}")
+    return settings
 
 
 def configure_logging(level: str, log_file: Path | None) -> None:
@@ -213,6 +216,36 @@ def list_tools(
 
 
 @app.command()
+def describe(
+    file: Annotated[Path, typer.Argument(metavar="FILE.wasm", help="The program to describe.")],
+    data_dir: DataDirOption = None,
+    config: ConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Show what toolbay makes of one .wasm: its help texts and every tool's full schema."""
+    settings = _settings(config, data_dir=data_dir)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    from toolbay.commands import describe_file
+
+    described = _run(describe_file, settings, str(file))
+    if as_json:
+        typer.echo(json.dumps(described, indent=2, ensure_ascii=False))
+        return
+    for run in described["help_runs"]:
+        typer.echo(f"$ {' '.join(run['argv'])}    (exit {run['exit_code']}, {run['encoding']})")
+        typer.echo(run["text"].rstrip() + "\n")
+    for tool in described["tools"]:
+        typer.echo(f"== tool {tool['name']}  (tier: {tool['tier'] or 'undeclared'}"
+                   f"{', background' if tool['background'] else ''})")
+        typer.echo(tool["description"])
+        if tool["keywords"]:
+            typer.echo(f"keywords: {', '.join(tool['keywords'])}")
+        typer.echo(json.dumps(tool["input_schema"], indent=2, ensure_ascii=False) + "\n")
+    for reason in described["skipped"]:
+        typer.echo(f"skipped: {reason}")
+
+
+@app.command()
 def call(
     tool: Annotated[str, typer.Argument(metavar="TOOL", help="Tool name, as `toolbay list` shows it.")],
     args: Annotated[str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as a JSON object.")] = "{}",
@@ -225,8 +258,12 @@ def call(
     settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
     try:
-        arguments = json.loads(args)
-    except json.JSONDecodeError as exc:
+        # The protocol's own parser: nesting deeper than it takes and lone surrogates are
+        # refused here as they would be over the wire.
+        from pydantic_core import from_json
+
+        arguments = from_json(args)
+    except ValueError as exc:
         say(f"toolbay: --args is not valid JSON: {exc}")
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):
@@ -239,6 +276,62 @@ def call(
         sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     if result.is_error:
         raise typer.Exit(1)
+
+
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(metavar="[QUERY]", help="What the tool should do, in any language.")]
+    = None,
+    limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1, help="At most this many tools.")] = 10,
+    catalog: Annotated[Path | None, typer.Option(
+        "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools.")] = None,
+    queries: Annotated[Path | None, typer.Option(
+        "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line.')] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
+    extensions: ExtensionsOption = None,
+    data_dir: DataDirOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Search tools as the server's search tool would: the served ones for QUERY, or a
+    catalog file for a file of queries (one JSON line each: id, results [{name, score}], no_match)."""
+    if catalog is not None or queries is not None:
+        if catalog is None or queries is None or query is not None:
+            say("toolbay: --catalog and --queries go together, without a QUERY")
+            raise typer.Exit(2)
+        from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
+
+        try:
+            definitions, asked = read_catalog(catalog), read_queries(queries)
+        except SearchInputError as exc:
+            say(f"toolbay: {exc}")
+            raise typer.Exit(2) from None
+        out = sys.stdout
+        for record in run_batch(definitions, asked, limit):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    if query is None:
+        say("toolbay: give a QUERY, or --catalog and --queries")
+        raise typer.Exit(2)
+    settings = _settings(config, extensions=extensions, data_dir=data_dir)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    from toolbay.commands import search_served
+
+    record = _run(search_served, settings, query, limit)
+    if as_json:
+        typer.echo(json.dumps(record, ensure_ascii=False))
+        return
+    if record["no_match"]:
+        typer.echo("no match")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"tools for {query!r}")
+    for column in ("tool", "score", "description"):
+        table.add_column(column)
+    for result in record["results"]:
+        table.add_row(result["name"], f"{result['score']:.3f}", result["description"])
+    Console().print(table)
 
 
 @app.command("parse-help")

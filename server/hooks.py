@@ -13,9 +13,12 @@
 - **Job stores** (``toolbay.jobs.store.JobStore``): where jobs and their results live
   (SQLite by default).
 - **Catalog change listeners** (``toolbay.catalog_keeper.ChangeListener``): called after a
-  rescan that changed the catalog (the session registry tells every connected client).
+  rescan that changed the catalog (the session registry tells every connected client), or,
+  as ``role_listeners``, the role files served (the prompt list).
 - **Server hooks** (``ServerHook`` below): called with each SDK server the transports build,
   to add request handlers or middleware to it (MCP Tasks is one).
+- **Listing filters** (``ListingFilter`` below): narrow what one session's ``tools/list``
+  shows of the tools its caller may use (search-first disclosure, ``toolbay.protocol.disclosure``).
 - **Owner resolution** (``toolbay.app.Toolbay.owner_id_for``): who owns a job or task made
   by a request, from the transport and the identity HTTP already verified.
 - **Result conversion** (``toolbay.protocol.results.tool_result_to_mcp``): the one place a
@@ -30,7 +33,10 @@ from typing import Any
 
 from mcp.server import Server
 
-from toolbay.words import Transport
+from toolbay.words import ToolDefinition, Transport
 
 # Called once for every SDK server a transport builds, before it serves.
 ServerHook = Callable[[Server[Any], Transport], None]
+
+# The caller's visible definitions and the session asking -> what that session's listing shows.
+ListingFilter = Callable[[list[ToolDefinition], Any], list[ToolDefinition]]

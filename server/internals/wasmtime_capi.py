@@ -6,7 +6,9 @@ The Python binding (50.x) has no way to:
   cancellation and wall-clock limits need without a trap per tick;
 - fetch one export by name (``Instance.exports`` materialises every export, 65 ms on
   binaries with thousands);
-- choose the baseline compiler Winch (``Config.strategy`` knows only "auto" and "cranelift").
+- choose the baseline compiler Winch (``Config.strategy`` knows only "auto" and "cranelift");
+- move a store's epoch deadline from inside a host call (``Caller`` has no
+  ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ class EpochWatcher:
     def watch(self, store: wasmtime.Store) -> None:
         ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), self._callback, None, _NO_FINALIZER)
         store.set_epoch_deadline(1)
+
+
+def stop_at_next_check(caller: wasmtime.Caller) -> None:
+    """From inside a host call: the guest's next epoch check (its next function call or loop
+    turn) reaches the deadline callback at once, instead of at the next tick."""
+    ffi.wasmtime_context_set_epoch_deadline(caller._context(), 0)
 
 
 def export_by_name(store: wasmtime.Store, instance: wasmtime.Instance,

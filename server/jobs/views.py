@@ -85,8 +85,9 @@ def progress_text(progress: Mapping[str, Any]) -> str:
 
 def accepted(view: JobView) -> ToolResult:
     """The answer to a call that goes on as a job: the job id and the next call to make."""
+    place = f", number {view.position} in the queue" if view.position is not None else ""
     text = (f"The call to {view.tool} goes on in the background as job {view.id} "
-            f"(status: {view.status}). {view.next_step()}")
+            f"(status: {view.status}{place}). {view.next_step()}")
     structured = {"job_id": view.id, "status": view.status, "poll_interval_s": view.poll_interval_s}
     if view.position is not None:
         structured["position"] = view.position

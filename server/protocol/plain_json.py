@@ -80,18 +80,18 @@ class PlainJsonForQuickRequests:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
-        messages, body = await _read_small_body(receive)
+        messages, body = await read_small_body(receive)
         plain = body is not None and self._needs_no_stream(body)
         token = _plain_json_task.set(asyncio.current_task() if plain else None)
         try:
-            await self.app(scope, _replay(messages, receive), send)
+            await self.app(scope, replay(messages, receive), send)
         finally:
             _plain_json_task.reset(token)
 
     def _needs_no_stream(self, body: bytes) -> bool:
         try:
             message = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # the SDK's parser answers it with a parse error
             return False
         if not isinstance(message, dict) or "id" not in message:
             return False  # a batch, or a notification (answered 202 either way)
@@ -109,7 +109,7 @@ class PlainJsonForQuickRequests:
         return False
 
 
-async def _read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
+async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
     """The request's messages as received, and its body when it is complete and small."""
     messages: list[Message] = []
     size = 0
@@ -125,7 +125,7 @@ async def _read_small_body(receive: Receive) -> tuple[list[Message], bytes | Non
             return messages, b"".join(m.get("body", b"") for m in messages)
 
 
-def _replay(messages: list[Message], receive: Receive) -> Receive:
+def replay(messages: list[Message], receive: Receive) -> Receive:
     """A ``receive`` that gives back what was read, then goes on with the real one."""
     pending = list(messages)
 

@@ -8,6 +8,7 @@ server answers clients of either kind.
 from __future__ import annotations
 
 import logging
+import resource
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -22,19 +23,25 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolbay.auth import BearerAuthMiddleware, check_bind_safety
+from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
+from toolbay.auth.bind import host_header_spelling
+from toolbay.errors import ConfigError
 from toolbay.protocol import plain_json
+from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
+from toolbay.protocol.parse_errors import AnswerUnparsableMessages
 from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
+    from toolbay.config import Settings
 
 logger = logging.getLogger(__name__)
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+# Host names a local client may use whatever loopback address is bound.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 async def serve_stdio(app: Toolbay) -> None:
@@ -52,19 +59,35 @@ class _SseEndpoint:
         self.server = server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with self.transport.connect_sse(scope, receive, send) as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        refused: list[int] = []
+
+        async def noting_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                refused.append(message["status"])
+            await send(message)
+
+        try:
+            async with self.transport.connect_sse(scope, receive, noting_send) as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        except ValueError:
+            # The SDK answers a bad Host or Origin (421/403) and then raises; the answer is
+            # the whole story, not a traceback per request.
+            if not refused:
+                raise
+            logger.info("refused an SSE connection with %d (Host or Origin not allowed)", refused[0])
 
 
 def _security_for(host: str) -> TransportSecuritySettings | None:
-    # DNS-rebinding protection for loopback binds, as the SDK does for streamable HTTP.
-    if host in LOOPBACK_HOSTS:
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
-    return None
+    """Host/Origin checks (DNS rebinding) for every bind that needs no authentication because
+    it is loopback: the same rule, ``is_loopback``, decides both."""
+    if not is_loopback(host):
+        return None
+    names = dict.fromkeys((*LOOPBACK_HOSTS, host_header_spelling(host)))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[spelling for name in names for spelling in (name, f"{name}:*")],
+        allowed_origins=[f"http://{spelling}" for name in names for spelling in (name, f"{name}:*")],
+    )
 
 
 def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
@@ -75,11 +98,12 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     sse = SseServerTransport("/messages/", security_settings=security)
 
     async def healthz(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "tools": len(app.catalog.current)})
+        # What a load balancer needs and nothing more, on any Host (it may probe by address).
+        return JSONResponse({"status": "ok"})
 
     extra_routes: list[Any] = [
         Route("/sse", endpoint=_SseEndpoint(sse, sse_server), methods=["GET"]),
-        Mount("/messages/", app=sse.handle_post_message),
+        Mount("/messages/", app=AnswerUnparsableMessages(sse.handle_post_message)),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
     http_server = build_mcp_server(app, "http")
@@ -105,6 +129,18 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     return starlette_app
 
 
+def _guard_limits(settings: Settings) -> GuardLimits:
+    # Leave room under the open-files limit for the data folder, the tools and the log.
+    files_soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    room = files_soft - 128 if files_soft != resource.RLIM_INFINITY else settings.http.max_connections
+    return GuardLimits(
+        header_timeout_s=settings.http.header_timeout_s,
+        body_timeout_s=settings.http.body_timeout_s,
+        max_connections=max(1, min(settings.http.max_connections, room)),
+        max_per_peer=settings.http.max_connections_per_peer,
+    )
+
+
 async def serve_http(
     app: Toolbay,
     starlette_app: ASGIApp,
@@ -123,11 +159,24 @@ async def serve_http(
     # client's delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:  # gaierror included: a name that does not resolve
+        sock.close()
+        raise ConfigError(f"cannot listen on host {settings.host!r}, port {settings.port}: "
+                          f"{exc.strerror or exc}") from None
+    # Decided again from the address the name actually bound to, in case it resolved
+    # differently from when the app was built.
+    try:
+        check_bind_safety(sock.getsockname()[0], configured, settings.http.allow_insecure)
+    except BaseException:
+        sock.close()
+        raise
     sock.listen(2048)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         starlette_app,
+        http=guarded_protocol(_guard_limits(settings)),
         log_level=settings.log_level if settings.log_level != "info" else "warning",
         lifespan="on",
         access_log=False,

@@ -33,6 +33,7 @@ from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
 from toolbay.wasm.inspect import check_header, check_interface
 from toolbay.wasm.interrupt import (
     OVER_BUDGET,
+    TICK_S,
     EpochTicker,
     RunState,
     set_current_state,
@@ -78,11 +79,13 @@ class WasmRuntime:
     baseline compiler (Winch: fast to compile, slower code); ``optimise_in_background`` then
     compiles it again with Cranelift on a low-priority thread and swaps that in (see
     ``toolbay.wasm.compilers``). Without ``quick_compile`` every module is compiled with Cranelift.
+    ``epoch_tick_s`` is how often running guests are checked (see ``toolbay.wasm.interrupt``).
     """
 
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
                  consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
-                 quick_compile: bool = True, optimise_in_background: bool = False) -> None:
+                 quick_compile: bool = True, optimise_in_background: bool = False,
+                 epoch_tick_s: float = TICK_S) -> None:
         self.consume_fuel = consume_fuel
         # The optimiser's engine compiles on its own (low-priority) thread; the one that
         # compiles while a caller waits may use every core.
@@ -99,7 +102,7 @@ class WasmRuntime:
         # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
         # ticker drains the pipes of running guests, so a long print never waits long.
         self._pipes = make_pipe_pool()
-        self._ticker = EpochTicker([c.engine for c in self._compilers],
+        self._ticker = EpochTicker([c.engine for c in self._compilers], epoch_tick_s,
                                    on_tick=self._pipes.drain_busy if self._pipes else None)
         self.max_workers = max_workers or os.cpu_count() or 1
         # How long a proven-quick tool may run on the event loop (0: never; see server.wasm.quick).
@@ -311,8 +314,9 @@ class WasmRuntime:
                 start(store)  # type: ignore[operator]  # _export returns the _start Func
         finally:
             set_current_state(None)
-        if state.stop_reason is not None:
-            ending.fail(state.stop_reason)
+        stop_reason = state.reason_at_end()  # asked once the guest has ended, however it ended
+        if stop_reason is not None:
+            ending.fail(stop_reason)
         elif ending.trap is not None and self._near_memory_limit(store, instance, limits.memory_bytes):
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached")
         elif ending.trap == "needs more memory at start than the memory limit allows":

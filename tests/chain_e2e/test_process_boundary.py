@@ -20,12 +20,13 @@ from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner
 
 from tests.chain_e2e.conftest import audit_lines, refusal_of, text_of
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT, patient_start
 from toolbay.cli import app as cli_app
 
 pytestmark = pytest.mark.anyio
 
-ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+# The bundled tools may be described here for the first time: the first listing waits for them.
+ENV = patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)})
 
 
 def write_config(folder: Path, data_dir: Path, body: str = "") -> Path:

@@ -1,7 +1,8 @@
 """The corpus of real captured help texts, as test cases.
 
 Each program folder holds ``long.txt`` (``--help``), optionally ``short.txt`` (``-h``),
-``sub-*.txt`` (subcommands' ``--help``) and ``expected.json``: either the description
+``sub-*.txt`` (subcommands' ``--help``), ``regression-lock.json`` (the describer's own
+earlier reading, checked by eye; not truth): either the description
 with its ``input_schema``, or ``{"not_help": true}`` for output that must be refused.
 """
 

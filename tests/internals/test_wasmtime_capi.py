@@ -16,6 +16,7 @@ from toolbay.internals.wasmtime_capi import (
     export_by_name,
     set_compiler,
     set_stdin_bytes,
+    stop_at_next_check,
 )
 
 
@@ -125,3 +126,33 @@ def test_code_from_one_compiler_is_refused_by_an_engine_of_the_other() -> None:
 def test_an_unknown_compiler_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="quantum"):
         set_compiler(wasmtime.Config(), "quantum")
+
+
+def test_a_host_call_can_make_the_guest_stop_at_its_next_check_without_a_tick() -> None:
+    # The sleeper's one sleep is a host call; the epoch never advances here, so only the deadline
+    # moved from inside that call can reach the callback (whose answer is "stop").
+    engine = _engine()
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    asked: list[str] = []
+
+    def poll_oneoff(caller: wasmtime.Caller, *pointers: int) -> int:
+        asked.append("poll_oneoff")
+        stop_at_next_check(caller)
+        return 27  # EINTR: the sleep did not happen
+
+    i32 = wasmtime.ValType.i32()
+    linker.allow_shadowing = True
+    linker.define_func("wasi_snapshot_preview1", "poll_oneoff", wasmtime.FuncType([i32] * 4, [i32]),
+                       poll_oneoff, access_caller=True)
+    store = wasmtime.Store(engine)
+    store.set_wasi(wasmtime.WasiConfig())
+    watcher = EpochWatcher(lambda: True)  # kept: wasmtime holds only its callback's address
+    watcher.watch(store)
+    store.set_epoch_deadline(1_000_000)  # no tick would ever reach it
+    instance = linker.instantiate(store, wasmtime.Module.from_file(engine, str(FIXTURE_WASM / "sleeper.wasm")))
+    start = export_by_name(store, instance, "_start")
+    assert isinstance(start, wasmtime.Func)
+    with pytest.raises(wasmtime.WasmtimeError, match=STOPPED_MESSAGE):
+        start(store)
+    assert asked == ["poll_oneoff"]

@@ -164,3 +164,12 @@ async def test_every_bundled_language_reads_a_relative_path_in_a_subfolder_of_th
     assert digest.is_error is False
     assert hashlib.sha256((folder / "doc.json").read_bytes()).hexdigest() in _text(digest)
 
+async def test_a_nul_character_in_an_argument_is_refused_naming_the_field_and_nothing_runs(toolbay: Toolbay) -> None:
+    # textkit_grep's pattern becomes an argument: "a\0b" would reach the program as "a".
+    with anyio.fail_after(30):
+        async with Client(build_mcp_server(toolbay, "memory"), mode="legacy") as client:
+            refused = await client.call_tool("textkit_grep", {"pattern": "a\u0000b", "stdin": "a\nab\n"})
+            in_stdin = await client.call_tool("textkit_grep", {"pattern": "b", "stdin": "a\u0000b\nc\n"})
+    assert refused.is_error is True
+    assert "$.pattern: contains a NUL character" in _text(refused)
+    assert in_stdin.is_error is False  # standard input is data to the program, where NUL is allowed

@@ -68,11 +68,14 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
 ) -> None:
     changed = ListChanged()
     runs_started = anyio.Event()
+    may_run = anyio.Event()  # the old call's run is held until the new version is in place
     runtime: WasmRuntime = reload_app.keeper.runtime
     run_async = runtime.run_async
 
     async def spy(module: Any, request: Any, cancel: Any = None) -> Any:
-        runs_started.set()
+        if not runs_started.is_set():  # the first run is the old call's
+            runs_started.set()
+            await may_run.wait()
         return await run_async(module, request, cancel)
 
     runtime.run_async = spy  # type: ignore[method-assign]
@@ -86,7 +89,8 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
         assert "shout" not in tools["greet"].input_schema["properties"]
 
         async def slow_old_call() -> None:
-            old_result["value"] = await client.call_tool("greet", {"name": "old", "ms": 1500})
+            # Longer than the quick budget, so the call goes to a worker (through the spy).
+            old_result["value"] = await client.call_tool("greet", {"name": "old", "ms": 100})
 
         with anyio.fail_after(WAIT_S):
             async with anyio.create_task_group() as group:
@@ -98,6 +102,7 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
                 swapped_while_running = "value" not in old_result
                 new = await client.call_tool("greet", {"name": "new", "shout": True})
                 tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+                may_run.set()
     assert swapped_while_running
     assert text_of(new).strip() == "GOOD DAY, NEW (GREET V2)"
     assert "shout" in tools["greet"].input_schema["properties"]

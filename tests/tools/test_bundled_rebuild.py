@@ -20,8 +20,9 @@ def missing_toolchain() -> list[str]:
     for prog in ("clang", "wasm-ld", "go", "sha256sum"):
         if shutil.which(prog) is None:
             missing.append(prog)
-    if shutil.which("go") is not None and not _go_builds_wasip1():
-        missing.append("go >= 1.21 (the go on PATH cannot build GOOS=wasip1)")
+    go = shutil.which("go")
+    if go is not None and not _go_targets_wasip1(go):
+        missing.append(f"a Go that builds for wasip1 (>= 1.21; {go} cannot)")
     for path in (
         "/usr/bin/rustc",
         "/usr/bin/cargo",
@@ -35,9 +36,9 @@ def missing_toolchain() -> list[str]:
     return missing
 
 
-def _go_builds_wasip1() -> bool:
-    listed = subprocess.run(["go", "tool", "dist", "list"], capture_output=True, text=True, check=False)
-    return "wasip1/wasm" in listed.stdout.split()
+def _go_targets_wasip1(go: str) -> bool:
+    listed = subprocess.run([go, "tool", "dist", "list"], capture_output=True, text=True, check=False).stdout
+    return "wasip1/wasm" in listed.split()
 
 
 def toolchain_versions() -> str:
