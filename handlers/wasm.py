@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,6 +35,14 @@ DEFAULT_LIMITS = SandboxLimits()
 NO_FILES_HINT = (
     "\n\nNote: this tool is given no workspace folder, so it cannot see any file. If the error is "
     "about a file, pass the file's content in the 'stdin' argument instead."
+)
+# How guests say a file was not there or not reachable (wasi-libc, Rust std, Go, getopt tools):
+# the hint above is for these errors, not for every failure of a tool without a workspace.
+_FILE_ERROR = re.compile(
+    rb"no such file|not a directory|capabilities insufficient|pre-?opened|bad file (?:number|descriptor)"
+    rb"|permission denied|not permitted|cannot (?:open|read)|can't open|could not open|failed to open"
+    rb"|\b(?:ENOENT|ENOTCAPABLE|EBADF|EACCES|EPERM)\b",
+    re.IGNORECASE,
 )
 _STDIN_SCHEMA = {"type": "string", "description": "Text passed to the program on standard input"}
 
@@ -167,7 +176,8 @@ class WasmHandler(Handler):
 
     def _outcome(self, result: RunResult) -> ToolResult:
         outcome = tool_result_from_run(self.name, result, self.limits)
-        if outcome.is_error and not self.preopens and result.trap is None:
+        if (outcome.is_error and not self.preopens and result.trap is None
+                and _FILE_ERROR.search(result.stderr + result.stdout)):
             # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file
             # descriptor", "Capabilities insufficient", "Bad file number"): say it plainly.
             outcome.text = outcome.text.rstrip() + NO_FILES_HINT

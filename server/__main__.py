@@ -1,3 +1,3 @@
-from toolbay.cli import main
+from toolbay.entry import main
 
 main()

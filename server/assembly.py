@@ -46,6 +46,7 @@ async def assemble(
     start_wait_s: float | None = None,
     builtins: Sequence[Handler] = (),
     stages: Sequence[Stage] | None = None,
+    file_filter: Callable[[str], bool] | None = None,
 ) -> AsyncIterator[Toolbay]:
     """A running app over ``settings``.
 
@@ -56,6 +57,7 @@ async def assemble(
             for the first time (see ``CatalogKeeper.open``); ``None`` waits for all.
         builtins: more built-in tools, after refresh_tools and the job tools.
         stages: the call chain instead of the one the settings make (benchmarks).
+        file_filter: serve only the tool files (paths) it accepts (``toolbay call``).
     """
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
     sessions = SessionRegistry()
@@ -99,6 +101,7 @@ async def assemble(
         role_listeners=[sessions.prompts_changed],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
+        file_filter=file_filter,
     ) as keeper, anyio.create_task_group() as group:
 
         def add_tasks(server: Server[Any], transport: Transport) -> None:

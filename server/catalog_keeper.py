@@ -39,7 +39,8 @@ ChangeListener = Callable[[], Awaitable[object]]
 class CatalogKeeper:
     def __init__(self, settings: Settings, runtime: WasmRuntime, builtins: Sequence[Handler],
                  listeners: Sequence[ChangeListener], *, roles: RoleLibrary | None = None,
-                 role_listeners: Sequence[ChangeListener] = ()) -> None:
+                 role_listeners: Sequence[ChangeListener] = (),
+                 file_filter: Callable[[str], bool] | None = None) -> None:
         self.settings = settings
         self.runtime = runtime
         self.catalog = CatalogHolder()
@@ -53,6 +54,8 @@ class CatalogKeeper:
         self._role_listeners = tuple(role_listeners)
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._rescan_lock = anyio.Lock()
+        # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
+        self._file_filter = file_filter
 
     @classmethod
     @asynccontextmanager
@@ -66,20 +69,26 @@ class CatalogKeeper:
         role_listeners: Sequence[ChangeListener] = (),
         on_progress: Callable[[FileOutcome, int], None] | None = None,
         start_wait_s: float | None = None,
+        file_filter: Callable[[str], bool] | None = None,
     ) -> AsyncIterator[CatalogKeeper]:
         """``roles``: the role files served (by default those of ``settings.agents``);
         ``role_listeners`` hear when the roles served change (the prompt list).
         ``start_wait_s``: how long to wait for files described for the first time; those
         not done by then are described on in the background, and the catalog grows (telling
-        the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``)."""
+        the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``).
+        ``file_filter``: serve only the files (paths) it accepts."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         # The job manager decides how many calls run at once; a guest that sleeps still holds
         # a worker thread, so the runtime must have one per call the manager lets run, or
         # long jobs starve every other call while the manager counts free slots.
         runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
                               max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1),
-                              quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
-        keeper = cls(settings, runtime, builtins, listeners, roles=roles, role_listeners=role_listeners)
+                              quick_budget_s=settings.sandbox.quick_budget_ms / 1000,
+                              quick_compile=settings.discovery.quick_compile,
+                              # Only a server lives long enough for optimised code to pay off.
+                              optimise_in_background=start_wait_s is not None)
+        keeper = cls(settings, runtime, builtins, listeners, roles=roles, role_listeners=role_listeners,
+                     file_filter=file_filter)
         try:
             async with _background_tasks() as background:
                 if start_wait_s is None:
@@ -123,6 +132,7 @@ class CatalogKeeper:
             to_describe = [path for path in paths if path not in current]
             if to_describe:
                 total = len(to_describe)
+                logger.info("compiling and describing %d new %s", total, "file" if total == 1 else "files")
 
                 def progress(outcome: FileOutcome) -> None:
                     if on_progress is not None:
@@ -196,6 +206,8 @@ class CatalogKeeper:
         since ``previous``, or described in the cache), in discovery order; and the sha256 of
         each readable file. Blocking: runs on a worker thread."""
         files = scan_files(self.folders())
+        if self._file_filter is not None:
+            files = [found for found in files if self._file_filter(found[0])]
         hashes = self.hash_index.hashes_of(files)
         self.hash_index.save()
         paths = [path for path, _ in files]

@@ -1,5 +1,9 @@
 """The ``toolbay`` command. The library raises; this layer turns ``ToolbayError`` into a
-one-line message and an exit code (2 for bad input or configuration)."""
+one-line message and an exit code (2 for bad input or configuration).
+
+Each command imports what it uses when it runs, not at the top: ``toolbay --help`` and
+``toolbay parse-help`` never load pydantic, the settings, the event loop or rich (and
+``parse-help`` does not even load typer: see ``toolbay.entry``)."""
 
 from __future__ import annotations
 
@@ -12,17 +16,15 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import anyio
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from toolbay import __version__
-from toolbay.config import Settings, load_settings, unknown_environment
-from toolbay.errors import ToolbayError
-from toolbay.logs import configure_logging
+
+if TYPE_CHECKING:
+    from toolbay.config import Settings
+    from toolbay.errors import ToolbayError
 
 app = typer.Typer(
     name="toolbay",
@@ -32,7 +34,12 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
+
+
+def say(message: str) -> None:
+    """One line on standard error, as is (no markup)."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
 
 
 class TransportName(enum.StrEnum):
@@ -67,11 +74,15 @@ WorkspaceOption = Annotated[
 
 def _run(function: Callable[..., Awaitable[T]], *args: Any) -> T:
     """Runs one command's coroutine; toolbay's own errors become a message and exit 2."""
+    import anyio
+
+    from toolbay.errors import ToolbayError
+
     try:
         return anyio.run(function, *args, backend_options=_loop_options())
     except* ToolbayError as group:
         error = _first_toolbay_error(group)
-        err.print(f"toolbay: {error}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: {error}")
         raise typer.Exit(2) from None
 
 
@@ -90,14 +101,23 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
 
 
 def _settings(config: Path | None, **overrides: Any) -> Settings:
+    from toolbay.config import load_settings, unknown_environment
+    from toolbay.errors import ToolbayError
+
     try:
         settings = load_settings(config, **overrides)
     except ToolbayError as exc:
-        err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: {exc}")
         raise typer.Exit(2) from None
     for warning in unknown_environment():
-        err.print(f"toolbay: warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: warning: {warning}")
     return settings
+
+
+def configure_logging(level: str, log_file: Path | None) -> None:
+    from toolbay.logs import configure_logging as configure
+
+    configure(level, log_file)
 
 
 def _print_version(value: bool) -> None:
@@ -175,6 +195,9 @@ def list_tools(
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title=f"{len(listing['tools'])} tools")
     for column in ("tool", "source", "realm", "tier", "parameters"):
         table.add_column(column)
@@ -252,10 +275,10 @@ def call(
 
         arguments = from_json(args)
     except ValueError as exc:
-        err.print(f"toolbay: --args is not valid JSON: {exc}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: --args is not valid JSON: {exc}")
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):
-        err.print("toolbay: --args must be a JSON object", markup=False, highlight=False, soft_wrap=True)
+        say("toolbay: --args must be a JSON object")
         raise typer.Exit(2)
     from toolbay.commands import call_once
 
@@ -284,22 +307,21 @@ def search(
     catalog file for a file of queries (one JSON line each: id, results [{name, score}], no_match)."""
     if catalog is not None or queries is not None:
         if catalog is None or queries is None or query is not None:
-            err.print("toolbay: --catalog and --queries go together, without a QUERY",
-                      markup=False, highlight=False, soft_wrap=True)
+            say("toolbay: --catalog and --queries go together, without a QUERY")
             raise typer.Exit(2)
         from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
 
         try:
             definitions, asked = read_catalog(catalog), read_queries(queries)
         except SearchInputError as exc:
-            err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
+            say(f"toolbay: {exc}")
             raise typer.Exit(2) from None
         out = sys.stdout
         for record in run_batch(definitions, asked, limit):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
     if query is None:
-        err.print("toolbay: give a QUERY, or --catalog and --queries", markup=False, highlight=False, soft_wrap=True)
+        say("toolbay: give a QUERY, or --catalog and --queries")
         raise typer.Exit(2)
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
@@ -312,6 +334,9 @@ def search(
     if record["no_match"]:
         typer.echo("no match")
         return
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title=f"tools for {query!r}")
     for column in ("tool", "score", "description"):
         table.add_column(column)
@@ -348,21 +373,49 @@ def token_new(
         typer.Option("--scope", "-s", metavar="SCOPE",
                      help="tools:read|write|exec, tool:PATTERN or a named scope; repeat for several."),
     ],
+    append: Annotated[
+        Path | None,
+        typer.Option("--append", metavar="FILE",
+                     help="Append the entry to this tokens file (TOML; made if missing) and print the "
+                          "configuration lines that point at it."),
+    ] = None,
 ) -> None:
     """Make a bearer token; print it once, then its tokens-file entry (hash only)."""
     from toolbay.auth import new_token
 
     if not client_id.strip() or not all(s.strip() for s in scope):
-        err.print("toolbay: --client-id and every --scope must be non-empty",
-                  markup=False, highlight=False, soft_wrap=True)
+        say("toolbay: --client-id and every --scope must be non-empty")
+        raise typer.Exit(2)
+    if append is not None and append.suffix.lower() == ".json":
+        say("toolbay: --append writes TOML; a .json tokens file must be edited by hand")
         raise typer.Exit(2)
     token, digest = new_token()
     scopes = ", ".join(json.dumps(s) for s in scope)
+    entry = f"[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]\n"
     # The token alone on the first line, so that `| head -1` captures it.
     typer.echo(token)
-    typer.echo(f"\n[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]")
-    err.print("Give the token (first line) to the client now: it is stored nowhere. "
-              "Append the [[tokens]] entry to the tokens file.", markup=False, highlight=False, soft_wrap=True)
+    if append is None:
+        typer.echo("\n" + entry, nl=False)
+        say("Give the token (first line) to the client now: it is stored nowhere. "
+            "Append the [[tokens]] entry to the tokens file.")
+        return
+    _append_entry(append, entry)
+    typer.echo(f"\n[chain.auth]\ntokens_file = {json.dumps(str(append.resolve()))}")
+    say(f"Give the token (first line) to the client now: it is stored nowhere. Its entry (hash only) is in "
+        f"{append}; the lines after the token go in the configuration file, if it does not name that file yet.")
+
+
+def _append_entry(path: Path, entry: str) -> None:
+    """Appends a TOML ``[[tokens]]`` entry, starting on a line of its own."""
+    try:
+        existing = path.read_bytes() if path.exists() else b""
+        with path.open("a", encoding="utf-8") as tokens:
+            if existing and not existing.endswith(b"\n"):
+                tokens.write("\n")
+            tokens.write(("\n" if existing.strip() else "") + entry)
+    except OSError as exc:
+        say(f"toolbay: cannot append to {path}: {exc.strerror or exc}")
+        raise typer.Exit(2) from None
 
 
 def main() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from rich.console import Console
@@ -13,18 +15,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain.call import ToolCall
 from toolbay.config import Settings
-from toolbay.discovery import FileOutcome
+from toolbay.discovery import FileOutcome, tool_name_for
+from toolbay.errors import UnknownTool
 from toolbay.words import CallContext, ToolResult
 
 PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled tools), shared (the operator's "
                    "folders), personal (the caller's own folder); the others are hidden with a shadowing note")
 
-# Below this many files to describe, a progress bar is more noise than help.
-PROGRESS_THRESHOLD = 4
+if TYPE_CHECKING:
+    from toolbay.app import Toolbay
 
 
 class _DescribeProgress:
-    """A progress bar on stderr while many files are described for the first time."""
+    """A progress bar on stderr, on a terminal, while files are described for the first time
+    (from the first file done on: a warm start describes nothing and shows nothing)."""
 
     def __init__(self) -> None:
         self.console = Console(stderr=True)
@@ -32,7 +36,7 @@ class _DescribeProgress:
         self.task: Any = None
 
     def __call__(self, outcome: FileOutcome, total: int) -> None:
-        if total < PROGRESS_THRESHOLD or not self.console.is_terminal:
+        if not self.console.is_terminal:
             return
         if self.progress is None:
             self.progress = Progress(
@@ -58,6 +62,13 @@ async def serve_until_stopped(settings: Settings) -> None:
     async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s) as app:
         progress.stop()
         if settings.transport == "stdio":
+            if sys.stdin.isatty():
+                # Someone typed the command: say what it is waiting for, or it looks hung.
+                count = len(app.catalog.current.definitions())
+                progress.console.print(
+                    f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
+                    "(an MCP client starts this command itself; Ctrl-C stops it)",
+                    markup=False, highlight=False, soft_wrap=True)
             await serve_stdio(app)
         else:
             await serve_http(app, build_http_app(app))
@@ -87,6 +98,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "tier": definition.tier.value if definition.tier else None,
                 "parameters": list(properties),
                 "description": definition.description,
+                "input_schema": definition.input_schema,
             }
             if definition.source == "python":
                 tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)
@@ -97,14 +109,34 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
-    """One call through the same chain as a served call (validation included), for tool authors."""
+    """One call through the same chain as a served call (validation included), for tool authors.
+
+    Only the files that can serve a tool of that name are described (``textkit_grep``: the
+    files named ``textkit`` or ``textkit_grep``); when none does, every file is, so the error
+    can name the closest tools. Raises ``UnknownTool`` for a name no file serves."""
     from toolbay.assembly import assemble
 
+    async with assemble(settings, watch=False, file_filter=partial(may_serve, tool)) as app:
+        if app.catalog.current.get(tool) is not None:
+            return await _call(app, tool, arguments)
     async with assemble(settings, watch=False) as app:
-        result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
-        if result.is_error and not result.text:
-            print(f"toolbay: {tool} failed", file=sys.stderr)
-        return result
+        if app.catalog.current.get(tool) is None:
+            names = [definition.name for definition in app.catalog.current.definitions()]
+            raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6))
+        return await _call(app, tool, arguments)
+
+
+def may_serve(tool: str, path: str) -> bool:
+    """Whether the file at ``path`` can offer a tool named ``tool`` (itself or a subcommand)."""
+    stem = tool_name_for(path)
+    return tool == stem or tool.startswith(stem + "_")
+
+
+async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
+    if result.is_error and not result.text:
+        print(f"toolbay: {tool} failed", file=sys.stderr)
+    return result
 
 
 async def search_served(settings: Settings, query: str, limit: int) -> dict[str, Any]:

@@ -81,6 +81,11 @@ class DiscoverySettings(_Section):
         description="How long `serve` waits for tools described for the first time before it answers; "
         "the rest are added when ready and announced with tools/list_changed.",
     )
+    quick_compile: bool = Field(
+        True,
+        description="Compile tools not in the compiled cache with wasmtime's baseline compiler (Winch) for their "
+        "--help runs and first calls; `serve` then optimises them with Cranelift in the background.",
+    )
 
 
 class PythonSettings(_Section):
@@ -189,6 +194,15 @@ class Settings(BaseSettings):
     tiers: dict[str, Literal["read", "write", "exec"]] = Field(default_factory=dict)
     # Tools declared long-running (name patterns): they become jobs at once.
     background_tools: list[str] = Field(default_factory=list)
+
+    @field_validator("workspace")
+    @classmethod
+    def _workspace_is_a_folder(cls, workspace: Path | None) -> Path | None:
+        # Checked at start: a missing workspace would otherwise fail every call that uses it.
+        if workspace is not None and not workspace.is_dir():
+            reason = "is not a folder" if workspace.exists() else "does not exist"
+            raise ValueError(f"{workspace} {reason}")
+        return workspace
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)

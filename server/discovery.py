@@ -510,9 +510,11 @@ class Discovery:
             if on_done is not None:
                 on_done(outcome)
 
-        async with anyio.create_task_group() as group:
-            for index, path in enumerate(paths):
-                group.start_soon(one, index, path)
+        # Optimising code in the background waits until these are described.
+        with self.runtime.first_uses():
+            async with anyio.create_task_group() as group:
+                for index, path in enumerate(paths):
+                    group.start_soon(one, index, path)
         if self.cache.unsaved:
             await anyio.to_thread.run_sync(self.cache.flush)
         return [o for o in outcomes if o is not None]

@@ -22,6 +22,7 @@ itself to a model. They become results the model reads in one place
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -79,10 +80,12 @@ class CallRefused(ToolbayError):
 class UnknownTool(CallRefused):
     code = "unknown_tool"
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"There is no tool named {name!r}. Call tools/list to see the tools you can use.",
+    def __init__(self, name: str, closest: Sequence[str] = ()) -> None:
+        hint = f" The closest names: {', '.join(closest)}." if closest else ""
+        super().__init__(f"There is no tool named {name!r}. Call tools/list to see the tools you can use.{hint}",
                          tool=name)
         self.name = name
+        self.closest = tuple(closest)
 
 
 class Unauthenticated(CallRefused):

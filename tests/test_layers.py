@@ -58,6 +58,7 @@ LAYERS: dict[str, int] = {
     "toolbay.assembly": 7,
     "toolbay.commands": 7,
     "toolbay.cli": 7,
+    "toolbay.entry": 7,
     "toolbay.__main__": 7,
 }
 SOURCES = {"toolbay": REPO_ROOT / "server", "toolbay.handlers": REPO_ROOT / "handlers"}

@@ -16,14 +16,14 @@ def run_parse_help(long_file: Path, short_file: Path | None, out: TextIO, err: T
     """Prints the description of the help in ``long_file`` (and ``short_file``).
 
     Exit status: 0 with JSON on ``out``; 2 with a one-line reason on ``err`` when the
-    text is not help; 1 when a file cannot be read.
+    text is not help or a file cannot be read.
     """
     try:
         long = long_file.read_bytes()
         short = short_file.read_bytes() if short_file is not None else None
     except OSError as exc:
-        err.write(f"cannot read help text: {exc}\n")
-        return 1
+        err.write(f"cannot read help text {exc.filename}: {exc.strerror or exc}\n")
+        return 2
     try:
         desc = describe_help(long, short)
     except NotHelpError as exc:

@@ -11,8 +11,6 @@ import codecs
 import re
 from dataclasses import dataclass
 
-import chardet
-
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE: it starts with the same two bytes
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -64,6 +62,8 @@ def _to_str(data: bytes) -> tuple[str, str, bool]:
         return data.decode("utf-8"), "utf-8", False
     except UnicodeDecodeError:
         pass
+    import chardet  # here: most help is UTF-8, and importing chardet is most of parse-help's start
+
     guess = chardet.detect(data[:_DETECT_SAMPLE])
     codec = _python_codec(guess.get("encoding"))
     if codec is None:

@@ -6,6 +6,7 @@ The Python binding (50.x) has no way to:
   cancellation and wall-clock limits need without a trap per tick;
 - fetch one export by name (``Instance.exports`` materialises every export, 65 ms on
   binaries with thousands);
+- choose the baseline compiler Winch (``Config.strategy`` knows only "auto" and "cranelift");
 - move a store's epoch deadline from inside a host call (``Caller`` has no
   ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later.
 """
@@ -26,6 +27,19 @@ def set_stdin_bytes(config: wasmtime.WasiConfig, data: bytes) -> None:
     buffer = (ffi.wasm_byte_t * len(data)).from_buffer_copy(data) if data else None
     ffi.wasm_byte_vec_new(ctypes.byref(vec), len(data), buffer)
     ffi.wasi_config_set_stdin_bytes(config.ptr(), ctypes.byref(vec))  # takes ownership of vec
+
+
+# ``wasmtime_strategy_t`` in wasmtime/config.h: AUTO = 0, CRANELIFT = 1, WINCH = 2.
+_STRATEGIES = {"cranelift": 1, "winch": 2}
+
+
+def set_compiler(config: wasmtime.Config, compiler: str) -> None:
+    """Makes engines built from ``config`` compile with ``compiler`` ("cranelift" or "winch")."""
+    try:
+        strategy = _STRATEGIES[compiler]
+    except KeyError:
+        raise ValueError(f"unknown compiler {compiler!r}; known: {', '.join(_STRATEGIES)}") from None
+    ffi.wasmtime_config_strategy_set(config.ptr(), strategy)
 
 
 _DeadlineCallback = ctypes.CFUNCTYPE(

@@ -6,7 +6,9 @@ per tool call, more than the sandboxed run of a small tool. When standard input 
 output are pipes or sockets (as every MCP client starts a server) they can be served
 by the event loop directly, which is what this module does. Anything else (a terminal,
 a regular file, output shared with standard error) keeps the SDK's transport, because
-making such a descriptor non-blocking would change it for other processes too.
+making such a descriptor non-blocking would change it for other processes too; except
+that a terminal's input is read by a daemon thread of its own (``terminal_streams``), so
+Ctrl-C is not held up by a read waiting for a line nobody will type.
 
 Like the SDK, while serving fd 0 reads the null device and fd 1 goes to standard error,
 so a stray ``print`` or a child process never writes onto the wire; both are restored
@@ -19,10 +21,14 @@ import asyncio
 import logging
 import os
 import stat
+import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
@@ -80,6 +86,10 @@ def can_serve_on_loop() -> bool:
 @asynccontextmanager
 async def stdio_streams() -> AsyncIterator[Streams]:
     """The server's read and write streams over this process's stdin and stdout."""
+    if sys.stdin.isatty():
+        async with terminal_streams() as streams:
+            yield streams
+        return
     if not can_serve_on_loop():
         async with stdio_server() as streams:
             yield streams
@@ -90,6 +100,47 @@ async def stdio_streams() -> AsyncIterator[Streams]:
             yield streams
     finally:
         _restore_standard_fds(wire_in, wire_out)
+
+
+@asynccontextmanager
+async def terminal_streams() -> AsyncIterator[Streams]:
+    """The streams when standard input is a terminal (a person typed the command). The SDK's
+    transport reads it on a worker thread that cannot be abandoned, so an interrupted server
+    would wait for the next line typed; here a daemon thread reads, and is left behind."""
+    incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](_OUTGOING_QUEUE)
+    token = anyio.lowlevel.current_token()
+
+    def read_lines() -> None:
+        # os.read, not sys.stdin: a daemon thread left inside a buffered reader holds its lock,
+        # and the interpreter aborts at exit when it cannot take it.
+        pending = b""
+        try:
+            while chunk := os.read(0, 65536):
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        anyio.from_thread.run(incoming_send.send, _parse(line), token=token)
+            anyio.from_thread.run_sync(incoming_send.close, token=token)
+        except Exception:  # the server has stopped (the loop is gone) or stdin was closed
+            return
+
+    async def write_messages() -> None:
+        async with outgoing_receive:
+            async for message in outgoing_receive:
+                text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                sys.stdout.write(text + "\n")  # a line to a terminal: it does not block for long
+                sys.stdout.flush()
+
+    threading.Thread(target=read_lines, name="toolbay-terminal-stdin", daemon=True).start()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(write_messages)
+            yield incoming, outgoing
+            outgoing.close()
+    finally:
+        for stream in (incoming_send, incoming, outgoing, outgoing_receive):
+            stream.close()
 
 
 def _claim_standard_fds() -> tuple[int, int]:

@@ -6,9 +6,10 @@ errors are translated.
 """
 
 from toolbay.wasm.cache import CacheStats
+from toolbay.wasm.compilers import WASMTIME_VERSION
 from toolbay.wasm.errors import map_wasmtime_errors
 from toolbay.wasm.inspect import inspect_module
-from toolbay.wasm.runtime import WASMTIME_VERSION, WasmModule, WasmRuntime
+from toolbay.wasm.runtime import WasmModule, WasmRuntime
 from toolbay.wasm.sandbox import WORKSPACE_GUEST_PATH, sandbox_for
 from toolbay.wasm.types import Preopen, RunRequest, RunResult, SandboxLimits
 

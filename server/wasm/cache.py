@@ -1,7 +1,8 @@
 """Compiled modules on disk, so a module is compiled once per wasmtime version and engine settings.
 
 An entry is native code that wasmtime maps and runs, so it is never trusted blindly: its name
-carries the module's sha256 and the engine fingerprint, its header repeats the fingerprint and
+carries the module's sha256 and the engine fingerprint (which names the compiler, so code from
+the baseline compiler is never taken for optimised code), its header repeats the fingerprint and
 a sha256 of the payload, and anything that does not match (or fails to deserialize) is
 compiled again and rewritten. Entries are written to a temporary file and renamed into place.
 """
@@ -12,6 +13,7 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,47 +36,54 @@ class CacheStats:
 class ModuleCache:
     """``<directory>/<module sha256>-<engine fingerprint>.cwasm``."""
 
-    def __init__(self, directory: Path, fingerprint: str) -> None:
+    def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.fingerprint = fingerprint
         self.stats = CacheStats()
         directory.mkdir(parents=True, exist_ok=True)
 
-    def entry_path(self, sha256: str) -> Path:
-        return self.directory / f"{sha256}-{self.fingerprint}.cwasm"
+    def entry_path(self, sha256: str, fingerprint: str) -> Path:
+        return self.directory / f"{sha256}-{fingerprint}.cwasm"
 
-    def load(self, engine: wasmtime.Engine, sha256: str) -> wasmtime.Module | None:
-        """The cached module, or None after counting a miss (absent) or a rebuild (unusable)."""
-        path = self.entry_path(sha256)
-        try:
-            with path.open("rb") as handle:
-                blob = handle.read()
-                touch_if_stale(handle.fileno())
-        except FileNotFoundError:
-            self.stats.misses += 1
-            return None
-        module = self._decode(engine, blob)
-        if module is None:
-            log.warning("compiled-module cache entry %s is corrupt or stale; compiling again", path.name)
-            self.stats.rebuilds += 1
-        else:
+    def load(self, sha256: str,
+             candidates: Sequence[tuple[str, wasmtime.Engine]]) -> tuple[int, wasmtime.Module] | None:
+        """The first usable entry among ``candidates`` (engine fingerprint, engine), best first,
+        as its index and module; or None after counting a miss. An unusable entry counts a rebuild."""
+        for index, (fingerprint, engine) in enumerate(candidates):
+            path = self.entry_path(sha256, fingerprint)
+            try:
+                with path.open("rb") as handle:
+                    blob = handle.read()
+                    touch_if_stale(handle.fileno())
+            except FileNotFoundError:
+                continue
+            module = self._decode(engine, fingerprint, blob)
+            if module is None:
+                log.warning("compiled-module cache entry %s is corrupt or stale; compiling again", path.name)
+                self.stats.rebuilds += 1
+                return None
             self.stats.hits += 1
-        return module
+            return index, module
+        self.stats.misses += 1
+        return None
 
-    def store(self, sha256: str, module: wasmtime.Module) -> None:
+    def store(self, sha256: str, fingerprint: str, module: wasmtime.Module) -> None:
         payload = bytes(module.serialize())
-        header = _MAGIC + self.fingerprint.encode() + b"\n" + hashlib.sha256(payload).digest()
+        header = _MAGIC + fingerprint.encode() + b"\n" + hashlib.sha256(payload).digest()
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cwasm", dir=self.directory)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(header + payload)
-            os.replace(tmp, self.entry_path(sha256))
+            os.replace(tmp, self.entry_path(sha256, fingerprint))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def _decode(self, engine: wasmtime.Engine, blob: bytes) -> wasmtime.Module | None:
-        prefix = _MAGIC + self.fingerprint.encode() + b"\n"
+    def remove(self, sha256: str, fingerprint: str) -> None:
+        self.entry_path(sha256, fingerprint).unlink(missing_ok=True)
+
+    @staticmethod
+    def _decode(engine: wasmtime.Engine, fingerprint: str, blob: bytes) -> wasmtime.Module | None:
+        prefix = _MAGIC + fingerprint.encode() + b"\n"
         if not blob.startswith(prefix) or len(blob) < len(prefix) + 32:
             return None
         digest = blob[len(prefix):len(prefix) + 32]

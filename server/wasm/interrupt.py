@@ -31,7 +31,7 @@ import logging
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import wasmtime
@@ -128,12 +128,12 @@ def watch_store(store: wasmtime.Store) -> None:
 
 
 class EpochTicker:
-    """Advances the engine's epoch every ``interval`` seconds while at least one guest runs."""
+    """Advances the engines' epochs every ``interval`` seconds while at least one guest runs."""
 
-    def __init__(self, engine: wasmtime.Engine, interval: float = TICK_S,
+    def __init__(self, engines: Sequence[wasmtime.Engine], interval: float = TICK_S,
                  on_tick: Callable[[], None] | None = None) -> None:
         """``on_tick`` runs on the ticker's thread after every tick (it drains output pipes)."""
-        self._engine = engine
+        self._engines = tuple(engines)
         self._interval = interval
         self._on_tick = on_tick
         self._active = 0
@@ -174,7 +174,8 @@ class EpochTicker:
                     return
             if self._closing.wait(self._interval):
                 return
-            self._engine.increment_epoch()
+            for engine in self._engines:
+                engine.increment_epoch()
             if self._on_tick is not None:
                 try:
                     self._on_tick()

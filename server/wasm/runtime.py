@@ -11,11 +11,10 @@ worker threads (wasmtime releases the GIL), at most ``max_workers`` at a time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import importlib.metadata
 import logging
 import os
-import platform
 import threading
 import time
 import weakref
@@ -29,6 +28,7 @@ import wasmtime
 from toolbay.errors import WasmRejected
 from toolbay.internals.wasmtime_capi import export_by_name, set_stdin_bytes
 from toolbay.wasm.cache import CacheStats, ModuleCache
+from toolbay.wasm.compilers import BASELINE, OPTIMISING, Compiled, Compiler, Optimiser
 from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
 from toolbay.wasm.inspect import check_header, check_interface
 from toolbay.wasm.interrupt import (
@@ -36,7 +36,6 @@ from toolbay.wasm.interrupt import (
     TICK_S,
     EpochTicker,
     RunState,
-    install_poll_oneoff,
     set_current_state,
     watch_store,
 )
@@ -46,7 +45,6 @@ from toolbay.wasm.types import MiB, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
 
-WASMTIME_VERSION = importlib.metadata.version("wasmtime")
 # Fuel for stores when no budget is asked for (the engine counts fuel for every store).
 _UNLIMITED_FUEL = 2**63 - 1
 # A proven-quick tool runs on the calling thread for at most this long (see server.wasm.quick).
@@ -57,44 +55,54 @@ _MEMORY_SLACK = 2 * MiB
 
 @dataclass(eq=False)
 class WasmModule:
-    """A compiled, linked module, ready to instantiate. Share it freely across threads."""
+    """A compiled, linked module, ready to instantiate. Share it freely across threads.
+
+    Its code may be replaced once, by the optimised code of the same module (``compiler``
+    tells which it runs now); a run takes the code it starts with."""
 
     path: Path
     sha256: str
     size: int  # bytes of the .wasm read; 0 when it came from the compiled cache by hash
-    _pre: wasmtime.InstancePre = field(repr=False)
-    _module: wasmtime.Module = field(repr=False)
+    _compiled: Compiled = field(repr=False)
+
+    @property
+    def compiler(self) -> str:
+        return self._compiled.compiler.name
 
 
 class WasmRuntime:
-    """Owns the engine, the epoch ticker, the compiled-module cache and the worker limit.
+    """Owns the engines, the epoch ticker, the compiled-module cache and the worker limit.
 
     ``consume_fuel`` makes the engine count fuel so that ``SandboxLimits.fuel`` can be honoured;
     it costs about a quarter more time on CPU-bound guests, so a server whose configuration sets
-    no fuel limit may turn it off.
-    ``epoch_tick_s`` is how often running guests are checked (see ``server.wasm.interrupt``).
+    no fuel limit may turn it off. ``quick_compile`` compiles a module not in the cache with the
+    baseline compiler (Winch: fast to compile, slower code); ``optimise_in_background`` then
+    compiles it again with Cranelift on a low-priority thread and swaps that in (see
+    ``toolbay.wasm.compilers``). Without ``quick_compile`` every module is compiled with Cranelift.
+    ``epoch_tick_s`` is how often running guests are checked (see ``toolbay.wasm.interrupt``).
     """
 
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
                  consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
+                 quick_compile: bool = True, optimise_in_background: bool = False,
                  epoch_tick_s: float = TICK_S) -> None:
-        config = wasmtime.Config()
-        config.epoch_interruption = True
-        config.consume_fuel = consume_fuel
         self.consume_fuel = consume_fuel
-        self.engine = wasmtime.Engine(config)
-        self.fingerprint = hashlib.sha256(
-            f"wasmtime={WASMTIME_VERSION};epoch=1;fuel={int(consume_fuel)};"
-            f"{platform.machine()};{platform.system()}".encode()
-        ).hexdigest()[:16]
-        self.cache = ModuleCache(cache_dir, self.fingerprint) if cache_dir is not None else None
-        self._linker = wasmtime.Linker(self.engine)
-        self._linker.define_wasi()
-        install_poll_oneoff(self._linker)
+        # The optimiser's engine compiles on its own (low-priority) thread; the one that
+        # compiles while a caller waits may use every core.
+        self.optimising = Compiler(OPTIMISING, consume_fuel=consume_fuel,
+                                   parallel=not (quick_compile and optimise_in_background))
+        self.baseline = Compiler(BASELINE, consume_fuel=consume_fuel) if quick_compile else None
+        self.engine = self.optimising.engine
+        self.fingerprint = (self.baseline or self.optimising).fingerprint  # of what a first load writes
+        # Best first: optimised code when the cache has it.
+        self._compilers = (self.optimising,) if self.baseline is None else (self.optimising, self.baseline)
+        self.cache = ModuleCache(cache_dir) if cache_dir is not None else None
+        self._optimiser = (Optimiser(self._optimise)
+                           if self.baseline is not None and optimise_in_background else None)
         # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
         # ticker drains the pipes of running guests, so a long print never waits long.
         self._pipes = make_pipe_pool()
-        self._ticker = EpochTicker(self.engine, epoch_tick_s,
+        self._ticker = EpochTicker([c.engine for c in self._compilers], epoch_tick_s,
                                    on_tick=self._pipes.drain_busy if self._pipes else None)
         self.max_workers = max_workers or os.cpu_count() or 1
         # How long a proven-quick tool may run on the event loop (0: never; see server.wasm.quick).
@@ -132,31 +140,80 @@ class WasmRuntime:
                 known = self._loaded.get(sha256)
             if known is not None:
                 return known
-        module = self.cache.load(self.engine, sha256) if self.cache is not None else None
-        if module is None:
+        found = self.cache.load(sha256, [(c.fingerprint, c.engine) for c in self._compilers]) if self.cache else None
+        if found is None:
             if data is None:
-                data = self._read(path)
-                found = hashlib.sha256(data).hexdigest()
-                if found != sha256:
-                    raise WasmRejected(
-                        str(path), f"changed on disk since it was described (sha256 {sha256[:12]}…, now {found[:12]}…)")
-            with map_load_errors(str(path)):
-                module = wasmtime.Module(self.engine, data)
+                data = self._read_as(path, sha256)
+            with self.first_uses():
+                compiler, module = self._compile(path, data)
             check_interface(path, module)
-            if self.cache is not None:
-                try:
-                    self.cache.store(sha256, module)
-                except OSError as error:
-                    log.warning("cannot write the compiled-module cache for %s: %s", path, error)
+            self._store(sha256, compiler, module)
         else:
+            compiler, module = self._compilers[found[0]], found[1]
             check_interface(path, module)
-        with map_load_errors(str(path), "imports what WASI preview 1 does not provide"):
-            pre = self._linker.instantiate_pre(module)
         size = len(data) if data is not None else 0
-        loaded = WasmModule(path=path, sha256=sha256, size=size, _pre=pre, _module=module)
+        loaded = WasmModule(path=path, sha256=sha256, size=size, _compiled=self._link(path, compiler, module))
         with self._load_lock:
             self._loaded[sha256] = loaded
+        if self._optimiser is not None and compiler is not self.optimising:
+            self._optimiser.submit(loaded)
         return loaded
+
+    def _compile(self, path: Path, data: bytes) -> tuple[Compiler, wasmtime.Module]:
+        if self.baseline is not None:
+            try:
+                return self.baseline, wasmtime.Module(self.baseline.engine, data)
+            except wasmtime.WasmtimeError as error:
+                # Invalid, or using what Winch does not compile: Cranelift says which, or does it.
+                error.__traceback__ = None
+        with map_load_errors(str(path)):
+            return self.optimising, wasmtime.Module(self.optimising.engine, data)
+
+    def _link(self, path: Path, compiler: Compiler, module: wasmtime.Module) -> Compiled:
+        with map_load_errors(str(path), "imports what WASI preview 1 does not provide"):
+            return Compiled(compiler, module, compiler.linker.instantiate_pre(module))
+
+    def _store(self, sha256: str, compiler: Compiler, module: wasmtime.Module) -> None:
+        if self.cache is None:
+            return
+        try:
+            self.cache.store(sha256, compiler.fingerprint, module)
+        except OSError as error:
+            log.warning("cannot write the compiled-module cache for %s: %s", sha256[:12], error)
+
+    def _optimise(self, loaded: WasmModule) -> None:
+        """Compiles ``loaded`` with Cranelift and swaps the code in (on the optimiser's thread)."""
+        if loaded._compiled.compiler is self.optimising:
+            return
+        try:
+            data = self._read_as(loaded.path, loaded.sha256)
+        except WasmRejected as rejected:
+            log.info("not optimising %s: %s", loaded.path.name, rejected.reason)
+            return
+        module = wasmtime.Module(self.optimising.engine, data)
+        compiled = self._link(loaded.path, self.optimising, module)
+        self._store(loaded.sha256, self.optimising, module)
+        if self.cache is not None and self.baseline is not None:
+            self.cache.remove(loaded.sha256, self.baseline.fingerprint)
+        loaded._compiled = compiled  # one reference swap: runs under way keep the code they took
+        log.debug("optimised %s", loaded.path.name)
+
+    def first_uses(self) -> contextlib.AbstractContextManager[None]:
+        """While this is entered (e.g. while new tools are described for a waiting client),
+        the background optimiser starts nothing new: the first uses get the CPU first."""
+        return self._optimiser.first_use() if self._optimiser is not None else contextlib.nullcontext()
+
+    def wait_optimised(self, timeout: float | None = None) -> bool:
+        """True once every module submitted for optimisation has been optimised (or skipped)."""
+        return self._optimiser.wait_idle(timeout) if self._optimiser is not None else True
+
+    def _read_as(self, path: Path, sha256: str) -> bytes:
+        data = self._read(path)
+        found = hashlib.sha256(data).hexdigest()
+        if found != sha256:
+            raise WasmRejected(
+                str(path), f"changed on disk since it was described (sha256 {sha256[:12]}…, now {found[:12]}…)")
+        return data
 
     @staticmethod
     def _read(path: Path) -> bytes:
@@ -237,7 +294,8 @@ class WasmRuntime:
         """Makes the call's store, runs ``_start`` in it and notes how it ended. The store is
         dropped on return, closing the write ends of the output pipes."""
         limits = request.limits
-        store = wasmtime.Store(self.engine)
+        compiled = module._compiled
+        store = wasmtime.Store(compiled.compiler.engine)
         store.set_limits(memory_size=limits.memory_bytes)
         if self.consume_fuel:
             store.set_fuel(limits.fuel if limits.fuel is not None else _UNLIMITED_FUEL)
@@ -249,7 +307,7 @@ class WasmRuntime:
             with self._ticker, map_wasmtime_errors(ending):
                 if state.should_stop():
                     raise wasmtime.WasmtimeError("stopped before start")
-                instance = module._pre.instantiate(store)
+                instance = compiled.pre.instantiate(store)
                 start = export_by_name(store, instance, "_start")
                 if start is None:  # checked at load; kept as a guard
                     raise wasmtime.WasmtimeError("no _start export")
@@ -288,6 +346,8 @@ class WasmRuntime:
             raise
 
     def close(self) -> None:
+        if self._optimiser is not None:
+            self._optimiser.close()
         self._ticker.close()
         if self._pipes is not None:
             self._pipes.close()

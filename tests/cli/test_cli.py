@@ -145,6 +145,100 @@ def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data
     assert "$.algo: unknown property" in result.stdout
 
 
+def test_list_json_gives_each_tools_input_schema(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    tools = {tool["name"]: tool for tool in json.loads(result.stdout)["tools"]}
+    schema = tools["hashsum"]["input_schema"]
+    assert schema["type"] == "object"
+    assert set(tools["hashsum"]["parameters"]) == set(schema["properties"])
+    assert "md5" in schema["properties"]["algorithm"]["description"]
+
+
+def test_call_describes_only_the_file_of_the_tool_it_calls(tmp_path: Path) -> None:
+    # A folder where the other file is not a tool at all: describing it would list it as
+    # skipped in the data folder's caches and take its time; the call must not touch it.
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "hashsum.wasm").write_bytes((BUNDLED_EXTENSIONS / "hashsum.wasm").read_bytes())
+    (folder / "jsonkit.wasm").write_bytes((BUNDLED_EXTENSIONS / "jsonkit.wasm").read_bytes())
+    data = tmp_path / "data"
+    result = runner.invoke(app, ["call", "hashsum", "--args", '{"text": "abc"}', "--extensions", str(folder),
+                                 "--data-dir", str(data)])
+    assert result.exit_code == 0, result.output
+    assert hashlib.sha256(b"abc").hexdigest() in result.stdout
+    # Only hashsum was compiled: one compiled module in the cache, hashsum's.
+    compiled = [entry.name for entry in (data / "modules").glob("*.cwasm")]
+    hashsum_sha = hashlib.sha256((folder / "hashsum.wasm").read_bytes()).hexdigest()
+    assert [name.split("-")[0] for name in compiled] == [hashsum_sha]
+
+
+def test_calling_an_unknown_tool_exits_2_and_names_the_closest_tools(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["call", "textkit_grepp", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "'textkit_grepp'" in line and "textkit_grep" in line.split("closest names:")[1]
+
+
+def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.txt"
+    for argv in (["-m", "toolbay", "parse-help", "--long", str(missing)],
+                 ["-m", "toolbay", "parse-help", f"--long={missing}", "--short", str(missing)]):
+        completed = subprocess.run([sys.executable, *argv], capture_output=True, text=True, check=False,
+                                   timeout=60)
+        assert completed.returncode == 2
+        [line] = completed.stderr.strip().splitlines()
+        assert str(missing) in line and "No such file" in line
+    through_typer = runner.invoke(app, ["parse-help", "--long", str(missing)])
+    assert through_typer.exit_code == 2 and str(missing) in through_typer.stderr
+
+
+def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_no_server(tmp_path: Path) -> None:
+    help_file = tmp_path / "help.txt"
+    help_file.write_bytes(b"Usage: greet [OPTIONS] NAME\n\nOptions:\n  -n, --count <N>  How many times [default: 1]\n"
+                          b"  -h, --help       Print help\n")
+    probe = ("import runpy, sys; sys.argv = ['toolbay', 'parse-help', '--long', sys.argv[1]]\n"
+             "try:\n    runpy.run_module('toolbay', run_name='__main__')\nexcept SystemExit as end:\n"
+             "    heavy = ('typer', 'pydantic', 'anyio', 'rich', 'wasmtime', 'chardet')\n"
+             "    loaded = [m for m in heavy if m in sys.modules]\n"
+             "    sys.stderr.write('loaded=' + ','.join(loaded) + '\\n'); sys.exit(end.code)\n")
+    completed = subprocess.run([sys.executable, "-c", probe, str(help_file)], capture_output=True, text=True,
+                               check=False, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    assert "loaded=\n" in completed.stderr
+    full_command = runner.invoke(app, ["parse-help", "--long", str(help_file)])
+    assert json.loads(completed.stdout) == json.loads(full_command.stdout)
+
+
+def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_path: Path) -> None:
+    import anyio
+
+    from toolbay.auth.tokens import TokenStore
+
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text('[[tokens]]\nclient_id = "old"\nsha256 = "' + "0" * 64 + '"\nscopes = ["tools:read"]')
+    result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:exec",
+                                 "--append", str(tokens)])
+    assert result.exit_code == 0, result.output
+    token, *rest = result.stdout.splitlines()
+    assert "[chain.auth]" in rest and f"tokens_file = {json.dumps(str(tokens.resolve()))}" in rest
+    assert token not in tokens.read_text()  # stored hashed only
+    store = TokenStore.from_file(tokens)
+    assert len(store) == 2
+    verified = anyio.run(store.verify_token, token)
+    assert verified is not None and verified.client_id == "bob" and verified.scopes == ["tools:exec"]
+
+
+def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--workspace", str(missing), "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert completed.returncode == 2
+    [line] = completed.stderr.strip().splitlines()
+    assert "workspace" in line and str(missing) in line and "does not exist" in line
+
+
 def _one_line_exit_2(args: list[str], env: dict[str, str] | None = None) -> str:
     result = runner.invoke(app, args, env=env)
     assert result.exit_code == 2, result.output

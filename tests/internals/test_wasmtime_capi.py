@@ -14,14 +14,17 @@ from toolbay.internals.wasmtime_capi import (
     STOPPED_MESSAGE,
     EpochWatcher,
     export_by_name,
+    set_compiler,
     set_stdin_bytes,
     stop_at_next_check,
 )
 
 
-def _engine() -> wasmtime.Engine:
+def _engine(compiler: str | None = None) -> wasmtime.Engine:
     config = wasmtime.Config()
     config.epoch_interruption = True
+    if compiler is not None:
+        set_compiler(config, compiler)
     return wasmtime.Engine(config)
 
 
@@ -98,6 +101,31 @@ def test_the_epoch_callback_lets_a_guest_run_until_asked_to_stop() -> None:
         running = False
         ticker.join()
     assert ticks >= 3
+
+
+@pytest.mark.parametrize("compiler", ["winch", "cranelift"])
+def test_an_engine_with_either_compiler_runs_a_real_guest(tmp_path: pytest.TempPathFactory, compiler: str) -> None:
+    out = f"{tmp_path}/out"
+    store, instance = _instance(_engine(compiler), "echo", stdin=b"compiled\n", stdout=out)
+    _run(store, instance)
+    with open(out, "rb") as written:
+        assert written.read() == b"compiled\n"
+
+
+def test_code_from_one_compiler_is_refused_by_an_engine_of_the_other() -> None:
+    # The setting really reaches the engine: wasmtime records the compiler in serialized code.
+    data = (FIXTURE_WASM / "echo.wasm").read_bytes()
+    winch_code = wasmtime.Module(_engine("winch"), data).serialize()
+    cranelift_code = wasmtime.Module(_engine("cranelift"), data).serialize()
+    with pytest.raises(wasmtime.WasmtimeError, match="Winch"):
+        wasmtime.Module.deserialize(_engine("cranelift"), winch_code)
+    with pytest.raises(wasmtime.WasmtimeError):
+        wasmtime.Module.deserialize(_engine("winch"), cranelift_code)
+
+
+def test_an_unknown_compiler_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="quantum"):
+        set_compiler(wasmtime.Config(), "quantum")
 
 
 def test_a_host_call_can_make_the_guest_stop_at_its_next_check_without_a_tick() -> None:

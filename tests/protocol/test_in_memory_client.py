@@ -129,9 +129,12 @@ async def test_a_file_tool_without_a_workspace_tells_the_model_what_to_do_instea
             async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
                 result = await client.call_tool("hashsum", {"file": "notes.txt"})
                 piped = await client.call_tool("hashsum", {"stdin": "alpha\n"})
+                not_json = await client.call_tool("jsonkit_validate", {"stdin": "{not json"})
     assert result.is_error is True
     assert "given no workspace folder" in _text(result) and "'stdin'" in _text(result)
     assert hashlib.sha256(b"alpha\n").hexdigest() in _text(piped)
+    # An error that is not about a file gets no hint about files.
+    assert not_json.is_error is True and "workspace" not in _text(not_json)
 
 
 async def test_a_read_tool_reads_workspace_files_by_relative_path(toolbay: Toolbay) -> None:
@@ -141,6 +144,25 @@ async def test_a_read_tool_reads_workspace_files_by_relative_path(toolbay: Toolb
     assert result.is_error is False, _text(result)
     assert hashlib.sha256(b"alpha\nbeta\ngamma\n").hexdigest() in _text(result)
 
+
+async def test_every_bundled_language_reads_a_relative_path_in_a_subfolder_of_the_workspace(
+        settings: Any) -> None:
+    # textkit is Rust, jsonkit Go, hashsum C: each resolves a relative path in its own way.
+    from toolbay.assembly import assemble
+
+    folder = settings.workspace / "data"
+    folder.mkdir()
+    (folder / "doc.json").write_text('{"name": "toolbay", "tools": 3}\n', encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        with anyio.fail_after(60):
+            async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                counted = await client.call_tool("textkit_count", {"lines": True, "file": ["data/doc.json"]})
+                name = await client.call_tool("jsonkit_get", {"path": "name", "file": "data/doc.json"})
+                digest = await client.call_tool("hashsum", {"file": "data/doc.json"})
+    assert counted.is_error is False and _text(counted).split()[0] == "1"
+    assert name.is_error is False and "toolbay" in _text(name)
+    assert digest.is_error is False
+    assert hashlib.sha256((folder / "doc.json").read_bytes()).hexdigest() in _text(digest)
 
 async def test_a_nul_character_in_an_argument_is_refused_naming_the_field_and_nothing_runs(toolbay: Toolbay) -> None:
     # textkit_grep's pattern becomes an argument: "a\0b" would reach the program as "a".

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import wasmtime
 
+from toolbay.internals.wasmtime_capi import set_compiler
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXTENSIONS = REPO_ROOT / "extensions"
 
@@ -69,8 +71,9 @@ class Tool:
 @pytest.fixture(scope="module")
 def engine() -> wasmtime.Engine:
     config = wasmtime.Config()
-    # These runs are tiny: compiling fast matters more than fast machine code (jsonkit is 7 MB).
-    config.cranelift_opt_level = "none"
+    # These runs are tiny: compiling fast matters more than fast machine code (jsonkit is 7 MB),
+    # so the baseline compiler, as the server uses for first runs.
+    set_compiler(config, "winch")
     return wasmtime.Engine(config)
 
 

@@ -82,8 +82,31 @@ def test_the_cache_is_keyed_by_content_version_and_settings(tmp_path: Path, copi
     assert no_fuel.fingerprint != runtime.fingerprint
     no_fuel.load(copied)
     assert no_fuel.cache_stats.misses == 1
+    # Code from the baseline compiler is never taken for optimised code, nor the other way.
+    optimised_only = WasmRuntime(tmp_path / "cache", quick_compile=False)
+    assert optimised_only.fingerprint != runtime.fingerprint
+    assert optimised_only.load(copied).compiler == "cranelift"
+    assert optimised_only.cache_stats.misses == 1
+    for opened in (runtime, no_fuel, optimised_only):
+        opened.close()
+
+
+def test_a_new_module_runs_on_baseline_code_until_optimised_code_is_swapped_in_and_cached(
+        tmp_path: Path, copied: Path) -> None:
+    runtime = WasmRuntime(tmp_path / "cache", optimise_in_background=True)
+    module = runtime.load(copied)
+    assert runtime.run(module, RunRequest(argv=["args", "first"])).ok
+    assert runtime.wait_optimised(timeout=120)
+    assert module.compiler == "cranelift"
+    assert runtime.run(module, RunRequest(argv=["args", "after"])).stdout.startswith(b'["args","after"]')
+    # Only the optimised code is kept: the next start loads it and has nothing to optimise.
+    [entry] = (tmp_path / "cache").glob("*.cwasm")
+    assert entry.name == f"{module.sha256}-{runtime.optimising.fingerprint}.cwasm"
+    again = WasmRuntime(tmp_path / "cache", optimise_in_background=True)
+    assert again.load(copied).compiler == "cranelift"
+    assert again.cache_stats.hits == 1
     runtime.close()
-    no_fuel.close()
+    again.close()
 
 
 @pytest.mark.parametrize("damage", ["flip-a-byte", "truncate", "empty", "wrong-header"])

@@ -1,0 +1,86 @@
+"""How fast the command answers: ``toolbay parse-help`` against ``python -c pass``.
+
+    python bench/bench_cli.py [--rounds R]
+
+Each round runs ``python -c pass`` (Python's own start, the reference) and ``toolbay
+parse-help --long FILE`` on a real help text, alternating, and takes the wall time and the
+CPU time of each child process (``getrusage``: steadier than wall time on a busy machine).
+It also runs ``toolbay --help``. Goal: parse-help <= 3x Python's start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HELP_TEXT = ROOT / "tests" / "helptext" / "corpus"
+
+
+def _toolbay() -> list[str]:
+    script = Path(sys.executable).parent / "toolbay"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "toolbay"]
+
+
+def _help_file() -> Path:
+    found = sorted(HELP_TEXT.rglob("long.txt"))
+    if not found:
+        raise SystemExit(f"no help texts under {HELP_TEXT}")
+    return found[0]
+
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "toolbay parse-help": [*_toolbay(), "parse-help", "--long", str(_help_file())],
+        "toolbay --help": [*_toolbay(), "--help"],
+    }
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for argv in commands.values():  # once each, unmeasured: file caches warm
+        timed(argv)
+    for number in range(args.rounds):
+        for name, argv in commands.items():
+            samples[name].append(timed(argv))
+        reference = samples["python -c pass"][-1]
+        print(f"round {number + 1:2d}: " + ", ".join(
+            f"{name} {wall * 1000:5.0f} ms wall ({wall / reference[0]:4.1f}x) {cpu * 1000:4.0f} ms CPU "
+            f"({cpu / reference[1]:4.1f}x)" if reference[1] else f"{name} {wall * 1000:5.0f} ms"
+            for name, (wall, cpu) in ((n, samples[n][-1]) for n in commands if n != "python -c pass")))
+    reference = samples["python -c pass"]
+    met = True
+    for name in commands:
+        walls = [wall for wall, _ in samples[name]]
+        cpus = [cpu for _, cpu in samples[name]]
+        line = (f"{name:20s} wall min {min(walls) * 1000:5.0f} ms median {statistics.median(walls) * 1000:5.0f} ms"
+                f" | CPU min {min(cpus) * 1000:4.0f} ms median {statistics.median(cpus) * 1000:4.0f} ms")
+        if name != "python -c pass":
+            wall_ratio = statistics.median(walls) / statistics.median(w for w, _ in reference)
+            cpu_ratio = statistics.median(cpus) / max(statistics.median(c for _, c in reference), 1e-9)
+            line += f" | ratio median wall {wall_ratio:.1f}x, CPU {cpu_ratio:.1f}x"
+            if name == "toolbay parse-help":
+                met = wall_ratio <= 3.0
+                line += f" (goal <= 3x: {'met' if met else 'MISSED'})"
+        print(line)
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

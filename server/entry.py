@@ -1,0 +1,45 @@
+"""The ``toolbay`` command's entry point: answers ``parse-help`` at once, hands the rest to
+``toolbay.cli``.
+
+``toolbay parse-help --long FILE [--short FILE]`` is run by tool authors in loops over help
+texts; loading typer and the command table would be a third of its time, so this module
+reads those two options itself and imports only the help-text parser. Anything else
+(``parse-help --help`` included) goes to typer, which also documents the command.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    if (code := parse_help_at_once(sys.argv[1:])) is not None:
+        sys.exit(code)
+    from toolbay.cli import main as full_command
+
+    full_command()
+
+
+def parse_help_at_once(argv: list[str]) -> int | None:
+    """The exit status of ``parse-help`` run here, or None when typer must parse ``argv``."""
+    if argv[:1] != ["parse-help"]:
+        return None
+    files: dict[str, Path] = {}
+    rest = argv[1:]
+    while rest:
+        option, equals, value = rest[0].partition("=")
+        if option not in ("--long", "--short") or option in files:
+            return None
+        if equals:
+            rest = rest[1:]
+        elif len(rest) >= 2:
+            value, rest = rest[1], rest[2:]
+        else:
+            return None
+        files[option] = Path(value)
+    if "--long" not in files:
+        return None
+    from toolbay.helptext.command import run_parse_help
+
+    return run_parse_help(files["--long"], files.get("--short"), sys.stdout, sys.stderr)

@@ -1,0 +1,91 @@
+"""`toolbay serve` typed at a terminal: it says what it waits for, and Ctrl-C stops it.
+
+A real process on a pseudo-terminal (stdin, stdout and stderr all the terminal, as when a
+person runs the command), stopped with a real SIGINT."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+
+# Generous: these bound a wait for an event (a line, an exit), they are not the expected time.
+PATIENCE_S = 90
+
+
+def _read_until(master: int, wanted: bytes, seen: bytearray) -> None:
+    deadline = time.monotonic() + PATIENCE_S
+    while wanted not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {wanted!r} in the terminal output: {bytes(seen)!r}"
+        ready, _, _ = select.select([master], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the other side closed (the process ended)
+                break
+            if not chunk:
+                break
+            seen += chunk
+    assert wanted in seen, bytes(seen)
+
+
+def _drain(master: int, seen: bytearray) -> None:
+    while select.select([master], [], [], 0)[0]:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            return
+        if not chunk:
+            return
+        seen += chunk
+
+
+def _serve_on_a_terminal(data_dir: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(BUNDLED_EXTENSIONS),
+         "--data-dir", str(data_dir), *extra],
+        stdin=slave, stdout=slave, stderr=slave, cwd=REPO_ROOT, start_new_session=True,
+    )
+    os.close(slave)
+    return process, master
+
+
+def _interrupt_once_seen(data_dir: Path, wanted: bytes) -> None:
+    """Serves on a terminal, sends SIGINT once ``wanted`` is on the terminal, and checks the
+    server stopped cleanly: exit status 0, no traceback."""
+    process, master = _serve_on_a_terminal(data_dir)
+    seen = bytearray()
+    try:
+        _read_until(master, wanted, seen)
+        process.send_signal(signal.SIGINT)
+        returncode = process.wait(timeout=PATIENCE_S)
+        _drain(master, seen)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    assert returncode == 0, bytes(seen)
+    assert b"Traceback" not in seen and b"Fatal Python error" not in seen
+
+
+def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it(shared_data_dir: Path) -> None:
+    _interrupt_once_seen(shared_data_dir, b"waiting for an MCP client on stdin")
+
+
+def test_ctrl_c_while_tools_are_being_described_stops_the_server(tmp_path: Path) -> None:
+    # An empty data folder: the bundled tools are compiled and described while Ctrl-C comes.
+    _interrupt_once_seen(tmp_path / "data", b"compiling and describing")
