@@ -16,9 +16,9 @@ from handlers.refresh import RefreshToolsHandler
 from server.app import Toolbay
 from server.chain import ChainPolicies, ChainSettings
 from server.jobs import JobManager, SqliteJobStore
-from server.jobs.tasks import install as install_tasks
 from server.protocol import results
 from server.protocol.elicitation import ask_by_elicitation
+from server.protocol.tasks import install as install_tasks
 from server.types import Transport
 from server.watcher import ExtensionWatcher
 

@@ -4,7 +4,6 @@
     sqlite.py   SqliteJobStore, the embedded default
     manager.py  JobManager: inline first, background after the budget, queue, cancel
     views.py    JobView and the texts a model reads
-    tasks.py    MCP Tasks (2025-11-25) on the same jobs
 """
 
 from server.jobs.manager import JobManager, as_job, job_asked_for

@@ -20,9 +20,9 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 
 from handlers.base import CallContext, ProgressCallback
-from server.jobs.tasks import TASK_EXECUTION, tasks_capability
 from server.protocol import results
 from server.protocol.listing import page
+from server.protocol.tasks import TASK_EXECUTION, tasks_capability
 from server.types import ToolCall, Transport
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from handlers.base import CallContext
 from server.jobs import JobManager
-from server.jobs.tasks import TASK_EXECUTION, install, tasks_capability
+from server.protocol.tasks import TASK_EXECUTION, install, tasks_capability
 from tests.jobs.conftest import Gate, MakeManager
 
 pytestmark = pytest.mark.anyio
