@@ -3,6 +3,7 @@
     store.py    JobStore (the interface), JobRecord, JobEvent, statuses
     sqlite.py   SqliteJobStore, the embedded default
     manager.py  JobManager: inline first, background after the budget, queue, cancel
+    progress.py ProgressRelay: a job's progress to the requests waiting on it
     views.py    JobView and the texts a model reads
 """
 
