@@ -96,7 +96,7 @@ class JobResultTool(JobTool):
         result = await self.manager.result(context.caller, job_id)
         if result is None:
             view = await self.manager.status(context.caller, job_id)
-            return ToolResult(text=f"Job {job_id} has not ended yet ({view.sentence()})",
+            return ToolResult(text=f"{view.state()}; it has not ended yet, so there is no result. {view.next_step()}",
                               structured=view.structured(), is_error=True, meta={"job_id": job_id})
         return ToolResult(text=result.text, structured=result.structured, is_error=result.is_error,
                           meta={**result.meta, "job_id": job_id})

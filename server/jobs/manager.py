@@ -322,9 +322,12 @@ class JobManager:
                         status: JobStatus = "failed" if result.is_error else "completed"
                     except Exception as exc:
                         result, status = self._crashed(job, exc), "failed"
-            if job.cancel_reason is not None:
+            reason = job.cancel_reason
+            if reason is not None:
                 result, status = _cancelled_result(job), "cancelled"
-            await self._finish(job, status, result, job.cancel_reason)
+            elif status == "failed" and isinstance(result.meta.get("trap"), str):
+                reason = result.meta["trap"]  # e.g. "timed out after 900 s": a runaway, stopped
+            await self._finish(job, status, result, reason)
         finally:
             self._running.discard(job)
             self._running_per_owner[job.owner] -= 1
