@@ -8,6 +8,7 @@ error the model can read, with stderr and the reason.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +21,7 @@ import anyio.to_thread
 from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
 from server.errors import WasmRejected
 from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+from server.wasm.progress import ProgressForwarder
 from server.wasm.quick import QuickRunRecord
 
 STDIN_PROPERTY = "stdin"
@@ -99,8 +101,12 @@ class WasmHandler(Handler):
             except WasmRejected as rejected:
                 return ToolResult.error(f"The tool {self.name!r} cannot be loaded: {rejected.reason}.")
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
-        # module it started with even after the handler is closed.
-        result = await self.runtime.run_async(module, request, context.cancelled)
+        # module it started with even after the handler is closed. The guest's progress lines
+        # reach this call's own progress callback, and nobody else's.
+        progress = ProgressForwarder(context.report_progress)
+        async with progress.forwarding():
+            result = await self.runtime.run_async(
+                module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
         self._pace.ran_on_worker(result.duration_s, result.cpu_s)
         return self._outcome(result)
 

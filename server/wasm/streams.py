@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import ctypes
+from typing import Protocol
 
 import wasmtime
 from wasmtime import _ffi as ffi
+
+
+class Sink(Protocol):
+    """Where a guest's output goes: ``CappedOutput``, or stderr's ``GuestStderr`` around one."""
+
+    def write(self, data: bytes | memoryview) -> int: ...
 
 
 class CappedOutput:
