@@ -43,7 +43,9 @@ _NUMBER = rb"(\d{1,15}(?:\.\d{1,9})?)"
 _REPORT = re.compile(rb"toolbay:progress[ \t]+" + _NUMBER + rb"(?:[ \t]*/[ \t]*" + _NUMBER + rb")?"
                      rb"(?:[ \t]+(.*?))?[ \t\r]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
-_LINE_START_MARK = b"\n" + MARK
+# A line of a flood, as every guest writes it ("toolbay:progress 3/10 ..."): counting these
+# and the newlines tells, in two passes in C, that a chunk holds nothing else.
+_FLOOD_LINE = b"\n" + MARK + b" "
 # How many malformed lines, newest first, are passed over looking for a good report in a chunk.
 _LOOK_BACK = 8
 
@@ -69,14 +71,6 @@ def parse_report(line: bytes) -> ProgressReport | None:
     if match.group(3):
         message = _CONTROL.sub(" ", match.group(3).decode("utf-8", errors="replace")).strip()[:MAX_MESSAGE] or None
     return ProgressReport(done, total if total else None, message)
-
-
-def _all_convention_lines(lines: bytes) -> bool:
-    """True when every line (each starting with the mark) has a blank or its end after the
-    mark, as the convention asks; checked with two counts instead of a pass per line."""
-    return lines.count(_LINE_START_MARK + b" ") + lines.count(_LINE_START_MARK + b"\t") \
-        + lines.count(_LINE_START_MARK + b"\n") + (lines[len(MARK):len(MARK) + 1] in (b" ", b"\t", b"\n")) \
-        - lines.count(b"\n") == 0
 
 
 class GuestStderr:
@@ -111,8 +105,8 @@ class GuestStderr:
         whole, tail = chunk[:last_newline + 1], chunk[last_newline + 1:]
         if whole:
             if MARK in whole:
-                count = whole.count(_LINE_START_MARK) + whole.startswith(MARK)
-                if count == whole.count(b"\n") and _all_convention_lines(whole):
+                count = whole.count(_FLOOD_LINE) + whole.startswith(_FLOOD_LINE[1:])
+                if count == whole.count(b"\n"):
                     kept = b""  # a flood: nothing but report lines, no per-line work at all
                 else:
                     kept, count = _CONVENTION_LINE.subn(b"", whole)
