@@ -15,6 +15,7 @@ from handlers.jobs import job_tools
 from handlers.refresh import RefreshToolsHandler
 from server.app import Toolbay
 from server.chain import ChainPolicies, ChainSettings
+from server.job_recovery import read_jobs_recovery
 from server.jobs import JobManager, SqliteJobStore
 from server.protocol import results
 from server.protocol.elicitation import ask_by_elicitation
@@ -41,6 +42,8 @@ async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
+        serving_lock=settings.data_dir / "jobs.serving",
+        recover=read_jobs_recovery(app) if jobs.restart_read_jobs else None,
     ) as manager, anyio.create_task_group() as group:
         app.jobs = manager
 

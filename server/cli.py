@@ -133,6 +133,10 @@ def serve(
     if allow_insecure:
         settings.http.allow_insecure = True
     configure_logging(settings.log_level, settings.log_file)
+    if settings.transport == "stdio" and settings.jobs.drain_s > 0:
+        from server.detach import detach_from_client
+
+        detach_from_client()  # before any thread: jobs may outlive the client
     import server.assembly  # noqa: F401  (what run_server uses, imported before the freeze)
     import server.protocol.transports  # noqa: F401
     from server.runner import run_server

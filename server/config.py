@@ -89,6 +89,12 @@ class JobSettings(_Section):
         description="How long one call may run in all, inline and then as a job; past it the guest is "
         "stopped and the job recorded as timed out.",
     )
+    drain_s: float = Field(
+        900.0, ge=0, le=MAX_RUN_LIMIT_S,
+        description="On stdio, how long a server whose client has gone keeps running its jobs to their end "
+        "before it exits (0: it exits at once and they are interrupted).")
+    restart_read_jobs: bool = Field(
+        True, description="After a crash, start again the unfinished jobs of read-tier tools (safe to repeat).")
     max_concurrent: int = Field(8, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")

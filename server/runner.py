@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import Any
@@ -14,6 +15,8 @@ from server.app import Toolbay
 from server.config import Settings
 from server.discovery import FileOutcome
 from server.types import ToolCall
+
+logger = logging.getLogger(__name__)
 
 # Below this many files to describe, a progress bar is more noise than help.
 PROGRESS_THRESHOLD = 4
@@ -56,8 +59,26 @@ async def run_server(settings: Settings) -> None:
         progress.stop()
         if settings.transport == "stdio":
             await serve_stdio(app)
+            await _run_jobs_to_their_end(app, settings)
         else:
             await serve_http(app, build_http_app(app))
+
+
+async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:
+    """The stdio client has gone: jobs still running go on to their end (``[jobs] drain_s`` at
+    most), so that a server started later on the same data folder can give their results."""
+    from server.detach import stay_after_client
+
+    jobs = app.jobs
+    if jobs is None or not jobs.running_jobs or settings.jobs.drain_s <= 0:
+        return
+    logger.info("the client has gone; running %d job(s) to their end (%g s at most)",
+                jobs.running_jobs, settings.jobs.drain_s)
+    stay_after_client()
+    left = await jobs.drain(settings.jobs.drain_s)
+    if left:
+        logger.warning("%d job(s) still running after [jobs] drain_s (%g s) are interrupted",
+                       left, settings.jobs.drain_s)
 
 
 def _refuse_unsafe_bind(settings: Settings) -> None:

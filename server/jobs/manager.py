@@ -39,23 +39,29 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from functools import partial
+from pathlib import Path
 from typing import Any, Self
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from handlers.base import CallContext, ProgressCallback, ToolResult
 from server.errors import CallRefused, NoSuchJob, StorageError
 from server.jobs.progress import ProgressRelay
+from server.jobs.serving import ServingLock
 from server.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
 from server.jobs.views import JobView, accepted, progress_text
 
 logger = logging.getLogger(__name__)
 
 Work = Callable[[CallContext], Awaitable[ToolResult]]
+Recover = Callable[[JobRecord], Work | None]
 
 SERVER_STOPPING = "the server stopped while the job was running"
 CANCELLED_BY_CALLER = "cancelled by the caller"
+# How often a wait on a job run by another server looks at the store.
+STORE_POLL_S = 0.25
 
 
 @dataclasses.dataclass(slots=True)
@@ -148,7 +154,8 @@ class JobManager:
     def __init__(self, store: JobStore, *, sync_budget_s: float = 5.0, max_concurrent: int = 8,
                  max_per_caller: int = 4, retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
                  cancel_grace_s: float = 5.0, progress_write_interval_s: float = 0.5,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, serving_lock: Path | None = None,
+                 recover: Recover | None = None) -> None:
         if max_concurrent < 1 or max_per_caller < 1:
             raise ValueError("max_concurrent and max_per_caller must be at least 1")
         self.store = store
@@ -160,6 +167,12 @@ class JobManager:
         self.cancel_grace_s = cancel_grace_s
         self.progress_write_interval_s = progress_write_interval_s
         self.clock = clock
+        # With a lock, several servers can share the store: each ends only its own jobs, and
+        # unfinished jobs found at start are recovered only by a server that is alone.
+        self._serving = ServingLock(serving_lock) if serving_lock is not None else None
+        # What to run again for a job left unfinished by a server that died (None: nothing,
+        # the job is marked interrupted).
+        self.recover = recover
         self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
         self._queue: list[_LiveJob] = []
         self._running: set[_LiveJob] = set()
@@ -181,15 +194,74 @@ class JobManager:
         async with contextlib.AsyncExitStack() as stack:
             await self.store.open()
             stack.push_async_callback(self.store.aclose)
-            interrupted = await self.store.interrupt_unfinished(INTERRUPTED_BY_RESTART, at=self.clock())
-            if interrupted:
-                logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+            alone = True
+            if self._serving is not None:
+                alone = await anyio.to_thread.run_sync(self._serving.take)
+                stack.callback(self._serving.release)
             # Unwound in reverse: the task group ends (running work stops), then what it
             # left unfinished is marked interrupted, then the store closes.
             stack.push_async_callback(self._interrupt_stored)
             self._tg = await stack.enter_async_context(anyio.create_task_group())
+            if alone:
+                await self._recover_orphans()
+            else:
+                logger.info("another server runs on this data folder: the jobs it runs are left to it")
+            if self._serving is not None:
+                self._serving.share()
             self._tg.start_soon(self._purge_periodically)
             self._stack = stack.pop_all()
+
+    async def _recover_orphans(self) -> None:
+        """Jobs left unfinished by a server that died: run again what ``recover`` gives work
+        for (under the same id, so the caller's job id still answers), mark the rest interrupted."""
+        at = self.clock()
+        if self.recover is None:
+            interrupted = await self.store.interrupt_unfinished(INTERRUPTED_BY_RESTART, at=at)
+            if interrupted:
+                logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+            return
+        resumed = interrupted = 0
+        for record in await self.store.list_unfinished():
+            work = self.recover(record)
+            if work is not None:
+                await self._resume(record, work)
+                resumed += 1
+            else:
+                await self.store.finish(record.id, "interrupted", _left_unfinished_result(record), at=at,
+                                        reason=INTERRUPTED_BY_RESTART)
+                interrupted += 1
+        if resumed:
+            logger.warning("%d job(s) left unfinished by a server that stopped were started again", resumed)
+        if interrupted:
+            logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+
+    async def _resume(self, record: JobRecord, work: Work) -> None:
+        now = self.clock()
+        job = _LiveJob(id=record.id, owner=record.owner, tool=record.tool, arguments=dict(record.arguments),
+                       work=work, context=CallContext(caller=record.owner), created_at=record.created_at,
+                       updated_at=now, background=True, recorded_as="queued")
+        job.context = dataclasses.replace(job.context, report_progress=self._progress_recorder(job))
+        await self.store.set_status(job.id, "queued", at=now, events=[
+            JobEvent(job_id=job.id, at=now, kind="restarted", data={"reason": INTERRUPTED_BY_RESTART})])
+        job.recorded.set()
+        self._jobs[job.id] = job
+        self._queue.append(job)
+        self._admit()
+
+    @property
+    def running_jobs(self) -> int:
+        """Jobs (calls gone background) queued or running in this server now."""
+        return len(self._jobs)
+
+    async def drain(self, timeout_s: float) -> int:
+        """Waits until every job running or queued here has ended, ``timeout_s`` at most
+        (the client has gone; its jobs may still be read by the next server). Returns how
+        many had not ended."""
+        with anyio.move_on_after(timeout_s):
+            while self._jobs:
+                await next(iter(self._jobs.values())).done.wait()
+                await anyio.sleep(0)  # the job leaves ``_jobs`` right after it is done
+        return len(self._jobs)
 
     async def aclose(self) -> None:
         if self._stack is None:
@@ -207,7 +279,16 @@ class JobManager:
 
     async def _interrupt_stored(self) -> None:
         with anyio.CancelScope(shield=True):
-            await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
+            if self._serving is None:
+                await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
+                return
+            # Only this server's own jobs: another one may be running on the same store.
+            for job in list(self._jobs.values()):
+                try:
+                    await self.store.finish(job.id, "interrupted", _stopped_result(job), at=self.clock(),
+                                            reason=SERVER_STOPPING)
+                except Exception:
+                    logger.exception("could not record that job %s was interrupted", job.id)
 
     # -- running calls --------------------------------------------------------------------
 
@@ -434,7 +515,16 @@ class JobManager:
         while it waits: its status now, the tool's reports and steps, and how it ended.
         """
         job = self._live(owner, job_id)
-        if job is not None and not job.done.is_set():
+        if job is None:
+            # Not running here: ended, or run by another server on the same store (one
+            # draining its jobs after its client left): watch the store.
+            view = await self.status(owner, job_id)
+            with anyio.move_on_after(timeout_s):
+                while not view.finished:
+                    await anyio.sleep(STORE_POLL_S)
+                    view = await self.status(owner, job_id)
+            return view
+        if not job.done.is_set():
             relay = ProgressRelay(on_progress) if on_progress is not None else None
             if relay is not None:
                 job.relays.append(relay)
@@ -511,3 +601,10 @@ def _cancelled_result(job: _LiveJob) -> ToolResult:
 def _stopped_result(job: _LiveJob) -> ToolResult:
     return ToolResult.error(f"Job {job.id} ({job.tool}) was interrupted: {SERVER_STOPPING}.",
                             job_id=job.id, reason=SERVER_STOPPING)
+
+
+def _left_unfinished_result(record: JobRecord) -> ToolResult:
+    return ToolResult.error(
+        f"Job {record.id} ({record.tool}) was interrupted: {INTERRUPTED_BY_RESTART}. It did not finish; call "
+        f"{record.tool} again to run it anew (if it writes files, check first what it already changed).",
+        job_id=record.id, reason=INTERRUPTED_BY_RESTART)

@@ -168,7 +168,8 @@ class ProgressForwarder:
         self._lock = threading.Lock()
         self._pending = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake: asyncio.Event | None = None
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
         self._sent: ProgressReport | None = None
         self.sent = 0
 
@@ -179,32 +180,36 @@ class ProgressForwarder:
                 return
             self._pending = True
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to tell
-            self._loop.call_soon_threadsafe(self._set_wake)
+            self._loop.call_soon_threadsafe(self._wake_up)
 
-    def _set_wake(self) -> None:
-        if self._wake is not None:
-            self._wake.set()
+    def _wake_up(self) -> None:
+        # The forwarding task starts with the first report: a run that reports nothing (most
+        # runs) costs no task.
+        if self._loop is None:
+            return
+        if self._task is None:
+            self._task = self._loop.create_task(self._forward())
+        self._wake.set()
 
     @contextlib.asynccontextmanager
     async def forwarding(self) -> AsyncIterator[ProgressForwarder]:
         """Forwards while the block runs; the newest report not yet sent is sent at the end."""
         self._loop = asyncio.get_running_loop()
-        self._wake = asyncio.Event()
-        task = asyncio.ensure_future(self._forward())
         try:
             yield self
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             self._loop = None
+            task, self._task = self._task, None
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             with self._lock:
                 report = self._newest
             if report is not None and report is not self._sent:  # the end of the run's output
                 await self._send(report)
 
     async def _forward(self) -> None:
-        assert self._wake is not None
         while True:
             await self._wake.wait()
             self._wake.clear()

@@ -1,0 +1,32 @@
+"""After a crash: which unfinished jobs the server may simply run again.
+
+A job of a read-tier tool only reads (it sees the workspace read-only), so running it again
+from the start gives what the first run would have given: the job manager resumes it under its
+own id, and the caller's ``job_wait``/``job_result`` go on working. Any other job may have
+changed files half way: it stays interrupted, and its text tells the model to check and call
+again. Runs are resumed without the call chain: the caller passed it when the job was made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from handlers.base import PermissionTier
+from server.jobs.manager import Recover, Work
+from server.jobs.store import JobRecord
+
+if TYPE_CHECKING:
+    from server.app import Toolbay
+
+
+def read_jobs_recovery(app: Toolbay) -> Recover:
+    """The manager's ``recover``: the work of a read-tier tool still in the catalog, else None."""
+
+    def recover(record: JobRecord) -> Work | None:
+        handler = app.catalog.current.get(record.tool)
+        if handler is None or handler.runs_inline or handler.definition.effective_tier is not PermissionTier.READ:
+            return None
+        arguments = dict(record.arguments)
+        return lambda context: handler.handle(arguments, context)
+
+    return recover
