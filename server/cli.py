@@ -224,6 +224,14 @@ def parse_help(
     raise typer.Exit(code)
 
 
+def _add_jobs_commands() -> None:
+    from server.jobs_cli import jobs_app  # its own module; it imports what it needs when it runs
+
+    app.add_typer(jobs_app, name="jobs")
+
+
+_add_jobs_commands()
+
 token_app = typer.Typer(help="Bearer tokens for the tokens file ([chain.auth] tokens_file).", no_args_is_help=True)
 app.add_typer(token_app, name="token")
 

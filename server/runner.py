@@ -14,6 +14,7 @@ from handlers.base import CallContext, ToolResult
 from server.app import Toolbay
 from server.config import Settings
 from server.discovery import FileOutcome
+from server.jobs import JobManager
 from server.types import ToolCall
 
 logger = logging.getLogger(__name__)
@@ -112,7 +113,38 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
     from server.assembly import assemble
 
     async with Toolbay.open(settings) as app, assemble(app, watch=False):
-        result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
+        call = ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli")
+        result = await app.call(call)
+        job_id = result.meta.get("job_id")
+        if app.jobs is not None and isinstance(job_id, str) and not result.is_error:
+            result = await _wait_for_job(app.jobs, call.context.caller, job_id)
         if result.is_error and not result.text:
             print(f"toolbay: {tool} failed", file=sys.stderr)
         return result
+
+
+async def _wait_for_job(jobs: JobManager, owner: str, job_id: str) -> ToolResult:
+    """The call went on as a job: wait for it with a progress bar; Ctrl-C cancels it."""
+    import signal
+
+    import anyio
+
+    from server.jobs_cli import watch
+
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        print(f"toolbay: the call goes on as job {job_id}; waiting for it (Ctrl-C cancels it)",
+              file=sys.stderr, flush=True)
+        async with anyio.create_task_group() as group:
+
+            async def cancel_on_ctrl_c() -> None:
+                async for _ in signals:
+                    print(f"toolbay: cancelling job {job_id}", file=sys.stderr)
+                    await jobs.cancel(owner, job_id, "cancelled with Ctrl-C")
+                    return
+
+            group.start_soon(cancel_on_ctrl_c)
+            await watch(jobs, owner, job_id, None, read=lambda: jobs.status(owner, job_id))
+            group.cancel_scope.cancel()
+    result = await jobs.result(owner, job_id)
+    assert result is not None  # the job has ended
+    return result

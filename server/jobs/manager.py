@@ -60,6 +60,9 @@ Recover = Callable[[JobRecord], Work | None]
 
 SERVER_STOPPING = "the server stopped while the job was running"
 CANCELLED_BY_CALLER = "cancelled by the caller"
+# A request to cancel from outside the server (the CLI), and how often the server looks for one.
+CANCEL_REQUESTED = "cancel_requested"
+CANCEL_WATCH_S = 1.0
 # How often a wait on a job run by another server looks at the store.
 STORE_POLL_S = 0.25
 
@@ -209,6 +212,7 @@ class JobManager:
             if self._serving is not None:
                 self._serving.share()
             self._tg.start_soon(self._purge_periodically)
+            self._tg.start_soon(self._heed_cancel_requests)
             self._stack = stack.pop_all()
 
     async def _recover_orphans(self) -> None:
@@ -576,6 +580,29 @@ class JobManager:
         """What happened to the job so far, oldest first. Raises ``NoSuchJob``."""
         await self.status(owner, job_id)
         return await self.store.events(owner, job_id)
+
+    async def request_cancel(self, owner: str, job_id: str, reason: str) -> JobView:
+        """Asks for a job to stop from outside the server that runs it (``toolbay jobs cancel``):
+        an event in the store, which that server heeds within ``CANCEL_WATCH_S``. Raises
+        ``NoSuchJob``."""
+        view = await self.status(owner, job_id)
+        if not view.finished:
+            await self.store.append_event(JobEvent(job_id=job_id, at=self.clock(), kind=CANCEL_REQUESTED,
+                                                   data={"reason": reason}))
+        return view
+
+    async def _heed_cancel_requests(self) -> None:
+        while True:
+            await anyio.sleep(CANCEL_WATCH_S)
+            for job in [j for j in self._jobs.values() if not j.done.is_set() and j.recorded.is_set()]:
+                try:
+                    events = await self.store.events(job.owner, job.id)
+                except Exception:
+                    logger.debug("could not read the events of job %s", job.id, exc_info=True)
+                    continue
+                asked = [e for e in events if e.kind == CANCEL_REQUESTED]
+                if asked and job.cancel_reason is None:
+                    await self.cancel(job.owner, job.id, str(asked[-1].data.get("reason") or CANCELLED_BY_CALLER))
 
     async def purge_expired(self) -> int:
         """Removes jobs that ended more than ``retention_s`` ago; returns how many."""
