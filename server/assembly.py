@@ -19,6 +19,7 @@ from server.job_recovery import read_jobs_recovery
 from server.jobs import JobManager, SqliteJobStore
 from server.protocol import results
 from server.protocol.elicitation import ask_by_elicitation
+from server.protocol.job_resources import install as install_job_resources
 from server.protocol.tasks import install as install_tasks
 from server.types import Transport
 from server.watcher import ExtensionWatcher
@@ -51,9 +52,11 @@ async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay
             # tasks/result answers exactly what tools/call would have (same _meta names).
             install_tasks(server, manager, owner_of=lambda ctx: app.owner_id_for(ctx, transport),
                           to_call_result=results.tool_result_to_mcp)
+            install_job_resources(server, manager, owner_of=lambda ctx: app.owner_id_for(ctx, transport))
 
         app.add_server_hook(add_tasks)
-        app.add_builtins([RefreshToolsHandler(rescan), *job_tools(manager)])
+        preview_bytes = jobs.result_preview_kb * 1024
+        app.add_builtins([RefreshToolsHandler(rescan), *job_tools(manager, preview_bytes=preview_bytes)])
         if watch:
             await group.start(ExtensionWatcher(app).run)
         try:

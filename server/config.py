@@ -95,6 +95,9 @@ class JobSettings(_Section):
         "before it exits (0: it exits at once and they are interrupted).")
     restart_read_jobs: bool = Field(
         True, description="After a crash, start again the unfinished jobs of read-tier tools (safe to repeat).")
+    result_preview_kb: int = Field(
+        64, ge=1, le=1024 * 1024,
+        description="A job result longer than this is answered as a preview plus a resource_link to the whole.")
     max_concurrent: int = Field(8, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")

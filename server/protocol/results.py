@@ -22,15 +22,21 @@ from server.errors import CallRefused
 logger = logging.getLogger(__name__)
 
 META_PREFIX = "toolbay/"
+# A ``ToolResult.meta`` entry that becomes a ``resource_link`` content block: {"uri", "name", ...}.
+RESOURCE_LINK = "resource_link"
 
 
 def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     structured: Any = None
     if result.structured is not None:
         structured = dict(result.structured)
-    meta = {META_PREFIX + key: value for key, value in result.meta.items()} or None
+    link = result.meta.get(RESOURCE_LINK)
+    meta = {META_PREFIX + key: value for key, value in result.meta.items() if key != RESOURCE_LINK} or None
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    if isinstance(link, dict):  # the whole of a result too long to answer, as a resource
+        content.append(types.ResourceLink(type="resource_link", **link))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=result.text)],
+        content=content,
         structured_content=structured,
         is_error=result.is_error,
         _meta=meta,
