@@ -8,6 +8,7 @@ the job's steps (queued, started, gone background, ended).
 from __future__ import annotations
 
 import logging
+import math
 
 import anyio
 
@@ -24,7 +25,9 @@ class ProgressRelay:
 
     MCP asks that the values sent under one progress token only ever increase; the tool's
     own reports and the job's steps share the token, so the relay keeps them in order: a
-    tool report that does not move forward is dropped, and a step takes the next value.
+    tool report that does not move forward is dropped, and a step takes the next value (the
+    next whole number, or the next float above the tool's last report while it counts
+    towards a total).
     """
 
     def __init__(self, send: ProgressCallback, *, until_end: bool = False) -> None:
@@ -43,8 +46,14 @@ class ProgressRelay:
     async def step(self, message: str, *, final: bool = False) -> None:
         if final and self.total is not None and (self.last is None or self.total > self.last):
             value = self.total
+        elif self.last is None:
+            value = 0.0
+        elif self.total is not None:
+            # The tool counts towards a total: a step moves on by the least amount, so that the
+            # tool's next report (say 2 of 3 after 1 of 3) still moves forward and is sent.
+            value = math.nextafter(self.last, math.inf)
         else:
-            value = 0.0 if self.last is None else self.last + 1
+            value = self.last + 1
         self.last = value
         await self._send(value, self.total if self.total is not None and value <= self.total else None, message)
 
