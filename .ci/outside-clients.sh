@@ -5,7 +5,8 @@
 # TOOLBAY_NODE_TOOLS pointing at that folder.
 #
 #   bash .ci/outside-clients.sh            # install (if needed), conformance, tests/outside
-#   TOOLBAY_NODE_TOOLS=.ci/node python -m pytest tests/outside   # afterwards, by hand
+#   bash .ci/outside-clients.sh --conformance-only   # install (if needed), conformance (.ci/run)
+#   TOOLBAY_NODE_TOOLS=.ci/node uv run pytest tests/outside   # afterwards, by hand
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -24,7 +25,7 @@ node --version
 
 DATA=$(mktemp -d)
 LOG=$DATA/serve.log
-python3 -m server serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
+uv run toolbay serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
 URL=
@@ -48,4 +49,4 @@ passed=$(grep -c '^.*✓' "$DATA/conformance.log" || true)
 expected=$(grep -c '^  ~ ' "$DATA/conformance.log" || true)
 echo "conformance suite: $passed scenarios passed, $expected expected failures (tests/outside/conformance-expected-failures.yml)"
 
-python3 -m pytest -q tests/outside
+[ "${1:-}" = "--conformance-only" ] || uv run pytest -q tests/outside

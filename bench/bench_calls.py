@@ -121,12 +121,12 @@ class Servers:
         self.env = {**os.environ, "PYTHONPATH": str(ROOT), "FASTMCP_LOG_LEVEL": "WARNING"}
         data = base / "data"
         self.commands = {
-            "toolbay": [sys.executable, "-m", "server", "serve", "--extensions", str(extensions),
+            "toolbay": [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions),
                         "--data-dir", str(data)],
             "fastmcp": [python, str(script)],
         }
         # Describe the tool once, so that no run pays the cold start.
-        subprocess.run([sys.executable, "-m", "server", "list", "--extensions", str(extensions), "--data-dir",
+        subprocess.run([sys.executable, "-m", "toolbay", "list", "--extensions", str(extensions), "--data-dir",
                         str(data)], cwd=ROOT, env=self.env, check=True, capture_output=True)
 
     def stdio_command(self, name: str) -> list[str]:

@@ -26,10 +26,11 @@ import jwt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult  # noqa: E402
-from server.auth import hash_token  # noqa: E402
-from server.chain import ChainPolicies, ChainSettings, build_chain, default_stages  # noqa: E402
-from server.types import CallNext, ToolCall  # noqa: E402
+from toolbay.auth import hash_token  # noqa: E402
+from toolbay.chain import ChainPolicies, ChainSettings, build_chain, default_stages  # noqa: E402
+from toolbay.chain.call import CallNext, ToolCall  # noqa: E402
+from toolbay.handlers.base import Handler  # noqa: E402
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult  # noqa: E402
 
 SECRET = "bench-secret-bench-secret-bench-secret"
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},

@@ -47,7 +47,7 @@ import limits
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from server.auth import new_token  # noqa: E402
+from toolbay.auth import new_token  # noqa: E402
 
 PROTOCOL = "2025-06-18"
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
@@ -61,12 +61,12 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 async def serve(config: Path, chain_on: bool) -> None:
     from collections.abc import Mapping
 
-    from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-    from server.app import Toolbay
-    from server.assembly import assemble
-    from server.config import load_settings
-    from server.logs import configure_logging
-    from server.protocol.transports import build_http_app, serve_http
+    from toolbay.assembly import assemble
+    from toolbay.config import load_settings
+    from toolbay.handlers.base import Handler
+    from toolbay.logs import configure_logging
+    from toolbay.protocol.transports import build_http_app, serve_http
+    from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
     settings = load_settings(config)
     configure_logging("warning", None)
@@ -81,11 +81,7 @@ async def serve(config: Path, chain_on: bool) -> None:
         input_schema={"type": "object", "properties": {"text": {"type": "string"}},
                       "required": ["text"], "additionalProperties": False},
     ))
-    async with Toolbay.open(settings) as app, assemble(app, watch=False):
-        app.add_builtins([echo])
-        if not chain_on:
-            app.policies = None
-            app.set_stages([])
+    async with assemble(settings, watch=False, builtins=[echo], stages=None if chain_on else []) as app:
         await serve_http(app, build_http_app(app), on_ready=lambda host, port: print(f"port {port}", flush=True))
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from server.errors import NotHelpError  # noqa: E402
-from server.helptext import build_tool_schema, describe_help  # noqa: E402
+from toolbay.errors import NotHelpError  # noqa: E402
+from toolbay.helptext import build_tool_schema, describe_help  # noqa: E402
 
 CORPUS = ROOT / "tests" / "helptext" / "corpus"
 

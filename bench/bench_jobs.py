@@ -21,8 +21,8 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from handlers.base import CallContext, ToolResult  # noqa: E402
-from server.jobs import JobManager, SqliteJobStore  # noqa: E402
+from toolbay.jobs import JobManager, SqliteJobStore  # noqa: E402
+from toolbay.words import CallContext, ToolResult  # noqa: E402
 
 OWNER = "bench"
 

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from server.wasm import RunRequest, SandboxLimits, WasmRuntime  # noqa: E402
-from server.wasm.progress import ProgressReport  # noqa: E402
+from toolbay.wasm import RunRequest, SandboxLimits, WasmRuntime  # noqa: E402
+from toolbay.wasm.progress import ProgressReport  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "wasm" / "progress.wasm"
@@ -47,7 +47,7 @@ async def latency(rounds: int, steps: int, step_ms: int) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")}
         params = StdioServerParameters(
             command=sys.executable, cwd=folder, env={**env, "PYTHONPATH": str(REPO_ROOT)},
-            args=["-m", "server", "serve", "--extensions", str(extensions), "--data-dir", f"{folder}/data"])
+            args=["-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", f"{folder}/data"])
         async with Client(params, mode="legacy") as client:
             print(f"1. progress line written → notification at the client (stdio), {steps} lines "
                   f"{step_ms} ms apart per call")

@@ -29,12 +29,11 @@ from mcp import Client, StdioServerParameters
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))  # runnable as a script, without PYTHONPATH
 
-from server.app import Toolbay  # noqa: E402
-from server.assembly import assemble  # noqa: E402
-from server.config import load_settings  # noqa: E402
-from server.discovery import Discovery  # noqa: E402
-from server.protocol.server import build_mcp_server  # noqa: E402
-from server.wasm import WasmRuntime  # noqa: E402
+from toolbay.assembly import assemble  # noqa: E402
+from toolbay.config import load_settings  # noqa: E402
+from toolbay.discovery import Discovery  # noqa: E402
+from toolbay.protocol.mcp_server import build_mcp_server  # noqa: E402
+from toolbay.wasm import WasmRuntime  # noqa: E402
 
 SOURCES = [REPO_ROOT / "tests" / "fixtures" / "wasm" / f"greet_v{n}.wasm" for n in (1, 2)]
 TIMEOUT_S = 20.0
@@ -126,15 +125,14 @@ async def main(count: int, transport: str) -> None:
         try:
             if transport == "memory":
                 async with (
-                    Toolbay.open(settings) as app,
-                    assemble(app),
+                    assemble(settings) as app,
                     Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=notified) as client,
                 ):
                     to_notice, to_describe = await drops(client, notified, folder, baseline, scratch, count, run_id)
             else:
                 params = StdioServerParameters(
                     command=sys.executable,
-                    args=["-m", "server", "serve", "--extensions", str(folder), "--data-dir", str(data_dir)],
+                    args=["-m", "toolbay", "serve", "--extensions", str(folder), "--data-dir", str(data_dir)],
                     cwd=str(REPO_ROOT),
                     env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
                 )

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 import wasmtime  # noqa: E402
 
-from handlers.base import CallContext, ToolDefinition  # noqa: E402
-from handlers.wasm import WasmHandler  # noqa: E402
-from server.wasm import RunRequest, SandboxLimits, WasmRuntime  # noqa: E402
+from toolbay.handlers.wasm import WasmHandler  # noqa: E402
+from toolbay.wasm import RunRequest, SandboxLimits, WasmRuntime  # noqa: E402
+from toolbay.words import CallContext, ToolDefinition  # noqa: E402
 
 
 def small_tool() -> tuple[Path, list[str]]:

@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 import wasmtime  # noqa: E402
 
-from server.app import Toolbay  # noqa: E402
-from server.config import BUNDLED_EXTENSIONS, load_settings  # noqa: E402
-from server.discovery import scan, sha256_of  # noqa: E402
-from server.protocol.listing import definition_to_tool  # noqa: E402
+from toolbay.catalog_keeper import CatalogKeeper  # noqa: E402
+from toolbay.config import BUNDLED_EXTENSIONS, load_settings  # noqa: E402
+from toolbay.discovery import scan, sha256_of  # noqa: E402
+from toolbay.protocol.listing import definition_to_tool  # noqa: E402
 
 HELP = (
     "Usage: tiny [OPTIONS] <TEXT>\n\n"
@@ -91,7 +91,7 @@ def make_tools(folder: Path, count: int, size: int = 0) -> None:
 
 async def start_and_list(settings: object) -> int:
     """What a client waits for at start: the catalog, then the first ``tools/list``."""
-    async with Toolbay.open(settings) as app:  # type: ignore[arg-type]
+    async with CatalogKeeper.open(settings) as app:  # type: ignore[arg-type]
         tools = [definition_to_tool(d) for d in app.visible_definitions(app.local_principal)]
         return len(tools)
 

@@ -3,159 +3,28 @@
 A handler is a definition (what the model sees: name, description, input schema,
 permission tier) plus one coroutine, ``handle(arguments, context)``. Handlers know
 nothing of transports, authentication, rate limits or jobs: the server wraps them.
+The plain data they speak (``ToolDefinition``, ``ToolResult``, ``CallContext`` ...) lives in
+``toolbay.words`` and is re-exported here for tool code.
 """
 
 from __future__ import annotations
 
-import enum
-import functools
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from toolbay.words import (
+    CallContext,
+    PermissionTier,
+    ProgressCallback,
+    ToolAnnotations,
+    ToolDefinition,
+    ToolResult,
+)
 
-class PermissionTier(enum.StrEnum):
-    """What a tool may do to the world, from least to most dangerous.
-
-    ``read`` tools see the workspace read-only, ``write`` tools may change it,
-    ``exec`` tools are treated as able to do anything the sandbox allows.
-    A tool that declares nothing is given the most restrictive sandbox
-    (no workspace at all) but is authorised as ``exec`` (see ``most_restrictive``).
-    """
-
-    READ = "read"
-    WRITE = "write"
-    EXEC = "exec"
-
-    @classmethod
-    def parse(cls, text: str | None) -> PermissionTier | None:
-        """Reads a tier the way tool authors write it (``Read``, ``read-only``, ``WRITE``...)."""
-        if not text:
-            return None
-        word = text.strip().lower().replace("_", "-")
-        aliases = {
-            "read": cls.READ, "readonly": cls.READ, "read-only": cls.READ, "ro": cls.READ,
-            "write": cls.WRITE, "read-write": cls.WRITE, "readwrite": cls.WRITE, "rw": cls.WRITE,
-            "exec": cls.EXEC, "execute": cls.EXEC, "admin": cls.EXEC, "dangerous": cls.EXEC,
-        }
-        return aliases.get(word)
-
-    @property
-    def rank(self) -> int:
-        return {"read": 0, "write": 1, "exec": 2}[self.value]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolAnnotations:
-    """MCP behaviour hints, derived from the tier unless a handler says otherwise."""
-
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool = False
-
-    @classmethod
-    @functools.cache  # frozen, so one instance per tier serves every tool
-    def for_tier(cls, tier: PermissionTier | None) -> ToolAnnotations:
-        if tier is PermissionTier.READ:
-            return cls(read_only=True, destructive=False, idempotent=True)
-        if tier is PermissionTier.WRITE:
-            return cls(read_only=False, destructive=True, idempotent=False)
-        return cls(read_only=False, destructive=True, idempotent=False)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDefinition:
-    """Everything a client is told about a tool."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    title: str | None = None
-    tier: PermissionTier | None = None
-    keywords: tuple[str, ...] = ()
-    # Where the tool came from, for diagnostics: "wasm:/path/foo.wasm", "builtin", ...
-    origin: str = "builtin"
-    # The kind of source ("wasm", "builtin", "python", "agent"), for listings and precedence.
-    source: str = "builtin"
-    # Declared long-running: the server starts it as a job at once.
-    background: bool = False
-    output_schema: Mapping[str, Any] | None = None
-
-    @classmethod
-    def trusted(
-        cls, name: str, description: str, input_schema: Mapping[str, Any], title: str | None,
-        tier: PermissionTier | None, keywords: tuple[str, ...], origin: str, source: str, background: bool,
-    ) -> ToolDefinition:
-        """The definition ``cls(...)`` makes of these (no output schema), without the frozen
-        ``__init__``'s ``object.__setattr__`` per field: a warm start makes thousands. A test
-        checks that it matches ``__init__`` and sets every field."""
-        definition = object.__new__(cls)
-        _set_name(definition, name)
-        _set_description(definition, description)
-        _set_input_schema(definition, input_schema)
-        _set_title(definition, title)
-        _set_tier(definition, tier)
-        _set_keywords(definition, keywords)
-        _set_origin(definition, origin)
-        _set_source(definition, source)
-        _set_background(definition, background)
-        _set_output_schema(definition, None)
-        return definition
-
-    @property
-    def effective_tier(self) -> PermissionTier:
-        """The tier used for authorisation: undeclared tools count as the most dangerous."""
-        return self.tier or PermissionTier.EXEC
-
-    @property
-    def annotations(self) -> ToolAnnotations:
-        return ToolAnnotations.for_tier(self.tier)
-
-
-# The slots' own setters, which a frozen dataclass's __setattr__ does not guard (see ``trusted``).
-(_set_name, _set_description, _set_input_schema, _set_title, _set_tier, _set_keywords, _set_origin, _set_source,
- _set_background, _set_output_schema) = (ToolDefinition.__dict__[name].__set__ for name in ToolDefinition.__slots__)
-
-
-@dataclass(slots=True)
-class ToolResult:
-    """What a tool produced. ``is_error`` results are failures the model can read and act on."""
-
-    text: str
-    structured: Mapping[str, Any] | None = None
-    is_error: bool = False
-    # Extra facts for clients and logs (exit code, truncation, timings); sent as ``_meta``.
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def error(cls, text: str, **meta: Any) -> ToolResult:
-        return cls(text=text, is_error=True, meta=dict(meta))
-
-
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
-
-
-async def _no_progress(done: float, total: float | None, message: str | None) -> None:
-    return None
-
-
-@dataclass(slots=True)
-class CallContext:
-    """What a handler may know about the call it serves.
-
-    ``cancelled`` is a thread-safe flag: blocking work on a worker thread (a guest in
-    wasmtime) polls it, because cancelling the awaiting task cannot stop a thread.
-    """
-
-    caller: str = "local"
-    request_id: str | None = None
-    cancelled: threading.Event = field(default_factory=threading.Event)
-    report_progress: ProgressCallback = _no_progress
-    # Filled by the server for handlers that need it (e.g. the workspace folder).
-    extras: dict[str, Any] = field(default_factory=dict)
+__all__ = [
+    "CallContext", "Handler", "PermissionTier", "ProgressCallback", "ToolAnnotations", "ToolDefinition", "ToolResult",
+]
 
 
 class Handler(ABC):

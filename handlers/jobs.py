@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
-    from server.jobs.manager import JobManager
-    from server.jobs.views import JobView
+    from toolbay.jobs.manager import JobManager
+    from toolbay.jobs.views import JobView
 
 # One job_wait answers within this, whatever it is asked: clients give up on a request
 # after a while (the TypeScript SDK, which many clients use, after 60 s by default), and a

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 # Returns {"added": [...], "removed": [...], "changed": [...]}.
 Rescan = Callable[[], Awaitable[Mapping[str, list[str]]]]

@@ -1,7 +1,7 @@
 """WasmHandler: one tool (or one subcommand of a tool) served by a WASI command module.
 
 A call becomes ``argv = [program, *subcommand path, *options from the arguments]``, runs in the
-sandbox its tier allows (``server.wasm.sandbox_for``), and its output becomes the result:
+sandbox its tier allows (``toolbay.wasm.sandbox_for``), and its output becomes the result:
 stdout as text (and as structured content when it is JSON), a non-zero exit or a trap as an
 error the model can read, with stderr and the reason.
 """
@@ -18,11 +18,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from handlers.base import CallContext, Handler, ToolDefinition, ToolResult
-from server.errors import WasmRejected
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
-from server.wasm.progress import ProgressForwarder
-from server.wasm.quick import QuickRunRecord
+from toolbay.errors import WasmRejected
+from toolbay.handlers.base import Handler
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+from toolbay.wasm.progress import ProgressForwarder
+from toolbay.wasm.quick import QuickRunRecord
+from toolbay.words import CallContext, ToolDefinition, ToolResult
 
 STDIN_PROPERTY = "stdin"
 DEFAULT_LIMITS = SandboxLimits()
@@ -117,7 +118,7 @@ class WasmHandler(Handler):
     def answer_at_once(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult | None:
         """Runs on the event loop's thread when this tool has proven quick, sparing the worker
         round trip and the job machinery; ``None`` otherwise, or when the run outlived its
-        budget (it is void then, and ``handle`` runs it again). See ``server.wasm.quick``."""
+        budget (it is void then, and ``handle`` runs it again). See ``toolbay.wasm.quick``."""
         module = self._module
         if module is None or not self.expects_quick_answer():
             return None
@@ -141,6 +142,10 @@ class WasmHandler(Handler):
             tail = self.to_argv(options)
         except ValueError as error:
             return ToolResult.error(f"Cannot build the command line for {self.name!r}: {error}")
+        if any("\x00" in part for part in tail):
+            # The chain refuses these first; a C string would end at the NUL, running what was not asked.
+            return ToolResult.error(f"Cannot build the command line for {self.name!r}: an argument contains a NUL "
+                                    "character (\\u0000).")
         return RunRequest(
             argv=[self.program_name, *self.subcommand_path, *tail],
             stdin=stdin.encode() if stdin is not None else None,

@@ -1,3 +1,3 @@
-from server.cli import main
+from toolbay.cli import main
 
 main()

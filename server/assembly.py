@@ -1,66 +1,119 @@
-"""Puts the parts around a running app: the call chain, jobs, built-in tools, the watcher.
+"""Builds a running toolbay from settings: the parts first, then the app with all of them.
 
-One place, so that every transport and every test gets the same server.
+One place, so that every transport, the CLI and every test get the same server. The app is
+frozen once built (``Toolbay.__setattr__``); what a test or an embedding needs to vary is a
+parameter here.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+from mcp.server import Server
 
-from handlers.jobs import job_tools
-from handlers.refresh import RefreshToolsHandler
-from server.app import Toolbay
-from server.chain import ChainPolicies, ChainSettings
-from server.job_recovery import read_jobs_recovery
-from server.jobs import JobManager, SqliteJobStore
-from server.protocol import results
-from server.protocol.elicitation import ask_by_elicitation
-from server.protocol.job_resources import install as install_job_resources
-from server.protocol.tasks import install as install_tasks
-from server.types import Transport
-from server.watcher import ExtensionWatcher
+from toolbay.app import Toolbay
+from toolbay.auth.http import verified_principal
+from toolbay.catalog import Catalog
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.chain import ChainPolicies, ChainSettings
+from toolbay.chain.call import Stage
+from toolbay.config import Settings
+from toolbay.discovery import FileOutcome
+from toolbay.handlers.base import Handler
+from toolbay.handlers.jobs import job_tools
+from toolbay.handlers.refresh import RefreshToolsHandler
+from toolbay.handlers.search import SearchToolsHandler
+from toolbay.job_recovery import read_jobs_recovery
+from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.protocol import results
+from toolbay.protocol.disclosure import Disclosure
+from toolbay.protocol.elicitation import ask_by_elicitation
+from toolbay.protocol.job_resources import install as install_job_resources
+from toolbay.protocol.tasks import install as install_tasks
+from toolbay.sessions import SessionRegistry
+from toolbay.watcher import ExtensionWatcher
+from toolbay.words import CallContext, Transport
 
 
 @asynccontextmanager
-async def assemble(app: Toolbay, *, watch: bool = True) -> AsyncIterator[Toolbay]:
-    settings = app.settings
+async def assemble(
+    settings: Settings,
+    *,
+    watch: bool = True,
+    on_progress: Callable[[FileOutcome, int], None] | None = None,
+    start_wait_s: float | None = None,
+    builtins: Sequence[Handler] = (),
+    stages: Sequence[Stage] | None = None,
+) -> AsyncIterator[Toolbay]:
+    """A running app over ``settings``.
+
+    Args:
+        watch: follow the tool folders (hot reload).
+        on_progress: told of each file described for the first time, with the total.
+        start_wait_s: answer after at most this long while files are still being described
+            for the first time (see ``CatalogKeeper.open``); ``None`` waits for all.
+        builtins: more built-in tools, after refresh_tools and the job tools.
+        stages: the call chain instead of the one the settings make (benchmarks).
+    """
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
-    app.install_chain(policies)
-
-    async def rescan() -> dict[str, list[str]]:
-        change = await app.rescan()
-        return {"added": list(change.added), "removed": list(change.removed), "changed": list(change.changed)}
-
+    sessions = SessionRegistry()
     jobs = settings.jobs
     store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
-    async with JobManager(
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+
+    async def rescan_now() -> Mapping[str, list[str]]:
+        # ``keeper`` is bound below, before any call can reach refresh_tools.
+        change = await keeper.rescan()
+        return {"added": list(change.added), "removed": list(change.removed), "changed": list(change.changed)}
+
+    async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:
+        # ``disclosure`` is bound below too, before any call can reach search_tools.
+        return await disclosure.search(query, limit, context)
+
+    def keeper_catalog() -> Catalog:
+        # ``keeper`` is bound below too, before the manager starts and recovers jobs.
+        return keeper.catalog.current
+
+    # Made before the keeper (the job tools are its built-ins) but entered after it: a crashed
+    # server's read-tier jobs are run again from the catalog, and on the way out running jobs
+    # end before the runtime they run in closes.
+    manager = JobManager(
         store,
         sync_budget_s=jobs.sync_budget_s,
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
         serving_lock=settings.data_dir / "jobs.serving",
-        recover=read_jobs_recovery(app) if jobs.restart_read_jobs else None,
-    ) as manager, anyio.create_task_group() as group:
-        app.jobs = manager
+        recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
+    )
+    preview_bytes = jobs.result_preview_kb * 1024
+    async with CatalogKeeper.open(
+        settings,
+        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
+                  *job_tools(manager, preview_bytes=preview_bytes), *builtins],
+        listeners=[sessions.tools_changed],
+        on_progress=on_progress,
+        start_wait_s=start_wait_s,
+    ) as keeper, manager, anyio.create_task_group() as group:
 
-        def add_tasks(server: Any, transport: Transport) -> None:
+        def add_tasks(server: Server[Any], transport: Transport) -> None:
             # tasks/result answers exactly what tools/call would have (same _meta names).
-            install_tasks(server, manager, owner_of=lambda ctx: app.owner_id_for(ctx, transport),
+            install_tasks(server, manager,
+                          owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)),
                           to_call_result=results.tool_result_to_mcp)
-            install_job_resources(server, manager, owner_of=lambda ctx: app.owner_id_for(ctx, transport))
+            install_job_resources(server, manager,
+                                  owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)))
 
-        app.add_server_hook(add_tasks)
-        preview_bytes = jobs.result_preview_kb * 1024
-        app.add_builtins([RefreshToolsHandler(rescan), *job_tools(manager, preview_bytes=preview_bytes)])
+        disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
+        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions,
+                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
         if watch:
-            await group.start(ExtensionWatcher(app).run)
+            await group.start(ExtensionWatcher(keeper).run)
         try:
             yield app
         finally:
             group.cancel_scope.cancel()
-            app.jobs = None
+            disclosure.close()

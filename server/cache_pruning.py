@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from server.description_cache import DAY_S, DescriptionCache, today
+from toolbay.description_cache import DAY_S, DescriptionCache, today
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
 
-from handlers.base import Handler, ToolDefinition
-from server.errors import DuplicateToolName
+from toolbay.errors import DuplicateToolName
+from toolbay.handlers.base import Handler
+from toolbay.words import ToolDefinition
 
 logger = logging.getLogger(__name__)
 

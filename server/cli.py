@@ -6,22 +6,20 @@ from __future__ import annotations
 import contextlib
 import enum
 import gc
-import importlib.util
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
-import anyio
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from server.config import Settings, load_settings
-from server.errors import ToolbayError
-from server.logs import configure_logging
+from toolbay import __version__
+from toolbay.cli_running import run_command as _run
+from toolbay.cli_running import settings_or_exit as _settings
+from toolbay.logs import configure_logging
 
 app = typer.Typer(
     name="toolbay",
@@ -64,40 +62,19 @@ WorkspaceOption = Annotated[
 ]
 
 
-def _run(function: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """Runs one command's coroutine; toolbay's own errors become a message and exit 2."""
-    try:
-        return anyio.run(function, *args, backend_options=_loop_options())
-    except* ToolbayError as group:
-        error = _first_toolbay_error(group)
-        err.print(f"toolbay: {error}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-
-
-def _loop_options() -> dict[str, Any]:
-    """uvloop when it is installed (it is a dependency; its event loop halves the time asyncio
-    itself takes per request), else asyncio's own loop."""
-    return {"use_uvloop": importlib.util.find_spec("uvloop") is not None}
-
-
-def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayError:
-    for error in group.exceptions:
-        if isinstance(error, BaseExceptionGroup):
-            return _first_toolbay_error(error)
-        return error
-    raise AssertionError("empty exception group")
-
-
-def _settings(config: Path | None, **overrides: Any) -> Settings:
-    try:
-        return load_settings(config, **overrides)
-    except ToolbayError as exc:
-        err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolbay {__version__}")
+        raise typer.Exit()
 
 
 @app.callback(invoke_without_command=True)
-def _root(ctx: typer.Context) -> None:
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
 
@@ -134,18 +111,18 @@ def serve(
         settings.http.allow_insecure = True
     configure_logging(settings.log_level, settings.log_file)
     if settings.transport == "stdio" and settings.jobs.drain_s > 0:
-        from server.detach import detach_from_client
+        from toolbay.detach import detach_from_client
 
         detach_from_client()  # before any thread: jobs may outlive the client
-    import server.assembly  # noqa: F401  (what run_server uses, imported before the freeze)
-    import server.protocol.transports  # noqa: F401
-    from server.runner import run_server
+    import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
+    import toolbay.protocol.transports  # noqa: F401
+    from toolbay.commands import serve_until_stopped
 
     # A server lives long: the ~115,000 objects its imports made are moved out of the cyclic
     # collector's reach, so a full collection while serving skips them (about 60 ms each, else).
     gc.freeze()
     with contextlib.suppress(KeyboardInterrupt):
-        _run(run_server, settings)
+        _run(serve_until_stopped, settings)
 
 
 @app.command("list")
@@ -158,7 +135,7 @@ def list_tools(
     """Show the tools toolbay would serve, and the files it skipped and why."""
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
-    from server.runner import collect_listing
+    from toolbay.commands import collect_listing
 
     listing = _run(collect_listing, settings)
     if as_json:
@@ -194,20 +171,78 @@ def call(
     settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
     try:
-        arguments = json.loads(args)
-    except json.JSONDecodeError as exc:
+        # The protocol's own parser: nesting deeper than it takes and lone surrogates are
+        # refused here as they would be over the wire.
+        from pydantic_core import from_json
+
+        arguments = from_json(args)
+    except ValueError as exc:
         err.print(f"toolbay: --args is not valid JSON: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):
         err.print("toolbay: --args must be a JSON object", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
-    from server.runner import call_once
+    from toolbay.commands import call_once
 
     result = _run(call_once, settings, tool, arguments)
     if result.text:
         sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     if result.is_error:
         raise typer.Exit(1)
+
+
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(metavar="[QUERY]", help="What the tool should do, in any language.")]
+    = None,
+    limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1, help="At most this many tools.")] = 10,
+    catalog: Annotated[Path | None, typer.Option(
+        "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools.")] = None,
+    queries: Annotated[Path | None, typer.Option(
+        "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line.')] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
+    extensions: ExtensionsOption = None,
+    data_dir: DataDirOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Search tools as the server's search tool would: the served ones for QUERY, or a
+    catalog file for a file of queries (one JSON line each: id, results [{name, score}], no_match)."""
+    if catalog is not None or queries is not None:
+        if catalog is None or queries is None or query is not None:
+            err.print("toolbay: --catalog and --queries go together, without a QUERY",
+                      markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
+        from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
+
+        try:
+            definitions, asked = read_catalog(catalog), read_queries(queries)
+        except SearchInputError as exc:
+            err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        out = sys.stdout
+        for record in run_batch(definitions, asked, limit):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    if query is None:
+        err.print("toolbay: give a QUERY, or --catalog and --queries", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    settings = _settings(config, extensions=extensions, data_dir=data_dir)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    from toolbay.commands import search_served
+
+    record = _run(search_served, settings, query, limit)
+    if as_json:
+        typer.echo(json.dumps(record, ensure_ascii=False))
+        return
+    if record["no_match"]:
+        typer.echo("no match")
+        return
+    table = Table(title=f"tools for {query!r}")
+    for column in ("tool", "score", "description"):
+        table.add_column(column)
+    for result in record["results"]:
+        table.add_row(result["name"], f"{result['score']:.3f}", result["description"])
+    Console().print(table)
 
 
 @app.command("parse-help")
@@ -218,14 +253,14 @@ def parse_help(
     ] = None,
 ) -> None:
     """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
-    from server.helptext.command import run_parse_help
+    from toolbay.helptext.command import run_parse_help
 
     code = run_parse_help(long, short, sys.stdout, sys.stderr)
     raise typer.Exit(code)
 
 
 def _add_jobs_commands() -> None:
-    from server.jobs_cli import jobs_app  # its own module; it imports what it needs when it runs
+    from toolbay.jobs_cli import jobs_app  # its own module; it imports what it needs when it runs
 
     app.add_typer(jobs_app, name="jobs")
 
@@ -248,7 +283,7 @@ def token_new(
     ],
 ) -> None:
     """Make a bearer token; print it once, then its tokens-file entry (hash only)."""
-    from server.auth import new_token
+    from toolbay.auth import new_token
 
     if not client_id.strip() or not all(s.strip() for s in scope):
         err.print("toolbay: --client-id and every --scope must be non-empty",

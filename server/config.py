@@ -11,6 +11,7 @@ names the setting and says what was expected.
 from __future__ import annotations
 
 import contextvars
+import importlib.util
 import os
 import tomllib
 from pathlib import Path
@@ -19,12 +20,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
 # A week: a run limit is meant in minutes or hours; more is a typo.
 MAX_RUN_LIMIT_S = 7 * 24 * 3600.0
-REPO_ROOT = Path(__file__).resolve().parent.parent
-BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
+
+def _bundled_folder(package: str) -> Path:
+    """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
+    repository's top-level folder in a checkout (pyproject maps one onto the other)."""
+    spec = importlib.util.find_spec(package)
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / package.rpartition(".")[2]
+
+
+BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
 CHAIN_PATHS = (
@@ -78,6 +88,18 @@ class DiscoverySettings(_Section):
 class HttpSettings(_Section):
     allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")
     page_size: int = Field(200, ge=1, le=10_000, description="Tools per tools/list page.")
+    header_timeout_s: float = Field(
+        10.0, gt=0, le=3600, description="A request's line and headers must arrive within this, or it is closed."
+    )
+    body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="Longest pause while a request body is read before it is closed."
+    )
+    max_connections: int = Field(
+        4096, ge=1, le=1_000_000,
+        description="Open HTTP connections in all (at most the open-files limit less 128); "
+        "at the cap a new one replaces the slowest still sending its headers.",
+    )
+    max_connections_per_peer: int = Field(256, ge=1, le=1_000_000, description="Open HTTP connections per client IP.")
 
 
 class JobSettings(_Section):
@@ -101,6 +123,32 @@ class JobSettings(_Section):
     max_concurrent: int = Field(8, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
+
+
+class DisclosureSettings(_Section):
+    """How much of the catalog ``tools/list`` shows; the rest is found with ``search_tools``."""
+
+    mode: Literal["full", "search-first", "auto"] = Field(
+        "auto",
+        description="full: every tool with its schema; search-first: essential tools in full, connected tools "
+        "by name and one line, catalog tools only through search_tools; auto: search-first once the full "
+        "listing would pass token_budget.",
+    )
+    token_budget: int = Field(
+        10_000, ge=0,
+        description="For auto: the full listing's size in tokens (its JSON's characters / 4) above which "
+        "disclosure is search-first.",
+    )
+    essential: list[str] = Field(
+        default_factory=list, description="Name patterns of tools always listed in full (built-ins always are).")
+    catalog: list[Path] = Field(
+        default_factory=list,
+        description="Extension folders (also in `extensions`) whose tools are never listed, only searched.")
+    catalog_allow: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="Which catalog folders (by folder name, patterns) callers may search; a caller's "
+        "`catalog:PATTERN` scopes add to it. Empty: none.",
+    )
 
 
 class Settings(BaseSettings):
@@ -129,6 +177,7 @@ class Settings(BaseSettings):
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
+    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)
@@ -186,6 +235,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     for key in ("data_dir", "workspace", "log_file"):
         if isinstance(data.get(key), str):
             data[key] = str((path.parent / data[key]).resolve())
+    disclosure = data.get("disclosure")
+    if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
+        disclosure["catalog"] = [str((path.parent / p).resolve()) for p in disclosure["catalog"]]
     if isinstance(data.get("extensions"), list):
         data["extensions"] = [str((path.parent / p).resolve()) for p in data["extensions"]]
     elif isinstance(data.get("extensions"), str):

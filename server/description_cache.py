@@ -17,9 +17,7 @@ parser version is ignored quietly.
 
 Writes are batched (``flush``), atomic (temporary file + rename) and merged with what
 another server sharing the folder wrote since it was read. ``used`` is the day an entry
-was last used, refreshed at most daily, for ``server.cache_pruning``. Entries written by
-toolbay 0.1, one JSON file per description (``<sha256>-<stem>.json``), are still read: they
-move into the index, and the old file is removed once the index is saved.
+was last used, refreshed at most daily, for ``toolbay.cache_pruning``.
 
 The cache is an optimisation, never a source of truth: any fault in it costs describing
 a tool again, nothing else.
@@ -46,7 +44,6 @@ MARSHAL_VERSION = 4  # the format of Python 3.4 and later
 # Bump when the help parser or the cached shape changes so that old descriptions are redone.
 PARSER_VERSION = "1"
 INDEX_NAME = "index"
-LEGACY_FORMAT = "toolbay-descriptions/1"
 # A long cold start saves what it has described at least this often (seconds).
 FLUSH_EVERY_S = 5.0
 DAY_S = 86400
@@ -75,7 +72,7 @@ class CachedCommand:
         path: tuple[str, ...],
         description: dict[str, Any] | None = None,
         # What ``tools/list`` needs, derived from ``description`` when it was cached, so that a
-        # warm start neither rebuilds the description nor its schema (see ``server.discovery``).
+        # warm start neither rebuilds the description nor its schema (see ``toolbay.discovery``).
         listing: dict[str, Any] | None = None,
         blob: bytes = b"",
         at: int = 0,
@@ -180,7 +177,6 @@ class DescriptionCache:
         self._own_blobs: dict[str, bytes] = {}  # ...but for records put since the last read or write
         self._signature: Signature | None = None  # of the file as last read or written
         self._changed: set[str] = set()
-        self._legacy_files: list[Path] = []  # moved into the index; removed once it is saved
         self._last_flush = time.monotonic()
         self._today = today()
 
@@ -220,10 +216,6 @@ class DescriptionCache:
                 if used < self._today:
                     records[key] = (self._today, skipped, commands)
                     self._changed.add(key)
-        else:
-            found = self._read_legacy(key)
-            if found is not None:
-                self._set(key, found)
         if found is None:
             self.misses += 1
         else:
@@ -257,25 +249,6 @@ class DescriptionCache:
             logger.info("the description index %s was written by another toolbay version: rebuilding it", self.file)
             return {}, b"", signature
         return records, blob, signature
-
-    def _read_legacy(self, key: str) -> CachedFile | None:
-        path = self.folder / f"{key}.json"
-        try:
-            data = json.loads(path.read_bytes())
-            if data.get("format") != LEGACY_FORMAT or data.get("parser") != self.parser_version:
-                raise ValueError("written by another version")
-            commands = tuple(
-                CachedCommand(c["tool_name"], tuple(c["path"]), c["description"], c.get("listing"))
-                for c in data["commands"]
-            )
-            result = CachedFile(commands=commands, skipped=tuple(data.get("skipped", ())))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            logger.info("ignoring description cache entry %s: %s", path.name, exc)
-            return None
-        self._legacy_files.append(path)
-        return result
 
     # -- writing -------------------------------------------------------------------------
 
@@ -321,9 +294,6 @@ class DescriptionCache:
                 logger.warning("could not save the description index: %s", exc)
                 return
             self._changed.clear()
-            legacy, self._legacy_files = self._legacy_files, []
-        for path in legacy:
-            path.unlink(missing_ok=True)
 
     def _write(self, entries: Iterable[tuple[str, Record, bytes]]) -> None:
         head, blob, records = _encode(entries, self.parser_version)

@@ -26,24 +26,18 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from handlers import wasm as wasm_handlers
-from handlers.base import PermissionTier, ToolDefinition
-from handlers.wasm import WasmHandler, with_stdin_property
-from server.catalog import Entry, SkippedFile
-from server.config import Settings
-from server.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
-from server.errors import NotHelpError, ToolbayError, WasmRejected
-from server.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
-from server.helptext import schema as schema_module
-from server.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.catalog import Entry, SkippedFile
+from toolbay.config import Settings
+from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
+from toolbay.errors import NotHelpError, ToolbayError, WasmRejected
+from toolbay.handlers.wasm import WasmHandler
+from toolbay.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
+from toolbay.listing_format import LISTING_BUILDER, is_stale, listing_of, relisted
+from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.words import PermissionTier, ToolDefinition
 
 logger = logging.getLogger(__name__)
 
-# A cached listing (what tools/list shows of a tool) is used only when the code that made it
-# is this code: a change to the schema builder, to this module or to the wasm handler's schema
-# makes every tool's listing be derived again from its cached description (no guest runs).
-_LISTING_CODE = (schema_module.__file__, __file__, wasm_handlers.__file__)
-LISTING_BUILDER = hashlib.sha256(b"".join(Path(source).read_bytes() for source in _LISTING_CODE)).hexdigest()[:16]
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SCANDIR_FD = os.scandir in os.supports_fd
@@ -267,7 +261,7 @@ class Discovery:
                 # Listed by another schema builder: derive the listings again from the descriptions
                 # (no guest runs) and keep the result, so the next start need not.
                 cached = CachedFile(
-                    commands=tuple(_relisted(c) if _stale(c.listing) else c for c in cached.commands),
+                    commands=tuple(relisted(c) if is_stale(c.listing) else c for c in cached.commands),
                     skipped=cached.skipped,
                 )
                 self.cache.put(ref.sha256, stem, cached)
@@ -292,7 +286,7 @@ class Discovery:
         commands = tuple(
             CachedCommand(
                 tool_name=c.tool_name, path=tuple(c.path), description=c.description.to_dict(),
-                listing=_listing_of(c.description, c.tool_name, tuple(c.path)),
+                listing=listing_of(c.description, c.tool_name, tuple(c.path)),
             )
             for c in tree
         )
@@ -377,42 +371,6 @@ def log_notes(outcome: FileOutcome) -> None:
     """Logs the subcommands of a described file that offer no tool, and why."""
     for note in outcome.notes:
         logger.info("%s: skipped subcommand %s", os.path.basename(outcome.path), note)
-
-
-def _title(tool_name: str) -> str:
-    return tool_name.replace("_", " ").replace("-", " ")
-
-
-def _model_description(about: str, long: str, name: str | None, path: Sequence[str]) -> str:
-    """What the model reads: the about line, the long description, and how files are seen."""
-    parts = [about or f"Runs {name or 'the program'} {' '.join(path)}".strip()]
-    if long and long != about:
-        parts.append(long)
-    return "\n\n".join(p.strip() for p in parts if p and p.strip())
-
-
-def _listing_of(description: HelpDescription, tool_name: str, path: tuple[str, ...]) -> dict[str, Any]:
-    """What ``tools/list`` shows of a tool, stored beside its description in the cache so that
-    a warm start builds neither the description nor its schema (settings apply at load)."""
-    tier = PermissionTier.parse(description.permission_level)
-    return {
-        "builder": LISTING_BUILDER,
-        "title": _title(tool_name),
-        "text": _model_description(description.about, description.description, description.name, path),
-        "input_schema": with_stdin_property(build_tool_schema(description).input_schema),
-        "tier": None if tier is None else tier.value,
-        "keywords": tuple(description.keywords),
-        "background": description.background,
-    }
-
-
-def _stale(listing: Mapping[str, Any] | None) -> bool:
-    return listing is None or listing.get("builder") != LISTING_BUILDER
-
-
-def _relisted(command: CachedCommand) -> CachedCommand:
-    listing = _listing_of(HelpDescription.from_dict(command.description), command.tool_name, command.path)
-    return CachedCommand(command.tool_name, command.path, command.description, listing)
 
 
 class _LazyArgv:

@@ -16,8 +16,8 @@
         └── NoSuchJob
 
 Errors carry the context needed to act on them, and ``CallRefused`` knows how to say
-itself to a model. They are turned into protocol answers in one place
-(``server.mcp.results``), never ad hoc.
+itself to a model. They become results the model reads in one place
+(``toolbay.outcomes``), never ad hoc.
 """
 
 from __future__ import annotations

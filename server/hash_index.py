@@ -25,18 +25,18 @@ FORMAT = 2  # {"files": {path: [size, mtime_ns, ctime_ns, inode, sha256]}}; form
 
 # size, mtime_ns, ctime_ns, inode, sha256: one flat list a file, as JSON loads it (a warm
 # start of thousands of tools makes no other object per file).
-Entry = list[Any]
+FileStamp = list[Any]
 
 
 class HashIndex:
     def __init__(self, file: Path, hasher: Callable[[str], str]) -> None:
         self.file = file
         self.hasher = hasher
-        self._entries: dict[str, Entry] = self._load()
+        self._entries: dict[str, FileStamp] = self._load()
         self._dirty = False
         self.hashed = 0  # files actually read, for tests and benchmarks
 
-    def _load(self) -> dict[str, Entry]:
+    def _load(self) -> dict[str, FileStamp]:
         try:
             data = json.loads(self.file.read_bytes())
             files = data["files"]
@@ -107,7 +107,7 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
         return None
 
 
-def _same(known: Entry, stat: os.stat_result) -> bool:
+def _same(known: FileStamp, stat: os.stat_result) -> bool:
     """Whether ``stat`` has the size, times and inode ``known`` recorded (an entry that is
     not one this index wrote has nothing)."""
     try:

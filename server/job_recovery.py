@@ -9,21 +9,20 @@ again. Runs are resumed without the call chain: the caller passed it when the jo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from handlers.base import PermissionTier
-from server.jobs.manager import Recover, Work
-from server.jobs.store import JobRecord
-
-if TYPE_CHECKING:
-    from server.app import Toolbay
+from toolbay.catalog import Catalog
+from toolbay.jobs.manager import Recover, Work
+from toolbay.jobs.store import JobRecord
+from toolbay.words import PermissionTier
 
 
-def read_jobs_recovery(app: Toolbay) -> Recover:
-    """The manager's ``recover``: the work of a read-tier tool still in the catalog, else None."""
+def read_jobs_recovery(catalog: Callable[[], Catalog]) -> Recover:
+    """The manager's ``recover``: the work of a read-tier tool still in the ``catalog()`` of the
+    moment, else None."""
 
     def recover(record: JobRecord) -> Work | None:
-        handler = app.catalog.current.get(record.tool)
+        handler = catalog().get(record.tool)
         if handler is None or handler.runs_inline or handler.definition.effective_tier is not PermissionTier.READ:
             return None
         arguments = dict(record.arguments)

@@ -19,8 +19,8 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from server.jobs import JobManager
-    from server.jobs.views import JobView
+    from toolbay.jobs import JobManager
+    from toolbay.jobs.views import JobView
 
 T = TypeVar("T")
 
@@ -37,7 +37,7 @@ WAIT_POLL_S = 0.25
 
 
 def _owner(owner: str | None) -> str:
-    from server.auth.principal import local_principal
+    from toolbay.auth.principal import local_principal
 
     return owner if owner is not None else local_principal(()).id
 
@@ -46,10 +46,10 @@ def _with_manager(config: Path | None, data_dir: Path | None,
                   use: Callable[[JobManager], Awaitable[T]]) -> T:
     """Runs ``use`` with a manager over the folder's store that runs nothing and recovers
     nothing (no serving lock: it is no server)."""
-    from server.cli import _run, _settings
-    from server.jobs import JobManager, SqliteJobStore
+    from toolbay.cli_running import run_command, settings_or_exit
+    from toolbay.jobs import JobManager, SqliteJobStore
 
-    settings = _settings(config, data_dir=data_dir)
+    settings = settings_or_exit(config, data_dir=data_dir)
     database = settings.data_dir / "jobs.sqlite3"
     if not database.exists():
         Console(stderr=True).print(f"toolbay: no jobs in {settings.data_dir} (no {database.name})", markup=False)
@@ -63,7 +63,7 @@ def _with_manager(config: Path | None, data_dir: Path | None,
         finally:
             await manager.store.aclose()
 
-    return _run(run)
+    return run_command(run)
 
 
 def _print_view(view: JobView, as_json: bool) -> None:

@@ -22,7 +22,7 @@ from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.catalog_keeper import CatalogKeeper
 
 logger = logging.getLogger(__name__)
 
@@ -57,8 +57,8 @@ async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, 
 
 
 class ExtensionWatcher:
-    def __init__(self, app: Toolbay, *, quiet_ms: int = 50, max_batch_ms: int = 800) -> None:
-        self.app = app
+    def __init__(self, keeper: CatalogKeeper, *, quiet_ms: int = 50, max_batch_ms: int = 800) -> None:
+        self.keeper = keeper
         self.quiet_ms = quiet_ms
         self.max_batch_ms = max_batch_ms
         self.rescans = 0
@@ -66,7 +66,7 @@ class ExtensionWatcher:
         self.idle_tick_ms = 200
 
     def _existing_folders(self) -> list[Path]:
-        return [p for p in self.app.settings.extensions if p.is_dir()]
+        return [p for p in self.keeper.settings.extensions if p.is_dir()]
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is
@@ -116,7 +116,7 @@ class ExtensionWatcher:
 
     async def _rescan(self) -> None:
         try:
-            change = await self.app.rescan()
+            change = await self.keeper.rescan()
             self.rescans += 1
             if not change.empty:
                 logger.info("hot reload: %s", change.summary())

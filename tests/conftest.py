@@ -3,18 +3,61 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
-# Servers started by tests (in-process and as subprocesses, which inherit this) wait for every
-# first-time description before answering, as the tests expect the whole catalog from the
-# first tools/list even on a slow, busy machine. tests/reload/test_start_wait.py sets its own.
-os.environ.setdefault("TOOLBAY_DISCOVERY__START_WAIT_S", "600")
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import Settings, load_settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
 FIXTURE_WASM = REPO_ROOT / "tests" / "fixtures" / "wasm"
+
+
+# Where a program looks for the user's files, by the XDG base directory specification.
+XDG_FOLDERS = {"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config",
+               "XDG_CACHE_HOME": ".cache", "XDG_STATE_HOME": ".local/state"}
+
+
+_home_patch = pytest.MonkeyPatch()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never touch the user's home: ``HOME`` and the XDG folders point at an empty
+    temporary folder for the whole session (set before collection, as some test modules copy
+    ``os.environ`` when imported), in this process and every server it starts: ``serve`` with
+    no ``--data-dir`` keeps its data under ``$XDG_DATA_HOME/toolbay``."""
+    # uv's package cache stays the one that made the test environment: .mcp.json starts
+    # toolbay through `uv run`, which would otherwise fetch every package into the empty home.
+    user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    _home_patch.setenv("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR") or str(Path(user_cache) / "uv"))
+    home = Path(tempfile.mkdtemp(prefix="toolbay-tests-home-"))
+    _home_patch.setenv("HOME", str(home))
+    for variable, folder in XDG_FOLDERS.items():
+        _home_patch.setenv(variable, str(home / folder))
+    # Hypothesis keeps what it learns in .hypothesis/ of the current folder: the home instead.
+    set_hypothesis_home_dir(home / ".hypothesis")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home = os.environ.get("HOME")
+    _home_patch.undo()
+    if home is not None and Path(home).name.startswith("toolbay-tests-home-"):
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def patient_start(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for a ``serve`` subprocess that must list the whole catalog at its
+    first tools/list, however slowly a busy machine describes the tools for the first time:
+    it waits for every description before answering (``[discovery] start_wait_s``). Tests
+    of the default start wait leave this out."""
+    return {**(os.environ if env is None else env), "TOOLBAY_DISCOVERY__START_WAIT_S": "600"}
 
 
 @pytest.fixture
@@ -26,3 +69,32 @@ def anyio_backend() -> str:
 def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One data folder for the session, so modules compile once across tests."""
     return tmp_path_factory.mktemp("toolbay-data")
+
+
+# The app over a private copy of the bundled tools (tests/app, tests/catalog, tests/protocol).
+
+@pytest.fixture
+def extensions_dir(tmp_path: Path) -> Iterator[Path]:
+    """A private copy of the bundled tools, so a test may change it."""
+    folder = tmp_path / "extensions"
+    shutil.copytree(BUNDLED_EXTENSIONS, folder)
+    yield folder
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def settings(extensions_dir: Path, shared_data_dir: Path, workspace: Path) -> Settings:
+    return load_settings(None, extensions=[extensions_dir], data_dir=shared_data_dir, workspace=workspace)
+
+
+@pytest.fixture
+async def toolbay(settings: Settings) -> AsyncIterator[Toolbay]:
+    async with assemble(settings) as app:
+        yield app

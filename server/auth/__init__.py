@@ -12,15 +12,15 @@
 
 Both verifiers implement the SDK's ``TokenVerifier`` protocol
 (``async verify_token(token) -> AccessToken | None``), so they also plug into the SDK's own
-HTTP auth machinery. The call chain's authenticate stage (``server.chain.authenticate``)
+HTTP auth machinery. The call chain's authenticate stage (``toolbay.chain.authenticate``)
 uses the same verifier, so a call is authenticated on every transport.
 """
 
-from server.auth.bind import check_bind_safety, is_loopback
-from server.auth.http import BearerAuthMiddleware, bearer_credential
-from server.auth.jwt_verifier import JwtVerifier
-from server.auth.principal import FirstAccepting, local_principal, principal_from_access_token
-from server.auth.tokens import TokenEntry, TokenStore, hash_token, new_token
+from toolbay.auth.bind import check_bind_safety, is_loopback
+from toolbay.auth.http import BearerAuthMiddleware, bearer_credential
+from toolbay.auth.jwt_verifier import JwtVerifier
+from toolbay.auth.principal import FirstAccepting, local_principal, principal_from_access_token
+from toolbay.auth.tokens import TokenEntry, TokenStore, hash_token, new_token
 
 __all__ = [
     "BearerAuthMiddleware",

@@ -16,7 +16,7 @@ tokens-file deployment does not have. This middleware does the same for every tr
 Mounting (the lead's serving layer)::
 
     from starlette.middleware import Middleware
-    from server.auth.http import BearerAuthMiddleware
+    from toolbay.auth.http import BearerAuthMiddleware
 
     app = Starlette(
         routes=[...],                       # /mcp, /sse, /messages/
@@ -46,6 +46,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolbay.auth.principal import principal_from_access_token
+from toolbay.words import Principal
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 
@@ -190,3 +193,13 @@ async def _send_json(send: Send, status: int, body: Any, headers: list[tuple[byt
         start_headers.insert(0, (b"content-type", b"application/json"))
     await send({"type": "http.response.start", "status": status, "headers": start_headers})
     await send({"type": "http.response.body", "body": payload})
+
+
+def verified_principal(request: Any) -> Principal | None:
+    """The caller whose token the HTTP layer already verified for this request (``ctx.request``
+    in a handler), or None: no request (stdio), or no token on it."""
+    scope = getattr(request, "scope", None) if request is not None else None
+    user = scope.get("user") if scope is not None else None
+    if isinstance(user, AuthenticatedUser):
+        return principal_from_access_token(user.access_token)
+    return None

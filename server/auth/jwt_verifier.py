@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from mcp.server.auth.provider import AccessToken
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
-from server.types import Principal
+from toolbay.words import Principal
 
 
 def principal_from_access_token(token: AccessToken) -> Principal:

@@ -28,7 +28,7 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
 TOKEN_PREFIX = "tb_"
 

@@ -5,7 +5,7 @@
     the rest) calling         caller×tool,  this tool?   vs schema    (opt-in,    to the
                               global                                  by tier)    handler
 
-Each stage is ``async (call, call_next) -> ToolResult`` (``server.types.Stage``), lives
+Each stage is ``async (call, call_next) -> ToolResult`` (``toolbay.chain.call.Stage``), lives
 in its own module, and receives the policy it applies in its constructor. A stage that
 refuses raises a ``CallRefused`` subclass (``Unauthenticated``, ``RateLimited``,
 ``Forbidden``, ``UnknownTool``, ``InvalidArguments``, ``ApprovalDenied``); it never builds
@@ -49,16 +49,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from time import perf_counter
 
-from handlers.base import ToolResult
-from server.chain.approve import Approve, Approver
-from server.chain.audit import Audit, AuditLog
-from server.chain.authenticate import Authenticate, Authenticator
-from server.chain.authorize import Authorize, Authorizer, ScopeGrant
-from server.chain.policies import ChainPolicies
-from server.chain.ratelimit import RateLimit, RateLimiter, RateLimits
-from server.chain.settings import ChainSettings
-from server.chain.validate import SchemaValidator, Validate
-from server.types import CallNext, Stage, ToolCall
+from toolbay.chain.approve import Approve, Approver
+from toolbay.chain.audit import Audit, AuditLog
+from toolbay.chain.authenticate import Authenticate, Authenticator
+from toolbay.chain.authorize import Authorize, Authorizer, ScopeGrant
+from toolbay.chain.call import CallNext, Stage, ToolCall
+from toolbay.chain.policies import ChainPolicies
+from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
+from toolbay.chain.settings import ChainSettings
+from toolbay.chain.validate import SchemaValidator, Validate
+from toolbay.words import ToolResult
 
 
 def default_stages(policies: ChainPolicies) -> list[Stage]:

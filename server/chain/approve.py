@@ -23,11 +23,11 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Literal
 
-from handlers.base import PermissionTier
-from server.chain.base import CheckStage, definition_of
-from server.chain.redact import redact
-from server.errors import ApprovalDenied
-from server.types import ToolCall
+from toolbay.chain.base import CheckStage, definition_of
+from toolbay.chain.call import ToolCall
+from toolbay.chain.redact import redact
+from toolbay.errors import ApprovalDenied
+from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)
 

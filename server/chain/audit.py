@@ -9,7 +9,7 @@ Audit is the outermost stage, so it sees every call, refused ones included. Each
 
 ``outcome`` is ``ok``, ``tool_error`` (the tool answered ``isError``), ``refused:<code>``
 (a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
-Arguments are redacted (``server.chain.redact``) before they are written.
+Arguments are redacted (``toolbay.chain.redact``) before they are written.
 
 Sink: ``AuditLog`` appends to a file with one ``os.write`` per line (no buffering, so
 lines from concurrent calls never interleave and a crash loses nothing). A write that
@@ -30,10 +30,10 @@ from typing import Any, Protocol
 
 import anyio
 
-from handlers.base import ToolResult
-from server.chain.redact import redact
-from server.errors import CallRefused
-from server.types import CallNext, ToolCall
+from toolbay.chain.call import CallNext, ToolCall
+from toolbay.chain.redact import redact
+from toolbay.errors import CallRefused
+from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
 

@@ -18,10 +18,11 @@ from collections import OrderedDict
 
 from mcp.server.auth.provider import TokenVerifier
 
-from server.auth.principal import principal_from_access_token
-from server.chain.base import CheckStage
-from server.errors import Unauthenticated
-from server.types import Principal, ToolCall
+from toolbay.auth.principal import principal_from_access_token
+from toolbay.chain.base import CheckStage
+from toolbay.chain.call import ToolCall
+from toolbay.errors import Unauthenticated
+from toolbay.words import Principal
 
 LOCAL_TRANSPORTS = frozenset({"stdio", "cli", "memory"})
 VERIFIED_TTL_S = 30.0

@@ -27,10 +27,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from handlers.base import PermissionTier, ToolDefinition
-from server.chain.base import CheckStage, definition_of, principal_of
-from server.errors import Forbidden
-from server.types import Principal, ToolCall
+from toolbay.chain.base import CheckStage, definition_of, principal_of
+from toolbay.chain.call import ToolCall
+from toolbay.errors import Forbidden
+from toolbay.words import PermissionTier, Principal, ToolDefinition
 
 READ, WRITE, EXEC = PermissionTier.READ, PermissionTier.WRITE, PermissionTier.EXEC
 TOOL_SCOPE_PREFIX = "tool:"

@@ -11,9 +11,9 @@ from abc import ABC, abstractmethod
 from time import perf_counter
 from typing import ClassVar
 
-from handlers.base import ToolDefinition, ToolResult
-from server.errors import UnknownTool
-from server.types import CallNext, Principal, ToolCall
+from toolbay.chain.call import CallNext, ToolCall
+from toolbay.errors import UnknownTool
+from toolbay.words import Principal, ToolDefinition, ToolResult
 
 
 class CheckStage(ABC):

@@ -13,19 +13,19 @@ from typing import Any
 
 from mcp.server.auth.provider import TokenVerifier
 
-from handlers.base import PermissionTier
-from server.auth.jwt_verifier import JwtVerifier
-from server.auth.principal import FirstAccepting, local_principal
-from server.auth.tokens import TokenStore
-from server.chain.approve import Answer, Approver, Ask
-from server.chain.audit import AuditLog, AuditSink
-from server.chain.authenticate import Authenticator
-from server.chain.authorize import Authorizer, ScopeGrant
-from server.chain.ratelimit import RateLimiter, RateLimits
-from server.chain.settings import AuthSettings, ChainSettings, JwtSettings
-from server.chain.validate import SchemaValidator
-from server.errors import ConfigError
-from server.types import Principal, ToolCall
+from toolbay.auth.jwt_verifier import JwtVerifier
+from toolbay.auth.principal import FirstAccepting, local_principal
+from toolbay.auth.tokens import TokenStore
+from toolbay.chain.approve import Answer, Approver, Ask
+from toolbay.chain.audit import AuditLog, AuditSink
+from toolbay.chain.authenticate import Authenticator
+from toolbay.chain.authorize import Authorizer, ScopeGrant
+from toolbay.chain.call import ToolCall
+from toolbay.chain.ratelimit import RateLimiter, RateLimits
+from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
+from toolbay.chain.validate import SchemaValidator
+from toolbay.errors import ConfigError
+from toolbay.words import PermissionTier, Principal
 
 
 @dataclass(slots=True)
@@ -56,7 +56,7 @@ class ChainPolicies:
         """
         Args:
             settings: the validated ``[chain]`` section.
-            ask: asks the human for approval (see ``server.chain.approve``); without it every
+            ask: asks the human for approval (see ``toolbay.chain.approve``); without it every
                 client counts as unable to be asked.
             base_dir: the folder relative paths in the settings are relative to.
             local_name: the stdio caller's id (default: the login name).

@@ -26,9 +26,9 @@ from limits.aio.strategies import RateLimiter as LimitsStrategy
 from limits.errors import ConfigurationError
 from limits.storage import storage_from_string
 
-from server.chain.base import CheckStage, principal_of
-from server.errors import ConfigError, RateLimited
-from server.types import ToolCall
+from toolbay.chain.base import CheckStage, principal_of
+from toolbay.chain.call import ToolCall
+from toolbay.errors import ConfigError, RateLimited
 
 
 def parse_limits(text: str | Sequence[str] | None, setting: str) -> tuple[limits.RateLimitItem, ...]:

@@ -1,5 +1,5 @@
 """The ``[chain]`` section of the configuration: authentication, rate limits, access,
-approval and audit. ``server.config.Settings.chain`` holds it raw; ``ChainSettings.parse``
+approval and audit. ``toolbay.config.Settings.chain`` holds it raw; ``ChainSettings.parse``
 validates it. Example ``toolbay.toml``::
 
     [chain.auth]
@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.errors import ConfigError
+from toolbay.errors import ConfigError
 
 Tier = Literal["read", "write", "exec"]
 

@@ -27,9 +27,9 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.exceptions import SchemaError
 
-from server.chain.base import CheckStage, definition_of
-from server.errors import InvalidArguments
-from server.types import ToolCall
+from toolbay.chain.base import CheckStage, definition_of
+from toolbay.chain.call import ToolCall
+from toolbay.errors import InvalidArguments
 
 _OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 _JSON_TYPE_NAMES = {
@@ -149,6 +149,35 @@ def describe(error: ValidationError) -> list[str]:
     return [f"{here}: {make() if make else error.message}"]
 
 
+# Standard input is bytes to the program, where a NUL is data; every other value may end up in
+# an argument or an environment variable, where C strings end at the first NUL.
+_NUL_ALLOWED_AT_TOP = frozenset({"stdin"})
+
+
+def nul_problems(arguments: Mapping[str, Any]) -> list[str]:
+    """A sentence for every string holding a NUL character (``"a\\u0000b"``), which would reach
+    the program cut at the NUL: what was validated must be what runs."""
+    found: list[str] = []
+
+    def walk(value: Any, path: list[str | int]) -> None:
+        if isinstance(value, str):
+            if "\x00" in value:
+                found.append(f"{json_path(path)}: contains a NUL character (\\u0000), which cannot be passed "
+                             "to a program as an argument; remove it")
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                if "\x00" in str(key):
+                    found.append(f"{json_path(path)}: a property name contains a NUL character (\\u0000)")
+                elif path or key not in _NUL_ALLOWED_AT_TOP:
+                    walk(item, [*path, key])
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, [*path, index])
+
+    walk(arguments, [])
+    return found
+
+
 class SchemaValidator:
     """Checks arguments against input schemas; compiled validators are cached per schema."""
 
@@ -163,7 +192,7 @@ class SchemaValidator:
         validator = self._validator(schema)
         if isinstance(validator, str):
             return [validator]
-        found: list[str] = []
+        found = nul_problems(arguments)
         for error in validator.iter_errors(arguments):
             found += describe(error)
         return found

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from server.errors import NotHelpError
+from toolbay.errors import NotHelpError
 
 from .describe import describe_help
 from .schema import build_tool_schema

@@ -9,12 +9,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from handlers.base import PermissionTier
+from toolbay.words import PermissionTier
 
 _KEYWORDS = re.compile(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 _PERMISSION = re.compile(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",
                          re.IGNORECASE | re.MULTILINE)
 _EXECUTION = re.compile(r"^[ \t]*execution[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+# clap joins the lines of a doc comment, so the convention lines may arrive inside one line of
+# prose: "Text tools. Keywords: text, grep PermissionLevel: read". Mid-line, only the exact
+# spellings count; a keyword list then ends at the next convention word or sentence end.
+_JOINED = re.compile(r"(?<=\S)[ \t]+(Keywords|PermissionLevel|Execution):[ \t]*"
+                     r"(.*?)(?=[ \t]+(?:Keywords|PermissionLevel|Execution):|[ \t]*$)", re.MULTILINE)
+_TIERS = re.compile(r"(?i)^(read|write|exec|execute|admin)\b\.?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +30,27 @@ class Conventions:
     background: bool = False
 
 
+def _split_joined(text: str) -> str:
+    """Puts joined convention words back on lines of their own."""
+    if "Keywords:" not in text and "PermissionLevel:" not in text and "Execution:" not in text:
+        return text
+
+    def own_line(match: re.Match[str]) -> str:
+        key, value = match.group(1), match.group(2).strip()
+        if key != "Keywords":
+            tier = _TIERS.match(value) if key == "PermissionLevel" else re.match(r"\S+", value)
+            if tier is None:
+                return match.group(0)
+            rest = value[tier.end():].strip()
+            return f"\n{key}: {tier.group(0).rstrip('.')}" + (f"\n{rest}" if rest else "")
+        return f"\n{key}: {value}"
+
+    return _JOINED.sub(own_line, text)
+
+
 def take_conventions(text: str) -> tuple[str, Conventions]:
     """Returns the text without the convention lines, and what they said."""
+    text = _split_joined(text)
     keywords: list[str] = []
     for match in _KEYWORDS.finditer(text):
         for word in re.split(r"[,\s]+", match.group(1)):

@@ -56,6 +56,10 @@ def _to_str(data: bytes) -> tuple[str, str, bool]:
             body = data[len(bom):]
             text = body.decode(name, errors="replace")
             return text, name, "\ufffd" in text and b"\xef\xbf\xbd" not in body
+    escaped = _escape_sequence_encoding(data)
+    if escaped is not None:
+        text = data.decode(escaped, errors="replace")
+        return text, escaped, "\ufffd" in text
     try:
         return data.decode("utf-8"), "utf-8", False
     except UnicodeDecodeError:
@@ -66,6 +70,30 @@ def _to_str(data: bytes) -> tuple[str, str, bool]:
         return data.decode("utf-8", errors="replace"), "utf-8", True
     text = data.decode(_WIDER.get(codec, codec), errors="replace")
     return text, codec, "\ufffd" in text
+
+
+# 7-bit encodings that switch character sets with escape sequences: valid UTF-8 byte for byte,
+# so they must be recognised before UTF-8 is tried. Terminal colours ("ESC [") are not among them.
+_SHIFT_IN = (
+    ((b"\x1b$)C",), "iso2022_kr"),
+    ((b"\x1b$A", b"\x1b$)A", b"\x1b$)G", b"\x1b$*H"), "iso2022_jp_2"),  # Chinese designations
+    ((b"\x1b$B", b"\x1b$@", b"\x1b(J", b"\x1b$(D", b"\x1b(I"), "iso2022_jp_2"),
+)
+
+
+def _escape_sequence_encoding(data: bytes) -> str | None:
+    if b"\x1b$" not in data and b"\x1b(J" not in data and b"\x1b(I" not in data:
+        return None
+    if any(byte >= 0x80 for byte in data[:_DETECT_SAMPLE]):
+        return None
+    for marks, codec in _SHIFT_IN:
+        if any(mark in data for mark in marks):
+            try:
+                data.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            return codec
+    return None
 
 
 # chardet names the narrow standard; tools emit its vendor superset (Windows code pages),

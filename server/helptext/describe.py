@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from server.errors import NotHelpError
+from toolbay.errors import NotHelpError
 
 from .conventions import take_conventions
 from .decode import decode_help
 from .dialects import pick_dialect
 from .gate import check_description, check_text
-from .model import HelpDescription, OptionSpec
+from .model import HelpDescription, OptionSpec, PositionalSpec
+from .usage import positional_key
 
 
 def describe_text(data: bytes) -> HelpDescription:
@@ -62,7 +63,7 @@ def merge(long: HelpDescription, short: HelpDescription) -> HelpDescription:
         permission_level=long.permission_level or short.permission_level,
         background=long.background or short.background,
         options=_merge_options(long.options, short.options),
-        positionals=long.positionals or short.positionals,
+        positionals=_merge_positionals(long.positionals, short.positionals),
         subcommands=long.subcommands + tuple(
             s for s in short.subcommands if s.name not in {x.name for x in long.subcommands}),
     )
@@ -83,6 +84,22 @@ def _merge_options(long: tuple[OptionSpec, ...], short: tuple[OptionSpec, ...]) 
             opt = _combine(opt, twin)
         out.append(opt)
     out.extend(o for o in short if id(o) not in used)
+    return tuple(out)
+
+
+def _merge_positionals(long: tuple[PositionalSpec, ...],
+                       short: tuple[PositionalSpec, ...]) -> tuple[PositionalSpec, ...]:
+    """Positionals as the long help lists them, completed by what the short help says of each."""
+    if not long:
+        return short
+    by_key = {positional_key(p.name): p for p in short}
+    out = []
+    for pos in long:
+        twin = by_key.get(positional_key(pos.name))
+        if twin is not None:
+            pos = replace(pos, description=pos.description or twin.description, choices=pos.choices or twin.choices,
+                          type=pos.type if pos.type != "string" else twin.type)
+        out.append(pos)
     return tuple(out)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from .heads import Head, parse_head
 from .layout import FLAG_START, Entry, Section, indent_of, read_entries, split_sections
-from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
+from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, ValueType
 from .notes import (
     is_repeat_type,
     read_notes,
@@ -87,6 +87,14 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
              prose: list[list[str]]) -> None:
     if section.kind == "text":
         return
+    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines)):
+        # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
+        # whether the heading says "positional arguments" or a custom group title.
+        before, block = split
+        _collect(Section(section.title, "commands", block), options, positionals, commands, prose)
+        if section.kind == "positionals" and any(x.strip() for x in before):
+            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose)
+        return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
         entries, _ = read_entries(section.lines, lambda line: base <= indent_of(line) <= base + 1)
@@ -105,14 +113,37 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
     entries, loose = read_entries(section.lines, _is_option_start)
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
-            and any(x.strip().startswith("{") for x in section.lines):
-        _collect(Section(section.title, "commands", section.lines), options, positionals, commands, prose)
+            and (split := _subparser_block(section.lines)):
+        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose)
         return
     if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":
         prose.append(loose)
+
+
+_CHOICE_LINE = re.compile(r"^\{[^{}\s]+,[^{}\s]+\}")
+
+
+def _subparser_block(lines: list[str]) -> tuple[list[str], list[str]] | None:
+    """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it."""
+    for k, line in enumerate(lines):
+        found = _CHOICE_LINE.match(line.strip())
+        if not found:
+            continue
+        names = {n.strip() for n in found.group(0)[1:-1].split(",")}
+        level = indent_of(line)
+        block = []
+        for nxt in lines[k + 1:]:
+            if nxt.strip() and indent_of(nxt) <= level:
+                break
+            block.append(nxt)
+        # The choices listed one per line are commands, not values (a "help" line may come first).
+        first = next((j for j, x in enumerate(block) if x.strip() and x.split()[0] in names), None)
+        if first is not None:
+            return lines[:k], block[first:]
+    return None
 
 
 def _list_indent(lines: list[str]) -> int:
@@ -152,7 +183,9 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
     value_name = None
     if raw:
         value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
-    choices = choices or notes.choices
+    # Prose choices only for a single value ("-H NAME TYPE" takes two: the list is about one).
+    single = takes_value and " " not in (raw or "").strip()
+    choices = choices or notes.choices or (notes.prose_choices if single else ())
     if not takes_value:
         kind = "boolean"
     elif choices:
@@ -161,13 +194,9 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
         kind = "number"
     else:
         kind = value_type(value_name, raw)
-    default = notes.default
+    default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
-        # argparse prints a metavar, not a type: "--width WIDTH (default 2)" takes a number.
-        if re.fullmatch(r"-?\d+", default):
-            kind = "integer"
-        elif re.fullmatch(r"-?\d*\.\d+", default):
-            kind = "number"
+        kind = _type_from_default(default)
     if kind == "boolean" and default is not None and default.lower() not in ("true", "false"):
         default = None
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
@@ -185,6 +214,13 @@ def _option(entry: Entry, rules: Rules) -> OptionSpec:
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
     )
+
+
+def _type_from_default(default: str) -> ValueType:
+    """argparse prints a metavar, not a type: "--width WIDTH (default 2)" takes a number. A
+    default is the only evidence then, and "3" does not say that 2.5 is refused: the wider
+    type is taken (a value name such as N or COUNT has already said integer)."""
+    return "number" if re.fullmatch(r"-?(?:\d+\.?\d*|\.\d+)", default) else "string"
 
 
 def join_description(lines: list[str]) -> str:
@@ -253,8 +289,10 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
         if _PROSE_NOISE.match(paragraph):
             continue
         kept.append(paragraph)
-    description = "\n\n".join(kept)
     about = _first_sentence(kept[0]) if kept else ""
+    if kept:  # the model reads about and description together: do not say the about line twice
+        kept[0] = kept[0][len(about):].strip()
+    description = "\n\n".join(k for k in kept if k)
     return name, version, about, description
 
 
@@ -274,7 +312,7 @@ def _subcommands(entries: list[Entry], rules: Rules, program: str | None) -> lis
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]
-        name = re.split(r"[,|:]", words[0])[0].strip()
+        name = re.split(r"[,|:]", words[0])[0].strip().rstrip("*")  # click marks the default command "query*"
         if not re.fullmatch(r"[A-Za-z0-9][\w.:+-]*", name) or name in seen:
             continue
         rest = " ".join(words[1:])
@@ -299,8 +337,9 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         from_usage = usage_by_key.pop(key, None)
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
         required = from_usage.required if from_usage is not None else not head.startswith("[")
-        out.append(PositionalSpec(_display_name(name), required, variadic,
-                                  join_description(entry.description), choices))
+        text = join_description(entry.description)
+        out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
+                                  _positional_type(name, text, choices)))
     if has_commands:
         return out
     for pos in usage_by_key.values():
@@ -309,8 +348,18 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
             out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
         elif _display_name(strip_brackets(pos.name)):
             name = _display_name(strip_brackets(pos.name))
-            out.append(PositionalSpec(name, pos.required, pos.variadic, ""))
+            out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ())))
     return out
+
+
+def _positional_type(name: str, description: str, choices: tuple[str, ...]) -> ValueType:
+    if choices:
+        return "enum"
+    kind: ValueType = value_type(name, name)  # type: ignore[assignment]
+    if kind == "string":
+        default = read_notes([description]).default if description else None
+        kind = _type_from_default(default) if default is not None else kind
+    return kind
 
 
 def _display_name(name: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from server.errors import NotHelpError
+from toolbay.errors import NotHelpError
 
 from .model import HelpDescription
 

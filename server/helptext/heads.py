@@ -117,6 +117,8 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
 def _attach(result: Head, attached: str, values: list[str]) -> None:
     if not attached:
         return
+    if attached.lower() in ("[=false]", "[=true]"):
+        return  # pflag's boolean "--flag[=false]": a switch, whose value may be spelled out
     if attached.startswith("[="):
         result.value_optional = True
         values.append(attached[2:].rstrip("]") if attached.endswith("]") else attached[2:])

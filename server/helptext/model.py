@@ -43,6 +43,7 @@ class PositionalSpec:
     variadic: bool = False
     description: str = ""
     choices: tuple[str, ...] = ()
+    type: ValueType = "string"  # from the value name ("FLOAT", "N") or a numeric default
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,31 @@ _CHOICES = (
     re.compile(r"\(choices\s*:\s*([^)]*)\)", re.IGNORECASE),
     re.compile(r"\{choices\s*:\s*([^}]*)\}", re.IGNORECASE),
 )
+# Choices written in prose. An item is quoted, or one plain word; items are separated by
+# commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
+_ITEM = r"(?:\"[^\"\s]{1,40}\"|'[^'\s]{1,40}'|`[^`\s]{1,40}`|\*?[\w][\w.+/-]*\*?)"
+_SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+|\s*\|\s*)"
+_LIST = rf"[\(\[\{{]?\s*{_ITEM}(?:{_SEP}{_ITEM})+\s*[\)\]\}}]?"
+_PROSE_CHOICES = (
+    # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
+    re.compile(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
+               rf"accepted) values(?: are)?)\s*:?\s*({_LIST})", re.IGNORECASE),
+    # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
+    re.compile(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
+               rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),
+    # "(*auto*, never, always)": a parenthesised list with the default starred
+    re.compile(r"\((\*[\w.+-]+\*(?:,\s*[\w.+-]+)+|[\w.+-]+(?:,\s*[\w.+-]+)*,\s*\*[\w.+-]+\*"
+               r"(?:,\s*[\w.+-]+)*)\)"),
+    # a bracketed plain list at the end of the text: "[android, linux, osx]"
+    re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\s*$"),  # not "[A,B]": that is a default list
+)
+_EXAMPLE_BEFORE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
+                             r"[\s:,]*$", re.IGNORECASE)
+# "'{type}' should be one of a, b": the list is about one part of a compound value.
+_PART_BEFORE = re.compile(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
+_OPEN_AFTER = re.compile(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b)",
+                         re.IGNORECASE)
+
 _REQUIRED = re.compile(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
 _REPEAT = re.compile(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
@@ -35,9 +60,10 @@ _YARGS_TYPE = re.compile(r"\[(boolean|string|number|array|count)\]")
 _LIST_ITEM = re.compile(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
 
 _INTEGER_WORDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
-                  "integer", "num", "number", "n", "count", "intslice", "ints", "uintslice",
+                  "integer", "num", "n", "count", "intslice", "ints", "uintslice",
                   "integer range", "port"}
-_NUMBER_WORDS = {"float", "float32", "float64", "float range", "floatslice", "decimal", "ratio"}
+_NUMBER_WORDS = {"float", "float32", "float64", "float range", "floatslice", "decimal", "ratio", "number", "f64",
+                 "f32", "double", "real", "seconds", "secs"}
 _PATH_WORDS = {"path", "file", "filename", "dir", "directory", "filepath", "paths", "files", "dirs", "folder",
                "pathfile", "infile", "outfile", "file_path", "dir_path", "output_file"}
 _REPEAT_TYPES = {"stringarray", "strings", "stringslice", "intslice", "ints", "uintslice", "floatslice",
@@ -51,6 +77,9 @@ class Notes:
     required: bool
     repeatable: bool
     yargs_type: str | None
+    # Choices only prose states ("one of: a, b"): trusted for an option known to take a value.
+    prose_choices: tuple[str, ...] = ()
+    prose_default: str | None = None
 
 
 _CLICK_EXTRA = re.compile(r"\[([^\[\]]*;[^\[\]]*)\]")
@@ -77,13 +106,48 @@ def read_notes(lines: list[str]) -> Notes:
     if not choices:
         choices = _listed_values(lines)
     yargs = _YARGS_TYPE.findall(text)
+    prose, starred = prose_choices(_unwrap_hyphens(lines)) if not choices else ((), None)
     return Notes(
         default=default if default not in ("", "None") else None,  # typer prints "[default: None]"
         choices=choices,
         required=bool(_REQUIRED.search(text)),
         repeatable=bool(_REPEAT.search(text)) or "array" in yargs or "count" in yargs,
         yargs_type=yargs[-1] if yargs else None,
+        prose_choices=prose,
+        prose_default=starred,
     )
+
+
+def _unwrap_hyphens(lines: list[str]) -> str:
+    """Joins description lines, mending words that wrapped at a hyphen ("cyclonedx-" / "json")."""
+    text = ""
+    for line in (x.strip() for x in lines if x.strip()):
+        text += line if text.endswith("-") and not text.endswith(" -") else (" " + line if text else line)
+    return _CLICK_EXTRA.sub(lambda m: " ".join(f"[{part.strip()}]" for part in m.group(1).split(";")), text)
+
+
+def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
+    """The values a description lists as the only ones allowed, and the one starred as default.
+
+    Lists that follow "e.g.", "such as" or "for example", or that end in "etc." or "...",
+    are examples, not choices: an enum that is too narrow refuses valid calls.
+    """
+    for pattern in _PROSE_CHOICES:
+        for found in pattern.finditer(text):
+            before = text[: found.start()]
+            if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) \
+                    or _OPEN_AFTER.match(text[found.end():]):
+                continue
+            raw = found.group(1).strip().strip("()[]{}").strip()
+            items = [unquote(i.strip()) for i in re.split(_SEP, raw) if i.strip()]
+            items = [i.rstrip(".") if i.strip(".") else i for i in items]  # "yaml." ends a sentence; "..." stays
+            starred = next((i.strip("*") for i in items if len(i) > 2 and i[0] == i[-1] == "*"), None)
+            items = [i.strip("*") for i in items]
+            if any(i.lower() in ("etc", "others", "more") for i in items):
+                continue  # an open list
+            if len(items) >= 2 and len(set(items)) == len(items) and all(items):
+                return tuple(items), starred
+    return (), None
 
 
 def _listed_values(lines: list[str]) -> tuple[str, ...]:
@@ -130,6 +194,8 @@ def strip_brackets(value: str) -> str:
 def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"."""
     value = value.strip().rstrip(".")
+    if value.startswith("[{") and value.endswith("}]"):  # argparse's optional value "[{on,off}]"
+        value = value[1:-1]
     inner = None
     if value.startswith("{") and value.endswith("}"):
         inner = value[1:-1]

@@ -163,6 +163,9 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     return ToolSchema(schema, tuple(params))
 
 
+# pflag's slice types split every value on commas ("--tag a,b" gives two tags).
+_COMMA_SPLIT = {"strings", "stringslice", "ints", "intslice", "uintslice", "floatslice", "boolslice",
+                "durationslice", "ipslice"}
 _JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean"}
 
 
@@ -187,8 +190,11 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
             prop["default"] = opt.default == "true"
         return prop, "flag"
     value = _value_schema(opt.type, opt.choices, opt.value_name)
-    if opt.value_name and not opt.choices:
-        text = _join(text, f"Value: {opt.value_name}.")
+    if opt.value_name and not opt.choices and re.search(r"[^\w\s-]", opt.value_name):
+        # A value name that shows a format ("KEY=VALUE", "HH:MM") says something; "ALG" does not.
+        text = _join(text, f"Format: {opt.value_name}.")
+    if (opt.value_name or "").lower() in _COMMA_SPLIT:
+        text = _join(text, "Each item may itself hold several values separated by commas.")
     default = _typed_default(opt.default, value)
     if opt.repeatable:
         prop = {"type": "array", "items": value, "description": text}
@@ -201,9 +207,9 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
 
 
 def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
-    value: dict[str, Any] = {"type": "string"}
+    value: dict[str, Any] = {"type": _JSON_TYPES.get(pos.type, "string")}
     if pos.choices:
-        value["enum"] = list(pos.choices)
+        value = {"type": "string", "enum": list(pos.choices)}
     text = pos.description or pos.name
     if pos.variadic:
         prop: dict[str, Any] = {"type": "array", "items": value, "description": text}

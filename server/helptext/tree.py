@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from server.errors import NotHelpError
+from toolbay.errors import NotHelpError
 
 from .describe import describe_help, describe_text
 from .model import HelpDescription
@@ -88,7 +88,7 @@ class _Walk:
             except NotHelpError as exc:
                 self.result.skipped.append(SkippedCommand(child_path, exc.reason))
                 continue
-            self.visit(child_path, child_desc, [*parents, names])
+            self.visit(child_path, inherit_conventions(desc, child_desc), [*parents, names])
         latest = self.result.skipped[-len(children):]
         if len(self.result) == leaves_before and all(s.reason == _ECHO for s in latest):
             # Every subcommand echoed this help (docopt programs do): the commands are words of
@@ -105,6 +105,16 @@ class _Walk:
             if not short.strip():
                 raise
             return describe_text(short)
+
+
+def inherit_conventions(parent: HelpDescription, child: HelpDescription) -> HelpDescription:
+    """``Keywords:``, ``PermissionLevel:`` and ``Execution:`` written once in the root help hold
+    for every subcommand that does not say its own."""
+    return child.with_changes(
+        keywords=child.keywords or parent.keywords,
+        permission_level=child.permission_level or parent.permission_level,
+        background=child.background or parent.background,
+    )
 
 
 def describe_tree(

@@ -122,7 +122,8 @@ def _read_alternative(words: list[str], value_flags: set[str],
             dots = word.endswith("...")
             if word[0] == "[" and _single_positional(inner):
                 name = inner.rstrip(".").strip()
-                variadic = dots or inner.endswith("...") or bool(re.search(r"\s\.\.\.", inner))
+                # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
+                variadic = dots or inner.endswith("..") or bool(re.search(r"\s\.\.\.", inner))
                 name = name.split(" ")[0].rstrip(".")
                 if name.lower().strip("<>") not in _PLACEHOLDERS | _COMMAND_WORDS:
                     positionals.append(UsagePositional(name, False, variadic))
@@ -155,7 +156,8 @@ def _read_alternative(words: list[str], value_flags: set[str],
 
 
 def _single_positional(inner: str) -> bool:
-    if not inner or inner.startswith("-") or "|" in inner:
+    if not inner or inner.startswith("-") or ("|" in inner and "-" in inner):
         return False
-    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]"; not "[--foo FOO]" or "[a [b]]"
-    return re.fullmatch(r"<?[\w.:/=-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
+    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]"; not "[--foo FOO]",
+    # "[-a | -b]" or "[a [b]]"
+    return re.fullmatch(r"<?[\w.:/=|-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None

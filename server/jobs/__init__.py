@@ -7,10 +7,10 @@
     views.py    JobView and the texts a model reads
 """
 
-from server.jobs.manager import JobManager, as_job, job_asked_for
-from server.jobs.sqlite import SqliteJobStore
-from server.jobs.store import INTERRUPTED_BY_RESTART, TERMINAL, JobEvent, JobRecord, JobStatus, JobStore
-from server.jobs.views import JobView
+from toolbay.jobs.manager import JobManager, as_job, job_asked_for
+from toolbay.jobs.sqlite import SqliteJobStore
+from toolbay.jobs.store import INTERRUPTED_BY_RESTART, TERMINAL, JobEvent, JobRecord, JobStatus, JobStore
+from toolbay.jobs.views import JobView
 
 __all__ = [
     "INTERRUPTED_BY_RESTART", "TERMINAL", "JobEvent", "JobManager", "JobRecord", "JobStatus", "JobStore",

@@ -46,12 +46,12 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from handlers.base import CallContext, ProgressCallback, ToolResult
-from server.errors import CallRefused, NoSuchJob, StorageError
-from server.jobs.progress import ProgressRelay
-from server.jobs.serving import ServingLock
-from server.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
-from server.jobs.views import JobView, accepted, progress_text
+from toolbay.errors import CallRefused, NoSuchJob, StorageError
+from toolbay.jobs.progress import ProgressRelay
+from toolbay.jobs.serving import ServingLock
+from toolbay.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
+from toolbay.jobs.views import JobView, accepted, progress_text
+from toolbay.words import CallContext, ProgressCallback, ToolResult
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import math
 
 import anyio
 
-from handlers.base import ProgressCallback
+from toolbay.words import ProgressCallback
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,11 @@ connection is never used by two threads at once.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,9 +28,8 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from handlers.base import ToolResult
-from server.errors import StorageError
-from server.jobs.store import (
+from toolbay.errors import StorageError
+from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
     JobRecord,
@@ -37,6 +38,9 @@ from server.jobs.store import (
     result_from_json,
     result_to_json,
 )
+from toolbay.words import ToolResult
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -105,17 +109,15 @@ class SqliteJobStore(JobStore):
 
         def connect() -> sqlite3.Connection:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA busy_timeout=5000")
-                conn.executescript(_SCHEMA)
-            except BaseException:
-                conn.close()
-                raise
-            return conn
+                return self._connect()
+            except sqlite3.DatabaseError as exc:
+                if not _is_damage(exc):
+                    raise
+                kept = self._move_aside()
+                logger.warning("the job database %s is damaged (%s): moved it to %s and started a fresh one; "
+                               "the jobs it held are lost", self.path, exc, kept)
+                return self._connect()
 
         try:
             self._conn = await anyio.to_thread.run_sync(connect, limiter=self._limiter)
@@ -124,6 +126,34 @@ class SqliteJobStore(JobStore):
                 f"cannot open the job database {self.path}: {exc}. "
                 "Free some space there or choose another data folder (--data-dir)."
             ) from exc
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.executescript(_SCHEMA)
+            # Damage found now, not by the first query that touches a bad page (a jobs
+            # database holds days of jobs, which quick_check reads in a moment).
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                raise _Damaged(str(verdict))
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _move_aside(self) -> Path:
+        """Keeps the damaged database (and its WAL) under a new name beside it; returns it."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        kept = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                source.replace(Path(f"{kept}{suffix}"))
+        return kept
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
@@ -251,18 +281,26 @@ class SqliteJobStore(JobStore):
         return await self._run(read)
 
     async def get_result(self, owner: str, job_id: str) -> ToolResult | None:
-        def read(conn: sqlite3.Connection) -> str | None:
+        def read(conn: sqlite3.Connection) -> str | _Lost | None:
             row = conn.execute("SELECT result, result_file FROM jobs WHERE id = ? AND owner = ?",
                                (job_id, owner)).fetchone()
             if row is None:
                 return None
             inline, file_name = row
             if file_name:
-                return (self.results_dir / file_name).read_text(encoding="utf-8")
+                try:
+                    return (self.results_dir / file_name).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    return _Lost(f"its file {self.results_dir / file_name} cannot be read ({exc})")
             return inline
 
         payload = await self._run(read)
-        return result_from_json(payload) if payload is not None else None
+        if payload is None:
+            return None
+        try:
+            return payload.result() if isinstance(payload, _Lost) else result_from_json(payload)
+        except (ValueError, KeyError, TypeError) as exc:
+            return _Lost(f"its stored copy is damaged ({exc.__class__.__name__}: {exc})").result()
 
     async def events(self, owner: str, job_id: str) -> list[JobEvent]:
         def read(conn: sqlite3.Connection) -> list[JobEvent]:
@@ -288,6 +326,30 @@ class SqliteJobStore(JobStore):
             return [_record(r) for r in rows]
 
         return await self._run(read)
+
+
+class _Damaged(sqlite3.DatabaseError):
+    """quick_check found the database damaged."""
+
+
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """Damage (a bad page, a header that is not SQLite's) rather than a full disk or a lock."""
+    if isinstance(exc, _Damaged):
+        return True
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+class _Lost:
+    """Why a finished job's result cannot be given back."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def result(self) -> ToolResult:
+        logger.warning("a job result was lost: %s", self.why)
+        return ToolResult.error(f"The result of this job was lost: {self.why}. Run the tool again.",
+                                reason="result_lost")
 
 
 class _transaction:

@@ -2,7 +2,7 @@
 
 A store keeps jobs, their events and their results, always scoped by the owner who
 started them. It is an async interface so that a shared store (Redis) serving several
-replicas can replace the embedded SQLite default (``server.jobs.sqlite``) without the
+replicas can replace the embedded SQLite default (``toolbay.jobs.sqlite``) without the
 manager or the MCP wiring changing.
 
 Statuses::
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
-from handlers.base import ToolResult
+from toolbay.words import ToolResult
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed", "cancelled", "interrupted")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from handlers.base import ToolResult
-from server.jobs.store import TERMINAL, JobRecord, JobStatus
+from toolbay.jobs.store import TERMINAL, JobRecord, JobStatus
+from toolbay.words import ToolResult
 
 
 def iso(t: float | None) -> str | None:
@@ -106,7 +106,9 @@ def progress_text(progress: Mapping[str, Any]) -> str:
 def accepted(view: JobView) -> ToolResult:
     """The answer to a call that goes on as a job: the job id and the next call to make."""
     where = "waits in the queue" if view.status == "queued" else "goes on in the background"
-    text = f"The call to {view.tool} {where} as job {view.id}. {view.next_step()}"
+    place = f", number {view.position} in the queue" if view.position is not None else ""
+    text = (f"The call to {view.tool} {where} as job {view.id} "
+            f"(status: {view.status}{place}). {view.next_step()}")
     structured = {"job_id": view.id, "status": view.status, "poll_interval_s": view.poll_interval_s}
     if view.position is not None:
         structured["position"] = view.position

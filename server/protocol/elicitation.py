@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from server.chain.approve import Answer
-from server.types import ToolCall
+from toolbay.chain.approve import Answer
+from toolbay.chain.call import ToolCall
 
 logger = logging.getLogger(__name__)
 
@@ -15,8 +15,8 @@ _NO_FIELDS = {"type": "object", "properties": {}}
 async def ask_by_elicitation(call: ToolCall, message: str) -> Answer:
     """Asks the person behind the client; ``unsupported`` when the client cannot ask them."""
     session = call.session
-    capabilities = getattr(session, "client_capabilities", None) if session is not None else None
-    if capabilities is None or capabilities.elicitation is None:
+    capabilities = session.client_capabilities if session is not None else None
+    if session is None or capabilities is None or capabilities.elicitation is None:
         return "unsupported"
     try:
         result = await session.elicit_form(message, _NO_FIELDS, related_request_id=call.context.request_id)

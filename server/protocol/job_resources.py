@@ -17,9 +17,9 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from server.errors import NoSuchJob
-from server.jobs import JobManager
-from server.protocol.tasks import PAGE_SIZE, OwnerOf, wire
+from toolbay.errors import NoSuchJob
+from toolbay.jobs import JobManager
+from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf, wire
 
 URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
 _URI = re.compile(r"toolbay://jobs/(job_[0-9a-f]+)/result")

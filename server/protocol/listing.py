@@ -6,26 +6,26 @@ import base64
 import binascii
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel
 
-from handlers.base import ToolAnnotations, ToolDefinition
+from toolbay.internals.pydantic_models import trusted_instance
+from toolbay.words import ToolAnnotations, ToolDefinition
 
 
 def definition_to_tool(definition: ToolDefinition, execution: types.ToolExecution | None = None) -> types.Tool:
     """The wire form of a definition. Every value comes from toolbay's own typed definition,
     so it is not validated again (about 60 microseconds a tool, which a catalog of thousands
-    would pay on every listing): see ``_trusted``."""
+    would pay on every listing): see ``toolbay.internals.pydantic_models``."""
     meta: dict[str, object] = {"toolbay/source": definition.source}
     if definition.tier is not None:
         meta["toolbay/tier"] = definition.tier.value
     if definition.keywords:
         meta["toolbay/keywords"] = list(definition.keywords)
-    annotations = _trusted(types.ToolAnnotations, {"title": definition.title, **_hints(definition.annotations)})
-    return _trusted(types.Tool, {
+    annotations = trusted_instance(types.ToolAnnotations, {"title": definition.title, **_hints(definition.annotations)})
+    return trusted_instance(types.Tool, {
         "name": definition.name,
         "title": definition.title,
         "description": definition.description,
@@ -36,35 +36,6 @@ def definition_to_tool(definition: ToolDefinition, execution: types.ToolExecutio
         "annotations": annotations,
         "meta": meta,
     })
-
-
-Model = TypeVar("Model", bound=BaseModel)
-
-
-def _trusted(model: type[Model], values: dict[str, Any]) -> Model:
-    """An instance of ``model`` holding ``values``, one for each of its fields (a test checks
-    they are all there), unvalidated. What ``model_construct`` does without its per-field
-    work: the four slots every pydantic model has, set as its ``__setstate__`` (unpickling)
-    sets them, but straight through their descriptors (a catalog of thousands is listed)."""
-    instance = model.__new__(model)
-    _set_dict(instance, values)
-    _set_fields_set(instance, _all_fields(model))
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
-
-
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-@functools.cache
-def _all_fields(model: type[BaseModel]) -> set[str]:
-    """One set for every instance: each has all its fields set, and pydantic only ever adds a
-    field to it (on assignment), which leaves it as it is."""
-    return set(model.model_fields)
 
 
 def _as_dict(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,8 +17,8 @@ handling the request in a context variable; the SDK's transport reads
 attribute consult the mark. The mark holds for that task alone: tasks started while the
 request is handled inherit the variable (the session's own tasks, when the request opens a
 session) but must go on treating messages the SDK's usual way.
-The SDK's session manager builds its transports by the module-level name, which is pointed
-at the subclass (``install``); ``mcp`` is pinned, and a test fails if that hook moves.
+The SDK's session manager builds its transports by a module-level name, which is pointed at
+the subclass (``install``, through ``toolbay.internals.mcp_sdk``).
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import mcp.server.streamable_http_manager as sdk_manager
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from toolbay.internals.mcp_sdk import use_streamable_http_transport
 
 # Bodies larger than this are not buffered here, and get the SSE stream.
 MAX_BUFFERED_BODY = 256 * 1024
@@ -60,7 +61,7 @@ class PerRequestJsonTransport(StreamableHTTPServerTransport):
 
 def install() -> None:
     """Makes the SDK's session manager build ``PerRequestJsonTransport`` (idempotent)."""
-    sdk_manager.StreamableHTTPServerTransport = PerRequestJsonTransport  # type: ignore[misc]
+    use_streamable_http_transport(PerRequestJsonTransport)
 
 
 class PlainJsonForQuickRequests:
@@ -79,18 +80,18 @@ class PlainJsonForQuickRequests:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
-        messages, body = await _read_small_body(receive)
+        messages, body = await read_small_body(receive)
         plain = body is not None and self._needs_no_stream(body)
         token = _plain_json_task.set(asyncio.current_task() if plain else None)
         try:
-            await self.app(scope, _replay(messages, receive), send)
+            await self.app(scope, replay(messages, receive), send)
         finally:
             _plain_json_task.reset(token)
 
     def _needs_no_stream(self, body: bytes) -> bool:
         try:
             message = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # the SDK's parser answers it with a parse error
             return False
         if not isinstance(message, dict) or "id" not in message:
             return False  # a batch, or a notification (answered 202 either way)
@@ -108,7 +109,7 @@ class PlainJsonForQuickRequests:
         return False
 
 
-async def _read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
+async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
     """The request's messages as received, and its body when it is complete and small."""
     messages: list[Message] = []
     size = 0
@@ -124,7 +125,7 @@ async def _read_small_body(receive: Receive) -> tuple[list[Message], bytes | Non
             return messages, b"".join(m.get("body", b"") for m in messages)
 
 
-def _replay(messages: list[Message], receive: Receive) -> Receive:
+def replay(messages: list[Message], receive: Receive) -> Receive:
     """A ``receive`` that gives back what was read, then goes on with the real one."""
     pending = list(messages)
 

@@ -1,25 +1,14 @@
-"""The one place where outcomes become MCP answers.
-
-- A ``ToolResult`` becomes a ``CallToolResult`` (``isError`` when the tool failed).
-- A ``CallRefused`` (unknown tool, bad arguments, rate limit, ...) becomes an
-  ``isError`` result whose text tells the model what to change, with the details
-  in ``_meta["toolbay/refusal"]``.
-- Anything else is a fault of toolbay or a tool: it is logged with its traceback
-  and the model gets a generic sentence with an incident id, never a traceback.
-"""
+"""The one place where a ``ToolResult`` becomes an MCP answer (``isError`` when the tool
+failed; ``meta`` travels as ``_meta`` under the ``toolbay/`` prefix). Errors became results
+before they got here (``toolbay.outcomes``)."""
 
 from __future__ import annotations
 
-import logging
-import uuid
 from typing import Any
 
 import mcp_types as types
 
-from handlers.base import ToolResult
-from server.errors import CallRefused
-
-logger = logging.getLogger(__name__)
+from toolbay.words import ToolResult
 
 META_PREFIX = "toolbay/"
 # A ``ToolResult.meta`` entry that becomes a ``resource_link`` content block: {"uri", "name", ...}.
@@ -40,25 +29,4 @@ def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
         structured_content=structured,
         is_error=result.is_error,
         _meta=meta,
-    )
-
-
-def refusal_to_result(refusal: CallRefused) -> ToolResult:
-    return ToolResult(
-        text=refusal.message,
-        is_error=True,
-        meta={"refusal": {"code": refusal.code, **refusal.meta}},
-    )
-
-
-def crash_to_result(tool: str, exc: BaseException) -> ToolResult:
-    incident = uuid.uuid4().hex[:12]
-    logger.error("tool %r failed unexpectedly (incident %s)", tool, incident, exc_info=exc)
-    return ToolResult(
-        text=(
-            f"The tool {tool!r} failed because of an internal error (incident {incident}). "
-            "The server logged the details; trying again with other arguments may help."
-        ),
-        is_error=True,
-        meta={"incident": incident},
     )

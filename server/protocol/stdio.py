@@ -27,6 +27,9 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from toolbay.protocol.parse_errors import error_for, error_message
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +46,11 @@ _OUTGOING_QUEUE = 64
 # At end of input, requests already read are answered before the server is told the client
 # is gone (``printf '...' | toolbay serve`` gets its answers), waiting at most this long.
 EOF_GRACE_S = 30.0
+
+# After end of input, a client that takes none of its answers for this long is not reading
+# them: what is pending is dropped (and logged), so the server ends instead of waiting for
+# ever on a full pipe.
+UNREAD_AFTER_EOF_S = 5.0
 
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 
@@ -115,10 +123,11 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=max_line_bytes)
     # closefd=False: the descriptors are closed by _restore_standard_fds, after the restore.
+    read_protocol = _ReadProtocol(reader)
     read_transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0, closefd=False))
+        lambda: read_protocol, os.fdopen(wire_in, "rb", buffering=0, closefd=False))
     write_transport, write_protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
+        _WriteProtocol, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
     write_transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
 
@@ -128,8 +137,16 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
 
     reading = anyio.CancelScope()
     unanswered = _Unanswered()
+    input_ended = anyio.Event()
+    dropped = _Dropped()
 
     async def deliver(item: SessionMessage | Exception) -> None:
+        if isinstance(item, _Unparsable):
+            # The SDK's session drops what it cannot parse without a word; JSON-RPC asks for a
+            # parse error (with a null id, as the id could not be read).
+            logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
+            await outgoing.send(SessionMessage(error_message(item.error)))
+            return
         if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest):
             unanswered.add(item.message.id)
         await incoming_send.send(item)
@@ -144,6 +161,7 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                     except asyncio.IncompleteReadError as end:  # EOF; the last line may lack its newline
                         if end.partial.strip() and not skipping:
                             await deliver(_parse(end.partial))
+                        input_ended.set()
                         with anyio.move_on_after(EOF_GRACE_S):
                             await unanswered.all_answered()
                         return
@@ -164,12 +182,27 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
             unanswered.answered(message.message.id)
         return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
-    def client_gone() -> None:
+    def client_gone(why: str = "the client closed its end of standard output") -> None:
         """The client stopped reading: nobody can hear the server, so it stops listening too
         (which ends the session quietly); what it still says is dropped."""
         if not reading.cancel_called:
-            logger.info("the client closed its end of standard output; ending the session")
+            logger.info("%s; ending the session", why)
             reading.cancel()
+
+    async def drain() -> None:
+        """Waits while the client is a megabyte behind (returns at once otherwise). Once its
+        input has ended, a client that takes nothing for UNREAD_AFTER_EOF_S is not reading:
+        what is pending is dropped and the transport aborted."""
+        while True:
+            pending = write_transport.get_write_buffer_size()
+            with anyio.move_on_after(UNREAD_AFTER_EOF_S):
+                await writer.drain()
+                return
+            if input_ended.is_set() and write_transport.get_write_buffer_size() >= pending:
+                dropped.bytes += write_transport.get_write_buffer_size()
+                write_transport.abort()
+                client_gone(f"the client closed its input and read nothing for {UNREAD_AFTER_EOF_S:g} s")
+                return
 
     async def write_messages() -> None:
         async with outgoing_receive:
@@ -181,12 +214,12 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                     except (anyio.WouldBlock, anyio.EndOfStream):
                         break
                 if write_transport.is_closing():
+                    dropped.add(batch)
                     client_gone()
                     continue
                 try:
                     writer.write(b"".join(batch))
-                    # drain() returns at once unless the client has fallen a megabyte behind.
-                    await writer.drain()
+                    await drain()
                 except (ConnectionError, RuntimeError):  # RuntimeError: uvloop's closed handle
                     client_gone()
 
@@ -207,7 +240,55 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
             if not write_transport.is_closing():
                 with anyio.move_on_after(5, shield=True):
                     await writer.drain()
+        if write_transport.get_write_buffer_size():
+            dropped.bytes += write_transport.get_write_buffer_size()
+            write_transport.abort()
         write_transport.close()
+        # The descriptors are closed by the caller: only once both transports have let go of
+        # them (uvloop closes its handles a loop turn later, and aborts the process if the
+        # descriptor is gone by then).
+        with anyio.move_on_after(5, shield=True):
+            await read_protocol.closed.wait()
+            await write_protocol.closed.wait()
+        if dropped.bytes or dropped.messages:
+            logger.warning("the client did not read its last answers: dropped %d messages and %d bytes",
+                           dropped.messages, dropped.bytes)
+
+
+class _ReadProtocol(asyncio.StreamReaderProtocol):
+    """Says when the transport has let go of its descriptor."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        super().__init__(reader)
+        self.closed = anyio.Event()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.closed.set()
+
+
+class _WriteProtocol(asyncio.streams.FlowControlMixin):
+    """Flow control for the writer; says when the transport has let go of its descriptor."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = anyio.Event()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.closed.set()
+
+
+class _Dropped:
+    """What was said to a client that no longer listened."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.bytes = 0
+
+    def add(self, batch: list[bytes]) -> None:
+        self.messages += len(batch)
+        self.bytes += sum(len(line) for line in batch)
 
 
 class _Unanswered:
@@ -231,8 +312,18 @@ class _Unanswered:
             await self._empty.wait()
 
 
+class _Unparsable(ValueError):
+    """A line that is not a JSON-RPC message, with the error to answer it with."""
+
+    def __init__(self, error: types.ErrorData) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 def _parse(line: bytes) -> SessionMessage | Exception:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except Exception as exc:  # the server answers a parse error; the stream goes on
+    except ValidationError as exc:  # answered with an error; the stream goes on
+        return _Unparsable(error_for(exc))
+    except Exception as exc:
         return exc

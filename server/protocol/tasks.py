@@ -8,7 +8,7 @@ The SDK has only the types, so the wiring is three pieces (``install`` adds the 
   ``{"task": {...}}`` itself. It must answer as a middleware: a handler's result is
   checked against ``CallToolResult`` on the way out.
 - ``TaskHandlers``: ``tasks/get``, ``tasks/result``, ``tasks/list``, ``tasks/cancel`` as
-  plain ``(ctx, params)`` handlers for ``server.add_request_handler``.
+  plain ``(ctx, params)`` handlers for ``Server.add_request_handler`` (the SDK's).
 - ``tasks_capability()`` for ``ServerCapabilities.tasks`` and ``TASK_EXECUTION`` for
   ``Tool.execution``: the SDK's ``get_capabilities`` knows nothing of tasks.
 
@@ -26,10 +26,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from handlers.base import ToolResult
-from server.errors import NoSuchJob
-from server.jobs.manager import JobManager, as_job
-from server.jobs.views import JobView, iso
+from toolbay.errors import NoSuchJob
+from toolbay.jobs.manager import JobManager, as_job
+from toolbay.jobs.views import JobView, iso
+from toolbay.words import ToolResult
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 PAGE_SIZE = 100

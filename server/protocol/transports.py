@@ -8,6 +8,7 @@ server answers clients of either kind.
 from __future__ import annotations
 
 import logging
+import resource
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -24,17 +25,22 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.auth import BearerAuthMiddleware, check_bind_safety
-from server.protocol import plain_json
-from server.protocol.server import ToolbayServer, build_mcp_server
-from server.protocol.stdio import stdio_streams
+from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
+from toolbay.auth.bind import host_header_spelling
+from toolbay.protocol import plain_json
+from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
+from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
+from toolbay.protocol.parse_errors import AnswerUnparsableMessages
+from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
-    from server.app import Toolbay
+    from toolbay.app import Toolbay
+    from toolbay.config import Settings
 
 logger = logging.getLogger(__name__)
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+# Host names a local client may use whatever loopback address is bound.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 async def serve_stdio(app: Toolbay) -> None:
@@ -47,7 +53,7 @@ class _SseEndpoint:
     """The GET side of SSE. An ASGI class, because Starlette takes a plain function as a
     request handler that must return a response, which a long-lived stream never does."""
 
-    def __init__(self, transport: SseServerTransport, server: ToolbayServer) -> None:
+    def __init__(self, transport: SseServerTransport, server: ToolbayMcpServer) -> None:
         self.transport = transport
         self.server = server
 
@@ -57,14 +63,16 @@ class _SseEndpoint:
 
 
 def _security_for(host: str) -> TransportSecuritySettings | None:
-    # DNS-rebinding protection for loopback binds, as the SDK does for streamable HTTP.
-    if host in LOOPBACK_HOSTS:
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
-    return None
+    """Host/Origin checks (DNS rebinding) for every bind that needs no authentication because
+    it is loopback: the same rule, ``is_loopback``, decides both."""
+    if not is_loopback(host):
+        return None
+    names = dict.fromkeys((*LOOPBACK_HOSTS, host_header_spelling(host)))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[spelling for name in names for spelling in (name, f"{name}:*")],
+        allowed_origins=[f"http://{spelling}" for name in names for spelling in (name, f"{name}:*")],
+    )
 
 
 def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
@@ -79,7 +87,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
 
     extra_routes: list[Any] = [
         Route("/sse", endpoint=_SseEndpoint(sse, sse_server), methods=["GET"]),
-        Mount("/messages/", app=sse.handle_post_message),
+        Mount("/messages/", app=AnswerUnparsableMessages(sse.handle_post_message)),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
     http_server = build_mcp_server(app, "http")
@@ -94,7 +102,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     plain_json.install()
     starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once)
     policies = app.policies
-    if policies is not None and policies.verifier is not None:
+    if policies.verifier is not None:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.
         starlette_app.add_middleware(
             BearerAuthMiddleware,
@@ -103,6 +111,18 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
             authorization_servers=policies.authorization_servers,
         )
     return starlette_app
+
+
+def _guard_limits(settings: Settings) -> GuardLimits:
+    # Leave room under the open-files limit for the data folder, the tools and the log.
+    files_soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    room = files_soft - 128 if files_soft != resource.RLIM_INFINITY else settings.http.max_connections
+    return GuardLimits(
+        header_timeout_s=settings.http.header_timeout_s,
+        body_timeout_s=settings.http.body_timeout_s,
+        max_connections=max(1, min(settings.http.max_connections, room)),
+        max_per_peer=settings.http.max_connections_per_peer,
+    )
 
 
 async def serve_http(
@@ -115,7 +135,7 @@ async def serve_http(
     (the port is the real one when 0 was asked for). Raises ``ConfigError`` before
     listening beyond loopback when nobody is authenticated (see ``check_bind_safety``)."""
     settings = app.settings
-    configured = app.policies is not None and app.policies.authenticator.configured
+    configured = app.policies.authenticator.configured
     check_bind_safety(settings.host, configured, settings.http.allow_insecure)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say TCP,
@@ -124,10 +144,18 @@ async def serve_http(
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((settings.host, settings.port))
+    # Decided again from the address the name actually bound to, in case it resolved
+    # differently from when the app was built.
+    try:
+        check_bind_safety(sock.getsockname()[0], configured, settings.http.allow_insecure)
+    except BaseException:
+        sock.close()
+        raise
     sock.listen(2048)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         starlette_app,
+        http=guarded_protocol(_guard_limits(settings)),
         log_level=settings.log_level if settings.log_level != "info" else "warning",
         lifespan="on",
         access_log=False,

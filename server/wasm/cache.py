@@ -17,7 +17,7 @@ from pathlib import Path
 
 import wasmtime
 
-from server.cache_pruning import touch_if_stale
+from toolbay.cache_pruning import touch_if_stale
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import wasmtime
 
-from server.errors import WasmRejected
+from toolbay.errors import WasmRejected
 
 # Every exception class wasmtime-py raises, most specific first. A test checks that this
 # covers every exception class the package exports.

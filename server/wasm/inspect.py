@@ -6,8 +6,8 @@ from pathlib import Path
 
 import wasmtime
 
-from server.errors import WasmRejected
-from server.wasm.errors import map_load_errors
+from toolbay.errors import WasmRejected
+from toolbay.wasm.errors import map_load_errors
 
 WASI_MODULE = "wasi_snapshot_preview1"
 _MAGIC = b"\x00asm"

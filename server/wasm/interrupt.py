@@ -9,10 +9,17 @@ cancelled or ran out of time. So a guest in wasm code stops within about one tic
 A guest blocked *inside a host call* does not run wasm code and sees no epochs. The only host
 call of WASI preview 1 that can block for long here is ``poll_oneoff`` (sleep): stdin is an
 in-memory buffer, files are regular files, there are no sockets, and stdout and stderr are
-pipes that the ticker drains at every tick (``server.wasm.pipes``) or callbacks.
+pipes that the ticker drains at every tick (``toolbay.wasm.pipes``) or callbacks.
 So ``poll_oneoff`` is replaced by ``poll_oneoff`` below, which sleeps on the call's
-cancel event until its timeout, the call's deadline, or a cancellation, whichever comes first;
-the guest then returns into wasm, where the next epoch check stops it.
+cancel event until its timeout, the call's deadline, or a cancellation, whichever comes first.
+When the call is to stop, the guest is never told its clock fired: it gets an error, and its
+store's deadline is set to the current epoch, so the guest stops at its very next epoch check
+instead of a tick later.
+
+A guest can still end between two epoch checks after its call was cancelled or its time ran
+out (a run cancelled a millisecond in, then ending on its own within the tick). Such a run is
+stopped all the same: ``RunState.reason_at_end`` says so, and the runtime reports it that way,
+so a cancelled or timed-out call never reads as the tool's success.
 
 The run's state reaches both callbacks through a thread-local: wasmtime runs the epoch callback
 and host functions on the thread that called into the guest.
@@ -20,7 +27,6 @@ and host functions on the thread that called into the guest.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import struct
 import threading
@@ -29,12 +35,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import wasmtime
-from wasmtime import _ffi as ffi
+
+from toolbay.internals.wasmtime_capi import EpochWatcher, stop_at_next_check
 
 log = logging.getLogger(__name__)
 
 TICK_S = 0.01
 
+_ERRNO_INTR = 27
 _ERRNO_INVAL = 28
 _ERRNO_IO = 29
 _ERRNO_NOTSUP = 58
@@ -66,14 +74,29 @@ class RunState:
 
     def should_stop(self) -> bool:
         if self.stop_reason is None:
-            now = time.monotonic()
-            if self.cancel.is_set():
-                self.stop_reason = "cancelled"
-            elif now >= self.deadline:
-                self.stop_reason = f"timed out after {self.timeout_s:g} s"
-            elif self.budget_deadline is not None and now >= self.budget_deadline:
-                self.stop_reason = OVER_BUDGET
+            self.stop_reason = self._reason_now(with_budget=True)
         return self.stop_reason is not None
+
+    def reason_at_end(self) -> str | None:
+        """Why the run that has just ended counts as stopped, or ``None`` when it ended on its own.
+
+        A guest may end after its call was cancelled or its time ran out but before an epoch
+        check noticed (within one tick): it is stopped all the same, so that a cancelled call
+        never reads as a success. The budget is not asked: a quick run that ended is valid.
+        """
+        if self.stop_reason is None:
+            self.stop_reason = self._reason_now(with_budget=False)
+        return self.stop_reason
+
+    def _reason_now(self, *, with_budget: bool) -> str | None:
+        now = time.monotonic()
+        if self.cancel.is_set():
+            return "cancelled"
+        if now >= self.deadline:
+            return f"timed out after {self.timeout_s:g} s"
+        if with_budget and self.budget_deadline is not None and now >= self.budget_deadline:
+            return OVER_BUDGET
+        return None
 
     def stop_by(self) -> float:
         """When the run is stopped at the latest, unless it is cancelled first."""
@@ -91,30 +114,17 @@ def set_current_state(state: RunState | None) -> None:
     _current.state = state
 
 
-_DeadlineCallback = ctypes.CFUNCTYPE(
-    ctypes.c_size_t, ctypes.POINTER(ffi.wasmtime_context_t), ctypes.c_void_p,
-    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint8),
-)
-_Finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_NO_FINALIZER = ctypes.cast(None, _Finalizer)  # type: ignore[arg-type]  # a NULL function pointer
-
-
-@_DeadlineCallback
-def _on_epoch_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def,unused-ignore]
-    # Must never raise: an exception cannot cross back into wasmtime.
+def _current_run_should_stop() -> bool:
     state = current_state()
-    if state is not None and state.should_stop():
-        error = ffi.wasmtime_error_new(b"toolbay: guest stopped")
-        return ctypes.cast(error, ctypes.c_void_p).value or 0
-    next_delta[0] = 1
-    update_kind[0] = 0  # WASMTIME_UPDATE_DEADLINE_CONTINUE
-    return 0
+    return state is not None and state.should_stop()
+
+
+_epochs = EpochWatcher(_current_run_should_stop)
 
 
 def watch_store(store: wasmtime.Store) -> None:
     """Makes ``store`` check the current thread's ``RunState`` at every epoch tick."""
-    ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), _on_epoch_deadline, None, _NO_FINALIZER)
-    store.set_epoch_deadline(1)
+    _epochs.watch(store)
 
 
 class EpochTicker:
@@ -129,6 +139,7 @@ class EpochTicker:
         self._active = 0
         self._closed = False
         self._wake = threading.Condition()
+        self._closing = threading.Event()  # wakes the ticker from its sleep at once on close
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> EpochTicker:
@@ -150,6 +161,7 @@ class EpochTicker:
         with self._wake:
             self._closed = True
             self._wake.notify()
+        self._closing.set()
         if self._thread is not None:
             self._thread.join(timeout=1.0)
 
@@ -160,7 +172,8 @@ class EpochTicker:
                     self._wake.wait()
                 if self._closed:
                     return
-            time.sleep(self._interval)
+            if self._closing.wait(self._interval):
+                return
             self._engine.increment_epoch()
             if self._on_tick is not None:
                 try:
@@ -202,15 +215,28 @@ def _poll_oneoff(caller: wasmtime.Caller, subs_ptr: int, events_ptr: int, count:
             state = current_state()
             if state is None:
                 time.sleep(wait_s)
-            elif not state.should_stop():
-                # Returns early on cancellation; never sleeps past the deadline.
-                state.cancel.wait(min(wait_s, max(0.0, state.stop_by() - time.monotonic()) + TICK_S))
+            elif not _sleep_unless_stopped(state, wait_s):
+                stop_at_next_check(caller)
+                return _ERRNO_INTR
             ready = [_EVENT.pack(u, 0, _TAG_CLOCK, 0, 0) for s, u in clocks if s <= wait_s]
         memory.write(caller, b"".join(ready), events_ptr)
         memory.write(caller, struct.pack("<I", len(ready)), nevents_ptr)
         return 0
     except Exception:  # an exception must not cross into wasmtime (it is kept in a global there)
         return _ERRNO_IO
+
+
+def _sleep_unless_stopped(state: RunState, wait_s: float) -> bool:
+    """Sleeps ``wait_s``, returning early when the call is to stop. True when the whole sleep
+    passed with the call still running (only then did the guest's clock fire)."""
+    wake_at = time.monotonic() + wait_s
+    while not state.should_stop():
+        # Never past the deadline or the budget; ``wait`` returns at once on cancellation.
+        remaining = min(wake_at, state.stop_by()) - time.monotonic()
+        if remaining <= 0:
+            return wake_at <= time.monotonic() and not state.should_stop()
+        state.cancel.wait(remaining)
+    return False
 
 
 def install_poll_oneoff(linker: wasmtime.Linker) -> None:

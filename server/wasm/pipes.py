@@ -28,7 +28,7 @@ import logging
 import os
 import threading
 
-from server.wasm.streams import Sink
+from toolbay.wasm.streams import Sink
 
 log = logging.getLogger(__name__)
 

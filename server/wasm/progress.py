@@ -29,7 +29,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
-from server.wasm.streams import CappedOutput
+from toolbay.wasm.streams import CappedOutput
 
 log = logging.getLogger(__name__)
 

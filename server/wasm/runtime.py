@@ -1,4 +1,4 @@
-"""The wasm runner: one engine, one compiled module per file, one store per call.
+"""The wasm runtime: one engine, one compiled module per file, one store per call.
 
     runtime = WasmRuntime(cache_dir)
     module = runtime.load(Path("extensions/textkit.wasm"))   # WasmRejected if unusable
@@ -11,7 +11,6 @@ worker threads (wasmtime releases the GIL), at most ``max_workers`` at a time.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import importlib.metadata
 import logging
@@ -26,25 +25,25 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import wasmtime
-from wasmtime import _ffi as ffi
-from wasmtime._extern import wrap_extern
 
-from server.errors import WasmRejected
-from server.wasm.cache import CacheStats, ModuleCache
-from server.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
-from server.wasm.inspect import check_header, check_interface
-from server.wasm.interrupt import (
+from toolbay.errors import WasmRejected
+from toolbay.internals.wasmtime_capi import export_by_name, set_stdin_bytes
+from toolbay.wasm.cache import CacheStats, ModuleCache
+from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
+from toolbay.wasm.inspect import check_header, check_interface
+from toolbay.wasm.interrupt import (
     OVER_BUDGET,
+    TICK_S,
     EpochTicker,
     RunState,
     install_poll_oneoff,
     set_current_state,
     watch_store,
 )
-from server.wasm.pipes import OutputPipe, make_pipe_pool
-from server.wasm.progress import GuestStderr
-from server.wasm.streams import CappedOutput, set_stdin_bytes
-from server.wasm.types import MiB, RunRequest, RunResult
+from toolbay.wasm.pipes import OutputPipe, make_pipe_pool
+from toolbay.wasm.progress import GuestStderr
+from toolbay.wasm.streams import CappedOutput
+from toolbay.wasm.types import MiB, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +73,12 @@ class WasmRuntime:
     ``consume_fuel`` makes the engine count fuel so that ``SandboxLimits.fuel`` can be honoured;
     it costs about a quarter more time on CPU-bound guests, so a server whose configuration sets
     no fuel limit may turn it off.
+    ``epoch_tick_s`` is how often running guests are checked (see ``server.wasm.interrupt``).
     """
 
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
-                 consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S) -> None:
+                 consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
+                 epoch_tick_s: float = TICK_S) -> None:
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.consume_fuel = consume_fuel
@@ -94,7 +95,8 @@ class WasmRuntime:
         # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
         # ticker drains the pipes of running guests, so a long print never waits long.
         self._pipes = make_pipe_pool()
-        self._ticker = EpochTicker(self.engine, on_tick=self._pipes.drain_busy if self._pipes else None)
+        self._ticker = EpochTicker(self.engine, epoch_tick_s,
+                                   on_tick=self._pipes.drain_busy if self._pipes else None)
         self.max_workers = max_workers or os.cpu_count() or 1
         # How long a proven-quick tool may run on the event loop (0: never; see server.wasm.quick).
         self.quick_budget_s = quick_budget_s
@@ -250,14 +252,15 @@ class WasmRuntime:
                 if state.should_stop():
                     raise wasmtime.WasmtimeError("stopped before start")
                 instance = module._pre.instantiate(store)
-                start = _export(store, instance, "_start")
+                start = export_by_name(store, instance, "_start")
                 if start is None:  # checked at load; kept as a guard
                     raise wasmtime.WasmtimeError("no _start export")
                 start(store)  # type: ignore[operator]  # _export returns the _start Func
         finally:
             set_current_state(None)
-        if state.stop_reason is not None:
-            ending.fail(state.stop_reason)
+        stop_reason = state.reason_at_end()  # asked once the guest has ended, however it ended
+        if stop_reason is not None:
+            ending.fail(stop_reason)
         elif ending.trap is not None and self._near_memory_limit(store, instance, limits.memory_bytes):
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached")
         elif ending.trap == "needs more memory at start than the memory limit allows":
@@ -319,14 +322,5 @@ class WasmRuntime:
     def _near_memory_limit(store: wasmtime.Store, instance: wasmtime.Instance | None, limit: int) -> bool:
         if instance is None:
             return False
-        memory = _export(store, instance, "memory")
+        memory = export_by_name(store, instance, "memory")
         return isinstance(memory, wasmtime.Memory) and memory.data_len(store) + _MEMORY_SLACK >= limit
-
-
-def _export(store: wasmtime.Store, instance: wasmtime.Instance, name: str) -> wasmtime.Func | wasmtime.Memory | None:
-    """One export by name, without materialising every export (slow on big binaries)."""
-    item = ffi.wasmtime_extern_t()
-    encoded = name.encode()
-    found = ffi.wasmtime_instance_export_get(
-        store._context(), ctypes.byref(instance._instance), encoded, len(encoded), ctypes.byref(item))
-    return wrap_extern(item) if found else None  # type: ignore[return-value]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from handlers.base import PermissionTier
-from server.wasm.types import Preopen
+from toolbay.wasm.types import Preopen
+from toolbay.words import PermissionTier
 
 WORKSPACE_GUEST_PATH = "/workspace"
 

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import ctypes
 from typing import Protocol
-
-import wasmtime
-from wasmtime import _ffi as ffi
 
 
 class Sink(Protocol):
@@ -41,11 +37,3 @@ class CappedOutput:
     @property
     def truncated(self) -> bool:
         return self.dropped > 0
-
-
-def set_stdin_bytes(config: wasmtime.WasiConfig, data: bytes) -> None:
-    """Standard input that reads ``data`` then EOF (and so never blocks)."""
-    vec = ffi.wasm_byte_vec_t()
-    buffer = (ffi.wasm_byte_t * len(data)).from_buffer_copy(data) if data else None
-    ffi.wasm_byte_vec_new(ctypes.byref(vec), len(data), buffer)
-    ffi.wasi_config_set_stdin_bytes(config.ptr(), ctypes.byref(vec))  # takes ownership of vec

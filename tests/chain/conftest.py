@@ -9,8 +9,9 @@ from typing import Any
 import jwt
 import pytest
 
-from handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
-from server.types import Principal, ToolCall, Transport
+from toolbay.chain.call import ToolCall
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, PermissionTier, Principal, ToolDefinition, ToolResult, Transport
 
 HMAC_SECRET = "a-test-secret-that-is-long-enough-for-hs256"
 ISSUER = "https://issuer.test"

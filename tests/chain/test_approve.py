@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from handlers.base import PermissionTier
-from server.chain.approve import Answer, Approve, Approver
-from server.errors import ApprovalDenied
-from server.types import ToolCall
 from tests.chain.conftest import make_call, run_handler, tool
+from toolbay.chain.approve import Answer, Approve, Approver
+from toolbay.chain.call import ToolCall
+from toolbay.errors import ApprovalDenied
+from toolbay.words import PermissionTier
 
 pytestmark = pytest.mark.anyio
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from handlers.base import ToolResult
-from server.chain import build_chain
-from server.chain.audit import Audit, AuditLog
-from server.chain.authenticate import Authenticate, Authenticator
-from server.chain.redact import redact
-from server.errors import Unauthenticated
-from server.types import ToolCall
 from tests.chain.conftest import hs256_token, make_call, run_handler, tool
+from toolbay.chain import build_chain
+from toolbay.chain.audit import Audit, AuditLog
+from toolbay.chain.authenticate import Authenticate, Authenticator
+from toolbay.chain.call import ToolCall
+from toolbay.chain.redact import redact
+from toolbay.errors import Unauthenticated
+from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,7 @@ def log_path(tmp_path: Path) -> Path:
 
 
 async def test_a_successful_call_is_written_with_its_caller_outcome_and_timings(log_path: Path) -> None:
-    from server.auth import local_principal
+    from toolbay.auth import local_principal
 
     chain = build_chain([Audit(AuditLog(log_path)), Authenticate(Authenticator(local=local_principal([], "dev")))],
                         run_handler)
@@ -88,7 +88,7 @@ async def test_a_full_disk_is_reported_on_stderr_and_the_call_goes_on(caplog: py
     # /dev/full answers every write with ENOSPC, as a full disk does.
     sink = AuditLog(Path("/dev/full"))
     echo = tool()
-    with caplog.at_level(logging.ERROR, logger="server.chain.audit"):
+    with caplog.at_level(logging.ERROR, logger="toolbay.chain.audit"):
         result = await Audit(sink)(make_call(echo), run_handler)
         await Audit(sink)(make_call(echo), run_handler)
     sink.close()

@@ -14,10 +14,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from server.auth import FirstAccepting, JwtVerifier, TokenStore, hash_token, local_principal, new_token
-from server.chain.authenticate import Authenticate, Authenticator
-from server.errors import ConfigError, Unauthenticated
 from tests.chain.conftest import AUDIENCE, HMAC_SECRET, ISSUER, hs256_token, make_call, run_handler
+from toolbay.auth import FirstAccepting, JwtVerifier, TokenStore, hash_token, local_principal, new_token
+from toolbay.chain.authenticate import Authenticate, Authenticator
+from toolbay.errors import ConfigError, Unauthenticated
 
 pytestmark = pytest.mark.anyio
 
@@ -202,7 +202,7 @@ async def test_stdio_calls_are_refused_when_no_local_caller_is_configured() -> N
 
 
 async def test_http_without_authentication_configured_gives_the_anonymous_caller() -> None:
-    from server.types import Principal
+    from toolbay.words import Principal
 
     anonymous = Principal(id="anonymous", scopes=frozenset({"tools:read"}))
     assert await authenticate(Authenticator(anonymous=anonymous), credential="ignored") == anonymous

@@ -6,11 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
-from handlers.base import PermissionTier
-from server.chain.authorize import Authorize, Authorizer, ScopeGrant
-from server.errors import Forbidden, UnknownTool
-from server.types import Principal
 from tests.chain.conftest import make_call, run_handler, tool
+from toolbay.chain.authorize import Authorize, Authorizer, ScopeGrant
+from toolbay.errors import Forbidden, UnknownTool
+from toolbay.words import PermissionTier, Principal
 
 pytestmark = pytest.mark.anyio
 READ, WRITE, EXEC = PermissionTier.READ, PermissionTier.WRITE, PermissionTier.EXEC

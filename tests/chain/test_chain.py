@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from handlers.base import PermissionTier, ToolResult
-from server.auth import hash_token
-from server.chain import (
+from tests.chain.conftest import make_call, run_handler, tool
+from toolbay.auth import hash_token
+from toolbay.chain import (
     Approve,
     Audit,
     Authenticate,
@@ -21,10 +21,10 @@ from server.chain import (
     build_chain,
     default_stages,
 )
-from server.chain.approve import Answer
-from server.errors import ApprovalDenied, ConfigError, Forbidden, InvalidArguments, RateLimited, UnknownTool
-from server.types import CallNext, ToolCall
-from tests.chain.conftest import make_call, run_handler, tool
+from toolbay.chain.approve import Answer
+from toolbay.chain.call import CallNext, ToolCall
+from toolbay.errors import ApprovalDenied, ConfigError, Forbidden, InvalidArguments, RateLimited, UnknownTool
+from toolbay.words import PermissionTier, ToolResult
 
 pytestmark = pytest.mark.anyio
 

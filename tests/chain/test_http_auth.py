@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from mcp.server.auth.middleware.auth_context import get_access_token
 
-from server.auth import BearerAuthMiddleware, TokenStore, bearer_credential, check_bind_safety, hash_token
-from server.auth.tokens import TokenEntry
-from server.errors import ConfigError
+from toolbay.auth import BearerAuthMiddleware, TokenStore, bearer_credential, check_bind_safety, hash_token
+from toolbay.auth.tokens import TokenEntry
+from toolbay.errors import ConfigError
 
 pytestmark = pytest.mark.anyio
 

@@ -7,11 +7,11 @@ import types
 import limits.aio.storage.memory
 import pytest
 
-import server.chain.ratelimit
-from server.chain.ratelimit import RateLimit, RateLimiter, RateLimits
-from server.errors import ConfigError, RateLimited
-from server.types import Principal
+import toolbay.chain.ratelimit
 from tests.chain.conftest import make_call, run_handler, tool
+from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
+from toolbay.errors import ConfigError, RateLimited
+from toolbay.words import Principal
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
     fake = types.SimpleNamespace(time=clock.time)
     monkeypatch.setattr(limits.aio.storage.memory, "time", fake)
-    monkeypatch.setattr(server.chain.ratelimit, "time", fake)
+    monkeypatch.setattr(toolbay.chain.ratelimit, "time", fake)
     return clock
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from server.chain.validate import SchemaValidator, Validate
-from server.errors import InvalidArguments
 from tests.chain.conftest import COUNT_SCHEMA, make_call, run_handler, tool
+from toolbay.chain.validate import SchemaValidator, Validate
+from toolbay.errors import InvalidArguments
 
 pytestmark = pytest.mark.anyio
 
@@ -128,3 +128,11 @@ async def test_valid_arguments_reach_the_tool() -> None:
     echo = tool()
     await Validate(SchemaValidator())(make_call(echo, {"text": "hi"}), run_handler)
     assert echo.calls == 1
+
+
+def test_a_nul_character_anywhere_but_stdin_is_refused_with_its_path() -> None:
+    schema = {"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}},
+                                               "stdin": {"type": "string"}}}
+    assert problems({"names": ["ok", "a\u0000b"], "stdin": "x\u0000y"}, schema) == [
+        "$.names[1]: contains a NUL character (\\u0000), which cannot be passed to a program as an argument; "
+        "remove it"]

@@ -27,12 +27,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from typer.testing import CliRunner
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.cli import app as cli_app
-from server.config import Settings, load_settings
-from server.protocol.transports import serving_http
 from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.assembly import assemble
+from toolbay.cli import app as cli_app
+from toolbay.config import Settings, load_settings
+from toolbay.protocol.transports import serving_http
 
 ISSUER = "https://issuer.test"
 AUDIENCE = "http://toolbay.test/mcp"
@@ -133,7 +132,7 @@ def make_settings(config_dir: Path, tokens: Tokens, shared_data_dir: Path) -> Ca
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[str]:
     """The assembled app served by uvicorn on 127.0.0.1 (any free port); yields its base URL."""
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+    async with assemble(settings, watch=False) as app, serving_http(app) as url:
         yield url
 
 

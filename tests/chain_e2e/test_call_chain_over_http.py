@@ -12,8 +12,8 @@ import anyio
 import mcp_types as types
 import pytest
 
-from server.config import Settings
 from tests.chain_e2e.conftest import Tokens, audit_lines, connect, refusal_of, running, served_client, text_of
+from toolbay.config import Settings
 
 pytestmark = pytest.mark.anyio
 

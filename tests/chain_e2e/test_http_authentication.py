@@ -13,8 +13,8 @@ import pytest
 from mcp import Client
 from mcp.client.sse import sse_client
 
-from server.config import Settings
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
+from toolbay.config import Settings
 
 pytestmark = pytest.mark.anyio
 

@@ -19,13 +19,14 @@ from anyio.streams.text import TextReceiveStream
 from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner
 
-from server.cli import app as cli_app
 from tests.chain_e2e.conftest import audit_lines, refusal_of, text_of
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT, patient_start
+from toolbay.cli import app as cli_app
 
 pytestmark = pytest.mark.anyio
 
-ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+# The bundled tools may be described here for the first time: the first listing waits for them.
+ENV = patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)})
 
 
 def write_config(folder: Path, data_dir: Path, body: str = "") -> Path:
@@ -43,7 +44,7 @@ async def test_the_chain_holds_on_stdio_with_the_local_scopes_from_the_config(
         '[chain.audit]\nfile = "audit.jsonl"\n'
     ))
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "server", "serve", "--config", str(config)], cwd=str(REPO_ROOT), env=ENV,
+        command=sys.executable, args=["-m", "toolbay", "serve", "--config", str(config)], cwd=str(REPO_ROOT), env=ENV,
     )
     with anyio.fail_after(60):
         async with Client(params, mode="legacy") as client:
@@ -60,7 +61,7 @@ async def test_the_chain_holds_on_stdio_with_the_local_scopes_from_the_config(
 
 
 def serve_http_command(config: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "server", "serve", "--config", str(config),
+    return [sys.executable, "-m", "toolbay", "serve", "--config", str(config),
             "--transport", "http", "--host", "0.0.0.0", "--port", "0", *extra]
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
-from server.cli import app
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from toolbay.cli import app
 
 runner = CliRunner()
 
@@ -39,9 +40,15 @@ def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: 
 
 
 def test_list_prints_a_table_for_people(shared_data_dir: Path) -> None:
-    result = runner.invoke(app, ["list", "--data-dir", str(shared_data_dir)])
-    assert result.exit_code == 0
-    assert "hashsum" in result.stdout and "tools" in result.stdout
+    listed = json.loads(runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)]).stdout)["tools"]
+    result = runner.invoke(app, ["list", "--data-dir", str(shared_data_dir)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert f"{len(listed)} tools" in result.stdout
+    # One row a tool: its name in the first column and its tier in the third.
+    rows = {cells[0]: cells for line in result.stdout.splitlines()
+            if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 4 and cells[0]}
+    for tool in listed:
+        assert rows[tool["name"]][2] == tool["tier"], rows.get(tool["name"])
 
 
 def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None:
@@ -56,11 +63,23 @@ def test_call_with_arguments_that_are_not_json_exits_2_with_a_reason(shared_data
     assert "not valid JSON" in result.stderr
 
 
+def test_call_with_arguments_nested_too_deep_or_holding_a_lone_surrogate_exits_2_in_one_line(
+    shared_data_dir: Path
+) -> None:
+    deep_object = '{"text": ' + '{"a": ' * 5000 + "1" + "}" * 5000 + "}"
+    for bad in (deep_object, '{"text": "\\ud800"}', "[" * 20000 + "]" * 20000):
+        result = runner.invoke(app, ["call", "hashsum", "--args", bad, "--data-dir", str(shared_data_dir)])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("toolbay: --args is not valid JSON: ")
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
 def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["call", "textkit_count", "--args", '{"file": ["missing.txt"]}',
                                  "--workspace", str(tmp_path), "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 1
-    assert "missing.txt" in result.stdout
+    assert "textkit_count failed with exit code 1" in result.stdout
+    assert "missing.txt: No such file or directory" in result.stdout
 
 
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
@@ -95,21 +114,23 @@ def test_parse_help_of_something_that_is_not_help_exits_2(tmp_path: Path) -> Non
     not_help.write_bytes(b"2026-11-30 12:00:01 INFO server started on port 8080\n")
     result = runner.invoke(app, ["parse-help", "--long", str(not_help)])
     assert result.exit_code == 2
-    assert result.stderr.strip()
+    assert "not help" in result.stderr and "no usage line" in result.stderr
+    assert result.stdout == ""
 
 
 def test_python_dash_m_server_is_the_same_command() -> None:
-    completed = subprocess.run([sys.executable, "-m", "server", "--help"], capture_output=True, text=True,
+    completed = subprocess.run([sys.executable, "-m", "toolbay", "--help"], capture_output=True, text=True,
                                cwd=REPO_ROOT, timeout=60, check=False)
     assert completed.returncode == 0
-    for command in ("serve", "list", "call", "parse-help"):
-        assert command in completed.stdout
+    for command in ("serve", "list", "call", "parse-help"):  # each a row of the command list
+        assert re.search(rf"^[│ ]+{command}\s", completed.stdout, re.M), completed.stdout
 
 
 def test_the_bundled_extensions_are_the_default(shared_data_dir: Path) -> None:
-    assert (BUNDLED_EXTENSIONS / "hashsum.wasm").is_file()
     result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
-    assert any(tool["name"] == "hashsum" for tool in json.loads(result.stdout)["tools"])
+    assert result.exit_code == 0, result.output
+    origins = {Path(tool["origin"]) for tool in json.loads(result.stdout)["tools"]}
+    assert origins == set(BUNDLED_EXTENSIONS.glob("*.wasm"))
 
 
 def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data_dir: Path) -> None:

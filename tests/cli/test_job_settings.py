@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.config import load_settings
-from server.errors import ConfigError
+from toolbay.config import load_settings
+from toolbay.errors import ConfigError
 
 
 def config(tmp_path: Path, text: str) -> Path:

@@ -36,7 +36,7 @@ def env() -> dict[str, str]:
 
 
 def toolbay(folders: dict[str, Path], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args, "--data-dir", str(folders["data"])],
+    return subprocess.run([sys.executable, "-m", "toolbay", *args, "--data-dir", str(folders["data"])],
                           cwd=folders["cwd"], env=env(), capture_output=True, text=True, timeout=120)
 
 
@@ -52,7 +52,7 @@ def job_ids(folders: dict[str, Path]) -> list[str]:
 @pytest.mark.anyio
 async def test_the_jobs_commands_work_on_the_folder_of_a_running_server(folders: dict[str, Path]) -> None:
     params = StdioServerParameters(command=sys.executable, cwd=str(folders["cwd"]), env=env(),
-                                   args=["-m", "server", "serve", "--data-dir", str(folders["data"]),
+                                   args=["-m", "toolbay", "serve", "--data-dir", str(folders["data"]),
                                          *tool_flags(folders)])
     async with Client(params, mode="legacy") as client:
         gated = {"steps": 1, "step_ms": 0}
@@ -87,7 +87,7 @@ def test_call_waits_for_a_call_that_became_a_job_and_prints_its_result(folders: 
 @pytest.mark.anyio
 async def test_ctrl_c_cancels_the_job_a_call_is_waiting_for(folders: dict[str, Path]) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "server", "call", "progress_bg", "--args",
+        [sys.executable, "-m", "toolbay", "call", "progress_bg", "--args",
          '{"steps": 1, "step_ms": 0, "gate": "/workspace/never"}', "--data-dir", str(folders["data"]),
          *tool_flags(folders)], cwd=folders["cwd"], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)

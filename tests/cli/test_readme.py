@@ -6,9 +6,9 @@ import re
 
 from typer.main import get_command
 
-from server.cli import app
-from server.config import Settings
 from tests.conftest import REPO_ROOT
+from toolbay.cli import app
+from toolbay.config import Settings
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -41,5 +41,15 @@ def test_every_cli_option_is_in_the_command_line_reference() -> None:
 
 def test_the_readme_test_command_is_what_ci_runs() -> None:
     ci = (REPO_ROOT / ".ci" / "run").read_text()
-    command = re.search(r"^python3 -m pytest.*$", ci, re.MULTILINE)
-    assert command is not None and command.group(0) in README
+    command = re.search(r"^uv run pytest.*$", ci, re.MULTILINE)
+    assert command is not None and re.search(rf"^{re.escape(command.group(0))}\s", README, re.MULTILINE)
+
+
+def test_the_readme_serve_command_is_what_mcp_json_starts() -> None:
+    """Claude Code starts what .mcp.json says: the same command the README gives."""
+    import json
+
+    server = json.loads((REPO_ROOT / ".mcp.json").read_text())["mcpServers"]["toolbay"]
+    assert server["command"] == "uv" and server["args"][:1] == ["run"]
+    started = [arg for arg in server["args"][1:] if arg != "--quiet"][:2]
+    assert " ".join(["uv", "run", *started]) + " " in README

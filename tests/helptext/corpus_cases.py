@@ -1,7 +1,8 @@
 """The corpus of real captured help texts, as test cases.
 
 Each program folder holds ``long.txt`` (``--help``), optionally ``short.txt`` (``-h``),
-``sub-*.txt`` (subcommands' ``--help``) and ``expected.json``: either the description
+``sub-*.txt`` (subcommands' ``--help``), ``regression-lock.json`` (the describer's own
+earlier reading, checked by eye; not truth): either the description
 with its ``input_schema``, or ``{"not_help": true}`` for output that must be refused.
 """
 
@@ -10,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from server.errors import NotHelpError
-from server.helptext import build_tool_schema, describe_help
+from toolbay.errors import NotHelpError
+from toolbay.helptext import build_tool_schema, describe_help
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from server.helptext.command import run_parse_help
+from toolbay.helptext.command import run_parse_help
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import codecs
 
-from server.helptext import describe_help
-from server.helptext.decode import decode_help
+from toolbay.helptext import describe_help
+from toolbay.helptext.decode import decode_help
 
 HELP = "Usage: prog [OPTIONS]\n\nOptions:\n  -n, --name <NAME>  Le nom à utiliser\n"
 
@@ -38,3 +38,15 @@ def test_ansi_colours_hyperlinks_and_overstrike_are_removed():
 
 def test_line_endings_and_tabs_are_normalised():
     assert decode_help(b"Usage: p\r\n  -a\tall\rnext").text == "Usage: p\n  -a    all\nnext"
+
+
+def test_iso_2022_jp_is_detected_before_utf_8_accepts_its_seven_bit_bytes():
+    text = "使い方: ツール [オプション]\n\nOptions:\n  -n, --lines <数>  表示する行数\n"
+    decoded = decode_help(text.encode("iso2022_jp"))
+    assert decoded.text.strip() == text.strip()
+    assert decoded.encoding.startswith("iso2022_jp") and not decoded.had_errors
+
+
+def test_plain_ascii_with_colour_escapes_stays_utf_8():
+    decoded = decode_help(b"\x1b[1mUsage:\x1b[0m tool [OPTIONS]\n")
+    assert decoded.encoding == "utf-8" and decoded.text.startswith("Usage: tool")

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.errors import NotHelpError
-from server.helptext import describe_help
+from toolbay.errors import NotHelpError
+from toolbay.helptext import describe_help
 
 
 @pytest.mark.parametrize("data, words", [

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.helptext import describe_help
+from toolbay.helptext import describe_help
 
 
 @dataclass(frozen=True)

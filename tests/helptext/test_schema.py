@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.helptext import HelpDescription, OptionSpec, PositionalSpec, build_tool_schema, describe_help
+from toolbay.helptext import HelpDescription, OptionSpec, PositionalSpec, build_tool_schema, describe_help
 
 CLAP = b"""Usage: tool [OPTIONS] --block-size <SIZE> <INPUT> [EXTRA]...
 
@@ -31,7 +31,7 @@ def schema():
 def test_properties_are_named_for_models_and_typed(schema):
     props = schema.input_schema["properties"]
     assert set(props) == {"block_size", "n", "mode", "verbose", "exclude", "stdin_option", "input", "extra"}
-    assert props["n"] == {"type": "integer", "description": "How many [default: 3] Value: N.", "default": 3}
+    assert props["n"] == {"type": "integer", "description": "How many [default: 3]", "default": 3}
     assert props["mode"]["enum"] == ["fast", "slow"]
     assert props["exclude"]["type"] == "array"
     assert props["verbose"]["type"] == "integer"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import NotHelpError
-from server.helptext import HelpRun, describe_tree
+from toolbay.errors import NotHelpError
+from toolbay.helptext import HelpRun, describe_tree
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -76,3 +76,26 @@ def test_docopt_commands_are_a_choice_of_the_first_positional():
     [command] = tree
     first = command.description.positionals[0]
     assert (first.name, first.choices, first.required) == ("command", ("ship", "mine"), True)
+
+
+def _runner(texts: dict[tuple[str, ...], bytes]):
+    def run(argv: list[str]) -> HelpRun:
+        return HelpRun(texts.get(tuple(argv[:-1]), b"error: no such command\n"), b"", 0)
+    return run
+
+
+_ROOT = (b"Text tools. Keywords: text, grep PermissionLevel: read\n\nUsage: kit <COMMAND>\n\n"
+         b"Commands:\n  count  Count lines\n  wipe   Remove files\n  help   Print help\n\n"
+         b"Options:\n  -h, --help  Print help information\n")
+
+
+def test_conventions_in_the_root_help_hold_for_subcommands_that_do_not_say_their_own():
+    count = b"Count lines\n\nUsage: kit count [FILE]\n\nOptions:\n  -h, --help  Print help information\n"
+    wipe = (b"Remove files\nPermissionLevel: write\nKeywords: delete\n\nUsage: kit wipe <PATH>\n\n"
+            b"Options:\n  -h, --help  Print help information\n")
+    tree = describe_tree(_runner({(): _ROOT, ("count",): count, ("wipe",): wipe}), "kit")
+    by_name = {c.tool_name: c.description for c in tree}
+    assert by_name["kit_count"].keywords == ("text", "grep")
+    assert by_name["kit_count"].permission_level == "read"
+    assert by_name["kit_wipe"].keywords == ("delete",)
+    assert by_name["kit_wipe"].permission_level == "write"

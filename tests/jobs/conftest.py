@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from handlers.base import CallContext, ToolResult
-from server.jobs import JobManager, SqliteJobStore
+from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.words import CallContext, ToolResult
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import sys
 
 import anyio
 
-from handlers.base import CallContext, ToolResult
-from server.jobs import JobManager, SqliteJobStore
+from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.words import CallContext, ToolResult
 
 
 async def main(db_path: str) -> None:

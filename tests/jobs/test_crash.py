@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from server.jobs import JobManager, SqliteJobStore
+from toolbay.jobs import JobManager, SqliteJobStore
 
 pytestmark = pytest.mark.anyio
 

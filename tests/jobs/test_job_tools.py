@@ -6,10 +6,10 @@ import anyio
 import jsonschema
 import pytest
 
-from handlers.jobs import job_tools
-from server.errors import NoSuchJob
-from server.jobs import JobManager
 from tests.jobs.conftest import Gate, MakeManager, context, start_job
+from toolbay.errors import NoSuchJob
+from toolbay.handlers.jobs import job_tools
+from toolbay.jobs import JobManager
 
 pytestmark = pytest.mark.anyio
 
@@ -83,9 +83,9 @@ async def test_every_job_tool_refuses_another_callers_job(make_manager: MakeMana
 
 async def test_job_wait_shortens_a_long_timeout_and_says_so(make_manager: MakeManager,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import handlers.jobs
+    import toolbay.handlers.jobs
 
-    monkeypatch.setattr(handlers.jobs, "MAX_WAIT_S", 0.2)
+    monkeypatch.setattr(toolbay.handlers.jobs, "MAX_WAIT_S", 0.2)
     gate = Gate()
     async with make_manager() as manager:
         job_id = await start_job(manager, gate)

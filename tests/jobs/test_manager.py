@@ -7,11 +7,11 @@ import math
 import anyio
 import pytest
 
-from handlers.base import CallContext, ToolResult
-from server.errors import NoSuchJob
-from server.jobs import JobManager, SqliteJobStore
-from server.jobs.manager import as_job
 from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
+from toolbay.errors import NoSuchJob
+from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.jobs.manager import as_job
+from toolbay.words import CallContext, ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -349,7 +349,7 @@ async def test_list_shows_only_the_callers_jobs_filtered_by_status(make_manager:
 
 
 async def test_a_task_request_makes_the_call_a_job_and_reports_its_id(make_manager: MakeManager) -> None:
-    from server.jobs import as_job
+    from toolbay.jobs import as_job
 
     async with make_manager(sync_budget_s=60) as manager:
         with as_job() as ticket:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.jobs.progress import ProgressRelay
+from toolbay.jobs.progress import ProgressRelay
 
 pytestmark = pytest.mark.anyio
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from handlers.base import ToolResult
-from server.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -115,3 +115,53 @@ async def test_closing_twice_is_harmless(db_path: Path) -> None:
     await store.aclose()
     with pytest.raises(RuntimeError, match="not open"):
         await store.get("alice", "job_1")
+
+
+async def _store_with_jobs(db_path: Path, count: int) -> None:
+    async with SqliteJobStore(db_path) as store:
+        for n in range(count):
+            await store.create(job(f"job_{n}"))
+            await store.finish(f"job_{n}", "completed", ToolResult("x" * 2000), at=101.0)
+
+
+def _damaged_copies(db_path: Path) -> list[Path]:
+    names = (p for p in db_path.parent.iterdir() if ".damaged-" in p.name)
+    return sorted(p for p in names if not p.name.endswith(("-wal", "-shm")))
+
+
+@pytest.mark.parametrize("damage", ["garbage header", "malformed pages"])
+async def test_a_damaged_database_is_moved_aside_kept_and_replaced_by_a_fresh_one(
+    db_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    await _store_with_jobs(db_path, 200)
+    data = bytearray(db_path.read_bytes())
+    if damage == "garbage header":
+        data[:100] = b"\xde\xad\xbe\xef" * 25
+    else:  # the pages after the first (the schema) overwritten: "database disk image is malformed"
+        data[4096:4096 * 4] = b"\x5a" * (4096 * 3)
+    db_path.write_bytes(bytes(data))
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_new"))
+        assert await store.get("alice", "job_new") is not None
+        assert await store.get("alice", "job_1") is None
+    [kept] = _damaged_copies(db_path)
+    assert kept.read_bytes() == bytes(data)  # the damaged file is kept as it was
+    warnings = [r.getMessage() for r in caplog.records if r.name == "toolbay.jobs.sqlite"]
+    assert len(warnings) == 1
+    assert f"moved it to {kept}" in warnings[0] and "started a fresh one" in warnings[0]
+
+
+async def test_a_damaged_result_file_is_a_clear_result_lost(db_path: Path) -> None:
+    async with SqliteJobStore(db_path, large_result_bytes=1000) as store:
+        await store.create(job())
+        await store.finish("job_1", "completed", ToolResult("y" * 5000), at=101.0)
+        [result_file] = list(store.results_dir.iterdir())
+        result_file.write_bytes(b'{"text": "yyy')  # cut short
+        damaged = await store.get_result("alice", "job_1")
+        result_file.write_bytes(b"\xff\xfe\x00")  # not text
+        unreadable = await store.get_result("alice", "job_1")
+        result_file.unlink()
+        missing = await store.get_result("alice", "job_1")
+    for result in (damaged, unreadable, missing):
+        assert result is not None and result.is_error
+        assert result.text.startswith("The result of this job was lost: ")

@@ -1,58 +1,60 @@
-"""MCP Tasks over the job manager, through the SDK's in-memory client on a tiny server."""
+"""MCP Tasks through toolbay's own server and dispatch (the chain, the job manager, the Tasks
+handlers), driven by the SDK's in-memory client, on a tool whose calls the test holds open."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
-from handlers.base import CallContext
-from server.jobs import JobManager
-from server.protocol.tasks import TASK_EXECUTION, install, tasks_capability
-from tests.jobs.conftest import Gate, MakeManager
+from tests.jobs.conftest import Gate
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.handlers.base import Handler
+from toolbay.protocol.mcp_server import build_mcp_server
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 pytestmark = pytest.mark.anyio
 
 
-class TaskServer(Server):
-    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
-        capabilities = super().get_capabilities(*args, **kwargs)
-        capabilities.tasks = tasks_capability()
-        return capabilities
+class GateTool(Handler):
+    """The ``slow`` tool: its calls run until the test opens the gate."""
+
+    supports_cancellation = True
+
+    def __init__(self, gate: Gate) -> None:
+        super().__init__(ToolDefinition(name="slow", description="Runs until the test opens its gate.",
+                                        input_schema={"type": "object"}, tier=PermissionTier.READ))
+        self.gate = gate
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        return await self.gate(context)
 
 
-def tiny_server(manager: JobManager, gate: Gate) -> Server:
-    """One tool, ``slow``, dispatched through the manager the way toolbay's on_call_tool does."""
-
-    async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(name="slow", input_schema={"type": "object"},
-                                                       execution=TASK_EXECUTION)])
-
-    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name != "slow":
-            return types.CallToolResult(content=[types.TextContent(type="text", text="no such tool")],
-                                        is_error=True)
-        result = await manager.run_or_background("local", params.name, params.arguments or {}, gate,
-                                                  CallContext(caller="local"))
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)],
-                                    structured_content=dict(result.structured or {}), is_error=result.is_error)
-
-    server = TaskServer("tiny", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-    install(server, manager, owner_of=lambda ctx: "local")
-    return server
+@asynccontextmanager
+async def toolbay_with(gate: Gate, tmp_path: Path) -> AsyncIterator[Client]:
+    """toolbay's own MCP server (its dispatch, chain, job manager and Tasks), in memory, with
+    the gated tool in its catalog; the sync budget is long, so only a task answers at once."""
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data",
+                             jobs={"sync_budget_s": 60})
+    async with assemble(settings, watch=False, builtins=[GateTool(gate)]) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        yield client
 
 
 @pytest.fixture
-async def client_and_gate(make_manager: MakeManager) -> AsyncIterator[tuple[Client, Gate]]:
+async def client_and_gate(tmp_path: Path) -> AsyncIterator[tuple[Client, Gate]]:
     gate = Gate("finished")
-    async with make_manager(sync_budget_s=60) as manager, Client(tiny_server(manager, gate),
-                                                                   mode="legacy") as client:
+    async with toolbay_with(gate, tmp_path) as client:
         yield client, gate
         gate.open()
 
@@ -70,15 +72,15 @@ async def test_the_server_advertises_tasks_and_tools_that_support_them(client_an
     client, _ = client_and_gate
     assert client.server_capabilities.tasks is not None
     assert client.server_capabilities.tasks.requests.tools.call is not None
-    tools = await client.list_tools()
-    assert tools.tools[0].execution.task_support == "optional"
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert tools["slow"].execution.task_support == "optional"
 
 
 async def test_a_task_augmented_call_answers_a_task_at_once_and_round_trips(client_and_gate) -> None:
     client, gate = client_and_gate
     with anyio.fail_after(5):  # the budget is 60 s: only a task answers this fast
         task = await call_as_task(client)
-    assert task["status"] == "working" and task["poll_interval"] == 1000
+    assert task["status"] == "working" and task["poll_interval"] == 2000  # the job manager's poll interval
     task_id = task["task_id"]
 
     got = await client.session.send_request(types.GetTaskRequest(
@@ -119,14 +121,13 @@ async def test_an_unknown_task_is_an_invalid_params_error(client_and_gate) -> No
 
 async def test_a_task_call_refused_before_it_runs_is_an_error_not_a_task(client_and_gate) -> None:
     client, _ = client_and_gate
-    with pytest.raises(MCPError, match="no such tool"):
+    with pytest.raises(MCPError, match="no tool named 'missing'"):
         await call_as_task(client, "missing")
 
 
-async def test_a_plain_call_is_untouched_by_the_task_middleware(make_manager: MakeManager) -> None:
+async def test_a_plain_call_is_untouched_by_the_task_middleware(tmp_path: Path) -> None:
     gate = Gate("inline")
     gate.open()
-    async with make_manager(sync_budget_s=60) as manager, Client(tiny_server(manager, gate),
-                                                                   mode="legacy") as client:
+    async with toolbay_with(gate, tmp_path) as client:
         result = await client.call_tool("slow", {})
     assert result.content[0].text == "inline" and not result.is_error

@@ -23,11 +23,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.auth import new_token
-from server.config import Settings, load_settings
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.auth import new_token
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.config import Settings, load_settings
 
 TOOLS = (FIXTURE_WASM / "slow.wasm", BUNDLED_EXTENSIONS / "textkit.wasm")
 CACHES = ("modules", "descriptions")
@@ -47,7 +48,7 @@ def warm_caches(tmp_path_factory: pytest.TempPathFactory, extensions: Path) -> P
     folder = tmp_path_factory.mktemp("jobs-e2e-warm")
 
     async def describe() -> None:
-        async with Toolbay.open(load_settings(None, extensions=[extensions], data_dir=folder)):
+        async with CatalogKeeper.open(load_settings(None, extensions=[extensions], data_dir=folder)):
             pass
 
     anyio.run(describe)
@@ -86,7 +87,7 @@ def callers(tmp_path: Path) -> Callers:
 
 def write_config(path: Path, extensions: Path, data_dir: Path, *, jobs: Mapping[str, Any] | None = None,
                  timeout_s: float = 60, background_tools: tuple[str, ...] = (),
-                 tokens_file: Path | None = None) -> Path:
+                 tokens_file: Path | None = None, quick_budget_ms: float | None = None) -> Path:
     """A toolbay.toml for a test server: small sync budget, fast polling of nothing else."""
     job_settings = {"sync_budget_s": 0.2, **(jobs or {})}
     lines = [
@@ -94,6 +95,7 @@ def write_config(path: Path, extensions: Path, data_dir: Path, *, jobs: Mapping[
         f"data_dir = {str(data_dir)!r}",
         f"background_tools = {list(background_tools)!r}",
         "[sandbox]", f"timeout_s = {timeout_s}",
+        *([f"quick_budget_ms = {quick_budget_ms}"] if quick_budget_ms is not None else []),
         "[jobs]", *(f"{key} = {value!r}" for key, value in job_settings.items()),
     ]
     if tokens_file is not None:
@@ -105,7 +107,7 @@ def write_config(path: Path, extensions: Path, data_dir: Path, *, jobs: Mapping[
 def stdio_params(config: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "serve", "--transport", "stdio", "--config", str(config)],
+        args=["-m", "toolbay", "serve", "--transport", "stdio", "--config", str(config)],
         cwd=str(REPO_ROOT),
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
@@ -114,11 +116,11 @@ def stdio_params(config: Path) -> StdioServerParameters:
 @asynccontextmanager
 async def http_server(settings: Settings) -> AsyncIterator[tuple[str, Toolbay]]:
     """The app served by uvicorn on 127.0.0.1 and a free port; yields the /mcp URL."""
-    from server.protocol.transports import serving_http
+    from toolbay.protocol.transports import serving_http
 
     settings.port = 0
     # build_http_app mounts bearer auth when a tokens file is configured.
-    async with Toolbay.open(settings) as app, assemble(app, watch=False), serving_http(app) as url:
+    async with assemble(settings, watch=False) as app, serving_http(app) as url:
         yield f"{url}/mcp", app
 
 

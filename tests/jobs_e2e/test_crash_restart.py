@@ -31,7 +31,7 @@ def server_process(config: Path, log: Path) -> Iterator[tuple[subprocess.Popen[b
     start = log.stat().st_size if log.exists() else 0  # a restart appends to the same log
     with log.open("ab") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "server", "serve", "--transport", "http", "--port", "0", "--config", str(config)],
+            [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0", "--config", str(config)],
             cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
         )
@@ -53,7 +53,7 @@ async def test_after_kill_9_every_job_is_listed_finished_results_are_intact_and_
 ) -> None:
     config = write_config(tmp_path / "toolbay.toml", extensions, data_dir, timeout_s=120,
                           jobs={"max_concurrent": 64, "max_per_caller": 64})
-    log = tmp_path / "server.log"
+    log = tmp_path / "toolbay.log"
     quick = {f"quick-{n}" for n in range(JOBS // 2)}
     jobs: dict[str, str] = {}  # job id -> the message its tool prints
 

@@ -49,21 +49,21 @@ async def test_a_slow_call_becomes_a_job_that_job_wait_and_job_result_follow(
             clock = Stopwatch()
             accepted = await call(client, "slow", {"ms": 1500, "message": "finished"},
                                   progress_callback=progress)
-            answered_after = clock.elapsed
             job = structured(accepted)
             waited = await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 60})
             waited_until = clock.elapsed
             result = await call(client, "job_result", {"job_id": job["job_id"]})
             listed = structured(await call(client, "job_list", {}))
 
-    assert answered_after < 1.4, "the call answered with a job long before the tool ended"
+    # Answered while the tool still ran (it sleeps 1.5 s; the sync budget is 0.2 s).
     assert accepted.is_error is False
     assert set(job) >= {"job_id", "status", "poll_interval_s"} and job["status"] == "running"
     assert job["job_id"] in text(accepted) and "job_wait" in text(accepted)
     assert any(job["job_id"] in message for message in progress.messages), progress.heard
 
+    # Completed, not still running: job_wait returned as the job ended, not at its 60 s timeout.
     assert structured(waited)["status"] == "completed"
-    assert 1.4 < waited_until < 5, "job_wait returned as the job ended, not at its timeout"
+    assert waited_until > 1.5, "job_wait waited for the job"
     assert result.is_error is False and text(result).strip() == "finished"
     assert [entry["job_id"] for entry in listed["jobs"]] == [job["job_id"]]
 
@@ -118,7 +118,7 @@ async def test_a_second_job_queues_with_its_place_and_job_cancel_stops_the_first
             second_result = await call(client, "job_result", {"job_id": second["job_id"]})
 
     assert second["status"] == "queued" and second["position"] == 1
-    assert "number 1 in the queue" in text(second_accepted) or status["position"] == 1
+    assert "number 1 in the queue" in text(second_accepted)
     assert status["status"] == "queued" and status["position"] == 1
     assert structured(cancelled)["status"] == "cancelled" and structured(cancelled)["reason"] == "enough"
     assert cancel_took < 1.5, "the busy guest stopped at once"
@@ -155,18 +155,22 @@ async def test_long_jobs_do_not_hold_up_a_short_call_while_slots_are_free(
     tmp_path: Path, extensions: Path, data_dir: Path
 ) -> None:
     # More sleeping jobs than CPUs: the guests' worker threads must follow the job limits,
-    # or a quick call waits behind them and turns into a job itself.
-    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir,
-                          jobs={"max_concurrent": 8, "max_per_caller": 8})
-    with anyio.fail_after(30):
+    # or a quick call waits behind them (for the minute they sleep) and turns into a job
+    # itself. The sleepers are declared background, so they are jobs at once; the sync
+    # budget is long, so only starved workers (not a busy machine) can make the quick call a
+    # job; and no tool runs on the event loop, so the quick call needs a worker thread.
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir, background_tools=("slow",),
+                          jobs={"max_concurrent": 8, "max_per_caller": 8, "sync_budget_s": 30},
+                          quick_budget_ms=0)
+    with anyio.fail_after(60):
         async with http_server(settings_for(config)) as (url, _), http_client(url) as client:
             long_jobs = [await start_job(client, {"ms": 60_000}) for _ in range(4)]
-            quick = await call(client, "slow", {"ms": 10, "message": "quick"})
+            quick = await call(client, "textkit_count", {"words": True, "stdin": "one two three\n"})
             for job_id in long_jobs:
                 await call(client, "job_cancel", {"job_id": job_id})
-    assert quick.is_error is False
+    assert quick.is_error is False, text(quick)
     assert quick.structured_content is None or "job_id" not in quick.structured_content, text(quick)
-    assert text(quick).strip() == "quick"
+    assert text(quick).split()[0] == "3"
 
 
 async def test_job_wait_takes_a_timeout_longer_than_it_waits_without_refusing_it(server_url: str) -> None:

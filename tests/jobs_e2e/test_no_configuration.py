@@ -19,9 +19,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from server.config import Settings, load_settings
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
 from tests.jobs_e2e.conftest import Progress, call, http_client, http_server, structured, text
+from toolbay.config import Settings, load_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +54,7 @@ def clean_env() -> dict[str, str]:
 
 @asynccontextmanager
 async def stdio_client(setup: dict[str, Path]) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "server", "serve", *flags(setup)],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "toolbay", "serve", *flags(setup)],
                                    cwd=str(setup["cwd"]), env=clean_env())
     async with Client(params, mode="legacy") as client:
         yield client
@@ -157,7 +157,7 @@ async def test_progress_reaches_the_client_in_order_while_the_guest_runs_and_std
 ])
 def test_a_configuration_that_keeps_calls_from_becoming_jobs_is_refused_at_start(
         setup: dict[str, Path], environment: dict[str, str], names: tuple[str, ...]) -> None:
-    done = subprocess.run([sys.executable, "-m", "server", "serve", *flags(setup)], cwd=setup["cwd"],
+    done = subprocess.run([sys.executable, "-m", "toolbay", "serve", *flags(setup)], cwd=setup["cwd"],
                           env={**clean_env(), **environment}, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2, done.stderr

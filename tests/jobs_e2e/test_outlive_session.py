@@ -39,7 +39,7 @@ def stdio(folders: dict[str, Path]) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")}
     return StdioServerParameters(
         command=sys.executable, cwd=str(folders["cwd"]), env={**env, "PYTHONPATH": str(REPO_ROOT)},
-        args=["-m", "server", "serve", "--extensions", str(folders["extensions"]),
+        args=["-m", "toolbay", "serve", "--extensions", str(folders["extensions"]),
               "--data-dir", str(folders["data"]), "--workspace", str(folders["workspace"])])
 
 
@@ -86,7 +86,7 @@ async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrup
         f"extensions = [{str(folders['extensions'])!r}]", f"data_dir = {str(folders['data'])!r}",
         f"workspace = {str(folders['workspace'])!r}", 'tiers = {"progress_w" = "write"}', "",
     ]), encoding="utf-8")
-    log = tmp_path / "server.log"
+    log = tmp_path / "toolbay.log"
     gate = {"steps": 1, "step_ms": 0}
     with server_process(config, log) as (process, url):
         async with http_client(url) as client:

@@ -3,7 +3,8 @@ TypeScript SDK, each over stdio and over streamable HTTP.
 
 They run when ``TOOLBAY_NODE_TOOLS`` names a folder whose ``node_modules`` holds Node 22
 (the npm package ``node@22``), ``@modelcontextprotocol/inspector`` and
-``@modelcontextprotocol/sdk``; ``.ci/outside-clients.sh`` makes one. Otherwise they skip.
+``@modelcontextprotocol/sdk``; ``.ci/outside-clients.sh`` makes one. Otherwise they skip, except
+under CI (``CI=true``), where they fail.
 
 The same commands by hand (with ``T=$TOOLBAY_NODE_TOOLS``)::
 
@@ -26,6 +27,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -36,20 +38,33 @@ ABC_SHA256 = hashlib.sha256(b"abc").hexdigest()
 TIMEOUT_S = 120
 
 
+def under_ci() -> bool:
+    """CI services set ``CI=true``; .ci/run sets it too."""
+    return os.environ.get("CI", "").lower() in ("true", "1", "yes")
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skips where the clients are not installed, but fails under CI, where a missing client
+    must not let these checks pass unseen."""
+    if under_ci():
+        pytest.fail(f"CI is set but the outside clients cannot run: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="module")
 def node_tools() -> Path:
     folder = os.environ.get("TOOLBAY_NODE_TOOLS")
     if not folder:
-        pytest.skip("TOOLBAY_NODE_TOOLS is not set: run .ci/outside-clients.sh to install Node 22 and the clients")
+        unavailable("TOOLBAY_NODE_TOOLS is not set: run .ci/outside-clients.sh to install Node 22 and the clients")
     bin_dir = Path(folder) / "node_modules" / ".bin"
     missing = [name for name in ("node", "mcp-inspector") if not (bin_dir / name).exists()]
     if not (Path(folder) / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         missing.append("@modelcontextprotocol/sdk")
     if missing:
-        pytest.skip(f"{folder} lacks {', '.join(missing)}: run .ci/outside-clients.sh")
+        unavailable(f"{folder} lacks {', '.join(missing)}: run .ci/outside-clients.sh")
     version = subprocess.run([str(bin_dir / "node"), "--version"], capture_output=True, text=True).stdout.strip()
     if not re.match(r"v(2[2-9]|[3-9]\d)\.", version):
-        pytest.skip(f"Node 22 or later is needed, {bin_dir / 'node'} is {version or 'not runnable'}")
+        unavailable(f"Node 22 or later is needed, {bin_dir / 'node'} is {version or 'not runnable'}")
     return Path(folder)
 
 
@@ -57,19 +72,19 @@ def node_tools() -> Path:
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Described once (the first start pays the cold start), then warm for every client."""
     folder = tmp_path_factory.mktemp("outside-data")
-    subprocess.run([sys.executable, "-m", "server", "list", "--data-dir", str(folder)],
+    subprocess.run([sys.executable, "-m", "toolbay", "list", "--data-dir", str(folder)],
                    cwd=REPO_ROOT, check=True, capture_output=True, timeout=TIMEOUT_S)
     return folder
 
 
 def _serve_stdio(data_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "server", "serve", "--data-dir", str(data_dir)]
+    return [sys.executable, "-m", "toolbay", "serve", "--data-dir", str(data_dir)]
 
 
 @pytest.fixture(scope="module")
 def http_url(data_dir: Path) -> Iterator[str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--transport", "http", "--port", "0", "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0", "--data-dir", str(data_dir)],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     drain: threading.Thread | None = None
@@ -95,7 +110,8 @@ def http_url(data_dir: Path) -> Iterator[str]:
 
 
 def _run(command: list[str], node_tools: Path) -> dict:
-    env = {**os.environ, "TOOLBAY_NODE_TOOLS": str(node_tools), "HOME": str(node_tools / "home")}
+    # The Inspector keeps its catalog under ~/.mcp-inspector: the session's temporary home.
+    env = {**os.environ, "TOOLBAY_NODE_TOOLS": str(node_tools)}
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, f"{command[:6]} exited with {done.returncode}: {done.stderr[-2000:]}"
     return json.loads(done.stdout)

@@ -18,12 +18,12 @@ import mcp_types as types
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from server.app import Toolbay
-from server.assembly import assemble
-from server.catalog import CatalogChange
-from server.config import Settings, load_settings
-from server.protocol.transports import build_http_app, serving_http
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.catalog import CatalogChange
+from toolbay.config import Settings, load_settings
+from toolbay.protocol.transports import build_http_app, serving_http
 
 WAIT_S = 15.0
 
@@ -75,14 +75,15 @@ class ListChanged:
 
 
 class RescanSpy:
-    """Wraps ``app.rescan`` (the watcher looks it up on each change) to tell when one finished."""
+    """Wraps the catalog keeper's ``rescan`` (the watcher looks it up on each change) to tell
+    when one finished."""
 
     def __init__(self, app: Toolbay) -> None:
         self.started = 0
         self.finished: list[tuple[int, CatalogChange]] = []
         self._event = anyio.Event()
-        self._rescan = app.rescan
-        app.rescan = self._spy  # type: ignore[method-assign]
+        self._rescan = app.keeper.rescan
+        app.keeper.rescan = self._spy  # type: ignore[method-assign]
 
     async def _spy(self, **kwargs: Any) -> CatalogChange:
         self.started += 1
@@ -149,7 +150,7 @@ def reload_settings(reload_dir: Path, shared_data_dir: Path, tmp_path: Path) -> 
 @pytest.fixture
 async def reload_app(reload_settings: Settings) -> AsyncIterator[Toolbay]:
     """An app with the watcher running on ``reload_dir``."""
-    async with Toolbay.open(reload_settings) as app, assemble(app):
+    async with assemble(reload_settings) as app:
         yield app
 
 

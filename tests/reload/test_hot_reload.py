@@ -11,9 +11,6 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
-from server.wasm import WasmRuntime
 from tests.reload.conftest import (
     GREET_V1,
     GREET_V2,
@@ -26,6 +23,11 @@ from tests.reload.conftest import (
     drop,
     text_of,
 )
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.protocol.mcp_server import build_mcp_server
+from toolbay.wasm import WasmRuntime
 
 pytestmark = pytest.mark.anyio
 
@@ -66,11 +68,14 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
 ) -> None:
     changed = ListChanged()
     runs_started = anyio.Event()
-    runtime: WasmRuntime = reload_app.runtime
+    may_run = anyio.Event()  # the old call's run is held until the new version is in place
+    runtime: WasmRuntime = reload_app.keeper.runtime
     run_async = runtime.run_async
 
     async def spy(module: Any, request: Any, cancel: Any = None) -> Any:
-        runs_started.set()
+        if not runs_started.is_set():  # the first run is the old call's
+            runs_started.set()
+            await may_run.wait()
         return await run_async(module, request, cancel)
 
     runtime.run_async = spy  # type: ignore[method-assign]
@@ -84,7 +89,8 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
         assert "shout" not in tools["greet"].input_schema["properties"]
 
         async def slow_old_call() -> None:
-            old_result["value"] = await client.call_tool("greet", {"name": "old", "ms": 1500})
+            # Longer than the quick budget, so the call goes to a worker (through the spy).
+            old_result["value"] = await client.call_tool("greet", {"name": "old", "ms": 100})
 
         with anyio.fail_after(WAIT_S):
             async with anyio.create_task_group() as group:
@@ -96,6 +102,7 @@ async def test_a_replaced_tool_serves_its_new_version_while_a_running_call_ends_
                 swapped_while_running = "value" not in old_result
                 new = await client.call_tool("greet", {"name": "new", "shout": True})
                 tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+                may_run.set()
     assert swapped_while_running
     assert text_of(new).strip() == "GOOD DAY, NEW (GREET V2)"
     assert "shout" in tools["greet"].input_schema["properties"]
@@ -153,9 +160,9 @@ async def test_a_tool_kept_from_a_broken_replacement_runs_even_if_never_loaded_b
     rescans = RescanSpy(reload_app)
     drop(GREET_V1, reload_dir, "greet.wasm")
     await rescans.one_started_after(0)
-    async with Toolbay.open(reload_app.settings) as fresh:
+    async with assemble(reload_app.settings, watch=False) as fresh:
         handler = fresh.catalog.current.get("greet")
-        assert handler is not None and not fresh.runtime.loaded
+        assert handler is not None and not fresh.keeper.runtime.loaded
         drop(JUNK, reload_dir, "greet.wasm")
         with anyio.fail_after(WAIT_S):
             change = await fresh.rescan()
@@ -166,9 +173,8 @@ async def test_a_tool_kept_from_a_broken_replacement_runs_even_if_never_loaded_b
 
 
 async def test_refresh_tools_reports_what_changed(reload_settings: Any, reload_dir: Path) -> None:
-    from server.assembly import assemble
 
-    async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):
+    async with assemble(reload_settings, watch=False) as app:
         with anyio.fail_after(WAIT_S):
             async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
                 drop(GREET_V1, reload_dir, "greet.wasm")
@@ -205,13 +211,13 @@ async def test_a_rejected_replacement_is_not_described_again_until_it_changes(
     reload_app: Toolbay, reload_dir: Path,
 ) -> None:
     described: list[str] = []
-    describe_files = reload_app.discovery.describe_files
+    describe_files = reload_app.keeper.discovery.describe_files
 
     async def spy(paths: Any, *args: Any, **kwargs: Any) -> Any:
         described.extend(Path(p).name for p in paths)
         return await describe_files(paths, *args, **kwargs)
 
-    reload_app.discovery.describe_files = spy  # type: ignore[method-assign]
+    reload_app.keeper.discovery.describe_files = spy  # type: ignore[method-assign]
     drop(GREET_V1, reload_dir, "greet.wasm")
     with anyio.fail_after(WAIT_S):
         await reload_app.rescan()
@@ -250,7 +256,7 @@ async def test_a_tool_folder_deleted_and_made_again_is_watched_again(reload_app:
 
 
 async def test_a_file_described_again_keeps_its_place_in_discovery_order(tmp_path: Path) -> None:
-    from server.config import load_settings
+    from toolbay.config import load_settings
 
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
@@ -259,7 +265,7 @@ async def test_a_file_described_again_keeps_its_place_in_discovery_order(tmp_pat
     drop(GREET_V1, second, "greet.wasm")
     settings = load_settings(None, extensions=[first, second], data_dir=tmp_path / "data")
     with anyio.fail_after(WAIT_S):
-        async with Toolbay.open(settings) as app:
+        async with CatalogKeeper.open(settings) as app:
             drop(GREET_V2, first, "greet.wasm")  # only the first folder's copy is described again
             await app.rescan()
             greet = app.catalog.current.get("greet")

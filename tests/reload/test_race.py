@@ -18,9 +18,9 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
 from tests.reload.conftest import GREET_V1, GREET_V2, HASHSUM, JUNK, WAIT_S, ListChanged, drop, text_of
+from toolbay.app import Toolbay
+from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 
@@ -117,7 +117,7 @@ async def test_random_changes_under_parallel_calls_end_with_the_catalog_matching
     assert len(outcomes) >= 100 and ran >= 50, (len(outcomes), ran)
     assert changed.count > 0
 
-    builtins = {handler.definition.name for handler in reload_app.builtins}
+    builtins = {handler.definition.name for handler in reload_app.keeper.builtins}
     assert listed == builtins | set(content)
     on_disk = {p.stem for p in reload_dir.glob("*.wasm")} - {"after"}
     assert set(content) == on_disk

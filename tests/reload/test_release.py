@@ -11,10 +11,10 @@ import anyio
 import pytest
 from mcp import Client
 
-from server.app import Toolbay
-from server.protocol.server import build_mcp_server
-from server.wasm import WasmModule
 from tests.reload.conftest import GREET_V1, GREET_V2, WAIT_S, drop
+from toolbay.app import Toolbay
+from toolbay.protocol.mcp_server import build_mcp_server
+from toolbay.wasm import WasmModule
 
 pytestmark = pytest.mark.anyio
 
@@ -31,15 +31,15 @@ async def _module_of(app: Toolbay, name: str) -> WasmModule:
 
 
 async def test_a_replaced_module_is_released_and_the_new_one_kept(reload_settings: object, reload_dir: Path) -> None:
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
-    async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):  # type: ignore[arg-type]
+    async with assemble(reload_settings, watch=False) as app:  # type: ignore[arg-type]
         with anyio.fail_after(WAIT_S):
             drop(GREET_V1, reload_dir, "greet.wasm")
             await app.rescan()
             old = weakref.ref(await _module_of(app, "greet"))
             old_sha = old().sha256  # type: ignore[union-attr]
-            assert old_sha in app.runtime.loaded
+            assert old_sha in app.keeper.runtime.loaded
 
             drop(GREET_V2, reload_dir, "greet.wasm")
             change = await app.rescan()
@@ -47,7 +47,7 @@ async def test_a_replaced_module_is_released_and_the_new_one_kept(reload_setting
         gc.collect()
         assert change.changed == ("greet",)
         assert old() is None
-        assert app.runtime.loaded == {new.sha256}
+        assert app.keeper.runtime.loaded == {new.sha256}
 
         (reload_dir / "greet.wasm").unlink()
         await app.rescan()
@@ -55,25 +55,25 @@ async def test_a_replaced_module_is_released_and_the_new_one_kept(reload_setting
         del new
         gc.collect()
         assert new_ref() is None
-        assert app.runtime.loaded == frozenset()
+        assert app.keeper.runtime.loaded == frozenset()
 
 
 async def test_a_running_call_keeps_its_module_until_it_ends(reload_settings: object, reload_dir: Path) -> None:
-    from server.assembly import assemble
+    from toolbay.assembly import assemble
 
-    async with Toolbay.open(reload_settings) as app, assemble(app, watch=False):  # type: ignore[arg-type]
+    async with assemble(reload_settings, watch=False) as app:  # type: ignore[arg-type]
         drop(GREET_V1, reload_dir, "greet.wasm")
         await app.rescan()
         started = anyio.Event()
         running: list[weakref.ref[WasmModule]] = []
-        run_async = app.runtime.run_async
+        run_async = app.keeper.runtime.run_async
 
         async def spy(module, request, cancel=None):  # type: ignore[no-untyped-def]
             running.append(weakref.ref(module))
             started.set()
             return await run_async(module, request, cancel)
 
-        app.runtime.run_async = spy  # type: ignore[method-assign]
+        app.keeper.runtime.run_async = spy  # type: ignore[method-assign]
         outcome: dict[str, object] = {}
         with anyio.fail_after(WAIT_S):
             async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
@@ -88,13 +88,13 @@ async def test_a_running_call_keeps_its_module_until_it_ends(reload_settings: ob
                     await app.rescan()
                     gc.collect()
                     held_while_running = running[0]() is not None
-                    loaded_while_running = app.runtime.loaded
+                    loaded_while_running = app.keeper.runtime.loaded
         gc.collect()
         assert held_while_running
         assert loaded_while_running == frozenset()  # no longer shared, though still running
         assert running[0]() is None
         assert outcome["result"].is_error is False  # type: ignore[attr-defined]
-        assert app.runtime.loaded == frozenset()
+        assert app.keeper.runtime.loaded == frozenset()
 
 
 async def test_a_closed_session_is_forgotten(reload_app: Toolbay) -> None:

@@ -12,9 +12,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 
-from server.app import Toolbay
 from tests.conftest import REPO_ROOT
 from tests.reload.conftest import GREET_V1, GREET_V2, WAIT_S, GetStreamSpy, ListChanged, drop, text_of
+from toolbay.app import Toolbay
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +24,7 @@ async def test_a_stdio_client_is_told_of_added_replaced_and_deleted_tools(
 ) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "serve", "--extensions", str(reload_dir), "--data-dir", str(shared_data_dir)],
+        args=["-m", "toolbay", "serve", "--extensions", str(reload_dir), "--data-dir", str(shared_data_dir)],
         cwd=str(REPO_ROOT),
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )

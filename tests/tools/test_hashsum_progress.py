@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from server.wasm import Preopen, RunRequest, SandboxLimits, WasmRuntime
-from server.wasm.progress import ProgressReport
 from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.wasm import Preopen, RunRequest, SandboxLimits, WasmRuntime
+from toolbay.wasm.progress import ProgressReport
 
 MiB = 1 << 20
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 
 FAST = SandboxLimits(timeout_s=2.0, memory_mb=64, stdout_limit_bytes=64 * 1024, stderr_limit_bytes=4096)
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import anyio
 import pytest
 
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
+from tests.conftest import FIXTURE_WASM
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 
 LONG = SandboxLimits(timeout_s=30)
 
@@ -19,9 +22,10 @@ LONG = SandboxLimits(timeout_s=30)
 ], ids=["busy-loop", "host-sleep", "short-sleeps", "busy-work"])
 def test_setting_the_cancel_flag_stops_the_guest_within_a_second(
         runtime: WasmRuntime, program: Callable[[str], WasmModule], argv: list[str]) -> None:
+    module = program(argv[0])  # compiled first: the timer times the run alone
     cancel = threading.Event()
     threading.Timer(0.1, cancel.set).start()
-    result = runtime.run(program(argv[0]), RunRequest(argv=argv, limits=LONG), cancel)
+    result = runtime.run(module, RunRequest(argv=argv, limits=LONG), cancel)
     assert result.trap == "cancelled"
     assert result.duration_s < 0.1 + 1.0
 
@@ -102,3 +106,67 @@ async def test_calls_run_in_parallel_up_to_the_worker_limit(runtime: WasmRuntime
     assert all(r.ok for r in results) and len(results) == runtime.max_workers
     # Sleeping guests overlap: far less than running them one after the other.
     assert time.monotonic() - started < 0.3 * runtime.max_workers + 0.25
+
+
+# A stop that lands a millisecond into the run, many times: the run must never read as a success.
+# The module is compiled before any timer starts, so the stop lands in the run itself.
+STOP_AFTER_S = 0.001
+ROUNDS = 200
+
+
+def _outcomes(runs: Callable[[], RunResult | None]) -> Counter[tuple[int | None, str | None]]:
+    seen: Counter[tuple[int | None, str | None]] = Counter()
+    for _ in range(ROUNDS):
+        result = runs()
+        seen[(None, "void") if result is None else (result.exit_code, result.trap)] += 1
+    return seen
+
+
+@pytest.mark.parametrize("quick", [False, True], ids=["worker-path", "quick-path"])
+def test_a_call_cancelled_a_millisecond_in_is_reported_cancelled_every_time(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], quick: bool) -> None:
+    # The guest sleeps in the host: a cancel that lands as it enters or leaves the sleep used to
+    # tell it its clock had fired, and it exited 0 before the next epoch check.
+    module = program("sleeper")
+    request = RunRequest(argv=["sleeper", "3600"], limits=LONG)
+
+    def one() -> RunResult | None:
+        cancel = threading.Event()
+        timer = threading.Timer(STOP_AFTER_S, cancel.set)
+        timer.start()
+        try:
+            if quick:
+                return runtime.run_quick(module, request, budget_s=LONG.timeout_s, cancel=cancel)
+            return runtime.run(module, request, cancel)
+        finally:
+            timer.join()
+
+    assert _outcomes(one) == {(None, "cancelled"): ROUNDS}
+
+
+@pytest.mark.parametrize("quick", [False, True], ids=["worker-path", "quick-path"])
+def test_a_call_out_of_time_a_millisecond_in_is_reported_timed_out_every_time(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], quick: bool) -> None:
+    module = program("sleeper")
+    request = RunRequest(argv=["sleeper", "3600"], limits=SandboxLimits(timeout_s=STOP_AFTER_S))
+
+    def one() -> RunResult | None:
+        if quick:
+            return runtime.run_quick(module, request, budget_s=10.0)
+        return runtime.run(module, request)
+
+    assert _outcomes(one) == {(None, "timed out after 0.001 s"): ROUNDS}
+
+
+def test_a_guest_that_ends_on_its_own_past_its_deadline_is_reported_timed_out(
+        tmp_path: Path) -> None:
+    # With epochs that never tick, no check can stop the busy guest: it works its 50 ms (by its
+    # own clock) and exits 0, well past its 10 ms. That is still a timeout, not a success.
+    runtime = WasmRuntime(tmp_path, epoch_tick_s=3600)
+    try:
+        module = runtime.load(FIXTURE_WASM / "slow.wasm")
+        result = runtime.run(module, RunRequest(argv=["slow", "--busy", "--ms", "50"],
+                                                limits=SandboxLimits(timeout_s=0.01)))
+    finally:
+        runtime.close()
+    assert (result.exit_code, result.trap) == (None, "timed out after 0.01 s")

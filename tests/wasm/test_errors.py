@@ -7,8 +7,8 @@ import inspect
 import pytest
 import wasmtime
 
-from server.errors import WasmRejected
-from server.wasm.errors import MAPPED_EXCEPTIONS, Ending, map_load_errors, map_wasmtime_errors
+from toolbay.errors import WasmRejected
+from toolbay.wasm.errors import MAPPED_EXCEPTIONS, Ending, map_load_errors, map_wasmtime_errors
 
 
 def wasmtime_exception_classes() -> list[type[BaseException]]:

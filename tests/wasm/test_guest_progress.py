@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from server.wasm import RunResult, SandboxLimits
-from server.wasm.progress import GuestStderr, ProgressReport, parse_report
-from server.wasm.streams import CappedOutput
+from toolbay.wasm import RunResult, SandboxLimits
+from toolbay.wasm.progress import GuestStderr, ProgressReport, parse_report
+from toolbay.wasm.streams import CappedOutput
 
 LONG = SandboxLimits(timeout_s=60, stderr_limit_bytes=4096)
 

@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from handlers.base import CallContext, PermissionTier, ToolDefinition
-from handlers.wasm import WasmHandler, with_stdin_property
-from server.wasm import SandboxLimits, WasmModule, WasmRuntime
+from toolbay.handlers.wasm import WasmHandler, with_stdin_property
+from toolbay.wasm import SandboxLimits, WasmModule, WasmRuntime
+from toolbay.words import CallContext, PermissionTier, ToolDefinition
 
 pytestmark = pytest.mark.anyio
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from handlers.base import CallContext, PermissionTier, ToolDefinition, ToolResult
-from handlers.wasm import WasmHandler
-from server.wasm import SandboxLimits, WasmModule, WasmRuntime
+from toolbay.handlers.wasm import WasmHandler
+from toolbay.wasm import SandboxLimits, WasmModule, WasmRuntime
+from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import WasmRejected
-from server.wasm import RunRequest, WasmRuntime, inspect_module
 from tests.conftest import FIXTURE_WASM
+from toolbay.errors import WasmRejected
+from toolbay.wasm import RunRequest, WasmRuntime, inspect_module
 
 REJECTED = {
     "junk": "not a WebAssembly file (no \\0asm header)",

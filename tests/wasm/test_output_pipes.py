@@ -8,9 +8,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
-from server.wasm.pipes import PIPE_CAPACITY
 from tests.conftest import FIXTURE_WASM
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.wasm.pipes import PIPE_CAPACITY
 
 Run = Callable[..., RunResult]
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from handlers.base import CallContext, PermissionTier, ToolDefinition
-from handlers.wasm import WasmHandler, with_stdin_property
-from server.wasm import Preopen, RunRequest, SandboxLimits, WasmModule, WasmRuntime
-from server.wasm.quick import FIRST_PROOF, QuickRunRecord
+from toolbay.handlers.wasm import WasmHandler, with_stdin_property
+from toolbay.wasm import Preopen, RunRequest, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.wasm.quick import FIRST_PROOF, QuickRunRecord
+from toolbay.words import CallContext, PermissionTier, ToolDefinition
 
 pytestmark = pytest.mark.anyio
 

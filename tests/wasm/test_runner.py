@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from server.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 from tests.wasm.conftest import FAST
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 
 Run = Callable[..., RunResult]
 

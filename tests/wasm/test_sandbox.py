@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from handlers.base import PermissionTier
-from server.wasm import Preopen, RunResult, sandbox_for
+from toolbay.wasm import Preopen, RunResult, sandbox_for
+from toolbay.words import PermissionTier
 
 Run = Callable[..., RunResult]
 

@@ -34,7 +34,7 @@ def pick_dialect(text: str) -> Dialect:
     best, best_score = DIALECTS[-1], 0.0
     for dialect in DIALECTS:
         score = dialect.detect(sample)
-        if score > best_score:
+        if score > best_score and score >= dialect.min_score:
             best, best_score = dialect, score
     return best
 

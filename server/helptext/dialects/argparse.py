@@ -8,7 +8,7 @@ from .base import Dialect, mark
 class Argparse(Dialect):
     name = "argparse"
     marks = (
-        mark(r"^usage: ", 1.5),
+        mark(r"^usage: \S+ \[-", 1.5),  # argparse's usage lists the options first: "usage: x [-h]"
         mark(r"^positional arguments:$", 2.0),
         mark(r"^(?:optional arguments|options):$", 0.5),
         mark(r"^\s+-h, --help\s+show this help message and exit", 4.0),

@@ -19,6 +19,8 @@ class Dialect:
     rules: ClassVar[Rules] = Rules()
     # (pattern, weight): the score is the sum of the weights of the patterns found.
     marks: ClassVar[tuple[tuple[re.Pattern[str], float], ...]] = ()
+    # A score below this is chance (one loose mark such as "[options]"): the text stays generic.
+    min_score: ClassVar[float] = 0.0
 
     def detect(self, text: str) -> float:
         return sum(weight for pattern, weight in self.marks if pattern.search(text))

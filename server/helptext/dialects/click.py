@@ -7,8 +7,9 @@ from .base import Dialect, mark
 
 class Click(Dialect):
     name = "click"
+    min_score = 1.5
     marks = (
-        mark(r"^\s+--help\s+Show this message and exit\.", 4.0),
+        mark(r"^\s+(?:-h, )?--help\s+Show this message and exit\.", 4.0),
         mark(r"^Usage: \S+(?: \S+)* \[OPTIONS\]", 1.0),
         mark(r"^\s+(?:-\w, )?--[\w-]+ (?:TEXT|INTEGER|FLOAT|PATH|FILENAME|DIRECTORY|BOOLEAN)\b", 1.5),
         mark(r"--[\w-]+ / --[\w-]+", 1.5),

@@ -7,6 +7,7 @@ from .base import Dialect, mark
 
 class Cobra(Dialect):
     name = "cobra"
+    min_score = 1.5
     marks = (
         mark(r"^Available Commands:$", 3.0),
         mark(r"^(?:Global )?Flags:$", 2.0),

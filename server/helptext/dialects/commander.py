@@ -7,6 +7,7 @@ from .base import Dialect, mark
 
 class Commander(Dialect):
     name = "commander"
+    min_score = 2.0
     marks = (
         mark(r"^\s+-h, --help\s+display help for (?:command|\w+)$", 5.0),
         mark(r"^\s+-V, --version\s+output the version number$", 3.0),

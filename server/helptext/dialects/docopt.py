@@ -9,6 +9,7 @@ from .base import Dialect, mark
 class Docopt(Dialect):
     name = "docopt"
     rules = Rules(commands_from_usage=True)
+    min_score = 2.0
     marks = (
         mark(r"^Usage:\n  \S+ ", 1.0),
         mark(r"^\s+-h --help\s", 4.0),

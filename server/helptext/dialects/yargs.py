@@ -14,4 +14,8 @@ class Yargs(Dialect):
         mark(r"Show help\s+\[boolean\]$", 5.0),
         mark(r"Show version number\s+\[boolean\]$", 3.0),
         mark(r"\s\[(?:boolean|string|number|array|count)\]$", 1.0),
+        # yargs prints the long name first and its aliases after it: "--bail, -b".
+        mark(r"^ +--[\w-]+(?:, --[\w-]+)*, -\w {2,}\S", 1.0),
+        mark(r"^Usage: \S+ \[\w+\.\.\]$", 1.5),  # a variadic positional written "[spec..]"
+        mark(r"Show version number (?:& exit|\s+\[boolean\])$", 1.0),
     )

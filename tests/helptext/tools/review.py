@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from server.errors import NotHelpError  # noqa: E402
-from server.helptext import describe_help  # noqa: E402
+from toolbay.errors import NotHelpError  # noqa: E402
+from toolbay.helptext import describe_help  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 

@@ -1,0 +1,65 @@
+"""How often the describer reads a program as the program's own parser defines it.
+
+    python bench/bench_helptext_accuracy.py [--misses] [--against REF]
+
+Scored only over the corpus cases that have truth from outside the describer
+(``truth.json`` / ``truth-sub-*.json``: argparse and click objects walked by
+``tests/helptext/tools/truth.py``, fixture tools' own declarations, sources read by
+hand). The ``regression-lock.json`` files are the describer's own past reading and
+are not used here. ``--misses`` lists every field read wrong. ``--against REF``
+(a git revision, e.g. ``main``) scores that revision's describer on the same corpus
+and truth in the same run, for a before/after figure.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+if "--parser-root" in sys.argv:  # another revision's describer, scored with this corpus
+    sys.path.insert(0, sys.argv[sys.argv.index("--parser-root") + 1])
+
+from tests.helptext.corpus_cases import program_folders  # noqa: E402
+from tests.helptext.truth_score import report, score_corpus, truth_cases  # noqa: E402
+
+
+def other_revision(ref: str) -> str:
+    """The report of revision ``ref``'s describer, run in a child process on this corpus."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "server", "handlers"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        done = subprocess.run([sys.executable, __file__, "--parser-root", tmp], check=True,
+                              capture_output=True, text=True)
+    return done.stdout.split("accuracy (truth-backed cases only):\n", 1)[1]
+
+
+def main(argv: list[str]) -> None:
+    if "--against" in argv:
+        ref = argv[argv.index("--against") + 1]
+        print(f"describer of {ref}, same corpus and truth:")
+        print(other_revision(ref))
+    score = score_corpus()
+    cases = truth_cases()
+    programs = Counter(f.parent.name for f in program_folders() if f.parent.name != "special")
+    backed = Counter(c.folder.parent.name for c in cases)
+    print(f"corpus: {sum(programs.values())} real programs; "
+          f"{len({c.folder for c in cases})} of them with truth from their own definition, "
+          f"{len(cases)} help texts scored")
+    for dialect in sorted(programs):
+        print(f"  {dialect:10} {programs[dialect]:3} programs, {backed[dialect]:3} truth-backed help texts")
+    print("accuracy (truth-backed cases only):")
+    print(report(score))
+    if "--misses" in argv:
+        print("misses:")
+        for miss in score.misses:
+            print("  " + miss)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,183 @@
+"""How well tool search ranks: hit@1, recall@5, nDCG@10, and how it says "no match".
+
+    python bench/bench_search_quality.py [--seal DIR] [--cli]
+
+Sets:
+- Seal-Tools dev (4,076 tools, 700 queries; ``--seal``, default the shared data folder).
+  The queries are split once by a hash of their id: "tuning" (70 %) is what the engine's
+  weights and threshold were chosen on; "held-out" (30 %) was never looked at while
+  tuning, and is the figure to quote.
+- MetaTool (``bench/data/metatool``, MIT): 199 ChatGPT plugins described in a sentence
+  each, with queries written for them (a seeded sample of 1,000 single-tool queries and
+  the 497 two-tool queries). Different authors, different style, no parameters: a check
+  that the tuning generalises. Never tuned on.
+
+"No match": a quarter of the held-out queries (seeded) lose all their relevant tools
+from the catalog. Reported: the share of those answered ``no_match``, and recall@5 of
+the queries whose tools all stayed, with the threshold and without it (the cost of the
+threshold).
+
+``--cli`` runs every search through ``toolbay search --catalog ... --queries ... --json``
+(the contract measured from outside) instead of in process; the figures must be equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolbay.search.batch import run_batch
+from toolbay.search.documents import definition_from_mcp
+from toolbay.search.index import SearchIndex
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_SEAL = Path("/work/shared/data/toolsearch")
+METATOOL = HERE / "data" / "metatool"
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    text: str
+    relevant: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Scores:
+    hit1: float
+    recall5: float
+    ndcg10: float
+    no_match: float
+    n: int
+
+    def line(self, label: str) -> str:
+        return (f"{label:<34} n={self.n:<5} hit@1 {self.hit1:6.2f}  recall@5 {self.recall5:6.2f}  "
+                f"nDCG@10 {self.ndcg10:6.2f}  no_match {self.no_match:6.2f}%")
+
+
+def held_out(query_id: str) -> bool:
+    """30 % of queries, fixed by their id, never used for tuning."""
+    return hashlib.sha256(query_id.encode()).digest()[0] < 77
+
+
+def load_seal(folder: Path) -> tuple[list[dict[str, Any]], list[Query]]:
+    tools = []
+    for line in (folder / "seal-tools-tools.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        tools.append({"name": record["name"], "description": record["description"],
+                      "inputSchema": record["parameters"]})
+    queries = [Query(r["id"], r["query"], tuple(r["relevant"])) for r in map(
+        json.loads, (folder / "seal-tools-dev-queries.jsonl").read_text(encoding="utf-8").splitlines())]
+    return tools, queries
+
+
+def load_metatool(folder: Path) -> tuple[list[dict[str, Any]], list[Query]]:
+    tools = [json.loads(line) for line in (folder / "tools.jsonl").read_text(encoding="utf-8").splitlines()]
+    queries = [Query(r["id"], r["query"], tuple(r["relevant"])) for r in map(
+        json.loads, (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines())]
+    return tools, queries
+
+
+def search_all(tools: list[dict[str, Any]], queries: Sequence[Query], limit: int, *, cli: bool,
+               index: SearchIndex | None = None) -> dict[str, tuple[list[str], bool]]:
+    """Ranked names and no_match of every query, in process or through the CLI."""
+    if not cli:
+        definitions = [definition_from_mcp(tool) for tool in tools]
+        records: Iterable[dict[str, Any]] = run_batch(
+            definitions, [(q.id, q.text) for q in queries], limit, index=index)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            catalog, query_file = Path(folder) / "tools.jsonl", Path(folder) / "queries.jsonl"
+            catalog.write_text("".join(json.dumps(t) + "\n" for t in tools), encoding="utf-8")
+            query_file.write_text("".join(json.dumps({"id": q.id, "query": q.text}) + "\n" for q in queries),
+                                  encoding="utf-8")
+            output = subprocess.run(
+                [sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries", str(query_file),
+                 "--limit", str(limit), "--json"], check=True, capture_output=True, text=True).stdout
+            records = [json.loads(line) for line in output.splitlines()]
+    return {r["id"]: ([hit["name"] for hit in r["results"]], r["no_match"]) for r in records}
+
+
+def score(queries: Sequence[Query], found: dict[str, tuple[list[str], bool]]) -> Scores:
+    hit1 = recall5 = ndcg10 = no_match = 0.0
+    for query in queries:
+        names, said_no_match = found[query.id]
+        relevant = set(query.relevant)
+        hit1 += bool(names) and names[0] in relevant
+        recall5 += len(relevant & set(names[:5])) / len(relevant)
+        dcg = sum(1 / math.log2(rank + 2) for rank, name in enumerate(names[:10]) if name in relevant)
+        ideal = sum(1 / math.log2(rank + 2) for rank in range(min(len(relevant), 10)))
+        ndcg10 += dcg / ideal
+        no_match += said_no_match
+    n = len(queries) or 1
+    return Scores(100 * hit1 / n, 100 * recall5 / n, 100 * ndcg10 / n, 100 * no_match / n, len(queries))
+
+
+def no_match_experiment(tools: list[dict[str, Any]], queries: Sequence[Query], *, cli: bool,
+                        seed: int = 16) -> list[str]:
+    chosen = random.Random(seed).sample(list(queries), len(queries) // 4)
+    removed = {name for query in chosen for name in query.relevant}
+    kept_tools = [tool for tool in tools if tool["name"] not in removed]
+    others = [q for q in queries if not removed & set(q.relevant)]
+    with_threshold = search_all(kept_tools, queries, 10, cli=cli)
+    without = search_all(kept_tools, others, 10, cli=False, index=SearchIndex(min_score=0.0, min_margin=0.0))
+    full = search_all(tools, others, 10, cli=False, index=SearchIndex(min_score=0.0, min_margin=0.0))
+    answered_no = sum(with_threshold[q.id][1] for q in chosen)
+    false_no = sum(with_threshold[q.id][1] for q in others)
+    r_with = score(others, with_threshold).recall5
+    r_without = score(others, without).recall5
+    r_full = score(others, full).recall5
+    return [
+        f"  removed the {len(removed)} relevant tools of {len(chosen)} queries",
+        f"  answered no_match: {answered_no}/{len(chosen)} = {100 * answered_no / len(chosen):.1f}%",
+        f"  the other {len(others)} queries: no_match {false_no}; recall@5 {r_with:.2f} with the threshold, "
+        f"{r_without:.2f} without ({r_with - r_without:+.2f}), {r_full:.2f} on the full catalog",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seal", type=Path, default=DEFAULT_SEAL, help="folder of the Seal-Tools files")
+    parser.add_argument("--cli", action="store_true", help="search through `toolbay search` (subprocess)")
+    args = parser.parse_args()
+
+    seal_tools, seal_queries = load_seal(args.seal)
+    held = [q for q in seal_queries if held_out(q.id)]
+    report(f"Seal-Tools dev, {len(seal_tools)} tools", seal_tools, seal_queries, {
+        "tuning (70 %)": [q for q in seal_queries if not held_out(q.id)],
+        "held-out (30 %)": held,
+        "held-out, one tool": [q for q in held if len(q.relevant) == 1],
+        "held-out, several tools": [q for q in held if len(q.relevant) > 1],
+        "all 700": seal_queries,
+    }, held, cli=args.cli)
+    if (METATOOL / "tools.jsonl").exists():
+        meta_tools, meta_queries = load_metatool(METATOOL)
+        report(f"MetaTool, {len(meta_tools)} tools (never tuned on)", meta_tools, meta_queries, {
+            "one tool": [q for q in meta_queries if len(q.relevant) == 1],
+            "two tools": [q for q in meta_queries if len(q.relevant) > 1],
+            "all": meta_queries,
+        }, meta_queries, cli=args.cli)
+
+
+def report(title: str, tools: list[dict[str, Any]], queries: list[Query], groups: dict[str, list[Query]],
+           no_match_queries: list[Query], *, cli: bool) -> None:
+    found = search_all(tools, queries, 10, cli=cli)
+    print(title + (" (through the CLI)" if cli else ""))
+    for label, group in groups.items():
+        print(score(group, found).line(f"  {label}"))
+    print("  No match:")
+    for line in no_match_experiment(tools, no_match_queries, cli=cli):
+        print("  " + line)
+
+if __name__ == "__main__":
+    main()

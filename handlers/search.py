@@ -1,0 +1,67 @@
+"""``search_tools``: find tools for a task, with their full schemas, best first.
+
+In search-first disclosure most tools are not listed in full (or at all); the model
+describes what it needs, in any language, and gets the tools that fit with everything it
+needs to call them. The tools found join this session's listing. Finding a tool grants
+nothing: a call of it is authorised, validated and approved like any other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 20
+
+# (query, limit, context) -> {"results": [{"name", "description", "inputSchema", "score"}], "no_match": bool}
+Search = Callable[[str, int, CallContext], Awaitable[Mapping[str, Any]]]
+
+DEFINITION = ToolDefinition(
+    name="search_tools",
+    title="Search tools",
+    description=(
+        "Find tools for a task. Describe what you need in a few words, in any language, or give a "
+        "tool's exact name. Returns the best tools you may use, best first, each with its input "
+        "schema, ready to call; or no_match when none fits (then do not guess a name)."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "description": "What the tool should do, or its name."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT,
+                      "description": "At most this many tools."},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    tier=PermissionTier.READ,
+    source="builtin",
+)
+
+
+class SearchToolsHandler(Handler):
+    runs_inline = True
+
+    def __init__(self, search: Search) -> None:
+        super().__init__(DEFINITION)
+        self._search = search
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        query = str(arguments.get("query", "")).strip()
+        if not query:
+            return ToolResult.error("query is empty: describe the task, or give a tool's name")
+        limit = int(arguments.get("limit", DEFAULT_LIMIT))
+        found = await self._search(query, max(1, min(limit, MAX_LIMIT)), context)
+        results = list(found["results"])
+        if found["no_match"] or not results:
+            text = f"No tool matches {query!r}. Try other words, or a shorter request."
+        else:
+            lines = [f"{len(results)} tools for {query!r}, best first; each can be called now:"]
+            for result in results:
+                lines.append(json.dumps(result, ensure_ascii=False))
+            text = "\n".join(lines)
+        return ToolResult(text=text, structured={"results": results, "no_match": bool(found["no_match"])})

@@ -1,0 +1,264 @@
+"""Keeps the catalog in line with the tool folders: scans, describes, swaps, releases.
+
+The keeper owns the wasm runtime, discovery, the hash index and the current catalog
+snapshot; it knows nothing of callers, the chain or the wire. ``CatalogKeeper.open`` is the
+only way to get one; the app (``toolbay.app``) serves calls from the snapshot it keeps.
+Whoever must hear of a change (connected sessions) is handed in as a listener.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from functools import partial
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+
+from toolbay.cache_pruning import prune_caches, pruning_due
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
+from toolbay.config import Settings
+from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
+from toolbay.handlers.base import Handler
+from toolbay.hash_index import HashIndex
+from toolbay.wasm import WasmRuntime
+
+logger = logging.getLogger(__name__)
+
+# Called after a rescan that changed the catalog (e.g. tell every connected session).
+ChangeListener = Callable[[], Awaitable[object]]
+
+
+class CatalogKeeper:
+    def __init__(self, settings: Settings, runtime: WasmRuntime, builtins: Sequence[Handler],
+                 listeners: Sequence[ChangeListener]) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.catalog = CatalogHolder()
+        self.discovery = Discovery(settings, runtime)
+        self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
+        # Built-in names win over discovered ones; both are fixed for the keeper's life.
+        self.builtins: tuple[Handler, ...] = tuple(builtins)
+        self._listeners = tuple(listeners)
+        self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
+        self._rescan_lock = anyio.Lock()
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        builtins: Sequence[Handler] = (),
+        listeners: Sequence[ChangeListener] = (),
+        on_progress: Callable[[FileOutcome, int], None] | None = None,
+        start_wait_s: float | None = None,
+    ) -> AsyncIterator[CatalogKeeper]:
+        """``start_wait_s``: how long to wait for files described for the first time; those
+        not done by then are described on in the background, and the catalog grows (telling
+        the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``)."""
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        # The job manager decides how many calls run at once; a guest that sleeps still holds
+        # a worker thread, so the runtime must have one per call the manager lets run, or
+        # long jobs starve every other call while the manager counts free slots.
+        runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
+                              max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1),
+                              quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
+        keeper = cls(settings, runtime, builtins, listeners)
+        try:
+            async with _background_tasks() as background:
+                if start_wait_s is None:
+                    await keeper.rescan(on_progress=on_progress, notify=False)
+                else:
+                    await background.start(partial(keeper._first_scan, on_progress, start_wait_s))
+                if pruning_due(settings.data_dir):  # at most daily: one stat, no thread, otherwise
+                    await anyio.to_thread.run_sync(prune_caches, settings.data_dir, keeper.hashes_in_use())
+                yield keeper
+        finally:
+            for entry in keeper.catalog.current.entries():
+                await entry.close()
+            runtime.close()
+
+    async def _first_scan(self, on_progress: Callable[[FileOutcome, int], None] | None, wait_s: float,
+                          *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """The start-up scan that lets the server answer after ``wait_s`` at the latest."""
+        await self.rescan(on_progress=on_progress, publish_after_s=wait_s, published=task_status.started)
+
+    async def rescan(
+        self,
+        *,
+        on_progress: Callable[[FileOutcome, int], None] | None = None,
+        notify: bool = True,
+        publish_after_s: float | None = None,
+        published: Callable[[], None] | None = None,
+    ) -> CatalogChange:
+        """Brings the catalog in line with the extension folders.
+
+        Only files whose content changed are described again. A file that fails to
+        describe keeps the tools of its last good version; a deleted file loses them.
+        With ``publish_after_s``, describing that takes longer than that publishes the
+        catalog as far as it got (the files described by then), calls ``published``, and
+        goes on; ``published`` is called in any case once a catalog is in place.
+        """
+        async with self._rescan_lock:
+            previous_files = self._files
+            # One worker-thread hop does what a warm start needs: list, stat, look up.
+            paths, current, hashes = await anyio.to_thread.run_sync(self._survey, previous_files)
+            to_describe = [path for path in paths if path not in current]
+            if to_describe:
+                total = len(to_describe)
+
+                def progress(outcome: FileOutcome) -> None:
+                    if on_progress is not None:
+                        on_progress(outcome, total)
+
+                described: dict[str, FileOutcome] = {}
+
+                def done(outcome: FileOutcome) -> None:
+                    described[outcome.path] = self._kept_if_rejected(outcome, previous_files.get(outcome.path))
+                    progress(outcome)
+
+                async def describe() -> None:
+                    await self.discovery.describe_files(to_describe, on_done=done, uncached=hashes)
+
+                if publish_after_s is None:
+                    await describe()
+                else:
+                    waiting = anyio.CancelScope()
+
+                    async def describe_then_stop_waiting() -> None:
+                        await describe()
+                        waiting.cancel()
+
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(describe_then_stop_waiting)
+                        with waiting:
+                            await anyio.sleep(publish_after_s)
+                        if not waiting.cancel_called and published is not None and len(described) < total:
+                            logger.info("serving %d files' tools now; %d more are being described and will be "
+                                        "announced", len(current) + len(described), total - len(described))
+                            self._files = _in_order({**current, **described}, paths)
+                            self._swap(self._build_catalog())
+                            published()
+                            published = None
+                current.update(described)
+                # Discovery order is folder order, then name order, however each file was found.
+                current = _in_order(current, paths)
+            retired = [
+                old for path, old in previous_files.items()
+                if path not in current or current[path].handlers is not old.handlers
+            ]
+            self._files = current
+            change = self._swap(self._build_catalog())
+            # Calls in flight hold their own reference to the module they started with.
+            for old in retired:
+                await _release(old)
+            if retired:
+                in_use = {outcome.sha256 for outcome in current.values()}
+                for sha256 in {old.sha256 for old in retired} - in_use:
+                    if sha256 is not None:
+                        self.runtime.forget(sha256)
+            if published is not None:
+                published()
+        if notify and not change.empty:
+            for listener in self._listeners:
+                await listener()
+        return change
+
+    def _survey(self, previous: dict[str, FileOutcome]) -> tuple[list[str], dict[str, FileOutcome], dict[str, str]]:
+        """The files in the folders; the outcome of each that needs no guest run (unchanged
+        since ``previous``, or described in the cache), in discovery order; and the sha256 of
+        each readable file. Blocking: runs on a worker thread."""
+        files = scan_files(self.settings.extensions)
+        hashes = self.hash_index.hashes_of(files)
+        self.hash_index.save()
+        paths = [path for path, _ in files]
+        kept: dict[str, FileOutcome] = {}
+        lookups: list[tuple[str, str]] = []
+        for path in paths:
+            digest = hashes.get(path)
+            if digest is None:
+                continue  # unreadable now: describing it says why
+            old = previous.get(path)
+            if old is not None and old.content_sha256 == digest:
+                kept[path] = old
+            else:
+                lookups.append((path, digest))
+        found = self.discovery.from_cache(lookups) if lookups else []
+        cached: dict[str, FileOutcome] = {}
+        for (path, _), outcome in zip(lookups, found, strict=True):
+            if outcome is not None:
+                cached[path] = self._kept_if_rejected(outcome, previous.get(path))
+                log_notes(outcome)
+        if not kept or not cached:  # each is in discovery order already
+            return paths, kept or cached, hashes
+        current = {}
+        for path in paths:
+            outcome = kept.get(path) or cached.get(path)
+            if outcome is not None:
+                current[path] = outcome
+        return paths, current, hashes
+
+    @staticmethod
+    def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:
+        """``outcome``, or, when it rejects a file whose previous version served tools, that
+        version's tools kept, with the rejection noted."""
+        if outcome.skipped and previous is not None and previous.handlers:
+            logger.warning(
+                "keeping the previous version of %s: the new one was rejected (%s)",
+                os.path.basename(outcome.path), outcome.skipped.reason,
+            )
+            return FileOutcome(
+                outcome.path, previous.sha256, handlers=previous.handlers,
+                skipped=outcome.skipped, notes=previous.notes, rejected_sha256=outcome.sha256,
+            )
+        return outcome
+
+    def hashes_in_use(self) -> set[str]:
+        """The sha256 of every file in the folders, served or rejected."""
+        return {sha for o in self._files.values() for sha in (o.sha256, o.rejected_sha256) if sha}
+
+    def _build_catalog(self) -> Catalog:
+        handlers: list[Entry] = list(self.builtins)
+        skipped: list[SkippedFile] = []
+        for outcome in self._files.values():
+            handlers.extend(outcome.handlers)
+            if outcome.skipped is not None:
+                skipped.append(outcome.skipped)
+        return Catalog.build(handlers, skipped)
+
+    def _swap(self, catalog: Catalog) -> CatalogChange:
+        change = self.catalog.swap(catalog)
+        if not change.empty:
+            logger.info("tools changed: %s", change.summary())
+        return change
+
+    @property
+    def skipped_files(self) -> tuple[SkippedFile, ...]:
+        return self.catalog.current.skipped
+
+
+@asynccontextmanager
+async def _background_tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
+    """A task group for work that goes on while the app is in use, cancelled when it closes.
+    An error raised by the code using the app comes out as itself, not in an exception group."""
+    try:
+        async with anyio.create_task_group() as group:
+            yield group
+            group.cancel_scope.cancel()
+    except BaseExceptionGroup as grouped:
+        if len(grouped.exceptions) == 1:
+            raise grouped.exceptions[0] from None
+        raise
+
+
+def _in_order(outcomes: dict[str, FileOutcome], paths: Sequence[str]) -> dict[str, FileOutcome]:
+    return {path: outcomes[path] for path in paths if path in outcomes}
+
+
+async def _release(outcome: FileOutcome) -> None:
+    for tool in outcome.handlers:
+        await tool.close()

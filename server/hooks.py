@@ -1,0 +1,41 @@
+"""Every place toolbay can be extended, with a sentence each (read this before adding one).
+
+- **Handler kinds** (``toolbay.handlers.base.Handler``): a definition plus ``handle``; a new
+  kind of tool (wasm, built-in, Python module, agent) is a subclass. Its optional
+  ``answer_at_once`` computes a quick result on the calling thread (the wasm handler's quick
+  path); ``expects_quick_answer`` lets HTTP skip setting up a stream for it.
+- **Chain stages** (``toolbay.chain.call.Stage``): ``async (call, call_next) -> ToolResult``;
+  ``Toolbay(stages=...)`` takes the list, folded once by ``toolbay.chain.build_chain``.
+- **Policies** behind the stages (``toolbay.chain.ChainPolicies``): the authenticator and its
+  token verifiers (``mcp.server.auth.provider.TokenVerifier``), the authorizer's scopes, the
+  limiter's storage, the approver's ``Ask`` (how a person is asked: MCP elicitation by
+  default, ``toolbay.protocol.elicitation``), the audit log.
+- **Job stores** (``toolbay.jobs.store.JobStore``): where jobs and their results live
+  (SQLite by default).
+- **Catalog change listeners** (``toolbay.catalog_keeper.ChangeListener``): called after a
+  rescan that changed the catalog (the session registry tells every connected client).
+- **Server hooks** (``ServerHook`` below): called with each SDK server the transports build,
+  to add request handlers or middleware to it (MCP Tasks is one).
+- **Listing filters** (``ListingFilter`` below): narrow what one session's ``tools/list``
+  shows of the tools its caller may use (search-first disclosure, ``toolbay.protocol.disclosure``).
+- **Owner resolution** (``toolbay.app.Toolbay.owner_id_for``): who owns a job or task made
+  by a request, from the transport and the identity HTTP already verified.
+- **Result conversion** (``toolbay.protocol.results.tool_result_to_mcp``): the one place a
+  ``ToolResult`` becomes an MCP answer; ``toolbay.outcomes`` the one place errors become
+  ``ToolResult``s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server import Server
+
+from toolbay.words import ToolDefinition, Transport
+
+# Called once for every SDK server a transport builds, before it serves.
+ServerHook = Callable[[Server[Any], Transport], None]
+
+# The caller's visible definitions and the session asking -> what that session's listing shows.
+ListingFilter = Callable[[list[ToolDefinition], Any], list[ToolDefinition]]

@@ -1,0 +1,12 @@
+"""Every place toolbay reaches past a library's public API, one module per library.
+
+Each exists because the library offers no public way to do what toolbay needs (said in the
+module), and each has tests in ``tests/internals/`` that fail when the library changes under
+it, so an upgrade has one place to look:
+
+- ``mcp_sdk``: the streamable HTTP transport class the session manager builds; a per-message
+  session's connection.
+- ``pydantic_models``: building a model instance without validation, slot by slot.
+- ``wasmtime_capi``: wasmtime's C API where the Python binding stops (standard input from
+  bytes, an epoch-deadline callback, one export by name).
+"""

@@ -1,0 +1,26 @@
+"""Reaching past the MCP SDK's public API (``mcp`` is pinned in pyproject).
+
+- The session manager builds its streamable HTTP transports by the module-level name
+  ``StreamableHTTPServerTransport``; there is no parameter for another class, and toolbay's
+  per-request JSON answers need one (``toolbay.protocol.plain_json``).
+- A per-message ``ServerSession`` has no public accessor for the connection it belongs to,
+  which is what outlives the message and closes with the client (``toolbay.sessions``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.server.streamable_http_manager as sdk_manager
+from mcp.server.session import ServerSession
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+
+
+def use_streamable_http_transport(transport_class: type[StreamableHTTPServerTransport]) -> None:
+    """Makes the SDK's session manager build ``transport_class`` for new sessions (idempotent)."""
+    sdk_manager.StreamableHTTPServerTransport = transport_class  # type: ignore[misc]
+
+
+def connection_of(session: ServerSession) -> Any:
+    """The connection behind a per-message session, or None when the SDK keeps none."""
+    return getattr(session, "_connection", None)

@@ -1,0 +1,77 @@
+"""Reaching past wasmtime-py's public API, into the C API it binds (``wasmtime._ffi``).
+
+The Python binding (50.x) has no way to:
+- give a guest standard input from bytes in memory (only from a file);
+- decide at each epoch tick whether a guest goes on (it offers a fixed deadline only), which
+  cancellation and wall-clock limits need without a trap per tick;
+- fetch one export by name (``Instance.exports`` materialises every export, 65 ms on
+  binaries with thousands);
+- move a store's epoch deadline from inside a host call (``Caller`` has no
+  ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+
+import wasmtime
+from wasmtime import _ffi as ffi
+from wasmtime._extern import wrap_extern
+
+
+def set_stdin_bytes(config: wasmtime.WasiConfig, data: bytes) -> None:
+    """Standard input that reads ``data`` then EOF (and so never blocks)."""
+    vec = ffi.wasm_byte_vec_t()
+    buffer = (ffi.wasm_byte_t * len(data)).from_buffer_copy(data) if data else None
+    ffi.wasm_byte_vec_new(ctypes.byref(vec), len(data), buffer)
+    ffi.wasi_config_set_stdin_bytes(config.ptr(), ctypes.byref(vec))  # takes ownership of vec
+
+
+_DeadlineCallback = ctypes.CFUNCTYPE(
+    ctypes.c_size_t, ctypes.POINTER(ffi.wasmtime_context_t), ctypes.c_void_p,
+    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint8),
+)
+_Finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_NO_FINALIZER = ctypes.cast(None, _Finalizer)  # type: ignore[arg-type]  # a NULL function pointer
+# Guests stopped by the callback end with a trap carrying this message.
+STOPPED_MESSAGE = "toolbay: guest stopped"
+
+
+class EpochWatcher:
+    """Makes stores ask ``should_stop()`` at every epoch tick: True ends the guest with a trap,
+    False lets it run to the next tick. One C callback serves every store."""
+
+    def __init__(self, should_stop: Callable[[], bool]) -> None:
+        @_DeadlineCallback
+        def on_deadline(context, data, next_delta, update_kind):  # type: ignore[no-untyped-def,unused-ignore]
+            # Must never raise: an exception cannot cross back into wasmtime.
+            if should_stop():
+                error = ffi.wasmtime_error_new(STOPPED_MESSAGE.encode())
+                return ctypes.cast(error, ctypes.c_void_p).value or 0
+            next_delta[0] = 1
+            update_kind[0] = 0  # WASMTIME_UPDATE_DEADLINE_CONTINUE
+            return 0
+
+        # Held for the watcher's life: wasmtime keeps only the raw function pointer.
+        self._callback = on_deadline
+
+    def watch(self, store: wasmtime.Store) -> None:
+        ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), self._callback, None, _NO_FINALIZER)
+        store.set_epoch_deadline(1)
+
+
+def stop_at_next_check(caller: wasmtime.Caller) -> None:
+    """From inside a host call: the guest's next epoch check (its next function call or loop
+    turn) reaches the deadline callback at once, instead of at the next tick."""
+    ffi.wasmtime_context_set_epoch_deadline(caller._context(), 0)
+
+
+def export_by_name(store: wasmtime.Store, instance: wasmtime.Instance,
+                   name: str) -> wasmtime.Func | wasmtime.Memory | None:
+    """One export by name, without materialising every export (slow on big binaries)."""
+    item = ffi.wasmtime_extern_t()
+    encoded = name.encode()
+    found = ffi.wasmtime_instance_export_get(
+        store._context(), ctypes.byref(instance._instance), encoded, len(encoded), ctypes.byref(item))
+    return wrap_extern(item) if found else None  # type: ignore[return-value]

@@ -1,0 +1,41 @@
+"""Every way a call can end becomes a ``ToolResult``: this is where errors turn into results.
+
+- A ``CallRefused`` (unknown tool, bad arguments, rate limit, ...) becomes an ``is_error``
+  result whose text tells the model what to change, with the details in
+  ``meta["refusal"]``.
+- Anything else is a fault of toolbay or a tool: it is logged with its traceback and the
+  model gets a generic sentence with an incident id, never a traceback.
+
+Turning a ``ToolResult`` into an MCP answer is wire work (``toolbay.protocol.results``).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from toolbay.errors import CallRefused
+from toolbay.words import ToolResult
+
+logger = logging.getLogger(__name__)
+
+
+def refusal_to_result(refusal: CallRefused) -> ToolResult:
+    return ToolResult(
+        text=refusal.message,
+        is_error=True,
+        meta={"refusal": {"code": refusal.code, **refusal.meta}},
+    )
+
+
+def crash_to_result(tool: str, exc: BaseException) -> ToolResult:
+    incident = uuid.uuid4().hex[:12]
+    logger.error("tool %r failed unexpectedly (incident %s)", tool, incident, exc_info=exc)
+    return ToolResult(
+        text=(
+            f"The tool {tool!r} failed because of an internal error (incident {incident}). "
+            "The server logged the details; trying again with other arguments may help."
+        ),
+        is_error=True,
+        meta={"incident": incident},
+    )

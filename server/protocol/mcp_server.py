@@ -1,0 +1,118 @@
+"""The SDK's low-level ``Server`` wired to toolbay.
+
+``tools/list`` shows the current catalog snapshot as the caller may see it, paged.
+``tools/call`` builds a ``ToolCall`` and hands it to the app's pipeline (the chain,
+then dispatch); every outcome leaves through ``toolbay.protocol.results``.
+Sessions register themselves on ``notifications/initialized`` so that catalog
+changes reach them; 2026-07-28 clients hear of them through ``subscriptions/listen``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import ListenHandler
+
+from toolbay.auth.http import bearer_credential
+from toolbay.chain.call import ToolCall
+from toolbay.protocol import results
+from toolbay.protocol.listing import page
+from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
+from toolbay.words import CallContext, ProgressCallback, Transport
+
+if TYPE_CHECKING:
+    from toolbay.app import Toolbay
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "toolbay serves command-line programs as tools. Each tool's parameters come from the "
+    "program's own help. A call that runs long returns a job id: poll it with job_wait or "
+    "job_status and fetch the output with job_result."
+)
+
+
+class ToolbayMcpServer(Server[Any]):
+    """Advertises list-changed notifications, which the SDK leaves off by default, and MCP
+    Tasks, which the app's job manager serves."""
+
+    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(*args, **kwargs)
+        capabilities.tasks = tasks_capability()
+        return capabilities
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True, prompts_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+def _progress_reporter(ctx: ServerRequestContext[Any]) -> ProgressCallback:
+    """Progress for this request; the SDK drops it when the client sent no progress token."""
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        try:
+            await ctx.session.report_progress(done, total, message)
+        except Exception:  # progress is best effort; a gone client must not fail the call
+            logger.debug("progress notification failed", exc_info=True)
+
+    return report
+
+
+def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
+    """One SDK server per transport, all sharing the app's catalog, chain and jobs."""
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        principal = await app.principal_for(transport, bearer_credential(ctx.request))
+        visible = app.listed_definitions(principal, ctx.session)
+        execution = TASK_EXECUTION
+        return page(visible, params.cursor if params else None, app.settings.http.page_size, execution)
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        context = CallContext(
+            request_id=str(ctx.request_id) if ctx.request_id is not None else None,
+            report_progress=_progress_reporter(ctx),
+        )
+        call = ToolCall(
+            name=params.name,
+            arguments=dict(params.arguments or {}),
+            context=context,
+            transport=transport,
+            session=ctx.session,
+            credential=bearer_credential(ctx.request),
+        )
+        outcome = await app.call(call)
+        return results.tool_result_to_mcp(outcome)
+
+    async def on_initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
+        app.sessions.add(ctx.session)
+
+    server = ToolbayMcpServer(
+        "toolbay",
+        version=app.version,
+        instructions=INSTRUCTIONS,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+        on_subscriptions_listen=ListenHandler(app.sessions.bus),
+    )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
+    for hook in app.server_hooks:
+        hook(server, transport)
+    return server

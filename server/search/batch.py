@@ -1,0 +1,81 @@
+"""``toolbay search --catalog TOOLS.jsonl --queries QUERIES.jsonl``: the engine over files.
+
+Input: one MCP tool definition (``{"name", "description", "inputSchema"}``) a line, and
+one query (``{"id", "query"}``) a line. Output, one line per query in input order:
+``{"id", "results": [{"name", "score"}], "no_match": bool}``. This is how the search is
+measured from outside, so the shape stays exactly this.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from toolbay.errors import ToolbayError
+from toolbay.search.documents import definition_from_mcp
+from toolbay.search.index import SearchIndex, SearchOutcome
+from toolbay.words import ToolDefinition
+
+
+class SearchInputError(ToolbayError):
+    """A catalog or query file that cannot be read as documented; says which line and why."""
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line of ``path``."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise SearchInputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SearchInputError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(value, dict):
+                raise SearchInputError(f"{path}:{number}: expected a JSON object")
+            yield number, value
+
+
+def read_catalog(path: Path) -> list[ToolDefinition]:
+    definitions: dict[str, ToolDefinition] = {}
+    for number, tool in read_jsonl(path):
+        try:
+            definition = definition_from_mcp(tool)
+        except ValueError as exc:
+            raise SearchInputError(f"{path}:{number}: {exc}") from None
+        definitions[definition.name] = definition  # a later line with the same name replaces
+    return list(definitions.values())
+
+
+def read_queries(path: Path) -> list[tuple[str, str]]:
+    queries: list[tuple[str, str]] = []
+    for number, record in read_jsonl(path):
+        query = record.get("query")
+        if not isinstance(query, str):
+            raise SearchInputError(f"{path}:{number}: a query needs a string 'query'")
+        identifier = record.get("id", str(number))
+        queries.append((identifier if isinstance(identifier, str) else json.dumps(identifier), query))
+    return queries
+
+
+def outcome_record(identifier: str, outcome: SearchOutcome) -> dict[str, Any]:
+    return {
+        "id": identifier,
+        "results": [{"name": hit.name, "score": round(hit.score, 4)} for hit in outcome.hits],
+        "no_match": outcome.no_match,
+    }
+
+
+def run_batch(definitions: Iterable[ToolDefinition], queries: Iterable[tuple[str, str]],
+              limit: int, index: SearchIndex | None = None) -> Iterator[dict[str, Any]]:
+    """One output record per query, searched over ``definitions``."""
+    index = index if index is not None else SearchIndex()
+    index.put_many(definitions)
+    for identifier, query in queries:
+        yield outcome_record(identifier, index.search(query, limit))

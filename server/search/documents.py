@@ -1,0 +1,91 @@
+"""What of a tool definition is searched, field by field.
+
+A tool is found by its name (split into words), its description, its ``Keywords:``, and
+its parameters: their names, descriptions, titles and enumerated values, nested ones
+included. Parameters tell a lot: a tool that "gets a forecast" with a ``zip_code``
+parameter answers "weather for 94103" better than one with a ``city``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from toolbay.search.tokens import tokenize
+from toolbay.words import ToolDefinition
+
+
+class Field(enum.IntEnum):
+    """The indexed parts of a tool; the value is the position in a per-field tuple."""
+
+    NAME = 0
+    DESCRIPTION = 1
+    KEYWORDS = 2
+    PARAMETER_NAMES = 3
+    PARAMETER_TEXT = 4
+
+
+FIELDS = tuple(Field)
+# Schemas nest; a deeper walk finds nothing a model would search for.
+_MAX_DEPTH = 6
+
+
+def field_terms(definition: ToolDefinition) -> tuple[list[str], ...]:
+    """The terms of each field of ``definition``, indexed by ``Field``."""
+    names: list[str] = []
+    texts: list[str] = []
+    for name, text in _parameters(definition.input_schema, 0):
+        names.append(name)
+        texts.append(text)
+    return (
+        tokenize(definition.name) + (tokenize(definition.title) if definition.title else []),
+        tokenize(definition.description),
+        tokenize(" ".join(definition.keywords)),
+        tokenize(" ".join(names)),
+        tokenize(" ".join(texts)),
+    )
+
+
+def _parameters(schema: Any, depth: int) -> Iterator[tuple[str, str]]:
+    """(name, text) of every property under ``schema``, depth first."""
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+        return
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for name, prop in properties.items():
+            yield str(name), _describe(prop)
+            yield from _parameters(prop, depth + 1)
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        yield from _parameters(items, depth + 1)
+
+
+def _describe(prop: Any) -> str:
+    if not isinstance(prop, Mapping):
+        return ""
+    parts = [value for key in ("title", "description") if isinstance(value := prop.get(key), str)]
+    enum_values = prop.get("enum")
+    if isinstance(enum_values, list):
+        parts.extend(value for value in enum_values if isinstance(value, str))
+    return " ".join(parts)
+
+
+def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:
+    """A definition from an MCP tool object (``{"name", "description", "inputSchema"}``)."""
+    name = tool.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError("a tool needs a non-empty string 'name'")
+    description = tool.get("description") or ""
+    if not isinstance(description, str):
+        raise ValueError(f"tool {name!r}: 'description' must be a string")
+    schema = tool.get("inputSchema", tool.get("input_schema")) or {"type": "object"}
+    if not isinstance(schema, Mapping):
+        raise ValueError(f"tool {name!r}: 'inputSchema' must be an object")
+    title = tool.get("title") if isinstance(tool.get("title"), str) else None
+    # toolbay lists a tool's ``Keywords:`` in its _meta; other servers' tools have none there.
+    meta = tool.get("_meta")
+    keywords = meta.get("toolbay/keywords") if isinstance(meta, Mapping) else None
+    keywords = tuple(k for k in keywords if isinstance(k, str)) if isinstance(keywords, list) else ()
+    return ToolDefinition(name=name, description=description, input_schema=schema, title=title, keywords=keywords,
+                          source="catalog", origin="catalog")

@@ -1,0 +1,365 @@
+"""A BM25F index over tool definitions that changes one tool at a time.
+
+Scoring is BM25 over weighted fields (the simple BM25F of Robertson & Zaragoza, "The
+Probabilistic Relevance Framework"): a term's count in each field (name, description,
+keywords, parameter names, parameter text) is weighted by the field, normalised once by
+the tool's weighted length against the average, saturated (``k1``), and multiplied by the
+term's inverse document frequency.
+
+Why not a library: ``bm25s`` (measured as the reference in ``bench/bench_search_speed.py``)
+and ``rank-bm25`` index one flat text per document and are built whole. A catalog changes
+a file at a time, and rebuilding ``bm25s`` at 10,000 tools takes about a second, against
+an update budget of 50 ms; ``rank-bm25`` scores every document in Python per query. Here
+each term's postings hold the saturated weight of every tool that has it, so a tool is
+added or removed by touching only its own terms, and a query sums its terms' postings
+with numpy. The average length the weights were computed with is kept, and every weight
+is recomputed only when the catalog has drifted far enough from it to matter (a quarter,
+by count or by average length); ``idf`` always uses the live counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from toolbay.search.documents import FIELDS, field_terms
+from toolbay.search.query import clauses, name_candidates
+from toolbay.search.tokens import tokenize
+from toolbay.words import ToolDefinition
+
+# Tuned on the tuning part of the Seal-Tools dev queries (bench/bench_search_quality.py);
+# the held-out part was never used to choose them. Fields: name, description, keywords,
+# parameter names, parameter descriptions.
+DEFAULT_FIELD_WEIGHTS = (2.0, 1.0, 1.0, 1.0, 0.5)
+DEFAULT_B = 0.75
+DEFAULT_K1 = 1.2
+# How much the clause of a request that a tool answers best adds to its score over the
+# whole request (see ``SearchIndex._ranked``): 0 searches the request as one text.
+DEFAULT_CLAUSE_WEIGHT = 1.5
+# No match (see ``SearchIndex.search``): the best tool explains less of the query than
+# ``MIN_SCORE`` (see ``SearchHit.score``), or leads the tenth best by less than ``MIN_MARGIN``.
+# Chosen on the tuning queries: together they cost the full catalog's queries 0.45 points
+# of nDCG@10 and answer "no match" for about a fifth of the queries whose tools were
+# removed. A stricter margin finds more of those but costs every query (0.02: 38 % and
+# -1.7 points; a floor of 0.08: 64 % and -17 points): Seal-Tools' requests are long and
+# name several tasks, so a right tool may explain only a small share of one.
+DEFAULT_MIN_SCORE = 0.035
+DEFAULT_MIN_MARGIN = 0.015
+_MARGIN_RANK = 10
+_DRIFT = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One tool found. ``score`` is in (0, 1]: the share of the query's weight (its terms'
+    idf) that this tool accounts for, 1.0 for an exact name."""
+
+    definition: ToolDefinition
+    score: float
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOutcome:
+    """Best first; empty with ``no_match`` when nothing was relevant enough."""
+
+    hits: tuple[SearchHit, ...]
+    no_match: bool
+
+
+@dataclass(slots=True)
+class _Document:
+    definition: ToolDefinition
+    counts: dict[str, tuple[int, ...]]  # term -> count in each field
+    lengths: tuple[int, ...]
+    slot: int  # its position in score vectors
+
+
+class SearchIndex:
+    """Tools by name; ``put`` adds or replaces one, ``remove`` takes one out."""
+
+    def __init__(
+        self,
+        *,
+        field_weights: tuple[float, ...] = DEFAULT_FIELD_WEIGHTS,
+        b: float = DEFAULT_B,
+        k1: float = DEFAULT_K1,
+        clause_weight: float = DEFAULT_CLAUSE_WEIGHT,
+        min_clause_terms: int = 2,
+        min_score: float = DEFAULT_MIN_SCORE,
+        min_margin: float = DEFAULT_MIN_MARGIN,
+    ) -> None:
+        self.min_margin = min_margin
+        self.field_weights = field_weights
+        self.b = b
+        self.k1 = k1
+        self.clause_weight = clause_weight
+        self.min_clause_terms = min_clause_terms
+        self.min_score = min_score
+        self._documents: dict[str, _Document] = {}
+        self._by_lower_name: dict[str, set[str]] = {}
+        # term -> {slot: saturated weight}; the slot's tool is ``_names[slot]``.
+        self._postings: dict[str, dict[int, float]] = {}
+        # The same postings as arrays (slots, weights), made when a query first needs them
+        # and dropped when the term's postings change.
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._names: list[str | None] = []
+        self._free_slots: list[int] = []
+        self._length_sums = [0] * len(FIELDS)
+        # The average length (and count) the stored weights were computed with.
+        self._weighed_average = 1.0
+        self._weighed_count = 0
+
+    def __len__(self) -> int:
+        return len(self._documents)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._documents
+
+    def names(self) -> list[str]:
+        return list(self._documents)
+
+    def definition(self, name: str) -> ToolDefinition | None:
+        document = self._documents.get(name)
+        return document.definition if document is not None else None
+
+    # -- changes ---------------------------------------------------------------------
+
+    def put_many(self, definitions: Iterable[ToolDefinition]) -> None:
+        """Adds or replaces many tools, weighing all of them once at the end."""
+        for definition in definitions:
+            self._remove(definition.name)
+            self._insert(definition, weigh=False)
+        self._reweigh_all()
+
+    def put(self, definition: ToolDefinition) -> None:
+        """Adds ``definition``, replacing the tool of the same name if there is one."""
+        self._remove(definition.name)
+        self._insert(definition, weigh=True)
+        self._reweigh_if_drifted()
+
+    def remove(self, name: str) -> bool:
+        """Takes the tool out; it is never returned again. False if it was not there."""
+        removed = self._remove(name)
+        if removed:
+            self._reweigh_if_drifted()
+        return removed
+
+    def _insert(self, definition: ToolDefinition, *, weigh: bool) -> None:
+        per_field = field_terms(definition)
+        counts: dict[str, list[int]] = {}
+        for position, terms in enumerate(per_field):
+            for term in terms:
+                per_term = counts.get(term)
+                if per_term is None:
+                    per_term = counts[term] = [0] * len(FIELDS)
+                per_term[position] += 1
+        lengths = tuple(len(terms) for terms in per_field)
+        if self._free_slots:
+            slot = self._free_slots.pop()
+            self._names[slot] = definition.name
+        else:
+            slot = len(self._names)
+            self._names.append(definition.name)
+        document = _Document(definition, {term: tuple(c) for term, c in counts.items()}, lengths, slot)
+        self._documents[definition.name] = document
+        self._by_lower_name.setdefault(definition.name.lower(), set()).add(definition.name)
+        for position, length in enumerate(lengths):
+            self._length_sums[position] += length
+        if weigh:
+            self._weigh(document)
+
+    def _remove(self, name: str) -> bool:
+        document = self._documents.pop(name, None)
+        if document is None:
+            return False
+        same_lower = self._by_lower_name[name.lower()]
+        same_lower.discard(name)
+        if not same_lower:
+            del self._by_lower_name[name.lower()]
+        for position, length in enumerate(document.lengths):
+            self._length_sums[position] -= length
+        for term in document.counts:
+            posting = self._postings.get(term)
+            if posting is not None:
+                posting.pop(document.slot, None)
+                self._arrays.pop(term, None)
+                if not posting:
+                    del self._postings[term]
+        self._names[document.slot] = None
+        self._free_slots.append(document.slot)
+        return True
+
+    def _weigh(self, document: _Document) -> None:
+        """Stores the document's saturated weight in each of its terms' postings. Term
+        counts are weighted by field, and the tool's length (weighted the same way) is
+        normalised once against the average, as if the fields were one text in which the
+        name is written twice: measured better here than normalising each field apart."""
+        weights = self.field_weights
+        length = sum(weight * n for weight, n in zip(weights, document.lengths, strict=True))
+        average = self._weighed_average
+        norm = 1.0 / (1.0 - self.b + self.b * length / average) if average > 0 else 0.0
+        norms = [weight * norm for weight in weights]
+        k1 = self.k1
+        slot = document.slot
+        postings, arrays = self._postings, self._arrays
+        for term, counts in document.counts.items():
+            pseudo = sum(count * norm for count, norm in zip(counts, norms, strict=True) if count)
+            if pseudo <= 0.0:
+                continue
+            posting = postings.get(term)
+            if posting is None:
+                posting = postings[term] = {}
+            posting[slot] = pseudo / (k1 + pseudo)
+            arrays.pop(term, None)
+
+    def _live_average(self) -> float:
+        count = len(self._documents) or 1
+        return sum(weight * total for weight, total in zip(self.field_weights, self._length_sums, strict=True)) / count
+
+    def _reweigh_all(self) -> None:
+        self._weighed_average = self._live_average()
+        self._weighed_count = len(self._documents)
+        self._postings = {}
+        self._arrays = {}
+        for document in self._documents.values():
+            self._weigh(document)
+
+    def _reweigh_if_drifted(self) -> None:
+        count, weighed = len(self._documents), self._weighed_count
+        if (abs(count - weighed) > _DRIFT * max(weighed, 4)
+                or abs(self._live_average() - self._weighed_average) > _DRIFT * max(self._weighed_average, 1.0)):
+            self._reweigh_all()
+
+    # -- queries ---------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 10, allowed: Callable[[str], bool] | None = None) -> SearchOutcome:
+        """The ``limit`` best tools for ``query`` that ``allowed`` lets through (all by
+        default), best first. A tool named exactly as the query, or as one of its
+        identifier-like words, comes first. Otherwise the outcome is ``no_match``, with no
+        hits, when the best tool is weak (score below ``min_score``) or does not stand out
+        from the tenth best by ``min_margin``: many tools matching a query about equally
+        is what a query for a tool that is not there looks like."""
+        if limit <= 0:
+            return SearchOutcome((), no_match=False)
+        exact = [name for name in self._exact_names(query) if allowed is None or allowed(name)]
+        hits = [SearchHit(self._documents[name].definition, 1.0) for name in exact[:limit]]
+        ranked = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
+        if not exact and self._weak(ranked):
+            return SearchOutcome((), no_match=True)
+        for name, score in ranked:
+            if len(hits) >= limit:
+                break
+            hits.append(SearchHit(self._documents[name].definition, score))
+        return SearchOutcome(tuple(hits), no_match=False)
+
+    def _weak(self, ranked: list[tuple[str, float]]) -> bool:
+        if not ranked or ranked[0][1] < self.min_score:
+            return True
+        runner_up = ranked[_MARGIN_RANK - 1][1] if len(ranked) >= _MARGIN_RANK else 0.0
+        return ranked[0][1] - runner_up < self.min_margin
+
+    @staticmethod
+    def _idf(count: int, frequency: int) -> float:
+        return math.log(1.0 + (count - frequency + 0.5) / (frequency + 0.5))
+
+    def _exact_names(self, query: str) -> list[str]:
+        """Tools named exactly as the query or one of its identifier-like words, any case."""
+        candidates = name_candidates(query)
+        found: list[str] = []
+        for candidate in candidates:
+            exact = self._by_lower_name.get(candidate.lower())
+            if not exact:
+                continue
+            # The same spelling first, then other casings.
+            for name in sorted(exact, key=lambda n: n != candidate):
+                if name not in found:
+                    found.append(name)
+        return found
+
+    def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int,
+                exclude: set[str]) -> list[tuple[str, float]]:
+        """(name, score) of the best ``limit`` tools. A request that asks for two things
+        ("convert the file, then mail it") is also searched clause by clause, and the
+        clause a tool answers best adds to its score over the whole request: a tool that
+        does one of the things well should not lose to one that touches both vaguely.
+        Scores are divided by the query's total weight (the idf of its known terms, the
+        clause share included), so they fall in (0, 1)."""
+        whole = tokenize(query)
+        known = list(dict.fromkeys(term for term in whole if term in self._postings))
+        if not known:
+            return []
+        row_of = {term: row for row, term in enumerate(known)}
+        count = len(self._documents)
+        idf = np.array([self._idf(count, len(self._postings[term])) for term in known])
+        # The query's postings end to end; each query vector scales them term by term and
+        # bincount sums them per tool (no dense matrix, and no BLAS threads, which cost
+        # more in waking up than they save on a busy machine).
+        arrays = [self._array(term) for term in known]
+        slots = np.concatenate([pair[0] for pair in arrays])
+        weights = np.concatenate([pair[1] for pair in arrays])
+        lengths = [len(pair[0]) for pair in arrays]
+        size = len(self._names)
+
+        def score(vector: np.ndarray) -> np.ndarray:
+            return np.bincount(slots, weights=weights * np.repeat(vector, lengths), minlength=size)
+
+        whole_vector = self._query_vector(whole, row_of, idf)
+        scores = score(whole_vector)
+        # Words no tool has count too, as rare as can be: a query that only one of its
+        # eight words matches is mostly not about that tool.
+        unknown = sum(1 for term in whole if term not in row_of)
+        total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
+        if self.clause_weight > 0:
+            parts = [tokenize(clause) for clause in clauses(query)]
+            clause_scores = [score(self._query_vector(terms, row_of, idf)) for terms in parts
+                             if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
+            if clause_scores:
+                scores += self.clause_weight * np.maximum.reduce(clause_scores)
+                total *= 1.0 + self.clause_weight
+        scores /= total
+        for name in exclude:
+            scores[self._documents[name].slot] = 0.0
+        return self._best(scores, allowed, limit)
+
+    @staticmethod
+    def _query_vector(terms: list[str], row_of: dict[str, int], idf: np.ndarray) -> np.ndarray:
+        """idf times the count of each known term in ``terms``, by matrix row."""
+        vector = np.zeros(len(row_of))
+        for term in terms:
+            row = row_of.get(term)
+            if row is not None:
+                vector[row] += 1.0
+        return vector * idf
+
+    def _array(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            posting = self._postings[term]
+            arrays = self._arrays[term] = (
+                np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
+                np.fromiter(posting.values(), dtype=np.float64, count=len(posting)),
+            )
+        return arrays
+
+    def _best(self, scores: np.ndarray, allowed: Callable[[str], bool] | None,
+              limit: int) -> list[tuple[str, float]]:
+        candidates = np.flatnonzero(scores > 0.0)
+        if allowed is None and len(candidates) > limit:
+            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+        ordered = candidates[np.argsort(-scores[candidates], kind="stable")]
+        best: list[tuple[str, float]] = []
+        for slot in ordered.tolist():
+            name = self._names[slot]
+            if name is None or (allowed is not None and not allowed(name)):
+                continue
+            best.append((name, float(scores[slot])))
+            if len(best) >= limit:
+                break
+        return best

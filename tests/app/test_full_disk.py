@@ -1,0 +1,59 @@
+"""A full disk costs speed or a clear error, never the server."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from typer.testing import CliRunner
+
+from toolbay.assembly import assemble
+from toolbay.chain.call import ToolCall
+from toolbay.cli import app as cli
+from toolbay.config import Settings
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, ToolDefinition, ToolResult
+
+pytestmark = pytest.mark.anyio
+
+
+class _Sleeper(Handler):
+    def __init__(self) -> None:
+        super().__init__(ToolDefinition(name="sleeper", description="sleeps", input_schema={"type": "object"}))
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        await anyio.sleep(0.3)
+        return ToolResult(text="rested")
+
+
+async def test_a_job_that_cannot_be_recorded_is_a_clear_error_and_the_server_goes_on(settings: Settings) -> None:
+    settings.jobs.sync_budget_s = 0.01
+    async with assemble(settings, watch=False, builtins=[_Sleeper()]) as app:
+        assert app.jobs is not None
+
+        async def disk_full(*args: Any, **kwargs: Any) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        app.jobs.store.create = disk_full  # type: ignore[method-assign]
+        with anyio.fail_after(10):
+            result = await app.call(ToolCall(name="sleeper", arguments={}, context=CallContext()))
+            # A call that needs no job record (any tool may take longer than 0.01 s on a busy machine).
+            after = await app.call(ToolCall(name="job_list", arguments={}, context=CallContext()))
+    assert result.is_error
+    assert "could not be recorded (database or disk is full)" in result.text
+    assert "data folder may be full" in result.text
+    assert not after.is_error
+
+
+def test_a_data_folder_where_the_job_database_cannot_open_is_one_clear_line(tmp_path: Path) -> None:
+    blocked = tmp_path / "data"
+    blocked.mkdir()
+    (blocked / "jobs.sqlite3").mkdir()  # a folder where the database file must go
+    result = CliRunner().invoke(cli, ["call", "hashsum", "--args", '{"text": "abc"}', "--data-dir", str(blocked)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("toolbay: cannot open the job database")
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,83 @@
+"""The catalog: one name, one tool; who wins a clash and what the operator is told."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.catalog import Catalog, CatalogHolder
+from toolbay.cli import app as cli
+from toolbay.handlers.base import Handler
+from toolbay.words import CallContext, ToolDefinition, ToolResult
+
+
+class _Named(Handler):
+    def __init__(self, name: str, source: str, origin: str) -> None:
+        super().__init__(ToolDefinition(name=name, description=name, input_schema={"type": "object"},
+                                        source=source, origin=origin))
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        return ToolResult(text=self.definition.origin)
+
+
+def test_a_built_in_tool_keeps_its_name_against_a_discovered_one() -> None:
+    wasm = _Named("job_wait", "wasm", "wasm:/ext/job_wait.wasm")
+    builtin = _Named("job_wait", "builtin", "builtin")
+    catalog = Catalog.build([wasm, builtin])
+    assert catalog.get("job_wait") is builtin
+    assert catalog.diagnostics == (
+        "tool name 'job_wait' is offered by both builtin and wasm:/ext/job_wait.wasm; keeping the one from builtin",
+    )
+
+
+def test_between_two_files_the_first_in_discovery_order_wins() -> None:
+    first = _Named("hashsum", "wasm", "wasm:/a/hashsum.wasm")
+    second = _Named("hashsum", "wasm", "wasm:/b/hashsum.wasm")
+    catalog = Catalog.build([first, second])
+    assert catalog.get("hashsum") is first and len(catalog) == 1
+    assert "/a/hashsum.wasm and wasm:/b/hashsum.wasm" in catalog.diagnostics[0]
+
+
+def test_a_swap_reports_what_was_added_removed_and_changed() -> None:
+    keep, old, gone = _Named("keep", "wasm", "a"), _Named("edit", "wasm", "a"), _Named("gone", "wasm", "a")
+    holder = CatalogHolder(Catalog.build([keep, old, gone]))
+    seen: list[str] = []
+    holder.subscribe(lambda catalog, change: seen.append(change.summary()))
+    change = holder.swap(Catalog.build([keep, _Named("edit", "wasm", "b"), _Named("new", "wasm", "b")]))
+    assert (change.added, change.removed, change.changed) == (("new",), ("gone",), ("edit",))
+    assert seen == ["added: new; removed: gone; changed: edit"]
+
+
+def test_toolbay_list_names_both_origins_of_a_clashing_tool(tmp_path: Path, shared_data_dir: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        shutil.copy(BUNDLED_EXTENSIONS / "hashsum.wasm", folder / "hashsum.wasm")
+    result = CliRunner().invoke(cli, ["list", "--json", "--extensions", str(first), "--extensions", str(second),
+                                      "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    listing = json.loads(result.stdout)
+    assert [tool["origin"] for tool in listing["tools"] if tool["name"] == "hashsum"] == [
+        str(first / "hashsum.wasm")
+    ]
+    assert len(listing["diagnostics"]) == 1
+    assert str(first / "hashsum.wasm") in listing["diagnostics"][0]
+    assert str(second / "hashsum.wasm") in listing["diagnostics"][0]
+
+
+def test_a_trusted_definition_is_the_one_init_makes() -> None:
+    from dataclasses import fields
+
+    from toolbay.words import PermissionTier
+
+    values = ("n", "text", {"type": "object"}, "a title", PermissionTier.READ, ("k",), "wasm:/a/n.wasm", "wasm", True)
+    trusted = ToolDefinition.trusted(*values)
+    made = ToolDefinition(*values)
+    assert trusted == made
+    assert all(getattr(trusted, field.name) == getattr(made, field.name) for field in fields(ToolDefinition))

@@ -1,0 +1,86 @@
+"""A large catalog for search-first disclosure: 1,000 small generated tools and the bundled ones.
+
+The generated tools are real WASI commands, written here as WebAssembly text and assembled
+with wasmtime: each prints its own clap-style help, whatever its arguments, so discovery
+describes it like any other tool (verb × noun: ``convert_invoice`` "Convert the invoice
+given as INPUT").
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import anyio
+import pytest
+import wasmtime
+
+from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.config import load_settings
+
+VERBS = ("archive", "audit", "convert", "count", "decode", "encrypt", "export", "filter", "import", "merge",
+         "normalize", "parse", "publish", "rename", "render", "resize", "schedule", "sign", "split", "verify")
+NOUNS = ("invoice", "ledger", "playlist", "recipe", "timetable", "contract", "receipt", "manuscript", "podcast",
+         "spreadsheet", "blueprint", "itinerary", "payroll", "inventory", "transcript", "newsletter", "portfolio",
+         "mailbox", "calendar", "gallery", "roster", "warranty", "lease", "budget", "catalogue", "dashboard",
+         "forecast", "glossary", "handbook", "horoscope", "journal", "logbook", "menu", "mixtape", "notebook",
+         "orchestra", "passport", "pedigree", "petition", "questionnaire", "quiz", "rota", "sermon", "syllabus",
+         "telegram", "thesis", "ticket", "voucher", "waybill", "yearbook")
+
+
+def help_text(verb: str, noun: str) -> str:
+    name = f"{verb}_{noun}"
+    return (
+        f"Usage: {name} [OPTIONS] <INPUT>\n\n"
+        f"{verb.capitalize()} the {noun} given as INPUT.\n\n"
+        f"Arguments:\n  <INPUT>  The {noun} to {verb}\n\n"
+        "Options:\n"
+        "  -f, --format <FORMAT>  Output format [default: text]\n"
+        "  -h, --help             Print help\n"
+    )
+
+
+def help_module(text: str) -> bytes:
+    """A WASI command that writes ``text`` to standard output and exits 0."""
+    data = text.encode()
+    escaped = "".join(f"\\{b:02x}" for b in data)
+    wat = f"""
+    (module
+      (import "wasi_snapshot_preview1" "fd_write"
+        (func $fd_write (param i32 i32 i32 i32) (result i32)))
+      (memory (export "memory") 1)
+      (data (i32.const 0) "\\10\\00\\00\\00\\{len(data) & 0xff:02x}\\{len(data) >> 8:02x}\\00\\00")
+      (data (i32.const 16) "{escaped}")
+      (func (export "_start")
+        (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))
+    """
+    return wasmtime.wat2wasm(wat)
+
+
+@pytest.fixture(scope="session")
+def generated_catalog(tmp_path_factory: pytest.TempPathFactory, shared_data_dir: Path) -> Path:
+    """1,000 generated tools, made and described once (into the shared description cache,
+    before any test's own time limit starts); tests copy what they change."""
+    folder = tmp_path_factory.mktemp("generated-catalog")
+    for verb in VERBS:
+        for noun in NOUNS:
+            (folder / f"{verb}_{noun}.wasm").write_bytes(help_module(help_text(verb, noun)))
+
+    async def describe() -> None:
+        async with CatalogKeeper.open(load_settings(None, extensions=[folder], data_dir=shared_data_dir)) as app:
+            assert len(app.catalog.current) == len(VERBS) * len(NOUNS)
+
+    anyio.run(describe)
+    return folder
+
+
+@pytest.fixture
+def folders(tmp_path: Path, generated_catalog: Path) -> tuple[Path, Path]:
+    """(connected, catalog): the bundled tools but hashsum; the 1,000 generated tools and hashsum."""
+    connected = tmp_path / "connected"
+    shutil.copytree(BUNDLED_EXTENSIONS, connected)
+    catalog = tmp_path / "catalog"
+    shutil.copytree(generated_catalog, catalog)
+    shutil.move(connected / "hashsum.wasm", catalog / "hashsum.wasm")
+    return connected, catalog

@@ -1,0 +1,86 @@
+"""The disclosure mode and levels over the bundled tools (no large catalog needed)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from toolbay.assembly import assemble
+from toolbay.catalog import CatalogHolder
+from toolbay.config import DisclosureSettings, load_settings
+from toolbay.handlers.base import ToolDefinition
+from toolbay.protocol.disclosure import Disclosure, Level, one_line
+from toolbay.protocol.mcp_server import build_mcp_server
+from toolbay.words import Principal
+
+pytestmark = pytest.mark.anyio
+
+# Generous: a limit against hanging, not a speed test (the machine may be busy).
+WAIT_S = 180
+
+
+async def schemas(data_dir: Path, **disclosure: Any) -> dict[str, Any]:
+    settings = load_settings(None, data_dir=data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(update=disclosure)})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app:
+            return {d.name: d.input_schema for d in app.listed_definitions(app.local_principal, None)}
+
+
+async def test_auto_lists_everything_in_full_under_the_token_budget_and_search_first_over_it(
+        shared_data_dir: Path) -> None:
+    under = await schemas(shared_data_dir, mode="auto", token_budget=1_000_000)
+    over = await schemas(shared_data_dir, mode="auto", token_budget=100)
+    assert "algorithm" in under["hashsum"]["properties"]
+    assert over["hashsum"] == {"type": "object"}
+    assert "query" in over["search_tools"]["properties"]
+    assert set(under) == set(over)  # the bundled folder is connected: every tool still listed
+
+
+async def test_full_mode_ignores_the_budget_and_essential_patterns_stay_in_full(shared_data_dir: Path) -> None:
+    full = await schemas(shared_data_dir, mode="full", token_budget=0)
+    first = await schemas(shared_data_dir, mode="search-first", essential=["jsonkit_*"])
+    assert "algorithm" in full["hashsum"]["properties"]
+    assert "properties" in first["jsonkit_fmt"] and first["textkit_count"] == {"type": "object"}
+
+
+def test_one_line_is_the_first_line_cut_at_a_word() -> None:
+    assert one_line("Pretty-print JSON.\n\nMore text.") == "Pretty-print JSON."
+    long = "word " * 40
+    cut = one_line(long)
+    assert len(cut) <= 101 and cut.endswith("…") and not cut.endswith(" …")
+
+
+def test_catalog_folders_are_searchable_by_configuration_or_by_a_callers_scope() -> None:
+    settings = DisclosureSettings(catalog=[Path("/srv/shared-tools"), Path("/srv/finance")], catalog_allow=[])
+    disclosure = Disclosure(settings, CatalogHolder(), lambda principal, definition: True)
+    nobody = Principal(id="a", scopes=frozenset({"tools:exec"}))
+    finance = Principal(id="b", scopes=frozenset({"tools:read", "catalog:fin*"}))
+    assert not disclosure.may_search_catalog(nobody, "finance")
+    assert disclosure.may_search_catalog(finance, "finance")
+    assert not disclosure.may_search_catalog(finance, "shared-tools")
+    opened = Disclosure(settings.model_copy(update={"catalog_allow": ["shared-*"]}), CatalogHolder(),
+                        lambda principal, definition: True)
+    assert opened.may_search_catalog(nobody, "shared-tools")
+    tool = ToolDefinition(name="t", description="", input_schema={}, origin="wasm:/srv/finance/t.wasm", source="wasm")
+    assert opened.level_of(tool) is Level.CATALOG
+    assert opened.level_of(replace(tool, origin="wasm:/srv/other/t.wasm")) is Level.CONNECTED
+
+
+async def test_search_tools_answers_clients_of_the_sessionless_protocol_too(shared_data_dir: Path) -> None:
+    settings = load_settings(None, data_dir=shared_data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"mode": "search-first"})})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="2026-07-28") as client:
+            found = await client.call_tool("search_tools", {"query": "sha256 digest"})
+            called = await client.call_tool("hashsum", {"text": "abc", "algorithm": "md5"})
+    assert found.structured_content is not None
+    assert found.structured_content["results"][0]["name"] == "hashsum"
+    assert "900150983cd24fb0d6963f7d28e17f72" in called.content[0].text  # type: ignore[union-attr]

@@ -1,0 +1,160 @@
+"""Search-first disclosure seen by the SDK's own client: what is listed, what search finds,
+promotion into the session, and that permission is checked again at the call."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.reload.conftest import ListChanged
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.protocol.mcp_server import build_mcp_server
+
+pytestmark = pytest.mark.anyio
+
+# Generous: a limit against hanging, not a speed test (the machine may be busy).
+WAIT_S = 180
+
+
+@asynccontextmanager
+async def serving(folders: tuple[Path, Path], data_dir: Path, **disclosure: Any) -> AsyncIterator[Toolbay]:
+    connected, catalog = folders
+    chain = disclosure.pop("chain", {})
+    settings = load_settings(None, extensions=[connected, catalog], data_dir=data_dir)
+    settings = settings.model_copy(update={
+        "disclosure": settings.disclosure.model_copy(update={"mode": "search-first", "catalog": [catalog],
+                                                            **disclosure}),
+        "chain": chain,
+    })
+    async with assemble(settings, watch=False) as app:
+        yield app
+
+
+async def listed(client: Client) -> dict[str, Any]:
+    tools: dict[str, Any] = {}
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools.update((tool.name, tool) for tool in page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            return tools
+
+
+async def search(client: Client, query: str, limit: int = 5) -> dict[str, Any]:
+    result = await client.call_tool("search_tools", {"query": query, "limit": limit})
+    assert not result.is_error, result
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def names(found: dict[str, Any]) -> list[str]:
+    return [tool["name"] for tool in found["results"]]
+
+
+async def test_a_large_catalog_lists_essentials_in_full_and_connected_tools_by_name_only(
+        folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            assert len(app.catalog.current) > 1000
+            tools = await listed(client)
+    assert tools["search_tools"].input_schema["required"] == ["query"]
+    assert "properties" in tools["refresh_tools"].input_schema
+    assert tools["textkit_count"].input_schema == {"type": "object"}  # schema deferred
+    assert tools["textkit_count"].description and "\n" not in tools["textkit_count"].description
+    assert {"jsonkit_fmt", "textkit_grep"} <= set(tools)
+    assert "hashsum" not in tools and "convert_invoice" not in tools  # catalog: search only
+    assert len(tools) < 40
+
+
+async def test_search_promotes_into_the_session_which_hears_list_changed_and_the_call_reaches_the_tool(
+        folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as other:
+            seen = changed.count
+            found = await search(client, "sha256 digest of a text")
+            await changed.after(seen)
+            tools = await listed(client)
+            others = await listed(other)
+            result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "sha256"})
+            found_by_name = await search(other, "resize_passport", 3)
+    hashsum = found["results"][0]
+    assert hashsum["name"] == "hashsum" and hashsum["score"] > 0
+    assert "algorithm" in hashsum["inputSchema"]["properties"]
+    assert "algorithm" in tools["hashsum"].input_schema["properties"]  # promoted, in full
+    assert "hashsum" not in others  # the other session was not changed
+    assert "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" in result.content[0].text
+    assert names(found_by_name)[0] == "resize_passport"
+
+
+async def test_a_promoted_tool_is_no_permission_its_call_passes_the_whole_chain(
+        folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            found = await search(client, "sha256 digest of a text")
+            invalid = await client.call_tool("hashsum", {"text": "abc", "algorithm": "rot13"})
+            # never found, never promoted, but a connected tool: callable by name as always
+            direct = await client.call_tool("textkit_count", {"stdin": "one two\n"})
+    assert names(found)[0] == "hashsum"
+    assert invalid.is_error and "algorithm" in invalid.content[0].text
+    assert not direct.is_error
+
+
+async def test_a_hidden_tool_is_never_returned_by_search(folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir, chain={"access": {"deny": ["hashsum", "textkit_*"]}}) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            queries = ["sha256 digest of a text", "hashsum", "count lines and words", "textkit_count"]
+            found = [await search(client, query, 20) for query in queries]
+            tools = await listed(client)
+    for result in found:
+        assert not {name for name in names(result) if name == "hashsum" or name.startswith("textkit_")}
+    assert not {name for name in tools if name == "hashsum" or name.startswith("textkit_")}
+
+
+async def test_an_empty_catalog_allowlist_hides_catalog_tools_but_never_connected_ones(
+        folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir, catalog_allow=[]) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            tools = await listed(client)
+            catalog_search = await search(client, "sha256 digest of a text")
+            generated = await search(client, "convert the invoice")
+            connected_search = await search(client, "count lines words characters")
+    assert {"textkit_count", "jsonkit_fmt", "search_tools"} <= set(tools)
+    assert "hashsum" not in names(catalog_search)
+    assert not any(name.endswith("_invoice") for name in names(generated))
+    assert names(connected_search)[0] == "textkit_count"
+
+
+async def test_a_removed_file_disappears_from_search(folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    connected, catalog = folders
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            before = await search(client, "count lines words characters")
+            promoted = await search(client, "sha256 digest of a text")
+            (connected / "textkit.wasm").unlink()
+            (catalog / "hashsum.wasm").unlink()
+            change = await app.rescan()
+            after = await search(client, "count lines words characters")
+            by_name = await search(client, "hashsum")
+            tools = await listed(client)
+    assert names(before)[0] == "textkit_count" and names(promoted)[0] == "hashsum"
+    assert "textkit_count" in change.removed
+    assert not any(name.startswith("textkit_") for name in names(after))
+    assert "hashsum" not in names(by_name)
+    assert "hashsum" not in tools  # promoted once, gone now

@@ -1,0 +1,75 @@
+"""Choices written in prose are read as an enum; lists of examples never are."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbay.helptext import build_tool_schema, describe_help
+
+_value = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=9).filter(
+    lambda w: w not in ("or", "and", "etc", "more", "others", "one", "of", "is", "be"))
+_values = st.lists(_value, min_size=2, max_size=6, unique=True)
+
+
+def _or_list(values: list[str], quote: str = "") -> str:
+    quoted = [f"{quote}{v}{quote}" for v in values]
+    return ", ".join(quoted[:-1]) + f", or {quoted[-1]}"
+
+
+# Each form a real tool prints; ``{}`` receives the values.
+CHOICE_FORMS = {
+    "one of:": lambda v: f"Output format. One of: {', '.join(v)}",
+    "one of (a, b)": lambda v: f"Output format. One of: ({', '.join(v)})",
+    "one of (a|b)": lambda v: f"compression mode, one of ({'|'.join(v)})",
+    "allowed values": lambda v: f"How to print. Allowed values: {', '.join(v)}.",
+    "possible values inline": lambda v: f"Set the unit. Possible values: {', '.join(v)}.",
+    "choices are quoted": lambda v: "output a snippet, choices are " + ", ".join(f'"{x}"' for x in v),
+    "VALUE is 'a', 'b', or 'c'": lambda v: f"use markers; WHEN is {_or_list(v, chr(39))}",
+    "starred default": lambda v: f"Specify the mode (*{v[0]}*, {', '.join(v[1:])}).",
+    "bracketed list": lambda v: f"Override the target [{', '.join(v)}]",
+}
+EXAMPLE_FORMS = {
+    "e.g.": lambda v: f"Output format, e.g. {', '.join(v)}",
+    "such as": lambda v: f"A format such as {', '.join(v)}",
+    "for example": lambda v: f"The format, for example {_or_list(v)}",
+    "etc.": lambda v: f"One of: {', '.join(v)}, etc.",
+    "ellipsis": lambda v: f"Allowed values: {', '.join(v)}, ...",
+    "default list": lambda v: f"Header names [{','.join(v)}]",
+}
+
+
+def _help(description: str) -> bytes:
+    return (f"Usage: tool [OPTIONS]\n\nOptions:\n  -m, --mode <MODE>  {description}\n"
+            "  -h, --help         Print help\n").encode()
+
+
+def _mode(description: str):
+    desc = describe_help(_help(description))
+    return next(o for o in desc.options if o.long == "--mode"), desc
+
+
+@settings(max_examples=30, deadline=None)
+@given(_values, st.sampled_from(sorted(CHOICE_FORMS)))
+def test_each_prose_choices_form_becomes_an_enum_of_exactly_its_values(values, form):
+    option, desc = _mode(CHOICE_FORMS[form](values))
+    assert list(option.choices) == values, form
+    assert build_tool_schema(desc).input_schema["properties"]["mode"]["enum"] == values
+
+
+@settings(max_examples=30, deadline=None)
+@given(_values, st.sampled_from(sorted(EXAMPLE_FORMS)))
+def test_lists_of_examples_never_become_an_enum(values, form):
+    option, desc = _mode(EXAMPLE_FORMS[form](values))
+    assert option.choices == ()
+    assert "enum" not in build_tool_schema(desc).input_schema["properties"]["mode"]
+
+
+def test_a_starred_value_is_the_default():
+    option, _ = _mode("Specify the mode (*auto*, never, always).")
+    assert option.default == "auto"
+
+
+def test_a_flag_without_a_value_gets_no_choices_from_prose():
+    desc = describe_help(b"Usage: tool [OPTIONS]\n\nOptions:\n  -q, --quiet  Quiet. One of: a, b\n")
+    assert desc.options[0].takes_value is False and desc.options[0].choices == ()

@@ -1,0 +1,104 @@
+"""What a user installs: a wheel that carries the bundled tools under the project's own name,
+and a fresh clone started exactly as `.mcp.json` says. Both go through the real tools (uv,
+a new virtual environment, a subprocess over stdio, the SDK's client)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+UV = shutil.which("uv") or ""
+
+
+def _uv_env(home: Path) -> dict[str, str]:
+    """A user's environment with an empty home, sharing the machine's uv cache (so nothing is
+    downloaded twice) and never letting uv fetch a Python of its own."""
+    cache = subprocess.run([UV, "cache", "dir"], capture_output=True, text=True, check=True).stdout.strip()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLBAY_", "VIRTUAL_ENV", "UV_"))}
+    return {**env, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "UV_CACHE_DIR": cache,
+            "UV_PYTHON_DOWNLOADS": "never", "TOOLBAY_DISCOVERY__START_WAIT_S": "600"}
+
+
+def _bundled_tool_files() -> set[str]:
+    return {path.name for path in BUNDLED_EXTENSIONS.glob("*.wasm")}
+
+
+async def _listed_names(params: StdioServerParameters) -> set[str]:
+    with anyio.fail_after(600):
+        async with Client(params, mode="legacy") as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+
+def _expected_names() -> set[str]:
+    """Each bundled file's first tool: the file's own name, or its subcommands' prefix."""
+    return {name.removesuffix(".wasm") for name in _bundled_tool_files()}
+
+
+def _serves_every_bundled_file(names: set[str]) -> bool:
+    return all(any(name == stem or name.startswith(stem + "_") for name in names) for stem in _expected_names())
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not UV:
+        pytest.fail("uv is not installed: it builds and installs the wheel (pip install uv)")
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([UV, "build", "--wheel", "--out-dir", str(out), str(REPO_ROOT)], check=True,
+                   capture_output=True, env=_uv_env(tmp_path_factory.mktemp("home")))
+    (built,) = out.glob("toolbay-*.whl")
+    return built
+
+
+def test_the_wheel_installs_one_package_named_after_the_project_with_the_bundled_tools(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"toolbay"}
+    assert {name.rpartition("/")[2] for name in names if name.startswith("toolbay/extensions/")} >= \
+        _bundled_tool_files()
+    # Every package folder of the source tree is in the wheel (pyproject lists them by hand).
+    for folder, package in (("server", "toolbay"), ("handlers", "toolbay/handlers")):
+        for init in (REPO_ROOT / folder).rglob("__init__.py"):
+            assert f"{package}/{init.relative_to(REPO_ROOT / folder).as_posix()}" in names
+
+
+async def test_the_installed_wheel_serves_the_bundled_tools_from_an_empty_folder(
+    wheel: Path, tmp_path: Path,
+) -> None:
+    env = _uv_env(tmp_path / "home")
+    venv = tmp_path / "venv"
+    subprocess.run([UV, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True, env=env)
+    subprocess.run([UV, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), str(wheel)],
+                   check=True, env=env)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    version = subprocess.run([str(venv / "bin" / "toolbay"), "--version"], capture_output=True, text=True,
+                             cwd=empty, env=env, check=True)
+    assert version.stdout.startswith("toolbay ")
+    names = await _listed_names(StdioServerParameters(command=str(venv / "bin" / "toolbay"), args=["serve"],
+                                                      cwd=str(empty), env=env))
+    assert _serves_every_bundled_file(names), names
+
+
+async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path) -> None:
+    if not UV:
+        pytest.fail("uv is not installed: .mcp.json starts the server through it (pip install uv)")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
+    entry = json.loads((clone / ".mcp.json").read_text())["mcpServers"]["toolbay"]
+    command = UV if entry["command"] == "uv" else entry["command"]
+    env = {**_uv_env(tmp_path / "home"), **entry.get("env", {})}
+    names = await _listed_names(StdioServerParameters(command=command, args=entry["args"], cwd=str(clone), env=env))
+    assert _serves_every_bundled_file(names), names

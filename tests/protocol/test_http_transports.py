@@ -1,0 +1,89 @@
+"""Streamable HTTP at /mcp and legacy SSE at /sse, served by uvicorn on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.sse import sse_client
+
+from tests.protocol.hostile_messages import HOSTILE_MESSAGES
+from toolbay.app import Toolbay
+from toolbay.protocol.transports import serving_http
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def base_url(toolbay: Toolbay) -> AsyncIterator[str]:
+    toolbay.settings.port = 0
+    async with serving_http(toolbay) as url:
+        yield url
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_streamable_http_lists_and_calls_tools(base_url: str, mode: str) -> None:
+    with anyio.fail_after(30):
+        async with Client(f"{base_url}/mcp", mode=mode) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "sha1"})
+    assert "textkit_count" in names
+    assert hashlib.sha1(b"abc").hexdigest() in result.content[0].text
+
+
+async def test_sse_lists_and_calls_tools(base_url: str) -> None:
+    with anyio.fail_after(30):
+        async with Client(sse_client(f"{base_url}/sse"), mode="legacy") as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            result = await client.call_tool("hashsum", {"text": "abc"})
+            unknown = await client.call_tool("nope", {})
+    assert "hashsum" in names
+    assert hashlib.sha256(b"abc").hexdigest() in result.content[0].text
+    assert unknown.is_error is True
+
+
+async def test_health_endpoint_reports_the_tool_count(base_url: str, toolbay: Toolbay) -> None:
+    async with httpx2.AsyncClient() as http:
+        response = await http.get(f"{base_url}/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "tools": len(toolbay.catalog.current)}
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+@pytest.mark.parametrize("body", HOSTILE_MESSAGES.values(), ids=HOSTILE_MESSAGES.keys())
+async def test_deep_nesting_and_lone_surrogates_get_a_parse_error_over_http_without_a_traceback(
+    base_url: str, body: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with httpx2.AsyncClient(timeout=60) as http:
+        opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+        session = {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"],
+                   "mcp-protocol-version": "2025-06-18"}
+        answer = await http.post(f"{base_url}/mcp", content=body.encode(), headers=session)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["code"] == -32700
+    assert not [record for record in caplog.records if record.exc_info], caplog.text
+
+
+@pytest.mark.parametrize("body", HOSTILE_MESSAGES.values(), ids=HOSTILE_MESSAGES.keys())
+async def test_deep_nesting_and_lone_surrogates_are_refused_on_sse_without_a_traceback(
+    base_url: str, body: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with httpx2.AsyncClient(timeout=60) as http, http.stream("GET", f"{base_url}/sse") as events:
+        endpoint = ""
+        async for line in events.aiter_lines():
+            if line.startswith("data: "):
+                endpoint = line.removeprefix("data: ")
+                break
+        answer = await http.post(f"{base_url}{endpoint}", content=body.encode(),
+                                 headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["code"] == -32700
+    assert not [record for record in caplog.records if record.exc_info], caplog.text

@@ -1,0 +1,127 @@
+"""The process boundary: `python -m server serve` over stdio, driven by the SDK's client,
+as Claude Code starts it from `.mcp.json`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import REPO_ROOT, patient_start
+from tests.protocol.hostile_messages import HOSTILE_MESSAGES
+
+pytestmark = pytest.mark.anyio
+
+
+def _server_params(extensions: Path, data_dir: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir), *extra],
+        cwd=str(REPO_ROOT),
+        env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
+    )
+
+
+async def test_a_stdio_client_lists_and_calls_the_bundled_tools(extensions_dir: Path, shared_data_dir: Path) -> None:
+    with anyio.fail_after(300):  # a cold start describes the bundled tools first
+        async with Client(_server_params(extensions_dir, shared_data_dir), mode="legacy") as client:
+            tools = await client.list_tools()
+            result = await client.call_tool("hashsum", {"text": "hello", "algorithm": "md5"})
+    assert "hashsum" in {tool.name for tool in tools.tools}
+    assert result.is_error is False
+    assert hashlib.md5(b"hello").hexdigest() in result.content[0].text
+
+
+async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio() -> None:
+    config = json.loads((REPO_ROOT / ".mcp.json").read_text())
+    entry = config["mcpServers"]["toolbay"]
+    params = StdioServerParameters(
+        command=sys.executable if entry["command"].startswith("python") else entry["command"],
+        args=entry["args"],
+        cwd=str(REPO_ROOT),
+        env=patient_start({**os.environ, **entry.get("env", {})}),
+    )
+    # uv may first make the checkout's environment: patient, as a client's first start is.
+    with anyio.fail_after(600):
+        async with Client(params, mode="legacy") as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            counted = await client.call_tool("textkit_count", {"lines": True, "file": ["README.md"]})
+    assert {"hashsum", "textkit_count"} <= names
+    # With no --data-dir, the server keeps its data under $XDG_DATA_HOME/toolbay: during tests
+    # the session's temporary home (tests/conftest.py), never the user's.
+    data_dir = Path(os.environ["XDG_DATA_HOME"]) / "toolbay"
+    assert Path(os.environ["HOME"]).name.startswith("toolbay-tests-home-")
+    assert data_dir.is_relative_to(os.environ["HOME"]) and any((data_dir / "modules").iterdir())
+    # The project folder is the workspace, so read tools see the project's files.
+    readme_lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert counted.is_error is False
+    assert counted.content[0].text.split()[0] == str(readme_lines)
+
+
+async def test_a_client_that_closes_its_input_and_reads_no_answers_lets_the_server_end_cleanly(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    """Several megabytes of answers are never read: the server drops them, says so, exits 0."""
+    requests = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    requests += [{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(1, 200)]
+    log = tmp_path / "stderr.txt"
+    params = _server_params(extensions_dir, shared_data_dir)
+    with log.open("wb") as stderr:
+        async with await anyio.open_process([params.command, *params.args], cwd=params.cwd, env=params.env,
+                                            stderr=stderr) as process:
+            assert process.stdin is not None
+            await process.stdin.send(b"".join(json.dumps(request).encode() + b"\n" for request in requests))
+            await process.stdin.aclose()
+            with anyio.fail_after(90):
+                returncode = await process.wait()
+    said = log.read_text(encoding="utf-8")
+    assert returncode == 0, said
+    assert "the client did not read its last answers: dropped" in said
+    assert "Traceback" not in said
+
+
+
+
+async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and_the_session_goes_on(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        *HOSTILE_MESSAGES.values(),
+        json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"})]
+    params = _server_params(extensions_dir, shared_data_dir)
+    with anyio.fail_after(90):
+        done = await anyio.run_process([params.command, *params.args], cwd=params.cwd, env=params.env,
+                                       input="\n".join(lines).encode() + b"\n", check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    errors = [answer["error"] for answer in answers if "error" in answer]
+    assert [error["code"] for error in errors] == [-32700, -32700, -32700], answers
+    assert "recursion limit exceeded" in errors[0]["message"]
+    assert "hex escape" in errors[2]["message"]
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
+    assert done.returncode == 0
+    assert b"Traceback" not in done.stderr
+
+
+async def test_the_server_starts_on_a_damaged_job_database_and_keeps_it_aside(
+    extensions_dir: Path, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "jobs.sqlite3").write_bytes(b"this is not an SQLite database" * 100)
+    params = _server_params(extensions_dir, data_dir)
+    with anyio.fail_after(120):
+        async with Client(params, mode="legacy") as client:
+            result = await client.call_tool("hashsum", {"text": "abc"})
+    assert result.is_error is False
+    [kept] = [p for p in data_dir.iterdir() if p.name.startswith("jobs.sqlite3.damaged-")]
+    assert kept.read_bytes() == b"this is not an SQLite database" * 100

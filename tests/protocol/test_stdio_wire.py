@@ -1,0 +1,225 @@
+"""The stdio wire: messages read and written on the event loop over pipes, the SDK's
+transport where stdout is not a pipe, and nothing but protocol lines on stdout."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp.shared.message import SessionMessage
+
+from tests.conftest import REPO_ROOT, patient_start
+from toolbay.protocol.stdio import loop_streams
+
+pytestmark = pytest.mark.anyio
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "wire-test", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+class Pipes:
+    """Two pipes: the test writes what the server reads, and reads what it writes."""
+
+    def __init__(self) -> None:
+        self.server_in, self.client_out = os.pipe()
+        self.client_in, self.server_out = os.pipe()
+
+    def send(self, data: bytes) -> None:
+        os.write(self.client_out, data)
+
+    def close_client_side(self) -> None:
+        os.close(self.client_out)
+
+    def received(self) -> bytes:
+        os.set_blocking(self.client_in, False)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(self.client_in, 1 << 16)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        for fd in (self.server_in, self.client_in, self.server_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+@pytest.fixture
+def pipes() -> Iterator[Pipes]:
+    made = Pipes()
+    yield made
+    made.close()
+
+
+async def test_messages_are_read_one_per_line_and_a_bad_line_does_not_stop_the_rest(pipes: Pipes) -> None:
+    pipes.send(json.dumps(INITIALIZE).encode() + b"\n" + b"this is not json\n\n")
+    pipes.send(json.dumps(INITIALIZED).encode())  # the last line may come without its newline
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, outgoing):
+            items = []
+            async for item in incoming:
+                items.append(item)
+                if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest):
+                    await outgoing.send(SessionMessage(types.JSONRPCResponse(
+                        jsonrpc="2.0", id=item.message.id, result={})))
+    answers = sorted((json.loads(line) for line in pipes.received().splitlines()), key=lambda a: str(a["id"]))
+    assert answers == [
+        {"jsonrpc": "2.0", "id": 1, "result": {}},
+        # The bad line is answered by the transport (JSON-RPC's parse error), not passed on.
+        {"jsonrpc": "2.0", "id": None,
+         "error": {"code": -32700, "message": "Parse error: expected ident at line 1 column 2"}},
+    ]
+    assert len(items) == 2
+    first, last = items
+    assert isinstance(first, SessionMessage) and isinstance(first.message, types.JSONRPCRequest)
+    assert first.message.method == "initialize"
+    assert isinstance(last, SessionMessage) and isinstance(last.message, types.JSONRPCNotification)
+
+
+async def test_an_overlong_line_is_dropped_with_an_error_and_the_next_message_still_arrives(pipes: Pipes) -> None:
+    pipes.send(b'{"jsonrpc": "2.0", "method": "x", "params": {"pad": "' + b"a" * 5000 + b'"}}\n')
+    pipes.send(json.dumps(INITIALIZED).encode() + b"\n")
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out, max_line_bytes=1024) as (incoming, _outgoing):
+            items = [item async for item in incoming]
+    assert len(items) == 2
+    assert isinstance(items[0], ValueError) and "longer than 1024 bytes" in str(items[0])
+    assert isinstance(items[1], SessionMessage) and isinstance(items[1].message, types.JSONRPCNotification)
+
+
+async def test_at_end_of_input_the_requests_already_read_are_answered_before_the_stream_ends(
+    pipes: Pipes,
+) -> None:
+    pipes.send(json.dumps(INITIALIZE).encode() + b"\n")
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, outgoing):
+            request = await incoming.receive()
+            assert isinstance(request, SessionMessage)
+            with anyio.move_on_after(0.2):  # the input has ended, but the request is not answered
+                await incoming.receive()
+                pytest.fail("the stream ended before the request was answered")
+            await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))
+            with pytest.raises(anyio.EndOfStream):
+                await incoming.receive()
+
+
+async def test_every_message_sent_is_written_as_one_line_before_the_streams_close(pipes: Pipes) -> None:
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (_incoming, outgoing):
+            for number in range(200):
+                response = types.JSONRPCResponse(jsonrpc="2.0", id=number, result={"n": number})
+                await outgoing.send(SessionMessage(response))
+    lines = pipes.received().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == list(range(200))
+
+
+def _server(extensions: Path, data_dir: Path, stdout: int | IO[bytes]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
+        cwd=REPO_ROOT, env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
+        stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.DEVNULL,
+    )
+
+
+def _wait_for_lines(path: Path, count: int, timeout: float = 60) -> list[dict[str, object]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = path.read_bytes().splitlines()
+        if len(lines) >= count:
+            return [json.loads(line) for line in lines]
+        time.sleep(0.05)
+    raise AssertionError(f"expected {count} lines in {path}, got {path.read_bytes()!r}")
+
+
+def test_a_server_whose_stdout_is_a_file_answers_through_the_sdk_transport(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "wire.jsonl"
+    with out.open("wb") as sink:
+        process = _server(extensions_dir, shared_data_dir, sink)
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+            process.stdin.flush()
+            _wait_for_lines(out, 1)
+            process.stdin.write(json.dumps(INITIALIZED).encode() + b"\n")
+            process.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}\n')
+            process.stdin.flush()
+            answers = _wait_for_lines(out, 2)
+            process.stdin.close()
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert answers[0]["id"] == 1 and "result" in answers[0]
+    assert answers[1]["id"] == 2
+    assert "hashsum" in {tool["name"] for tool in answers[1]["result"]["tools"]}  # type: ignore[index]
+
+
+def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
+    extensions_dir: Path, shared_data_dir: Path
+) -> None:
+    process = _server(extensions_dir, shared_data_dir, subprocess.PIPE)
+    try:
+        requests = [INITIALIZE, INITIALIZED,
+                    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "hashsum", "arguments": {"text": "hello", "algorithm": "md5"}}},
+                    {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]
+        payload = b"".join(json.dumps(request).encode() + b"\n" for request in requests)
+        # The requests arrive at once; the server answers both calls before it sees EOF.
+        out, _ = process.communicate(payload, timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    answers = {message["id"]: message for message in map(json.loads, out.splitlines())}
+    assert process.returncode == 0
+    assert set(answers) == {1, 2, 3}
+    assert "5d41402abc4b2a76b9719d911017c592" in answers[2]["result"]["content"][0]["text"]
+
+
+def test_a_client_that_stops_reading_ends_the_session_quietly(extensions_dir: Path, shared_data_dir: Path) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions_dir), "--data-dir",
+         str(shared_data_dir)],
+        cwd=REPO_ROOT, env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        try:
+            process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+            process.stdin.flush()
+            assert b'"result"' in process.stdout.readline()
+            process.stdout.close()  # the client goes away without closing standard input
+            for number in range(2, 5):
+                process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/list"}).encode()
+                                    + b"\n")
+                process.stdin.flush()
+            assert process.wait(timeout=30) == 0
+            stderr = process.stderr.read().decode()
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert "Traceback" not in stderr
+    assert "closed its end of standard output" in stderr

@@ -1,0 +1,130 @@
+"""The search index: what a caller of the search tool would notice."""
+
+from __future__ import annotations
+
+from toolbay.handlers.base import ToolDefinition
+from toolbay.search import SearchIndex
+from toolbay.search.documents import definition_from_mcp
+
+
+def tool(name: str, description: str, **properties: str) -> ToolDefinition:
+    schema = {"type": "object", "properties": {key: {"type": "string", "description": text}
+                                               for key, text in properties.items()}}
+    return ToolDefinition(name=name, description=description, input_schema=schema)
+
+
+CATALOG = [
+    tool("jsonkit_fmt", "Pretty-print or compact a JSON document.", indent="Spaces per level"),
+    tool("jsonkit_get", "Print the JSON value found at a path in the document.", path="Dotted path"),
+    tool("hashsum", "Compute md5, sha1, sha256 or crc32 digests of text.", algorithm="Digest algorithm"),
+    tool("textkit_count", "Count lines, words, characters and bytes, like wc."),
+    tool("image_resize", "画像のサイズを変更する。幅と高さを指定します。", width="幅 (ピクセル)"),
+    tool("zip_compress", "压缩文件并生成归档。", level="压缩级别"),
+    tool("weather_forecast", "Get the weather forecast for a city.", city="City name"),
+    tool("weatherAlerts", "Severe weather alerts for a region.", region="Region code"),
+]
+
+
+def index_of(definitions: list[ToolDefinition] = CATALOG) -> SearchIndex:
+    index = SearchIndex()
+    index.put_many(definitions)
+    return index
+
+
+def names(index: SearchIndex, query: str, limit: int = 10) -> list[str]:
+    return [hit.name for hit in index.search(query, limit).hits]
+
+
+def test_an_english_request_finds_the_tool_that_does_it_first() -> None:
+    index = index_of()
+    assert names(index, "compute the sha256 digest of this text")[0] == "hashsum"
+    assert names(index, "how many words are in this file?")[0] == "textkit_count"
+
+
+def test_words_of_a_split_name_are_found() -> None:
+    index = index_of()
+    assert names(index, "textkit")[:1] == ["textkit_count"]
+    assert names(index, "weather alerts")[0] == "weatherAlerts"
+
+
+def test_a_japanese_query_finds_the_tool_described_in_japanese() -> None:
+    assert names(index_of(), "画像のサイズ変更")[0] == "image_resize"
+
+
+def test_a_chinese_query_finds_the_tool_described_in_chinese() -> None:
+    assert names(index_of(), "如何压缩文件")[0] == "zip_compress"
+
+
+def test_an_exact_name_comes_first_with_the_top_score_in_any_case_or_inside_a_sentence() -> None:
+    index = index_of()
+    # "weather forecast" alone would rank both weather tools; the name decides.
+    outcome = index.search("weatherAlerts")
+    assert outcome.hits[0].name == "weatherAlerts" and outcome.hits[0].score == 1.0
+    assert names(index, "JSONKIT_GET")[0] == "jsonkit_get"
+    assert names(index, "please run jsonkit_fmt on my file")[0] == "jsonkit_fmt"
+
+
+def test_a_plain_word_that_is_also_a_name_does_not_jump_the_ranking() -> None:
+    index = index_of([*CATALOG, tool("compute", "Evaluate an arithmetic expression.")])
+    assert names(index, "compute the sha256 digest of this text")[0] == "hashsum"
+
+
+def test_results_are_best_first_and_at_most_the_limit() -> None:
+    outcome = index_of().search("json document path", 2)
+    assert [hit.name for hit in outcome.hits] == ["jsonkit_get", "jsonkit_fmt"]
+    assert outcome.hits[0].score >= outcome.hits[1].score > 0
+    assert not outcome.no_match
+
+
+def test_nothing_relevant_is_no_match_not_padding() -> None:
+    index = index_of()
+    for query in ("book a flight to Lisbon", "", "the and of", "航班预订"):
+        outcome = index.search(query)
+        assert outcome.no_match, query
+        assert outcome.hits == ()
+
+
+def test_a_removed_tool_is_never_returned_even_by_exact_name() -> None:
+    index = index_of()
+    assert index.remove("hashsum")
+    assert "hashsum" not in names(index, "sha256 digest")
+    assert "hashsum" not in names(index, "hashsum")
+    assert not index.remove("hashsum")
+
+
+def test_a_replaced_tool_is_found_by_its_new_words_only() -> None:
+    index = index_of()
+    index.put(tool("hashsum", "Encode bytes as base64 or hex."))
+    assert names(index, "encode as base64")[0] == "hashsum"
+    assert "hashsum" not in names(index, "md5 crc32 digest")
+    assert len(index) == len(CATALOG)
+
+
+def test_an_added_tool_is_found_at_once() -> None:
+    index = index_of()
+    index.put(tool("csv_sort", "Sort the rows of a CSV file by a column.", column="Column to sort by"))
+    assert names(index, "sort csv rows by column")[0] == "csv_sort"
+
+
+def test_tools_the_caller_may_not_use_are_never_returned() -> None:
+    index = index_of()
+    hidden = {"hashsum", "jsonkit_get"}
+    allowed = lambda name: name not in hidden  # noqa: E731
+    for query in ("hashsum", "sha256 digest", "json path value", "jsonkit_get"):
+        assert not hidden & {hit.name for hit in index.search(query, 10, allowed).hits}, query
+
+
+def test_an_index_that_changed_a_lot_one_tool_at_a_time_ranks_as_one_built_whole() -> None:
+    one_by_one = SearchIndex()
+    for definition in CATALOG:
+        one_by_one.put(definition)
+    whole = index_of()
+    for query in ("json document", "weather for a city", "sha256", "画像のサイズ"):
+        assert names(one_by_one, query) == names(whole, query), query
+
+
+def test_keywords_find_a_tool_whose_description_does_not_say_them() -> None:
+    index = index_of([*CATALOG, definition_from_mcp({
+        "name": "jq_like", "description": "Select parts of a document.", "inputSchema": {"type": "object"},
+        "_meta": {"toolbay/keywords": ["jmespath", "query"]}})])
+    assert names(index, "jmespath")[0] == "jq_like"

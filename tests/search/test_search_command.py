@@ -1,0 +1,88 @@
+"""`toolbay search`: the file contract measured from outside, and a query over the served tools."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.conftest import REPO_ROOT
+from toolbay.cli import app
+
+runner = CliRunner()
+
+TOOLS = [
+    {"name": "getWeather", "description": "Get the current weather for a city",
+     "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}}},
+    {"name": "convertCurrency", "description": "Convert an amount between two currencies",
+     "inputSchema": {"type": "object", "properties": {"amount": {"type": "number"}, "to": {"type": "string"}}}},
+    {"name": "translateText", "description": "文章を別の言語に翻訳する", "inputSchema": {"type": "object"}},
+]
+QUERIES = [
+    {"id": "q1", "query": "What's the weather like in Paris?"},
+    {"id": "q2", "query": "convert 20 dollars to euros"},
+    {"id": "q3", "query": "この文章を翻訳して"},
+    {"id": "q4", "query": "book a table at an italian restaurant"},
+]
+
+
+def write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def test_catalog_and_queries_files_give_one_exact_json_line_per_query_in_order(tmp_path: Path) -> None:
+    catalog, queries = write_jsonl(tmp_path / "tools.jsonl", TOOLS), write_jsonl(tmp_path / "q.jsonl", QUERIES)
+    # A real process, as the search is measured from outside.
+    process = subprocess.run(
+        [sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries", str(queries),
+         "--limit", "2", "--json"], capture_output=True, text=True, cwd=REPO_ROOT, check=False)
+    assert process.returncode == 0, process.stderr
+    lines = [json.loads(line) for line in process.stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["q1", "q2", "q3", "q4"]
+    for line in lines:
+        assert set(line) == {"id", "results", "no_match"}
+        assert all(set(result) == {"name", "score"} for result in line["results"])
+        assert len(line["results"]) <= 2
+    assert lines[0]["results"][0]["name"] == "getWeather"
+    assert lines[1]["results"][0]["name"] == "convertCurrency"
+    assert lines[2]["results"][0]["name"] == "translateText"
+    assert lines[3] == {"id": "q4", "results": [], "no_match": True}
+
+
+def test_a_bad_catalog_line_is_named_and_nothing_is_printed(tmp_path: Path) -> None:
+    catalog = tmp_path / "tools.jsonl"
+    catalog.write_text(json.dumps(TOOLS[0]) + "\n{not json\n", encoding="utf-8")
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES)
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 2
+    assert f"{catalog}:2: not JSON" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_tool_without_a_name_is_refused_with_its_line(tmp_path: Path) -> None:
+    catalog = write_jsonl(tmp_path / "tools.jsonl", [{"description": "nameless"}])
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES)
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries)])
+    assert result.exit_code == 2
+    assert "tools.jsonl:1: a tool needs a non-empty string 'name'" in result.stderr
+
+
+def test_catalog_without_queries_is_a_usage_error(tmp_path: Path) -> None:
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    result = runner.invoke(app, ["search", "--catalog", str(catalog)])
+    assert result.exit_code == 2
+    assert "--catalog and --queries go together" in result.stderr
+
+
+def test_a_query_searches_the_tools_the_server_would_serve(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["search", "sha256 digest of a text", "--limit", "3", "--json",
+                                 "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["results"][0]["name"] == "hashsum"
+    assert record["results"][0]["description"]
+    assert not record["no_match"]

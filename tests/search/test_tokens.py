@@ -1,0 +1,44 @@
+"""Search terms: names split into words, CJK runs into character pairs, plurals made singular."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolbay.search.tokens import split_identifier, tokenize
+
+
+@pytest.mark.parametrize(("identifier", "words"), [
+    ("jsonkit_fmt", ["jsonkit", "fmt"]),
+    ("blockSize", ["block", "size"]),
+    ("getHTTPResponse2", ["get", "http", "response", "2"]),
+    ("sha256", ["sha", "256"]),
+    ("XMLHttpRequest", ["xml", "http", "request"]),
+])
+def test_identifiers_are_split_where_programs_join_words(identifier: str, words: list[str]) -> None:
+    assert split_identifier(identifier) == words
+    assert tokenize(identifier) == words
+
+
+def test_kebab_and_snake_names_give_the_same_terms_as_the_words_written_apart() -> None:
+    assert tokenize("jsonkit_fmt") == tokenize("jsonkit-fmt") == tokenize("JsonkitFmt") == tokenize("jsonkit fmt")
+
+
+def test_stop_words_go_and_plurals_meet_their_singular() -> None:
+    assert tokenize("the number of nurses in the cities") == ["number", "nurse", "city"]
+    assert tokenize("queries") == tokenize("query")
+    assert tokenize("status") == ["status"]  # not "statu"
+
+
+def test_japanese_and_chinese_runs_become_overlapping_character_pairs() -> None:
+    assert tokenize("画像を変換") == ["画像", "像を", "を変", "変換"]
+    assert tokenize("压缩文件") == ["压缩", "缩文", "文件"]
+    # a lone character stays itself; latin words in between are still words
+    assert tokenize("JSONを整形") == ["json", "を整", "整形"]
+
+
+def test_korean_words_keep_their_spaces_and_pair_within_each_word() -> None:
+    assert tokenize("파일 압축") == ["파일", "압축"]
+
+
+def test_accented_words_are_kept_whole() -> None:
+    assert tokenize("Größe Café") == ["größe", "café"]
