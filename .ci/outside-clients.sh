@@ -25,7 +25,9 @@ node --version
 
 DATA=$(mktemp -d)
 LOG=$DATA/serve.log
-uv run toolbay serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
+# The bundled roles and the prompts the suite asks for by name (test_simple_prompt, ...).
+TOOLBAY_AGENTS="[\"$ROOT/agents\", \"$ROOT/tests/fixtures/agents/conformance\"]" \
+  uv run toolbay serve --transport http --port 0 --data-dir "$DATA" 2>"$LOG" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
 URL=

@@ -1,23 +1,30 @@
 """How long describing help takes, against a reference measured in the same run.
 
-    python bench/bench_helptext.py
+    python bench/bench_helptext.py [--against REV]
 
 The reference is the least any reader must do: read the file, decode it as UTF-8 and
-split it into lines. Goal: a typical help text in well under 5 ms; a 1 MB text in
-well under a second.
+split it into lines. ``--against REV`` also times revision REV's describer (unpacked from
+git into a temporary folder, run in a child process) on the same texts in the same run, so
+the per-text medians can be compared: the goal is within 1.5x of the earlier one. Goals:
+a typical help text in well under 5 ms; a 1 MB text in well under a second.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+if "--parser-root" in sys.argv:  # another revision's describer, timed on this corpus
+    sys.path.insert(0, sys.argv[sys.argv.index("--parser-root") + 1])
 
 from toolbay.errors import NotHelpError  # noqa: E402
 from toolbay.helptext import build_tool_schema, describe_help  # noqa: E402
@@ -26,12 +33,12 @@ CORPUS = ROOT / "tests" / "helptext" / "corpus"
 
 
 def timed(fn: Callable[[], object], repeat: int) -> float:
-    """Median seconds of ``repeat`` runs."""
+    """Median CPU seconds of ``repeat`` runs (CPU time: other work on a shared machine does not count)."""
     samples = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        samples.append(time.perf_counter() - start)
+        samples.append(time.process_time() - start)
     return statistics.median(samples)
 
 
@@ -51,8 +58,45 @@ def one_megabyte() -> bytes:
     return (base * (1_000_000 // len(base) + 1))[:1_000_000]
 
 
+def per_text_medians(paths: list[Path], rounds: int) -> list[float]:
+    """Each round: the median over texts of one text's median time; a list of rounds."""
+    out = []
+    for _ in range(rounds):
+        out.append(statistics.median(timed(lambda p=p: describe_all([p]), 5) for p in paths))
+    return out
+
+
+def other_revision(ref: str, rounds: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "server", "handlers"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        done = subprocess.run([sys.executable, __file__, "--parser-root", tmp, "--rounds-json", str(rounds)],
+                              check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def compare(ref: str, paths: list[Path], rounds: int = 3) -> None:
+    """Alternates this describer and ``ref``'s, round by round, so both see the same machine load."""
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(rounds):
+        theirs.extend(other_revision(ref, 1))
+        ours.extend(per_text_medians(paths, 1))
+    ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+    print(f"per-text median vs {ref}, {rounds} rounds (ms): this "
+          f"{', '.join(f'{x * 1000:.3f}' for x in ours)}; {ref[:10]} {', '.join(f'{x * 1000:.3f}' for x in theirs)}")
+    print(f"  ratio this/{ref[:10]}: min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x "
+          f"(goal: at most 1.5x)")
+
+
 def main() -> None:
     paths = sorted(CORPUS.glob("*/*/long.txt"))
+    if "--rounds-json" in sys.argv:
+        print(json.dumps(per_text_medians(paths, int(sys.argv[sys.argv.index("--rounds-json") + 1]))))
+        return
+    if "--against" in sys.argv:
+        compare(sys.argv[sys.argv.index("--against") + 1], paths)
     ref = timed(lambda: reference(paths), 20)
     ours = timed(lambda: describe_all(paths), 5)
     per_text = [timed(lambda p=p: describe_all([p]), 5) for p in paths]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,16 @@ import anyio.to_thread
 from toolbay.errors import WasmRejected
 from toolbay.handlers.base import Handler
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+from toolbay.wasm.links import remove_escaping_links
 from toolbay.wasm.progress import ProgressForwarder
 from toolbay.wasm.quick import QuickRunRecord
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 
 STDIN_PROPERTY = "stdin"
+
+# File times come from a coarser clock than time.time(): a link made just after a run starts
+# may be stamped up to a few milliseconds before it.
+_CLOCK_SLACK_S = 0.05
 DEFAULT_LIMITS = SandboxLimits()
 NO_FILES_HINT = (
     "\n\nNote: this tool is given no workspace folder, so it cannot see any file. If the error is "
@@ -104,12 +110,23 @@ class WasmHandler(Handler):
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
         # module it started with even after the handler is closed. The guest's progress lines
         # reach this call's own progress callback, and nobody else's.
+        started = time.time()
         progress = ProgressForwarder(context.report_progress)
         async with progress.forwarding():
             result = await self.runtime.run_async(
                 module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
         self._pace.ran_on_worker(result.duration_s, result.cpu_s)
-        return self._outcome(result)
+        outcome = self._outcome(result)
+        writable = [preopen.host_path for preopen in request.preopens if preopen.writable]
+        if writable:
+            since = started - _CLOCK_SLACK_S
+            removed = [link for root in writable
+                       for link in await anyio.to_thread.run_sync(remove_escaping_links, root, since)]
+            if removed:
+                return ToolResult.error(
+                    f"The tool {self.name!r} made symbolic links leading out of the workspace, which is not "
+                    f"allowed; they were removed: {', '.join(removed)}.", removed_links=removed)
+        return outcome
 
     def expects_quick_answer(self) -> bool:
         return (self._module is not None and self.runtime.quick_budget_s > 0 and self._may_run_twice
@@ -194,6 +211,10 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
         notes.append(f"[stderr truncated: only the first {limits.stderr_limit_bytes} bytes are shown]")
     if result.ok:
         text = stdout if stdout or not stderr else stderr
+        if stdout and stderr:
+            # Warnings and notes a program printed beside its output reach the model too, apart
+            # from the output itself (which stays exactly what the program printed).
+            meta["stderr"] = stderr
         structured = None if result.stdout_truncated else _json_document(stdout)
         return ToolResult(text="\n".join([text, *notes]) if notes else text, structured=structured, meta=meta)
     if result.trap is not None:

@@ -25,6 +25,7 @@ from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.sessions import SessionRegistry
+from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
 
 
@@ -39,18 +40,21 @@ class Toolbay:
         policies: ChainPolicies,
         jobs: JobManager,
         sessions: SessionRegistry,
+        roles: RoleLibrary,
         server_hooks: Sequence[ServerHook] = (),
         stages: Sequence[Stage] | None = None,
         listing_filter: ListingFilter | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
-        narrows what a session's ``tools/list`` shows (search-first disclosure)."""
+        narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
+        role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
         self.jobs = jobs
         self.sessions = sessions
+        self.roles = roles
         self.server_hooks: tuple[ServerHook, ...] = tuple(server_hooks)
         self.listing_filter = listing_filter
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)

@@ -34,6 +34,7 @@ from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.protocol.job_resources import install as install_job_resources
 from toolbay.protocol.tasks import install as install_tasks
 from toolbay.sessions import SessionRegistry
+from toolbay.subagents.library import RoleLibrary
 from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
 
@@ -60,6 +61,7 @@ async def assemble(
     """
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
     sessions = SessionRegistry()
+    roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
     store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -95,6 +97,8 @@ async def assemble(
         builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                   *job_tools(manager, preview_bytes=preview_bytes), *builtins],
         listeners=[sessions.tools_changed],
+        roles=roles,
+        role_listeners=[sessions.prompts_changed],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
     ) as keeper, manager, anyio.create_task_group() as group:
@@ -108,7 +112,7 @@ async def assemble(
                                   owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)))
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
-        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions,
+        app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)

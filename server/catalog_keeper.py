@@ -1,6 +1,7 @@
 """Keeps the catalog in line with the tool folders: scans, describes, swaps, releases.
 
-The keeper owns the wasm runtime, discovery, the hash index and the current catalog
+The keeper owns the wasm runtime, discovery, the hash index, the role library (role files
+in the agent folders, served as ``agent_*`` tools and as prompts) and the current catalog
 snapshot; it knows nothing of callers, the chain or the wire. ``CatalogKeeper.open`` is the
 only way to get one; the app (``toolbay.app``) serves calls from the snapshot it keeps.
 Whoever must hear of a change (connected sessions) is handed in as a listener.
@@ -24,6 +25,7 @@ from toolbay.config import Settings
 from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
 from toolbay.handlers.base import Handler
 from toolbay.hash_index import HashIndex
+from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm import WasmRuntime
 
 logger = logging.getLogger(__name__)
@@ -34,7 +36,8 @@ ChangeListener = Callable[[], Awaitable[object]]
 
 class CatalogKeeper:
     def __init__(self, settings: Settings, runtime: WasmRuntime, builtins: Sequence[Handler],
-                 listeners: Sequence[ChangeListener]) -> None:
+                 listeners: Sequence[ChangeListener], *, roles: RoleLibrary | None = None,
+                 role_listeners: Sequence[ChangeListener] = ()) -> None:
         self.settings = settings
         self.runtime = runtime
         self.catalog = CatalogHolder()
@@ -43,6 +46,9 @@ class CatalogKeeper:
         # Built-in names win over discovered ones; both are fixed for the keeper's life.
         self.builtins: tuple[Handler, ...] = tuple(builtins)
         self._listeners = tuple(listeners)
+        # Read again on every rescan, with the tool folders; its agent_* tools join the catalog.
+        self.roles = roles if roles is not None else RoleLibrary.from_settings(settings)
+        self._role_listeners = tuple(role_listeners)
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._rescan_lock = anyio.Lock()
 
@@ -54,10 +60,14 @@ class CatalogKeeper:
         *,
         builtins: Sequence[Handler] = (),
         listeners: Sequence[ChangeListener] = (),
+        roles: RoleLibrary | None = None,
+        role_listeners: Sequence[ChangeListener] = (),
         on_progress: Callable[[FileOutcome, int], None] | None = None,
         start_wait_s: float | None = None,
     ) -> AsyncIterator[CatalogKeeper]:
-        """``start_wait_s``: how long to wait for files described for the first time; those
+        """``roles``: the role files served (by default those of ``settings.agents``);
+        ``role_listeners`` hear when the roles served change (the prompt list).
+        ``start_wait_s``: how long to wait for files described for the first time; those
         not done by then are described on in the background, and the catalog grows (telling
         the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -67,7 +77,7 @@ class CatalogKeeper:
         runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
                               max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1),
                               quick_budget_s=settings.sandbox.quick_budget_ms / 1000)
-        keeper = cls(settings, runtime, builtins, listeners)
+        keeper = cls(settings, runtime, builtins, listeners, roles=roles, role_listeners=role_listeners)
         try:
             async with _background_tasks() as background:
                 if start_wait_s is None:
@@ -95,7 +105,7 @@ class CatalogKeeper:
         publish_after_s: float | None = None,
         published: Callable[[], None] | None = None,
     ) -> CatalogChange:
-        """Brings the catalog in line with the extension folders.
+        """Brings the catalog in line with the extension folders and the role files.
 
         Only files whose content changed are described again. A file that fails to
         describe keeps the tools of its last good version; a deleted file loses them.
@@ -105,8 +115,9 @@ class CatalogKeeper:
         """
         async with self._rescan_lock:
             previous_files = self._files
-            # One worker-thread hop does what a warm start needs: list, stat, look up.
-            paths, current, hashes = await anyio.to_thread.run_sync(self._survey, previous_files)
+            # One worker-thread hop does what a warm start needs: read the role files; list, stat, look up.
+            roles_changed, (paths, current, hashes) = await anyio.to_thread.run_sync(
+                self._read_folders, previous_files)
             to_describe = [path for path in paths if path not in current]
             if to_describe:
                 total = len(to_describe)
@@ -166,7 +177,17 @@ class CatalogKeeper:
         if notify and not change.empty:
             for listener in self._listeners:
                 await listener()
+        if notify and roles_changed:
+            for listener in self._role_listeners:
+                await listener()
         return change
+
+    def _read_folders(
+        self, previous: dict[str, FileOutcome]
+    ) -> tuple[bool, tuple[list[str], dict[str, FileOutcome], dict[str, str]]]:
+        """Whether the roles served changed (the library reloaded), and ``_survey``'s answer.
+        Blocking: runs on a worker thread."""
+        return self.roles.reload(), self._survey(previous)
 
     def _survey(self, previous: dict[str, FileOutcome]) -> tuple[list[str], dict[str, FileOutcome], dict[str, str]]:
         """The files in the folders; the outcome of each that needs no guest run (unchanged
@@ -223,11 +244,12 @@ class CatalogKeeper:
 
     def _build_catalog(self) -> Catalog:
         handlers: list[Entry] = list(self.builtins)
-        skipped: list[SkippedFile] = []
+        skipped: list[SkippedFile] = list(self.roles.skipped)
         for outcome in self._files.values():
             handlers.extend(outcome.handlers)
             if outcome.skipped is not None:
                 skipped.append(outcome.skipped)
+        handlers.extend(self.roles.handlers)
         return Catalog.build(handlers, skipped)
 
     def _swap(self, catalog: Catalog) -> CatalogChange:

@@ -159,6 +159,36 @@ def list_tools(
 
 
 @app.command()
+def describe(
+    file: Annotated[Path, typer.Argument(metavar="FILE.wasm", help="The program to describe.")],
+    data_dir: DataDirOption = None,
+    config: ConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Show what toolbay makes of one .wasm: its help texts and every tool's full schema."""
+    settings = _settings(config, data_dir=data_dir)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    from toolbay.commands import describe_file
+
+    described = _run(describe_file, settings, str(file))
+    if as_json:
+        typer.echo(json.dumps(described, indent=2, ensure_ascii=False))
+        return
+    for run in described["help_runs"]:
+        typer.echo(f"$ {' '.join(run['argv'])}    (exit {run['exit_code']}, {run['encoding']})")
+        typer.echo(run["text"].rstrip() + "\n")
+    for tool in described["tools"]:
+        typer.echo(f"== tool {tool['name']}  (tier: {tool['tier'] or 'undeclared'}"
+                   f"{', background' if tool['background'] else ''})")
+        typer.echo(tool["description"])
+        if tool["keywords"]:
+            typer.echo(f"keywords: {', '.join(tool['keywords'])}")
+        typer.echo(json.dumps(tool["input_schema"], indent=2, ensure_ascii=False) + "\n")
+    for reason in described["skipped"]:
+        typer.echo(f"skipped: {reason}")
+
+
+@app.command()
 def call(
     tool: Annotated[str, typer.Argument(metavar="TOOL", help="Tool name, as `toolbay list` shows it.")],
     args: Annotated[str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as a JSON object.")] = "{}",

@@ -13,7 +13,7 @@ import anyio
 import typer
 from rich.console import Console
 
-from toolbay.config import Settings, load_settings
+from toolbay.config import Settings, load_settings, unknown_environment
 from toolbay.errors import ToolbayError
 
 err = Console(stderr=True)
@@ -46,7 +46,10 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
 
 def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
     try:
-        return load_settings(config, **overrides)
+        settings = load_settings(config, **overrides)
     except ToolbayError as exc:
         err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    for warning in unknown_environment():
+        err.print(f"toolbay: warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+    return settings

@@ -100,7 +100,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
             properties = definition.input_schema.get("properties", {})
             tools.append({
                 "name": definition.name,
-                "origin": definition.origin.removeprefix("wasm:"),
+                "origin": definition.origin.removeprefix("wasm:").removeprefix("agent:"),
                 "source": definition.source,
                 "tier": definition.tier.value if definition.tier else None,
                 "parameters": list(properties),
@@ -167,3 +167,31 @@ async def search_served(settings: Settings, query: str, limit: int) -> dict[str,
         for result in record["results"]:
             result["description"] = descriptions[result["name"]]
         return record
+
+
+async def describe_file(settings: Settings, path: str) -> dict[str, Any]:
+    """``toolbay describe FILE.wasm``: every help text the program printed and every tool's
+    full definition, described afresh as discovery would (settings such as ``tiers`` apply)."""
+    import anyio.to_thread
+
+    from toolbay.discovery import Discovery
+    from toolbay.errors import ConfigError
+    from toolbay.helptext.decode import decode_help
+    from toolbay.wasm import WasmRuntime
+
+    if not os.path.isfile(path):
+        raise ConfigError(f"describe: no such file: {path}")
+    runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None)
+    try:
+        explained = await anyio.to_thread.run_sync(Discovery(settings, runtime).explain, os.path.abspath(path))
+    finally:
+        runtime.close()
+    runs = []
+    for argv, run in explained.help_runs:
+        decoded = decode_help(run.help_bytes)
+        runs.append({"argv": argv, "exit_code": run.exit_code, "encoding": decoded.encoding, "text": decoded.text})
+    tools = [{
+        "name": tool.name, "description": tool.description, "tier": tool.tier.value if tool.tier else None,
+        "keywords": list(tool.keywords), "background": tool.background, "input_schema": tool.input_schema,
+    } for tool in explained.tools]
+    return {"file": os.path.abspath(path), "help_runs": runs, "tools": tools, "skipped": list(explained.skipped)}

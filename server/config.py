@@ -11,14 +11,16 @@ names the setting and says what was expected.
 from __future__ import annotations
 
 import contextvars
+import difflib
 import importlib.util
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from toolbay.errors import ConfigError
 
@@ -35,7 +37,9 @@ def _bundled_folder(package: str) -> Path:
 
 
 BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
+BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
+ENV_PREFIX = "TOOLBAY_"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
 CHAIN_PATHS = (
     (("audit",), "file"),
@@ -125,6 +129,24 @@ class JobSettings(_Section):
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
 
 
+DelegationPathName = Literal["envelope", "sampling"]
+DELEGATION_PATHS: tuple[DelegationPathName, ...] = ("envelope", "sampling")
+
+
+class SubagentSettings(_Section):
+    """How ``agent_*`` tools hand a role and a task to a sub-agent (see ``toolbay.subagents``)."""
+
+    paths: list[DelegationPathName] = Field(
+        default_factory=lambda: list(DELEGATION_PATHS),
+        description="The ways toolbay may delegate, in order of preference, each used only when the client "
+        "declares it can; the fallback (the role prompt handed back to the calling model) is always last.",
+    )
+    max_depth: int = Field(2, ge=1, le=8, description="How deep sub-agents may delegate to sub-agents.")
+    max_turns: int = Field(10, ge=1, le=200, description="Model turns of a role that names no limit.")
+    time_s: float = Field(300.0, gt=0, le=24 * 3600, description="Time limit of a role that names none.")
+    max_tokens: int = Field(4096, ge=64, le=200_000, description="max_tokens asked of each sampling request.")
+
+
 class DisclosureSettings(_Section):
     """How much of the catalog ``tools/list`` shows; the rest is found with ``search_tools``."""
 
@@ -155,13 +177,15 @@ class Settings(BaseSettings):
     """Everything toolbay can be told. See the README's configuration reference."""
 
     model_config = SettingsConfigDict(
-        env_prefix="TOOLBAY_",
+        env_prefix=ENV_PREFIX,
         env_nested_delimiter="__",
         extra="forbid",
         validate_default=True,
     )
 
     extensions: list[Path] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])
+    # Folders of role files (NAME.md), served as prompts and agent_NAME tools.
+    agents: list[Path] = Field(default_factory=lambda: [BUNDLED_AGENTS])
     data_dir: Path = Field(default_factory=default_data_dir)
     workspace: Path | None = None
     transport: Literal["stdio", "http", "sse"] = "stdio"
@@ -178,11 +202,19 @@ class Settings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("extensions", mode="before")
+    @field_validator("host")
+    @classmethod
+    def _bare_host(cls, value: str) -> str:
+        if value.startswith("[") or value.endswith("]"):
+            raise ValueError(f"write an IPv6 address without brackets, e.g. {value.strip('[]')}")
+        return value
+
+    @field_validator("extensions", "agents", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         if isinstance(value, str | Path):
@@ -231,6 +263,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} does not exist") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
+                          "save it as UTF-8") from exc
     # Relative paths in the file are relative to the file, as users expect.
     for key in ("data_dir", "workspace", "log_file"):
         if isinstance(data.get(key), str):
@@ -238,10 +273,11 @@ def read_toml(path: Path) -> dict[str, Any]:
     disclosure = data.get("disclosure")
     if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
         disclosure["catalog"] = [str((path.parent / p).resolve()) for p in disclosure["catalog"]]
-    if isinstance(data.get("extensions"), list):
-        data["extensions"] = [str((path.parent / p).resolve()) for p in data["extensions"]]
-    elif isinstance(data.get("extensions"), str):
-        data["extensions"] = [str((path.parent / data["extensions"]).resolve())]
+    for key in ("extensions", "agents"):
+        if isinstance(data.get(key), list):
+            data[key] = [str((path.parent / p).resolve()) for p in data[key]]
+        elif isinstance(data.get(key), str):
+            data[key] = [str((path.parent / data[key]).resolve())]
     chain = data.get("chain")
     if isinstance(chain, dict):
         for section, key in CHAIN_PATHS:
@@ -264,6 +300,11 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         settings = Settings(**given)
     except ValidationError as exc:
         raise ConfigError(_describe_validation_error(exc, config_file)) from None
+    except SettingsError as exc:
+        # pydantic-settings could not decode an environment variable holding a list or table.
+        field = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
+        raise ConfigError(f"environment variable {ENV_PREFIX}{field.upper()}: its value must be JSON "
+                          f"(a list or table), e.g. {ENV_PREFIX}EXTENSIONS='[\"/srv/tools\"]'") from None
     finally:
         _toml_data.reset(token)
     check_job_settings(settings)
@@ -289,6 +330,31 @@ def check_job_settings(settings: Settings) -> None:
             f"({jobs.sync_budget_s:g} s), so every call would be stopped before it could go on as a job. "
             f"Make {limit_name} longer (minutes: it bounds a job's whole run) or [jobs] sync_budget_s "
             "shorter (seconds: it is how long a caller waits).")
+
+
+def unknown_environment(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A sentence for each ``TOOLBAY_*`` variable that names no setting (ignored otherwise),
+    with the closest real name: ``TOOLBAY_SANDBOX_TIMEOUT_S`` -> ``TOOLBAY_SANDBOX__TIMEOUT_S``."""
+    known = _known_environment_names()
+    found = []
+    for name in sorted(environ if environ is not None else os.environ):
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in known or upper.startswith(f"{ENV_PREFIX}CHAIN__"):
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        found.append(f"environment variable {name} names no setting and is ignored{hint}")
+    return found
+
+
+def _known_environment_names() -> list[str]:
+    names = []
+    for field_name, field_info in Settings.model_fields.items():
+        names.append(f"{ENV_PREFIX}{field_name.upper()}")
+        section = field_info.annotation
+        if isinstance(section, type) and issubclass(section, BaseModel):
+            names += [f"{ENV_PREFIX}{field_name.upper()}__{sub.upper()}" for sub in section.model_fields]
+    return names
 
 
 def _describe_validation_error(exc: ValidationError, config_file: Path | None) -> str:

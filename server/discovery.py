@@ -38,6 +38,8 @@ from toolbay.words import PermissionTier, ToolDefinition
 
 logger = logging.getLogger(__name__)
 
+# Marks a cached description that is a remembered failure of the whole file (its reason follows).
+_FAILED = "\x00the whole file: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SCANDIR_FD = os.scandir in os.supports_fd
@@ -98,6 +100,15 @@ def sha256_of(path: str | Path) -> str:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """One file described in full: each help run (argv, what it printed) and the tools."""
+
+    help_runs: list[tuple[list[str], HelpRun]]
+    tools: list[ToolDefinition]
+    skipped: tuple[str, ...]
 
 
 class ModuleRef:
@@ -230,10 +241,13 @@ class Discovery:
             return self._outcome(ref, stem, cached, from_cache=True)
         try:
             cached = self._describe_with_guest(ref, stem)
-        except WasmRejected as exc:
-            return FileOutcome(path, sha, skipped=SkippedFile(path, exc.reason))
-        except NotHelpError as exc:
-            reason = f"its -h/--help output is not help text: {exc.reason}"
+        except (WasmRejected, NotHelpError) as exc:
+            # A property of these bytes (not WebAssembly we run, or a --help that is not help or
+            # never ends): remembered like a description, so the file costs its help timeout
+            # once, not at every start, until it changes.
+            reason = exc.reason if isinstance(exc, WasmRejected) else (
+                f"its -h/--help output is not help text: {exc.reason}")
+            self.cache.put(sha, stem, CachedFile(commands=(), skipped=(_FAILED + reason,)))
             return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
@@ -255,6 +269,9 @@ class Discovery:
         return outcomes
 
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
+        if not cached.commands and cached.skipped and cached.skipped[0].startswith(_FAILED):
+            reason = cached.skipped[0].removeprefix(_FAILED)
+            return FileOutcome(ref.path, ref.sha256, skipped=SkippedFile(ref.path, reason), from_cache=from_cache)
         for command in cached.commands:
             listing = command.listing
             if listing is None or listing.get("builder") != LISTING_BUILDER:  # ``_stale``, inline
@@ -270,12 +287,26 @@ class Discovery:
         tools: list[Entry] = [self._tool_for(ref, stem, origin, command) for command in cached.commands]
         return FileOutcome(ref.path, ref.sha256, tools, None, cached.skipped, from_cache)
 
-    def _describe_with_guest(self, ref: ModuleRef, stem: str) -> CachedFile:
+    def explain(self, path: str) -> Explanation:
+        """Describes one file afresh (no cache read or written), keeping every help text the
+        guest printed, with the tools made of them: what ``toolbay describe`` shows."""
+        stem = tool_name_for(path)
+        runs: list[tuple[list[str], HelpRun]] = []
+        ref = ModuleRef(self.runtime, path, sha256_of(path))
+        described = self._describe_with_guest(ref, stem, record=lambda argv, run: runs.append((argv, run)))
+        tools = [self._tool_for(ref, stem, "wasm:" + path, command).definition for command in described.commands]
+        return Explanation(runs, tools, described.skipped)
+
+    def _describe_with_guest(self, ref: ModuleRef, stem: str,
+                             record: Callable[[list[str], HelpRun], None] | None = None) -> CachedFile:
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
 
         def run_help(argv: list[str]) -> HelpRun:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits))
-            return HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+            run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+            if record is not None:
+                record([stem, *argv], run)
+            return run
 
         tree = describe_tree(
             run_help,

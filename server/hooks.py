@@ -13,7 +13,8 @@
 - **Job stores** (``toolbay.jobs.store.JobStore``): where jobs and their results live
   (SQLite by default).
 - **Catalog change listeners** (``toolbay.catalog_keeper.ChangeListener``): called after a
-  rescan that changed the catalog (the session registry tells every connected client).
+  rescan that changed the catalog (the session registry tells every connected client), or,
+  as ``role_listeners``, the role files served (the prompt list).
 - **Server hooks** (``ServerHook`` below): called with each SDK server the transports build,
   to add request handlers or middleware to it (MCP Tasks is one).
 - **Listing filters** (``ListingFilter`` below): narrow what one session's ``tools/list``

@@ -16,11 +16,18 @@ through ``subscriptions/listen``, fed by the subscription bus.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    PromptsListChanged,
+    ServerEvent,
+    SubscriptionBus,
+    ToolsListChanged,
+)
 
 from toolbay.internals.mcp_sdk import connection_of
 
@@ -62,13 +69,20 @@ class SessionRegistry:
         Sessions are told concurrently, each within ``SEND_TIMEOUT_S``, so one stalled client
         (a full stream buffer) delays neither the others nor the next rescan.
         """
+        return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged())
+
+    async def prompts_changed(self) -> int:
+        """Tells every session and listener that the prompt list changed (role files)."""
+        return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged())
+
+    async def _tell_all(self, send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent) -> int:
         reached = 0
 
         async def tell(key: Any, session: ServerSession) -> None:
             nonlocal reached
             try:
                 with anyio.fail_after(SEND_TIMEOUT_S):
-                    await session.send_tool_list_changed()
+                    await send(session)
                 reached += 1
             except Exception as exc:  # a broken or stalled session: forget it
                 logger.debug("dropping session after failed notification: %r", exc)
@@ -78,7 +92,7 @@ class SessionRegistry:
             for key, session in list(self._sessions.items()):
                 group.start_soon(tell, key, session)
         try:
-            await self.bus.publish(ToolsListChanged())
+            await self.bus.publish(event)
         except Exception:
-            logger.exception("publishing tools list change to subscribers failed")
+            logger.exception("publishing a list change to subscribers failed")
         return reached

@@ -1,4 +1,4 @@
-"""Hot reload: watch the extension folders and bring the catalog in line when files change.
+"""Hot reload: watch the extension and agent folders and bring the catalog in line when files change.
 
 watchfiles groups a burst of events (a build writing a file in several steps, a
 ``cp`` of many files) and yields once the folder has been quiet for ``quiet_ms``.
@@ -21,6 +21,8 @@ import anyio
 from anyio.abc import TaskStatus
 from watchfiles import Change, awatch
 
+from toolbay.subagents.roles import is_role_file
+
 if TYPE_CHECKING:
     from toolbay.catalog_keeper import CatalogKeeper
 
@@ -28,7 +30,9 @@ logger = logging.getLogger(__name__)
 
 
 def _is_tool_file(change: Change, path: str) -> bool:
-    return path.endswith(".wasm") and not os.path.basename(path).startswith(".")
+    """A tool (``.wasm``) or a role file (``.md`` in an agent folder: both kinds of folder are
+    watched, and a rescan reads each kind only from its own folders)."""
+    return (path.endswith(".wasm") and not os.path.basename(path).startswith(".")) or is_role_file(path)
 
 
 async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, max_wait_s: float = 2.0) -> None:
@@ -66,7 +70,8 @@ class ExtensionWatcher:
         self.idle_tick_ms = 200
 
     def _existing_folders(self) -> list[Path]:
-        return [p for p in self.keeper.settings.extensions if p.is_dir()]
+        folders = [*self.keeper.settings.extensions, *self.keeper.settings.agents]
+        return [p for p in dict.fromkeys(folders) if p.is_dir()]
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is

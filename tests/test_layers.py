@@ -43,12 +43,13 @@ LAYERS: dict[str, int] = {
     "toolbay.cache_pruning": 1,
     "toolbay.internals": 1,
     "toolbay.search": 1,
-    "toolbay.agents": 1,
+    "toolbay.subagents": 1,  # role files, the delegation decision, the sampling loop
     "toolbay.handlers": 2,
     "toolbay.catalog": 3,
     "toolbay.discovery": 3,
     "toolbay.listing_format": 3,
     "toolbay.catalog_keeper": 3,
+    "toolbay.subagents.library": 3,  # the roles served, as agent_* handlers, reloaded with the catalog
     "toolbay.watcher": 3,
     "toolbay.sessions": 3,
     "toolbay.job_recovery": 3,  # a crashed server's read-tier jobs, from the catalog

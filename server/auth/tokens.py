@@ -19,7 +19,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
+import time
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,6 +33,12 @@ from mcp.server.auth.provider import AccessToken
 from toolbay.errors import ConfigError
 
 TOKEN_PREFIX = "tb_"
+
+# How often, at most, the tokens file is checked for changes: the longest a removed token
+# stays valid.
+RELOAD_CHECK_S = 1.0
+
+logger = logging.getLogger(__name__)
 
 
 def hash_token(token: str) -> str:
@@ -52,40 +60,84 @@ class TokenEntry:
 
 
 class TokenStore:
-    """A ``TokenVerifier`` over hashed static tokens (``mcp.server.auth.provider.TokenVerifier``)."""
+    """A ``TokenVerifier`` over hashed static tokens (``mcp.server.auth.provider.TokenVerifier``).
 
-    def __init__(self, entries: Iterable[TokenEntry]) -> None:
-        self._by_hash: dict[str, TokenEntry] = {}
-        for entry in entries:
-            if entry.sha256 in self._by_hash:
-                raise ConfigError(
-                    f"tokens for {self._by_hash[entry.sha256].client_id!r} and {entry.client_id!r} "
-                    "have the same hash; give each client its own token"
-                )
-            self._by_hash[entry.sha256] = entry
+    Made ``from_file``, it reads the file again when it changes (checked at most once every
+    ``RELOAD_CHECK_S`` seconds, on the next request), so a token removed from the file stops
+    working without a restart. A file that is broken mid-edit is logged and the tokens read
+    before stay in force until it is fixed.
+    """
+
+    def __init__(self, entries: Iterable[TokenEntry], *, source: Path | None = None) -> None:
+        self._by_hash = _by_hash(entries)
+        self._source = source
+        self._signature = _signature(source) if source is not None else None
+        self._next_check = time.monotonic() + RELOAD_CHECK_S
 
     @classmethod
     def from_file(cls, path: Path) -> TokenStore:
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
-        try:
-            data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"tokens file {path} is not valid {_format_name(path)}: {exc}") from exc
-        return cls(_entries(data, path))
+        return cls(_read_entries(path), source=path)
 
     def __len__(self) -> int:
+        self._reload_if_changed()
         return len(self._by_hash)
 
+    def _reload_if_changed(self) -> None:
+        if self._source is None or time.monotonic() < self._next_check:
+            return
+        self._next_check = time.monotonic() + RELOAD_CHECK_S
+        signature = _signature(self._source)
+        if signature == self._signature:
+            return
+        self._signature = signature
+        try:
+            self._by_hash = _by_hash(_read_entries(self._source))
+        except ConfigError as exc:
+            logger.error("%s; the tokens read before stay in force until it is fixed", exc)
+            return
+        logger.info("tokens file %s changed: %d tokens now", self._source, len(self._by_hash))
+
     async def verify_token(self, token: str) -> AccessToken | None:
+        self._reload_if_changed()
         digest = hash_token(token)
         entry = self._by_hash.get(digest)
         # The dict lookup already found it; compare_digest keeps the final check constant-time.
         if entry is None or not hmac.compare_digest(entry.sha256, digest):
             return None
         return AccessToken(token=token, client_id=entry.client_id, scopes=list(entry.scopes))
+
+
+def _by_hash(entries: Iterable[TokenEntry]) -> dict[str, TokenEntry]:
+    by_hash: dict[str, TokenEntry] = {}
+    for entry in entries:
+        if entry.sha256 in by_hash:
+            raise ConfigError(
+                f"tokens for {by_hash[entry.sha256].client_id!r} and {entry.client_id!r} "
+                "have the same hash; give each client its own token"
+            )
+        by_hash[entry.sha256] = entry
+    return by_hash
+
+
+def _read_entries(path: Path) -> list[TokenEntry]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"tokens file {path} is not valid {_format_name(path)}: {exc}") from exc
+    return _entries(data, path)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What changes when the file is rewritten or replaced (editors often write a new file)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size, found.st_ino
 
 
 def _format_name(path: Path) -> str:

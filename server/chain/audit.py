@@ -7,6 +7,8 @@ Audit is the outermost stage, so it sees every call, refused ones included. Each
      "outcome": "ok", "stages_ms": {"authenticate": 0.01, "ratelimit": 0.02, ...},
      "tool_ms": 3.2, "total_ms": 3.4}
 
+A call made by a sub-agent (``agent_*`` through sampling) also carries
+``"parent_request_id"``: the request id of the agent call it serves.
 ``outcome`` is ``ok``, ``tool_error`` (the tool answered ``isError``), ``refused:<code>``
 (a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
 Arguments are redacted (``toolbay.chain.redact``) before they are written.
@@ -115,4 +117,6 @@ class Audit:
         }
         if reason is not None:
             record["reason"] = redact(reason)
+        if call.parent_request_id is not None:
+            record["parent_request_id"] = call.parent_request_id
         return record

@@ -34,6 +34,8 @@ class ToolCall:
     session: ServerSession | None = None
     # Seconds spent in each stage, for the audit log.
     timings: dict[str, float] = field(default_factory=dict)
+    # Set on a call a sub-agent makes: the request id of the agent_* call it serves (audited).
+    parent_request_id: str | None = None
 
 
 CallNext = Callable[[ToolCall], Awaitable[ToolResult]]

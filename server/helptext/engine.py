@@ -63,7 +63,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     options = _merge_duplicates([_option(e, rules) for e in option_entries])
     options = [o for o in options if o.long or o.short]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
-    facts = read_usage(layout.usage, value_flags)
+    facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage)
     options = [_require_from_usage(o, facts) for o in options]
     name, version, about, description = _texts(prose, facts)
     subcommands = _subcommands(command_entries, rules, facts.program)
@@ -338,9 +338,12 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
         required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
+        choices = choices or read_notes(entry.description).choices  # clap: "[possible values: a, b]"
         out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
                                   _positional_type(name, text, choices)))
-    if has_commands:
+    if has_commands or entries:
+        # A listed positional is named as its parser knows it ("paths"); the usage line may call
+        # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.
         return out
     for pos in usage_by_key.values():
         if pos.name.startswith("{"):

@@ -38,6 +38,9 @@ _PROSE_CHOICES = (
     # "(*auto*, never, always)": a parenthesised list with the default starred
     re.compile(r"\((\*[\w.+-]+\*(?:,\s*[\w.+-]+)+|[\w.+-]+(?:,\s*[\w.+-]+)*,\s*\*[\w.+-]+\*"
                r"(?:,\s*[\w.+-]+)*)\)"),
+    # the value name, then its values in parentheses, with a comma: "for SHELL (bash, zsh or fish)";
+    # not "ADDRESS (hostname or IP)", which names kinds of value
+    re.compile(r"\b[A-Z][A-Z_]+ \(([\w.+-]+,\s*(?:or\s+)?[\w.+-]+(?:(?:\s*,\s*(?:or\s+)?|\s+or\s+)[\w.+-]+)*)\)"),
     # a bracketed plain list at the end of the text: "[android, linux, osx]"
     re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\s*$"),  # not "[A,B]": that is a default list
 )
@@ -86,9 +89,7 @@ _CLICK_EXTRA = re.compile(r"\[([^\[\]]*;[^\[\]]*)\]")
 
 
 def read_notes(lines: list[str]) -> Notes:
-    text = " ".join(line.strip() for line in lines if line.strip())
-    # click joins its notes in one bracket: "[env var: X; default: 3; required]".
-    text = _CLICK_EXTRA.sub(lambda m: " ".join(f"[{part.strip()}]" for part in m.group(1).split(";")), text)
+    text = _unwrap_hyphens(lines)
     default = None
     for pattern in _DEFAULT:
         found = pattern.search(text)
@@ -106,7 +107,7 @@ def read_notes(lines: list[str]) -> Notes:
     if not choices:
         choices = _listed_values(lines)
     yargs = _YARGS_TYPE.findall(text)
-    prose, starred = prose_choices(_unwrap_hyphens(lines)) if not choices else ((), None)
+    prose, starred = prose_choices(text) if not choices else ((), None)
     return Notes(
         default=default if default not in ("", "None") else None,  # typer prints "[default: None]"
         choices=choices,
@@ -119,7 +120,8 @@ def read_notes(lines: list[str]) -> Notes:
 
 
 def _unwrap_hyphens(lines: list[str]) -> str:
-    """Joins description lines, mending words that wrapped at a hyphen ("cyclonedx-" / "json")."""
+    """Joins description lines, mending words that wrapped at a hyphen ("cyclonedx-" / "json"),
+    with click's joined notes ("[env var: X; default: 3; required]") split into one each."""
     text = ""
     for line in (x.strip() for x in lines if x.strip()):
         text += line if text.endswith("-") and not text.endswith(" -") else (" " + line if text else line)

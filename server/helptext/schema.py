@@ -178,6 +178,22 @@ def _value_schema(opt_type: str, choices: tuple[str, ...], value_name: str | Non
     return schema
 
 
+# Bounds stated in the text: "(0-9)", "(1..=64)", "from 0 to 5". Only for numbers.
+_RANGE = re.compile(r"\((-?\d+(?:\.\d+)?)\s*(?:-|–|\.\.=?|to)\s*(-?\d+(?:\.\d+)?)\)"
+                    r"|\bfrom (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)\b")
+
+
+def _bounds(text: str, kind: str) -> dict[str, int | float]:
+    found = _RANGE.search(text) if kind in ("integer", "number") else None
+    if not found:
+        return {}
+    low, high = (float(g) for g in found.groups() if g is not None)
+    if low > high:
+        return {}
+    cast = int if kind == "integer" else (lambda x: int(x) if x.is_integer() else x)
+    return {"minimum": cast(low), "maximum": cast(high)}
+
+
 def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
     text = opt.description
     if not opt.takes_value:
@@ -190,6 +206,7 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
             prop["default"] = opt.default == "true"
         return prop, "flag"
     value = _value_schema(opt.type, opt.choices, opt.value_name)
+    value.update(_bounds(text, value["type"]) if not opt.choices else {})
     if opt.value_name and not opt.choices and re.search(r"[^\w\s-]", opt.value_name):
         # A value name that shows a format ("KEY=VALUE", "HH:MM") says something; "ALG" does not.
         text = _join(text, f"Format: {opt.value_name}.")
@@ -210,6 +227,8 @@ def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
     value: dict[str, Any] = {"type": _JSON_TYPES.get(pos.type, "string")}
     if pos.choices:
         value = {"type": "string", "enum": list(pos.choices)}
+    else:
+        value.update(_bounds(pos.description, value["type"]))
     text = pos.description or pos.name
     if pos.variadic:
         prop: dict[str, Any] = {"type": "array", "items": value, "description": text}

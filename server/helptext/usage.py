@@ -8,6 +8,7 @@ no PATTERN, so PATTERN is optional even though "rg [OPTIONS] PATTERN" shows it b
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -42,10 +43,28 @@ def positional_key(name: str) -> str:
     return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
 
 
-def read_usage(alternatives: list[str], value_flags: set[str]) -> UsageFacts:
+def _split_forms(alternatives: list[str]) -> list[str]:
+    """Usage forms printed one after another without "or:" ("coreutils cp [OPTION]... SOURCE DEST
+    coreutils cp [OPTION]... SOURCE... DIRECTORY"), joined when the lines were read: one each."""
+    out: list[str] = []
+    for alt in alternatives:
+        words = alt.split()
+        program = words[0] if words else ""
+        starts = [k for k, w in enumerate(words) if k and w == program and not words[k - 1].startswith("|")]
+        if not program or not starts or program.startswith(("[", "<", "-")):
+            out.append(alt)
+            continue
+        bounds = [0, *starts, len(words)]
+        out.extend(" ".join(words[a:b]) for a, b in itertools.pairwise(bounds))
+    return out
+
+
+def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words: bool = False) -> UsageFacts:
+    """``literal_words``: bare lowercase words are literal command words, never positionals
+    (docopt writes positionals as <x> or X: "naval_fate ship <name> move <x> <y>")."""
     facts = UsageFacts()
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
-    for alt in alternatives:
+    for alt in _split_forms(alternatives):
         words = tokens_of(alt.replace(" | ", " | "))
         words = [w for w in words if w != ","]
         if not words:
@@ -59,7 +78,7 @@ def read_usage(alternatives: list[str], value_flags: set[str]) -> UsageFacts:
         elif len(words) > 2 and words[1] == "-m":
             words = words[2:]
         before = len(facts.command_words)
-        flags, positionals, command = _read_alternative(words[1:], value_flags, facts)
+        flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words)
         del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
         helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
@@ -89,8 +108,8 @@ def _bare(word: str) -> str:
     return word.strip("[]()").split("=")[0]
 
 
-def _read_alternative(words: list[str], value_flags: set[str],
-                      facts: UsageFacts) -> tuple[set[str], list[UsagePositional], bool]:
+def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts,
+                      literal_words: bool = False) -> tuple[set[str], list[UsagePositional], bool]:
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
@@ -148,7 +167,7 @@ def _read_alternative(words: list[str], value_flags: set[str],
         plain = re.fullmatch(r"[a-z][a-z0-9_-]*", word) is not None
         if leading and plain:
             facts.command_words.append(word)
-        if leading and plain:
+        if (leading or literal_words) and plain:
             continue
         leading = False
         positionals.append(UsagePositional(word.rstrip("."), True, word.endswith("...")))

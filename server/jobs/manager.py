@@ -76,6 +76,8 @@ class JobTicket:
 
 
 _ticket: contextvars.ContextVar[JobTicket | None] = contextvars.ContextVar("toolbay_job_ticket", default=None)
+# The job whose work is running in this context: set around ``work`` in ``_run``.
+_current_job: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolbay_current_job", default=None)
 
 
 @contextlib.contextmanager
@@ -316,6 +318,10 @@ class JobManager:
         """
         if self._tg is None or self._closing:
             raise RuntimeError("the job manager is not running")
+        if _current_job.get() is not None:
+            # A call made by a running job's own work (a sub-agent's tool calls) runs within
+            # that job: a slot of its own could wait forever behind the job that waits on it.
+            return await work(context)
         ticket = _ticket.get()
         if ticket is not None and ticket.job_id is None:
             background = True
@@ -401,6 +407,7 @@ class JobManager:
             if job.waited_in_queue:
                 await job.announce("started")
             with anyio.CancelScope() as job.scope:
+                _current_job.set(job.id)  # this task's own context: the job's work only
                 if job.cancel_reason is None:
                     try:
                         result = await job.work(job.context)

@@ -23,6 +23,8 @@ from toolbay.auth.http import bearer_credential
 from toolbay.chain.call import ToolCall
 from toolbay.protocol import results
 from toolbay.protocol.listing import page
+from toolbay.protocol.prompts import prompt_handlers
+from toolbay.protocol.subagents import attach_host
 from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
 from toolbay.words import CallContext, ProgressCallback, Transport
 
@@ -98,6 +100,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
             session=ctx.session,
             credential=bearer_credential(ctx.request),
         )
+        attach_host(app, call, ctx.request_id)
         outcome = await app.call(call)
         return results.tool_result_to_mcp(outcome)
 
@@ -111,6 +114,7 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_subscriptions_listen=ListenHandler(app.sessions.bus),
+        **prompt_handlers(app),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
     for hook in app.server_hooks:

@@ -1,5 +1,6 @@
 """The one place where a ``ToolResult`` becomes an MCP answer (``isError`` when the tool
-failed; ``meta`` travels as ``_meta`` under the ``toolbay/`` prefix). Errors became results
+failed; ``meta`` travels as ``_meta`` under the ``toolbay/`` prefix; a successful run's stderr
+is a second text block). Errors became results
 before they got here (``toolbay.outcomes``)."""
 
 from __future__ import annotations
@@ -20,8 +21,15 @@ def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     if result.structured is not None:
         structured = dict(result.structured)
     link = result.meta.get(RESOURCE_LINK)
-    meta = {META_PREFIX + key: value for key, value in result.meta.items() if key != RESOURCE_LINK} or None
+    # Keys are toolbay's, so namespaced; one starting with "_" is a name others read as it
+    # is (``_subagent``, the sub-agent envelope).
+    meta = {key if key[0] == "_" else META_PREFIX + key: value
+            for key, value in result.meta.items() if key != RESOURCE_LINK} or None
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    stderr = result.meta.get("stderr")
+    if isinstance(stderr, str) and stderr and not result.is_error:
+        # A successful run's standard error, as a block of its own after the exact output.
+        content.append(types.TextContent(type="text", text=f"stderr:\n{stderr}"))
     if isinstance(link, dict):  # the whole of a result too long to answer, as a resource
         content.append(types.ResourceLink(type="resource_link", **link))
     return types.CallToolResult(

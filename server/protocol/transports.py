@@ -23,10 +23,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
+from toolbay.errors import ConfigError
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
@@ -58,8 +59,22 @@ class _SseEndpoint:
         self.server = server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with self.transport.connect_sse(scope, receive, send) as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        refused: list[int] = []
+
+        async def noting_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                refused.append(message["status"])
+            await send(message)
+
+        try:
+            async with self.transport.connect_sse(scope, receive, noting_send) as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        except ValueError:
+            # The SDK answers a bad Host or Origin (421/403) and then raises; the answer is
+            # the whole story, not a traceback per request.
+            if not refused:
+                raise
+            logger.info("refused an SSE connection with %d (Host or Origin not allowed)", refused[0])
 
 
 def _security_for(host: str) -> TransportSecuritySettings | None:
@@ -83,7 +98,8 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     sse = SseServerTransport("/messages/", security_settings=security)
 
     async def healthz(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "tools": len(app.catalog.current)})
+        # What a load balancer needs and nothing more, on any Host (it may probe by address).
+        return JSONResponse({"status": "ok"})
 
     extra_routes: list[Any] = [
         Route("/sse", endpoint=_SseEndpoint(sse, sse_server), methods=["GET"]),
@@ -143,7 +159,12 @@ async def serve_http(
     # client's delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:  # gaierror included: a name that does not resolve
+        sock.close()
+        raise ConfigError(f"cannot listen on host {settings.host!r}, port {settings.port}: "
+                          f"{exc.strerror or exc}") from None
     # Decided again from the address the name actually bound to, in case it resolved
     # differently from when the app was built.
     try:

@@ -44,7 +44,8 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.fixture
 def settings(folders: tuple[Path, Path]) -> Settings:
     extensions, data = folders
-    return load_settings(None, extensions=[extensions], data_dir=data)
+    # The extension folder alone: no role files, whose agent_* tools would be listed too.
+    return load_settings(None, extensions=[extensions], agents=[], data_dir=data)
 
 
 @pytest.fixture
@@ -175,3 +176,28 @@ async def test_a_listed_tool_closed_before_its_first_call_says_it_was_replaced(s
         result = await tool.handler().handle({"name": "late"}, CallContext())
     assert result.is_error
     assert "replaced or removed" in result.text
+
+
+async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(folders: tuple[Path, Path]) -> None:
+    """A --help that never ends costs its help timeout once, not at every start."""
+    extensions, data = folders
+    shutil.copyfile(FIXTURE_WASM / "spin.wasm", extensions / "forever.wasm")
+    shutil.copyfile(FIXTURE_WASM / "junk.wasm", extensions / "junk.wasm")
+    settings = load_settings(None, extensions=[extensions], data_dir=data, discovery={"help_timeout_s": 0.5})
+    async with CatalogKeeper.open(settings) as app:
+        first = {Path(s.path).name: s.reason for s in app.skipped_files}
+    assert set(first) == {"forever.wasm", "junk.wasm"}
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a guest was compiled or run")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(WasmRuntime, "load", refuse)
+        patch.setattr(WasmRuntime, "run", refuse)
+        async with CatalogKeeper.open(settings) as app:
+            assert (app.discovery.cache.hits, app.discovery.cache.misses) == (4, 0)
+            again = {Path(s.path).name: s.reason for s in app.skipped_files}
+    assert again == first
+    shutil.copyfile(GREET_V2, extensions / "forever.wasm")  # changed: described anew
+    async with CatalogKeeper.open(settings) as app:
+        assert "forever" in {handler.name for handler in app.catalog.current}

@@ -111,3 +111,21 @@ async def test_sse_needs_the_token_too_and_works_with_it(base_url: str, tokens: 
             result = await client.call_tool("textkit_case", {"to": "upper", "stdin": "abc"})
     assert "hashsum" in names  # the operator holds tools:exec
     assert text_of(result).strip() == "ABC"
+
+
+async def test_a_token_removed_from_the_tokens_file_is_refused_within_seconds_without_a_restart(
+    make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path
+) -> None:
+    settings = make_settings("")
+    async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
+        headers = {"Authorization": f"Bearer {tokens['reader']}"}
+        assert (await http.post(f"{url}/mcp", json={}, headers=headers)).status_code != 401
+        tokens_file = config_dir / "tokens.toml"
+        kept = [block for block in tokens_file.read_text(encoding="utf-8").split("\n\n")
+                if '"reader"' not in block]
+        tokens_file.write_text("\n\n".join(kept), encoding="utf-8")
+        with anyio.fail_after(30):
+            while (await http.post(f"{url}/mcp", json={}, headers=headers)).status_code != 401:
+                await anyio.sleep(0.2)  # the file is checked at most once a second
+        still = await http.post(f"{url}/mcp", json={}, headers={"Authorization": f"Bearer {tokens['operator']}"})
+    assert still.status_code != 401

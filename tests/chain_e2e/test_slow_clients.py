@@ -21,7 +21,7 @@ import pytest
 from anyio.streams.text import TextReceiveStream
 
 from tests.chain_e2e.conftest import Tokens, connect
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT, patient_start
 from toolbay.config import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -54,7 +54,7 @@ async def served_in_a_process(config: Path, data_dir: Path) -> AsyncIterator[str
     the test's event loop would also share its delays); yields the base URL."""
     command = [sys.executable, "-m", "toolbay", "serve", "--config", str(config), "--transport", "http",
                "--port", "0", "--data-dir", str(data_dir), "--extensions", str(BUNDLED_EXTENSIONS)]
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env = patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     async with await anyio.open_process(command, env=env, cwd=str(REPO_ROOT), stdout=subprocess.DEVNULL) as process:
         assert process.stderr is not None
         stderr = process.stderr

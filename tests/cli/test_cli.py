@@ -126,11 +126,13 @@ def test_python_dash_m_server_is_the_same_command() -> None:
         assert re.search(rf"^[│ ]+{command}\s", completed.stdout, re.M), completed.stdout
 
 
-def test_the_bundled_extensions_are_the_default(shared_data_dir: Path) -> None:
+def test_the_bundled_extensions_and_roles_are_the_default(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 0, result.output
     origins = {Path(tool["origin"]) for tool in json.loads(result.stdout)["tools"]}
-    assert origins == set(BUNDLED_EXTENSIONS.glob("*.wasm"))
+    roles = {path for path in (REPO_ROOT / "agents").glob("*.md") if path.name != "README.md"}
+    assert roles
+    assert origins == set(BUNDLED_EXTENSIONS.glob("*.wasm")) | roles
 
 
 def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data_dir: Path) -> None:
@@ -139,3 +141,45 @@ def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data
     assert result.exit_code == 1
     assert "$.text: expected string" in result.stdout
     assert "$.algo: unknown property" in result.stdout
+
+
+def _one_line_exit_2(args: list[str], env: dict[str, str] | None = None) -> str:
+    result = runner.invoke(app, args, env=env)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("toolbay: "), result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.stderr
+
+
+def test_a_config_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path) -> None:
+    config = tmp_path / "toolbay.toml"
+    config.write_bytes(b'port = 80\nlog_level = "\xff\xfe"\n')
+    said = _one_line_exit_2(["list", "--config", str(config)])
+    assert f"config file {config} is not UTF-8 text" in said
+
+
+def test_a_list_variable_that_is_not_json_is_one_line_naming_it(shared_data_dir: Path) -> None:
+    said = _one_line_exit_2(["list", "--data-dir", str(shared_data_dir)], env={"TOOLBAY_EXTENSIONS": "/srv/tools"})
+    assert "environment variable TOOLBAY_EXTENSIONS: its value must be JSON" in said
+
+
+def test_a_bracketed_ipv6_host_is_one_line_naming_the_setting() -> None:
+    said = _one_line_exit_2(["serve", "--transport", "http", "--host", "[::1]", "--port", "0"])
+    assert "host: Value error, write an IPv6 address without brackets, e.g. ::1" in said
+
+
+def test_a_toolbay_variable_that_names_no_setting_is_reported_with_the_right_name(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)],
+                           env={"TOOLBAY_SANDBOX_TIMEOUT_S": "5"})
+    assert result.exit_code == 0, result.output
+    assert ("toolbay: warning: environment variable TOOLBAY_SANDBOX_TIMEOUT_S names no setting and is ignored; "
+            "did you mean TOOLBAY_SANDBOX__TIMEOUT_S?") in result.stderr
+
+
+def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["serve", "--transport", "http", "--host", "no-such-host.invalid", "--port", "0",
+                                 "--insecure-no-auth", "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 2, result.output
+    # The start-up log comes first; the error is the one last line.
+    assert result.stderr.splitlines()[-1].startswith("toolbay: cannot listen on host 'no-such-host.invalid', port 0")
+    assert "Traceback" not in result.stderr

@@ -68,7 +68,9 @@ def generated_catalog(tmp_path_factory: pytest.TempPathFactory, shared_data_dir:
             (folder / f"{verb}_{noun}.wasm").write_bytes(help_module(help_text(verb, noun)))
 
     async def describe() -> None:
-        async with CatalogKeeper.open(load_settings(None, extensions=[folder], data_dir=shared_data_dir)) as app:
+        # The generated folder alone: no role files, whose agent_* tools would be counted too.
+        settings = load_settings(None, extensions=[folder], agents=[], data_dir=shared_data_dir)
+        async with CatalogKeeper.open(settings) as app:
             assert len(app.catalog.current) == len(VERBS) * len(NOUNS)
 
     anyio.run(describe)

@@ -28,6 +28,7 @@ CHOICE_FORMS = {
     "VALUE is 'a', 'b', or 'c'": lambda v: f"use markers; WHEN is {_or_list(v, chr(39))}",
     "starred default": lambda v: f"Specify the mode (*{v[0]}*, {', '.join(v[1:])}).",
     "bracketed list": lambda v: f"Override the target [{', '.join(v)}]",
+    "MODE (a, b or c)": lambda v: f"Print the script for MODE ({', '.join(v[:-1])}, or {v[-1]}) and exit",
 }
 EXAMPLE_FORMS = {
     "e.g.": lambda v: f"Output format, e.g. {', '.join(v)}",

@@ -149,12 +149,16 @@ def _score_positionals(case: TruthCase, truth: dict[str, Any], desc: HelpDescrip
         ok = (pos.required == item["required"] and pos.variadic == item["variadic"]
               and sorted(pos.choices) == sorted(item["choices"]))
         if "type" in item and not item["choices"]:
-            score.add("positional type", _schema_type(pos.type) == item["type"])
+            score.add("positional type", _schema_type(getattr(pos, "type", "string")) == item["type"])
         score.add("positionals fully right", ok)
         if not ok:
             score.misses.append(f"{case.label}: positional {item['name']}: read required={pos.required} "
                                 f"variadic={pos.variadic} choices={list(pos.choices)}, defined {item}")
-    for key in mine:
+    commands = set(truth.get("subcommands", []))
+    for key, pos in list(mine.items()):
+        if commands and set(pos.choices) == commands:
+            del mine[key]  # docopt's command words, given as one positional with the commands as choices
+            continue
         score.misses.append(f"{case.label}: positional {key} read but not defined")
     score.counts["positionals that exist:right"] += found
     score.counts["positionals that exist:total"] += found + len(mine)

@@ -1,4 +1,4 @@
-"""What a user installs: a wheel that carries the bundled tools under the project's own name,
+"""What a user installs: a wheel that carries the bundled tools and role files under the project's own name,
 and a fresh clone started exactly as `.mcp.json` says. Both go through the real tools (uv,
 a new virtual environment, a subprocess over stdio, the SDK's client)."""
 
@@ -17,6 +17,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+
+BUNDLED_AGENTS = REPO_ROOT / "agents"
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -42,6 +44,15 @@ async def _listed_names(params: StdioServerParameters) -> set[str]:
             return {tool.name for tool in (await client.list_tools()).tools}
 
 
+def _bundled_role_files() -> set[str]:
+    return {path.name for path in BUNDLED_AGENTS.glob("*.md") if path.name != "README.md"}
+
+
+def _expected_agent_tools() -> set[str]:
+    """Each bundled role file's delegating tool: ``agent_`` and its name, hyphens as underscores."""
+    return {"agent_" + name.removesuffix(".md").replace("-", "_") for name in _bundled_role_files()}
+
+
 def _expected_names() -> set[str]:
     """Each bundled file's first tool: the file's own name, or its subcommands' prefix."""
     return {name.removesuffix(".wasm") for name in _bundled_tool_files()}
@@ -56,7 +67,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not UV:
         pytest.fail("uv is not installed: it builds and installs the wheel (pip install uv)")
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([UV, "build", "--wheel", "--out-dir", str(out), str(REPO_ROOT)], check=True,
+    # Built from a copy: setuptools leaves build/ and *.egg-info/ beside the sources it builds.
+    source = tmp_path_factory.mktemp("source") / "toolbay"
+    shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".ci", "build", "*.egg-info", "__pycache__", "tests", "bench", "tools-src"))
+    subprocess.run([UV, "build", "--wheel", "--out-dir", str(out), str(source)], check=True,
                    capture_output=True, env=_uv_env(tmp_path_factory.mktemp("home")))
     (built,) = out.glob("toolbay-*.whl")
     return built
@@ -68,6 +83,8 @@ def test_the_wheel_installs_one_package_named_after_the_project_with_the_bundled
     assert top_level == {"toolbay"}
     assert {name.rpartition("/")[2] for name in names if name.startswith("toolbay/extensions/")} >= \
         _bundled_tool_files()
+    assert _bundled_role_files()  # the test would prove nothing without them
+    assert {name.rpartition("/")[2] for name in names if name.startswith("toolbay/agents/")} >= _bundled_role_files()
     # Every package folder of the source tree is in the wheel (pyproject lists them by hand).
     for folder, package in (("server", "toolbay"), ("handlers", "toolbay/handlers")):
         for init in (REPO_ROOT / folder).rglob("__init__.py"):
@@ -90,6 +107,7 @@ async def test_the_installed_wheel_serves_the_bundled_tools_from_an_empty_folder
     names = await _listed_names(StdioServerParameters(command=str(venv / "bin" / "toolbay"), args=["serve"],
                                                       cwd=str(empty), env=env))
     assert _serves_every_bundled_file(names), names
+    assert names >= _expected_agent_tools(), names
 
 
 async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path) -> None:

@@ -46,11 +46,21 @@ async def test_sse_lists_and_calls_tools(base_url: str) -> None:
     assert unknown.is_error is True
 
 
-async def test_health_endpoint_reports_the_tool_count(base_url: str, toolbay: Toolbay) -> None:
+async def test_health_endpoint_says_only_ok_on_any_host(base_url: str) -> None:
     async with httpx2.AsyncClient() as http:
         response = await http.get(f"{base_url}/healthz")
-    assert response.status_code == 200
-    assert response.json() == {"status": "ok", "tools": len(toolbay.catalog.current)}
+        from_afar = await http.get(f"{base_url}/healthz", headers={"Host": "balancer.internal"})
+    assert response.status_code == 200 and from_afar.status_code == 200
+    assert response.json() == from_afar.json() == {"status": "ok"}
+
+
+async def test_an_sse_connection_with_a_foreign_host_is_refused_without_a_traceback(
+    base_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.get(f"{base_url}/sse", headers={"Host": "attacker.example"})
+    assert response.status_code == 421
+    assert not [record for record in caplog.records if record.exc_info], caplog.text
 
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {

@@ -55,14 +55,16 @@ def text_of(result: Any) -> str:
 
 
 class ListChanged:
-    """A client ``message_handler`` that counts ``notifications/tools/list_changed``."""
+    """A client ``message_handler`` that counts ``notifications/tools/list_changed`` (or the
+    notifications of ``kind``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: type[Any] = types.ToolListChangedNotification) -> None:
+        self.kind = kind
         self.count = 0
         self._event = anyio.Event()
 
     async def __call__(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, self.kind):
             self.count += 1
             self._event.set()
             self._event = anyio.Event()
@@ -144,7 +146,8 @@ def reload_dir(tmp_path: Path) -> Path:
 def reload_settings(reload_dir: Path, shared_data_dir: Path, tmp_path: Path) -> Settings:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    return load_settings(None, extensions=[reload_dir], data_dir=shared_data_dir, workspace=workspace)
+    # The extension folder alone: no role files, whose agent_* tools would be listed too.
+    return load_settings(None, extensions=[reload_dir], agents=[], data_dir=shared_data_dir, workspace=workspace)
 
 
 @pytest.fixture

@@ -20,6 +20,9 @@ def missing_toolchain() -> list[str]:
     for prog in ("clang", "wasm-ld", "go", "sha256sum"):
         if shutil.which(prog) is None:
             missing.append(prog)
+    go = shutil.which("go")
+    if go is not None and not _go_targets_wasip1(go):
+        missing.append(f"a Go that builds for wasip1 (>= 1.21; {go} cannot)")
     for path in (
         "/usr/bin/rustc",
         "/usr/bin/cargo",
@@ -31,6 +34,11 @@ def missing_toolchain() -> list[str]:
         if not os.path.exists(path):
             missing.append(path)
     return missing
+
+
+def _go_targets_wasip1(go: str) -> bool:
+    listed = subprocess.run([go, "tool", "dist", "list"], capture_output=True, text=True, check=False).stdout
+    return "wasip1/wasm" in listed.split()
 
 
 def toolchain_versions() -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from toolbay.handlers.wasm import WasmHandler, with_stdin_property
@@ -145,3 +147,37 @@ def test_with_stdin_property_adds_an_optional_string_and_keeps_the_rest() -> Non
     assert extended["properties"]["stdin"] == {
         "type": "string", "description": "Text passed to the program on standard input"}
     assert extended["required"] == ["n"] and "stdin" not in schema["properties"]
+
+
+async def test_a_successful_run_keeps_its_stderr_apart_from_its_exact_output(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    from toolbay.protocol.results import tool_result_to_mcp
+
+    result = await call(make(runtime, program("flood"), "flood"), {"bytes": 6})
+    assert not result.is_error
+    assert result.text == "y\ny\ny\n"  # stdout exactly as printed
+    answer = tool_result_to_mcp(result)
+    assert [block.text for block in answer.content] == ["y\ny\ny\n", "stderr:\ny\ny\ny\n"]
+async def test_a_write_tool_cannot_leave_a_link_out_of_the_workspace(  # type: ignore[no-untyped-def]
+    runtime: WasmRuntime, program, tmp_path: Path
+) -> None:
+    """wasmtime refuses absolute link targets but makes relative ones that climb out; such a
+    link is removed after the run and the call fails saying so. Links inside, or older, stay."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("mine", encoding="utf-8")
+    (workspace / "old").symlink_to("../../somewhere")  # a person's own, from before
+    made = os.lstat(workspace / "old").st_ctime
+    probe = tmp_path / "probe"
+    with anyio.fail_after(10):  # until the file clock has moved on, so "old" is older than the run
+        while probe.write_text("tick", encoding="utf-8") and os.stat(probe).st_ctime < made + 0.2:
+            await anyio.lowlevel.checkpoint()
+    handler = make(runtime, program("symlinker"), "symlinker", tier=PermissionTier.WRITE, workspace=workspace)
+    escaping = await call(handler, {"target": "../../../etc/passwd", "path": "/workspace/escape"})
+    inside = await call(handler, {"target": "notes.txt", "path": "/workspace/inside"})
+    absolute = await call(handler, {"target": "/etc/passwd", "path": "/workspace/absolute"})
+    assert escaping.is_error and "escape -> ../../../etc/passwd" in escaping.text
+    assert "symbolic links leading out of the workspace" in escaping.text
+    assert not (workspace / "escape").is_symlink()
+    assert inside.is_error is False and (workspace / "inside").read_text(encoding="utf-8") == "mine"
+    assert absolute.is_error and not (workspace / "absolute").exists()  # refused by wasmtime itself
+    assert (workspace / "old").is_symlink()

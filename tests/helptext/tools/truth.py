@@ -28,6 +28,7 @@ import io
 import json
 import runpy
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -50,6 +51,13 @@ def _patch() -> None:
         raise _Caught("optparse", self)
 
     optparse.OptionParser.print_help = catch_optparse  # type: ignore[method-assign]
+    with contextlib.suppress(ImportError):
+        import docopt
+
+        def catch_docopt(doc: str, *args: object, **kwargs: object) -> None:
+            raise _Caught("docopt", doc)
+
+        docopt.docopt = catch_docopt
     with contextlib.suppress(ImportError):
         import click
 
@@ -161,6 +169,55 @@ def optparse_truth(parser: Any) -> dict[str, Any]:
     return {"options": options}
 
 
+# --- docopt: the usage text is the definition; docopt's own parser reads it -------------------
+
+
+def docopt_truth(doc: str) -> dict[str, Any]:
+    import docopt as lib
+
+    options = lib.parse_defaults(doc)
+    pattern = lib.parse_pattern(lib.formal_usage(lib.printable_usage(doc)), options)
+    out_options = []
+    for opt in options:
+        if opt.long in ("--help", "--version") or opt.short in ("-h", "-V"):
+            continue
+        takes_value = opt.argcount > 0
+        out_options.append({
+            "names": [n for n in (opt.short, opt.long) if n],
+            "takes_value": takes_value, "required": False, "choices": [], "repeatable": False,
+            "type": "string" if takes_value else "boolean",
+            "default": opt.value if takes_value and opt.value not in (None, False) else None,
+        })
+    branches = pattern.children[0].children if isinstance(pattern.children[0], lib.Either) else [pattern]
+
+    def leaves(node: Any, optional: bool, many: bool, found: dict[str, tuple[bool, bool]], kind: type) -> None:
+        if isinstance(node, kind) and not isinstance(node, lib.Command):  # a Command is an Argument too
+            was = found.get(node.name, (True, False))
+            found[node.name] = (was[0] and not optional, was[1] or many)
+        for child in getattr(node, "children", []):
+            leaves(child, optional or isinstance(node, (lib.Optional, lib.Either)),
+                   many or isinstance(node, lib.OneOrMore), found, kind)
+
+    per_branch = []
+    for branch in branches:
+        found: dict[str, tuple[bool, bool]] = {}
+        leaves(branch, False, False, found, lib.Argument)
+        per_branch.append(found)
+    names = list(dict.fromkeys(n for found in per_branch for n in found))
+    positionals = [{
+        "name": name.strip("<>"),
+        "required": all(found.get(name, (False, False))[0] for found in per_branch),
+        "variadic": any(found.get(name, (False, False))[1] for found in per_branch),
+        "choices": [], "type": "string",
+    } for name in names]
+    commands: dict[str, tuple[bool, bool]] = {}
+    for branch in branches:  # the first command word of each form names a command
+        first = next((leaf for leaf in branch.flat() if isinstance(leaf, lib.Command)), None)
+        if first is not None:
+            commands[first.name] = (True, False)
+    return {"options": out_options, "positionals": positionals, "subcommands": list(commands)}
+
+
 # --- click / typer ----------------------------------------------------------------------------
 
 
@@ -213,10 +270,14 @@ def click_truth(command: Any, ctx: Any) -> dict[str, Any]:
 
 
 def main(args: list[str]) -> None:
+    if args[0] == "--docopt-text":  # a docopt program whose help is its definition, word for word
+        doc = Path(args[1]).read_text(encoding="utf-8")
+        print(to_json({"source": f"docopt's reading of the usage text in {args[1]}", **docopt_truth(doc)}), end="")
+        return
     entry = args[:2] if args[0] == "-m" else args[:1]
     path = args[len(entry):]
     caught = _run(entry, [*path, "--help"])
-    readers = {"argparse": argparse_truth, "optparse": optparse_truth}
+    readers = {"argparse": argparse_truth, "optparse": optparse_truth, "docopt": docopt_truth}
     truth = readers[caught.kind](caught.obj) if caught.kind in readers else click_truth(caught.obj, caught.ctx)
     source = f"{caught.kind} definition of `{' '.join([*entry, *path])}`"
     print(to_json({"source": source, **truth}), end="")

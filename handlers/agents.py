@@ -1,0 +1,184 @@
+"""``agent_NAME``: a role file as a tool that hands a task to a sub-agent in that role.
+
+The tool takes ``task`` and the role's arguments. Which way the task goes is decided once,
+by ``toolbay.subagents.decide.choose_path``, from what the client declared:
+
+- envelope: the result's ``_meta._subagent`` holds everything a child session needs (role
+  name, assembled role prompt, task, the allowed tools with their schemas, the limits);
+- sampling: the loop of ``toolbay.subagents.loop`` runs here, each tool call through the chain;
+- fallback: the result tells the calling model the role prompt and the task, to act in role.
+
+The server puts a ``SubagentHost`` for the call in ``context.extras[HOST_KEY]``; without one
+(``toolbay call``) the fallback is the only path. The allowed tools are the role's patterns
+matched against the catalog, less those the caller may not use (the host decides).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
+from toolbay.subagents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
+from toolbay.subagents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
+from toolbay.subagents.roles import MissingArguments, Role
+
+AGENT_TOOL_PREFIX = "agent_"
+HOST_KEY = "toolbay/subagent_host"
+ENVELOPE_KEY = "_subagent"  # sent as _meta._subagent, unprefixed (see toolbay.protocol.results)
+ENVELOPE_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class DelegationPolicy:
+    """The ``[subagents]`` settings, as the handler needs them."""
+
+    paths: tuple[str, ...] = ("envelope", "sampling")
+    max_depth: int = 2
+    max_turns: int = 10
+    time_s: float = 300.0
+    max_tokens: int = 4096
+
+
+class DelegationHost(SubagentHost, Protocol):
+    """The server's side of one agent call (see ``toolbay.protocol.subagents``)."""
+
+    @property
+    def depth(self) -> int:
+        """1 for a call from the client, one more for each sub-agent in between."""
+
+    @property
+    def abilities(self) -> ClientAbilities: ...
+
+    def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
+        """The catalog's tools matching ``patterns`` that the caller may use, name-sorted."""
+
+
+def input_schema(role: Role) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "task": {"type": "string", "minLength": 1,
+                 "description": "What the sub-agent should do, in full: it sees nothing of your conversation."},
+    }
+    for argument in role.arguments:
+        schema: dict[str, Any] = {"type": "string", "description": argument.description}
+        if argument.choices is not None:
+            schema["enum"] = list(argument.choices)
+        properties[argument.name] = schema
+    required = ["task", *(argument.name for argument in role.arguments if argument.required)]
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+class AgentHandler(Handler):
+    supports_cancellation = True
+    __slots__ = ("role", "policy")
+
+    def __init__(self, role: Role, policy: DelegationPolicy) -> None:
+        super().__init__(ToolDefinition(
+            name=role.tool_name,
+            title=f"Delegate to the {role.name} role",
+            description=(f"{role.description} Hands the task to a sub-agent in the role {role.name!r}, "
+                         "which works in its own session with its own tools and answers with the outcome."),
+            input_schema=input_schema(role),
+            # Delegating does nothing by itself: each tool the sub-agent calls is authorised
+            # for the caller on its own, at its own tier.
+            tier=PermissionTier.READ,
+            keywords=("agent", "role", role.name),
+            origin=f"agent:{role.path}",
+            source="agent",
+        ))
+        self.role = role
+        self.policy = policy
+
+    @property
+    def limits(self) -> LoopLimits:
+        return LoopLimits(turns=self.role.max_turns or self.policy.max_turns,
+                          time_s=self.role.time_s or self.policy.time_s, max_tokens=self.policy.max_tokens)
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        host: DelegationHost | None = context.extras.get(HOST_KEY)
+        if host is not None and host.depth > self.policy.max_depth:
+            return ToolResult.error(
+                f"Delegation is {self.policy.max_depth} levels deep at most: this sub-agent cannot hand work "
+                f"to {self.role.tool_name}. Do the task with the tools you have.",
+                refusal={"code": "depth_limit", "depth": host.depth},
+            )
+        task = str(arguments.get("task", "")).strip()
+        values = {key: value for key, value in arguments.items() if key != "task"}
+        try:
+            prompt = self.role.render(values)
+        except MissingArguments as missing:
+            return ToolResult.error("Cannot start the sub-agent: " + "; ".join(missing.problems) + ".")
+        tools = host.allowed_tools(self.role.tools) if host is not None else []
+        abilities = host.abilities if host is not None else NO_ABILITIES
+        path = choose_path(abilities, self.policy.paths, offers_tools=bool(tools))
+        if path == "envelope":
+            return self._envelope(prompt, task, values, tools, host)
+        if path == "sampling" and host is not None:
+            outcome = await run_loop(host, system_prompt=prompt, task=task, tools=tools, limits=self.limits,
+                                     report_progress=context.report_progress)
+            return self._sampled(outcome)
+        return self._fallback(prompt, task, tools, abilities, connected=host is not None)
+
+    def _summary(self, path: DelegationPath, tools: Sequence[ToolDefinition]) -> dict[str, Any]:
+        limits = self.limits
+        return {"path": path, "role": self.role.name, "tools": [tool.name for tool in tools],
+                "limits": {"turns": limits.turns, "time_s": limits.time_s}}
+
+    def _envelope(self, prompt: str, task: str, values: Mapping[str, Any], tools: Sequence[ToolDefinition],
+                  host: DelegationHost | None) -> ToolResult:
+        limits = self.limits
+        envelope = {
+            "version": ENVELOPE_VERSION,
+            "role": self.role.name,
+            "prompt": prompt,
+            "task": task,
+            "arguments": dict(values),
+            "tools": [{"name": tool.name, "description": tool.description, "inputSchema": dict(tool.input_schema)}
+                      for tool in tools],
+            "limits": {"turns": limits.turns, "time_s": limits.time_s},
+            "depth": host.depth if host is not None else 1,
+        }
+        text = (f"Handed to a sub-agent in the role {self.role.name!r}: your client runs it in a session of its "
+                f"own with the role prompt, the task and {len(tools)} tool(s); its answer comes from there.")
+        return ToolResult(text=text, structured=self._summary("envelope", tools),
+                          meta={"delegation": "envelope", ENVELOPE_KEY: envelope})
+
+    def _sampled(self, outcome: LoopOutcome) -> ToolResult:
+        structured = {
+            "path": "sampling", "role": self.role.name, "answer": outcome.answer, "turns": outcome.turns,
+            "tool_calls": [record.as_dict() for record in outcome.tool_calls],
+            "stop_reason": outcome.stop_reason, "model": outcome.model,
+        }
+        calls = len(outcome.tool_calls)
+        footer = (f"[sub-agent {self.role.name}: {outcome.turns} turn(s), {calls} tool call(s), "
+                  f"stopped: {outcome.stop_reason}]")
+        if outcome.stop_reason == "answered":
+            return ToolResult(text=f"{outcome.answer}\n\n{footer}", structured=structured,
+                              meta={"delegation": "sampling"})
+        why = {
+            "turn_limit": f"it used all {self.limits.turns} turns without a final answer",
+            "time_limit": f"it ran out of its {self.limits.time_s:g} s",
+            "sampling_failed": f"the client did not complete a sampling request ({outcome.error})",
+        }[outcome.stop_reason]
+        last = f" Its last words: {outcome.answer}" if outcome.answer else ""
+        return ToolResult(text=f"The sub-agent in the role {self.role.name!r} stopped: {why}.{last}\n\n{footer}",
+                          structured=structured, is_error=True, meta={"delegation": "sampling"})
+
+    def _fallback(self, prompt: str, task: str, tools: Sequence[ToolDefinition],
+                  abilities: ClientAbilities, *, connected: bool) -> ToolResult:
+        names = ", ".join(tool.name for tool in tools) or "none"
+        if not connected:  # toolbay call: no client, and no caller to match the tools against
+            why, names = "no MCP client is connected", ", ".join(self.role.tools) or "none"
+        elif not self.policy.paths:
+            why = "this server hands no work to sub-agents: its [subagents] paths setting is empty"
+        elif abilities.sampling and not abilities.back_channel:
+            why = "this connection cannot carry sampling requests"
+        elif abilities.sampling:
+            why = "this client offers sampling without tools, and the role needs tools"
+        else:
+            why = "this client declares neither the toolbay/subagents capability nor sampling"
+        text = (f"No sub-agent was started ({why}). Do the task yourself, acting in the role below, "
+                f"with these tools: {names}.\n\n## Role: {self.role.name}\n\n{prompt}\n\n## Task\n\n{task}")
+        structured = {**self._summary("fallback", tools), "prompt": prompt, "task": task}
+        return ToolResult(text=text, structured=structured, meta={"delegation": "fallback"})

@@ -1,0 +1,67 @@
+"""The roles served now: read from the agent folders, as prompts and as ``agent_*`` tools.
+
+The catalog keeper reloads the library on every rescan (start, hot reload, ``refresh_tools``); a role
+file that cannot be served is listed with its reason among the skipped files, like a tool
+file, and one that was served keeps its last good version. ``reload`` tells whether the roles
+changed, so clients hear of new prompts only then.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from toolbay.catalog import SkippedFile
+from toolbay.config import Settings
+from toolbay.handlers.agents import AgentHandler, DelegationPolicy
+from toolbay.subagents.roles import Role, read_roles
+
+logger = logging.getLogger(__name__)
+
+
+class RoleLibrary:
+    def __init__(self, folders: Iterable[Path], policy: DelegationPolicy) -> None:
+        self.folders = list(folders)
+        self.policy = policy
+        self.roles: Mapping[str, Role] = MappingProxyType({})
+        self.handlers: tuple[AgentHandler, ...] = ()
+        self.skipped: tuple[SkippedFile, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RoleLibrary:
+        limits = settings.subagents
+        return cls(settings.agents, DelegationPolicy(
+            paths=tuple(limits.paths), max_depth=limits.max_depth, max_turns=limits.max_turns,
+            time_s=limits.time_s, max_tokens=limits.max_tokens))
+
+    def reload(self) -> bool:
+        """Reads the folders again (blocking: run it on a worker thread). True when the roles
+        served changed; the refused files are brought up to date either way. As for tools, a
+        role file that was served and is now refused keeps its last good version (the reason
+        is listed all the same); a role whose file is unchanged keeps its handler."""
+        found = read_roles(self.folders)
+        served = {role.path: role for role in self.roles.values()}
+        roles = list(found.roles)
+        names = {role.name for role in roles}
+        skipped: list[SkippedFile] = []
+        for refused in found.refused:
+            reason = refused.reason
+            previous = served.get(refused.path)
+            if previous is not None and previous.name not in names:
+                roles.append(previous)
+                names.add(previous.name)
+                reason += "; its previous version is still served"
+            skipped.append(SkippedFile(refused.path, reason))
+        roles_changed = tuple(roles) != tuple(self.roles.values())
+        if not roles_changed and tuple(skipped) == self.skipped:
+            return False
+        for item in skipped:
+            if item not in self.skipped:
+                logger.warning("skipping role file %s: %s", item.path, item.reason)
+        kept = {handler.role: handler for handler in self.handlers}
+        self.handlers = tuple(kept.get(role) or AgentHandler(role, self.policy) for role in roles)
+        self.roles = MappingProxyType({role.name: role for role in roles})
+        self.skipped = tuple(skipped)
+        return roles_changed

@@ -1,0 +1,142 @@
+"""The sub-agent loop run through MCP sampling: ask the client's model, run the tools it asks
+for, hand back their results, until it answers or a limit is reached.
+
+The loop knows its host only through ``SubagentHost``: the host asks the client's model
+(``sampling/createMessage``) and runs a tool call through the same chain as any call, with
+the identity of whoever called the agent tool. Each turn is reported as progress, so a
+loop that outlives the job budget is followed like any job.
+
+Stop reasons: ``answered`` (the model answered without asking for a tool), ``turn_limit``,
+``time_limit``, ``sampling_failed`` (the client refused or failed the sampling request).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import anyio
+import mcp_types as types
+
+from toolbay.words import ProgressCallback, ToolDefinition, ToolResult
+
+logger = logging.getLogger(__name__)
+
+StopReason = Literal["answered", "turn_limit", "time_limit", "sampling_failed"]
+# A tool's output handed back to the model is cut here: the sub-agent's context is small too.
+MAX_TOOL_TEXT = 32 * 1024
+
+
+class SubagentHost(Protocol):
+    """What the loop needs from the server around it."""
+
+    async def sample(self, messages: list[types.SamplingMessage], system_prompt: str,
+                     tools: Sequence[ToolDefinition], max_tokens: int) -> types.CreateMessageResultWithTools:
+        """One ``sampling/createMessage``; raises when the client refuses or fails it."""
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
+        """Runs one tool call through the chain as the original caller; never raises for a refusal."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopLimits:
+    turns: int
+    time_s: float
+    max_tokens: int
+
+
+@dataclass(slots=True)
+class ToolCallRecord:
+    turn: int
+    tool: str
+    is_error: bool
+    refusal: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"turn": self.turn, "tool": self.tool, "is_error": self.is_error}
+        if self.refusal is not None:
+            record["refusal"] = self.refusal
+        return record
+
+
+@dataclass(slots=True)
+class LoopOutcome:
+    answer: str = ""
+    turns: int = 0
+    stop_reason: StopReason = "turn_limit"
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    model: str | None = None
+    error: str | None = None
+
+
+async def run_loop(host: SubagentHost, *, system_prompt: str, task: str, tools: Sequence[ToolDefinition],
+                   limits: LoopLimits, report_progress: ProgressCallback) -> LoopOutcome:
+    """Runs the sub-agent until it answers or a limit stops it. Never raises for the model's
+    or a tool's fault; cancellation (the job cancelled, the server stopping) passes through."""
+    outcome = LoopOutcome()
+    allowed = {definition.name for definition in tools}
+    messages = [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=task))]
+    with anyio.move_on_after(limits.time_s) as deadline:
+        while outcome.turns < limits.turns:
+            outcome.turns += 1
+            turn = outcome.turns
+            await report_progress(turn - 1, limits.turns, f"turn {turn}: asking the model")
+            try:
+                reply = await host.sample(messages, system_prompt, tools, limits.max_tokens)
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception as exc:
+                outcome.stop_reason, outcome.error = "sampling_failed", _say(exc)
+                return outcome
+            outcome.model = reply.model
+            blocks = reply.content_as_list
+            text = "\n".join(block.text for block in blocks if isinstance(block, types.TextContent)).strip()
+            uses = [block for block in blocks if isinstance(block, types.ToolUseContent)]
+            if text:
+                outcome.answer = text
+            if not uses:
+                outcome.stop_reason = "answered"
+                return outcome
+            messages.append(types.SamplingMessage(role="assistant", content=list(blocks)))
+            names = ", ".join(use.name for use in uses)
+            await report_progress(turn - 0.5, limits.turns, f"turn {turn}: running {names}")
+            answers: list[types.SamplingMessageContentBlock] = []
+            for index, use in enumerate(uses, 1):
+                result, refusal = await _run_one(host, use, allowed, f"{turn}.{index}")
+                outcome.tool_calls.append(ToolCallRecord(turn, use.name, result.is_error, refusal))
+                answers.append(types.ToolResultContent(
+                    type="tool_result", tool_use_id=use.id,
+                    content=[types.TextContent(type="text", text=_cut(result.text))],
+                    is_error=result.is_error or None,
+                ))
+            messages.append(types.SamplingMessage(role="user", content=answers))
+        outcome.stop_reason = "turn_limit"
+    if deadline.cancelled_caught:
+        outcome.stop_reason = "time_limit"
+    return outcome
+
+
+async def _run_one(host: SubagentHost, use: types.ToolUseContent, allowed: set[str],
+                   call_id: str) -> tuple[ToolResult, str | None]:
+    """One tool call the model asked for, and the refusal code when it was refused."""
+    if use.name not in allowed:
+        return ToolResult.error(
+            f"The tool {use.name!r} is not available to this role: use only the tools offered."
+        ), "not_offered"
+    result = await host.call_tool(use.name, use.input, call_id)
+    refusal = result.meta.get("refusal")
+    return result, refusal.get("code") if isinstance(refusal, dict) else None
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_TOOL_TEXT:
+        return text
+    return text[:MAX_TOOL_TEXT] + f"\n[cut: {len(text) - MAX_TOOL_TEXT} more characters]"
+
+
+def _say(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    logger.info("sampling request failed: %s", message)
+    return str(message)

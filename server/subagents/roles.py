@@ -1,0 +1,283 @@
+"""Role files: ``agents/NAME.md``, a YAML front matter and a Markdown role prompt.
+
+::
+
+    ---
+    name: json-reviewer                    # the prompt's name; the tool is agent_json_reviewer
+    description: Reviews a JSON file ...   # one line
+    arguments:                             # optional
+      - name: path
+        description: The file to review, relative to the workspace.
+        required: true
+      - name: strictness
+        description: How picky to be.
+        choices: [lenient, strict]         # offered by completion/complete; other values refused
+    tools: [jsonkit_*, textkit_count]      # name patterns of the tools the role may use
+    limits: {turns: 8, time_s: 300}        # optional; the [subagents] defaults otherwise
+    ---
+    You are a careful reviewer of {{path}} ...
+
+The body is the role prompt; ``{{argument}}`` placeholders are replaced by the values
+given (an optional argument not given becomes empty). A placeholder that names no declared
+argument, an unknown front-matter key, a bad value: the file is refused with a one-line
+reason (``RoleFileError``), and the folder's other roles are served as usual.
+
+This module only parses and renders; it knows nothing of prompts, tools or clients.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+ROLE_SUFFIX = ".md"
+MAX_ROLE_BYTES = 256 * 1024
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
+_NAME = re.compile(NAME_PATTERN)
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_-]+)\s*\}\}")
+# libyaml's loader when PyYAML was built with it: about six times less CPU per role file.
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+
+
+class RoleFileError(ValueError):
+    """A role file that cannot be served; ``reason`` is one line."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class MissingArguments(ValueError):
+    """Required arguments not given, or values outside an argument's choices."""
+
+    def __init__(self, role: str, problems: Sequence[str]) -> None:
+        super().__init__(f"role {role!r}: " + "; ".join(problems))
+        self.problems = tuple(problems)
+
+
+class _Argument(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=rf"^{NAME_PATTERN}$")
+    description: str = ""
+    required: bool = False
+    choices: list[str] | None = None
+
+    @field_validator("choices", mode="before")
+    @classmethod
+    def _words(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [str(item) for item in value]  # YAML reads `[1, 2]` and `[yes]` as numbers and booleans
+        return value
+
+
+class _Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turns: int | None = Field(None, ge=1, le=200)
+    time_s: float | None = Field(None, gt=0, le=24 * 3600)
+
+
+class _FrontMatter(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=rf"^{NAME_PATTERN}$")
+    description: str = Field(min_length=1, max_length=500)
+    arguments: list[_Argument] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)
+    limits: _Limits = Field(default_factory=_Limits)
+
+    @field_validator("description")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        value = value.strip()
+        if "\n" in value:
+            raise ValueError("must be one line")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class RoleArgument:
+    name: str
+    description: str
+    required: bool
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """One parsed role file."""
+
+    name: str
+    description: str
+    arguments: tuple[RoleArgument, ...]
+    # Name patterns (fnmatch) of the tools the role may use.
+    tools: tuple[str, ...]
+    max_turns: int | None
+    time_s: float | None
+    body: str
+    path: str
+
+    @property
+    def tool_name(self) -> str:
+        """The delegating tool's name: ``agent_`` and the role's name, hyphens as underscores."""
+        return "agent_" + self.name.replace("-", "_")
+
+    def argument(self, name: str) -> RoleArgument | None:
+        return next((argument for argument in self.arguments if argument.name == name), None)
+
+    def render(self, values: Mapping[str, Any]) -> str:
+        """The role prompt with ``values`` in its placeholders; ``MissingArguments`` when a
+        required one is missing (or empty) or a value is not among its argument's choices."""
+        problems: list[str] = []
+        for argument in self.arguments:
+            value = values.get(argument.name)
+            given = value is not None and str(value) != ""
+            if argument.required and not given:
+                about = argument.description or "no description"
+                problems.append(f"the argument {argument.name!r} is required ({about})")
+            elif given and argument.choices is not None and str(value) not in argument.choices:
+                problems.append(f"the argument {argument.name!r} must be one of {', '.join(argument.choices)} "
+                                f"(got {value!r})")
+        if problems:
+            raise MissingArguments(self.name, problems)
+
+        def fill(match: re.Match[str]) -> str:
+            value = values.get(match.group(1))
+            return "" if value is None else str(value)
+
+        return _PLACEHOLDER.sub(fill, self.body)
+
+    def complete(self, argument: str, prefix: str) -> list[str]:
+        """The argument's choices that start with ``prefix`` (case-insensitive); none when it names none."""
+        found = self.argument(argument)
+        if found is None or found.choices is None:
+            return []
+        lowered = prefix.lower()
+        return [choice for choice in found.choices if choice.lower().startswith(lowered)]
+
+
+def parse_role(path: str, text: str) -> Role:
+    """The role in ``text`` (the content of the file at ``path``); ``RoleFileError`` when invalid."""
+    text = text.removeprefix("\ufeff")
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        raise RoleFileError(path, "no front matter: the file must start with a line '---', the YAML "
+                                  "front matter, and a closing line '---'")
+    try:
+        data = yaml.load(match.group(1), Loader=_YAML_LOADER)  # a safe loader: plain data only
+    except yaml.YAMLError as exc:
+        raise RoleFileError(path, "front matter is not valid YAML: " + " ".join(str(exc).split())) from None
+    if not isinstance(data, dict):
+        raise RoleFileError(path, "front matter must be a YAML mapping (name: ..., description: ...)")
+    try:
+        front = _FrontMatter.model_validate(data)
+    except ValidationError as exc:
+        raise RoleFileError(path, _first_problem(exc)) from None
+    body = text[match.end():].strip()
+    if not body:
+        raise RoleFileError(path, "the role prompt (the Markdown after the front matter) is empty")
+    names = [argument.name for argument in front.arguments]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise RoleFileError(path, f"argument {duplicates[0]!r} is declared twice")
+    unknown = sorted({found for found in _PLACEHOLDER.findall(body) if found not in names})
+    if unknown:
+        raise RoleFileError(path, f"placeholder {{{{{unknown[0]}}}}} names no declared argument")
+    for argument in front.arguments:
+        if argument.choices is not None and not argument.choices:
+            raise RoleFileError(path, f"argument {argument.name!r} has an empty list of choices")
+    return Role(
+        name=front.name,
+        description=front.description,
+        arguments=tuple(RoleArgument(a.name, a.description.strip(), a.required,
+                                     tuple(a.choices) if a.choices is not None else None)
+                        for a in front.arguments),
+        tools=tuple(front.tools),
+        max_turns=front.limits.turns,
+        time_s=front.limits.time_s,
+        body=body,
+        path=path,
+    )
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    location = ".".join(str(part) for part in error["loc"]) or "front matter"
+    message = error["msg"]
+    if error["type"] == "extra_forbidden":
+        message = "unknown key (known: name, description, arguments, tools, limits)"
+    elif error["type"] == "missing":
+        message = "is missing"
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"front matter {location}: {message}{more}"
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedRole:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoleFolders:
+    """What the role folders hold: the roles served, and the files refused with their reason."""
+
+    roles: tuple[Role, ...] = ()
+    refused: tuple[RefusedRole, ...] = ()
+
+
+def role_files(folders: Iterable[Path]) -> list[str]:
+    """The role files in ``folders``, folder order then name order; README.md and hidden files
+    are not roles."""
+    found: list[str] = []
+    for folder in folders:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue  # a folder that does not exist (yet) holds no roles
+        for entry in entries:
+            if is_role_file(entry.path) and entry.is_file():
+                found.append(entry.path)
+    return found
+
+
+def is_role_file(path: str) -> bool:
+    name = os.path.basename(path)
+    return name.endswith(ROLE_SUFFIX) and not name.startswith(".") and name.lower() != "readme.md"
+
+
+def read_roles(folders: Iterable[Path]) -> RoleFolders:
+    """Reads every role file (blocking). The first file to claim a name keeps it; a later one
+    is refused, saying which file has it."""
+    roles: dict[str, Role] = {}
+    refused: list[RefusedRole] = []
+    for path in role_files(folders):
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_ROLE_BYTES + 1)
+            if len(raw) > MAX_ROLE_BYTES:
+                raise RoleFileError(path, f"larger than {MAX_ROLE_BYTES // 1024} KiB")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RoleFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            role = parse_role(path, text)
+            kept = roles.get(role.name)
+            if kept is not None:
+                raise RoleFileError(path, f"the role name {role.name!r} is already taken by {kept.path}")
+            roles[role.name] = role
+        except RoleFileError as error:
+            refused.append(RefusedRole(error.path, error.reason))
+        except OSError as exc:
+            refused.append(RefusedRole(path, f"cannot be read ({exc.strerror or exc})"))
+    return RoleFolders(tuple(roles.values()), tuple(refused))

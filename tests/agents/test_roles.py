@@ -1,0 +1,100 @@
+"""Role files: what is served, what is refused and why, and how arguments fill the prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolbay.config import BUNDLED_AGENTS, BUNDLED_EXTENSIONS
+from toolbay.subagents.roles import MissingArguments, RoleFileError, parse_role, read_roles
+
+GOOD = """---
+name: reviewer
+description: Reviews a file.
+arguments:
+  - name: path
+    description: The file.
+    required: true
+  - name: mode
+    description: How.
+    choices: [quick, thorough, "quiet"]
+tools: [jsonkit_*]
+limits: {turns: 3, time_s: 60}
+---
+Review {{path}} in {{ mode }} mode.
+"""
+
+
+def test_a_role_file_gives_its_name_arguments_tools_limits_and_prompt() -> None:
+    role = parse_role("r.md", GOOD)
+    assert (role.name, role.description, role.tools) == ("reviewer", "Reviews a file.", ("jsonkit_*",))
+    assert [(a.name, a.required, a.choices) for a in role.arguments] == [
+        ("path", True, None), ("mode", False, ("quick", "thorough", "quiet"))]
+    assert (role.max_turns, role.time_s, role.tool_name) == (3, 60.0, "agent_reviewer")
+    assert role.render({"path": "a.json", "mode": "quick"}) == "Review a.json in quick mode."
+    assert role.render({"path": "a.json"}) == "Review a.json in  mode."
+
+
+def test_rendering_refuses_a_missing_required_argument_and_a_value_outside_the_choices() -> None:
+    role = parse_role("r.md", GOOD)
+    with pytest.raises(MissingArguments) as missing:
+        role.render({"mode": "loud"})
+    assert len(missing.value.problems) == 2
+    assert "'path' is required" in missing.value.problems[0]
+    assert "quick, thorough, quiet" in missing.value.problems[1]
+
+
+def test_completion_offers_the_choices_that_start_with_what_was_typed() -> None:
+    role = parse_role("r.md", GOOD)
+    assert role.complete("mode", "q") == ["quick", "quiet"]
+    assert role.complete("mode", "T") == ["thorough"]
+    assert role.complete("path", "") == []
+    assert role.complete("nope", "") == []
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("no front matter\n", "no front matter"),
+    ("---\nname: [unclosed\n---\nbody\n", "not valid YAML"),
+    ("---\n- a list\n---\nbody\n", "must be a YAML mapping"),
+    ("---\ndescription: d\n---\nbody\n", "front matter name: is missing"),
+    ("---\nname: x\n---\nbody\n", "front matter description: is missing"),
+    ("---\nname: has space\ndescription: d\n---\nbody\n", "front matter name"),
+    ("---\nname: x\ndescription: d\nmodel: big\n---\nbody\n", "model: unknown key"),
+    ("---\nname: x\ndescription: d\nlimits: {turns: 0}\n---\nbody\n", "limits.turns"),
+    ("---\nname: x\ndescription: d\n---\n\n", "role prompt"),
+    ("---\nname: x\ndescription: d\n---\nUse {{missing}}.\n", "placeholder {{missing}} names no declared argument"),
+    ("---\nname: x\ndescription: d\narguments: [{name: a}, {name: a}]\n---\n{{a}}\n", "declared twice"),
+    ("---\nname: x\ndescription: d\narguments: [{name: a, choices: []}]\n---\n{{a}}\n", "empty list of choices"),
+    ("---\nname: x\ndescription: |\n  two\n  lines\n---\nbody\n", "one line"),
+])
+def test_an_invalid_role_file_is_refused_with_a_one_line_reason(text: str, reason: str) -> None:
+    with pytest.raises(RoleFileError) as refused:
+        parse_role("bad.md", text)
+    assert reason in refused.value.reason
+    assert "\n" not in refused.value.reason
+
+
+def test_a_folder_serves_its_good_roles_and_lists_the_rest_with_their_reasons(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "b.md").write_text(GOOD, encoding="utf-8")  # the same name again
+    (tmp_path / "c.md").write_bytes(b"---\nname: c\ndescription: \xff\n---\nx\n")
+    (tmp_path / "README.md").write_text("not a role", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a role either", encoding="utf-8")
+    found = read_roles([tmp_path, tmp_path / "missing"])
+    assert [role.name for role in found.roles] == ["reviewer"]
+    reasons = {Path(refused.path).name: refused.reason for refused in found.refused}
+    assert reasons.keys() == {"b.md", "c.md"}
+    assert "already taken by" in reasons["b.md"] and "not UTF-8" in reasons["c.md"]
+
+
+def test_the_bundled_roles_parse_and_name_only_bundled_tools() -> None:
+    found = read_roles([BUNDLED_AGENTS])
+    assert not found.refused
+    assert {role.name for role in found.roles} == {"json-reviewer", "text-cleanup", "help-checker"}
+    # Every pattern a bundled role names matches a bundled tool's file (jsonkit_*, textkit_*...).
+    programs = {path.stem for path in BUNDLED_EXTENSIONS.glob("*.wasm")}
+    for role in found.roles:
+        assert role.tools
+        for pattern in role.tools:
+            assert pattern.split("_")[0] in programs, (role.name, pattern)

@@ -1,0 +1,40 @@
+"""A token removed from the tokens file stops working without a restart."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from toolbay.auth import tokens as tokens_module
+from toolbay.auth.tokens import TokenStore, new_token
+
+pytestmark = pytest.mark.anyio
+
+
+def _write(path: Path, entries: dict[str, str]) -> None:
+    text = "".join(f'[[tokens]]\nclient_id = "{client}"\nsha256 = "{digest}"\nscopes = ["tools:read"]\n\n'
+                   for client, digest in entries.items())
+    path.write_text(text, encoding="utf-8")
+
+
+async def test_a_removed_token_stops_working_and_a_broken_edit_keeps_the_last_good_tokens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)  # check on every request
+    alice, alice_hash = new_token()
+    bob, bob_hash = new_token()
+    path = tmp_path / "tokens.toml"
+    _write(path, {"alice": alice_hash, "bob": bob_hash})
+    store = TokenStore.from_file(path)
+    assert await store.verify_token(bob) is not None
+
+    _write(path, {"alice": alice_hash})
+    os.utime(path, ns=(1, 1))  # a different modification time even on a coarse clock
+    assert await store.verify_token(bob) is None
+    assert await store.verify_token(alice) is not None
+
+    path.write_text("[[tokens]\nbroken", encoding="utf-8")
+    assert await store.verify_token(alice) is not None
+    assert "is not valid TOML" in caplog.text and "stay in force" in caplog.text

@@ -1,0 +1,47 @@
+"""`toolbay describe FILE.wasm`: what a tool author sees of their program, without serving it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.conftest import BUNDLED_EXTENSIONS
+from toolbay.cli import app
+
+runner = CliRunner()
+
+
+def test_describe_shows_the_help_the_program_printed_and_the_schema_made_of_it(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["describe", str(BUNDLED_EXTENSIONS / "hashsum.wasm"), "--json",
+                                 "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    described = json.loads(result.stdout)
+    help_text = "\n".join(run["text"] for run in described["help_runs"])
+    assert described["help_runs"][0]["argv"][0] == "hashsum"
+    assert "Usage: hashsum" in help_text
+    # The truth is the help text itself: each long option it lists is a parameter (--help and
+    # --version are the server's business, not the model's).
+    options = set(re.findall(r"^\s+(?:-\w, )?--([a-z][a-z-]*)", help_text, re.MULTILINE)) - {"help", "version"}
+    (tool,) = described["tools"]
+    assert tool["name"] == "hashsum" and tool["tier"] == "read"
+    assert options and set(tool["input_schema"]["properties"]) == {o.replace("-", "_") for o in options} | {"stdin"}
+
+
+def test_describe_of_a_program_with_subcommands_shows_one_tool_each(shared_data_dir: Path) -> None:
+    result = runner.invoke(app, ["describe", str(BUNDLED_EXTENSIONS / "textkit.wasm"),
+                                 "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    shown = set(re.findall(r"^== tool (\S+)", result.stdout, re.MULTILINE))
+    # Each subcommand the root help lists is a tool (help and completion are not).
+    root_help = result.stdout.split("\n== tool ")[0]
+    commands = re.findall(r"^\s{2}(\w[\w-]*)\s{2,}", root_help.split("Commands:")[1], re.MULTILINE)
+    assert shown == {f"textkit_{command}" for command in commands if command != "help"}
+
+
+def test_describe_of_a_missing_file_exits_2_with_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["describe", str(tmp_path / "nowhere.wasm"), "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no such file" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,88 @@
+"""Forms of help text that real programs print, each read as its program means it."""
+
+from __future__ import annotations
+
+from server.helptext import build_tool_schema, describe_help
+
+
+def _describe(text: str):
+    return describe_help(text.encode())
+
+
+def test_commands_listed_under_several_headings_are_all_subcommands():
+    desc = _describe("Work with GitHub.\n\nUSAGE\n  gh <command> <subcommand> [flags]\n\nCORE COMMANDS\n"
+                     "  issue:      Manage issues\n  pr:         Manage pull requests\n\n"
+                     "ADDITIONAL COMMANDS\n  alias:      Create command shortcuts\n\nFLAGS\n"
+                     "  --help      Show help for command\n")
+    assert [s.name for s in desc.subcommands] == ["issue", "pr", "alias"]
+
+
+def test_argparse_subparsers_are_subcommands_not_a_positional():
+    desc = _describe("usage: kit [-h] {pack,unpack} ...\n\npositional arguments:\n  {pack,unpack}\n"
+                     "    pack      Pack it\n    unpack    Unpack it\n\noptions:\n"
+                     "  -h, --help  show this help message and exit\n")
+    assert [s.name for s in desc.subcommands] == ["pack", "unpack"]
+    assert desc.positionals == ()
+
+
+def test_angle_brackets_are_required_square_brackets_optional_and_dots_repeat():
+    desc = _describe("Usage: copy [OPTIONS] <SOURCE> <DEST> [EXTRA]...\n\nOptions:\n"
+                     "  -v, --verbose  Talk more\n")
+    got = [(p.name, p.required, p.variadic) for p in desc.positionals]
+    assert got == [("SOURCE", True, False), ("DEST", True, False), ("EXTRA", False, True)]
+
+
+def test_positionals_in_several_usage_forms_are_required_only_when_every_form_needs_them():
+    desc = _describe("Usage: cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n\n"
+                     "  -f, --force   do not prompt\n")
+    got = {p.name: p.required for p in desc.positionals}
+    assert got["SOURCE"] is True and got["DEST"] is False and got["DIRECTORY"] is False
+
+
+def test_prose_after_the_usage_line_does_not_become_positionals():
+    desc = _describe("Usage: tool [flags] FILE\n\nTool reads FILE and writes Results Somewhere Else.\n\n"
+                     "Flags:\n  -o, --out string   where to write\n")
+    assert [p.name for p in desc.positionals] == ["FILE"]
+
+
+def test_a_pflag_boolean_written_with_its_optional_false_takes_no_value():
+    desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n      --dry-run[=false]   only print\n"
+                     "  -h, --help   help for kit\n")
+    option = desc.options[0]
+    assert option.long == "--dry-run" and option.takes_value is False
+    assert build_tool_schema(desc).input_schema["properties"]["dry_run"]["type"] == "boolean"
+
+
+def test_the_about_line_is_not_repeated_at_the_start_of_the_description():
+    desc = _describe("Counts the lines of a file. Empty lines count too.\n\nUsage: wc [OPTIONS] [FILE]\n\n"
+                     "Options:\n  -q, --quiet  Quiet\n")
+    assert desc.about == "Counts the lines of a file. Empty lines count too."
+    assert not desc.description.startswith(desc.about)
+
+
+def test_descriptions_do_not_end_in_the_value_name_but_keep_a_format():
+    desc = _describe("Usage: x [OPTIONS]\n\nOptions:\n  -a, --alg <ALG>        Hash algorithm\n"
+                     "  -e, --env <KEY=VALUE>  Set a variable\n")
+    props = build_tool_schema(desc).input_schema["properties"]
+    assert props["alg"]["description"] == "Hash algorithm"
+    assert props["env"]["description"] == "Set a variable Format: KEY=VALUE."
+
+
+def test_a_default_alone_makes_a_number_but_a_value_name_can_say_integer():
+    desc = _describe("usage: x [-h] [--wait WAIT] [--tries N]\n\noptions:\n"
+                     "  --wait WAIT  seconds to wait (default: 3)\n  --tries N    attempts (default: 3)\n")
+    props = build_tool_schema(desc).input_schema["properties"]
+    assert props["wait"]["type"] == "number" and props["tries"]["type"] == "integer"
+
+
+def test_pflag_slice_values_are_said_to_split_on_commas():
+    desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n  -t, --tags strings   Tags to add\n")
+    prop = build_tool_schema(desc).input_schema["properties"]["tags"]
+    assert prop["type"] == "array" and "commas" in prop["description"]
+
+
+def test_positionals_from_short_and_long_help_are_merged_by_name():
+    long = b"Usage: t [OPTIONS] <FILE>\n\nArguments:\n  <FILE>\n          \n\nOptions:\n  -q  Quiet\n"
+    short = b"Usage: t [OPTIONS] <FILE>\n\nArguments:\n  <FILE>  The file to read\n\nOptions:\n  -q  Quiet\n"
+    desc = describe_help(long, short)
+    assert [(p.name, p.description) for p in desc.positionals] == [("FILE", "The file to read")]
