@@ -18,7 +18,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
-from tests.jobs_e2e.conftest import call, http_client, structured, text
+from tests.jobs_e2e.conftest import call, http_client, output, structured, text
 from tests.jobs_e2e.test_crash_restart import server_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -72,7 +72,7 @@ async def test_a_stdio_server_whose_client_left_finishes_its_job_and_a_new_serve
         waited = structured(await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 50}))
         assert waited["status"] == "completed", waited
         result = await call(client, "job_result", {"job_id": job["job_id"]})
-        assert (result.is_error, text(result)) == (False, "done 1 steps\n")
+        assert (result.is_error, output(result)) == (False, "done 1 steps\n")
 
     with anyio.fail_after(30):  # both servers end: the first once its job is done, the second at once
         while servers_on(folders["data"]):
@@ -102,7 +102,7 @@ async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrup
             (folders["workspace"] / "read1").touch()
             waited = structured(await call(client, "job_wait", {"job_id": read_job, "timeout_s": 50}))
             assert waited["status"] == "completed", waited
-            assert text(await call(client, "job_result", {"job_id": read_job})) == "done 1 steps\n"
+            assert output(await call(client, "job_result", {"job_id": read_job})) == "done 1 steps\n"
 
             stopped = await call(client, "job_status", {"job_id": write_job})
             assert structured(stopped)["status"] == "interrupted"
