@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 # after a while (the TypeScript SDK, which many clients use, after 60 s by default), and a
 # model asking for longer should get "still running, call again", not a timeout error.
 MAX_WAIT_S = 50.0
+DEFAULT_PREVIEW_BYTES = 64 * 1024
 
 _JOB_ID = {"type": "string", "description": "The job id, as returned when the call became a job (job_...)."}
 _STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"]
@@ -90,17 +91,32 @@ class JobWaitTool(JobTool):
 class JobResultTool(JobTool):
     NAME = "job_result"
     DESCRIPTION = ("Returns the output of a background job that has ended, exactly as the tool itself "
-                   "would have returned it. For a job that has not ended yet it says so; call job_wait first.")
+                   "would have returned it (a very long one: its start, and a link to the whole as a resource). "
+                   "For a job that has not ended yet it says so; call job_wait first.")
+
+    def __init__(self, manager: JobManager, *, preview_bytes: int = DEFAULT_PREVIEW_BYTES) -> None:
+        super().__init__(manager)
+        self.preview_bytes = preview_bytes
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         job_id = arguments["job_id"]
         result = await self.manager.result(context.caller, job_id)
         if result is None:
             view = await self.manager.status(context.caller, job_id)
-            return ToolResult(text=f"Job {job_id} has not ended yet ({view.sentence()})",
+            return ToolResult(text=f"{view.state()}; it has not ended yet, so there is no result. {view.next_step()}",
                               structured=view.structured(), is_error=True, meta={"job_id": job_id})
-        return ToolResult(text=result.text, structured=result.structured, is_error=result.is_error,
-                          meta={**result.meta, "job_id": job_id})
+        meta = {**result.meta, "job_id": job_id}
+        size = len(result.text.encode())
+        if size <= self.preview_bytes:
+            return ToolResult(text=result.text, structured=result.structured, is_error=result.is_error, meta=meta)
+        # Too long to answer whole: a preview, and the whole as a resource the client can read.
+        uri = f"toolbay://jobs/{job_id}/result"
+        preview = result.text.encode()[:self.preview_bytes].decode("utf-8", errors="ignore")
+        note = (f"\n\n[This is the first {self.preview_bytes // 1024} KiB of {size // 1024} KiB. The whole result "
+                f"is the resource {uri}: read it with resources/read.]")
+        meta["resource_link"] = {"uri": uri, "name": f"result of job {job_id}", "mimeType": "text/plain",
+                                 "size": size}
+        return ToolResult(text=preview + note, is_error=result.is_error, meta=meta)
 
 
 class JobCancelTool(JobTool):
@@ -139,6 +155,8 @@ class JobListTool(JobTool):
 JOB_TOOLS: tuple[type[JobTool], ...] = (JobStatusTool, JobWaitTool, JobResultTool, JobCancelTool, JobListTool)
 
 
-def job_tools(manager: JobManager) -> list[JobTool]:
-    """The five built-in job tools over ``manager``."""
-    return [tool(manager) for tool in JOB_TOOLS]
+def job_tools(manager: JobManager, *, preview_bytes: int = DEFAULT_PREVIEW_BYTES) -> list[JobTool]:
+    """The five built-in job tools over ``manager``; ``job_result`` answers a result longer
+    than ``preview_bytes`` with its start and a ``resource_link`` to the whole."""
+    return [JobResultTool(manager, preview_bytes=preview_bytes) if tool is JobResultTool else tool(manager)
+            for tool in JOB_TOOLS]

@@ -8,6 +8,7 @@ error the model can read, with stderr and the reason.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from toolbay.errors import WasmRejected
 from toolbay.handlers.base import Handler
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 from toolbay.wasm.links import remove_escaping_links
+from toolbay.wasm.progress import ProgressForwarder
 from toolbay.wasm.quick import QuickRunRecord
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 
@@ -115,9 +117,13 @@ class WasmHandler(Handler):
             except WasmRejected as rejected:
                 return ToolResult.error(f"The tool {self.name!r} cannot be loaded: {rejected.reason}.")
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
-        # module it started with even after the handler is closed.
+        # module it started with even after the handler is closed. The guest's progress lines
+        # reach this call's own progress callback, and nobody else's.
         started = time.time()
-        result = await self.runtime.run_async(module, request, context.cancelled)
+        progress = ProgressForwarder(context.report_progress)
+        async with progress.forwarding():
+            result = await self.runtime.run_async(
+                module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
         self._pace.ran_on_worker(result.duration_s, result.cpu_s)
         outcome = self._outcome(result)
         writable = [preopen.host_path for preopen in request.preopens if preopen.writable]

@@ -16,6 +16,7 @@ from mcp.server import Server
 
 from toolbay.app import Toolbay
 from toolbay.auth.http import verified_principal
+from toolbay.catalog import Catalog
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, ChainSettings
 from toolbay.chain.call import Stage
@@ -26,11 +27,13 @@ from toolbay.handlers.base import Handler
 from toolbay.handlers.jobs import job_tools
 from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
+from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, SqliteJobStore
-from toolbay.jobs.tasks import install as install_tasks
 from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
+from toolbay.protocol.job_resources import install as install_job_resources
+from toolbay.protocol.tasks import install as install_tasks
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.watcher import ExtensionWatcher
@@ -86,29 +89,43 @@ async def assemble(
 
         authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
 
-    async with JobManager(
+
+    def keeper_catalog() -> Catalog:
+        # ``keeper`` is bound below too, before the manager starts and recovers jobs.
+        return keeper.catalog.current
+
+    # Made before the keeper (the job tools are its built-ins) but entered after it: a crashed
+    # server's read-tier jobs are run again from the catalog, and on the way out running jobs
+    # end before the runtime they run in closes.
+    manager = JobManager(
         store,
         sync_budget_s=jobs.sync_budget_s,
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
-    ) as manager, CatalogKeeper.open(
+        serving_lock=settings.data_dir / "jobs.serving",
+        recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
+    )
+    preview_bytes = jobs.result_preview_kb * 1024
+    async with CatalogKeeper.open(
         settings,
-        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now), *job_tools(manager), *authoring,
-                  *builtins],
+        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
+                  *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins],
         listeners=[sessions.tools_changed],
         roles=roles,
         role_listeners=[sessions.prompts_changed],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
         file_filter=file_filter,
-    ) as keeper, anyio.create_task_group() as group:
+    ) as keeper, manager, anyio.create_task_group() as group:
 
         def add_tasks(server: Server[Any], transport: Transport) -> None:
             # tasks/result answers exactly what tools/call would have (same _meta names).
             install_tasks(server, manager,
                           owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)),
                           to_call_result=results.tool_result_to_mcp)
+            install_job_resources(server, manager,
+                                  owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)))
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,

@@ -168,6 +168,10 @@ def serve(
     if allow_insecure:
         settings.http.allow_insecure = True
     configure_logging(settings.log_level, settings.log_file)
+    if settings.transport == "stdio" and settings.jobs.drain_s > 0:
+        from toolbay.detach import detach_from_client
+
+        detach_from_client()  # before any thread: jobs may outlive the client
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
     import toolbay.protocol.transports  # noqa: F401
     from toolbay.commands import serve_until_stopped
@@ -358,6 +362,14 @@ def parse_help(
     code = run_parse_help(long, short, sys.stdout, sys.stderr)
     raise typer.Exit(code)
 
+
+def _add_jobs_commands() -> None:
+    from toolbay.jobs_cli import jobs_app  # its own module; it imports what it needs when it runs
+
+    app.add_typer(jobs_app, name="jobs")
+
+
+_add_jobs_commands()
 
 token_app = typer.Typer(help="Bearer tokens for the tokens file ([chain.auth] tokens_file).", no_args_is_help=True)
 app.add_typer(token_app, name="token")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import sys
 from functools import partial
@@ -17,6 +18,7 @@ from toolbay.chain.call import ToolCall
 from toolbay.config import Settings
 from toolbay.discovery import FileOutcome, tool_name_for
 from toolbay.errors import UnknownTool
+from toolbay.jobs import JobManager
 from toolbay.words import CallContext, ToolResult
 
 PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled tools), shared (the operator's "
@@ -24,6 +26,8 @@ PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled t
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
+
+logger = logging.getLogger(__name__)
 
 
 class _DescribeProgress:
@@ -70,8 +74,26 @@ async def serve_until_stopped(settings: Settings) -> None:
                     "(an MCP client starts this command itself; Ctrl-C stops it)",
                     markup=False, highlight=False, soft_wrap=True)
             await serve_stdio(app)
+            await _run_jobs_to_their_end(app, settings)
         else:
             await serve_http(app, build_http_app(app))
+
+
+async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:
+    """The stdio client has gone: jobs still running go on to their end (``[jobs] drain_s`` at
+    most), so that a server started later on the same data folder can give their results."""
+    from toolbay.detach import stay_after_client
+
+    jobs = app.jobs
+    if jobs is None or not jobs.running_jobs or settings.jobs.drain_s <= 0:
+        return
+    logger.info("the client has gone; running %d job(s) to their end (%g s at most)",
+                jobs.running_jobs, settings.jobs.drain_s)
+    stay_after_client()
+    left = await jobs.drain(settings.jobs.drain_s)
+    if left:
+        logger.warning("%d job(s) still running after [jobs] drain_s (%g s) are interrupted",
+                       left, settings.jobs.drain_s)
 
 
 def _refuse_unsafe_bind(settings: Settings) -> None:
@@ -133,9 +155,41 @@ def may_serve(tool: str, path: str) -> bool:
 
 
 async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResult:
-    result = await app.call(ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli"))
+    call = ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli")
+    result = await app.call(call)
+    job_id = result.meta.get("job_id")
+    if app.jobs is not None and isinstance(job_id, str) and not result.is_error:
+        # A call that became a job: wait for it here, with its progress, as the user asked.
+        result = await _wait_for_job(app.jobs, call.context.caller, job_id)
     if result.is_error and not result.text:
         print(f"toolbay: {tool} failed", file=sys.stderr)
+    return result
+
+
+async def _wait_for_job(jobs: JobManager, owner: str, job_id: str) -> ToolResult:
+    """The call went on as a job: wait for it with a progress bar; Ctrl-C cancels it."""
+    import signal
+
+    import anyio
+
+    from toolbay.jobs_cli import watch
+
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        print(f"toolbay: the call goes on as job {job_id}; waiting for it (Ctrl-C cancels it)",
+              file=sys.stderr, flush=True)
+        async with anyio.create_task_group() as group:
+
+            async def cancel_on_ctrl_c() -> None:
+                async for _ in signals:
+                    print(f"toolbay: cancelling job {job_id}", file=sys.stderr)
+                    await jobs.cancel(owner, job_id, "cancelled with Ctrl-C")
+                    return
+
+            group.start_soon(cancel_on_ctrl_c)
+            await watch(jobs, owner, job_id, None, read=lambda: jobs.status(owner, job_id))
+            group.cancel_scope.cancel()
+    result = await jobs.result(owner, job_id)
+    assert result is not None  # the job has ended
     return result
 
 

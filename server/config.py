@@ -24,6 +24,8 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from toolbay.errors import ConfigError
 
+# A week: a run limit is meant in minutes or hours; more is a typo.
+MAX_RUN_LIMIT_S = 7 * 24 * 3600.0
 
 def _bundled_folder(package: str) -> Path:
     """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
@@ -59,7 +61,11 @@ class _Section(BaseModel):
 class SandboxSettings(_Section):
     """Limits and grants for every guest run."""
 
-    timeout_s: float = Field(10.0, gt=0, le=3600, description="Wall-clock limit per call, in seconds.")
+    timeout_s: float | None = Field(
+        None, gt=0, le=MAX_RUN_LIMIT_S,
+        description="The old name of [jobs] run_limit_s (a call's wall-clock limit, job included); "
+        "read as that when set alone.",
+    )
     memory_mb: int = Field(256, ge=16, le=4096, description="Memory a guest may grow to, in MiB.")
     output_limit_kb: int = Field(1024, ge=1, le=1024 * 1024, description="Standard output kept per call, KiB.")
     stderr_limit_kb: int = Field(64, ge=1, le=1024 * 1024, description="Standard error kept per call, KiB.")
@@ -120,7 +126,23 @@ class HttpSettings(_Section):
 
 
 class JobSettings(_Section):
-    sync_budget_s: float = Field(20.0, ge=0, le=3600, description="A call still running after this becomes a job.")
+    sync_budget_s: float = Field(
+        5.0, ge=0, le=3600,
+        description="How long a caller waits for the answer; a call still running then goes on as a job.")
+    run_limit_s: float = Field(
+        900.0, gt=0, le=MAX_RUN_LIMIT_S,
+        description="How long one call may run in all, inline and then as a job; past it the guest is "
+        "stopped and the job recorded as timed out.",
+    )
+    drain_s: float = Field(
+        900.0, ge=0, le=MAX_RUN_LIMIT_S,
+        description="On stdio, how long a server whose client has gone keeps running its jobs to their end "
+        "before it exits (0: it exits at once and they are interrupted).")
+    restart_read_jobs: bool = Field(
+        True, description="After a crash, start again the unfinished jobs of read-tier tools (safe to repeat).")
+    result_preview_kb: int = Field(
+        64, ge=1, le=1024 * 1024,
+        description="A job result longer than this is answered as a preview plus a resource_link to the whole.")
     max_concurrent: int = Field(8, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
@@ -241,6 +263,14 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _TomlSource(settings_cls))
 
+    @property
+    def run_limit_s(self) -> float:
+        """A call's wall-clock limit: ``[jobs] run_limit_s``, or the old ``[sandbox] timeout_s``
+        when only that is set (``check_job_settings`` refuses both at once)."""
+        if self.sandbox.timeout_s is not None and "run_limit_s" not in self.jobs.model_fields_set:
+            return self.sandbox.timeout_s
+        return self.jobs.run_limit_s
+
 
 # The TOML file in use for the settings being built: a context variable because
 # pydantic-settings builds sources inside the constructor, where no argument reaches.
@@ -304,7 +334,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     token = _toml_data.set(data)
     try:
         given = {key: value for key, value in overrides.items() if value is not None}
-        return Settings(**given)
+        settings = Settings(**given)
     except ValidationError as exc:
         raise ConfigError(_describe_validation_error(exc, config_file)) from None
     except SettingsError as exc:
@@ -314,6 +344,29 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
                           f"(a list or table), e.g. {ENV_PREFIX}EXTENSIONS='[\"/srv/tools\"]'") from None
     finally:
         _toml_data.reset(token)
+    check_job_settings(settings)
+    return settings
+
+
+def check_job_settings(settings: Settings) -> None:
+    """Refuses settings that, taken in pairs, would keep every call from becoming a job.
+
+    Raises ``ConfigError`` naming both settings and what to change.
+    """
+    jobs, sandbox = settings.jobs, settings.sandbox
+    if sandbox.timeout_s is not None and "run_limit_s" in jobs.model_fields_set:
+        raise ConfigError(
+            f"[sandbox] timeout_s ({sandbox.timeout_s:g} s) and [jobs] run_limit_s ({jobs.run_limit_s:g} s) "
+            "are both set, and they are the same limit (timeout_s is its old name): keep only "
+            "[jobs] run_limit_s.")
+    limit_name = "[jobs] run_limit_s" if sandbox.timeout_s is None or "run_limit_s" in jobs.model_fields_set \
+        else "[sandbox] timeout_s"
+    if settings.run_limit_s <= jobs.sync_budget_s:
+        raise ConfigError(
+            f"{limit_name} ({settings.run_limit_s:g} s) is not longer than [jobs] sync_budget_s "
+            f"({jobs.sync_budget_s:g} s), so every call would be stopped before it could go on as a job. "
+            f"Make {limit_name} longer (minutes: it bounds a job's whole run) or [jobs] sync_budget_s "
+            "shorter (seconds: it is how long a caller waits).")
 
 
 def unknown_environment(environ: Mapping[str, str] | None = None) -> list[str]:

@@ -222,7 +222,8 @@ class Discovery:
         self.cache = DescriptionCache(settings.data_dir / "descriptions", PARSER_VERSION)
         limits = settings.sandbox
         self.call_limits = SandboxLimits(
-            timeout_s=limits.timeout_s,
+            # Any call may go on as a job, so its guest may run as long as a job may.
+            timeout_s=settings.run_limit_s,
             memory_mb=limits.memory_mb,
             stdout_limit_bytes=limits.output_limit_kb * 1024,
             stderr_limit_bytes=limits.stderr_limit_kb * 1024,

@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "toolbay.hooks": 0,
     "toolbay.logs": 0,
     "toolbay.wasm": 1,
+    "toolbay.wasm.progress": 1,  # the guest's progress lines on stderr
     "toolbay.helptext": 1,
     "toolbay.jobs": 1,
     "toolbay.config": 1,
@@ -52,6 +53,7 @@ LAYERS: dict[str, int] = {
     "toolbay.subagents.library": 3,  # the roles served, as agent_* handlers, reloaded with the catalog
     "toolbay.watcher": 3,
     "toolbay.sessions": 3,
+    "toolbay.job_recovery": 3,  # a crashed server's read-tier jobs, from the catalog
     "toolbay.chain": 4,
     "toolbay.app": 5,
     "toolbay.protocol": 6,
@@ -59,6 +61,9 @@ LAYERS: dict[str, int] = {
     "toolbay.commands": 7,
     "toolbay.cli": 7,
     "toolbay.entry": 7,
+    "toolbay.jobs_cli": 7,
+    "toolbay.cli_running": 7,
+    "toolbay.detach": 7,  # serve over stdio forks so jobs outlive the client
     "toolbay.__main__": 7,
 }
 SOURCES = {"toolbay": REPO_ROOT / "server", "toolbay.handlers": REPO_ROOT / "handlers"}

@@ -3,8 +3,8 @@
     store.py    JobStore (the interface), JobRecord, JobEvent, statuses
     sqlite.py   SqliteJobStore, the embedded default
     manager.py  JobManager: inline first, background after the budget, queue, cancel
+    progress.py ProgressRelay: a job's progress to the requests waiting on it
     views.py    JobView and the texts a model reads
-    tasks.py    MCP Tasks (2025-11-25) on the same jobs
 """
 
 from toolbay.jobs.manager import JobManager, as_job, job_asked_for

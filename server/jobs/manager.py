@@ -39,12 +39,16 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from functools import partial
+from pathlib import Path
 from typing import Any, Self
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from toolbay.errors import CallRefused, NoSuchJob, StorageError
+from toolbay.jobs.progress import ProgressRelay
+from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
 from toolbay.jobs.views import JobView, accepted, progress_text
 from toolbay.words import CallContext, ProgressCallback, ToolResult
@@ -52,11 +56,15 @@ from toolbay.words import CallContext, ProgressCallback, ToolResult
 logger = logging.getLogger(__name__)
 
 Work = Callable[[CallContext], Awaitable[ToolResult]]
+Recover = Callable[[JobRecord], Work | None]
 
 SERVER_STOPPING = "the server stopped while the job was running"
 CANCELLED_BY_CALLER = "cancelled by the caller"
-# A client that does not read its notifications must not hold up the job that sends them.
-PROGRESS_SEND_TIMEOUT_S = 1.0
+# A request to cancel from outside the server (the CLI), and how often the server looks for one.
+CANCEL_REQUESTED = "cancel_requested"
+CANCEL_WATCH_S = 1.0
+# How often a wait on a job run by another server looks at the store.
+STORE_POLL_S = 0.25
 
 
 @dataclasses.dataclass(slots=True)
@@ -92,43 +100,6 @@ def job_asked_for() -> bool:
     """True inside ``as_job()`` before its job is made: this call must answer with a job."""
     ticket = _ticket.get()
     return ticket is not None and ticket.job_id is None
-
-
-class ProgressRelay:
-    """Progress notifications for one waiting request.
-
-    MCP asks that the values sent under one progress token only ever increase; the tool's
-    own reports and the job's steps share the token, so the relay keeps them in order: a
-    tool report that does not move forward is dropped, and a step takes the next value.
-    """
-
-    def __init__(self, send: ProgressCallback, *, until_end: bool = False) -> None:
-        self.send = send
-        # Hears the job's end from the job itself (a task's call), not from a waiter.
-        self.until_end = until_end
-        self.last: float | None = None
-        self.total: float | None = None
-
-    async def tool(self, done: float, total: float | None, message: str | None) -> None:
-        if self.last is not None and done <= self.last:
-            return
-        self.last, self.total = done, total
-        await self._send(done, total, message)
-
-    async def step(self, message: str, *, final: bool = False) -> None:
-        if final and self.total is not None and (self.last is None or self.total > self.last):
-            value = self.total
-        else:
-            value = 0.0 if self.last is None else self.last + 1
-        self.last = value
-        await self._send(value, self.total if self.total is not None and value <= self.total else None, message)
-
-    async def _send(self, done: float, total: float | None, message: str | None) -> None:
-        with anyio.move_on_after(PROGRESS_SEND_TIMEOUT_S):
-            try:
-                await self.send(done, total, message)
-            except Exception:  # the client may be gone; the job goes on
-                logger.debug("could not send a progress notification", exc_info=True)
 
 
 @dataclasses.dataclass(eq=False, slots=True)
@@ -188,7 +159,8 @@ class JobManager:
     def __init__(self, store: JobStore, *, sync_budget_s: float = 5.0, max_concurrent: int = 8,
                  max_per_caller: int = 4, retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
                  cancel_grace_s: float = 5.0, progress_write_interval_s: float = 0.5,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, serving_lock: Path | None = None,
+                 recover: Recover | None = None) -> None:
         if max_concurrent < 1 or max_per_caller < 1:
             raise ValueError("max_concurrent and max_per_caller must be at least 1")
         self.store = store
@@ -200,6 +172,12 @@ class JobManager:
         self.cancel_grace_s = cancel_grace_s
         self.progress_write_interval_s = progress_write_interval_s
         self.clock = clock
+        # With a lock, several servers can share the store: each ends only its own jobs, and
+        # unfinished jobs found at start are recovered only by a server that is alone.
+        self._serving = ServingLock(serving_lock) if serving_lock is not None else None
+        # What to run again for a job left unfinished by a server that died (None: nothing,
+        # the job is marked interrupted).
+        self.recover = recover
         self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
         self._queue: list[_LiveJob] = []
         self._running: set[_LiveJob] = set()
@@ -221,15 +199,75 @@ class JobManager:
         async with contextlib.AsyncExitStack() as stack:
             await self.store.open()
             stack.push_async_callback(self.store.aclose)
-            interrupted = await self.store.interrupt_unfinished(INTERRUPTED_BY_RESTART, at=self.clock())
-            if interrupted:
-                logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+            alone = True
+            if self._serving is not None:
+                alone = await anyio.to_thread.run_sync(self._serving.take)
+                stack.callback(self._serving.release)
             # Unwound in reverse: the task group ends (running work stops), then what it
             # left unfinished is marked interrupted, then the store closes.
             stack.push_async_callback(self._interrupt_stored)
             self._tg = await stack.enter_async_context(anyio.create_task_group())
+            if alone:
+                await self._recover_orphans()
+            else:
+                logger.info("another server runs on this data folder: the jobs it runs are left to it")
+            if self._serving is not None:
+                self._serving.share()
             self._tg.start_soon(self._purge_periodically)
+            self._tg.start_soon(self._heed_cancel_requests)
             self._stack = stack.pop_all()
+
+    async def _recover_orphans(self) -> None:
+        """Jobs left unfinished by a server that died: run again what ``recover`` gives work
+        for (under the same id, so the caller's job id still answers), mark the rest interrupted."""
+        at = self.clock()
+        if self.recover is None:
+            interrupted = await self.store.interrupt_unfinished(INTERRUPTED_BY_RESTART, at=at)
+            if interrupted:
+                logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+            return
+        resumed = interrupted = 0
+        for record in await self.store.list_unfinished():
+            work = self.recover(record)
+            if work is not None:
+                await self._resume(record, work)
+                resumed += 1
+            else:
+                await self.store.finish(record.id, "interrupted", _left_unfinished_result(record), at=at,
+                                        reason=INTERRUPTED_BY_RESTART)
+                interrupted += 1
+        if resumed:
+            logger.warning("%d job(s) left unfinished by a server that stopped were started again", resumed)
+        if interrupted:
+            logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+
+    async def _resume(self, record: JobRecord, work: Work) -> None:
+        now = self.clock()
+        job = _LiveJob(id=record.id, owner=record.owner, tool=record.tool, arguments=dict(record.arguments),
+                       work=work, context=CallContext(caller=record.owner), created_at=record.created_at,
+                       updated_at=now, background=True, recorded_as="queued")
+        job.context = dataclasses.replace(job.context, report_progress=self._progress_recorder(job))
+        await self.store.set_status(job.id, "queued", at=now, events=[
+            JobEvent(job_id=job.id, at=now, kind="restarted", data={"reason": INTERRUPTED_BY_RESTART})])
+        job.recorded.set()
+        self._jobs[job.id] = job
+        self._queue.append(job)
+        self._admit()
+
+    @property
+    def running_jobs(self) -> int:
+        """Jobs (calls gone background) queued or running in this server now."""
+        return len(self._jobs)
+
+    async def drain(self, timeout_s: float) -> int:
+        """Waits until every job running or queued here has ended, ``timeout_s`` at most
+        (the client has gone; its jobs may still be read by the next server). Returns how
+        many had not ended."""
+        with anyio.move_on_after(timeout_s):
+            while self._jobs:
+                await next(iter(self._jobs.values())).done.wait()
+                await anyio.sleep(0)  # the job leaves ``_jobs`` right after it is done
+        return len(self._jobs)
 
     async def aclose(self) -> None:
         if self._stack is None:
@@ -247,7 +285,16 @@ class JobManager:
 
     async def _interrupt_stored(self) -> None:
         with anyio.CancelScope(shield=True):
-            await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
+            if self._serving is None:
+                await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
+                return
+            # Only this server's own jobs: another one may be running on the same store.
+            for job in list(self._jobs.values()):
+                try:
+                    await self.store.finish(job.id, "interrupted", _stopped_result(job), at=self.clock(),
+                                            reason=SERVER_STOPPING)
+                except Exception:
+                    logger.exception("could not record that job %s was interrupted", job.id)
 
     # -- running calls --------------------------------------------------------------------
 
@@ -367,9 +414,12 @@ class JobManager:
                         status: JobStatus = "failed" if result.is_error else "completed"
                     except Exception as exc:
                         result, status = self._crashed(job, exc), "failed"
-            if job.cancel_reason is not None:
+            reason = job.cancel_reason
+            if reason is not None:
                 result, status = _cancelled_result(job), "cancelled"
-            await self._finish(job, status, result, job.cancel_reason)
+            elif status == "failed" and isinstance(result.meta.get("trap"), str):
+                reason = result.meta["trap"]  # e.g. "timed out after 900 s": a runaway, stopped
+            await self._finish(job, status, result, reason)
         finally:
             self._running.discard(job)
             self._running_per_owner[job.owner] -= 1
@@ -476,7 +526,16 @@ class JobManager:
         while it waits: its status now, the tool's reports and steps, and how it ended.
         """
         job = self._live(owner, job_id)
-        if job is not None and not job.done.is_set():
+        if job is None:
+            # Not running here: ended, or run by another server on the same store (one
+            # draining its jobs after its client left): watch the store.
+            view = await self.status(owner, job_id)
+            with anyio.move_on_after(timeout_s):
+                while not view.finished:
+                    await anyio.sleep(STORE_POLL_S)
+                    view = await self.status(owner, job_id)
+            return view
+        if not job.done.is_set():
             relay = ProgressRelay(on_progress) if on_progress is not None else None
             if relay is not None:
                 job.relays.append(relay)
@@ -529,6 +588,29 @@ class JobManager:
         await self.status(owner, job_id)
         return await self.store.events(owner, job_id)
 
+    async def request_cancel(self, owner: str, job_id: str, reason: str) -> JobView:
+        """Asks for a job to stop from outside the server that runs it (``toolbay jobs cancel``):
+        an event in the store, which that server heeds within ``CANCEL_WATCH_S``. Raises
+        ``NoSuchJob``."""
+        view = await self.status(owner, job_id)
+        if not view.finished:
+            await self.store.append_event(JobEvent(job_id=job_id, at=self.clock(), kind=CANCEL_REQUESTED,
+                                                   data={"reason": reason}))
+        return view
+
+    async def _heed_cancel_requests(self) -> None:
+        while True:
+            await anyio.sleep(CANCEL_WATCH_S)
+            for job in [j for j in self._jobs.values() if not j.done.is_set() and j.recorded.is_set()]:
+                try:
+                    events = await self.store.events(job.owner, job.id)
+                except Exception:
+                    logger.debug("could not read the events of job %s", job.id, exc_info=True)
+                    continue
+                asked = [e for e in events if e.kind == CANCEL_REQUESTED]
+                if asked and job.cancel_reason is None:
+                    await self.cancel(job.owner, job.id, str(asked[-1].data.get("reason") or CANCELLED_BY_CALLER))
+
     async def purge_expired(self) -> int:
         """Removes jobs that ended more than ``retention_s`` ago; returns how many."""
         return await self.store.delete_finished_before(self.clock() - self.retention_s)
@@ -553,3 +635,10 @@ def _cancelled_result(job: _LiveJob) -> ToolResult:
 def _stopped_result(job: _LiveJob) -> ToolResult:
     return ToolResult.error(f"Job {job.id} ({job.tool}) was interrupted: {SERVER_STOPPING}.",
                             job_id=job.id, reason=SERVER_STOPPING)
+
+
+def _left_unfinished_result(record: JobRecord) -> ToolResult:
+    return ToolResult.error(
+        f"Job {record.id} ({record.tool}) was interrupted: {INTERRUPTED_BY_RESTART}. It did not finish; call "
+        f"{record.tool} again to run it anew (if it writes files, check first what it already changed).",
+        job_id=record.id, reason=INTERRUPTED_BY_RESTART)

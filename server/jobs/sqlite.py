@@ -227,6 +227,13 @@ class SqliteJobStore(JobStore):
 
         await self._run(write)
 
+    async def list_unfinished(self) -> list[JobRecord]:
+        def read(conn: sqlite3.Connection) -> list[JobRecord]:
+            return [_record(row) for row in conn.execute(
+                f"SELECT {_COLUMNS} FROM jobs WHERE {_UNFINISHED} ORDER BY created_at")]
+
+        return await self._run(read)
+
     async def interrupt_unfinished(self, reason: str, *, at: float) -> int:
         payload = result_to_json(ToolResult.error(f"The job was interrupted: {reason}.", reason=reason))
 

@@ -180,6 +180,13 @@ class JobStore(ABC):
             The jobs, newest first.
         """
 
+    async def list_unfinished(self) -> list[JobRecord]:
+        """Every job not yet finished, of every owner, oldest first (for crash recovery).
+
+        A store that cannot list them recovers nothing: its unfinished jobs are interrupted.
+        """
+        return []
+
     @abstractmethod
     async def interrupt_unfinished(self, reason: str, *, at: float) -> int:
         """Marks every job that is not finished as ``interrupted`` (crash recovery).

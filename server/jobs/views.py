@@ -59,22 +59,42 @@ class JobView:
         return data
 
     def sentence(self) -> str:
-        """One line a model can act on: where the job is and what to call next."""
-        head = f"Job {self.id} ({self.tool}) is {self.status}"
-        if self.status == "queued" and self.position is not None:
-            head += f", number {self.position} in the queue"
-        if self.reason:
-            head += f": {self.reason}"
-        if self.progress and not self.finished:
-            head += f" — progress {progress_text(self.progress)}"
-        return f"{head}. {self.next_step()}"
+        """One line a model can act on: where the job is, then the one call to make next."""
+        return f"{self.state()}. {self.next_step()}"
+
+    def state(self) -> str:
+        """Where the job is, in words that read right for every status."""
+        head = f"Job {self.id} ({self.tool})"
+        if self.status == "queued":
+            place = f", number {self.position} in the queue" if self.position is not None else " in the queue"
+            head += " is waiting" + place
+        elif self.status == "running":
+            head += " is running"
+            if self.progress:
+                head += f", progress {progress_text(self.progress)}"
+        else:
+            head += _ENDED[self.status]
+            if self.reason:
+                head += f": {self.reason}"
+        return head
 
     def next_step(self) -> str:
-        if self.finished:
-            return f"Call job_result with job_id {self.id!r} to read its output."
+        if self.status in ("completed", "failed"):
+            what = "output" if self.status == "completed" else "error"
+            return f"Call job_result with job_id {self.id!r} to read its {what}."
+        if self.status == "cancelled":
+            return f"It has no output; call {self.tool} again if you still need its result."
+        if self.status == "interrupted":
+            return (f"It did not finish and has no output; call {self.tool} again to run it anew "
+                    "(if it writes files, check first what it already changed).")
         return (f"Call job_wait with job_id {self.id!r} to wait for it to end "
-                f"(or job_status to check on it, about every {self.poll_interval_s:g} s), "
-                "then job_result to read its output.")
+                f"(job_status checks on it at once; poll no more often than every {self.poll_interval_s:g} s).")
+
+
+_ENDED: dict[str, str] = {
+    "completed": " has completed", "failed": " has failed", "cancelled": " was cancelled",
+    "interrupted": " was interrupted",
+}
 
 
 def progress_text(progress: Mapping[str, Any]) -> str:
@@ -85,8 +105,9 @@ def progress_text(progress: Mapping[str, Any]) -> str:
 
 def accepted(view: JobView) -> ToolResult:
     """The answer to a call that goes on as a job: the job id and the next call to make."""
+    where = "waits in the queue" if view.status == "queued" else "goes on in the background"
     place = f", number {view.position} in the queue" if view.position is not None else ""
-    text = (f"The call to {view.tool} goes on in the background as job {view.id} "
+    text = (f"The call to {view.tool} {where} as job {view.id} "
             f"(status: {view.status}{place}). {view.next_step()}")
     structured = {"job_id": view.id, "status": view.status, "poll_interval_s": view.poll_interval_s}
     if view.position is not None:

@@ -21,11 +21,11 @@ from mcp.server.subscriptions import ListenHandler
 
 from toolbay.auth.http import bearer_credential
 from toolbay.chain.call import ToolCall
-from toolbay.jobs.tasks import TASK_EXECUTION, tasks_capability
 from toolbay.protocol import results
 from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
 from toolbay.protocol.subagents import attach_host
+from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
 from toolbay.words import CallContext, ProgressCallback, Transport
 
 if TYPE_CHECKING:

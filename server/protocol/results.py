@@ -12,20 +12,26 @@ import mcp_types as types
 from toolbay.words import ToolResult
 
 META_PREFIX = "toolbay/"
+# A ``ToolResult.meta`` entry that becomes a ``resource_link`` content block: {"uri", "name", ...}.
+RESOURCE_LINK = "resource_link"
 
 
 def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     structured: Any = None
     if result.structured is not None:
         structured = dict(result.structured)
+    link = result.meta.get(RESOURCE_LINK)
     # Keys are toolbay's, so namespaced; one starting with "_" is a name others read as it
     # is (``_subagent``, the sub-agent envelope).
-    meta = {key if key[0] == "_" else META_PREFIX + key: value for key, value in result.meta.items()} or None
-    content = [types.TextContent(type="text", text=result.text)]
+    meta = {key if key[0] == "_" else META_PREFIX + key: value
+            for key, value in result.meta.items() if key != RESOURCE_LINK} or None
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
     stderr = result.meta.get("stderr")
     if isinstance(stderr, str) and stderr and not result.is_error:
         # A successful run's standard error, as a block of its own after the exact output.
         content.append(types.TextContent(type="text", text=f"stderr:\n{stderr}"))
+    if isinstance(link, dict):  # the whole of a result too long to answer, as a resource
+        content.append(types.ResourceLink(type="resource_link", **link))
     return types.CallToolResult(
         content=content,
         structured_content=structured,

@@ -28,7 +28,7 @@ import logging
 import os
 import threading
 
-from toolbay.wasm.streams import CappedOutput
+from toolbay.wasm.streams import Sink
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +50,9 @@ class OutputPipe:
             fcntl.fcntl(self.fd, _F_SETPIPE_SZ, PIPE_CAPACITY)
         self._buffer = bytearray(_READ_CHUNK)
         self._lock = threading.Lock()
-        self._sink: CappedOutput | None = None
+        self._sink: Sink | None = None
 
-    def attach(self, sink: CappedOutput) -> None:
+    def attach(self, sink: Sink) -> None:
         # Empty: ``detach`` read the last run's output to the end once its store was gone.
         with self._lock:
             self._sink = sink
@@ -71,11 +71,11 @@ class OutputPipe:
                 self._read_available(self._sink)
             self._sink = None
 
-    def drain_into(self, sink: CappedOutput | None) -> None:
+    def drain_into(self, sink: Sink | None) -> None:
         with self._lock:
             self._read_available(sink)
 
-    def _read_available(self, sink: CappedOutput | None) -> None:
+    def _read_available(self, sink: Sink | None) -> None:
         view = memoryview(self._buffer)
         while True:
             try:
@@ -102,7 +102,7 @@ class PipePool:
         self._lock = threading.Lock()
         self._closed = False
 
-    def acquire(self, stdout: CappedOutput, stderr: CappedOutput) -> tuple[OutputPipe, OutputPipe]:
+    def acquire(self, stdout: Sink, stderr: Sink) -> tuple[OutputPipe, OutputPipe]:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the wasm runtime is closed")

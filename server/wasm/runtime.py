@@ -40,6 +40,7 @@ from toolbay.wasm.interrupt import (
     watch_store,
 )
 from toolbay.wasm.pipes import OutputPipe, make_pipe_pool
+from toolbay.wasm.progress import GuestStderr
 from toolbay.wasm.streams import CappedOutput
 from toolbay.wasm.types import MiB, RunRequest, RunResult
 
@@ -264,7 +265,7 @@ class WasmRuntime:
         state = RunState(deadline=started + limits.timeout_s, timeout_s=limits.timeout_s, cancel=cancel,
                          budget_deadline=None if budget_s is None else started + budget_s)
         stdout = CappedOutput(limits.stdout_limit_bytes)
-        stderr = CappedOutput(limits.stderr_limit_bytes)
+        stderr = GuestStderr(CappedOutput(limits.stderr_limit_bytes), request.on_progress)
         ending = Ending()
         pool = self._pipes
         pipes = pool.acquire(stdout, stderr) if pool is not None else None
@@ -275,21 +276,22 @@ class WasmRuntime:
                 # The store (and with it the pipes' write ends) is gone: what the guest wrote
                 # is all in the pipes now.
                 pool.release(pipes)
+            stderr.close()
         if state.stop_reason == OVER_BUDGET:
             return None
         return RunResult(
             exit_code=ending.exit_code,
             stdout=bytes(stdout.buffer),
-            stderr=bytes(stderr.buffer),
+            stderr=bytes(stderr.output.buffer),
             stdout_truncated=stdout.truncated,
-            stderr_truncated=stderr.truncated,
+            stderr_truncated=stderr.output.truncated,
             trap=ending.trap,
             duration_s=time.monotonic() - started,
             cpu_s=time.thread_time() - cpu_started,
         )
 
     def _run_in_store(self, module: WasmModule, request: RunRequest, state: RunState, ending: Ending,
-                      stdout: CappedOutput, stderr: CappedOutput,
+                      stdout: CappedOutput, stderr: GuestStderr,
                       pipes: tuple[OutputPipe, OutputPipe] | None) -> None:
         """Makes the call's store, runs ``_start`` in it and notes how it ended. The store is
         dropped on return, closing the write ends of the output pipes."""
@@ -356,7 +358,7 @@ class WasmRuntime:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _wasi_config(self, request: RunRequest, stdout: CappedOutput, stderr: CappedOutput,
+    def _wasi_config(self, request: RunRequest, stdout: CappedOutput, stderr: GuestStderr,
                      pipes: tuple[OutputPipe, OutputPipe] | None) -> wasmtime.WasiConfig:
         config = wasmtime.WasiConfig()
         config.argv = list(request.argv)

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
+
+class Sink(Protocol):
+    """Where a guest's output goes: ``CappedOutput``, or stderr's ``GuestStderr`` around one."""
+
+    def write(self, data: bytes | memoryview) -> int: ...
+
 
 class CappedOutput:
     """Keeps the first ``limit`` bytes written; counts the rest as dropped.

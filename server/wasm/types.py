@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 MiB = 1024 * 1024
 KiB = 1024
@@ -54,6 +55,9 @@ class RunRequest:
     env: Mapping[str, str] = field(default_factory=dict)
     preopens: Sequence[Preopen] = ()
     limits: SandboxLimits = SandboxLimits()
+    # Hears the guest's progress lines (``server.wasm.progress``) as they are written, on the
+    # thread that drains its output: the newest report of each chunk, never the same one twice.
+    on_progress: Callable[[Any], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,8 +118,10 @@ def test_the_data_folder_comes_from_the_flag_then_the_environment_then_the_file_
 
 
 def test_a_nested_setting_from_the_environment_wins_over_the_file(extensions: Path, tmp_path: Path) -> None:
+    # The run limit must pass the inline budget (else every call would stop before it could be a
+    # job): the call goes on as a job, which `toolbay call` waits for.
     config = write_config(tmp_path / "toolbay.toml", f"data_dir = {str(tmp_path / 'data')!r}",
-                          "[sandbox]", "timeout_s = 0.4")
+                          "[jobs]", "sync_budget_s = 0.1", "[sandbox]", "timeout_s = 0.4")
     call = ["call", "slow", "--args", '{"ms": 60000}', "--extensions", str(extensions), "--config", str(config)]
     from_file = toolbay(*call)
     from_env = toolbay(*call, env={"TOOLBAY_SANDBOX__TIMEOUT_S": "0.7"})

@@ -160,6 +160,11 @@ def text(result: types.CallToolResult) -> str:
     return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
+def output(result: types.CallToolResult) -> str:
+    """The tool's exact output: the first text block (a successful run's stderr comes after it)."""
+    return next(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
 def structured(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, text(result)
     return dict(result.structured_content)

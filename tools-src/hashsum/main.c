@@ -95,10 +95,25 @@ static size_t h_final(hasher *h, uint8_t out[32]) {
     return 0;
 }
 
-static int hash_stream(hasher *h, FILE *f) {
+/* Progress for toolbay, by its convention: a line "toolbay:progress DONE/TOTAL MESSAGE" on
+ * standard error, which toolbay turns into progress notifications and takes out of stderr.
+ * Only for inputs big enough to take a while, every REPORT_EVERY bytes. */
+#define REPORT_FROM (64L << 20)
+#define REPORT_EVERY (16L << 20)
+
+static int hash_stream(hasher *h, FILE *f, long long total) {
     static uint8_t buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h_update(h, buf, n);
+    long long done = 0, next = REPORT_EVERY;
+    int report = total >= REPORT_FROM;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        h_update(h, buf, n);
+        done += (long long)n;
+        if (report && done >= next) {
+            fprintf(stderr, "toolbay:progress %lld/%lld MiB hashed\n", done >> 20, total >> 20);
+            next += REPORT_EVERY;
+        }
+    }
     return ferror(f) ? -1 : 0;
 }
 
@@ -211,7 +226,8 @@ int main(int argc, char **argv) {
             free(path);
             return 1;
         }
-        if (hash_stream(&h, f) != 0) {
+        long long size = stat(path ? path : file, &st) == 0 ? (long long)st.st_size : 0;
+        if (hash_stream(&h, f, size) != 0) {
             fprintf(stderr, "hashsum: %s: read error: %s\n", file, strerror(errno));
             fclose(f);
             free(path);
@@ -219,7 +235,7 @@ int main(int argc, char **argv) {
         }
         fclose(f);
         free(path);
-    } else if (hash_stream(&h, stdin) != 0) {
+    } else if (hash_stream(&h, stdin, 0) != 0) {
         fprintf(stderr, "hashsum: standard input: read error: %s\n", strerror(errno));
         return 1;
     }

@@ -1,0 +1,178 @@
+"""``toolbay jobs``: the jobs in a data folder, from the shell, while a server runs or not.
+
+    toolbay jobs list | status ID | wait ID | result ID | cancel ID
+
+It reads the job database every server on the folder shares (SQLite in WAL mode: readers
+never block the server). It runs no job: ``wait`` watches the store, ``cancel`` leaves a
+request the running server heeds within a second. Jobs belong to their caller: ``--owner``
+(default: the user running it, which is who the stdio client and ``toolbay call`` are) picks whose.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from toolbay.jobs import JobManager
+    from toolbay.jobs.views import JobView
+
+T = TypeVar("T")
+
+jobs_app = typer.Typer(help="The jobs in the data folder: list, status, wait, result, cancel.", no_args_is_help=True)
+
+OwnerOption = Annotated[str | None, typer.Option(
+    "--owner", metavar="ID", help="Whose jobs (default: you, as the stdio client and `toolbay call` are known).")]
+DataDirOption = Annotated[
+    Path | None, typer.Option("--data-dir", metavar="DIR", help="Where the job database lives.")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", metavar="FILE", help="TOML configuration file.")]
+JobId = Annotated[str, typer.Argument(metavar="ID", help="The job id (job_...).")]
+# How often `wait` looks at the store.
+WAIT_POLL_S = 0.25
+
+
+def _owner(owner: str | None) -> str:
+    from toolbay.auth.principal import local_principal
+
+    return owner if owner is not None else local_principal(()).id
+
+
+def _with_manager(config: Path | None, data_dir: Path | None,
+                  use: Callable[[JobManager], Awaitable[T]]) -> T:
+    """Runs ``use`` with a manager over the folder's store that runs nothing and recovers
+    nothing (no serving lock: it is no server)."""
+    from toolbay.cli_running import run_command, settings_or_exit
+    from toolbay.jobs import JobManager, SqliteJobStore
+
+    settings = settings_or_exit(config, data_dir=data_dir)
+    database = settings.data_dir / "jobs.sqlite3"
+    if not database.exists():
+        Console(stderr=True).print(f"toolbay: no jobs in {settings.data_dir} (no {database.name})", markup=False)
+        raise typer.Exit(1)
+
+    async def run() -> T:
+        manager = JobManager(SqliteJobStore(database))
+        await manager.store.open()
+        try:
+            return await use(manager)
+        finally:
+            await manager.store.aclose()
+
+    return run_command(run)
+
+
+def _print_view(view: JobView, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(view.structured(), indent=2))
+    else:
+        typer.echo(view.state() + ".")
+
+
+@jobs_app.command("list")
+def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
+              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """The owner's jobs, newest first."""
+    views = _with_manager(config, data_dir, lambda manager: manager.list(_owner(owner), limit=100))
+    if as_json:
+        typer.echo(json.dumps([v.structured() for v in views], indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(views)} jobs of {_owner(owner)}")
+    for column in ("job", "tool", "status", "created", "note"):
+        table.add_column(column)
+    for view in views:
+        structured = view.structured()
+        table.add_row(view.id, view.tool, view.status, structured["created_at"], view.reason or "")
+    Console().print(table)
+
+
+@jobs_app.command()
+def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None,
+           config: ConfigOption = None,
+           as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Where a job is now."""
+    _print_view(_with_manager(config, data_dir, lambda manager: _status_with_progress(manager, _owner(owner), job_id)),
+                as_json)
+
+
+@jobs_app.command()
+def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
+         timeout: Annotated[float | None, typer.Option(metavar="S", help="Give up after S seconds.")] = None) -> None:
+    """Waits for a job to end, showing its progress; exit 1 unless it completed."""
+    view = _with_manager(config, data_dir, lambda manager: watch(manager, _owner(owner), job_id, timeout))
+    typer.echo(view.state() + ".")
+    if view.status != "completed":
+        raise typer.Exit(1)
+
+
+@jobs_app.command()
+def result(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None,
+           config: ConfigOption = None) -> None:
+    """Prints a job's output (exit 1 if it failed or has not ended)."""
+    output = _with_manager(config, data_dir, lambda manager: _result(manager, _owner(owner), job_id))
+    if isinstance(output, str):
+        Console(stderr=True).print(output, markup=False)
+        raise typer.Exit(1)
+    if output.text:
+        typer.echo(output.text.rstrip("\n"))
+    if output.is_error:
+        raise typer.Exit(1)
+
+
+@jobs_app.command()
+def cancel(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None,
+           config: ConfigOption = None) -> None:
+    """Asks the server running a job to stop it (within a second)."""
+    reason = "cancelled with toolbay jobs cancel"
+    view = _with_manager(config, data_dir, lambda manager: manager.request_cancel(_owner(owner), job_id, reason))
+    if view.finished:
+        typer.echo(f"{view.state()}: nothing to cancel.")
+    else:
+        typer.echo(f"Asked the server to stop job {job_id}; `toolbay jobs wait {job_id}` shows when it has.")
+
+
+async def _status_with_progress(manager: JobManager, owner: str, job_id: str) -> JobView:
+    import dataclasses
+
+    view = await manager.status(owner, job_id)
+    if view.finished:
+        return view
+    progress = [e for e in await manager.events(owner, job_id) if e.kind == "progress"]
+    return dataclasses.replace(view, progress=dict(progress[-1].data)) if progress else view
+
+
+async def _result(manager: JobManager, owner: str, job_id: str) -> Any:
+    output = await manager.result(owner, job_id)
+    if output is None:
+        view = await manager.status(owner, job_id)
+        return f"{view.state()}; it has not ended yet. Wait for it with: toolbay jobs wait {job_id}"
+    return output
+
+
+async def watch(manager: JobManager, owner: str, job_id: str, timeout_s: float | None,
+                read: Callable[[], Awaitable[JobView]] | None = None) -> JobView:
+    """Waits for the job to end with a progress bar on stderr (when it is a terminal);
+    ``read`` gives the job's view now (default: the store, with its latest progress)."""
+    import anyio
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    look = read or (lambda: _status_with_progress(manager, owner, job_id))
+    view = await look()
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[note]}"), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"{view.tool} ({job_id})", total=None, note=view.status)
+        with anyio.move_on_after(timeout_s):
+            while not view.finished:
+                progress = view.progress or {}
+                done, total = progress.get("progress"), progress.get("total")
+                bar.update(task, completed=done or 0, total=total,
+                           note=progress.get("message") or view.status)
+                await anyio.sleep(WAIT_POLL_S)
+                view = await look()
+    return view

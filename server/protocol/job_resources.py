@@ -1,0 +1,95 @@
+"""Job results as MCP resources: ``toolbay://jobs/{job_id}/result``, for their owner only.
+
+``resources/list`` lists the caller's ended jobs (newest first, pages of ``PAGE_SIZE``),
+``resources/templates/list`` the one template, ``resources/read`` a result whole: the text
+the tool returned and, when it returned structured content, that as JSON. Registering
+``resources/list`` makes the SDK advertise the resources capability. A result too long for a
+tool answer is sent as a preview plus a ``resource_link`` to this URI (``handlers/jobs.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from toolbay.errors import NoSuchJob
+from toolbay.jobs import JobManager
+from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf, wire
+
+URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
+_URI = re.compile(r"toolbay://jobs/(job_[0-9a-f]+)/result")
+# The JSON-RPC code the specification gives an unknown resource.
+RESOURCE_NOT_FOUND = -32002
+
+
+def result_uri(job_id: str) -> str:
+    return URI_TEMPLATE.format(job_id=job_id)
+
+
+class JobResources:
+    def __init__(self, manager: JobManager, owner_of: OwnerOf) -> None:
+        self.manager = manager
+        self.owner_of = owner_of
+
+    def register(self, server: Any) -> None:
+        server.add_request_handler("resources/list", types.PaginatedRequestParams, self.list)
+        server.add_request_handler("resources/templates/list", types.PaginatedRequestParams, self.templates)
+        server.add_request_handler("resources/read", types.ReadResourceRequestParams, self.read)
+
+    async def list(self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
+        try:
+            offset = int(params.cursor or 0)
+        except ValueError:
+            raise MCPError(code=types.INVALID_PARAMS, message="Invalid cursor") from None
+        views = await self.manager.list(self.owner_of(ctx), limit=PAGE_SIZE, offset=offset)
+        resources = [
+            types.Resource(uri=result_uri(v.id), name=f"{v.tool} result ({v.id})", title=f"Result of job {v.id}",
+                           description=v.state() + ".", mime_type="text/plain")
+            for v in views if v.finished
+        ]
+        answer = wire(types.ListResourcesResult(resources=resources))
+        if len(views) == PAGE_SIZE:
+            answer["nextCursor"] = str(offset + PAGE_SIZE)
+        return answer
+
+    async def templates(self, ctx: ServerRequestContext[Any, Any],
+                        params: types.PaginatedRequestParams) -> dict[str, Any]:
+        template = types.ResourceTemplate(
+            uri_template=URI_TEMPLATE, name="job result", title="The result of a job",
+            description="The whole output of one of your jobs that has ended (job ids come from job_list).",
+            mime_type="text/plain")
+        return wire(types.ListResourceTemplatesResult(resource_templates=[template]))
+
+    async def read(self, ctx: ServerRequestContext[Any, Any],
+                   params: types.ReadResourceRequestParams) -> dict[str, Any]:
+        uri = str(params.uri)
+        match = _URI.fullmatch(uri)
+        if match is None:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri} (job results are "
+                           f"{URI_TEMPLATE})")
+        job_id = match.group(1)
+        try:
+            result = await self.manager.result(self.owner_of(ctx), job_id)
+        except NoSuchJob:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: there is no job {job_id} "
+                           "of yours") from None
+        if result is None:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Job {job_id} has not ended yet: its result is not "
+                           "there to read. Call job_wait first.")
+        contents: list[types.TextResourceContents] = [
+            types.TextResourceContents(uri=uri, mime_type="text/plain", text=result.text)]
+        if result.structured is not None:
+            contents.append(types.TextResourceContents(uri=uri, mime_type="application/json",
+                                                       text=json.dumps(result.structured)))
+        return wire(types.ReadResourceResult(contents=contents))
+
+
+def install(server: Any, manager: JobManager, owner_of: OwnerOf) -> JobResources:
+    resources = JobResources(manager, owner_of)
+    resources.register(server)
+    return resources

@@ -1,0 +1,51 @@
+"""Job results as MCP resources, owner only; a long result answered as a preview plus a
+resource_link to the whole. Real SDK client over HTTP, two callers with their own tokens."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.conftest import FIXTURE_WASM
+from tests.jobs_e2e.conftest import Callers, call, http_client, http_server, settings_for, structured, text
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_long_result_is_a_preview_and_a_link_and_results_are_resources_of_their_owner(
+        tmp_path: Path, data_dir: Path, callers: Callers) -> None:
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    shutil.copy2(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
+    config = tmp_path / "toolbay.toml"
+    config.write_text("\n".join([
+        f"extensions = [{str(extensions)!r}]", f"data_dir = {str(data_dir)!r}", 'background_tools = ["echo"]',
+        "[jobs]", "result_preview_kb = 1", "[chain.auth]", f"tokens_file = {str(callers.tokens_file)!r}", "",
+    ]), encoding="utf-8")
+    long_text = "".join(f"line {n:05d}\n" for n in range(1000))  # 11 KiB
+    async with http_server(settings_for(config)) as (url, _):
+        async with http_client(url, callers.tokens["alice"]) as alice:
+            job_id = structured(await call(alice, "echo", {"stdin": long_text}))["job_id"]
+            await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 50})
+            answer = await call(alice, "job_result", {"job_id": job_id})
+            assert answer.is_error is False
+            assert text(answer).startswith("line 00000\n") and len(text(answer)) < 2000
+            assert "The whole result is the resource" in text(answer)
+            links = [block for block in answer.content if isinstance(block, types.ResourceLink)]
+            assert [str(link.uri) for link in links] == [f"toolbay://jobs/{job_id}/result"]
+
+            listed = await alice.list_resources()
+            assert [str(r.uri) for r in listed.resources] == [f"toolbay://jobs/{job_id}/result"]
+            templates = await alice.list_resource_templates()
+            assert [t.uri_template for t in templates.resource_templates] == ["toolbay://jobs/{job_id}/result"]
+            whole = await alice.read_resource(links[0].uri)
+            assert [c.text for c in whole.contents if isinstance(c, types.TextResourceContents)] == [long_text]
+
+        async with http_client(url, callers.tokens["bob"]) as bob:
+            assert (await bob.list_resources()).resources == []
+            with pytest.raises(MCPError, match="no job"):
+                await bob.read_resource(f"toolbay://jobs/{job_id}/result")

@@ -1,0 +1,112 @@
+"""Jobs outlive the session: a stdio server whose client has gone runs its jobs to their end,
+while a new server on the same data folder answers for them; after kill -9, a read-tier job
+runs again under its own id and a write-tier one stays interrupted with a text saying what to do.
+
+The `progress` fixture with --gate waits for a file in the workspace before it ends, so each
+job ends exactly when the test lets it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import FIXTURE_WASM, REPO_ROOT
+from tests.jobs_e2e.conftest import call, http_client, output, structured, text
+from tests.jobs_e2e.test_crash_restart import server_process
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> dict[str, Path]:
+    made = {name: tmp_path / name for name in ("extensions", "data", "workspace", "cwd")}
+    for folder in made.values():
+        folder.mkdir()
+    shutil.copy2(FIXTURE_WASM / "progress_bg.wasm", made["extensions"] / "progress_bg.wasm")
+    # The same program as a write-tier tool (tiers below): not safe to run twice.
+    shutil.copy2(FIXTURE_WASM / "progress_bg.wasm", made["extensions"] / "progress_w.wasm")
+    return made
+
+
+def stdio(folders: dict[str, Path]) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")}
+    return StdioServerParameters(
+        command=sys.executable, cwd=str(folders["cwd"]), env={**env, "PYTHONPATH": str(REPO_ROOT)},
+        args=["-m", "toolbay", "serve", "--extensions", str(folders["extensions"]),
+              "--data-dir", str(folders["data"]), "--workspace", str(folders["workspace"])])
+
+
+def servers_on(data: Path) -> list[int]:
+    """The processes whose command line names this data folder (toolbay servers of this test)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(data).encode() in command and b"serve" in command:
+                found.append(int(entry.name))
+    return found
+
+
+async def test_a_stdio_server_whose_client_left_finishes_its_job_and_a_new_server_returns_the_result(
+        folders: dict[str, Path]) -> None:
+    async with Client(stdio(folders), mode="legacy") as client:
+        job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/go"}))
+        assert job["status"] in ("queued", "running"), job
+    # The SDK's client has closed stdin, then signalled the server's process group: the job runs on.
+    assert servers_on(folders["data"]), "the server should still be running its job"
+
+    async with Client(stdio(folders), mode="legacy") as client:
+        status = structured(await call(client, "job_status", {"job_id": job["job_id"]}))
+        assert status["status"] == "running", status  # not taken for a crash by the new server
+        (folders["workspace"] / "go1").touch()
+        waited = structured(await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 50}))
+        assert waited["status"] == "completed", waited
+        result = await call(client, "job_result", {"job_id": job["job_id"]})
+        assert (result.is_error, output(result)) == (False, "done 1 steps\n")
+
+    with anyio.fail_after(30):  # both servers end: the first once its job is done, the second at once
+        while servers_on(folders["data"]):
+            await anyio.sleep(0.1)
+
+
+async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrupted(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "toolbay.toml"
+    config.write_text("\n".join([
+        f"extensions = [{str(folders['extensions'])!r}]", f"data_dir = {str(folders['data'])!r}",
+        f"workspace = {str(folders['workspace'])!r}", 'tiers = {"progress_w" = "write"}', "",
+    ]), encoding="utf-8")
+    log = tmp_path / "toolbay.log"
+    gate = {"steps": 1, "step_ms": 0}
+    with server_process(config, log) as (process, url):
+        async with http_client(url) as client:
+            read_job = structured(await call(client, "progress_bg", {**gate, "gate": "/workspace/read"}))["job_id"]
+            write_job = structured(await call(client, "progress_w", {**gate, "gate": "/workspace/write"}))["job_id"]
+        process.kill()
+        process.wait(timeout=30)
+
+    with server_process(config, log) as (process, url):
+        async with http_client(url) as client:
+            again = structured(await call(client, "job_status", {"job_id": read_job}))
+            assert again["status"] in ("queued", "running"), again
+            (folders["workspace"] / "read1").touch()
+            waited = structured(await call(client, "job_wait", {"job_id": read_job, "timeout_s": 50}))
+            assert waited["status"] == "completed", waited
+            assert output(await call(client, "job_result", {"job_id": read_job})) == "done 1 steps\n"
+
+            stopped = await call(client, "job_status", {"job_id": write_job})
+            assert structured(stopped)["status"] == "interrupted"
+            assert "call progress_w again to run it anew" in text(stopped)
+            assert "check first what it already changed" in text(stopped)
+            result = await call(client, "job_result", {"job_id": write_job})
+            assert result.is_error and "call progress_w again" in text(result)

@@ -1,0 +1,110 @@
+"""A guest's progress lines (``toolbay:progress DONE/TOTAL MESSAGE`` on stderr): parsed as the
+guest writes them, taken out of the stderr the model reads, floods coalesced at no cost."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from toolbay.wasm import RunResult, SandboxLimits
+from toolbay.wasm.progress import GuestStderr, ProgressReport, parse_report
+from toolbay.wasm.streams import CappedOutput
+
+LONG = SandboxLimits(timeout_s=60, stderr_limit_bytes=4096)
+
+
+def feed(*chunks: bytes) -> tuple[bytes, list[ProgressReport], GuestStderr]:
+    reports: list[ProgressReport] = []
+    sink = GuestStderr(CappedOutput(1 << 20), reports.append)
+    for chunk in chunks:
+        sink.write(memoryview(chunk))
+    sink.close()
+    return bytes(sink.output.buffer), reports, sink
+
+
+def test_a_report_line_is_read_and_taken_out_of_stderr() -> None:
+    kept, reports, sink = feed(b"warming up\ntoolbay:progress 3/10 hashing part 3\nalmost\n")
+    assert kept == b"warming up\nalmost\n"
+    assert reports == [ProgressReport(3, 10, "hashing part 3")]
+    assert sink.lines == 1
+
+
+def test_a_line_split_across_writes_is_read_when_it_is_whole() -> None:
+    kept, reports, _ = feed(b"a\ntool", b"bay:prog", b"ress 1.5", b"/4\nb\n")
+    assert (kept, reports) == (b"a\nb\n", [ProgressReport(1.5, 4, None)])
+
+
+def test_only_the_newest_report_of_a_chunk_is_handed_on() -> None:
+    lines = b"".join(b"toolbay:progress %d/1000\n" % i for i in range(1, 1001))
+    kept, reports, sink = feed(lines)
+    assert (kept, reports, sink.lines) == (b"", [ProgressReport(1000, 1000, None)], 1000)
+
+
+def test_lookalikes_pass_through_untouched() -> None:
+    text = (b"see toolbay:progress 1/2 in the middle of a line\n"
+            b"toolbay:progressive 1/2\n"
+            b"toolbay-progress 1/2\n")
+    kept, reports, _ = feed(text)
+    assert (kept, reports) == (text, [])
+
+
+def test_a_mark_after_a_partial_line_is_not_at_a_line_start() -> None:
+    kept, reports, _ = feed(b"no newline yet ", b"toolbay:progress 1/2\n")
+    assert (kept, reports) == (b"no newline yet toolbay:progress 1/2\n", [])
+
+
+def test_a_malformed_report_is_taken_out_and_reports_nothing() -> None:
+    kept, reports, sink = feed(b"toolbay:progress lots\nok\n")
+    assert (kept, reports, sink.lines) == (b"ok\n", [], 1)
+
+
+def test_a_last_line_without_newline_still_counts() -> None:
+    assert feed(b"x\ntoolbay:progress 9/9 done")[:2] == (b"x\n", [ProgressReport(9, 9, "done")])
+    assert feed(b"x\ntoolbay:pro")[:2] == (b"x\ntoolbay:pro", [])
+
+
+def test_messages_are_cut_and_control_characters_blanked() -> None:
+    report = parse_report(b"toolbay:progress 1 \x1b[31mred\x07" + b"x" * 500)
+    assert report is not None and report.total is None
+    assert report.message is not None and "\x1b" not in report.message and len(report.message) == 200
+
+
+def test_a_run_reports_in_order_and_its_stderr_is_clean(run: Callable[..., RunResult]) -> None:
+    reports: list[ProgressReport] = []
+    result = run("progress", "--steps", "5", "--step-ms", "20", limits=LONG, on_progress=reports.append)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == b"starting\nfinished\n"
+    assert [r.done for r in reports] == sorted({r.done for r in reports})  # in order, no repeats
+    assert reports[-1] == ProgressReport(5, 5, "step 5")
+
+
+def test_a_failing_run_shows_its_own_lines_only(run: Callable[..., RunResult]) -> None:
+    result = run("progress", "--steps", "3", "--step-ms", "0", "--exit", "3", limits=LONG)
+    assert (result.exit_code, result.stderr) == (3, b"starting\nfinished\n")
+
+
+@pytest.mark.slow
+def test_a_flood_costs_no_more_than_the_same_lines_without_the_mark(run: Callable[..., RunResult]) -> None:
+    """A million progress lines: coalesced into a few reports, and the run costs what printing
+    the same bytes as ordinary stderr costs (the guest's own printing is its own cost)."""
+
+    def cpu(*flags: str) -> tuple[float, RunResult, list[ProgressReport]]:
+        reports: list[ProgressReport] = []
+        started = time.process_time()  # every thread: the guest's and the one draining its pipes
+        result = run("progress", "--steps", "1000000", "--step-ms", "0", "--buffered", *flags,
+                     limits=LONG, on_progress=reports.append)
+        return time.process_time() - started, result, reports
+
+    flood_times, plain_times = [], []
+    for _ in range(3):
+        flood_cpu, flood, reports = cpu()
+        plain_cpu, plain, _ = cpu("--plain-lines")
+        flood_times.append(flood_cpu)
+        plain_times.append(plain_cpu)
+    assert flood.stderr == b"starting\nfinished\n"
+    assert plain.stderr_truncated  # the same lines, kept as stderr up to its limit
+    assert reports[-1] == ProgressReport(1_000_000, 1_000_000, "step 1000000")
+    assert len(reports) < 5_000  # one per chunk drained at most, not one per line
+    assert min(flood_times) <= min(plain_times) * 1.10, (flood_times, plain_times)
