@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -140,13 +141,28 @@ async def test_a_damaged_database_is_moved_aside_kept_and_replaced_by_a_fresh_on
     else:  # the pages after the first (the schema) overwritten: "database disk image is malformed"
         data[4096:4096 * 4] = b"\x5a" * (4096 * 3)
     db_path.write_bytes(bytes(data))
-    async with SqliteJobStore(db_path) as store:
-        await store.create(job("job_new"))
-        assert await store.get("alice", "job_new") is not None
-        assert await store.get("alice", "job_1") is None
+    # Listen on the store's own logger: whatever an earlier test did to the root logger (its
+    # level, its handlers), the warning is heard where it is logged.
+    logger = logging.getLogger("toolbay.jobs.sqlite")
+    heard: list[logging.LogRecord] = []
+    listener = logging.Handler(logging.WARNING)
+    listener.emit = heard.append  # type: ignore[method-assign]
+    level, disabled = logger.level, logger.disabled
+    logger.addHandler(listener)
+    logger.setLevel(logging.WARNING)
+    logger.disabled = False
+    try:
+        async with SqliteJobStore(db_path) as store:
+            await store.create(job("job_new"))
+            assert await store.get("alice", "job_new") is not None
+            assert await store.get("alice", "job_1") is None
+    finally:
+        logger.removeHandler(listener)
+        logger.setLevel(level)
+        logger.disabled = disabled
     [kept] = _damaged_copies(db_path)
     assert kept.read_bytes() == bytes(data)  # the damaged file is kept as it was
-    warnings = [r.getMessage() for r in caplog.records if r.name == "toolbay.jobs.sqlite"]
+    warnings = [r.getMessage() for r in heard]
     assert len(warnings) == 1
     assert f"moved it to {kept}" in warnings[0] and "started a fresh one" in warnings[0]
 
