@@ -242,7 +242,7 @@ class Discovery:
         self.credentials = CredentialStore.from_settings(
             settings.credentials, settings.python.credentials_file, settings.extensions)
         self.python_limits = WorkerLimits(
-            timeout_s=limits.timeout_s, memory_mb=limits.memory_mb, output_limit=limits.output_limit_kb * 1024,
+            timeout_s=settings.run_limit_s, memory_mb=limits.memory_mb, output_limit=limits.output_limit_kb * 1024,
             start_timeout_s=settings.python.describe_timeout_s)
         # Folder -> (realm, owner), set by the keeper before each scan (personal folders come and go).
         self.realms: dict[str, tuple[str, str | None]] = {}
