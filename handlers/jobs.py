@@ -10,9 +10,10 @@ for the server to translate like every ``CallRefused``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from toolbay.handlers.base import Handler
+from toolbay.jobs.store import JobStatus
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ MAX_WAIT_S = 50.0
 DEFAULT_PREVIEW_BYTES = 64 * 1024
 
 _JOB_ID = {"type": "string", "description": "The job id, as returned when the call became a job (job_...)."}
-_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"]
+_STATUSES = list(get_args(JobStatus))  # the store's own list, not a copy of it
 
 
 def _schema(properties: Mapping[str, Any], required: tuple[str, ...] = ("job_id",)) -> dict[str, Any]:

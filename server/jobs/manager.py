@@ -58,7 +58,8 @@ logger = logging.getLogger(__name__)
 Work = Callable[[CallContext], Awaitable[ToolResult]]
 Recover = Callable[[JobRecord], Work | None]
 
-SERVER_STOPPING = "the server stopped while the job was running"
+# One sentence for a job the server stopped under, whether it is seen at the stop or at the next start.
+SERVER_STOPPING = INTERRUPTED_BY_RESTART
 CANCELLED_BY_CALLER = "cancelled by the caller"
 # A request to cancel from outside the server (the CLI), and how often the server looks for one.
 CANCEL_REQUESTED = "cancel_requested"
