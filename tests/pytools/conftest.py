@@ -38,10 +38,24 @@ def make_settings(python_dir: Path, shared_data_dir: Path, workspace: Path) -> C
 
 @pytest.fixture
 async def pyapp(make_settings: Callable[..., Settings]) -> AsyncIterator[Toolbay]:
-    settings = make_settings(sandbox={"timeout_s": 5, "memory_mb": 128, "output_limit_kb": 256})
+    # A call may run 5 s in all; past 2 s it goes on as a job (which `call` below waits for).
+    settings = make_settings(sandbox={"timeout_s": 5, "memory_mb": 128, "output_limit_kb": 256},
+                             jobs={"sync_budget_s": 2})
     async with assemble(settings, watch=False) as app:
         yield app
 
 
-async def call(app: Toolbay, name: str, arguments: dict[str, Any] | None = None, caller: str = "local") -> ToolResult:
-    return await app.call(ToolCall(name=name, arguments=arguments or {}, context=CallContext(), transport="memory"))
+async def call(app: Toolbay, name: str, arguments: dict[str, Any] | None = None, caller: str = "local",
+               *, follow_jobs: bool = True) -> ToolResult:
+    """The call's final result: a call that runs past the inline budget goes on as a job, and
+    this waits for that job as a client polling job_wait would (``follow_jobs=False``: the
+    answer the caller got at once)."""
+    context = CallContext()
+    result = await app.call(ToolCall(name=name, arguments=arguments or {}, context=context, transport="memory"))
+    job_id = result.meta.get("job_id")
+    if follow_jobs and isinstance(job_id, str) and not result.is_error and app.jobs is not None:
+        await app.jobs.wait(context.caller, job_id, None)
+        ended = await app.jobs.result(context.caller, job_id)
+        assert ended is not None
+        return ended
+    return result

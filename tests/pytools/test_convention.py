@@ -63,5 +63,5 @@ async def test_modules_that_fail_to_import_or_are_no_tool_modules_are_skipped_wi
 async def test_a_long_running_module_becomes_a_job_at_once(pyapp: Toolbay) -> None:
     definitions = {d.name: d for d in pyapp.catalog.current.definitions()}
     assert definitions["slow_nap"].background
-    result = await call(pyapp, "slow_nap", {"seconds": 0.01})
+    result = await call(pyapp, "slow_nap", {"seconds": 0.01}, follow_jobs=False)
     assert result.structured is not None and "job_id" in result.structured
