@@ -10,21 +10,21 @@ from __future__ import annotations
 import contextlib
 import enum
 import gc
-import importlib.util
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from toolbay import __version__
+from toolbay.cli_running import run_command as _run
+from toolbay.cli_running import say
+from toolbay.cli_running import settings_or_exit as _settings
 
 if TYPE_CHECKING:
-    from toolbay.config import Settings
-    from toolbay.errors import ToolbayError
+    pass
 
 app = typer.Typer(
     name="toolbay",
@@ -34,12 +34,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-
-
-def say(message: str) -> None:
-    """One line on standard error, as is (no markup)."""
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
 
 
 class TransportName(enum.StrEnum):
@@ -70,48 +64,6 @@ WorkspaceOption = Annotated[
     Path | None, typer.Option(
         "--workspace", metavar="DIR", help="Folder that tools may see, at /workspace inside the sandbox.")
 ]
-
-
-def _run(function: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """Runs one command's coroutine; toolbay's own errors become a message and exit 2."""
-    import anyio
-
-    from toolbay.errors import ToolbayError
-
-    try:
-        return anyio.run(function, *args, backend_options=_loop_options())
-    except* ToolbayError as group:
-        error = _first_toolbay_error(group)
-        say(f"toolbay: {error}")
-        raise typer.Exit(2) from None
-
-
-def _loop_options() -> dict[str, Any]:
-    """uvloop when it is installed (it is a dependency; its event loop halves the time asyncio
-    itself takes per request), else asyncio's own loop."""
-    return {"use_uvloop": importlib.util.find_spec("uvloop") is not None}
-
-
-def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayError:
-    for error in group.exceptions:
-        if isinstance(error, BaseExceptionGroup):
-            return _first_toolbay_error(error)
-        return error
-    raise AssertionError("empty exception group")
-
-
-def _settings(config: Path | None, **overrides: Any) -> Settings:
-    from toolbay.config import load_settings, unknown_environment
-    from toolbay.errors import ToolbayError
-
-    try:
-        settings = load_settings(config, **overrides)
-    except ToolbayError as exc:
-        say(f"toolbay: {exc}")
-        raise typer.Exit(2) from None
-    for warning in unknown_environment():
-        say(f"toolbay: warning: {warning}")
-    return settings
 
 
 def configure_logging(level: str, log_file: Path | None) -> None:

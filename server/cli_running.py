@@ -1,32 +1,43 @@
 """Running one CLI command: its coroutine on the event loop, its settings loaded, toolbay's own
 errors turned into a one-line message and exit status 2. Shared by ``toolbay.cli`` and
-``toolbay.jobs_cli`` (which the main CLI mounts, so it cannot import the CLI module back)."""
+``toolbay.jobs_cli`` (which the main CLI mounts, so it cannot import the CLI module back).
+
+Heavy imports (anyio, the configuration's pydantic models) happen when a command runs, not
+when the CLI is loaded: ``toolbay --help`` and ``parse-help`` must answer at once."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import anyio
 import typer
-from rich.console import Console
 
-from toolbay.config import Settings, load_settings, unknown_environment
-from toolbay.errors import ToolbayError
+if TYPE_CHECKING:
+    from toolbay.config import Settings
+    from toolbay.errors import ToolbayError
 
-err = Console(stderr=True)
 T = TypeVar("T")
+
+
+def say(message: str) -> None:
+    """One line on standard error, as is (no markup)."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
 
 
 def run_command(function: Callable[..., Awaitable[T]], *args: Any) -> T:
     """Runs one command's coroutine; toolbay's own errors become a message and exit 2."""
+    import anyio
+
+    from toolbay.errors import ToolbayError
+
     try:
         return anyio.run(function, *args, backend_options=_loop_options())
     except* ToolbayError as group:
-        error = _first_toolbay_error(group)
-        err.print(f"toolbay: {error}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: {_first_toolbay_error(group)}")
         raise typer.Exit(2) from None
 
 
@@ -45,11 +56,14 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
 
 
 def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
+    from toolbay.config import load_settings, unknown_environment
+    from toolbay.errors import ToolbayError
+
     try:
         settings = load_settings(config, **overrides)
     except ToolbayError as exc:
-        err.print(f"toolbay: {exc}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: {exc}")
         raise typer.Exit(2) from None
     for warning in unknown_environment():
-        err.print(f"toolbay: warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        say(f"toolbay: warning: {warning}")
     return settings
