@@ -2,16 +2,16 @@
 # Outside clients: install Node 22 (the npm package node@22), the MCP Inspector, the TypeScript
 # SDK and the conformance suite into .ci/node (gitignored), run the conformance suite against
 # `toolbay serve --transport http`, then the pytest checks in tests/outside with
-# TOOLBAY_NODE_TOOLS pointing at that folder.
+# OUTSIDE_CLIENTS_NODE pointing at that folder.
 #
 #   bash .ci/outside-clients.sh            # install (if needed), conformance, tests/outside
 #   bash .ci/outside-clients.sh --conformance-only   # install (if needed), conformance (.ci/run)
-#   TOOLBAY_NODE_TOOLS=.ci/node uv run pytest tests/outside   # afterwards, by hand
+#   OUTSIDE_CLIENTS_NODE=.ci/node uv run pytest tests/outside   # afterwards, by hand
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 TOOLS=$ROOT/.ci/node
-export TOOLBAY_NODE_TOOLS=$TOOLS
+export OUTSIDE_CLIENTS_NODE=$TOOLS
 
 mkdir -p "$TOOLS/home"
 if [ ! -x "$TOOLS/node_modules/.bin/conformance" ] || [ ! -x "$TOOLS/node_modules/.bin/mcp-inspector" ]; then

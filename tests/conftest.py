@@ -37,6 +37,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # toolbay through `uv run`, which would otherwise fetch every package into the empty home.
     user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     _home_patch.setenv("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR") or str(Path(user_cache) / "uv"))
+    # Settings a developer exported for their own server (TOOLBAY_...) would change what the
+    # tests see; each test sets the ones it means.
+    for variable in [name for name in os.environ if name.startswith("TOOLBAY_")]:
+        _home_patch.delenv(variable)
     home = Path(tempfile.mkdtemp(prefix="toolbay-tests-home-"))
     _home_patch.setenv("HOME", str(home))
     for variable, folder in XDG_FOLDERS.items():

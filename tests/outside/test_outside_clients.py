@@ -1,19 +1,19 @@
 """Clients written by others, not by toolbay's authors: the MCP Inspector CLI and the
 TypeScript SDK, each over stdio and over streamable HTTP.
 
-They run when ``TOOLBAY_NODE_TOOLS`` names a folder whose ``node_modules`` holds Node 22
+They run when ``OUTSIDE_CLIENTS_NODE`` names a folder whose ``node_modules`` holds Node 22
 (the npm package ``node@22``), ``@modelcontextprotocol/inspector`` and
 ``@modelcontextprotocol/sdk``; ``.ci/outside-clients.sh`` makes one. Otherwise they skip, except
 under CI (``CI=true``), where they fail.
 
-The same commands by hand (with ``T=$TOOLBAY_NODE_TOOLS``)::
+The same commands by hand (with ``T=$OUTSIDE_CLIENTS_NODE``)::
 
     $T/node_modules/.bin/mcp-inspector --cli --format json -q --method tools/list \\
         python -m server serve
     $T/node_modules/.bin/mcp-inspector --cli --format json -q --method tools/call \\
         --tool-name hashsum --tool-args-json '{"text": "abc"}' http://127.0.0.1:8765/mcp
-    TOOLBAY_NODE_TOOLS=$T $T/node_modules/.bin/node tests/outside/ts_client.mjs stdio python -m server serve
-    TOOLBAY_NODE_TOOLS=$T $T/node_modules/.bin/node tests/outside/ts_client.mjs http http://127.0.0.1:8765/mcp
+    OUTSIDE_CLIENTS_NODE=$T $T/node_modules/.bin/node tests/outside/ts_client.mjs stdio python -m server serve
+    OUTSIDE_CLIENTS_NODE=$T $T/node_modules/.bin/node tests/outside/ts_client.mjs http http://127.0.0.1:8765/mcp
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ def unavailable(reason: str) -> NoReturn:
 
 @pytest.fixture(scope="module")
 def node_tools() -> Path:
-    folder = os.environ.get("TOOLBAY_NODE_TOOLS")
+    folder = os.environ.get("OUTSIDE_CLIENTS_NODE")
     if not folder:
-        unavailable("TOOLBAY_NODE_TOOLS is not set: run .ci/outside-clients.sh to install Node 22 and the clients")
+        unavailable("OUTSIDE_CLIENTS_NODE is not set: run .ci/outside-clients.sh to install Node 22 and the clients")
     bin_dir = Path(folder) / "node_modules" / ".bin"
     missing = [name for name in ("node", "mcp-inspector") if not (bin_dir / name).exists()]
     if not (Path(folder) / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
@@ -111,7 +111,7 @@ def http_url(data_dir: Path) -> Iterator[str]:
 
 def _run(command: list[str], node_tools: Path) -> dict:
     # The Inspector keeps its catalog under ~/.mcp-inspector: the session's temporary home.
-    env = {**os.environ, "TOOLBAY_NODE_TOOLS": str(node_tools)}
+    env = {**os.environ, "OUTSIDE_CLIENTS_NODE": str(node_tools)}
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, f"{command[:6]} exited with {done.returncode}: {done.stderr[-2000:]}"
     return json.loads(done.stdout)

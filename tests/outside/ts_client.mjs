@@ -3,13 +3,13 @@
 //   node ts_client.mjs stdio COMMAND [ARG...]
 //   node ts_client.mjs http URL
 //
-// The SDK is loaded from $TOOLBAY_NODE_TOOLS/node_modules (see .ci/outside-clients.sh).
+// The SDK is loaded from $OUTSIDE_CLIENTS_NODE/node_modules (see .ci/outside-clients.sh).
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const tools = process.env.TOOLBAY_NODE_TOOLS;
-if (!tools) throw new Error("TOOLBAY_NODE_TOOLS is not set");
+const tools = process.env.OUTSIDE_CLIENTS_NODE;
+if (!tools) throw new Error("OUTSIDE_CLIENTS_NODE is not set");
 const require = createRequire(join(tools, "package.json"));
 const load = async (name) => import(pathToFileURL(require.resolve(name)).href);
 
