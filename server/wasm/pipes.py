@@ -58,11 +58,15 @@ class OutputPipe:
             self._sink = sink
 
     def drain(self) -> None:
-        """Reads what is in the pipe now into the attached sink (from any thread)."""
+        """Reads what is in the pipe now into the attached sink (from any thread).
+
+        It stops at the first read that leaves the pipe empty rather than chasing a guest that
+        is still writing: chasing turns a flood into many reads of a few hundred bytes each (a
+        sink call each, a progress report each) instead of one read per 64 KiB."""
         with self._lock:
             sink = self._sink
             if sink is not None:
-                self._read_available(sink)
+                self._read_available(sink, until_short_read=True)
 
     def detach(self) -> None:
         """Reads the rest into the sink and lets it go; the pipe is ready for another run."""
@@ -75,7 +79,7 @@ class OutputPipe:
         with self._lock:
             self._read_available(sink)
 
-    def _read_available(self, sink: Sink | None) -> None:
+    def _read_available(self, sink: Sink | None, *, until_short_read: bool = False) -> None:
         view = memoryview(self._buffer)
         while True:
             try:
@@ -86,6 +90,8 @@ class OutputPipe:
                 return
             if sink is not None:
                 sink.write(view[:count])
+            if until_short_read and count < len(self._buffer):
+                return
 
     def close(self) -> None:
         for fd in (self.fd, self._write_fd):

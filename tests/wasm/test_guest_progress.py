@@ -86,10 +86,6 @@ def test_a_failing_run_shows_its_own_lines_only(run: Callable[..., RunResult]) -
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "known regression since the jobs branch met the Winch/Cranelift runtime and the cancellation fix: a "
-    "million-line flood came back as 193,225 reports instead of under 5,000 (the guest's stderr pipe is "
-    "drained far more often than once a tick); the client still gets at most one notification every 50 ms"))
 def test_a_flood_costs_no_more_than_the_same_lines_without_the_mark(run: Callable[..., RunResult]) -> None:
     """A million progress lines: coalesced into a few reports, and the run costs what printing
     the same bytes as ordinary stderr costs (the guest's own printing is its own cost)."""
