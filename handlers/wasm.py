@@ -124,7 +124,7 @@ class WasmHandler(Handler):
         async with progress.forwarding():
             result = await self.runtime.run_async(
                 module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
-        self._pace.ran_on_worker(result.duration_s, result.cpu_s)
+        self._pace.ran_on_worker(result.cpu_s, result.waited_s)
         outcome = self._outcome(result)
         writable = [preopen.host_path for preopen in request.preopens if preopen.writable]
         if writable:
@@ -155,7 +155,7 @@ class WasmHandler(Handler):
         if result is None:
             self._pace.overran()
             return None
-        self._pace.ran_here(result.duration_s, result.cpu_s)
+        self._pace.ran_here(result.cpu_s, result.waited_s)
         return self._outcome(result)
 
     def _request(self, arguments: Mapping[str, Any]) -> RunRequest | ToolResult:

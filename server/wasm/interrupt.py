@@ -58,19 +58,31 @@ _ABSTIME = 1
 
 # The stop reason of a run on the caller's thread that outlived its budget (``run_quick``).
 OVER_BUDGET = "over its budget on the calling thread"
+# A run on the caller's thread is judged by the time it used (its thread's processor time and
+# its sleeps), so that a run descheduled by a busy machine keeps its place. Only a run that
+# uses little of either for this long, held by something else entirely, is stopped by the clock.
+BUDGET_WALL_CAP_S = 1.0
 
 
 @dataclass(slots=True)
 class RunState:
-    """What the callbacks need to know about the run on this thread."""
+    """What the callbacks need to know about the run on this thread (made on that thread)."""
 
     deadline: float  # time.monotonic()
     timeout_s: float
     cancel: threading.Event
     stop_reason: str | None = None
     started: float = field(default_factory=time.monotonic)
-    # A run on the caller's thread is stopped here, well before its own deadline.
-    budget_deadline: float | None = None
+    cpu_started: float = field(default_factory=time.thread_time)
+    # Time the guest spent asleep in ``poll_oneoff``: no processor, but time it chose to take.
+    waited_s: float = 0.0
+    # A run on the caller's thread is stopped once it has used this much, well before its deadline.
+    budget_s: float | None = None
+
+    def used_s(self) -> float:
+        """Processor time and sleep of the run so far: what it cost the thread, whatever the
+        machine's load. Read on the run's own thread only."""
+        return time.thread_time() - self.cpu_started + self.waited_s
 
     def should_stop(self) -> bool:
         if self.stop_reason is None:
@@ -94,13 +106,17 @@ class RunState:
             return "cancelled"
         if now >= self.deadline:
             return f"timed out after {self.timeout_s:g} s"
-        if with_budget and self.budget_deadline is not None and now >= self.budget_deadline:
+        if with_budget and self.budget_s is not None and (
+                self.used_s() >= self.budget_s or now - self.started >= BUDGET_WALL_CAP_S):
             return OVER_BUDGET
         return None
 
     def stop_by(self) -> float:
-        """When the run is stopped at the latest, unless it is cancelled first."""
-        return self.deadline if self.budget_deadline is None else min(self.deadline, self.budget_deadline)
+        """When a sleep that starts now must end at the latest, unless the run is cancelled first."""
+        if self.budget_s is None:
+            return self.deadline
+        return min(self.deadline, time.monotonic() + max(0.0, self.budget_s - self.used_s()),
+                   self.started + BUDGET_WALL_CAP_S)
 
 
 _current = threading.local()
@@ -230,14 +246,18 @@ def _poll_oneoff(caller: wasmtime.Caller, subs_ptr: int, events_ptr: int, count:
 def _sleep_unless_stopped(state: RunState, wait_s: float) -> bool:
     """Sleeps ``wait_s``, returning early when the call is to stop. True when the whole sleep
     passed with the call still running (only then did the guest's clock fire)."""
-    wake_at = time.monotonic() + wait_s
-    while not state.should_stop():
-        # Never past the deadline or the budget; ``wait`` returns at once on cancellation.
-        remaining = min(wake_at, state.stop_by()) - time.monotonic()
-        if remaining <= 0:
-            return wake_at <= time.monotonic() and not state.should_stop()
-        state.cancel.wait(remaining)
-    return False
+    began = time.monotonic()
+    wake_at = began + wait_s
+    try:
+        while not state.should_stop():
+            # Never past the deadline or the budget; ``wait`` returns at once on cancellation.
+            remaining = min(wake_at, state.stop_by()) - time.monotonic()
+            if remaining <= 0:
+                return wake_at <= time.monotonic() and not state.should_stop()
+            state.cancel.wait(remaining)
+        return False
+    finally:
+        state.waited_s += time.monotonic() - began
 
 
 def install_poll_oneoff(linker: wasmtime.Linker) -> None:

@@ -261,9 +261,9 @@ class WasmRuntime:
         if limits.fuel is not None and not self.consume_fuel:
             raise ValueError("a fuel limit needs a runtime made with consume_fuel=True")
         cancel = cancel or threading.Event()
-        started, cpu_started = time.monotonic(), time.thread_time()
+        started = time.monotonic()
         state = RunState(deadline=started + limits.timeout_s, timeout_s=limits.timeout_s, cancel=cancel,
-                         budget_deadline=None if budget_s is None else started + budget_s)
+                         started=started, budget_s=budget_s)
         stdout = CappedOutput(limits.stdout_limit_bytes)
         stderr = GuestStderr(CappedOutput(limits.stderr_limit_bytes), request.on_progress)
         ending = Ending()
@@ -287,7 +287,8 @@ class WasmRuntime:
             stderr_truncated=stderr.output.truncated,
             trap=ending.trap,
             duration_s=time.monotonic() - started,
-            cpu_s=time.thread_time() - cpu_started,
+            cpu_s=time.thread_time() - state.cpu_started,
+            waited_s=state.waited_s,
         )
 
     def _run_in_store(self, module: WasmModule, request: RunRequest, state: RunState, ending: Ending,

@@ -74,6 +74,8 @@ class RunResult:
     # CPU time of the thread that ran the guest: unlike ``duration_s``, not inflated by waits
     # for the interpreter lock or for a processor.
     cpu_s: float = 0.0
+    # Time the guest slept (``poll_oneoff``): with ``cpu_s``, the time the run itself took.
+    waited_s: float = 0.0
 
     @property
     def ok(self) -> bool:
