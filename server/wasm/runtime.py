@@ -308,7 +308,7 @@ class WasmRuntime:
         set_current_state(state)
         try:
             with self._ticker, map_wasmtime_errors(ending):
-                if state.should_stop():
+                if state.stopped_before_start():
                     raise wasmtime.WasmtimeError("stopped before start")
                 instance = compiled.pre.instantiate(store)
                 start = export_by_name(store, instance, "_start")

@@ -1,0 +1,126 @@
+"""Where the HTTP server's time goes under load: a sampling profile, shared out by layer.
+
+    python -m bench.profile_http [--seconds S] [--connections N] [--rate HZ] [--py-spy PATH]
+
+Starts ``toolbay serve --transport http`` on the ``echo`` fixture (as bench_calls does), puts
+``bench/load.py``'s raw HTTP load on it (N keep-alive connections, one call at a time each), and
+samples every thread of the server with py-spy (``pip install py-spy``; it reads the process's
+memory, so it needs ptrace rights over it). Each sample is charged to one layer: the innermost
+frame of the stack that belongs to a known layer; frames of the standard library, of anyio and of
+pydantic count for the layer that called them, except the event loop's own waiting and
+scheduling. Threads that wait (idle workers, the epoch ticker between ticks) are left out. Prints samples per layer and their share, and the
+server's processor time per call (from /proc, as bench_calls reports it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_calls import MESSAGE, Servers, free_port, http_server  # noqa: E402
+from bench.load import http_load  # noqa: E402
+
+# (layer, how a frame's file path starts), tried in order; the first match names the layer. py-spy
+# gives paths relative to where they were imported from (``uvicorn/...``, ``server/wasm/...``
+# for toolbay's own modules in a checkout, ``toolbay/wasm/...`` when installed).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("run (wasm sandbox)", ("server/wasm/", "toolbay/wasm/", "handlers/wasm", "toolbay/handlers/wasm",
+                            "wasmtime/")),
+    ("chain", ("server/chain/", "toolbay/chain/", "server/auth/", "toolbay/auth/")),
+    ("catalog", ("server/catalog", "toolbay/catalog", "server/discovery", "toolbay/discovery")),
+    ("app / jobs", ("server/app.py", "toolbay/app.py", "server/jobs/", "toolbay/jobs/", "server/outcomes",
+                    "toolbay/outcomes", "server/sessions", "toolbay/sessions")),
+    ("result conversion", ("server/protocol/results", "toolbay/protocol/results")),
+    ("toolbay protocol", ("server/protocol/", "toolbay/protocol/")),
+    ("SDK session and transport", ("mcp/",)),
+    ("HTTP parsing and ASGI", ("uvicorn/", "h11/", "httptools/", "starlette/", "sse_starlette/")),
+    ("event loop", ("asyncio/",)),
+]
+
+# Innermost frames of a thread that waits rather than works. py-spy counts a thread blocked in
+# native code as active: a worker thread blocked on its queue or in the file watcher's native
+# wait, the event loop in epoll between requests, the epoch ticker between ticks.
+WAITS = ("Condition.wait (threading.py", "Event.wait (threading.py", "Queue.get (queue.py",
+         "select (selectors.py", "Optimiser._loop (", "WorkerThread.run (anyio/", "Runner.run (asyncio/")
+
+
+def frame_path(frame: str) -> str:
+    """``function (path:line)`` → ``path``."""
+    return frame.rpartition(" (")[2].rpartition(":")[0]
+
+
+def layer_of(stack: list[str]) -> str | None:
+    """``stack``: frames innermost first, each ``function (path:line)``; ``None`` for a wait."""
+    if stack and stack[0].startswith(WAITS):
+        return None
+    for frame in stack:
+        path = frame_path(frame)
+        for layer, starts in LAYERS:
+            if path.startswith(starts):
+                return layer
+    return "other"
+
+
+def read_samples(raw: Path) -> collections.Counter[str]:
+    """py-spy's raw format: one line per distinct stack, outermost first, ``;``-separated, then a count."""
+    shares: collections.Counter[str] = collections.Counter()
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        layer = layer_of(stack.split(";")[::-1])
+        if layer is not None:
+            shares[layer] += int(count)
+    return shares
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--rate", type=int, default=100,
+                        help="samples per second (each pauses the server a moment: keep it low)")
+    parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy program")
+    parser.add_argument("--keep", type=Path, help="keep py-spy's raw samples in this file")
+    options = parser.parse_args()
+    if not options.py_spy:
+        print("py-spy is not installed (pip install py-spy)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="toolbay-profile-") as folder:
+        base = Path(folder)
+        servers = Servers(base, sys.executable)
+        port = free_port()
+        raw = base / "samples.txt"
+        with http_server(servers.http_command("toolbay", port), port, servers.env) as pid:
+            spy = subprocess.Popen([options.py_spy, "record", "--pid", str(pid), "--format", "raw", "--output",
+                                    str(raw), "--rate", str(options.rate), "--duration",
+                                    str(int(options.seconds) + 2)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            load = asyncio.run(http_load("127.0.0.1", port, pid, tool="echo", text=MESSAGE,
+                                         seconds=options.seconds, connections=options.connections))
+            _, spy_errors = spy.communicate()
+            if spy.returncode != 0 or not raw.exists():
+                print(f"py-spy failed: {spy_errors.decode(errors='replace').strip()}", file=sys.stderr)
+                return 1
+        shares = read_samples(raw)
+        if options.keep:
+            shutil.copy(raw, options.keep)
+    total = sum(shares.values())
+    print(f"HTTP, {options.connections} connections: {load.per_second:.0f} calls/s, "
+          f"{load.cpu_ms_per_call:.3f} ms server CPU per call, {total} samples")
+    for layer, count in shares.most_common():
+        print(f"  {layer:28} {count:6}  {100 * count / total:5.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
