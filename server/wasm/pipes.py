@@ -69,10 +69,12 @@ class OutputPipe:
                 self._read_available(sink, until_short_read=True)
 
     def detach(self) -> None:
-        """Reads the rest into the sink and lets it go; the pipe is ready for another run."""
+        """Reads the rest into the sink and lets it go; the pipe is ready for another run.
+        Called once the run's store is gone: nobody writes any more, so the first read that
+        does not fill the buffer has emptied the pipe (sparing a read that would find it so)."""
         with self._lock:
             if self._sink is not None:
-                self._read_available(self._sink)
+                self._read_available(self._sink, until_short_read=True)
             self._sink = None
 
     def drain_into(self, sink: Sink | None) -> None:
