@@ -18,7 +18,7 @@ it, one call at a time). That client spends about a millisecond per call itself,
 either server, so its ratio says more about the client than about the servers.
 
 FastMCP is looked for in this interpreter, then in ``--fastmcp-python`` (or the environment
-variable TOOLBAY_FASTMCP_PYTHON): a Python with ``fastmcp`` 4 installed, e.g. a venv made by
+variable BENCH_FASTMCP_PYTHON): a Python with ``fastmcp`` 4 installed, e.g. a venv made by
 ``python -m venv /tmp/fastmcp-venv && /tmp/fastmcp-venv/bin/pip install fastmcp``.
 """
 
@@ -68,7 +68,7 @@ else:
 
 
 def fastmcp_python(given: str | None) -> str | None:
-    for python in (sys.executable, given or os.environ.get("TOOLBAY_FASTMCP_PYTHON")):
+    for python in (sys.executable, given or os.environ.get("BENCH_FASTMCP_PYTHON")):
         if not python:
             continue
         probe = subprocess.run([python, "-c", "import fastmcp; print(fastmcp.__version__)"],
@@ -214,13 +214,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per server and round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds alternating the servers; medians are shown")
     parser.add_argument("--fastmcp-python", help="a Python with fastmcp 4 (default: this one, or "
-                                                  "$TOOLBAY_FASTMCP_PYTHON)")
+                                                  "$BENCH_FASTMCP_PYTHON)")
     parser.add_argument("--sdk-client", action="store_true", help="also run the SDK client's loop")
     args = parser.parse_args()
 
     python = fastmcp_python(args.fastmcp_python)
     if python is None:
-        print("FastMCP 4 not found: pass --fastmcp-python or set TOOLBAY_FASTMCP_PYTHON (see the docstring)")
+        print("FastMCP 4 not found: pass --fastmcp-python or set BENCH_FASTMCP_PYTHON (see the docstring)")
         return 2
     version = subprocess.run([python, "-c", "import fastmcp; print(fastmcp.__version__)"],
                              capture_output=True, text=True).stdout.strip()

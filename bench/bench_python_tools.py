@@ -127,7 +127,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per server and round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds alternating the servers; medians are shown")
     parser.add_argument("--fastmcp-python", help="a Python with fastmcp 4 (default: this one, or "
-                                                  "$TOOLBAY_FASTMCP_PYTHON)")
+                                                  "$BENCH_FASTMCP_PYTHON)")
     parser.add_argument("--modules", type=int, default=100, help="modules for the cold start of many")
     parser.add_argument("--cold-only", action="store_true", help="skip the calls per second")
     args = parser.parse_args()
@@ -136,7 +136,7 @@ def main() -> int:
     if not args.cold_only:
         python = fastmcp_python(args.fastmcp_python)
         if python is None:
-            print("FastMCP 4 not found: pass --fastmcp-python or set TOOLBAY_FASTMCP_PYTHON (see bench_calls.py)")
+            print("FastMCP 4 not found: pass --fastmcp-python or set BENCH_FASTMCP_PYTHON (see bench_calls.py)")
             return 2
         print(f"calls per second of a Python echo module: toolbay (worker process) vs FastMCP (in process), "
               f"medians of {args.rounds} alternating rounds of {args.seconds:g} s (goal >= {GOAL}x)")
