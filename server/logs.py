@@ -9,6 +9,10 @@ from pathlib import Path
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
+# The SDK and HTTP stack's loggers, chatty at info.
+QUIETED_LOGGERS = ("mcp", "uvicorn", "httpx2", "httpcore2", "sse_starlette")
+
+
 def configure_logging(level: str = "info", log_file: Path | None = None) -> None:
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -23,5 +27,5 @@ def configure_logging(level: str = "info", log_file: Path | None = None) -> None
         root.addHandler(file_handler)
     root.setLevel(level.upper())
     # The SDK and HTTP stack are chatty at info; their warnings still show.
-    for name in ("mcp", "uvicorn", "httpx2", "httpcore2", "sse_starlette"):
+    for name in QUIETED_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, root.level))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -14,6 +15,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
 from toolbay.config import Settings, load_settings
+from toolbay.logs import QUIETED_LOGGERS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
@@ -62,6 +64,32 @@ def patient_start(env: dict[str, str] | None = None) -> dict[str, str]:
     it waits for every description before answering (``[discovery] start_wait_s``). Tests
     of the default start wait leave this out."""
     return {**(os.environ if env is None else env), "TOOLBAY_DISCOVERY__START_WAIT_S": "600"}
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """A test that runs a command in process (``serve``, ``call``...) configures logging the way
+    the command does: its root level and handlers, and the levels of the SDK's loggers (and
+    uvicorn's configuration disables the loggers that exist then). They are put back afterwards,
+    so that no later test sees another test's logging."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    quieted = {name: logging.getLogger(name).level for name in QUIETED_LOGGERS}
+    disabled = {name for name, logger in logging.root.manager.loggerDict.items()
+                if isinstance(logger, logging.Logger) and logger.disabled}
+    yield
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger) and logger.disabled and name not in disabled:
+            logger.disabled = False
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+    for handler in handlers:
+        if handler not in root.handlers:
+            root.addHandler(handler)
+    root.setLevel(level)
+    for name, was in quieted.items():
+        logging.getLogger(name).setLevel(was)
 
 
 @pytest.fixture
