@@ -32,6 +32,12 @@ class Load:
     seconds: float
     server_cpu_s: float
     wrong: int  # answers without the echoed text, or with an error
+    # Seconds from sending each call to reading its answer (HTTP only).
+    latencies: tuple[float, ...] = ()
+
+    def latency_ms(self, quantile: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(quantile * len(ordered)))] * 1000 if ordered else float("nan")
 
     @property
     def per_second(self) -> float:
@@ -170,13 +176,15 @@ async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: s
     expected = text.encode()
     counts = {"calls": 0, "wrong": 0}
     numbers = iter(range(1, 1 << 62))
+    latencies: list[float] = []
 
     async def connection(until: float) -> None:
         reader, writer = await asyncio.open_connection(host, port)
         try:
-            while time.perf_counter() < until:
+            while (sent := time.perf_counter()) < until:
                 writer.write(_post(host, port, _call(next(numbers), tool, text), session))
                 status, _, body = await _response(reader)
+                latencies.append(time.perf_counter() - sent)
                 counts["calls"] += 1
                 if status != 200 or expected not in body or b'"isError":true' in body:
                     counts["wrong"] += 1
@@ -185,9 +193,10 @@ async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: s
 
     await asyncio.gather(*(connection(time.perf_counter() + warmup_s) for _ in range(connections)))
     counts.update(calls=0, wrong=0)
+    latencies.clear()
     cpu_before = process_cpu_s(server_pid)
     started = time.perf_counter()
     await asyncio.gather(*(connection(started + seconds) for _ in range(connections)))
     elapsed = time.perf_counter() - started
     return Load(calls=counts["calls"], seconds=elapsed, server_cpu_s=process_cpu_s(server_pid) - cpu_before,
-                wrong=counts["wrong"])
+                wrong=counts["wrong"], latencies=tuple(latencies))

@@ -8,7 +8,8 @@ samples every thread of the server with py-spy (``pip install py-spy``; it reads
 memory, so it needs ptrace rights over it). Each sample is charged to one layer: the innermost
 frame of the stack that belongs to a known layer; frames of the standard library, of anyio and of
 pydantic count for the layer that called them, except the event loop's own waiting and
-scheduling. Threads that wait (idle workers, the epoch ticker between ticks) are left out. Prints samples per layer and their share, and the
+scheduling. Threads that wait (idle workers, the epoch ticker between ticks) are left out.
+Prints samples per layer and their share, and the
 server's processor time per call (from /proc, as bench_calls reports it).
 """
 
