@@ -9,11 +9,11 @@ replaced, and the call ends as an error that says which.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from toolbay.handlers.base import Handler
+from toolbay.handlers.secrets import without_secrets
 from toolbay.pytools.credentials import CredentialStore
 from toolbay.pytools.workers import WorkerFailed, WorkerPool
 from toolbay.words import CallContext, ToolDefinition, ToolResult
@@ -55,28 +55,6 @@ class PythonHandler(Handler):
 
     async def close(self) -> None:
         await self.pool.close()
-
-
-REDACTED = "[credential redacted]"
-
-
-def without_secrets(result: ToolResult, secrets: set[str]) -> ToolResult:
-    """``result`` with every secret the tool was given during the call blotted out: a tool may
-    use its credentials, never show them."""
-    secrets = {secret for secret in secrets if len(secret) >= 4}
-    leaked = [secret for secret in secrets if secret in result.text or secret in json.dumps(result.meta)
-              or result.structured is not None and secret in json.dumps(result.structured)]
-    if not leaked:
-        return result
-
-    def scrub(text: str) -> str:
-        for secret in sorted(leaked, key=len, reverse=True):
-            text = text.replace(secret, REDACTED)
-        return text
-
-    structured = None if result.structured is None else json.loads(scrub(json.dumps(result.structured)))
-    meta = json.loads(scrub(json.dumps(result.meta)))
-    return ToolResult(text=scrub(result.text), structured=structured, is_error=result.is_error, meta=meta)
 
 
 def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) -> ToolResult:

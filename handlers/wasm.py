@@ -13,7 +13,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import anyio.to_thread
 
 from toolbay.errors import WasmRejected
 from toolbay.handlers.base import Handler
+from toolbay.handlers.secrets import without_secrets
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 from toolbay.wasm.links import remove_escaping_links
 from toolbay.wasm.progress import ProgressForwarder
@@ -66,7 +67,7 @@ class WasmHandler(Handler):
     supports_cancellation = True
     # A catalog holds thousands of these: no __dict__ each.
     __slots__ = ("runtime", "_module", "_provide", "program_name", "subcommand_path", "to_argv", "limits",
-                 "preopens", "env", "_pace", "_may_run_twice")
+                 "preopens", "env", "_secrets", "_pace", "_may_run_twice")
 
     def __init__(
         self,
@@ -81,7 +82,10 @@ class WasmHandler(Handler):
         workspace: Path | None = None,
         env_allow: Sequence[str] = (),
         host_env: Mapping[str, str] | None = None,
+        secrets: Iterable[str] = (),
     ) -> None:
+        """``secrets``: credential values the tool is given (in ``host_env``); they are blotted
+        out of its results."""
         super().__init__(definition)
         self.runtime = runtime
         # A provider defers compiling (or loading the compiled cache) to the first call, so a
@@ -94,6 +98,7 @@ class WasmHandler(Handler):
         self.limits = limits
         self.preopens, self.env = sandbox_for(
             definition.tier, workspace, env_allow, os.environ if host_env is None else host_env)
+        self._secrets = frozenset(secrets)
         self._pace = QuickRunRecord()
         # A run on the event loop that outlives its budget is void and run again: only
         # harmless for a tool that cannot write files.
@@ -182,6 +187,8 @@ class WasmHandler(Handler):
 
     def _outcome(self, result: RunResult) -> ToolResult:
         outcome = tool_result_from_run(self.name, result, self.limits)
+        if self._secrets:
+            outcome = without_secrets(outcome, self._secrets)
         if (outcome.is_error and not self.preopens and result.trap is None
                 and _FILE_ERROR.search(result.stderr + result.stdout)):
             # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file

@@ -392,11 +392,12 @@ class Discovery:
 
     def _wasm_env(self, name: str) -> dict[str, Any]:
         """``env_allow`` and ``host_env`` for a wasm tool: the allowed host variables, plus the
-        variables its credentials grant it alone."""
+        variables its credentials grant it alone (whose values are kept out of its results)."""
         granted = self.credentials.env_for(name) if self.credentials.credentials else {}
         if not granted:
             return {"env_allow": self._env_allow}
-        return {"env_allow": (*self._env_allow, *granted), "host_env": {**os.environ, **granted}}
+        return {"env_allow": (*self._env_allow, *granted), "host_env": {**os.environ, **granted},
+                "secrets": tuple(granted.values())}
 
     # -- Python tool modules --------------------------------------------------------
 

@@ -81,7 +81,7 @@ def test_a_credentials_file_inside_a_tool_folder_is_refused(tmp_path: Path) -> N
         read_credentials_file(secrets, [tmp_path / "tools"])
 
 
-async def test_a_wasm_tool_gets_only_the_variables_its_credentials_grant(
+async def test_a_wasm_tool_gets_only_the_variables_its_credentials_grant_and_never_shows_them(
     make_settings: Callable[..., Settings],
 ) -> None:
     from toolbay.discovery import Discovery
@@ -103,6 +103,8 @@ async def test_a_wasm_tool_gets_only_the_variables_its_credentials_grant(
             outputs[name] = (await handler.handle({}, CallContext())).text
     finally:
         runtime.close()
-    assert f"WEATHER_KEY={SECRET}" in outputs["env"].splitlines()
+    # The tool had the variable, and its value is kept out of what the tool shows.
+    assert "WEATHER_KEY=[credential redacted]" in outputs["env"].splitlines()
+    assert SECRET not in outputs["env"]
     assert "WEATHER_KEY" not in outputs["other"]
     assert os.environ.get("WEATHER_KEY") is None
