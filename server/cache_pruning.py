@@ -1,7 +1,8 @@
 """Keeping the on-disk caches from growing without end.
 
-Compiled modules (``modules/<sha256>-….cwasm``) and tool descriptions (entries of
-``descriptions/index``) are keyed by the sha256 of the ``.wasm`` they came from. Every
+Compiled modules (``modules/<sha256>-….cwasm``), tool descriptions (entries of
+``descriptions/index``) and Python module descriptions (``python/<sha256>.json``) are keyed
+by the sha256 of the file they came from. Every
 rebuilt-and-copied version of a tool leaves one of each behind. Several servers may share
 one data folder (the default is per user, not per project), so an entry is only removed
 when *this* server's folders do not use its hash and nobody has used it for
@@ -28,7 +29,7 @@ UNUSED_FOR_S = 30 * 24 * 3600
 TOUCH_EVERY_S = 24 * 3600
 PRUNE_EVERY_S = 24 * 3600
 PRUNED_STAMP = "pruned-at"
-CACHE_FOLDERS = ("modules", "descriptions")
+CACHE_FOLDERS = ("modules", "descriptions", "python")
 _SHA256_LENGTH = 64
 
 
@@ -98,7 +99,8 @@ def _owner(name: str) -> str:
 
 
 def _is_cache_file(name: str) -> bool:
-    """An entry named after a hash (``<sha256>-….``), or a temporary file a crash left behind."""
-    if name.startswith(".tmp-"):
+    """An entry named after a hash (``<sha256>-…`` or ``<sha256>.json``), or a temporary file a
+    crash left behind (``.tmp-…``, or ``tmp….tmp`` of the Python description cache)."""
+    if name.startswith(".tmp-") or name.startswith("tmp") and name.endswith(".tmp"):
         return True
-    return len(name) > _SHA256_LENGTH and name[_SHA256_LENGTH] == "-"
+    return len(name) > _SHA256_LENGTH and name[_SHA256_LENGTH] in "-."

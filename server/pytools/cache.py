@@ -2,6 +2,8 @@
 start imports no module. One small JSON file per version, ``<data>/python/<sha256>.json``;
 a damaged or foreign entry is described again. Only lasting outcomes are kept (a description,
 or "not a tool module"), never an import failure, which may be the environment's fault.
+Reading an entry marks it used (at most once a day), so ``toolbay.cache_pruning`` removes only
+the entries of versions nobody has used for a month.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from toolbay.cache_pruning import touch_if_stale
 
 # Bump when the worker's description or the convention's reading of it changes.
 DESCRIBER_VERSION = "1"
@@ -24,6 +28,7 @@ class PythonDescriptionCache:
         try:
             with open(self.folder / f"{sha256}.json", encoding="utf-8") as handle:
                 entry = json.load(handle)
+                touch_if_stale(handle.fileno())
         except (OSError, ValueError):
             return None
         if not isinstance(entry, dict) or entry.get("version") != DESCRIBER_VERSION:

@@ -97,3 +97,19 @@ async def test_starting_the_server_prunes_but_keeps_what_its_tools_use(
     cache = DescriptionCache(settings.data_dir / "descriptions")
     assert cache.get(OLD, "tool") is None
     assert all(cache.get(sha, stem) is not None for sha, stem in described if sha is not None)
+
+
+def test_python_module_descriptions_of_versions_nobody_uses_are_removed_and_a_read_keeps_one(
+    tmp_path: Path
+) -> None:
+    from toolbay.pytools.cache import PythonDescriptionCache
+
+    cache = PythonDescriptionCache(tmp_path / "python")
+    for sha in (OLD, RECENT, IN_USE):
+        cache.put(sha, {"description": {"tools": []}})
+        _age(tmp_path / "python" / f"{sha}.json", UNUSED_FOR_S + 60)
+    leftover = _entry(tmp_path / "python", "tmpab12cd.tmp", UNUSED_FOR_S + 60)  # a crash mid-write
+    assert cache.get(RECENT) is not None  # used today: marked so
+    assert prune_caches(tmp_path, {IN_USE}) == 2
+    assert not (tmp_path / "python" / f"{OLD}.json").exists() and not leftover.exists()
+    assert cache.get(RECENT) is not None and cache.get(IN_USE) is not None
