@@ -201,7 +201,11 @@ def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     inner = None
     if value.startswith("{") and value.endswith("}"):
         inner = value[1:-1]
-        return split_choices(inner) if "," in inner or "|" in inner else ()
+        if "," in inner or "|" in inner:
+            return split_choices(inner)
+        # argparse prints a one-value choice list as "{builtin}"; "{NAME}" is a placeholder
+        single = re.fullmatch(r"[\w.+-]+", inner) is not None and not inner.isupper()
+        return (inner,) if single else ()
     if (value[:1] == "[" or (angle and value[:1] == "<")) and value[-1:] in "]>" and "|" in value:
         inner = value[1:-1]
         parts = split_choices(inner)
