@@ -4,8 +4,9 @@
 
 Scored only over the corpus cases that have truth from outside the describer
 (``truth.json`` / ``truth-sub-*.json``: argparse and click objects walked by
-``tests/helptext/tools/truth.py``, fixture tools' own declarations, sources read by
-hand). The ``regression-lock.json`` files are the describer's own past reading and
+``tests/helptext/tools/truth.py``, commander/yargs/argp/getopt/Go-flag programs' own
+framework objects via ``tests/helptext/tools/framework_truth.py``, fixture tools' own
+declarations, sources read by hand). The ``regression-lock.json`` files are the describer's own past reading and
 are not used here. ``--misses`` lists every field read wrong. ``--against REF``
 (a git revision, e.g. ``main``) scores that revision's describer on the same corpus
 and truth in the same run, for a before/after figure.

@@ -186,7 +186,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if (leading or literal_words) and plain:
             continue
         leading = False
-        positionals.append(UsagePositional(word.rstrip("."), True, word.endswith("...")))
+        # "FILE...", and commander's "<files...>"
+        positionals.append(UsagePositional(word.rstrip("."), True, word.endswith(("...", "...>"))))
         bare_before = True
     return flags, positionals, command
 
