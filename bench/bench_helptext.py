@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 if "--parser-root" in sys.argv:  # another revision's describer, timed on this corpus
     sys.path.insert(0, sys.argv[sys.argv.index("--parser-root") + 1])
 
+from bench.revision_tree import unpack_revision  # noqa: E402
 from toolbay.errors import NotHelpError  # noqa: E402
 from toolbay.helptext import build_tool_schema, describe_help  # noqa: E402
 
@@ -68,10 +69,8 @@ def per_text_medians(paths: list[Path], rounds: int) -> list[float]:
 
 def other_revision(ref: str, rounds: int) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "server", "handlers"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        done = subprocess.run([sys.executable, __file__, "--parser-root", tmp, "--rounds-json", str(rounds)],
+        root = unpack_revision(ref, Path(tmp))
+        done = subprocess.run([sys.executable, __file__, "--parser-root", str(root), "--rounds-json", str(rounds)],
                               check=True, capture_output=True, text=True)
     return json.loads(done.stdout)
 

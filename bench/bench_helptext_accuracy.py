@@ -2,10 +2,13 @@
 
     python bench/bench_helptext_accuracy.py [--misses] [--against REF]
 
+Prints the figures over all truth-backed cases, then the headline figures per dialect.
+
 Scored only over the corpus cases that have truth from outside the describer
 (``truth.json`` / ``truth-sub-*.json``: argparse and click objects walked by
-``tests/helptext/tools/truth.py``, fixture tools' own declarations, sources read by
-hand). The ``regression-lock.json`` files are the describer's own past reading and
+``tests/helptext/tools/truth.py``, commander/yargs/argp/getopt/Go-flag programs' own
+framework objects via ``tests/helptext/tools/framework_truth.py``, fixture tools' own
+declarations, sources read by hand). The ``regression-lock.json`` files are the describer's own past reading and
 are not used here. ``--misses`` lists every field read wrong. ``--against REF``
 (a git revision, e.g. ``main``) scores that revision's describer on the same corpus
 and truth in the same run, for a before/after figure.
@@ -24,17 +27,17 @@ sys.path.insert(0, str(ROOT))
 if "--parser-root" in sys.argv:  # another revision's describer, scored with this corpus
     sys.path.insert(0, sys.argv[sys.argv.index("--parser-root") + 1])
 
+import toolbay.helptext  # noqa: E402
+from bench.revision_tree import unpack_revision  # noqa: E402
 from tests.helptext.corpus_cases import program_folders  # noqa: E402
-from tests.helptext.truth_score import report, score_corpus, truth_cases  # noqa: E402
+from tests.helptext.truth_score import report, report_per_dialect, score_corpus, truth_cases  # noqa: E402
 
 
 def other_revision(ref: str) -> str:
     """The report of revision ``ref``'s describer, run in a child process on this corpus."""
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "server", "handlers"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        done = subprocess.run([sys.executable, __file__, "--parser-root", tmp], check=True,
+        root = unpack_revision(ref, Path(tmp))
+        done = subprocess.run([sys.executable, __file__, "--parser-root", str(root)], check=True,
                               capture_output=True, text=True)
     return done.stdout.split("accuracy (truth-backed cases only):\n", 1)[1]
 
@@ -54,7 +57,10 @@ def main(argv: list[str]) -> None:
     for dialect in sorted(programs):
         print(f"  {dialect:10} {programs[dialect]:3} programs, {backed[dialect]:3} truth-backed help texts")
     print("accuracy (truth-backed cases only):")
+    print(f"  (describer read from {Path(toolbay.helptext.__file__).parent})")
     print(report(score))
+    print("per dialect:")
+    print(report_per_dialect())
     if "--misses" in argv:
         print("misses:")
         for miss in score.misses:

@@ -233,6 +233,7 @@ async def describe_file(settings: Settings, path: str) -> dict[str, Any]:
         runs.append({"argv": argv, "exit_code": run.exit_code, "encoding": decoded.encoding, "text": decoded.text})
     tools = [{
         "name": tool.name, "description": tool.description, "tier": tool.tier.value if tool.tier else None,
-        "keywords": list(tool.keywords), "background": tool.background, "input_schema": tool.input_schema,
+        "keywords": list(tool.keywords), "version": tool.version, "background": tool.background,
+        "input_schema": tool.input_schema,
     } for tool in explained.tools]
     return {"file": os.path.abspath(path), "help_runs": runs, "tools": tools, "skipped": list(explained.skipped)}

@@ -372,7 +372,7 @@ class Discovery:
         background = listing["background"] or bool(self._background_patterns) and self._declared_background(name)
         definition = ToolDefinition.trusted(
             name, listing["text"], listing["input_schema"], listing["title"], tier, tuple(listing["keywords"]),
-            origin, "wasm", bool(background), realm[0], realm[1],
+            origin, "wasm", bool(background), realm[0], realm[1], listing.get("version"),
         )
         return ListedTool(definition, self, ref, stem, command)
 

@@ -47,6 +47,7 @@ def listing_of(description: HelpDescription, tool_name: str, path: tuple[str, ..
         "input_schema": with_stdin_property(build_tool_schema(description).input_schema),
         "tier": None if tier is None else tier.value,
         "keywords": tuple(description.keywords),
+        "version": description.version,
         "background": description.background,
     }
 

@@ -86,12 +86,14 @@ class ToolDefinition:
     # "personal" (one caller's own folder, seen and called by ``owner`` only).
     realm: str = "core"
     owner: str | None = None
+    # The version the program says it is (its help header or its --version), for clients.
+    version: str | None = None
 
     @classmethod
     def trusted(
         cls, name: str, description: str, input_schema: Mapping[str, Any], title: str | None,
         tier: PermissionTier | None, keywords: tuple[str, ...], origin: str, source: str, background: bool,
-        realm: str = "core", owner: str | None = None,
+        realm: str = "core", owner: str | None = None, version: str | None = None,
     ) -> ToolDefinition:
         """The definition ``cls(...)`` makes of these (no output schema), without the frozen
         ``__init__``'s ``object.__setattr__`` per field: a warm start makes thousands. A test
@@ -109,6 +111,7 @@ class ToolDefinition:
         _set_output_schema(definition, None)
         _set_realm(definition, realm)
         _set_owner(definition, owner)
+        _set_version(definition, version)
         return definition
 
     @property
@@ -123,7 +126,7 @@ class ToolDefinition:
 
 # The slots' own setters, which a frozen dataclass's __setattr__ does not guard (see ``trusted``).
 (_set_name, _set_description, _set_input_schema, _set_title, _set_tier, _set_keywords, _set_origin, _set_source,
- _set_background, _set_output_schema, _set_realm, _set_owner) = (
+ _set_background, _set_output_schema, _set_realm, _set_owner, _set_version) = (
     ToolDefinition.__dict__[name].__set__ for name in ToolDefinition.__slots__)
 
 

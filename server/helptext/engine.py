@@ -34,6 +34,7 @@ class Rules:
     angle_choices: bool = False  # typer's rich help writes choices as "<low|high>"
     columns: bool = False  # typer's rich help puts names, negation and type in columns
     commands_from_usage: bool = False  # docopt lists commands only in its usage patterns
+    remainder_dots: bool = False  # argparse: a lone "..." in the usage is REMAINDER, a positional
 
 
 _VERSION_LINE = re.compile(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
@@ -57,13 +58,16 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     positional_entries: list[Entry] = []
     command_entries: list[Entry] = []
     prose: list[list[str]] = []
+    stray: list[Entry] = []
     for section in layout.sections:
-        _collect(section, option_entries, positional_entries, command_entries, prose)
+        _collect(section, option_entries, positional_entries, command_entries, prose, stray)
 
     options = _merge_duplicates([_option(e, rules) for e in option_entries])
     options = [o for o in options if o.long or o.short]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
-    facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage)
+    facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
+                       remainder_dots=rules.remainder_dots)
+    positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
     name, version, about, description = _texts(prose, facts)
     subcommands = _subcommands(command_entries, rules, facts.program)
@@ -84,16 +88,18 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
 
 
 def _collect(section: Section, options: list[Entry], positionals: list[Entry], commands: list[Entry],
-             prose: list[list[str]]) -> None:
+             prose: list[list[str]], stray: list[Entry]) -> None:
+    """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
+    lists a positional under the argument group it was added to)."""
     if section.kind == "text":
         return
     if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines)):
         # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
         # whether the heading says "positional arguments" or a custom group title.
         before, block = split
-        _collect(Section(section.title, "commands", block), options, positionals, commands, prose)
+        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray)
         if section.kind == "positionals" and any(x.strip() for x in before):
-            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose)
+            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray)
         return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
@@ -101,7 +107,7 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
         for entry in entries:
             if FLAG_START.match(entry.head):
                 options.append(entry)
-            elif " " not in entry.head.strip():  # a name, not a sentence of prose
+            elif re.fullmatch(r"\S+(?: \.\.\.)?", entry.head.strip()):  # a name ("app ..."), not prose
                 positionals.append(entry)
         return
     if section.kind == "commands":
@@ -114,13 +120,30 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
             and (split := _subparser_block(section.lines)):
-        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose)
+        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray)
         return
     if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":
         prose.append(loose)
+    elif section.kind == "options":
+        stray.extend(Entry(found.group(1), [found.group(2)], 0) for x in loose if (found := _STRAY.match(x)))
+
+
+_STRAY = re.compile(r"^([a-z_][\w-]*)\s{2,}(\S.*)$")
+
+
+def _named_in_usage(stray: list[Entry], listed: list[Entry], facts: UsageFacts) -> list[Entry]:
+    """The stray entries that are positionals: named in the usage, or as many as the usage's
+    unnamed "..." positionals that no listed positional stands for."""
+    named = {positional_key(p.name) for p in facts.positionals}
+    kept = [e for e in stray if positional_key(e.head) in named]
+    unnamed = sum(1 for p in facts.positionals if p.name == "...")
+    rest = [e for e in stray if e not in kept]
+    if unnamed and len(rest) == unnamed - sum(1 for e in listed if positional_key(e.head) not in named):
+        kept += rest
+    return kept
 
 
 _CHOICE_LINE = re.compile(r"^\{[^{}\s]+,[^{}\s]+\}")
@@ -326,15 +349,21 @@ def _subcommands(entries: list[Entry], rules: Rules, program: str | None) -> lis
 
 def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) -> list[PositionalSpec]:
     usage_by_key = {positional_key(p.name): p for p in facts.positionals}
+    heads = [entry.head.split()[0] if entry.head.split() else entry.head for entry in entries]
+    found = [usage_by_key.pop(positional_key(_listed_name(head)), None) for head in heads]
+    # Listed under another name than the usage's ("filename" for "FILE [FILE ...]"; argparse's
+    # REMAINDER shown as a bare "..."): the ones left on both sides pair up in order.
+    left = [k for k, pos in enumerate(found) if pos is None]
+    if left and len(left) == len(usage_by_key):
+        for k, pos in zip(left, list(usage_by_key.values()), strict=True):
+            found[k] = pos
+        usage_by_key.clear()
     out: list[PositionalSpec] = []
-    for entry in entries:
-        head = entry.head.split()[0] if entry.head.split() else entry.head
+    for entry, head, from_usage in zip(entries, heads, found, strict=True):
         choices: tuple[str, ...] = ()
         if head.startswith("{"):
             choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
-        name = strip_brackets(head.rstrip(".")) if not choices else head.rstrip(".")
-        key = positional_key(name)
-        from_usage = usage_by_key.pop(key, None)
+        name = _listed_name(head)
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
         required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
@@ -346,6 +375,9 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
         # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.
         return out
     for pos in usage_by_key.values():
+        if pos.name == "..." and out:  # no list names the rest: "[arg] ..." repeats arg (optparse)
+            out[-1] = replace(out[-1], variadic=True)
+            continue
         if pos.name.startswith("{"):
             choices = pos.choices
             out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
@@ -353,6 +385,10 @@ def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) ->
             name = _display_name(strip_brackets(pos.name))
             out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ())))
     return out
+
+
+def _listed_name(head: str) -> str:
+    return head.rstrip(".") if head.startswith("{") else strip_brackets(head.rstrip("."))
 
 
 def _positional_type(name: str, description: str, choices: tuple[str, ...]) -> ValueType:

@@ -54,7 +54,8 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
     names is part of the value ("--python-version x.y"); otherwise lowercase words
     after the names start a description written after a single space."""
     result = Head()
-    tokens = tokens_of(head)
+    # rich-click writes a switch and its negation without spaces: "--commit/--no-commit"
+    tokens = [part for tok in tokens_of(head) for part in _unslashed(tok)]
     negating = False
     values_done = False
     values: list[str] = []
@@ -112,6 +113,14 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
     if values and result.value is None:
         _set_value(result, values)
     return result
+
+
+_SLASHED = re.compile(r"(--?\w[\w-]*)/(--?\w[\w-]*)")
+
+
+def _unslashed(tok: str) -> tuple[str, ...]:
+    found = _SLASHED.fullmatch(tok)
+    return (found[1], "/", found[2]) if found else (tok,)
 
 
 def _attach(result: Head, attached: str, values: list[str]) -> None:

@@ -41,6 +41,10 @@ _PROSE_CHOICES = (
     # the value name, then its values in parentheses, with a comma: "for SHELL (bash, zsh or fish)";
     # not "ADDRESS (hostname or IP)", which names kinds of value
     re.compile(r"\b[A-Z][A-Z_]+ \(([\w.+-]+,\s*(?:or\s+)?[\w.+-]+(?:(?:\s*,\s*(?:or\s+)?|\s+or\s+)[\w.+-]+)*)\)"),
+    # plain words in parentheses, the last after a comma and "or" ("(system, all, or index-only)",
+    # "(tar, zip or cpio)"); "(hostname or IP)" names kinds of value as often as values
+    re.compile(r"\(((?:[a-z0-9][\w.+-]*,\s*)+or\s+[a-z0-9][\w.+-]*"
+               r"|[a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*)+\s+or\s+[a-z0-9][\w.+-]*)\)"),
     # a bracketed plain list at the end of the text: "[android, linux, osx]"
     re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\s*$"),  # not "[A,B]": that is a default list
 )
@@ -201,7 +205,11 @@ def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     inner = None
     if value.startswith("{") and value.endswith("}"):
         inner = value[1:-1]
-        return split_choices(inner) if "," in inner or "|" in inner else ()
+        if "," in inner or "|" in inner:
+            return split_choices(inner)
+        # argparse prints a one-value choice list as "{builtin}"; "{NAME}" is a placeholder
+        single = re.fullmatch(r"[\w.+-]+", inner) is not None and not inner.isupper()
+        return (inner,) if single else ()
     if (value[:1] == "[" or (angle and value[:1] == "<")) and value[-1:] in "]>" and "|" in value:
         inner = value[1:-1]
         parts = split_choices(inner)
@@ -224,4 +232,12 @@ def value_type(value_name: str | None, raw_value: str | None) -> str:
 
 
 def is_repeat_type(raw_value: str | None) -> bool:
-    return raw_value is not None and raw_value.strip().lower() in _REPEAT_TYPES
+    """pflag's slice types, or a value name with dots inside its brackets: commander's variadic
+    "--tag <tags...>" (not argparse's "FOO [FOO ...]", whose dots stand apart)."""
+    if raw_value is None:
+        return False
+    raw = raw_value.strip()
+    return raw.lower() in _REPEAT_TYPES or _DOTTED_VALUE.fullmatch(raw) is not None
+
+
+_DOTTED_VALUE = re.compile(r"[<\[][^\s<>\[\]]+\.\.\.[>\]]")

@@ -15,6 +15,7 @@ from toolbay.errors import NotHelpError
 
 from .describe import describe_help, describe_text
 from .model import HelpDescription
+from .version import version_flag, version_in
 
 _ECHO = "prints the same command list as its parent"
 SKIPPED_SUBCOMMANDS = {"help", "completion", "completions", "help-all"}
@@ -109,8 +110,9 @@ class _Walk:
 
 def inherit_conventions(parent: HelpDescription, child: HelpDescription) -> HelpDescription:
     """``Keywords:``, ``PermissionLevel:`` and ``Execution:`` written once in the root help hold
-    for every subcommand that does not say its own."""
+    for every subcommand that does not say its own, and so does the program's version."""
     return child.with_changes(
+        version=child.version or parent.version,
         keywords=child.keywords or parent.keywords,
         permission_level=child.permission_level or parent.permission_level,
         background=child.background or parent.background,
@@ -144,5 +146,10 @@ def describe_tree(
             root = describe_help(short)
         except NotHelpError:
             root = describe_help(long)  # raises with the reason for the long form
+    if root.version is None and (flag := version_flag(root)):
+        # The help does not say it; the program's own answer to --version does.
+        asked = run_help([flag])
+        if asked.exit_code == 0 and asked.help_bytes.strip() not in (long.strip(), short.strip()):
+            root = root.with_changes(version=version_in(asked.help_bytes.decode("utf-8", "replace")))
     walk.visit((), root, [])
     return walk.result

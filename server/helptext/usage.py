@@ -59,9 +59,12 @@ def _split_forms(alternatives: list[str]) -> list[str]:
     return out
 
 
-def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words: bool = False) -> UsageFacts:
+def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words: bool = False,
+               remainder_dots: bool = False) -> UsageFacts:
     """``literal_words``: bare lowercase words are literal command words, never positionals
-    (docopt writes positionals as <x> or X: "naval_fate ship <name> move <x> <y>")."""
+    (docopt writes positionals as <x> or X: "naval_fate ship <name> move <x> <y>").
+    ``remainder_dots``: a "..." standing alone is a positional of its own that takes the rest,
+    none of it required (argparse's REMAINDER; "X [X ...]" and "[X ...]" are its other repeats)."""
     facts = UsageFacts()
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
     for alt in _split_forms(alternatives):
@@ -78,7 +81,8 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         elif len(words) > 2 and words[1] == "-m":
             words = words[2:]
         before = len(facts.command_words)
-        flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words)
+        flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words,
+                                                        remainder_dots)
         del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
         helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
@@ -109,16 +113,25 @@ def _bare(word: str) -> str:
 
 
 def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts,
-                      literal_words: bool = False) -> tuple[set[str], list[UsagePositional], bool]:
+                      literal_words: bool = False,
+                      remainder_dots: bool = False) -> tuple[set[str], list[UsagePositional], bool]:
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
     leading = True  # plain words right after the program are its subcommand path ("gh pr create")
+    bare_before = False  # the word before was a positional outside brackets
     k = 0
     while k < len(words):
         word = words[k]
         k += 1
         lower = word.lower()
+        after_bare, bare_before = bare_before, False
+        if remainder_dots and word == "...":
+            if after_bare:  # "app ...": one positional whose metavar is "app ..."
+                positionals[-1].required, positionals[-1].variadic = False, True
+            else:  # "[progname] ...", or "..." after the options: the rest, under no name
+                positionals.append(UsagePositional("...", False, True))
+            continue
         if word.startswith("...") and positionals and not word.strip("."):
             positionals[-1].variadic = True  # "SRC ..."
             continue
@@ -139,7 +152,10 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             leading = False
             inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
             dots = word.endswith("...")
-            if word[0] == "[" and _single_positional(inner):
+            if word[0] == "[" and _CHOICE_LIST.fullmatch(inner):  # argparse "[{get,set}]": optional
+                choices = tuple(c.strip() for c in inner[1:-1].split(",") if c.strip())
+                positionals.append(UsagePositional(inner, False, dots, choices))
+            elif word[0] == "[" and _single_positional(inner):
                 name = inner.rstrip(".").strip()
                 # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
                 variadic = dots or inner.endswith("..") or bool(re.search(r"\s\.\.\.", inner))
@@ -170,8 +186,13 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if (leading or literal_words) and plain:
             continue
         leading = False
-        positionals.append(UsagePositional(word.rstrip("."), True, word.endswith("...")))
+        # "FILE...", and commander's "<files...>"
+        positionals.append(UsagePositional(word.rstrip("."), True, word.endswith(("...", "...>"))))
+        bare_before = True
     return flags, positionals, command
+
+
+_CHOICE_LIST = re.compile(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 
 
 def _single_positional(inner: str) -> bool:

@@ -24,6 +24,8 @@ def definition_to_tool(definition: ToolDefinition, execution: types.ToolExecutio
         meta["toolbay/tier"] = definition.tier.value
     if definition.keywords:
         meta["toolbay/keywords"] = list(definition.keywords)
+    if definition.version:
+        meta["toolbay/version"] = definition.version
     annotations = trusted_instance(types.ToolAnnotations, {"title": definition.title, **_hints(definition.annotations)})
     return trusted_instance(types.Tool, {
         "name": definition.name,

@@ -77,7 +77,7 @@ def test_a_trusted_definition_is_the_one_init_makes() -> None:
     from toolbay.words import PermissionTier
 
     values = ("n", "text", {"type": "object"}, "a title", PermissionTier.READ, ("k",), "wasm:/a/n.wasm", "wasm", True)
-    trusted = ToolDefinition.trusted(*values)
-    made = ToolDefinition(*values)
+    trusted = ToolDefinition.trusted(*values, version="1.2.0")
+    made = ToolDefinition(*values, version="1.2.0")
     assert trusted == made
     assert all(getattr(trusted, field.name) == getattr(made, field.name) for field in fields(ToolDefinition))

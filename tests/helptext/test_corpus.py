@@ -59,12 +59,12 @@ def test_options_match_the_programs_own_definitions():
 def test_choice_lists_match_the_programs_own_definitions():
     right, total = score_corpus().share("choice lists exact")
     assert total > 50
-    assert right / total >= 0.88, f"{right}/{total}"
+    assert right / total >= 0.90, f"{right}/{total}"
 
 
 def test_positionals_and_subcommands_match_the_programs_own_definitions():
     score = score_corpus()
-    for key, goal in (("positionals fully right", 0.88), ("positionals that exist", 0.95),
+    for key, goal in (("positionals fully right", 0.95), ("positionals that exist", 0.95),
                       ("subcommands found", 0.99)):
         right, total = score.share(key)
         assert total > 20 and right / total >= goal, f"{key}: {right}/{total}"
@@ -74,3 +74,9 @@ def test_the_corpus_holds_well_over_a_hundred_real_programs_and_truth_for_many()
     real = [f for f in FOLDERS if f.parent.name != "special"]
     assert len(real) >= 120
     assert len({case.folder for case in truth_cases()}) >= 50
+
+
+def test_every_framework_dialect_has_truth_from_its_own_framework():
+    # generic reads programs of no known framework: it has no framework to ask.
+    backed = {case.folder.parent.name for case in truth_cases()}
+    assert DIALECT_NAMES - {"generic"} <= backed, sorted(DIALECT_NAMES - {"generic"} - backed)

@@ -86,3 +86,11 @@ def test_positionals_from_short_and_long_help_are_merged_by_name():
     short = b"Usage: t [OPTIONS] <FILE>\n\nArguments:\n  <FILE>  The file to read\n\nOptions:\n  -q  Quiet\n"
     desc = describe_help(long, short)
     assert [(p.name, p.description) for p in desc.positionals] == [("FILE", "The file to read")]
+
+
+def test_a_switch_and_its_negation_written_without_spaces_are_one_boolean():
+    desc = _describe("Usage: bump [OPTIONS]\n\nOptions:\n  --commit/--no-commit   Commit the change\n"
+                     "  --tag TEXT             Tag name\n")
+    option = next(o for o in desc.options if o.long == "--commit")
+    assert (option.takes_value, option.negation) == (False, "--no-commit")
+    assert build_tool_schema(desc).input_schema["properties"]["commit"]["type"] == "boolean"

@@ -29,6 +29,7 @@ CHOICE_FORMS = {
     "starred default": lambda v: f"Specify the mode (*{v[0]}*, {', '.join(v[1:])}).",
     "bracketed list": lambda v: f"Override the target [{', '.join(v)}]",
     "MODE (a, b or c)": lambda v: f"Print the script for MODE ({', '.join(v[:-1])}, or {v[-1]}) and exit",
+    "(a, b, or c) after prose": lambda v: f"How to handle multi-architecture images ({_or_list(v)})",
 }
 EXAMPLE_FORMS = {
     "e.g.": lambda v: f"Output format, e.g. {', '.join(v)}",
@@ -37,6 +38,7 @@ EXAMPLE_FORMS = {
     "etc.": lambda v: f"One of: {', '.join(v)}, etc.",
     "ellipsis": lambda v: f"Allowed values: {', '.join(v)}, ...",
     "default list": lambda v: f"Header names [{','.join(v)}]",
+    "two kinds, (a or b)": lambda v: f"Where to listen ({v[0]} or {v[1]})",
 }
 
 

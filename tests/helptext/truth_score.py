@@ -187,11 +187,31 @@ REPORTED = (
 )
 
 
-def score_corpus(corpus: Path = CORPUS) -> Score:
+def score_corpus(corpus: Path = CORPUS, dialect: str | None = None) -> Score:
+    """The score over every truth-backed case, or over one dialect's."""
     score = Score()
     for case in truth_cases(corpus):
-        score_case(case, score)
+        if dialect is None or case.folder.parent.name == dialect:
+            score_case(case, score)
     return score
+
+
+PER_DIALECT = ("options fully right", "choice lists exact", "positionals fully right", "positionals that exist",
+               "subcommands found")
+
+
+def report_per_dialect(corpus: Path = CORPUS) -> str:
+    """The headline figures for each dialect, as right/total (a dash where nothing is defined)."""
+    dialects = sorted({case.folder.parent.name for case in truth_cases(corpus)})
+    lines = ["  " + f"{'dialect':10}" + "".join(f"{key:>26}" for key in PER_DIALECT)]
+    for dialect in dialects:
+        score = score_corpus(corpus, dialect)
+        cells = []
+        for key in PER_DIALECT:
+            right, total = score.share(key)
+            cells.append(f"{100 * right / total:5.1f}% ({right}/{total})" if total else "-")
+        lines.append("  " + f"{dialect:10}" + "".join(f"{cell:>26}" for cell in cells))
+    return "\n".join(lines)
 
 
 def report(score: Score) -> str:

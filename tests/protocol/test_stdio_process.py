@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -125,3 +126,29 @@ async def test_the_server_starts_on_a_damaged_job_database_and_keeps_it_aside(
     assert result.is_error is False
     [kept] = [p for p in data_dir.iterdir() if p.name.startswith("jobs.sqlite3.damaged-")]
     assert kept.read_bytes() == b"this is not an SQLite database" * 100
+
+
+def _declared_versions() -> dict[str, str]:
+    """Each bundled program's version as its source declares it (not as toolbay reads it)."""
+    sources = REPO_ROOT / "tools-src"
+    cargo = (sources / "textkit" / "Cargo.toml").read_text()
+    go = (sources / "jsonkit" / "main.go").read_text()
+    c = (sources / "hashsum" / "main.c").read_text()
+    return {
+        "textkit": re.search(r'^version = "([^"]+)"', cargo, re.MULTILINE).group(1),  # type: ignore[union-attr]
+        "jsonkit": re.search(r'\bversion\s+= "([^"]+)"', go).group(1),  # type: ignore[union-attr]
+        "hashsum": re.search(r'#define VERSION "([^"]+)"', c).group(1),  # type: ignore[union-attr]
+    }
+
+
+async def test_each_listed_tool_carries_its_programs_version_in_meta(extensions_dir: Path,
+                                                                     shared_data_dir: Path) -> None:
+    with anyio.fail_after(300):  # a cold start describes the bundled tools first
+        async with Client(_server_params(extensions_dir, shared_data_dir), mode="legacy") as client:
+            tools = (await client.list_tools()).tools
+    declared = _declared_versions()
+    versions = {tool.name: (tool.meta or {}).get("toolbay/version") for tool in tools
+                if tool.name.split("_")[0] in declared}
+    # Every subcommand tool of a program carries the root's version (jsonkit_get, textkit_count...).
+    assert {name.split("_")[0] for name in versions} == set(declared)
+    assert all(version == declared[name.split("_")[0]] for name, version in versions.items()), versions

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ..engine import Rules
 from .base import Dialect, mark
 
 
 class Argparse(Dialect):
     name = "argparse"
+    rules = Rules(remainder_dots=True)
     marks = (
         mark(r"^usage: \S+ \[-", 1.5),  # argparse's usage lists the options first: "usage: x [-h]"
         mark(r"^positional arguments:$", 2.0),

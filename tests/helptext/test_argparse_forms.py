@@ -1,0 +1,86 @@
+"""argparse forms read as argparse defines them: each help text is printed by a real
+``argparse.ArgumentParser`` and the reading is checked against the parser's own actions."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolbay.helptext import describe_help
+
+
+def _positionals(parser: argparse.ArgumentParser) -> list[tuple[str, bool, bool]]:
+    """(name, required, variadic) of each positional as the parser defines it."""
+    out = []
+    for action in parser._actions:
+        if action.option_strings:
+            continue
+        required = action.nargs not in ("?", "*", argparse.REMAINDER)
+        variadic = action.nargs in ("*", "+", argparse.REMAINDER)
+        out.append((action.dest, required, variadic))
+    return out
+
+
+def _read(parser: argparse.ArgumentParser) -> list[tuple[str, bool, bool]]:
+    desc = describe_help(parser.format_help().encode())
+    return [(p.name.split()[0], p.required, p.variadic) for p in desc.positionals]
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog)
+
+
+def test_a_lone_remainder_after_an_optional_positional_is_a_positional_of_its_own():
+    parser = _parser("trace")
+    parser.add_argument("-c", "--count", action="store_true")
+    parser.add_argument("progname", nargs="?", help="file to run as main program")
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help="arguments to the program")
+    assert _read(parser) == _positionals(parser) == [("progname", False, False), ("arguments", False, True)]
+
+
+def test_a_remainder_with_its_own_metavar_is_optional_and_takes_the_rest():
+    parser = _parser("runner")
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("app", nargs=argparse.REMAINDER, metavar="app ...", help="the app and its arguments")
+    assert _read(parser) == _positionals(parser) == [("app", False, True)]
+
+
+def test_an_optional_choice_positional_is_not_required():
+    parser = _parser("keys")
+    parser.add_argument("operation", nargs="?", choices=["get", "set", "del"])
+    parser.add_argument("service", nargs="?")
+    desc = describe_help(parser.format_help().encode())
+    assert [(p.required, p.choices) for p in desc.positionals] == [(False, ("get", "set", "del")), (False, ())]
+
+
+def test_a_positional_listed_under_another_name_than_in_the_usage_takes_its_repeat_from_the_usage():
+    parser = argparse.ArgumentParser(prog="fmt", usage="%(prog)s [OPTIONS] FILE [FILE ...]")
+    parser.add_argument("filename", nargs="+", help="file(s) to format")
+    parser.add_argument("-o", "--outfile", metavar="FILE")
+    assert _read(parser) == _positionals(parser) == [("filename", True, True)]
+
+
+def test_a_positional_in_an_argument_group_is_found_with_its_description():
+    parser = _parser("auto")
+    general = parser.add_argument_group("General options")
+    general.add_argument("-f", "--file", help="the file to read")
+    general.add_argument("posargs", nargs=argparse.REMAINDER, help="Arguments passed through to the session.")
+    desc = describe_help(parser.format_help().encode())
+    assert _read(parser) == _positionals(parser) == [("posargs", False, True)]
+    assert desc.positionals[0].description == "Arguments passed through to the session."
+    assert [o.long for o in desc.options if o.long != "--help"] == ["--file"]
+
+
+def test_a_choice_list_of_one_value_is_an_enum_of_that_value():
+    parser = _parser("venv")
+    parser.add_argument("--discovery", choices=["builtin"], default="builtin")
+    parser.add_argument("--name", metavar="{NAME}")
+    options = {o.long: o for o in describe_help(parser.format_help().encode()).options}
+    assert options["--discovery"].choices == ("builtin",)
+    assert options["--name"].choices == ()
+
+
+def test_optparse_dots_after_a_bracketed_argument_still_repeat_it():
+    desc = describe_help(b"Usage: prof.py [-o output_file_path] [-m module | scriptfile] [arg] ...\n\n"
+                         b"Options:\n  -h, --help            show this help message and exit\n"
+                         b"  -o OUTFILE, --outfile=OUTFILE\n                        Save stats to <outfile>\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals][-1] == ("arg", False, True)

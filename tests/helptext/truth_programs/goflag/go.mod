@@ -1,0 +1,3 @@
+module toolbay.test/thumbnailer
+
+go 1.19
