@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .heads import Head, parse_head
-from .layout import FLAG_START, Entry, Section, indent_of, read_entries, split_sections
+from .layout import FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, ValueType
 from .notes import (
     is_repeat_type,
@@ -54,11 +54,11 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         if stripped and not stripped.lower().startswith("usage") and not stripped[0].isspace():
             text = "Usage: " + stripped
     layout = split_sections(text)
-    option_entries: list[Entry] = []
-    positional_entries: list[Entry] = []
-    command_entries: list[Entry] = []
+    option_entries: list[HelpEntry] = []
+    positional_entries: list[HelpEntry] = []
+    command_entries: list[HelpEntry] = []
     prose: list[list[str]] = []
-    stray: list[Entry] = []
+    stray: list[HelpEntry] = []
     for section in layout.sections:
         _collect(section, option_entries, positional_entries, command_entries, prose, stray)
 
@@ -87,8 +87,8 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     )
 
 
-def _collect(section: Section, options: list[Entry], positionals: list[Entry], commands: list[Entry],
-             prose: list[list[str]], stray: list[Entry]) -> None:
+def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
+             prose: list[list[str]], stray: list[HelpEntry]) -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
     lists a positional under the argument group it was added to)."""
     if section.kind == "text":
@@ -128,13 +128,13 @@ def _collect(section: Section, options: list[Entry], positionals: list[Entry], c
     if section.kind == "untitled":
         prose.append(loose)
     elif section.kind == "options":
-        stray.extend(Entry(found.group(1), [found.group(2)], 0) for x in loose if (found := _STRAY.match(x)))
+        stray.extend(HelpEntry(found.group(1), [found.group(2)], 0) for x in loose if (found := _STRAY.match(x)))
 
 
 _STRAY = re.compile(r"^([a-z_][\w-]*)\s{2,}(\S.*)$")
 
 
-def _named_in_usage(stray: list[Entry], listed: list[Entry], facts: UsageFacts) -> list[Entry]:
+def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: UsageFacts) -> list[HelpEntry]:
     """The stray entries that are positionals: named in the usage, or as many as the usage's
     unnamed "..." positionals that no listed positional stands for."""
     named = {positional_key(p.name) for p in facts.positionals}
@@ -178,7 +178,7 @@ def _list_indent(lines: list[str]) -> int:
 _COLUMN = re.compile(r"^(-{1,2}[\w-]+|<[^<>]*>|[A-Z][A-Z_]*|\[[^\]]*\])(?:\s{2,}|$)")
 
 
-def _absorb_columns(entry: Entry) -> Entry:
+def _absorb_columns(entry: HelpEntry) -> HelpEntry:
     """typer: "--done  --no-done  <bool>  Mark as done": the head spans several columns."""
     head, description = entry.head, list(entry.description)
     while description and (found := _COLUMN.match(description[0])):
@@ -186,10 +186,10 @@ def _absorb_columns(entry: Entry) -> Entry:
         description[0] = description[0][found.end():]
         if not description[0]:
             description.pop(0)
-    return Entry(head, description, entry.indent)
+    return HelpEntry(head, description, entry.indent)
 
 
-def _option(entry: Entry, rules: Rules) -> OptionSpec:
+def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if rules.columns:
         entry = _absorb_columns(entry)
     words = [w for w in entry.head.replace(",", " ").split() if not w.startswith(("-", "*", "/"))]
@@ -326,7 +326,7 @@ def _first_sentence(paragraph: str) -> str:
     return paragraph[: found.end()] if found and found.end() <= 300 else paragraph[:160].rstrip() + "…"
 
 
-def _subcommands(entries: list[Entry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
+def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
     for entry in entries:
@@ -347,7 +347,7 @@ def _subcommands(entries: list[Entry], rules: Rules, program: str | None) -> lis
     return out
 
 
-def _positionals(entries: list[Entry], facts: UsageFacts, has_commands: bool) -> list[PositionalSpec]:
+def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool) -> list[PositionalSpec]:
     usage_by_key = {positional_key(p.name): p for p in facts.positionals}
     heads = [entry.head.split()[0] if entry.head.split() else entry.head for entry in entries]
     found = [usage_by_key.pop(positional_key(_listed_name(head)), None) for head in heads]

@@ -35,7 +35,7 @@ class Section:
 
 
 @dataclass(slots=True)
-class Entry:
+class HelpEntry:
     """One item of a list: its head ("-n, --lines NUM") and its description lines."""
 
     head: str
@@ -191,14 +191,14 @@ def split_head(content: str) -> tuple[str, str]:
     return content, ""
 
 
-def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[Entry], list[str]]:
+def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry], list[str]]:
     """Groups lines into entries and loose prose.
 
     An entry continues while lines are indented deeper than its head and, once its
     description column is known, until a new head starts left of that column (cobra
     and clap print short-less options further right than the others).
     """
-    entries: list[Entry] = []
+    entries: list[HelpEntry] = []
     prose: list[str] = []
     i, n = 0, len(lines)
     while i < n:
@@ -234,7 +234,7 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[Entry], li
                 desc_col = indent_of(nxt)
             description.append(nxt.strip())
             i += 1
-        entries.append(Entry(head, description, base))
+        entries.append(HelpEntry(head, description, base))
     return entries, prose
 
 
