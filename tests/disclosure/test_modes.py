@@ -70,6 +70,8 @@ def test_catalog_folders_are_searchable_by_configuration_or_by_a_callers_scope()
     tool = ToolDefinition(name="t", description="", input_schema={}, origin="wasm:/srv/finance/t.wasm", source="wasm")
     assert opened.level_of(tool) is Level.CATALOG
     assert opened.level_of(replace(tool, origin="wasm:/srv/other/t.wasm")) is Level.CONNECTED
+    # A Python module's tools belong to its folder just the same.
+    assert opened.level_of(replace(tool, origin="python:/srv/finance/t.py", source="python")) is Level.CATALOG
 
 
 async def test_search_tools_answers_clients_of_the_sessionless_protocol_too(shared_data_dir: Path) -> None:
