@@ -15,6 +15,13 @@ added or removed by touching only its own terms, and a query sums its terms' pos
 with numpy. The average length the weights were computed with is kept, and every weight
 is recomputed only when the catalog has drifted far enough from it to matter (a quarter,
 by count or by average length); ``idf`` always uses the live counts.
+
+Why no semantic model (measured on MetaTool, whose requests share on average 1.4 words with
+the tool they want, and none at all for 18 % of them; Seal-Tools' share 7): all-MiniLM-L6-v2,
+run on its own, reaches nDCG@10 66 there (this index: 54), and added to this index's scores
+70, but costs about 30 ms of CPU a query in numpy (the budget is 2 ms at 10,000 tools) and
+takes Seal-Tools from 93 to 87 at the same weight. The one static model found shipped inside
+an installed package (10,000 words, 64 dimensions) reaches 26 alone and adds nothing.
 """
 
 from __future__ import annotations
