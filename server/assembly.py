@@ -127,7 +127,8 @@ async def assemble(
             install_job_resources(server, manager,
                                   owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)))
 
-        disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
+        disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
+                                connected=settings.extensions)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
         if watch:

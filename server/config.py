@@ -180,6 +180,12 @@ class DisclosureSettings(_Section):
         description="For auto: the full listing's size in tokens (its JSON's characters / 4) above which "
         "disclosure is search-first.",
     )
+    connected_budget: int = Field(
+        3_000, ge=0,
+        description="In search-first: connected tools are listed by name and one line, folder by folder in "
+        "the order of `extensions`, while that listing stays within this many tokens; the tools of a folder "
+        "that does not fit are found only by search_tools, whose description names the folder.",
+    )
     essential: list[str] = Field(
         default_factory=list, description="Name patterns of tools always listed in full (built-ins always are).")
     catalog: list[Path] = Field(

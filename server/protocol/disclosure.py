@@ -3,10 +3,17 @@
 Three levels, by where a tool comes from:
 
 - *essential*: built-ins and tools named in ``[disclosure] essential``: listed in full;
-- *connected*: the extension folders: listed by name and one line, schema deferred;
+- *connected*: the extension folders: listed by name and one line, schema deferred, folder
+  by folder (in the order of ``extensions``) while that listing stays within
+  ``[disclosure] connected_budget`` tokens. A folder that does not fit is not listed tool by
+  tool: ``search_tools``' description names it and how many tools it holds, and the search
+  finds them (a thousand names and lines would cost a model half of what the full listing
+  does);
 - *catalog*: folders named in ``[disclosure] catalog``: never listed, found only by
   ``search_tools``, and only from the folders the caller's allowlist names
   (``catalog_allow`` plus its ``catalog:PATTERN`` scopes).
+
+Which folder a tool is in is read off its file, whatever runs it (WebAssembly or Python).
 
 The catalog allowlist only ever narrows catalog tools: connected tools are filtered by
 authorisation alone, never by it, so an empty allowlist hides no connected tool.
@@ -26,7 +33,7 @@ import json
 import logging
 import os
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +41,7 @@ from typing import Any
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder
 from toolbay.chain.redact import redact_text
 from toolbay.config import DisclosureSettings
+from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
 from toolbay.protocol.listing import definition_to_tool
 from toolbay.search import SearchIndex
 from toolbay.words import CallContext, Principal, ToolDefinition
@@ -43,6 +51,8 @@ logger = logging.getLogger(__name__)
 # A model reads about four characters of JSON or English per token; the budget is rough.
 CHARACTERS_PER_TOKEN = 4
 ONE_LINE = 100
+SEARCH_TOOL = SEARCH_DEFINITION.name
+_FILE_ORIGINS = frozenset({"wasm", "python"})
 DEFERRED_SCHEMA: Mapping[str, Any] = {"type": "object"}
 
 CanUse = Callable[[Principal, ToolDefinition], bool]
@@ -62,10 +72,17 @@ def one_line(description: str) -> str:
     return line[:ONE_LINE].rsplit(" ", 1)[0] + "…"
 
 
+def _with_folders(description: str, left_out: tuple[tuple[str, int], ...]) -> str:
+    """The search tool's description naming the connected folders that are not listed."""
+    folders = ", ".join(f"{name} ({count} tools)" for name, count in left_out)
+    return f"{description} Not listed, found only by this search: the tools of {folders}."
+
+
 def deferred(definition: ToolDefinition) -> ToolDefinition:
-    """What a connected tool is listed as: its name and one line; its schema comes by search."""
+    """What a connected tool is listed as: its name and one line; its schema (and its keywords,
+    which only help a search) come by search."""
     return replace(definition, description=one_line(definition.description), input_schema=DEFERRED_SCHEMA,
-                   output_schema=None)
+                   output_schema=None, keywords=())
 
 
 def _session_key(session: Any) -> Any:
@@ -75,17 +92,46 @@ def _session_key(session: Any) -> Any:
     return getattr(session, "_connection", None)
 
 
+def _folders(paths: Sequence[Path]) -> list[tuple[str, str]]:
+    """(absolute path, name) of each folder, as tools' files are matched against them."""
+    return [(os.path.abspath(folder), Path(folder).name) for folder in paths]
+
+
+def _file_of(definition: ToolDefinition) -> str | None:
+    """The file a tool comes from (``wasm:PATH``, ``python:PATH``), or None for built-ins."""
+    kind, _, path = definition.origin.partition(":")
+    return os.path.abspath(path) if kind in _FILE_ORIGINS and path else None
+
+
+def _folder_of(definition: ToolDefinition, folders: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The first of ``folders`` the tool's file is in."""
+    path = _file_of(definition) if folders else None
+    if path is None:
+        return None
+    for folder in folders:
+        if path.startswith(folder[0] + os.sep):
+            return folder
+    return None
+
+
 class Disclosure:
-    def __init__(self, settings: DisclosureSettings, catalog: CatalogHolder, can_use: CanUse) -> None:
+    def __init__(self, settings: DisclosureSettings, catalog: CatalogHolder, can_use: CanUse,
+                 connected: Sequence[Path] = ()) -> None:
+        """``connected``: the extension folders, in the order their tools are listed."""
         self.settings = settings
         self._catalog = catalog
         self._can_use = can_use
-        self._catalog_folders = [(os.path.abspath(folder), Path(folder).name) for folder in settings.catalog]
+        self._catalog_folders = _folders(settings.catalog)
+        catalog_paths = {path for path, _ in self._catalog_folders}
+        self._connected_folders = [folder for folder in _folders(connected) if folder[0] not in catalog_paths]
         self.index = SearchIndex()
         self._promoted: dict[Any, set[str]] = {}
         # The catalog the full listing was last counted for, weakly: an old catalog holds its
         # tools' modules, which must be freed once it is swapped out.
         self._full_tokens: tuple[weakref.ref[Catalog], int] | None = None
+        # The same for the connected folders listed tool by tool: their paths, and the
+        # folders left out with how many tools each holds.
+        self._connected_listing: tuple[weakref.ref[Catalog], frozenset[str], tuple[tuple[str, int], ...]] | None = None
         self.index.put_many(self._indexed(entry.definition) for entry in catalog.current.entries())
         self._unsubscribe = catalog.subscribe(self._follow)
 
@@ -101,13 +147,8 @@ class Disclosure:
 
     def _catalog_folder_of(self, definition: ToolDefinition) -> str | None:
         """The name of the catalog folder the tool's file is in, if it is in one."""
-        if not definition.origin.startswith("wasm:") or not self._catalog_folders:
-            return None
-        path = os.path.abspath(definition.origin.removeprefix("wasm:"))
-        for folder, name in self._catalog_folders:
-            if path.startswith(folder + os.sep):
-                return name
-        return None
+        folder = _folder_of(definition, self._catalog_folders)
+        return folder[1] if folder is not None else None
 
     def may_search_catalog(self, principal: Principal, folder_name: str) -> bool:
         patterns = list(self.settings.catalog_allow)
@@ -136,14 +177,48 @@ class Disclosure:
         if not self.search_first():
             return visible
         promoted = self._promoted.get(_session_key(session), set()) if session is not None else set()
+        listed_folders, left_out = self.connected_listing()
         listed: list[ToolDefinition] = []
         for definition in visible:
             level = self.level_of(definition)
-            if level is Level.ESSENTIAL or definition.name in promoted:
+            if definition.name == SEARCH_TOOL and left_out:
+                listed.append(replace(definition, description=_with_folders(definition.description, left_out)))
+            elif level is Level.ESSENTIAL or definition.name in promoted:
                 listed.append(definition)
             elif level is Level.CONNECTED:
-                listed.append(deferred(definition))
+                folder = _folder_of(definition, self._connected_folders)
+                if folder is None or folder[0] in listed_folders:
+                    listed.append(deferred(definition))
         return listed
+
+    def connected_listing(self) -> tuple[frozenset[str], tuple[tuple[str, int], ...]]:
+        """(paths of the connected folders listed tool by tool, (name, tool count) of those
+        left to search), once per catalog. Folders are taken in order, each if its tools'
+        names and lines fit in what is left of ``connected_budget``."""
+        current = self._catalog.current
+        if self._connected_listing is None or self._connected_listing[0]() is not current:
+            characters: dict[str, int] = {}
+            counts: dict[str, int] = {}
+            for definition in current.definitions():
+                folder = _folder_of(definition, self._connected_folders)
+                if folder is None or self.level_of(definition) is not Level.CONNECTED:
+                    continue
+                characters[folder[0]] = characters.get(folder[0], 0) + len(json.dumps(definition_to_tool(
+                    deferred(definition)).model_dump(mode="json", by_alias=True, exclude_none=True)))
+                counts[folder[0]] = counts.get(folder[0], 0) + 1
+            left = self.settings.connected_budget * CHARACTERS_PER_TOKEN
+            listed: set[str] = set()
+            left_out: list[tuple[str, int]] = []
+            for path, name in self._connected_folders:
+                if path not in counts:
+                    continue
+                if characters[path] <= left:
+                    left -= characters[path]
+                    listed.add(path)
+                else:
+                    left_out.append((name, counts[path]))
+            self._connected_listing = (weakref.ref(current), frozenset(listed), tuple(left_out))
+        return self._connected_listing[1], self._connected_listing[2]
 
     # -- search ---------------------------------------------------------------------------
 

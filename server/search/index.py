@@ -15,6 +15,13 @@ added or removed by touching only its own terms, and a query sums its terms' pos
 with numpy. The average length the weights were computed with is kept, and every weight
 is recomputed only when the catalog has drifted far enough from it to matter (a quarter,
 by count or by average length); ``idf`` always uses the live counts.
+
+Why no semantic model (measured on MetaTool, whose requests share on average 1.4 words with
+the tool they want, and none at all for 18 % of them; Seal-Tools' share 7): all-MiniLM-L6-v2,
+run on its own, reaches nDCG@10 66 there (this index: 54), and added to this index's scores
+70, but costs about 30 ms of CPU a query in numpy (the budget is 2 ms at 10,000 tools) and
+takes Seal-Tools from 93 to 87 at the same weight. The one static model found shipped inside
+an installed package (10,000 words, 64 dimensions) reaches 26 alone and adds nothing.
 """
 
 from __future__ import annotations
@@ -39,15 +46,19 @@ DEFAULT_K1 = 1.2
 # How much the clause of a request that a tool answers best adds to its score over the
 # whole request (see ``SearchIndex._ranked``): 0 searches the request as one text.
 DEFAULT_CLAUSE_WEIGHT = 1.5
-# No match (see ``SearchIndex.search``): the best tool explains less of the query than
-# ``MIN_SCORE`` (see ``SearchHit.score``), or leads the tenth best by less than ``MIN_MARGIN``.
-# Chosen on the tuning queries: together they cost the full catalog's queries 0.45 points
-# of nDCG@10 and answer "no match" for about a fifth of the queries whose tools were
-# removed. A stricter margin finds more of those but costs every query (0.02: 38 % and
-# -1.7 points; a floor of 0.08: 64 % and -17 points): Seal-Tools' requests are long and
-# name several tasks, so a right tool may explain only a small share of one.
-DEFAULT_MIN_SCORE = 0.035
-DEFAULT_MIN_MARGIN = 0.015
+# No match (see ``SearchIndex.search``): the best tool leads the tenth best by less than
+# ``MIN_LEAD`` of the query's ceiling, the score a tool would get with each of the query's
+# terms at the highest weight any tool has for it. A query for a tool that is not there
+# matches many tools about equally, and none nearly as well as its terms allow; measured
+# against the query's own ceiling, the lead means the same for three words and a paragraph.
+# Chosen on the tuning queries of both sets (bench/bench_search_quality.py): the largest lead
+# that costs their nDCG@10 on the full catalog at most half a point (Seal-Tools -0.42,
+# MetaTool -0.05); it answers no match for about a fifth of the tuning queries whose tools
+# were removed. Catching more costs every query: 0.083 catches 48 % at -2.6 points. Seal-Tools
+# has many near twins (deployApp, deployMobileApp), and with one removed the other matches
+# the request almost as well; words alone cannot tell that apart from a right answer. A floor
+# on the score itself, tried too, cost MetaTool's short queries 3 to 5 points of recall@5.
+DEFAULT_MIN_LEAD = 0.055
 _MARGIN_RANK = 10
 _DRIFT = 0.25
 
@@ -92,23 +103,21 @@ class SearchIndex:
         k1: float = DEFAULT_K1,
         clause_weight: float = DEFAULT_CLAUSE_WEIGHT,
         min_clause_terms: int = 2,
-        min_score: float = DEFAULT_MIN_SCORE,
-        min_margin: float = DEFAULT_MIN_MARGIN,
+        min_lead: float = DEFAULT_MIN_LEAD,
     ) -> None:
-        self.min_margin = min_margin
+        self.min_lead = min_lead
         self.field_weights = field_weights
         self.b = b
         self.k1 = k1
         self.clause_weight = clause_weight
         self.min_clause_terms = min_clause_terms
-        self.min_score = min_score
         self._documents: dict[str, _Document] = {}
         self._by_lower_name: dict[str, set[str]] = {}
         # term -> {slot: saturated weight}; the slot's tool is ``_names[slot]``.
         self._postings: dict[str, dict[int, float]] = {}
-        # The same postings as arrays (slots, weights), made when a query first needs them
-        # and dropped when the term's postings change.
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # The same postings as arrays (slots, weights) with their highest weight, made when a
+        # query first needs them and dropped when the term's postings change.
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
         self._names: list[str | None] = []
         self._free_slots: list[int] = []
         self._length_sums = [0] * len(FIELDS)
@@ -243,15 +252,14 @@ class SearchIndex:
         """The ``limit`` best tools for ``query`` that ``allowed`` lets through (all by
         default), best first. A tool named exactly as the query, or as one of its
         identifier-like words, comes first. Otherwise the outcome is ``no_match``, with no
-        hits, when the best tool is weak (score below ``min_score``) or does not stand out
-        from the tenth best by ``min_margin``: many tools matching a query about equally
-        is what a query for a tool that is not there looks like."""
+        hits, when no tool has any of the query's terms, or the best one does not lead the
+        tenth best by ``min_lead`` of the query's ceiling (see ``DEFAULT_MIN_LEAD``)."""
         if limit <= 0:
             return SearchOutcome((), no_match=False)
         exact = [name for name in self._exact_names(query) if allowed is None or allowed(name)]
         hits = [SearchHit(self._documents[name].definition, 1.0) for name in exact[:limit]]
-        ranked = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
-        if not exact and self._weak(ranked):
+        ranked, ceiling = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
+        if not exact and self._weak(ranked, ceiling):
             return SearchOutcome((), no_match=True)
         for name, score in ranked:
             if len(hits) >= limit:
@@ -259,11 +267,11 @@ class SearchIndex:
             hits.append(SearchHit(self._documents[name].definition, score))
         return SearchOutcome(tuple(hits), no_match=False)
 
-    def _weak(self, ranked: list[tuple[str, float]]) -> bool:
-        if not ranked or ranked[0][1] < self.min_score:
+    def _weak(self, ranked: list[tuple[str, float]], ceiling: float) -> bool:
+        if not ranked or ceiling <= 0.0:
             return True
         runner_up = ranked[_MARGIN_RANK - 1][1] if len(ranked) >= _MARGIN_RANK else 0.0
-        return ranked[0][1] - runner_up < self.min_margin
+        return ranked[0][1] - runner_up < self.min_lead * ceiling
 
     @staticmethod
     def _idf(count: int, frequency: int) -> float:
@@ -284,17 +292,19 @@ class SearchIndex:
         return found
 
     def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int,
-                exclude: set[str]) -> list[tuple[str, float]]:
-        """(name, score) of the best ``limit`` tools. A request that asks for two things
-        ("convert the file, then mail it") is also searched clause by clause, and the
-        clause a tool answers best adds to its score over the whole request: a tool that
-        does one of the things well should not lose to one that touches both vaguely.
+                exclude: set[str]) -> tuple[list[tuple[str, float]], float]:
+        """(name, score) of the best ``limit`` tools, and the query's ceiling (the score of a
+        tool with each of the query's terms at the highest weight any tool has for it). A
+        request that asks for two things ("convert the file, then mail it") is also searched
+        clause by clause, and the clause a tool answers best adds to its score over the
+        whole request: a tool that does one of the things well should not lose to one that
+        touches both vaguely.
         Scores are divided by the query's total weight (the idf of its known terms, the
         clause share included), so they fall in (0, 1)."""
         whole = tokenize(query)
         known = list(dict.fromkeys(term for term in whole if term in self._postings))
         if not known:
-            return []
+            return [], 0.0
         row_of = {term: row for row, term in enumerate(known)}
         count = len(self._documents)
         idf = np.array([self._idf(count, len(self._postings[term])) for term in known])
@@ -302,9 +312,10 @@ class SearchIndex:
         # bincount sums them per tool (no dense matrix, and no BLAS threads, which cost
         # more in waking up than they save on a busy machine).
         arrays = [self._array(term) for term in known]
-        slots = np.concatenate([pair[0] for pair in arrays])
-        weights = np.concatenate([pair[1] for pair in arrays])
-        lengths = [len(pair[0]) for pair in arrays]
+        slots = np.concatenate([triple[0] for triple in arrays])
+        weights = np.concatenate([triple[1] for triple in arrays])
+        highest = np.array([triple[2] for triple in arrays])
+        lengths = [len(triple[0]) for triple in arrays]
         size = len(self._names)
 
         def score(vector: np.ndarray) -> np.ndarray:
@@ -312,21 +323,23 @@ class SearchIndex:
 
         whole_vector = self._query_vector(whole, row_of, idf)
         scores = score(whole_vector)
+        ceiling = float(whole_vector @ highest)
         # Words no tool has count too, as rare as can be: a query that only one of its
         # eight words matches is mostly not about that tool.
         unknown = sum(1 for term in whole if term not in row_of)
         total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
         if self.clause_weight > 0:
             parts = [tokenize(clause) for clause in clauses(query)]
-            clause_scores = [score(self._query_vector(terms, row_of, idf)) for terms in parts
-                             if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
-            if clause_scores:
-                scores += self.clause_weight * np.maximum.reduce(clause_scores)
+            clause_vectors = [self._query_vector(terms, row_of, idf) for terms in parts
+                              if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
+            if clause_vectors:
+                scores += self.clause_weight * np.maximum.reduce([score(vector) for vector in clause_vectors])
+                ceiling += self.clause_weight * max(float(vector @ highest) for vector in clause_vectors)
                 total *= 1.0 + self.clause_weight
         scores /= total
         for name in exclude:
             scores[self._documents[name].slot] = 0.0
-        return self._best(scores, allowed, limit)
+        return self._best(scores, allowed, limit), ceiling / total
 
     @staticmethod
     def _query_vector(terms: list[str], row_of: dict[str, int], idf: np.ndarray) -> np.ndarray:
@@ -338,14 +351,13 @@ class SearchIndex:
                 vector[row] += 1.0
         return vector * idf
 
-    def _array(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+    def _array(self, term: str) -> tuple[np.ndarray, np.ndarray, float]:
         arrays = self._arrays.get(term)
         if arrays is None:
             posting = self._postings[term]
+            weights = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
             arrays = self._arrays[term] = (
-                np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
-                np.fromiter(posting.values(), dtype=np.float64, count=len(posting)),
-            )
+                np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)), weights, float(weights.max()))
         return arrays
 
     def _best(self, scores: np.ndarray, allowed: Callable[[str], bool] | None,

@@ -41,6 +41,32 @@ def help_text(verb: str, noun: str) -> str:
     )
 
 
+def python_module(module: str, verbs: tuple[str, ...] = VERBS, nouns: tuple[str, ...] = NOUNS) -> str:
+    """The Python tool module ``module``.py, offering a tool for every verb × noun (named
+    ``MODULE_VERB_NOUN``, described as the generated WASI tools are), each answering with its
+    name and its input."""
+    return f"""
+MODULE = {module!r}
+VERBS = {verbs!r}
+NOUNS = {nouns!r}
+
+
+def get_tool_schemas():
+    return [{{
+        "name": f"{{MODULE}}_{{verb}}_{{noun}}",
+        "description": f"{{verb.capitalize()}} the {{noun}} given as INPUT.",
+        "input_schema": {{"type": "object", "properties": {{
+            "input": {{"type": "string", "description": f"The {{noun}} to {{verb}}"}},
+            "format": {{"type": "string", "description": "Output format", "default": "text"}},
+        }}, "required": ["input"]}},
+    }} for verb in VERBS for noun in NOUNS]
+
+
+def dispatch(name, arguments):
+    return {{"tool": name, "input": arguments["input"]}}
+"""
+
+
 def help_module(text: str) -> bytes:
     """A WASI command that writes ``text`` to standard output and exits 0."""
     data = text.encode()

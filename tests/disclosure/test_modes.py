@@ -70,6 +70,8 @@ def test_catalog_folders_are_searchable_by_configuration_or_by_a_callers_scope()
     tool = ToolDefinition(name="t", description="", input_schema={}, origin="wasm:/srv/finance/t.wasm", source="wasm")
     assert opened.level_of(tool) is Level.CATALOG
     assert opened.level_of(replace(tool, origin="wasm:/srv/other/t.wasm")) is Level.CONNECTED
+    # A Python module's tools belong to its folder just the same.
+    assert opened.level_of(replace(tool, origin="python:/srv/finance/t.py", source="python")) is Level.CATALOG
 
 
 async def test_search_tools_answers_clients_of_the_sessionless_protocol_too(shared_data_dir: Path) -> None:
@@ -84,3 +86,20 @@ async def test_search_tools_answers_clients_of_the_sessionless_protocol_too(shar
     assert found.structured_content is not None
     assert found.structured_content["results"][0]["name"] == "hashsum"
     assert "900150983cd24fb0d6963f7d28e17f72" in called.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_connected_folder_past_the_budget_is_named_by_search_tools_and_promoted_tools_still_list(
+        shared_data_dir: Path) -> None:
+    settings = load_settings(None, data_dir=shared_data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"mode": "search-first", "connected_budget": 0})})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            before = {tool.name: tool for tool in (await client.list_tools()).tools}
+            await client.call_tool("search_tools", {"query": "sha256 digest"})
+            after = {tool.name: tool for tool in (await client.list_tools()).tools}
+            bundled = sum(1 for d in app.catalog.current.definitions() if d.origin.startswith(("wasm:", "python:")))
+    assert "hashsum" not in before and "textkit_count" not in before and "refresh_tools" in before
+    assert f"extensions ({bundled} tools)" in before["search_tools"].description
+    assert "algorithm" in after["hashsum"].input_schema["properties"]  # found, so listed in full

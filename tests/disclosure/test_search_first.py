@@ -12,6 +12,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from tests.disclosure.conftest import NOUNS, VERBS, python_module
 from tests.reload.conftest import ListChanged
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
@@ -158,3 +159,49 @@ async def test_a_removed_file_disappears_from_search(folders: tuple[Path, Path],
     assert not any(name.startswith("textkit_") for name in names(after))
     assert "hashsum" not in names(by_name)
     assert "hashsum" not in tools  # promoted once, gone now
+
+
+async def test_a_thousand_connected_tools_past_the_budget_are_found_by_search_and_named_in_its_description(
+        folders: tuple[Path, Path], shared_data_dir: Path) -> None:
+    # Both folders connected: the bundled tools fit the budget and are listed by name and
+    # line; the 1,000 generated ones do not, so the listing names their folder instead.
+    connected, generated = folders
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir, catalog=[], catalog_allow=[]) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            tools = await listed(client)
+            found = await search(client, "convert the invoice")
+            result = await client.call_tool("convert_invoice", {"input": "march.txt"})
+    assert {"textkit_count", "jsonkit_fmt", "search_tools"} <= set(tools) and "hashsum" not in tools
+    assert tools["textkit_count"].input_schema == {"type": "object"}
+    assert not any(name.endswith("_invoice") for name in tools) and len(tools) < 40
+    # the generated tools and hashsum
+    assert f"{generated.name} ({len(VERBS) * len(NOUNS) + 1} tools)" in tools["search_tools"].description
+    assert names(found)[0] == "convert_invoice"  # found even with an empty catalog allowlist
+    assert "input" in found["results"][0]["inputSchema"]["properties"]
+    assert not result.is_error
+
+
+async def test_python_tools_are_disclosed_by_their_folder_like_any_other(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    # A module of 1,000 Python tools in a connected folder past the budget, and a module of
+    # one in a catalog folder: neither is listed, search finds both, and a found one runs.
+    many, catalog = tmp_path / "many", tmp_path / "catalog"
+    many.mkdir()
+    catalog.mkdir()
+    (many / "paperwork.py").write_text(python_module("paperwork"), encoding="utf-8")
+    (catalog / "stargazing.py").write_text(python_module("stargazing", ("chart",), ("constellation",)),
+                                           encoding="utf-8")
+    with anyio.fail_after(WAIT_S):
+        async with serving((many, catalog), shared_data_dir) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            assert len(app.catalog.current) > 1000
+            tools = await listed(client)
+            found = await search(client, "schedule the podcast")
+            stars = await search(client, "chart a constellation")
+            result = await client.call_tool("paperwork_schedule_podcast", {"input": "episode 12"})
+    assert not {name for name in tools if name.endswith(("_podcast", "_constellation"))}
+    assert f"many ({len(VERBS) * len(NOUNS)} tools)" in tools["search_tools"].description
+    assert "catalog" not in tools["search_tools"].description  # catalog folders are never named
+    assert names(found)[0] == "paperwork_schedule_podcast" and names(stars)[0] == "stargazing_chart_constellation"
+    assert result.structured_content == {"tool": "paperwork_schedule_podcast", "input": "episode 12"}

@@ -128,3 +128,31 @@ def test_keywords_find_a_tool_whose_description_does_not_say_them() -> None:
         "name": "jq_like", "description": "Select parts of a document.", "inputSchema": {"type": "object"},
         "_meta": {"toolbay/keywords": ["jmespath", "query"]}})])
     assert names(index, "jmespath")[0] == "jq_like"
+
+
+TOPICS = ("crime", "weather", "traffic", "population", "rainfall", "unemployment", "tourism", "housing",
+          "election", "vaccination", "pollution", "migration", "literacy", "inflation", "energy")
+
+
+def test_a_request_that_many_tools_half_answer_is_no_match_until_the_tool_that_fits_is_added() -> None:
+    # Fifteen tools share "retrieve statistics for a region"; none is about volcanoes, so each
+    # answers the request about as well as the others, and far below what its words allow.
+    index = index_of([tool(f"get{topic.capitalize()}Statistics", f"Retrieve {topic} statistics for a region",
+                           region="Region name") for topic in TOPICS])
+    request = "retrieve statistics on volcano eruptions for the region around Naples"
+    outcome = index.search(request)
+    assert outcome.no_match and outcome.hits == ()
+    assert names(index, "retrieve rainfall statistics for the region around Naples")[0] == "getRainfallStatistics"
+    index.put(tool("getVolcanoStatistics", "Retrieve volcano eruption statistics for a region", region="Region"))
+    assert names(index, request)[0] == "getVolcanoStatistics"
+
+
+def test_a_long_chatty_request_still_finds_the_one_tool_that_fits() -> None:
+    # Most of these words are in no tool; the two that are point at one tool only. Dividing by
+    # the query's length alone would call it too weak a match.
+    request = ("Good morning! I have been sitting at my desk since dawn, drinking coffee and staring out of "
+               "the window, planning a long bicycle ride along the coast with two old friends from school, "
+               "and before we set off we would love to know the forecast for Lisbon")
+    outcome = index_of().search(request)
+    assert not outcome.no_match
+    assert outcome.hits[0].name == "weather_forecast"
