@@ -43,11 +43,12 @@ MAX_PROOF = 1024
 class QuickRunRecord:
     """One tool's recent pace. Used from the event loop only."""
 
-    __slots__ = ("_needed", "_streak")
+    __slots__ = ("_needed", "_streak", "_slow_once")
 
     def __init__(self) -> None:
         self._streak = 0
         self._needed = 0
+        self._slow_once = False
 
     @property
     def trusted(self) -> bool:
@@ -56,10 +57,17 @@ class QuickRunRecord:
 
     def ran_here(self, cpu_s: float, waited_s: float) -> None:
         """A run on the calling thread used this much processor time and slept this long: too
-        much, and the tool goes to workers."""
+        much twice in a row, and the tool goes to workers. Once is not enough: on a crowded
+        virtual machine one run's processor time is now and then inflated several times over
+        (time stolen from the machine is charged to whatever ran), and a quick tool must not
+        leave the loop for that; a slow tool costs the loop one run more, within its budget."""
         if is_quick(cpu_s, waited_s):
             self._streak += 1
+            self._slow_once = False
+        elif not self._slow_once:
+            self._slow_once = True
         else:
+            self._slow_once = False
             self._streak = 0
             self._needed = max(self._needed, FIRST_PROOF)
 
@@ -69,5 +77,6 @@ class QuickRunRecord:
 
     def overran(self) -> None:
         """A run on the calling thread outlived its budget."""
+        self._slow_once = False
         self._streak = 0
         self._needed = min(max(self._needed * 2, FIRST_PROOF), MAX_PROOF)
