@@ -39,12 +39,16 @@ class ColdStart:
 
 
 def cpu_time_of(pid: int) -> float:
-    """User + system CPU seconds the process has used so far (0 where /proc is missing)."""
+    """User + system CPU seconds used so far by the process and every process below it (0 where
+    /proc is missing). A stdio ``serve`` forks at once and its child is the server
+    (``toolbay.detach``): the parent alone holds only the imports before the fork."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_time_of(int(child)) for child in children)
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
