@@ -35,6 +35,7 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 from toolbay.app import Toolbay  # noqa: E402
 from toolbay.assembly import assemble  # noqa: E402
 from toolbay.config import Settings, load_settings  # noqa: E402
+from toolbay.wasm import WasmRuntime  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
@@ -94,8 +95,21 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One data folder for the session, so modules compile once across tests."""
-    return tmp_path_factory.mktemp("toolbay-data")
+    """One data folder for the session, so modules compile once across tests.
+
+    The bundled tools are compiled into it first with both compilers, as a server that has run
+    once leaves them (Winch's code, then Cranelift's from the background optimiser). Without
+    Cranelift's entries every server started on this folder would begin optimising the 7 MB Go
+    tool again, seconds of CPU each, and be stopped by its test before it is done."""
+    folder = tmp_path_factory.mktemp("toolbay-data")
+    runtime = WasmRuntime(cache_dir=folder / "modules", consume_fuel=False, optimise_in_background=True)
+    try:
+        for path in sorted(BUNDLED_EXTENSIONS.glob("*.wasm")):
+            runtime.load(path)
+        assert runtime.wait_optimised(timeout=600), "the bundled tools were not optimised within 10 minutes"
+    finally:
+        runtime.close()
+    return folder
 
 
 # The app over a private copy of the bundled tools (tests/app, tests/catalog, tests/protocol).
