@@ -39,12 +39,16 @@ class ColdStart:
 
 
 def cpu_time_of(pid: int) -> float:
-    """User + system CPU seconds the process has used so far (0 where /proc is missing)."""
+    """User + system CPU seconds used so far by the process and every process below it (0 where
+    /proc is missing). A stdio ``serve`` forks at once and its child is the server
+    (``toolbay.detach``): the parent alone holds only the imports before the fork."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_time_of(int(child)) for child in children)
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
@@ -73,13 +77,26 @@ def _wait_for_change(process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("the server closed its output")
 
 
+def python_as_installed() -> dict[str, str]:
+    """The environment of the measured processes: Python caching compiled bytecode, as it does
+    by default (in a temporary folder, so the checkout stays clean), even where this shell sets
+    PYTHONDONTWRITEBYTECODE: else every start compiles toolbay and its libraries from source,
+    which no installed server does after its first start."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = os.environ.get("PYTHONPYCACHEPREFIX") or _BYTECODE.name
+    return env
+
+
+_BYTECODE = tempfile.TemporaryDirectory(prefix="toolbay-bench-bytecode-")
+
+
 def cold_start(extensions: Path, expected: set[str], env: dict[str, str]) -> ColdStart:
     with tempfile.TemporaryDirectory(prefix="toolbay-cold-") as data:
         started = time.perf_counter()
         process = subprocess.Popen(
             [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", data],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={**os.environ, **env}, cwd=data,
+            env={**python_as_installed(), **env}, cwd=data,
         )
         try:
             _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -113,7 +130,7 @@ def bundled_tool_names(extensions: Path) -> set[str]:
     with tempfile.TemporaryDirectory(prefix="toolbay-cold-names-") as data:
         listed = subprocess.run(
             [sys.executable, "-m", "toolbay", "list", "--json", "--extensions", str(extensions), "--data-dir", data],
-            check=True, capture_output=True, text=True,
+            check=True, capture_output=True, text=True, env=python_as_installed(),
         )
     return {tool["name"] for tool in json.loads(listed.stdout)["tools"]}
 
@@ -121,7 +138,9 @@ def bundled_tool_names(extensions: Path) -> set[str]:
 def run(extensions: Path, rounds: int, label: str) -> bool:
     expected = bundled_tool_names(extensions)
     print(f"{label}. cold start of the bundled tools ({len(expected)} tools), process start → first complete "
-          f"tools/list, empty data folder, {rounds} rounds")
+          f"tools/list, empty data folder, {rounds} rounds; bytecode cached as Python does by default "
+          f"(this shell {'sets' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'does not set'} "
+          "PYTHONDONTWRITEBYTECODE)")
     samples: dict[str, list[ColdStart]] = {name: [] for name in SETTINGS}
     names = list(SETTINGS)
     all_first = True

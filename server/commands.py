@@ -10,8 +10,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain.call import ToolCall
@@ -25,6 +23,9 @@ PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled t
                    "folders), personal (the caller's own folder); the others are hidden with a shadowing note")
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
     from toolbay.app import Toolbay
 
 logger = logging.getLogger(__name__)
@@ -35,14 +36,25 @@ class _DescribeProgress:
     (from the first file done on: a warm start describes nothing and shows nothing)."""
 
     def __init__(self) -> None:
-        self.console = Console(stderr=True)
+        self._console: Console | None = None
         self.progress: Progress | None = None
         self.task: Any = None
 
+    @property
+    def console(self) -> Console:
+        # rich is loaded only for a terminal: a server started by a client never needs it.
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        return self._console
+
     def __call__(self, outcome: FileOutcome, total: int) -> None:
-        if not self.console.is_terminal:
+        if not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ) or not self.console.is_terminal:
             return
         if self.progress is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
             self.progress = Progress(
                 TextColumn("describing tools"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.description}"), console=self.console, transient=True,

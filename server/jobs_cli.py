@@ -16,13 +16,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from toolbay.jobs import JobManager
     from toolbay.jobs.views import JobView
 
 T = TypeVar("T")
+
+
+def _console(*, stderr: bool = False) -> Console:
+    # rich is loaded when a jobs command prints, not with every ``toolbay`` command (this module
+    # is part of the command table).
+    from rich.console import Console
+
+    return Console(stderr=stderr)
 
 jobs_app = typer.Typer(help="The jobs in the data folder: list, status, wait, result, cancel.", no_args_is_help=True)
 
@@ -52,7 +61,7 @@ def _with_manager(config: Path | None, data_dir: Path | None,
     settings = settings_or_exit(config, data_dir=data_dir)
     database = settings.data_dir / "jobs.sqlite3"
     if not database.exists():
-        Console(stderr=True).print(f"toolbay: no jobs in {settings.data_dir} (no {database.name})", markup=False)
+        _console(stderr=True).print(f"toolbay: no jobs in {settings.data_dir} (no {database.name})", markup=False)
         raise typer.Exit(1)
 
     async def run() -> T:
@@ -89,7 +98,7 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
     for view in views:
         structured = view.structured()
         table.add_row(view.id, view.tool, view.status, structured["created_at"], view.reason or "")
-    Console().print(table)
+    _console().print(table)
 
 
 @jobs_app.command()
@@ -117,7 +126,7 @@ def result(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
     """Prints a job's output (exit 1 if it failed or has not ended)."""
     output = _with_manager(config, data_dir, lambda manager: _result(manager, _owner(owner), job_id))
     if isinstance(output, str):
-        Console(stderr=True).print(output, markup=False)
+        _console(stderr=True).print(output, markup=False)
         raise typer.Exit(1)
     if output.text:
         typer.echo(output.text.rstrip("\n"))
@@ -165,7 +174,7 @@ async def watch(manager: JobManager, owner: str, job_id: str, timeout_s: float |
     look = read or (lambda: _status_with_progress(manager, owner, job_id))
     view = await look()
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[note]}"), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with Progress(*columns, console=_console(stderr=True), transient=True) as bar:
         task = bar.add_task(f"{view.tool} ({job_id})", total=None, note=view.status)
         with anyio.move_on_after(timeout_s):
             while not view.finished:

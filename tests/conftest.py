@@ -5,17 +5,39 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import pytest
-from hypothesis.configuration import set_hypothesis_home_dir
 
-from toolbay.app import Toolbay
-from toolbay.assembly import assemble
-from toolbay.config import Settings, load_settings
-from toolbay.logs import QUIETED_LOGGERS
+def _share_compiled_bytecode() -> str | None:
+    """Every Python process of the test session (this one, pytest-xdist's workers, and the
+    servers and commands the tests start) keeps its compiled bytecode in one temporary folder,
+    so a module is compiled from source once per session rather than once per process. Where
+    bytecode is never written (PYTHONDONTWRITEBYTECODE, as some shells set), each ``toolbay``
+    subprocess would otherwise compile toolbay, the MCP SDK and pydantic from source, seconds of
+    CPU each. Set before toolbay is imported here; the folder made is returned, to remove at the end."""
+    made = None
+    if not os.environ.get("PYTHONPYCACHEPREFIX"):
+        made = tempfile.mkdtemp(prefix="toolbay-tests-bytecode-")
+        os.environ["PYTHONPYCACHEPREFIX"] = made
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
+    return made
+
+
+_bytecode_folder = _share_compiled_bytecode()
+
+import pytest  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+from toolbay.app import Toolbay  # noqa: E402
+from toolbay.assembly import assemble  # noqa: E402
+from toolbay.config import Settings, load_settings  # noqa: E402
+from toolbay.logs import QUIETED_LOGGERS  # noqa: E402
+from toolbay.wasm import WasmRuntime  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_EXTENSIONS = REPO_ROOT / "extensions"
@@ -56,6 +78,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _home_patch.undo()
     if home is not None and Path(home).name.startswith("toolbay-tests-home-"):
         shutil.rmtree(home, ignore_errors=True)
+    if _bytecode_folder is not None:
+        shutil.rmtree(_bytecode_folder, ignore_errors=True)
 
 
 def patient_start(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -99,8 +123,21 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One data folder for the session, so modules compile once across tests."""
-    return tmp_path_factory.mktemp("toolbay-data")
+    """One data folder for the session, so modules compile once across tests.
+
+    The bundled tools are compiled into it first with both compilers, as a server that has run
+    once leaves them (Winch's code, then Cranelift's from the background optimiser). Without
+    Cranelift's entries every server started on this folder would begin optimising the 7 MB Go
+    tool again, seconds of CPU each, and be stopped by its test before it is done."""
+    folder = tmp_path_factory.mktemp("toolbay-data")
+    runtime = WasmRuntime(cache_dir=folder / "modules", consume_fuel=False, optimise_in_background=True)
+    try:
+        for path in sorted(BUNDLED_EXTENSIONS.glob("*.wasm")):
+            runtime.load(path)
+        assert runtime.wait_optimised(timeout=600), "the bundled tools were not optimised within 10 minutes"
+    finally:
+        runtime.close()
+    return folder
 
 
 # The app over a private copy of the bundled tools (tests/app, tests/catalog, tests/protocol).

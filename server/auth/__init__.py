@@ -16,11 +16,25 @@ HTTP auth machinery. The call chain's authenticate stage (``toolbay.chain.authen
 uses the same verifier, so a call is authenticated on every transport.
 """
 
+from typing import TYPE_CHECKING
+
 from toolbay.auth.bind import check_bind_safety, is_loopback
 from toolbay.auth.http import BearerAuthMiddleware, bearer_credential
-from toolbay.auth.jwt_verifier import JwtVerifier
 from toolbay.auth.principal import FirstAccepting, local_principal, principal_from_access_token
 from toolbay.auth.tokens import TokenEntry, TokenStore, hash_token, new_token
+
+if TYPE_CHECKING:
+    from toolbay.auth.jwt_verifier import JwtVerifier
+
+
+def __getattr__(name: str) -> object:
+    # PyJWT and cryptography load with the first use of JwtVerifier, not with the package: a
+    # server without JWTs never needs them.
+    if name == "JwtVerifier":
+        from toolbay.auth.jwt_verifier import JwtVerifier
+
+        return JwtVerifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "BearerAuthMiddleware",

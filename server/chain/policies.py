@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.auth.provider import TokenVerifier
 
-from toolbay.auth.jwt_verifier import JwtVerifier
 from toolbay.auth.principal import FirstAccepting, local_principal
 from toolbay.auth.tokens import TokenStore
 from toolbay.chain.approve import Answer, Approver, Ask
@@ -26,6 +25,9 @@ from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
 from toolbay.chain.validate import SchemaValidator
 from toolbay.errors import ConfigError
 from toolbay.words import PermissionTier, Principal
+
+if TYPE_CHECKING:
+    from toolbay.auth.jwt_verifier import JwtVerifier
 
 
 @dataclass(slots=True)
@@ -119,6 +121,9 @@ def _authenticator(auth: AuthSettings, base: Path, local_name: str | None) -> Au
 
 
 def _jwt_verifier(jwt: JwtSettings, base: Path) -> JwtVerifier:
+    # PyJWT and cryptography are loaded only where JWTs are configured.
+    from toolbay.auth.jwt_verifier import JwtVerifier
+
     sources = [s for s in (jwt.key, jwt.key_file, jwt.jwks_file) if s is not None]
     if len(sources) != 1:
         raise ConfigError("chain.auth.jwt: set exactly one of key, key_file or jwks_file")

@@ -22,14 +22,14 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator, ValidationError
-from jsonschema.exceptions import SchemaError
+from typing import TYPE_CHECKING, Any
 
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
 from toolbay.errors import InvalidArguments
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator, ValidationError
 
 _OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 _JSON_TYPE_NAMES = {
@@ -206,6 +206,11 @@ class SchemaValidator:
         entry = self._compiled.get(id(schema))
         if entry is not None and entry[0] is schema:
             return entry[1]
+        # jsonschema is loaded with the first schema it checks, not with the server (a start
+        # that only lists tools never needs it).
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import SchemaError
+
         compiled: Draft202012Validator | str
         closed = close_schema(schema)
         try:

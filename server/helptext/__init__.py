@@ -6,10 +6,26 @@ wasmtime, so it is tested on captured texts alone.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .describe import describe_help
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
 from .schema import ToolSchema, build_tool_schema
-from .tree import DescribedCommand, DescribedTree, HelpRun, SkippedCommand, describe_tree
+
+if TYPE_CHECKING:
+    from .tree import DescribedCommand, DescribedTree, HelpRun, SkippedCommand, describe_tree
+
+# ``toolbay parse-help`` describes one text and never needs the command tree: it is loaded on
+# first use (PEP 562), not with every import of the package.
+_FROM_TREE = frozenset({"DescribedCommand", "DescribedTree", "HelpRun", "SkippedCommand", "describe_tree"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _FROM_TREE:
+        from . import tree
+
+        return getattr(tree, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "DescribedCommand", "DescribedTree", "HelpDescription", "HelpRun", "OptionSpec", "PositionalSpec",

@@ -29,13 +29,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from toolbay.search.documents import FIELDS, field_terms
 from toolbay.search.query import clauses, name_candidates
 from toolbay.search.tokens import tokenize
 from toolbay.words import ToolDefinition
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Tuned on the tuning part of the Seal-Tools dev queries (bench/bench_search_quality.py);
 # the held-out part was never used to choose them. Fields: name, description, keywords,
@@ -305,6 +307,9 @@ class SearchIndex:
         known = list(dict.fromkeys(term for term in whole if term in self._postings))
         if not known:
             return [], 0.0
+        # numpy is loaded with the first search, not with the server (keeping postings needs none).
+        import numpy as np
+
         row_of = {term: row for row, term in enumerate(known)}
         count = len(self._documents)
         idf = np.array([self._idf(count, len(self._postings[term])) for term in known])
@@ -344,6 +349,8 @@ class SearchIndex:
     @staticmethod
     def _query_vector(terms: list[str], row_of: dict[str, int], idf: np.ndarray) -> np.ndarray:
         """idf times the count of each known term in ``terms``, by matrix row."""
+        import numpy as np
+
         vector = np.zeros(len(row_of))
         for term in terms:
             row = row_of.get(term)
@@ -354,6 +361,8 @@ class SearchIndex:
     def _array(self, term: str) -> tuple[np.ndarray, np.ndarray, float]:
         arrays = self._arrays.get(term)
         if arrays is None:
+            import numpy as np
+
             posting = self._postings[term]
             weights = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
             arrays = self._arrays[term] = (
@@ -362,6 +371,8 @@ class SearchIndex:
 
     def _best(self, scores: np.ndarray, allowed: Callable[[str], bool] | None,
               limit: int) -> list[tuple[str, float]]:
+        import numpy as np
+
         candidates = np.flatnonzero(scores > 0.0)
         if allowed is None and len(candidates) > limit:
             candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
