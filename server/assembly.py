@@ -7,6 +7,7 @@ parameter here.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -62,7 +63,38 @@ async def assemble(
         stages: the call chain instead of the one the settings make (benchmarks).
         file_filter: serve only the tool files (paths) it accepts (``toolbay call``).
     """
-    policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
+    cluster = settings.cluster
+    async with contextlib.AsyncExitStack() as stack:
+        redis = None
+        if cluster.redis is not None:
+            # Checked before anything else starts: an unreachable Redis is one line and exit 2.
+            from toolbay.cluster.connection import open_checked
+
+            redis = await open_checked(cluster.redis)
+            stack.push_async_callback(redis.aclose)
+        policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation,
+                                               shared_limits=cluster.redis, on_outage=cluster.on_outage)
+        if policies.limiter is not None:
+            stack.push_async_callback(policies.limiter.aclose)
+        async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
+                              start_wait_s=start_wait_s, builtins=builtins, stages=stages,
+                              file_filter=file_filter) as app:
+            yield app
+
+
+@asynccontextmanager
+async def _assembled(
+    settings: Settings,
+    policies: ChainPolicies,
+    redis: Any,
+    *,
+    watch: bool,
+    on_progress: Callable[[FileOutcome, int], None] | None,
+    start_wait_s: float | None,
+    builtins: Sequence[Handler],
+    stages: Sequence[Stage] | None,
+    file_filter: Callable[[str], bool] | None,
+) -> AsyncIterator[Toolbay]:
     sessions = SessionRegistry()
     roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
