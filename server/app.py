@@ -24,6 +24,7 @@ from toolbay.errors import CallRefused, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
 from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
+from toolbay.metrics import ServerMetrics
 from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
@@ -45,11 +46,13 @@ class Toolbay:
         server_hooks: Sequence[ServerHook] = (),
         stages: Sequence[Stage] | None = None,
         listing_filter: ListingFilter | None = None,
+        metrics: ServerMetrics | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
         narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
-        role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts."""
+        role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts.
+        ``metrics``: counts every call (served at ``/metrics``); None counts nothing."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
@@ -58,6 +61,7 @@ class Toolbay:
         self.roles = roles
         self.server_hooks: tuple[ServerHook, ...] = tuple(server_hooks)
         self.listing_filter = listing_filter
+        self.metrics = metrics
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
@@ -104,7 +108,10 @@ class Toolbay:
             raise
         except Exception as exc:
             result = crash_to_result(call.name, exc)
-        result.meta.setdefault("duration_ms", round((time.perf_counter() - started) * 1000, 3))
+        elapsed = time.perf_counter() - started
+        result.meta.setdefault("duration_ms", round(elapsed * 1000, 3))
+        if self.metrics is not None:
+            self.metrics.observe_call(call.name, result, call.timings, elapsed)
         return result
 
     async def _personal_handler(self, catalog: Catalog, call: ToolCall) -> Handler | None:

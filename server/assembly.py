@@ -30,6 +30,7 @@ from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.metrics import ServerMetrics
 from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
@@ -139,11 +140,14 @@ async def _assembled(
         recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
     )
     preview_bytes = jobs.result_preview_kb * 1024
+    # Counted only where they can be scraped: /metrics on HTTP.
+    metrics = ServerMetrics(manager.counts, lambda: len(keeper_catalog().definitions())) \
+        if settings.transport != "stdio" and settings.http.metrics else None
     async with CatalogKeeper.open(
         settings,
         builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                   *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins],
-        listeners=[sessions.tools_changed],
+        listeners=[sessions.tools_changed, *([metrics.catalog_changed] if metrics else [])],
         roles=roles,
         role_listeners=[sessions.prompts_changed],
         on_progress=on_progress,
@@ -161,7 +165,7 @@ async def _assembled(
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
-                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
+                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
         try:

@@ -255,6 +255,11 @@ class JobManager:
         self._queue.append(job)
         self._admit()
 
+    def counts(self) -> dict[str, int]:
+        """Calls held here now: ``queued`` (waiting for a slot), ``running`` (inline or as jobs),
+        ``background`` (gone on as jobs and not yet ended). For metrics; costs nothing to keep."""
+        return {"queued": len(self._queue), "running": len(self._running), "background": len(self._jobs)}
+
     @property
     def running_jobs(self) -> int:
         """Jobs (calls gone background) queued or running in this server now."""

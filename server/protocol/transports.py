@@ -21,13 +21,14 @@ from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.errors import ConfigError
+from toolbay.metrics import CONTENT_TYPE
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
@@ -106,6 +107,13 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         Mount("/messages/", app=AnswerUnparsableMessages(sse.handle_post_message)),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
+    metrics = app.metrics
+    if metrics is not None:
+
+        async def scrape(request: Request) -> Response:
+            return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+        extra_routes.append(Route("/metrics", endpoint=scrape, methods=["GET"]))
     http_server = build_mcp_server(app, "http")
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -122,6 +130,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.
         starlette_app.add_middleware(
             BearerAuthMiddleware,
+            protected_paths=("/mcp", "/sse", "/messages", "/metrics"),
             verifier=policies.verifier,
             resource_url=policies.resource_url,
             authorization_servers=policies.authorization_servers,
