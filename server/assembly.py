@@ -29,7 +29,7 @@ from toolbay.handlers.jobs import job_tools
 from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
-from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.metrics import ServerMetrics
 from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
@@ -99,7 +99,13 @@ async def _assembled(
     sessions = SessionRegistry()
     roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
-    store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
+    store: JobStore
+    if redis is not None:
+        from toolbay.cluster.jobs import RedisJobStore
+
+        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s)
+    else:
+        store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     async def rescan_now() -> Mapping[str, list[str]]:
@@ -136,8 +142,9 @@ async def _assembled(
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
-        serving_lock=settings.data_dir / "jobs.serving",
+        serving_lock=None if store.shared else settings.data_dir / "jobs.serving",
         recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
+        takeover_interval_s=settings.cluster.lease_s / 2,
     )
     preview_bytes = jobs.result_preview_kb * 1024
     # Counted only where they can be scraped: /metrics on HTTP.

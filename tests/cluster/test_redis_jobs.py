@@ -1,0 +1,171 @@
+"""Jobs on a real Redis shared by two job managers in one process, as two replicas would be:
+either answers for the other's jobs, a wait wakes on the end, a cancel reaches the runner,
+and a replica that stops renewing its lease has its jobs taken over or marked interrupted."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
+
+import anyio
+import pytest
+import redis.asyncio as aioredis
+
+from tests.cluster.servers import RedisServer
+from tests.jobs.conftest import Gate, start_job
+from toolbay.cluster.connection import open_checked
+from toolbay.cluster.jobs import RedisJobStore
+from toolbay.errors import NoSuchJob, StorageError
+from toolbay.jobs import JobManager, JobRecord
+from toolbay.jobs.manager import Recover
+from toolbay.words import CallContext, ToolResult
+
+pytestmark = pytest.mark.anyio
+
+Replica = Callable[..., "anyio.abc.AsyncContextManager[JobManager]"]
+
+
+@pytest.fixture
+async def clients(redis_url: str) -> AsyncIterator[list[aioredis.Redis]]:
+    made: list[aioredis.Redis] = []
+    yield made
+    for client in made:
+        await client.aclose()
+
+
+@pytest.fixture
+def replica(redis_url: str, clients: list[aioredis.Redis]) -> Callable[..., JobManager]:
+    async def client() -> aioredis.Redis:
+        made = await open_checked(redis_url)
+        clients.append(made)
+        return made
+
+    def make(client: aioredis.Redis, *, lease_s: float = 10.0, recover: Recover | None = None,
+             **options: object) -> JobManager:
+        return JobManager(RedisJobStore(client, lease_s=lease_s), sync_budget_s=0.01, poll_interval_s=1.0,
+                          recover=recover, takeover_interval_s=lease_s / 4, **options)  # type: ignore[arg-type]
+
+    make.client = client  # type: ignore[attr-defined]
+    return make
+
+
+async def two(replica: Callable[..., JobManager], stack: AsyncExitStack, **options: object) -> list[JobManager]:
+    managers = []
+    for _ in range(2):
+        client = await replica.client()  # type: ignore[attr-defined]
+        managers.append(await stack.enter_async_context(replica(client, **options)))
+    return managers
+
+
+async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_other(
+        replica: Callable[..., JobManager]) -> None:
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        assert (await other.status("alice", job_id)).status == "running"
+        assert [v.id for v in await other.list("alice")] == [job_id]
+        with pytest.raises(NoSuchJob):
+            await other.status("mallory", job_id)  # another owner sees nothing
+        assert await other.result("alice", job_id) is None
+
+        async def open_when_waiting() -> None:
+            # The wait is registered on `other` before the job ends: it must be woken, not poll.
+            while not other.store._ended:  # type: ignore[attr-defined]
+                await anyio.sleep(0)
+            gate.open()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(open_when_waiting)
+                view = await other.wait("alice", job_id, timeout_s=3600)
+        assert view.status == "completed"
+        result = await other.result("alice", job_id)
+        assert result is not None and result.text == "done"
+        events = [e.kind for e in await other.events("alice", job_id)]
+        assert events[0] == "started" and events[-1] == "finished"
+
+
+async def test_a_cancel_on_one_replica_stops_the_job_running_on_the_other(
+        replica: Callable[..., JobManager]) -> None:
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        with anyio.fail_after(20):
+            view = await other.cancel("alice", job_id)
+        assert view.status == "cancelled"
+        assert gate.seen_cancel  # the guest's cancel flag was set on the replica running it
+        result = await other.result("alice", job_id)
+        assert result is not None and "cancelled" in result.text
+
+
+async def test_a_dead_replicas_read_job_runs_again_elsewhere_and_its_other_jobs_read_interrupted(
+        replica: Callable[..., JobManager]) -> None:
+    gate, rerun = Gate(), Gate("done again")
+    ended = anyio.Event()
+
+    def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
+        if record.tool != "reader":
+            return None
+
+        async def work(ctx: CallContext) -> ToolResult:
+            result = await rerun(ctx)
+            ended.set()
+            return result
+
+        return work
+
+    async with AsyncExitStack() as stack:
+        survivor = await stack.enter_async_context(
+            replica(await replica.client(), lease_s=1.0, recover=recover))  # type: ignore[attr-defined]
+        # A replica that stops renewing its lease, as one killed would: its lease (1 s) runs out.
+        dying = JobManager(StoppedHeart(await replica.client(), lease_s=1.0),  # type: ignore[attr-defined]
+                           sync_budget_s=0.01)
+        await stack.enter_async_context(dying)
+        reader = await start_job(dying, gate, tool="reader")
+        writer = await start_job(dying, gate, tool="writer")
+        with anyio.fail_after(30):  # the survivor looks every 0.25 s
+            await rerun.started.wait()
+            rerun.open()
+            view = await survivor.wait("alice", reader, timeout_s=30)
+            await ended.wait()
+        assert view.status == "completed"
+        assert (await survivor.result("alice", reader)).text == "done again"  # type: ignore[union-attr]
+        interrupted = await survivor.wait("alice", writer, timeout_s=30)
+        assert interrupted.status == "interrupted"
+        assert "call writer again" in (await survivor.result("alice", writer)).text  # type: ignore[union-attr]
+        gate.open()
+
+
+class StoppedHeart(RedisJobStore):
+    async def _keep_lease(self) -> None:
+        await anyio.sleep_forever()
+
+
+async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_still_ends(
+        own_redis: RedisServer) -> None:
+    client = await open_checked(own_redis.url)
+    gate = Gate()
+    try:
+        async with JobManager(RedisJobStore(client), sync_budget_s=0.01) as manager:
+            job_id = await start_job(manager, gate)
+            own_redis.stop()
+            with pytest.raises(StorageError, match="Redis"):
+                await manager.list("alice")
+            with pytest.raises(StorageError, match="Redis"):
+                await manager.status("mallory", job_id)
+            own_redis.start()
+            gate.open()
+            # The restarted Redis is empty (no persistence in this test, unlike deploy/): the
+            # record is gone, so the end has nothing to be written to; the manager lives on and
+            # says the job is unknown (a tool error), and serves new jobs.
+            with anyio.fail_after(30), pytest.raises(NoSuchJob):
+                await manager.wait("alice", job_id, timeout_s=30)
+            again = Gate()
+            again.open()
+            second = await start_job(manager, again)
+            with anyio.fail_after(30):
+                assert (await manager.wait("alice", second, timeout_s=30)).status == "completed"
+    finally:
+        await client.aclose()
