@@ -100,10 +100,14 @@ async def _assembled(
     roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
     store: JobStore
+    notices = None
     if redis is not None:
         from toolbay.cluster.jobs import RedisJobStore
+        from toolbay.cluster.notices import CatalogNotices
 
         store = RedisJobStore(redis, lease_s=settings.cluster.lease_s)
+        # ``keeper`` is bound below, before the notices are listened to.
+        notices = CatalogNotices(redis, store.replica_id, lambda: keeper.rescan())
     else:
         store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -154,9 +158,10 @@ async def _assembled(
         settings,
         builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                   *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins],
-        listeners=[sessions.tools_changed, *([metrics.catalog_changed] if metrics else [])],
+        listeners=[sessions.tools_changed, *([metrics.catalog_changed] if metrics else []),
+                   *([notices.changed] if notices else [])],
         roles=roles,
-        role_listeners=[sessions.prompts_changed],
+        role_listeners=[sessions.prompts_changed, *([notices.changed] if notices else [])],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
         file_filter=file_filter,
@@ -175,6 +180,8 @@ async def _assembled(
                       server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
+        if notices is not None:
+            await group.start(notices.run)
         try:
             yield app
         finally:

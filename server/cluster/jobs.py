@@ -122,8 +122,13 @@ def _optional_float(value: Any) -> float | None:
     return float(value) if value not in (None, b"", "") else None
 
 
-def _record(fields: Mapping[bytes, bytes]) -> JobRecord:
-    text = {key.decode(): value.decode() for key, value in fields.items()}
+def _s(value: Any) -> str:
+    """Text of what redis-py read (bytes: the client does not decode)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _record(fields: Mapping[Any, Any]) -> JobRecord:
+    text = {_s(key): _s(value) for key, value in fields.items()}
     return JobRecord(
         id=text["id"], owner=text["owner"], tool=text["tool"], status=text["status"],  # type: ignore[arg-type]
         created_at=float(text["created_at"]), updated_at=float(text["updated_at"]),
@@ -229,14 +234,14 @@ class RedisJobStore(JobStore):
 
     async def delete_finished_before(self, cutoff: float) -> int:
         with _unreachable:
-            old = [i.decode() for i in await self.client.zrangebyscore(FINISHED, "-inf", f"({cutoff}")]
+            old = [_s(i) for i in await self.client.zrangebyscore(FINISHED, "-inf", f"({cutoff}")]
             for job_id in old:
                 owner = await self.client.hget(_job_key(job_id), "owner")
                 async with self.client.pipeline(transaction=True) as pipe:
                     pipe.delete(_job_key(job_id), _events_key(job_id))
                     pipe.zrem(FINISHED, job_id)
                     if owner is not None:
-                        pipe.zrem(_owner_key(owner.decode()), job_id)
+                        pipe.zrem(_owner_key(_s(owner)), job_id)
                     await pipe.execute()
         return len(old)
 
@@ -254,10 +259,10 @@ class RedisJobStore(JobStore):
     async def get_result(self, owner: str, job_id: str) -> ToolResult | None:
         with _unreachable:
             found_owner, payload = await self.client.hmget(_job_key(job_id), ["owner", "result"])
-        if found_owner is None or found_owner.decode() != owner or not payload:
+        if found_owner is None or _s(found_owner) != owner or not payload:
             return None
         try:
-            return result_from_json(payload.decode())
+            return result_from_json(_s(payload))
         except (ValueError, KeyError, TypeError) as exc:
             return ToolResult.error(f"The result of this job was lost: its stored copy is damaged ({exc}). "
                                     "Run the tool again.", reason="result_lost")
@@ -284,7 +289,7 @@ class RedisJobStore(JobStore):
             if not ids:
                 break
             start += len(ids)
-            for record in await self._records([i.decode() for i in ids]):
+            for record in await self._records([_s(i) for i in ids]):
                 if record.owner != owner or (status is not None and record.status != status):
                     continue
                 if skipped < offset:
@@ -305,13 +310,13 @@ class RedisJobStore(JobStore):
 
     async def _unfinished(self, *, only_mine: bool) -> list[JobRecord]:
         with _unreachable:
-            ids = [i.decode() for i in await self.client.zrange(UNFINISHED, 0, -1)]
+            ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
             async with self.client.pipeline(transaction=False) as pipe:
                 for job_id in ids:
                     pipe.hget(_job_key(job_id), "replica")
                 replicas = await pipe.execute()
         mine = [job_id for job_id, replica in zip(ids, replicas, strict=True)
-                if not only_mine or (replica is not None and replica.decode() == self.replica_id)]
+                if not only_mine or (replica is not None and _s(replica) == self.replica_id)]
         return [r for r in await self._records(mine) if not r.finished]
 
     async def list_unfinished(self) -> list[JobRecord]:
@@ -321,16 +326,16 @@ class RedisJobStore(JobStore):
 
     async def claim_orphans(self) -> list[JobRecord]:
         with _unreachable:
-            ids = [i.decode() for i in await self.client.zrange(UNFINISHED, 0, -1)]
+            ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
             claimed = []
             for job_id in ids:
                 replica = await self.client.hget(_job_key(job_id), "replica")
-                if replica is None or replica.decode() == self.replica_id:
+                if replica is None or _s(replica) == self.replica_id:
                     continue
-                if await self.client.exists(_lease_key(replica.decode())):
+                if await self.client.exists(_lease_key(_s(replica))):
                     continue
-                if await self._claim(keys=[_job_key(job_id), _lease_key(replica.decode())],
-                                     args=[replica.decode(), self.replica_id]):
+                if await self._claim(keys=[_job_key(job_id), _lease_key(_s(replica))],
+                                     args=[_s(replica), self.replica_id]):
                     claimed.append(job_id)
         return [r for r in await self._records(claimed) if not r.finished]
 
@@ -378,7 +383,7 @@ class RedisJobStore(JobStore):
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
-                channel, data = message["channel"].decode(), message["data"].decode()
+                channel, data = _s(message["channel"]), _s(message["data"])
                 if channel == ENDED_CHANNEL:
                     for woken in self._ended.get(data, ()):
                         woken.set()

@@ -244,9 +244,10 @@ class JobManager:
 
     async def _recover(self, records: builtins.list[JobRecord]) -> None:
         at = self.clock()
+        recover = self.recover or (lambda record: None)
         resumed = interrupted = 0
         for record in records:
-            work = self.recover(record)
+            work = recover(record)
             if work is not None:
                 await self._resume(record, work)
                 resumed += 1

@@ -117,6 +117,9 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     http_server = build_mcp_server(app, "http")
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
+        # Replicas behind a load balancer: any request may reach any replica, so none keeps a
+        # session (list changes reach clients through subscriptions/listen, fed on every replica).
+        stateless_http=app.settings.cluster.redis is not None,
         host=host,
         transport_security=security,
         custom_starlette_routes=extra_routes,

@@ -125,7 +125,8 @@ class Haproxy:
         self.port = int(listener.getsockname()[1])
         config = self.folder / "haproxy.cfg"
         config.write_text(haproxy_config(f"fd@{listener.fileno()}", [f"127.0.0.1:{p}" for p in self.backends]))
-        check = subprocess.run([self.binary, "-c", "-f", str(config)], capture_output=True, text=True)
+        check = subprocess.run([self.binary, "-c", "-f", str(config)], capture_output=True, text=True,
+                               pass_fds=(listener.fileno(),))
         assert check.returncode == 0, check.stdout + check.stderr
         self.process = subprocess.Popen([self.binary, "-db", "-f", str(config)], pass_fds=(listener.fileno(),),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -140,11 +141,14 @@ class Haproxy:
 def haproxy_config(bind: str, servers: list[str]) -> str:
     """Plain round-robin over the replicas, as deploy/haproxy.cfg (no stickiness: any request may
     land on any replica)."""
-    lines = [f"    server r{i} {address}" for i, address in enumerate(servers, 1)]
+    lines = [f"    server r{i} {address} check inter 1s fall 2 rise 1" for i, address in enumerate(servers, 1)]
     return "\n".join([
         "global", "    maxconn 4096",
         "defaults", "    mode http", "    timeout connect 5s", "    timeout client 600s",
         "    timeout server 600s",
         "frontend mcp", f"    bind {bind}", "    default_backend toolbay",
-        "backend toolbay", "    balance roundrobin", *lines, "",
+        # A replica that has died: the request goes to another (a connection refused is safe to
+        # retry), and the health check takes it out of the rotation.
+        "backend toolbay", "    balance roundrobin", "    option httpchk GET /healthz",
+        "    retries 3", "    option redispatch 1", "    retry-on conn-failure empty-response", *lines, "",
     ])
