@@ -96,8 +96,10 @@ def _open_storage(uri: str) -> tuple[Storage, Any]:
         import redis.asyncio  # only when a Redis store is named
 
         try:
-            pool = redis.asyncio.ConnectionPool.from_url(full.removeprefix("async+"), socket_connect_timeout=2.0,
-                                                         socket_timeout=5.0)
+            # Blocking: a burst of calls waits for a free connection rather than failing.
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                full.removeprefix("async+"), max_connections=64, timeout=5.0, socket_connect_timeout=2.0,
+                socket_timeout=5.0)
         except ValueError as exc:
             raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
         options = {"implementation": "redispy", "connection_pool": pool}

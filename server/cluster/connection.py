@@ -18,6 +18,9 @@ from toolbay.errors import ConfigError
 # Short: a request waits on Redis at most this long before the outage policy applies.
 CONNECT_TIMEOUT_S = 2.0
 COMMAND_TIMEOUT_S = 5.0
+# Connections one replica opens at most; more commands at once wait for one (a burst of jobs
+# ending together must queue, not fail with "too many connections").
+MAX_CONNECTIONS = 64
 
 
 def shown(url: str) -> str:
@@ -32,8 +35,10 @@ def shown(url: str) -> str:
 def client_for(url: str) -> aioredis.Redis:
     """A client for ``url`` (not yet connected). Raises ``ConfigError`` for a malformed URL."""
     try:
-        return aioredis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S,
-                                       socket_timeout=COMMAND_TIMEOUT_S, health_check_interval=10)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=MAX_CONNECTIONS, timeout=COMMAND_TIMEOUT_S,
+            socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=COMMAND_TIMEOUT_S, health_check_interval=10)
+        return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"[cluster] redis: {shown(url)!r} is not a Redis URL ({exc})") from None
 

@@ -91,7 +91,8 @@ sync_budget_s = 0.3
 [tiers]
 slowread = "read"
 slowwrite = "write"
-
+"""
+LIMITS = """
 [chain.rate_limits]
 global = "{limit}"
 """
@@ -113,15 +114,23 @@ class Cluster:
         return self.balancer.url
 
 
-def start_cluster(folder: Path, redis: RedisServer, count: int = 3) -> Cluster:
+def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: bool = True,
+                  extra_tools: tuple[str, ...] = ()) -> Cluster:
+    """``count`` replicas and haproxy; ``limited``: with the global limit (``GLOBAL_LIMIT``);
+    ``extra_tools``: fixture programs (names in tests/fixtures/wasm) added to the tool folder."""
     extensions = folder / "extensions"
     shutil.copytree(BUNDLED_EXTENSIONS, extensions)
     for name in ("slow", "slowread", "slowwrite"):
         shutil.copy(FIXTURE_WASM / "slow.wasm", extensions / f"{name}.wasm")
+    for name in extra_tools:
+        shutil.copy(FIXTURE_WASM / f"{name}.wasm", extensions / f"{name}.wasm")
     workspace = folder / "workspace"
     workspace.mkdir()
     config = folder / "toolbay.toml"
-    config.write_text(CONFIG.format(redis=redis.url, limit=f"{GLOBAL_LIMIT}/{GLOBAL_WINDOW}"), encoding="utf-8")
+    text = CONFIG.format(redis=redis.url)
+    if limited:
+        text += LIMITS.format(limit=f"{GLOBAL_LIMIT}/{GLOBAL_WINDOW}")
+    config.write_text(text, encoding="utf-8")
     env = patient_start({k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")})
     replicas: list[Replica] = []
     try:

@@ -169,3 +169,16 @@ async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_
                 assert (await manager.wait("alice", second, timeout_s=30)).status == "completed"
     finally:
         await client.aclose()
+
+
+async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Callable[..., JobManager]) -> None:
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        manager = await stack.enter_async_context(
+            replica(await replica.client(), max_concurrent=300, max_per_caller=300))  # type: ignore[attr-defined]
+        ids = [await start_job(manager, gate) for _ in range(300)]
+        gate.open()  # 300 ends written at once: more than the client's connections
+        with anyio.fail_after(60):
+            views = [await manager.wait("alice", job_id, timeout_s=60) for job_id in ids]
+        assert {view.status for view in views} == {"completed"}
+        assert len(await manager.list("alice", "completed", limit=1000)) == 300
