@@ -33,18 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load import PROTOCOL, _call, _response, process_cpu_s  # noqa: E402
+from bench.load import http_caller, process_cpu_s  # noqa: E402
 from tests.cluster.replicas import Cluster, start_cluster, stop_cluster  # noqa: E402
 from tests.cluster.servers import RedisServer  # noqa: E402
 
 MESSAGE = "hello from the cluster benchmark"
-
-
-def _post(port: int, body: bytes) -> bytes:
-    head = ["POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}", "Content-Type: application/json",
-            "Accept: application/json, text/event-stream", f"MCP-Protocol-Version: {PROTOCOL}",
-            f"Content-Length: {len(body)}"]
-    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
 def cluster_cpu_s(cluster: Cluster) -> float:
@@ -53,23 +46,8 @@ def cluster_cpu_s(cluster: Cluster) -> float:
 
 async def load(cluster: Cluster, seconds: float, connections: int) -> tuple[float, float, int]:
     """Calls per second, replicas' CPU ms per call, wrong answers."""
-    port = cluster.balancer.port
-    expected = MESSAGE.encode()
     counts = {"calls": 0, "wrong": 0}
-    numbers = iter(range(1, 1 << 62))
-
-    async def connection(until: float) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        try:
-            while time.perf_counter() < until:
-                writer.write(_post(port, _call(next(numbers), "echo", MESSAGE)))
-                status, _, body = await _response(reader)
-                counts["calls"] += 1
-                if status != 200 or expected not in body or b'"isError":true' in body:
-                    counts["wrong"] += 1
-        finally:
-            writer.close()
-
+    connection = http_caller("127.0.0.1", cluster.balancer.port, None, tool="echo", text=MESSAGE, counts=counts)
     await asyncio.gather(*(connection(time.perf_counter() + 1.0) for _ in range(connections)))  # warm
     counts.update(calls=0, wrong=0)
     cpu_before, started = cluster_cpu_s(cluster), time.perf_counter()
@@ -148,7 +126,8 @@ async def jobs_bench(folder: Path, redis: RedisServer, args: argparse.Namespace)
                     medians[name] = statistics.median(await submit_ms(managers[name], args.jobs))
                     await managers[name].drain(60)
                 ratios.append(medians["redis"] / medians["sqlite"])
-                print(f"{round_no:>5} {medians['sqlite']:>17.3f} {medians['redis']:>16.3f} {ratios[-1]:>13.2f}")
+                sqlite_ms, redis_ms = medians["sqlite"], medians["redis"]
+                print(f"{round_no:>5} {sqlite_ms:>17.3f} {redis_ms:>16.3f} {ratios[-1]:>13.2f}")
             print(f"job submit → running, Redis / SQLite: min {min(ratios):.2f}, median {statistics.median(ratios):.2f}")
     finally:
         await client.aclose()

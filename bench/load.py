@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,20 +155,11 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], 
     return status, headers, b"".join(chunks)
 
 
-async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: str, seconds: float,
-                    connections: int, warmup_s: float = 1.0) -> Load:
-    """``connections`` keep-alive connections on one MCP session, each one call at a time."""
-    reader, writer = await asyncio.open_connection(host, port)
-    writer.write(_post(host, port, json.dumps(INITIALIZE).encode(), None))
-    status, headers, _ = await _response(reader)
-    session = headers.get("mcp-session-id")
-    if status != 200 or not session:
-        raise RuntimeError(f"initialize answered {status}")
-    writer.write(_post(host, port, json.dumps(INITIALIZED).encode(), session))
-    await _response(reader)
-    writer.close()
+def http_caller(host: str, port: int, session: str | None, *, tool: str, text: str,
+                counts: dict[str, int]) -> Callable[[float], Awaitable[None]]:
+    """One keep-alive connection calling ``tool`` one call at a time until a time, counting
+    ``calls`` and ``wrong`` answers in ``counts``. ``session`` None: stateless requests."""
     expected = text.encode()
-    counts = {"calls": 0, "wrong": 0}
     numbers = iter(range(1, 1 << 62))
 
     async def connection(until: float) -> None:
@@ -183,6 +174,23 @@ async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: s
         finally:
             writer.close()
 
+    return connection
+
+
+async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: str, seconds: float,
+                    connections: int, warmup_s: float = 1.0) -> Load:
+    """``connections`` keep-alive connections on one MCP session, each one call at a time."""
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(_post(host, port, json.dumps(INITIALIZE).encode(), None))
+    status, headers, _ = await _response(reader)
+    session = headers.get("mcp-session-id")
+    if status != 200 or not session:
+        raise RuntimeError(f"initialize answered {status}")
+    writer.write(_post(host, port, json.dumps(INITIALIZED).encode(), session))
+    await _response(reader)
+    writer.close()
+    counts = {"calls": 0, "wrong": 0}
+    connection = http_caller(host, port, session, tool=tool, text=text, counts=counts)
     await asyncio.gather(*(connection(time.perf_counter() + warmup_s) for _ in range(connections)))
     counts.update(calls=0, wrong=0)
     cpu_before = process_cpu_s(server_pid)
