@@ -128,7 +128,8 @@ async def jobs_bench(folder: Path, redis: RedisServer, args: argparse.Namespace)
                 ratios.append(medians["redis"] / medians["sqlite"])
                 sqlite_ms, redis_ms = medians["sqlite"], medians["redis"]
                 print(f"{round_no:>5} {sqlite_ms:>17.3f} {redis_ms:>16.3f} {ratios[-1]:>13.2f}")
-            print(f"job submit → running, Redis / SQLite: min {min(ratios):.2f}, median {statistics.median(ratios):.2f}")
+            print(f"job submit → running, Redis / SQLite: min {min(ratios):.2f}, "
+                  f"median {statistics.median(ratios):.2f}")
     finally:
         await client.aclose()
 
