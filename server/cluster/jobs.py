@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -168,10 +169,15 @@ class RedisJobStore(JobStore):
         self._claim = client.register_script(_CLAIM)
         # Waiters on jobs run elsewhere, by job id: woken when the end is published.
         self._ended: dict[str, set[anyio.Event]] = {}
+        # Since when this replica has renewed its lease without a failure (None: failing now).
+        # After a Redis outage every lease may have run out; a replica takes nothing over until
+        # it has been back for a whole lease_s, by which time the live ones have renewed theirs.
+        self._renewing_since: float | None = None
 
     async def open(self) -> None:
         with _unreachable:
             await self._renew_lease()
+        self._renewing_since = time.monotonic()
 
     async def aclose(self) -> None:
         # The lease is let go at once: this replica's unfinished jobs were marked interrupted
@@ -325,6 +331,9 @@ class RedisJobStore(JobStore):
     # -- between replicas -------------------------------------------------------------------
 
     async def claim_orphans(self) -> list[JobRecord]:
+        since = self._renewing_since
+        if since is None or time.monotonic() - since < self.lease_s:
+            return []  # just started or just back from an outage: the others may not have renewed yet
         with _unreachable:
             ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
             claimed = []
@@ -400,6 +409,11 @@ class RedisJobStore(JobStore):
         while True:
             try:
                 await self._renew_lease()
+                if self._renewing_since is None:
+                    self._renewing_since = time.monotonic()
+                    logger.warning("Redis answers again; this replica's lease is renewed")
             except (RedisError, OSError) as exc:
-                logger.warning("could not renew this replica's lease in Redis (%s)", exc)
+                if self._renewing_since is not None:
+                    logger.warning("could not renew this replica's lease in Redis (%s)", exc)
+                self._renewing_since = None
             await anyio.sleep(self.lease_s / 3)

@@ -14,7 +14,7 @@ from tests.cluster.servers import RedisServer
 
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server = RedisServer(tmp_path_factory.mktemp("redis"), persistent=True)
     server.start()
     try:
         yield server

@@ -48,11 +48,13 @@ def wait_for_line(process: subprocess.Popen[str], marker: str, what: str) -> lis
 
 
 class RedisServer:
-    """``redis-server`` on a free loopback port, no persistence; ``stop``/``start`` for outages."""
+    """``redis-server`` on a free loopback port; ``stop``/``start`` for outages. ``persistent``:
+    with an append-only file, as deploy/ runs it, so a restart keeps what was written."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, persistent: bool = False) -> None:
         self.binary = need("redis-server")
         self.folder = folder
+        self.persistent = persistent
         self.port = free_port()
         self.process: subprocess.Popen[str] | None = None
         self.drain: threading.Thread | None = None
@@ -65,12 +67,16 @@ class RedisServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "notice"],
+             "--save", "", "--appendonly", "yes" if self.persistent else "no", "--appendfsync", "everysec",
+             "--daemonize", "no", "--loglevel", "notice"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wait_for_line(self.process, "Ready to accept connections", "redis-server")
         self.drain = subprocess_drain(self.process)
 
-    def stop(self) -> None:
+    def stop(self, *, graceful: bool = False) -> None:
+        """Killed (an outage), or ``graceful``: SIGTERM, on which Redis writes its file and exits."""
+        if graceful and self.process is not None:
+            self.process.terminate()
         end(self.process, self.drain)
         self.process, self.drain = None, None
 

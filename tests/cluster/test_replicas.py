@@ -133,6 +133,28 @@ async def test_a_file_dropped_into_the_shared_folder_is_announced_on_every_repli
     assert sorted(heard) == [0, 1, 2]
 
 
+async def test_a_redis_restart_mid_load_degrades_clearly_and_recovers_losing_no_finished_job(
+        cluster: Cluster, client: Client) -> None:
+    with anyio.fail_after(120):
+        finished = structured(await client.call_tool("slow", {"ms": 500, "message": "survives the restart"}))
+        done = structured(await client.call_tool("job_wait", {"job_id": finished["job_id"], "timeout_s": 60}))
+        assert done["status"] == "completed"
+        cluster.redis.stop(graceful=True)  # as an operator's restart: Redis writes its file and exits
+        # Down: every replica answers, with tool errors that say what is wrong, never a 500.
+        for _ in range(len(cluster.replicas)):
+            limited = await client.call_tool("hashsum", {"text": "x"})
+            assert limited.is_error and "cannot check its rate limits" in limited.content[0].text
+        cluster.redis.start()
+        # Back: each replica's next call reconnects; a few attempts reach every replica.
+        answered = 0
+        while answered < 2 * len(cluster.replicas):
+            result = await client.call_tool("hashsum", {"text": "x"})
+            answered = answered + 1 if not result.is_error else 0
+        kept = await client.call_tool("job_result", {"job_id": finished["job_id"]})
+    assert "survives the restart" in kept.content[0].text
+    assert all(replica.process.poll() is None for replica in cluster.replicas)
+
+
 async def test_kill_9_of_the_replica_running_jobs_hands_them_over_within_the_lease(cluster: Cluster) -> None:
     victim, survivors = cluster.replicas[-1], cluster.replicas[:-1]
     with anyio.fail_after(180):
