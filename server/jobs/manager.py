@@ -331,12 +331,20 @@ class JobManager:
                 await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
                 return
             # Only this server's own jobs: another one may be running on the same store.
+            handed_over = 0
             for job in list(self._jobs.values()):
+                if self.store.shared and self.recover is not None and self.recover(job.record()) is not None:
+                    # Safe to run again: left unfinished for another replica to take over once
+                    # this one's lease is gone (a rolling deploy drops no read-tier job).
+                    handed_over += 1
+                    continue
                 try:
                     await self.store.finish(job.id, "interrupted", _stopped_result(job), at=self.clock(),
                                             reason=SERVER_STOPPING)
                 except Exception:
                     logger.exception("could not record that job %s was interrupted", job.id)
+            if handed_over:
+                logger.warning("%d job(s) safe to run again are left for another replica to take over", handed_over)
 
     # -- running calls --------------------------------------------------------------------
 

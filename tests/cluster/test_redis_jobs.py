@@ -182,3 +182,26 @@ async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Callab
             views = [await manager.wait("alice", job_id, timeout_s=60) for job_id in ids]
         assert {view.status for view in views} == {"completed"}
         assert len(await manager.list("alice", "completed", limit=1000)) == 300
+
+
+async def test_a_replica_stopped_for_a_deploy_leaves_its_read_jobs_to_another(
+        replica: Callable[..., JobManager]) -> None:
+    gate, rerun = Gate(), Gate("done after the deploy")
+
+    def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
+        return rerun if record.tool == "reader" else None
+
+    async with AsyncExitStack() as stack:
+        survivor = await stack.enter_async_context(
+            replica(await replica.client(), lease_s=1.0, recover=recover))  # type: ignore[attr-defined]
+        async with replica(await replica.client(), lease_s=1.0, recover=recover) as stopping:  # type: ignore[attr-defined]
+            reader = await start_job(stopping, gate, tool="reader")
+            writer = await start_job(stopping, gate, tool="writer")
+        # Stopped: its lease is dropped at once, the writer is interrupted, the reader left.
+        assert (await survivor.status("alice", writer)).status == "interrupted"
+        with anyio.fail_after(30):
+            await rerun.started.wait()
+            rerun.open()
+            view = await survivor.wait("alice", reader, timeout_s=30)
+        assert view.status == "completed"
+        assert (await survivor.result("alice", reader)).text == "done after the deploy"  # type: ignore[union-attr]
