@@ -45,8 +45,9 @@ def outcome_of(result: ToolResult) -> str:
         return f"refused_{refusal.get('code', 'other')}"
     if "incident" in meta:
         return "crash"
-    if "job_id" in meta and not result.is_error:
-        return "job"
+    structured = result.structured
+    if "job_id" in meta and isinstance(structured, Mapping) and "tool" not in structured and not result.is_error:
+        return "job"  # the "goes on as job J" answer (the job tools' answers name the tool)
     return "tool_error" if result.is_error else "ok"
 
 

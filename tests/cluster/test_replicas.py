@@ -43,12 +43,13 @@ def structured(result: Any) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
-async def calls_served(url: str) -> float:
-    """The tools/calls a replica answered, from its /metrics."""
+async def calls_served(url: str, **labels: str) -> float:
+    """The tools/calls a replica answered (with these labels), from its /metrics."""
     async with httpx2.AsyncClient(timeout=30) as http:
         text = (await http.get(f"{url}/metrics")).text
     return sum(sample.value for family in text_string_to_metric_families(text)
-               for sample in family.samples if sample.name == "toolbay_calls_total")
+               for sample in family.samples if sample.name == "toolbay_calls_total"
+               and labels.items() <= sample.labels.items())
 
 
 async def test_a_jobs_polling_and_result_work_whichever_replica_each_request_lands_on(
@@ -69,6 +70,8 @@ async def test_a_jobs_polling_and_result_work_whichever_replica_each_request_lan
     after = [await calls_served(r.url) for r in cluster.replicas]
     # Round robin: every replica answered some of these calls, job tools included.
     assert all(a > b for a, b in zip(after, before, strict=True)), (before, after)
+    assert sum([await calls_served(r.url, tool="slow", outcome="job") for r in cluster.replicas]) == 1
+    assert sum([await calls_served(r.url, tool="job_status", outcome="ok") for r in cluster.replicas]) == 3
 
 
 async def test_a_job_started_on_one_replica_is_cancelled_through_the_others(cluster: Cluster) -> None:
