@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -24,11 +25,14 @@ from toolbay.errors import CallRefused, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
 from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
-from toolbay.metrics import ServerMetrics
 from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
+
+if TYPE_CHECKING:
+    # prometheus-client takes a while to import: only HTTP servers load it (toolbay.assembly).
+    from toolbay.metrics import ServerMetrics
 
 
 class Toolbay:

@@ -30,7 +30,6 @@ from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
-from toolbay.metrics import ServerMetrics
 from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
@@ -151,9 +150,13 @@ async def _assembled(
         takeover_interval_s=settings.cluster.lease_s / 2,
     )
     preview_bytes = jobs.result_preview_kb * 1024
-    # Counted only where they can be scraped: /metrics on HTTP.
-    metrics = ServerMetrics(manager.counts, lambda: len(keeper_catalog().definitions())) \
-        if settings.transport != "stdio" and settings.http.metrics else None
+    # Counted only where they can be scraped: /metrics on HTTP (and prometheus-client, slow to
+    # import, is loaded only then).
+    metrics = None
+    if settings.transport != "stdio" and settings.http.metrics:
+        from toolbay.metrics import ServerMetrics
+
+        metrics = ServerMetrics(manager.counts, lambda: len(keeper_catalog().definitions()))
     async with CatalogKeeper.open(
         settings,
         builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),

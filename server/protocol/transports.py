@@ -28,7 +28,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.errors import ConfigError
-from toolbay.metrics import CONTENT_TYPE
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
@@ -109,6 +108,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     ]
     metrics = app.metrics
     if metrics is not None:
+        from toolbay.metrics import CONTENT_TYPE
 
         async def scrape(request: Request) -> Response:
             return Response(metrics.exposition(), media_type=CONTENT_TYPE)
