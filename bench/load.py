@@ -156,9 +156,10 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], 
 
 
 def http_caller(host: str, port: int, session: str | None, *, tool: str, text: str,
-                counts: dict[str, int]) -> Callable[[float], Awaitable[None]]:
+                counts: dict[str, int], wrong: list[str] | None = None) -> Callable[[float], Awaitable[None]]:
     """One keep-alive connection calling ``tool`` one call at a time until a time, counting
-    ``calls`` and ``wrong`` answers in ``counts``. ``session`` None: stateless requests."""
+    ``calls`` and ``wrong`` answers in ``counts`` (the first few kept in ``wrong``, if given).
+    ``session`` None: stateless requests."""
     expected = text.encode()
     numbers = iter(range(1, 1 << 62))
 
@@ -171,6 +172,8 @@ def http_caller(host: str, port: int, session: str | None, *, tool: str, text: s
                 counts["calls"] += 1
                 if status != 200 or expected not in body or b'"isError":true' in body:
                     counts["wrong"] += 1
+                    if wrong is not None and len(wrong) < 5:
+                        wrong.append(f"{status} {body[:300]!r}")
         finally:
             writer.close()
 

@@ -86,7 +86,7 @@ redis = "{redis}"
 lease_s = 2
 
 [jobs]
-sync_budget_s = 0.3
+sync_budget_s = {sync_budget_s}
 
 [tiers]
 slowread = "read"
@@ -115,9 +115,10 @@ class Cluster:
 
 
 def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: bool = True,
-                  extra_tools: tuple[str, ...] = ()) -> Cluster:
+                  extra_tools: tuple[str, ...] = (), sync_budget_s: float = 0.3) -> Cluster:
     """``count`` replicas and haproxy; ``limited``: with the global limit (``GLOBAL_LIMIT``);
-    ``extra_tools``: fixture programs (names in tests/fixtures/wasm) added to the tool folder."""
+    ``extra_tools``: fixture programs (names in tests/fixtures/wasm) added to the tool folder;
+    ``sync_budget_s``: short, so the tests' slow calls become jobs at once."""
     extensions = folder / "extensions"
     shutil.copytree(BUNDLED_EXTENSIONS, extensions)
     for name in ("slow", "slowread", "slowwrite"):
@@ -127,7 +128,7 @@ def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: 
     workspace = folder / "workspace"
     workspace.mkdir()
     config = folder / "toolbay.toml"
-    text = CONFIG.format(redis=redis.url)
+    text = CONFIG.format(redis=redis.url, sync_budget_s=sync_budget_s)
     if limited:
         text += LIMITS.format(limit=f"{GLOBAL_LIMIT}/{GLOBAL_WINDOW}")
     config.write_text(text, encoding="utf-8")
