@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
+from typing import Any
 
 import anyio
 import pytest
@@ -22,43 +23,41 @@ from toolbay.words import CallContext, ToolResult
 
 pytestmark = pytest.mark.anyio
 
-Replica = Callable[..., "anyio.abc.AsyncContextManager[JobManager]"]
+class Replicas:
+    """Makes job managers on the test's Redis, each with its own client, as replicas have."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.clients: list[aioredis.Redis] = []
+
+    async def client(self) -> aioredis.Redis:
+        self.clients.append(await open_checked(self.url))
+        return self.clients[-1]
+
+    def manager(self, client: aioredis.Redis, *, lease_s: float = 10.0, recover: Recover | None = None,
+                **options: Any) -> JobManager:
+        return JobManager(RedisJobStore(client, lease_s=lease_s), sync_budget_s=0.01, poll_interval_s=1.0,
+                          recover=recover, takeover_interval_s=lease_s / 4, **options)
 
 
 @pytest.fixture
-async def clients(redis_url: str) -> AsyncIterator[list[aioredis.Redis]]:
-    made: list[aioredis.Redis] = []
-    yield made
-    for client in made:
+async def replica(redis_url: str) -> AsyncIterator[Replicas]:
+    replicas = Replicas(redis_url)
+    yield replicas
+    for client in replicas.clients:
         await client.aclose()
 
 
-@pytest.fixture
-def replica(redis_url: str, clients: list[aioredis.Redis]) -> Callable[..., JobManager]:
-    async def client() -> aioredis.Redis:
-        made = await open_checked(redis_url)
-        clients.append(made)
-        return made
-
-    def make(client: aioredis.Redis, *, lease_s: float = 10.0, recover: Recover | None = None,
-             **options: object) -> JobManager:
-        return JobManager(RedisJobStore(client, lease_s=lease_s), sync_budget_s=0.01, poll_interval_s=1.0,
-                          recover=recover, takeover_interval_s=lease_s / 4, **options)  # type: ignore[arg-type]
-
-    make.client = client  # type: ignore[attr-defined]
-    return make
-
-
-async def two(replica: Callable[..., JobManager], stack: AsyncExitStack, **options: object) -> list[JobManager]:
+async def two(replica: Replicas, stack: AsyncExitStack, **options: object) -> list[JobManager]:
     managers = []
     for _ in range(2):
-        client = await replica.client()  # type: ignore[attr-defined]
-        managers.append(await stack.enter_async_context(replica(client, **options)))
+        client = await replica.client()
+        managers.append(await stack.enter_async_context(replica.manager(client, **options)))
     return managers
 
 
 async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_other(
-        replica: Callable[..., JobManager]) -> None:
+        replica: Replicas) -> None:
     gate = Gate()
     async with AsyncExitStack() as stack:
         runner, other = await two(replica, stack)
@@ -71,7 +70,7 @@ async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_
 
         async def open_when_waiting() -> None:
             # The wait is registered on `other` before the job ends: it must be woken, not poll.
-            while not other.store._ended:  # type: ignore[attr-defined]
+            while not other.store._ended:
                 await anyio.sleep(0)
             gate.open()
 
@@ -87,7 +86,7 @@ async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_
 
 
 async def test_a_cancel_on_one_replica_stops_the_job_running_on_the_other(
-        replica: Callable[..., JobManager]) -> None:
+        replica: Replicas) -> None:
     gate = Gate()
     async with AsyncExitStack() as stack:
         runner, other = await two(replica, stack)
@@ -101,7 +100,7 @@ async def test_a_cancel_on_one_replica_stops_the_job_running_on_the_other(
 
 
 async def test_a_dead_replicas_read_job_runs_again_elsewhere_and_its_other_jobs_read_interrupted(
-        replica: Callable[..., JobManager]) -> None:
+        replica: Replicas) -> None:
     gate, rerun = Gate(), Gate("done again")
     ended = anyio.Event()
 
@@ -118,9 +117,9 @@ async def test_a_dead_replicas_read_job_runs_again_elsewhere_and_its_other_jobs_
 
     async with AsyncExitStack() as stack:
         survivor = await stack.enter_async_context(
-            replica(await replica.client(), lease_s=1.0, recover=recover))  # type: ignore[attr-defined]
+            replica.manager(await replica.client(), lease_s=1.0, recover=recover))
         # A replica that stops renewing its lease, as one killed would: its lease (1 s) runs out.
-        dying = JobManager(StoppedHeart(await replica.client(), lease_s=1.0),  # type: ignore[attr-defined]
+        dying = JobManager(StoppedHeart(await replica.client(), lease_s=1.0),
                            sync_budget_s=0.01)
         await stack.enter_async_context(dying)
         reader = await start_job(dying, gate, tool="reader")
@@ -171,11 +170,11 @@ async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_
         await client.aclose()
 
 
-async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Callable[..., JobManager]) -> None:
+async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Replicas) -> None:
     gate = Gate()
     async with AsyncExitStack() as stack:
         manager = await stack.enter_async_context(
-            replica(await replica.client(), max_concurrent=300, max_per_caller=300))  # type: ignore[attr-defined]
+            replica.manager(await replica.client(), max_concurrent=300, max_per_caller=300))
         ids = [await start_job(manager, gate) for _ in range(300)]
         gate.open()  # 300 ends written at once: more than the client's connections
         with anyio.fail_after(60):
@@ -185,7 +184,7 @@ async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Callab
 
 
 async def test_a_replica_stopped_for_a_deploy_leaves_its_read_jobs_to_another(
-        replica: Callable[..., JobManager]) -> None:
+        replica: Replicas) -> None:
     gate, rerun = Gate(), Gate("done after the deploy")
 
     def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
@@ -193,8 +192,8 @@ async def test_a_replica_stopped_for_a_deploy_leaves_its_read_jobs_to_another(
 
     async with AsyncExitStack() as stack:
         survivor = await stack.enter_async_context(
-            replica(await replica.client(), lease_s=1.0, recover=recover))  # type: ignore[attr-defined]
-        async with replica(await replica.client(), lease_s=1.0, recover=recover) as stopping:  # type: ignore[attr-defined]
+            replica.manager(await replica.client(), lease_s=1.0, recover=recover))
+        async with replica.manager(await replica.client(), lease_s=1.0, recover=recover) as stopping:
             reader = await start_job(stopping, gate, tool="reader")
             writer = await start_job(stopping, gate, tool="writer")
         # Stopped: its lease is dropped at once, the writer is interrupted, the reader left.
