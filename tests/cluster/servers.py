@@ -77,6 +77,7 @@ class RedisServer:
         """Killed (an outage), or ``graceful``: SIGTERM, on which Redis writes its file and exits."""
         if graceful and self.process is not None:
             self.process.terminate()
+            self.process.wait(timeout=60)  # its own shutdown: the file is written before it exits
         end(self.process, self.drain)
         self.process, self.drain = None, None
 
