@@ -173,6 +173,10 @@ class RedisJobStore(JobStore):
         # After a Redis outage every lease may have run out; a replica takes nothing over until
         # it has been back for a whole lease_s, by which time the live ones have renewed theirs.
         self._renewing_since: float | None = None
+        # Replicas whose lease this one found gone, and since when: a lease that ran out in a
+        # Redis outage comes back within lease_s / 3 of Redis's return, so a replica is taken
+        # for dead only when its lease stays gone for a whole lease_s as seen from here.
+        self._missing_since: dict[str, float] = {}
 
     async def open(self) -> None:
         with _unreachable:
@@ -337,11 +341,15 @@ class RedisJobStore(JobStore):
         with _unreachable:
             ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
             claimed = []
+            now = time.monotonic()
             for job_id in ids:
                 replica = await self.client.hget(_job_key(job_id), "replica")
                 if replica is None or _s(replica) == self.replica_id:
                     continue
                 if await self.client.exists(_lease_key(_s(replica))):
+                    self._missing_since.pop(_s(replica), None)
+                    continue
+                if now - self._missing_since.setdefault(_s(replica), now) < self.lease_s:
                     continue
                 if await self._claim(keys=[_job_key(job_id), _lease_key(_s(replica))],
                                      args=[_s(replica), self.replica_id]):
