@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,6 +161,34 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], 
     return status, headers, b"".join(chunks)
 
 
+def http_caller(host: str, port: int, session: str | None, *, tool: str, text: str,
+                counts: dict[str, int], wrong: list[str] | None = None,
+                latencies: list[float] | None = None) -> Callable[[float], Awaitable[None]]:
+    """One keep-alive connection calling ``tool`` one call at a time until a time, counting
+    ``calls`` and ``wrong`` answers in ``counts`` (the first few kept in ``wrong``, if given)
+    and each call's seconds in ``latencies`` (if given). ``session`` None: stateless requests."""
+    expected = text.encode()
+    numbers = iter(range(1, 1 << 62))
+
+    async def connection(until: float) -> None:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            while (sent := time.perf_counter()) < until:
+                writer.write(_post(host, port, _call(next(numbers), tool, text), session))
+                status, _, body = await _response(reader)
+                if latencies is not None:
+                    latencies.append(time.perf_counter() - sent)
+                counts["calls"] += 1
+                if status != 200 or expected not in body or b'"isError":true' in body:
+                    counts["wrong"] += 1
+                    if wrong is not None and len(wrong) < 5:
+                        wrong.append(f"{status} {body[:300]!r}")
+        finally:
+            writer.close()
+
+    return connection
+
+
 async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: str, seconds: float,
                     connections: int, warmup_s: float = 1.0) -> Load:
     """``connections`` keep-alive connections on one MCP session, each one call at a time."""
@@ -173,24 +201,9 @@ async def http_load(host: str, port: int, server_pid: int, *, tool: str, text: s
     writer.write(_post(host, port, json.dumps(INITIALIZED).encode(), session))
     await _response(reader)
     writer.close()
-    expected = text.encode()
     counts = {"calls": 0, "wrong": 0}
-    numbers = iter(range(1, 1 << 62))
     latencies: list[float] = []
-
-    async def connection(until: float) -> None:
-        reader, writer = await asyncio.open_connection(host, port)
-        try:
-            while (sent := time.perf_counter()) < until:
-                writer.write(_post(host, port, _call(next(numbers), tool, text), session))
-                status, _, body = await _response(reader)
-                latencies.append(time.perf_counter() - sent)
-                counts["calls"] += 1
-                if status != 200 or expected not in body or b'"isError":true' in body:
-                    counts["wrong"] += 1
-        finally:
-            writer.close()
-
+    connection = http_caller(host, port, session, tool=tool, text=text, counts=counts, latencies=latencies)
     await asyncio.gather(*(connection(time.perf_counter() + warmup_s) for _ in range(connections)))
     counts.update(calls=0, wrong=0)
     latencies.clear()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -29,6 +30,10 @@ from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
 
+if TYPE_CHECKING:
+    # prometheus-client takes a while to import: only HTTP servers load it (toolbay.assembly).
+    from toolbay.metrics import ServerMetrics
+
 
 class Toolbay:
     version = __version__
@@ -45,11 +50,13 @@ class Toolbay:
         server_hooks: Sequence[ServerHook] = (),
         stages: Sequence[Stage] | None = None,
         listing_filter: ListingFilter | None = None,
+        metrics: ServerMetrics | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
         narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
-        role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts."""
+        role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts.
+        ``metrics``: counts every call (served at ``/metrics``); None counts nothing."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
@@ -58,6 +65,7 @@ class Toolbay:
         self.roles = roles
         self.server_hooks: tuple[ServerHook, ...] = tuple(server_hooks)
         self.listing_filter = listing_filter
+        self.metrics = metrics
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
@@ -104,7 +112,10 @@ class Toolbay:
             raise
         except Exception as exc:
             result = crash_to_result(call.name, exc)
-        result.meta.setdefault("duration_ms", round((time.perf_counter() - started) * 1000, 3))
+        elapsed = time.perf_counter() - started
+        result.meta.setdefault("duration_ms", round(elapsed * 1000, 3))
+        if self.metrics is not None:
+            self.metrics.observe_call(call.name, result, call.timings, elapsed)
         return result
 
     async def _personal_handler(self, catalog: Catalog, call: ToolCall) -> Handler | None:

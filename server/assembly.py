@@ -7,6 +7,7 @@ parameter here.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -28,7 +29,7 @@ from toolbay.handlers.jobs import job_tools
 from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
-from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
@@ -62,11 +63,52 @@ async def assemble(
         stages: the call chain instead of the one the settings make (benchmarks).
         file_filter: serve only the tool files (paths) it accepts (``toolbay call``).
     """
-    policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation)
+    cluster = settings.cluster
+    async with contextlib.AsyncExitStack() as stack:
+        redis = None
+        if cluster.redis is not None:
+            # Checked before anything else starts: an unreachable Redis is one line and exit 2.
+            from toolbay.cluster.connection import open_checked
+
+            redis = await open_checked(cluster.redis)
+            stack.push_async_callback(redis.aclose)
+        policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation,
+                                               shared_limits=cluster.redis, on_outage=cluster.on_outage)
+        if policies.limiter is not None:
+            stack.push_async_callback(policies.limiter.aclose)
+        async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
+                              start_wait_s=start_wait_s, builtins=builtins, stages=stages,
+                              file_filter=file_filter) as app:
+            yield app
+
+
+@asynccontextmanager
+async def _assembled(
+    settings: Settings,
+    policies: ChainPolicies,
+    redis: Any,
+    *,
+    watch: bool,
+    on_progress: Callable[[FileOutcome, int], None] | None,
+    start_wait_s: float | None,
+    builtins: Sequence[Handler],
+    stages: Sequence[Stage] | None,
+    file_filter: Callable[[str], bool] | None,
+) -> AsyncIterator[Toolbay]:
     sessions = SessionRegistry()
     roles = RoleLibrary.from_settings(settings)
     jobs = settings.jobs
-    store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
+    store: JobStore
+    notices = None
+    if redis is not None:
+        from toolbay.cluster.jobs import RedisJobStore
+        from toolbay.cluster.notices import CatalogNotices
+
+        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s)
+        # ``keeper`` is bound below, before the notices are listened to.
+        notices = CatalogNotices(redis, store.replica_id, lambda: keeper.rescan())
+    else:
+        store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     async def rescan_now() -> Mapping[str, list[str]]:
@@ -103,17 +145,26 @@ async def assemble(
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
-        serving_lock=settings.data_dir / "jobs.serving",
+        serving_lock=None if store.shared else settings.data_dir / "jobs.serving",
         recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
+        takeover_interval_s=settings.cluster.lease_s / 2,
     )
     preview_bytes = jobs.result_preview_kb * 1024
+    # Counted only where they can be scraped: /metrics on HTTP (and prometheus-client, slow to
+    # import, is loaded only then).
+    metrics = None
+    if settings.transport != "stdio" and settings.http.metrics:
+        from toolbay.metrics import ServerMetrics
+
+        metrics = ServerMetrics(manager.counts, lambda: len(keeper_catalog().definitions()))
     async with CatalogKeeper.open(
         settings,
         builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                   *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins],
-        listeners=[sessions.tools_changed],
+        listeners=[sessions.tools_changed, *([metrics.catalog_changed] if metrics else []),
+                   *([notices.changed] if notices else [])],
         roles=roles,
-        role_listeners=[sessions.prompts_changed],
+        role_listeners=[sessions.prompts_changed, *([notices.changed] if notices else [])],
         on_progress=on_progress,
         start_wait_s=start_wait_s,
         file_filter=file_filter,
@@ -130,9 +181,11 @@ async def assemble(
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
                                 connected=settings.extensions)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
-                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed)
+                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
+        if notices is not None:
+            await group.start(notices.run)
         try:
             yield app
         finally:

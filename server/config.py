@@ -123,6 +123,7 @@ class HttpSettings(_Section):
         "at the cap a new one replaces the slowest still sending its headers.",
     )
     max_connections_per_peer: int = Field(256, ge=1, le=1_000_000, description="Open HTTP connections per client IP.")
+    metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics (no arguments or secrets in them).")
 
 
 class JobSettings(_Section):
@@ -146,6 +147,30 @@ class JobSettings(_Section):
     max_concurrent: int = Field(8, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
+
+
+class ClusterSettings(_Section):
+    """Several replicas sharing one Redis (``toolbay.cluster``); unset, nothing of it runs."""
+
+    redis: str | None = Field(
+        None,
+        description="redis://host:port/db (or rediss://, unix://): rate limits, jobs and catalog notices are "
+        "shared by every replica that names the same Redis; HTTP is served stateless.")
+    on_outage: Literal["open", "closed"] = Field(
+        "closed",
+        description="While Redis cannot be reached: closed refuses rate-limited calls with a tool error; "
+        "open lets them through unlimited.")
+    lease_s: float = Field(
+        10.0, ge=1, le=3600,
+        description="A replica that has not renewed its lease for this long is taken for dead: its "
+        "read-tier jobs are run again by another replica, the others marked interrupted.")
+
+    @field_validator("redis")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("write a Redis URL: redis://host:port/db, rediss://... or unix:///path")
+        return value
 
 
 DelegationPathName = Literal["envelope", "sampling"]
@@ -240,6 +265,7 @@ class Settings(BaseSettings):
     jobs: JobSettings = Field(default_factory=JobSettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
+    cluster: ClusterSettings = Field(default_factory=ClusterSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)

@@ -10,6 +10,7 @@
         ├── UnknownTool
         ├── Unauthenticated
         ├── RateLimited          carries retry_after
+        ├── LimitsUnavailable    the shared rate-limit store cannot be reached (fail closed)
         ├── Forbidden
         ├── InvalidArguments     carries every problem found
         ├── ApprovalDenied
@@ -101,6 +102,17 @@ class RateLimited(CallRefused):
             retry_after=round(retry_after, 3), limit=limit, scope=scope,
         )
         self.retry_after = retry_after
+
+
+class LimitsUnavailable(CallRefused):
+    code = "limits_unavailable"
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(
+            "The server cannot check its rate limits right now (their shared store is unreachable), so it "
+            f"refuses calls until it can. Retry after {retry_after:.0f} seconds.",
+            retry_after=retry_after,
+        )
 
 
 class Forbidden(CallRefused):

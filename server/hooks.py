@@ -11,10 +11,13 @@
   limiter's storage, the approver's ``Ask`` (how a person is asked: MCP elicitation by
   default, ``toolbay.protocol.elicitation``), the audit log.
 - **Job stores** (``toolbay.jobs.store.JobStore``): where jobs and their results live
-  (SQLite by default).
+  (SQLite by default; ``toolbay.cluster.jobs.RedisJobStore`` under ``[cluster] redis``, a
+  ``shared`` store whose replicas hand each other cancels, ends and dead replicas' jobs).
 - **Catalog change listeners** (``toolbay.catalog_keeper.ChangeListener``): called after a
   rescan that changed the catalog (the session registry tells every connected client), or,
   as ``role_listeners``, the role files served (the prompt list).
+- **Call metrics** (``toolbay.metrics.ServerMetrics``, ``Toolbay(metrics=...)``): told of every
+  finished call with its stage timings; served at ``/metrics``.
 - **Server hooks** (``ServerHook`` below): called with each SDK server the transports build,
   to add request handlers or middleware to it (MCP Tasks is one).
 - **Listing filters** (``ListingFilter`` below): narrow what one session's ``tools/list``

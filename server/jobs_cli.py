@@ -59,6 +59,8 @@ def _with_manager(config: Path | None, data_dir: Path | None,
     from toolbay.jobs import JobManager, SqliteJobStore
 
     settings = settings_or_exit(config, data_dir=data_dir)
+    if settings.cluster.redis is not None:
+        return run_command(_on_redis, settings.cluster.redis, use)
     database = settings.data_dir / "jobs.sqlite3"
     if not database.exists():
         _console(stderr=True).print(f"toolbay: no jobs in {settings.data_dir} (no {database.name})", markup=False)
@@ -73,6 +75,24 @@ def _with_manager(config: Path | None, data_dir: Path | None,
             await manager.store.aclose()
 
     return run_command(run)
+
+
+async def _on_redis(url: str, use: Callable[[JobManager], Awaitable[T]]) -> T:
+    """The cluster's jobs (``[cluster] redis``): a cancel reaches the replica running the job."""
+    from toolbay.cluster.connection import open_checked
+    from toolbay.cluster.jobs import RedisJobStore
+    from toolbay.jobs import JobManager
+
+    client = await open_checked(url)
+    try:
+        manager = JobManager(RedisJobStore(client))
+        await manager.store.open()
+        try:
+            return await use(manager)
+        finally:
+            await manager.store.aclose()
+    finally:
+        await client.aclose()
 
 
 def _print_view(view: JobView, as_json: bool) -> None:

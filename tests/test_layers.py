@@ -45,6 +45,8 @@ LAYERS: dict[str, int] = {
     "toolbay.search": 1,
     "toolbay.subagents": 1,  # role files, the delegation decision, the sampling loop
     "toolbay.pytools": 1,
+    "toolbay.cluster": 1,  # [cluster] redis: the shared job store, catalog notices (imported only then)
+    "toolbay.metrics": 1,  # Prometheus counters of one server
     "toolbay.handlers": 2,
     "toolbay.catalog": 3,
     "toolbay.discovery": 3,

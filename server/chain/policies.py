@@ -54,6 +54,8 @@ class ChainPolicies:
         ask: Ask | None = None,
         base_dir: Path | None = None,
         local_name: str | None = None,
+        shared_limits: str | None = None,
+        on_outage: str = "closed",
     ) -> ChainPolicies:
         """
         Args:
@@ -62,6 +64,9 @@ class ChainPolicies:
                 client counts as unable to be asked.
             base_dir: the folder relative paths in the settings are relative to.
             local_name: the stdio caller's id (default: the login name).
+            shared_limits: the cluster's Redis URL: rate-limit counters go there unless
+                ``rate_limits.storage`` names a store of its own.
+            on_outage: what the rate limiter does while a shared store fails (``[cluster] on_outage``).
         """
         base = base_dir or Path.cwd()
         rates = RateLimits.parse(settings.rate_limits.per_caller, settings.rate_limits.per_caller_tool,
@@ -75,7 +80,8 @@ class ChainPolicies:
                 deny=settings.access.deny,
             ),
             validator=SchemaValidator(),
-            limiter=RateLimiter(rates, storage=settings.rate_limits.storage, strategy=settings.rate_limits.strategy)
+            limiter=RateLimiter(rates, storage=_limits_storage(settings, shared_limits),
+                                strategy=settings.rate_limits.strategy, on_outage=on_outage)
             if rates else None,
             approver=Approver(ask or _cannot_ask, tiers=settings.approval.tiers,
                               when_unsupported=settings.approval.when_unsupported)
@@ -84,6 +90,11 @@ class ChainPolicies:
             resource_url=settings.auth.resource_url,
             authorization_servers=_authorization_servers(settings.auth),
         )
+
+
+def _limits_storage(settings: ChainSettings, shared: str | None) -> str:
+    own = settings.rate_limits.storage
+    return shared if shared is not None and "storage" not in settings.rate_limits.model_fields_set else own
 
 
 async def _cannot_ask(call: ToolCall, message: str) -> Answer:

@@ -11,13 +11,20 @@ Every limit is tested before any is counted, so a call refused by one limit uses
 none of the others; only calls that go on are counted. Over a limit the call is refused
 with ``RateLimited``, whose ``retry_after`` (seconds, also in the result's ``_meta``) is
 when the oldest counted call leaves the window.
+
+A shared store can fail (Redis down). ``on_outage`` says what happens then: ``closed``
+refuses the call with ``LimitsUnavailable`` (a tool error the model can read, with a
+retry hint), ``open`` lets it through uncounted. Either way the server carries on, and a
+warning is logged at most once per ``OUTAGE_LOG_S``.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import limits
 from limits.aio.storage import Storage
@@ -28,7 +35,13 @@ from limits.storage import storage_from_string
 
 from toolbay.chain.base import CheckStage, principal_of
 from toolbay.chain.call import ToolCall
-from toolbay.errors import ConfigError, RateLimited
+from toolbay.errors import ConfigError, LimitsUnavailable, RateLimited
+
+logger = logging.getLogger(__name__)
+
+OUTAGE_LOG_S = 30.0
+# What a refused caller is told to wait while the store is down (Redis reconnects in about this long).
+OUTAGE_RETRY_S = 5.0
 
 
 def parse_limits(text: str | Sequence[str] | None, setting: str) -> tuple[limits.RateLimitItem, ...]:
@@ -69,14 +82,34 @@ class RateLimits:
 
 def open_storage(uri: str) -> Storage:
     """An async ``limits`` storage from a URI (``memory://``, ``redis://...``)."""
+    return _open_storage(uri)[0]
+
+
+def _open_storage(uri: str) -> tuple[Storage, Any]:
+    """The storage, and the Redis connection pool it was given (to close), if any. Redis is
+    spoken through redis-py (the ``redis`` package), with short timeouts so an outage is
+    noticed at once rather than holding calls."""
     full = uri if uri.startswith("async+") else "async+" + uri
+    options: dict[str, Any] = {}
+    pool = None
+    if full.startswith(("async+redis://", "async+rediss://", "async+unix://")):
+        import redis.asyncio  # only when a Redis store is named
+
+        try:
+            # Blocking: a burst of calls waits for a free connection rather than failing.
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                full.removeprefix("async+"), max_connections=64, timeout=5.0, socket_connect_timeout=2.0,
+                socket_timeout=5.0)
+        except ValueError as exc:
+            raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
+        options = {"implementation": "redispy", "connection_pool": pool}
     try:
-        storage = storage_from_string(full)
+        storage = storage_from_string(full, **options)
     except ConfigurationError as exc:
         raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
     if not isinstance(storage, Storage):
         raise ConfigError(f"rate_limits.storage: {uri!r} is not an async storage")
-    return storage
+    return storage, pool
 
 
 class RateLimiter:
@@ -86,6 +119,7 @@ class RateLimiter:
         *,
         storage: Storage | str = "memory://",
         strategy: str = "moving-window",
+        on_outage: str = "closed",
     ) -> None:
         """
         Args:
@@ -95,15 +129,42 @@ class RateLimiter:
                 window, about 5% under it when calls arrive in bursts over HTTP),
                 ``sliding-window-counter`` (keeps the average rate at the limit: 1.00x of it in
                 ``bench/bench_chain_http.py``; may briefly exceed it) or ``fixed-window``.
+            on_outage: ``closed`` (refuse calls while the store fails) or ``open`` (let them through).
         """
+        if on_outage not in ("open", "closed"):
+            raise ConfigError(f"cluster.on_outage: {on_outage!r} is not open or closed")
+        self.on_outage = on_outage
+        self._last_outage_log = 0.0
         if strategy not in STRATEGIES:
             raise ConfigError(f"rate_limits.strategy: {strategy!r} is not one of {', '.join(sorted(STRATEGIES))}")
         self.limits = rates
-        self.storage = open_storage(storage) if isinstance(storage, str) else storage
+        self._pool: Any = None
+        if isinstance(storage, str):
+            self.storage, self._pool = _open_storage(storage)
+        else:
+            self.storage = storage
         self.strategy: LimitsStrategy = STRATEGIES[strategy](self.storage)  # type: ignore[abstract]
 
     async def check(self, caller: str, tool: str) -> None:
-        """Counts one call by ``caller`` to ``tool``, or raises ``RateLimited`` without counting it."""
+        """Counts one call by ``caller`` to ``tool``, or raises ``RateLimited`` without counting it
+        (``LimitsUnavailable`` when the store fails and ``on_outage`` is closed)."""
+        try:
+            await self._count(caller, tool)
+        except RateLimited:
+            raise
+        except Exception as exc:  # the store's own errors (redis-py's, OSError): an outage
+            self._log_outage(exc)
+            if self.on_outage == "closed":
+                raise LimitsUnavailable(OUTAGE_RETRY_S) from exc
+
+    def _log_outage(self, exc: Exception) -> None:
+        now = time.monotonic()
+        if now - self._last_outage_log >= OUTAGE_LOG_S:
+            self._last_outage_log = now
+            logger.warning("the rate-limit store cannot be reached (%s: %s); calls are %s while it is down",
+                           type(exc).__name__, exc, "refused" if self.on_outage == "closed" else "let through")
+
+    async def _count(self, caller: str, tool: str) -> None:
         applicable = self._applicable(caller, tool)
         for item, identifiers, scope in applicable:
             if not await self.strategy.test(item, *identifiers):
@@ -125,6 +186,11 @@ class RateLimiter:
         stats = await self.strategy.get_window_stats(item, *identifiers)
         retry_after = max(stats.reset_time - time.time(), 0.001)
         return RateLimited(scope=scope, limit=str(item), retry_after=retry_after)
+
+    async def aclose(self) -> None:
+        """Closes the connections of a Redis store this limiter opened."""
+        if self._pool is not None:
+            await self._pool.aclose()
 
     async def reset(self) -> None:
         """Forgets every counter (tests, and an operator's reload)."""

@@ -49,7 +49,14 @@ from anyio.abc import TaskGroup
 from toolbay.errors import CallRefused, NoSuchJob, StorageError
 from toolbay.jobs.progress import ProgressRelay
 from toolbay.jobs.serving import ServingLock
-from toolbay.jobs.store import INTERRUPTED_BY_RESTART, JobEvent, JobRecord, JobStatus, JobStore
+from toolbay.jobs.store import (
+    CANCEL_REQUESTED,
+    INTERRUPTED_BY_RESTART,
+    JobEvent,
+    JobRecord,
+    JobStatus,
+    JobStore,
+)
 from toolbay.jobs.views import JobView, accepted, progress_text
 from toolbay.words import CallContext, ProgressCallback, ToolResult
 
@@ -61,11 +68,9 @@ Recover = Callable[[JobRecord], Work | None]
 # One sentence for a job the server stopped under, whether it is seen at the stop or at the next start.
 SERVER_STOPPING = INTERRUPTED_BY_RESTART
 CANCELLED_BY_CALLER = "cancelled by the caller"
-# A request to cancel from outside the server (the CLI), and how often the server looks for one.
-CANCEL_REQUESTED = "cancel_requested"
+# How often the server looks for a request to cancel from outside (the CLI), on a store that
+# cannot tell it at once.
 CANCEL_WATCH_S = 1.0
-# How often a wait on a job run by another server looks at the store.
-STORE_POLL_S = 0.25
 
 
 @dataclasses.dataclass(slots=True)
@@ -161,7 +166,7 @@ class JobManager:
                  max_per_caller: int = 4, retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
                  cancel_grace_s: float = 5.0, progress_write_interval_s: float = 0.5,
                  clock: Callable[[], float] = time.time, serving_lock: Path | None = None,
-                 recover: Recover | None = None) -> None:
+                 recover: Recover | None = None, takeover_interval_s: float = 5.0) -> None:
         if max_concurrent < 1 or max_per_caller < 1:
             raise ValueError("max_concurrent and max_per_caller must be at least 1")
         self.store = store
@@ -179,6 +184,8 @@ class JobManager:
         # What to run again for a job left unfinished by a server that died (None: nothing,
         # the job is marked interrupted).
         self.recover = recover
+        # On a shared store: how often this server looks for jobs of replicas that died.
+        self.takeover_interval_s = takeover_interval_s
         self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
         self._queue: list[_LiveJob] = []
         self._running: set[_LiveJob] = set()
@@ -208,14 +215,20 @@ class JobManager:
             # left unfinished is marked interrupted, then the store closes.
             stack.push_async_callback(self._interrupt_stored)
             self._tg = await stack.enter_async_context(anyio.create_task_group())
-            if alone:
+            if self.store.shared:
+                # Replicas on one store: each runs its own jobs; a dead one's are taken over
+                # once its lease runs out, and cancels and ends travel through the store.
+                self._tg.start_soon(self.store.run_background, self._cancel_asked_elsewhere)
+                self._tg.start_soon(self._take_over_orphans_periodically)
+            elif alone:
                 await self._recover_orphans()
             else:
                 logger.info("another server runs on this data folder: the jobs it runs are left to it")
             if self._serving is not None:
                 self._serving.share()
             self._tg.start_soon(self._purge_periodically)
-            self._tg.start_soon(self._heed_cancel_requests)
+            if not self.store.shared:
+                self._tg.start_soon(self._heed_cancel_requests)
             self._stack = stack.pop_all()
 
     async def _recover_orphans(self) -> None:
@@ -227,9 +240,14 @@ class JobManager:
             if interrupted:
                 logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
             return
+        await self._recover(await self.store.list_unfinished())
+
+    async def _recover(self, records: builtins.list[JobRecord]) -> None:
+        at = self.clock()
+        recover = self.recover or (lambda record: None)
         resumed = interrupted = 0
-        for record in await self.store.list_unfinished():
-            work = self.recover(record)
+        for record in records:
+            work = recover(record)
             if work is not None:
                 await self._resume(record, work)
                 resumed += 1
@@ -254,6 +272,11 @@ class JobManager:
         self._jobs[job.id] = job
         self._queue.append(job)
         self._admit()
+
+    def counts(self) -> dict[str, int]:
+        """Calls held here now: ``queued`` (waiting for a slot), ``running`` (inline or as jobs),
+        ``background`` (gone on as jobs and not yet ended). For metrics; costs nothing to keep."""
+        return {"queued": len(self._queue), "running": len(self._running), "background": len(self._jobs)}
 
     @property
     def running_jobs(self) -> int:
@@ -284,18 +307,44 @@ class JobManager:
         stack, self._stack = self._stack, None
         await stack.aclose()
 
+    async def _take_over_orphans_periodically(self) -> None:
+        while True:
+            try:
+                orphans = await self.store.claim_orphans()
+                if orphans:
+                    logger.warning("taking over %d job(s) of a server that stopped renewing its lease", len(orphans))
+                    await self._recover(orphans)
+            except Exception:
+                logger.warning("could not look for jobs of stopped servers (the store is unreachable?)",
+                               exc_info=True)
+            await anyio.sleep(self.takeover_interval_s)
+
+    async def _cancel_asked_elsewhere(self, job_id: str, reason: str) -> None:
+        """Another server was asked to cancel a job this one runs."""
+        job = self._jobs.get(job_id)
+        if job is not None and not job.done.is_set() and self._tg is not None:
+            self._tg.start_soon(self.cancel, job.owner, job_id, reason)
+
     async def _interrupt_stored(self) -> None:
         with anyio.CancelScope(shield=True):
-            if self._serving is None:
+            if self._serving is None and not self.store.shared:
                 await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
                 return
             # Only this server's own jobs: another one may be running on the same store.
+            handed_over = 0
             for job in list(self._jobs.values()):
+                if self.store.shared and self.recover is not None and self.recover(job.record()) is not None:
+                    # Safe to run again: left unfinished for another replica to take over once
+                    # this one's lease is gone (a rolling deploy drops no read-tier job).
+                    handed_over += 1
+                    continue
                 try:
                     await self.store.finish(job.id, "interrupted", _stopped_result(job), at=self.clock(),
                                             reason=SERVER_STOPPING)
                 except Exception:
                     logger.exception("could not record that job %s was interrupted", job.id)
+            if handed_over:
+                logger.warning("%d job(s) safe to run again are left for another replica to take over", handed_over)
 
     # -- running calls --------------------------------------------------------------------
 
@@ -528,13 +577,12 @@ class JobManager:
         """
         job = self._live(owner, job_id)
         if job is None:
-            # Not running here: ended, or run by another server on the same store (one
-            # draining its jobs after its client left): watch the store.
+            # Not running here: ended, or run by another server on the same store (a replica,
+            # or one draining its jobs after its client left): the store says when it ends.
             view = await self.status(owner, job_id)
-            with anyio.move_on_after(timeout_s):
-                while not view.finished:
-                    await anyio.sleep(STORE_POLL_S)
-                    view = await self.status(owner, job_id)
+            if not view.finished:
+                await self.store.wait_finished(owner, job_id, timeout_s)
+                view = await self.status(owner, job_id)
             return view
         if not job.done.is_set():
             relay = ProgressRelay(on_progress) if on_progress is not None else None
@@ -574,6 +622,12 @@ class JobManager:
                 self._admit()
             with anyio.move_on_after(self.cancel_grace_s):
                 await job.done.wait()
+        elif job is None and self.store.shared:
+            # Run by another replica: it is told through the store, and ends it there.
+            view = await self.status(owner, job_id)
+            if not view.finished:
+                await self.store.request_cancel(job_id, reason, at=self.clock())
+                await self.store.wait_finished(owner, job_id, self.cancel_grace_s)
         return await self.status(owner, job_id)
 
     async def list(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,
@@ -595,8 +649,7 @@ class JobManager:
         ``NoSuchJob``."""
         view = await self.status(owner, job_id)
         if not view.finished:
-            await self.store.append_event(JobEvent(job_id=job_id, at=self.clock(), kind=CANCEL_REQUESTED,
-                                                   data={"reason": reason}))
+            await self.store.request_cancel(job_id, reason, at=self.clock())
         return view
 
     async def _heed_cancel_requests(self) -> None:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
+
+import anyio
 
 from toolbay.words import ToolResult
 
@@ -27,6 +29,14 @@ JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 INTERRUPTED_BY_RESTART = "the server stopped while the job was running"
+# An event asking the server that runs a job to stop it (from the CLI, or another server).
+CANCEL_REQUESTED = "cancel_requested"
+# How often the default ``wait_finished`` looks at the store.
+STORE_POLL_S = 0.25
+
+# Told by a shared store when another replica asks for one of this replica's jobs to stop:
+# (job id, reason).
+OnCancel = Callable[[str, str], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +88,14 @@ class JobStore(ABC):
     """Where jobs live. Every method is safe to call from concurrent tasks.
 
     Used as ``async with store:`` (or ``await store.open()`` / ``await store.aclose()``).
+
+    A store that several servers (replicas) share sets ``shared``: each replica then ends only
+    its own jobs when it stops, takes over a dead replica's jobs (``claim_orphans``), and the
+    store carries cancel requests and job ends between them (``run_background``,
+    ``request_cancel``, ``wait_finished``) so nobody polls.
     """
+
+    shared: ClassVar[bool] = False
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -200,6 +217,35 @@ class JobStore(ABC):
         Returns:
             How many jobs were marked.
         """
+
+    async def wait_finished(self, owner: str, job_id: str, timeout_s: float | None) -> None:
+        """Returns once the job has ended (or is not the owner's), or after ``timeout_s``.
+
+        This default looks at the store every ``STORE_POLL_S`` (a job run by another server on
+        the same SQLite file); a shared store wakes its waiters when a job ends.
+        """
+        with anyio.move_on_after(timeout_s):
+            while True:
+                record = await self.get(owner, job_id)
+                if record is None or record.finished:
+                    return
+                await anyio.sleep(STORE_POLL_S)
+
+    async def request_cancel(self, job_id: str, reason: str, *, at: float) -> None:
+        """Asks whichever server runs the job to stop it. This default records a
+        ``CANCEL_REQUESTED`` event, which that server looks for; a shared store tells it at once."""
+        await self.append_event(JobEvent(job_id=job_id, at=at, kind=CANCEL_REQUESTED, data={"reason": reason}))
+
+    async def run_background(self, on_cancel: OnCancel) -> None:
+        """The store's own upkeep for as long as the manager runs (a shared store renews this
+        replica's lease and hears cancel requests and job ends). Must never raise for an
+        outage: it waits and tries again. This default has nothing to do."""
+        return None
+
+    async def claim_orphans(self) -> list[JobRecord]:
+        """Unfinished jobs of servers that have died (their lease ran out), now this server's
+        to run again or mark interrupted. Only shared stores have any."""
+        return []
 
     @abstractmethod
     async def delete_finished_before(self, cutoff: float) -> int:

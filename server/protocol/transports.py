@@ -21,7 +21,7 @@ from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -106,9 +106,20 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         Mount("/messages/", app=AnswerUnparsableMessages(sse.handle_post_message)),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
+    metrics = app.metrics
+    if metrics is not None:
+        from toolbay.metrics import CONTENT_TYPE
+
+        async def scrape(request: Request) -> Response:
+            return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+        extra_routes.append(Route("/metrics", endpoint=scrape, methods=["GET"]))
     http_server = build_mcp_server(app, "http")
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
+        # Replicas behind a load balancer: any request may reach any replica, so none keeps a
+        # session (list changes reach clients through subscriptions/listen, fed on every replica).
+        stateless_http=app.settings.cluster.redis is not None,
         host=host,
         transport_security=security,
         custom_starlette_routes=extra_routes,
@@ -122,6 +133,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.
         starlette_app.add_middleware(
             BearerAuthMiddleware,
+            protected_paths=("/mcp", "/sse", "/messages", "/metrics"),
             verifier=policies.verifier,
             resource_url=policies.resource_url,
             authorization_servers=policies.authorization_servers,

@@ -1,0 +1,427 @@
+"""RedisJobStore: jobs shared by every replica that names the same Redis.
+
+Why not a job library (pydocket, arq, saq, taskiq): they queue *serialisable* work for any
+worker to pick up. toolbay's jobs are calls that began inline on one replica (a wasm guest
+already running, with its cancel flag and progress relays in that process) and went on in
+the background when their budget ran out; the work cannot move, only its record can. What
+the replicas must share is the record, the result, the cancel request and the end — the
+``JobStore`` contract — so this is that contract on Redis, with the manager unchanged.
+
+Keys (all under ``toolbay:``)::
+
+    job:<id>               hash: the record, the result (JSON), the replica running it
+    job:<id>:events        list of JSON events, oldest first
+    jobs:owner:<owner>     sorted set of the owner's job ids by creation time (job_list)
+    jobs:unfinished        sorted set of unfinished job ids (take-over)
+    jobs:finished          sorted set of finished job ids by end time (purge)
+    replica:<replica id>   the replica's lease: exists while it renews it (PX lease_s)
+
+Channels: ``toolbay:job-ended`` (a job id, published in the same script that records the
+end, so a waiter wakes on any replica without polling) and ``toolbay:job-cancel`` (a JSON
+request the running replica acts on).
+
+A change that must not undo an end (a status change, the end itself, a take-over) is one Lua
+script that checks the job is unfinished first, as the SQLite store's ``WHERE status IN
+('queued','running')``. Redis errors become ``StorageError`` (the app answers the call with
+a tool error saying so); the background loop outlives outages and wakes every waiter to look
+again when it reconnects, so no end is missed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import anyio
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from toolbay.errors import StorageError
+from toolbay.jobs.store import (
+    TERMINAL,
+    JobEvent,
+    JobRecord,
+    JobStatus,
+    JobStore,
+    OnCancel,
+    result_from_json,
+    result_to_json,
+)
+from toolbay.words import ToolResult
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "toolbay:"
+ENDED_CHANNEL = PREFIX + "job-ended"
+CANCEL_CHANNEL = PREFIX + "job-cancel"
+UNFINISHED = PREFIX + "jobs:unfinished"
+FINISHED = PREFIX + "jobs:finished"
+# After an outage, the background loop tries Redis again after this long.
+RECONNECT_S = 1.0
+
+_SET_STATUS = """
+local s = redis.call('HGET', KEYS[1], 'status')
+if s ~= 'queued' and s ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], 'replica', ARGV[4])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[3]) end
+if ARGV[1] == 'running' and not redis.call('HGET', KEYS[1], 'started_at') then
+  redis.call('HSET', KEYS[1], 'started_at', ARGV[2])
+end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+return 1
+"""
+
+_FINISH = """
+local s = redis.call('HGET', KEYS[1], 'status')
+if s ~= 'queued' and s ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], 'finished_at', ARGV[2], 'result', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[4]) end
+redis.call('ZREM', KEYS[3], ARGV[5])
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[5])
+for i = 7, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+redis.call('PUBLISH', ARGV[6], ARGV[5])
+return 1
+"""
+
+# Takes a job over when the replica recorded as running it still is the one read before and
+# its lease is gone.
+_CLAIM = """
+local s = redis.call('HGET', KEYS[1], 'status')
+if s ~= 'queued' and s ~= 'running' then return 0 end
+if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'replica', ARGV[2])
+return 1
+"""
+
+
+def _job_key(job_id: str) -> str:
+    return f"{PREFIX}job:{job_id}"
+
+
+def _events_key(job_id: str) -> str:
+    return f"{PREFIX}job:{job_id}:events"
+
+
+def _owner_key(owner: str) -> str:
+    return f"{PREFIX}jobs:owner:{owner}"
+
+
+def _lease_key(replica: str) -> str:
+    return f"{PREFIX}replica:{replica}"
+
+
+def _event_json(event: JobEvent) -> str:
+    return json.dumps({"at": event.at, "kind": event.kind, "data": dict(event.data)}, default=str)
+
+
+def _optional_float(value: Any) -> float | None:
+    return float(value) if value not in (None, b"", "") else None
+
+
+def _s(value: Any) -> str:
+    """Text of what redis-py read (bytes: the client does not decode)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _record(fields: Mapping[Any, Any]) -> JobRecord:
+    text = {_s(key): _s(value) for key, value in fields.items()}
+    return JobRecord(
+        id=text["id"], owner=text["owner"], tool=text["tool"], status=text["status"],  # type: ignore[arg-type]
+        created_at=float(text["created_at"]), updated_at=float(text["updated_at"]),
+        arguments=json.loads(text.get("arguments") or "{}"),
+        started_at=_optional_float(text.get("started_at")), finished_at=_optional_float(text.get("finished_at")),
+        reason=text.get("reason") or None,
+    )
+
+
+class _Unreachable:
+    """Turns Redis's errors into ``StorageError``: the call gets a tool error, the server lives."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if exc is not None and isinstance(exc, RedisError | OSError):
+            raise StorageError(f"the shared job store (Redis) cannot be reached right now ({exc}); "
+                               "try again shortly") from exc
+
+
+_unreachable = _Unreachable()
+
+
+class RedisJobStore(JobStore):
+    """Jobs in Redis, shared by replicas. ``lease_s``: how long a replica that stops renewing
+    its lease keeps its jobs before another takes them over."""
+
+    shared: ClassVar[bool] = True
+
+    def __init__(self, client: aioredis.Redis, *, lease_s: float = 10.0, replica_id: str | None = None) -> None:
+        self.client = client
+        self.lease_s = lease_s
+        self.replica_id = replica_id or secrets.token_hex(6)
+        self._set_status = client.register_script(_SET_STATUS)
+        self._finish = client.register_script(_FINISH)
+        self._claim = client.register_script(_CLAIM)
+        # Waiters on jobs run elsewhere, by job id: woken when the end is published.
+        self._ended: dict[str, set[anyio.Event]] = {}
+        # Since when this replica has renewed its lease without a failure (None: failing now).
+        # After a Redis outage every lease may have run out; a replica takes nothing over until
+        # it has been back for a whole lease_s, by which time the live ones have renewed theirs.
+        self._renewing_since: float | None = None
+        # Replicas whose lease this one found gone, and since when: a lease that ran out in a
+        # Redis outage comes back within lease_s / 3 of Redis's return, so a replica is taken
+        # for dead only when its lease stays gone for a whole lease_s as seen from here.
+        self._missing_since: dict[str, float] = {}
+
+    async def open(self) -> None:
+        with _unreachable:
+            await self._renew_lease()
+        self._renewing_since = time.monotonic()
+
+    async def aclose(self) -> None:
+        # The lease is let go at once: this replica's unfinished jobs were marked interrupted
+        # by the manager before this; nothing is left for others to take over.
+        try:
+            await self.client.delete(_lease_key(self.replica_id))
+        except (RedisError, OSError):
+            logger.debug("could not drop this replica's lease", exc_info=True)
+
+    async def _renew_lease(self) -> None:
+        await self.client.set(_lease_key(self.replica_id), "1", px=int(self.lease_s * 1000))
+
+    # -- writes ---------------------------------------------------------------------------
+
+    async def create(self, job: JobRecord, events: list[JobEvent] | None = None) -> None:
+        fields = {"id": job.id, "owner": job.owner, "tool": job.tool, "status": job.status,
+                  "arguments": json.dumps(dict(job.arguments), default=str), "created_at": job.created_at,
+                  "updated_at": job.updated_at, "replica": self.replica_id, "reason": job.reason or "",
+                  "started_at": job.started_at if job.started_at is not None else "", "finished_at": ""}
+        with _unreachable:
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.hset(_job_key(job.id), mapping=fields)  # type: ignore[arg-type]
+                pipe.zadd(_owner_key(job.owner), {job.id: job.created_at})
+                pipe.zadd(UNFINISHED, {job.id: job.created_at})
+                if events:
+                    pipe.rpush(_events_key(job.id), *[_event_json(e) for e in events])
+                await pipe.execute()
+
+    async def set_status(self, job_id: str, status: JobStatus, *, at: float, reason: str | None = None,
+                         events: list[JobEvent] | None = None) -> None:
+        if status in TERMINAL:
+            raise ValueError(f"{status!r} ends a job: use finish()")
+        with _unreachable:
+            await self._set_status(keys=[_job_key(job_id), _events_key(job_id)],
+                                   args=[status, at, reason or "", self.replica_id,
+                                         *[_event_json(e) for e in events or ()]])
+
+    async def finish(self, job_id: str, status: JobStatus, result: ToolResult, *, at: float,
+                     reason: str | None = None, events: list[JobEvent] | None = None) -> None:
+        if status not in TERMINAL:
+            raise ValueError(f"{status!r} does not end a job")
+        with _unreachable:
+            await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED],
+                               args=[status, at, result_to_json(result), reason or "", job_id, ENDED_CHANNEL,
+                                     *[_event_json(e) for e in events or ()]])
+
+    async def append_event(self, event: JobEvent) -> None:
+        with _unreachable:
+            await self.client.rpush(_events_key(event.job_id), _event_json(event))
+
+    async def interrupt_unfinished(self, reason: str, *, at: float) -> int:
+        """Only this replica's own unfinished jobs: the others' belong to them."""
+        result = ToolResult.error(f"The job was interrupted: {reason}.", reason=reason)
+        count = 0
+        for record in await self._unfinished(only_mine=True):
+            await self.finish(record.id, "interrupted", result, at=at, reason=reason,
+                              events=[JobEvent(job_id=record.id, at=at, kind="interrupted", data={"reason": reason})])
+            count += 1
+        return count
+
+    async def delete_finished_before(self, cutoff: float) -> int:
+        with _unreachable:
+            old = [_s(i) for i in await self.client.zrangebyscore(FINISHED, "-inf", f"({cutoff}")]
+            for job_id in old:
+                owner = await self.client.hget(_job_key(job_id), "owner")
+                async with self.client.pipeline(transaction=True) as pipe:
+                    pipe.delete(_job_key(job_id), _events_key(job_id))
+                    pipe.zrem(FINISHED, job_id)
+                    if owner is not None:
+                        pipe.zrem(_owner_key(_s(owner)), job_id)
+                    await pipe.execute()
+        return len(old)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def _read(self, job_id: str) -> JobRecord | None:
+        with _unreachable:
+            fields = await self.client.hgetall(_job_key(job_id))
+        return _record(fields) if fields else None
+
+    async def get(self, owner: str, job_id: str) -> JobRecord | None:
+        record = await self._read(job_id)
+        return record if record is not None and record.owner == owner else None
+
+    async def get_result(self, owner: str, job_id: str) -> ToolResult | None:
+        with _unreachable:
+            found_owner, payload = await self.client.hmget(_job_key(job_id), ["owner", "result"])
+        if found_owner is None or _s(found_owner) != owner or not payload:
+            return None
+        try:
+            return result_from_json(_s(payload))
+        except (ValueError, KeyError, TypeError) as exc:
+            return ToolResult.error(f"The result of this job was lost: its stored copy is damaged ({exc}). "
+                                    "Run the tool again.", reason="result_lost")
+
+    async def events(self, owner: str, job_id: str) -> list[JobEvent]:
+        if await self.get(owner, job_id) is None:
+            return []
+        with _unreachable:
+            rows = await self.client.lrange(_events_key(job_id), 0, -1)
+        events = []
+        for row in rows:
+            data = json.loads(row)
+            events.append(JobEvent(job_id=job_id, at=data["at"], kind=data["kind"], data=data.get("data") or {}))
+        return events
+
+    async def list_jobs(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,
+                        offset: int = 0) -> list[JobRecord]:
+        found: list[JobRecord] = []
+        skipped = 0
+        start, page = 0, max(limit + offset, 100)
+        while len(found) < limit:
+            with _unreachable:
+                ids = await self.client.zrevrange(_owner_key(owner), start, start + page - 1)
+            if not ids:
+                break
+            start += len(ids)
+            for record in await self._records([_s(i) for i in ids]):
+                if record.owner != owner or (status is not None and record.status != status):
+                    continue
+                if skipped < offset:
+                    skipped += 1
+                    continue
+                found.append(record)
+                if len(found) == limit:
+                    break
+        return found
+
+    async def _records(self, ids: list[str]) -> list[JobRecord]:
+        with _unreachable:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for job_id in ids:
+                    pipe.hgetall(_job_key(job_id))
+                rows = await pipe.execute()
+        return [_record(fields) for fields in rows if fields]
+
+    async def _unfinished(self, *, only_mine: bool) -> list[JobRecord]:
+        with _unreachable:
+            ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for job_id in ids:
+                    pipe.hget(_job_key(job_id), "replica")
+                replicas = await pipe.execute()
+        mine = [job_id for job_id, replica in zip(ids, replicas, strict=True)
+                if not only_mine or (replica is not None and _s(replica) == self.replica_id)]
+        return [r for r in await self._records(mine) if not r.finished]
+
+    async def list_unfinished(self) -> list[JobRecord]:
+        return await self._unfinished(only_mine=False)
+
+    # -- between replicas -------------------------------------------------------------------
+
+    async def claim_orphans(self) -> list[JobRecord]:
+        since = self._renewing_since
+        if since is None or time.monotonic() - since < self.lease_s:
+            return []  # just started or just back from an outage: the others may not have renewed yet
+        with _unreachable:
+            ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
+            claimed = []
+            now = time.monotonic()
+            for job_id in ids:
+                replica = await self.client.hget(_job_key(job_id), "replica")
+                if replica is None or _s(replica) == self.replica_id:
+                    continue
+                if await self.client.exists(_lease_key(_s(replica))):
+                    self._missing_since.pop(_s(replica), None)
+                    continue
+                if now - self._missing_since.setdefault(_s(replica), now) < self.lease_s:
+                    continue
+                if await self._claim(keys=[_job_key(job_id), _lease_key(_s(replica))],
+                                     args=[_s(replica), self.replica_id]):
+                    claimed.append(job_id)
+        return [r for r in await self._records(claimed) if not r.finished]
+
+    async def request_cancel(self, job_id: str, reason: str, *, at: float) -> None:
+        await super().request_cancel(job_id, reason, at=at)  # recorded too, for job events
+        with _unreachable:
+            await self.client.publish(CANCEL_CHANNEL, json.dumps({"job_id": job_id, "reason": reason}))
+
+    async def wait_finished(self, owner: str, job_id: str, timeout_s: float | None) -> None:
+        """Wakes when the end is published (or the listener reconnects after an outage and
+        every waiter looks again); never polls."""
+        with anyio.move_on_after(timeout_s):
+            while True:
+                woken = anyio.Event()
+                self._ended.setdefault(job_id, set()).add(woken)
+                try:
+                    record = await self.get(owner, job_id)
+                    if record is None or record.finished:
+                        return
+                    await woken.wait()
+                finally:
+                    waiters = self._ended.get(job_id)
+                    if waiters is not None:
+                        waiters.discard(woken)
+                        if not waiters:
+                            del self._ended[job_id]
+
+    async def run_background(self, on_cancel: OnCancel) -> None:
+        """Renews this replica's lease and listens for job ends and cancel requests, for as
+        long as the manager runs, through any number of Redis outages."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._keep_lease)
+            while True:
+                try:
+                    await self._listen(on_cancel)
+                except (RedisError, OSError) as exc:
+                    logger.warning("lost the job channel to Redis (%s); trying again", exc)
+                self._wake_all()  # an end may have been published while we were not listening
+                await anyio.sleep(RECONNECT_S)
+
+    async def _listen(self, on_cancel: OnCancel) -> None:
+        async with self.client.pubsub() as pubsub:
+            await pubsub.subscribe(ENDED_CHANNEL, CANCEL_CHANNEL)
+            self._wake_all()  # subscribed: anything that ended before this is in the store
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                channel, data = _s(message["channel"]), _s(message["data"])
+                if channel == ENDED_CHANNEL:
+                    for woken in self._ended.get(data, ()):
+                        woken.set()
+                elif channel == CANCEL_CHANNEL:
+                    request = json.loads(data)
+                    await on_cancel(str(request["job_id"]), str(request["reason"]))
+
+    def _wake_all(self) -> None:
+        for waiters in self._ended.values():
+            for woken in waiters:
+                woken.set()
+
+    async def _keep_lease(self) -> None:
+        while True:
+            try:
+                await self._renew_lease()
+                if self._renewing_since is None:
+                    self._renewing_since = time.monotonic()
+                    logger.warning("Redis answers again; this replica's lease is renewed")
+            except (RedisError, OSError) as exc:
+                if self._renewing_since is not None:
+                    logger.warning("could not renew this replica's lease in Redis (%s)", exc)
+                self._renewing_since = None
+            await anyio.sleep(self.lease_s / 3)

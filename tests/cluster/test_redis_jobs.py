@@ -1,0 +1,206 @@
+"""Jobs on a real Redis shared by two job managers in one process, as two replicas would be:
+either answers for the other's jobs, a wait wakes on the end, a cancel reaches the runner,
+and a replica that stops renewing its lease has its jobs taken over or marked interrupted."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+import pytest
+import redis.asyncio as aioredis
+
+from tests.cluster.servers import RedisServer
+from tests.jobs.conftest import Gate, start_job
+from toolbay.cluster.connection import open_checked
+from toolbay.cluster.jobs import RedisJobStore
+from toolbay.errors import NoSuchJob, StorageError
+from toolbay.jobs import JobManager, JobRecord
+from toolbay.jobs.manager import Recover
+from toolbay.words import CallContext, ToolResult
+
+pytestmark = pytest.mark.anyio
+
+class Replicas:
+    """Makes job managers on the test's Redis, each with its own client, as replicas have."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.clients: list[aioredis.Redis] = []
+
+    async def client(self) -> aioredis.Redis:
+        self.clients.append(await open_checked(self.url))
+        return self.clients[-1]
+
+    def manager(self, client: aioredis.Redis, *, lease_s: float = 10.0, recover: Recover | None = None,
+                **options: Any) -> JobManager:
+        return JobManager(RedisJobStore(client, lease_s=lease_s), sync_budget_s=0.01, poll_interval_s=1.0,
+                          recover=recover, takeover_interval_s=lease_s / 4, **options)
+
+
+@pytest.fixture
+async def replica(redis_url: str) -> AsyncIterator[Replicas]:
+    replicas = Replicas(redis_url)
+    yield replicas
+    for client in replicas.clients:
+        await client.aclose()
+
+
+async def two(replica: Replicas, stack: AsyncExitStack, **options: object) -> list[JobManager]:
+    managers = []
+    for _ in range(2):
+        client = await replica.client()
+        managers.append(await stack.enter_async_context(replica.manager(client, **options)))
+    return managers
+
+
+async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_other(
+        replica: Replicas) -> None:
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        assert (await other.status("alice", job_id)).status == "running"
+        assert [v.id for v in await other.list("alice")] == [job_id]
+        with pytest.raises(NoSuchJob):
+            await other.status("mallory", job_id)  # another owner sees nothing
+        assert await other.result("alice", job_id) is None
+
+        async def open_when_waiting() -> None:
+            # The wait is registered on `other` before the job ends: it must be woken, not poll.
+            while not other.store._ended:
+                await anyio.sleep(0)
+            gate.open()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(open_when_waiting)
+                view = await other.wait("alice", job_id, timeout_s=3600)
+        assert view.status == "completed"
+        result = await other.result("alice", job_id)
+        assert result is not None and result.text == "done"
+        events = [e.kind for e in await other.events("alice", job_id)]
+        assert events[0] == "started" and events[-1] == "finished"
+
+
+async def test_a_cancel_on_one_replica_stops_the_job_running_on_the_other(
+        replica: Replicas) -> None:
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        with anyio.fail_after(20):
+            view = await other.cancel("alice", job_id)
+        assert view.status == "cancelled"
+        assert gate.seen_cancel  # the guest's cancel flag was set on the replica running it
+        result = await other.result("alice", job_id)
+        assert result is not None and "cancelled" in result.text
+
+
+async def test_a_dead_replicas_read_job_runs_again_elsewhere_and_its_other_jobs_read_interrupted(
+        replica: Replicas) -> None:
+    gate, rerun = Gate(), Gate("done again")
+    ended = anyio.Event()
+
+    def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
+        if record.tool != "reader":
+            return None
+
+        async def work(ctx: CallContext) -> ToolResult:
+            result = await rerun(ctx)
+            ended.set()
+            return result
+
+        return work
+
+    async with AsyncExitStack() as stack:
+        survivor = await stack.enter_async_context(
+            replica.manager(await replica.client(), lease_s=1.0, recover=recover))
+        # A replica that stops renewing its lease, as one killed would: its lease (1 s) runs out.
+        dying = JobManager(StoppedHeart(await replica.client(), lease_s=1.0),
+                           sync_budget_s=0.01)
+        await stack.enter_async_context(dying)
+        reader = await start_job(dying, gate, tool="reader")
+        writer = await start_job(dying, gate, tool="writer")
+        with anyio.fail_after(30):  # the survivor looks every 0.25 s
+            await rerun.started.wait()
+            rerun.open()
+            view = await survivor.wait("alice", reader, timeout_s=30)
+            await ended.wait()
+        assert view.status == "completed"
+        assert (await survivor.result("alice", reader)).text == "done again"  # type: ignore[union-attr]
+        interrupted = await survivor.wait("alice", writer, timeout_s=30)
+        assert interrupted.status == "interrupted"
+        assert "call writer again" in (await survivor.result("alice", writer)).text  # type: ignore[union-attr]
+        gate.open()
+
+
+class StoppedHeart(RedisJobStore):
+    async def _keep_lease(self) -> None:
+        await anyio.sleep_forever()
+
+
+async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_still_ends(
+        own_redis: RedisServer) -> None:
+    client = await open_checked(own_redis.url)
+    gate = Gate()
+    try:
+        async with JobManager(RedisJobStore(client), sync_budget_s=0.01) as manager:
+            job_id = await start_job(manager, gate)
+            own_redis.stop()
+            with pytest.raises(StorageError, match="Redis"):
+                await manager.list("alice")
+            with pytest.raises(StorageError, match="Redis"):
+                await manager.status("mallory", job_id)
+            own_redis.start()
+            gate.open()
+            # The restarted Redis is empty (no persistence in this test, unlike deploy/): the
+            # record is gone, so the end has nothing to be written to; the manager lives on and
+            # says the job is unknown (a tool error), and serves new jobs.
+            with anyio.fail_after(30), pytest.raises(NoSuchJob):
+                await manager.wait("alice", job_id, timeout_s=30)
+            again = Gate()
+            again.open()
+            second = await start_job(manager, again)
+            with anyio.fail_after(30):
+                assert (await manager.wait("alice", second, timeout_s=30)).status == "completed"
+    finally:
+        await client.aclose()
+
+
+async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Replicas) -> None:
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        manager = await stack.enter_async_context(
+            replica.manager(await replica.client(), max_concurrent=300, max_per_caller=300))
+        ids = [await start_job(manager, gate) for _ in range(300)]
+        gate.open()  # 300 ends written at once: more than the client's connections
+        with anyio.fail_after(60):
+            views = [await manager.wait("alice", job_id, timeout_s=60) for job_id in ids]
+        assert {view.status for view in views} == {"completed"}
+        assert len(await manager.list("alice", "completed", limit=1000)) == 300
+
+
+async def test_a_replica_stopped_for_a_deploy_leaves_its_read_jobs_to_another(
+        replica: Replicas) -> None:
+    gate, rerun = Gate(), Gate("done after the deploy")
+
+    def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
+        return rerun if record.tool == "reader" else None
+
+    async with AsyncExitStack() as stack:
+        survivor = await stack.enter_async_context(
+            replica.manager(await replica.client(), lease_s=1.0, recover=recover))
+        async with replica.manager(await replica.client(), lease_s=1.0, recover=recover) as stopping:
+            reader = await start_job(stopping, gate, tool="reader")
+            writer = await start_job(stopping, gate, tool="writer")
+        # Stopped: its lease is dropped at once, the writer is interrupted, the reader left.
+        assert (await survivor.status("alice", writer)).status == "interrupted"
+        with anyio.fail_after(30):
+            await rerun.started.wait()
+            rerun.open()
+            view = await survivor.wait("alice", reader, timeout_s=30)
+        assert view.status == "completed"
+        assert (await survivor.result("alice", reader)).text == "done after the deploy"  # type: ignore[union-attr]

@@ -1,0 +1,113 @@
+"""Rate limits on a real Redis: shared by limiters that share it (as replicas do), with the
+same strategies and promises as in memory, and an outage that is a tool error or a pass,
+never a crash."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from tests.cluster.servers import RedisServer
+from toolbay.chain.ratelimit import RateLimiter, RateLimits
+from toolbay.cluster.connection import open_checked, shown
+from toolbay.errors import ConfigError, LimitsUnavailable, RateLimited
+
+pytestmark = pytest.mark.anyio
+
+Make = Callable[..., RateLimiter]
+
+
+@pytest.fixture
+async def make_limiter() -> AsyncIterator[Make]:
+    made: list[RateLimiter] = []
+
+    def make(*args: object, **kwargs: object) -> RateLimiter:
+        made.append(RateLimiter(*args, **kwargs))  # type: ignore[arg-type]
+        return made[-1]
+
+    yield make
+    for limiter in made:
+        await limiter.aclose()
+
+
+async def admitted(limiter: RateLimiter, attempts: int, caller: str = "alice") -> int:
+    count = 0
+    for _ in range(attempts):
+        try:
+            await limiter.check(caller, "echo")
+            count += 1
+        except RateLimited:
+            pass
+    return count
+
+
+@pytest.mark.parametrize("strategy", ["moving-window", "fixed-window", "sliding-window-counter"])
+async def test_three_limiters_on_one_redis_admit_the_limit_between_them(
+    redis_url: str, strategy: str, make_limiter: Make,
+) -> None:
+    rates = RateLimits.parse(everyone="10/hour")
+    replicas = [make_limiter(rates, storage=redis_url, strategy=strategy) for _ in range(3)]
+    total = sum([await admitted(limiter, 8) for limiter in replicas])
+    assert total == 10
+
+
+async def test_a_refusal_on_another_limiter_says_when_to_retry(redis_url: str, make_limiter: Make) -> None:
+    first, second = (make_limiter(RateLimits.parse(per_caller="2/minute"), storage=redis_url) for _ in range(2))
+    await first.check("bob", "echo")
+    await first.check("bob", "echo")
+    with pytest.raises(RateLimited) as refused:
+        await second.check("bob", "echo")
+    assert 0 < refused.value.retry_after <= 60
+    assert "'bob'" in refused.value.message
+    await second.check("carol", "echo")  # another caller is not held up
+
+
+async def test_a_redis_outage_fails_closed_with_a_tool_error(own_redis: RedisServer, make_limiter: Make) -> None:
+    limiter = make_limiter(RateLimits.parse(per_caller="100/second"), storage=own_redis.url)
+    await limiter.check("alice", "echo")
+    own_redis.stop()
+    with pytest.raises(LimitsUnavailable) as refused:
+        await limiter.check("alice", "echo")
+    assert "rate limits" in refused.value.message and refused.value.meta["retry_after"] > 0
+    own_redis.start()  # same port: the limiter reconnects by itself
+    await limiter.check("alice", "echo")
+
+
+async def test_a_redis_outage_fails_open_when_configured(own_redis: RedisServer, make_limiter: Make) -> None:
+    limiter = make_limiter(RateLimits.parse(per_caller="1/hour"), storage=own_redis.url, on_outage="open")
+    await limiter.check("alice", "echo")
+    own_redis.stop()
+    for _ in range(3):
+        await limiter.check("alice", "echo")  # let through, uncounted
+    own_redis.start()
+    await limiter.check("alice", "echo")  # the restarted Redis is empty: counted afresh
+    with pytest.raises(RateLimited):
+        await limiter.check("alice", "echo")
+
+
+async def test_an_unreachable_redis_is_one_clear_configuration_error(redis_server: RedisServer) -> None:
+    with pytest.raises(ConfigError, match=r"\[cluster\] redis: cannot reach redis://127.0.0.1:1/0"):
+        await open_checked("redis://127.0.0.1:1/0")
+    assert shown("redis://user:secret@host:6379/0") == "redis://user:***@host:6379/0"
+
+
+def test_serve_with_an_unreachable_redis_says_so_in_one_line_and_exits_2(tmp_path: object) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0"],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TOOLBAY_CLUSTER__REDIS": "redis://127.0.0.1:1/0"},
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("toolbay: [cluster] redis: cannot reach redis://127.0.0.1:1/0")
+
+
+def test_a_url_that_is_not_redis_is_refused_at_start(tmp_path: object) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--transport", "http"],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TOOLBAY_CLUSTER__REDIS": "http://localhost:6379"},
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "cluster.redis" in done.stderr and "write a Redis URL" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
