@@ -3,7 +3,6 @@ guest writes them, taken out of the stderr the model reads, floods coalesced at 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
@@ -86,25 +85,15 @@ def test_a_failing_run_shows_its_own_lines_only(run: Callable[..., RunResult]) -
 
 
 @pytest.mark.slow
-def test_a_flood_costs_no_more_than_the_same_lines_without_the_mark(run: Callable[..., RunResult]) -> None:
-    """A million progress lines: coalesced into a few reports, and the run costs what printing
-    the same bytes as ordinary stderr costs (the guest's own printing is its own cost)."""
-
-    def cpu(*flags: str) -> tuple[float, RunResult, list[ProgressReport]]:
-        reports: list[ProgressReport] = []
-        started = time.process_time()  # every thread: the guest's and the one draining its pipes
-        result = run("progress", "--steps", "1000000", "--step-ms", "0", "--buffered", *flags,
-                     limits=LONG, on_progress=reports.append)
-        return time.process_time() - started, result, reports
-
-    flood_times, plain_times = [], []
-    for _ in range(3):
-        flood_cpu, flood, reports = cpu()
-        plain_cpu, plain, _ = cpu("--plain-lines")
-        flood_times.append(flood_cpu)
-        plain_times.append(plain_cpu)
+def test_a_flood_of_progress_lines_is_coalesced_and_kept_out_of_stderr(run: Callable[..., RunResult]) -> None:
+    """A million progress lines become a few reports, one per chunk read from the guest's
+    pipe at most, and none of them reaches the stderr the model reads. (What a flood costs
+    against the same bytes without the mark is a figure of bench/bench_progress.py.)"""
+    reports: list[ProgressReport] = []
+    flood = run("progress", "--steps", "1000000", "--step-ms", "0", "--buffered", limits=LONG,
+                on_progress=reports.append)
     assert flood.stderr == b"starting\nfinished\n"
-    assert plain.stderr_truncated  # the same lines, kept as stderr up to its limit
     assert reports[-1] == ProgressReport(1_000_000, 1_000_000, "step 1000000")
-    assert len(reports) < 5_000  # one per chunk drained at most, not one per line
-    assert min(flood_times) <= min(plain_times) * 1.10, (flood_times, plain_times)
+    assert len(reports) < 5_000  # 35 MB read in chunks of up to 64 KiB: not one report per line
+    plain = run("progress", "--steps", "1000", "--step-ms", "0", "--buffered", "--plain-lines", limits=LONG)
+    assert plain.stderr_truncated  # the same lines without the mark stay stderr, up to its limit
