@@ -74,7 +74,7 @@ def describe_many_s(folder: Path, data: Path) -> tuple[float, float, int]:
     from toolbay.catalog_keeper import CatalogKeeper
     from toolbay.config import load_settings
 
-    settings = load_settings(None, extensions=[folder], data_dir=data)
+    settings = load_settings(None, extensions=[folder], data_dir=data, agents=[])  # the modules alone, no roles
 
     async def once() -> int:
         async with CatalogKeeper.open(settings) as keeper:
