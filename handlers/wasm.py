@@ -198,7 +198,16 @@ class WasmHandler(Handler):
         return outcome
 
     async def _load(self, provide: Callable[[], WasmModule]) -> WasmModule:
-        module = await anyio.to_thread.run_sync(provide)
+        # anyio's worker threads keep their last job (function, arguments, result) in local
+        # variables until their next one: the provider and the module pass through a box
+        # emptied here, so a worker left idle holds no module that was replaced meanwhile.
+        box: list[Any] = [provide]
+
+        def load() -> None:
+            box.append(box.pop()())
+
+        await anyio.to_thread.run_sync(load)
+        module: WasmModule = box.pop()
         if self._provide is not None:  # not closed meanwhile: keep it for the next calls
             self._module = module
         return module

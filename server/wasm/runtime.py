@@ -331,11 +331,16 @@ class WasmRuntime:
         stop (it does so within a tick), awaited briefly, and the cancellation re-raised."""
         cancel = cancel or threading.Event()
         finished = threading.Event()
+        # anyio's worker threads keep their last job in local variables until their next one:
+        # the module is let go of when the run ends, so that an idle worker does not keep a
+        # replaced module (and its compiled code) alive.
+        running = [module]
 
         def work() -> RunResult:
             try:
-                return self.run(module, request, cancel)
+                return self.run(running[0], request, cancel)
             finally:
+                running.clear()
                 finished.set()
 
         try:
