@@ -6,7 +6,7 @@ OLD_TREE is a checkout from before toolbay was an installed package (``server`` 
 ``handlers`` importable from it), e.g. ``git worktree add /tmp/old 589b9e0``. Both runners
 serve the same bundled tool (hashsum) in the same process, with the same compiler
 (Cranelift), through the handler's quick path (the way a server answers a small tool), and
-the same module run bare in wasmtime for reference; rounds alternate. Processor time of the
+the same module run bare in wasmtime for reference (bench_runner's); rounds alternate. Processor time of the
 whole process (every thread) per call: independent of how loaded the machine is, unlike
 calls per second.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import statistics
 import sys
 import tempfile
@@ -25,6 +24,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_runner import bare_wasmtime  # noqa: E402
+
 TOOL = ROOT / "extensions" / "hashsum.wasm"
 ARGV = ["hashsum", "--text", "abc", "-a", "sha256"]
 
@@ -76,39 +79,14 @@ def quick_or_worker(handler: Any, context: Any) -> Callable[[], object]:
     return call
 
 
-def bare() -> Callable[[], object]:
-    import wasmtime
-
-    config = wasmtime.Config()
-    config.epoch_interruption = True
-    engine = wasmtime.Engine(config)
-    linker = wasmtime.Linker(engine)
-    linker.define_wasi()
-    pre = linker.instantiate_pre(wasmtime.Module.from_file(engine, str(TOOL)))
-
-    def call() -> object:
-        out: list[bytes] = []
-        store = wasmtime.Store(engine)
-        store.set_epoch_deadline(1 << 40)
-        wasi = wasmtime.WasiConfig()
-        wasi.argv = ARGV
-        wasi.stdout_custom = out.append
-        store.set_wasi(wasi)
-        instance = pre.instantiate(store)
-        with contextlib.suppress(wasmtime.ExitTrap):
-            instance.exports(store)["_start"](store)  # type: ignore[operator]
-        return out
-
-    return call
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("old_tree", type=Path)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
     options = parser.parse_args()
-    runners = {"bare wasmtime": bare(), "old toolbay": old_runner(options.old_tree), "toolbay": new_runner()}
+    runners = {"bare wasmtime": bare_wasmtime(TOOL, ARGV), "old toolbay": old_runner(options.old_tree),
+               "toolbay": new_runner()}
     figures: dict[str, list[float]] = {name: [] for name in runners}
     print(f"processor time per call of {' '.join(ARGV)}, {options.calls} calls a round")
     for number in range(1, options.rounds + 1):
