@@ -82,7 +82,10 @@ def stdio_load(command: Sequence[str], *, cwd: Path, env: dict[str, str], tool: 
     wire_in, wire_out = server.stdin, server.stdout
     try:
         wire_in.write(json.dumps(INITIALIZE).encode() + b"\n")
-        if b'"result"' not in wire_out.readline():
+        answer = wire_out.readline()
+        while answer and not answer.startswith(b"{"):  # a wrapper's banner (a profiler's) before the server
+            answer = wire_out.readline()
+        if b'"result"' not in answer:
             raise RuntimeError("the server did not answer initialize")
         wire_in.write(json.dumps(INITIALIZED).encode() + b"\n")
         expected = text.encode()
