@@ -266,6 +266,7 @@ def main() -> int:
                                                   "$BENCH_FASTMCP_PYTHON)")
     parser.add_argument("--sdk-client", action="store_true", help="also run the SDK client's loop")
     parser.add_argument("--against-tree", type=Path, help="compare with this older toolbay checkout, not FastMCP")
+    parser.add_argument("--only", choices=("stdio", "http"), help="measure the lines of one transport only")
     args = parser.parse_args()
 
     if args.against_tree is not None:
@@ -287,11 +288,11 @@ def main() -> int:
     goals = args.against_tree is None
     with tempfile.TemporaryDirectory(prefix="toolbay-bench-calls-") as temp:
         servers = Servers(Path(temp), python, old_tree=args.against_tree)
-        for in_flight in (1, 8):
+        for in_flight in (1, 8) if args.only != "http" else ():
             ratio, lowest = compare(f"stdio, {in_flight} in flight", stdio_measure(servers, args.seconds, in_flight),
                                     args.rounds, servers.names, GOAL if goals else None)
             met = met and ratio >= GOAL and lowest >= LOWEST_ROUND_GOAL
-        for connections in (1, 8):
+        for connections in (1, 8) if args.only != "stdio" else ():
             ratio, lowest = compare(f"HTTP, {connections} connection{'s' if connections > 1 else ''}",
                                     http_measure(servers, args.seconds, connections), args.rounds, servers.names,
                                     GOAL if goals else None)

@@ -10,6 +10,7 @@ changes reach them; 2026-07-28 clients hear of them through ``subscriptions/list
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -17,6 +18,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
 from mcp.server.subscriptions import ListenHandler
 
 from toolbay.auth.http import bearer_credential
@@ -74,8 +76,28 @@ def _progress_reporter(ctx: ServerRequestContext[Any]) -> ProgressCallback:
     return report
 
 
-def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
-    """One SDK server per transport, all sharing the app's catalog, chain and jobs."""
+async def _no_progress(done: float, total: float | None, message: str | None) -> None:
+    """For a request that sent no progress token: there is nobody to tell."""
+
+
+def tool_call_of(app: Toolbay, transport: Transport, request_id: types.RequestId | None, name: str,
+                 arguments: dict[str, Any], session: ServerSession, *, credential: str | None,
+                 report_progress: ProgressCallback = _no_progress) -> ToolCall:
+    """The app's ``ToolCall`` for one MCP ``tools/call`` (the SDK's handler and the quick lane)."""
+    context = CallContext(
+        request_id=str(request_id) if request_id is not None else None,
+        report_progress=report_progress,
+    )
+    call = ToolCall(name=name, arguments=arguments, context=context, transport=transport, session=session,
+                    credential=credential)
+    attach_host(app, call, request_id)
+    return call
+
+
+def build_mcp_server(app: Toolbay, transport: Transport,
+                     on_session: Callable[[ServerSession], None] | None = None) -> ToolbayMcpServer:
+    """One SDK server per transport, all sharing the app's catalog, chain and jobs.
+    ``on_session`` hears of each session once its client has finished the handshake."""
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -88,24 +110,15 @@ def build_mcp_server(app: Toolbay, transport: Transport) -> ToolbayMcpServer:
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        context = CallContext(
-            request_id=str(ctx.request_id) if ctx.request_id is not None else None,
-            report_progress=_progress_reporter(ctx),
-        )
-        call = ToolCall(
-            name=params.name,
-            arguments=dict(params.arguments or {}),
-            context=context,
-            transport=transport,
-            session=ctx.session,
-            credential=bearer_credential(ctx.request),
-        )
-        attach_host(app, call, ctx.request_id)
+        call = tool_call_of(app, transport, ctx.request_id, params.name, dict(params.arguments or {}), ctx.session,
+                            credential=bearer_credential(ctx.request), report_progress=_progress_reporter(ctx))
         outcome = await app.call(call)
         return results.tool_result_to_mcp(outcome)
 
     async def on_initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         app.sessions.add(ctx.session)
+        if on_session is not None:
+            on_session(ctx.session)
 
     server = ToolbayMcpServer(
         "toolbay",

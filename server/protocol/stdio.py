@@ -36,6 +36,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from toolbay.protocol.parse_errors import error_for, error_message
+from toolbay.protocol.quick_lane import QuickLane
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +85,9 @@ def can_serve_on_loop() -> bool:
 
 
 @asynccontextmanager
-async def stdio_streams() -> AsyncIterator[Streams]:
-    """The server's read and write streams over this process's stdin and stdout."""
+async def stdio_streams(lane: QuickLane | None = None) -> AsyncIterator[Streams]:
+    """The server's read and write streams over this process's stdin and stdout. ``lane``
+    answers the calls it takes (on pipes and sockets only) before the SDK sees them."""
     if sys.stdin.isatty():
         async with terminal_streams() as streams:
             yield streams
@@ -96,7 +98,7 @@ async def stdio_streams() -> AsyncIterator[Streams]:
         return
     wire_in, wire_out = _claim_standard_fds()
     try:
-        async with loop_streams(wire_in, wire_out) as streams:
+        async with loop_streams(wire_in, wire_out, lane=lane) as streams:
             yield streams
     finally:
         _restore_standard_fds(wire_in, wire_out)
@@ -169,7 +171,8 @@ def _restore_standard_fds(wire_in: int, wire_out: int) -> None:
 
 
 @asynccontextmanager
-async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LINE_BYTES) -> AsyncIterator[Streams]:
+async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LINE_BYTES,
+                       lane: QuickLane | None = None) -> AsyncIterator[Streams]:
     """The streams over two pipe (or socket) descriptors, which the caller closes afterwards."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=max_line_bytes)
@@ -198,8 +201,15 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
             logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
             await outgoing.send(SessionMessage(error_message(item.error)))
             return
-        if isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest):
-            unanswered.add(item.message.id)
+        if isinstance(item, SessionMessage):
+            message = item.message
+            if isinstance(message, types.JSONRPCRequest):
+                unanswered.add(message.id)
+                if lane is not None and (answer := lane.take(message)) is not None:
+                    lane_calls.start_soon(answer, outgoing.send)
+                    return
+            elif lane is not None and isinstance(message, types.JSONRPCNotification):
+                lane.cancel(message)
         await incoming_send.send(item)
 
     async def read_lines() -> None:
@@ -278,7 +288,10 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
         async with anyio.create_task_group() as group:
             group.start_soon(read_lines)
             group.start_soon(write_messages)
-            yield incoming, outgoing
+            async with anyio.create_task_group() as lane_calls:
+                yield incoming, outgoing
+                # The SDK has stopped: the reader already gave calls in flight their grace.
+                lane_calls.cancel_scope.cancel()
             # The writer ends once it has written what it was given; the reader may be
             # waiting for a line that will never come.
             outgoing.close()
