@@ -256,6 +256,8 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
         what is pending is dropped and the transport aborted."""
         while True:
             pending = write_transport.get_write_buffer_size()
+            if not pending and not write_transport.is_closing():
+                return  # all written already (the usual case): no timer, no wait
             with anyio.move_on_after(UNREAD_AFTER_EOF_S):
                 await writer.drain()
                 return

@@ -93,9 +93,10 @@ class Wire:
 
 
 @asynccontextmanager
-async def serving(app: Toolbay, with_lane: bool,
-                  protocol: str = LEGACY) -> AsyncIterator[tuple[Wire, QuickLane | None]]:
-    """A stdio server of ``app`` over pipes, initialised on ``protocol``."""
+async def serving(app: Toolbay, with_lane: bool, *,
+                  handshake_ended: bool = True) -> AsyncIterator[tuple[Wire, QuickLane | None]]:
+    """A stdio server of ``app`` over pipes, initialised; unless ``handshake_ended`` is False,
+    told ``notifications/initialized`` and its tools warmed up."""
     wire = Wire()
     lane = QuickLane(app, "stdio", traced=lambda: False) if with_lane else None
     server = build_mcp_server(app, "stdio", on_session=lane.session_ready if lane is not None else None)
@@ -109,24 +110,29 @@ async def serving(app: Toolbay, with_lane: bool,
 
             group.start_soon(serve)
             wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                       "params": {"protocolVersion": protocol, "capabilities": {},
+                       "params": {"protocolVersion": LEGACY, "capabilities": {},
                                   "clientInfo": {"name": "lane-test", "version": "1"}}})
             await wire.answers({0})
-            wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            if lane is not None:
-                with anyio.fail_after(10):  # the handshake reaches the lane through the SDK's handler
-                    while lane.session is None:
-                        await anyio.sleep(0.01)
-            for request in WARM_UP:
-                wire.send(request)
-                await wire.answers({request["id"]})
-            if lane is not None:
-                lane.taken = 0
+            if handshake_ended:
+                await _end_handshake(wire, lane)
             yield wire, lane
             os.close(wire.client_out)  # end of input: the server ends
             wire.client_out = -1
     finally:
         wire.close()
+
+
+async def _end_handshake(wire: Wire, lane: QuickLane | None) -> None:
+    wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    if lane is not None:
+        with anyio.fail_after(10):  # the handshake reaches the lane through the SDK's handler
+            while lane.session is None:
+                await anyio.sleep(0.01)
+    for request in WARM_UP:
+        wire.send(request)
+        await wire.answers({request["id"]})
+    if lane is not None:
+        lane.taken = 0
 
 
 def _comparable(answer: dict[str, Any]) -> dict[str, Any]:
@@ -177,27 +183,9 @@ async def test_pipelined_calls_in_the_lane_are_each_answered_once(toolbay: Toolb
 
 
 async def test_a_call_before_the_handshake_has_ended_is_left_to_the_sdk(toolbay: Toolbay) -> None:
-    wire = Wire()
-    lane = QuickLane(toolbay, "stdio", traced=lambda: False)
-    server = build_mcp_server(toolbay, "stdio", on_session=lane.session_ready)
-    lane.attach(server)
-    try:
-        with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                async def serve() -> None:
-                    async with loop_streams(wire.server_in, wire.server_out, lane=lane) as (incoming, outgoing):
-                        await server.run(incoming, outgoing, server.create_initialization_options())
-
-                group.start_soon(serve)
-                wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                           "params": {"protocolVersion": LEGACY, "capabilities": {},
-                                      "clientInfo": {"name": "lane-test", "version": "1"}}})
-                await wire.answers({0})
-                wire.send(_call(5, "hashsum", {"stdin": "early"}))  # no notifications/initialized yet
-                found = await wire.answers({5})
-                os.close(wire.client_out)
-                wire.client_out = -1
-    finally:
-        wire.close()
-    assert lane.taken == 0 and lane.session is None
+    with anyio.fail_after(60):
+        async with serving(toolbay, with_lane=True, handshake_ended=False) as (wire, lane):
+            wire.send(_call(5, "hashsum", {"stdin": "early"}))  # no notifications/initialized yet
+            found = await wire.answers({5})
+    assert lane is not None and lane.taken == 0 and lane.session is None
     assert "result" in found[5] or "error" in found[5]
