@@ -8,7 +8,8 @@ The Python binding (50.x) has no way to:
   binaries with thousands);
 - choose the baseline compiler Winch (``Config.strategy`` knows only "auto" and "cranelift");
 - move a store's epoch deadline from inside a host call (``Caller`` has no
-  ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later.
+  ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later;
+- choose the pooling instance allocator (``Config`` has no setter for it).
 """
 
 from __future__ import annotations
@@ -41,6 +42,35 @@ def set_compiler(config: wasmtime.Config, compiler: str) -> None:
         raise ValueError(f"unknown compiler {compiler!r}; known: {', '.join(_STRATEGIES)}") from None
     ffi.wasmtime_config_strategy_set(config.ptr(), strategy)
 
+
+def use_pooling_allocator(config: wasmtime.Config, *, instances: int, max_memory_bytes: int,
+                          keep_resident_bytes: int) -> None:
+    """Makes engines built from ``config`` take instances, memories and tables from a pool of
+    ``instances`` slots made once, instead of mapping and unmapping them for every store. Up to
+    ``keep_resident_bytes`` of each memory and table stay mapped between uses (zeroed rather
+    than given back), which is what makes a small guest's start and end cheap. Each slot
+    reserves address space for ``max_memory_bytes`` (no memory is used until touched)."""
+    pool = ffi.wasmtime_pooling_allocation_config_new()
+    try:
+        ffi.wasmtime_pooling_allocation_config_total_core_instances_set(pool, instances)
+        ffi.wasmtime_pooling_allocation_config_total_memories_set(pool, instances)
+        ffi.wasmtime_pooling_allocation_config_total_tables_set(pool, instances)
+        # Components, fibre stacks and GC heaps are not used: one of each, not a pool's worth
+        # of reserved address space.
+        ffi.wasmtime_pooling_allocation_config_total_component_instances_set(pool, 1)
+        ffi.wasmtime_pooling_allocation_config_total_stacks_set(pool, 1)
+        ffi.wasmtime_pooling_allocation_config_total_gc_heaps_set(pool, 1)
+        ffi.wasmtime_pooling_allocation_config_max_memory_size_set(pool, max_memory_bytes)
+        # Big programs (Go's) have function tables far over the default 20,000 entries.
+        ffi.wasmtime_pooling_allocation_config_table_elements_set(pool, _TABLE_ELEMENTS)
+        ffi.wasmtime_pooling_allocation_config_linear_memory_keep_resident_set(pool, keep_resident_bytes)
+        ffi.wasmtime_pooling_allocation_config_table_keep_resident_set(pool, keep_resident_bytes)
+        ffi.wasmtime_pooling_allocation_strategy_set(config.ptr(), pool)  # copies the settings
+    finally:
+        ffi.wasmtime_pooling_allocation_config_delete(pool)
+
+
+_TABLE_ELEMENTS = 1_000_000
 
 _DeadlineCallback = ctypes.CFUNCTYPE(
     ctypes.c_size_t, ctypes.POINTER(ffi.wasmtime_context_t), ctypes.c_void_p,

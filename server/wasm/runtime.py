@@ -88,11 +88,16 @@ class WasmRuntime:
                  quick_compile: bool = True, optimise_in_background: bool = False,
                  epoch_tick_s: float = TICK_S) -> None:
         self.consume_fuel = consume_fuel
+        self.max_workers = max_workers or os.cpu_count() or 1
+        # Guests at once: calls on workers, as many describing runs, one on the event loop,
+        # and room for runs started by a caller's own thread.
+        pool_slots = 4 * self.max_workers + 16
         # The optimiser's engine compiles on its own (low-priority) thread; the one that
         # compiles while a caller waits may use every core.
         self.optimising = Compiler(OPTIMISING, consume_fuel=consume_fuel,
-                                   parallel=not (quick_compile and optimise_in_background))
-        self.baseline = Compiler(BASELINE, consume_fuel=consume_fuel) if quick_compile else None
+                                   parallel=not (quick_compile and optimise_in_background), pool_slots=pool_slots)
+        self.baseline = (Compiler(BASELINE, consume_fuel=consume_fuel, pool_slots=pool_slots)
+                         if quick_compile else None)
         self.engine = self.optimising.engine
         self.fingerprint = (self.baseline or self.optimising).fingerprint  # of what a first load writes
         # Best first: optimised code when the cache has it.
@@ -105,7 +110,6 @@ class WasmRuntime:
         self._pipes = make_pipe_pool()
         self._ticker = EpochTicker([c.engine for c in self._compilers], epoch_tick_s,
                                    on_tick=self._pipes.drain_busy if self._pipes else None)
-        self.max_workers = max_workers or os.cpu_count() or 1
         # How long a proven-quick tool may run on the event loop (0: never; see server.wasm.quick).
         self.quick_budget_s = quick_budget_s
         self._limiter = anyio.CapacityLimiter(self.max_workers)

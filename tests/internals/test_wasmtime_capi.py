@@ -17,6 +17,7 @@ from toolbay.internals.wasmtime_capi import (
     set_compiler,
     set_stdin_bytes,
     stop_at_next_check,
+    use_pooling_allocator,
 )
 
 
@@ -156,3 +157,36 @@ def test_a_host_call_can_make_the_guest_stop_at_its_next_check_without_a_tick() 
     with pytest.raises(wasmtime.WasmtimeError, match=STOPPED_MESSAGE):
         start(store)
     assert asked == ["poll_oneoff"]
+
+
+def _pooled_engine(slots: int) -> wasmtime.Engine:
+    config = wasmtime.Config()
+    config.epoch_interruption = True
+    use_pooling_allocator(config, instances=slots, max_memory_bytes=64 << 20, keep_resident_bytes=1 << 20)
+    return wasmtime.Engine(config)
+
+
+def test_a_pooled_engine_reuses_its_slots_and_refuses_a_guest_past_them() -> None:
+    engine = _pooled_engine(slots=2)
+    for _ in range(10):  # five times the pool: each ended store gives its slot back
+        store, instance = _instance(engine, "echo", stdin=b"hi")
+        del instance, store
+    held = [_instance(engine, "echo") for _ in range(2)]
+    with pytest.raises(wasmtime.WasmtimeError, match="(?i)limit|concurrent|pool"):
+        _instance(engine, "echo")
+    del held
+
+
+def test_a_pooled_memory_is_zero_again_for_the_next_guest() -> None:
+    """Kept-resident pages are reused, not leaked: what one guest wrote the next never reads."""
+    engine = _pooled_engine(slots=1)
+    for round_number in range(3):
+        store, instance = _instance(engine, "echo")
+        memory = export_by_name(store, instance, "memory")
+        assert isinstance(memory, wasmtime.Memory)
+        data = memory.data_ptr(store)
+        length = min(memory.data_len(store), 1 << 20)
+        assert all(data[i] == 0 for i in range(length - 4096, length)), round_number
+        for i in range(length - 4096, length):
+            data[i] = 0xAB
+        del memory, instance, store

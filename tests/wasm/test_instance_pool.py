@@ -1,0 +1,43 @@
+"""Guests' memories come from a pool made once per engine; where the system refuses the pool's
+address space, guests still run, without it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from tests.conftest import FIXTURE_WASM, REPO_ROOT
+from toolbay.wasm.runtime import WasmRuntime
+from toolbay.wasm.types import RunRequest
+
+
+def test_the_runtime_pools_its_guests_and_runs_more_of_them_than_it_has_slots() -> None:
+    runtime = WasmRuntime(max_workers=1)  # 4 * 1 + 16 = 20 slots
+    try:
+        assert runtime.optimising.pooled and runtime.baseline is not None and runtime.baseline.pooled
+        module = runtime.load(FIXTURE_WASM / "echo.wasm")
+        outputs = {runtime.run(module, RunRequest(argv=["echo"], stdin=f"call {n}".encode())).stdout
+                   for n in range(60)}
+    finally:
+        runtime.close()
+    assert outputs == {f"call {n}".encode() for n in range(60)}
+
+
+def test_under_an_address_space_limit_guests_run_without_a_pool() -> None:
+    script = textwrap.dedent(f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (12 << 30, 12 << 30))
+        from pathlib import Path
+        from toolbay.wasm.runtime import WasmRuntime
+        from toolbay.wasm.types import RunRequest
+        runtime = WasmRuntime(max_workers=8)
+        module = runtime.load(Path({str(FIXTURE_WASM / "echo.wasm")!r}))
+        result = runtime.run(module, RunRequest(argv=["echo"], stdin=b"still answered"))
+        print(runtime.optimising.pooled, result.stdout.decode())
+        runtime.close()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False still answered"
+    assert "refuses" in done.stderr and "address space" in done.stderr
