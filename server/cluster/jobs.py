@@ -40,6 +40,7 @@ import anyio
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from toolbay.cluster.connection import Subscription
 from toolbay.errors import StorageError
 from toolbay.jobs.store import (
     TERMINAL,
@@ -394,7 +395,9 @@ class RedisJobStore(JobStore):
                 await anyio.sleep(RECONNECT_S)
 
     async def _listen(self, on_cancel: OnCancel) -> None:
-        async with self.client.pubsub() as pubsub:
+        # Reconnected by the pool's retry after Redis closed the connection: an end may have
+        # been published in between, so every waiter looks again.
+        async with Subscription(self.client, on_reconnect=self._wake_all_soon) as pubsub:
             await pubsub.subscribe(ENDED_CHANNEL, CANCEL_CHANNEL)
             self._wake_all()  # subscribed: anything that ended before this is in the store
             async for message in pubsub.listen():
@@ -407,6 +410,9 @@ class RedisJobStore(JobStore):
                 elif channel == CANCEL_CHANNEL:
                     request = json.loads(data)
                     await on_cancel(str(request["job_id"]), str(request["reason"]))
+
+    async def _wake_all_soon(self) -> None:
+        self._wake_all()
 
     def _wake_all(self) -> None:
         for waiters in self._ended.values():
