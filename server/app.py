@@ -31,6 +31,8 @@ from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     # prometheus-client takes a while to import: only HTTP servers load it (toolbay.assembly).
     from toolbay.metrics import ServerMetrics
 
@@ -51,12 +53,14 @@ class Toolbay:
         stages: Sequence[Stage] | None = None,
         listing_filter: ListingFilter | None = None,
         metrics: ServerMetrics | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
         narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
         role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts.
-        ``metrics``: counts every call (served at ``/metrics``); None counts nothing."""
+        ``metrics``: counts every call (served at ``/metrics``); None counts nothing.
+        ``tracer``: a span per call, stage and run (``[telemetry] traces``); None traces nothing."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
@@ -69,7 +73,7 @@ class Toolbay:
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
-        self._pipeline: CallNext = build_chain(self.stages, self._dispatch)
+        self._pipeline: CallNext = build_chain(self.stages, self._dispatch, tracer=tracer)
         self._frozen = True
 
     def __setattr__(self, name: str, value: object) -> None:
