@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from toolbay import __version__
+from toolbay import __version__, logs
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, build_chain, default_stages
@@ -100,6 +100,12 @@ class Toolbay:
 
     async def call(self, call: ToolCall) -> ToolResult:
         """Runs one call through the chain. Never raises for a tool's or a caller's fault."""
+        if not logs.structured():
+            return await self._call(call)
+        with logs.call_fields(tool=call.name, request_id=call.context.request_id):  # JSON logs name the call
+            return await self._call(call)
+
+    async def _call(self, call: ToolCall) -> ToolResult:
         # The snapshot is taken once: a swap during the call does not change its handler.
         catalog = self.catalog.current
         call.handler = catalog.get(call.name)

@@ -193,6 +193,8 @@ async def serve_http(
         lifespan="on",
         access_log=False,
         timeout_graceful_shutdown=2,
+        # JSON logs: uvicorn's own records go through the root logger's JSON lines too.
+        **({"log_config": None} if settings.log_format == "json" else {}),
     )
     server = uvicorn.Server(config)
     host_text = f"[{settings.host}]" if ":" in settings.host else settings.host
