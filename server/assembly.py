@@ -35,6 +35,7 @@ from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.protocol.job_resources import install as install_job_resources
+from toolbay.protocol.job_resources import result_uri
 from toolbay.protocol.tasks import install as install_tasks
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
@@ -122,7 +123,9 @@ async def _assembled(
         from toolbay.cluster.jobs import RedisJobStore
         from toolbay.cluster.notices import CatalogNotices
 
-        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s)
+        # A task's end reaches listeners on every replica, not only the one that ran it.
+        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s,
+                              on_ended=lambda job_id: sessions.resource_updated(result_uri(job_id)))
         # ``keeper`` is bound below, before the notices are listened to.
         notices = CatalogNotices(redis, store.replica_id, lambda: keeper.rescan())
     else:

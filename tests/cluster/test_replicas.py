@@ -136,6 +136,24 @@ async def test_a_file_dropped_into_the_shared_folder_is_announced_on_every_repli
     assert sorted(heard) == [0, 1, 2]
 
 
+async def test_a_tasks_end_reaches_listeners_on_every_replica(cluster: Cluster) -> None:
+    """A job run on one replica and cancelled through another: a client listening on a third
+    for the job's result hears that it changed (the task ended)."""
+    with anyio.fail_after(120):
+        async with Client(f"{cluster.replicas[1].url}/mcp", mode="legacy") as runner:
+            job_id = structured(await runner.call_tool("slow", {"ms": 600000}))["job_id"]
+        uri = f"toolbay://jobs/{job_id}/result"
+        async with Client(f"{cluster.replicas[0].url}/mcp") as listener, \
+                listener.listen(resource_subscriptions=[uri]) as subscription:
+            async with Client(f"{cluster.replicas[2].url}/mcp", mode="legacy") as other:
+                structured(await other.call_tool("job_cancel", {"job_id": job_id}))
+            async for event in subscription:
+                heard = getattr(event, "uri", None)
+                break
+            status = structured(await listener.call_tool("job_status", {"job_id": job_id}))
+    assert heard == uri and status["status"] == "cancelled"
+
+
 async def test_a_redis_restart_mid_load_degrades_clearly_and_recovers_losing_no_finished_job(
         cluster: Cluster, client: Client) -> None:
     with anyio.fail_after(120):
