@@ -1,13 +1,18 @@
 """The call chain's own cost per call: every stage around a trivial endpoint, against the
 endpoint called directly, in the same run (goal: under 0.2 ms at the median).
 
-    python bench/bench_chain.py [--calls 20000]
+    python bench/bench_chain.py [--calls 20000] [--traced]
 
 Chains measured: the four checking stages (authenticate with a tokens-file token,
 rate-limit with per-caller, per-caller×tool and global limits high enough never to
 refuse, authorize, validate); the same plus the audit log to a file; and the four stages
 with a JWT (HS256) instead. Calls alternate between the bare endpoint and each chain in
 small batches, so both see the same machine state.
+
+``--traced`` adds the four stages three more ways: folded as ``build_chain`` folded them before
+traces existed (its own copy of that loop, the reference), built by ``build_chain`` with traces
+off (``tracer=None``, what a server without ``[telemetry] traces`` runs), and with traces on
+(OpenTelemetry's SDK, spans batched to an exporter that drops them).
 """
 
 from __future__ import annotations
@@ -61,6 +66,44 @@ def settings(folder: Path, *, audit: bool, use_jwt: bool) -> ChainSettings:
     return ChainSettings.parse(data)
 
 
+def folded_as_before(stages: list[Any], end: CallNext) -> CallNext:
+    """The chain as build_chain made it before traces: the reference for "off costs nothing"."""
+
+    async def timed(call: ToolCall) -> ToolResult:
+        started = time.perf_counter()
+        try:
+            return await end(call)
+        finally:
+            call.timings["tool"] = time.perf_counter() - started
+
+    def link(stage: Any, after: CallNext) -> CallNext:
+        async def run(call: ToolCall) -> ToolResult:
+            return await stage(call, after)
+
+        return run
+
+    call_next: CallNext = timed
+    for stage in reversed(stages):
+        call_next = link(stage, call_next)
+    return call_next
+
+
+def traced_chains(folder: Path) -> dict[str, CallNext]:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    stages = default_stages(ChainPolicies.from_settings(settings(folder, audit=False, use_jwt=False), base_dir=folder))
+    return {"4 stages, folded as before": folded_as_before(stages, endpoint),
+            "4 stages, traces off": build_chain(stages, endpoint, tracer=None),
+            "4 stages, traces on": build_chain(stages, endpoint, tracer=provider.get_tracer("bench"))}
+
+
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -93,7 +136,9 @@ async def measure(calls: int, chains: dict[str, CallNext], handler: Handler, tok
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20_000, help="calls per variant (default 20000)")
-    calls = parser.parse_args().calls
+    parser.add_argument("--traced", action="store_true", help="also: before traces, traces off, traces on")
+    arguments = parser.parse_args()
+    calls = arguments.calls
     handler = Trivial(ToolDefinition(name="echo", description="", input_schema=SCHEMA, tier=PermissionTier.READ))
     jwt_token = jwt.encode({"sub": "bench", "aud": "bench", "exp": int(time.time()) + 3600, "scope": "tools:read"},
                            SECRET, algorithm="HS256")
@@ -104,6 +149,8 @@ async def main() -> None:
                                      ("4 stages, JWT HS256", False, True)):
             policies = ChainPolicies.from_settings(settings(folder, audit=audit, use_jwt=use_jwt), base_dir=folder)
             chains[name] = build_chain(default_stages(policies), endpoint)
+        if arguments.traced:
+            chains.update(traced_chains(folder))
         tokens = {name: (jwt_token if "JWT" in name else "tb_bench") for name in chains}
         print(f"{calls} calls per variant, Python {sys.version.split()[0]}")
         await measure(calls, chains, handler, tokens)

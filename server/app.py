@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from toolbay import __version__
+from toolbay import __version__, logs
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, build_chain, default_stages
@@ -31,6 +31,8 @@ from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     # prometheus-client takes a while to import: only HTTP servers load it (toolbay.assembly).
     from toolbay.metrics import ServerMetrics
 
@@ -51,12 +53,14 @@ class Toolbay:
         stages: Sequence[Stage] | None = None,
         listing_filter: ListingFilter | None = None,
         metrics: ServerMetrics | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
         narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
         role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts.
-        ``metrics``: counts every call (served at ``/metrics``); None counts nothing."""
+        ``metrics``: counts every call (served at ``/metrics``); None counts nothing.
+        ``tracer``: a span per call, stage and run (``[telemetry] traces``); None traces nothing."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
@@ -69,7 +73,7 @@ class Toolbay:
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
-        self._pipeline: CallNext = build_chain(self.stages, self._dispatch)
+        self._pipeline: CallNext = build_chain(self.stages, self._dispatch, tracer=tracer)
         self._frozen = True
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -96,6 +100,12 @@ class Toolbay:
 
     async def call(self, call: ToolCall) -> ToolResult:
         """Runs one call through the chain. Never raises for a tool's or a caller's fault."""
+        if not logs.structured():
+            return await self._call(call)
+        with logs.call_fields(tool=call.name, request_id=call.context.request_id):  # JSON logs name the call
+            return await self._call(call)
+
+    async def _call(self, call: ToolCall) -> ToolResult:
         # The snapshot is taken once: a swap during the call does not change its handler.
         catalog = self.catalog.current
         call.handler = catalog.get(call.name)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server import Server
 
+from toolbay import __version__
 from toolbay.app import Toolbay
 from toolbay.auth.http import verified_principal
 from toolbay.catalog import Catalog
@@ -34,11 +35,15 @@ from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.protocol.job_resources import install as install_job_resources
+from toolbay.protocol.job_resources import result_uri
 from toolbay.protocol.tasks import install as install_tasks
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer, TracerProvider
 
 
 @asynccontextmanager
@@ -51,6 +56,7 @@ async def assemble(
     builtins: Sequence[Handler] = (),
     stages: Sequence[Stage] | None = None,
     file_filter: Callable[[str], bool] | None = None,
+    tracer_provider: TracerProvider | None = None,
 ) -> AsyncIterator[Toolbay]:
     """A running app over ``settings``.
 
@@ -62,6 +68,7 @@ async def assemble(
         builtins: more built-in tools, after refresh_tools and the job tools.
         stages: the call chain instead of the one the settings make (benchmarks).
         file_filter: serve only the tool files (paths) it accepts (``toolbay call``).
+        tracer_provider: the spans go there instead of where ``[telemetry]`` says (tests).
     """
     cluster = settings.cluster
     async with contextlib.AsyncExitStack() as stack:
@@ -72,13 +79,24 @@ async def assemble(
 
             redis = await open_checked(cluster.redis)
             stack.push_async_callback(redis.aclose)
+        tracer = None
+        if tracer_provider is None:
+            from toolbay.tracing import install_globally, provider_for
+
+            owned = provider_for(settings.telemetry)
+            if owned is not None:
+                install_globally(owned)
+                stack.callback(owned.shutdown)  # the last spans are sent on the way out
+            tracer_provider = owned
+        if tracer_provider is not None:
+            tracer = tracer_provider.get_tracer("toolbay", __version__)
         policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation,
                                                shared_limits=cluster.redis, on_outage=cluster.on_outage)
         if policies.limiter is not None:
             stack.push_async_callback(policies.limiter.aclose)
         async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
                               start_wait_s=start_wait_s, builtins=builtins, stages=stages,
-                              file_filter=file_filter) as app:
+                              file_filter=file_filter, tracer=tracer) as app:
             yield app
 
 
@@ -94,6 +112,7 @@ async def _assembled(
     builtins: Sequence[Handler],
     stages: Sequence[Stage] | None,
     file_filter: Callable[[str], bool] | None,
+    tracer: Tracer | None,
 ) -> AsyncIterator[Toolbay]:
     sessions = SessionRegistry()
     roles = RoleLibrary.from_settings(settings)
@@ -104,7 +123,9 @@ async def _assembled(
         from toolbay.cluster.jobs import RedisJobStore
         from toolbay.cluster.notices import CatalogNotices
 
-        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s)
+        # A task's end reaches listeners on every replica, not only the one that ran it.
+        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s,
+                              on_ended=lambda job_id: sessions.resource_updated(result_uri(job_id)))
         # ``keeper`` is bound below, before the notices are listened to.
         notices = CatalogNotices(redis, store.replica_id, lambda: keeper.rescan())
     else:
@@ -181,7 +202,8 @@ async def _assembled(
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
                                 connected=settings.extensions)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
-                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics)
+                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics,
+                      tracer=tracer)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
         if notices is not None:

@@ -24,7 +24,7 @@ from toolbay.cli_running import say
 from toolbay.cli_running import settings_or_exit as _settings
 
 if TYPE_CHECKING:
-    pass
+    from toolbay.config import Settings
 
 app = typer.Typer(
     name="toolbay",
@@ -66,10 +66,11 @@ WorkspaceOption = Annotated[
 ]
 
 
-def configure_logging(level: str, log_file: Path | None) -> None:
+def configure_logging(level: str, settings: Settings) -> None:
+    """Logging at ``level``, to where and in the format ``settings`` say."""
     from toolbay.logs import configure_logging as configure
 
-    configure(level, log_file)
+    configure(level, settings.log_file, settings.log_format)
 
 
 def _print_version(value: bool) -> None:
@@ -119,7 +120,7 @@ def serve(
     )
     if allow_insecure:
         settings.http.allow_insecure = True
-    configure_logging(settings.log_level, settings.log_file)
+    configure_logging(settings.log_level, settings)
     if settings.transport == "stdio" and settings.jobs.drain_s > 0:
         from toolbay.detach import detach_from_client
 
@@ -144,7 +145,7 @@ def list_tools(
 ) -> None:
     """Show the tools toolbay would serve, and the files it skipped and why."""
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
-    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import collect_listing
 
     listing = _run(collect_listing, settings)
@@ -191,7 +192,7 @@ def describe(
 ) -> None:
     """Show what toolbay makes of one .wasm: its help texts and every tool's full schema."""
     settings = _settings(config, data_dir=data_dir)
-    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import describe_file
 
     described = _run(describe_file, settings, str(file))
@@ -223,7 +224,7 @@ def call(
 ) -> None:
     """Run one tool locally, without MCP: for tool authors."""
     settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
-    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     try:
         # The protocol's own parser: nesting deeper than it takes and lone surrogates are
         # refused here as they would be over the wire.
@@ -280,7 +281,7 @@ def search(
         say("toolbay: give a QUERY, or --catalog and --queries")
         raise typer.Exit(2)
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
-    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings.log_file)
+    configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import search_served
 
     record = _run(search_served, settings, query, limit)

@@ -173,6 +173,17 @@ class ClusterSettings(_Section):
         return value
 
 
+class TelemetrySettings(_Section):
+    """OpenTelemetry traces of calls (``toolbay.tracing``); off unless an exporter is named."""
+
+    traces: Literal["otlp", "console", "none"] | None = Field(
+        None,
+        description="otlp: spans sent to an OpenTelemetry collector (OTEL_EXPORTER_OTLP_* say where); "
+        "console: printed on stderr; none: off. Unset: OTEL_TRACES_EXPORTER decides, off when that is unset.")
+    service_name: str | None = Field(
+        None, description="The service.name of the spans (default: OTEL_SERVICE_NAME, else toolbay).")
+
+
 DelegationPathName = Literal["envelope", "sampling"]
 DELEGATION_PATHS: tuple[DelegationPathName, ...] = ("envelope", "sampling")
 
@@ -246,6 +257,8 @@ class Settings(BaseSettings):
     port: int = Field(8765, ge=0, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_file: Path | None = None
+    # text: one line per record for people; json: one JSON object per line for log collectors.
+    log_format: Literal["text", "json"] = "text"
     # Per-tool permission tiers that override what a tool's help declares: {"textkit_*": "read"}.
     tiers: dict[str, Literal["read", "write", "exec"]] = Field(default_factory=dict)
     # Tools declared long-running (name patterns): they become jobs at once.
@@ -269,6 +282,7 @@ class Settings(BaseSettings):
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)

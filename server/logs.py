@@ -1,30 +1,90 @@
-"""Logging to stderr (and a file when configured). Never to stdout: on stdio, stdout is the wire."""
+"""Logging to stderr (and a file when configured). Never to stdout: on stdio, stdout is the wire.
+
+Two formats (``log_format``): ``text``, one line per record for people, and ``json``, one JSON
+object per line for log collectors, with ``time``, ``level``, ``logger`` and ``message``, an
+``exc_info`` traceback when there is one, and the call's ``tool``, ``request_id`` and ``job_id``
+when the record was written while serving one (``call_fields``; the app and the job manager
+set them, and only when JSON is on, as nothing else reads them).
+"""
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
-
+LogFormat = Literal["text", "json"]
 
 # The SDK and HTTP stack's loggers, chatty at info.
 QUIETED_LOGGERS = ("mcp", "uvicorn", "httpx2", "httpcore2", "sse_starlette")
 
+_NO_FIELDS: dict[str, str] = {}  # never changed: each binding makes a new dict
+_call_fields: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("toolbay_log_fields",
+                                                                              default=_NO_FIELDS)  # noqa: B039
+_structured = False
 
-def configure_logging(level: str = "info", log_file: Path | None = None) -> None:
+
+def structured() -> bool:
+    """Whether records carry the call's fields (JSON logs are on)."""
+    return _structured
+
+
+@contextmanager
+def call_fields(**fields: str | None) -> Iterator[None]:
+    """Records written inside (this task and the tasks it starts) carry ``fields`` too."""
+    if not _structured:
+        yield
+        return
+    token = _call_fields.set({**_call_fields.get(), **{k: v for k, v in fields.items() if v is not None}})
+    try:
+        yield
+    finally:
+        _call_fields.reset(token)
+
+
+def add_call_fields(**fields: str | None) -> None:
+    """As ``call_fields``, for the rest of this task (a job's own task)."""
+    if _structured:
+        _call_fields.set({**_call_fields.get(), **{k: v for k, v in fields.items() if v is not None}})
+
+
+class _CallFields(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        for key, value in _call_fields.get().items():
+            setattr(record, key, value)
+        return True
+
+
+def _json_formatter() -> logging.Formatter:
+    from pythonjsonlogger.json import JsonFormatter
+
+    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
+                         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+                         json_ensure_ascii=False)
+
+
+def configure_logging(level: str = "info", log_file: Path | None = None, log_format: LogFormat = "text") -> None:
+    global _structured
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
+    _structured = log_format == "json"
     stream = logging.StreamHandler(sys.stderr)
-    stream.setFormatter(logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
+    stream.setFormatter(_json_formatter() if _structured else logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
     root.addHandler(stream)
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        file_handler.setFormatter(logging.Formatter(FORMAT))
+        file_handler.setFormatter(_json_formatter() if _structured else logging.Formatter(FORMAT))
         root.addHandler(file_handler)
+    if _structured:
+        for handler in root.handlers:
+            handler.addFilter(_CallFields())
     root.setLevel(level.upper())
     # The SDK and HTTP stack are chatty at info; their warnings still show.
     for name in QUIETED_LOGGERS:

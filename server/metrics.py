@@ -28,6 +28,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from toolbay.outcomes import outcome_of
 from toolbay.words import ToolResult
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -35,20 +36,6 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 CALL_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 STAGE_BUCKETS = (0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 1.0, 10.0)
 LIMIT_REFUSALS = {"rate_limited": "limit", "limits_unavailable": "store_unavailable"}
-
-
-def outcome_of(result: ToolResult) -> str:
-    """The ``outcome`` label of a call's result (see the module docstring)."""
-    meta = result.meta
-    refusal = meta.get("refusal")
-    if isinstance(refusal, Mapping):
-        return f"refused_{refusal.get('code', 'other')}"
-    if "incident" in meta:
-        return "crash"
-    structured = result.structured
-    if "job_id" in meta and isinstance(structured, Mapping) and "tool" not in structured and not result.is_error:
-        return "job"  # the "goes on as job J" answer (the job tools' answers name the tool)
-    return "tool_error" if result.is_error else "ok"
 
 
 class _Gauges(Collector):

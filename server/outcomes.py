@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 
 from toolbay.errors import CallRefused
 from toolbay.words import ToolResult
@@ -39,3 +40,19 @@ def crash_to_result(tool: str, exc: BaseException) -> ToolResult:
         is_error=True,
         meta={"incident": incident},
     )
+
+
+def outcome_of(result: ToolResult) -> str:
+    """How a call ended, in one word: ``ok``, ``tool_error`` (the tool ran and said it failed),
+    ``job`` (it went on in the background), ``refused_<code>`` (the chain stopped it) or
+    ``crash`` (toolbay's own fault). The metrics' ``outcome`` label and the spans' ``toolbay.outcome``."""
+    meta = result.meta
+    refusal = meta.get("refusal")
+    if isinstance(refusal, Mapping):
+        return f"refused_{refusal.get('code', 'other')}"
+    if "incident" in meta:
+        return "crash"
+    structured = result.structured
+    if "job_id" in meta and isinstance(structured, Mapping) and "tool" not in structured and not result.is_error:
+        return "job"  # the "goes on as job J" answer (the job tools' answers name the tool)
+    return "tool_error" if result.is_error else "ok"

@@ -24,6 +24,7 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     PromptsListChanged,
+    ResourceUpdated,
     ServerEvent,
     SubscriptionBus,
     ToolsListChanged,
@@ -74,6 +75,14 @@ class SessionRegistry:
     async def prompts_changed(self) -> int:
         """Tells every session and listener that the prompt list changed (role files)."""
         return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged())
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tells listeners subscribed to ``uri`` (``subscriptions/listen`` with
+        ``resourceSubscriptions``) that it changed: a job's result, when the job ended."""
+        try:
+            await self.bus.publish(ResourceUpdated(uri=uri))
+        except Exception:
+            logger.exception("publishing a resource change to subscribers failed")
 
     async def _tell_all(self, send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent) -> int:
         reached = 0

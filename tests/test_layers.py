@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "toolbay.pytools": 1,
     "toolbay.cluster": 1,  # [cluster] redis: the shared job store, catalog notices (imported only then)
     "toolbay.metrics": 1,  # Prometheus counters of one server
+    "toolbay.tracing": 1,  # [telemetry] traces: the OpenTelemetry tracer provider, or none
     "toolbay.handlers": 2,
     "toolbay.catalog": 3,
     "toolbay.discovery": 3,

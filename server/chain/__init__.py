@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from time import perf_counter
+from typing import TYPE_CHECKING
 
 from toolbay.chain.approve import Approve, Approver
 from toolbay.chain.audit import Audit, AuditLog
@@ -59,6 +60,9 @@ from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
 from toolbay.chain.settings import ChainSettings
 from toolbay.chain.validate import SchemaValidator, Validate
 from toolbay.words import ToolResult
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
 
 
 def default_stages(policies: ChainPolicies) -> list[Stage]:
@@ -77,12 +81,21 @@ def default_stages(policies: ChainPolicies) -> list[Stage]:
     return stages
 
 
-def build_chain(stages: Sequence[Stage], endpoint: CallNext) -> CallNext:
-    """Folds the stages around the endpoint once; the first stage is the outermost."""
+def build_chain(stages: Sequence[Stage], endpoint: CallNext, *, tracer: Tracer | None = None) -> CallNext:
+    """Folds the stages around the endpoint once; the first stage is the outermost.
+    ``tracer``: a span per call, per stage and for the run (``toolbay.chain.traced``); None
+    (tracing off) builds the chain without them, so it costs nothing."""
     call_next = _timed(endpoint)
+    if tracer is None:
+        for stage in reversed(stages):
+            call_next = _link(stage, call_next)
+        return call_next
+    from toolbay.chain.traced import traced_call, traced_link, traced_run
+
+    call_next = traced_run(call_next, tracer)
     for stage in reversed(stages):
-        call_next = _link(stage, call_next)
-    return call_next
+        call_next = traced_link(stage, call_next, tracer)
+    return traced_call(call_next, tracer)
 
 
 def _link(stage: Stage, call_next: CallNext) -> CallNext:

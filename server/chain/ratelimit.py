@@ -93,13 +93,12 @@ def _open_storage(uri: str) -> tuple[Storage, Any]:
     options: dict[str, Any] = {}
     pool = None
     if full.startswith(("async+redis://", "async+rediss://", "async+unix://")):
-        import redis.asyncio  # only when a Redis store is named
+        from toolbay.cluster.connection import pool_for  # only when a Redis store is named
 
         try:
-            # Blocking: a burst of calls waits for a free connection rather than failing.
-            pool = redis.asyncio.BlockingConnectionPool.from_url(
-                full.removeprefix("async+"), max_connections=64, timeout=5.0, socket_connect_timeout=2.0,
-                socket_timeout=5.0)
+            # Blocking: a burst of calls waits for a free connection rather than failing; a
+            # connection Redis closed (a restart) is replaced, not failed on.
+            pool = pool_for(full.removeprefix("async+"))
         except ValueError as exc:
             raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
         options = {"implementation": "redispy", "connection_pool": pool}

@@ -8,9 +8,15 @@ errors never stop the server: each user of the client decides what an outage mea
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
+from redis.asyncio.connection import Connection
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from toolbay.errors import ConfigError
@@ -21,6 +27,25 @@ COMMAND_TIMEOUT_S = 5.0
 # Connections one replica opens at most; more commands at once wait for one (a burst of jobs
 # ending together must queue, not fail with "too many connections").
 MAX_CONNECTIONS = 64
+# A command that finds its pooled connection closed (Redis restarted, or a proxy dropped it)
+# is sent again on a new one, a few times with a short pause: without this, every connection
+# the pool held before a restart fails one caller's command with "Connection closed by
+# server", long after Redis is back. Only closed connections, never timeouts: a command that
+# timed out may have run, and a slow Redis must not be asked twice.
+RECONNECT_ATTEMPTS = 3
+
+
+def pool_for(url: str, **options: object) -> aioredis.BlockingConnectionPool:
+    """A connection pool for ``url`` with the cluster's timeouts and reconnection; ``options``
+    override them. Raises ``ValueError`` for a malformed URL."""
+    settings: dict[str, object] = {
+        "max_connections": MAX_CONNECTIONS, "timeout": COMMAND_TIMEOUT_S,
+        "socket_connect_timeout": CONNECT_TIMEOUT_S, "socket_timeout": COMMAND_TIMEOUT_S,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), RECONNECT_ATTEMPTS,
+                       supported_errors=(RedisConnectionError,)),
+        **options,
+    }
+    return aioredis.BlockingConnectionPool.from_url(url, **settings)
 
 
 def shown(url: str) -> str:
@@ -35,9 +60,7 @@ def shown(url: str) -> str:
 def client_for(url: str) -> aioredis.Redis:
     """A client for ``url`` (not yet connected). Raises ``ConfigError`` for a malformed URL."""
     try:
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=MAX_CONNECTIONS, timeout=COMMAND_TIMEOUT_S,
-            socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=COMMAND_TIMEOUT_S, health_check_interval=10)
+        pool = pool_for(url, health_check_interval=10)
         return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"[cluster] redis: {shown(url)!r} is not a Redis URL ({exc})") from None
@@ -52,3 +75,18 @@ async def open_checked(url: str) -> aioredis.Redis:
         await client.aclose()
         raise ConfigError(f"[cluster] redis: cannot reach {shown(url)}: {exc}") from None
     return client
+
+
+class Subscription(PubSub):
+    """A pub/sub connection that says when it was made again. The pool's retry reconnects a
+    listener whose connection Redis closed and subscribes it again, without a word to the
+    caller; what was published in between is lost, so the listener must look again at what it
+    waits for: ``on_reconnect`` is called after each reconnection."""
+
+    def __init__(self, client: aioredis.Redis, on_reconnect: Callable[[], Awaitable[object]]) -> None:
+        super().__init__(client.connection_pool)
+        self._on_reconnect = on_reconnect
+
+    async def on_connect(self, connection: Connection) -> None:
+        await super().on_connect(connection)
+        await self._on_reconnect()

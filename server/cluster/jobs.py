@@ -17,7 +17,8 @@ Keys (all under ``toolbay:``)::
     replica:<replica id>   the replica's lease: exists while it renews it (PX lease_s)
 
 Channels: ``toolbay:job-ended`` (a job id, published in the same script that records the
-end, so a waiter wakes on any replica without polling) and ``toolbay:job-cancel`` (a JSON
+end, so a waiter wakes on any replica without polling, and every replica tells its own
+``subscriptions/listen`` streams subscribed to the job's result: ``on_ended``) and ``toolbay:job-cancel`` (a JSON
 request the running replica acts on).
 
 A change that must not undo an end (a status change, the end itself, a take-over) is one Lua
@@ -33,13 +34,14 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 import anyio
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from toolbay.cluster.connection import Subscription
 from toolbay.errors import StorageError
 from toolbay.jobs.store import (
     TERMINAL,
@@ -160,8 +162,12 @@ class RedisJobStore(JobStore):
 
     shared: ClassVar[bool] = True
 
-    def __init__(self, client: aioredis.Redis, *, lease_s: float = 10.0, replica_id: str | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, *, lease_s: float = 10.0, replica_id: str | None = None,
+                 on_ended: Callable[[str], Awaitable[object]] | None = None) -> None:
+        """``on_ended``: told the id of every job that ends on any replica (as the end is
+        published), so each replica can tell its own listeners."""
         self.client = client
+        self.on_ended = on_ended
         self.lease_s = lease_s
         self.replica_id = replica_id or secrets.token_hex(6)
         self._set_status = client.register_script(_SET_STATUS)
@@ -394,7 +400,9 @@ class RedisJobStore(JobStore):
                 await anyio.sleep(RECONNECT_S)
 
     async def _listen(self, on_cancel: OnCancel) -> None:
-        async with self.client.pubsub() as pubsub:
+        # Reconnected by the pool's retry after Redis closed the connection: an end may have
+        # been published in between, so every waiter looks again.
+        async with Subscription(self.client, on_reconnect=self._wake_all_soon) as pubsub:
             await pubsub.subscribe(ENDED_CHANNEL, CANCEL_CHANNEL)
             self._wake_all()  # subscribed: anything that ended before this is in the store
             async for message in pubsub.listen():
@@ -404,9 +412,21 @@ class RedisJobStore(JobStore):
                 if channel == ENDED_CHANNEL:
                     for woken in self._ended.get(data, ()):
                         woken.set()
+                    await self._tell_ended(data)
                 elif channel == CANCEL_CHANNEL:
                     request = json.loads(data)
                     await on_cancel(str(request["job_id"]), str(request["reason"]))
+
+    async def _tell_ended(self, job_id: str) -> None:
+        if self.on_ended is None:
+            return
+        try:
+            await self.on_ended(job_id)
+        except Exception:
+            logger.exception("telling listeners that job %s ended failed", job_id)
+
+    async def _wake_all_soon(self) -> None:
+        self._wake_all()
 
     def _wake_all(self) -> None:
         for waiters in self._ended.values():

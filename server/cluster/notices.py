@@ -23,6 +23,8 @@ import redis.asyncio as aioredis
 from anyio.abc import TaskStatus
 from redis.exceptions import RedisError
 
+from toolbay.cluster.connection import Subscription
+
 logger = logging.getLogger(__name__)
 
 CATALOG_CHANNEL = "toolbay:catalog"
@@ -55,11 +57,15 @@ class CatalogNotices:
         started = False
         while True:
             try:
-                async with self.client.pubsub() as pubsub:
+                # A notice published while the channel was down is lost: after any
+                # reconnection (the pool's own, or this loop's) the folders are looked at again.
+                async with Subscription(self.client, on_reconnect=self._look_again) as pubsub:
                     await pubsub.subscribe(CATALOG_CHANNEL)
                     if not started:
                         started = True
                         task_status.started()
+                    else:
+                        await self._look_again()
                     async for message in pubsub.listen():
                         if message.get("type") == "message" and self._from_another(message["data"]):
                             await self._look_again()

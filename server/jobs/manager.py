@@ -58,6 +58,7 @@ from toolbay.jobs.store import (
     JobStore,
 )
 from toolbay.jobs.views import JobView, accepted, progress_text
+from toolbay.logs import add_call_fields
 from toolbay.words import CallContext, ProgressCallback, ToolResult
 
 logger = logging.getLogger(__name__)
@@ -458,6 +459,7 @@ class JobManager:
                 await job.announce("started")
             with anyio.CancelScope() as job.scope:
                 _current_job.set(job.id)  # this task's own context: the job's work only
+                add_call_fields(job_id=job.id)  # JSON logs name the job
                 if job.cancel_reason is None:
                     try:
                         result = await job.work(job.context)

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.config import LOGGING_CONFIG
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
@@ -199,6 +200,9 @@ async def serve_http(
         lifespan="on",
         access_log=False,
         timeout_graceful_shutdown=2,
+        # JSON logs: uvicorn configures no logging of its own, so its records go through the
+        # root logger's JSON lines too.
+        log_config=None if settings.log_format == "json" else LOGGING_CONFIG,
     )
     server = uvicorn.Server(config)
     host_text = f"[{settings.host}]" if ":" in settings.host else settings.host

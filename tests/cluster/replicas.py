@@ -14,6 +14,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,6 +152,17 @@ def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: 
             replica.stop()
         raise
     return Cluster(redis, replicas, balancer, extensions)
+
+
+@contextmanager
+def logs_on_failure(cluster: Cluster) -> Iterator[None]:
+    """A failure inside comes with the end of every replica's log (what each one did)."""
+    try:
+        yield
+    except (AssertionError, TimeoutError) as exc:
+        tails = "".join(f"\n--- replica {i} (port {r.port}) ---\n" + "".join(r.log[-25:])
+                        for i, r in enumerate(cluster.replicas, 1))
+        raise AssertionError(f"{exc!r}{tails}") from exc
 
 
 def stop_cluster(cluster: Cluster) -> None:

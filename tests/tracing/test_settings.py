@@ -1,0 +1,44 @@
+"""Which exporter ``[telemetry] traces`` and the standard ``OTEL_*`` variables choose, and
+what is said when a name is wrong."""
+
+from __future__ import annotations
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+
+from toolbay.config import TelemetrySettings
+from toolbay.errors import ConfigError
+from toolbay.tracing import exporters_named, provider_for
+
+
+def test_tracing_is_off_unless_an_exporter_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OTEL_TRACES_EXPORTER", raising=False)
+    assert provider_for(TelemetrySettings()) is None
+    assert provider_for(TelemetrySettings(traces="none")) is None
+
+
+def test_the_setting_wins_over_the_standard_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+    assert exporters_named(TelemetrySettings()) == ["otlp"]
+    assert exporters_named(TelemetrySettings(traces="console")) == ["console"]
+    assert provider_for(TelemetrySettings(traces="none")) is None
+
+
+def test_an_exporter_toolbay_does_not_know_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "zipkin")
+    with pytest.raises(ConfigError, match="zipkin is not an exporter toolbay knows"):
+        provider_for(TelemetrySettings())
+
+
+def test_the_service_is_named_by_the_setting_or_the_standard_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "tools-eu")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")  # never reached: nothing is exported
+    named = [provider_for(TelemetrySettings(traces="otlp")),
+             provider_for(TelemetrySettings(traces="otlp", service_name="toolbay-a"))]
+    try:
+        names = [p.resource.attributes["service.name"] for p in named if isinstance(p, TracerProvider)]
+        assert names == ["tools-eu", "toolbay-a"]
+    finally:
+        for provider in named:
+            assert provider is not None
+            provider.shutdown()
