@@ -13,20 +13,24 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
+# In a virtual environment (``uv run``), what the tests make only to save time and can always
+# make again (compiled bytecode, compiled modules, mypy's cache) is kept inside it between runs,
+# as Python keeps ``__pycache__``; elsewhere only for the run.
+KEPT_BETWEEN_RUNS = Path(sys.prefix) / "toolbay-test-caches" if sys.prefix != sys.base_prefix else None
+
 
 def _share_compiled_bytecode() -> str | None:
     """Every Python process of the test session (this one, pytest-xdist's workers, and the
     servers and commands the tests start) keeps its compiled bytecode in one folder, so a module
     is compiled from source once rather than once per process. Where bytecode is never written
     (PYTHONDONTWRITEBYTECODE, as some shells set), each ``toolbay`` subprocess would otherwise
-    compile toolbay, the MCP SDK and pydantic from source, seconds of CPU each. In a virtual
-    environment (``uv run``) the folder is kept inside it, so the next run starts compiled too,
-    as with Python's own ``__pycache__``; elsewhere it is a temporary folder, returned to be
-    removed at the end. Set before toolbay is imported here."""
+    compile toolbay, the MCP SDK and pydantic from source, seconds of CPU each. The folder is
+    kept between runs (``KEPT_BETWEEN_RUNS``) or else temporary, returned to be removed at the
+    end. Set before toolbay is imported here."""
     made = None
     if not os.environ.get("PYTHONPYCACHEPREFIX"):
-        if sys.prefix != sys.base_prefix:
-            os.environ["PYTHONPYCACHEPREFIX"] = str(Path(sys.prefix) / "test-bytecode")
+        if KEPT_BETWEEN_RUNS is not None:
+            os.environ["PYTHONPYCACHEPREFIX"] = str(KEPT_BETWEEN_RUNS / "bytecode")
         else:
             made = tempfile.mkdtemp(prefix="toolbay-tests-bytecode-")
             os.environ["PYTHONPYCACHEPREFIX"] = made
@@ -60,6 +64,29 @@ XDG_FOLDERS = {"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config",
 
 
 _home_patch = pytest.MonkeyPatch()
+
+
+# Test processes when none are asked for: the tests mostly wait on the servers and commands
+# they start, so four processes keep two cores busy (about a third of the time of one).
+DEFAULT_TEST_PROCESSES = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The suite runs in ``DEFAULT_TEST_PROCESSES`` processes (pytest-xdist) unless told otherwise:
+    ``-n N`` (``-n 0``: this process), ``-p no:xdist``, or naming single tests (``path::test``),
+    which run here at once rather than waiting for workers to start. Set here rather than in
+    ``addopts``, where ``-n`` would make ``-p no:xdist`` an error. Tests that must share one
+    process's session fixture are grouped (``xdist_group``, run with ``--dist loadgroup``)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput"):
+        return  # a worker: it runs its share here (it calls this hook too, with -n reset)
+    if not config.pluginmanager.hasplugin("xdist") or config.option.numprocesses is not None:
+        return
+    if config.option.collectonly or any("::" in argument for argument in config.args):
+        return
+    config.option.numprocesses = DEFAULT_TEST_PROCESSES
+    if config.option.dist == "no":
+        config.option.dist = "loadgroup"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -166,12 +193,30 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Call
     return folder
 
 
+def kept_up_to_date(tmp_path_factory: pytest.TempPathFactory, name: str, update: Callable[[Path], None]) -> Path:
+    """The folder ``name`` kept between runs (``KEPT_BETWEEN_RUNS``), brought up to date by
+    ``update(folder)`` once per run under a lock (``update`` must be cheap when nothing
+    changed); without a virtual environment, made for this run only (``once_per_run``)."""
+    if KEPT_BETWEEN_RUNS is None:
+        return once_per_run(tmp_path_factory, name, update)
+
+    def update_kept(stamp: Path) -> None:
+        KEPT_BETWEEN_RUNS.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(KEPT_BETWEEN_RUNS / f"{name}.lock")):
+            update(KEPT_BETWEEN_RUNS / name)
+
+    once_per_run(tmp_path_factory, f"{name}-updated", update_kept)
+    return KEPT_BETWEEN_RUNS / name
+
+
 def _compile_test_modules(folder: Path) -> None:
     """Cranelift's code for the bundled tools and the test programs, as a server that has run
     once leaves it (its background optimiser replaces the baseline compiler's code and drops
     it). Compiled up front and in parallel, so that no server started on a copy of this folder
     begins optimising the 7 MB Go tool again (seconds of CPU each, thrown away when its test
-    stops it) and no test waits on a module that is still being optimised."""
+    stops it) and no test waits on a module that is still being optimised. Modules already
+    compiled there are only read back (the cache's key names the content, wasmtime's version
+    and settings, so what it holds is never stale)."""
     runtime = WasmRuntime(cache_dir=folder / "modules", consume_fuel=False, quick_compile=False)
     try:
         for path in sorted([*BUNDLED_EXTENSIONS.glob("*.wasm"), *FIXTURE_WASM.glob("*.wasm")]):
@@ -185,8 +230,8 @@ def _compile_test_modules(folder: Path) -> None:
 def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One data folder for the session (each test process has its own copy: its job database
     and description cache are its own), starting with every module compiled as a server that
-    has run before leaves it (see ``_compile_test_modules``), made once for the whole run."""
-    compiled = once_per_run(tmp_path_factory, "toolbay-compiled-modules", _compile_test_modules)
+    has run before leaves it (see ``_compile_test_modules``), compiled once, not once per worker."""
+    compiled = kept_up_to_date(tmp_path_factory, "compiled-modules", _compile_test_modules)
     folder = tmp_path_factory.mktemp("toolbay-data")
     shutil.copytree(compiled / "modules", folder / "modules")
     return folder
