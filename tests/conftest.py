@@ -2,26 +2,38 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+
+# In a virtual environment (``uv run``), what the tests make only to save time and can always
+# make again (compiled bytecode, compiled modules, mypy's cache) is kept inside it between runs,
+# as Python keeps ``__pycache__``; elsewhere only for the run.
+KEPT_BETWEEN_RUNS = Path(sys.prefix) / "toolbay-test-caches" if sys.prefix != sys.base_prefix else None
 
 
 def _share_compiled_bytecode() -> str | None:
     """Every Python process of the test session (this one, pytest-xdist's workers, and the
-    servers and commands the tests start) keeps its compiled bytecode in one temporary folder,
-    so a module is compiled from source once per session rather than once per process. Where
-    bytecode is never written (PYTHONDONTWRITEBYTECODE, as some shells set), each ``toolbay``
-    subprocess would otherwise compile toolbay, the MCP SDK and pydantic from source, seconds of
-    CPU each. Set before toolbay is imported here; the folder made is returned, to remove at the end."""
+    servers and commands the tests start) keeps its compiled bytecode in one folder, so a module
+    is compiled from source once rather than once per process. Where bytecode is never written
+    (PYTHONDONTWRITEBYTECODE, as some shells set), each ``toolbay`` subprocess would otherwise
+    compile toolbay, the MCP SDK and pydantic from source, seconds of CPU each. The folder is
+    kept between runs (``KEPT_BETWEEN_RUNS``) or else temporary, returned to be removed at the
+    end. Set before toolbay is imported here."""
     made = None
     if not os.environ.get("PYTHONPYCACHEPREFIX"):
-        made = tempfile.mkdtemp(prefix="toolbay-tests-bytecode-")
-        os.environ["PYTHONPYCACHEPREFIX"] = made
+        if KEPT_BETWEEN_RUNS is not None:
+            os.environ["PYTHONPYCACHEPREFIX"] = str(KEPT_BETWEEN_RUNS / "bytecode")
+        else:
+            made = tempfile.mkdtemp(prefix="toolbay-tests-bytecode-")
+            os.environ["PYTHONPYCACHEPREFIX"] = made
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
     sys.dont_write_bytecode = False
@@ -31,11 +43,13 @@ def _share_compiled_bytecode() -> str | None:
 _bytecode_folder = _share_compiled_bytecode()
 
 import pytest  # noqa: E402
+from filelock import FileLock  # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 from toolbay.app import Toolbay  # noqa: E402
 from toolbay.assembly import assemble  # noqa: E402
 from toolbay.config import Settings, load_settings  # noqa: E402
+from toolbay.errors import WasmRejected  # noqa: E402
 from toolbay.logs import QUIETED_LOGGERS  # noqa: E402
 from toolbay.wasm import WasmRuntime  # noqa: E402
 
@@ -50,6 +64,29 @@ XDG_FOLDERS = {"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config",
 
 
 _home_patch = pytest.MonkeyPatch()
+
+
+# Test processes when none are asked for: the tests mostly wait on the servers and commands
+# they start, so four processes keep two cores busy (about a third of the time of one).
+DEFAULT_TEST_PROCESSES = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The suite runs in ``DEFAULT_TEST_PROCESSES`` processes (pytest-xdist) unless told otherwise:
+    ``-n N`` (``-n 0``: this process), ``-p no:xdist``, or naming single tests (``path::test``),
+    which run here at once rather than waiting for workers to start. Set here rather than in
+    ``addopts``, where ``-n`` would make ``-p no:xdist`` an error. Tests that must share one
+    process's session fixture are grouped (``xdist_group``, run with ``--dist loadgroup``)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput"):
+        return  # a worker: it runs its share here (it calls this hook too, with -n reset)
+    if not config.pluginmanager.hasplugin("xdist") or config.option.numprocesses is not None:
+        return
+    if config.option.collectonly or any("::" in argument for argument in config.args):
+        return
+    config.option.numprocesses = DEFAULT_TEST_PROCESSES
+    if config.option.dist == "no":
+        config.option.dist = "loadgroup"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,11 +108,28 @@ def pytest_configure(config: pytest.Config) -> None:
         _home_patch.setenv(variable, str(home / folder))
     # Hypothesis keeps what it learns in .hypothesis/ of the current folder: the home instead.
     set_hypothesis_home_dir(home / ".hypothesis")
+    _let_started_processes_see_ctrl_c()
+
+
+def _let_started_processes_see_ctrl_c() -> None:
+    """Tests stop ``serve`` with SIGINT, as Ctrl-C at a terminal does. A test run started in the
+    background by a non-interactive shell (``pytest &`` in a script) ignores SIGINT, and an
+    ignored signal stays ignored in every program it starts, so those servers would never see
+    it. Python's own handler is put back for the session: unlike "ignore", a handler is reset to
+    the default in a started program."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN and threading.current_thread() is threading.main_thread():
+        _signals_ignored.append(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_signals_ignored: list[signal.Signals] = []
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     home = os.environ.get("HOME")
     _home_patch.undo()
+    while _signals_ignored:
+        signal.signal(_signals_ignored.pop(), signal.SIG_IGN)
     if home is not None and Path(home).name.startswith("toolbay-tests-home-"):
         shutil.rmtree(home, ignore_errors=True)
     if _bytecode_folder is not None:
@@ -121,22 +175,65 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="session")
-def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One data folder for the session, so modules compile once across tests.
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``make(folder)`` once for the whole test run: under
+    pytest-xdist every worker process runs each session fixture itself, so what is costly to
+    make (compiled modules, described catalogs) is made by the first worker that asks, under a
+    lock, and found done by the others. ``make`` must leave the folder complete or raise."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, shared by its workers (theirs are inside it)
+    folder, done = base / name, base / f"{name}.done"
+    with FileLock(str(base / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed left half made
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
 
-    The bundled tools are compiled into it first with both compilers, as a server that has run
-    once leaves them (Winch's code, then Cranelift's from the background optimiser). Without
-    Cranelift's entries every server started on this folder would begin optimising the 7 MB Go
-    tool again, seconds of CPU each, and be stopped by its test before it is done."""
-    folder = tmp_path_factory.mktemp("toolbay-data")
-    runtime = WasmRuntime(cache_dir=folder / "modules", consume_fuel=False, optimise_in_background=True)
+
+def kept_up_to_date(tmp_path_factory: pytest.TempPathFactory, name: str, update: Callable[[Path], None]) -> Path:
+    """The folder ``name`` kept between runs (``KEPT_BETWEEN_RUNS``), brought up to date by
+    ``update(folder)`` once per run under a lock (``update`` must be cheap when nothing
+    changed); without a virtual environment, made for this run only (``once_per_run``)."""
+    if KEPT_BETWEEN_RUNS is None:
+        return once_per_run(tmp_path_factory, name, update)
+
+    def update_kept(stamp: Path) -> None:
+        KEPT_BETWEEN_RUNS.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(KEPT_BETWEEN_RUNS / f"{name}.lock")):
+            update(KEPT_BETWEEN_RUNS / name)
+
+    once_per_run(tmp_path_factory, f"{name}-updated", update_kept)
+    return KEPT_BETWEEN_RUNS / name
+
+
+def _compile_test_modules(folder: Path) -> None:
+    """Cranelift's code for the bundled tools and the test programs, as a server that has run
+    once leaves it (its background optimiser replaces the baseline compiler's code and drops
+    it). Compiled up front and in parallel, so that no server started on a copy of this folder
+    begins optimising the 7 MB Go tool again (seconds of CPU each, thrown away when its test
+    stops it) and no test waits on a module that is still being optimised. Modules already
+    compiled there are only read back (the cache's key names the content, wasmtime's version
+    and settings, so what it holds is never stale)."""
+    runtime = WasmRuntime(cache_dir=folder / "modules", consume_fuel=False, quick_compile=False)
     try:
-        for path in sorted(BUNDLED_EXTENSIONS.glob("*.wasm")):
-            runtime.load(path)
-        assert runtime.wait_optimised(timeout=600), "the bundled tools were not optimised within 10 minutes"
+        for path in sorted([*BUNDLED_EXTENSIONS.glob("*.wasm"), *FIXTURE_WASM.glob("*.wasm")]):
+            with contextlib.suppress(WasmRejected):  # the fixtures that are broken on purpose
+                assert runtime.load(path).compiler == "cranelift"
     finally:
         runtime.close()
+
+
+@pytest.fixture(scope="session")
+def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One data folder for the session (each test process has its own copy: its job database
+    and description cache are its own), starting with every module compiled as a server that
+    has run before leaves it (see ``_compile_test_modules``), compiled once, not once per worker."""
+    compiled = kept_up_to_date(tmp_path_factory, "compiled-modules", _compile_test_modules)
+    folder = tmp_path_factory.mktemp("toolbay-data")
+    shutil.copytree(compiled / "modules", folder / "modules")
     return folder
 
 
