@@ -66,25 +66,17 @@ XDG_FOLDERS = {"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config",
 _home_patch = pytest.MonkeyPatch()
 
 
-# Test processes when none are asked for: the tests mostly wait on the servers and commands
-# they start, so four processes keep two cores busy (about a third of the time of one).
-DEFAULT_TEST_PROCESSES = 4
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """The suite runs in ``DEFAULT_TEST_PROCESSES`` processes (pytest-xdist) unless told otherwise:
-    ``-n N`` (``-n 0``: this process), ``-p no:xdist``, or naming single tests (``path::test``),
-    which run here at once rather than waiting for workers to start. Set here rather than in
-    ``addopts``, where ``-n`` would make ``-p no:xdist`` an error. Tests that must share one
-    process's session fixture are grouped (``xdist_group``, run with ``--dist loadgroup``)."""
+    """The suite runs in this one process unless ``-n N`` asks for more (pytest-xdist): a few
+    tests measure the server against a client on the same machine (the slow-clients guard,
+    rate-limit windows, the cluster's take-over), and other test processes beside them on two
+    cores make them fail now and then. With ``-n``, tests that must share one process's session
+    fixture are grouped (``xdist_group``, run with ``--dist loadgroup``)."""
     if os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput"):
-        return  # a worker: it runs its share here (it calls this hook too, with -n reset)
-    if not config.pluginmanager.hasplugin("xdist") or config.option.numprocesses is not None:
+        return  # a worker: it runs its share here
+    if not config.pluginmanager.hasplugin("xdist") or not config.option.numprocesses:
         return
-    if config.option.collectonly or any("::" in argument for argument in config.args):
-        return
-    config.option.numprocesses = DEFAULT_TEST_PROCESSES
     if config.option.dist == "no":
         config.option.dist = "loadgroup"
 
