@@ -45,7 +45,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from toolbay.protocol import results
-from toolbay.protocol.mcp_server import ToolbayMcpServer, tool_call_of
+from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server, tool_call_of
 from toolbay.words import Transport
 
 try:  # the SDK depends on the OpenTelemetry API and traces every request through it
@@ -159,3 +159,14 @@ class QuickLane:
             return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
                 code=types.INTERNAL_ERROR, message="Handler returned an invalid result"))
         return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dict(wire))
+
+
+def stdio_server(app: Toolbay, *, with_lane: bool,
+                 traced: Callable[[], bool] = sdk_tracing_on) -> tuple[ToolbayMcpServer, QuickLane | None]:
+    """The SDK server for stdio and, ``with_lane``, the lane in front of it: the server tells the
+    lane of the session once the handshake is done, the lane asks the server's settings."""
+    lane = QuickLane(app, "stdio", traced=traced) if with_lane else None
+    server = build_mcp_server(app, "stdio", on_session=lane.session_ready if lane is not None else None)
+    if lane is not None:
+        lane.attach(server)
+    return server, lane

@@ -33,7 +33,7 @@ from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
 from toolbay.protocol.parse_errors import AnswerUnparsableMessages
-from toolbay.protocol.quick_lane import QuickLane, sdk_tracing_on
+from toolbay.protocol.quick_lane import stdio_server
 from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
@@ -47,12 +47,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 async def serve_stdio(app: Toolbay) -> None:
-    lane: QuickLane | None = None
-    if app.settings.quick_lane:
-        lane = QuickLane(app, "stdio", traced=sdk_tracing_on)
-    server = build_mcp_server(app, "stdio", on_session=lane.session_ready if lane is not None else None)
-    if lane is not None:
-        lane.attach(server)
+    server, lane = stdio_server(app, with_lane=app.settings.quick_lane)
     async with stdio_streams(lane) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

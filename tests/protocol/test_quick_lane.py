@@ -18,8 +18,7 @@ import anyio.to_thread
 import pytest
 
 from toolbay.app import Toolbay
-from toolbay.protocol.mcp_server import build_mcp_server
-from toolbay.protocol.quick_lane import QuickLane
+from toolbay.protocol.quick_lane import QuickLane, stdio_server
 from toolbay.protocol.stdio import loop_streams
 from toolbay.wasm import quick
 
@@ -98,10 +97,7 @@ async def serving(app: Toolbay, with_lane: bool, *,
     """A stdio server of ``app`` over pipes, initialised; unless ``handshake_ended`` is False,
     told ``notifications/initialized`` and its tools warmed up."""
     wire = Wire()
-    lane = QuickLane(app, "stdio", traced=lambda: False) if with_lane else None
-    server = build_mcp_server(app, "stdio", on_session=lane.session_ready if lane is not None else None)
-    if lane is not None:
-        lane.attach(server)
+    server, lane = stdio_server(app, with_lane=with_lane, traced=lambda: False)
     try:
         async with anyio.create_task_group() as group:
             async def serve() -> None:
