@@ -250,8 +250,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     workspace: Path | None = None
     transport: Literal["stdio", "http", "sse"] = "stdio"
-    # On stdio, a tools/call the app answers at once skips the SDK's per-request machinery
-    # (toolbay.protocol.quick_lane); the answers are the same either way.
+    # A tools/call the app answers at once skips the SDK's per-request machinery, on stdio and
+    # in streamable HTTP sessions (toolbay.protocol.quick_lane, http_lane); same answers either way.
     quick_lane: bool = True
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)

@@ -2,7 +2,9 @@
 
 - The session manager builds its streamable HTTP transports by the module-level name
   ``StreamableHTTPServerTransport``; there is no parameter for another class, and toolbay's
-  per-request JSON answers need one (``toolbay.protocol.plain_json``).
+  per-request JSON answers need one (``toolbay.protocol.plain_json``). That subclass also
+  overrides the transport's ``_handle_post_request``, the one point after the SDK's own checks
+  of a POST (session, Host, Origin, Content-Type) where the HTTP quick lane can answer a call.
 - A per-message ``ServerSession`` has no public accessor for the connection it belongs to,
   which is what outlives the message and closes with the client (``toolbay.sessions``).
 """

@@ -19,6 +19,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.subscriptions import ListenHandler
 
 from toolbay.auth.http import bearer_credential
@@ -95,9 +96,10 @@ def tool_call_of(app: Toolbay, transport: Transport, request_id: types.RequestId
 
 
 def build_mcp_server(app: Toolbay, transport: Transport,
-                     on_session: Callable[[ServerSession], None] | None = None) -> ToolbayMcpServer:
+                     on_session: Callable[[ServerSession, str | None], None] | None = None) -> ToolbayMcpServer:
     """One SDK server per transport, all sharing the app's catalog, chain and jobs.
-    ``on_session`` hears of each session once its client has finished the handshake."""
+    ``on_session(session, session_id)`` hears of each session once its client has finished the
+    handshake; ``session_id`` is the streamable HTTP session's id, None on other transports."""
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -118,7 +120,8 @@ def build_mcp_server(app: Toolbay, transport: Transport,
     async def on_initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         app.sessions.add(ctx.session)
         if on_session is not None:
-            on_session(ctx.session)
+            headers = getattr(ctx.request, "headers", None)
+            on_session(ctx.session, headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None)
 
     server = ToolbayMcpServer(
         "toolbay",

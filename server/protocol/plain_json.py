@@ -19,6 +19,9 @@ request is handled inherit the variable (the session's own tasks, when the reque
 session) but must go on treating messages the SDK's usual way.
 The SDK's session manager builds its transports by a module-level name, which is pointed at
 the subclass (``install``, through ``toolbay.internals.mcp_sdk``).
+
+The same mark carries the parsed body of a ``tools/call`` to the quick lane
+(``toolbay.protocol.http_lane``), which the subclass asks first, after the SDK's own checks.
 """
 
 from __future__ import annotations
@@ -27,36 +30,68 @@ import asyncio
 import contextvars
 import json
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.streamable_http import StreamableHTTPServerTransport
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
+
+if TYPE_CHECKING:
+    from toolbay.protocol.http_lane import HttpQuickLane
 
 # Bodies larger than this are not buffered here, and get the SSE stream.
 MAX_BUFFERED_BODY = 256 * 1024
 
 _ALWAYS_PLAIN = frozenset({"initialize", "ping", "tools/list"})
 
-# The task whose request is answered with plain JSON.
-_plain_json_task: contextvars.ContextVar[asyncio.Task[Any] | None] = contextvars.ContextVar(
-    "toolbay_plain_json_task", default=None)
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """What the middleware found out about the request that ``task`` handles."""
+
+    task: asyncio.Task[Any] | None
+    plain: bool  # answer with one JSON body, not an SSE stream
+    message: Any = None  # the parsed body, when the quick lane may take it
+    lane: HttpQuickLane | None = None
+
+
+_mark: contextvars.ContextVar[_Mark | None] = contextvars.ContextVar("toolbay_plain_json_mark", default=None)
+
+
+def _marked() -> _Mark | None:
+    """The mark of the request the current task handles (not one inherited by a task it started)."""
+    mark = _mark.get()
+    return mark if mark is not None and mark.task is asyncio.current_task() else None
 
 
 class PerRequestJsonTransport(StreamableHTTPServerTransport):
-    """The SDK's transport, answering with JSON when this request was found to need no stream."""
+    """The SDK's transport, answering with JSON when this request was found to need no stream,
+    and letting the quick lane answer the calls it takes (``toolbay.protocol.http_lane``)."""
 
     @property
     def is_json_response_enabled(self) -> bool:
         if self._json_always:
             return True
-        marked = _plain_json_task.get()
-        return marked is not None and marked is asyncio.current_task()
+        mark = _marked()
+        return mark is not None and mark.plain
 
     @is_json_response_enabled.setter
     def is_json_response_enabled(self, value: bool) -> None:
         self._json_always = value
+
+    async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
+        # Reached once the SDK has checked the session, its owner, Host, Origin, Content-Type and
+        # the protocol version's route; see toolbay.internals.mcp_sdk.
+        mark = _marked()
+        if mark is not None and mark.lane is not None:
+            response = await mark.lane.answer(self.mcp_session_id, request, mark.message)
+            if response is not None:
+                await response(scope, receive, send)
+                return
+        await super()._handle_post_request(scope, request, receive, send)
 
 
 def install() -> None:
@@ -68,33 +103,36 @@ class PlainJsonForQuickRequests:
     """ASGI middleware for the streamable HTTP endpoint; see the module docstring.
 
     ``answers_at_once(tool_name)`` says whether a call of that tool will be answered at once
-    with nothing sent before the answer.
+    with nothing sent before the answer. ``lane``, when given, may answer such calls itself.
     """
 
-    def __init__(self, app: ASGIApp, answers_at_once: Callable[[str], bool], path: str = "/mcp") -> None:
+    def __init__(self, app: ASGIApp, answers_at_once: Callable[[str], bool], path: str = "/mcp",
+                 lane: HttpQuickLane | None = None) -> None:
         self.app = app
         self.answers_at_once = answers_at_once
         self.path = path
+        self.lane = lane
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
         messages, body = await read_small_body(receive)
-        plain = body is not None and self._needs_no_stream(body)
-        token = _plain_json_task.set(asyncio.current_task() if plain else None)
+        message = _parsed(body) if body is not None else None
+        plain = self._needs_no_stream(message)
+        lane = self.lane
+        if lane is not None and message is not None and "id" not in message:
+            lane.notified(_header(scope, b"mcp-session-id"), message)
+        take = plain and lane is not None and lane.wants(message)
+        token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None))
         try:
             await self.app(scope, replay(messages, receive), send)
         finally:
-            _plain_json_task.reset(token)
+            _mark.reset(token)
 
-    def _needs_no_stream(self, body: bytes) -> bool:
-        try:
-            message = json.loads(body)
-        except (ValueError, RecursionError):  # the SDK's parser answers it with a parse error
-            return False
-        if not isinstance(message, dict) or "id" not in message:
-            return False  # a batch, or a notification (answered 202 either way)
+    def _needs_no_stream(self, message: dict[str, Any] | None) -> bool:
+        if message is None or "id" not in message:
+            return False  # unparsable, a batch, or a notification (answered 202 either way)
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
@@ -107,6 +145,22 @@ class PlainJsonForQuickRequests:
             name = params.get("name")
             return isinstance(name, str) and self.answers_at_once(name)
         return False
+
+
+def _parsed(body: bytes) -> dict[str, Any] | None:
+    """The body as a JSON object, or None (the SDK's parser answers what is not one)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")
+    return None
 
 
 async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:

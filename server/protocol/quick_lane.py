@@ -61,6 +61,7 @@ logger = logging.getLogger(__name__)
 _METHOD = "tools/call"
 
 Send = Callable[[SessionMessage], Coroutine[Any, Any, None]]
+Answer = types.JSONRPCResponse | types.JSONRPCError
 
 
 def sdk_tracing_on() -> bool:
@@ -71,16 +72,15 @@ def sdk_tracing_on() -> bool:
     return not isinstance(_otel_trace.get_tracer_provider(), _otel_trace.ProxyTracerProvider)
 
 
-class QuickLane:
-    """One per stdio connection. ``take`` is asked about every request read from the wire."""
+class QuickCalls:
+    """Decides whether a ``tools/call`` can be answered in a lane, and answers it: what the stdio
+    lane and the HTTP lane (``toolbay.protocol.http_lane``) share."""
 
     def __init__(self, app: Toolbay, transport: Transport, *, traced: Callable[[], bool]) -> None:
         self.app = app
-        self.server: ToolbayMcpServer | None = None
         self.transport = transport
+        self.server: ToolbayMcpServer | None = None
         self._traced = traced
-        self.session: ServerSession | None = None
-        self._running: dict[types.RequestId, anyio.CancelScope] = {}
         self.taken = 0  # calls answered in the lane, for tests and benchmarks
 
     def attach(self, server: ToolbayMcpServer) -> None:
@@ -88,13 +88,10 @@ class QuickLane:
         tells of sessions)."""
         self.server = server
 
-    def session_ready(self, session: ServerSession) -> None:
-        """The handshake is done; ``session`` is the connection's standing session."""
-        self.session = session
-
-    def take(self, request: types.JSONRPCRequest) -> Callable[[Send], Coroutine[Any, Any, None]] | None:
-        """How to answer ``request`` in the lane, or None to leave it to the SDK."""
-        if request.method != _METHOD or self.session is None or self.server is None:
+    def prepare(self, request: types.JSONRPCRequest, session: ServerSession,
+                credential: str | None) -> Callable[[], Coroutine[Any, Any, Answer]] | None:
+        """How to answer ``request`` in ``session``'s lane, or None to leave it to the SDK."""
+        if request.method != _METHOD or self.server is None:
             return None
         params = request.params
         if not isinstance(params, Mapping) or "task" in params:
@@ -102,7 +99,7 @@ class QuickLane:
         meta = params.get("_meta")
         if meta is not None and (not isinstance(meta, Mapping) or "progressToken" in meta):
             return None
-        version = self.session.protocol_version
+        version = session.protocol_version
         if version in MODERN_PROTOCOL_VERSIONS or self.server.cache_hints.get(_METHOD) is not None:
             return None
         name = params.get("name")
@@ -112,43 +109,22 @@ class QuickLane:
             validate_client_request(_METHOD, version, params)
         except (ValueError, KeyError):  # ValidationError is a ValueError
             return None  # the SDK answers it, in its own words
-        session = self.session
-        arguments = params.get("arguments") or {}
+        arguments = dict(params.get("arguments") or {})
 
-        async def answer(send: Send) -> None:
-            scope = anyio.CancelScope()
-            self._running[request.id] = scope
-            message: types.JSONRPCResponse | types.JSONRPCError | None = None
+        async def answer() -> Answer:
             try:
-                with scope:
-                    message = await self._answer(request.id, name, dict(arguments), session, version)
+                return await self._answer(request.id, name, arguments, session, version, credential)
             except Exception:  # the app never raises for a call; if it did, answer as the SDK would
                 logger.exception("the quick lane failed on a call of %r", name)
-                message = types.JSONRPCError(jsonrpc="2.0", id=request.id, error=types.ErrorData(
+                return types.JSONRPCError(jsonrpc="2.0", id=request.id, error=types.ErrorData(
                     code=types.INTERNAL_ERROR, message="Internal error"))
-            finally:
-                self._running.pop(request.id, None)
-            if message is None:
-                return  # cancelled by the client: a cancelled request gets no answer
-            try:
-                await send(SessionMessage(message))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                logger.debug("the answer to %r was dropped: the connection is closing", request.id)
 
         return answer
 
-    def cancel(self, notification: types.JSONRPCNotification) -> None:
-        """``notifications/cancelled`` for a request in the lane stops it."""
-        if notification.method != "notifications/cancelled" or not isinstance(notification.params, Mapping):
-            return
-        scope = self._running.get(notification.params.get("requestId"))  # type: ignore[arg-type]
-        if scope is not None:
-            scope.cancel()
-
     async def _answer(self, request_id: types.RequestId, name: str, arguments: dict[str, Any],
-                      session: ServerSession, version: str) -> types.JSONRPCResponse | types.JSONRPCError:
+                      session: ServerSession, version: str, credential: str | None) -> Answer:
         self.taken += 1
-        call = tool_call_of(self.app, self.transport, request_id, name, arguments, session, credential=None)
+        call = tool_call_of(self.app, self.transport, request_id, name, arguments, session, credential=credential)
         outcome = await self.app.call(call)
         dumped = results.tool_result_to_mcp(outcome).model_dump(by_alias=True, mode="json", exclude_none=True)
         try:
@@ -159,6 +135,82 @@ class QuickLane:
             return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
                 code=types.INTERNAL_ERROR, message="Handler returned an invalid result"))
         return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dict(wire))
+
+
+class RunningCalls:
+    """The lane's calls in flight by request id, so ``notifications/cancelled`` can stop them."""
+
+    def __init__(self) -> None:
+        self._running: dict[Any, anyio.CancelScope] = {}
+
+    async def run(self, key: Any, answer: Callable[[], Coroutine[Any, Any, Answer]]) -> Answer | None:
+        """``answer()``, or None when the client cancelled it (a cancelled request gets no answer)."""
+        scope = anyio.CancelScope()
+        self._running[key] = scope
+        try:
+            with scope:
+                return await answer()
+            return None
+        finally:
+            self._running.pop(key, None)
+
+    def cancel(self, key: Any) -> None:
+        scope = self._running.get(key)
+        if scope is not None:
+            scope.cancel()
+
+
+def cancelled_request_id(notification: types.JSONRPCNotification) -> types.RequestId | None:
+    """The request a ``notifications/cancelled`` names, or None for any other notification."""
+    if notification.method != "notifications/cancelled" or not isinstance(notification.params, Mapping):
+        return None
+    request_id = notification.params.get("requestId")
+    return request_id if isinstance(request_id, (str, int)) else None
+
+
+class QuickLane:
+    """The stdio lane, one per connection. ``take`` is asked about every request read from the wire."""
+
+    def __init__(self, app: Toolbay, transport: Transport, *, traced: Callable[[], bool]) -> None:
+        self.calls = QuickCalls(app, transport, traced=traced)
+        self.session: ServerSession | None = None
+        self._running = RunningCalls()
+
+    @property
+    def taken(self) -> int:
+        return self.calls.taken
+
+    def attach(self, server: ToolbayMcpServer) -> None:
+        self.calls.attach(server)
+
+    def session_ready(self, session: ServerSession, session_id: str | None = None) -> None:
+        """The handshake is done; ``session`` is the connection's standing session."""
+        self.session = session
+
+    def take(self, request: types.JSONRPCRequest) -> Callable[[Send], Coroutine[Any, Any, None]] | None:
+        """How to answer ``request`` in the lane, or None to leave it to the SDK."""
+        if self.session is None:
+            return None
+        answer = self.calls.prepare(request, self.session, credential=None)
+        if answer is None:
+            return None
+
+        async def answer_and_send(send: Send) -> None:
+            message = await self._running.run(request.id, answer)
+            if message is None:
+                return
+            try:
+                await send(SessionMessage(message))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                logger.debug("the answer to %r was dropped: the connection is closing", request.id)
+
+        return answer_and_send
+
+    def cancel(self, notification: types.JSONRPCNotification) -> None:
+        """``notifications/cancelled`` for a request in the lane stops it."""
+        request_id = cancelled_request_id(notification)
+        if request_id is not None:
+            self._running.cancel(request_id)
 
 
 def stdio_server(app: Toolbay, *, with_lane: bool,

@@ -31,6 +31,7 @@ from toolbay.auth.bind import host_header_spelling
 from toolbay.errors import ConfigError
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
+from toolbay.protocol.http_lane import HttpQuickLane
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
 from toolbay.protocol.parse_errors import AnswerUnparsableMessages
 from toolbay.protocol.quick_lane import stdio_server
@@ -116,20 +117,27 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
             return Response(metrics.exposition(), media_type=CONTENT_TYPE)
 
         extra_routes.append(Route("/metrics", endpoint=scrape, methods=["GET"]))
-    http_server = build_mcp_server(app, "http")
+    # Replicas behind a load balancer: any request may reach any replica, so none keeps a
+    # session (list changes reach clients through subscriptions/listen, fed on every replica).
+    stateless = app.settings.cluster.redis is not None
+    # The quick lane needs a session to answer in; a stateless server has none.
+    lane = HttpQuickLane(app) if app.settings.quick_lane and not stateless else None
+    http_server = build_mcp_server(app, "http", on_session=lane.session_ready if lane is not None else None)
+    if lane is not None:
+        lane.attach(http_server)
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
-        # Replicas behind a load balancer: any request may reach any replica, so none keeps a
-        # session (list changes reach clients through subscriptions/listen, fed on every replica).
-        stateless_http=app.settings.cluster.redis is not None,
+        stateless_http=stateless,
         host=host,
         transport_security=security,
         custom_starlette_routes=extra_routes,
         **auth,
     )
+    starlette_app.state.quick_lane = lane  # for tests and benchmarks: how many calls it took
     # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
     plain_json.install()
-    starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once)
+    starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once,
+                                 lane=lane)
     policies = app.policies
     if policies.verifier is not None:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.

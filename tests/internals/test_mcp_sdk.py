@@ -32,6 +32,21 @@ def test_the_session_manager_builds_its_transports_by_the_module_level_name() ->
         use_streamable_http_transport(original)
 
 
+def test_the_transport_checks_a_post_before_handing_it_to_handle_post_request() -> None:
+    """The HTTP quick lane overrides ``_handle_post_request`` (``plain_json.PerRequestJsonTransport``)
+    and relies on the SDK having checked Host, Origin, Content-Type and a terminated session
+    first, and on ``handle_request`` keeping the session's idle countdown around it."""
+    handle = inspect.getsource(StreamableHTTPServerTransport._handle_request)
+    checks = handle.index("self._security.validate_request(")
+    terminated = handle.index("if self._terminated")
+    handed = handle.index("await self._handle_post_request(scope, request, receive, send)")
+    assert checks < terminated < handed
+    assert list(inspect.signature(StreamableHTTPServerTransport._handle_post_request).parameters) == [
+        "self", "scope", "request", "receive", "send"]
+    outer = inspect.getsource(StreamableHTTPServerTransport.handle_request)
+    assert "_requests_in_flight += 1" in outer and "await self._handle_request(scope, receive, send)" in outer
+
+
 async def test_a_per_message_session_leads_to_its_connection_which_closes_with_the_client() -> None:
     from mcp import Client
     from mcp.server import Server

@@ -128,7 +128,7 @@ async def _end_handshake(wire: Wire, lane: QuickLane | None) -> None:
         wire.send(request)
         await wire.answers({request["id"]})
     if lane is not None:
-        lane.taken = 0
+        lane.calls.taken = 0
 
 
 def _comparable(answer: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,175 @@
+"""The HTTP quick lane answers exactly what the SDK's path answers, and takes only what it may.
+
+The real app (bundled tools), the real SDK server behind the real HTTP app and uvicorn: the same
+requests, headers included, are POSTed once with the lane and once without it, and the answers
+(status, media type, body) compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import Settings
+from toolbay.protocol.http_lane import HttpQuickLane
+from toolbay.protocol.transports import build_http_app, serving_http
+from toolbay.wasm import quick
+
+pytestmark = pytest.mark.anyio
+
+LEGACY = "2025-06-18"
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+           "MCP-Protocol-Version": LEGACY}
+
+
+@pytest.fixture(autouse=True)
+def _runs_count_as_quick_however_busy_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in test_quick_lane: every run counts as quick, so which calls the lane takes is exact."""
+    monkeypatch.setattr(quick, "QUICK_CPU_S", 60.0)
+    monkeypatch.setattr(quick, "QUICK_OWN_S", 60.0)
+
+
+def _call(number: Any, name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": number, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, **extra}}
+
+
+# (request body, headers to change) pairs: each answered (or refused) the same either way.
+REQUESTS: list[tuple[dict[str, Any], dict[str, str]]] = [
+    (_call(10, "hashsum", {"stdin": "hello", "algorithm": "md5"}), {}),           # a result
+    (_call(11, "textkit_count", {"stdin": "a b\nc\n"}), {}),                       # another tool
+    (_call(12, "hashsum", {"stdin": "x", "algorithm": "nope"}), {}),              # refused by validation
+    (_call(13, "textkit_count", {"stdin": 42}), {}),                               # refused: a type
+    (_call(14, "no_such_tool", {}), {}),                                           # an unknown tool
+    (_call(15, "jsonkit_fmt", {"stdin": "{not json"}), {}),                        # the tool fails
+    (_call(16, "hashsum", "not an object"), {}),                                   # malformed params
+    (_call(17, "hashsum", {"stdin": "p"}, _meta={"progressToken": "t-17"}), {}),  # progress: a stream
+    (_call(18, "hashsum", {"stdin": "m"}, _meta={"client/trace": "x"}), {}),      # other _meta: quick
+    (_call(19, "hashsum", {"stdin": "j"}), {"Accept": "application/json"}),       # JSON alone is enough
+    (_call(20, "hashsum", {"stdin": "s"}), {"Accept": "text/event-stream"}),      # 406 Not Acceptable
+    (_call(21, "hashsum", {"stdin": "v"}), {"MCP-Protocol-Version": "2025-03-26"}),  # not the session's
+    (_call(22, "hashsum", {"stdin": "h"}), {"Host": "evil.example"}),             # DNS rebinding: 421
+    (_call(23, "hashsum", {"stdin": "o"}), {"Origin": "http://evil.example"}),    # a foreign page: 403
+    (_call(24, "hashsum", {"stdin": "c"}), {"Content-Type": "text/plain"}),       # 400
+    (_call(25, "hashsum", {"stdin": "i"}), {"Mcp-Session-Id": "0" * 32}),          # unknown session: 404
+    (_call(26, "hashsum", {"stdin": "m"}), {"Mcp-Session-Id": ""}),                # missing session id
+    (_call(None, "hashsum", {"stdin": "n"}), {}),                                  # a null id
+    (_call(True, "hashsum", {"stdin": "b"}), {}),                                  # a boolean id
+    ({**_call(29, "hashsum", {"stdin": "r"}), "jsonrpc": "1.0"}, {}),              # not JSON-RPC 2.0
+]
+TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19}
+WARM_UP = [_call(1, "hashsum", {"stdin": ""}), _call(2, "textkit_count", {"stdin": ""}),
+           _call(3, "jsonkit_fmt", {"stdin": "{}"})]
+
+
+@asynccontextmanager
+async def session(app: Toolbay, with_lane: bool) -> AsyncIterator[tuple[httpx2.AsyncClient, str, dict[str, str],
+                                                                       HttpQuickLane | None]]:
+    """The HTTP app of ``app`` served, one session opened, its handshake ended, tools warmed up."""
+    app.settings.port = 0
+    app.settings.quick_lane = with_lane
+    asgi = build_http_app(app)
+    lane: HttpQuickLane | None = asgi.state.quick_lane
+    async with serving_http(app, asgi) as url, httpx2.AsyncClient(timeout=30) as http:
+        opened = await http.post(f"{url}/mcp", headers=HEADERS, json={
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {},
+                       "clientInfo": {"name": "http-lane-test", "version": "1"}}})
+        headers = {**HEADERS, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        done = await http.post(f"{url}/mcp", headers=headers,
+                               json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert done.status_code == 202
+        if lane is not None:
+            with anyio.fail_after(10):  # the handshake reaches the lane through the SDK's handler
+                while lane.sessions == 0:
+                    await anyio.sleep(0.01)
+        for request in WARM_UP:
+            await http.post(f"{url}/mcp", headers=headers, json=request)
+        if lane is not None:
+            lane.calls.taken = 0
+        yield http, f"{url}/mcp", headers, lane
+
+
+def _comparable(response: httpx2.Response) -> tuple[int, str, Any]:
+    """Status, media type and body, without what differs between two runs (timings)."""
+    media = response.headers.get("content-type", "")
+    if not media.startswith(("application/json", "text/event-stream")):
+        return response.status_code, media, response.text
+    if media.startswith("application/json"):
+        body: Any = json.loads(response.content) if response.content else None
+    else:
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        body = [json.loads(item) for item in data if item]
+    return response.status_code, media, json.loads(json.dumps(body), object_hook=_without_durations)
+
+
+def _without_durations(value: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in value.items() if "duration" not in k}
+
+
+async def _answers(app: Toolbay, with_lane: bool) -> tuple[dict[int, tuple[int, str, Any]], int]:
+    found: dict[int, tuple[int, str, Any]] = {}
+    with anyio.fail_after(90):
+        async with session(app, with_lane) as (http, url, headers, lane):
+            for number, (request, changed) in enumerate(REQUESTS):  # one at a time
+                sent = {k: v for k, v in {**headers, **changed}.items() if v}
+                found[number] = _comparable(await http.post(url, headers=sent, json=request))
+            return found, lane.taken if lane is not None else 0
+
+
+async def test_the_lane_answers_as_the_sdk_does_and_takes_only_plain_quick_calls(
+        toolbay: Toolbay, settings: Settings) -> None:
+    through_lane, taken = await _answers(toolbay, with_lane=True)
+    async with assemble(settings) as other:  # an app serves HTTP once
+        through_sdk, _ = await _answers(other, with_lane=False)
+    assert taken == len(TAKEN_BY_THE_LANE)
+    for number, (request, changed) in enumerate(REQUESTS):
+        assert through_lane[number] == through_sdk[number], (request, changed)
+    by_id = {request["id"]: through_lane[n] for n, (request, _) in enumerate(REQUESTS)}
+    # What a client expects, not merely equal.
+    status, media, body = by_id[10]
+    assert (status, media) == (200, "application/json")
+    assert body["result"]["content"][0]["text"].startswith("5d41402abc4b2a76b9719d911017c592")
+    assert by_id[12][2]["result"]["isError"] is True and "nope" in json.dumps(by_id[12][2])
+    assert by_id[15][2]["result"]["isError"] is True
+    assert [by_id[n][0] for n in (20, 22, 23, 24, 25, 26)] == [406, 421, 403, 400, 404, 400]
+
+
+async def test_calls_in_flight_together_are_each_answered_once(toolbay: Toolbay) -> None:
+    texts = [f"word {n} " * (n % 5 + 1) for n in range(40)]
+    async with session(toolbay, with_lane=True) as (http, url, headers, lane):
+        answers: dict[int, dict[str, Any]] = {}
+
+        async def one(number: int, text: str) -> None:
+            response = await http.post(url, headers=headers, json=_call(100 + number, "textkit_count", {"stdin": text}))
+            answers[number] = json.loads(response.content)
+
+        with anyio.fail_after(90):
+            async with anyio.create_task_group() as group:
+                for number, text in enumerate(texts):
+                    group.start_soon(one, number, text)
+        assert lane is not None and lane.taken == len(texts)
+    for number, text in enumerate(texts):
+        assert answers[number]["id"] == 100 + number
+        assert str(len(text.split())) in answers[number]["result"]["content"][0]["text"]
+
+
+async def test_an_ended_session_leaves_the_lane_and_is_refused(toolbay: Toolbay) -> None:
+    async with session(toolbay, with_lane=True) as (http, url, headers, lane):
+        assert lane is not None and lane.sessions == 1
+        with anyio.fail_after(30):
+            ended = await http.delete(url, headers=headers)
+            assert ended.status_code == 200
+            while lane.sessions:  # the SDK unwinds the session's connection in its own task
+                await anyio.sleep(0.01)
+            after = await http.post(url, headers=headers, json=_call(5, "hashsum", {"stdin": "late"}))
+    assert after.status_code == 404
+    assert lane.taken == 0
