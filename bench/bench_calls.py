@@ -17,9 +17,9 @@ is the median of ``--rounds`` rounds that alternate the two servers, so both see
 machine; every round's ratio is printed, with the lowest; the servers' own processor time
 per call is shown too, and over HTTP toolbay's latency at the median and the 99th percentile.
 
-``--against-tree DIR`` compares with an older toolbay instead of FastMCP: DIR is a checkout
-from before toolbay was an installed package (its server is ``python -m server`` run in DIR),
-e.g. ``git worktree add /tmp/old 589b9e0``. The goal lines do not apply then.
+``--against-tree DIR`` compares with an older toolbay instead of FastMCP: DIR is any older
+checkout, e.g. ``git worktree add --detach /tmp/old HEAD~1``, run from its own sources (see
+``_importable``). The goal lines do not apply then.
 
 ``--sdk-client`` adds the loop of the SDK's own client (``mcp.Client``, as Claude Code speaks
 it, one call at a time). That client spends about a millisecond per call itself, more than
@@ -119,6 +119,25 @@ def http_server(command: list[str], port: int, env: dict[str, str], cwd: Path = 
             process.wait()
 
 
+def _importable(tree: Path, shim: Path) -> tuple[str, Path]:
+    """How to run the toolbay of an older checkout: (package to run, PYTHONPATH).
+
+    Checkouts from before the package was named ``toolbay`` import ``server.*`` and run as
+    ``python -m server``. Later ones import ``toolbay.*``, which the installed (editable)
+    toolbay would answer from this checkout; so ``shim`` gets a ``toolbay`` folder of links to
+    the old ``server/`` entries, with ``handlers`` linked in as ``toolbay.handlers``, and comes
+    first on the path."""
+    if "from toolbay" not in (tree / "server" / "__main__.py").read_text(encoding="utf-8"):
+        return "server", tree
+    package = shim / "toolbay"
+    package.mkdir(parents=True)
+    for entry in (tree / "server").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry)
+    (package / "handlers").symlink_to(tree / "handlers")
+    return "toolbay", shim
+
+
 class Servers:
     """How to start each server, on stdio or on HTTP."""
 
@@ -143,11 +162,12 @@ class Servers:
             self.commands["fastmcp"] = [python, str(script)]
         else:
             self.other = "old toolbay"
-            self.commands[self.other] = [sys.executable, "-m", "server", "serve", "--extensions", str(extensions),
+            package, path = _importable(old_tree, base / "old-tree-imports")
+            self.commands[self.other] = [sys.executable, "-m", package, "serve", "--extensions", str(extensions),
                                          "--data-dir", str(base / "old-data")]
             self.cwds[self.other] = old_tree
-            self.envs[self.other] = {**os.environ, "PYTHONPATH": str(old_tree)}
-            subprocess.run([sys.executable, "-m", "server", "list", "--extensions", str(extensions), "--data-dir",
+            self.envs[self.other] = {**os.environ, "PYTHONPATH": str(path)}
+            subprocess.run([sys.executable, "-m", package, "list", "--extensions", str(extensions), "--data-dir",
                             str(base / "old-data")], cwd=old_tree, env=self.envs[self.other], check=True,
                            capture_output=True)
         self.names = ("toolbay", self.other)
