@@ -107,6 +107,8 @@ def main() -> int:
     parser.add_argument("--rate", type=int, default=100,
                         help="samples per second (each pauses the server a moment: keep it low)")
     parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy program")
+    parser.add_argument("--native", action="store_true",
+                        help="sample native frames too (time in C code, e.g. a socket write, shows where it is)")
     parser.add_argument("--keep", type=Path, help="keep py-spy's raw samples in this file")
     options = parser.parse_args()
     if not options.py_spy:
@@ -118,7 +120,7 @@ def main() -> int:
         raw = base / "samples.txt"
         # --subprocesses: a stdio server serves from a child process of its own (server/detach.py).
         spy_command = [options.py_spy, "record", "--subprocesses", "--format", "raw", "--output", str(raw), "--rate",
-                       str(options.rate)]
+                       str(options.rate), *(["--native"] if options.native else [])]
         if options.transport == "stdio":
             # py-spy starts the server itself, which inherits the load's pipes.
             load = stdio_load([*spy_command, "--", *servers.stdio_command("toolbay")], cwd=ROOT, env=servers.env,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
+from toolbay.chain.plain_schemas import Check, compile_plain
 from toolbay.errors import InvalidArguments
 
 if TYPE_CHECKING:
@@ -185,14 +186,16 @@ class SchemaValidator:
         self.max_cached = max_cached
         # Keyed by id(schema); the entry holds the schema itself, so the id cannot be reused
         # by another object while the entry lives.
-        self._compiled: dict[int, tuple[Mapping[str, Any], Draft202012Validator | str]] = {}
+        self._compiled: dict[int, tuple[Mapping[str, Any], Draft202012Validator | str, Check | None]] = {}
 
     def problems(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
         """Every problem with ``arguments``, one sentence each; empty when they are valid."""
-        validator = self._validator(schema)
+        validator, plainly_fits = self._validator(schema)
         if isinstance(validator, str):
             return [validator]
         found = nul_problems(arguments)
+        if not found and plainly_fits is not None and plainly_fits(arguments):
+            return found  # see toolbay.chain.plain_schemas: a yes there is a yes here
         for error in validator.iter_errors(arguments):
             found += describe(error)
         return found
@@ -202,26 +205,29 @@ class SchemaValidator:
         if problems:
             raise InvalidArguments(tool, problems)
 
-    def _validator(self, schema: Mapping[str, Any]) -> Draft202012Validator | str:
+    def _validator(self, schema: Mapping[str, Any]) -> tuple[Draft202012Validator | str, Check | None]:
+        """The schema's jsonschema validator (or why the schema is broken) and its quick check."""
         entry = self._compiled.get(id(schema))
         if entry is not None and entry[0] is schema:
-            return entry[1]
+            return entry[1], entry[2]
         # jsonschema is loaded with the first schema it checks, not with the server (a start
         # that only lists tools never needs it).
         from jsonschema import Draft202012Validator
         from jsonschema.exceptions import SchemaError
 
         compiled: Draft202012Validator | str
+        plainly_fits: Check | None = None
         closed = close_schema(schema)
         try:
             Draft202012Validator.check_schema(closed)
             compiled = Draft202012Validator(closed, format_checker=Draft202012Validator.FORMAT_CHECKER)
+            plainly_fits = compile_plain(closed, Draft202012Validator.FORMAT_CHECKER.checkers)
         except SchemaError as exc:
             compiled = f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
         if len(self._compiled) >= self.max_cached:
             self._compiled.clear()
-        self._compiled[id(schema)] = (schema, compiled)
-        return compiled
+        self._compiled[id(schema)] = (schema, compiled, plainly_fits)
+        return compiled, plainly_fits
 
 
 class Validate(CheckStage):

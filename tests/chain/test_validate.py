@@ -109,9 +109,9 @@ def test_a_broken_tool_schema_is_reported_as_the_tools_fault() -> None:
 def test_a_schema_is_compiled_once_and_reused() -> None:
     validator, schema = SchemaValidator(), dict(COUNT_SCHEMA)
     validator.problems(schema, {"text": "a"})
-    compiled = validator._validator(schema)
+    compiled, quick = validator._validator(schema)
     validator.problems(schema, {"text": "b"})
-    assert validator._validator(schema) is compiled
+    assert validator._validator(schema)[0] is compiled and validator._validator(schema)[1] is quick
 
 
 async def test_invalid_arguments_stop_the_call_before_the_tool_runs() -> None:
