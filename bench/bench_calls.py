@@ -280,8 +280,8 @@ def sdk_client_loop(servers: Servers, seconds: float) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per server and round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds alternating the servers; medians are shown")
+    parser.add_argument("--seconds", type=float, default=2.0, help="measuring time per server and round")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds alternating the servers; medians are shown")
     parser.add_argument("--fastmcp-python", help="a Python with fastmcp 4 (default: this one, or "
                                                   "$BENCH_FASTMCP_PYTHON)")
     parser.add_argument("--sdk-client", action="store_true", help="also run the SDK client's loop")
