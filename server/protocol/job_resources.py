@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolbay.errors import NoSuchJob
 from toolbay.jobs import JobManager
-from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf, wire
+from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
 
 URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
 _URI = re.compile(r"toolbay://jobs/(job_[0-9a-f]+)/result")
@@ -41,7 +41,11 @@ class JobResources:
         server.add_request_handler("resources/templates/list", types.PaginatedRequestParams, self.templates)
         server.add_request_handler("resources/read", types.ReadResourceRequestParams, self.read)
 
-    async def list(self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
+    # Answers are the SDK's result models, not dicts: the SDK shapes a model for the client's
+    # protocol version (2026-07-28 results carry a ``resultType``, earlier ones must not).
+
+    async def list(self, ctx: ServerRequestContext[Any, Any],
+                   params: types.PaginatedRequestParams) -> types.ListResourcesResult:
         try:
             offset = int(params.cursor or 0)
         except ValueError:
@@ -52,21 +56,19 @@ class JobResources:
                            description=v.state() + ".", mime_type="text/plain")
             for v in views if v.finished
         ]
-        answer = wire(types.ListResourcesResult(resources=resources))
-        if len(views) == PAGE_SIZE:
-            answer["nextCursor"] = str(offset + PAGE_SIZE)
-        return answer
+        return types.ListResourcesResult(
+            resources=resources, next_cursor=str(offset + PAGE_SIZE) if len(views) == PAGE_SIZE else None)
 
     async def templates(self, ctx: ServerRequestContext[Any, Any],
-                        params: types.PaginatedRequestParams) -> dict[str, Any]:
+                        params: types.PaginatedRequestParams) -> types.ListResourceTemplatesResult:
         template = types.ResourceTemplate(
             uri_template=URI_TEMPLATE, name="job result", title="The result of a job",
             description="The whole output of one of your jobs that has ended (job ids come from job_list).",
             mime_type="text/plain")
-        return wire(types.ListResourceTemplatesResult(resource_templates=[template]))
+        return types.ListResourceTemplatesResult(resource_templates=[template])
 
     async def read(self, ctx: ServerRequestContext[Any, Any],
-                   params: types.ReadResourceRequestParams) -> dict[str, Any]:
+                   params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         match = _URI.fullmatch(uri)
         if match is None:
@@ -86,7 +88,7 @@ class JobResources:
         if result.structured is not None:
             contents.append(types.TextResourceContents(uri=uri, mime_type="application/json",
                                                        text=json.dumps(result.structured)))
-        return wire(types.ReadResourceResult(contents=contents))
+        return types.ReadResourceResult(contents=contents)
 
 
 def install(server: Any, manager: JobManager, owner_of: OwnerOf) -> JobResources:
