@@ -20,7 +20,8 @@ from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 
 BUNDLED_AGENTS = REPO_ROOT / "agents"
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+# xdist_group: the wheel is built once, in one test process (a module-scoped fixture).
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("built-wheel")]
 
 UV = shutil.which("uv") or ""
 
