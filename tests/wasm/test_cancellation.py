@@ -27,7 +27,9 @@ def test_setting_the_cancel_flag_stops_the_guest_within_a_second(
     threading.Timer(0.1, cancel.set).start()
     result = runtime.run(module, RunRequest(argv=argv, limits=LONG), cancel)
     assert result.trap == "cancelled"
-    assert result.duration_s < 0.1 + 1.0
+    # The run's own time (processor time plus time slept), which waits for a processor on a
+    # busy machine do not inflate as they do the wall clock's.
+    assert result.cpu_s + result.waited_s < 0.1 + 1.0
 
 
 def test_a_call_cancelled_before_it_starts_never_runs(runtime: WasmRuntime,
