@@ -79,8 +79,10 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     """The suite runs in ``DEFAULT_TEST_PROCESSES`` processes (pytest-xdist) unless told otherwise:
     ``-n N`` (``-n 0``: this process), ``-p no:xdist``, or naming single tests (``path::test``),
     which run here at once rather than waiting for workers to start. Set here rather than in
-    ``addopts``, where ``-n`` would make ``-p no:xdist`` an error. Tests that must share one
-    process's module or session fixture are grouped (``xdist_group``, run with ``--dist loadgroup``)."""
+    ``addopts``, where ``-n`` would make ``-p no:xdist`` an error. ``--dist loadgroup`` is asked
+    for, but with pytest 9.2 and pytest-xdist 3.8 it groups nothing: xdist renames grouped tests
+    through ``item._nodeid``, which pytest 9 no longer reads, so ``xdist_group`` marks are ignored
+    and a module-scoped fixture is set up once in each process that runs one of its tests."""
     if os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput"):
         return  # a worker: it runs its share here (it calls this hook too, with -n reset)
     if not config.pluginmanager.hasplugin("xdist"):
