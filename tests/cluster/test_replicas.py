@@ -20,8 +20,7 @@ from tests.cluster.replicas import GLOBAL_LIMIT, Cluster, logs_on_failure, start
 from tests.cluster.servers import RedisServer
 from tests.conftest import FIXTURE_WASM
 
-# xdist_group: the three replicas behind haproxy are started once, in one test process (a module-scoped fixture).
-pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("cluster-replicas")]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

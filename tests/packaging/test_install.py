@@ -20,8 +20,7 @@ from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 
 BUNDLED_AGENTS = REPO_ROOT / "agents"
 
-# xdist_group: the wheel is built once, in one test process (a module-scoped fixture).
-pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("built-wheel")]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 UV = shutil.which("uv") or ""
 

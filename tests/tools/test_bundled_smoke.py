@@ -68,9 +68,6 @@ class Tool:
         )
 
 
-# xdist_group: the bundled tools are compiled once, in one test process (a module-scoped fixture).
-pytestmark = pytest.mark.xdist_group("bundled-smoke")
-
 @pytest.fixture(scope="module")
 def engine() -> wasmtime.Engine:
     config = wasmtime.Config()
