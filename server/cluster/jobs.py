@@ -57,6 +57,13 @@ from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
 
+# A job's end is written again after a failed attempt, a few times with a growing pause: the
+# script leaves a job that has already ended alone, so repeating a write that timed out after it
+# ran is harmless, and the end (the result) is not lost to a moment when Redis could not be
+# reached (a connection that timed out on a busy host, Redis restarting or paused).
+FINISH_ATTEMPTS = 4
+FINISH_FIRST_PAUSE_S = 0.5
+
 PREFIX = "toolbay:"
 ENDED_CHANNEL = PREFIX + "job-ended"
 CANCEL_CHANNEL = PREFIX + "job-cancel"
@@ -229,10 +236,20 @@ class RedisJobStore(JobStore):
                      reason: str | None = None, events: list[JobEvent] | None = None) -> None:
         if status not in TERMINAL:
             raise ValueError(f"{status!r} does not end a job")
-        with _unreachable:
-            await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED],
-                               args=[status, at, result_to_json(result), reason or "", job_id, ENDED_CHANNEL,
-                                     *[_event_json(e) for e in events or ()]])
+        args = [status, at, result_to_json(result), reason or "", job_id, ENDED_CHANNEL,
+                *[_event_json(e) for e in events or ()]]
+        for attempt in range(1, FINISH_ATTEMPTS + 1):
+            try:
+                with _unreachable:
+                    await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED], args=args)
+                return
+            except StorageError as exc:
+                if attempt == FINISH_ATTEMPTS:
+                    raise
+                pause = FINISH_FIRST_PAUSE_S * 2 ** (attempt - 1)
+                logger.warning("could not record the end of job %s (attempt %d of %d: %s); trying again in %gs",
+                               job_id, attempt, FINISH_ATTEMPTS, exc.__cause__ or exc, pause)
+                await anyio.sleep(pause)
 
     async def append_event(self, event: JobEvent) -> None:
         with _unreachable:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import time
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import jwt
+import limits.aio.storage.memory
 import pytest
 
+import toolbay.chain.ratelimit
 from toolbay.chain.call import ToolCall
 from toolbay.handlers.base import Handler
 from toolbay.words import CallContext, PermissionTier, Principal, ToolDefinition, ToolResult, Transport
@@ -94,3 +97,28 @@ def principal() -> Callable[..., Principal]:
         return Principal(id=id, scopes=frozenset(scopes), kind="token")
 
     return make
+
+
+class Clock:
+    """Stands in for ``time`` in the rate limiter and its in-memory storage, so that a window
+    passes when a test says so, not while it sleeps (nor, on a busy machine, between two calls
+    that were meant to fall in one window)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+    @classmethod
+    def installed(cls, monkeypatch: pytest.MonkeyPatch) -> Clock:
+        clock = cls()
+        fake = types.SimpleNamespace(time=clock.time)
+        monkeypatch.setattr(limits.aio.storage.memory, "time", fake)
+        monkeypatch.setattr(toolbay.chain.ratelimit, "time", fake)
+        return clock
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    return Clock.installed(monkeypatch)

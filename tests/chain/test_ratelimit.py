@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import types
-
-import limits.aio.storage.memory
 import pytest
 
-import toolbay.chain.ratelimit
-from tests.chain.conftest import make_call, run_handler, tool
+from tests.chain.conftest import Clock, make_call, run_handler, tool
 from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
 from toolbay.errors import ConfigError, RateLimited
 from toolbay.words import Principal
 
 pytestmark = pytest.mark.anyio
-
-
-class Clock:
-    """Stands in for ``time`` in the storage and the limiter, so windows pass without sleeping."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def time(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    clock = Clock()
-    fake = types.SimpleNamespace(time=clock.time)
-    monkeypatch.setattr(limits.aio.storage.memory, "time", fake)
-    monkeypatch.setattr(toolbay.chain.ratelimit, "time", fake)
-    return clock
 
 
 async def calls_allowed(limiter: RateLimiter, caller: str, tool_name: str, attempts: int) -> int:

@@ -12,6 +12,7 @@ import anyio
 import mcp_types as types
 import pytest
 
+from tests.chain.conftest import Clock
 from tests.chain_e2e.conftest import Tokens, audit_lines, connect, refusal_of, running, served_client, text_of
 from toolbay.config import Settings
 
@@ -45,8 +46,12 @@ async def test_a_tool_scope_shows_and_allows_only_the_matching_tools(
 
 
 async def test_a_caller_over_the_rate_limit_is_told_when_to_retry_and_recovers_after_the_window(
-    make_settings: Callable[..., Settings], tokens: Tokens
+    make_settings: Callable[..., Settings], tokens: Tokens, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The limiter's clock is the test's (the server runs in this process): the three calls fall
+    # in one window however slowly a busy machine answers them, and the window passes when
+    # the test moves the clock on by the time the refusal gave.
+    clock = Clock.installed(monkeypatch)
     settings = make_settings('\n[chain.rate_limits]\nper_caller_tool = "2/second"\n')
     arguments = {"to": "upper", "stdin": "x"}
     async with running(settings) as url:
@@ -56,7 +61,7 @@ async def test_a_caller_over_the_rate_limit_is_told_when_to_retry_and_recovers_a
                 limited = await reader.call_tool("textkit_case", arguments)
                 someone_else = await operator.call_tool("textkit_case", arguments)
                 retry_after = refusal_of(limited)["retry_after"]
-                await anyio.sleep(retry_after)  # the one sleep: the window must pass
+                clock.now += retry_after + 0.01  # just past the time the refusal named
                 recovered = await reader.call_tool("textkit_case", arguments)
     assert [r.is_error for r in first] == [False, False]
     assert limited.is_error is True

@@ -7,6 +7,7 @@ stderr), never after a sleep.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -116,6 +117,15 @@ class Cluster:
         return self.balancer.url
 
 
+def _copy_if_still_there(source: str, target: str) -> None:
+    """Copies one file of the first replica's data folder, which it goes on using while it is
+    copied: its background optimiser replaces a module's quickly compiled first code with the
+    optimised one, so a file listed a moment ago may be gone (on a busy machine the optimiser
+    is still at work then). A replica compiles what its folder lacks."""
+    with contextlib.suppress(FileNotFoundError):
+        shutil.copy2(source, target)
+
+
 def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: bool = True,
                   extra_tools: tuple[str, ...] = (), sync_budget_s: float = 0.3) -> Cluster:
     """``count`` replicas and haproxy; ``limited``: with the global limit (``GLOBAL_LIMIT``);
@@ -143,7 +153,7 @@ def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: 
         replicas.append(first)
         for index in range(2, count + 1):
             shutil.copytree(folder / "r1" / "data", folder / f"r{index}" / "data",
-                            ignore=shutil.ignore_patterns("jobs.*"))
+                            ignore=shutil.ignore_patterns("jobs.*"), copy_function=_copy_if_still_there)
             replicas.append(start_replica(folder / f"r{index}", config, extensions, workspace, env))
         balancer = Haproxy(folder / "haproxy", [r.port for r in replicas])
         balancer.start()

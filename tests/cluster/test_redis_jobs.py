@@ -4,6 +4,7 @@ and a replica that stops renewing its lease has its jobs taken over or marked in
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 from typing import Any
@@ -168,6 +169,36 @@ async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_
                 assert (await manager.wait("alice", second, timeout_s=30)).status == "completed"
     finally:
         await client.aclose()
+
+
+async def test_a_job_that_ends_while_redis_is_paused_is_recorded_once_it_answers(
+        own_redis: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Redis stopped (SIGSTOP) as a job ends: the end cannot be written then (the command times
+    out), and is written once Redis answers again, as another replica sees it."""
+    client, reader = await open_checked(own_redis.url), await open_checked(own_redis.url)
+    gate = Gate()
+    assert own_redis.process is not None
+    try:
+        async with JobManager(RedisJobStore(client), sync_budget_s=0.01) as manager:
+            job_id = await start_job(manager, gate)
+            own_redis.process.send_signal(signal.SIGSTOP)
+            try:
+                gate.open()
+                with anyio.fail_after(120):  # a guard against a hang only
+                    while not any("could not record" in r.getMessage() for r in caplog.records):
+                        await anyio.sleep(0.05)
+            finally:
+                own_redis.process.send_signal(signal.SIGCONT)
+            with anyio.fail_after(120):
+                # Here the job is over: its end written, or given up on for good.
+                await manager.wait("alice", job_id, timeout_s=120)
+            store = RedisJobStore(reader)  # another replica's view: what is in Redis
+            record, result = await store.get("alice", job_id), await store.get_result("alice", job_id)
+        assert record is not None and record.status == "completed"
+        assert result is not None and result.text == "done"
+    finally:
+        await client.aclose()
+        await reader.aclose()
 
 
 async def test_a_burst_of_jobs_ending_together_is_recorded_whole(replica: Replicas) -> None:

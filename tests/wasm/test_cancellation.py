@@ -27,7 +27,9 @@ def test_setting_the_cancel_flag_stops_the_guest_within_a_second(
     threading.Timer(0.1, cancel.set).start()
     result = runtime.run(module, RunRequest(argv=argv, limits=LONG), cancel)
     assert result.trap == "cancelled"
-    assert result.duration_s < 0.1 + 1.0
+    # The run's own time (processor time plus time slept), which waits for a processor on a
+    # busy machine do not inflate as they do the wall clock's.
+    assert result.cpu_s + result.waited_s < 0.1 + 1.0
 
 
 def test_a_call_cancelled_before_it_starts_never_runs(runtime: WasmRuntime,
@@ -62,15 +64,20 @@ async def test_cancelling_the_awaiting_task_stops_the_guest_and_reraises(
 async def test_the_event_loop_keeps_serving_while_guests_run(
         runtime: WasmRuntime, program: Callable[[str], WasmModule]) -> None:
     cancel = threading.Event()
-    with anyio.fail_after(10):
+    guest_ended = anyio.Event()
+
+    async def guest() -> None:
+        await runtime.run_async(program("sleeper"), RunRequest(argv=["sleeper"], limits=LONG), cancel)
+        guest_ended.set()
+
+    with anyio.fail_after(60):  # a guard against a hang only
         async with anyio.create_task_group() as tg:
-            tg.start_soon(runtime.run_async, program("sleeper"), RunRequest(argv=["sleeper"], limits=LONG), cancel)
-            ticks = 0
-            started = time.monotonic()
-            while time.monotonic() - started < 0.2:
+            tg.start_soon(guest)
+            # Ten turns of the loop while the guest sleeps; a run that held the loop would let
+            # these turns come only after the guest had ended (at its time limit).
+            for _ in range(10):
                 await anyio.sleep(0.01)
-                ticks += 1
-            assert ticks >= 10
+            assert not guest_ended.is_set()
             cancel.set()
 
 
@@ -94,18 +101,21 @@ async def test_calls_run_in_parallel_up_to_the_worker_limit(runtime: WasmRuntime
                                                             program: Callable[[str], WasmModule]) -> None:
     request = RunRequest(argv=["slow", "--ms", "300", "--step", "5"])
     results: list[RunResult] = []
+    module = program("slow")  # compiled first: the clock times the runs alone
 
     async def one() -> None:
-        results.append(await runtime.run_async(program("slow"), request))
+        results.append(await runtime.run_async(module, request))
 
     started = time.monotonic()
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):  # a guard against a hang only
         async with anyio.create_task_group() as tg:
             for _ in range(runtime.max_workers):
                 tg.start_soon(one)
     assert all(r.ok for r in results) and len(results) == runtime.max_workers
-    # Sleeping guests overlap: far less than running them one after the other.
-    assert time.monotonic() - started < 0.3 * runtime.max_workers + 0.25
+    # The guests overlapped: all of them ran in less time than their runs add up to, which
+    # runs one after the other can never do, however slow the machine makes each of them.
+    assert runtime.max_workers >= 2
+    assert time.monotonic() - started < sum(r.duration_s for r in results)
 
 
 # A stop that lands a millisecond into the run, many times: the run must never read as a success.
