@@ -25,6 +25,7 @@ from toolbay.errors import CallRefused, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
 from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
+from toolbay.loop_turns import LoopTurns
 from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
@@ -74,6 +75,7 @@ class Toolbay:
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
         self._pipeline: CallNext = build_chain(self.stages, self._dispatch, tracer=tracer)
+        self._quick_turns = LoopTurns()
         self._frozen = True
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -150,6 +152,8 @@ class Toolbay:
         # A call that must become a job (declared background, or a task-augmented request)
         # never takes the quick way.
         if not handler.definition.background and not job_asked_for():
+            if handler.expects_quick_answer():
+                await self._quick_turns.turn()
             quick = handler.answer_at_once(call.arguments, call.context)
             if quick is not None:
                 return quick

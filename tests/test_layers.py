@@ -58,6 +58,7 @@ LAYERS: dict[str, int] = {
     "toolbay.sessions": 3,
     "toolbay.job_recovery": 3,  # a crashed server's read-tier jobs, from the catalog
     "toolbay.chain": 4,
+    "toolbay.loop_turns": 1,  # quick runs take turns on the event loop, in order of arrival
     "toolbay.app": 5,
     "toolbay.protocol": 6,
     "toolbay.assembly": 7,
