@@ -41,7 +41,7 @@ class LoopTurns:
                 await waiting
             except BaseException:
                 # Cancelled in line: leave it. Cancelled just after its turn came: the turn
-                # passes on as if it had run (``_next_after_run`` is already scheduled).
+                # passes on as if it had run (the next ``_next`` is already scheduled).
                 self._forget(waiting)
                 raise
         else:
@@ -56,13 +56,10 @@ class LoopTurns:
             if not waiting.done():
                 self._taken = True
                 waiting.set_result(None)
-                asyncio.get_running_loop().call_soon(self._next_after_run)
+                # Scheduled after the woken caller, so it runs once that caller has run.
+                asyncio.get_running_loop().call_soon(self._next)
                 return
         self._taken = False
-
-    def _next_after_run(self) -> None:
-        # The woken caller ran in the turn where this was scheduled; the next one may go.
-        self._next()
 
     def _forget(self, waiting: asyncio.Future[None]) -> None:
         with contextlib.suppress(ValueError):  # its turn had come: it is out of the line already

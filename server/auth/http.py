@@ -124,7 +124,7 @@ class BearerAuthMiddleware:
         if self.resource_url:
             parts = urlsplit(self.resource_url)
             return f"{parts.scheme}://{parts.netloc}"
-        host = _header(scope, b"host")
+        host = header_of(scope, b"host")
         if host is None:
             server = scope.get("server") or ("localhost", None)
             host = server[0] if server[1] is None else f"{server[0]}:{server[1]}"
@@ -170,7 +170,8 @@ def bearer_credential(request: Any) -> str | None:
     return _bearer(scope)
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
+def header_of(scope: Scope, name: bytes) -> str | None:
+    """The value of header ``name`` (lower case) in an ASGI scope, or None."""
     for key, value in scope.get("headers", ()):
         if key.lower() == name:
             return value.decode("latin-1")
@@ -178,7 +179,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def _bearer(scope: Scope) -> str | None:
-    value = _header(scope, b"authorization")
+    value = header_of(scope, b"authorization")
     if value is None:
         return None
     scheme, _, token = value.partition(" ")

@@ -82,13 +82,6 @@ class HttpQuickLane:
         self._sessions[session_id] = session
         exit_stack.callback(self._sessions.pop, session_id, None)
 
-    def wants(self, message: Any) -> bool:
-        """A first look at a parsed body (before any session is known): could the lane take it?"""
-        if not isinstance(message, dict) or message.get("method") != "tools/call":
-            return False
-        params = message.get("params")
-        return isinstance(params, dict) and isinstance(params.get("name"), str)
-
     async def answer(self, session_id: str | None, request: Request, message: Any) -> Response | None:
         """The answer to ``message`` (the parsed body of ``request``, POSTed to the transport of
         ``session_id``), or None to leave the request to the SDK."""

@@ -37,6 +37,7 @@ from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
 
 if TYPE_CHECKING:
@@ -122,8 +123,9 @@ class PlainJsonForQuickRequests:
         plain = self._needs_no_stream(message)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:
-            lane.notified(_header(scope, b"mcp-session-id"), message)
-        take = plain and lane is not None and lane.wants(message)
+            lane.notified(header_of(scope, b"mcp-session-id"), message)
+        # A plain request is a quick tools/call or one of _ALWAYS_PLAIN; the lane may take the former.
+        take = plain and lane is not None and message is not None and message.get("method") == "tools/call"
         token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None))
         try:
             await self.app(scope, replay(messages, receive), send)
@@ -154,13 +156,6 @@ def _parsed(body: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return message if isinstance(message, dict) else None
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return value.decode("latin-1")
-    return None
 
 
 async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -213,12 +213,25 @@ class QuickLane:
             self._running.cancel(request_id)
 
 
-def stdio_server(app: Toolbay, *, with_lane: bool,
-                 traced: Callable[[], bool] = sdk_tracing_on) -> tuple[ToolbayMcpServer, QuickLane | None]:
-    """The SDK server for stdio and, ``with_lane``, the lane in front of it: the server tells the
-    lane of the session once the handshake is done, the lane asks the server's settings."""
-    lane = QuickLane(app, "stdio", traced=traced) if with_lane else None
-    server = build_mcp_server(app, "stdio", on_session=lane.session_ready if lane is not None else None)
+class Lane(Protocol):
+    """What a lane (stdio's ``QuickLane``, HTTP's ``HttpQuickLane``) needs of its SDK server."""
+
+    def attach(self, server: ToolbayMcpServer) -> None: ...
+
+    def session_ready(self, session: ServerSession, session_id: str | None) -> None: ...
+
+
+def server_with_lane(app: Toolbay, transport: Transport, lane: Lane | None) -> ToolbayMcpServer:
+    """The SDK server for ``transport`` and the lane in front of it, wired both ways: the server
+    tells the lane of each session once its handshake is done, the lane asks the server's settings."""
+    server = build_mcp_server(app, transport, on_session=lane.session_ready if lane is not None else None)
     if lane is not None:
         lane.attach(server)
-    return server, lane
+    return server
+
+
+def stdio_server(app: Toolbay, *, with_lane: bool,
+                 traced: Callable[[], bool] = sdk_tracing_on) -> tuple[ToolbayMcpServer, QuickLane | None]:
+    """The SDK server for stdio and, ``with_lane``, the lane in front of it."""
+    lane = QuickLane(app, "stdio", traced=traced) if with_lane else None
+    return server_with_lane(app, "stdio", lane), lane

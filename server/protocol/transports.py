@@ -34,7 +34,7 @@ from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.http_lane import HttpQuickLane
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
 from toolbay.protocol.parse_errors import AnswerUnparsableMessages
-from toolbay.protocol.quick_lane import stdio_server
+from toolbay.protocol.quick_lane import server_with_lane, stdio_server
 from toolbay.protocol.stdio import stdio_streams
 
 if TYPE_CHECKING:
@@ -122,9 +122,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     stateless = app.settings.cluster.redis is not None
     # The quick lane needs a session to answer in; a stateless server has none.
     lane = HttpQuickLane(app) if app.settings.quick_lane and not stateless else None
-    http_server = build_mcp_server(app, "http", on_session=lane.session_ready if lane is not None else None)
-    if lane is not None:
-        lane.attach(http_server)
+    http_server = server_with_lane(app, "http", lane)
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=stateless,
