@@ -16,6 +16,7 @@ holds it to that with generated schemas and values.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -26,6 +27,12 @@ _ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprec
                           "$comment"})
 _VALUE_KEYWORDS = frozenset({"type", "enum", "items", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
                              "minItems", "maxItems", "minLength", "maxLength", "format"})
+_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": operator.ge, "maximum": operator.le, "exclusiveMinimum": operator.gt, "exclusiveMaximum": operator.lt}
+# Lengths count code points, as Python counts a str (and as jsonschema does).
+_COUNTS: dict[str, tuple[Callable[[int, Any], bool], type[list[Any]] | type[str]]] = {
+    "minItems": (operator.ge, list), "maxItems": (operator.le, list),
+    "minLength": (operator.ge, str), "maxLength": (operator.le, str)}
 _OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "unevaluatedProperties"})
 
 
@@ -106,7 +113,7 @@ def _compile_value(schema: Any, checked_formats: Collection[str]) -> Check | Non
         if not tests or any(test is None for test in tests):
             return None  # "object", or a type jsonschema would call the schema broken for
         known = [test for test in tests if test is not None]
-        checks.append(lambda value: any(test(value) for test in known))
+        checks.append(known[0] if len(known) == 1 else lambda value: any(test(value) for test in known))
     if "enum" in schema:
         choices = schema["enum"]
         # Strings only: jsonschema's equality has rules of its own for numbers and booleans.
@@ -114,40 +121,38 @@ def _compile_value(schema: Any, checked_formats: Collection[str]) -> Check | Non
             return None
         allowed = frozenset(choices)
         checks.append(lambda value: isinstance(value, str) and value in allowed)
-    for keyword, holds in (("minimum", lambda v, b: v >= b), ("maximum", lambda v, b: v <= b),
-                           ("exclusiveMinimum", lambda v, b: v > b), ("exclusiveMaximum", lambda v, b: v < b)):
+    for keyword, holds in _BOUNDS.items():
         if keyword in schema:
-            checks.append(_bound(schema[keyword], holds))
-    for keyword, fits in (("minItems", lambda n, b: n >= b), ("maxItems", lambda n, b: n <= b)):
+            bound = _bound(schema[keyword], holds)
+            if bound is None:
+                return None
+            checks.append(bound)
+    for keyword, (fits, kind) in _COUNTS.items():
         if keyword in schema:
-            checks.append(_count(schema[keyword], fits, list))
-    # Lengths in code points, as Python counts a str (and as jsonschema does).
-    for keyword, fits in (("minLength", lambda n, b: n >= b), ("maxLength", lambda n, b: n <= b)):
-        if keyword in schema:
-            checks.append(_count(schema[keyword], fits, str))
+            count = _count(schema[keyword], fits, kind)
+            if count is None:
+                return None
+            checks.append(count)
     if "items" in schema:
         item = _compile_value(schema["items"], checked_formats)
         if item is None:
             return None
         checks.append(lambda value: not isinstance(value, list) or all(item(element) for element in value))
-    if any(check is _UNKNOWN for check in checks):
-        return None
+    if len(checks) == 1:
+        return checks[0]
     return lambda value: all(check(value) for check in checks)
 
 
-def _UNKNOWN(value: Any) -> bool:  # a keyword's argument this module does not understand
-    return False
-
-
-def _bound(bound: Any, holds: Callable[[Any, Any], bool]) -> Check:
+def _bound(bound: Any, holds: Callable[[Any, Any], bool]) -> Check | None:
+    """A bound on numbers (None: a bound this module does not understand)."""
     if not _is_number(bound):
-        return _UNKNOWN
+        return None
     # Bounds apply to numbers only; other values pass them (their type is another keyword's).
     return lambda value: not _is_number(value) or holds(value, bound)
 
 
-def _count(bound: Any, fits: Callable[[int, Any], bool], kind: type[list[Any]] | type[str]) -> Check:
-    """A bound on the length of values of ``kind``; other values pass it."""
+def _count(bound: Any, fits: Callable[[int, Any], bool], kind: type[list[Any]] | type[str]) -> Check | None:
+    """A bound on the length of values of ``kind``; other values pass it (None: not understood)."""
     if not (isinstance(bound, int) and not isinstance(bound, bool)) or bound < 0:
-        return _UNKNOWN
+        return None
     return lambda value: not isinstance(value, kind) or fits(len(value), bound)
