@@ -13,11 +13,9 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp.server import Server
 
 from toolbay import __version__
 from toolbay.app import Toolbay
-from toolbay.auth.http import verified_principal
 from toolbay.catalog import Catalog
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, ChainSettings
@@ -31,18 +29,15 @@ from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
-from toolbay.protocol import results
 from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
-from toolbay.protocol.job_resources import install as install_job_resources
-from toolbay.protocol.job_resources import result_uri
-from toolbay.protocol.tasks import install as install_tasks
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
 
 if TYPE_CHECKING:
+    from mcp.server import Server
     from opentelemetry.trace import Tracer, TracerProvider
 
 
@@ -122,6 +117,7 @@ async def _assembled(
     if redis is not None:
         from toolbay.cluster.jobs import RedisJobStore
         from toolbay.cluster.notices import CatalogNotices
+        from toolbay.protocol.job_resources import result_uri
 
         # A task's end reaches listeners on every replica, not only the one that ran it.
         store = RedisJobStore(redis, lease_s=settings.cluster.lease_s,
@@ -192,6 +188,13 @@ async def _assembled(
     ) as keeper, manager, anyio.create_task_group() as group:
 
         def add_tasks(server: Server[Any], transport: Transport) -> None:
+            # The MCP SDK's side of jobs loads with the first SDK server (serve), not with this
+            # module: the CLI's commands assemble an app without one.
+            from toolbay.auth.http import verified_principal
+            from toolbay.protocol import results
+            from toolbay.protocol.job_resources import install as install_job_resources
+            from toolbay.protocol.tasks import install as install_tasks
+
             # tasks/result answers exactly what tools/call would have (same _meta names).
             install_tasks(server, manager,
                           owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)),

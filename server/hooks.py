@@ -32,14 +32,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from mcp.server import Server
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from toolbay.words import ToolDefinition, Transport
 
+if TYPE_CHECKING:
+    from mcp.server import Server
+
 # Called once for every SDK server a transport builds, before it serves.
-ServerHook = Callable[[Server[Any], Transport], None]
+ServerHook: TypeAlias = "Callable[[Server[Any], Transport], None]"
 
 # The caller's visible definitions and the session asking -> what that session's listing shows.
 ListingFilter = Callable[[list[ToolDefinition], Any], list[ToolDefinition]]

@@ -17,20 +17,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
-    PromptsListChanged,
-    ResourceUpdated,
-    ServerEvent,
-    SubscriptionBus,
-    ToolsListChanged,
-)
 
-from toolbay.internals.mcp_sdk import connection_of
+if TYPE_CHECKING:
+    from mcp.server.session import ServerSession
+    from mcp.server.subscriptions import ServerEvent, SubscriptionBus
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +33,22 @@ SEND_TIMEOUT_S = 5.0
 class SessionRegistry:
     def __init__(self, bus: SubscriptionBus | None = None) -> None:
         self._sessions: dict[Any, ServerSession] = {}
-        self.bus: SubscriptionBus = bus or InMemorySubscriptionBus()
+        self._bus = bus
+
+    # The MCP SDK is loaded with the first session or listener (a server's), not with this
+    # module: the CLI's commands assemble an app that no client ever connects to.
+    @property
+    def bus(self) -> SubscriptionBus:
+        """Where ``subscriptions/listen`` listeners hear of changes."""
+        if self._bus is None:
+            from mcp.server.subscriptions import InMemorySubscriptionBus
+
+            self._bus = InMemorySubscriptionBus()
+        return self._bus
 
     def add(self, session: ServerSession) -> None:
+        from toolbay.internals.mcp_sdk import connection_of
+
         connection = connection_of(session)
         key = connection if connection is not None else session
         if key in self._sessions:
@@ -55,6 +61,8 @@ class SessionRegistry:
             logger.warning("cannot tell when this session closes; it is kept until a notification to it fails")
 
     def discard(self, session: ServerSession) -> None:
+        from toolbay.internals.mcp_sdk import connection_of
+
         connection = connection_of(session)
         self._forget(connection if connection is not None else session)
 
@@ -70,19 +78,37 @@ class SessionRegistry:
         Sessions are told concurrently, each within ``SEND_TIMEOUT_S``, so one stalled client
         (a full stream buffer) delays neither the others nor the next rescan.
         """
+        if self._nobody_to_tell():
+            return 0
+        from mcp.server.session import ServerSession
+        from mcp.server.subscriptions import ToolsListChanged
+
         return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged())
 
     async def prompts_changed(self) -> int:
         """Tells every session and listener that the prompt list changed (role files)."""
+        if self._nobody_to_tell():
+            return 0
+        from mcp.server.session import ServerSession
+        from mcp.server.subscriptions import PromptsListChanged
+
         return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged())
 
     async def resource_updated(self, uri: str) -> None:
         """Tells listeners subscribed to ``uri`` (``subscriptions/listen`` with
         ``resourceSubscriptions``) that it changed: a job's result, when the job ended."""
+        if self._nobody_to_tell():
+            return
+        from mcp.server.subscriptions import ResourceUpdated
+
         try:
             await self.bus.publish(ResourceUpdated(uri=uri))
         except Exception:
             logger.exception("publishing a resource change to subscribers failed")
+
+    def _nobody_to_tell(self) -> bool:
+        """No session has connected and no listener asked for the bus."""
+        return not self._sessions and self._bus is None
 
     async def _tell_all(self, send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent) -> int:
         reached = 0

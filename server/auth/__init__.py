@@ -19,21 +19,25 @@ uses the same verifier, so a call is authenticated on every transport.
 from typing import TYPE_CHECKING
 
 from toolbay.auth.bind import check_bind_safety, is_loopback
-from toolbay.auth.http import BearerAuthMiddleware, bearer_credential
 from toolbay.auth.principal import FirstAccepting, local_principal, principal_from_access_token
 from toolbay.auth.tokens import TokenEntry, TokenStore, hash_token, new_token
 
 if TYPE_CHECKING:
+    from toolbay.auth.http import BearerAuthMiddleware, bearer_credential
     from toolbay.auth.jwt_verifier import JwtVerifier
+
+# Loaded with their first use, not with the package: PyJWT and cryptography (JwtVerifier) only
+# for a server that takes JWTs, the MCP SDK's HTTP auth (the middleware) only for a server on
+# HTTP. `toolbay token new` and the CLI's other commands need neither.
+_LOADED_ON_USE = {"JwtVerifier": "toolbay.auth.jwt_verifier",
+                  "BearerAuthMiddleware": "toolbay.auth.http", "bearer_credential": "toolbay.auth.http"}
 
 
 def __getattr__(name: str) -> object:
-    # PyJWT and cryptography load with the first use of JwtVerifier, not with the package: a
-    # server without JWTs never needs them.
-    if name == "JwtVerifier":
-        from toolbay.auth.jwt_verifier import JwtVerifier
+    if name in _LOADED_ON_USE:
+        import importlib
 
-        return JwtVerifier
+        return getattr(importlib.import_module(_LOADED_ON_USE[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [

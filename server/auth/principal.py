@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Iterable, Sequence
-from typing import Literal
-
-from mcp.server.auth.provider import AccessToken, TokenVerifier
+from typing import TYPE_CHECKING, Literal
 
 from toolbay.words import Principal
+
+if TYPE_CHECKING:  # the MCP SDK is loaded by the server, not by the CLI's commands
+    from mcp.server.auth.provider import AccessToken, TokenVerifier
 
 
 def principal_from_access_token(token: AccessToken) -> Principal:

@@ -26,11 +26,12 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from mcp.server.auth.provider import AccessToken
+from typing import TYPE_CHECKING, Any
 
 from toolbay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
 
 TOKEN_PREFIX = "tb_"
 
@@ -104,6 +105,10 @@ class TokenStore:
         # The dict lookup already found it; compare_digest keeps the final check constant-time.
         if entry is None or not hmac.compare_digest(entry.sha256, digest):
             return None
+        # Loaded at the first verification (a server's), not with the module: `toolbay token new`
+        # and the CLI's commands never need the MCP SDK.
+        from mcp.server.auth.provider import AccessToken
+
         return AccessToken(token=token, client_id=entry.client_id, scopes=list(entry.scopes))
 
 

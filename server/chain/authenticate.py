@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-
-from mcp.server.auth.provider import TokenVerifier
+from typing import TYPE_CHECKING
 
 from toolbay.auth.principal import principal_from_access_token
 from toolbay.chain.base import CheckStage
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
 from toolbay.words import Principal
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import TokenVerifier
 
 LOCAL_TRANSPORTS = frozenset({"stdio", "cli", "memory"})
 VERIFIED_TTL_S = 30.0

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from mcp.server.session import ServerSession
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolbay.handlers.base import Handler
 from toolbay.words import CallContext, Principal, ToolResult, Transport
+
+if TYPE_CHECKING:  # the MCP SDK is loaded by the server, not by the CLI's commands
+    from mcp.server.session import ServerSession
 
 
 @dataclass(slots=True)

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcp.server.auth.provider import TokenVerifier
-
 from toolbay.auth.principal import FirstAccepting, local_principal
 from toolbay.auth.tokens import TokenStore
 from toolbay.chain.approve import Answer, Approver, Ask
@@ -27,6 +25,8 @@ from toolbay.errors import ConfigError
 from toolbay.words import PermissionTier, Principal
 
 if TYPE_CHECKING:
+    from mcp.server.auth.provider import TokenVerifier
+
     from toolbay.auth.jwt_verifier import JwtVerifier
 
 

@@ -42,7 +42,6 @@ from toolbay.catalog import Catalog, CatalogChange, CatalogHolder
 from toolbay.chain.redact import redact_text
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
-from toolbay.protocol.listing import definition_to_tool
 from toolbay.search import SearchIndex
 from toolbay.words import CallContext, Principal, ToolDefinition
 
@@ -167,8 +166,7 @@ class Disclosure:
         """The whole catalog's full listing, in tokens (characters of its JSON / 4), once per catalog."""
         current = self._catalog.current
         if self._full_tokens is None or self._full_tokens[0]() is not current:
-            characters = sum(len(json.dumps(definition_to_tool(definition).model_dump(
-                mode="json", by_alias=True, exclude_none=True))) for definition in current.definitions())
+            characters = sum(_listed_characters(definition) for definition in current.definitions())
             self._full_tokens = (weakref.ref(current), characters // CHARACTERS_PER_TOKEN)
         return self._full_tokens[1]
 
@@ -203,8 +201,7 @@ class Disclosure:
                 folder = _folder_of(definition, self._connected_folders)
                 if folder is None or self.level_of(definition) is not Level.CONNECTED:
                     continue
-                characters[folder[0]] = characters.get(folder[0], 0) + len(json.dumps(definition_to_tool(
-                    deferred(definition)).model_dump(mode="json", by_alias=True, exclude_none=True)))
+                characters[folder[0]] = characters.get(folder[0], 0) + _listed_characters(deferred(definition))
                 counts[folder[0]] = counts.get(folder[0], 0) + 1
             left = self.settings.connected_budget * CHARACTERS_PER_TOKEN
             listed: set[str] = set()
@@ -282,3 +279,12 @@ class Disclosure:
 
     def close(self) -> None:
         self._unsubscribe()
+
+
+def _listed_characters(definition: ToolDefinition) -> int:
+    """The length of a definition's JSON in a ``tools/list`` answer."""
+    # The MCP SDK loads with the first listing counted (a server's), not with the module:
+    # `toolbay call` and `toolbay search` build a Disclosure but never list.
+    from toolbay.protocol.listing import definition_to_tool
+
+    return len(json.dumps(definition_to_tool(definition).model_dump(mode="json", by_alias=True, exclude_none=True)))

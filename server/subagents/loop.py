@@ -15,12 +15,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
-import mcp_types as types
 
 from toolbay.words import ProgressCallback, ToolDefinition, ToolResult
+
+if TYPE_CHECKING:
+    import mcp_types as types
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +77,10 @@ async def run_loop(host: SubagentHost, *, system_prompt: str, task: str, tools: 
                    limits: LoopLimits, report_progress: ProgressCallback) -> LoopOutcome:
     """Runs the sub-agent until it answers or a limit stops it. Never raises for the model's
     or a tool's fault; cancellation (the job cancelled, the server stopping) passes through."""
+    # The MCP SDK's types load here, with a server's first sampling loop, not with the module:
+    # the CLI's commands describe agent tools without ever running one.
+    import mcp_types as types
+
     outcome = LoopOutcome()
     allowed = {definition.name for definition in tools}
     messages = [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=task))]

@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 from typer.testing import CliRunner
 
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 from toolbay.cli import app
+from toolbay.jobs import SqliteJobStore
 
 runner = CliRunner()
 
@@ -208,6 +210,33 @@ def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_n
     assert "loaded=\n" in completed.stderr
     full_command = runner.invoke(app, ["parse-help", "--long", str(help_file)])
     assert json.loads(completed.stdout) == json.loads(full_command.stdout)
+
+
+def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, tmp_path: Path) -> None:
+    """Importing the MCP SDK costs more processor time than everything else these commands do
+    (its protocol types are some 550 pydantic models): only ``serve`` may load it."""
+    probe = ("import json, runpy, sys; sys.argv = ['toolbay', *json.loads(sys.argv[1])]\n"
+             "try:\n    runpy.run_module('toolbay', run_name='__main__')\nexcept SystemExit as end:\n"
+             "    loaded = sorted(m for m in ('mcp', 'mcp_types', 'starlette', 'uvicorn') if m in sys.modules)\n"
+             "    sys.stderr.write('loaded=' + ','.join(loaded) + '\\n'); sys.exit(end.code)\n")
+    data = ["--data-dir", str(shared_data_dir)]
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+
+    async def make_job_database() -> None:
+        store = SqliteJobStore(jobs / "jobs.sqlite3")
+        await store.open()
+        await store.aclose()
+
+    anyio.run(make_job_database)
+    for argv in (["list", "--json", *data], ["call", "textkit_count", "--args", '{"stdin": "a b"}', *data],
+                 ["search", "count words", *data], ["jobs", "list", "--json", "--data-dir", str(jobs)],
+                 ["token", "new", "--client-id", "alice", "--scope", "tools:read"]):
+        completed = subprocess.run([sys.executable, "-c", probe, json.dumps(argv)], capture_output=True, text=True,
+                                   check=False, timeout=120)
+        assert completed.returncode == 0, (argv, completed.stderr)
+        assert "loaded=\n" in completed.stderr, (argv, completed.stderr)
+        assert completed.stdout.strip()  # it did its work: a listing, an answer, results, a job list, a token
 
 
 def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_path: Path) -> None:
