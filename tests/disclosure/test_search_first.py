@@ -20,7 +20,7 @@ from toolbay.config import load_settings
 from toolbay.protocol.mcp_server import build_mcp_server
 
 # One test process builds and describes the 1,000 generated tools (a session fixture), not each.
-pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("generated-catalog")]
+pytestmark = pytest.mark.anyio
 
 # Generous: a limit against hanging, not a speed test (the machine may be busy).
 WAIT_S = 180
