@@ -74,7 +74,7 @@ def object_schemas(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=object_schemas(), data=st.data())
 def test_a_quick_yes_is_always_a_yes_of_jsonschema(schema: dict[str, Any], data: st.DataObject) -> None:
     closed = close_schema(schema)
@@ -90,7 +90,7 @@ def test_a_quick_yes_is_always_a_yes_of_jsonschema(schema: dict[str, Any], data:
         assert Draft202012Validator(closed, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(arguments)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(member=member_schemas(), value=values)
 def test_a_quick_yes_for_one_value_is_a_yes_of_jsonschema(member: Any, value: Any) -> None:
     """The same, one property at a time: a value fits one member schema far more often than a

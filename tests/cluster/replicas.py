@@ -126,11 +126,13 @@ def _copy_if_still_there(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: bool = True,
+def start_cluster(folder: Path, redis: RedisServer, compiled: Path, count: int = 3, *, limited: bool = True,
                   extra_tools: tuple[str, ...] = (), sync_budget_s: float = 0.3) -> Cluster:
-    """``count`` replicas and haproxy; ``limited``: with the global limit (``GLOBAL_LIMIT``);
-    ``extra_tools``: fixture programs (names in tests/fixtures/wasm) added to the tool folder;
-    ``sync_budget_s``: short, so the tests' slow calls become jobs at once."""
+    """``count`` replicas and haproxy; ``compiled``: a data folder whose compiled modules the
+    first replica starts with (``shared_data_dir``), as a server that has run before has them;
+    ``limited``: with the global limit (``GLOBAL_LIMIT``); ``extra_tools``: fixture programs
+    (names in tests/fixtures/wasm) added to the tool folder; ``sync_budget_s``: short, so the
+    tests' slow calls become jobs at once."""
     extensions = folder / "extensions"
     shutil.copytree(BUNDLED_EXTENSIONS, extensions)
     for name in ("slow", "slowread", "slowwrite"):
@@ -147,8 +149,10 @@ def start_cluster(folder: Path, redis: RedisServer, count: int = 3, *, limited: 
     env = patient_start({k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")})
     replicas: list[Replica] = []
     try:
-        # The first describes and compiles the tools into its data folder; the others start
-        # from a copy of it, as an image built once would.
+        # The first describes the tools into its data folder; the others start from a copy of
+        # it, as an image built once would. Compiling the 7 MB Go tool from nothing would cost
+        # each run seconds of processor time that no test here is about.
+        shutil.copytree(compiled / "modules", folder / "r1" / "data" / "modules")
         first = start_replica(folder / "r1", config, extensions, workspace, env)
         replicas.append(first)
         for index in range(2, count + 1):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,8 +25,9 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_cluster(tmp_path_factory.mktemp("cluster"), redis_server)
+def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
+            shared_data_dir: Path) -> Iterator[Cluster]:
+    running = start_cluster(tmp_path_factory.mktemp("cluster"), redis_server, shared_data_dir)
     try:
         yield running
     finally:

@@ -34,6 +34,15 @@ def _uv_env(home: Path) -> dict[str, str]:
             "UV_PYTHON_DOWNLOADS": "never", "TOOLBAY_DISCOVERY__START_WAIT_S": "600"}
 
 
+def _machine_that_ran_toolbay_before(home: Path, shared_data_dir: Path) -> None:
+    """The home's data folder starts with the compiled modules a server leaves behind: these
+    tests are about what is installed and how it starts, and compiling the bundled tools from
+    nothing (tested in tests/reload/test_start_wait.py) would only add seconds of processor
+    time. The cache's key names each module's content and wasmtime's version and settings, so
+    the installed package uses these only if it would have compiled the same."""
+    shutil.copytree(shared_data_dir / "modules", home / "data" / "toolbay" / "modules")
+
+
 def _bundled_tool_files() -> set[str]:
     modules = {path.name for path in BUNDLED_EXTENSIONS.glob("*.py") if not path.name.startswith("_")}
     return {path.name for path in BUNDLED_EXTENSIONS.glob("*.wasm")} | modules
@@ -93,9 +102,10 @@ def test_the_wheel_installs_one_package_named_after_the_project_with_the_bundled
 
 
 async def test_the_installed_wheel_serves_the_bundled_tools_from_an_empty_folder(
-    wheel: Path, tmp_path: Path,
+    wheel: Path, tmp_path: Path, shared_data_dir: Path,
 ) -> None:
     env = _uv_env(tmp_path / "home")
+    _machine_that_ran_toolbay_before(tmp_path / "home", shared_data_dir)
     venv = tmp_path / "venv"
     subprocess.run([UV, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True, env=env)
     subprocess.run([UV, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), str(wheel)],
@@ -111,7 +121,7 @@ async def test_the_installed_wheel_serves_the_bundled_tools_from_an_empty_folder
     assert names >= _expected_agent_tools(), names
 
 
-async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path) -> None:
+async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path, shared_data_dir: Path) -> None:
     if not UV:
         pytest.fail("uv is not installed: .mcp.json starts the server through it (pip install uv)")
     clone = tmp_path / "clone"
@@ -119,5 +129,6 @@ async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path) -> None:
     entry = json.loads((clone / ".mcp.json").read_text())["mcpServers"]["toolbay"]
     command = UV if entry["command"] == "uv" else entry["command"]
     env = {**_uv_env(tmp_path / "home"), **entry.get("env", {})}
+    _machine_that_ran_toolbay_before(tmp_path / "home", shared_data_dir)
     names = await _listed_names(StdioServerParameters(command=command, args=entry["args"], cwd=str(clone), env=env))
     assert _serves_every_bundled_file(names), names
