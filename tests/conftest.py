@@ -246,6 +246,16 @@ def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def as_if_run_before(data_dir: Path, shared_data_dir: Path) -> Path:
+    """``data_dir`` (made if missing) starts with the compiled modules a server that has run
+    before leaves there, for a test that needs a data folder of its own but is not about
+    compiling: compiling the 7 MB Go tool from nothing costs seconds of processor time
+    (tests/reload/test_start_wait.py is about that). The cache's key names each module's content
+    and wasmtime's version and settings, so a server uses only what it would have compiled."""
+    shutil.copytree(shared_data_dir / "modules", data_dir / "modules")
+    return data_dir
+
+
 # The app over a private copy of the bundled tools (tests/app, tests/catalog, tests/protocol).
 
 @pytest.fixture

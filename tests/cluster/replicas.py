@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.cluster.servers import Haproxy, RedisServer
-from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, patient_start
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, as_if_run_before, patient_start
 
 READY = re.compile(r"serving MCP on http://127\.0\.0\.1:(\d+)/mcp")
 
@@ -150,9 +150,8 @@ def start_cluster(folder: Path, redis: RedisServer, compiled: Path, count: int =
     replicas: list[Replica] = []
     try:
         # The first describes the tools into its data folder; the others start from a copy of
-        # it, as an image built once would. Compiling the 7 MB Go tool from nothing would cost
-        # each run seconds of processor time that no test here is about.
-        shutil.copytree(compiled / "modules", folder / "r1" / "data" / "modules")
+        # it, as an image built once would.
+        as_if_run_before(folder / "r1" / "data", compiled)
         first = start_replica(folder / "r1", config, extensions, workspace, env)
         replicas.append(first)
         for index in range(2, count + 1):

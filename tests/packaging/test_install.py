@@ -16,7 +16,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT, as_if_run_before
 
 BUNDLED_AGENTS = REPO_ROOT / "agents"
 
@@ -32,15 +32,6 @@ def _uv_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLBAY_", "VIRTUAL_ENV", "UV_"))}
     return {**env, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "UV_CACHE_DIR": cache,
             "UV_PYTHON_DOWNLOADS": "never", "TOOLBAY_DISCOVERY__START_WAIT_S": "600"}
-
-
-def _machine_that_ran_toolbay_before(home: Path, shared_data_dir: Path) -> None:
-    """The home's data folder starts with the compiled modules a server leaves behind: these
-    tests are about what is installed and how it starts, and compiling the bundled tools from
-    nothing (tested in tests/reload/test_start_wait.py) would only add seconds of processor
-    time. The cache's key names each module's content and wasmtime's version and settings, so
-    the installed package uses these only if it would have compiled the same."""
-    shutil.copytree(shared_data_dir / "modules", home / "data" / "toolbay" / "modules")
 
 
 def _bundled_tool_files() -> set[str]:
@@ -105,7 +96,7 @@ async def test_the_installed_wheel_serves_the_bundled_tools_from_an_empty_folder
     wheel: Path, tmp_path: Path, shared_data_dir: Path,
 ) -> None:
     env = _uv_env(tmp_path / "home")
-    _machine_that_ran_toolbay_before(tmp_path / "home", shared_data_dir)
+    as_if_run_before(tmp_path / "home" / "data" / "toolbay", shared_data_dir)  # not about compiling
     venv = tmp_path / "venv"
     subprocess.run([UV, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True, env=env)
     subprocess.run([UV, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), str(wheel)],
@@ -129,6 +120,6 @@ async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path, shared_data
     entry = json.loads((clone / ".mcp.json").read_text())["mcpServers"]["toolbay"]
     command = UV if entry["command"] == "uv" else entry["command"]
     env = {**_uv_env(tmp_path / "home"), **entry.get("env", {})}
-    _machine_that_ran_toolbay_before(tmp_path / "home", shared_data_dir)
+    as_if_run_before(tmp_path / "home" / "data" / "toolbay", shared_data_dir)  # not about compiling
     names = await _listed_names(StdioServerParameters(command=command, args=entry["args"], cwd=str(clone), env=env))
     assert _serves_every_bundled_file(names), names

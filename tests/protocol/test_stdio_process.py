@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import REPO_ROOT, patient_start
+from tests.conftest import REPO_ROOT, as_if_run_before, patient_start
 from tests.protocol.hostile_messages import HOSTILE_MESSAGES
 
 pytestmark = pytest.mark.anyio
@@ -39,7 +39,10 @@ async def test_a_stdio_client_lists_and_calls_the_bundled_tools(extensions_dir: 
     assert hashlib.md5(b"hello").hexdigest() in result.content[0].text
 
 
-async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio() -> None:
+async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio(shared_data_dir: Path) -> None:
+    default_data_dir = Path(os.environ["XDG_DATA_HOME"]) / "toolbay"
+    if not default_data_dir.exists():  # another test of this process may have served from it
+        as_if_run_before(default_data_dir, shared_data_dir)
     config = json.loads((REPO_ROOT / ".mcp.json").read_text())
     entry = config["mcpServers"]["toolbay"]
     params = StdioServerParameters(
@@ -114,10 +117,9 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
 
 
 async def test_the_server_starts_on_a_damaged_job_database_and_keeps_it_aside(
-    extensions_dir: Path, tmp_path: Path
+    extensions_dir: Path, tmp_path: Path, shared_data_dir: Path
 ) -> None:
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
+    data_dir = as_if_run_before(tmp_path / "data", shared_data_dir)
     (data_dir / "jobs.sqlite3").write_bytes(b"this is not an SQLite database" * 100)
     params = _server_params(extensions_dir, data_dir)
     with anyio.fail_after(120):
