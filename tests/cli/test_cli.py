@@ -212,13 +212,27 @@ def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_n
     assert json.loads(completed.stdout) == json.loads(full_command.stdout)
 
 
+# Runs each command (JSON argv lists, one argument each) in turn in one fresh process, and prints
+# for each what it printed, its exit code and which of the server's libraries were loaded by then.
+NO_SERVER_PROBE = """
+import contextlib, io, json, runpy, sys
+reports = []
+for argv in map(json.loads, sys.argv[1:]):
+    sys.argv, printed = ["toolbay", *argv], io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        try:
+            runpy.run_module("toolbay", run_name="__main__")
+        except SystemExit as end:
+            code = end.code
+    loaded = sorted(m for m in ("mcp", "mcp_types", "starlette", "uvicorn") if m in sys.modules)
+    reports.append({"argv": argv, "code": code, "printed": printed.getvalue(), "loaded": loaded})
+print(json.dumps(reports))
+"""
+
+
 def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, tmp_path: Path) -> None:
     """Importing the MCP SDK costs more processor time than everything else these commands do
     (its protocol types are some 550 pydantic models): only ``serve`` may load it."""
-    probe = ("import json, runpy, sys; sys.argv = ['toolbay', *json.loads(sys.argv[1])]\n"
-             "try:\n    runpy.run_module('toolbay', run_name='__main__')\nexcept SystemExit as end:\n"
-             "    loaded = sorted(m for m in ('mcp', 'mcp_types', 'starlette', 'uvicorn') if m in sys.modules)\n"
-             "    sys.stderr.write('loaded=' + ','.join(loaded) + '\\n'); sys.exit(end.code)\n")
     data = ["--data-dir", str(shared_data_dir)]
     jobs = tmp_path / "jobs"
     jobs.mkdir()
@@ -229,14 +243,18 @@ def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, t
         await store.aclose()
 
     anyio.run(make_job_database)
-    for argv in (["list", "--json", *data], ["call", "textkit_count", "--args", '{"stdin": "a b"}', *data],
-                 ["search", "count words", *data], ["jobs", "list", "--json", "--data-dir", str(jobs)],
-                 ["token", "new", "--client-id", "alice", "--scope", "tools:read"]):
-        completed = subprocess.run([sys.executable, "-c", probe, json.dumps(argv)], capture_output=True, text=True,
-                                   check=False, timeout=120)
-        assert completed.returncode == 0, (argv, completed.stderr)
-        assert "loaded=\n" in completed.stderr, (argv, completed.stderr)
-        assert completed.stdout.strip()  # it did its work: a listing, an answer, results, a job list, a token
+    commands = (["list", "--json", *data], ["call", "textkit_count", "--args", '{"stdin": "a b"}', *data],
+                ["search", "count words", *data], ["jobs", "list", "--json", "--data-dir", str(jobs)],
+                ["token", "new", "--client-id", "alice", "--scope", "tools:read"])
+    completed = subprocess.run([sys.executable, "-c", NO_SERVER_PROBE, *map(json.dumps, commands)],
+                               capture_output=True, text=True, check=False, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    reports = json.loads(completed.stdout)
+    assert [report["argv"] for report in reports] == list(commands)
+    for report in reports:
+        assert report["code"] in (0, None), report
+        assert report["printed"].strip(), report  # it did its work: a listing, an answer, results, a job list, a token
+        assert report["loaded"] == [], report
 
 
 def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_path: Path) -> None:
