@@ -29,6 +29,7 @@ from uvicorn.config import LOGGING_CONFIG
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.errors import ConfigError
+from toolbay.internals.uvicorn_server import stop_at_once
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.http_lane import HttpQuickLane
@@ -45,6 +46,10 @@ logger = logging.getLogger(__name__)
 
 # Host names a local client may use whatever loopback address is bound.
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# How long open requests get to finish when the server is told to stop (a signal), and the
+# bound on stopping a server whose serving was cancelled (see _shut_down_cancelled).
+GRACEFUL_SHUTDOWN_S = 2
+SHUTDOWN_BOUND_S = 5.0
 
 
 async def serve_stdio(app: Toolbay) -> None:
@@ -200,7 +205,7 @@ async def serve_http(
         log_level=settings.log_level if settings.log_level != "info" else "warning",
         lifespan="on",
         access_log=False,
-        timeout_graceful_shutdown=2,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         # JSON logs: uvicorn configures no logging of its own, so its records go through the
         # root logger's JSON lines too.
         log_config=None if settings.log_format == "json" else LOGGING_CONFIG,
@@ -215,7 +220,22 @@ async def serve_http(
     try:
         await server.serve(sockets=[sock])
     finally:
+        if server.started and not server.should_exit:
+            await _shut_down_cancelled(server, sock)
         sock.close()
+
+
+async def _shut_down_cancelled(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Stops a server whose ``serve`` was cancelled rather than told to exit. Left as uvicorn
+    leaves it, its listener stays registered with the event loop after the socket closes, and
+    the next listening socket of this process, given the same descriptor number, is never
+    polled (the event loop's selector takes it for the one it has): a second server in one
+    process accepted no connection, and the first one's session manager never ended.
+    Shielded from the cancellation that got here, and bounded."""
+    with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_BOUND_S):
+        await stop_at_once(server, sock)
+    for listener in server.servers:  # even if the bound cut it short
+        listener.close()
 
 
 @asynccontextmanager

@@ -97,3 +97,18 @@ async def test_deep_nesting_and_lone_surrogates_are_refused_on_sse_without_a_tra
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == -32700
     assert not [record for record in caplog.records if record.exc_info], caplog.text
+
+
+async def test_one_app_serves_http_again_after_its_first_server_stopped(toolbay: Toolbay) -> None:
+    """A program that embeds toolbay may serve, stop and serve again. The first server's
+    serving is cancelled when its block ends; before the fix the second one listened but never
+    accepted a connection (the first one's listener was still registered with the event loop)."""
+    toolbay.settings.port = 0
+    answers = []
+    for _ in range(3):
+        async with serving_http(toolbay) as url:
+            with anyio.fail_after(30):
+                async with Client(f"{url}/mcp", mode="legacy") as client:
+                    result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "sha1"})
+        answers.append(result.content[0].text)
+    assert all(hashlib.sha1(b"abc").hexdigest() in answer for answer in answers)

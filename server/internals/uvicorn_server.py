@@ -1,0 +1,32 @@
+"""Reaching past uvicorn's documented API (``uvicorn.Server``, 0.54): stopping a server at once.
+
+uvicorn stops when told to exit (``should_exit``, or a signal), giving open requests
+``timeout_graceful_shutdown`` to finish. A ``serve()`` that is *cancelled* instead (the block of
+``serving_http`` ended, the caller's task group was cancelled) skips shutdown altogether: its
+listener stays registered with the event loop after the socket is closed, the request tasks
+and the lifespan (the SDK's session manager) are left running. uvicorn has no public "stop
+now"; this does what its ``shutdown`` does, on the attributes it works on (``servers``,
+``server_state.connections`` and ``.tasks``, ``lifespan``), which carry no leading underscore
+but no documentation either. ``tests/internals/test_uvicorn_server.py`` fails if they change.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import uvicorn
+
+
+async def stop_at_once(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Closes the listener and every connection, cancels the requests still running and ends
+    the lifespan: uvicorn's ``shutdown`` without its grace (whoever served is gone) or its
+    tenth of a second of sleep. For a started server whose ``serve()`` was cancelled; the
+    caller bounds it."""
+    for listener in server.servers:
+        listener.close()
+    sock.close()
+    for connection in list(server.server_state.connections):
+        connection.shutdown()
+    for task in list(server.server_state.tasks):
+        task.cancel()
+    await server.lifespan.shutdown()

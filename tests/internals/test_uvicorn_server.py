@@ -1,0 +1,58 @@
+"""What toolbay reaches into in uvicorn (``toolbay.internals.uvicorn_server``): a server whose
+``serve()`` was cancelled is stopped at once. These fail when a uvicorn upgrade changes it; the
+behaviour built on it (one app serving HTTP again) is tested in tests/protocol/test_http_transports.py."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+import uvicorn
+
+from toolbay.internals.uvicorn_server import stop_at_once
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_cancelled_server_is_stopped_at_once_its_request_cancelled_and_its_lifespan_ended() -> None:
+    seen: list[str] = []
+    request_began = anyio.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                seen.append(message["type"])
+                await send({"type": message["type"] + ".complete"})
+                if message["type"] == "lifespan.shutdown":
+                    return
+        request_began.set()
+        try:
+            await anyio.sleep_forever()  # a request that never ends on its own
+        except BaseException:
+            seen.append("request cancelled")
+            raise
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None, timeout_graceful_shutdown=60))
+
+    async def hanging_request() -> None:
+        async with httpx2.AsyncClient() as client:
+            await client.get(f"http://127.0.0.1:{port}/")
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(server.serve, [sock])
+            group.start_soon(hanging_request)
+            await request_began.wait()
+            group.cancel_scope.cancel()  # as serving_http's block ending does
+        assert server.started and not server.should_exit  # cancelled, not told to exit
+        await stop_at_once(server, sock)
+    assert seen == ["lifespan.startup", "request cancelled", "lifespan.shutdown"]
+    assert all(not listener.is_serving() for listener in server.servers)
