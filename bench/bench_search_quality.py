@@ -45,7 +45,8 @@ from toolbay.search.index import SearchIndex
 from toolbay.search.tokens import tokenize
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_SEAL = Path("/work/shared/data/toolsearch")
+# The shared data folder beside the checkout (../shared/data/toolsearch).
+DEFAULT_SEAL = HERE.parent.parent / "shared" / "data" / "toolsearch"
 METATOOL = HERE / "data" / "metatool"
 
 
