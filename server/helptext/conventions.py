@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolbay.words import PermissionTier
 
 _KEYWORDS = re.compile(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 _PERMISSION = re.compile(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",
@@ -59,6 +58,10 @@ def take_conventions(text: str) -> tuple[str, Conventions]:
                 keywords.append(word)
     permission = None
     for match in _PERMISSION.finditer(text):
+        # Loaded only for a help text that declares a tier: `toolbay parse-help` runs in loops
+        # over help texts, and the server's vocabulary module is a twentieth of its start.
+        from toolbay.words import PermissionTier
+
         tier = PermissionTier.parse(match.group(1).strip(".;"))
         if tier is not None:
             permission = tier.value
