@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
 _KEYWORDS = re.compile(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 _PERMISSION = re.compile(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",
                          re.IGNORECASE | re.MULTILINE)
