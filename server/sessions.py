@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
+
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
     from mcp.server.subscriptions import ServerEvent, SubscriptionBus
@@ -47,22 +49,15 @@ class SessionRegistry:
         return self._bus
 
     def add(self, session: ServerSession) -> None:
-        from toolbay.internals.mcp_sdk import connection_of
-
         connection = connection_of(session)
         key = connection if connection is not None else session
         if key in self._sessions:
             return
         self._sessions[key] = session
-        exit_stack = getattr(connection, "exit_stack", None)
-        if exit_stack is not None:
-            exit_stack.callback(self._forget, key)
-        else:
+        if not when_connection_closes(session, self._forget, key):
             logger.warning("cannot tell when this session closes; it is kept until a notification to it fails")
 
     def discard(self, session: ServerSession) -> None:
-        from toolbay.internals.mcp_sdk import connection_of
-
         connection = connection_of(session)
         self._forget(connection if connection is not None else session)
 

@@ -42,6 +42,7 @@ from toolbay.catalog import Catalog, CatalogChange, CatalogHolder
 from toolbay.chain.redact import redact_text
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
+from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
 from toolbay.search import SearchIndex
 from toolbay.words import CallContext, Principal, ToolDefinition
 
@@ -88,7 +89,7 @@ def _session_key(session: Any) -> Any:
     """The connection behind the SDK's per-message session proxy: what lasts as long as the
     session (see sessions.py). None on the 2026-07-28 protocol, which has no standing session:
     its clients call what they found by name, with the schema the search returned."""
-    return getattr(session, "_connection", None)
+    return connection_of(session)
 
 
 def _folders(paths: Sequence[Path]) -> list[tuple[str, str]]:
@@ -252,9 +253,8 @@ class Disclosure:
         promoted = self._promoted.get(key)
         if promoted is None:
             promoted = self._promoted[key] = set()
-            exit_stack = getattr(key, "exit_stack", None)
-            if exit_stack is not None:  # forget the session's promotions when it closes
-                exit_stack.callback(self._promoted.pop, key, None)
+            # The session's promotions are forgotten when it closes.
+            when_connection_closes(session, self._promoted.pop, key, None)
         added = set(names) - promoted
         promoted.update(added)
         if added and self.search_first():

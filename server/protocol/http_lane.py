@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolbay.auth.http import bearer_credential
-from toolbay.internals.mcp_sdk import connection_of
+from toolbay.internals.mcp_sdk import when_connection_closes
 from toolbay.protocol.quick_lane import QuickCalls, RunningCalls, cancelled_request_id, sdk_tracing_on
 
 if TYPE_CHECKING:
@@ -76,11 +76,9 @@ class HttpQuickLane:
         """``notifications/initialized`` of the session ``session_id`` was handled."""
         if session_id is None:
             return  # a stateless request: nothing outlives it
-        exit_stack = getattr(connection_of(session), "exit_stack", None)
-        if exit_stack is None:
-            return  # no way to hear of its end: leave its calls to the SDK rather than keep it forever
-        self._sessions[session_id] = session
-        exit_stack.callback(self._sessions.pop, session_id, None)
+        # With no way to hear of its end, its calls stay with the SDK rather than keep it forever.
+        if when_connection_closes(session, self._sessions.pop, session_id, None):
+            self._sessions[session_id] = session
 
     async def answer(self, session_id: str | None, request: Request, message: Any) -> Response | None:
         """The answer to ``message`` (the parsed body of ``request``, POSTed to the transport of

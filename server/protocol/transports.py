@@ -233,9 +233,7 @@ async def _shut_down_cancelled(server: uvicorn.Server, sock: socket.socket) -> N
     process accepted no connection, and the first one's session manager never ended.
     Shielded from the cancellation that got here, and bounded."""
     with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_BOUND_S):
-        await stop_at_once(server, sock)
-    for listener in server.servers:  # even if the bound cut it short
-        listener.close()
+        await stop_at_once(server, sock)  # closes the listener before its first await
 
 
 @asynccontextmanager
