@@ -7,7 +7,9 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 from typer.testing import CliRunner
@@ -195,39 +197,47 @@ def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: P
     assert through_typer.exit_code == 2 and str(missing) in through_typer.stderr
 
 
-def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_no_server(tmp_path: Path) -> None:
-    help_file = tmp_path / "help.txt"
-    help_file.write_bytes(b"Usage: greet [OPTIONS] NAME\n\nOptions:\n  -n, --count <N>  How many times [default: 1]\n"
-                          b"  -h, --help       Print help\n")
-    probe = ("import runpy, sys; sys.argv = ['toolbay', 'parse-help', '--long', sys.argv[1]]\n"
-             "try:\n    runpy.run_module('toolbay', run_name='__main__')\nexcept SystemExit as end:\n"
-             "    heavy = ('typer', 'pydantic', 'anyio', 'rich', 'wasmtime', 'chardet')\n"
-             "    loaded = [m for m in heavy if m in sys.modules]\n"
-             "    sys.stderr.write('loaded=' + ','.join(loaded) + '\\n'); sys.exit(end.code)\n")
-    completed = subprocess.run([sys.executable, "-c", probe, str(help_file)], capture_output=True, text=True,
-                               check=False, timeout=60)
-    assert completed.returncode == 0, completed.stderr
-    assert "loaded=\n" in completed.stderr
-    full_command = runner.invoke(app, ["parse-help", "--long", str(help_file)])
-    assert json.loads(completed.stdout) == json.loads(full_command.stdout)
-
-
 # Runs each command (JSON argv lists, one argument each) in turn in one fresh process, and prints
-# for each what it printed, its exit code and which of the server's libraries were loaded by then.
-NO_SERVER_PROBE = """
+# for each what it printed, its exit code and which of the watched modules (the first argument,
+# a JSON list) were loaded by then.
+FRESH_PROCESS_PROBE = """
 import contextlib, io, json, runpy, sys
+watched, *commands = sys.argv[1:]
 reports = []
-for argv in map(json.loads, sys.argv[1:]):
+for argv in map(json.loads, commands):
     sys.argv, printed = ["toolbay", *argv], io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
             runpy.run_module("toolbay", run_name="__main__")
         except SystemExit as end:
             code = end.code
-    loaded = sorted(m for m in ("mcp", "mcp_types", "starlette", "uvicorn") if m in sys.modules)
+    loaded = sorted(m for m in json.loads(watched) if m in sys.modules)
     reports.append({"argv": argv, "code": code, "printed": printed.getvalue(), "loaded": loaded})
 print(json.dumps(reports))
 """
+
+
+def in_a_fresh_process(commands: Sequence[list[str]], watched: Sequence[str]) -> list[dict[str, Any]]:
+    """What each of ``commands`` printed and returned, run in turn in one new process, and which
+    of the ``watched`` modules were loaded after each."""
+    completed = subprocess.run([sys.executable, "-c", FRESH_PROCESS_PROBE, json.dumps(list(watched)),
+                                *map(json.dumps, commands)], capture_output=True, text=True, check=False, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    reports: list[dict[str, Any]] = json.loads(completed.stdout)
+    assert [report["argv"] for report in reports] == list(commands)
+    return reports
+
+
+def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_no_server(tmp_path: Path) -> None:
+    help_file = tmp_path / "help.txt"
+    help_file.write_bytes(b"Usage: greet [OPTIONS] NAME\n\nOptions:\n  -n, --count <N>  How many times [default: 1]\n"
+                          b"  -h, --help       Print help\n")
+    [report] = in_a_fresh_process([["parse-help", "--long", str(help_file)]],
+                                  watched=("typer", "pydantic", "anyio", "rich", "wasmtime", "chardet"))
+    assert report["code"] in (0, None), report
+    assert report["loaded"] == [], report
+    full_command = runner.invoke(app, ["parse-help", "--long", str(help_file)])
+    assert json.loads(report["printed"]) == json.loads(full_command.stdout)
 
 
 def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, tmp_path: Path) -> None:
@@ -246,12 +256,7 @@ def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, t
     commands = (["list", "--json", *data], ["call", "textkit_count", "--args", '{"stdin": "a b"}', *data],
                 ["search", "count words", *data], ["jobs", "list", "--json", "--data-dir", str(jobs)],
                 ["token", "new", "--client-id", "alice", "--scope", "tools:read"])
-    completed = subprocess.run([sys.executable, "-c", NO_SERVER_PROBE, *map(json.dumps, commands)],
-                               capture_output=True, text=True, check=False, timeout=120)
-    assert completed.returncode == 0, completed.stderr
-    reports = json.loads(completed.stdout)
-    assert [report["argv"] for report in reports] == list(commands)
-    for report in reports:
+    for report in in_a_fresh_process(commands, watched=("mcp", "mcp_types", "starlette", "uvicorn")):
         assert report["code"] in (0, None), report
         assert report["printed"].strip(), report  # it did its work: a listing, an answer, results, a job list, a token
         assert report["loaded"] == [], report
