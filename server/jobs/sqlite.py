@@ -8,9 +8,12 @@ commits, and never corrupts the file. ``FULL`` would add an fsync per commit for
 case only. A large result file is fsynced and renamed into place *before* the row that
 names it is committed, so a committed row never points at a missing file.
 
-Concurrency. All sqlite work runs on worker threads, one operation at a time (a
-``CapacityLimiter(1)`` over one connection), so the event loop never blocks and the
-connection is never used by two threads at once.
+Concurrency. All sqlite work runs on worker threads, one operation at a time, so the event
+loop never blocks and the connection is never used by two threads at once. A
+``CapacityLimiter(1)`` keeps the callers in line; a lock taken on the worker thread is what
+keeps the connection to one thread, because an asyncio ``Task.cancel()`` (which anyio's
+shielding does not stop) releases the limiter while the abandoned operation still runs, and
+a second ``BEGIN`` on the connection would then fail.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import logging
 import os
 import sqlite3
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -96,12 +100,17 @@ class SqliteJobStore(JobStore):
         self.large_result_bytes = large_result_bytes
         self._conn: sqlite3.Connection | None = None
         self._limiter = anyio.CapacityLimiter(1)
+        self._connection_in_use = threading.Lock()
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         conn = self._conn
         if conn is None:
             raise RuntimeError("the job store is not open")
-        return await anyio.to_thread.run_sync(fn, conn, limiter=self._limiter)
+        return await anyio.to_thread.run_sync(self._alone, fn, conn, limiter=self._limiter)
+
+    def _alone(self, fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
+        with self._connection_in_use:
+            return fn(conn)
 
     async def open(self) -> None:
         if self._conn is not None:
@@ -158,7 +167,7 @@ class SqliteJobStore(JobStore):
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            await anyio.to_thread.run_sync(conn.close, limiter=self._limiter)
+            await anyio.to_thread.run_sync(self._alone, sqlite3.Connection.close, conn, limiter=self._limiter)
 
     # -- writes ---------------------------------------------------------------------------
 

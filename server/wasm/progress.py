@@ -171,6 +171,8 @@ class ProgressForwarder:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._sent: ProgressReport | None = None
+        self._sending = False
+        self._closing = False
         self.sent = 0
 
     def from_thread(self, report: ProgressReport) -> None:
@@ -201,16 +203,19 @@ class ProgressForwarder:
             self._loop = None
             task, self._task = self._task, None
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                self._closing = True
+                # A report being sent is let finish: cancelling it midway would cut the
+                # send short wherever it is, e.g. while the job store records it.
+                if not self._sending:
+                    task.cancel()  # it waits for a report or rests between two: nothing is lost
+                await asyncio.wait({task})
             with self._lock:
                 report = self._newest
             if report is not None and report is not self._sent:  # the end of the run's output
                 await self._send(report)
 
     async def _forward(self) -> None:
-        while True:
+        while not self._closing:
             await self._wake.wait()
             self._wake.clear()
             with self._lock:
@@ -218,8 +223,13 @@ class ProgressForwarder:
                 report = self._newest
             if report is None or report is self._sent:
                 continue
-            await self._send(report)
-            await asyncio.sleep(self.min_interval_s)
+            self._sending = True
+            try:
+                await self._send(report)
+            finally:
+                self._sending = False
+            if not self._closing:
+                await asyncio.sleep(self.min_interval_s)
 
     async def _send(self, report: ProgressReport) -> None:
         self._sent = report

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+import sys
+import threading
 from pathlib import Path
 
 import anyio
@@ -181,3 +184,49 @@ async def test_a_damaged_result_file_is_a_clear_result_lost(db_path: Path) -> No
     for result in (damaged, unreadable, missing):
         assert result is not None and result.is_error
         assert result.text.startswith("The result of this job was lost: ")
+
+
+async def test_a_write_abandoned_by_an_asyncio_cancel_keeps_the_connection_until_it_ends(
+        store: SqliteJobStore) -> None:
+    """``Task.cancel()`` gets through anyio's shield and frees the store's queue while the
+    operation still runs on its thread. The next write must wait for it, not start a second
+    transaction on the same connection ("cannot start a transaction within a transaction").
+    The first operation is handed to ``_run``, the store's one door to its connection, so
+    that it can be held inside its transaction."""
+    await store.create(job())
+    inside, release = threading.Event(), threading.Event()
+
+    def held_inside_a_transaction(conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        inside.set()
+        release.wait(30)
+        conn.execute("COMMIT")
+
+    first = asyncio.get_running_loop().create_task(store._run(held_inside_a_transaction))
+    await anyio.to_thread.run_sync(inside.wait, 30)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    second = asyncio.get_running_loop().create_task(
+        store.finish("job_1", "completed", ToolResult("done"), at=102.0,
+                     events=[JobEvent("job_1", 102.0, "finished")]))
+    while not second.done() and _threads_in_store_code() < 2:  # it failed, or it waits its turn
+        await asyncio.sleep(0.01)
+    release.set()
+    await second
+    record = await store.get("alice", "job_1")
+    assert record is not None and record.status == "completed"
+    assert [e.kind for e in await store.events("alice", "job_1")] == ["finished"]
+
+
+def _threads_in_store_code() -> int:
+    """How many threads other than this one are inside the job store's module."""
+    store_file = sys.modules[SqliteJobStore.__module__].__file__
+    found = 0
+    for thread_id, frame in sys._current_frames().items():
+        while thread_id != threading.get_ident() and frame is not None:
+            if frame.f_code.co_filename == store_file:
+                found += 1
+                break
+            frame = frame.f_back
+    return found

@@ -3,12 +3,14 @@ guest writes them, taken out of the stderr the model reads, floods coalesced at 
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable
 
 import pytest
 
 from toolbay.wasm import RunResult, SandboxLimits
-from toolbay.wasm.progress import GuestStderr, ProgressReport, parse_report
+from toolbay.wasm.progress import GuestStderr, ProgressForwarder, ProgressReport, parse_report
 from toolbay.wasm.streams import CappedOutput
 
 LONG = SandboxLimits(timeout_s=60, stderr_limit_bytes=4096)
@@ -97,3 +99,29 @@ def test_a_flood_of_progress_lines_is_coalesced_and_kept_out_of_stderr(run: Call
     assert len(reports) < 5_000  # 35 MB read in chunks of up to 64 KiB: not one report per line
     plain = run("progress", "--steps", "1000", "--step-ms", "0", "--buffered", "--plain-lines", limits=LONG)
     assert plain.stderr_truncated  # the same lines without the mark stay stderr, up to its limit
+
+
+def test_a_report_being_sent_when_the_run_ends_is_sent_whole() -> None:
+    """The end of a run does not cut short the report on its way (to a job store, say), and
+    the newest report after it is still sent."""
+    sent: list[str] = []
+
+    async def main() -> None:
+        arrived, go_on = asyncio.Event(), asyncio.Event()
+
+        async def send(done: float, total: float | None, message: str | None) -> None:
+            sent.append(f"{message} begun")
+            arrived.set()
+            await go_on.wait()
+            sent.append(f"{message} sent")
+
+        forwarder = ProgressForwarder(send)
+        async with forwarder.forwarding():
+            threading.Thread(target=forwarder.from_thread, args=(ProgressReport(1, 2, "step 1"),)).start()
+            await arrived.wait()
+            forwarder.from_thread(ProgressReport(2, 2, "step 2"))
+            asyncio.get_running_loop().call_soon(go_on.set)  # while the block below ends
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert sent == ["step 1 begun", "step 1 sent", "step 2 begun", "step 2 sent"]
