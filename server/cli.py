@@ -126,14 +126,14 @@ def serve(
 
         detach_from_client()  # before any thread: jobs may outlive the client
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
-    import toolbay.protocol.transports  # noqa: F401
-    from toolbay.commands import serve_until_stopped
+    from toolbay.commands import ImportInBackground, serve_until_stopped
 
-    # A server lives long: the ~115,000 objects its imports made are moved out of the cyclic
-    # collector's reach, so a full collection while serving skips them (about 60 ms each, else).
-    gc.freeze()
+    # The MCP SDK loads while the tools are described. Then, as a server lives long, the
+    # ~115,000 objects its imports made are moved out of the cyclic collector's reach, so a
+    # full collection while serving skips them (about 60 ms each, else).
+    protocol = ImportInBackground("toolbay.protocol.transports", then=gc.freeze)
     with contextlib.suppress(KeyboardInterrupt):
-        _run(serve_until_stopped, settings)
+        _run(serve_until_stopped, settings, protocol)
 
 
 @app.command("list")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import importlib
 import logging
 import os
 import sys
+import threading
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -68,15 +71,47 @@ class _DescribeProgress:
             self.progress.stop()
 
 
-async def serve_until_stopped(settings: Settings) -> None:
+class ImportInBackground:
+    """Imports ``module`` on a thread of its own, then calls ``then``.
+
+    ``serve`` loads the MCP SDK (about a second of processor time) this way while the tools
+    are described: describing a new file is mostly compiling it, which wasmtime does outside
+    Python's lock, so the two overlap. Whoever needs the module waits for ``loaded`` first;
+    if the import failed here, their own import fails again and says why.
+    """
+
+    def __init__(self, module: str, then: Callable[[], None] = lambda: None) -> None:
+        self.module = module
+        self.then = then
+        self._thread = threading.Thread(target=self._load, name=f"import {module}", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            importlib.import_module(self.module)
+        except BaseException:
+            logger.debug("importing %s in the background failed", self.module, exc_info=True)
+        finally:
+            self.then()
+
+    async def loaded(self) -> None:
+        await anyio.to_thread.run_sync(self._thread.join)
+
+
+async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None) -> None:
+    """Serves until the client goes (stdio) or the process is stopped. ``protocol``: the
+    loading of ``toolbay.protocol.transports`` (the MCP SDK), begun by the caller."""
     from toolbay.assembly import assemble
-    from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
     if settings.transport != "stdio":
         _refuse_unsafe_bind(settings)
     progress = _DescribeProgress()
     async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s) as app:
         progress.stop()
+        if protocol is not None:
+            await protocol.loaded()
+        from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
+
         if settings.transport == "stdio":
             if sys.stdin.isatty():
                 # Someone typed the command: say what it is waiting for, or it looks hung.

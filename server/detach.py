@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 
-from toolbay.protocol.stdio import can_serve_on_loop
+from toolbay.protocol.standard_fds import can_serve_on_loop
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import stat
 import sys
 import threading
 from collections.abc import AsyncIterator
@@ -37,6 +36,7 @@ from pydantic import ValidationError
 
 from toolbay.protocol.parse_errors import error_for, error_message
 from toolbay.protocol.quick_lane import QuickLane
+from toolbay.protocol.standard_fds import can_serve_on_loop
 
 logger = logging.getLogger(__name__)
 
@@ -60,28 +60,6 @@ EOF_GRACE_S = 30.0
 UNREAD_AFTER_EOF_S = 5.0
 
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
-
-
-def _is_pipe_or_socket(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-def _same_file(fd_a: int, fd_b: int) -> bool:
-    try:
-        a, b = os.fstat(fd_a), os.fstat(fd_b)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def can_serve_on_loop() -> bool:
-    """True when fd 0 and fd 1 are pipes or sockets of their own, so making them
-    non-blocking affects nobody else (fd 2 sharing fd 1's pipe would see it too)."""
-    return _is_pipe_or_socket(0) and _is_pipe_or_socket(1) and not _same_file(1, 2)
 
 
 @asynccontextmanager
