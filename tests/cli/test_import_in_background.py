@@ -41,7 +41,7 @@ async def test_the_module_is_loaded_on_another_thread_and_then_runs_after_it(mod
         "toolbay_bg_probe_ok", then=lambda: order.append(f"then, loaded: {'toolbay_bg_probe_ok' in sys.modules}"))
     await loading.loaded()
     module = sys.modules["toolbay_bg_probe_ok"]
-    assert module.LOADED_ON != threading.current_thread().name
+    assert threading.current_thread().name != module.LOADED_ON
     assert order == ["then, loaded: True"]
 
 
