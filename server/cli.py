@@ -178,7 +178,7 @@ def list_tools(
             skipped.add_row(item["path"], item["reason"])
         Console().print(skipped)
     for diagnostic in listing["diagnostics"]:
-        Console().print(f"note: {diagnostic}", markup=False, highlight=False)
+        Console().print(f"note: {diagnostic}", markup=False, highlight=False, soft_wrap=True)  # paths whole
     if any(tool["realm"] != "core" for tool in listing["tools"]) or listing["diagnostics"]:
         Console().print(f"precedence: {listing['precedence']}", markup=False, highlight=False)
 

@@ -173,8 +173,11 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)
             tools.append(tool)
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
-        return {"tools": tools, "skipped": skipped, "diagnostics": [*catalog.diagnostics, *keeper.notes()],
-                "precedence": PRECEDENCE_RULE}
+        # A mistyped folder would otherwise look like a folder without tools.
+        missing = [f"extension folder {folder} does not exist" for folder in settings.extensions
+                   if not folder.is_dir()]
+        return {"tools": tools, "skipped": skipped,
+                "diagnostics": [*missing, *catalog.diagnostics, *keeper.notes()], "precedence": PRECEDENCE_RULE}
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:

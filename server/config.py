@@ -448,5 +448,12 @@ def _describe_validation_error(exc: ValidationError, config_file: Path | None) -
     problems = []
     for error in exc.errors():
         location = ".".join(str(part) for part in error["loc"]) or "settings"
-        problems.append(f"{location}: {error['msg']} (got {error.get('input')!r})")
+        given = error.get("input")
+        if error["type"] == "value_error":  # toolbay's own checks, in their own words
+            message = str(error.get("ctx", {}).get("error", error["msg"]))
+        else:
+            message = error["msg"]
+        if str(given) not in message:
+            message += f" (got {given!r})"
+        problems.append(f"{location}: {message}")
     return "invalid configuration" + where + ": " + "; ".join(problems)

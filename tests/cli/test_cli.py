@@ -288,7 +288,16 @@ def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2
     [line] = completed.stderr.strip().splitlines()
-    assert "workspace" in line and str(missing) in line and "does not exist" in line
+    assert line == f"toolbay: invalid configuration: workspace: {missing} does not exist"
+
+
+def test_list_names_an_extension_folder_that_does_not_exist(tmp_path: Path, shared_data_dir: Path) -> None:
+    missing = tmp_path / "tols"
+    result = runner.invoke(app, ["list", "--json", "--extensions", str(missing), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert f"extension folder {missing} does not exist" in json.loads(result.stdout)["diagnostics"]
+    table = runner.invoke(app, ["list", "--extensions", str(missing), "--data-dir", str(shared_data_dir)])
+    assert f"note: extension folder {missing} does not exist" in table.stdout.splitlines()
 
 
 def _one_line_exit_2(args: list[str], env: dict[str, str] | None = None) -> str:
@@ -313,7 +322,7 @@ def test_a_list_variable_that_is_not_json_is_one_line_naming_it(shared_data_dir:
 
 def test_a_bracketed_ipv6_host_is_one_line_naming_the_setting() -> None:
     said = _one_line_exit_2(["serve", "--transport", "http", "--host", "[::1]", "--port", "0"])
-    assert "host: Value error, write an IPv6 address without brackets, e.g. ::1" in said
+    assert said.strip().endswith("host: write an IPv6 address without brackets, e.g. ::1 (got '[::1]')")
 
 
 def test_a_toolbay_variable_that_names_no_setting_is_reported_with_the_right_name(shared_data_dir: Path) -> None:
