@@ -92,7 +92,7 @@ async def test_a_task_augmented_call_round_trips_through_tasks_get_result_list_a
     assert "toolbay/exit_code" in payload.meta, "tasks/result carries the same _meta as tools/call"
     assert finished.status == "completed"
     assert {t.task_id for t in listed.tasks} == {task.task_id, doomed.task_id}
-    assert cancelled.status == "cancelled" and cancel_took < 1.5
+    assert cancelled.status == "cancelled" and cancel_took < 15  # the guest would run 60 s
     assert as_a_job.is_error is True and "tasks/cancel" in text(as_a_job)
 
 
