@@ -61,10 +61,14 @@ async def load(cluster: Cluster, seconds: float, connections: int) -> tuple[floa
 
 
 async def replicas_bench(folder: Path, redis: RedisServer, args: argparse.Namespace) -> None:
+    # Nothing compiled before: the first replica of each cluster compiles the tools itself.
+    compiled = folder / "compiled"
+    (compiled / "modules").mkdir(parents=True)
     # A call on this loaded machine may take longer than the tests' budget: never a job here.
-    one = start_cluster(folder / "one", redis, 1, limited=False, extra_tools=("echo",), sync_budget_s=30)
+    one = start_cluster(folder / "one", redis, compiled, 1, limited=False, extra_tools=("echo",), sync_budget_s=30)
     try:
-        three = start_cluster(folder / "three", redis, 3, limited=False, extra_tools=("echo",), sync_budget_s=30)
+        three = start_cluster(folder / "three", redis, compiled, 3, limited=False, extra_tools=("echo",),
+                              sync_budget_s=30)
     except BaseException:
         stop_cluster(one)
         raise
