@@ -1,7 +1,7 @@
 """Several replicas on Redis: calls per second of 1 vs 3 replicas behind haproxy, and job
 submit → running on Redis vs SQLite, in the same run.
 
-    python bench/bench_cluster.py [--rounds R] [--seconds S] [--connections C] [--jobs N]
+    python bench/bench_cluster.py [--rounds R] [--seconds S] [--connections C] [--jobs N] [--only-lane]
 
 1. Two clusters on one real ``redis-server``, each behind its own real haproxy (round robin):
    one with a single ``toolbay serve --transport http`` replica, one with three. The load is
@@ -11,7 +11,11 @@ submit → running on Redis vs SQLite, in the same run.
    replicas' CPU per call (all replicas' processes summed, read from /proc). On a machine with
    fewer cores than replicas the ratio is bounded by the cores; the CPU per call shows what
    one more replica costs.
-2. The job manager alone, in this process: ``--jobs`` calls declared background, each timed
+2. The quick lane on a stateless replica: two clusters of one replica each, one with the
+   lane (the default) and one without (``quick_lane = false``), the same load, rounds
+   alternating. Printed per round: calls per second and CPU per call of each, and the ratios
+   lane/without.
+3. The job manager alone, in this process: ``--jobs`` calls declared background, each timed
    from the call to its answer (the job recorded as running in the store, so any replica can
    read it), on a SQLite store and on a Redis store, rounds alternating. Printed per round: the
    median milliseconds per submit of each and the ratio Redis/SQLite.
@@ -91,6 +95,36 @@ async def replicas_bench(folder: Path, redis: RedisServer, args: argparse.Namesp
         stop_cluster(three)
 
 
+async def lane_bench(folder: Path, redis: RedisServer, args: argparse.Namespace) -> None:
+    compiled = folder / "compiled-lane"
+    (compiled / "modules").mkdir(parents=True)
+    lane = start_cluster(folder / "lane", redis, compiled, 1, limited=False, extra_tools=("echo",), sync_budget_s=30)
+    try:
+        without = start_cluster(folder / "without", redis, compiled, 1, limited=False, extra_tools=("echo",),
+                                sync_budget_s=30, environment={"TOOLBAY_QUICK_LANE": "false"})
+    except BaseException:
+        stop_cluster(lane)
+        raise
+    try:
+        rate_ratios, cpu_ratios = [], []
+        print(f"\n{'round':>5} {'lane/s':>8} {'without/s':>10} {'ratio':>6} {'CPU ms/call lane':>17} "
+              f"{'without':>8} {'ratio':>6} {'wrong':>6}")
+        for round_no in range(1, args.rounds + 1):
+            order = (lane, without) if round_no % 2 else (without, lane)
+            figures = {id(c): await load(c, args.seconds, args.connections) for c in order}
+            (rate_l, cpu_l, wrong_l), (rate_w, cpu_w, wrong_w) = figures[id(lane)], figures[id(without)]
+            rate_ratios.append(rate_l / rate_w)
+            cpu_ratios.append(cpu_l / cpu_w)
+            print(f"{round_no:>5} {rate_l:>8.0f} {rate_w:>10.0f} {rate_ratios[-1]:>6.2f} {cpu_l:>17.2f} "
+                  f"{cpu_w:>8.2f} {cpu_ratios[-1]:>6.2f} {wrong_l:>3}/{wrong_w}")
+        print(f"stateless quick lane / without: calls/s min {min(rate_ratios):.2f}, median "
+              f"{statistics.median(rate_ratios):.2f}; CPU per call min {min(cpu_ratios):.2f}, median "
+              f"{statistics.median(cpu_ratios):.2f}")
+    finally:
+        stop_cluster(lane)
+        stop_cluster(without)
+
+
 async def submit_ms(manager: object, count: int) -> list[float]:
     from toolbay.words import CallContext, ToolResult
 
@@ -149,16 +183,19 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=200)
-    parser.add_argument("--skip-replicas", action="store_true", help="only the job store part")
+    parser.add_argument("--skip-replicas", action="store_true", help="without the 1 vs 3 replicas part")
+    parser.add_argument("--only-lane", action="store_true", help="only the quick lane part")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="toolbay-bench-cluster-") as temp:
         folder = Path(temp)
         redis = RedisServer(folder / "redis")
         redis.start()
         try:
-            if not args.skip_replicas:
+            if not (args.skip_replicas or args.only_lane):
                 await replicas_bench(folder, redis, args)
-            await jobs_bench(folder, redis, args)
+            await lane_bench(folder, redis, args)
+            if not args.only_lane:
+                await jobs_bench(folder, redis, args)
         finally:
             redis.stop()
 

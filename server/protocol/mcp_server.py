@@ -82,7 +82,7 @@ async def _no_progress(done: float, total: float | None, message: str | None) ->
 
 
 def tool_call_of(app: Toolbay, transport: Transport, request_id: types.RequestId | None, name: str,
-                 arguments: dict[str, Any], session: ServerSession, *, credential: str | None,
+                 arguments: dict[str, Any], session: ServerSession | None, *, credential: str | None,
                  report_progress: ProgressCallback = _no_progress) -> ToolCall:
     """The app's ``ToolCall`` for one MCP ``tools/call`` (the SDK's handler and the quick lane)."""
     context = CallContext(

@@ -126,6 +126,11 @@ class PlainJsonForQuickRequests:
             lane.notified(header_of(scope, b"mcp-session-id"), message)
         # A plain request is a quick tools/call or one of _ALWAYS_PLAIN; the lane may take the former.
         take = plain and lane is not None and message is not None and message.get("method") == "tools/call"
+        if take and lane is not None and lane.stateless:
+            answer = await lane.answer_stateless(Request(scope), message)
+            if answer is not None:
+                await answer(scope, receive, send)
+                return
         token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None))
         try:
             await self.app(scope, replay(messages, receive), send)

@@ -88,9 +88,10 @@ class QuickCalls:
         tells of sessions)."""
         self.server = server
 
-    def prepare(self, request: types.JSONRPCRequest, session: ServerSession,
+    def prepare(self, request: types.JSONRPCRequest, session: ServerSession | None, version: str,
                 credential: str | None) -> Callable[[], Coroutine[Any, Any, Answer]] | None:
-        """How to answer ``request`` in ``session``'s lane, or None to leave it to the SDK."""
+        """How to answer ``request``, made in ``session`` (None: a stateless HTTP request) on
+        protocol ``version``, or None to leave it to the SDK."""
         if request.method != _METHOD or self.server is None:
             return None
         params = request.params
@@ -99,7 +100,6 @@ class QuickCalls:
         meta = params.get("_meta")
         if meta is not None and (not isinstance(meta, Mapping) or "progressToken" in meta):
             return None
-        version = session.protocol_version
         if version in MODERN_PROTOCOL_VERSIONS or self.server.cache_hints.get(_METHOD) is not None:
             return None
         name = params.get("name")
@@ -122,7 +122,7 @@ class QuickCalls:
         return answer
 
     async def _answer(self, request_id: types.RequestId, name: str, arguments: dict[str, Any],
-                      session: ServerSession, version: str, credential: str | None) -> Answer:
+                      session: ServerSession | None, version: str, credential: str | None) -> Answer:
         self.taken += 1
         call = tool_call_of(self.app, self.transport, request_id, name, arguments, session, credential=credential)
         outcome = await self.app.call(call)
@@ -191,7 +191,7 @@ class QuickLane:
         """How to answer ``request`` in the lane, or None to leave it to the SDK."""
         if self.session is None:
             return None
-        answer = self.calls.prepare(request, self.session, credential=None)
+        answer = self.calls.prepare(request, self.session, self.session.protocol_version, credential=None)
         if answer is None:
             return None
 

@@ -125,8 +125,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     # Replicas behind a load balancer: any request may reach any replica, so none keeps a
     # session (list changes reach clients through subscriptions/listen, fed on every replica).
     stateless = app.settings.cluster.redis is not None
-    # The quick lane needs a session to answer in; a stateless server has none.
-    lane = HttpQuickLane(app) if app.settings.quick_lane and not stateless else None
+    lane = HttpQuickLane(app, stateless=stateless, security=security) if app.settings.quick_lane else None
     http_server = server_with_lane(app, "http", lane)
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",

@@ -127,12 +127,14 @@ def _copy_if_still_there(source: str, target: str) -> None:
 
 
 def start_cluster(folder: Path, redis: RedisServer, compiled: Path, count: int = 3, *, limited: bool = True,
-                  extra_tools: tuple[str, ...] = (), sync_budget_s: float = 0.3) -> Cluster:
+                  extra_tools: tuple[str, ...] = (), sync_budget_s: float = 0.3,
+                  environment: dict[str, str] | None = None) -> Cluster:
     """``count`` replicas and haproxy; ``compiled``: a data folder whose compiled modules the
     first replica starts with (``shared_data_dir``), as a server that has run before has them;
     ``limited``: with the global limit (``GLOBAL_LIMIT``); ``extra_tools``: fixture programs
     (names in tests/fixtures/wasm) added to the tool folder; ``sync_budget_s``: short, so the
-    tests' slow calls become jobs at once."""
+    tests' slow calls become jobs at once; ``environment``: more variables for the replicas
+    (``TOOLBAY_*`` settings)."""
     extensions = folder / "extensions"
     shutil.copytree(BUNDLED_EXTENSIONS, extensions)
     for name in ("slow", "slowread", "slowwrite"):
@@ -146,7 +148,8 @@ def start_cluster(folder: Path, redis: RedisServer, compiled: Path, count: int =
     if limited:
         text += LIMITS.format(limit=f"{GLOBAL_LIMIT}/{GLOBAL_WINDOW}")
     config.write_text(text, encoding="utf-8")
-    env = patient_start({k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")})
+    env = patient_start({**{k: v for k, v in os.environ.items() if not k.startswith("TOOLBAY_")},
+                         **(environment or {})})
     replicas: list[Replica] = []
     try:
         # The first describes the tools into its data folder; the others start from a copy of

@@ -37,57 +37,60 @@ def _runs_count_as_quick_however_busy_the_machine(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(quick, "QUICK_OWN_S", 60.0)
 
 
-def _call(number: Any, name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
+def tools_call(number: Any, name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": number, "method": "tools/call",
             "params": {"name": name, "arguments": arguments, **extra}}
 
 
 # (request body, headers to change) pairs: each answered (or refused) the same either way.
 REQUESTS: list[tuple[dict[str, Any], dict[str, str]]] = [
-    (_call(10, "hashsum", {"stdin": "hello", "algorithm": "md5"}), {}),           # a result
-    (_call(11, "textkit_count", {"stdin": "a b\nc\n"}), {}),                       # another tool
-    (_call(12, "hashsum", {"stdin": "x", "algorithm": "nope"}), {}),              # refused by validation
-    (_call(13, "textkit_count", {"stdin": 42}), {}),                               # refused: a type
-    (_call(14, "no_such_tool", {}), {}),                                           # an unknown tool
-    (_call(15, "jsonkit_fmt", {"stdin": "{not json"}), {}),                        # the tool fails
-    (_call(16, "hashsum", "not an object"), {}),                                   # malformed params
-    (_call(17, "hashsum", {"stdin": "p"}, _meta={"progressToken": "t-17"}), {}),  # progress: a stream
-    (_call(18, "hashsum", {"stdin": "m"}, _meta={"client/trace": "x"}), {}),      # other _meta: quick
-    (_call(19, "hashsum", {"stdin": "j"}), {"Accept": "application/json"}),       # JSON alone is enough
-    (_call(20, "hashsum", {"stdin": "s"}), {"Accept": "text/event-stream"}),      # 406 Not Acceptable
-    (_call(21, "hashsum", {"stdin": "v"}), {"MCP-Protocol-Version": "2025-03-26"}),  # not the session's
-    (_call(22, "hashsum", {"stdin": "h"}), {"Host": "evil.example"}),             # DNS rebinding: 421
-    (_call(23, "hashsum", {"stdin": "o"}), {"Origin": "http://evil.example"}),    # a foreign page: 403
-    (_call(24, "hashsum", {"stdin": "c"}), {"Content-Type": "text/plain"}),       # 400
-    (_call(25, "hashsum", {"stdin": "i"}), {"Mcp-Session-Id": "0" * 32}),          # unknown session: 404
-    (_call(26, "hashsum", {"stdin": "m"}), {"Mcp-Session-Id": ""}),                # missing session id
-    (_call(None, "hashsum", {"stdin": "n"}), {}),                                  # a null id
-    (_call(True, "hashsum", {"stdin": "b"}), {}),                                  # a boolean id
-    ({**_call(29, "hashsum", {"stdin": "r"}), "jsonrpc": "1.0"}, {}),              # not JSON-RPC 2.0
+    (tools_call(10, "hashsum", {"stdin": "hello", "algorithm": "md5"}), {}),           # a result
+    (tools_call(11, "textkit_count", {"stdin": "a b\nc\n"}), {}),                       # another tool
+    (tools_call(12, "hashsum", {"stdin": "x", "algorithm": "nope"}), {}),              # refused by validation
+    (tools_call(13, "textkit_count", {"stdin": 42}), {}),                               # refused: a type
+    (tools_call(14, "no_such_tool", {}), {}),                                           # an unknown tool
+    (tools_call(15, "jsonkit_fmt", {"stdin": "{not json"}), {}),                        # the tool fails
+    (tools_call(16, "hashsum", "not an object"), {}),                                   # malformed params
+    (tools_call(17, "hashsum", {"stdin": "p"}, _meta={"progressToken": "t-17"}), {}),  # progress: a stream
+    (tools_call(18, "hashsum", {"stdin": "m"}, _meta={"client/trace": "x"}), {}),      # other _meta: quick
+    (tools_call(19, "hashsum", {"stdin": "j"}), {"Accept": "application/json"}),       # JSON alone is enough
+    (tools_call(20, "hashsum", {"stdin": "s"}), {"Accept": "text/event-stream"}),      # 406 Not Acceptable
+    (tools_call(21, "hashsum", {"stdin": "v"}), {"MCP-Protocol-Version": "2025-03-26"}),  # not the session's
+    (tools_call(22, "hashsum", {"stdin": "h"}), {"Host": "evil.example"}),             # DNS rebinding: 421
+    (tools_call(23, "hashsum", {"stdin": "o"}), {"Origin": "http://evil.example"}),    # a foreign page: 403
+    (tools_call(24, "hashsum", {"stdin": "c"}), {"Content-Type": "text/plain"}),       # 400
+    (tools_call(25, "hashsum", {"stdin": "i"}), {"Mcp-Session-Id": "0" * 32}),          # unknown session: 404
+    (tools_call(26, "hashsum", {"stdin": "m"}), {"Mcp-Session-Id": ""}),                # missing session id
+    (tools_call(None, "hashsum", {"stdin": "n"}), {}),                                  # a null id
+    (tools_call(True, "hashsum", {"stdin": "b"}), {}),                                  # a boolean id
+    ({**tools_call(29, "hashsum", {"stdin": "r"}), "jsonrpc": "1.0"}, {}),              # not JSON-RPC 2.0
 ]
 TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19}
-WARM_UP = [_call(1, "hashsum", {"stdin": ""}), _call(2, "textkit_count", {"stdin": ""}),
-           _call(3, "jsonkit_fmt", {"stdin": "{}"})]
+WARM_UP = [tools_call(1, "hashsum", {"stdin": ""}), tools_call(2, "textkit_count", {"stdin": ""}),
+           tools_call(3, "jsonkit_fmt", {"stdin": "{}"})]
 
 
 @asynccontextmanager
-async def session(app: Toolbay, with_lane: bool) -> AsyncIterator[tuple[httpx2.AsyncClient, str, dict[str, str],
-                                                                       HttpQuickLane | None]]:
-    """The HTTP app of ``app`` served, one session opened, its handshake ended, tools warmed up."""
+async def session(app: Toolbay, with_lane: bool, base: dict[str, str] | None = None,
+                  ) -> AsyncIterator[tuple[httpx2.AsyncClient, str, dict[str, str], HttpQuickLane | None]]:
+    """The HTTP app of ``app`` served, one session opened, its handshake ended, tools warmed up.
+    A stateless server (``[cluster]``) gives no session id; then none is sent. ``base``: headers
+    sent with every request (a bearer token)."""
     app.settings.port = 0
     app.settings.quick_lane = with_lane
     asgi = build_http_app(app)
     lane: HttpQuickLane | None = asgi.state.quick_lane
     async with serving_http(app, asgi) as url, httpx2.AsyncClient(timeout=30) as http:
-        opened = await http.post(f"{url}/mcp", headers=HEADERS, json={
+        opened = await http.post(f"{url}/mcp", headers={**HEADERS, **(base or {})}, json={
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": LEGACY, "capabilities": {},
                        "clientInfo": {"name": "http-lane-test", "version": "1"}}})
-        headers = {**HEADERS, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        session_id = opened.headers.get("mcp-session-id")
+        headers = {**HEADERS, **(base or {}), **({"Mcp-Session-Id": session_id} if session_id else {})}
         done = await http.post(f"{url}/mcp", headers=headers,
                                json={"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert done.status_code == 202
-        if lane is not None:
+        if lane is not None and not lane.stateless:
             with anyio.fail_after(10):  # the handshake reaches the lane through the SDK's handler
                 while lane.sessions == 0:
                     await anyio.sleep(0.01)
@@ -115,11 +118,15 @@ def _without_durations(value: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in value.items() if "duration" not in k}
 
 
-async def _answers(app: Toolbay, with_lane: bool) -> tuple[dict[int, tuple[int, str, Any]], int]:
+async def answers(app: Toolbay, with_lane: bool,
+                  requests: list[tuple[dict[str, Any], dict[str, str]]] = REQUESTS, base: dict[str, str] | None = None,
+                  ) -> tuple[dict[int, tuple[int, str, Any]], int]:
+    """Each of ``requests`` answered (status, media type, body), and how many the lane took. A
+    header changed to "" is not sent."""
     found: dict[int, tuple[int, str, Any]] = {}
     with anyio.fail_after(90):
-        async with session(app, with_lane) as (http, url, headers, lane):
-            for number, (request, changed) in enumerate(REQUESTS):  # one at a time
+        async with session(app, with_lane, base) as (http, url, headers, lane):
+            for number, (request, changed) in enumerate(requests):  # one at a time
                 sent = {k: v for k, v in {**headers, **changed}.items() if v}
                 found[number] = _comparable(await http.post(url, headers=sent, json=request))
             return found, lane.taken if lane is not None else 0
@@ -127,9 +134,9 @@ async def _answers(app: Toolbay, with_lane: bool) -> tuple[dict[int, tuple[int, 
 
 async def test_the_lane_answers_as_the_sdk_does_and_takes_only_plain_quick_calls(
         toolbay: Toolbay, settings: Settings) -> None:
-    through_lane, taken = await _answers(toolbay, with_lane=True)
+    through_lane, taken = await answers(toolbay, with_lane=True)
     async with assemble(settings) as other:  # an app serves HTTP once
-        through_sdk, _ = await _answers(other, with_lane=False)
+        through_sdk, _ = await answers(other, with_lane=False)
     assert taken == len(TAKEN_BY_THE_LANE)
     for number, (request, changed) in enumerate(REQUESTS):
         assert through_lane[number] == through_sdk[number], (request, changed)
@@ -149,7 +156,8 @@ async def test_calls_in_flight_together_are_each_answered_once(toolbay: Toolbay)
         answers: dict[int, dict[str, Any]] = {}
 
         async def one(number: int, text: str) -> None:
-            response = await http.post(url, headers=headers, json=_call(100 + number, "textkit_count", {"stdin": text}))
+            request = tools_call(100 + number, "textkit_count", {"stdin": text})
+            response = await http.post(url, headers=headers, json=request)
             answers[number] = json.loads(response.content)
 
         with anyio.fail_after(90):
@@ -170,6 +178,6 @@ async def test_an_ended_session_leaves_the_lane_and_is_refused(toolbay: Toolbay)
             assert ended.status_code == 200
             while lane.sessions:  # the SDK unwinds the session's connection in its own task
                 await anyio.sleep(0.01)
-            after = await http.post(url, headers=headers, json=_call(5, "hashsum", {"stdin": "late"}))
+            after = await http.post(url, headers=headers, json=tools_call(5, "hashsum", {"stdin": "late"}))
     assert after.status_code == 404
     assert lane.taken == 0
