@@ -242,7 +242,8 @@ def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_n
 
 def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, tmp_path: Path) -> None:
     """Importing the MCP SDK costs more processor time than everything else these commands do
-    (its protocol types are some 550 pydantic models): only ``serve`` may load it."""
+    (its protocol types are some 550 pydantic models): only ``serve`` may load it. Nor is the
+    rate-limit library loaded (0.13 s) where no rate limit is configured."""
     data = ["--data-dir", str(shared_data_dir)]
     jobs = tmp_path / "jobs"
     jobs.mkdir()
@@ -256,7 +257,7 @@ def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, t
     commands = (["list", "--json", *data], ["call", "textkit_count", "--args", '{"stdin": "a b"}', *data],
                 ["search", "count words", *data], ["jobs", "list", "--json", "--data-dir", str(jobs)],
                 ["token", "new", "--client-id", "alice", "--scope", "tools:read"])
-    for report in in_a_fresh_process(commands, watched=("mcp", "mcp_types", "starlette", "uvicorn")):
+    for report in in_a_fresh_process(commands, watched=("mcp", "mcp_types", "starlette", "uvicorn", "limits")):
         assert report["code"] in (0, None), report
         assert report["printed"].strip(), report  # it did its work: a listing, an answer, results, a job list, a token
         assert report["loaded"] == [], report
