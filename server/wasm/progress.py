@@ -153,6 +153,11 @@ class GuestStderr:
             end = start
 
 
+# How long the end of a run waits for a report that is being sent (the sends it makes are
+# bounded well below this: a second per client, the job store's own timeouts).
+FINISH_SENDING_S = 10.0
+
+
 class ProgressForwarder:
     """Carries a run's reports from the thread that drains its output to ``send`` on the loop.
 
@@ -204,11 +209,13 @@ class ProgressForwarder:
             task, self._task = self._task, None
             if task is not None:
                 self._closing = True
-                # A report being sent is let finish: cancelling it midway would cut the
-                # send short wherever it is, e.g. while the job store records it.
-                if not self._sending:
+                # A report being sent is let finish (for a while): cancelling it midway would
+                # cut the send short wherever it is, e.g. while the job store records it.
+                if self._sending:
+                    await asyncio.wait({task}, timeout=FINISH_SENDING_S)
+                if not task.done():
                     task.cancel()  # it waits for a report or rests between two: nothing is lost
-                await asyncio.wait({task})
+                    await asyncio.wait({task})
             with self._lock:
                 report = self._newest
             if report is not None and report is not self._sent:  # the end of the run's output

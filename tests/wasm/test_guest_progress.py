@@ -125,3 +125,30 @@ def test_a_report_being_sent_when_the_run_ends_is_sent_whole() -> None:
 
     asyncio.run(main())
     assert sent == ["step 1 begun", "step 1 sent", "step 2 begun", "step 2 sent"]
+
+
+def test_a_report_that_never_gets_through_does_not_hold_the_end_of_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolbay.wasm import progress
+
+    monkeypatch.setattr(progress, "FINISH_SENDING_S", 0.05)
+    outcome: list[str] = []
+
+    async def main() -> None:
+        arrived = asyncio.Event()
+
+        async def send(done: float, total: float | None, message: str | None) -> None:
+            arrived.set()
+            try:
+                await asyncio.Event().wait()  # a client that never takes it
+            except asyncio.CancelledError:
+                outcome.append("cut short")
+                raise
+
+        forwarder = ProgressForwarder(send)
+        async with forwarder.forwarding():
+            forwarder.from_thread(ProgressReport(1, 2, "step 1"))
+            await arrived.wait()
+        outcome.append("run ended")
+
+    asyncio.run(main())
+    assert outcome == ["cut short", "run ended"]
