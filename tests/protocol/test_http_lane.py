@@ -64,8 +64,9 @@ REQUESTS: list[tuple[dict[str, Any], dict[str, str]]] = [
     (tools_call(None, "hashsum", {"stdin": "n"}), {}),                                  # a null id
     (tools_call(True, "hashsum", {"stdin": "b"}), {}),                                  # a boolean id
     ({**tools_call(29, "hashsum", {"stdin": "r"}), "jsonrpc": "1.0"}, {}),              # not JSON-RPC 2.0
+    (tools_call(30, "hashsum", {"stdin": "w"}), {"MCP-Protocol-Version": ""}),           # no version: the default
 ]
-TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19}
+TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19, 30}
 WARM_UP = [tools_call(1, "hashsum", {"stdin": ""}), tools_call(2, "textkit_count", {"stdin": ""}),
            tools_call(3, "jsonkit_fmt", {"stdin": "{}"})]
 
