@@ -32,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,65 +65,55 @@ async def load(cluster: Cluster, seconds: float, connections: int) -> tuple[floa
     return counts["calls"] / elapsed, cpu / max(counts["calls"], 1) * 1000, counts["wrong"]
 
 
-async def replicas_bench(folder: Path, redis: RedisServer, args: argparse.Namespace) -> None:
+@dataclass(frozen=True)
+class Setup:
+    """One cluster of a comparison: its name in the table, its replicas, settings for them."""
+
+    name: str
+    replicas: int
+    environment: dict[str, str] | None = None
+
+
+async def compare(folder: Path, redis: RedisServer, args: argparse.Namespace, measured: Setup,
+                  reference: Setup, what: str) -> None:
+    """Both clusters under the same load, rounds alternating which goes first; every round,
+    then the ratios measured/reference (calls per second, CPU per call), min and median."""
     # Nothing compiled before: the first replica of each cluster compiles the tools itself.
     compiled = folder / "compiled"
-    (compiled / "modules").mkdir(parents=True)
-    # A call on this loaded machine may take longer than the tests' budget: never a job here.
-    one = start_cluster(folder / "one", redis, compiled, 1, limited=False, extra_tools=("echo",), sync_budget_s=30)
-    try:
-        three = start_cluster(folder / "three", redis, compiled, 3, limited=False, extra_tools=("echo",),
-                              sync_budget_s=30)
-    except BaseException:
-        stop_cluster(one)
-        raise
-    try:
-        ratios, cpu_ratios = [], []
-        print(f"{'round':>5} {'1 replica/s':>12} {'3 replicas/s':>13} {'3/1':>6} "
-              f"{'CPU ms/call 1':>14} {'CPU ms/call 3':>14} {'wrong 1/3':>10}")
+    (compiled / "modules").mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        clusters = []
+        for setup in (measured, reference):
+            # A call on this loaded machine may take longer than the tests' budget: never a job here.
+            cluster = start_cluster(folder / setup.name.replace(" ", "-"), redis, compiled, setup.replicas,
+                                    limited=False, extra_tools=("echo",), sync_budget_s=30,
+                                    environment=setup.environment)
+            stack.callback(stop_cluster, cluster)
+            clusters.append(cluster)
+        mine, theirs = clusters
+        rate_ratios, cpu_ratios = [], []
+        a, b = measured.name, reference.name
+        print(f"\n{'round':>5} {a + '/s':>14} {b + '/s':>14} {'ratio':>6} {'CPU ms/call ' + a:>24} "
+              f"{'CPU ms/call ' + b:>24} {'ratio':>6} {'wrong':>6}")
         for round_no in range(1, args.rounds + 1):
-            order = (one, three) if round_no % 2 else (three, one)
+            order = (mine, theirs) if round_no % 2 else (theirs, mine)
             figures = {id(c): await load(c, args.seconds, args.connections) for c in order}
-            (rate1, cpu1, wrong1), (rate3, cpu3, wrong3) = figures[id(one)], figures[id(three)]
-            ratios.append(rate3 / rate1)
-            cpu_ratios.append(cpu3 / cpu1)
-            print(f"{round_no:>5} {rate1:>12.0f} {rate3:>13.0f} {ratios[-1]:>6.2f} {cpu1:>14.2f} {cpu3:>14.2f} "
-                  f"{wrong1:>4}/{wrong3}")
-        print(f"calls/s 3 replicas / 1 replica: min {min(ratios):.2f}, median {statistics.median(ratios):.2f}; "
-              f"CPU per call 3/1: min {min(cpu_ratios):.2f}, median {statistics.median(cpu_ratios):.2f}")
-    finally:
-        stop_cluster(one)
-        stop_cluster(three)
+            (rate_a, cpu_a, wrong_a), (rate_b, cpu_b, wrong_b) = figures[id(mine)], figures[id(theirs)]
+            rate_ratios.append(rate_a / rate_b)
+            cpu_ratios.append(cpu_a / cpu_b)
+            print(f"{round_no:>5} {rate_a:>14.0f} {rate_b:>14.0f} {rate_ratios[-1]:>6.2f} {cpu_a:>24.2f} "
+                  f"{cpu_b:>24.2f} {cpu_ratios[-1]:>6.2f} {wrong_a:>3}/{wrong_b}")
+        print(f"{what}: calls/s min {min(rate_ratios):.2f}, median {statistics.median(rate_ratios):.2f}; "
+              f"CPU per call min {min(cpu_ratios):.2f}, median {statistics.median(cpu_ratios):.2f}")
+
+
+async def replicas_bench(folder: Path, redis: RedisServer, args: argparse.Namespace) -> None:
+    await compare(folder, redis, args, Setup("3 replicas", 3), Setup("1 replica", 1), "3 replicas / 1 replica")
 
 
 async def lane_bench(folder: Path, redis: RedisServer, args: argparse.Namespace) -> None:
-    compiled = folder / "compiled-lane"
-    (compiled / "modules").mkdir(parents=True)
-    lane = start_cluster(folder / "lane", redis, compiled, 1, limited=False, extra_tools=("echo",), sync_budget_s=30)
-    try:
-        without = start_cluster(folder / "without", redis, compiled, 1, limited=False, extra_tools=("echo",),
-                                sync_budget_s=30, environment={"TOOLBAY_QUICK_LANE": "false"})
-    except BaseException:
-        stop_cluster(lane)
-        raise
-    try:
-        rate_ratios, cpu_ratios = [], []
-        print(f"\n{'round':>5} {'lane/s':>8} {'without/s':>10} {'ratio':>6} {'CPU ms/call lane':>17} "
-              f"{'without':>8} {'ratio':>6} {'wrong':>6}")
-        for round_no in range(1, args.rounds + 1):
-            order = (lane, without) if round_no % 2 else (without, lane)
-            figures = {id(c): await load(c, args.seconds, args.connections) for c in order}
-            (rate_l, cpu_l, wrong_l), (rate_w, cpu_w, wrong_w) = figures[id(lane)], figures[id(without)]
-            rate_ratios.append(rate_l / rate_w)
-            cpu_ratios.append(cpu_l / cpu_w)
-            print(f"{round_no:>5} {rate_l:>8.0f} {rate_w:>10.0f} {rate_ratios[-1]:>6.2f} {cpu_l:>17.2f} "
-                  f"{cpu_w:>8.2f} {cpu_ratios[-1]:>6.2f} {wrong_l:>3}/{wrong_w}")
-        print(f"stateless quick lane / without: calls/s min {min(rate_ratios):.2f}, median "
-              f"{statistics.median(rate_ratios):.2f}; CPU per call min {min(cpu_ratios):.2f}, median "
-              f"{statistics.median(cpu_ratios):.2f}")
-    finally:
-        stop_cluster(lane)
-        stop_cluster(without)
+    await compare(folder, redis, args, Setup("lane", 1), Setup("without lane", 1, {"TOOLBAY_QUICK_LANE": "false"}),
+                  "stateless quick lane / without")
 
 
 async def submit_ms(manager: object, count: int) -> list[float]:
