@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocol.test_http_lane import REQUESTS, answers, tools_call
-from toolbay.assembly import assemble
+from tests.protocol.test_http_lane import answered_alike, tools_call
 from toolbay.auth.tokens import new_token
 from toolbay.config import load_settings
 from toolbay.wasm import quick
@@ -32,14 +31,8 @@ async def test_the_stateless_lane_answers_as_the_sdk_does(
         redis_url: str, extensions_dir: Path, shared_data_dir: Path, workspace: Path) -> None:
     settings = load_settings(None, extensions=[extensions_dir], data_dir=shared_data_dir, workspace=workspace,
                              cluster={"redis": redis_url})
-    async with assemble(settings) as app:
-        through_lane, taken = await answers(app, with_lane=True, requests=REQUESTS)
-    async with assemble(settings) as other:  # an app serves HTTP once
-        through_sdk, _ = await answers(other, with_lane=False, requests=REQUESTS)
+    by_id, taken = await answered_alike(settings)
     assert taken == len(TAKEN_BY_THE_LANE)
-    for number, (request, changed) in enumerate(REQUESTS):
-        assert through_lane[number] == through_sdk[number], (request, changed)
-    by_id = {request["id"]: through_lane[n] for n, (request, _) in enumerate(REQUESTS)}
     status, media, body = by_id[10]
     assert (status, media) == (200, "application/json")
     assert body["result"]["content"][0]["text"].startswith("5d41402abc4b2a76b9719d911017c592")
@@ -75,15 +68,10 @@ scopes = ["tool:textkit_*"]
     settings = load_settings(None, extensions=[extensions_dir], data_dir=shared_data_dir, workspace=workspace,
                              cluster={"redis": redis_url}, chain={"auth": {"tokens_file": str(tokens)}})
     base = {"Authorization": f"Bearer {operator}"}
-    async with assemble(settings) as app:
-        through_lane, taken = await answers(app, with_lane=True, requests=requests, base=base)
-    async with assemble(settings) as other:
-        through_sdk, _ = await answers(other, with_lane=False, requests=requests, base=base)
-    for number, (request, changed) in enumerate(requests):
-        assert through_lane[number] == through_sdk[number], (request, changed)
-    statuses = [through_lane[n][0] for n in range(len(requests))]
+    by_id, taken = await answered_alike(settings, requests, base)
+    statuses = [by_id[n][0] for n in range(40, 45)]
     assert statuses == [200, 401, 401, 200, 200]
-    assert through_lane[0][2]["result"]["isError"] is False
-    assert through_lane[3][2]["result"]["isError"] is True  # the chain's refusal, in the lane too
-    assert through_lane[4][2]["result"]["isError"] is False
+    assert by_id[40][2]["result"]["isError"] is False
+    assert by_id[43][2]["result"]["isError"] is True  # the chain's refusal, in the lane too
+    assert by_id[44][2]["result"]["isError"] is False
     assert taken == 3  # the three that reached a tool's chain; the 401s never reach the lane

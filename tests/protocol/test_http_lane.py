@@ -133,15 +133,23 @@ async def answers(app: Toolbay, with_lane: bool,
             return found, lane.taken if lane is not None else 0
 
 
-async def test_the_lane_answers_as_the_sdk_does_and_takes_only_plain_quick_calls(
-        toolbay: Toolbay, settings: Settings) -> None:
-    through_lane, taken = await answers(toolbay, with_lane=True)
-    async with assemble(settings) as other:  # an app serves HTTP once
-        through_sdk, _ = await answers(other, with_lane=False)
-    assert taken == len(TAKEN_BY_THE_LANE)
-    for number, (request, changed) in enumerate(REQUESTS):
+async def answered_alike(settings: Settings, requests: list[tuple[dict[str, Any], dict[str, str]]] = REQUESTS,
+                         base: dict[str, str] | None = None) -> tuple[dict[Any, tuple[int, str, Any]], int]:
+    """Each of ``requests`` answered by an app of ``settings`` with the lane and by another
+    without it (an app serves HTTP once); asserts that each is answered alike. Returns the
+    answers by request id, and how many the lane took."""
+    async with assemble(settings) as app:
+        through_lane, taken = await answers(app, with_lane=True, requests=requests, base=base)
+    async with assemble(settings) as other:
+        through_sdk, _ = await answers(other, with_lane=False, requests=requests, base=base)
+    for number, (request, changed) in enumerate(requests):
         assert through_lane[number] == through_sdk[number], (request, changed)
-    by_id = {request["id"]: through_lane[n] for n, (request, _) in enumerate(REQUESTS)}
+    return {request["id"]: through_lane[n] for n, (request, _) in enumerate(requests)}, taken
+
+
+async def test_the_lane_answers_as_the_sdk_does_and_takes_only_plain_quick_calls(settings: Settings) -> None:
+    by_id, taken = await answered_alike(settings)
+    assert taken == len(TAKEN_BY_THE_LANE)
     # What a client expects, not merely equal.
     status, media, body = by_id[10]
     assert (status, media) == (200, "application/json")
