@@ -22,6 +22,8 @@ from toolbay.errors import UnknownTool
 from toolbay.jobs import JobManager
 from toolbay.words import CallContext, ToolResult
 
+# In the data folder: the log of a stdio server that runs its jobs on after its client has gone.
+AFTER_CLIENT_LOG = "after-client.log"
 PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled tools), shared (the operator's "
                    "folders), personal (the caller's own folder); the others are hidden with a shadowing note")
 
@@ -134,13 +136,16 @@ async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:
     jobs = app.jobs
     if jobs is None or not jobs.running_jobs or settings.jobs.drain_s <= 0:
         return
-    logger.info("the client has gone; running %d job(s) to their end (%g s at most)",
-                jobs.running_jobs, settings.jobs.drain_s)
-    stay_after_client()
+    log = settings.data_dir / AFTER_CLIENT_LOG
+    logger.info("the client has gone; running %d job(s) to their end (%g s at most); the log goes on in %s",
+                jobs.running_jobs, settings.jobs.drain_s, log)
+    stay_after_client(log)
     left = await jobs.drain(settings.jobs.drain_s)
     if left:
         logger.warning("%d job(s) still running after [jobs] drain_s (%g s) are interrupted",
                        left, settings.jobs.drain_s)
+    else:
+        logger.info("every job has ended and is recorded; the server stops")
 
 
 def _refuse_unsafe_bind(settings: Settings) -> None:

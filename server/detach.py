@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import sys
+from pathlib import Path
 
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
@@ -62,11 +63,18 @@ def detach_from_client() -> None:
     os._exit(code if code >= 0 else 128 - code)
 
 
-def stay_after_client() -> None:
+def stay_after_client(log: Path) -> None:
     """The client has gone: outlive the parent (the client will kill it) and let go of the
-    client's pipes, so that it sees this server end while the jobs run on."""
+    client's pipes, so that it sees this server end while the jobs run on. What the server
+    writes on stderr from now on (its log) is appended to ``log``: how those jobs ended is
+    written somewhere."""
     _die_with_parent(0)
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
+    try:
+        error = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        error = null
+    for fd, target in ((0, null), (1, null), (2, error)):
+        os.dup2(target, fd)
+    for fd in {null, error}:
+        os.close(fd)

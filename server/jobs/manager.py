@@ -72,6 +72,9 @@ CANCELLED_BY_CALLER = "cancelled by the caller"
 # How often the server looks for a request to cancel from outside (the CLI), on a store that
 # cannot tell it at once.
 CANCEL_WATCH_S = 1.0
+# A job's end that the store refused is written again after these pauses, doubling.
+END_RETRY_FIRST_S = 0.1
+END_RETRY_MAX_S = 5.0
 
 
 @dataclasses.dataclass(slots=True)
@@ -505,8 +508,8 @@ class JobManager:
         events = [job.event("output", at, bytes=size, is_error=result.is_error),
                   job.event("finished", at, status=status, **({"reason": reason} if reason else {}))]
         try:
-            await self._write(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
-                                                             events=events))
+            await self._record_end(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
+                                                                  events=events))
         finally:
             job.done.set()
             self._jobs.pop(job.id, None)
@@ -523,6 +526,42 @@ class JobManager:
             await write()
         except Exception:
             logger.exception("could not record a change of job %s", job.id)
+
+    async def _record_end(self, job: _LiveJob, write: Callable[[], Awaitable[None]]) -> None:
+        """Writes how a background job ended, trying again until the store takes it.
+
+        An end that is lost leaves the job running in the store for ever: its caller, or the
+        next server on the same data folder, would wait on it in vain. So a store that refuses
+        for a while (another process holding the SQLite file locked past its busy timeout, a
+        full disk, Redis away) delays the end, and the job's waiters with it, but loses nothing.
+        A server that stops meanwhile makes one last try."""
+        await job.recorded.wait()
+        if not job.background:
+            return
+        delay, failures = END_RETRY_FIRST_S, 0
+        while True:
+            try:
+                await write()
+            except Exception as exc:
+                failures += 1
+                if failures == 1:
+                    logger.warning("could not record the end of job %s (%s); trying again until it is recorded",
+                                   job.id, exc, exc_info=not isinstance(exc, StorageError | sqlite3.Error | OSError))
+            else:
+                if failures:
+                    logger.info("recorded the end of job %s after %d failed tries", job.id, failures)
+                return
+            try:
+                await anyio.sleep(delay)
+            except anyio.get_cancelled_exc_class():
+                with anyio.CancelScope(shield=True):
+                    try:
+                        await write()
+                    except Exception:
+                        logger.exception("the end of job %s is lost: the server stopped before the store "
+                                         "took it", job.id)
+                raise
+            delay = min(delay * 2, END_RETRY_MAX_S)
 
     def _progress_recorder(self, job: _LiveJob) -> ProgressCallback:
         async def report_progress(done: float, total: float | None = None, message: str | None = None) -> None:

@@ -94,8 +94,11 @@ class SqliteJobStore(JobStore):
     """Jobs in the SQLite file ``path``; results over ``large_result_bytes`` (serialised)
     go to ``<path stem>-results/<job id>.json`` beside it."""
 
-    def __init__(self, path: str | os.PathLike[str], *, large_result_bytes: int = 256 * 1024) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, large_result_bytes: int = 256 * 1024,
+                 busy_timeout_s: float = 5.0) -> None:
         self.path = Path(path)
+        # How long a write waits for another process's lock on the file before it fails.
+        self.busy_timeout_s = busy_timeout_s
         self.results_dir = self.path.with_name(self.path.stem + "-results")
         self.large_result_bytes = large_result_bytes
         self._conn: sqlite3.Connection | None = None
@@ -142,7 +145,7 @@ class SqliteJobStore(JobStore):
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=5000")
+            conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
             conn.executescript(_SCHEMA)
             # Damage found now, not by the first query that touches a bad page (a jobs
             # database holds days of jobs, which quick_check reads in a moment).
@@ -371,7 +374,14 @@ class _transaction:
         self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        try:
+            if exc_type is None:
+                self.conn.execute("COMMIT")
+        finally:
+            # Left open (an error, or a COMMIT that failed), the transaction would make every
+            # later write on this connection fail; SQLite may have rolled it back already.
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
 
 
 def _write_atomically(path: Path, text: str) -> None:

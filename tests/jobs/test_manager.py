@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import sqlite3
+from pathlib import Path
 
 import anyio
 import pytest
@@ -355,3 +357,37 @@ async def test_a_task_request_makes_the_call_a_job_and_reports_its_id(make_manag
         with as_job() as ticket:
             answer = await manager.run_or_background("alice", "quick", {}, instant, context())
         assert ticket.job_id == answer.structured["job_id"]
+
+
+async def test_the_end_of_a_job_refused_by_a_locked_database_is_recorded_once_the_lock_goes(
+        db_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Another process (a second server, a backup, sqlite3 in a terminal) holds the file past
+    the busy timeout just as a job ends: the end waits for the store, it is not dropped."""
+    gate = Gate()
+    store = SqliteJobStore(db_path, busy_timeout_s=0.05)
+    async with JobManager(store, sync_budget_s=0.05, poll_interval_s=1.0) as manager:
+        job_id = await start_job(manager, gate)
+        holder = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            holder.execute("BEGIN EXCLUSIVE")
+            gate.open()
+            with anyio.fail_after(30):
+                while "could not record" not in caplog.text:  # the store refused once
+                    await anyio.sleep(0.01)
+            # Not yet ended for anyone: neither its waiters nor a server draining its jobs.
+            assert await manager.drain(0.2) == 1
+            assert await manager.result("alice", job_id) is None
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        with anyio.fail_after(30):
+            view = await manager.wait("alice", job_id, timeout_s=None)
+        assert view.status == "completed"
+        assert await manager.drain(30) == 0
+
+    # The file has it: the next server on this data folder gives its result.
+    async with SqliteJobStore(db_path) as reopened:
+        record = await reopened.get("alice", job_id)
+        assert record is not None and record.status == "completed"
+        result = await reopened.get_result("alice", job_id)
+        assert result is not None and result.text == "done"

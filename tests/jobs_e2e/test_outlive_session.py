@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
 from tests.jobs_e2e.conftest import call, http_client, output, structured, text
 from tests.jobs_e2e.test_crash_restart import server_process
+from toolbay.commands import AFTER_CLIENT_LOG
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -57,6 +58,11 @@ def servers_on(data: Path) -> list[int]:
     return found
 
 
+def after_client_log(folders: dict[str, Path]) -> str:
+    log = folders["data"] / AFTER_CLIENT_LOG
+    return log.read_text(encoding="utf-8", errors="replace") if log.exists() else "(no after-client log)"
+
+
 async def test_a_stdio_server_whose_client_left_finishes_its_job_and_a_new_server_returns_the_result(
         folders: dict[str, Path]) -> None:
     async with Client(stdio(folders), mode="legacy") as client:
@@ -70,13 +76,15 @@ async def test_a_stdio_server_whose_client_left_finishes_its_job_and_a_new_serve
         assert status["status"] == "running", status  # not taken for a crash by the new server
         (folders["workspace"] / "go1").touch()
         waited = structured(await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 50}))
-        assert waited["status"] == "completed", waited
+        assert waited["status"] == "completed", (waited, after_client_log(folders))
         result = await call(client, "job_result", {"job_id": job["job_id"]})
         assert (result.is_error, output(result)) == (False, "done 1 steps\n")
 
     with anyio.fail_after(30):  # both servers end: the first once its job is done, the second at once
         while servers_on(folders["data"]):
             await anyio.sleep(0.1)
+    # What the first server did after its client left is in the data folder, not lost.
+    assert "every job has ended and is recorded" in after_client_log(folders)
 
 
 async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrupted(
