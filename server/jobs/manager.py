@@ -230,6 +230,8 @@ class JobManager:
                 logger.info("another server runs on this data folder: the jobs it runs are left to it")
             if self._serving is not None:
                 self._serving.share()
+                if not self.store.shared:
+                    self._tg.start_soon(self._take_over_once_alone)
             self._tg.start_soon(self._purge_periodically)
             if not self.store.shared:
                 self._tg.start_soon(self._heed_cancel_requests)
@@ -322,6 +324,32 @@ class JobManager:
                 logger.warning("could not look for jobs of stopped servers (the store is unreachable?)",
                                exc_info=True)
             await anyio.sleep(self.takeover_interval_s)
+
+    async def _take_over_once_alone(self) -> None:
+        """Servers on one data folder without a shared store: unfinished jobs are left to the
+        server that runs them. When that server has died (``kill -9`` while it ran its jobs on
+        after its client left), they would stay unfinished for as long as this one runs. So
+        whenever the store shows unfinished jobs not run here, this server asks whether it is
+        the only one left; if so, they are its to recover, as at a start."""
+        assert self._serving is not None
+        while True:
+            await anyio.sleep(self.takeover_interval_s)
+            try:
+                if not [r for r in await self.store.list_unfinished() if r.id not in self._jobs]:
+                    continue
+                if not await anyio.to_thread.run_sync(self._serving.alone_now):
+                    continue
+                try:
+                    # Read again, alone: a server that ended meanwhile recorded its jobs' ends.
+                    left = [r for r in await self.store.list_unfinished() if r.id not in self._jobs]
+                    if left:
+                        logger.warning("the server that ran %d unfinished job(s) on this data folder has "
+                                       "stopped: this one takes them over", len(left))
+                        await self._recover(left)
+                finally:
+                    self._serving.share()
+            except Exception:
+                logger.warning("could not look for jobs of stopped servers", exc_info=True)
 
     async def _cancel_asked_elsewhere(self, job_id: str, reason: str) -> None:
         """Another server was asked to cancel a job this one runs."""

@@ -4,7 +4,13 @@ Each server holds a shared lock on ``jobs.serving`` beside the job database whil
 A server that starts and gets the lock exclusively is alone, so every job the database shows
 unfinished was left by a server that died (a crash, ``kill -9``): those are its to recover.
 One that starts while another still runs (say, one draining its jobs after its client left)
-leaves unfinished jobs alone: that server finishes and records them itself.
+leaves unfinished jobs alone: that server finishes and records them itself, unless it dies
+first; so such a server asks again now and then (``alone_now``), and once it is the only one
+left, the jobs still shown unfinished are its to recover too.
+
+Going from shared to exclusive is not atomic with ``flock`` (the shared lock is dropped first),
+so whoever decides whether it is alone (a server starting, a server asking again) does so
+holding ``jobs.serving-gate``: in that gap no other server can find the folder free.
 """
 
 from __future__ import annotations
@@ -12,27 +18,52 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 
 class ServingLock:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.gate_path = path.with_name(path.name + "-gate")
         self._fd: int | None = None
 
     def take(self) -> bool:
         """Takes the lock exclusively if no other server holds it (returns True: alone), else
         shared (False). Blocking for as long as another server holds it exclusively, which it
-        does only while it starts: run it on a worker thread."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        does only while it starts or takes over: run it on a worker thread."""
+        fd = _open(self.path)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            alone = True
-        except BlockingIOError:
-            fcntl.flock(fd, fcntl.LOCK_SH)
-            alone = False
+            with _held(self.gate_path, blocking=True):
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    alone = True
+                except BlockingIOError:
+                    fcntl.flock(fd, fcntl.LOCK_SH)
+                    alone = False
+        except BaseException:
+            os.close(fd)
+            raise
         self._fd = fd
         return alone
+
+    def alone_now(self) -> bool:
+        """For a server that holds the lock shared: True when every other server has gone. The
+        lock is then held exclusively (``share()`` when done); else it stays shared. Returns
+        False at once when another server is deciding the same thing. Run it on a worker thread."""
+        fd = self._fd
+        if fd is None:
+            return False
+        try:
+            with _held(self.gate_path, blocking=False):
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return True
+                except BlockingIOError:
+                    fcntl.flock(fd, fcntl.LOCK_SH)  # the failed attempt dropped it
+                    return False
+        except BlockingIOError:
+            return False
 
     def share(self) -> None:
         """From exclusive to shared, once the orphans are dealt with: other servers may start."""
@@ -44,3 +75,19 @@ class ServingLock:
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def _open(path: Path) -> int:
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+
+@contextlib.contextmanager
+def _held(path: Path, *, blocking: bool) -> Iterator[None]:
+    """``path`` locked exclusively for the block; raises ``BlockingIOError`` when it is not
+    free and ``blocking`` is False."""
+    fd = _open(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+    finally:
+        os.close(fd)

@@ -80,3 +80,16 @@ async def start_job(manager: JobManager, work: Any, caller: str = "alice", ctx: 
     answer = await manager.run_or_background(caller, tool, {}, work, ctx or context(caller), background=True)
     assert answer.structured is not None
     return str(answer.structured["job_id"])
+
+
+async def ready_words(process: anyio.abc.Process) -> list[str]:
+    """The words after READY on the first line a worker process prints (its job ids)."""
+    assert process.stdout is not None
+    line = b""
+    async for chunk in process.stdout:
+        line += chunk
+        if line.endswith(b"\n"):
+            break
+    words = line.decode().split()
+    assert words and words[0] == "READY", line
+    return words[1:]

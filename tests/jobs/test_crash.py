@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.jobs.conftest import ready_words
 from toolbay.jobs import JobManager, SqliteJobStore
 
 pytestmark = pytest.mark.anyio
@@ -23,17 +24,9 @@ async def test_after_kill_9_all_50_jobs_are_listed_finished_intact_the_rest_inte
     worker = [sys.executable, "-m", "tests.jobs.crash_worker", str(db_path)]
     with anyio.fail_after(60):
         async with await anyio.open_process(worker, cwd=ROOT, stderr=None) as process:
-            assert process.stdout is not None
-            line = b""
-            async for chunk in process.stdout:
-                line += chunk
-                if line.endswith(b"\n"):
-                    break
-            words = line.decode().split()
-            assert words and words[0] == "READY", line
+            ids = await ready_words(process)
             os.kill(process.pid, signal.SIGKILL)
             assert await process.wait() == -signal.SIGKILL
-    ids = words[1:]
     assert len(ids) == 50
 
     async with JobManager(SqliteJobStore(db_path, large_result_bytes=1024)) as manager:
