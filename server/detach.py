@@ -25,6 +25,8 @@ from toolbay.protocol.standard_fds import can_serve_on_loop
 logger = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+# Past this size the log of servers that ran on after their client is started afresh.
+AFTER_CLIENT_LOG_MAX_BYTES = 1024 * 1024
 
 
 def _die_with_parent(sig: int) -> bool:
@@ -70,6 +72,11 @@ def stay_after_client(log: Path) -> None:
     written somewhere."""
     _die_with_parent(0)
     null = os.open(os.devnull, os.O_RDWR)
+    try:
+        if log.stat().st_size > AFTER_CLIENT_LOG_MAX_BYTES:  # one older file kept, no more
+            log.replace(log.with_name(log.name + ".1"))
+    except OSError:
+        pass
     try:
         error = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError:
