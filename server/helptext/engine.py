@@ -175,7 +175,7 @@ def _list_indent(lines: list[str]) -> int:
     return max(1, indent_of(first)) if first else 1
 
 
-_COLUMN = re.compile(r"^(-{1,2}[\w-]+|<[^<>]*>|[A-Z][A-Z_]*|\[[^\]]*\])(?:\s{2,}|$)")
+_COLUMN = re.compile(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z_]*|\[[^\]]*\])(?:\s{2,}|$)")
 
 
 def _absorb_columns(entry: HelpEntry) -> HelpEntry:

@@ -191,6 +191,9 @@ def split_head(content: str) -> tuple[str, str]:
     return content, ""
 
 
+_NAME_COLUMN = re.compile(r"--?[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?\s{2,}")
+
+
 def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry], list[str]]:
     """Groups lines into entries and loose prose.
 
@@ -214,6 +217,10 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry]
         base = indent_of(line)
         head, first = split_head(line.strip())
         desc_col = (line.index(first, base + len(head)) if first else None)
+        # "-h  --head LINES   Display…" (rich's panels): the long name is a column of the head,
+        # so the description starts further right, and "    --rst" below is a new option.
+        if first and (column := _NAME_COLUMN.match(first)) and column.end() < len(first):
+            desc_col = (desc_col or 0) + column.end()
         description = [first] if first else []
         i += 1
         while i < n:

@@ -94,3 +94,22 @@ def test_a_switch_and_its_negation_written_without_spaces_are_one_boolean():
     option = next(o for o in desc.options if o.long == "--commit")
     assert (option.takes_value, option.negation) == (False, "--no-commit")
     assert build_tool_schema(desc).input_schema["properties"]["commit"]["type"] == "boolean"
+
+
+def test_rich_panels_with_short_and_long_names_in_columns_and_short_less_options_below():
+    """rich-click's panels: "-h  --head LINES" (no comma between the names, the value after
+    the long one), and options without a short name indented to the long names' column."""
+    rows = [("-p  --print", "Print console markup."), ("    --rst", "Display restructured text."),
+            ("-h  --head LINES", "Display first LINES of the file."),
+            ("    --rule-char CHARACTER", "Use CHARACTER for the rule."),
+            ("-d  --padding TOP,RIGHT", "Padding around output."), ("    --help", "Show this message and exit.")]
+    width = 60
+    body = "".join(f"│  {names:28s}{text:{width - 30}s}│\n" for names, text in rows)
+    desc = _describe(f"Usage: rich [OPTIONS] PATH\n\n╭─ Options {'─' * (width - 10)}╮\n{body}╰{'─' * width}╯\n")
+    got = [(o.short, o.long, o.takes_value, o.description) for o in desc.options]
+    assert got == [("-p", "--print", False, "Print console markup."),
+                   (None, "--rst", False, "Display restructured text."),
+                   ("-h", "--head", True, "Display first LINES of the file."),
+                   (None, "--rule-char", True, "Use CHARACTER for the rule."),
+                   ("-d", "--padding", True, "Padding around output."),
+                   (None, "--help", False, "Show this message and exit.")]
