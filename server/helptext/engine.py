@@ -175,17 +175,45 @@ def _list_indent(lines: list[str]) -> int:
     return max(1, indent_of(first)) if first else 1
 
 
-_COLUMN = re.compile(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z_]*|\[[^\]]*\])(?:\s{2,}|$)")
+_COLUMN = re.compile(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
+                     r"(?:\s{2,}|$)")
+_CHOICES_PIECE = re.compile(r"^([\w.|-]+)(?:\s{2,}|$)")
+
+
+def _wrapped_choices(description: list[str]) -> tuple[str, list[str]] | None:
+    """rich-click: "[auto|esp32|esp32s  Target chip" over "3|esp32c3]": a choices column wrapped
+    inside its width (even within a word) continues on the next lines, left of their description."""
+    first = _CHOICES_PIECE.match(description[0][1:]) if description[0].startswith("[") else None
+    if first is None or "|" not in first.group(1):
+        return None
+    column, rest = "[" + first.group(1), [description[0][1 + first.end():]]
+    for line in description[1:5]:
+        piece = _CHOICES_PIECE.match(line) or re.match(r"^([\w.|-]*\])(?:\s{2,}|$)", line)
+        if piece is None:
+            return None
+        column += piece.group(1)
+        rest.append(line[piece.end():])
+        if column.endswith("]"):
+            if "]" in column[:-1]:
+                return None
+            return column, [x for x in rest if x] + description[len(rest):]
+    return None
 
 
 def _absorb_columns(entry: HelpEntry) -> HelpEntry:
     """typer: "--done  --no-done  <bool>  Mark as done": the head spans several columns."""
     head, description = entry.head, list(entry.description)
-    while description and (found := _COLUMN.match(description[0])):
-        head += " " + found.group(1)
-        description[0] = description[0][found.end():]
-        if not description[0]:
-            description.pop(0)
+    while description:
+        if found := _COLUMN.match(description[0]):
+            head += " " + found.group(1)
+            description[0] = description[0][found.end():]
+            if not description[0]:
+                description.pop(0)
+        elif wrapped := _wrapped_choices(description):
+            head += " " + wrapped[0]
+            description = wrapped[1]
+        else:
+            break
     return HelpEntry(head, description, entry.indent)
 
 

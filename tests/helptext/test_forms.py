@@ -113,3 +113,25 @@ def test_rich_panels_with_short_and_long_names_in_columns_and_short_less_options
                    (None, "--rule-char", True, "Use CHARACTER for the rule."),
                    ("-d", "--padding", True, "Padding around output."),
                    (None, "--help", False, "Show this message and exit.")]
+
+
+def test_rich_click_long_then_short_then_a_choices_column_wrapped_inside_its_width():
+    """rich-click's panels: "--chip  -c  [auto|esp32|esp32s" with "3|esp32c3]" under it: the
+    choices column wraps within its width, even inside a word, left of the description's
+    continuation; a hyphenated value name ("SERIAL-PORT") is a column of the head too."""
+    rows = [("--chip   -c  [auto|esp32|esp32s", "Target chip type."), ("             3|esp32c3]", ""),
+            ("--port   -p  SERIAL-PORT", "Serial port device."),
+            ("--after  -a  [hard-reset|no-reset|no", "Which reset to perform after"),
+            ("             -reset-stub]", "operation is finished."),
+            ("--trace  -t", "Enable trace-level output.")]
+    width = 76
+    body = "".join(f"│ {names:40s}{text:{width - 41}s}│\n" for names, text in rows)
+    desc = _describe(f"Usage: esptool [OPTIONS] COMMAND\n\n╭─ Options {'─' * (width - 10)}╮\n{body}"
+                     f"╰{'─' * width}╯\n")
+    got = [(o.long, o.short, o.takes_value, o.choices, o.description) for o in desc.options]
+    assert got == [("--chip", "-c", True, ("auto", "esp32", "esp32s3", "esp32c3"), "Target chip type."),
+                   ("--port", "-p", True, (), "Serial port device."),
+                   ("--after", "-a", True, ("hard-reset", "no-reset", "no-reset-stub"),
+                    "Which reset to perform after operation is finished."),
+                   ("--trace", "-t", False, (), "Enable trace-level output.")]
+
