@@ -197,8 +197,24 @@ def strip_brackets(value: str) -> str:
     return value.lstrip("=")
 
 
+_PLACEHOLDERS = {"INTEGER", "INT", "FLOAT", "NUMBER", "NUM", "TEXT", "STRING", "STR", "PATH", "FILE", "FILENAME",
+                 "DIR", "DIRECTORY", "URI", "URL", "FORMAT"}
+
+
+def _open_list(parts: tuple[str, ...]) -> bool:
+    """"{keep,no,INTEGER}", "[PATH|URI]", "{*|FORMAT,FORMAT,...}": a list that names a kind of value
+    (a type's or value's name in capitals, or "...") is not closed."""
+    return any(p in _PLACEHOLDERS or p.endswith("...") or p == "…" for p in parts)
+
+
 def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
-    """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"."""
+    """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"; not a list
+    that also names a kind of value ("{keep,no,INTEGER}"): that one takes more than its words."""
+    parts = _value_choices(value, angle=angle)
+    return () if _open_list(parts) else parts
+
+
+def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     value = value.strip().rstrip(".")
     if value.startswith("[{") and value.endswith("}]"):  # argparse's optional value "[{on,off}]"
         value = value[1:-1]

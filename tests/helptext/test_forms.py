@@ -135,3 +135,14 @@ def test_rich_click_long_then_short_then_a_choices_column_wrapped_inside_its_wid
                     "Which reset to perform after operation is finished."),
                    ("--trace", "-t", False, (), "Enable trace-level output.")]
 
+
+def test_a_value_list_that_names_a_kind_of_value_is_not_a_closed_enum():
+    """"{keep,no,INTEGER}" takes any integer too; "[PATH|URI]" names two kinds of value; a list
+    ending in "..." is open. Real choices in capitals ("{JSON,XML}") stay choices."""
+    desc = _describe("usage: fmt [-h] [--wrap {keep,no,INTEGER}] [--schema [PATH|URI]] [--of {JSON,XML}]\n\n"
+                     "options:\n  --wrap {keep,no,INTEGER}\n                        wrap mode\n"
+                     "  --schema [PATH|URI]   the schema\n  --skip {*|FORMAT,FORMAT,...}\n"
+                     "                        formats to skip\n  --of {JSON,XML}       output format\n")
+    got = {o.long: (o.takes_value, o.choices) for o in desc.options}
+    assert got == {"--wrap": (True, ()), "--schema": (True, ()), "--skip": (True, ()),
+                   "--of": (True, ("JSON", "XML"))}
