@@ -60,7 +60,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     prose: list[list[str]] = []
     stray: list[HelpEntry] = []
     for section in layout.sections:
-        _collect(section, option_entries, positional_entries, command_entries, prose, stray)
+        _collect(section, option_entries, positional_entries, command_entries, prose, stray, " ".join(layout.usage))
 
     options = _merge_duplicates([_option(e, rules) for e in option_entries])
     options = [o for o in options if o.long or o.short]
@@ -88,18 +88,19 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
 
 
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
-             prose: list[list[str]], stray: list[HelpEntry]) -> None:
+             prose: list[list[str]], stray: list[HelpEntry], usage: str = "") -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
     lists a positional under the argument group it was added to)."""
     if section.kind == "text":
         return
-    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines)):
+    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines, usage)):
         # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
         # whether the heading says "positional arguments" or a custom group title.
         before, block = split
-        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray)
+        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray, usage)
         if section.kind == "positionals" and any(x.strip() for x in before):
-            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray)
+            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray,
+                     usage)
         return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
@@ -119,8 +120,8 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
     entries, loose = read_entries(section.lines, _is_option_start)
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
-            and (split := _subparser_block(section.lines)):
-        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray)
+            and (split := _subparser_block(section.lines, usage)):
+        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, usage)
         return
     if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
@@ -149,19 +150,31 @@ def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: Usag
 _CHOICE_LINE = re.compile(r"^\{[^{}\s]+,[^{}\s]+\}")
 
 
-def _subparser_block(lines: list[str]) -> tuple[list[str], list[str]] | None:
-    """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it."""
+def _subparser_block(lines: list[str], usage: str = "") -> tuple[list[str], list[str]] | None:
+    """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it.
+
+    With a metavar ("<command>" alone on its line, "<command> ..." in the usage, as argparse
+    prints a subparsers action), the names are the words indented one step under it."""
     for k, line in enumerate(lines):
         found = _CHOICE_LINE.match(line.strip())
-        if not found:
+        token = line.strip()
+        metavar = not found and re.fullmatch(r"\S+", token) is not None \
+            and re.search(rf"(?:^|\s){re.escape(token)} \.\.\.(?:\s|$)", usage) is not None
+        if not found and not metavar:
             continue
-        names = {n.strip() for n in found.group(0)[1:-1].split(",")}
         level = indent_of(line)
         block = []
         for nxt in lines[k + 1:]:
             if nxt.strip() and indent_of(nxt) <= level:
                 break
             block.append(nxt)
+        if found:
+            names = {n.strip() for n in found.group(0)[1:-1].split(",")}
+        else:
+            step = min((indent_of(x) for x in block if x.strip()), default=0)
+            names = {x.split()[0] for x in block if x.strip() and indent_of(x) == step}
+            if step > level + 4 or len(names) < 2:
+                continue
         # The choices listed one per line are commands, not values (a "help" line may come first).
         first = next((j for j, x in enumerate(block) if x.strip() and x.split()[0] in names), None)
         if first is not None:
