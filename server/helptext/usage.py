@@ -39,6 +39,9 @@ class UsageFacts:
     command_words: list[str] = field(default_factory=list)
 
 
+_PROSE_USAGE = re.compile(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
+
+
 def positional_key(name: str) -> str:
     return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
 
@@ -80,6 +83,8 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             words = words[words.index(facts.program):]  # "command | rg [OPTIONS] PATTERN"
         elif len(words) > 2 and words[1] == "-m":
             words = words[2:]
+        if _PROSE_USAGE.match(alt):
+            continue  # "qr - Convert stdin to a QR Code.": a sentence about the program, no synopsis
         before = len(facts.command_words)
         flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words,
                                                         remainder_dots)

@@ -146,3 +146,10 @@ def test_a_value_list_that_names_a_kind_of_value_is_not_a_closed_enum():
     got = {o.long: (o.takes_value, o.choices) for o in desc.options}
     assert got == {"--wrap": (True, ()), "--schema": (True, ()), "--skip": (True, ()),
                    "--of": (True, ("JSON", "XML"))}
+
+
+def test_a_usage_line_that_is_a_sentence_about_the_program_names_no_positionals():
+    desc = _describe("Usage: qr - Convert stdin (or the first argument) to a QR Code.\n\n"
+                     "Options:\n  -h, --help   show this help message and exit\n  --factory=FACTORY  the factory\n")
+    assert desc.positionals == ()
+    assert [o.long for o in desc.options] == ["--help", "--factory"]
