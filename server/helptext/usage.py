@@ -71,6 +71,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
     facts = UsageFacts()
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
     for alt in _split_forms(alternatives):
+        alt = re.sub(r",\s*\.\.\.", " ...", alt)  # "[PATTERN, ...]" repeats as "[PATTERN ...]" does
         words = tokens_of(alt.replace(" | ", " | "))
         words = [w for w in words if w != ","]
         if not words:

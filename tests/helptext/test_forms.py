@@ -153,3 +153,11 @@ def test_a_usage_line_that_is_a_sentence_about_the_program_names_no_positionals(
                      "Options:\n  -h, --help   show this help message and exit\n  --factory=FACTORY  the factory\n")
     assert desc.positionals == ()
     assert [o.long for o in desc.options] == ["--help", "--factory"]
+
+
+def test_a_bracketed_name_then_comma_and_dots_is_an_optional_repeated_positional():
+    desc = _describe("usage: apidoc [OPTIONS] -o <OUTPUT_PATH> <MODULE_PATH> [EXCLUDE_PATTERN, ...]\n\n"
+                     "positional arguments:\n  module_path      the package\n"
+                     "  exclude_pattern  patterns to leave out\n\noptions:\n  -o OUTPUT_PATH   where to write\n")
+    got = [(p.name, p.required, p.variadic) for p in desc.positionals]
+    assert got == [("module_path", True, False), ("exclude_pattern", False, True)]
