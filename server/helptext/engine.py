@@ -405,7 +405,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         if head.startswith("{"):
             choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
         name = _listed_name(head)
-        variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
+        variadic = head.endswith("...") or (from_usage.variadic if from_usage else False) \
+            or bool(entry.description and _REPEATED_VALUE_COLUMN.match(entry.description[0]))
         required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
         choices = choices or read_notes(entry.description).choices  # clap: "[possible values: a, b]"
@@ -426,6 +427,11 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             name = _display_name(strip_brackets(pos.name))
             out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ())))
     return out
+
+
+# typer's rich panels: "ADDR-FILENAME  <address> <filename>...  [required]": the value column repeats.
+_VALUE_WORD = r"(?:<[^<>]+>|[A-Z][A-Z0-9_-]*)"
+_REPEATED_VALUE_COLUMN = re.compile(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
 
 
 def _listed_name(head: str) -> str:

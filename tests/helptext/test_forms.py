@@ -161,3 +161,11 @@ def test_a_bracketed_name_then_comma_and_dots_is_an_optional_repeated_positional
                      "  exclude_pattern  patterns to leave out\n\noptions:\n  -o OUTPUT_PATH   where to write\n")
     got = [(p.name, p.required, p.variadic) for p in desc.positionals]
     assert got == [("module_path", True, False), ("exclude_pattern", False, True)]
+
+
+def test_a_rich_arguments_panel_value_column_ending_in_dots_repeats():
+    width = 70
+    row = f"│ *  {'ADDR-FILENAME':15s}{'<address> <filename>...':26s}{'[required]':{width - 45}s}│\n"
+    desc = _describe(f"Usage: esptool write-flash [OPTIONS] <address> <filename>...\n\n"
+                     f"╭─ Arguments {'─' * (width - 12)}╮\n{row}╰{'─' * width}╯\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("ADDR-FILENAME", True, True)]
