@@ -128,7 +128,8 @@ def score_case(case: TruthCase, score: Score) -> None:
     score.counts["options that exist:total"] += len(relevant)
     for name in extra:
         score.misses.append(f"{case.label}: option {name} read but not defined")
-    _score_positionals(case, truth, desc, score)
+    if "positionals" in truth:  # optparse defines none: the program takes them itself, unrecorded
+        _score_positionals(case, truth, desc, score)
     _score_subcommands(case, truth, desc, score)
 
 

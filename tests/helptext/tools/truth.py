@@ -256,7 +256,11 @@ def click_truth(command: Any, ctx: Any) -> dict[str, Any]:
 
     options, positionals, subcommands = [], [], []
     for param in command.get_params(ctx):
-        if getattr(param, "hidden", False) or param.name in ("help", "version"):
+        if param.name in ("help", "version"):
+            continue
+        # typer's hidden argument is only left out of the Arguments panel: the usage still names it
+        # and the program takes it. A hidden option is nowhere in the help, so it is left out.
+        if getattr(param, "hidden", False) and not isinstance(param, click.Argument):
             continue
         choices = [str(getattr(c, "value", c)) for c in getattr(param.type, "choices", []) or []]
         if isinstance(param, click.Argument):
