@@ -26,12 +26,15 @@ _CHOICES = (
 # Choices written in prose. An item is quoted, or one plain word; items are separated by
 # commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
 _ITEM = r"(?:\"[^\"\s]{1,40}\"|'[^'\s]{1,40}'|`[^`\s]{1,40}`|\*?[\w][\w.+/-]*\*?)"
-_SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+|\s*\|\s*)"
+_SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+|\s*\|\s*|(?<=[\"'`])/(?=[\"'`]))"
 _LIST = rf"[\(\[\{{]?\s*{_ITEM}(?:{_SEP}{_ITEM})+\s*[\)\]\}}]?"
+# After "one of" an item may carry a short note: "L (7%), M (15%, default), or H (30%)".
+_NOTE = r"(?:\s+\([^()]{1,30}\))?"
+_NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
     re.compile(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
-               rf"accepted) values(?: are)?)\s*:?\s*({_LIST})", re.IGNORECASE),
+               rf"accepted) values(?: are)?)\s*:?\s*({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
     # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
     re.compile(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
                rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),
@@ -144,7 +147,9 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) \
                     or _OPEN_AFTER.match(text[found.end():]):
                 continue
-            raw = found.group(1).strip().strip("()[]{}").strip()
+            raw = found.group(1).strip()
+            raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
+            raw = raw.strip("()[]{}").strip()
             items = [unquote(i.strip()) for i in re.split(_SEP, raw) if i.strip()]
             items = [i.rstrip(".") if i.strip(".") else i for i in items]  # "yaml." ends a sentence; "..." stays
             starred = next((i.strip("*") for i in items if len(i) > 2 and i[0] == i[-1] == "*"), None)
