@@ -235,7 +235,8 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         entry = _absorb_columns(entry)
     words = [w for w in entry.head.replace(",", " ").split() if not w.startswith(("-", "*", "/"))]
     lenient = bool(entry.description) or len(words) <= 1
-    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient)
+    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient,
+                            type_column=rules.columns)
     description_lines = ([head.rest] if head.rest else []) + entry.description
     notes = read_notes(description_lines)
     raw = head.value

@@ -169,3 +169,13 @@ def test_a_rich_arguments_panel_value_column_ending_in_dots_repeats():
     desc = _describe(f"Usage: esptool write-flash [OPTIONS] <address> <filename>...\n\n"
                      f"╭─ Arguments {'─' * (width - 12)}╮\n{row}╰{'─' * width}╯\n")
     assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("ADDR-FILENAME", True, True)]
+
+
+def test_a_value_named_boolean_outside_a_type_column_is_still_a_value():
+    """commander's "--compact <boolean>" takes "true" or "false"; only typer's type column
+    prints "<bool>" for a switch."""
+    desc = _describe("Usage: obfuscate <inputPath> [options]\n\nOptions:\n"
+                     "  --compact <boolean>   Disable one line output code compacting\n"
+                     "  -o, --output <path>   Output path\n  -h, --help            display help for command\n")
+    option = next(o for o in desc.options if o.long == "--compact")
+    assert option.takes_value is True
