@@ -377,7 +377,9 @@ def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) ->
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]
-        name = re.split(r"[,|:]", words[0])[0].strip().rstrip("*")  # click marks the default command "query*"
+        # click marks the default command "query*"; gh writes "issue:"; knex names "migrate:make"
+        name = re.split(r"[,|]", words[0])[0].strip().rstrip(":").rstrip("*")
+        name = name.split(":")[0] if ":" in name and not re.fullmatch(r"\w[\w-]*(?::\w[\w-]*)+", name) else name
         if not re.fullmatch(r"[A-Za-z0-9][\w.:+-]*", name) or name in seen:
             continue
         rest = " ".join(words[1:])

@@ -179,3 +179,12 @@ def test_a_value_named_boolean_outside_a_type_column_is_still_a_value():
                      "  -o, --output <path>   Output path\n  -h, --help            display help for command\n")
     option = next(o for o in desc.options if o.long == "--compact")
     assert option.takes_value is True
+
+
+def test_command_names_with_a_colon_inside_are_whole_names():
+    """knex: "migrate:make [options] <name>"; gh's "issue:" ends its name with the colon."""
+    desc = _describe("Usage: knex [options] [command]\n\nCommands:\n  init [options]          Create a knexfile.\n"
+                     "  migrate:make <name>     Create a named migration file.\n"
+                     "  seed:run [options]      Run seed files.\n")
+    assert [s.name for s in desc.subcommands] == ["init", "migrate:make", "seed:run"]
+
