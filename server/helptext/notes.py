@@ -62,7 +62,10 @@ _REQUIRED = re.compile(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE
 _REPEAT = re.compile(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"
-    r"|(?:can|may)\s+be\s+repeated|\brepeatable\b|(?:multiple|several)\s+times\b"
+    r"|(?:can|may)\s+be\s+repeated|\brepeatable\b"
+    # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
+    r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"
+    r"provided|supply|supplied)(?:\s+\S+){0,5}?\s+(?:multiple|several|many)\s+times\b"
     r"|\bthis\s+flag\s+can\s+be\s+repeated",
     re.IGNORECASE,
 )

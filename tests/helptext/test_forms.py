@@ -188,3 +188,12 @@ def test_command_names_with_a_colon_inside_are_whole_names():
                      "  seed:run [options]      Run seed files.\n")
     assert [s.name for s in desc.subcommands] == ["init", "migrate:make", "seed:run"]
 
+
+def test_multiple_times_in_what_an_option_does_does_not_make_it_repeatable():
+    desc = _describe("Usage: svgo [options]\n\nOptions:\n"
+                     "  --multipass            Pass over SVGs multiple times to ensure all\n"
+                     "                         optimizations are applied\n"
+                     "  -e, --exclude <glob>   Exclude files. This option can be used multiple times.\n"
+                     "  -v, --verbose          Talk more; use the flag multiple times for more.\n")
+    got = {o.long: o.repeatable for o in desc.options}
+    assert got == {"--multipass": False, "--exclude": True, "--verbose": True}
