@@ -7,7 +7,8 @@
 // that Command holds and exits: its options (short/long names, whether they take a value,
 // mandatory, argChoices, variadic, defaultValue), its registered arguments and its
 // subcommands. The same JSON shape as truth.py writes; nothing here reads a help text.
-// Options have no types in commander (a custom parser is a function), so none is written.
+// Options have no types in commander (a custom parser is a function), so none is written;
+// nor are positionals when the program wrote its own usage line.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -57,7 +58,8 @@ function truth(cmd, source) {
       takes_value: Boolean(o.required || o.optional),
       required: Boolean(o.mandatory),
       choices: (o.argChoices || []).map(String),
-      repeatable: Boolean(o.variadic),
+      // a custom parser may collect repeats (cspell's --exclude): then whether it repeats is not known
+      ...(o.variadic || !o.parseArg ? { repeatable: Boolean(o.variadic) } : {}),
       default: o.required || o.optional ? text(o.defaultValue) : null,
     }));
   const args = cmd.registeredArguments || cmd._args || [];
@@ -72,6 +74,9 @@ function truth(cmd, source) {
   if (typeof cmd._getHelpCommand === "function") helpCommand = Boolean(cmd._getHelpCommand());
   else if (typeof cmd._hasImplicitHelpCommand === "function") helpCommand = cmd._hasImplicitHelpCommand();
   if (helpCommand && !subcommands.includes("help")) subcommands.push("help");
+  // A usage the program wrote itself (.usage("<src...>")) may name positionals it takes from
+  // program.args, which commander does not record: then its positionals are not known.
+  if (cmd._usage) return { source, options, subcommands };
   return { source, options, positionals, subcommands };
 }
 
