@@ -368,12 +368,20 @@ def _first_sentence(paragraph: str) -> str:
     return paragraph[: found.end()] if found and found.end() <= 300 else paragraph[:160].rstrip() + "…"
 
 
+def _is_sentence(head: str) -> bool:
+    """"When no COMMAND is specified, gitlint defaults to 'gitlint lint'.": a note under the
+    list at the commands' indent, a capitalised sentence with no column gap, not a command."""
+    words = head.split()
+    return len(words) >= 4 and words[0].istitle() and head.rstrip().endswith((".", ":")) and "  " not in head
+
+
 def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
+    lower = any(e.head[:1].islower() for e in entries)
     for entry in entries:
         words = entry.head.split()
-        if not words:
+        if not words or (lower and not entry.description and _is_sentence(entry.head)):
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]

@@ -197,3 +197,11 @@ def test_multiple_times_in_what_an_option_does_does_not_make_it_repeatable():
                      "  -v, --verbose          Talk more; use the flag multiple times for more.\n")
     got = {o.long: o.repeatable for o in desc.options}
     assert got == {"--multipass": False, "--exclude": True, "--verbose": True}
+
+
+def test_a_sentence_under_the_commands_at_their_indent_is_not_a_command():
+    desc = _describe("Usage: gitlint [OPTIONS] COMMAND [ARGS]...\n\nCommands:\n"
+                     "  install-hook     Install gitlint as a git commit-msg hook.\n"
+                     "  lint             Lints a git repository [default command]\n\n"
+                     "  When no COMMAND is specified, gitlint defaults to 'gitlint lint'.\n")
+    assert [s.name for s in desc.subcommands] == ["install-hook", "lint"]
