@@ -205,3 +205,15 @@ def test_a_sentence_under_the_commands_at_their_indent_is_not_a_command():
                      "  lint             Lints a git repository [default command]\n\n"
                      "  When no COMMAND is specified, gitlint defaults to 'gitlint lint'.\n")
     assert [s.name for s in desc.subcommands] == ["install-hook", "lint"]
+
+
+def test_option_groups_named_like_prose_headings_still_hold_options():
+    """argparse groups "Reporting" (pytest), "test session debugging and configuration" and
+    "Environment options" (nox) list options; "Reporting bugs" and "Environment variables" are prose."""
+    desc = _describe("usage: t [options]\n\nReporting:\n  --durations=N         Show N slowest durations\n\n"
+                     "test session debugging and configuration:\n  -c FILE, --config-file=FILE\n"
+                     "                        Load configuration from FILE\n\nEnvironment options:\n"
+                     "  --envdir ENVDIR       Directory for the environments\n\nEnvironment variables:\n"
+                     "  CI                    When set, runs as in CI\n\nReporting bugs:\n"
+                     "  -- see the issue tracker at https://example.org\n")
+    assert [o.long for o in desc.options] == ["--durations", "--config-file", "--envdir"]
