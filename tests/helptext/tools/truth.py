@@ -51,6 +51,7 @@ def _patch() -> None:
         raise _Caught("optparse", self)
 
     optparse.OptionParser.print_help = catch_optparse  # type: ignore[method-assign]
+    optparse.OptionParser.format_help = catch_optparse  # type: ignore[method-assign, assignment]
     with contextlib.suppress(ImportError):
         import docopt
 
