@@ -48,8 +48,9 @@ _PROSE_CHOICES = (
     # "(tar, zip or cpio)"); "(hostname or IP)" names kinds of value as often as values
     re.compile(r"\(((?:[a-z0-9][\w.+-]*,\s*)+or\s+[a-z0-9][\w.+-]*"
                r"|[a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*)+\s+or\s+[a-z0-9][\w.+-]*)\)"),
-    # a bracketed plain list at the end of the text: "[android, linux, osx]"
-    re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\s*$"),  # not "[A,B]": that is a default list
+    # a bracketed plain list at the end of the text: "[android, linux, osx]", perhaps before its
+    # default (pip: "[auto, on, off, raw] (default: auto)")
+    re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),  # not "[A,B]": a default list
 )
 _EXAMPLE_BEFORE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
                              r"[\s:,]*$", re.IGNORECASE)
