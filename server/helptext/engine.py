@@ -116,6 +116,8 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         base = _list_indent(lines)
         entries, _ = read_entries(lines, lambda line: base <= indent_of(line) <= base + 1)
         commands.extend(e for e in entries if not FLAG_START.match(e.head))
+        # pylint's argparse group "Commands" holds options ("--list-msgs") that act as commands
+        options.extend(e for e in entries if FLAG_START.match(e.head))
         return
     entries, loose = read_entries(section.lines, _is_option_start)
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
@@ -378,10 +380,9 @@ def _is_sentence(head: str) -> bool:
 def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
-    lower = any(e.head[:1].islower() for e in entries)
     for entry in entries:
         words = entry.head.split()
-        if not words or (lower and not entry.description and _is_sentence(entry.head)):
+        if not words or (not entry.description and _is_sentence(entry.head)):
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]

@@ -217,3 +217,13 @@ def test_option_groups_named_like_prose_headings_still_hold_options():
                      "  CI                    When set, runs as in CI\n\nReporting bugs:\n"
                      "  -- see the issue tracker at https://example.org\n")
     assert [o.long for o in desc.options] == ["--durations", "--config-file", "--envdir"]
+
+
+def test_options_listed_under_a_commands_heading_are_options():
+    """pylint's argparse group "Commands" and just's "Commands:" list flags that act as commands."""
+    desc = _describe("usage: pylint [options]\n\nCommands:\n"
+                     "  Options which are actually commands. Options in this group are mutually exclusive.\n\n"
+                     "  --rcfile RCFILE       Specify a configuration file to load.\n"
+                     "  --list-msgs           Display a list of all pylint's messages.\n")
+    assert [(o.long, o.takes_value) for o in desc.options] == [("--rcfile", True), ("--list-msgs", False)]
+    assert desc.subcommands == ()
