@@ -157,6 +157,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if word.startswith(("[", "(")):
             leading = False
             inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
+            if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"
+                positionals[-1].variadic = True
+                continue
             dots = word.endswith("...")
             if word[0] == "[" and _CHOICE_LIST.fullmatch(inner):  # argparse "[{get,set}]": optional
                 choices = tuple(c.strip() for c in inner[1:-1].split(",") if c.strip())

@@ -227,3 +227,9 @@ def test_options_listed_under_a_commands_heading_are_options():
                      "  --list-msgs           Display a list of all pylint's messages.\n")
     assert [(o.long, o.takes_value) for o in desc.options] == [("--rcfile", True), ("--list-msgs", False)]
     assert desc.subcommands == ()
+
+
+def test_bracketed_dots_after_a_positional_repeat_it():
+    desc = _describe("usage: pytest [options] [file_or_dir] [file_or_dir] [...]\n\npositional arguments:\n"
+                     "  file_or_dir\n\noptions:\n  -x, --exitfirst       Exit instantly on first error\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("file_or_dir", False, True)]
