@@ -11,7 +11,8 @@ framework objects via ``tests/helptext/tools/framework_truth.py``, fixture tools
 declarations, sources read by hand). The ``regression-lock.json`` files are the describer's own past reading and
 are not used here. ``--misses`` lists every field read wrong. ``--against REF``
 (a git revision, e.g. ``main``) scores that revision's describer on the same corpus
-and truth in the same run, for a before/after figure.
+and truth in the same run, for a before/after figure. The programs of
+``tests/helptext/corpus-round3`` (added after the goals were set) are scored apart, after.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if "--parser-root" in sys.argv:  # another revision's describer, scored with thi
 
 import toolbay.helptext  # noqa: E402
 from bench.revision_tree import unpack_revision  # noqa: E402
-from tests.helptext.corpus_cases import program_folders  # noqa: E402
+from tests.helptext.corpus_cases import CORPUS_ROUND3, program_folders  # noqa: E402
 from tests.helptext.truth_score import report, report_per_dialect, score_corpus, truth_cases  # noqa: E402
 
 
@@ -61,9 +62,17 @@ def main(argv: list[str]) -> None:
     print(report(score))
     print("per dialect:")
     print(report_per_dialect())
+    round3 = score_corpus(CORPUS_ROUND3)
+    print(f"corpus-round3 ({len({c.folder for c in truth_cases(CORPUS_ROUND3)})} programs added with truth after the "
+          f"goals were set; not in the figures above):")
+    print(report(round3))
+    print(report_per_dialect(CORPUS_ROUND3))
     if "--misses" in argv:
         print("misses:")
         for miss in score.misses:
+            print("  " + miss)
+        print("misses in corpus-round3:")
+        for miss in round3.misses:
             print("  " + miss)
 
 

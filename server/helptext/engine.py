@@ -60,7 +60,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     prose: list[list[str]] = []
     stray: list[HelpEntry] = []
     for section in layout.sections:
-        _collect(section, option_entries, positional_entries, command_entries, prose, stray)
+        _collect(section, option_entries, positional_entries, command_entries, prose, stray, " ".join(layout.usage))
 
     options = _merge_duplicates([_option(e, rules) for e in option_entries])
     options = [o for o in options if o.long or o.short]
@@ -88,18 +88,19 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
 
 
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
-             prose: list[list[str]], stray: list[HelpEntry]) -> None:
+             prose: list[list[str]], stray: list[HelpEntry], usage: str = "") -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
     lists a positional under the argument group it was added to)."""
     if section.kind == "text":
         return
-    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines)):
+    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines, usage)):
         # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
         # whether the heading says "positional arguments" or a custom group title.
         before, block = split
-        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray)
+        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray, usage)
         if section.kind == "positionals" and any(x.strip() for x in before):
-            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray)
+            _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray,
+                     usage)
         return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
@@ -115,12 +116,14 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         base = _list_indent(lines)
         entries, _ = read_entries(lines, lambda line: base <= indent_of(line) <= base + 1)
         commands.extend(e for e in entries if not FLAG_START.match(e.head))
+        # pylint's argparse group "Commands" holds options ("--list-msgs") that act as commands
+        options.extend(e for e in entries if FLAG_START.match(e.head))
         return
     entries, loose = read_entries(section.lines, _is_option_start)
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
-            and (split := _subparser_block(section.lines)):
-        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray)
+            and (split := _subparser_block(section.lines, usage)):
+        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, usage)
         return
     if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
@@ -149,19 +152,31 @@ def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: Usag
 _CHOICE_LINE = re.compile(r"^\{[^{}\s]+,[^{}\s]+\}")
 
 
-def _subparser_block(lines: list[str]) -> tuple[list[str], list[str]] | None:
-    """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it."""
+def _subparser_block(lines: list[str], usage: str = "") -> tuple[list[str], list[str]] | None:
+    """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it.
+
+    With a metavar ("<command>" alone on its line, "<command> ..." in the usage, as argparse
+    prints a subparsers action), the names are the words indented one step under it."""
     for k, line in enumerate(lines):
         found = _CHOICE_LINE.match(line.strip())
-        if not found:
+        token = line.strip()
+        metavar = not found and re.fullmatch(r"\S+", token) is not None \
+            and re.search(rf"(?:^|\s){re.escape(token)} \.\.\.(?:\s|$)", usage) is not None
+        if not found and not metavar:
             continue
-        names = {n.strip() for n in found.group(0)[1:-1].split(",")}
         level = indent_of(line)
         block = []
         for nxt in lines[k + 1:]:
             if nxt.strip() and indent_of(nxt) <= level:
                 break
             block.append(nxt)
+        if found:
+            names = {n.strip() for n in found.group(0)[1:-1].split(",")}
+        else:
+            step = min((indent_of(x) for x in block if x.strip()), default=0)
+            names = {x.split()[0] for x in block if x.strip() and indent_of(x) == step}
+            if step > level + 4 or len(names) < 2:
+                continue
         # The choices listed one per line are commands, not values (a "help" line may come first).
         first = next((j for j, x in enumerate(block) if x.strip() and x.split()[0] in names), None)
         if first is not None:
@@ -175,17 +190,45 @@ def _list_indent(lines: list[str]) -> int:
     return max(1, indent_of(first)) if first else 1
 
 
-_COLUMN = re.compile(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z_]*|\[[^\]]*\])(?:\s{2,}|$)")
+_COLUMN = re.compile(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
+                     r"(?:\s{2,}|$)")
+_CHOICES_PIECE = re.compile(r"^([\w.|-]+)(?:\s{2,}|$)")
+
+
+def _wrapped_choices(description: list[str]) -> tuple[str, list[str]] | None:
+    """rich-click: "[auto|esp32|esp32s  Target chip" over "3|esp32c3]": a choices column wrapped
+    inside its width (even within a word) continues on the next lines, left of their description."""
+    first = _CHOICES_PIECE.match(description[0][1:]) if description[0].startswith("[") else None
+    if first is None or "|" not in first.group(1):
+        return None
+    column, rest = "[" + first.group(1), [description[0][1 + first.end():]]
+    for line in description[1:5]:
+        piece = _CHOICES_PIECE.match(line) or re.match(r"^([\w.|-]*\])(?:\s{2,}|$)", line)
+        if piece is None:
+            return None
+        column += piece.group(1)
+        rest.append(line[piece.end():])
+        if column.endswith("]"):
+            if "]" in column[:-1]:
+                return None
+            return column, [x for x in rest if x] + description[len(rest):]
+    return None
 
 
 def _absorb_columns(entry: HelpEntry) -> HelpEntry:
     """typer: "--done  --no-done  <bool>  Mark as done": the head spans several columns."""
     head, description = entry.head, list(entry.description)
-    while description and (found := _COLUMN.match(description[0])):
-        head += " " + found.group(1)
-        description[0] = description[0][found.end():]
-        if not description[0]:
-            description.pop(0)
+    while description:
+        if found := _COLUMN.match(description[0]):
+            head += " " + found.group(1)
+            description[0] = description[0][found.end():]
+            if not description[0]:
+                description.pop(0)
+        elif wrapped := _wrapped_choices(description):
+            head += " " + wrapped[0]
+            description = wrapped[1]
+        else:
+            break
     return HelpEntry(head, description, entry.indent)
 
 
@@ -194,7 +237,8 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         entry = _absorb_columns(entry)
     words = [w for w in entry.head.replace(",", " ").split() if not w.startswith(("-", "*", "/"))]
     lenient = bool(entry.description) or len(words) <= 1
-    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient)
+    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient,
+                            type_column=rules.columns)
     description_lines = ([head.rest] if head.rest else []) + entry.description
     notes = read_notes(description_lines)
     raw = head.value
@@ -326,16 +370,25 @@ def _first_sentence(paragraph: str) -> str:
     return paragraph[: found.end()] if found and found.end() <= 300 else paragraph[:160].rstrip() + "…"
 
 
+def _is_sentence(head: str) -> bool:
+    """"When no COMMAND is specified, gitlint defaults to 'gitlint lint'.": a note under the
+    list at the commands' indent, a capitalised sentence with no column gap, not a command."""
+    words = head.split()
+    return len(words) >= 4 and words[0].istitle() and head.rstrip().endswith((".", ":")) and "  " not in head
+
+
 def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
     for entry in entries:
         words = entry.head.split()
-        if not words:
+        if not words or (not entry.description and _is_sentence(entry.head)):
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]
-        name = re.split(r"[,|:]", words[0])[0].strip().rstrip("*")  # click marks the default command "query*"
+        # click marks the default command "query*"; gh writes "issue:"; knex names "migrate:make"
+        name = re.split(r"[,|]", words[0])[0].strip().rstrip(":").rstrip("*")
+        name = name.split(":")[0] if ":" in name and not re.fullmatch(r"\w[\w-]*(?::\w[\w-]*)+", name) else name
         if not re.fullmatch(r"[A-Za-z0-9][\w.:+-]*", name) or name in seen:
             continue
         rest = " ".join(words[1:])
@@ -364,7 +417,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         if head.startswith("{"):
             choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
         name = _listed_name(head)
-        variadic = head.endswith("...") or (from_usage.variadic if from_usage else False)
+        variadic = head.endswith("...") or (from_usage.variadic if from_usage else False) \
+            or bool(entry.description and _REPEATED_VALUE_COLUMN.match(entry.description[0]))
         required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
         choices = choices or read_notes(entry.description).choices  # clap: "[possible values: a, b]"
@@ -385,6 +439,11 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             name = _display_name(strip_brackets(pos.name))
             out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ())))
     return out
+
+
+# typer's rich panels: "ADDR-FILENAME  <address> <filename>...  [required]": the value column repeats.
+_VALUE_WORD = r"(?:<[^<>]+>|[A-Z][A-Z0-9_-]*)"
+_REPEATED_VALUE_COLUMN = re.compile(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
 
 
 def _listed_name(head: str) -> str:

@@ -49,10 +49,13 @@ def tokens_of(head: str) -> list[str]:
     return out
 
 
-def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = False) -> Head:
+def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = False,
+               type_column: bool = False) -> Head:
     """``lenient``: the head stood apart from its description, so every word after the
     names is part of the value ("--python-version x.y"); otherwise lowercase words
-    after the names start a description written after a single space."""
+    after the names start a description written after a single space. ``type_column``: the
+    head holds a type column (typer's rich panels), where "<bool>" marks a switch; elsewhere
+    ("--compact <boolean>", commander) it names a value the option takes."""
     result = Head()
     # rich-click writes a switch and its negation without spaces: "--commit/--no-commit"
     tokens = [part for tok in tokens_of(head) for part in _unslashed(tok)]
@@ -108,8 +111,8 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
             continue  # the value repeated after another name ("-f FILE, --file FILE")
         if not values or not _same_value_again(values, tok):
             values.append(tok)
-    if values and values[0].lower() in ("<bool>", "<boolean>"):
-        values = []  # typer's rich help prints "<bool>" for plain switches
+    if type_column and values and values[0].lower() in ("<bool>", "<boolean>"):
+        values = []  # typer's rich help prints "<bool>" in its type column for plain switches
     if values and result.value is None:
         _set_value(result, values)
     return result

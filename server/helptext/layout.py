@@ -22,9 +22,11 @@ _USAGE_LINE = re.compile(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법
 # A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
 FLAG_START = re.compile(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
 
-_TEXT_TITLES = ("example", "environment", "exit status", "learn more", "see also", "note", "description",
-                "author", "bug", "report", "feedback", "help topic", "more info", "alias", "copyright",
-                "license", "homepage", "documentation", "return", "exit code", "tip", "hint", "info")
+# Headings of prose, matched at the start of a word: "Reporting bugs" and "Examples" are prose,
+# pytest's option groups "Reporting" and "test session debugging and configuration" are not.
+_TEXT_TITLE = re.compile(r"\b(?:example|environment|exit status|learn more|see also|note|description|author|bug|"
+                         r"feedback|help topic|more info|alias|copyright|license|homepage|documentation|return|"
+                         r"exit code|tip|hint|info)")
 
 
 @dataclass(slots=True)
@@ -55,7 +57,7 @@ def section_kind(title: str) -> SectionKind:
         return "commands"
     if "positional" in lower or lower in ("args", "arguments", "argument", "positionals", "parameters"):
         return "positionals"
-    if any(word in lower for word in _TEXT_TITLES):
+    if _TEXT_TITLE.search(lower) and not re.search(r"\b(?:options|flags)$", lower):  # not "Environment options"
         return "text"
     return "options"
 

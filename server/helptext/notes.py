@@ -26,12 +26,15 @@ _CHOICES = (
 # Choices written in prose. An item is quoted, or one plain word; items are separated by
 # commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
 _ITEM = r"(?:\"[^\"\s]{1,40}\"|'[^'\s]{1,40}'|`[^`\s]{1,40}`|\*?[\w][\w.+/-]*\*?)"
-_SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+|\s*\|\s*)"
+_SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+|\s*\|\s*|(?<=[\"'`])/(?=[\"'`]))"
 _LIST = rf"[\(\[\{{]?\s*{_ITEM}(?:{_SEP}{_ITEM})+\s*[\)\]\}}]?"
+# After "one of" an item may carry a short note: "L (7%), M (15%, default), or H (30%)".
+_NOTE = r"(?:\s+\([^()]{1,30}\))?"
+_NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
     re.compile(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
-               rf"accepted) values(?: are)?)\s*:?\s*({_LIST})", re.IGNORECASE),
+               rf"accepted) values(?: are)?)\s*:?\s*({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
     # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
     re.compile(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
                rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),
@@ -45,8 +48,9 @@ _PROSE_CHOICES = (
     # "(tar, zip or cpio)"); "(hostname or IP)" names kinds of value as often as values
     re.compile(r"\(((?:[a-z0-9][\w.+-]*,\s*)+or\s+[a-z0-9][\w.+-]*"
                r"|[a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*)+\s+or\s+[a-z0-9][\w.+-]*)\)"),
-    # a bracketed plain list at the end of the text: "[android, linux, osx]"
-    re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\s*$"),  # not "[A,B]": that is a default list
+    # a bracketed plain list at the end of the text: "[android, linux, osx]", perhaps before its
+    # default (pip: "[auto, on, off, raw] (default: auto)")
+    re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),  # not "[A,B]": a default list
 )
 _EXAMPLE_BEFORE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
                              r"[\s:,]*$", re.IGNORECASE)
@@ -59,7 +63,10 @@ _REQUIRED = re.compile(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE
 _REPEAT = re.compile(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"
-    r"|(?:can|may)\s+be\s+repeated|\brepeatable\b|(?:multiple|several)\s+times\b"
+    r"|(?:can|may)\s+be\s+repeated|\brepeatable\b"
+    # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
+    r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"
+    r"provided|supply|supplied)(?:\s+\S+){0,5}?\s+(?:multiple|several|many)\s+times\b"
     r"|\bthis\s+flag\s+can\s+be\s+repeated",
     re.IGNORECASE,
 )
@@ -144,7 +151,9 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) \
                     or _OPEN_AFTER.match(text[found.end():]):
                 continue
-            raw = found.group(1).strip().strip("()[]{}").strip()
+            raw = found.group(1).strip()
+            raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
+            raw = raw.strip("()[]{}").strip()
             items = [unquote(i.strip()) for i in re.split(_SEP, raw) if i.strip()]
             items = [i.rstrip(".") if i.strip(".") else i for i in items]  # "yaml." ends a sentence; "..." stays
             starred = next((i.strip("*") for i in items if len(i) > 2 and i[0] == i[-1] == "*"), None)
@@ -197,8 +206,24 @@ def strip_brackets(value: str) -> str:
     return value.lstrip("=")
 
 
+_PLACEHOLDERS = {"INTEGER", "INT", "FLOAT", "NUMBER", "NUM", "TEXT", "STRING", "STR", "PATH", "FILE", "FILENAME",
+                 "DIR", "DIRECTORY", "URI", "URL", "FORMAT"}
+
+
+def _open_list(parts: tuple[str, ...]) -> bool:
+    """"{keep,no,INTEGER}", "[PATH|URI]", "{*|FORMAT,FORMAT,...}": a list that names a kind of value
+    (a type's or value's name in capitals, or "...") is not closed."""
+    return any(p in _PLACEHOLDERS or p.endswith("...") or p == "…" for p in parts)
+
+
 def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
-    """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"."""
+    """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"; not a list
+    that also names a kind of value ("{keep,no,INTEGER}"): that one takes more than its words."""
+    parts = _value_choices(value, angle=angle)
+    return () if _open_list(parts) else parts
+
+
+def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     value = value.strip().rstrip(".")
     if value.startswith("[{") and value.endswith("}]"):  # argparse's optional value "[{on,off}]"
         value = value[1:-1]

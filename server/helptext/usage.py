@@ -39,6 +39,9 @@ class UsageFacts:
     command_words: list[str] = field(default_factory=list)
 
 
+_PROSE_USAGE = re.compile(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
+
+
 def positional_key(name: str) -> str:
     return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
 
@@ -68,6 +71,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
     facts = UsageFacts()
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
     for alt in _split_forms(alternatives):
+        alt = re.sub(r",\s*\.\.\.", " ...", alt)  # "[PATTERN, ...]" repeats as "[PATTERN ...]" does
         words = tokens_of(alt.replace(" | ", " | "))
         words = [w for w in words if w != ","]
         if not words:
@@ -80,6 +84,8 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             words = words[words.index(facts.program):]  # "command | rg [OPTIONS] PATTERN"
         elif len(words) > 2 and words[1] == "-m":
             words = words[2:]
+        if _PROSE_USAGE.match(alt):
+            continue  # "qr - Convert stdin to a QR Code.": a sentence about the program, no synopsis
         before = len(facts.command_words)
         flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words,
                                                         remainder_dots)
@@ -151,6 +157,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if word.startswith(("[", "(")):
             leading = False
             inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
+            if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"
+                positionals[-1].variadic = True
+                continue
             dots = word.endswith("...")
             if word[0] == "[" and _CHOICE_LIST.fullmatch(inner):  # argparse "[{get,set}]": optional
                 choices = tuple(c.strip() for c in inner[1:-1].split(",") if c.strip())

@@ -84,3 +84,16 @@ def test_optparse_dots_after_a_bracketed_argument_still_repeat_it():
                          b"Options:\n  -h, --help            show this help message and exit\n"
                          b"  -o OUTFILE, --outfile=OUTFILE\n                        Save stats to <outfile>\n")
     assert [(p.name, p.required, p.variadic) for p in desc.positionals][-1] == ("arg", False, True)
+
+
+def test_subparsers_with_a_metavar_list_their_commands_under_it():
+    """add_subparsers(metavar="<command>"): the usage says "<command> ...", the listing names the
+    metavar alone on a line and the commands one step under it, aliases in parentheses."""
+    parser = argparse.ArgumentParser(prog="sbom", description="Makes a bill of materials.")
+    commands = parser.add_subparsers(metavar="<command>")
+    commands.add_parser("environment", aliases=["env", "venv"], help="From an environment")
+    commands.add_parser("requirements", help="From requirements")
+    commands.add_parser("poetry", help="From a Poetry project")
+    desc = describe_help(parser.format_help().encode())
+    assert [s.name for s in desc.subcommands] == ["environment", "requirements", "poetry"]
+    assert desc.positionals == ()

@@ -12,15 +12,19 @@ import json
 
 import pytest
 
-from tests.helptext.corpus_cases import CORPUS, observed, program_folders
+from tests.helptext.corpus_cases import CORPUS, CORPUS_ROUND3, observed, program_folders
 from tests.helptext.truth_score import score_corpus, truth_cases
 from toolbay.helptext.dialects import DIALECTS
 
-FOLDERS = program_folders()
+FOLDERS = program_folders() + program_folders(CORPUS_ROUND3)
 DIALECT_NAMES = {d.name for d in DIALECTS}
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=[f"{p.parent.name}/{p.name}" for p in FOLDERS])
+def _case_id(folder):
+    return ("round3:" if folder.is_relative_to(CORPUS_ROUND3) else "") + f"{folder.parent.name}/{folder.name}"
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=[_case_id(p) for p in FOLDERS])
 def test_captured_help_is_described_as_its_regression_lock_says(folder):
     locked = json.loads((folder / "regression-lock.json").read_text())
     assert observed(folder) == locked

@@ -113,3 +113,123 @@ def test_rich_panels_with_short_and_long_names_in_columns_and_short_less_options
                    (None, "--rule-char", True, "Use CHARACTER for the rule."),
                    ("-d", "--padding", True, "Padding around output."),
                    (None, "--help", False, "Show this message and exit.")]
+
+
+def test_rich_click_long_then_short_then_a_choices_column_wrapped_inside_its_width():
+    """rich-click's panels: "--chip  -c  [auto|esp32|esp32s" with "3|esp32c3]" under it: the
+    choices column wraps within its width, even inside a word, left of the description's
+    continuation; a hyphenated value name ("SERIAL-PORT") is a column of the head too."""
+    rows = [("--chip   -c  [auto|esp32|esp32s", "Target chip type."), ("             3|esp32c3]", ""),
+            ("--port   -p  SERIAL-PORT", "Serial port device."),
+            ("--after  -a  [hard-reset|no-reset|no", "Which reset to perform after"),
+            ("             -reset-stub]", "operation is finished."),
+            ("--trace  -t", "Enable trace-level output.")]
+    width = 76
+    body = "".join(f"│ {names:40s}{text:{width - 41}s}│\n" for names, text in rows)
+    desc = _describe(f"Usage: esptool [OPTIONS] COMMAND\n\n╭─ Options {'─' * (width - 10)}╮\n{body}"
+                     f"╰{'─' * width}╯\n")
+    got = [(o.long, o.short, o.takes_value, o.choices, o.description) for o in desc.options]
+    assert got == [("--chip", "-c", True, ("auto", "esp32", "esp32s3", "esp32c3"), "Target chip type."),
+                   ("--port", "-p", True, (), "Serial port device."),
+                   ("--after", "-a", True, ("hard-reset", "no-reset", "no-reset-stub"),
+                    "Which reset to perform after operation is finished."),
+                   ("--trace", "-t", False, (), "Enable trace-level output.")]
+
+
+def test_a_value_list_that_names_a_kind_of_value_is_not_a_closed_enum():
+    """"{keep,no,INTEGER}" takes any integer too; "[PATH|URI]" names two kinds of value; a list
+    ending in "..." is open. Real choices in capitals ("{JSON,XML}") stay choices."""
+    desc = _describe("usage: fmt [-h] [--wrap {keep,no,INTEGER}] [--schema [PATH|URI]] [--of {JSON,XML}]\n\n"
+                     "options:\n  --wrap {keep,no,INTEGER}\n                        wrap mode\n"
+                     "  --schema [PATH|URI]   the schema\n  --skip {*|FORMAT,FORMAT,...}\n"
+                     "                        formats to skip\n  --of {JSON,XML}       output format\n")
+    got = {o.long: (o.takes_value, o.choices) for o in desc.options}
+    assert got == {"--wrap": (True, ()), "--schema": (True, ()), "--skip": (True, ()),
+                   "--of": (True, ("JSON", "XML"))}
+
+
+def test_a_usage_line_that_is_a_sentence_about_the_program_names_no_positionals():
+    desc = _describe("Usage: qr - Convert stdin (or the first argument) to a QR Code.\n\n"
+                     "Options:\n  -h, --help   show this help message and exit\n  --factory=FACTORY  the factory\n")
+    assert desc.positionals == ()
+    assert [o.long for o in desc.options] == ["--help", "--factory"]
+
+
+def test_a_bracketed_name_then_comma_and_dots_is_an_optional_repeated_positional():
+    desc = _describe("usage: apidoc [OPTIONS] -o <OUTPUT_PATH> <MODULE_PATH> [EXCLUDE_PATTERN, ...]\n\n"
+                     "positional arguments:\n  module_path      the package\n"
+                     "  exclude_pattern  patterns to leave out\n\noptions:\n  -o OUTPUT_PATH   where to write\n")
+    got = [(p.name, p.required, p.variadic) for p in desc.positionals]
+    assert got == [("module_path", True, False), ("exclude_pattern", False, True)]
+
+
+def test_a_rich_arguments_panel_value_column_ending_in_dots_repeats():
+    width = 70
+    row = f"│ *  {'ADDR-FILENAME':15s}{'<address> <filename>...':26s}{'[required]':{width - 45}s}│\n"
+    desc = _describe(f"Usage: esptool write-flash [OPTIONS] <address> <filename>...\n\n"
+                     f"╭─ Arguments {'─' * (width - 12)}╮\n{row}╰{'─' * width}╯\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("ADDR-FILENAME", True, True)]
+
+
+def test_a_value_named_boolean_outside_a_type_column_is_still_a_value():
+    """commander's "--compact <boolean>" takes "true" or "false"; only typer's type column
+    prints "<bool>" for a switch."""
+    desc = _describe("Usage: obfuscate <inputPath> [options]\n\nOptions:\n"
+                     "  --compact <boolean>   Disable one line output code compacting\n"
+                     "  -o, --output <path>   Output path\n  -h, --help            display help for command\n")
+    option = next(o for o in desc.options if o.long == "--compact")
+    assert option.takes_value is True
+
+
+def test_command_names_with_a_colon_inside_are_whole_names():
+    """knex: "migrate:make [options] <name>"; gh's "issue:" ends its name with the colon."""
+    desc = _describe("Usage: knex [options] [command]\n\nCommands:\n  init [options]          Create a knexfile.\n"
+                     "  migrate:make <name>     Create a named migration file.\n"
+                     "  seed:run [options]      Run seed files.\n")
+    assert [s.name for s in desc.subcommands] == ["init", "migrate:make", "seed:run"]
+
+
+def test_multiple_times_in_what_an_option_does_does_not_make_it_repeatable():
+    desc = _describe("Usage: svgo [options]\n\nOptions:\n"
+                     "  --multipass            Pass over SVGs multiple times to ensure all\n"
+                     "                         optimizations are applied\n"
+                     "  -e, --exclude <glob>   Exclude files. This option can be used multiple times.\n"
+                     "  -v, --verbose          Talk more; use the flag multiple times for more.\n")
+    got = {o.long: o.repeatable for o in desc.options}
+    assert got == {"--multipass": False, "--exclude": True, "--verbose": True}
+
+
+def test_a_sentence_under_the_commands_at_their_indent_is_not_a_command():
+    desc = _describe("Usage: gitlint [OPTIONS] COMMAND [ARGS]...\n\nCommands:\n"
+                     "  install-hook     Install gitlint as a git commit-msg hook.\n"
+                     "  lint             Lints a git repository [default command]\n\n"
+                     "  When no COMMAND is specified, gitlint defaults to 'gitlint lint'.\n")
+    assert [s.name for s in desc.subcommands] == ["install-hook", "lint"]
+
+
+def test_option_groups_named_like_prose_headings_still_hold_options():
+    """argparse groups "Reporting" (pytest), "test session debugging and configuration" and
+    "Environment options" (nox) list options; "Reporting bugs" and "Environment variables" are prose."""
+    desc = _describe("usage: t [options]\n\nReporting:\n  --durations=N         Show N slowest durations\n\n"
+                     "test session debugging and configuration:\n  -c FILE, --config-file=FILE\n"
+                     "                        Load configuration from FILE\n\nEnvironment options:\n"
+                     "  --envdir ENVDIR       Directory for the environments\n\nEnvironment variables:\n"
+                     "  CI                    When set, runs as in CI\n\nReporting bugs:\n"
+                     "  -- see the issue tracker at https://example.org\n")
+    assert [o.long for o in desc.options] == ["--durations", "--config-file", "--envdir"]
+
+
+def test_options_listed_under_a_commands_heading_are_options():
+    """pylint's argparse group "Commands" and just's "Commands:" list flags that act as commands."""
+    desc = _describe("usage: pylint [options]\n\nCommands:\n"
+                     "  Options which are actually commands. Options in this group are mutually exclusive.\n\n"
+                     "  --rcfile RCFILE       Specify a configuration file to load.\n"
+                     "  --list-msgs           Display a list of all pylint's messages.\n")
+    assert [(o.long, o.takes_value) for o in desc.options] == [("--rcfile", True), ("--list-msgs", False)]
+    assert desc.subcommands == ()
+
+
+def test_bracketed_dots_after_a_positional_repeat_it():
+    desc = _describe("usage: pytest [options] [file_or_dir] [file_or_dir] [...]\n\npositional arguments:\n"
+                     "  file_or_dir\n\noptions:\n  -x, --exitfirst       Exit instantly on first error\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("file_or_dir", False, True)]

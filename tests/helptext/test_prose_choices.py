@@ -28,8 +28,13 @@ CHOICE_FORMS = {
     "VALUE is 'a', 'b', or 'c'": lambda v: f"use markers; WHEN is {_or_list(v, chr(39))}",
     "starred default": lambda v: f"Specify the mode (*{v[0]}*, {', '.join(v[1:])}).",
     "bracketed list": lambda v: f"Override the target [{', '.join(v)}]",
+    "bracketed list, then its default": lambda v: f"Which mechanism to use [{', '.join(v)}]. (default: {v[0]})",
     "MODE (a, b or c)": lambda v: f"Print the script for MODE ({', '.join(v[:-1])}, or {v[-1]}) and exit",
     "(a, b, or c) after prose": lambda v: f"How to handle multi-architecture images ({_or_list(v)})",
+    "choices are a (note), b (note)": lambda v: "The level. Choices are " + _or_list([f"{x} ({k}%)" for k, x in
+                                                                                     enumerate(v)]) + ".",
+    'one of "a" (note), "b"/"c"': lambda v: f'Quotes: one of "{v[0]}" (the first), '
+                                            + "/".join(f'"{x}"' for x in v[1:]) + '. (default: "x")',
 }
 EXAMPLE_FORMS = {
     "e.g.": lambda v: f"Output format, e.g. {', '.join(v)}",

@@ -128,8 +128,10 @@ def score_case(case: TruthCase, score: Score) -> None:
     score.counts["options that exist:total"] += len(relevant)
     for name in extra:
         score.misses.append(f"{case.label}: option {name} read but not defined")
-    _score_positionals(case, truth, desc, score)
-    _score_subcommands(case, truth, desc, score)
+    if "positionals" in truth:  # optparse defines none: the program takes them itself, unrecorded
+        _score_positionals(case, truth, desc, score)
+    if "subcommands" in truth:  # optparse holds no subcommands: a program dispatches them itself
+        _score_subcommands(case, truth, desc, score)
 
 
 def _score_positionals(case: TruthCase, truth: dict[str, Any], desc: HelpDescription | None,

@@ -1,6 +1,6 @@
 """Prints what the parser reads from each corpus program, compactly, for review by eye.
 
-    python tests/helptext/tools/review.py [dialect[/program]]
+    python tests/helptext/tools/review.py [dialect[/program]]   (in corpus/ and corpus-round3/)
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from toolbay.errors import NotHelpError  # noqa: E402
 from toolbay.helptext import describe_help  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+CORPUS_ROUND3 = CORPUS.parent / "corpus-round3"
 
 
 def show(folder: Path) -> None:
@@ -22,9 +23,9 @@ def show(folder: Path) -> None:
         short_bytes = short.read_bytes() if short.exists() else None
         desc = describe_help((folder / "long.txt").read_bytes(), short_bytes)
     except NotHelpError as exc:
-        print(f"== {folder.relative_to(CORPUS)}: NOT HELP: {exc.reason}")
+        print(f"== {folder.relative_to(folder.parents[1])}: NOT HELP: {exc.reason}")
         return
-    print(f"== {folder.relative_to(CORPUS)} [{desc.dialect}] name={desc.name} version={desc.version}")
+    print(f"== {folder.relative_to(folder.parents[1])} [{desc.dialect}] name={desc.name} version={desc.version}")
     print(f"   about={desc.about[:90]!r}")
     for o in desc.options:
         flags = []
@@ -49,6 +50,7 @@ def show(folder: Path) -> None:
 
 if __name__ == "__main__":
     pattern = sys.argv[1] if len(sys.argv) > 1 else "*/*"
-    for folder in sorted(CORPUS.glob(pattern if "/" in pattern else f"{pattern}/*")):
+    glob = pattern if "/" in pattern else f"{pattern}/*"
+    for folder in sorted([*CORPUS.glob(glob), *CORPUS_ROUND3.glob(glob)]):
         if (folder / "long.txt").exists():
             show(folder)

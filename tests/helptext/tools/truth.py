@@ -51,6 +51,7 @@ def _patch() -> None:
         raise _Caught("optparse", self)
 
     optparse.OptionParser.print_help = catch_optparse  # type: ignore[method-assign]
+    optparse.OptionParser.format_help = catch_optparse  # type: ignore[method-assign, assignment]
     with contextlib.suppress(ImportError):
         import docopt
 
@@ -109,6 +110,24 @@ def _text(value: Any) -> str | None:
     return str(getattr(value, "value", value))
 
 
+def _choice_text(choice: Any, convert: Any) -> str:
+    """A choice as it is typed: an Enum member is typed as the word the parser's own ``type``
+    converts to it (tried: its value, its name, lower-cased, dotted tuple), else as ``str``."""
+    import enum
+
+    if not isinstance(choice, enum.Enum) or not callable(convert):
+        return str(choice)
+    value = choice.value
+    tried = [str(value), choice.name, choice.name.lower(), choice.name.lower().replace("_", "-")]
+    if isinstance(value, tuple):
+        tried.append(".".join(str(v) for v in value))
+    for word in tried:
+        with contextlib.suppress(Exception):
+            if convert(word) == choice:
+                return word
+    return str(choice)
+
+
 def argparse_truth(parser: argparse.ArgumentParser) -> dict[str, Any]:
     options, positionals, subcommands = [], [], []
     for action in parser._actions:
@@ -118,7 +137,7 @@ def argparse_truth(parser: argparse.ArgumentParser) -> dict[str, Any]:
             shown = [a.dest for a in action._choices_actions]
             subcommands.extend(shown or list(action.choices))
             continue
-        choices = [str(c) for c in action.choices] if action.choices else []
+        choices = [_choice_text(c, action.type) for c in action.choices] if action.choices else []
         if not action.option_strings:
             nargs = action.nargs
             positionals.append({
@@ -238,7 +257,11 @@ def click_truth(command: Any, ctx: Any) -> dict[str, Any]:
 
     options, positionals, subcommands = [], [], []
     for param in command.get_params(ctx):
-        if getattr(param, "hidden", False) or param.name in ("help", "version"):
+        if param.name in ("help", "version"):
+            continue
+        # typer's hidden argument is only left out of the Arguments panel: the usage still names it
+        # and the program takes it. A hidden option is nowhere in the help, so it is left out.
+        if getattr(param, "hidden", False) and not isinstance(param, click.Argument):
             continue
         choices = [str(getattr(c, "value", c)) for c in getattr(param.type, "choices", []) or []]
         if isinstance(param, click.Argument):
