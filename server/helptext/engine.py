@@ -261,6 +261,8 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         kind = "number"
     else:
         kind = value_type(value_name, raw)
+        if kind in ("integer", "number") and _names_a_word_value(join_description(description_lines), value_name):
+            kind = "string"  # "-j N  … 'auto' uses every core": a number type would refuse "auto"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         kind = _type_from_default(default)
@@ -281,6 +283,17 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
     )
+
+
+# A quoted lower-case word the text gives as a value: "'auto' uses the number of CPU cores",
+# "Defaults to 'auto'", "N or 'max'"; not one quoted in an example ("children of 'dir'").
+_WORD_VALUE = re.compile(r"""(?:\b(?:or|to|default:?|value|be|is)\s+(['"`])([a-z][a-z_-]*)\1"""
+                         r"""|(['"`])([a-z][a-z_-]*)\3\s+(?:uses|means|sets|selects|picks|lets|stands|for)\b)""")
+
+
+def _names_a_word_value(description: str, value_name: str | None) -> bool:
+    own = (value_name or "").strip("<>[]").lower()
+    return any((found.group(2) or found.group(4)) != own for found in _WORD_VALUE.finditer(description))
 
 
 def _type_from_default(default: str) -> ValueType:

@@ -233,3 +233,13 @@ def test_bracketed_dots_after_a_positional_repeat_it():
     desc = _describe("usage: pytest [options] [file_or_dir] [file_or_dir] [...]\n\npositional arguments:\n"
                      "  file_or_dir\n\noptions:\n  -x, --exitfirst       Exit instantly on first error\n")
     assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("file_or_dir", False, True)]
+
+
+def test_a_number_whose_text_names_a_word_value_is_not_typed_as_a_number():
+    """"-j N … 'auto' uses every core": typing it integer would refuse "auto"; plain N stays integer."""
+    desc = _describe("usage: build [-h] [-j N] [-n N]\n\noptions:\n"
+                     "  -j N, --jobs N   run with N processes. 'auto' uses the number of CPU cores\n"
+                     "  -n N, --count N  stop after N files\n")
+    schema = build_tool_schema(desc).input_schema["properties"]
+    assert schema["jobs"]["type"] == "string"
+    assert schema["count"]["type"] == "integer"
