@@ -536,8 +536,8 @@ class JobManager:
         events = [job.event("output", at, bytes=size, is_error=result.is_error),
                   job.event("finished", at, status=status, **({"reason": reason} if reason else {}))]
         try:
-            await self._record_end(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
-                                                                  events=events))
+            await self._write(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
+                                                             events=events), until_taken=True)
         finally:
             job.done.set()
             self._jobs.pop(job.id, None)
@@ -545,27 +545,28 @@ class JobManager:
                 if relay.until_end and self._tg is not None:
                     self._tg.start_soon(partial(relay.step, f"job {job.id} {status}", final=True))
 
-    async def _write(self, job: _LiveJob, write: Callable[[], Awaitable[None]]) -> None:
-        """Writes a change of a job that went background, after its first write."""
+    async def _write(self, job: _LiveJob, write: Callable[[], Awaitable[None]], *,
+                     until_taken: bool = False) -> None:
+        """Writes a change of a job that went background, after its first write. A lost change
+        (a progress event, a status its end overwrites) is logged; its end (``until_taken``) is
+        written again until the store takes it."""
         await job.recorded.wait()
         if not job.background:
+            return
+        if until_taken:
+            await self._write_until_taken(job, write)
             return
         try:
             await write()
         except Exception:
             logger.exception("could not record a change of job %s", job.id)
 
-    async def _record_end(self, job: _LiveJob, write: Callable[[], Awaitable[None]]) -> None:
-        """Writes how a background job ended, trying again until the store takes it.
-
-        An end that is lost leaves the job running in the store for ever: its caller, or the
+    async def _write_until_taken(self, job: _LiveJob, write: Callable[[], Awaitable[None]]) -> None:
+        """An end that is lost leaves the job running in the store for ever: its caller, or the
         next server on the same data folder, would wait on it in vain. So a store that refuses
         for a while (another process holding the SQLite file locked past its busy timeout, a
         full disk, Redis away) delays the end, and the job's waiters with it, but loses nothing.
         A server that stops meanwhile makes one last try."""
-        await job.recorded.wait()
-        if not job.background:
-            return
         delay, failures = END_RETRY_FIRST_S, 0
         while True:
             try:
