@@ -16,6 +16,10 @@ from pathlib import Path
 def main() -> None:
     if (code := parse_help_at_once(sys.argv[1:])) is not None:
         sys.exit(code)
+    # Before anything defines a model: most of the MCP SDK's are never used by one command.
+    from toolbay.internals.pydantic_models import defer_model_building
+
+    defer_model_building()
     from toolbay.cli import main as full_command
 
     full_command()

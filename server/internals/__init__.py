@@ -6,7 +6,8 @@ it, so an upgrade has one place to look:
 
 - ``mcp_sdk``: the streamable HTTP transport class the session manager builds; a per-message
   session's connection.
-- ``pydantic_models``: building a model instance without validation, slot by slot.
+- ``pydantic_models``: building a model instance without validation, slot by slot; models
+  built when first used (the default every model's settings fall back to).
 - ``wasmtime_capi``: wasmtime's C API where the Python binding stops (standard input from
   bytes, an epoch-deadline callback, one export by name).
 """

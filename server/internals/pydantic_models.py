@@ -1,8 +1,16 @@
-"""Reaching past pydantic's public API: a model instance built without validation.
+"""Reaching past pydantic's public API: a model instance built without validation, and
+models built when first used rather than when defined.
 
 ``model_construct`` does per-field work that a catalog of thousands of tools pays on every
-listing; this sets the four slots every pydantic model has, as its ``__setstate__``
-(unpickling) sets them, straight through their descriptors.
+listing; ``trusted_instance`` sets the four slots every pydantic model has, as its
+``__setstate__`` (unpickling) sets them, straight through their descriptors.
+
+``defer_model_building``: the MCP SDK defines some 450 models (three protocol versions of
+every message), and pydantic builds each one's validator as its class is defined, about a
+third of a second of processor time for every process that imports it, before the server can
+answer. Most of them are never used by one server. pydantic's ``defer_build`` setting builds a
+model's validator when it is first used instead, but it is set model by model; the models are
+the SDK's, so this changes the default that every model's settings fall back to.
 """
 
 from __future__ import annotations
@@ -10,7 +18,9 @@ from __future__ import annotations
 import functools
 from typing import Any, TypeVar
 
+import pydantic.main
 from pydantic import BaseModel
+from pydantic._internal import _config
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -36,3 +46,16 @@ def _all_fields(model: type[BaseModel]) -> set[str]:
     """One set for every instance: each has all its fields set, and pydantic only ever adds a
     field to it (on assignment), which leaves it as it is."""
     return set(model.model_fields)
+
+
+def defer_model_building() -> bool:
+    """From now on in this process, models and type adapters defined without a ``defer_build``
+    setting of their own build their validators when first used. Only for a process that is
+    toolbay's own (the ``toolbay`` command), and only with a pydantic that builds a deferred
+    model under a lock (``pydantic.main._rebuild_lock``, 2.14 on): before it, two threads using
+    a model for the first time at once could validate with its parent's validator. Whether
+    the default was changed."""
+    if not hasattr(pydantic.main, "_rebuild_lock") or "defer_build" not in _config.config_defaults:
+        return False
+    _config.config_defaults["defer_build"] = True
+    return True

@@ -3,6 +3,9 @@ builds: this fails when pydantic changes the slots every model has."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import mcp_types as types
 
 from toolbay.internals.pydantic_models import trusted_instance
@@ -24,3 +27,59 @@ def test_a_trusted_tool_equals_a_validated_one() -> None:
                                                                                         exclude_none=True)
     assert trusted.model_dump_json(by_alias=True, exclude_none=True) == validated.model_dump_json(
         by_alias=True, exclude_none=True)
+
+
+# Run in a process of its own: the deferral is for the rest of the process, as in ``toolbay``.
+DEFERRED_FIRST_USE = """
+import threading
+import mcp_types as types
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+class Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+class Strict(Loose):
+    model_config = ConfigDict(extra="forbid")
+    count: int
+
+assert not Strict.__pydantic_complete__ and not types.Tool.__pydantic_complete__, "built when defined"
+outcomes = []
+
+def use() -> None:
+    try:
+        Strict.model_validate({"count": 1, "stray": 2})
+        outcomes.append("accepted")
+    except ValidationError:
+        outcomes.append("refused")
+
+threads = [threading.Thread(target=use) for _ in range(16)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+tool = types.Tool.model_validate({"name": "t", "inputSchema": {"type": "object"}})
+assert Strict.__pydantic_complete__ and types.Tool.__pydantic_complete__ and tool.input_schema == {"type": "object"}
+print(" ".join(sorted(set(outcomes))))
+"""
+
+
+def test_with_building_deferred_models_build_on_first_use_and_threads_using_one_at_once_all_see_its_own_rules(
+) -> None:
+    # A model first used by many threads at once must never be validated by its parent's
+    # rules (``extra="allow"``) while it is being built: that is why deferral needs the lock.
+    script = "from toolbay.internals.pydantic_models import defer_model_building\n" \
+             "assert defer_model_building()\n" + DEFERRED_FIRST_USE
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["refused"]
+
+
+def test_the_toolbay_command_defers_model_building() -> None:
+    script = ("import sys\n"
+              "sys.argv = ['toolbay', '--version']\n"
+              "import toolbay.entry\n"
+              "try:\n    toolbay.entry.main()\nexcept SystemExit:\n    pass\n"
+              "import pydantic._internal._config as c\nprint(c.config_defaults['defer_build'])\n")
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split()[-1] == "True"
