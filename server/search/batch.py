@@ -3,7 +3,12 @@
 Input: one MCP tool definition (``{"name", "description", "inputSchema"}``) a line, and
 one query (``{"id", "query"}``) a line. Output, one line per query in input order:
 ``{"id", "results": [{"name", "score"}], "no_match": bool}``. This is how the search is
-measured from outside, so the shape stays exactly this.
+measured from outside, so the shape stays exactly this, and each ``id`` comes back as it was
+given (a number stays a number: whoever compares ids compares them as they wrote them).
+
+Tool lists made for other APIs are read too, as their authors would expect: ``parameters``
+in place of ``inputSchema`` (function-calling definitions), and a definition wrapped in
+``{"type": "function", "function": {...}}``. A file may begin with a byte-order mark.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ class SearchInputError(ToolbayError):
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of every non-blank line of ``path``."""
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open(encoding="utf-8-sig")
     except OSError as exc:
         raise SearchInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
@@ -46,25 +51,35 @@ def read_catalog(path: Path) -> list[ToolDefinition]:
     definitions: dict[str, ToolDefinition] = {}
     for number, tool in read_jsonl(path):
         try:
-            definition = definition_from_mcp(tool)
+            definition = definition_from_mcp(_as_mcp_tool(tool))
         except ValueError as exc:
             raise SearchInputError(f"{path}:{number}: {exc}") from None
         definitions[definition.name] = definition  # a later line with the same name replaces
     return list(definitions.values())
 
 
-def read_queries(path: Path) -> list[tuple[str, str]]:
-    queries: list[tuple[str, str]] = []
+def _as_mcp_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """``tool`` as an MCP definition, unwrapping a function-calling one (see the module)."""
+    wrapped = tool.get("function")
+    if tool.get("type") == "function" and isinstance(wrapped, dict):
+        tool = wrapped
+    if "inputSchema" not in tool and "input_schema" not in tool and isinstance(tool.get("parameters"), dict):
+        tool = {**tool, "inputSchema": tool["parameters"]}
+    return tool
+
+
+def read_queries(path: Path) -> list[tuple[Any, str]]:
+    """(id as given, text) of each query; a query without an id is named by its line number."""
+    queries: list[tuple[Any, str]] = []
     for number, record in read_jsonl(path):
         query = record.get("query")
         if not isinstance(query, str):
             raise SearchInputError(f"{path}:{number}: a query needs a string 'query'")
-        identifier = record.get("id", str(number))
-        queries.append((identifier if isinstance(identifier, str) else json.dumps(identifier), query))
+        queries.append((record.get("id", str(number)), query))
     return queries
 
 
-def outcome_record(identifier: str, outcome: SearchOutcome) -> dict[str, Any]:
+def outcome_record(identifier: Any, outcome: SearchOutcome) -> dict[str, Any]:
     return {
         "id": identifier,
         "results": [{"name": hit.name, "score": round(hit.score, 4)} for hit in outcome.hits],
@@ -72,7 +87,7 @@ def outcome_record(identifier: str, outcome: SearchOutcome) -> dict[str, Any]:
     }
 
 
-def run_batch(definitions: Iterable[ToolDefinition], queries: Iterable[tuple[str, str]],
+def run_batch(definitions: Iterable[ToolDefinition], queries: Iterable[tuple[Any, str]],
               limit: int, index: SearchIndex | None = None) -> Iterator[dict[str, Any]]:
     """One output record per query, searched over ``definitions``."""
     index = index if index is not None else SearchIndex()

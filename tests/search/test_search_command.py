@@ -86,3 +86,27 @@ def test_a_query_searches_the_tools_the_server_would_serve(shared_data_dir: Path
     assert record["results"][0]["name"] == "hashsum"
     assert record["results"][0]["description"]
     assert not record["no_match"]
+
+
+def test_ids_come_back_as_given_and_function_calling_definitions_and_a_byte_order_mark_are_read(
+        tmp_path: Path) -> None:
+    # Tools as another API writes them: "parameters" for the schema, or wrapped as a function.
+    catalog = tmp_path / "tools.jsonl"
+    catalog.write_text("\ufeff" + "".join(json.dumps(record) + "\n" for record in [
+        {"name": "getWeather", "description": "Current conditions",
+         "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City"}}}},
+        {"type": "function", "function": {"name": "convertCurrency", "description": "Exchange money",
+                                          "parameters": {"type": "object", "properties": {"amount": {}}}}},
+    ]), encoding="utf-8")
+    queries = write_jsonl(tmp_path / "q.jsonl", [
+        {"id": 7, "query": "conditions in the city of Lyon"},
+        {"id": "7", "query": "exchange an amount of money"},
+        {"id": None, "query": "weather"},
+    ])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == [7, "7", None]
+    # The parameter's text is searched: "city" is only in getWeather's parameters.
+    assert lines[0]["results"][0]["name"] == "getWeather"
+    assert lines[1]["results"][0]["name"] == "convertCurrency"
