@@ -52,6 +52,7 @@ from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
     CANCEL_REQUESTED,
     INTERRUPTED_BY_RESTART,
+    TERMINAL,
     JobEvent,
     JobRecord,
     JobStatus,
@@ -625,7 +626,13 @@ class JobManager:
 
     def _view(self, job: _LiveJob) -> JobView:
         position = self._queue.index(job) + 1 if job in self._queue else None
-        return dataclasses.replace(JobView.of(job.record(), self.poll_interval_s), position=position,
+        record = job.record()
+        if record.status in TERMINAL and not job.done.is_set():
+            # Its end is still being written (a busy store can take a while): until the store
+            # has it, it has not ended for anyone, so a caller who sees it ended finds its result.
+            record = dataclasses.replace(record, status="running" if job.started_at is not None else "queued",
+                                         finished_at=None, reason=None)
+        return dataclasses.replace(JobView.of(record, self.poll_interval_s), position=position,
                                    progress=job.progress)
 
     async def status(self, owner: str, job_id: str) -> JobView:

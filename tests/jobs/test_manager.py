@@ -374,9 +374,12 @@ async def test_the_end_of_a_job_refused_by_a_locked_database_is_recorded_once_th
             with anyio.fail_after(30):
                 while "could not record" not in caplog.text:  # the store refused once
                     await anyio.sleep(0.01)
-            # Not yet ended for anyone: neither its waiters nor a server draining its jobs.
+            # Not yet ended for anyone: neither its waiters nor a server draining its jobs, nor
+            # a caller polling its status (who would then ask for a result not there yet).
             assert await manager.drain(0.2) == 1
             assert await manager.result("alice", job_id) is None
+            assert (await manager.status("alice", job_id)).status == "running"
+            assert [view.status for view in await manager.list("alice")] == ["running"]
         finally:
             holder.execute("ROLLBACK")
             holder.close()
