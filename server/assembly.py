@@ -33,6 +33,7 @@ from toolbay.protocol.disclosure import Disclosure
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
+from toolbay.wasm.early import EarlyCompiles
 from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
 
@@ -52,6 +53,7 @@ async def assemble(
     stages: Sequence[Stage] | None = None,
     file_filter: Callable[[str], bool] | None = None,
     tracer_provider: TracerProvider | None = None,
+    early_compiles: EarlyCompiles | None = None,
 ) -> AsyncIterator[Toolbay]:
     """A running app over ``settings``.
 
@@ -63,6 +65,7 @@ async def assemble(
         builtins: more built-in tools, after refresh_tools and the job tools.
         stages: the call chain instead of the one the settings make (benchmarks).
         file_filter: serve only the tool files (paths) it accepts (``toolbay call``).
+        early_compiles: modules a first start began compiling already (``toolbay.first_start``).
         tracer_provider: the spans go there instead of where ``[telemetry]`` says (tests).
     """
     cluster = settings.cluster
@@ -91,7 +94,7 @@ async def assemble(
             stack.push_async_callback(policies.limiter.aclose)
         async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
                               start_wait_s=start_wait_s, builtins=builtins, stages=stages,
-                              file_filter=file_filter, tracer=tracer) as app:
+                              file_filter=file_filter, tracer=tracer, early_compiles=early_compiles) as app:
             yield app
 
 
@@ -108,6 +111,7 @@ async def _assembled(
     stages: Sequence[Stage] | None,
     file_filter: Callable[[str], bool] | None,
     tracer: Tracer | None,
+    early_compiles: EarlyCompiles | None,
 ) -> AsyncIterator[Toolbay]:
     sessions = SessionRegistry()
     roles = RoleLibrary.from_settings(settings)
@@ -185,6 +189,7 @@ async def _assembled(
         on_progress=on_progress,
         start_wait_s=start_wait_s,
         file_filter=file_filter,
+        early_compiles=early_compiles,
     ) as keeper, manager, anyio.create_task_group() as group:
 
         def add_tasks(server: Server[Any], transport: Transport) -> None:

@@ -24,11 +24,13 @@ from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
+from toolbay.first_start import runtime_sizing
 from toolbay.handlers.base import Handler
 from toolbay.hash_index import HashIndex
 from toolbay.pytools.folders import personal_folders
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm import WasmRuntime
+from toolbay.wasm.early import EarlyCompiles
 
 logger = logging.getLogger(__name__)
 
@@ -70,23 +72,23 @@ class CatalogKeeper:
         on_progress: Callable[[FileOutcome, int], None] | None = None,
         start_wait_s: float | None = None,
         file_filter: Callable[[str], bool] | None = None,
+        early_compiles: EarlyCompiles | None = None,
     ) -> AsyncIterator[CatalogKeeper]:
         """``roles``: the role files served (by default those of ``settings.agents``);
         ``role_listeners`` hear when the roles served change (the prompt list).
         ``start_wait_s``: how long to wait for files described for the first time; those
         not done by then are described on in the background, and the catalog grows (telling
         the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``).
-        ``file_filter``: serve only the files (paths) it accepts."""
+        ``file_filter``: serve only the files (paths) it accepts. ``early_compiles``: modules
+        a first start began compiling before this (``toolbay.first_start``)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        # The job manager decides how many calls run at once; a guest that sleeps still holds
-        # a worker thread, so the runtime must have one per call the manager lets run, or
-        # long jobs starve every other call while the manager counts free slots.
-        runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None,
-                              max_workers=max(settings.jobs.max_concurrent, os.cpu_count() or 1),
+        consume_fuel, max_workers = runtime_sizing(settings)
+        runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=consume_fuel,
+                              max_workers=max_workers,
                               quick_budget_s=settings.sandbox.quick_budget_ms / 1000,
                               quick_compile=settings.discovery.quick_compile,
                               # Only a server lives long enough for optimised code to pay off.
-                              optimise_in_background=start_wait_s is not None)
+                              optimise_in_background=start_wait_s is not None, early=early_compiles)
         keeper = cls(settings, runtime, builtins, listeners, roles=roles, role_listeners=role_listeners,
                      file_filter=file_filter)
         try:

@@ -125,6 +125,10 @@ def serve(
         from toolbay.detach import detach_from_client
 
         detach_from_client()  # before any thread: jobs may outlive the client
+    from toolbay.first_start import compile_early
+
+    # On a first start the tools compile while the server's own modules load.
+    early_compiles = compile_early(settings)
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
     from toolbay.commands import ImportInBackground, serve_until_stopped
 
@@ -133,7 +137,7 @@ def serve(
     # full collection while serving skips them (about 60 ms each, else).
     protocol = ImportInBackground("toolbay.protocol.transports", then=gc.freeze)
     with contextlib.suppress(KeyboardInterrupt):
-        _run(serve_until_stopped, settings, protocol)
+        _run(serve_until_stopped, settings, protocol, early_compiles)
 
 
 @app.command("list")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from toolbay.app import Toolbay
+    from toolbay.wasm.early import EarlyCompiles
 
 logger = logging.getLogger(__name__)
 
@@ -100,15 +101,18 @@ class ImportInBackground:
         await anyio.to_thread.run_sync(self._thread.join)
 
 
-async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None) -> None:
+async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None,
+                              early_compiles: EarlyCompiles | None = None) -> None:
     """Serves until the client goes (stdio) or the process is stopped. ``protocol``: the
-    loading of ``toolbay.protocol.transports`` (the MCP SDK), begun by the caller."""
+    loading of ``toolbay.protocol.transports`` (the MCP SDK), begun by the caller, as are
+    ``early_compiles`` (``toolbay.first_start``)."""
     from toolbay.assembly import assemble
 
     if settings.transport != "stdio":
         _refuse_unsafe_bind(settings)
     progress = _DescribeProgress()
-    async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s) as app:
+    async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s,
+                        early_compiles=early_compiles) as app:
         progress.stop()
         if protocol is not None:
             await protocol.loaded()

@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     "toolbay.discovery": 3,
     "toolbay.listing_format": 3,
     "toolbay.catalog_keeper": 3,
+    "toolbay.first_start": 3,  # a first start's compiles, begun before the server is assembled
     "toolbay.subagents.library": 3,  # the roles served, as agent_* handlers, reloaded with the catalog
     "toolbay.watcher": 3,
     "toolbay.sessions": 3,

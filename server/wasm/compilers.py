@@ -96,6 +96,8 @@ class Compiler:
             return config
 
         self.name = name
+        # What the engine was made with: two compilers with the same options make code either can run.
+        self.options = (name, consume_fuel, parallel, pool_slots)
         # wasmtime aborts the process (a panic in the C API) when the pool's address space
         # is refused, so ask the system first.
         self.pooled = pool_slots > 0 and can_reserve(pool_slots * _POOL_BYTES_PER_SLOT)
@@ -111,6 +113,24 @@ class Compiler:
         self.linker = wasmtime.Linker(self.engine)
         self.linker.define_wasi()
         install_poll_oneoff(self.linker)
+
+
+def pool_slots_for(max_workers: int) -> int:
+    """Guests at once on a runtime with ``max_workers``: calls on workers, as many describing
+    runs, one on the event loop, and room for runs started by a caller's own thread."""
+    return 4 * max_workers + 16
+
+
+def baseline_options(consume_fuel: bool, max_workers: int) -> tuple[str, bool, bool, int]:
+    """``Compiler.options`` of the baseline compiler of a runtime with these settings."""
+    return BASELINE, consume_fuel, True, pool_slots_for(max_workers)
+
+
+def baseline_compiler(consume_fuel: bool, max_workers: int) -> Compiler:
+    """The baseline compiler of a runtime with these settings (``toolbay.wasm.early`` makes
+    one before the runtime exists)."""
+    name, fuel, parallel, pool_slots = baseline_options(consume_fuel, max_workers)
+    return Compiler(name, consume_fuel=fuel, parallel=parallel, pool_slots=pool_slots)
 
 
 @dataclass(frozen=True, slots=True)

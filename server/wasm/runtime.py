@@ -20,6 +20,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -28,7 +29,15 @@ import wasmtime
 from toolbay.errors import WasmRejected
 from toolbay.internals.wasmtime_capi import export_by_name, set_stdin_bytes
 from toolbay.wasm.cache import CacheStats, ModuleCache
-from toolbay.wasm.compilers import BASELINE, OPTIMISING, Compiled, Compiler, Optimiser
+from toolbay.wasm.compilers import (
+    OPTIMISING,
+    Compiled,
+    Compiler,
+    Optimiser,
+    baseline_compiler,
+    baseline_options,
+    pool_slots_for,
+)
 from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
 from toolbay.wasm.inspect import check_header, check_interface
 from toolbay.wasm.interrupt import (
@@ -43,6 +52,9 @@ from toolbay.wasm.pipes import OutputPipe, make_pipe_pool
 from toolbay.wasm.progress import GuestStderr
 from toolbay.wasm.streams import CappedOutput
 from toolbay.wasm.types import MiB, RunRequest, RunResult
+
+if TYPE_CHECKING:
+    from toolbay.wasm.early import EarlyCompiles
 
 log = logging.getLogger(__name__)
 
@@ -86,18 +98,25 @@ class WasmRuntime:
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
                  consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
                  quick_compile: bool = True, optimise_in_background: bool = False,
-                 epoch_tick_s: float = TICK_S) -> None:
+                 epoch_tick_s: float = TICK_S, early: EarlyCompiles | None = None) -> None:
+        """``early``: modules compiled before this runtime was made (``toolbay.wasm.early``),
+        taken instead of compiling them again when its compiler is the one this runtime uses."""
         self.consume_fuel = consume_fuel
         self.max_workers = max_workers or os.cpu_count() or 1
-        # Guests at once: calls on workers, as many describing runs, one on the event loop,
-        # and room for runs started by a caller's own thread.
-        pool_slots = 4 * self.max_workers + 16
+        pool_slots = pool_slots_for(self.max_workers)
         # The optimiser's engine compiles on its own (low-priority) thread; the one that
         # compiles while a caller waits may use every core.
         self.optimising = Compiler(OPTIMISING, consume_fuel=consume_fuel,
                                    parallel=not (quick_compile and optimise_in_background), pool_slots=pool_slots)
-        self.baseline = (Compiler(BASELINE, consume_fuel=consume_fuel, pool_slots=pool_slots)
-                         if quick_compile else None)
+        self._early: EarlyCompiles | None = None
+        self.baseline: Compiler | None
+        if quick_compile and early is not None and early.compiler.options == baseline_options(consume_fuel,
+                                                                                                self.max_workers):
+            self.baseline, self._early = early.compiler, early
+        else:
+            if early is not None:
+                log.debug("not using the modules compiled early: their compiler is not this runtime's")
+            self.baseline = baseline_compiler(consume_fuel, self.max_workers) if quick_compile else None
         self.engine = self.optimising.engine
         self.fingerprint = (self.baseline or self.optimising).fingerprint  # of what a first load writes
         # Best first: optimised code when the cache has it.
@@ -150,7 +169,12 @@ class WasmRuntime:
             if data is None:
                 data = self._read_as(path, sha256)
             with self.first_uses():
-                compiler, module = self._compile(path, data)
+                early = self._early.take(sha256) if self._early is not None else None
+                if early is not None and self.baseline is not None:
+                    log.debug("%s was compiled early", path.name)
+                    compiler, module = self.baseline, early
+                else:
+                    compiler, module = self._compile(path, data)
             check_interface(path, module)
             self._store(sha256, compiler, module)
         else:

@@ -1,0 +1,97 @@
+"""Modules compiled before the runtime exists (``toolbay.wasm.early``), and when ``serve``
+starts them (``toolbay.first_start``): on a first start only, taken by the runtime instead
+of being compiled a second time."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.config import load_settings
+from toolbay.errors import WasmRejected
+from toolbay.first_start import compile_early, is_first_start
+from toolbay.wasm import RunRequest, WasmRuntime
+from toolbay.wasm.compilers import baseline_compiler
+from toolbay.wasm.early import EarlyCompiles
+
+
+@pytest.fixture
+def runtimes() -> Iterator[list[WasmRuntime]]:
+    made: list[WasmRuntime] = []
+    yield made
+    for runtime in made:
+        runtime.close()
+
+
+def test_a_runtime_takes_the_modules_compiled_early_and_runs_them(tmp_path: Path,
+                                                                  runtimes: list[WasmRuntime]) -> None:
+    paths = [FIXTURE_WASM / "echo.wasm", BUNDLED_EXTENSIONS / "hashsum.wasm"]
+    early = EarlyCompiles(baseline_compiler(False, 2), paths)
+    runtime = WasmRuntime(tmp_path / "modules", consume_fuel=False, max_workers=2, early=early)
+    runtimes.append(runtime)
+    assert runtime.baseline is early.compiler
+    echo = runtime.load(paths[0])
+    hashsum = runtime.load(paths[1])
+    assert early.taken == 2 and echo.compiler == "winch" and hashsum.compiler == "winch"
+    assert runtime.run(echo, RunRequest(argv=["echo"], stdin=b"hello")).stdout == b"hello"
+    digest = runtime.run(hashsum, RunRequest(argv=["hashsum", "-a", "sha256"], stdin=b"abc")).stdout
+    assert digest.startswith(b"ba7816bf")
+    # Taken once: a second runtime on the same early compiles compiles for itself.
+    assert early.take(echo.sha256) is None
+
+
+def test_modules_compiled_for_other_settings_are_left_and_compiled_again(tmp_path: Path,
+                                                                           runtimes: list[WasmRuntime]) -> None:
+    # Counting fuel changes the code, so a runtime that counts it cannot run code made without.
+    early = EarlyCompiles(baseline_compiler(False, 2), [FIXTURE_WASM / "echo.wasm"])
+    runtime = WasmRuntime(tmp_path / "modules", consume_fuel=True, max_workers=2, early=early)
+    runtimes.append(runtime)
+    assert runtime.baseline is not early.compiler
+    echo = runtime.load(FIXTURE_WASM / "echo.wasm")
+    assert early.taken == 0
+    assert runtime.run(echo, RunRequest(argv=["echo"], stdin=b"hi")).stdout == b"hi"
+
+
+def test_a_file_that_fails_early_is_rejected_by_the_runtime_with_its_usual_reason(
+        tmp_path: Path, runtimes: list[WasmRuntime]) -> None:
+    early = EarlyCompiles(baseline_compiler(False, 2), [FIXTURE_WASM / "truncated.wasm"])
+    runtime = WasmRuntime(tmp_path / "modules", consume_fuel=False, max_workers=2, early=early)
+    runtimes.append(runtime)
+    with pytest.raises(WasmRejected) as caught:
+        runtime.load(FIXTURE_WASM / "truncated.wasm")
+    assert caught.value.reason.startswith("not a valid module: unexpected end-of-file")
+
+
+def test_only_a_first_start_compiles_early_and_then_every_tool_file_of_the_folders(tmp_path: Path) -> None:
+    folder = tmp_path / "extensions"
+    folder.mkdir()
+    for name in ("echo.wasm", "args.wasm"):
+        shutil.copy(FIXTURE_WASM / name, folder / name)
+    (folder / "notes.txt").write_text("not a tool", encoding="utf-8")
+    data = tmp_path / "data"
+    settings = load_settings(None, extensions=[folder], data_dir=data)
+    assert is_first_start(data)
+    early = compile_early(settings)
+    assert early is not None
+    assert {early.take(sha) is not None for sha in _sha256s(folder)} == {True}
+    # Described before (the description cache's index) or compiled before: not a first start.
+    (data / "descriptions").mkdir(parents=True)
+    (data / "descriptions" / "index").write_bytes(b"")
+    assert not is_first_start(data) and compile_early(settings) is None
+    shutil.rmtree(data / "descriptions")
+    (data / "modules").mkdir()
+    (data / "modules" / "a-b.cwasm").write_bytes(b"")
+    assert not is_first_start(data)
+    # Cranelift up front (quick_compile off): nothing compiles early for a baseline compiler.
+    shutil.rmtree(data / "modules")
+    off = load_settings(None, extensions=[folder], data_dir=data, discovery={"quick_compile": False})
+    assert is_first_start(data) and compile_early(off) is None
+
+
+def _sha256s(folder: Path) -> list[str]:
+    return [hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.glob("*.wasm"))]
