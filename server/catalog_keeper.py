@@ -109,6 +109,7 @@ class CatalogKeeper:
                           *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """The start-up scan that lets the server answer after ``wait_s`` at the latest."""
         await self.rescan(on_progress=on_progress, publish_after_s=wait_s, published=task_status.started)
+        self.runtime.drop_early_compiles()  # what the scan did not take, it never will
 
     async def rescan(
         self,

@@ -169,7 +169,8 @@ class WasmRuntime:
             if data is None:
                 data = self._read_as(path, sha256)
             with self.first_uses():
-                early = self._early.take(sha256) if self._early is not None else None
+                early_compiles = self._early  # read once: the first scan's end drops it
+                early = early_compiles.take(sha256) if early_compiles is not None else None
                 if early is not None and self.baseline is not None:
                     log.debug("%s was compiled early", path.name)
                     compiler, module = self.baseline, early
@@ -187,6 +188,10 @@ class WasmRuntime:
         if self._optimiser is not None and compiler is not self.optimising:
             self._optimiser.submit(loaded)
         return loaded
+
+    def drop_early_compiles(self) -> None:
+        """Lets go of the modules compiled early that were not taken (a file changed since)."""
+        self._early = None
 
     def _compile(self, path: Path, data: bytes) -> tuple[Compiler, wasmtime.Module]:
         if self.baseline is not None:

@@ -3,8 +3,10 @@ it answers with the tools described so far, and announces the rest when they are
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -99,3 +101,45 @@ async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path
         async with CatalogKeeper.open(settings, start_wait_s=wait_s) as app:
             assert app.catalog.current.get("echo") is not None
             raise LookupError("not an exception group")
+
+
+def test_a_first_serve_compiles_its_tools_while_it_loads_and_lists_them_all(tmp_path: Path) -> None:
+    # An empty data folder: the modules are handed to the early compiles before the server is
+    # assembled (toolbay.first_start), and the runtime takes every one of them.
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    for name in ("echo", "greet_v1", "slow"):
+        shutil.copy(FIXTURE_WASM / f"{name}.wasm", extensions / f"{name}.wasm")
+    stderr = tmp_path / "stderr.log"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_LOG_LEVEL": "debug"}
+    with stderr.open("wb") as log, subprocess.Popen(
+            [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions),
+             "--data-dir", str(tmp_path / "data")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=REPO_ROOT, env=env) as process:
+        try:
+            listing = _first_listing(process)
+        finally:
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait(timeout=60)
+    assert {"echo", "greet_v1", "slow"} <= {tool["name"] for tool in listing}
+    said = stderr.read_text(encoding="utf-8")
+    assert all(f"{name}.wasm was compiled early" in said for name in ("echo", "greet_v1", "slow")), said
+
+
+def _first_listing(process: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
+    """initialize, then the first tools/list, in raw JSON-RPC over the server's pipes."""
+    assert process.stdin is not None and process.stdout is not None
+    for message in (
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ):
+        process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+    while line := process.stdout.readline():
+        answer = json.loads(line)
+        if answer.get("id") == 1:
+            return list(answer["result"]["tools"])
+    raise AssertionError("the server closed its output before listing its tools")

@@ -45,6 +45,15 @@ def test_a_runtime_takes_the_modules_compiled_early_and_runs_them(tmp_path: Path
     assert early.take(echo.sha256) is None
 
 
+def test_after_the_first_scan_the_runtime_compiles_for_itself(tmp_path: Path, runtimes: list[WasmRuntime]) -> None:
+    early = EarlyCompiles(baseline_compiler(False, 2), [FIXTURE_WASM / "echo.wasm"])
+    runtime = WasmRuntime(tmp_path / "modules", consume_fuel=False, max_workers=2, early=early)
+    runtimes.append(runtime)
+    runtime.drop_early_compiles()
+    echo = runtime.load(FIXTURE_WASM / "echo.wasm")
+    assert early.taken == 0 and echo.compiler == "winch"
+
+
 def test_modules_compiled_for_other_settings_are_left_and_compiled_again(tmp_path: Path,
                                                                            runtimes: list[WasmRuntime]) -> None:
     # Counting fuel changes the code, so a runtime that counts it cannot run code made without.
