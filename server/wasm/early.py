@@ -4,16 +4,20 @@ On a first start every WebAssembly tool is compiled before its help can be read,
 largest (the bundled 7 MB Go tool) is most of the wait. ``serve`` starts those compiles as
 soon as it has forked, while the server's own modules are still being imported: wasmtime
 compiles outside Python's lock, so the two overlap. The runtime (``WasmRuntime.load``) then
-takes a module compiled here, by its content's sha256, instead of compiling it again.
+takes a module compiled here instead of compiling it again.
 
 The code is only usable on the engine that made it, so the runtime uses this compiler as
 its own baseline compiler when it was made with the same settings (``Compiler.options``).
+Compiled code is about three times the size of the module and is held until it is taken,
+so only the largest files up to ``EARLY_BYTES`` in all are compiled here: those are the
+long waits; a folder of a thousand small tools is compiled by the runtime as it goes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -25,51 +29,66 @@ from toolbay.wasm.compilers import Compiler
 
 log = logging.getLogger(__name__)
 
+EARLY_BYTES = 16 * 1024 * 1024
+
+# A file's content (sha256) and its module, None where it did not compile here.
+_Compiled = tuple[str, wasmtime.Module | None]
+
 
 class EarlyCompiles:
-    """Compiles ``paths`` one after another, largest first (each compile already uses every
-    core), and holds each module until the runtime takes it."""
+    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another,
+    largest first (each compile already uses every core), and holds each module until the
+    runtime takes it."""
 
-    def __init__(self, compiler: Compiler, paths: Sequence[Path]) -> None:
+    def __init__(self, compiler: Compiler, paths: Sequence[Path], budget_bytes: int = EARLY_BYTES) -> None:
         self.compiler = compiler
         self.taken = 0
         self._lock = threading.Lock()
-        # sha256 of a file's content -> its module (None: it did not compile here).
-        self._modules: dict[str, Future[wasmtime.Module | None]] = {}
-        # Hashing is a few milliseconds a file; reading them all first lets the runtime wait on
-        # a module still being compiled rather than compile it a second time.
-        self._work: list[tuple[Future[wasmtime.Module | None], bytes]] = []
-        for path in sorted(paths, key=_size, reverse=True):
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue  # the runtime reads it again, and says what is wrong
-            future: Future[wasmtime.Module | None] = Future()
-            self._modules.setdefault(hashlib.sha256(data).hexdigest(), future)
-            self._work.append((future, data))
-        self._thread = threading.Thread(target=self._compile_all, name="toolbay-early-compile", daemon=True)
+        self._modules: dict[str, Future[_Compiled]] = {}
+        chosen: list[tuple[str, Future[_Compiled]]] = []
+        room = budget_bytes
+        for size, path in sorted(((_size(p), os.fspath(p)) for p in paths), reverse=True):
+            if 0 < size <= room:
+                chosen.append((path, self._modules.setdefault(path, Future())))
+                room -= size
+        self._thread = threading.Thread(target=self._compile_all, args=(chosen,), name="toolbay-early-compile",
+                                        daemon=True)
         self._thread.start()
 
-    def _compile_all(self) -> None:
-        for future, data in self._work:
+    def _compile_all(self, chosen: list[tuple[str, Future[_Compiled]]]) -> None:
+        for path, future in chosen:
+            if not future.set_running_or_notify_cancel():
+                continue  # let go of (``drop``)
+            sha256, module = "", None
             try:
-                future.set_result(wasmtime.Module(self.compiler.engine, data))
-            except Exception as error:  # noqa: BLE001 - the runtime compiles it again and reports why
-                log.debug("compiling early failed: %s", error)
-                future.set_result(None)
-        self._work = []
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                sha256 = hashlib.sha256(data).hexdigest()
+                module = wasmtime.Module(self.compiler.engine, data)
+            except Exception as error:  # noqa: BLE001 - the runtime reads and compiles it again, and says why
+                log.debug("compiling %s early failed: %s", path, error)
+            future.set_result((sha256, module))
 
-    def take(self, sha256: str) -> wasmtime.Module | None:
-        """The module with this content, waiting for its compile if it is under way; None if it
-        was not compiled here (or failed to, or was taken already)."""
+    def take(self, path: str | Path, sha256: str) -> wasmtime.Module | None:
+        """The module compiled from ``path``, waiting for its compile if it is under way, when
+        its content was ``sha256``; None if it was not compiled here (or failed to, or the file
+        has changed since, or it was taken already)."""
         with self._lock:
-            future = self._modules.pop(sha256, None)
+            future = self._modules.pop(os.fspath(path), None)
         if future is None:
             return None
-        module = future.result()
-        if module is not None:
-            self.taken += 1
+        compiled_from, module = future.result()
+        if module is None or compiled_from != sha256:
+            return None
+        self.taken += 1
         return module
+
+    def drop(self) -> None:
+        """Lets go of every module not taken, and compiles nothing more."""
+        with self._lock:
+            pending, self._modules = self._modules, {}
+        for future in pending.values():
+            future.cancel()
 
 
 def _size(path: Path) -> int:

@@ -170,7 +170,7 @@ class WasmRuntime:
                 data = self._read_as(path, sha256)
             with self.first_uses():
                 early_compiles = self._early  # read once: the first scan's end drops it
-                early = early_compiles.take(sha256) if early_compiles is not None else None
+                early = early_compiles.take(path, sha256) if early_compiles is not None else None
                 if early is not None and self.baseline is not None:
                     log.debug("%s was compiled early", path.name)
                     compiler, module = self.baseline, early
@@ -191,7 +191,9 @@ class WasmRuntime:
 
     def drop_early_compiles(self) -> None:
         """Lets go of the modules compiled early that were not taken (a file changed since)."""
-        self._early = None
+        early, self._early = self._early, None
+        if early is not None:
+            early.drop()
 
     def _compile(self, path: Path, data: bytes) -> tuple[Compiler, wasmtime.Module]:
         if self.baseline is not None:

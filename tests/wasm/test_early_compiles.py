@@ -42,7 +42,24 @@ def test_a_runtime_takes_the_modules_compiled_early_and_runs_them(tmp_path: Path
     digest = runtime.run(hashsum, RunRequest(argv=["hashsum", "-a", "sha256"], stdin=b"abc")).stdout
     assert digest.startswith(b"ba7816bf")
     # Taken once: a second runtime on the same early compiles compiles for itself.
-    assert early.take(echo.sha256) is None
+    assert early.take(paths[0], echo.sha256) is None
+
+
+def test_only_the_largest_files_up_to_the_budget_compile_early_and_a_changed_file_is_not_taken(
+        tmp_path: Path) -> None:
+    # Compiled code is held until taken: a folder of many tools compiles early only its largest.
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    for name in ("echo", "args", "greet_v1"):
+        shutil.copy(FIXTURE_WASM / f"{name}.wasm", folder / f"{name}.wasm")
+    sizes = {path.name: path.stat().st_size for path in folder.iterdir()}
+    largest = max(sizes, key=lambda name: sizes[name])
+    early = EarlyCompiles(baseline_compiler(False, 2), sorted(folder.iterdir()), budget_bytes=sizes[largest])
+    found = {path.name: early.take(path, sha) for path, sha in _sha256s(folder)}
+    assert [name for name, module in found.items() if module is not None] == [largest]
+    # The content the runtime means (its sha256) is not what was compiled: not taken.
+    again = EarlyCompiles(baseline_compiler(False, 2), [folder / "echo.wasm"])
+    assert again.take(folder / "echo.wasm", "0" * 64) is None and again.taken == 0
 
 
 def test_after_the_first_scan_the_runtime_compiles_for_itself(tmp_path: Path, runtimes: list[WasmRuntime]) -> None:
@@ -87,7 +104,7 @@ def test_only_a_first_start_compiles_early_and_then_every_tool_file_of_the_folde
     assert is_first_start(data)
     early = compile_early(settings)
     assert early is not None
-    assert {early.take(sha) is not None for sha in _sha256s(folder)} == {True}
+    assert {early.take(path, sha) is not None for path, sha in _sha256s(folder)} == {True}
     # Described before (the description cache's index) or compiled before: not a first start.
     (data / "descriptions").mkdir(parents=True)
     (data / "descriptions" / "index").write_bytes(b"")
@@ -102,5 +119,5 @@ def test_only_a_first_start_compiles_early_and_then_every_tool_file_of_the_folde
     assert is_first_start(data) and compile_early(off) is None
 
 
-def _sha256s(folder: Path) -> list[str]:
-    return [hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.glob("*.wasm"))]
+def _sha256s(folder: Path) -> list[tuple[Path, str]]:
+    return [(path, hashlib.sha256(path.read_bytes()).hexdigest()) for path in sorted(folder.glob("*.wasm"))]
