@@ -2,9 +2,10 @@
 
 On a first start (nothing described, nothing compiled in the data folder) every WebAssembly
 tool in the extension folders is compiled before its help can be read. ``serve`` hands them
-to ``EarlyCompiles`` as soon as it has forked, so they (the largest, up to its budget) compile
-while the server's modules load; its runtime then takes them. Any other start compiles little or nothing, and what it
-does compile is left to the runtime, so no work is done that might be thrown away.
+to ``EarlyCompiles`` as soon as it has forked, so they (the largest, up to its budget)
+compile while the server's modules load; its runtime then takes them. Any other start
+compiles little or nothing, and what it does compile is left to the runtime, so no work is
+done that might be thrown away.
 """
 
 from __future__ import annotations
