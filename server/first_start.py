@@ -39,8 +39,9 @@ def compile_early(settings: Settings) -> EarlyCompiles | None:
     compiler on (``[discovery] quick_compile``); None otherwise."""
     if not settings.discovery.quick_compile or not is_first_start(settings.data_dir):
         return None
-    paths = [path for folder in settings.extensions if folder.is_dir()
-             for path in sorted(folder.glob("*.wasm")) if path.is_file()]
+    # EarlyCompiles chooses among them and orders them (largest first).
+    paths = [path for folder in settings.extensions if folder.is_dir() for path in folder.glob("*.wasm")
+             if path.is_file()]
     if not paths:
         return None
     consume_fuel, max_workers = runtime_sizing(settings)

@@ -171,9 +171,9 @@ class WasmRuntime:
             with self.first_uses():
                 early_compiles = self._early  # read once: the first scan's end drops it
                 early = early_compiles.take(path, sha256) if early_compiles is not None else None
-                if early is not None and self.baseline is not None:
+                if early_compiles is not None and early is not None:
                     log.debug("%s was compiled early", path.name)
-                    compiler, module = self.baseline, early
+                    compiler, module = early_compiles.compiler, early
                 else:
                     compiler, module = self._compile(path, data)
             check_interface(path, module)
