@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import gc
 import json
 import logging
 import sys
@@ -131,11 +130,11 @@ def serve(
     early_compiles = compile_early(settings)
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
     from toolbay.commands import ImportInBackground, serve_until_stopped
+    from toolbay.start_up_collector import resume_after_imports
 
-    # The MCP SDK loads while the tools are described. Then, as a server lives long, the
-    # ~115,000 objects its imports made are moved out of the cyclic collector's reach, so a
-    # full collection while serving skips them (about 60 ms each, else).
-    protocol = ImportInBackground("toolbay.protocol.transports", then=gc.freeze)
+    # The MCP SDK loads while the tools are described. Then the collector, paused for the
+    # imports by the entry point, collects once and goes on without the imports' objects.
+    protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
     with contextlib.suppress(KeyboardInterrupt):
         _run(serve_until_stopped, settings, protocol, early_compiles)
 

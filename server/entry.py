@@ -16,6 +16,12 @@ from pathlib import Path
 def main() -> None:
     if (code := parse_help_at_once(sys.argv[1:])) is not None:
         sys.exit(code)
+    if sys.argv[1:2] == ["serve"]:
+        # A server's imports run with the collector paused; ``serve`` resumes it once its
+        # last imports are done (see toolbay.start_up_collector).
+        from toolbay.start_up_collector import pause_for_imports
+
+        pause_for_imports()
     # Before anything defines a model: most of the MCP SDK's are never used by one command.
     from toolbay.internals.pydantic_models import defer_model_building
 

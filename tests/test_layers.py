@@ -69,6 +69,7 @@ LAYERS: dict[str, int] = {
     "toolbay.jobs_cli": 7,
     "toolbay.cli_running": 7,
     "toolbay.detach": 7,  # serve over stdio forks so jobs outlive the client
+    "toolbay.start_up_collector": 7,  # the collector paused while a server imports
     "toolbay.__main__": 7,
 }
 SOURCES = {"toolbay": REPO_ROOT / "server", "toolbay.handlers": REPO_ROOT / "handlers"}

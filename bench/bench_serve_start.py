@@ -1,0 +1,94 @@
+"""A warm server's start: processor time to its first answers, this checkout against a revision.
+
+    python bench/bench_serve_start.py --against REF [--rounds R]
+
+Each round starts ``toolbay serve`` over stdio on the bundled tools, with their descriptions
+cached by an earlier start (what a user's second start, and every test's server, is), and
+measures the process and its children until it has answered ``initialize``, a ``tools/list``
+and one call of ``textkit_count``: CPU time (``/proc``, steadier than wall time on a busy
+machine) and wall time. The same for the toolbay of git revision REF, unpacked beside
+(``revision_tree``), alternating with it, so that both see the same machine. Prints every
+round, the minimum and the median of each, and the ratio of medians (this / REF).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from cold_start import _answer, _send, cpu_time_of, python_as_installed  # noqa: E402
+from revision_tree import unpack_revision  # noqa: E402
+
+EXTENSIONS = ROOT / "extensions"
+
+
+def start_once(python_path: Path, data: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one start to its first three answers."""
+    env = {**python_as_installed(), "PYTHONPATH": str(python_path)}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(EXTENSIONS), "--data-dir", str(data)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=data,
+    )
+    try:
+        _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+        _answer(process, 0)
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        listing, _ = _answer(process, 1)
+        assert len(listing["result"]["tools"]) > 3, listing  # type: ignore[index, arg-type]
+        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "textkit_count", "arguments": {"stdin": "one two\n"}}})
+        answer, _ = _answer(process, 2)
+        assert not answer["result"].get("isError"), answer  # type: ignore[union-attr]
+        wall = time.perf_counter() - started
+        cpu = cpu_time_of(process.pid)
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(30)
+    return cpu, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--against", required=True, metavar="REF", help="git revision to compare with")
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="toolbay-bench-serve-start-") as temp:
+        base = Path(temp)
+        (base / "other").mkdir()
+        other_tree = unpack_revision(args.against, base / "other")
+        runs = {"this": (ROOT, base / "this-data"), args.against: (other_tree, base / "other-data")}
+        for path, data in runs.values():
+            data.mkdir()
+            start_once(path, data)  # describes the tools and caches bytecode: later starts are warm
+        seen: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+        print(f"warm start to initialize + tools/list + one call, this checkout vs {args.against}")
+        for round_number in range(1, args.rounds + 1):
+            figures = []
+            for name, (path, data) in runs.items():
+                cpu, wall = start_once(path, data)
+                seen[name].append((cpu, wall))
+                figures.append(f"{name}: {cpu * 1000:5.0f} ms CPU {wall * 1000:5.0f} ms wall")
+            print(f"round {round_number:2d}: " + ", ".join(figures), flush=True)
+        medians = {}
+        for name, figures in seen.items():
+            cpus, walls = [c for c, _ in figures], [w for _, w in figures]
+            medians[name] = (statistics.median(cpus), statistics.median(walls))
+            print(f"{name:>12}: CPU min {min(cpus) * 1000:5.0f} ms median {medians[name][0] * 1000:5.0f} ms | "
+                  f"wall min {min(walls) * 1000:5.0f} ms median {medians[name][1] * 1000:5.0f} ms")
+        this, other = medians["this"], medians[args.against]
+        print(f"ratio of medians, this / {args.against}: CPU {this[0] / other[0]:.2f}x, wall {this[1] / other[1]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""A server's start runs its imports with Python's cyclic collector paused, then collects once,
+freezes what survives and serves with the collector on (``toolbay.start_up_collector``).
+
+Checked in a real ``toolbay serve`` process over stdio: a client lists the bundled tools and
+goes; the process then reports how its collector ran. Paused for nothing, the imports alone
+would have set it off hundreds of times; left paused, the server would never free a cycle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+# Runs the ``toolbay`` command's own entry point, counting the collections that start before
+# the imports' objects are frozen, and says on stderr how the collector stands at the end.
+SERVE_AND_REPORT = """
+import gc, json, sys
+before_freeze = []
+gc.callbacks.append(lambda phase, info: before_freeze.append(info["generation"])
+                    if phase == "start" and gc.get_freeze_count() == 0 else None)
+from toolbay.entry import main
+sys.argv = ["toolbay", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("COLLECTOR " + json.dumps({"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+                                            "collections_before_freeze": len(before_freeze)}) + "\\n")
+"""
+
+
+def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_path: Path) -> None:
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ]
+    # No jobs to outlive the client: the server does not fork away from it (toolbay.detach).
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_JOBS__DRAIN_S": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_AND_REPORT, "serve", "--data-dir", str(tmp_path / "data")],
+        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True,
+        env=env, cwd=tmp_path, timeout=120, check=False,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    listing = next(a for a in answers if a.get("id") == 1)
+    assert any(tool["name"] == "textkit_count" for tool in listing["result"]["tools"]), done.stderr
+
+    report = next(line for line in done.stderr.splitlines() if line.startswith("COLLECTOR "))
+    collector = json.loads(report.removeprefix("COLLECTOR "))
+    assert collector["enabled"], "the collector stayed off after the start: no cycle would ever be freed"
+    assert collector["frozen"] > 50_000, "the imports' objects were not moved out of the collector's reach"
+    # The one collection made on resuming, and none while the imports ran.
+    assert collector["collections_before_freeze"] <= 3, collector
