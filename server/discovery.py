@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -35,7 +35,7 @@ from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile,
 from toolbay.errors import NotHelpError, ToolbayError, WasmRejected
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
-from toolbay.helptext import HelpDescription, HelpRun, build_tool_schema, describe_tree
+from toolbay.helptext import HelpDescription, build_tool_schema
 from toolbay.listing_format import LISTING_BUILDER, is_stale, listing_of, relisted
 from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_from
 from toolbay.pytools.cache import PythonDescriptionCache
@@ -45,6 +45,9 @@ from toolbay.pytools.describe import DescribeFailed, describe_module, probe_conf
 from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.words import PermissionTier, ToolDefinition
+
+if TYPE_CHECKING:
+    from toolbay.helptext import HelpRun
 
 logger = logging.getLogger(__name__)
 
@@ -338,6 +341,9 @@ class Discovery:
 
     def _describe_with_guest(self, ref: ModuleRef, stem: str,
                              record: Callable[[list[str], HelpRun], None] | None = None) -> CachedFile:
+        # The help-text parser loads with the first file to describe (see toolbay.helptext).
+        from toolbay.helptext import HelpRun, describe_tree
+
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
 
         def run_help(argv: list[str]) -> HelpRun:

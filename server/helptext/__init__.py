@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .describe import describe_help
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
 from .schema import ToolSchema, build_tool_schema
 
 if TYPE_CHECKING:
+    from .describe import describe_help
     from .tree import DescribedCommand, DescribedTree, HelpRun, SkippedCommand, describe_tree
 
-# ``toolbay parse-help`` describes one text and never needs the command tree: it is loaded on
-# first use (PEP 562), not with every import of the package.
+# Loaded on first use (PEP 562), not with every import of the package: ``toolbay parse-help``
+# describes one text and never needs the command tree, and a server whose descriptions are all
+# cached, or a call that builds argv from one, needs neither the tree nor the parser (its
+# dialects and their ~120 patterns), only the model and the schema.
 _FROM_TREE = frozenset({"DescribedCommand", "DescribedTree", "HelpRun", "SkippedCommand", "describe_tree"})
 
 
@@ -25,6 +27,10 @@ def __getattr__(name: str) -> object:
         from . import tree
 
         return getattr(tree, name)
+    if name == "describe_help":
+        from .describe import describe_help
+
+        return describe_help
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
