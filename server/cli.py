@@ -7,7 +7,6 @@ Each command imports what it uses when it runs, not at the top: ``toolbay --help
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import json
 import logging
@@ -113,30 +112,11 @@ def serve(
     ] = False,
 ) -> None:
     """Run the MCP server."""
-    settings = _settings(
-        config, transport=transport.value if transport else None, host=host, port=port, extensions=extensions,
-        data_dir=data_dir, workspace=workspace,
-    )
-    if allow_insecure:
-        settings.http.allow_insecure = True
-    configure_logging(settings.log_level, settings)
-    if settings.transport == "stdio" and settings.jobs.drain_s > 0:
-        from toolbay.detach import detach_from_client
+    # The entry point runs a well-formed command line without typer (toolbay.serve_command).
+    from toolbay.serve_command import serve as run_server
 
-        detach_from_client()  # before any thread: jobs may outlive the client
-    from toolbay.first_start import compile_early
-
-    # On a first start the tools compile while the server's own modules load.
-    early_compiles = compile_early(settings)
-    import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
-    from toolbay.commands import ImportInBackground, serve_until_stopped
-    from toolbay.start_up_collector import resume_after_imports
-
-    # The MCP SDK loads while the tools are described. Then the collector, paused for the
-    # imports by the entry point, collects once and goes on without the imports' objects.
-    protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
-    with contextlib.suppress(KeyboardInterrupt):
-        _run(serve_until_stopped, settings, protocol, early_compiles)
+    run_server(transport.value if transport else None, host, port, extensions, data_dir, workspace, config,
+               allow_insecure)
 
 
 @app.command("list")

@@ -13,8 +13,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
-
 if TYPE_CHECKING:
     from toolbay.config import Settings
     from toolbay.errors import ToolbayError
@@ -38,7 +36,7 @@ def run_command(function: Callable[..., Awaitable[T]], *args: Any) -> T:
         return anyio.run(function, *args, backend_options=_loop_options())
     except* ToolbayError as group:
         say(f"toolbay: {_first_toolbay_error(group)}")
-        raise typer.Exit(2) from None
+        raise SystemExit(2) from None
 
 
 def _loop_options() -> dict[str, Any]:
@@ -63,7 +61,7 @@ def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
         settings = load_settings(config, **overrides)
     except ToolbayError as exc:
         say(f"toolbay: {exc}")
-        raise typer.Exit(2) from None
+        raise SystemExit(2) from None
     for warning in unknown_environment():
         say(f"toolbay: warning: {warning}")
     return settings

@@ -1,10 +1,12 @@
-"""The ``toolbay`` command's entry point: answers ``parse-help`` at once, hands the rest to
-``toolbay.cli``.
+"""The ``toolbay`` command's entry point: answers ``parse-help`` and starts ``serve`` at once,
+hands the rest to ``toolbay.cli``.
 
 ``toolbay parse-help --long FILE [--short FILE]`` is run by tool authors in loops over help
 texts; loading typer and the command table would be a third of its time, so this module
-reads those two options itself and imports only the help-text parser. Anything else
-(``parse-help --help`` included) goes to typer, which also documents the command.
+reads those two options itself and imports only the help-text parser. ``serve`` with
+well-formed options runs without typer too (``toolbay.serve_command``). Anything else
+(``parse-help --help``, ``serve --help`` included) goes to typer, which also documents the
+commands.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ def main() -> None:
     from toolbay.internals.pydantic_models import defer_model_building
 
     defer_model_building()
+    from toolbay.serve_command import serve, serve_options_at_once
+
+    if (options := serve_options_at_once(sys.argv[1:])) is not None:
+        serve(**options)
+        return
     from toolbay.cli import main as full_command
 
     full_command()

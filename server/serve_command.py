@@ -1,0 +1,110 @@
+"""``toolbay serve``, without typer: the entry point runs a well-formed command line here at once.
+
+typer (with click and the pydantic adapters it builds for each option) takes about 0.2 s of a
+server's start, a tenth of a warm start and, on a first start, time in which the tools could
+already be compiling. So ``serve_options_at_once`` reads the serve command's options itself,
+as click would, and hands anything it does not take as it stands (``--help``, an unknown or
+misspelt option, a value that is not one of the allowed ones, a repeated option) to typer,
+which answers as documented. ``toolbay.cli`` declares the same options for typer and its
+``serve`` calls ``serve`` here; a test holds the two readings equal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+TRANSPORTS = ("stdio", "http", "sse")
+# Option spellings -> parameter of ``serve``; "extensions" may be repeated.
+_WITH_VALUE = {
+    "--transport": "transport", "-t": "transport",
+    "--host": "host",
+    "--port": "port",
+    "--extensions": "extensions", "-e": "extensions",
+    "--data-dir": "data_dir",
+    "--workspace": "workspace",
+    "--config": "config", "-c": "config",
+}
+_FLAGS = {"--insecure-no-auth": "allow_insecure"}
+
+
+def serve_options_at_once(argv: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments of ``serve`` for ``argv`` (``["serve", ...]``), or None when typer
+    must read it."""
+    if argv[:1] != ["serve"]:
+        return None
+    options: dict[str, Any] = {}
+    rest = argv[1:]
+    while rest:
+        word, rest = rest[0], rest[1:]
+        if word in _FLAGS:
+            if _FLAGS[word] in options:
+                return None
+            options[_FLAGS[word]] = True
+            continue
+        name, equals, value = word.partition("=")
+        if not (word.startswith("--") and equals):
+            name, value = word, ""
+            if not rest:
+                return None
+            value, rest = rest[0], rest[1:]
+        key = _WITH_VALUE.get(name)
+        if key is None or not value or value.startswith("-"):
+            return None
+        if key == "extensions":
+            options.setdefault(key, []).append(Path(value))
+            continue
+        if key in options:
+            return None
+        if key == "transport" and value not in TRANSPORTS:
+            return None
+        if key == "port":
+            if not (value.isascii() and value.isdigit()):
+                return None
+            options[key] = int(value)
+        elif key in ("host", "transport"):
+            options[key] = value
+        else:
+            options[key] = Path(value)
+    return options
+
+
+def serve(
+    transport: str | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    extensions: list[Path] | None = None,
+    data_dir: Path | None = None,
+    workspace: Path | None = None,
+    config: Path | None = None,
+    allow_insecure: bool = False,
+) -> None:
+    """Runs the MCP server until it is stopped (what ``toolbay serve`` does)."""
+    from toolbay.cli_running import run_command, settings_or_exit
+    from toolbay.logs import configure_logging
+
+    settings = settings_or_exit(
+        config, transport=transport, host=host, port=port, extensions=extensions, data_dir=data_dir,
+        workspace=workspace,
+    )
+    if allow_insecure:
+        settings.http.allow_insecure = True
+    configure_logging(settings.log_level, settings.log_file, settings.log_format)
+    if settings.transport == "stdio" and settings.jobs.drain_s > 0:
+        from toolbay.detach import detach_from_client
+
+        detach_from_client()  # before any thread: jobs may outlive the client
+    from toolbay.first_start import compile_early
+
+    # On a first start the tools compile while the server's own modules load.
+    early_compiles = compile_early(settings)
+    import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
+    from toolbay.commands import ImportInBackground, serve_until_stopped
+    from toolbay.start_up_collector import resume_after_imports
+
+    # The MCP SDK loads while the tools are described. Then the collector, paused for the
+    # imports by the entry point, collects once and goes on without the imports' objects.
+    protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
+    with contextlib.suppress(KeyboardInterrupt):
+        run_command(serve_until_stopped, settings, protocol, early_compiles)
