@@ -76,24 +76,28 @@ class ExtensionWatcher:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is
-        noticed on the watcher's idle ticks: the catalog is rescanned and watching restarts."""
-        started = False
+        noticed on the watcher's idle ticks: the catalog is rescanned and watching restarts.
+
+        Reports itself started at once, not once the OS watch is in place: watchfiles tells
+        that only by its first yield, an idle tick (0.2 s) later, which every start would
+        wait for. Whatever changed before a watch was in place is taken in by one rescan at
+        its first yield."""
+        task_status.started()
         while True:
             folders = self._existing_folders()
             if not folders:
-                if not started:
-                    started = True
-                    task_status.started()
                 await anyio.sleep(self.idle_tick_ms / 1000)
                 if self._existing_folders():
                     await self._rescan()
                 continue
+            in_place = False
             async with aclosing(self._watch(folders)) as batches:
                 async for changes in batches:
-                    if not started:
-                        # The first (empty) yield comes once the OS watch is in place.
-                        started = True
-                        task_status.started()
+                    if not in_place and not changes:
+                        in_place = True
+                        await self._rescan()
+                        continue
+                    in_place = True
                     if self._existing_folders() != folders:
                         await self._rescan()
                         break  # watch the folders that exist now

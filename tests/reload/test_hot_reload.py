@@ -272,3 +272,21 @@ async def test_a_file_described_again_keeps_its_place_in_discovery_order(tmp_pat
     assert greet is not None
     assert greet.definition.origin == f"wasm:{first / 'greet.wasm'}"
     assert "shout" in greet.definition.input_schema["properties"]
+
+
+async def test_a_file_dropped_before_the_watch_is_in_place_is_taken_in(reload_settings: Any, reload_dir: Path) -> None:
+    """The watcher says it has started at once, before the OS watch is in place (that takes an
+    idle tick): a file that lands in between makes no event, and is taken in all the same."""
+    from types import SimpleNamespace
+
+    from toolbay.watcher import ExtensionWatcher
+
+    with anyio.fail_after(WAIT_S):
+        async with CatalogKeeper.open(reload_settings) as keeper, anyio.create_task_group() as group:
+            assert "hashsum" not in keeper.catalog.current.names()
+            rescans = RescanSpy(SimpleNamespace(keeper=keeper))  # type: ignore[arg-type]
+            drop(HASHSUM, reload_dir)  # after the start's scan, before any watch
+            await group.start(ExtensionWatcher(keeper).run)
+            change = await rescans.one_started_after(0)
+            group.cancel_scope.cancel()
+    assert "hashsum" in change.added
