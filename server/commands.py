@@ -100,6 +100,10 @@ class ImportInBackground:
     async def loaded(self) -> None:
         await anyio.to_thread.run_sync(self._thread.join)
 
+    def wait(self, timeout_s: float) -> None:
+        """Blocks until the import (and ``then``) is done, or ``timeout_s`` has passed."""
+        self._thread.join(timeout_s)
+
 
 async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None,
                               early_compiles: EarlyCompiles | None = None) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 TRANSPORTS = ("stdio", "http", "sse")
+# How long a server that stops waits for the MCP SDK's import to end (it takes a second or two).
+_IMPORT_WAIT_S = 60.0
 # Option spellings -> parameter of ``serve``; "extensions" may be repeated.
 _WITH_VALUE = {
     "--transport": "transport", "-t": "transport",
@@ -106,5 +108,12 @@ def serve(
     # The MCP SDK loads while the tools are described. Then the collector, paused for the
     # imports by the entry point, collects once and goes on without the imports' objects.
     protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
-    with contextlib.suppress(KeyboardInterrupt):
-        run_command(serve_until_stopped, settings, protocol, early_compiles)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            run_command(serve_until_stopped, settings, protocol, early_compiles)
+    finally:
+        # A server that stops early (an unreachable Redis, Ctrl-C) must not end the process
+        # in the middle of that import: the thread, stopped at exit, would keep its module's
+        # import lock, and a finaliser that imports (redis's connection pool does) would wait
+        # for it for ever at the interpreter's shutdown.
+        protocol.wait(_IMPORT_WAIT_S)

@@ -19,7 +19,14 @@ from tests.conftest import REPO_ROOT
 # Runs the ``toolbay`` command's own entry point, counting the collections that start before
 # the imports' objects are frozen, and says on stderr how the collector stands at the end.
 SERVE_AND_REPORT = """
-import gc, json, sys
+import gc, json, os, sys, time
+if os.environ.get("SLOW_SDK_IMPORT"):
+    class Slow:  # holds up the MCP SDK's import, on serve's thread
+        def find_spec(self, name, path=None, target=None):
+            if name == "mcp.server.sse":
+                time.sleep(float(os.environ["SLOW_SDK_IMPORT"]))
+            return None
+    sys.meta_path.insert(0, Slow())
 before_freeze = []
 gc.callbacks.append(lambda phase, info: before_freeze.append(info["generation"])
                     if phase == "start" and gc.get_freeze_count() == 0 else None)
@@ -58,3 +65,21 @@ def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_pat
     assert collector["frozen"] > 50_000, "the imports' objects were not moved out of the collector's reach"
     # The one collection made on resuming, and none while the imports ran.
     assert collector["collections_before_freeze"] <= 3, collector
+
+
+def test_a_server_that_stops_at_once_ends_only_after_its_imports_with_the_collector_on(tmp_path: Path) -> None:
+    """An unreachable Redis stops ``serve`` within seconds, while the MCP SDK may still be being
+    imported on its thread (here it is held up). Ending the process then left that thread
+    holding an import lock, which a finaliser run at the interpreter's shutdown (redis's
+    connection pool imports) waited for for ever: ``serve`` now returns once the import is done."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_CLUSTER__REDIS": "redis://127.0.0.1:1/0",
+           "SLOW_SDK_IMPORT": "8"}  # longer than the Redis client tries to connect
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_AND_REPORT, "serve", "--transport", "http", "--port", "0",
+         "--data-dir", str(tmp_path / "data")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=90, check=False,  # hung for ever before
+    )
+    assert "toolbay: [cluster] redis: cannot reach redis://127.0.0.1:1/0" in done.stderr
+    report = next(line for line in done.stderr.splitlines() if line.startswith("COLLECTOR "))
+    collector = json.loads(report.removeprefix("COLLECTOR "))
+    assert collector["enabled"] and collector["frozen"] > 50_000, collector
