@@ -166,15 +166,13 @@ class WasmRuntime:
                 return known
         found = self.cache.load(sha256, [(c.fingerprint, c.engine) for c in self._compilers]) if self.cache else None
         if found is None:
-            if data is None:
-                data = self._read_as(path, sha256)
             with self.first_uses():
-                early_compiles = self._early  # read once: the first scan's end drops it
-                early = early_compiles.take(path, sha256) if early_compiles is not None else None
-                if early_compiles is not None and early is not None:
-                    log.debug("%s was compiled early", path.name)
-                    compiler, module = early_compiles.compiler, early
+                early = self._take_early(path, sha256)
+                if early is not None:
+                    compiler, module = early
                 else:
+                    if data is None:
+                        data = self._read_as(path, sha256)
                     compiler, module = self._compile(path, data)
             check_interface(path, module)
             self._store(sha256, compiler, module)
@@ -188,6 +186,16 @@ class WasmRuntime:
         if self._optimiser is not None and compiler is not self.optimising:
             self._optimiser.submit(loaded)
         return loaded
+
+    def _take_early(self, path: Path, sha256: str) -> tuple[Compiler, wasmtime.Module] | None:
+        """The module compiled early from ``path`` when its content was ``sha256`` (that
+        compile read and hashed the file: it is not read again here)."""
+        early = self._early  # read once: the first scan's end drops it
+        module = early.take(path, sha256) if early is not None else None
+        if early is None or module is None:
+            return None
+        log.debug("%s was compiled early", path.name)
+        return early.compiler, module
 
     def drop_early_compiles(self) -> None:
         """Lets go of the modules compiled early that were not taken (a file changed since)."""
