@@ -16,6 +16,10 @@ from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefi
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
+# A request for a tool is a sentence or two. The search runs on the event loop and its cost
+# grows with the query (about half a second for a megabyte), so a longer query is refused by
+# validation, with its length, rather than searched.
+MAX_QUERY_CHARS = 2000
 
 # (query, limit, context) -> {"results": [{"name", "description", "inputSchema", "score"}], "no_match": bool}
 Search = Callable[[str, int, CallContext], Awaitable[Mapping[str, Any]]]
@@ -31,7 +35,8 @@ DEFINITION = ToolDefinition(
     input_schema={
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "What the tool should do, or its name."},
+            "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+                      "description": "What the tool should do, or its name."},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT,
                       "description": "At most this many tools."},
         },

@@ -14,6 +14,7 @@ from toolbay.assembly import assemble
 from toolbay.catalog import CatalogHolder
 from toolbay.config import DisclosureSettings, load_settings
 from toolbay.handlers.base import ToolDefinition
+from toolbay.handlers.search import MAX_QUERY_CHARS
 from toolbay.protocol.disclosure import Disclosure, Level, one_line
 from toolbay.protocol.mcp_server import build_mcp_server
 from toolbay.words import Principal
@@ -86,6 +87,19 @@ async def test_search_tools_answers_clients_of_the_sessionless_protocol_too(shar
     assert found.structured_content is not None
     assert found.structured_content["results"][0]["name"] == "hashsum"
     assert "900150983cd24fb0d6963f7d28e17f72" in called.content[0].text  # type: ignore[union-attr]
+
+
+async def test_search_tools_refuses_a_query_longer_than_its_limit_and_goes_on_searching(shared_data_dir: Path) -> None:
+    settings = load_settings(None, data_dir=shared_data_dir)
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            too_long = await client.call_tool("search_tools", {"query": "sha256 digest " * 1000})
+            longest = await client.call_tool("search_tools", {"query": ("sha256 digest " * 200)[:MAX_QUERY_CHARS]})
+    assert too_long.is_error
+    assert "$.query: expected at most 2000 characters, got 14000" in too_long.content[0].text  # type: ignore[union-attr]
+    assert not longest.is_error and longest.structured_content is not None
+    assert longest.structured_content["results"][0]["name"] == "hashsum"
 
 
 async def test_a_connected_folder_past_the_budget_is_named_by_search_tools_and_promoted_tools_still_list(
