@@ -20,13 +20,14 @@ from tests.conftest import REPO_ROOT
 # the imports' objects are frozen, and says on stderr how the collector stands at the end.
 SERVE_AND_REPORT = """
 import gc, json, os, sys, time
-if os.environ.get("SLOW_SDK_IMPORT"):
-    class Slow:  # holds up the MCP SDK's import, on serve's thread
+if os.environ.get("HOLD_SDK_IMPORT_UNTIL"):
+    class Held:  # holds up the MCP SDK's import, on serve's thread, until the file exists
         def find_spec(self, name, path=None, target=None):
             if name == "mcp.server.sse":
-                time.sleep(float(os.environ["SLOW_SDK_IMPORT"]))
+                while not os.path.exists(os.environ["HOLD_SDK_IMPORT_UNTIL"]):
+                    time.sleep(0.02)
             return None
-    sys.meta_path.insert(0, Slow())
+    sys.meta_path.insert(0, Held())
 before_freeze = []
 gc.callbacks.append(lambda phase, info: before_freeze.append(info["generation"])
                     if phase == "start" and gc.get_freeze_count() == 0 else None)
@@ -71,15 +72,29 @@ def test_a_server_that_stops_at_once_ends_only_after_its_imports_with_the_collec
     """An unreachable Redis stops ``serve`` within seconds, while the MCP SDK may still be being
     imported on its thread (here it is held up). Ending the process then left that thread
     holding an import lock, which a finaliser run at the interpreter's shutdown (redis's
-    connection pool imports) waited for for ever: ``serve`` now returns once the import is done."""
+    connection pool imports) waited for for ever: ``serve`` now returns once the import is done.
+    The import is let go only after the server has said it cannot reach Redis."""
+    release = tmp_path / "release-the-import"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_CLUSTER__REDIS": "redis://127.0.0.1:1/0",
-           "SLOW_SDK_IMPORT": "8"}  # longer than the Redis client tries to connect
-    done = subprocess.run(
+           "HOLD_SDK_IMPORT_UNTIL": str(release)}
+    server = subprocess.Popen(
         [sys.executable, "-c", SERVE_AND_REPORT, "serve", "--transport", "http", "--port", "0",
          "--data-dir", str(tmp_path / "data")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=90, check=False,  # hung for ever before
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
     )
-    assert "toolbay: [cluster] redis: cannot reach redis://127.0.0.1:1/0" in done.stderr
-    report = next(line for line in done.stderr.splitlines() if line.startswith("COLLECTOR "))
+    assert server.stderr is not None
+    said = []
+    try:
+        for line in server.stderr:
+            said.append(line)
+            if "cannot reach" in line:
+                break
+        release.touch()
+        said.append(server.communicate(timeout=90)[1])  # hung for ever before
+    finally:
+        server.kill()
+    stderr = "".join(said)
+    assert "toolbay: [cluster] redis: cannot reach redis://127.0.0.1:1/0" in stderr
+    report = next(line for line in stderr.splitlines() if line.startswith("COLLECTOR "))
     collector = json.loads(report.removeprefix("COLLECTOR "))
     assert collector["enabled"] and collector["frozen"] > 50_000, collector
