@@ -74,6 +74,54 @@ def test_with_building_deferred_models_build_on_first_use_and_threads_using_one_
     assert completed.stdout.split() == ["refused"]
 
 
+DEFERRED_ADAPTER = """
+import threading
+from typing import Literal, Union
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+class Ping(BaseModel):
+    method: Literal["ping"]
+
+class Call(BaseModel):
+    method: Literal["call"]
+    name: str
+
+messages = TypeAdapter(Union[Ping, Call])
+eager = TypeAdapter(Union[Ping, Call], config=ConfigDict(defer_build=False))
+assert not messages.pydantic_complete, "a type adapter was built when made"
+assert eager.pydantic_complete, "an adapter's own defer_build=False was not honoured"
+outcomes = []
+
+def use() -> None:
+    try:
+        outcomes.append(type(messages.validate_python({"method": "call", "name": "x"})).__name__)
+        messages.validate_python({"method": "call"})
+        outcomes.append("accepted a call without its name")
+    except ValidationError:
+        outcomes.append("refused")
+
+threads = [threading.Thread(target=use) for _ in range(16)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+assert messages.pydantic_complete
+assert "Call" in messages.json_schema()["$defs"]
+print(" ".join(sorted(set(outcomes))))
+"""
+
+
+def test_with_building_deferred_type_adapters_build_on_first_use_and_keep_their_rules() -> None:
+    # The MCP SDK makes type adapters when its modules load (the client's among them, which a
+    # server never uses); deferred, they cost nothing until used. Fails if pydantic stops
+    # deciding an adapter's deferral in ``TypeAdapter._defer_build``.
+    script = "from toolbay.internals.pydantic_models import defer_model_building\n" \
+             "assert defer_model_building()\n" + DEFERRED_ADAPTER
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["Call", "refused"]
+
+
 def test_the_toolbay_command_defers_model_building() -> None:
     script = ("import sys\n"
               "sys.argv = ['toolbay', '--version']\n"
