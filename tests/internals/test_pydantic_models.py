@@ -29,6 +29,15 @@ def test_a_trusted_tool_equals_a_validated_one() -> None:
         by_alias=True, exclude_none=True)
 
 
+# Runs ``use()`` in 16 threads at once: the first use of a deferred model or adapter.
+USE_FROM_16_THREADS_AT_ONCE = """
+threads = [threading.Thread(target=use) for _ in range(16)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+"""
+
 # Run in a process of its own: the deferral is for the rest of the process, as in ``toolbay``.
 DEFERRED_FIRST_USE = """
 import threading
@@ -52,26 +61,27 @@ def use() -> None:
     except ValidationError:
         outcomes.append("refused")
 
-threads = [threading.Thread(target=use) for _ in range(16)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
+""" + USE_FROM_16_THREADS_AT_ONCE + """
 tool = types.Tool.model_validate({"name": "t", "inputSchema": {"type": "object"}})
 assert Strict.__pydantic_complete__ and types.Tool.__pydantic_complete__ and tool.input_schema == {"type": "object"}
 print(" ".join(sorted(set(outcomes))))
 """
 
 
+def printed_after_deferring(script: str) -> list[str]:
+    """The words ``script`` prints, run in a process of its own after ``defer_model_building``."""
+    script = "from toolbay.internals.pydantic_models import defer_model_building\n" \
+             "assert defer_model_building()\n" + script
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout.split()
+
+
 def test_with_building_deferred_models_build_on_first_use_and_threads_using_one_at_once_all_see_its_own_rules(
 ) -> None:
     # A model first used by many threads at once must never be validated by its parent's
     # rules (``extra="allow"``) while it is being built: that is why deferral needs the lock.
-    script = "from toolbay.internals.pydantic_models import defer_model_building\n" \
-             "assert defer_model_building()\n" + DEFERRED_FIRST_USE
-    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.split() == ["refused"]
+    assert printed_after_deferring(DEFERRED_FIRST_USE) == ["refused"]
 
 
 DEFERRED_ADAPTER = """
@@ -100,11 +110,7 @@ def use() -> None:
     except ValidationError:
         outcomes.append("refused")
 
-threads = [threading.Thread(target=use) for _ in range(16)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
+""" + USE_FROM_16_THREADS_AT_ONCE + """
 assert messages.pydantic_complete
 assert "Call" in messages.json_schema()["$defs"]
 print(" ".join(sorted(set(outcomes))))
@@ -115,11 +121,7 @@ def test_with_building_deferred_type_adapters_build_on_first_use_and_keep_their_
     # The MCP SDK makes type adapters when its modules load (the client's among them, which a
     # server never uses); deferred, they cost nothing until used. Fails if pydantic stops
     # deciding an adapter's deferral in ``TypeAdapter._defer_build``.
-    script = "from toolbay.internals.pydantic_models import defer_model_building\n" \
-             "assert defer_model_building()\n" + DEFERRED_ADAPTER
-    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.split() == ["Call", "refused"]
+    assert printed_after_deferring(DEFERRED_ADAPTER) == ["Call", "refused"]
 
 
 def test_the_toolbay_command_defers_model_building() -> None:
