@@ -24,10 +24,13 @@ def main() -> None:
         from toolbay.start_up_collector import pause_for_imports
 
         pause_for_imports()
-    # Before anything defines a model: most of the MCP SDK's are never used by one command.
-    from toolbay.internals.pydantic_models import defer_model_building
+    if sys.argv[1:2] and not sys.argv[1].startswith("-"):
+        # Before anything defines a model: most of the MCP SDK's are never used by one command.
+        # Only a command defines models: ``--help`` and ``--version`` print and end without
+        # pydantic, which setting the deferral would import.
+        from toolbay.internals.pydantic_models import defer_model_building
 
-    defer_model_building()
+        defer_model_building()
     from toolbay.serve_command import serve, serve_options_at_once
 
     if (options := serve_options_at_once(sys.argv[1:])) is not None:

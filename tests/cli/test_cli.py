@@ -15,6 +15,7 @@ import anyio
 from typer.testing import CliRunner
 
 from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+import toolbay
 from toolbay.cli import app
 from toolbay.jobs import SqliteJobStore
 
@@ -261,6 +262,18 @@ def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, t
         assert report["code"] in (0, None), report
         assert report["printed"].strip(), report  # it did its work: a listing, an answer, results, a job list, a token
         assert report["loaded"] == [], report
+
+
+def test_help_and_version_load_neither_pydantic_nor_the_server() -> None:
+    """``toolbay --help`` and ``toolbay --version`` only print: they load typer and nothing of
+    the server, not even pydantic (a third of their time when they did)."""
+    help_report, version_report = in_a_fresh_process(
+        (["--help"], ["--version"]), watched=("pydantic", "pydantic_settings", "anyio", "wasmtime", "mcp"))
+    for report in (help_report, version_report):
+        assert report["code"] in (0, None), report
+        assert report["loaded"] == [], report
+    assert "serve" in help_report["printed"] and "parse-help" in help_report["printed"]
+    assert version_report["printed"].strip() == f"toolbay {toolbay.__version__}"
 
 
 def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_path: Path) -> None:
