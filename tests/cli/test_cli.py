@@ -14,8 +14,8 @@ from typing import Any
 import anyio
 from typer.testing import CliRunner
 
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 import toolbay
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 from toolbay.cli import app
 from toolbay.jobs import SqliteJobStore
 
