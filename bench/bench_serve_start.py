@@ -7,7 +7,8 @@ cached by an earlier start (what a user's second start, and every test's server,
 measures the process and its children until it has answered ``initialize``, a ``tools/list``
 and one call of ``textkit_count``: CPU time (``/proc``, steadier than wall time on a busy
 machine) and wall time. The same for the toolbay of git revision REF, unpacked beside
-(``revision_tree``), alternating with it, so that both see the same machine. Prints every
+(``revision_tree``), alternating with it (each first in every other round), so that both see
+the same machine. Prints every
 round, the minimum and the median of each, and the ratio of medians (this / REF).
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from cold_start import _answer, _send, cpu_time_of, python_as_installed  # noqa: E402
+from cold_start import _answer, _send, cpu_time_of, handshake, python_as_installed  # noqa: E402
 from revision_tree import unpack_revision  # noqa: E402
 
 EXTENSIONS = ROOT / "extensions"
@@ -42,10 +43,7 @@ def start_once(python_path: Path, data: Path) -> tuple[float, float]:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=data,
     )
     try:
-        _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
-        _answer(process, 0)
-        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        handshake(process)
         _send(process, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         listing, _ = _answer(process, 1)
         tools = {tool["name"] for tool in listing["result"]["tools"]}  # type: ignore[index]
@@ -79,12 +77,15 @@ def main() -> None:
         seen: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
         print(f"warm start to initialize + tools/list + one call, this checkout vs {args.against}")
         for round_number in range(1, args.rounds + 1):
-            figures = []
-            for name, (path, data) in runs.items():
-                cpu, wall = start_once(path, data)
-                seen[name].append((cpu, wall))
-                figures.append(f"{name}: {cpu * 1000:5.0f} ms CPU {wall * 1000:5.0f} ms wall")
-            print(f"round {round_number:2d}: " + ", ".join(figures), flush=True)
+            # Each goes first in every other round, so neither always starts on a machine the
+            # other has just warmed.
+            names = list(runs) if round_number % 2 else list(runs)[::-1]
+            for name in names:
+                path, data = runs[name]
+                seen[name].append(start_once(path, data))
+            print(f"round {round_number:2d}: " + ", ".join(
+                f"{name}: {seen[name][-1][0] * 1000:5.0f} ms CPU {seen[name][-1][1] * 1000:5.0f} ms wall"
+                for name in runs), flush=True)
         medians = {}
         for name, figures in seen.items():
             cpus, walls = [c for c, _ in figures], [w for _, w in figures]

@@ -69,6 +69,14 @@ def _answer(process: subprocess.Popen[bytes], request_id: int) -> tuple[dict[str
     raise RuntimeError("the server closed its output")
 
 
+def handshake(process: subprocess.Popen[bytes]) -> None:
+    """``initialize`` (request id 0), its answer, then ``notifications/initialized``."""
+    _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+    _answer(process, 0)
+    _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
 def _wait_for_change(process: subprocess.Popen[bytes]) -> None:
     assert process.stdout is not None
     while line := process.stdout.readline():
@@ -99,11 +107,7 @@ def cold_start(extensions: Path, expected: set[str], env: dict[str, str]) -> Col
             env={**python_as_installed(), **env}, cwd=data,
         )
         try:
-            _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"}}})
-            _answer(process, 0)
-            _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            handshake(process)
             first = True
             request_id = 1
             while True:
