@@ -93,11 +93,11 @@ class ExtensionWatcher:
             in_place = False
             async with aclosing(self._watch(folders)) as batches:
                 async for changes in batches:
-                    if not in_place and not changes:
+                    if not in_place:
                         in_place = True
-                        await self._rescan()
-                        continue
-                    in_place = True
+                        if not changes:  # the first idle tick: what changed before the watch
+                            await self._rescan()
+                            continue
                     if self._existing_folders() != folders:
                         await self._rescan()
                         break  # watch the folders that exist now

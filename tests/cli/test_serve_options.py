@@ -9,14 +9,15 @@ typer's test runner) with the server replaced by a recorder.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from typer.testing import CliRunner
 
 import toolbay.serve_command
-from toolbay.cli import app
-from toolbay.serve_command import serve_options_at_once
+from toolbay.cli import TransportName, app
+from toolbay.config import Settings
+from toolbay.serve_command import TRANSPORTS, serve_options_at_once
 
 PARAMETERS = ("transport", "host", "port", "extensions", "data_dir", "workspace", "config", "allow_insecure")
 DEFAULTS: dict[str, Any] = {name: None for name in PARAMETERS} | {"allow_insecure": False}
@@ -77,6 +78,13 @@ def test_other_commands_are_left_to_typer() -> None:
     assert serve_options_at_once(["list", "--extensions", "x"]) is None
     assert serve_options_at_once([]) is None
     assert serve_options_at_once(["--version"]) is None
+
+
+def test_the_transports_it_takes_are_those_typer_offers_and_settings_accept() -> None:
+    # Three spellings of one list (typer needs an enum, the settings a Literal, the fast path
+    # neither library): they must not drift apart.
+    offered = {transport.value for transport in TransportName}
+    assert set(TRANSPORTS) == offered == set(get_args(Settings.model_fields["transport"].annotation))
 
 
 def test_typer_still_refuses_what_it_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
