@@ -7,7 +7,7 @@ mistakes them for a heading or for prose.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _KEYWORDS = re.compile(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 _PERMISSION = re.compile(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",
@@ -21,8 +21,7 @@ _JOINED = re.compile(r"(?<=\S)[ \t]+(Keywords|PermissionLevel|Execution):[ \t]*"
 _TIERS = re.compile(r"(?i)^(read|write|exec|execute|admin)\b\.?")
 
 
-@dataclass(frozen=True, slots=True)
-class Conventions:
+class Conventions(NamedTuple):
     keywords: tuple[str, ...] = ()
     permission_level: str | None = None
     background: bool = False

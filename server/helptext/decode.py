@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE: it starts with the same two bytes
@@ -36,8 +36,7 @@ _OVERSTRIKE = re.compile(r".\x08")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-@dataclass(frozen=True, slots=True)
-class DecodedText:
+class DecodedText(NamedTuple):
     text: str
     encoding: str
     had_errors: bool

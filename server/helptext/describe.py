@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from toolbay.errors import NotHelpError
 
 from .conventions import take_conventions
@@ -97,15 +95,14 @@ def _merge_positionals(long: tuple[PositionalSpec, ...],
     for pos in long:
         twin = by_key.get(positional_key(pos.name))
         if twin is not None:
-            pos = replace(pos, description=pos.description or twin.description, choices=pos.choices or twin.choices,
-                          type=pos.type if pos.type != "string" else twin.type)
+            pos = pos._replace(description=pos.description or twin.description, choices=pos.choices or twin.choices,
+                             type=pos.type if pos.type != "string" else twin.type)
         out.append(pos)
     return tuple(out)
 
 
 def _combine(long: OptionSpec, short: OptionSpec) -> OptionSpec:
-    return replace(
-        long,
+    return long._replace(
         long=long.long or short.long,
         short=long.short or short.short,
         takes_value=long.takes_value or short.takes_value,

@@ -8,7 +8,7 @@ layout still yields its "-x, --long VALUE" lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .heads import Head, parse_head
 from .layout import FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
@@ -23,8 +23,7 @@ from .notes import (
 from .usage import UsageFacts, positional_key, read_usage
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
+class Rules(NamedTuple):
     """What a dialect changes in the shared reading."""
 
     single_dash_long: bool = False  # Go's flag package: "-name" is a long option
@@ -76,7 +75,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         # help, so the program stays one tool whose first positional picks the command.
         words = tuple(dict.fromkeys(facts.command_words))
         subcommands = [SubcommandSpec(w) for w in words]
-        rest = [replace(p, required=False) for p in _positionals(positional_entries, facts, False)]
+        rest = [p._replace(required=False) for p in _positionals(positional_entries, facts, False)]
         positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
@@ -336,7 +335,7 @@ def _require_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
         return opt
     named = any(name and name in facts.required_flags for name in (opt.long, opt.short))
     # A bare boolean in usage is an example, not a requirement.
-    return replace(opt, required=True) if named and opt.takes_value else opt
+    return opt._replace(required=True) if named and opt.takes_value else opt
 
 
 
@@ -443,7 +442,7 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         return out
     for pos in usage_by_key.values():
         if pos.name == "..." and out:  # no list names the rest: "[arg] ..." repeats arg (optparse)
-            out[-1] = replace(out[-1], variadic=True)
+            out[-1] = out[-1]._replace(variadic=True)
             continue
         if pos.name.startswith("{"):
             choices = pos.choices

@@ -8,22 +8,26 @@ Covers every way the dialects write it: "-a, --all", "-f FILE, --file FILE",
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 _FLAG = re.compile(r"^(-{1,2}[A-Za-z0-9?#@][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
 _NO_PREFIX = re.compile(r"^--\[no-?\]([\w.-]+)(.*)$")
 
 
-@dataclass(slots=True)
 class Head:
-    longs: list[str] = field(default_factory=list)
-    shorts: list[str] = field(default_factory=list)
-    negations: list[str] = field(default_factory=list)
-    value: str | None = None  # the raw value text as printed ("<PATTERN>...", "{a,b}", "int")
-    value_optional: bool = False
-    repeat_marker: bool = False
-    required_marker: bool = False
-    rest: str = ""  # words that were not part of the head (single-space descriptions)
+    """Filled in as the head's words are read (a plain class: see ``model``'s note on speed)."""
+
+    __slots__ = ("longs", "shorts", "negations", "value", "value_optional", "repeat_marker", "required_marker",
+                 "rest")
+
+    def __init__(self) -> None:
+        self.longs: list[str] = []
+        self.shorts: list[str] = []
+        self.negations: list[str] = []
+        self.value: str | None = None  # the raw value text as printed ("<PATTERN>...", "{a,b}", "int")
+        self.value_optional = False
+        self.repeat_marker = False
+        self.required_marker = False
+        self.rest = ""  # words that were not part of the head (single-space descriptions)
 
 
 def tokens_of(head: str) -> list[str]:

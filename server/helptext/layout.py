@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 StartTest = Callable[[str], bool]
 SectionKind = Literal["usage", "options", "positionals", "commands", "text", "untitled"]
@@ -29,15 +28,13 @@ _TEXT_TITLE = re.compile(r"\b(?:example|environment|exit status|learn more|see a
                          r"exit code|tip|hint|info)")
 
 
-@dataclass(slots=True)
-class Section:
+class Section(NamedTuple):
     title: str
     kind: SectionKind
-    lines: list[str] = field(default_factory=list)
+    lines: list[str]  # filled as the text is read
 
 
-@dataclass(slots=True)
-class HelpEntry:
+class HelpEntry(NamedTuple):
     """One item of a list: its head ("-n, --lines NUM") and its description lines."""
 
     head: str
@@ -106,8 +103,7 @@ def unbox(lines: list[str]) -> list[str]:
     return out
 
 
-@dataclass(slots=True)
-class Layout:
+class Layout(NamedTuple):
     usage: list[str]  # one string per usage alternative, continuation lines joined
     sections: list[Section]
 
@@ -115,22 +111,22 @@ class Layout:
 def split_sections(text: str) -> Layout:
     lines = unbox(text.split("\n"))
     usage: list[str] = []
-    sections: list[Section] = [Section("", "untitled")]
+    sections: list[Section] = [Section("", "untitled", [])]
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
         usage_match = _USAGE_LINE.match(line)
         if usage_match and not FLAG_START.match(line.strip()):
             i = _read_usage(lines, i, usage_match, usage)
-            sections.append(Section("", "untitled"))
+            sections.append(Section("", "untitled", []))
             continue
         title = heading_title(line)
         if title is not None:
             kind = section_kind(title)
-            sections.append(Section(title, kind))
+            sections.append(Section(title, kind, []))
             if kind == "usage":
                 i = _read_usage_block(lines, i + 1, usage)
-                sections.append(Section("", "untitled"))
+                sections.append(Section("", "untitled", []))
                 continue
         else:
             sections[-1].lines.append(line)

@@ -8,7 +8,7 @@ cobra/Go, "(default: x)" argparse/commander, "[possible values: a, b]" clap,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _DEFAULT = (
     re.compile(r"\[default(?:s)?\s*:\s*([^\]]*)\]", re.IGNORECASE),
@@ -84,8 +84,7 @@ _REPEAT_TYPES = {"stringarray", "strings", "stringslice", "intslice", "ints", "u
                  "durationslice", "boolslice", "ipslice", "stringtostring", "stringtoint", "stringtoint64"}
 
 
-@dataclass(frozen=True, slots=True)
-class Notes:
+class Notes(NamedTuple):
     default: str | None
     choices: tuple[str, ...]
     required: bool

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .model import HelpDescription, OptionSpec, PositionalSpec
 
@@ -20,8 +19,7 @@ RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Param(NamedTuple):
     """How one schema property turns back into argv."""
 
     name: str
@@ -32,8 +30,7 @@ class Param:
     required: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSchema:
+class ToolSchema(NamedTuple):
     input_schema: dict[str, Any]
     params: tuple[Param, ...]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from toolbay.errors import NotHelpError
 
@@ -21,8 +21,7 @@ _ECHO = "prints the same command list as its parent"
 SKIPPED_SUBCOMMANDS = {"help", "completion", "completions", "help-all"}
 
 
-@dataclass(frozen=True, slots=True)
-class HelpRun:
+class HelpRun(NamedTuple):
     """What running the program with a help argv produced."""
 
     stdout: bytes
@@ -35,15 +34,13 @@ class HelpRun:
         return self.stdout if self.stdout.strip() else self.stderr
 
 
-@dataclass(frozen=True, slots=True)
-class DescribedCommand:
+class DescribedCommand(NamedTuple):
     tool_name: str
     path: tuple[str, ...]
     description: HelpDescription
 
 
-@dataclass(frozen=True, slots=True)
-class SkippedCommand:
+class SkippedCommand(NamedTuple):
     path: tuple[str, ...]
     reason: str
 
@@ -60,13 +57,16 @@ def tool_name_for(tool_name: str, path: tuple[str, ...]) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", "_".join((tool_name, *path)))
 
 
-@dataclass(slots=True)
 class _Walk:
-    run_help: Callable[[list[str]], HelpRun]
-    tool_name: str
-    max_depth: int
-    deadline: float
-    result: DescribedTree = field(default_factory=DescribedTree)
+    __slots__ = ("run_help", "tool_name", "max_depth", "deadline", "result")
+
+    def __init__(self, run_help: Callable[[list[str]], HelpRun], tool_name: str, max_depth: int,
+                 deadline: float) -> None:
+        self.run_help = run_help
+        self.tool_name = tool_name
+        self.max_depth = max_depth
+        self.deadline = deadline
+        self.result = DescribedTree()
 
     def visit(self, path: tuple[str, ...], desc: HelpDescription, parents: list[frozenset[str]]) -> None:
         children = [s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
 
 from .heads import tokens_of
 
@@ -21,22 +20,27 @@ _COMMAND_WORDS = {"command", "commands", "subcommand", "cmd", "command...", "sub
 _HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-all", "-v"}
 
 
-@dataclass(slots=True)
+# Plain classes, filled in as the usage is read (see ``model``'s note on speed).
 class UsagePositional:
-    name: str
-    required: bool
-    variadic: bool
-    choices: tuple[str, ...] = ()
+    __slots__ = ("name", "required", "variadic", "choices")
+
+    def __init__(self, name: str, required: bool, variadic: bool, choices: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.required = required
+        self.variadic = variadic
+        self.choices = choices
 
 
-@dataclass(slots=True)
 class UsageFacts:
-    program: str | None = None
-    required_flags: set[str] = field(default_factory=set)
-    positionals: list[UsagePositional] = field(default_factory=list)
-    mentions_command: bool = False
-    # The first plain word of each alternative ("naval_fate ship new <name>"): docopt's commands.
-    command_words: list[str] = field(default_factory=list)
+    __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words")
+
+    def __init__(self) -> None:
+        self.program: str | None = None
+        self.required_flags: set[str] = set()
+        self.positionals: list[UsagePositional] = []
+        self.mentions_command = False
+        # The first plain word of each alternative ("naval_fate ship new <name>"): docopt's commands.
+        self.command_words: list[str] = []
 
 
 _PROSE_USAGE = re.compile(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
