@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, as_if_run_before
 
 # Runs the ``toolbay`` command's own entry point, counting the collections that start before
 # the imports' objects are frozen, and says on stderr how the collector stands at the end.
@@ -42,7 +42,7 @@ sys.stderr.write("COLLECTOR " + json.dumps({"enabled": gc.isenabled(), "frozen":
 """
 
 
-def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_path: Path) -> None:
+def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_path: Path, shared_data_dir: Path) -> None:
     messages = [
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
@@ -52,7 +52,8 @@ def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_pat
     # No jobs to outlive the client: the server does not fork away from it (toolbay.detach).
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_JOBS__DRAIN_S": "0"}
     done = subprocess.run(
-        [sys.executable, "-c", SERVE_AND_REPORT, "serve", "--data-dir", str(tmp_path / "data")],
+        [sys.executable, "-c", SERVE_AND_REPORT, "serve", "--data-dir",
+         str(as_if_run_before(tmp_path / "data", shared_data_dir))],
         input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True,
         env=env, cwd=tmp_path, timeout=120, check=False,
     )
@@ -68,7 +69,8 @@ def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_pat
     assert collector["collections_before_freeze"] <= 3, collector
 
 
-def test_a_server_that_stops_at_once_ends_only_after_its_imports_with_the_collector_on(tmp_path: Path) -> None:
+def test_a_server_that_stops_at_once_ends_only_after_its_imports_with_the_collector_on(tmp_path: Path,
+                                                                                     shared_data_dir: Path) -> None:
     """An unreachable Redis stops ``serve`` within seconds, while the MCP SDK may still be being
     imported on its thread (here it is held up). Ending the process then left that thread
     holding an import lock, which a finaliser run at the interpreter's shutdown (redis's
@@ -79,7 +81,7 @@ def test_a_server_that_stops_at_once_ends_only_after_its_imports_with_the_collec
            "HOLD_SDK_IMPORT_UNTIL": str(release)}
     server = subprocess.Popen(
         [sys.executable, "-c", SERVE_AND_REPORT, "serve", "--transport", "http", "--port", "0",
-         "--data-dir", str(tmp_path / "data")],
+         "--data-dir", str(as_if_run_before(tmp_path / "data", shared_data_dir))],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
     )
     assert server.stderr is not None

@@ -4,13 +4,16 @@ never a crash."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 
 from tests.cluster.servers import RedisServer
+from tests.conftest import as_if_run_before
 from toolbay.chain.ratelimit import RateLimiter, RateLimits
 from toolbay.cluster.connection import open_checked, shown
 from toolbay.errors import ConfigError, LimitsUnavailable, RateLimited
@@ -94,19 +97,27 @@ async def test_an_unreachable_redis_is_one_clear_configuration_error(redis_serve
     assert shown("redis://user:secret@host:6379/0") == "redis://user:***@host:6379/0"
 
 
-def test_serve_with_an_unreachable_redis_says_so_in_one_line_and_exits_2(tmp_path: object) -> None:
+def bare_environment(home: Path, **variables: str) -> dict[str, str]:
+    """Nothing of the caller's environment but the shared bytecode folder (tests/conftest.py)."""
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "PYTHONPYCACHEPREFIX": os.environ["PYTHONPYCACHEPREFIX"],
+            **variables}
+
+
+def test_serve_with_an_unreachable_redis_says_so_in_one_line_and_exits_2(tmp_path: Path,
+                                                                         shared_data_dir: Path) -> None:
+    data_dir = as_if_run_before(tmp_path / "data", shared_data_dir)
     done = subprocess.run(
-        [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0"],
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TOOLBAY_CLUSTER__REDIS": "redis://127.0.0.1:1/0"},
+        [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0", "--data-dir", str(data_dir)],
+        env=bare_environment(tmp_path, TOOLBAY_CLUSTER__REDIS="redis://127.0.0.1:1/0"),
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("toolbay: [cluster] redis: cannot reach redis://127.0.0.1:1/0")
 
 
-def test_a_url_that_is_not_redis_is_refused_at_start(tmp_path: object) -> None:
+def test_a_url_that_is_not_redis_is_refused_at_start(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "toolbay", "serve", "--transport", "http"],
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TOOLBAY_CLUSTER__REDIS": "http://localhost:6379"},
+        env=bare_environment(tmp_path, TOOLBAY_CLUSTER__REDIS="http://localhost:6379"),
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "cluster.redis" in done.stderr and "write a Redis URL" in done.stderr

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import as_if_run_before
+
 PROGRAM = """
 import sys, anyio
 from pathlib import Path
@@ -24,8 +26,10 @@ anyio.run(main)
 """
 
 
-def test_without_the_switch_no_redis_code_is_imported_and_jobs_stay_in_sqlite(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path)], capture_output=True, text=True,
+def test_without_the_switch_no_redis_code_is_imported_and_jobs_stay_in_sqlite(tmp_path: Path,
+                                                                            shared_data_dir: Path) -> None:
+    data_dir = as_if_run_before(tmp_path / "data", shared_data_dir)
+    done = subprocess.run([sys.executable, "-c", PROGRAM, str(data_dir)], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["SqliteJobStore", "[]"]
@@ -46,8 +50,10 @@ anyio.run(main)
 """
 
 
-def test_a_stdio_server_counts_nothing_and_does_not_load_prometheus_client(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", STDIO_PROGRAM, str(tmp_path)], capture_output=True, text=True,
+def test_a_stdio_server_counts_nothing_and_does_not_load_prometheus_client(tmp_path: Path,
+                                                                          shared_data_dir: Path) -> None:
+    data_dir = as_if_run_before(tmp_path / "data", shared_data_dir)
+    done = subprocess.run([sys.executable, "-c", STDIO_PROGRAM, str(data_dir)], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["None", "False"]
