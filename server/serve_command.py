@@ -106,7 +106,7 @@ def serve(
     from toolbay.start_up_collector import resume_after_imports
 
     # The MCP SDK loads while the tools are described. Then the collector, paused for the
-    # imports by the entry point, collects once and goes on without the imports' objects.
+    # imports by the entry point, freezes what they made and goes on without them.
     protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
     try:
         with contextlib.suppress(KeyboardInterrupt):
