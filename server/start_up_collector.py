@@ -1,15 +1,15 @@
 """Python's cyclic garbage collector while a server starts: paused during the imports, then
 the survivors frozen and the collector back on.
 
-A server's imports make about 110,000 objects that live as long as the process. The
+A server's imports make about 160,000 objects that live as long as the process. The
 collector, run every 700 new objects, walks them again and again while they are being
 made: 0.13 to 0.28 s of processor time on a server's start (measured with ``gc.callbacks``),
 a tenth of it, to free a few thousand. Paused, the imports cost that much less, and
 ``gc.freeze`` then moves what they made out of the collector's reach for good, so that a
 full collection while serving skips them. There is no collection before the freeze: it took
 80 to 90 ms of every start to free about 1,300 objects (0.65 MB, now kept for the life of
-the process, under 1 % of a server's memory). This is the order Python's documentation gives for ``gc.freeze``: disable early,
-freeze once the long-lived objects are made, enable.
+the process, under 1 % of a server's memory). This is the order Python's documentation
+gives for ``gc.freeze``: disable early, freeze once the long-lived objects are made, enable.
 """
 
 from __future__ import annotations

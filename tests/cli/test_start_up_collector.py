@@ -16,8 +16,9 @@ from pathlib import Path
 
 from tests.conftest import REPO_ROOT, as_if_run_before
 
-# Runs the ``toolbay`` command's own entry point, counting the collections that start before
-# the imports' objects are frozen, and says on stderr how the collector stands at the end.
+# Runs the ``toolbay`` command's own entry point, counting the collections that start after it
+# is called and before the imports' objects are frozen (the entry point pauses the collector
+# first thing), and says on stderr how the collector stands at the end.
 SERVE_AND_REPORT = """
 import gc, json, os, sys, time
 if os.environ.get("HOLD_SDK_IMPORT_UNTIL"):
@@ -28,11 +29,12 @@ if os.environ.get("HOLD_SDK_IMPORT_UNTIL"):
                     time.sleep(0.02)
             return None
     sys.meta_path.insert(0, Held())
-before_freeze = []
+before_freeze, entered = [], []
 gc.callbacks.append(lambda phase, info: before_freeze.append(info["generation"])
-                    if phase == "start" and gc.get_freeze_count() == 0 else None)
+                    if phase == "start" and entered and gc.get_freeze_count() == 0 else None)
 from toolbay.entry import main
 sys.argv = ["toolbay", *sys.argv[1:]]
+entered.append(True)
 try:
     main()
 except SystemExit:
@@ -65,7 +67,7 @@ def test_a_server_starts_with_the_collector_paused_and_serves_with_it_on(tmp_pat
     collector = json.loads(report.removeprefix("COLLECTOR "))
     assert collector["enabled"], "the collector stayed off after the start: no cycle would ever be freed"
     assert collector["frozen"] > 50_000, "the imports' objects were not moved out of the collector's reach"
-    # None while the imports ran, nor on resuming (what they made is frozen as it is).
+    # None while the imports ran, nor on resuming: what they made is frozen as it is.
     assert collector["collections_before_freeze"] == 0, collector
 
 
