@@ -24,6 +24,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from typing import IO
 
 import anyio
 import anyio.from_thread
@@ -148,18 +149,27 @@ def _restore_standard_fds(wire_in: int, wire_out: int) -> None:
             os.close(wire)
 
 
+def _pipe_for_transport(loop: asyncio.AbstractEventLoop, fd: int, mode: str) -> IO[bytes]:
+    """A duplicate of ``fd`` for a pipe transport to own and close, exactly once whatever the
+    loop: uvloop's transports close the descriptor they were given themselves (libuv does),
+    asyncio's close the file object. Given ``fd`` itself, uvloop closed it and the caller then
+    closed that number again, by then perhaps a file another thread had just opened (seen
+    under strace: a compiled-module cache write lost its descriptor as a server stopped)."""
+    closes_the_descriptor = not isinstance(loop, asyncio.BaseEventLoop)  # uvloop's Loop is not one
+    return os.fdopen(os.dup(fd), mode, buffering=0, closefd=not closes_the_descriptor)
+
+
 @asynccontextmanager
 async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LINE_BYTES,
                        lane: QuickLane | None = None) -> AsyncIterator[Streams]:
-    """The streams over two pipe (or socket) descriptors, which the caller closes afterwards."""
+    """The streams over two pipe (or socket) descriptors, which stay open for the caller to
+    close afterwards."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=max_line_bytes)
-    # closefd=False: the descriptors are closed by _restore_standard_fds, after the restore.
     read_protocol = _ReadProtocol(reader)
-    read_transport, _ = await loop.connect_read_pipe(
-        lambda: read_protocol, os.fdopen(wire_in, "rb", buffering=0, closefd=False))
+    read_transport, _ = await loop.connect_read_pipe(lambda: read_protocol, _pipe_for_transport(loop, wire_in, "rb"))
     write_transport, write_protocol = await loop.connect_write_pipe(
-        _WriteProtocol, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
+        _WriteProtocol, _pipe_for_transport(loop, wire_out, "wb"))
     write_transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
 
@@ -288,9 +298,8 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
             dropped.bytes += write_transport.get_write_buffer_size()
             write_transport.abort()
         write_transport.close()
-        # The descriptors are closed by the caller: only once both transports have let go of
-        # them (uvloop closes its handles a loop turn later, and aborts the process if the
-        # descriptor is gone by then).
+        # The caller closes its descriptors once both transports have let go of their
+        # duplicates (uvloop closes its handles a loop turn later).
         with anyio.move_on_after(5, shield=True):
             await read_protocol.closed.wait()
             await write_protocol.closed.wait()

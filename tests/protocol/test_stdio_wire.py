@@ -133,6 +133,24 @@ async def test_every_message_sent_is_written_as_one_line_before_the_streams_clos
     assert [json.loads(line)["id"] for line in lines] == list(range(200))
 
 
+@pytest.mark.parametrize("anyio_backend", [("asyncio", {"use_uvloop": False}), ("asyncio", {"use_uvloop": True})],
+                         ids=["asyncio", "uvloop"])
+async def test_the_descriptors_served_stay_the_callers_to_close_once(pipes: Pipes) -> None:
+    """The server closes its wire descriptors itself, after restoring fd 0 and 1. uvloop used
+    to close them first, so the server's close hit the same numbers a second time: by then
+    maybe a file another thread had just opened. Nothing of the wire may stay open either,
+    or the client would not see the server's end."""
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (_incoming, outgoing):
+            await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))
+    for fd in (pipes.server_in, pipes.server_out):
+        os.fstat(fd)  # still open: raises EBADF where the loop closed it
+    os.close(pipes.server_out)
+    pipes.server_out = -1  # closed here, not again by the fixture
+    assert json.loads(pipes.received())["id"] == 1
+    assert os.read(pipes.client_in, 1) == b""  # the end: no copy of the wire is left open
+
+
 def _server(extensions: Path, data_dir: Path, stdout: int | IO[bytes]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir", str(data_dir)],
