@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,41 @@ def test_a_new_module_runs_on_baseline_code_until_optimised_code_is_swapped_in_a
     assert again.cache_stats.hits == 1
     runtime.close()
     again.close()
+
+
+def test_the_baseline_code_of_modules_loaded_together_is_cached_before_the_first_optimisation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first start does not write baseline code while its tools are described (the help runs
+    would wait for it): the optimiser writes it for every module loaded so far, then optimises.
+    A server stopped during an optimisation (seconds for a large module) still leaves that
+    code for its next start."""
+    cache = tmp_path / "cache"
+    runtime = WasmRuntime(cache, optimise_in_background=True)
+    optimising, release = threading.Event(), threading.Event()
+    read_for_optimising = runtime._read_as  # what the optimiser compiles from, once it has begun
+
+    def held_while_optimising(path: Path, sha256: str) -> bytes:
+        optimising.set()
+        release.wait(120)
+        return read_for_optimising(path, sha256)
+
+    monkeypatch.setattr(runtime, "_read_as", held_while_optimising)
+    try:
+        with runtime.first_uses():  # as a first start's compiles, which a client waits for
+            modules = [runtime.load(FIXTURE_WASM / name) for name in ("args.wasm", "echo.wasm")]
+        assert optimising.wait(120)
+        baseline = {f"{module.sha256}-{runtime.fingerprint}.cwasm" for module in modules}
+        assert {entry.name for entry in cache.glob("*.cwasm")} == baseline
+        # A next start takes that code and compiles nothing.
+        again = WasmRuntime(cache)
+        assert [again.load(module.path).compiler for module in modules] == ["winch", "winch"]
+        assert again.cache_stats.hits == 2
+        again.close()
+    finally:
+        release.set()
+    assert runtime.wait_optimised(timeout=120)
+    assert all(module.compiler == "cranelift" for module in modules)
+    runtime.close()
 
 
 @pytest.mark.parametrize("damage", ["flip-a-byte", "truncate", "empty", "wrong-header"])
