@@ -1,22 +1,31 @@
 """How fast the command answers: ``toolbay parse-help`` against ``python -c pass``.
 
-    python bench/bench_cli.py [--rounds R]
+    python bench/bench_cli.py [--rounds R] [--installed]
 
 Each round runs ``python -c pass`` (Python's own start, the reference) and ``toolbay
 parse-help --long FILE`` on a real help text, alternating, and takes the wall time and the
 CPU time of each child process (``getrusage``: steadier than wall time on a busy machine),
 all with Python caching compiled bytecode as it does by default (``cold_start.python_as_installed``).
 It also runs ``toolbay --help``. Goal: parse-help <= 3x Python's start.
+
+Both run in this environment: in a checkout, the editable install whose start hook (mapping
+``server/`` to ``toolbay``) every Python start here pays, the reference included.
+``--installed`` builds the wheel with uv, installs it in a new virtual environment and
+measures there, where Python starts without that hook: the figure a user of the wheel sees.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,9 +35,29 @@ from cold_start import python_as_installed  # noqa: E402
 HELP_TEXT = ROOT / "tests" / "helptext" / "corpus"
 
 
-def _toolbay() -> list[str]:
-    script = Path(sys.executable).parent / "toolbay"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "toolbay"]
+def _toolbay(python: str) -> list[str]:
+    script = Path(python).parent / "toolbay"
+    return [str(script)] if script.exists() else [python, "-m", "toolbay"]
+
+
+@contextlib.contextmanager
+def installed_wheel() -> Iterator[str]:
+    """The Python of a new virtual environment with the wheel built from this checkout
+    (built from a copy: setuptools leaves build/ and *.egg-info/ beside its sources)."""
+    uv = shutil.which("uv")
+    if uv is None:
+        raise SystemExit("--installed needs uv (pip install uv)")
+    with tempfile.TemporaryDirectory(prefix="toolbay-bench-wheel-") as folder:
+        work = Path(folder)
+        shutil.copytree(ROOT, work / "source", ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".ci", "build", "*.egg-info", "__pycache__", "tests", "bench", "tools-src"))
+        quiet = {"check": True, "capture_output": True}
+        subprocess.run([uv, "build", "--wheel", "--out-dir", str(work / "dist"), str(work / "source")], **quiet)
+        subprocess.run([uv, "venv", "--python", sys.executable, str(work / "venv")], **quiet)
+        python = str(work / "venv" / "bin" / "python")
+        (wheel,) = (work / "dist").glob("toolbay-*.whl")
+        subprocess.run([uv, "pip", "install", "--python", python, str(wheel)], **quiet)
+        yield python
 
 
 def _help_file() -> Path:
@@ -51,16 +80,25 @@ def timed(argv: list[str]) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--installed", action="store_true", help="measure a wheel installed in a new environment")
     args = parser.parse_args()
+    if not args.installed:
+        return measure(sys.executable, args.rounds)
+    with installed_wheel() as python:
+        print(f"in a new virtual environment with the wheel installed ({python})")
+        return measure(python, args.rounds)
+
+
+def measure(python: str, rounds: int) -> int:
     commands = {
-        "python -c pass": [sys.executable, "-c", "pass"],
-        "toolbay parse-help": [*_toolbay(), "parse-help", "--long", str(_help_file())],
-        "toolbay --help": [*_toolbay(), "--help"],
+        "python -c pass": [python, "-c", "pass"],
+        "toolbay parse-help": [*_toolbay(python), "parse-help", "--long", str(_help_file())],
+        "toolbay --help": [*_toolbay(python), "--help"],
     }
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for argv in commands.values():  # once each, unmeasured: file caches warm
         timed(argv)
-    for number in range(args.rounds):
+    for number in range(rounds):
         for name, argv in commands.items():
             samples[name].append(timed(argv))
         reference = samples["python -c pass"][-1]
