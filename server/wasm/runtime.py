@@ -77,9 +77,6 @@ class WasmModule:
     sha256: str
     size: int  # bytes of the .wasm read; 0 when it came from the compiled cache by hash
     _compiled: Compiled = field(repr=False)
-    # Baseline code not yet written to the compiled-module cache: the optimiser writes it
-    # before it optimises (see ``WasmRuntime.load``).
-    _unsaved: bool = field(default=False, repr=False)
 
     @property
     def compiler(self) -> str:
@@ -139,6 +136,9 @@ class WasmRuntime:
         # removed tool's compiled code and linked ``InstancePre`` go with its last user.
         self._loaded: weakref.WeakValueDictionary[str, WasmModule] = weakref.WeakValueDictionary()
         self._load_lock = threading.Lock()
+        # Modules whose baseline code is not in the compiled-module cache yet: the optimiser
+        # writes it before it optimises (see ``load``). Weak, as ``_loaded``.
+        self._unsaved: list[weakref.ref[WasmModule]] = []
 
     @property
     def cache_stats(self) -> CacheStats:
@@ -189,10 +189,11 @@ class WasmRuntime:
             compiler, module = self._compilers[found[0]], found[1]
             check_interface(path, module)
         size = len(data) if data is not None else 0
-        loaded = WasmModule(path=path, sha256=sha256, size=size, _compiled=self._link(path, compiler, module),
-                            _unsaved=unsaved)
+        loaded = WasmModule(path=path, sha256=sha256, size=size, _compiled=self._link(path, compiler, module))
         with self._load_lock:
             self._loaded[sha256] = loaded
+            if unsaved:
+                self._unsaved.append(weakref.ref(loaded))
         if self._optimiser is not None and compiler is not self.optimising:
             self._optimiser.submit(loaded)
         return loaded
@@ -240,12 +241,11 @@ class WasmRuntime:
         ``load``), all of it before the first optimisation: a next start that comes before the
         optimised code is ready then compiles nothing again."""
         with self._load_lock:
-            unsaved = [module for module in self._loaded.values() if module._unsaved]
-        for module in unsaved:
-            compiled = module._compiled
-            if compiled.compiler is not self.optimising:
-                self._store(module.sha256, compiled.compiler, compiled.module)
-            module._unsaved = False
+            waiting, self._unsaved = self._unsaved, []
+        for ref in waiting:
+            module = ref()
+            if module is not None and module._compiled.compiler is not self.optimising:
+                self._store(module.sha256, module._compiled.compiler, module._compiled.module)
 
     def _optimise(self, loaded: WasmModule) -> None:
         """Compiles ``loaded`` with Cranelift and swaps the code in (on the optimiser's thread)."""
