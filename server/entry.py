@@ -12,7 +12,6 @@ commands.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 
 def main() -> None:
@@ -45,7 +44,7 @@ def parse_help_at_once(argv: list[str]) -> int | None:
     """The exit status of ``parse-help`` run here, or None when typer must parse ``argv``."""
     if argv[:1] != ["parse-help"]:
         return None
-    files: dict[str, Path] = {}
+    files: dict[str, str] = {}
     rest = argv[1:]
     while rest:
         option, equals, value = rest[0].partition("=")
@@ -57,7 +56,7 @@ def parse_help_at_once(argv: list[str]) -> int | None:
             value, rest = rest[1], rest[2:]
         else:
             return None
-        files[option] = Path(value)
+        files[option] = value
     if "--long" not in files:
         return None
     from toolbay.helptext.command import run_parse_help

@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from toolbay.errors import NotHelpError
 
 from .describe import describe_help
 from .schema import build_tool_schema
 
+if TYPE_CHECKING:
+    from os import PathLike
 
-def run_parse_help(long_file: Path, short_file: Path | None, out: TextIO, err: TextIO) -> int:
+    # pathlib is not imported at run time: with the modules it loads (urllib.parse,
+    # ipaddress, fnmatch) it took 4 of the 57 ms of an installed ``parse-help``.
+    HelpFile = str | PathLike[str]
+
+
+def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO, err: TextIO) -> int:
     """Prints the description of the help in ``long_file`` (and ``short_file``).
 
     Exit status: 0 with JSON on ``out``; 2 with a one-line reason on ``err`` when the
     text is not help or a file cannot be read.
     """
     try:
-        long = long_file.read_bytes()
-        short = short_file.read_bytes() if short_file is not None else None
+        long = _read(long_file)
+        short = _read(short_file) if short_file is not None else None
     except OSError as exc:
         err.write(f"cannot read help text {exc.filename}: {exc.strerror or exc}\n")
         return 2
@@ -33,3 +39,8 @@ def run_parse_help(long_file: Path, short_file: Path | None, out: TextIO, err: T
     document["input_schema"] = build_tool_schema(desc).input_schema
     out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return 0
+
+
+def _read(file: HelpFile) -> bytes:
+    with open(file, "rb") as stream:
+        return stream.read()
