@@ -9,13 +9,17 @@ The Python binding (50.x) has no way to:
 - choose the baseline compiler Winch (``Config.strategy`` knows only "auto" and "cranelift");
 - move a store's epoch deadline from inside a host call (``Caller`` has no
   ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later;
-- choose the pooling instance allocator (``Config`` has no setter for it).
+- choose the pooling instance allocator (``Config`` has no setter for it);
+- read a module's serialised code where wasmtime made it (``Module.serialize`` copies it into
+  a bytearray while holding Python's lock: 22 MB for the Go tool, which a first start's
+  listing waited for).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import wasmtime
 from wasmtime import _ffi as ffi
@@ -28,6 +32,25 @@ def set_stdin_bytes(config: wasmtime.WasiConfig, data: bytes) -> None:
     buffer = (ffi.wasm_byte_t * len(data)).from_buffer_copy(data) if data else None
     ffi.wasm_byte_vec_new(ctypes.byref(vec), len(data), buffer)
     ffi.wasi_config_set_stdin_bytes(config.ptr(), ctypes.byref(vec))  # takes ownership of vec
+
+
+@contextlib.contextmanager
+def serialized(module: wasmtime.Module) -> Iterator[memoryview]:
+    """What ``module.serialize()`` returns, as a read-only view of wasmtime's own buffer, valid
+    inside the ``with`` block. Hashing and writing it then run outside Python's lock."""
+    vec = ffi.wasm_byte_vec_t()
+    error = ffi.wasmtime_module_serialize(module.ptr(), ctypes.byref(vec))
+    if error:
+        raise wasmtime.WasmtimeError._from_ptr(error)
+    try:
+        if not vec.size:
+            yield memoryview(b"")
+            return
+        code = (ctypes.c_uint8 * vec.size).from_address(ctypes.addressof(vec.data.contents))
+        with memoryview(code).cast("B").toreadonly() as view:
+            yield view
+    finally:
+        ffi.wasm_byte_vec_delete(ctypes.byref(vec))
 
 
 # ``wasmtime_strategy_t`` in wasmtime/config.h: AUTO = 0, CRANELIFT = 1, WINCH = 2.

@@ -20,6 +20,7 @@ from pathlib import Path
 import wasmtime
 
 from toolbay.cache_pruning import touch_if_stale
+from toolbay.internals.wasmtime_capi import serialized
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +53,14 @@ class ModuleCache:
             path = self.entry_path(sha256, fingerprint)
             try:
                 with path.open("rb") as handle:
-                    blob = handle.read()
+                    # The header and the code are read apart: the code is then one object,
+                    # never copied out of a larger one (each copy of 22 MB holds Python's lock).
+                    header = handle.read(_header_size(fingerprint))
+                    payload = handle.read()
                     touch_if_stale(handle.fileno())
             except FileNotFoundError:
                 continue
-            module = self._decode(engine, fingerprint, blob)
+            module = self._decode(engine, fingerprint, header, payload)
             if module is None:
                 log.warning("compiled-module cache entry %s is corrupt or stale; compiling again", path.name)
                 self.stats.rebuilds += 1
@@ -67,12 +71,14 @@ class ModuleCache:
         return None
 
     def store(self, sha256: str, fingerprint: str, module: wasmtime.Module) -> None:
-        payload = bytes(module.serialize())
-        header = _MAGIC + fingerprint.encode() + b"\n" + hashlib.sha256(payload).digest()
+        # The code is hashed and written where wasmtime made it, never copied: each copy (22 MB
+        # for the Go tool) is made holding Python's lock, into fresh pages, and a first start's
+        # listing waited for three of them.
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cwasm", dir=self.directory)
         try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(header + payload)
+            with os.fdopen(fd, "wb") as out, serialized(module) as payload:
+                out.write(_prefix(fingerprint) + hashlib.sha256(payload).digest())
+                out.write(payload)
             os.replace(tmp, self.entry_path(sha256, fingerprint))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -82,16 +88,23 @@ class ModuleCache:
         self.entry_path(sha256, fingerprint).unlink(missing_ok=True)
 
     @staticmethod
-    def _decode(engine: wasmtime.Engine, fingerprint: str, blob: bytes) -> wasmtime.Module | None:
-        prefix = _MAGIC + fingerprint.encode() + b"\n"
-        if not blob.startswith(prefix) or len(blob) < len(prefix) + 32:
+    def _decode(engine: wasmtime.Engine, fingerprint: str, header: bytes, payload: bytes) -> wasmtime.Module | None:
+        prefix = _prefix(fingerprint)
+        if len(header) != _header_size(fingerprint) or not header.startswith(prefix):
             return None
-        digest = blob[len(prefix):len(prefix) + 32]
-        payload = blob[len(prefix) + 32:]
-        if hashlib.sha256(payload).digest() != digest:
+        if hashlib.sha256(payload).digest() != header[len(prefix):]:
             return None
         try:
             return wasmtime.Module.deserialize(engine, payload)
         except wasmtime.WasmtimeError as error:
             error.__traceback__ = None
             return None
+
+
+def _prefix(fingerprint: str) -> bytes:
+    return _MAGIC + fingerprint.encode() + b"\n"
+
+
+def _header_size(fingerprint: str) -> int:
+    """The prefix, then the payload's sha256."""
+    return len(_prefix(fingerprint)) + hashlib.sha256().digest_size

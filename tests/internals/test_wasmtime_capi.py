@@ -14,6 +14,7 @@ from toolbay.internals.wasmtime_capi import (
     STOPPED_MESSAGE,
     EpochWatcher,
     export_by_name,
+    serialized,
     set_compiler,
     set_stdin_bytes,
     stop_at_next_check,
@@ -60,6 +61,29 @@ def test_standard_input_from_bytes_reaches_the_guest(tmp_path: pytest.TempPathFa
     _run(store, instance)
     with open(out, "rb") as written:
         assert written.read() == b"from memory\n"
+
+
+def test_the_serialised_code_read_in_place_is_what_serialize_copies_and_runs_again(
+        tmp_path: pytest.TempPathFactory) -> None:
+    engine = _engine()
+    module = wasmtime.Module.from_file(engine, str(FIXTURE_WASM / "echo.wasm"))
+    with serialized(module) as code:
+        assert code.readonly and code.format == "B"
+        assert code == module.serialize()
+        copied = bytes(code)
+    with pytest.raises(ValueError, match="released"):
+        len(code)  # wasmtime's buffer is freed with the block: the view must not outlive it
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    store = wasmtime.Store(engine)
+    wasi = wasmtime.WasiConfig()
+    set_stdin_bytes(wasi, b"deserialised\n")
+    wasi.stdout_file = out = f"{tmp_path}/out"
+    store.set_wasi(wasi)
+    store.set_epoch_deadline(1_000_000)
+    _run(store, linker.instantiate(store, wasmtime.Module.deserialize(engine, copied)))
+    with open(out, "rb") as written:
+        assert written.read() == b"deserialised\n"
 
 
 def test_one_export_is_found_by_name_and_a_missing_one_is_none() -> None:
