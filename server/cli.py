@@ -199,13 +199,23 @@ def describe(
 @app.command()
 def call(
     tool: Annotated[str, typer.Argument(metavar="TOOL", help="Tool name, as `toolbay list` shows it.")],
-    args: Annotated[str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as a JSON object.")] = "{}",
+    # Both spellings: ``call TOOL '{...}'`` is what people type first, ``--args`` what scripts
+    # that build the command write.
+    json_arguments: Annotated[str | None, typer.Argument(
+        metavar="JSON", help="Arguments as a JSON object (or give them with --args).", show_default=False)] = None,
+    args: Annotated[str | None, typer.Option(
+        "--args", "-a", metavar="JSON", help="Arguments as a JSON object.  [default: {}]", show_default=False)] = None,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Run one tool locally, without MCP: for tool authors."""
+    if json_arguments is not None and args is not None:
+        say("toolbay: give the arguments once: as JSON after the tool's name, or with --args")
+        raise typer.Exit(2)
+    given, are = ("--args", "is") if args is not None else ("the arguments", "are")
+    args = json_arguments if json_arguments is not None else args if args is not None else "{}"
     settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     try:
@@ -215,10 +225,10 @@ def call(
 
         arguments = from_json(args)
     except ValueError as exc:
-        say(f"toolbay: --args is not valid JSON: {exc}")
+        say(f"toolbay: {given} {are} not valid JSON: {exc}")
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):
-        say("toolbay: --args must be a JSON object")
+        say(f"toolbay: {given} must be a JSON object")
         raise typer.Exit(2)
     from toolbay.commands import call_once
 

@@ -63,6 +63,19 @@ def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None
     assert hashlib.sha256(b"abc").hexdigest() in result.stdout
 
 
+def test_call_takes_its_arguments_after_the_tool_name_as_well_but_not_twice(shared_data_dir: Path) -> None:
+    data = ["--data-dir", str(shared_data_dir)]
+    result = runner.invoke(app, ["call", "hashsum", '{"text": "abc"}', *data])
+    assert result.exit_code == 0, result.output
+    assert hashlib.sha256(b"abc").hexdigest() in result.stdout
+    twice = runner.invoke(app, ["call", "hashsum", '{"text": "abc"}', "--args", '{"text": "abd"}', *data])
+    assert twice.exit_code == 2
+    assert twice.stdout == "" and "give the arguments once" in twice.stderr
+    for bad, reason in (("{text:", "the arguments are not valid JSON"), ("[1]", "the arguments must be a JSON object")):
+        refused = runner.invoke(app, ["call", "hashsum", bad, *data])
+        assert refused.exit_code == 2 and refused.stderr.startswith(f"toolbay: {reason}"), refused.output
+
+
 def test_call_with_arguments_that_are_not_json_exits_2_with_a_reason(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["call", "hashsum", "--args", "{text:", "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 2
