@@ -2,7 +2,7 @@
 
 Precedence, highest first: CLI flags (passed as keyword overrides), environment
 variables (``TOOLBAY_PORT=9000``, nested with a double underscore:
-``TOOLBAY_SANDBOX__TIMEOUT_S=5``; lists as JSON), the TOML file (``--config``, or
+``TOOLBAY_SANDBOX__TIMEOUT_S=600``; lists as JSON), the TOML file (``--config``, or
 ``toolbay.toml`` in the current folder when present), then the defaults below.
 Every value is validated by pydantic; a bad one becomes a ``ConfigError`` that
 names the setting and says what was expected.

@@ -22,13 +22,26 @@ from tests.conftest import REPO_ROOT, as_if_run_before
 SERVE_AND_REPORT = """
 import gc, json, os, sys, time
 if os.environ.get("HOLD_SDK_IMPORT_UNTIL"):
+    import importlib.machinery
     class Held:  # holds up the MCP SDK's import, on serve's thread, until the file exists
-        def find_spec(self, name, path=None, target=None):
-            if name == "mcp.server.sse":
-                while not os.path.exists(os.environ["HOLD_SDK_IMPORT_UNTIL"]):
-                    time.sleep(0.02)
-            return None
-    sys.meta_path.insert(0, Held())
+        # Held in the loader, not in find_spec: Python 3.11 calls finders holding the global
+        # import lock, and waiting there would stop every import of every thread.
+        def __init__(self, loader):
+            self.loader = loader
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            if name != "mcp.server.sse":
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            spec.loader = cls(spec.loader)
+            return spec
+        def create_module(self, spec):
+            return self.loader.create_module(spec)
+        def exec_module(self, module):
+            while not os.path.exists(os.environ["HOLD_SDK_IMPORT_UNTIL"]):
+                time.sleep(0.02)
+            self.loader.exec_module(module)
+    sys.meta_path.insert(0, Held)
 before_freeze, entered = [], []
 gc.callbacks.append(lambda phase, info: before_freeze.append(info["generation"])
                     if phase == "start" and entered and gc.get_freeze_count() == 0 else None)
