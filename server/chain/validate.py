@@ -15,6 +15,11 @@ object) with ``unevaluatedProperties: false``, which, unlike ``additionalPropert
 still lets ``allOf``/``$ref`` compositions through. Schemas that say what to do with
 extra properties (``additionalProperties``, ``patternProperties``,
 ``unevaluatedProperties``) are left as they are.
+
+Patterns are searched with a time limit (``toolbay.internals.jsonschema_patterns``): a value
+that makes a tool's pattern backtrack for longer than ``PATTERN_LIMIT_S`` in all is refused,
+and a schema with patterns is checked off the event loop, so that meanwhile every other
+request is answered.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import ast
 import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
@@ -33,6 +40,9 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
 
 _OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
+# All the pattern searches of one call's arguments together; a real pattern on a real value
+# takes microseconds.
+PATTERN_LIMIT_S = 0.5
 _JSON_TYPE_NAMES = {
     bool: "a boolean", int: "an integer", float: "a number", str: "a string",
     list: "an array", dict: "an object", type(None): "null",
@@ -179,6 +189,35 @@ def nul_problems(arguments: Mapping[str, Any]) -> list[str]:
     return found
 
 
+# Keywords whose keys are names (of properties, of definitions), not keywords.
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _has_patterns(schema: Any) -> bool:
+    """Whether ``schema`` has a ``pattern`` or ``patternProperties`` keyword anywhere in it (a
+    property named "pattern", as grep's, is not one)."""
+    if isinstance(schema, list):
+        return any(_has_patterns(item) for item in schema)
+    if not isinstance(schema, Mapping):
+        return False
+    if isinstance(schema.get("pattern"), str) or schema.get("patternProperties"):
+        return True
+    return any(any(_has_patterns(named) for named in value.values())
+               if key in _NAMED_SCHEMAS and isinstance(value, Mapping) else _has_patterns(value)
+               for key, value in schema.items())
+
+
+class _Compiled:
+    __slots__ = ("schema", "validator", "plainly_fits", "has_patterns")
+
+    def __init__(self, schema: Mapping[str, Any], validator: Draft202012Validator | str,
+                 plainly_fits: Check | None, has_patterns: bool) -> None:
+        self.schema = schema
+        self.validator = validator
+        self.plainly_fits = plainly_fits
+        self.has_patterns = has_patterns
+
+
 class SchemaValidator:
     """Checks arguments against input schemas; compiled validators are cached per schema."""
 
@@ -186,35 +225,52 @@ class SchemaValidator:
         self.max_cached = max_cached
         # Keyed by id(schema); the entry holds the schema itself, so the id cannot be reused
         # by another object while the entry lives.
-        self._compiled: dict[int, tuple[Mapping[str, Any], Draft202012Validator | str, Check | None]] = {}
+        self._compiled: dict[int, _Compiled] = {}
 
     def problems(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
         """Every problem with ``arguments``, one sentence each; empty when they are valid."""
-        validator, plainly_fits = self._validator(schema)
+        compiled = self._validator(schema)
+        validator = compiled.validator
         if isinstance(validator, str):
             return [validator]
         found = nul_problems(arguments)
-        if not found and plainly_fits is not None and plainly_fits(arguments):
+        if not found and compiled.plainly_fits is not None and compiled.plainly_fits(arguments):
             return found  # see toolbay.chain.plain_schemas: a yes there is a yes here
-        for error in validator.iter_errors(arguments):
-            found += describe(error)
+        from toolbay.internals.jsonschema_patterns import PatternTooSlow, within
+
+        try:
+            with within(PATTERN_LIMIT_S):
+                for error in validator.iter_errors(arguments):
+                    found += describe(error)
+        except PatternTooSlow as slow:
+            found.append(f"$: the arguments could not be checked: the tool's pattern {slow.pattern} takes too "
+                         f"long on the value given (over {PATTERN_LIMIT_S:g} s); send a shorter or simpler "
+                         "value, or tell the server's operator about the pattern")
         return found
+
+    def searches_patterns(self, schema: Mapping[str, Any]) -> bool:
+        """Whether checking arguments against ``schema`` may search patterns (then it is done
+        off the event loop)."""
+        return self._validator(schema).has_patterns
 
     def check(self, tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
         problems = self.problems(schema, arguments)
         if problems:
             raise InvalidArguments(tool, problems)
 
-    def _validator(self, schema: Mapping[str, Any]) -> tuple[Draft202012Validator | str, Check | None]:
+    def _validator(self, schema: Mapping[str, Any]) -> _Compiled:
         """The schema's jsonschema validator (or why the schema is broken) and its quick check."""
         entry = self._compiled.get(id(schema))
-        if entry is not None and entry[0] is schema:
-            return entry[1], entry[2]
+        if entry is not None and entry.schema is schema:
+            return entry
         # jsonschema is loaded with the first schema it checks, not with the server (a start
         # that only lists tools never needs it).
         from jsonschema import Draft202012Validator
         from jsonschema.exceptions import SchemaError
 
+        from toolbay.internals.jsonschema_patterns import install
+
+        install()
         compiled: Draft202012Validator | str
         plainly_fits: Check | None = None
         closed = close_schema(schema)
@@ -226,8 +282,8 @@ class SchemaValidator:
             compiled = f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
         if len(self._compiled) >= self.max_cached:
             self._compiled.clear()
-        self._compiled[id(schema)] = (schema, compiled, plainly_fits)
-        return compiled, plainly_fits
+        entry = self._compiled[id(schema)] = _Compiled(schema, compiled, plainly_fits, _has_patterns(closed))
+        return entry
 
 
 class Validate(CheckStage):
@@ -238,4 +294,8 @@ class Validate(CheckStage):
 
     async def check(self, call: ToolCall) -> None:
         definition = definition_of(call)
-        self.validator.check(definition.name, definition.input_schema, call.arguments)
+        if self.validator.searches_patterns(definition.input_schema):
+            await anyio.to_thread.run_sync(self.validator.check, definition.name, definition.input_schema,
+                                           call.arguments)
+        else:
+            self.validator.check(definition.name, definition.input_schema, call.arguments)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.chain.conftest import COUNT_SCHEMA, make_call, run_handler, tool
@@ -109,9 +110,9 @@ def test_a_broken_tool_schema_is_reported_as_the_tools_fault() -> None:
 def test_a_schema_is_compiled_once_and_reused() -> None:
     validator, schema = SchemaValidator(), dict(COUNT_SCHEMA)
     validator.problems(schema, {"text": "a"})
-    compiled, quick = validator._validator(schema)
+    compiled = validator._validator(schema)
     validator.problems(schema, {"text": "b"})
-    assert validator._validator(schema)[0] is compiled and validator._validator(schema)[1] is quick
+    assert validator._validator(schema) is compiled
 
 
 async def test_invalid_arguments_stop_the_call_before_the_tool_runs() -> None:
@@ -122,6 +123,42 @@ async def test_invalid_arguments_stop_the_call_before_the_tool_runs() -> None:
     assert refused.value.problems == ["$.count: expected a number >= 1, got 0",
                                       "$.text: missing required property; expected string"]
     assert refused.value.message.startswith("The arguments for 'echo' are not valid:\n- $.count")
+
+
+async def test_a_value_a_tools_pattern_backtracks_on_is_refused_while_other_requests_are_answered() -> None:
+    # A careless e-mail-like pattern: Python's re alone would search this value for hours,
+    # holding the event loop (and every other request) all that time.
+    schema = {"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a|aa)+$"}}}
+    careless = tool(schema=schema)
+    order: list[str] = []
+
+    async def check() -> None:
+        with pytest.raises(InvalidArguments) as refused:
+            await Validate(SchemaValidator())(make_call(careless, {"name": "a" * 40 + "!"}), run_handler)
+        order.append("refused")
+        [problem] = refused.value.problems
+        assert problem.startswith("$: the arguments could not be checked: the tool's pattern ^(a|aa)+$ takes too long")
+
+    async def another_request() -> None:
+        await anyio.sleep(0.01)
+        order.append("answered")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(check)
+        group.start_soon(another_request)
+    assert order == ["answered", "refused"] and careless.calls == 0
+    # The same tool with a value its pattern matches at once is called as usual.
+    await Validate(SchemaValidator())(make_call(careless, {"name": "aaaa"}), run_handler)
+    assert careless.calls == 1
+
+
+def test_only_schemas_with_pattern_keywords_are_checked_off_the_event_loop() -> None:
+    validator = SchemaValidator()
+    grep_like = {"type": "object", "properties": {"pattern": {"type": "string"}, "files": {"type": "array"}}}
+    assert not validator.searches_patterns(grep_like)  # a property named "pattern" is not one
+    nested = {"type": "object", "properties": {"to": {"type": "array", "items": {"type": "string", "pattern": "@"}}}}
+    assert validator.searches_patterns(nested)
+    assert validator.searches_patterns({"type": "object", "$defs": {"id": {"patternProperties": {"^x": {}}}}})
 
 
 async def test_valid_arguments_reach_the_tool() -> None:
