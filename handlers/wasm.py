@@ -262,6 +262,6 @@ def _json_document(text: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
         return None
     return value if isinstance(value, dict) else {"result": value}

@@ -34,9 +34,17 @@ async def test_a_stdio_client_lists_and_calls_the_bundled_tools(extensions_dir: 
         async with Client(_server_params(extensions_dir, shared_data_dir), mode="legacy") as client:
             tools = await client.list_tools()
             result = await client.call_tool("hashsum", {"text": "hello", "algorithm": "md5"})
+            # A document nested past the client's parser (200 levels) comes as text alone:
+            # sent as structured content too, the client refused the answer and waited for ever.
+            deep_text = "[" * 199 + "]" * 199
+            deep = await client.call_tool("jsonkit_fmt", {"stdin": deep_text, "compact": True})
+            shallow = await client.call_tool("jsonkit_fmt", {"stdin": '{"a": [1]}', "compact": True})
     assert "hashsum" in {tool.name for tool in tools.tools}
     assert result.is_error is False
     assert hashlib.md5(b"hello").hexdigest() in result.content[0].text
+    assert deep.is_error is False and deep.content[0].text.strip() == deep_text
+    assert deep.structured_content is None and "nested deeper" in deep.meta["toolbay/structured_omitted"]
+    assert shallow.structured_content == {"a": [1]}
 
 
 async def test_the_mcp_json_at_the_root_starts_toolbay_over_stdio(shared_data_dir: Path) -> None:
