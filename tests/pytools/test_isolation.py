@@ -59,3 +59,18 @@ async def test_a_flood_of_output_is_cut_at_the_output_limit_and_says_so(pyapp: T
     assert len(result.text) < 300 * 1024
     assert result.text.endswith("[output truncated: only the first 262144 characters are shown]")
     assert result.meta["truncated"] is True
+
+
+async def test_results_json_cannot_carry_are_answered_by_the_same_worker(pyapp: Toolbay) -> None:
+    """Lone surrogates, NaN and a list nested 5000 deep: each once ended the worker (or, for NaN,
+    answered with text that is not JSON)."""
+    pid = (await call(pyapp, "crashy_pid")).structured
+    odd = await call(pyapp, "crashy_surrogate")
+    assert not odd.is_error and odd.structured == {"name": "a\ufffdb"} and odd.meta["printed"] == "printed \ufffd\n"
+    raised = await call(pyapp, "crashy_surrogate_raise")
+    assert raised.is_error and raised.text.startswith("bad \ufffd byte")
+    nan = await call(pyapp, "crashy_nan")
+    assert nan.is_error and "which is not JSON: Out of range float values are not JSON compliant" in nan.text
+    deep = await call(pyapp, "crashy_deep")
+    assert deep.is_error and "nested too deeply to be written as JSON" in deep.text
+    assert (await call(pyapp, "crashy_pid")).structured == pid  # no worker was restarted

@@ -18,6 +18,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import resource
 import struct
 import sys
@@ -30,6 +31,7 @@ from typing import Any
 _GUEST = os.path.dirname(os.path.abspath(__file__))
 _CLONE_NEWNET = 0x40000000
 _HEADER = struct.Struct(">I")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _in_fd = os.dup(0)
 _out_fd = os.dup(1)
@@ -58,7 +60,14 @@ def receive() -> dict[str, Any]:
 
 
 def send(message: dict[str, Any]) -> None:
-    body = json.dumps(message, ensure_ascii=False, default=str).encode()
+    text = json.dumps(message, ensure_ascii=False, default=str)
+    try:
+        body = text.encode()
+    except UnicodeEncodeError:
+        # A module's text (a result, an error, what it printed) may hold lone surrogates,
+        # which UTF-8 cannot carry: they go as U+FFFD, as undecodable bytes do, rather than
+        # ending the worker.
+        body = _LONE_SURROGATE.sub("\ufffd", text).encode()
     data = _HEADER.pack(len(body)) + body
     while data:
         written = os.write(_out_fd, data)
@@ -246,10 +255,14 @@ def _result(value: Any, printed: _Bounded, output_limit: int) -> dict[str, Any]:
         text = value.decode("utf-8", errors="replace")
         return {**result, "text": text[:output_limit], "truncated": len(text) > output_limit}
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        # NaN and Infinity are not JSON: written as such, no client could read the result.
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         return {"op": "result", "ok": False,
                 "error": f"the tool returned a {type(value).__name__}, which is not JSON: {exc}"}
+    except RecursionError:
+        return {"op": "result", "ok": False,
+                "error": f"the tool returned a {type(value).__name__} nested too deeply to be written as JSON"}
     if len(text) > output_limit:
         return {"op": "result", "ok": False,
                 "error": f"the tool's result is {len(text)} characters of JSON, over the limit of {output_limit}"}
