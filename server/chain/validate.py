@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -167,11 +168,16 @@ _NUL_ALLOWED_AT_TOP = frozenset({"stdin"})
 
 def nul_problems(arguments: Mapping[str, Any]) -> list[str]:
     """A sentence for every string holding a NUL character (``"a\\u0000b"``), which would reach
-    the program cut at the NUL: what was validated must be what runs."""
+    the program cut at the NUL: what was validated must be what runs. And for every NaN or
+    Infinity, which JSON has no word for but lenient parsers (the protocol's among them) take:
+    NaN passes ``minimum`` and ``maximum`` alike."""
     found: list[str] = []
 
     def walk(value: Any, path: list[str | int]) -> None:
-        if isinstance(value, str):
+        if isinstance(value, float) and not math.isfinite(value):
+            number = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+            found.append(f"{json_path(path)}: {number} is not a JSON number; send a finite number")
+        elif isinstance(value, str):
             if "\x00" in value:
                 found.append(f"{json_path(path)}: contains a NUL character (\\u0000), which cannot be passed "
                              "to a program as an argument; remove it")

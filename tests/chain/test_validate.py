@@ -152,6 +152,15 @@ async def test_a_value_a_tools_pattern_backtracks_on_is_refused_while_other_requ
     assert careless.calls == 1
 
 
+def test_nan_and_infinity_are_refused_wherever_they_are() -> None:
+    nowhere_bounded = {"type": "object", "properties": {"t": {"type": "number", "minimum": 0, "maximum": 9},
+                                                        "list": {"type": "array"}}}
+    assert problems({"t": float("nan"), "list": [1.5, float("inf"), -float("inf")]}, nowhere_bounded) == [
+        "$.t: NaN is not a JSON number; send a finite number",
+        "$.list[1]: Infinity is not a JSON number; send a finite number",
+        "$.list[2]: -Infinity is not a JSON number; send a finite number"]
+
+
 def test_only_schemas_with_pattern_keywords_are_checked_off_the_event_loop() -> None:
     validator = SchemaValidator()
     grep_like = {"type": "object", "properties": {"pattern": {"type": "string"}, "files": {"type": "array"}}}

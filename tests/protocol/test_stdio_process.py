@@ -109,6 +109,10 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         *HOSTILE_MESSAGES.values(),
+        # NaN is no JSON, but the protocol's parser takes it; it passed "minimum: 0" and then
+        # failed inside job_wait as an internal error.
+        '{"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {"name": "job_wait", '
+        '"arguments": {"job_id": "j-1", "timeout_s": NaN}}}',
         json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"})]
     params = _server_params(extensions_dir, shared_data_dir)
     with anyio.fail_after(90):
@@ -120,6 +124,8 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
     assert "recursion limit exceeded" in errors[0]["message"]
     assert "hex escape" in errors[2]["message"]
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
+    [nan] = [answer["result"] for answer in answers if answer.get("id") == 13]
+    assert nan["isError"] and "$.timeout_s: NaN is not a JSON number" in nan["content"][0]["text"]
     assert done.returncode == 0
     assert b"Traceback" not in done.stderr
 
