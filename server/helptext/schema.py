@@ -81,6 +81,7 @@ def _render_option(param: Param, value: Any) -> list[str]:
     if param.kind == "count":
         if isinstance(value, bool):
             return [param.flag] if value else []
+        value = _whole(value)
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{param.name!r} counts how often the flag is given: give a whole number >= 0.")
         return [param.flag] * value
@@ -97,11 +98,17 @@ def _render_option(param: Param, value: Any) -> list[str]:
     return out
 
 
+def _whole(value: Any) -> Any:
+    """2.0 as 2: JSON Schema counts it an integer, and a program asked for a whole number
+    refuses "2.0"; a program asked for any number takes "2" as well."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _scalar(name: str, value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float, str)):
-        return str(value)
+        return str(_whole(value))
     raise ValueError(f"{name!r} takes a single text or number, not {type(value).__name__}.")
 
 

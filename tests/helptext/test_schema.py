@@ -48,6 +48,12 @@ def test_argv_uses_equals_for_long_options_and_attaches_short_values(schema):
     assert argv == ["--block-size=-1", "-n5", "--verbose", "--verbose", "--exclude=a", "--exclude=b", "x"]
 
 
+def test_whole_numbers_written_as_floats_reach_the_program_as_whole_numbers(schema):
+    # JSON Schema counts 2.0 an integer, so validation lets it through; "-n2.0" a program refuses.
+    argv = schema.to_argv({"block_size": 4096.0, "n": 5.0, "verbose": 2.0, "input": 1.5, "extra": [3.0, 0.25]})
+    assert argv == ["--block-size=4096", "-n5", "--verbose", "--verbose", "1.5", "3", "0.25"]
+
+
 def test_positionals_starting_with_a_dash_come_after_a_double_dash(schema):
     assert schema.to_argv({"block_size": "1", "input": "-weird", "extra": ["b"]}) == \
         ["--block-size=1", "--", "-weird", "b"]
