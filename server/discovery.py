@@ -411,7 +411,7 @@ class Discovery:
         """Describes a ``.py`` file in a worker process (or from the cache). Blocking."""
         entry = self.python_cache.get(sha) if look_up else None
         if entry is None:
-            spec = self._worker_spec(path, tool_name_for(path), None)
+            spec = self._worker_spec(path, tool_name_for(path), None, source_of(path, sha))
             try:
                 description, enforced = describe_module(spec, self.settings.python.describe_timeout_s)
             except DescribeFailed as failed:
@@ -439,7 +439,11 @@ class Discovery:
         realm, owner = self.realm_of(path)
         tiers = [self._tier_for(t.name, spec.tier.value if spec.tier else None) for t in spec.tools]
         strongest = max((t for t in tiers if t is not None), key=lambda t: t.rank, default=None)
-        pool = WorkerPool(self._worker_spec(path, module, strongest), self.settings.python.workers_per_module)
+        # Workers run the version described (``sha``), not whatever the file holds when one
+        # starts: after a broken save the tools keep their last good version, worker restarts
+        # included.
+        pool = WorkerPool(self._worker_spec(path, module, strongest, source_of(path, sha)),
+                          self.settings.python.workers_per_module)
         handlers: list[Entry] = []
         for tool, tier in zip(spec.tools, tiers, strict=True):
             background = spec.long_running or self._declared_background(tool.name)
@@ -450,7 +454,8 @@ class Discovery:
                                           env=self.credentials.env_for(tool.name)))
         return FileOutcome(path, sha, handlers, notes=notes)
 
-    def _worker_spec(self, path: str, module: str, tier: PermissionTier | None) -> WorkerSpec:
+    def _worker_spec(self, path: str, module: str, tier: PermissionTier | None,
+                     source: str | None = None) -> WorkerSpec:
         workspace = self.settings.workspace
         grant = () if workspace is None or tier is None else (str(workspace.resolve()),)
         writable = tier is not None and tier is not PermissionTier.READ
@@ -458,7 +463,7 @@ class Discovery:
         return WorkerSpec(
             path=os.path.abspath(path), module=module, limits=self.python_limits, read=() if writable else grant,
             write=grant if writable else (), network=network, confine=self.settings.python.confine,
-            cwd=grant[0] if grant else None,
+            cwd=grant[0] if grant else None, source=source,
         )
 
     def confinement_of(self, definition: ToolDefinition) -> str:
@@ -526,6 +531,22 @@ class Discovery:
         if self.cache.unsaved:
             await anyio.to_thread.run_sync(self.cache.flush)
         return [o for o in outcomes if o is not None]
+
+
+def source_of(path: str, sha: str) -> str | None:
+    """The text of the Python file ``path`` while it is still the version ``sha``; None when it
+    has changed since (its workers then import the file as it is) or is not UTF-8."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != sha:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def log_notes(outcome: FileOutcome) -> None:

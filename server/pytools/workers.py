@@ -71,6 +71,8 @@ class WorkerSpec:
     confine: bool = True
     cwd: str | None = None
     python: str = sys.executable
+    # The module's text as described, run in place of the file's (which may have changed since).
+    source: str | None = None
 
     def init_message(self, tmp: str, *, describe: bool) -> dict[str, Any]:
         confine = None
@@ -78,7 +80,8 @@ class WorkerSpec:
             confine = {"memory_mb": self.limits.memory_mb, "read": list(self.read),
                        "write": [*self.write, tmp], "network": self.network}
         return {
-            "op": "init", "path": self.path, "module": self.module, "describe": describe, "tmp": tmp,
+            "op": "init", "path": self.path, "module": self.module, "source": self.source,
+            "describe": describe, "tmp": tmp,
             "cwd": self.cwd or tmp, "confine": confine, "output_limit": self.limits.output_limit,
             "env": {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": tmp, "TMPDIR": tmp},
             "site": _SITE_PACKAGES,

@@ -64,6 +64,39 @@ async def test_a_module_dropped_changed_and_removed_is_followed_by_hot_reload(
         await until(app, lambda catalog: "fresh_say" not in catalog.tools)
 
 
+VERSIONED = '''
+import os
+
+
+def get_tool_schemas():
+    return [{"name": "kept_say", "description": "Say which version runs.", "input_schema": {"type": "object"}},
+            {"name": "kept_die", "description": "End this worker.", "input_schema": {"type": "object"}}]
+
+
+def dispatch(name, args):
+    if name == "kept_die":
+        os._exit(1)
+    return "version one"
+'''
+
+
+async def test_after_a_broken_save_even_a_new_worker_runs_the_version_described(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """The last good version keeps serving a broken file's tools, so its workers must run that
+    version: a worker started after the save (here, after a crash) once imported the broken file."""
+    async with assemble(make_settings(), watch=False) as app:
+        target = python_dir / "kept.py"
+        target.write_text(VERSIONED, encoding="utf-8")
+        await call(app, "refresh_tools")
+        assert (await call(app, "kept_say")).text == "version one"
+        target.write_text("def get_tool_schemas(:\n", encoding="utf-8")  # a save mid-edit
+        answer = await call(app, "refresh_tools")
+        assert "kept_say" in app.catalog.current.tools, answer.text
+        assert (await call(app, "kept_die")).is_error  # the warm worker ends
+        assert (await call(app, "kept_say")).text == "version one"  # from a new worker
+
+
 async def test_refresh_tools_serves_a_new_module_without_a_watcher(
     make_settings: Callable[..., Settings], python_dir: Path,
 ) -> None:

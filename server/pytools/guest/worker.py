@@ -154,7 +154,9 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
 # -- the module ----------------------------------------------------------------------------
 
 
-def load(path: str, name: str) -> Any:
+def load(path: str, name: str, source: str | None) -> Any:
+    """The module at ``path``; with ``source``, that text is run as the module (the version the
+    server described), not the file's present content."""
     module_dir = os.path.dirname(path)
     sys.path.insert(0, module_dir)  # a module may import its siblings
     spec = importlib.util.spec_from_file_location(name, path)
@@ -162,7 +164,10 @@ def load(path: str, name: str) -> Any:
         raise ImportError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    if source is None:
+        spec.loader.exec_module(module)
+    else:
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
     return module
 
 
@@ -289,7 +294,7 @@ def main() -> int:
     try:
         printed = _Bounded(4096)
         with contextlib.redirect_stdout(printed):
-            module = load(path, name)
+            module = load(path, name, init.get("source"))
             description = describe(module) if init.get("describe") else {}
     except BaseException as exc:  # an import that fails is the file's diagnostic, not a crash
         if isinstance(exc, SystemExit):
