@@ -58,10 +58,14 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     command_entries: list[HelpEntry] = []
     prose: list[list[str]] = []
     stray: list[HelpEntry] = []
+    in_untitled: set[int] = set()  # positions in option_entries
     for section in layout.sections:
+        before = len(option_entries)
         _collect(section, option_entries, positional_entries, command_entries, prose, stray, " ".join(layout.usage))
+        if section.kind == "untitled":
+            in_untitled.update(range(before, len(option_entries)))
 
-    options = _merge_duplicates([_option(e, rules) for e in option_entries])
+    options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
     options = [o for o in options if o.long or o.short]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
@@ -316,17 +320,25 @@ def join_description(lines: list[str]) -> str:
     return "\n\n".join(paragraphs)
 
 
-def _merge_duplicates(options: list[OptionSpec]) -> list[OptionSpec]:
-    """The same option printed twice (a tool listing it under two headings) counts once."""
+def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[OptionSpec]:
+    """The same option printed twice (a tool listing it under two headings) counts once, as
+    first printed; but one first met in untitled text ("unless\n--sort-keys is given." in a
+    program's description, wrapped to start a line) takes what a later list of options says."""
     seen: dict[str, int] = {}
     out: list[OptionSpec] = []
-    for opt in options:
+    from_untitled: list[bool] = []
+    for position, opt in enumerate(options):
         keys = [k for k in (opt.long, opt.short) if k]
         index = next((seen[k] for k in keys if k in seen), None)
         if index is None:
             for k in keys:
                 seen[k] = len(out)
             out.append(opt)
+            from_untitled.append(position in in_untitled)
+        elif from_untitled[index] and position not in in_untitled:
+            out[index], from_untitled[index] = opt, False
+            for k in keys:
+                seen[k] = index
     return out
 
 

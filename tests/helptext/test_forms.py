@@ -243,3 +243,13 @@ def test_a_number_whose_text_names_a_word_value_is_not_typed_as_a_number():
     schema = build_tool_schema(desc).input_schema["properties"]
     assert schema["jobs"]["type"] == "string"
     assert schema["count"]["type"] == "integer"
+
+
+def test_an_option_named_in_the_description_takes_its_words_from_the_list_of_options():
+    # cobra wraps the description wherever it falls: here a line starts with "--sort-keys".
+    desc = _describe("Pretty-print a JSON document.\n\nKey order is kept exactly as written unless\n"
+                     "--sort-keys is given. Fails if the input is not valid JSON.\n\nUsage:\n  kit fmt [flags]\n\n"
+                     "Flags:\n      --compact     print on one line\n"
+                     "      --sort-keys   sort object keys alphabetically\n")
+    assert [(o.long, o.description) for o in desc.options] == [
+        ("--sort-keys", "sort object keys alphabetically"), ("--compact", "print on one line")]
