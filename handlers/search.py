@@ -65,7 +65,8 @@ class SearchToolsHandler(Handler):
         if found["no_match"] or not results:
             text = f"No tool matches {query!r}. Try other words, or a shorter request."
         else:
-            lines = [f"{len(results)} tools for {query!r}, best first; each can be called now:"]
+            lines = [f"{len(results)} {'tool' if len(results) == 1 else 'tools'} for {query!r}, best first; "
+                     "each can be called now:"]
             for result in results:
                 lines.append(json.dumps(result, ensure_ascii=False))
             text = "\n".join(lines)

@@ -138,7 +138,8 @@ def list_tools(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{len(listing['tools'])} tools")
+    count = len(listing["tools"])
+    table = Table(title=f"{count} {'tool' if count == 1 else 'tools'}")
     for column in ("tool", "source", "realm", "tier", "parameters"):
         table.add_column(column)
     for tool in listing["tools"]:
@@ -347,26 +348,41 @@ def token_new(
     if append is not None and append.suffix.lower() == ".json":
         say("toolbay: --append writes TOML; a .json tokens file must be edited by hand")
         raise typer.Exit(2)
+    from toolbay.chain.authorize import BUILTIN_GRANTS
+
+    for unknown in (s for s in scope if s.startswith("tools:") and s not in BUILTIN_GRANTS):
+        say(f"toolbay: note: {unknown!r} is not one of {', '.join(BUILTIN_GRANTS)}; it must be a scope named in "
+            "[chain.auth] scopes")
     token, digest = new_token()
     scopes = ", ".join(json.dumps(s) for s in scope)
     entry = f"[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]\n"
-    # The token alone on the first line, so that `| head -1` captures it.
-    typer.echo(token)
     if append is None:
+        # The token alone on the first line, so that `| head -1` captures it.
+        typer.echo(token)
         typer.echo("\n" + entry, nl=False)
         say("Give the token (first line) to the client now: it is stored nowhere. "
             "Append the [[tokens]] entry to the tokens file.")
         return
+    # Stored first: a token whose entry could not be written is never shown.
     _append_entry(append, entry)
+    typer.echo(token)
     typer.echo(f"\n[chain.auth]\ntokens_file = {json.dumps(str(append.resolve()))}")
     say(f"Give the token (first line) to the client now: it is stored nowhere. Its entry (hash only) is in "
         f"{append}; the lines after the token go in the configuration file, if it does not name that file yet.")
 
 
 def _append_entry(path: Path, entry: str) -> None:
-    """Appends a TOML ``[[tokens]]`` entry, starting on a line of its own."""
+    """Appends a TOML ``[[tokens]]`` entry, starting on a line of its own, to a file that is TOML
+    (the server would refuse to start on one that is not)."""
+    import tomllib
+
     try:
         existing = path.read_bytes() if path.exists() else b""
+        try:
+            tomllib.loads(existing.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
+            raise typer.Exit(2) from None
         with path.open("a", encoding="utf-8") as tokens:
             if existing and not existing.endswith(b"\n"):
                 tokens.write("\n")

@@ -207,7 +207,8 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
     async with assemble(settings, watch=False) as app:
         if app.catalog.current.get(tool) is None:
             names = [definition.name for definition in app.catalog.current.definitions()]
-            raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6))
+            raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
+                              where_listed="`toolbay list` shows the tools.")
         return await _call(app, tool, arguments)
 
 

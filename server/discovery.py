@@ -93,8 +93,10 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
             finally:
                 if fd is not None:
                     os.close(fd)
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             logger.warning("extension folder %s does not exist; skipping it", folder)
+        except NotADirectoryError:
+            logger.warning("extension folder %s is a file, not a folder; skipping it", folder)
     return found
 
 

@@ -81,10 +81,10 @@ class CallRefused(ToolbayError):
 class UnknownTool(CallRefused):
     code = "unknown_tool"
 
-    def __init__(self, name: str, closest: Sequence[str] = ()) -> None:
+    def __init__(self, name: str, closest: Sequence[str] = (),
+                 where_listed: str = "Call tools/list to see the tools you can use.") -> None:
         hint = f" The closest names: {', '.join(closest)}." if closest else ""
-        super().__init__(f"There is no tool named {name!r}. Call tools/list to see the tools you can use.{hint}",
-                         tool=name)
+        super().__init__(f"There is no tool named {name!r}. {where_listed}{hint}", tool=name)
         self.name = name
         self.closest = tuple(closest)
 

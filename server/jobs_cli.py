@@ -112,7 +112,7 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
         return
     from rich.table import Table
 
-    table = Table(title=f"{len(views)} jobs of {_owner(owner)}")
+    table = Table(title=f"{len(views)} {'job' if len(views) == 1 else 'jobs'} of {_owner(owner)}")
     for column in ("job", "tool", "status", "created", "note"):
         table.add_column(column)
     for view in views:

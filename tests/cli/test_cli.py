@@ -309,6 +309,19 @@ def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_pat
     assert verified is not None and verified.client_id == "bob" and verified.scopes == ["tools:exec"]
 
 
+def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[[tokens]\n")
+    for target, reason in ((broken, "is not valid TOML"), (tmp_path / "missing" / "t.toml", "cannot append")):
+        result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:read",
+                                     "--append", str(target)])
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        assert reason in result.stderr
+    assert broken.read_text() == "[[tokens]\n"  # left as it was
+    odd = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:rea"])
+    assert odd.exit_code == 0 and "'tools:rea' is not one of tools:read, tools:write, tools:exec" in odd.stderr
+
+
 def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-folder"
     completed = subprocess.run(
