@@ -218,8 +218,12 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                         await reader.readexactly(overrun.consumed)
                         if not skipping:
                             skipping = True
-                            await incoming_send.send(
-                                ValueError(f"a message longer than {max_line_bytes} bytes was dropped"))
+                            # Its id cannot be read: the caller is told with a null id, as for
+                            # any message that cannot be parsed, rather than left waiting.
+                            logger.warning("dropped a message longer than %d bytes", max_line_bytes)
+                            await deliver(_Unparsable(types.ErrorData(
+                                code=types.INVALID_REQUEST,
+                                message=f"a message longer than {max_line_bytes} bytes was dropped")))
                         continue
                     if skipping:
                         skipping = False
