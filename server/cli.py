@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="toolbay",
-    help="Serve WebAssembly command-line programs as MCP tools.",
+    help="Serve WebAssembly command-line programs and Python tool modules as MCP tools.",
     no_args_is_help=False,
     add_completion=False,
     rich_markup_mode=None,
@@ -52,7 +52,7 @@ ExtensionsOption = Annotated[
     list[Path] | None,
     typer.Option(
         "--extensions", "-e", metavar="DIR",
-        help="Folder of .wasm tools; repeat for several (default: the bundled tools).",
+        help="Folder of .wasm and .py tools; repeat for several (default: the bundled tools).",
     ),
 ]
 DataDirOption = Annotated[
@@ -175,6 +175,10 @@ def describe(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Show what toolbay makes of one .wasm: its help texts and every tool's full schema."""
+    if file.suffix == ".py":
+        say(f"toolbay: describe reads .wasm programs; a Python module's tools are shown by "
+            f"`toolbay list --json --extensions {file.parent}`")
+        raise typer.Exit(2)
     settings = _settings(config, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import describe_file

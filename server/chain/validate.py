@@ -242,12 +242,17 @@ class SchemaValidator:
         found = nul_problems(arguments)
         if not found and compiled.plainly_fits is not None and compiled.plainly_fits(arguments):
             return found  # see toolbay.chain.plain_schemas: a yes there is a yes here
+        from referencing.exceptions import Unresolvable
+
         from toolbay.internals.jsonschema_patterns import PatternTooSlow, within
 
         try:
             with within(PATTERN_LIMIT_S):
                 for error in validator.iter_errors(arguments):
                     found += describe(error)
+        except Unresolvable as unresolvable:  # a $ref to what is not in the schema (nothing is fetched)
+            return [f"$: the tool's own input schema is broken (its $ref {unresolvable.ref} cannot be resolved); "
+                    "tell the server's operator"]
         except PatternTooSlow as slow:
             found.append(f"$: the arguments could not be checked: the tool's pattern {slow.pattern} takes too "
                          f"long on the value given (over {PATTERN_LIMIT_S:g} s); send a shorter or simpler "

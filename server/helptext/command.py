@@ -28,12 +28,12 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
         long = _read(long_file)
         short = _read(short_file) if short_file is not None else None
     except OSError as exc:
-        err.write(f"cannot read help text {exc.filename}: {exc.strerror or exc}\n")
+        err.write(f"toolbay: cannot read help text {exc.filename}: {exc.strerror or exc}\n")
         return 2
     try:
         desc = describe_help(long, short)
     except NotHelpError as exc:
-        err.write(f"not help: {exc.reason}\n")
+        err.write(f"toolbay: not help: {exc.reason}\n")
         return 2
     document = desc.to_dict()
     document["input_schema"] = build_tool_schema(desc).input_schema

@@ -107,6 +107,14 @@ def test_a_broken_tool_schema_is_reported_as_the_tools_fault() -> None:
     assert problems({}, {"type": "objekt"})[0].startswith("$: the tool's own input schema is broken")
 
 
+def test_a_ref_to_something_outside_the_schema_is_the_tools_fault_and_nothing_is_fetched() -> None:
+    for ref in ("http://127.0.0.1:1/schema.json", "file:///etc/passwd", "#/$defs/missing"):
+        schema = {"type": "object", "properties": {"a": {"$ref": ref}}}
+        [problem] = problems({"a": 1}, schema)
+        assert problem.startswith("$: the tool's own input schema is broken (its $ref ")
+        assert ref.removeprefix("#") in problem and problem.endswith("cannot be resolved); tell the server's operator")
+
+
 def test_a_schema_is_compiled_once_and_reused() -> None:
     validator, schema = SchemaValidator(), dict(COUNT_SCHEMA)
     validator.problems(schema, {"text": "a"})

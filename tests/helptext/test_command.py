@@ -34,4 +34,4 @@ def test_parse_help_exits_2_with_the_reason_for_non_help():
     out, err = io.StringIO(), io.StringIO()
     assert run_parse_help(CORPUS / "special" / "banner" / "long.txt", None, out, err) == 2
     assert out.getvalue() == ""
-    assert err.getvalue().startswith("not help: no usage line") and err.getvalue().count("\n") == 1
+    assert err.getvalue().startswith("toolbay: not help: no usage line") and err.getvalue().count("\n") == 1
