@@ -64,3 +64,32 @@ class Handler(ABC):
     async def close(self) -> None:
         """Releases what the handler holds (compiled modules, files). Called when it leaves the catalog."""
         return None
+
+
+# Structured content sits two levels down in a tool's answer (the message, then its result).
+# Past its JSON parser's recursion limit the SDK's client refuses the whole answer and, over
+# stdio, never answers its caller; so the content is parsed with that parser, inside as many
+# levels as the answer puts around it and two more to spare.
+_LEVELS_AROUND_STRUCTURED = 4
+_JSON_STARTS = frozenset('{["-0123456789tfn')
+
+
+def structured_from_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The JSON document ``text`` as a result's structured content (an object as it is, any other
+    value as ``{"result": value}``), or None when it is not JSON; and, when a document is left
+    out for nesting deeper than a client reads, why (the text still holds it)."""
+    start = text.lstrip()[:1]
+    if start not in _JSON_STARTS:
+        return None, None
+    levels = _LEVELS_AROUND_STRUCTURED + (start != "{")  # {"result": value} adds one
+    import pydantic_core  # with the first JSON output, not with every handler module
+
+    try:
+        value = pydantic_core.from_json("[" * levels + text + "]" * levels, allow_inf_nan=False)
+    except ValueError as error:
+        if "recursion limit" in str(error):
+            return None, "nested too deeply for a client's JSON parser; the text holds it"
+        return None, None  # not JSON (NaN and lone surrogates included)
+    for _ in range(levels):
+        value = value[0]
+    return (value if isinstance(value, dict) else {"result": value}), None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolbay.handlers.base import Handler
+from toolbay.handlers.base import Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
 from toolbay.pytools.credentials import CredentialStore
 from toolbay.pytools.workers import WorkerFailed, WorkerPool
@@ -78,7 +78,8 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
     if printed and "json" in answer or printed and answer.get("text") != printed:
         meta["printed"] = printed
     structured = None
-    if "json" in answer:
-        value = answer["json"]
-        structured = value if isinstance(value, dict) else {"result": value}
+    if "json" in answer:  # a JSON result, which ``text`` holds written out
+        structured, omitted = structured_from_json(text)
+        if omitted:
+            meta["structured_omitted"] = omitted
     return ToolResult(text=text, structured=structured, meta=meta)

@@ -9,7 +9,6 @@ error the model can read, with stderr and the reason.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import time
@@ -21,7 +20,7 @@ import anyio
 import anyio.to_thread
 
 from toolbay.errors import WasmRejected
-from toolbay.handlers.base import Handler
+from toolbay.handlers.base import Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 from toolbay.wasm.links import remove_escaping_links
@@ -241,7 +240,11 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
             # Warnings and notes a program printed beside its output reach the model too, apart
             # from the output itself (which stays exactly what the program printed).
             meta["stderr"] = stderr
-        structured = None if result.stdout_truncated else _json_document(stdout)
+        structured = None
+        if not result.stdout_truncated:
+            structured, omitted = structured_from_json(stdout)
+            if omitted:
+                meta["structured_omitted"] = omitted
         return ToolResult(text="\n".join([text, *notes]) if notes else text, structured=structured, meta=meta)
     if result.trap is not None:
         meta["trap"] = result.trap
@@ -255,13 +258,3 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
         parts.append(f"stdout:\n{stdout}")
     parts.extend(notes)
     return ToolResult(text="\n\n".join(parts), is_error=True, meta=meta)
-
-
-def _json_document(text: str) -> dict[str, Any] | None:
-    if not text.strip() or text.lstrip()[0] not in '{["-0123456789tfn':
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
-        return None
-    return value if isinstance(value, dict) else {"result": value}

@@ -546,7 +546,7 @@ def source_of(path: str, sha: str) -> str | None:
     if hashlib.sha256(data).hexdigest() != sha:
         return None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark is not part of the code
     except UnicodeDecodeError:
         return None
 

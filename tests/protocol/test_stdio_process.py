@@ -43,7 +43,7 @@ async def test_a_stdio_client_lists_and_calls_the_bundled_tools(extensions_dir: 
     assert result.is_error is False
     assert hashlib.md5(b"hello").hexdigest() in result.content[0].text
     assert deep.is_error is False and deep.content[0].text.strip() == deep_text
-    assert deep.structured_content is None and "nested deeper" in deep.meta["toolbay/structured_omitted"]
+    assert deep.structured_content is None and "nested too deeply" in deep.meta["toolbay/structured_omitted"]
     assert shallow.structured_content == {"a": [1]}
 
 

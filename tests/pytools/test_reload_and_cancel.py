@@ -131,3 +131,19 @@ def _state(pid: int) -> str:
             return stat.read().rpartition(")")[2].split()[0]
     except OSError:
         return "gone"
+
+
+def test_the_text_a_worker_runs_is_the_files_only_while_it_has_the_hash_described(tmp_path: Path) -> None:
+    import hashlib
+
+    from toolbay.discovery import source_of
+
+    module = tmp_path / "bom.py"
+    module.write_bytes(b"\xef\xbb\xbfX = 1\n")  # saved by an editor that writes a byte-order mark
+    sha = hashlib.sha256(module.read_bytes()).hexdigest()
+    assert source_of(str(module), sha) == "X = 1\n"
+    compile(source_of(str(module), sha) or "", str(module), "exec")  # runnable as it is
+    module.write_bytes(b"X = 2\n")
+    assert source_of(str(module), sha) is None  # changed since: the file is imported as it is
+    module.write_bytes(b"X = '\xe9'\n")  # Latin-1, not UTF-8
+    assert source_of(str(module), hashlib.sha256(module.read_bytes()).hexdigest()) is None
