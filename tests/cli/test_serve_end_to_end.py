@@ -164,7 +164,9 @@ async def test_a_finished_job_is_purged_after_its_retention_and_the_log_file_say
     server = stdio_server("--extensions", str(extensions), "--config", str(config))
     with anyio.fail_after(WAIT_S):
         async with Client(server, mode="legacy") as client:
-            accepted = await client.call_tool("report", {"ms": 0, "title": "kept a second"})
+            # Still running when job_wait asks for it: a job that ended at once could be purged
+            # before job_wait came on a busy machine (the purge follows its end by a second).
+            accepted = await client.call_tool("report", {"ms": 1500, "title": "kept a second"})
             job_id = (accepted.structured_content or {}).get("job_id")
             waited = await client.call_tool("job_wait", {"job_id": job_id, "timeout_s": WAIT_S})
             # The purge runs every max(retention / 4, 1 s) and logs what it removed: wait for
