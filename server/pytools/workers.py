@@ -29,6 +29,8 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from toolbay.pytools.stderr_log import stderr_log
+
 logger = logging.getLogger(__name__)
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
@@ -124,10 +126,19 @@ class Worker:
         self.healthy = False
 
     async def start(self) -> None:
-        self.process = await anyio.open_process(
-            self.spec.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-            env={"PATH": os.defpath, "LANG": "C.UTF-8"}, start_new_session=True,
-        )
+        # Its stderr (and fd 1, which the worker points there) goes to the server's log, bounded.
+        errors_read, errors_write = os.pipe()
+        try:
+            self.process = await anyio.open_process(
+                self.spec.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors_write,
+                env={"PATH": os.defpath, "LANG": "C.UTF-8"}, start_new_session=True,
+            )
+        except BaseException:
+            os.close(errors_read)
+            raise
+        finally:
+            os.close(errors_write)
+        stderr_log().watch(errors_read, self.spec.module)
         assert self.process.stdout is not None
         self._reader = BufferedByteReceiveStream(self.process.stdout)
         await self._send(self.spec.init_message(self._tmp, describe=False))

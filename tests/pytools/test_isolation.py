@@ -3,6 +3,9 @@ server, and the next call, carry on."""
 
 from __future__ import annotations
 
+import logging
+
+import anyio
 import pytest
 
 from tests.pytools.conftest import call
@@ -74,3 +77,22 @@ async def test_results_json_cannot_carry_are_answered_by_the_same_worker(pyapp: 
     deep = await call(pyapp, "crashy_deep")
     assert deep.is_error and "nested too deeply to be written as JSON" in deep.text
     assert (await call(pyapp, "crashy_pid")).structured == pid  # no worker was restarted
+
+
+async def test_what_a_worker_writes_to_its_file_descriptors_is_logged_under_its_module_and_bounded(
+        pyapp: Toolbay, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
+    """200 KB written to fd 2 went straight into the server's own stderr (a stdio client's log)."""
+    from toolbay.pytools.stderr_log import LIMIT_BYTES
+
+    caplog.set_level(logging.INFO, logger="toolbay.pytools.stderr")
+    result = await call(pyapp, "crashy_noisy")
+    assert not result.is_error and result.text == "noisy and done"
+    with anyio.fail_after(30):  # the note comes when the worker's pipe ends: end it
+        await pyapp.catalog.current.get("crashy_noisy").pool.close()  # type: ignore[union-attr]
+        while not any("they were dropped" in r.getMessage() for r in caplog.records):
+            await anyio.sleep(0.01)
+    lines = [r.getMessage() for r in caplog.records if r.name == "toolbay.pytools.stderr"]
+    assert all(line.startswith("crashy (stderr): ") or line.startswith("crashy: its worker wrote") for line in lines)
+    logged = [line for line in lines if "noise yy" in line]
+    assert len(logged) > 0 and sum(len(line) for line in logged) <= LIMIT_BYTES + 100 * len("crashy (stderr): ")
+    assert "noise yy" not in capfd.readouterr().err

@@ -1,0 +1,110 @@
+"""What Python tool workers write to their standard error, into the server's log, bounded.
+
+A worker's ``print`` and ``sys.stderr`` go to the call's answer; what escapes them (a C library
+writing to fd 2, ``os.write(1, ...)``, a subprocess) once went straight into the server's own
+standard error: for a stdio server, the log of the MCP client that started it, without limit
+and without saying which tool wrote it. Each worker's standard error is now a pipe that one
+thread reads for all of them (a selector, not a thread per worker); each line is logged with
+the module's name, up to ``LIMIT_BYTES`` per worker process, and what comes after is counted
+and dropped, with one line saying so.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import selectors
+import threading
+
+logger = logging.getLogger("toolbay.pytools.stderr")
+
+LIMIT_BYTES = 64 * 1024
+_LINE_BYTES = 4096  # a longer line is logged in pieces of this size
+
+
+class _Source:
+    __slots__ = ("module", "pending", "logged", "dropped")
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.pending = b""
+        self.logged = 0
+        self.dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        lines = (self.pending + data).split(b"\n")
+        self.pending = lines.pop()
+        while len(self.pending) > _LINE_BYTES:
+            lines.append(self.pending[:_LINE_BYTES])
+            self.pending = self.pending[_LINE_BYTES:]
+        for line in lines:
+            self._log(line)
+
+    def end(self) -> None:
+        if self.pending:
+            self._log(self.pending)
+        if self.dropped:
+            logger.warning("%s: its worker wrote %d more bytes to stderr, past %d; they were dropped",
+                           self.module, self.dropped, LIMIT_BYTES)
+
+    def _log(self, line: bytes) -> None:
+        if self.logged + len(line) > LIMIT_BYTES:
+            self.dropped += len(line) + 1
+            return
+        self.logged += len(line) + 1
+        logger.info("%s (stderr): %s", self.module, line.decode("utf-8", "replace").rstrip("\r"))
+
+
+class StderrLog:
+    """One thread that reads the pipes given to ``watch`` until each ends, and logs them."""
+
+    def __init__(self) -> None:
+        self._added: queue.SimpleQueue[tuple[int, _Source]] = queue.SimpleQueue()
+        self._wake_read, self._wake_write = os.pipe()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, fd: int, module: str) -> None:
+        """Reads ``fd`` (the read end of a worker's stderr pipe, now this object's to close)."""
+        self._added.put((fd, _Source(module)))
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="toolbay-worker-stderr", daemon=True)
+                self._thread.start()
+        os.write(self._wake_write, b"\0")  # the selector learns of the new pipe at once
+
+    def _run(self) -> None:
+        selector = selectors.DefaultSelector()
+        selector.register(self._wake_read, selectors.EVENT_READ)
+        while True:
+            for key, _ in selector.select():
+                if key.fd == self._wake_read:
+                    os.read(self._wake_read, 4096)
+                    while not self._added.empty():
+                        fd, source = self._added.get()
+                        selector.register(fd, selectors.EVENT_READ, source)
+                    continue
+                try:
+                    data = os.read(key.fd, 65536)
+                except OSError:
+                    data = b""
+                if data:
+                    key.data.feed(data)
+                    continue
+                selector.unregister(key.fd)
+                os.close(key.fd)
+                key.data.end()
+
+
+_shared: StderrLog | None = None
+_shared_lock = threading.Lock()
+
+
+def stderr_log() -> StderrLog:
+    """The process's one ``StderrLog``."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = StderrLog()
+        return _shared
