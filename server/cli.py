@@ -246,7 +246,7 @@ def call(
 
 @app.command()
 def search(
-    query: Annotated[str | None, typer.Argument(metavar="[QUERY]", help="What the tool should do, in any language.")]
+    query: Annotated[str | None, typer.Argument(metavar="QUERY", help="What the tool should do, in any language.")]
     = None,
     limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1, help="At most this many tools.")] = 10,
     catalog: Annotated[Path | None, typer.Option(
@@ -275,8 +275,8 @@ def search(
         for record in run_batch(definitions, asked, limit):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
-    if query is None:
-        say("toolbay: give a QUERY, or --catalog and --queries")
+    if query is None or not query.strip():
+        say("toolbay: give a QUERY (words for what the tool should do), or --catalog and --queries")
         raise typer.Exit(2)
     settings = _settings(config, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)

@@ -78,6 +78,13 @@ def test_catalog_without_queries_is_a_usage_error(tmp_path: Path) -> None:
     assert "--catalog and --queries go together" in result.stderr
 
 
+def test_an_empty_query_is_a_usage_error_not_a_search(shared_data_dir: Path) -> None:
+    for blank in ("", "   "):
+        result = runner.invoke(app, ["search", blank, "--data-dir", str(shared_data_dir)])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert "give a QUERY" in result.stderr
+
+
 def test_a_query_searches_the_tools_the_server_would_serve(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["search", "sha256 digest of a text", "--limit", "3", "--json",
                                  "--data-dir", str(shared_data_dir)])
