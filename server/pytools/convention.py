@@ -57,7 +57,7 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
         if spec is None:
             continue
         if spec.name in seen:
-            refused.append(f"{spec.name!r} is declared twice")
+            refused.append(f"a second {spec.name!r} (schema {index + 1}); the first one declared is served")
             continue
         if not has_dispatch and spec.name not in functions:
             refused.append(f"{spec.name!r}: the module has no dispatch(name, args) and no function {spec.name}()")

@@ -65,3 +65,14 @@ async def test_a_long_running_module_becomes_a_job_at_once(pyapp: Toolbay) -> No
     assert definitions["slow_nap"].background
     result = await call(pyapp, "slow_nap", {"seconds": 0.01}, follow_jobs=False)
     assert result.structured is not None and "job_id" in result.structured
+
+
+def test_a_tool_declared_twice_serves_the_first_and_the_note_says_which_was_refused() -> None:
+    from toolbay.pytools import module_spec_from
+
+    schema = {"type": "object", "properties": {}}
+    spec = module_spec_from("sch", {"has_dispatch": True, "schemas": [
+        {"name": "sch_dup", "description": "first", "input_schema": schema},
+        {"name": "sch_dup", "description": "second", "input_schema": schema}]})
+    assert [(tool.name, tool.description) for tool in spec.tools] == [("sch_dup", "first")]
+    assert list(spec.refused) == ["a second 'sch_dup' (schema 2); the first one declared is served"]
