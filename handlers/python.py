@@ -78,7 +78,7 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
     if printed and "json" in answer or printed and answer.get("text") != printed:
         meta["printed"] = printed
     structured = None
-    if "json" in answer:  # a JSON result, which ``text`` holds written out
+    if answer.get("json"):  # a JSON result, which ``text`` holds written out
         structured, omitted = structured_from_json(text)
         if omitted:
             meta["structured_omitted"] = omitted

@@ -412,8 +412,9 @@ class Discovery:
     def describe_python(self, path: str, sha: str, *, look_up: bool = True) -> FileOutcome:
         """Describes a ``.py`` file in a worker process (or from the cache). Blocking."""
         entry = self.python_cache.get(sha) if look_up else None
+        source = source_of(path, sha)
         if entry is None:
-            spec = self._worker_spec(path, tool_name_for(path), None, source_of(path, sha))
+            spec = self._worker_spec(path, tool_name_for(path), None, source)
             try:
                 description, enforced = describe_module(spec, self.settings.python.describe_timeout_s)
             except DescribeFailed as failed:
@@ -423,13 +424,14 @@ class Discovery:
             self.confinement[path] = enforced
             entry = {"description": description}
             self.python_cache.put(sha, entry)
-        return self._python_outcome(path, sha, entry)
+        return self._python_outcome(path, sha, entry, source)
 
     def _python_from_cache(self, path: str, sha: str) -> FileOutcome | None:
         entry = self.python_cache.get(sha)
-        return None if entry is None else self._python_outcome(path, sha, entry)
+        return None if entry is None else self._python_outcome(path, sha, entry, source_of(path, sha))
 
-    def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any]) -> FileOutcome:
+    def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any], source: str | None) -> FileOutcome:
+        """``source``: the file's text as version ``sha`` (``source_of``), which its workers run."""
         if "skipped" in entry:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(entry["skipped"])), from_cache=True)
         module = tool_name_for(path)
@@ -444,7 +446,7 @@ class Discovery:
         # Workers run the version described (``sha``), not whatever the file holds when one
         # starts: after a broken save the tools keep their last good version, worker restarts
         # included.
-        pool = WorkerPool(self._worker_spec(path, module, strongest, source_of(path, sha)),
+        pool = WorkerPool(self._worker_spec(path, module, strongest, source),
                           self.settings.python.workers_per_module)
         handlers: list[Entry] = []
         for tool, tier in zip(spec.tools, tiers, strict=True):

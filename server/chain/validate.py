@@ -166,7 +166,7 @@ def describe(error: ValidationError) -> list[str]:
 _NUL_ALLOWED_AT_TOP = frozenset({"stdin"})
 
 
-def nul_problems(arguments: Mapping[str, Any]) -> list[str]:
+def unpassable_problems(arguments: Mapping[str, Any]) -> list[str]:
     """A sentence for every string holding a NUL character (``"a\\u0000b"``), which would reach
     the program cut at the NUL: what was validated must be what runs. And for every NaN or
     Infinity, which JSON has no word for but lenient parsers (the protocol's among them) take:
@@ -239,7 +239,7 @@ class SchemaValidator:
         validator = compiled.validator
         if isinstance(validator, str):
             return [validator]
-        found = nul_problems(arguments)
+        found = unpassable_problems(arguments)
         if not found and compiled.plainly_fits is not None and compiled.plainly_fits(arguments):
             return found  # see toolbay.chain.plain_schemas: a yes there is a yes here
         from referencing.exceptions import Unresolvable

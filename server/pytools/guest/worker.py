@@ -271,7 +271,9 @@ def _result(value: Any, printed: _Bounded, output_limit: int) -> dict[str, Any]:
     if len(text) > output_limit:
         return {"op": "result", "ok": False,
                 "error": f"the tool's result is {len(text)} characters of JSON, over the limit of {output_limit}"}
-    return {**result, "text": text, "json": value}
+    # The result once, as text: the server reads the structured content from it (a flag says
+    # it is JSON), rather than a second copy of the value in the same frame.
+    return {**result, "text": text, "json": True}
 
 
 def main() -> int:
