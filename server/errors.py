@@ -24,7 +24,12 @@ itself to a model. They become results the model reads in one place
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+# typing.TYPE_CHECKING without importing typing (PEP 781's idiom): ``toolbay parse-help`` imports
+# this module and should not pay for typing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ToolbayError(Exception):

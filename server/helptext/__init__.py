@@ -6,9 +6,8 @@ wasmtime, so it is tested on captured texts alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
+from .records import TYPE_CHECKING
 from .schema import ToolSchema, build_tool_schema
 
 if TYPE_CHECKING:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, TextIO
 
 from toolbay.errors import NotHelpError
 
 from .describe import describe_help
+from .records import TYPE_CHECKING
 from .schema import build_tool_schema
 
 if TYPE_CHECKING:
     from os import PathLike
+    from typing import TextIO
 
     # pathlib is not imported at run time: with the modules it loads (urllib.parse,
     # ipaddress, fnmatch) it took 4 of the 57 ms of an installed ``parse-help``.

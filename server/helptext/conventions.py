@@ -7,18 +7,20 @@ mistakes them for a heading or for prose.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
-_KEYWORDS = re.compile(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
-_PERMISSION = re.compile(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",
+from .kept import compiled
+from .records import NamedTuple
+
+_KEYWORDS = compiled(r"^[ \t]*keywords?[ \t]*:[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
+_PERMISSION = compiled(r"^[ \t]*permission[ _-]?(?:level|tier)?[ \t]*:[ \t]*(\S+)[ \t]*$",
                          re.IGNORECASE | re.MULTILINE)
-_EXECUTION = re.compile(r"^[ \t]*execution[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_EXECUTION = compiled(r"^[ \t]*execution[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 # clap joins the lines of a doc comment, so the convention lines may arrive inside one line of
 # prose: "Text tools. Keywords: text, grep PermissionLevel: read". Mid-line, only the exact
 # spellings count; a keyword list then ends at the next convention word or sentence end.
-_JOINED = re.compile(r"(?<=\S)[ \t]+(Keywords|PermissionLevel|Execution):[ \t]*"
+_JOINED = compiled(r"(?<=\S)[ \t]+(Keywords|PermissionLevel|Execution):[ \t]*"
                      r"(.*?)(?=[ \t]+(?:Keywords|PermissionLevel|Execution):|[ \t]*$)", re.MULTILINE)
-_TIERS = re.compile(r"(?i)^(read|write|exec|execute|admin)\b\.?")
+_TIERS = compiled(r"(?i)^(read|write|exec|execute|admin)\b\.?")
 
 
 class Conventions(NamedTuple):

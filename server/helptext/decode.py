@@ -8,8 +8,9 @@ accident), and only then is chardet asked to guess.
 from __future__ import annotations
 
 import codecs
-import re
-from typing import NamedTuple
+
+from .kept import compiled
+from .records import NamedTuple
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE: it starts with the same two bytes
@@ -24,7 +25,7 @@ _DETECT_SAMPLE = 64 * 1024
 
 # CSI (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), then any
 # other two-byte escape. Each alternative is linear: no nested repetition.
-_ANSI = re.compile(
+_ANSI = compiled(
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
     r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
@@ -32,8 +33,8 @@ _ANSI = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
 # man-style overstrike: "_\bX" (underline) and "X\bX" (bold) show as X.
-_OVERSTRIKE = re.compile(r".\x08")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_OVERSTRIKE = compiled(r".\x08")
+_CONTROL = compiled(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class DecodedText(NamedTuple):

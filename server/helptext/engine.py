@@ -8,11 +8,11 @@ layout still yields its "-x, --long VALUE" lines.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from .heads import Head, parse_head
+from .kept import compiled
 from .layout import FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
-from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, ValueType
+from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
 from .notes import (
     is_repeat_type,
     read_notes,
@@ -20,7 +20,11 @@ from .notes import (
     value_choices,
     value_type,
 )
+from .records import TYPE_CHECKING, NamedTuple
 from .usage import UsageFacts, positional_key, read_usage
+
+if TYPE_CHECKING:
+    from .model import ValueType
 
 
 class Rules(NamedTuple):
@@ -36,11 +40,11 @@ class Rules(NamedTuple):
     remainder_dots: bool = False  # argparse: a lone "..." in the usage is REMAINDER, a positional
 
 
-_VERSION_LINE = re.compile(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
-_AUTHOR = re.compile(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
-_SPACES = re.compile(r" {3,}")
-_ITEM = re.compile(r"^\S+(?: \S+)?\s{2,}\S")
-_PROSE_NOISE = re.compile(r"^(?:use \"|run '|for more information|try '|see '|to get started)", re.IGNORECASE)
+_VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
+_AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
+_SPACES = compiled(r" {3,}")
+_ITEM = compiled(r"^\S+(?: \S+)?\s{2,}\S")
+_PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to get started)", re.IGNORECASE)
 
 
 def _is_option_start(line: str) -> bool:
@@ -137,7 +141,7 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         stray.extend(HelpEntry(found.group(1), [found.group(2)], 0) for x in loose if (found := _STRAY.match(x)))
 
 
-_STRAY = re.compile(r"^([a-z_][\w-]*)\s{2,}(\S.*)$")
+_STRAY = compiled(r"^([a-z_][\w-]*)\s{2,}(\S.*)$")
 
 
 def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: UsageFacts) -> list[HelpEntry]:
@@ -152,7 +156,7 @@ def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: Usag
     return kept
 
 
-_CHOICE_LINE = re.compile(r"^\{[^{}\s]+,[^{}\s]+\}")
+_CHOICE_LINE = compiled(r"^\{[^{}\s]+,[^{}\s]+\}")
 
 
 def _subparser_block(lines: list[str], usage: str = "") -> tuple[list[str], list[str]] | None:
@@ -193,9 +197,9 @@ def _list_indent(lines: list[str]) -> int:
     return max(1, indent_of(first)) if first else 1
 
 
-_COLUMN = re.compile(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
+_COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
                      r"(?:\s{2,}|$)")
-_CHOICES_PIECE = re.compile(r"^([\w.|-]+)(?:\s{2,}|$)")
+_CHOICES_PIECE = compiled(r"^([\w.|-]+)(?:\s{2,}|$)")
 
 
 def _wrapped_choices(description: list[str]) -> tuple[str, list[str]] | None:
@@ -290,7 +294,7 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
 
 # A quoted lower-case word the text gives as a value: "'auto' uses the number of CPU cores",
 # "Defaults to 'auto'", "N or 'max'"; not one quoted in an example ("children of 'dir'").
-_WORD_VALUE = re.compile(r"""(?:\b(?:or|to|default:?|value|be|is)\s+(['"`])([a-z][a-z_-]*)\1"""
+_WORD_VALUE = compiled(r"""(?:\b(?:or|to|default:?|value|be|is)\s+(['"`])([a-z][a-z_-]*)\1"""
                          r"""|(['"`])([a-z][a-z_-]*)\3\s+(?:uses|means|sets|selects|picks|lets|stands|for)\b)""")
 
 
@@ -467,7 +471,7 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
 
 # typer's rich panels: "ADDR-FILENAME  <address> <filename>...  [required]": the value column repeats.
 _VALUE_WORD = r"(?:<[^<>]+>|[A-Z][A-Z0-9_-]*)"
-_REPEATED_VALUE_COLUMN = re.compile(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
+_REPEATED_VALUE_COLUMN = compiled(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
 
 
 def _listed_name(head: str) -> str:

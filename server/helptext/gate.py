@@ -11,9 +11,10 @@ import unicodedata
 
 from toolbay.errors import NotHelpError
 
+from .kept import compiled
 from .model import HelpDescription
 
-_STRUCTURE = re.compile(
+_STRUCTURE = compiled(
     r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of \S+)?\s*[:：]"
     r"|^\s*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
     r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands)"
@@ -21,7 +22,7 @@ _STRUCTURE = re.compile(
     r"|^\s*[╭┌]─ (?:Options|Arguments|Commands)",
     re.IGNORECASE | re.MULTILINE,
 )
-_ERROR_LINE = re.compile(r"^(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE | re.MULTILINE)
+_ERROR_LINE = compiled(r"^(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE | re.MULTILINE)
 _MAX_ODD_SHARE = 0.05
 
 

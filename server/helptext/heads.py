@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
-_FLAG = re.compile(r"^(-{1,2}[A-Za-z0-9?#@][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
-_NO_PREFIX = re.compile(r"^--\[no-?\]([\w.-]+)(.*)$")
+from .kept import compiled
+
+_FLAG = compiled(r"^(-{1,2}[A-Za-z0-9?#@][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
+_NO_PREFIX = compiled(r"^--\[no-?\]([\w.-]+)(.*)$")
 
 
 class Head:
@@ -122,7 +124,7 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
     return result
 
 
-_SLASHED = re.compile(r"(--?\w[\w-]*)/(--?\w[\w-]*)")
+_SLASHED = compiled(r"(--?\w[\w-]*)/(--?\w[\w-]*)")
 
 
 def _unslashed(tok: str) -> tuple[str, ...]:

@@ -9,21 +9,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal, NamedTuple
+
+from .kept import compiled
+from .records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    SectionKind = Literal["usage", "options", "positionals", "commands", "text", "untitled"]
 
 StartTest = Callable[[str], bool]
-SectionKind = Literal["usage", "options", "positionals", "commands", "text", "untitled"]
 
-_HEADING_COLON = re.compile(r"^[A-Za-z][\w /&()'.,+-]{0,48}:$")
-_HEADING_CAPS = re.compile(r"^[A-Z][A-Z0-9 /&_-]{1,40}$")
-_USAGE_LINE = re.compile(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of ([^:]*))?\s*[:：]\s*(.*)$",
+_HEADING_COLON = compiled(r"^[A-Za-z][\w /&()'.,+-]{0,48}:$")
+_HEADING_CAPS = compiled(r"^[A-Z][A-Z0-9 /&_-]{1,40}$")
+_USAGE_LINE = compiled(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of ([^:]*))?\s*[:：]\s*(.*)$",
                          re.IGNORECASE)
 # A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
-FLAG_START = re.compile(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
+FLAG_START = compiled(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
 
 # Headings of prose, matched at the start of a word: "Reporting bugs" and "Examples" are prose,
 # pytest's option groups "Reporting" and "test session debugging and configuration" are not.
-_TEXT_TITLE = re.compile(r"\b(?:example|environment|exit status|learn more|see also|note|description|author|bug|"
+_TEXT_TITLE = compiled(r"\b(?:example|environment|exit status|learn more|see also|note|description|author|bug|"
                          r"feedback|help topic|more info|alias|copyright|license|homepage|documentation|return|"
                          r"exit code|tip|hint|info)")
 
@@ -74,8 +80,8 @@ def heading_title(line: str) -> str | None:
     return None
 
 
-_BOX_TOP = re.compile(r"^\s*[╭┌+][─\-]+\s*(.*?)\s*[─\-]*[╮┐+]\s*$")
-_BOX_BOTTOM = re.compile(r"^\s*[╰└+][─\-]+[╯┘+]\s*$")
+_BOX_TOP = compiled(r"^\s*[╭┌+][─\-]+\s*(.*?)\s*[─\-]*[╮┐+]\s*$")
+_BOX_BOTTOM = compiled(r"^\s*[╰└+][─\-]+[╯┘+]\s*$")
 
 
 def unbox(lines: list[str]) -> list[str]:
@@ -189,7 +195,7 @@ def split_head(content: str) -> tuple[str, str]:
     return content, ""
 
 
-_NAME_COLUMN = re.compile(r"--?[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?\s{2,}")
+_NAME_COLUMN = compiled(r"--?[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?\s{2,}")
 
 
 def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry], list[str]]:

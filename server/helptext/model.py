@@ -10,9 +10,13 @@ cost about a quarter of its run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
 
-ValueType = Literal["boolean", "integer", "number", "string", "path", "enum"]
+from .records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    ValueType = Literal["boolean", "integer", "number", "string", "path", "enum"]
 
 
 class OptionSpec(NamedTuple):

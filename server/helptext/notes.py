@@ -8,20 +8,22 @@ cobra/Go, "(default: x)" argparse/commander, "[possible values: a, b]" clap,
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+from .kept import compiled
+from .records import NamedTuple
 
 _DEFAULT = (
-    re.compile(r"\[default(?:s)?\s*:\s*([^\]]*)\]", re.IGNORECASE),
-    re.compile(r"\(default(?:s)?\s*:\s*((?:\"[^\"]*\"|[^)])*)\)", re.IGNORECASE),
-    re.compile(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\]]*\]|[^)]*)\)"),
-    re.compile(r"\[default (\"[^\"]*\"|[^\]]*)\]"),
-    re.compile(r"\(choices:[^)]*?,\s*default:\s*(\"[^\"]*\"|[^)]*)\)"),  # commander puts both in one note
+    compiled(r"\[default(?:s)?\s*:\s*([^\]]*)\]", re.IGNORECASE),
+    compiled(r"\(default(?:s)?\s*:\s*((?:\"[^\"]*\"|[^)])*)\)", re.IGNORECASE),
+    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\]]*\]|[^)]*)\)"),
+    compiled(r"\[default (\"[^\"]*\"|[^\]]*)\]"),
+    compiled(r"\(choices:[^)]*?,\s*default:\s*(\"[^\"]*\"|[^)]*)\)"),  # commander puts both in one note
 )
 _CHOICES = (
-    re.compile(r"\[possible values\s*:\s*([^\]]*)\]", re.IGNORECASE),
-    re.compile(r"\[choices\s*:\s*([^\]]*)\]", re.IGNORECASE),
-    re.compile(r"\(choices\s*:\s*([^)]*)\)", re.IGNORECASE),
-    re.compile(r"\{choices\s*:\s*([^}]*)\}", re.IGNORECASE),
+    compiled(r"\[possible values\s*:\s*([^\]]*)\]", re.IGNORECASE),
+    compiled(r"\[choices\s*:\s*([^\]]*)\]", re.IGNORECASE),
+    compiled(r"\(choices\s*:\s*([^)]*)\)", re.IGNORECASE),
+    compiled(r"\{choices\s*:\s*([^}]*)\}", re.IGNORECASE),
 )
 # Choices written in prose. An item is quoted, or one plain word; items are separated by
 # commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
@@ -33,34 +35,34 @@ _NOTE = r"(?:\s+\([^()]{1,30}\))?"
 _NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
-    re.compile(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
+    compiled(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
                rf"accepted) values(?: are)?)\s*:?\s*({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
     # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
-    re.compile(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
+    compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
                rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),
     # "(*auto*, never, always)": a parenthesised list with the default starred
-    re.compile(r"\((\*[\w.+-]+\*(?:,\s*[\w.+-]+)+|[\w.+-]+(?:,\s*[\w.+-]+)*,\s*\*[\w.+-]+\*"
+    compiled(r"\((\*[\w.+-]+\*(?:,\s*[\w.+-]+)+|[\w.+-]+(?:,\s*[\w.+-]+)*,\s*\*[\w.+-]+\*"
                r"(?:,\s*[\w.+-]+)*)\)"),
     # the value name, then its values in parentheses, with a comma: "for SHELL (bash, zsh or fish)";
     # not "ADDRESS (hostname or IP)", which names kinds of value
-    re.compile(r"\b[A-Z][A-Z_]+ \(([\w.+-]+,\s*(?:or\s+)?[\w.+-]+(?:(?:\s*,\s*(?:or\s+)?|\s+or\s+)[\w.+-]+)*)\)"),
+    compiled(r"\b[A-Z][A-Z_]+ \(([\w.+-]+,\s*(?:or\s+)?[\w.+-]+(?:(?:\s*,\s*(?:or\s+)?|\s+or\s+)[\w.+-]+)*)\)"),
     # plain words in parentheses, the last after a comma and "or" ("(system, all, or index-only)",
     # "(tar, zip or cpio)"); "(hostname or IP)" names kinds of value as often as values
-    re.compile(r"\(((?:[a-z0-9][\w.+-]*,\s*)+or\s+[a-z0-9][\w.+-]*"
+    compiled(r"\(((?:[a-z0-9][\w.+-]*,\s*)+or\s+[a-z0-9][\w.+-]*"
                r"|[a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*)+\s+or\s+[a-z0-9][\w.+-]*)\)"),
     # a bracketed plain list at the end of the text: "[android, linux, osx]", perhaps before its
     # default (pip: "[auto, on, off, raw] (default: auto)")
-    re.compile(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),  # not "[A,B]": a default list
+    compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),  # not "[A,B]": a default list
 )
-_EXAMPLE_BEFORE = re.compile(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
+_EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
                              r"[\s:,]*$", re.IGNORECASE)
 # "'{type}' should be one of a, b": the list is about one part of a compound value.
-_PART_BEFORE = re.compile(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
-_OPEN_AFTER = re.compile(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b)",
+_PART_BEFORE = compiled(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
+_OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b)",
                          re.IGNORECASE)
 
-_REQUIRED = re.compile(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
-_REPEAT = re.compile(
+_REQUIRED = compiled(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
+_REPEAT = compiled(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"
     r"|(?:can|may)\s+be\s+repeated|\brepeatable\b"
@@ -70,8 +72,8 @@ _REPEAT = re.compile(
     r"|\bthis\s+flag\s+can\s+be\s+repeated",
     re.IGNORECASE,
 )
-_YARGS_TYPE = re.compile(r"\[(boolean|string|number|array|count)\]")
-_LIST_ITEM = re.compile(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
+_YARGS_TYPE = compiled(r"\[(boolean|string|number|array|count)\]")
+_LIST_ITEM = compiled(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
 
 _INTEGER_WORDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
                   "integer", "num", "n", "count", "intslice", "ints", "uintslice",
@@ -95,7 +97,7 @@ class Notes(NamedTuple):
     prose_default: str | None = None
 
 
-_CLICK_EXTRA = re.compile(r"\[([^\[\]]*;[^\[\]]*)\]")
+_CLICK_EXTRA = compiled(r"\[([^\[\]]*;[^\[\]]*)\]")
 
 
 def read_notes(lines: list[str]) -> Notes:
@@ -264,4 +266,4 @@ def is_repeat_type(raw_value: str | None) -> bool:
     return raw.lower() in _REPEAT_TYPES or _DOTTED_VALUE.fullmatch(raw) is not None
 
 
-_DOTTED_VALUE = re.compile(r"[<\[][^\s<>\[\]]+\.\.\.[>\]]")
+_DOTTED_VALUE = compiled(r"[<\[][^\s<>\[\]]+\.\.\.[>\]]")

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
 
+from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec
+from .records import TYPE_CHECKING, NamedTuple
 
-ParamKind = Literal["flag", "count", "value", "values", "positional", "positionals"]
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    ParamKind = Literal["flag", "count", "value", "values", "positional", "positionals"]
+
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
 
@@ -183,7 +188,7 @@ def _value_schema(opt_type: str, choices: tuple[str, ...], value_name: str | Non
 
 
 # Bounds stated in the text: "(0-9)", "(1..=64)", "from 0 to 5". Only for numbers.
-_RANGE = re.compile(r"\((-?\d+(?:\.\d+)?)\s*(?:-|–|\.\.=?|to)\s*(-?\d+(?:\.\d+)?)\)"
+_RANGE = compiled(r"\((-?\d+(?:\.\d+)?)\s*(?:-|–|\.\.=?|to)\s*(-?\d+(?:\.\d+)?)\)"
                     r"|\bfrom (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)\b")
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import NamedTuple
 
 from toolbay.errors import NotHelpError
 
 from .describe import describe_help, describe_text
 from .model import HelpDescription
+from .records import NamedTuple
 from .version import version_flag, version_in
 
 _ECHO = "prints the same command list as its parent"

@@ -12,6 +12,7 @@ import itertools
 import re
 
 from .heads import tokens_of
+from .kept import compiled
 
 _PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
                  "option...", "options...", "--", "-", "...", "|", "global-options", "global_options",
@@ -43,7 +44,7 @@ class UsageFacts:
         self.command_words: list[str] = []
 
 
-_PROSE_USAGE = re.compile(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
+_PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
 
 
 def positional_key(name: str) -> str:
@@ -205,7 +206,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
     return flags, positionals, command
 
 
-_CHOICE_LIST = re.compile(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
+_CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 
 
 def _single_positional(inner: str) -> bool:

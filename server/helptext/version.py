@@ -8,11 +8,10 @@ banner, a copyright) says none.
 
 from __future__ import annotations
 
-import re
-
+from .kept import compiled
 from .model import HelpDescription
 
-_VERSION = re.compile(r"(?<![\d.])v?(\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*[0-9A-Za-z])?)(?![\w.]*\w)")
+_VERSION = compiled(r"(?<![\d.])v?(\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*[0-9A-Za-z])?)(?![\w.]*\w)")
 _FIRST_LINE_MAX = 200  # longer is prose, not a version line
 
 

@@ -8,10 +8,14 @@ first listed in ``DIALECTS``.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from ..engine import Rules, parse_text
+from ..kept import compiled
 from ..model import HelpDescription
+from ..records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
 class Dialect:
@@ -30,4 +34,4 @@ class Dialect:
 
 
 def mark(pattern: str, weight: float, flags: int = re.MULTILINE) -> tuple[re.Pattern[str], float]:
-    return re.compile(pattern, flags), weight
+    return compiled(pattern, flags), weight

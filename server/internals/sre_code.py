@@ -1,0 +1,128 @@
+"""Regular expressions compiled once per installation, not once per process (``re``'s compiler).
+
+Python compiles a pattern in Python code (a parser, then a code generator) in every process
+that uses it. The help-text parser compiles about 120 on import: 16 ms, a third of a
+``toolbay parse-help`` run. ``re`` has no public way to keep a compiled pattern, so this module
+keeps what its compiler hands to the C engine (``_sre.compile``'s arguments) in a file, the
+way Python keeps bytecode:
+
+- the file sits where Python would put a ``.pyc`` of the package (its ``__pycache__``, or
+  under ``sys.pycache_prefix``), and is written only when Python writes bytecode;
+- it holds the interpreter's exact version and the engine's magic number, and is ignored
+  whole when either differs, or when it cannot be read;
+- an entry is kept only if the engine, given it, builds a pattern equal to ``re.compile``'s
+  (``Pattern.__eq__`` compares the compiled code). If ``re``'s internals change, patterns are
+  simply compiled each time, as without this module.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import marshal
+import os
+import re
+import sys
+
+try:
+    import _sre
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+except ImportError:  # not CPython's re: nothing to keep
+    _sre = None
+
+# Bumped when the layout of an entry changes.
+_FORMAT = 1
+
+_Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+
+
+def _stamp() -> tuple[int | str | None, ...]:
+    return (_FORMAT, sys.implementation.name, sys.hexversion, getattr(_sre, "MAGIC", None),
+            getattr(_sre, "CODESIZE", None))
+
+
+def _engine_arguments(source: str, flags: int) -> _Entry | None:
+    """What ``re._compiler.compile`` passes to ``_sre.compile`` after ``pattern``, or None if
+    the compiler is no longer shaped this way."""
+    try:
+        parsed = _parser.parse(source, flags)
+        code = _compiler._code(parsed, flags)
+        state = parsed.state
+        indexgroup: list[str | None] = [None] * state.groups
+        for name, index in state.groupdict.items():
+            indexgroup[index] = name
+        # The code holds the compiler's named opcodes, an int subclass marshal does not take.
+        return (int(flags | state.flags), [int(word) for word in code], state.groups - 1,
+                dict(state.groupdict), tuple(indexgroup))
+    except Exception:  # any change in the compiler's internals: keep nothing
+        return None
+
+
+class KeptPatterns:
+    """``compile`` as ``re.compile``, from the file when an entry for the pattern is there."""
+
+    def __init__(self, path: str | None, *, save_at_exit: bool = True) -> None:
+        self.path = path
+        self.entries: dict[tuple[str, int], _Entry] = self._read() if path else {}
+        # Saved once, when the process ends, and only if a pattern was compiled afresh.
+        self._save_registered = not save_at_exit
+
+    def compile(self, source: str, flags: int = 0) -> re.Pattern[str]:
+        flags = int(flags)
+        key = (source, flags)
+        entry = self.entries.get(key)
+        if entry is not None:
+            try:
+                return _sre.compile(source, *entry)
+            except Exception:  # an entry the engine refuses (a damaged file): compile it
+                del self.entries[key]
+        compiled = re.compile(source, flags)
+        if _sre is not None and self.path is not None:
+            entry = _engine_arguments(source, flags)
+            if entry is not None and _sre.compile(source, *entry) == compiled:
+                self.entries[key] = entry
+                if not self._save_registered:
+                    self._save_registered = True
+                    atexit.register(self.save)
+        return compiled
+
+    def _read(self) -> dict[tuple[str, int], _Entry]:
+        assert self.path is not None
+        try:
+            with open(self.path, "rb") as file:
+                stamp, entries = marshal.loads(file.read())
+        except Exception:  # missing, damaged or from another format: compile afresh
+            return {}
+        if stamp != _stamp() or not isinstance(entries, dict):
+            return {}
+        return entries
+
+    def save(self) -> None:
+        """Write the entries (merged with what another process may have written since), as
+        Python writes bytecode: only when it would, atomically, and silently not at all on a
+        read-only installation."""
+        if self.path is None or sys.dont_write_bytecode:
+            return
+        merged = {**self._read(), **self.entries}
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            data = marshal.dumps((_stamp(), merged))
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            with open(temporary, "wb") as file:
+                file.write(data)
+            os.replace(temporary, self.path)
+        except (OSError, ValueError):  # read-only, full, or not marshallable: compile next time
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def kept_file_beside(package_file: str, name: str) -> str | None:
+    """Where Python would keep bytecode for a module ``name`` beside ``package_file``, with
+    ``.sre`` for ``.pyc``; None where it keeps none."""
+    if _sre is None or sys.implementation.cache_tag is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(package_file))
+    file_name = f"{name}.{sys.implementation.cache_tag}.sre"
+    if sys.pycache_prefix:
+        return os.path.join(sys.pycache_prefix, folder.lstrip(os.sep), file_name)
+    return os.path.join(folder, "__pycache__", file_name)

@@ -1,0 +1,119 @@
+"""Compiled patterns kept between runs (``toolbay.internals.sre_code``): these fail when ``re``'s
+compiler stops being shaped as that module expects, since nothing is then kept."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import toolbay.helptext.describe  # noqa: F401 (imports every module of the parser, so every pattern)
+from toolbay.helptext.kept import KEPT
+from toolbay.internals import sre_code
+from toolbay.internals.sre_code import KeptPatterns, kept_file_beside
+
+
+@pytest.fixture
+def writes_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+
+
+def _parser_patterns() -> list[tuple[str, int]]:
+    # Every pattern the help-text parser compiled in this process, whether or not it came from a file.
+    patterns = list(KEPT.entries)
+    assert len(patterns) > 100
+    return patterns
+
+
+def _refuse_to_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: object) -> None:
+        raise AssertionError("compiled, not read from the file")
+
+    monkeypatch.setattr(re, "_compile", refused)
+    monkeypatch.setattr(sre_code._parser, "parse", refused)
+
+
+def test_every_parser_pattern_read_back_from_the_file_is_the_pattern_re_compiles(
+        tmp_path: Path, writes_bytecode: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    patterns = _parser_patterns()
+    expected = [re.compile(source, flags) for source, flags in patterns]
+    first_run = KeptPatterns(save_at_exit=False, path=str(tmp_path / "patterns.sre"))
+    for source, flags in patterns:
+        first_run.compile(source, flags)
+    first_run.save()
+    assert len(first_run.entries) == len(patterns)  # every one was kept
+
+    next_run = KeptPatterns(save_at_exit=False, path=str(tmp_path / "patterns.sre"))
+    _refuse_to_compile(monkeypatch)
+    for (source, flags), pattern in zip(patterns, expected, strict=True):
+        kept = next_run.compile(source, flags)
+        # Pattern equality compares the flags, the pattern and the compiled code word for word.
+        assert kept == pattern
+        assert (kept.groups, kept.groupindex) == (pattern.groups, pattern.groupindex)
+
+
+def test_kept_patterns_match_as_compiled_ones(
+        tmp_path: Path, writes_bytecode: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = r"(?P<name>--[\w-]+)(?:=(?P<value>\S+))?"
+    first_run = KeptPatterns(save_at_exit=False, path=str(tmp_path / "p.sre"))
+    first_run.compile(source)
+    first_run.save()
+    next_run = KeptPatterns(save_at_exit=False, path=str(tmp_path / "p.sre"))
+    _refuse_to_compile(monkeypatch)
+    kept = next_run.compile(source)
+    found = kept.search("use --size=10 here")
+    assert found is not None and found.group("name", "value") == ("--size", "10")
+
+
+def test_a_damaged_or_foreign_file_is_ignored_and_patterns_still_compile(tmp_path: Path, writes_bytecode: None) -> None:
+    path = tmp_path / "patterns.sre"
+    source = r"^\s+(-\w), (--[\w-]+)"
+    foreign_stamp = (999, sys.implementation.name, sys.hexversion, 0, 0)
+    for content in (b"\x00garbage", marshal.dumps((foreign_stamp, {(source, 0): (0, [1, 2, 3], 0, {}, ())})),
+                    marshal.dumps(("not", "a stamp"))):
+        path.write_bytes(content)
+        store = KeptPatterns(save_at_exit=False, path=str(path))
+        assert store.entries == {}
+        assert store.compile(source) == re.compile(source)
+
+
+def test_an_entry_the_engine_refuses_is_compiled_instead(tmp_path: Path, writes_bytecode: None) -> None:
+    path = tmp_path / "patterns.sre"
+    source = "a+b"
+    refused_code = [999999, 1]  # no engine takes it
+    path.write_bytes(marshal.dumps((sre_code._stamp(), {(source, 0): (0, refused_code, 0, {}, ())})))
+    store = KeptPatterns(save_at_exit=False, path=str(path))
+    assert (source, 0) in store.entries
+    assert store.compile(source) == re.compile(source)
+
+
+def test_nothing_is_written_where_python_writes_no_bytecode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    store = KeptPatterns(save_at_exit=False, path=str(tmp_path / "patterns.sre"))
+    store.compile("x+")
+    store.save()
+    assert not (tmp_path / "patterns.sre").exists()
+
+
+def test_a_folder_that_cannot_be_written_costs_nothing_but_the_file(tmp_path: Path, writes_bytecode: None) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    store = KeptPatterns(save_at_exit=False, path=str(blocked / "__pycache__" / "patterns.sre"))
+    assert store.compile("y+") == re.compile("y+")
+    store.save()  # no error: the patterns are compiled again next time
+    assert blocked.read_text() == "not a folder"
+
+
+def test_the_file_is_kept_where_python_keeps_bytecode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    module = tmp_path / "pkg" / "kept.py"
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    beside = kept_file_beside(str(module), "patterns")
+    assert beside == os.path.join(tmp_path, "pkg", "__pycache__", f"patterns.{sys.implementation.cache_tag}.sre")
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    under_prefix = kept_file_beside(str(module), "patterns")
+    assert under_prefix == os.path.join(tmp_path / "prefix", str(tmp_path / "pkg").lstrip(os.sep),
+                                        f"patterns.{sys.implementation.cache_tag}.sre")
