@@ -52,18 +52,27 @@ def _owner(owner: str | None) -> str:
 
 
 def _with_manager(config: Path | None, data_dir: Path | None,
-                  use: Callable[[JobManager], Awaitable[T]]) -> T:
+                  use: Callable[[JobManager], Awaitable[T]], *, when_no_database: Callable[[], T] | None = None) -> T:
     """Runs ``use`` with a manager over the folder's store that runs nothing and recovers
-    nothing (no serving lock: it is no server)."""
+    nothing (no serving lock: it is no server). A ``--data-dir`` that does not exist is a
+    mistake (exit 2); a folder where no server has kept a job yet has no jobs:
+    ``when_no_database`` answers for it, or the command fails (exit 1) saying so."""
     from toolbay.cli_running import run_command, settings_or_exit
     from toolbay.jobs import JobManager, SqliteJobStore
 
     settings = settings_or_exit(config, data_dir=data_dir)
     if settings.cluster.redis is not None:
         return run_command(_on_redis, settings.cluster.redis, use)
+    if data_dir is not None and not data_dir.is_dir():
+        typer.echo(f"toolbay: the data folder {data_dir} does not exist", err=True)
+        raise typer.Exit(2)
     database = settings.data_dir / "jobs.sqlite3"
     if not database.exists():
-        _console(stderr=True).print(f"toolbay: no jobs in {settings.data_dir} (no {database.name})", markup=False)
+        # One line, as every error of the CLI (a console would wrap a long path).
+        typer.echo(f"toolbay: no jobs in {settings.data_dir} (no server has kept one there: no {database.name})",
+                   err=True)
+        if when_no_database is not None:
+            return when_no_database()
         raise typer.Exit(1)
 
     async def run() -> T:
@@ -106,7 +115,8 @@ def _print_view(view: JobView, as_json: bool) -> None:
 def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
               as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """The owner's jobs, newest first."""
-    views = _with_manager(config, data_dir, lambda manager: manager.list(_owner(owner), limit=100))
+    views = _with_manager(config, data_dir, lambda manager: manager.list(_owner(owner), limit=100),
+                          when_no_database=list)
     if as_json:
         typer.echo(json.dumps([v.structured() for v in views], indent=2))
         return
@@ -146,7 +156,7 @@ def result(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
     """Prints a job's output (exit 1 if it failed or has not ended)."""
     output = _with_manager(config, data_dir, lambda manager: _result(manager, _owner(owner), job_id))
     if isinstance(output, str):
-        _console(stderr=True).print(output, markup=False)
+        typer.echo(output, err=True)
         raise typer.Exit(1)
     if output.text:
         typer.echo(output.text.rstrip("\n"))

@@ -383,3 +383,19 @@ def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path
     # The start-up log comes first; the error is the one last line.
     assert result.stderr.splitlines()[-1].startswith("toolbay: cannot listen on host 'no-such-host.invalid', port 0")
     assert "Traceback" not in result.stderr
+
+
+def test_jobs_list_where_no_server_kept_a_job_lists_none_and_a_data_folder_that_does_not_exist_exits_2(
+        tmp_path: Path) -> None:
+    empty = tmp_path / "data"
+    empty.mkdir()
+    table = runner.invoke(app, ["jobs", "list", "--data-dir", str(empty)])
+    assert table.exit_code == 0, table.output
+    assert "0 jobs" in table.stdout and "no server has kept one there" in table.stderr
+    as_json = runner.invoke(app, ["jobs", "list", "--json", "--data-dir", str(empty)])
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout) == []
+    # A job asked for by its id is not there: that stays a failure.
+    assert runner.invoke(app, ["jobs", "status", "j-1", "--data-dir", str(empty)]).exit_code == 1
+    missing = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path / "typo")])
+    assert missing.exit_code == 2
+    assert missing.stderr.strip() == f"toolbay: the data folder {tmp_path / 'typo'} does not exist"
