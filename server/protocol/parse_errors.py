@@ -1,20 +1,26 @@
 """Lines and bodies that are not JSON-RPC messages get JSON-RPC's own answer, with no traceback.
 
-The SDK's stdio session drops what it cannot parse without a word, and its SSE endpoint logs
-a traceback and answers plain text. JSON-RPC asks for a parse error (-32700) when the text is
-not JSON (nesting deeper than the parser takes and lone surrogates included) and an invalid
-request (-32600) when it is JSON of another shape, both with a null id, as none could be read.
-``stdio`` uses ``error_for``; the SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``.
+The SDK's stdio session drops what it cannot parse without a word, its SSE endpoint logs a
+traceback and answers plain text, and its streamable HTTP endpoint answers -32602 with
+pydantic's whole validation report (every member of its message union, with links). JSON-RPC
+asks for a parse error (-32700) when the text is not JSON (nesting deeper than the parser
+takes and lone surrogates included) and an invalid request (-32600) when it is JSON of another
+shape, both with a null id, as none could be read. A batch (an array) is refused in so many
+words: this protocol's versions since 2025-06-18 have none. ``stdio`` uses ``error_for``; the
+SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``, the streamable HTTP endpoint in
+``InvalidMessagesInPlainWords``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+from typing import Any
 
 import mcp.types as types
 from pydantic import ValidationError
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.protocol.plain_json import read_small_body, replay
 
@@ -27,6 +33,9 @@ def error_for(exc: ValidationError) -> types.ErrorData:
     if errors and errors[0]["type"] == "json_invalid":
         reason = str(errors[0]["msg"]).removeprefix("Invalid JSON: ")
         return types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {reason}")
+    if errors and isinstance(errors[0].get("input"), list):
+        return types.ErrorData(code=types.INVALID_REQUEST,
+                               message="Invalid request: a batch (JSON array); send one JSON-RPC message at a time")
     return types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not a JSON-RPC 2.0 message")
 
 
@@ -56,3 +65,58 @@ class AnswerUnparsableMessages:
                 await JSONResponse(answer, status_code=400)(scope, receive, send)
                 return
         await self.app(scope, replay(messages, receive), send)
+
+
+def _looks_like_a_message(body: bytes) -> bool:
+    """A cheap first look: an object with ``"jsonrpc": "2.0"`` and a method, a result or an
+    error. The SDK validates those itself, and answers a bad field of a request by its id."""
+    try:
+        message: Any = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return (isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+            and (isinstance(message.get("method"), str) or "result" in message or "error" in message))
+
+
+class InvalidMessagesInPlainWords:
+    """ASGI wrapper for the streamable HTTP endpoint: the SDK's answer to a body that is not a
+    JSON-RPC message is replaced by ``error_for``'s. The SDK's own checks still run first and
+    answer in their own words (Host and Origin, Accept, Content-Type, size): only the 400 it
+    sends for such a body is rewritten."""
+
+    def __init__(self, app: ASGIApp, path: str = "/mcp") -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        messages, body = await read_small_body(receive)
+        error = None
+        if body is not None and not _looks_like_a_message(body):
+            try:
+                types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+            except ValidationError as exc:
+                error = error_for(exc)
+        replayed = replay(messages, receive)
+        await self.app(scope, replayed, send if error is None else _rewriting_refusal(error, send))
+
+
+def _rewriting_refusal(error: types.ErrorData, send: Send) -> Send:
+    replaced = False
+
+    async def sending(message: Message) -> None:
+        nonlocal replaced
+        if message["type"] == "http.response.start" and message["status"] == 400:
+            replaced = True
+            logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
+            body = json.dumps(error_message(error).model_dump(by_alias=True, exclude_unset=True),
+                              separators=(",", ":")).encode()
+            headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"content-length"]
+            await send({**message, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+        elif not replaced:
+            await send(message)
+
+    return sending

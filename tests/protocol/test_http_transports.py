@@ -82,6 +82,40 @@ async def test_deep_nesting_and_lone_surrogates_get_a_parse_error_over_http_with
     assert not [record for record in caplog.records if record.exc_info], caplog.text
 
 
+NOT_MESSAGES = {
+    "batch": ('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', "Invalid request: a batch (JSON array); "
+                                                                   "send one JSON-RPC message at a time"),
+    "empty batch": ("[]", "Invalid request: a batch (JSON array); send one JSON-RPC message at a time"),
+    "number": ("5", "Invalid request: not a JSON-RPC 2.0 message"),
+    "no method": ('{"jsonrpc": "2.0", "id": 3}', "Invalid request: not a JSON-RPC 2.0 message"),
+    "old version": ('{"jsonrpc": "1.0", "id": 3, "method": "ping"}', "Invalid request: not a JSON-RPC 2.0 message"),
+}
+
+
+@pytest.mark.parametrize(("body", "said"), NOT_MESSAGES.values(), ids=NOT_MESSAGES.keys())
+async def test_json_that_is_no_json_rpc_message_gets_an_invalid_request_in_one_sentence_over_http(
+    base_url: str, body: str, said: str
+) -> None:
+    """The SDK answered -32602 with pydantic's report on each member of its message union."""
+    async with httpx2.AsyncClient(timeout=60) as http:
+        opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+        session = {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"],
+                   "mcp-protocol-version": "2025-06-18"}
+        answer = await http.post(f"{base_url}/mcp", content=body.encode(), headers=session)
+        without_session = await http.post(f"{base_url}/mcp", content=body.encode(), headers=JSON_HEADERS)
+        # The SDK's earlier checks answer first, in their own words.
+        unacceptable = await http.post(f"{base_url}/mcp", content=body.encode(),
+                                       headers={**session, "Accept": "text/plain"})
+        still_served = await http.post(f"{base_url}/mcp", headers=session,
+                                       json={"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    for refused in (answer, without_session):
+        assert refused.status_code == 400, refused.text
+        assert refused.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said}}
+        assert int(refused.headers["content-length"]) == len(refused.content)
+    assert unacceptable.status_code == 406
+    assert still_served.status_code == 200 and '"id":9' in still_served.text.replace(" ", "")
+
+
 @pytest.mark.parametrize("body", HOSTILE_MESSAGES.values(), ids=HOSTILE_MESSAGES.keys())
 async def test_deep_nesting_and_lone_surrogates_are_refused_on_sse_without_a_traceback(
     base_url: str, body: str, caplog: pytest.LogCaptureFixture
