@@ -111,12 +111,16 @@ def _print_view(view: JobView, as_json: bool) -> None:
         typer.echo(view.state() + ".")
 
 
+def _no_jobs() -> list[JobView]:
+    return []
+
+
 @jobs_app.command("list")
 def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
               as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """The owner's jobs, newest first."""
     views = _with_manager(config, data_dir, lambda manager: manager.list(_owner(owner), limit=100),
-                          when_no_database=list)
+                          when_no_database=_no_jobs)
     if as_json:
         typer.echo(json.dumps([v.structured() for v in views], indent=2))
         return
