@@ -43,6 +43,12 @@ _SITE_PACKAGES = [path for path in site.getsitepackages() if os.path.isdir(path)
 CredentialLookup = Callable[[str, str, str | None], Awaitable[tuple[str | None, str]]]
 
 
+# The worker's frames are written by its own code alone; a module that writes into the same
+# descriptor (found by trying them all) garbles them. The worker is then killed (``call``).
+_NOT_A_MESSAGE = ("it sent something that is not one of toolbay's messages: the module wrote to the worker's own "
+                  "channel to the server (a file descriptor it did not open)")
+
+
 class WorkerFailed(Exception):
     """The worker could not give an answer (it died, overran, was cancelled, or would not start)."""
 
@@ -194,9 +200,13 @@ class Worker:
             (size,) = _HEADER.unpack(await self._reader.receive_exactly(4))
             if size > self.spec.limits.output_limit * 6 + _FRAME_SLACK:
                 raise WorkerFailed(f"its answer of {size} bytes is over the output limit")
-            message: dict[str, Any] = json.loads(await self._reader.receive_exactly(size))
+            message = json.loads(await self._reader.receive_exactly(size))
         except (anyio.IncompleteRead, anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             raise WorkerFailed(await self._death()) from exc
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise WorkerFailed(_NOT_A_MESSAGE) from exc
+        if not isinstance(message, dict):
+            raise WorkerFailed(_NOT_A_MESSAGE)
         return message
 
     async def _death(self) -> str:

@@ -79,6 +79,19 @@ async def test_results_json_cannot_carry_are_answered_by_the_same_worker(pyapp: 
     assert (await call(pyapp, "crashy_pid")).structured == pid  # no worker was restarted
 
 
+async def test_a_module_that_writes_into_the_workers_channel_gets_a_clear_error_and_a_new_worker(
+        pyapp: Toolbay) -> None:
+    """Junk written to every descriptor reaches the frames the server reads: that was an
+    internal error with a JSONDecodeError traceback."""
+    pid = (await call(pyapp, "crashy_pid")).structured
+    scribbled = await call(pyapp, "crashy_scribble")
+    assert scribbled.is_error
+    assert "the module wrote to the worker's own channel to the server" in scribbled.text
+    assert "internal error" not in scribbled.text
+    after = await call(pyapp, "crashy_pid")
+    assert not after.is_error and after.structured != pid  # the garbled worker was not reused
+
+
 async def test_what_a_worker_writes_to_its_file_descriptors_is_logged_under_its_module_and_bounded(
         pyapp: Toolbay, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
     """200 KB written to fd 2 went straight into the server's own stderr (a stdio client's log)."""
