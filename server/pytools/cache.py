@@ -17,7 +17,7 @@ from typing import Any
 from toolbay.cache_pruning import touch_if_stale
 
 # Bump when the worker's description or the convention's reading of it changes.
-DESCRIBER_VERSION = "1"
+DESCRIBER_VERSION = "2"  # 2: each schema checked against the JSON Schema meta-schema
 
 
 class PythonDescriptionCache:

@@ -52,8 +52,9 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     seen: set[str] = set()
     functions = set(description.get("functions") or ())
     has_dispatch = bool(description.get("has_dispatch"))
+    problems = list(description.get("schema_problems") or ())
     for index, item in enumerate(description.get("schemas") or ()):
-        spec = _tool_spec(module, index, item, refused)
+        spec = _tool_spec(module, index, item, refused, problems[index] if index < len(problems) else None)
         if spec is None:
             continue
         if spec.name in seen:
@@ -72,7 +73,7 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
                       bool(description.get("has_cli_main")))
 
 
-def _tool_spec(module: str, index: int, item: Any, refused: list[str]) -> PythonToolSpec | None:
+def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: str | None) -> PythonToolSpec | None:
     if not isinstance(item, Mapping):
         refused.append(f"schema #{index + 1} is a {type(item).__name__}, not a dict")
         return None
@@ -89,6 +90,9 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str]) -> Python
         schema = EMPTY_SCHEMA
     if not isinstance(schema, Mapping) or schema.get("type", "object") != "object":
         refused.append(f"{name!r}: its input_schema must be a JSON Schema of type 'object'")
+        return None
+    if problem:
+        refused.append(f"{name!r}: its input_schema is not a valid JSON Schema: {problem}")
         return None
     schema = {"type": "object", **schema}
     schema.setdefault("properties", {})

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
+from mcp import Client
 
 from tests.pytools.conftest import call
 from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import Settings
+from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
 
@@ -76,3 +83,38 @@ def test_a_tool_declared_twice_serves_the_first_and_the_note_says_which_was_refu
         {"name": "sch_dup", "description": "second", "input_schema": schema}]})
     assert [(tool.name, tool.description) for tool in spec.tools] == [("sch_dup", "first")]
     assert list(spec.refused) == ["a second 'sch_dup' (schema 2); the first one declared is served"]
+
+
+BROKEN_SCHEMAS = '''
+def get_tool_schemas():
+    def tool(name, schema):
+        return {"name": name, "description": name, "input_schema": schema}
+    return [
+        tool("schemy_required", {"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}),
+        tool("schemy_pattern", {"type": "object", "properties": {"a": {"type": "string", "pattern": "(["}}}),
+        tool("schemy_fine", {"type": "object", "properties": {"a": {"type": "string"}}}),
+    ]
+
+
+def dispatch(name, args):
+    return "fine"
+'''
+
+
+async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_other_tool_is_listed(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """``"required": "a"`` once made the SDK refuse the whole tools/list answer, for every
+    client; a broken pattern was found only when the tool was called."""
+    (python_dir / "schemy.py").write_text(BROKEN_SCHEMAS)
+    async with assemble(make_settings(), watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        fine = await client.call_tool("schemy_fine", {"a": "x"})
+    assert "schemy_fine" in listed and "greet" in listed
+    assert not {"schemy_required", "schemy_pattern"} & listed
+    assert fine.is_error is False
+    notes = "\n".join(app.keeper.notes())
+    assert "'schemy_required': its input_schema is not a valid JSON Schema: 'a' is not of type 'array' at $.required" \
+        in notes
+    assert "'schemy_pattern': its input_schema is not a valid JSON Schema: '([' is not a 'regex' at " \
+        "$.properties.a.pattern" in notes
