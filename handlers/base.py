@@ -34,6 +34,10 @@ class Handler(ABC):
     supports_cancellation: ClassVar[bool] = False
     # Runs in the request, never as a job (tools about jobs or the catalog themselves).
     runs_inline: ClassVar[bool] = False
+    # Acts only on the caller's own jobs, or on the tools it may use: every caller may use it,
+    # whatever its scopes (a caller allowed one tool that goes on as a job must be able to poll
+    # it). The server-wide allow and deny patterns still apply.
+    for_every_caller: ClassVar[bool] = False
     # A catalog holds thousands of handlers: a subclass that declares __slots__ too (as
     # WasmHandler does) has no __dict__ per instance; one that does not gets one as usual.
     __slots__ = ("definition", "__weakref__")

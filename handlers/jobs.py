@@ -43,6 +43,7 @@ class JobTool(Handler):
     """A tool over the job manager. Subclasses set ``NAME``, ``DESCRIPTION``, ``SCHEMA``."""
 
     runs_inline = True  # a job_wait must never itself become a job
+    for_every_caller = True  # a job is only ever seen by the caller who started it
 
     NAME: ClassVar[str]
     DESCRIPTION: ClassVar[str]

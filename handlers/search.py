@@ -50,6 +50,7 @@ DEFINITION = ToolDefinition(
 
 class SearchToolsHandler(Handler):
     runs_inline = True
+    for_every_caller = True  # it returns only tools the caller may use
 
     def __init__(self, search: Search) -> None:
         super().__init__(DEFINITION)

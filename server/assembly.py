@@ -178,10 +178,12 @@ async def _assembled(
         from toolbay.metrics import ServerMetrics
 
         metrics = ServerMetrics(manager.counts, lambda: len(keeper_catalog().definitions()))
+    served_builtins = [RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
+                       *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]
+    policies.authorizer.let_every_caller_use(h.name for h in served_builtins if h.for_every_caller)
     async with CatalogKeeper.open(
         settings,
-        builtins=[RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
-                  *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins],
+        builtins=served_builtins,
         listeners=[sessions.tools_changed, *([metrics.catalog_changed] if metrics else []),
                    *([notices.changed] if notices else [])],
         roles=roles,

@@ -15,6 +15,8 @@ The scopes model (copied into the README):
   win over every scope: a denied tool is never listed or callable.
 - A caller may use a tool when the server-wide patterns let it through and at least
   one of its scopes grants it. Unknown scopes grant nothing.
+- Built-ins that act only on the caller's own jobs or on tools it may use (``search_tools``,
+  the ``job_*`` tools: ``Handler.for_every_caller``) need no scope.
 
 ``tools/list`` shows a caller only the tools it may use (``Authorizer.visible``); a call
 is checked again here, because a listing is never a grant (the catalog may have changed,
@@ -79,9 +81,16 @@ class Authorizer:
         self.grants: dict[str, ScopeGrant] = {**BUILTIN_GRANTS, **(scopes or {})}
         self.allow = tuple(allow)
         self.deny = tuple(deny)
+        # Built-in tools that act only on the caller's own jobs or its own tools (``Handler.for_every_caller``).
+        self.every_caller: frozenset[str] = frozenset()
         # Decisions depend only on (scopes, name, tier): cache them, a list of many tools
         # and every call ask the same few questions.
         self._decisions: dict[tuple[frozenset[str], str, PermissionTier], str | None] = {}
+
+    def let_every_caller_use(self, names: Iterable[str]) -> None:
+        """Any caller may use these built-in tools, whatever its scopes."""
+        self.every_caller = frozenset(names)
+        self._decisions.clear()
 
     def can_use(self, principal: Principal, definition: ToolDefinition) -> bool:
         return self.reason(principal, definition) is None
@@ -112,6 +121,8 @@ class Authorizer:
     def _decide(self, scopes: frozenset[str], name: str, tier: PermissionTier) -> str | None:
         if _matches(name, self.deny) or not _matches(name, self.allow):
             return f"The tool {name!r} is disabled on this server by its configuration."
+        if name in self.every_caller:
+            return None
         grants = [g for g in map(self._grant_for, scopes) if g is not None]
         if any(g.grants(name, tier) for g in grants):
             return None

@@ -39,10 +39,34 @@ async def test_a_tool_scope_shows_and_allows_only_the_matching_tools(
         names = {tool.name for tool in (await client.list_tools()).tools}
         allowed = await client.call_tool("textkit_case", {"to": "upper", "stdin": "a"})
         refused = await client.call_tool("jsonkit_fmt", {"input": "{}"})
-    assert names and all(name.startswith("textkit_") for name in names)
+    # Besides its tools, only the built-ins that act on the caller's own jobs and on the tools it may use.
+    assert {name for name in names if not name.startswith("textkit_")} == {
+        "search_tools", "job_status", "job_wait", "job_result", "job_list", "job_cancel"}
     assert allowed.is_error is False
     assert refused.is_error is True
     assert "do not include the tool 'jsonkit_fmt'" in text_of(refused)
+
+
+async def test_a_caller_allowed_one_tool_may_follow_the_job_it_became_and_search(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    """A ``tool:`` scope granted the tool but not job_wait or job_result, so its job was lost to
+    its caller; nor search_tools, which search-first disclosure lists as essential."""
+    async with served_client(make_settings("\n[jobs]\nsync_budget_s = 0\n"), tokens["textkit-only"]) as client:
+        accepted = await client.call_tool("textkit_case", {"to": "upper", "stdin": "quiet"})
+        job_id = accepted.structured_content["job_id"] if accepted.structured_content else None
+        assert job_id is not None, text_of(accepted)
+        ended = await client.call_tool("job_wait", {"job_id": job_id, "timeout_s": 30})
+        result = await client.call_tool("job_result", {"job_id": job_id})
+        listed = await client.call_tool("job_list", {})
+        found = await client.call_tool("search_tools", {"query": "change the case of text"})
+        beyond = await client.call_tool("search_tools", {"query": "hashsum"})
+    assert ended.is_error is False and result.is_error is False, text_of(result)
+    assert text_of(result).strip() == "QUIET"
+    assert job_id in text_of(listed)
+    assert found.is_error is False and "textkit_case" in text_of(found)
+    # Search still returns only what the caller may use.
+    assert "hashsum" not in [hit["name"] for hit in (beyond.structured_content or {}).get("results", [])]
 
 
 async def test_a_caller_over_the_rate_limit_is_told_when_to_retry_and_recovers_after_the_window(
