@@ -33,6 +33,18 @@ logger = logging.getLogger(__name__)
 
 SOURCE_PRECEDENCE = {"builtin": 0, "wasm": 1, "python": 2, "agent": 3}
 REALM_PRECEDENCE = {"core": 0, "shared": 1, "personal": 2}
+_PERSONAL_KEY = " (personal: "
+
+
+def personal_key(name: str, owner: str) -> str:
+    """The key of ``owner``'s personal tool ``name`` (tool names hold no spaces)."""
+    return f"{name}{_PERSONAL_KEY}{owner})"
+
+
+def split_key(key: str) -> tuple[str, str | None]:
+    """(name, owner) of a ``Catalog.keyed`` key; the owner is None for a core or shared tool."""
+    name, marked, rest = key.partition(_PERSONAL_KEY)
+    return (name, rest[:-1]) if marked and rest.endswith(")") else (key, None)
 
 
 def _precedence(entry: Entry) -> tuple[int, int]:
@@ -180,16 +192,27 @@ class Catalog:
     def names(self) -> list[str]:
         return list(self.tools)
 
-    def _keyed(self) -> Mapping[str, Entry]:
+    def keyed(self) -> Mapping[str, Entry]:
+        """Every tool under a key of its own: a core or shared tool's name, or a personal
+        tool's ``personal_key`` (two callers' personal tools may share a name)."""
         if not self.personal:
             return self.tools
         keyed = dict(self.tools)
         for owner, mine in self.personal.items():
-            keyed.update({f"{name} (personal: {owner})": entry for name, entry in mine.items()})
+            keyed.update({personal_key(name, owner): entry for name, entry in mine.items()})
         return keyed
 
+    def by_key(self, key: str) -> Entry | None:
+        """The tool ``keyed`` holds under ``key``, without building the mapping."""
+        entry = self.tools.get(key)
+        if entry is None and self.personal:
+            name, owner = split_key(key)
+            if owner is not None:
+                entry = self.personal.get(owner, {}).get(name)
+        return entry
+
     def diff(self, newer: Catalog) -> CatalogChange:
-        old, new = self._keyed(), newer._keyed()
+        old, new = self.keyed(), newer.keyed()
         return CatalogChange(
             added=tuple(sorted(set(new) - set(old))),
             removed=tuple(sorted(set(old) - set(new))),

@@ -38,7 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from toolbay.catalog import Catalog, CatalogChange, CatalogHolder
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
 from toolbay.chain.redact import redact_text
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
@@ -132,7 +132,7 @@ class Disclosure:
         # The same for the connected folders listed tool by tool: their paths, and the
         # folders left out with how many tools each holds.
         self._connected_listing: tuple[weakref.ref[Catalog], frozenset[str], tuple[tuple[str, int], ...]] | None = None
-        self.index.put_many(self._indexed(entry.definition) for entry in catalog.current.entries())
+        self.index.put_many((key, self._indexed(entry.definition)) for key, entry in catalog.current.keyed().items())
         self._unsubscribe = catalog.subscribe(self._follow)
 
     # -- levels ---------------------------------------------------------------------------
@@ -227,11 +227,18 @@ class Disclosure:
             principal = Principal.anonymous()
         current = self._catalog.current
 
-        def allowed(name: str) -> bool:
-            entry = current.tools.get(name)
-            if entry is None:  # gone since it was indexed
+        def live(key: str) -> ToolDefinition | None:
+            """The tool the key stands for now, if the caller may see it: a core or shared
+            tool, or one of its own personal tools (another caller's never)."""
+            if split_key(key)[1] not in (None, principal.id):
+                return None
+            entry = current.by_key(key)
+            return entry.definition if entry is not None else None  # None: gone since it was indexed
+
+        def allowed(key: str) -> bool:
+            definition = live(key)
+            if definition is None:
                 return False
-            definition = entry.definition
             folder = self._catalog_folder_of(definition)
             if folder is not None and not self.may_search_catalog(principal, folder):
                 return False
@@ -240,9 +247,10 @@ class Disclosure:
         outcome = self.index.search(query, limit, allowed)
         results = []
         for hit in outcome.hits:
-            live = current.tools[hit.name].definition
+            live_definition = live(hit.key)
+            assert live_definition is not None  # allowed() said so a moment ago, on the same catalog
             results.append({"name": hit.name, "description": hit.definition.description,
-                            "inputSchema": dict(live.input_schema), "score": round(hit.score, 4)})
+                            "inputSchema": dict(live_definition.input_schema), "score": round(hit.score, 4)})
         await self._promote(context.extras.get("session"), [hit.name for hit in outcome.hits])
         return {"results": results, "no_match": outcome.no_match}
 
@@ -266,10 +274,13 @@ class Disclosure:
     # -- following the catalog ----------------------------------------------------------------
 
     def _follow(self, catalog: Catalog, change: CatalogChange) -> None:
-        for name in change.removed:
-            self.index.remove(name)
-        for name in (*change.added, *change.changed):
-            self.index.put(self._indexed(catalog.tools[name].definition))
+        # The change names tools by their ``Catalog.keyed`` keys, as the index keeps them.
+        for key in change.removed:
+            self.index.remove(key)
+        for key in (*change.added, *change.changed):
+            entry = catalog.by_key(key)
+            if entry is not None:
+                self.index.put(self._indexed(entry.definition), key)
 
     @staticmethod
     def _indexed(definition: ToolDefinition) -> ToolDefinition:

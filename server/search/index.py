@@ -72,6 +72,9 @@ class SearchHit:
 
     definition: ToolDefinition
     score: float
+    # What the tool is kept under in the index: its name, unless it was put with a key of its
+    # own (two callers' personal tools may share a name).
+    key: str = ""
 
     @property
     def name(self) -> str:
@@ -95,7 +98,8 @@ class _Document:
 
 
 class SearchIndex:
-    """Tools by name; ``put`` adds or replaces one, ``remove`` takes one out."""
+    """Tools by key (their name unless ``put`` was given another); ``put`` adds or replaces
+    one, ``remove`` takes one out. An exact name finds every tool of that name."""
 
     def __init__(
         self,
@@ -142,27 +146,30 @@ class SearchIndex:
 
     # -- changes ---------------------------------------------------------------------
 
-    def put_many(self, definitions: Iterable[ToolDefinition]) -> None:
-        """Adds or replaces many tools, weighing all of them once at the end."""
-        for definition in definitions:
-            self._remove(definition.name)
-            self._insert(definition, weigh=False)
+    def put_many(self, definitions: Iterable[ToolDefinition | tuple[str, ToolDefinition]]) -> None:
+        """Adds or replaces many tools (definitions, or (key, definition) pairs), weighing all
+        of them once at the end."""
+        for item in definitions:
+            key, definition = item if isinstance(item, tuple) else (item.name, item)
+            self._remove(key)
+            self._insert(key, definition, weigh=False)
         self._reweigh_all()
 
-    def put(self, definition: ToolDefinition) -> None:
-        """Adds ``definition``, replacing the tool of the same name if there is one."""
-        self._remove(definition.name)
-        self._insert(definition, weigh=True)
+    def put(self, definition: ToolDefinition, key: str | None = None) -> None:
+        """Adds ``definition`` under ``key`` (its name by default), replacing what was there."""
+        key = definition.name if key is None else key
+        self._remove(key)
+        self._insert(key, definition, weigh=True)
         self._reweigh_if_drifted()
 
-    def remove(self, name: str) -> bool:
+    def remove(self, key: str) -> bool:
         """Takes the tool out; it is never returned again. False if it was not there."""
-        removed = self._remove(name)
+        removed = self._remove(key)
         if removed:
             self._reweigh_if_drifted()
         return removed
 
-    def _insert(self, definition: ToolDefinition, *, weigh: bool) -> None:
+    def _insert(self, key: str, definition: ToolDefinition, *, weigh: bool) -> None:
         per_field = field_terms(definition)
         counts: dict[str, list[int]] = {}
         for position, terms in enumerate(per_field):
@@ -174,26 +181,27 @@ class SearchIndex:
         lengths = tuple(len(terms) for terms in per_field)
         if self._free_slots:
             slot = self._free_slots.pop()
-            self._names[slot] = definition.name
+            self._names[slot] = key
         else:
             slot = len(self._names)
-            self._names.append(definition.name)
+            self._names.append(key)
         document = _Document(definition, {term: tuple(c) for term, c in counts.items()}, lengths, slot)
-        self._documents[definition.name] = document
-        self._by_lower_name.setdefault(definition.name.lower(), set()).add(definition.name)
+        self._documents[key] = document
+        self._by_lower_name.setdefault(definition.name.lower(), set()).add(key)
         for position, length in enumerate(lengths):
             self._length_sums[position] += length
         if weigh:
             self._weigh(document)
 
-    def _remove(self, name: str) -> bool:
-        document = self._documents.pop(name, None)
+    def _remove(self, key: str) -> bool:
+        document = self._documents.pop(key, None)
         if document is None:
             return False
-        same_lower = self._by_lower_name[name.lower()]
-        same_lower.discard(name)
+        lower = document.definition.name.lower()
+        same_lower = self._by_lower_name[lower]
+        same_lower.discard(key)
         if not same_lower:
-            del self._by_lower_name[name.lower()]
+            del self._by_lower_name[lower]
         for position, length in enumerate(document.lengths):
             self._length_sums[position] -= length
         for term in document.counts:
@@ -258,15 +266,15 @@ class SearchIndex:
         tenth best by ``min_lead`` of the query's ceiling (see ``DEFAULT_MIN_LEAD``)."""
         if limit <= 0:
             return SearchOutcome((), no_match=False)
-        exact = [name for name in self._exact_names(query) if allowed is None or allowed(name)]
-        hits = [SearchHit(self._documents[name].definition, 1.0) for name in exact[:limit]]
+        exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
+        hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
         ranked, ceiling = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
         if not exact and self._weak(ranked, ceiling):
             return SearchOutcome((), no_match=True)
-        for name, score in ranked:
+        for key, score in ranked:
             if len(hits) >= limit:
                 break
-            hits.append(SearchHit(self._documents[name].definition, score))
+            hits.append(SearchHit(self._documents[key].definition, score, key))
         return SearchOutcome(tuple(hits), no_match=False)
 
     def _weak(self, ranked: list[tuple[str, float]], ceiling: float) -> bool:
@@ -288,9 +296,9 @@ class SearchIndex:
             if not exact:
                 continue
             # The same spelling first, then other casings.
-            for name in sorted(exact, key=lambda n: n != candidate):
-                if name not in found:
-                    found.append(name)
+            for key in sorted(exact, key=lambda k: (self._documents[k].definition.name != candidate, k)):
+                if key not in found:
+                    found.append(key)
         return found
 
     def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
 from tests.chain_e2e.conftest import (  # noqa: F401  (fixtures)
     config_dir,
@@ -124,3 +125,33 @@ async def test_create_and_share_need_their_own_scopes_and_serve_the_new_module(
                 assert text_of(await reader.call_tool("weather_today", {})) == "sunny"
     assert (people / "creator" / "weather.py").is_file()
     assert (shared / "weather.py").read_text(encoding="utf-8") == source
+
+
+async def test_in_search_first_each_caller_finds_its_own_personal_tools_and_no_one_elses(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str],  # noqa: F811
+) -> None:
+    """Personal tools were missing from the search index (it knew tools by name alone, and two
+    callers' personal tools may share one), so search_tools never found them and the model
+    could never get their schemas."""
+
+    async def found(client: Client, query: str) -> list[str]:
+        result = await client.call_tool("search_tools", {"query": query})
+        assert not result.is_error, text_of(result)
+        return [hit["name"] for hit in (result.structured_content or {}).get("results", [])]
+
+    settings = realm_settings('\n[disclosure]\nmode = "search-first"\n')
+    async with running(settings) as url:
+        with anyio.fail_after(60):
+            async with connect(url, tokens["operator"]) as operator, connect(url, tokens["reader"]) as reader:
+                operator_by_name = await found(operator, "secret_plan")
+                operator_mine = await operator.call_tool("search_tools", {"query": "mine_hello"})
+                reader_mine = await reader.call_tool("search_tools", {"query": "mine_hello"})
+                reader_secret = await found(reader, "secret_plan")
+                reader_by_words = await found(reader, "says the plan")
+    assert operator_by_name[:1] == ["secret_plan"]
+    # Both have a personal mine_hello: each is given its own (its description says whose).
+    [operator_hit] = (operator_mine.structured_content or {})["results"][:1]
+    [reader_hit] = (reader_mine.structured_content or {})["results"][:1]
+    assert operator_hit["name"] == reader_hit["name"] == "mine_hello"
+    assert operator_hit["description"] == "Says operator's own." and reader_hit["description"] == "Says reader's own."
+    assert "secret_plan" not in reader_secret and "secret_plan" not in reader_by_words
