@@ -127,7 +127,7 @@ def list_tools(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Show the tools toolbay would serve, and the files it skipped and why."""
-    settings = _settings(config, extensions=extensions, data_dir=data_dir)
+    settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import collect_listing
 
@@ -179,7 +179,7 @@ def describe(
         say(f"toolbay: describe reads .wasm programs; a Python module's tools are shown by "
             f"`toolbay list --json --extensions {file.parent}`")
         raise typer.Exit(2)
-    settings = _settings(config, data_dir=data_dir)
+    settings = _settings(config, make_data_dir=True, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import describe_file
 
@@ -221,7 +221,7 @@ def call(
         raise typer.Exit(2)
     given, are = ("--args", "is") if args is not None else ("the arguments", "are")
     args = json_arguments if json_arguments is not None else args if args is not None else "{}"
-    settings = _settings(config, extensions=extensions, data_dir=data_dir, workspace=workspace)
+    settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     try:
         # The protocol's own parser: nesting deeper than it takes and lone surrogates are
@@ -278,7 +278,7 @@ def search(
     if query is None or not query.strip():
         say("toolbay: give a QUERY (words for what the tool should do), or --catalog and --queries")
         raise typer.Exit(2)
-    settings = _settings(config, extensions=extensions, data_dir=data_dir)
+    settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import search_served
 

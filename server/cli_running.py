@@ -53,7 +53,10 @@ def _first_toolbay_error(group: BaseExceptionGroup[ToolbayError]) -> ToolbayErro
     raise AssertionError("empty exception group")
 
 
-def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
+def settings_or_exit(config: Path | None, *, make_data_dir: bool = False, **overrides: Any) -> Settings:
+    """The settings, or a one-line message and exit 2. ``make_data_dir``: the command keeps
+    files in the data folder, which is made here, so that a folder that cannot be (a file, a
+    path under a file, a read-only place) is said in one line, not by a traceback later."""
     from toolbay.config import load_settings, unknown_environment
     from toolbay.errors import ToolbayError
 
@@ -64,4 +67,20 @@ def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
         raise SystemExit(2) from None
     for warning in unknown_environment():
         say(f"toolbay: warning: {warning}")
+    if make_data_dir:
+        problem = _data_dir_problem(settings.data_dir)
+        if problem is not None:
+            say(f"toolbay: the data folder {settings.data_dir} {problem}; choose another with --data-dir "
+                "(or data_dir in the configuration)")
+            raise SystemExit(2)
     return settings
+
+
+def _data_dir_problem(folder: Path) -> str | None:
+    if folder.exists() and not folder.is_dir():
+        return "is a file, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot be made ({exc.strerror or exc})"
+    return None

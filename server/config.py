@@ -341,6 +341,10 @@ def read_toml(path: Path) -> dict[str, Any]:
             data = tomllib.load(handle)
     except FileNotFoundError as exc:
         raise ConfigError(f"config file {path} does not exist") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(f"config file {path} is a folder; name the TOML file in it") from exc
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
     except UnicodeDecodeError as exc:

@@ -87,7 +87,7 @@ def serve(
     from toolbay.logs import configure_logging
 
     settings = settings_or_exit(
-        config, transport=transport, host=host, port=port, extensions=extensions, data_dir=data_dir,
+        config, make_data_dir=True, transport=transport, host=host, port=port, extensions=extensions, data_dir=data_dir,
         workspace=workspace,
     )
     if allow_insecure:

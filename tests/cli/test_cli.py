@@ -15,7 +15,7 @@ import anyio
 from typer.testing import CliRunner
 
 import toolbay
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
 from toolbay.cli import app
 from toolbay.jobs import SqliteJobStore
 
@@ -399,3 +399,28 @@ def test_jobs_list_where_no_server_kept_a_job_lists_none_and_a_data_folder_that_
     missing = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path / "typo")])
     assert missing.exit_code == 2
     assert missing.stderr.strip() == f"toolbay: the data folder {tmp_path / 'typo'} does not exist"
+
+
+def test_a_data_folder_that_cannot_be_made_is_one_line_and_exit_2_for_every_command_that_keeps_files(
+        tmp_path: Path) -> None:
+    """A file, or a path under one, ended these commands with a FileExistsError or
+    NotADirectoryError traceback (exit 1)."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    for folder, problem in ((a_file, "is a file, not a folder"), (a_file / "sub", "cannot be made (Not a directory)")):
+        for argv in (["list"], ["call", "textkit_count", '{"stdin": "a"}'], ["search", "count"],
+                     ["describe", str(FIXTURE_WASM / "echo.wasm")]):
+            result = runner.invoke(app, [*argv, "--data-dir", str(folder)])
+            assert result.exit_code == 2, (argv, result.output)
+            assert result.stderr.strip() == (f"toolbay: the data folder {folder} {problem}; choose another with "
+                                             "--data-dir (or data_dir in the configuration)"), argv
+    served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--data-dir", str(a_file)],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert served.returncode == 2 and len(served.stderr.strip().splitlines()) == 1, served.stderr
+    assert a_file.read_text() == "not a folder"
+
+
+def test_a_config_file_that_is_a_folder_is_one_line_naming_it(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["list", "--config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"toolbay: config file {tmp_path} is a folder; name the TOML file in it"
