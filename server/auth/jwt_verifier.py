@@ -8,7 +8,8 @@ service by the same issuer would be accepted).
 
 Claims read into the ``AccessToken``: scopes from ``scope`` (space separated, RFC 9068),
 ``scp`` or ``scopes``; ``client_id`` from ``client_id``, ``azp`` or ``sub``; ``subject``
-from ``sub``; every claim is kept in ``claims``.
+from ``sub``; every claim is kept in ``claims``. A token with none of ``sub``, ``client_id``
+and ``azp`` is refused: it names no caller to own its jobs, tools and limits.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ class JwtVerifier:
             claims = self.decode(token)
         except jwt.PyJWTError as exc:
             logger.info("JWT refused: %s", exc)
+            return None
+        if not any(isinstance(claims.get(name), str) and claims[name] for name in _IDENTITY_CLAIMS):
+            # Jobs, personal tools and rate limits belong to a caller: a token that names none
+            # would share them with every other such token.
+            logger.info("JWT refused: it names no caller (none of %s)", ", ".join(_IDENTITY_CLAIMS))
             return None
         return _access_token(token, claims, self.audience)
 
@@ -166,9 +172,12 @@ def _scopes(claims: Mapping[str, Any]) -> list[str]:
     return []
 
 
+_IDENTITY_CLAIMS = ("sub", "client_id", "azp")
+
+
 def _access_token(token: str, claims: dict[str, Any], audience: str | Sequence[str] | None) -> AccessToken:
     subject = claims.get("sub")
-    client_id = claims.get("client_id") or claims.get("azp") or subject or "unknown"
+    client_id = claims.get("client_id") or claims.get("azp") or subject
     aud = claims.get("aud")
     expected = [audience] if isinstance(audience, str) else list(audience or [])
     given = [aud] if isinstance(aud, str) else list(aud or [])

@@ -112,11 +112,20 @@ async def test_a_valid_jwt_yields_its_subject_and_scopes() -> None:
         ({"iss": "https://evil.test"}, "wrong issuer"),
         ({"exp": None}, "no expiry"),
         ({"nbf": int(time.time()) + 3600}, "not yet valid"),
+        # Every such token would be one caller, "unknown", sharing jobs and limits.
+        ({"sub": None}, "no caller named"),
+        ({"sub": ""}, "an empty subject"),
     ],
 )
 async def test_a_jwt_is_refused_when(claims: dict[str, object], why: str) -> None:
     with pytest.raises(Unauthenticated):
         await authenticate(Authenticator(verifier=hs256_verifier()), credential=hs256_token(**claims))
+
+
+async def test_a_jwt_without_a_subject_is_the_client_it_names() -> None:
+    principal = await authenticate(Authenticator(verifier=hs256_verifier()),
+                                   credential=hs256_token(sub=None, azp="reporting-app"))
+    assert principal is not None and principal.id == "reporting-app"
 
 
 async def test_a_jwt_signed_with_another_key_is_refused() -> None:
