@@ -349,14 +349,19 @@ def token_new(
     if not client_id.strip() or not all(s.strip() for s in scope):
         say("toolbay: --client-id and every --scope must be non-empty")
         raise typer.Exit(2)
+    if not client_id.isprintable() or not all(s.isprintable() and " " not in s for s in scope):
+        # A caller's id shows in logs, job listings and folder names; a scope is one word.
+        say("toolbay: --client-id and --scope take printable text (no line breaks or control characters), "
+            "and a scope holds no space")
+        raise typer.Exit(2)
     if append is not None and append.suffix.lower() == ".json":
         say("toolbay: --append writes TOML; a .json tokens file must be edited by hand")
         raise typer.Exit(2)
     from toolbay.chain.authorize import BUILTIN_GRANTS
 
     for unknown in (s for s in scope if s.startswith("tools:") and s not in BUILTIN_GRANTS):
-        say(f"toolbay: note: {unknown!r} is not one of {', '.join(BUILTIN_GRANTS)}; it must be a scope named in "
-            "[chain.auth] scopes")
+        say(f"toolbay: note: {unknown!r} is not one of {', '.join(BUILTIN_GRANTS)}; it grants nothing unless "
+            f"the configuration defines it ([chain.access.scopes.\"{unknown}\"])")
     token, digest = new_token()
     scopes = ", ".join(json.dumps(s) for s in scope)
     entry = f"[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]\n"

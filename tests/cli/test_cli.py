@@ -424,3 +424,12 @@ def test_a_config_file_that_is_a_folder_is_one_line_naming_it(tmp_path: Path) ->
     result = runner.invoke(app, ["list", "--config", str(tmp_path)])
     assert result.exit_code == 2
     assert result.stderr.strip() == f"toolbay: config file {tmp_path} is a folder; name the TOML file in it"
+
+
+def test_token_new_refuses_a_client_id_with_a_line_break_and_names_the_setting_an_unknown_scope_needs() -> None:
+    broken = runner.invoke(app, ["token", "new", "--client-id", "ci\nbot", "--scope", "tools:read"])
+    assert broken.exit_code == 2 and "[[tokens]]" not in broken.stdout
+    odd = runner.invoke(app, ["token", "new", "--client-id", "ci", "--scope", "tools:admin"])
+    assert odd.exit_code == 0
+    # It named "[chain.auth] scopes", a setting that does not exist.
+    assert '[chain.access.scopes."tools:admin"]' in odd.stderr
