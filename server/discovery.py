@@ -32,7 +32,7 @@ import anyio.to_thread
 from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
-from toolbay.errors import NotHelpError, ToolbayError, WasmRejected
+from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.helptext import HelpDescription, build_tool_schema
@@ -282,8 +282,12 @@ class Discovery:
             # A property of these bytes (not WebAssembly we run, or a --help that is not help or
             # never ends): remembered like a description, so the file costs its help timeout
             # once, not at every start, until it changes.
-            reason = exc.reason if isinstance(exc, WasmRejected) else (
-                f"its -h/--help output is not help text: {exc.reason}")
+            if isinstance(exc, WasmRejected):
+                reason = exc.reason
+            elif isinstance(exc, HelpDidNotEnd):
+                reason = exc.reason + (" ([discovery] help_timeout_s)" if "timed out" in exc.reason else "")
+            else:
+                reason = f"its -h/--help output is not help text: {exc.reason}"
             self.cache.put(sha, stem, CachedFile(commands=(), skipped=(_FAILED + reason,)))
             return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
@@ -350,7 +354,10 @@ class Discovery:
 
         def run_help(argv: list[str]) -> HelpRun:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits))
-            run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+            stopped = result.trap
+            if stopped is None and (result.stdout_truncated or result.stderr_truncated):
+                stopped = f"it printed more than {self.help_limits.stdout_limit_bytes >> 20} MiB"
+            run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code, stopped=stopped)
             if record is not None:
                 record([stem, *argv], run)
             return run

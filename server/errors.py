@@ -52,6 +52,11 @@ class NotHelpError(ToolbayError):
         self.reason = reason
 
 
+class HelpDidNotEnd(NotHelpError):
+    """The program's help run was stopped (a time or output limit): it never printed a whole
+    help text. ``reason`` says which limit."""
+
+
 class WasmRejected(ToolbayError):
     """A file that cannot be served as a WASI preview 1 command, with a one-line reason."""
 

@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import Callable
 
-from toolbay.errors import NotHelpError
+from toolbay.errors import HelpDidNotEnd, NotHelpError
 
 from .describe import describe_help, describe_text
 from .model import HelpDescription
@@ -27,10 +27,16 @@ class HelpRun(NamedTuple):
     stdout: bytes
     stderr: bytes
     exit_code: int | None
+    # Why the run did not end by itself ("it ran past its 3 s limit"), or None: what it
+    # printed then is not a whole help text, even when it looks like one.
+    stopped: str | None = None
 
     @property
     def help_bytes(self) -> bytes:
-        """Go's flag package and many getopt tools print help on stderr (and exit 2)."""
+        """Go's flag package and many getopt tools print help on stderr (and exit 2); nothing
+        from a run that was stopped."""
+        if self.stopped is not None:
+            return b""
         return self.stdout if self.stdout.strip() else self.stderr
 
 
@@ -98,12 +104,14 @@ class _Walk:
             self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
 
     def describe(self, path: tuple[str, ...]) -> HelpDescription:
-        long = self.run_help([*path, "--help"]).help_bytes
+        long_run = self.run_help([*path, "--help"])
         try:
-            return describe_text(long)
+            return describe_text(long_run.help_bytes)
         except NotHelpError:
             short = self.run_help([*path, "-h"]).help_bytes
             if not short.strip():
+                if long_run.stopped is not None:
+                    raise HelpDidNotEnd(f"its --help did not end: {long_run.stopped}") from None
                 raise
             return describe_text(short)
 
@@ -135,8 +143,10 @@ def describe_tree(
     ``--help`` and ``-h`` are both not help.
     """
     walk = _Walk(run_help, tool_name, max_depth, time.monotonic() + time_budget_s)
-    short = run_help(["-h"]).help_bytes
-    long = run_help(["--help"]).help_bytes
+    short_run, long_run = run_help(["-h"]), run_help(["--help"])
+    short, long = short_run.help_bytes, long_run.help_bytes
+    if long_run.stopped is not None and not short.strip():
+        raise HelpDidNotEnd(f"its --help did not end: {long_run.stopped}")
     try:
         root = describe_help(long, short)
     except NotHelpError:

@@ -178,6 +178,20 @@ async def test_a_listed_tool_closed_before_its_first_call_says_it_was_replaced(s
     assert "replaced or removed" in result.text
 
 
+async def test_a_help_that_never_ends_is_no_tool_even_though_what_it_printed_looks_like_help(
+        folders: tuple[Path, Path]) -> None:
+    """helpforever prints option lines until it is stopped: it was served as a tool with about
+    20,000 parameters read from the cut-off output."""
+    extensions, data = folders
+    shutil.copyfile(FIXTURE_WASM / "helpforever.wasm", extensions / "helpforever.wasm")
+    settings = load_settings(None, extensions=[extensions], data_dir=data, discovery={"help_timeout_s": 0.5})
+    async with CatalogKeeper.open(settings) as app:
+        skipped = {Path(s.path).name: s.reason for s in app.skipped_files}
+        names = set(app.catalog.current.names())
+    assert "helpforever" not in names
+    assert skipped["helpforever.wasm"].startswith("its --help did not end: ")
+
+
 async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(folders: tuple[Path, Path]) -> None:
     """A --help that never ends costs its help timeout once, not at every start."""
     extensions, data = folders
@@ -187,6 +201,8 @@ async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(fol
     async with CatalogKeeper.open(settings) as app:
         first = {Path(s.path).name: s.reason for s in app.skipped_files}
     assert set(first) == {"forever.wasm", "junk.wasm"}
+    # The reason names the limit (a loop printing nothing once read "the output is empty").
+    assert first["forever.wasm"] == "its --help did not end: timed out after 0.5 s ([discovery] help_timeout_s)"
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a guest was compiled or run")

@@ -99,3 +99,24 @@ def test_conventions_in_the_root_help_hold_for_subcommands_that_do_not_say_their
     assert by_name["kit_count"].permission_level == "read"
     assert by_name["kit_wipe"].keywords == ("delete",)
     assert by_name["kit_wipe"].permission_level == "write"
+
+
+def test_a_subcommand_whose_help_run_was_stopped_is_skipped_saying_so_even_when_its_output_looks_like_help():
+    folder = CORPUS / "commander" / "strutil"
+    honest = runner_over(folder)
+
+    def run(argv: list[str]) -> HelpRun:
+        answer = honest(argv)
+        if argv[:1] == ["join"]:  # prints a good start, then is stopped
+            return HelpRun(answer.stdout, b"", None, stopped="timed out after 3 s")
+        return answer
+
+    tree = describe_tree(run, "strutil")
+    assert [c.tool_name for c in tree] == ["strutil_split"]
+    assert [(s.path, s.reason) for s in tree.skipped] == [(("join",), "its --help did not end: timed out after 3 s")]
+
+
+def test_a_root_whose_help_runs_were_both_stopped_is_no_help():
+    long = (CORPUS / "commander" / "strutil" / "long.txt").read_bytes()
+    with pytest.raises(NotHelpError, match="^its --help did not end: timed out after 3 s$"):
+        describe_tree(lambda argv: HelpRun(long, b"", None, stopped="timed out after 3 s"), "strutil")
