@@ -41,7 +41,7 @@ from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_fr
 from toolbay.pytools.cache import PythonDescriptionCache
 from toolbay.pytools.confinement import confinement_words
 from toolbay.pytools.credentials import CredentialStore
-from toolbay.pytools.describe import DescribeFailed, describe_module, probe_confinement
+from toolbay.pytools.describe import DescribeFailed, describe_module, packages_stamp, probe_confinement
 from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.words import PermissionTier, ToolDefinition
@@ -418,7 +418,7 @@ class Discovery:
 
     def describe_python(self, path: str, sha: str, *, look_up: bool = True) -> FileOutcome:
         """Describes a ``.py`` file in a worker process (or from the cache). Blocking."""
-        entry = self.python_cache.get(sha) if look_up else None
+        entry = self._python_cached(sha) if look_up else None
         source = source_of(path, sha)
         if entry is None:
             spec = self._worker_spec(path, tool_name_for(path), None, source)
@@ -427,6 +427,8 @@ class Discovery:
             except DescribeFailed as failed:
                 if failed.lasting:
                     self.python_cache.put(sha, {"skipped": failed.reason})
+                elif failed.with_packages:
+                    self.python_cache.put(sha, {"skipped": failed.reason, "packages": packages_stamp()})
                 return FileOutcome(path, sha, skipped=SkippedFile(path, failed.reason))
             self.confinement[path] = enforced
             entry = {"description": description}
@@ -434,8 +436,16 @@ class Discovery:
         return self._python_outcome(path, sha, entry, source)
 
     def _python_from_cache(self, path: str, sha: str) -> FileOutcome | None:
-        entry = self.python_cache.get(sha)
+        entry = self._python_cached(sha)
         return None if entry is None else self._python_outcome(path, sha, entry, source_of(path, sha))
+
+    def _python_cached(self, sha: str) -> Mapping[str, Any] | None:
+        """The cached description of version ``sha``; a failure to import it only while the
+        installed packages are those it failed with (a package installed since may mend it)."""
+        entry = self.python_cache.get(sha)
+        if entry is not None and "packages" in entry and entry["packages"] != packages_stamp():
+            return None
+        return entry
 
     def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any], source: str | None) -> FileOutcome:
         """``source``: the file's text as version ``sha`` (``source_of``), which its workers run."""

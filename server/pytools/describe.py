@@ -7,8 +7,13 @@ run it on a worker thread.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import os
+import site
 import subprocess
+import sys
 import tempfile
 from typing import Any
 
@@ -16,11 +21,14 @@ from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame
 
 
 class DescribeFailed(Exception):
-    def __init__(self, reason: str, *, lasting: bool = False) -> None:
+    def __init__(self, reason: str, *, lasting: bool = False, with_packages: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         # True when the file itself says why (no get_tool_schemas): worth caching.
         self.lasting = lasting
+        # True when the file says why together with the packages installed (an import that
+        # fails or runs past its time): worth caching until either changes.
+        self.with_packages = with_packages
 
 
 def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -28,7 +36,8 @@ def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any],
     try:
         completed = _run_once(spec, timeout_s, describe=True)
     except subprocess.TimeoutExpired:
-        raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s") from None
+        raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s",
+                             with_packages=True) from None
     except OSError as exc:
         raise DescribeFailed(f"cannot start a Python worker: {exc}") from None
     ready = _first_frame(completed.stdout)
@@ -37,7 +46,7 @@ def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any],
         detail = f": {' | '.join(stderr)}" if stderr else ""
         raise DescribeFailed(f"describing it failed: {exit_reason(completed.returncode)}{detail}")
     if not ready.get("ok"):
-        raise DescribeFailed(f"it cannot be imported: {ready.get('error')}")
+        raise DescribeFailed(f"it cannot be imported: {ready.get('error')}", with_packages=True)
     description = dict(ready.get("description") or {})
     if "not_a_tool_module" in description:
         raise DescribeFailed(f"not a tool module: {description['not_a_tool_module']}", lasting=True)
@@ -77,3 +86,17 @@ def _first_frame(data: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return message
+
+
+@functools.cache
+def packages_stamp() -> str:
+    """What the Python that workers run has installed, as one short string: its version and
+    the last change of each site-packages folder (installing or removing a package changes
+    it). A failure to import a module is remembered only while this stays the same."""
+    parts = [sys.version]
+    for folder in site.getsitepackages():
+        try:
+            parts.append(f"{folder}:{os.stat(folder).st_mtime_ns}")
+        except OSError:
+            parts.append(f"{folder}:-")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -217,3 +217,34 @@ async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(fol
     shutil.copyfile(GREET_V2, extensions / "forever.wasm")  # changed: described anew
     async with CatalogKeeper.open(settings) as app:
         assert "forever" in {handler.name for handler in app.catalog.current}
+
+
+async def test_a_python_module_that_cannot_be_imported_is_remembered_until_a_package_is_installed(
+        folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was described again (a worker started, its import awaited) at every start."""
+    from toolbay.pytools import describe
+
+    extensions, data = folders
+    (extensions / "needs.py").write_text("import a_package_not_installed_here\n\n\ndef get_tool_schemas():\n"
+                                         "    return []\n", encoding="utf-8")
+    settings = load_settings(None, extensions=[extensions], data_dir=data)
+    async with CatalogKeeper.open(settings) as app:
+        first = {Path(s.path).name: s.reason for s in app.skipped_files}
+    assert "No module named 'a_package_not_installed_here'" in first["needs.py"]
+
+    described: list[str] = []
+    real = describe.describe_module
+
+    def counted(spec: Any, timeout_s: float) -> Any:
+        described.append(spec.path)
+        return real(spec, timeout_s)
+
+    monkeypatch.setattr("toolbay.discovery.describe_module", counted)
+    async with CatalogKeeper.open(settings) as app:
+        again = {Path(s.path).name: s.reason for s in app.skipped_files}
+    assert again == first and described == []
+    # A package installed since (site-packages changed) may mend the import: it is tried again.
+    monkeypatch.setattr("toolbay.discovery.packages_stamp", lambda: "another set of packages")
+    async with CatalogKeeper.open(settings) as app:
+        assert "needs.py" in {Path(s.path).name for s in app.skipped_files}
+    assert [Path(path).name for path in described] == ["needs.py"]
