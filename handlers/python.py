@@ -77,6 +77,10 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         meta["truncated"] = True
     if printed and "json" in answer or printed and answer.get("text") != printed:
         meta["printed"] = printed
+    if answer.get("stderr"):
+        # What the tool wrote to sys.stderr beside its result reaches the model too, apart from
+        # the result itself, as a wasm tool's stderr does.
+        meta["stderr"] = str(answer["stderr"])
     structured = None
     if answer.get("json"):  # a JSON result, which ``text`` holds written out
         structured, omitted = structured_from_json(text)

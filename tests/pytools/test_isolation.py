@@ -79,6 +79,13 @@ async def test_results_json_cannot_carry_are_answered_by_the_same_worker(pyapp: 
     assert (await call(pyapp, "crashy_pid")).structured == pid  # no worker was restarted
 
 
+async def test_what_a_successful_tool_writes_to_stderr_comes_back_beside_its_result(pyapp: Toolbay) -> None:
+    """It was dropped: a warning from Python's logging never reached the model or the log."""
+    result = await call(pyapp, "crashy_warn")
+    assert not result.is_error and result.text == "warned and done"
+    assert result.meta["stderr"] == "WARNING:root:the cache is cold\nand a note on stderr\n"
+
+
 async def test_a_module_that_writes_into_the_workers_channel_gets_a_clear_error_and_a_new_worker(
         pyapp: Toolbay) -> None:
     """Junk written to every descriptor reaches the frames the server reads: that was an

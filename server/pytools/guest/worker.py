@@ -261,14 +261,16 @@ def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_
                       if f.filename == getattr(module, "__file__", None)), None)
         return {"op": "result", "ok": False, "error": str(exc) or type(exc).__name__,
                 "error_type": type(exc).__name__, "where": where, "stderr": errors.getvalue()}
-    return _result(value, printed, output_limit)
+    return _result(value, printed, errors, output_limit)
 
 
-def _result(value: Any, printed: _Bounded, output_limit: int) -> dict[str, Any]:
+def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) -> dict[str, Any]:
     result: dict[str, Any] = {"op": "result", "ok": True}
     if printed.kept:
         result["printed"] = printed.getvalue()
         result["printed_dropped"] = printed.dropped
+    if errors.kept:  # warnings and notes beside the result (logging writes to sys.stderr)
+        result["stderr"] = errors.getvalue()
     if value is None:
         text = printed.getvalue() if printed.kept else ""
         return {**result, "text": text, "truncated": printed.dropped > 0}
