@@ -273,8 +273,9 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         kind = _type_from_default(default)
-    if kind == "boolean" and default is not None and default.lower() not in ("true", "false"):
-        default = None
+    if kind == "boolean" and default is not None:
+        default = _flag_default(default, head.longs[0] if head.longs else None,
+                                head.negations[0] if head.negations else None)
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
     return OptionSpec(
         long=head.longs[0] if head.longs else None,
@@ -301,6 +302,17 @@ _WORD_VALUE = compiled(r"""(?:\b(?:or|to|default:?|value|be|is)\s+(['"`])([a-z][
 def _names_a_word_value(description: str, value_name: str | None) -> bool:
     own = (value_name or "").strip("<>[]").lower()
     return any((found.group(2) or found.group(4)) != own for found in _WORD_VALUE.finditer(description))
+
+
+def _flag_default(default: str, long: str | None, negation: str | None) -> str | None:
+    """A flag's default as "true" or "false": click's "--force / --no-force [default: no-force]"
+    names the form that is on; None for anything else."""
+    word = default.strip().lower()
+    if word in ("true", "yes", "on") or (long is not None and word == long.lstrip("-").lower()):
+        return "true"
+    if word in ("false", "no", "off") or (negation is not None and word == negation.lstrip("-").lower()):
+        return "false"
+    return None
 
 
 def _type_from_default(default: str) -> ValueType:
@@ -449,9 +461,10 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             or bool(entry.description and _REPEATED_VALUE_COLUMN.match(entry.description[0]))
         required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
-        choices = choices or read_notes(entry.description).choices  # clap: "[possible values: a, b]"
+        notes = read_notes(entry.description)
+        choices = choices or notes.choices  # clap: "[possible values: a, b]"
         out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
-                                  _positional_type(name, text, choices)))
+                                  _positional_type(name, text, choices), notes.default))
     if has_commands or entries:
         # A listed positional is named as its parser knows it ("paths"); the usage line may call
         # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.

@@ -48,6 +48,7 @@ class PositionalSpec(NamedTuple):
     description: str = ""
     choices: tuple[str, ...] = ()
     type: ValueType = "string"  # from the value name ("FLOAT", "N") or a numeric default
+    default: str | None = None  # "[default: .]" (clap), "[default: 8080]" (yargs)
 
 
 class SubcommandSpec(NamedTuple):

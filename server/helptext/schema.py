@@ -190,16 +190,35 @@ def _value_schema(opt_type: str, choices: tuple[str, ...], value_name: str | Non
 # Bounds stated in the text: "(0-9)", "(1..=64)", "from 0 to 5". Only for numbers.
 _RANGE = compiled(r"\((-?\d+(?:\.\d+)?)\s*(?:-|–|\.\.=?|to)\s*(-?\d+(?:\.\d+)?)\)"
                     r"|\bfrom (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)\b")
+# click's IntRange and FloatRange: "[1<=x<=10]", "[0<=x<1]", "[x>=1]", "[x<=100]".
+_CLICK_RANGE = compiled(r"\[(?:(-?\d+(?:\.\d+)?)(<=?)x(?:(<=?)(-?\d+(?:\.\d+)?))?|x(>=?|<=?)(-?\d+(?:\.\d+)?))\]")
+
+
+def _click_bounds(found: re.Match[str], cast: Any) -> dict[str, int | float]:
+    low, low_op, high_op, high, lone_op, lone = found.groups()
+    bounds: dict[str, int | float] = {}
+    if lone is not None:
+        low, low_op, high, high_op = (lone, lone_op.replace(">", "<"), None, None) if lone_op.startswith(">") \
+            else (None, None, lone, lone_op)
+    if low is not None:
+        bounds["minimum" if low_op == "<=" else "exclusiveMinimum"] = cast(float(low))
+    if high is not None:
+        bounds["maximum" if high_op == "<=" else "exclusiveMaximum"] = cast(float(high))
+    return bounds
 
 
 def _bounds(text: str, kind: str) -> dict[str, int | float]:
-    found = _RANGE.search(text) if kind in ("integer", "number") else None
+    if kind not in ("integer", "number"):
+        return {}
+    cast = int if kind == "integer" else (lambda x: int(x) if x.is_integer() else x)
+    if (clicked := _CLICK_RANGE.search(text)) is not None:
+        return _click_bounds(clicked, cast)
+    found = _RANGE.search(text)
     if not found:
         return {}
     low, high = (float(g) for g in found.groups() if g is not None)
     if low > high:
         return {}
-    cast = int if kind == "integer" else (lambda x: int(x) if x.is_integer() else x)
     return {"minimum": cast(low), "maximum": cast(high)}
 
 
@@ -239,11 +258,16 @@ def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
     else:
         value.update(_bounds(pos.description, value["type"]))
     text = pos.description or pos.name
+    default = _typed_default(pos.default, value)
     if pos.variadic:
         prop: dict[str, Any] = {"type": "array", "items": value, "description": text}
         if pos.required:
             prop["minItems"] = 1
+        if default is not None and not pos.required:
+            prop["default"] = [default]
         return prop
+    if default is not None and not pos.required:
+        return {**value, "description": text, "default": default}
     return {**value, "description": text}
 
 
@@ -257,7 +281,8 @@ def _typed_default(default: str | None, value: dict[str, Any]) -> Any:
         if kind == "integer":
             return int(default)
         if kind == "number":
-            return float(default)
+            # "[default: 4]" is the number 4, not 4.0 (which a program taking an integer refuses).
+            return int(default) if re.fullmatch(r"[+-]?\d+", default.strip()) else float(default)
     except ValueError:
         return None
     return default if kind == "string" else None

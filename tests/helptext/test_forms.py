@@ -253,3 +253,30 @@ def test_an_option_named_in_the_description_takes_its_words_from_the_list_of_opt
                      "      --sort-keys   sort object keys alphabetically\n")
     assert [(o.long, o.description) for o in desc.options] == [
         ("--sort-keys", "sort object keys alphabetically"), ("--compact", "print on one line")]
+
+
+def test_click_ranges_become_bounds_and_its_flag_pair_default_says_which_form_is_on():
+    desc = _describe("Usage: deploy [OPTIONS]\n\nOptions:\n"
+                     "  --replicas INTEGER RANGE  Number of replicas.  [1<=x<=10]\n"
+                     "  --ratio FLOAT RANGE       Share kept.  [0<=x<1]\n"
+                     "  --port INTEGER RANGE      Port.  [x>=1024]\n"
+                     "  --force / --no-force      Skip confirmation.  [default: no-force]\n"
+                     "  --cache / --no-cache      Use the cache.  [default: cache]\n"
+                     "  --help                    Show this message and exit.\n")
+    properties = build_tool_schema(desc).input_schema["properties"]
+    assert {k: v for k, v in properties["replicas"].items() if k != "description"} == {
+        "type": "integer", "minimum": 1, "maximum": 10}
+    assert (properties["ratio"]["minimum"], properties["ratio"]["exclusiveMaximum"]) == (0, 1)
+    assert properties["port"]["minimum"] == 1024 and "maximum" not in properties["port"]
+    assert properties["force"]["default"] is False and properties["cache"]["default"] is True
+
+
+def test_a_positional_default_is_the_schema_default_and_whole_number_defaults_stay_whole():
+    desc = _describe("Usage: rg [OPTIONS] [PATH]...\n\nArguments:\n"
+                     "  [PATH]...  Files or folders to search [default: .]\n\nOptions:\n"
+                     "  -j, --threads <NUM>  Worker threads [default: 4]\n"
+                     "  -h, --help           Print help\n")
+    schema = build_tool_schema(desc).input_schema["properties"]
+    assert schema["path"]["default"] == ["."]
+    # 4.0 is refused by a program that parses an integer (clap's usize).
+    assert schema["threads"]["default"] == 4 and isinstance(schema["threads"]["default"], int)
