@@ -134,10 +134,7 @@ class SqliteJobStore(JobStore):
         try:
             self._conn = await anyio.to_thread.run_sync(connect, limiter=self._limiter)
         except (sqlite3.Error, OSError) as exc:
-            raise StorageError(
-                f"cannot open the job database {self.path}: {exc}. "
-                "Free some space there or choose another data folder (--data-dir)."
-            ) from exc
+            raise StorageError(f"cannot open the job database {self.path}: {exc}. {_remedy(exc)}") from exc
 
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
@@ -396,3 +393,13 @@ def _write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _remedy(error: BaseException) -> str:
+    """What to do about a database that cannot be opened: said for the cause, not guessed."""
+    text = str(error).lower()
+    if "full" in text or getattr(error, "errno", None) == 28:  # ENOSPC
+        return "Free some space there or choose another data folder (--data-dir)."
+    if "readonly" in text or "read-only" in text or "permission" in text or isinstance(error, PermissionError):
+        return "Make the data folder writable by this user or choose another (--data-dir)."
+    return "Choose another data folder (--data-dir) if this one cannot hold it."

@@ -74,7 +74,7 @@ def one_line(description: str) -> str:
 
 def _with_folders(description: str, left_out: tuple[tuple[str, int], ...]) -> str:
     """The search tool's description naming the connected folders that are not listed."""
-    folders = ", ".join(f"{name} ({count} tools)" for name, count in left_out)
+    folders = ", ".join(f"{name} ({count} {'tool' if count == 1 else 'tools'})" for name, count in left_out)
     return f"{description} Not listed, found only by this search: the tools of {folders}."
 
 

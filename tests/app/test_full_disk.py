@@ -57,3 +57,14 @@ def test_a_data_folder_where_the_job_database_cannot_open_is_one_clear_line(tmp_
     assert result.exit_code == 2
     assert result.stderr.startswith("toolbay: cannot open the job database")
     assert "Traceback" not in result.stderr
+
+
+def test_a_job_database_that_cannot_be_written_is_not_said_to_need_space() -> None:
+    """A read-only data folder was told to 'free some space'."""
+    from toolbay.jobs.sqlite import _remedy
+
+    assert _remedy(PermissionError(13, "Permission denied")).startswith("Make the data folder writable")
+    assert _remedy(sqlite3.OperationalError("attempt to write a readonly database")).startswith(
+        "Make the data folder writable")
+    assert _remedy(OSError(28, "No space left on device")).startswith("Free some space")
+    assert _remedy(sqlite3.OperationalError("database or disk is full")).startswith("Free some space")
