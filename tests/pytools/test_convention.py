@@ -118,3 +118,13 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
         in notes
     assert "'schemy_pattern': its input_schema is not a valid JSON Schema: '([' is not a 'regex' at " \
         "$.properties.a.pattern" in notes
+
+
+async def test_a_module_whose_get_tool_schemas_raises_is_skipped_saying_so_not_that_it_cannot_be_imported(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    (python_dir / "raising.py").write_text("def get_tool_schemas():\n    raise RuntimeError('no config yet')\n")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
+    assert skipped["raising.py"] == "get_tool_schemas() failed: RuntimeError: no config yet"
+    assert "No module named 'a_module_that_does_not_exist'" in skipped["broken.py"]
+    assert skipped["broken.py"].startswith("it cannot be imported: ")

@@ -313,19 +313,22 @@ def main() -> int:
     import toolbay_tools
 
     toolbay_tools._ask = _ask_credential
+    stage = "import"
     try:
         printed = _Bounded(4096)
         with contextlib.redirect_stdout(printed):
             module = load(path, name, init.get("source"))
+            stage = "describe"
             description = describe(module) if init.get("describe") else {}
     except BaseException as exc:  # an import that fails is the file's diagnostic, not a crash
         if isinstance(exc, SystemExit):
-            error = f"it called sys.exit({exc.code!r}) while being imported"
+            doing = "being imported" if stage == "import" else "describing its tools"
+            error = f"it called sys.exit({exc.code!r}) while {doing}"
         else:
             import traceback
 
             error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        send({"op": "ready", "ok": False, "error": error, "confinement": enforced})
+        send({"op": "ready", "ok": False, "error": error, "stage": stage, "confinement": enforced})
         return 1
     send({"op": "ready", "ok": True, "description": description, "confinement": enforced})
     output_limit = int(init.get("output_limit", 1 << 20))
