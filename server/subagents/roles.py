@@ -256,9 +256,13 @@ def is_role_file(path: str) -> bool:
     return name.endswith(ROLE_SUFFIX) and not name.startswith(".") and name.lower() != "readme.md"
 
 
+def _named_after_its_file(role: Role) -> bool:
+    return os.path.basename(role.path)[: -len(ROLE_SUFFIX)] == role.name
+
+
 def read_roles(folders: Iterable[Path]) -> RoleFolders:
-    """Reads every role file (blocking). The first file to claim a name keeps it; a later one
-    is refused, saying which file has it."""
+    """Reads every role file (blocking). A file named after the role (``NAME.md``) keeps the
+    name, else the first file to claim it; another is refused, saying which file has it."""
     roles: dict[str, Role] = {}
     refused: list[RefusedRole] = []
     for path in role_files(folders):
@@ -274,6 +278,12 @@ def read_roles(folders: Iterable[Path]) -> RoleFolders:
             role = parse_role(path, text)
             kept = roles.get(role.name)
             if kept is not None:
+                if _named_after_its_file(role) and not _named_after_its_file(kept):
+                    # json-reviewer.md keeps the name json-reviewer against another file claiming it.
+                    refused.append(RefusedRole(kept.path, f"the role name {role.name!r} is taken by {path}, "
+                                                          "the file of that name"))
+                    roles[role.name] = role
+                    continue
                 raise RoleFileError(path, f"the role name {role.name!r} is already taken by {kept.path}")
             roles[role.name] = role
         except RoleFileError as error:

@@ -88,6 +88,17 @@ def test_a_folder_serves_its_good_roles_and_lists_the_rest_with_their_reasons(tm
     assert "already taken by" in reasons["b.md"] and "not UTF-8" in reasons["c.md"]
 
 
+def test_the_file_named_after_a_role_keeps_its_name_whatever_the_order(tmp_path: Path) -> None:
+    """An earlier file that claimed the name (in file order) took it from NAME.md itself."""
+    (tmp_path / "a-copy.md").write_text(GOOD, encoding="utf-8")  # read first, claims "reviewer"
+    (tmp_path / "reviewer.md").write_text(GOOD.replace("Reviews", "Truly reviews", 1), encoding="utf-8")
+    found = read_roles([tmp_path])
+    [role] = found.roles
+    assert Path(role.path).name == "reviewer.md"
+    [refused] = found.refused
+    assert Path(refused.path).name == "a-copy.md" and "the file of that name" in refused.reason
+
+
 def test_the_bundled_roles_parse_and_name_only_bundled_tools() -> None:
     found = read_roles([BUNDLED_AGENTS])
     assert not found.refused
