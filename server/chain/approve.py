@@ -13,7 +13,8 @@ MCP elicitation::
 
 ``accept`` lets the call run; ``decline`` and ``cancel`` refuse it with ``ApprovalDenied``;
 ``unsupported`` (a client that cannot be asked) gets the configured default, ``deny``
-unless told otherwise. An ``ask`` that fails counts as ``cancel``: approval fails closed.
+unless told otherwise. An ``ask`` that fails counts as ``cancel``: approval fails closed, and
+so does a question left unanswered past ``timeout_s``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Literal
+
+import anyio
 
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
@@ -42,14 +45,17 @@ class Approver:
         *,
         tiers: Iterable[PermissionTier | str] = (PermissionTier.EXEC,),
         when_unsupported: Literal["allow", "deny"] = "deny",
+        timeout_s: float = 300.0,
     ) -> None:
         """
         Args:
             ask: asks the human; see the module docstring.
             tiers: tools of these tiers need approval; empty means the stage is left out.
             when_unsupported: what happens when the client cannot ask its user.
+            timeout_s: how long a question may go unanswered; the call is refused then.
         """
         self.ask = ask
+        self.timeout_s = timeout_s
         self.tiers = frozenset(PermissionTier(t) for t in tiers)
         self.when_unsupported = when_unsupported
 
@@ -59,11 +65,16 @@ class Approver:
     async def approve(self, call: ToolCall, tier: PermissionTier) -> None:
         """Returns when the call may run; raises ``ApprovalDenied`` when it may not."""
         message = f"Allow the tool {call.name!r} ({tier.value} tier) to run with {_summary(call)}?"
+        answer: Answer | None = None
         try:
-            answer = await self.ask(call, message)
+            with anyio.move_on_after(self.timeout_s):
+                answer = await self.ask(call, message)
         except Exception:
             logger.exception("asking for approval of %s failed; refusing the call", call.name)
             answer = "cancel"
+        if answer is None:
+            raise ApprovalDenied(f"Nobody answered the approval of {call.name!r} within {self.timeout_s:g} s; "
+                                 "it did not run.", answer="timeout")
         if answer == "accept":
             return
         if answer == "decline":

@@ -84,7 +84,8 @@ class ChainPolicies:
                                 strategy=settings.rate_limits.strategy, on_outage=on_outage)
             if rates else None,
             approver=Approver(ask or _cannot_ask, tiers=settings.approval.tiers,
-                              when_unsupported=settings.approval.when_unsupported)
+                              when_unsupported=settings.approval.when_unsupported,
+                              timeout_s=settings.approval.timeout_s)
             if settings.approval.tiers else None,
             audit=AuditLog(_resolve(base, settings.audit.file)) if settings.audit.file else None,
             resource_url=settings.auth.resource_url,

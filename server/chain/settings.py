@@ -95,6 +95,8 @@ class AccessSettings(_Section):
 class ApprovalSettings(_Section):
     tiers: list[Tier] = Field(default_factory=list)
     when_unsupported: Literal["allow", "deny"] = "deny"
+    # A question nobody answers refuses the call then, rather than holding it for ever.
+    timeout_s: float = Field(300.0, gt=0, le=86400)
 
 
 class AuditSettings(_Section):

@@ -71,3 +71,18 @@ async def test_the_question_names_the_tool_and_shows_the_arguments_with_secrets_
     await run(Approver(human), text="rm -rf build", api_key="sk-123")
     assert human.asked == ["Allow the tool 'sh' (exec tier) to run with the arguments "
                            '{"text": "rm -rf build", "api_key": "[REDACTED]"}?']
+
+
+async def test_a_question_nobody_answers_refuses_the_call_when_its_time_is_up() -> None:
+    """It waited for ever: a person who walked away held the call (and its caller) open."""
+    import anyio
+
+    async def walked_away(call: ToolCall, message: str) -> Answer:
+        await anyio.sleep_forever()
+        raise AssertionError("never answered")
+
+    handler = tool("sh", tier=PermissionTier.EXEC)
+    unanswered = "Nobody answered the approval of 'sh' within 0.05 s"
+    with anyio.fail_after(30), pytest.raises(ApprovalDenied, match=unanswered):
+        await Approve(Approver(walked_away, timeout_s=0.05))(make_call(handler), run_handler)
+    assert handler.calls == 0
