@@ -123,6 +123,16 @@ class HttpSettings(_Section):
         "at the cap a new one replaces the slowest still sending its headers.",
     )
     max_connections_per_peer: int = Field(256, ge=1, le=1_000_000, description="Open HTTP connections per client IP.")
+    max_sessions: int = Field(
+        1000, ge=1, le=1_000_000,
+        description="Open MCP sessions on /mcp (each holds about 40 KB); at the cap a new one is answered 503 "
+        "until one ends or idles out.",
+    )
+    session_idle_s: float = Field(
+        1800.0, gt=0, le=7 * 24 * 3600,
+        description="A session with no request for this long is closed (a client that never finished its "
+        "handshake, or went away without saying so).",
+    )
     metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics (no arguments or secrets in them).")
 
 

@@ -130,6 +130,8 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     starlette_app = http_server.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=stateless,
+        max_sessions=app.settings.http.max_sessions,
+        session_idle_timeout=app.settings.http.session_idle_s,
         host=host,
         transport_security=security,
         custom_starlette_routes=extra_routes,

@@ -146,3 +146,22 @@ async def test_one_app_serves_http_again_after_its_first_server_stopped(toolbay:
                     result = await client.call_tool("hashsum", {"text": "abc", "algorithm": "sha1"})
         answers.append(result.content[0].text)
     assert all(hashlib.sha1(b"abc").hexdigest() in answer for answer in answers)
+
+
+async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay) -> None:
+    """5,000 initialize requests from one token all opened sessions (about 40 KB each), kept
+    for 30 minutes; [http] max_sessions bounds them."""
+    toolbay.settings.port = 0
+    toolbay.settings.http.max_sessions = 2
+    async with serving_http(toolbay) as url, httpx2.AsyncClient(timeout=60) as http:
+        opened = [await http.post(f"{url}/mcp", json=INITIALIZE, headers=JSON_HEADERS) for _ in range(2)]
+        refused = await http.post(f"{url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+        ended = await http.delete(f"{url}/mcp", headers={"mcp-session-id": opened[0].headers["mcp-session-id"],
+                                                         "mcp-protocol-version": "2025-06-18"})
+        with anyio.fail_after(30):  # the session's end is noticed by the manager's task
+            while (again := await http.post(f"{url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)).status_code == 503:
+                await anyio.sleep(0.05)
+    assert [answer.status_code for answer in opened] == [200, 200]
+    assert refused.status_code == 503
+    assert ended.status_code in (200, 204)
+    assert again.status_code == 200 and again.headers["mcp-session-id"]
