@@ -333,7 +333,13 @@ class Discovery:
         origin = "wasm:" + ref.path
         realm = self.realm_of(ref.path)
         tools: list[Entry] = [self._tool_for(ref, stem, origin, command, realm) for command in cached.commands]
-        return FileOutcome(ref.path, ref.sha256, tools, None, cached.skipped, from_cache)
+        notes = cached.skipped
+        file_name = os.path.basename(ref.path)
+        if file_name[:-len(".wasm")] != stem:
+            # 日本.wasm is served as "tool": two such files would clash without a word.
+            notes = (*notes, f"{file_name} is served as {stem!r}: a tool name is ASCII letters, digits, '_' and "
+                             "'-', at most 64 (rename the file to choose it)")
+        return FileOutcome(ref.path, ref.sha256, tools, None, notes, from_cache)
 
     def explain(self, path: str) -> Explanation:
         """Describes one file afresh (no cache read or written), keeping every help text the

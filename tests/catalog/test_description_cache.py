@@ -248,3 +248,18 @@ async def test_a_python_module_that_cannot_be_imported_is_remembered_until_a_pac
     async with CatalogKeeper.open(settings) as app:
         assert "needs.py" in {Path(s.path).name for s in app.skipped_files}
     assert [Path(path).name for path in described] == ["needs.py"]
+
+
+async def test_a_file_whose_name_is_no_tool_name_is_served_under_another_with_a_note(
+        folders: tuple[Path, Path]) -> None:
+    extensions, data = folders
+    shutil.copyfile(GREET_V2, extensions / "日本.wasm")
+    shutil.copyfile(GREET_V2, extensions / "my greet.wasm")
+    settings = load_settings(None, extensions=[extensions], data_dir=data)
+    async with CatalogKeeper.open(settings) as app:
+        names = set(app.catalog.current.names())
+        notes = app.notes()
+    assert {"tool", "my_greet"} <= names
+    assert "日本.wasm is served as 'tool': a tool name is ASCII letters, digits, '_' and '-', at most 64 " \
+        "(rename the file to choose it)" in notes
+    assert any(note.startswith("my greet.wasm is served as 'my_greet'") for note in notes)
