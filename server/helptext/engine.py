@@ -253,6 +253,9 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if rules.value_from_type_note and not takes_value:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
                                                and notes.yargs_type not in ("boolean", "count"))
+    at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
+    if at_once is not None:
+        raw = at_once.group(1)  # the value itself, typed and named as one
     choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
     value_name = None
     if raw:
@@ -290,7 +293,12 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         description=join_description(description_lines),
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
+        values_at_once=at_once is not None,
     )
+
+
+# argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
+_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]")
 
 
 # A quoted lower-case word the text gives as a value: "'auto' uses the number of CPU cores",

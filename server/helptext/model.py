@@ -34,6 +34,9 @@ class OptionSpec(NamedTuple):
     negation: str | None = None
     # The value may be left out ("--color[=WHEN]"): the flag alone is meaningful.
     value_optional: bool = False
+    # Several values after one flag (argparse's nargs: "--exclude PAT [PAT ...]"); given twice,
+    # the flag would keep only its last values.
+    values_at_once: bool = False
 
     @property
     def key(self) -> str:

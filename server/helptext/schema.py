@@ -18,7 +18,7 @@ from .records import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    ParamKind = Literal["flag", "count", "value", "values", "positional", "positionals"]
+    ParamKind = Literal["flag", "count", "value", "values", "list", "positional", "positionals"]
 
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
@@ -49,6 +49,7 @@ class ToolSchema(NamedTuple):
         argv: list[str] = []
         positionals: list[str] = []
         missing_earlier: str | None = None
+        open_list = False  # a "list" option's values end only at the next flag, or at "--"
         for param in self.params:
             value = arguments.get(param.name)
             if param.kind in ("positional", "positionals"):
@@ -70,7 +71,8 @@ class ToolSchema(NamedTuple):
                     raise ValueError(f"The argument {param.name!r} is required.")
                 continue
             argv.extend(_render_option(param, value))
-        if any(p.startswith("-") for p in positionals):
+            open_list = open_list or param.kind == "list"
+        if positionals and (open_list or any(p.startswith("-") for p in positionals)):
             argv.append("--")
         return argv + positionals
 
@@ -90,9 +92,19 @@ def _render_option(param: Param, value: Any) -> list[str]:
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{param.name!r} counts how often the flag is given: give a whole number >= 0.")
         return [param.flag] * value
-    items = value if param.kind == "values" else [value]
+    items = value if param.kind in ("values", "list") else [value]
     if not isinstance(items, list):
         raise ValueError(f"{param.name!r} takes a list of values.")
+    if param.kind == "list":
+        # "--exclude a b": each value a word of its own after the one flag ("--exclude=a" takes one).
+        texts = [_scalar(param.name, item) for item in items]
+        if not texts:
+            return []
+        dashed = next((text for text in texts if text.startswith("-") and not _NUMBER.fullmatch(text)), None)
+        if dashed is not None:
+            raise ValueError(f"{param.name!r}: the value {dashed!r} would be read as an option; "
+                             "values of this option cannot start with '-'.")
+        return [param.flag, *texts]
     out: list[str] = []
     for item in items:
         text = _scalar(param.name, item)
@@ -101,6 +113,9 @@ def _render_option(param: Param, value: Any) -> list[str]:
         else:
             out.append(f"{param.flag}={text}")
     return out
+
+
+_NUMBER = compiled(r"-\d+(?:\.\d+)?")
 
 
 def _whole(value: Any) -> Any:
@@ -241,6 +256,8 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
         text = _join(text, "Each item may itself hold several values separated by commas.")
     default = _typed_default(opt.default, value)
+    if opt.values_at_once:
+        return {"type": "array", "items": value, "minItems": 1, "description": text}, "list"
     if opt.repeatable:
         prop = {"type": "array", "items": value, "description": text}
         return prop, "values"

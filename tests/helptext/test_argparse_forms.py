@@ -97,3 +97,26 @@ def test_subparsers_with_a_metavar_list_their_commands_under_it():
     desc = describe_help(parser.format_help().encode())
     assert [s.name for s in desc.subcommands] == ["environment", "requirements", "poetry"]
     assert desc.positionals == ()
+
+
+def test_several_values_after_one_flag_reach_the_program_as_its_parser_reads_them():
+    """``--exclude PAT [PAT ...]`` (nargs="+") took one value; given twice, argparse keeps the
+    last list only. The argv built from the schema is parsed by the program's own parser."""
+    from toolbay.helptext import build_tool_schema
+
+    parser = _parser("lint")
+    parser.add_argument("--exclude", nargs="+", help="patterns to skip")
+    parser.add_argument("--level", choices=["low", "high"], nargs="+", help="levels")
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("paths", nargs="*", help="files to check")
+    schema = build_tool_schema(describe_help(parser.format_help().encode()))
+    exclude = schema.input_schema["properties"]["exclude"]
+    assert (exclude["type"], exclude["minItems"]) == ("array", 1)
+    assert schema.input_schema["properties"]["level"]["items"] == {"type": "string", "enum": ["low", "high"]}
+    argv = schema.to_argv({"exclude": ["*.tmp", "build"], "level": ["low", "high"], "quiet": True,
+                           "paths": ["a.py", "b.py"]})
+    parsed = parser.parse_args(argv)
+    assert (parsed.exclude, parsed.level, parsed.quiet, parsed.paths) == (
+        ["*.tmp", "build"], ["low", "high"], True, ["a.py", "b.py"])
+    # Without positionals after it, no "--" is needed.
+    assert parser.parse_args(schema.to_argv({"exclude": ["x"]})).exclude == ["x"]
