@@ -94,10 +94,23 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
                 if fd is not None:
                     os.close(fd)
         except FileNotFoundError:
-            logger.warning("extension folder %s does not exist; skipping it", folder)
+            _warn_once(folder, "extension folder %s does not exist; skipping it")
         except NotADirectoryError:
-            logger.warning("extension folder %s is a file, not a folder; skipping it", folder)
+            _warn_once(folder, "extension folder %s is a file, not a folder; skipping it")
+        else:
+            _missing_folders.discard(str(folder))
     return found
+
+
+# Folders already said to be missing: every rescan (each change the watcher sees) would say
+# it again. Said again once the folder has come and gone.
+_missing_folders: set[str] = set()
+
+
+def _warn_once(folder: Path | str, message: str) -> None:
+    if str(folder) not in _missing_folders:
+        _missing_folders.add(str(folder))
+        logger.warning(message, folder)
 
 
 def _name_of(entry: os.DirEntry[str]) -> str:

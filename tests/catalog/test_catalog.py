@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import BUNDLED_EXTENSIONS
@@ -81,3 +83,20 @@ def test_a_trusted_definition_is_the_one_init_makes() -> None:
     made = ToolDefinition(*values, version="1.2.0")
     assert trusted == made
     assert all(getattr(trusted, field.name) == getattr(made, field.name) for field in fields(ToolDefinition))
+
+
+def test_a_missing_extension_folder_is_said_once_until_it_comes_and_goes(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Every rescan (one per change the watcher sees) said it again."""
+    from toolbay.discovery import scan_files
+
+    folder = tmp_path / "later"
+    caplog.set_level(logging.WARNING, logger="toolbay.discovery")
+    for _ in range(3):
+        scan_files([folder])
+    folder.mkdir()
+    scan_files([folder])
+    folder.rmdir()
+    scan_files([folder])
+    said = [r.getMessage() for r in caplog.records if "does not exist" in r.getMessage()]
+    assert said == [f"extension folder {folder} does not exist; skipping it"] * 2
