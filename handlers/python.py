@@ -41,6 +41,7 @@ class PythonHandler(Handler):
                 handed_out.add(value)
             return value, problem
 
+        arguments = whole_numbers(arguments, self.definition.input_schema)
         try:
             answer = await self.pool.call(name, arguments, self.env, credential)
         except WorkerFailed as failed:
@@ -55,6 +56,37 @@ class PythonHandler(Handler):
 
     async def close(self) -> None:
         await self.pool.close()
+
+
+def whole_numbers(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``1.0`` as ``1`` where the schema asks for an integer: JSON Schema counts 1.0 an integer,
+    and clients write it (Python's json does), but ``range(1.0)`` or ``relativedelta(months=1.0)``
+    in the tool would refuse it with a TypeError the model cannot act on."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return arguments
+    changed: dict[str, Any] | None = None
+    for key, value in arguments.items():
+        declared = properties.get(key)
+        if not isinstance(declared, Mapping):
+            continue
+        whole = _whole(value, declared)
+        if whole is not value:
+            changed = changed if changed is not None else dict(arguments)
+            changed[key] = whole
+    return changed if changed is not None else arguments
+
+
+def _whole(value: Any, schema: Mapping[str, Any]) -> Any:
+    kinds = schema.get("type")
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds or ())
+    if isinstance(value, float) and "integer" in kinds and "number" not in kinds and value.is_integer():
+        return int(value)
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, Mapping):
+        converted = [_whole(item, items) for item in value]
+        return converted if any(a is not b for a, b in zip(converted, value, strict=True)) else value
+    return value
 
 
 def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) -> ToolResult:

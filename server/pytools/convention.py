@@ -96,5 +96,9 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         return None
     schema = {"type": "object", **schema}
     schema.setdefault("properties", {})
+    if not any(key in schema for key in ("additionalProperties", "patternProperties", "unevaluatedProperties")):
+        # Validation refuses arguments the schema does not name (toolbay.chain.validate): the
+        # schema a client is shown says so too.
+        schema["additionalProperties"] = False
     description = item.get("description")
     return PythonToolSpec(name, description if isinstance(description, str) else "", schema)

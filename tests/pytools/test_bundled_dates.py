@@ -40,3 +40,19 @@ async def test_info_and_a_bad_date_says_how_to_write_one(toolbay: Toolbay) -> No
     assert (info.structured["weekday"], info.structured["iso_week"]) == ("Sunday", "2020-W53")
     bad = await call(toolbay, "dates_info", {"date": "03/01/2021"})
     assert bad.is_error and "YYYY-MM-DD" in bad.text
+
+
+async def test_a_whole_number_written_as_a_float_counts_as_that_integer(toolbay: Toolbay) -> None:
+    """Python's json writes 1.0; JSON Schema calls it an integer, and the tool refused it with
+    "'float' object cannot be interpreted as an integer"."""
+    as_int = await call(toolbay, "dates_add", {"date": "2024-01-31", "months": 1, "years": 1})
+    as_float = await call(toolbay, "dates_add", {"date": "2024-01-31", "months": 1.0, "years": 1.0})
+    assert not as_float.is_error, as_float.text
+    assert as_float.structured == as_int.structured
+
+
+async def test_the_listed_schemas_say_that_unknown_arguments_are_refused(toolbay: Toolbay) -> None:
+    definition = toolbay.catalog.current.get("dates_add").definition  # type: ignore[union-attr]
+    assert definition.input_schema["additionalProperties"] is False
+    refused = await call(toolbay, "dates_add", {"date": "2024-01-31", "hours": 3})
+    assert refused.is_error and "hours" in refused.text
