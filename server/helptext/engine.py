@@ -126,7 +126,8 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         # pylint's argparse group "Commands" holds options ("--list-msgs") that act as commands
         options.extend(e for e in entries if FLAG_START.match(e.head))
         return
-    entries, loose = read_entries(section.lines, _is_option_start)
+    lines = _prose_rejoined(section.lines) if section.kind == "untitled" else section.lines
+    entries, loose = read_entries(lines, _is_option_start)
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
             and (split := _subparser_block(section.lines, usage)):
@@ -142,6 +143,24 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
 
 
 _STRAY = compiled(r"^([a-z_][\w-]*)\s{2,}(\S.*)$")
+# A flag that a wrapped sentence put at the start of a line: "... kept as written unless" /
+# "--sort-keys is given. Fails if ...": a lower-case word follows it, with no column gap.
+_FLAG_IN_PROSE = compiled(r"^-{1,2}[A-Za-z][\w-]* [a-z]")
+
+
+def _prose_rejoined(lines: list[str]) -> list[str]:
+    """The lines, with each wrapped sentence line that starts with a flag joined to the line
+    before it, so that it is read as prose, not as an option."""
+    out: list[str] = []
+    for line in lines:
+        text = line.strip()
+        before = out[-1].rstrip() if out else ""
+        if (before and not before.endswith((".", ":", "!", "?")) and not _is_option_start(before)
+                and indent_of(line) == indent_of(before) and _FLAG_IN_PROSE.match(text) and "  " not in text):
+            out[-1] = f"{before} {text}"
+            continue
+        out.append(line)
+    return out
 
 
 def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: UsageFacts) -> list[HelpEntry]:
@@ -405,7 +424,9 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
             continue
         kept.append(paragraph)
     about = _first_sentence(kept[0]) if kept else ""
-    if kept:  # the model reads about and description together: do not say the about line twice
+    if kept and not about.endswith("…"):
+        # The model reads about and description together: do not say the about line twice. A
+        # shortened about ("…") leaves its paragraph whole in the description.
         kept[0] = kept[0][len(about):].strip()
     description = "\n\n".join(k for k in kept if k)
     return name, version, about, description
@@ -415,7 +436,13 @@ def _first_sentence(paragraph: str) -> str:
     if len(paragraph) <= 160:
         return paragraph
     found = re.search(r"[.!?](?=\s+[A-Z(])", paragraph)
-    return paragraph[: found.end()] if found and found.end() <= 300 else paragraph[:160].rstrip() + "…"
+    if not found or found.end() > 300:
+        # The next sentence may start with a lower-case word ("... naming style. upper, lower
+        # and title work ..."): a stop after a whole word (not "e.g.") ends this one.
+        found = re.search(r"(?<=[a-z]{3})[.!?](?=\s)", paragraph)
+    if found and found.end() <= 300:
+        return paragraph[: found.end()]
+    return paragraph[:160].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"  # at a word's end
 
 
 def _is_sentence(head: str) -> bool:

@@ -252,7 +252,7 @@ def test_an_option_named_in_the_description_takes_its_words_from_the_list_of_opt
                      "Flags:\n      --compact     print on one line\n"
                      "      --sort-keys   sort object keys alphabetically\n")
     assert [(o.long, o.description) for o in desc.options] == [
-        ("--sort-keys", "sort object keys alphabetically"), ("--compact", "print on one line")]
+        ("--compact", "print on one line"), ("--sort-keys", "sort object keys alphabetically")]
 
 
 def test_click_ranges_become_bounds_and_its_flag_pair_default_says_which_form_is_on():
@@ -280,3 +280,28 @@ def test_a_positional_default_is_the_schema_default_and_whole_number_defaults_st
     assert schema["path"]["default"] == ["."]
     # 4.0 is refused by a program that parses an integer (clap's usize).
     assert schema["threads"]["default"] == 4 and isinstance(schema["threads"]["default"], int)
+
+
+def test_a_long_first_sentence_is_cut_at_a_word_and_no_letter_is_lost():
+    """textkit case's description read "... each line as an ident…" then "fier (words ...":
+    the cut dropped the letter the ellipsis stood in for."""
+    text = ("Convert text to another letter case or naming style. upper, lower and title work on the "
+            "whole text; snake, kebab, camel and pascal convert each line as an identifier (words are "
+            "split on spaces).\n\nUsage: case [OPTIONS]\n\nOptions:\n  -h, --help  Print help\n")
+    desc = _describe(text)
+    assert desc.about == "Convert text to another letter case or naming style."
+    assert "each line as an identifier (words are split on spaces)." in desc.description
+    unbroken = _describe(("word " * 60).strip() + "\n\nUsage: w [OPTIONS]\n\nOptions:\n  -h, --help  Print help\n")
+    assert unbroken.about.endswith("word…") and "word " * 59 in unbroken.description
+
+
+def test_a_flag_that_a_wrapped_sentence_puts_first_on_a_line_stays_in_the_sentence():
+    """jsonkit fmt's description stopped at "unless": the next line, "--sort-keys is given.", was read
+    as an option."""
+    text = ("Pretty-print a JSON document.\n\nReads the document and prints it re-formatted. Key order is kept"
+            " unless\n--sort-keys is given. Fails if the input is not JSON.\n\nUsage:\n  fmt [flags]\n\n"
+            "Flags:\n      --sort-keys   sort object keys\n  -h, --help        help for fmt\n")
+    desc = _describe(text)
+    assert desc.description.endswith("Key order is kept unless --sort-keys is given. Fails if the input is not JSON.")
+    assert [o.long for o in desc.options if o.long == "--sort-keys"] == ["--sort-keys"]
+    assert next(o for o in desc.options if o.long == "--sort-keys").description == "sort object keys"
