@@ -238,6 +238,12 @@ def call(
     from toolbay.commands import call_once
 
     result = _run(call_once, settings, tool, arguments)
+    if result.is_error and isinstance(result.meta.get("refusal"), dict):
+        # The call was refused before the tool ran (arguments, scopes, limits): bad input,
+        # said on stderr with exit 2 as every such error of the CLI. A tool that ran and failed
+        # prints what it said, with exit 1.
+        sys.stderr.write(result.text if result.text.endswith("\n") else result.text + "\n")
+        raise typer.Exit(2)
     if result.text:
         sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     if result.is_error:

@@ -201,15 +201,21 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
     can name the closest tools. Raises ``UnknownTool`` for a name no file serves."""
     from toolbay.assembly import assemble
 
-    async with assemble(settings, watch=False, file_filter=partial(may_serve, tool)) as app:
-        if app.catalog.current.get(tool) is not None:
-            return await _call(app, tool, arguments)
+    if tool not in _ABOUT_THE_WHOLE_CATALOG:
+        async with assemble(settings, watch=False, file_filter=partial(may_serve, tool)) as app:
+            if app.catalog.current.get(tool) is not None:
+                return await _call(app, tool, arguments)
     async with assemble(settings, watch=False) as app:
         if app.catalog.current.get(tool) is None:
             names = [definition.name for definition in app.catalog.current.definitions()]
             raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
                               where_listed="`toolbay list` shows the tools.")
         return await _call(app, tool, arguments)
+
+
+# Built-ins whose answer is about every tool: with only their own "file" described, search_tools
+# searched the roles and built-ins alone.
+_ABOUT_THE_WHOLE_CATALOG = frozenset({"search_tools", "refresh_tools"})
 
 
 def may_serve(tool: str, path: str) -> bool:

@@ -158,9 +158,20 @@ def test_the_bundled_extensions_and_roles_are_the_default(shared_data_dir: Path)
 def test_call_checks_arguments_against_the_schema_like_a_served_call(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["call", "hashsum", "--args", '{"algo": "md5", "text": 5}',
                                  "--data-dir", str(shared_data_dir)])
-    assert result.exit_code == 1
-    assert "$.text: expected string" in result.stdout
-    assert "$.algo: unknown property" in result.stdout
+    # Refused before the tool ran: bad input, on stderr with exit 2 (a tool that fails: 1, stdout).
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "$.text: expected string" in result.stderr
+    assert "$.algo: unknown property" in result.stderr
+
+
+def test_call_of_search_tools_searches_every_tool_as_the_server_does(shared_data_dir: Path) -> None:
+    """It described only the roles and built-ins (the files that could serve 'search_tools')."""
+    called = runner.invoke(app, ["call", "search_tools", '{"query": "message digest checksum"}',
+                                 "--data-dir", str(shared_data_dir)])
+    searched = runner.invoke(app, ["search", "message digest checksum", "--json", "--data-dir", str(shared_data_dir)])
+    assert called.exit_code == 0 and searched.exit_code == 0, called.output
+    assert json.loads(searched.stdout)["results"][0]["name"] == "hashsum"
+    assert '"name": "hashsum"' in called.stdout
 
 
 def test_list_json_gives_each_tools_input_schema(shared_data_dir: Path) -> None:
