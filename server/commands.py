@@ -115,25 +115,34 @@ async def serve_until_stopped(settings: Settings, protocol: ImportInBackground |
     if settings.transport != "stdio":
         _refuse_unsafe_bind(settings)
     progress = _DescribeProgress()
-    async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s,
-                        early_compiles=early_compiles) as app:
+    try:
+        async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s,
+                            early_compiles=early_compiles) as app:
+            progress.stop()
+            await _serve(app, settings, progress, protocol)
+    finally:
+        # Ctrl-C while tools are described: the bar hides the terminal's cursor until it stops.
         progress.stop()
-        if protocol is not None:
-            await protocol.loaded()
-        from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
-        if settings.transport == "stdio":
-            if sys.stdin.isatty():
-                # Someone typed the command: say what it is waiting for, or it looks hung.
-                count = len(app.catalog.current.definitions())
-                progress.console.print(
-                    f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
-                    "(an MCP client starts this command itself; Ctrl-C stops it)",
-                    markup=False, highlight=False, soft_wrap=True)
-            await serve_stdio(app)
-            await _run_jobs_to_their_end(app, settings)
-        else:
-            await serve_http(app, build_http_app(app))
+
+async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
+                 protocol: ImportInBackground | None) -> None:
+    if protocol is not None:
+        await protocol.loaded()
+    from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
+
+    if settings.transport == "stdio":
+        if sys.stdin.isatty():
+            # Someone typed the command: say what it is waiting for, or it looks hung.
+            count = len(app.catalog.current.definitions())
+            progress.console.print(
+                f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
+                "(an MCP client starts this command itself; Ctrl-C stops it)",
+                markup=False, highlight=False, soft_wrap=True)
+        await serve_stdio(app)
+        await _run_jobs_to_their_end(app, settings)
+    else:
+        await serve_http(app, build_http_app(app))
 
 
 async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -52,10 +52,11 @@ def _drain(master: int, seen: bytearray) -> None:
         seen += chunk
 
 
-def _serve_on_a_terminal(data_dir: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+def _serve_on_a_terminal(data_dir: Path, *extra: str, extensions: Path = BUNDLED_EXTENSIONS,
+                         ) -> tuple[subprocess.Popen[bytes], int]:
     master, slave = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(BUNDLED_EXTENSIONS),
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions),
          "--data-dir", str(data_dir), *extra],
         stdin=slave, stdout=slave, stderr=slave, cwd=REPO_ROOT, start_new_session=True,
     )
@@ -63,10 +64,10 @@ def _serve_on_a_terminal(data_dir: Path, *extra: str) -> tuple[subprocess.Popen[
     return process, master
 
 
-def _interrupt_once_seen(data_dir: Path, wanted: bytes) -> None:
+def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDLED_EXTENSIONS) -> bytes:
     """Serves on a terminal, sends SIGINT once ``wanted`` is on the terminal, and checks the
-    server stopped cleanly: exit status 0, no traceback."""
-    process, master = _serve_on_a_terminal(data_dir)
+    server stopped cleanly: exit status 0, no traceback. Returns what the terminal showed."""
+    process, master = _serve_on_a_terminal(data_dir, extensions=extensions)
     seen = bytearray()
     try:
         _read_until(master, wanted, seen)
@@ -80,6 +81,19 @@ def _interrupt_once_seen(data_dir: Path, wanted: bytes) -> None:
         os.close(master)
     assert returncode == 0, bytes(seen)
     assert b"Traceback" not in seen and b"Fatal Python error" not in seen
+    return bytes(seen)
+
+
+def test_ctrl_c_while_the_progress_bar_is_drawn_gives_the_terminal_its_cursor_back(tmp_path: Path) -> None:
+    """The bar hides the cursor; a Ctrl-C during it left the user's shell without one."""
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    (extensions / "aaa.wasm").write_bytes((FIXTURE_WASM / "echo.wasm").read_bytes())  # done first: the bar appears
+    (extensions / "zzz.wasm").write_bytes((FIXTURE_WASM / "spin.wasm").read_bytes())  # its help never ends
+    shown = _interrupt_once_seen(tmp_path / "data", b"describing tools", extensions)
+    hidden = shown.rfind(b"\x1b[?25l")
+    assert hidden >= 0, shown
+    assert b"\x1b[?25h" in shown[hidden:], shown[-400:]
 
 
 def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it(shared_data_dir: Path) -> None:
