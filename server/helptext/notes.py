@@ -100,15 +100,23 @@ class Notes(NamedTuple):
 _CLICK_EXTRA = compiled(r"\[([^\[\]]*;[^\[\]]*)\]")
 
 
+# A default written as words about the value, not the value: "(default: the whole document)",
+# "(default: current directory)". A client that fills in defaults would send them.
+_PROSE_START = frozenset({"the", "a", "an", "all", "every", "each", "current", "same", "your", "its"})
+
+
 def read_notes(lines: list[str]) -> Notes:
     text = _unwrap_hyphens(lines)
     default = None
     for pattern in _DEFAULT:
         found = pattern.search(text)
         if found:
-            default = unquote(found.group(1).strip())
-            if len(default.split()) > 3 and default[:1] not in "\"'":
-                default = None  # prose in parentheses, not a value
+            raw_default = found.group(1).strip()
+            default = unquote(raw_default)
+            words = default.split()
+            prose = len(words) > 3 or (len(words) > 1 and words[0].lower() in _PROSE_START)
+            if prose and raw_default[:1] not in "\"'`":
+                default = None  # prose in parentheses ("the whole document"), not a value to send
             break
     choices: tuple[str, ...] = ()
     for pattern in _CHOICES:

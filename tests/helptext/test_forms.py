@@ -305,3 +305,18 @@ def test_a_flag_that_a_wrapped_sentence_puts_first_on_a_line_stays_in_the_senten
     assert desc.description.endswith("Key order is kept unless --sort-keys is given. Fails if the input is not JSON.")
     assert [o.long for o in desc.options if o.long == "--sort-keys"] == ["--sort-keys"]
     assert next(o for o in desc.options if o.long == "--sort-keys").description == "sort object keys"
+
+
+def test_a_default_written_as_words_about_the_value_is_no_default():
+    """jsonkit keys offered "the whole document" as the default of --path, which a client that
+    fills in defaults would send; a quoted or one-word default is kept."""
+    desc = _describe("Usage: keys [flags]\n\nFlags:\n"
+                     "      --path string   where to look (default: the whole document)\n"
+                     "      --dir string    folder (default: current directory)\n"
+                     "      --name string   a name (default \"the end\")\n"
+                     "      --mode string   how (default: all)\n"
+                     "  -h, --help          help for keys\n")
+    defaults = {o.long: o.default for o in desc.options}
+    assert defaults["--path"] is None and defaults["--dir"] is None
+    assert defaults["--name"] == "the end" and defaults["--mode"] == "all"
+    assert "default" not in build_tool_schema(desc).input_schema["properties"]["path"]
