@@ -114,8 +114,8 @@ def read_notes(lines: list[str]) -> Notes:
             raw_default = found.group(1).strip()
             default = unquote(raw_default)
             words = default.split()
-            prose = len(words) > 3 or (len(words) > 1 and words[0].lower() in _PROSE_START)
-            if prose and raw_default[:1] not in "\"'`":
+            worded = len(words) > 3 or (len(words) > 1 and words[0].lower() in _PROSE_START)
+            if worded and raw_default[:1] not in "\"'`":
                 default = None  # prose in parentheses ("the whole document"), not a value to send
             break
     choices: tuple[str, ...] = ()
