@@ -168,6 +168,8 @@ class WasmHandler(Handler):
         stdin = options.pop(STDIN_PROPERTY, None)
         if stdin is not None and not isinstance(stdin, str):
             return ToolResult.error(f"The {STDIN_PROPERTY!r} argument must be a string.")
+        if self.preopens:
+            options = self._as_guest_paths(options)
         try:
             tail = self.to_argv(options)
         except ValueError as error:
@@ -183,6 +185,35 @@ class WasmHandler(Handler):
             preopens=self.preopens,
             limits=self.limits,
         )
+
+    def _as_guest_paths(self, options: dict[str, Any]) -> dict[str, Any]:
+        """A path argument given as the host's own path into the workspace (the model read it in
+        the user's request: "/home/ann/project/data.json") as the guest sees that file
+        ("/workspace/data.json"); the guest cannot see host paths. Only for properties the
+        schema says are paths; any other path stays as given."""
+        properties = self.definition.input_schema.get("properties") or {}
+        for key, value in options.items():
+            schema = properties.get(key)
+            if not isinstance(schema, Mapping):
+                continue
+            if schema.get("format") == "path" and isinstance(value, str):
+                options[key] = self._guest_path(value)
+            elif isinstance(value, list) and isinstance(schema.get("items"), Mapping) \
+                    and schema["items"].get("format") == "path":
+                options[key] = [self._guest_path(v) if isinstance(v, str) else v for v in value]
+        return options
+
+    def _guest_path(self, value: str) -> str:
+        if not os.path.isabs(value):
+            return value
+        for preopen in self.preopens:
+            host = os.fspath(preopen.host_path)
+            if value == host:
+                return preopen.guest_path
+            if value.startswith(host.rstrip(os.sep) + os.sep):
+                inside = os.path.relpath(value, host).replace(os.sep, "/")
+                return f"{preopen.guest_path.rstrip('/')}/{inside}"
+        return value
 
     def _outcome(self, result: RunResult) -> ToolResult:
         outcome = tool_result_from_run(self.name, result, self.limits)

@@ -292,6 +292,9 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         kind = value_type(value_name, raw)
         if kind in ("integer", "number") and _names_a_word_value(join_description(description_lines), value_name):
             kind = "string"  # "-j N  … 'auto' uses every core": a number type would refuse "auto"
+        elif kind == "string" and (value_name or "").lower() in _GENERIC_VALUE_NAMES and head.longs:
+            # pflag prints the type, not a name ("--file string"): the option's name says what it is.
+            kind = value_type(head.longs[0].lstrip("-"), None)
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         kind = _type_from_default(default)
@@ -315,6 +318,9 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         values_at_once=at_once is not None,
     )
 
+
+# Value names that only say "some text" (pflag prints the type: "--file string").
+_GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})
 
 # argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
 _SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]")

@@ -444,3 +444,23 @@ def test_token_new_refuses_a_client_id_with_a_line_break_and_names_the_setting_a
     assert odd.exit_code == 0
     # It named "[chain.auth] scopes", a setting that does not exist.
     assert '[chain.access.scopes."tools:admin"]' in odd.stderr
+
+
+def test_a_path_argument_given_as_the_hosts_own_path_into_the_workspace_reaches_the_file(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """A model that read "/home/ann/project/data/doc.json" in the request sends that; the sandbox
+    sees the workspace at /workspace, and jsonkit said "Bad file number"."""
+    import hashlib
+
+    workspace = tmp_path / "project"
+    (workspace / "data").mkdir(parents=True)
+    document = workspace / "data" / "doc.json"
+    document.write_text('{"b": 1, "a": 2}')
+    common = ["--workspace", str(workspace), "--data-dir", str(shared_data_dir)]
+    keys = runner.invoke(app, ["call", "jsonkit_keys", json.dumps({"file": str(document)}), *common])
+    digest = runner.invoke(app, ["call", "hashsum", json.dumps({"file": str(document)}), *common])
+    outside = runner.invoke(app, ["call", "hashsum", json.dumps({"file": str(tmp_path / "elsewhere.txt")}), *common])
+    assert keys.exit_code == 0, keys.output
+    assert sorted(json.loads(keys.stdout)) == ["a", "b"]
+    assert digest.exit_code == 0 and digest.stdout.strip() == hashlib.sha256(document.read_bytes()).hexdigest()
+    assert outside.exit_code == 1  # a path outside the workspace is not reachable, and is not rewritten

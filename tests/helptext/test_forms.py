@@ -320,3 +320,11 @@ def test_a_default_written_as_words_about_the_value_is_no_default():
     assert defaults["--path"] is None and defaults["--dir"] is None
     assert defaults["--name"] == "the end" and defaults["--mode"] == "all"
     assert "default" not in build_tool_schema(desc).input_schema["properties"]["path"]
+
+
+def test_a_pflag_value_named_only_by_its_type_is_a_path_when_the_option_names_a_file():
+    desc = _describe("Usage:\n  kit keys [flags]\n\nFlags:\n      --file string   document read from this file\n"
+                     "      --cache-dir string   where to keep things\n      --input string   inline text\n"
+                     "  -h, --help          help for keys\n")
+    types = {o.long: o.type for o in desc.options}
+    assert types["--file"] == "path" and types["--cache-dir"] == "path" and types["--input"] == "string"
