@@ -54,8 +54,15 @@ def prompt_handlers(app: Toolbay) -> dict[str, Any]:
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         role = _role(app, params.name)
+        given = params.arguments or {}
+        unknown = sorted(set(given) - {argument.name for argument in role.arguments})
+        if unknown:
+            # As the agent_ tool refuses them: a misspelt argument would be dropped silently.
+            known = ", ".join(argument.name for argument in role.arguments) or "none"
+            raise MCPError(code=types.INVALID_PARAMS,
+                           message=f"prompt {role.name!r} takes no argument {unknown[0]!r}; its arguments: {known}")
         try:
-            text = role.render(params.arguments or {})
+            text = role.render(given)
         except MissingArguments as missing:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"prompt {role.name!r}: " + "; ".join(missing.problems)) from None

@@ -53,6 +53,8 @@ async def test_get_fills_the_arguments_and_refuses_a_missing_required_one(make_s
                     await client.get_prompt("json-reviewer", {"path": "a.json", "strictness": "furious"})
                 with pytest.raises(MCPError) as unknown:
                     await client.get_prompt("no-such-role")
+                with pytest.raises(MCPError) as misspelt:  # was dropped silently
+                    await client.get_prompt("json-reviewer", {"path": "a.json", "strictnes": "strict"})
     [message] = got.messages
     assert message.role == "user"
     text = message.content.text  # type: ignore[union-attr]
@@ -61,6 +63,9 @@ async def test_get_fills_the_arguments_and_refuses_a_missing_required_one(make_s
     assert "'path' is required" in missing.value.error.message
     assert outside.value.error.code == types.INVALID_PARAMS and "lenient, strict" in outside.value.error.message
     assert unknown.value.error.code == types.INVALID_PARAMS and "json-reviewer" in unknown.value.error.message
+    assert misspelt.value.error.code == types.INVALID_PARAMS
+    assert misspelt.value.error.message == ("prompt 'json-reviewer' takes no argument 'strictnes'; its arguments: "
+                                            "path, strictness")
 
 
 async def test_completion_offers_an_arguments_choices(make_settings: Any) -> None:
