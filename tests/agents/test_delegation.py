@@ -167,7 +167,7 @@ async def test_a_client_with_neither_gets_the_role_prompt_and_task_to_act_on_its
     text = text_of(result)
     assert "No sub-agent was started" in text and "neither" in text
     assert "You are a careful reviewer of JSON configuration files. You review `conf.json`" in text
-    assert "strictness:\nstrict" in text and text.rstrip().endswith("Review it.")
+    assert "Strictness asked for: strict (" in text and text.rstrip().endswith("Review it.")
     assert "_subagent" not in (result.meta or {})
     assert structured(result)["path"] == "fallback"
 

@@ -58,7 +58,7 @@ async def test_get_fills_the_arguments_and_refuses_a_missing_required_one(make_s
     [message] = got.messages
     assert message.role == "user"
     text = message.content.text  # type: ignore[union-attr]
-    assert "You review `app/conf.json` (strictness:\nstrict;" in text and "{{" not in text
+    assert "You review `app/conf.json`.\nStrictness asked for: strict (" in text and "{{" not in text
     assert missing.value.error.code == types.INVALID_PARAMS
     assert "'path' is required" in missing.value.error.message
     assert outside.value.error.code == types.INVALID_PARAMS and "lenient, strict" in outside.value.error.message
