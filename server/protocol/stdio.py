@@ -36,7 +36,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from toolbay.protocol.parse_errors import error_for, error_message
-from toolbay.protocol.quick_lane import QuickLane
+from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
 logger = logging.getLogger(__name__)
@@ -196,8 +196,15 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                 if lane is not None and (answer := lane.take(message)) is not None:
                     lane_calls.start_soon(answer, outgoing.send)
                     return
-            elif lane is not None and isinstance(message, types.JSONRPCNotification):
-                lane.cancel(message)
+            elif isinstance(message, types.JSONRPCNotification):
+                cancelled = cancelled_request_id(message)
+                if cancelled is not None:
+                    # This protocol answers no cancelled request: waiting for its answer when the
+                    # client leaves held the server past the client's patience, which then killed
+                    # it before its running jobs could go on without the client.
+                    unanswered.answered(cancelled)
+                if lane is not None:
+                    lane.cancel(message)
         await incoming_send.send(item)
 
     async def read_lines() -> None:

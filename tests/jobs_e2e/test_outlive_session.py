@@ -87,6 +87,23 @@ async def test_a_stdio_server_whose_client_left_finishes_its_job_and_a_new_serve
     assert "every job has ended and is recorded" in after_client_log(folders)
 
 
+async def test_a_job_outlives_its_stdio_client_even_after_the_client_gave_up_waiting_for_it(
+        folders: dict[str, Path]) -> None:
+    """A job_wait the client cancelled (Esc in a client) was counted as a request still to
+    answer: the server waited for it 30 s after the client left, the client killed it after 2,
+    and the running job was lost (still 'running' in the folder, run again later)."""
+    async with Client(stdio(folders), mode="legacy") as client:
+        job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/go"}))
+        with anyio.move_on_after(1):  # the client stops waiting: the SDK sends notifications/cancelled
+            await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 50})
+    assert servers_on(folders["data"]), ("the server should still be running its job", after_client_log(folders))
+    (folders["workspace"] / "go1").touch()
+    with anyio.fail_after(60):
+        while servers_on(folders["data"]):
+            await anyio.sleep(0.1)
+    assert "every job has ended and is recorded" in after_client_log(folders)
+
+
 async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrupted(
         folders: dict[str, Path], tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
