@@ -12,7 +12,9 @@ which answers as documented. ``toolbay.cli`` declares the same options for typer
 from __future__ import annotations
 
 import contextlib
+import signal
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 TRANSPORTS = ("stdio", "http", "sse")
@@ -97,6 +99,11 @@ def serve(
         from toolbay.detach import detach_from_client
 
         detach_from_client()  # before any thread: jobs may outlive the client
+    # SIGTERM (docker stop, systemd, Kubernetes) stops the server as Ctrl-C does, through its
+    # shutdown: uvicorn catches it while serving, then raises it again once it has stopped, and
+    # Python's default action for it would end the process before toolbay's own shutdown (jobs
+    # recorded interrupted, a replica's lease dropped, Python workers stopped).
+    signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
     from toolbay.first_start import compile_early
 
     # On a first start the tools compile while the server's own modules load.
@@ -117,3 +124,11 @@ def serve(
         # import lock, and a finaliser that imports (redis's connection pool does) would wait
         # for it for ever at the interpreter's shutdown.
         protocol.wait(_IMPORT_WAIT_S)
+
+
+def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """Whatever Ctrl-C does now: uvicorn's handler while it serves (it stops serving), the
+    event loop's otherwise (it cancels the main task, whose shutdown then runs)."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)

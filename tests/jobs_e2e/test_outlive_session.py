@@ -135,3 +135,32 @@ async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrup
             assert "check first what it already changed" in text(stopped)
             result = await call(client, "job_result", {"job_id": write_job})
             assert result.is_error and "call progress_w again" in text(result)
+
+
+async def test_sigterm_stops_an_http_server_through_its_shutdown_as_ctrl_c_does(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    """docker stop, systemd and Kubernetes send SIGTERM. uvicorn raised it again once it had
+    stopped serving, and Python's default action ended the process before toolbay's shutdown:
+    its jobs stayed 'running' in the folder, and the next server ran the read-tier one again."""
+    import json
+    import signal
+    import subprocess
+
+    config = tmp_path / "toolbay.toml"
+    config.write_text("\n".join([
+        f"extensions = [{str(folders['extensions'])!r}]", f"data_dir = {str(folders['data'])!r}",
+        f"workspace = {str(folders['workspace'])!r}", 'tiers = {"progress_w" = "write"}', "",
+    ]), encoding="utf-8")
+    gate = {"steps": 1, "step_ms": 0}
+    with server_process(config, tmp_path / "toolbay.log") as (process, url):
+        async with http_client(url) as client:
+            read_job = structured(await call(client, "progress_bg", {**gate, "gate": "/workspace/r"}))["job_id"]
+            write_job = structured(await call(client, "progress_w", {**gate, "gate": "/workspace/w"}))["job_id"]
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0, (tmp_path / "toolbay.log").read_text(errors="replace")[-2000:]
+    log = (tmp_path / "toolbay.log").read_text(errors="replace")
+    for job_id in (read_job, write_job):
+        shown = subprocess.run(
+            [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", "anonymous",
+             "--data-dir", str(folders["data"])], capture_output=True, text=True, check=False)
+        assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr, log[-2000:])
