@@ -33,3 +33,38 @@ async def test_printing_and_crashing_modules_leave_the_stdio_wire_clean(python_d
             assert crashed.is_error and "SIGSEGV" in text_of(crashed)
             again = await client.call_tool("greet", {"name": "wire"})
             assert text_of(again) == "Hello, wire!"
+
+
+async def test_a_worker_dies_with_its_server_even_when_the_server_is_killed(python_dir: Path, tmp_path: Path) -> None:
+    """After kill -9 of the server, a worker in the middle of a call ran it to the end on its own,
+    which the next server then reported unfinished or ran again beside it."""
+    import signal
+
+    from tests.jobs_e2e.conftest import http_client
+    from tests.jobs_e2e.test_crash_restart import server_process
+
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f"extensions = [{str(python_dir)!r}]\ndata_dir = {str(tmp_path / 'data')!r}\n"
+                      "[jobs]\nsync_budget_s = 0.1\n[python]\nconfine = false\n", encoding="utf-8")
+    with server_process(config, tmp_path / "toolbay.log") as (process, url):
+        async with http_client(url) as client:
+            looping = await client.call_tool("crashy_loop", {})  # never ends: goes on as a job
+            assert "job" in text_of(looping), text_of(looping)
+        workers = _children(process.pid)
+        assert workers, "the looping call's worker should be running"
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    with anyio.fail_after(30):
+        while any(_state_of(pid) not in ("gone", "Z") for pid in workers):
+            await anyio.sleep(0.05)
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _state_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return "gone"

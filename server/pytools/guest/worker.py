@@ -33,6 +33,27 @@ _CLONE_NEWNET = 0x40000000
 _HEADER = struct.Struct(">I")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
+
+
+def _die_with_the_server() -> None:
+    """The worker is killed when the server dies, however it dies (kill -9 included): left
+    running, it would finish a call the server can no longer record, which the next server
+    then reports as unfinished, or runs again beside it. Linux only; elsewhere a no-op."""
+    server = os.getppid()
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != server:  # the server died before the line above: nobody is waiting
+        os._exit(1)
+
+
+_die_with_the_server()
 _in_fd = os.dup(0)
 _out_fd = os.dup(1)
 _null = os.open(os.devnull, os.O_RDWR)
