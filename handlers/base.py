@@ -38,6 +38,10 @@ class Handler(ABC):
     # whatever its scopes (a caller allowed one tool that goes on as a job must be able to poll
     # it). The server-wide allow and deny patterns still apply.
     for_every_caller: ClassVar[bool] = False
+    # Counted by the per-caller rate limits. The job tools are not: a client polls a job every
+    # couple of seconds, as the server asks it to, and the limit would cut it off from its own
+    # results (the server-wide limit still counts them).
+    counted_per_caller: ClassVar[bool] = True
     # A catalog holds thousands of handlers: a subclass that declares __slots__ too (as
     # WasmHandler does) has no __dict__ per instance; one that does not gets one as usual.
     __slots__ = ("definition", "__weakref__")

@@ -44,6 +44,7 @@ class JobTool(Handler):
 
     runs_inline = True  # a job_wait must never itself become a job
     for_every_caller = True  # a job is only ever seen by the caller who started it
+    counted_per_caller = False
 
     NAME: ClassVar[str]
     DESCRIPTION: ClassVar[str]

@@ -152,11 +152,12 @@ class RateLimiter:
             self.storage = storage
         self.strategy: LimitsStrategy = STRATEGIES[strategy](self.storage)  # type: ignore[abstract]
 
-    async def check(self, caller: str, tool: str) -> None:
+    async def check(self, caller: str, tool: str, *, per_caller: bool = True) -> None:
         """Counts one call by ``caller`` to ``tool``, or raises ``RateLimited`` without counting it
-        (``LimitsUnavailable`` when the store fails and ``on_outage`` is closed)."""
+        (``LimitsUnavailable`` when the store fails and ``on_outage`` is closed).
+        ``per_caller``: False counts it against the server-wide limit only."""
         try:
-            await self._count(caller, tool)
+            await self._count(caller, tool, per_caller)
         except RateLimited:
             raise
         except Exception as exc:  # the store's own errors (redis-py's, OSError): an outage
@@ -171,8 +172,10 @@ class RateLimiter:
             logger.warning("the rate-limit store cannot be reached (%s: %s); calls are %s while it is down",
                            type(exc).__name__, exc, "refused" if self.on_outage == "closed" else "let through")
 
-    async def _count(self, caller: str, tool: str) -> None:
-        applicable = self._applicable(caller, tool)
+    async def _count(self, caller: str, tool: str, per_caller: bool) -> None:
+        applicable = self._applicable(caller, tool, per_caller)
+        if not applicable:
+            return
         for item, identifiers, scope in applicable:
             if not await self.strategy.test(item, *identifiers):
                 raise await self._refusal(item, identifiers, scope)
@@ -181,11 +184,13 @@ class RateLimiter:
             if not await self.strategy.hit(item, *identifiers):
                 raise await self._refusal(item, identifiers, scope)
 
-    def _applicable(self, caller: str, tool: str) -> list[tuple[limits.RateLimitItem, tuple[str, ...], str]]:
-        rows: list[tuple[limits.RateLimitItem, tuple[str, ...], str]]
-        rows = [(item, ("toolbay", "tool", caller, tool), f"caller {caller!r} on tool {tool!r}")
-                for item in self.limits.per_caller_tool]
-        rows += [(item, ("toolbay", "caller", caller), f"caller {caller!r}") for item in self.limits.per_caller]
+    def _applicable(self, caller: str, tool: str,
+                    per_caller: bool = True) -> list[tuple[limits.RateLimitItem, tuple[str, ...], str]]:
+        rows: list[tuple[limits.RateLimitItem, tuple[str, ...], str]] = []
+        if per_caller:
+            rows += [(item, ("toolbay", "tool", caller, tool), f"caller {caller!r} on tool {tool!r}")
+                     for item in self.limits.per_caller_tool]
+            rows += [(item, ("toolbay", "caller", caller), f"caller {caller!r}") for item in self.limits.per_caller]
         rows += [(item, ("toolbay", "global"), "all callers together") for item in self.limits.everyone]
         return rows
 
@@ -211,4 +216,5 @@ class RateLimit(CheckStage):
         self.limiter = limiter
 
     async def check(self, call: ToolCall) -> None:
-        await self.limiter.check(principal_of(call).id, call.name)
+        per_caller = call.handler is None or call.handler.counted_per_caller
+        await self.limiter.check(principal_of(call).id, call.name, per_caller=per_caller)

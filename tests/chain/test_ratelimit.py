@@ -104,3 +104,31 @@ def test_an_unknown_storage_or_strategy_is_a_config_error() -> None:
         RateLimiter(RateLimits.parse(per_caller="1/second"), storage="nosuch://x")
     with pytest.raises(ConfigError, match="rate_limits.strategy"):
         RateLimiter(RateLimits.parse(per_caller="1/second"), strategy="leaky-bucket")
+
+
+async def test_polling_a_job_is_counted_against_the_server_wide_limit_only(clock: Clock) -> None:
+    """job_status and job_wait were refused after a caller's few calls a minute, cutting it off
+    from the results of the jobs it was told to poll every couple of seconds."""
+    from toolbay.handlers.jobs import JobStatusTool
+
+    assert JobStatusTool.counted_per_caller is False
+    limiter = RateLimiter(RateLimits.parse(per_caller="2/minute", per_caller_tool="2/minute", everyone="5/minute"))
+    for _ in range(5):
+        await limiter.check("alice", "job_status", per_caller=False)
+    with pytest.raises(RateLimited) as refused:  # the server as a whole is still protected
+        await limiter.check("alice", "job_status", per_caller=False)
+    assert "all callers together" in refused.value.message
+
+
+async def test_the_stage_counts_a_tool_per_caller_unless_the_tool_says_otherwise(clock: Clock) -> None:
+    limiter = RateLimiter(RateLimits.parse(per_caller="1/minute"))
+    stage = RateLimit(limiter)
+    polled = tool("job_status")
+    polled.counted_per_caller = False  # as the job tools declare
+    counted = tool("echo")
+    alice = Principal(id="alice", scopes=frozenset(), kind="token")
+    await stage(make_call(counted, principal=alice), run_handler)
+    with pytest.raises(RateLimited):
+        await stage(make_call(counted, principal=alice), run_handler)
+    for _ in range(3):
+        await stage(make_call(polled, principal=alice), run_handler)
