@@ -300,7 +300,11 @@ class SqliteJobStore(JobStore):
                 try:
                     return (self.results_dir / file_name).read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError) as exc:
-                    return _Lost(f"its file {self.results_dir / file_name} cannot be read ({exc})")
+                    # The server's own paths are for its log, not for the caller.
+                    logger.warning("the result of job %s: %s cannot be read (%s)", job_id, self.results_dir / file_name,
+                                   exc)
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+                    return _Lost(f"its stored copy cannot be read ({reason})")
             return inline
 
         payload = await self._run(read)

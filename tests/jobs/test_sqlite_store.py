@@ -184,6 +184,8 @@ async def test_a_damaged_result_file_is_a_clear_result_lost(db_path: Path) -> No
     for result in (damaged, unreadable, missing):
         assert result is not None and result.is_error
         assert result.text.startswith("The result of this job was lost: ")
+        assert str(db_path.parent) not in result.text  # the server's own paths stay in its log
+    assert missing is not None and "its stored copy cannot be read (No such file or directory)" in missing.text
 
 
 async def test_a_write_abandoned_by_an_asyncio_cancel_keeps_the_connection_until_it_ends(
