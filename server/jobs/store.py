@@ -28,7 +28,7 @@ JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "in
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed", "cancelled", "interrupted")
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
-INTERRUPTED_BY_RESTART = "the server stopped while the job was running"
+INTERRUPTED_BY_RESTART = "the server stopped before the job ended"  # queued or running
 # An event asking the server that runs a job to stop it (from the CLI, or another server).
 CANCEL_REQUESTED = "cancel_requested"
 # How often the default ``wait_finished`` looks at the store.

@@ -41,6 +41,6 @@ async def test_after_kill_9_all_50_jobs_are_listed_finished_intact_the_rest_inte
                 assert result.structured == {"i": i}
             else:
                 assert views[job_id].status == "interrupted"
-                assert views[job_id].reason == "the server stopped while the job was running"
+                assert views[job_id].reason == "the server stopped before the job ended"
                 assert result.is_error
     assert len(list((db_path.parent / "jobs-results").glob("*.json"))) == 5
