@@ -18,7 +18,6 @@ way Python keeps bytecode:
 from __future__ import annotations
 
 import atexit
-import contextlib
 import marshal
 import os
 import re
@@ -112,6 +111,8 @@ class KeptPatterns:
                 file.write(data)
             os.replace(temporary, self.path)
         except (OSError, ValueError):  # read-only, full, or not marshallable: compile next time
+            import contextlib  # here: nothing else toolbay parse-help loads needs it
+
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
 
