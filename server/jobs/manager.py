@@ -321,9 +321,12 @@ class JobManager:
                 if orphans:
                     logger.warning("taking over %d job(s) of a server that stopped renewing its lease", len(orphans))
                     await self._recover(orphans)
-            except Exception:
-                logger.warning("could not look for jobs of stopped servers (the store is unreachable?)",
-                               exc_info=True)
+            except Exception as exc:
+                # Said in one line every time (an outage repeats it each interval); the
+                # traceback only at debug level.
+                logger.warning("could not look for jobs of stopped servers (the store is unreachable?): %s: %s",
+                               type(exc).__name__, exc)
+                logger.debug("looking for jobs of stopped servers failed", exc_info=True)
             await anyio.sleep(self.takeover_interval_s)
 
     async def _take_over_once_alone(self) -> None:
