@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from toolbay.config import BUNDLED_AGENTS
 from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefinition, ToolResult
 from toolbay.subagents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
 from toolbay.subagents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
@@ -86,6 +88,8 @@ class AgentHandler(Handler):
             keywords=("agent", "role", role.name),
             origin=f"agent:{role.path}",
             source="agent",
+            # The bundled roles are toolbay's own; the operator's folders are shared, as tools are.
+            realm="core" if Path(role.path).parent.resolve() == BUNDLED_AGENTS.resolve() else "shared",
         ))
         self.role = role
         self.policy = policy

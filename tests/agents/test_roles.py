@@ -109,3 +109,14 @@ def test_the_bundled_roles_parse_and_name_only_bundled_tools() -> None:
         assert role.tools
         for pattern in role.tools:
             assert pattern.split("_")[0] in programs, (role.name, pattern)
+
+
+def test_a_role_from_the_operators_folder_is_shared_and_a_bundled_one_core(tmp_path: Path) -> None:
+    """Every role was listed as core, the realm of toolbay's own tools."""
+    from toolbay.handlers.agents import AgentHandler, DelegationPolicy
+
+    (tmp_path / "reviewer.md").write_text(GOOD, encoding="utf-8")
+    [theirs] = read_roles([tmp_path]).roles
+    ours = read_roles([BUNDLED_AGENTS]).roles[0]
+    assert AgentHandler(theirs, DelegationPolicy()).definition.realm == "shared"
+    assert AgentHandler(ours, DelegationPolicy()).definition.realm == "core"
