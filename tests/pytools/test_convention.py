@@ -128,3 +128,13 @@ async def test_a_module_whose_get_tool_schemas_raises_is_skipped_saying_so_not_t
     assert skipped["raising.py"] == "get_tool_schemas() failed: RuntimeError: no config yet"
     assert "No module named 'a_module_that_does_not_exist'" in skipped["broken.py"]
     assert skipped["broken.py"].startswith("it cannot be imported: ")
+
+
+async def test_a_module_with_a_syntax_error_is_skipped_with_one_line_saying_where(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """The reason was Python's three-line caret display, of which the server's log showed the
+    first line only ('File ".../broke.py", line 1')."""
+    (python_dir / "typo.py").write_text("def get_tool_schemas(:\n    return []\n")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
+    assert skipped["typo.py"] == "it cannot be imported: SyntaxError: invalid syntax at line 1: def get_tool_schemas(:"

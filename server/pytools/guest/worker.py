@@ -345,6 +345,10 @@ def main() -> int:
         if isinstance(exc, SystemExit):
             doing = "being imported" if stage == "import" else "describing its tools"
             error = f"it called sys.exit({exc.code!r}) while {doing}"
+        elif isinstance(exc, SyntaxError):  # one line (a log line and a note show one): where, and what
+            where = f" at line {exc.lineno}" if exc.lineno else ""
+            line = f": {exc.text.strip()}" if exc.text and exc.text.strip() else ""
+            error = f"{type(exc).__name__}: {exc.msg}{where}{line}"
         else:
             import traceback
 
