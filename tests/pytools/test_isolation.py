@@ -86,6 +86,13 @@ async def test_what_a_successful_tool_writes_to_stderr_comes_back_beside_its_res
     assert result.meta["stderr"] == "WARNING:root:the cache is cold\nand a note on stderr\n"
 
 
+async def test_a_key_error_says_it_is_one(pyapp: Toolbay) -> None:
+    """Its message alone is the key: the model read "'region'" and nothing else."""
+    result = await call(pyapp, "crashy_lookup")
+    assert result.is_error and result.text.startswith("KeyError: 'region'")
+    assert result.meta["error_type"] == "KeyError"
+
+
 async def test_a_module_that_writes_into_the_workers_channel_gets_a_clear_error_and_a_new_worker(
         pyapp: Toolbay) -> None:
     """Junk written to every descriptor reaches the frames the server reads: that was an
