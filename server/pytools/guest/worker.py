@@ -281,8 +281,8 @@ def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_
         where = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(frames)
                       if f.filename == getattr(module, "__file__", None)), None)
         # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
-        message = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
-        return {"op": "result", "ok": False, "error": message,
+        said = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+        return {"op": "result", "ok": False, "error": said,
                 "error_type": type(exc).__name__, "where": where, "stderr": errors.getvalue()}
     return _result(value, printed, errors, output_limit)
 
