@@ -230,9 +230,13 @@ class Disclosure:
         def live(key: str) -> ToolDefinition | None:
             """The tool the key stands for now, if the caller may see it: a core or shared
             tool, or one of its own personal tools (another caller's never)."""
-            if split_key(key)[1] not in (None, principal.id):
+            name, owner = split_key(key)
+            if owner is None:
+                entry = current.tools.get(key)
+            elif owner == principal.id:
+                entry = current.personal.get(owner, {}).get(name)
+            else:
                 return None
-            entry = current.by_key(key)
             return entry.definition if entry is not None else None  # None: gone since it was indexed
 
         def allowed(key: str) -> bool:

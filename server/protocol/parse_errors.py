@@ -7,8 +7,9 @@ asks for a parse error (-32700) when the text is not JSON (nesting deeper than t
 takes and lone surrogates included) and an invalid request (-32600) when it is JSON of another
 shape, both with a null id, as none could be read. A batch (an array) is refused in so many
 words: this protocol's versions since 2025-06-18 have none. ``stdio`` uses ``error_for``; the
-SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``, the streamable HTTP endpoint in
-``InvalidMessagesInPlainWords``.
+SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``; on the streamable HTTP endpoint,
+``toolbay.protocol.plain_json`` (which reads the body anyway) uses ``refusal_for`` and
+``rewriting_refusal``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pydantic import ValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolbay.protocol.plain_json import read_small_body, replay
+from toolbay.protocol.request_body import read_small_body, replay
 
 logger = logging.getLogger(__name__)
 
@@ -67,43 +68,25 @@ class AnswerUnparsableMessages:
         await self.app(scope, replay(messages, receive), send)
 
 
-def _looks_like_a_message(body: bytes) -> bool:
-    """A cheap first look: an object with ``"jsonrpc": "2.0"`` and a method, a result or an
-    error. The SDK validates those itself, and answers a bad field of a request by its id."""
+def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:
+    """The error for a body that is no JSON-RPC message (``parsed``: the body as JSON already
+    read, or None), or None for one that looks like a message: an object with ``"jsonrpc":
+    "2.0"`` and a method, a result or an error, which the SDK validates itself (answering a bad
+    field of a request by its id)."""
+    if (isinstance(parsed, dict) and parsed.get("jsonrpc") == "2.0"
+            and (isinstance(parsed.get("method"), str) or "result" in parsed or "error" in parsed)):
+        return None
     try:
-        message: Any = json.loads(body)
-    except (ValueError, RecursionError):
-        return False
-    return (isinstance(message, dict) and message.get("jsonrpc") == "2.0"
-            and (isinstance(message.get("method"), str) or "result" in message or "error" in message))
+        types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+    except ValidationError as exc:
+        return error_for(exc)
+    return None
 
 
-class InvalidMessagesInPlainWords:
-    """ASGI wrapper for the streamable HTTP endpoint: the SDK's answer to a body that is not a
-    JSON-RPC message is replaced by ``error_for``'s. The SDK's own checks still run first and
-    answer in their own words (Host and Origin, Accept, Content-Type, size): only the 400 it
-    sends for such a body is rewritten."""
-
-    def __init__(self, app: ASGIApp, path: str = "/mcp") -> None:
-        self.app = app
-        self.path = path
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
-            await self.app(scope, receive, send)
-            return
-        messages, body = await read_small_body(receive)
-        error = None
-        if body is not None and not _looks_like_a_message(body):
-            try:
-                types.jsonrpc_message_adapter.validate_json(body, by_name=False)
-            except ValidationError as exc:
-                error = error_for(exc)
-        replayed = replay(messages, receive)
-        await self.app(scope, replayed, send if error is None else _rewriting_refusal(error, send))
-
-
-def _rewriting_refusal(error: types.ErrorData, send: Send) -> Send:
+def rewriting_refusal(error: types.ErrorData, send: Send) -> Send:
+    """``send``, with the SDK's 400 for a body that is no message replaced by ``error``. The
+    SDK's own earlier checks (Host and Origin, Accept, Content-Type, size) answer otherwise and
+    are passed on as they are."""
     replaced = False
 
     async def sending(message: Message) -> None:

@@ -22,6 +22,8 @@ the subclass (``install``, through ``toolbay.internals.mcp_sdk``).
 
 The same mark carries the parsed body of a ``tools/call`` to the quick lane
 (``toolbay.protocol.http_lane``), which the subclass asks first, after the SDK's own checks.
+The body read here also tells a body that is no JSON-RPC message, whose answer is then said
+in JSON-RPC's words (``toolbay.protocol.parse_errors``).
 """
 
 from __future__ import annotations
@@ -35,16 +37,15 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
+from toolbay.protocol.parse_errors import refusal_for, rewriting_refusal
+from toolbay.protocol.request_body import read_small_body, replay
 
 if TYPE_CHECKING:
     from toolbay.protocol.http_lane import HttpQuickLane
-
-# Bodies larger than this are not buffered here, and get the SSE stream.
-MAX_BUFFERED_BODY = 256 * 1024
 
 _ALWAYS_PLAIN = frozenset({"initialize", "ping", "tools/list"})
 
@@ -120,6 +121,10 @@ class PlainJsonForQuickRequests:
             return
         messages, body = await read_small_body(receive)
         message = _parsed(body) if body is not None else None
+        # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
+        refusal = refusal_for(body, message) if body is not None else None
+        if refusal is not None:
+            send = rewriting_refusal(refusal, send)
         plain = self._needs_no_stream(message)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:
@@ -161,31 +166,3 @@ def _parsed(body: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return message if isinstance(message, dict) else None
-
-
-async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
-    """The request's messages as received, and its body when it is complete and small."""
-    messages: list[Message] = []
-    size = 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            return messages, None  # e.g. the client went away
-        size += len(message.get("body", b""))
-        if size > MAX_BUFFERED_BODY:
-            return messages, None
-        if not message.get("more_body", False):
-            return messages, b"".join(m.get("body", b"") for m in messages)
-
-
-def replay(messages: list[Message], receive: Receive) -> Receive:
-    """A ``receive`` that gives back what was read, then goes on with the real one."""
-    pending = list(messages)
-
-    async def replayed() -> Message:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replayed

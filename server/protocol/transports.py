@@ -34,7 +34,7 @@ from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.http_lane import HttpQuickLane
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
-from toolbay.protocol.parse_errors import AnswerUnparsableMessages, InvalidMessagesInPlainWords
+from toolbay.protocol.parse_errors import AnswerUnparsableMessages
 from toolbay.protocol.quick_lane import server_with_lane, stdio_server
 from toolbay.protocol.stdio import stdio_streams
 
@@ -138,7 +138,6 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         **auth,
     )
     starlette_app.state.quick_lane = lane  # for tests and benchmarks: how many calls it took
-    starlette_app.add_middleware(InvalidMessagesInPlainWords)
     # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
     plain_json.install()
     starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once,

@@ -68,14 +68,18 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
+async def _open_session(http: httpx2.AsyncClient, base_url: str) -> dict[str, str]:
+    """The headers of requests in a session opened with ``initialize``."""
+    opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+    return {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+
+
 @pytest.mark.parametrize("body", HOSTILE_MESSAGES.values(), ids=HOSTILE_MESSAGES.keys())
 async def test_deep_nesting_and_lone_surrogates_get_a_parse_error_over_http_without_a_traceback(
     base_url: str, body: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with httpx2.AsyncClient(timeout=60) as http:
-        opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
-        session = {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"],
-                   "mcp-protocol-version": "2025-06-18"}
+        session = await _open_session(http, base_url)
         answer = await http.post(f"{base_url}/mcp", content=body.encode(), headers=session)
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == -32700
@@ -98,9 +102,7 @@ async def test_json_that_is_no_json_rpc_message_gets_an_invalid_request_in_one_s
 ) -> None:
     """The SDK answered -32602 with pydantic's report on each member of its message union."""
     async with httpx2.AsyncClient(timeout=60) as http:
-        opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
-        session = {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"],
-                   "mcp-protocol-version": "2025-06-18"}
+        session = await _open_session(http, base_url)
         answer = await http.post(f"{base_url}/mcp", content=body.encode(), headers=session)
         without_session = await http.post(f"{base_url}/mcp", content=body.encode(), headers=JSON_HEADERS)
         # The SDK's earlier checks answer first, in their own words.

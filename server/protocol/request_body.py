@@ -1,0 +1,41 @@
+"""A request body read ahead by a middleware, then handed on as if unread.
+
+``toolbay.protocol.plain_json`` reads a POST's body once, to decide how to answer it and
+whether it is a JSON-RPC message at all (``toolbay.protocol.parse_errors``); the app behind
+then receives the same messages again.
+"""
+
+from __future__ import annotations
+
+from starlette.types import Message, Receive
+
+# Bodies larger than this are not buffered (the app reads them itself, as they come).
+MAX_BUFFERED_BODY = 256 * 1024
+
+
+async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
+    """The request's messages as received, and its body when it is complete and small."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, None  # e.g. the client went away
+        size += len(message.get("body", b""))
+        if size > MAX_BUFFERED_BODY:
+            return messages, None
+        if not message.get("more_body", False):
+            return messages, b"".join(m.get("body", b"") for m in messages)
+
+
+def replay(messages: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` that gives back what was read, then goes on with the real one."""
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replayed
