@@ -95,11 +95,20 @@ def server_side_connections(port: int) -> int:
     """Connections the server on ``port`` has accepted and not closed, as the kernel lists them
     (``/proc/net/tcp``): established sockets on the server's side of the port that belong to a
     process (inode 0: still in the listen queue, not accepted yet)."""
+    return _established(port, side=1)
+
+
+def client_side_connections(port: int) -> int:
+    """Established connections to ``port`` from this machine's clients (once the attacker has
+    ended, the test's own)."""
+    return _established(port, side=2)
+
+
+def _established(port: int, side: int) -> int:
     count = 0
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
-        local_port = int(fields[1].rsplit(":", 1)[1], 16)
-        if local_port == port and fields[3] == "01" and fields[9] != "0":
+        if int(fields[side].rsplit(":", 1)[1], 16) == port and fields[3] == "01" and fields[9] != "0":
             count += 1
     return count
 
@@ -156,6 +165,9 @@ async def test_at_the_connection_limit_of_slow_clients_a_token_holder_is_answere
                 async for chunk in TextReceiveStream(attacker.stdout):
                     report += chunk
                 assert await attacker.wait() == 0
+                # The attacker has ended: every connection the server still holds must be one of
+                # the caller's own (as many as its client keeps, which a busy machine makes vary).
+                await until(lambda: server_side_connections(port) <= client_side_connections(port))
             attack_left = server_side_connections(port)
     stats = json.loads(report)
     print(f"slow clients: {stats}; rounds at the limit {rounds_at_the_limit}; left open {attack_left}")
@@ -163,5 +175,5 @@ async def test_at_the_connection_limit_of_slow_clients_a_token_holder_is_answere
     # The attacker saw the server close every connection it opened, however long it kept at it.
     assert stats["opened"] > MAX_CONNECTIONS, stats
     assert stats["closed_by_server"] == stats["opened"], stats
-    # Only the caller's kept-alive connection(s) are left.
-    assert attack_left < 5
+    # Only the caller's kept-alive connection(s) are left (the wait above); a handful at most.
+    assert attack_left < 10
