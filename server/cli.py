@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -273,14 +274,18 @@ def search(
         from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
 
         try:
-            definitions, asked = read_catalog(catalog), read_queries(queries)
+            definitions, asked = read_catalog(catalog, warn=lambda text: say(f"toolbay: {text}")), read_queries(queries)
         except SearchInputError as exc:
             say(f"toolbay: {exc}")
             raise typer.Exit(2) from None
         out = sys.stdout
         for record in run_batch(definitions, asked, limit):
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            # ASCII: an id may hold a lone surrogate (JSON allows the escape), which no UTF-8 output can carry.
+            out.write(json.dumps(record) + "\n")
         return
+    if query is not None:
+        # Bytes that are not UTF-8 reach Python as lone surrogates, which no output can print.
+        query = os.fsencode(query).decode("utf-8", "replace")
     if query is None or not query.strip():
         say("toolbay: give a QUERY (words for what the tool should do), or --catalog and --queries")
         raise typer.Exit(2)

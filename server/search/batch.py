@@ -14,7 +14,7 @@ in place of ``inputSchema`` (function-calling definitions), and a definition wra
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,30 +31,54 @@ class SearchInputError(ToolbayError):
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of every non-blank line of ``path``."""
     try:
-        handle = path.open(encoding="utf-8-sig")
+        handle = path.open("rb")
     except OSError as exc:
         raise SearchInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
-        for number, line in enumerate(handle, 1):
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise SearchInputError(f"{path}:{number}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                                       "save the file as UTF-8") from None
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = json.loads(line, parse_constant=_refuse_constant)
             except json.JSONDecodeError as exc:
                 raise SearchInputError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            except RecursionError:
+                raise SearchInputError(f"{path}:{number}: nested too deeply to be a tool or a query") from None
+            except ValueError as exc:  # NaN or Infinity: no strict JSON reader takes them back
+                raise SearchInputError(f"{path}:{number}: {exc}") from None
             if not isinstance(value, dict):
                 raise SearchInputError(f"{path}:{number}: expected a JSON object")
             yield number, value
 
 
-def read_catalog(path: Path) -> list[ToolDefinition]:
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value (numbers must be finite)")
+
+
+def read_catalog(path: Path, warn: Callable[[str], None] | None = None) -> list[ToolDefinition]:
+    """The tools of ``path``. A name given again replaces the earlier definition (a server lists
+    a name once); ``warn`` hears how many names were given twice, and the first of them."""
     definitions: dict[str, ToolDefinition] = {}
+    lines: dict[str, int] = {}
+    again: list[tuple[str, int, int]] = []
     for number, tool in read_jsonl(path):
         try:
             definition = definition_from_mcp(_as_mcp_tool(tool))
         except ValueError as exc:
             raise SearchInputError(f"{path}:{number}: {exc}") from None
-        definitions[definition.name] = definition  # a later line with the same name replaces
+        if definition.name in lines:
+            again.append((definition.name, lines[definition.name], number))
+        definitions[definition.name] = definition
+        lines[definition.name] = number
+    if again and warn is not None:
+        name, first, later = again[0]
+        warn(f"{path}: {len(again)} {'tool is' if len(again) == 1 else 'tools are'} defined again on a later line, "
+             f"and the later definition is searched (the first: {name!r}, lines {first} and {later})")
     return list(definitions.values())
 
 

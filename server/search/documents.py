@@ -74,12 +74,16 @@ def _describe(prop: Any) -> str:
 def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:
     """A definition from an MCP tool object (``{"name", "description", "inputSchema"}``)."""
     name = tool.get("name")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name.strip():
         raise ValueError("a tool needs a non-empty string 'name'")
-    description = tool.get("description") or ""
+    description = tool.get("description")
+    if description is None:
+        description = ""
     if not isinstance(description, str):
         raise ValueError(f"tool {name!r}: 'description' must be a string")
-    schema = tool.get("inputSchema", tool.get("input_schema")) or {"type": "object"}
+    schema = tool.get("inputSchema", tool.get("input_schema"))
+    if schema is None:
+        schema = {"type": "object"}
     if not isinstance(schema, Mapping):
         raise ValueError(f"tool {name!r}: 'inputSchema' must be an object")
     title = tool.get("title") if isinstance(tool.get("title"), str) else None

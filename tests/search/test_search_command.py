@@ -117,3 +117,52 @@ def test_ids_come_back_as_given_and_function_calling_definitions_and_a_byte_orde
     # The parameter's text is searched: "city" is only in getWeather's parameters.
     assert lines[0]["results"][0]["name"] == "getWeather"
     assert lines[1]["results"][0]["name"] == "convertCurrency"
+
+
+def test_files_that_are_not_utf8_json_or_finite_are_refused_in_one_line_with_their_line(tmp_path: Path) -> None:
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES)
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(b'{"id": 1, "query": "weather"}\n{"id": 2, "query": "caf\xe9"}\n')
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="ascii")
+    not_finite = tmp_path / "nan.jsonl"
+    not_finite.write_text('{"id": NaN, "query": "weather"}\n', encoding="ascii")
+    latin1_tools = tmp_path / "latin1-tools.jsonl"
+    latin1_tools.write_bytes(b'{"name": "a"}\n{"name": "caf\xe9"}\n')
+    cases = [((catalog, latin1), "latin1.jsonl:2: not UTF-8 text (byte 0xe9)"),
+             ((latin1_tools, queries), "latin1-tools.jsonl:2: not UTF-8 text"),
+             ((deep, queries), "deep.jsonl:1: nested too deeply"),
+             ((catalog, not_finite), "nan.jsonl:1: NaN is not a JSON value")]
+    for (tools, asked), said in cases:
+        process = subprocess.run(
+            [sys.executable, "-m", "toolbay", "search", "--catalog", str(tools), "--queries", str(asked), "--json"],
+            capture_output=True, text=True, cwd=REPO_ROOT, check=False)
+        assert (process.returncode, process.stdout) == (2, ""), process.stderr
+        assert said in process.stderr and len(process.stderr.strip().splitlines()) == 1, process.stderr
+
+
+def test_odd_definitions_are_refused_and_a_name_given_twice_is_said(tmp_path: Path) -> None:
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES[:1])
+    for bad, said in (({"name": "   "}, "non-empty string 'name'"),
+                      ({"name": "x", "inputSchema": []}, "'inputSchema' must be an object"),
+                      ({"name": "x", "inputSchema": ""}, "'inputSchema' must be an object"),
+                      ({"name": "x", "description": 0}, "'description' must be a string")):
+        catalog = write_jsonl(tmp_path / "tools.jsonl", [TOOLS[0], bad])
+        result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+        assert result.exit_code == 2 and said in result.output and "tools.jsonl:2" in result.output, result.output
+    twice = write_jsonl(tmp_path / "tools.jsonl", [TOOLS[0], TOOLS[1], {**TOOLS[0], "description": "Weather"}])
+    result = runner.invoke(app, ["search", "--catalog", str(twice), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0
+    assert "defined again on a later line" in result.stderr and "lines 1 and 3" in result.stderr
+
+
+def test_ids_no_utf8_output_can_carry_come_back_escaped(tmp_path: Path) -> None:
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": "\\udce9", "query": "weather"}\n', encoding="ascii")
+    process = subprocess.run(
+        [sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries", str(queries), "--json"],
+        capture_output=True, cwd=REPO_ROOT, check=False)
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout.decode("utf-8"))["id"] == "\udce9"
