@@ -62,6 +62,11 @@ DEFAULT_CLAUSE_WEIGHT = 1.5
 # on the score itself, tried too, cost MetaTool's short queries 3 to 5 points of recall@5.
 DEFAULT_MIN_LEAD = 0.055
 _MARGIN_RANK = 10
+# A best score this close to the query's ceiling is a match whatever the others score, when
+# the words some tool has carry at least this share of the query's weight (a query whose
+# rare words no tool has is not matched by a tool that has its common ones).
+_FULL_MATCH = 0.9
+_KNOWN_FOR_FULL_MATCH = 0.5
 _DRIFT = 0.25
 
 
@@ -261,25 +266,32 @@ class SearchIndex:
     def search(self, query: str, limit: int = 10, allowed: Callable[[str], bool] | None = None) -> SearchOutcome:
         """The ``limit`` best tools for ``query`` that ``allowed`` lets through (all by
         default), best first. A tool named exactly as the query, or as one of its
-        identifier-like words, comes first. Otherwise the outcome is ``no_match``, with no
-        hits, when no tool has any of the query's terms, or the best one does not lead the
-        tenth best by ``min_lead`` of the query's ceiling (see ``DEFAULT_MIN_LEAD``)."""
+        identifier-like words, comes first, alone when the rest are weak. Otherwise the outcome
+        is ``no_match``, with no hits, when no tool has any of the query's terms, or the best
+        one falls short of the query's ceiling and does not lead the tenth best by
+        ``min_lead`` of it (see ``DEFAULT_MIN_LEAD``)."""
         if limit <= 0:
             return SearchOutcome((), no_match=False)
         exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
-        ranked, ceiling = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
-        if not exact and self._weak(ranked, ceiling):
-            return SearchOutcome((), no_match=True)
+        ranked, ceiling, known = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
+        if self._weak(ranked, ceiling, known):
+            # A name found exactly is the answer; weak matches do not pad it.
+            return SearchOutcome(tuple(hits), no_match=not exact)
         for key, score in ranked:
             if len(hits) >= limit:
                 break
             hits.append(SearchHit(self._documents[key].definition, score, key))
         return SearchOutcome(tuple(hits), no_match=False)
 
-    def _weak(self, ranked: list[tuple[str, float]], ceiling: float) -> bool:
+    def _weak(self, ranked: list[tuple[str, float]], ceiling: float, known: float) -> bool:
         if not ranked or ceiling <= 0.0:
             return True
+        if known >= _KNOWN_FOR_FULL_MATCH and ranked[0][1] >= _FULL_MATCH * ceiling:
+            # The best has the query's words about as strongly as any tool has them, and they
+            # are most of what it asks: many tools doing so ("github" over a dozen github_*
+            # tools) is a family to choose from, not no match.
+            return False
         runner_up = ranked[_MARGIN_RANK - 1][1] if len(ranked) >= _MARGIN_RANK else 0.0
         return ranked[0][1] - runner_up < self.min_lead * ceiling
 
@@ -302,9 +314,10 @@ class SearchIndex:
         return found
 
     def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int,
-                exclude: set[str]) -> tuple[list[tuple[str, float]], float]:
-        """(name, score) of the best ``limit`` tools, and the query's ceiling (the score of a
-        tool with each of the query's terms at the highest weight any tool has for it). A
+                exclude: set[str]) -> tuple[list[tuple[str, float]], float, float]:
+        """(name, score) of the best ``limit`` tools, the query's ceiling (the score of a
+        tool with each of the query's terms at the highest weight any tool has for it), and
+        the share of the query's weight in terms some tool has. A
         request that asks for two things ("convert the file, then mail it") is also searched
         clause by clause, and the clause a tool answers best adds to its score over the
         whole request: a tool that does one of the things well should not lose to one that
@@ -314,7 +327,7 @@ class SearchIndex:
         whole = tokenize(query)
         known = list(dict.fromkeys(term for term in whole if term in self._postings))
         if not known:
-            return [], 0.0
+            return [], 0.0, 0.0
         # numpy is loaded with the first search, not with the server (keeping postings needs none).
         import numpy as np
 
@@ -341,6 +354,7 @@ class SearchIndex:
         # eight words matches is mostly not about that tool.
         unknown = sum(1 for term in whole if term not in row_of)
         total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
+        known_share = float(whole_vector.sum()) / total if total > 0 else 0.0
         if self.clause_weight > 0:
             parts = [tokenize(clause) for clause in clauses(query)]
             clause_vectors = [self._query_vector(terms, row_of, idf) for terms in parts
@@ -352,7 +366,7 @@ class SearchIndex:
         scores /= total
         for name in exclude:
             scores[self._documents[name].slot] = 0.0
-        return self._best(scores, allowed, limit), ceiling / total
+        return self._best(scores, allowed, limit), ceiling / total, known_share
 
     @staticmethod
     def _query_vector(terms: list[str], row_of: dict[str, int], idf: np.ndarray) -> np.ndarray:

@@ -156,3 +156,26 @@ def test_a_long_chatty_request_still_finds_the_one_tool_that_fits() -> None:
     outcome = index_of().search(request)
     assert not outcome.no_match
     assert outcome.hits[0].name == "weather_forecast"
+
+
+def test_a_query_every_tool_of_a_family_answers_fully_is_that_family_not_no_match() -> None:
+    # A dozen github_* tools answer "github" equally, and each answers it as well as any tool
+    # can: that is a family to choose from (what search-first is for), not a query for a tool
+    # that is not there.
+    family = [tool(f"github_{operation}", f"GitHub: {operation.replace('_', ' ')} in a GitHub repository",
+                   owner="Repository owner") for operation in (
+        "create_issue", "list_issues", "get_issue", "update_issue", "create_pull_request", "list_pull_requests",
+        "merge_pull_request", "get_file_contents", "create_branch", "list_commits", "search_code", "fork_repository")]
+    index = index_of([*CATALOG, *family])
+    outcome = index.search("github", 5)
+    assert not outcome.no_match
+    assert len(outcome.hits) == 5 and all(hit.name.startswith("github_") for hit in outcome.hits)
+
+
+def test_an_exact_name_is_not_padded_with_tools_that_only_share_a_word_of_it() -> None:
+    generated = [tool(f"gen_tool_{n}", f"generated tool {n}") for n in range(40)]
+    index = index_of([*CATALOG, *generated, tool("gen_secretive", "hush")])
+    outcome = index.search("gen_secretive", 5)
+    assert [hit.name for hit in outcome.hits] == ["gen_secretive"] and not outcome.no_match
+    # A name among words that do find tools still comes first, and those tools follow it.
+    assert names(index, "jsonkit_fmt to pretty-print the JSON document")[:2] == ["jsonkit_fmt", "jsonkit_get"]
