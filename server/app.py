@@ -10,7 +10,7 @@ credential or verified identity into plain values before they ask it anything.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
@@ -23,6 +23,7 @@ from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.config import Settings
 from toolbay.errors import CallRefused, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
+from toolbay.handlers.search import Search
 from toolbay.hooks import ListingFilter, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.loop_turns import LoopTurns
@@ -55,13 +56,18 @@ class Toolbay:
         listing_filter: ListingFilter | None = None,
         metrics: ServerMetrics | None = None,
         tracer: Tracer | None = None,
+        search: Search | None = None,
+        where_tools_are: Callable[[], str | None] | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
         narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
         role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts.
         ``metrics``: counts every call (served at ``/metrics``); None counts nothing.
-        ``tracer``: a span per call, stage and run (``[telemetry] traces``); None traces nothing."""
+        ``tracer``: a span per call, stage and run (``[telemetry] traces``); None traces nothing.
+        ``search``: what ``search_tools`` answers a caller (``toolbay search`` asks it too).
+        ``where_tools_are``: what a call of an unknown name is told to do instead of listing
+        (search-first disclosure lists only some tools), or None for the usual words."""
         self.settings = settings
         self.keeper = keeper
         self.policies = policies
@@ -70,6 +76,8 @@ class Toolbay:
         self.roles = roles
         self.server_hooks: tuple[ServerHook, ...] = tuple(server_hooks)
         self.listing_filter = listing_filter
+        self.search = search
+        self._where_tools_are = where_tools_are
         self.metrics = metrics
         self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
@@ -117,6 +125,9 @@ class Toolbay:
                 call.handler = await self._personal_handler(catalog, call)
             result = await self._pipeline(call)
         except CallRefused as refusal:
+            if isinstance(refusal, UnknownTool) and self._where_tools_are is not None \
+                    and (where := self._where_tools_are()) is not None:
+                refusal = UnknownTool(refusal.name, refusal.closest, where_listed=where)
             result = refusal_to_result(refusal)
         except StorageError as exc:  # e.g. a full disk: say so, the server carries on
             result = ToolResult.error(str(exc))

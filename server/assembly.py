@@ -213,7 +213,7 @@ async def _assembled(
                                 connected=settings.extensions)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics,
-                      tracer=tracer)
+                      tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
         if notices is not None:

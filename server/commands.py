@@ -273,20 +273,18 @@ async def _wait_for_job(jobs: JobManager, owner: str, job_id: str) -> ToolResult
 
 
 async def search_served(settings: Settings, query: str, limit: int) -> dict[str, Any]:
-    """``toolbay search QUERY``: the search tool's answer over what the server would serve."""
+    """``toolbay search QUERY``: what ``search_tools`` answers the local caller over what the
+    server would serve (catalog allowlist and redaction included), without promoting anything."""
     from toolbay.assembly import assemble
-    from toolbay.search import SearchIndex
-    from toolbay.search.batch import outcome_record
 
     async with assemble(settings, watch=False) as app:
-        index = SearchIndex()
-        definitions = app.visible_definitions(app.local_principal)
-        index.put_many(definitions)
-        record = outcome_record(query, index.search(query, limit))
-        descriptions = {definition.name: definition.description for definition in definitions}
-        for result in record["results"]:
-            result["description"] = descriptions[result["name"]]
-        return record
+        assert app.search is not None  # assemble always wires the search
+        context = CallContext()
+        context.extras["principal"] = app.local_principal
+        found = await app.search(query, limit, context)
+    return {"id": query, "no_match": bool(found["no_match"]),
+            "results": [{"name": r["name"], "score": r["score"], "description": r["description"]}
+                        for r in found["results"]]}
 
 
 async def describe_file(settings: Settings, path: str) -> dict[str, Any]:

@@ -408,7 +408,21 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     finally:
         _toml_data.reset(token)
     check_job_settings(settings)
+    check_catalog_folders(settings)
     return settings
+
+
+def check_catalog_folders(settings: Settings) -> None:
+    """Refuses a ``[disclosure] catalog`` folder that is not one of the extension folders: its
+    tools would not be served at all, and a misspelt one would leave the folder meant to be
+    hidden listed in full. Raises ``ConfigError`` naming it."""
+    served = {os.path.abspath(folder) for folder in settings.extensions}
+    for folder in settings.disclosure.catalog:
+        if os.path.abspath(folder) not in served:
+            raise ConfigError(
+                f"[disclosure] catalog: {folder} is not one of the extension folders "
+                f"({', '.join(str(f) for f in settings.extensions) or 'none'}); a catalog folder is "
+                "also named in extensions")
 
 
 def check_job_settings(settings: Settings) -> None:

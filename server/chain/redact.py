@@ -41,6 +41,18 @@ def redact_text(text: str) -> str:
     return _SECRET_TEXT.sub(REDACTED, text)
 
 
+def redact_strings(value: Any) -> Any:
+    """A copy of ``value`` (JSON-like) with secret-looking text hidden in every string, keys
+    kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {k: redact_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_strings(v) for v in value]
+    return value
+
+
 def redact(value: Any) -> Any:
     """A copy of ``value`` (JSON-like) with secret-looking parts replaced by ``[REDACTED]``."""
     if isinstance(value, str):

@@ -9,9 +9,10 @@ Three levels, by where a tool comes from:
   tool: ``search_tools``' description names it and how many tools it holds, and the search
   finds them (a thousand names and lines would cost a model half of what the full listing
   does);
-- *catalog*: folders named in ``[disclosure] catalog``: never listed, found only by
-  ``search_tools``, and only from the folders the caller's allowlist names
-  (``catalog_allow`` plus its ``catalog:PATTERN`` scopes).
+- *catalog*: folders named in ``[disclosure] catalog``: never listed (in any mode) until
+  found, found only by ``search_tools``, and only from the folders the caller's allowlist
+  names (``catalog_allow`` plus its ``catalog:PATTERN`` scopes). The allowlist governs
+  finding, not calling: what a caller may call is authorisation's (scopes, ``deny``).
 
 Which folder a tool is in is read off its file, whatever runs it (WebAssembly or Python).
 
@@ -23,6 +24,11 @@ full, and that session alone hears ``list_changed``. Promotion grants nothing; a
 still passes the whole chain. The search index follows every catalog swap one tool at a
 time, and a result is checked against the live catalog and the caller's rights when it
 is returned, so a tool gone or hidden is never found.
+
+What disclosure shows of a tool (descriptions, and every text of its schema) passes the
+audit log's redaction rules, in the index, in search results and in listings alike: a
+secret pasted into a description is not handed to the model by one path when another hides
+it.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
-from toolbay.chain.redact import redact_text
+from toolbay.chain.redact import redact_strings, redact_text
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
@@ -132,6 +138,9 @@ class Disclosure:
         # The same for the connected folders listed tool by tool: their paths, and the
         # folders left out with how many tools each holds.
         self._connected_listing: tuple[weakref.ref[Catalog], frozenset[str], tuple[tuple[str, int], ...]] | None = None
+        # Each listed definition as shown (redacted), for the catalog it was made for: keyed by
+        # the definition's identity, holding it so that the identity stays its own.
+        self._shown: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, ToolDefinition]]] | None = None
         self.index.put_many((key, self._indexed(entry.definition)) for key, entry in catalog.current.keyed().items())
         self._unsubscribe = catalog.subscribe(self._follow)
 
@@ -163,19 +172,30 @@ class Disclosure:
             return mode == "search-first"
         return self.full_listing_tokens() > self.settings.token_budget
 
+    def where_tools_are(self) -> str | None:
+        """What a call of an unknown name is told when the listing shows only some tools."""
+        if not (self.search_first() or self._catalog_folders):
+            return None
+        return f"tools/list shows only some tools: call {SEARCH_TOOL} to find the one you need."
+
     def full_listing_tokens(self) -> int:
-        """The whole catalog's full listing, in tokens (characters of its JSON / 4), once per catalog."""
+        """The full listing (every tool but the catalog folders'), in tokens (characters of its
+        JSON / 4), once per catalog."""
         current = self._catalog.current
         if self._full_tokens is None or self._full_tokens[0]() is not current:
-            characters = sum(_listed_characters(definition) for definition in current.definitions())
+            characters = sum(_listed_characters(definition) for definition in current.definitions()
+                             if self.level_of(definition) is not Level.CATALOG)
             self._full_tokens = (weakref.ref(current), characters // CHARACTERS_PER_TOKEN)
         return self._full_tokens[1]
 
     def listed(self, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
         """What this session's ``tools/list`` shows of the tools the caller may use."""
-        if not self.search_first():
-            return visible
         promoted = self._promoted.get(_session_key(session), set()) if session is not None else set()
+        shown = self._shown_now()
+        if not self.search_first():
+            # Everything in full, but a catalog folder's tools only once this session found them.
+            return [shown(definition) for definition in visible
+                    if definition.name in promoted or self.level_of(definition) is not Level.CATALOG]
         listed_folders, left_out = self.connected_listing()
         listed: list[ToolDefinition] = []
         for definition in visible:
@@ -183,12 +203,27 @@ class Disclosure:
             if definition.name == SEARCH_TOOL and left_out:
                 listed.append(replace(definition, description=_with_folders(definition.description, left_out)))
             elif level is Level.ESSENTIAL or definition.name in promoted:
-                listed.append(definition)
+                listed.append(shown(definition))
             elif level is Level.CONNECTED:
                 folder = _folder_of(definition, self._connected_folders)
                 if folder is None or folder[0] in listed_folders:
-                    listed.append(deferred(definition))
+                    listed.append(deferred(shown(definition)))
         return listed
+
+    def _shown_now(self) -> Callable[[ToolDefinition], ToolDefinition]:
+        """Redacts a definition of the current catalog, once per catalog."""
+        current = self._catalog.current
+        if self._shown is None or self._shown[0]() is not current:
+            self._shown = (weakref.ref(current), {})
+        made = self._shown[1]
+
+        def shown(definition: ToolDefinition) -> ToolDefinition:
+            known = made.get(id(definition))
+            if known is None:
+                known = made[id(definition)] = (definition, redacted(definition))
+            return known[1]
+
+        return shown
 
     def connected_listing(self) -> tuple[frozenset[str], tuple[tuple[str, int], ...]]:
         """(paths of the connected folders listed tool by tool, (name, tool count) of those
@@ -250,16 +285,20 @@ class Disclosure:
 
         outcome = self.index.search(query, limit, allowed)
         results = []
+        found: list[ToolDefinition] = []
         for hit in outcome.hits:
             live_definition = live(hit.key)
             assert live_definition is not None  # allowed() said so a moment ago, on the same catalog
+            found.append(live_definition)
             results.append({"name": hit.name, "description": hit.definition.description,
-                            "inputSchema": dict(live_definition.input_schema), "score": round(hit.score, 4)})
-        await self._promote(context.extras.get("session"), [hit.name for hit in outcome.hits])
+                            "inputSchema": redact_strings(dict(live_definition.input_schema)),
+                            "score": round(hit.score, 4)})
+        await self._promote(context.extras.get("session"), found)
         return {"results": results, "no_match": outcome.no_match}
 
-    async def _promote(self, session: Any, names: list[str]) -> None:
+    async def _promote(self, session: Any, definitions: list[ToolDefinition]) -> None:
         key = _session_key(session)
+        names = [definition.name for definition in definitions]
         if key is None or not names:
             return
         promoted = self._promoted.get(key)
@@ -269,7 +308,9 @@ class Disclosure:
             when_connection_closes(session, self._promoted.pop, key, None)
         added = set(names) - promoted
         promoted.update(added)
-        if added and self.search_first():
+        # A full listing already shows every tool found but a catalog folder's.
+        if added and (self.search_first() or any(self.level_of(definition) is Level.CATALOG
+                                                  for definition in definitions if definition.name in added)):
             try:
                 await session.send_tool_list_changed()
             except Exception:  # the caller still has the schemas in the search result
@@ -289,11 +330,26 @@ class Disclosure:
     @staticmethod
     def _indexed(definition: ToolDefinition) -> ToolDefinition:
         """The definition as the index keeps it: no secret-looking text (the audit log's rules)."""
-        description = redact_text(definition.description)
-        return definition if description == definition.description else replace(definition, description=description)
+        return redacted(definition)
 
     def close(self) -> None:
         self._unsubscribe()
+
+
+def redacted(definition: ToolDefinition) -> ToolDefinition:
+    """``definition`` with secret-looking text hidden in its description, title and every text
+    of its schemas (the audit log's rules); the same object when there is none."""
+    changes: dict[str, Any] = {}
+    description = redact_text(definition.description)
+    if description != definition.description:
+        changes["description"] = description
+    if definition.title is not None and (title := redact_text(definition.title)) != definition.title:
+        changes["title"] = title
+    for field in ("input_schema", "output_schema"):
+        schema = getattr(definition, field)
+        if schema is not None and (clean := redact_strings(schema)) != schema:
+            changes[field] = clean
+    return replace(definition, **changes) if changes else definition
 
 
 def _listed_characters(definition: ToolDefinition) -> int:

@@ -1,0 +1,142 @@
+"""Catalog folders in every mode, secrets in what disclosure shows, and the words a caller gets
+for a name it cannot see: small folders of Python tools, the SDK's own client in memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.disclosure.test_search_first import listed, names, search
+from tests.reload.conftest import ListChanged
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.errors import ConfigError
+from toolbay.protocol.mcp_server import build_mcp_server
+
+pytestmark = pytest.mark.anyio
+
+WAIT_S = 180
+GITHUB_TOKEN = "ghp_" + "A" * 28 + "1234"
+STRIPE_KEY = "sk-live-" + "Z" * 20 + "9999"
+
+CONNECTED_MODULE = '''
+def get_tool_schemas():
+    return [{"name": "notes_add", "description": "Add a note to the notebook",
+             "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+
+def dispatch(name, arguments):
+    return "added"
+'''
+
+VAULT_MODULE = f'''
+def get_tool_schemas():
+    return [{{"name": "vault_open", "description": "Open the vault with key {GITHUB_TOKEN}",
+              "input_schema": {{"type": "object", "properties": {{
+                  "pin": {{"type": "string", "description": "defaults to {STRIPE_KEY}"}}}}}}}}]
+
+def dispatch(name, arguments):
+    return "opened"
+'''
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    """(connected, catalog) folders of one Python tool each; the catalog's holds secrets."""
+    connected, catalog = tmp_path / "notes", tmp_path / "vault"
+    connected.mkdir()
+    catalog.mkdir()
+    (connected / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    (catalog / "vault.py").write_text(VAULT_MODULE, encoding="utf-8")
+    return connected, catalog
+
+
+@asynccontextmanager
+async def serving(folders: tuple[Path, Path], data_dir: Path, **disclosure: Any) -> AsyncIterator[Toolbay]:
+    connected, catalog = folders
+    settings = load_settings(None, extensions=[connected, catalog], agents=[], data_dir=data_dir)
+    settings = settings.model_copy(update={
+        "disclosure": settings.disclosure.model_copy(update={"catalog": [catalog], **disclosure})})
+    async with assemble(settings, watch=False) as app:
+        yield app
+
+
+@pytest.mark.parametrize("mode", ["full", "auto"])
+async def test_a_catalog_folder_is_never_listed_until_found_whatever_the_mode(
+        folders: tuple[Path, Path], tmp_path: Path, mode: str) -> None:
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", mode=mode) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client:
+            before = await listed(client)
+            seen = changed.count
+            found = await search(client, "open the vault")
+            await changed.after(seen)  # the catalog tool joins this session's listing
+            after = await listed(client)
+    assert "notes_add" in before and "properties" in before["notes_add"].input_schema  # connected: in full
+    assert "vault_open" not in before
+    assert names(found) == ["vault_open"]
+    assert "pin" in after["vault_open"].input_schema["properties"]
+
+
+async def test_what_disclosure_shows_of_a_tool_carries_no_secret_and_a_secret_finds_nothing(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", mode="search-first") as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            by_secret = await search(client, "Z" * 20 + "9999")
+            by_other_secret = await search(client, "A" * 28 + "1234")
+            found = await search(client, "open the vault")
+            promoted = await listed(client)
+    assert "vault_open" not in names(by_secret) and "vault_open" not in names(by_other_secret)
+    shown = [json.dumps(found["results"][0]), promoted["vault_open"].model_dump_json()]
+    for text in shown:
+        assert "vault" in text and "[REDACTED]" in text
+        assert GITHUB_TOKEN not in text and STRIPE_KEY not in text
+
+
+async def test_an_unknown_name_sends_a_search_first_caller_to_the_search(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", mode="search-first") as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            unknown = await client.call_tool("vault_opne", {})
+    assert unknown.is_error
+    text = unknown.content[0].text  # type: ignore[union-attr]
+    assert "There is no tool named 'vault_opne'" in text and "call search_tools to find" in text
+
+
+def test_a_catalog_folder_that_is_not_an_extension_folder_is_refused_by_name(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    connected, catalog = folders
+    with pytest.raises(ConfigError, match=r"\[disclosure\] catalog: .*vaultt is not one of the extension folders"):
+        load_settings(None, extensions=[connected, catalog], data_dir=tmp_path / "data",
+                      disclosure={"catalog": [str(catalog) + "t"]})
+
+
+def test_toolbay_search_answers_as_search_tools_does_allowlist_and_redaction_included(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    connected, catalog = folders
+
+    def toolbay_search(*allow: str) -> dict[str, Any]:
+        (tmp_path / "toolbay.toml").write_text(
+            f'extensions = ["{connected}", "{catalog}"]\nagents = []\ndata_dir = "data"\n'
+            f'[disclosure]\ncatalog = ["{catalog}"]\ncatalog_allow = {json.dumps(list(allow))}\n', encoding="utf-8")
+        process = subprocess.run([sys.executable, "-m", "toolbay", "search", "open the vault", "--json"],
+                                 cwd=tmp_path, capture_output=True, text=True, check=False, timeout=WAIT_S)
+        assert process.returncode == 0, process.stderr
+        return json.loads(process.stdout)
+
+    hidden, allowed = toolbay_search(), toolbay_search("vault")
+    assert hidden["no_match"] and hidden["results"] == []
+    assert [result["name"] for result in allowed["results"]] == ["vault_open"]
+    assert allowed["results"][0]["description"] == "Open the vault with key [REDACTED]"
