@@ -61,7 +61,9 @@ def merge(long: HelpDescription, short: HelpDescription) -> HelpDescription:
         permission_level=long.permission_level or short.permission_level,
         background=long.background or short.background,
         options=_merge_options(long.options, short.options),
-        positionals=_merge_positionals(long.positionals, short.positionals),
+        # A short form read alone cannot tell a COMMAND of listed subcommands from a program
+        # to run: when the long help lists subcommands, its own positionals stand.
+        positionals=_merge_positionals(long.positionals, () if long.subcommands else short.positionals),
         subcommands=long.subcommands + tuple(
             s for s in short.subcommands if s.name not in {x.name for x in long.subcommands}),
     )

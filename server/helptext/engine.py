@@ -73,7 +73,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     options = [o for o in options if o.long or o.short]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
-                       remainder_dots=rules.remainder_dots)
+                       remainder_dots=rules.remainder_dots, commands_listed=bool(command_entries))
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
     name, version, about, description = _texts(prose, facts)

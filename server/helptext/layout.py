@@ -29,9 +29,10 @@ FLAG_START = compiled(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
 
 # Headings of prose, matched at the start of a word: "Reporting bugs" and "Examples" are prose,
 # pytest's option groups "Reporting" and "test session debugging and configuration" are not.
-_TEXT_TITLE = compiled(r"\b(?:example|environment|exit status|learn more|see also|note|description|author|bug|"
-                         r"feedback|help topic|more info|alias|copyright|license|homepage|documentation|return|"
-                         r"exit code|tip|hint|info)")
+# Short words must end there: tar's "Informative output" and iconv's "Information" list options.
+_TEXT_TITLE = compiled(r"\b(?:example|environment|exit status|learn more|see also|notes?\b|description|author|bug|"
+                         r"feedback|help topic|more info|alias(?:es)?\b|copyright|license|homepage|documentation|"
+                         r"returns?\b|exit code|tips?\b|hints?\b|info\b)")
 
 
 class Section(NamedTuple):
@@ -127,6 +128,8 @@ def split_sections(text: str) -> Layout:
             sections.append(Section("", "untitled", []))
             continue
         title = heading_title(line)
+        if title is not None and i > 0 and _continues_sentence(lines[i - 1], line, title):
+            title = None  # "...for example '-foo',\nuse one of these commands:" is prose
         if title is not None:
             kind = section_kind(title)
             sections.append(Section(title, kind, []))
@@ -137,7 +140,32 @@ def split_sections(text: str) -> Layout:
         else:
             sections[-1].lines.append(line)
         i += 1
-    return Layout(usage, [s for s in sections if s.title or any(x.strip() for x in s.lines)])
+    kept = [_options_if_listed(s) for s in sections if s.title or any(x.strip() for x in s.lines)]
+    return Layout(usage, kept)
+
+
+def _continues_sentence(previous: str, line: str, title: str) -> bool:
+    """A lower-case "heading" right under a line of prose at its indent that has not ended
+    (a comma, or a word) goes on with that sentence."""
+    before = previous.rstrip()
+    return (title[:1].islower() and bool(before) and indent_of(previous) == indent_of(line)
+            and (before[-1] in ",;" or before[-1].isalpha()) and _USAGE_LINE.match(previous) is None)
+
+
+def _options_if_listed(section: Section) -> Section:
+    """A section titled as prose whose entries are options is an option list all the same
+    (a heading that names no kind, such as "Output:", already is one)."""
+    if section.kind != "text":
+        return section
+    entries = [line for line in section.lines if line.strip()]
+    if not entries:
+        return section
+    outer = min(indent_of(line) for line in entries)
+    heads = [line for line in entries if indent_of(line) == outer]
+    flags = sum(1 for line in heads if FLAG_START.match(line.strip()) and split_head(line.strip())[1])
+    if flags >= 2 and 2 * flags > len(heads):
+        return Section(section.title, "options", section.lines)
+    return section
 
 
 def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]) -> int:
@@ -156,13 +184,38 @@ def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]
         if more.lower().startswith("or:"):
             usage.append(current)
             current = more[3:].strip()
-        elif FLAG_START.match(more) and indent_of(lines[i]) <= base + 4:
+        elif FLAG_START.match(more) and (indent_of(lines[i]) <= base + 4 or _described(more)):
             break  # an option list right under the usage line (no blank line between)
+        elif _is_sentence(more):
+            break  # prose right under the usage line ("Default action is to extract ...")
         else:
             current += " " + more
         i += 1
     usage.append(current)
     return i
+
+
+_PLAIN_WORD = compiled(r"[A-Za-z][a-z]*[,.;:]?$")
+
+
+def _described(line: str) -> bool:
+    """An option followed by words of a description, as curl prints its list ("--anyauth
+    Pick any authentication method", one space apart), rather than by more usage."""
+    head, description = split_head(line)
+    if description:
+        return True
+    words = line.split()[1:]
+    if words and (words[0].startswith(("<", "[", "{")) or words[0].isupper()):
+        words = words[1:]  # the option's value
+    return len(words) >= 2 and all(_PLAIN_WORD.match(word) for word in words[:2])
+
+
+def _is_sentence(line: str) -> bool:
+    """A line of prose: a capitalised word, then mostly lower-case words."""
+    words = line.split()
+    if len(words) < 4 or not (words[0][:1].isupper() and words[0][1:].islower() and words[0].isalpha()):
+        return False
+    return sum(1 for word in words[1:6] if word.rstrip(",.;:").isalpha() and word.islower()) >= 3
 
 
 def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
@@ -182,8 +235,14 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
     return i
 
 
+_COLON_SEPARATED = compiled(r"(-\S+(?: \w+)?)\s+:\s+(.*)")
+
+
 def split_head(content: str) -> tuple[str, str]:
-    """Splits "-n, --lines NUM   print NUM lines" at the first gap of two spaces outside brackets."""
+    """Splits "-n, --lines NUM   print NUM lines" at the first gap of two spaces outside brackets;
+    Python's own "-c cmd : program passed in as string" at its colon."""
+    if (colon := _COLON_SEPARATED.fullmatch(content)) is not None:
+        return colon.group(1), colon.group(2)
     depth = 0
     for k, ch in enumerate(content):
         if ch in "<[{(":

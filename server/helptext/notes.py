@@ -254,6 +254,8 @@ def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
 
 def value_type(value_name: str | None, raw_value: str | None) -> str:
     word = (value_name or "").strip().lower().replace("-", "_")
+    if re.search(r"\s(?:or|and)\s", word):
+        return "string"  # pylint's "<y or n>": a choice of words, whatever the last one is
     last = re.split(r"[\s/=:]+", word)[-1] if word else ""
     for candidate in (word, last):
         if candidate in _INTEGER_WORDS:

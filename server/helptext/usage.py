@@ -68,9 +68,11 @@ def _split_forms(alternatives: list[str]) -> list[str]:
 
 
 def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words: bool = False,
-               remainder_dots: bool = False) -> UsageFacts:
+               remainder_dots: bool = False, commands_listed: bool = True) -> UsageFacts:
     """``literal_words``: bare lowercase words are literal command words, never positionals
     (docopt writes positionals as <x> or X: "naval_fate ship <name> move <x> <y>").
+    ``commands_listed``: the help lists subcommands; when it does not, a COMMAND in capitals is
+    a program to run (``timeout DURATION COMMAND [ARG]...``, ``xargs [OPTION]... COMMAND``).
     ``remainder_dots``: a "..." standing alone is a positional of its own that takes the rest,
     none of it required (argparse's REMAINDER; "X [X ...]" and "[X ...]" are its other repeats)."""
     facts = UsageFacts()
@@ -93,7 +95,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             continue  # "qr - Convert stdin to a QR Code.": a sentence about the program, no synopsis
         before = len(facts.command_words)
         flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words,
-                                                        remainder_dots)
+                                                        remainder_dots, commands_listed)
         del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
         helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
@@ -124,8 +126,8 @@ def _bare(word: str) -> str:
 
 
 def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts,
-                      literal_words: bool = False,
-                      remainder_dots: bool = False) -> tuple[set[str], list[UsagePositional], bool]:
+                      literal_words: bool = False, remainder_dots: bool = False,
+                      commands_listed: bool = True) -> tuple[set[str], list[UsagePositional], bool]:
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
@@ -149,7 +151,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if lower in _PLACEHOLDERS or lower.strip("[]<>.") in _PLACEHOLDERS:
             leading = False
             continue
-        if lower.strip("[]<>{}.") in _COMMAND_WORDS:
+        if lower.strip("[]<>{}.") in _COMMAND_WORDS and (commands_listed or not word.strip("[]<>{}.").isupper()):
             command = True
             break  # what follows belongs to the subcommand
         if word.startswith("-") and len(word) > 1:
@@ -200,8 +202,10 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if (leading or literal_words) and plain:
             continue
         leading = False
-        # "FILE...", and commander's "<files...>"
-        positionals.append(UsagePositional(word.rstrip("."), True, word.endswith(("...", "...>"))))
+        # "FILE...", and commander's "<files...>"; "file[.zip]" and "MODE[,MODE]..." are named
+        # by what comes before their brackets
+        name = word.split("[", 1)[0] if "[" in word and not word.startswith("<") else word
+        positionals.append(UsagePositional(name.rstrip("."), True, word.endswith(("...", "...>"))))
         bare_before = True
     return flags, positionals, command
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolbay.helptext import build_tool_schema, describe_help
 
 
@@ -328,3 +330,84 @@ def test_a_pflag_value_named_only_by_its_type_is_a_path_when_the_option_names_a_
                      "  -h, --help          help for keys\n")
     types = {o.long: o.type for o in desc.options}
     assert types["--file"] == "path" and types["--cache-dir"] == "path" and types["--input"] == "string"
+
+
+# The forms below were found by running real programs (GNU tar, iconv, curl, unzip, rm,
+# timeout, xargs, pylint, python3) and checking what each accepts; excerpts of their help.
+
+def test_an_option_list_under_a_heading_that_reads_like_prose_is_still_read():
+    # tar: " Informative output:"; iconv: " Information:". A heading of prose stays prose.
+    desc = _describe("Usage: tar [OPTION...] [FILE]...\n\n Informative output:\n\n"
+                     "      --full-time            print file time to its full resolution\n"
+                     "  -v, --verbose              verbosely list files processed\n\n"
+                     " Information:\n\n  -l, --list                 list all known coded character sets\n\n"
+                     "Notes:\n  Use --full-time with --verbose for the exact times.\n")
+    assert {o.long for o in desc.options} == {"--full-time", "--verbose", "--list"}
+
+
+@pytest.mark.parametrize(("text", "positionals", "options"), [
+    # curl --help all: no blank line, one space between an option's value and its description.
+    ("Usage: curl [options...] <url>\n"
+     "     --abstract-unix-socket <path> Connect via abstract Unix domain socket\n"
+     "     --anyauth            Pick any authentication method\n"
+     " -a, --append             Append to target file when uploading\n",
+     [("url", True)], {"--abstract-unix-socket", "--anyauth", "--append"}),
+    # unzip: the sentence under the synopsis made 19 required positionals of its words.
+    ("Usage: unzip [-Z] [-opts[modifiers]] file[.zip] [list] [-x xlist] [-d exdir]\n"
+     "  Default action is to extract files in list, except those in xlist, to exdir;\n"
+     "  file[.zip] may be a wildcard.\n\n"
+     "  -p  extract files to pipe, no messages\n",
+     [("file", True), ("list", False)], None),
+])
+def test_what_follows_the_usage_line_at_once_is_not_more_usage(
+        text: str, positionals: list[tuple[str, bool]], options: set[str] | None) -> None:
+    desc = _describe(text)
+    assert [(p.name, p.required) for p in desc.positionals] == positionals
+    assert options is None or {o.long for o in desc.options} == options
+
+
+def test_a_word_with_brackets_inside_is_named_by_what_comes_before_them():
+    chmod = _describe("Usage: chmod [OPTION]... MODE[,MODE]... FILE...\n\n"
+                      "  -R, --recursive        change files and directories recursively\n")
+    assert [(p.name, p.variadic) for p in chmod.positionals] == [("MODE", True), ("FILE", True)]
+
+
+def test_a_sentence_ending_in_commands_colon_is_no_list_of_subcommands():
+    # rm: "...for example '-foo',\nuse one of these commands:\n  rm -- -foo" are examples of rm.
+    desc = _describe("Usage: rm [OPTION]... [FILE]...\nRemove (unlink) the FILE(s).\n\n"
+                     "  -f, --force           ignore nonexistent files and arguments, never prompt\n\n"
+                     "To remove a file whose name starts with a '-', for example '-foo',\n"
+                     "use one of these commands:\n  rm -- -foo\n\n  rm ./-foo\n")
+    assert desc.subcommands == ()
+    assert [(p.name, p.variadic) for p in desc.positionals] == [("FILE", True)]
+
+
+def test_a_command_to_run_is_a_positional_when_the_help_lists_no_subcommands():
+    # timeout and xargs run the COMMAND they are given; without it neither can be called.
+    timeout = _describe("Usage: timeout [OPTION] DURATION COMMAND [ARG]...\n  or:  timeout [OPTION]\n"
+                        "Start COMMAND, and kill it if still running after DURATION.\n\n"
+                        "  -s, --signal=SIGNAL   specify the signal to be sent on timeout\n")
+    assert [p.name for p in timeout.positionals] == ["DURATION", "COMMAND", "ARG"]
+    xargs = _describe("Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n"
+                      "Run COMMAND with arguments INITIAL-ARGS and more arguments read from input.\n\n"
+                      "  -0, --null                   items are separated by a null, not whitespace\n")
+    assert [(p.name, p.required) for p in xargs.positionals][0] == ("COMMAND", True)
+    assert build_tool_schema(xargs).input_schema["required"] == ["command"]
+
+
+def test_a_value_named_as_a_choice_of_words_is_no_number():
+    # pylint: "--persistent <y or n>" refuses 1 ("Invalid yn value") and takes n.
+    desc = _describe("usage: pylint [options]\n\noptions:\n"
+                     "  --persistent <y or n>\n                        Pickle collected data. (default: True)\n")
+    assert build_tool_schema(desc).input_schema["properties"]["persistent"]["type"] == "string"
+
+
+def test_pythons_own_colon_separated_options_take_their_values():
+    desc = _describe("usage: python3 [option] ... [-c cmd | -m mod | file | -] [arg] ...\n"
+                     "Options (and corresponding environment variables):\n"
+                     "-b     : issue warnings about str(bytes_instance), str(bytearray_instance)\n"
+                     "         and comparing bytes/bytearray with str. (-bb: issue errors)\n"
+                     "-c cmd : program passed in as string (terminates option list)\n"
+                     "-m mod : run library module as a script (terminates option list)\n")
+    got = {o.short: (o.takes_value, o.description[:7]) for o in desc.options}
+    assert got == {"-b": (False, "issue w"), "-c": (True, "program"), "-m": (True, "run lib")}
