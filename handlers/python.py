@@ -102,6 +102,8 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         stderr = answer.get("stderr")
         if stderr:
             text += f"\n\nstderr:\n{stderr}"
+        if printed:  # what it printed before failing: often what tells why
+            meta["printed"] = printed
         return ToolResult(text=text, is_error=True, meta=meta)
     text = str(answer.get("text", ""))
     if answer.get("truncated"):

@@ -23,14 +23,28 @@ LIMIT_BYTES = 64 * 1024
 _LINE_BYTES = 4096  # a longer line is logged in pieces of this size
 
 
-class _Source:
-    __slots__ = ("module", "pending", "logged", "dropped")
+# What a credential handed to the worker is logged as (the words of the tools' results).
+HIDDEN = "[credential redacted]"
+
+
+class StderrSource:
+    """One worker's stderr, logged line by line. ``hide`` adds a credential handed to the
+    worker: a line holding it is logged with it blotted out (a tool that writes it to fd 2,
+    or a C library that does, must not put it in the log, its file, or after-client.log)."""
+
+    __slots__ = ("module", "pending", "logged", "dropped", "hidden")
 
     def __init__(self, module: str) -> None:
         self.module = module
         self.pending = b""
         self.logged = 0
         self.dropped = 0
+        # Replaced whole, never changed in place: read on the log's thread, added to on the loop's.
+        self.hidden: tuple[str, ...] = ()
+
+    def hide(self, secret: str) -> None:
+        if len(secret) >= 4 and secret not in self.hidden:  # shorter values would blot out words
+            self.hidden = tuple(sorted((*self.hidden, secret), key=len, reverse=True))
 
     def feed(self, data: bytes) -> None:
         lines = (self.pending + data).split(b"\n")
@@ -53,26 +67,31 @@ class _Source:
             self.dropped += len(line) + 1
             return
         self.logged += len(line) + 1
-        logger.info("%s (stderr): %s", self.module, line.decode("utf-8", "replace").rstrip("\r"))
+        text = line.decode("utf-8", "replace").rstrip("\r")
+        for secret in self.hidden:
+            text = text.replace(secret, HIDDEN)
+        logger.info("%s (stderr): %s", self.module, text)
 
 
 class StderrLog:
     """One thread that reads the pipes given to ``watch`` until each ends, and logs them."""
 
     def __init__(self) -> None:
-        self._added: queue.SimpleQueue[tuple[int, _Source]] = queue.SimpleQueue()
+        self._added: queue.SimpleQueue[tuple[int, StderrSource]] = queue.SimpleQueue()
         self._wake_read, self._wake_write = os.pipe()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def watch(self, fd: int, module: str) -> None:
+    def watch(self, fd: int, module: str) -> StderrSource:
         """Reads ``fd`` (the read end of a worker's stderr pipe, now this object's to close)."""
-        self._added.put((fd, _Source(module)))
+        source = StderrSource(module)
+        self._added.put((fd, source))
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="toolbay-worker-stderr", daemon=True)
                 self._thread.start()
         os.write(self._wake_write, b"\0")  # the selector learns of the new pipe at once
+        return source
 
     def _run(self) -> None:
         selector = selectors.DefaultSelector()

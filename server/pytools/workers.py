@@ -29,7 +29,7 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from toolbay.pytools.stderr_log import stderr_log
+from toolbay.pytools.stderr_log import StderrSource, stderr_log
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +130,11 @@ class Worker:
         self._tmp = tempfile.mkdtemp(prefix="toolbay-py-")
         self.confinement: dict[str, Any] = {}
         self.healthy = False
+        self._stderr: StderrSource | None = None
+
+    def _hide(self, secret: str) -> None:
+        if self._stderr is not None:
+            self._stderr.hide(secret)
 
     async def start(self) -> None:
         # Its stderr (and fd 1, which the worker points there) goes to the server's log, bounded.
@@ -144,7 +149,7 @@ class Worker:
             raise
         finally:
             os.close(errors_write)
-        stderr_log().watch(errors_read, self.spec.module)
+        self._stderr = stderr_log().watch(errors_read, self.spec.module)
         assert self.process.stdout is not None
         self._reader = BufferedByteReceiveStream(self.process.stdout)
         await self._send(self.spec.init_message(self._tmp, describe=False))
@@ -165,6 +170,8 @@ class Worker:
         cancellation the worker is killed (its state is unknown) and must not be reused."""
         self.healthy = False
         timeout = self.spec.limits.timeout_s
+        for secret in env.values():  # credentials given as variables: never logged as written
+            self._hide(secret)
         try:
             await self._send({"op": "call", "tool": tool, "args": dict(arguments), "env": dict(env)})
             with anyio.move_on_after(timeout) as scope:
@@ -173,6 +180,8 @@ class Worker:
                     if message.get("op") == "credential":
                         value, problem = await credentials(
                             str(message.get("name")), str(message.get("key") or "api_key"), message.get("env_var"))
+                        if value is not None:
+                            self._hide(value)  # before the worker has it, so before it can write it
                         await self._send({"op": "credential", "value": value, "problem": problem})
                         continue
                     break

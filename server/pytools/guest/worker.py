@@ -13,6 +13,7 @@ during a call the worker may send ``credential`` requests, each answered by the 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import importlib.util
 import io
@@ -22,6 +23,7 @@ import re
 import resource
 import struct
 import sys
+import threading
 from collections.abc import Awaitable
 from typing import Any
 
@@ -117,6 +119,65 @@ class _Bounded(io.TextIOBase):
 
     def getvalue(self) -> str:
         return "".join(self.parts)
+
+
+class _CallOutput:
+    """What one call (or the import) printed and wrote to sys.stderr, and the threads that
+    existed before it began (what they write is not its output)."""
+
+    __slots__ = ("printed", "errors", "threads_before", "open")
+
+    def __init__(self, printed_limit: int, errors_limit: int = 64 * 1024) -> None:
+        self.printed = _Bounded(printed_limit)
+        self.errors = _Bounded(errors_limit)
+        self.threads_before = {thread.ident for thread in threading.enumerate()}
+        self.open = True
+
+
+# The call whose code is running in this context: set by ``call``, copied into the asyncio
+# tasks that call makes, so a task that runs on during a later call still writes as its own.
+_writer: contextvars.ContextVar[_CallOutput | None] = contextvars.ContextVar("toolbay_call_output", default=None)
+_running: _CallOutput | None = None  # the call under way, for threads it started (no context)
+
+
+def _output_of_now() -> _CallOutput | None:
+    """The call that what is written now belongs to, or None (the server's log): the call whose
+    code (or asyncio task) writes it while that call runs, or a thread started during the call
+    under way. Output of a thread or task from an earlier call is never another call's result
+    (over HTTP that might be another caller's)."""
+    own = _writer.get()
+    if own is not None:
+        return own if own.open else None
+    running = _running
+    if running is not None and threading.get_ident() not in running.threads_before:
+        return running
+    return None
+
+
+class _Routed(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` for the worker's whole life, so that a logging handler
+    made at import (which keeps the stream it saw) writes into each call's result: a call's
+    own writes go to its buffer, anything else to the worker's stderr (the server's log)."""
+
+    def __init__(self, part: str, log: Any) -> None:
+        self._part = part
+        self._log = log
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def write(self, text: str) -> int:
+        output = _output_of_now()
+        if output is None:
+            self._log.write(text)
+            self._log.flush()
+            return len(text)
+        written: int = getattr(output, self._part).write(text)
+        return written
 
 
 # -- confinement -------------------------------------------------------------------------
@@ -250,27 +311,44 @@ def _ask_credential(name: str, key: str, env_var: str | None) -> tuple[str | Non
     return answer.get("value"), str(answer.get("problem") or "")
 
 
-def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_limit: int) -> dict[str, Any]:
+def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_limit: int,
+         cwd: str | None = None) -> dict[str, Any]:
+    global _running
+    output = _CallOutput(output_limit)
+    _running = output
+    token = _writer.set(output)
+    try:
+        return _call(module, message, base_env, output_limit, output)
+    finally:
+        output.open = False
+        _writer.reset(token)
+        _running = None
+        if cwd is not None:  # a call that changed directory does not move the next one
+            with contextlib.suppress(OSError):
+                os.chdir(cwd)
+
+
+def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_limit: int,
+          output: _CallOutput) -> dict[str, Any]:
     name, arguments = message["tool"], message.get("args") or {}
     os.environ.clear()
     os.environ.update(base_env)
     os.environ.update(message.get("env") or {})
-    printed = _Bounded(output_limit)
-    errors = _Bounded(64 * 1024)
+    printed, errors = output.printed, output.errors
     try:
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
-            dispatch = getattr(module, "dispatch", None)
-            if callable(dispatch):
-                value = _settle(dispatch(name, arguments))
-            else:
-                function = getattr(module, name, None)
-                if not callable(function):
-                    return {"op": "result", "ok": False,
-                            "error": f"the module has no function {name}() and no dispatch()"}
-                value = _settle(function(**arguments))
+        # What this call writes reaches ``output`` through the routed streams (``_Routed``).
+        dispatch = getattr(module, "dispatch", None)
+        if callable(dispatch):
+            value = _settle(dispatch(name, arguments))
+        else:
+            function = getattr(module, name, None)
+            if not callable(function):
+                return {"op": "result", "ok": False,
+                        "error": f"the module has no function {name}() and no dispatch()"}
+            value = _settle(function(**arguments))
     except SystemExit as exit_:
         return {"op": "result", "ok": False, "error": f"the tool called sys.exit({exit_.code!r})",
-                "stderr": errors.getvalue()}
+                "stderr": errors.getvalue(), "printed": printed.getvalue()}
     except MemoryError:
         return {"op": "result", "ok": False, "fatal": True,
                 "error": "the tool ran out of memory (the worker's memory limit was reached)"}
@@ -282,8 +360,8 @@ def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_
                       if f.filename == getattr(module, "__file__", None)), None)
         # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
         said = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
-        return {"op": "result", "ok": False, "error": said,
-                "error_type": type(exc).__name__, "where": where, "stderr": errors.getvalue()}
+        return {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
+                "stderr": errors.getvalue(), "printed": printed.getvalue()}
     return _result(value, printed, errors, output_limit)
 
 
@@ -337,12 +415,13 @@ def main() -> int:
 
     toolbay_tools._ask = _ask_credential
     stage = "import"
+    # From here on, what the module writes to sys.stdout and sys.stderr is routed (``_Routed``);
+    # while it is imported and described, no call is under way: the server's log has it.
+    sys.stdout, sys.stderr = _Routed("printed", sys.stderr), _Routed("errors", sys.stderr)
     try:
-        printed = _Bounded(4096)
-        with contextlib.redirect_stdout(printed):
-            module = load(path, name, init.get("source"))
-            stage = "describe"
-            description = describe(module) if init.get("describe") else {}
+        module = load(path, name, init.get("source"))
+        stage = "describe"
+        description = describe(module) if init.get("describe") else {}
     except BaseException as exc:  # an import that fails is the file's diagnostic, not a crash
         if isinstance(exc, SystemExit):
             doing = "being imported" if stage == "import" else "describing its tools"
@@ -366,7 +445,7 @@ def main() -> int:
             return 0
         if message.get("op") != "call":
             continue
-        answer = call(module, message, base_env, output_limit)
+        answer = call(module, message, base_env, output_limit, init.get("cwd"))
         send(answer)
         if answer.get("fatal"):
             return 3

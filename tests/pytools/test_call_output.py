@@ -1,0 +1,153 @@
+"""What a Python tool writes reaches the call that wrote it, and no other: not a later call (over
+HTTP that may be another caller's), not the next call's working directory, not a credential in
+the server's log."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.pytools.conftest import call
+from toolbay.assembly import assemble
+from toolbay.config import Settings
+
+pytestmark = pytest.mark.anyio
+
+# Inside the module: how long it waits for the other side of a hand-off (never reached when
+# the server does what it should; bounds a failing test instead of hanging it).
+CHATTY = '''
+import asyncio, logging, os, sys, threading
+
+# The usual pattern: a handler made at import, which keeps the sys.stderr it sees now.
+logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+_go, _done = threading.Event(), threading.Event()
+_task_done = threading.Event()
+_task_go = False
+TOOL_TIER = "read"
+
+
+def get_tool_schemas():
+    names = ["start", "other", "task", "other_async", "warn", "fail", "chdir", "where", "raw"]
+    return [{"name": f"chatty_{name}", "description": name,
+             "input_schema": {"type": "object", "properties": {"word": {"type": "string"}}}} for name in names]
+
+
+def chatty_start(word="x"):
+    def later():
+        _go.wait(20)
+        print(f"late print {word}")
+        sys.stderr.write(f"late stderr {word}\\n")
+        _done.set()
+    threading.Thread(target=later, daemon=True).start()
+    return "started"
+
+
+def chatty_other(word="x"):
+    _go.set()
+    _done.wait(20)  # the earlier call's thread writes while this call runs
+    return "other"
+
+
+async def chatty_task(word="x"):
+    async def later():
+        while not _task_go:
+            await asyncio.sleep(0.01)
+        print(f"task print {word}")
+        _task_done.set()
+    asyncio.get_running_loop().create_task(later())  # runs on when the loop runs: in a later call
+    return "task started"
+
+
+async def chatty_other_async(word="x"):
+    global _task_go
+    _task_go = True
+    for _ in range(2000):
+        if _task_done.is_set():
+            break
+        await asyncio.sleep(0.01)
+    return "other async"
+
+
+def chatty_warn(word="x"):
+    logging.warning("careful with %s", word)
+    return "warned"
+
+
+def chatty_fail(word="x"):
+    print("about to fail: the input was odd")
+    raise ValueError("it failed")
+
+
+def chatty_chdir(word="x"):
+    os.chdir("/")
+    return os.getcwd()
+
+
+def chatty_where(word="x"):
+    return os.getcwd()
+
+
+def chatty_raw(word="x"):
+    from toolbay_tools import get_credential
+    os.write(2, ("raw key " + get_credential("weather") + "\\n").encode())
+    return "raw ok"
+'''
+SECRET = "sk-test-raw-0123456789abcdef"
+
+
+@pytest.fixture
+def settings(python_dir: Path, make_settings: Callable[..., Settings]) -> Settings:
+    (python_dir / "chatty.py").write_text(CHATTY, encoding="utf-8")
+    return make_settings(credentials={"weather": {"tools": ["chatty_*"], "api_key": SECRET}})
+
+
+async def test_what_an_earlier_calls_thread_or_task_writes_is_not_a_later_calls_output(settings: Settings) -> None:
+    async with assemble(settings, watch=False) as app:
+        assert (await call(app, "chatty_start", {"word": "ALICE-TOKEN"})).text == "started"
+        other = await call(app, "chatty_other")
+        assert (await call(app, "chatty_task", {"word": "ALICE-TASK"})).text == "task started"
+        other_async = await call(app, "chatty_other_async")
+    assert other.text == "other" and other_async.text == "other async"
+    for result in (other, other_async):
+        assert "ALICE" not in repr((result.text, result.meta)), result
+
+
+async def test_a_logging_handler_made_at_import_writes_beside_every_calls_result(settings: Settings) -> None:
+    async with assemble(settings, watch=False) as app:
+        results = [await call(app, "chatty_warn", {"word": word}) for word in ("one", "two", "three")]
+    assert [result.meta.get("stderr") for result in results] == [
+        "WARNING careful with one\n", "WARNING careful with two\n", "WARNING careful with three\n"]
+
+
+async def test_what_a_failing_tool_printed_comes_back_with_its_error(settings: Settings) -> None:
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "chatty_fail")
+    assert result.is_error and result.text.startswith("it failed")
+    assert result.meta["printed"] == "about to fail: the input was odd\n"
+
+
+async def test_a_call_that_changes_directory_does_not_move_the_next_one(settings: Settings, workspace: Path) -> None:
+    async with assemble(settings, watch=False) as app:
+        before = await call(app, "chatty_where")
+        assert (await call(app, "chatty_chdir")).text == "/"
+        after = await call(app, "chatty_where")
+    assert before.text == after.text == str(workspace)
+
+
+async def test_a_credential_written_to_the_raw_stderr_is_logged_blotted_out(
+        settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="toolbay.pytools.stderr")
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "chatty_raw")
+        assert result.text == "raw ok"
+        # The worker's stderr is read on a thread of its own: wait for the line to be logged.
+        with anyio.fail_after(60):
+            while not any("raw key" in record.getMessage() for record in caplog.records):
+                await anyio.sleep(0.02)
+    logged = [record.getMessage() for record in caplog.records if "raw key" in record.getMessage()]
+    assert logged == ["chatty (stderr): raw key [credential redacted]"]
+    assert SECRET not in caplog.text
