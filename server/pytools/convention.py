@@ -45,6 +45,9 @@ class ModuleSpec:
         return "; ".join(self.refused) or "get_tool_schemas() returned no tools"
 
 
+# Keywords through which a schema's properties may come from subschemas.
+_COMPOSING = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "dependentSchemas")
+
 def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     """Reads a worker's description of ``module``; never raises for what the module says."""
     refused: list[str] = []
@@ -98,7 +101,10 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
     schema.setdefault("properties", {})
     if not any(key in schema for key in ("additionalProperties", "patternProperties", "unevaluatedProperties")):
         # Validation refuses arguments the schema does not name (toolbay.chain.validate): the
-        # schema a client is shown says so too.
-        schema["additionalProperties"] = False
+        # schema a client is shown says so too. Properties named inside allOf, anyOf, oneOf or
+        # a $ref are named all the same: there, only unevaluatedProperties says it right
+        # (additionalProperties would refuse them, and every call with them).
+        composed = any(key in schema for key in _COMPOSING)
+        schema["unevaluatedProperties" if composed else "additionalProperties"] = False
     description = item.get("description")
     return PythonToolSpec(name, description if isinstance(description, str) else "", schema)

@@ -138,3 +138,34 @@ async def test_a_module_with_a_syntax_error_is_skipped_with_one_line_saying_wher
     async with assemble(make_settings(), watch=False) as app:
         skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
     assert skipped["typo.py"] == "it cannot be imported: SyntaxError: invalid syntax at line 1: def get_tool_schemas(:"
+
+
+COMPOSED = '''
+def get_tool_schemas():
+    base = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    return [{"name": "comp_allof", "description": "d", "input_schema": {"type": "object", "$defs": {"Base": base},
+             "allOf": [{"$ref": "#/$defs/Base"}], "properties": {"verbose": {"type": "boolean"}}}},
+            {"name": "comp_oneof", "description": "d", "input_schema": {"type": "object", "oneOf": [
+             {"properties": {"url": {"type": "string"}}, "required": ["url"]},
+             {"properties": {"path": {"type": "string"}}, "required": ["path"]}]}}]
+
+def dispatch(name, args):
+    return args
+'''
+
+
+async def test_properties_named_inside_a_composition_are_accepted_and_others_still_refused(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    (python_dir / "comp.py").write_text(COMPOSED, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        both = await call(app, "comp_allof", {"path": "x", "verbose": True})
+        missing = await call(app, "comp_allof", {"verbose": True})
+        unknown = await call(app, "comp_allof", {"path": "x", "colour": "red"})
+        url = await call(app, "comp_oneof", {"url": "http://x"})
+        listed = {d.name: d.input_schema for d in app.catalog.current.definitions()}
+    assert not both.is_error and both.structured == {"path": "x", "verbose": True}
+    assert missing.is_error and "$.path: missing required property" in missing.text
+    assert unknown.is_error and "colour" in unknown.text
+    assert not url.is_error and url.structured == {"url": "http://x"}
+    assert listed["comp_allof"].get("unevaluatedProperties") is False
+    assert "additionalProperties" not in listed["comp_allof"]
