@@ -60,6 +60,14 @@ async def _report(described: Described, path: Path, verb: str) -> ToolResult:
                       structured={"path": str(path), "tools": tools})
 
 
+def _write_atomically(path: Path, data: bytes) -> None:
+    """``path`` holds ``data`` whole or its old content: never half of a source."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(temporary, path)
+
+
 class CreateToolHandler(Handler):
     runs_inline = True
 
@@ -91,11 +99,28 @@ class CreateToolHandler(Handler):
             return ToolResult.error("This server keeps no personal tool folder for you ([python] personal_dir).")
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{name}.py"
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(source)
-        os.replace(temporary, path)
-        return await _report(self.described, path, "written")
+        try:
+            previous: bytes | None = path.read_bytes()
+        except FileNotFoundError:
+            previous = None
+        _write_atomically(path, source.encode())
+        tools, refusal = await self.described(str(path))
+        if tools and refusal is None:
+            return ToolResult(text=f"{path.name} was written; it serves: {', '.join(tools)}.",
+                              structured={"path": str(path), "tools": tools})
+        # A source that serves no tool replaces nothing: the version that worked stays on disk
+        # (the next start serves it, and share_tool shares it), and a new module is not left.
+        if previous is None:
+            path.unlink(missing_ok=True)
+            await self.described(str(path))
+            kept = "Nothing was written"
+        else:
+            _write_atomically(path, previous)
+            kept_tools, _ = await self.described(str(path))
+            kept = (f"{path.name} keeps its previous version"
+                    + (f", which serves: {', '.join(kept_tools)}" if kept_tools else ""))
+        return ToolResult.error(f"The source was refused: it serves no tool: {refusal or 'no tools'}. {kept}. "
+                                "Fix the source and call this again.", path=str(path))
 
 
 class ShareToolHandler(Handler):
@@ -123,6 +148,10 @@ class ShareToolHandler(Handler):
             return ToolResult.error(f"You have no personal module {name!r} to share: create it with create_tool.")
         if self.shared_dir is None:
             return ToolResult.error("This server has no shared tool folder to share into.")
+        offered, refusal = await self.described(str(source))
+        if refusal is not None or not offered:
+            return ToolResult.error(f"Your module {name!r} serves no tool ({refusal or 'no tools'}), so it was not "
+                                    "shared: fix it with create_tool first.")
         target = self.shared_dir / f"{name}.py"
         if target.exists():
             return ToolResult.error(f"A shared module {name!r} exists already; ask the operator to remove it first.")

@@ -127,6 +127,31 @@ async def test_create_and_share_need_their_own_scopes_and_serve_the_new_module(
     assert (shared / "weather.py").read_text(encoding="utf-8") == source
 
 
+async def test_a_refused_source_replaces_nothing_and_a_module_serving_no_tool_is_not_shared(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str], folders: tuple[Path, Path],  # noqa: F811
+) -> None:
+    shared, people = folders
+    good = module("weather", {"weather_today": "sunny"})
+    (people / "creator").mkdir()
+    (people / "creator" / "draft.py").write_text("def get_tool_schemas(:\n", encoding="utf-8")  # saved by hand
+    async with running(realm_settings("authoring = true\n")) as url:
+        with anyio.fail_after(120):
+            async with connect(url, tokens["creator"]) as creator:
+                assert not (await creator.call_tool("create_tool", {"name": "weather", "source": good})).is_error
+                broken = await creator.call_tool("create_tool", {"name": "weather", "source": good + "\ndef oops(:\n"})
+                still = await creator.call_tool("weather_today", {})
+                new_broken = await creator.call_tool("create_tool", {"name": "oops", "source": "def get_tool_schemas(:"})
+                unshareable = await creator.call_tool("share_tool", {"name": "draft"})
+    assert broken.is_error and "SyntaxError" in text_of(broken)
+    assert "weather.py keeps its previous version, which serves: weather_today" in text_of(broken)
+    assert text_of(still) == "sunny"
+    assert (people / "creator" / "weather.py").read_text(encoding="utf-8") == good  # the next start serves it
+    assert new_broken.is_error and "Nothing was written" in text_of(new_broken)
+    assert not (people / "creator" / "oops.py").exists()
+    assert unshareable.is_error and "serves no tool" in text_of(unshareable) and "not shared" in text_of(unshareable)
+    assert not (shared / "draft.py").exists()
+
+
 async def test_in_search_first_each_caller_finds_its_own_personal_tools_and_no_one_elses(
     realm_settings: Callable[[str], Settings], tokens: dict[str, str],  # noqa: F811
 ) -> None:
