@@ -140,7 +140,8 @@ async def test_a_refused_source_replaces_nothing_and_a_module_serving_no_tool_is
                 assert not (await creator.call_tool("create_tool", {"name": "weather", "source": good})).is_error
                 broken = await creator.call_tool("create_tool", {"name": "weather", "source": good + "\ndef oops(:\n"})
                 still = await creator.call_tool("weather_today", {})
-                new_broken = await creator.call_tool("create_tool", {"name": "oops", "source": "def get_tool_schemas(:"})
+                new_broken = await creator.call_tool("create_tool",
+                                                     {"name": "oops", "source": "def get_tool_schemas(:"})
                 unshareable = await creator.call_tool("share_tool", {"name": "draft"})
     assert broken.is_error and "SyntaxError" in text_of(broken)
     assert "weather.py keeps its previous version, which serves: weather_today" in text_of(broken)
