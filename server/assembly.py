@@ -134,7 +134,8 @@ async def _assembled(
 
     async def rescan_now() -> Mapping[str, list[str]]:
         # ``keeper`` is bound below, before any call can reach refresh_tools.
-        change = await keeper.rescan()
+        # Asked for: a module skipped for an import that failed is tried again, whatever the cache says.
+        change = await keeper.rescan(retry_skipped_modules=True)
         return {"added": list(change.added), "removed": list(change.removed), "changed": list(change.changed)}
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:

@@ -118,6 +118,7 @@ class CatalogKeeper:
         notify: bool = True,
         publish_after_s: float | None = None,
         published: Callable[[], None] | None = None,
+        retry_skipped_modules: bool = False,
     ) -> CatalogChange:
         """Brings the catalog in line with the extension folders and the role files.
 
@@ -126,12 +127,19 @@ class CatalogKeeper:
         With ``publish_after_s``, describing that takes longer than that publishes the
         catalog as far as it got (the files described by then), calls ``published``, and
         goes on; ``published`` is called in any case once a catalog is in place.
+        ``retry_skipped_modules``: Python modules skipped though unchanged are described again,
+        uncached (an import that failed may work now: a file it needed, a service it reached).
         """
         async with self._rescan_lock:
             previous_files = self._files
             # One worker-thread hop does what a warm start needs: read the role files; list, stat, look up.
             roles_changed, (paths, current, hashes) = await anyio.to_thread.run_sync(
                 self._read_folders, previous_files)
+            if retry_skipped_modules:
+                for path, outcome in list(current.items()):
+                    if outcome.skipped is not None and path.endswith(".py") and outcome.sha256 is not None:
+                        del current[path]
+                        hashes = {**hashes, path: outcome.sha256}  # known, so described without the cache
             to_describe = [path for path in paths if path not in current]
             if to_describe:
                 total = len(to_describe)

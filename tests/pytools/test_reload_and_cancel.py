@@ -107,6 +107,38 @@ async def test_refresh_tools_serves_a_new_module_without_a_watcher(
         assert (await call(app, "fresh_say")).text == "refreshed"
 
 
+FLAKY = '''
+import os
+
+if os.path.exists(os.path.join(os.path.dirname(__file__), "FAIL")):
+    raise ImportError("the service it needs is not up yet")
+
+
+def get_tool_schemas():
+    return [{"name": "flaky_x", "description": "x", "input_schema": {"type": "object"}}]
+
+
+def flaky_x():
+    return "up"
+'''
+
+
+async def test_refresh_tools_tries_again_a_module_whose_import_failed_though_it_is_unchanged(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    (python_dir / "FAIL").touch()
+    (python_dir / "flaky.py").write_text(FLAKY, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        assert app.catalog.current.get("flaky_x") is None
+        assert any("the service it needs is not up yet" in skipped.reason for skipped in app.skipped_files)
+        (python_dir / "FAIL").unlink()
+        await app.rescan()  # what a watcher does: the file has not changed, and the cached failure stands
+        assert app.catalog.current.get("flaky_x") is None
+        answer = await call(app, "refresh_tools")
+        assert "flaky_x" in answer.structured["added"]
+        assert (await call(app, "flaky_x")).text == "up"
+
+
 async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
     started = await call(pyapp, "slow_nap", {"seconds": 600}, follow_jobs=False)
     job_id = started.structured["job_id"]
