@@ -17,7 +17,8 @@ from typing import Any
 from toolbay.cache_pruning import touch_if_stale
 
 # Bump when the worker's description or the convention's reading of it changes.
-DESCRIBER_VERSION = "3"  # 2: schemas checked against the meta-schema; 3: compositions closed by unevaluatedProperties
+DESCRIBER_VERSION = "4"  # 2: schemas checked against the meta-schema; 3: compositions closed by
+# unevaluatedProperties; 4: LONG_RUNNING must be a bool
 
 
 class PythonDescriptionCache:

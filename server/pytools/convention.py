@@ -72,8 +72,11 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     tier = PermissionTier.parse(declared_tier) if isinstance(declared_tier, str) else None
     if declared_tier is not None and tier is None:
         refused.append(f"TOOL_TIER = {declared_tier!r} is not one of 'read', 'write', 'exec'; treated as undeclared")
-    return ModuleSpec(module, tuple(tools), tuple(refused), tier, bool(description.get("long_running")),
-                      bool(description.get("has_cli_main")))
+    long_running = description.get("long_running", False)
+    if not isinstance(long_running, bool):
+        refused.append(f"LONG_RUNNING = {long_running!r} is not True or False; treated as False")
+        long_running = False
+    return ModuleSpec(module, tuple(tools), tuple(refused), tier, long_running, bool(description.get("has_cli_main")))
 
 
 def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: str | None) -> PythonToolSpec | None:

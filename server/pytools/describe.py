@@ -17,7 +17,7 @@ import sys
 import tempfile
 from typing import Any
 
-from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame
+from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, process_env
 
 
 class DescribeFailed(Exception):
@@ -33,6 +33,13 @@ class DescribeFailed(Exception):
 
 def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
     """The module's description and the confinement the worker reported. Raises ``DescribeFailed``."""
+    if spec.module in sys.stdlib_module_names:
+        # Imported as "json", it would stand for the standard library's json in the worker, and
+        # whatever imports that (the worker itself, jsonschema, the module's own imports) breaks
+        # with a message about something else.
+        raise DescribeFailed(f"its name shadows Python's standard library module {spec.module!r}, which the "
+                             "worker and the libraries it loads need: rename the file (its tools are named "
+                             "after it)", lasting=True)
     try:
         completed = _run_once(spec, timeout_s, describe=True)
     except subprocess.TimeoutExpired:
@@ -72,7 +79,7 @@ def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool) -> subproce
     with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp:
         return subprocess.run(
             spec.command(), input=frame(spec.init_message(tmp, describe=describe)), capture_output=True,
-            timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True, check=False,
+            timeout=timeout_s, env=process_env(), start_new_session=True, check=False,
         )
 
 

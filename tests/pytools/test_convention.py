@@ -169,3 +169,25 @@ async def test_properties_named_inside_a_composition_are_accepted_and_others_sti
     assert not url.is_error and url.structured == {"url": "http://x"}
     assert listed["comp_allof"].get("unevaluatedProperties") is False
     assert "additionalProperties" not in listed["comp_allof"]
+
+
+def test_long_running_must_be_a_bool_and_anything_else_is_said_and_read_as_false() -> None:
+    from toolbay.pytools import module_spec_from
+
+    schemas = [{"name": "lr", "description": "d", "input_schema": {"type": "object"}}]
+    worded = module_spec_from("lr", {"has_dispatch": True, "schemas": schemas, "long_running": "no"})
+    declared = module_spec_from("lr", {"has_dispatch": True, "schemas": schemas, "long_running": True})
+    assert not worded.long_running and declared.long_running
+    assert list(worded.refused) == ["LONG_RUNNING = 'no' is not True or False; treated as False"]
+
+
+async def test_a_module_named_like_a_standard_library_module_is_skipped_saying_so(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    (python_dir / "json.py").write_text(
+        'def get_tool_schemas():\n    return [{"name": "json_pretty", "description": "d", '
+        '"input_schema": {"type": "object"}}]\n\ndef json_pretty():\n    return "pretty"\n', encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        reasons = {Path(skipped.path).name: skipped.reason for skipped in app.skipped_files}
+        served = await call(app, "greet", {"name": "Ada"})  # the other modules are untouched
+    assert "shadows Python's standard library module 'json'" in reasons["json.py"]
+    assert served.text == "Hello, Ada!"

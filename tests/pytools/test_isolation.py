@@ -4,12 +4,15 @@ server, and the next call, carry on."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import anyio
 import pytest
 
 from tests.pytools.conftest import call
 from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -123,3 +126,41 @@ async def test_what_a_worker_writes_to_its_file_descriptors_is_logged_under_its_
     logged = [line for line in lines if "noise yy" in line]
     assert len(logged) > 0 and sum(len(line) for line in logged) <= LIMIT_BYTES + 100 * len("crashy (stderr): ")
     assert "noise yy" not in capfd.readouterr().err
+
+
+THREADS = '''
+import threading
+
+
+def get_tool_schemas():
+    return [{"name": "threads_start", "description": "d",
+             "input_schema": {"type": "object", "properties": {"count": {"type": "integer"}}}}]
+
+
+def threads_start(count):
+    release = threading.Event()
+    started = []
+    try:
+        for _ in range(count):
+            thread = threading.Thread(target=release.wait, args=(30,))
+            thread.start()
+            started.append(thread)
+    finally:
+        release.set()
+        for thread in started:
+            thread.join()
+    return len(started)
+'''
+
+
+async def test_a_tool_may_start_a_pool_of_sixteen_threads_under_the_default_memory_limit(
+        python_dir: Path, shared_data_dir: Path, workspace: Path) -> None:
+    # The limit is on address space, and glibc reserved 64 MiB of it for each thread's malloc arena:
+    # ThreadPoolExecutor(16) failed with "can't start new thread" at the 8th.
+    (python_dir / "threads.py").write_text(THREADS, encoding="utf-8")
+    settings = load_settings(None, extensions=[python_dir], data_dir=shared_data_dir, workspace=workspace)
+    assert settings.sandbox.memory_mb == 256
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "threads_start", {"count": 16})
+    assert not result.is_error, result.text
+    assert result.text == "16"
