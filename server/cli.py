@@ -247,6 +247,13 @@ def call(
         raise typer.Exit(2)
     if result.text:
         sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
+    # What the tool printed or wrote to stderr beside its result (an author's debugging output):
+    # on stderr, so that stdout stays the result. A failure's text carries its stderr already.
+    for key, said in (("printed", "printed"), ("stderr", "wrote to stderr")):
+        extra = result.meta.get(key)
+        if isinstance(extra, str) and extra.strip() and not (key == "stderr" and result.is_error) \
+                and extra != result.text:
+            sys.stderr.write(f"toolbay: {tool} {said}:\n{extra if extra.endswith(chr(10)) else extra + chr(10)}")
     if result.is_error:
         raise typer.Exit(1)
 

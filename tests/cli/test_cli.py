@@ -101,6 +101,21 @@ def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -
     assert "missing.txt: No such file or directory" in result.stdout
 
 
+def test_call_shows_what_a_tool_printed_and_wrote_to_stderr_on_stderr_and_its_result_on_stdout(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "chat.py").write_text(
+        "import sys\n\ndef get_tool_schemas():\n    return [{'name': 'chat', 'description': 'd', "
+        "'input_schema': {'type': 'object'}}]\n\ndef chat():\n    print('debug: step one')\n"
+        "    sys.stderr.write('warning: odd input\\n')\n    return {'answer': 42}\n", encoding="utf-8")
+    result = runner.invoke(app, ["call", "chat", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"answer": 42}
+    assert "chat printed:\ndebug: step one\n" in result.stderr
+    assert "chat wrote to stderr:\nwarning: odd input\n" in result.stderr
+
+
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout_s = -1\n")
