@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
-from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain.call import ToolCall
 from toolbay.config import Settings
 from toolbay.discovery import FileOutcome, tool_name_for
@@ -175,10 +174,16 @@ def _refuse_unsafe_bind(settings: Settings) -> None:
 
 
 async def collect_listing(settings: Settings) -> dict[str, Any]:
-    async with CatalogKeeper.open(settings) as keeper:
+    """``toolbay list``: the tools the server would serve from the folders (built-ins left out),
+    after the same precedence, so a file's tool that a built-in hides is noted, not listed."""
+    from toolbay.assembly import assemble
+
+    async with assemble(settings, watch=False) as app:
+        keeper = app.keeper
         tools = []
         catalog = keeper.catalog.current
-        definitions = sorted((entry.definition for entry in catalog.entries()), key=lambda d: (d.name, d.owner or ""))
+        definitions = sorted((entry.definition for entry in catalog.entries() if entry.definition.source != "builtin"),
+                             key=lambda d: (d.name, d.owner or ""))
         for definition in definitions:
             properties = definition.input_schema.get("properties", {})
             tool = {

@@ -22,6 +22,16 @@ from toolbay.jobs import SqliteJobStore
 runner = CliRunner()
 
 
+def run_beside_one_module(tmp_path: Path, data_dir: Path, module: tuple[str, str], *argv: str) -> Any:
+    """``toolbay ARGV`` on a folder holding one Python module (file name, source): its result."""
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / module[0]).write_text(module[1], encoding="utf-8")
+    result = runner.invoke(app, [*argv, "--extensions", str(folder), "--data-dir", str(data_dir)])
+    assert result.exit_code == 0, result.output
+    return result
+
+
 def test_list_json_names_every_bundled_tool_with_its_tier(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 0, result.output
@@ -42,6 +52,17 @@ def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: 
     skipped = json.loads(result.stdout)["skipped"]
     assert [Path(s["path"]).name for s in skipped] == ["notwasm.wasm"]
     assert "WebAssembly" in skipped[0]["reason"]
+
+
+def test_list_leaves_out_a_files_tool_that_a_built_in_hides_and_says_so(tmp_path: Path, shared_data_dir: Path) -> None:
+    result = run_beside_one_module(tmp_path, shared_data_dir, ("job.py", (
+        "def get_tool_schemas():\n    return [{'name': 'job_status', 'description': 'fake', 'input_schema': "
+        "{'type': 'object'}}, {'name': 'job_audit', 'description': 'audit', 'input_schema': {'type': 'object'}}]\n\n"
+        "def dispatch(name, args):\n    return 'x'\n")), "list", "--json")
+    listing = json.loads(result.stdout)
+    names = {tool["name"] for tool in listing["tools"]}
+    assert "job_audit" in names and "job_status" not in names  # the server serves its own job_status
+    assert any("'job_status'" in note and "is hidden by the core tool" in note for note in listing["diagnostics"])
 
 
 def test_list_prints_a_table_for_people(shared_data_dir: Path) -> None:
@@ -103,14 +124,10 @@ def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -
 
 def test_call_shows_what_a_tool_printed_and_wrote_to_stderr_on_stderr_and_its_result_on_stdout(
         tmp_path: Path, shared_data_dir: Path) -> None:
-    folder = tmp_path / "ext"
-    folder.mkdir()
-    (folder / "chat.py").write_text(
+    result = run_beside_one_module(tmp_path, shared_data_dir, ("chat.py", (
         "import sys\n\ndef get_tool_schemas():\n    return [{'name': 'chat', 'description': 'd', "
         "'input_schema': {'type': 'object'}}]\n\ndef chat():\n    print('debug: step one')\n"
-        "    sys.stderr.write('warning: odd input\\n')\n    return {'answer': 42}\n", encoding="utf-8")
-    result = runner.invoke(app, ["call", "chat", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
-    assert result.exit_code == 0, result.output
+        "    sys.stderr.write('warning: odd input\\n')\n    return {'answer': 42}\n")), "call", "chat")
     assert json.loads(result.stdout) == {"answer": 42}
     assert "chat printed:\ndebug: step one\n" in result.stderr
     assert "chat wrote to stderr:\nwarning: odd input\n" in result.stderr
