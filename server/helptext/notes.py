@@ -61,6 +61,11 @@ _PART_BEFORE = compiled(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
 _OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b)",
                          re.IGNORECASE)
 
+# The last "item" began a phrase ("..., "never", an IP block in CIDR notation"): the list names
+# kinds of value, not values.
+# A capitalised word after it starts a sentence ("zenburn The ..." where paragraphs were joined).
+_PHRASE_GOES_ON = compiled(r"^ +(?!(?:or|and|is|are|was|were|as|if|by|to|for)\b)(?:[a-z]{2,}|[A-Z]{2,}\b)")
+
 _REQUIRED = compiled(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
 _REPEAT = compiled(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
@@ -158,7 +163,8 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
         for found in pattern.finditer(text):
             before = text[: found.start()]
             if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) \
-                    or _OPEN_AFTER.match(text[found.end():]):
+                    or _OPEN_AFTER.match(text[found.end():]) \
+                    or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(text[found.end():]):
                 continue
             raw = found.group(1).strip()
             raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
@@ -178,6 +184,7 @@ def _listed_values(lines: list[str]) -> tuple[str, ...]:
     """clap's long help: "Possible values:" then one "- name: what it does" line each."""
     values: list[str] = []
     listing = False
+    after_blank = False
     for line in lines:
         stripped = line.strip()
         if stripped.lower().rstrip(":") in ("possible values", "values", "choices"):
@@ -187,8 +194,9 @@ def _listed_values(lines: list[str]) -> tuple[str, ...]:
             item = _LIST_ITEM.match(stripped)
             if item:
                 values.append(item.group(1))
-            elif stripped and values and not line.startswith(" ") and not stripped.startswith("["):
-                break
+            elif stripped and values and after_blank and not line.startswith(" ") and not stripped.startswith("["):
+                break  # text after the list; a line right under an item is that item's wrapped words
+        after_blank = not stripped
     return tuple(values)
 
 

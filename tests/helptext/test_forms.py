@@ -411,3 +411,25 @@ def test_pythons_own_colon_separated_options_take_their_values():
                      "-m mod : run library module as a script (terminates option list)\n")
     got = {o.short: (o.takes_value, o.description[:7]) for o in desc.options}
     assert got == {"-b": (False, "issue w"), "-c": (True, "program"), "-m": (True, "run lib")}
+
+
+def test_a_possible_value_whose_words_wrap_does_not_end_the_list():
+    # ruff check --color: "auto" wraps onto a second line; ruff accepts always and never too.
+    desc = _describe("Usage: ruff check [OPTIONS]\n\nOptions:\n      --color <WHEN>\n"
+                     "          Control when colored output is used\n\n          Possible values:\n"
+                     "          - auto:   Use color when the output is a terminal unless overridden by\n"
+                     "            the environment\n          - always: Always use color\n"
+                     "          - never:  Never use color\n\n  -h, --help\n          Print help\n")
+    assert {o.long: o.choices for o in desc.options}["--color"] == ("auto", "always", "never")
+
+
+def test_a_list_whose_last_item_begins_a_phrase_names_kinds_of_value_not_values():
+    # yt-dlp --xff: "One of "default" (...), "never", an IP block in CIDR notation, or a country
+    # code": yt-dlp takes "US", which an enum of default, never and "an" refused.
+    desc = _describe("Usage: yt-dlp [OPTIONS] URL\n\nOptions:\n"
+                     "    --xff VALUE                     How to fake X-Forwarded-For HTTP header to\n"
+                     "                                    try bypassing geographic restriction. One of\n"
+                     "                                    \"default\" (only when known to be useful),\n"
+                     "                                    \"never\", an IP block in CIDR notation, or a\n"
+                     "                                    two-letter ISO 3166-2 country code\n")
+    assert {o.long: o.choices for o in desc.options}["--xff"] == ()
