@@ -261,6 +261,30 @@ def _absorb_columns(entry: HelpEntry) -> HelpEntry:
 def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if rules.columns:
         entry = _absorb_columns(entry)
+    templated = _DEFAULT_IN_HEAD.fullmatch(entry.head.strip())
+    if templated is not None:
+        return _option_with_default_in_head(entry, rules, templated.group(1), templated.group(2))
+    return _option_read(entry, rules)
+
+
+# kubectl's help: "-A, --all-namespaces=false:" then the description on the next line, tab
+# indented; the value after "=" is the default, and its form says the kind.
+_DEFAULT_IN_HEAD = compiled(r"(.*--[\w-]+)=(\S*):")
+
+
+def _option_with_default_in_head(entry: HelpEntry, rules: Rules, head: str, default: str) -> OptionSpec:
+    option = _option_read(entry._replace(head=head), rules)  # read as a switch, then given its value
+    if default in ("true", "false"):
+        return option._replace(default=default)
+    if re.fullmatch(r"-?\d+", default):
+        return option._replace(takes_value=True, type="integer", default=default, value_name="int")
+    if default.startswith("[") and default.endswith("]"):
+        return option._replace(takes_value=True, type="string", default=None, value_name="value", repeatable=True)
+    value = default.strip("'\"")
+    return option._replace(takes_value=True, type="string", default=value or None, value_name="string")
+
+
+def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     words = [w for w in entry.head.replace(",", " ").split() if not w.startswith(("-", "*", "/"))]
     lenient = bool(entry.description) or len(words) <= 1
     head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient,

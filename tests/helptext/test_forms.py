@@ -433,3 +433,19 @@ def test_a_list_whose_last_item_begins_a_phrase_names_kinds_of_value_not_values(
                      "                                    \"never\", an IP block in CIDR notation, or a\n"
                      "                                    two-letter ISO 3166-2 country code\n")
     assert {o.long: o.choices for o in desc.options}["--xff"] == ()
+
+
+def test_kubectls_default_after_the_name_says_the_kind_of_each_option():
+    # kubectl get: "-A, --all-namespaces=false:" is a switch (pflag refuses a value for it);
+    # "--chunk-size=500:" an integer, "--since=0s:" a string, each with its default.
+    desc = _describe("Usage:\n  kubectl get [(-o|--output=)json|yaml] [flags] [options]\n\nOptions:\n"
+                     "    -A, --all-namespaces=false:\n\tIf present, list the requested object(s) across all "
+                     "namespaces.\n\n    --chunk-size=500:\n\tReturn large lists in chunks rather than all at once.\n\n"
+                     "    --since=0s:\n\tOnly return logs newer than a relative duration like 5s, 2m, or 3h.\n\n"
+                     "    -f, --filename=[]:\n\tFilename, directory, or URL to files identifying the resource.\n")
+    got = {o.long: (o.takes_value, o.type, o.default, o.repeatable) for o in desc.options}
+    assert got == {"--all-namespaces": (False, "boolean", "false", False),
+                   "--chunk-size": (True, "integer", "500", False),
+                   "--since": (True, "string", "0s", False), "--filename": (True, "string", None, True)}
+    properties = build_tool_schema(desc).input_schema["properties"]
+    assert properties["all_namespaces"]["type"] == "boolean" and properties["chunk_size"]["default"] == 500
