@@ -73,6 +73,11 @@ class Handler(ABC):
         """Releases what the handler holds (compiled modules, files). Called when it leaves the catalog."""
         return None
 
+    async def renew(self) -> None:
+        """Lets go of warm state made from files other than the tool's own (a Python module's
+        workers imported its sibling modules, one of which changed); the next call starts afresh."""
+        return None
+
 
 # Structured content sits two levels down in a tool's answer (the message, then its result).
 # Past its JSON parser's recursion limit the SDK's client refuses the whole answer and, over

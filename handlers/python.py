@@ -57,6 +57,9 @@ class PythonHandler(Handler):
     async def close(self) -> None:
         await self.pool.close()
 
+    async def renew(self) -> None:
+        await self.pool.renew()
+
 
 def whole_numbers(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
     """``1.0`` as ``1`` where the schema asks for an integer: JSON Schema counts 1.0 an integer,

@@ -185,6 +185,7 @@ class CatalogKeeper:
                 old for path, old in previous_files.items()
                 if path not in current or current[path].handlers is not old.handlers
             ]
+            await _renew_beside_changed_helpers(previous_files, current, retired)
             self._files = current
             change = self._swap(self._build_catalog())
             # Calls in flight hold their own reference to the module they started with.
@@ -337,6 +338,26 @@ async def _background_tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
 
 def _in_order(outcomes: dict[str, FileOutcome], paths: Sequence[str]) -> dict[str, FileOutcome]:
     return {path: outcomes[path] for path in paths if path in outcomes}
+
+
+async def _renew_beside_changed_helpers(previous: dict[str, FileOutcome], current: dict[str, FileOutcome],
+                                        retired: list[FileOutcome]) -> None:
+    """A ``.py`` file that serves no tool (a helper the modules beside it import) was added,
+    changed or removed: the modules of its folder get fresh workers, which import it anew.
+    Warm workers kept the version they imported, so two workers of one module answered with
+    two versions of the helper."""
+    changed = [old.path for old in retired if old.path.endswith(".py") and not old.handlers]
+    changed += [path for path, outcome in current.items()
+                if path.endswith(".py") and not outcome.handlers and (path not in previous
+                                                                      or previous[path] is not outcome)]
+    folders = {os.path.dirname(path) for path in changed}
+    if not folders:
+        return
+    for path, outcome in current.items():
+        if path.endswith(".py") and os.path.dirname(path) in folders:
+            for entry in outcome.handlers:
+                if isinstance(entry, Handler):
+                    await entry.renew()
 
 
 async def _release(outcome: FileOutcome) -> None:

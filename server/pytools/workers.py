@@ -139,6 +139,7 @@ class Worker:
         self.confinement: dict[str, Any] = {}
         self.healthy = False
         self._stderr: StderrSource | None = None
+        self.generation = 0  # its pool's generation when it started (see ``WorkerPool.renew``)
 
     def _hide(self, secret: str) -> None:
         if self._stderr is not None:
@@ -257,6 +258,7 @@ class WorkerPool:
         self._count = 0
         self._condition: anyio.Condition | None = None  # made on the event loop, at first use
         self._closed = False
+        self._generation = 0
         self.started = 0  # workers started so far (restarts included)
         self.last_confinement: dict[str, Any] = {}
 
@@ -286,6 +288,7 @@ class WorkerPool:
                 return self._idle.pop()
             self._count += 1
         worker = Worker(self.spec)
+        worker.generation = self._generation
         try:
             await worker.start()
         except BaseException:  # cancelled while importing, too: nothing may be left running
@@ -297,7 +300,7 @@ class WorkerPool:
         return worker
 
     async def _release(self, worker: Worker) -> None:
-        if worker.healthy and not self._closed:
+        if worker.healthy and not self._closed and worker.generation == self._generation:
             async with self._freed:
                 self._idle.append(worker)
                 self._freed.notify()
@@ -315,6 +318,15 @@ class WorkerPool:
         """The process ids of the workers alive now, idle and busy."""
         workers = [*self._idle, *self._busy]
         return [w.process.pid for w in workers if w.process is not None and w.process.returncode is None]
+
+    async def renew(self) -> None:
+        """No worker started before now serves another call: the idle ones stop now, the busy
+        ones when their call ends. For a sibling module that changed, which they imported."""
+        self._generation += 1
+        idle, self._idle = self._idle, []
+        for worker in idle:
+            await worker.kill()
+            await self._forget()
 
     async def close(self) -> None:
         """Stops the idle workers; busy ones stop when their call ends."""

@@ -139,6 +139,35 @@ async def test_refresh_tools_tries_again_a_module_whose_import_failed_though_it_
         assert (await call(app, "flaky_x")).text == "up"
 
 
+USES_HELPER = '''
+import helperlib
+
+
+def get_tool_schemas():
+    return [{"name": "uses_value", "description": "v", "input_schema": {"type": "object"}}]
+
+
+def uses_value():
+    return helperlib.VALUE
+'''
+
+
+async def test_a_changed_helper_module_reaches_the_warm_workers_of_the_modules_beside_it(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    (python_dir / "helperlib.py").write_text("VALUE = 'helper v1'\n", encoding="utf-8")
+    (python_dir / "uses.py").write_text(USES_HELPER, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        assert (await call(app, "uses_value")).text == "helper v1"  # a warm worker imported v1
+        (python_dir / "helperlib.py").write_text("VALUE = 'helper v2'\n", encoding="utf-8")
+        await app.rescan()  # what the watcher does on the change
+        assert (await call(app, "uses_value")).text == "helper v2"
+        os.remove(python_dir / "helperlib.py")
+        await app.rescan()
+        gone = await call(app, "uses_value")
+    assert gone.is_error and "helperlib" in gone.text
+
+
 async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
     started = await call(pyapp, "slow_nap", {"seconds": 600}, follow_jobs=False)
     job_id = started.structured["job_id"]
