@@ -151,3 +151,17 @@ async def test_a_credential_written_to_the_raw_stderr_is_logged_blotted_out(
     logged = [record.getMessage() for record in caplog.records if "raw key" in record.getMessage()]
     assert logged == ["chatty (stderr): raw key [credential redacted]"]
     assert SECRET not in caplog.text
+
+
+async def test_what_works_on_a_real_stream_keeps_working(python_dir: Path, settings: Settings) -> None:
+    # faulthandler asks sys.stderr for a file descriptor; some libraries write bytes to .buffer.
+    (python_dir / "streamy.py").write_text(
+        "import faulthandler, sys\nfaulthandler.enable()\nsys.stdout.buffer.write(b'bytes at import\\n')\n\n"
+        "def get_tool_schemas():\n    return [{'name': 'streamy', 'description': 'd', "
+        "'input_schema': {'type': 'object'}}]\n\n"
+        "def streamy():\n    sys.stdout.buffer.write(b'bytes in call\\n')\n    print('text in call')\n"
+        "    return sys.stderr.fileno()\n", encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "streamy")
+    assert not result.is_error, result.text
+    assert result.text == "2" and result.meta["printed"] == "text in call\n"

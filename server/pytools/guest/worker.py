@@ -122,8 +122,8 @@ class _Bounded(io.TextIOBase):
 
 
 class _CallOutput:
-    """What one call (or the import) printed and wrote to sys.stderr, and the threads that
-    existed before it began (what they write is not its output)."""
+    """What one call printed and wrote to sys.stderr, and the threads that existed before it
+    began (what they write is not its output)."""
 
     __slots__ = ("printed", "errors", "threads_before", "open")
 
@@ -169,6 +169,16 @@ class _Routed(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return "utf-8"
+
+    # What works on a real stream goes on working, to the worker's stderr (the server's log):
+    # faulthandler.enable() asks for a file descriptor, some libraries write bytes to .buffer.
+    def fileno(self) -> int:
+        descriptor: int = self._log.fileno()
+        return descriptor
+
+    @property
+    def buffer(self) -> Any:
+        return self._log.buffer
 
     def write(self, text: str) -> int:
         output = _output_of_now()
