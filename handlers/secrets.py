@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from toolbay.words import ToolResult
 
@@ -13,19 +14,32 @@ REDACTED = "[credential redacted]"
 
 def without_secrets(result: ToolResult, secrets: Iterable[str]) -> ToolResult:
     """``result`` with every secret the tool was given during the call blotted out: a tool may
-    use its credentials, never show them."""
+    use its credentials, never show them. Found as written and as JSON writes them (a text
+    result that is a JSON document escapes quotes, backslashes and, in ASCII, every other
+    letter), in the text and in every string of the structured content and the metadata."""
     # Shorter values would blot out ordinary words.
     candidates = {secret for secret in secrets if len(secret) >= 4}
-    leaked = [secret for secret in candidates if secret in result.text or secret in json.dumps(result.meta)
-              or result.structured is not None and secret in json.dumps(result.structured)]
-    if not leaked:
+    forms = sorted({form for secret in candidates for form in (
+        secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])}, key=len, reverse=True)
+    if not forms:
         return result
 
     def scrub(text: str) -> str:
-        for secret in sorted(leaked, key=len, reverse=True):
-            text = text.replace(secret, REDACTED)
+        for form in forms:
+            if form in text:
+                text = text.replace(form, REDACTED)
         return text
 
-    structured = None if result.structured is None else json.loads(scrub(json.dumps(result.structured)))
-    meta = json.loads(scrub(json.dumps(result.meta)))
-    return ToolResult(text=scrub(result.text), structured=structured, is_error=result.is_error, meta=meta)
+    def scrub_all(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value)
+        if isinstance(value, dict):
+            return {scrub_all(key): scrub_all(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [scrub_all(item) for item in value]
+        return value
+
+    text, structured, meta = scrub(result.text), scrub_all(result.structured), scrub_all(result.meta)
+    if text == result.text and structured == result.structured and meta == result.meta:
+        return result
+    return ToolResult(text=text, structured=structured, is_error=result.is_error, meta=meta)

@@ -49,9 +49,17 @@ class StderrSource:
     def feed(self, data: bytes) -> None:
         lines = (self.pending + data).split(b"\n")
         self.pending = lines.pop()
-        while len(self.pending) > _LINE_BYTES:
-            lines.append(self.pending[:_LINE_BYTES])
-            self.pending = self.pending[_LINE_BYTES:]
+        # A line too long to wait for is logged in pieces; a credential must not be cut in two
+        # by that, so each piece is blotted whole before it is cut, and the last bytes that
+        # could begin one stay pending until the rest comes.
+        hidden = [secret.encode() for secret in self.hidden]
+        keep = max((len(secret) for secret in hidden), default=1) - 1
+        if len(self.pending) > _LINE_BYTES + keep:
+            for secret in hidden:
+                self.pending = self.pending.replace(secret, HIDDEN.encode())
+            while len(self.pending) > _LINE_BYTES + keep:
+                lines.append(self.pending[:_LINE_BYTES])
+                self.pending = self.pending[_LINE_BYTES:]
         for line in lines:
             self._log(line)
 

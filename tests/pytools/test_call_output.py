@@ -4,6 +4,7 @@ the server's log."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -165,3 +166,149 @@ async def test_what_works_on_a_real_stream_keeps_working(python_dir: Path, setti
         result = await call(app, "streamy")
     assert not result.is_error, result.text
     assert result.text == "2" and result.meta["printed"] == "text in call\n"
+
+
+LEAKY = '''
+import _thread, os, sys, threading, time
+
+TOOL_TIER = "read"  # its calls start in the workspace
+_go, _done = threading.Event(), threading.Event()
+
+
+def get_tool_schemas():
+    names = ["raw", "timer", "victim", "wander", "where_now", "bytes", "badret"]
+    return [{"name": f"leaky_{name}", "description": name, "input_schema": {"type": "object", "properties": {
+        "go": {"type": "string"}, "moved": {"type": "string"}}}} for name in names]
+
+
+def leaky_raw():
+    def run():  # a thread threading does not list
+        _go.wait(20)
+        print("SECRET-of-caller-A raw")
+        _done.set()
+    _thread.start_new_thread(run, ())
+    return "raw started"
+
+
+def leaky_timer():
+    state = {"ticks": 0}
+    def tick():  # each tick a new thread, started by the one before, during the later call
+        state["ticks"] += 1
+        if _go.is_set() and state["ticks"] > 1:
+            print("SECRET-of-caller-A timer")
+            _done.set()
+            return
+        threading.Timer(0.05, tick).start()
+    tick()
+    return "timer started"
+
+
+def leaky_victim():
+    _go.set()
+    _done.wait(20)
+    _done.clear()
+    return "victim"
+
+
+def leaky_wander(go="", moved=""):
+    def later():  # moves once the test says so (a file in the workspace), between two calls
+        while not os.path.exists(go):
+            time.sleep(0.01)
+        os.chdir("/")
+        print("the thread moved to", os.getcwd())  # after its call: to the server's log
+    threading.Thread(target=later, daemon=True).start()
+    return "wandering"
+
+
+def leaky_where_now():
+    return os.getcwd()
+
+
+def leaky_bytes():
+    sys.stdout.write(b"raw bytes")
+    return "never"
+
+
+def leaky_badret():
+    print("printed before a result that is no JSON")
+    return {1, 2}
+'''
+
+
+async def test_threads_that_an_earlier_calls_threads_start_later_still_write_as_that_call(
+        python_dir: Path, settings: Settings) -> None:
+    (python_dir / "leaky.py").write_text(LEAKY, encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        results = []
+        for starter in ("leaky_raw", "leaky_timer"):
+            await call(app, starter)
+            results.append(await call(app, "leaky_victim"))
+    for result in results:
+        assert result.text == "victim" and "SECRET" not in repr((result.text, result.meta)), result
+
+
+async def test_a_thread_that_moves_directory_between_calls_does_not_move_the_next_call(
+        python_dir: Path, settings: Settings, workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="toolbay.pytools.stderr")
+    (python_dir / "leaky.py").write_text(LEAKY, encoding="utf-8")
+    go = workspace / "go"
+    async with assemble(settings, watch=False) as app:
+        await call(app, "leaky_wander", {"go": str(go)})
+        go.touch()  # the earlier call's thread moves now, while no call runs
+        with anyio.fail_after(60):
+            while "the thread moved to /" not in caplog.text:
+                await anyio.sleep(0.01)
+        where = await call(app, "leaky_where_now")
+    assert where.text == str(workspace)
+
+
+async def test_bytes_written_as_text_and_a_result_that_is_no_json_are_errors_that_keep_what_was_printed(
+        python_dir: Path, settings: Settings) -> None:
+    (python_dir / "leaky.py").write_text(LEAKY, encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        wrote_bytes = await call(app, "leaky_bytes")
+        bad = await call(app, "leaky_badret")
+        again = await call(app, "leaky_bytes")  # the same worker, still serving
+    assert wrote_bytes.is_error and wrote_bytes.text.startswith("write() argument must be str, not bytes")
+    assert wrote_bytes.meta["where"].startswith("leaky.py:")
+    assert bad.is_error and "which is not JSON" in bad.text
+    assert bad.meta["printed"] == "printed before a result that is no JSON\n"
+    assert again.text == wrote_bytes.text
+
+
+async def test_a_credential_asked_for_at_import_is_refused_in_words(python_dir: Path, settings: Settings) -> None:
+    (python_dir / "early.py").write_text(
+        "from toolbay_tools import get_credential\nKEY = get_credential('weather')\n\n"
+        "def get_tool_schemas():\n    return [{'name': 'early', 'description': 'd', "
+        "'input_schema': {'type': 'object'}}]\n\ndef early():\n    return 'x'\n", encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        reasons = {Path(skipped.path).name: skipped.reason for skipped in app.skipped_files}
+    assert "get_credential works only while a tool is being called" in reasons["early.py"]
+
+
+async def test_a_helper_named_like_a_package_the_worker_needs_does_not_hide_the_modules_beside_it(
+        python_dir: Path, make_settings: Callable[..., Settings], tmp_path: Path) -> None:
+    (python_dir / "jsonschema.py").write_text("def validate(instance, schema):\n    return True\n", encoding="utf-8")
+    # A data folder of its own: the modules are described afresh, with the helper beside them.
+    async with assemble(make_settings(data_dir=tmp_path / "data"), watch=False) as app:
+        greeted = await call(app, "greet", {"name": "Ada"})
+    assert greeted.text == "Hello, Ada!"
+
+
+async def test_credentials_are_blotted_out_however_json_writes_them(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    (python_dir / "cred.py").write_text(
+        "from toolbay_tools import get_credential\n\n"
+        "def get_tool_schemas():\n    return [{'name': 'cred_show', 'description': 'd', 'input_schema': "
+        "{'type': 'object', 'properties': {'key': {'type': 'string'}}}}]\n\n"
+        "def cred_show(key):\n    value = get_credential('odd', key=key)\n    print('the key is', value)\n"
+        "    return {'value': value}\n", encoding="utf-8")
+    odd = {"unicode": "sëcret-ключ-9876", "quoted": 'q"uo\\te-5555'}
+    settings = make_settings(credentials={"odd": {"tools": ["cred_*"], **odd}})
+    async with assemble(settings, watch=False) as app:
+        results = {key: await call(app, "cred_show", {"key": key}) for key in odd}
+    for key, result in results.items():
+        shown = repr((result.text, result.structured, result.meta))
+        assert odd[key] not in shown and json.dumps(odd[key])[1:-1] not in shown, shown
+        assert result.structured == {"value": "[credential redacted]"}
+        assert result.meta["printed"] == "the key is [credential redacted]\n"

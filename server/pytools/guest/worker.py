@@ -12,6 +12,7 @@ during a call the worker may send ``credential`` requests, each answered by the 
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import contextvars
 import ctypes
@@ -122,36 +123,61 @@ class _Bounded(io.TextIOBase):
 
 
 class _CallOutput:
-    """What one call printed and wrote to sys.stderr, and the threads that existed before it
-    began (what they write is not its output)."""
+    """What one call printed and wrote to sys.stderr; ``open`` while the call runs."""
 
-    __slots__ = ("printed", "errors", "threads_before", "open")
+    __slots__ = ("printed", "errors", "open")
 
     def __init__(self, printed_limit: int, errors_limit: int = 64 * 1024) -> None:
         self.printed = _Bounded(printed_limit)
         self.errors = _Bounded(errors_limit)
-        self.threads_before = {thread.ident for thread in threading.enumerate()}
         self.open = True
 
 
 # The call whose code is running in this context: set by ``call``, copied into the asyncio
 # tasks that call makes, so a task that runs on during a later call still writes as its own.
 _writer: contextvars.ContextVar[_CallOutput | None] = contextvars.ContextVar("toolbay_call_output", default=None)
-_running: _CallOutput | None = None  # the call under way, for threads it started (no context)
+# Threads inherit no context: each is given the call of the code that started it (see
+# ``_start_new_thread``), so a thread, or a Timer's next thread, started by a thread of an
+# earlier call still writes as that call's.
+_thread_owner = threading.local()
+_running: _CallOutput | None = None  # the call under way (credentials are asked for within one)
 
 
 def _output_of_now() -> _CallOutput | None:
     """The call that what is written now belongs to, or None (the server's log): the call whose
-    code (or asyncio task) writes it while that call runs, or a thread started during the call
-    under way. Output of a thread or task from an earlier call is never another call's result
-    (over HTTP that might be another caller's)."""
+    code, asyncio tasks or threads write it while that call runs. Output of a thread or task
+    of an earlier call is never another call's result (over HTTP it might be another caller's)."""
     own = _writer.get()
-    if own is not None:
-        return own if own.open else None
-    running = _running
-    if running is not None and threading.get_ident() not in running.threads_before:
-        return running
-    return None
+    if own is None:
+        own = getattr(_thread_owner, "output", None)
+    return own if own is not None and own.open else None
+
+
+def _handing_down_the_call(start: Any) -> Any:
+    """``start`` (a function that starts a thread running its first argument) made to give the
+    new thread the call of the code that starts it."""
+
+    def started(function: Any, *rest: Any, **options: Any) -> Any:
+        owner = _output_of_now()
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            _thread_owner.output = owner
+            return function(*args, **kwargs)
+
+        return start(run, *rest, **options)
+
+    return started
+
+
+def _hand_down_calls_to_threads() -> None:
+    """Every way Python starts a thread goes through ``_thread``; threading keeps its own
+    reference to the starting function (``_start_new_thread`` up to 3.12,
+    ``_start_joinable_thread`` after), so that one is replaced too. Before the module is
+    imported, once. ``tests/pytools/test_call_output.py`` fails if a Python moves it."""
+    _thread.start_new_thread = _handing_down_the_call(_thread.start_new_thread)
+    for name in ("_start_new_thread", "_start_joinable_thread"):
+        if hasattr(threading, name):
+            setattr(threading, name, _handing_down_the_call(getattr(threading, name)))
 
 
 class _Routed(io.TextIOBase):
@@ -181,6 +207,8 @@ class _Routed(io.TextIOBase):
         return self._log.buffer
 
     def write(self, text: str) -> int:
+        if not isinstance(text, str):  # as a real text stream says, at the module's own line
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         output = _output_of_now()
         if output is None:
             self._log.write(text)
@@ -316,6 +344,9 @@ def _settle(value: Any) -> Any:
 
 
 def _ask_credential(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
+    if _running is None:  # at import, or from a thread after its call: no call to ask for
+        return None, ("get_credential works only while a tool is being called (not while the module is "
+                      "imported, nor after its call has returned)")
     send({"op": "credential", "name": name, "key": key, "env_var": env_var})
     answer = receive()
     return answer.get("value"), str(answer.get("problem") or "")
@@ -324,6 +355,9 @@ def _ask_credential(name: str, key: str, env_var: str | None) -> tuple[str | Non
 def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_limit: int,
          cwd: str | None = None) -> dict[str, Any]:
     global _running
+    if cwd is not None:  # whatever an earlier call (or a thread of one) did to the directory
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
     output = _CallOutput(output_limit)
     _running = output
     token = _writer.set(output)
@@ -333,7 +367,7 @@ def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_
         output.open = False
         _writer.reset(token)
         _running = None
-        if cwd is not None:  # a call that changed directory does not move the next one
+        if cwd is not None:
             with contextlib.suppress(OSError):
                 os.chdir(cwd)
 
@@ -377,6 +411,8 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
 
 def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) -> dict[str, Any]:
     result: dict[str, Any] = {"op": "result", "ok": True}
+    # What it printed and wrote to stderr, kept when its result is refused as well.
+    said = {"printed": printed.getvalue(), "stderr": errors.getvalue()}
     if printed.kept:
         result["printed"] = printed.getvalue()
         result["printed_dropped"] = printed.dropped
@@ -394,13 +430,13 @@ def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) 
         # NaN and Infinity are not JSON: written as such, no client could read the result.
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        return {"op": "result", "ok": False,
+        return {"op": "result", "ok": False, **said,
                 "error": f"the tool returned a {type(value).__name__}, which is not JSON: {exc}"}
     except RecursionError:
-        return {"op": "result", "ok": False,
+        return {"op": "result", "ok": False, **said,
                 "error": f"the tool returned a {type(value).__name__} nested too deeply to be written as JSON"}
     if len(text) > output_limit:
-        return {"op": "result", "ok": False,
+        return {"op": "result", "ok": False, **said,
                 "error": f"the tool's result is {len(text)} characters of JSON, over the limit of {output_limit}"}
     # The result once, as text: the server reads the structured content from it (a flag says
     # it is JSON), rather than a second copy of the value in the same frame.
@@ -428,6 +464,13 @@ def main() -> int:
     # From here on, what the module writes to sys.stdout and sys.stderr is routed (``_Routed``);
     # while it is imported and described, no call is under way: the server's log has it.
     sys.stdout, sys.stderr = _Routed("printed", sys.stderr), _Routed("errors", sys.stderr)
+    _hand_down_calls_to_threads()
+    if init.get("describe"):
+        # Before the module's folder goes first on sys.path: a file there named like one of the
+        # validator's packages (jsonschema.py, a helper) must not stand in for it.
+        from jsonschema import Draft202012Validator
+
+        Draft202012Validator.check_schema({"type": "object"})  # what it loads on first use, too
     try:
         module = load(path, name, init.get("source"))
         stage = "describe"
