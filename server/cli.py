@@ -296,6 +296,13 @@ def search(
     if query is None or not query.strip():
         say("toolbay: give a QUERY (words for what the tool should do), or --catalog and --queries")
         raise typer.Exit(2)
+    from toolbay.handlers.search import MAX_LIMIT, MAX_QUERY_CHARS
+
+    # The limits of search_tools, whose answer this is.
+    if len(query) > MAX_QUERY_CHARS or limit > MAX_LIMIT:
+        say(f"toolbay: search_tools takes a QUERY of at most {MAX_QUERY_CHARS} characters (this one has "
+            f"{len(query)}) and --limit at most {MAX_LIMIT}")
+        raise typer.Exit(2)
     settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import search_served

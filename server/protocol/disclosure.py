@@ -131,7 +131,9 @@ class Disclosure:
         catalog_paths = {path for path, _ in self._catalog_folders}
         self._connected_folders = [folder for folder in _folders(connected) if folder[0] not in catalog_paths]
         self.index = SearchIndex()
-        self._promoted: dict[Any, set[str]] = {}
+        # Per session: the tools it found, by name, with the file each came from (a tool of that
+        # name from another file, a catalog one say, was not found and is not listed).
+        self._promoted: dict[Any, dict[str, str]] = {}
         # The catalog the full listing was last counted for, weakly: an old catalog holds its
         # tools' modules, which must be freed once it is swapped out.
         self._full_tokens: tuple[weakref.ref[Catalog], int] | None = None
@@ -190,19 +192,23 @@ class Disclosure:
 
     def listed(self, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
         """What this session's ``tools/list`` shows of the tools the caller may use."""
-        promoted = self._promoted.get(_session_key(session), set()) if session is not None else set()
+        found = self._promoted.get(_session_key(session), {}) if session is not None else {}
+
+        def promoted(definition: ToolDefinition) -> bool:
+            return found.get(definition.name) == definition.origin
+
         shown = self._shown_now()
         if not self.search_first():
             # Everything in full, but a catalog folder's tools only once this session found them.
             return [shown(definition) for definition in visible
-                    if definition.name in promoted or self.level_of(definition) is not Level.CATALOG]
+                    if promoted(definition) or self.level_of(definition) is not Level.CATALOG]
         listed_folders, left_out = self.connected_listing()
         listed: list[ToolDefinition] = []
         for definition in visible:
             level = self.level_of(definition)
             if definition.name == SEARCH_TOOL and left_out:
                 listed.append(replace(definition, description=_with_folders(definition.description, left_out)))
-            elif level is Level.ESSENTIAL or definition.name in promoted:
+            elif level is Level.ESSENTIAL or promoted(definition):
                 listed.append(shown(definition))
             elif level is Level.CONNECTED:
                 folder = _folder_of(definition, self._connected_folders)
@@ -298,19 +304,17 @@ class Disclosure:
 
     async def _promote(self, session: Any, definitions: list[ToolDefinition]) -> None:
         key = _session_key(session)
-        names = [definition.name for definition in definitions]
-        if key is None or not names:
+        if key is None or not definitions:
             return
         promoted = self._promoted.get(key)
         if promoted is None:
-            promoted = self._promoted[key] = set()
+            promoted = self._promoted[key] = {}
             # The session's promotions are forgotten when it closes.
             when_connection_closes(session, self._promoted.pop, key, None)
-        added = set(names) - promoted
-        promoted.update(added)
+        added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
+        promoted.update((definition.name, definition.origin) for definition in added)
         # A full listing already shows every tool found but a catalog folder's.
-        if added and (self.search_first() or any(self.level_of(definition) is Level.CATALOG
-                                                  for definition in definitions if definition.name in added)):
+        if added and (self.search_first() or any(self.level_of(definition) is Level.CATALOG for definition in added)):
             try:
                 await session.send_tool_list_changed()
             except Exception:  # the caller still has the schemas in the search result
@@ -337,14 +341,16 @@ class Disclosure:
 
 
 def redacted(definition: ToolDefinition) -> ToolDefinition:
-    """``definition`` with secret-looking text hidden in its description, title and every text
-    of its schemas (the audit log's rules); the same object when there is none."""
+    """``definition`` with secret-looking text hidden in its description, title, keywords and
+    every text of its schemas (the audit log's rules); the same object when there is none."""
     changes: dict[str, Any] = {}
     description = redact_text(definition.description)
     if description != definition.description:
         changes["description"] = description
     if definition.title is not None and (title := redact_text(definition.title)) != definition.title:
         changes["title"] = title
+    if (keywords := tuple(redact_text(keyword) for keyword in definition.keywords)) != definition.keywords:
+        changes["keywords"] = keywords
     for field in ("input_schema", "output_schema"):
         schema = getattr(definition, field)
         if schema is not None and (clean := redact_strings(schema)) != schema:

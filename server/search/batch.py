@@ -14,6 +14,7 @@ in place of ``inputSchema`` (function-calling definitions), and a definition wra
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                value = json.loads(line, parse_constant=_refuse_constant)
+                value = json.loads(line, parse_constant=_refuse_constant, parse_float=_finite)
             except json.JSONDecodeError as exc:
                 raise SearchInputError(f"{path}:{number}: not JSON ({exc.msg})") from None
             except RecursionError:
@@ -58,6 +59,13 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value (numbers must be finite)")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e999: valid JSON, but no JSON writer can give it back
+        raise ValueError(f"{text} is too large a number (numbers must be finite)")
+    return value
 
 
 def read_catalog(path: Path, warn: Callable[[str], None] | None = None) -> list[ToolDefinition]:
@@ -87,8 +95,8 @@ def _as_mcp_tool(tool: dict[str, Any]) -> dict[str, Any]:
     wrapped = tool.get("function")
     if tool.get("type") == "function" and isinstance(wrapped, dict):
         tool = wrapped
-    if "inputSchema" not in tool and "input_schema" not in tool and isinstance(tool.get("parameters"), dict):
-        tool = {**tool, "inputSchema": tool["parameters"]}
+    if "inputSchema" not in tool and "input_schema" not in tool and "parameters" in tool:
+        tool = {**tool, "inputSchema": tool["parameters"]}  # checked as inputSchema is
     return tool
 
 

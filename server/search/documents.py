@@ -81,9 +81,8 @@ def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:
         description = ""
     if not isinstance(description, str):
         raise ValueError(f"tool {name!r}: 'description' must be a string")
-    schema = tool.get("inputSchema", tool.get("input_schema"))
-    if schema is None:
-        schema = {"type": "object"}
+    given = [key for key in ("inputSchema", "input_schema") if key in tool]
+    schema = tool[given[0]] if given else {"type": "object"}
     if not isinstance(schema, Mapping):
         raise ValueError(f"tool {name!r}: 'inputSchema' must be an object")
     title = tool.get("title") if isinstance(tool.get("title"), str) else None

@@ -274,6 +274,8 @@ class SearchIndex:
             return SearchOutcome((), no_match=False)
         exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
+        if exact and len(query.split()) == 1:
+            return SearchOutcome(tuple(hits), no_match=False)  # a name alone asks for that tool alone
         ranked, ceiling, known = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
         if self._weak(ranked, ceiling, known):
             # A name found exactly is the answer; weak matches do not pad it.

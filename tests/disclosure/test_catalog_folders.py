@@ -140,3 +140,38 @@ def test_toolbay_search_answers_as_search_tools_does_allowlist_and_redaction_inc
     assert hidden["no_match"] and hidden["results"] == []
     assert [result["name"] for result in allowed["results"]] == ["vault_open"]
     assert allowed["results"][0]["description"] == "Open the vault with key [REDACTED]"
+
+
+async def test_a_keyword_that_looks_like_a_secret_is_neither_shown_nor_searched(tmp_path: Path) -> None:
+    from tests.disclosure.conftest import help_module
+
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "kwtool.wasm").write_bytes(help_module(
+        "Usage: kwtool [OPTIONS] <FILE>\nCompress the archive with the zanzibar codec.\n"
+        f"Keywords: zanzibar, {GITHUB_TOKEN}\n\nOptions:\n  -l, --level <N>  Compression level [default: 3]\n"))
+    settings = load_settings(None, extensions=[folder], agents=[], data_dir=tmp_path / "data")
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(update={"mode": "full"})})
+    async with assemble(settings, watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        listed_tools = await listed(client)
+        by_secret = await search(client, GITHUB_TOKEN)
+        by_word = await search(client, "zanzibar")
+    shown = listed_tools["kwtool"].model_dump_json()
+    assert "zanzibar" in shown and GITHUB_TOKEN not in shown
+    assert "kwtool" not in names(by_secret) and names(by_word) == ["kwtool"]
+
+
+async def test_a_tool_found_in_one_file_is_not_listed_when_another_file_serves_its_name(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    connected, catalog = folders
+    async with serving(folders, tmp_path / "data", mode="search-first") as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        assert names(await search(client, "add a note to the notebook")) == ["notes_add"]
+        assert "properties" in (await listed(client))["notes_add"].input_schema  # found: in full
+        (connected / "notes.py").unlink()
+        (catalog / "notes.py").write_text(CONNECTED_MODULE.replace("Add a note", "Internal: add a note"),
+                                          encoding="utf-8")
+        await app.rescan()
+        after = await listed(client)
+    assert "notes_add" not in after  # a catalog tool of that name, which this session never found

@@ -179,3 +179,10 @@ def test_an_exact_name_is_not_padded_with_tools_that_only_share_a_word_of_it() -
     assert [hit.name for hit in outcome.hits] == ["gen_secretive"] and not outcome.no_match
     # A name among words that do find tools still comes first, and those tools follow it.
     assert names(index, "jsonkit_fmt to pretty-print the JSON document")[:2] == ["jsonkit_fmt", "jsonkit_get"]
+
+
+def test_a_name_alone_finds_that_tool_alone_even_among_few_tools() -> None:
+    # Fewer than ten tools match, so no lead over the tenth says the others are weak.
+    index = index_of([tool("weather_forecast", "Forecast the weather for a city."),
+                      tool("tides_forecast", "Forecast ocean tides at a harbour.")])
+    assert names(index, "weather_forecast") == ["weather_forecast"]

@@ -166,3 +166,23 @@ def test_ids_no_utf8_output_can_carry_come_back_escaped(tmp_path: Path) -> None:
         capture_output=True, cwd=REPO_ROOT, check=False)
     assert process.returncode == 0, process.stderr
     assert json.loads(process.stdout.decode("utf-8"))["id"] == "\udce9"
+
+
+def test_numbers_too_large_and_schemas_that_are_no_objects_under_any_name_are_refused(tmp_path: Path) -> None:
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    huge = tmp_path / "huge.jsonl"
+    huge.write_text('{"id": 1e999, "query": "weather"}\n', encoding="ascii")
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(huge), "--json"])
+    assert result.exit_code == 2 and "huge.jsonl:1: 1e999 is too large a number" in result.output
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES[:1])
+    for bad in ({"name": "a", "parameters": []}, {"type": "function", "function": {"name": "a", "parameters": "zz"}},
+                {"name": "a", "inputSchema": None}):
+        tools = write_jsonl(tmp_path / "bad.jsonl", [bad])
+        refused = runner.invoke(app, ["search", "--catalog", str(tools), "--queries", str(queries), "--json"])
+        assert refused.exit_code == 2 and "'inputSchema' must be an object" in refused.output, bad
+
+
+def test_a_query_search_tools_would_refuse_is_refused(shared_data_dir: Path) -> None:
+    for argv in (["x" * 2001], ["hash", "--limit", "21"]):
+        result = runner.invoke(app, ["search", *argv, "--data-dir", str(shared_data_dir)])
+        assert result.exit_code == 2 and "search_tools takes a QUERY of at most 2000 characters" in result.output
