@@ -26,7 +26,8 @@ CREATE_SCOPE = "tools:create"
 SHARE_SCOPE = "tools:share"
 MAX_SOURCE = 256 * 1024
 _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
-# Rescans the folders and says what the file at a path now offers: (tool names, refusal).
+# Rescans the folders and says what the file at a path now serves: (tool names, what was refused
+# or hidden, None when nothing was).
 Described = Callable[[str], Awaitable[tuple[list[str], str | None]]]
 
 _NAME_PROPERTY = {"type": "string", "description": "The module's name: lowercase letters, digits and '_'; "
@@ -53,11 +54,19 @@ def _checked_name(tool: str, scope: str, arguments: Mapping[str, Any], context: 
 
 async def _report(described: Described, path: Path, verb: str) -> ToolResult:
     tools, refusal = await described(str(path))
-    if refusal is not None or not tools:
+    if not tools:
         return ToolResult.error(f"{path.name} was {verb}, but it serves no tool: {refusal or 'no tools'}. "
                                 "Fix the source and call this again.", path=str(path))
-    return ToolResult(text=f"{path.name} was {verb}; it serves: {', '.join(tools)}.",
-                      structured={"path": str(path), "tools": tools})
+    return _serves(path, verb, tools, refusal)
+
+
+def _serves(path: Path, verb: str, tools: list[str], refusal: str | None) -> ToolResult:
+    """The answer for a module that serves ``tools``; what else it declared and why that is
+    not served, when something is not."""
+    text = f"{path.name} was {verb}; it serves: {', '.join(tools)}."
+    if refusal:
+        text += f" Not served: {refusal}."
+    return ToolResult(text=text, structured={"path": str(path), "tools": tools, "not_served": refusal})
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -105,9 +114,8 @@ class CreateToolHandler(Handler):
             previous = None
         _write_atomically(path, source.encode())
         tools, refusal = await self.described(str(path))
-        if tools and refusal is None:
-            return ToolResult(text=f"{path.name} was written; it serves: {', '.join(tools)}.",
-                              structured={"path": str(path), "tools": tools})
+        if tools:
+            return _serves(path, "written", tools, refusal)
         # A source that serves no tool replaces nothing: the version that worked stays on disk
         # (the next start serves it, and share_tool shares it), and a new module is not left.
         if previous is None:
@@ -149,7 +157,7 @@ class ShareToolHandler(Handler):
         if self.shared_dir is None:
             return ToolResult.error("This server has no shared tool folder to share into.")
         offered, refusal = await self.described(str(source))
-        if refusal is not None or not offered:
+        if not offered:
             return ToolResult.error(f"Your module {name!r} serves no tool ({refusal or 'no tools'}), so it was not "
                                     "shared: fix it with create_tool first.")
         target = self.shared_dir / f"{name}.py"

@@ -285,17 +285,31 @@ class CatalogKeeper:
         return [note for outcome in self._files.values() for note in outcome.notes]
 
     async def offered_by(self, path: str) -> tuple[list[str], str | None]:
-        """Rescans, then says which tools the file at ``path`` serves now, or why none."""
+        """Rescans, then says which tools the file at ``path`` serves now (those a tool of the
+        same name from elsewhere hides are not served), and why none or not all: (tools, what
+        was refused or hidden, None when nothing was)."""
         await self.rescan()
         outcome = self._files.get(path)
         if outcome is None:
             return [], "it is not in a tool folder that is scanned"
-        tools = [entry.definition.name for entry in outcome.handlers]
-        reason = outcome.skipped.reason if outcome.skipped is not None else None
-        notes = "; ".join(outcome.notes)
-        if reason is None and notes and not tools:
-            reason = notes
-        return tools, reason
+        if outcome.rejected_sha256 is not None and outcome.skipped is not None:
+            return [], outcome.skipped.reason  # what it serves is its previous version's
+        catalog = self.catalog.current
+
+        def served(entry: Entry) -> bool:
+            definition = entry.definition
+            if definition.realm == "personal" and definition.owner is not None:
+                return catalog.personal.get(definition.owner, {}).get(definition.name) is entry
+            return catalog.tools.get(definition.name) is entry
+
+        tools = [entry.definition.name for entry in outcome.handlers if served(entry)]
+        hidden = [entry.definition.name for entry in outcome.handlers if not served(entry)]
+        said = [outcome.skipped.reason] if outcome.skipped is not None else []
+        said += outcome.notes
+        if hidden:
+            said.append(f"hidden by a tool of the same name that comes first (core, then shared, then "
+                        f"personal): {', '.join(hidden)}")
+        return tools, "; ".join(said) or None
 
     def hashes_in_use(self) -> set[str]:
         """The sha256 of every file in the folders, served or rejected."""

@@ -153,6 +153,24 @@ async def test_a_refused_source_replaces_nothing_and_a_module_serving_no_tool_is
     assert not (shared / "draft.py").exists()
 
 
+async def test_create_tool_answers_what_is_served_not_what_a_built_in_or_a_bad_name_keeps_out(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str],  # noqa: F811
+) -> None:
+    shadowed = module("search", {"search_tools": "mine"})
+    partly = module("mixed", {"mixed_hi": "hi", "other_thing": "no"})
+    async with running(realm_settings("authoring = true\n")) as url:
+        with anyio.fail_after(120):
+            async with connect(url, tokens["creator"]) as creator:
+                hidden = await creator.call_tool("create_tool", {"name": "search", "source": shadowed})
+                mixed = await creator.call_tool("create_tool", {"name": "mixed", "source": partly})
+                unshared = await creator.call_tool("share_tool", {"name": "search"})
+    assert hidden.is_error and "hidden by a tool of the same name that comes first" in text_of(hidden)
+    assert "search_tools" in text_of(hidden)
+    assert not mixed.is_error and "it serves: mixed_hi" in text_of(mixed)
+    assert "Not served:" in text_of(mixed) and "other_thing" in text_of(mixed)
+    assert unshared.is_error and "no personal module 'search'" in text_of(unshared)  # nothing was left
+
+
 async def test_in_search_first_each_caller_finds_its_own_personal_tools_and_no_one_elses(
     realm_settings: Callable[[str], Settings], tokens: dict[str, str],  # noqa: F811
 ) -> None:
