@@ -177,8 +177,12 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
     """``toolbay list``: the tools the server would serve from the folders (built-ins left out),
     after the same precedence, so a file's tool that a built-in hides is noted, not listed."""
     from toolbay.assembly import assemble
+    from toolbay.config import ClusterSettings
 
-    async with assemble(settings, watch=False) as app:
+    # A listing needs no Redis (which may not be reachable from where it is run): the folders
+    # and the built-ins are the same with or without it.
+    local = settings.model_copy(update={"cluster": ClusterSettings()})
+    async with assemble(local, watch=False) as app:
         keeper = app.keeper
         tools = []
         catalog = keeper.catalog.current

@@ -65,6 +65,14 @@ def test_list_leaves_out_a_files_tool_that_a_built_in_hides_and_says_so(tmp_path
     assert any("'job_status'" in note and "is hidden by the core tool" in note for note in listing["diagnostics"])
 
 
+def test_list_needs_no_redis_even_when_the_configuration_names_one(tmp_path: Path, shared_data_dir: Path) -> None:
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[cluster]\nredis = "redis://127.0.0.1:1/0"\n', encoding="utf-8")  # nothing listens there
+    result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert "hashsum" in {tool["name"] for tool in json.loads(result.stdout)["tools"]}
+
+
 def test_list_prints_a_table_for_people(shared_data_dir: Path) -> None:
     listed = json.loads(runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)]).stdout)["tools"]
     result = runner.invoke(app, ["list", "--data-dir", str(shared_data_dir)], env={"COLUMNS": "200"})
