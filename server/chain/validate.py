@@ -25,8 +25,10 @@ request is answered.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -90,14 +92,42 @@ def _kind(value: Any) -> str:
     return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def _declared(schema: Mapping[str, Any]) -> list[str]:
-    """Property names a schema declares, looking through allOf/anyOf/oneOf."""
+def _declared(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, depth: int = 0) -> list[str]:
+    """Property names a schema declares, looking through allOf/anyOf/oneOf, if/then/else and
+    the schema's own ``$ref``s (``#/...`` in ``root``)."""
+    if depth > 16:  # a $ref that leads back to itself
+        return []
+    root = schema if root is None else root
     names = list(schema.get("properties", {}) or {})
-    for keyword in ("allOf", "anyOf", "oneOf"):
-        for member in schema.get(keyword, []) or []:
-            if isinstance(member, Mapping):
-                names += [n for n in _declared(member) if n not in names]
+    members: list[Any] = [*(schema.get(keyword, []) or [] for keyword in ("allOf", "anyOf", "oneOf"))]
+    members = [member for group in members if isinstance(group, list) for member in group]
+    members += [schema.get(keyword) for keyword in ("if", "then", "else")]
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/"):
+        target: Any = root
+        for part in reference[2:].split("/"):
+            target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, Mapping) else None
+        members.append(target)
+    for member in members:
+        if isinstance(member, Mapping):
+            names += [n for n in _declared(member, root, depth + 1) if n not in names]
     return names
+
+
+# jsonschema's own list of what it did not expect: "('a', 'b' were unexpected)".
+_UNEXPECTED = re.compile(r"\((.*) (?:was|were) unexpected\)")
+
+
+def _unexpected(error: ValidationError, value: Mapping[str, Any], allowed: list[str]) -> list[str]:
+    """The properties no part of the schema declares. jsonschema also counts as unevaluated the
+    declared ones of a subschema that failed (a wrong type inside allOf): those are said by
+    their own error, not called unknown."""
+    named: list[Any] = list(value)
+    found = _UNEXPECTED.search(error.message)
+    if found is not None:
+        with contextlib.suppress(ValueError, SyntaxError):
+            named = list(ast.literal_eval(f"({found.group(1)},)"))
+    return [str(name) for name in named if name not in allowed]
 
 
 def _expected_type(schema: Any) -> str:
@@ -120,15 +150,16 @@ def _missing_name(message: str) -> str:
         return message
 
 
-def describe(error: ValidationError) -> list[str]:
-    """One sentence per problem in a jsonschema error (an unknown-property error may hold several)."""
+def describe(error: ValidationError, root: Mapping[str, Any] | None = None) -> list[str]:
+    """One sentence per problem in a jsonschema error (an unknown-property error may hold several).
+    ``root``: the whole schema, which the error's part may ``$ref`` into."""
     path = list(error.absolute_path)
     here = json_path(path)
     keyword, expected, value = error.validator, error.validator_value, error.instance
     schema = error.schema if isinstance(error.schema, Mapping) else {}
     if keyword in ("unevaluatedProperties", "additionalProperties") and isinstance(value, Mapping):
-        allowed = _declared(schema)
-        unknown = [k for k in value if k not in allowed] or list(value)
+        allowed = _declared(schema, root)
+        unknown = _unexpected(error, value, allowed)
         listing = ", ".join(allowed) if allowed else "none"
         return [f"{json_path([*path, k])}: unknown property; the allowed properties are {listing}" for k in unknown]
     if keyword == "required":
@@ -249,7 +280,7 @@ class SchemaValidator:
         try:
             with within(PATTERN_LIMIT_S):
                 for error in validator.iter_errors(arguments):
-                    found += describe(error)
+                    found += describe(error, schema)
         except Unresolvable as unresolvable:  # a $ref to what is not in the schema (nothing is fetched)
             return [f"$: the tool's own input schema is broken (its $ref {unresolvable.ref} cannot be resolved); "
                     "tell the server's operator"]

@@ -190,3 +190,17 @@ def test_a_nul_character_anywhere_but_stdin_is_refused_with_its_path() -> None:
     assert problems({"names": ["ok", "a\u0000b"], "stdin": "x\u0000y"}, schema) == [
         "$.names[1]: contains a NUL character (\\u0000), which cannot be passed to a program as an argument; "
         "remove it"]
+
+
+def test_properties_declared_through_compositions_and_refs_are_named_as_allowed_and_never_called_unknown() -> None:
+    halves = {"type": "object", "allOf": [{"properties": {"a": {"type": "string"}}},
+                                         {"properties": {"b": {"type": "integer"}}}]}
+    referred = {"type": "object", "$ref": "#/$defs/args", "$defs": {"args": {"properties": {"q": {"type": "string"}}}}}
+    conditional = {"type": "object", "properties": {"k": {"type": "string"}},
+                   "if": {"properties": {"k": {"const": "a"}}}, "then": {"properties": {"v": {"type": "integer"}}}}
+    # A declared property of a failing part is said by its own error, not called unknown.
+    assert problems({"b": "notint", "a": "x"}, halves) == ['$.b: expected integer, got "notint" (a string)']
+    assert problems({"a": "x", "zz": 1}, halves) == ["$.zz: unknown property; the allowed properties are a, b"]
+    assert problems({"q": "hi", "zzz": 1}, referred) == ["$.zzz: unknown property; the allowed properties are q"]
+    assert problems({"k": "a", "v": 1, "zzz": 2}, conditional) == [
+        "$.zzz: unknown property; the allowed properties are k, v"]
