@@ -114,6 +114,8 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         meta["truncated"] = True
     if printed and "json" in answer or printed and answer.get("text") != printed:
         meta["printed"] = printed
+        if answer.get("printed_dropped"):  # past the output limit: said, as for the result itself
+            meta["printed_truncated"] = f"{answer['printed_dropped']} more characters printed were dropped"
     if answer.get("stderr"):
         # What the tool wrote to sys.stderr beside its result reaches the model too, apart from
         # the result itself, as a wasm tool's stderr does.

@@ -312,3 +312,17 @@ async def test_credentials_are_blotted_out_however_json_writes_them(
         assert odd[key] not in shown and json.dumps(odd[key])[1:-1] not in shown, shown
         assert result.structured == {"value": "[credential redacted]"}
         assert result.meta["printed"] == "the key is [credential redacted]\n"
+
+
+async def test_printing_past_the_output_limit_beside_a_result_says_what_was_dropped(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    (python_dir / "loud.py").write_text(
+        "def get_tool_schemas():\n    return [{'name': 'loud', 'description': 'd', "
+        "'input_schema': {'type': 'object'}}]\n\ndef loud():\n    print('x' * 300_000)\n"
+        "    return {'done': True}\n", encoding="utf-8")
+    settings = make_settings(sandbox={"output_limit_kb": 256})
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "loud")
+    assert result.structured == {"done": True}
+    assert len(result.meta["printed"]) == 256 * 1024
+    assert result.meta["printed_truncated"] == f"{300_001 - 256 * 1024} more characters printed were dropped"
