@@ -100,6 +100,14 @@ def chatty_raw(word="x"):
 SECRET = "sk-test-raw-0123456789abcdef"
 
 
+def write_one_tool(folder: Path, name: str, body: str, prelude: str = "") -> None:
+    """A module ``name``.py serving the one tool ``name``, whose function has ``body`` (indented
+    lines), after ``prelude`` (imports and what runs at import)."""
+    (folder / f"{name}.py").write_text(
+        f"{prelude}\n\ndef get_tool_schemas():\n    return [{{'name': {name!r}, 'description': 'd', "
+        f"'input_schema': {{'type': 'object'}}}}]\n\n\ndef {name}():\n{body}", encoding="utf-8")
+
+
 @pytest.fixture
 def settings(python_dir: Path, make_settings: Callable[..., Settings]) -> Settings:
     (python_dir / "chatty.py").write_text(CHATTY, encoding="utf-8")
@@ -156,12 +164,10 @@ async def test_a_credential_written_to_the_raw_stderr_is_logged_blotted_out(
 
 async def test_what_works_on_a_real_stream_keeps_working(python_dir: Path, settings: Settings) -> None:
     # faulthandler asks sys.stderr for a file descriptor; some libraries write bytes to .buffer.
-    (python_dir / "streamy.py").write_text(
-        "import faulthandler, sys\nfaulthandler.enable()\nsys.stdout.buffer.write(b'bytes at import\\n')\n\n"
-        "def get_tool_schemas():\n    return [{'name': 'streamy', 'description': 'd', "
-        "'input_schema': {'type': 'object'}}]\n\n"
-        "def streamy():\n    sys.stdout.buffer.write(b'bytes in call\\n')\n    print('text in call')\n"
-        "    return sys.stderr.fileno()\n", encoding="utf-8")
+    write_one_tool(python_dir, "streamy", (
+        "    sys.stdout.buffer.write(b'bytes in call\\n')\n    print('text in call')\n"
+        "    return sys.stderr.fileno()\n"),
+        prelude="import faulthandler, sys\nfaulthandler.enable()\nsys.stdout.buffer.write(b'bytes at import\\n')")
     async with assemble(settings, watch=False) as app:
         result = await call(app, "streamy")
     assert not result.is_error, result.text
@@ -316,13 +322,24 @@ async def test_credentials_are_blotted_out_however_json_writes_them(
 
 async def test_printing_past_the_output_limit_beside_a_result_says_what_was_dropped(
         python_dir: Path, make_settings: Callable[..., Settings]) -> None:
-    (python_dir / "loud.py").write_text(
-        "def get_tool_schemas():\n    return [{'name': 'loud', 'description': 'd', "
-        "'input_schema': {'type': 'object'}}]\n\ndef loud():\n    print('x' * 300_000)\n"
-        "    return {'done': True}\n", encoding="utf-8")
+    write_one_tool(python_dir, "loud", "    print('x' * 300_000)\n    return {'done': True}\n")
     settings = make_settings(sandbox={"output_limit_kb": 256})
     async with assemble(settings, watch=False) as app:
         result = await call(app, "loud")
     assert result.structured == {"done": True}
     assert len(result.meta["printed"]) == 256 * 1024
     assert result.meta["printed_truncated"] == f"{300_001 - 256 * 1024} more characters printed were dropped"
+
+
+async def test_what_a_forked_child_prints_reaches_the_servers_log(
+        python_dir: Path, settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="toolbay.pytools.stderr")
+    write_one_tool(python_dir, "forky", (
+        "    child = multiprocessing.get_context('fork').Process(target=print, args=('from the child',))\n"
+        "    child.start()\n    child.join()\n    return child.exitcode\n"), prelude="import multiprocessing")
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "forky")
+        with anyio.fail_after(60):
+            while "from the child" not in caplog.text:
+                await anyio.sleep(0.02)
+    assert result.text == "0"

@@ -147,10 +147,24 @@ def _output_of_now() -> _CallOutput | None:
     """The call that what is written now belongs to, or None (the server's log): the call whose
     code, asyncio tasks or threads write it while that call runs. Output of a thread or task
     of an earlier call is never another call's result (over HTTP it might be another caller's)."""
+    if _forked:
+        return None
     own = _writer.get()
     if own is None:
         own = getattr(_thread_owner, "output", None)
     return own if own is not None and own.open else None
+
+
+_forked = False  # this process is a fork of the worker (multiprocessing): its call buffers are copies
+
+
+def _forget_calls_in_a_fork() -> None:
+    """A forked child's copy of a call's buffer is never sent: what it writes goes to the log."""
+    global _forked
+    _forked = True
+
+
+os.register_at_fork(after_in_child=_forget_calls_in_a_fork)
 
 
 def _handing_down_the_call(start: Any) -> Any:
