@@ -141,8 +141,10 @@ def list_tools(
 
     count = len(listing["tools"])
     table = Table(title=f"{count} {'tool' if count == 1 else 'tools'}")
-    for column in ("tool", "source", "realm", "tier", "parameters"):
-        table.add_column(column)
+    # Names and paths are copied into commands: folded onto more lines when narrow, never cut.
+    table.add_column("tool", no_wrap=True, min_width=max((len(tool["name"]) for tool in listing["tools"]), default=4))
+    for column in ("source", "realm", "tier", "parameters"):
+        table.add_column(column, overflow="fold")
     for tool in listing["tools"]:
         table.add_row(tool["name"], tool["origin"], tool["realm"], tool["tier"] or "-",
                       ", ".join(tool["parameters"]) or "-")
@@ -262,7 +264,8 @@ def call(
 def search(
     query: Annotated[str | None, typer.Argument(metavar="QUERY", help="What the tool should do, in any language.")]
     = None,
-    limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1, help="At most this many tools.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1,
+                                       help="At most this many tools (20 at most for a QUERY).")] = 10,
     catalog: Annotated[Path | None, typer.Option(
         "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools.")] = None,
     queries: Annotated[Path | None, typer.Option(
@@ -299,9 +302,12 @@ def search(
     from toolbay.handlers.search import MAX_LIMIT, MAX_QUERY_CHARS
 
     # The limits of search_tools, whose answer this is.
-    if len(query) > MAX_QUERY_CHARS or limit > MAX_LIMIT:
-        say(f"toolbay: search_tools takes a QUERY of at most {MAX_QUERY_CHARS} characters (this one has "
-            f"{len(query)}) and --limit at most {MAX_LIMIT}")
+    if len(query) > MAX_QUERY_CHARS:
+        say(f"toolbay: a QUERY has at most {MAX_QUERY_CHARS} characters, as for search_tools (this one has "
+            f"{len(query)})")
+        raise typer.Exit(2)
+    if limit > MAX_LIMIT:
+        say(f"toolbay: --limit is at most {MAX_LIMIT} for a QUERY, as for search_tools (no bound with --catalog)")
         raise typer.Exit(2)
     settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)

@@ -471,6 +471,20 @@ def _known_environment_names() -> list[str]:
     return names
 
 
+def _closest_setting(location: tuple[Any, ...]) -> str:
+    """"; did you mean memory_mb?" for ("sandbox", "memroy_mb"), or "" when nothing is close."""
+    def fields_of(model: Any) -> dict[str, Any]:
+        return dict(model.model_fields) if isinstance(model, type) and issubclass(model, BaseModel) else {}
+
+    model: Any = Settings
+    for part in location[:-1]:
+        field = fields_of(model).get(str(part))
+        model = field.annotation if field is not None else None
+    known = list(fields_of(model))
+    close = difflib.get_close_matches(str(location[-1]), known, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _describe_validation_error(exc: ValidationError, config_file: Path | None) -> str:
     where = f" (config file {config_file}, environment TOOLBAY_*, or flags)" if config_file else ""
     problems = []
@@ -479,6 +493,8 @@ def _describe_validation_error(exc: ValidationError, config_file: Path | None) -
         given = error.get("input")
         if error["type"] == "value_error":  # toolbay's own checks, in their own words
             message = str(error.get("ctx", {}).get("error", error["msg"]))
+        elif error["type"] == "extra_forbidden":  # a misspelt name, in a table or a TOOLBAY__ variable
+            message = "no such setting" + _closest_setting(error["loc"])
         else:
             message = error["msg"]
         if str(given) not in message:

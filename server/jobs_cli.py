@@ -127,8 +127,10 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
     from rich.table import Table
 
     table = Table(title=f"{len(views)} {'job' if len(views) == 1 else 'jobs'} of {_owner(owner)}")
-    for column in ("job", "tool", "status", "created", "note"):
-        table.add_column(column)
+    # A job id is copied into `jobs status ID`: never cut, whatever the width.
+    table.add_column("job", no_wrap=True, min_width=max((len(view.id) for view in views), default=3))
+    for column in ("tool", "status", "created", "note"):
+        table.add_column(column, overflow="fold")
     for view in views:
         structured = view.structured()
         table.add_row(view.id, view.tool, view.status, structured["created_at"], view.reason or "")

@@ -84,6 +84,8 @@ def test_list_prints_a_table_for_people(shared_data_dir: Path) -> None:
             if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 5 and cells[0]}
     for tool in listed:
         assert rows[tool["name"]][3] == (tool["tier"] or "-"), rows.get(tool["name"])
+    narrow = runner.invoke(app, ["list", "--data-dir", str(shared_data_dir)], env={"COLUMNS": "60"})
+    assert all(f"│ {tool['name']} " in narrow.stdout for tool in listed)  # whole, to be copied
 
 
 def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None:
@@ -154,7 +156,11 @@ def test_an_unknown_setting_is_refused_rather_than_ignored(tmp_path: Path) -> No
     config.write_text("[sandbox]\ntimeout = 5\n")
     result = runner.invoke(app, ["list", "--config", str(config)])
     assert result.exit_code == 2
-    assert "sandbox.timeout" in result.stderr
+    assert "sandbox.timeout: no such setting; did you mean timeout_s?" in result.stderr
+    # A TOOLBAY__ variable is read the same way, its misspelling named with the closest setting.
+    environment = runner.invoke(app, ["list"], env={"TOOLBAY_SANDBOX__MEMROY_MB": "100"})
+    assert environment.exit_code == 2
+    assert "sandbox.memroy_mb: no such setting; did you mean memory_mb?" in environment.stderr
 
 
 def test_parse_help_prints_the_description_as_json(tmp_path: Path) -> None:

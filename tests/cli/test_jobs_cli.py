@@ -62,7 +62,10 @@ async def test_the_jobs_commands_work_on_the_folder_of_a_running_server(folders:
         (folders["workspace"] / "done1").touch()
         await client.call_tool("job_wait", {"job_id": done["job_id"], "timeout_s": 50})
 
-        listed = toolbay(folders, "jobs", "list")
+        # Narrow, as a small terminal or a pipe is: the ids are still whole, ready to copy.
+        listed = subprocess.run([sys.executable, "-m", "toolbay", "jobs", "list", "--data-dir", str(folders["data"])],
+                                cwd=folders["cwd"], env={**env(), "COLUMNS": "50"}, capture_output=True, text=True,
+                                timeout=120)
         assert listed.returncode == 0 and done["job_id"] in listed.stdout and held["job_id"] in listed.stdout
         assert toolbay(folders, "jobs", "status", held["job_id"]).stdout.startswith(
             f"Job {held['job_id']} (progress_bg) is running")

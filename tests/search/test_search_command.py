@@ -183,6 +183,7 @@ def test_numbers_too_large_and_schemas_that_are_no_objects_under_any_name_are_re
 
 
 def test_a_query_search_tools_would_refuse_is_refused(shared_data_dir: Path) -> None:
-    for argv in (["x" * 2001], ["hash", "--limit", "21"]):
+    for argv, said in ((["x" * 2001], "a QUERY has at most 2000 characters, as for search_tools (this one has 2001)"),
+                       (["hash", "--limit", "21"], "--limit is at most 20 for a QUERY")):
         result = runner.invoke(app, ["search", *argv, "--data-dir", str(shared_data_dir)])
-        assert result.exit_code == 2 and "search_tools takes a QUERY of at most 2000 characters" in result.output
+        assert result.exit_code == 2 and said in result.output
