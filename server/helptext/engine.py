@@ -70,7 +70,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             in_untitled.update(range(before, len(option_entries)))
 
     options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
-    options = [o for o in options if o.long or o.short]
+    options = [o for o in options if (o.long or o.short) and not _placeholder_flag(o)]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
                        remainder_dots=rules.remainder_dots, commands_listed=bool(command_entries))
@@ -270,6 +270,14 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
 # kubectl's help: "-A, --all-namespaces=false:" then the description on the next line, tab
 # indented; the value after "=" is the default, and its form says the kind.
 _DEFAULT_IN_HEAD = compiled(r"(.*--[\w-]+)=(\S*):")
+
+
+def _placeholder_flag(option: OptionSpec) -> bool:
+    """GNU's "-NUM  same as --context=NUM": a number written after the dash, not an option
+    named NUM (grep, head, tail, diff)."""
+    names = [name for name in (option.long, option.short) if name]
+    return len(names) == 1 and not names[0].startswith("--") and len(names[0]) > 3 \
+        and names[0][1:].isalpha() and names[0][1:].isupper()
 
 
 def _option_with_default_in_head(entry: HelpEntry, rules: Rules, head: str, default: str) -> OptionSpec:

@@ -449,3 +449,12 @@ def test_kubectls_default_after_the_name_says_the_kind_of_each_option():
                    "--since": (True, "string", "0s", False), "--filename": (True, "string", None, True)}
     properties = build_tool_schema(desc).input_schema["properties"]
     assert properties["all_namespaces"]["type"] == "boolean" and properties["chunk_size"]["default"] == 500
+
+
+def test_a_number_written_after_the_dash_is_no_option_named_num():
+    # grep: "-NUM  same as --context=NUM" is grep -3, not a switch -NUM (grep refuses "-NUM").
+    desc = _describe("Usage: grep [OPTION]... PATTERNS [FILE]...\n\nContext control:\n"
+                     "  -C, --context=NUM         print NUM lines of output context\n"
+                     "  -NUM                      same as --context=NUM\n"
+                     "  -I                        equivalent to --binary-files=without-match\n")
+    assert [(o.short, o.long) for o in desc.options] == [("-C", "--context"), ("-I", None)]
