@@ -27,6 +27,16 @@ class Field(enum.IntEnum):
 
 
 FIELDS = tuple(Field)
+# Command-line names shorten words a request spells out ("format JSON" for jsonkit_fmt): the name
+# field gets them in full too. Only shortenings that mean one thing in a program's name.
+_SPELLED_OUT: dict[str, tuple[str, ...]] = {
+    "fmt": ("format",), "ls": ("list",), "rm": ("remove", "delete"), "mv": ("move", "rename"), "cp": ("copy",),
+    "cfg": ("config", "configuration"), "conf": ("config", "configuration"), "dir": ("directory", "folder"),
+    "env": ("environment",), "exec": ("execute", "run"), "msg": ("message",), "pwd": ("password",),
+    "repo": ("repository",), "img": ("image",), "doc": ("document",), "calc": ("calculate",),
+    "stats": ("statistics",), "del": ("delete",), "gen": ("generate",), "conv": ("convert",),
+    "tz": ("timezone",), "num": ("number",), "cnt": ("count",), "info": ("information",),
+}
 # Schemas nest; a deeper walk finds nothing a model would search for.
 _MAX_DEPTH = 6
 
@@ -38,8 +48,10 @@ def field_terms(definition: ToolDefinition) -> tuple[list[str], ...]:
     for name, text in _parameters(definition.input_schema, 0):
         names.append(name)
         texts.append(text)
+    name_terms = tokenize(definition.name)
     return (
-        tokenize(definition.name) + (tokenize(definition.title) if definition.title else []),
+        name_terms + [word for term in name_terms for word in _SPELLED_OUT.get(term, ())]
+        + (tokenize(definition.title) if definition.title else []),
         tokenize(definition.description),
         tokenize(" ".join(definition.keywords)),
         tokenize(" ".join(names)),

@@ -186,3 +186,9 @@ def test_a_name_alone_finds_that_tool_alone_even_among_few_tools() -> None:
     index = index_of([tool("weather_forecast", "Forecast the weather for a city."),
                       tool("tides_forecast", "Forecast ocean tides at a harbour.")])
     assert names(index, "weather_forecast") == ["weather_forecast"]
+
+
+def test_a_word_a_command_line_name_shortens_finds_that_tool() -> None:
+    # jsonkit_fmt: "fmt" is how a program's name writes "format"; the request spells it out.
+    index = index_of([*CATALOG, tool("jsonkit_keys", "List the keys of the object at a path of a JSON document.")])
+    assert names(index, "format a JSON document")[0] == "jsonkit_fmt"
