@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextvars
 import difflib
 import importlib.util
+import json
 import os
 import tomllib
+import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -403,8 +405,13 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     except SettingsError as exc:
         # pydantic-settings could not decode an environment variable holding a list or table.
         field = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
-        raise ConfigError(f"environment variable {ENV_PREFIX}{field.upper()}: its value must be JSON "
-                          f"(a list or table), e.g. {ENV_PREFIX}EXTENSIONS='[\"/srv/tools\"]'") from None
+        variable = f"{ENV_PREFIX}{field.upper()}"
+        declared = Settings.model_fields.get(field)
+        table = declared is not None and typing.get_origin(declared.annotation) is dict
+        value = os.environ.get(variable, "")
+        example = '{"NAME": "VALUE"}' if table else json.dumps([value] if value else ["..."])
+        raise ConfigError(f"environment variable {variable}: its value must be JSON (a "
+                          f"{'table' if table else 'list'}), e.g. {variable}='{example}'") from None
     finally:
         _toml_data.reset(token)
     check_job_settings(settings)

@@ -417,7 +417,12 @@ def test_a_config_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path) ->
 
 def test_a_list_variable_that_is_not_json_is_one_line_naming_it(shared_data_dir: Path) -> None:
     said = _one_line_exit_2(["list", "--data-dir", str(shared_data_dir)], env={"TOOLBAY_EXTENSIONS": "/srv/tools"})
-    assert "environment variable TOOLBAY_EXTENSIONS: its value must be JSON" in said
+    assert "environment variable TOOLBAY_EXTENSIONS: its value must be JSON (a list)" in said
+    # The example is the variable that was wrong, its own value written as it must be.
+    other = _one_line_exit_2(["list", "--data-dir", str(shared_data_dir)], env={"TOOLBAY_BACKGROUND_TOOLS": "hashsum"})
+    assert other.rstrip().endswith("e.g. TOOLBAY_BACKGROUND_TOOLS='[\"hashsum\"]'")
+    table = _one_line_exit_2(["list", "--data-dir", str(shared_data_dir)], env={"TOOLBAY_TIERS": "hashsum"})
+    assert "TOOLBAY_TIERS: its value must be JSON (a table), e.g. TOOLBAY_TIERS='{\"NAME\": \"VALUE\"}'" in table
 
 
 def test_a_bracketed_ipv6_host_is_one_line_naming_the_setting() -> None:
