@@ -306,7 +306,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
                                                and notes.yargs_type not in ("boolean", "count"))
     at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
     if at_once is not None:
-        raw = at_once.group(1)  # the value itself, typed and named as one
+        raw = at_once.group(1) or at_once.group(2)  # the value itself, typed and named as one
     choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
     value_name = None
     if raw:
@@ -355,7 +355,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})
 
 # argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
-_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]")
+_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]|\[(\S+) \.\.\.\]")  # nargs="+", and nargs="*"
 
 
 # A quoted lower-case word the text gives as a value: "'auto' uses the number of CPU cores",

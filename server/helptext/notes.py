@@ -71,6 +71,7 @@ _REPEAT = compiled(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"
     r"|(?:can|may)\s+be\s+repeated|\brepeatable\b"
+    r"|(?:can|may)\s+be\s+(?:used|given|specified|passed|provided|supplied)\s+more\s+than\s+once"
     # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
     r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"
     r"provided|supply|supplied)(?:\s+\S+){0,5}?\s+(?:multiple|several|many)\s+times\b"

@@ -458,3 +458,17 @@ def test_a_number_written_after_the_dash_is_no_option_named_num():
                      "  -NUM                      same as --context=NUM\n"
                      "  -I                        equivalent to --binary-files=without-match\n")
     assert [(o.short, o.long) for o in desc.options] == [("-C", "--context"), ("-I", None)]
+
+
+def test_several_values_after_one_flag_and_an_option_said_to_repeat_are_lists():
+    # pre-commit run: "--files [FILES ...]" (argparse nargs="*"); mypy --exclude: "may be
+    # specified more than once".
+    desc = _describe("usage: tool [-h] [--files [FILES ...]] [--exclude PATTERN]\n\noptions:\n"
+                     "  --files [FILES ...]   Specific filenames to run hooks on.\n"
+                     "  --exclude PATTERN     A regular expression of files to skip. May be specified\n"
+                     "                        more than once.\n")
+    got = {o.long: (o.values_at_once, o.repeatable) for o in desc.options}
+    assert got == {"--files": (True, False), "--exclude": (False, True)}
+    schema = build_tool_schema(desc)
+    assert schema.to_argv({"files": ["a.py", "b.py"], "exclude": ["x", "y"]}) == [
+        "--files", "a.py", "b.py", "--exclude=x", "--exclude=y"]
