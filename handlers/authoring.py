@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -164,7 +163,5 @@ class ShareToolHandler(Handler):
         if target.exists():
             return ToolResult.error(f"A shared module {name!r} exists already; ask the operator to remove it first.")
         self.shared_dir.mkdir(parents=True, exist_ok=True)
-        temporary = self.shared_dir / f".{name}.py.tmp"
-        shutil.copyfile(source, temporary)
-        os.replace(temporary, target)
+        _write_atomically(target, source.read_bytes())
         return await _report(self.described, target, "shared")

@@ -28,6 +28,7 @@ from tests.conftest import REPO_ROOT
 LAYERS: dict[str, int] = {
     "toolbay": 0,  # the package itself: its version
     "toolbay.words": 0,
+    "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.errors": 0,
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,

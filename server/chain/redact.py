@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolbay.blotting import map_strings
+
 REDACTED = "[REDACTED]"
 
 SECRET_WORDS = frozenset({
@@ -44,13 +46,7 @@ def redact_text(text: str) -> str:
 def redact_strings(value: Any) -> Any:
     """A copy of ``value`` (JSON-like) with secret-looking text hidden in every string, keys
     kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret."""
-    if isinstance(value, str):
-        return redact_text(value)
-    if isinstance(value, Mapping):
-        return {k: redact_strings(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact_strings(v) for v in value]
-    return value
+    return map_strings(value, redact_text)
 
 
 def redact(value: Any) -> Any:

@@ -143,7 +143,8 @@ class Disclosure:
         # Each listed definition as shown (redacted), for the catalog it was made for: keyed by
         # the definition's identity, holding it so that the identity stays its own.
         self._shown: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, ToolDefinition]]] | None = None
-        self.index.put_many((key, self._indexed(entry.definition)) for key, entry in catalog.current.keyed().items())
+        shown = self._shown_for(catalog.current)
+        self.index.put_many((key, shown(entry.definition)) for key, entry in catalog.current.keyed().items())
         self._unsubscribe = catalog.subscribe(self._follow)
 
     # -- levels ---------------------------------------------------------------------------
@@ -217,8 +218,11 @@ class Disclosure:
         return listed
 
     def _shown_now(self) -> Callable[[ToolDefinition], ToolDefinition]:
-        """Redacts a definition of the current catalog, once per catalog."""
-        current = self._catalog.current
+        return self._shown_for(self._catalog.current)
+
+    def _shown_for(self, current: Catalog) -> Callable[[ToolDefinition], ToolDefinition]:
+        """Redacts a definition of ``current``, once per catalog: the index, the listings and the
+        search results all show the same redacted copy."""
         if self._shown is None or self._shown[0]() is not current:
             self._shown = (weakref.ref(current), {})
         made = self._shown[1]
@@ -290,6 +294,7 @@ class Disclosure:
             return self._can_use(principal, definition)
 
         outcome = self.index.search(query, limit, allowed)
+        shown = self._shown_for(current)
         results = []
         found: list[ToolDefinition] = []
         for hit in outcome.hits:
@@ -297,7 +302,7 @@ class Disclosure:
             assert live_definition is not None  # allowed() said so a moment ago, on the same catalog
             found.append(live_definition)
             results.append({"name": hit.name, "description": hit.definition.description,
-                            "inputSchema": redact_strings(dict(live_definition.input_schema)),
+                            "inputSchema": dict(shown(live_definition).input_schema),
                             "score": round(hit.score, 4)})
         await self._promote(context.extras.get("session"), found)
         return {"results": results, "no_match": outcome.no_match}
@@ -329,12 +334,7 @@ class Disclosure:
         for key in (*change.added, *change.changed):
             entry = catalog.by_key(key)
             if entry is not None:
-                self.index.put(self._indexed(entry.definition), key)
-
-    @staticmethod
-    def _indexed(definition: ToolDefinition) -> ToolDefinition:
-        """The definition as the index keeps it: no secret-looking text (the audit log's rules)."""
-        return redacted(definition)
+                self.index.put(self._shown_for(catalog)(entry.definition), key)
 
     def close(self) -> None:
         self._unsubscribe()

@@ -17,14 +17,14 @@ import queue
 import selectors
 import threading
 
+from toolbay.blotting import CREDENTIAL_HIDDEN, blot, written_forms
+
 logger = logging.getLogger("toolbay.pytools.stderr")
 
 LIMIT_BYTES = 64 * 1024
 _LINE_BYTES = 4096  # a longer line is logged in pieces of this size
 
 
-# What a credential handed to the worker is logged as (the words of the tools' results).
-HIDDEN = "[credential redacted]"
 
 
 class StderrSource:
@@ -43,8 +43,9 @@ class StderrSource:
         self.hidden: tuple[str, ...] = ()
 
     def hide(self, secret: str) -> None:
-        if len(secret) >= 4 and secret not in self.hidden:  # shorter values would blot out words
-            self.hidden = tuple(sorted((*self.hidden, secret), key=len, reverse=True))
+        if secret not in self.hidden:
+            # Raw writes to fd 2 carry a secret as written; JSON's forms are for results.
+            self.hidden = tuple(written_forms((*self.hidden, secret), as_json=False))
 
     def feed(self, data: bytes) -> None:
         lines = (self.pending + data).split(b"\n")
@@ -56,7 +57,7 @@ class StderrSource:
         keep = max((len(secret) for secret in hidden), default=1) - 1
         if len(self.pending) > _LINE_BYTES + keep:
             for secret in hidden:
-                self.pending = self.pending.replace(secret, HIDDEN.encode())
+                self.pending = self.pending.replace(secret, CREDENTIAL_HIDDEN.encode())
             while len(self.pending) > _LINE_BYTES + keep:
                 lines.append(self.pending[:_LINE_BYTES])
                 self.pending = self.pending[_LINE_BYTES:]
@@ -76,8 +77,7 @@ class StderrSource:
             return
         self.logged += len(line) + 1
         text = line.decode("utf-8", "replace").rstrip("\r")
-        for secret in self.hidden:
-            text = text.replace(secret, HIDDEN)
+        text = blot(text, self.hidden)
         logger.info("%s (stderr): %s", self.module, text)
 
 

@@ -424,17 +424,18 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
 
 
 def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) -> dict[str, Any]:
-    result: dict[str, Any] = {"op": "result", "ok": True}
-    # What it printed and wrote to stderr, kept when its result is refused as well.
-    said = {"printed": printed.getvalue(), "stderr": errors.getvalue()}
+    # What it printed and wrote to sys.stderr (warnings, notes: logging writes there), beside
+    # its result, and kept when its result is refused as well.
+    said: dict[str, Any] = {}
     if printed.kept:
-        result["printed"] = printed.getvalue()
+        said["printed"] = printed.getvalue()
+    if errors.kept:
+        said["stderr"] = errors.getvalue()
+    result: dict[str, Any] = {"op": "result", "ok": True, **said}
+    if printed.kept:
         result["printed_dropped"] = printed.dropped
-    if errors.kept:  # warnings and notes beside the result (logging writes to sys.stderr)
-        result["stderr"] = errors.getvalue()
     if value is None:
-        text = printed.getvalue() if printed.kept else ""
-        return {**result, "text": text, "truncated": printed.dropped > 0}
+        return {**result, "text": said.get("printed", ""), "truncated": printed.dropped > 0}
     if isinstance(value, str):
         return {**result, "text": value[:output_limit], "truncated": len(value) > output_limit}
     if isinstance(value, bytes):
