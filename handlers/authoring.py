@@ -10,13 +10,12 @@ now serves, or why it was refused.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from toolbay.atomic_files import write_whole
 from toolbay.handlers.base import Handler
 from toolbay.pytools.folders import personal_folder
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
@@ -68,14 +67,6 @@ def _serves(path: Path, verb: str, tools: list[str], refusal: str | None) -> Too
     return ToolResult(text=text, structured={"path": str(path), "tools": tools, "not_served": refusal})
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """``path`` holds ``data`` whole or its old content: never half of a source."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(temporary, path)
-
-
 class CreateToolHandler(Handler):
     runs_inline = True
 
@@ -111,7 +102,7 @@ class CreateToolHandler(Handler):
             previous: bytes | None = path.read_bytes()
         except FileNotFoundError:
             previous = None
-        _write_atomically(path, source.encode())
+        write_whole(path, source.encode())
         tools, refusal = await self.described(str(path))
         if tools:
             return _serves(path, "written", tools, refusal)
@@ -122,7 +113,7 @@ class CreateToolHandler(Handler):
             await self.described(str(path))
             kept = "Nothing was written"
         else:
-            _write_atomically(path, previous)
+            write_whole(path, previous)
             kept_tools, _ = await self.described(str(path))
             kept = (f"{path.name} keeps its previous version"
                     + (f", which serves: {', '.join(kept_tools)}" if kept_tools else ""))
@@ -163,5 +154,5 @@ class ShareToolHandler(Handler):
         if target.exists():
             return ToolResult.error(f"A shared module {name!r} exists already; ask the operator to remove it first.")
         self.shared_dir.mkdir(parents=True, exist_ok=True)
-        _write_atomically(target, source.read_bytes())
+        write_whole(target, source.read_bytes())
         return await _report(self.described, target, "shared")

@@ -29,13 +29,14 @@ import json
 import logging
 import marshal
 import os
-import tempfile
 import threading
 import time
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from toolbay.atomic_files import replacing
 
 logger = logging.getLogger(__name__)
 
@@ -298,16 +299,11 @@ class DescriptionCache:
     def _write(self, entries: Iterable[tuple[str, Record, bytes]]) -> None:
         head, blob, records = _encode(entries, self.parser_version)
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".index")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(head)
-                handle.write(blob)
-                signature = _signature(os.fstat(handle.fileno()))
-            os.replace(temp, self.file)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        with replacing(self.file, suffix=".index") as handle:
+            handle.write(head)
+            handle.write(blob)
+            handle.flush()
+            signature = _signature(os.fstat(handle.fileno()))
         self._records, self._blob, self._own_blobs = records, blob, {}
         self._signature = signature
 

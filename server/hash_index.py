@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from toolbay.atomic_files import write_whole
 
 logger = logging.getLogger(__name__)
 
@@ -91,10 +92,7 @@ class HashIndex:
         payload = {"format": FORMAT, "files": self._entries}
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle)
-            os.replace(temp, self.file)
+            write_whole(self.file, json.dumps(payload).encode(), suffix=".json")
             self._dirty = False
         except OSError as exc:  # a full or read-only disk costs speed next time, nothing else
             logger.warning("could not save the hash index: %s", exc)

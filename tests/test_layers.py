@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "toolbay": 0,  # the package itself: its version
     "toolbay.words": 0,
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
+    "toolbay.atomic_files": 0,  # files replaced whole or not at all
     "toolbay.errors": 0,
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,

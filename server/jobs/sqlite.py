@@ -22,7 +22,6 @@ import json
 import logging
 import os
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
+from toolbay.atomic_files import write_whole
 from toolbay.errors import StorageError
 from toolbay.jobs.store import (
     TERMINAL,
@@ -213,7 +213,8 @@ class SqliteJobStore(JobStore):
             file_name: str | None = None
             if len(payload.encode()) > self.large_result_bytes:
                 file_name = f"{job_id}.json"
-                _write_atomically(self.results_dir / file_name, payload)
+                self.results_dir.mkdir(parents=True, exist_ok=True)
+                write_whole(self.results_dir / file_name, payload.encode(), durable=True, prefix=file_name)
                 inline = None
             with _transaction(conn):
                 ended = conn.execute(
@@ -383,20 +384,6 @@ class _transaction:
             # later write on this connection fail; SQLite may have rolled it back already.
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _remedy(error: BaseException) -> str:

@@ -9,11 +9,10 @@ the entries of versions nobody has used for a month.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from toolbay.atomic_files import write_whole
 from toolbay.cache_pruning import touch_if_stale
 
 # Bump when the worker's description or the convention's reading of it changes.
@@ -39,9 +38,6 @@ class PythonDescriptionCache:
     def put(self, sha256: str, entry: dict[str, Any]) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({**entry, "version": DESCRIBER_VERSION}, handle)
-            os.replace(temporary, self.folder / f"{sha256}.json")
+            write_whole(self.folder / f"{sha256}.json", json.dumps({**entry, "version": DESCRIBER_VERSION}).encode())
         except OSError:
             pass  # a cache that cannot be written costs describing again, nothing else

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import wasmtime
 
+from toolbay.atomic_files import replacing
 from toolbay.cache_pruning import touch_if_stale
 from toolbay.internals.wasmtime_capi import serialized
 
@@ -74,15 +73,9 @@ class ModuleCache:
         # The code is hashed and written where wasmtime made it, never copied: each copy (22 MB
         # for the Go tool) is made holding Python's lock, into fresh pages, and a first start's
         # listing waited for three of them.
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cwasm", dir=self.directory)
-        try:
-            with os.fdopen(fd, "wb") as out, serialized(module) as payload:
-                out.write(_prefix(fingerprint) + hashlib.sha256(payload).digest())
-                out.write(payload)
-            os.replace(tmp, self.entry_path(sha256, fingerprint))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with replacing(self.entry_path(sha256, fingerprint), suffix=".cwasm") as out, serialized(module) as payload:
+            out.write(_prefix(fingerprint) + hashlib.sha256(payload).digest())
+            out.write(payload)
 
     def remove(self, sha256: str, fingerprint: str) -> None:
         self.entry_path(sha256, fingerprint).unlink(missing_ok=True)
