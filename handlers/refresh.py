@@ -12,8 +12,9 @@ from typing import Any
 from toolbay.handlers.base import Handler
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
-# Returns {"added": [...], "removed": [...], "changed": [...]}.
-Rescan = Callable[[], Awaitable[Mapping[str, list[str]]]]
+# Rescans for the caller of the context; returns {"added": [...], "removed": [...], "changed": [...]},
+# naming only tools that caller may know of.
+Rescan = Callable[[CallContext], Awaitable[Mapping[str, list[str]]]]
 
 DEFINITION = ToolDefinition(
     name="refresh_tools",
@@ -36,7 +37,7 @@ class RefreshToolsHandler(Handler):
         self._rescan = rescan
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        change = await self._rescan()
+        change = await self._rescan(context)
         parts = [f"{label}: {', '.join(names)}" for label, names in change.items() if names]
         text = "Tools " + "; ".join(parts) + "." if parts else "No change: the tools are up to date."
         return ToolResult(text=text, structured={k: list(v) for k, v in change.items()})

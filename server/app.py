@@ -24,7 +24,7 @@ from toolbay.config import Settings
 from toolbay.errors import CallRefused, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
 from toolbay.handlers.search import Search
-from toolbay.hooks import ListingFilter, ServerHook
+from toolbay.hooks import Disclosing, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.loop_turns import LoopTurns
 from toolbay.outcomes import crash_to_result, refusal_to_result
@@ -53,15 +53,16 @@ class Toolbay:
         roles: RoleLibrary,
         server_hooks: Sequence[ServerHook] = (),
         stages: Sequence[Stage] | None = None,
-        listing_filter: ListingFilter | None = None,
+        disclosure: Disclosing | None = None,
         metrics: ServerMetrics | None = None,
         tracer: Tracer | None = None,
         search: Search | None = None,
         where_tools_are: Callable[[], str | None] | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
-        (authenticate → rate-limit → authorize → validate → approve). ``listing_filter``
-        narrows what a session's ``tools/list`` shows (search-first disclosure). ``roles``: the
+        (authenticate → rate-limit → authorize → validate → approve). ``disclosure``
+        narrows what a session's ``tools/list`` shows and a delegation is offered (search-first
+        disclosure). ``roles``: the
         role files the keeper serves as ``agent_*`` tools, which the protocol serves as prompts.
         ``metrics``: counts every call (served at ``/metrics``); None counts nothing.
         ``tracer``: a span per call, stage and run (``[telemetry] traces``); None traces nothing.
@@ -75,7 +76,7 @@ class Toolbay:
         self.sessions = sessions
         self.roles = roles
         self.server_hooks: tuple[ServerHook, ...] = tuple(server_hooks)
-        self.listing_filter = listing_filter
+        self.disclosure = disclosure
         self.search = search
         self._where_tools_are = where_tools_are
         self.metrics = metrics
@@ -208,4 +209,10 @@ class Toolbay:
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them."""
         visible = self.visible_definitions(principal)
-        return visible if self.listing_filter is None else self.listing_filter(visible, session)
+        return visible if self.disclosure is None else self.disclosure.listed(principal, visible, session)
+
+    def offered_definitions(self, principal: Principal, usable: list[ToolDefinition],
+                            session: object) -> list[ToolDefinition]:
+        """What a session this caller delegates to may be offered of ``usable``: what the caller
+        could find itself, as disclosure shows it."""
+        return usable if self.disclosure is None else self.disclosure.offered(principal, usable, session)

@@ -8,7 +8,7 @@ parameter here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm.early import EarlyCompiles
 from toolbay.watcher import ExtensionWatcher
-from toolbay.words import CallContext, Transport
+from toolbay.words import CallContext, Principal, Transport
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -132,11 +132,24 @@ async def _assembled(
         store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
-    async def rescan_now() -> Mapping[str, list[str]]:
-        # ``keeper`` is bound below, before any call can reach refresh_tools.
+    async def rescan_now(context: CallContext) -> Mapping[str, list[str]]:
+        # ``keeper`` and ``disclosure`` are bound below, before any call can reach refresh_tools.
+        principal = context.extras.get("principal")
+        if not isinstance(principal, Principal):
+            principal = Principal.anonymous()
+        before = keeper.catalog.current
         # Asked for: a module skipped for an import that failed is tried again, whatever the cache says.
         change = await keeper.rescan(retry_skipped_modules=True)
-        return {"added": list(change.added), "removed": list(change.removed), "changed": list(change.changed)}
+        after = keeper.catalog.current
+
+        def known(keys: Iterable[str], catalog: Catalog) -> list[str]:
+            # Another caller's personal tools, and tools this one may not use or find, go unnamed.
+            return [key for key in keys
+                    if (entry := catalog.by_key(key)) is not None
+                    and disclosure.may_know(principal, key, entry.definition)]
+
+        return {"added": known(change.added, after), "removed": known(change.removed, before),
+                "changed": known(change.changed, after)}
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:
         # ``disclosure`` is bound below too, before any call can reach search_tools.
@@ -213,7 +226,7 @@ async def _assembled(
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
                                 connected=settings.extensions)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
-                      server_hooks=[add_tasks], stages=stages, listing_filter=disclosure.listed, metrics=metrics,
+                      server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,
                       tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)

@@ -20,8 +20,9 @@
   finished call with its stage timings; served at ``/metrics``.
 - **Server hooks** (``ServerHook`` below): called with each SDK server the transports build,
   to add request handlers or middleware to it (MCP Tasks is one).
-- **Listing filters** (``ListingFilter`` below): narrow what one session's ``tools/list``
-  shows of the tools its caller may use (search-first disclosure, ``toolbay.protocol.disclosure``).
+- **Disclosure** (``Disclosing`` below): what of the tools a caller may use one session's
+  ``tools/list`` shows, and what a delegated session (``agent_*``) is offered (search-first
+  disclosure, ``toolbay.protocol.disclosure``).
 - **Owner resolution** (``toolbay.app.Toolbay.owner_id_for``): who owns a job or task made
   by a request, from the transport and the identity HTTP already verified.
 - **Result conversion** (``toolbay.protocol.results.tool_result_to_mcp``): the one place a
@@ -32,9 +33,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from toolbay.words import ToolDefinition, Transport
+from toolbay.words import Principal, ToolDefinition, Transport
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -42,5 +43,14 @@ if TYPE_CHECKING:
 # Called once for every SDK server a transport builds, before it serves.
 ServerHook: TypeAlias = "Callable[[Server[Any], Transport], None]"
 
-# The caller's visible definitions and the session asking -> what that session's listing shows.
-ListingFilter = Callable[[list[ToolDefinition], Any], list[ToolDefinition]]
+
+
+class Disclosing(Protocol):
+    def listed(self, principal: Principal, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
+        """What ``session``'s ``tools/list`` shows of ``visible``, the tools ``principal`` may use."""
+        ...
+
+    def offered(self, principal: Principal, usable: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
+        """What of ``usable`` (tools ``principal`` may use) a session delegated from ``session``
+        is offered: no more than the caller could find itself, shown as its listing shows them."""
+        ...

@@ -110,14 +110,12 @@ def _file_of(definition: ToolDefinition) -> str | None:
 
 
 def _folder_of(definition: ToolDefinition, folders: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """The first of ``folders`` the tool's file is in."""
+    """The innermost of ``folders`` the tool's file is in (a folder may be named inside another)."""
     path = _file_of(definition) if folders else None
     if path is None:
         return None
-    for folder in folders:
-        if path.startswith(folder[0] + os.sep):
-            return folder
-    return None
+    holding = [folder for folder in folders if path.startswith(folder[0] + os.sep)]
+    return max(holding, key=lambda folder: len(folder[0]), default=None)
 
 
 class Disclosure:
@@ -130,6 +128,9 @@ class Disclosure:
         self._catalog_folders = _folders(settings.catalog)
         catalog_paths = {path for path, _ in self._catalog_folders}
         self._connected_folders = [folder for folder in _folders(connected) if folder[0] not in catalog_paths]
+        # Every folder a tool may come from: a tool is in the innermost one holding its file, so
+        # an extension folder named inside a catalog folder stays connected.
+        self._all_folders = [*self._connected_folders, *self._catalog_folders]
         self.index = SearchIndex()
         # Per session: the tools it found, by name, with the file each came from (a tool of that
         # name from another file, a catalog one say, was not found and is not listed).
@@ -139,7 +140,7 @@ class Disclosure:
         self._full_tokens: tuple[weakref.ref[Catalog], int] | None = None
         # The same for the connected folders listed tool by tool: their paths, and the
         # folders left out with how many tools each holds.
-        self._connected_listing: tuple[weakref.ref[Catalog], frozenset[str], tuple[tuple[str, int], ...]] | None = None
+        self._connected_listing: tuple[weakref.ref[Catalog], frozenset[str], tuple[tuple[str, str], ...]] | None = None
         # Each listed definition as shown (redacted), for the catalog it was made for: keyed by
         # the definition's identity, holding it so that the identity stays its own.
         self._shown: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, ToolDefinition]]] | None = None
@@ -150,22 +151,42 @@ class Disclosure:
     # -- levels ---------------------------------------------------------------------------
 
     def level_of(self, definition: ToolDefinition) -> Level:
-        if definition.source == "builtin" or any(fnmatch.fnmatchcase(definition.name, pattern)
-                                                 for pattern in self.settings.essential):
+        """A catalog folder's tool is CATALOG even when ``essential`` names it: it is listed in
+        full only to a caller that may search its folder (see ``listed``)."""
+        if definition.source == "builtin":
             return Level.ESSENTIAL
         if self._catalog_folder_of(definition) is not None:
             return Level.CATALOG
+        if self._essential(definition):
+            return Level.ESSENTIAL
         return Level.CONNECTED
+
+    def _essential(self, definition: ToolDefinition) -> bool:
+        return any(fnmatch.fnmatchcase(definition.name, pattern) for pattern in self.settings.essential)
 
     def _catalog_folder_of(self, definition: ToolDefinition) -> str | None:
         """The name of the catalog folder the tool's file is in, if it is in one."""
-        folder = _folder_of(definition, self._catalog_folders)
-        return folder[1] if folder is not None else None
+        folder = _folder_of(definition, self._all_folders)
+        return folder[1] if folder is not None and folder in self._catalog_folders else None
 
     def may_search_catalog(self, principal: Principal, folder_name: str) -> bool:
         patterns = list(self.settings.catalog_allow)
         patterns += [scope.removeprefix("catalog:") for scope in principal.scopes if scope.startswith("catalog:")]
         return any(fnmatch.fnmatchcase(folder_name, pattern) for pattern in patterns)
+
+    def _may_find(self, principal: Principal, definition: ToolDefinition) -> bool:
+        """Whether the caller may find the tool by search, its rights to use it aside: any tool
+        but a catalog folder's whose folder its allowlist does not name."""
+        folder = self._catalog_folder_of(definition)
+        return folder is None or self.may_search_catalog(principal, folder)
+
+    def may_know(self, principal: Principal, key: str, definition: ToolDefinition) -> bool:
+        """Whether the caller may learn that the tool kept under ``key`` exists: one it may use
+        and find, and of the personal tools only its own."""
+        owner = split_key(key)[1]
+        if owner is not None and owner != principal.id:
+            return False
+        return self._may_find(principal, definition) and self._can_use(principal, definition)
 
     # -- listing --------------------------------------------------------------------------
 
@@ -191,31 +212,54 @@ class Disclosure:
             self._full_tokens = (weakref.ref(current), characters // CHARACTERS_PER_TOKEN)
         return self._full_tokens[1]
 
-    def listed(self, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
+    def listed(self, principal: Principal, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
         """What this session's ``tools/list`` shows of the tools the caller may use."""
         found = self._promoted.get(_session_key(session), {}) if session is not None else {}
 
-        def promoted(definition: ToolDefinition) -> bool:
-            return found.get(definition.name) == definition.origin
+        def in_full(definition: ToolDefinition, level: Level) -> bool:
+            """A tool listed with its schema whatever the mode: an essential one, and one this
+            session found (a catalog folder's only while the caller may still search it)."""
+            if level is Level.CATALOG:
+                return ((found.get(definition.name) == definition.origin or self._essential(definition))
+                        and self._may_find(principal, definition))
+            return level is Level.ESSENTIAL or found.get(definition.name) == definition.origin
 
         shown = self._shown_now()
         if not self.search_first():
             # Everything in full, but a catalog folder's tools only once this session found them.
             return [shown(definition) for definition in visible
-                    if promoted(definition) or self.level_of(definition) is not Level.CATALOG]
+                    if (level := self.level_of(definition)) is not Level.CATALOG or in_full(definition, level)]
         listed_folders, left_out = self.connected_listing()
         listed: list[ToolDefinition] = []
+        search_tool: ToolDefinition | None = None
+        left_out_counts = dict.fromkeys(left_out, 0)
         for definition in visible:
             level = self.level_of(definition)
             if definition.name == SEARCH_TOOL and left_out:
-                listed.append(replace(definition, description=_with_folders(definition.description, left_out)))
-            elif level is Level.ESSENTIAL or promoted(definition):
+                search_tool = definition
+                listed.append(definition)  # its description is finished below
+            elif in_full(definition, level):
                 listed.append(shown(definition))
             elif level is Level.CONNECTED:
                 folder = _folder_of(definition, self._connected_folders)
                 if folder is None or folder[0] in listed_folders:
                     listed.append(deferred(shown(definition)))
+                elif folder in left_out_counts:
+                    left_out_counts[folder] += 1
+        if search_tool is not None:
+            # Only the folders left out that hold tools this caller may use, with how many.
+            counts = tuple((name, count) for (_, name), count in left_out_counts.items() if count)
+            if counts:
+                listed[listed.index(search_tool)] = replace(
+                    search_tool, description=_with_folders(search_tool.description, counts))
         return listed
+
+    def offered(self, principal: Principal, usable: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
+        """What a delegated session is offered of the tools the caller may use: what it could
+        find itself (not a catalog folder's its allowlist does not name), as disclosure shows
+        them (redacted)."""
+        shown = self._shown_now()
+        return [shown(definition) for definition in usable if self._may_find(principal, definition)]
 
     def _shown_now(self) -> Callable[[ToolDefinition], ToolDefinition]:
         return self._shown_for(self._catalog.current)
@@ -235,10 +279,10 @@ class Disclosure:
 
         return shown
 
-    def connected_listing(self) -> tuple[frozenset[str], tuple[tuple[str, int], ...]]:
-        """(paths of the connected folders listed tool by tool, (name, tool count) of those
-        left to search), once per catalog. Folders are taken in order, each if its tools'
-        names and lines fit in what is left of ``connected_budget``."""
+    def connected_listing(self) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+        """(paths of the connected folders listed tool by tool, (path, name) of those left to
+        search), once per catalog. Folders are taken in order, each if its tools' names and
+        lines fit in what is left of ``connected_budget``."""
         current = self._catalog.current
         if self._connected_listing is None or self._connected_listing[0]() is not current:
             characters: dict[str, int] = {}
@@ -251,7 +295,7 @@ class Disclosure:
                 counts[folder[0]] = counts.get(folder[0], 0) + 1
             left = self.settings.connected_budget * CHARACTERS_PER_TOKEN
             listed: set[str] = set()
-            left_out: list[tuple[str, int]] = []
+            left_out: list[tuple[str, str]] = []
             for path, name in self._connected_folders:
                 if path not in counts:
                     continue
@@ -259,7 +303,7 @@ class Disclosure:
                     left -= characters[path]
                     listed.add(path)
                 else:
-                    left_out.append((name, counts[path]))
+                    left_out.append((path, name))
             self._connected_listing = (weakref.ref(current), frozenset(listed), tuple(left_out))
         return self._connected_listing[1], self._connected_listing[2]
 
@@ -286,12 +330,7 @@ class Disclosure:
 
         def allowed(key: str) -> bool:
             definition = live(key)
-            if definition is None:
-                return False
-            folder = self._catalog_folder_of(definition)
-            if folder is not None and not self.may_search_catalog(principal, folder):
-                return False
-            return self._can_use(principal, definition)
+            return definition is not None and self.may_know(principal, key, definition)
 
         outcome = self.index.search(query, limit, allowed)
         shown = self._shown_for(current)
@@ -318,8 +357,10 @@ class Disclosure:
             when_connection_closes(session, self._promoted.pop, key, None)
         added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
         promoted.update((definition.name, definition.origin) for definition in added)
-        # A full listing already shows every tool found but a catalog folder's.
-        if added and (self.search_first() or any(self.level_of(definition) is Level.CATALOG for definition in added)):
+        # Every listing shows the essential tools in full already, and a full listing every
+        # tool found but a catalog folder's: the session is told only of a listing that changed.
+        changes_listing = (Level.CATALOG, Level.CONNECTED) if self.search_first() else (Level.CATALOG,)
+        if any(self.level_of(definition) in changes_listing for definition in added):
             try:
                 await session.send_tool_list_changed()
             except Exception:  # the caller still has the schemas in the search result
@@ -335,6 +376,20 @@ class Disclosure:
             entry = catalog.by_key(key)
             if entry is not None:
                 self.index.put(self._shown_for(catalog)(entry.definition), key)
+        if change.removed and self._promoted:
+            self._forget_gone(catalog, {split_key(key)[0] for key in change.removed})
+
+    def _forget_gone(self, catalog: Catalog, names: set[str]) -> None:
+        """Drops the promotions of tools no longer served from the file they were found in: a
+        file put back (or another one in its place) is found again before it is listed."""
+        def served(name: str, origin: str) -> bool:
+            entries = [catalog.tools.get(name), *(mine.get(name) for mine in catalog.personal.values())]
+            return any(entry is not None and entry.definition.origin == origin for entry in entries)
+
+        for promoted in self._promoted.values():
+            for name in names & promoted.keys():
+                if not served(name, promoted[name]):
+                    del promoted[name]
 
     def close(self) -> None:
         self._unsubscribe()

@@ -80,7 +80,9 @@ class SessionHost:
             return matched
         if principal is None:  # not authenticated: nothing may be offered
             return []
-        return policies.authorizer.visible(principal, matched)
+        # No more than the caller could find itself, redacted as its listing shows tools.
+        return self.app.offered_definitions(principal, policies.authorizer.visible(principal, matched),
+                                            self.parent.session)
 
     async def sample(self, messages: list[types.SamplingMessage], system_prompt: str,
                      tools: Sequence[ToolDefinition], max_tokens: int) -> types.CreateMessageResultWithTools:

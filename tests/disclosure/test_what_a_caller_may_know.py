@@ -1,0 +1,179 @@
+"""No path tells a caller of a tool it may not find: delegations, refresh_tools, the search tool's
+own description; a folder named inside a catalog folder; promotions that outlive their file or
+the caller's right to find them; notifications for listings that did not change.
+
+Small folders of Python tools (a connected one and a catalog one holding secrets), the SDK's
+own client in memory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.extension import advertise
+
+from tests.disclosure.test_catalog_folders import (
+    CONNECTED_MODULE,
+    GITHUB_TOKEN,
+    STRIPE_KEY,
+    VAULT_MODULE,
+    WAIT_S,
+)
+from tests.disclosure.test_search_first import listed, names, search
+from tests.reload.conftest import ListChanged
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.protocol.mcp_server import build_mcp_server
+
+pytestmark = pytest.mark.anyio
+
+ROLE = """---
+name: keeper
+description: Looks after what it is given.
+tools: [notes_*, vault_*]
+---
+You keep things.
+"""
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(connected, catalog, agents): a notes tool, a vault tool with secrets, a role naming both."""
+    connected, catalog, agents = tmp_path / "notes", tmp_path / "vault", tmp_path / "agents"
+    for folder in (connected, catalog, agents):
+        folder.mkdir()
+    (connected / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    (catalog / "vault.py").write_text(VAULT_MODULE, encoding="utf-8")
+    (agents / "keeper.md").write_text(ROLE, encoding="utf-8")
+    return connected, catalog, agents
+
+
+@asynccontextmanager
+async def serving(folders: tuple[Path, Path, Path], data_dir: Path, *, access: dict[str, Any] | None = None,
+                  **disclosure: Any) -> AsyncIterator[tuple[Toolbay, Client]]:
+    connected, catalog, agents = folders
+    chain = {"access": access} if access else {}
+    settings = load_settings(None, extensions=[connected, catalog], agents=[agents], data_dir=data_dir,
+                             disclosure={"catalog": [str(catalog)], **disclosure}, chain=chain)
+    changed = ListChanged()
+    async with assemble(settings, watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed,
+                   extensions=[advertise("toolbay/subagents", {"version": 1})]) as client:
+        client.list_changed = changed  # type: ignore[attr-defined]
+        yield app, client
+
+
+async def test_a_delegation_is_offered_no_catalog_tool_its_caller_cannot_find_and_no_secret(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    offered: dict[str, list[dict[str, Any]]] = {}
+    with anyio.fail_after(WAIT_S):
+        for allow in ([], ["vault"]):
+            async with serving(folders, tmp_path / "data", catalog_allow=allow) as (_, client):
+                result = await client.call_tool("agent_keeper", {"task": "open the vault"})
+            assert not result.is_error, result
+            offered[json.dumps(allow)] = (result.meta or {})["_subagent"]["tools"]
+    assert [tool["name"] for tool in offered["[]"]] == ["notes_add"]
+    allowed = offered['["vault"]']
+    assert [tool["name"] for tool in allowed] == ["notes_add", "vault_open"]
+    envelope = json.dumps(allowed)
+    assert GITHUB_TOKEN not in envelope and STRIPE_KEY not in envelope and "[REDACTED]" in envelope
+
+
+async def test_refresh_tools_names_only_the_changes_the_caller_may_know_of(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    connected, catalog, _ = folders
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=[]) as (_, client):
+            (connected / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+            (catalog / "safe.py").write_text(VAULT_MODULE.replace("vault_open", "safe_open"), encoding="utf-8")
+            added = await client.call_tool("refresh_tools", {})
+            (connected / "memo.py").unlink()
+            (catalog / "safe.py").unlink()
+            removed = await client.call_tool("refresh_tools", {})
+    assert added.structured_content == {"added": ["memo_add"], "removed": [], "changed": []}
+    assert removed.structured_content == {"added": [], "removed": ["memo_add"], "changed": []}
+    for result in (added, removed):
+        assert "safe_open" not in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_connected_folder_named_inside_a_catalog_folder_stays_connected(tmp_path: Path) -> None:
+    catalog = tmp_path / "cat"
+    inner = catalog / "sub"
+    inner.mkdir(parents=True)
+    (catalog / "vault.py").write_text(VAULT_MODULE, encoding="utf-8")
+    (inner / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    settings = load_settings(None, extensions=[catalog, inner], agents=[], data_dir=tmp_path / "data",
+                             disclosure={"catalog": [str(catalog)], "catalog_allow": [], "mode": "full"})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            tools = await listed(client)
+            found = await search(client, "add a note")
+            hidden = await search(client, "open the vault")
+    assert "notes_add" in tools and "vault_open" not in tools
+    assert names(found) == ["notes_add"] and hidden["no_match"]
+
+
+async def test_a_promotion_ends_with_the_file_it_was_found_in(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    _, catalog, _ = folders
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=["vault"], mode="search-first") as (app, client):
+            assert names(await search(client, "open the vault")) == ["vault_open"]
+            assert "vault_open" in await listed(client)
+            shutil.move(catalog / "vault.py", tmp_path / "vault.py")
+            await app.rescan()
+            assert "vault_open" not in await listed(client)
+            shutil.move(tmp_path / "vault.py", catalog / "vault.py")
+            await app.rescan()
+            back = await listed(client)
+    assert "vault_open" not in back  # back in the folder, but not found again by this session
+
+
+@pytest.mark.parametrize("allow", [[], ["vault"]])
+async def test_an_essential_pattern_lists_a_catalog_tool_only_to_a_caller_that_may_search_its_folder(
+        folders: tuple[Path, Path, Path], tmp_path: Path, allow: list[str]) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=allow, essential=["vault_*"],
+                           mode="search-first") as (_, client):
+            tools = await listed(client)
+    assert ("vault_open" in tools) is bool(allow)
+    if allow:
+        assert "pin" in tools["vault_open"].input_schema["properties"]  # essential: in full
+
+
+async def test_finding_a_tool_listed_in_full_already_tells_the_session_nothing(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", mode="search-first") as (_, client):
+            changed: Any = client.list_changed  # type: ignore[attr-defined]
+            seen = changed.count
+            assert names(await search(client, "refresh_tools")) == ["refresh_tools"]
+            assert names(await search(client, "job_list")) == ["job_list"]
+            # A connected tool is listed without its schema until found: that is a change.
+            assert names(await search(client, "add a note to the notebook")) == ["notes_add"]
+            await changed.after(seen)
+    # Notifications arrive in the order they were sent: the first two searches sent none.
+    assert changed.count == seen + 1
+
+
+async def test_the_search_tool_names_only_left_out_folders_holding_tools_the_caller_may_use(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    descriptions = {}
+    with anyio.fail_after(WAIT_S):
+        for deny in ([], ["notes_*"]):
+            # A budget no folder fits in: the connected folder is left to the search.
+            async with serving(folders, tmp_path / "data", access={"deny": deny}, mode="search-first",
+                               connected_budget=1) as (_, client):
+                descriptions[bool(deny)] = (await listed(client))["search_tools"].description
+    assert "the tools of notes (1 tool)" in descriptions[False]
+    assert "notes" not in descriptions[True].split("Not listed")[-1] and "Not listed" not in descriptions[True]
+
