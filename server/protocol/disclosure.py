@@ -131,7 +131,7 @@ class Disclosure:
         # Every folder a tool may come from: a tool is in the innermost one holding its file, so
         # an extension folder named inside a catalog folder stays connected.
         self._all_folders = [*self._connected_folders, *self._catalog_folders]
-        self.index = SearchIndex()
+        self.index = SearchIndex(group_of=self._group_of)
         # Per session: the tools it found, by name, with the file each came from (a tool of that
         # name from another file, a catalog one say, was not found and is not listed).
         self._promoted: dict[Any, dict[str, str]] = {}
@@ -179,6 +179,20 @@ class Disclosure:
         but a catalog folder's whose folder its allowlist does not name."""
         folder = self._catalog_folder_of(definition)
         return folder is None or self.may_search_catalog(principal, folder)
+
+    def _group_of(self, key: str, definition: ToolDefinition) -> str:
+        """The search index's group of a tool: its owner's personal tools, its catalog folder,
+        or the tools every caller may find ("")."""
+        owner = split_key(key)[1]
+        if owner is not None:
+            return f"personal:{owner}"
+        folder = self._catalog_folder_of(definition)
+        return f"catalog:{folder}" if folder is not None else ""
+
+    def _groups_for(self, principal: Principal) -> list[str]:
+        """The index groups a caller's searches are scored among."""
+        return ["", f"personal:{principal.id}", *(f"catalog:{name}" for _, name in self._catalog_folders
+                                                  if self.may_search_catalog(principal, name))]
 
     def may_know(self, principal: Principal, key: str, definition: ToolDefinition) -> bool:
         """Whether the caller may learn that the tool kept under ``key`` exists: one it may use
@@ -332,7 +346,9 @@ class Disclosure:
             definition = live(key)
             return definition is not None and self.may_know(principal, key, definition)
 
-        outcome = self.index.search(query, limit, allowed)
+        # Scored as if the tools the caller may not find were not there: their words would
+        # otherwise move the scores and the no-match answer it sees.
+        outcome = self.index.search(query, limit, allowed, groups=self._groups_for(principal))
         shown = self._shown_for(current)
         results = []
         found: list[ToolDefinition] = []

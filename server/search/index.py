@@ -27,7 +27,7 @@ an installed package (10,000 words, 64 dimensions) reaches 26 alone and adds not
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -100,11 +100,17 @@ class _Document:
     counts: dict[str, tuple[int, ...]]  # term -> count in each field
     lengths: tuple[int, ...]
     slot: int  # its position in score vectors
+    group: int  # its group's id (0: the tools every search sees)
 
 
 class SearchIndex:
     """Tools by key (their name unless ``put`` was given another); ``put`` adds or replaces
-    one, ``remove`` takes one out. An exact name finds every tool of that name."""
+    one, ``remove`` takes one out. An exact name finds every tool of that name.
+
+    Each tool may belong to a group (``group_of``: a catalog folder, a caller's personal
+    tools), and a search may be limited to some groups: it then scores as if the others were
+    not there (word rarity, the query's ceiling, which words are known at all), so neither
+    the scores nor the no-match answer tell a caller what the groups it cannot see contain."""
 
     def __init__(
         self,
@@ -115,8 +121,15 @@ class SearchIndex:
         clause_weight: float = DEFAULT_CLAUSE_WEIGHT,
         min_clause_terms: int = 2,
         min_lead: float = DEFAULT_MIN_LEAD,
+        group_of: Callable[[str, ToolDefinition], str] | None = None,
     ) -> None:
         self.min_lead = min_lead
+        self._group_of = group_of
+        self._group_ids: dict[str, int] = {"": 0}
+        # The group of the tool in each slot (-1: a free slot), and the same as an array, made
+        # when a limited search first needs it after a change.
+        self._slot_groups: list[int] = []
+        self._slot_group_array: np.ndarray | None = None
         self.field_weights = field_weights
         self.b = b
         self.k1 = k1
@@ -131,7 +144,11 @@ class SearchIndex:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
         self._names: list[str | None] = []
         self._free_slots: list[int] = []
+        # The lengths and count of the tools every search sees (group 0): the average length
+        # the weights are normalised against is theirs alone, so that adding a tool some
+        # callers cannot see changes no score they get.
         self._length_sums = [0] * len(FIELDS)
+        self._counted = 0
         # The average length (and count) the stored weights were computed with.
         self._weighed_average = 1.0
         self._weighed_count = 0
@@ -184,17 +201,24 @@ class SearchIndex:
                     per_term = counts[term] = [0] * len(FIELDS)
                 per_term[position] += 1
         lengths = tuple(len(terms) for terms in per_field)
+        group = self._group_of(key, definition) if self._group_of is not None else ""
+        group_id = self._group_ids.setdefault(group, len(self._group_ids))
         if self._free_slots:
             slot = self._free_slots.pop()
             self._names[slot] = key
+            self._slot_groups[slot] = group_id
         else:
             slot = len(self._names)
             self._names.append(key)
-        document = _Document(definition, {term: tuple(c) for term, c in counts.items()}, lengths, slot)
+            self._slot_groups.append(group_id)
+        self._slot_group_array = None
+        document = _Document(definition, {term: tuple(c) for term, c in counts.items()}, lengths, slot, group_id)
         self._documents[key] = document
         self._by_lower_name.setdefault(definition.name.lower(), set()).add(key)
-        for position, length in enumerate(lengths):
-            self._length_sums[position] += length
+        if group_id == 0:
+            self._counted += 1
+            for position, length in enumerate(lengths):
+                self._length_sums[position] += length
         if weigh:
             self._weigh(document)
 
@@ -207,8 +231,10 @@ class SearchIndex:
         same_lower.discard(key)
         if not same_lower:
             del self._by_lower_name[lower]
-        for position, length in enumerate(document.lengths):
-            self._length_sums[position] -= length
+        if document.group == 0:
+            self._counted -= 1
+            for position, length in enumerate(document.lengths):
+                self._length_sums[position] -= length
         for term in document.counts:
             posting = self._postings.get(term)
             if posting is not None:
@@ -217,6 +243,8 @@ class SearchIndex:
                 if not posting:
                     del self._postings[term]
         self._names[document.slot] = None
+        self._slot_groups[document.slot] = -1
+        self._slot_group_array = None
         self._free_slots.append(document.slot)
         return True
 
@@ -244,29 +272,32 @@ class SearchIndex:
             arrays.pop(term, None)
 
     def _live_average(self) -> float:
-        count = len(self._documents) or 1
-        return sum(weight * total for weight, total in zip(self.field_weights, self._length_sums, strict=True)) / count
+        if not self._counted:
+            return 1.0
+        return sum(weight * n for weight, n in zip(self.field_weights, self._length_sums, strict=True)) / self._counted
 
     def _reweigh_all(self) -> None:
         self._weighed_average = self._live_average()
-        self._weighed_count = len(self._documents)
+        self._weighed_count = self._counted
         self._postings = {}
         self._arrays = {}
         for document in self._documents.values():
             self._weigh(document)
 
     def _reweigh_if_drifted(self) -> None:
-        count, weighed = len(self._documents), self._weighed_count
+        count, weighed = self._counted, self._weighed_count
         if (abs(count - weighed) > _DRIFT * max(weighed, 4)
                 or abs(self._live_average() - self._weighed_average) > _DRIFT * max(self._weighed_average, 1.0)):
             self._reweigh_all()
 
     # -- queries ---------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 10, allowed: Callable[[str], bool] | None = None) -> SearchOutcome:
+    def search(self, query: str, limit: int = 10, allowed: Callable[[str], bool] | None = None,
+               groups: Collection[str] | None = None) -> SearchOutcome:
         """The ``limit`` best tools for ``query`` that ``allowed`` lets through (all by
-        default), best first. A tool named exactly as the query, or as one of its
-        identifier-like words, comes first, alone when the rest are weak. Otherwise the outcome
+        default), best first, scored among the tools of ``groups`` alone (all by default). A
+        tool named exactly as the query, or as one of its identifier-like words, comes first,
+        alone when the rest are weak. Otherwise the outcome
         is ``no_match``, with no hits, when no tool has any of the query's terms, or the best
         one falls short of the query's ceiling and does not lead the tenth best by
         ``min_lead`` of it (see ``DEFAULT_MIN_LEAD``)."""
@@ -276,7 +307,8 @@ class SearchIndex:
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
         if exact and len(query.split()) == 1:
             return SearchOutcome(tuple(hits), no_match=False)  # a name alone asks for that tool alone
-        ranked, ceiling, known = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact))
+        ranked, ceiling, known = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact),
+                                              visible=self._visible(groups))
         if self._weak(ranked, ceiling, known):
             # A name found exactly is the answer; weak matches do not pad it.
             return SearchOutcome(tuple(hits), no_match=not exact)
@@ -315,8 +347,19 @@ class SearchIndex:
                     found.append(key)
         return found
 
+    def _visible(self, groups: Collection[str] | None) -> np.ndarray | None:
+        """A mask of the slots whose tools are in ``groups``; None for all."""
+        if groups is None:
+            return None
+        import numpy as np
+
+        if self._slot_group_array is None:
+            self._slot_group_array = np.array(self._slot_groups, dtype=np.int64)
+        wanted = [self._group_ids[group] for group in groups if group in self._group_ids]
+        return np.isin(self._slot_group_array, wanted)
+
     def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int,
-                exclude: set[str]) -> tuple[list[tuple[str, float]], float, float]:
+                exclude: set[str], visible: np.ndarray | None = None) -> tuple[list[tuple[str, float]], float, float]:
         """(name, score) of the best ``limit`` tools, the query's ceiling (the score of a
         tool with each of the query's terms at the highest weight any tool has for it), and
         the share of the query's weight in terms some tool has. A
@@ -327,22 +370,37 @@ class SearchIndex:
         Scores are divided by the query's total weight (the idf of its known terms, the
         clause share included), so they fall in (0, 1)."""
         whole = tokenize(query)
-        known = list(dict.fromkeys(term for term in whole if term in self._postings))
-        if not known:
+        candidates = list(dict.fromkeys(term for term in whole if term in self._postings))
+        if not candidates:
             return [], 0.0, 0.0
         # numpy is loaded with the first search, not with the server (keeping postings needs none).
         import numpy as np
 
+        arrays = [self._array(term) for term in candidates]
+        if visible is None:
+            known, count = candidates, len(self._documents)
+            frequencies = [len(triple[0]) for triple in arrays]
+            highest_of = [triple[2] for triple in arrays]
+        else:
+            # Only the visible tools' postings count towards a word's rarity and the ceiling; a
+            # word only hidden tools have is unknown.
+            shown = [visible[triple[0]] for triple in arrays]
+            kept = [row for row, mask in enumerate(shown) if mask.any()]
+            if not kept:
+                return [], 0.0, 0.0
+            known = [candidates[row] for row in kept]
+            count = int(visible.sum())
+            frequencies = [int(np.count_nonzero(shown[row])) for row in kept]
+            highest_of = [float(arrays[row][1][shown[row]].max()) for row in kept]
+            arrays = [arrays[row] for row in kept]
         row_of = {term: row for row, term in enumerate(known)}
-        count = len(self._documents)
-        idf = np.array([self._idf(count, len(self._postings[term])) for term in known])
+        idf = np.array([self._idf(count, frequency) for frequency in frequencies])
         # The query's postings end to end; each query vector scales them term by term and
         # bincount sums them per tool (no dense matrix, and no BLAS threads, which cost
         # more in waking up than they save on a busy machine).
-        arrays = [self._array(term) for term in known]
         slots = np.concatenate([triple[0] for triple in arrays])
         weights = np.concatenate([triple[1] for triple in arrays])
-        highest = np.array([triple[2] for triple in arrays])
+        highest = np.array(highest_of)
         lengths = [len(triple[0]) for triple in arrays]
         size = len(self._names)
 
@@ -366,6 +424,8 @@ class SearchIndex:
                 ceiling += self.clause_weight * max(float(vector @ highest) for vector in clause_vectors)
                 total *= 1.0 + self.clause_weight
         scores /= total
+        if visible is not None:
+            scores[~visible] = 0.0
         for name in exclude:
             scores[self._documents[name].slot] = 0.0
         return self._best(scores, allowed, limit), ceiling / total, known_share

@@ -177,3 +177,22 @@ async def test_the_search_tool_names_only_left_out_folders_holding_tools_the_cal
     assert "the tools of notes (1 tool)" in descriptions[False]
     assert "notes" not in descriptions[True].split("Not listed")[-1] and "Not listed" not in descriptions[True]
 
+
+
+async def test_what_a_caller_may_not_find_moves_neither_its_scores_nor_its_no_match(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """A hidden tool's words used to count in every caller's scores: searching "add a note to
+    the vault" scored notes_add lower while vault_open existed, and a request only it answered
+    was "no match" rather than the best of the rest, telling the caller what it contains."""
+    _, catalog, _ = folders
+    queries = ["add a note to the vault", "open the vault with a key", "vault", "notebook key pin"]
+    answers = []
+    with anyio.fail_after(WAIT_S):
+        for hidden_tool_there in (True, False):
+            if not hidden_tool_there:
+                (catalog / "vault.py").unlink()
+            async with serving(folders, tmp_path / "data", catalog_allow=[]) as (_, client):
+                answers.append([await search(client, query) for query in queries])
+    with_hidden, without = answers
+    assert with_hidden == without
+    assert names(with_hidden[0]) == ["notes_add"]
