@@ -7,6 +7,7 @@ The Python binding (50.x) has no way to:
 - fetch one export by name (``Instance.exports`` materialises every export, 65 ms on
   binaries with thousands);
 - choose the baseline compiler Winch (``Config.strategy`` knows only "auto" and "cranelift");
+- choose Cranelift's register allocator (``Config`` has no setter for it);
 - move a store's epoch deadline from inside a host call (``Caller`` has no
   ``set_epoch_deadline``), which stops a guest at its next check rather than a tick later;
 - choose the pooling instance allocator (``Config`` has no setter for it);
@@ -64,6 +65,22 @@ def set_compiler(config: wasmtime.Config, compiler: str) -> None:
     except KeyError:
         raise ValueError(f"unknown compiler {compiler!r}; known: {', '.join(_STRATEGIES)}") from None
     ffi.wasmtime_config_strategy_set(config.ptr(), strategy)
+
+
+# ``wasmtime_regalloc_algorithm_t``: BACKTRACKING = 0, SINGLE_PASS = 1. Any other value makes
+# the engine's construction panic and abort the process, so only these are passed on.
+_REGISTER_ALLOCATORS = {"backtracking": 0, "single_pass": 1}
+
+
+def set_register_allocator(config: wasmtime.Config, allocator: str) -> None:
+    """Makes Cranelift allocate registers with ``allocator`` ("backtracking", its default, or
+    "single_pass": quicker to compile, slower code)."""
+    try:
+        algorithm = _REGISTER_ALLOCATORS[allocator]
+    except KeyError:
+        known = ", ".join(_REGISTER_ALLOCATORS)
+        raise ValueError(f"unknown register allocator {allocator!r}; known: {known}") from None
+    ffi.wasmtime_config_cranelift_regalloc_algorithm_set(config.ptr(), algorithm)
 
 
 def use_pooling_allocator(config: wasmtime.Config, *, instances: int, max_memory_bytes: int,

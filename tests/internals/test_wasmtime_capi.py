@@ -16,6 +16,7 @@ from toolbay.internals.wasmtime_capi import (
     export_by_name,
     serialized,
     set_compiler,
+    set_register_allocator,
     set_stdin_bytes,
     stop_at_next_check,
     use_pooling_allocator,
@@ -146,6 +147,27 @@ def test_code_from_one_compiler_is_refused_by_an_engine_of_the_other() -> None:
         wasmtime.Module.deserialize(_engine("cranelift"), winch_code)
     with pytest.raises(wasmtime.WasmtimeError):
         wasmtime.Module.deserialize(_engine("winch"), cranelift_code)
+
+
+def test_the_register_allocator_chosen_reaches_the_code() -> None:
+    # Winch's trampolines are Cranelift's: their code differs by allocator, and is the same
+    # again for the same one (a setter that stopped reaching the engine would make them equal).
+    def code(allocator: str | None) -> bytes:
+        config = wasmtime.Config()
+        set_compiler(config, "winch")
+        if allocator is not None:
+            set_register_allocator(config, allocator)
+        return bytes(wasmtime.Module(wasmtime.Engine(config), (FIXTURE_WASM / "echo.wasm").read_bytes()).serialize())
+
+    single_pass = code("single_pass")
+    assert single_pass == code("single_pass")
+    assert single_pass != code("backtracking") and code("backtracking") == code(None)
+
+
+def test_an_unknown_register_allocator_is_refused_before_it_reaches_wasmtime() -> None:
+    # wasmtime would abort the whole process on it.
+    with pytest.raises(ValueError, match="graph_colouring"):
+        set_register_allocator(wasmtime.Config(), "graph_colouring")
 
 
 def test_an_unknown_compiler_is_refused_by_name() -> None:
