@@ -67,6 +67,13 @@ _MARGIN_RANK = 10
 # rare words no tool has is not matched by a tool that has its common ones).
 _FULL_MATCH = 0.9
 _KNOWN_FOR_FULL_MATCH = 0.5
+# A best tool that accounts for less than this share of the query's weight is no match
+# whatever leads it ("odd tool charlie" found refresh_tools at 0.002 by "tool" alone), and a
+# tool scoring less than ``_TAIL_SHARE`` of the best is not returned beside it (a name found
+# query's best at 0.87 was followed by nine tools at 0.0000). Neither changes any figure of
+# bench_search_quality (tried up to 0.015 and 0.2): no relevant tool scores that low there.
+_LEAST_SCORE = 0.01
+_TAIL_SHARE = 0.05
 _DRIFT = 0.25
 
 
@@ -312,14 +319,15 @@ class SearchIndex:
         if self._weak(ranked, ceiling, known):
             # A name found exactly is the answer; weak matches do not pad it.
             return SearchOutcome(tuple(hits), no_match=not exact)
+        least = _TAIL_SHARE * ranked[0][1]
         for key, score in ranked:
-            if len(hits) >= limit:
+            if len(hits) >= limit or score < least:
                 break
             hits.append(SearchHit(self._documents[key].definition, score, key))
         return SearchOutcome(tuple(hits), no_match=False)
 
     def _weak(self, ranked: list[tuple[str, float]], ceiling: float, known: float) -> bool:
-        if not ranked or ceiling <= 0.0:
+        if not ranked or ceiling <= 0.0 or ranked[0][1] < _LEAST_SCORE:
             return True
         if known >= _KNOWN_FOR_FULL_MATCH and ranked[0][1] >= _FULL_MATCH * ceiling:
             # The best has the query's words about as strongly as any tool has them, and they

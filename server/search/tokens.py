@@ -7,23 +7,30 @@ meets "nurse", "queries" meets "query"). Only plurals: a full stemmer (Snowball 
 measured worse on the tuning queries (nDCG@10 -1.4), because merging "formatting" with
 "format" or "organization" with "organize" joins tools that differ.
 
-Han, Kana and Hangul are written without spaces between words, so a whitespace
-tokenizer would see a whole sentence as one word and match nothing. Each run of them
-becomes its overlapping character pairs (a lone character stays itself): no dictionary or
-model to download, and a two-character word, the most common length in Chinese and
-Japanese, is always one term.
+Letters with accents are read without them where that leaves a Latin word ("météo" meets
+"meteo", "Größe" meets "grosse"); other scripts keep theirs (Russian "й" is not "и").
+
+Han, Kana and Hangul are written without spaces between words, and so are Thai, Lao, Khmer
+and Burmese, so a whitespace tokenizer would see a whole sentence as one word and match
+nothing. Each run of them becomes its overlapping character pairs (a lone character stays
+itself): no dictionary or model to download, and a two-character word, the most common
+length in Chinese and Japanese, is always one term.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
 # Hangul syllables and jamo.
+# Then Thai, Lao, Myanmar and Khmer, whose vowel and tone marks (inside these blocks) stay in
+# the run rather than ending a word.
 _CJK = (
     "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 )
 _RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 # Where an identifier's words meet: before an upper-case letter that starts a lower-case
@@ -67,8 +74,17 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def without_accents(word: str) -> str:
+    """``word`` lowercased without its accents when that leaves plain Latin letters
+    ("Météo" → "meteo", "Größe" → "grosse"); otherwise as it was."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
+    return folded if folded.isascii() else word
+
+
 @functools.lru_cache(maxsize=16384)
 def _word_terms(word: str) -> tuple[str, ...]:
+    if not word.isascii():
+        word = without_accents(word)
     terms = [singular(part) for part in split_identifier(word) if part not in STOP_WORDS]
     return tuple(terms)
 

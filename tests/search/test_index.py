@@ -192,3 +192,37 @@ def test_a_word_a_command_line_name_shortens_finds_that_tool() -> None:
     # jsonkit_fmt: "fmt" is how a program's name writes "format"; the request spells it out.
     index = index_of([*CATALOG, tool("jsonkit_keys", "List the keys of the object at a path of a JSON document.")])
     assert names(index, "format a JSON document")[0] == "jsonkit_fmt"
+
+
+def test_a_request_with_or_without_accents_finds_the_tool_either_way() -> None:
+    index = index_of([*CATALOG, tool("city_forecast", "Prévisions météo pour une ville."),
+                      tool("order_drink", "Order a drink at the nearest cafe.")])
+    assert names(index, "previsions meteo")[0] == "city_forecast"
+    assert names(index, "café")[0] == "order_drink"
+
+
+def test_a_thai_request_finds_the_tool_described_in_thai() -> None:
+    # Thai is written without spaces, and its vowel and tone marks are not letters to a regex.
+    index = index_of([*CATALOG, tool("weather_th", "พยากรณ์อากาศวันนี้สำหรับเมือง"),
+                      tool("news_th", "ข่าวล่าสุดวันนี้")])
+    assert names(index, "อากาศ")[0] == "weather_th"
+
+
+MANY_TOOLS = [tool(f"{noun}_tool", f"A tool that edits the {noun}.")
+              for noun in ("invoice", "ledger", "recipe", "contract", "receipt", "playlist", "calendar", "roster",
+                           "budget", "journal", "ticket", "voucher", "lease", "passport", "menu", "quiz", "thesis",
+                           "gallery", "podcast", "mailbox")]
+
+
+def test_a_request_whose_only_known_word_almost_every_tool_has_is_no_match() -> None:
+    # The one tool this caller may use that has "tool" led nothing (no tenth best), but it
+    # answers a hundredth of what the request asks: the request's other words are nobody's.
+    index = index_of([*MANY_TOOLS, tool("zebra_finder", "Find zebras in a photo.")])
+    outcome = index.search("odd tool charlie", allowed=lambda key: key in {"invoice_tool", "zebra_finder"})
+    assert outcome.no_match and outcome.hits == ()
+
+
+def test_tools_far_below_the_best_are_not_returned_beside_it() -> None:
+    # "tool" alone gave each of the twenty others a score near zero after zebra_finder.
+    assert names(index_of([*MANY_TOOLS, tool("zebra_finder", "Find zebras in a photo.")]), "zebra tool") == [
+        "zebra_finder"]

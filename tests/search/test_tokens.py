@@ -40,5 +40,10 @@ def test_korean_words_keep_their_spaces_and_pair_within_each_word() -> None:
     assert tokenize("파일 압축") == ["파일", "압축"]
 
 
-def test_accented_words_are_kept_whole() -> None:
-    assert tokenize("Größe Café") == ["größe", "café"]
+def test_accented_latin_words_are_kept_whole_and_read_without_accents() -> None:
+    assert tokenize("Größe Café naïve") == ["grosse", "cafe", "naive"]
+
+
+def test_other_scripts_keep_their_marks() -> None:
+    # Russian й is its own letter, not и with a mark.
+    assert tokenize("мой файл") == ["мой", "файл"]
