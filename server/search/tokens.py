@@ -5,7 +5,8 @@ Latin-script words are split where a program's name would join them (``jsonkit_f
 lowercased, stripped of a short English stop list, and plurals made singular ("nurses"
 meets "nurse", "queries" meets "query"). Only plurals: a full stemmer (Snowball English)
 measured worse on the tuning queries (nDCG@10 -1.4), because merging "formatting" with
-"format" or "organization" with "organize" joins tools that differ.
+"format" or "organization" with "organize" joins tools that differ. Stems serve only a word
+of a request that no tool has, to find its relatives (``stems``, ``SearchIndex``).
 
 Letters with accents are read without them where that leaves a Latin word ("météo" meets
 "meteo", "Größe" meets "grosse"); other scripts keep theirs (Russian "й" is not "и").
@@ -22,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from typing import Any
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
 # Hangul syllables and jamo.
@@ -79,6 +81,20 @@ def without_accents(word: str) -> str:
     ("Météo" → "meteo", "Größe" → "grosse"); otherwise as it was."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
     return folded if folded.isascii() else word
+
+
+@functools.cache
+def _english_stemmer() -> Any:
+    import Stemmer  # PyStemmer: loaded with the first word no tool has
+
+    return Stemmer.Stemmer("english")
+
+
+def stems(terms: list[str]) -> list[str]:
+    """The Snowball (Porter 2) stem of each term: "translation" and "translate" share
+    "translat". Not used for the terms themselves (see the module's docstring), only to find
+    a word's relatives when no tool has the word."""
+    return list(_english_stemmer().stemWords(terms))
 
 
 @functools.lru_cache(maxsize=16384)

@@ -194,18 +194,20 @@ def test_a_word_a_command_line_name_shortens_finds_that_tool() -> None:
     assert names(index, "format a JSON document")[0] == "jsonkit_fmt"
 
 
+def first_found(query: str, *added: ToolDefinition) -> str:
+    """The best tool for ``query`` among the catalog and ``added``."""
+    return names(index_of([*CATALOG, *added]), query)[0]
+
+
 def test_a_request_with_or_without_accents_finds_the_tool_either_way() -> None:
-    index = index_of([*CATALOG, tool("city_forecast", "Prévisions météo pour une ville."),
-                      tool("order_drink", "Order a drink at the nearest cafe.")])
-    assert names(index, "previsions meteo")[0] == "city_forecast"
-    assert names(index, "café")[0] == "order_drink"
+    assert first_found("previsions meteo", tool("city_forecast", "Prévisions météo pour une ville.")) == "city_forecast"
+    assert first_found("café", tool("order_drink", "Order a drink at the nearest cafe.")) == "order_drink"
 
 
 def test_a_thai_request_finds_the_tool_described_in_thai() -> None:
     # Thai is written without spaces, and its vowel and tone marks are not letters to a regex.
-    index = index_of([*CATALOG, tool("weather_th", "พยากรณ์อากาศวันนี้สำหรับเมือง"),
-                      tool("news_th", "ข่าวล่าสุดวันนี้")])
-    assert names(index, "อากาศ")[0] == "weather_th"
+    assert first_found("อากาศ", tool("weather_th", "พยากรณ์อากาศวันนี้สำหรับเมือง"),
+                       tool("news_th", "ข่าวล่าสุดวันนี้")) == "weather_th"
 
 
 MANY_TOOLS = [tool(f"{noun}_tool", f"A tool that edits the {noun}.")
@@ -226,3 +228,16 @@ def test_tools_far_below_the_best_are_not_returned_beside_it() -> None:
     # "tool" alone gave each of the twenty others a score near zero after zebra_finder.
     assert names(index_of([*MANY_TOOLS, tool("zebra_finder", "Find zebras in a photo.")]), "zebra tool") == [
         "zebra_finder"]
+
+
+def test_a_word_no_tool_has_finds_the_tools_with_its_relatives() -> None:
+    assert first_found("translation into French", tool("translate_text", "Translate text into another language."),
+                       tool("calculator", "Evaluate an arithmetic expression.")) == "translate_text"
+    assert first_found("calculate 2 + 2", tool("calculator", "Evaluate an arithmetic expression.")) == "calculator"
+
+
+def test_a_word_some_tool_has_is_matched_as_written() -> None:
+    # Stemming every word measured worse: "formatting" would join tools that only format.
+    index = index_of([tool("style_rules", "Formatting rules for the linter."),
+                      tool("doc_tidy", "Format a document."), *CATALOG])
+    assert names(index, "formatting") == ["style_rules"]
