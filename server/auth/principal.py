@@ -40,11 +40,22 @@ def local_principal(scopes: Iterable[str], name: str | None = None) -> Principal
     return Principal(id=name, scopes=frozenset(scopes), kind="local")
 
 
+def verifier_generation(verifier: object) -> object:
+    """What changes when a verifier's answers may have changed (a tokens file read again);
+    None for one whose answers never change (a JWT key)."""
+    generation = getattr(verifier, "generation", None)
+    return generation() if callable(generation) else None
+
+
 class FirstAccepting:
     """A ``TokenVerifier`` that asks each verifier in order and takes the first yes."""
 
     def __init__(self, verifiers: Sequence[TokenVerifier]) -> None:
         self.verifiers = tuple(verifiers)
+
+    def generation(self) -> tuple[object, ...]:
+        """The generations of the verifiers that have them (see ``TokenStore.generation``)."""
+        return tuple(verifier_generation(verifier) for verifier in self.verifiers)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         for verifier in self.verifiers:

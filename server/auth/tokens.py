@@ -74,6 +74,7 @@ class TokenStore:
         self._source = source
         self._signature = _signature(source) if source is not None else None
         self._next_check = time.monotonic() + RELOAD_CHECK_S
+        self._generation = 0
 
     @classmethod
     def from_file(cls, path: Path) -> TokenStore:
@@ -96,7 +97,15 @@ class TokenStore:
         except ConfigError as exc:
             logger.error("%s; the tokens read before stay in force until it is fixed", exc)
             return
+        self._generation += 1
         logger.info("tokens file %s changed: %d tokens now", self._source, len(self._by_hash))
+
+    def generation(self) -> int:
+        """Which reading of the file is in force (reading it again first if it is due): an
+        answer remembered from an earlier one may no longer hold (a token removed, its scopes
+        changed)."""
+        self._reload_if_changed()
+        return self._generation
 
     async def verify_token(self, token: str) -> AccessToken | None:
         self._reload_if_changed()

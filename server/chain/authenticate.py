@@ -5,8 +5,9 @@ the local user with the scopes from the configuration. On HTTP and SSE the beare
 the transport put in ``call.credential`` is verified by a ``TokenVerifier`` (a
 ``TokenStore``, a ``JwtVerifier`` or ``FirstAccepting`` of both) even when HTTP middleware
 already checked it: the chain must hold whatever sits in front of it. What the chain itself
-verified is remembered for ``VERIFIED_TTL_S`` (never past the token's own expiry), so a JWT's
-signature is not checked again on every call of a session. HTTP with no
+verified is remembered for ``VERIFIED_TTL_S`` (never past the token's own expiry, nor past a
+new reading of the tokens file), so a JWT's signature is not checked again on every call of a
+session, while a token whose scopes were cut in the tokens file loses them at once. HTTP with no
 verifier configured (loopback, or ``--insecure-no-auth``) yields the anonymous principal
 with the configured anonymous scopes.
 """
@@ -17,7 +18,7 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from toolbay.auth.principal import principal_from_access_token
+from toolbay.auth.principal import principal_from_access_token, verifier_generation
 from toolbay.chain.base import CheckStage
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
@@ -48,8 +49,8 @@ class Authenticator:
         self.verifier = verifier
         self.local = local
         self.anonymous = anonymous
-        # credential -> (trusted until, principal); oldest first, bounded.
-        self._verified: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
+        # credential -> (trusted until, the verifier's generation then, principal); oldest first, bounded.
+        self._verified: OrderedDict[str, tuple[float, object, Principal]] = OrderedDict()
 
     @property
     def configured(self) -> bool:
@@ -72,9 +73,10 @@ class Authenticator:
         if not credential:
             raise Unauthenticated("This server needs a bearer token: send 'Authorization: Bearer <token>'.")
         now = time.time()
+        generation = verifier_generation(self.verifier)
         remembered = self._verified.get(credential)
-        if remembered is not None and remembered[0] > now:
-            return remembered[1]
+        if remembered is not None and remembered[0] > now and remembered[1] == generation:
+            return remembered[2]
         access = await self.verifier.verify_token(credential)
         if access is None or (access.expires_at is not None and access.expires_at < now):
             raise Unauthenticated("The bearer token is invalid, expired, or not issued for this server.")
@@ -82,7 +84,7 @@ class Authenticator:
         until = now + VERIFIED_TTL_S
         if access.expires_at is not None:
             until = min(until, float(access.expires_at))
-        self._verified[credential] = (until, principal)
+        self._verified[credential] = (until, generation, principal)
         self._verified.move_to_end(credential)
         while len(self._verified) > MAX_REMEMBERED:
             self._verified.popitem(last=False)

@@ -1,4 +1,4 @@
-"""A token removed from the tokens file stops working without a restart."""
+"""A token removed from the tokens file, or its scopes cut, stops working without a restart."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from toolbay.auth import tokens as tokens_module
+from toolbay.auth.principal import FirstAccepting
 from toolbay.auth.tokens import TokenStore, new_token
+from toolbay.chain.authenticate import Authenticator
+from toolbay.errors import Unauthenticated
 
 pytestmark = pytest.mark.anyio
 
@@ -38,3 +41,26 @@ async def test_a_removed_token_stops_working_and_a_broken_edit_keeps_the_last_go
     path.write_text("[[tokens]\nbroken", encoding="utf-8")
     assert await store.verify_token(alice) is not None
     assert "is not valid TOML" in caplog.text and "stay in force" in caplog.text
+
+
+async def test_scopes_cut_in_the_tokens_file_are_cut_at_the_next_call_through_the_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The chain remembers a verified token for half a minute (a JWT's signature is costly):
+    # an edit of the tokens file must end that at once, or a revoked scope works on.
+    monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)
+    alice, alice_hash = new_token()
+    path = tmp_path / "tokens.toml"
+    path.write_text(f'[[tokens]]\nclient_id = "alice"\nsha256 = "{alice_hash}"\nscopes = ["tools:exec"]\n',
+                    encoding="utf-8")
+    authenticator = Authenticator(verifier=FirstAccepting([TokenStore.from_file(path)]))
+    assert (await authenticator.identify("http", alice)).scopes == frozenset({"tools:exec"})
+
+    _write(path, {"alice": alice_hash})  # now tools:read only
+    os.utime(path, ns=(1, 1))
+    assert (await authenticator.identify("http", alice)).scopes == frozenset({"tools:read"})
+
+    _write(path, {"bob": new_token()[1]})  # alice's token removed
+    os.utime(path, ns=(2, 2))
+    with pytest.raises(Unauthenticated):
+        await authenticator.identify("http", alice)
