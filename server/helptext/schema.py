@@ -269,7 +269,9 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
 
 
 def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
-    value: dict[str, Any] = {"type": _JSON_TYPES.get(pos.type, "string")}
+    # A FILE or DIR positional is a path as an option's value is: the sandbox maps a host path
+    # given for it into the workspace (textkit's FILE... refused the absolute paths models send).
+    value = _value_schema(pos.type, (), None)
     if pos.choices:
         value = {"type": "string", "enum": list(pos.choices)}
     else:

@@ -515,3 +515,16 @@ def test_a_path_argument_given_as_the_hosts_own_path_into_the_workspace_reaches_
     assert sorted(json.loads(keys.stdout)) == ["a", "b"]
     assert digest.exit_code == 0 and digest.stdout.strip() == hashlib.sha256(document.read_bytes()).hexdigest()
     assert outside.exit_code == 1  # a path outside the workspace is not reachable, and is not rewritten
+
+
+def test_a_host_path_given_for_a_file_positional_reaches_the_file(tmp_path: Path, shared_data_dir: Path) -> None:
+    """textkit's FILE... is a positional: its schema said no more than "string", so the host
+    path was passed as it was and every textkit tool failed on it."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    notes = workspace / "notes.txt"
+    notes.write_text("one two\nthree\n")
+    counted = runner.invoke(app, ["call", "textkit_count", json.dumps({"file": [str(notes)]}),
+                                  "--workspace", str(workspace), "--data-dir", str(shared_data_dir)])
+    assert counted.exit_code == 0, counted.output
+    assert counted.stdout.split()[:2] == ["2", "3"]  # lines, words
