@@ -49,18 +49,20 @@ ConfigOption = Annotated[
         "--config", "-c", metavar="FILE", help="TOML configuration file (default: ./toolbay.toml if present)."
     ),
 ]
+# Folders are taken as written (str): typer would make "" the current folder (Path("")), which
+# the settings refuse by name (an unset variable in --workspace "$DIR").
 ExtensionsOption = Annotated[
-    list[Path] | None,
+    list[str] | None,
     typer.Option(
         "--extensions", "-e", metavar="DIR",
         help="Folder of .wasm and .py tools; repeat for several (default: the bundled tools).",
     ),
 ]
 DataDirOption = Annotated[
-    Path | None, typer.Option("--data-dir", metavar="DIR", help="Where caches and the job database live.")
+    str | None, typer.Option("--data-dir", metavar="DIR", help="Where caches and the job database live.")
 ]
 WorkspaceOption = Annotated[
-    Path | None, typer.Option(
+    str | None, typer.Option(
         "--workspace", metavar="DIR", help="Folder that tools may see, at /workspace inside the sandbox.")
 ]
 

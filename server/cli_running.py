@@ -76,6 +76,11 @@ def settings_or_exit(config: Path | None, *, make_data_dir: bool = False, **over
     return settings
 
 
+# The folders toolbay keeps inside the data folder (compiled modules, descriptions, Python
+# tools' descriptions): one that is a file stops the server as a folder that is one does.
+_DATA_SUBFOLDERS = ("modules", "descriptions", "python")
+
+
 def _data_dir_problem(folder: Path) -> str | None:
     if folder.exists() and not folder.is_dir():
         return "is a file, not a folder"
@@ -83,4 +88,15 @@ def _data_dir_problem(folder: Path) -> str | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return f"cannot be made ({exc.strerror or exc})"
+    for name in _DATA_SUBFOLDERS:
+        if (folder / name).exists() and not (folder / name).is_dir():
+            return f"holds a file named {name} where toolbay keeps a folder"
+    import tempfile  # here: only commands that keep files need it
+
+    try:
+        # Existing is not enough: a read-only mount, or a folder of another user's.
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"cannot be written to ({exc.strerror or exc})"
     return None

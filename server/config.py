@@ -19,9 +19,9 @@ import tomllib
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from toolbay.errors import ConfigError
@@ -43,6 +43,19 @@ BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
 ENV_PREFIX = "TOOLBAY_"
 # Files named under [chain], as (tables leading to it, key): relative to the config file too.
+def _path_text(value: Any) -> Any:
+    """A path setting as written: "~" is the user's home, and an empty one is refused (it
+    would mean the current folder: an unset variable in ``--workspace "$DIR"`` granted it)."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValueError("is empty, which would mean the current folder; give a path, or leave the setting out")
+        return os.path.expanduser(value)
+    return value
+
+
+# Every path the configuration takes, from the file, the environment or a flag.
+SettingPath = Annotated[Path, BeforeValidator(_path_text)]
+
 CHAIN_PATHS = (
     (("audit",), "file"),
     (("auth",), "tokens_file"),
@@ -104,7 +117,7 @@ class PythonSettings(_Section):
     confine: bool = Field(True, description="Confine workers with Landlock and a network namespace where the "
                           "kernel allows; false runs them with only the rlimits.")
     network_allow: list[str] = Field(default_factory=list, description="Module-name patterns granted the network.")
-    credentials_file: Path | None = Field(None, description="TOML file of secrets, [NAME] tables; mode 600.")
+    credentials_file: SettingPath | None = Field(None, description="TOML file of secrets, [NAME] tables; mode 600.")
     personal_dir: str | None = Field(
         None, description="Each caller's own tool folder, with {caller} in it: /srv/toolbay/people/{caller}.")
     authoring: bool = Field(False, description="Offer create_tool and share_tool (each needs its own scope).")
@@ -236,7 +249,7 @@ class DisclosureSettings(_Section):
     )
     essential: list[str] = Field(
         default_factory=list, description="Name patterns of tools always listed in full (built-ins always are).")
-    catalog: list[Path] = Field(
+    catalog: list[SettingPath] = Field(
         default_factory=list,
         description="Extension folders (also in `extensions`) whose tools are never listed, only searched.")
     catalog_allow: list[str] = Field(
@@ -256,11 +269,11 @@ class Settings(BaseSettings):
         validate_default=True,
     )
 
-    extensions: list[Path] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])
+    extensions: list[SettingPath] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])
     # Folders of role files (NAME.md), served as prompts and agent_NAME tools.
-    agents: list[Path] = Field(default_factory=lambda: [BUNDLED_AGENTS])
-    data_dir: Path = Field(default_factory=default_data_dir)
-    workspace: Path | None = None
+    agents: list[SettingPath] = Field(default_factory=lambda: [BUNDLED_AGENTS])
+    data_dir: SettingPath = Field(default_factory=default_data_dir)
+    workspace: SettingPath | None = None
     transport: Literal["stdio", "http", "sse"] = "stdio"
     # A tools/call the app answers at once skips the SDK's per-request machinery, on stdio and
     # in streamable HTTP sessions (toolbay.protocol.quick_lane, http_lane); same answers either way.
@@ -268,7 +281,7 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
-    log_file: Path | None = None
+    log_file: SettingPath | None = None
     # text: one line per record for people; json: one JSON object per line for log collectors.
     log_format: Literal["text", "json"] = "text"
     # Per-tool permission tiers that override what a tool's help declares: {"textkit_*": "read"}.
@@ -362,32 +375,37 @@ def read_toml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
                           "save it as UTF-8") from exc
-    # Relative paths in the file are relative to the file, as users expect.
+    # Relative paths in the file are relative to the file, as users expect ("~" is the home;
+    # an empty one is left for the settings to refuse, and anything not text to report).
+    def beside(value: Any) -> Any:
+        if not isinstance(value, str) or not value.strip():
+            return value
+        return str((path.parent / os.path.expanduser(value)).resolve())
+
     for key in ("data_dir", "workspace", "log_file"):
-        if isinstance(data.get(key), str):
-            data[key] = str((path.parent / data[key]).resolve())
+        if key in data:
+            data[key] = beside(data[key])
     disclosure = data.get("disclosure")
     if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
-        disclosure["catalog"] = [str((path.parent / p).resolve()) for p in disclosure["catalog"]]
+        disclosure["catalog"] = [beside(p) for p in disclosure["catalog"]]
     for key in ("extensions", "agents"):
         if isinstance(data.get(key), list):
-            data[key] = [str((path.parent / p).resolve()) for p in data[key]]
+            data[key] = [beside(p) for p in data[key]]
         elif isinstance(data.get(key), str):
-            data[key] = [str((path.parent / data[key]).resolve())]
+            data[key] = [beside(data[key])]
     python = data.get("python")
     if isinstance(python, dict):
-        if isinstance(python.get("credentials_file"), str):
-            python["credentials_file"] = str((path.parent / python["credentials_file"]).resolve())
-        if isinstance(python.get("personal_dir"), str):
-            python["personal_dir"] = str((path.parent / python["personal_dir"]).resolve())
+        for key in ("credentials_file", "personal_dir"):
+            if key in python:
+                python[key] = beside(python[key])
     chain = data.get("chain")
     if isinstance(chain, dict):
         for section, key in CHAIN_PATHS:
             table: Any = chain
             for part in section:
                 table = table.get(part) if isinstance(table, dict) else None
-            if isinstance(table, dict) and isinstance(table.get(key), str):
-                table[key] = str((path.parent / table[key]).resolve())
+            if isinstance(table, dict) and key in table:
+                table[key] = beside(table[key])
     return data
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -57,7 +58,7 @@ def serve_options_at_once(argv: list[str]) -> dict[str, Any] | None:
         if key is None or not value or value.startswith("-"):
             return None
         if key == "extensions":
-            options.setdefault(key, []).append(Path(value))
+            options.setdefault(key, []).append(value)  # as typer passes folders: as written
             continue
         if key in options:
             return None
@@ -67,10 +68,10 @@ def serve_options_at_once(argv: list[str]) -> dict[str, Any] | None:
             if not (value.isascii() and value.isdigit()):
                 return None
             options[key] = int(value)
-        elif key in ("host", "transport"):
-            options[key] = value
-        else:
+        elif key == "config":
             options[key] = Path(value)
+        else:
+            options[key] = value
     return options
 
 
@@ -78,9 +79,9 @@ def serve(
     transport: str | None = None,
     host: str | None = None,
     port: int | None = None,
-    extensions: list[Path] | None = None,
-    data_dir: Path | None = None,
-    workspace: Path | None = None,
+    extensions: Sequence[str | Path] | None = None,
+    data_dir: str | Path | None = None,
+    workspace: str | Path | None = None,
     config: Path | None = None,
     allow_insecure: bool = False,
 ) -> None:

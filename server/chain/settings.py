@@ -38,11 +38,11 @@ policies are built.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolbay.config import SettingPath
 from toolbay.errors import ConfigError
 
 Tier = Literal["read", "write", "exec"]
@@ -54,8 +54,8 @@ class _Section(BaseModel):
 
 class JwtSettings(_Section):
     key: str | None = Field(None, description="HMAC secret (32+ bytes) or PEM public key.")
-    key_file: Path | None = Field(None, description="File holding the HMAC secret or PEM public key.")
-    jwks_file: Path | None = Field(None, description="A local JWKS document ({\"keys\": [...]}).")
+    key_file: SettingPath | None = Field(None, description="File holding the HMAC secret or PEM public key.")
+    jwks_file: SettingPath | None = Field(None, description="A local JWKS document ({\"keys\": [...]}).")
     issuer: str | None = None
     audience: str | list[str] | None = None
     algorithms: list[str] | None = None
@@ -64,7 +64,7 @@ class JwtSettings(_Section):
 
 
 class AuthSettings(_Section):
-    tokens_file: Path | None = None
+    tokens_file: SettingPath | None = None
     jwt: JwtSettings | None = None
     local_scopes: list[str] = Field(default_factory=lambda: ["tools:exec"])
     anonymous_scopes: list[str] = Field(default_factory=lambda: ["tools:exec"])
@@ -100,7 +100,7 @@ class ApprovalSettings(_Section):
 
 
 class AuditSettings(_Section):
-    file: Path | None = None
+    file: SettingPath | None = None
 
 
 class ChainSettings(_Section):

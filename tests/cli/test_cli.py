@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from typer.testing import CliRunner
 
 import toolbay
@@ -469,7 +471,11 @@ def test_a_data_folder_that_cannot_be_made_is_one_line_and_exit_2_for_every_comm
     NotADirectoryError traceback (exit 1)."""
     a_file = tmp_path / "a-file"
     a_file.write_text("not a folder")
-    for folder, problem in ((a_file, "is a file, not a folder"), (a_file / "sub", "cannot be made (Not a directory)")):
+    damaged = tmp_path / "damaged"  # its modules/ replaced by a file: a FileExistsError traceback
+    damaged.mkdir()
+    (damaged / "modules").write_text("")
+    for folder, problem in ((a_file, "is a file, not a folder"), (a_file / "sub", "cannot be made (Not a directory)"),
+                            (damaged, "holds a file named modules where toolbay keeps a folder")):
         for argv in (["list"], ["call", "textkit_count", '{"stdin": "a"}'], ["search", "count"],
                      ["describe", str(FIXTURE_WASM / "echo.wasm")]):
             result = runner.invoke(app, [*argv, "--data-dir", str(folder)])
@@ -480,6 +486,24 @@ def test_a_data_folder_that_cannot_be_made_is_one_line_and_exit_2_for_every_comm
                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert served.returncode == 2 and len(served.stderr.strip().splitlines()) == 1, served.stderr
     assert a_file.read_text() == "not a folder"
+
+
+def test_a_data_folder_on_a_read_only_mount_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """It exists, so nothing complained until the compiled-module cache made modules/ in it: an
+    OSError traceback. A real read-only mount, in a mount namespace of the test's own."""
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        pytest.skip("needs unshare and mount")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    script = (f'mount -t tmpfs -o ro,size=1m tmpfs "{folder}" || exit 77; '
+              f'exec "{sys.executable}" -m toolbay list --data-dir "{folder}"')
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=60,
+                            check=False)
+    if result.returncode == 77 or "unshare failed" in result.stderr:
+        pytest.skip(f"no mount namespace here: {result.stderr.strip()}")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (f"toolbay: the data folder {folder} cannot be written to (Read-only file "
+                                     "system); choose another with --data-dir (or data_dir in the configuration)")
 
 
 def test_a_config_file_that_is_a_folder_is_one_line_naming_it(tmp_path: Path) -> None:
@@ -528,3 +552,38 @@ def test_a_host_path_given_for_a_file_positional_reaches_the_file(tmp_path: Path
                                   "--workspace", str(workspace), "--data-dir", str(shared_data_dir)])
     assert counted.exit_code == 0, counted.output
     assert counted.stdout.split()[:2] == ["2", "3"]  # lines, words
+
+
+def test_an_empty_folder_setting_is_refused_by_name_rather_than_read_as_the_current_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--workspace "$DIR" with DIR unset gave the tools the current folder; an empty data folder
+    filled the current folder with the server's files."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("private\n")
+    for argv in (["--workspace", ""], ["--data-dir", ""], ["--extensions", ""]):
+        result = runner.invoke(app, ["call", "textkit_count", '{"file": ["notes.txt"]}', *argv])
+        assert result.exit_code == 2, (argv, result.output)
+        assert "is empty, which would mean the current folder" in result.stderr, argv
+    monkeypatch.setenv("TOOLBAY_WORKSPACE", "")
+    from_environment = runner.invoke(app, ["call", "textkit_count", '{"file": ["notes.txt"]}'])
+    assert from_environment.exit_code == 2 and "workspace" in from_environment.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]  # nothing written here
+
+
+def test_a_folder_setting_that_is_no_text_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    config = tmp_path / "toolbay.toml"
+    config.write_text("extensions = [1, 2]\n", encoding="utf-8")
+    result = runner.invoke(app, ["list", "--config", str(config), "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and "extensions" in result.stderr
+
+
+def test_a_home_folder_written_with_a_tilde_in_the_configuration_is_the_home(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config = tmp_path / "conf" / "toolbay.toml"
+    config.parent.mkdir()
+    config.write_text('data_dir = "~/toolbay-data"\n', encoding="utf-8")
+    from toolbay.config import load_settings
+
+    assert load_settings(config).data_dir == tmp_path / "home" / "toolbay-data"
