@@ -13,17 +13,30 @@ from __future__ import annotations
 
 import sys
 
+# The shell's status for a command ended by Ctrl-C (128 + SIGINT).
+INTERRUPTED = 130
+
 
 def main() -> None:
-    if (code := parse_help_at_once(sys.argv[1:])) is not None:
+    """Runs the command; Ctrl-C before the command has taken it over (while it starts and
+    imports) ends it with the shell's status for that and no traceback."""
+    try:
+        _run(sys.argv[1:])
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        sys.exit(INTERRUPTED)
+
+
+def _run(argv: list[str]) -> None:
+    if (code := parse_help_at_once(argv)) is not None:
         sys.exit(code)
-    if sys.argv[1:2] == ["serve"]:
+    if argv[:1] == ["serve"]:
         # A server's imports run with the collector paused; ``serve`` resumes it once its
         # last imports are done (see toolbay.start_up_collector).
         from toolbay.start_up_collector import pause_for_imports
 
         pause_for_imports()
-    if sys.argv[1:2] and not sys.argv[1].startswith("-"):
+    if argv[:1] and not argv[0].startswith("-"):
         # Before anything defines a model: most of the MCP SDK's are never used by one command.
         # Only a command defines models: ``--help`` and ``--version`` print and end without
         # pydantic, which setting the deferral would import.
@@ -32,7 +45,7 @@ def main() -> None:
         defer_model_building()
     from toolbay.serve_command import serve, serve_options_at_once
 
-    if (options := serve_options_at_once(sys.argv[1:])) is not None:
+    if (options := serve_options_at_once(argv)) is not None:
         serve(**options)
         return
     from toolbay.cli import main as full_command

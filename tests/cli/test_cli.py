@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -587,3 +588,32 @@ def test_a_home_folder_written_with_a_tilde_in_the_configuration_is_the_home(
     from toolbay.config import load_settings
 
     assert load_settings(config).data_dir == tmp_path / "home" / "toolbay-data"
+
+
+INTERRUPT_DURING_IMPORT = '''
+import os, sys
+
+class _CtrlCDuring:
+    """Python turns a SIGINT into KeyboardInterrupt at the next instruction of the main thread;
+    this raises it exactly there: when the command starts importing the module named."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["INTERRUPTED_AT_IMPORT_OF"]:
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, _CtrlCDuring())
+'''
+
+
+@pytest.mark.parametrize(("argv", "module"), [(["serve"], "toolbay.config"), (["list"], "toolbay.cli"),
+                                              (["search", "hash"], "typer")])
+def test_ctrl_c_while_a_command_starts_ends_it_without_a_traceback(
+        tmp_path: Path, argv: list[str], module: str) -> None:
+    """Pressed in the first half second, it printed a KeyboardInterrupt traceback."""
+    (tmp_path / "sitecustomize.py").write_text(INTERRUPT_DURING_IMPORT, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(tmp_path / "data")],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path), "INTERRUPTED_AT_IMPORT_OF": module})
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr
