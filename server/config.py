@@ -419,7 +419,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         given = {key: value for key, value in overrides.items() if value is not None}
         settings = Settings(**given)
     except ValidationError as exc:
-        raise ConfigError(_describe_validation_error(exc, config_file)) from None
+        raise ConfigError(describe_validation_error(exc, config_file)) from None
     except SettingsError as exc:
         # pydantic-settings could not decode an environment variable holding a list or table.
         field = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
@@ -496,12 +496,12 @@ def _known_environment_names() -> list[str]:
     return names
 
 
-def _closest_setting(location: tuple[Any, ...]) -> str:
+def _closest_setting(location: tuple[Any, ...], root: type[BaseModel]) -> str:
     """"; did you mean memory_mb?" for ("sandbox", "memroy_mb"), or "" when nothing is close."""
     def fields_of(model: Any) -> dict[str, Any]:
         return dict(model.model_fields) if isinstance(model, type) and issubclass(model, BaseModel) else {}
 
-    model: Any = Settings
+    model: Any = root
     for part in location[:-1]:
         field = fields_of(model).get(str(part))
         model = field.annotation if field is not None else None
@@ -510,16 +510,20 @@ def _closest_setting(location: tuple[Any, ...]) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
-def _describe_validation_error(exc: ValidationError, config_file: Path | None) -> str:
+def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
+                              root: type[BaseModel] | None = None, section: str = "") -> str:
+    """One line naming each bad setting of ``root`` (the settings, or the section ``section``
+    of them that another module validates: ``[chain]``)."""
     where = f" (config file {config_file}, environment TOOLBAY_*, or flags)" if config_file else ""
+    root = Settings if root is None else root
     problems = []
     for error in exc.errors():
-        location = ".".join(str(part) for part in error["loc"]) or "settings"
+        location = ".".join(str(part) for part in (*([section] if section else []), *error["loc"])) or "settings"
         given = error.get("input")
         if error["type"] == "value_error":  # toolbay's own checks, in their own words
             message = str(error.get("ctx", {}).get("error", error["msg"]))
         elif error["type"] == "extra_forbidden":  # a misspelt name, in a table or a TOOLBAY__ variable
-            message = "no such setting" + _closest_setting(error["loc"])
+            message = "no such setting" + _closest_setting(error["loc"], root)
         else:
             message = error["msg"]
         if str(given) not in message:

@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toolbay.config import SettingPath
+from toolbay.config import SettingPath, describe_validation_error
 from toolbay.errors import ConfigError
 
 Tier = Literal["read", "write", "exec"]
@@ -116,8 +116,4 @@ class ChainSettings(_Section):
         try:
             return cls.model_validate(data or {})
         except ValidationError as exc:
-            problems = [
-                f"chain.{'.'.join(str(p) for p in error['loc'])}: {error['msg']} (got {error.get('input')!r})"
-                for error in exc.errors()
-            ]
-            raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
+            raise ConfigError(describe_validation_error(exc, None, root=cls, section="chain")) from None

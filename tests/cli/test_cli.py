@@ -617,3 +617,13 @@ def test_ctrl_c_while_a_command_starts_ends_it_without_a_traceback(
                             env={**os.environ, "PYTHONPATH": str(tmp_path), "INTERRUPTED_AT_IMPORT_OF": module})
     assert result.returncode == 130, result.stderr
     assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr
+
+
+def test_a_misspelt_chain_setting_is_named_with_the_closest_real_one(tmp_path: Path) -> None:
+    """The [chain] sections are validated apart from the rest: they answered pydantic's
+    "Extra inputs are not permitted" where every other section said what was meant."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[chain.rate_limits]\nper_calller = "1/second"\n', encoding="utf-8")
+    result = runner.invoke(app, ["list", "--config", str(config), "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 2, result.output
+    assert "chain.rate_limits.per_calller: no such setting; did you mean per_caller?" in result.stderr
