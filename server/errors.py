@@ -77,6 +77,18 @@ class DuplicateToolName(ToolbayError):
         self.second_origin = second_origin
 
 
+# How much of a caller's own value a message repeats back: enough to recognise it, never the
+# megabyte a hostile or confused caller sent (it would go whole into the model's context).
+ECHO_CHARACTERS = 100
+
+
+def echoed(value: str) -> str:
+    """``value`` quoted for a message, cut to ``ECHO_CHARACTERS`` with its length said."""
+    if len(value) <= ECHO_CHARACTERS:
+        return repr(value)
+    return f"{value[:ECHO_CHARACTERS]!r}... ({len(value)} characters)"
+
+
 class CallRefused(ToolbayError):
     """A call that did not reach its tool. ``message`` is written for the model."""
 
@@ -94,7 +106,8 @@ class UnknownTool(CallRefused):
     def __init__(self, name: str, closest: Sequence[str] = (),
                  where_listed: str = "Call tools/list to see the tools you can use.") -> None:
         hint = f" The closest names: {', '.join(closest)}." if closest else ""
-        super().__init__(f"There is no tool named {name!r}. {where_listed}{hint}", tool=name)
+        super().__init__(f"There is no tool named {echoed(name)}. {where_listed}{hint}",
+                         tool=name[:ECHO_CHARACTERS])
         self.name = name
         self.closest = tuple(closest)
 
@@ -146,6 +159,6 @@ class NoSuchJob(CallRefused):
     code = "no_such_job"
 
     def __init__(self, job_id: str) -> None:
-        super().__init__(f"There is no job {job_id!r} (it may belong to another caller or have expired).",
-                         job_id=job_id)
+        super().__init__(f"There is no job {echoed(job_id)} (it may belong to another caller or have expired).",
+                         job_id=job_id[:ECHO_CHARACTERS])
         self.job_id = job_id

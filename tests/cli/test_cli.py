@@ -627,3 +627,16 @@ def test_a_misspelt_chain_setting_is_named_with_the_closest_real_one(tmp_path: P
     result = runner.invoke(app, ["list", "--config", str(config), "--data-dir", str(tmp_path / "data")])
     assert result.exit_code == 2, result.output
     assert "chain.rate_limits.per_calller: no such setting; did you mean per_caller?" in result.stderr
+
+
+def test_an_error_repeats_a_huge_argument_back_only_in_part(shared_data_dir: Path) -> None:
+    """A 1 MB job id, tool name or date came back whole in the error, into the model's context."""
+    huge = "x" * 200_000
+    common = ["--data-dir", str(shared_data_dir)]
+    answers = [runner.invoke(app, ["call", "job_status", json.dumps({"job_id": huge}), *common]),
+               runner.invoke(app, ["call", huge, "{}", *common]),
+               runner.invoke(app, ["call", "dates_add", json.dumps({"date": huge, "days": 1}), *common])]
+    for answer in answers:
+        assert answer.exit_code != 0
+        assert len(answer.output) < 10_000, answer.output[:300]
+    assert "(200000 characters)" in answers[0].output and "(200000 characters)" in answers[1].output

@@ -38,6 +38,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _PR_SET_PDEATHSIG = 1
 _SIGKILL = 9
+# How much of a tool's exception message becomes its error: a message may repeat a whole argument.
+_ERROR_CHARACTERS = 4096
 
 
 def _die_with_the_server() -> None:
@@ -418,6 +420,8 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
                       if f.filename == getattr(module, "__file__", None)), None)
         # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
         said = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+        if len(said) > _ERROR_CHARACTERS:  # a message that repeats a 5 MB argument back
+            said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
         return {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
                 "stderr": errors.getvalue(), "printed": printed.getvalue()}
     return _result(value, printed, errors, output_limit)
