@@ -204,11 +204,21 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)
             tools.append(tool)
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
-        # A mistyped folder would otherwise look like a folder without tools.
-        missing = [f"extension folder {folder} does not exist" for folder in settings.extensions
-                   if not folder.is_dir()]
         return {"tools": tools, "skipped": skipped,
-                "diagnostics": [*missing, *catalog.diagnostics, *keeper.notes()], "precedence": PRECEDENCE_RULE}
+                "diagnostics": [*folder_problems(settings), *catalog.diagnostics, *keeper.notes()],
+                "precedence": PRECEDENCE_RULE}
+
+
+def folder_problems(settings: Settings) -> list[str]:
+    """The tool and role folders that hold nothing because they are not folders: a mistyped
+    one would otherwise look like a folder without tools."""
+    problems = []
+    for kind, folders in (("extension", settings.extensions), ("agents", settings.agents)):
+        for folder in folders:
+            if not folder.is_dir():
+                reason = "is a file, not a folder" if folder.exists() else "does not exist"
+                problems.append(f"{kind} folder {folder} {reason}")
+    return problems
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
@@ -226,8 +236,9 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
     async with assemble(settings, watch=False) as app:
         if app.catalog.current.get(tool) is None:
             names = [definition.name for definition in app.catalog.current.definitions()]
+            problems = "".join(f" Note: the {problem}." for problem in folder_problems(settings))
             raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
-                              where_listed="`toolbay list` shows the tools.")
+                              where_listed=f"`toolbay list` shows the tools.{problems}")
         return await _call(app, tool, arguments)
 
 

@@ -27,6 +27,7 @@ This module only parses and renders; it knows nothing of prompts, tools or clien
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -236,6 +237,11 @@ class RoleFolders:
     refused: tuple[RefusedRole, ...] = ()
 
 
+logger = logging.getLogger(__name__)
+# Folders already said to be missing: every reload (each rescan) would say it again.
+_said_missing: set[str] = set()
+
+
 def role_files(folders: Iterable[Path]) -> list[str]:
     """The role files in ``folders``, folder order then name order; README.md and hidden files
     are not roles."""
@@ -243,8 +249,15 @@ def role_files(folders: Iterable[Path]) -> list[str]:
     for folder in folders:
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            continue  # a folder that does not exist (yet) holds no roles
+        except OSError as exc:
+            # One that does not exist (yet) holds no roles; a mistyped one is said once.
+            if str(folder) not in _said_missing:
+                _said_missing.add(str(folder))
+                reason = "is a file, not a folder" if isinstance(exc, NotADirectoryError) else (
+                    "does not exist" if isinstance(exc, FileNotFoundError) else f"cannot be read ({exc.strerror})")
+                logger.warning("agents folder %s %s; no roles from it", folder, reason)
+            continue
+        _said_missing.discard(str(folder))
         for entry in entries:
             if is_role_file(entry.path) and entry.is_file():
                 found.append(entry.path)

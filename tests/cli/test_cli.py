@@ -640,3 +640,19 @@ def test_an_error_repeats_a_huge_argument_back_only_in_part(shared_data_dir: Pat
         assert answer.exit_code != 0
         assert len(answer.output) < 10_000, answer.output[:300]
     assert "(200000 characters)" in answers[0].output and "(200000 characters)" in answers[1].output
+
+
+def test_a_tool_or_role_folder_that_is_no_folder_is_said_by_list_and_by_call(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """A file given as the extension folder was said not to exist; a missing agents folder was
+    not said at all; and `call` answered only "There is no tool named 'hashsum'"."""
+    a_file = BUNDLED_EXTENSIONS / "hashsum.wasm"
+    common = ["--extensions", str(a_file), "--data-dir", str(shared_data_dir)]
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'agents = ["{tmp_path / "no-agents"}"]\n', encoding="utf-8")
+    listed = runner.invoke(app, ["list", "--config", str(config), *common])
+    called = runner.invoke(app, ["call", "hashsum", '{"text": "a"}', "--config", str(config), *common])
+    assert f"extension folder {a_file} is a file, not a folder" in listed.output
+    assert f"agents folder {tmp_path / 'no-agents'} does not exist" in listed.output
+    assert called.exit_code == 2
+    assert f"Note: the extension folder {a_file} is a file, not a folder." in called.stderr
