@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 LogFormat = Literal["text", "json"]
@@ -68,13 +68,30 @@ def _json_formatter() -> logging.Formatter:
                          json_ensure_ascii=False)
 
 
+class _StandardErrorHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a record comes, not to the stream it was made
+    with: while a progress bar is drawn on a terminal, rich puts a proxy there that prints
+    above the bar (a record written past it landed on the bar's line)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass  # always the current sys.stderr
+
+
 def configure_logging(level: str = "info", log_file: Path | None = None, log_format: LogFormat = "text") -> None:
     global _structured
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
     _structured = log_format == "json"
-    stream = logging.StreamHandler(sys.stderr)
+    stream = _StandardErrorHandler()
     stream.setFormatter(_json_formatter() if _structured else logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
     root.addHandler(stream)
     if log_file is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -103,3 +104,14 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it(shar
 def test_ctrl_c_while_tools_are_being_described_stops_the_server(tmp_path: Path) -> None:
     # An empty data folder: the bundled tools are compiled and described while Ctrl-C comes.
     _interrupt_once_seen(tmp_path / "data", b"compiling and describing")
+
+
+def test_log_lines_written_while_the_progress_bar_is_drawn_start_lines_of_their_own(tmp_path: Path) -> None:
+    """The log went to the stderr the handler was made with, past rich's proxy: "... 2/4
+    jsonkit.wasm22:20:43 INFO toolbay.catalog_keeper: tools changed" on one line."""
+    shown = _interrupt_once_seen(tmp_path / "data", b"tools changed")
+    at = shown.index(b"tools changed")
+    line_start = shown.rfind(b"\n", 0, at) + 1
+    # What is left on that line once the terminal has carried out returns and line erasures.
+    visible = re.split(rb"\r|\x1b\[2K", shown[line_start:at])[-1]
+    assert b"describing" not in visible and b".wasm" not in visible, shown[line_start:at + 40]
