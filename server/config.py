@@ -280,7 +280,9 @@ class Settings(BaseSettings):
     quick_lane: bool = True
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # Any case: TOOLBAY_LOG_LEVEL=DEBUG is what people type.
+    log_level: Annotated[Literal["debug", "info", "warning", "error"],
+                         BeforeValidator(lambda v: v.lower() if isinstance(v, str) else v)] = "info"
     log_file: SettingPath | None = None
     # text: one line per record for people; json: one JSON object per line for log collectors.
     log_format: Literal["text", "json"] = "text"
@@ -362,8 +364,8 @@ class _TomlSource(PydanticBaseSettingsSource):
 
 def read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        # A byte-order mark (which some editors write) is no TOML: read past it.
+        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
     except FileNotFoundError as exc:
         raise ConfigError(f"config file {path} does not exist") from exc
     except IsADirectoryError as exc:

@@ -656,3 +656,17 @@ def test_a_tool_or_role_folder_that_is_no_folder_is_said_by_list_and_by_call(
     assert f"agents folder {tmp_path / 'no-agents'} does not exist" in listed.output
     assert called.exit_code == 2
     assert f"Note: the extension folder {a_file} is a file, not a folder." in called.stderr
+
+
+def test_small_things_people_type_are_understood(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A configuration file saved with a byte-order mark ("Invalid statement (at line 1, column
+    1)"), TOOLBAY_LOG_LEVEL=DEBUG (refused for its case), and -h for --help (no such option)."""
+    config = tmp_path / "toolbay.toml"
+    config.write_bytes(b'\xef\xbb\xbfdata_dir = "data"\n')
+    monkeypatch.setenv("TOOLBAY_LOG_LEVEL", "DEBUG")
+    listed = runner.invoke(app, ["list", "--json", "--config", str(config)])
+    assert listed.exit_code == 0, listed.output
+    assert (tmp_path / "data").is_dir()
+    for argv in (["-h"], ["list", "-h"], ["jobs", "list", "-h"]):
+        helped = runner.invoke(app, argv)
+        assert helped.exit_code == 0 and "Usage:" in helped.output, argv
