@@ -6,6 +6,7 @@ import difflib
 import importlib
 import logging
 import os
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -111,21 +112,28 @@ async def serve_until_stopped(settings: Settings, protocol: ImportInBackground |
     ``early_compiles`` (``toolbay.first_start``)."""
     from toolbay.assembly import assemble
 
+    sock = None
     if settings.transport != "stdio":
+        from toolbay.protocol.listening import bound_socket
+
         _refuse_unsafe_bind(settings)
+        # Before the tools are described: a port already taken is said at once.
+        sock = bound_socket(settings.host, settings.port)
     progress = _DescribeProgress()
     try:
         async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s,
                             early_compiles=early_compiles) as app:
             progress.stop()
-            await _serve(app, settings, progress, protocol)
+            await _serve(app, settings, progress, protocol, sock)
     finally:
         # Ctrl-C while tools are described: the bar hides the terminal's cursor until it stops.
         progress.stop()
+        if sock is not None:
+            sock.close()  # closed already when it was served; not when the server never got that far
 
 
 async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
-                 protocol: ImportInBackground | None) -> None:
+                 protocol: ImportInBackground | None, sock: socket.socket | None) -> None:
     if protocol is not None:
         await protocol.loaded()
     from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
@@ -141,7 +149,7 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
         await serve_stdio(app)
         await _run_jobs_to_their_end(app, settings)
     else:
-        await serve_http(app, build_http_app(app))
+        await serve_http(app, build_http_app(app), sock=sock)
 
 
 async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:

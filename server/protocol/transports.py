@@ -28,11 +28,11 @@ from uvicorn.config import LOGGING_CONFIG
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
-from toolbay.errors import ConfigError
 from toolbay.internals.uvicorn_server import stop_at_once
 from toolbay.protocol import plain_json
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.http_lane import HttpQuickLane
+from toolbay.protocol.listening import bound_socket
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
 from toolbay.protocol.parse_errors import AnswerUnparsableMessages
 from toolbay.protocol.quick_lane import server_with_lane, stdio_server
@@ -172,25 +172,23 @@ async def serve_http(
     starlette_app: ASGIApp,
     *,
     on_ready: Callable[[str, int], Awaitable[None] | None] | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
     """Serves until cancelled. ``on_ready(host, port)`` runs once the socket listens
-    (the port is the real one when 0 was asked for). Raises ``ConfigError`` before
-    listening beyond loopback when nobody is authenticated (see ``check_bind_safety``)."""
+    (the port is the real one when 0 was asked for). ``sock``: the socket bound already
+    (``toolbay.protocol.listening``), which is then closed here; else one is bound. Raises
+    ``ConfigError`` before listening beyond loopback when nobody is authenticated (see
+    ``check_bind_safety``)."""
     settings = app.settings
     configured = app.policies.authenticator.configured
-    check_bind_safety(settings.host, configured, settings.http.allow_insecure)
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say TCP,
-    # and without it every streamed response on a kept-alive connection stalls ~40 ms on the
-    # client's delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((settings.host, settings.port))
-    except OSError as exc:  # gaierror included: a name that does not resolve
-        sock.close()
-        raise ConfigError(f"cannot listen on host {settings.host!r}, port {settings.port}: "
-                          f"{exc.strerror or exc}") from None
+        check_bind_safety(settings.host, configured, settings.http.allow_insecure)
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
+    if sock is None:
+        sock = bound_socket(settings.host, settings.port)
     # Decided again from the address the name actually bound to, in case it resolved
     # differently from when the app was built.
     try:

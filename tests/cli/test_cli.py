@@ -670,3 +670,19 @@ def test_small_things_people_type_are_understood(tmp_path: Path, monkeypatch: py
     for argv in (["-h"], ["list", "-h"], ["jobs", "list", "-h"]):
         helped = runner.invoke(app, argv)
         assert helped.exit_code == 0 and "Usage:" in helped.output, argv
+
+
+def test_a_port_already_taken_stops_the_server_before_it_describes_any_tool(tmp_path: Path) -> None:
+    """It described (on a first start, compiled) every tool before saying the port was taken."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", str(port),
+                                 "--data-dir", str(tmp_path / "data")],
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    assert result.returncode == 2, result.stderr
+    assert f"cannot listen on host '127.0.0.1', port {port}" in result.stderr
+    assert not (tmp_path / "data" / "descriptions").exists()  # nothing was described for nothing
