@@ -131,9 +131,11 @@ async def test_a_second_job_queues_with_its_place_and_job_cancel_stops_the_first
 
 async def test_job_wait_reports_the_jobs_progress_while_it_waits(server_url: str) -> None:
     progress = Progress()
-    with anyio.fail_after(30):
+    with anyio.fail_after(60):
         async with http_client(server_url) as client:
-            job_id = await start_job(client, {"ms": 800, "progress": True})
+            # Long enough to be still running when job_wait arrives on a machine busy with two
+            # test suites (800 ms was not: the job had ended, and job_wait answered at once).
+            job_id = await start_job(client, {"ms": 4000, "progress": True})
             await call(client, "job_wait", {"job_id": job_id, "timeout_s": 30}, progress_callback=progress)
     assert progress.heard, "job_wait sent no progress notification"
     assert any("completed" in message for message in progress.messages), progress.heard
