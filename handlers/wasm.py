@@ -38,6 +38,11 @@ NO_FILES_HINT = (
     "\n\nNote: this tool is given no workspace folder, so it cannot see any file. If the error is "
     "about a file, pass the file's content in the 'stdin' argument instead."
 )
+# The same for a call that gave 'stdin' already: it holds one text, not a file's place too.
+NO_FILES_HINT_STDIN_TAKEN = (
+    "\n\nNote: this tool is given no workspace folder, so it cannot see any file; it reads only "
+    "the text given in 'stdin'."
+)
 # How guests say a file was not there or not reachable (wasi-libc, Rust std, Go, getopt tools):
 # the hint above is for these errors, not for every failure of a tool without a workspace.
 _FILE_ERROR = re.compile(
@@ -129,7 +134,7 @@ class WasmHandler(Handler):
             result = await self.runtime.run_async(
                 module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
         self._pace.ran_on_worker(result.cpu_s, result.waited_s)
-        outcome = self._outcome(result)
+        outcome = self._outcome(result, stdin_given=request.stdin is not None)
         writable = [preopen.host_path for preopen in request.preopens if preopen.writable]
         if writable:
             since = started - _CLOCK_SLACK_S
@@ -160,7 +165,7 @@ class WasmHandler(Handler):
             self._pace.overran()
             return None
         self._pace.ran_here(result.cpu_s, result.waited_s)
-        return self._outcome(result)
+        return self._outcome(result, stdin_given=request.stdin is not None)
 
     def _request(self, arguments: Mapping[str, Any]) -> RunRequest | ToolResult:
         """The run asked for, or the error saying why the arguments make none."""
@@ -215,7 +220,7 @@ class WasmHandler(Handler):
                 return f"{preopen.guest_path.rstrip('/')}/{inside}"
         return value
 
-    def _outcome(self, result: RunResult) -> ToolResult:
+    def _outcome(self, result: RunResult, *, stdin_given: bool) -> ToolResult:
         outcome = tool_result_from_run(self.name, result, self.limits)
         if self._secrets:
             outcome = without_secrets(outcome, self._secrets)
@@ -223,7 +228,7 @@ class WasmHandler(Handler):
                 and _FILE_ERROR.search(result.stderr + result.stdout)):
             # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file
             # descriptor", "Capabilities insufficient", "Bad file number"): say it plainly.
-            outcome.text = outcome.text.rstrip() + NO_FILES_HINT
+            outcome.text = outcome.text.rstrip() + (NO_FILES_HINT_STDIN_TAKEN if stdin_given else NO_FILES_HINT)
             outcome.meta["workspace"] = None
         return outcome
 

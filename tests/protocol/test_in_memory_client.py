@@ -130,11 +130,15 @@ async def test_a_file_tool_without_a_workspace_tells_the_model_what_to_do_instea
                 result = await client.call_tool("hashsum", {"file": "notes.txt"})
                 piped = await client.call_tool("hashsum", {"stdin": "alpha\n"})
                 not_json = await client.call_tool("jsonkit_validate", {"stdin": "{not json"})
+                both = await client.call_tool("jsonkit_merge", {"stdin": "{}", "patch_file": "patch.json"})
     assert result.is_error is True
     assert "given no workspace folder" in _text(result) and "'stdin'" in _text(result)
     assert hashlib.sha256(b"alpha\n").hexdigest() in _text(piped)
     # An error that is not about a file gets no hint about files.
     assert not_json.is_error is True and "workspace" not in _text(not_json)
+    # A call whose stdin holds the document already is not told to put the file there too.
+    assert both.is_error is True and "cannot see any file" in _text(both)
+    assert "pass the file's content" not in _text(both)
 
 
 async def test_a_read_tool_reads_workspace_files_by_relative_path(toolbay: Toolbay) -> None:
