@@ -255,10 +255,22 @@ class WasmHandler(Handler):
             self._module = None
 
 
+def _decoded(data: bytes, truncated: bool) -> tuple[str, bool]:
+    """``data`` as text, and whether it was not UTF-8 (what is not shows as U+FFFD); a
+    character cut in two by the output limit is dropped, not counted against it."""
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError as error:
+        if truncated and error.reason == "unexpected end of data" and error.end == len(data):
+            text, not_utf8 = _decoded(data[:error.start], truncated=False)
+            return text, not_utf8
+        return data.decode("utf-8", errors="replace"), True
+
+
 def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) -> ToolResult:
     """Says how a run went, in words for the model and facts in ``meta``."""
-    stdout = result.stdout.decode("utf-8", errors="replace")
-    stderr = result.stderr.decode("utf-8", errors="replace")
+    stdout, stdout_binary = _decoded(result.stdout, result.stdout_truncated)
+    stderr, stderr_binary = _decoded(result.stderr, result.stderr_truncated)
     meta: dict[str, Any] = {
         "exit_code": result.exit_code,
         "duration_ms": round(result.duration_s * 1000, 3),
@@ -266,6 +278,11 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
         "stderr_truncated": result.stderr_truncated,
     }
     notes = []
+    # Said, or the model takes the replacement characters for what the program printed.
+    for stream, binary in (("stdout", stdout_binary), ("stderr", stderr_binary)):
+        if binary:
+            meta[f"{stream}_not_utf8"] = True
+            notes.append(f"[{stream} is not UTF-8 text: the bytes that are not show as \ufffd]")
     if result.stdout_truncated:
         notes.append(f"[stdout truncated: only the first {limits.stdout_limit_bytes} bytes are shown]")
     if result.stderr_truncated:
