@@ -131,6 +131,9 @@ class Disclosure:
         # Every folder a tool may come from: a tool is in the innermost one holding its file, so
         # an extension folder named inside a catalog folder stays connected.
         self._all_folders = [*self._connected_folders, *self._catalog_folders]
+        self._catalog_folder_set = frozenset(self._catalog_folders)
+        # The folder of each file seen (by origin): every listing asks it of every tool.
+        self._folder_by_origin: dict[str, tuple[str, str] | None] = {}
         self.index = SearchIndex(group_of=self._group_of)
         # Per session: the tools it found, by name, with the file each came from (a tool of that
         # name from another file, a catalog one say, was not found and is not listed).
@@ -164,10 +167,18 @@ class Disclosure:
     def _essential(self, definition: ToolDefinition) -> bool:
         return any(fnmatch.fnmatchcase(definition.name, pattern) for pattern in self.settings.essential)
 
+    def _folder_for(self, definition: ToolDefinition) -> tuple[str, str] | None:
+        """(path, name) of the folder the tool's file is in, the innermost of the folders."""
+        try:
+            return self._folder_by_origin[definition.origin]
+        except KeyError:
+            folder = self._folder_by_origin[definition.origin] = _folder_of(definition, self._all_folders)
+            return folder
+
     def _catalog_folder_of(self, definition: ToolDefinition) -> str | None:
         """The name of the catalog folder the tool's file is in, if it is in one."""
-        folder = _folder_of(definition, self._all_folders)
-        return folder[1] if folder is not None and folder in self._catalog_folders else None
+        folder = self._folder_for(definition)
+        return folder[1] if folder is not None and folder in self._catalog_folder_set else None
 
     def may_search_catalog(self, principal: Principal, folder_name: str) -> bool:
         patterns = list(self.settings.catalog_allow)
@@ -255,7 +266,7 @@ class Disclosure:
             elif in_full(definition, level):
                 listed.append(shown(definition))
             elif level is Level.CONNECTED:
-                folder = _folder_of(definition, self._connected_folders)
+                folder = self._folder_for(definition)
                 if folder is None or folder[0] in listed_folders:
                     listed.append(deferred(shown(definition)))
                 elif folder in left_out_counts:
@@ -302,7 +313,7 @@ class Disclosure:
             characters: dict[str, int] = {}
             counts: dict[str, int] = {}
             for definition in current.definitions():
-                folder = _folder_of(definition, self._connected_folders)
+                folder = self._folder_for(definition)
                 if folder is None or self.level_of(definition) is not Level.CONNECTED:
                     continue
                 characters[folder[0]] = characters.get(folder[0], 0) + _listed_characters(deferred(definition))
