@@ -97,7 +97,7 @@ def serve(
     transport: Annotated[
         TransportName | None,
         typer.Option(
-            "--transport", "-t", metavar="stdio|http|sse",
+            "--transport", "-t", metavar="stdio|http|sse", case_sensitive=False,
             help="How clients connect (default stdio; http and sse serve both /mcp and /sse).",
         ),
     ] = None,

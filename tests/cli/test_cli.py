@@ -670,6 +670,9 @@ def test_small_things_people_type_are_understood(tmp_path: Path, monkeypatch: py
     for argv in (["-h"], ["list", "-h"], ["jobs", "list", "-h"]):
         helped = runner.invoke(app, argv)
         assert helped.exit_code == 0 and "Usage:" in helped.output, argv
+    # --transport HTTP is http: the port, out of range, is what stops it here.
+    shouted = runner.invoke(app, ["serve", "--transport", "HTTP", "--port", "70000"])
+    assert shouted.exit_code == 2 and "port" in shouted.stderr and "transport" not in shouted.stderr, shouted.output
 
 
 def test_a_port_already_taken_stops_the_server_before_it_describes_any_tool(tmp_path: Path) -> None:
