@@ -370,10 +370,10 @@ class Disclosure:
             results.append({"name": hit.name, "description": hit.definition.description,
                             "inputSchema": dict(shown(live_definition).input_schema),
                             "score": round(hit.score, 4)})
-        await self._promote(context.extras.get("session"), found)
+        await self._promote(context.extras.get("session"), principal, found)
         return {"results": results, "no_match": outcome.no_match}
 
-    async def _promote(self, session: Any, definitions: list[ToolDefinition]) -> None:
+    async def _promote(self, session: Any, principal: Principal, definitions: list[ToolDefinition]) -> None:
         key = _session_key(session)
         if key is None or not definitions:
             return
@@ -384,10 +384,16 @@ class Disclosure:
             when_connection_closes(session, self._promoted.pop, key, None)
         added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
         promoted.update((definition.name, definition.origin) for definition in added)
-        # Every listing shows the essential tools in full already, and a full listing every
-        # tool found but a catalog folder's: the session is told only of a listing that changed.
+        # Every listing shows the essential tools in full already (a catalog one named essential
+        # too, to a caller that may search it), and a full listing every tool found but a
+        # catalog folder's: the session is told only of a listing that changed.
         changes_listing = (Level.CATALOG, Level.CONNECTED) if self.search_first() else (Level.CATALOG,)
-        if any(self.level_of(definition) in changes_listing for definition in added):
+
+        def listed_in_full_already(definition: ToolDefinition) -> bool:
+            return self._essential(definition) and self._may_find(principal, definition)
+
+        if any(self.level_of(definition) in changes_listing and not listed_in_full_already(definition)
+               for definition in added):
             try:
                 await session.send_tool_list_changed()
             except Exception:  # the caller still has the schemas in the search result
@@ -403,8 +409,9 @@ class Disclosure:
             entry = catalog.by_key(key)
             if entry is not None:
                 self.index.put(self._shown_for(catalog)(entry.definition), key)
-        if change.removed and self._promoted:
-            self._forget_gone(catalog, {split_key(key)[0] for key in change.removed})
+        # A file moved to another folder is a change of the tool's key, not a removal.
+        if (change.removed or change.changed) and self._promoted:
+            self._forget_gone(catalog, {split_key(key)[0] for key in (*change.removed, *change.changed)})
 
     def _forget_gone(self, catalog: Catalog, names: set[str]) -> None:
         """Drops the promotions of tools no longer served from the file they were found in: a

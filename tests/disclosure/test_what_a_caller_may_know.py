@@ -124,7 +124,7 @@ async def test_a_connected_folder_named_inside_a_catalog_folder_stays_connected(
 
 async def test_a_promotion_ends_with_the_file_it_was_found_in(
         folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
-    _, catalog, _ = folders
+    connected, catalog, _ = folders
     with anyio.fail_after(WAIT_S):
         async with serving(folders, tmp_path / "data", catalog_allow=["vault"], mode="search-first") as (app, client):
             assert names(await search(client, "open the vault")) == ["vault_open"]
@@ -135,7 +135,15 @@ async def test_a_promotion_ends_with_the_file_it_was_found_in(
             shutil.move(tmp_path / "vault.py", catalog / "vault.py")
             await app.rescan()
             back = await listed(client)
+            # Moved to a connected folder and back (a change of the tool's file, not a removal).
+            assert names(await search(client, "open the vault")) == ["vault_open"]
+            shutil.move(catalog / "vault.py", connected / "vault.py")
+            await app.rescan()
+            shutil.move(connected / "vault.py", catalog / "vault.py")
+            await app.rescan()
+            moved_back = await listed(client)
     assert "vault_open" not in back  # back in the folder, but not found again by this session
+    assert "vault_open" not in moved_back
 
 
 @pytest.mark.parametrize("allow", [[], ["vault"]])
@@ -153,15 +161,18 @@ async def test_an_essential_pattern_lists_a_catalog_tool_only_to_a_caller_that_m
 async def test_finding_a_tool_listed_in_full_already_tells_the_session_nothing(
         folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
     with anyio.fail_after(WAIT_S):
-        async with serving(folders, tmp_path / "data", mode="search-first") as (_, client):
+        async with serving(folders, tmp_path / "data", mode="search-first", essential=["vault_*"],
+                           catalog_allow=["vault"]) as (_, client):
             changed: Any = client.list_changed  # type: ignore[attr-defined]
             seen = changed.count
+            # A catalog tool named essential, to a caller that may search its folder: in full.
+            assert names(await search(client, "vault_open")) == ["vault_open"]
             assert names(await search(client, "refresh_tools")) == ["refresh_tools"]
             assert names(await search(client, "job_list")) == ["job_list"]
             # A connected tool is listed without its schema until found: that is a change.
             assert names(await search(client, "add a note to the notebook")) == ["notes_add"]
             await changed.after(seen)
-    # Notifications arrive in the order they were sent: the first two searches sent none.
+    # Notifications arrive in the order they were sent: the first three searches sent none.
     assert changed.count == seen + 1
 
 
