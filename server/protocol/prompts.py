@@ -16,6 +16,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from toolbay.chain.redact import redact_text
 from toolbay.protocol.listing import decode_cursor, encode_cursor
 from toolbay.subagents.roles import MissingArguments, Role
 
@@ -26,11 +27,14 @@ MAX_COMPLETIONS = 100  # the most one completion answer may hold
 
 
 def role_to_prompt(role: Role) -> types.Prompt:
+    # Its texts pass the audit log's rules, as its agent_ tool's do in tools/list: a secret in
+    # a role's description is not shown by one list and hidden by the other.
     return types.Prompt(
         name=role.name,
         title=role.name.replace("-", " ").replace("_", " ").capitalize(),
-        description=role.description,
-        arguments=[types.PromptArgument(name=a.name, description=a.description or None, required=a.required)
+        description=redact_text(role.description),
+        arguments=[types.PromptArgument(name=a.name, description=redact_text(a.description) or None,
+                                        required=a.required)
                    for a in role.arguments],
         _meta={"toolbay/tool": role.tool_name, "toolbay/origin": role.path},
     )
@@ -67,7 +71,7 @@ def prompt_handlers(app: Toolbay) -> dict[str, Any]:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"prompt {role.name!r}: " + "; ".join(missing.problems)) from None
         return types.GetPromptResult(
-            description=role.description,
+            description=redact_text(role.description),
             messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
         )
 

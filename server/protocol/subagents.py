@@ -71,8 +71,11 @@ class SessionHost:
         self.wire_request_id = wire_request_id
 
     def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
+        principal = self.parent.principal
+        # The caller's own personal tools too, as its listing has them.
+        for_caller = self.app.catalog.current.definitions_for(principal.id if principal is not None else None)
         matched = [
-            definition for definition in self.app.catalog.current.definitions()
+            definition for definition in for_caller
             if definition.name not in NEVER_OFFERED and any(fnmatchcase(definition.name, p) for p in patterns)
         ]
         policies, principal = self.app.policies, self.parent.principal

@@ -207,3 +207,42 @@ async def test_what_a_caller_may_not_find_moves_neither_its_scores_nor_its_no_ma
     with_hidden, without = answers
     assert with_hidden == without
     assert names(with_hidden[0]) == ["notes_add"]
+
+
+async def test_a_role_s_secret_is_hidden_in_prompts_as_in_tools(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """prompts/list showed in clear what tools/list showed as [REDACTED] (the agent_ tool's)."""
+    _, _, agents = folders
+    (agents / "leaky.md").write_text(
+        f"---\nname: leaky\ndescription: Deploys with key {GITHUB_TOKEN}.\narguments:\n"
+        f"  - name: target\n    description: defaults to {STRIPE_KEY}\n---\nYou deploy.\n", encoding="utf-8")
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data") as (_, client):
+            prompts = await client.list_prompts()
+            prompt = await client.get_prompt("leaky", {"target": "staging"})
+            tools = await listed(client)
+    shown = [next(p for p in prompts.prompts if p.name == "leaky").model_dump_json(), prompt.model_dump_json(),
+             tools["agent_leaky"].model_dump_json()]
+    for text in shown:
+        assert GITHUB_TOKEN not in text and STRIPE_KEY not in text
+    assert "[REDACTED]" in shown[0] and "[REDACTED]" in shown[1]
+
+
+async def test_a_delegation_is_offered_the_caller_s_own_personal_tools(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    import getpass
+
+    people = tmp_path / "people"
+    mine = people / getpass.getuser()  # the local caller, as the server names it
+    mine.mkdir(parents=True)
+    (mine / "notes_mine.py").write_text(CONNECTED_MODULE.replace("notes_add", "notes_mine"), encoding="utf-8")
+    connected, catalog, agents = folders
+    settings = load_settings(None, extensions=[connected, catalog], agents=[agents], data_dir=tmp_path / "data",
+                             python={"personal_dir": f"{people}/{{caller}}"})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy",
+                       extensions=[advertise("toolbay/subagents", {"version": 1})]) as client:
+            result = await client.call_tool("agent_keeper", {"task": "note it"})
+    assert not result.is_error, result
+    assert "notes_mine" in [tool["name"] for tool in (result.meta or {})["_subagent"]["tools"]]
