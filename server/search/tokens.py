@@ -76,10 +76,16 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+# Latin letters that no decomposition takes to plain ones (a stroke, a ligature).
+_LATIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "œ": "oe", "æ": "ae", "đ": "d", "ð": "d", "þ": "th",
+                                "ı": "i", "ħ": "h", "ŧ": "t", "ŋ": "ng"})
+
+
 def without_accents(word: str) -> str:
     """``word`` lowercased without its accents when that leaves plain Latin letters
-    ("Météo" → "meteo", "Größe" → "grosse"); otherwise as it was."""
+    ("Météo" → "meteo", "Größe" → "grosse", "Łódź" → "lodz"); otherwise as it was."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
+    folded = folded.translate(_LATIN_LETTERS)
     return folded if folded.isascii() else word
 
 
@@ -107,6 +113,10 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """The search terms of ``text``, in order, repeats kept (they count as term frequency)."""
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        # An accent written as a mark after its letter (macOS writes text so) is not a word
+        # character: "me\u0301te\u0301o" would be three words.
+        text = unicodedata.normalize("NFC", text)
     terms: list[str] = []
     for cjk, word in _RUN.findall(text):
         if cjk:

@@ -47,3 +47,16 @@ def test_accented_latin_words_are_kept_whole_and_read_without_accents() -> None:
 def test_other_scripts_keep_their_marks() -> None:
     # Russian й is its own letter, not и with a mark.
     assert tokenize("мой файл") == ["мой", "файл"]
+
+
+def test_an_accent_written_as_a_mark_after_its_letter_is_read_as_the_letter_with_it() -> None:
+    # macOS writes "é" as "e" and a combining acute: a regex saw three words in "météo".
+    import unicodedata
+
+    assert tokenize(unicodedata.normalize("NFD", "Prévisions météo")) == tokenize("Prévisions météo")
+    assert tokenize(unicodedata.normalize("NFD", "météo")) == ["meteo"]
+
+
+def test_latin_letters_with_a_stroke_or_a_ligature_are_read_plainly_too() -> None:
+    # One such letter kept the whole word, its other accents included, as it was.
+    assert tokenize("Łódź Smørrebrød œuvre") == ["lodz", "smorrebrod", "oeuvre"]
