@@ -8,7 +8,7 @@ parameter here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ import anyio
 
 from toolbay import __version__
 from toolbay.app import Toolbay
-from toolbay.catalog import Catalog
+from toolbay.catalog import Catalog, split_key
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, ChainSettings
 from toolbay.chain.call import Stage
@@ -142,14 +142,20 @@ async def _assembled(
         change = await keeper.rescan(retry_skipped_modules=True)
         after = keeper.catalog.current
 
-        def known(keys: Iterable[str], catalog: Catalog) -> list[str]:
+        def knows(key: str, catalog: Catalog) -> bool:
             # Another caller's personal tools, and tools this one may not use or find, go unnamed.
-            return [key for key in keys
-                    if (entry := catalog.by_key(key)) is not None
-                    and disclosure.may_know(principal, key, entry.definition)]
+            entry = catalog.by_key(key)
+            return entry is not None and disclosure.may_know(principal, key, entry.definition)
 
-        return {"added": known(change.added, after), "removed": known(change.removed, before),
-                "changed": known(change.changed, after)}
+        # As this caller sees it: a tool moved into a catalog folder it may not search is gone
+        # for it, one moved out of it is new to it.
+        seen: dict[str, list[str]] = {"added": [], "removed": [], "changed": []}
+        for key in dict.fromkeys((*change.added, *change.removed, *change.changed)):
+            knew, now = knows(key, before), knows(key, after)
+            kind = "added" if now and not knew else "removed" if knew and not now else "changed" if now else None
+            if kind is not None:
+                seen[kind].append(split_key(key)[0])  # its own personal tool by its name
+        return seen
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:
         # ``disclosure`` is bound below too, before any call can reach search_tools.

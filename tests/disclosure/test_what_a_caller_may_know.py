@@ -98,8 +98,15 @@ async def test_refresh_tools_names_only_the_changes_the_caller_may_know_of(
             (connected / "memo.py").unlink()
             (catalog / "safe.py").unlink()
             removed = await client.call_tool("refresh_tools", {})
+            # Into the catalog folder it may not search, and back: gone for it, then new to it.
+            shutil.move(connected / "notes.py", catalog / "notes.py")
+            hidden = await client.call_tool("refresh_tools", {})
+            shutil.move(catalog / "notes.py", connected / "notes.py")
+            back = await client.call_tool("refresh_tools", {})
     assert added.structured_content == {"added": ["memo_add"], "removed": [], "changed": []}
     assert removed.structured_content == {"added": [], "removed": ["memo_add"], "changed": []}
+    assert hidden.structured_content == {"added": [], "removed": ["notes_add"], "changed": []}
+    assert back.structured_content == {"added": ["notes_add"], "removed": [], "changed": []}
     for result in (added, removed):
         assert "safe_open" not in result.content[0].text  # type: ignore[union-attr]
 
