@@ -69,8 +69,8 @@ _FULL_MATCH = 0.9
 _KNOWN_FOR_FULL_MATCH = 0.5
 # A best tool that accounts for less than this share of the query's weight is no match
 # whatever leads it ("odd tool charlie" found refresh_tools at 0.002 by "tool" alone), and a
-# tool scoring less than ``_TAIL_SHARE`` of the best is not returned beside it (a name found
-# query's best at 0.87 was followed by nine tools at 0.0000). Neither changes any figure of
+# tool scoring less than ``_TAIL_SHARE`` of the best is not returned beside it (a query's best
+# at 0.87 was followed by nine tools at 0.0000). Neither changes any figure of
 # bench_search_quality (tried up to 0.015 and 0.2): no relevant tool scores that low there.
 _LEAST_SCORE = 0.01
 _TAIL_SHARE = 0.05
