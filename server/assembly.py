@@ -198,13 +198,21 @@ async def _assembled(
         from toolbay.metrics import ServerMetrics
 
         metrics = ServerMetrics(manager.counts, lambda: len(keeper_catalog().definitions()))
+    # Made once the keeper's first scan is done (nobody is connected before).
+    disclosures: list[Disclosure] = []
+
+    async def tools_changed_where_shown() -> object:
+        if disclosures and not disclosures[0].take_listing_change():
+            return 0  # only catalog folders' tools no session found: no listing changed
+        return await sessions.tools_changed()
+
     served_builtins = [RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                        *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]
     policies.authorizer.let_every_caller_use(h.name for h in served_builtins if h.for_every_caller)
     async with CatalogKeeper.open(
         settings,
         builtins=served_builtins,
-        listeners=[sessions.tools_changed, *([metrics.catalog_changed] if metrics else []),
+        listeners=[tools_changed_where_shown, *([metrics.catalog_changed] if metrics else []),
                    *([notices.changed] if notices else [])],
         roles=roles,
         role_listeners=[sessions.prompts_changed, *([notices.changed] if notices else [])],
@@ -231,6 +239,7 @@ async def _assembled(
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
                                 connected=settings.extensions)
+        disclosures.append(disclosure)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,
                       tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)

@@ -149,6 +149,11 @@ class Disclosure:
         self._shown: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, ToolDefinition]]] | None = None
         shown = self._shown_for(catalog.current)
         self.index.put_many((key, shown(entry.definition)) for key, entry in catalog.current.keyed().items())
+        # The catalog folders' tools by key, and whether a change since ``take_listing_change``
+        # may show in a listing: one only in catalog folders, of tools no session found, does not.
+        self._catalog_keys = {key for key, entry in catalog.current.keyed().items()
+                              if self.level_of(entry.definition) is Level.CATALOG}
+        self._listing_may_have_changed = False
         self._unsubscribe = catalog.subscribe(self._follow)
 
     # -- levels ---------------------------------------------------------------------------
@@ -401,7 +406,38 @@ class Disclosure:
 
     # -- following the catalog ----------------------------------------------------------------
 
+    def take_listing_change(self) -> bool:
+        """Whether a change since the last call may show in some session's listing (and so
+        whether sessions are told); False when every change was to catalog folders' tools
+        that no session has found, which no listing shows: telling every session would tell
+        them when folders they cannot see change."""
+        changed, self._listing_may_have_changed = self._listing_may_have_changed, False
+        return changed
+
+    def _shows_in_a_listing(self, catalog: Catalog, change: CatalogChange) -> bool:
+        found = {name for promoted in self._promoted.values() for name in promoted}
+        for key in change.removed:
+            if key not in self._catalog_keys or split_key(key)[0] in found:
+                return True
+        for key in (*change.added, *change.changed):
+            entry = catalog.by_key(key)
+            in_catalog = entry is not None and self.level_of(entry.definition) is Level.CATALOG
+            was_listed = key in change.changed and key not in self._catalog_keys
+            if not in_catalog or was_listed or split_key(key)[0] in found:
+                return True
+        return False
+
     def _follow(self, catalog: Catalog, change: CatalogChange) -> None:
+        if self._shows_in_a_listing(catalog, change):
+            self._listing_may_have_changed = True
+        for key in change.removed:
+            self._catalog_keys.discard(key)
+        for key in (*change.added, *change.changed):
+            entry = catalog.by_key(key)
+            if entry is not None and self.level_of(entry.definition) is Level.CATALOG:
+                self._catalog_keys.add(key)
+            else:
+                self._catalog_keys.discard(key)
         # The change names tools by their ``Catalog.keyed`` keys, as the index keeps them.
         for key in change.removed:
             self.index.remove(key)

@@ -253,3 +253,27 @@ async def test_a_delegation_is_offered_the_caller_s_own_personal_tools(
             result = await client.call_tool("agent_keeper", {"task": "note it"})
     assert not result.is_error, result
     assert "notes_mine" in [tool["name"] for tool in (result.meta or {})["_subagent"]["tools"]]
+
+
+async def test_sessions_are_told_of_changes_their_listings_can_show_only(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """A tool added to a catalog folder told every session list_changed, though no listing
+    shows it: a caller learnt when folders it cannot see change."""
+    connected, catalog, _ = folders
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=["vault"]) as (app, client):
+            changed: Any = client.list_changed  # type: ignore[attr-defined]
+            seen = changed.count
+            (catalog / "safe.py").write_text(
+                VAULT_MODULE.replace("vault_open", "safe_open").replace("the vault", "the safe"), encoding="utf-8")
+            await app.rescan()  # a catalog tool nobody found: nothing to tell
+            (connected / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+            await app.rescan()  # a connected tool: every listing shows it
+            await changed.after(seen)
+            assert changed.count == seen + 1  # in order: the catalog change sent none
+            assert names(await search(client, "vault_open")) == ["vault_open"]  # found: told (+1)
+            await changed.after(seen + 1)
+            (catalog / "vault.py").unlink()
+            await app.rescan()  # a tool this session found has gone: told
+            await changed.after(seen + 2)
+    assert changed.count == seen + 3
