@@ -248,7 +248,9 @@ class DisclosureSettings(_Section):
         "that does not fit are found only by search_tools, whose description names the folder.",
     )
     essential: list[str] = Field(
-        default_factory=list, description="Name patterns of tools always listed in full (built-ins always are).")
+        default_factory=list,
+        description="Name patterns of tools always listed in full (built-ins always are; a catalog folder's tool "
+        "only to callers that may search its folder).")
     catalog: list[SettingPath] = Field(
         default_factory=list,
         description="Extension folders (also in `extensions`) whose tools are never listed, only searched.")
