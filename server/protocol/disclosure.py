@@ -250,8 +250,13 @@ class Disclosure:
             """A tool listed with its schema whatever the mode: an essential one, and one this
             session found (a catalog folder's only while the caller may still search it)."""
             if level is Level.CATALOG:
-                return ((found.get(definition.name) == definition.origin or self._essential(definition))
-                        and self._may_find(principal, definition))
+                if not self._may_find(principal, definition):
+                    # The right to find it is gone, and so is the find: given back, the right
+                    # does not bring the tool back unfound.
+                    if found.get(definition.name) == definition.origin:
+                        del found[definition.name]
+                    return False
+                return found.get(definition.name) == definition.origin or self._essential(definition)
             return level is Level.ESSENTIAL or found.get(definition.name) == definition.origin
 
         shown = self._shown_now()
