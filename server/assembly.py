@@ -202,9 +202,13 @@ async def _assembled(
     disclosures: list[Disclosure] = []
 
     async def tools_changed_where_shown() -> object:
-        if disclosures and not disclosures[0].take_listing_change():
-            return 0  # only catalog folders' tools no session found: no listing changed
-        return await sessions.tools_changed()
+        if not disclosures:
+            return await sessions.tools_changed()
+        everyone, owners = disclosures[0].take_listing_change()
+        if everyone:
+            return await sessions.tools_changed()
+        # Only their personal tools (or nothing any listing shows: catalog tools nobody found).
+        return await sessions.tools_changed(only=owners) if owners else 0
 
     served_builtins = [RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                        *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]

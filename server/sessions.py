@@ -35,6 +35,9 @@ SEND_TIMEOUT_S = 5.0
 class SessionRegistry:
     def __init__(self, bus: SubscriptionBus | None = None) -> None:
         self._sessions: dict[Any, ServerSession] = {}
+        # Who each session's client is, when known: a change only some callers can see (their
+        # personal tools) is told to their sessions alone.
+        self._callers: dict[Any, str | None] = {}
         self._bus = bus
 
     # The MCP SDK is loaded with the first session or listener (a server's), not with this
@@ -48,12 +51,13 @@ class SessionRegistry:
             self._bus = InMemorySubscriptionBus()
         return self._bus
 
-    def add(self, session: ServerSession) -> None:
+    def add(self, session: ServerSession, caller: str | None = None) -> None:
         connection = connection_of(session)
         key = connection if connection is not None else session
         if key in self._sessions:
             return
         self._sessions[key] = session
+        self._callers[key] = caller
         if not when_connection_closes(session, self._forget, key):
             logger.warning("cannot tell when this session closes; it is kept until a notification to it fails")
 
@@ -63,12 +67,14 @@ class SessionRegistry:
 
     def _forget(self, key: Any) -> None:
         self._sessions.pop(key, None)
+        self._callers.pop(key, None)
 
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def tools_changed(self) -> int:
-        """Tells every session and listener that the tool list changed. Returns sessions reached.
+    async def tools_changed(self, only: frozenset[str] | None = None) -> int:
+        """Tells every session and listener that the tool list changed, or with ``only`` the
+        sessions of those callers alone. Returns sessions reached.
 
         Sessions are told concurrently, each within ``SEND_TIMEOUT_S``, so one stalled client
         (a full stream buffer) delays neither the others nor the next rescan.
@@ -78,7 +84,7 @@ class SessionRegistry:
         from mcp.server.session import ServerSession
         from mcp.server.subscriptions import ToolsListChanged
 
-        return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged())
+        return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged(), only)
 
     async def prompts_changed(self) -> int:
         """Tells every session and listener that the prompt list changed (role files)."""
@@ -105,7 +111,8 @@ class SessionRegistry:
         """No session has connected and no listener asked for the bus."""
         return not self._sessions and self._bus is None
 
-    async def _tell_all(self, send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent) -> int:
+    async def _tell_all(self, send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent,
+                        only: frozenset[str] | None = None) -> int:
         reached = 0
 
         async def tell(key: Any, session: ServerSession) -> None:
@@ -120,7 +127,8 @@ class SessionRegistry:
 
         async with anyio.create_task_group() as group:
             for key, session in list(self._sessions.items()):
-                group.start_soon(tell, key, session)
+                if only is None or self._callers.get(key) in only:
+                    group.start_soon(tell, key, session)
         try:
             await self.bus.publish(event)
         except Exception:

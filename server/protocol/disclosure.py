@@ -153,7 +153,8 @@ class Disclosure:
         # may show in a listing: one only in catalog folders, of tools no session found, does not.
         self._catalog_keys = {key for key, entry in catalog.current.keyed().items()
                               if self.level_of(entry.definition) is Level.CATALOG}
-        self._listing_may_have_changed = False
+        self._change_for_everyone = False
+        self._change_for_owners: set[str] = set()
         self._unsubscribe = catalog.subscribe(self._follow)
 
     # -- levels ---------------------------------------------------------------------------
@@ -411,30 +412,31 @@ class Disclosure:
 
     # -- following the catalog ----------------------------------------------------------------
 
-    def take_listing_change(self) -> bool:
-        """Whether a change since the last call may show in some session's listing (and so
-        whether sessions are told); False when every change was to catalog folders' tools
-        that no session has found, which no listing shows: telling every session would tell
-        them when folders they cannot see change."""
-        changed, self._listing_may_have_changed = self._listing_may_have_changed, False
-        return changed
+    def take_listing_change(self) -> tuple[bool, frozenset[str]]:
+        """Whose listings the changes since the last call may show in: (everyone's, or else
+        the callers whose personal tools changed). Neither when every change was to catalog
+        folders' tools that no session has found, which no listing shows: telling every
+        session would tell it when folders, or callers' tools, it cannot see change."""
+        everyone, owners = self._change_for_everyone, frozenset(self._change_for_owners)
+        self._change_for_everyone, self._change_for_owners = False, set()
+        return everyone, owners
 
-    def _shows_in_a_listing(self, catalog: Catalog, change: CatalogChange) -> bool:
+    def _note_whose_listings(self, catalog: Catalog, change: CatalogChange) -> None:
         found = {name for promoted in self._promoted.values() for name in promoted}
-        for key in change.removed:
-            if key not in self._catalog_keys or split_key(key)[0] in found:
-                return True
-        for key in (*change.added, *change.changed):
-            entry = catalog.by_key(key)
-            in_catalog = entry is not None and self.level_of(entry.definition) is Level.CATALOG
+        for key in (*change.removed, *change.added, *change.changed):
+            name, owner = split_key(key)
+            if owner is not None:
+                self._change_for_owners.add(owner)
+                continue
+            entry = catalog.by_key(key) if key not in change.removed else None
+            in_catalog = key in self._catalog_keys if key in change.removed else (
+                entry is not None and self.level_of(entry.definition) is Level.CATALOG)
             was_listed = key in change.changed and key not in self._catalog_keys
-            if not in_catalog or was_listed or split_key(key)[0] in found:
-                return True
-        return False
+            if not in_catalog or was_listed or name in found:
+                self._change_for_everyone = True
 
     def _follow(self, catalog: Catalog, change: CatalogChange) -> None:
-        if self._shows_in_a_listing(catalog, change):
-            self._listing_may_have_changed = True
+        self._note_whose_listings(catalog, change)
         for key in change.removed:
             self._catalog_keys.discard(key)
         for key in (*change.added, *change.changed):

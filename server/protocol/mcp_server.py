@@ -24,6 +24,7 @@ from mcp.server.subscriptions import ListenHandler
 
 from toolbay.auth.http import bearer_credential
 from toolbay.chain.call import ToolCall
+from toolbay.errors import Unauthenticated
 from toolbay.protocol import results
 from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
@@ -118,7 +119,11 @@ def build_mcp_server(app: Toolbay, transport: Transport,
         return results.tool_result_to_mcp(outcome)
 
     async def on_initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
-        app.sessions.add(ctx.session)
+        try:
+            caller: str | None = (await app.principal_for(transport, bearer_credential(ctx.request))).id
+        except Unauthenticated:
+            caller = None  # its requests are refused; it hears of changes every caller can see
+        app.sessions.add(ctx.session, caller)
         if on_session is not None:
             headers = getattr(ctx.request, "headers", None)
             on_session(ctx.session, headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None)

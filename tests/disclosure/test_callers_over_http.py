@@ -1,0 +1,89 @@
+"""What one caller's session hears and keeps, over streamable HTTP with JWT callers: a catalog
+tool it found ends with the right to search its folder; a change to another caller's personal
+tools is not told to it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.chain_e2e.conftest import BASE_TOML, config_dir, mint, running, signing_key, tokens  # noqa: F401
+from tests.disclosure.test_catalog_folders import CONNECTED_MODULE, VAULT_MODULE
+from tests.disclosure.test_search_first import listed, names, search
+from tests.reload.conftest import ListChanged
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.protocol.transports import serving_http
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    for folder in (notes, vault):
+        folder.mkdir()
+    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    (vault / "vault.py").write_text(VAULT_MODULE, encoding="utf-8")
+    config = config_dir / "toolbay.toml"
+    config.write_text(BASE_TOML + f'\n[disclosure]\nmode = "search-first"\ncatalog = ["{vault}"]\ncatalog_allow = []\n',
+                      encoding="utf-8")
+    settings = load_settings(config, extensions=[notes, vault], agents=[], data_dir=tmp_path / "data", port=0)
+    may_search = mint("bob", scope="tools:exec catalog:vault")
+    may_not = mint("bob", scope="tools:exec")
+    with anyio.fail_after(60):
+        async with running(settings) as url, \
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {may_search}"},
+                                   timeout=httpx2.Timeout(30, read=60)) as http, \
+                Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy") as client:
+            assert names(await search(client, "open the vault")) == ["vault_open"]
+            found = await listed(client)
+            http.headers["Authorization"] = f"Bearer {may_not}"
+            without_the_right = await listed(client)
+            http.headers["Authorization"] = f"Bearer {may_search}"
+            with_it_again = await listed(client)
+    assert "pin" in found["vault_open"].input_schema["properties"]
+    assert "vault_open" not in without_the_right
+    assert "vault_open" not in with_it_again  # to be found again, not brought back
+
+
+async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alone(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """Every session heard list_changed when anyone's personal folder changed: a caller learnt
+    when another one's tools did."""
+    notes, people = tmp_path / "notes", tmp_path / "people"
+    notes.mkdir()
+    (people / "bob").mkdir(parents=True)
+    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    config = config_dir / "toolbay.toml"
+    config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
+    settings = load_settings(config, extensions=[notes], agents=[], data_dir=tmp_path / "data", port=0)
+    heard = {"alice": ListChanged(), "bob": ListChanged()}
+    with anyio.fail_after(60):
+        async with assemble(settings, watch=False) as app, serving_http(app) as url, \
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('alice', scope='tools:exec')}"},
+                                   timeout=httpx2.Timeout(30, read=60)) as alice_http, \
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('bob', scope='tools:exec')}"},
+                                   timeout=httpx2.Timeout(30, read=60)) as bob_http, \
+                Client(streamable_http_client(f"{url}/mcp", http_client=alice_http), mode="legacy",
+                       message_handler=heard["alice"]) as alice, \
+                Client(streamable_http_client(f"{url}/mcp", http_client=bob_http), mode="legacy",
+                       message_handler=heard["bob"]) as bob:
+            await listed(alice)
+            await listed(bob)
+            (people / "bob" / "diary.py").write_text(CONNECTED_MODULE.replace("notes_add", "diary"), encoding="utf-8")
+            await app.rescan()
+            await heard["bob"].after(0)  # bob's own tool: told
+            (notes / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+            await app.rescan()
+            await heard["alice"].after(0)  # a connected tool: told to everyone
+            await heard["bob"].after(1)
+            bobs = await listed(bob)
+    assert heard["alice"].count == 1  # in order: bob's tool was not told to alice
+    assert "diary" in bobs
