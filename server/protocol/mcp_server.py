@@ -123,6 +123,9 @@ def build_mcp_server(app: Toolbay, transport: Transport,
             caller: str | None = (await app.principal_for(transport, bearer_credential(ctx.request))).id
         except Unauthenticated:
             caller = None  # its requests are refused; it hears of changes every caller can see
+        except Exception:  # a verifier's own trouble must not leave the session unregistered
+            logger.warning("could not tell who a new session's caller is", exc_info=True)
+            caller = None
         app.sessions.add(ctx.session, caller)
         if on_session is not None:
             headers = getattr(ctx.request, "headers", None)
