@@ -234,7 +234,7 @@ class DisclosureSettings(_Section):
         "auto",
         description="full: every tool with its schema; search-first: essential tools in full, connected tools "
         "by name and one line, catalog tools only through search_tools; auto: search-first once the full "
-        "listing would pass token_budget.",
+        "listing of the caller's tools would pass token_budget.",
     )
     token_budget: int = Field(
         10_000, ge=0,

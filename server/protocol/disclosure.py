@@ -147,6 +147,10 @@ class Disclosure:
         # Each listed definition as shown (redacted), for the catalog it was made for: keyed by
         # the definition's identity, holding it so that the identity stays its own.
         self._shown: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, ToolDefinition]]] | None = None
+        # The same for each definition's length in a listing, and for each caller's ``auto``
+        # decision (by id and scopes).
+        self._lengths: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, int]]] | None = None
+        self._caller_modes: tuple[weakref.ref[Catalog], dict[tuple[str, frozenset[str]], bool]] | None = None
         shown = self._shown_for(catalog.current)
         self.index.put_many((key, shown(entry.definition)) for key, entry in catalog.current.keyed().items())
         # The catalog folders' tools by key, and whether a change since ``take_listing_change``
@@ -221,11 +225,45 @@ class Disclosure:
 
     # -- listing --------------------------------------------------------------------------
 
-    def search_first(self) -> bool:
+    def search_first(self, visible: list[ToolDefinition] | None = None) -> bool:
+        """Whether listings show only some tools: in ``auto`` mode, when the full listing of
+        ``visible`` (a caller's tools), or else of the whole server, passes the budget."""
         mode = self.settings.mode
         if mode != "auto":
             return mode == "search-first"
-        return self.full_listing_tokens() > self.settings.token_budget
+        tokens = self.full_listing_tokens() if visible is None else self._listing_tokens(visible)
+        return tokens > self.settings.token_budget
+
+    def _search_first_for(self, principal: Principal) -> bool:
+        """``search_first`` for the tools this caller may use, once per catalog and caller."""
+        if self.settings.mode != "auto":
+            return self.search_first()
+        current = self._catalog.current
+        if self._caller_modes is None or self._caller_modes[0]() is not current:
+            self._caller_modes = (weakref.ref(current), {})
+        known = self._caller_modes[1]
+        key = (principal.id, principal.scopes)
+        if key not in known:
+            usable = [definition for definition in current.definitions_for(principal.id)
+                      if self._can_use(principal, definition)]
+            known[key] = self.search_first(usable)
+        return known[key]
+
+    def _listing_tokens(self, definitions: list[ToolDefinition]) -> int:
+        """The full listing of ``definitions`` but a catalog folder's, in tokens; each
+        definition's length counted once per catalog."""
+        current = self._catalog.current
+        if self._lengths is None or self._lengths[0]() is not current:
+            self._lengths = (weakref.ref(current), {})
+        lengths = self._lengths[1]
+        characters = 0
+        for definition in definitions:
+            known = lengths.get(id(definition))
+            if known is None:
+                known = lengths[id(definition)] = (definition, _listed_characters(definition))
+            if self.level_of(definition) is not Level.CATALOG:
+                characters += known[1]
+        return characters // CHARACTERS_PER_TOKEN
 
     def where_tools_are(self) -> str | None:
         """What a call of an unknown name is told when the listing shows only some tools."""
@@ -261,7 +299,7 @@ class Disclosure:
             return level is Level.ESSENTIAL or found.get(definition.name) == definition.origin
 
         shown = self._shown_now()
-        if not self.search_first():
+        if not self.search_first(visible):
             # Everything in full, but a catalog folder's tools only once this session found them.
             return [shown(definition) for definition in visible
                     if (level := self.level_of(definition)) is not Level.CATALOG or in_full(definition, level)]
@@ -398,7 +436,7 @@ class Disclosure:
         # Every listing shows the essential tools in full already (a catalog one named essential
         # too, to a caller that may search it), and a full listing every tool found but a
         # catalog folder's: the session is told only of a listing that changed.
-        changes_listing = (Level.CATALOG, Level.CONNECTED) if self.search_first() else (Level.CATALOG,)
+        changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
 
         def listed_in_full_already(definition: ToolDefinition) -> bool:
             return self._essential(definition) and self._may_find(principal, definition)

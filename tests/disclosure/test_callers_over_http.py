@@ -87,3 +87,30 @@ async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alon
             bobs = await listed(bob)
     assert heard["alice"].count == 1  # in order: bob's tool was not told to alice
     assert "diary" in bobs
+
+
+async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """auto counted the whole server's tools: a caller allowed a handful of them was given
+    names without schemas because other callers have two hundred."""
+    from tests.disclosure.conftest import NOUNS, VERBS, python_module
+
+    notes, bulk = tmp_path / "notes", tmp_path / "bulk"
+    for folder in (notes, bulk):
+        folder.mkdir()
+    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    (bulk / "bulk.py").write_text(python_module("bulk", VERBS[:10], NOUNS[:20]), encoding="utf-8")  # 200 tools
+    config = config_dir / "toolbay.toml"
+    config.write_text(BASE_TOML + '\n[disclosure]\nmode = "auto"\ntoken_budget = 5000\n', encoding="utf-8")
+    settings = load_settings(config, extensions=[notes, bulk], agents=[], data_dir=tmp_path / "data", port=0)
+    listings = {}
+    with anyio.fail_after(120):
+        async with running(settings) as url:
+            for caller, scope in (("alice", "tools:exec"), ("bob", "tool:notes_*")):
+                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint(caller, scope=scope)}"},
+                                              timeout=httpx2.Timeout(30, read=60)) as http, \
+                        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy") as client:
+                    listings[caller] = await listed(client)
+    assert "properties" not in listings["alice"]["notes_add"].input_schema  # 200 tools: names only
+    assert "properties" in listings["bob"]["notes_add"].input_schema  # a handful: in full
+    assert not any(name.startswith("bulk_") for name in listings["bob"])
