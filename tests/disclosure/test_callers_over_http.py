@@ -16,10 +16,10 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.chain_e2e.conftest import BASE_TOML, config_dir, mint, running, signing_key, tokens  # noqa: F401
 from tests.disclosure.test_catalog_folders import CONNECTED_MODULE, VAULT_MODULE
 from tests.disclosure.test_search_first import listed, names, search
-from tests.reload.conftest import ListChanged
+from tests.reload.conftest import GetStreamSpy, ListChanged
 from toolbay.assembly import assemble
 from toolbay.config import load_settings
-from toolbay.protocol.transports import serving_http
+from toolbay.protocol.transports import build_http_app, serving_http
 
 pytestmark = pytest.mark.anyio
 
@@ -66,7 +66,8 @@ async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alon
     settings = load_settings(config, extensions=[notes], agents=[], data_dir=tmp_path / "data", port=0)
     heard = {"alice": ListChanged(), "bob": ListChanged()}
     with anyio.fail_after(60):
-        async with assemble(settings, watch=False) as app, serving_http(app) as url, \
+        async with assemble(settings, watch=False) as app, \
+                serving_http(app, streams := GetStreamSpy(build_http_app(app))) as url, \
                 httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('alice', scope='tools:exec')}"},
                                    timeout=httpx2.Timeout(30, read=60)) as alice_http, \
                 httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('bob', scope='tools:exec')}"},
@@ -75,6 +76,8 @@ async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alon
                        message_handler=heard["alice"]) as alice, \
                 Client(streamable_http_client(f"{url}/mcp", http_client=bob_http), mode="legacy",
                        message_handler=heard["bob"]) as bob:
+            # A notification sent before a client's standing GET stream is open is lost.
+            await streams.after(1)
             await listed(alice)
             await listed(bob)
             (people / "bob" / "diary.py").write_text(CONNECTED_MODULE.replace("notes_add", "diary"), encoding="utf-8")
