@@ -29,13 +29,13 @@ from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
-from toolbay.protocol.disclosure import Disclosure
+from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm.early import EarlyCompiles
 from toolbay.watcher import ExtensionWatcher
-from toolbay.words import CallContext, Principal, Transport
+from toolbay.words import CallContext, Transport
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -134,9 +134,7 @@ async def _assembled(
 
     async def rescan_now(context: CallContext) -> Mapping[str, list[str]]:
         # ``keeper`` and ``disclosure`` are bound below, before any call can reach refresh_tools.
-        principal = context.extras.get("principal")
-        if not isinstance(principal, Principal):
-            principal = Principal.anonymous()
+        principal = caller_of(context)
         before = keeper.catalog.current
         # Asked for: a module skipped for an import that failed is tried again, whatever the cache says.
         change = await keeper.rescan(retry_skipped_modules=True)

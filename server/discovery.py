@@ -32,7 +32,7 @@ import anyio.to_thread
 from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
-from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected
+from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected, why_no_folder
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.helptext import HelpDescription, build_tool_schema
@@ -93,10 +93,8 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
             finally:
                 if fd is not None:
                     os.close(fd)
-        except FileNotFoundError:
-            _warn_once(folder, "extension folder %s does not exist; skipping it")
-        except NotADirectoryError:
-            _warn_once(folder, "extension folder %s is a file, not a folder; skipping it")
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            _warn_once(folder, f"extension folder %s {why_no_folder(exc)}; skipping it")
         else:
             _missing_folders.discard(str(folder))
     return found

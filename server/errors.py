@@ -162,3 +162,13 @@ class NoSuchJob(CallRefused):
         super().__init__(f"There is no job {echoed(job_id)} (it may belong to another caller or have expired).",
                          job_id=job_id[:ECHO_CHARACTERS])
         self.job_id = job_id
+
+
+def why_no_folder(error: OSError) -> str:
+    """What an error from reading a folder says of it, as every folder toolbay is given is
+    told about (extension, agents, data folders)."""
+    if isinstance(error, FileNotFoundError):
+        return "does not exist"
+    if isinstance(error, NotADirectoryError):
+        return "is a file, not a folder"
+    return f"cannot be read ({error.strerror or error})"

@@ -118,6 +118,27 @@ def _folder_of(definition: ToolDefinition, folders: list[tuple[str, str]]) -> tu
     return max(holding, key=lambda folder: len(folder[0]), default=None)
 
 
+def caller_of(context: CallContext) -> Principal:
+    """Who called a built-in, as the app hands it over (anonymous when it does not)."""
+    principal = context.extras.get("principal")
+    return principal if isinstance(principal, Principal) else Principal.anonymous()
+
+
+class _PerCatalog:
+    """Values worked out once per catalog, kept while that catalog is the one asked about. The
+    catalog is held weakly: an old one holds its tools' modules, which must be freed once it
+    is swapped out."""
+
+    def __init__(self) -> None:
+        self._catalog: weakref.ref[Catalog] | None = None
+        self._values: dict[str, Any] = {}
+
+    def of(self, catalog: Catalog) -> dict[str, Any]:
+        if self._catalog is None or self._catalog() is not catalog:
+            self._catalog, self._values = weakref.ref(catalog), {}
+        return self._values
+
+
 class Disclosure:
     def __init__(self, settings: DisclosureSettings, catalog: CatalogHolder, can_use: CanUse,
                  connected: Sequence[Path] = ()) -> None:
@@ -138,19 +159,11 @@ class Disclosure:
         # Per session: the tools it found, by name, with the file each came from (a tool of that
         # name from another file, a catalog one say, was not found and is not listed).
         self._promoted: dict[Any, dict[str, str]] = {}
-        # The catalog the full listing was last counted for, weakly: an old catalog holds its
-        # tools' modules, which must be freed once it is swapped out.
-        self._full_tokens: tuple[weakref.ref[Catalog], int] | None = None
-        # The same for the connected folders listed tool by tool: their paths, and the
-        # folders left out with how many tools each holds.
-        self._connected_listing: tuple[weakref.ref[Catalog], frozenset[str], tuple[tuple[str, str], ...]] | None = None
-        # Each listed definition as shown (redacted), for the catalog it was made for: keyed by
-        # the definition's identity, holding it so that the identity stays its own.
-        self._shown: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, ToolDefinition]]] | None = None
-        # The same for each definition's length in a listing, and for each caller's ``auto``
-        # decision (by id and scopes).
-        self._lengths: tuple[weakref.ref[Catalog], dict[int, tuple[ToolDefinition, int]]] | None = None
-        self._caller_modes: tuple[weakref.ref[Catalog], dict[tuple[str, frozenset[str]], bool]] | None = None
+        # What is worked out once per catalog: the full listing's size, the connected folders
+        # listed tool by tool, each definition as shown (redacted) and its length (keyed by the
+        # definition's identity, holding it so that the identity stays its own), each caller's
+        # ``auto`` decision.
+        self._per_catalog = _PerCatalog()
         shown = self._shown_for(catalog.current)
         self.index.put_many((key, shown(entry.definition)) for key, entry in catalog.current.keyed().items())
         # The catalog folders' tools by key, and whether a change since ``take_listing_change``
@@ -239,9 +252,7 @@ class Disclosure:
         if self.settings.mode != "auto":
             return self.search_first()
         current = self._catalog.current
-        if self._caller_modes is None or self._caller_modes[0]() is not current:
-            self._caller_modes = (weakref.ref(current), {})
-        known = self._caller_modes[1]
+        known: dict[tuple[str, frozenset[str]], bool] = self._per_catalog.of(current).setdefault("caller_modes", {})
         key = (principal.id, principal.scopes)
         if key not in known:
             usable = [definition for definition in current.definitions_for(principal.id)
@@ -252,10 +263,8 @@ class Disclosure:
     def _listing_tokens(self, definitions: list[ToolDefinition]) -> int:
         """The full listing of ``definitions`` but a catalog folder's, in tokens; each
         definition's length counted once per catalog."""
-        current = self._catalog.current
-        if self._lengths is None or self._lengths[0]() is not current:
-            self._lengths = (weakref.ref(current), {})
-        lengths = self._lengths[1]
+        lengths: dict[int, tuple[ToolDefinition, int]] = self._per_catalog.of(self._catalog.current).setdefault(
+            "lengths", {})
         characters = 0
         for definition in definitions:
             known = lengths.get(id(definition))
@@ -275,11 +284,11 @@ class Disclosure:
         """The full listing (every tool but the catalog folders'), in tokens (characters of its
         JSON / 4), once per catalog."""
         current = self._catalog.current
-        if self._full_tokens is None or self._full_tokens[0]() is not current:
-            characters = sum(_listed_characters(definition) for definition in current.definitions()
-                             if self.level_of(definition) is not Level.CATALOG)
-            self._full_tokens = (weakref.ref(current), characters // CHARACTERS_PER_TOKEN)
-        return self._full_tokens[1]
+        known = self._per_catalog.of(current)
+        if "full_tokens" not in known:
+            known["full_tokens"] = self._listing_tokens(current.definitions())
+        tokens: int = known["full_tokens"]
+        return tokens
 
     def listed(self, principal: Principal, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
         """What this session's ``tools/list`` shows of the tools the caller may use."""
@@ -341,9 +350,7 @@ class Disclosure:
     def _shown_for(self, current: Catalog) -> Callable[[ToolDefinition], ToolDefinition]:
         """Redacts a definition of ``current``, once per catalog: the index, the listings and the
         search results all show the same redacted copy."""
-        if self._shown is None or self._shown[0]() is not current:
-            self._shown = (weakref.ref(current), {})
-        made = self._shown[1]
+        made: dict[int, tuple[ToolDefinition, ToolDefinition]] = self._per_catalog.of(current).setdefault("shown", {})
 
         def shown(definition: ToolDefinition) -> ToolDefinition:
             known = made.get(id(definition))
@@ -358,7 +365,8 @@ class Disclosure:
         search), once per catalog. Folders are taken in order, each if its tools' names and
         lines fit in what is left of ``connected_budget``."""
         current = self._catalog.current
-        if self._connected_listing is None or self._connected_listing[0]() is not current:
+        known = self._per_catalog.of(current)
+        if "connected_listing" not in known:
             characters: dict[str, int] = {}
             counts: dict[str, int] = {}
             for definition in current.definitions():
@@ -378,16 +386,15 @@ class Disclosure:
                     listed.add(path)
                 else:
                     left_out.append((path, name))
-            self._connected_listing = (weakref.ref(current), frozenset(listed), tuple(left_out))
-        return self._connected_listing[1], self._connected_listing[2]
+            known["connected_listing"] = (frozenset(listed), tuple(left_out))
+        listed_paths, left_out_folders = known["connected_listing"]
+        return listed_paths, left_out_folders
 
     # -- search ---------------------------------------------------------------------------
 
     async def search(self, query: str, limit: int, context: CallContext) -> dict[str, Any]:
         """``search_tools``: the caller's best tools with full schemas, promoted into its session."""
-        principal = context.extras.get("principal")
-        if not isinstance(principal, Principal):
-            principal = Principal.anonymous()
+        principal = caller_of(context)
         current = self._catalog.current
 
         def live(key: str) -> ToolDefinition | None:

@@ -38,6 +38,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolbay.errors import why_no_folder
+
 ROLE_SUFFIX = ".md"
 MAX_ROLE_BYTES = 256 * 1024
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
@@ -253,9 +255,7 @@ def role_files(folders: Iterable[Path]) -> list[str]:
             # One that does not exist (yet) holds no roles; a mistyped one is said once.
             if str(folder) not in _said_missing:
                 _said_missing.add(str(folder))
-                reason = "is a file, not a folder" if isinstance(exc, NotADirectoryError) else (
-                    "does not exist" if isinstance(exc, FileNotFoundError) else f"cannot be read ({exc.strerror})")
-                logger.warning("agents folder %s %s; no roles from it", folder, reason)
+                logger.warning("agents folder %s %s; no roles from it", folder, why_no_folder(exc))
             continue
         _said_missing.discard(str(folder))
         for entry in entries:

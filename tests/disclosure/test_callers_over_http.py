@@ -4,8 +4,10 @@ tools is not told to it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
@@ -24,6 +26,16 @@ from toolbay.protocol.transports import build_http_app, serving_http
 pytestmark = pytest.mark.anyio
 
 
+@asynccontextmanager
+async def session_of(url: str, token: str, **options: Any) -> AsyncIterator[tuple[Client, httpx2.AsyncClient]]:
+    """The SDK's client on streamable HTTP with ``token``, and its HTTP client, whose bearer
+    token a test may replace mid-session (as a refreshed JWT would)."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
+                                  timeout=httpx2.Timeout(30, read=60)) as http, \
+            Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy", **options) as client:
+        yield client, http
+
+
 async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
         config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
     notes, vault = tmp_path / "notes", tmp_path / "vault"
@@ -38,10 +50,7 @@ async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
     may_search = mint("bob", scope="tools:exec catalog:vault")
     may_not = mint("bob", scope="tools:exec")
     with anyio.fail_after(60):
-        async with running(settings) as url, \
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {may_search}"},
-                                   timeout=httpx2.Timeout(30, read=60)) as http, \
-                Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy") as client:
+        async with running(settings) as url, session_of(url, may_search) as (client, http):
             assert names(await search(client, "open the vault")) == ["vault_open"]
             found = await listed(client)
             http.headers["Authorization"] = f"Bearer {may_not}"
@@ -68,14 +77,8 @@ async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alon
     with anyio.fail_after(60):
         async with assemble(settings, watch=False) as app, \
                 serving_http(app, streams := GetStreamSpy(build_http_app(app))) as url, \
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('alice', scope='tools:exec')}"},
-                                   timeout=httpx2.Timeout(30, read=60)) as alice_http, \
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('bob', scope='tools:exec')}"},
-                                   timeout=httpx2.Timeout(30, read=60)) as bob_http, \
-                Client(streamable_http_client(f"{url}/mcp", http_client=alice_http), mode="legacy",
-                       message_handler=heard["alice"]) as alice, \
-                Client(streamable_http_client(f"{url}/mcp", http_client=bob_http), mode="legacy",
-                       message_handler=heard["bob"]) as bob:
+                session_of(url, mint("alice", scope="tools:exec"), message_handler=heard["alice"]) as (alice, _), \
+                session_of(url, mint("bob", scope="tools:exec"), message_handler=heard["bob"]) as (bob, _):
             # A notification sent before a client's standing GET stream is open is lost.
             await streams.after(1)
             await listed(alice)
@@ -110,9 +113,7 @@ async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(
     with anyio.fail_after(120):
         async with running(settings) as url:
             for caller, scope in (("alice", "tools:exec"), ("bob", "tool:notes_*")):
-                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint(caller, scope=scope)}"},
-                                              timeout=httpx2.Timeout(30, read=60)) as http, \
-                        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy") as client:
+                async with session_of(url, mint(caller, scope=scope)) as (client, _):
                     listings[caller] = await listed(client)
     assert "properties" not in listings["alice"]["notes_add"].input_schema  # 200 tools: names only
     assert "properties" in listings["bob"]["notes_add"].input_schema  # a handful: in full
