@@ -13,7 +13,6 @@ Compiled modules are loaded lazily, on a tool's first call.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import os
@@ -43,6 +42,7 @@ from toolbay.pytools.confinement import confinement_words
 from toolbay.pytools.credentials import CredentialStore
 from toolbay.pytools.describe import DescribeFailed, describe_module, packages_stamp, probe_confinement
 from toolbay.pytools.workers import WORKER_SCRIPT
+from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.words import PermissionTier, ToolDefinition
 
@@ -270,10 +270,12 @@ class Discovery:
 
     # -- one file -----------------------------------------------------------------
 
-    def describe_file_sync(self, path: str | Path, sha: str | None = None, *, look_up: bool = True) -> FileOutcome:
+    def describe_file_sync(self, path: str | Path, sha: str | None = None, *, look_up: bool = True,
+                           stop: threading.Event | None = None) -> FileOutcome:
         """Describes one file (``sha``: its hash when the caller already has it; ``look_up``:
         False when the caller has already found it missing from the cache).
-        Blocking: call it on a worker thread."""
+        Blocking: call it on a worker thread. Once ``stop`` is set, the guest or worker
+        describing it is stopped and ``WorkStopped`` raised: nothing is cached."""
         path = os.fspath(path)
         if sha is None:
             try:
@@ -282,14 +284,17 @@ class Discovery:
                 return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {exc}"))
         stem = tool_name_for(path)
         if path.endswith(".py"):
-            return self.describe_python(path, sha, look_up=look_up)
+            return self.describe_python(path, sha, look_up=look_up, stop=stop)
         ref = ModuleRef(self.runtime, path, sha)
         cached = self.cache.get(sha, stem) if look_up else None
         if cached is not None:
             return self._outcome(ref, stem, cached, from_cache=True)
         try:
-            cached = self._describe_with_guest(ref, stem)
+            cached = self._describe_with_guest(ref, stem, stop=stop)
         except (WasmRejected, NotHelpError) as exc:
+            if stop is not None and stop.is_set():
+                # Help runs stopped because the server is stopping: not the file's doing.
+                raise WorkStopped from None
             # A property of these bytes (not WebAssembly we run, or a --help that is not help or
             # never ends): remembered like a description, so the file costs its help timeout
             # once, not at every start, until it changes.
@@ -303,6 +308,8 @@ class Discovery:
             return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
+        if stop is not None and stop.is_set():
+            raise WorkStopped  # a subcommand's help may have been cut short
         self.cache.put(sha, stem, cached)
         return self._outcome(ref, stem, cached, from_cache=False)
 
@@ -363,14 +370,15 @@ class Discovery:
         return Explanation(runs, tools, described.skipped)
 
     def _describe_with_guest(self, ref: ModuleRef, stem: str,
-                             record: Callable[[list[str], HelpRun], None] | None = None) -> CachedFile:
+                             record: Callable[[list[str], HelpRun], None] | None = None,
+                             stop: threading.Event | None = None) -> CachedFile:
         # The help-text parser loads with the first file to describe (see toolbay.helptext).
         from toolbay.helptext import HelpRun, describe_tree
 
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
 
         def run_help(argv: list[str]) -> HelpRun:
-            result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits))
+            result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits), stop)
             stopped = result.trap
             if stopped is None and (result.stdout_truncated or result.stderr_truncated):
                 stopped = f"it printed more than {self.help_limits.stdout_limit_bytes >> 20} MiB"
@@ -433,14 +441,16 @@ class Discovery:
 
     # -- Python tool modules --------------------------------------------------------
 
-    def describe_python(self, path: str, sha: str, *, look_up: bool = True) -> FileOutcome:
-        """Describes a ``.py`` file in a worker process (or from the cache). Blocking."""
+    def describe_python(self, path: str, sha: str, *, look_up: bool = True,
+                        stop: threading.Event | None = None) -> FileOutcome:
+        """Describes a ``.py`` file in a worker process (or from the cache). Blocking; once
+        ``stop`` is set, the worker is killed and ``WorkStopped`` raised."""
         entry = self._python_cached(sha) if look_up else None
         source = source_of(path, sha)
         if entry is None:
             spec = self._worker_spec(path, tool_name_for(path), None, source)
             try:
-                description, enforced = describe_module(spec, self.settings.python.describe_timeout_s)
+                description, enforced = describe_module(spec, self.settings.python.describe_timeout_s, stop)
             except DescribeFailed as failed:
                 if failed.lasting:
                     self.python_cache.put(sha, {"skipped": failed.reason})
@@ -550,8 +560,13 @@ class Discovery:
         async def one(index: int, path: str) -> None:
             started = time.perf_counter()
             sha = known.get(path)
-            describe = functools.partial(self.describe_file_sync, path, sha, look_up=sha is None)
-            outcome = await anyio.to_thread.run_sync(describe, limiter=limiter)
+
+            def describe(stop: threading.Event) -> FileOutcome:
+                return self.describe_file_sync(path, sha, look_up=sha is None, stop=stop)
+
+            # Cancelled (the server stops), the guest or worker describing the file is stopped
+            # at once rather than waited for to the end of its help or describe timeout.
+            outcome = await run_stoppable(describe, limiter=limiter)
             outcomes[index] = outcome
             name = os.path.basename(path)
             if outcome.skipped:

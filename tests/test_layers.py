@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "toolbay.words": 0,
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.atomic_files": 0,  # files replaced whole or not at all
+    "toolbay.stoppable_threads": 0,  # blocking work on worker threads, told to stop when cancelled
     "toolbay.errors": 0,
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,

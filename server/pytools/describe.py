@@ -15,9 +15,15 @@ import site
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from typing import Any
 
 from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, process_env
+from toolbay.stoppable_threads import WorkStopped
+
+# How often a describing worker's run looks whether it is to stop (the server stopping).
+_STOP_CHECK_S = 0.1
 
 
 class DescribeFailed(Exception):
@@ -31,8 +37,10 @@ class DescribeFailed(Exception):
         self.with_packages = with_packages
 
 
-def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The module's description and the confinement the worker reported. Raises ``DescribeFailed``."""
+def describe_module(spec: WorkerSpec, timeout_s: float,
+                    stop: threading.Event | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The module's description and the confinement the worker reported. Raises ``DescribeFailed``,
+    or ``WorkStopped`` once ``stop`` is set (the worker is killed)."""
     if spec.module in sys.stdlib_module_names:
         # Imported as "json", it would stand for the standard library's json in the worker, and
         # whatever imports that (the worker itself, jsonschema, the module's own imports) breaks
@@ -41,7 +49,7 @@ def describe_module(spec: WorkerSpec, timeout_s: float) -> tuple[dict[str, Any],
                              "worker and the libraries it loads need: rename the file (its tools are named "
                              "after it)", lasting=True)
     try:
-        completed = _run_once(spec, timeout_s, describe=True)
+        completed = _run_once(spec, timeout_s, describe=True, stop=stop)
     except subprocess.TimeoutExpired:
         raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s",
                              with_packages=True) from None
@@ -73,14 +81,33 @@ def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:
     return dict(ready.get("confinement") or {})
 
 
-def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool) -> subprocess.CompletedProcess[bytes]:
+def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool,
+              stop: threading.Event | None = None) -> subprocess.CompletedProcess[bytes]:
     """Starts a worker, sends its init frame, closes its input (so it exits once ready) and
-    collects what it wrote."""
-    with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp:
-        return subprocess.run(
-            spec.command(), input=frame(spec.init_message(tmp, describe=describe)), capture_output=True,
-            timeout=timeout_s, env=process_env(), start_new_session=True, check=False,
-        )
+    collects what it wrote. Raises ``subprocess.TimeoutExpired`` past ``timeout_s`` and
+    ``WorkStopped`` once ``stop`` is set, the worker killed in both cases."""
+    with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp, subprocess.Popen(
+            spec.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=process_env(), start_new_session=True) as process:
+        message: bytes | None = frame(spec.init_message(tmp, describe=describe))
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                # Output already read is kept between tries (the documented way to poll).
+                stdout, stderr = process.communicate(
+                    message, timeout=max(0.0, left if stop is None else min(left, _STOP_CHECK_S)))
+            except subprocess.TimeoutExpired:
+                message = None
+                stopped = stop is not None and stop.is_set()
+                if not stopped and time.monotonic() < deadline:
+                    continue
+                process.kill()
+                process.communicate()
+                if stopped:
+                    raise WorkStopped from None
+                raise subprocess.TimeoutExpired(process.args, timeout_s) from None
+            return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def _first_frame(data: bytes) -> dict[str, Any] | None:

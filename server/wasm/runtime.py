@@ -28,6 +28,7 @@ import wasmtime
 
 from toolbay.errors import WasmRejected
 from toolbay.internals.wasmtime_capi import export_by_name, set_stdin_bytes
+from toolbay.stoppable_threads import run_stoppable
 from toolbay.wasm.cache import CacheStats, ModuleCache
 from toolbay.wasm.compilers import (
     OPTIMISING,
@@ -395,29 +396,18 @@ class WasmRuntime:
                         cancel: threading.Event | None = None) -> RunResult:
         """``run`` on a worker thread. If the awaiting task is cancelled, the guest is told to
         stop (it does so within a tick), awaited briefly, and the cancellation re-raised."""
-        cancel = cancel or threading.Event()
-        finished = threading.Event()
         # anyio's worker threads keep their last job in local variables until their next one:
         # the module is let go of when the run ends, so that an idle worker does not keep a
         # replaced module (and its compiled code) alive.
         running = [module]
 
-        def work() -> RunResult:
+        def work(stop: threading.Event) -> RunResult:
             try:
-                return self.run(running[0], request, cancel)
+                return self.run(running[0], request, stop)
             finally:
                 running.clear()
-                finished.set()
 
-        try:
-            return await anyio.to_thread.run_sync(work, limiter=self._limiter, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class():
-            cancel.set()
-            with anyio.CancelScope(shield=True):
-                # The worker may not have started yet (still waiting for the limiter): then it
-                # never will run the guest, as ``run`` checks ``cancel`` before starting.
-                await anyio.to_thread.run_sync(finished.wait, 1.0)
-            raise
+        return await run_stoppable(work, stop=cancel, limiter=self._limiter, wait_s=1.0)
 
     def close(self) -> None:
         if self._optimiser is not None:

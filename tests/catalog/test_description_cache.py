@@ -235,9 +235,9 @@ async def test_a_python_module_that_cannot_be_imported_is_remembered_until_a_pac
     described: list[str] = []
     real = describe.describe_module
 
-    def counted(spec: Any, timeout_s: float) -> Any:
+    def counted(spec: Any, *args: Any) -> Any:
         described.append(spec.path)
-        return real(spec, timeout_s)
+        return real(spec, *args)
 
     monkeypatch.setattr("toolbay.discovery.describe_module", counted)
     async with CatalogKeeper.open(settings) as app:

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminal
 
 # Generous: these bound a wait for an event (a line, an exit), they are not the expected time.
 PATIENCE_S = 90
+HELP_TIMEOUT_S = 120  # the largest [discovery] help_timeout_s allowed
 
 
 def _read_until(master: int, wanted: bytes, seen: bytearray) -> None:
@@ -54,21 +55,23 @@ def _drain(master: int, seen: bytearray) -> None:
 
 
 def _serve_on_a_terminal(data_dir: Path, *extra: str, extensions: Path = BUNDLED_EXTENSIONS,
-                         ) -> tuple[subprocess.Popen[bytes], int]:
+                         env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
     master, slave = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions),
          "--data-dir", str(data_dir), *extra],
         stdin=slave, stdout=slave, stderr=slave, cwd=REPO_ROOT, start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
     os.close(slave)
     return process, master
 
 
-def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDLED_EXTENSIONS) -> bytes:
+def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDLED_EXTENSIONS,
+                         env: dict[str, str] | None = None) -> bytes:
     """Serves on a terminal, sends SIGINT once ``wanted`` is on the terminal, and checks the
     server stopped cleanly: exit status 0, no traceback. Returns what the terminal showed."""
-    process, master = _serve_on_a_terminal(data_dir, extensions=extensions)
+    process, master = _serve_on_a_terminal(data_dir, extensions=extensions, env=env)
     seen = bytearray()
     try:
         _read_until(master, wanted, seen)
@@ -86,12 +89,16 @@ def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDL
 
 
 def test_ctrl_c_while_the_progress_bar_is_drawn_gives_the_terminal_its_cursor_back(tmp_path: Path) -> None:
-    """The bar hides the cursor; a Ctrl-C during it left the user's shell without one."""
+    """The bar hides the cursor; a Ctrl-C during it left the user's shell without one. And the
+    server stops at once, not when the help run it is waiting for times out (it ended only then):
+    that timeout is set longer than this test waits for the exit."""
     extensions = tmp_path / "tools"
     extensions.mkdir()
     (extensions / "aaa.wasm").write_bytes((FIXTURE_WASM / "echo.wasm").read_bytes())  # done first: the bar appears
     (extensions / "zzz.wasm").write_bytes((FIXTURE_WASM / "spin.wasm").read_bytes())  # its help never ends
-    shown = _interrupt_once_seen(tmp_path / "data", b"describing tools", extensions)
+    assert PATIENCE_S < HELP_TIMEOUT_S
+    shown = _interrupt_once_seen(tmp_path / "data", b"describing tools", extensions,
+                                 env={"TOOLBAY_DISCOVERY__HELP_TIMEOUT_S": str(HELP_TIMEOUT_S)})
     hidden = shown.rfind(b"\x1b[?25l")
     assert hidden >= 0, shown
     assert b"\x1b[?25h" in shown[hidden:], shown[-400:]
