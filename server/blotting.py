@@ -1,7 +1,7 @@
 """Text with given values blotted out, and JSON-like values walked string by string.
 
 Shared by what hides a tool's credentials (in its results, and in what its worker writes to
-the server's log) and what hides secret-looking text in metadata (``toolbay.chain.redact``).
+the server's log) and what hides secret-looking text in metadata (``toolbay.redaction``).
 """
 
 from __future__ import annotations

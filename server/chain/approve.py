@@ -28,8 +28,8 @@ import anyio
 
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
-from toolbay.chain.redact import redact
 from toolbay.errors import ApprovalDenied
+from toolbay.redaction import redact
 from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ A call made by a sub-agent (``agent_*`` through sampling) also carries
 ``"parent_request_id"``: the request id of the agent call it serves.
 ``outcome`` is ``ok``, ``tool_error`` (the tool answered ``isError``), ``refused:<code>``
 (a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
-Arguments are redacted (``toolbay.chain.redact``) before they are written.
+Arguments are redacted (``toolbay.redaction``) before they are written.
 
 Sink: ``AuditLog`` appends to a file with one ``os.write`` per line (no buffering, so
 lines from concurrent calls never interleave and a crash loses nothing). A write that
@@ -33,8 +33,8 @@ from typing import Any, Protocol
 import anyio
 
 from toolbay.chain.call import CallNext, ToolCall
-from toolbay.chain.redact import redact
 from toolbay.errors import CallRefused
+from toolbay.redaction import redact
 from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)

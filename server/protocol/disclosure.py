@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
-from toolbay.chain.redact import redact_strings, redact_text
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
+from toolbay.redaction import redact_strings, redact_text
 from toolbay.search import SearchIndex
 from toolbay.words import CallContext, Principal, ToolDefinition
 

@@ -16,8 +16,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from toolbay.chain.redact import redact_text
 from toolbay.protocol.listing import decode_cursor, encode_cursor
+from toolbay.redaction import redact_text
 from toolbay.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:

@@ -39,6 +39,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbay.errors import why_no_folder
+from toolbay.redaction import redact_text
 
 ROLE_SUFFIX = ".md"
 MAX_ROLE_BYTES = 256 * 1024
@@ -158,7 +159,10 @@ class Role:
             value = values.get(match.group(1))
             return "" if value is None else str(value)
 
-        return _PLACEHOLDER.sub(fill, self.body)
+        # The role prompt reaches clients and models (prompts/get, the _subagent envelope,
+        # sampling): secret-looking text in it is hidden as in every description served. The
+        # caller's own values are left as given.
+        return _PLACEHOLDER.sub(fill, redact_text(self.body))
 
     def complete(self, argument: str, prefix: str) -> list[str]:
         """The argument's choices that start with ``prefix`` (case-insensitive); none when it names none."""

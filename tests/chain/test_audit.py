@@ -14,8 +14,8 @@ from toolbay.chain import build_chain
 from toolbay.chain.audit import Audit, AuditLog
 from toolbay.chain.authenticate import Authenticate, Authenticator
 from toolbay.chain.call import ToolCall
-from toolbay.chain.redact import redact
 from toolbay.errors import Unauthenticated
+from toolbay.redaction import redact
 from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio

@@ -218,21 +218,27 @@ async def test_what_a_caller_may_not_find_moves_neither_its_scores_nor_its_no_ma
 
 async def test_a_role_s_secret_is_hidden_in_prompts_as_in_tools(
         folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
-    """prompts/list showed in clear what tools/list showed as [REDACTED] (the agent_ tool's)."""
+    """prompts/list showed in clear what tools/list showed as [REDACTED] (the agent_ tool's), and
+    the role prompt itself went out in clear (prompts/get, the _subagent envelope)."""
     _, _, agents = folders
     (agents / "leaky.md").write_text(
         f"---\nname: leaky\ndescription: Deploys with key {GITHUB_TOKEN}.\narguments:\n"
-        f"  - name: target\n    description: defaults to {STRIPE_KEY}\n---\nYou deploy.\n", encoding="utf-8")
+        f"  - name: target\n    description: defaults to {STRIPE_KEY}\n---\n"
+        f"You deploy {{{{target}}}} with the token {GITHUB_TOKEN}.\n", encoding="utf-8")
     with anyio.fail_after(WAIT_S):
         async with serving(folders, tmp_path / "data") as (_, client):
             prompts = await client.list_prompts()
             prompt = await client.get_prompt("leaky", {"target": "staging"})
             tools = await listed(client)
+            delegated = await client.call_tool("agent_leaky", {"task": "deploy", "target": "staging"})
+    envelope = (delegated.meta or {})["_subagent"]
     shown = [next(p for p in prompts.prompts if p.name == "leaky").model_dump_json(), prompt.model_dump_json(),
-             tools["agent_leaky"].model_dump_json()]
+             tools["agent_leaky"].model_dump_json(), json.dumps(envelope)]
     for text in shown:
         assert GITHUB_TOKEN not in text and STRIPE_KEY not in text
     assert "[REDACTED]" in shown[0] and "[REDACTED]" in shown[1]
+    assert "You deploy staging with the token [REDACTED]." in prompt.messages[0].content.text
+    assert "You deploy staging with the token [REDACTED]." in envelope["prompt"]
 
 
 async def test_a_delegation_is_offered_the_caller_s_own_personal_tools(
