@@ -99,6 +99,10 @@ class Compiler:
                 # Winch's own code).
                 config.cranelift_opt_level = "none"
                 set_register_allocator(config, "single_pass")
+                # No .eh_frame for native unwinders (profilers, debuggers): wasmtime's own traps
+                # and backtraces do without it, and the baseline's code lives only until the
+                # optimised code replaces it (the 7 MB Go tool: 0.79 -> 0.72 s of CPU).
+                config.native_unwind_info = False
             if pooled:
                 use_pooling_allocator(config, instances=pool_slots, max_memory_bytes=MAX_GUEST_MEMORY_BYTES,
                                       keep_resident_bytes=POOL_KEEP_RESIDENT_BYTES)
@@ -117,7 +121,7 @@ class Compiler:
         self.engine = wasmtime.Engine(config_for(self.pooled))
         self.fingerprint = hashlib.sha256(
             f"wasmtime={WASMTIME_VERSION};compiler={name};epoch=1;fuel={int(consume_fuel)};"
-            f"{'trampolines=unoptimised,single-pass;' if name == BASELINE else ''}"
+            f"{'trampolines=unoptimised,single-pass;unwind=0;' if name == BASELINE else ''}"
             f"pool={int(self.pooled)};{platform.machine()};{platform.system()}".encode()
         ).hexdigest()[:16]
         self.linker = wasmtime.Linker(self.engine)
