@@ -10,45 +10,89 @@ standalone channel is the connection's, which is what a list-changed notificatio
 travels on), keyed by the connection, and drops it from the connection's exit stack,
 which the SDK unwinds when the client goes away, on every transport.
 Clients on the 2026-07-28 protocol have no standing session; they hear of changes
-through ``subscriptions/listen``, fed by the subscription bus.
+through ``subscriptions/listen``, fed by the subscription bus (``CallerBus``), which knows
+each stream's caller as the registry knows each session's: a change only some callers can see
+reaches their streams alone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
-    from mcp.server.subscriptions import ServerEvent, SubscriptionBus
+    from mcp.server.subscriptions import ServerEvent
 
 logger = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 5.0
 
+# The caller of the ``subscriptions/listen`` request being served (``CallerBus.listening_as``).
+_listening_caller: ContextVar[str | None] = ContextVar("toolbay_listening_caller", default=None)
+
+
+class CallerBus:
+    """The SDK's subscription bus (``mcp.server.subscriptions.SubscriptionBus``), in process,
+    with the caller of each listener: a listen stream subscribes while its request is served
+    inside ``listening_as(caller)``. ``publish(event, only)`` reaches the streams of those
+    callers alone; an unknown caller's stream hears only what every caller may."""
+
+    def __init__(self) -> None:
+        # Keyed by a token per subscription: the same callable may subscribe twice.
+        self._listeners: dict[object, tuple[Callable[[ServerEvent], None], str | None]] = {}
+
+    @staticmethod
+    @contextlib.contextmanager
+    def listening_as(caller: str | None) -> Iterator[None]:
+        token = _listening_caller.set(caller)
+        try:
+            yield
+        finally:
+            _listening_caller.reset(token)
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        token = object()
+        self._listeners[token] = (listener, _listening_caller.get())
+
+        def unsubscribe() -> None:
+            self._listeners.pop(token, None)
+
+        return unsubscribe
+
+    async def publish(self, event: ServerEvent, only: frozenset[str] | None = None) -> None:
+        for listener, caller in list(self._listeners.values()):
+            if only is not None and caller not in only:
+                continue
+            try:
+                listener(event)
+            except Exception:  # one bad listener must not starve the others
+                logger.exception("subscription listener raised; continuing")
+        # Lets the streams drain between the events of a burst (as the SDK's own bus does).
+        await anyio.lowlevel.checkpoint()
+
 
 class SessionRegistry:
-    def __init__(self, bus: SubscriptionBus | None = None) -> None:
+    def __init__(self) -> None:
         self._sessions: dict[Any, ServerSession] = {}
         # Who each session's client is, when known: a change only some callers can see (their
         # personal tools) is told to their sessions alone.
         self._callers: dict[Any, str | None] = {}
-        self._bus = bus
+        self._bus: CallerBus | None = None
 
-    # The MCP SDK is loaded with the first session or listener (a server's), not with this
-    # module: the CLI's commands assemble an app that no client ever connects to.
     @property
-    def bus(self) -> SubscriptionBus:
+    def bus(self) -> CallerBus:
         """Where ``subscriptions/listen`` listeners hear of changes."""
         if self._bus is None:
-            from mcp.server.subscriptions import InMemorySubscriptionBus
-
-            self._bus = InMemorySubscriptionBus()
+            self._bus = CallerBus()
         return self._bus
 
     def add(self, session: ServerSession, caller: str | None = None) -> None:
@@ -130,7 +174,7 @@ class SessionRegistry:
                 if only is None or self._callers.get(key) in only:
                     group.start_soon(tell, key, session)
         try:
-            await self.bus.publish(event)
+            await self.bus.publish(event, only)
         except Exception:
             logger.exception("publishing a list change to subscribers failed")
         return reached

@@ -131,13 +131,24 @@ def build_mcp_server(app: Toolbay, transport: Transport,
             headers = getattr(ctx.request, "headers", None)
             on_session(ctx.session, headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None)
 
+    listen = ListenHandler(app.sessions.bus)
+
+    async def on_subscriptions_listen(
+        ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        # The stream subscribes as its caller: it hears of changes that caller's listing can
+        # show (another caller's personal tools are not told to it), as a standing session does.
+        principal = await app.principal_for(transport, bearer_credential(ctx.request))
+        with app.sessions.bus.listening_as(principal.id):
+            return await listen(ctx, params)
+
     server = ToolbayMcpServer(
         "toolbay",
         version=app.version,
         instructions=INSTRUCTIONS,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
-        on_subscriptions_listen=ListenHandler(app.sessions.bus),
+        on_subscriptions_listen=on_subscriptions_listen,
         **prompt_handlers(app),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)

@@ -27,12 +27,13 @@ pytestmark = pytest.mark.anyio
 
 
 @asynccontextmanager
-async def session_of(url: str, token: str, **options: Any) -> AsyncIterator[tuple[Client, httpx2.AsyncClient]]:
-    """The SDK's client on streamable HTTP with ``token``, and its HTTP client, whose bearer
-    token a test may replace mid-session (as a refreshed JWT would)."""
+async def session_of(url: str, token: str, mode: str = "legacy",
+                     **options: Any) -> AsyncIterator[tuple[Client, httpx2.AsyncClient]]:
+    """The SDK's client on streamable HTTP with ``token`` (on the protocol of ``mode``), and its
+    HTTP client, whose bearer token a test may replace mid-session (as a refreshed JWT would)."""
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
                                   timeout=httpx2.Timeout(30, read=60)) as http, \
-            Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy", **options) as client:
+            Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode, **options) as client:
         yield client, http
 
 
@@ -93,6 +94,51 @@ async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alon
             bobs = await listed(bob)
     assert heard["alice"].count == 1  # in order: bob's tool was not told to alice
     assert "diary" in bobs
+
+
+async def test_a_listen_stream_hears_of_another_caller_s_personal_tools_no_more_than_a_session(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """Clients on the 2026-07-28 protocol hear of changes through subscriptions/listen, whose
+    streams heard every change, another caller's personal tools included."""
+    notes, people = tmp_path / "notes", tmp_path / "people"
+    notes.mkdir()
+    (people / "bob").mkdir(parents=True)
+    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    config = config_dir / "toolbay.toml"
+    config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
+    settings = load_settings(config, extensions=[notes], agents=[], data_dir=tmp_path / "data", port=0)
+    heard: dict[str, list[object]] = {"alice": [], "bob": []}
+    arrived = anyio.Condition()
+
+    async def hear(who: str, stream: Any) -> None:
+        async for event in stream:
+            heard[who].append(event)
+            async with arrived:
+                arrived.notify_all()
+
+    async def until(condition: Callable[[], bool]) -> None:
+        async with arrived:
+            while not condition():
+                await arrived.wait()
+
+    with anyio.fail_after(60):
+        async with assemble(settings, watch=False) as app, serving_http(app, build_http_app(app)) as url, \
+                session_of(url, mint("alice", scope="tools:exec"), mode="2026-07-28") as (alice, _), \
+                session_of(url, mint("bob", scope="tools:exec"), mode="2026-07-28") as (bob, _), \
+                alice.listen(tools_list_changed=True) as alices, bob.listen(tools_list_changed=True) as bobs, \
+                anyio.create_task_group() as group:
+            group.start_soon(hear, "alice", alices)
+            group.start_soon(hear, "bob", bobs)
+            (people / "bob" / "diary.py").write_text(CONNECTED_MODULE.replace("notes_add", "diary"), encoding="utf-8")
+            await app.rescan()
+            await until(lambda: len(heard["bob"]) == 1)  # bob's own tool: told
+            (notes / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+            await app.rescan()
+            await until(lambda: len(heard["alice"]) >= 1 and len(heard["bob"]) == 2)  # told to everyone
+            bob_listing = await listed(bob)
+            group.cancel_scope.cancel()
+    assert len(heard["alice"]) == 1  # in order on her stream: bob's tool was not told to her
+    assert "diary" in bob_listing
 
 
 async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(
