@@ -20,7 +20,7 @@ from tests.disclosure.test_catalog_folders import CONNECTED_MODULE, VAULT_MODULE
 from tests.disclosure.test_search_first import listed, names, search
 from tests.reload.conftest import GetStreamSpy, ListChanged
 from toolbay.assembly import assemble
-from toolbay.config import load_settings
+from toolbay.config import Settings, load_settings
 from toolbay.protocol.transports import build_http_app, serving_http
 
 pytestmark = pytest.mark.anyio
@@ -63,17 +63,23 @@ async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
     assert "vault_open" not in with_it_again  # to be found again, not brought back
 
 
+def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path) -> Settings:
+    """Settings (their file in ``folder``) of a connected folder (``notes``) and personal
+    folders under ``people`` (bob's made)."""
+    notes.mkdir()
+    (people / "bob").mkdir(parents=True)
+    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    config = folder / "toolbay.toml"
+    config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
+    return load_settings(config, extensions=[notes], agents=[], data_dir=data_dir, port=0)
+
+
 async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alone(
         config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
     """Every session heard list_changed when anyone's personal folder changed: a caller learnt
     when another one's tools did."""
     notes, people = tmp_path / "notes", tmp_path / "people"
-    notes.mkdir()
-    (people / "bob").mkdir(parents=True)
-    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
-    config = config_dir / "toolbay.toml"
-    config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
-    settings = load_settings(config, extensions=[notes], agents=[], data_dir=tmp_path / "data", port=0)
+    settings = _personal_folders(config_dir, notes, people, tmp_path / "data")
     heard = {"alice": ListChanged(), "bob": ListChanged()}
     with anyio.fail_after(60):
         async with assemble(settings, watch=False) as app, \
@@ -101,12 +107,7 @@ async def test_a_listen_stream_hears_of_another_caller_s_personal_tools_no_more_
     """Clients on the 2026-07-28 protocol hear of changes through subscriptions/listen, whose
     streams heard every change, another caller's personal tools included."""
     notes, people = tmp_path / "notes", tmp_path / "people"
-    notes.mkdir()
-    (people / "bob").mkdir(parents=True)
-    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
-    config = config_dir / "toolbay.toml"
-    config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
-    settings = load_settings(config, extensions=[notes], agents=[], data_dir=tmp_path / "data", port=0)
+    settings = _personal_folders(config_dir, notes, people, tmp_path / "data")
     heard: dict[str, list[object]] = {"alice": [], "bob": []}
     arrived = anyio.Condition()
 
