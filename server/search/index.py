@@ -514,18 +514,26 @@ class SearchIndex:
 
     def _best(self, scores: np.ndarray, allowed: Callable[[str], bool] | None,
               limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` best (key, score), tools of equal score in the order of their keys: the
+        same answer whatever order the tools were indexed in (a file replaced takes a new slot)."""
         import numpy as np
 
         candidates = np.flatnonzero(scores > 0.0)
         if allowed is None and len(candidates) > limit:
-            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
-        ordered = candidates[np.argsort(-scores[candidates], kind="stable")]
+            # Every tool tied with the limit-th best comes along, for its key to decide.
+            cut = len(candidates) - limit
+            least = np.partition(scores[candidates], cut)[cut]
+            candidates = candidates[scores[candidates] >= least]
+        ordered = candidates[np.argsort(-scores[candidates], kind="stable")].tolist()
+        values = scores[ordered].tolist()
         best: list[tuple[str, float]] = []
-        for slot in ordered.tolist():
-            name = self._names[slot]
-            if name is None or (allowed is not None and not allowed(name)):
-                continue
-            best.append((name, float(scores[slot])))
-            if len(best) >= limit:
-                break
+        start = 0
+        while start < len(ordered) and len(best) < limit:
+            end = start + 1
+            while end < len(ordered) and values[end] == values[start]:
+                end += 1
+            tied = sorted(name for slot in ordered[start:end]
+                          if (name := self._names[slot]) is not None and (allowed is None or allowed(name)))
+            best.extend((name, values[start]) for name in tied[:limit - len(best)])
+            start = end
         return best

@@ -241,3 +241,14 @@ def test_a_word_some_tool_has_is_matched_as_written() -> None:
     index = index_of([tool("style_rules", "Formatting rules for the linter."),
                       tool("doc_tidy", "Format a document."), *CATALOG])
     assert names(index, "formatting") == ["style_rules"]
+
+
+def test_tools_that_score_alike_come_in_the_order_of_their_names_whatever_order_they_were_indexed_in() -> None:
+    # Equal scores came in the order the tools were indexed, which a file replaced changes.
+    twins = [tool(f"{letter}_export", "Export the ledger as a spreadsheet.") for letter in "edcba"]
+    others = [tool("calendar_sync", "Sync the calendar."), tool("mail_send", "Send an email.")]
+    for order in (twins + others, others + twins[::-1], twins[2:] + others + twins[:2]):
+        index = index_of(order)
+        assert names(index, "export the ledger", limit=3) == ["a_export", "b_export", "c_export"]
+        allowed = index.search("export the ledger", 2, allowed=lambda name: name != "a_export").hits
+        assert [hit.name for hit in allowed] == ["b_export", "c_export"]
