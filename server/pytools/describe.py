@@ -67,7 +67,31 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
     description = dict(ready.get("description") or {})
     if "not_a_tool_module" in description:
         raise DescribeFailed(f"not a tool module: {description['not_a_tool_module']}", lasting=True)
+    schemas = description.get("schemas")
+    if isinstance(schemas, list):
+        # Here rather than in the worker, which would import the validator for it (two thirds
+        # of a small module's describing); kept with the description, so once per version.
+        description["schema_problems"] = [schema_problem(item) for item in schemas]
     return description, dict(ready.get("confinement") or {})
+
+
+def schema_problem(item: Any) -> str | None:
+    """Why a tool's input schema is no valid JSON Schema (2020-12, its patterns included), or
+    None: a schema no client can read breaks the listing of every tool, and one that validation
+    cannot use, every call of its tool."""
+    schema = item.get("input_schema", item.get("parameters")) if isinstance(item, dict) else None
+    if not isinstance(schema, dict):
+        return None  # the convention says what is wrong with that shape
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        return f"{error.message} at {error.json_path}"
+    except RecursionError:
+        return "it is nested too deeply to be checked"
+    return None
 
 
 def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:

@@ -93,7 +93,15 @@ def get_tool_schemas():
         tool("schemy_required", {"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}),
         tool("schemy_pattern", {"type": "object", "properties": {"a": {"type": "string", "pattern": "(["}}}),
         tool("schemy_fine", {"type": "object", "properties": {"a": {"type": "string"}}}),
+        tool("schemy_deep", {"type": "object", "properties": {"a": deep(300)}}),
     ]
+
+
+def deep(levels):
+    schema = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"b": schema}}
+    return schema
 
 
 def dispatch(name, args):
@@ -111,13 +119,14 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
         listed = {tool.name for tool in (await client.list_tools()).tools}
         fine = await client.call_tool("schemy_fine", {"a": "x"})
     assert "schemy_fine" in listed and "greet" in listed
-    assert not {"schemy_required", "schemy_pattern"} & listed
+    assert not {"schemy_required", "schemy_pattern", "schemy_deep"} & listed
     assert fine.is_error is False
     notes = "\n".join(app.keeper.notes())
     assert "'schemy_required': its input_schema is not a valid JSON Schema: 'a' is not of type 'array' at $.required" \
         in notes
     assert "'schemy_pattern': its input_schema is not a valid JSON Schema: '([' is not a 'regex' at " \
         "$.properties.a.pattern" in notes
+    assert "'schemy_deep': its input_schema is not a valid JSON Schema: it is nested too deeply to be checked" in notes
 
 
 async def test_a_module_whose_get_tool_schemas_raises_is_skipped_saying_so_not_that_it_cannot_be_imported(

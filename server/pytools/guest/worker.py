@@ -318,7 +318,6 @@ def describe(module: Any) -> dict[str, Any]:
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
     return {
         "schemas": list(schemas),
-        "schema_problems": [_schema_problem(item) for item in schemas],
         "has_dispatch": callable(getattr(module, "dispatch", None)),
         "functions": [n for n in names if isinstance(n, str) and callable(getattr(module, n, None))],
         "tier": getattr(module, "TOOL_TIER", getattr(module, "TIER", None)),
@@ -326,23 +325,6 @@ def describe(module: Any) -> dict[str, Any]:
         "has_cli_main": callable(getattr(module, "cli_main", None)),
         "doc": (module.__doc__ or "").strip().split("\n\n")[0][:500],
     }
-
-
-def _schema_problem(item: Any) -> str | None:
-    """Why a tool's input schema is no valid JSON Schema (2020-12, its patterns included), or
-    None. Checked here, once per version of the file, since a schema no client can read breaks
-    the listing of every tool (and one that validation cannot use, every call of its tool)."""
-    schema = item.get("input_schema", item.get("parameters")) if isinstance(item, dict) else None
-    if not isinstance(schema, dict):
-        return None  # the server says what is wrong with that shape
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as error:
-        return f"{error.message} at {error.json_path}"
-    return None
 
 
 _loop: Any = None  # the worker's event loop, made for the first async tool
@@ -484,12 +466,6 @@ def main() -> int:
     # while it is imported and described, no call is under way: the server's log has it.
     sys.stdout, sys.stderr = _Routed("printed", sys.stderr), _Routed("errors", sys.stderr)
     _hand_down_calls_to_threads()
-    if init.get("describe"):
-        # Before the module's folder goes first on sys.path: a file there named like one of the
-        # validator's packages (jsonschema.py, a helper) must not stand in for it.
-        from jsonschema import Draft202012Validator
-
-        Draft202012Validator.check_schema({"type": "object"})  # what it loads on first use, too
     try:
         module = load(path, name, init.get("source"))
         stage = "describe"
