@@ -3,8 +3,9 @@
 A value is hidden whole when its key looks secret (``token``, ``password``, ``api_key``,
 ``clientSecret``, ``Authorization``...: the key is split into words, so ``keyboard`` and
 ``author`` are left alone). Inside any string, what looks like a credential is hidden:
-``Bearer ...``, JWTs, runs of 32+ hex digits, and well-known token prefixes (``sk-``,
-``ghp_``, ``xoxb-``, ``AKIA``, toolbay's own ``tb_``).
+``Bearer ...``, JWTs, runs of 32+ hex digits, the password of a URL (``scheme://user:PASSWORD@``),
+and well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
+``AIza``, toolbay's own ``tb_``), also glued to a name before them (``MY_ghp_...``).
 """
 
 from __future__ import annotations
@@ -24,14 +25,22 @@ SECRET_WORDS = frozenset({
 })
 
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# A token's prefix may follow a name joined by "_" (``MY_ghp_...``), which ``\b`` would not
+# see as a boundary: the prefixes are looked for after anything but a letter or digit.
+_START = r"(?<![A-Za-z0-9])"
 _SECRET_TEXT = re.compile(
     r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]+)"
     r"|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"
     r"|\b[0-9a-fA-F]{32,}\b"
-    r"|\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"
-    r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat|glpat|xox[abprs]|tb)[-_][A-Za-z0-9_-]{16,}"
-    r"|\bAKIA[0-9A-Z]{16}\b"
+    rf"|{_START}(?:sk|pk|rk)-[A-Za-z0-9_-]{{16,}}"
+    rf"|{_START}(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{{10,}}"  # Stripe's keys
+    rf"|{_START}(?:ghp|gho|ghu|ghs|ghr|github_pat|glpat|xox[abprs]|tb)[-_][A-Za-z0-9_-]{{16,}}"
+    rf"|{_START}npm_[A-Za-z0-9]{{36}}(?![A-Za-z0-9])"  # npm's tokens (not "npm-check-updates")
+    rf"|{_START}AKIA[0-9A-Z]{{16}}(?![A-Za-z0-9])"
+    rf"|{_START}AIza[0-9A-Za-z_-]{{35}}"  # Google's API keys
 )
+# The password of a URL's user information: the user name is kept (it says which account).
+_URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
 
 
 def is_secret_key(key: str) -> bool:
@@ -40,7 +49,7 @@ def is_secret_key(key: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    return _SECRET_TEXT.sub(REDACTED, text)
+    return _SECRET_TEXT.sub(REDACTED, _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text))
 
 
 def redact_strings(value: Any) -> Any:

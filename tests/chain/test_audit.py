@@ -80,8 +80,23 @@ async def test_secret_arguments_are_redacted_in_the_log(log_path: Path) -> None:
 
 
 def test_redaction_leaves_ordinary_values_alone() -> None:
-    ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None}
+    ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None,
+                "notes": ["runs npm-check-updates-for-everyone", "pk_column_name_of_the_table", "mailto:ann@example.com",
+                          "https://example.com/a:b@c", "http://ann@host/", "task-force-of-the-ministry"]}
     assert redact(ordinary) == ordinary
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("key sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "key [REDACTED]"),  # Stripe's keys use "_"
+    ("rk_test_" + "51Habcdefghijklmnopqrstu.", "[REDACTED]."),
+    ("AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "[REDACTED]"),  # Google's API keys
+    ("npm_" + "abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
+    ("MY_ghp_" + "A" * 36, "MY_[REDACTED]"),  # a prefix glued to a name before it
+    ("MY_AKIA" + "ABCDEFGHIJKLMNOP", "MY_[REDACTED]"),
+    ("postgres://admin:" + "Hunter2Pa55word@db.internal:5432/prod", "postgres://admin:[REDACTED]@db.internal:5432/prod"),
+])
+def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
+    assert redact({"description": text}) == {"description": shown}
 
 
 async def test_a_full_disk_is_reported_on_stderr_and_the_call_goes_on(caplog: pytest.LogCaptureFixture) -> None:
