@@ -81,8 +81,9 @@ async def test_secret_arguments_are_redacted_in_the_log(log_path: Path) -> None:
 
 def test_redaction_leaves_ordinary_values_alone() -> None:
     ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None,
-                "notes": ["runs npm-check-updates-for-everyone", "pk_column_name_of_the_table", "mailto:ann@example.com",
-                          "https://example.com/a:b@c", "http://ann@host/", "task-force-of-the-ministry"]}
+                "notes": ["runs npm-check-updates-for-everyone", "pk_column_name_of_the_table",
+                          "mailto:ann@example.com", "https://example.com/a:b@c", "http://ann@host/",
+                          "task-force-of-the-ministry"]}
     assert redact(ordinary) == ordinary
 
 
