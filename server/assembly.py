@@ -31,7 +31,7 @@ from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
-from toolbay.sessions import SessionRegistry
+from toolbay.sessions import EVERYONE, SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm.early import EarlyCompiles
 from toolbay.watcher import ExtensionWatcher
@@ -200,13 +200,9 @@ async def _assembled(
     disclosures: list[Disclosure] = []
 
     async def tools_changed_where_shown() -> object:
-        if not disclosures:
-            return await sessions.tools_changed()
-        everyone, owners = disclosures[0].take_listing_change()
-        if everyone:
-            return await sessions.tools_changed()
-        # Only their personal tools (or nothing any listing shows: catalog tools nobody found).
-        return await sessions.tools_changed(only=owners) if owners else 0
+        # Only the sessions whose listings the change may show in (none for catalog tools that
+        # no session found and no caller lists in full).
+        return await sessions.tools_changed(disclosures[0].take_listing_change() if disclosures else EVERYONE)
 
     served_builtins = [RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
                        *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]

@@ -21,12 +21,14 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
 
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
+from toolbay.words import Principal
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
@@ -37,22 +39,49 @@ logger = logging.getLogger(__name__)
 SEND_TIMEOUT_S = 5.0
 
 # The caller of the ``subscriptions/listen`` request being served (``CallerBus.listening_as``).
-_listening_caller: ContextVar[str | None] = ContextVar("toolbay_listening_caller", default=None)
+_listening_caller: ContextVar[Principal | None] = ContextVar("toolbay_listening_caller", default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """Who is told of a change of the tool list: everyone, or the sessions of these callers
+    (``callers``: their ids), these sessions (``connections``: by connection, those that found a
+    changed tool) and those whose caller ``admits`` (one that may search a changed tool's folder).
+    A session or stream whose caller is unknown hears only what everyone does."""
+
+    everyone: bool = False
+    callers: frozenset[str] = frozenset()
+    connections: frozenset[Any] = frozenset()
+    admits: Callable[[Principal], bool] | None = None
+
+    def includes(self, connection: Any, principal: Principal | None) -> bool:
+        if self.everyone or (connection is not None and connection in self.connections):
+            return True
+        if principal is None:
+            return False
+        return principal.id in self.callers or (self.admits is not None and self.admits(principal))
+
+    @property
+    def anyone(self) -> bool:
+        return self.everyone or bool(self.callers or self.connections) or self.admits is not None
+
+
+EVERYONE = Audience(everyone=True)
 
 
 class CallerBus:
     """The SDK's subscription bus (``mcp.server.subscriptions.SubscriptionBus``), in process,
     with the caller of each listener: a listen stream subscribes while its request is served
-    inside ``listening_as(caller)``. ``publish(event, only)`` reaches the streams of those
-    callers alone; an unknown caller's stream hears only what every caller may."""
+    inside ``listening_as(caller)``. ``publish(event, audience)`` reaches the streams of the
+    audience's callers alone."""
 
     def __init__(self) -> None:
         # Keyed by a token per subscription: the same callable may subscribe twice.
-        self._listeners: dict[object, tuple[Callable[[ServerEvent], None], str | None]] = {}
+        self._listeners: dict[object, tuple[Callable[[ServerEvent], None], Principal | None]] = {}
 
     @staticmethod
     @contextlib.contextmanager
-    def listening_as(caller: str | None) -> Iterator[None]:
+    def listening_as(caller: Principal | None) -> Iterator[None]:
         token = _listening_caller.set(caller)
         try:
             yield
@@ -68,9 +97,10 @@ class CallerBus:
 
         return unsubscribe
 
-    async def publish(self, event: ServerEvent, only: frozenset[str] | None = None) -> None:
+    async def publish(self, event: ServerEvent, audience: Audience = EVERYONE) -> None:
         for listener, caller in list(self._listeners.values()):
-            if only is not None and caller not in only:
+            # A stream has no standing session (nothing it found is kept): no connection.
+            if not audience.includes(None, caller):
                 continue
             try:
                 listener(event)
@@ -84,8 +114,8 @@ class SessionRegistry:
     def __init__(self) -> None:
         self._sessions: dict[Any, ServerSession] = {}
         # Who each session's client is, when known: a change only some callers can see (their
-        # personal tools) is told to their sessions alone.
-        self._callers: dict[Any, str | None] = {}
+        # personal tools, a catalog folder's) is told to their sessions alone.
+        self._callers: dict[Any, Principal | None] = {}
         self._bus: CallerBus | None = None
 
     @property
@@ -95,7 +125,7 @@ class SessionRegistry:
             self._bus = CallerBus()
         return self._bus
 
-    def add(self, session: ServerSession, caller: str | None = None) -> None:
+    def add(self, session: ServerSession, caller: Principal | None = None) -> None:
         connection = connection_of(session)
         key = connection if connection is not None else session
         if key in self._sessions:
@@ -116,19 +146,19 @@ class SessionRegistry:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def tools_changed(self, only: frozenset[str] | None = None) -> int:
-        """Tells every session and listener that the tool list changed, or with ``only`` the
-        sessions of those callers alone. Returns sessions reached.
+    async def tools_changed(self, audience: Audience = EVERYONE) -> int:
+        """Tells the sessions and listeners of ``audience`` (every one by default) that the tool
+        list changed. Returns sessions reached.
 
         Sessions are told concurrently, each within ``SEND_TIMEOUT_S``, so one stalled client
         (a full stream buffer) delays neither the others nor the next rescan.
         """
-        if self._nobody_to_tell():
+        if self._nobody_to_tell() or not audience.anyone:
             return 0
         from mcp.server.session import ServerSession
         from mcp.server.subscriptions import ToolsListChanged
 
-        return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged(), only)
+        return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged(), audience)
 
     async def prompts_changed(self) -> int:
         """Tells every session and listener that the prompt list changed (role files)."""
@@ -156,7 +186,7 @@ class SessionRegistry:
         return not self._sessions and self._bus is None
 
     async def _tell_all(self, send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent,
-                        only: frozenset[str] | None = None) -> int:
+                        audience: Audience = EVERYONE) -> int:
         reached = 0
 
         async def tell(key: Any, session: ServerSession) -> None:
@@ -171,10 +201,10 @@ class SessionRegistry:
 
         async with anyio.create_task_group() as group:
             for key, session in list(self._sessions.items()):
-                if only is None or self._callers.get(key) in only:
+                if audience.includes(key, self._callers.get(key)):
                     group.start_soon(tell, key, session)
         try:
-            await self.bus.publish(event, only)
+            await self.bus.publish(event, audience)
         except Exception:
             logger.exception("publishing a list change to subscribers failed")
         return reached

@@ -50,6 +50,7 @@ from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
 from toolbay.redaction import redact_strings, redact_text
 from toolbay.search import SearchIndex
+from toolbay.sessions import Audience
 from toolbay.words import CallContext, Principal, ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -168,10 +169,14 @@ class Disclosure:
         self.index.put_many((key, shown(entry.definition)) for key, entry in catalog.current.keyed().items())
         # The catalog folders' tools by key, and whether a change since ``take_listing_change``
         # may show in a listing: one only in catalog folders, of tools no session found, does not.
-        self._catalog_keys = {key for key, entry in catalog.current.keyed().items()
+        self._catalog_keys = {key: entry.definition for key, entry in catalog.current.keyed().items()
                               if self.level_of(entry.definition) is Level.CATALOG}
         self._change_for_everyone = False
         self._change_for_owners: set[str] = set()
+        # Sessions (by connection) that found a catalog tool that changed, and changed catalog
+        # tools that ``essential`` lists in full to the callers who may search their folder.
+        self._change_for_finders: set[Any] = set()
+        self._changed_essentials: list[ToolDefinition] = []
         self._unsubscribe = catalog.subscribe(self._follow)
 
     # -- levels ---------------------------------------------------------------------------
@@ -457,39 +462,52 @@ class Disclosure:
 
     # -- following the catalog ----------------------------------------------------------------
 
-    def take_listing_change(self) -> tuple[bool, frozenset[str]]:
-        """Whose listings the changes since the last call may show in: (everyone's, or else
-        the callers whose personal tools changed). Neither when every change was to catalog
-        folders' tools that no session has found, which no listing shows: telling every
-        session would tell it when folders, or callers' tools, it cannot see change."""
-        everyone, owners = self._change_for_everyone, frozenset(self._change_for_owners)
+    def take_listing_change(self) -> Audience:
+        """Whose listings the changes since the last call may show in: everyone's (a connected
+        tool's), the callers' whose personal tools changed, the sessions that found a changed
+        catalog tool, the callers that may search the folder of a changed catalog tool named
+        ``essential``. None of them for a change only to catalog tools nobody found: telling
+        every session would tell it when folders, or callers' tools, it cannot see change."""
+        essentials = tuple(self._changed_essentials)
+
+        def may_search_one(principal: Principal) -> bool:
+            return any(self._may_find(principal, definition) for definition in essentials)
+
+        audience = Audience(everyone=self._change_for_everyone, callers=frozenset(self._change_for_owners),
+                            connections=frozenset(self._change_for_finders),
+                            admits=may_search_one if essentials else None)
         self._change_for_everyone, self._change_for_owners = False, set()
-        return everyone, owners
+        self._change_for_finders, self._changed_essentials = set(), []
+        return audience
 
     def _note_whose_listings(self, catalog: Catalog, change: CatalogChange) -> None:
-        found = {name for promoted in self._promoted.values() for name in promoted}
         for key in (*change.removed, *change.added, *change.changed):
             name, owner = split_key(key)
             if owner is not None:
                 self._change_for_owners.add(owner)
                 continue
             entry = catalog.by_key(key) if key not in change.removed else None
-            in_catalog = key in self._catalog_keys if key in change.removed else (
-                entry is not None and self.level_of(entry.definition) is Level.CATALOG)
-            was_listed = key in change.changed and key not in self._catalog_keys
-            if not in_catalog or was_listed or name in found:
+            was = self._catalog_keys.get(key)
+            now = entry.definition if entry is not None and self.level_of(entry.definition) is Level.CATALOG else None
+            if (was is None and key not in change.added) or (entry is not None and now is None):
+                # A listed tool: it came, went or changed in a connected folder (or moved in or
+                # out of one).
                 self._change_for_everyone = True
+                continue
+            self._change_for_finders.update(session for session, found in self._promoted.items() if name in found)
+            self._changed_essentials.extend(definition for definition in (was, now)
+                                            if definition is not None and self._essential(definition))
 
     def _follow(self, catalog: Catalog, change: CatalogChange) -> None:
         self._note_whose_listings(catalog, change)
         for key in change.removed:
-            self._catalog_keys.discard(key)
+            self._catalog_keys.pop(key, None)
         for key in (*change.added, *change.changed):
             entry = catalog.by_key(key)
             if entry is not None and self.level_of(entry.definition) is Level.CATALOG:
-                self._catalog_keys.add(key)
+                self._catalog_keys[key] = entry.definition
             else:
-                self._catalog_keys.discard(key)
+                self._catalog_keys.pop(key, None)
         # The change names tools by their ``Catalog.keyed`` keys, as the index keeps them.
         for key in change.removed:
             self.index.remove(key)

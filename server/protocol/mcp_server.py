@@ -30,7 +30,7 @@ from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
 from toolbay.protocol.subagents import attach_host
 from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
-from toolbay.words import CallContext, ProgressCallback, Transport
+from toolbay.words import CallContext, Principal, ProgressCallback, Transport
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
@@ -120,7 +120,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
 
     async def on_initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         try:
-            caller: str | None = (await app.principal_for(transport, bearer_credential(ctx.request))).id
+            caller: Principal | None = await app.principal_for(transport, bearer_credential(ctx.request))
         except Unauthenticated:
             caller = None  # its requests are refused; it hears of changes every caller can see
         except Exception:  # a verifier's own trouble must not leave the session unregistered
@@ -139,7 +139,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
         # The stream subscribes as its caller: it hears of changes that caller's listing can
         # show (another caller's personal tools are not told to it), as a standing session does.
         principal = await app.principal_for(transport, bearer_credential(ctx.request))
-        with app.sessions.bus.listening_as(principal.id):
+        with app.sessions.bus.listening_as(principal):
             return await listen(ctx, params)
 
     server = ToolbayMcpServer(

@@ -37,17 +37,23 @@ async def session_of(url: str, token: str, mode: str = "legacy",
         yield client, http
 
 
+def _notes_and_vault(folder: Path, notes: Path, vault: Path, data_dir: Path, more: str = "") -> Settings:
+    """Settings (their file in ``folder``, ``more`` ending its [disclosure]) of a connected folder
+    (``notes``) and a catalog folder (``vault``) nobody may search but by a catalog:vault scope."""
+    for made in (notes, vault):
+        made.mkdir()
+    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
+    (vault / "vault.py").write_text(VAULT_MODULE, encoding="utf-8")
+    config = folder / "toolbay.toml"
+    config.write_text(BASE_TOML + f'\n[disclosure]\nmode = "search-first"\ncatalog = ["{vault}"]\ncatalog_allow = []\n'
+                      + more, encoding="utf-8")
+    return load_settings(config, extensions=[notes, vault], agents=[], data_dir=data_dir, port=0)
+
+
 async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
         config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
     notes, vault = tmp_path / "notes", tmp_path / "vault"
-    for folder in (notes, vault):
-        folder.mkdir()
-    (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
-    (vault / "vault.py").write_text(VAULT_MODULE, encoding="utf-8")
-    config = config_dir / "toolbay.toml"
-    config.write_text(BASE_TOML + f'\n[disclosure]\nmode = "search-first"\ncatalog = ["{vault}"]\ncatalog_allow = []\n',
-                      encoding="utf-8")
-    settings = load_settings(config, extensions=[notes, vault], agents=[], data_dir=tmp_path / "data", port=0)
+    settings = _notes_and_vault(config_dir, notes, vault, tmp_path / "data")
     may_search = mint("bob", scope="tools:exec catalog:vault")
     may_not = mint("bob", scope="tools:exec")
     with anyio.fail_after(60):
@@ -140,6 +146,40 @@ async def test_a_listen_stream_hears_of_another_caller_s_personal_tools_no_more_
             group.cancel_scope.cancel()
     assert len(heard["alice"]) == 1  # in order on her stream: bob's tool was not told to her
     assert "diary" in bob_listing
+
+
+async def test_a_catalog_folder_s_change_is_told_to_the_sessions_that_found_or_list_its_tools_alone(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """One session that had found a catalog tool made a change to it be told to every session,
+    callers that may not search the folder included; and a catalog tool that ``essential`` lists
+    in full to the callers who may search its folder came and went without a word to them."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    settings = _notes_and_vault(config_dir, notes, vault, tmp_path / "data", 'essential = ["vault_e*"]\n')
+    heard = {"alice": ListChanged(), "bob": ListChanged()}
+    with anyio.fail_after(60):
+        async with assemble(settings, watch=False) as app, \
+                serving_http(app, streams := GetStreamSpy(build_http_app(app))) as url, \
+                session_of(url, mint("alice", scope="tools:exec catalog:vault"),
+                           message_handler=heard["alice"]) as (alice, _), \
+                session_of(url, mint("bob", scope="tools:exec"), message_handler=heard["bob"]) as (bob, _):
+            await streams.after(1)  # a notification sent before a client's GET stream is open is lost
+            assert names(await search(alice, "open the vault")) == ["vault_open"]
+            await heard["alice"].after(0)  # found: promoted into her listing
+            (vault / "vault.py").write_text(VAULT_MODULE.replace("Open the vault", "Open the safe"), encoding="utf-8")
+            await app.rescan()
+            await heard["alice"].after(1)  # the tool she found changed
+            (vault / "vault_eject.py").write_text(VAULT_MODULE.replace("vault_open", "vault_eject"), encoding="utf-8")
+            await app.rescan()
+            await heard["alice"].after(2)  # an essential tool of a folder she may search came
+            alices = await listed(alice)
+            (notes / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+            await app.rescan()
+            await heard["bob"].after(0)  # a connected tool: told to everyone
+            await heard["alice"].after(3)
+            bobs = await listed(bob)
+    assert heard["bob"].count == 1  # in order: the vault folder's changes were not told to him
+    assert "pin" in alices["vault_eject"].input_schema["properties"] and "vault_open" in alices
+    assert "vault_eject" not in bobs and "memo_add" in bobs
 
 
 async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(
