@@ -39,6 +39,20 @@ if TYPE_CHECKING:
     from toolbay.metrics import ServerMetrics
 
 
+# The metrics' tool label of a call of no served tool: any name a caller sends would otherwise be
+# a series of its own for ever. A personal tool is counted without its name, which only its
+# owner may know.
+UNKNOWN_TOOL_LABEL = "(unknown)"
+PERSONAL_TOOL_LABEL = "(personal)"
+
+
+def metric_label_of(call: ToolCall) -> str:
+    """The ``tool`` label a call is counted under (``toolbay.metrics``)."""
+    if call.handler is None:
+        return UNKNOWN_TOOL_LABEL
+    return PERSONAL_TOOL_LABEL if call.handler.definition.owner is not None else call.name
+
+
 class Toolbay:
     version = __version__
 
@@ -139,7 +153,7 @@ class Toolbay:
         elapsed = time.perf_counter() - started
         result.meta.setdefault("duration_ms", round(elapsed * 1000, 3))
         if self.metrics is not None:
-            self.metrics.observe_call(call.name, result, call.timings, elapsed)
+            self.metrics.observe_call(metric_label_of(call), result, call.timings, elapsed)
         return result
 
     async def _personal_handler(self, catalog: Catalog, call: ToolCall) -> Handler | None:

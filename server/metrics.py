@@ -13,7 +13,8 @@ What is counted (names as scraped)::
 Outcomes: ``ok``, ``tool_error`` (the tool ran and said it failed), ``job`` (it went on in the
 background), ``refused_<code>`` (the chain stopped it: ``refused_rate_limited``,
 ``refused_forbidden``...) and ``crash`` (toolbay's own fault). Labels are tool names, stage
-names and these fixed words only: never arguments, callers or tokens.
+names and these fixed words only: never arguments, callers or tokens. A call of a name no tool
+serves is counted as ``(unknown)`` and a caller's personal tool as ``(personal)``.
 
 Each server has its own registry (tests build several in one process). The call path pays for
 a few dictionary lookups and histogram observations (``bench/bench_metrics.py`` measures it);
@@ -32,6 +33,8 @@ from toolbay.outcomes import outcome_of
 from toolbay.words import ToolResult
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# What a bearer token needs to read /metrics when authentication is on.
+METRICS_SCOPE = "metrics:read"
 # From a quick path's tenth of a millisecond to a job's sync budget and past it.
 CALL_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 STAGE_BUCKETS = (0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 1.0, 10.0)

@@ -116,9 +116,16 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     ]
     metrics = app.metrics
     if metrics is not None:
-        from toolbay.metrics import CONTENT_TYPE
+        from toolbay.metrics import CONTENT_TYPE, METRICS_SCOPE
 
         async def scrape(request: Request) -> Response:
+            # Behind authentication, the metrics name every tool called (a catalog folder's
+            # that the caller may not search, say): a token for them says so by a scope of its own.
+            granted = request.scope.get("auth")
+            if granted is not None and METRICS_SCOPE not in granted.scopes:
+                return JSONResponse({"error": "insufficient_scope",
+                                     "error_description": f"reading /metrics needs a token with the scope "
+                                                          f"{METRICS_SCOPE}"}, status_code=403)
             return Response(metrics.exposition(), media_type=CONTENT_TYPE)
 
         extra_routes.append(Route("/metrics", endpoint=scrape, methods=["GET"]))

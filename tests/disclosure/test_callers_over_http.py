@@ -18,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.chain_e2e.conftest import BASE_TOML, config_dir, mint, running, signing_key, tokens  # noqa: F401
 from tests.disclosure.test_catalog_folders import CONNECTED_MODULE, VAULT_MODULE
 from tests.disclosure.test_search_first import listed, names, search
+from tests.protocol.test_metrics import samples, value
 from tests.reload.conftest import GetStreamSpy, ListChanged
 from toolbay.assembly import assemble
 from toolbay.config import Settings, load_settings
@@ -69,7 +70,7 @@ async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
     assert "vault_open" not in with_it_again  # to be found again, not brought back
 
 
-def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path) -> Settings:
+def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path, **more: Any) -> Settings:
     """Settings (their file in ``folder``) of a connected folder (``notes``) and personal
     folders under ``people`` (bob's made)."""
     notes.mkdir()
@@ -77,7 +78,7 @@ def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path) -
     (notes / "notes.py").write_text(CONNECTED_MODULE, encoding="utf-8")
     config = folder / "toolbay.toml"
     config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
-    return load_settings(config, extensions=[notes], agents=[], data_dir=data_dir, port=0)
+    return load_settings(config, extensions=[notes], agents=[], data_dir=data_dir, port=0, **more)
 
 
 async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alone(
@@ -180,6 +181,27 @@ async def test_a_catalog_folder_s_change_is_told_to_the_sessions_that_found_or_l
     assert heard["bob"].count == 1  # in order: the vault folder's changes were not told to him
     assert "pin" in alices["vault_eject"].input_schema["properties"] and "vault_open" in alices
     assert "vault_eject" not in bobs and "memo_add" in bobs
+
+
+async def test_metrics_name_no_personal_tool_and_need_a_scope_of_their_own(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """Any token read /metrics, which named every tool called: another caller's personal tools,
+    catalog tools the reader may not search."""
+    notes, people = tmp_path / "notes", tmp_path / "people"
+    settings = _personal_folders(config_dir, notes, people, tmp_path / "data", transport="http")
+    (people / "bob" / "diary.py").write_text(CONNECTED_MODULE.replace("notes_add", "diary"), encoding="utf-8")
+    with anyio.fail_after(60):
+        async with running(settings) as url, session_of(url, mint("bob", scope="tools:exec")) as (bob, _):
+            assert not (await bob.call_tool("diary", {"text": "dear diary"})).is_error
+            scrapes = {}
+            for scope in ("tools:exec", "metrics:read"):
+                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {mint('ops', scope=scope)}"}) as http:
+                    scrapes[scope] = await http.get(f"{url}/metrics")
+    refused, read = scrapes["tools:exec"], scrapes["metrics:read"]
+    assert refused.status_code == 403 and "metrics:read" in refused.json()["error_description"]
+    assert read.status_code == 200
+    assert value(samples(read.text), "toolbay_calls_total", tool="(personal)", outcome="ok") == 1
+    assert "diary" not in read.text
 
 
 async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(

@@ -62,16 +62,19 @@ async def test_metrics_count_calls_by_tool_and_outcome_with_stage_times_and_no_a
             for _ in range(3):  # the third is over the 2/hour limit
                 await client.call_tool("hashsum", {"text": SECRET_ARGUMENT})
             await client.call_tool("no_such_tool", {"text": SECRET_ARGUMENT})
+            for number in range(20):  # names no tool serves: one series, not a series each
+                await client.call_tool(f"made_up_{number}", {})
         text = await scrape(url)
     found = samples(text)
     assert SECRET_ARGUMENT not in text
     assert value(found, "toolbay_calls_total", tool="hashsum", outcome="ok") == 2
     assert value(found, "toolbay_calls_total", tool="hashsum", outcome="refused_rate_limited") == 1
-    assert value(found, "toolbay_calls_total", tool="no_such_tool", outcome="refused_unknown_tool") == 1
+    assert value(found, "toolbay_calls_total", tool="(unknown)", outcome="refused_unknown_tool") == 21
+    assert "no_such_tool" not in text and "made_up_" not in text
     assert value(found, "toolbay_rate_limit_refusals_total", reason="limit") == 1
-    assert value(found, "toolbay_call_seconds_count") == 4
-    assert value(found, "toolbay_stage_seconds_count", stage="authenticate") == 4
-    assert value(found, "toolbay_stage_seconds_count", stage="ratelimit") == 4
+    assert value(found, "toolbay_call_seconds_count") == 24
+    assert value(found, "toolbay_stage_seconds_count", stage="authenticate") == 24
+    assert value(found, "toolbay_stage_seconds_count", stage="ratelimit") == 24
     assert value(found, "toolbay_stage_seconds_count", stage="validate") == 2  # refused before: the limit, unknown
     assert value(found, "toolbay_stage_seconds_count", stage="tool") == 2
     assert value(found, "toolbay_catalog_tools") == len(app.catalog.current.definitions()) >= listed
