@@ -21,7 +21,7 @@ from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, build_chain, default_stages
 from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.config import Settings
-from toolbay.errors import CallRefused, StorageError, UnknownTool
+from toolbay.errors import CallRefused, Forbidden, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
 from toolbay.handlers.search import Search
 from toolbay.hooks import Disclosing, ServerHook
@@ -140,6 +140,10 @@ class Toolbay:
                 call.handler = await self._personal_handler(catalog, call)
             result = await self._pipeline(call)
         except CallRefused as refusal:
+            if isinstance(refusal, Forbidden) and self._hidden_from_caller(call):
+                # Refused in words of its own ("your scopes do not include..."), a tool the caller
+                # may neither find nor use would be told to exist; the audit log has the reason.
+                refusal = UnknownTool(call.name)
             if isinstance(refusal, UnknownTool) and self._where_tools_are is not None \
                     and (where := self._where_tools_are()) is not None:
                 refusal = UnknownTool(refusal.name, refusal.closest, where_listed=where)
@@ -155,6 +159,11 @@ class Toolbay:
         if self.metrics is not None:
             self.metrics.observe_call(metric_label_of(call), result, call.timings, elapsed)
         return result
+
+    def _hidden_from_caller(self, call: ToolCall) -> bool:
+        """The called tool is one its caller may not find (a catalog folder's outside its allowlist)."""
+        return (self.disclosure is not None and call.handler is not None and call.principal is not None
+                and not self.disclosure.may_find(call.principal, call.handler.definition))
 
     async def _personal_handler(self, catalog: Catalog, call: ToolCall) -> Handler | None:
         """The caller's own tool of that name, if any (the chain authenticates the call again)."""

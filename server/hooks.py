@@ -54,3 +54,8 @@ class Disclosing(Protocol):
         """What of ``usable`` (tools ``principal`` may use) a session delegated from ``session``
         is offered: no more than the caller could find itself, shown as its listing shows them."""
         ...
+
+    def may_find(self, principal: Principal, definition: ToolDefinition) -> bool:
+        """Whether ``principal`` may find the tool (by search, or in a listing), its right to use
+        it aside: a catalog folder's tool only when its allowlist names the folder."""
+        ...

@@ -213,7 +213,7 @@ class Disclosure:
         patterns += [scope.removeprefix("catalog:") for scope in principal.scopes if scope.startswith("catalog:")]
         return any(fnmatch.fnmatchcase(folder_name, pattern) for pattern in patterns)
 
-    def _may_find(self, principal: Principal, definition: ToolDefinition) -> bool:
+    def may_find(self, principal: Principal, definition: ToolDefinition) -> bool:
         """Whether the caller may find the tool by search, its rights to use it aside: any tool
         but a catalog folder's whose folder its allowlist does not name."""
         folder = self._catalog_folder_of(definition)
@@ -239,7 +239,7 @@ class Disclosure:
         owner = split_key(key)[1]
         if owner is not None and owner != principal.id:
             return False
-        return self._may_find(principal, definition) and self._can_use(principal, definition)
+        return self.may_find(principal, definition) and self._can_use(principal, definition)
 
     # -- listing --------------------------------------------------------------------------
 
@@ -303,7 +303,7 @@ class Disclosure:
             """A tool listed with its schema whatever the mode: an essential one, and one this
             session found (a catalog folder's only while the caller may still search it)."""
             if level is Level.CATALOG:
-                if not self._may_find(principal, definition):
+                if not self.may_find(principal, definition):
                     # The right to find it is gone, and so is the find: given back, the right
                     # does not bring the tool back unfound.
                     if found.get(definition.name) == definition.origin:
@@ -347,7 +347,7 @@ class Disclosure:
         find itself (not a catalog folder's its allowlist does not name), as disclosure shows
         them (redacted)."""
         shown = self._shown_now()
-        return [shown(definition) for definition in usable if self._may_find(principal, definition)]
+        return [shown(definition) for definition in usable if self.may_find(principal, definition)]
 
     def _shown_now(self) -> Callable[[ToolDefinition], ToolDefinition]:
         return self._shown_for(self._catalog.current)
@@ -451,7 +451,7 @@ class Disclosure:
         changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
 
         def listed_in_full_already(definition: ToolDefinition) -> bool:
-            return self._essential(definition) and self._may_find(principal, definition)
+            return self._essential(definition) and self.may_find(principal, definition)
 
         if any(self.level_of(definition) in changes_listing and not listed_in_full_already(definition)
                for definition in added):
@@ -471,7 +471,7 @@ class Disclosure:
         essentials = tuple(self._changed_essentials)
 
         def may_search_one(principal: Principal) -> bool:
-            return any(self._may_find(principal, definition) for definition in essentials)
+            return any(self.may_find(principal, definition) for definition in essentials)
 
         audience = Audience(everyone=self._change_for_everyone, callers=frozenset(self._change_for_owners),
                             connections=frozenset(self._change_for_finders),

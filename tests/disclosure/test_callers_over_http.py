@@ -19,7 +19,7 @@ from tests.chain_e2e.conftest import BASE_TOML, config_dir, mint, running, signi
 from tests.disclosure.test_catalog_folders import CONNECTED_MODULE, VAULT_MODULE
 from tests.disclosure.test_search_first import listed, names, search
 from tests.protocol.test_metrics import samples, value
-from tests.reload.conftest import GetStreamSpy, ListChanged
+from tests.reload.conftest import GetStreamSpy, ListChanged, text_of
 from toolbay.assembly import assemble
 from toolbay.config import Settings, load_settings
 from toolbay.protocol.transports import build_http_app, serving_http
@@ -79,6 +79,23 @@ def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path, *
     config = folder / "toolbay.toml"
     config.write_text(BASE_TOML + f'\n[python]\npersonal_dir = "{people}/{{caller}}"\n', encoding="utf-8")
     return load_settings(config, extensions=[notes], agents=[], data_dir=data_dir, port=0, **more)
+
+
+async def test_a_catalog_tool_the_caller_may_neither_find_nor_use_is_refused_as_no_tool_at_all(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """"Your scopes do not include the tool 'vault_open'" told a caller that may not search the
+    vault folder that it holds vault_open, where a name no tool has is "There is no tool named"."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    settings = _notes_and_vault(config_dir, notes, vault, tmp_path / "data")
+    with anyio.fail_after(60):
+        async with running(settings) as url, \
+                session_of(url, mint("bob", scope="tool:notes_*")) as (bob, _), \
+                session_of(url, mint("alice", scope="tool:notes_* catalog:vault")) as (alice, _):
+            hidden = text_of(await bob.call_tool("vault_open", {}))
+            missing = text_of(await bob.call_tool("vault_shut", {}))
+            findable = text_of(await alice.call_tool("vault_open", {}))
+    assert hidden == missing.replace("vault_shut", "vault_open")
+    assert "do not include the tool 'vault_open'" in findable  # she may find it: told why she may not call it
 
 
 async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alone(
