@@ -274,7 +274,8 @@ class Disclosure:
         for definition in definitions:
             known = lengths.get(id(definition))
             if known is None:
-                known = lengths[id(definition)] = (definition, _listed_characters(definition))
+                # As listed: redacted (a long secret shown as [REDACTED] takes few tokens).
+                known = lengths[id(definition)] = (definition, _listed_characters(redacted(definition)))
             if self.level_of(definition) is not Level.CATALOG:
                 characters += known[1]
         return characters // CHARACTERS_PER_TOKEN

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,34 @@ async def test_auto_lists_everything_in_full_under_the_token_budget_and_search_f
     assert over["hashsum"] == {"type": "object"}
     assert "query" in over["search_tools"]["properties"]
     assert set(under) == set(over)  # the bundled folder is connected: every tool still listed
+
+
+async def test_auto_weighs_the_listing_as_served_with_its_secrets_redacted(tmp_path: Path) -> None:
+    """A description holding long tokens was counted as written, not as listed: a listing that
+    fits the budget once redacted was turned into names only."""
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    jwt = "eyJ" + "a" * 60 + "." + "b" * 400 + "." + "c" * 80
+    (folder / "deploy.py").write_text(
+        "def get_tool_schemas():\n"
+        f"    return [{{'name': 'deploy', 'description': 'Deploys with ' + ' '.join(['{jwt}'] * 8),\n"
+        "             'input_schema': {'type': 'object', 'properties': {'target': {'type': 'string'}}}}]\n"
+        "def dispatch(name, arguments):\n    return 'deployed'\n", encoding="utf-8")
+
+    async def listed(**disclosure: Any) -> list[Any]:
+        settings = load_settings(None, extensions=[folder], agents=[], data_dir=tmp_path / "data")
+        settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(update=disclosure)})
+        with anyio.fail_after(WAIT_S):
+            async with assemble(settings, watch=False) as app, \
+                    Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                return list((await client.list_tools()).tools)
+
+    full = await listed(mode="full")
+    # Tokens as the README counts them: the listing's JSON, four characters a token.
+    served = sum(len(json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True))) for tool in full) // 4
+    assert jwt not in json.dumps([tool.model_dump(mode="json") for tool in full])
+    auto = {tool.name: tool for tool in await listed(mode="auto", token_budget=served + 50)}
+    assert "target" in auto["deploy"].input_schema["properties"]  # fits: listed in full
 
 
 async def test_full_mode_ignores_the_budget_and_essential_patterns_stay_in_full(shared_data_dir: Path) -> None:
