@@ -425,6 +425,20 @@ class SearchIndex:
         def score(vector: np.ndarray) -> np.ndarray:
             return np.bincount(slots, weights=weights * np.repeat(vector, lengths), minlength=size)
 
+        def best_clause(vectors: list[np.ndarray]) -> np.ndarray:
+            """Each tool's score for the clause it answers best, each clause summed over its own
+            terms' postings (a request of two hundred short clauses summed every term's
+            postings two hundred times: 45 ms at 10,000 tools)."""
+            best = np.zeros(size)
+            for vector in vectors:
+                rows = np.flatnonzero(vector).tolist()
+                if rows:
+                    clause = np.bincount(np.concatenate([arrays[row][0] for row in rows]),
+                                         weights=np.concatenate([arrays[row][1] * vector[row] for row in rows]),
+                                         minlength=size)
+                    np.maximum(best, clause, out=best)
+            return best
+
         whole_vector = self._query_vector(whole, row_of, idf, related)
         scores = score(whole_vector)
         ceiling = float(whole_vector @ highest)
@@ -438,7 +452,7 @@ class SearchIndex:
             clause_vectors = [self._query_vector(terms, row_of, idf) for terms in parts
                               if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
             if clause_vectors:
-                scores += self.clause_weight * np.maximum.reduce([score(vector) for vector in clause_vectors])
+                scores += self.clause_weight * best_clause(clause_vectors)
                 ceiling += self.clause_weight * max(float(vector @ highest) for vector in clause_vectors)
                 total *= 1.0 + self.clause_weight
         scores /= total
