@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Where a request moves on to another task: sentence ends, commas, "and", "then".
 _CLAUSES = re.compile(
@@ -10,6 +11,9 @@ _CLAUSES = re.compile(
 # A word joined the way program names are: snake, kebab or dotted, a digit, or camelCase.
 _IDENTIFIER_LIKE = re.compile(r"[_.\-]|\d|[a-z][A-Z]")
 _QUOTES_AND_PUNCTUATION = "`'\".,;:!?()[]{}<>"
+# Characters that show as nothing, pasted along with a name (zero-width spaces and joiners, the
+# word joiner, a byte-order mark).
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 
 
 def name_candidates(query: str) -> list[str]:
@@ -17,7 +21,9 @@ def name_candidates(query: str) -> list[str]:
     as a program's identifier (``jsonkit_fmt``, ``getWeather``, ``sha256``). A plain word
     such as "translate" is not one: it would push a tool named ``translate`` ahead of better
     ones for every sentence that uses the verb (measured: hit@1 -2 points on Seal-Tools)."""
-    stripped = query.strip()
+    # Compatibility forms read as the letters they show: a name typed in full-width letters
+    # (ｈａｓｈｓｕｍ, from a CJK keyboard) is that name.
+    stripped = unicodedata.normalize("NFKC", query.translate(_INVISIBLE)).strip()
     words = (raw.strip(_QUOTES_AND_PUNCTUATION) for raw in stripped.split())
     return [stripped] + [word for word in words if _IDENTIFIER_LIKE.search(word)]
 

@@ -252,3 +252,11 @@ def test_tools_that_score_alike_come_in_the_order_of_their_names_whatever_order_
         assert names(index, "export the ledger", limit=3) == ["a_export", "b_export", "c_export"]
         allowed = index.search("export the ledger", 2, allowed=lambda name: name != "a_export").hits
         assert [hit.name for hit in allowed] == ["b_export", "c_export"]
+
+
+def test_a_name_in_full_width_letters_or_with_an_invisible_character_pasted_in_is_that_name() -> None:
+    index = index_of()
+    for typed in ("ｈａｓｈｓｕｍ", "hash\u200bsum", "\ufeffhashsum", "ｊｓｏｎｋｉｔ＿ｆｍｔ"):
+        found = index.search(typed, 3).hits
+        assert found and found[0].score == 1.0, typed
+    assert index.search("ｊｓｏｎｋｉｔ＿ｆｍｔ", 3).hits[0].name == "jsonkit_fmt"
