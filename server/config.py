@@ -427,9 +427,8 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     except SettingsError as exc:
         # pydantic-settings could not decode an environment variable holding a list or table.
         field = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
-        variable = f"{ENV_PREFIX}{field.upper()}"
-        declared = Settings.model_fields.get(field)
-        table = declared is not None and typing.get_origin(declared.annotation) is dict
+        variable, annotation = _undecodable_variable(field)
+        table = typing.get_origin(annotation) is dict
         value = os.environ.get(variable, "")
         example = '{"NAME": "VALUE"}' if table else json.dumps([value] if value else ["..."])
         raise ConfigError(f"environment variable {variable}: its value must be JSON (a "
@@ -439,6 +438,28 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     check_job_settings(settings)
     check_catalog_folders(settings)
     return settings
+
+
+def _undecodable_variable(field: str) -> tuple[str, Any]:
+    """The environment variable (and its setting's type) behind pydantic-settings' failure to
+    decode the top-level ``field``: ``TOOLBAY_FIELD`` itself, or for a section the nested
+    ``TOOLBAY_FIELD__KEY`` holding a list or table whose value is no JSON (the error names only
+    the section)."""
+    variable = f"{ENV_PREFIX}{field.upper()}"
+    declared = Settings.model_fields.get(field)
+    annotation = declared.annotation if declared is not None else None
+    section = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    if section is not None:
+        for name, value in os.environ.items():
+            key = name[len(variable) + 2:].lower() if name.upper().startswith(variable + "__") else None
+            nested = section.model_fields.get(key) if key else None
+            if nested is None or typing.get_origin(nested.annotation) not in (list, dict):
+                continue
+            try:
+                json.loads(value)
+            except ValueError:
+                return name, nested.annotation
+    return variable, annotation
 
 
 def check_catalog_folders(settings: Settings) -> None:

@@ -129,7 +129,11 @@ def serve(
 
 def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     """Whatever Ctrl-C does now: uvicorn's handler while it serves (it stops serving), the
-    event loop's otherwise (it cancels the main task, whose shutdown then runs)."""
+    event loop's otherwise (it cancels the main task, whose shutdown then runs). A process
+    started in the background by a script ignores Ctrl-C (``cmd &``: SIGINT is set to be
+    ignored, and the event loop then installs no handler of its own): SIGTERM must stop it
+    all the same, as Python's own Ctrl-C does, by raising KeyboardInterrupt."""
     handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
-        handler(signal.SIGINT, frame)
+    if not callable(handler):
+        handler = signal.default_int_handler
+    handler(signal.SIGINT, frame)

@@ -428,6 +428,36 @@ def test_a_list_variable_that_is_not_json_is_one_line_naming_it(shared_data_dir:
     assert "TOOLBAY_TIERS: its value must be JSON (a table), e.g. TOOLBAY_TIERS='{\"NAME\": \"VALUE\"}'" in table
 
 
+def test_a_list_in_a_section_given_by_a_variable_that_is_not_json_is_named_by_that_variable(
+        shared_data_dir: Path) -> None:
+    """The message named TOOLBAY_SANDBOX, and its example was that (wrong) variable's."""
+    said = _one_line_exit_2(["list", "--data-dir", str(shared_data_dir)], env={"TOOLBAY_SANDBOX__ENV_ALLOW": "PATH"})
+    assert said.rstrip().endswith("environment variable TOOLBAY_SANDBOX__ENV_ALLOW: its value must be JSON (a list), "
+                                  "e.g. TOOLBAY_SANDBOX__ENV_ALLOW='[\"PATH\"]'")
+
+
+def test_a_log_file_or_audit_log_that_cannot_be_written_is_one_line_at_start(tmp_path: Path) -> None:
+    """A log file that was a folder (or under /proc) was a traceback in every command; an audit
+    log that could not be written was found at the first call, whose line was lost, and so on."""
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    for argv in (["list"], ["call", "textkit_count", '{"stdin": "a"}']):
+        said = _one_line_exit_2([*argv, "--data-dir", str(tmp_path / "data")], env={"TOOLBAY_LOG_FILE": str(folder)})
+        assert said.strip() == f"toolbay: log_file {folder} is a folder, not a file", argv
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'[chain.audit]\nfile = "{folder}"\n', encoding="utf-8")
+    served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0",
+                             "--config", str(config), "--data-dir", str(tmp_path / "data")],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert served.returncode == 2, served.stderr
+    assert served.stderr.strip() == f"toolbay: [chain.audit] file {folder} is a folder, not a file"
+    under_a_file = tmp_path / "a-file"
+    under_a_file.write_text("")
+    said = _one_line_exit_2(["list", "--data-dir", str(tmp_path / "data")],
+                            env={"TOOLBAY_LOG_FILE": str(under_a_file / "toolbay.log")})
+    assert said.startswith(f"toolbay: log_file {under_a_file / 'toolbay.log'} cannot be written to (")
+
+
 def test_a_bracketed_ipv6_host_is_one_line_naming_the_setting() -> None:
     said = _one_line_exit_2(["serve", "--transport", "http", "--host", "[::1]", "--port", "0"])
     assert said.strip().endswith("host: write an IPv6 address without brackets, e.g. ::1 (got '[::1]')")

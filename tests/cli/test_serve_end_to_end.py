@@ -214,3 +214,36 @@ async def test_anonymous_scopes_limit_what_an_unauthenticated_http_caller_sees_a
     assert refused.is_error is True
     assert "needs the 'exec' permission tier, which your scopes (tools:read) do not grant" in text(refused)
     assert allowed.is_error is False, text(allowed)
+
+
+def test_sigterm_stops_a_server_started_by_a_script_in_the_background(tmp_path: Path) -> None:
+    """`toolbay serve &` in a script starts with Ctrl-C ignored (so the event loop installs no
+    handler of its own), and SIGTERM, which stops the server as Ctrl-C would, did nothing: it
+    served on. Sent while a tool is being described (its help never ends), before serving."""
+    import signal
+    import time
+
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    shutil.copy(FIXTURE_WASM / "spin.wasm", extensions / "spin.wasm")
+    log = tmp_path / "toolbay.log"
+    help_timeout_s = 120  # longer than this test waits: the stop must not wait for it
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0",
+         "--extensions", str(extensions), "--data-dir", str(tmp_path / "data")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO_ROOT,
+        env={**os.environ, "TOOLBAY_LOG_FILE": str(log), "TOOLBAY_DISCOVERY__HELP_TIMEOUT_S": str(help_timeout_s)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # noqa: PLW1509 - before exec, on purpose
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while "compiling and describing" not in (log.read_text(errors="replace") if log.exists() else ""):
+            assert process.poll() is None and time.monotonic() < deadline, "the server never began describing"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        assert help_timeout_s > WAIT_S
+        process.wait(timeout=WAIT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in log.read_text(errors="replace")
