@@ -274,22 +274,26 @@ async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResul
 
 
 async def _wait_for_job(jobs: JobManager, owner: str, job_id: str) -> ToolResult:
-    """The call went on as a job: wait for it with a progress bar; Ctrl-C cancels it."""
+    """The call went on as a job: wait for it with a progress bar; Ctrl-C (or SIGTERM) cancels it."""
     import signal
 
     import anyio
 
     from toolbay.jobs_cli import watch
 
-    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+    # SIGTERM (a supervisor, a timeout) cancels it too: ending at once left the job "running"
+    # with nothing running it.
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         print(f"toolbay: the call goes on as job {job_id}; waiting for it (Ctrl-C cancels it)",
               file=sys.stderr, flush=True)
         async with anyio.create_task_group() as group:
 
             async def cancel_on_ctrl_c() -> None:
-                async for _ in signals:
+                async for received in signals:
                     print(f"toolbay: cancelling job {job_id}", file=sys.stderr)
-                    await jobs.cancel(owner, job_id, "cancelled with Ctrl-C")
+                    why = ("cancelled with Ctrl-C" if received == signal.SIGINT
+                           else "cancelled: toolbay call was stopped (SIGTERM)")
+                    await jobs.cancel(owner, job_id, why)
                     return
 
             group.start_soon(cancel_on_ctrl_c)
@@ -325,6 +329,8 @@ async def describe_file(settings: Settings, path: str) -> dict[str, Any]:
     from toolbay.helptext.decode import decode_help
     from toolbay.wasm import WasmRuntime
 
+    if os.path.isdir(path):
+        raise ConfigError(f"describe: {path} is a folder; give it one .wasm file (toolbay list shows a folder's tools)")
     if not os.path.isfile(path):
         raise ConfigError(f"describe: no such file: {path}")
     runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None)

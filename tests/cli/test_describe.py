@@ -45,3 +45,11 @@ def test_describe_of_a_missing_file_exits_2_with_one_line(tmp_path: Path) -> Non
     result = runner.invoke(app, ["describe", str(tmp_path / "nowhere.wasm"), "--data-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert "no such file" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_describe_of_a_folder_says_it_is_a_folder(tmp_path: Path) -> None:
+    """It said "no such file: /tmp" of a folder that is there."""
+    result = runner.invoke(app, ["describe", str(tmp_path), "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"toolbay: describe: {tmp_path} is a folder; give it one .wasm file (toolbay "
+                                     "list shows a folder's tools)")

@@ -88,7 +88,11 @@ def test_call_waits_for_a_call_that_became_a_job_and_prints_its_result(folders: 
 
 
 @pytest.mark.anyio
-async def test_ctrl_c_cancels_the_job_a_call_is_waiting_for(folders: dict[str, Path]) -> None:
+@pytest.mark.parametrize(("stop", "said"), [(signal.SIGINT, "cancelled with Ctrl-C"),
+                                            (signal.SIGTERM, "cancelled: toolbay call was stopped (SIGTERM)")])
+async def test_ctrl_c_or_sigterm_cancels_the_job_a_call_is_waiting_for(
+        folders: dict[str, Path], stop: signal.Signals, said: str) -> None:
+    """SIGTERM ended the command at once and left its job 'running' with nothing running it."""
     process = subprocess.Popen(
         [sys.executable, "-m", "toolbay", "call", "progress_bg", "--args",
          '{"steps": 1, "step_ms": 0, "gate": "/workspace/never"}', "--data-dir", str(folders["data"]),
@@ -100,10 +104,10 @@ async def test_ctrl_c_cancels_the_job_a_call_is_waiting_for(folders: dict[str, P
             while "waiting for it (Ctrl-C cancels it)" not in await anyio.to_thread.run_sync(process.stderr.readline):
                 pass
         ids = job_ids(folders)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 1 and "was cancelled: cancelled with Ctrl-C" in out + err
+    assert process.returncode == 1 and f"was cancelled: {said}" in out + err
     assert "was cancelled" in toolbay(folders, "jobs", "status", ids[0]).stdout
