@@ -5,10 +5,12 @@ worker-thread round trip for every line read, every write and every flush: three
 per tool call, more than the sandboxed run of a small tool. When standard input and
 output are pipes or sockets (as every MCP client starts a server) they can be served
 by the event loop directly, which is what this module does. Anything else (a terminal,
-a regular file, output shared with standard error) keeps the SDK's transport, because
-making such a descriptor non-blocking would change it for other processes too; except
-that a terminal's input is read by a daemon thread of its own (``terminal_streams``), so
-Ctrl-C is not held up by a read waiting for a line nobody will type.
+a regular file, output shared with standard error) is read by a daemon thread of its own
+and written from worker threads (``thread_streams``), as making such a descriptor
+non-blocking would change it for other processes too: a read waiting for a line nobody will
+send never holds up Ctrl-C or SIGTERM (the SDK's transport reads on a thread that cannot be
+abandoned). Both answer the requests already read when input ends, and a line that is no
+message with a parse error (``_Inbox``).
 
 Like the SDK, while serving fd 0 reads the null device and fd 1 goes to standard error,
 so a stray ``print`` or a child process never writes onto the wire; both are restored
@@ -22,7 +24,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import IO
 
@@ -31,7 +33,6 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -67,12 +68,8 @@ Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObj
 async def stdio_streams(lane: QuickLane | None = None) -> AsyncIterator[Streams]:
     """The server's read and write streams over this process's stdin and stdout. ``lane``
     answers the calls it takes (on pipes and sockets only) before the SDK sees them."""
-    if sys.stdin.isatty():
-        async with terminal_streams() as streams:
-            yield streams
-        return
-    if not can_serve_on_loop():
-        async with stdio_server() as streams:
+    if sys.stdin.isatty() or not can_serve_on_loop():
+        async with thread_streams() as streams:
             yield streams
         return
     wire_in, wire_out = _claim_standard_fds()
@@ -84,13 +81,19 @@ async def stdio_streams(lane: QuickLane | None = None) -> AsyncIterator[Streams]
 
 
 @asynccontextmanager
-async def terminal_streams() -> AsyncIterator[Streams]:
-    """The streams when standard input is a terminal (a person typed the command). The SDK's
-    transport reads it on a worker thread that cannot be abandoned, so an interrupted server
-    would wait for the next line typed; here a daemon thread reads, and is left behind."""
+async def thread_streams() -> AsyncIterator[Streams]:
+    """The streams when standard input or output is no pipe of its own (a terminal, a file,
+    output shared with standard error). A daemon thread reads fd 0 and is left behind when
+    the server stops (the SDK's reader, a worker thread, kept a stopped server waiting for a
+    line nobody would send); answers are written to the wire from worker threads."""
     incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](_OUTGOING_QUEUE)
+    inbox = _Inbox(incoming_send, outgoing)
     token = anyio.lowlevel.current_token()
+    # Only the output is claimed: the reader thread, which may outlive this, keeps fd 0.
+    wire_out = os.dup(1)
+    os.dup2(2, 1)
+    os.set_inheritable(wire_out, False)
 
     def read_lines() -> None:
         # os.read, not sys.stdin: a daemon thread left inside a buffered reader holds its lock,
@@ -101,19 +104,26 @@ async def terminal_streams() -> AsyncIterator[Streams]:
                 *lines, pending = (pending + chunk).split(b"\n")
                 for line in lines:
                     if line.strip():
-                        anyio.from_thread.run(incoming_send.send, _parse(line), token=token)
-            anyio.from_thread.run_sync(incoming_send.close, token=token)
+                        anyio.from_thread.run(inbox.deliver, _parse(line), token=token)
+            if pending.strip():
+                anyio.from_thread.run(inbox.deliver, _parse(pending), token=token)
+            anyio.from_thread.run(inbox.end_of_input, token=token)
         except Exception:  # the server has stopped (the loop is gone) or stdin was closed
             return
 
     async def write_messages() -> None:
         async with outgoing_receive:
             async for message in outgoing_receive:
-                text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                sys.stdout.write(text + "\n")  # a line to a terminal: it does not block for long
-                sys.stdout.flush()
+                data = inbox.encode(message)
+                try:
+                    # A shared pipe may be full: the loop goes on meanwhile.
+                    await anyio.to_thread.run_sync(_write_whole, wire_out, data, abandon_on_cancel=True)
+                except OSError as exc:  # the client has gone: what it is still told is lost
+                    logger.info("cannot write to the client (%s); ending the session", exc)
+                    incoming_send.close()
+                    return
 
-    threading.Thread(target=read_lines, name="toolbay-terminal-stdin", daemon=True).start()
+    threading.Thread(target=read_lines, name="toolbay-stdin", daemon=True).start()
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(write_messages)
@@ -122,6 +132,16 @@ async def terminal_streams() -> AsyncIterator[Streams]:
     finally:
         for stream in (incoming_send, incoming, outgoing, outgoing_receive):
             stream.close()
+        with suppress(OSError):
+            os.dup2(wire_out, 1)
+        with suppress(OSError):
+            os.close(wire_out)
+
+
+def _write_whole(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _claim_standard_fds() -> tuple[int, int]:
@@ -178,34 +198,17 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
     outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](_OUTGOING_QUEUE)
 
     reading = anyio.CancelScope()
-    unanswered = _Unanswered()
     input_ended = anyio.Event()
     dropped = _Dropped()
 
-    async def deliver(item: SessionMessage | Exception) -> None:
-        if isinstance(item, _Unparsable):
-            # The SDK's session drops what it cannot parse without a word; JSON-RPC asks for a
-            # parse error (with a null id, as the id could not be read).
-            logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
-            await outgoing.send(SessionMessage(error_message(item.error)))
-            return
-        if isinstance(item, SessionMessage):
-            message = item.message
-            if isinstance(message, types.JSONRPCRequest):
-                unanswered.add(message.id)
-                if lane is not None and (answer := lane.take(message)) is not None:
-                    lane_calls.start_soon(answer, outgoing.send)
-                    return
-            elif isinstance(message, types.JSONRPCNotification):
-                cancelled = cancelled_request_id(message)
-                if cancelled is not None:
-                    # This protocol answers no cancelled request: waiting for its answer when the
-                    # client leaves held the server past the client's patience, which then killed
-                    # it before its running jobs could go on without the client.
-                    unanswered.answered(cancelled)
-                if lane is not None:
-                    lane.cancel(message)
-        await incoming_send.send(item)
+    def take(message: types.JSONRPCRequest) -> bool:
+        answer = lane.take(message) if lane is not None else None
+        if answer is None:
+            return False
+        lane_calls.start_soon(answer, outgoing.send)
+        return True
+
+    inbox = _Inbox(incoming_send, outgoing, take=take, on_notification=lane.cancel if lane is not None else None)
 
     async def read_lines() -> None:
         skipping = False  # inside a line that was too long, until its newline
@@ -216,10 +219,9 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                         line = await reader.readuntil(b"\n")
                     except asyncio.IncompleteReadError as end:  # EOF; the last line may lack its newline
                         if end.partial.strip() and not skipping:
-                            await deliver(_parse(end.partial))
+                            await inbox.deliver(_parse(end.partial))
                         input_ended.set()
-                        with anyio.move_on_after(EOF_GRACE_S):
-                            await unanswered.all_answered()
+                        await inbox.end_of_input()
                         return
                     except asyncio.LimitOverrunError as overrun:
                         await reader.readexactly(overrun.consumed)
@@ -228,19 +230,14 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                             # Its id cannot be read: the caller is told with a null id, as for
                             # any message that cannot be parsed, rather than left waiting.
                             logger.warning("dropped a message longer than %d bytes", max_line_bytes)
-                            await deliver(_Unparsable(types.ErrorData(
+                            await inbox.deliver(_Unparsable(types.ErrorData(
                                 code=types.INVALID_REQUEST,
                                 message=f"a message longer than {max_line_bytes} bytes was dropped")))
                         continue
                     if skipping:
                         skipping = False
                     elif line.strip():
-                        await deliver(_parse(line))
-
-    def encode(message: SessionMessage) -> bytes:
-        if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
-            unanswered.answered(message.message.id)
-        return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+                        await inbox.deliver(_parse(line))
 
     def client_gone(why: str = "the client closed its end of standard output") -> None:
         """The client stopped reading: nobody can hear the server, so it stops listening too
@@ -269,10 +266,10 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
     async def write_messages() -> None:
         async with outgoing_receive:
             async for message in outgoing_receive:
-                batch = [encode(message)]
+                batch = [inbox.encode(message)]
                 while True:  # whatever else is already waiting: one system call for all
                     try:
-                        batch.append(encode(outgoing_receive.receive_nowait()))
+                        batch.append(inbox.encode(outgoing_receive.receive_nowait()))
                     except (anyio.WouldBlock, anyio.EndOfStream):
                         break
                 if write_transport.is_closing():
@@ -353,6 +350,60 @@ class _Dropped:
     def add(self, batch: list[bytes]) -> None:
         self.messages += len(batch)
         self.bytes += sum(len(line) for line in batch)
+
+
+class _Inbox:
+    """What the transports do with what the client sends, before the server sees it: a line
+    that is no message is answered with a parse error (the SDK's session drops it without a
+    word, where JSON-RPC asks for one, with a null id as the id could not be read); a request
+    is kept until answered, so that when input ends the requests already read are answered
+    (for up to ``EOF_GRACE_S``) before the server is told the client is gone. ``take``: the
+    quick lane, True when it answers a request itself; ``on_notification``: the lane hears of
+    cancellations."""
+
+    def __init__(self, incoming_send: MemoryObjectSendStream[SessionMessage | Exception],
+                 outgoing: MemoryObjectSendStream[SessionMessage],
+                 take: Callable[[types.JSONRPCRequest], bool] | None = None,
+                 on_notification: Callable[[types.JSONRPCNotification], None] | None = None) -> None:
+        self.incoming_send = incoming_send
+        self.outgoing = outgoing
+        self.unanswered = _Unanswered()
+        self.take = take
+        self.on_notification = on_notification
+
+    async def deliver(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, _Unparsable):
+            logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
+            await self.outgoing.send(SessionMessage(error_message(item.error)))
+            return
+        if isinstance(item, SessionMessage):
+            message = item.message
+            if isinstance(message, types.JSONRPCRequest):
+                self.unanswered.add(message.id)
+                if self.take is not None and self.take(message):
+                    return
+            elif isinstance(message, types.JSONRPCNotification):
+                cancelled = cancelled_request_id(message)
+                if cancelled is not None:
+                    # This protocol answers no cancelled request: waiting for its answer when the
+                    # client leaves held the server past the client's patience, which then killed
+                    # it before its running jobs could go on without the client.
+                    self.unanswered.answered(cancelled)
+                if self.on_notification is not None:
+                    self.on_notification(message)
+        await self.incoming_send.send(item)
+
+    async def end_of_input(self) -> None:
+        """Input has ended: waits for the requests already read to be answered (or the grace),
+        then tells the server the client is gone."""
+        with anyio.move_on_after(EOF_GRACE_S):
+            await self.unanswered.all_answered()
+        self.incoming_send.close()
+
+    def encode(self, message: SessionMessage) -> bytes:
+        if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
+            self.unanswered.answered(message.message.id)
+        return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
 
 class _Unanswered:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -172,30 +173,70 @@ def _wait_for_lines(path: Path, count: int, timeout: float = 60) -> list[dict[st
     raise AssertionError(f"expected {count} lines in {path}, got {path.read_bytes()!r}")
 
 
-def test_a_server_whose_stdout_is_a_file_answers_through_the_sdk_transport(
-    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "wire.jsonl"
+@contextlib.contextmanager
+def _serving_into(out: Path, extensions: Path, data_dir: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A server whose standard output is the file ``out``; killed if it still runs at the end."""
     with out.open("wb") as sink:
-        process = _server(extensions_dir, shared_data_dir, sink)
-        assert process.stdin is not None
+        process = _server(extensions, data_dir, sink)
         try:
-            process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
-            process.stdin.flush()
-            _wait_for_lines(out, 1)
-            process.stdin.write(json.dumps(INITIALIZED).encode() + b"\n")
-            process.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}\n')
-            process.stdin.flush()
-            answers = _wait_for_lines(out, 2)
-            process.stdin.close()
-            assert process.wait(timeout=30) == 0
+            yield process
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+            if process.stdin is not None:
+                process.stdin.close()
+
+
+def _send(process: subprocess.Popen[bytes], *messages: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(b"".join(json.dumps(message).encode() + b"\n" for message in messages))
+    process.stdin.flush()
+
+
+def test_a_server_whose_stdout_is_a_file_answers_on_it(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "wire.jsonl"
+    with _serving_into(out, extensions_dir, shared_data_dir) as process:
+        _send(process, INITIALIZE)
+        _wait_for_lines(out, 1)
+        _send(process, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        answers = _wait_for_lines(out, 2)
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0
     assert answers[0]["id"] == 1 and "result" in answers[0]
     assert answers[1]["id"] == 2
     assert "hashsum" in {tool["name"] for tool in answers[1]["result"]["tools"]}  # type: ignore[index]
+
+
+def test_with_stdout_a_file_the_requests_read_before_input_ends_are_answered_and_sigterm_stops_it(
+    extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    """Output to a file (or shared with stderr) went through the SDK's transport: a call read
+    just before input ended was answered "Connection closed" and a ping not at all, and with
+    input left open SIGTERM and Ctrl-C were held up for ever by its reader thread."""
+    requests = [{"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                 "params": {"name": "hashsum", "arguments": {"text": "x", "algorithm": "md5"}}},
+                {"jsonrpc": "2.0", "id": 4, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 6, "method": "ping"}]
+    out = tmp_path / "wire.jsonl"
+    with _serving_into(out, extensions_dir, shared_data_dir) as process:
+        _send(process, INITIALIZE, INITIALIZED)
+        _wait_for_lines(out, 1)
+        _send(process, *requests)
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    answers = {message["id"]: message for message in _wait_for_lines(out, 4)}
+    assert set(answers) == {1, 4, 5, 6}
+    assert "9dd4e461268c8034f5c8564e155c67a6" in answers[5]["result"]["content"][0]["text"]  # type: ignore[index]
+
+    with _serving_into(tmp_path / "wire2.jsonl", extensions_dir, shared_data_dir) as process:
+        _send(process, INITIALIZE)
+        _wait_for_lines(tmp_path / "wire2.jsonl", 1)  # serving, its input still open
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
 
 
 def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
