@@ -36,7 +36,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except OSError as exc:
         raise SearchInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
-        for number, raw in enumerate(handle, 1):
+        for number, raw in enumerate(_lines(handle), 1):
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
@@ -55,6 +55,13 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(value, dict):
                 raise SearchInputError(f"{path}:{number}: expected a JSON object")
             yield number, value
+
+
+def _lines(handle: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of a file whose lines end in LF, CRLF or a lone CR (an old Mac's): JSON text
+    holds no raw CR, so every CR ends a line."""
+    for raw in handle:
+        yield from (raw[:-2] if raw.endswith(b"\r\n") else raw).split(b"\r")
 
 
 def _refuse_constant(name: str) -> Any:

@@ -187,3 +187,20 @@ def test_a_query_search_tools_would_refuse_is_refused(shared_data_dir: Path) -> 
                        (["hash", "--limit", "21"], "--limit is at most 20 for a QUERY")):
         result = runner.invoke(app, ["search", *argv, "--data-dir", str(shared_data_dir)])
         assert result.exit_code == 2 and said in result.output
+
+
+def test_files_whose_lines_end_in_a_lone_carriage_return_are_read_line_by_line(tmp_path: Path) -> None:
+    """An old Mac's line ends (CR alone) were read as one line: "not JSON (Extra data)"."""
+    catalog, queries = tmp_path / "tools.jsonl", tmp_path / "q.jsonl"
+    catalog.write_bytes(b"".join(json.dumps(tool).encode() + b"\r" for tool in TOOLS))
+    queries.write_bytes(b"".join(json.dumps(query).encode() + ending
+                                 for query, ending in zip(QUERIES[:2], (b"\r", b"\r\n"), strict=True)))
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(line["id"], line["results"][0]["name"]) for line in lines] == [("q1", "getWeather"),
+                                                                          ("q2", "convertCurrency")]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(json.dumps(QUERIES[0]).encode() + b"\r{not json\r")
+    refused = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(broken), "--json"])
+    assert refused.exit_code == 2 and f"{broken}:2: not JSON" in refused.stderr
