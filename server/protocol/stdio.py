@@ -81,7 +81,7 @@ async def stdio_streams(lane: QuickLane | None = None) -> AsyncIterator[Streams]
 
 
 @asynccontextmanager
-async def thread_streams() -> AsyncIterator[Streams]:
+async def thread_streams(max_line_bytes: int = MAX_LINE_BYTES) -> AsyncIterator[Streams]:
     """The streams when standard input or output is no pipe of its own (a terminal, a file,
     output shared with standard error). A daemon thread reads fd 0 and is left behind when
     the server stops (the SDK's reader, a worker thread, kept a stopped server waiting for a
@@ -95,18 +95,35 @@ async def thread_streams() -> AsyncIterator[Streams]:
     os.dup2(2, 1)
     os.set_inheritable(wire_out, False)
 
+    def deliver(item: SessionMessage | Exception) -> None:
+        anyio.from_thread.run(inbox.deliver, item, token=token)
+
     def read_lines() -> None:
         # os.read, not sys.stdin: a daemon thread left inside a buffered reader holds its lock,
         # and the interpreter aborts at exit when it cannot take it.
-        pending = b""
+        line = bytearray()
+        skipping = False  # inside a line that was too long, until its newline
         try:
             while chunk := os.read(0, 65536):
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        anyio.from_thread.run(inbox.deliver, _parse(line), token=token)
-            if pending.strip():
-                anyio.from_thread.run(inbox.deliver, _parse(pending), token=token)
+                start = 0
+                while (end := chunk.find(b"\n", start)) != -1:
+                    if not skipping:
+                        line += chunk[start:end]
+                        if len(line) > max_line_bytes:
+                            deliver(_overlong(max_line_bytes))
+                        elif line.strip():
+                            deliver(_parse(bytes(line)))
+                    skipping = False
+                    line.clear()
+                    start = end + 1
+                if not skipping:
+                    line += chunk[start:]
+                    if len(line) > max_line_bytes:  # refused, not buffered without bound
+                        deliver(_overlong(max_line_bytes))
+                        line.clear()
+                        skipping = True
+            if line.strip() and not skipping:
+                deliver(_parse(bytes(line)))
             anyio.from_thread.run(inbox.end_of_input, token=token)
         except Exception:  # the server has stopped (the loop is gone) or stdin was closed
             return
@@ -227,12 +244,7 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                         await reader.readexactly(overrun.consumed)
                         if not skipping:
                             skipping = True
-                            # Its id cannot be read: the caller is told with a null id, as for
-                            # any message that cannot be parsed, rather than left waiting.
-                            logger.warning("dropped a message longer than %d bytes", max_line_bytes)
-                            await inbox.deliver(_Unparsable(types.ErrorData(
-                                code=types.INVALID_REQUEST,
-                                message=f"a message longer than {max_line_bytes} bytes was dropped")))
+                            await inbox.deliver(_overlong(max_line_bytes))
                         continue
                     if skipping:
                         skipping = False
@@ -433,6 +445,15 @@ class _Unparsable(ValueError):
     def __init__(self, error: types.ErrorData) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+def _overlong(max_line_bytes: int) -> _Unparsable:
+    """What a line longer than ``max_line_bytes`` is answered with. Its id cannot be read: the
+    caller is told with a null id, as for any message that cannot be parsed, rather than left
+    waiting."""
+    logger.warning("dropped a message longer than %d bytes", max_line_bytes)
+    return _Unparsable(types.ErrorData(code=types.INVALID_REQUEST,
+                                       message=f"a message longer than {max_line_bytes} bytes was dropped"))
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:

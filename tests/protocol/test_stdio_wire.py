@@ -289,3 +289,38 @@ def test_a_client_that_stops_reading_ends_the_session_quietly(extensions_dir: Pa
                 process.kill()
     assert "Traceback" not in stderr
     assert "closed its end of standard output" in stderr
+
+
+THREAD_STREAMS_SCRIPT = """
+import sys
+
+import anyio
+
+from toolbay.protocol.stdio import thread_streams
+
+
+async def main() -> None:
+    async with thread_streams(max_line_bytes=1000) as (incoming, outgoing):
+        async for item in incoming:
+            print(type(item).__name__, getattr(getattr(item, "message", None), "method", ""), file=sys.stderr)
+        outgoing.close()
+
+
+anyio.run(main)
+"""
+
+
+def test_with_stdout_a_file_an_overlong_line_is_refused_and_the_next_message_still_arrives(tmp_path: Path) -> None:
+    """The thread transport (output no pipe of its own) buffered a line without bound, copying
+    it whole at every read."""
+    out = tmp_path / "wire.jsonl"
+    ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+    with out.open("wb") as sink:
+        done = subprocess.run([sys.executable, "-c", THREAD_STREAMS_SCRIPT],
+                              input=b"x" * 5000 + b"\n" + json.dumps(ping).encode() + b"\n", stdout=sink,
+                              stderr=subprocess.PIPE, cwd=REPO_ROOT, timeout=60, check=False,
+                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert done.returncode == 0, done.stderr
+    (answer,) = [json.loads(line) for line in out.read_bytes().splitlines()]
+    assert answer["id"] is None and "longer than 1000 bytes" in answer["error"]["message"]
+    assert done.stderr.decode().splitlines()[-1] == "SessionMessage ping"
