@@ -73,27 +73,12 @@ def settings_or_exit(config: Path | None, *, make_data_dir: bool = False, **over
             say(f"toolbay: the data folder {settings.data_dir} {problem}; choose another with --data-dir "
                 "(or data_dir in the configuration)")
             raise SystemExit(2)
-    # Files written as the command goes: one that cannot be is said now, not by a traceback
-    # (the log) or by every call losing its line (the audit log, a security record).
-    files = {"log_file": settings.log_file}
-    if make_data_dir:
-        files["[chain.audit] file"] = _audit_file(settings)
-    for setting, path in files.items():
-        if path is not None and (problem := _appending_problem(path)) is not None:
-            say(f"toolbay: {setting} {path} {problem}")
-            raise SystemExit(2)
+    # The log file is written as the command goes: one that cannot be is said now, not by a
+    # traceback (the audit log says so itself when the chain is built: toolbay.chain.audit).
+    if settings.log_file is not None and (problem := _appending_problem(settings.log_file)) is not None:
+        say(f"toolbay: log_file {settings.log_file} {problem}")
+        raise SystemExit(2)
     return settings
-
-
-def _audit_file(settings: Settings) -> Path | None:
-    """``[chain.audit] file``, when the chain's settings read (their own errors are said by the
-    chain, as it is built)."""
-    from toolbay.chain.settings import ChainSettings
-
-    try:
-        return ChainSettings.parse(settings.chain).audit.file
-    except Exception:  # noqa: BLE001 - said in the chain's own words when it is built
-        return None
 
 
 def _appending_problem(path: Path) -> str | None:

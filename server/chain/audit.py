@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import anyio
 
 from toolbay.chain.call import CallNext, ToolCall
-from toolbay.errors import CallRefused
+from toolbay.errors import CallRefused, ConfigError
 from toolbay.redaction import redact
 from toolbay.words import ToolResult
 
@@ -48,16 +48,26 @@ class AuditLog:
     """Appends JSON lines to ``path`` (created with mode 0600 if missing)."""
 
     def __init__(self, path: Path) -> None:
+        """Opens the file at once: one that cannot be written is said when the server starts
+        (``ConfigError``), not by every call losing its line."""
         self.path = Path(path)
-        self._fd: int | None = None
         self.failures = 0
+        if self.path.is_dir():
+            raise ConfigError(f"[chain.audit] file {self.path} is a folder, not a file")
+        try:
+            self._fd: int | None = self._open()
+        except OSError as exc:
+            raise ConfigError(f"[chain.audit] file {self.path} cannot be written to ({exc.strerror or exc})") from None
+
+    def _open(self) -> int:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def write(self, record: Mapping[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode()
         try:
             if self._fd is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                self._fd = self._open()
             written = os.write(self._fd, line)
             if written != len(line):
                 raise OSError(f"short write ({written} of {len(line)} bytes)")

@@ -458,6 +458,19 @@ def test_a_log_file_or_audit_log_that_cannot_be_written_is_one_line_at_start(tmp
     assert said.startswith(f"toolbay: log_file {under_a_file / 'toolbay.log'} cannot be written to (")
 
 
+def test_the_audit_log_a_command_makes_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
+    """Checking at start that it could be written once made the file with the umask's mode
+    (readable by everyone), before the audit log's own 0600 could apply."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[chain.audit]\nfile = "logs/audit.jsonl"\n', encoding="utf-8")
+    result = runner.invoke(app, ["call", "textkit_count", '{"stdin": "a b"}', "--config", str(config),
+                                 "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    audit = tmp_path / "logs" / "audit.jsonl"  # beside the configuration, as documented
+    assert audit.stat().st_mode & 0o777 == 0o600
+    assert json.loads(audit.read_text().splitlines()[-1])["tool"] == "textkit_count"
+
+
 def test_a_bracketed_ipv6_host_is_one_line_naming_the_setting() -> None:
     said = _one_line_exit_2(["serve", "--transport", "http", "--host", "[::1]", "--port", "0"])
     assert said.strip().endswith("host: write an IPv6 address without brackets, e.g. ::1 (got '[::1]')")
