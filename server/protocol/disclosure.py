@@ -268,14 +268,16 @@ class Disclosure:
     def _listing_tokens(self, definitions: list[ToolDefinition]) -> int:
         """The full listing of ``definitions`` but a catalog folder's, in tokens; each
         definition's length counted once per catalog."""
-        lengths: dict[int, tuple[ToolDefinition, int]] = self._per_catalog.of(self._catalog.current).setdefault(
-            "lengths", {})
+        current = self._catalog.current
+        lengths: dict[int, tuple[ToolDefinition, int]] = self._per_catalog.of(current).setdefault("lengths", {})
+        shown = self._shown_for(current)
         characters = 0
         for definition in definitions:
             known = lengths.get(id(definition))
             if known is None:
-                # As listed: redacted (a long secret shown as [REDACTED] takes few tokens).
-                known = lengths[id(definition)] = (definition, _listed_characters(redacted(definition)))
+                # As listed: redacted (a long secret shown as [REDACTED] takes few tokens), the
+                # copy the listings and the index show.
+                known = lengths[id(definition)] = (definition, _listed_characters(shown(definition)))
             if self.level_of(definition) is not Level.CATALOG:
                 characters += known[1]
         return characters // CHARACTERS_PER_TOKEN
