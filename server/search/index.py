@@ -538,8 +538,8 @@ class SearchIndex:
             cut = len(candidates) - limit
             least = np.partition(scores[candidates], cut)[cut]
             candidates = candidates[scores[candidates] >= least]
-        ordered = candidates[np.argsort(-scores[candidates], kind="stable")].tolist()
-        values = scores[ordered].tolist()
+        slots = candidates[np.argsort(-scores[candidates], kind="stable")]
+        ordered, values = slots.tolist(), scores[slots].tolist()
         best: list[tuple[str, float]] = []
         start = 0
         while start < len(ordered) and len(best) < limit:
