@@ -24,9 +24,9 @@ CREATE_SCOPE = "tools:create"
 SHARE_SCOPE = "tools:share"
 MAX_SOURCE = 256 * 1024
 _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
-# Rescans the folders and says what the file at a path now serves: (tool names, what was refused
-# or hidden, None when nothing was).
-Described = Callable[[str], Awaitable[tuple[list[str], str | None]]]
+# Rescans the folders and says what the file at a path now serves, as the calling caller sees it:
+# (tool names, what was refused or hidden, None when nothing was).
+Described = Callable[[str, CallContext], Awaitable[tuple[list[str], str | None]]]
 
 _NAME_PROPERTY = {"type": "string", "description": "The module's name: lowercase letters, digits and '_'; "
                   "its tools must be named '<name>' or '<name>_<action>'."}
@@ -50,8 +50,8 @@ def _checked_name(tool: str, scope: str, arguments: Mapping[str, Any], context: 
     return name
 
 
-async def _report(described: Described, path: Path, verb: str) -> ToolResult:
-    tools, refusal = await described(str(path))
+async def _report(described: Described, path: Path, verb: str, context: CallContext) -> ToolResult:
+    tools, refusal = await described(str(path), context)
     if not tools:
         return ToolResult.error(f"{path.name} was {verb}, but it serves no tool: {refusal or 'no tools'}. "
                                 "Fix the source and call this again.", path=str(path))
@@ -103,18 +103,18 @@ class CreateToolHandler(Handler):
         except FileNotFoundError:
             previous = None
         write_whole(path, source.encode())
-        tools, refusal = await self.described(str(path))
+        tools, refusal = await self.described(str(path), context)
         if tools:
             return _serves(path, "written", tools, refusal)
         # A source that serves no tool replaces nothing: the version that worked stays on disk
         # (the next start serves it, and share_tool shares it), and a new module is not left.
         if previous is None:
             path.unlink(missing_ok=True)
-            await self.described(str(path))
+            await self.described(str(path), context)
             kept = "Nothing was written"
         else:
             write_whole(path, previous)
-            kept_tools, _ = await self.described(str(path))
+            kept_tools, _ = await self.described(str(path), context)
             kept = (f"{path.name} keeps its previous version"
                     + (f", which serves: {', '.join(kept_tools)}" if kept_tools else ""))
         return ToolResult.error(f"The source was refused: it serves no tool: {refusal or 'no tools'}. {kept}. "
@@ -146,7 +146,7 @@ class ShareToolHandler(Handler):
             return ToolResult.error(f"You have no personal module {name!r} to share: create it with create_tool.")
         if self.shared_dir is None:
             return ToolResult.error("This server has no shared tool folder to share into.")
-        offered, refusal = await self.described(str(source))
+        offered, refusal = await self.described(str(source), context)
         if not offered:
             return ToolResult.error(f"Your module {name!r} serves no tool ({refusal or 'no tools'}), so it was not "
                                     "shared: fix it with create_tool first.")
@@ -155,4 +155,4 @@ class ShareToolHandler(Handler):
             return ToolResult.error(f"A shared module {name!r} exists already; ask the operator to remove it first.")
         self.shared_dir.mkdir(parents=True, exist_ok=True)
         write_whole(target, source.read_bytes())
-        return await _report(self.described, target, "shared")
+        return await _report(self.described, target, "shared", context)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from toolbay import __version__, logs
-from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, SkippedFile
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, GivesWay, SkippedFile
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, build_chain, default_stages
 from toolbay.chain.call import CallNext, Stage, ToolCall
@@ -136,8 +136,10 @@ class Toolbay:
         call.handler = catalog.get(call.name)
         started = time.perf_counter()
         try:
-            if call.handler is None and catalog.personal:
-                call.handler = await self._personal_handler(catalog, call)
+            if catalog.personal and (call.handler is None or call.name in catalog.shared_names_owned):
+                as_seen = await self._personal_handler(catalog, call)
+                if as_seen is not None:
+                    call.handler = as_seen
             result = await self._pipeline(call)
         except CallRefused as refusal:
             if isinstance(refusal, Forbidden) and self._hidden_from_caller(call):
@@ -166,12 +168,18 @@ class Toolbay:
                 and not self.disclosure.may_find(call.principal, call.handler.definition))
 
     async def _personal_handler(self, catalog: Catalog, call: ToolCall) -> Handler | None:
-        """The caller's own tool of that name, if any (the chain authenticates the call again)."""
+        """The tool of that name as the caller sees it: its own, where it has one and no core
+        or shared tool it may know holds the name (the chain authenticates the call again)."""
         try:
             principal = await self.principal_for(call.transport, call.credential)
         except CallRefused:
             return None  # the chain's authenticate stage refuses it, in its own words
-        return catalog.get_for(call.name, principal.id)
+        return catalog.get_for(call.name, principal.id, self.gives_way_for(principal))
+
+    def gives_way_for(self, principal: Principal) -> GivesWay:
+        """Whether the caller's own tool gives way to a core or shared tool of its name: where
+        the caller may find that tool (see ``Catalog``)."""
+        return None if self.disclosure is None else self.disclosure.gives_way(principal)
 
     async def _dispatch(self, call: ToolCall) -> ToolResult:
         """The end of the chain: run the handler inline, or through the job manager."""
@@ -227,7 +235,8 @@ class Toolbay:
         return (authenticator.anonymous or Principal.anonymous()).id
 
     def visible_definitions(self, principal: Principal) -> list[ToolDefinition]:
-        return self.policies.authorizer.visible(principal, self.catalog.current.definitions_for(principal.id))
+        return self.policies.authorizer.visible(
+            principal, self.catalog.current.definitions_for(principal.id, self.gives_way_for(principal)))
 
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them."""

@@ -141,9 +141,11 @@ async def _assembled(
         after = keeper.catalog.current
 
         def knows(key: str, catalog: Catalog) -> bool:
-            # Another caller's personal tools, and tools this one may not use or find, go unnamed.
+            # Another caller's personal tools, and tools this one may not use or find, go unnamed;
+            # its own too where a tool of the name it may find shadows them.
             entry = catalog.by_key(key)
-            return entry is not None and disclosure.may_know(principal, key, entry.definition)
+            return entry is not None and disclosure.may_know(principal, key, entry.definition) \
+                and catalog.served_to_owner(entry, disclosure.gives_way(principal))
 
         # As this caller sees it: a tool moved into a catalog folder it may not search is gone
         # for it, one moved out of it is new to it.
@@ -165,8 +167,9 @@ async def _assembled(
         shared = next((f for f in settings.extensions if f.resolve() != bundled), None)
         personal = settings.python.personal_dir
 
-        async def offered_by(path: str) -> tuple[list[str], str | None]:
-            return await keeper.offered_by(path)
+        async def offered_by(path: str, context: CallContext) -> tuple[list[str], str | None]:
+            # ``disclosure`` is bound below, before any call can reach the authoring tools.
+            return await keeper.offered_by(path, disclosure.gives_way(caller_of(context)))
 
         authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
 

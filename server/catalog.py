@@ -14,7 +14,10 @@ precedence keeps it: first by realm (core: built-in and bundled tools, then shar
 operator's folders, then personal: a caller's own folder), then by kind (built-in, wasm,
 python, agents); among equals, the first in discovery order does. Either way a diagnostic
 names both origins. Personal tools live apart, by owner: each caller sees and calls its own,
-and one with the name of a core or shared tool is hidden (shadowed) with a diagnostic.
+and one with the name of a core or shared tool gives way to it (is shadowed, with a diagnostic)
+where its owner may know that tool: ``gives_way`` says so per call. Where the owner may not (a
+catalog folder's tool outside its allowlist), its own tool is served: hiding it would tell the
+owner that a tool it may not know of holds the name.
 """
 
 from __future__ import annotations
@@ -52,9 +55,15 @@ def _precedence(entry: Entry) -> tuple[int, int]:
     return REALM_PRECEDENCE.get(definition.realm, 9), SOURCE_PRECEDENCE.get(definition.source, 9)
 
 
+# Whether a caller's own tool gives way to the core or shared tool of its name (the argument);
+# None: always (a caller that may know every tool).
+GivesWay = Callable[[ToolDefinition], bool] | None
+
+
 def _shadowed(name: str, kept: ToolDefinition, hidden: ToolDefinition) -> str:
+    where = " where its owner may find that one" if hidden.realm == "personal" else ""
     return (f"shadowing: the {hidden.realm} tool {name!r} from {hidden.origin} is hidden by the {kept.realm} tool "
-            f"of that name from {kept.origin} (core names win over shared ones, shared over personal)")
+            f"of that name from {kept.origin}{where} (core names win over shared ones, shared over personal)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +117,8 @@ class Catalog:
     diagnostics: tuple[str, ...] = ()
     # Personal tools, by owner then name (see the module's docstring).
     personal: Mapping[str, Mapping[str, Entry]] = field(default_factory=dict)
+    # The core and shared tools' names that some caller's personal tool has too.
+    shared_names_owned: frozenset[str] = frozenset()
     # The handlers ``get`` has handed out, by name: one dict lookup a call once made.
     _handlers: dict[str, Handler] = field(default_factory=dict, compare=False, repr=False)
 
@@ -126,9 +137,7 @@ class Catalog:
             definition = handler.definition
             name = definition.name
             owner = definition.owner if definition.realm == "personal" else None
-            kept = tools.get(name)
-            if kept is None and owner is not None:
-                kept = personal.get(owner, {}).get(name)
+            kept = tools.get(name) if owner is None else personal.get(owner, {}).get(name)
             if kept is not None:
                 if kept.definition.realm != definition.realm:
                     message = _shadowed(name, kept.definition, definition)
@@ -137,14 +146,20 @@ class Catalog:
                 diagnostics.append(message)
                 logger.warning("%s", message)
                 continue
-            if owner is not None:
-                personal.setdefault(owner, {})[name] = handler
-            else:
+            if owner is None:
                 tools[name] = handler
+                continue
+            # Kept even under a core or shared tool's name: whether it gives way is per caller.
+            personal.setdefault(owner, {})[name] = handler
+            if (shared := tools.get(name)) is not None:
+                message = _shadowed(name, shared.definition, definition)
+                diagnostics.append(message)
+                logger.warning("%s", message)
         sorted_tools = dict(sorted(tools.items()))
         own = {owner: MappingProxyType(dict(sorted(mine.items()))) for owner, mine in personal.items()}
         return cls(tools=MappingProxyType(sorted_tools), skipped=tuple(skipped), diagnostics=tuple(diagnostics),
-                   personal=MappingProxyType(own))
+                   personal=MappingProxyType(own),
+                   shared_names_owned=frozenset(n for mine in own.values() for n in mine if n in sorted_tools))
 
     def get(self, name: str) -> Handler | None:
         handler = self._handlers.get(name)
@@ -155,21 +170,37 @@ class Catalog:
             handler = self._handlers[name] = entry if isinstance(entry, Handler) else entry.handler()
         return handler
 
-    def get_for(self, name: str, caller: str | None) -> Handler | None:
-        """The tool ``name`` as ``caller`` sees it: a core or shared one, else its own."""
-        handler = self.get(name)
-        if handler is None and caller is not None and self.personal:
-            entry = self.personal.get(caller, {}).get(name)
-            if entry is not None:
-                handler = entry if isinstance(entry, Handler) else entry.handler()
-        return handler
+    def get_for(self, name: str, caller: str | None, gives_way: GivesWay = None) -> Handler | None:
+        """The tool ``name`` as ``caller`` sees it: a core or shared one, else its own (also
+        in place of a core or shared one it does not give way to)."""
+        own = self.personal.get(caller, {}).get(name) if caller is not None and self.personal else None
+        if own is None or ((shared := self.tools.get(name)) is not None
+                           and (gives_way is None or gives_way(shared.definition))):
+            return self.get(name)
+        return own if isinstance(own, Handler) else own.handler()
 
-    def definitions_for(self, caller: str | None) -> list[ToolDefinition]:
+    def served_to_owner(self, entry: Entry, gives_way: GivesWay = None) -> bool:
+        """Whether ``entry`` is the tool its owner (every caller, for a core or shared one) is
+        served under its name."""
+        definition = entry.definition
+        if definition.realm != "personal" or definition.owner is None:
+            return self.tools.get(definition.name) is entry
+        if self.personal.get(definition.owner, {}).get(definition.name) is not entry:
+            return False
+        shared = self.tools.get(definition.name)
+        return shared is None or (gives_way is not None and not gives_way(shared.definition))
+
+    def definitions_for(self, caller: str | None, gives_way: GivesWay = None) -> list[ToolDefinition]:
         """What ``caller`` may see: the core and shared tools and its own, name-sorted."""
         own = self.personal.get(caller, {}) if caller is not None else {}
         if not own:
             return self.definitions()
-        return sorted((e.definition for e in (*self.tools.values(), *own.values())), key=lambda d: d.name)
+        merged = {name: entry.definition for name, entry in self.tools.items()}
+        for name, entry in own.items():
+            shared = merged.get(name)
+            if shared is None or (gives_way is not None and not gives_way(shared)):
+                merged[name] = entry.definition
+        return [merged[name] for name in sorted(merged)]
 
     def __len__(self) -> int:
         return len(self.tools)

@@ -21,7 +21,7 @@ import anyio.abc
 import anyio.to_thread
 
 from toolbay.cache_pruning import prune_caches, pruning_due
-from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, SkippedFile
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
 from toolbay.first_start import runtime_sizing
@@ -284,10 +284,11 @@ class CatalogKeeper:
         subcommands), for ``toolbay list``."""
         return [note for outcome in self._files.values() for note in outcome.notes]
 
-    async def offered_by(self, path: str) -> tuple[list[str], str | None]:
+    async def offered_by(self, path: str, gives_way: GivesWay = None) -> tuple[list[str], str | None]:
         """Rescans, then says which tools the file at ``path`` serves now (those a tool of the
-        same name from elsewhere hides are not served), and why none or not all: (tools, what
-        was refused or hidden, None when nothing was)."""
+        same name from elsewhere hides are not served: ``gives_way`` says which of its owner's
+        personal tools a tool of their name hides), and why none or not all: (tools, what was
+        refused or hidden, None when nothing was)."""
         await self.rescan()
         outcome = self._files.get(path)
         if outcome is None:
@@ -295,15 +296,9 @@ class CatalogKeeper:
         if outcome.rejected_sha256 is not None and outcome.skipped is not None:
             return [], outcome.skipped.reason  # what it serves is its previous version's
         catalog = self.catalog.current
-
-        def served(entry: Entry) -> bool:
-            definition = entry.definition
-            if definition.realm == "personal" and definition.owner is not None:
-                return catalog.personal.get(definition.owner, {}).get(definition.name) is entry
-            return catalog.tools.get(definition.name) is entry
-
-        tools = [entry.definition.name for entry in outcome.handlers if served(entry)]
-        hidden = [entry.definition.name for entry in outcome.handlers if not served(entry)]
+        served = {id(entry) for entry in outcome.handlers if catalog.served_to_owner(entry, gives_way)}
+        tools = [entry.definition.name for entry in outcome.handlers if id(entry) in served]
+        hidden = [entry.definition.name for entry in outcome.handlers if id(entry) not in served]
         said = [outcome.skipped.reason] if outcome.skipped is not None else []
         said += outcome.notes
         if hidden:

@@ -59,3 +59,8 @@ class Disclosing(Protocol):
         """Whether ``principal`` may find the tool (by search, or in a listing), its right to use
         it aside: a catalog folder's tool only when its allowlist names the folder."""
         ...
+
+    def gives_way(self, principal: Principal) -> Callable[[ToolDefinition], bool]:
+        """Whether ``principal``'s own tool gives way to a core or shared tool of its name
+        (see ``Catalog``): where it may find that tool."""
+        ...

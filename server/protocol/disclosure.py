@@ -219,6 +219,10 @@ class Disclosure:
         folder = self._catalog_folder_of(definition)
         return folder is None or self.may_search_catalog(principal, folder)
 
+    def gives_way(self, principal: Principal) -> Callable[[ToolDefinition], bool]:
+        """Whether the caller's own tool gives way to a tool of its name (see ``Catalog``)."""
+        return lambda definition: self.may_find(principal, definition)
+
     def _group_of(self, key: str, definition: ToolDefinition) -> str:
         """The search index's group of a tool: its owner's personal tools, its catalog folder,
         or the tools every caller may find ("")."""
@@ -260,7 +264,7 @@ class Disclosure:
         known: dict[tuple[str, frozenset[str]], bool] = self._per_catalog.of(current).setdefault("caller_modes", {})
         key = (principal.id, principal.scopes)
         if key not in known:
-            usable = [definition for definition in current.definitions_for(principal.id)
+            usable = [definition for definition in current.definitions_for(principal.id, self.gives_way(principal))
                       if self._can_use(principal, definition)]
             known[key] = self.search_first(usable)
         return known[key]
@@ -413,6 +417,8 @@ class Disclosure:
                 entry = current.tools.get(key)
             elif owner == principal.id:
                 entry = current.personal.get(owner, {}).get(name)
+                if entry is not None and not current.served_to_owner(entry, self.gives_way(principal)):
+                    return None  # shadowed by a tool of its name the caller may find
             else:
                 return None
             return entry.definition if entry is not None else None  # None: gone since it was indexed

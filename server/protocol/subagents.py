@@ -73,7 +73,9 @@ class SessionHost:
     def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
         principal = self.parent.principal
         # The caller's own personal tools too, as its listing has them.
-        for_caller = self.app.catalog.current.definitions_for(principal.id if principal is not None else None)
+        for_caller = self.app.catalog.current.definitions_for(
+            principal.id if principal is not None else None,
+            self.app.gives_way_for(principal) if principal is not None else None)
         matched = [
             definition for definition in for_caller
             if definition.name not in NEVER_OFFERED and any(fnmatchcase(definition.name, p) for p in patterns)

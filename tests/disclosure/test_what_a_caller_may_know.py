@@ -283,3 +283,52 @@ async def test_sessions_are_told_of_changes_their_listings_can_show_only(
             await app.rescan()  # a tool this session found has gone: told
             await changed.after(seen + 2)
     assert changed.count == seen + 3
+
+
+LOCKER_MODULE = '''
+def get_tool_schemas():
+    return [{"name": "vault_open", "description": "Open my own locker",
+             "input_schema": {"type": "object", "properties": {}}}]
+
+def dispatch(name, arguments):
+    return "my locker is open"
+'''
+
+
+async def test_a_caller_s_own_tool_gives_way_only_to_a_tool_it_may_find(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """A personal tool named like a catalog tool outside its owner's allowlist was hidden by it:
+    neither listed nor called, and create_tool answered that a tool of that name comes first,
+    telling the caller of a tool it may not know. Where the caller may find the catalog tool,
+    that one still comes first."""
+    import getpass
+
+    connected, catalog, agents = folders
+    seen: dict[bool, tuple[Any, ...]] = {}
+    for allowed in (False, True):
+        people = tmp_path / f"people-{allowed}"
+        (people / getpass.getuser()).mkdir(parents=True)  # the local caller, as the server names it
+        settings = load_settings(None, extensions=[connected, catalog], agents=[agents],
+                                 data_dir=tmp_path / f"data-{allowed}",
+                                 python={"personal_dir": f"{people}/{{caller}}", "authoring": True},
+                                 disclosure={"catalog": [str(catalog)], "catalog_allow": ["vault"] if allowed else []},
+                                 chain={"auth": {"local_scopes": ["tools:exec", "tools:create"]}})
+        with anyio.fail_after(WAIT_S):
+            async with assemble(settings, watch=False) as app, \
+                    Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                created = await client.call_tool("create_tool", {"name": "vault", "source": LOCKER_MODULE})
+                called = await client.call_tool("vault_open", {})
+                found = await search(client, "open the vault")
+                shown = await listed(client)
+        seen[allowed] = (created, called, found, shown)
+
+    created, called, found, shown = seen[False]
+    assert not created.is_error and "hidden" not in created.content[0].text, created
+    assert called.content[0].text == "my locker is open"
+    assert [(t["name"], t["description"]) for t in found["results"]] == [("vault_open", "Open my own locker")]
+    assert shown["vault_open"].description == "Open my own locker"
+
+    created, called, found, shown = seen[True]
+    assert created.is_error and "hidden by a tool of the same name" in created.content[0].text, created
+    assert called.content[0].text == "opened"
+    assert names(found) == ["vault_open"] and "my own locker" not in json.dumps(found)
