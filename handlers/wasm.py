@@ -211,6 +211,14 @@ class WasmHandler(Handler):
     def _guest_path(self, value: str) -> str:
         if not os.path.isabs(value):
             return value
+        mapped = self._mapped(value)
+        if mapped is None:
+            # The workspace is kept as its real path; the model may know it through a symlink
+            # ("/tmp/..." on macOS, a linked project folder): the link's target decides.
+            mapped = self._mapped(os.path.realpath(value))
+        return value if mapped is None else mapped
+
+    def _mapped(self, value: str) -> str | None:
         for preopen in self.preopens:
             host = os.fspath(preopen.host_path)
             if value == host:
@@ -218,7 +226,7 @@ class WasmHandler(Handler):
             if value.startswith(host.rstrip(os.sep) + os.sep):
                 inside = os.path.relpath(value, host).replace(os.sep, "/")
                 return f"{preopen.guest_path.rstrip('/')}/{inside}"
-        return value
+        return None
 
     def _outcome(self, result: RunResult, *, stdin_given: bool) -> ToolResult:
         outcome = tool_result_from_run(self.name, result, self.limits)

@@ -732,3 +732,29 @@ def test_a_port_already_taken_stops_the_server_before_it_describes_any_tool(tmp_
     assert result.returncode == 2, result.stderr
     assert f"cannot listen on host '127.0.0.1', port {port}" in result.stderr
     assert not (tmp_path / "data" / "descriptions").exists()  # nothing was described for nothing
+
+
+def test_a_host_path_through_a_symlink_to_the_workspace_reaches_the_file(tmp_path: Path,
+                                                                         shared_data_dir: Path) -> None:
+    """The workspace is kept as its real path, so a path the model knew through a symlink (the
+    folder as the user named it, macOS's /tmp) was passed as it was, and the tool found nothing;
+    a link out of the workspace still leads nowhere."""
+    real = tmp_path / "real-project"
+    real.mkdir()
+    (real / "notes.txt").write_text("one two\nthree\n")
+    linked = tmp_path / "project"
+    linked.symlink_to(real)
+    (tmp_path / "secret.txt").write_text("outside\n")
+    (real / "out").symlink_to(tmp_path)
+
+    def count(workspace: Path, file: Path) -> Any:
+        return runner.invoke(app, ["call", "textkit_count", json.dumps({"file": [str(file)]}),
+                                   "--workspace", str(workspace), "--data-dir", str(shared_data_dir)])
+
+    for workspace in (linked, real):
+        for file in (linked / "notes.txt", real / "notes.txt"):
+            counted = count(workspace, file)
+            assert counted.exit_code == 0, (workspace, file, counted.output)
+            assert counted.stdout.split()[:2] == ["2", "3"]  # lines, words
+    escaped = count(real, real / "out" / "secret.txt")
+    assert escaped.exit_code == 1 and "outside" not in escaped.output
