@@ -33,11 +33,22 @@ from typing import Any, Protocol
 import anyio
 
 from toolbay.chain.call import CallNext, ToolCall
-from toolbay.errors import CallRefused, ConfigError
+from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
 from toolbay.redaction import redact
 from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
+
+
+# A tool name longer than this is no tool's: the line keeps its start and its length, so that a
+# caller cannot write megabytes into the log with each refused call.
+LOGGED_NAME_CHARACTERS = 256
+
+
+def _logged_name(name: str) -> str:
+    if len(name) <= LOGGED_NAME_CHARACTERS:
+        return name
+    return f"{name[:ECHO_CHARACTERS]}... ({len(name)} characters)"
 
 
 class AuditSink(Protocol):
@@ -64,7 +75,11 @@ class AuditLog:
         return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def write(self, record: Mapping[str, Any]) -> None:
-        line = (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode()
+        try:
+            line = (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode()
+        except UnicodeEncodeError:
+            # Half a UTF-16 pair in a caller's text ("\ud800"): no UTF-8 holds it, JSON's escape does.
+            line = (json.dumps(record, default=str, separators=(",", ":")) + "\n").encode()
         try:
             if self._fd is None:
                 self._fd = self._open()
@@ -117,7 +132,7 @@ class Audit:
             "caller": principal.id if principal else None,
             "caller_kind": principal.kind if principal else None,
             "transport": call.transport,
-            "tool": call.name,
+            "tool": _logged_name(call.name),
             "request_id": call.context.request_id,
             "arguments": redact(call.arguments),
             "outcome": outcome,

@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 OUTAGE_LOG_S = 30.0
 # What a refused caller is told to wait while the store is down (Redis reconnects in about this long).
 OUTAGE_RETRY_S = 5.0
+# The per-caller-per-tool key of calls naming no tool (no tool name holds parentheses).
+UNKNOWN_TOOLS = "(unknown)"
 
 
 def parse_limits(text: str | Sequence[str] | None, setting: str) -> tuple[limits.RateLimitItem, ...]:
@@ -188,7 +190,8 @@ class RateLimiter:
                     per_caller: bool = True) -> list[tuple[limits.RateLimitItem, tuple[str, ...], str]]:
         rows: list[tuple[limits.RateLimitItem, tuple[str, ...], str]] = []
         if per_caller:
-            rows += [(item, ("toolbay", "tool", caller, tool), f"caller {caller!r} on tool {tool!r}")
+            on = "names no tool has" if tool == UNKNOWN_TOOLS else f"tool {tool!r}"
+            rows += [(item, ("toolbay", "tool", caller, tool), f"caller {caller!r} on {on}")
                      for item in self.limits.per_caller_tool]
             rows += [(item, ("toolbay", "caller", caller), f"caller {caller!r}") for item in self.limits.per_caller]
         rows += [(item, ("toolbay", "global"), "all callers together") for item in self.limits.everyone]
@@ -217,4 +220,7 @@ class RateLimit(CheckStage):
 
     async def check(self, call: ToolCall) -> None:
         per_caller = call.handler is None or call.handler.counted_per_caller
-        await self.limiter.check(principal_of(call).id, call.name, per_caller=per_caller)
+        # Names no tool has share one count per caller: each would otherwise be a key of its
+        # own in the store, as long as the caller made it (megabytes), one per name tried.
+        tool = call.name if call.handler is not None else UNKNOWN_TOOLS
+        await self.limiter.check(principal_of(call).id, tool, per_caller=per_caller)

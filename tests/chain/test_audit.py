@@ -122,3 +122,25 @@ async def test_concurrent_calls_write_whole_lines(log_path: Path) -> None:
         for n in range(50):
             group.start_soon(audit, make_call(tool(), {"text": "x" * 1000 + str(n)}), run_handler)
     assert sorted(line["arguments"]["text"][1000:] for line in lines(log_path)) == sorted(map(str, range(50)))
+
+
+async def test_half_a_utf16_pair_in_a_call_is_written_escaped_and_the_call_goes_on(log_path: Path) -> None:
+    """Python's JSON parser takes a lone "\\ud800"; UTF-8 cannot hold it, and the audit line's
+    encoding raised: the call failed with an internal error and no line was written."""
+    echo = tool()
+    result = await Audit(AuditLog(log_path))(make_call(echo, {"text": "a\ud800b"}), run_handler)
+    (line,) = lines(log_path)
+    assert not result.is_error and echo.calls == 1
+    assert line["arguments"] == {"text": "a\ud800b"} and line["outcome"] == "ok"
+
+
+async def test_a_megabyte_tool_name_takes_a_short_line(log_path: Path) -> None:
+    """Each refused call wrote the whole name the caller sent into the log: a few requests of a
+    few megabytes each filled the disk, whatever the rate limit."""
+    name = "x" * 1_000_000
+    chain = build_chain([Audit(AuditLog(log_path)), Authenticate(Authenticator())], run_handler)
+    with pytest.raises(Unauthenticated):
+        await chain(make_call(tool(name)))
+    (line,) = lines(log_path)
+    assert log_path.stat().st_size < 2000
+    assert line["tool"] == "x" * 100 + "... (1000000 characters)"

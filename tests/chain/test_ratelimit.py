@@ -132,3 +132,20 @@ async def test_the_stage_counts_a_tool_per_caller_unless_the_tool_says_otherwise
         await stage(make_call(counted, principal=alice), run_handler)
     for _ in range(3):
         await stage(make_call(polled, principal=alice), run_handler)
+
+
+async def test_names_no_tool_has_share_one_count_per_caller_and_are_not_repeated(clock: Clock) -> None:
+    """A name no tool has was a count of its own (a key of the caller's making, megabytes long,
+    one per name tried) and came back whole in the refusal."""
+    from toolbay.auth import local_principal
+
+    limiter = RateLimiter(RateLimits.parse(per_caller_tool="2/minute"))
+    stage = RateLimit(limiter)
+    caller = local_principal([], "mallory")
+    names = [letter * 1_000_000 for letter in "abc"]
+    await stage.check(make_call(None, name=names[0], principal=caller))
+    await stage.check(make_call(None, name=names[1], principal=caller))
+    with pytest.raises(RateLimited) as refused:
+        await stage.check(make_call(None, name=names[2], principal=caller))
+    assert "on names no tool has" in refused.value.message and len(refused.value.message) < 200
+    await stage.check(make_call(tool(), principal=caller))  # a tool it has is counted apart
