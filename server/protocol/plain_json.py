@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -165,4 +166,17 @@ def _parsed(body: bytes) -> dict[str, Any] | None:
         message = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    return message if isinstance(message, dict) else None
+    if not isinstance(message, dict):
+        return None
+    if _MAYBE_LONE_SURROGATE.search(body) is not None:
+        # Python's parser takes "\ud800" alone, as a string no UTF-8 can hold; the SDK's refuses
+        # it (a parse error), and so must the lane, whose answers are the SDK's.
+        try:
+            json.dumps(message, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            return None
+    return message
+
+
+# An escaped UTF-16 surrogate: only then may a string hold half a pair.
+_MAYBE_LONE_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")

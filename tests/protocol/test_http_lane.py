@@ -65,6 +65,8 @@ REQUESTS: list[tuple[dict[str, Any], dict[str, str]]] = [
     (tools_call(True, "hashsum", {"stdin": "b"}), {}),                                  # a boolean id
     ({**tools_call(29, "hashsum", {"stdin": "r"}), "jsonrpc": "1.0"}, {}),              # not JSON-RPC 2.0
     (tools_call(30, "hashsum", {"stdin": "w"}), {"MCP-Protocol-Version": ""}),           # no version: the default
+    (tools_call(31, "hashsum", {"stdin": "\ud800"}), {}),                              # half a UTF-16 pair
+    (tools_call(32, "hashsum", {"stdin": "a\udfffb"}), {}),                            # another, inside
 ]
 TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19, 30}
 WARM_UP = [tools_call(1, "hashsum", {"stdin": ""}), tools_call(2, "textkit_count", {"stdin": ""}),
@@ -129,7 +131,9 @@ async def answers(app: Toolbay, with_lane: bool,
         async with session(app, with_lane, base) as (http, url, headers, lane):
             for number, (request, changed) in enumerate(requests):  # one at a time
                 sent = {k: v for k, v in {**headers, **changed}.items() if v}
-                found[number] = _comparable(await http.post(url, headers=sent, json=request))
+                # As JSON's escapes (half a UTF-16 pair has no UTF-8 for the client to encode).
+                body = json.dumps(request).encode()
+                found[number] = _comparable(await http.post(url, headers=sent, content=body))
             return found, lane.taken if lane is not None else 0
 
 
