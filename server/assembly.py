@@ -118,18 +118,23 @@ async def _assembled(
     jobs = settings.jobs
     store: JobStore
     notices = None
+
+    async def result_ready(job_id: str, owner: str) -> None:
+        """A job ended: its owner's ``subscriptions/listen`` streams hear its result changed."""
+        from toolbay.protocol.job_resources import result_uri
+
+        await sessions.resource_updated(result_uri(job_id), owner)
+
     if redis is not None:
         from toolbay.cluster.jobs import RedisJobStore
         from toolbay.cluster.notices import CatalogNotices
-        from toolbay.protocol.job_resources import result_uri
 
         # A task's end reaches listeners on every replica, not only the one that ran it.
-        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s,
-                              on_ended=lambda job_id: sessions.resource_updated(result_uri(job_id)))
+        store = RedisJobStore(redis, lease_s=settings.cluster.lease_s, on_ended=result_ready)
         # ``keeper`` is bound below, before the notices are listened to.
         notices = CatalogNotices(redis, store.replica_id, lambda: keeper.rescan())
     else:
-        store = SqliteJobStore(settings.data_dir / "jobs.sqlite3")
+        store = SqliteJobStore(settings.data_dir / "jobs.sqlite3", on_ended=result_ready)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     async def rescan_now(context: CallContext) -> Mapping[str, list[str]]:

@@ -169,15 +169,16 @@ class SessionRegistry:
 
         return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged())
 
-    async def resource_updated(self, uri: str) -> None:
-        """Tells listeners subscribed to ``uri`` (``subscriptions/listen`` with
-        ``resourceSubscriptions``) that it changed: a job's result, when the job ended."""
+    async def resource_updated(self, uri: str, owner: str) -> None:
+        """Tells ``owner``'s listeners subscribed to ``uri`` (``subscriptions/listen`` with
+        ``resourceSubscriptions``) that it changed: a job's result, when the job ended. Another
+        caller may subscribe to any URI; it hears nothing of what is not its own."""
         if self._nobody_to_tell():
             return
         from mcp.server.subscriptions import ResourceUpdated
 
         try:
-            await self.bus.publish(ResourceUpdated(uri=uri))
+            await self.bus.publish(ResourceUpdated(uri=uri), Audience(callers=frozenset({owner})))
         except Exception:
             logger.exception("publishing a resource change to subscribers failed")
 

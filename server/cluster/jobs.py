@@ -170,9 +170,9 @@ class RedisJobStore(JobStore):
     shared: ClassVar[bool] = True
 
     def __init__(self, client: aioredis.Redis, *, lease_s: float = 10.0, replica_id: str | None = None,
-                 on_ended: Callable[[str], Awaitable[object]] | None = None) -> None:
-        """``on_ended``: told the id of every job that ends on any replica (as the end is
-        published), so each replica can tell its own listeners."""
+                 on_ended: Callable[[str, str], Awaitable[object]] | None = None) -> None:
+        """``on_ended``: told the id and owner of every job that ends on any replica (as the
+        end is published), so each replica can tell its own listeners (the owner's alone)."""
         self.client = client
         self.on_ended = on_ended
         self.lease_s = lease_s
@@ -438,7 +438,9 @@ class RedisJobStore(JobStore):
         if self.on_ended is None:
             return
         try:
-            await self.on_ended(job_id)
+            owner = await self.client.hget(_job_key(job_id), "owner")
+            if owner is not None:
+                await self.on_ended(job_id, _s(owner))
         except Exception:
             logger.exception("telling listeners that job %s ended failed", job_id)
 

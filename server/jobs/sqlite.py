@@ -24,7 +24,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -95,8 +95,11 @@ class SqliteJobStore(JobStore):
     go to ``<path stem>-results/<job id>.json`` beside it."""
 
     def __init__(self, path: str | os.PathLike[str], *, large_result_bytes: int = 256 * 1024,
-                 busy_timeout_s: float = 5.0) -> None:
+                 busy_timeout_s: float = 5.0, on_ended: Callable[[str, str], Awaitable[object]] | None = None,
+                 ) -> None:
+        """``on_ended``: told the id and owner of every job this store records the end of."""
         self.path = Path(path)
+        self.on_ended = on_ended
         # How long a write waits for another process's lock on the file before it fails.
         self.busy_timeout_s = busy_timeout_s
         self.results_dir = self.path.with_name(self.path.stem + "-results")
@@ -208,7 +211,8 @@ class SqliteJobStore(JobStore):
         payload = result_to_json(result)
         event_rows = _event_rows(events)
 
-        def write(conn: sqlite3.Connection) -> None:
+        def write(conn: sqlite3.Connection) -> str | None:
+            """Records the end; the job's owner when it was this write that ended it."""
             inline: str | None = payload
             file_name: str | None = None
             if len(payload.encode()) > self.large_result_bytes:
@@ -223,10 +227,18 @@ class SqliteJobStore(JobStore):
                     f" WHERE id = ? AND {_UNFINISHED}",
                     (status, reason, at, at, inline, file_name, job_id),
                 ).rowcount
-                if ended:
-                    conn.executemany(_INSERT_EVENT, event_rows)
+                if not ended:
+                    return None
+                conn.executemany(_INSERT_EVENT, event_rows)
+                row = conn.execute("SELECT owner FROM jobs WHERE id = ?", (job_id,)).fetchone()
+                return str(row[0]) if row is not None else None
 
-        await self._run(write)
+        owner = await self._run(write)
+        if owner is not None and self.on_ended is not None:
+            try:
+                await self.on_ended(job_id, owner)
+            except Exception:
+                logger.exception("telling listeners that job %s ended failed", job_id)
 
     async def append_event(self, event: JobEvent) -> None:
         rows = _event_rows([event])

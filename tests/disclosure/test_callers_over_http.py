@@ -126,25 +126,33 @@ async def test_a_change_to_a_caller_s_personal_tools_is_told_to_that_caller_alon
     assert "diary" in bobs
 
 
+class Streams:
+    """What each caller's ``subscriptions/listen`` stream heard, and a way to wait for it."""
+
+    def __init__(self, *callers: str) -> None:
+        self.heard: dict[str, list[object]] = {caller: [] for caller in callers}
+        self._arrived = anyio.Condition()
+
+    async def hear(self, who: str, stream: Any) -> None:
+        async for event in stream:
+            self.heard[who].append(event)
+            async with self._arrived:
+                self._arrived.notify_all()
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        async with self._arrived:
+            while not condition():
+                await self._arrived.wait()
+
+
 async def test_a_listen_stream_hears_of_another_caller_s_personal_tools_no_more_than_a_session(
         config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
     """Clients on the 2026-07-28 protocol hear of changes through subscriptions/listen, whose
     streams heard every change, another caller's personal tools included."""
     notes, people = tmp_path / "notes", tmp_path / "people"
     settings = _personal_folders(config_dir, notes, people, tmp_path / "data")
-    heard: dict[str, list[object]] = {"alice": [], "bob": []}
-    arrived = anyio.Condition()
-
-    async def hear(who: str, stream: Any) -> None:
-        async for event in stream:
-            heard[who].append(event)
-            async with arrived:
-                arrived.notify_all()
-
-    async def until(condition: Callable[[], bool]) -> None:
-        async with arrived:
-            while not condition():
-                await arrived.wait()
+    streams = Streams("alice", "bob")
+    heard, hear, until = streams.heard, streams.hear, streams.until
 
     with anyio.fail_after(60):
         async with assemble(settings, watch=False) as app, serving_http(app, build_http_app(app)) as url, \
@@ -244,3 +252,49 @@ async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(
     assert "properties" not in listings["alice"]["notes_add"].input_schema  # 200 tools: names only
     assert "properties" in listings["bob"]["notes_add"].input_schema  # a handful: in full
     assert not any(name.startswith("bulk_") for name in listings["bob"])
+
+
+WAITING_MODULE = '''
+import time
+
+def get_tool_schemas():
+    return [{"name": "waiting_long", "description": "Waits a long time",
+             "input_schema": {"type": "object", "properties": {}}}]
+
+def dispatch(name, arguments):
+    time.sleep(600)
+    return "waited"
+'''
+
+
+async def test_a_job_s_end_is_told_to_its_owner_s_listen_streams_alone(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """A job result's subscription (subscriptions/listen) was never told of the job's end on a
+    server of its own, and on replicas (Redis) any caller subscribed to another's job heard it."""
+    notes, people = tmp_path / "notes", tmp_path / "people"
+    settings = _personal_folders(config_dir, notes, people, tmp_path / "data", jobs={"sync_budget_s": 0})
+    (notes / "waiting.py").write_text(WAITING_MODULE, encoding="utf-8")
+    streams = Streams("alice", "mallory")
+    heard, hear, until = streams.heard, streams.hear, streams.until
+
+    with anyio.fail_after(60):
+        async with assemble(settings, watch=False) as app, serving_http(app, build_http_app(app)) as url, \
+                session_of(url, mint("alice", scope="tools:exec"), mode="2026-07-28") as (alice, _), \
+                session_of(url, mint("mallory", scope="tools:exec"), mode="2026-07-28") as (mallory, _):
+            started = await alice.call_tool("waiting_long", {})
+            job_id = (started.structured_content or {}).get("job_id")
+            assert job_id is not None, text_of(started)
+            uri = f"toolbay://jobs/{job_id}/result"
+            async with alice.listen(resource_subscriptions=[uri]) as alices, \
+                    mallory.listen(resource_subscriptions=[uri], tools_list_changed=True) as mallorys, \
+                    anyio.create_task_group() as group:
+                group.start_soon(hear, "alice", alices)
+                group.start_soon(hear, "mallory", mallorys)
+                await alice.call_tool("job_cancel", {"job_id": job_id})
+                await until(lambda: len(heard["alice"]) == 1)
+                (notes / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+                await app.rescan()
+                await until(lambda: len(heard["mallory"]) >= 1)  # told to everyone
+                group.cancel_scope.cancel()
+    assert [getattr(event, "uri", None) for event in heard["alice"]] == [uri]
+    assert [getattr(event, "uri", None) for event in heard["mallory"]] == [None]  # the tool list alone
