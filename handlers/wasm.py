@@ -34,15 +34,25 @@ STDIN_PROPERTY = "stdin"
 # may be stamped up to a few milliseconds before it.
 _CLOCK_SLACK_S = 0.05
 DEFAULT_LIMITS = SandboxLimits()
-NO_FILES_HINT = (
-    "\n\nNote: this tool is given no workspace folder, so it cannot see any file. If the error is "
-    "about a file, pass the file's content in the 'stdin' argument instead."
-)
+NO_WORKSPACE = "this tool is given no workspace folder"
+# The server has one, but a tool whose help declares no tier sees no file (``sandbox_for``).
+NO_TIER = ("this tool's help declares no 'PermissionLevel:' (read, write or exec), so it is given no workspace "
+           "folder")
+NO_FILES_HINT = "\n\nNote: {why}, so it cannot see any file. If the error is about a file, pass the file's " \
+    "content in the 'stdin' argument instead."
 # The same for a call that gave 'stdin' already: it holds one text, not a file's place too.
-NO_FILES_HINT_STDIN_TAKEN = (
-    "\n\nNote: this tool is given no workspace folder, so it cannot see any file; it reads only "
-    "the text given in 'stdin'."
-)
+NO_FILES_HINT_STDIN_TAKEN = "\n\nNote: {why}, so it cannot see any file; it reads only the text given in 'stdin'."
+# A path the guest could not open, given as a host path outside the workspace (it sees only that).
+OUTSIDE_HINT = ("\n\nNote: this tool sees only the workspace folder, at {guest}; {path} is outside it. Give paths "
+                "inside the workspace, relative to it (e.g. 'data/file.txt').")
+# The same for a host path into the workspace, passed as given (its parameter names no place).
+HOST_PATH_HINT = ("\n\nNote: this tool sees the workspace folder at {guest}, not at {path}'s host folder: give "
+                  "'{mapped}', or the path relative to the workspace.")
+# Words of a parameter's description (or its name) that say its value is a file's place, for a
+# schema that does not say ``format: path`` (a clap '<INPUT>', a getopt '--config=CONFIG').
+_PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
+_PATH_NAMES = frozenset({"input", "output", "infile", "outfile", "src", "dst", "dest", "source", "destination",
+                         "config"})
 # How guests say a file was not there or not reachable (wasi-libc, Rust std, Go, getopt tools):
 # the hint above is for these errors, not for every failure of a tool without a workspace.
 _FILE_ERROR = re.compile(
@@ -67,11 +77,24 @@ def with_stdin_property(input_schema: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
+    """Whether a parameter's value is a file's place: its schema says ``format: path`` (or its
+    items do), or a text parameter's description or name says so."""
+    items = schema.get("items")
+    if schema.get("format") == "path" or (isinstance(items, Mapping) and items.get("format") == "path"):
+        return True
+    kind = items.get("type") if isinstance(items, Mapping) else schema.get("type")
+    if kind != "string":
+        return False
+    description = schema.get("description")
+    return name in _PATH_NAMES or (isinstance(description, str) and _PATH_WORDS.search(description) is not None)
+
+
 class WasmHandler(Handler):
     supports_cancellation = True
     # A catalog holds thousands of these: no __dict__ each.
     __slots__ = ("runtime", "_module", "_provide", "program_name", "subcommand_path", "to_argv", "limits",
-                 "preopens", "env", "_secrets", "_pace", "_may_run_twice")
+                 "preopens", "env", "_secrets", "_pace", "_may_run_twice", "_tier_missing")
 
     def __init__(
         self,
@@ -103,6 +126,7 @@ class WasmHandler(Handler):
         self.preopens, self.env = sandbox_for(
             definition.tier, workspace, env_allow, os.environ if host_env is None else host_env)
         self._secrets = frozenset(secrets)
+        self._tier_missing = workspace is not None and definition.tier is None
         self._pace = QuickRunRecord()
         # A run on the event loop that outlives its budget is void and run again: only
         # harmless for a tool that cannot write files.
@@ -134,7 +158,7 @@ class WasmHandler(Handler):
             result = await self.runtime.run_async(
                 module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
         self._pace.ran_on_worker(result.cpu_s, result.waited_s)
-        outcome = self._outcome(result, stdin_given=request.stdin is not None)
+        outcome = self._outcome(result, request)
         writable = [preopen.host_path for preopen in request.preopens if preopen.writable]
         if writable:
             since = started - _CLOCK_SLACK_S
@@ -165,7 +189,7 @@ class WasmHandler(Handler):
             self._pace.overran()
             return None
         self._pace.ran_here(result.cpu_s, result.waited_s)
-        return self._outcome(result, stdin_given=request.stdin is not None)
+        return self._outcome(result, request)
 
     def _request(self, arguments: Mapping[str, Any]) -> RunRequest | ToolResult:
         """The run asked for, or the error saying why the arguments make none."""
@@ -194,17 +218,16 @@ class WasmHandler(Handler):
     def _as_guest_paths(self, options: dict[str, Any]) -> dict[str, Any]:
         """A path argument given as the host's own path into the workspace (the model read it in
         the user's request: "/home/ann/project/data.json") as the guest sees that file
-        ("/workspace/data.json"); the guest cannot see host paths. Only for properties the
-        schema says are paths; any other path stays as given."""
+        ("/workspace/data.json"); the guest cannot see host paths. Only for properties that
+        name a file's place (``_names_a_path``); any other text stays as given."""
         properties = self.definition.input_schema.get("properties") or {}
         for key, value in options.items():
             schema = properties.get(key)
-            if not isinstance(schema, Mapping):
+            if not isinstance(schema, Mapping) or not _names_a_path(key, schema):
                 continue
-            if schema.get("format") == "path" and isinstance(value, str):
+            if isinstance(value, str):
                 options[key] = self._guest_path(value)
-            elif isinstance(value, list) and isinstance(schema.get("items"), Mapping) \
-                    and schema["items"].get("format") == "path":
+            elif isinstance(value, list):
                 options[key] = [self._guest_path(v) if isinstance(v, str) else v for v in value]
         return options
 
@@ -228,17 +251,33 @@ class WasmHandler(Handler):
                 return f"{preopen.guest_path.rstrip('/')}/{inside}"
         return None
 
-    def _outcome(self, result: RunResult, *, stdin_given: bool) -> ToolResult:
+    def _outcome(self, result: RunResult, request: RunRequest) -> ToolResult:
         outcome = tool_result_from_run(self.name, result, self.limits)
         if self._secrets:
             outcome = without_secrets(outcome, self._secrets)
-        if (outcome.is_error and not self.preopens and result.trap is None
-                and _FILE_ERROR.search(result.stderr + result.stdout)):
-            # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file
-            # descriptor", "Capabilities insufficient", "Bad file number"): say it plainly.
-            outcome.text = outcome.text.rstrip() + (NO_FILES_HINT_STDIN_TAKEN if stdin_given else NO_FILES_HINT)
+        if not outcome.is_error or result.trap is not None or not _FILE_ERROR.search(result.stderr + result.stdout):
+            return outcome
+        # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file
+        # descriptor", "Capabilities insufficient", "Bad file number"): say it plainly.
+        if not self.preopens:
+            hint = NO_FILES_HINT_STDIN_TAKEN if request.stdin is not None else NO_FILES_HINT
+            outcome.text = outcome.text.rstrip() + hint.format(why=NO_TIER if self._tier_missing else NO_WORKSPACE)
             outcome.meta["workspace"] = None
+        elif (path := self._host_path_given(request.argv)) is not None:
+            mapped, guest = self._guest_path(path), self.preopens[0].guest_path
+            hint = OUTSIDE_HINT if mapped == path else HOST_PATH_HINT
+            outcome.text = outcome.text.rstrip() + hint.format(guest=guest, path=path, mapped=mapped)
         return outcome
+
+    def _host_path_given(self, argv: Sequence[str]) -> str | None:
+        """The first absolute path in ``argv`` that is no path the guest sees, as the model gave
+        it: outside the workspace, or into it for a parameter that names no place."""
+        guest_roots = tuple(preopen.guest_path.rstrip("/") + "/" for preopen in self.preopens)
+        for word in argv[1:]:
+            path = word.partition("=")[2] if word.startswith("-") else word
+            if path.startswith("/") and not path.startswith(guest_roots) and len(path) > 1:
+                return path
+        return None
 
     async def _load(self, provide: Callable[[], WasmModule]) -> WasmModule:
         # anyio's worker threads keep their last job (function, arguments, result) in local

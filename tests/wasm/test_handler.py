@@ -112,9 +112,57 @@ async def test_a_read_tool_reads_but_cannot_write_the_workspace(runtime: WasmRun
     assert (await call(handler, {"c": "write", "p": "/workspace/x", "t": "y"})).is_error
 
 
-async def test_an_undeclared_tool_sees_no_workspace(runtime: WasmRuntime, program, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_an_undeclared_tool_sees_no_workspace_and_is_told_why(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
+                                                                    workspace: Path) -> None:
+    """With a workspace given, the note said "this tool is given no workspace folder": the
+    author looked for what was wrong with the server's, not at the tool's help."""
     handler = make(runtime, program("files"), "files", tier=None, workspace=workspace)
-    assert (await call(handler, {"c": "read", "p": "/workspace/notes.txt"})).is_error
+    refused = await call(handler, {"c": "read", "p": "/workspace/notes.txt"})
+    assert refused.is_error and "help declares no 'PermissionLevel:'" in refused.text
+    without = await call(make(runtime, program("files"), "files", tier=None), {"c": "read", "p": "notes.txt"})
+    assert without.is_error and "this tool is given no workspace folder" in without.text
+
+
+def files_tool(runtime: WasmRuntime, module: WasmModule, workspace: Path, **properties: Any) -> WasmHandler:
+    """``files read VALUE``, reading the workspace; ``properties``: the one parameter's schema."""
+    definition = ToolDefinition(name="files", description="files", tier=PermissionTier.READ,
+                                input_schema=with_stdin_property({"type": "object", "properties": properties}))
+    return WasmHandler(definition, runtime, module, program_name="files", workspace=workspace,
+                       to_argv=lambda arguments: ["read", *positional(arguments)])
+
+
+@pytest.mark.parametrize("schema", [
+    {"input": {"type": "string"}},                                                  # clap's <INPUT>
+    {"config": {"type": "string", "description": "configuration file to read first"}},  # --config=CONFIG
+    {"sources": {"type": "array", "items": {"type": "string"}, "description": "the folders to read"}},
+])
+async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place(  # type: ignore[no-untyped-def]
+        runtime: WasmRuntime, program, workspace: Path, schema: dict[str, Any]) -> None:
+    """Only ``format: path`` (a FILE, PATH or DIR value name) was mapped: the host path of a
+    workspace file given for '<INPUT>' or '--config=CONFIG' was passed as it was."""
+    (name, _), = schema.items()
+    value: Any = str(workspace / "notes.txt")
+    result = await call(files_tool(runtime, program("files"), workspace, **schema),
+                        {name: [value] if schema[name]["type"] == "array" else value})
+    assert (result.text, result.is_error) == ("inside the workspace\n", False)
+
+
+async def test_text_that_names_no_place_is_passed_as_given(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
+                                                           workspace: Path) -> None:
+    pattern = {"type": "string", "description": "what to find"}
+    handler = files_tool(runtime, program("files"), workspace, pattern=pattern)
+    result = await call(handler, {"pattern": str(workspace / "notes.txt")})
+    assert result.is_error and f"cannot open {workspace / 'notes.txt'}" in result.text
+    assert "give '/workspace/notes.txt', or the path relative to the workspace" in result.text
+
+
+async def test_a_host_path_outside_the_workspace_is_said_to_be_outside(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
+                                                                       workspace: Path) -> None:
+    handler = files_tool(runtime, program("files"), workspace, file={"type": "string", "format": "path"})
+    outside = str(workspace.parent / "secret.txt")
+    result = await call(handler, {"file": outside})
+    assert result.is_error and "outside the workspace" not in result.text.split("Note:")[0]
+    assert f"this tool sees only the workspace folder, at /workspace; {outside} is outside it" in result.text
 
 
 async def test_only_allow_listed_environment_reaches_the_tool(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
