@@ -335,10 +335,11 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
     if result.stderr_truncated:
         notes.append(f"[stderr truncated: only the first {limits.stderr_limit_bytes} bytes are shown]")
     if result.ok:
-        text = stdout if stdout or not stderr else stderr
-        if stdout and stderr:
+        text = stdout
+        if stderr:
             # Warnings and notes a program printed beside its output reach the model too, apart
-            # from the output itself (which stays exactly what the program printed).
+            # from the output itself (which stays exactly what the program printed, if nothing):
+            # a log line is not the result.
             meta["stderr"] = stderr
         structured = None
         if not result.stdout_truncated:

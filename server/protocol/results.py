@@ -25,11 +25,13 @@ def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     # is (``_subagent``, the sub-agent envelope).
     meta = {key if key[0] == "_" else META_PREFIX + key: value
             for key, value in result.meta.items() if key != RESOURCE_LINK} or None
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
     stderr = result.meta.get("stderr")
-    if isinstance(stderr, str) and stderr and not result.is_error:
-        # A successful run's standard error, as a block of its own after the exact output.
-        content.append(types.TextContent(type="text", text=f"stderr:\n{stderr}"))
+    stderr = stderr if isinstance(stderr, str) and stderr and not result.is_error else None
+    # A successful run's standard error, as a block of its own after the exact output (alone
+    # when the output is empty).
+    content: list[types.ContentBlock] = [
+        *([types.TextContent(type="text", text=result.text)] if result.text or stderr is None else []),
+        *([types.TextContent(type="text", text=f"stderr:\n{stderr}")] if stderr is not None else [])]
     if isinstance(link, dict):  # the whole of a result too long to answer, as a resource
         content.append(types.ResourceLink(type="resource_link", **link))
     return types.CallToolResult(

@@ -229,3 +229,18 @@ async def test_a_write_tool_cannot_leave_a_link_out_of_the_workspace(  # type: i
     assert inside.is_error is False and (workspace / "inside").read_text(encoding="utf-8") == "mine"
     assert absolute.is_error and not (workspace / "absolute").exists()  # refused by wasmtime itself
     assert (workspace / "old").is_symlink()
+
+
+def test_a_successful_run_that_wrote_only_to_stderr_answers_it_as_stderr_not_as_its_output() -> None:
+    """A program that logs on stderr and prints nothing (it wrote a file, say) had its log lines
+    answered as its output, unlabelled: the model could not tell them from a result."""
+    from toolbay.handlers.wasm import tool_result_from_run
+    from toolbay.protocol.results import tool_result_to_mcp
+    from toolbay.wasm.types import RunResult
+
+    run = RunResult(exit_code=0, stdout=b"", stderr=b'{"warning": "deprecated input"}\n', stdout_truncated=False,
+                    stderr_truncated=False, trap=None, duration_s=0.01)
+    result = tool_result_from_run("jerr", run, SandboxLimits())
+    assert (result.text, result.is_error, result.structured) == ("", False, None)
+    assert [block.text for block in tool_result_to_mcp(result).content] == [
+        'stderr:\n{"warning": "deprecated input"}\n']
