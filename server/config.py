@@ -122,6 +122,15 @@ class PythonSettings(_Section):
         None, description="Each caller's own tool folder, with {caller} in it: /srv/toolbay/people/{caller}.")
     authoring: bool = Field(False, description="Offer create_tool and share_tool (each needs its own scope).")
 
+    @field_validator("personal_dir")
+    @classmethod
+    def _names_each_caller(cls, pattern: str | None) -> str | None:
+        # Without the placeholder no caller has a folder: personal tools would be off, unsaid.
+        if pattern is not None and "{caller}" not in pattern:
+            raise ValueError(f"{pattern!r} has no {{caller}} in it, where each caller's id goes: "
+                             f"e.g. {str(Path(pattern) / '{caller}')!r}")
+        return pattern
+
 
 class HttpSettings(_Section):
     allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")

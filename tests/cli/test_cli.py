@@ -154,6 +154,15 @@ def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     assert "sandbox.timeout_s" in result.stderr
 
 
+def test_a_personal_dir_without_a_place_for_the_caller_is_refused(tmp_path: Path) -> None:
+    """personal_dir = "people" gave no caller a folder: personal tools were off, and nothing said so."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[python]\npersonal_dir = "people"\n')
+    result = runner.invoke(app, ["list", "--config", str(config)])
+    assert result.exit_code == 2
+    assert f"python.personal_dir: '{tmp_path / 'people'}' has no {{caller}} in it" in result.stderr
+
+
 def test_an_unknown_setting_is_refused_rather_than_ignored(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout = 5\n")
