@@ -4,8 +4,9 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 ``clientSecret``, ``Authorization``...: the key is split into words, so ``keyboard`` and
 ``author`` are left alone). Inside any string, what looks like a credential is hidden:
 ``Bearer ...``, JWTs, runs of 32+ hex digits, the password of a URL (``scheme://user:PASSWORD@``),
-and well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
-``AIza``, toolbay's own ``tb_``), also glued to a name before them (``MY_ghp_...``).
+well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
+``AIza``, Vault's ``hvs.``, toolbay's own ``tb_``), also glued to a name before them
+(``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``...
 """
 
 from __future__ import annotations
@@ -38,7 +39,15 @@ _SECRET_TEXT = re.compile(
     rf"|{_START}npm_[A-Za-z0-9]{{36}}(?![A-Za-z0-9])"  # npm's tokens (not "npm-check-updates")
     rf"|{_START}AKIA[0-9A-Z]{{16}}(?![A-Za-z0-9])"
     rf"|{_START}AIza[0-9A-Za-z_-]{{35}}"  # Google's API keys
+    rf"|{_START}hv[sbr]\.[A-Za-z0-9_-]{{20,}}"  # HashiCorp Vault's tokens
+    r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
 )
+# ``password=...`` (a connection string, an environment line): the value after a secret word
+# and "=", the word kept. Only "=": "password: the user's password" is a description.
+_ASSIGNED_SECRET = re.compile(
+    r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_-])?(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey)"
+    # Not a placeholder: "--token=TOKEN" in a help text, "$PASSWORD", "{secret}".
+    r"(?:=(?=\S)|\s+=\s*))(?-i:(?![A-Z][A-Z0-9_]*(?![^\s,;\"'<>])))(?![${%*])[^\s,;\"'<>]+")
 # The password of a URL's user information: the user name is kept (it says which account).
 _URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
 
@@ -49,7 +58,8 @@ def is_secret_key(key: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    return _SECRET_TEXT.sub(REDACTED, _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text))
+    text = _ASSIGNED_SECRET.sub(rf"\1{REDACTED}", _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text))
+    return _SECRET_TEXT.sub(REDACTED, text)
 
 
 def redact_strings(value: Any) -> Any:

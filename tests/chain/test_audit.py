@@ -83,7 +83,9 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None,
                 "notes": ["runs npm-check-updates-for-everyone", "pk_column_name_of_the_table",
                           "mailto:ann@example.com", "https://example.com/a:b@c", "http://ann@host/",
-                          "task-force-of-the-ministry"]}
+                          "task-force-of-the-ministry", "password: the account's password",
+                          "set token= in the file", "secretary=ann", "give --api-key=API_KEY or --token=TOKEN",
+                          "password=$DB_PASSWORD", "secret={secret}"]}
     assert redact(ordinary) == ordinary
 
 
@@ -95,6 +97,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("MY_ghp_" + "A" * 36, "MY_[REDACTED]"),  # a prefix glued to a name before it
     ("MY_AKIA" + "ABCDEFGHIJKLMNOP", "MY_[REDACTED]"),
     ("postgres://admin:" + "Hunter2Pa55word@db.internal:5432/prod", "postgres://admin:[REDACTED]@db.internal:5432/prod"),
+    ("connect with password=" + "Tr0ub4dor&3 as ops", "connect with password=[REDACTED] as ops"),
+    ("DB_PASSWORD = " + "hunter2, then API_KEY=" + "abc123", "DB_PASSWORD = [REDACTED], then API_KEY=[REDACTED]"),
+    ("root token hvs." + "CAESIJ0abcdefghijklmnopqrstuv", "root token [REDACTED]"),  # Vault's tokens
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}
