@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from toolbay.blotting import map_strings
+from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
 
@@ -77,3 +79,21 @@ def redact(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     return value
+
+
+def redacted(definition: ToolDefinition) -> ToolDefinition:
+    """``definition`` with secret-looking text hidden in its description, title, keywords and
+    every text of its schemas (the audit log's rules); the same object when there is none."""
+    changes: dict[str, Any] = {}
+    description = redact_text(definition.description)
+    if description != definition.description:
+        changes["description"] = description
+    if definition.title is not None and (title := redact_text(definition.title)) != definition.title:
+        changes["title"] = title
+    if (keywords := tuple(redact_text(keyword) for keyword in definition.keywords)) != definition.keywords:
+        changes["keywords"] = keywords
+    for field in ("input_schema", "output_schema"):
+        schema = getattr(definition, field)
+        if schema is not None and (clean := redact_strings(schema)) != schema:
+            changes[field] = clean
+    return replace(definition, **changes) if changes else definition

@@ -48,7 +48,7 @@ from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
-from toolbay.redaction import redact_strings, redact_text
+from toolbay.redaction import redacted
 from toolbay.search import SearchIndex
 from toolbay.sessions import Audience
 from toolbay.words import CallContext, Principal, ToolDefinition
@@ -542,24 +542,6 @@ class Disclosure:
 
     def close(self) -> None:
         self._unsubscribe()
-
-
-def redacted(definition: ToolDefinition) -> ToolDefinition:
-    """``definition`` with secret-looking text hidden in its description, title, keywords and
-    every text of its schemas (the audit log's rules); the same object when there is none."""
-    changes: dict[str, Any] = {}
-    description = redact_text(definition.description)
-    if description != definition.description:
-        changes["description"] = description
-    if definition.title is not None and (title := redact_text(definition.title)) != definition.title:
-        changes["title"] = title
-    if (keywords := tuple(redact_text(keyword) for keyword in definition.keywords)) != definition.keywords:
-        changes["keywords"] = keywords
-    for field in ("input_schema", "output_schema"):
-        schema = getattr(definition, field)
-        if schema is not None and (clean := redact_strings(schema)) != schema:
-            changes[field] = clean
-    return replace(definition, **changes) if changes else definition
 
 
 def _listed_characters(definition: ToolDefinition) -> int:

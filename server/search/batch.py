@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbay.errors import ToolbayError
+from toolbay.redaction import redacted
 from toolbay.search.documents import definition_from_mcp
 from toolbay.search.index import SearchIndex, SearchOutcome
 from toolbay.words import ToolDefinition
@@ -128,8 +129,9 @@ def outcome_record(identifier: Any, outcome: SearchOutcome) -> dict[str, Any]:
 
 def run_batch(definitions: Iterable[ToolDefinition], queries: Iterable[tuple[Any, str]],
               limit: int, index: SearchIndex | None = None) -> Iterator[dict[str, Any]]:
-    """One output record per query, searched over ``definitions``."""
+    """One output record per query, searched over ``definitions`` as the server's index
+    holds them: redacted (a token pasted into a description is not found by searching for it)."""
     index = index if index is not None else SearchIndex()
-    index.put_many(definitions)
+    index.put_many(redacted(definition) for definition in definitions)
     for identifier, query in queries:
         yield outcome_record(identifier, index.search(query, limit))

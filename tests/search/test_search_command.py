@@ -204,3 +204,17 @@ def test_files_whose_lines_end_in_a_lone_carriage_return_are_read_line_by_line(t
     broken.write_bytes(json.dumps(QUERIES[0]).encode() + b"\r{not json\r")
     refused = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(broken), "--json"])
     assert refused.exit_code == 2 and f"{broken}:2: not JSON" in refused.stderr
+
+
+def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path: Path) -> None:
+    """The server's index holds descriptions redacted; the file mode ranked them in clear, so a
+    search for a pasted token found its tool there and nowhere else."""
+    token = "ghp_" + "FAKEghpTOKEN0123456789abcdefXYZ"
+    tools = [*TOOLS, {"name": "leak_tool", "description": f"uses {token} to sync", "inputSchema": {"type": "object"}}]
+    catalog = write_jsonl(tmp_path / "tools.jsonl", tools)
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": token}, {"id": 2, "query": "sync"}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    by_token, by_word = (json.loads(line) for line in result.stdout.splitlines())
+    assert by_token == {"id": 1, "results": [], "no_match": True}
+    assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
