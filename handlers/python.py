@@ -109,6 +109,9 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
             meta["printed"] = printed
         return ToolResult(text=text, is_error=True, meta=meta)
     text = str(answer.get("text", ""))
+    if answer.get("not_utf8"):  # as a wasm tool's output that is not UTF-8 is said to be
+        text += "\n[the result is bytes that are not UTF-8 text: the bytes that are not show as \ufffd]"
+        meta["not_utf8"] = True
     if answer.get("truncated"):
         text += f"\n[output truncated: only the first {output_limit} characters are shown]"
         meta["truncated"] = True

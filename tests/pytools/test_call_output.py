@@ -182,7 +182,7 @@ _go, _done = threading.Event(), threading.Event()
 
 
 def get_tool_schemas():
-    names = ["raw", "timer", "victim", "wander", "where_now", "bytes", "badret"]
+    names = ["raw", "timer", "victim", "wander", "where_now", "bytes", "badret", "binary", "utf8"]
     return [{"name": f"leaky_{name}", "description": name, "input_schema": {"type": "object", "properties": {
         "go": {"type": "string"}, "moved": {"type": "string"}}}} for name in names]
 
@@ -238,6 +238,14 @@ def leaky_bytes():
 def leaky_badret():
     print("printed before a result that is no JSON")
     return {1, 2}
+
+
+def leaky_binary():
+    return b"\\x00\\xffabc"
+
+
+def leaky_utf8():
+    return "caf\\u00e9 \\ufffd".encode()
 '''
 
 
@@ -343,3 +351,15 @@ async def test_what_a_forked_child_prints_reaches_the_servers_log(
             while "from the child" not in caplog.text:
                 await anyio.sleep(0.02)
     assert result.text == "0"
+
+
+async def test_a_result_of_bytes_that_are_not_utf8_says_so(python_dir: Path, settings: Settings) -> None:
+    """A bytes result was decoded with U+FFFD for what is not UTF-8, silently: the model took the
+    replacement characters for what the tool returned (a wasm tool's output says it)."""
+    (python_dir / "leaky.py").write_text(LEAKY, encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        binary = await call(app, "leaky_binary")
+        text = await call(app, "leaky_utf8")
+    assert not binary.is_error and binary.text.startswith("\x00\ufffdabc\n[the result is bytes that are not UTF-8")
+    assert binary.meta["not_utf8"] is True
+    assert (text.text, "not_utf8" in text.meta) == ("caf\u00e9 \ufffd", False)  # U+FFFD itself, as UTF-8

@@ -426,7 +426,9 @@ def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) 
         return {**result, "text": value[:output_limit], "truncated": len(value) > output_limit}
     if isinstance(value, bytes):
         text = value.decode("utf-8", errors="replace")
-        return {**result, "text": text[:output_limit], "truncated": len(text) > output_limit}
+        # Said, or the model takes the replacement characters for what the tool returned.
+        not_utf8 = {"not_utf8": True} if "\ufffd" in text and "\ufffd".encode() not in value else {}
+        return {**result, "text": text[:output_limit], "truncated": len(text) > output_limit, **not_utf8}
     try:
         # NaN and Infinity are not JSON: written as such, no client could read the result.
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
