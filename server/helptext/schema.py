@@ -3,7 +3,9 @@
 The argv rendering is chosen so no value is misread: long options as "--name=value"
 (a value starting with "-" stays a value), short-only options with the value
 attached ("-n5"), Go's flag package as "-name=value", positionals in order after
-"--" when one of them starts with "-".
+"--" when one of them starts with "-". A switch that is on by default is said false
+as its program's parser takes it (click's "--no-x", Go's "-x=false", yargs' "--no-x");
+where the parser takes no false, the schema says so rather than offer one.
 """
 
 from __future__ import annotations
@@ -168,12 +170,13 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         flag = opt.long or opt.short
         assert flag is not None
         name = claim(property_name(flag), "option")
-        prop, kind = _option_property(opt)
+        off = opt.negation or _said_off(opt, flag, desc.dialect)
+        prop, kind = _option_property(opt, off)
         properties[name] = prop
         if opt.required:
             required.append(name)
         attached: Literal["long", "short", "go"] = "go" if go else ("long" if opt.long else "short")
-        params.append(Param(name, kind, flag, opt.negation, attached, opt.required))
+        params.append(Param(name, kind, flag, off, attached, opt.required))
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
         properties[name] = _positional_property(pos)
@@ -237,7 +240,27 @@ def _bounds(text: str, kind: str) -> dict[str, int | float]:
     return {"minimum": cast(low), "maximum": cast(high)}
 
 
-def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
+def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
+    """The word that turns off a switch that is on by default, where the help prints none but
+    the program's parser takes one: Go's flag package and pflag (cobra) read "-color=false",
+    yargs "--no-color" (its boolean-negation, on unless a program turns it off). Elsewhere
+    (getopt, argparse's store_true, clap's SetTrue, commander) a switch has no "false"."""
+    if opt.takes_value or opt.repeatable or opt.default != "true":
+        return None  # off by default, or not known to be on: leaving the flag out says false
+    if dialect in _FALSE_AFTER_EQUALS:
+        return f"{flag}=false"
+    if dialect == "yargs" and opt.long is not None and opt.long.startswith("--"):
+        return "--no-" + opt.long[2:]
+    return None
+
+
+_FALSE_AFTER_EQUALS = frozenset({"goflag", "cobra"})
+# A switch on by default that its flag cannot turn off: false can only leave the flag out.
+_NO_FALSE = "Passing false does not turn it off; it only leaves the flag out."
+
+
+def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str, Any], ParamKind]:
+    """``off``: the word that says false to a switch (its negation), if the program takes one."""
     text = opt.description
     if not opt.takes_value:
         if opt.repeatable:
@@ -245,7 +268,11 @@ def _option_property(opt: OptionSpec) -> tuple[dict[str, Any], ParamKind]:
             prop = {"type": "integer", "minimum": 0, "description": how_often}
             return prop, "count"
         prop = {"type": "boolean", "description": text}
-        if opt.default in ("true", "false"):
+        if opt.default == "true" and off is None:
+            # "default": true would offer false as the way to turn it off, and false, rendered
+            # as nothing, would leave it on: the model is told instead.
+            prop["description"] = _join(text, _NO_FALSE)
+        elif opt.default in ("true", "false"):
             prop["default"] = opt.default == "true"
         return prop, "flag"
     value = _value_schema(opt.type, opt.choices, opt.value_name)

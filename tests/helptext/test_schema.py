@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toolbay.helptext import HelpDescription, OptionSpec, PositionalSpec, build_tool_schema, describe_help
@@ -90,3 +92,59 @@ def test_a_later_positional_cannot_be_given_without_the_earlier_one():
 def test_descriptions_round_trip_through_dicts():
     desc = describe_help(CLAP)
     assert HelpDescription.from_dict(desc.to_dict()) == desc
+
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def _corpus_schema(folder: str):
+    return build_tool_schema(describe_help((CORPUS / folder / "long.txt").read_bytes()))
+
+
+@pytest.mark.parametrize(("folder", "name", "on", "off"), [
+    ("goflag/present", "play", "-play", "-play=false"),  # Go's flag package: "(default true)"
+    ("goflag/godoc", "links", "-links", "-links=false"),
+    ("cobra/task", "color", "--color", "--color=false"),  # pflag: "-c, --color ... (default true)"
+])
+def test_a_go_switch_that_is_on_by_default_is_turned_off_with_equals_false(folder, name, on, off):
+    schema = _corpus_schema(folder)
+    assert schema.input_schema["properties"][name]["default"] is True
+    given = {k: "x" for k in schema.input_schema.get("required", [])}  # godoc's usage shows -http=…
+    rest = schema.to_argv(given)
+    assert sorted(schema.to_argv({**given, name: False})) == sorted([off, *rest])
+    assert sorted(schema.to_argv({**given, name: True})) == sorted([on, *rest])
+
+
+def test_a_go_switch_that_is_off_by_default_still_says_false_by_leaving_the_flag_out():
+    schema = _corpus_schema("goflag/present")
+    assert schema.to_argv({"notes": False}) == []
+    assert schema.to_argv({"notes": True}) == ["-notes"]
+
+
+# yargs 17.7.2's own help for `.option("color", {alias: "c", type: "boolean", default: true})`;
+# the program reads "--no-color" (and "--color=false") as false, also under .strict().
+YARGS_ON_BY_DEFAULT = b"""paint [options] <file>
+
+Options:
+      --help     Show help                                             [boolean]
+      --version  Show version number                                   [boolean]
+  -c, --color    colour the output                     [boolean] [default: true]
+  -v, --verbose  say more                                              [boolean]
+"""
+
+
+def test_a_yargs_switch_that_is_on_by_default_is_turned_off_with_its_no_form():
+    schema = build_tool_schema(describe_help(YARGS_ON_BY_DEFAULT))
+    assert schema.input_schema["properties"]["color"]["default"] is True
+    assert schema.to_argv({"color": False, "file": "a"}) == ["--no-color", "a"]
+    assert schema.to_argv({"verbose": False, "file": "a"}) == ["a"]
+
+
+def test_a_switch_on_by_default_that_nothing_turns_off_offers_no_false():
+    # argparse's store_true with default True ("--symlinks", virtualenv): false is passed as
+    # nothing, so the schema does not offer it as the way to turn the setting off.
+    schema = _corpus_schema("argparse/virtualenv")
+    prop = schema.input_schema["properties"]["symlinks"]
+    assert "default" not in prop
+    assert prop["description"].endswith("Passing false does not turn it off; it only leaves the flag out.")
+    assert schema.to_argv({"symlinks": False, "dest": "d"}) == ["d"]
