@@ -13,11 +13,12 @@ from toolbay.errors import NotHelpError
 
 from .kept import compiled
 from .model import HelpDescription
+from .translations import USAGE_WORDS, alternation
 
 _STRUCTURE = compiled(
-    r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of \S+)?\s*[:：]"
+    rf"^\s{{0,4}}(?:{alternation(USAGE_WORDS)})(?: of \S+)?\s*[:：]"
     r"|^\s*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
-    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands)"
+    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands|synopsis)"
     r"\s*:?\s*$"
     r"|^\s*[╭┌]─ (?:Options|Arguments|Commands)",
     re.IGNORECASE | re.MULTILINE,

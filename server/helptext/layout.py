@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from .kept import compiled
 from .records import TYPE_CHECKING, NamedTuple
+from .translations import OR_WORDS, USAGE_WORDS
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -22,8 +23,14 @@ StartTest = Callable[[str], bool]
 
 _HEADING_COLON = compiled(r"^[A-Za-z][\w /&()'.,+-]{0,48}:$")
 _HEADING_CAPS = compiled(r"^[A-Z][A-Z0-9 /&_-]{1,40}$")
-_USAGE_LINE = compiled(r"^\s{0,4}(?:usage|用法|使い方|使用法|사용법)(?: of ([^:]*))?\s*[:：]\s*(.*)$",
-                         re.IGNORECASE)
+# A few words before a colon at the start of a line: "Usage:", "Utilisation :", "用法：",
+# "Modo de empleo:", Go's "Usage of prog:". Whether they say "usage" is looked up in
+# USAGE_WORDS: one pattern naming all the translations took ten times as long on every line.
+_LINE_HEAD = compiled(r"^\s{0,4}([^\s:：-][^:：\n]{0,24}?)(?: of ([^:]*))?\s*[:：]\s*(.*)$")
+_USAGE_WORD_SET = frozenset(USAGE_WORDS)
+_OR_WORD_SET = frozenset(OR_WORDS)
+# The start of a further usage form: "  or:  cp [OPTION]... SOURCE... DIRECTORY", "  oder: cp ...".
+_OR_HEAD = compiled(r"^([^:：]{1,12}?)\s*[:：]\s*")
 # A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
 FLAG_START = compiled(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
 
@@ -53,9 +60,28 @@ def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def usage_line(line: str) -> tuple[str | None, str] | None:
+    """For a usage line ("Usage: ls [OPTION]...", "Aufruf: ls ...", "Usage of prog:"): the
+    program named after "of" (Go) and the text after the colon."""
+    found = _LINE_HEAD.match(line) if ":" in line or "：" in line else None
+    if found is None or _words(found.group(1)) not in _USAGE_WORD_SET:
+        return None
+    return found.group(2), found.group(3)
+
+
+def _further_form(line: str) -> int | None:
+    """Where the next usage form starts in a line that opens with "or:" (in any language), or None."""
+    found = _OR_HEAD.match(line)
+    return found.end() if found is not None and _words(found.group(1)) in _OR_WORD_SET else None
+
+
 def section_kind(title: str) -> SectionKind:
     lower = title.lower()
-    if lower.startswith("usage"):
+    if lower.startswith("usage") or _words(lower) in _USAGE_WORD_SET:  # "SYNOPSIS", "Aufruf"
         return "usage"
     if "command" in lower:
         return "commands"
@@ -122,9 +148,9 @@ def split_sections(text: str) -> Layout:
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
-        usage_match = _USAGE_LINE.match(line)
-        if usage_match and not FLAG_START.match(line.strip()):
-            i = _read_usage(lines, i, usage_match, usage)
+        found = usage_line(line)
+        if found is not None and not FLAG_START.match(line.strip()):
+            i = _read_usage(lines, i, found, usage)
             sections.append(Section("", "untitled", []))
             continue
         title = heading_title(line)
@@ -149,7 +175,7 @@ def _continues_sentence(previous: str, line: str, title: str) -> bool:
     (a comma, or a word) goes on with that sentence."""
     before = previous.rstrip()
     return (title[:1].islower() and bool(before) and indent_of(previous) == indent_of(line)
-            and (before[-1] in ",;" or before[-1].isalpha()) and _USAGE_LINE.match(previous) is None)
+            and (before[-1] in ",;" or before[-1].isalpha()) and usage_line(previous) is None)
 
 
 def _options_if_listed(section: Section) -> Section:
@@ -168,8 +194,8 @@ def _options_if_listed(section: Section) -> Section:
     return section
 
 
-def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]) -> int:
-    program, rest = match.group(1), match.group(2).strip()
+def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: list[str]) -> int:
+    program, rest = found[0], found[1].strip()
     if program is not None:  # Go's "Usage of prog:"
         usage.append(program.strip())
         return i + 1
@@ -178,12 +204,17 @@ def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]
     base = indent_of(lines[i])
     current = rest
     i += 1
-    while i < len(lines) and lines[i].strip() and indent_of(lines[i]) > base \
-            and heading_title(lines[i]) is None:
+    while i < len(lines) and lines[i].strip():
         more = lines[i].strip()
-        if more.lower().startswith("or:"):
+        # A further form may start at the margin ("または: cp ...") or after an ideographic
+        # space ("　或：cp ..."), which is no indent to indent_of.
+        further = _further_form(more)
+        wrapped = indent_of(lines[i]) <= base and _BRACKETED_ONLY.match(more) is not None
+        if further is None and not wrapped and (indent_of(lines[i]) <= base or heading_title(lines[i]) is not None):
+            break
+        if further is not None:
             usage.append(current)
-            current = more[3:].strip()
+            current = more[further:].strip()
         elif FLAG_START.match(more) and (indent_of(lines[i]) <= base + 4 or _described(more)):
             break  # an option list right under the usage line (no blank line between)
         elif _is_sentence(more):
@@ -195,6 +226,9 @@ def _read_usage(lines: list[str], i: int, match: re.Match[str], usage: list[str]
     return i
 
 
+# The rest of a usage line wrapped to the margin: bracketed words only ("[fichier-d'entrée]...",
+# sed in French, whose translation is longer than the line).
+_BRACKETED_ONLY = compiled(r"^[\[{<][^\s\[\]{}<>]+[\]}>](?:\.\.\.|…)?(?:\s+[\[{<][^\s\[\]{}<>]+[\]}>](?:\.\.\.|…)?)*$")
 _PLAIN_WORD = compiled(r"[A-Za-z][a-z]*[,.;:]?$")
 
 
@@ -223,12 +257,14 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
     while i < len(lines) and not lines[i].strip():
         i += 1
     base = None
-    while i < len(lines) and lines[i].strip() and indent_of(lines[i]) > 0:
+    while i < len(lines) and lines[i].strip() \
+            and (indent_of(lines[i]) > 0 or _further_form(lines[i].strip()) is not None):
         line = lines[i]
-        if base is None or indent_of(line) <= base:
+        content = line.strip()
+        further = _further_form(content)
+        if base is None or indent_of(line) <= base or further is not None:
             base = indent_of(line) if base is None else base
-            content = line.strip()
-            usage.append(content[3:].strip() if content.lower().startswith("or:") else content)
+            usage.append(content[further:].strip() if further is not None else content)
         else:
             usage[-1] += " " + line.strip()
         i += 1

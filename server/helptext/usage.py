@@ -13,10 +13,11 @@ import re
 
 from .heads import tokens_of
 from .kept import compiled
+from .translations import OPTION_WORDS
 
 _PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
                  "option...", "options...", "--", "-", "...", "|", "global-options", "global_options",
-                 "オプション", "选项", "選項", "옵션", "optionen", "opciones"}
+                 "optionen", "opciones", *OPTION_WORDS}
 _COMMAND_WORDS = {"command", "commands", "subcommand", "cmd", "command...", "sub-command"}
 _HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-all", "-v"}
 
@@ -78,6 +79,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
     facts = UsageFacts()
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
     for alt in _split_forms(alternatives):
+        alt = alt.replace("…", "...")  # translations write "[FICHIER]…", "КАТАЛОГ…"
         alt = re.sub(r",\s*\.\.\.", " ...", alt)  # "[PATTERN, ...]" repeats as "[PATTERN ...]" does
         words = tokens_of(alt.replace(" | ", " | "))
         words = [w for w in words if w != ","]
@@ -216,6 +218,6 @@ _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 def _single_positional(inner: str) -> bool:
     if not inner or inner.startswith("-") or ("|" in inner and "-" in inner):
         return False
-    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]"; not "[--foo FOO]",
-    # "[-a | -b]" or "[a [b]]"
-    return re.fullmatch(r"<?[\w.:/=|-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
+    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]", "[fichier-d'entrée]";
+    # not "[--foo FOO]", "[-a | -b]" or "[a [b]]"
+    return re.fullmatch(r"<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
