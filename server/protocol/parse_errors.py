@@ -57,15 +57,48 @@ class AnswerUnparsableMessages:
             return
         messages, body = await read_small_body(receive)
         if body is not None:
+            error: types.ErrorData | None = None
             try:
-                types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+                message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
             except ValidationError as exc:
                 error = error_for(exc)
-                logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
-                answer = error_message(error).model_dump(by_alias=True, exclude_unset=True)
-                await JSONResponse(answer, status_code=400)(scope, receive, send)
+            else:
+                error = id_refusal(message, body)
+            if error is not None:
+                await refused(error)(scope, receive, send)
                 return
         await self.app(scope, replay(messages, receive), send)
+
+
+def id_refusal(message: types.JSONRPCMessage, raw: bytes) -> types.ErrorData | None:
+    """``bad_request_id`` for a message the SDK's adapter took (as a notification, when it had
+    an id of the wrong kind); ``raw`` is read again only then."""
+    if not isinstance(message, types.JSONRPCNotification) or b'"id"' not in raw:
+        return None
+    try:
+        return bad_request_id(json.loads(raw))
+    except (ValueError, RecursionError):
+        return None
+
+
+def refused(error: types.ErrorData) -> JSONResponse:
+    """The 400 answer to a body that is no JSON-RPC message the server can answer."""
+    logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
+    return JSONResponse(error_message(error).model_dump(by_alias=True, exclude_unset=True), status_code=400)
+
+
+def bad_request_id(parsed: Any) -> types.ErrorData | None:
+    """The error for a request whose id is neither a string nor an integer (an object, null,
+    1.5, true), or None. The SDK reads such a message as a notification, which nothing answers:
+    its sender would wait for ever."""
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("method"), str) or "id" not in parsed:
+        return None
+    request_id = parsed["id"]
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return None
+    kind = "null" if request_id is None else type(request_id).__name__.replace("dict", "object")
+    return types.ErrorData(code=types.INVALID_REQUEST,
+                           message=f"Invalid request: a request's id must be a string or an integer, not {kind}")
 
 
 def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:
@@ -83,21 +116,23 @@ def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:
     return None
 
 
-def rewriting_refusal(error: types.ErrorData, send: Send) -> Send:
-    """``send``, with the SDK's 400 for a body that is no message replaced by ``error``. The
-    SDK's own earlier checks (Host and Origin, Accept, Content-Type, size) answer otherwise and
-    are passed on as they are."""
+def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400) -> Send:
+    """``send``, with the SDK's answer of status ``replacing`` to a body that is no message (its
+    400; its 202 to a request with an id of the wrong kind, taken for a notification) replaced
+    by a 400 saying ``error``. The SDK's own earlier checks (Host and Origin, Accept,
+    Content-Type, size) answer otherwise and are passed on as they are."""
     replaced = False
 
     async def sending(message: Message) -> None:
         nonlocal replaced
-        if message["type"] == "http.response.start" and message["status"] == 400:
+        if message["type"] == "http.response.start" and message["status"] == replacing:
             replaced = True
             logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
             body = json.dumps(error_message(error).model_dump(by_alias=True, exclude_unset=True),
                               separators=(",", ":")).encode()
             headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"content-length"]
-            await send({**message, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+            await send({**message, "status": 400,
+                        "headers": [*headers, (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
         elif not replaced:
             await send(message)

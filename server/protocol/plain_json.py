@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
-from toolbay.protocol.parse_errors import refusal_for, rewriting_refusal
+from toolbay.protocol.parse_errors import bad_request_id, refusal_for, rewriting_refusal
 from toolbay.protocol.request_body import read_small_body, replay
 
 if TYPE_CHECKING:
@@ -126,6 +126,8 @@ class PlainJsonForQuickRequests:
         refusal = refusal_for(body, message) if body is not None else None
         if refusal is not None:
             send = rewriting_refusal(refusal, send)
+        elif (bad_id := bad_request_id(message)) is not None:
+            send = rewriting_refusal(bad_id, send, replacing=202)  # taken for a notification
         plain = self._needs_no_stream(message)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:

@@ -36,7 +36,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from toolbay.protocol.parse_errors import error_for, error_message
+from toolbay.protocol.parse_errors import error_for, error_message, id_refusal
 from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
@@ -458,8 +458,10 @@ def _overlong(max_line_bytes: int) -> _Unparsable:
 
 def _parse(line: bytes) -> SessionMessage | Exception:
     try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:  # answered with an error; the stream goes on
         return _Unparsable(error_for(exc))
     except Exception as exc:
         return exc
+    refusal = id_refusal(message, line)
+    return SessionMessage(message) if refusal is None else _Unparsable(refusal)

@@ -94,6 +94,33 @@ NOT_MESSAGES = {
     "no method": ('{"jsonrpc": "2.0", "id": 3}', "Invalid request: not a JSON-RPC 2.0 message"),
     "old version": ('{"jsonrpc": "1.0", "id": 3, "method": "ping"}', "Invalid request: not a JSON-RPC 2.0 message"),
 }
+# Requests whose id is neither a string nor an integer, and what they are told.
+BAD_IDS = {
+    '{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}': "not object",
+    '{"jsonrpc": "2.0", "id": null, "method": "ping"}': "not null",
+    '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}': "not float",
+    '{"jsonrpc": "2.0", "id": true, "method": "ping"}': "not bool",
+}
+
+
+async def test_a_request_whose_id_is_no_string_or_integer_is_told_so_over_http_and_sse(base_url: str) -> None:
+    """The SDK took such a request for a notification: 202 and nothing more, so its sender
+    waited for ever for an answer."""
+    async with httpx2.AsyncClient(timeout=60) as http:
+        session = await _open_session(http, base_url)
+        answers = [await http.post(f"{base_url}/mcp", content=body.encode(), headers=session) for body in BAD_IDS]
+        async with http.stream("GET", f"{base_url}/sse") as events:
+            endpoint = ""
+            async for line in events.aiter_lines():
+                if line.startswith("data: "):
+                    endpoint = line.removeprefix("data: ")
+                    break
+            answers += [await http.post(f"{base_url}{endpoint}", content=body.encode(),
+                                        headers={"Content-Type": "application/json"}) for body in BAD_IDS]
+    for answer, said in zip(answers, [*BAD_IDS.values(), *BAD_IDS.values()], strict=True):
+        assert answer.status_code == 400, answer.text
+        assert answer.json() == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": f"Invalid request: a request's id must be a string or an integer, {said}"}}
 
 
 @pytest.mark.parametrize(("body", "said"), NOT_MESSAGES.values(), ids=NOT_MESSAGES.keys())

@@ -95,6 +95,24 @@ async def test_messages_are_read_one_per_line_and_a_bad_line_does_not_stop_the_r
     assert isinstance(last, SessionMessage) and isinstance(last.message, types.JSONRPCNotification)
 
 
+async def test_a_request_whose_id_is_no_string_or_integer_is_answered_and_not_passed_on(pipes: Pipes) -> None:
+    """The SDK reads {"id": {...}, "method": ...} as a notification: passed on, it was answered
+    by nobody, and its sender waited for ever."""
+    from tests.protocol.test_http_transports import BAD_IDS
+
+    pipes.send(b"".join(body.encode() + b"\n" for body in BAD_IDS) + json.dumps(INITIALIZED).encode() + b"\n")
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, _):
+            items = [item async for item in incoming]
+    answers = [json.loads(line) for line in pipes.received().splitlines()]
+    assert answers == [{"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32600, "message": f"Invalid request: a request's id must be a string or an integer, {said}"}}
+        for said in BAD_IDS.values()]
+    assert len(items) == 1 and isinstance(items[0], SessionMessage)  # the notification alone
+    assert isinstance(items[0].message, types.JSONRPCNotification)
+
+
 async def test_an_overlong_line_is_dropped_with_an_error_and_the_next_message_still_arrives(pipes: Pipes) -> None:
     pipes.send(b'{"jsonrpc": "2.0", "id": 5, "method": "x", "params": {"pad": "' + b"a" * 5000 + b'"}}\n')
     pipes.send(json.dumps(INITIALIZED).encode() + b"\n")
