@@ -19,6 +19,7 @@ import logging
 from typing import Any
 
 import mcp.types as types
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -99,6 +100,15 @@ def bad_request_id(parsed: Any) -> types.ErrorData | None:
     kind = "null" if request_id is None else type(request_id).__name__.replace("dict", "object")
     return types.ErrorData(code=types.INVALID_REQUEST,
                            message=f"Invalid request: a request's id must be a string or an integer, not {kind}")
+
+
+def unsupported_version(version: str) -> types.ErrorData:
+    """The error for a request whose MCP-Protocol-Version header names no version the SDK
+    knows (it answered that the request's _meta lacked the 2026-07-28 era's fields)."""
+    shown = version if len(version) <= 40 else version[:40] + "..."
+    return types.ErrorData(code=types.INVALID_REQUEST,
+                           message=f"Unsupported MCP-Protocol-Version {shown!r}: this server speaks "
+                                   f"{', '.join(KNOWN_PROTOCOL_VERSIONS)}")
 
 
 def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:

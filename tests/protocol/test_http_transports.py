@@ -194,3 +194,18 @@ async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay
     assert refused.status_code == 503
     assert ended.status_code in (200, 204)
     assert again.status_code == 200 and again.headers["mcp-session-id"]
+
+
+async def test_a_protocol_version_header_no_version_has_is_named_in_the_refusal(base_url: str) -> None:
+    """The SDK took an unknown MCP-Protocol-Version for its newest era and answered that the
+    request's params._meta lacked that era's fields, naming nothing the client had sent."""
+    ping = {"jsonrpc": "2.0", "id": 4, "method": "ping"}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        session = await _open_session(http, base_url)
+        unknown = {**session, "mcp-protocol-version": "1999-01-01"}
+        refused = await http.post(f"{base_url}/mcp", json=ping, headers=unknown)
+        served = await http.post(f"{base_url}/mcp", json=ping, headers=session)
+    assert refused.status_code == 400, refused.text
+    message = refused.json()["error"]["message"]
+    assert message.startswith("Unsupported MCP-Protocol-Version '1999-01-01': this server speaks 2024-11-05, ")
+    assert served.status_code == 200
