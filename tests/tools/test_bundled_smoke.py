@@ -223,3 +223,24 @@ def test_hashsum_file_and_stdin(hashsum: Tool, workspace: Path) -> None:
     r = hashsum("--file=missing.bin", workspace=workspace)
     assert r.code == 1 and "missing.bin" in r.err
     assert hashsum("--algorithm=sha512", "-t", "x").code == 2
+
+
+def test_hashsum_schema_offers_exactly_the_algorithms_and_encodings_the_program_takes(
+        hashsum: Tool, shared_data_dir: Path) -> None:
+    """Its help said "digest algorithm: md5, sha1, sha256 or crc32", which no parser reads as a
+    list of choices: the schema offered any string. The truth is the program's own refusal."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from toolbay.cli import app
+
+    listed = CliRunner().invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
+    assert listed.exit_code == 0, listed.output
+    (tool,) = [t for t in json.loads(listed.stdout)["tools"] if t["name"] == "hashsum"]
+    for option in ("algorithm", "encoding"):
+        refusal = hashsum(f"--{option}=nope", "-t", "x")
+        named = re.search(r"\(choose (.*)\)", refusal.err)
+        assert refusal.code == 2 and named is not None, refusal.err
+        accepted = re.split(r", | or ", named.group(1))
+        assert tool["input_schema"]["properties"][option]["enum"] == accepted
