@@ -46,8 +46,8 @@ NO_FILES_HINT_STDIN_TAKEN = "\n\nNote: {why}, so it cannot see any file; it read
 OUTSIDE_HINT = ("\n\nNote: this tool sees only the workspace folder, at {guest}; {path} is outside it. Give paths "
                 "inside the workspace, relative to it (e.g. 'data/file.txt').")
 # The same for a host path into the workspace, passed as given (its parameter names no place).
-HOST_PATH_HINT = ("\n\nNote: this tool sees the workspace folder at {guest}, not at {path}'s host folder: give "
-                  "'{mapped}', or the path relative to the workspace.")
+HOST_PATH_HINT = ("\n\nNote: this tool sees the workspace folder at {guest}, not under its host path: for {path} "
+                  "give '{mapped}', or the path relative to the workspace.")
 # Words of a parameter's description (or its name) that say its value is a file's place, for a
 # schema that does not say ``format: path`` (a clap '<INPUT>', a getopt '--config=CONFIG').
 _PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
