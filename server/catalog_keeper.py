@@ -137,9 +137,11 @@ class CatalogKeeper:
                 self._read_folders, previous_files)
             if retry_skipped_modules:
                 for path, outcome in list(current.items()):
-                    if outcome.skipped is not None and path.endswith(".py") and outcome.sha256 is not None:
+                    # The version on disk: the one refused, where the last good one was kept.
+                    on_disk = outcome.rejected_sha256 or outcome.sha256
+                    if outcome.skipped is not None and path.endswith(".py") and on_disk is not None:
                         del current[path]
-                        hashes = {**hashes, path: outcome.sha256}  # known, so described without the cache
+                        hashes = {**hashes, path: on_disk}  # known, so described without the cache
             to_describe = [path for path in paths if path not in current]
             if to_describe:
                 total = len(to_describe)

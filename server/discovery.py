@@ -449,17 +449,22 @@ class Discovery:
         source = source_of(path, sha)
         if entry is None:
             spec = self._worker_spec(path, tool_name_for(path), None, source)
+            # The worker imports the file as it is now: if that is no longer version ``sha``,
+            # what it finds must not be remembered as that version's (a good file would be
+            # refused for an error it does not hold, until it changed again).
+            remember = source is not None or _still_version(path, sha)
             try:
                 description, enforced = describe_module(spec, self.settings.python.describe_timeout_s, stop)
             except DescribeFailed as failed:
-                if failed.lasting:
+                if remember and failed.lasting:
                     self.python_cache.put(sha, {"skipped": failed.reason})
-                elif failed.with_packages:
+                elif remember and failed.with_packages:
                     self.python_cache.put(sha, {"skipped": failed.reason, "packages": packages_stamp()})
                 return FileOutcome(path, sha, skipped=SkippedFile(path, failed.reason))
             self.confinement[path] = enforced
             entry = {"description": description}
-            self.python_cache.put(sha, entry)
+            if remember:
+                self.python_cache.put(sha, entry)
         return self._python_outcome(path, sha, entry, source)
 
     def _python_from_cache(self, path: str, sha: str) -> FileOutcome | None:
@@ -584,6 +589,15 @@ class Discovery:
         if self.cache.unsaved:
             await anyio.to_thread.run_sync(self.cache.flush)
         return [o for o in outcomes if o is not None]
+
+
+def _still_version(path: str, sha: str) -> bool:
+    """Whether the file at ``path`` is still version ``sha`` (False when it cannot be read)."""
+    try:
+        with open(path, "rb") as file:
+            return hashlib.sha256(file.read()).hexdigest() == sha
+    except OSError:
+        return False
 
 
 def source_of(path: str, sha: str) -> str | None:

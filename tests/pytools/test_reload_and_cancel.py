@@ -97,6 +97,28 @@ async def test_after_a_broken_save_even_a_new_worker_runs_the_version_described(
         assert (await call(app, "kept_say")).text == "version one"  # from a new worker
 
 
+async def test_a_module_put_back_after_a_broken_save_is_served_after_a_restart(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """refresh_tools while the file was broken described the file on disk under the hash of the
+    version kept serving: put back as it was, that version was refused at the next start with
+    the broken one's SyntaxError."""
+    target = python_dir / "kept.py"
+    good = VERSIONED + "# put back after a broken save\n"  # a version of this test's own
+    settings = make_settings()
+    async with assemble(settings, watch=False) as app:
+        target.write_text(good, encoding="utf-8")
+        await call(app, "refresh_tools")
+        target.write_text("def get_tool_schemas(:\n", encoding="utf-8")  # a save mid-edit
+        await app.rescan()  # the watcher sees it: refused, the good version kept
+        await call(app, "refresh_tools")  # asked to try the broken file again
+        target.write_text(good, encoding="utf-8")
+        await app.rescan()
+        assert (await call(app, "kept_say")).text == "version one"
+    async with assemble(settings, watch=False) as restarted:
+        assert (await call(restarted, "kept_say")).text == "version one", restarted.skipped_files
+
+
 async def test_refresh_tools_serves_a_new_module_without_a_watcher(
     make_settings: Callable[..., Settings], python_dir: Path,
 ) -> None:
