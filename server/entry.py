@@ -11,20 +11,49 @@ commands.
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
 # The shell's status for a command ended by Ctrl-C (128 + SIGINT).
 INTERRUPTED = 130
+# Errors writing the command's output (a full disk, a closed pipe): said in one line, not a traceback.
+_OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE})
 
 
 def main() -> None:
     """Runs the command; Ctrl-C before the command has taken it over (while it starts and
     imports) ends it with the shell's status for that and no traceback."""
+    _open_closed_standard_streams()
     try:
         _run(sys.argv[1:])
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         sys.exit(INTERRUPTED)
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRORS or exc.filename is not None:
+            raise
+        if exc.errno != errno.EPIPE:  # a reader that went away (``| head``) has had what it wanted
+            sys.stderr.write(f"toolbay: cannot write the output: {exc.strerror}\n")
+        # Python flushes standard output again at exit, which would fail again, in a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _open_closed_standard_streams() -> None:
+    """Opens a standard stream the caller closed (``cmd <&-``) on /dev/null: uvloop's libuv
+    aborts the process (an assertion, a core dump) when a descriptor it opens is numbered 0 to
+    2, and Python leaves ``sys.stdin`` (``stdout``, ``stderr``) None."""
+    for number, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(number)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != number:  # the lowest free number: it is this one, unless a lower one was closed too
+                os.dup2(opened, number)
+                os.close(opened)
+            if getattr(sys, name) is None:
+                setattr(sys, name, open(number, mode, closefd=False, encoding="utf-8"))  # noqa: SIM115
 
 
 def _run(argv: list[str]) -> None:

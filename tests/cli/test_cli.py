@@ -767,3 +767,25 @@ def test_a_host_path_through_a_symlink_to_the_workspace_reaches_the_file(tmp_pat
             assert counted.stdout.split()[:2] == ["2", "3"]  # lines, words
     escaped = count(real, real / "out" / "secret.txt")
     assert escaped.exit_code == 1 and "outside" not in escaped.output
+
+
+@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-"])
+def test_a_command_whose_caller_closed_a_standard_stream_runs(closed: str, shared_data_dir: Path) -> None:
+    """``toolbay call ... <&-`` aborted with a core dump: uvloop's libuv asserts that a
+    descriptor it opens is not numbered 0 to 2, which a closed stream's number then was."""
+    import shlex
+
+    command = [sys.executable, "-m", "toolbay", "call", "hashsum", '{"text": "a"}', "--data-dir", str(shared_data_dir)]
+    done = subprocess.run(["bash", "-c", f"{shlex.join(command)} {closed}"], capture_output=True, text=True,
+                          cwd=REPO_ROOT, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Assertion" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    if closed != ">&-":
+        assert done.stdout.strip() == hashlib.sha256(b"a").hexdigest()
+
+
+def test_output_the_disk_refuses_is_one_line_not_a_traceback(shared_data_dir: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "toolbay", "list", "--json", "--data-dir", str(shared_data_dir)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT, check=False, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: No space left on device\n")
