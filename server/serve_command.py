@@ -11,7 +11,6 @@ which answers as documented. ``toolbay.cli`` declares the same options for typer
 
 from __future__ import annotations
 
-import contextlib
 import signal
 from collections.abc import Sequence
 from pathlib import Path
@@ -117,8 +116,12 @@ def serve(
     # imports by the entry point, freezes what they made and goes on without them.
     protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
     try:
-        with contextlib.suppress(KeyboardInterrupt):
+        # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
+        # (uvicorn raises SIGTERM again once it has shut down, to the handler below).
+        try:
             run_command(serve_until_stopped, settings, protocol, early_compiles)
+        except* KeyboardInterrupt:
+            pass
     finally:
         # A server that stops early (an unreachable Redis, Ctrl-C) must not end the process
         # in the middle of that import: the thread, stopped at exit, would keep its module's

@@ -247,3 +247,35 @@ def test_sigterm_stops_a_server_started_by_a_script_in_the_background(tmp_path: 
             process.kill()
             process.wait()
     assert "Traceback" not in log.read_text(errors="replace")
+
+
+def test_sigterm_to_an_http_server_started_with_ctrl_c_ignored_ends_it_quietly_once_serving(
+        tmp_path: Path) -> None:
+    """Serving, the same SIGTERM printed a 63-line traceback and exit 1: uvicorn, once shut down,
+    raises the signal again, and the KeyboardInterrupt it is said as came inside a task group's
+    exception group, which the server did not take for a stop."""
+    import signal
+    import time
+
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    log, errors = tmp_path / "toolbay.log", tmp_path / "stderr.txt"
+    with errors.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0",
+             "--extensions", str(extensions), "--data-dir", str(tmp_path / "data")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, cwd=REPO_ROOT,
+            env={**os.environ, "TOOLBAY_LOG_FILE": str(log)},
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # noqa: PLW1509 - before exec, on purpose
+        try:
+            deadline = time.monotonic() + WAIT_S
+            while "serving MCP on" not in (log.read_text(errors="replace") if log.exists() else ""):
+                assert process.poll() is None and time.monotonic() < deadline, errors.read_text()
+                time.sleep(0.05)
+            process.send_signal(signal.SIGTERM)
+            code = process.wait(timeout=WAIT_S)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert code == 0 and "Traceback" not in errors.read_text(errors="replace"), errors.read_text()
