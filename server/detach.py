@@ -13,6 +13,7 @@ one process.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -25,6 +26,8 @@ from toolbay.protocol.standard_fds import can_serve_on_loop
 logger = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+# The process this server was forked from (``detach_from_client``), if it was.
+_forked_from: int | None = None
 # Past this size the log of servers that ran on after their client is started afresh.
 AFTER_CLIENT_LOG_MAX_BYTES = 1024 * 1024
 
@@ -48,13 +51,27 @@ def detach_from_client() -> None:
         os.setsid()
         if not _die_with_parent(signal.SIGKILL) or os.getppid() != parent:
             os._exit(1)  # could not tie itself to the parent, or the parent is gone already
+        global _forked_from
+        _forked_from = parent
         return
     # The parent holds none of the client's pipes, so that the client sees the server's end
     # when the child closes them.
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child decides when to stop
+
+    def forward(signum: int, frame: object) -> None:
+        # The client (or a person with ``kill``) stops the server it started: this process.
+        # Killed by the signal, it would take the child with it (SIGKILL): no shutdown, its
+        # jobs left "running" until the next start. The child stops as on Ctrl-C instead.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    # The child runs on without its client (``stay_after_client``): this one ends, and the
+    # client sees its server end.
+    signal.signal(signal.SIGUSR1, lambda signum, frame: os._exit(0))
     while True:
         try:
             _, status = os.waitpid(child, 0)
@@ -71,6 +88,11 @@ def stay_after_client(log: Path) -> None:
     writes on stderr from now on (its log) is appended to ``log``: how those jobs ended is
     written somewhere."""
     _die_with_parent(0)
+    # The forking parent, if this server was forked and it is still there (never the client,
+    # whose own process SIGUSR1 would end): it passes the client's signals on no more.
+    if _forked_from is not None and os.getppid() == _forked_from:
+        with contextlib.suppress(OSError):
+            os.kill(_forked_from, signal.SIGUSR1)
     null = os.open(os.devnull, os.O_RDWR)
     try:
         if log.stat().st_size > AFTER_CLIENT_LOG_MAX_BYTES:  # one older file kept, no more

@@ -164,3 +164,44 @@ async def test_sigterm_stops_an_http_server_through_its_shutdown_as_ctrl_c_does(
             [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", "anonymous",
              "--data-dir", str(folders["data"])], capture_output=True, text=True, check=False)
         assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr, log[-2000:])
+
+
+def test_sigterm_to_a_stdio_server_over_pipes_stops_it_through_its_shutdown(folders: dict[str, Path]) -> None:
+    """Over pipes (as clients start it) the server forks; SIGTERM to the process the client
+    started killed it, which took the server with it (SIGKILL): no shutdown, its job left
+    'running' until the next start. And SIGINT did nothing."""
+    import getpass
+    import json
+    import signal
+    import subprocess
+
+    params = stdio(folders)
+    with subprocess.Popen([params.command, *params.args], cwd=params.cwd, env=params.env,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
+        assert process.stdin is not None and process.stdout is not None
+
+        def ask(message: dict[str, object]) -> dict[str, object]:
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+            while True:
+                answer = json.loads(process.stdout.readline())
+                if answer.get("id") == message["id"]:
+                    return answer  # type: ignore[no-any-return]
+
+        try:
+            ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+            called = ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "progress_bg", "arguments": {"steps": 1, "step_ms": 0, "gate": "/workspace/never"}}})
+            job_id = called["result"]["structuredContent"]["job_id"]  # type: ignore[index]
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+    shown = subprocess.run(
+        [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", getpass.getuser(),
+         "--data-dir", str(folders["data"])], capture_output=True, text=True, check=False, cwd=REPO_ROOT)
+    assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr)
