@@ -247,11 +247,14 @@ def call(
     if result.is_error and isinstance(result.meta.get("refusal"), dict):
         # The call was refused before the tool ran (arguments, scopes, limits): bad input,
         # said on stderr with exit 2 as every such error of the CLI. A tool that ran and failed
-        # prints what it said, with exit 1.
+        # says what it said on stderr too, with exit 1.
         sys.stderr.write(result.text if result.text.endswith("\n") else result.text + "\n")
         raise typer.Exit(2)
     if result.text:
-        sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
+        # A failure's text (what went wrong, the tool's stderr) is no result: on stderr, so
+        # that ``out=$(toolbay call ...)`` never takes it for one.
+        shown = sys.stderr if result.is_error else sys.stdout
+        shown.write(result.text if result.text.endswith("\n") else result.text + "\n")
     # What the tool printed or wrote to stderr beside its result (an author's debugging output):
     # on stderr, so that stdout stays the result. A failure's text carries its stderr already.
     for key, said in (("printed", "printed"), ("stderr", "wrote to stderr")):

@@ -130,9 +130,9 @@ def test_call_with_arguments_nested_too_deep_or_holding_a_lone_surrogate_exits_2
 def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["call", "textkit_count", "--args", '{"file": ["missing.txt"]}',
                                  "--workspace", str(tmp_path), "--data-dir", str(shared_data_dir)])
-    assert result.exit_code == 1
-    assert "textkit_count failed with exit code 1" in result.stdout
-    assert "missing.txt: No such file or directory" in result.stdout
+    assert (result.exit_code, result.stdout) == (1, "")  # no result: out=$(toolbay call ...) takes nothing
+    assert "textkit_count failed with exit code 1" in result.stderr
+    assert "missing.txt: No such file or directory" in result.stderr
 
 
 def test_call_shows_what_a_tool_printed_and_wrote_to_stderr_on_stderr_and_its_result_on_stdout(

@@ -125,8 +125,8 @@ def test_a_nested_setting_from_the_environment_wins_over_the_file(extensions: Pa
     call = ["call", "slow", "--args", '{"ms": 60000}', "--extensions", str(extensions), "--config", str(config)]
     from_file = toolbay(*call)
     from_env = toolbay(*call, env={"TOOLBAY_SANDBOX__TIMEOUT_S": "0.7"})
-    assert from_file.returncode == 1 and "timed out after 0.4 s" in from_file.stdout, from_file.stdout
-    assert from_env.returncode == 1 and "timed out after 0.7 s" in from_env.stdout, from_env.stdout
+    assert from_file.returncode == 1 and "timed out after 0.4 s" in from_file.stderr, from_file.stderr
+    assert from_env.returncode == 1 and "timed out after 0.7 s" in from_env.stderr, from_env.stderr
 
 
 # -- what a tool's help declares ---------------------------------------------------------------
