@@ -92,6 +92,7 @@ async def assemble(
                                                shared_limits=cluster.redis, on_outage=cluster.on_outage)
         if policies.limiter is not None:
             stack.push_async_callback(policies.limiter.aclose)
+            await policies.limiter.check_reachable()
         async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
                               start_wait_s=start_wait_s, builtins=builtins, stages=stages,
                               file_filter=file_filter, tracer=tracer, early_compiles=early_compiles) as app:

@@ -148,11 +148,29 @@ class RateLimiter:
             raise ConfigError(f"rate_limits.strategy: {strategy!r} is not one of {', '.join(sorted(STRATEGIES))}")
         self.limits = rates
         self._pool: Any = None
+        self._uri = storage if isinstance(storage, str) else None
         if isinstance(storage, str):
             self.storage, self._pool = _open_storage(storage)
         else:
             self.storage = storage
         self.strategy: LimitsStrategy = STRATEGIES[strategy](self.storage)  # type: ignore[abstract]
+
+    async def check_reachable(self) -> None:
+        """At start: a store the limiter cannot reach, where calls are refused while it is
+        down (``on_outage`` closed), is said as a ``ConfigError`` (one line, exit 2), rather
+        than by every call being refused."""
+        if self.on_outage == "open":
+            return
+        try:
+            reached = await self.storage.check()
+        except Exception:  # the store's own errors (redis-py's, OSError)
+            reached = False
+        if not reached:
+            from toolbay.cluster.connection import shown
+
+            where = shown(self._uri) if self._uri is not None else type(self.storage).__name__
+            raise ConfigError(f"rate_limits.storage: {where} cannot be reached; calls would all be refused "
+                              "while it is down (on_outage = \"closed\")")
 
     async def check(self, caller: str, tool: str, *, per_caller: bool = True) -> None:
         """Counts one call by ``caller`` to ``tool``, or raises ``RateLimited`` without counting it

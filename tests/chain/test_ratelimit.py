@@ -149,3 +149,19 @@ async def test_names_no_tool_has_share_one_count_per_caller_and_are_not_repeated
         await stage.check(make_call(None, name=names[2], principal=caller))
     assert "on names no tool has" in refused.value.message and len(refused.value.message) < 200
     await stage.check(make_call(tool(), principal=caller))  # a tool it has is counted apart
+
+
+async def test_a_store_that_cannot_be_reached_is_said_at_start_unless_calls_go_through_without_it() -> None:
+    """An unreachable store started the server without a word, then refused every call."""
+    from toolbay.errors import ConfigError
+
+    closed = RateLimiter(RateLimits.parse(per_caller="1/second"), storage="redis://127.0.0.1:1")
+    lets_through = RateLimiter(RateLimits.parse(per_caller="1/second"), storage="redis://127.0.0.1:1", on_outage="open")
+    try:
+        with pytest.raises(ConfigError, match=r"rate_limits.storage: redis://127.0.0.1:1 cannot be reached"):
+            await closed.check_reachable()
+        await lets_through.check_reachable()
+        await RateLimiter(RateLimits.parse(per_caller="1/second")).check_reachable()  # memory://
+    finally:
+        await closed.aclose()
+        await lets_through.aclose()
