@@ -161,14 +161,14 @@ class SearchIndex:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
         self._names: list[str | None] = []
         self._free_slots: list[int] = []
-        # The lengths and count of the tools every search sees (group 0): the average length
-        # the weights are normalised against is theirs alone, so that adding a tool some
-        # callers cannot see changes no score they get.
-        self._length_sums = [0] * len(FIELDS)
-        self._counted = 0
-        # The average length (and count) the stored weights were computed with.
-        self._weighed_average = 1.0
-        self._weighed_count = 0
+        # The lengths and count of each group's tools: a tool's length is normalised against
+        # its own group's average, so that adding a tool some callers cannot see changes no
+        # score they get, and a catalog folder's tools are weighed as they would be alone
+        # (as ``toolbay search --catalog`` weighs them), not against the built-ins' lengths.
+        self._length_sums: dict[int, list[int]] = {}
+        self._counted: dict[int, int] = {}
+        # Each group's average length and count the stored weights were computed with.
+        self._weighed: dict[int, tuple[float, int]] = {}
 
     def __len__(self) -> int:
         return len(self._documents)
@@ -235,10 +235,10 @@ class SearchIndex:
                 self._unstemmed[term] = None
         self._documents[key] = document
         self._by_lower_name.setdefault(definition.name.lower(), set()).add(key)
-        if group_id == 0:
-            self._counted += 1
-            for position, length in enumerate(lengths):
-                self._length_sums[position] += length
+        self._counted[group_id] = self._counted.get(group_id, 0) + 1
+        sums = self._length_sums.setdefault(group_id, [0] * len(FIELDS))
+        for position, length in enumerate(lengths):
+            sums[position] += length
         if weigh:
             self._weigh(document)
 
@@ -251,10 +251,10 @@ class SearchIndex:
         same_lower.discard(key)
         if not same_lower:
             del self._by_lower_name[lower]
-        if document.group == 0:
-            self._counted -= 1
-            for position, length in enumerate(document.lengths):
-                self._length_sums[position] -= length
+        self._counted[document.group] -= 1
+        sums = self._length_sums[document.group]
+        for position, length in enumerate(document.lengths):
+            sums[position] -= length
         for term in document.counts:
             posting = self._postings.get(term)
             if posting is not None:
@@ -275,7 +275,7 @@ class SearchIndex:
         name is written twice: measured better here than normalising each field apart."""
         weights = self.field_weights
         length = sum(weight * n for weight, n in zip(weights, document.lengths, strict=True))
-        average = self._weighed_average
+        average = self._weighed.get(document.group, (0.0, 0))[0] or self._live_average(document.group)
         norm = 1.0 / (1.0 - self.b + self.b * length / average) if average > 0 else 0.0
         norms = [weight * norm for weight in weights]
         k1 = self.k1
@@ -291,24 +291,36 @@ class SearchIndex:
             posting[slot] = pseudo / (k1 + pseudo)
             arrays.pop(term, None)
 
-    def _live_average(self) -> float:
-        if not self._counted:
+    def _live_average(self, group: int) -> float:
+        counted = self._counted.get(group, 0)
+        if not counted:
             return 1.0
-        return sum(weight * n for weight, n in zip(self.field_weights, self._length_sums, strict=True)) / self._counted
+        sums = self._length_sums[group]
+        return sum(weight * n for weight, n in zip(self.field_weights, sums, strict=True)) / counted
 
     def _reweigh_all(self) -> None:
-        self._weighed_average = self._live_average()
-        self._weighed_count = self._counted
+        self._weighed = {group: (self._live_average(group), count) for group, count in self._counted.items()}
         self._postings = {}
         self._arrays = {}
         for document in self._documents.values():
             self._weigh(document)
 
     def _reweigh_if_drifted(self) -> None:
-        count, weighed = self._counted, self._weighed_count
-        if (abs(count - weighed) > _DRIFT * max(weighed, 4)
-                or abs(self._live_average() - self._weighed_average) > _DRIFT * max(self._weighed_average, 1.0)):
-            self._reweigh_all()
+        """Weighs again the tools of each group whose count or average length has moved by
+        more than ``_DRIFT`` since its tools were weighed."""
+        drifted = set()
+        for group, count in self._counted.items():
+            average, weighed = self._weighed.get(group, (0.0, 0))
+            if (abs(count - weighed) > _DRIFT * max(weighed, 4)
+                    or abs(self._live_average(group) - average) > _DRIFT * max(average, 1.0)):
+                drifted.add(group)
+        if not drifted:
+            return
+        for group in drifted:
+            self._weighed[group] = (self._live_average(group), self._counted[group])
+        for document in self._documents.values():
+            if document.group in drifted:
+                self._weigh(document)
 
     # -- queries ---------------------------------------------------------------------
 

@@ -260,3 +260,30 @@ def test_a_name_in_full_width_letters_or_with_an_invisible_character_pasted_in_i
         found = index.search(typed, 3).hits
         assert found and found[0].score == 1.0, typed
     assert index.search("ｊｓｏｎｋｉｔ＿ｆｍｔ", 3).hits[0].name == "jsonkit_fmt"
+
+
+def test_a_catalog_folder_ranks_as_it_would_alone_whatever_the_tools_beside_it() -> None:
+    """Lengths were normalised against the average of the tools every caller sees (built-ins,
+    connected folders) alone: a catalog folder's tools were weighed against the built-ins'
+    lengths, so their order on the server differed from the same tools' through
+    ``toolbay search --catalog``, and flipped with the built-ins' descriptions."""
+    catalog = [
+        tool("gcal_create_event", "Create a calendar event: the event goes in the calendar you name, an event "
+             "with its title, start, end, attendees, location, description and reminders."),
+        tool("outlook_create_event", "Create a calendar event."),
+        tool("notes_add", "Add a note."),
+    ]
+    query = "create a calendar event"
+
+    def found(beside: list[ToolDefinition]) -> list[tuple[str, float]]:
+        index = SearchIndex(group_of=lambda key, definition: "catalog" if definition in catalog else "")
+        index.put_many([*beside, *catalog])
+        hits = index.search(query, 10, groups=["", "catalog"]).hits
+        return [(hit.name, round(hit.score, 4)) for hit in hits if hit.name in {t.name for t in catalog}]
+
+    alone = SearchIndex()
+    alone.put_many(catalog)
+    expected = [(hit.name, round(hit.score, 4)) for hit in alone.search(query, 10).hits]
+    short = [tool(f"job_{n}", "Show a job.") for n in range(8)]
+    long = [tool(f"job_{n}", "Show a job: " + "its status, its progress and what it said. " * 12) for n in range(8)]
+    assert found(short) == found(long) == expected
