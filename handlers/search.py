@@ -1,7 +1,7 @@
 """``search_tools``: find tools for a task, with their full schemas, best first.
 
 In search-first disclosure most tools are not listed in full (or at all); the model
-describes what it needs, in any language, and gets the tools that fit with everything it
+describes what it needs, in the tools' language, and gets the tools that fit with everything it
 needs to call them. The tools found join this session's listing. Finding a tool grants
 nothing: a call of it is authorised, validated and approved like any other.
 """
@@ -28,7 +28,8 @@ DEFINITION = ToolDefinition(
     name="search_tools",
     title="Search tools",
     description=(
-        "Find tools for a task. Describe what you need in a few words, in any language, or give a "
+        "Find tools for a task. Describe what you need in a few words, in the language the tools are "
+        "described in (words are matched, not meanings: try other words if nothing fits), or give a "
         "tool's exact name. Returns the best tools you may use, best first, each with its input "
         "schema, ready to call; or no_match when none fits (then do not guess a name)."
     ),

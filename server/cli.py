@@ -268,8 +268,8 @@ def call(
 
 @app.command()
 def search(
-    query: Annotated[str | None, typer.Argument(metavar="QUERY", help="What the tool should do, in any language.")]
-    = None,
+    query: Annotated[str | None, typer.Argument(
+        metavar="QUERY", help="What the tool should do, in its description's language.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1,
                                        help="At most this many tools (20 at most for a QUERY).")] = 10,
     catalog: Annotated[Path | None, typer.Option(
