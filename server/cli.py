@@ -220,6 +220,8 @@ def call(
     data_dir: DataDirOption = None,
     workspace: WorkspaceOption = None,
     config: ConfigOption = None,
+    stdin: Annotated[bool, typer.Option(
+        "--stdin", help="Pass this command's standard input (UTF-8 text) as the tool's 'stdin' argument.")] = False,
 ) -> None:
     """Run one tool locally, without MCP: for tool authors."""
     if json_arguments is not None and args is not None:
@@ -241,6 +243,15 @@ def call(
     if not isinstance(arguments, dict):
         say(f"toolbay: {given} must be a JSON object")
         raise typer.Exit(2)
+    if stdin:
+        if "stdin" in arguments:
+            say("toolbay: give the tool's standard input once: with --stdin or as \"stdin\" in the arguments")
+            raise typer.Exit(2)
+        try:
+            arguments["stdin"] = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            say(f"toolbay: --stdin: standard input is not UTF-8 text (byte {exc.start}); a tool's stdin is text")
+            raise typer.Exit(2) from None
     from toolbay.commands import call_once
 
     result = _run(call_once, settings, tool, arguments)

@@ -789,3 +789,15 @@ def test_output_the_disk_refuses_is_one_line_not_a_traceback(shared_data_dir: Pa
         done = subprocess.run([sys.executable, "-m", "toolbay", "list", "--json", "--data-dir", str(shared_data_dir)],
                               stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT, check=False, timeout=120)
     assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: No space left on device\n")
+
+
+def test_call_passes_its_standard_input_to_the_tool_with_stdin(shared_data_dir: Path) -> None:
+    """`echo -n abc | toolbay call hashsum` hashed nothing, silently: there was no way to pass
+    a pipe to the tool but to quote its whole content as JSON."""
+    piped = runner.invoke(app, ["call", "hashsum", "--stdin", "--data-dir", str(shared_data_dir)], input=b"abc")
+    twice = runner.invoke(app, ["call", "hashsum", '{"stdin": "x"}', "--stdin", "--data-dir", str(shared_data_dir)],
+                          input=b"abc")
+    binary = runner.invoke(app, ["call", "hashsum", "--stdin", "--data-dir", str(shared_data_dir)], input=b"\xff")
+    assert (piped.exit_code, piped.stdout.strip()) == (0, hashlib.sha256(b"abc").hexdigest())
+    assert twice.exit_code == 2 and "give the tool's standard input once" in twice.stderr
+    assert binary.exit_code == 2 and "standard input is not UTF-8 text" in binary.stderr
