@@ -119,6 +119,10 @@ def _folder_of(definition: ToolDefinition, folders: list[tuple[str, str]]) -> tu
     return max(holding, key=lambda folder: len(folder[0]), default=None)
 
 
+# A search result joins the session's listing when it scores at least this share of the best.
+PROMOTED_SHARE = 0.5
+
+
 def caller_of(context: CallContext) -> Principal:
     """Who called a built-in, as the app hands it over (anonymous when it does not)."""
     principal = context.extras.get("principal")
@@ -433,10 +437,15 @@ class Disclosure:
         shown = self._shown_for(current)
         results = []
         found: list[ToolDefinition] = []
+        best = outcome.hits[0].score if outcome.hits else 0.0
         for hit in outcome.hits:
             live_definition = live(hit.key)
             assert live_definition is not None  # allowed() said so a moment ago, on the same catalog
-            found.append(live_definition)
+            # Only the strong hits join the session's listing: every weak one added for good
+            # would grow it back towards the full listing, search after search. The others
+            # are called by name with the schema given here.
+            if hit.score >= PROMOTED_SHARE * best:
+                found.append(live_definition)
             results.append({"name": hit.name, "description": hit.definition.description,
                             "inputSchema": dict(shown(live_definition).input_schema),
                             "score": round(hit.score, 4)})

@@ -332,3 +332,34 @@ async def test_a_caller_s_own_tool_gives_way_only_to_a_tool_it_may_find(
     assert created.is_error and "hidden by a tool of the same name" in created.content[0].text, created
     assert called.content[0].text == "opened"
     assert names(found) == ["vault_open"] and "my own locker" not in json.dumps(found)
+
+
+MAIL_MODULE = '''
+def get_tool_schemas():
+    return [
+        {"name": "mail_send", "description": "Send an email message to a recipient",
+         "input_schema": {"type": "object", "properties": {"to": {"type": "string"}}}},
+        {"name": "mail_archive", "description": "Archive an old message",
+         "input_schema": {"type": "object", "properties": {}}},
+    ]
+
+def dispatch(name, arguments):
+    return name
+'''
+
+
+async def test_only_a_search_s_strong_hits_join_the_listing_and_the_others_answer_by_name(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """Every result joined the session's listing for good: 90 searches grew a search-first
+    listing of 10 tools to 211, most of them weak fourth and fifth hits."""
+    _, catalog, _ = folders
+    (catalog / "mail.py").write_text(MAIL_MODULE, encoding="utf-8")
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=["vault"]) as (_, client):
+            found = await search(client, "send an email message to the team")
+            shown = await listed(client)
+            weak = await client.call_tool("mail_archive", {})
+    scores = {hit["name"]: hit["score"] for hit in found["results"]}
+    assert list(scores)[:2] == ["mail_send", "mail_archive"] and scores["mail_archive"] < scores["mail_send"] / 2
+    assert "mail_send" in shown and "mail_archive" not in shown
+    assert not weak.is_error and weak.content[0].text == "mail_archive"
