@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -276,6 +277,9 @@ class WasmHandler(Handler):
         for word in argv[1:]:
             path = word.partition("=")[2] if word.startswith("-") else word
             if path.startswith("/") and not path.startswith(guest_roots) and len(path) > 1:
+                return path
+            # A relative path that climbs out of the workspace ("../notes.txt", "a/../../b").
+            if path and not path.startswith("/") and posixpath.normpath(path).split("/")[0] == "..":
                 return path
         return None
 

@@ -163,6 +163,8 @@ async def test_a_host_path_outside_the_workspace_is_said_to_be_outside(runtime: 
     result = await call(handler, {"file": outside})
     assert result.is_error and "outside the workspace" not in result.text.split("Note:")[0]
     assert f"this tool sees only the workspace folder, at /workspace; {outside} is outside it" in result.text
+    climbing = await call(handler, {"file": "data/../../secret.txt"})  # relative, and out of it too
+    assert climbing.is_error and "data/../../secret.txt is outside it" in climbing.text
 
 
 async def test_only_allow_listed_environment_reaches_the_tool(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
