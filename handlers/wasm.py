@@ -95,7 +95,7 @@ class WasmHandler(Handler):
     supports_cancellation = True
     # A catalog holds thousands of these: no __dict__ each.
     __slots__ = ("runtime", "_module", "_provide", "program_name", "subcommand_path", "to_argv", "limits",
-                 "preopens", "env", "_secrets", "_pace", "_may_run_twice", "_tier_missing")
+                 "preopens", "env", "_secrets", "_pace", "_may_run_twice", "_tier_missing", "_path_names")
 
     def __init__(
         self,
@@ -128,6 +128,8 @@ class WasmHandler(Handler):
             definition.tier, workspace, env_allow, os.environ if host_env is None else host_env)
         self._secrets = frozenset(secrets)
         self._tier_missing = workspace is not None and definition.tier is None
+        # The parameters that name a file's place, worked out on the first call that needs them.
+        self._path_names: frozenset[str] | None = None
         self._pace = QuickRunRecord()
         # A run on the event loop that outlives its budget is void and run again: only
         # harmless for a tool that cannot write files.
@@ -221,10 +223,13 @@ class WasmHandler(Handler):
         the user's request: "/home/ann/project/data.json") as the guest sees that file
         ("/workspace/data.json"); the guest cannot see host paths. Only for properties that
         name a file's place (``_names_a_path``); any other text stays as given."""
-        properties = self.definition.input_schema.get("properties") or {}
+        paths = self._path_names
+        if paths is None:
+            properties = self.definition.input_schema.get("properties") or {}
+            paths = self._path_names = frozenset(name for name, schema in properties.items()
+                                                 if isinstance(schema, Mapping) and _names_a_path(name, schema))
         for key, value in options.items():
-            schema = properties.get(key)
-            if not isinstance(schema, Mapping) or not _names_a_path(key, schema):
+            if key not in paths:
                 continue
             if isinstance(value, str):
                 options[key] = self._guest_path(value)
