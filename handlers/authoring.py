@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from toolbay.atomic_files import write_whole
+from toolbay.auth.scopes import CREATE_SCOPE, SHARE_SCOPE
 from toolbay.handlers.base import Handler
 from toolbay.pytools.folders import personal_folder
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
-CREATE_SCOPE = "tools:create"
-SHARE_SCOPE = "tools:share"
 MAX_SOURCE = 256 * 1024
 _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
 # Rescans the folders and says what the file at a path now serves, as the calling caller sees it:

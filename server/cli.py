@@ -405,10 +405,10 @@ def token_new(
     if append is not None and append.suffix.lower() == ".json":
         say("toolbay: --append writes TOML; a .json tokens file must be edited by hand")
         raise typer.Exit(2)
-    from toolbay.chain.authorize import BUILTIN_GRANTS
+    from toolbay.chain.authorize import KNOWN_TOOL_SCOPES
 
-    for unknown in (s for s in scope if s.startswith("tools:") and s not in BUILTIN_GRANTS):
-        say(f"toolbay: note: {unknown!r} is not one of {', '.join(BUILTIN_GRANTS)}; it grants nothing unless "
+    for unknown in (s for s in scope if s.startswith("tools:") and s not in KNOWN_TOOL_SCOPES):
+        say(f"toolbay: note: {unknown!r} is not one of {', '.join(KNOWN_TOOL_SCOPES)}; it grants nothing unless "
             f"the configuration defines it ([chain.access.scopes.\"{unknown}\"])")
     token, digest = new_token()
     scopes = ", ".join(json.dumps(s) for s in scope)

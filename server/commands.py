@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio.to_thread
 
 from toolbay.chain.call import ToolCall
-from toolbay.config import Settings
+from toolbay.config import Settings, folder_problems
 from toolbay.discovery import FileOutcome, tool_name_for
 from toolbay.errors import UnknownTool
 from toolbay.jobs import JobManager
@@ -215,18 +215,6 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
         return {"tools": tools, "skipped": skipped,
                 "diagnostics": [*folder_problems(settings), *catalog.diagnostics, *keeper.notes()],
                 "precedence": PRECEDENCE_RULE}
-
-
-def folder_problems(settings: Settings) -> list[str]:
-    """The tool and role folders that hold nothing because they are not folders: a mistyped
-    one would otherwise look like a folder without tools."""
-    problems = []
-    for kind, folders in (("extension", settings.extensions), ("agents", settings.agents)):
-        for folder in folders:
-            if not folder.is_dir():
-                reason = "is a file, not a folder" if folder.exists() else "does not exist"
-                problems.append(f"{kind} folder {folder} {reason}")
-    return problems
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:

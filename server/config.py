@@ -564,3 +564,15 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message += f" (got {given!r})"
         problems.append(f"{location}: {message}")
     return "invalid configuration" + where + ": " + "; ".join(problems)
+
+
+def folder_problems(settings: Settings) -> list[str]:
+    """The tool and role folders that hold nothing because they are not folders: a mistyped
+    one would otherwise look like a folder without tools."""
+    problems = []
+    for kind, folders in (("extension", settings.extensions), ("agents", settings.agents)):
+        for folder in folders:
+            if not folder.is_dir():
+                reason = "is a file, not a folder" if folder.exists() else "does not exist"
+                problems.append(f"{kind} folder {folder} {reason}")
+    return problems

@@ -15,7 +15,10 @@ import signal
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolbay.config import Settings
 
 TRANSPORTS = ("stdio", "http", "sse")
 # How long a server that stops waits for the MCP SDK's import to end (it takes a second or two).
@@ -94,6 +97,7 @@ def serve(
     )
     if allow_insecure:
         settings.http.allow_insecure = True
+    _exit_on_missing_folders(settings)
     configure_logging(settings.log_level, settings.log_file, settings.log_format)
     if settings.transport == "stdio" and settings.jobs.drain_s > 0:
         from toolbay.detach import detach_from_client
@@ -128,6 +132,21 @@ def serve(
         # import lock, and a finaliser that imports (redis's connection pool does) would wait
         # for it for ever at the interpreter's shutdown.
         protocol.wait(_IMPORT_WAIT_S)
+
+
+def _exit_on_missing_folders(settings: Settings) -> None:
+    """A tool or role folder that is not there stops a server at start, as a missing workspace
+    does: a mistyped ``--extensions`` would otherwise serve the built-ins alone, said only in a
+    log line that a client which started the server never shows. (A folder removed while the
+    server runs stays a warning: ``toolbay.discovery.scan``.)"""
+    from toolbay.cli_running import say
+    from toolbay.config import folder_problems
+
+    problems = folder_problems(settings)
+    for problem in problems:
+        say(f"toolbay: the {problem}")
+    if problems:
+        raise SystemExit(2)
 
 
 def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from toolbay.auth.scopes import AUTHORING_SCOPES
 from toolbay.chain.base import CheckStage, definition_of, principal_of
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Forbidden
@@ -60,6 +61,8 @@ BUILTIN_GRANTS: Mapping[str, ScopeGrant] = {
     "tools:exec": ScopeGrant(frozenset({READ, WRITE, EXEC})),
 }
 _TIER_SCOPE = {READ: "tools:read", WRITE: "tools:write", EXEC: "tools:exec"}
+# Every ``tools:`` scope that means something without configuration.
+KNOWN_TOOL_SCOPES = (*BUILTIN_GRANTS, *AUTHORING_SCOPES)
 
 
 class Authorizer:

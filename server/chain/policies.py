@@ -7,6 +7,7 @@ to ``check_bind_safety``, and ``default_stages(policies)`` makes the chain.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from toolbay.auth.tokens import TokenStore
 from toolbay.chain.approve import Answer, Approver, Ask
 from toolbay.chain.audit import AuditLog, AuditSink
 from toolbay.chain.authenticate import Authenticator
-from toolbay.chain.authorize import Authorizer, ScopeGrant
+from toolbay.chain.authorize import KNOWN_TOOL_SCOPES, Authorizer, ScopeGrant
 from toolbay.chain.call import ToolCall
 from toolbay.chain.ratelimit import RateLimiter, RateLimits
 from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
@@ -69,6 +70,7 @@ class ChainPolicies:
             on_outage: what the rate limiter does while a shared store fails (``[cluster] on_outage``).
         """
         base = base_dir or Path.cwd()
+        _refuse_unknown_tool_scopes(settings)
         rates = RateLimits.parse(settings.rate_limits.per_caller, settings.rate_limits.per_caller_tool,
                                  settings.rate_limits.everyone)
         return cls(
@@ -104,6 +106,22 @@ async def _cannot_ask(call: ToolCall, message: str) -> Answer:
 
 def _resolve(base: Path, path: Path) -> Path:
     return path if path.is_absolute() else base / path
+
+
+def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
+    """A ``tools:`` scope given to the local or anonymous caller that is neither built in nor
+    defined in ``[chain.access.scopes]`` grants nothing: a misspelt ``tools:exce`` would start a
+    server that refuses every call its one caller makes. (A token's scopes are the token
+    issuer's to choose; ``toolbay token new`` notes an unknown one.)"""
+    known = {*KNOWN_TOOL_SCOPES, *settings.access.scopes}
+    for setting, scopes in (("local_scopes", settings.auth.local_scopes),
+                            ("anonymous_scopes", settings.auth.anonymous_scopes)):
+        for scope in scopes:
+            if scope.startswith("tools:") and scope not in known:
+                close = difflib.get_close_matches(scope, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing{hint}; the tools: scopes are "
+                                  f"{', '.join(sorted(known))} (define others in [chain.access.scopes])")
 
 
 def _authorization_servers(auth: AuthSettings) -> tuple[str, ...]:

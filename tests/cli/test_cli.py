@@ -390,7 +390,10 @@ def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
         assert reason in result.stderr
     assert broken.read_text() == "[[tokens]\n"  # left as it was
     odd = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:rea"])
-    assert odd.exit_code == 0 and "'tools:rea' is not one of tools:read, tools:write, tools:exec" in odd.stderr
+    assert odd.exit_code == 0 and "'tools:rea' is not one of tools:read, tools:write, tools:exec, " in odd.stderr
+    # The authoring tools' own scopes are known ones.
+    authoring = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:create"])
+    assert authoring.exit_code == 0 and "note:" not in authoring.stderr, authoring.stderr
 
 
 def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp_path: Path) -> None:
@@ -401,6 +404,34 @@ def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp
     assert completed.returncode == 2
     [line] = completed.stderr.strip().splitlines()
     assert line == f"toolbay: invalid configuration: workspace: {missing} does not exist"
+
+
+def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp_path: Path) -> None:
+    # A mistyped --extensions served the built-ins alone, said in a log line a client never shows.
+    (tmp_path / "a-file").write_text("")
+    tools, roles = tmp_path / "tols", tmp_path / "a-file"
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f"agents = [{str(roles)!r}]\n")
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(tools), "--config", str(config),
+         "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.strip().splitlines() == [f"toolbay: the extension folder {tools} does not exist",
+                                                     f"toolbay: the agents folder {roles} is a file, not a folder"]
+    assert completed.stdout == ""
+
+
+def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(tmp_path: Path) -> None:
+    # 'tools:exce' granted nothing: the server started, then refused every call of its one caller.
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[chain.auth]\nlocal_scopes = ["tools:exce"]\n')
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--config", str(config), "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert completed.returncode == 2, completed.stderr
+    [line] = completed.stderr.strip().splitlines()
+    assert line.startswith("toolbay: chain.auth.local_scopes: 'tools:exce' grants nothing (did you mean 'tools:exec'?)")
 
 
 def test_list_names_an_extension_folder_that_does_not_exist(tmp_path: Path, shared_data_dir: Path) -> None:
