@@ -33,6 +33,8 @@ from toolbay.wasm import WasmRuntime
 from toolbay.wasm.early import EarlyCompiles
 
 logger = logging.getLogger(__name__)
+# The first catalog's tools are named in the log up to this many (a thousand would be one line).
+_NAMES_LOGGED_AT_START = 50
 
 # Called after a rescan that changed the catalog (e.g. tell every connected session).
 ChangeListener = Callable[[], Awaitable[object]]
@@ -55,6 +57,7 @@ class CatalogKeeper:
         self.roles = roles if roles is not None else RoleLibrary.from_settings(settings)
         self._role_listeners = tuple(role_listeners)
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
+        self._served_once = False
         self._rescan_lock = anyio.Lock()
         # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
         self._file_filter = file_filter
@@ -323,8 +326,16 @@ class CatalogKeeper:
         return Catalog.build(handlers, skipped)
 
     def _swap(self, catalog: Catalog) -> CatalogChange:
+        first = not self._served_once
         change = self.catalog.swap(catalog)
-        if not change.empty:
+        self._served_once = True
+        if first:
+            # Not "added": at start nothing was served before, cached or not.
+            count = len(catalog.definitions())
+            names = ", ".join(d.name for d in catalog.definitions()) if count <= _NAMES_LOGGED_AT_START else \
+                "`toolbay list` names them"
+            logger.info("serving %d %s: %s", count, "tool" if count == 1 else "tools", names)
+        elif not change.empty:
             logger.info("tools changed: %s", change.summary())
         return change
 

@@ -115,13 +115,13 @@ def test_ctrl_c_while_tools_are_being_described_stops_the_server(tmp_path: Path)
 
 def test_log_lines_written_while_the_progress_bar_is_drawn_start_lines_of_their_own(tmp_path: Path) -> None:
     """The log went to the stderr the handler was made with, past rich's proxy: "... 2/4
-    jsonkit.wasm22:20:43 INFO toolbay.catalog_keeper: tools changed" on one line."""
+    jsonkit.wasm22:20:43 INFO toolbay.catalog_keeper: serving 9 tools" on one line."""
     extensions = tmp_path / "tools"  # a few, one of them big enough that the bar is drawn
     extensions.mkdir()
     for tool in (BUNDLED_EXTENSIONS / "textkit.wasm", BUNDLED_EXTENSIONS / "hashsum.wasm", FIXTURE_WASM / "echo.wasm"):
         (extensions / tool.name).write_bytes(tool.read_bytes())
-    shown = _interrupt_once_seen(tmp_path / "data", b"tools changed", extensions)
-    at = shown.index(b"tools changed")
+    shown = _interrupt_once_seen(tmp_path / "data", b"catalog_keeper: serving", extensions)
+    at = shown.index(b"catalog_keeper: serving")
     line_start = shown.rfind(b"\n", 0, at) + 1
     # What is left on that line once the terminal has carried out returns and line erasures.
     visible = re.split(rb"\r|\x1b\[2K", shown[line_start:at])[-1]
