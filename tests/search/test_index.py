@@ -41,6 +41,15 @@ def test_an_english_request_finds_the_tool_that_does_it_first() -> None:
     assert names(index, "how many words are in this file?")[0] == "textkit_count"
 
 
+def test_a_time_of_day_does_not_find_a_tool_by_the_letters_or_number_in_it() -> None:
+    # Split into "2" and "pm", "2pm" found the air-quality tool (PM2.5) before the calendar's.
+    index = index_of([*CATALOG, tool("air_quality_index", "Air quality index and PM2.5 levels for a city."),
+                      tool("calendar_delete_event", "Delete an event from the calendar.", event="Meeting to remove")])
+    assert names(index, "cancel my 2pm meeting")[:1] == ["calendar_delete_event"]
+    assert "air_quality_index" not in names(index, "cancel my 2pm meeting")
+    assert names(index, "air quality pm2.5 in Paris")[:1] == ["air_quality_index"]
+
+
 def test_words_of_a_split_name_are_found() -> None:
     index = index_of()
     assert names(index, "textkit")[:1] == ["textkit_count"]

@@ -11,12 +11,21 @@ from toolbay.search.tokens import split_identifier, tokenize
     ("jsonkit_fmt", ["jsonkit", "fmt"]),
     ("blockSize", ["block", "size"]),
     ("getHTTPResponse2", ["get", "http", "response", "2"]),
-    ("sha256", ["sha", "256"]),
+    ("sha256", ["sha256"]),  # a short word and its number are one name
+    ("h264Encoder", ["h264", "encoder"]),
     ("XMLHttpRequest", ["xml", "http", "request"]),
 ])
 def test_identifiers_are_split_where_programs_join_words(identifier: str, words: list[str]) -> None:
     assert split_identifier(identifier) == words
     assert tokenize(identifier) == words
+
+
+def test_a_time_a_format_or_a_digest_is_one_term_not_a_word_and_a_number() -> None:
+    assert tokenize("cancel my 2pm meeting") == ["cancel", "2pm", "meeting"]
+    assert tokenize("to MP3 or md5") == ["mp3", "md5"]
+    assert tokenize("PM2.5 and ipv6") == ["pm2", "5", "ipv6"]
+    # a longer word and a number stay apart: "server 2" meets "Server2"
+    assert tokenize("HTTPServer2") == ["http", "server", "2"] == tokenize("http server 2")
 
 
 def test_kebab_and_snake_names_give_the_same_terms_as_the_words_written_apart() -> None:
