@@ -138,6 +138,10 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
         await protocol.loaded()
     from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
+    if app.disclosure is not None and app.disclosure.leans_on_search():
+        # The search sums with numpy, loaded with the first search, which then waited for it:
+        # 0.13 s, over a second on a busy machine. Where callers must search, load it now.
+        ImportInBackground("numpy")
     if settings.transport == "stdio":
         if sys.stdin.isatty():
             # Someone typed the command: say what it is waiting for, or it looks hung.

@@ -64,3 +64,8 @@ class Disclosing(Protocol):
         """Whether ``principal``'s own tool gives way to a core or shared tool of its name
         (see ``Catalog``): where it may find that tool."""
         ...
+
+    def leans_on_search(self) -> bool:
+        """Whether callers must search to find tools: catalog folders, or listings that show
+        only some tools."""
+        ...

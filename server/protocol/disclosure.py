@@ -249,6 +249,9 @@ class Disclosure:
             return False
         return self.may_find(principal, definition) and self._can_use(principal, definition)
 
+    def leans_on_search(self) -> bool:
+        return bool(self._catalog_folders) or self.search_first()
+
     # -- listing --------------------------------------------------------------------------
 
     def search_first(self, visible: list[ToolDefinition] | None = None) -> bool:
