@@ -92,6 +92,10 @@ def deferred(definition: ToolDefinition) -> ToolDefinition:
                    output_schema=None, keywords=())
 
 
+def _is_search_tool(definition: ToolDefinition) -> bool:
+    return definition.name == SEARCH_DEFINITION.name and definition.source == "builtin"
+
+
 def _session_key(session: Any) -> Any:
     """The connection behind the SDK's per-message session proxy: what lasts as long as the
     session (see sessions.py). None on the 2026-07-28 protocol, which has no standing session:
@@ -432,7 +436,10 @@ class Disclosure:
 
         def allowed(key: str) -> bool:
             definition = live(key)
-            return definition is not None and self.may_know(principal, key, definition)
+            # The search tool is never its own answer: a caller using only a few tools was
+            # offered search_tools for "translate text", by the words of its description.
+            return (definition is not None and not _is_search_tool(definition)
+                    and self.may_know(principal, key, definition))
 
         # Scored as if the tools the caller may not find were not there: their words would
         # otherwise move the scores and the no-match answer it sees.

@@ -363,3 +363,13 @@ async def test_only_a_search_s_strong_hits_join_the_listing_and_the_others_answe
     assert list(scores)[:2] == ["mail_send", "mail_archive"] and scores["mail_archive"] < scores["mail_send"] / 2
     assert "mail_send" in shown and "mail_archive" not in shown
     assert not weak.is_error and weak.content[0].text == "mail_archive"
+
+
+async def test_the_search_tool_is_never_its_own_answer(folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    # A caller that may use only a few tools was answered search_tools for "translate text", by
+    # the words of the search tool's own description ("find tools for a task ...").
+    query = "find the tools for a task and return their input schema, best first"
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", access={"deny": ["notes_*"]}) as (_, client):
+            answer = await search(client, query)
+    assert "search_tools" not in names(answer), answer
