@@ -190,6 +190,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
     after the same precedence, so a file's tool that a built-in hides is noted, not listed."""
     from toolbay.assembly import assemble
     from toolbay.config import ClusterSettings
+    from toolbay.redaction import redacted
 
     # A listing needs no Redis (which may not be reachable from where it is run): the folders
     # and the built-ins are the same with or without it.
@@ -200,7 +201,9 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
         catalog = keeper.catalog.current
         definitions = sorted((entry.definition for entry in catalog.entries() if entry.definition.source != "builtin"),
                              key=lambda d: (d.name, d.owner or ""))
-        for definition in definitions:
+        for definition in map(redacted, definitions):
+            # Shown as clients are shown it: a listing pasted into an issue or a CI log must not
+            # carry a token a tool's help mentions.
             properties = definition.input_schema.get("properties", {})
             tool = {
                 "name": definition.name,

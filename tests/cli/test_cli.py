@@ -68,6 +68,19 @@ def test_list_leaves_out_a_files_tool_that_a_built_in_hides_and_says_so(tmp_path
     assert any("'job_status'" in note and "is hidden by the core tool" in note for note in listing["diagnostics"])
 
 
+def test_list_hides_a_token_in_a_tools_text_as_clients_are_shown_it(tmp_path: Path, shared_data_dir: Path) -> None:
+    token = "ghp_" + "A" * 28 + "1234"
+    result = run_beside_one_module(tmp_path, shared_data_dir, ("gh.py", (
+        f"def get_tool_schemas():\n    return [{{'name': 'gh_issue', 'description': 'Uses {token} for GitHub', "
+        f"'input_schema': {{'type': 'object', 'properties': {{'repo': {{'type': 'string', "
+        f"'description': 'default token {token}'}}}}}}}}]\n\n"
+        "def dispatch(name, args):\n    return 'x'\n")), "list", "--json")
+    assert token not in result.stdout
+    [tool] = [tool for tool in json.loads(result.stdout)["tools"] if tool["name"] == "gh_issue"]
+    assert tool["description"] == "Uses [REDACTED] for GitHub"
+    assert tool["input_schema"]["properties"]["repo"]["description"] == "default token [REDACTED]"
+
+
 def test_list_needs_no_redis_even_when_the_configuration_names_one(tmp_path: Path, shared_data_dir: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text('[cluster]\nredis = "redis://127.0.0.1:1/0"\n', encoding="utf-8")  # nothing listens there
