@@ -228,8 +228,10 @@ class Disclosure:
         return folder is None or self.may_search_catalog(principal, folder)
 
     def gives_way(self, principal: Principal) -> Callable[[ToolDefinition], bool]:
-        """Whether the caller's own tool gives way to a tool of its name (see ``Catalog``)."""
-        return lambda definition: self.may_find(principal, definition)
+        """Whether the caller's own tool gives way to a tool of its name (see ``Catalog``): one
+        it may find and use. Giving way to one it may not use left it neither tool: its own
+        hidden, the other refused."""
+        return lambda definition: self.may_find(principal, definition) and self._can_use(principal, definition)
 
     def _group_of(self, key: str, definition: ToolDefinition) -> str:
         """The search index's group of a tool: its owner's personal tools, its catalog folder,

@@ -334,6 +334,46 @@ async def test_a_caller_s_own_tool_gives_way_only_to_a_tool_it_may_find(
     assert names(found) == ["vault_open"] and "my own locker" not in json.dumps(found)
 
 
+MY_NOTES_MODULE = '''
+TOOL_TIER = "read"
+
+def get_tool_schemas():
+    return [{"name": "notes_add", "description": "Add a note to my own pad",
+             "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+
+def dispatch(name, arguments):
+    return "added to my pad"
+'''
+
+
+async def test_a_caller_s_own_tool_is_served_where_the_shared_one_of_its_name_is_not_for_it(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """The caller may use read-tier tools named notes_* only: the connected notes_add (no tier
+    declared) is not for it, its own (read) is. Its own gave way all the same, and it had
+    neither: its own hidden, the connected one refused."""
+    import getpass
+
+    connected, catalog, agents = folders
+    people = tmp_path / "people"
+    (people / getpass.getuser()).mkdir(parents=True)
+    scopes = {"author": {"tiers": ["exec"], "allow": ["create_tool"]},
+              "notes": {"tiers": ["read"], "allow": ["notes_*"]}}
+    settings = load_settings(None, extensions=[connected, catalog], agents=[agents], data_dir=tmp_path / "data",
+                             python={"personal_dir": f"{people}/{{caller}}", "authoring": True},
+                             disclosure={"catalog": [str(catalog)]},
+                             chain={"auth": {"local_scopes": ["author", "notes", "tools:create"]},
+                                    "access": {"scopes": scopes}})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            created = await client.call_tool("create_tool", {"name": "notes", "source": MY_NOTES_MODULE})
+            called = await client.call_tool("notes_add", {"text": "x"})
+            shown = await listed(client)
+    assert not created.is_error and "hidden" not in created.content[0].text, created
+    assert called.content[0].text == "added to my pad", called
+    assert shown["notes_add"].description == "Add a note to my own pad"
+
+
 MAIL_MODULE = '''
 def get_tool_schemas():
     return [
