@@ -80,6 +80,8 @@ class RunState:
     waited_s: float = 0.0
     # A run on the caller's thread is stopped once it has used this much, well before its deadline.
     budget_s: float | None = None
+    # Why the run must stop for what it did (its output flooding), asked at every tick: cheap.
+    misbehaving: Callable[[], str | None] | None = None
 
     def used_s(self) -> float:
         """Processor time and sleep of the run so far: what it cost the thread, whatever the
@@ -114,6 +116,8 @@ class RunState:
             return "cancelled"
         if now >= self.deadline:
             return f"timed out after {self.timeout_s:g} s"
+        if self.misbehaving is not None and (reason := self.misbehaving()) is not None:
+            return reason
         if with_budget and self.budget_s is not None and (
                 self.used_s() >= self.budget_s or now - self.started >= BUDGET_WALL_CAP_S):
             return OVER_BUDGET

@@ -51,7 +51,7 @@ from toolbay.wasm.interrupt import (
 )
 from toolbay.wasm.pipes import OutputPipe, make_pipe_pool
 from toolbay.wasm.progress import GuestStderr
-from toolbay.wasm.streams import CappedOutput
+from toolbay.wasm.streams import CappedOutput, flood_reason
 from toolbay.wasm.types import MiB, RunRequest, RunResult
 
 if TYPE_CHECKING:
@@ -333,6 +333,7 @@ class WasmRuntime:
                          started=started, budget_s=budget_s)
         stdout = CappedOutput(limits.stdout_limit_bytes)
         stderr = GuestStderr(CappedOutput(limits.stderr_limit_bytes), request.on_progress)
+        state.misbehaving = lambda: flood_reason("stdout", stdout) or flood_reason("stderr", stderr.output)
         ending = Ending()
         pool = self._pipes
         pipes = pool.acquire(stdout, stderr) if pool is not None else None

@@ -11,18 +11,27 @@ class Sink(Protocol):
     def write(self, data: bytes | memoryview) -> int: ...
 
 
+# A guest that goes on writing this many times its cap (at least this many MiB) past it is
+# flooding, not finishing: it is stopped rather than left to its time limit (15 minutes of a
+# core by default), while a tool that writes somewhat more than the cap still finishes.
+FLOOD_FACTOR = 16
+_FLOOD_FLOOR = 1024 * 1024
+
+
 class CappedOutput:
     """Keeps the first ``limit`` bytes written; counts the rest as dropped.
 
-    The guest is told every write succeeded, so a tool that prints too much still finishes.
+    The guest is told every write succeeded, so a tool that prints too much still finishes,
+    unless it drops ``flood_bytes`` (see ``FLOOD_FACTOR``).
     """
 
-    __slots__ = ("limit", "buffer", "dropped")
+    __slots__ = ("limit", "buffer", "dropped", "flood_bytes")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.buffer = bytearray()
         self.dropped = 0
+        self.flood_bytes = FLOOD_FACTOR * max(limit, _FLOOD_FLOOR)
 
     def write(self, data: bytes | memoryview) -> int:
         room = self.limit - len(self.buffer)
@@ -37,3 +46,19 @@ class CappedOutput:
     @property
     def truncated(self) -> bool:
         return self.dropped > 0
+
+    @property
+    def flooded(self) -> bool:
+        return self.dropped > self.flood_bytes
+
+
+def flood_reason(stream: str, output: CappedOutput) -> str | None:
+    """Why a run is stopped for writing without end to ``stream``, or None."""
+    if not output.flooded:
+        return None
+    return (f"it went on writing to {stream} far past its output limit ({_size(output.limit)} kept, "
+            f"{_size(output.dropped)} more dropped)")
+
+
+def _size(count: int) -> str:
+    return f"{count / (1024 * 1024):.3g} MiB" if count >= 1024 * 1024 else f"{count / 1024:.3g} KiB"

@@ -67,6 +67,14 @@ async def test_a_flood_of_output_is_cut_at_the_output_limit_and_says_so(pyapp: T
     assert result.meta["truncated"] is True
 
 
+async def test_a_tool_that_prints_without_end_is_stopped_long_before_its_time_limit(pyapp: Toolbay) -> None:
+    # It ran on to its time limit (15 minutes by default), its output dropped past the limit.
+    result = await call(pyapp, "crashy_printflood")
+    assert result.is_error and "went on writing to stdout far past its output limit (262144 characters kept" \
+        in result.text, result.text[:300]
+    await assert_still_serving(pyapp)
+
+
 async def test_results_json_cannot_carry_are_answered_by_the_same_worker(pyapp: Toolbay) -> None:
     """Lone surrogates, NaN and a list nested 5000 deep: each once ended the worker (or, for NaN,
     answered with text that is not JSON)."""

@@ -16,14 +16,16 @@ pytestmark = pytest.mark.anyio
 
 LIMITS = SandboxLimits(timeout_s=1.0, memory_mb=32, stdout_limit_bytes=16 * 1024, stderr_limit_bytes=1024)
 
-HOSTILE = {
+HOSTILE: dict[str, tuple[list[str], str | tuple[str, ...]]] = {
     "runaway loop": (["spin"], "timed out after 1 s"),
     "host sleep": (["sleeper", "3600"], "timed out after 1 s"),
     "memory bomb": (["membomb"], "memory limit of 32 MiB reached"),
-    "output flood": (["flood"], "timed out after 1 s"),
+    # Stopped for its flood (tested alone below with a time limit it cannot reach), or by the
+    # clock on a machine too slow to write that much in a second.
+    "output flood": (["flood"], ("far past its output limit", "timed out after 1 s")),
     "trap": (["trap"], "wasm trap: unreachable"),
     "stack overflow": (["recurse"], "stack overflow"),
-    "help that never ends": (["helpforever", "--help"], "timed out after 1 s"),
+    "help that never ends": (["helpforever", "--help"], ("far past its output limit", "timed out after 1 s")),
 }
 
 
@@ -43,8 +45,27 @@ async def test_a_hostile_call_ends_as_a_clear_error_at_its_limit(
     handler = handler_for(runtime, program(argv[0]), argv, workspace)
     with anyio.fail_after(LIMITS.timeout_s + 10):
         result = await handler.handle({}, CallContext())
-    assert result.is_error and reason in result.text
+    reasons = (reason,) if isinstance(reason, str) else reason
+    assert result.is_error and any(said in result.text for said in reasons), result.text[:300]
     assert len(result.text) < LIMITS.stdout_limit_bytes + LIMITS.stderr_limit_bytes + 1024
+
+
+async def test_a_guest_that_floods_its_output_is_stopped_long_before_its_time_limit(
+        runtime: WasmRuntime, program: Callable[[str], WasmModule], workspace: Path) -> None:
+    """A flood was kept to the output limit and dropped beyond it, but the guest ran on to its
+    time limit, 15 minutes of a core by default. A tool that writes somewhat more than the limit
+    still finishes (tests/wasm/test_handler.py)."""
+    limits = SandboxLimits(timeout_s=600, memory_mb=32, stdout_limit_bytes=16 * 1024, stderr_limit_bytes=1024)
+    definition = ToolDefinition(name="flood", description="hostile", input_schema={}, tier=PermissionTier.WRITE)
+    handler = WasmHandler(definition, runtime, program("flood"), program_name="flood", to_argv=lambda _: [],
+                          limits=limits, workspace=workspace)
+    with anyio.fail_after(120):
+        result = await handler.handle({}, CallContext())
+    # The fixture floods both streams; whichever passes its mark first is named, with what was kept.
+    said = ("it went on writing to stdout far past its output limit (16 KiB kept, ",
+            "it went on writing to stderr far past its output limit (1 KiB kept, ")
+    assert result.is_error and any(words in result.text for words in said), result.text[:300]
+    assert "timed out" not in result.text
 
 
 async def test_every_other_call_is_answered_while_all_hostile_calls_run(

@@ -24,9 +24,11 @@ def test_output_several_times_the_pipe_capacity_arrives_whole_and_in_order(run: 
     assert result.stdout == payload and not result.stdout_truncated
 
 
-def test_a_flood_stopped_at_its_deadline_leaves_nothing_for_the_next_call(run: Run) -> None:
+def test_a_flood_stopped_mid_write_leaves_nothing_for_the_next_call(run: Run) -> None:
     flooded = run("flood", limits=SandboxLimits(timeout_s=0.3, stdout_limit_bytes=1000, stderr_limit_bytes=1000))
-    assert flooded.trap == "timed out after 0.3 s"
+    # Stopped for the flood, or by the clock first on a slow machine.
+    assert flooded.trap is not None and ("far past its output limit" in flooded.trap or
+                                         flooded.trap == "timed out after 0.3 s"), flooded.trap
     assert flooded.stdout_truncated
     for _ in range(3):  # whichever pipes the next calls borrow, they hold only their own output
         quiet = run("echo", stdin=b"just this")

@@ -100,14 +100,29 @@ def send(message: dict[str, Any]) -> None:
         data = data[written:]
 
 
+# A call that goes on printing this many times its limit (at least this many times a million
+# characters) past it is flooding, not finishing: the print raises ``_Flooded`` and the call
+# ends with an error, rather than running to its time limit (15 minutes by default). The same
+# rule as for wasm tools (toolbay.wasm.streams.FLOOD_FACTOR).
+_FLOOD_FACTOR = 16
+_FLOOD_FLOOR = 1 << 20
+
+
+class _Flooded(BaseException):
+    """Raised by a print past the flood mark. A BaseException, so that a tool's own ``except
+    Exception`` around its printing does not swallow it."""
+
+
 class _Bounded(io.TextIOBase):
     """A text stream that keeps the first ``limit`` characters and counts the rest."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, name: str) -> None:
         self.limit = limit
+        self.name = name
         self.parts: list[str] = []
         self.kept = 0
         self.dropped = 0
+        self.flood_mark = _FLOOD_FACTOR * max(limit, _FLOOD_FLOOR)
 
     def writable(self) -> bool:
         return True
@@ -118,6 +133,9 @@ class _Bounded(io.TextIOBase):
             self.parts.append(text[:room])
             self.kept += min(room, len(text))
         self.dropped += max(0, len(text) - max(room, 0))
+        if self.dropped > self.flood_mark:
+            raise _Flooded(f"the tool went on writing to {self.name} far past its output limit "
+                           f"({self.limit} characters kept, {self.dropped} more dropped) and was stopped")
         return len(text)
 
     def getvalue(self) -> str:
@@ -130,8 +148,8 @@ class _CallOutput:
     __slots__ = ("printed", "errors", "open")
 
     def __init__(self, printed_limit: int, errors_limit: int = 64 * 1024) -> None:
-        self.printed = _Bounded(printed_limit)
-        self.errors = _Bounded(errors_limit)
+        self.printed = _Bounded(printed_limit, "stdout")
+        self.errors = _Bounded(errors_limit, "stderr")
         self.open = True
 
 
@@ -388,6 +406,9 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
                 return {"op": "result", "ok": False,
                         "error": f"the module has no function {name}() and no dispatch()"}
             value = _settle(function(**arguments))
+    except _Flooded as flooded:
+        return {"op": "result", "ok": False, "error": str(flooded),
+                "stderr": errors.getvalue(), "printed": printed.getvalue()}
     except SystemExit as exit_:
         return {"op": "result", "ok": False, "error": f"the tool called sys.exit({exit_.code!r})",
                 "stderr": errors.getvalue(), "printed": printed.getvalue()}
