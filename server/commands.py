@@ -240,6 +240,9 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
         if app.catalog.current.get(tool) is None:
             names = [definition.name for definition in app.catalog.current.definitions()]
             problems = "".join(f" Note: the {problem}." for problem in folder_problems(settings))
+            # The file that would serve it but was skipped says why: a tool author's next step.
+            problems += "".join(f" Note: {skipped.path} offers no tools: {skipped.reason.rstrip('.')}."
+                                for skipped in app.catalog.current.skipped if may_serve(tool, skipped.path))
             raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
                               where_listed=f"`toolbay list` shows the tools.{problems}")
         return await _call(app, tool, arguments)

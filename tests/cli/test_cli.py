@@ -280,6 +280,17 @@ def test_calling_an_unknown_tool_exits_2_and_names_the_closest_tools(shared_data
     assert "'textkit_grepp'" in line and "textkit_grep" in line.split("closest names:")[1]
 
 
+def test_calling_a_tool_whose_file_was_skipped_says_why_it_was(tmp_path: Path) -> None:
+    # It said only "There is no tool named 'notes'": the author had to run toolbay list to learn why.
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "notes.py").write_text("def get_tool_schemas(:\n", encoding="utf-8")
+    result = runner.invoke(app, ["call", "notes_add", "--extensions", str(tools), "--data-dir", str(tmp_path / "d")])
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert f"Note: {tools / 'notes.py'} offers no tools: it cannot be imported: SyntaxError" in line, line
+
+
 def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: Path) -> None:
     missing = tmp_path / "nope.txt"
     for argv in (["-m", "toolbay", "parse-help", "--long", str(missing)],
