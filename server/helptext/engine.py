@@ -87,6 +87,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
+    positionals = [_described_in_prose(pos, description) for pos in positionals]
     return HelpDescription(
         name=name, version=version, about=about, description=description,
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
@@ -558,6 +559,27 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
 # typer's rich panels: "ADDR-FILENAME  <address> <filename>...  [required]": the value column repeats.
 _VALUE_WORD = r"(?:<[^<>]+>|[A-Z][A-Z0-9_-]*)"
 _REPEATED_VALUE_COLUMN = compiled(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
+
+
+def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
+    """A positional that no list describes, described by a sentence of the command's text that
+    begins with its name in capitals ("PATH is a sequence of object keys ...": cobra lists no
+    positionals, so the text is where their meaning is). A ``path`` guessed from the name alone
+    is a plain string when that sentence speaks of no file or folder."""
+    if pos.description or not prose or not re.fullmatch(r"[A-Za-z][\w-]*", pos.name):
+        return pos
+    found = re.search(rf"(?:^|(?<=[.!?:]\s))({re.escape(pos.name.upper())}\s+(?:is|are|must|may|can|names?|gives?)"
+                      r"\s(?:[^.!?]|[.!?](?!\s|$))*[.!?])(?=\s|$)", prose)
+    if found is None:
+        return pos
+    sentence = found.group(1)
+    kind = pos.type
+    if kind == "path" and not _SPEAKS_OF_FILES.search(sentence.split(None, 1)[1]):
+        kind = "string"
+    return pos._replace(description=sentence, type=kind)
+
+
+_SPEAKS_OF_FILES = compiled(r"(?i)\b(?:files?|folders?|director(?:y|ies))\b")
 
 
 def _listed_name(head: str) -> str:

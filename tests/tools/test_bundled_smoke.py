@@ -171,6 +171,18 @@ def test_jsonkit_get(jsonkit: Tool, workspace: Path) -> None:
     assert r.code == 1 and "not found" in r.err
 
 
+def test_jsonkit_get_s_path_is_described_as_its_help_says_a_json_path_not_a_file(jsonkit: Tool) -> None:
+    # cobra lists no positionals: "PATH" alone read as a file's path, which the sandbox then
+    # mapped as one. The help's own sentence about PATH says what it is.
+    from toolbay.helptext.describe import describe_help
+
+    r = jsonkit("get", "--help")
+    [path] = describe_help(r.out.encode()).positionals
+    assert path.description.startswith("PATH is a sequence of object keys and array indexes separated by dots")
+    assert path.description.endswith("as in items.0.name or items[0].name.")
+    assert path.type == "string"
+
+
 def test_jsonkit_fmt_keeps_order_and_numbers(jsonkit: Tool) -> None:
     r = jsonkit("fmt", "--compact", stdin=b'{"b": 1.50, "a": [1, {}]}')
     assert (r.code, r.out) == (0, '{"b":1.50,"a":[1,{}]}\n')
