@@ -88,6 +88,9 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
     if kind != "string":
         return False
     description = schema.get("description")
+    if isinstance(description, str):
+        # Its own name in capitals is the value's name, not its kind ("PATH is a sequence of keys").
+        description = description.replace(name.upper(), "")
     return name in _PATH_NAMES or (isinstance(description, str) and _PATH_WORDS.search(description) is not None)
 
 

@@ -564,8 +564,8 @@ _REPEATED_VALUE_COLUMN = compiled(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\
 def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
     """A positional that no list describes, described by a sentence of the command's text that
     begins with its name in capitals ("PATH is a sequence of object keys ...": cobra lists no
-    positionals, so the text is where their meaning is). A ``path`` guessed from the name alone
-    is a plain string when that sentence speaks of no file or folder."""
+    positionals, so the text is where their meaning is). A PATH, a path by its name alone, is a
+    plain string when that sentence speaks of no file or folder."""
     if pos.description or not prose or not re.fullmatch(r"[A-Za-z][\w-]*", pos.name):
         return pos
     found = re.search(rf"(?:^|(?<=[.!?:]\s))({re.escape(pos.name.upper())}\s+(?:is|are|must|may|can|names?|gives?)"
@@ -574,11 +574,14 @@ def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
         return pos
     sentence = found.group(1)
     kind = pos.type
-    if kind == "path" and not _SPEAKS_OF_FILES.search(sentence.split(None, 1)[1]):
+    if kind == "path" and pos.name.lower() in _AMBIGUOUS_PATH_NAMES \
+            and not _SPEAKS_OF_FILES.search(sentence.split(None, 1)[1]):
         kind = "string"
     return pos._replace(description=sentence, type=kind)
 
 
+# A FILE or DIR is one whatever its sentence says; a PATH may be a path into a document.
+_AMBIGUOUS_PATH_NAMES = frozenset({"path", "paths"})
 _SPEAKS_OF_FILES = compiled(r"(?i)\b(?:files?|folders?|director(?:y|ies))\b")
 
 

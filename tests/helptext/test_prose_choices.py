@@ -85,16 +85,17 @@ def test_a_flag_without_a_value_gets_no_choices_from_prose():
 
 def test_a_positional_no_list_describes_is_described_by_the_text_s_sentence_about_it() -> None:
     """cobra lists no positionals; the command's text says what they are. A name that reads
-    like a path is one only when that sentence speaks of files."""
+    like a path (PATH, not FILE) is one only when that sentence speaks of files."""
     help_text = (b"Print the value found at PATH in the document read from FILE.\n\n"
                  b"PATH is a sequence of keys separated by dots, as in items.0.name.\n"
-                 b"FILE is the file to read; - reads standard input.\n\n"
+                 b"FILE is read line by line; - reads standard input.\n\n"
                  b"Usage:\n  kit get PATH FILE [flags]\n\n"
                  b"Flags:\n  -h, --help   help for get\n")
     path, file = describe_help(help_text).positionals
     assert (path.description, path.type) == ("PATH is a sequence of keys separated by dots, as in items.0.name.",
                                               "string")
-    assert (file.description, file.type) == ("FILE is the file to read; - reads standard input.", "path")
+    # a FILE is a file, whatever its sentence says
+    assert (file.description, file.type) == ("FILE is read line by line; - reads standard input.", "path")
     # the schema a model sees
     properties = build_tool_schema(describe_help(help_text)).input_schema["properties"]
     assert "format" not in properties["path"] and properties["file"]["format"] == "path"

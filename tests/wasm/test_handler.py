@@ -147,11 +147,16 @@ async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place
     assert (result.text, result.is_error) == ("inside the workspace\n", False)
 
 
+@pytest.mark.parametrize("schema", [
+    {"pattern": {"type": "string", "description": "what to find"}},
+    # jsonkit get's: the word "path" here is the value's own name, not its kind
+    {"path": {"type": "string", "description": "PATH is a sequence of object keys separated by dots"}},
+])
 async def test_text_that_names_no_place_is_passed_as_given(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
-                                                           workspace: Path) -> None:
-    pattern = {"type": "string", "description": "what to find"}
-    handler = files_tool(runtime, program("files"), workspace, pattern=pattern)
-    result = await call(handler, {"pattern": str(workspace / "notes.txt")})
+                                                           workspace: Path, schema: dict[str, Any]) -> None:
+    (name, _), = schema.items()
+    handler = files_tool(runtime, program("files"), workspace, **schema)
+    result = await call(handler, {name: str(workspace / "notes.txt")})
     assert result.is_error and f"cannot open {workspace / 'notes.txt'}" in result.text
     assert "give '/workspace/notes.txt', or the path relative to the workspace" in result.text
 
