@@ -9,6 +9,7 @@ credential or verified identity into plain values before they ask it anything.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -44,6 +45,11 @@ if TYPE_CHECKING:
 # owner may know.
 UNKNOWN_TOOL_LABEL = "(unknown)"
 PERSONAL_TOOL_LABEL = "(personal)"
+
+
+logger = logging.getLogger(__name__)
+# A name past this is logged cut (a hostile caller's name may be megabytes).
+_LOGGED_NAME_CHARACTERS = 100
 
 
 def metric_label_of(call: ToolCall) -> str:
@@ -160,6 +166,11 @@ class Toolbay:
         result.meta.setdefault("duration_ms", round(elapsed * 1000, 3))
         if self.metrics is not None:
             self.metrics.observe_call(metric_label_of(call), result, call.timings, elapsed)
+        if logger.isEnabledFor(logging.DEBUG):  # log_level = "debug": one line per call
+            job = result.meta.get("job_id")
+            logger.debug("call %s by %s (%s): %s in %.1f ms", call.name[:_LOGGED_NAME_CHARACTERS],
+                         call.principal.id if call.principal is not None else "-", call.transport,
+                         f"job {job}" if job else ("error" if result.is_error else "ok"), elapsed * 1000)
         return result
 
     def _hidden_from_caller(self, call: ToolCall) -> bool:

@@ -291,6 +291,17 @@ def test_calling_a_tool_whose_file_was_skipped_says_why_it_was(tmp_path: Path) -
     assert f"Note: {tools / 'notes.py'} offers no tools: it cannot be imported: SyntaxError" in line, line
 
 
+def test_log_level_debug_logs_each_call_with_its_caller_and_outcome(shared_data_dir: Path) -> None:
+    # log_level = "debug" showed nothing more than info on a warm start and a call.
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbay", "call", "textkit_count", '{"words": true, "stdin": "a b"}',
+         "--data-dir", str(shared_data_dir)], capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "TOOLBAY_LOG_LEVEL": "debug"})
+    assert completed.returncode == 0, completed.stderr
+    assert re.search(r"DEBUG +toolbay\.app: call textkit_count by \S+ \(cli\): ok in [\d.]+ ms", completed.stderr), \
+        completed.stderr
+
+
 def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: Path) -> None:
     missing = tmp_path / "nope.txt"
     for argv in (["-m", "toolbay", "parse-help", "--long", str(missing)],
