@@ -168,7 +168,8 @@ class Toolbay:
             self.metrics.observe_call(metric_label_of(call), result, call.timings, elapsed)
         if logger.isEnabledFor(logging.DEBUG):  # log_level = "debug": one line per call
             job = result.meta.get("job_id")
-            logger.debug("call %s by %s (%s): %s in %.1f ms", call.name[:_LOGGED_NAME_CHARACTERS],
+            # Quoted and escaped (%r): a name or caller id with a line break would forge a log line.
+            logger.debug("call %r by %r (%s): %s in %.1f ms", call.name[:_LOGGED_NAME_CHARACTERS],
                          call.principal.id if call.principal is not None else "-", call.transport,
                          f"job {job}" if job else ("error" if result.is_error else "ok"), elapsed * 1000)
         return result

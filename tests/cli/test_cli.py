@@ -298,8 +298,8 @@ def test_log_level_debug_logs_each_call_with_its_caller_and_outcome(shared_data_
          "--data-dir", str(shared_data_dir)], capture_output=True, text=True, check=False, timeout=120,
         env={**os.environ, "TOOLBAY_LOG_LEVEL": "debug"})
     assert completed.returncode == 0, completed.stderr
-    assert re.search(r"DEBUG +toolbay\.app: call textkit_count by \S+ \(cli\): ok in [\d.]+ ms", completed.stderr), \
-        completed.stderr
+    logged = r"DEBUG +toolbay\.app: call 'textkit_count' by '\S+' \(cli\): ok in [\d.]+ ms"
+    assert re.search(logged, completed.stderr), completed.stderr
 
 
 def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: Path) -> None:
