@@ -97,6 +97,13 @@ def serve(
     )
     if allow_insecure:
         settings.http.allow_insecure = True
+    if settings.transport == "stdio" and (port is not None or host is not None):
+        # "serve --port 8797" served stdio, quietly: the flag was meant for HTTP.
+        from toolbay.cli_running import say
+
+        say("toolbay: --port and --host are for --transport http or sse; this server would speak stdio "
+            "(add --transport http)")
+        raise SystemExit(2)
     _exit_on_missing_folders(settings)
     configure_logging(settings.log_level, settings.log_file, settings.log_format)
     if settings.transport == "stdio" and settings.jobs.drain_s > 0:

@@ -457,6 +457,15 @@ def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp
     assert completed.stdout == ""
 
 
+def test_serve_with_a_port_but_no_http_transport_says_so_rather_than_serving_stdio(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--port", "8797", "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert completed.returncode == 2 and completed.stdout == ""
+    assert completed.stderr.strip() == ("toolbay: --port and --host are for --transport http or sse; this server "
+                                        "would speak stdio (add --transport http)")
+
+
 def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(tmp_path: Path) -> None:
     # 'tools:exce' granted nothing: the server started, then refused every call of its one caller.
     config = tmp_path / "toolbay.toml"
