@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 
 from toolbay import __version__
+from toolbay.cli_running import console, say
 from toolbay.cli_running import run_command as _run
-from toolbay.cli_running import say
 from toolbay.cli_running import settings_or_exit as _settings
 
 if TYPE_CHECKING:
@@ -139,7 +139,6 @@ def list_tools(
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
     count = len(listing["tools"])
@@ -151,7 +150,7 @@ def list_tools(
     for tool in listing["tools"]:
         table.add_row(tool["name"], tool["origin"], tool["realm"], tool["tier"] or "-",
                       ", ".join(tool["parameters"]) or "-")
-    Console().print(table)
+    console().print(table)
     confined = [tool for tool in listing["tools"] if "confinement" in tool]
     if confined:
         python = Table(title="Python tools: what the operating system holds them to")
@@ -159,18 +158,18 @@ def list_tools(
         python.add_column("confinement")
         for tool in confined:
             python.add_row(tool["name"], tool["confinement"])
-        Console().print(python)
+        console().print(python)
     if listing["skipped"]:
         skipped = Table(title="skipped files")
         skipped.add_column("file")
         skipped.add_column("reason")
         for item in listing["skipped"]:
             skipped.add_row(item["path"], item["reason"])
-        Console().print(skipped)
+        console().print(skipped)
     for diagnostic in listing["diagnostics"]:
-        Console().print(f"note: {diagnostic}", markup=False, highlight=False, soft_wrap=True)  # paths whole
+        console().print(f"note: {diagnostic}", markup=False, highlight=False, soft_wrap=True)  # paths whole
     if any(tool["realm"] != "core" for tool in listing["tools"]) or listing["diagnostics"]:
-        Console().print(f"precedence: {listing['precedence']}", markup=False, highlight=False)
+        console().print(f"precedence: {listing['precedence']}", markup=False, highlight=False)
 
 
 @app.command()
@@ -337,7 +336,6 @@ def search(
     if record["no_match"]:
         typer.echo("no match")
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"tools for {query!r}")
@@ -345,7 +343,7 @@ def search(
         table.add_column(column)
     for result in record["results"]:
         table.add_row(result["name"], f"{result['score']:.3f}", result["description"])
-    Console().print(table)
+    console().print(table)
 
 
 @app.command("parse-help")

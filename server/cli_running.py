@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from toolbay.config import Settings
     from toolbay.errors import ToolbayError
 
@@ -24,6 +26,23 @@ def say(message: str) -> None:
     """One line on standard error, as is (no markup)."""
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
+
+
+# Past any line a table prints: a table piped on is never folded at a width nobody chose.
+_UNFOLDED_WIDTH = 100_000
+
+
+def console(*, stderr: bool = False) -> Console:
+    """rich's console for what a command prints: a terminal's width on a terminal; elsewhere (a
+    pipe, a file) no fold at 80 columns unless COLUMNS says a width, so that ``toolbay list |
+    grep hashsum.wasm`` finds the whole path."""
+    import os
+
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    folds = stream.isatty() or "COLUMNS" in os.environ
+    return Console(stderr=stderr, width=None if folds else _UNFOLDED_WIDTH)
 
 
 def run_command(function: Callable[..., Awaitable[T]], *args: Any) -> T:

@@ -29,9 +29,9 @@ T = TypeVar("T")
 def _console(*, stderr: bool = False) -> Console:
     # rich is loaded when a jobs command prints, not with every ``toolbay`` command (this module
     # is part of the command table).
-    from rich.console import Console
+    from toolbay.cli_running import console
 
-    return Console(stderr=stderr)
+    return console(stderr=stderr)
 
 jobs_app = typer.Typer(help="The jobs in the data folder: list, status, wait, result, cancel.", no_args_is_help=True)
 

@@ -81,6 +81,17 @@ def test_list_hides_a_token_in_a_tools_text_as_clients_are_shown_it(tmp_path: Pa
     assert tool["input_schema"]["properties"]["repo"]["description"] == "default token [REDACTED]"
 
 
+def test_list_piped_on_keeps_each_path_on_one_line(tmp_path: Path, shared_data_dir: Path) -> None:
+    # Folded at 80 columns when not on a terminal: `toolbay list | grep hashsum.wasm` found nothing.
+    deep = tmp_path / "a-folder-whose-name-is-long-enough-to-pass-eighty-columns-in-a-table"
+    deep.mkdir()
+    shutil.copy(BUNDLED_EXTENSIONS / "hashsum.wasm", deep)
+    result = runner.invoke(app, ["list", "--extensions", str(deep), "--data-dir", str(shared_data_dir)],
+                           env={"COLUMNS": None})
+    assert result.exit_code == 0, result.output
+    assert any(str(deep / "hashsum.wasm") in line for line in result.stdout.splitlines()), result.stdout
+
+
 def test_list_needs_no_redis_even_when_the_configuration_names_one(tmp_path: Path, shared_data_dir: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text('[cluster]\nredis = "redis://127.0.0.1:1/0"\n', encoding="utf-8")  # nothing listens there
