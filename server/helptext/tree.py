@@ -111,9 +111,15 @@ class _Walk:
             short = self.run_help([*path, "-h"]).help_bytes
             if not short.strip():
                 if long_run.stopped is not None:
-                    raise HelpDidNotEnd(f"its --help did not end: {long_run.stopped}") from None
+                    raise HelpDidNotEnd(_help_stopped(long_run.stopped)) from None
                 raise
             return describe_text(short)
+
+
+def _help_stopped(why: str) -> str:
+    """Why a help run gave no help: it ran on (a time or output limit) or it crashed (a trap)."""
+    ran_on = why.startswith(("timed out", "it went on writing", "it printed more than"))
+    return f"its --help {'did not end' if ran_on else 'crashed'}: {why}"
 
 
 def inherit_conventions(parent: HelpDescription, child: HelpDescription) -> HelpDescription:
@@ -146,7 +152,7 @@ def describe_tree(
     short_run, long_run = run_help(["-h"]), run_help(["--help"])
     short, long = short_run.help_bytes, long_run.help_bytes
     if long_run.stopped is not None and not short.strip():
-        raise HelpDidNotEnd(f"its --help did not end: {long_run.stopped}")
+        raise HelpDidNotEnd(_help_stopped(long_run.stopped))
     try:
         root = describe_help(long, short)
     except NotHelpError:

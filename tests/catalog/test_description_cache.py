@@ -192,6 +192,15 @@ async def test_a_help_that_never_ends_is_no_tool_even_though_what_it_printed_loo
     assert skipped["helpforever.wasm"].startswith("its --help did not end: ")
 
 
+async def test_a_help_that_crashes_is_said_to_have_crashed_not_to_have_run_on(folders: tuple[Path, Path]) -> None:
+    extensions, data = folders
+    shutil.copyfile(FIXTURE_WASM / "trap.wasm", extensions / "crasher.wasm")
+    settings = load_settings(None, extensions=[extensions], data_dir=data)
+    async with CatalogKeeper.open(settings) as app:
+        skipped = {Path(s.path).name: s.reason for s in app.skipped_files}
+    assert skipped["crasher.wasm"] == "its --help crashed: wasm trap: unreachable", skipped
+
+
 async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(folders: tuple[Path, Path]) -> None:
     """A --help that never ends costs its help timeout once, not at every start."""
     extensions, data = folders
