@@ -40,7 +40,13 @@ from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_fr
 from toolbay.pytools.cache import PythonDescriptionCache
 from toolbay.pytools.confinement import confinement_words
 from toolbay.pytools.credentials import CredentialStore
-from toolbay.pytools.describe import DescribeFailed, describe_module, packages_stamp, probe_confinement
+from toolbay.pytools.describe import (
+    NOT_A_TOOL_MODULE,
+    DescribeFailed,
+    describe_module,
+    packages_stamp,
+    probe_confinement,
+)
 from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
@@ -574,7 +580,10 @@ class Discovery:
             outcome = await run_stoppable(describe, limiter=limiter)
             outcomes[index] = outcome
             name = os.path.basename(path)
-            if outcome.skipped:
+            if outcome.skipped and outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):
+                # A helper the tool modules import: the README says it belongs there.
+                logger.info("%s serves no tool (%s)", path, outcome.skipped.reason)
+            elif outcome.skipped:
                 logger.warning("skipping %s: %s", path, outcome.skipped.reason)
             log_notes(outcome)
             logger.debug("described %s in %.1f ms", name, (time.perf_counter() - started) * 1000)

@@ -26,6 +26,10 @@ from toolbay.stoppable_threads import WorkStopped
 _STOP_CHECK_S = 0.1
 
 
+# The reason a .py file that serves no tool is skipped with (a helper the modules import).
+NOT_A_TOOL_MODULE = "not a tool module"
+
+
 class DescribeFailed(Exception):
     def __init__(self, reason: str, *, lasting: bool = False, with_packages: bool = False) -> None:
         super().__init__(reason)
@@ -66,7 +70,7 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
         raise DescribeFailed(f"it cannot be imported: {ready.get('error')}", with_packages=True)
     description = dict(ready.get("description") or {})
     if "not_a_tool_module" in description:
-        raise DescribeFailed(f"not a tool module: {description['not_a_tool_module']}", lasting=True)
+        raise DescribeFailed(f"{NOT_A_TOOL_MODULE}: {description['not_a_tool_module']}", lasting=True)
     schemas = description.get("schemas")
     if isinstance(schemas, list):
         # Here rather than in the worker, which would import the validator for it (two thirds

@@ -201,6 +201,22 @@ async def test_a_help_that_crashes_is_said_to_have_crashed_not_to_have_run_on(fo
     assert skipped["crasher.wasm"] == "its --help crashed: wasm trap: unreachable", skipped
 
 
+async def test_a_helper_module_beside_the_tools_is_no_warning_a_broken_file_is(
+        folders: tuple[Path, Path], caplog: pytest.LogCaptureFixture) -> None:
+    # The README says a helper the modules import belongs beside them; each save of it warned.
+    extensions, data = folders
+    (extensions / "helpers.py").write_text("SHARED = 1\n", encoding="utf-8")
+    shutil.copyfile(FIXTURE_WASM / "junk.wasm", extensions / "junk.wasm")
+    settings = load_settings(None, extensions=[extensions], data_dir=data)
+    with caplog.at_level(logging.INFO, logger="toolbay.discovery"):
+        async with CatalogKeeper.open(settings):
+            pass
+    levels = {record.getMessage().split()[0].rpartition("/")[2]: record.levelname for record in caplog.records
+              if record.name == "toolbay.discovery" and record.levelno >= logging.INFO}
+    assert levels.get("helpers.py") == "INFO", caplog.text
+    assert any(record.levelname == "WARNING" and "junk.wasm" in record.getMessage() for record in caplog.records)
+
+
 async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(folders: tuple[Path, Path]) -> None:
     """A --help that never ends costs its help timeout once, not at every start."""
     extensions, data = folders
