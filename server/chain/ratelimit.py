@@ -75,9 +75,9 @@ class RateLimits:
         everyone: str | Sequence[str] | None = None,
     ) -> RateLimits:
         return cls(
-            per_caller=parse_limits(per_caller, "rate_limits.per_caller"),
-            per_caller_tool=parse_limits(per_caller_tool, "rate_limits.per_caller_tool"),
-            everyone=parse_limits(everyone, "rate_limits.global"),
+            per_caller=parse_limits(per_caller, "chain.rate_limits.per_caller"),
+            per_caller_tool=parse_limits(per_caller_tool, "chain.rate_limits.per_caller_tool"),
+            everyone=parse_limits(everyone, "chain.rate_limits.global"),
         )
 
     def __bool__(self) -> bool:
@@ -108,14 +108,14 @@ def _open_storage(uri: str) -> tuple[Storage, Any]:
             # connection Redis closed (a restart) is replaced, not failed on.
             pool = pool_for(full.removeprefix("async+"))
         except ValueError as exc:
-            raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
+            raise ConfigError(f"chain.rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
         options = {"implementation": "redispy", "connection_pool": pool}
     try:
         storage = storage_from_string(full, **options)
     except ConfigurationError as exc:
-        raise ConfigError(f"rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
+        raise ConfigError(f"chain.rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
     if not isinstance(storage, Storage):
-        raise ConfigError(f"rate_limits.storage: {uri!r} is not an async storage")
+        raise ConfigError(f"chain.rate_limits.storage: {uri!r} is not an async storage")
     return storage, pool
 
 
@@ -145,7 +145,8 @@ class RateLimiter:
         self.on_outage = on_outage
         self._last_outage_log = 0.0
         if strategy not in STRATEGIES:
-            raise ConfigError(f"rate_limits.strategy: {strategy!r} is not one of {', '.join(sorted(STRATEGIES))}")
+            raise ConfigError(f"chain.rate_limits.strategy: {strategy!r} is not one of "
+                              f"{', '.join(sorted(STRATEGIES))}")
         self.limits = rates
         self._pool: Any = None
         self._uri = storage if isinstance(storage, str) else None
@@ -169,7 +170,7 @@ class RateLimiter:
             from toolbay.cluster.connection import shown
 
             where = shown(self._uri) if self._uri is not None else type(self.storage).__name__
-            raise ConfigError(f"rate_limits.storage: {where} cannot be reached; calls would all be refused "
+            raise ConfigError(f"chain.rate_limits.storage: {where} cannot be reached; calls would all be refused "
                               "while it is down (on_outage = \"closed\")")
 
     async def check(self, caller: str, tool: str, *, per_caller: bool = True) -> None:

@@ -95,7 +95,7 @@ async def test_the_stage_limits_by_the_authenticated_caller(clock: Clock) -> Non
 
 
 def test_a_limit_that_is_not_a_limit_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="rate_limits.per_caller: 'ten a second'"):
+    with pytest.raises(ConfigError, match="^chain\\.rate_limits\\.per_caller: 'ten a second'"):
         RateLimits.parse(per_caller="ten a second")
 
 
