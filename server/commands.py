@@ -138,22 +138,32 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
         await protocol.loaded()
     from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
+    warming = None
     if app.disclosure is not None and app.disclosure.leans_on_search():
         # The search sums with numpy, loaded with the first search, which then waited for it:
         # 0.13 s, over a second on a busy machine. Where callers must search, load it now.
-        ImportInBackground("numpy")
-    if settings.transport == "stdio":
-        if sys.stdin.isatty():
-            # Someone typed the command: say what it is waiting for, or it looks hung.
-            count = len(app.catalog.current.definitions())
-            progress.console.print(
-                f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
-                "(an MCP client starts this command itself; Ctrl-C stops it)",
-                markup=False, highlight=False, soft_wrap=True)
-        await serve_stdio(app)
-        await _run_jobs_to_their_end(app, settings)
-    else:
-        await serve_http(app, build_http_app(app), sock=sock)
+        warming = ImportInBackground("numpy")
+    try:
+        if settings.transport == "stdio":
+            if sys.stdin.isatty():
+                # Someone typed the command: say what it is waiting for, or it looks hung.
+                count = len(app.catalog.current.definitions())
+                progress.console.print(
+                    f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
+                    "(an MCP client starts this command itself; Ctrl-C stops it)",
+                    markup=False, highlight=False, soft_wrap=True)
+            await serve_stdio(app)
+            await _run_jobs_to_their_end(app, settings)
+        else:
+            await serve_http(app, build_http_app(app), sock=sock)
+    finally:
+        if warming is not None:
+            # Not left half-imported at exit, holding numpy's import lock (see serve_command).
+            warming.wait(_WARMING_WAIT_S)
+
+
+# How long a stopping server waits for numpy's background import to end (it takes a moment).
+_WARMING_WAIT_S = 30.0
 
 
 async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:
