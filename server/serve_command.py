@@ -151,7 +151,8 @@ def _exit_on_missing_folders(settings: Settings) -> None:
 
     problems = folder_problems(settings)
     for problem in problems:
-        say(f"toolbay: the {problem}")
+        flag = "--extensions" if problem.startswith("extension") else "agents in the configuration"
+        say(f"toolbay: the {problem} (make it, or name another with {flag})")
     if problems:
         raise SystemExit(2)
 

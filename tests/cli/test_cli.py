@@ -463,8 +463,10 @@ def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp
          "--data-dir", str(tmp_path / "d")],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2, completed.stderr
-    assert completed.stderr.strip().splitlines() == [f"toolbay: the extension folder {tools} does not exist",
-                                                     f"toolbay: the agents folder {roles} is a file, not a folder"]
+    assert completed.stderr.strip().splitlines() == [
+        f"toolbay: the extension folder {tools} does not exist (make it, or name another with --extensions)",
+        f"toolbay: the agents folder {roles} is a file, not a folder (make it, or name another with agents in the "
+        "configuration)"]
     assert completed.stdout == ""
 
 
