@@ -8,8 +8,10 @@ quick call put together (a response stream, three tasks, a ping timer, three soc
 
 So this module chooses per request. A request gets the JSON body when nothing can travel
 before its answer: it carries no progress token, and it is ``initialize``, ``ping``,
-``tools/list``, or a ``tools/call`` of a tool the app expects to answer at once without
-asking anyone (``Toolbay.answers_at_once``). Everything else keeps the SSE stream.
+``tools/list``, a read or listing of resources or prompts, or a ``tools/call`` of a tool
+the app expects to answer at once without asking anyone (``Toolbay.answers_at_once``).
+Everything else keeps the SSE stream. (A job's whole result is read with ``resources/read``:
+as an SSE event, one past 1 MiB was refused by the SDK's client.)
 
 How: an ASGI middleware reads the POST body (small ones only), decides, and marks the task
 handling the request in a context variable; the SDK's transport reads
@@ -49,7 +51,8 @@ from toolbay.protocol.request_body import read_small_body, replay
 if TYPE_CHECKING:
     from toolbay.protocol.http_lane import HttpQuickLane
 
-_ALWAYS_PLAIN = frozenset({"initialize", "ping", "tools/list"})
+_ALWAYS_PLAIN = frozenset({"initialize", "ping", "tools/list", "resources/read", "resources/list",
+                           "resources/templates/list", "prompts/list", "prompts/get"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,16 +16,22 @@ from tests.jobs_e2e.conftest import Callers, call, http_client, http_server, set
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_long_result_is_a_preview_and_a_link_and_results_are_resources_of_their_owner(
-        tmp_path: Path, data_dir: Path, callers: Callers) -> None:
+def _echo_as_a_job(tmp_path: Path, data_dir: Path, callers: Callers, *lines: str) -> Path:
+    """A configuration serving echo (stdin back) as a job at once, to tokens of ``callers``."""
     extensions = tmp_path / "extensions"
     extensions.mkdir()
     shutil.copy2(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
     config = tmp_path / "toolbay.toml"
     config.write_text("\n".join([
         f"extensions = [{str(extensions)!r}]", f"data_dir = {str(data_dir)!r}", 'background_tools = ["echo"]',
-        "[jobs]", "result_preview_kb = 1", "[chain.auth]", f"tokens_file = {str(callers.tokens_file)!r}", "",
+        *lines, "[chain.auth]", f"tokens_file = {str(callers.tokens_file)!r}", "",
     ]), encoding="utf-8")
+    return config
+
+
+async def test_a_long_result_is_a_preview_and_a_link_and_results_are_resources_of_their_owner(
+        tmp_path: Path, data_dir: Path, callers: Callers) -> None:
+    config = _echo_as_a_job(tmp_path, data_dir, callers, "[jobs]", "result_preview_kb = 1")
     long_text = "".join(f"line {n:05d}\n" for n in range(1000))  # 11 KiB
     async with http_server(settings_for(config)) as (url, _):
         async with http_client(url, callers.tokens["alice"]) as alice:
@@ -49,3 +55,15 @@ async def test_a_long_result_is_a_preview_and_a_link_and_results_are_resources_o
             assert (await bob.list_resources()).resources == []
             with pytest.raises(MCPError, match="no job"):
                 await bob.read_resource(f"toolbay://jobs/{job_id}/result")
+
+
+async def test_a_result_of_a_mebibyte_is_read_whole_over_http(tmp_path: Path, data_dir: Path, callers: Callers) -> None:
+    """resources/read was answered as an SSE event, and the SDK's client refuses an event past
+    1 MiB: a result at the default output limit could not be read whole."""
+    config = _echo_as_a_job(tmp_path, data_dir, callers)
+    big = "0123456789abcde\n" * (1 << 16)  # 1 MiB, the default output limit
+    async with http_server(settings_for(config)) as (url, _), http_client(url, callers.tokens["alice"]) as alice:
+        job_id = structured(await call(alice, "echo", {"stdin": big}))["job_id"]
+        await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 50})
+        whole = await alice.read_resource(f"toolbay://jobs/{job_id}/result")
+    assert [c.text for c in whole.contents if isinstance(c, types.TextResourceContents)] == [big]
