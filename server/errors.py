@@ -10,7 +10,9 @@
         ├── UnknownTool
         ├── Unauthenticated
         ├── RateLimited          carries retry_after
-        ├── LimitsUnavailable    the shared rate-limit store cannot be reached (fail closed)
+        ├── StoreUnavailable     a store shared by replicas cannot be reached; carries retry_after
+        │   ├── LimitsUnavailable    the rate limits' (fail closed)
+        │   └── JobStoreUnavailable  the jobs' (also a StorageError)
         ├── Forbidden
         ├── InvalidArguments     carries every problem found
         ├── ApprovalDenied
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 # this module and should not pay for typing.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 
 class ToolbayError(Exception):
@@ -127,15 +129,27 @@ class RateLimited(CallRefused):
         self.retry_after = retry_after
 
 
-class LimitsUnavailable(CallRefused):
-    code = "limits_unavailable"
+class StoreUnavailable(CallRefused):
+    """A store the server shares with its replicas cannot be reached: refused, with when to try again."""
+
+    said: ClassVar[str] = "The server cannot reach a store it needs right now."
 
     def __init__(self, retry_after: float) -> None:
-        super().__init__(
-            "The server cannot check its rate limits right now (their shared store is unreachable), so it "
-            f"refuses calls until it can. Retry after {retry_after:.0f} seconds.",
-            retry_after=retry_after,
-        )
+        super().__init__(f"{self.said} Retry after {retry_after:.0f} seconds.", retry_after=retry_after)
+
+
+class LimitsUnavailable(StoreUnavailable):
+    code = "limits_unavailable"
+    said = ("The server cannot check its rate limits right now (their shared store is unreachable), so it "
+            "refuses calls until it can.")
+
+
+class JobStoreUnavailable(StorageError, StoreUnavailable):
+    """The shared job store (Redis) cannot be reached: a call about jobs is refused, with when
+    to try again, not answered as a crash. What failed and where is the operator's log's."""
+
+    code = "jobs_unavailable"
+    said = "The server cannot reach its shared job store right now, so it can neither start nor look up jobs."
 
 
 class Forbidden(CallRefused):

@@ -42,7 +42,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from toolbay.cluster.connection import Subscription
-from toolbay.errors import StorageError
+from toolbay.errors import JobStoreUnavailable, StorageError
 from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
@@ -148,16 +148,30 @@ def _record(fields: Mapping[Any, Any]) -> JobRecord:
     )
 
 
+# When a caller refused because Redis is down is told to try again.
+_RETRY_AFTER_S = 5.0
+# At most one log line per this many seconds while Redis stays down.
+_OUTAGE_LOG_EVERY_S = 10.0
+
+
 class _Unreachable:
-    """Turns Redis's errors into ``StorageError``: the call gets a tool error, the server lives."""
+    """Turns Redis's errors into ``JobStoreUnavailable`` (a ``StorageError``): the call is
+    refused with when to try again, the server lives. Where Redis is, and why it failed, go to
+    the log, not to callers."""
+
+    def __init__(self) -> None:
+        self._logged_at = -_OUTAGE_LOG_EVERY_S
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if exc is not None and isinstance(exc, RedisError | OSError):
-            raise StorageError(f"the shared job store (Redis) cannot be reached right now ({exc}); "
-                               "try again shortly") from exc
+            now = time.monotonic()
+            if now - self._logged_at >= _OUTAGE_LOG_EVERY_S:
+                self._logged_at = now
+                logger.warning("the shared job store (Redis) cannot be reached: %s", exc)
+            raise JobStoreUnavailable(_RETRY_AFTER_S) from exc
 
 
 _unreachable = _Unreachable()
