@@ -91,7 +91,7 @@ class JwtVerifier:
             # would share them with every other such token.
             logger.info("JWT refused: it names no caller (none of %s)", ", ".join(_IDENTITY_CLAIMS))
             return None
-        return _access_token(token, claims, self.audience)
+        return _access_token(token, claims, self.audience, self.leeway_s)
 
     def decode(self, token: str) -> dict[str, Any]:
         """The verified claims; raises ``jwt.PyJWTError`` saying why a token is refused."""
@@ -175,7 +175,8 @@ def _scopes(claims: Mapping[str, Any]) -> list[str]:
 _IDENTITY_CLAIMS = ("sub", "client_id", "azp")
 
 
-def _access_token(token: str, claims: dict[str, Any], audience: str | Sequence[str] | None) -> AccessToken:
+def _access_token(token: str, claims: dict[str, Any], audience: str | Sequence[str] | None,
+                  leeway_s: float) -> AccessToken:
     subject = claims.get("sub")
     client_id = claims.get("client_id") or claims.get("azp") or subject
     aud = claims.get("aud")
@@ -187,7 +188,9 @@ def _access_token(token: str, claims: dict[str, Any], audience: str | Sequence[s
         token=token,
         client_id=str(client_id),
         scopes=_scopes(claims),
-        expires_at=int(exp) if isinstance(exp, int | float) else None,
+        # When the server stops taking it: its exp plus the leeway the check above allowed (the
+        # HTTP layer refuses a token past expires_at, and refused one within the leeway).
+        expires_at=int(exp + leeway_s) if isinstance(exp, int | float) else None,
         resource=resource,
         subject=str(subject) if subject is not None else None,
         claims=claims,

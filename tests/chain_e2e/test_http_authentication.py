@@ -74,6 +74,13 @@ async def test_a_bad_token_gets_401_invalid_token(base_url: str, mint: Callable[
     assert response.json()["error"] == "invalid_token"
 
 
+async def test_a_jwt_expired_within_the_verifiers_leeway_is_accepted_over_http(
+        base_url: str, mint: Callable[..., str]) -> None:
+    # The verifier took it (30 s of leeway for clocks apart); the HTTP layer then refused it by exp.
+    response = await post_initialize(base_url, mint("alice", expires_in=-10))
+    assert response.status_code == 200, response.text
+
+
 async def test_a_token_from_the_tokens_file_lists_and_calls_tools(base_url: str, tokens: Tokens) -> None:
     with anyio.fail_after(30):
         async with connect(base_url, tokens["reader"]) as client:
