@@ -52,7 +52,16 @@ def outcome_of(result: ToolResult) -> str:
         return f"refused_{refusal.get('code', 'other')}"
     if "incident" in meta:
         return "crash"
-    structured = result.structured
-    if "job_id" in meta and isinstance(structured, Mapping) and "tool" not in structured and not result.is_error:
-        return "job"  # the "goes on as job J" answer (the job tools' answers name the tool)
+    if job_started(result) is not None:
+        return "job"
     return "tool_error" if result.is_error else "ok"
+
+
+def job_started(result: ToolResult) -> str | None:
+    """The id of the job a call went on as, when ``result`` is the "goes on as job J" answer
+    (the job tools' own answers carry a job id too, but name the job's tool)."""
+    job = result.meta.get("job_id")
+    structured = result.structured
+    if isinstance(job, str) and isinstance(structured, Mapping) and "tool" not in structured and not result.is_error:
+        return job
+    return None

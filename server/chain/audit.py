@@ -9,7 +9,8 @@ Audit is the outermost stage, so it sees every call, refused ones included. Each
 
 A call made by a sub-agent (``agent_*`` through sampling) also carries
 ``"parent_request_id"``: the request id of the agent call it serves.
-``outcome`` is ``ok``, ``tool_error`` (the tool answered ``isError``), ``refused:<code>``
+``outcome`` is ``ok``, ``job`` (it went on as the job ``job_id``), ``tool_error`` (the tool
+answered ``isError``), ``refused:<code>``
 (a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
 Arguments are redacted (``toolbay.redaction``) before they are written.
 
@@ -34,6 +35,7 @@ import anyio
 
 from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
+from toolbay.outcomes import job_started
 from toolbay.redaction import redact
 from toolbay.words import ToolResult
 
@@ -108,10 +110,13 @@ class Audit:
     async def __call__(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         started_at = datetime.now(UTC)
         started = perf_counter()
-        outcome, reason = "crashed", None
+        outcome, reason, job = "crashed", None, None
         try:
             result = await call_next(call)
-            outcome = "tool_error" if result.is_error else "ok"
+            # A call that went on as a job: its own outcome, as /metrics counts it, and the job's
+            # id, which ties this line to job_status and the job's end.
+            job = job_started(result)
+            outcome = "tool_error" if result.is_error else ("job" if job else "ok")
             return result
         except CallRefused as exc:
             outcome, reason = f"refused:{exc.code}", exc.message
@@ -120,7 +125,10 @@ class Audit:
             outcome = "cancelled"
             raise
         finally:
-            self.sink.write(self._record(call, started_at, perf_counter() - started, outcome, reason))
+            record = self._record(call, started_at, perf_counter() - started, outcome, reason)
+            if job is not None:
+                record["job_id"] = job
+            self.sink.write(record)
 
     @staticmethod
     def _record(call: ToolCall, at: datetime, total: float, outcome: str, reason: str | None) -> dict[str, Any]:

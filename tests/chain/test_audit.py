@@ -66,6 +66,24 @@ async def test_a_tool_error_and_a_crash_are_told_apart(log_path: Path) -> None:
     assert [line["outcome"] for line in lines(log_path)] == ["tool_error", "crashed"]
 
 
+async def test_a_call_that_went_on_as_a_job_is_written_with_the_jobs_id(log_path: Path) -> None:
+    # Audited "ok" with no id: the line could not be tied to the job, unlike /metrics' "job".
+    async def becomes_a_job(call: ToolCall) -> ToolResult:
+        return ToolResult(text="goes on as job job_1", structured={"job_id": "job_1", "status": "running"},
+                          meta={"job_id": "job_1"})
+
+    async def job_status(call: ToolCall) -> ToolResult:  # a job tool's answer names the job's tool
+        return ToolResult(text="job_1 (echo) is running", structured={"job_id": "job_1", "tool": "echo"},
+                          meta={"job_id": "job_1"})
+
+    audit = Audit(AuditLog(log_path))
+    await audit(make_call(tool()), becomes_a_job)
+    await audit(make_call(tool()), job_status)
+    first, second = lines(log_path)
+    assert (first["outcome"], first["job_id"]) == ("job", "job_1")
+    assert second["outcome"] == "ok" and "job_id" not in second
+
+
 async def test_secret_arguments_are_redacted_in_the_log(log_path: Path) -> None:
     arguments = {"password": "hunter2", "apiKey": "k", "note": f"use {hs256_token()}",
                  "header": "Bearer abc.def", "digest": "ab" * 32, "keyboard": "qwerty",
