@@ -369,6 +369,9 @@ class RedisJobStore(JobStore):
     async def list_unfinished(self) -> list[JobRecord]:
         return await self._unfinished(only_mine=False)
 
+    async def unfinished_of_this_server(self) -> list[JobRecord]:
+        return await self._unfinished(only_mine=True)
+
     # -- between replicas -------------------------------------------------------------------
 
     async def claim_orphans(self) -> list[JobRecord]:

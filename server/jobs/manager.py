@@ -315,12 +315,14 @@ class JobManager:
         await stack.aclose()
 
     async def _take_over_orphans_periodically(self) -> None:
+        lost_before: set[str] = set()
         while True:
             try:
                 orphans = await self.store.claim_orphans()
                 if orphans:
                     logger.warning("taking over %d job(s) of a server that stopped renewing its lease", len(orphans))
                     await self._recover(orphans)
+                lost_before = await self._recover_lost(lost_before)
             except Exception as exc:
                 # Said in one line every time (an outage repeats it each interval); the
                 # traceback only at debug level.
@@ -328,6 +330,21 @@ class JobManager:
                                type(exc).__name__, exc)
                 logger.debug("looking for jobs of stopped servers failed", exc_info=True)
             await anyio.sleep(self.takeover_interval_s)
+
+    async def _recover_lost(self, lost_before: set[str]) -> set[str]:
+        """Jobs the shared store says this server runs, but it does not: a Redis brought back
+        from an older copy (a snapshot taken while they ran) brings them back unfinished. No
+        other server takes them over while this one keeps its lease, so they would stay
+        "running" for ever. A job missing here at two looks in a row is recovered as an
+        orphan is; one look is not enough, since a job that ends leaves ``_jobs`` just before
+        its end is stored. Returns the ids missing at this look."""
+        lost = {r.id: r for r in await self.store.unfinished_of_this_server() if r.id not in self._jobs}
+        again = [record for job_id, record in lost.items() if job_id in lost_before]
+        if again:
+            logger.warning("%d job(s) the job store says this server runs are not running here (the store "
+                           "came back from an older copy?): recovering them", len(again))
+            await self._recover(again)
+        return set(lost) - {record.id for record in again}
 
     async def _take_over_once_alone(self) -> None:
         """Servers on one data folder without a shared store: unfinished jobs are left to the

@@ -247,6 +247,11 @@ class JobStore(ABC):
         to run again or mark interrupted. Only shared stores have any."""
         return []
 
+    async def unfinished_of_this_server(self) -> list[JobRecord]:
+        """The unfinished jobs the store says this server runs. Only shared stores keep that
+        apart (a store of one server's: all of them)."""
+        return await self.list_unfinished()
+
     @abstractmethod
     async def delete_finished_before(self, cutoff: float) -> int:
         """Removes finished jobs (with their events and results) that ended before ``cutoff``.

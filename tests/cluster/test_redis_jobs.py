@@ -238,3 +238,28 @@ async def test_a_replica_stopped_for_a_deploy_leaves_its_read_jobs_to_another(
             view = await survivor.wait("alice", reader, timeout_s=30)
         assert view.status == "completed"
         assert (await survivor.result("alice", reader)).text == "done after the deploy"  # type: ignore[union-attr]
+
+
+async def test_a_job_brought_back_unfinished_by_an_older_copy_of_redis_is_recovered_by_its_replica(
+        replica: Replicas) -> None:
+    """Redis restored from a snapshot taken while the job ran says it still runs on a replica
+    that keeps its lease, so nobody took it over: "running" for ever, job_cancel changed
+    nothing, until that replica was restarted."""
+    from toolbay.cluster.jobs import FINISHED, UNFINISHED, _job_key
+
+    async with AsyncExitStack() as stack:
+        client = await replica.client()
+        manager = await stack.enter_async_context(replica.manager(client, lease_s=0.4))
+        gate = Gate()
+        gate.open()
+        job_id = await start_job(manager, gate)
+        with anyio.fail_after(30):
+            assert (await manager.wait("alice", job_id, timeout_s=30)).status == "completed"
+        # What the older copy holds: the job as it was while it ran.
+        await client.hset(_job_key(job_id), mapping={"status": "running", "finished_at": "", "result": ""})
+        await client.zrem(FINISHED, job_id)
+        await client.zadd(UNFINISHED, {job_id: 1.0})
+        with anyio.fail_after(30):
+            while (ended := await manager.status("alice", job_id)).status == "running":
+                await anyio.sleep(0.05)
+        assert ended.status == "interrupted"
