@@ -19,7 +19,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -36,17 +36,11 @@ _Compiled = tuple[str, wasmtime.Module | None]
 
 
 class EarlyCompiles:
-    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all), largest first, on
-    ``threads`` threads, and holds each module until the runtime takes it.
+    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another,
+    largest first (each compile already uses every core), and holds each module until the
+    runtime takes it."""
 
-    Two threads by default, though one compile already spreads its functions over every core:
-    the largest module's compile is the long wait, and with one thread every other module
-    waited behind it, then compiled while nothing else was left to do (the bundled tools: the
-    small ones were ready 0.13 s after the 7 MB one, on a start whose listing came 0.07 s
-    after them). A second thread compiles them beside it."""
-
-    def __init__(self, compiler: Compiler, paths: Sequence[Path], budget_bytes: int = EARLY_BYTES,
-                 threads: int = 2) -> None:
+    def __init__(self, compiler: Compiler, paths: Sequence[Path], budget_bytes: int = EARLY_BYTES) -> None:
         self.compiler = compiler
         self.taken = 0
         self._lock = threading.Lock()
@@ -57,19 +51,12 @@ class EarlyCompiles:
             if 0 < size <= room:
                 chosen.append((path, self._modules.setdefault(path, Future())))
                 room -= size
-        # Each thread takes the largest left; iterating a shared iterator is done under a lock.
-        queue = iter(chosen)
-        for _ in range(max(1, min(threads, len(chosen)))):
-            threading.Thread(target=self._compile_all, args=(queue,), name="toolbay-early-compile",
-                             daemon=True).start()
+        self._thread = threading.Thread(target=self._compile_all, args=(chosen,), name="toolbay-early-compile",
+                                        daemon=True)
+        self._thread.start()
 
-    def _next(self, queue: Iterator[tuple[str, Future[_Compiled]]]) -> tuple[str, Future[_Compiled]] | None:
-        with self._lock:
-            return next(queue, None)
-
-    def _compile_all(self, queue: Iterator[tuple[str, Future[_Compiled]]]) -> None:
-        while (chosen := self._next(queue)) is not None:
-            path, future = chosen
+    def _compile_all(self, chosen: list[tuple[str, Future[_Compiled]]]) -> None:
+        for path, future in chosen:
             if not future.set_running_or_notify_cancel():
                 continue  # let go of (``drop``)
             sha256, module = "", None
