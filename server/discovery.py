@@ -92,9 +92,16 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
             try:
                 with os.scandir(folder if fd is None else fd) as entries:
                     # scandir knows each entry's type from the directory itself: no stat for that.
-                    wasm = [entry for entry in entries if is_tool_file_name(entry.name) and entry.is_file()]
+                    wasm, folders_in = [], []
+                    for entry in entries:
+                        if is_tool_file_name(entry.name) and entry.is_file():
+                            wasm.append(entry)
+                        elif entry.name[:1] not in "._" and entry.is_dir():
+                            folders_in.append(entry.name)
                 wasm.sort(key=_name_of)
                 prefix = os.path.join(folder, "")
+                if folders_in:
+                    _note_tools_in_subfolders(prefix, folders_in)
                 found += [(prefix + entry.name, _stat_of(entry)) for entry in wasm]
             finally:
                 if fd is not None:
@@ -109,6 +116,30 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
 # Folders already said to be missing: every rescan (each change the watcher sees) would say
 # it again. Said again once the folder has come and gone.
 _missing_folders: set[str] = set()
+# Subfolders of tool folders already looked into (once each, not at every rescan).
+_subfolders_seen: set[str] = set()
+
+
+def _note_tools_in_subfolders(prefix: str, names: list[str]) -> None:
+    """Says, once, that a subfolder holding tool files is not served: only the files directly
+    in a tool folder are, and a .wasm dropped into ``tools/new/`` was served by nothing, said by
+    nothing. A Python package (``__init__.py``) beside the modules is their helper: not said."""
+    for name in names:
+        path = prefix + name
+        if path in _subfolders_seen:
+            continue
+        _subfolders_seen.add(path)
+        try:
+            inside = os.listdir(path)
+        except OSError:
+            continue
+        if "__init__.py" in inside:
+            continue
+        tools = sorted(n for n in inside if is_tool_file_name(n))
+        if tools:
+            logger.info("%s holds %s, not served: only the files directly in a tool folder are (name %s in "
+                        "extensions to serve it)", path, ", ".join(tools[:5]) + (", ..." if len(tools) > 5 else ""),
+                        path)
 
 
 def _warn_once(folder: Path | str, message: str) -> None:

@@ -217,6 +217,26 @@ async def test_a_helper_module_beside_the_tools_is_no_warning_a_broken_file_is(
     assert any(record.levelname == "WARNING" and "junk.wasm" in record.getMessage() for record in caplog.records)
 
 
+async def test_a_tool_file_in_a_subfolder_is_said_not_to_be_served_once(
+        folders: tuple[Path, Path], caplog: pytest.LogCaptureFixture) -> None:
+    # A .wasm dropped into tools/new/ was served by nothing and said by nothing.
+    extensions, data = folders
+    (extensions / "new").mkdir()
+    shutil.copyfile(FIXTURE_WASM / "echo.wasm", extensions / "new" / "echo.wasm")
+    (extensions / "helpers").mkdir()  # a package the modules import: not a folder of tools
+    (extensions / "helpers" / "__init__.py").write_text("", encoding="utf-8")
+    (extensions / "helpers" / "text.py").write_text("X = 1\n", encoding="utf-8")
+    settings = load_settings(None, extensions=[extensions], data_dir=data)
+    with caplog.at_level(logging.INFO, logger="toolbay.discovery"):
+        async with CatalogKeeper.open(settings) as keeper:
+            names = set(keeper.catalog.current.names())
+            await keeper.rescan()
+    said = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
+    assert "echo" not in names
+    assert said == [f"{extensions / 'new'} holds echo.wasm, not served: only the files directly in a tool folder "
+                    f"are (name {extensions / 'new'} in extensions to serve it)"]
+
+
 async def test_a_file_that_failed_to_describe_is_remembered_until_it_changes(folders: tuple[Path, Path]) -> None:
     """A --help that never ends costs its help timeout once, not at every start."""
     extensions, data = folders
