@@ -331,8 +331,9 @@ class CatalogKeeper:
         self._served_once = True
         if first:
             # Not "added": at start nothing was served before, cached or not.
-            count = len(catalog.definitions())
-            names = ", ".join(d.name for d in catalog.definitions()) if count <= _NAMES_LOGGED_AT_START else \
+            definitions = catalog.definitions()
+            count = len(definitions)
+            names = ", ".join(d.name for d in definitions) if count <= _NAMES_LOGGED_AT_START else \
                 "`toolbay list` names them"
             logger.info("serving %d %s: %s", count, "tool" if count == 1 else "tools", names)
         elif not change.empty:

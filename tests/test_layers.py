@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "toolbay.errors": 0,
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,
+    "toolbay.flooding": 0,  # when a tool's output is a flood: one rule for wasm and Python tools
     "toolbay.logs": 0,
     "toolbay.wasm": 1,
     "toolbay.wasm.progress": 1,  # the guest's progress lines on stderr

@@ -29,6 +29,7 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from toolbay.flooding import FLOOD_FACTOR, FLOOD_FLOOR
 from toolbay.pytools.stderr_log import StderrSource, stderr_log
 
 logger = logging.getLogger(__name__)
@@ -91,6 +92,7 @@ class WorkerSpec:
             "op": "init", "path": self.path, "module": self.module, "source": self.source,
             "describe": describe, "tmp": tmp,
             "cwd": self.cwd or tmp, "confine": confine, "output_limit": self.limits.output_limit,
+            "flood": [FLOOD_FACTOR, FLOOD_FLOOR],  # toolbay.flooding's rule, which the worker cannot import
             "env": {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": tmp, "TMPDIR": tmp},
             "site": _SITE_PACKAGES,
         }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from toolbay.flooding import flood_mark
+
 
 class Sink(Protocol):
     """Where a guest's output goes: ``CappedOutput``, or stderr's ``GuestStderr`` around one."""
@@ -11,18 +13,11 @@ class Sink(Protocol):
     def write(self, data: bytes | memoryview) -> int: ...
 
 
-# A guest that goes on writing this many times its cap (at least this many MiB) past it is
-# flooding, not finishing: it is stopped rather than left to its time limit (15 minutes of a
-# core by default), while a tool that writes somewhat more than the cap still finishes.
-FLOOD_FACTOR = 16
-_FLOOD_FLOOR = 1024 * 1024
-
-
 class CappedOutput:
     """Keeps the first ``limit`` bytes written; counts the rest as dropped.
 
     The guest is told every write succeeded, so a tool that prints too much still finishes,
-    unless it drops ``flood_bytes`` (see ``FLOOD_FACTOR``).
+    unless it drops ``flood_bytes`` (``toolbay.flooding``).
     """
 
     __slots__ = ("limit", "buffer", "dropped", "flood_bytes")
@@ -31,7 +26,7 @@ class CappedOutput:
         self.limit = limit
         self.buffer = bytearray()
         self.dropped = 0
-        self.flood_bytes = FLOOD_FACTOR * max(limit, _FLOOD_FLOOR)
+        self.flood_bytes = flood_mark(limit)
 
     def write(self, data: bytes | memoryview) -> int:
         room = self.limit - len(self.buffer)

@@ -100,12 +100,11 @@ def send(message: dict[str, Any]) -> None:
         data = data[written:]
 
 
-# A call that goes on printing this many times its limit (at least this many times a million
-# characters) past it is flooding, not finishing: the print raises ``_Flooded`` and the call
-# ends with an error, rather than running to its time limit (15 minutes by default). The same
-# rule as for wasm tools (toolbay.wasm.streams.FLOOD_FACTOR).
-_FLOOD_FACTOR = 16
-_FLOOD_FLOOR = 1 << 20
+# A call that goes on printing far past its limit is flooding, not finishing: the print raises
+# ``_Flooded`` and the call ends with an error, rather than running to its time limit (15
+# minutes by default). The rule is the server's (toolbay.flooding), handed over in the init
+# message as [factor, floor]: the mark is factor times the larger of the limit and the floor.
+_flood: tuple[int, int] | None = None
 
 
 class _Flooded(BaseException):
@@ -122,7 +121,7 @@ class _Bounded(io.TextIOBase):
         self.parts: list[str] = []
         self.kept = 0
         self.dropped = 0
-        self.flood_mark = _FLOOD_FACTOR * max(limit, _FLOOD_FLOOR)
+        self.flood_mark = _flood[0] * max(limit, _flood[1]) if _flood is not None else None
 
     def writable(self) -> bool:
         return True
@@ -133,7 +132,7 @@ class _Bounded(io.TextIOBase):
             self.parts.append(text[:room])
             self.kept += min(room, len(text))
         self.dropped += max(0, len(text) - max(room, 0))
-        if self.dropped > self.flood_mark:
+        if self.flood_mark is not None and self.dropped > self.flood_mark:
             raise _Flooded(f"the tool went on writing to {self.name} far past its output limit "
                            f"({self.limit} characters kept, {self.dropped} more dropped) and was stopped")
         return len(text)
@@ -509,6 +508,9 @@ def main() -> int:
         return 1
     send({"op": "ready", "ok": True, "description": description, "confinement": enforced})
     output_limit = int(init.get("output_limit", 1 << 20))
+    global _flood
+    factor, floor = init["flood"]
+    _flood = (int(factor), int(floor))
     while True:
         try:
             message = receive()
