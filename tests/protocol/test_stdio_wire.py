@@ -313,6 +313,8 @@ THREAD_STREAMS_SCRIPT = """
 import sys
 
 import anyio
+import mcp.types as types
+from mcp.shared.message import SessionMessage
 
 from toolbay.protocol.stdio import thread_streams
 
@@ -320,7 +322,10 @@ from toolbay.protocol.stdio import thread_streams
 async def main() -> None:
     async with thread_streams(max_line_bytes=1000) as (incoming, outgoing):
         async for item in incoming:
-            print(type(item).__name__, getattr(getattr(item, "message", None), "method", ""), file=sys.stderr)
+            message = getattr(item, "message", None)
+            print(type(item).__name__, getattr(message, "method", ""), file=sys.stderr)
+            if isinstance(message, types.JSONRPCRequest):  # answered, as a server would
+                await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result={})))
         outgoing.close()
 
 
@@ -339,6 +344,7 @@ def test_with_stdout_a_file_an_overlong_line_is_refused_and_the_next_message_sti
                               stderr=subprocess.PIPE, cwd=REPO_ROOT, timeout=60, check=False,
                               env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     assert done.returncode == 0, done.stderr
-    (answer,) = [json.loads(line) for line in out.read_bytes().splitlines()]
-    assert answer["id"] is None and "longer than 1000 bytes" in answer["error"]["message"]
+    refusal, answer = [json.loads(line) for line in out.read_bytes().splitlines()]
+    assert refusal["id"] is None and "longer than 1000 bytes" in refusal["error"]["message"]
+    assert answer == {"jsonrpc": "2.0", "id": 7, "result": {}}
     assert done.stderr.decode().splitlines()[-1] == "SessionMessage ping"
