@@ -304,6 +304,9 @@ def search(
         except SearchInputError as exc:
             say(f"toolbay: {exc}")
             raise typer.Exit(2) from None
+        from toolbay.start_up_collector import resume_after_imports
+
+        resume_after_imports()  # a large batch runs long: its cycles are freed as it goes
         out = sys.stdout
         for record in run_batch(definitions, asked, limit):
             # ASCII: an id may hold a lone surrogate (JSON allows the escape), which no UTF-8 output can carry.

@@ -20,6 +20,7 @@ from toolbay.config import Settings, folder_problems
 from toolbay.discovery import FileOutcome, tool_name_for
 from toolbay.errors import UnknownTool
 from toolbay.jobs import JobManager
+from toolbay.start_up_collector import resume_after_imports
 from toolbay.words import CallContext, ToolResult
 
 # In the data folder: the log of a stdio server that runs its jobs on after its client has gone.
@@ -270,6 +271,8 @@ def may_serve(tool: str, path: str) -> bool:
 
 
 async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    # Assembled, so imported: the call may run long, and frees its cycles as it goes.
+    resume_after_imports()
     call = ToolCall(name=tool, arguments=arguments, context=CallContext(), transport="cli")
     result = await app.call(call)
     job_id = result.meta.get("job_id")

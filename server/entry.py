@@ -59,13 +59,13 @@ def _open_closed_standard_streams() -> None:
 def _run(argv: list[str]) -> None:
     if (code := parse_help_at_once(argv)) is not None:
         sys.exit(code)
-    if argv[:1] == ["serve"]:
-        # A server's imports run with the collector paused; ``serve`` resumes it once its
-        # last imports are done (see toolbay.start_up_collector).
+    if argv[:1] and not argv[0].startswith("-"):
+        # A command's imports run with the collector paused (see toolbay.start_up_collector):
+        # ``serve`` resumes it once its last imports are done, a command that may run long
+        # (``call``, ``jobs``, ``search --catalog``) once it begins its work; a short one ends first.
         from toolbay.start_up_collector import pause_for_imports
 
         pause_for_imports()
-    if argv[:1] and not argv[0].startswith("-"):
         # Before anything defines a model: most of the MCP SDK's are never used by one command.
         # Only a command defines models: ``--help`` and ``--version`` print and end without
         # pydantic, which setting the deferral would import.

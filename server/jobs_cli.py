@@ -59,6 +59,9 @@ def _with_manager(config: Path | None, data_dir: Path | None,
     ``when_no_database`` answers for it, or the command fails (exit 1) saying so."""
     from toolbay.cli_running import run_command, settings_or_exit
     from toolbay.jobs import JobManager, SqliteJobStore
+    from toolbay.start_up_collector import resume_after_imports
+
+    resume_after_imports()  # `wait` may poll for long: its cycles are freed as it goes
 
     settings = settings_or_exit(config, data_dir=data_dir)
     if settings.cluster.redis is not None:

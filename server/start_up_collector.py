@@ -1,5 +1,5 @@
-"""Python's cyclic garbage collector while a server starts: paused during the imports, then
-the survivors frozen and the collector back on.
+"""Python's cyclic garbage collector while a server or a command starts: paused during the
+imports, then the survivors frozen and the collector back on (a short command ends first).
 
 A server's imports make about 160,000 objects that live as long as the process. The
 collector, run every 700 new objects, walks them again and again while they are being
