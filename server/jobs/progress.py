@@ -49,9 +49,10 @@ class ProgressRelay:
         elif self.last is None:
             value = 0.0
         elif self.total is not None:
-            # The tool counts towards a total: a step moves on by the least amount, so that the
-            # tool's next report (say 2 of 3 after 1 of 3) still moves forward and is sent.
-            value = math.nextafter(self.last, math.inf)
+            # The tool counts towards a total: a step moves on by a thousandth, so that the tool's
+            # next report (say 2 of 3 after 1 of 3) still moves forward and is sent, and a client
+            # shows "16.001 of 25", not the least float above 16 (16.000000000000004).
+            value = _next_thousandth(self.last)
         else:
             value = self.last + 1
         self.last = value
@@ -63,3 +64,9 @@ class ProgressRelay:
                 await self.send(done, total, message)
             except Exception:  # the client may be gone; the job goes on
                 logger.debug("could not send a progress notification", exc_info=True)
+
+
+def _next_thousandth(value: float) -> float:
+    """The first thousandth above ``value``; past the precision of floats, the next float."""
+    above = math.floor(value * 1000 + 1) / 1000
+    return above if above > value else math.nextafter(value, math.inf)
