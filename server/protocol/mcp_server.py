@@ -26,6 +26,7 @@ from toolbay.auth.http import bearer_credential
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
 from toolbay.protocol import results
+from toolbay.protocol.invalid_params import InvalidParamsMiddleware
 from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
 from toolbay.protocol.subagents import attach_host
@@ -152,6 +153,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
         **prompt_handlers(app),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
+    server.middleware.append(InvalidParamsMiddleware())
     for hook in app.server_hooks:
         hook(server, transport)
     return server

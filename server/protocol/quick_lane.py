@@ -108,7 +108,7 @@ class QuickCalls:
         try:
             validate_client_request(_METHOD, version, params)
         except (ValueError, KeyError):  # ValidationError is a ValueError
-            return None  # the SDK answers it, in its own words
+            return None  # the SDK answers it (toolbay.protocol.invalid_params says which field)
         arguments = dict(params.get("arguments") or {})
 
         async def answer() -> Answer:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 import httpx2
@@ -72,6 +74,35 @@ async def _open_session(http: httpx2.AsyncClient, base_url: str) -> dict[str, st
     """The headers of requests in a session opened with ``initialize``."""
     opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
     return {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+
+
+async def test_a_request_whose_parameters_the_protocol_refuses_is_told_which_fields_and_why(base_url: str) -> None:
+    """The SDK answered -32602 "Invalid request parameters" with empty data, naming nothing."""
+    calls = {"name": 5, "arguments": "text=hello"}, {"arguments": {}}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        session = await _open_session(http, base_url)
+        answers = [await http.post(f"{base_url}/mcp", headers=session,
+                                   json={"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+                   for params in calls]
+        listing = await http.post(f"{base_url}/mcp", headers=session,
+                                  json={"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {"cursor": 3}})
+    errors = [_answer_of(answer)["error"] for answer in (*answers, listing)]
+    assert {error["code"] for error in errors} == {-32602}
+    said = errors[0]["message"].removeprefix("Invalid tools/call parameters: ").split("; ")
+    assert sorted(said) == ["arguments: Input should be a valid dictionary", "name: Input should be a valid string"]
+    assert sorted(errors[0]["data"]["errors"], key=str) == [
+        {"field": "arguments", "problem": "Input should be a valid dictionary"},
+        {"field": "name", "problem": "Input should be a valid string"}]
+    assert errors[1]["message"] == "Invalid tools/call parameters: name: Field required"
+    assert errors[2]["message"] == "Invalid tools/list parameters: cursor: Input should be a valid string"
+
+
+def _answer_of(response: httpx2.Response) -> dict[str, Any]:
+    """The JSON-RPC answer in a response, a JSON body or an event stream."""
+    if response.headers["content-type"].startswith("application/json"):
+        return response.json()
+    data = [line.removeprefix("data: ") for line in response.text.splitlines() if line.startswith("data: ")]
+    return json.loads(data[-1])
 
 
 @pytest.mark.parametrize("body", HOSTILE_MESSAGES.values(), ids=HOSTILE_MESSAGES.keys())

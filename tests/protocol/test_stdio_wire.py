@@ -265,7 +265,8 @@ def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
         requests = [INITIALIZE, INITIALIZED,
                     {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                      "params": {"name": "hashsum", "arguments": {"text": "hello", "algorithm": "md5"}}},
-                    {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]
+                    {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+                    {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "hashsum", "arguments": []}}]
         payload = b"".join(json.dumps(request).encode() + b"\n" for request in requests)
         # The requests arrive at once; the server answers both calls before it sees EOF.
         out, _ = process.communicate(payload, timeout=60)
@@ -275,8 +276,11 @@ def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
             process.wait()
     answers = {message["id"]: message for message in map(json.loads, out.splitlines())}
     assert process.returncode == 0
-    assert set(answers) == {1, 2, 3}
+    assert set(answers) == {1, 2, 3, 4}
     assert "5d41402abc4b2a76b9719d911017c592" in answers[2]["result"]["content"][0]["text"]
+    # A call the protocol refuses says which field is wrong (the SDK said "Invalid request parameters").
+    assert answers[4]["error"]["message"] == (
+        "Invalid tools/call parameters: arguments: Input should be a valid dictionary")
 
 
 def test_a_client_that_stops_reading_ends_the_session_quietly(extensions_dir: Path, shared_data_dir: Path) -> None:
