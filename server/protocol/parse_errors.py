@@ -148,3 +148,17 @@ def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400) 
             await send(message)
 
     return sending
+
+
+def without_session_on_refusal(send: Send) -> Send:
+    """``send`` for a request that opens no session yet: a refusal (status 400 or more) goes
+    without the ``mcp-session-id`` the SDK gave it. The SDK discards that session as soon as its
+    opening request is refused, so a client that kept the id was answered 404 on its next request."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] >= 400:
+            headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"mcp-session-id"]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending

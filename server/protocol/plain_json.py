@@ -45,7 +45,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
-from toolbay.protocol.parse_errors import bad_request_id, refusal_for, rewriting_refusal, unsupported_version
+from toolbay.protocol.parse_errors import (
+    bad_request_id,
+    refusal_for,
+    rewriting_refusal,
+    unsupported_version,
+    without_session_on_refusal,
+)
 from toolbay.protocol.request_body import read_small_body, replay
 
 if TYPE_CHECKING:
@@ -134,6 +140,8 @@ class PlainJsonForQuickRequests:
             send = rewriting_refusal(bad_id, send, replacing=202)  # taken for a notification
         elif (version := header_of(scope, b"mcp-protocol-version")) and version not in KNOWN_PROTOCOL_VERSIONS:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
+        if header_of(scope, b"mcp-session-id") is None:
+            send = without_session_on_refusal(send)
         plain = self._needs_no_stream(message)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:

@@ -97,6 +97,19 @@ async def test_a_request_whose_parameters_the_protocol_refuses_is_told_which_fie
     assert errors[2]["message"] == "Invalid tools/list parameters: cursor: Input should be a valid string"
 
 
+async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(base_url: str) -> None:
+    """The SDK sent a new session's id with its 400 to a request without one, and had discarded
+    that session already: a client that kept the id was answered 404 next."""
+    refused = {"no session": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, "not json-rpc": [1, 2]}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        answers = {what: await http.post(f"{base_url}/mcp", json=body, headers=JSON_HEADERS)
+                   for what, body in refused.items()}
+        opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+    for what, answer in answers.items():
+        assert answer.status_code == 400 and "mcp-session-id" not in answer.headers, (what, answer.headers)
+    assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+
+
 def _answer_of(response: httpx2.Response) -> dict[str, Any]:
     """The JSON-RPC answer in a response, a JSON body or an event stream."""
     if response.headers["content-type"].startswith("application/json"):
