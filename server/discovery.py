@@ -57,6 +57,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# Help runs of one file at once (a program's subcommands): a cold start waits on the largest
+# program's, eight runs of a Go runtime that takes tens of milliseconds to start each.
+HELP_RUNS_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
+
 # Marks a cached description that is a remembered failure of the whole file (its reason follows).
 _FAILED = "\x00the whole file: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
@@ -429,6 +433,8 @@ class Discovery:
             stem,
             max_depth=self.settings.discovery.max_depth,
             time_budget_s=self.settings.discovery.file_budget_s,
+            # Runs at once where cores allow; ``toolbay describe`` shows the runs in their order.
+            workers=1 if record is not None else HELP_RUNS_AT_ONCE,
         )
         commands = tuple(
             CachedCommand(

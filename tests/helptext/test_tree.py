@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,34 @@ def test_a_root_whose_help_runs_were_both_stopped_is_no_help():
     long = (CORPUS / "commander" / "strutil" / "long.txt").read_bytes()
     with pytest.raises(NotHelpError, match="^its --help did not end: timed out after 3 s$"):
         describe_tree(lambda argv: HelpRun(long, b"", None, stopped="timed out after 3 s"), "strutil")
+
+
+@pytest.mark.parametrize(("folder", "name"), [("cobra/gh", "gh"), ("commander/strutil", "strutil"),
+                                              ("clap/ripgrep", "rg")])
+def test_reading_help_on_several_threads_describes_the_same_tree(folder: str, name: str) -> None:
+    one_at_a_time = describe_tree(runner_over(CORPUS / folder), name, max_depth=2)
+    at_once = describe_tree(runner_over(CORPUS / folder), name, max_depth=2, workers=4)
+    assert list(at_once) == list(one_at_a_time)
+    assert at_once.skipped == one_at_a_time.skipped
+
+
+def test_with_workers_a_commands_subcommands_help_runs_at_once() -> None:
+    """A Go program's runtime takes tens of milliseconds to start, for each of its runs: a cold
+    start waited on eight of them, one after the other."""
+    run = runner_over(CORPUS / "commander" / "strutil")
+    # Each subcommand's help waits for the other's to have begun: one at a time, neither could.
+    both_begun = threading.Barrier(2, timeout=60)
+
+    def meeting(argv: list[str]) -> HelpRun:
+        if argv in (["split", "--help"], ["join", "--help"]):
+            both_begun.wait()
+        return run(argv)
+
+    tree = describe_tree(meeting, "strutil", workers=2)
+    assert [c.tool_name for c in tree] == ["strutil_split", "strutil_join"]
+
+
+def test_with_workers_the_time_budget_still_bounds_the_subcommands_read() -> None:
+    tree = describe_tree(runner_over(CORPUS / "cobra" / "gh"), "gh", max_depth=2, time_budget_s=0, workers=4)
+    assert list(tree) == []
+    assert {s.reason for s in tree.skipped} == {"time budget for reading help used up"}
