@@ -326,8 +326,14 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         if kind in ("integer", "number") and _names_a_word_value(join_description(description_lines), value_name):
             kind = "string"  # "-j N  … 'auto' uses every core": a number type would refuse "auto"
         elif kind == "string" and (value_name or "").lower() in _GENERIC_VALUE_NAMES and head.longs:
-            # pflag prints the type, not a name ("--file string"): the option's name says what it is.
+            # pflag prints the type, not a name ("--file string"): the option's name says what it is,
+            # but a --path whose description speaks of a document's insides and of no file ("path
+            # of the object to list") is a path into that document, not a file's place.
             kind = value_type(head.longs[0].lstrip("-"), None)
+            if kind == "path" and head.longs[0].lstrip("-").lower() in _AMBIGUOUS_PATH_NAMES:
+                said = join_description(description_lines)
+                if _SPEAKS_OF_A_DOCUMENT.search(said) and not _SPEAKS_OF_FILES.search(said):
+                    kind = "string"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         kind = _type_from_default(default)
@@ -583,6 +589,10 @@ def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
 # A FILE or DIR is one whatever its sentence says; a PATH may be a path into a document.
 _AMBIGUOUS_PATH_NAMES = frozenset({"path", "paths"})
 _SPEAKS_OF_FILES = compiled(r"(?i)\b(?:files?|folders?|director(?:y|ies))\b")
+# Words that place a value inside a document (not "key", "node" or "JSON": an SSH key, the node
+# binary and a JSON config are files).
+_SPEAKS_OF_A_DOCUMENT = compiled(r"(?i)\b(?:objects?|fields?|elements?|arrays?|json-?path|xpath|jq|selectors?|"
+                                 r"dot-separated|dotted)\b")
 
 
 def _listed_name(head: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,3 +100,18 @@ def test_a_positional_no_list_describes_is_described_by_the_text_s_sentence_abou
     # the schema a model sees
     properties = build_tool_schema(describe_help(help_text)).input_schema["properties"]
     assert "format" not in properties["path"] and properties["file"]["format"] == "path"
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    ("path of the object to list (default: the whole document)", "string"),
+    ("dot-separated path to the field to print", "string"),
+    ("path to the config file", "path"),
+    ("path to the SSH key", "path"),
+    ("where the repository is", "path"),
+])
+def test_a_pflag_path_option_is_a_file_s_place_unless_it_speaks_of_a_document_s_insides(said: str, kind: str) -> None:
+    """pflag prints the type ("--path string"), so the option's name decides; a --path into a
+    JSON document ("path of the object to list") is no file."""
+    help_text = f"Usage:\n  kit keys [flags]\n\nFlags:\n  -h, --help          help\n  --path string   {said}\n"
+    [option] = [o for o in describe_help(help_text.encode()).options if o.long == "--path"]
+    assert option.type == kind

@@ -183,6 +183,16 @@ def test_jsonkit_get_s_path_is_described_as_its_help_says_a_json_path_not_a_file
     assert path.type == "string"
 
 
+def test_jsonkit_keys_s_path_option_is_a_json_path_its_file_option_a_file(jsonkit: Tool) -> None:
+    # pflag prints "--path string": the option's name said "a file's place", and the sandbox
+    # mapped a host-looking value given for it. Its description speaks of an object, not a file.
+    from toolbay.helptext.describe import describe_help
+
+    options = {o.long: o for o in describe_help(jsonkit("keys", "--help").out.encode()).options}
+    assert options["--path"].description.startswith("path of the object to list")
+    assert (options["--path"].type, options["--file"].type) == ("string", "path")
+
+
 def test_jsonkit_fmt_keeps_order_and_numbers(jsonkit: Tool) -> None:
     r = jsonkit("fmt", "--compact", stdin=b'{"b": 1.50, "a": [1, {}]}')
     assert (r.code, r.out) == (0, '{"b":1.50,"a":[1,{}]}\n')
