@@ -23,6 +23,7 @@ import anyio.to_thread
 from toolbay.errors import WasmRejected
 from toolbay.handlers.base import Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
+from toolbay.helptext.places import inside_a_document
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 from toolbay.wasm.links import remove_escaping_links
 from toolbay.wasm.progress import ProgressForwarder
@@ -91,6 +92,8 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
     if isinstance(description, str):
         # Its own name in capitals is the value's name, not its kind ("PATH is a sequence of keys").
         description = description.replace(name.upper(), "")
+    if isinstance(description, str) and inside_a_document(name, description):
+        return False  # jsonkit keys --path: "path of the object to list"
     return name in _PATH_NAMES or (isinstance(description, str) and _PATH_WORDS.search(description) is not None)
 
 

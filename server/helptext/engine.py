@@ -20,6 +20,7 @@ from .notes import (
     value_choices,
     value_type,
 )
+from .places import AMBIGUOUS_PATH_NAMES, inside_a_document, speaks_of_files
 from .records import TYPE_CHECKING, NamedTuple
 from .usage import UsageFacts, positional_key, read_usage
 
@@ -330,10 +331,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             # but a --path whose description speaks of a document's insides and of no file ("path
             # of the object to list") is a path into that document, not a file's place.
             kind = value_type(head.longs[0].lstrip("-"), None)
-            if kind == "path" and head.longs[0].lstrip("-").lower() in _AMBIGUOUS_PATH_NAMES:
-                said = join_description(description_lines)
-                if _SPEAKS_OF_A_DOCUMENT.search(said) and not _SPEAKS_OF_FILES.search(said):
-                    kind = "string"
+            if kind == "path" and inside_a_document(head.longs[0], join_description(description_lines)):
+                kind = "string"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         kind = _type_from_default(default)
@@ -580,19 +579,11 @@ def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
         return pos
     sentence = found.group(1)
     kind = pos.type
-    if kind == "path" and pos.name.lower() in _AMBIGUOUS_PATH_NAMES \
-            and not _SPEAKS_OF_FILES.search(sentence.split(None, 1)[1]):
+    if kind == "path" and pos.name.lower() in AMBIGUOUS_PATH_NAMES and not speaks_of_files(sentence.split(None, 1)[1]):
         kind = "string"
     return pos._replace(description=sentence, type=kind)
 
 
-# A FILE or DIR is one whatever its sentence says; a PATH may be a path into a document.
-_AMBIGUOUS_PATH_NAMES = frozenset({"path", "paths"})
-_SPEAKS_OF_FILES = compiled(r"(?i)\b(?:files?|folders?|director(?:y|ies))\b")
-# Words that place a value inside a document (not "key", "node" or "JSON": an SSH key, the node
-# binary and a JSON config are files).
-_SPEAKS_OF_A_DOCUMENT = compiled(r"(?i)\b(?:objects?|fields?|elements?|arrays?|json-?path|xpath|jq|selectors?|"
-                                 r"dot-separated|dotted)\b")
 
 
 def _listed_name(head: str) -> str:

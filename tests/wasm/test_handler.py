@@ -151,6 +151,8 @@ async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place
     {"pattern": {"type": "string", "description": "what to find"}},
     # jsonkit get's: the word "path" here is the value's own name, not its kind
     {"path": {"type": "string", "description": "PATH is a sequence of object keys separated by dots"}},
+    # jsonkit keys' --path: a path, by its words, into a document, not to a file
+    {"path": {"type": "string", "description": "path of the object to list, as in 'jsonkit get'"}},
 ])
 async def test_text_that_names_no_place_is_passed_as_given(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
                                                            workspace: Path, schema: dict[str, Any]) -> None:
