@@ -77,6 +77,11 @@ async def assemble(
 
             redis = await open_checked(cluster.redis)
             stack.push_async_callback(redis.aclose)
+        if settings.search.semantic:
+            # Before anything starts, as for tracing: meaning asked for without its model is one line and exit 2.
+            from toolbay.search.semantic import require_model_folder
+
+            require_model_folder()
         tracer = None
         if tracer_provider is None:
             from toolbay.tracing import install_globally, provider_for
@@ -245,7 +250,7 @@ async def _assembled(
                                   owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)))
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
-                                connected=settings.extensions)
+                                connected=settings.extensions, semantic=settings.search.semantic)
         disclosures.append(disclosure)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,

@@ -287,6 +287,9 @@ def search(
     queries: Annotated[Path | None, typer.Option(
         "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line.')] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
+    semantic: Annotated[bool, typer.Option(
+        "--semantic", help="Rank by meaning too, as [search] semantic = true does (needs toolbay[semantic]); "
+        "with --catalog, only this flag turns it on.")] = False,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     config: ConfigOption = None,
@@ -304,11 +307,19 @@ def search(
         except SearchInputError as exc:
             say(f"toolbay: {exc}")
             raise typer.Exit(2) from None
+        from toolbay.errors import ConfigError
+        from toolbay.search import SearchIndex
+
+        try:
+            index = SearchIndex(semantic=semantic)
+        except ConfigError as exc:  # the model's package is not installed
+            say(f"toolbay: {exc}")
+            raise typer.Exit(2) from None
         from toolbay.start_up_collector import resume_after_imports
 
         resume_after_imports()  # a large batch runs long: its cycles are freed as it goes
         out = sys.stdout
-        for record in run_batch(definitions, asked, limit):
+        for record in run_batch(definitions, asked, limit, index=index):
             # ASCII: an id may hold a lone surrogate (JSON allows the escape), which no UTF-8 output can carry.
             out.write(json.dumps(record) + "\n")
         return
@@ -329,6 +340,8 @@ def search(
         say(f"toolbay: --limit is at most {MAX_LIMIT} for a QUERY, as for search_tools (no bound with --catalog)")
         raise typer.Exit(2)
     settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
+    if semantic:
+        settings.search.semantic = True
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import search_served
 

@@ -218,6 +218,18 @@ class TelemetrySettings(_Section):
         None, description="The service.name of the spans (default: OTEL_SERVICE_NAME, else toolbay).")
 
 
+class SearchSettings(_Section):
+    """How ``search_tools`` (and ``toolbay search``) ranks tools (``toolbay.search``)."""
+
+    semantic: bool = Field(
+        False,
+        description="Re-rank the words' results by meaning too, with a static embedding model that ships inside "
+        "the wordllama package (pip install 'toolbay[semantic]'; nothing is downloaded): finds tools described "
+        "in other words than the request's, at about twice the search's CPU time. On without the package, the "
+        "server stops at start saying so.",
+    )
+
+
 DelegationPathName = Literal["envelope", "sampling"]
 DELEGATION_PATHS: tuple[DelegationPathName, ...] = ("envelope", "sampling")
 
@@ -321,6 +333,7 @@ class Settings(BaseSettings):
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
     # Sections owned by the call chain (auth, rate limits, authorization, approval, audit);
     # validated by server.chain.settings when it is built.
     chain: dict[str, Any] = Field(default_factory=dict)

@@ -105,6 +105,8 @@ def serve(
             "(add --transport http)")
         raise SystemExit(2)
     _exit_on_missing_folders(settings)
+    if settings.search.semantic:
+        _exit_on_missing_model()
     configure_logging(settings.log_level, settings.log_file, settings.log_format)
     if settings.transport == "stdio" and settings.jobs.drain_s > 0:
         from toolbay.detach import detach_from_client
@@ -155,6 +157,20 @@ def _exit_on_missing_folders(settings: Settings) -> None:
         say(f"toolbay: the {problem} (make it, or name another with {flag})")
     if problems:
         raise SystemExit(2)
+
+
+def _exit_on_missing_model() -> None:
+    """``[search] semantic`` without its model's package stops a server at start, before it
+    detaches or compiles anything (the assembly checks it again for the other commands)."""
+    from toolbay.cli_running import say
+    from toolbay.errors import ConfigError
+    from toolbay.search.semantic import require_model_folder
+
+    try:
+        require_model_folder()
+    except ConfigError as exc:
+        say(f"toolbay: {exc}")
+        raise SystemExit(2) from None
 
 
 def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:

@@ -61,6 +61,9 @@ ONE_LINE = 100
 SEARCH_TOOL = SEARCH_DEFINITION.name
 _FILE_ORIGINS = frozenset({"wasm", "python"})
 DEFERRED_SCHEMA: Mapping[str, Any] = {"type": "object"}
+# Rounds of embedding on a worker before a search (``Disclosure._embed_off_loop``): a catalog
+# changing without pause must not keep a search waiting for ever.
+_EMBEDDING_ROUNDS = 3
 
 CanUse = Callable[[Principal, ToolDefinition], bool]
 
@@ -150,8 +153,9 @@ class _PerCatalog:
 
 class Disclosure:
     def __init__(self, settings: DisclosureSettings, catalog: CatalogHolder, can_use: CanUse,
-                 connected: Sequence[Path] = ()) -> None:
-        """``connected``: the extension folders, in the order their tools are listed."""
+                 connected: Sequence[Path] = (), semantic: bool = False) -> None:
+        """``connected``: the extension folders, in the order their tools are listed;
+        ``semantic``: the search ranks by meaning too (``[search] semantic``)."""
         self.settings = settings
         self._catalog = catalog
         self._can_use = can_use
@@ -164,7 +168,9 @@ class Disclosure:
         self._catalog_folder_set = frozenset(self._catalog_folders)
         # The folder of each file seen (by origin): every listing asks it of every tool.
         self._folder_by_origin: dict[str, tuple[str, str] | None] = {}
-        self.index = SearchIndex(group_of=self._group_of)
+        self.index = SearchIndex(group_of=self._group_of, semantic=semantic)
+        # Held by the search embedding the tools put since the last one, off the event loop.
+        self._embedding: Any = None
         # Per session: the tools it found, by name, with the file each came from (a tool of that
         # name from another file, a catalog one say, was not found and is not listed).
         self._promoted: dict[Any, dict[str, str]] = {}
@@ -443,6 +449,9 @@ class Disclosure:
             return (definition is not None and not _is_search_tool(definition)
                     and self.may_know(principal, key, definition))
 
+        if self.index.semantic:
+            await self._embed_off_loop()
+            current = self._catalog.current  # the catalog may have changed while the tools were embedded
         # Scored as if the tools the caller may not find were not there: their words would
         # otherwise move the scores and the no-match answer it sees.
         outcome = self.index.search(query, limit, allowed, groups=self._groups_for(principal))
@@ -463,6 +472,24 @@ class Disclosure:
                             "score": round(hit.score, 4)})
         await self._promote(context.extras.get("session"), principal, found)
         return {"results": results, "no_match": outcome.no_match}
+
+    async def _embed_off_loop(self) -> None:
+        """Embeds the tools put since the last search on a worker thread: the first search reads
+        the model and embeds every tool (about 1.5 s at 10,000), which would hold every other
+        call on the event loop. The index follows the catalog on the loop meanwhile; tools put
+        while a round runs wait for the next (the search itself embeds the few left)."""
+        import anyio
+        import anyio.to_thread
+
+        if self._embedding is None:
+            self._embedding = anyio.Lock()
+        async with self._embedding:  # one round at a time: a burst of first searches embeds once
+            for _ in range(_EMBEDDING_ROUNDS):
+                backlog = self.index.meaning_backlog()
+                if backlog is None:
+                    return
+                await anyio.to_thread.run_sync(backlog.embed)
+                self.index.take_meaning(backlog)
 
     async def _promote(self, session: Any, principal: Principal, definitions: list[ToolDefinition]) -> None:
         key = _session_key(session)

@@ -59,6 +59,11 @@ def field_terms(definition: ToolDefinition) -> tuple[list[str], ...]:
     )
 
 
+def parameter_texts(schema: Any) -> Iterator[tuple[str, str]]:
+    """(name, text) of every parameter under ``schema``, nested ones included."""
+    return _parameters(schema, 0)
+
+
 def _parameters(schema: Any, depth: int) -> Iterator[tuple[str, str]]:
     """(name, text) of every property under ``schema``, depth first."""
     if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:

@@ -16,12 +16,15 @@ with numpy. The average length the weights were computed with is kept, and every
 is recomputed only when the catalog has drifted far enough from it to matter (a quarter,
 by count or by average length); ``idf`` always uses the live counts.
 
-Why no semantic model (measured on MetaTool, whose requests share on average 1.4 words with
-the tool they want, and none at all for 18 % of them; Seal-Tools' share 7): all-MiniLM-L6-v2,
-run on its own, reaches nDCG@10 66 there (this index: 54), and added to this index's scores
-70, but costs about 30 ms of CPU a query in numpy (the budget is 2 ms at 10,000 tools) and
-takes Seal-Tools from 93 to 87 at the same weight. The one static model found shipped inside
-an installed package (10,000 words, 64 dimensions) reaches 26 alone and adds nothing.
+Why words by default, meaning only when asked (``[search] semantic``, ``semantic.py``):
+measured on MetaTool, whose requests share on average 1.4 words with the tool they want (none
+at all for 18 % of them; Seal-Tools' share 7), all-MiniLM-L6-v2 run on its own reaches
+nDCG@10 66 there (this index: 54), but costs about 30 ms of CPU a query in numpy (the budget
+is 2 ms at 10,000 tools) and takes Seal-Tools from 93 to 87. The static model that
+``semantic.py`` reads from an installed package takes MetaTool to about 67 and leaves
+Seal-Tools about where it was, but costs a search at 10,000 tools about 1 ms more (1.6 ms of
+CPU against 0.65), the model's memory and the tools' vectors, and an install of about 60 MB:
+worth it for a catalog described in other words than its callers use, not for every server.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from toolbay.search import semantic as semantic_model
 from toolbay.search.documents import FIELDS, field_terms
 from toolbay.search.query import clauses, name_candidates
 from toolbay.search.tokens import stems, tokenize
@@ -134,8 +138,15 @@ class SearchIndex:
         min_clause_terms: int = 2,
         min_lead: float = DEFAULT_MIN_LEAD,
         group_of: Callable[[str, ToolDefinition], str] | None = None,
+        semantic: bool = False,
+        semantic_weight: float = semantic_model.WEIGHT,
     ) -> None:
+        """``semantic``: re-rank by meaning too (``toolbay.search.semantic``; ``[search]
+        semantic``), weighed by ``semantic_weight``; raises ``ConfigError`` when the model's
+        package is not installed. Off, no model is read and nothing is embedded."""
         self.min_lead = min_lead
+        self.semantic_weight = semantic_weight if semantic else 0.0
+        self._vectors = semantic_model.Vectors(semantic_model.require_model_folder()) if semantic else None
         self._group_of = group_of
         self._group_ids: dict[str, int] = {"": 0}
         # The group of the tool in each slot (-1: a free slot), and the same as an array, made
@@ -175,6 +186,21 @@ class SearchIndex:
 
     def __contains__(self, name: object) -> bool:
         return name in self._documents
+
+    @property
+    def semantic(self) -> bool:
+        return self._vectors is not None
+
+    def meaning_backlog(self) -> semantic_model.Backlog | None:
+        """The tools put since meaning was last brought up to date, for ``Backlog.embed`` to
+        embed on another thread and ``take_meaning`` to take in; None when none waits (or
+        meaning is off). A search embeds what still waits itself."""
+        return self._vectors.backlog() if self._vectors is not None else None
+
+    def take_meaning(self, backlog: semantic_model.Backlog) -> None:
+        """Takes in an embedded backlog: its tools removed or put again since are left out."""
+        if self._vectors is not None:
+            self._vectors.take(backlog)
 
     def names(self) -> list[str]:
         return list(self._documents)
@@ -230,6 +256,8 @@ class SearchIndex:
             self._slot_groups.append(group_id)
         self._slot_group_array = None
         document = _Document(definition, {term: tuple(c) for term, c in counts.items()}, lengths, slot, group_id)
+        if self._vectors is not None:
+            self._vectors.put(slot, definition, group_id)
         for term in counts:
             if term not in self._stemmed:
                 self._unstemmed[term] = None
@@ -262,6 +290,8 @@ class SearchIndex:
                 self._arrays.pop(term, None)
                 if not posting:
                     del self._postings[term]
+        if self._vectors is not None:
+            self._vectors.remove(document.slot)
         self._names[document.slot] = None
         self._slot_groups[document.slot] = -1
         self._slot_group_array = None
@@ -339,13 +369,15 @@ class SearchIndex:
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
         if exact and len(query.split()) == 1:
             return SearchOutcome(tuple(hits), no_match=False)  # a name alone asks for that tool alone
-        ranked, ceiling, known = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact),
-                                              visible=self._visible(groups))
+        ranked, ceiling, known, ordered = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact),
+                                                       visible=self._visible(groups))
         if self._weak(ranked, ceiling, known):
             # A name found exactly is the answer; weak matches do not pad it.
             return SearchOutcome(tuple(hits), no_match=not exact)
-        least = _TAIL_SHARE * ranked[0][1]
-        for key, score in ranked:
+        if not ordered:  # every tool the words found fell to nothing by meaning (or was not allowed)
+            ordered = ranked
+        least = _TAIL_SHARE * ordered[0][1]
+        for key, score in ordered:
             if len(hits) >= limit or score < least:
                 break
             hits.append(SearchHit(self._documents[key].definition, score, key))
@@ -391,11 +423,13 @@ class SearchIndex:
         wanted = [self._group_ids[group] for group in groups if group in self._group_ids]
         return np.isin(self._slot_group_array, wanted)
 
-    def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int,
-                exclude: set[str], visible: np.ndarray | None = None) -> tuple[list[tuple[str, float]], float, float]:
-        """(name, score) of the best ``limit`` tools, the query's ceiling (the score of a
-        tool with each of the query's terms at the highest weight any tool has for it), and
-        the share of the query's weight in terms some tool has. A
+    def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int, exclude: set[str],
+                visible: np.ndarray | None = None,
+                ) -> tuple[list[tuple[str, float]], float, float, list[tuple[str, float]]]:
+        """(name, score) of the best ``limit`` tools by their words, the query's ceiling (the
+        score of a tool with each of the query's terms at the highest weight any tool has for
+        it), the share of the query's weight in terms some tool has, and the best ``limit``
+        by words and meaning (``_with_meaning``; the first list when meaning is off). A
         request that asks for two things ("convert the file, then mail it") is also searched
         clause by clause, and the clause a tool answers best adds to its score over the
         whole request: a tool that does one of the things well should not lose to one that
@@ -413,7 +447,7 @@ class SearchIndex:
         else:
             relatives = []
         if not found:
-            return [], 0.0, 0.0
+            return [], 0.0, 0.0, []
         # numpy is loaded with the first search, not with the server (keeping postings needs none).
         import numpy as np
 
@@ -472,7 +506,30 @@ class SearchIndex:
             scores[~visible] = 0.0
         for name in exclude:
             scores[self._documents[name].slot] = 0.0
-        return self._best(scores, allowed, limit), ceiling / total, known_share
+        ranked = self._best(scores, allowed, limit)
+        ordered = self._with_meaning(query, scores, known_share, visible, exclude, allowed, limit) if ranked else ranked
+        return ranked, ceiling / total, known_share, ordered
+
+    def _with_meaning(self, query: str, scores: np.ndarray, known: float, visible: np.ndarray | None,
+                      exclude: set[str], allowed: Callable[[str], bool] | None, limit: int) -> list[tuple[str, float]]:
+        """The best ``limit`` tools by words and meaning (``semantic.py``): each tool's word score
+        as a share of the best one's, plus its meaning weighed by the share of the request's
+        weight in words no tool has. Scaled so that the first keeps the best word score: a
+        score still says how much of the request's wording the answer has, about."""
+        import numpy as np
+
+        best = float(scores.max())
+        weight = self.semantic_weight * (1.0 - known) ** 2
+        if self._vectors is None or weight <= 0.0 or best <= 0.0:
+            return self._best(scores, allowed, limit)
+        fused = scores / best + weight * self._vectors.scores(query, len(self._names), visible, scores)
+        for name in exclude:
+            fused[self._documents[name].slot] = 0.0
+        np.maximum(fused, 0.0, out=fused)
+        top = float(fused.max())
+        if top <= 0.0:
+            return self._best(scores, allowed, limit)
+        return self._best(fused * (best / top), allowed, limit)
 
     @staticmethod
     def _query_vector(terms: list[str], row_of: dict[str, int], idf: np.ndarray,

@@ -43,6 +43,7 @@ def test_an_english_request_finds_the_tool_that_does_it_first() -> None:
 
 def test_a_time_of_day_does_not_find_a_tool_by_the_letters_or_number_in_it() -> None:
     # Split into "2" and "pm", "2pm" found the air-quality tool (PM2.5) before the calendar's.
+    # The lexical default: meaning, when asked for ([search] semantic), adds tools sharing no word.
     index = index_of([*CATALOG, tool("air_quality_index", "Air quality index and PM2.5 levels for a city."),
                       tool("calendar_delete_event", "Delete an event from the calendar.", event="Meeting to remove")])
     assert names(index, "cancel my 2pm meeting")[:1] == ["calendar_delete_event"]
