@@ -20,6 +20,9 @@ the catalog. Reported: the share of those answered ``no_match`` (goal 80 %); of 
 held-out queries, the share wrongly answered ``no_match`` and recall@5 with the threshold
 and without it (goal: at most 2 points lower).
 
+``--semantic`` adds, under each figure, the same searches ranked by meaning too (``[search]
+semantic``, the model inside the wordllama wheel), in the same run.
+
 ``--cli`` runs every search through ``toolbay search --catalog ... --queries ... --json``
 (the contract measured from outside) instead of in process; the figures must be equal.
 """
@@ -94,12 +97,13 @@ def load_metatool(folder: Path) -> tuple[list[dict[str, Any]], list[Query]]:
 
 
 def search_all(tools: list[dict[str, Any]], queries: Sequence[Query], limit: int, *, cli: bool,
-               index: SearchIndex | None = None) -> dict[str, tuple[list[str], bool]]:
+               index: SearchIndex | None = None, semantic: bool = False) -> dict[str, tuple[list[str], bool]]:
     """Ranked names and no_match of every query, in process or through the CLI."""
     if not cli:
         definitions = [definition_from_mcp(tool) for tool in tools]
         records: Iterable[dict[str, Any]] = run_batch(
-            definitions, [(q.id, q.text) for q in queries], limit, index=index)
+            definitions, [(q.id, q.text) for q in queries], limit,
+            index=index if index is not None else SearchIndex(semantic=semantic))
     else:
         with tempfile.TemporaryDirectory() as folder:
             catalog, query_file = Path(folder) / "tools.jsonl", Path(folder) / "queries.jsonl"
@@ -108,7 +112,8 @@ def search_all(tools: list[dict[str, Any]], queries: Sequence[Query], limit: int
                                   encoding="utf-8")
             output = subprocess.run(
                 [sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries", str(query_file),
-                 "--limit", str(limit), "--json"], check=True, capture_output=True, text=True).stdout
+                 "--limit", str(limit), "--json", *(["--semantic"] if semantic else [])],
+                check=True, capture_output=True, text=True).stdout
             records = [json.loads(line) for line in output.splitlines()]
     return {r["id"]: ([hit["name"] for hit in r["results"]], r["no_match"]) for r in records}
 
@@ -129,14 +134,14 @@ def score(queries: Sequence[Query], found: dict[str, tuple[list[str], bool]]) ->
 
 
 def no_match_experiment(tools: list[dict[str, Any]], queries: Sequence[Query], *, cli: bool,
-                        seed: int = 16) -> list[str]:
+                        seed: int = 16, semantic: bool = False) -> list[str]:
     chosen = random.Random(seed).sample(list(queries), len(queries) // 4)
     removed = {name for query in chosen for name in query.relevant}
     kept_tools = [tool for tool in tools if tool["name"] not in removed]
     others = [q for q in queries if not removed & set(q.relevant)]
-    with_threshold = search_all(kept_tools, queries, 10, cli=cli)
-    without = search_all(kept_tools, others, 10, cli=False, index=SearchIndex(min_lead=0.0))
-    full = search_all(tools, others, 10, cli=False, index=SearchIndex(min_lead=0.0))
+    with_threshold = search_all(kept_tools, queries, 10, cli=cli, semantic=semantic)
+    without = search_all(kept_tools, others, 10, cli=False, index=SearchIndex(min_lead=0.0, semantic=semantic))
+    full = search_all(tools, others, 10, cli=False, index=SearchIndex(min_lead=0.0, semantic=semantic))
     answered_no = sum(with_threshold[q.id][1] for q in chosen)
     false_no = sum(with_threshold[q.id][1] for q in others)
     r_with = score(others, with_threshold).recall5
@@ -170,13 +175,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seal", type=Path, default=DEFAULT_SEAL, help="folder of the Seal-Tools files")
     parser.add_argument("--cli", action="store_true", help="search through `toolbay search` (subprocess)")
+    parser.add_argument("--semantic", action="store_true", help="also rank by meaning ([search] semantic)")
     args = parser.parse_args()
 
     seal_tools, seal_queries = load_seal(args.seal)
-    report("Seal-Tools", f"Seal-Tools dev, {len(seal_tools)} tools", seal_tools, seal_queries, cli=args.cli)
+    report("Seal-Tools", f"Seal-Tools dev, {len(seal_tools)} tools", seal_tools, seal_queries, cli=args.cli,
+           semantic=args.semantic)
     if (METATOOL / "tools.jsonl").exists():
         meta_tools, meta_queries = load_metatool(METATOOL)
-        report("MetaTool", f"MetaTool, {len(meta_tools)} tools", meta_tools, meta_queries, cli=args.cli)
+        report("MetaTool", f"MetaTool, {len(meta_tools)} tools", meta_tools, meta_queries, cli=args.cli,
+               semantic=args.semantic)
 
 
 def plain_bm25(tools: list[dict[str, Any]], queries: Sequence[Query]) -> dict[str, tuple[list[str], bool]] | None:
@@ -203,18 +211,26 @@ def plain_bm25(tools: list[dict[str, Any]], queries: Sequence[Query]) -> dict[st
     return found
 
 
-def report(key: str, title: str, tools: list[dict[str, Any]], queries: list[Query], *, cli: bool) -> None:
+def report(key: str, title: str, tools: list[dict[str, Any]], queries: list[Query], *, cli: bool,
+           semantic: bool = False) -> None:
     found = search_all(tools, queries, 10, cli=cli)
+    by_meaning = search_all(tools, queries, 10, cli=cli, semantic=True) if semantic else None
     reference = plain_bm25(tools, queries)
     print(title + (" (through the CLI)" if cli else "") + f"; goals {GOALS[key]}")
     groups = split_groups(queries)
     for label, group in groups.items():
         print(score(group, found).line(f"  {label}"))
+        if by_meaning is not None:
+            print(score(group, by_meaning).line("    with meaning (--semantic)"))
         if reference is not None:
             print(score(group, reference).line("    reference, plain BM25 (bm25s)"))
     print("  No match (held-out queries):")
     for line in no_match_experiment(tools, groups["held-out (30 %)"], cli=cli):
         print("  " + line)
+    if semantic:
+        print("  No match, with meaning (held-out queries):")
+        for line in no_match_experiment(tools, groups["held-out (30 %)"], cli=cli, semantic=True):
+            print("  " + line)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """How fast tool search answers and follows a change, at 10,000 tools, in process.
 
-    python bench/bench_search_speed.py [--seal DIR] [--tools 10000] [--rounds 5]
+    python bench/bench_search_speed.py [--seal DIR] [--tools 10000] [--rounds 5] [--semantic]
 
 The catalog: the 4,076 Seal-Tools tools, then copies of them renamed (``nameV2``, ...)
 with their descriptions' words rotated, up to ``--tools``. Queries: the 700 dev queries.
@@ -12,6 +12,10 @@ Each round prints, and the end prints minimum and median over rounds:
   ("send mail, merge json, ..."), each weighed on its own: the worst case of one search's CPU;
 - update (CPU time): replacing the tools of one changed file (one tool whose description changed)
   and removing one, as the catalog's hot reload does;
+- with ``--semantic``, the same search and update with meaning (``[search] semantic``), on a
+  second index of the same tools; its update counts embedding the changed tool (the next
+  search would), and the first search over all the tools (reading the model, embedding every
+  tool) is printed once;
 - reference, measured in the same round: the same queries with ``bm25s`` (numpy sparse
   matrices; tokens from the same tokenizer), and its full rebuild, which is what an
   update would cost with it, since it has no incremental add or remove.
@@ -90,6 +94,10 @@ def update_round(index: SearchIndex, definitions: list[ToolDefinition], round_nu
     changed = replace(target, description=target.description + f" revised {round_number}")
     started = time.thread_time_ns()
     index.put(changed)
+    backlog = index.meaning_backlog()
+    if backlog is not None:  # with meaning: the changed tool embedded, as the next search would
+        backlog.embed()
+        index.take_meaning(backlog)
     put_ms = (time.thread_time_ns() - started) / 1e6
     started = time.thread_time_ns()
     index.remove(changed.name)
@@ -130,6 +138,7 @@ def main() -> None:
     parser.add_argument("--seal", type=Path, default=DEFAULT_SEAL)
     parser.add_argument("--tools", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--semantic", action="store_true", help="also time the search with meaning")
     args = parser.parse_args()
 
     definitions = catalog_of(args.tools, args.seal)
@@ -144,6 +153,19 @@ def main() -> None:
     in_catalog = {definition.name for definition in definitions[::10]}
     limited = SearchIndex(group_of=lambda key, definition: "catalog:hidden" if key in in_catalog else "")
     limited.put_many(definitions)
+    meaning = None
+    if args.semantic:
+        meaning = SearchIndex(semantic=True)
+        meaning.put_many(definitions)
+        # What a server's first search does on a worker thread (Disclosure._embed_off_loop).
+        started, started_cpu = time.perf_counter(), time.process_time()
+        backlog = meaning.meaning_backlog()
+        assert backlog is not None
+        backlog.embed()
+        meaning.take_meaning(backlog)
+        print(f"with meaning, before the first search: the model read and {len(backlog)} tools embedded in "
+              f"{time.perf_counter() - started:.2f} s wall, {time.process_time() - started_cpu:.2f} s CPU (all"
+              " threads)")
     results: dict[str, list[float]] = {}
     longest = longest_request(queries)
     for round_number in range(1, args.rounds + 1):
@@ -159,6 +181,15 @@ def main() -> None:
                "search CPU p50, a caller's groups only": limited_p50, "longest request (2,000 characters)": longest_ms,
                "update one file": put_ms,
                "remove one tool": remove_ms}
+        if meaning is not None:
+            m50, m95, mwall = search_round(meaning, queries)
+            m_longest = longest_request_ms(meaning, longest)
+            m_put, m_remove = update_round(meaning, definitions, round_number)
+            line += (f" | with meaning: search CPU p50 {m50:.3f} ms, p95 {m95:.3f} ms (wall p50 {mwall:.3f}), "
+                     f"longest request {m_longest:.2f} ms, update one file {m_put:.3f} ms")
+            row.update({"with meaning: search CPU p50": m50, "with meaning: search CPU p95": m95,
+                        "with meaning: search wall p50": mwall, "with meaning: longest request": m_longest,
+                        "with meaning: update one file": m_put, "with meaning: remove one tool": m_remove})
         reference = bm25s_round(definitions, queries)
         if reference is not None:
             row["bm25s search CPU p50 (reference)"], row["bm25s full rebuild (reference)"] = reference
