@@ -145,7 +145,10 @@ class CatalogKeeper:
                     if outcome.skipped is not None and path.endswith(".py") and on_disk is not None:
                         del current[path]
                         hashes = {**hashes, path: on_disk}  # known, so described without the cache
-            to_describe = [path for path in paths if path not in current]
+            # The bundled tools first: they must be in a client's first listing, and the files
+            # described first take the worker threads first.
+            to_describe = sorted((path for path in paths if path not in current),
+                                 key=lambda path: self.discovery.realm_of(path)[0] != "core")
             if to_describe:
                 total = len(to_describe)
                 logger.info("compiling and describing %d new %s", total, "file" if total == 1 else "files")

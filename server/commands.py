@@ -9,6 +9,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -107,11 +108,17 @@ class ImportInBackground:
 
 
 async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None,
-                              early_compiles: EarlyCompiles | None = None) -> None:
+                              early_compiles: EarlyCompiles | None = None, started: float | None = None) -> None:
     """Serves until the client goes (stdio) or the process is stopped. ``protocol``: the
     loading of ``toolbay.protocol.transports`` (the MCP SDK), begun by the caller, as are
-    ``early_compiles`` (``toolbay.first_start``)."""
+    ``early_compiles`` (``toolbay.first_start``); ``started``: when ``serve`` began
+    (``time.monotonic``), from which ``[discovery] start_wait_s`` counts."""
     from toolbay.assembly import assemble
+
+    # A client waits from the process's start: the imports (slower while the tools compile) count.
+    start_wait_s = settings.discovery.start_wait_s
+    if started is not None:
+        start_wait_s = max(0.0, start_wait_s - (time.monotonic() - started))
 
     sock = None
     if settings.transport != "stdio":
@@ -122,7 +129,7 @@ async def serve_until_stopped(settings: Settings, protocol: ImportInBackground |
         sock = bound_socket(settings.host, settings.port)
     progress = _DescribeProgress()
     try:
-        async with assemble(settings, on_progress=progress, start_wait_s=settings.discovery.start_wait_s,
+        async with assemble(settings, on_progress=progress, start_wait_s=start_wait_s,
                             early_compiles=early_compiles) as app:
             progress.stop()
             await _serve(app, settings, progress, protocol, sock)

@@ -99,8 +99,9 @@ class DiscoverySettings(_Section):
     file_budget_s: float = Field(15.0, gt=0, le=600, description="Limit for describing one file in full.")
     start_wait_s: float = Field(
         10.0, ge=0, le=3600,
-        description="How long `serve` waits for tools described for the first time before it answers; "
-        "the rest are added when ready and announced with tools/list_changed.",
+        description="How long `serve`, from its start, waits for tools described for the first time before it "
+        "answers; the rest are added when ready and announced with tools/list_changed. The bundled tools are "
+        "described first.",
     )
     quick_compile: bool = Field(
         True,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from toolbay.config import Settings
+from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.description_cache import INDEX_NAME
 from toolbay.wasm.compilers import baseline_compiler
 from toolbay.wasm.early import EarlyCompiles
@@ -45,4 +45,6 @@ def compile_early(settings: Settings) -> EarlyCompiles | None:
     if not paths:
         return None
     consume_fuel, max_workers = runtime_sizing(settings)
-    return EarlyCompiles(baseline_compiler(consume_fuel, max_workers), paths)
+    bundled = BUNDLED_EXTENSIONS.resolve()
+    return EarlyCompiles(baseline_compiler(consume_fuel, max_workers), paths,
+                         first=[path for path in paths if path.parent.resolve() == bundled])

@@ -12,6 +12,7 @@ which answers as documented. ``toolbay.cli`` declares the same options for typer
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
@@ -88,6 +89,7 @@ def serve(
     allow_insecure: bool = False,
 ) -> None:
     """Runs the MCP server until it is stopped (what ``toolbay serve`` does)."""
+    started = time.monotonic()  # [discovery] start_wait_s counts from here
     from toolbay.cli_running import run_command, settings_or_exit
     from toolbay.logs import configure_logging
 
@@ -132,7 +134,7 @@ def serve(
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
         # (uvicorn raises SIGTERM again once it has shut down, to the handler below).
         try:
-            run_command(serve_until_stopped, settings, protocol, early_compiles)
+            run_command(serve_until_stopped, settings, protocol, early_compiles, started)
         except* KeyboardInterrupt:
             pass
     finally:

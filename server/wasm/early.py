@@ -19,7 +19,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -38,19 +38,23 @@ _Compiled = tuple[str, wasmtime.Module | None]
 class EarlyCompiles:
     """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another,
     largest first (each compile already uses every core), and holds each module until the
-    runtime takes it."""
+    runtime takes it. The paths in ``first`` (the bundled tools, which must be in a client's
+    first listing) come before all others, largest first too: a folder of large tools of the
+    user's own must not keep them waiting."""
 
-    def __init__(self, compiler: Compiler, paths: Sequence[Path], budget_bytes: int = EARLY_BYTES) -> None:
+    def __init__(self, compiler: Compiler, paths: Sequence[Path], budget_bytes: int = EARLY_BYTES,
+                 first: Collection[Path] = ()) -> None:
         self.compiler = compiler
         self.taken = 0
         self._lock = threading.Lock()
         self._modules: dict[str, Future[_Compiled]] = {}
         chosen: list[tuple[str, Future[_Compiled]]] = []
         room = budget_bytes
-        for size, path in sorted(((_size(p), os.fspath(p)) for p in paths), reverse=True):
-            if 0 < size <= room:
+        leading = {os.fspath(path) for path in first}
+        for _, size, path in sorted((os.fspath(p) not in leading, -_size(p), os.fspath(p)) for p in paths):
+            if 0 < -size <= room:
                 chosen.append((path, self._modules.setdefault(path, Future())))
-                room -= size
+                room += size
         self._thread = threading.Thread(target=self._compile_all, args=(chosen,), name="toolbay-early-compile",
                                         daemon=True)
         self._thread.start()

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import FIXTURE_WASM, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT, as_if_run_before
 from tests.reload.conftest import WAIT_S, ListChanged, text_of
 from toolbay.assembly import assemble
 from toolbay.config import load_settings
@@ -143,3 +143,48 @@ def _first_listing(process: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
         if answer.get("id") == 1:
             return list(answer["result"]["tools"])
     raise AssertionError("the server closed its output before listing its tools")
+
+
+async def test_the_bundled_tools_are_described_before_a_folder_of_the_users_that_comes_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_data_dir: Path) -> None:
+    """A folder of the user's large tools, named first, took every worker thread: the bundled
+    tools waited behind it and were missing from a client's first listing (an outside probe,
+    32 large tools). Here the user's files are held back until the bundled ones are described."""
+    from toolbay.first_start import runtime_sizing
+
+    settings = load_settings(None, extensions=[tmp_path / "mine", BUNDLED_EXTENSIONS],
+                             data_dir=as_if_run_before(tmp_path / "data", shared_data_dir))
+    mine = settings.extensions[0]
+    mine.mkdir()
+    for number in range(runtime_sizing(settings)[1] + 1):  # one more than the threads that describe
+        shutil.copy(FIXTURE_WASM / "echo.wasm", mine / f"mine{number}.wasm")
+    bundled = {os.fspath(path) for path in BUNDLED_EXTENSIONS.iterdir() if path.suffix in (".wasm", ".py")}
+    let_go, bundled_done = threading.Event(), threading.Event()
+    described: set[str] = set()
+    describe = Discovery.describe_file_sync
+
+    def users_held_back(self: Discovery, path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path) not in bundled:
+            let_go.wait(WAIT_S * 4)
+            return describe(self, path, *args, **kwargs)
+        outcome = describe(self, path, *args, **kwargs)
+        described.add(os.fspath(path))
+        if described == bundled:
+            bundled_done.set()
+        return outcome
+
+    monkeypatch.setattr(Discovery, "describe_file_sync", users_held_back)
+    try:
+        with anyio.fail_after(WAIT_S * 4):
+            async with anyio.create_task_group() as group:
+
+                async def serve() -> None:
+                    async with assemble(settings, watch=False) as app:
+                        assert {"hashsum", "jsonkit_get", "mine0"} <= set(app.catalog.current.names())
+
+                group.start_soon(serve)
+                before_the_users = await anyio.to_thread.run_sync(bundled_done.wait, WAIT_S * 2)
+                let_go.set()
+    finally:
+        let_go.set()
+    assert before_the_users, f"described while the user's files were held: {sorted(described)}"

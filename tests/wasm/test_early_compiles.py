@@ -121,3 +121,27 @@ def test_only_a_first_start_compiles_early_and_then_every_tool_file_of_the_folde
 
 def _sha256s(folder: Path) -> list[tuple[Path, str]]:
     return [(path, hashlib.sha256(path.read_bytes()).hexdigest()) for path in sorted(folder.glob("*.wasm"))]
+
+
+def test_the_bundled_tools_compile_early_before_larger_ones_of_the_users(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Largest first over every folder: a user's folder of large tools (an outside probe: 32 of
+    them, 123 MB) took the whole budget, and the bundled tools compiled late, missing from a
+    client's first listing. Here a stand-in bundled folder holds a small module, the user's
+    folder files that each take nearly the whole budget."""
+    import toolbay.first_start as first_start
+    from toolbay.wasm.early import EARLY_BYTES
+
+    bundled, mine = tmp_path / "bundled", tmp_path / "mine"
+    bundled.mkdir()
+    mine.mkdir()
+    shutil.copy(FIXTURE_WASM / "trap.wasm", bundled / "trap.wasm")
+    for number in range(2):
+        with (mine / f"large{number}.wasm").open("wb") as large:
+            large.truncate(EARLY_BYTES - 1024)  # no module: its compile fails at once, after its turn
+    monkeypatch.setattr(first_start, "BUNDLED_EXTENSIONS", bundled)
+    settings = load_settings(None, extensions=[mine, bundled], data_dir=tmp_path / "data")
+    early = compile_early(settings)
+    assert early is not None
+    [(path, sha)] = _sha256s(bundled)
+    assert early.take(path, sha) is not None
