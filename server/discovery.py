@@ -57,6 +57,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# How long a stopping server waits for a file being described: a guest ends at once, a compile
+# under way goes on alone (its thread is a daemon; what it finds is not kept).
+STOPPING_WAIT_S = 0.5
+
 # Help runs of one file at once (a program's subcommands): a cold start waits on the largest
 # program's, eight runs of a Go runtime that takes tens of milliseconds to start each.
 HELP_RUNS_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
@@ -613,8 +617,10 @@ class Discovery:
                 return self.describe_file_sync(path, sha, look_up=sha is None, stop=stop)
 
             # Cancelled (the server stops), the guest or worker describing the file is stopped
-            # at once rather than waited for to the end of its help or describe timeout.
-            outcome = await run_stoppable(describe, limiter=limiter)
+            # at once rather than waited for to the end of its help or describe timeout. A
+            # compile cannot be stopped: it is waited for only briefly, and ends on its own (a
+            # Ctrl-C during a first start of large tools waited 4 to 24 s for them).
+            outcome = await run_stoppable(describe, limiter=limiter, wait_s=STOPPING_WAIT_S)
             outcomes[index] = outcome
             name = os.path.basename(path)
             if outcome.skipped and outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):

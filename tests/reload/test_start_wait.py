@@ -188,3 +188,38 @@ async def test_the_bundled_tools_are_described_before_a_folder_of_the_users_that
     finally:
         let_go.set()
     assert before_the_users, f"described while the user's files were held: {sorted(described)}"
+
+
+async def test_a_server_stopped_while_a_file_compiles_does_not_wait_for_the_compile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compile cannot be stopped: Ctrl-C during a first start of large tools waited 4 to 24 s
+    for the compiles under way (an outside probe). Here a file's description is held back, as a
+    compile would hold it, for as long as the test likes; stopping the server must not wait."""
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    shutil.copy(FIXTURE_WASM / "echo.wasm", extensions / "held.wasm")
+    entered, let_go = threading.Event(), threading.Event()
+    describe = Discovery.describe_file_sync
+
+    def like_a_compile(self: Discovery, path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        let_go.wait(WAIT_S * 4)  # deaf to the stop event, as wasmtime's compile is
+        return describe(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(Discovery, "describe_file_sync", like_a_compile)
+    settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data")
+    try:
+        with anyio.fail_after(WAIT_S * 2):
+            async with anyio.create_task_group() as group:
+
+                async def serve() -> None:
+                    async with assemble(settings, watch=False, start_wait_s=WAIT_S * 10):
+                        pass
+
+                group.start_soon(serve)
+                await anyio.to_thread.run_sync(entered.wait, WAIT_S)
+                group.cancel_scope.cancel()  # the server stops (Ctrl-C, SIGTERM)
+        stopped_while_held = not let_go.is_set()
+    finally:
+        let_go.set()
+    assert stopped_while_held
