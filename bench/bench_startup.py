@@ -11,6 +11,9 @@
    to its first complete ``tools/list``, today's compiler settings against compiling with
    Cranelift up front, side by side, ``--rounds`` rounds. Goal: <= 0.3x, every bundled tool
    in the first listing. ``--only-cold`` runs this part alone.
+4. The CLI (``bench/bench_cli.py``, which can also measure an installed wheel): ``toolbay
+   parse-help`` on a real help text against ``python -c pass``, alternating, ``--cli-rounds``
+   rounds. Goal: <= 3x. ``--only-cli`` runs this part alone.
 
 The N files are tiny WASI modules made here with ``wasmtime.wat2wasm``: they all print the
 same help text but carry a distinct data byte, so each has its own sha256 and its own cache
@@ -156,10 +159,14 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the process cold start (default 3)")
     parser.add_argument("--only-cold", action="store_true", help="run only the process cold start")
+    parser.add_argument("--cli-rounds", type=int, default=10, help="rounds of the CLI measure (default 10)")
+    parser.add_argument("--only-cli", action="store_true", help="run only the CLI measure (bench/bench_cli.py)")
     args = parser.parse_args()
     failed = False
     if args.only_cold:
         return 0 if cold_start.run(BUNDLED_EXTENSIONS, args.rounds, "3") else 1
+    if args.only_cli:
+        return _cli(args.cli_rounds)
 
     with tempfile.TemporaryDirectory(prefix="toolbay-bench-startup-") as temp:
         base = Path(temp)
@@ -178,7 +185,16 @@ def main() -> int:
         print(f"   cold / warm {cold / warm_best:.0f}x\n")
     if not cold_start.run(BUNDLED_EXTENSIONS, args.rounds, "3"):
         failed = True
+    if _cli(args.cli_rounds) != 0:
+        failed = True
     return 1 if failed else 0
+
+
+def _cli(rounds: int) -> int:
+    import bench_cli
+
+    print("\n4. the CLI: toolbay parse-help against python -c pass (bench/bench_cli.py; --installed there: a wheel)")
+    return bench_cli.measure(sys.executable, rounds)
 
 
 if __name__ == "__main__":
