@@ -10,7 +10,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,15 @@ class _DescribeProgress:
     def stop(self) -> None:
         if self.progress is not None:
             self.progress.stop()
+
+
+@asynccontextmanager
+async def _shown_progress(progress: _DescribeProgress) -> AsyncIterator[None]:
+    """Stops ``progress`` however the block ends (Ctrl-C: the bar hides the terminal's cursor)."""
+    try:
+        yield
+    finally:
+        progress.stop()
 
 
 class ImportInBackground:
@@ -213,7 +223,9 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
     # A listing needs no Redis (which may not be reachable from where it is run): the folders
     # and the built-ins are the same with or without it.
     local = settings.model_copy(update={"cluster": ClusterSettings()})
-    async with assemble(local, watch=False) as app:
+    progress = _DescribeProgress()  # on a terminal, while new files are described
+    async with _shown_progress(progress), assemble(local, watch=False, on_progress=progress) as app:
+        progress.stop()
         keeper = app.keeper
         tools = []
         catalog = keeper.catalog.current
@@ -327,7 +339,9 @@ async def search_served(settings: Settings, query: str, limit: int) -> dict[str,
     server would serve (catalog allowlist and redaction included), without promoting anything."""
     from toolbay.assembly import assemble
 
-    async with assemble(settings, watch=False) as app:
+    progress = _DescribeProgress()  # on a terminal, while new files are described
+    async with _shown_progress(progress), assemble(settings, watch=False, on_progress=progress) as app:
+        progress.stop()
         assert app.search is not None  # assemble always wires the search
         context = CallContext()
         context.extras["principal"] = app.local_principal

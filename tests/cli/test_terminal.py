@@ -54,12 +54,11 @@ def _drain(master: int, seen: bytearray) -> None:
         seen += chunk
 
 
-def _serve_on_a_terminal(data_dir: Path, *extra: str, extensions: Path = BUNDLED_EXTENSIONS,
-                         env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+def _on_a_terminal(*argv: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """``toolbay ARGV`` with a pseudo-terminal for stdin, stdout and stderr; its master end."""
     master, slave = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions),
-         "--data-dir", str(data_dir), *extra],
+        [sys.executable, "-m", "toolbay", *argv],
         stdin=slave, stdout=slave, stderr=slave, cwd=REPO_ROOT, start_new_session=True,
         env={**os.environ, **(env or {})},
     )
@@ -67,11 +66,13 @@ def _serve_on_a_terminal(data_dir: Path, *extra: str, extensions: Path = BUNDLED
     return process, master
 
 
-def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDLED_EXTENSIONS,
-                         env: dict[str, str] | None = None) -> bytes:
-    """Serves on a terminal, sends SIGINT once ``wanted`` is on the terminal, and checks the
-    server stopped cleanly: exit status 0, no traceback. Returns what the terminal showed."""
-    process, master = _serve_on_a_terminal(data_dir, extensions=extensions, env=env)
+def _serve_on_a_terminal(data_dir: Path, *extra: str, extensions: Path = BUNDLED_EXTENSIONS,
+                         env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    return _on_a_terminal("serve", "--extensions", str(extensions), "--data-dir", str(data_dir), *extra, env=env)
+
+
+def _interrupted_when_seen(process: subprocess.Popen[bytes], master: int, wanted: bytes) -> tuple[int, bytes]:
+    """Sends SIGINT once ``wanted`` is on the terminal: the exit status and what it showed."""
     seen = bytearray()
     try:
         _read_until(master, wanted, seen)
@@ -83,9 +84,17 @@ def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDL
             process.kill()
             process.wait()
         os.close(master)
-    assert returncode == 0, bytes(seen)
     assert b"Traceback" not in seen and b"Fatal Python error" not in seen
-    return bytes(seen)
+    return returncode, bytes(seen)
+
+
+def _interrupt_once_seen(data_dir: Path, wanted: bytes, extensions: Path = BUNDLED_EXTENSIONS,
+                         env: dict[str, str] | None = None) -> bytes:
+    """Serves on a terminal, sends SIGINT once ``wanted`` is on the terminal, and checks the
+    server stopped cleanly: exit status 0, no traceback. Returns what the terminal showed."""
+    returncode, seen = _interrupted_when_seen(*_serve_on_a_terminal(data_dir, extensions=extensions, env=env), wanted)
+    assert returncode == 0, seen
+    return seen
 
 
 def test_ctrl_c_while_the_progress_bar_is_drawn_gives_the_terminal_its_cursor_back(tmp_path: Path) -> None:
@@ -126,3 +135,19 @@ def test_log_lines_written_while_the_progress_bar_is_drawn_start_lines_of_their_
     # What is left on that line once the terminal has carried out returns and line erasures.
     visible = re.split(rb"\r|\x1b\[2K", shown[line_start:at])[-1]
     assert b"describing" not in visible and b".wasm" not in visible, shown[line_start:at + 40]
+
+
+@pytest.mark.parametrize("command", [["list"], ["search", "echo"]])
+def test_list_and_search_on_a_terminal_show_progress_while_tools_are_described(
+        tmp_path: Path, command: list[str]) -> None:
+    """`toolbay list` on a folder of new tools said nothing for as long as they took to describe
+    (15 s for 16 large tools, an outside probe); serve showed a bar."""
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    (extensions / "aaa.wasm").write_bytes((FIXTURE_WASM / "echo.wasm").read_bytes())  # done first: the bar appears
+    (extensions / "zzz.wasm").write_bytes((FIXTURE_WASM / "spin.wasm").read_bytes())  # its help never ends
+    process, master = _on_a_terminal(*command, "--extensions", str(extensions), "--data-dir", str(tmp_path / "d"),
+                                     env={"TOOLBAY_DISCOVERY__HELP_TIMEOUT_S": str(HELP_TIMEOUT_S)})
+    _, seen = _interrupted_when_seen(process, master, b"describing tools")
+    hidden = seen.rfind(b"\x1b[?25l")
+    assert hidden >= 0 and b"\x1b[?25h" in seen[hidden:], seen[-400:]  # the cursor is given back
