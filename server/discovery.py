@@ -58,7 +58,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 # How long a stopping server waits for a file being described: a guest ends at once, a compile
-# under way goes on alone (its thread is a daemon; what it finds is not kept).
+# under way goes on alone, on a daemon thread the process does not wait for (nothing it finds
+# is kept).
 STOPPING_WAIT_S = 0.5
 
 # Help runs of one file at once (a program's subcommands): a cold start waits on the largest
@@ -620,7 +621,7 @@ class Discovery:
             # at once rather than waited for to the end of its help or describe timeout. A
             # compile cannot be stopped: it is waited for only briefly, and ends on its own (a
             # Ctrl-C during a first start of large tools waited 4 to 24 s for them).
-            outcome = await run_stoppable(describe, limiter=limiter, wait_s=STOPPING_WAIT_S)
+            outcome = await run_stoppable(describe, limiter=limiter, wait_s=STOPPING_WAIT_S, daemon=True)
             outcomes[index] = outcome
             name = os.path.basename(path)
             if outcome.skipped and outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):

@@ -223,3 +223,48 @@ async def test_a_server_stopped_while_a_file_compiles_does_not_wait_for_the_comp
     finally:
         let_go.set()
     assert stopped_while_held
+
+
+HELD_AT_EXIT = """
+import sys, threading
+from pathlib import Path
+import anyio
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+from toolbay.discovery import Discovery
+
+entered = threading.Event()
+describe = Discovery.describe_file_sync
+
+def like_a_compile(self, path, *args, **kwargs):
+    entered.set()
+    threading.Event().wait(3600)  # deaf to the stop event, as wasmtime's compile is
+    return describe(self, path, *args, **kwargs)
+
+Discovery.describe_file_sync = like_a_compile
+settings = load_settings(None, extensions=[Path(sys.argv[1])], data_dir=Path(sys.argv[2]))
+
+async def main():
+    async with anyio.create_task_group() as group:
+        async def serve():
+            async with assemble(settings, watch=False, start_wait_s=3600):
+                pass
+        group.start_soon(serve)
+        await anyio.to_thread.run_sync(entered.wait)
+        group.cancel_scope.cancel()  # the server stops (Ctrl-C, SIGTERM)
+
+anyio.run(main)
+print("stopped", flush=True)
+"""
+
+
+def test_a_process_whose_server_stopped_during_a_compile_ends_without_waiting_for_it(tmp_path: Path) -> None:
+    """The server let go of a compile under way, but the process then waited for it at exit:
+    anyio's worker threads are not daemons (Ctrl-C ended a first start 1.4 to 2.5 s late)."""
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    shutil.copy(FIXTURE_WASM / "echo.wasm", extensions / "held.wasm")
+    done = subprocess.run([sys.executable, "-c", HELD_AT_EXIT, str(extensions), str(tmp_path / "data")],
+                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=WAIT_S * 4,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert (done.returncode, done.stdout) == (0, "stopped\n"), done.stderr
