@@ -72,7 +72,7 @@ async def _on_daemon_thread(function: Callable[[], T]) -> T:
     await done.wait()
     returned, value = outcome[0]
     if returned:
-        return value  # type: ignore[no-any-return]
+        return value
     raise value
 
 

@@ -51,10 +51,11 @@ class EarlyCompiles:
         chosen: list[tuple[str, Future[_Compiled]]] = []
         room = budget_bytes
         leading = {os.fspath(path) for path in first}
-        for _, size, path in sorted((os.fspath(p) not in leading, -_size(p), os.fspath(p)) for p in paths):
-            if 0 < -size <= room:
+        sizes = {os.fspath(path): _size(path) for path in paths}
+        for path in sorted(sizes, key=lambda path: (path not in leading, -sizes[path], path)):
+            if 0 < sizes[path] <= room:
                 chosen.append((path, self._modules.setdefault(path, Future())))
-                room += size
+                room -= sizes[path]
         self._thread = threading.Thread(target=self._compile_all, args=(chosen,), name="toolbay-early-compile",
                                         daemon=True)
         self._thread.start()
