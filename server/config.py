@@ -153,6 +153,11 @@ class HttpSettings(_Section):
         description="Open MCP sessions on /mcp (each holds about 40 KB); at the cap a new one is answered 503 "
         "until one ends or idles out.",
     )
+    max_sessions_per_caller: int = Field(
+        100, ge=1, le=1_000_000,
+        description="Open MCP sessions on /mcp per authenticated caller (token or JWT subject); at the cap a new "
+        "one is answered 429, so one caller cannot take every session of the server.",
+    )
     session_idle_s: float = Field(
         1800.0, gt=0, le=7 * 24 * 3600,
         description="A session with no request for this long is closed (a client that never finished its "

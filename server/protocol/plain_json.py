@@ -45,6 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
+from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
     bad_request_id,
     refusal_for,
@@ -82,7 +83,12 @@ def _marked() -> _Mark | None:
 
 class PerRequestJsonTransport(StreamableHTTPServerTransport):
     """The SDK's transport, answering with JSON when this request was found to need no stream,
-    and letting the quick lane answer the calls it takes (``toolbay.protocol.http_lane``)."""
+    and letting the quick lane answer the calls it takes (``toolbay.protocol.http_lane``). Its
+    end is told to the per-caller session caps (``toolbay.protocol.caller_sessions``)."""
+
+    async def terminate(self) -> None:
+        session_ended(self.mcp_session_id)
+        await super().terminate()
 
     @property
     def is_json_response_enabled(self) -> bool:

@@ -136,3 +136,26 @@ async def test_a_token_removed_from_the_tokens_file_is_refused_within_seconds_wi
                 await anyio.sleep(0.2)  # the file is checked at most once a second
         still = await http.post(f"{url}/mcp", json={}, headers={"Authorization": f"Bearer {tokens['operator']}"})
     assert still.status_code != 401
+
+
+async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_get_theirs(
+        make_settings: Callable[..., Settings], tokens: Tokens) -> None:
+    """One token whose client opened a session per request took every session of the server
+    (the SDK caps them all, 1,000, not one caller's share): everyone else was answered 503 for
+    the 30 minutes until they idled out."""
+    settings = make_settings("[http]\nmax_sessions_per_caller = 2\n")
+    async with running(settings) as url:
+        opened = [await post_initialize(url, tokens["reader"]) for _ in range(2)]
+        refused = await post_initialize(url, tokens["reader"])
+        other = await post_initialize(url, tokens["operator"])
+        ended = opened[0].headers["mcp-session-id"]
+        async with httpx2.AsyncClient() as http:
+            deleted = await http.delete(f"{url}/mcp", headers={
+                **MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}", "mcp-session-id": ended,
+                "mcp-protocol-version": "2025-06-18"})
+        again = await post_initialize(url, tokens["reader"])
+    assert [response.status_code for response in opened] == [200, 200]
+    assert refused.status_code == 429 and "mcp-session-id" not in refused.headers
+    assert "max_sessions_per_caller" in refused.json()["error"]["message"]
+    assert other.status_code == 200  # another caller's share is untouched
+    assert deleted.status_code == 200 and again.status_code == 200  # an ended session makes room
