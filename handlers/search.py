@@ -8,6 +8,7 @@ nothing: a call of it is authorised, validated and approved like any other.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -49,12 +50,18 @@ DEFINITION = ToolDefinition(
 )
 
 
+# With ``[search] semantic`` the words still decide whether anything fits; meaning then ranks.
+_BY_MEANING = DEFINITION.description.replace(
+    "(words are matched, not meanings: try other words if nothing fits)",
+    "(words are matched first, then ranked by meaning too: try other words if nothing fits)")
+
+
 class SearchToolsHandler(Handler):
     runs_inline = True
     for_every_caller = True  # it returns only tools the caller may use
 
-    def __init__(self, search: Search) -> None:
-        super().__init__(DEFINITION)
+    def __init__(self, search: Search, *, semantic: bool = False) -> None:
+        super().__init__(dataclasses.replace(DEFINITION, description=_BY_MEANING) if semantic else DEFINITION)
         self._search = search
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:

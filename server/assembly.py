@@ -218,7 +218,8 @@ async def _assembled(
         # no session found and no caller lists in full).
         return await sessions.tools_changed(disclosures[0].take_listing_change() if disclosures else EVERYONE)
 
-    served_builtins = [RefreshToolsHandler(rescan_now), SearchToolsHandler(search_now),
+    served_builtins = [RefreshToolsHandler(rescan_now),
+                       SearchToolsHandler(search_now, semantic=settings.search.semantic),
                        *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]
     policies.authorizer.let_every_caller_use(h.name for h in served_builtins if h.for_every_caller)
     async with CatalogKeeper.open(

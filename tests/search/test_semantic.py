@@ -228,3 +228,16 @@ def test_a_server_with_meaning_on_and_no_model_does_not_start(tmp_path: Path) ->
                       hide_model=True)
     assert result.returncode == 2
     assert "pip install 'toolbay[semantic]'" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_search_tools_tells_the_model_how_it_ranks() -> None:
+    """Its description said "words are matched, not meanings" with meaning on too."""
+    from toolbay.handlers.search import SearchToolsHandler
+
+    async def search(query: str, limit: int, context: CallContext) -> dict[str, Any]:
+        return {"results": [], "no_match": True}
+
+    by_words, by_meaning = SearchToolsHandler(search), SearchToolsHandler(search, semantic=True)
+    assert "not meanings" in by_words.definition.description
+    assert "ranked by meaning too" in by_meaning.definition.description
+    assert by_meaning.definition.input_schema == by_words.definition.input_schema
