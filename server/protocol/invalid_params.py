@@ -34,9 +34,10 @@ class InvalidParamsMiddleware:
 
 
 def invalid_params_error(method: str, exc: ValidationError) -> MCPError:
-    problems = [{"field": _field(error["loc"]), "problem": error["msg"]} for error in exc.errors()[:_IN_DATA]]
+    errors = exc.errors()
+    problems = [{"field": _field(error["loc"]), "problem": error["msg"]} for error in errors[:_IN_DATA]]
     said = "; ".join(f"{p['field']}: {p['problem']}" if p["field"] else p["problem"] for p in problems[:_IN_MESSAGE])
-    more = len(problems) - _IN_MESSAGE
+    more = len(errors) - _IN_MESSAGE
     if more > 0:
         said += f" (and {more} more)"
     return MCPError(code=types.INVALID_PARAMS, message=f"Invalid {method} parameters: {said}",
