@@ -35,14 +35,32 @@ def error_for(exc: ValidationError) -> types.ErrorData:
     if errors and errors[0]["type"] == "json_invalid":
         reason = str(errors[0]["msg"]).removeprefix("Invalid JSON: ")
         return types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {reason}")
-    if errors and isinstance(errors[0].get("input"), list):
+    if errors and isinstance(errors[0].get("input"), list) and len(errors[0]["loc"]) <= 1:  # the message itself
         return types.ErrorData(code=types.INVALID_REQUEST,
                                message="Invalid request: a batch (JSON array); send one JSON-RPC message at a time")
     return types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not a JSON-RPC 2.0 message")
 
 
-def error_message(error: types.ErrorData) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+def error_message(error: types.ErrorData, request_id: types.RequestId | None = None) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def params_refusal(parsed: Any) -> tuple[types.RequestId | None, types.ErrorData] | None:
+    """The id and error for a request whose ``params`` is no object (``[1]``, ``"x"``), which
+    MCP's requests never take: it failed the SDK's parse of the whole message, and was
+    answered as if it were a batch (stdio) or with pydantic's report and a null id (HTTP)."""
+    if not isinstance(parsed, dict) or parsed.get("jsonrpc") != "2.0" or not isinstance(parsed.get("method"), str):
+        return None
+    params = parsed.get("params")
+    if params is None or isinstance(params, dict):
+        return None
+    request_id = parsed.get("id")
+    if not isinstance(request_id, str) and (not isinstance(request_id, int) or isinstance(request_id, bool)):
+        request_id = None
+    kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(params), "a number")
+    method = parsed["method"][:100]
+    return request_id, types.ErrorData(code=types.INVALID_PARAMS,
+                                       message=f"Invalid {method} parameters: params must be an object, not {kind}")
 
 
 class AnswerUnparsableMessages:
@@ -126,7 +144,8 @@ def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:
     return None
 
 
-def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400) -> Send:
+def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400,
+                      request_id: types.RequestId | None = None) -> Send:
     """``send``, with the SDK's answer of status ``replacing`` to a body that is no message (its
     400; its 202 to a request with an id of the wrong kind, taken for a notification) replaced
     by a 400 saying ``error``. The SDK's own earlier checks (Host and Origin, Accept,
@@ -138,7 +157,7 @@ def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400) 
         if message["type"] == "http.response.start" and message["status"] == replacing:
             replaced = True
             logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
-            body = json.dumps(error_message(error).model_dump(by_alias=True, exclude_unset=True),
+            body = json.dumps(error_message(error, request_id).model_dump(by_alias=True, exclude_unset=True),
                               separators=(",", ":")).encode()
             headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"content-length"]
             await send({**message, "status": 400,

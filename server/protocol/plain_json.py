@@ -48,6 +48,7 @@ from toolbay.internals.mcp_sdk import use_streamable_http_transport
 from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
     bad_request_id,
+    params_refusal,
     refusal_for,
     rewriting_refusal,
     unsupported_version,
@@ -142,6 +143,8 @@ class PlainJsonForQuickRequests:
         refusal = refusal_for(body, message) if body is not None else None
         if refusal is not None:
             send = rewriting_refusal(refusal, send)
+        elif (bad_params := params_refusal(message)) is not None:
+            send = rewriting_refusal(bad_params[1], send, request_id=bad_params[0])  # the SDK's 400: pydantic's report
         elif (bad_id := bad_request_id(message)) is not None:
             send = rewriting_refusal(bad_id, send, replacing=202)  # taken for a notification
         elif (version := header_of(scope, b"mcp-protocol-version")) and version not in KNOWN_PROTOCOL_VERSIONS:

@@ -20,6 +20,7 @@ on exit.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -36,7 +37,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from toolbay.protocol.parse_errors import error_for, error_message, id_refusal
+from toolbay.protocol.parse_errors import error_for, error_message, id_refusal, params_refusal
 from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
@@ -386,7 +387,7 @@ class _Inbox:
     async def deliver(self, item: SessionMessage | Exception) -> None:
         if isinstance(item, _Unparsable):
             logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
-            await self.outgoing.send(SessionMessage(error_message(item.error)))
+            await self.outgoing.send(SessionMessage(error_message(item.error, item.request_id)))
             return
         if isinstance(item, SessionMessage):
             message = item.message
@@ -440,11 +441,13 @@ class _Unanswered:
 
 
 class _Unparsable(ValueError):
-    """A line that is not a JSON-RPC message, with the error to answer it with."""
+    """A line that is not a JSON-RPC message, with the error to answer it with (and the id of
+    the request it was meant to be, when that could be read)."""
 
-    def __init__(self, error: types.ErrorData) -> None:
+    def __init__(self, error: types.ErrorData, request_id: types.RequestId | None = None) -> None:
         super().__init__(error.message)
         self.error = error
+        self.request_id = request_id
 
 
 def _overlong(max_line_bytes: int) -> _Unparsable:
@@ -460,7 +463,11 @@ def _parse(line: bytes) -> SessionMessage | Exception:
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:  # answered with an error; the stream goes on
-        return _Unparsable(error_for(exc))
+        try:
+            bad_params = params_refusal(json.loads(line))
+        except (ValueError, RecursionError):
+            bad_params = None
+        return _Unparsable(error_for(exc)) if bad_params is None else _Unparsable(bad_params[1], bad_params[0])
     except Exception as exc:
         return exc
     refusal = id_refusal(message, line)

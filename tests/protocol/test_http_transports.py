@@ -97,6 +97,25 @@ async def test_a_request_whose_parameters_the_protocol_refuses_is_told_which_fie
     assert errors[2]["message"] == "Invalid tools/list parameters: cursor: Input should be a valid string"
 
 
+# Requests whose params is no object, with what the answer says of each.
+PARAMS_NOT_OBJECTS: list[tuple[dict[str, object], str]] = [
+    ({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": [1]},
+     "Invalid tools/call parameters: params must be an object, not an array"),
+    ({"jsonrpc": "2.0", "id": "x", "method": "tools/list", "params": "all"},
+     "Invalid tools/list parameters: params must be an object, not a string"),
+]
+
+
+async def test_a_request_whose_params_is_no_object_is_told_so_under_its_id_over_http(base_url: str) -> None:
+    """The SDK answered pydantic's report on its message union, with a null id (an outside probe)."""
+    async with httpx2.AsyncClient(timeout=60) as http:
+        session = await _open_session(http, base_url)
+        answers = [await http.post(f"{base_url}/mcp", json=body, headers=session) for body, _ in PARAMS_NOT_OBJECTS]
+    for answer, (body, said) in zip(answers, PARAMS_NOT_OBJECTS, strict=True):
+        assert answer.status_code == 400, answer.text
+        assert answer.json() == {"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32602, "message": said}}
+
+
 async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(base_url: str) -> None:
     """The SDK sent a new session's id with its 400 to a request without one, and had discarded
     that session already: a client that kept the id was answered 404 next."""

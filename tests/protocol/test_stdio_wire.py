@@ -113,6 +113,23 @@ async def test_a_request_whose_id_is_no_string_or_integer_is_answered_and_not_pa
     assert isinstance(items[0].message, types.JSONRPCNotification)
 
 
+async def test_a_request_whose_params_is_no_object_is_told_so_under_its_own_id(pipes: Pipes) -> None:
+    """{"params": [1]} was answered as a batch, with a null id (an outside probe)."""
+    from tests.protocol.test_http_transports import PARAMS_NOT_OBJECTS
+
+    lines = [json.dumps(body).encode() for body, _ in PARAMS_NOT_OBJECTS] + [b'[{"jsonrpc": "2.0"}]']
+    pipes.send(b"".join(line + b"\n" for line in lines))
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, _):
+            items = [item async for item in incoming]
+    answers = [json.loads(line) for line in pipes.received().splitlines()]
+    assert answers[:-1] == [{"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32602, "message": said}}
+                            for body, said in PARAMS_NOT_OBJECTS]
+    assert "a batch" in answers[-1]["error"]["message"]  # a real one still is
+    assert items == []
+
+
 async def test_an_overlong_line_is_dropped_with_an_error_and_the_next_message_still_arrives(pipes: Pipes) -> None:
     pipes.send(b'{"jsonrpc": "2.0", "id": 5, "method": "x", "params": {"pad": "' + b"a" * 5000 + b'"}}\n')
     pipes.send(json.dumps(INITIALIZED).encode() + b"\n")
