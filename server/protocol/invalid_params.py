@@ -17,6 +17,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+# What the SDK answers a request made before the session is initialized.
+_NOT_INITIALIZED = (types.INVALID_PARAMS, "Invalid request parameters", "")
+# pydantic's names for the members of a union in an error's place ("progressToken.str").
+_UNION_MEMBERS = frozenset({"str", "int", "float", "bool", "list", "dict", "none"})
+
 # Problems named in the message; the data carries them all, up to this many.
 _IN_MESSAGE = 3
 _IN_DATA = 20
@@ -31,6 +36,13 @@ class InvalidParamsMiddleware:
             return await call_next(ctx)
         except ValidationError as exc:
             raise invalid_params_error(ctx.method, exc) from None
+        except MCPError as exc:
+            if (exc.error.code, exc.error.message, exc.error.data) != _NOT_INITIALIZED:
+                raise
+            # The SDK's answer to a request before the handshake (kept for compatibility) names
+            # no reason; the code stays.
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Invalid request: {ctx.method} before the session is "
+                           "initialized (send initialize, then notifications/initialized)") from None
 
 
 def invalid_params_error(method: str, exc: ValidationError) -> MCPError:
@@ -45,6 +57,9 @@ def invalid_params_error(method: str, exc: ValidationError) -> MCPError:
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
-    """``("params", "arguments")`` -> ``arguments``: the place inside the request's params."""
-    parts = list(loc[1:] if loc[:1] == ("params",) else loc)
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".")
+    """``("params", "arguments")`` -> ``arguments``: the place inside the request's params
+    (``params`` itself when that is missing), without pydantic's names of union members."""
+    parts = [part for part in (loc[1:] if loc[:1] == ("params",) else loc)
+             if isinstance(part, int) or (part not in _UNION_MEMBERS and "[" not in part)]
+    place = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".")
+    return place or "params"
