@@ -11,6 +11,7 @@ which answers as documented. ``toolbay.cli`` declares the same options for typer
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import time
 from collections.abc import Sequence
@@ -182,6 +183,19 @@ def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     ignored, and the event loop then installs no handler of its own): SIGTERM must stop it
     all the same, as Python's own Ctrl-C does, by raising KeyboardInterrupt."""
     handler = signal.getsignal(signal.SIGINT)
-    if not callable(handler):
-        handler = signal.default_int_handler
-    handler(signal.SIGINT, frame)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # not serving yet (still importing): as Python's own Ctrl-C
+        signal.default_int_handler(signal.SIGINT, frame)
+        return
+    # Raised here, it would come out of whatever the main thread was running, inside one of
+    # the server's tasks too (a thread being started): raised by the loop, between its tasks,
+    # it stops the loop as Ctrl-C does.
+    loop.call_soon_threadsafe(_interrupt)
+
+
+def _interrupt() -> None:
+    raise KeyboardInterrupt

@@ -8,14 +8,13 @@ work must end soon once it is set, and the cancelled task waits for that before 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import anyio.to_thread
 
 T = TypeVar("T")
@@ -55,9 +54,11 @@ async def run_stoppable(work: Callable[[threading.Event], T], *, stop: threading
 
 
 async def _on_daemon_thread(function: Callable[[], T]) -> T:
-    """``function()`` on a new daemon thread, awaited; cancelled, the thread is left to end alone."""
+    """``function()`` on a new daemon thread, awaited; cancelled, the thread is left to end alone.
+    It wakes the loop with a plain callback, not ``anyio.from_thread`` (which runs a task: one
+    scheduled while the loop shuts down, after a Ctrl-C, ended in a logged traceback)."""
     done = anyio.Event()
-    token = anyio.lowlevel.current_token()
+    loop = asyncio.get_running_loop()
     outcome: list[Any] = []
 
     def run() -> None:
@@ -66,7 +67,7 @@ async def _on_daemon_thread(function: Callable[[], T]) -> T:
         except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
             outcome.append((False, error))
         with contextlib.suppress(RuntimeError):  # the event loop has gone: nobody awaits it
-            anyio.from_thread.run_sync(done.set, token=token)
+            loop.call_soon_threadsafe(done.set)
 
     threading.Thread(target=run, name="toolbay-describe", daemon=True).start()
     await done.wait()
