@@ -300,6 +300,11 @@ def search(
         if catalog is None or queries is None or query is not None:
             say("toolbay: --catalog and --queries go together, without a QUERY")
             raise typer.Exit(2)
+        if extensions or data_dir is not None or config is not None:
+            # They were accepted and ignored: a batch searches the catalog file alone.
+            say("toolbay: --catalog reads no folder and no configuration: leave out --extensions, --data-dir and "
+                "--config (--semantic turns meaning on)")
+            raise typer.Exit(2)
         from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
 
         try:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import REPO_ROOT
@@ -76,6 +77,17 @@ def test_catalog_without_queries_is_a_usage_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["search", "--catalog", str(catalog)])
     assert result.exit_code == 2
     assert "--catalog and --queries go together" in result.stderr
+
+
+@pytest.mark.parametrize("option", [["--config", "nowhere.toml"], ["--extensions", "nowhere"], ["--data-dir", "d"]])
+def test_a_batch_refuses_the_options_it_would_ignore(tmp_path: Path, option: list[str]) -> None:
+    """A batch searches its catalog file alone: --config, --extensions and --data-dir were
+    accepted and ignored, a missing config file too (an outside probe)."""
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    queries = write_jsonl(tmp_path / "queries.jsonl", [{"id": "1", "query": "count words"}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), *option])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--catalog reads no folder and no configuration" in result.stderr
 
 
 def test_an_empty_query_is_a_usage_error_not_a_search(shared_data_dir: Path) -> None:
