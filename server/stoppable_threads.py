@@ -55,8 +55,7 @@ async def run_stoppable(work: Callable[[threading.Event], T], *, stop: threading
 
 async def _on_daemon_thread(function: Callable[[], T]) -> T:
     """``function()`` on a new daemon thread, awaited; cancelled, the thread is left to end alone.
-    It wakes the loop with a plain callback, not ``anyio.from_thread`` (which runs a task: one
-    scheduled while the loop shuts down, after a Ctrl-C, ended in a logged traceback)."""
+    The thread wakes the loop with a plain callback, which fails quietly once the loop is gone."""
     done = anyio.Event()
     loop = asyncio.get_running_loop()
     outcome: list[Any] = []
