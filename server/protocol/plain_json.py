@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
@@ -111,7 +111,40 @@ class PerRequestJsonTransport(StreamableHTTPServerTransport):
             if response is not None:
                 await response(scope, receive, send)
                 return
+        if header_of(scope, b"mcp-session-id") is None:
+            send = _refused_opening_as_http_error(send)
         await super()._handle_post_request(scope, request, receive, send)
+
+
+def _refused_opening_as_http_error(send: Send) -> Send:
+    """``send`` for the request that opens a session (an ``initialize``): answered with a
+    JSON-RPC error (invalid parameters), its status is 400, not 200. The SDK keeps a session
+    whose opening answer is no HTTP error: an ``initialize`` it refused opened a session all
+    the same, which counted towards its caller's share until it idled out (30 minutes)."""
+    held: Message | None = None
+
+    async def sending(message: Message) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start" and held is None and message["status"] == 200 \
+                and dict(message.get("headers", [])).get(b"content-type", b"").startswith(b"application/json"):
+            held = message  # the status waits for the body, which says whether it is an error
+            return
+        if held is not None and message["type"] == "http.response.body":
+            start, held = held, None
+            if _is_error(message.get("body", b"")) and not message.get("more_body", False):
+                start = {**start, "status": 400}
+            await send(start)
+        await send(message)
+
+    return sending
+
+
+def _is_error(body: bytes) -> bool:
+    try:
+        answer = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(answer, dict) and "error" in answer and "result" not in answer
 
 
 def install() -> None:

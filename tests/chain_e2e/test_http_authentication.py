@@ -159,3 +159,19 @@ async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_g
     assert "max_sessions_per_caller" in refused.json()["error"]["message"]
     assert other.status_code == 200  # another caller's share is untouched
     assert deleted.status_code == 200 and again.status_code == 200  # an ended session makes room
+
+
+async def test_an_initialize_refused_for_its_parameters_opens_no_session(
+        make_settings: Callable[..., Settings], tokens: Tokens) -> None:
+    """The SDK answered it -32602 with status 200 and kept the session it had opened, which
+    took the caller's share until it idled out (30 minutes; an outside probe)."""
+    settings = make_settings("[http]\nmax_sessions_per_caller = 1\n")
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}"}
+    async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
+        refused = [await http.post(f"{url}/mcp", headers=headers,
+                                   json={"jsonrpc": "2.0", "id": 0, "method": "initialize"}) for _ in range(2)]
+        opened = await post_initialize(url, tokens["reader"])
+    for answer in refused:
+        assert answer.status_code == 400 and "mcp-session-id" not in answer.headers, answer.headers
+        assert answer.json()["error"]["message"] == "Invalid initialize parameters: params: Field required"
+    assert opened.status_code == 200 and opened.headers["mcp-session-id"]
