@@ -78,10 +78,16 @@ class _DescribeProgress:
 
 
 @asynccontextmanager
-async def _shown_progress(progress: _DescribeProgress) -> AsyncIterator[None]:
-    """Stops ``progress`` however the block ends (Ctrl-C: the bar hides the terminal's cursor)."""
+async def _assembled_showing_progress(settings: Settings, **options: Any) -> AsyncIterator[Toolbay]:
+    """``assemble`` for a command, with the progress bar while new files are described (on a
+    terminal), stopped however it ends (Ctrl-C: the bar hides the terminal's cursor)."""
+    from toolbay.assembly import assemble
+
+    progress = _DescribeProgress()
     try:
-        yield
+        async with assemble(settings, on_progress=progress, **options) as app:
+            progress.stop()
+            yield app
     finally:
         progress.stop()
 
@@ -216,16 +222,13 @@ def _refuse_unsafe_bind(settings: Settings) -> None:
 async def collect_listing(settings: Settings) -> dict[str, Any]:
     """``toolbay list``: the tools the server would serve from the folders (built-ins left out),
     after the same precedence, so a file's tool that a built-in hides is noted, not listed."""
-    from toolbay.assembly import assemble
     from toolbay.config import ClusterSettings
     from toolbay.redaction import redacted
 
     # A listing needs no Redis (which may not be reachable from where it is run): the folders
     # and the built-ins are the same with or without it.
     local = settings.model_copy(update={"cluster": ClusterSettings()})
-    progress = _DescribeProgress()  # on a terminal, while new files are described
-    async with _shown_progress(progress), assemble(local, watch=False, on_progress=progress) as app:
-        progress.stop()
+    async with _assembled_showing_progress(local, watch=False) as app:
         keeper = app.keeper
         tools = []
         catalog = keeper.catalog.current
@@ -337,11 +340,7 @@ async def _wait_for_job(jobs: JobManager, owner: str, job_id: str) -> ToolResult
 async def search_served(settings: Settings, query: str, limit: int) -> dict[str, Any]:
     """``toolbay search QUERY``: what ``search_tools`` answers the local caller over what the
     server would serve (catalog allowlist and redaction included), without promoting anything."""
-    from toolbay.assembly import assemble
-
-    progress = _DescribeProgress()  # on a terminal, while new files are described
-    async with _shown_progress(progress), assemble(settings, watch=False, on_progress=progress) as app:
-        progress.stop()
+    async with _assembled_showing_progress(settings, watch=False) as app:
         assert app.search is not None  # assemble always wires the search
         context = CallContext()
         context.extras["principal"] = app.local_principal

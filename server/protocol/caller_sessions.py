@@ -59,8 +59,11 @@ class CallerSessionCap:
         _caps.add(self)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        caller = caller_of(scope) if scope["type"] == "http" and scope["method"] == "POST" else None
-        if caller is None or scope["path"].rstrip("/") != self.path or header_of(scope, b"mcp-session-id"):
+        # Only a request that opens a session counts; the caller is read for it alone.
+        opening = (scope["type"] == "http" and scope["method"] == "POST" and scope["path"].rstrip("/") == self.path
+                   and header_of(scope, b"mcp-session-id") is None)
+        caller = caller_of(scope) if opening else None
+        if caller is None:
             await self.app(scope, receive, send)
             return
         if self._open[caller] >= self.cap:

@@ -54,9 +54,7 @@ def params_refusal(parsed: Any) -> tuple[types.RequestId | None, types.ErrorData
     params = parsed.get("params")
     if params is None or isinstance(params, dict):
         return None
-    request_id = parsed.get("id")
-    if not isinstance(request_id, str) and (not isinstance(request_id, int) or isinstance(request_id, bool)):
-        request_id = None
+    request_id = parsed.get("id") if _is_request_id(parsed.get("id")) else None
     kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(params), "a number")
     method = parsed["method"][:100]
     return request_id, types.ErrorData(code=types.INVALID_PARAMS,
@@ -113,7 +111,7 @@ def bad_request_id(parsed: Any) -> types.ErrorData | None:
     if not isinstance(parsed, dict) or not isinstance(parsed.get("method"), str) or "id" not in parsed:
         return None
     request_id = parsed["id"]
-    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+    if _is_request_id(request_id):
         return None
     kind = "null" if request_id is None else type(request_id).__name__.replace("dict", "object")
     return types.ErrorData(code=types.INVALID_REQUEST,
@@ -181,3 +179,8 @@ def without_session_on_refusal(send: Send) -> Send:
         await send(message)
 
     return sending
+
+
+def _is_request_id(value: Any) -> bool:
+    """A string or an integer (not a boolean, which Python counts as one): JSON-RPC's ids."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))

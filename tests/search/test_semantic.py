@@ -76,6 +76,8 @@ IN_OTHER_WORDS = {
     "how many yen would I get for 50 dollars": "currency_convert",
     "what will it cost me to fly to Tokyo next week in yen": "flight_search",
 }
+# The request the tests below follow a tool's changes with, and the tool it wants.
+YEN, CONVERT = next(iter(IN_OTHER_WORDS.items()))
 
 
 def by_name(name: str) -> ToolDefinition:
@@ -110,7 +112,7 @@ def test_meaning_is_off_by_default_and_a_request_no_word_of_which_any_tool_has_i
 
 
 def test_a_removed_or_replaced_tool_is_never_returned_by_its_meaning() -> None:
-    query, wanted = "how many yen would I get for 50 dollars", "currency_convert"
+    query, wanted = YEN, CONVERT
     index = index_of(semantic=True)
     assert names(index, query)[:1] == [wanted]
     index.remove(wanted)
@@ -124,7 +126,7 @@ def test_a_removed_or_replaced_tool_is_never_returned_by_its_meaning() -> None:
 
 def test_a_tool_removed_while_its_meaning_was_worked_out_elsewhere_is_not_brought_back() -> None:
     # As a server does: the backlog embedded on a worker thread while the catalog changes on the loop.
-    query, wanted = "how many yen would I get for 50 dollars", "currency_convert"
+    query, wanted = YEN, CONVERT
     index = index_of(semantic=True)
     backlog = index.meaning_backlog()
     assert backlog is not None and len(backlog) == len(CATALOG)
@@ -138,7 +140,7 @@ def test_a_tool_removed_while_its_meaning_was_worked_out_elsewhere_is_not_brough
 
 
 def test_tools_the_caller_may_not_use_or_see_are_never_returned_by_their_meaning() -> None:
-    query, wanted = "how many yen would I get for 50 dollars", "currency_convert"
+    query, wanted = YEN, CONVERT
     index = index_of(semantic=True)
     assert wanted not in names(index, query, 20, allowed=lambda key: key != wanted)
     hidden = index_of(semantic=True, group_of=lambda key, definition: "catalog:money" if key == wanted else "")
@@ -159,7 +161,7 @@ def served(definitions: list[ToolDefinition]) -> Catalog:
 
 @pytest.mark.anyio
 async def test_the_server_search_follows_the_catalog_by_meaning_too() -> None:
-    query, wanted = "how many yen would I get for 50 dollars", "currency_convert"
+    query, wanted = YEN, CONVERT
     holder = CatalogHolder(served(CATALOG))
     disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True, semantic=True)
     try:
