@@ -5,8 +5,11 @@ caller's share: one token holder whose client opens a session for every request 
 hostile one) took them all, and every other caller was answered 503 until they idled out
 (30 minutes). ``CallerSessionCap`` counts the sessions each authenticated caller opened (by
 the principal the SDK ties a session to: client id, issuer, subject) and answers a caller at
-its cap 429 before the SDK opens another. A session leaves the count when its transport
-ends (``session_ended``: closed by the client, idled out, or refused at its opening).
+its cap 429 before the SDK opens another. A request that may open a session counts from its
+arrival, not from its answer: initializes sent at once all passed a count of answered ones (50
+opened against a cap of 3). A session leaves the count when its transport ends
+(``session_ended``: closed by the client, idled out, or refused at its opening), and a request
+that opened none when its answer starts.
 Without authentication every caller is the same one, and only the server's cap applies.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import weakref
 from collections import Counter
 from typing import Any
@@ -29,6 +33,10 @@ Caller = tuple[str | None, str | None, str | None]
 
 # Every cap in the process, told when a session ends (the SDK's transports are not per server).
 _caps: weakref.WeakSet[CallerSessionCap] = weakref.WeakSet()
+# A caller refused again and again is said once in this long, with how many were refused: a
+# client in a loop wrote a warning line per request.
+_REFUSALS_LOGGED_EVERY_S = 10.0
+_REFUSALS_REMEMBERED = 1024
 
 
 def session_ended(session_id: str | None) -> None:
@@ -56,6 +64,10 @@ class CallerSessionCap:
         self.path = path
         self._caller_of: dict[str, Caller] = {}
         self._open: Counter[Caller] = Counter()
+        # Requests that may open a session, not yet answered.
+        self._arriving: Counter[Caller] = Counter()
+        # Per caller: when its refusals were last logged, and how many since.
+        self._refusals: dict[Caller, tuple[float, int]] = {}
         _caps.add(self)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -66,21 +78,49 @@ class CallerSessionCap:
         if caller is None:
             await self.app(scope, receive, send)
             return
-        if self._open[caller] >= self.cap:
-            logger.warning("refused a new session to %s: %d sessions of its own are open ([http] "
-                           "max_sessions_per_caller)", caller[0], self._open[caller])
+        if self._open[caller] + self._arriving[caller] >= self.cap:
+            self._log_refusal(caller)
             await _refuse(send, self.cap)
             return
+        self._arriving[caller] += 1
+        arriving = True
+
+        def arrived() -> None:
+            nonlocal arriving
+            if arriving:
+                arriving = False
+                self._arriving[caller] -= 1
+                if self._arriving[caller] <= 0:
+                    del self._arriving[caller]
 
         async def counting(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] < 400:
-                opened = _session_id_in(message)
+            if message["type"] == "http.response.start":
+                arrived()
+                opened = _session_id_in(message) if message["status"] < 400 else None
                 if opened is not None and opened not in self._caller_of:
                     self._caller_of[opened] = caller
                     self._open[caller] += 1
             await send(message)
 
-        await self.app(scope, receive, counting)
+        try:
+            await self.app(scope, receive, counting)
+        finally:
+            arrived()
+
+    def _log_refusal(self, caller: Caller) -> None:
+        now = time.monotonic()
+        logged_at, unsaid = self._refusals.get(caller, (-_REFUSALS_LOGGED_EVERY_S, 0))
+        unsaid += 1
+        if now - logged_at < _REFUSALS_LOGGED_EVERY_S:
+            self._refusals[caller] = (logged_at, unsaid)
+            return
+        if len(self._refusals) > _REFUSALS_REMEMBERED:  # callers refused long ago are forgotten
+            self._refusals = {known: entry for known, entry in self._refusals.items()
+                              if now - entry[0] < _REFUSALS_LOGGED_EVERY_S}
+        self._refusals[caller] = (now, 0)
+        logger.warning("refused %s to %s: %d sessions of its own are open or opening ([http] "
+                       "max_sessions_per_caller)", "a new session" if unsaid == 1 else f"{unsaid} new sessions",
+                       caller[0], self._open[caller] + self._arriving[caller])
 
     def ended(self, session_id: str) -> None:
         caller = self._caller_of.pop(session_id, None)

@@ -161,6 +161,28 @@ async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_g
     assert deleted.status_code == 200 and again.status_code == 200  # an ended session makes room
 
 
+async def test_a_caller_s_share_holds_against_initializes_sent_at_once_and_its_refusals_are_said_once(
+        make_settings: Callable[..., Settings], tokens: Tokens, caplog: pytest.LogCaptureFixture) -> None:
+    """Each request was checked against the sessions already answered, so initializes sent at
+    once all passed: 50 opened against a cap of 3. And each refusal wrote a warning line: 298
+    identical lines for a client in a loop (an outside probe)."""
+    settings = make_settings("[http]\nmax_sessions_per_caller = 2\n")
+    statuses: list[int] = []
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}"}
+    async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
+
+        async def initialize() -> None:
+            statuses.append((await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)).status_code)
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                for _ in range(12):
+                    group.start_soon(initialize)
+    assert sorted(statuses) == [200, 200] + [429] * 10
+    said = [record.getMessage() for record in caplog.records if "max_sessions_per_caller" in record.getMessage()]
+    assert len(said) == 1, said
+
+
 async def test_an_initialize_refused_for_its_parameters_opens_no_session(
         make_settings: Callable[..., Settings], tokens: Tokens) -> None:
     """The SDK answered it -32602 with status 200 and kept the session it had opened, which
