@@ -385,6 +385,9 @@ class _Inbox:
         self.on_notification = on_notification
 
     async def deliver(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, _Unparsable) and not item.answer:
+            logger.warning("dropped a notification: %s", item)
+            return
         if isinstance(item, _Unparsable):
             logger.info("answered an error to a line that is not a JSON-RPC message: %s", item)
             await self.outgoing.send(SessionMessage(error_message(item.error, item.request_id)))
@@ -442,12 +445,14 @@ class _Unanswered:
 
 class _Unparsable(ValueError):
     """A line that is not a JSON-RPC message, with the error to answer it with (and the id of
-    the request it was meant to be, when that could be read)."""
+    the request it was meant to be, when that could be read), or to log for a notification."""
 
-    def __init__(self, error: types.ErrorData, request_id: types.RequestId | None = None) -> None:
+    def __init__(self, error: types.ErrorData, request_id: types.RequestId | None = None, *,
+                 answer: bool = True) -> None:
         super().__init__(error.message)
         self.error = error
         self.request_id = request_id
+        self.answer = answer  # False for a notification: said in the log only
 
 
 def _overlong(max_line_bytes: int) -> _Unparsable:
@@ -464,10 +469,14 @@ def _parse(line: bytes) -> SessionMessage | Exception:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:  # answered with an error; the stream goes on
         try:
-            bad_params = params_refusal(json.loads(line))
+            parsed = json.loads(line)
         except (ValueError, RecursionError):
-            bad_params = None
-        return _Unparsable(error_for(exc)) if bad_params is None else _Unparsable(bad_params[1], bad_params[0])
+            parsed = None
+        bad_params = params_refusal(parsed)
+        if bad_params is None:
+            return _Unparsable(error_for(exc))
+        # A notification is never answered (JSON-RPC), not even to say it was wrong.
+        return _Unparsable(bad_params[1], bad_params[0], answer="id" in parsed)
     except Exception as exc:
         return exc
     refusal = id_refusal(message, line)

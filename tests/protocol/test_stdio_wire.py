@@ -130,6 +130,20 @@ async def test_a_request_whose_params_is_no_object_is_told_so_under_its_own_id(p
     assert items == []
 
 
+async def test_a_notification_whose_params_is_no_object_is_dropped_unanswered(
+        pipes: Pipes, caplog: pytest.LogCaptureFixture) -> None:
+    """It was answered with an error and a null id; JSON-RPC answers no notification (an outside probe)."""
+    pipes.send(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1]}\n')
+    pipes.send(json.dumps(INITIALIZED).encode() + b"\n")
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, _):
+            items = [item async for item in incoming]
+    assert pipes.received() == b""
+    assert len(items) == 1 and isinstance(items[0], SessionMessage)  # the next message still arrives
+    assert "dropped a notification: Invalid notifications/cancelled parameters: params must be an object" in caplog.text
+
+
 async def test_an_overlong_line_is_dropped_with_an_error_and_the_next_message_still_arrives(pipes: Pipes) -> None:
     pipes.send(b'{"jsonrpc": "2.0", "id": 5, "method": "x", "params": {"pad": "' + b"a" * 5000 + b'"}}\n')
     pipes.send(json.dumps(INITIALIZED).encode() + b"\n")
