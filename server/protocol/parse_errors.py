@@ -14,6 +14,7 @@ SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``; on the streamable 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from typing import Any
@@ -78,11 +79,14 @@ class AnswerUnparsableMessages:
             try:
                 message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
             except ValidationError as exc:
-                error = error_for(exc)
+                error, request_id = error_for(exc), None
+                with contextlib.suppress(ValueError, RecursionError):
+                    if (bad_params := params_refusal(json.loads(body))) is not None:
+                        request_id, error = bad_params
             else:
-                error = id_refusal(message, body)
+                error, request_id = id_refusal(message, body), None
             if error is not None:
-                await refused(error)(scope, receive, send)
+                await refused(error, request_id)(scope, receive, send)
                 return
         await self.app(scope, replay(messages, receive), send)
 
@@ -98,10 +102,12 @@ def id_refusal(message: types.JSONRPCMessage, raw: bytes) -> types.ErrorData | N
         return None
 
 
-def refused(error: types.ErrorData) -> JSONResponse:
-    """The 400 answer to a body that is no JSON-RPC message the server can answer."""
+def refused(error: types.ErrorData, request_id: types.RequestId | None = None) -> JSONResponse:
+    """The 400 answer to a body that is no JSON-RPC message the server can answer (under the id
+    of the request it was meant to be, when that could be read)."""
     logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
-    return JSONResponse(error_message(error).model_dump(by_alias=True, exclude_unset=True), status_code=400)
+    return JSONResponse(error_message(error, request_id).model_dump(by_alias=True, exclude_unset=True),
+                        status_code=400)
 
 
 def bad_request_id(parsed: Any) -> types.ErrorData | None:

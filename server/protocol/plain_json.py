@@ -167,8 +167,14 @@ class PlainJsonForQuickRequests:
         self.lane = lane
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
+        if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            # A GET or DELETE without a session is refused (400), with a new session id that names
+            # nothing (the next request with it is answered 404): not sent.
+            opening = header_of(scope, b"mcp-session-id") is None
+            await self.app(scope, receive, without_session_on_refusal(send) if opening else send)
             return
         messages, body = await read_small_body(receive)
         message = _parsed(body) if body is not None else None
@@ -204,12 +210,16 @@ class PlainJsonForQuickRequests:
     def _needs_no_stream(self, message: dict[str, Any] | None) -> bool:
         if message is None or "id" not in message:
             return False  # unparsable, a batch, or a notification (answered 202 either way)
+        method = message.get("method")
+        if method == "initialize":
+            # Nothing travels before its answer, progress token or not; and an initialize refused
+            # in an SSE stream (status 200, sent before the answer) opened a session all the same.
+            return True
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
         if isinstance(meta, dict) and "progressToken" in meta:
             return False
-        method = message.get("method")
         if method in _ALWAYS_PLAIN:
             return True
         if method == "tools/call" and "task" not in params:

@@ -116,6 +116,24 @@ async def test_a_request_whose_params_is_no_object_is_told_so_under_its_id_over_
         assert answer.json() == {"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32602, "message": said}}
 
 
+async def test_a_request_whose_params_is_no_object_is_told_so_under_its_id_over_sse(base_url: str) -> None:
+    """The SSE endpoint answered it as a body that is no JSON-RPC message, with a null id, after
+    stdio and streamable HTTP had learnt better (an outside probe)."""
+    async with httpx2.AsyncClient(timeout=60) as http, http.stream("GET", f"{base_url}/sse") as events:
+        endpoint = await _sse_endpoint(events)
+        answers = [await http.post(f"{base_url}{endpoint}", json=body) for body, _ in PARAMS_NOT_OBJECTS]
+    for answer, (body, said) in zip(answers, PARAMS_NOT_OBJECTS, strict=True):
+        assert answer.status_code == 400, answer.text
+        assert answer.json() == {"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32602, "message": said}}
+
+
+async def _sse_endpoint(events: httpx2.Response) -> str:
+    async for line in events.aiter_lines():
+        if line.startswith("data: "):
+            return line.removeprefix("data: ")
+    raise AssertionError("the SSE stream named no endpoint")
+
+
 async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(base_url: str) -> None:
     """The SDK sent a new session's id with its 400 to a request without one, and had discarded
     that session already: a client that kept the id was answered 404 next."""
@@ -124,9 +142,29 @@ async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(ba
         answers = {what: await http.post(f"{base_url}/mcp", json=body, headers=JSON_HEADERS)
                    for what, body in refused.items()}
         opened = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+        for method in ("GET", "DELETE"):  # the same for a stream or an end asked for without a session
+            answers[method] = await http.request(method, f"{base_url}/mcp", headers={
+                **JSON_HEADERS, "Accept": "text/event-stream", "mcp-protocol-version": "2025-06-18"})
     for what, answer in answers.items():
         assert answer.status_code == 400 and "mcp-session-id" not in answer.headers, (what, answer.headers)
     assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+
+
+async def test_an_initialize_with_a_progress_token_is_answered_plainly_and_opens_no_session_when_refused(
+        base_url: str) -> None:
+    """An initialize with a progress token was answered in an SSE stream, whose status (200) went
+    out before its answer: refused for its parameters, it opened a session all the same, which
+    held the caller's share for 30 minutes (an outside probe)."""
+    meta = {"_meta": {"progressToken": "p"}}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        refused = await http.post(f"{base_url}/mcp", headers=JSON_HEADERS, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", **meta}})
+        opened = await http.post(f"{base_url}/mcp", headers=JSON_HEADERS,
+                                 json={**INITIALIZE, "params": {**INITIALIZE["params"], **meta}})
+    assert refused.status_code == 400 and "mcp-session-id" not in refused.headers, refused.headers
+    assert refused.json()["error"]["message"].startswith("Invalid initialize parameters: capabilities: Field required")
+    assert opened.status_code == 200 and opened.headers["content-type"].startswith("application/json")
+    assert opened.json()["result"]["serverInfo"]["name"]
 
 
 def _answer_of(response: httpx2.Response) -> dict[str, Any]:
