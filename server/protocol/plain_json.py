@@ -185,7 +185,10 @@ class PlainJsonForQuickRequests:
         elif (bad_params := params_refusal(message)) is not None:
             send = rewriting_refusal(bad_params[1], send, request_id=bad_params[0])  # the SDK's 400: pydantic's report
         elif (bad_id := bad_request_id(message)) is not None:
-            send = rewriting_refusal(bad_id, send, replacing=202)  # taken for a notification
+            # Taken for a notification: accepted (202) in a session, and refused without one as a
+            # notification outside any session would be ("Missing session ID").
+            opening = header_of(scope, b"mcp-session-id") is None
+            send = rewriting_refusal(bad_id, send, replacing=400 if opening else 202)
         elif (version := header_of(scope, b"mcp-protocol-version")) and version not in KNOWN_PROTOCOL_VERSIONS:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
         if header_of(scope, b"mcp-session-id") is None:

@@ -218,7 +218,10 @@ async def test_a_request_whose_id_is_no_string_or_integer_is_told_so_over_http_a
                     break
             answers += [await http.post(f"{base_url}{endpoint}", content=body.encode(),
                                         headers={"Content-Type": "application/json"}) for body in BAD_IDS]
-    for answer, said in zip(answers, [*BAD_IDS.values(), *BAD_IDS.values()], strict=True):
+        # An initialize, without a session yet, was told the session was missing.
+        answers += [await http.post(f"{base_url}/mcp", content=body.replace('"ping"', '"initialize"').encode(),
+                                    headers=JSON_HEADERS) for body in BAD_IDS]
+    for answer, said in zip(answers, [*BAD_IDS.values()] * 3, strict=True):
         assert answer.status_code == 400, answer.text
         assert answer.json() == {"jsonrpc": "2.0", "id": None, "error": {
             "code": -32600, "message": f"Invalid request: a request's id must be a string or an integer, {said}"}}
