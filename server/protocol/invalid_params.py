@@ -30,7 +30,8 @@ _UNION_MEMBERS = frozenset({"str", "int", "float", "bool", "list", "dict", "none
 
 # How much of one key of a place is said.
 _KEY_CHARS = 40
-_PREFIX = "Input should be "
+# How pydantic begins most problems; said once for a field failing each member of a union.
+_INPUT_SHOULD_BE = "Input should be "
 
 # Problems named in the message; the data carries them all, up to this many.
 _IN_MESSAGE = 3
@@ -100,7 +101,8 @@ def _member_place(loc: tuple[Any, ...]) -> tuple[Any, ...] | None:
 def _either(problems: list[str]) -> str:
     """``Input should be a valid string or a valid integer`` for one field's union members."""
     first, rest = problems[0], problems[1:]
-    return " or ".join([first, *(p.removeprefix(_PREFIX) if first.startswith(_PREFIX) else p for p in rest)])
+    shared = _INPUT_SHOULD_BE if first.startswith(_INPUT_SHOULD_BE) else ""
+    return " or ".join([first, *(problem.removeprefix(shared) for problem in rest)])
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
