@@ -26,6 +26,8 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorizat
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
+from toolbay.protocol.parse_errors import request_id_in
+from toolbay.protocol.request_body import read_small_body
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +82,8 @@ class CallerSessionCap:
             return
         if self._open[caller] + self._arriving[caller] >= self.cap:
             self._log_refusal(caller)
-            await _refuse(send, self.cap)
+            _, body = await read_small_body(receive)  # for the id of the request refused
+            await _refuse(send, self.cap, request_id_in(body))
             return
         self._arriving[caller] += 1
         arriving = True
@@ -137,10 +140,10 @@ def _session_id_in(message: Message) -> str | None:
     return None
 
 
-async def _refuse(send: Send, cap: int) -> None:
+async def _refuse(send: Send, cap: int, request_id: str | int | None) -> None:
     said = (f"Too many open sessions for this caller ({cap}, [http] max_sessions_per_caller): end one "
             "(DELETE with its mcp-session-id) or let one idle out, then open another")
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said}}
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": said}}
     data = json.dumps(body, separators=(",", ":")).encode()
     await send({"type": "http.response.start", "status": 429,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})

@@ -187,6 +187,16 @@ def without_session_on_refusal(send: Send) -> Send:
     return sending
 
 
+def request_id_in(body: bytes | None) -> types.RequestId | None:
+    """The id of the request ``body`` holds, when it is a JSON object with an id of a right kind."""
+    try:
+        parsed = json.loads(body) if body is not None else None
+    except (ValueError, RecursionError):
+        return None
+    request_id = parsed.get("id") if isinstance(parsed, dict) else None
+    return request_id if _is_request_id(request_id) else None
+
+
 def _is_request_id(value: Any) -> bool:
     """A string or an integer (not a boolean, which Python counts as one): JSON-RPC's ids."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))

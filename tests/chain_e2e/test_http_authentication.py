@@ -157,6 +157,7 @@ async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_g
     assert [response.status_code for response in opened] == [200, 200]
     assert refused.status_code == 429 and "mcp-session-id" not in refused.headers
     assert "max_sessions_per_caller" in refused.json()["error"]["message"]
+    assert refused.json()["id"] == INITIALIZE["id"]  # its own id, as any answer to a request
     assert other.status_code == 200  # another caller's share is untouched
     assert deleted.status_code == 200 and again.status_code == 200  # an ended session makes room
 
