@@ -127,10 +127,20 @@ def bad_request_id(parsed: Any) -> types.ErrorData | None:
 def unsupported_version(version: str) -> types.ErrorData:
     """The error for a request whose MCP-Protocol-Version header names no version the SDK
     knows (it answered that the request's _meta lacked the 2026-07-28 era's fields)."""
-    shown = version if len(version) <= 40 else version[:40] + "..."
     return types.ErrorData(code=types.INVALID_REQUEST,
-                           message=f"Unsupported MCP-Protocol-Version {shown!r}: this server speaks "
+                           message=f"Unsupported MCP-Protocol-Version {_shortened(version)!r}: this server speaks "
                                    f"{', '.join(KNOWN_PROTOCOL_VERSIONS)}")
+
+
+def content_type_refusal(content_type: str | None) -> types.ErrorData | None:
+    """The error for a POST whose Content-Type is not JSON, or None. The SDK's transport
+    security answered it in plain text ("Invalid Content-Type header"), naming neither what it
+    wants nor what it got."""
+    if content_type is not None and content_type.lower().startswith("application/json"):
+        return None
+    got = "none" if content_type is None else repr(_shortened(content_type))
+    return types.ErrorData(code=types.INVALID_REQUEST,
+                           message=f"Invalid request: the Content-Type header must be application/json, not {got}")
 
 
 def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:
@@ -195,6 +205,11 @@ def request_id_in(body: bytes | None) -> types.RequestId | None:
         return None
     request_id = parsed.get("id") if isinstance(parsed, dict) else None
     return request_id if _is_request_id(request_id) else None
+
+
+def _shortened(header: str) -> str:
+    """A header's value as said back: at most its first 40 characters."""
+    return header if len(header) <= 40 else header[:40] + "..."
 
 
 def _is_request_id(value: Any) -> bool:

@@ -48,8 +48,10 @@ from toolbay.internals.mcp_sdk import use_streamable_http_transport
 from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
     bad_request_id,
+    content_type_refusal,
     params_refusal,
     refusal_for,
+    refused,
     rewriting_refusal,
     unsupported_version,
     without_session_on_refusal,
@@ -175,6 +177,9 @@ class PlainJsonForQuickRequests:
             # nothing (the next request with it is answered 404): not sent.
             opening = header_of(scope, b"mcp-session-id") is None
             await self.app(scope, receive, without_session_on_refusal(send) if opening else send)
+            return
+        if (wrong_type := content_type_refusal(header_of(scope, b"content-type"))) is not None:
+            await refused(wrong_type)(scope, receive, send)  # the SDK's first check, said in JSON-RPC's words
             return
         messages, body = await read_small_body(receive)
         message = _parsed(body) if body is not None else None

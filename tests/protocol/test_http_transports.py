@@ -134,6 +134,27 @@ async def _sse_endpoint(events: httpx2.Response) -> str:
     raise AssertionError("the SSE stream named no endpoint")
 
 
+async def test_a_body_that_is_not_said_to_be_json_is_told_what_content_type_is_wanted(base_url: str) -> None:
+    """The SDK answered "Invalid Content-Type header" in plain text, naming neither what it
+    wants nor what it got (an outside probe)."""
+    async with httpx2.AsyncClient(timeout=60) as http:
+        session = await _open_session(http, base_url)
+        answers = {content_type: await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE).encode(),
+                                                 headers={**session, "Content-Type": content_type})
+                   for content_type in ("text/plain", "application/x-www-form-urlencoded")}
+        without = await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE).encode(), headers={
+            name: value for name, value in JSON_HEADERS.items() if name != "Content-Type"})
+        still = await http.post(f"{base_url}/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"},
+                                headers={**session, "Content-Type": "application/json; charset=utf-8"})
+    for content_type, answer in answers.items():
+        assert answer.status_code == 400 and answer.json() == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600,
+            "message": f"Invalid request: the Content-Type header must be application/json, not '{content_type}'"}}
+    assert without.status_code == 400 and without.json()["error"]["message"].endswith("application/json, not none")
+    assert "mcp-session-id" not in without.headers
+    assert still.status_code == 200 and _answer_of(still)["id"] == 9
+
+
 async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(base_url: str) -> None:
     """The SDK sent a new session's id with its 400 to a request without one, and had discarded
     that session already: a client that kept the id was answered 404 next."""
