@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
@@ -46,7 +47,7 @@ class InvalidParamsMiddleware:
         try:
             return await call_next(ctx)
         except ValidationError as exc:
-            raise invalid_params_error(ctx.method, exc) from None
+            raise invalid_params_error(ctx.method, exc, ctx.params) from None
         except MCPError as exc:
             if (exc.error.code, exc.error.message, exc.error.data) != _NOT_INITIALIZED:
                 raise
@@ -56,14 +57,18 @@ class InvalidParamsMiddleware:
                            "initialized (send initialize, then notifications/initialized)") from None
 
 
-def invalid_params_error(method: str, exc: ValidationError) -> MCPError:
-    errors = _of_the_member_meant(exc.errors())
+def invalid_params_error(method: str, exc: ValidationError, params: Any = None) -> MCPError:
+    """``params``: what the request sent, which tells the client's own keys in a problem's place
+    from pydantic's names of a union's members (without it, names it uses are taken for those)."""
+    errors = [(error, _place(error, params)) for error in exc.errors()]
+    errors = _of_the_member_meant(errors)
     # One field failing each member of a union ("a valid string", "a valid integer") is one problem.
     by_field: dict[str, list[str]] = {}
-    for error in errors:
-        problems_of = by_field.setdefault(_field(error["loc"]), [])
-        if str(error["msg"]) not in problems_of:
-            problems_of.append(str(error["msg"]))
+    for error, place in errors:
+        problems_of = by_field.setdefault(_field(place), [])
+        problem = _problem(error)
+        if problem not in problems_of:
+            problems_of.append(problem)
     problems = [{"field": field, "problem": _either(said)} for field, said in list(by_field.items())[:_IN_DATA]]
     said = "; ".join(f"{p['field']}: {p['problem']}" if p["field"] else p["problem"] for p in problems[:_IN_MESSAGE])
     more = len(by_field) - _IN_MESSAGE
@@ -73,29 +78,70 @@ def invalid_params_error(method: str, exc: ValidationError) -> MCPError:
                     data={"errors": problems})
 
 
-def _of_the_member_meant(errors: list[Any]) -> list[Any]:
+# A part of a problem's place: (the key or index, True when it is pydantic's name of a union's member).
+_Part = tuple[int | str, bool]
+
+
+def _place(error: Any, params: Any) -> list[_Part]:
+    """The parts of a problem's place inside the request's params, each marked when it names a
+    member of a union rather than a key or an index of what was sent. With ``params``, a part is a
+    key when the value sent at that place has it (a field reported missing is one too); without,
+    pydantic's names of types and the SDK's model names are taken for members."""
+    loc = tuple(error["loc"])
+    parts = loc[1:] if loc[:1] == ("params",) else loc
+    at: Any = params if params is not None else _UNKNOWN
+    marked: list[_Part] = []
+    for position, part in enumerate(parts):
+        last = position == len(parts) - 1
+        if at is _UNKNOWN:
+            member = isinstance(part, str) and _names_a_union_member(part)
+        elif isinstance(part, int):
+            member = not isinstance(at, list)
+        else:
+            member = not ((isinstance(at, Mapping) and part in at) or (last and error["type"] == "missing"))
+        marked.append((part, member))
+        if not member and at is not _UNKNOWN:
+            try:
+                at = at[part]
+            except (KeyError, IndexError, TypeError):  # a field reported missing: nothing below it
+                at = _UNKNOWN
+    return marked
+
+
+_UNKNOWN = object()
+
+
+def _of_the_member_meant(errors: list[tuple[Any, list[_Part]]]) -> list[tuple[Any, list[_Part]]]:
     """The problems, but those of a union's members whose kind (a literal ``type``) the value
     does not have, when one member's it does: ``{"type": "ref/prompt", "name": 5}`` is a prompt
     reference whose name is wrong, not also a resource reference without a ``uri``."""
-    members: dict[tuple[Any, ...], bool] = {}  # a member's place -> its kind was wrong
-    for error in errors:
-        place = _member_place(error["loc"])
-        if place is not None:
-            wrong_kind = error["type"] == "literal_error" and error["loc"][len(place):] == ("type",)
-            members[place] = members.get(place, False) or wrong_kind
-    unions: dict[tuple[Any, ...], list[bool]] = {}
-    for place, wrong_kind in members.items():
-        unions.setdefault(place[:-1], []).append(wrong_kind)
-    dropped = {place for place, wrong_kind in members.items() if wrong_kind and not all(unions[place[:-1]])}
-    return [error for error in errors if _member_place(error["loc"]) not in dropped]
+    members: dict[tuple[_Part, ...], bool] = {}  # a member's place -> its kind was wrong
+    for error, place in errors:
+        member = _member_place(place)
+        if member is not None:
+            wrong_kind = error["type"] == "literal_error" and [part for part, _ in place[len(member):]] == ["type"]
+            members[member] = members.get(member, False) or wrong_kind
+    unions: dict[tuple[_Part, ...], list[bool]] = {}
+    for member, wrong_kind in members.items():
+        unions.setdefault(member[:-1], []).append(wrong_kind)
+    dropped = {member for member, wrong_kind in members.items() if wrong_kind and not all(unions[member[:-1]])}
+    return [(error, place) for error, place in errors if _member_place(place) not in dropped]
 
 
-def _member_place(loc: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """The place of ``loc`` up to the first member of a union of the SDK's models it names."""
-    for position, part in enumerate(loc):
-        if isinstance(part, str) and part in _model_names():
-            return tuple(loc[:position + 1])
+def _member_place(place: list[_Part]) -> tuple[_Part, ...] | None:
+    """``place`` up to the first member of a union it names."""
+    for position, (_, member) in enumerate(place):
+        if member:
+            return tuple(place[:position + 1])
     return None
+
+
+def _problem(error: Any) -> str:
+    """pydantic's message, but a model expected is "an object" (not "a valid dictionary or
+    instance of PromptReference", once per member)."""
+    if error["type"] in ("model_type", "model_attributes_type", "dataclass_type"):
+        return _INPUT_SHOULD_BE + "an object"
+    return str(error["msg"])
 
 
 def _either(problems: list[str]) -> str:
@@ -105,17 +151,16 @@ def _either(problems: list[str]) -> str:
     return " or ".join([first, *(problem.removeprefix(shared) for problem in rest)])
 
 
-def _field(loc: tuple[int | str, ...]) -> str:
-    """``("params", "arguments")`` -> ``arguments``: the place inside the request's params
-    (``params`` itself when that is missing), without pydantic's names of union members (its
-    own names of types, and the SDK's models': ``ref.PromptReference.name`` is ``ref.name``)."""
-    parts = [part for part in (loc[1:] if loc[:1] == ("params",) else loc)
-             if isinstance(part, int) or not _names_a_union_member(part)]
-    place = "".join(f"[{part}]" if isinstance(part, int) else f".{_shown(part)}" for part in parts).lstrip(".")
-    return place or "params"
+def _field(place: list[_Part]) -> str:
+    """``arguments.name``, ``items[2]``: the place inside the request's params (``params`` itself
+    when that is missing), without pydantic's names of union members."""
+    text = "".join(f"[{part}]" if isinstance(part, int) else f".{_shown(part)}"
+                   for part, member in place if not member).lstrip(".")
+    return text or "params"
 
 
 def _names_a_union_member(part: str) -> bool:
+    """pydantic's names of types ("str", "function-after[...]") and the SDK's model names."""
     return part in _UNION_MEMBERS or part in _model_names() or "[" in part
 
 

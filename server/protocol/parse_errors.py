@@ -110,6 +110,10 @@ def refused(error: types.ErrorData, request_id: types.RequestId | None = None) -
                         status_code=400)
 
 
+# JSON's names of what Python reads it as, where they differ and are told to a client.
+_JSON_KINDS = {"dict": "object", "list": "array"}
+
+
 def bad_request_id(parsed: Any) -> types.ErrorData | None:
     """The error for a request whose id is neither a string nor an integer (an object, null,
     1.5, true), or None. The SDK reads such a message as a notification, which nothing answers:
@@ -119,7 +123,7 @@ def bad_request_id(parsed: Any) -> types.ErrorData | None:
     request_id = parsed["id"]
     if _is_request_id(request_id):
         return None
-    kind = "null" if request_id is None else type(request_id).__name__.replace("dict", "object")
+    kind = "null" if request_id is None else _JSON_KINDS.get(type(request_id).__name__, type(request_id).__name__)
     return types.ErrorData(code=types.INVALID_REQUEST,
                            message=f"Invalid request: a request's id must be a string or an integer, not {kind}")
 

@@ -68,3 +68,25 @@ def test_a_client_s_own_keys_are_said_back_short_and_with_their_controls_escaped
     assert f"arguments.{'k' * 40}…: Input should be a valid string" in error.message
     assert "arguments.evil\\u202e\\u000akey" in error.message
     assert "\n" not in error.message and "\u202e" not in error.message
+
+
+@pytest.mark.parametrize("key", ["str", "int", "none", "PromptReference", "Tool", "a[0]", "k\x1b[31m"])
+def test_a_client_s_key_that_looks_like_a_type_s_name_keeps_its_place(key: str) -> None:
+    """Keys such as ``str`` or ``a[0]`` were taken for pydantic's names of union members and
+    dropped: the problem was said of ``arguments`` as a whole (an outside probe)."""
+    params = {"name": "p", "arguments": {"fine": "yes", key: 5}}
+    with pytest.raises(pydantic.ValidationError) as caught:
+        types.GetPromptRequestParams.model_validate(params)
+    message = invalid_params_error("prompts/get", caught.value, params).error.message
+    shown = key.replace("\x1b", "\\u001b")
+    assert message == f"Invalid prompts/get parameters: arguments.{shown}: Input should be a valid string"
+
+
+def test_an_object_expected_is_said_so_once_not_as_each_member_s_class() -> None:
+    """``"ref": "str"`` was told "a valid dictionary or instance of PromptReference or a valid
+    dictionary or instance of ResourceTemplateReference" (an outside probe)."""
+    params = {"ref": "str", "argument": {"name": "a", "value": "b"}}
+    with pytest.raises(pydantic.ValidationError) as caught:
+        types.CompleteRequestParams.model_validate(params)
+    error = invalid_params_error("completion/complete", caught.value, params).error
+    assert error.message == "Invalid completion/complete parameters: ref: Input should be an object"
