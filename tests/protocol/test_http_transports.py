@@ -222,6 +222,7 @@ BAD_IDS = {
     '{"jsonrpc": "2.0", "id": null, "method": "ping"}': "not null",
     '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}': "not float",
     '{"jsonrpc": "2.0", "id": true, "method": "ping"}': "not bool",
+    '{"jsonrpc": "2.0", "id": [1], "method": "ping"}': "not array",
 }
 
 
