@@ -162,11 +162,12 @@ class PlainJsonForQuickRequests:
     """
 
     def __init__(self, app: ASGIApp, answers_at_once: Callable[[str], bool], path: str = "/mcp",
-                 lane: HttpQuickLane | None = None) -> None:
+                 lane: HttpQuickLane | None = None, stateless: bool = False) -> None:
         self.app = app
         self.answers_at_once = answers_at_once
         self.path = path
         self.lane = lane
+        self.stateless = stateless
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
@@ -198,7 +199,9 @@ class PlainJsonForQuickRequests:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
         if header_of(scope, b"mcp-session-id") is None:
             send = without_session_on_refusal(send)
-        plain = self._needs_no_stream(message)
+        # Without a session only an initialize is answered (a stateless server has none at all):
+        # plainly, even one too large to be read here, so that one refused opens no session.
+        plain = self._needs_no_stream(message) or (not self.stateless and header_of(scope, b"mcp-session-id") is None)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:
             lane.notified(header_of(scope, b"mcp-session-id"), message)

@@ -171,21 +171,25 @@ async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(ba
     assert opened.status_code == 200 and opened.headers["mcp-session-id"]
 
 
-async def test_an_initialize_with_a_progress_token_is_answered_plainly_and_opens_no_session_when_refused(
-        base_url: str) -> None:
-    """An initialize with a progress token was answered in an SSE stream, whose status (200) went
-    out before its answer: refused for its parameters, it opened a session all the same, which
-    held the caller's share for 30 minutes (an outside probe)."""
-    meta = {"_meta": {"progressToken": "p"}}
+# What made an initialize be answered in an SSE stream, whose status (200) goes out before the
+# answer: refused for its parameters, it opened a session all the same, which held the caller's
+# share for 30 minutes (an outside probe). A progress token; a body over what the middleware
+# reads ahead (256 KiB).
+STREAMED_INITIALIZES = {"progress token": {"_meta": {"progressToken": "p"}}, "large": {"padding": "x" * 300 * 1024}}
+
+
+@pytest.mark.parametrize("extra", STREAMED_INITIALIZES.values(), ids=STREAMED_INITIALIZES.keys())
+async def test_an_initialize_is_answered_plainly_and_opens_no_session_when_refused(
+        base_url: str, extra: dict[str, object]) -> None:
     async with httpx2.AsyncClient(timeout=60) as http:
         refused = await http.post(f"{base_url}/mcp", headers=JSON_HEADERS, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", **meta}})
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", **extra}})
         opened = await http.post(f"{base_url}/mcp", headers=JSON_HEADERS,
-                                 json={**INITIALIZE, "params": {**INITIALIZE["params"], **meta}})
+                                 json={**INITIALIZE, "params": {**INITIALIZE["params"], **extra}})
     assert refused.status_code == 400 and "mcp-session-id" not in refused.headers, refused.headers
     assert refused.json()["error"]["message"].startswith("Invalid initialize parameters: capabilities: Field required")
     assert opened.status_code == 200 and opened.headers["content-type"].startswith("application/json")
-    assert opened.json()["result"]["serverInfo"]["name"]
+    assert opened.json()["result"]["serverInfo"]["name"] and opened.headers["mcp-session-id"]
 
 
 def _answer_of(response: httpx2.Response) -> dict[str, Any]:
