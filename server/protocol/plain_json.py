@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.requests import Request
@@ -87,7 +88,24 @@ def _marked() -> _Mark | None:
 class PerRequestJsonTransport(StreamableHTTPServerTransport):
     """The SDK's transport, answering with JSON when this request was found to need no stream,
     and letting the quick lane answer the calls it takes (``toolbay.protocol.http_lane``). Its
-    end is told to the per-caller session caps (``toolbay.protocol.caller_sessions``)."""
+    end is told to the per-caller session caps (``toolbay.protocol.caller_sessions``).
+
+    A session that hears nothing after its opening request ends after ``OPENING_GRACE_S``, not
+    after the whole idle time (``[http] session_idle_s``, 30 minutes): a client that went away
+    before reading the answer to its initialize never learnt the session's id, and the session
+    held a place in its caller's share (and the server's) all that time. A client that got the
+    answer sends ``notifications/initialized`` at once."""
+
+    OPENING_GRACE_S = 60.0
+    _requests_begun = 0
+
+    async def handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._requests_begun += 1
+        opening = self._requests_begun == 1
+        await super().handle_request(scope, receive, send)
+        idle = self.idle_scope
+        if opening and self._requests_begun == 1 and idle is not None and not idle.cancel_called:
+            idle.deadline = min(idle.deadline, anyio.current_time() + self.OPENING_GRACE_S)
 
     async def terminate(self) -> None:
         session_ended(self.mcp_session_id)

@@ -15,6 +15,7 @@ from mcp.client.sse import sse_client
 
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
 from toolbay.config import Settings
+from toolbay.protocol.plain_json import PerRequestJsonTransport
 
 pytestmark = pytest.mark.anyio
 
@@ -182,6 +183,31 @@ async def test_a_caller_s_share_holds_against_initializes_sent_at_once_and_its_r
     assert sorted(statuses) == [200, 200] + [429] * 10
     said = [record.getMessage() for record in caplog.records if "max_sessions_per_caller" in record.getMessage()]
     assert len(said) == 1, said
+
+
+async def test_a_session_whose_client_said_nothing_after_its_initialize_ends_soon_and_frees_its_place(
+        make_settings: Callable[..., Settings], tokens: Tokens, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that went away before reading the answer to its initialize left a session it never
+    learnt the id of, holding a place in its caller's share for the whole idle time, 30 minutes (an
+    outside probe). A session whose client carries on is not touched."""
+    monkeypatch.setattr(PerRequestJsonTransport, "OPENING_GRACE_S", 0.5)
+    settings = make_settings("[http]\nmax_sessions_per_caller = 1\n")
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}"}
+    async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
+        abandoned = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
+        refused = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
+        with anyio.fail_after(30):  # the abandoned session ends, and its place comes back
+            while (opened := await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)).status_code == 429:
+                await anyio.sleep(0.05)
+        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        initialized = await http.post(f"{url}/mcp", headers=session,
+                                      json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await anyio.sleep(1.5)  # three graces: this session spoke again, and the idle time is 30 minutes
+        listing = await http.post(f"{url}/mcp", headers=session,
+                                  json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert abandoned.status_code == 200 and refused.status_code == 429
+    assert opened.status_code == 200 and initialized.status_code == 202
+    assert listing.status_code == 200 and '"tools"' in listing.text
 
 
 async def test_an_initialize_refused_for_its_parameters_opens_no_session(
