@@ -136,6 +136,13 @@ def unsupported_version(version: str) -> types.ErrorData:
                                    f"{', '.join(KNOWN_PROTOCOL_VERSIONS)}")
 
 
+# The SDK's answer (503) to a session opened past ``[http] max_sessions`` said "Too many open sessions"
+# with an internal error's code and a null id, and no way out.
+SERVER_FULL = types.ErrorData(code=types.INTERNAL_ERROR, message=(
+    "Too many open sessions on this server ([http] max_sessions): try again once one has ended "
+    "(DELETE with its mcp-session-id) or idled out"))
+
+
 def content_type_refusal(content_type: str | None) -> types.ErrorData | None:
     """The error for a POST whose Content-Type is not JSON, or None. The SDK's transport
     security answered it in plain text ("Invalid Content-Type header"), naming neither what it
@@ -163,11 +170,11 @@ def refusal_for(body: bytes, parsed: Any) -> types.ErrorData | None:
 
 
 def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400,
-                      request_id: types.RequestId | None = None) -> Send:
+                      request_id: types.RequestId | None = None, status: int = 400) -> Send:
     """``send``, with the SDK's answer of status ``replacing`` to a body that is no message (its
     400; its 202 to a request with an id of the wrong kind, taken for a notification) replaced
-    by a 400 saying ``error``. The SDK's own earlier checks (Host and Origin, Accept,
-    Content-Type, size) answer otherwise and are passed on as they are."""
+    by an answer of ``status`` saying ``error``. The SDK's own earlier checks (Host and Origin,
+    Accept, Content-Type, size) answer otherwise and are passed on as they are."""
     replaced = False
 
     async def sending(message: Message) -> None:
@@ -178,7 +185,7 @@ def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400,
             body = json.dumps(error_message(error, request_id).model_dump(by_alias=True, exclude_unset=True),
                               separators=(",", ":")).encode()
             headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"content-length"]
-            await send({**message, "status": 400,
+            await send({**message, "status": status,
                         "headers": [*headers, (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
         elif not replaced:

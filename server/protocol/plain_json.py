@@ -48,11 +48,13 @@ from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
 from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
+    SERVER_FULL,
     bad_request_id,
     content_type_refusal,
     params_refusal,
     refusal_for,
     refused,
+    request_id_in,
     rewriting_refusal,
     unsupported_version,
     without_session_on_refusal,
@@ -217,6 +219,8 @@ class PlainJsonForQuickRequests:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
         if header_of(scope, b"mcp-session-id") is None:
             send = without_session_on_refusal(send)
+            if refusal is None:
+                send = rewriting_refusal(SERVER_FULL, send, replacing=503, request_id=request_id_in(body), status=503)
         # Without a session only an initialize is answered (a stateless server has none at all):
         # plainly, even one too large to be read here, so that one refused opens no session.
         plain = self._needs_no_stream(message) or (not self.stateless and header_of(scope, b"mcp-session-id") is None)

@@ -321,7 +321,11 @@ async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay
             while (again := await http.post(f"{url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)).status_code == 503:
                 await anyio.sleep(0.05)
     assert [answer.status_code for answer in opened] == [200, 200]
-    assert refused.status_code == 503
+    assert refused.status_code == 503 and "mcp-session-id" not in refused.headers
+    # Said with the request's id and a way out; the SDK said "Too many open sessions" to a null id.
+    assert refused.json() == {"jsonrpc": "2.0", "id": INITIALIZE["id"], "error": {"code": -32603, "message": (
+        "Too many open sessions on this server ([http] max_sessions): try again once one has ended "
+        "(DELETE with its mcp-session-id) or idled out")}}
     assert ended.status_code in (200, 204)
     assert again.status_code == 200 and again.headers["mcp-session-id"]
 
