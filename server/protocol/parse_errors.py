@@ -181,7 +181,7 @@ def rewriting_refusal(error: types.ErrorData, send: Send, replacing: int = 400,
         nonlocal replaced
         if message["type"] == "http.response.start" and message["status"] == replacing:
             replaced = True
-            logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
+            logger.info("refused a request: %s", error.message)
             body = json.dumps(error_message(error, request_id).model_dump(by_alias=True, exclude_unset=True),
                               separators=(",", ":")).encode()
             headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"content-length"]

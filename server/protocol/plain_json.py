@@ -193,11 +193,11 @@ class PlainJsonForQuickRequests:
         if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
+        session_id = header_of(scope, b"mcp-session-id")
         if scope["method"] != "POST":
             # A GET or DELETE without a session is refused (400), with a new session id that names
             # nothing (the next request with it is answered 404): not sent.
-            opening = header_of(scope, b"mcp-session-id") is None
-            await self.app(scope, receive, without_session_on_refusal(send) if opening else send)
+            await self.app(scope, receive, without_session_on_refusal(send) if session_id is None else send)
             return
         if (wrong_type := content_type_refusal(header_of(scope, b"content-type"))) is not None:
             await refused(wrong_type)(scope, receive, send)  # the SDK's first check, said in JSON-RPC's words
@@ -213,20 +213,19 @@ class PlainJsonForQuickRequests:
         elif (bad_id := bad_request_id(message)) is not None:
             # Taken for a notification: accepted (202) in a session, and refused without one as a
             # notification outside any session would be ("Missing session ID").
-            opening = header_of(scope, b"mcp-session-id") is None
-            send = rewriting_refusal(bad_id, send, replacing=400 if opening else 202)
+            send = rewriting_refusal(bad_id, send, replacing=400 if session_id is None else 202)
         elif (version := header_of(scope, b"mcp-protocol-version")) and version not in KNOWN_PROTOCOL_VERSIONS:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
-        if header_of(scope, b"mcp-session-id") is None:
+        if session_id is None:
             send = without_session_on_refusal(send)
             if refusal is None:
                 send = rewriting_refusal(SERVER_FULL, send, replacing=503, request_id=request_id_in(body), status=503)
         # Without a session only an initialize is answered (a stateless server has none at all):
         # plainly, even one too large to be read here, so that one refused opens no session.
-        plain = self._needs_no_stream(message) or (not self.stateless and header_of(scope, b"mcp-session-id") is None)
+        plain = self._needs_no_stream(message) or (not self.stateless and session_id is None)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:
-            lane.notified(header_of(scope, b"mcp-session-id"), message)
+            lane.notified(session_id, message)
         # A plain request is a quick tools/call or one of _ALWAYS_PLAIN; the lane may take the former.
         take = plain and lane is not None and message is not None and message.get("method") == "tools/call"
         if take and lane is not None and lane.stateless:
