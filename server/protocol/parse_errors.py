@@ -105,7 +105,7 @@ def id_refusal(message: types.JSONRPCMessage, raw: bytes) -> types.ErrorData | N
 def refused(error: types.ErrorData, request_id: types.RequestId | None = None) -> JSONResponse:
     """The 400 answer to a body that is no JSON-RPC message the server can answer (under the id
     of the request it was meant to be, when that could be read)."""
-    logger.info("answered an error to a body that is not a JSON-RPC message: %s", error.message)
+    logger.info("refused a request: %s", error.message)
     return JSONResponse(error_message(error, request_id).model_dump(by_alias=True, exclude_unset=True),
                         status_code=400)
 
@@ -143,11 +143,21 @@ SERVER_FULL = types.ErrorData(code=types.INTERNAL_ERROR, message=(
     "(DELETE with its mcp-session-id) or idled out"))
 
 
+# The SDK's answer to a request without a session that is no initialize.
+NO_SESSION = types.ErrorData(code=types.INVALID_REQUEST, message="Bad Request: Missing session ID")
+
+
+def is_json(content_type: str | None) -> bool:
+    """The media type is ``application/json``, in any case, with or without parameters."""
+    return content_type is not None and content_type.split(";")[0].strip().lower() == "application/json"
+
+
 def content_type_refusal(content_type: str | None) -> types.ErrorData | None:
     """The error for a POST whose Content-Type is not JSON, or None. The SDK's transport
     security answered it in plain text ("Invalid Content-Type header"), naming neither what it
-    wants nor what it got."""
-    if content_type is not None and content_type.lower().startswith("application/json"):
+    wants nor what it got; and its transport took ``application/jsonx`` for JSON, then refused
+    ``APPLICATION/JSON`` (415)."""
+    if is_json(content_type):
         return None
     got = "none" if content_type is None else repr(_shortened(content_type))
     return types.ErrorData(code=types.INVALID_REQUEST,

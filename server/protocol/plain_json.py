@@ -48,6 +48,7 @@ from toolbay.auth.http import header_of
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
 from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
+    NO_SESSION,
     SERVER_FULL,
     bad_request_id,
     content_type_refusal,
@@ -196,12 +197,18 @@ class PlainJsonForQuickRequests:
         session_id = header_of(scope, b"mcp-session-id")
         if scope["method"] != "POST":
             # A GET or DELETE without a session is refused (400), with a new session id that names
-            # nothing (the next request with it is answered 404): not sent.
-            await self.app(scope, receive, without_session_on_refusal(send) if session_id is None else send)
+            # nothing (the next request with it is answered 404): not sent. At the server's cap the
+            # SDK answered it 503, before seeing that it could not open a session anyway.
+            if session_id is None:
+                send = rewriting_refusal(NO_SESSION, without_session_on_refusal(send), replacing=503)
+            await self.app(scope, receive, send)
             return
-        if (wrong_type := content_type_refusal(header_of(scope, b"content-type"))) is not None:
-            await refused(wrong_type)(scope, receive, send)  # the SDK's first check, said in JSON-RPC's words
+        content_type = header_of(scope, b"content-type")
+        if (wrong_type := content_type_refusal(content_type)) is not None:
+            _, body = await read_small_body(receive)  # for the request's id
+            await refused(wrong_type, request_id_in(body))(scope, receive, send)  # the SDK's first check
             return
+        scope = _with_plain_json_content_type(scope, content_type)
         messages, body = await read_small_body(receive)
         message = _parsed(body) if body is not None else None
         # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
@@ -218,7 +225,13 @@ class PlainJsonForQuickRequests:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
         if session_id is None:
             send = without_session_on_refusal(send)
-            if refusal is None:
+            # At the server's cap the SDK answers 503 before reading the request: only an
+            # initialize would have opened a session; anything else is told what it is told below it.
+            if refusal is not None:
+                send = rewriting_refusal(refusal, send, replacing=503)
+            elif message is not None and message.get("method") != "initialize":
+                send = rewriting_refusal(NO_SESSION, send, replacing=503, request_id=request_id_in(body))
+            else:
                 send = rewriting_refusal(SERVER_FULL, send, replacing=503, request_id=request_id_in(body), status=503)
         # Without a session only an initialize is answered (a stateless server has none at all):
         # plainly, even one too large to be read here, so that one refused opens no session.
@@ -258,6 +271,17 @@ class PlainJsonForQuickRequests:
             name = params.get("name")
             return isinstance(name, str) and self.answers_at_once(name)
         return False
+
+
+def _with_plain_json_content_type(scope: Scope, content_type: str | None) -> Scope:
+    """``scope`` with its JSON Content-Type in the spelling the SDK's transport takes (exactly
+    ``application/json``; it refused ``APPLICATION/JSON``, which media types allow, with 415)."""
+    if content_type is None or content_type.startswith("application/json"):
+        return scope
+    _, semicolon, parameters = content_type.partition(";")
+    spelled = f"application/json{semicolon}{parameters}".encode("latin-1")
+    headers = [(name, spelled if name.lower() == b"content-type" else value) for name, value in scope["headers"]]
+    return {**scope, "headers": headers}
 
 
 def _parsed(body: bytes) -> dict[str, Any] | None:

@@ -141,18 +141,22 @@ async def test_a_body_that_is_not_said_to_be_json_is_told_what_content_type_is_w
         session = await _open_session(http, base_url)
         answers = {content_type: await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE).encode(),
                                                  headers={**session, "Content-Type": content_type})
-                   for content_type in ("text/plain", "application/x-www-form-urlencoded")}
+                   for content_type in ("text/plain", "application/x-www-form-urlencoded", "application/jsonx")}
+        # Media types are read in any case; the SDK took only this spelling (415 otherwise).
+        upper = await http.post(f"{base_url}/mcp", json={"jsonrpc": "2.0", "id": 8, "method": "tools/list"},
+                                headers={**session, "Content-Type": "APPLICATION/JSON; charset=UTF-8"})
         without = await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE).encode(), headers={
             name: value for name, value in JSON_HEADERS.items() if name != "Content-Type"})
         still = await http.post(f"{base_url}/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"},
                                 headers={**session, "Content-Type": "application/json; charset=utf-8"})
     for content_type, answer in answers.items():
-        assert answer.status_code == 400 and answer.json() == {"jsonrpc": "2.0", "id": None, "error": {
+        assert answer.status_code == 400 and answer.json() == {"jsonrpc": "2.0", "id": INITIALIZE["id"], "error": {
             "code": -32600,
             "message": f"Invalid request: the Content-Type header must be application/json, not '{content_type}'"}}
     assert without.status_code == 400 and without.json()["error"]["message"].endswith("application/json, not none")
     assert "mcp-session-id" not in without.headers
     assert still.status_code == 200 and _answer_of(still)["id"] == 9
+    assert upper.status_code == 200 and "tools" in _answer_of(upper)["result"]
 
 
 async def test_a_refused_request_that_opens_no_session_is_given_no_session_id(base_url: str) -> None:
@@ -315,6 +319,11 @@ async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay
     async with serving_http(toolbay) as url, httpx2.AsyncClient(timeout=60) as http:
         opened = [await http.post(f"{url}/mcp", json=INITIALIZE, headers=JSON_HEADERS) for _ in range(2)]
         refused = await http.post(f"{url}/mcp", json=INITIALIZE, headers=JSON_HEADERS)
+        # What could not open a session anyway is told what it is told below the cap, not that the server is full.
+        no_session = [await http.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
+                                      headers=JSON_HEADERS),
+                      await http.post(f"{url}/mcp", json=[INITIALIZE], headers=JSON_HEADERS),
+                      await http.get(f"{url}/mcp", headers={"Accept": "text/event-stream"})]
         ended = await http.delete(f"{url}/mcp", headers={"mcp-session-id": opened[0].headers["mcp-session-id"],
                                                          "mcp-protocol-version": "2025-06-18"})
         with anyio.fail_after(30):  # the session's end is noticed by the manager's task
@@ -326,6 +335,11 @@ async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay
     assert refused.json() == {"jsonrpc": "2.0", "id": INITIALIZE["id"], "error": {"code": -32603, "message": (
         "Too many open sessions on this server ([http] max_sessions): try again once one has ended "
         "(DELETE with its mcp-session-id) or idled out")}}
+    assert [(answer.status_code, answer.json()["error"]["message"]) for answer in no_session] == [
+        (400, "Bad Request: Missing session ID"),
+        (400, "Invalid request: a batch (JSON array); send one JSON-RPC message at a time"),
+        (400, "Bad Request: Missing session ID")]
+    assert no_session[0].json()["id"] == 5
     assert ended.status_code in (200, 204)
     assert again.status_code == 200 and again.headers["mcp-session-id"]
 
