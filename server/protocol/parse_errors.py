@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toolbay.auth.http import header_of
 from toolbay.protocol.request_body import read_small_body, replay
 
 logger = logging.getLogger(__name__)
@@ -64,7 +65,8 @@ def params_refusal(parsed: Any) -> tuple[types.RequestId | None, types.ErrorData
 
 class AnswerUnparsableMessages:
     """ASGI wrapper for the SSE POST endpoint: a body that is not a JSON-RPC message is answered
-    400 with the JSON-RPC error here, before the SDK logs a traceback for it."""
+    400 with the JSON-RPC error here, before the SDK logs a traceback for it; so is one whose
+    Content-Type is not JSON, as on the streamable HTTP endpoint (the SDK said so in plain text)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -74,6 +76,9 @@ class AnswerUnparsableMessages:
             await self.app(scope, receive, send)
             return
         messages, body = await read_small_body(receive)
+        if (wrong_type := content_type_refusal(header_of(scope, b"content-type"))) is not None:
+            await refused(wrong_type, request_id_in(body))(scope, receive, send)
+            return
         if body is not None:
             error: types.ErrorData | None = None
             try:

@@ -154,6 +154,11 @@ async def test_a_body_that_is_not_said_to_be_json_is_told_what_content_type_is_w
             "code": -32600,
             "message": f"Invalid request: the Content-Type header must be application/json, not '{content_type}'"}}
     assert without.status_code == 400 and without.json()["error"]["message"].endswith("application/json, not none")
+    async with httpx2.AsyncClient(timeout=60) as http, http.stream("GET", f"{base_url}/sse") as events:
+        endpoint = await _sse_endpoint(events)  # the SDK said "Invalid Content-Type header" in plain text there too
+        on_sse = await http.post(f"{base_url}{endpoint}", content=json.dumps(INITIALIZE).encode(),
+                                 headers={"Content-Type": "text/plain"})
+    assert on_sse.status_code == 400 and on_sse.json() == answers["text/plain"].json()
     assert "mcp-session-id" not in without.headers
     assert still.status_code == 200 and _answer_of(still)["id"] == 9
     assert upper.status_code == 200 and "tools" in _answer_of(upper)["result"]
