@@ -56,7 +56,7 @@ def params_refusal(parsed: Any) -> tuple[types.RequestId | None, types.ErrorData
     params = parsed.get("params")
     if params is None or isinstance(params, dict):
         return None
-    request_id = parsed.get("id") if _is_request_id(parsed.get("id")) else None
+    request_id = request_id_of(parsed)
     kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(params), "a number")
     method = parsed["method"][:100]
     return request_id, types.ErrorData(code=types.INVALID_PARAMS,
@@ -226,9 +226,13 @@ def without_session_on_refusal(send: Send) -> Send:
 def request_id_in(body: bytes | None) -> types.RequestId | None:
     """The id of the request ``body`` holds, when it is a JSON object with an id of a right kind."""
     try:
-        parsed = json.loads(body) if body is not None else None
+        return request_id_of(json.loads(body) if body is not None else None)
     except (ValueError, RecursionError):
         return None
+
+
+def request_id_of(parsed: Any) -> types.RequestId | None:
+    """The id of a request already read as JSON, when it has one of a right kind."""
     request_id = parsed.get("id") if isinstance(parsed, dict) else None
     return request_id if _is_request_id(request_id) else None
 

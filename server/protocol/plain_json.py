@@ -56,6 +56,7 @@ from toolbay.protocol.parse_errors import (
     refusal_for,
     refused,
     request_id_in,
+    request_id_of,
     rewriting_refusal,
     unsupported_version,
     without_session_on_refusal,
@@ -230,9 +231,10 @@ class PlainJsonForQuickRequests:
             if refusal is not None:
                 send = rewriting_refusal(refusal, send, replacing=503)
             elif message is not None and message.get("method") != "initialize":
-                send = rewriting_refusal(NO_SESSION, send, replacing=503, request_id=request_id_in(body))
+                send = rewriting_refusal(NO_SESSION, send, replacing=503, request_id=request_id_of(message))
             else:
-                send = rewriting_refusal(SERVER_FULL, send, replacing=503, request_id=request_id_in(body), status=503)
+                send = rewriting_refusal(SERVER_FULL, send, replacing=503, request_id=request_id_of(message),
+                                         status=503)
         # Without a session only an initialize is answered (a stateless server has none at all):
         # plainly, even one too large to be read here, so that one refused opens no session.
         plain = self._needs_no_stream(message) or (not self.stateless and session_id is None)

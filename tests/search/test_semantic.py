@@ -120,8 +120,7 @@ def test_a_removed_or_replaced_tool_is_never_returned_by_its_meaning() -> None:
     # Put back under the same name with another job: ranked by what it does now, not by what it did.
     index.put(tool(wanted, "Play a song, album or playlist on a speaker.", track="What to play"))
     assert wanted not in names(index, query, 3)
-    index.put(by_name(wanted))
-    assert names(index, query)[:1] == [wanted]
+    _put_back_and_found_first(index, query, wanted)
 
 
 def test_a_tool_removed_while_its_meaning_was_worked_out_elsewhere_is_not_brought_back() -> None:
@@ -135,6 +134,10 @@ def test_a_tool_removed_while_its_meaning_was_worked_out_elsewhere_is_not_brough
     index.take_meaning(backlog)
     assert index.meaning_backlog() is None
     assert wanted not in names(index, query, 20)
+    _put_back_and_found_first(index, query, wanted)
+
+
+def _put_back_and_found_first(index: SearchIndex, query: str, wanted: str) -> None:
     index.put(by_name(wanted))
     assert names(index, query)[:1] == [wanted]
 
