@@ -115,8 +115,10 @@ def pytest_configure(config: pytest.Config) -> None:
     _home_patch.setenv("HOME", str(home))
     for variable, folder in XDG_FOLDERS.items():
         _home_patch.setenv(variable, str(home / folder))
-    # Hypothesis keeps what it learns in .hypothesis/ of the current folder: the home instead.
-    set_hypothesis_home_dir(home / ".hypothesis")
+    # Hypothesis keeps what it learns in .hypothesis/ of the current folder: beside the other
+    # caches kept between runs instead (its harvest of constants from every local module, about
+    # a second of CPU per test process when made afresh), else in the temporary home.
+    set_hypothesis_home_dir(KEPT_BETWEEN_RUNS / "hypothesis" if KEPT_BETWEEN_RUNS else home / ".hypothesis")
     _let_started_processes_see_ctrl_c()
 
 
