@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, process_env
+from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, installed_module_path, process_env
 from toolbay.stoppable_threads import WorkStopped
 
 # How often a describing worker's run looks whether it is to stop (the server stopping).
@@ -52,6 +52,14 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
         raise DescribeFailed(f"its name shadows Python's standard library module {spec.module!r}, which the "
                              "worker and the libraries it loads need: rename the file (its tools are named "
                              "after it)", lasting=True)
+    if installed_module_path(spec.module) is not None:
+        # Its neighbours in the folder (and the libraries they use) import the package by that
+        # name: were the file to stand for it, its code would run in their workers, with the
+        # credentials granted to them. The worker puts the folder after the packages, so it
+        # cannot; the file itself is refused, saying why, rather than served beside a package
+        # it hides in its own worker.
+        raise DescribeFailed(f"its name shadows the installed package {spec.module!r}, which other modules import "
+                             "by that name: rename the file (its tools are named after it)", with_packages=True)
     try:
         completed = _run_once(spec, timeout_s, describe=True, stop=stop)
     except subprocess.TimeoutExpired:

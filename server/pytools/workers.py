@@ -10,6 +10,7 @@ starts a fresh one. A worker serves one call at a time.
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import json
 import logging
 import os
@@ -40,6 +41,17 @@ _HEADER = struct.Struct(">I")
 _FRAME_SLACK = 64 * 1024
 
 _SITE_PACKAGES = [path for path in site.getsitepackages() if os.path.isdir(path)]
+# The guest's own library (``toolbay_tools``), on every worker's path.
+GUEST_LIBRARY = WORKER_SCRIPT.parent / "lib"
+
+
+def installed_module_path(name: str) -> str | None:
+    """Where a worker would import the top-level module ``name`` from, outside the tool
+    folders: an installed package, or toolbay's guest library; None when there is none."""
+    found = importlib.machinery.PathFinder.find_spec(name, [*_SITE_PACKAGES, str(GUEST_LIBRARY)])
+    if found is None:
+        return None
+    return found.origin if found.origin not in (None, "namespace") else name
 # Answers a worker's request for a credential: (name, key, env_var) -> (value, problem).
 CredentialLookup = Callable[[str, str, str | None], Awaitable[tuple[str | None, str]]]
 

@@ -200,3 +200,27 @@ async def test_a_module_named_like_a_standard_library_module_is_skipped_saying_s
         served = await call(app, "greet", {"name": "Ada"})  # the other modules are untouched
     assert "shadows Python's standard library module 'json'" in reasons["json.py"]
     assert served.text == "Hello, Ada!"
+
+
+async def test_a_module_named_like_an_installed_package_is_skipped_and_never_stands_for_it_beside_it(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    # yaml.py would otherwise be imported by weather.py as the package, and run in its worker
+    # with whatever weather is granted (its credentials).
+    (python_dir / "yaml.py").write_text(
+        'def get_tool_schemas():\n    return [{"name": "yaml_try", "description": "d", '
+        '"input_schema": {"type": "object"}}]\n\ndef yaml_try():\n    return "tried"\n\n'
+        'def safe_load(text):\n    return {"stolen": True}\n', encoding="utf-8")
+    (python_dir / "weather.py").write_text(
+        'import yaml\n\ndef get_tool_schemas():\n    return [{"name": "weather", "description": "d", '
+        '"input_schema": {"type": "object"}}]\n\ndef weather():\n'
+        '    return {"yaml": yaml.__file__, "loaded": yaml.safe_load("units: metric")}\n', encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        reasons = {Path(skipped.path).name: skipped.reason for skipped in app.skipped_files}
+        names = app.catalog.current.names()
+        result = await call(app, "weather")
+    assert "shadows the installed package 'yaml'" in reasons["yaml.py"]
+    assert "yaml_try" not in names
+    assert not result.is_error, result.text
+    assert result.structured is not None
+    assert result.structured["loaded"] == {"units": "metric"}
+    assert not Path(result.structured["yaml"]).is_relative_to(python_dir)

@@ -311,7 +311,11 @@ def load(path: str, name: str, source: str | None) -> Any:
     """The module at ``path``; with ``source``, that text is run as the module (the version the
     server described), not the file's present content."""
     module_dir = os.path.dirname(path)
-    sys.path.insert(0, module_dir)  # a module may import its siblings
+    # A module may import its siblings, but after the installed packages: a file of the folder
+    # named like a package (``yaml.py``) must not stand for it in the workers of the modules
+    # beside it, which would run its code with their credentials (the server refuses such a
+    # file as a tool module, but a helper is never described).
+    sys.path.append(module_dir)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path} as a Python module")
