@@ -23,7 +23,7 @@ import anyio.to_thread
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
-from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files, sha256_of
+from toolbay.discovery import Discovery, FileOutcome, helpers_unchanged, log_notes, scan_files, sha256_of
 from toolbay.first_start import runtime_sizing
 from toolbay.handlers.base import Handler
 from toolbay.hash_index import HashIndex
@@ -238,7 +238,7 @@ class CatalogKeeper:
             if digest is None:
                 continue  # unreadable now: describing it says why
             old = previous.get(path)
-            if old is not None and old.content_sha256 == digest:
+            if old is not None and old.content_sha256 == digest and helpers_unchanged(path, old.helpers):
                 kept[path] = old
             else:
                 lookups.append((path, digest))

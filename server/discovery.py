@@ -271,10 +271,35 @@ class FileOutcome:
     # The hash of what is at the path now, when it differs from the version served
     # (a rejected replacement whose previous tools were kept).
     rejected_sha256: str | None = None
+    # A Python module's helpers its description was built with (``helpers_unchanged``): files
+    # of its folder, relative to it, each with its sha256.
+    helpers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def content_sha256(self) -> str | None:
         return self.rejected_sha256 or self.sha256
+
+
+def helpers_unchanged(path: str, helpers: Mapping[str, str]) -> bool:
+    """Whether each helper the module at ``path`` imported when it was described
+    (``_helpers_imported`` in the worker) still holds what it held then: a schema built from
+    ``shared_schemas.py`` is stale once that file changes, though the module did not."""
+    folder = os.path.dirname(path)
+    for relative, sha256 in helpers.items():
+        try:
+            with open(os.path.join(folder, relative), "rb") as handle:
+                if hashlib.sha256(handle.read()).hexdigest() != sha256:
+                    return False
+        except OSError:
+            return False
+    return True
+
+
+def _helpers_of(entry: Mapping[str, Any]) -> Mapping[str, str]:
+    helpers = (entry.get("description") or {}).get("helpers")
+    if not isinstance(helpers, dict):
+        return {}
+    return {name: sha for name, sha in helpers.items() if isinstance(name, str) and isinstance(sha, str)}
 
 
 class Discovery:
@@ -493,7 +518,7 @@ class Discovery:
                         stop: threading.Event | None = None) -> FileOutcome:
         """Describes a ``.py`` file in a worker process (or from the cache). Blocking; once
         ``stop`` is set, the worker is killed and ``WorkStopped`` raised."""
-        entry = self._python_cached(sha) if look_up else None
+        entry = self._python_cached(path, sha) if look_up else None
         source = source_of(path, sha)
         if entry is None:
             spec = self._worker_spec(path, tool_name_for(path), None, source)
@@ -516,14 +541,17 @@ class Discovery:
         return self._python_outcome(path, sha, entry, source)
 
     def _python_from_cache(self, path: str, sha: str) -> FileOutcome | None:
-        entry = self._python_cached(sha)
+        entry = self._python_cached(path, sha)
         return None if entry is None else self._python_outcome(path, sha, entry, source_of(path, sha))
 
-    def _python_cached(self, sha: str) -> Mapping[str, Any] | None:
-        """The cached description of version ``sha``; a failure to import it only while the
-        installed packages are those it failed with (a package installed since may mend it)."""
+    def _python_cached(self, path: str, sha: str) -> Mapping[str, Any] | None:
+        """The cached description of version ``sha``, while the helpers it was built with are
+        unchanged; a failure to import it only while the installed packages are those it
+        failed with (a package installed since may mend it)."""
         entry = self.python_cache.get(sha)
         if entry is not None and "packages" in entry and entry["packages"] != packages_stamp():
+            return None
+        if entry is not None and not helpers_unchanged(path, _helpers_of(entry)):
             return None
         return entry
 
@@ -553,7 +581,7 @@ class Discovery:
                 origin="python:" + path, source="python", background=background, realm=realm, owner=owner)
             handlers.append(PythonHandler(definition, pool, credentials=self.credentials,
                                           env=self.credentials.env_for(tool.name)))
-        return FileOutcome(path, sha, handlers, notes=notes)
+        return FileOutcome(path, sha, handlers, notes=notes, helpers=_helpers_of(entry))
 
     def _worker_spec(self, path: str, module: str, tier: PermissionTier | None,
                      source: str | None = None) -> WorkerSpec:

@@ -31,9 +31,12 @@ logger = logging.getLogger(__name__)
 
 
 def _is_tool_file(change: Change, path: str) -> bool:
-    """A tool (``.wasm``, ``.py``) or a role file (``.md`` in an agent folder: both kinds of folder
-    are watched, and a rescan reads each kind only from its own folders)."""
-    return is_tool_file_name(os.path.basename(path)) or is_role_file(path)
+    """A tool (``.wasm``, ``.py``), a helper the modules may import (``_shared.py``: a module
+    described with it is described again when it changes), or a role file (``.md`` in an agent
+    folder: both kinds of folder are watched, and a rescan reads each kind only from its own
+    folders)."""
+    name = os.path.basename(path)
+    return is_tool_file_name(name) or (name.endswith(".py") and not name.startswith(".")) or is_role_file(path)
 
 
 async def wait_until_stable(paths: Iterable[Path], *, interval_s: float = 0.03, max_wait_s: float = 2.0) -> None:

@@ -190,6 +190,49 @@ async def test_a_changed_helper_module_reaches_the_warm_workers_of_the_modules_b
     assert gone.is_error and "helperlib" in gone.text
 
 
+SCHEMA_FROM_A_HELPER = '''
+from _schemas import GREET
+
+
+def get_tool_schemas():
+    return [{"name": "hello", "description": "h", "input_schema": GREET}]
+
+
+def hello(**arguments):
+    return arguments
+'''
+
+
+def greet_schema(*names: str) -> str:
+    properties = {name: {"type": "string"} for name in names}
+    return f"GREET = {{'type': 'object', 'properties': {properties!r}}}\n"
+
+
+def properties_served(catalog: Catalog) -> set[str]:
+    tool = catalog.get("hello")
+    return set() if tool is None else set(tool.definition.input_schema.get("properties", {}))
+
+
+async def test_a_schema_built_from_a_helper_follows_the_helper_while_serving_and_after_a_restart(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    # The helper's name starts with "_", so it is no tool file; the module itself never changes.
+    helper = python_dir / "_schemas.py"
+    helper.write_text(greet_schema("name"), encoding="utf-8")
+    (python_dir / "hello.py").write_text(SCHEMA_FROM_A_HELPER, encoding="utf-8")
+    settings = make_settings()
+    async with assemble(settings, watch=True) as app:
+        assert properties_served(app.catalog.current) == {"name"}
+        helper.write_text(greet_schema("name", "mood"), encoding="utf-8")
+        await until(app, lambda catalog: properties_served(catalog) == {"name", "mood"})
+        called = await call(app, "hello", {"name": "Ada", "mood": "glad"})
+    assert called.structured == {"name": "Ada", "mood": "glad"}
+    helper.write_text(greet_schema("name", "mood", "volume"), encoding="utf-8")
+    # The same data folder: its cached description was built with the helper's last version.
+    async with assemble(settings, watch=False) as app:
+        assert properties_served(app.catalog.current) == {"name", "mood", "volume"}
+
+
 async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
     started = await call(pyapp, "slow_nap", {"seconds": 600}, follow_jobs=False)
     job_id = started.structured["job_id"]

@@ -348,6 +348,30 @@ def describe(module: Any) -> dict[str, Any]:
     }
 
 
+def _helpers_imported(path: str) -> dict[str, str]:
+    """The files of the module's folder that importing and describing it loaded (its helpers:
+    ``from shared_schemas import ...``), each with the sha256 of its content: the description
+    may be built from them, so it holds only while they are unchanged."""
+    import hashlib
+
+    folder = os.path.realpath(os.path.dirname(path)) + os.sep
+    own = os.path.realpath(path)
+    helpers: dict[str, str] = {}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str):
+            continue
+        real = os.path.realpath(file)
+        if real == own or not real.startswith(folder):
+            continue
+        try:
+            with open(real, "rb") as handle:
+                helpers[os.path.relpath(real, folder)] = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            continue
+    return helpers
+
+
 _loop: Any = None  # the worker's event loop, made for the first async tool
 
 
@@ -496,6 +520,8 @@ def main() -> int:
         module = load(path, name, init.get("source"))
         stage = "describe"
         description = describe(module) if init.get("describe") else {}
+        if description.get("schemas") is not None:
+            description["helpers"] = _helpers_imported(path)
     except BaseException as exc:  # an import that fails is the file's diagnostic, not a crash
         if isinstance(exc, SystemExit):
             doing = "being imported" if stage == "import" else "describing its tools"
