@@ -38,9 +38,19 @@ async def test_a_read_tool_reads_the_workspace_but_nothing_outside_it(
     outside = await call(pyapp, "confine_read", {"path": str(secret)})
     assert outside.is_error
     assert "Permission denied" in outside.text
+    assert "toolbay confines this tool's files" in outside.text  # not the file's own permissions
     assert "not for tools" not in outside.text
     etc = await call(pyapp, "confine_read", {"path": "/etc/passwd"})
     assert etc.is_error and "Permission denied" in etc.text
+
+
+async def test_everyday_standard_library_calls_work_in_a_confined_worker(pyapp: Toolbay) -> None:
+    if not (await enforced(pyapp)).get("files"):
+        pytest.skip("this kernel offers no Landlock: files are not confined (toolbay list says so)")
+    # /dev/null written (subprocess.DEVNULL), a child started, /etc/mime.types read.
+    result = await call(pyapp, "confine_everyday")
+    assert not result.is_error, result.text
+    assert result.structured == {"mime": "image/png", "child": 0}
 
 
 async def test_a_read_tool_writes_neither_the_workspace_nor_anywhere_else(

@@ -40,6 +40,12 @@ _PR_SET_PDEATHSIG = 1
 _SIGKILL = 9
 # How much of a tool's exception message becomes its error: a message may repeat a whole argument.
 _ERROR_CHARACTERS = 4096
+# Set once the worker's files are confined (Landlock): a PermissionError then says so, or it
+# reads as the file's own permissions.
+_files_confined = False
+_CONFINED_FILES = (" (toolbay confines this tool's files, [python] confine: it reads its own folder, Python's "
+                   "files and a few system files, reads or writes the workspace as its tier allows, and writes "
+                   "its TMPDIR; nothing else)")
 
 
 def _die_with_the_server() -> None:
@@ -279,7 +285,11 @@ def _readable_roots(module_dir: str) -> list[str]:
     roots.update(os.path.dirname(os.path.realpath(entry)) for entry in list(roots) if os.path.islink(entry))
     roots.update(("/usr/lib", "/usr/local/lib", "/lib", "/lib64", "/usr/share/zoneinfo", "/etc/localtime",
                   "/etc/ssl", "/etc/ca-certificates", "/usr/share/ca-certificates", "/dev/null", "/dev/urandom",
-                  "/dev/random", "/proc/self", os.path.realpath(sys.executable)))
+                  "/dev/random", "/dev/zero", "/proc/self", os.path.realpath(sys.executable),
+                  # What mimetypes.guess_type reads (the accounts in /etc/passwd stay closed).
+                  "/etc/mime.types",
+                  # A virtual environment's Python, started by the tool, reads it first.
+                  os.path.join(os.path.dirname(os.path.dirname(sys.executable)), "pyvenv.cfg")))
     return sorted(roots)
 
 
@@ -297,8 +307,10 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
         finally:
             sys.path.remove(_GUEST)
         read = _readable_roots(module_dir) + list(spec.get("read", ()))
+        # /dev/null takes what any tier throws away (subprocess.DEVNULL, a library's quiet mode).
+        write = [*spec.get("write", ()), "/dev/null"]
         try:
-            enforced.update(landlock.restrict(read, list(spec.get("write", ())), block_tcp=not network))
+            enforced.update(landlock.restrict(read, write, block_tcp=not network))
         except OSError as exc:
             enforced["landlock_error"] = str(exc)
     return enforced
@@ -452,9 +464,15 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         said = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
         if len(said) > _ERROR_CHARACTERS:  # a message that repeats a 5 MB argument back
             said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
+        if isinstance(exc, PermissionError) and _files_confined:
+            said += _CONFINED_FILES
         return {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
                 "stderr": errors.getvalue(), "printed": printed.getvalue()}
     return _result(value, printed, errors, output_limit)
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
 
 
 def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) -> dict[str, Any]:
@@ -482,10 +500,10 @@ def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) 
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         return {"op": "result", "ok": False, **said,
-                "error": f"the tool returned a {type(value).__name__}, which is not JSON: {exc}"}
+                "error": f"the tool returned {_a(type(value).__name__)}, which is not JSON: {exc}"}
     except RecursionError:
         return {"op": "result", "ok": False, **said,
-                "error": f"the tool returned a {type(value).__name__} nested too deeply to be written as JSON"}
+                "error": f"the tool returned {_a(type(value).__name__)} nested too deeply to be written as JSON"}
     if len(text) > output_limit:
         return {"op": "result", "ok": False, **said,
                 "error": f"the tool's result is {len(text)} characters of JSON, over the limit of {output_limit}"}
@@ -507,6 +525,8 @@ def main() -> int:
         with contextlib.suppress(OSError):
             os.chdir(init["cwd"])
     enforced = confine(init["confine"], os.path.dirname(path)) if init.get("confine") else {}
+    global _files_confined
+    _files_confined = bool(enforced.get("files"))
     sys.path.insert(0, os.path.join(_GUEST, "lib"))
     import toolbay_tools
 
