@@ -41,6 +41,8 @@ class DelegationPolicy:
     max_turns: int = 10
     time_s: float = 300.0
     max_tokens: int = 4096
+    # [jobs] run_limit_s: how long any call may run in all.
+    run_limit_s: float = float("inf")
 
 
 class DelegationHost(SubagentHost, Protocol):
@@ -96,8 +98,10 @@ class AgentHandler(Handler):
 
     @property
     def limits(self) -> LoopLimits:
+        # [jobs] run_limit_s bounds every call, job included: a role's own time limit as well.
         return LoopLimits(turns=self.role.max_turns or self.policy.max_turns,
-                          time_s=self.role.time_s or self.policy.time_s, max_tokens=self.policy.max_tokens)
+                          time_s=min(self.role.time_s or self.policy.time_s, self.policy.run_limit_s),
+                          max_tokens=self.policy.max_tokens)
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         host: DelegationHost | None = context.extras.get(HOST_KEY)
@@ -108,6 +112,9 @@ class AgentHandler(Handler):
                 refusal={"code": "depth_limit", "depth": host.depth},
             )
         task = str(arguments.get("task", "")).strip()
+        if not task:
+            return ToolResult.error("The task is blank: say in full what the sub-agent should do (it sees nothing "
+                                    "of your conversation).")
         values = {key: value for key, value in arguments.items() if key != "task"}
         try:
             prompt = self.role.render(values)
@@ -161,6 +168,9 @@ class AgentHandler(Handler):
             return ToolResult(text=f"{outcome.answer}\n\n{footer}", structured=structured,
                               meta={"delegation": "sampling"})
         why = {
+            "no_answer": f"its last reply held no answer in text ({outcome.error})",
+            "max_tokens": f"its reply was cut at the token limit ({self.limits.max_tokens} tokens): what it "
+                          "wrote is incomplete",
             "turn_limit": f"it used all {self.limits.turns} turns without a final answer",
             "time_limit": f"it ran out of its {self.limits.time_s:g} s",
             "sampling_failed": f"the client did not complete a sampling request ({outcome.error})",

@@ -34,7 +34,7 @@ class RoleLibrary:
         limits = settings.subagents
         return cls(settings.agents, DelegationPolicy(
             paths=tuple(limits.paths), max_depth=limits.max_depth, max_turns=limits.max_turns,
-            time_s=limits.time_s, max_tokens=limits.max_tokens))
+            time_s=limits.time_s, max_tokens=limits.max_tokens, run_limit_s=settings.run_limit_s))
 
     def reload(self) -> bool:
         """Reads the folders again (blocking: run it on a worker thread). True when the roles

@@ -6,8 +6,11 @@ The loop knows its host only through ``SubagentHost``: the host asks the client'
 the identity of whoever called the agent tool. Each turn is reported as progress, so a
 loop that outlives the job budget is followed like any job.
 
-Stop reasons: ``answered`` (the model answered without asking for a tool), ``turn_limit``,
-``time_limit``, ``sampling_failed`` (the client refused or failed the sampling request).
+Stop reasons: ``answered`` (the model answered in text without asking for a tool),
+``no_answer`` (its last reply held no text: only an image, say, or nothing), ``max_tokens``
+(its last reply was cut at the token limit), ``turn_limit``, ``time_limit``,
+``sampling_failed`` (the client refused or failed the sampling request). Only ``answered`` is
+a success: a reply that is no answer must never read as one.
 """
 
 from __future__ import annotations
@@ -26,9 +29,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-StopReason = Literal["answered", "turn_limit", "time_limit", "sampling_failed"]
+StopReason = Literal["answered", "no_answer", "max_tokens", "turn_limit", "time_limit", "sampling_failed"]
 # A tool's output handed back to the model is cut here: the sub-agent's context is small too.
 MAX_TOOL_TEXT = 32 * 1024
+# The answer handed to the calling model is cut here: delegating is meant to keep its context free.
+MAX_ANSWER_TEXT = 64 * 1024
+# Tool calls run for one reply; those past it are answered "not run", so the model's turn
+# limit bounds the work (a reply asking for 2,000 calls ran them all).
+MAX_TOOL_USES_PER_TURN = 16
 
 
 class SubagentHost(Protocol):
@@ -101,20 +109,32 @@ async def run_loop(host: SubagentHost, *, system_prompt: str, task: str, tools: 
             text = "\n".join(block.text for block in blocks if isinstance(block, types.TextContent)).strip()
             uses = [block for block in blocks if isinstance(block, types.ToolUseContent)]
             if text:
-                outcome.answer = text
+                outcome.answer = _cut(text, MAX_ANSWER_TEXT)  # its last words, should a limit stop it
             if not uses:
-                outcome.stop_reason = "answered"
+                if reply.stop_reason == "maxTokens":
+                    outcome.stop_reason = "max_tokens"
+                elif not text:
+                    # An earlier turn's words ("Let me count first.") are no answer either.
+                    outcome.stop_reason, outcome.error = "no_answer", _kinds(blocks)
+                else:
+                    outcome.stop_reason = "answered"
                 return outcome
             messages.append(types.SamplingMessage(role="assistant", content=list(blocks)))
             names = ", ".join(use.name for use in uses)
             await report_progress(turn - 0.5, limits.turns, f"turn {turn}: running {names}")
             answers: list[types.SamplingMessageContentBlock] = []
             for index, use in enumerate(uses, 1):
-                result, refusal = await _run_one(host, use, allowed, f"{turn}.{index}")
+                refusal: str | None
+                if index > MAX_TOOL_USES_PER_TURN:
+                    result, refusal = ToolResult.error(
+                        f"Not run: at most {MAX_TOOL_USES_PER_TURN} tool calls are run for one reply. Ask for "
+                        "fewer at a time."), "too_many_calls"
+                else:
+                    result, refusal = await _run_one(host, use, allowed, f"{turn}.{index}")
                 outcome.tool_calls.append(ToolCallRecord(turn, use.name, result.is_error, refusal))
                 answers.append(types.ToolResultContent(
                     type="tool_result", tool_use_id=use.id,
-                    content=[types.TextContent(type="text", text=_cut(result.text))],
+                    content=[types.TextContent(type="text", text=_cut(result.text, MAX_TOOL_TEXT))],
                     is_error=result.is_error or None,
                 ))
             messages.append(types.SamplingMessage(role="user", content=answers))
@@ -136,10 +156,16 @@ async def _run_one(host: SubagentHost, use: types.ToolUseContent, allowed: set[s
     return result, refusal.get("code") if isinstance(refusal, dict) else None
 
 
-def _cut(text: str) -> str:
-    if len(text) <= MAX_TOOL_TEXT:
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
         return text
-    return text[:MAX_TOOL_TEXT] + f"\n[cut: {len(text) - MAX_TOOL_TEXT} more characters]"
+    return text[:limit] + f"\n[cut: {len(text) - limit} more characters]"
+
+
+def _kinds(blocks: Sequence[Any]) -> str:
+    """What a reply without text held, in words: "an image", "nothing"."""
+    kinds = sorted({str(getattr(block, "type", type(block).__name__)) for block in blocks})
+    return "nothing" if not kinds else "only " + " and ".join(kinds) + " content"
 
 
 def _say(exc: BaseException) -> str:

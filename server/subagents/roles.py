@@ -47,7 +47,24 @@ NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
 _NAME = re.compile(NAME_PATTERN)
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_-]+)\s*\}\}")
 # libyaml's loader when PyYAML was built with it: about six times less CPU per role file.
-_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Names an argument may not take: the agent tool's own ``task``.
+RESERVED_ARGUMENTS = frozenset({"task"})
+
+
+class _RoleLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
+    """YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off as
+    booleans, so ``choices: [yes, off]`` came back as True and False, and the author's ``yes``
+    was then refused."""
+
+
+_RoleLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()
+}
+_RoleLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                  list("tTfF"))
+_YAML_LOADER: type[yaml.SafeLoader] = _RoleLoader
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 
 
@@ -80,7 +97,9 @@ class _Argument(BaseModel):
     @classmethod
     def _words(cls, value: Any) -> Any:
         if isinstance(value, list):
-            return [str(item) for item in value]  # YAML reads `[1, 2]` and `[yes]` as numbers and booleans
+            # YAML reads `[1, 2]` and `[true]` as numbers and booleans; a list or mapping stays
+            # what it is, and is refused as not a word.
+            return [str(item) if isinstance(item, int | float | bool) else item for item in value]
         return value
 
 
@@ -181,7 +200,12 @@ def parse_role(path: str, text: str) -> Role:
         raise RoleFileError(path, "no front matter: the file must start with a line '---', the YAML "
                                   "front matter, and a closing line '---'")
     try:
-        data = yaml.load(match.group(1), Loader=_YAML_LOADER)  # a safe loader: plain data only
+        front_matter = match.group(1)
+        if "*" in front_matter and _has_alias(front_matter):
+            # An alias repeats what its anchor holds: nested a few levels, 700 bytes made
+            # hundreds of megabytes once read (and a server that stopped answering meanwhile).
+            raise RoleFileError(path, "front matter uses a YAML alias (*name): write each value out instead")
+        data = yaml.load(front_matter, Loader=_YAML_LOADER)  # a safe loader: plain data only
     except yaml.YAMLError as exc:
         raise RoleFileError(path, "front matter is not valid YAML: " + " ".join(str(exc).split())) from None
     if not isinstance(data, dict):
@@ -194,6 +218,10 @@ def parse_role(path: str, text: str) -> Role:
     if not body:
         raise RoleFileError(path, "the role prompt (the Markdown after the front matter) is empty")
     names = [argument.name for argument in front.arguments]
+    reserved = sorted(RESERVED_ARGUMENTS.intersection(names))
+    if reserved:
+        raise RoleFileError(path, f"argument {reserved[0]!r} is the agent tool's own (what the sub-agent should "
+                                  "do): name the argument otherwise")
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise RoleFileError(path, f"argument {duplicates[0]!r} is declared twice")
@@ -215,6 +243,11 @@ def parse_role(path: str, text: str) -> Role:
         body=body,
         path=path,
     )
+
+
+def _has_alias(front_matter: str) -> bool:
+    """Whether the YAML holds an alias, read as events (no value is built)."""
+    return any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(front_matter, Loader=_BASE_LOADER))
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -83,7 +83,8 @@ def text_of(result: Any) -> str:
 
 class ScriptedModel:
     """A sampling callback that answers from a script: each step gets the request and
-    returns the reply (a string is a final answer; a list of (tool, arguments) asks for tools)."""
+    returns the reply (a string is a final answer; a list of (tool, arguments) asks for tools;
+    a ``CreateMessageResultWithTools`` is sent as it is)."""
 
     def __init__(self, *steps: Callable[[types.CreateMessageRequestParams], Any] | Any) -> None:
         self.steps = list(steps)
@@ -97,6 +98,8 @@ class ScriptedModel:
             await self.before_reply()
         step = self.steps[min(len(self.requests), len(self.steps)) - 1]
         reply = step(params) if callable(step) else step
+        if isinstance(reply, types.CreateMessageResultWithTools):  # a whole reply, as written
+            return reply
         if isinstance(reply, str):
             return types.CreateMessageResultWithTools(
                 role="assistant", content=[types.TextContent(type="text", text=reply)], model="scripted",

@@ -300,3 +300,61 @@ async def test_every_bundled_role_is_offered_the_tools_its_prompt_names(make_set
                     assert named and named <= offered, (name, named - offered)
                     for pattern in role.tools:
                         assert any(fnmatchcase(tool, pattern) for tool in offered), (name, pattern)
+
+
+def _reply(*content: Any, stop_reason: str = "endTurn") -> types.CreateMessageResultWithTools:
+    return types.CreateMessageResultWithTools(role="assistant", content=list(content), model="scripted",
+                                              stop_reason=stop_reason)
+
+
+@pytest.mark.parametrize(("steps", "stop_reason", "said"), [
+    ([_reply(types.ImageContent(type="image", data="aGk=", mime_type="image/png"))],
+     "no_answer", "held no answer in text (only image content)"),
+    ([_reply()], "no_answer", "held no answer in text (nothing)"),
+    ([_reply(types.TextContent(type="text", text="The cleaned text is: ```al"), stop_reason="maxTokens")],
+     "max_tokens", "cut at the token limit"),
+    # An earlier turn's words are no answer when the last reply holds none.
+    ([_reply(types.TextContent(type="text", text="Let me count first."),
+             types.ToolUseContent(type="tool_use", id="u1", name="textkit_count",
+                                  input={"stdin": "a b", "words": True}), stop_reason="toolUse"),
+      _reply()], "no_answer", "held no answer in text"),
+], ids=["image only", "empty", "cut at max tokens", "empty after an earlier turn's words"])
+async def test_a_reply_that_is_no_answer_ends_as_an_error_not_as_an_answer(
+    make_settings: Any, steps: list[Any], stop_reason: str, said: str,
+) -> None:
+    model = ScriptedModel(*steps)
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=model, sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
+    assert result.is_error, text_of(result)
+    assert structured(result)["stop_reason"] == stop_reason
+    assert said in text_of(result)
+
+
+async def test_one_reply_asking_for_many_tool_calls_runs_only_so_many_and_tells_the_model(make_settings: Any) -> None:
+    from toolbay.subagents.loop import MAX_TOOL_USES_PER_TURN
+
+    asked = MAX_TOOL_USES_PER_TURN + 4
+    model = ScriptedModel([("textkit_count", {"stdin": "a", "words": True})] * asked, "Done.")
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=model, sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
+    assert not result.is_error, text_of(result)
+    calls = structured(result)["tool_calls"]
+    assert len(calls) == asked
+    assert [call.get("refusal") for call in calls].count("too_many_calls") == 4
+    handed_back = tool_results_in(model.requests[1])
+    assert all("Not run: at most" in result_text(block) for block in handed_back[MAX_TOOL_USES_PER_TURN:])
+    assert not any("Not run" in result_text(block) for block in handed_back[:MAX_TOOL_USES_PER_TURN])
+
+
+async def test_a_blank_task_is_refused_before_any_sampling(make_settings: Any) -> None:
+    model = ScriptedModel("should not be asked")
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=model, sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_counter", {"task": "   ", "unit": "words"})
+    _never_sampled(model)
+    assert result.is_error and "The task is blank" in text_of(result)

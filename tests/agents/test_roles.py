@@ -67,6 +67,8 @@ def test_completion_offers_the_choices_that_start_with_what_was_typed() -> None:
     ("---\nname: x\ndescription: d\narguments: [{name: a}, {name: a}]\n---\n{{a}}\n", "declared twice"),
     ("---\nname: x\ndescription: d\narguments: [{name: a, choices: []}]\n---\n{{a}}\n", "empty list of choices"),
     ("---\nname: x\ndescription: |\n  two\n  lines\n---\nbody\n", "one line"),
+    ("---\nname: x\ndescription: d\narguments: [{name: task}]\n---\n{{task}}\n", "the agent tool's own"),
+    ("---\nname: x\ndescription: d\narguments: [{name: a, choices: [[b, c]]}]\n---\n{{a}}\n", "choices"),
 ])
 def test_an_invalid_role_file_is_refused_with_a_one_line_reason(text: str, reason: str) -> None:
     with pytest.raises(RoleFileError) as refused:
@@ -120,3 +122,43 @@ def test_a_role_from_the_operators_folder_is_shared_and_a_bundled_one_core(tmp_p
     ours = read_roles([BUNDLED_AGENTS]).roles[0]
     assert AgentHandler(theirs, DelegationPolicy()).definition.realm == "shared"
     assert AgentHandler(ours, DelegationPolicy()).definition.realm == "core"
+
+
+def laughs(depth: int) -> str:
+    """A role whose choices nest aliases ``depth`` levels deep, each level nine of the one before."""
+    lines = ["---", "name: laughs", "description: d", "anchors:", f"  - &l0 [{', '.join(['lol'] * 9)}]"]
+    for level in range(1, depth + 1):
+        lines.append(f"  - &l{level} [{', '.join([f'*l{level - 1}'] * 9)}]")
+    lines += ["arguments:", f"  - {{name: a, choices: *l{depth}}}", "---", "{{a}}", ""]
+    return "\n".join(lines)
+
+
+def test_a_role_using_yaml_aliases_is_refused_before_anything_is_expanded() -> None:
+    # Nine levels would be 9**9 words: read out, gigabytes. Refused at once, whatever the depth.
+    with pytest.raises(RoleFileError) as refused:
+        parse_role("laughs.md", laughs(9))
+    assert "YAML alias" in refused.value.reason
+    assert len(laughs(9)) < 1024
+
+
+def test_choices_are_the_words_written_yaml_1_1_booleans_included() -> None:
+    role = parse_role("r.md", "---\nname: x\ndescription: d\narguments:\n"
+                             "  - {name: a, required: yes, choices: [1, 2, yes, off, true]}\n---\n{{a}}\n")
+    [argument] = role.arguments
+    assert argument.choices == ("1", "2", "yes", "off", "True")
+    assert argument.required
+
+
+def test_a_roles_time_limit_is_bounded_by_the_run_limit_of_every_call(tmp_path: Path) -> None:
+    from toolbay.config import load_settings
+    from toolbay.subagents.library import RoleLibrary
+
+    (tmp_path / "slow.md").write_text("---\nname: slow\ndescription: d\nlimits: {time_s: 20}\n---\nWork.\n",
+                                      encoding="utf-8")
+    settings = load_settings(None, agents=[tmp_path], data_dir=tmp_path / "data")
+    bounded = settings.model_copy(update={"jobs": settings.jobs.model_copy(update={"run_limit_s": 8.0})})
+    for chosen, expected in ((settings, 20.0), (bounded, 8.0)):
+        library = RoleLibrary.from_settings(chosen)
+        library.reload()
+        [handler] = library.handlers
+        assert handler.limits.time_s == expected
