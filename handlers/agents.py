@@ -75,6 +75,9 @@ def input_schema(role: Role) -> dict[str, Any]:
 
 class AgentHandler(Handler):
     supports_cancellation = True
+    # Its work is the caller's client's (sampling, or the client's child session): after a
+    # crash there is no client to run it again with.
+    runs_again_without_its_caller = False
     __slots__ = ("role", "policy")
 
     def __init__(self, role: Role, policy: DelegationPolicy) -> None:

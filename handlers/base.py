@@ -42,6 +42,10 @@ class Handler(ABC):
     # couple of seconds, as the server asks it to, and the limit would cut it off from its own
     # results (the server-wide limit still counts them).
     counted_per_caller: ClassVar[bool] = True
+    # A read-tier job unfinished at a crash may be run again by the next server, with no caller
+    # there (``toolbay.job_recovery``). Not one that works through its caller's client (an agent
+    # tool: the client's model, or the client's own child session).
+    runs_again_without_its_caller: ClassVar[bool] = True
     # A catalog holds thousands of handlers: a subclass that declares __slots__ too (as
     # WasmHandler does) has no __dict__ per instance; one that does not gets one as usual.
     __slots__ = ("definition", "__weakref__")

@@ -358,3 +358,21 @@ async def test_a_blank_task_is_refused_before_any_sampling(make_settings: Any) -
                 result = await client.call_tool("agent_counter", {"task": "   ", "unit": "words"})
     _never_sampled(model)
     assert result.is_error and "The task is blank" in text_of(result)
+
+
+async def test_an_agent_job_unfinished_at_a_crash_is_not_run_again_without_its_client(make_settings: Any) -> None:
+    import time
+
+    from toolbay.job_recovery import read_jobs_recovery
+    from toolbay.jobs.store import JobRecord
+
+    def unfinished(tool: str) -> JobRecord:
+        return JobRecord(id="j1", owner="local", tool=tool, status="running", created_at=time.time(),
+                         updated_at=time.time(), arguments={"task": "Count.", "unit": "words"})
+
+    async with served(make_settings()) as app:
+        recover = read_jobs_recovery(lambda: app.catalog.current)
+        # A read-tier tool's job runs again; the agent's would run with no client to sample or
+        # to hold its child session, and end "completed" saying no sub-agent was started.
+        assert recover(unfinished("textkit_count")) is not None
+        assert recover(unfinished("agent_counter")) is None
