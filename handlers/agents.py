@@ -189,6 +189,11 @@ class AgentHandler(Handler):
             why, names = "no MCP client is connected", ", ".join(self.role.tools) or "none"
         elif not self.policy.paths:
             why = "this server hands no work to sub-agents: its [subagents] paths setting is empty"
+        elif left_out := [path for path in ("envelope", "sampling")
+                          if path not in self.policy.paths and _client_takes(path, abilities, bool(tools))]:
+            allowed = ", ".join(self.policy.paths)
+            why = (f"this client takes the {left_out[0]} path, which this server's [subagents] paths setting "
+                   f"({allowed}) leaves out")
         elif abilities.sampling and not abilities.back_channel:
             why = "this connection cannot carry sampling requests"
         elif abilities.sampling:
@@ -199,3 +204,8 @@ class AgentHandler(Handler):
                 f"with these tools: {names}.\n\n## Role: {self.role.name}\n\n{prompt}\n\n## Task\n\n{task}")
         structured = {**self._summary("fallback", tools), "prompt": prompt, "task": task}
         return ToolResult(text=text, structured=structured, meta={"delegation": "fallback"})
+
+
+def _client_takes(path: str, abilities: ClientAbilities, offers_tools: bool) -> bool:
+    """Whether the client could take ``path`` were the configuration to allow it."""
+    return choose_path(abilities, (path,), offers_tools=offers_tools) == path

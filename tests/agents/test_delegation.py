@@ -376,3 +376,22 @@ async def test_an_agent_job_unfinished_at_a_crash_is_not_run_again_without_its_c
         # to hold its child session, and end "completed" saying no sub-agent was started.
         assert recover(unfinished("textkit_count")) is not None
         assert recover(unfinished("agent_counter")) is None
+
+
+@pytest.mark.parametrize(("paths", "declares_subagents", "left_out"), [
+    ('["envelope"]', False, "sampling"),
+    ('["sampling"]', True, "envelope"),
+])
+async def test_a_fallback_the_configuration_chose_says_so_not_that_the_client_lacks_the_path(
+    make_settings: Any, paths: str, declares_subagents: bool, left_out: str,
+) -> None:
+    extensions = [advertise("toolbay/subagents", {})] if declares_subagents else []
+    capabilities = None if declares_subagents else WITH_TOOLS
+    callback = None if declares_subagents else ScriptedModel("never")
+    async with served(make_settings(f"[subagents]\npaths = {paths}\n")) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=callback, sampling_capabilities=capabilities,
+                                  extensions=extensions) as client:
+                result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
+    assert structured(result)["path"] == "fallback"
+    assert f"takes the {left_out} path, which this server's [subagents] paths setting" in text_of(result)
