@@ -3,13 +3,16 @@
 The SDK's stdio session drops what it cannot parse without a word, its SSE endpoint logs a
 traceback and answers plain text, and its streamable HTTP endpoint answers -32602 with
 pydantic's whole validation report (every member of its message union, with links). JSON-RPC
-asks for a parse error (-32700) when the text is not JSON (nesting deeper than the parser
-takes and lone surrogates included) and an invalid request (-32600) when it is JSON of another
-shape, both with a null id, as none could be read. A batch (an array) is refused in so many
-words: this protocol's versions since 2025-06-18 have none. ``stdio`` uses ``error_for``; the
-SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``; on the streamable HTTP endpoint,
-``toolbay.protocol.plain_json`` (which reads the body anyway) uses ``refusal_for`` and
-``rewriting_refusal``.
+asks for a parse error (-32700) when the text is not JSON (nesting deeper than the parser takes
+included) and an invalid request (-32600) when it is JSON of another shape, both with a null
+id, as none could be read. A string holding a lone UTF-16 surrogate (``"\\ud83d"``, what
+JavaScript's ``JSON.stringify`` writes for a text cut inside an emoji) is JSON to Python's
+reader but not to the SDK's: that parse error is said as what it is, under the request's own id
+(``surrogate_refusal``), or its client would wait for an answer until its own timeout. A batch
+(an array) is refused in so many words: this protocol's versions since 2025-06-18 have none.
+``stdio`` uses ``error_for``; the SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``;
+on the streamable HTTP endpoint, ``toolbay.protocol.plain_json`` (which reads the body anyway)
+uses ``refusal_for`` and ``rewriting_refusal``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 from typing import Any
 
 import mcp.types as types
@@ -41,6 +45,25 @@ def error_for(exc: ValidationError) -> types.ErrorData:
         return types.ErrorData(code=types.INVALID_REQUEST,
                                message="Invalid request: a batch (JSON array); send one JSON-RPC message at a time")
     return types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not a JSON-RPC 2.0 message")
+
+
+# A JSON escape of a UTF-16 surrogate (high or low): only these can make a lone one.
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_refusal(body: bytes, parsed: Any) -> tuple[types.RequestId | None, types.ErrorData] | None:
+    """The id and parse error for a message (``body``, read by Python's JSON reader as
+    ``parsed``) one of whose strings holds a lone UTF-16 surrogate; None for any other."""
+    if not isinstance(parsed, dict) or not SURROGATE_ESCAPE.search(body):
+        return None
+    found = _LONE_SURROGATE.search(json.dumps(parsed, ensure_ascii=False))  # a pair is one character by now
+    if found is None:
+        return None
+    return request_id_of(parsed), types.ErrorData(
+        code=types.PARSE_ERROR,
+        message=f"Parse error: a string holds a lone UTF-16 surrogate (\\u{ord(found.group()):04x}), which is no "
+                "Unicode character (a text cut inside an emoji or other character?): send whole characters")
 
 
 def error_message(error: types.ErrorData, request_id: types.RequestId | None = None) -> types.JSONRPCError:
@@ -86,8 +109,9 @@ class AnswerUnparsableMessages:
             except ValidationError as exc:
                 error, request_id = error_for(exc), None
                 with contextlib.suppress(ValueError, RecursionError):
-                    if (bad_params := params_refusal(json.loads(body))) is not None:
-                        request_id, error = bad_params
+                    parsed = json.loads(body)
+                    if (bad := params_refusal(parsed) or surrogate_refusal(body, parsed)) is not None:
+                        request_id, error = bad
             else:
                 error, request_id = id_refusal(message, body), None
             if error is not None:

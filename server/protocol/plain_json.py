@@ -33,12 +33,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import mcp.types as types
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.requests import Request
@@ -50,6 +50,7 @@ from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
     NO_SESSION,
     SERVER_FULL,
+    SURROGATE_ESCAPE,
     bad_request_id,
     content_type_refusal,
     params_refusal,
@@ -58,6 +59,7 @@ from toolbay.protocol.parse_errors import (
     request_id_in,
     request_id_of,
     rewriting_refusal,
+    surrogate_refusal,
     unsupported_version,
     without_session_on_refusal,
 )
@@ -214,7 +216,10 @@ class PlainJsonForQuickRequests:
         message = _parsed(body) if body is not None else None
         # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
         refusal = refusal_for(body, message) if body is not None else None
-        if refusal is not None:
+        if refusal is not None and body is not None and (lone := _lone_surrogate(body)) is not None:
+            refusal = lone[1]
+            send = rewriting_refusal(lone[1], send, request_id=lone[0])  # the SDK's 400 named no id
+        elif refusal is not None:
             send = rewriting_refusal(refusal, send)
         elif (bad_params := params_refusal(message)) is not None:
             send = rewriting_refusal(bad_params[1], send, request_id=bad_params[0])  # the SDK's 400: pydantic's report
@@ -286,6 +291,16 @@ def _with_plain_json_content_type(scope: Scope, content_type: str | None) -> Sco
     return {**scope, "headers": headers}
 
 
+def _lone_surrogate(body: bytes) -> tuple[types.RequestId | None, types.ErrorData] | None:
+    """``surrogate_refusal`` for a body ``_parsed`` did not take."""
+    if SURROGATE_ESCAPE.search(body) is None:
+        return None
+    try:
+        return surrogate_refusal(body, json.loads(body))
+    except (ValueError, RecursionError):
+        return None
+
+
 def _parsed(body: bytes) -> dict[str, Any] | None:
     """The body as a JSON object, or None (the SDK's parser answers what is not one)."""
     try:
@@ -294,7 +309,7 @@ def _parsed(body: bytes) -> dict[str, Any] | None:
         return None
     if not isinstance(message, dict):
         return None
-    if _MAYBE_LONE_SURROGATE.search(body) is not None:
+    if SURROGATE_ESCAPE.search(body) is not None:
         # Python's parser takes "\ud800" alone, as a string no UTF-8 can hold; the SDK's refuses
         # it (a parse error), and so must the lane, whose answers are the SDK's.
         try:
@@ -305,4 +320,3 @@ def _parsed(body: bytes) -> dict[str, Any] | None:
 
 
 # An escaped UTF-16 surrogate: only then may a string hold half a pair.
-_MAYBE_LONE_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")

@@ -37,7 +37,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from toolbay.protocol.parse_errors import error_for, error_message, id_refusal, params_refusal
+from toolbay.protocol.parse_errors import error_for, error_message, id_refusal, params_refusal, surrogate_refusal
 from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
@@ -472,11 +472,11 @@ def _parse(line: bytes) -> SessionMessage | Exception:
             parsed = json.loads(line)
         except (ValueError, RecursionError):
             parsed = None
-        bad_params = params_refusal(parsed)
-        if bad_params is None:
+        bad = params_refusal(parsed) or surrogate_refusal(line, parsed)
+        if bad is None:
             return _Unparsable(error_for(exc))
         # A notification is never answered (JSON-RPC), not even to say it was wrong.
-        return _Unparsable(bad_params[1], bad_params[0], answer="id" in parsed)
+        return _Unparsable(bad[1], bad[0], answer="id" in parsed)
     except Exception as exc:
         return exc
     refusal = id_refusal(message, line)

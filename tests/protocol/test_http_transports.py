@@ -218,7 +218,14 @@ async def test_deep_nesting_and_lone_surrogates_get_a_parse_error_over_http_with
         answer = await http.post(f"{base_url}/mcp", content=body.encode(), headers=session)
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == -32700
+    _lone_surrogate_said_under_its_id(body, answer.json())
     assert not [record for record in caplog.records if record.exc_info], caplog.text
+
+
+def _lone_surrogate_said_under_its_id(body: str, answer: dict[str, Any]) -> None:
+    if "\\ud800" in body:  # a client would otherwise wait for its request's answer until it gives up
+        assert answer["id"] == 12
+        assert "lone UTF-16 surrogate (\\ud800)" in answer["error"]["message"]
 
 
 NOT_MESSAGES = {
@@ -298,6 +305,7 @@ async def test_deep_nesting_and_lone_surrogates_are_refused_on_sse_without_a_tra
                                  headers={"Content-Type": "application/json"})
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == -32700
+    _lone_surrogate_said_under_its_id(body, answer.json())
     assert not [record for record in caplog.records if record.exc_info], caplog.text
 
 
