@@ -100,10 +100,49 @@ def schema_problem(item: Any) -> str | None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:
-        return f"{error.message} at {error.json_path}"
+        declared = schema.get("$schema")
+        dialect = (f" (it declares $schema {declared!r}, but tools' input schemas are read as JSON Schema 2020-12, "
+                   "MCP's dialect)") if isinstance(declared, str) and "2020-12" not in declared else ""
+        return f"{error.message} at {error.json_path}{dialect}"
     except RecursionError:
         return "it is nested too deeply to be checked"
+    return _dangling_reference(schema)
+
+
+def _dangling_reference(schema: dict[str, Any]) -> str | None:
+    """Why a ``$ref`` within the schema (``#/...``) points at nothing, or None: the meta-schema
+    takes any string there, and a dangling one failed every call of the tool instead of this
+    file. Left alone where a subschema names a base of its own (``$id``)."""
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
+    references: list[str] = []
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            if node is not schema and "$id" in node:
+                return None
+            if isinstance(reference := node.get("$ref"), str) and reference.startswith("#/"):
+                references.append(reference)
+            # Values that are data, not schemas, may hold anything, "$ref" keys included.
+            pending.extend(value for key, value in node.items() if key not in _DATA_KEYWORDS)
+    if not references:
+        return None
+    base = "urn:toolbay:input-schema"
+    resolver = Registry().with_resource(base, DRAFT202012.create_resource(schema)).resolver(base_uri=base)
+    for reference in references:
+        try:
+            resolver.lookup(reference)
+        except Unresolvable:
+            return f"its $ref {reference!r} points at nothing in the schema"
     return None
+
+
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 
 
 def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:

@@ -94,6 +94,11 @@ def get_tool_schemas():
         tool("schemy_pattern", {"type": "object", "properties": {"a": {"type": "string", "pattern": "(["}}}),
         tool("schemy_fine", {"type": "object", "properties": {"a": {"type": "string"}}}),
         tool("schemy_deep", {"type": "object", "properties": {"a": deep(300)}}),
+        tool("schemy_dangling", {"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}),
+        tool("schemy_linked", {"type": "object", "properties": {"a": {"$ref": "#/$defs/word"}},
+                               "$defs": {"word": {"type": "string"}}}),
+        tool("schemy_draft4", {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+                               "properties": {"a": {"type": "number", "minimum": 0, "exclusiveMinimum": True}}}),
     ]
 
 
@@ -118,8 +123,8 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
             Client(build_mcp_server(app, "memory"), mode="legacy") as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         fine = await client.call_tool("schemy_fine", {"a": "x"})
-    assert "schemy_fine" in listed and "greet" in listed
-    assert not {"schemy_required", "schemy_pattern", "schemy_deep"} & listed
+    assert {"schemy_fine", "schemy_linked", "greet"} <= listed
+    assert not {"schemy_required", "schemy_pattern", "schemy_deep", "schemy_dangling", "schemy_draft4"} & listed
     assert fine.is_error is False
     notes = "\n".join(app.keeper.notes())
     assert "'schemy_required': its input_schema is not a valid JSON Schema: 'a' is not of type 'array' at $.required" \
@@ -127,6 +132,11 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
     assert "'schemy_pattern': its input_schema is not a valid JSON Schema: '([' is not a 'regex' at " \
         "$.properties.a.pattern" in notes
     assert "'schemy_deep': its input_schema is not a valid JSON Schema: it is nested too deeply to be checked" in notes
+    # A dangling $ref failed every call ("tell the server's operator"); now the file says so.
+    assert "'schemy_dangling': its input_schema is not a valid JSON Schema: its $ref '#/$defs/nope' points at " \
+        "nothing in the schema" in notes
+    assert "(it declares $schema 'http://json-schema.org/draft-04/schema#', but tools' input schemas are read as " \
+        "JSON Schema 2020-12, MCP's dialect)" in notes
 
 
 async def test_a_module_whose_get_tool_schemas_raises_is_skipped_saying_so_not_that_it_cannot_be_imported(
