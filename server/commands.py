@@ -276,6 +276,9 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
             # The file that would serve it but was skipped says why: a tool author's next step.
             problems += "".join(f" Note: {skipped.path} offers no tools: {skipped.reason.rstrip('.')}."
                                 for skipped in app.catalog.current.skipped if may_serve(tool, skipped.path))
+            # So does a module that serves other tools but refused this one ("mod: refused 'mod_x': ...").
+            problems += "".join(f" Note: {note.rstrip('.')}." for note in app.keeper.notes()
+                                if f"refused {tool!r}" in note)
             raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
                               where_listed=f"`toolbay list` shows the tools.{problems}")
         return await _call(app, tool, arguments)

@@ -302,6 +302,20 @@ def test_calling_a_tool_whose_file_was_skipped_says_why_it_was(tmp_path: Path) -
     assert f"Note: {tools / 'notes.py'} offers no tools: it cannot be imported: SyntaxError" in line, line
 
 
+def test_calling_a_tool_its_module_refused_says_why_though_the_module_serves_others(tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "refs.py").write_text(
+        "def get_tool_schemas():\n    return [\n"
+        "        {'name': 'refs_ok', 'description': 'd', 'input_schema': {'type': 'object'}},\n"
+        "        {'name': 'refs_bad', 'description': 'd', 'input_schema': {'type': 'object', 'required': 'a'}},\n"
+        "    ]\n\ndef dispatch(name, args):\n    return 'ok'\n", encoding="utf-8")
+    result = runner.invoke(app, ["call", "refs_bad", "--extensions", str(tools), "--data-dir", str(tmp_path / "d")])
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "Note: refs: refused 'refs_bad': its input_schema is not a valid JSON Schema" in line, line
+
+
 def test_log_level_debug_logs_each_call_with_its_caller_and_outcome(shared_data_dir: Path) -> None:
     # log_level = "debug" showed nothing more than info on a warm start and a call.
     completed = subprocess.run(
