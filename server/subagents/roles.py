@@ -326,16 +326,18 @@ def read_roles(folders: Iterable[Path]) -> RoleFolders:
             except UnicodeDecodeError as exc:
                 raise RoleFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
             role = parse_role(path, text)
-            kept = roles.get(role.name)
+            # Keyed by the tool too: foo-bar and foo_bar are two names but one agent_foo_bar.
+            kept = roles.get(role.tool_name)
             if kept is not None:
+                taken = (f"the role name {role.name!r}" if kept.name == role.name
+                         else f"the tool name {role.tool_name!r} (of the role name {role.name!r})")
                 if _named_after_its_file(role) and not _named_after_its_file(kept):
                     # json-reviewer.md keeps the name json-reviewer against another file claiming it.
-                    refused.append(RefusedRole(kept.path, f"the role name {role.name!r} is taken by {path}, "
-                                                          "the file of that name"))
-                    roles[role.name] = role
+                    refused.append(RefusedRole(kept.path, f"{taken} is taken by {path}, the file of that name"))
+                    roles[role.tool_name] = role
                     continue
-                raise RoleFileError(path, f"the role name {role.name!r} is already taken by {kept.path}")
-            roles[role.name] = role
+                raise RoleFileError(path, f"{taken} is already taken by {kept.path}")
+            roles[role.tool_name] = role
         except RoleFileError as error:
             refused.append(RefusedRole(error.path, error.reason))
         except OSError as exc:

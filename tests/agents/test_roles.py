@@ -162,3 +162,14 @@ def test_a_roles_time_limit_is_bounded_by_the_run_limit_of_every_call(tmp_path: 
         library.reload()
         [handler] = library.handlers
         assert handler.limits.time_s == expected
+
+
+def test_two_roles_whose_names_give_one_tool_name_are_one_too_many(tmp_path: Path) -> None:
+    # foo-bar and foo_bar were both served as prompts, and agent_foo_bar ran one of them only.
+    for name in ("foo-bar", "foo_bar"):
+        (tmp_path / f"{name}.md").write_text(f"---\nname: {name}\ndescription: d\n---\nWork.\n", encoding="utf-8")
+    found = read_roles([tmp_path])
+    assert [role.name for role in found.roles] == ["foo-bar"]
+    [refused] = found.refused
+    assert Path(refused.path).name == "foo_bar.md"
+    assert "the tool name 'agent_foo_bar' (of the role name 'foo_bar') is already taken by" in refused.reason
