@@ -163,8 +163,10 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _kinds(blocks: Sequence[Any]) -> str:
-    """What a reply without text held, in words: "an image", "nothing"."""
-    kinds = sorted({str(getattr(block, "type", type(block).__name__)) for block in blocks})
+    """What a reply without text held, in words: "only image content", "nothing"."""
+    # Its text blocks, if any, are blank: it is asked only of a reply without text.
+    kinds = sorted({"blank text" if getattr(block, "type", None) == "text" else
+                    str(getattr(block, "type", type(block).__name__)) for block in blocks})
     return "nothing" if not kinds else "only " + " and ".join(kinds) + " content"
 
 

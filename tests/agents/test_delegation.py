@@ -311,6 +311,7 @@ def _reply(*content: Any, stop_reason: str = "endTurn") -> types.CreateMessageRe
     ([_reply(types.ImageContent(type="image", data="aGk=", mime_type="image/png"))],
      "no_answer", "held no answer in text (only image content)"),
     ([_reply()], "no_answer", "held no answer in text (nothing)"),
+    ([_reply(types.TextContent(type="text", text="  \n"))], "no_answer", "held no answer in text (only blank text"),
     ([_reply(types.TextContent(type="text", text="The cleaned text is: ```al"), stop_reason="maxTokens")],
      "max_tokens", "cut at the token limit"),
     # An earlier turn's words are no answer when the last reply holds none.
@@ -318,7 +319,7 @@ def _reply(*content: Any, stop_reason: str = "endTurn") -> types.CreateMessageRe
              types.ToolUseContent(type="tool_use", id="u1", name="textkit_count",
                                   input={"stdin": "a b", "words": True}), stop_reason="toolUse"),
       _reply()], "no_answer", "held no answer in text"),
-], ids=["image only", "empty", "cut at max tokens", "empty after an earlier turn's words"])
+], ids=["image only", "empty", "blank text", "cut at max tokens", "empty after an earlier turn's words"])
 async def test_a_reply_that_is_no_answer_ends_as_an_error_not_as_an_answer(
     make_settings: Any, steps: list[Any], stop_reason: str, said: str,
 ) -> None:
