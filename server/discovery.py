@@ -698,9 +698,13 @@ def source_of(path: str, sha: str) -> str | None:
 
 
 def log_notes(outcome: FileOutcome) -> None:
-    """Logs the subcommands of a described file that offer no tool, and why."""
+    """Logs what a described file offers no tool for, and why: a program's subcommands; a
+    Python module's refused schemas (their notes name the module already)."""
     for note in outcome.notes:
-        logger.info("%s: skipped subcommand %s", os.path.basename(outcome.path), note)
+        if outcome.path.endswith(".py"):
+            logger.info("%s: %s", os.path.basename(outcome.path), note)
+        else:
+            logger.info("%s: skipped subcommand %s", os.path.basename(outcome.path), note)
 
 
 class _LazyArgv:

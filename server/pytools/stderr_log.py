@@ -78,7 +78,8 @@ class StderrSource:
         self.logged += len(line) + 1
         text = line.decode("utf-8", "replace").rstrip("\r")
         text = blot(text, self.hidden)
-        logger.info("%s (stderr): %s", self.module, text)
+        # Its stdout goes there too (file descriptor 1 is the worker's stderr): "output", not "stderr".
+        logger.info("%s (output): %s", self.module, text)
 
 
 class StderrLog:

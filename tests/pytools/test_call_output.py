@@ -158,7 +158,7 @@ async def test_a_credential_written_to_the_raw_stderr_is_logged_blotted_out(
             while not any("raw key" in record.getMessage() for record in caplog.records):
                 await anyio.sleep(0.02)
     logged = [record.getMessage() for record in caplog.records if "raw key" in record.getMessage()]
-    assert logged == ["chatty (stderr): raw key [credential redacted]"]
+    assert logged == ["chatty (output): raw key [credential redacted]"]
     assert SECRET not in caplog.text
 
 

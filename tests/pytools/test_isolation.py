@@ -130,9 +130,9 @@ async def test_what_a_worker_writes_to_its_file_descriptors_is_logged_under_its_
         while not any("they were dropped" in r.getMessage() for r in caplog.records):
             await anyio.sleep(0.01)
     lines = [r.getMessage() for r in caplog.records if r.name == "toolbay.pytools.stderr"]
-    assert all(line.startswith("crashy (stderr): ") or line.startswith("crashy: its worker wrote") for line in lines)
+    assert all(line.startswith("crashy (output): ") or line.startswith("crashy: its worker wrote") for line in lines)
     logged = [line for line in lines if "noise yy" in line]
-    assert len(logged) > 0 and sum(len(line) for line in logged) <= LIMIT_BYTES + 100 * len("crashy (stderr): ")
+    assert len(logged) > 0 and sum(len(line) for line in logged) <= LIMIT_BYTES + 100 * len("crashy (output): ")
     assert "noise yy" not in capfd.readouterr().err
 
 
