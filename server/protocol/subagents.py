@@ -18,13 +18,14 @@ from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp_types as types
 from mcp.server.validation import validate_tool_use_result_messages
-from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolbay.chain.call import ToolCall
 from toolbay.handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
+from toolbay.internals.mcp_sdk import send_request_with_id
 from toolbay.protocol.listing import definition_to_tool
 from toolbay.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
 from toolbay.words import CallContext, ToolDefinition, ToolResult
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
 # Tools a sub-agent is never offered, whatever its role names: they change what exists.
 NEVER_OFFERED = ("refresh_tools",)
 _call_numbers = itertools.count(1)
+_sampling_numbers = itertools.count(1)
+# How long cancelling a sampling request may take to write (a wedged transport must not hold
+# the cancelled call).
+_CANCEL_WRITE_S = 1.0
 
 
 def abilities_of(session: Any) -> ClientAbilities:
@@ -102,13 +107,23 @@ class SessionHost:
             tools=[definition_to_tool(tool) for tool in tools] or None,
             tool_choice=types.ToolChoice(mode="auto") if tools else None,
         ))
-        # ``send_request`` rather than ``create_message``, which warns that sampling is deprecated
-        # from 2026-07-28 on: toolbay only samples on handshake-era connections (``back_channel``).
-        result: types.CreateMessageResultWithTools = await session.send_request(
-            request, types.CreateMessageResultWithTools,
-            metadata=ServerMessageMetadata(related_request_id=self._related_request_id()),
-        )
-        return result
+        # Not ``create_message``, which warns that sampling is deprecated from 2026-07-28 on:
+        # toolbay only samples on handshake-era connections (``back_channel``).
+        related = self._related_request_id() is not None
+        request_id = f"toolbay-sampling-{next(_sampling_numbers)}"
+        try:
+            return await send_request_with_id(session, request, types.CreateMessageResultWithTools, request_id,
+                                              related=related)
+        except anyio.get_cancelled_exc_class():
+            if related:
+                # The SDK cancels it on the stream of the call it belongs to, which is gone when
+                # the client cancelled that call: said again on the connection's own channel, or
+                # the client's model goes on (a client ignores a cancel for a request it ended).
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_WRITE_S):
+                    await session.send_notification(types.CancelledNotification(
+                        params=types.CancelledNotificationParams(request_id=request_id,
+                                                                 reason="the agent call was cancelled")))
+            raise
 
     def _related_request_id(self) -> types.RequestId | None:
         """The client's request the sampling belongs to, while it is open (its stream carries the

@@ -80,3 +80,36 @@ async def test_a_sub_agent_that_went_on_as_a_job_still_reaches_the_clients_model
     assert structured(ended)["status"] == "completed", text_of(result)
     assert structured(result)["turns"] == 2 and "Three words." in text_of(result)
     assert len(model.requests) == 2
+
+
+async def test_a_client_cancelling_its_agent_call_over_http_cancels_the_sampling_request_it_is_answering(
+    make_settings: Callable[..., Settings], mint: Callable[..., str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The SDK cancels the sampling request on the stream of the call it belongs to, which is
+    gone once the client cancelled that call: the client's model went on until the session
+    closed. toolbay says the cancel again on the session's own stream."""
+    roles = tmp_path / "roles"
+    roles.mkdir()
+    (roles / "counter.md").write_text(COUNTER_ROLE, encoding="utf-8")
+    monkeypatch.setenv("TOOLBAY_AGENTS", json.dumps([str(roles)]))
+    asked, cancelled = anyio.Event(), anyio.Event()
+
+    async def never_answers() -> None:
+        asked.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.set()  # cancelled at the client: the model stops
+
+    model = ScriptedModel("never sent")
+    model.before_reply = never_answers
+    sampling = types.SamplingCapability(tools=types.SamplingToolsCapability())
+    token = mint("alice", scope="tools:read")
+    async with served_client(make_settings(), token, sampling_callback=model, sampling_capabilities=sampling) as client:
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, "agent_counter", {"task": "Count.", "unit": "words"})
+                await asked.wait()
+                group.cancel_scope.cancel()  # the client cancels its call (notifications/cancelled)
+            await cancelled.wait()  # while the session is still open
