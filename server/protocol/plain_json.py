@@ -216,11 +216,11 @@ class PlainJsonForQuickRequests:
         message = _parsed(body) if body is not None else None
         # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
         refusal = refusal_for(body, message) if body is not None else None
+        refused_id: types.RequestId | None = None  # a refused body's id, where one can be read
         if refusal is not None and body is not None and (lone := _lone_surrogate(body)) is not None:
-            refusal = lone[1]
-            send = rewriting_refusal(lone[1], send, request_id=lone[0])  # the SDK's 400 named no id
-        elif refusal is not None:
-            send = rewriting_refusal(refusal, send)
+            refused_id, refusal = lone  # the SDK's 400 named no id
+        if refusal is not None:
+            send = rewriting_refusal(refusal, send, request_id=refused_id)
         elif (bad_params := params_refusal(message)) is not None:
             send = rewriting_refusal(bad_params[1], send, request_id=bad_params[0])  # the SDK's 400: pydantic's report
         elif (bad_id := bad_request_id(message)) is not None:
@@ -234,7 +234,7 @@ class PlainJsonForQuickRequests:
             # At the server's cap the SDK answers 503 before reading the request: only an
             # initialize would have opened a session; anything else is told what it is told below it.
             if refusal is not None:
-                send = rewriting_refusal(refusal, send, replacing=503)
+                send = rewriting_refusal(refusal, send, replacing=503, request_id=refused_id)
             elif message is not None and message.get("method") != "initialize":
                 send = rewriting_refusal(NO_SESSION, send, replacing=503, request_id=request_id_of(message))
             else:

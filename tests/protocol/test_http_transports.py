@@ -336,7 +336,9 @@ async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay
         no_session = [await http.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
                                       headers=JSON_HEADERS),
                       await http.post(f"{url}/mcp", json=[INITIALIZE], headers=JSON_HEADERS),
-                      await http.get(f"{url}/mcp", headers={"Accept": "text/event-stream"})]
+                      await http.get(f"{url}/mcp", headers={"Accept": "text/event-stream"}),
+                      await http.post(f"{url}/mcp", content=HOSTILE_MESSAGES["a lone surrogate"].encode(),
+                                      headers=JSON_HEADERS)]
         ended = await http.delete(f"{url}/mcp", headers={"mcp-session-id": opened[0].headers["mcp-session-id"],
                                                          "mcp-protocol-version": "2025-06-18"})
         with anyio.fail_after(30):  # the session's end is noticed by the manager's task
@@ -351,8 +353,11 @@ async def test_sessions_past_the_cap_are_refused_until_one_ends(toolbay: Toolbay
     assert [(answer.status_code, answer.json()["error"]["message"]) for answer in no_session] == [
         (400, "Bad Request: Missing session ID"),
         (400, "Invalid request: a batch (JSON array); send one JSON-RPC message at a time"),
-        (400, "Bad Request: Missing session ID")]
+        (400, "Bad Request: Missing session ID"),
+        (400, "Parse error: a string holds a lone UTF-16 surrogate (\\ud800), which is no Unicode character (a "
+              "text cut inside an emoji or other character?): send whole characters")]
     assert no_session[0].json()["id"] == 5
+    assert no_session[3].json()["id"] == 12
     assert ended.status_code in (200, 204)
     assert again.status_code == 200 and again.headers["mcp-session-id"]
 
