@@ -34,6 +34,7 @@ from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile,
 from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected, why_no_folder
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
+from toolbay.hash_index import RACY_S
 from toolbay.helptext import HelpDescription, build_tool_schema
 from toolbay.listing_format import LISTING_BUILDER, is_stale, listing_of, relisted
 from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_from
@@ -285,14 +286,31 @@ def helpers_unchanged(path: str, helpers: Mapping[str, str]) -> bool:
     (``_helpers_imported`` in the worker) still holds what it held then: a schema built from
     ``shared_schemas.py`` is stale once that file changes, though the module did not."""
     folder = os.path.dirname(path)
-    for relative, sha256 in helpers.items():
-        try:
-            with open(os.path.join(folder, relative), "rb") as handle:
-                if hashlib.sha256(handle.read()).hexdigest() != sha256:
-                    return False
-        except OSError:
-            return False
-    return True
+    return all(_helper_sha256(os.path.join(folder, relative)) == sha256 for relative, sha256 in helpers.items())
+
+
+# A helper's hash by its stat, as the hash index keeps a tool file's (``toolbay.hash_index``,
+# racy writes included): every rescan asks it of each module that imports the helper, and two
+# hundred modules sharing one schema file must not read it two hundred times.
+_helper_hashes: dict[tuple[str, int, int, int, int], str] = {}
+_HELPER_HASHES_KEPT = 4096
+
+
+def _helper_sha256(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            key = (path, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+            known = _helper_hashes.get(key)
+            if known is None:
+                known = hashlib.sha256(handle.read()).hexdigest()
+                if len(_helper_hashes) >= _HELPER_HASHES_KEPT:
+                    _helper_hashes.clear()
+                if time.time() - stat.st_mtime_ns / 1e9 > RACY_S:  # a second write this tick would look the same
+                    _helper_hashes[key] = known
+            return known
+    except OSError:
+        return None
 
 
 def _helpers_of(entry: Mapping[str, Any]) -> Mapping[str, str]:

@@ -225,6 +225,11 @@ async def test_a_schema_built_from_a_helper_follows_the_helper_while_serving_and
         assert properties_served(app.catalog.current) == {"name"}
         helper.write_text(greet_schema("name", "mood"), encoding="utf-8")
         await until(app, lambda catalog: properties_served(catalog) == {"name", "mood"})
+        # Written again at once, the same size: a hash remembered by the file's stat must not hide it.
+        helper.write_text(greet_schema("name", "moot"), encoding="utf-8")
+        await until(app, lambda catalog: properties_served(catalog) == {"name", "moot"})
+        helper.write_text(greet_schema("name", "mood"), encoding="utf-8")
+        await until(app, lambda catalog: properties_served(catalog) == {"name", "mood"})
         called = await call(app, "hello", {"name": "Ada", "mood": "glad"})
     assert called.structured == {"name": "Ada", "mood": "glad"}
     helper.write_text(greet_schema("name", "mood", "volume"), encoding="utf-8")
