@@ -274,16 +274,19 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
             names = [definition.name for definition in app.catalog.current.definitions()]
             problems = "".join(f" Note: the {problem}." for problem in folder_problems(settings))
             # The file that would serve it but was skipped says why: a tool author's next step.
-            problems += "".join(f" Note: {skipped.path} offers no tools: {skipped.reason.rstrip('.')}."
-                                for skipped in app.catalog.current.skipped if may_serve(tool, skipped.path))
+            skipped = [f" Note: {skipped.path} offers no tools: {skipped.reason.removeprefix(_NO_TOOL).rstrip('.')}."
+                       for skipped in app.catalog.current.skipped if may_serve(tool, skipped.path)]
             # So does a module that serves other tools but refused this one ("mod: refused 'mod_x': ...").
-            problems += "".join(f" Note: {note.rstrip('.')}." for note in app.keeper.notes()
-                                if f"refused {tool!r}" in note)
+            refused = [f" Note: {note.rstrip('.')}." for note in app.keeper.notes() if f"refused {tool!r}" in note]
+            problems += "".join(skipped or refused)
             raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
                               where_listed=f"`toolbay list` shows the tools.{problems}")
         return await _call(app, tool, arguments)
 
 
+# How a module's skipped reason begins when it offers no tool ("it offers no tool: 'm_x': ..."),
+# said once in the note, not twice.
+_NO_TOOL = "it offers no tool: "
 # Built-ins whose answer is about every tool: with only their own "file" described, search_tools
 # searched the roles and built-ins alone.
 _ABOUT_THE_WHOLE_CATALOG = frozenset({"search_tools", "refresh_tools"})

@@ -314,6 +314,14 @@ def test_calling_a_tool_its_module_refused_says_why_though_the_module_serves_oth
     assert result.exit_code == 2
     [line] = result.stderr.strip().splitlines()
     assert "Note: refs: refused 'refs_bad': its input_schema is not a valid JSON Schema" in line, line
+    # A module none of whose tools is served says so once.
+    (tools / "refs.py").write_text(
+        "def get_tool_schemas():\n    return [{'name': 'refs_bad', 'description': 'd', 'input_schema': "
+        "{'type': 'object', 'required': 'a'}}]\n\ndef dispatch(name, args):\n    return 'ok'\n", encoding="utf-8")
+    alone = runner.invoke(app, ["call", "refs_bad", "--extensions", str(tools), "--data-dir", str(tmp_path / "d")])
+    [line] = alone.stderr.strip().splitlines()
+    assert f"Note: {tools / 'refs.py'} offers no tools: 'refs_bad': its input_schema" in line, line
+    assert line.count("its input_schema is not a valid JSON Schema") == 1, line
 
 
 def test_log_level_debug_logs_each_call_with_its_caller_and_outcome(shared_data_dir: Path) -> None:
