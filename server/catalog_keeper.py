@@ -23,10 +23,9 @@ import anyio.to_thread
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
-from toolbay.discovery import Discovery, FileOutcome, helpers_unchanged, log_notes, scan_files, sha256_of
+from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files
 from toolbay.first_start import runtime_sizing
 from toolbay.handlers.base import Handler
-from toolbay.hash_index import HashIndex
 from toolbay.pytools.folders import personal_folders
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm import WasmRuntime
@@ -49,7 +48,7 @@ class CatalogKeeper:
         self.runtime = runtime
         self.catalog = CatalogHolder()
         self.discovery = Discovery(settings, runtime)
-        self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
+        self.hash_index = self.discovery.hash_index
         # Built-in names win over discovered ones; both are fixed for the keeper's life.
         self.builtins: tuple[Handler, ...] = tuple(builtins)
         self._listeners = tuple(listeners)
@@ -238,7 +237,7 @@ class CatalogKeeper:
             if digest is None:
                 continue  # unreadable now: describing it says why
             old = previous.get(path)
-            if old is not None and old.content_sha256 == digest and helpers_unchanged(path, old.helpers):
+            if old is not None and old.content_sha256 == digest and self.discovery.helpers_unchanged(path, old.helpers):
                 kept[path] = old
             else:
                 lookups.append((path, digest))

@@ -19,7 +19,7 @@ import anyio.to_thread
 
 from toolbay.chain.call import ToolCall
 from toolbay.config import Settings, folder_problems
-from toolbay.discovery import FileOutcome, tool_name_for
+from toolbay.discovery import NO_TOOL_REASON, FileOutcome, tool_name_for
 from toolbay.errors import UnknownTool
 from toolbay.jobs import JobManager
 from toolbay.start_up_collector import resume_after_imports
@@ -274,8 +274,10 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
             names = [definition.name for definition in app.catalog.current.definitions()]
             problems = "".join(f" Note: the {problem}." for problem in folder_problems(settings))
             # The file that would serve it but was skipped says why: a tool author's next step.
-            skipped = [f" Note: {skipped.path} offers no tools: {skipped.reason.removeprefix(_NO_TOOL).rstrip('.')}."
-                       for skipped in app.catalog.current.skipped if may_serve(tool, skipped.path)]
+            # A module none of whose tools is served: its reason is said once, not "offers no tools:
+            # it offers no tool: ...".
+            skipped = [f" Note: {file.path} offers no tools: {file.reason.removeprefix(NO_TOOL_REASON).rstrip('.')}."
+                       for file in app.catalog.current.skipped if may_serve(tool, file.path)]
             # So does a module that serves other tools but refused this one ("mod: refused 'mod_x': ...").
             refused = [f" Note: {note.rstrip('.')}." for note in app.keeper.notes() if f"refused {tool!r}" in note]
             problems += "".join(skipped or refused)
@@ -284,9 +286,6 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
         return await _call(app, tool, arguments)
 
 
-# How a module's skipped reason begins when it offers no tool ("it offers no tool: 'm_x': ..."),
-# said once in the note, not twice.
-_NO_TOOL = "it offers no tool: "
 # Built-ins whose answer is about every tool: with only their own "file" described, search_tools
 # searched the roles and built-ins alone.
 _ABOUT_THE_WHOLE_CATALOG = frozenset({"search_tools", "refresh_tools"})

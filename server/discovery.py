@@ -34,7 +34,7 @@ from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile,
 from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected, why_no_folder
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
-from toolbay.hash_index import RACY_S
+from toolbay.hash_index import HashIndex
 from toolbay.helptext import HelpDescription, build_tool_schema
 from toolbay.listing_format import LISTING_BUILDER, is_stale, listing_of, relisted
 from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_from
@@ -69,6 +69,8 @@ HELP_RUNS_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 
 # Marks a cached description that is a remembered failure of the whole file (its reason follows).
 _FAILED = "\x00the whole file: "
+# How the reason a Python module is skipped for begins when none of its tools is served.
+NO_TOOL_REASON = "it offers no tool: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SCANDIR_FD = os.scandir in os.supports_fd
@@ -281,38 +283,6 @@ class FileOutcome:
         return self.rejected_sha256 or self.sha256
 
 
-def helpers_unchanged(path: str, helpers: Mapping[str, str]) -> bool:
-    """Whether each helper the module at ``path`` imported when it was described
-    (``_helpers_imported`` in the worker) still holds what it held then: a schema built from
-    ``shared_schemas.py`` is stale once that file changes, though the module did not."""
-    folder = os.path.dirname(path)
-    return all(_helper_sha256(os.path.join(folder, relative)) == sha256 for relative, sha256 in helpers.items())
-
-
-# A helper's hash by its stat, as the hash index keeps a tool file's (``toolbay.hash_index``,
-# racy writes included): every rescan asks it of each module that imports the helper, and two
-# hundred modules sharing one schema file must not read it two hundred times.
-_helper_hashes: dict[tuple[str, int, int, int, int], str] = {}
-_HELPER_HASHES_KEPT = 4096
-
-
-def _helper_sha256(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            stat = os.fstat(handle.fileno())
-            key = (path, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
-            known = _helper_hashes.get(key)
-            if known is None:
-                known = hashlib.sha256(handle.read()).hexdigest()
-                if len(_helper_hashes) >= _HELPER_HASHES_KEPT:
-                    _helper_hashes.clear()
-                if time.time() - stat.st_mtime_ns / 1e9 > RACY_S:  # a second write this tick would look the same
-                    _helper_hashes[key] = known
-            return known
-    except OSError:
-        return None
-
-
 def _helpers_of(entry: Mapping[str, Any]) -> Mapping[str, str]:
     helpers = (entry.get("description") or {}).get("helpers")
     if not isinstance(helpers, dict):
@@ -344,6 +314,8 @@ class Discovery:
         self._background_patterns = tuple(settings.background_tools)
         self._env_allow = tuple(settings.sandbox.env_allow)
         self.python_cache = PythonDescriptionCache(settings.data_dir / "python")
+        # The sha256 of tool files and of the helpers Python modules were described with.
+        self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
         self.credentials = CredentialStore.from_settings(
             settings.credentials, settings.python.credentials_file, settings.extensions)
         self.python_limits = WorkerLimits(
@@ -569,9 +541,21 @@ class Discovery:
         entry = self.python_cache.get(sha)
         if entry is not None and "packages" in entry and entry["packages"] != packages_stamp():
             return None
-        if entry is not None and not helpers_unchanged(path, _helpers_of(entry)):
+        if entry is not None and not self.helpers_unchanged(path, _helpers_of(entry)):
             return None
         return entry
+
+    def helpers_unchanged(self, path: str, helpers: Mapping[str, str]) -> bool:
+        """Whether each helper the module at ``path`` imported when it was described
+        (``_helpers_imported`` in the worker) still holds what it held then: a schema built from
+        ``shared_schemas.py`` is stale once that file changes, though the module did not. Hashed
+        through the hash index, so a helper that two hundred modules import is read once."""
+        if not helpers:
+            return True
+        folder = Path(path).parent
+        wanted = {folder / relative: sha256 for relative, sha256 in helpers.items()}
+        now = self.hash_index.hashes(wanted)
+        return all(now.get(helper) == sha256 for helper, sha256 in wanted.items())
 
     def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any], source: str | None) -> FileOutcome:
         """``source``: the file's text as version ``sha`` (``source_of``), which its workers run."""
@@ -581,7 +565,7 @@ class Discovery:
         spec = module_spec_from(module, entry.get("description") or {})
         notes = tuple(f"{module}: refused {reason}" for reason in spec.refused)
         if not spec.tools:
-            return FileOutcome(path, sha, skipped=SkippedFile(path, f"it offers no tool: {spec.reason_skipped}"),
+            return FileOutcome(path, sha, skipped=SkippedFile(path, NO_TOOL_REASON + spec.reason_skipped),
                                notes=notes)
         realm, owner = self.realm_of(path)
         tiers = [self._tier_for(t.name, spec.tier.value if spec.tier else None) for t in spec.tools]

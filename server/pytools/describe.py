@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, installed_module_path, process_env
+from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, is_installed_module, process_env
 from toolbay.stoppable_threads import WorkStopped
 
 # How often a describing worker's run looks whether it is to stop (the server stopping).
@@ -52,7 +52,7 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
         raise DescribeFailed(f"its name shadows Python's standard library module {spec.module!r}, which the "
                              "worker and the libraries it loads need: rename the file (its tools are named "
                              "after it)", lasting=True)
-    if installed_module_path(spec.module) is not None:
+    if is_installed_module(spec.module):
         # Its neighbours in the folder (and the libraries they use) import the package by that
         # name: were the file to stand for it, its code would run in their workers, with the
         # credentials granted to them. The worker puts the folder after the packages, so it

@@ -45,13 +45,10 @@ _SITE_PACKAGES = [path for path in site.getsitepackages() if os.path.isdir(path)
 GUEST_LIBRARY = WORKER_SCRIPT.parent / "lib"
 
 
-def installed_module_path(name: str) -> str | None:
-    """Where a worker would import the top-level module ``name`` from, outside the tool
-    folders: an installed package, or toolbay's guest library; None when there is none."""
-    found = importlib.machinery.PathFinder.find_spec(name, [*_SITE_PACKAGES, str(GUEST_LIBRARY)])
-    if found is None:
-        return None
-    return found.origin if found.origin not in (None, "namespace") else name
+def is_installed_module(name: str) -> bool:
+    """Whether a worker would find a top-level module ``name`` outside the tool folders: an
+    installed package, or toolbay's guest library."""
+    return importlib.machinery.PathFinder.find_spec(name, [*_SITE_PACKAGES, str(GUEST_LIBRARY)]) is not None
 # Answers a worker's request for a credential: (name, key, env_var) -> (value, problem).
 CredentialLookup = Callable[[str, str, str | None], Awaitable[tuple[str | None, str]]]
 
