@@ -94,6 +94,10 @@ def schema_problem(item: Any) -> str | None:
     schema = item.get("input_schema", item.get("parameters")) if isinstance(item, dict) else None
     if not isinstance(schema, dict):
         return None  # the convention says what is wrong with that shape
+    if _deeper_than(schema, MAX_SCHEMA_DEPTH):
+        # Told before the meta-schema's check recurses: near Python's recursion limit, a finaliser
+        # that the garbage collector happens to run there fails too, and nobody can report it.
+        return "it is nested too deeply to be checked"
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -107,6 +111,25 @@ def schema_problem(item: Any) -> str | None:
     except RecursionError:
         return "it is nested too deeply to be checked"
     return _dangling_reference(schema)
+
+
+# JSON levels (objects and arrays) a tool's input schema may nest: about 60 levels of
+# properties, far past any real tool's, and well inside what the check's recursion takes.
+MAX_SCHEMA_DEPTH = 128
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests objects and arrays more than ``limit`` deep (walked without recursion)."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            pending.extend((child, depth + 1) for child in node.values() if isinstance(child, dict | list))
+        elif isinstance(node, list):
+            pending.extend((child, depth + 1) for child in node if isinstance(child, dict | list))
+    return False
 
 
 def _dangling_reference(schema: dict[str, Any]) -> str | None:

@@ -234,3 +234,21 @@ async def test_a_module_named_like_an_installed_package_is_skipped_and_never_sta
     assert result.structured is not None
     assert result.structured["loaded"] == {"units": "metric"}
     assert not Path(result.structured["yaml"]).is_relative_to(python_dir)
+
+
+def test_a_schema_nesting_past_the_limit_is_refused_before_the_check_recurses() -> None:
+    """Near Python's recursion limit the meta-schema check failed, and a finaliser the garbage
+    collector ran down there failed too, unreported: a flaky error in another part of the run."""
+    from toolbay.pytools.describe import MAX_SCHEMA_DEPTH, schema_problem
+
+    def nested(levels: int) -> dict[str, object]:
+        schema: dict[str, object] = {"type": "string"}
+        for _ in range(levels):
+            schema = {"type": "object", "properties": {"b": schema}}
+        return schema
+
+    # Each level of properties is two JSON levels; the outermost object is one.
+    fits = nested((MAX_SCHEMA_DEPTH - 1) // 2)
+    assert schema_problem({"input_schema": fits}) is None
+    too_deep = nested(MAX_SCHEMA_DEPTH // 2 + 1)
+    assert schema_problem({"input_schema": too_deep}) == "it is nested too deeply to be checked"
