@@ -10,6 +10,7 @@ replaced, and the call ends as an error that says which.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from toolbay.handlers.base import Handler, structured_from_json
@@ -17,6 +18,7 @@ from toolbay.handlers.secrets import without_secrets
 from toolbay.pytools.credentials import CredentialStore
 from toolbay.pytools.workers import WorkerFailed, WorkerPool
 from toolbay.words import CallContext, ToolDefinition, ToolResult
+from toolbay.workspace_links import LinkGuard, links_removed
 
 
 class PythonHandler(Handler):
@@ -33,7 +35,8 @@ class PythonHandler(Handler):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         name = self.name
-        handed_out: set[str] = set(self.env.values())
+        handed_out = self.pool.secrets_handed_out
+        handed_out.update(self.env.values())
 
         async def credential(cred: str, key: str, env_var: str | None) -> tuple[str | None, str]:
             value, problem = self.credentials.lookup(name, cred, key, env_var)
@@ -42,11 +45,21 @@ class PythonHandler(Handler):
             return value, problem
 
         arguments = whole_numbers(arguments, self.definition.input_schema)
+        links = await LinkGuard.taken([Path(folder) for folder in self.pool.spec.write])
+        answer: dict[str, Any] | WorkerFailed
         try:
             answer = await self.pool.call(name, arguments, self.env, credential)
         except WorkerFailed as failed:
-            return ToolResult.error(f"{name} failed: {failed.reason}.", worker="restarted")
-        result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
+            answer = failed
+        finally:
+            # Cancelled too: a worker stopped half-way may have made links as well.
+            removed = await links.after() if links is not None else []
+        if removed:
+            result = links_removed(name, removed)
+        elif isinstance(answer, WorkerFailed):
+            result = ToolResult.error(f"{name} failed: {answer.reason}.", worker="restarted")
+        else:
+            result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
         return without_secrets(result, handed_out) if handed_out else result
 
     def expects_quick_answer(self) -> bool:

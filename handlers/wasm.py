@@ -12,7 +12,6 @@ import dataclasses
 import os
 import posixpath
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,16 +24,13 @@ from toolbay.handlers.base import Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
 from toolbay.helptext.places import inside_a_document
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
-from toolbay.wasm.links import remove_escaping_links
 from toolbay.wasm.progress import ProgressForwarder
 from toolbay.wasm.quick import QuickRunRecord
 from toolbay.words import CallContext, ToolDefinition, ToolResult
+from toolbay.workspace_links import LinkGuard, links_removed
 
 STDIN_PROPERTY = "stdin"
 
-# File times come from a coarser clock than time.time(): a link made just after a run starts
-# may be stamped up to a few milliseconds before it.
-_CLOCK_SLACK_S = 0.05
 DEFAULT_LIMITS = SandboxLimits()
 NO_WORKSPACE = "this tool is given no workspace folder"
 # The server has one, but a tool whose help declares no tier sees no file (``sandbox_for``).
@@ -161,23 +157,19 @@ class WasmHandler(Handler):
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
         # module it started with even after the handler is closed. The guest's progress lines
         # reach this call's own progress callback, and nobody else's.
-        started = time.time()
+        links = await LinkGuard.taken([preopen.host_path for preopen in request.preopens if preopen.writable])
         progress = ProgressForwarder(context.report_progress)
-        async with progress.forwarding():
-            result = await self.runtime.run_async(
-                module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
+        try:
+            async with progress.forwarding():
+                result = await self.runtime.run_async(
+                    module, dataclasses.replace(request, on_progress=progress.from_thread), context.cancelled)
+        finally:
+            # Cancelled too: a run stopped half-way may have made links as well.
+            removed = await links.after() if links is not None else []
         self._pace.ran_on_worker(result.cpu_s, result.waited_s)
-        outcome = self._outcome(result, request)
-        writable = [preopen.host_path for preopen in request.preopens if preopen.writable]
-        if writable:
-            since = started - _CLOCK_SLACK_S
-            removed = [link for root in writable
-                       for link in await anyio.to_thread.run_sync(remove_escaping_links, root, since)]
-            if removed:
-                return ToolResult.error(
-                    f"The tool {self.name!r} made symbolic links leading out of the workspace, which is not "
-                    f"allowed; they were removed: {', '.join(removed)}.", removed_links=removed)
-        return outcome
+        if removed:
+            return links_removed(self.name, removed)
+        return self._outcome(result, request)
 
     def expects_quick_answer(self) -> bool:
         return (self._module is not None and self.runtime.quick_budget_s > 0 and self._may_run_twice

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts
     "toolbay.atomic_files": 0,  # files replaced whole or not at all
+    "toolbay.workspace_links": 0,  # links a tool left leading out of the folders it may write, removed
     "toolbay.stoppable_threads": 0,  # blocking work on worker threads, told to stop when cancelled
     "toolbay.errors": 0,
     "toolbay.outcomes": 0,

@@ -272,6 +272,9 @@ class WorkerPool:
         self._generation = 0
         self.started = 0  # workers started so far (restarts included)
         self.last_confinement: dict[str, Any] = {}
+        # Every credential value handed to this module's workers: a module may keep one (an API
+        # client made at the first call) and show it in a later call, of any of its tools.
+        self.secrets_handed_out: set[str] = set()
 
     async def call(self, tool: str, arguments: Mapping[str, Any], env: Mapping[str, str],
                    credentials: CredentialLookup) -> dict[str, Any]:

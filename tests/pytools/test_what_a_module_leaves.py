@@ -1,0 +1,86 @@
+"""What a Python tool leaves after its call: no symbolic link leading out of the workspace (as
+for WebAssembly tools), and no credential in a later call's result, when the module kept one
+it was handed in an earlier call (an API client made at the first call)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.pytools.conftest import call
+from toolbay.assembly import assemble
+from toolbay.config import Settings
+
+pytestmark = pytest.mark.anyio
+
+LINKER = '''
+import os
+TOOL_TIER = "write"
+
+
+def get_tool_schemas():
+    return [{"name": "linker_make", "description": "Makes a link",
+             "input_schema": {"type": "object", "properties": {"target": {"type": "string"},
+                                                                "path": {"type": "string"}}}}]
+
+
+def linker_make(target, path):
+    os.symlink(target, path)
+    return "made " + path
+'''
+
+KEEPER = '''
+from toolbay_tools import get_credential
+
+TOOL_TIER = "read"
+_client = {}
+
+
+def get_tool_schemas():
+    return [{"name": f"keeper_{name}", "description": name, "input_schema": {"type": "object"}}
+            for name in ("connect", "fetch")]
+
+
+def keeper_connect():
+    _client["key"] = get_credential("weather")
+    return "connected"
+
+
+def keeper_fetch():
+    raise RuntimeError("GET https://api.example/forecast?key=" + _client["key"] + " failed: 503")
+'''
+SECRET = "wk-7f3a9c2e5b1d4a6f8e0c"
+
+
+@pytest.fixture
+def settings(python_dir: Path, make_settings: Callable[..., Settings]) -> Settings:
+    (python_dir / "linker.py").write_text(LINKER, encoding="utf-8")
+    (python_dir / "keeper.py").write_text(KEEPER, encoding="utf-8")
+    return make_settings(credentials={"weather": {"tools": ["keeper_*"], "api_key": SECRET}})
+
+
+async def test_a_write_tool_s_link_leading_out_of_the_workspace_is_removed(settings: Settings,
+                                                                          workspace: Path) -> None:
+    outside = workspace.parent / "outside"
+    outside.mkdir()
+    async with assemble(settings, watch=False) as app:
+        relative = await call(app, "linker_make", {"target": "../outside", "path": "relative"})
+        absolute = await call(app, "linker_make", {"target": str(outside), "path": "absolute"})
+        inside = await call(app, "linker_make", {"target": ".", "path": "here"})
+    for result, name in ((relative, "relative"), (absolute, "absolute")):
+        assert result.is_error and "symbolic links leading out of the workspace" in result.text, result.text
+        assert f"{name} -> " in result.text
+        assert not (workspace / name).is_symlink()
+    assert not inside.is_error and os.path.realpath(workspace / "here") == str(workspace.resolve())
+
+
+async def test_a_credential_a_module_kept_from_an_earlier_call_is_redacted_in_a_later_one(
+        settings: Settings) -> None:
+    async with assemble(settings, watch=False) as app:
+        assert (await call(app, "keeper_connect")).text == "connected"
+        fetched = await call(app, "keeper_fetch")
+    assert fetched.is_error and "failed: 503" in fetched.text, fetched.text
+    assert SECRET not in repr((fetched.text, fetched.structured, fetched.meta))
