@@ -31,6 +31,14 @@ def confinement_words(enforced: Mapping[str, Any] | None, *, asked: bool, worksp
         parts.append("network: TCP blocked by Landlock, UDP NOT blocked")
     else:
         parts.append("network: NOT blocked")
+    if enforced.get("metadata"):
+        changes = ("owners or attributes (modes and times allowed)" if workspace == "read-write"
+                   else "owners, attributes, modes or times")
+        sockets = "" if network else "; UNIX sockets: refused"
+        parts.append(f"changing files' {changes}: refused{sockets} (seccomp)")
+    else:
+        why = enforced.get("seccomp_error") or "no seccomp filter for this architecture"
+        parts.append(f"files' owners, modes and times, UNIX sockets: NOT confined ({why})")
     parts.append("memory: limited" if enforced.get("memory") else "memory: NOT limited")
     return "; ".join(parts)
 

@@ -1,9 +1,12 @@
-"""A Python tool is held to its tier by the kernel: Landlock for files, its own network
-namespace for the network. Each test skips, saying why, where this kernel cannot confine."""
+"""A Python tool is held to its tier by the kernel: Landlock for files, a seccomp filter for
+their metadata and UNIX sockets, its own network namespace for the network. Each test skips,
+saying why, where this kernel cannot confine."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,3 +103,75 @@ async def test_a_module_granted_the_network_may_connect(make_settings: Callable[
         with socket.create_server(("127.0.0.1", 0)) as server:
             result = await call(app, "confine_connect", {"port": server.getsockname()[1]})
     assert result.text == "connected"
+
+
+async def metadata_held(app: Toolbay) -> None:
+    reported = await enforced(app)
+    if "seccomp_error" in reported:
+        pytest.skip(f"this kernel refused the worker's seccomp filter: {reported['seccomp_error']}")
+
+
+def fingerprint(path: Path) -> tuple[int, int, int, float]:
+    status = path.stat()
+    return status.st_mode, status.st_uid, status.st_gid, status.st_mtime
+
+
+async def test_a_read_tool_changes_no_file_s_mode_owner_times_or_attributes_anywhere(
+    pyapp: Toolbay, workspace: Path, tmp_path: Path,
+) -> None:
+    """Landlock does not govern chmod, chown, utime or setxattr: as root a read tool could make
+    any file setuid or unreadable (found by an outside probe)."""
+    await metadata_held(pyapp)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not for tools", encoding="utf-8")
+    for target in (outside, workspace / "notes.txt"):
+        before = fingerprint(target)
+        for change in ("chmod", "chown", "utime", "setxattr"):
+            result = await call(pyapp, "confine_change", {"path": str(target), "change": change})
+            assert result.is_error and "Operation not permitted" in result.text, (change, result.text)
+        assert fingerprint(target) == before
+
+
+async def test_a_write_tool_sets_modes_and_times_of_what_it_writes_but_no_owner_or_attributes(
+    make_settings: Callable[..., Settings], workspace: Path,
+) -> None:
+    async with assemble(make_settings(tiers={"confine_*": "write"}), watch=False) as app:
+        await metadata_held(app)
+        copied = await call(app, "confine_copy", {"source": str(workspace / "notes.txt"),
+                                                  "dest": str(workspace / "copy.txt")})
+        modes = [await call(app, "confine_change", {"path": str(workspace / "copy.txt"), "change": change})
+                 for change in ("chmod", "utime")]
+        refused = [await call(app, "confine_change", {"path": str(workspace / "copy.txt"), "change": change})
+                   for change in ("chown", "setxattr")]
+    assert copied.text == "copied", copied.text
+    assert [result.text for result in modes] == ["changed", "changed"]
+    assert all(result.is_error and "Operation not permitted" in result.text for result in refused), refused
+
+
+def answering_unix_socket(path: Path) -> socket.socket:
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+
+    def answer() -> None:
+        with contextlib.suppress(OSError):
+            connection, _ = server.accept()
+            with connection:
+                connection.sendall(b"host secret")
+
+    threading.Thread(target=answer, daemon=True).start()
+    return server
+
+
+async def test_a_tool_without_the_network_cannot_talk_to_a_local_service_s_unix_socket(
+    pyapp: Toolbay, make_settings: Callable[..., Settings], tmp_path: Path,
+) -> None:
+    await metadata_held(pyapp)
+    with answering_unix_socket(tmp_path / "service.sock"):
+        refused = await call(pyapp, "confine_unix", {"path": str(tmp_path / "service.sock")})
+    assert refused.is_error and "Operation not permitted" in refused.text, refused.text
+    assert "host secret" not in refused.text
+    async with assemble(make_settings(python={"network_allow": ["confine"]}), watch=False) as app:
+        with answering_unix_socket(tmp_path / "allowed.sock"):
+            allowed = await call(app, "confine_unix", {"path": str(tmp_path / "allowed.sock")})
+    assert allowed.text == "host secret", allowed.text

@@ -300,12 +300,13 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
     network = bool(spec.get("network"))
     enforced["netns"] = False if network else _leave_network()
     enforced["files"] = enforced["tcp"] = False
+    sys.path.insert(0, _GUEST)
+    try:
+        import landlock  # the sibling files: this folder is on the path only for these imports
+        import seccomp
+    finally:
+        sys.path.remove(_GUEST)
     if spec.get("landlock", True):
-        sys.path.insert(0, _GUEST)
-        try:
-            import landlock  # the sibling file: this folder is on the path only for this import
-        finally:
-            sys.path.remove(_GUEST)
         read = _readable_roots(module_dir) + list(spec.get("read", ()))
         # /dev/null takes what any tier throws away (subprocess.DEVNULL, a library's quiet mode).
         write = [*spec.get("write", ()), "/dev/null"]
@@ -313,6 +314,13 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
             enforced.update(landlock.restrict(read, write, block_tcp=not network))
         except OSError as exc:
             enforced["landlock_error"] = str(exc)
+    # What Landlock does not govern: files' owners, modes, times and extended attributes, and
+    # UNIX sockets (see seccomp.py).
+    enforced["metadata"] = False
+    try:
+        enforced["metadata"] = seccomp.install(may_write=bool(spec.get("may_write")), network=network)
+    except OSError as exc:
+        enforced["seccomp_error"] = str(exc)
     return enforced
 
 

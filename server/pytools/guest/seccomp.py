@@ -1,0 +1,126 @@
+"""A seccomp filter for the worker: what Landlock does not govern, refused by system call.
+
+Landlock rules which files a worker may open, make and remove, but not changes to a file's
+metadata: a worker confined to read its workspace could still ``chmod``, ``chown``, ``utime``
+or set extended attributes on any file the server's user may change (as root, anything: a
+system binary made setuid, the server's tokens file made unreadable). Nor does it govern
+``connect`` to a UNIX socket file, so a worker without network could still talk to any local
+service listening on one (a container runtime's socket, a database, an ssh agent).
+
+The filter refuses, with EPERM:
+- for every confined worker: changing a file's owner (``chown`` and kin) and its extended
+  attributes (``setxattr``, ``removexattr`` and kin), and making UNIX-domain sockets unless the
+  module may use the network (``socketpair``, which asyncio's loop uses, is left alone);
+- for a worker that may not write: changing a file's mode (``chmod`` and kin) and times
+  (``utime`` and kin) too. A worker that may write keeps those, since ``shutil.copy`` and
+  ``copy2`` set them on what they write; a system call cannot be limited to some folders.
+
+Any system call of another architecture than the worker's own (the 32-bit ABIs on x86-64) is
+refused whole, so the table cannot be sidestepped. Written by hand, like ``landlock``: the
+worker runs it before any third-party import. The numbers are the kernel's UAPI
+(``linux/filter.h``, ``linux/seccomp.h``, ``linux/audit.h``, each architecture's syscall table).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_RET_ALLOW = 0x7FFF0000
+_RET_EPERM = 0x00050000 | 1
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_RET_K = 0x06
+_AF_UNIX = 1
+# struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6].
+_NR, _ARCH, _ARG0 = 0, 4, 16
+
+# Per architecture: (AUDIT_ARCH_*, the first number of another ABI sharing it, or 0, system calls).
+_OWNER_AND_XATTR = ("chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr",
+                    "removexattr", "lremovexattr", "fremovexattr", "setxattrat", "removexattrat")
+_MODE_AND_TIMES = ("chmod", "fchmod", "fchmodat", "fchmodat2", "utime", "utimes", "futimesat", "utimensat")
+_TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
+    "x86_64": (0xC000003E, 0x40000000, {  # x32's numbers start at 0x40000000
+        "socket": 41, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "utime": 132,
+        "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
+        "fremovexattr": 199, "utimes": 235, "fchownat": 260, "futimesat": 261, "fchmodat": 268,
+        "utimensat": 280, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466}),
+    "aarch64": (0xC00000B7, 0, {
+        "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
+        "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88,
+        "socket": 198, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466}),
+}
+
+
+class _Instruction(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Instruction))]
+
+
+def refused_calls(*, may_write: bool, network: bool) -> list[str]:
+    """The system calls the filter refuses (``socket`` only for UNIX-domain sockets)."""
+    names = list(_OWNER_AND_XATTR)
+    if not may_write:
+        names += _MODE_AND_TIMES
+    if not network:
+        names.append("socket")
+    return names
+
+
+def program(machine: str, *, may_write: bool, network: bool) -> list[tuple[int, int, int, int]] | None:
+    """The filter as (code, jt, jf, k) instructions; None on an architecture it does not know."""
+    table = _TABLES.get(machine)
+    if table is None:
+        return None
+    arch, other_abi, numbers = table
+    refused = [numbers[name] for name in refused_calls(may_write=may_write, network=network)
+               if name in numbers and name != "socket"]
+    socket_checked = not network and "socket" in numbers
+    # Laid out as: arch check, number checks, allow, [socket: its family check], refuse.
+    body: list[tuple[int, int, int, int]] = []
+    checks = len(refused) + (1 if other_abi else 0) + (1 if socket_checked else 0)
+    # Offsets are counted from the instruction after the jump.
+    refuse_at = 3 + checks + 1 + (3 if socket_checked else 0)  # index of the final refusal
+    body.append((_LD_W_ABS, 0, 0, _ARCH))
+    body.append((_JEQ_K, 0, refuse_at - 2, arch))
+    body.append((_LD_W_ABS, 0, 0, _NR))
+    if other_abi:
+        index = len(body)
+        body.append((_JGE_K, refuse_at - index - 1, 0, other_abi))
+    for number in refused:
+        index = len(body)
+        body.append((_JEQ_K, refuse_at - index - 1, 0, number))
+    if socket_checked:
+        index = len(body)
+        body.append((_JEQ_K, 1, 0, numbers["socket"]))  # to the family check, past the allow
+    body.append((_RET_K, 0, 0, _RET_ALLOW))
+    if socket_checked:
+        body.append((_LD_W_ABS, 0, 0, _ARG0))  # the family, in the low half on a little-endian machine
+        body.append((_JEQ_K, 1, 0, _AF_UNIX))
+        body.append((_RET_K, 0, 0, _RET_ALLOW))
+    assert len(body) == refuse_at, (len(body), refuse_at)
+    body.append((_RET_K, 0, 0, _RET_EPERM))
+    return body
+
+
+def install(*, may_write: bool, network: bool) -> bool:
+    """Installs the filter on this process and its future children, for good; False where the
+    architecture is not known. Raises OSError when the kernel refuses it."""
+    instructions = program(platform.machine(), may_write=may_write, network=network)
+    if instructions is None:
+        return False
+    array = (_Instruction * len(instructions))(*(_Instruction(*each) for each in instructions))
+    prog = _Program(len(instructions), ctypes.cast(array, ctypes.POINTER(_Instruction)))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+    return True

@@ -1,0 +1,59 @@
+"""The worker's seccomp filter, run through a small interpreter of the classic BPF it is made of,
+for each architecture it knows (the confinement tests run it in the kernel on this one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolbay.pytools.guest import seccomp
+
+ALLOW, EPERM = 0x7FFF0000, 0x00050001
+AF_UNIX, AF_INET = 1, 2
+
+
+def run(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int = 0) -> int:
+    """What the filter answers for one system call (only the instructions it uses)."""
+    data = {0: nr, 4: arch, 16: arg0}
+    accumulator, at = 0, 0
+    while True:
+        code, jt, jf, k = program[at]
+        if code == 0x20:  # BPF_LD | BPF_W | BPF_ABS
+            accumulator = data[k]
+        elif code in (0x15, 0x35):  # BPF_JMP | BPF_JEQ / BPF_JGE | BPF_K
+            taken = accumulator == k if code == 0x15 else accumulator >= k
+            at += jt if taken else jf
+        elif code == 0x06:  # BPF_RET | BPF_K
+            return k
+        else:
+            raise AssertionError(f"unexpected instruction {code:#x}")
+        at += 1
+
+
+@pytest.mark.parametrize(("machine", "arch", "calls"), [
+    ("x86_64", 0xC000003E, {"chmod": 90, "fchmodat": 268, "chown": 92, "fchownat": 260, "utimensat": 280,
+                            "setxattr": 188, "fremovexattr": 199, "socket": 41, "read": 0, "openat": 257,
+                            "socketpair": 53, "kill": 62}),
+    ("aarch64", 0xC00000B7, {"fchmodat": 53, "fchownat": 54, "utimensat": 88, "setxattr": 5,
+                             "fremovexattr": 16, "socket": 198, "read": 63, "openat": 56, "socketpair": 199,
+                             "kill": 129}),
+])
+@pytest.mark.parametrize("may_write", [False, True])
+@pytest.mark.parametrize("network", [False, True])
+def test_the_filter_refuses_what_the_tier_may_not_do_and_nothing_else(
+        machine: str, arch: int, calls: dict[str, int], may_write: bool, network: bool) -> None:
+    program = seccomp.program(machine, may_write=may_write, network=network)
+    assert program is not None
+    refused = set(seccomp.refused_calls(may_write=may_write, network=network))
+    for name, nr in calls.items():
+        expected = EPERM if name in refused and name != "socket" else ALLOW
+        assert run(program, arch, nr) == expected, name
+    unix = run(program, arch, calls["socket"], AF_UNIX)
+    assert unix == (ALLOW if network else EPERM)
+    assert run(program, arch, calls["socket"], AF_INET) == ALLOW
+    assert run(program, arch ^ 0x80000000, calls["read"]) == EPERM  # another ABI's calls, whole
+    if machine == "x86_64":
+        assert run(program, arch, 0x40000000 | 90) == EPERM  # x32's chmod
+
+
+def test_an_unknown_architecture_gets_no_filter_rather_than_a_wrong_one() -> None:
+    assert seccomp.program("riscv64", may_write=False, network=False) is None
