@@ -247,8 +247,10 @@ class Worker:
     async def kill(self) -> None:
         self.healthy = False
         process = self.process
-        if process is not None and process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
+        if process is not None:
+            # The group, even when the worker has ended already: what the tool started is in it
+            # (and its seccomp filter keeps it there), and would run on.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await process.wait()

@@ -1,13 +1,17 @@
 """What a Python tool leaves after its call: no symbolic link leading out of the workspace (as
-for WebAssembly tools), and no credential in a later call's result, when the module kept one
-it was handed in an earlier call (an API client made at the first call)."""
+for WebAssembly tools), no credential in a later call's result, when the module kept one it
+was handed in an earlier call (an API client made at the first call), and no process it
+detached once its worker is gone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.pytools.conftest import call
@@ -54,11 +58,44 @@ def keeper_fetch():
 '''
 SECRET = "wk-7f3a9c2e5b1d4a6f8e0c"
 
+# Starts a process that leaves the worker's process group and session (a double fork and
+# setsid, as a daemon does) and answers with its process id as the server sees it.
+DETACHER = '''
+import os, time
+
+TOOL_TIER = "read"
+
+
+def get_tool_schemas():
+    return [{"name": "detacher_start", "description": "Leaves a process behind", "input_schema": {"type": "object"}}]
+
+
+def detacher_start():
+    read, write = os.pipe()
+    if os.fork() == 0:
+        try:
+            try:
+                os.setsid()
+                detached = "detached"
+            except OSError as error:
+                detached = error.strerror
+            if os.fork() == 0:
+                os.write(write, (os.readlink("/proc/self") + " " + detached).encode())
+                time.sleep(600)
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.wait()
+    pid, detached = os.read(read, 200).decode().split(" ", 1)
+    return {"pid": int(pid), "setsid": detached}
+'''
+
 
 @pytest.fixture
 def settings(python_dir: Path, make_settings: Callable[..., Settings]) -> Settings:
     (python_dir / "linker.py").write_text(LINKER, encoding="utf-8")
     (python_dir / "keeper.py").write_text(KEEPER, encoding="utf-8")
+    (python_dir / "detacher.py").write_text(DETACHER, encoding="utf-8")
     return make_settings(credentials={"weather": {"tools": ["keeper_*"], "api_key": SECRET}})
 
 
@@ -84,3 +121,30 @@ async def test_a_credential_a_module_kept_from_an_earlier_call_is_redacted_in_a_
         fetched = await call(app, "keeper_fetch")
     assert fetched.is_error and "failed: 503" in fetched.text, fetched.text
     assert SECRET not in repr((fetched.text, fetched.structured, fetched.meta))
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    return True
+
+
+async def test_a_process_a_tool_detached_ends_with_its_worker(settings: Settings) -> None:
+    async with assemble(settings, watch=False) as app:
+        started = await call(app, "detacher_start")
+        assert not started.is_error and started.structured is not None, started.text
+        pid = started.structured["pid"]
+        assert alive(pid)
+    # Refused by the worker's seccomp filter, so the process stays in the worker's process group.
+    assert started.structured["setsid"] == "Operation not permitted"
+    try:  # the server has stopped, and its workers with it
+        with anyio.fail_after(30):
+            while alive(pid):
+                await anyio.sleep(0.02)
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)

@@ -7,10 +7,16 @@ system binary made setuid, the server's tokens file made unreadable). Nor does i
 ``connect`` to a UNIX socket file, so a worker without network could still talk to any local
 service listening on one (a container runtime's socket, a database, an ssh agent).
 
+Nor does anything keep the processes a tool starts in the worker's process group, which the
+server kills when a call is cancelled or overruns, or the server stops: one that called
+``setsid`` (a double fork, as a daemon does) went on after all of them.
+
 The filter refuses, with EPERM:
 - for every confined worker: changing a file's owner (``chown`` and kin) and its extended
-  attributes (``setxattr``, ``removexattr`` and kin), and making UNIX-domain sockets unless the
-  module may use the network (``socketpair``, which asyncio's loop uses, is left alone);
+  attributes (``setxattr``, ``removexattr`` and kin), leaving the process group (``setsid``,
+  ``setpgid``: ``start_new_session`` and ``process_group`` of ``subprocess`` fail), and making
+  UNIX-domain sockets unless the module may use the network (``socketpair``, which asyncio's
+  loop uses, is left alone);
 - for a worker that may not write: changing a file's mode (``chmod`` and kin) and times
   (``utime`` and kin) too. A worker that may write keeps those, since ``shutil.copy`` and
   ``copy2`` set them on what they write; a system call cannot be limited to some folders.
@@ -42,17 +48,22 @@ _NR, _ARCH, _ARG0 = 0, 4, 16
 # Per architecture: (AUDIT_ARCH_*, the first number of another ABI sharing it, or 0, system calls).
 _OWNER_AND_XATTR = ("chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr",
                     "removexattr", "lremovexattr", "fremovexattr", "setxattrat", "removexattrat")
+# Leaving the worker's process group or session: the server kills the group when the call is
+# cancelled, overruns, or the server stops, and a process started with setsid would go on.
+_LEAVING_THE_GROUP = ("setsid", "setpgid")
 _MODE_AND_TIMES = ("chmod", "fchmod", "fchmodat", "fchmodat2", "utime", "utimes", "futimesat", "utimensat")
 _TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
     "x86_64": (0xC000003E, 0x40000000, {  # x32's numbers start at 0x40000000
         "socket": 41, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "utime": 132,
         "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
         "fremovexattr": 199, "utimes": 235, "fchownat": 260, "futimesat": 261, "fchmodat": 268,
-        "utimensat": 280, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466}),
+        "utimensat": 280, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "setpgid": 109,
+        "setsid": 112}),
     "aarch64": (0xC00000B7, 0, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
         "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88,
-        "socket": 198, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466}),
+        "socket": 198, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "setpgid": 154,
+        "setsid": 157}),
 }
 
 
@@ -66,7 +77,7 @@ class _Program(ctypes.Structure):
 
 def refused_calls(*, may_write: bool, network: bool) -> list[str]:
     """The system calls the filter refuses (``socket`` only for UNIX-domain sockets)."""
-    names = list(_OWNER_AND_XATTR)
+    names = [*_OWNER_AND_XATTR, *_LEAVING_THE_GROUP]
     if not may_write:
         names += _MODE_AND_TIMES
     if not network:
