@@ -29,6 +29,7 @@ from toolbay.hooks import Disclosing, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.loop_turns import LoopTurns
 from toolbay.outcomes import crash_to_result, refusal_to_result
+from toolbay.redaction import redact_text
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
@@ -169,7 +170,7 @@ class Toolbay:
         if logger.isEnabledFor(logging.DEBUG):  # log_level = "debug": one line per call
             job = result.meta.get("job_id")
             # Quoted and escaped (%r): a name or caller id with a line break would forge a log line.
-            logger.debug("call %r by %r (%s): %s in %.1f ms", call.name[:_LOGGED_NAME_CHARACTERS],
+            logger.debug("call %r by %r (%s): %s in %.1f ms", redact_text(call.name[:_LOGGED_NAME_CHARACTERS]),
                          call.principal.id if call.principal is not None else "-", call.transport,
                          f"job {job}" if job else ("error" if result.is_error else "ok"), elapsed * 1000)
         return result

@@ -75,7 +75,9 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, Mapping):
-        return {k: REDACTED if isinstance(k, str) and is_secret_key(k) else redact(v) for k, v in value.items()}
+        # Keys too: an argument named by a pasted token would otherwise be logged as it is.
+        return {redact_text(k) if isinstance(k, str) else k: REDACTED if isinstance(k, str) and is_secret_key(k)
+                else redact(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     return value

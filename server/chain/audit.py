@@ -36,7 +36,7 @@ import anyio
 from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
 from toolbay.outcomes import job_started
-from toolbay.redaction import redact
+from toolbay.redaction import redact, redact_text
 from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -48,9 +48,11 @@ LOGGED_NAME_CHARACTERS = 256
 
 
 def _logged_name(name: str) -> str:
+    """A called name as logged: cut, and with secret-looking text hidden (a caller may call a
+    tool that does not exist by a token's name)."""
     if len(name) <= LOGGED_NAME_CHARACTERS:
-        return name
-    return f"{name[:ECHO_CHARACTERS]}... ({len(name)} characters)"
+        return redact_text(name)
+    return f"{redact_text(name[:ECHO_CHARACTERS])}... ({len(name)} characters)"
 
 
 class AuditSink(Protocol):

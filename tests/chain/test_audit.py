@@ -97,6 +97,16 @@ async def test_secret_arguments_are_redacted_in_the_log(log_path: Path) -> None:
     assert "hunter2" not in log_path.read_text()
 
 
+async def test_a_token_used_as_an_argument_name_or_a_tool_name_is_redacted_in_the_log(log_path: Path) -> None:
+    token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+    await Audit(AuditLog(log_path))(make_call(tool(), {token: 1, "path": "a.txt"}), run_handler)
+    await Audit(AuditLog(log_path))(make_call(tool(name=f"nosuch_{token}")), run_handler)
+    assert token not in log_path.read_text()
+    first, second = lines(log_path)
+    assert first["arguments"] == {"[REDACTED]": 1, "path": "a.txt"}
+    assert second["tool"] == "nosuch_[REDACTED]"
+
+
 def test_redaction_leaves_ordinary_values_alone() -> None:
     ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None,
                 "notes": ["runs npm-check-updates-for-everyone", "pk_column_name_of_the_table",
