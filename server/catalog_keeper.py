@@ -25,6 +25,7 @@ from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesW
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files
 from toolbay.first_start import runtime_sizing
+from toolbay.freed_memory import give_back_freed_memory
 from toolbay.handlers.base import Handler
 from toolbay.pytools.folders import personal_folders
 from toolbay.subagents.library import RoleLibrary
@@ -186,6 +187,8 @@ class CatalogKeeper:
                             published()
                             published = None
                 current.update(described)
+                # Compiling frees much at once, and glibc would keep it (see toolbay.freed_memory).
+                await anyio.to_thread.run_sync(give_back_freed_memory)
                 # Discovery order is folder order, then name order, however each file was found.
                 current = _in_order(current, paths)
             retired = [

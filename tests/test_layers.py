@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts
     "toolbay.atomic_files": 0,  # files replaced whole or not at all
     "toolbay.workspace_links": 0,  # links a tool left leading out of the folders it may write, removed
+    "toolbay.freed_memory": 0,  # memory glibc holds after a compile, given back
     "toolbay.stoppable_threads": 0,  # blocking work on worker threads, told to stop when cancelled
     "toolbay.errors": 0,
     "toolbay.outcomes": 0,

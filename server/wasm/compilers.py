@@ -28,6 +28,7 @@ from typing import Generic, TypeVar
 
 import wasmtime
 
+from toolbay.freed_memory import give_back_freed_memory
 from toolbay.internals.wasmtime_capi import set_compiler, set_register_allocator, use_pooling_allocator
 from toolbay.wasm.interrupt import install_poll_oneoff
 
@@ -226,6 +227,8 @@ class Optimiser(Generic[T]):
                 with self._idle:
                     self._pending -= 1
                     self._idle.notify_all()
+            if self._queue.empty():
+                give_back_freed_memory()  # what compiling freed (see toolbay.freed_memory)
         with self._idle:
             self._pending = 0
             self._idle.notify_all()
