@@ -187,8 +187,6 @@ class CatalogKeeper:
                             published()
                             published = None
                 current.update(described)
-                # Compiling frees much at once, and glibc would keep it (see toolbay.freed_memory).
-                await anyio.to_thread.run_sync(give_back_freed_memory)
                 # Discovery order is folder order, then name order, however each file was found.
                 current = _in_order(current, paths)
             retired = [
@@ -214,6 +212,10 @@ class CatalogKeeper:
         if notify and roles_changed:
             for listener in self._role_listeners:
                 await listener()
+        if to_describe:
+            # Compiling frees much at once, and glibc would keep it (see toolbay.freed_memory);
+            # after the catalog is served and announced, so that no client waits for it.
+            await anyio.to_thread.run_sync(give_back_freed_memory)
         return change
 
     def _read_folders(
