@@ -719,8 +719,9 @@ class JobManager:
                 self._admit()
             with anyio.move_on_after(self.cancel_grace_s):
                 await job.done.wait()
-        elif job is None and self.store.shared:
-            # Run by another replica: it is told through the store, and ends it there.
+        elif job is None:
+            # Run by another server (a replica, or a server on the same data folder): it is told
+            # through the store, and ends it there.
             view = await self.status(owner, job_id)
             if not view.finished:
                 await self.store.request_cancel(job_id, reason, at=self.clock())

@@ -124,6 +124,21 @@ async def test_cancel_sets_the_calls_cancelled_event_and_records_the_reason(make
         assert kinds == ["started", "output", "finished"]
 
 
+async def test_a_job_run_by_another_server_on_the_same_folder_is_cancelled_through_the_store(
+        make_manager: MakeManager) -> None:
+    """Two stdio sessions on one data folder are one local caller: the second lists the first's
+    job, and its job_cancel answered "is running" while the job ran on (found by an outside probe)."""
+    gate = Gate()
+    ctx = context()
+    async with make_manager() as running, make_manager(cancel_grace_s=30) as other:
+        job_id = await start_job(running, gate, ctx=ctx)
+        with anyio.fail_after(30):
+            await gate.started.wait()
+            view = await other.cancel("alice", job_id, "stopped from the other window")
+        assert ctx.cancelled.is_set()
+        assert (view.status, view.reason) == ("cancelled", "stopped from the other window")
+
+
 async def test_cancelling_a_finished_job_changes_nothing(make_manager: MakeManager) -> None:
     async with make_manager() as manager:
         job_id = await start_job(manager, instant)
