@@ -29,6 +29,7 @@ from toolbay.handlers.refresh import RefreshToolsHandler
 from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
+from toolbay.jobs.serving import serving_lock_beside
 from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.sessions import EVERYONE, SessionRegistry
@@ -198,7 +199,7 @@ async def _assembled(
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
-        serving_lock=None if store.shared else settings.data_dir / "jobs.serving",
+        serving_lock=None if store.shared else serving_lock_beside(settings.data_dir / "jobs.sqlite3"),
         recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
         takeover_interval_s=settings.cluster.lease_s / 2,
     )

@@ -77,6 +77,27 @@ class ServingLock:
                 os.close(fd)
 
 
+def serving_lock_beside(database: Path) -> Path:
+    """The serving lock of the job database ``database`` (``jobs.serving`` for ``jobs.sqlite3``)."""
+    return database.with_name(database.stem + ".serving")
+
+
+@contextlib.contextmanager
+def unless_served(path: Path) -> Iterator[bool]:
+    """True for the block when no server holds the serving lock ``path`` (and none can take it
+    meanwhile); False when one does."""
+    fd = _open(path)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
+    finally:
+        os.close(fd)
+
+
 def _open(path: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 

@@ -33,6 +33,7 @@ import anyio.to_thread
 
 from toolbay.atomic_files import write_whole
 from toolbay.errors import StorageError
+from toolbay.jobs.serving import serving_lock_beside, unless_served
 from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
@@ -129,7 +130,13 @@ class SqliteJobStore(JobStore):
             except sqlite3.DatabaseError as exc:
                 if not _is_damage(exc):
                     raise
-                kept = self._move_aside()
+                # Not from under a server still using it (it would go on writing to the file
+                # moved aside, and its jobs would be seen by nobody else): said, and left.
+                with unless_served(serving_lock_beside(self.path)) as free:
+                    if not free:
+                        in_use = f"it is damaged ({exc}), and a server on this data folder is using it"
+                        raise _DamagedInUse(in_use) from exc
+                    kept = self._move_aside()
                 logger.warning("the job database %s is damaged (%s): moved it to %s and started a fresh one; "
                                "the jobs it held are lost", self.path, exc, kept)
                 return self._connect()
@@ -398,8 +405,15 @@ class _transaction:
                 self.conn.execute("ROLLBACK")
 
 
+class _DamagedInUse(OSError):
+    """The database is damaged, and another server has it open: it is not moved aside."""
+
+
 def _remedy(error: BaseException) -> str:
     """What to do about a database that cannot be opened: said for the cause, not guessed."""
+    if isinstance(error, _DamagedInUse):
+        return ("Stop the servers using this data folder (or let them finish), then start again: the damaged "
+                "file is then kept aside and a fresh one started.")
     text = str(error).lower()
     if "full" in text or getattr(error, "errno", None) == 28:  # ENOSPC
         return "Free some space there or choose another data folder (--data-dir)."

@@ -12,7 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 
+from toolbay.errors import StorageError
 from toolbay.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.jobs.serving import ServingLock, serving_lock_beside
 from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
@@ -168,6 +170,29 @@ async def test_a_damaged_database_is_moved_aside_kept_and_replaced_by_a_fresh_on
     warnings = [r.getMessage() for r in heard]
     assert len(warnings) == 1
     assert f"moved it to {kept}" in warnings[0] and "started a fresh one" in warnings[0]
+
+
+async def test_a_damaged_database_a_server_is_using_is_left_in_place_and_said_so(db_path: Path) -> None:
+    """Moved aside from under a running server (by toolbay jobs list, or a second server), the
+    file went on taking that server's jobs where nobody else looked (found by an outside probe)."""
+    await _store_with_jobs(db_path, 200)
+    data = bytearray(db_path.read_bytes())
+    data[4096:4096 * 4] = b"\x5a" * (4096 * 3)
+    db_path.write_bytes(bytes(data))
+    server = ServingLock(serving_lock_beside(db_path))
+    server.take()  # a server serving this folder
+    try:
+        with pytest.raises(StorageError) as refused:
+            async with SqliteJobStore(db_path):
+                pass
+    finally:
+        server.release()
+    assert "damaged" in str(refused.value) and "a server on this data folder is using it" in str(refused.value)
+    assert "Stop the servers using this data folder" in str(refused.value)
+    assert not _damaged_copies(db_path) and db_path.read_bytes() == bytes(data)
+    async with SqliteJobStore(db_path) as store:  # the server has gone: kept aside, a fresh one
+        assert await store.get("alice", "job_1") is None
+    assert len(_damaged_copies(db_path)) == 1
 
 
 async def test_a_damaged_result_file_is_a_clear_result_lost(db_path: Path) -> None:
