@@ -73,6 +73,8 @@ CANCELLED_BY_CALLER = "cancelled by the caller"
 # How often the server looks for a request to cancel from outside (the CLI), on a store that
 # cannot tell it at once.
 CANCEL_WATCH_S = 1.0
+# The event that says which server runs a job (servers sharing a data folder, ``ServingLock``).
+RUNNER = "runner"
 # A job's end that the store refused is written again after these pauses, doubling.
 END_RETRY_FIRST_S = 0.1
 END_RETRY_MAX_S = 5.0
@@ -274,11 +276,18 @@ class JobManager:
                        updated_at=now, background=True, recorded_as="queued")
         job.context = dataclasses.replace(job.context, report_progress=self._progress_recorder(job))
         await self.store.set_status(job.id, "queued", at=now, events=[
-            JobEvent(job_id=job.id, at=now, kind="restarted", data={"reason": INTERRUPTED_BY_RESTART})])
+            JobEvent(job_id=job.id, at=now, kind="restarted", data={"reason": INTERRUPTED_BY_RESTART}),
+            *self._runner_events(job.id)])
         job.recorded.set()
         self._jobs[job.id] = job
         self._queue.append(job)
         self._admit()
+
+    def _runner_events(self, job_id: str) -> builtins.list[JobEvent]:
+        """Which server runs the job, for servers beside it on the folder (``ServingLock``)."""
+        if self._serving is None:
+            return []
+        return [JobEvent(job_id=job_id, at=self.clock(), kind=RUNNER, data={"server": self._serving.server_id})]
 
     def counts(self) -> dict[str, int]:
         """Calls held here now: ``queued`` (waiting for a slot), ``running`` (inline or as jobs),
@@ -350,27 +359,54 @@ class JobManager:
         """Servers on one data folder without a shared store: unfinished jobs are left to the
         server that runs them. When that server has died (``kill -9`` while it ran its jobs on
         after its client left), they would stay unfinished for as long as this one runs. So
-        whenever the store shows unfinished jobs not run here, this server asks whether it is
-        the only one left; if so, they are its to recover, as at a start."""
+        whenever the store shows unfinished jobs not run here, this server looks whether the
+        server marked as running each is still there (its own lock, ``ServingLock``), or, for a
+        job with no such mark (written by an older server), whether it is the only one left;
+        the jobs of a server gone are its to recover, as at a start."""
         assert self._serving is not None
         while True:
             await anyio.sleep(self.takeover_interval_s)
             try:
                 if not [r for r in await self.store.list_unfinished() if r.id not in self._jobs]:
                     continue
-                if not await anyio.to_thread.run_sync(self._serving.alone_now):
-                    continue
-                try:
-                    # Read again, alone: a server that ended meanwhile recorded its jobs' ends.
-                    left = [r for r in await self.store.list_unfinished() if r.id not in self._jobs]
-                    if left:
-                        logger.warning("the server that ran %d unfinished job(s) on this data folder has "
-                                       "stopped: this one takes them over", len(left))
-                        await self._recover(left)
-                finally:
-                    self._serving.share()
+                await self._take_over_orphans_of_gone_servers()
+            except BlockingIOError:
+                continue  # another server is deciding: it takes them, or this one asks again
             except Exception:
                 logger.warning("could not look for jobs of stopped servers", exc_info=True)
+
+    async def _take_over_orphans_of_gone_servers(self) -> None:
+        serving = self._serving
+        assert serving is not None
+        unmarked = False
+        with serving.deciding():  # no other server takes the same jobs meanwhile
+            # Read under the gate: a server that ended or took jobs over meanwhile recorded it.
+            orphans = []
+            for record in [r for r in await self.store.list_unfinished() if r.id not in self._jobs]:
+                runner = await self._runner_of(record)
+                if runner is None:
+                    unmarked = True
+                elif not await anyio.to_thread.run_sync(serving.runner_alive, runner):
+                    orphans.append(record)
+            if orphans:
+                logger.warning("the server that ran %d unfinished job(s) on this data folder has stopped: this "
+                               "one takes them over", len(orphans))
+                await self._recover(orphans)
+        if unmarked and await anyio.to_thread.run_sync(serving.alone_now):
+            try:
+                # Read again, alone: a server that ended meanwhile recorded its jobs' ends.
+                left = [r for r in await self.store.list_unfinished() if r.id not in self._jobs]
+                if left:
+                    logger.warning("the server that ran %d unfinished job(s) on this data folder has stopped: "
+                                   "this one takes them over", len(left))
+                    await self._recover(left)
+            finally:
+                serving.share()
+
+    async def _runner_of(self, record: JobRecord) -> str | None:
+        runners = [e.data.get("server") for e in await self.store.events(record.owner, record.id) if e.kind == RUNNER]
+        runner = runners[-1] if runners else None
+        return runner if isinstance(runner, str) else None
 
     async def _cancel_asked_elsewhere(self, job_id: str, reason: str) -> None:
         """Another server was asked to cancel a job this one runs."""
@@ -469,7 +505,7 @@ class JobManager:
         job.background = True
         job.recorded_as = job.status
         self._jobs[job.id] = job
-        snapshot, events = job.record(), list(job.log)
+        snapshot, events = job.record(), [*job.log, *self._runner_events(job.id)]
         try:
             await self.store.create(snapshot, events)
         except BaseException as exc:

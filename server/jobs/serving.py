@@ -11,6 +11,12 @@ left, the jobs still shown unfinished are its to recover too.
 Going from shared to exclusive is not atomic with ``flock`` (the shared lock is dropped first),
 so whoever decides whether it is alone (a server starting, a server asking again) does so
 holding ``jobs.serving-gate``: in that gap no other server can find the folder free.
+
+Being alone is not enough once three servers share a folder: with two left after the third
+died, neither is ever alone, and the dead one's jobs stayed unfinished for as long as both
+ran. So each server also holds a lock of its own, ``jobs.serving.d/<its id>``, exclusively
+for as long as it runs, and the jobs it runs are marked with its id (a ``runner`` event): a
+job whose runner's lock is free has nobody running it (``runner_alive``), whoever else runs.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +33,10 @@ class ServingLock:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.gate_path = path.with_name(path.name + "-gate")
+        self.runners = path.with_name(path.name + ".d")
+        self.server_id = secrets.token_hex(8)
         self._fd: int | None = None
+        self._own_fd: int | None = None
 
     def take(self) -> bool:
         """Takes the lock exclusively if no other server holds it (returns True: alone), else
@@ -45,7 +55,43 @@ class ServingLock:
             os.close(fd)
             raise
         self._fd = fd
+        try:
+            self.runners.mkdir(mode=0o700, exist_ok=True)
+            own = _open(self.runners / self.server_id)
+            fcntl.flock(own, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._own_fd = own
+        except OSError:
+            pass  # its jobs are then taken over only once it is alone, as before
         return alone
+
+    def runner_alive(self, server_id: str) -> bool:
+        """Whether the server ``server_id`` still runs (on this folder). A dead one's lock file is
+        removed once it is found free."""
+        if server_id == self.server_id:
+            return True
+        path = self.runners / server_id
+        if "/" in server_id or not server_id:
+            return False
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return False
+
+    @contextlib.contextmanager
+    def deciding(self) -> Iterator[None]:
+        """Held while this server decides which jobs of dead servers to take over (and does):
+        no two servers take the same job. Raises ``BlockingIOError`` when another is deciding."""
+        with _held(self.gate_path, blocking=False):
+            yield
 
     def alone_now(self) -> bool:
         """For a server that holds the lock shared: True when every other server has gone. The
@@ -75,6 +121,12 @@ class ServingLock:
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
+        own, self._own_fd = self._own_fd, None
+        if own is not None:
+            with contextlib.suppress(OSError):
+                (self.runners / self.server_id).unlink()
+            with contextlib.suppress(OSError):
+                os.close(own)
 
 
 def serving_lock_beside(database: Path) -> Path:

@@ -78,3 +78,35 @@ async def test_the_jobs_of_a_server_killed_beside_this_one_are_taken_over_once_i
             result = await manager.result("alice", read_job)
             assert result is not None and result.text == "ran again"
             assert (write.status, write.reason) == ("interrupted", INTERRUPTED_BY_RESTART)
+
+
+async def test_with_two_servers_left_beside_one_killed_one_of_them_takes_its_jobs_over_once(
+        db_path: Path, tmp_path: Path) -> None:
+    """Neither of two survivors is ever alone: the dead server's jobs stayed running for as long
+    as both ran (found by an outside probe). Each job is marked with the server running it, and
+    a server's own lock says whether it is still there."""
+    lock = tmp_path / "jobs.serving"
+    runs: list[str] = []
+
+    def counting(record: JobRecord):  # noqa: ANN202
+        async def run_again(context: CallContext) -> ToolResult:
+            runs.append(record.id)
+            return ToolResult(text="ran again")
+
+        return run_again if record.tool == "read" else None
+
+    async with other_server(db_path, lock) as (process, (read_job, write_job)):
+        first = JobManager(SqliteJobStore(db_path), serving_lock=lock, recover=counting, takeover_interval_s=0.05)
+        second = JobManager(SqliteJobStore(db_path), serving_lock=lock, recover=counting, takeover_interval_s=0.05)
+        async with first, second:
+            view = await first.wait("alice", read_job, timeout_s=0.5)
+            assert view.status == "running"  # its server lives: left to it
+            os.kill(process.pid, signal.SIGKILL)
+            assert await process.wait() == -signal.SIGKILL
+            with anyio.fail_after(30):
+                read = await second.wait("alice", read_job, timeout_s=None)
+                write = await second.wait("alice", write_job, timeout_s=None)
+            assert read.status == "completed"
+            assert (write.status, write.reason) == ("interrupted", INTERRUPTED_BY_RESTART)
+            await anyio.sleep(0.3)  # several more rounds of both servers looking
+    assert runs == [read_job]  # run again once, by one of them
