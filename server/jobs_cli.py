@@ -11,6 +11,7 @@ request the running server heeds within a second. Jobs belong to their caller: `
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -153,6 +154,9 @@ def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
 def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
          timeout: Annotated[float | None, typer.Option(metavar="S", help="Give up after S seconds.")] = None) -> None:
     """Waits for a job to end, showing its progress; exit 1 unless it completed."""
+    if timeout is not None and not math.isfinite(timeout):  # nan, inf: anyio refuses them with a traceback
+        raise typer.BadParameter(f"{timeout} is not a number of seconds; leave --timeout out to wait for its end",
+                                 param_hint="--timeout")
     view = _with_manager(config, data_dir, lambda manager: watch(manager, _owner(owner), job_id, timeout))
     typer.echo(view.state() + ".")
     if view.status != "completed":

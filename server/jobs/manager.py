@@ -810,8 +810,10 @@ class JobManager:
                 removed = await self.purge_expired()
                 if removed:
                     logger.info("removed %d expired job(s)", removed)
-            except Exception:
-                logger.exception("could not remove expired jobs")
+            except Exception as exc:
+                # Often passing (another process holding the file locked): said, and tried again.
+                logger.warning("could not remove expired jobs (%s: %s); trying again in %g s", type(exc).__name__,
+                               exc, interval, exc_info=logger.isEnabledFor(logging.DEBUG))
             await anyio.sleep(interval)
 
 

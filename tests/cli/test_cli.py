@@ -911,3 +911,10 @@ def test_call_passes_its_standard_input_to_the_tool_with_stdin(shared_data_dir: 
     assert (piped.exit_code, piped.stdout.strip()) == (0, hashlib.sha256(b"abc").hexdigest())
     assert twice.exit_code == 2 and "give the tool's standard input once" in twice.stderr
     assert binary.exit_code == 2 and "standard input is not UTF-8 text" in binary.stderr
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "-inf"])
+def test_jobs_wait_with_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(tmp_path: Path, timeout: str) -> None:
+    result = runner.invoke(app, ["jobs", "wait", "job_x", "--timeout", timeout, "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "is not a number of seconds" in result.output and "Traceback" not in result.output
