@@ -146,7 +146,7 @@ def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
            config: ConfigOption = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Where a job is now."""
-    _print_view(_with_manager(config, data_dir, lambda manager: _status_with_progress(manager, _owner(owner), job_id)),
+    _print_view(_with_manager(config, data_dir, lambda manager: manager.status(_owner(owner), job_id)),
                 as_json)
 
 
@@ -189,16 +189,6 @@ def cancel(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
         typer.echo(f"Asked the server to stop job {job_id}; `toolbay jobs wait {job_id}` shows when it has.")
 
 
-async def _status_with_progress(manager: JobManager, owner: str, job_id: str) -> JobView:
-    import dataclasses
-
-    view = await manager.status(owner, job_id)
-    if view.finished:
-        return view
-    progress = [e for e in await manager.events(owner, job_id) if e.kind == "progress"]
-    return dataclasses.replace(view, progress=dict(progress[-1].data)) if progress else view
-
-
 async def _result(manager: JobManager, owner: str, job_id: str) -> Any:
     output = await manager.result(owner, job_id)
     if output is None:
@@ -214,7 +204,7 @@ async def watch(manager: JobManager, owner: str, job_id: str, timeout_s: float |
     import anyio
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    look = read or (lambda: _status_with_progress(manager, owner, job_id))
+    look = read or (lambda: manager.status(owner, job_id))
     view = await look()
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[note]}"), TimeElapsedColumn())
     with Progress(*columns, console=_console(stderr=True), transient=True) as bar:

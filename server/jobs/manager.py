@@ -73,6 +73,8 @@ CANCELLED_BY_CALLER = "cancelled by the caller"
 # How often the server looks for a request to cancel from outside (the CLI), on a store that
 # cannot tell it at once.
 CANCEL_WATCH_S = 1.0
+# How often a waiter on a job another server runs looks for its progress in the store.
+STORED_PROGRESS_POLL_S = 1.0
 # The event that says which server runs a job (servers sharing a data folder, ``ServingLock``).
 RUNNER = "runner"
 # A job's end that the store refused is written again after these pauses, doubling.
@@ -699,7 +701,17 @@ class JobManager:
         record = await self.store.get(owner, job_id)
         if record is None:
             raise NoSuchJob(job_id)
-        return JobView.of(record, self.poll_interval_s)
+        view = JobView.of(record, self.poll_interval_s)
+        if view.finished:
+            return view
+        # Run by another server: its progress is in the store.
+        reports = await self._stored_progress(owner, job_id)
+        return dataclasses.replace(view, progress=dict(reports[-1].data)) if reports else view
+
+    async def _stored_progress(self, owner: str, job_id: str, after: float | None = None) -> builtins.list[JobEvent]:
+        """The job's progress reports in the store, oldest first (those after ``after``)."""
+        return [e for e in await self.store.events(owner, job_id)
+                if e.kind == "progress" and (after is None or e.at > after)]
 
     async def wait(self, owner: str, job_id: str, timeout_s: float | None,
                    on_progress: ProgressCallback | None = None) -> JobView:
@@ -714,7 +726,10 @@ class JobManager:
             # or one draining its jobs after its client left): the store says when it ends.
             view = await self.status(owner, job_id)
             if not view.finished:
-                await self.store.wait_finished(owner, job_id, timeout_s)
+                if on_progress is None:
+                    await self.store.wait_finished(owner, job_id, timeout_s)
+                else:
+                    await self._relay_stored_progress(owner, view, timeout_s, ProgressRelay(on_progress))
                 view = await self.status(owner, job_id)
             return view
         if not job.done.is_set():
@@ -731,6 +746,28 @@ class JobManager:
             if relay is not None and job.done.is_set():
                 await relay.step(f"job {job.id} {job.status}", final=True)
         return await self.status(owner, job_id)
+
+    async def _relay_stored_progress(self, owner: str, view: JobView, timeout_s: float | None,
+                                     relay: ProgressRelay) -> None:
+        """``wait`` for a job another server runs: the progress it stores is sent on as it comes
+        (looked for every ``STORED_PROGRESS_POLL_S``), then how the job ended."""
+        await relay.step(f"{view.status}" + (f" — {progress_text(view.progress)}" if view.progress else ""))
+        seen: float | None = None
+        with anyio.move_on_after(timeout_s):
+            while True:
+                await self.store.wait_finished(owner, view.id, STORED_PROGRESS_POLL_S)
+                for report in await self._stored_progress(owner, view.id, after=seen):
+                    seen = report.at
+                    data = report.data
+                    if isinstance(data.get("progress"), int | float):
+                        total = data.get("total")
+                        await relay.tool(float(data["progress"]), float(total) if isinstance(total, int | float)
+                                         else None, data.get("message") if isinstance(data.get("message"), str)
+                                         else None)
+                now = await self.status(owner, view.id)
+                if now.finished:
+                    await relay.step(f"job {view.id} {now.status}", final=True)
+                    return
 
     async def result(self, owner: str, job_id: str) -> ToolResult | None:
         """The job's result once it has ended; None while it has not. Raises ``NoSuchJob``."""

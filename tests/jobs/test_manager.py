@@ -139,6 +139,45 @@ async def test_a_job_run_by_another_server_on_the_same_folder_is_cancelled_throu
         assert (view.status, view.reason) == ("cancelled", "stopped from the other window")
 
 
+async def test_another_server_on_the_folder_shows_the_progress_of_a_job_and_sends_it_to_a_waiter(
+        make_manager: MakeManager) -> None:
+    """On a second server (or replica) job_status showed no progress and job_wait sent none,
+    though the store held it (found by an outside probe)."""
+    reported = anyio.Event()
+    gate = Gate()
+    contexts: list[CallContext] = []
+
+    async def counting(ctx: CallContext) -> ToolResult:
+        contexts.append(ctx)
+        await ctx.report_progress(1, 3, "first of three")
+        reported.set()
+        return await gate(ctx)
+
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def hear(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+        if message == "second of three":
+            gate.open()
+
+    async with make_manager(progress_write_interval_s=0) as running, make_manager() as other:
+        job_id = await start_job(running, counting)
+        with anyio.fail_after(30):
+            await reported.wait()
+            while (await other.status("alice", job_id)).progress is None:  # recorded in the store
+                await anyio.sleep(0.01)
+            seen = await other.status("alice", job_id)
+            assert seen.progress is not None and seen.progress["message"] == "first of three"
+            async with anyio.create_task_group() as group:
+                group.start_soon(contexts[0].report_progress, 2, 3, "second of three")
+                view = await other.wait("alice", job_id, None, on_progress=hear)
+    assert view.status == "completed"
+    messages = [message for _, _, message in heard]
+    assert "second of three" in messages and messages[-1] == f"job {job_id} completed", heard
+    values = [done for done, _, _ in heard]
+    assert values == sorted(values) and len(set(values)) == len(values)  # only ever forward
+
+
 async def test_cancelling_a_finished_job_changes_nothing(make_manager: MakeManager) -> None:
     async with make_manager() as manager:
         job_id = await start_job(manager, instant)
