@@ -13,6 +13,7 @@ Compiled modules are loaded lazily, on a tool's first call.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -29,7 +30,7 @@ import anyio
 import anyio.to_thread
 
 from toolbay.catalog import Entry, SkippedFile
-from toolbay.config import Settings
+from toolbay.config import DiscoverySettings, Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected, why_no_folder
 from toolbay.handlers.python import PythonHandler
@@ -69,6 +70,14 @@ HELP_RUNS_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 
 # Marks a cached description that is a remembered failure of the whole file (its reason follows).
 _FAILED = "\x00the whole file: "
+# Beside a remembered failure whose help run timed out: the limit it ran past.
+_TIMED_OUT_AFTER = "\x00timed out after s: "
+DEFAULT_MAX_DEPTH = DiscoverySettings.model_fields["max_depth"].default
+
+
+def _limit_raised(timed_out_after_s: object, limit_s: float) -> bool:
+    """Whether a describing that ran past ``timed_out_after_s`` has a longer limit now."""
+    return isinstance(timed_out_after_s, int | float) and limit_s > timed_out_after_s
 # How the reason a Python module is skipped for begins when none of its tools is served.
 NO_TOOL_REASON = "it offers no tool: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
@@ -347,8 +356,8 @@ class Discovery:
         if path.endswith(".py"):
             return self.describe_python(path, sha, look_up=look_up, stop=stop)
         ref = ModuleRef(self.runtime, path, sha)
-        cached = self.cache.get(sha, stem) if look_up else None
-        if cached is not None:
+        cached = self.cache.get(sha, self._cache_key(stem)) if look_up else None
+        if cached is not None and not self._timed_out_under_a_shorter_limit(cached):
             return self._outcome(ref, stem, cached, from_cache=True)
         try:
             cached = self._describe_with_guest(ref, stem, stop=stop)
@@ -359,19 +368,23 @@ class Discovery:
             # A property of these bytes (not WebAssembly we run, or a --help that is not help or
             # never ends): remembered like a description, so the file costs its help timeout
             # once, not at every start, until it changes.
+            notes: tuple[str, ...] = ()
             if isinstance(exc, WasmRejected):
                 reason = exc.reason
             elif isinstance(exc, HelpDidNotEnd):
-                reason = exc.reason + (" ([discovery] help_timeout_s)" if "timed out" in exc.reason else "")
+                timed_out = "timed out" in exc.reason
+                reason = exc.reason + (" ([discovery] help_timeout_s)" if timed_out else "")
+                if timed_out:  # a longer limit may let it end: described again then
+                    notes = (f"{_TIMED_OUT_AFTER}{self.settings.discovery.help_timeout_s!r}",)
             else:
                 reason = f"its -h/--help output is not help text: {exc.reason}"
-            self.cache.put(sha, stem, CachedFile(commands=(), skipped=(_FAILED + reason,)))
+            self.cache.put(sha, self._cache_key(stem), CachedFile(commands=(), skipped=(_FAILED + reason, *notes)))
             return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
         if stop is not None and stop.is_set():
             raise WorkStopped  # a subcommand's help may have been cut short
-        self.cache.put(sha, stem, cached)
+        self.cache.put(sha, self._cache_key(stem), cached)
         return self._outcome(ref, stem, cached, from_cache=False)
 
     def from_cache(self, files: Sequence[tuple[str, str]]) -> list[FileOutcome | None]:
@@ -384,15 +397,33 @@ class Discovery:
             found_python = {index: self._python_from_cache(*files[index]) for index in python}
             return [found_python[i] if i in found_python else next(wasm_found) for i in range(len(files))]
         stems = [tool_name_for(path) for path, _ in files]
-        found = self.cache.get_many([(sha, stem) for (_, sha), stem in zip(files, stems, strict=True)])
+        found = self.cache.get_many([(sha, self._cache_key(stem)) for (_, sha), stem in zip(files, stems, strict=True)])
         outcomes: list[FileOutcome | None] = []
         runtime = self.runtime
         for (path, sha), stem, cached in zip(files, stems, found, strict=True):
+            if cached is not None and self._timed_out_under_a_shorter_limit(cached):
+                cached = None
             outcome = None if cached is None else self._outcome(ModuleRef(runtime, path, sha), stem, cached, True)
             outcomes.append(outcome)
         if self.cache.unsaved:  # e.g. entries first used today, or listings derived again
             self.cache.flush()
         return outcomes
+
+    def _cache_key(self, stem: str) -> str:
+        """What a file's description is cached under beside its hash: its stem, and the depth
+        subcommands were followed to where that is not the default (another depth describes
+        other tools)."""
+        depth = self.settings.discovery.max_depth
+        return stem if depth == DEFAULT_MAX_DEPTH else f"{stem}@depth{depth}"
+
+    def _timed_out_under_a_shorter_limit(self, cached: CachedFile) -> bool:
+        """A remembered failure whose help run ran past a shorter limit than today's."""
+        for note in cached.skipped[1:] if cached.skipped and cached.skipped[0].startswith(_FAILED) else ():
+            if note.startswith(_TIMED_OUT_AFTER):
+                with contextlib.suppress(ValueError):
+                    return _limit_raised(float(note.removeprefix(_TIMED_OUT_AFTER)),
+                                         self.settings.discovery.help_timeout_s)
+        return False
 
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
         if not cached.commands and cached.skipped and cached.skipped[0].startswith(_FAILED):
@@ -407,7 +438,7 @@ class Discovery:
                     commands=tuple(relisted(c) if is_stale(c.listing) else c for c in cached.commands),
                     skipped=cached.skipped,
                 )
-                self.cache.put(ref.sha256, stem, cached)
+                self.cache.put(ref.sha256, self._cache_key(stem), cached)
                 break
         origin = "wasm:" + ref.path
         realm = self.realm_of(ref.path)
@@ -522,7 +553,8 @@ class Discovery:
                 if remember and failed.lasting:
                     self.python_cache.put(sha, {"skipped": failed.reason})
                 elif remember and failed.with_packages:
-                    self.python_cache.put(sha, {"skipped": failed.reason, "packages": packages_stamp()})
+                    self.python_cache.put(sha, {"skipped": failed.reason, "packages": packages_stamp(),
+                                                "timed_out_after_s": failed.timed_out_after_s})
                 return FileOutcome(path, sha, skipped=SkippedFile(path, failed.reason))
             self.confinement[path] = enforced
             entry = {"description": description}
@@ -541,6 +573,8 @@ class Discovery:
         entry = self.python_cache.get(sha)
         if entry is not None and "packages" in entry and entry["packages"] != packages_stamp():
             return None
+        if entry is not None and _limit_raised(entry.get("timed_out_after_s"), self.settings.python.describe_timeout_s):
+            return None  # it ran past a shorter limit than today's: it may finish now
         if entry is not None and not self.helpers_unchanged(path, _helpers_of(entry)):
             return None
         return entry

@@ -31,9 +31,12 @@ NOT_A_TOOL_MODULE = "not a tool module"
 
 
 class DescribeFailed(Exception):
-    def __init__(self, reason: str, *, lasting: bool = False, with_packages: bool = False) -> None:
+    def __init__(self, reason: str, *, lasting: bool = False, with_packages: bool = False,
+                 timed_out_after_s: float | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        # The time limit it ran past: a longer limit may let it finish.
+        self.timed_out_after_s = timed_out_after_s
         # True when the file itself says why (no get_tool_schemas): worth caching.
         self.lasting = lasting
         # True when the file says why together with the packages installed (an import that
@@ -63,8 +66,8 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
     try:
         completed = _run_once(spec, timeout_s, describe=True, stop=stop)
     except subprocess.TimeoutExpired:
-        raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s",
-                             with_packages=True) from None
+        raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s "
+                             "([python] describe_timeout_s)", with_packages=True, timed_out_after_s=timeout_s) from None
     except OSError as exc:
         raise DescribeFailed(f"cannot start a Python worker: {exc}") from None
     ready = _first_frame(completed.stdout)

@@ -1,0 +1,67 @@
+"""A remembered description holds for the settings it was made under: a help run or an import
+that ran past a time limit is tried again once the limit is longer, and another subcommand depth
+describes the file again (the cache answered "timed out after 1 s" under a limit of 5, found
+by an outside probe)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
+from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.config import load_settings
+
+
+def served(folder: Path, data_dir: Path, **settings: Any) -> tuple[set[str], dict[str, str]]:
+    """The tools a server on ``folder`` and ``data_dir`` serves, and the files it skipped, why."""
+    async def look() -> tuple[set[str], dict[str, str]]:
+        loaded = load_settings(None, extensions=[folder], agents=[], data_dir=data_dir, **settings)
+        async with CatalogKeeper.open(loaded) as keeper:
+            catalog = keeper.catalog.current
+            return ({d.name for d in catalog.definitions()},
+                    {Path(s.path).name: s.reason for s in catalog.skipped})
+
+    return anyio.run(look)
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    return folder, tmp_path / "data"
+
+
+def test_a_help_run_past_a_short_limit_is_tried_again_under_a_longer_one(folders: tuple[Path, Path]) -> None:
+    folder, data = folders
+    shutil.copy(FIXTURE_WASM / "slowhelp.wasm", folder / "slowhelp.wasm")
+    tools, skipped = served(folder, data, discovery={"help_timeout_s": 0.05})
+    assert "slowhelp" not in tools and "timed out" in skipped["slowhelp.wasm"]
+    assert "slowhelp" not in served(folder, data, discovery={"help_timeout_s": 0.05})[0]  # remembered
+    tools, skipped = served(folder, data, discovery={"help_timeout_s": 60})
+    assert "slowhelp" in tools and not skipped
+
+
+def test_another_subcommand_depth_describes_the_file_again(folders: tuple[Path, Path]) -> None:
+    folder, data = folders
+    shutil.copy(BUNDLED_EXTENSIONS / "textkit.wasm", folder / "textkit.wasm")
+    deep, _ = served(folder, data)
+    assert "textkit_count" in deep and "textkit" not in deep
+    assert served(folder, data, discovery={"max_depth": 0})[0] == {"textkit"}
+    assert served(folder, data)[0] == deep
+
+
+def test_an_import_past_a_short_limit_is_tried_again_under_a_longer_one(folders: tuple[Path, Path]) -> None:
+    folder, data = folders
+    (folder / "sleepy.py").write_text(
+        "import time\ntime.sleep(1.5)\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'sleepy', 'description': 'Wakes up.', 'input_schema': {'type': 'object'}}]\n\n\n"
+        "def sleepy():\n    return 'awake'\n", encoding="utf-8")
+    tools, skipped = served(folder, data, python={"describe_timeout_s": 0.5})
+    assert "sleepy" not in tools and "[python] describe_timeout_s" in skipped["sleepy.py"]
+    tools, skipped = served(folder, data, python={"describe_timeout_s": 60})
+    assert "sleepy" in tools and not skipped
