@@ -144,7 +144,7 @@ async def test_a_module_whose_get_tool_schemas_raises_is_skipped_saying_so_not_t
     (python_dir / "raising.py").write_text("def get_tool_schemas():\n    raise RuntimeError('no config yet')\n")
     async with assemble(make_settings(), watch=False) as app:
         skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
-    assert skipped["raising.py"] == "get_tool_schemas() failed: RuntimeError: no config yet"
+    assert skipped["raising.py"] == "get_tool_schemas() failed: RuntimeError: no config yet at line 2"
     assert "No module named 'a_module_that_does_not_exist'" in skipped["broken.py"]
     assert skipped["broken.py"].startswith("it cannot be imported: ")
 
@@ -252,3 +252,18 @@ def test_a_schema_nesting_past_the_limit_is_refused_before_the_check_recurses() 
     assert schema_problem({"input_schema": fits}) is None
     too_deep = nested(MAX_SCHEMA_DEPTH // 2 + 1)
     assert schema_problem({"input_schema": too_deep}) == "it is nested too deeply to be checked"
+
+
+async def test_an_error_in_a_helper_module_names_the_helper_not_the_module_importing_it(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """A syntax error at line 6 of _helpers.py was reported as helped.py's, at a line of helped.py
+    that had nothing wrong; a runtime error at import said no place at all (found by an outside probe)."""
+    (python_dir / "_helpers.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 1 +\n")
+    (python_dir / "helped.py").write_text("import _helpers\n\n\ndef get_tool_schemas():\n    return []\n")
+    (python_dir / "_settings.py").write_text("defaults = {}\n\nregion = defaults['region']\n")
+    (python_dir / "configured.py").write_text("import _settings\n\n\ndef get_tool_schemas():\n    return []\n")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
+    assert skipped["helped.py"] == ("it cannot be imported: SyntaxError: invalid syntax in _helpers.py at line 6: "
+                                    "return 1 +")
+    assert skipped["configured.py"] == "it cannot be imported: KeyError: 'region' in _settings.py at line 3"

@@ -327,6 +327,20 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
 # -- the module ----------------------------------------------------------------------------
 
 
+def _in_folder_of(path: str, filename: str | None) -> bool:
+    return bool(filename) and os.path.dirname(os.path.abspath(str(filename))) == os.path.dirname(
+        os.path.abspath(path))
+
+
+def _place(path: str, filename: str | None, lineno: int | None) -> str:
+    """" at line N", or " in HELPER.py at line N" for a file of the module's folder that is not
+    the module itself."""
+    where = f" at line {lineno}" if lineno else ""
+    if filename and os.path.abspath(filename) != os.path.abspath(path) and _in_folder_of(path, filename):
+        where = f" in {os.path.basename(filename)}{where}"
+    return where
+
+
 def load(path: str, name: str, source: str | None) -> Any:
     """The module at ``path``; with ``source``, that text is run as the module (the version the
     server described), not the file's present content."""
@@ -555,13 +569,19 @@ def main() -> int:
             doing = "being imported" if stage == "import" else "describing its tools"
             error = f"it called sys.exit({exc.code!r}) while {doing}"
         elif isinstance(exc, SyntaxError):  # one line (a log line and a note show one): where, and what
-            where = f" at line {exc.lineno}" if exc.lineno else ""
+            where = _place(path, exc.filename, exc.lineno)
             line = f": {exc.text.strip()}" if exc.text and exc.text.strip() else ""
             error = f"{type(exc).__name__}: {exc.msg}{where}{line}"
         else:
             import traceback
 
             error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            # The deepest line of the module's folder it passed through: the module's own, or a
+            # helper's it imports (blamed on the module, it read as the module's line).
+            ours = [frame for frame in traceback.extract_tb(exc.__traceback__)
+                    if _in_folder_of(path, frame.filename)]
+            if ours:
+                error += _place(path, ours[-1].filename, ours[-1].lineno)
         send({"op": "ready", "ok": False, "error": error, "stage": stage, "confinement": enforced})
         return 1
     send({"op": "ready", "ok": True, "description": description, "confinement": enforced})
