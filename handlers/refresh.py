@@ -13,7 +13,8 @@ from toolbay.handlers.base import Handler
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 # Rescans for the caller of the context; returns {"added": [...], "removed": [...], "changed": [...]},
-# naming only tools that caller may know of.
+# naming only tools that caller may know of, and for the server's local caller "not_served":
+# each file that serves no tool, as "NAME: why".
 Rescan = Callable[[CallContext], Awaitable[Mapping[str, list[str]]]]
 
 DEFINITION = ToolDefinition(
@@ -37,7 +38,13 @@ class RefreshToolsHandler(Handler):
         self._rescan = rescan
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        change = await self._rescan(context)
+        change = dict(await self._rescan(context))
+        not_served = change.pop("not_served", [])
         parts = [f"{label}: {', '.join(names)}" for label, names in change.items() if names]
         text = "Tools " + "; ".join(parts) + "." if parts else "No change: the tools are up to date."
-        return ToolResult(text=text, structured={k: list(v) for k, v in change.items()})
+        if not_served:
+            text += " Files that serve no tool: " + "; ".join(not_served) + "."
+        structured = {k: list(v) for k, v in change.items()}
+        if not_served:
+            structured["not_served"] = list(not_served)
+        return ToolResult(text=text, structured=structured)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -167,6 +168,11 @@ async def _assembled(
             kind = "added" if now and not knew else "removed" if knew and not now else "changed" if now else None
             if kind is not None:
                 seen[kind].append(split_key(key)[0])  # its own personal tool by its name
+        if principal.kind == "local":
+            # The operator's own session (a tool author in their editor): the files that serve
+            # nothing, and why, which it otherwise learns only from the log or toolbay list.
+            # Not told to callers over HTTP, whose folders and file names are not theirs to see.
+            seen["not_served"] = [f"{Path(skipped.path).name}: {skipped.reason}" for skipped in after.skipped]
         return seen
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:

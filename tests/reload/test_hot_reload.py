@@ -192,6 +192,27 @@ async def test_refresh_tools_reports_what_changed(reload_settings: Any, reload_d
     assert text_of(called).strip() == "good day, world (greet v2)"
 
 
+async def test_refresh_tools_tells_the_local_caller_which_files_serve_no_tool_and_why(
+        reload_settings: Any, reload_dir: Path) -> None:
+    """It answered "No change: the tools are up to date." beside a broken replacement and a file
+    that is no tool, which a tool author in their editor learnt only from the log (found by an
+    outside probe)."""
+    async with assemble(reload_settings, watch=False) as app:
+        with anyio.fail_after(WAIT_S):
+            async with Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+                drop(GREET_V1, reload_dir, "greet.wasm")
+                assert text_of(await client.call_tool("refresh_tools", {})) == "Tools added: greet."
+                drop(JUNK, reload_dir, "greet.wasm")  # a broken version: the last good one stays
+                drop(JUNK, reload_dir, "notes.wasm")
+                answer = await client.call_tool("refresh_tools", {})
+    text = text_of(answer)
+    assert text.startswith("No change: the tools are up to date. Files that serve no tool: "), text
+    assert "greet.wasm: " in text and "notes.wasm: " in text
+    assert answer.structured_content is not None
+    assert sorted(line.split(":")[0] for line in answer.structured_content["not_served"]) == ["greet.wasm",
+                                                                                              "notes.wasm"]
+
+
 async def test_a_2026_client_hears_of_changes_through_subscriptions_listen(
     reload_app: Toolbay, reload_dir: Path,
 ) -> None:
