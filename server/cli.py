@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 
 from toolbay import __version__
-from toolbay.cli_running import console, say
+from toolbay.cli_running import console, plain, say
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 
@@ -148,8 +148,8 @@ def list_tools(
     for column in ("source", "realm", "tier", "parameters"):
         table.add_column(column, overflow="fold")
     for tool in listing["tools"]:
-        table.add_row(tool["name"], tool["origin"], tool["realm"], tool["tier"] or "-",
-                      ", ".join(tool["parameters"]) or "-")
+        table.add_row(*plain(tool["name"], tool["origin"], tool["realm"], tool["tier"] or "-",
+                             ", ".join(tool["parameters"]) or "-"))
     console().print(table)
     confined = [tool for tool in listing["tools"] if "confinement" in tool]
     if confined:
@@ -157,14 +157,14 @@ def list_tools(
         python.add_column("tool")
         python.add_column("confinement")
         for tool in confined:
-            python.add_row(tool["name"], tool["confinement"])
+            python.add_row(*plain(tool["name"], tool["confinement"]))
         console().print(python)
     if listing["skipped"]:
         skipped = Table(title="skipped files")
         skipped.add_column("file")
         skipped.add_column("reason")
         for item in listing["skipped"]:
-            skipped.add_row(item["path"], item["reason"])
+            skipped.add_row(*plain(item["path"], item["reason"]))
         console().print(skipped)
     for diagnostic in listing["diagnostics"]:
         console().print(f"note: {diagnostic}", markup=False, highlight=False, soft_wrap=True)  # paths whole
@@ -359,11 +359,11 @@ def search(
         return
     from rich.table import Table
 
-    table = Table(title=f"tools for {query!r}")
+    table = Table(title=plain(f"tools for {query!r}")[0])
     for column in ("tool", "score", "description"):
         table.add_column(column)
     for result in record["results"]:
-        table.add_row(result["name"], f"{result['score']:.3f}", result["description"])
+        table.add_row(*plain(result["name"], f"{result['score']:.3f}", result["description"]))
     console().print(table)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     from toolbay.config import Settings
     from toolbay.errors import ToolbayError
@@ -26,6 +27,14 @@ def say(message: str) -> None:
     """One line on standard error, as is (no markup)."""
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
+
+
+def plain(*cells: str) -> list[Text]:
+    """Table cells shown as written: a plain string is read as rich markup, and "[default: 10]"
+    or "([discovery] help_timeout_s)" vanished from the tables."""
+    from rich.text import Text
+
+    return [Text(cell) for cell in cells]
 
 
 # Past any line a table prints: a table piped on is never folded at a width nobody chose.

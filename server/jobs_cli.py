@@ -130,6 +130,8 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
         return
     from rich.table import Table
 
+    from toolbay.cli_running import plain
+
     table = Table(title=f"{len(views)} {'job' if len(views) == 1 else 'jobs'} of {_owner(owner)}")
     # A job id is copied into `jobs status ID`: never cut, whatever the width.
     table.add_column("job", no_wrap=True, min_width=max((len(view.id) for view in views), default=3))
@@ -137,7 +139,7 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
         table.add_column(column, overflow="fold")
     for view in views:
         structured = view.structured()
-        table.add_row(view.id, view.tool, view.status, structured["created_at"], view.reason or "")
+        table.add_row(*plain(view.id, view.tool, view.status, structured["created_at"], view.reason or ""))
     _console().print(table)
 
 

@@ -918,3 +918,22 @@ def test_jobs_wait_with_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(
     result = runner.invoke(app, ["jobs", "wait", "job_x", "--timeout", timeout, "--data-dir", str(tmp_path)])
     assert result.exit_code == 2, result.output
     assert "is not a number of seconds" in result.output and "Traceback" not in result.output
+
+
+def test_tables_show_text_in_square_brackets_as_written(tmp_path: Path) -> None:
+    """Read as rich markup, "([discovery] help_timeout_s)" showed as "( help_timeout_s)", and a
+    description's "[possible values: fast, slow]" vanished (found by an outside probe)."""
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    described = "Mode [possible values: fast, slow] [default: fast]."
+    (folder / "fine.py").write_text(
+        f"def get_tool_schemas():\n    return [dict(name='fine', description={described!r}, "
+        "input_schema=dict(type='object'))]\n", encoding="utf-8")
+    (folder / "quits.py").write_text("raise SystemExit('[red]not markup[/red]')\n", encoding="utf-8")
+    data = ["--extensions", str(folder), "--data-dir", str(tmp_path / "data")]
+    listed = runner.invoke(app, ["list", *data])
+    found = runner.invoke(app, ["search", "possible values fast", *data])
+    assert listed.exit_code == 0, listed.output
+    assert "'[red]not markup[/red]'" in " ".join(listed.output.split()), listed.output
+    assert found.exit_code == 0, found.output
+    assert "[possible values: fast, slow]" in found.output, found.output
