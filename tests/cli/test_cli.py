@@ -928,7 +928,7 @@ def test_tables_show_text_in_square_brackets_as_written(tmp_path: Path) -> None:
     described = "Mode [possible values: fast, slow] [default: fast]."
     (folder / "fine.py").write_text(
         f"def get_tool_schemas():\n    return [dict(name='fine', description={described!r}, "
-        "input_schema=dict(type='object'))]\n", encoding="utf-8")
+        "input_schema=dict(type='object'))]\n\n\ndef fine():\n    return 'ok'\n", encoding="utf-8")
     (folder / "quits.py").write_text("raise SystemExit('[red]not markup[/red]')\n", encoding="utf-8")
     data = ["--extensions", str(folder), "--data-dir", str(tmp_path / "data")]
     listed = runner.invoke(app, ["list", *data])
