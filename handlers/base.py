@@ -9,6 +9,8 @@ The plain data they speak (``ToolDefinition``, ``ToolResult``, ``CallContext`` .
 
 from __future__ import annotations
 
+import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -109,4 +111,24 @@ def structured_from_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, None  # not JSON (NaN and lone surrogates included)
     for _ in range(levels):
         value = value[0]
+    if _MAY_OVERFLOW.search(text) and not _all_finite(value):
+        return None, None  # 1e999 is read as infinity, which JSON cannot say: it was sent as null
     return (value if isinstance(value, dict) else {"result": value}), None
+
+
+# A number past a float's range (an exponent of three digits, or hundreds of digits): read as
+# infinity. Only a text holding one is walked for it.
+_MAY_OVERFLOW = re.compile(r"[eE][+]?\d{3}|\d{300}")
+
+
+def _all_finite(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True

@@ -19,12 +19,16 @@ from toolbay.words import ToolResult
     ('  "words"\n', {"result": "words"}),
     ("3.5", {"result": 3.5}),
     ("123456789012345678901234567890", {"result": 123456789012345678901234567890}),
+    ("1e300", {"result": 1e300}),
+    ('{"n": 1e-400, "e": "1e999"}', {"n": 0.0, "e": "1e999"}),  # an underflow is 0; a string is a string
 ])
 def test_json_output_is_structured_content(text: str, structured: object) -> None:
     assert structured_from_json(text) == (structured, None)
 
 
-@pytest.mark.parametrize("text", ["", "plain words", '{"a": 1} and more', '{"v": NaN}', '["\\ud800"]', "[1,"])
+@pytest.mark.parametrize("text", ["", "plain words", '{"a": 1} and more', '{"v": NaN}', '["\\ud800"]', "[1,",
+                                  # past a float's range: infinity, which was sent on as null
+                                  "1e999", '{"a": [2, -1E+400]}', "1" + "0" * 400 + ".5"])
 def test_what_is_not_json_is_text_alone_without_a_note(text: str) -> None:
     assert structured_from_json(text) == (None, None)
 
