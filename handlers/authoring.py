@@ -68,6 +68,7 @@ def _serves(path: Path, verb: str, tools: list[str], refusal: str | None) -> Too
 
 class CreateToolHandler(Handler):
     runs_inline = True
+    needs_scope = CREATE_SCOPE
 
     def __init__(self, personal_dir: str | None, described: Described) -> None:
         super().__init__(ToolDefinition(
@@ -122,6 +123,7 @@ class CreateToolHandler(Handler):
 
 class ShareToolHandler(Handler):
     runs_inline = True
+    needs_scope = SHARE_SCOPE
 
     def __init__(self, personal_dir: str | None, shared_dir: Path | None, described: Described) -> None:
         super().__init__(ToolDefinition(

@@ -40,6 +40,9 @@ class Handler(ABC):
     # whatever its scopes (a caller allowed one tool that goes on as a job must be able to poll
     # it). The server-wide allow and deny patterns still apply.
     for_every_caller: ClassVar[bool] = False
+    # A scope the caller needs besides its tier's (the authoring tools'): without it the tool is
+    # neither listed to it nor called.
+    needs_scope: ClassVar[str | None] = None
     # Counted by the per-caller rate limits. The job tools are not: a client polls a job every
     # couple of seconds, as the server asks it to, and the limit would cut it off from its own
     # results (the server-wide limit still counts them).

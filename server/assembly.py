@@ -229,6 +229,7 @@ async def _assembled(
                        SearchToolsHandler(search_now, semantic=settings.search.semantic),
                        *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]
     policies.authorizer.let_every_caller_use(h.name for h in served_builtins if h.for_every_caller)
+    policies.authorizer.require_scopes({h.name: h.needs_scope for h in served_builtins if h.needs_scope})
     async with CatalogKeeper.open(
         settings,
         builtins=served_builtins,

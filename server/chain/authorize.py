@@ -86,6 +86,8 @@ class Authorizer:
         self.deny = tuple(deny)
         # Built-in tools that act only on the caller's own jobs or its own tools (``Handler.for_every_caller``).
         self.every_caller: frozenset[str] = frozenset()
+        # Built-in tools that need a scope besides their tier's (``Handler.needs_scope``).
+        self.required_scopes: dict[str, str] = {}
         # Decisions depend only on (scopes, name, tier): cache them, a list of many tools
         # and every call ask the same few questions.
         self._decisions: dict[tuple[frozenset[str], str, PermissionTier], str | None] = {}
@@ -93,6 +95,11 @@ class Authorizer:
     def let_every_caller_use(self, names: Iterable[str]) -> None:
         """Any caller may use these built-in tools, whatever its scopes."""
         self.every_caller = frozenset(names)
+        self._decisions.clear()
+
+    def require_scopes(self, scopes: Mapping[str, str]) -> None:
+        """These built-in tools need these scopes, besides what their tier needs."""
+        self.required_scopes = dict(scopes)
         self._decisions.clear()
 
     def can_use(self, principal: Principal, definition: ToolDefinition) -> bool:
@@ -126,6 +133,9 @@ class Authorizer:
             return f"The tool {name!r} is disabled on this server by its configuration."
         if name in self.every_caller:
             return None
+        needed = self.required_scopes.get(name)
+        if needed is not None and needed not in scopes:
+            return f"The tool {name!r} needs the {needed} scope, which your token does not carry."
         grants = [g for g in map(self._grant_for, scopes) if g is not None]
         if any(g.grants(name, tier) for g in grants):
             return None

@@ -112,6 +112,9 @@ async def test_create_and_share_need_their_own_scopes_and_serve_the_new_module(
             async with connect(url, tokens["operator"]) as operator:
                 refused = await operator.call_tool("create_tool", {"name": "weather", "source": source})
                 assert refused.is_error and "tools:create" in text_of(refused)
+                # Nor listed to it: it was, to every caller with the exec tier (found by an outside probe).
+                listed = {tool.name for tool in (await operator.list_tools()).tools}
+                assert "create_tool" not in listed and "share_tool" not in listed and "weather_today" not in listed
             async with connect(url, tokens["creator"]) as creator:
                 created = await creator.call_tool("create_tool", {"name": "weather", "source": source})
                 assert not created.is_error, text_of(created)
