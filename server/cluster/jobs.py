@@ -77,8 +77,11 @@ local s = redis.call('HGET', KEYS[1], 'status')
 if s ~= 'queued' and s ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], 'replica', ARGV[4])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[3]) end
-if ARGV[1] == 'running' and not redis.call('HGET', KEYS[1], 'started_at') then
+local started = redis.call('HGET', KEYS[1], 'started_at')
+if ARGV[1] == 'running' and (not started or started == '') then
   redis.call('HSET', KEYS[1], 'started_at', ARGV[2])
+elseif ARGV[1] == 'queued' then
+  redis.call('HSET', KEYS[1], 'started_at', '')
 end
 for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 return 1

@@ -203,9 +203,11 @@ class SqliteJobStore(JobStore):
             with _transaction(conn):
                 conn.execute(
                     "UPDATE jobs SET status = ?, updated_at = ?, reason = COALESCE(?, reason),"
-                    " started_at = CASE WHEN ? = 'running' THEN COALESCE(started_at, ?) ELSE started_at END"
+                    # Queued again (run again after a crash): it starts anew, and says when.
+                    " started_at = CASE WHEN ? = 'running' THEN COALESCE(started_at, ?)"
+                    " WHEN ? = 'queued' THEN NULL ELSE started_at END"
                     f" WHERE id = ? AND {_UNFINISHED}",
-                    (status, at, reason, status, at, job_id),
+                    (status, at, reason, status, at, status, job_id),
                 )
                 conn.executemany(_INSERT_EVENT, event_rows)
 

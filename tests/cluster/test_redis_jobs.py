@@ -263,3 +263,17 @@ async def test_a_job_brought_back_unfinished_by_an_older_copy_of_redis_is_recove
             while (ended := await manager.status("alice", job_id)).status == "running":
                 await anyio.sleep(0.05)
         assert ended.status == "interrupted"
+
+
+async def test_a_job_queued_again_to_run_after_a_crash_records_its_new_start(replica: Replicas) -> None:
+    async with RedisJobStore(await replica.client()) as store:
+        await store.create(JobRecord(id="job_r", owner="alice", tool="cat", status="queued", created_at=1.0,
+                                     updated_at=1.0))
+        await store.set_status("job_r", "running", at=2.0)
+        first = await store.get("alice", "job_r")
+        await store.set_status("job_r", "queued", at=10.0)  # the replica died; another runs it again
+        await store.set_status("job_r", "running", at=11.0)
+        await store.finish("job_r", "completed", ToolResult("done"), at=12.0)
+        record = await store.get("alice", "job_r")
+    assert first is not None and first.started_at == 2.0  # a job made queued gets its start too
+    assert record is not None and (record.started_at, record.finished_at) == (11.0, 12.0)

@@ -85,6 +85,19 @@ async def test_a_queued_job_records_when_it_starts_running(store: SqliteJobStore
     assert record is not None and (record.status, record.started_at) == ("running", 2.0)
 
 
+async def test_a_job_queued_again_to_run_after_a_crash_records_its_new_start(store: SqliteJobStore) -> None:
+    """Run again, it showed its new start while it ran and its first one once it had ended
+    (found by an outside probe)."""
+    await store.create(JobRecord(id="job_r", owner="alice", tool="cat", status="queued", created_at=1.0,
+                                 updated_at=1.0))
+    await store.set_status("job_r", "running", at=2.0)
+    await store.set_status("job_r", "queued", at=10.0)  # the server died; the next one runs it again
+    await store.set_status("job_r", "running", at=11.0)
+    await store.finish("job_r", "completed", ToolResult("done"), at=12.0)
+    record = await store.get("alice", "job_r")
+    assert record is not None and (record.started_at, record.finished_at) == (11.0, 12.0)
+
+
 async def test_opening_marks_unfinished_jobs_interrupted_and_keeps_finished_ones(db_path: Path) -> None:
     async with SqliteJobStore(db_path) as store:
         await store.create(job("job_a"))
