@@ -145,14 +145,21 @@ class JobListTool(JobTool):
         "status": {"type": "string", "enum": _STATUSES, "description": "Only jobs with this status (optional)."},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
                   "description": "At most this many jobs (default 20)."},
+        "offset": {"type": "integer", "minimum": 0, "default": 0,
+                   "description": "Skip this many of the newest first (the next_offset of the page before)."},
     }, required=())
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        views = await self.manager.list(context.caller, arguments.get("status"),
-                                        limit=int(arguments.get("limit", 20)))
+        limit, offset = int(arguments.get("limit", 20)), int(arguments.get("offset", 0))
+        views = await self.manager.list(context.caller, arguments.get("status"), limit=limit, offset=offset)
         text = "\n".join(v.sentence() for v in views) or "You have no jobs" + (
-            f" with status {arguments['status']}." if arguments.get("status") else ".")
-        return ToolResult(text=text, structured={"jobs": [v.structured() for v in views]})
+            f" with status {arguments['status']}" if arguments.get("status") else "") + (
+            " past that offset." if offset else ".")
+        structured: dict[str, Any] = {"jobs": [v.structured() for v in views]}
+        if len(views) == limit:  # there may be more: older jobs
+            structured["next_offset"] = offset + limit
+            text += f"\nMore may follow: call job_list with offset {offset + limit}."
+        return ToolResult(text=text, structured=structured)
 
 
 JOB_TOOLS: tuple[type[JobTool], ...] = (JobStatusTool, JobWaitTool, JobResultTool, JobCancelTool, JobListTool)

@@ -6,7 +6,7 @@ import anyio
 import jsonschema
 import pytest
 
-from tests.jobs.conftest import Gate, MakeManager, context, start_job
+from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
 from toolbay.errors import NoSuchJob
 from toolbay.handlers.jobs import job_tools
 from toolbay.jobs import JobManager
@@ -66,6 +66,25 @@ async def test_job_list_lists_the_callers_jobs_and_filters_by_status(make_manage
         none = await tools(manager)["job_list"].handle({"status": "failed"}, context())
         assert none.structured == {"jobs": []} and none.text == "You have no jobs with status failed."
         gate.open()
+
+
+async def test_job_list_pages_through_every_job(make_manager: MakeManager) -> None:
+    """With more jobs than one page holds, the oldest could not be reached (found by an outside probe)."""
+    async with make_manager() as manager:
+        made = [await start_job(manager, instant) for _ in range(7)]
+        with anyio.fail_after(10):
+            for job_id in made:
+                await manager.wait("alice", job_id, None)
+        seen: list[str] = []
+        arguments: dict[str, int] = {"limit": 3}
+        while True:
+            page = await tools(manager)["job_list"].handle(arguments, context())
+            seen += [j["job_id"] for j in page.structured["jobs"]]
+            if "next_offset" not in page.structured:
+                break
+            assert f"offset {page.structured['next_offset']}" in page.text
+            arguments = {"limit": 3, "offset": page.structured["next_offset"]}
+    assert sorted(seen) == sorted(made) and len(seen) == len(made)  # each once
 
 
 async def test_every_job_tool_refuses_another_callers_job(make_manager: MakeManager) -> None:
