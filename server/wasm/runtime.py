@@ -392,6 +392,8 @@ class WasmRuntime:
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached")
         elif ending.trap == "needs more memory at start than the memory limit allows":
             ending.fail(f"memory limit of {limits.memory_mb} MiB reached (needed at start)")
+        elif ending.trap == "out of fuel" and limits.fuel is not None:
+            ending.fail(f"out of fuel: it used the {limits.fuel:,} units of [sandbox] fuel")
 
     async def run_async(self, module: WasmModule, request: RunRequest,
                         cancel: threading.Event | None = None) -> RunResult:

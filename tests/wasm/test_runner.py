@@ -100,7 +100,9 @@ def test_short_sleeps_work_and_finish_in_time(run: Run) -> None:
 
 
 def test_fuel_limits_the_work_a_guest_may_do(run: Run) -> None:
-    assert run("spin", limits=SandboxLimits(fuel=100_000)).trap == "out of fuel"
+    # The setting named: the model and the operator learn what to raise (found by an outside probe).
+    assert run("spin", limits=SandboxLimits(fuel=100_000)).trap == "out of fuel: it used the 100,000 units of " \
+        "[sandbox] fuel"
 
 
 def test_enough_fuel_lets_a_tool_finish(run: Run) -> None:
