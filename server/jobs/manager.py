@@ -32,6 +32,7 @@ import builtins
 import contextlib
 import contextvars
 import dataclasses
+import errno
 import logging
 import secrets
 import sqlite3
@@ -366,16 +367,25 @@ class JobManager:
         job with no such mark (written by an older server), whether it is the only one left;
         the jobs of a server gone are its to recover, as at a start."""
         assert self._serving is not None
+        last_said: str | None = None
         while True:
             await anyio.sleep(self.takeover_interval_s)
             try:
                 if not [r for r in await self.store.list_unfinished() if r.id not in self._jobs]:
+                    last_said = None
                     continue
                 await self._take_over_orphans_of_gone_servers()
             except BlockingIOError:
                 continue  # another server is deciding: it takes them, or this one asks again
-            except Exception:
-                logger.warning("could not look for jobs of stopped servers", exc_info=True)
+            except Exception as exc:
+                # Said once while it lasts (a damaged store fails every round, every few seconds).
+                said = f"{type(exc).__name__}: {exc}"
+                if said != last_said:
+                    logger.warning("could not look for jobs of stopped servers (%s)", said,
+                                   exc_info=not isinstance(exc, StorageError | sqlite3.Error | OSError))
+                last_said = said
+            else:
+                last_said = None
 
     async def _take_over_orphans_of_gone_servers(self) -> None:
         serving = self._serving
@@ -514,10 +524,12 @@ class JobManager:
             self._stop(job, "the job could not be recorded")
             self._jobs.pop(job.id, None)
             job.background = False
-            if isinstance(exc, sqlite3.Error | OSError):
+            if isinstance(exc, sqlite3.Error | OSError | StorageError):
+                full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "full" in str(exc).lower()
+                hint = " The server's data folder may be full." if full else ""
                 raise StorageError(
                     f"{job.tool} ran past {self.sync_budget_s:g} s and had to go on as a job, but the job "
-                    f"could not be recorded ({exc}), so it was stopped. The server's data folder may be full."
+                    f"could not be recorded ({exc}), so it was stopped.{hint}"
                 ) from exc
             raise
         finally:

@@ -117,7 +117,16 @@ class SqliteJobStore(JobStore):
 
     def _alone(self, fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
         with self._connection_in_use:
-            return fn(conn)
+            try:
+                return fn(conn)
+            except sqlite3.DatabaseError as exc:
+                if not _is_damage(exc):
+                    raise  # a lock held, a full disk: passing, and retried where that matters
+                # Found damaged while serving (a bad page read now): said as such, not as an
+                # internal error, nor as a full data folder.
+                raise StorageError(
+                    f"the job database {self.path} is damaged ({exc}). Stop the servers using this data folder and "
+                    "start one again: the damaged file is then kept aside and a fresh one started") from exc
 
     async def open(self) -> None:
         if self._conn is not None:

@@ -208,6 +208,27 @@ async def test_a_damaged_database_a_server_is_using_is_left_in_place_and_said_so
     assert len(_damaged_copies(db_path)) == 1
 
 
+async def test_damage_found_while_serving_is_said_as_damage_not_as_an_internal_error(
+        db_path: Path, tmp_path: Path) -> None:
+    """A page overwritten while the server ran: job_list failed as an internal error, and a new
+    job was refused as if the data folder were full (found by an outside probe). A connection
+    finds such damage only once it reads the page from the file; here a real read of a damaged
+    copy, through the store's own way of running a query."""
+    await _store_with_jobs(db_path, 200)
+    copy = tmp_path / "damaged.sqlite3"
+    data = bytearray(db_path.read_bytes())
+    data[4096:] = b"\x5a" * (len(data) - 4096)  # every page but the first (the schema)
+    copy.write_bytes(bytes(data))
+    damaged_file = sqlite3.connect(copy, check_same_thread=False)
+    try:
+        async with SqliteJobStore(db_path) as store:
+            with pytest.raises(StorageError) as damaged:
+                await store._run(lambda _: damaged_file.execute("SELECT * FROM jobs").fetchall())
+    finally:
+        damaged_file.close()
+    assert "is damaged" in str(damaged.value) and "start one again" in str(damaged.value)
+
+
 async def test_a_damaged_result_file_is_a_clear_result_lost(db_path: Path) -> None:
     async with SqliteJobStore(db_path, large_result_bytes=1000) as store:
         await store.create(job())
