@@ -105,10 +105,14 @@ _CLAIM = """
 local s = redis.call('HGET', KEYS[1], 'status')
 if s ~= 'queued' and s ~= 'running' then return 0 end
 if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local lease = redis.call('GET', KEYS[2])
+if lease and lease ~= ARGV[3] then return 0 end
 redis.call('HSET', KEYS[1], 'replica', ARGV[2])
 return 1
 """
+# A stopped replica's lease says so (rather than vanishing): its jobs are taken over at once,
+# not a whole lease_s later, as a lease gone in a Redis outage would be.
+GONE = "gone"
 
 
 def _job_key(job_id: str) -> str:
@@ -214,12 +218,13 @@ class RedisJobStore(JobStore):
         self._renewing_since = time.monotonic()
 
     async def aclose(self) -> None:
-        # The lease is let go at once: this replica's unfinished jobs were marked interrupted
-        # by the manager before this; nothing is left for others to take over.
+        # The lease says at once that this replica has stopped: the jobs the manager left
+        # unfinished (read-tier ones, safe to run again) are taken over by another replica at
+        # its next look. Kept a while, then gone as any lease.
         try:
-            await self.client.delete(_lease_key(self.replica_id))
+            await self.client.set(_lease_key(self.replica_id), GONE, px=int(self.lease_s * 3000))
         except (RedisError, OSError):
-            logger.debug("could not drop this replica's lease", exc_info=True)
+            logger.debug("could not say that this replica has stopped", exc_info=True)
 
     async def _renew_lease(self) -> None:
         await self.client.set(_lease_key(self.replica_id), "1", px=int(self.lease_s * 1000))
@@ -379,8 +384,9 @@ class RedisJobStore(JobStore):
 
     async def claim_orphans(self) -> list[JobRecord]:
         since = self._renewing_since
-        if since is None or time.monotonic() - since < self.lease_s:
-            return []  # just started or just back from an outage: the others may not have renewed yet
+        # Just started or just back from an outage: the others may not have renewed yet, so
+        # only the jobs of replicas that said they stopped are taken.
+        settled = since is not None and time.monotonic() - since >= self.lease_s
         with _unreachable:
             ids = [_s(i) for i in await self.client.zrange(UNFINISHED, 0, -1)]
             claimed = []
@@ -389,13 +395,15 @@ class RedisJobStore(JobStore):
                 replica = await self.client.hget(_job_key(job_id), "replica")
                 if replica is None or _s(replica) == self.replica_id:
                     continue
-                if await self.client.exists(_lease_key(_s(replica))):
+                lease = await self.client.get(_lease_key(_s(replica)))
+                if lease is not None and _s(lease) != GONE:
                     self._missing_since.pop(_s(replica), None)
                     continue
-                if now - self._missing_since.setdefault(_s(replica), now) < self.lease_s:
+                if lease is None and (not settled or now - self._missing_since.setdefault(_s(replica), now)
+                                      < self.lease_s):
                     continue
                 if await self._claim(keys=[_job_key(job_id), _lease_key(_s(replica))],
-                                     args=[_s(replica), self.replica_id]):
+                                     args=[_s(replica), self.replica_id, GONE]):
                     claimed.append(job_id)
         return [r for r in await self._records(claimed) if not r.finished]
 

@@ -277,3 +277,27 @@ async def test_a_job_queued_again_to_run_after_a_crash_records_its_new_start(rep
         record = await store.get("alice", "job_r")
     assert first is not None and first.started_at == 2.0  # a job made queued gets its start too
     assert record is not None and (record.started_at, record.finished_at) == (11.0, 12.0)
+
+
+async def test_a_replica_stopped_for_a_deploy_hands_its_read_jobs_over_at_once_not_a_lease_later(
+        replica: Replicas) -> None:
+    """Its lease was deleted, which reads like a lease lost in a Redis outage: the others waited
+    a whole lease_s before taking its jobs (19 s at the default 10; found by an outside probe).
+    With a lease of a minute, a job handed over within the test's 30 s was handed over at once."""
+    gate, rerun = Gate(), Gate("done after the deploy")
+
+    def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
+        return rerun if record.tool == "reader" else None
+
+    def manager(client: aioredis.Redis) -> JobManager:
+        return JobManager(RedisJobStore(client, lease_s=60.0), sync_budget_s=0.01, recover=recover,
+                          takeover_interval_s=0.05)
+
+    async with manager(await replica.client()) as survivor:
+        async with manager(await replica.client()) as stopping:
+            reader = await start_job(stopping, gate, tool="reader")
+        with anyio.fail_after(30):
+            await rerun.started.wait()
+            rerun.open()
+            view = await survivor.wait("alice", reader, timeout_s=30)
+        assert view.status == "completed"
