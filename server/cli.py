@@ -148,7 +148,8 @@ def list_tools(
     for column in ("source", "realm", "tier", "parameters"):
         table.add_column(column, overflow="fold")
     for tool in listing["tools"]:
-        table.add_row(*plain(tool["name"], tool["origin"], tool["realm"], tool["tier"] or "-",
+        name = f"{tool['name']} (disabled: {tool['disabled']})" if "disabled" in tool else tool["name"]
+        table.add_row(*plain(name, tool["origin"], tool["realm"], tool["tier"] or "-",
                              ", ".join(tool["parameters"]) or "-"))
     console().print(table)
     confined = [tool for tool in listing["tools"] if "confinement" in tool]

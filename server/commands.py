@@ -250,6 +250,9 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
             }
             if definition.source == "python":
                 tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)
+            if app.policies.authorizer.disabled(definition.name):
+                # Described, but no client sees or calls it: said, rather than listed as served.
+                tool["disabled"] = "[chain.access] allow/deny keep it from every caller"
             tools.append(tool)
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
         return {"tools": tools, "skipped": skipped,

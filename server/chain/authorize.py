@@ -128,8 +128,13 @@ class Authorizer:
             grant = ScopeGrant(frozenset(PermissionTier), allow=(scope[len(TOOL_SCOPE_PREFIX):],))
         return grant
 
+    def disabled(self, name: str) -> bool:
+        """Whether the server-wide patterns (``[chain.access] allow``/``deny``) keep the tool
+        from every caller: it is then neither listed nor called."""
+        return _matches(name, self.deny) or not _matches(name, self.allow)
+
     def _decide(self, scopes: frozenset[str], name: str, tier: PermissionTier) -> str | None:
-        if _matches(name, self.deny) or not _matches(name, self.allow):
+        if self.disabled(name):
             return f"The tool {name!r} is disabled on this server by its configuration."
         if name in self.every_caller:
             return None

@@ -937,3 +937,15 @@ def test_tables_show_text_in_square_brackets_as_written(tmp_path: Path) -> None:
     assert "'[red]not markup[/red]'" in " ".join(listed.output.split()), listed.output
     assert found.exit_code == 0, found.output
     assert "[possible values: fast, slow]" in found.output, found.output
+
+
+def test_list_says_which_tools_the_configuration_keeps_from_every_caller(tmp_path: Path) -> None:
+    """[chain.access] deny kept hashsum from every client's tools/list and call, yet toolbay list
+    showed it as served (found by an outside probe)."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[chain.access]\ndeny = ["hash*"]\n', encoding="utf-8")
+    result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    tools = {tool["name"]: tool for tool in json.loads(result.stdout)["tools"]}
+    assert "allow/deny" in tools["hashsum"]["disabled"]
+    assert "disabled" not in tools["textkit_count"]
