@@ -326,7 +326,8 @@ class Settings(BaseSettings):
         # Checked at start: a missing workspace would otherwise fail every call that uses it.
         if workspace is not None and not workspace.is_dir():
             reason = "is not a folder" if workspace.exists() else "does not exist"
-            raise ValueError(f"{workspace} {reason}")
+            where = "" if workspace.is_absolute() else f" (read as {Path.cwd() / workspace})"
+            raise ValueError(f"{workspace}{where} {reason}")
         return workspace
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
@@ -593,5 +594,7 @@ def folder_problems(settings: Settings) -> list[str]:
         for folder in folders:
             if not folder.is_dir():
                 reason = "is a file, not a folder" if folder.exists() else "does not exist"
-                problems.append(f"{kind} folder {folder} {reason}")
+                # A relative one is read from the current folder, which may not be the one meant.
+                where = "" if folder.is_absolute() else f" (read as {Path.cwd() / folder})"
+                problems.append(f"{kind} folder {folder}{where} {reason}")
     return problems

@@ -949,3 +949,14 @@ def test_list_says_which_tools_the_configuration_keeps_from_every_caller(tmp_pat
     tools = {tool["name"]: tool for tool in json.loads(result.stdout)["tools"]}
     assert "allow/deny" in tools["hashsum"]["disabled"]
     assert "disabled" not in tools["textkit_count"]
+
+
+def test_a_relative_folder_that_does_not_exist_is_said_with_the_path_it_was_read_as(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started from a subfolder, 'extension folder extensions does not exist' did not say where
+    it had looked (found by an outside probe)."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["list", "--json", "--extensions", "tools", "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    assert f"extension folder tools (read as {tmp_path / 'tools'}) does not exist" in json.loads(
+        result.stdout)["diagnostics"]
