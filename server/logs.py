@@ -14,6 +14,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,9 +64,15 @@ class _CallFields(logging.Filter):
 def _json_formatter() -> logging.Formatter:
     from pythonjsonlogger.json import JsonFormatter
 
-    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
-                         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
-                         json_ensure_ascii=False)
+    class IsoTimes(JsonFormatter):
+        # ISO 8601 in UTC, as the audit log writes it and log collectors read it without a
+        # pattern: logging's own "2026-12-03 16:29:33,659" says no time zone.
+        def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802
+            return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+
+    return IsoTimes("%(asctime)s %(levelname)s %(name)s %(message)s",
+                    rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+                    json_ensure_ascii=False)
 
 
 class _StandardErrorHandler(logging.StreamHandler):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,8 @@ async def test_json_logs_and_console_spans_go_to_stderr_one_object_a_line(
     spans = [o for o in objects if "context" in o and "name" in o]
     assert len(records) + len(spans) == len(objects)
     assert all({"time", "level", "logger", "message"} <= r.keys() for r in records)
+    # ISO 8601 in UTC, as the audit log's times: logging's own form said no time zone.
+    assert all(datetime.fromisoformat(r["time"]).utcoffset() == timedelta(0) for r in records)
     asked = [r for r in records if r["message"].startswith("elicitation for hashsum not possible")]
     assert len(asked) == 1 and asked[0]["tool"] == "hashsum" and asked[0]["level"] == "INFO"
     assert asked[0]["logger"] == "toolbay.protocol.elicitation" and asked[0]["request_id"]
