@@ -45,15 +45,17 @@ class PythonHandler(Handler):
             return value, problem
 
         arguments = whole_numbers(arguments, self.definition.input_schema)
-        links = await LinkGuard.taken([Path(folder) for folder in self.pool.spec.write])
+        links = LinkGuard.taken([Path(folder) for folder in self.pool.spec.write])
         answer: dict[str, Any] | WorkerFailed
         try:
             answer = await self.pool.call(name, arguments, self.env, credential)
         except WorkerFailed as failed:
             answer = failed
         finally:
-            # Cancelled too: a worker stopped half-way may have made links as well.
-            removed = await links.after() if links is not None else []
+            # Cancelled too: a worker stopped half-way may have made links as well. A worker whose
+            # files Landlock confines may make none in the workspace: nothing to look for.
+            confined = bool(self.pool.last_confinement.get("files"))
+            removed = await links.after() if links is not None and not confined else []
         if removed:
             result = links_removed(name, removed)
         elif isinstance(answer, WorkerFailed):

@@ -157,7 +157,7 @@ class WasmHandler(Handler):
         # ``module`` stays referenced until the run ends, so a call in flight finishes on the
         # module it started with even after the handler is closed. The guest's progress lines
         # reach this call's own progress callback, and nobody else's.
-        links = await LinkGuard.taken([preopen.host_path for preopen in request.preopens if preopen.writable])
+        links = LinkGuard.taken([preopen.host_path for preopen in request.preopens if preopen.writable])
         progress = ProgressForwarder(context.report_progress)
         try:
             async with progress.forwarding():

@@ -96,7 +96,8 @@ class WorkerSpec:
         confine = None
         if self.confine:
             confine = {"memory_mb": self.limits.memory_mb, "read": list(self.read),
-                       "write": [*self.write, tmp], "may_write": bool(self.write), "network": self.network}
+                       "write": [*self.write, tmp], "tmp": tmp, "may_write": bool(self.write),
+                       "network": self.network}
         return {
             "op": "init", "path": self.path, "module": self.module, "source": self.source,
             "describe": describe, "tmp": tmp,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,11 @@ async def test_a_write_tool_cannot_leave_a_link_out_of_the_workspace(  # type: i
     workspace.mkdir()
     (workspace / "notes.txt").write_text("mine", encoding="utf-8")
     (workspace / "old").symlink_to("../../somewhere")  # a person's own, from before
+    made = os.lstat(workspace / "old").st_ctime
+    probe = tmp_path / "probe"
+    with anyio.fail_after(10):  # until the file clock has moved on, so "old" is older than the run
+        while probe.write_text("tick", encoding="utf-8") and os.stat(probe).st_ctime < made + 0.2:
+            await anyio.sleep(0.01)
     handler = make(runtime, program("symlinker"), "symlinker", tier=PermissionTier.WRITE, workspace=workspace)
     escaping = await call(handler, {"target": "../../../etc/passwd", "path": "/workspace/escape"})
     inside = await call(handler, {"target": "notes.txt", "path": "/workspace/inside"})

@@ -29,8 +29,8 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
 
 
 async def file_clock_past(moment: float, probe: Path) -> None:
-    """Until the file clock passes ``moment``: a later call's changes are then told apart from
-    an earlier call's by their times as well (not how they are told apart; the old way was)."""
+    """Until the file clock passes ``moment``: what was made before it is then told apart from
+    what a call makes by the change times of the files."""
     with anyio.fail_after(10):
         while probe.write_text("tick", encoding="utf-8") and os.stat(probe).st_ctime < moment:
             await anyio.sleep(0.01)
@@ -64,6 +64,7 @@ async def test_a_person_s_own_link_leading_out_stays_through_a_writing_call(  # 
 ) -> None:
     workspace, secret = folders
     (workspace / "data").symlink_to(os.path.relpath(secret.parent, workspace))
+    await file_clock_past(os.lstat(workspace / "data").st_ctime + 0.2, folders[1].parent / "tick")
     made = await call(fsops(runtime, program, workspace), {"ops": ["mkdir:/workspace/out"]})
     assert not made.is_error, made.text
     assert (workspace / "data").is_symlink()

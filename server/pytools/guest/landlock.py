@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+from collections.abc import Collection
 
 _SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
 _PR_SET_NO_NEW_PRIVS = 38
@@ -59,10 +60,12 @@ def all_fs_rights(abi: int) -> int:
     return rights
 
 
-def restrict(read: list[str], write: list[str], *, block_tcp: bool) -> dict[str, object]:
+def restrict(read: list[str], write: list[str], *, block_tcp: bool,
+             no_links: Collection[str] = ()) -> dict[str, object]:
     """Confines this process (and its children, for good): files only under ``read``
-    (read-only) and ``write`` (read-write); no TCP bind or connect when ``block_tcp`` and the
-    kernel can (ABI 4); no signals or abstract sockets outside (ABI 6). Returns what is enforced."""
+    (read-only) and ``write`` (read-write, but no symbolic links made under those also in
+    ``no_links``); no TCP bind or connect when ``block_tcp`` and the kernel can (ABI 4); no
+    signals or abstract sockets outside (ABI 6). Returns what is enforced."""
     abi = abi_version()
     if abi < 1:
         return {"files": False, "tcp": False, "abi": 0}
@@ -84,7 +87,8 @@ def restrict(read: list[str], write: list[str], *, block_tcp: bool) -> dict[str,
     try:
         for paths, rights in ((read, READ_RIGHTS), (write, fs_rights)):
             for path in paths:
-                _allow(syscall_add, ruleset, path, rights & fs_rights)
+                granted = rights & ~MAKE_SYM if path in no_links else rights
+                _allow(syscall_add, ruleset, path, granted & fs_rights)
         if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         if _libc.syscall(syscall_restrict, ruleset, ctypes.c_uint32(0)) != 0:

@@ -310,8 +310,11 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
         read = _readable_roots(module_dir) + list(spec.get("read", ()))
         # /dev/null takes what any tier throws away (subprocess.DEVNULL, a library's quiet mode).
         write = [*spec.get("write", ()), "/dev/null"]
+        # No symbolic links in the folders it may write but its own temp folder: one leading out
+        # of the workspace is followed by the next program a person runs there.
+        no_links = [path for path in spec.get("write", ()) if path != spec.get("tmp")]
         try:
-            enforced.update(landlock.restrict(read, write, block_tcp=not network))
+            enforced.update(landlock.restrict(read, write, block_tcp=not network, no_links=no_links))
         except OSError as exc:
             enforced["landlock_error"] = str(exc)
     # What Landlock does not govern: files' owners, modes, times and extended attributes, and
