@@ -46,6 +46,10 @@ class StorageError(ToolbayError):
     """The data folder cannot hold what toolbay must keep (the job database)."""
 
 
+class StorageDamaged(StorageError):
+    """The job database is damaged: writing again will not help until it is replaced."""
+
+
 class NotHelpError(ToolbayError):
     """The bytes given are not a program's help text. ``reason`` is one line."""
 

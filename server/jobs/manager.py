@@ -47,7 +47,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from toolbay.errors import CallRefused, NoSuchJob, StorageError
+from toolbay.errors import CallRefused, NoSuchJob, StorageDamaged, StorageError
 from toolbay.jobs.progress import ProgressRelay
 from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
@@ -196,6 +196,8 @@ class JobManager:
         self.recover = recover
         # On a shared store: how often this server looks for jobs of replicas that died.
         self.takeover_interval_s = takeover_interval_s
+        # Jobs whose end the store could never take (a damaged database), answered from memory.
+        self._ended_unrecorded: dict[str, _LiveJob] = {}
         self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
         self._queue: list[_LiveJob] = []
         self._running: set[_LiveJob] = set()
@@ -609,6 +611,11 @@ class JobManager:
         try:
             await self._write(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
                                                              events=events), until_taken=True)
+        except StorageDamaged as exc:
+            # Never to be recorded: this server answers for the job from memory while it runs.
+            logger.error("the end of job %s cannot be recorded (%s); this server answers for it until it stops",
+                         job.id, exc)
+            self._ended_unrecorded[job.id] = job
         finally:
             job.done.set()
             self._jobs.pop(job.id, None)
@@ -643,6 +650,8 @@ class JobManager:
             try:
                 await write()
             except Exception as exc:
+                if isinstance(exc, StorageDamaged):
+                    raise  # writing again will not mend it
                 failures += 1
                 if failures == 1:
                     logger.warning("could not record the end of job %s (%s); trying again until it is recorded",
@@ -691,7 +700,7 @@ class JobManager:
     # -- answering for jobs ---------------------------------------------------------------
 
     def _live(self, owner: str, job_id: str) -> _LiveJob | None:
-        job = self._jobs.get(job_id)
+        job = self._jobs.get(job_id) or self._ended_unrecorded.get(job_id)
         return job if job is not None and job.owner == owner else None
 
     def _view(self, job: _LiveJob) -> JobView:

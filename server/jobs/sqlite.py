@@ -32,7 +32,7 @@ import anyio
 import anyio.to_thread
 
 from toolbay.atomic_files import write_whole
-from toolbay.errors import StorageError
+from toolbay.errors import StorageDamaged, StorageError
 from toolbay.jobs.serving import serving_lock_beside, unless_served
 from toolbay.jobs.store import (
     TERMINAL,
@@ -124,7 +124,7 @@ class SqliteJobStore(JobStore):
                     raise  # a lock held, a full disk: passing, and retried where that matters
                 # Found damaged while serving (a bad page read now): said as such, not as an
                 # internal error, nor as a full data folder.
-                raise StorageError(
+                raise StorageDamaged(
                     f"the job database {self.path} is damaged ({exc}). Stop the servers using this data folder and "
                     "start one again: the damaged file is then kept aside and a fresh one started") from exc
 

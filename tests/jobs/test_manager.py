@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
-from toolbay.errors import NoSuchJob
+from toolbay.errors import NoSuchJob, StorageDamaged
 from toolbay.jobs import JobManager, SqliteJobStore
 from toolbay.jobs.manager import as_job
 from toolbay.words import CallContext, ToolResult
@@ -176,6 +177,30 @@ async def test_another_server_on_the_folder_shows_the_progress_of_a_job_and_send
     assert "second of three" in messages and messages[-1] == f"job {job_id} completed", heard
     values = [done for done, _, _ in heard]
     assert values == sorted(values) and len(set(values)) == len(values)  # only ever forward
+
+
+class DamagedAtTheEnd(SqliteJobStore):
+    """A job database that turned out damaged by the time a job ended (a page overwritten while
+    serving; SQLite finds it only when it reads that page, which a test cannot time)."""
+
+    async def finish(self, job_id: str, status: Any, result: ToolResult, *, at: float, reason: str | None = None,
+                     events: Any = None) -> None:
+        raise StorageDamaged(f"the job database {self.path} is damaged (database disk image is malformed)")
+
+
+async def test_a_job_whose_end_a_damaged_store_cannot_take_is_answered_from_memory(db_path: Path) -> None:
+    """Its waiters were told "running" for ever, and a server whose client had gone stayed the
+    whole drain time retrying (found by an outside probe)."""
+    gate = Gate()
+    async with JobManager(DamagedAtTheEnd(db_path), sync_budget_s=0.05) as manager:
+        job_id = await start_job(manager, gate)
+        gate.open()
+        with anyio.fail_after(30):
+            view = await manager.wait("alice", job_id, None)
+        assert view.status == "completed"
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.text == "done"
+        assert manager.running_jobs == 0  # nothing left for a draining server to wait for
 
 
 async def test_cancelling_a_finished_job_changes_nothing(make_manager: MakeManager) -> None:
