@@ -13,8 +13,8 @@ from toolbay.handlers.base import Handler
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 # Rescans for the caller of the context; returns {"added": [...], "removed": [...], "changed": [...]},
-# naming only tools that caller may know of, and for the server's local caller "not_served":
-# each file that serves no tool, as "NAME: why".
+# naming only tools that caller may know of, and for the server's local caller "not_described":
+# each file that could not be described, as "NAME: why".
 Rescan = Callable[[CallContext], Awaitable[Mapping[str, list[str]]]]
 
 DEFINITION = ToolDefinition(
@@ -39,12 +39,12 @@ class RefreshToolsHandler(Handler):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         change = dict(await self._rescan(context))
-        not_served = change.pop("not_served", [])
+        not_described = change.pop("not_described", [])
         parts = [f"{label}: {', '.join(names)}" for label, names in change.items() if names]
         text = "Tools " + "; ".join(parts) + "." if parts else "No change: the tools are up to date."
-        if not_served:
-            text += " Files that serve no tool: " + "; ".join(not_served) + "."
+        if not_described:
+            text += " Files that could not be described: " + "; ".join(not_described) + "."
         structured = {k: list(v) for k, v in change.items()}
-        if not_served:
-            structured["not_served"] = list(not_served)
+        if not_described:
+            structured["not_described"] = list(not_described)
         return ToolResult(text=text, structured=structured)

@@ -169,10 +169,14 @@ async def _assembled(
             if kind is not None:
                 seen[kind].append(split_key(key)[0])  # its own personal tool by its name
         if principal.kind == "local":
-            # The operator's own session (a tool author in their editor): the files that serve
-            # nothing, and why, which it otherwise learns only from the log or toolbay list.
-            # Not told to callers over HTTP, whose folders and file names are not theirs to see.
-            seen["not_served"] = [f"{Path(skipped.path).name}: {skipped.reason}" for skipped in after.skipped]
+            # The operator's own session (a tool author in their editor): the files that could
+            # not be described, and why, which it otherwise learns only from the log or toolbay
+            # list. Not told to callers over HTTP, whose folders and file names are not theirs to see.
+            served = {entry.definition.origin.partition(":")[2] for entry in after.entries()}
+            seen["not_described"] = [
+                f"{Path(skipped.path).name}: {skipped.reason}"
+                + (" (its last good version is served meanwhile)" if skipped.path in served else "")
+                for skipped in after.skipped]
         return seen
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:

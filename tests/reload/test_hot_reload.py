@@ -192,7 +192,7 @@ async def test_refresh_tools_reports_what_changed(reload_settings: Any, reload_d
     assert text_of(called).strip() == "good day, world (greet v2)"
 
 
-async def test_refresh_tools_tells_the_local_caller_which_files_serve_no_tool_and_why(
+async def test_refresh_tools_tells_the_local_caller_which_files_could_not_be_described_and_why(
         reload_settings: Any, reload_dir: Path) -> None:
     """It answered "No change: the tools are up to date." beside a broken replacement and a file
     that is no tool, which a tool author in their editor learnt only from the log (found by an
@@ -206,11 +206,13 @@ async def test_refresh_tools_tells_the_local_caller_which_files_serve_no_tool_an
                 drop(JUNK, reload_dir, "notes.wasm")
                 answer = await client.call_tool("refresh_tools", {})
     text = text_of(answer)
-    assert text.startswith("No change: the tools are up to date. Files that serve no tool: "), text
+    assert text.startswith("No change: the tools are up to date. Files that could not be described: "), text
     assert "greet.wasm: " in text and "notes.wasm: " in text
     assert answer.structured_content is not None
-    assert sorted(line.split(":")[0] for line in answer.structured_content["not_served"]) == ["greet.wasm",
-                                                                                              "notes.wasm"]
+    problems = dict(line.split(": ", 1) for line in answer.structured_content["not_described"])
+    assert sorted(problems) == ["greet.wasm", "notes.wasm"]
+    assert problems["greet.wasm"].endswith("(its last good version is served meanwhile)")
+    assert not problems["notes.wasm"].endswith("meanwhile)")
 
 
 async def test_a_2026_client_hears_of_changes_through_subscriptions_listen(
