@@ -773,7 +773,9 @@ class JobManager:
         """``wait`` for a job another server runs: the progress it stores is sent on as it comes
         (looked for every ``STORED_PROGRESS_POLL_S``), then how the job ended."""
         await relay.step(f"{view.status}" + (f" — {progress_text(view.progress)}" if view.progress else ""))
-        seen: float | None = None
+        # The reports up to now are in that first step: only later ones are sent on.
+        reported = await self._stored_progress(owner, view.id)
+        seen = reported[-1].at if reported else None
         with anyio.move_on_after(timeout_s):
             while True:
                 await self.store.wait_finished(owner, view.id, STORED_PROGRESS_POLL_S)
