@@ -73,11 +73,6 @@ _FAILED = "\x00the whole file: "
 # Beside a remembered failure whose help run timed out: the limit it ran past.
 _TIMED_OUT_AFTER = "\x00timed out after s: "
 DEFAULT_MAX_DEPTH = DiscoverySettings.model_fields["max_depth"].default
-
-
-def _limit_raised(timed_out_after_s: object, limit_s: float) -> bool:
-    """Whether a describing that ran past ``timed_out_after_s`` has a longer limit now."""
-    return isinstance(timed_out_after_s, int | float) and limit_s > timed_out_after_s
 # How the reason a Python module is skipped for begins when none of its tools is served.
 NO_TOOL_REASON = "it offers no tool: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
@@ -290,6 +285,12 @@ class FileOutcome:
     @property
     def content_sha256(self) -> str | None:
         return self.rejected_sha256 or self.sha256
+
+
+
+def _limit_raised(timed_out_after_s: object, limit_s: float) -> bool:
+    """Whether a describing that ran past ``timed_out_after_s`` has a longer limit now."""
+    return isinstance(timed_out_after_s, int | float) and limit_s > timed_out_after_s
 
 
 def _helpers_of(entry: Mapping[str, Any]) -> Mapping[str, str]:

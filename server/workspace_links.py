@@ -14,8 +14,8 @@ call made ``x -> d/../../secret`` while ``d`` was a link two levels down; a late
 between calls. What the server last saw of each folder is kept in memory, per process.
 
 The walk does not follow links and does not recurse in Python (a tool may nest folders
-thousands deep): its cost grows with the number of entries in the folder (about 0.4 s for
-100,000 on a busy 2-core machine), and only WebAssembly tools that may write pay it, once a call.
+thousands deep), and stat only links: its cost grows with the number of entries in the folder
+(about 0.07 s of CPU for 100,000), and only WebAssembly tools that may write pay it, once a call.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def links_removed(tool: str, removed: Sequence[str]) -> ToolResult:
 def _links_under(root: Path) -> list[tuple[str, os.stat_result]]:
     """Every symbolic link under ``root`` with its ``lstat``, walked with a list rather than
     recursion, never through a link. Only links are stat'ed: the kind of every other entry comes
-    with the folder's listing (a quarter of the time on 100,000 files)."""
+    with the folder's listing (100,000 files: 0.07 s of CPU, against 0.45 s stat'ing each)."""
     links: list[tuple[str, os.stat_result]] = []
     pending = [os.fspath(root)]
     while pending:

@@ -290,7 +290,7 @@ class JobManager:
 
     def _runner_events(self, job_id: str) -> builtins.list[JobEvent]:
         """Which server runs the job, for servers beside it on the folder (``ServingLock``)."""
-        if self._serving is None:
+        if self._serving is None or not self._serving.holds_its_own_lock:
             return []
         return [JobEvent(job_id=job_id, at=self.clock(), kind=RUNNER, data={"server": self._serving.server_id})]
 

@@ -64,6 +64,12 @@ class ServingLock:
             pass  # its jobs are then taken over only once it is alone, as before
         return alone
 
+    @property
+    def holds_its_own_lock(self) -> bool:
+        """Whether this server's own lock is held: only then may it mark jobs as its (a job
+        marked by a server without it would look orphaned to the others)."""
+        return self._own_fd is not None
+
     def runner_alive(self, server_id: str) -> bool:
         """Whether the server ``server_id`` still runs (on this folder). A dead one's lock file is
         removed once it is found free."""
