@@ -287,7 +287,6 @@ class FileOutcome:
         return self.rejected_sha256 or self.sha256
 
 
-
 def _limit_raised(timed_out_after_s: object, limit_s: float) -> bool:
     """Whether a describing that ran past ``timed_out_after_s`` has a longer limit now."""
     return isinstance(timed_out_after_s, int | float) and limit_s > timed_out_after_s
