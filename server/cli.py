@@ -192,6 +192,8 @@ def describe(
     described = _run(describe_file, settings, str(file))
     if as_json:
         typer.echo(json.dumps(described, indent=2, ensure_ascii=False))
+        if not described["described"]:
+            raise typer.Exit(2)
         return
     for run in described["help_runs"]:
         typer.echo(f"$ {' '.join(run['argv'])}    (exit {run['exit_code']}, {run['encoding']})")
@@ -203,6 +205,9 @@ def describe(
         if tool["keywords"]:
             typer.echo(f"keywords: {', '.join(tool['keywords'])}")
         typer.echo(json.dumps(tool["input_schema"], indent=2, ensure_ascii=False) + "\n")
+    if not described["described"]:  # its help runs are shown above the reason
+        say(f"toolbay: {file} serves no tool: {described['skipped'][0]}")
+        raise typer.Exit(2)
     for reason in described["skipped"]:
         typer.echo(f"skipped: {reason}")
 

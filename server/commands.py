@@ -386,4 +386,5 @@ async def describe_file(settings: Settings, path: str) -> dict[str, Any]:
         "keywords": list(tool.keywords), "version": tool.version, "background": tool.background,
         "input_schema": tool.input_schema,
     } for tool in explained.tools]
-    return {"file": os.path.abspath(path), "help_runs": runs, "tools": tools, "skipped": list(explained.skipped)}
+    return {"file": os.path.abspath(path), "help_runs": runs, "tools": tools, "skipped": list(explained.skipped),
+            "described": explained.described}

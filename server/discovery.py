@@ -195,6 +195,8 @@ class Explanation:
     help_runs: list[tuple[list[str], HelpRun]]
     tools: list[ToolDefinition]
     skipped: tuple[str, ...]
+    # False when the file serves nothing at all (its help was no help): ``skipped`` says why.
+    described: bool = True
 
 
 class ModuleRef:
@@ -457,7 +459,13 @@ class Discovery:
         stem = tool_name_for(path)
         runs: list[tuple[list[str], HelpRun]] = []
         ref = ModuleRef(self.runtime, path, sha256_of(path))
-        described = self._describe_with_guest(ref, stem, record=lambda argv, run: runs.append((argv, run)))
+        try:
+            described = self._describe_with_guest(ref, stem, record=lambda argv, run: runs.append((argv, run)))
+        except NotHelpError as exc:
+            # What it printed is what its author needs to see beside why it is no help.
+            if not runs:
+                raise
+            return Explanation(runs, [], (f"its -h/--help output is not help text: {exc.reason}",), described=False)
         tools = [self._tool_for(ref, stem, "wasm:" + path, command).definition for command in described.commands]
         return Explanation(runs, tools, described.skipped)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tests.conftest import BUNDLED_EXTENSIONS
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
 from toolbay.cli import app
 
 runner = CliRunner()
@@ -53,3 +53,12 @@ def test_describe_of_a_folder_says_it_is_a_folder(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.strip() == (f"toolbay: describe: {tmp_path} is a folder; give it one .wasm file (toolbay "
                                      "list shows a folder's tools)")
+
+
+def test_describe_of_a_program_whose_help_is_no_help_shows_what_it_printed_and_why(tmp_path: Path) -> None:
+    """It printed the reason alone: the author did not see what their program had printed
+    (found by an outside probe)."""
+    result = runner.invoke(app, ["describe", str(FIXTURE_WASM / "fsops.wasm"), "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "$ fsops --help" in result.stdout and "unknown operation --help" in result.stdout
+    assert result.stderr.strip().startswith("toolbay: ") and "is not help text" in result.stderr
