@@ -729,10 +729,9 @@ class JobManager:
         reports = await self._stored_progress(owner, job_id)
         return dataclasses.replace(view, progress=dict(reports[-1].data)) if reports else view
 
-    async def _stored_progress(self, owner: str, job_id: str, after: float | None = None) -> builtins.list[JobEvent]:
-        """The job's progress reports in the store, oldest first (those after ``after``)."""
-        return [e for e in await self.store.events(owner, job_id)
-                if e.kind == "progress" and (after is None or e.at > after)]
+    async def _stored_progress(self, owner: str, job_id: str) -> builtins.list[JobEvent]:
+        """The job's progress reports in the store, oldest first."""
+        return [e for e in await self.store.events(owner, job_id) if e.kind == "progress"]
 
     async def wait(self, owner: str, job_id: str, timeout_s: float | None,
                    on_progress: ProgressCallback | None = None) -> JobView:
@@ -772,21 +771,24 @@ class JobManager:
                                      relay: ProgressRelay) -> None:
         """``wait`` for a job another server runs: the progress it stores is sent on as it comes
         (looked for every ``STORED_PROGRESS_POLL_S``), then how the job ended."""
-        await relay.step(f"{view.status}" + (f" — {progress_text(view.progress)}" if view.progress else ""))
-        # The reports up to now are in that first step: only later ones are sent on.
+        # The first step says the progress so far, read once with the time of its report: only
+        # later reports are sent on (one stored between two reads would be neither).
         reported = await self._stored_progress(owner, view.id)
-        seen = reported[-1].at if reported else None
+        progress = dict(reported[-1].data) if reported else view.progress
+        seen = len(reported)  # the store gives them oldest first, and only ever adds
+        await relay.step(f"{view.status}" + (f" — {progress_text(progress)}" if progress else ""))
         with anyio.move_on_after(timeout_s):
             while True:
                 await self.store.wait_finished(owner, view.id, STORED_PROGRESS_POLL_S)
-                for report in await self._stored_progress(owner, view.id, after=seen):
-                    seen = report.at
+                reports = await self._stored_progress(owner, view.id)
+                for report in reports[seen:]:
                     data = report.data
                     if isinstance(data.get("progress"), int | float):
                         total = data.get("total")
                         await relay.tool(float(data["progress"]), float(total) if isinstance(total, int | float)
                                          else None, data.get("message") if isinstance(data.get("message"), str)
                                          else None)
+                seen = max(seen, len(reports))
                 now = await self.status(owner, view.id)
                 if now.finished:
                     await relay.step(f"job {view.id} {now.status}", final=True)
