@@ -196,6 +196,8 @@ class JobManager:
         self.recover = recover
         # On a shared store: how often this server looks for jobs of replicas that died.
         self.takeover_interval_s = takeover_interval_s
+        # The server last seen running each unfinished job of another server on the folder.
+        self._runners: dict[str, str] = {}
         # Jobs whose end the store could never take (a damaged database), answered from memory.
         self._ended_unrecorded: dict[str, _LiveJob] = {}
         self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
@@ -396,12 +398,23 @@ class JobManager:
         with serving.deciding():  # no other server takes the same jobs meanwhile
             # Read under the gate: a server that ended or took jobs over meanwhile recorded it.
             orphans = []
-            for record in [r for r in await self.store.list_unfinished() if r.id not in self._jobs]:
-                runner = await self._runner_of(record)
-                if runner is None:
-                    unmarked = True
-                elif not await anyio.to_thread.run_sync(serving.runner_alive, runner):
-                    orphans.append(record)
+            others = [r for r in await self.store.list_unfinished() if r.id not in self._jobs]
+            # A job's runner changes only when it is taken over, after its runner has gone: the
+            # one seen last is asked again, and the events read only when it has gone (a long
+            # job's events are thousands of progress reports, and this runs every few seconds).
+            known = {r.id: self._runners[r.id] for r in others if r.id in self._runners}
+            self._runners = known
+            for record in others:
+                runner = known.get(record.id)
+                if runner is None or not await anyio.to_thread.run_sync(serving.runner_alive, runner):
+                    runner = await self._runner_of(record)
+                    if runner is None:
+                        unmarked = True
+                        continue
+                    if not await anyio.to_thread.run_sync(serving.runner_alive, runner):
+                        orphans.append(record)
+                        continue
+                self._runners[record.id] = runner
             if orphans:
                 logger.warning("the server that ran %d unfinished job(s) on this data folder has stopped: this "
                                "one takes them over", len(orphans))

@@ -44,7 +44,7 @@ class ServingLock:
         does only while it starts or takes over: run it on a worker thread."""
         fd = _open(self.path)
         try:
-            with _held(self.gate_path, blocking=True):
+            with held_exclusively(self.gate_path, blocking=True):
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     alone = True
@@ -96,7 +96,7 @@ class ServingLock:
     def deciding(self) -> Iterator[None]:
         """Held while this server decides which jobs of dead servers to take over (and does):
         no two servers take the same job. Raises ``BlockingIOError`` when another is deciding."""
-        with _held(self.gate_path, blocking=False):
+        with held_exclusively(self.gate_path, blocking=False):
             yield
 
     def alone_now(self) -> bool:
@@ -107,7 +107,7 @@ class ServingLock:
         if fd is None:
             return False
         try:
-            with _held(self.gate_path, blocking=False):
+            with held_exclusively(self.gate_path, blocking=False):
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return True
@@ -140,30 +140,14 @@ def serving_lock_beside(database: Path) -> Path:
     return database.with_name(database.stem + ".serving")
 
 
-@contextlib.contextmanager
-def unless_served(path: Path) -> Iterator[bool]:
-    """True for the block when no server holds the serving lock ``path`` (and none can take it
-    meanwhile); False when one does."""
-    fd = _open(path)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-        else:
-            yield True
-    finally:
-        os.close(fd)
-
-
 def _open(path: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
 
 @contextlib.contextmanager
-def _held(path: Path, *, blocking: bool) -> Iterator[None]:
+def held_exclusively(path: Path, *, blocking: bool) -> Iterator[None]:
     """``path`` locked exclusively for the block; raises ``BlockingIOError`` when it is not
-    free and ``blocking`` is False."""
+    free and ``blocking`` is False (with the serving lock: some server is serving)."""
     fd = _open(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -33,7 +33,7 @@ import anyio.to_thread
 
 from toolbay.atomic_files import write_whole
 from toolbay.errors import StorageDamaged, StorageError
-from toolbay.jobs.serving import serving_lock_beside, unless_served
+from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
     TERMINAL,
     JobEvent,
@@ -141,11 +141,12 @@ class SqliteJobStore(JobStore):
                     raise
                 # Not from under a server still using it (it would go on writing to the file
                 # moved aside, and its jobs would be seen by nobody else): said, and left.
-                with unless_served(serving_lock_beside(self.path)) as free:
-                    if not free:
-                        in_use = f"it is damaged ({exc}), and a server on this data folder is using it"
-                        raise _DamagedInUse(in_use) from exc
-                    kept = self._move_aside()
+                try:
+                    with held_exclusively(serving_lock_beside(self.path), blocking=False):
+                        kept = self._move_aside()
+                except BlockingIOError:
+                    in_use = f"it is damaged ({exc}), and a server on this data folder is using it"
+                    raise _DamagedInUse(in_use) from exc
                 logger.warning("the job database %s is damaged (%s): moved it to %s and started a fresh one; "
                                "the jobs it held are lost", self.path, exc, kept)
                 return self._connect()
