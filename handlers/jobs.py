@@ -1,8 +1,8 @@
 """The built-in job tools, always listed: job_status, job_wait, job_result, job_cancel, job_list.
 
-Each is a ``Handler`` over one ``JobManager``; the caller is ``context.caller``, so a
-job is only ever seen by whoever started it (anyone else gets ``NoSuchJob``, raised
-for the server to translate like every ``CallRefused``).
+Each is a ``Handler`` over one ``JobManager``; a job belongs to ``context.job_owner`` (the
+caller's ``Principal.job_owner``), so a job is only ever seen by whoever started it (anyone
+else gets ``NoSuchJob``, raised for the server to translate like every ``CallRefused``).
 
     catalog.extend(job_tools(manager))
 """
@@ -65,7 +65,7 @@ class JobStatusTool(JobTool):
                    "Returns at once; use job_wait to wait for the end instead of calling this in a loop.")
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        return _view_result(await self.manager.status(context.caller, arguments["job_id"]))
+        return _view_result(await self.manager.status(context.job_owner, arguments["job_id"]))
 
 
 class JobWaitTool(JobTool):
@@ -83,7 +83,7 @@ class JobWaitTool(JobTool):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         asked = max(float(arguments.get("timeout_s", 30)), 0.0)
-        view = await self.manager.wait(context.caller, arguments["job_id"], min(asked, MAX_WAIT_S),
+        view = await self.manager.wait(context.job_owner, arguments["job_id"], min(asked, MAX_WAIT_S),
                                        on_progress=context.report_progress)
         result = _view_result(view)
         if asked > MAX_WAIT_S and not view.finished:
@@ -103,9 +103,9 @@ class JobResultTool(JobTool):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         job_id = arguments["job_id"]
-        result = await self.manager.result(context.caller, job_id)
+        result = await self.manager.result(context.job_owner, job_id)
         if result is None:
-            view = await self.manager.status(context.caller, job_id)
+            view = await self.manager.status(context.job_owner, job_id)
             return ToolResult(text=f"{view.state()}; it has not ended yet, so there is no result. {view.next_step()}",
                               structured=view.structured(), is_error=True, meta={"job_id": job_id})
         meta = {**result.meta, "job_id": job_id}
@@ -134,7 +134,7 @@ class JobCancelTool(JobTool):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         reason = arguments.get("reason") or "cancelled by the caller"
-        return _view_result(await self.manager.cancel(context.caller, arguments["job_id"], reason))
+        return _view_result(await self.manager.cancel(context.job_owner, arguments["job_id"], reason))
 
 
 class JobListTool(JobTool):
@@ -151,7 +151,7 @@ class JobListTool(JobTool):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         limit, offset = int(arguments.get("limit", 20)), int(arguments.get("offset", 0))
-        views = await self.manager.list(context.caller, arguments.get("status"), limit=limit, offset=offset)
+        views = await self.manager.list(context.job_owner, arguments.get("status"), limit=limit, offset=offset)
         text = "\n".join(v.sentence() for v in views) or "You have no jobs" + (
             f" with status {arguments['status']}" if arguments.get("status") else "") + (
             " past that offset." if offset else ".")

@@ -201,6 +201,7 @@ class Toolbay:
             raise UnknownTool(call.name)
         if call.principal is not None:
             call.context.caller = call.principal.id
+            call.context.owner = call.principal.job_owner
             call.context.extras["principal"] = call.principal  # for built-ins that answer per caller
             call.context.extras["scopes"] = call.principal.scopes
         if call.session is not None:
@@ -217,7 +218,7 @@ class Toolbay:
             return await handler.handle(call.arguments, call.context)
         arguments = call.arguments
         return await self.jobs.run_or_background(
-            call.context.caller, call.name, arguments,
+            call.context.job_owner, call.name, arguments,
             lambda context: handler.handle(arguments, context), call.context,
             background=handler.definition.background,
         )
@@ -238,14 +239,14 @@ class Toolbay:
         return await self.policies.authenticator.identify(transport, credential)
 
     def owner_id_for(self, transport: Transport, verified: Principal | None) -> str:
-        """The caller's id without a network round trip: ``verified`` is the principal the
-        HTTP layer already checked the token of, if any."""
+        """Whom the caller's jobs belong to (``Principal.job_owner``), without a network round
+        trip: ``verified`` is the principal the HTTP layer already checked the token of, if any."""
         if verified is not None:
-            return verified.id
+            return verified.job_owner
         authenticator = self.policies.authenticator
         if transport in LOCAL_TRANSPORTS:
-            return (authenticator.local or self.local_principal).id
-        return (authenticator.anonymous or Principal.anonymous()).id
+            return (authenticator.local or self.local_principal).job_owner
+        return (authenticator.anonymous or Principal.anonymous()).job_owner
 
     def visible_definitions(self, principal: Principal) -> list[ToolDefinition]:
         return self.policies.authorizer.visible(

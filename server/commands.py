@@ -308,7 +308,7 @@ async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResul
     job_id = result.meta.get("job_id")
     if app.jobs is not None and isinstance(job_id, str) and not result.is_error:
         # A call that became a job: wait for it here, with its progress, as the user asked.
-        result = await _wait_for_job(app.jobs, call.context.caller, job_id)
+        result = await _wait_for_job(app.jobs, call.context.job_owner, job_id)
     if result.is_error and not result.text:
         print(f"toolbay: {tool} failed", file=sys.stderr)
     return result

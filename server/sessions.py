@@ -45,7 +45,8 @@ _listening_caller: ContextVar[Principal | None] = ContextVar("toolbay_listening_
 @dataclass(frozen=True, slots=True)
 class Audience:
     """Who is told of a change of the tool list: everyone, or the sessions of these callers
-    (``callers``: their ids), these sessions (``connections``: by connection, those that found a
+    (``callers``: their ids), of the callers whose jobs these are (``job_owners``:
+    ``Principal.job_owner``), these sessions (``connections``: by connection, those that found a
     changed tool) and those whose caller ``admits`` (one that may search a changed tool's folder).
     A session or stream whose caller is unknown hears only what everyone does."""
 
@@ -53,17 +54,19 @@ class Audience:
     callers: frozenset[str] = frozenset()
     connections: frozenset[Any] = frozenset()
     admits: Callable[[Principal], bool] | None = None
+    job_owners: frozenset[str] = frozenset()
 
     def includes(self, connection: Any, principal: Principal | None) -> bool:
         if self.everyone or (connection is not None and connection in self.connections):
             return True
         if principal is None:
             return False
-        return principal.id in self.callers or (self.admits is not None and self.admits(principal))
+        return (principal.id in self.callers or principal.job_owner in self.job_owners
+                or (self.admits is not None and self.admits(principal)))
 
     @property
     def anyone(self) -> bool:
-        return self.everyone or bool(self.callers or self.connections) or self.admits is not None
+        return self.everyone or bool(self.callers or self.connections or self.job_owners) or self.admits is not None
 
 
 EVERYONE = Audience(everyone=True)
@@ -170,15 +173,16 @@ class SessionRegistry:
         return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged())
 
     async def resource_updated(self, uri: str, owner: str) -> None:
-        """Tells ``owner``'s listeners subscribed to ``uri`` (``subscriptions/listen`` with
-        ``resourceSubscriptions``) that it changed: a job's result, when the job ended. Another
-        caller may subscribe to any URI; it hears nothing of what is not its own."""
+        """Tells the listeners of ``owner`` (a ``Principal.job_owner``) subscribed to ``uri``
+        (``subscriptions/listen`` with ``resourceSubscriptions``) that it changed: a job's result,
+        when the job ended. Another caller may subscribe to any URI; it hears nothing of what is
+        not its own."""
         if self._nobody_to_tell():
             return
         from mcp.server.subscriptions import ResourceUpdated
 
         try:
-            await self.bus.publish(ResourceUpdated(uri=uri), Audience(callers=frozenset({owner})))
+            await self.bus.publish(ResourceUpdated(uri=uri), Audience(job_owners=frozenset({owner})))
         except Exception:
             logger.exception("publishing a resource change to subscribers failed")
 

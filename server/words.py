@@ -161,11 +161,17 @@ class CallContext:
     """
 
     caller: str = "local"
+    # Whom a job this call becomes belongs to (``Principal.job_owner``); the caller's id when unset.
+    owner: str | None = None
     request_id: str | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     report_progress: ProgressCallback = _no_progress
     # Filled by the server for handlers that need it (e.g. the workspace folder).
     extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def job_owner(self) -> str:
+        return self.owner if self.owner is not None else self.caller
 
 
 # How a call reached the server. ``memory`` is the SDK's in-process client (tests), ``cli`` is
@@ -186,3 +192,12 @@ class Principal:
     @classmethod
     def anonymous(cls) -> Principal:
         return cls(id="anonymous")
+
+    @property
+    def job_owner(self) -> str:
+        """Whom this caller's jobs belong to: the id, qualified by its kind except for the local
+        user's. Ids of different kinds are chosen by different people (an OS user name, a tokens
+        file's client id, a JWT issuer's subject), so one spelling in two of them is two callers:
+        a token made with the client id ``root`` must not see the OS user root's jobs on a data
+        folder both use. The local user's stays bare, so ``toolbay jobs`` finds it as before."""
+        return self.id if self.kind == "local" else f"{self.kind}:{self.id}"

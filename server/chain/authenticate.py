@@ -101,3 +101,4 @@ class Authenticate(CheckStage):
         principal = await self.authenticator.authenticate(call)
         call.principal = principal
         call.context.caller = principal.id
+        call.context.owner = principal.job_owner

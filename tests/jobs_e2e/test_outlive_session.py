@@ -161,7 +161,7 @@ async def test_sigterm_stops_an_http_server_through_its_shutdown_as_ctrl_c_does(
     log = (tmp_path / "toolbay.log").read_text(errors="replace")
     for job_id in (read_job, write_job):
         shown = subprocess.run(
-            [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", "anonymous",
+            [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", "anonymous:anonymous",
              "--data-dir", str(folders["data"])], capture_output=True, text=True, check=False)
         assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr, log[-2000:])
 

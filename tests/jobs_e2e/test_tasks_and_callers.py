@@ -150,3 +150,47 @@ async def test_a_task_augmented_call_of_a_quick_tool_is_still_answered_with_a_ta
     assert text(plain).strip() == "quick"
     assert task.task_id
     assert text(payload).strip() == "quick"
+
+
+async def test_a_token_named_like_the_local_user_sees_none_of_the_local_users_jobs_nor_they_its(
+    tmp_path: Path, extensions: Path, data_dir: Path
+) -> None:
+    """Ids of different kinds are chosen by different people: a tokens file's client id that
+    spells the OS user's name (``root`` in a container) is another caller than that user's
+    stdio sessions and ``toolbay call`` on the same data folder. It listed and read their jobs."""
+    import getpass
+    import json
+    import subprocess
+    import sys
+
+    from toolbay.auth import new_token
+    from toolbay.chain.call import ToolCall
+    from toolbay.words import CallContext
+
+    user = getpass.getuser()
+    token, digest = new_token()
+    tokens_file = tmp_path / "tokens.toml"
+    tokens_file.write_text(f'[[tokens]]\nclient_id = "{user}"\nsha256 = "{digest}"\nscopes = ["tools:exec"]\n',
+                           encoding="utf-8")
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir, tokens_file=tokens_file)
+    with anyio.fail_after(60):
+        async with http_server(settings_for(config)) as (server_url, app), \
+                http_client(server_url, token) as holder:
+            holders_job = await start_job(holder, {"ms": 400, "message": "the token holder's"})
+            await call(holder, "job_wait", {"job_id": holders_job, "timeout_s": 30})
+            # The local user, as `toolbay call` reaches the same app.
+            local = await app.call(ToolCall(name="slow", arguments={"ms": 400, "message": "the local user's"},
+                                            context=CallContext(), transport="cli"))
+            local_job = str(local.meta["job_id"])
+            holder_sees = structured(await call(holder, "job_list", {}))
+            holder_reads = await call(holder, "job_result", {"job_id": local_job})
+
+    def jobs_list(*owner: str) -> list[str]:
+        shown = subprocess.run([sys.executable, "-m", "toolbay", "jobs", "list", "--json", "--data-dir", str(data_dir),
+                                *owner], capture_output=True, text=True, check=True)
+        return [job["job_id"] for job in json.loads(shown.stdout)]
+
+    assert [job["job_id"] for job in holder_sees["jobs"]] == [holders_job]
+    assert holder_reads.is_error is True and "the local user's" not in text(holder_reads)
+    assert jobs_list() == [local_job]  # the local user's own, by default
+    assert jobs_list("--owner", f"token:{user}") == [holders_job]
