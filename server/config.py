@@ -115,6 +115,8 @@ class PythonSettings(_Section):
 
     workers_per_module: int = Field(2, ge=1, le=64, description="Warm worker processes per module at most.")
     describe_timeout_s: float = Field(10.0, gt=0, le=600, description="Limit for importing a module to describe it.")
+    max_processes: int = Field(64, ge=1, le=100_000, description="Processes a worker's tool may run at once, the "
+                               "worker included; past it all of them are stopped and the call fails.")
     confine: bool = Field(True, description="Confine workers with Landlock and a network namespace where the "
                           "kernel allows; false runs them with only the rlimits.")
     network_allow: list[str] = Field(default_factory=list, description="Module-name patterns granted the network.")

@@ -331,7 +331,7 @@ class Discovery:
             settings.credentials, settings.python.credentials_file, settings.extensions)
         self.python_limits = WorkerLimits(
             timeout_s=settings.run_limit_s, memory_mb=limits.memory_mb, output_limit=limits.output_limit_kb * 1024,
-            start_timeout_s=settings.python.describe_timeout_s)
+            start_timeout_s=settings.python.describe_timeout_s, max_processes=settings.python.max_processes)
         # Folder -> (realm, owner), set by the keeper before each scan (personal folders come and go).
         self.realms: dict[str, tuple[str, str | None]] = {}
         # Module path -> what its last worker reported it was confined by.

@@ -7,10 +7,12 @@ run it on a worker thread.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import signal
 import site
 import subprocess
 import sys
@@ -19,6 +21,7 @@ import threading
 import time
 from typing import Any
 
+from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, is_installed_module, process_env
 from toolbay.stoppable_threads import WorkStopped
 
@@ -190,25 +193,39 @@ def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool,
     with tempfile.TemporaryDirectory(prefix="toolbay-describe-") as tmp, subprocess.Popen(
             spec.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=process_env(), start_new_session=True) as process:
-        message: bytes | None = frame(spec.init_message(tmp, describe=describe))
-        deadline = time.monotonic() + timeout_s
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                # Output already read is kept between tries (the documented way to poll).
-                stdout, stderr = process.communicate(
-                    message, timeout=max(0.0, left if stop is None else min(left, _STOP_CHECK_S)))
-            except subprocess.TimeoutExpired:
-                message = None
-                stopped = stop is not None and stop.is_set()
-                if not stopped and time.monotonic() < deadline:
-                    continue
-                process.kill()
-                process.communicate()
-                if stopped:
-                    raise WorkStopped from None
-                raise subprocess.TimeoutExpired(process.args, timeout_s) from None
-            return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+        PROCESS_CAP.watch(process.pid, spec.limits.max_processes)
+        try:
+            return _exchange(process, spec, tmp, timeout_s, describe=describe, stop=stop)
+        finally:
+            # What the module started as it was imported ends with its describing.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            PROCESS_CAP.forget(process.pid)
+
+
+def _exchange(process: subprocess.Popen[bytes], spec: WorkerSpec, tmp: str, timeout_s: float, *, describe: bool,
+              stop: threading.Event | None) -> subprocess.CompletedProcess[bytes]:
+    message: bytes | None = frame(spec.init_message(tmp, describe=describe))
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            # Output already read is kept between tries (the documented way to poll).
+            stdout, stderr = process.communicate(
+                message, timeout=max(0.0, left if stop is None else min(left, _STOP_CHECK_S)))
+        except subprocess.TimeoutExpired:
+            message = None
+            stopped = stop is not None and stop.is_set()
+            if not stopped and time.monotonic() < deadline:
+                continue
+            # The group: a process the module started holds the worker's output open too.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            if stopped:
+                raise WorkStopped from None
+            raise subprocess.TimeoutExpired(process.args, timeout_s) from None
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def _first_frame(data: bytes) -> dict[str, Any] | None:

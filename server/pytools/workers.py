@@ -31,6 +31,7 @@ import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from toolbay.flooding import FLOOD_FACTOR, FLOOD_FLOOR
+from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.stderr_log import StderrSource, stderr_log
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class WorkerLimits:
     memory_mb: int = 256
     output_limit: int = 1 << 20
     start_timeout_s: float = 10.0
+    max_processes: int = 64  # in the worker's process group, the worker included (``process_cap``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,7 @@ class Worker:
             raise
         finally:
             os.close(errors_write)
+        PROCESS_CAP.watch(self.process.pid, self.spec.limits.max_processes)
         self._stderr = stderr_log().watch(errors_read, self.spec.module)
         assert self.process.stdout is not None
         self._reader = BufferedByteReceiveStream(self.process.stdout)
@@ -243,6 +246,10 @@ class Worker:
         assert self.process is not None
         with anyio.move_on_after(2):
             await self.process.wait()
+        crowded = PROCESS_CAP.crowded(self.process.pid)
+        if crowded is not None:
+            return (f"it ran {crowded} processes at once, over the limit of {self.spec.limits.max_processes} "
+                    "([python] max_processes); they were all stopped")
         return exit_reason(self.process.returncode)
 
     async def kill(self) -> None:
@@ -256,6 +263,7 @@ class Worker:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await process.wait()
         if process is not None:
+            PROCESS_CAP.forget(process.pid)
             with anyio.CancelScope(shield=True):
                 await process.aclose()
         shutil.rmtree(self._tmp, ignore_errors=True)

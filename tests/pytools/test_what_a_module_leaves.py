@@ -91,12 +91,39 @@ def detacher_start():
 '''
 
 
+# Forks without end, each child (and grandchild: orphans stay in the group) noting its pid in
+# the workspace and sleeping: a fork bomb, slowed so the test machine never feels it.
+FORKER = '''
+import os, time
+
+TOOL_TIER = "write"
+
+
+def get_tool_schemas():
+    return [{"name": "forker_bomb", "description": "Forks without end", "input_schema": {"type": "object"}}]
+
+
+def forker_bomb():
+    while True:
+        if os.fork() == 0:
+            if os.fork() == 0:
+                with open("pids.txt", "a") as pids:
+                    pids.write(f"{os.getpid()}\\n")
+                time.sleep(600)
+            os._exit(0)
+        os.wait()
+        time.sleep(0.002)
+'''
+
+
 @pytest.fixture
 def settings(python_dir: Path, make_settings: Callable[..., Settings]) -> Settings:
     (python_dir / "linker.py").write_text(LINKER, encoding="utf-8")
     (python_dir / "keeper.py").write_text(KEEPER, encoding="utf-8")
     (python_dir / "detacher.py").write_text(DETACHER, encoding="utf-8")
-    return make_settings(credentials={"weather": {"tools": ["keeper_*"], "api_key": SECRET}})
+    (python_dir / "forker.py").write_text(FORKER, encoding="utf-8")
+    return make_settings(credentials={"weather": {"tools": ["keeper_*"], "api_key": SECRET}},
+                         python={"max_processes": 24})
 
 
 async def test_a_write_tool_s_link_leading_out_of_the_workspace_is_removed(settings: Settings,
@@ -153,3 +180,19 @@ async def test_a_process_a_tool_detached_ends_with_its_worker(settings: Settings
     finally:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_tool_running_more_processes_than_its_cap_is_stopped_with_all_of_them(
+        settings: Settings, workspace: Path) -> None:
+    """Nothing capped how many processes a Python tool ran: a fork bomb ran on to the call's time
+    limit (15 minutes by default), and RLIMIT_NPROC does not bind root."""
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "forker_bomb")
+        assert result.is_error, result.text
+        assert "over the limit of 24 ([python] max_processes)" in result.text, result.text
+        assert (await call(app, "keeper_connect")).text == "connected"  # the server carries on
+        pids = [int(line) for line in (workspace / "pids.txt").read_text().split()]
+        assert len(pids) >= 20
+        with anyio.fail_after(30):
+            while any(alive(pid) for pid in pids):
+                await anyio.sleep(0.02)
