@@ -197,7 +197,13 @@ def _options_if_listed(section: Section) -> Section:
 def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: list[str]) -> int:
     program, rest = found[0], found[1].strip()
     if program is not None:  # Go's "Usage of prog:"
-        usage.append(program.strip())
+        # A custom flag.Usage often keeps the header and writes the synopsis under it
+        # ("  prog [flags] INPUT..."): its operands are the tool's positionals.
+        name, forms = program.strip(), []
+        while i + 1 < len(lines) and indent_of(lines[i + 1]) > 0 and lines[i + 1].split()[:1] == [name]:
+            i += 1
+            forms.append(lines[i].split(" # ", 1)[0].strip())  # "files... # Must be a single package"
+        usage.extend(forms or [name])
         return i + 1
     if not rest:
         return _read_usage_block(lines, i + 1, usage)

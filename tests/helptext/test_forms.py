@@ -472,3 +472,17 @@ def test_several_values_after_one_flag_and_an_option_said_to_repeat_are_lists():
     schema = build_tool_schema(desc)
     assert schema.to_argv({"files": ["a.py", "b.py"], "exclude": ["x", "y"]}) == [
         "--files", "a.py", "b.py", "--exclude=x", "--exclude=y"]
+
+
+def test_go_flag_usage_of_prog_with_the_synopsis_on_the_next_line_keeps_its_operands():
+    """A custom flag.Usage that keeps Go's own header and writes the synopsis under it: the
+    operands were lost, and the synopsis was read as what the program is about."""
+    desc = _describe("Usage of wrap:\n  wrap [flags] INPUT...\n\nWraps each INPUT file.\n\n"
+                     "  -width int\n        wrap width in columns (default 80)\n")
+    assert [(p.name, p.variadic) for p in desc.positionals] == [("INPUT", True)]
+    assert desc.about != "wrap [flags] INPUT..."
+    schema = build_tool_schema(desc).input_schema["properties"]
+    assert schema["input"]["type"] == "array" and schema["width"]["type"] == "integer"
+    # Go's own usage, the header alone, still serves the flags.
+    bare = _describe("Usage of wrap:\n  -width int\n        wrap width in columns (default 80)\n")
+    assert bare.positionals == () and [o.long for o in bare.options] == ["-width"]
