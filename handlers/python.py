@@ -20,6 +20,15 @@ from toolbay.pytools.workers import WorkerFailed, WorkerPool
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 from toolbay.workspace_links import LinkGuard, links_removed
 
+_NOT_FOUND = frozenset({"FileNotFoundError", "NotADirectoryError"})
+_DENIED = frozenset({"PermissionError"})
+NO_TIER_HINT = ("\n\nNote: this module declares no TOOL_TIER (read, write or exec), so it is given no workspace "
+                "folder: its working directory is a private temporary folder, where relative paths are looked up.")
+NO_WORKSPACE_HINT = ("\n\nNote: the server has no workspace folder, so this tool's working directory is a "
+                     "private temporary folder, where relative paths are looked up.")
+READ_ONLY_HINT = ("\n\nNote: this module declares TOOL_TIER = 'read', so it sees the workspace read-only; a "
+                  "tool that writes files declares TOOL_TIER = 'write'.")
+
 
 class PythonHandler(Handler):
     supports_cancellation = True
@@ -62,7 +71,20 @@ class PythonHandler(Handler):
             result = ToolResult.error(f"{name} failed: {answer.reason}.", worker="restarted")
         else:
             result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
+            if result.is_error:
+                result.text += self._file_hint(str(result.meta.get("error_type", "")))
         return without_secrets(result, handed_out) if handed_out else result
+
+    def _file_hint(self, error_type: str) -> str:
+        """Why a file was not there or not writable, where the tool's tier says why: a module
+        that declares no tier runs in a private temporary folder, and a read one sees the
+        workspace read-only. Looked like a missing file or a bug in the tool."""
+        spec = self.pool.spec
+        if error_type in _NOT_FOUND and spec.cwd is None:
+            return NO_TIER_HINT if self.definition.tier is None else NO_WORKSPACE_HINT
+        if error_type in _DENIED and spec.read and not spec.write:
+            return READ_ONLY_HINT
+        return ""
 
     def expects_quick_answer(self) -> bool:
         """A Python tool sends nothing before its answer (no progress, no questions), so HTTP can

@@ -46,6 +46,11 @@ OUTSIDE_HINT = ("\n\nNote: this tool sees only the workspace folder, at {guest};
 # The same for a host path into the workspace, passed as given (its parameter names no place).
 HOST_PATH_HINT = ("\n\nNote: this tool sees the workspace folder at {guest}, not under its host path: for {path} "
                   "give '{mapped}', or the path relative to the workspace.")
+# A tool of the read tier that failed to change a file: it sees the workspace, read-only.
+READ_ONLY_HINT = ("\n\nNote: this tool's help declares 'PermissionLevel: read', so it sees the workspace "
+                  "read-only; a tool that writes files declares 'PermissionLevel: write'.")
+_DENIED = re.compile(rb"permission denied|not permitted|read-only file system|\b(?:EACCES|EPERM|EROFS)\b",
+                     re.IGNORECASE)
 # Words of a parameter's description (or its name) that say its value is a file's place, for a
 # schema that does not say ``format: path`` (a clap '<INPUT>', a getopt '--config=CONFIG').
 _PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
@@ -271,6 +276,8 @@ class WasmHandler(Handler):
             mapped, guest = self._guest_path(path), self.preopens[0].guest_path
             hint = OUTSIDE_HINT if mapped == path else HOST_PATH_HINT
             outcome.text = outcome.text.rstrip() + hint.format(guest=guest, path=path, mapped=mapped)
+        elif not any(preopen.writable for preopen in self.preopens) and _DENIED.search(result.stderr + result.stdout):
+            outcome.text = outcome.text.rstrip() + READ_ONLY_HINT
         return outcome
 
     def _host_path_given(self, argv: Sequence[str]) -> str | None:

@@ -64,7 +64,27 @@ async def test_a_read_tool_writes_neither_the_workspace_nor_anywhere_else(
     for target in (workspace / "new.txt", tmp_path / "elsewhere.txt"):
         result = await call(pyapp, "confine_write", {"path": str(target)})
         assert result.is_error and "Permission denied" in result.text
+        assert "declares TOOL_TIER = 'read', so it sees the workspace read-only" in result.text
         assert not target.exists()
+
+
+async def test_a_module_without_a_tier_is_told_it_has_no_workspace_when_a_file_is_not_found(
+    python_dir: Path, make_settings: Callable[..., Settings], workspace: Path,
+) -> None:
+    """It said only "[Errno 2] No such file or directory: 'notes.txt'", of a file that is in the
+    workspace: the module's missing TOOL_TIER looked like a bug in the tool."""
+    (python_dir / "tierless.py").write_text(
+        "def get_tool_schemas():\n"
+        "    return [{'name': 'tierless_read', 'description': 'reads a file', 'input_schema': {'type': 'object', "
+        "'properties': {'path': {'type': 'string'}}}}]\n\n"
+        "def tierless_read(path):\n    return open(path).read()\n", encoding="utf-8")
+    assert (workspace / "notes.txt").exists()
+    async with assemble(make_settings(), watch=False) as app:
+        result = await call(app, "tierless_read", {"path": "notes.txt"})
+        other = await call(app, "tierless_read", {"path": 7})
+    assert result.is_error and "No such file or directory" in result.text
+    assert "declares no TOOL_TIER (read, write or exec), so it is given no workspace folder" in result.text
+    assert "TOOL_TIER" not in other.text  # an error that is not about a file gets no such note
 
 
 async def test_a_tool_not_granted_the_network_cannot_connect_even_to_loopback(pyapp: Toolbay) -> None:

@@ -109,7 +109,11 @@ async def test_a_read_tool_reads_but_cannot_write_the_workspace(runtime: WasmRun
                                                                 workspace: Path) -> None:
     handler = make(runtime, program("files"), "files", tier=PermissionTier.READ, workspace=workspace)
     assert (await call(handler, {"c": "read", "p": "/workspace/notes.txt"})).text == "inside the workspace\n"
-    assert (await call(handler, {"c": "write", "p": "/workspace/x", "t": "y"})).is_error
+    refused = await call(handler, {"c": "write", "p": "/workspace/x", "t": "y"})
+    # Said as the tier, not left as the guest's "Operation not permitted", which read as a bug.
+    assert refused.is_error and "declares 'PermissionLevel: read', so it sees the workspace read-only" \
+        in refused.text, refused.text
+    assert "read-only" not in (await call(handler, {"c": "read", "p": "/workspace/none"})).text
 
 
 async def test_an_undeclared_tool_sees_no_workspace_and_is_told_why(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
