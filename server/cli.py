@@ -209,7 +209,7 @@ def describe(
         say(f"toolbay: {file} serves no tool: {described['skipped'][0]}")
         raise typer.Exit(2)
     for reason in described["skipped"]:
-        typer.echo(f"skipped: {reason}")
+        typer.echo(f"note: {reason}")  # as `toolbay list` says them
 
 
 @app.command()

@@ -474,8 +474,10 @@ class Discovery:
                              stop: threading.Event | None = None) -> CachedFile:
         # The help-text parser loads with the first file to describe (see toolbay.helptext).
         from toolbay.helptext import HelpRun, describe_tree
+        from toolbay.helptext.conventions import unknown_tiers
 
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
+        not_tiers: dict[str, None] = {}
 
         def run_help(argv: list[str]) -> HelpRun:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits), stop)
@@ -485,6 +487,8 @@ class Discovery:
             run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code, stopped=stopped)
             if record is not None:
                 record([stem, *argv], run)
+            for output in (result.stdout, result.stderr):
+                not_tiers.update(dict.fromkeys(unknown_tiers(output.decode("utf-8", "replace"))))
             return run
 
         tree = describe_tree(
@@ -502,7 +506,9 @@ class Discovery:
             )
             for c in tree
         )
-        skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped)
+        skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped) + tuple(
+            f"its help says 'PermissionLevel: {word}', which is no tier (read, write or exec): its tools are "
+            "served as undeclared, with no workspace" for word in not_tiers)
         return CachedFile(commands=commands, skipped=skipped)
 
     def _tool_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand,

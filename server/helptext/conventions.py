@@ -70,3 +70,14 @@ def take_conventions(text: str) -> tuple[str, Conventions]:
     for pattern in (_KEYWORDS, _PERMISSION, _EXECUTION):
         text = pattern.sub("", text)
     return text, Conventions(tuple(keywords), permission, background)
+
+
+def unknown_tiers(text: str) -> list[str]:
+    """The values of ``PermissionLevel:`` lines in ``text`` that name no tier ("rwx", "readonly!"):
+    such a tool is served as undeclared, which its author would not guess from the help alone."""
+    if "ermission" not in text:  # "Permission", "permission"
+        return []
+    from toolbay.words import PermissionTier
+
+    words = (match.group(1).strip(".;") for match in _PERMISSION.finditer(_split_joined(text)))
+    return list(dict.fromkeys(word for word in words if PermissionTier.parse(word) is None))

@@ -62,3 +62,19 @@ def test_describe_of_a_program_whose_help_is_no_help_shows_what_it_printed_and_w
     assert result.exit_code == 2, result.output
     assert "$ fsops --help" in result.stdout and "unknown operation --help" in result.stdout
     assert result.stderr.strip().startswith("toolbay: ") and "is not help text" in result.stderr
+
+
+def test_a_permission_level_that_names_no_tier_is_said_beside_the_undeclared_tool(tmp_path: Path) -> None:
+    """"PermissionLevel: rwxr" served the tool as undeclared, with no workspace, without a word:
+    the author saw the tier line in their help and no reason it did nothing. The program is the
+    report fixture with its tier word changed in the binary (the same length, so still valid)."""
+    program = tmp_path / "report.wasm"
+    binary = (FIXTURE_WASM / "report.wasm").read_bytes()
+    assert binary.count(b"PermissionLevel: read\n") == 1
+    program.write_bytes(binary.replace(b"PermissionLevel: read\n", b"PermissionLevel: rwxr\n"))
+    result = runner.invoke(app, ["describe", str(program), "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    assert "(tier: undeclared" in result.stdout
+    assert "note: its help says 'PermissionLevel: rwxr', which is no tier (read, write or exec)" in result.stdout
+    proper = runner.invoke(app, ["describe", str(FIXTURE_WASM / "report.wasm"), "--data-dir", str(tmp_path / "data")])
+    assert "(tier: read" in proper.stdout and "which is no tier" not in proper.stdout
