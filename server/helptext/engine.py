@@ -88,7 +88,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
-    positionals = [_described_in_prose(pos, description) for pos in positionals]
+    # The first paragraph too: cobra's usual one-paragraph Long ("Create a widget called NAME.
+    # NAME is the widget's name.") is read as what the command is about.
+    prose_text = " ".join(text for text in (about, description) if text)
+    positionals = [_described_in_prose(pos, prose_text) for pos in positionals]
     return HelpDescription(
         name=name, version=version, about=about, description=description,
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),

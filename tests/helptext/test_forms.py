@@ -486,3 +486,13 @@ def test_go_flag_usage_of_prog_with_the_synopsis_on_the_next_line_keeps_its_oper
     # Go's own usage, the header alone, still serves the flags.
     bare = _describe("Usage of wrap:\n  -width int\n        wrap width in columns (default 80)\n")
     assert bare.positionals == () and [o.long for o in bare.options] == ["-width"]
+
+
+def test_a_positional_is_described_by_its_sentence_in_the_first_paragraph_too():
+    """cobra's usual one-paragraph Long: the sentences were read only after a blank line, so a
+    command written in one paragraph gave its positionals no description."""
+    desc = _describe("Create a widget called NAME from the given FILEs. NAME is the widget's name. FILE is a "
+                     "JSON file in the workspace.\n\nUsage:\n  kit create NAME [FILE...] [flags]\n\nFlags:\n"
+                     "  -h, --help   help for create\n")
+    described = {p.name: p.description for p in desc.positionals}
+    assert described == {"NAME": "NAME is the widget's name.", "FILE": "FILE is a JSON file in the workspace."}
