@@ -44,6 +44,14 @@ class HelpRun(NamedTuple):
             return b""
         return self.stdout if self.stdout.strip() else self.stderr
 
+    @property
+    def help_beside_output(self) -> bytes:
+        """What went to stderr when stdout had something else: an old-style program prints its
+        banner on stdout and its usage on stderr. Empty when stderr was the help already."""
+        if self.stopped is not None or not self.stdout.strip():
+            return b""
+        return self.stderr if self.stderr.strip() else b""
+
 
 class DescribedCommand(NamedTuple):
     tool_name: str
@@ -122,13 +130,29 @@ class _Walk:
         long_run = self.run_help([*path, "--help"])
         try:
             return describe_text(long_run.help_bytes)
-        except NotHelpError:
-            short = self.run_help([*path, "-h"]).help_bytes
+        except NotHelpError as not_help:
+            short_run = self.run_help([*path, "-h"])
+            short = short_run.help_bytes
             if not short.strip():
                 if long_run.stopped is not None:
                     raise HelpDidNotEnd(_help_stopped(long_run.stopped)) from None
-                raise
-            return describe_text(short)
+                return _help_on_stderr((long_run, short_run), not_help, describe_text)
+            try:
+                return describe_text(short)
+            except NotHelpError:
+                return _help_on_stderr((long_run, short_run), not_help, describe_text)
+
+
+def _help_on_stderr(runs: tuple[HelpRun, ...], not_help: NotHelpError,
+                    describe: Callable[[bytes], HelpDescription]) -> HelpDescription:
+    """The help a run wrote to stderr beside other output on stdout, or ``not_help`` again."""
+    for run in runs:
+        if run.help_beside_output:
+            try:
+                return describe(run.help_beside_output)
+            except NotHelpError:
+                continue
+    raise not_help
 
 
 def _help_stopped(why: str) -> str:
@@ -184,13 +208,16 @@ def _describe_tree(run_help: Callable[[list[str]], HelpRun], tool_name: str, max
         raise HelpDidNotEnd(_help_stopped(long_run.stopped))
     try:
         root = describe_help(long, short)
-    except NotHelpError:
-        if not short.strip():
-            raise
+    except NotHelpError as not_help:
         try:
-            root = describe_help(short)
+            if not short.strip():
+                raise
+            try:
+                root = describe_help(short)
+            except NotHelpError:
+                root = describe_help(long)  # raises with the reason for the long form
         except NotHelpError:
-            root = describe_help(long)  # raises with the reason for the long form
+            root = _help_on_stderr((long_run, short_run), not_help, describe_help)
     if root.version is None and (flag := version_flag(root)):
         # The help does not say it; the program's own answer to --version does.
         asked = run_help([flag])

@@ -57,6 +57,23 @@ def test_help_printed_on_stderr_is_read():
     assert {o.long for o in tree[0].description.options} >= {"-name", "-loud"}
 
 
+def test_help_on_stderr_beside_a_banner_on_stdout_is_read_for_the_root_and_its_subcommands():
+    """An old-style program prints its banner on stdout and its usage on stderr: the banner alone
+    was read, as no help, and the program served no tool."""
+    strutil = CORPUS / "commander" / "strutil"
+
+    def run(argv: list[str]) -> HelpRun:
+        words = argv[:-1]
+        name = "long.txt" if not words else f"sub-{'_'.join(words)}.txt"
+        return HelpRun(b"strutil 1.0 (c) ACME\n", (strutil / name).read_bytes(), 0)
+
+    tree = describe_tree(run, "strutil")
+    assert [c.tool_name for c in tree] == [c.tool_name for c in describe_tree(runner_over(strutil), "strutil")]
+    assert len(tree) > 1 and tree.skipped == []
+    with pytest.raises(NotHelpError, match="strutil 1.0"):  # a banner with nothing on stderr is still no help
+        describe_tree(lambda argv: HelpRun(b"strutil 1.0 (c) ACME\n", b"", 0), "strutil")
+
+
 def test_a_root_that_is_not_help_raises_not_help():
     with pytest.raises(NotHelpError):
         describe_tree(lambda argv: HelpRun(b"hello world\n", b"", 0), "hello")
