@@ -32,7 +32,7 @@ import anyio.to_thread
 from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import DiscoverySettings, Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
-from toolbay.errors import HelpDidNotEnd, NotHelpError, ToolbayError, WasmRejected, why_no_folder
+from toolbay.errors import HelpDidNotEnd, NoSubcommandHelp, NotHelpError, ToolbayError, WasmRejected, why_no_folder
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.hash_index import HashIndex
@@ -378,6 +378,8 @@ class Discovery:
                 reason = exc.reason + (" ([discovery] help_timeout_s)" if timed_out else "")
                 if timed_out:  # a longer limit may let it end: described again then
                     notes = (f"{_TIMED_OUT_AFTER}{self.settings.discovery.help_timeout_s!r}",)
+            elif isinstance(exc, NoSubcommandHelp):
+                reason = exc.reason
             else:
                 reason = f"its -h/--help output is not help text: {exc.reason}"
             self.cache.put(sha, self._cache_key(stem), CachedFile(commands=(), skipped=(_FAILED + reason, *notes)))
@@ -465,7 +467,9 @@ class Discovery:
             # What it printed is what its author needs to see beside why it is no help.
             if not runs:
                 raise
-            return Explanation(runs, [], (f"its -h/--help output is not help text: {exc.reason}",), described=False)
+            why = exc.reason if isinstance(exc, NoSubcommandHelp) else \
+                f"its -h/--help output is not help text: {exc.reason}"
+            return Explanation(runs, [], (why,), described=False)
         tools = [self._tool_for(ref, stem, "wasm:" + path, command).definition for command in described.commands]
         return Explanation(runs, tools, described.skipped)
 
@@ -506,6 +510,12 @@ class Discovery:
             )
             for c in tree
         )
+        if not commands and tree.skipped:
+            # Subcommands listed, none readable: a file that serves no tool says so as a skipped
+            # file, naming why, not as notes that name no file beside zero tools.
+            first = tree.skipped[0]
+            raise NoSubcommandHelp(f"it lists subcommands, but none of their help could be read "
+                               f"({' '.join(first.path)}: {first.reason})")
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped) + tuple(
             f"its help says 'PermissionLevel: {word}', which is no tier (read, write or exec): its tools are "
             "served as undeclared, with no workspace" for word in not_tiers)

@@ -4,6 +4,8 @@
     ├── ConfigError              a setting is missing or wrong (the CLI prints it and exits 2)
     ├── StorageError             the data folder cannot be used (full disk, no permission)
     ├── NotHelpError             bytes that are not a program's help text (server.helptext)
+    │   ├── HelpDidNotEnd            its help run was stopped by a limit
+    │   └── NoSubcommandHelp         it lists subcommands, none of whose help could be read
     ├── WasmRejected             a file that cannot be served as a WASI command (server.wasm)
     ├── DuplicateToolName        two sources offer the same tool name (server.catalog)
     └── CallRefused              a call stopped before its tool ran; the model is told why
@@ -61,6 +63,11 @@ class NotHelpError(ToolbayError):
 class HelpDidNotEnd(NotHelpError):
     """The program's help run was stopped (a time or output limit): it never printed a whole
     help text. ``reason`` says which limit."""
+
+
+class NoSubcommandHelp(NotHelpError):
+    """A program's help lists subcommands, and none of their help could be read: it serves no
+    tool. ``reason`` says so whole (the root's help was help)."""
 
 
 class WasmRejected(ToolbayError):

@@ -77,7 +77,7 @@ def tool_name_for(tool_name: str, path: tuple[str, ...]) -> str:
 
 
 class _Walk:
-    __slots__ = ("run_help", "tool_name", "max_depth", "deadline", "result", "pool")
+    __slots__ = ("run_help", "tool_name", "max_depth", "deadline", "result", "pool", "help_command")
 
     def __init__(self, run_help: Callable[[list[str]], HelpRun], tool_name: str, max_depth: int,
                  deadline: float, pool: ThreadPoolExecutor | None) -> None:
@@ -87,8 +87,13 @@ class _Walk:
         self.deadline = deadline
         self.result = DescribedTree()
         self.pool = pool
+        # Whether the root lists a "help" command: "prog help sub" is then a way to a
+        # subcommand's help that does not take --help itself.
+        self.help_command = False
 
     def visit(self, path: tuple[str, ...], desc: HelpDescription, parents: list[frozenset[str]]) -> None:
+        if not path:
+            self.help_command = any(s.name.lower() == "help" for s in desc.subcommands)
         children = [s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS]
         names = frozenset(children)
         if not children or len(path) >= self.max_depth:
@@ -127,6 +132,22 @@ class _Walk:
         return None if time.monotonic() > self.deadline else self.describe(path)
 
     def describe(self, path: tuple[str, ...]) -> HelpDescription:
+        try:
+            return self._describe_asking_it(path)
+        except HelpDidNotEnd:
+            raise
+        except NotHelpError as not_help:
+            if not self.help_command:
+                raise
+            asked = self.run_help(["help", *path]).help_bytes
+            if not asked.strip():
+                raise
+            try:
+                return describe_text(asked)
+            except NotHelpError:
+                raise not_help from None
+
+    def _describe_asking_it(self, path: tuple[str, ...]) -> HelpDescription:
         long_run = self.run_help([*path, "--help"])
         try:
             return describe_text(long_run.help_bytes)

@@ -78,3 +78,26 @@ def test_a_permission_level_that_names_no_tier_is_said_beside_the_undeclared_too
     assert "note: its help says 'PermissionLevel: rwxr', which is no tier (read, write or exec)" in result.stdout
     proper = runner.invoke(app, ["describe", str(FIXTURE_WASM / "report.wasm"), "--data-dir", str(tmp_path / "data")])
     assert "(tier: read" in proper.stdout and "which is no tier" not in proper.stdout
+
+
+def test_subcommands_that_take_no_help_flag_are_read_through_the_help_command(tmp_path: Path) -> None:
+    """"helpsub get --help" is an unknown option to it; "helpsub help get" prints the help: the
+    program served no tool, with describe exiting 0 and notes that named no file."""
+    result = runner.invoke(app, ["describe", str(FIXTURE_WASM / "helpsub.wasm"), "--data-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "$ helpsub help get" in result.stdout
+    assert set(re.findall(r"^== tool (\S+)", result.stdout, re.MULTILINE)) == {"helpsub_get", "helpsub_put"}
+    assert "note:" not in result.stdout
+
+
+def test_a_program_none_of_whose_subcommands_has_readable_help_serves_no_tool_and_says_why(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["describe", str(FIXTURE_WASM / "helpsub_nohelp.wasm"), "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "helpsub_nohelp.wasm serves no tool: it lists subcommands, but none of their help could be read (get:" \
+        in result.output
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "helpsub_nohelp.wasm").write_bytes((FIXTURE_WASM / "helpsub_nohelp.wasm").read_bytes())
+    listed = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(tmp_path)])
+    skipped = {Path(s["path"]).name: s["reason"] for s in json.loads(listed.stdout)["skipped"]}
+    assert skipped["helpsub_nohelp.wasm"].startswith("it lists subcommands, but none of their help could be read")

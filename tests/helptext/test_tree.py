@@ -74,6 +74,31 @@ def test_help_on_stderr_beside_a_banner_on_stdout_is_read_for_the_root_and_its_s
         describe_tree(lambda argv: HelpRun(b"strutil 1.0 (c) ACME\n", b"", 0), "strutil")
 
 
+def test_a_subcommand_that_takes_no_help_flag_is_read_through_the_roots_help_command():
+    """"hsub get --help" is an unknown option to it; "hsub help get" prints the help. Only the
+    first was asked, so a program whose subcommands explain themselves that way served no tool."""
+    root = b"Usage: hsub <command> [args]\n\nCommands:\n  get    Fetch a key\n  put    Store a key\n" \
+           b"  help   Show help for a command\n"
+    helps = {"get": b"Usage: hsub get [-q] KEY\n\nOptions:\n  -q, --quiet  say less\n",
+             "put": b"Usage: hsub put KEY VALUE\n\nOptions:\n  -f, --force  overwrite\n"}
+
+    def run(argv: list[str]) -> HelpRun:
+        if argv in (["--help"], ["-h"]):
+            return HelpRun(root, b"", 0)
+        if argv[0] == "help" and argv[1:] and argv[1] in helps:
+            return HelpRun(helps[argv[1]], b"", 0)
+        return HelpRun(b"", f"hsub: unknown option {argv[-1]}\n".encode(), 2)
+
+    tree = describe_tree(run, "hsub")
+    got = {c.tool_name: [p.name for p in c.description.positionals] for c in tree}
+    assert got == {"hsub_get": ["KEY"], "hsub_put": ["KEY", "VALUE"]} and tree.skipped == []
+    # Without a help command in the root's list, "help SUB" is not tried.
+    no_help_command = root.replace(b"  help   Show help for a command\n", b"")
+    tree = describe_tree(lambda argv: HelpRun(no_help_command, b"", 0) if argv in (["--help"], ["-h"])
+                         else run(argv), "hsub")
+    assert list(tree) == [] and [s.path for s in tree.skipped] == [("get",), ("put",)]
+
+
 def test_a_root_that_is_not_help_raises_not_help():
     with pytest.raises(NotHelpError):
         describe_tree(lambda argv: HelpRun(b"hello world\n", b"", 0), "hello")
