@@ -138,6 +138,9 @@ class PythonSettings(_Section):
 class HttpSettings(_Section):
     allow_insecure: bool = Field(False, description="Serve a non-loopback address without authentication.")
     page_size: int = Field(200, ge=1, le=10_000, description="Tools per tools/list page.")
+    max_head_kb: int = Field(
+        64, ge=1, le=1024, description="A request's line and headers together at most (KiB); longer is answered 431."
+    )
     header_timeout_s: float = Field(
         10.0, gt=0, le=3600, description="A request's line and headers must arrive within this, or it is closed."
     )

@@ -10,6 +10,10 @@ httptools protocol, the one toolbay serves with:
 - the request head (request line and headers) must arrive within ``header_timeout_s`` of
   the connection opening, or of the first byte of the next request on a kept-alive one;
 - while a body is read, ``body_timeout_s`` may pass at most between two pieces of it;
+- the request head is at most ``max_head_bytes``: past it the request is answered 431 and the
+  connection closed (httptools gathers a header's value by joining its pieces, so one endless
+  header line cost time growing with its square: four such connections held the server's
+  loop for seconds at a time, and its memory grew by hundreds of MiB);
 - one peer (IP address) holds at most ``max_per_peer`` connections: more are closed at once;
 - at ``max_connections`` in all, a new connection pushes out one still waiting for its
   request head of the peer holding the most connections, if the newcomer's peer holds
@@ -34,6 +38,12 @@ logger = logging.getLogger(__name__)
 
 # How often deadlines are checked: a slow client lives at most this much past its deadline.
 _SWEEP_INTERVAL_S = 0.25
+_HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                   b"content-length: 33\r\nconnection: close\r\n\r\nrequest line and headers too long")
+# How long a connection answered 431 is kept, so that the answer is read, and how much more
+# of its input is read and dropped meanwhile (more would cost the server as much as the head).
+_LINGER_S = 2.0
+_DISCARD_BYTES = 1 << 20
 # Refusals are logged at most this often (an attack would otherwise flood the log).
 _LOG_INTERVAL_S = 60.0
 
@@ -44,6 +54,7 @@ class GuardLimits:
     body_timeout_s: float
     max_connections: int
     max_per_peer: int
+    max_head_bytes: int = 64 * 1024
 
 
 class ConnectionGuard:
@@ -140,6 +151,21 @@ class ConnectionGuard:
         if self.awaiting_head or self.awaiting_body:
             self._sweep_soon(loop)
 
+    def head_too_large(self, connection: GuardedHttpToolsProtocol) -> None:
+        self.refused += 1
+        self.release(connection)
+        transport = connection.transport
+        transport.write(_HEAD_TOO_LARGE)
+        # Closed at once with the client's bytes unread, the socket would be reset and the
+        # answer lost: what else it sends is read and dropped for a moment, after the answer
+        # and the end of what the server sends.
+        connection.discarding = True
+        if transport.can_write_eof():
+            transport.write_eof()
+        connection.loop.call_later(_LINGER_S, transport.close)
+        self._log_now("refused %d requests so far; latest because its head passed %d KiB ([http] max_head_kb)",
+                      self.refused, self.limits.max_head_bytes // 1024)
+
     def _close_slow(self, connection: GuardedHttpToolsProtocol) -> None:
         self.closed_slow += 1
         self.release(connection)
@@ -163,6 +189,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     guard: ConnectionGuard
     peer: str = ""
+    head_bytes = 0  # of the request head being read
+    discarding = False  # answered 431: what the client still sends is dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peername = transport.get_extra_info("peername")
@@ -182,8 +210,18 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self.parser is not None:
-            super().data_received(data)
+        if self.discarding:
+            self.head_bytes += len(data)
+            if self.head_bytes > _DISCARD_BYTES:  # enough to be polite: the sender waits now
+                self.transport.pause_reading()
+            return
+        if self.parser is None:
+            return
+        super().data_received(data)
+        if self in self.guard.awaiting_head:  # the head is not complete yet: count it
+            self.head_bytes += len(data)
+            if self.head_bytes > self.guard.limits.max_head_bytes and not self.transport.is_closing():
+                self.guard.head_too_large(self)
 
     def on_message_begin(self) -> None:
         self.guard.head_started(self)
@@ -191,6 +229,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.guard.head_done(self)
+        self.head_bytes = 0
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:

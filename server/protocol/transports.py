@@ -175,6 +175,7 @@ def _guard_limits(settings: Settings) -> GuardLimits:
         body_timeout_s=settings.http.body_timeout_s,
         max_connections=max(1, min(settings.http.max_connections, room)),
         max_per_peer=settings.http.max_connections_per_peer,
+        max_head_bytes=settings.http.max_head_kb * 1024,
     )
 
 

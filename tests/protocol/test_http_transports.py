@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import AsyncIterator
@@ -375,3 +376,29 @@ async def test_a_protocol_version_header_no_version_has_is_named_in_the_refusal(
     message = refused.json()["error"]["message"]
     assert message.startswith("Unsupported MCP-Protocol-Version '1999-01-01': this server speaks 2024-11-05, ")
     assert served.status_code == 200
+
+
+async def test_a_request_head_past_the_limit_is_answered_431_and_a_large_body_is_not(base_url: str) -> None:
+    """One endless header line, sent in pieces, was read whole: httptools joins a value's pieces,
+    so four such connections held the server's loop for seconds and its memory grew by hundreds
+    of MiB, before any token was checked."""
+    host, port = base_url.removeprefix("http://").split(":")
+    with anyio.fail_after(30):
+        async with await anyio.connect_tcp(host, int(port)) as stream:
+            await stream.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ")
+            answer = b""
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, ConnectionError):
+                for _ in range(64):  # 4 MiB at most; refused after the first 64 KiB
+                    await stream.send(b"a" * 65536)
+            with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+                while True:
+                    answer += await stream.receive()
+        # A body of 1 MiB, sent with its head at once, is a body, not a head.
+        big = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                          "clientInfo": {"name": "x" * (1 << 20), "version": "1"}}}
+        async with httpx2.AsyncClient() as http:
+            response = await http.post(f"{base_url}/mcp", json=big,
+                                       headers={"Accept": "application/json, text/event-stream"})
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert response.status_code == 200, response.text[:300]
