@@ -66,6 +66,25 @@ def surrogate_refusal(body: bytes, parsed: Any) -> tuple[types.RequestId | None,
                 "Unicode character (a text cut inside an emoji or other character?): send whole characters")
 
 
+def failed_answer(parsed: Any) -> types.JSONRPCError | None:
+    """For an answer of the client's (an id, a ``result`` or an ``error``, no method) that is no
+    valid JSON-RPC response (a result that is no object, an error whose code is no integer): an
+    error response under its id, for the session to fail the request it answers at once. Dropped,
+    that request (a sampling request of an agent tool) waited to its time limit, minutes. None
+    for anything else. (A response is never answered: JSON-RPC.)"""
+    if not isinstance(parsed, dict) or "method" in parsed or not ("result" in parsed or "error" in parsed):
+        return None
+    answer_id = request_id_of(parsed)
+    if answer_id is None:
+        return None
+    what, allowed = ("result", "an object") if "result" in parsed else \
+        ("error", "an object with an integer code and a message")
+    return error_message(types.ErrorData(
+        code=types.INVALID_REQUEST,
+        message=f"the client's answer to this request is no valid JSON-RPC response (its {what} is not what "
+                f"JSON-RPC allows: {allowed})"), answer_id)
+
+
 def error_message(error: types.ErrorData, request_id: types.RequestId | None = None) -> types.JSONRPCError:
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 

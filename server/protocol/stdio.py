@@ -37,7 +37,15 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from toolbay.protocol.parse_errors import error_for, error_message, id_refusal, params_refusal, surrogate_refusal
+from toolbay.protocol.parse_errors import (
+    error_for,
+    error_message,
+    failed_answer,
+    id_refusal,
+    params_refusal,
+    request_id_of,
+    surrogate_refusal,
+)
 from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
@@ -472,9 +480,12 @@ def _parse(line: bytes) -> SessionMessage | Exception:
             parsed = json.loads(line)
         except (ValueError, RecursionError):
             parsed = None
+        if (failed := failed_answer(parsed)) is not None:
+            return SessionMessage(failed)  # the request it answers fails now, rather than waiting
         bad = params_refusal(parsed) or surrogate_refusal(line, parsed)
         if bad is None:
-            return _Unparsable(error_for(exc))
+            # Under the id it was sent with, when one can be read: its sender waits for that id.
+            return _Unparsable(error_for(exc), request_id_of(parsed))
         # A notification is never answered (JSON-RPC), not even to say it was wrong.
         return _Unparsable(bad[1], bad[0], answer="id" in parsed)
     except Exception as exc:

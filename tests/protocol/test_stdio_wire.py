@@ -113,6 +113,38 @@ async def test_a_request_whose_id_is_no_string_or_integer_is_answered_and_not_pa
     assert isinstance(items[0].message, types.JSONRPCNotification)
 
 
+async def test_a_clients_answer_that_is_no_valid_response_fails_the_request_it_answers_unanswered(
+        pipes: Pipes) -> None:
+    """A sampling request answered with {"result": "hello"} (or null, or an error whose code is no
+    integer) was refused as no JSON-RPC message, with a null id: the request stayed pending, and
+    the agent tool waited to its time limit (minutes) to fail (an outside probe)."""
+    answers = [{"jsonrpc": "2.0", "id": "toolbay-sampling-1", "result": "hello"},
+               {"jsonrpc": "2.0", "id": "toolbay-sampling-2", "result": None},
+               {"jsonrpc": "2.0", "id": 7, "error": {"code": "x", "message": "bad"}}]
+    pipes.send(b"".join(json.dumps(answer).encode() + b"\n" for answer in answers))
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, _):
+            items = [item async for item in incoming]
+    assert pipes.received() == b""  # a response is never answered
+    failed = [item.message for item in items if isinstance(item, SessionMessage)]
+    assert [(type(m), m.id) for m in failed] == [(types.JSONRPCError, a["id"]) for a in answers]
+    assert all("no valid JSON-RPC response" in m.error.message for m in failed if isinstance(m, types.JSONRPCError))
+
+
+async def test_an_invalid_request_whose_id_can_be_read_is_answered_under_that_id(pipes: Pipes) -> None:
+    """{"jsonrpc": "2.0", "id": 3} and a request without "jsonrpc" were answered with a null id:
+    their sender waits for an answer to its own id (an outside probe)."""
+    pipes.send(b'{"jsonrpc": "2.0", "id": 3}\n{"id": 4, "method": "tools/list"}\n{"jsonrpc": "1.0"}\n')
+    pipes.close_client_side()
+    with anyio.fail_after(5):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, _):
+            items = [item async for item in incoming]
+    answers = [json.loads(line) for line in pipes.received().splitlines()]
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [(3, -32600), (4, -32600), (None, -32600)]
+    assert items == []
+
+
 async def test_a_request_whose_params_is_no_object_is_told_so_under_its_own_id(pipes: Pipes) -> None:
     """{"params": [1]} was answered as a batch, with a null id (an outside probe)."""
     from tests.protocol.test_http_transports import PARAMS_NOT_OBJECTS
