@@ -4,7 +4,8 @@
 
 It reads the job database every server on the folder shares (SQLite in WAL mode: readers
 never block the server). It runs no job: ``wait`` watches the store, ``cancel`` leaves a
-request the running server heeds within a second. Jobs belong to their caller: ``--owner``
+request the running server heeds within a second, or records the job cancelled when no server
+runs it (its server was killed: the next one would have started it again). Jobs belong to their caller: ``--owner``
 (default: the user running it, which is who the stdio client and ``toolbay call`` are) picks whose.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -108,11 +110,41 @@ async def _on_redis(url: str, use: Callable[[JobManager], Awaitable[T]]) -> T:
         await client.aclose()
 
 
-def _print_view(view: JobView, as_json: bool) -> None:
+# Said of an unfinished job that no server runs (its server was killed, or stopped with its
+# client): the store still shows it running, and nobody will end it until a server starts.
+UNATTENDED = ("no server is running it now (the one that ran it has stopped); the next server started on "
+              "this data folder takes it up, or `toolbay jobs cancel` ends it")
+
+
+def _print_view(view: JobView, as_json: bool, unattended: bool = False) -> None:
     if as_json:
-        typer.echo(json.dumps(view.structured(), indent=2))
+        typer.echo(json.dumps({**view.structured(), **({"unattended": True} if unattended else {})}, indent=2))
     else:
-        typer.echo(view.state() + ".")
+        typer.echo(view.state() + (f"; {UNATTENDED}" if unattended else "") + ".")
+
+
+async def _unattended(manager: JobManager, owner: str, job_id: str, view: JobView | None = None) -> bool:
+    """Whether the job is unfinished and no server on its data folder runs it: the server it
+    was last marked as run by holds its own lock no more (or, for a job of a server that
+    marked none, no server serves the folder at all). Always False for Redis's replicas,
+    whose leases say the same."""
+    from toolbay.jobs import SqliteJobStore
+    from toolbay.jobs.manager import RUNNER
+    from toolbay.jobs.serving import ServingLock, held_exclusively, serving_lock_beside
+
+    store = manager.store
+    view = view if view is not None else await manager.status(owner, job_id)
+    if view.finished or not isinstance(store, SqliteJobStore):
+        return False
+    runners = [e.data.get("server") for e in await manager.events(owner, job_id) if e.kind == RUNNER]
+    lock = ServingLock(serving_lock_beside(store.path))
+    if runners and isinstance(runners[-1], str):
+        return not lock.runner_alive(runners[-1])
+    try:
+        with held_exclusively(lock.path, blocking=False):
+            return True  # free: no server serves this folder
+    except BlockingIOError:
+        return False
 
 
 def _no_jobs() -> list[JobView]:
@@ -148,8 +180,13 @@ def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
            config: ConfigOption = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Where a job is now."""
-    _print_view(_with_manager(config, data_dir, lambda manager: manager.status(_owner(owner), job_id)),
-                as_json)
+
+    async def look(manager: JobManager) -> tuple[JobView, bool]:
+        view = await manager.status(_owner(owner), job_id)
+        return view, await _unattended(manager, _owner(owner), job_id, view)
+
+    view, unattended = _with_manager(config, data_dir, look)
+    _print_view(view, as_json, unattended)
 
 
 @jobs_app.command()
@@ -159,8 +196,13 @@ def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = Non
     if timeout is not None and not math.isfinite(timeout):  # nan, inf: anyio refuses them with a traceback
         raise typer.BadParameter(f"{timeout} is not a number of seconds; leave --timeout out to wait for its end",
                                  param_hint="--timeout")
-    view = _with_manager(config, data_dir, lambda manager: watch(manager, _owner(owner), job_id, timeout))
-    typer.echo(view.state() + ".")
+    async def wait_unless_unattended(manager: JobManager) -> tuple[JobView, bool]:
+        if await _unattended(manager, _owner(owner), job_id):  # it would wait to its timeout, or for ever
+            return await manager.status(_owner(owner), job_id), True
+        return await watch(manager, _owner(owner), job_id, timeout), False
+
+    view, unattended = _with_manager(config, data_dir, wait_unless_unattended)
+    typer.echo(view.state() + (f"; {UNATTENDED}" if unattended else "") + ".")
     if view.status != "completed":
         raise typer.Exit(1)
 
@@ -184,11 +226,46 @@ def cancel(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
            config: ConfigOption = None) -> None:
     """Asks the server running a job to stop it (within a second)."""
     reason = "cancelled with toolbay jobs cancel"
-    view = _with_manager(config, data_dir, lambda manager: manager.request_cancel(_owner(owner), job_id, reason))
-    if view.finished:
+
+    async def ask_or_end(manager: JobManager) -> tuple[JobView, bool]:
+        view = await manager.status(_owner(owner), job_id)
+        if view.finished:
+            return view, False
+        ended = await _end_if_unattended(manager, _owner(owner), job_id, reason)
+        if ended is not None:
+            return ended, True
+        return await manager.request_cancel(_owner(owner), job_id, reason), False
+
+    view, ended_here = _with_manager(config, data_dir, ask_or_end)
+    if ended_here:
+        typer.echo(f"{view.state()} (no server was running it, so it is recorded cancelled here and no server "
+                   "will start it again).")
+    elif view.finished:
         typer.echo(f"{view.state()}: nothing to cancel.")
     else:
         typer.echo(f"Asked the server to stop job {job_id}; `toolbay jobs wait {job_id}` shows when it has.")
+
+
+async def _end_if_unattended(manager: JobManager, owner: str, job_id: str, reason: str) -> JobView | None:
+    """Records the job cancelled when no server runs it; None when one does (it is asked
+    instead). Decided under the gate servers take over jobs under, so that none takes this one
+    over between the look and the record."""
+    from toolbay.jobs import JobEvent, SqliteJobStore
+    from toolbay.jobs.serving import ServingLock, held_exclusively, serving_lock_beside
+    from toolbay.words import ToolResult
+
+    store = manager.store
+    if not isinstance(store, SqliteJobStore):
+        return None
+    with held_exclusively(ServingLock(serving_lock_beside(store.path)).gate_path, blocking=True):
+        if not await _unattended(manager, owner, job_id):
+            return None
+        now = time.time()
+        await store.finish(job_id, "cancelled", ToolResult.error(f"The job was {reason} while no server ran it."),
+                           at=now, reason=reason,
+                           events=[JobEvent(job_id=job_id, at=now, kind="finished",
+                                            data={"status": "cancelled", "reason": reason})])
+    return await manager.status(owner, job_id)
 
 
 async def _result(manager: JobManager, owner: str, job_id: str) -> Any:

@@ -137,6 +137,46 @@ async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrup
             assert result.is_error and "call progress_w again" in text(result)
 
 
+async def test_after_kill_9_the_jobs_commands_say_no_server_runs_the_job_and_cancel_records_it(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    """With its server killed, `toolbay jobs status` said the job "is running", `wait` waited to
+    its timeout, and `cancel` said it had asked the server: the next server then ran the job
+    again and cancelled it only a second later (an outside probe)."""
+    import json
+    import subprocess
+
+    config = tmp_path / "toolbay.toml"
+    config.write_text("\n".join([
+        f"extensions = [{str(folders['extensions'])!r}]", f"data_dir = {str(folders['data'])!r}",
+        f"workspace = {str(folders['workspace'])!r}", "",
+    ]), encoding="utf-8")
+    log = tmp_path / "toolbay.log"
+    with server_process(config, log) as (process, url):
+        async with http_client(url) as client:
+            job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/g"}))
+        process.kill()
+        process.wait(timeout=30)
+
+    def jobs(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "toolbay", "jobs", *words, job["job_id"], "--owner",
+                               "anonymous:anonymous", "--data-dir", str(folders["data"])],
+                              capture_output=True, text=True, check=False)
+
+    status, waited = jobs("status"), jobs("wait", "--timeout", "600")
+    assert "no server is running it now" in status.stdout, status
+    assert json.loads(jobs("status", "--json").stdout)["unattended"] is True
+    assert waited.returncode == 1 and "no server is running it now" in waited.stdout, waited  # at once
+    cancelled = jobs("cancel")
+    assert "no server was running it, so it is recorded cancelled here" in cancelled.stdout, cancelled
+    with server_process(config, log) as (process, url):
+        async with http_client(url) as client:
+            after = structured(await call(client, "job_status", {"job_id": job["job_id"]}))
+            listed = structured(await call(client, "job_list", {}))
+    assert after["status"] == "cancelled", after
+    assert "started again" not in log.read_text(errors="replace")
+    assert [j["status"] for j in listed["jobs"] if j["job_id"] == job["job_id"]] == ["cancelled"]
+
+
 async def test_sigterm_stops_an_http_server_through_its_shutdown_as_ctrl_c_does(
         folders: dict[str, Path], tmp_path: Path) -> None:
     """docker stop, systemd and Kubernetes send SIGTERM. uvicorn raised it again once it had
