@@ -101,7 +101,8 @@ class Toolbay:
         self.search = search
         self._where_tools_are = where_tools_are
         self.metrics = metrics
-        self.stages: tuple[Stage, ...] = tuple(default_stages(policies) if stages is None else stages)
+        may_find = disclosure.may_find if disclosure is not None else None
+        self.stages: tuple[Stage, ...] = tuple(default_stages(policies, may_find) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
         self._pipeline: CallNext = build_chain(self.stages, self._dispatch, tracer=tracer)
@@ -160,6 +161,8 @@ class Toolbay:
         except StorageError as exc:  # e.g. a full disk: say so, the server carries on
             result = ToolResult.error(str(exc))
         except anyio.get_cancelled_exc_class():
+            if logger.isEnabledFor(logging.DEBUG):  # the client cancelled it: one line all the same
+                self._log_call(call, "cancelled", time.perf_counter() - started)
             raise
         except Exception as exc:
             result = crash_to_result(call.name, exc)
@@ -169,11 +172,15 @@ class Toolbay:
             self.metrics.observe_call(metric_label_of(call), result, call.timings, elapsed)
         if logger.isEnabledFor(logging.DEBUG):  # log_level = "debug": one line per call
             job = result.meta.get("job_id")
-            # Quoted and escaped (%r): a name or caller id with a line break would forge a log line.
-            logger.debug("call %r by %r (%s): %s in %.1f ms", redact_text(call.name[:_LOGGED_NAME_CHARACTERS]),
-                         call.principal.id if call.principal is not None else "-", call.transport,
-                         f"job {job}" if job else ("error" if result.is_error else "ok"), elapsed * 1000)
+            self._log_call(call, f"job {job}" if job else ("error" if result.is_error else "ok"), elapsed)
         return result
+
+    @staticmethod
+    def _log_call(call: ToolCall, outcome: str, elapsed: float) -> None:
+        # Quoted and escaped (%r): a name or caller id with a line break would forge a log line.
+        logger.debug("call %r by %r (%s): %s in %.1f ms", redact_text(call.name[:_LOGGED_NAME_CHARACTERS]),
+                     call.principal.id if call.principal is not None else "-", call.transport, outcome,
+                     elapsed * 1000)
 
     def _hidden_from_caller(self, call: ToolCall) -> bool:
         """The called tool is one its caller may not find (a catalog folder's outside its allowlist)."""

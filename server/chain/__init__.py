@@ -56,7 +56,7 @@ from toolbay.chain.authenticate import Authenticate, Authenticator
 from toolbay.chain.authorize import Authorize, Authorizer, ScopeGrant
 from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.chain.policies import ChainPolicies
-from toolbay.chain.ratelimit import RateLimit, RateLimiter, RateLimits
+from toolbay.chain.ratelimit import MayFind, RateLimit, RateLimiter, RateLimits
 from toolbay.chain.settings import ChainSettings
 from toolbay.chain.validate import SchemaValidator, Validate
 from toolbay.words import ToolResult
@@ -65,15 +65,17 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
 
-def default_stages(policies: ChainPolicies) -> list[Stage]:
+def default_stages(policies: ChainPolicies, may_find: MayFind | None = None) -> list[Stage]:
     """The stages in their order. Audit wraps the rest so it sees refusals too; rate-limit,
-    approve and audit are left out when nothing is configured for them."""
+    approve and audit are left out when nothing is configured for them. ``may_find``: whether
+    a caller may find a tool (search-first disclosure); one it may not is counted by the rate
+    limits as a name no tool has."""
     stages: list[Stage] = []
     if policies.audit is not None:
         stages.append(Audit(policies.audit))
     stages.append(Authenticate(policies.authenticator))
     if policies.limiter is not None:
-        stages.append(RateLimit(policies.limiter))
+        stages.append(RateLimit(policies.limiter, may_find))
     stages.append(Authorize(policies.authorizer))
     stages.append(Validate(policies.validator))
     if policies.approver is not None and policies.approver.tiers:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolbay.chain.base import CheckStage, principal_of
 from toolbay.chain.call import ToolCall
 from toolbay.errors import ConfigError, LimitsUnavailable, RateLimited
+from toolbay.words import Principal, ToolDefinition
 
 if TYPE_CHECKING:
     # ``limits`` is loaded once a rate limit is configured: about 0.13 s of processor time
@@ -231,15 +232,25 @@ class RateLimiter:
         await self.storage.reset()
 
 
+# Whether a caller may find a tool (``Disclosure.may_find``).
+MayFind = Callable[[Principal, ToolDefinition], bool]
+
+
 class RateLimit(CheckStage):
     name = "ratelimit"
 
-    def __init__(self, limiter: RateLimiter) -> None:
+    def __init__(self, limiter: RateLimiter, may_find: MayFind | None = None) -> None:
         self.limiter = limiter
+        self.may_find = may_find
 
     async def check(self, call: ToolCall) -> None:
-        per_caller = call.handler is None or call.handler.counted_per_caller
+        handler = call.handler
+        per_caller = handler is None or handler.counted_per_caller
         # Names no tool has share one count per caller: each would otherwise be a key of its
-        # own in the store, as long as the caller made it (megabytes), one per name tried.
-        tool = call.name if call.handler is not None else UNKNOWN_TOOLS
+        # own in the store, as long as the caller made it (megabytes), one per name tried. So
+        # do tools the caller may not find: counted apart, and named in the refusal, they were
+        # told to exist (a hidden catalog's tools listed by trying names).
+        known = handler is not None and (self.may_find is None
+                                         or self.may_find(principal_of(call), handler.definition))
+        tool = call.name if known else UNKNOWN_TOOLS
         await self.limiter.check(principal_of(call).id, tool, per_caller=per_caller)

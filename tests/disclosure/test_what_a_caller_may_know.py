@@ -58,9 +58,12 @@ def folders(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 @asynccontextmanager
 async def serving(folders: tuple[Path, Path, Path], data_dir: Path, *, access: dict[str, Any] | None = None,
+                  rate_limits: dict[str, Any] | None = None,
                   **disclosure: Any) -> AsyncIterator[tuple[Toolbay, Client]]:
     connected, catalog, agents = folders
-    chain = {"access": access} if access else {}
+    chain: dict[str, Any] = {"access": access} if access else {}
+    if rate_limits:
+        chain["rate_limits"] = rate_limits
     settings = load_settings(None, extensions=[connected, catalog], agents=[agents], data_dir=data_dir,
                              disclosure={"catalog": [str(catalog)], **disclosure}, chain=chain)
     changed = ListChanged()
@@ -413,3 +416,21 @@ async def test_the_search_tool_is_never_its_own_answer(folders: tuple[Path, Path
         async with serving(folders, tmp_path / "data", access={"deny": ["notes_*"]}) as (_, client):
             answer = await search(client, query)
     assert "search_tools" not in names(answer), answer
+
+
+async def test_the_rate_limits_count_a_tool_the_caller_may_not_find_as_a_name_no_tool_has(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """Counted apart per tool, and named in the refusal, a hidden catalog's tools were told to
+    exist: after three made-up names had used up the count of names no tool has, vault_open
+    still answered "unknown tool", then "rate limited on tool 'vault_open'" (an outside probe)."""
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=[],
+                           rate_limits={"per_caller_tool": "3/minute"}) as (_, client):
+            made_up = [await client.call_tool(f"nothing_{n}", {}) for n in range(3)]
+            hidden = await client.call_tool("vault_open", {})
+            visible = [await client.call_tool("notes_add", {"text": "x"}) for _ in range(3)]
+    assert all(r.is_error and "There is no tool named" in r.content[0].text for r in made_up)
+    # The fourth name the caller may not know shares the made-up names' count, and their words.
+    assert hidden.is_error and "vault" not in hidden.content[0].text, hidden.content[0].text
+    assert "names no tool has" in hidden.content[0].text, hidden.content[0].text
+    assert not any(r.is_error and "rate" in r.content[0].text.lower() for r in visible)  # a count of its own
