@@ -57,7 +57,7 @@ class PythonHandler(Handler):
         links = LinkGuard.taken([Path(folder) for folder in self.pool.spec.write])
         answer: dict[str, Any] | WorkerFailed
         try:
-            answer = await self.pool.call(name, arguments, self.env, credential)
+            answer = await self.pool.call(name, arguments, self.env, credential, caller=context.job_owner)
         except WorkerFailed as failed:
             answer = failed
         finally:

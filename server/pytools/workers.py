@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
 _HEADER = struct.Struct(">I")
+_GONE = "the module was replaced or removed; call tools/list to see the tools you can use"
 # Room for the JSON around a result of ``output_limit`` characters (each may take 6 bytes escaped).
 _FRAME_SLACK = 64 * 1024
 
@@ -269,16 +271,33 @@ class Worker:
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 
+@dataclass(eq=False)
+class _Waiter:
+    """A call waiting for a worker: handed one that finished a call (``worker``), or the place of
+    one that stopped, to start a new worker in (``slot``); woken with neither, the pool closed."""
+
+    caller: str
+    woken: anyio.Event
+    worker: Worker | None = None
+    slot: bool = False
+
+
 class WorkerPool:
-    """The warm workers of one module version."""
+    """The warm workers of one module version.
+
+    Calls waiting for a worker are served fairly by caller: a freed worker goes to the waiting
+    call whose caller holds the fewest of this module's workers, the longest waiting first
+    among equals. First come first served, one caller's batch of calls held every worker for
+    as long as it had calls, and another caller's one quick call waited behind all of them."""
 
     def __init__(self, spec: WorkerSpec, max_workers: int = 2) -> None:
         self.spec = spec
         self.max_workers = max_workers
         self._idle: list[Worker] = []
         self._busy: set[Worker] = set()
-        self._count = 0
-        self._condition: anyio.Condition | None = None  # made on the event loop, at first use
+        self._count = 0  # workers running or starting, and places handed to a waiting call
+        self._waiting: list[_Waiter] = []
+        self._held: Counter[str] = Counter()  # workers each caller has now
         self._closed = False
         self._generation = 0
         self.started = 0  # workers started so far (restarts included)
@@ -288,56 +307,102 @@ class WorkerPool:
         self.secrets_handed_out: set[str] = set()
 
     async def call(self, tool: str, arguments: Mapping[str, Any], env: Mapping[str, str],
-                   credentials: CredentialLookup) -> dict[str, Any]:
+                   credentials: CredentialLookup, caller: str = "") -> dict[str, Any]:
+        """Runs ``tool`` in a worker; ``caller``: whom the call is for (fairness among callers)."""
         if self._closed:
-            raise WorkerFailed("the module was replaced or removed; call tools/list to see the tools you can use")
-        worker = await self._acquire()
+            raise WorkerFailed(_GONE)
+        worker = await self._acquire(caller)
         self._busy.add(worker)
         try:
             return await worker.call(tool, arguments, env, credentials)
         finally:
             self._busy.discard(worker)
-            await self._release(worker)
+            await self._release(worker, caller)
 
-    @property
-    def _freed(self) -> anyio.Condition:
-        if self._condition is None:
-            self._condition = anyio.Condition()
-        return self._condition
+    async def _acquire(self, caller: str) -> Worker:
+        while True:
+            if not self._waiting:  # nobody is before this call
+                if self._idle:
+                    self._held[caller] += 1
+                    return self._idle.pop()
+                if self._count < self.max_workers:
+                    self._count += 1
+                    return await self._start(caller)
+            waiter = _Waiter(caller, anyio.Event())
+            self._waiting.append(waiter)
+            try:
+                await waiter.woken.wait()
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await self._give_back(waiter)
+                raise
+            if waiter.worker is not None:
+                self._held[caller] += 1
+                return waiter.worker
+            if waiter.slot:
+                return await self._start(caller)
+            if self._closed:
+                raise WorkerFailed(_GONE)
 
-    async def _acquire(self) -> Worker:
-        async with self._freed:
-            while not self._idle and self._count >= self.max_workers:
-                await self._freed.wait()
-            if self._idle:
-                return self._idle.pop()
-            self._count += 1
+    async def _start(self, caller: str) -> Worker:
+        """Starts a worker in a place already counted (``_count``) for ``caller``."""
         worker = Worker(self.spec)
         worker.generation = self._generation
         try:
             await worker.start()
         except BaseException:  # cancelled while importing, too: nothing may be left running
             await worker.kill()
-            await self._forget()
+            self._free_place()
             raise
         self.started += 1
         self.last_confinement = worker.confinement
+        self._held[caller] += 1
         return worker
 
-    async def _release(self, worker: Worker) -> None:
-        if worker.healthy and not self._closed and worker.generation == self._generation:
-            async with self._freed:
-                self._idle.append(worker)
-                self._freed.notify()
-            return
-        await worker.kill()
-        await self._forget()
+    async def _give_back(self, waiter: _Waiter) -> None:
+        """A waiting call cancelled: what it was handed goes to the next one."""
+        if waiter in self._waiting:
+            self._waiting.remove(waiter)
+        elif waiter.worker is not None:
+            await self._release(waiter.worker)
+        elif waiter.slot:
+            self._free_place()
 
-    async def _forget(self) -> None:
-        with anyio.CancelScope(shield=True):
-            async with self._freed:
-                self._count -= 1
-                self._freed.notify()
+    def _next_waiter(self) -> _Waiter | None:
+        if not self._waiting:
+            return None
+        chosen = min(self._waiting, key=lambda w: self._held[w.caller])  # min keeps the first of equals
+        self._waiting.remove(chosen)
+        return chosen
+
+    def _free_place(self) -> None:
+        """A worker's place freed: handed to the next waiting call, which starts one in it."""
+        waiter = self._next_waiter()
+        if waiter is None:
+            self._count -= 1
+            return
+        waiter.slot = True
+        waiter.woken.set()
+
+    async def _release(self, worker: Worker, caller: str | None = None) -> None:
+        """Gives ``worker`` back after a call for ``caller``: the caller still counts it while the
+        next waiting call is chosen, so that another caller's call goes first where they tie."""
+        try:
+            if worker.healthy and not self._closed and worker.generation == self._generation:
+                waiter = self._next_waiter()
+                if waiter is None:
+                    self._idle.append(worker)
+                else:
+                    waiter.worker = worker
+                    waiter.woken.set()
+                return
+            await worker.kill()
+            self._free_place()
+        finally:
+            if caller is not None:
+                self._held[caller] -= 1
+                if self._held[caller] <= 0:
+                    del self._held[caller]
 
     def pids(self) -> list[int]:
         """The process ids of the workers alive now, idle and busy."""
@@ -351,11 +416,14 @@ class WorkerPool:
         idle, self._idle = self._idle, []
         for worker in idle:
             await worker.kill()
-            await self._forget()
+            self._free_place()
 
     async def close(self) -> None:
         """Stops the idle workers; busy ones stop when their call ends."""
         self._closed = True
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:  # told the module is gone
+            waiter.woken.set()
         idle, self._idle = self._idle, []
         for worker in idle:
             await worker.kill()
