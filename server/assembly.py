@@ -175,7 +175,8 @@ async def _assembled(
             served = {entry.definition.origin.partition(":")[2] for entry in after.entries()}
             seen["not_described"] = [
                 f"{Path(skipped.path).name}: {skipped.reason}"
-                + (" (its last good version is served meanwhile)" if skipped.path in served else "")
+                + (" (its last good version is served meanwhile)"
+                   if skipped.path in served and "still served" not in skipped.reason else "")
                 for skipped in after.skipped]
         return seen
 

@@ -93,8 +93,12 @@ def settings_or_exit(config: Path | None, *, make_data_dir: bool = False, **over
     except ToolbayError as exc:
         say(f"toolbay: {exc}")
         raise SystemExit(2) from None
-    for warning in unknown_environment():
-        say(f"toolbay: warning: {warning}")
+    warnings = unknown_environment()
+    if warnings:
+        from toolbay.logs import say_as_configured
+
+        for warning in warnings:
+            say_as_configured(settings.log_format, "toolbay.config", warning)
     if make_data_dir:
         problem = _data_dir_problem(settings.data_dir)
         if problem is not None:

@@ -113,3 +113,13 @@ def configure_logging(level: str = "info", log_file: Path | None = None, log_for
     # The SDK and HTTP stack are chatty at info; their warnings still show.
     for name in QUIETED_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
+
+
+def say_as_configured(log_format: LogFormat, logger_name: str, message: str) -> None:
+    """One warning on stderr before logging is configured (read with the settings), in the
+    configured format: a log collector reading JSON lines choked on the one plain line."""
+    if log_format != "json":
+        print(f"toolbay: warning: {message}", file=sys.stderr)
+        return
+    record = logging.LogRecord(logger_name, logging.WARNING, __file__, 0, message, None, None)
+    print(_json_formatter().format(record), file=sys.stderr)

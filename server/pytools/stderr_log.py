@@ -68,7 +68,8 @@ class StderrSource:
         if self.pending:
             self._log(self.pending)
         if self.dropped:
-            logger.warning("%s: its worker wrote %d more bytes to stderr, past %d; they were dropped",
+            # Its stdout (fd 1, which prints and C code reach) goes to the same log.
+            logger.warning("%s: its worker wrote %d more bytes to stderr or stdout, past %d; they were dropped",
                            self.module, self.dropped, LIMIT_BYTES)
 
     def _log(self, line: bytes) -> None:

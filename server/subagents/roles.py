@@ -27,6 +27,7 @@ This module only parses and renders; it knows nothing of prompts, tools or clien
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -221,13 +222,15 @@ def parse_role(path: str, text: str) -> Role:
     reserved = sorted(RESERVED_ARGUMENTS.intersection(names))
     if reserved:
         raise RoleFileError(path, f"argument {reserved[0]!r} is the agent tool's own (what the sub-agent should "
-                                  "do): name the argument otherwise")
+                                  "do, handed to it apart from the role's text): name the argument otherwise")
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise RoleFileError(path, f"argument {duplicates[0]!r} is declared twice")
     unknown = sorted({found for found in _PLACEHOLDER.findall(body) if found not in names})
     if unknown:
-        raise RoleFileError(path, f"placeholder {{{{{unknown[0]}}}}} names no declared argument")
+        hint = " (the task is handed to the sub-agent apart from the role, not placed in its text: leave " \
+               "{{task}} out)" if unknown[0] in RESERVED_ARGUMENTS else ""
+        raise RoleFileError(path, f"placeholder {{{{{unknown[0]}}}}} names no declared argument{hint}")
     for argument in front.arguments:
         if argument.choices is not None and not argument.choices:
             raise RoleFileError(path, f"argument {argument.name!r} has an empty list of choices")
@@ -255,7 +258,10 @@ def _first_problem(exc: ValidationError) -> str:
     location = ".".join(str(part) for part in error["loc"]) or "front matter"
     message = error["msg"]
     if error["type"] == "extra_forbidden":
-        message = "unknown key (known: name, description, arguments, tools, limits)"
+        # The keys of the part it is in: limits.tokens was told the front matter's own.
+        sections: dict[str, type[BaseModel]] = {"limits": _Limits, "arguments": _Argument}
+        section = sections.get(str(error["loc"][0]), _FrontMatter)
+        message = f"unknown key (known: {', '.join(section.model_fields)})"
     elif error["type"] == "missing":
         message = "is missing"
     more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
@@ -342,4 +348,21 @@ def read_roles(folders: Iterable[Path]) -> RoleFolders:
             refused.append(RefusedRole(error.path, error.reason))
         except OSError as exc:
             refused.append(RefusedRole(path, f"cannot be read ({exc.strerror or exc})"))
+    refused += [RefusedRole(path, "in a folder inside an agents folder: role files are read only directly in "
+                                  "it (move the file up, or name its folder in agents)")
+                for path in _one_folder_down(folders)]
     return RoleFolders(tuple(roles.values()), tuple(refused))
+
+
+def _one_folder_down(folders: Iterable[Path]) -> list[str]:
+    """Role files in the folders directly inside ``folders``, which are not read: said, rather
+    than left to look like roles that were lost (a tool folder's subfolders are said too)."""
+    nested: list[str] = []
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+                if entry.is_dir() and not entry.name.startswith("."):
+                    with contextlib.suppress(OSError):
+                        nested += sorted(inner.path for inner in os.scandir(entry.path)
+                                         if is_role_file(inner.path) and inner.is_file())
+    return nested

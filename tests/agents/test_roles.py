@@ -61,6 +61,12 @@ def test_completion_offers_the_choices_that_start_with_what_was_typed() -> None:
     ("---\nname: x\n---\nbody\n", "front matter description: is missing"),
     ("---\nname: has space\ndescription: d\n---\nbody\n", "front matter name"),
     ("---\nname: x\ndescription: d\nmodel: big\n---\nbody\n", "model: unknown key"),
+    # A key unknown inside a section is told that section's keys, not the front matter's own.
+    ("---\nname: x\ndescription: d\nlimits: {tokens: 5}\n---\nbody\n",
+     "limits.tokens: unknown key (known: turns, time_s)"),
+    ("---\nname: x\ndescription: d\narguments: [{name: a, default: 5}]\n---\n{{a}}\n",
+     "arguments.0.default: unknown key (known: name, description, required, choices)"),
+    ("---\nname: x\ndescription: d\n---\nDo {{task}}.\n", "handed to the sub-agent apart from the role"),
     ("---\nname: x\ndescription: d\nlimits: {turns: 0}\n---\nbody\n", "limits.turns"),
     ("---\nname: x\ndescription: d\n---\n\n", "role prompt"),
     ("---\nname: x\ndescription: d\n---\nUse {{missing}}.\n", "placeholder {{missing}} names no declared argument"),
@@ -88,6 +94,17 @@ def test_a_folder_serves_its_good_roles_and_lists_the_rest_with_their_reasons(tm
     reasons = {Path(refused.path).name: refused.reason for refused in found.refused}
     assert reasons.keys() == {"b.md", "c.md"}
     assert "already taken by" in reasons["b.md"] and "not UTF-8" in reasons["c.md"]
+
+
+def test_a_role_file_in_a_folder_inside_an_agents_folder_is_said_not_to_be_read(tmp_path: Path) -> None:
+    """It was left out without a word (a tool folder's subfolders are said): the user who put
+    their roles in folders saw them vanish (an outside probe)."""
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "inner.md").write_text(GOOD.replace("name: reviewer", "name: inner"), encoding="utf-8")
+    (tmp_path / "team" / "notes.txt").write_text("not a role", encoding="utf-8")
+    found = read_roles([tmp_path])
+    assert found.roles == ()
+    assert [(Path(r.path).name, "read only directly in it" in r.reason) for r in found.refused] == [("inner.md", True)]
 
 
 def test_the_file_named_after_a_role_keeps_its_name_whatever_the_order(tmp_path: Path) -> None:

@@ -601,6 +601,11 @@ def test_a_toolbay_variable_that_names_no_setting_is_reported_with_the_right_nam
     assert result.exit_code == 0, result.output
     assert ("toolbay: warning: environment variable TOOLBAY_SANDBOX_TIMEOUT_S names no setting and is ignored; "
             "did you mean TOOLBAY_SANDBOX__TIMEOUT_S?") in result.stderr
+    # With JSON logs, the warning is a JSON line too: a log collector choked on the one plain line.
+    as_json = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)],
+                            env={"TOOLBAY_SANDBOX_TIMEOUT_S": "5", "TOOLBAY_LOG_FORMAT": "json"})
+    lines = [json.loads(line) for line in as_json.stderr.splitlines()]
+    assert any(line["level"] == "WARNING" and "TOOLBAY_SANDBOX__TIMEOUT_S?" in line["message"] for line in lines)
 
 
 def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path) -> None:
