@@ -117,9 +117,17 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     ]
     metrics = app.metrics
     if metrics is not None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
         from toolbay.metrics import CONTENT_TYPE, METRICS_SCOPE
 
+        rebinding = TransportSecurityMiddleware(security) if security is not None else None
+
         async def scrape(request: Request) -> Response:
+            # Without authentication (loopback), the same Host/Origin checks as /mcp: a page
+            # that rebinds its name to 127.0.0.1 read which tools its visitor had called.
+            if rebinding is not None and (refused := await rebinding.validate_request(request)) is not None:
+                return refused
             # Behind authentication, the metrics name every tool called (a catalog folder's
             # that the caller may not search, say): a token for them says so by a scope of its own.
             granted = request.scope.get("auth")

@@ -101,3 +101,18 @@ async def test_metrics_can_be_turned_off(extensions_dir: Path, shared_data_dir: 
     async with assemble(settings, watch=False) as app, serving_http(app) as url, httpx2.AsyncClient() as http:
         response = await http.get(f"{url}/metrics")
     assert response.status_code == 404
+
+
+async def test_without_authentication_metrics_refuse_a_foreign_host_or_origin_as_mcp_does(
+    served: tuple[Toolbay, str],
+) -> None:
+    """On a loopback server without tokens, /metrics skipped the DNS-rebinding checks /mcp makes:
+    a page that rebound its name to 127.0.0.1 read which tools its visitor had called."""
+    _, url = served
+    port = url.rsplit(":", 1)[1]
+    async with httpx2.AsyncClient(timeout=30) as http:
+        foreign_host = await http.get(f"{url}/metrics", headers={"Host": f"attacker.example:{port}"})
+        foreign_origin = await http.get(f"{url}/metrics", headers={"Origin": f"http://attacker.example:{port}"})
+        own = await http.get(f"{url}/metrics", headers={"Origin": f"http://localhost:{port}"})
+    assert foreign_host.status_code == 421 and foreign_origin.status_code == 403
+    assert own.status_code == 200 and "toolbay_calls_total" in own.text
