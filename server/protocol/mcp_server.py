@@ -150,7 +150,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_subscriptions_listen=on_subscriptions_listen,
-        **prompt_handlers(app),
+        **prompt_handlers(app, transport),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
     server.middleware.append(InvalidParamsMiddleware())

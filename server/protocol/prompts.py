@@ -16,19 +16,24 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from toolbay.auth.http import bearer_credential
 from toolbay.protocol.listing import decode_cursor, encode_cursor
 from toolbay.redaction import redact_text
 from toolbay.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
+    from toolbay.words import Transport
 
 MAX_COMPLETIONS = 100  # the most one completion answer may hold
 
 
-def role_to_prompt(role: Role) -> types.Prompt:
+def role_to_prompt(role: Role, *, local: bool = True) -> types.Prompt:
+    """``local``: for the operator's own session, which is also told the role's file (a caller
+    over HTTP is not told the server's paths)."""
     # Its texts pass the audit log's rules, as its agent_ tool's do in tools/list: a secret in
     # a role's description is not shown by one list and hidden by the other.
+    meta = {"toolbay/tool": role.tool_name, **({"toolbay/origin": role.path} if local else {})}
     return types.Prompt(
         name=role.name,
         title=role.name.replace("-", " ").replace("_", " ").capitalize(),
@@ -36,28 +41,37 @@ def role_to_prompt(role: Role) -> types.Prompt:
         arguments=[types.PromptArgument(name=a.name, description=redact_text(a.description) or None,
                                         required=a.required)
                    for a in role.arguments],
-        _meta={"toolbay/tool": role.tool_name, "toolbay/origin": role.path},
+        _meta=meta,
     )
 
 
-def prompt_handlers(app: Toolbay) -> dict[str, Any]:
-    """The SDK server's ``on_list_prompts``, ``on_get_prompt`` and ``on_completion`` for ``app``."""
+def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
+    """The SDK server's ``on_list_prompts``, ``on_get_prompt`` and ``on_completion`` for ``app``.
+    A caller is shown the roles whose agent tool it may see, as its tools/list shows them: a
+    role's text (its instructions) was shown to callers whose scopes hid its tool."""
+
+    async def roles_of(ctx: ServerRequestContext[Any]) -> tuple[dict[str, Role], bool]:
+        principal = await app.principal_for(transport, bearer_credential(ctx.request))
+        usable = {definition.name for definition in app.visible_definitions(principal)}
+        roles = {name: role for name, role in app.roles.roles.items() if role.tool_name in usable}
+        return roles, principal.kind == "local"
 
     async def on_list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        roles = sorted(app.roles.roles.values(), key=lambda role: role.name)
+        mine, local = await roles_of(ctx)
+        roles = sorted(mine.values(), key=lambda role: role.name)
         start = decode_cursor(params.cursor if params else None)
         size = app.settings.http.page_size
         chunk = roles[start:start + size]
         end = start + len(chunk)
-        return types.ListPromptsResult(prompts=[role_to_prompt(role) for role in chunk],
+        return types.ListPromptsResult(prompts=[role_to_prompt(role, local=local) for role in chunk],
                                        next_cursor=encode_cursor(end) if end < len(roles) else None)
 
     async def on_get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        role = _role(app, params.name)
+        role = _role((await roles_of(ctx))[0], params.name)
         given = params.arguments or {}
         unknown = sorted(set(given) - {argument.name for argument in role.arguments})
         if unknown:
@@ -80,16 +94,17 @@ def prompt_handlers(app: Toolbay) -> dict[str, Any]:
     ) -> types.CompleteResult:
         values: list[str] = []
         if isinstance(params.ref, types.PromptReference):
-            values = _role(app, params.ref.name).complete(params.argument.name, params.argument.value)
+            role = _role((await roles_of(ctx))[0], params.ref.name)
+            values = role.complete(params.argument.name, params.argument.value)
         return types.CompleteResult(completion=types.Completion(
             values=values[:MAX_COMPLETIONS], total=len(values), has_more=len(values) > MAX_COMPLETIONS))
 
     return {"on_list_prompts": on_list_prompts, "on_get_prompt": on_get_prompt, "on_completion": on_completion}
 
 
-def _role(app: Toolbay, name: str) -> Role:
-    role = app.roles.roles.get(name)
+def _role(roles: dict[str, Role], name: str) -> Role:
+    role = roles.get(name)
     if role is None:
-        known = ", ".join(sorted(app.roles.roles)) or "none"
+        known = ", ".join(sorted(roles)) or "none"
         raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {name!r} (prompts: {known})")
     return role

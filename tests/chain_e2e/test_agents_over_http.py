@@ -113,3 +113,31 @@ async def test_a_client_cancelling_its_agent_call_over_http_cancels_the_sampling
                 await asked.wait()
                 group.cancel_scope.cancel()  # the client cancels its call (notifications/cancelled)
             await cancelled.wait()  # while the session is still open
+
+
+async def test_prompts_are_shown_to_callers_who_may_see_the_roles_tool_and_name_no_server_path(
+    make_settings: Callable[..., Settings], mint: Callable[..., str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every caller got every role's text from prompts/get, its tool hidden from its tools/list
+    and refused at the call, and each prompt's _meta named the role file's absolute path on
+    the server (an outside probe)."""
+    from mcp.shared.exceptions import MCPError
+
+    roles = tmp_path / "roles"
+    roles.mkdir()
+    (roles / "counter.md").write_text(COUNTER_ROLE, encoding="utf-8")
+    monkeypatch.setenv("TOOLBAY_AGENTS", json.dumps([str(roles)]))
+    async with served_client(make_settings(), mint("frank", scope="tool:textkit_*")) as narrow:
+        narrow_tools = {tool.name for tool in (await narrow.list_tools()).tools}
+        narrow_prompts = (await narrow.list_prompts()).prompts
+        with pytest.raises(MCPError, match="unknown prompt 'counter'"):
+            await narrow.get_prompt("counter", {"unit": "words"})
+    async with served_client(make_settings(), mint("alice", scope="tools:exec")) as wide:
+        wide_tools = {tool.name for tool in (await wide.list_tools()).tools}
+        wide_prompts = (await wide.list_prompts()).prompts
+        got = await wide.get_prompt("counter", {"unit": "words"})
+    assert "agent_counter" not in narrow_tools and narrow_prompts == []
+    assert "agent_counter" in wide_tools and [prompt.name for prompt in wide_prompts] == ["counter"]
+    assert str(roles) not in json.dumps(wide_prompts[0].model_dump(by_alias=True))
+    assert got.messages
