@@ -34,7 +34,7 @@ from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)
 
-Answer = Literal["accept", "decline", "cancel", "unsupported"]
+Answer = Literal["accept", "decline", "cancel", "unsupported", "failed"]
 Ask = Callable[[ToolCall, str], Awaitable[Answer]]
 
 
@@ -89,6 +89,9 @@ class Approver:
                 "or ask the operator to change the approval settings.",
                 answer=answer,
             )
+        if answer == "failed":
+            raise ApprovalDenied(f"The client answered the approval of {call.name!r} with an error or with no "
+                                 "answer elicitation has (accept, decline, cancel); it did not run.", answer=answer)
         raise ApprovalDenied(f"The user cancelled the approval of {call.name!r}; it did not run.", answer=answer)
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from pydantic import ValidationError
+
 from toolbay.chain.approve import Answer
 from toolbay.chain.call import ToolCall
 
@@ -20,7 +23,16 @@ async def ask_by_elicitation(call: ToolCall, message: str) -> Answer:
         return "unsupported"
     try:
         result = await session.elicit_form(message, _NO_FIELDS, related_request_id=call.context.request_id)
-    except Exception as exc:  # no back channel (2026-07-28) or a client that errs: cannot ask
+    except NoBackChannelError as exc:  # 2026-07-28, stateless HTTP: nobody can be asked
+        logger.info("elicitation for %s not possible: %s", call.name, exc)
+        return "unsupported"
+    except (MCPError, ValidationError) as exc:
+        # The client was asked and answered, with an error or with no answer elicitation has
+        # ("maybe"): that is no approval, and no client that cannot ask either (which
+        # when_unsupported = "allow" would let run).
+        logger.info("the client's answer to the approval of %s was no answer: %s", call.name, exc)
+        return "failed"
+    except Exception as exc:  # a session that cannot send it (closed, say): cannot ask
         logger.info("elicitation for %s not possible: %s", call.name, exc)
         return "unsupported"
     action = result.action

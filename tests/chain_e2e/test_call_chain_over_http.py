@@ -179,3 +179,22 @@ async def test_the_audit_file_has_a_line_per_call_with_secrets_redacted(
     written = (config_dir / "audit.jsonl").read_text(encoding="utf-8")
     assert secret not in written
     assert tokens["operator"] not in written
+
+
+async def test_an_approval_answered_with_an_error_refuses_the_call_even_where_clients_that_cannot_ask_may_run(
+    make_settings: Callable[..., Settings], tokens: Tokens
+) -> None:
+    """A client that declared elicitation and answered with a JSON-RPC error was taken for one
+    that cannot ask: refused as "no elicitation support", and run where when_unsupported =
+    "allow" lets such clients run (an outside probe)."""
+    from mcp.shared.exceptions import MCPError
+
+    async def erring(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        raise MCPError(code=-32000, message="the user's screen is locked")
+
+    settings = make_settings('\n[chain.approval]\ntiers = ["exec"]\nwhen_unsupported = "allow"\n')
+    async with served_client(settings, tokens["operator"], elicitation_callback=erring) as client:
+        result = await client.call_tool("hashsum", {"text": "abc"})
+    assert result.is_error is True and refusal_of(result)["code"] == "approval_denied"
+    assert "answered the approval of 'hashsum' with an error" in text_of(result)
+    assert hashlib.sha256(b"abc").hexdigest() not in text_of(result)
