@@ -35,9 +35,16 @@ when_unsupported = "allow"
 """
 
 
-async def cannot_ask(context: Any, params: Any) -> types.ErrorData:
-    """A client that errs when asked for approval: the server logs it and goes on."""
-    return types.ErrorData(code=-32603, message="nobody here to ask")
+ANSWERS: list[str] = []
+
+
+async def errs_once(context: Any, params: Any) -> types.ErrorData | types.ElicitResult:
+    """A client that errs the first time it is asked for approval (the server logs it and
+    refuses that call), then approves."""
+    ANSWERS.append(params.message)
+    if len(ANSWERS) == 1:
+        return types.ErrorData(code=-32603, message="nobody here to ask")
+    return types.ElicitResult(action="accept")
 
 
 async def test_json_logs_and_console_spans_go_to_stderr_one_object_a_line(
@@ -51,9 +58,11 @@ async def test_json_logs_and_console_spans_go_to_stderr_one_object_a_line(
         cwd=str(REPO_ROOT), env=patient_start({**os.environ, "PYTHONPATH": str(REPO_ROOT)}))
     stderr_path = tmp_path / "stderr.txt"
     with stderr_path.open("w", encoding="utf-8") as stderr, anyio.fail_after(300):
-        async with Client(stdio_client(params, errlog=stderr), mode="legacy", elicitation_callback=cannot_ask) \
+        async with Client(stdio_client(params, errlog=stderr), mode="legacy", elicitation_callback=errs_once) \
                 as client:
+            refused = await client.call_tool("hashsum", {"text": SECRET})
             result = await client.call_tool("hashsum", {"text": SECRET})
+    assert refused.is_error and (refused.meta or {})["toolbay/refusal"]["code"] == "approval_denied"
     assert not result.is_error  # stdout held nothing but the protocol, or the client would have failed
 
     lines = [line for line in stderr_path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -64,7 +73,7 @@ async def test_json_logs_and_console_spans_go_to_stderr_one_object_a_line(
     assert all({"time", "level", "logger", "message"} <= r.keys() for r in records)
     # ISO 8601 in UTC, as the audit log's times: logging's own form said no time zone.
     assert all(datetime.fromisoformat(r["time"]).utcoffset() == timedelta(0) for r in records)
-    asked = [r for r in records if r["message"].startswith("elicitation for hashsum not possible")]
+    asked = [r for r in records if r["message"].startswith("the client's answer to the approval of hashsum")]
     assert len(asked) == 1 and asked[0]["tool"] == "hashsum" and asked[0]["level"] == "INFO"
     assert asked[0]["logger"] == "toolbay.protocol.elicitation" and asked[0]["request_id"]
     names = {s["name"] for s in spans}
