@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from mcp.shared.exceptions import MCPError, NoBackChannelError
-from pydantic import ValidationError
-
 from toolbay.chain.approve import Answer
 from toolbay.chain.call import ToolCall
 
@@ -16,7 +13,12 @@ _NO_FIELDS = {"type": "object", "properties": {}}
 
 
 async def ask_by_elicitation(call: ToolCall, message: str) -> Answer:
-    """Asks the person behind the client; ``unsupported`` when the client cannot ask them."""
+    """Asks the person behind the client; ``unsupported`` when the client cannot ask them,
+    ``failed`` when it answered with an error or with no answer elicitation has."""
+    # Here, not at the top: the assembly imports this module, and toolbay list loads no SDK.
+    from mcp.shared.exceptions import MCPError, NoBackChannelError
+    from pydantic import ValidationError
+
     session = call.session
     capabilities = session.client_capabilities if session is not None else None
     if session is None or capabilities is None or capabilities.elicitation is None:
