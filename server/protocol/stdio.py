@@ -391,6 +391,11 @@ class _Inbox:
         self.unanswered = _Unanswered()
         self.take = take
         self.on_notification = on_notification
+        # The server's own requests (sampling, elicitation) the client has not answered, and,
+        # once input has ended, a wake-up for each new one: none can be answered any more.
+        self.asked: set[types.RequestId] = set()
+        self.input_ended = False
+        self.asked_after_end: anyio.Event | None = None
 
     async def deliver(self, item: SessionMessage | Exception) -> None:
         if isinstance(item, _Unparsable) and not item.answer:
@@ -402,6 +407,8 @@ class _Inbox:
             return
         if isinstance(item, SessionMessage):
             message = item.message
+            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                self.asked.discard(message.id)
             if isinstance(message, types.JSONRPCRequest):
                 self.unanswered.add(message.id)
                 if self.take is not None and self.take(message):
@@ -419,14 +426,41 @@ class _Inbox:
 
     async def end_of_input(self) -> None:
         """Input has ended: waits for the requests already read to be answered (or the grace),
-        then tells the server the client is gone."""
+        then tells the server the client is gone. The server's own requests to the client fail
+        at once, so that a call waiting on one (an agent tool's sampling) is answered rather
+        than held to the grace and beyond, as a job that then failed."""
+        self.input_ended = True
         with anyio.move_on_after(EOF_GRACE_S):
-            await self.unanswered.all_answered()
+            while True:
+                for request_id in list(self.asked):
+                    self.asked.discard(request_id)
+                    await self.incoming_send.send(SessionMessage(error_message(types.ErrorData(
+                        code=types.CONNECTION_CLOSED,
+                        message="the client closed its input: it will answer no request"), request_id)))
+                self.asked_after_end = anyio.Event()
+                async with anyio.create_task_group() as group:
+                    async def answered() -> None:
+                        await self.unanswered.all_answered()
+                        group.cancel_scope.cancel()
+
+                    async def asked_more() -> None:
+                        assert self.asked_after_end is not None
+                        await self.asked_after_end.wait()
+                        group.cancel_scope.cancel()
+
+                    group.start_soon(answered)
+                    group.start_soon(asked_more)
+                if not self.asked:
+                    break
         self.incoming_send.close()
 
     def encode(self, message: SessionMessage) -> bytes:
         if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
             self.unanswered.answered(message.message.id)
+        elif isinstance(message.message, types.JSONRPCRequest):
+            self.asked.add(message.message.id)
+            if self.asked_after_end is not None:
+                self.asked_after_end.set()
         return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
 

@@ -132,6 +132,29 @@ async def test_a_clients_answer_that_is_no_valid_response_fails_the_request_it_a
     assert all("no valid JSON-RPC response" in m.error.message for m in failed if isinstance(m, types.JSONRPCError))
 
 
+async def test_a_request_of_the_servers_left_unanswered_when_input_ends_fails_at_once(pipes: Pipes) -> None:
+    """An agent tool's sampling request, asked just before the client closed its input, was
+    left pending: the call was held to the sync budget, became a job, and failed later, the
+    server exiting 5 s after the client had gone (an outside probe)."""
+    pipes.send(json.dumps(INITIALIZE).encode() + b"\n")
+    with anyio.fail_after(10):
+        async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, outgoing):
+            first = await incoming.receive()
+            assert isinstance(first, SessionMessage) and isinstance(first.message, types.JSONRPCRequest)
+            await outgoing.send(SessionMessage(types.JSONRPCRequest(
+                jsonrpc="2.0", id="toolbay-sampling-1", method="sampling/createMessage", params={})))
+            while b"sampling/createMessage" not in pipes.received():  # written to the client
+                await anyio.sleep(0.01)
+            pipes.close_client_side()
+            failed = await incoming.receive()
+            # What the server still owes is answered: the initialize, now its sampling failed.
+            await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))
+            rest = [item async for item in incoming]
+    assert isinstance(failed, SessionMessage) and isinstance(failed.message, types.JSONRPCError)
+    assert failed.message.id == "toolbay-sampling-1" and "closed its input" in failed.message.error.message
+    assert rest == []
+
+
 async def test_an_invalid_request_whose_id_can_be_read_is_answered_under_that_id(pipes: Pipes) -> None:
     """{"jsonrpc": "2.0", "id": 3} and a request without "jsonrpc" were answered with a null id:
     their sender waits for an answer to its own id (an outside probe)."""
