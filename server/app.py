@@ -101,8 +101,16 @@ class Toolbay:
         self.search = search
         self._where_tools_are = where_tools_are
         self.metrics = metrics
-        may_find = disclosure.may_find if disclosure is not None else None
-        self.stages: tuple[Stage, ...] = tuple(default_stages(policies, may_find) if stages is None else stages)
+        may_know = None
+        if disclosure is not None:
+            finds, authorizer = disclosure.may_find, policies.authorizer
+
+            def may_know(principal: Principal, definition: ToolDefinition) -> bool:
+                # Hidden only where it is neither findable nor usable: a catalog tool the caller
+                # may call by name is a tool, counted and named as one.
+                return finds(principal, definition) or authorizer.reason(principal, definition) is None
+
+        self.stages: tuple[Stage, ...] = tuple(default_stages(policies, may_know) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
         self._pipeline: CallNext = build_chain(self.stages, self._dispatch, tracer=tracer)

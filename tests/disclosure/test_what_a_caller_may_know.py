@@ -422,15 +422,23 @@ async def test_the_rate_limits_count_a_tool_the_caller_may_not_find_as_a_name_no
         folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """Counted apart per tool, and named in the refusal, a hidden catalog's tools were told to
     exist: after three made-up names had used up the count of names no tool has, vault_open
-    still answered "unknown tool", then "rate limited on tool 'vault_open'" (an outside probe)."""
+    still answered "unknown tool", then "rate limited on tool 'vault_open'" (an outside probe).
+    A catalog tool the caller may call by name, though it may not find it, is a tool: counted
+    apart and run (the re-check found it refused as a name no tool has)."""
+    limits = {"per_caller_tool": "3/minute"}
     with anyio.fail_after(WAIT_S):
-        async with serving(folders, tmp_path / "data", catalog_allow=[],
-                           rate_limits={"per_caller_tool": "3/minute"}) as (_, client):
+        async with serving(folders, tmp_path / "data", catalog_allow=[], rate_limits=limits,
+                           access={"deny": ["vault_*"]}) as (_, client):
             made_up = [await client.call_tool(f"nothing_{n}", {}) for n in range(3)]
             hidden = await client.call_tool("vault_open", {})
             visible = [await client.call_tool("notes_add", {"text": "x"}) for _ in range(3)]
+        async with serving(folders, tmp_path / "data2", catalog_allow=[], rate_limits=limits) as (_, client):
+            for n in range(3):
+                await client.call_tool(f"nothing_{n}", {})
+            callable_by_name = await client.call_tool("vault_open", {})
     assert all(r.is_error and "There is no tool named" in r.content[0].text for r in made_up)
     # The fourth name the caller may not know shares the made-up names' count, and their words.
     assert hidden.is_error and "vault" not in hidden.content[0].text, hidden.content[0].text
     assert "names no tool has" in hidden.content[0].text, hidden.content[0].text
     assert not any(r.is_error and "rate" in r.content[0].text.lower() for r in visible)  # a count of its own
+    assert not callable_by_name.is_error and callable_by_name.content[0].text == "opened"
