@@ -129,17 +129,17 @@ async def _unattended(manager: JobManager, owner: str, job_id: str, view: JobVie
     marked none, no server serves the folder at all). Always False for Redis's replicas,
     whose leases say the same."""
     from toolbay.jobs import SqliteJobStore
-    from toolbay.jobs.manager import RUNNER
     from toolbay.jobs.serving import ServingLock, held_exclusively, serving_lock_beside
 
     store = manager.store
     view = view if view is not None else await manager.status(owner, job_id)
-    if view.finished or not isinstance(store, SqliteJobStore):
+    record = await store.get(owner, job_id) if isinstance(store, SqliteJobStore) else None
+    if view.finished or record is None or not isinstance(store, SqliteJobStore):
         return False
-    runners = [e.data.get("server") for e in await manager.events(owner, job_id) if e.kind == RUNNER]
     lock = ServingLock(serving_lock_beside(store.path))
-    if runners and isinstance(runners[-1], str):
-        return not lock.runner_alive(runners[-1])
+    runner = await manager.runner_of(record)
+    if runner is not None:
+        return not lock.runner_alive(runner)
     try:
         with held_exclusively(lock.path, blocking=False):
             return True  # free: no server serves this folder

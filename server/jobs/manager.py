@@ -407,7 +407,7 @@ class JobManager:
             for record in others:
                 runner = known.get(record.id)
                 if runner is None or not await anyio.to_thread.run_sync(serving.runner_alive, runner):
-                    runner = await self._runner_of(record)
+                    runner = await self.runner_of(record)
                     if runner is None:
                         unmarked = True
                         continue
@@ -430,7 +430,8 @@ class JobManager:
             finally:
                 serving.share()
 
-    async def _runner_of(self, record: JobRecord) -> str | None:
+    async def runner_of(self, record: JobRecord) -> str | None:
+        """The server the job was last marked as run by (its last ``runner`` event), if any."""
         runners = [e.data.get("server") for e in await self.store.events(record.owner, record.id) if e.kind == RUNNER]
         runner = runners[-1] if runners else None
         return runner if isinstance(runner, str) else None
