@@ -52,6 +52,7 @@ from toolbay.pytools.describe import (
 from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
+from toolbay.wasm.errors import INVALID_EXIT_STATUS
 from toolbay.words import PermissionTier, ToolDefinition
 
 if TYPE_CHECKING:
@@ -485,7 +486,9 @@ class Discovery:
 
         def run_help(argv: list[str]) -> HelpRun:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits), stop)
-            stopped = result.trap
+            # A status past 125 ended the program as it meant to (git exits 129 on an unknown
+            # option, so "sub --help" of a git-style program does): what it printed is whole.
+            stopped = None if result.trap == INVALID_EXIT_STATUS else result.trap
             if stopped is None and (result.stdout_truncated or result.stderr_truncated):
                 stopped = f"it printed more than {self.help_limits.stdout_limit_bytes >> 20} MiB"
             run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code, stopped=stopped)

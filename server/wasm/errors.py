@@ -70,10 +70,15 @@ def trap_reason(error: wasmtime.Trap) -> str:
     return f"wasm trap: {_caused_by(error.message).removeprefix('wasm trap: ')}"
 
 
+# WASI lets a program exit with 0..125 only; a larger status (git's 129 for a usage error) is
+# refused by wasmtime as an error, though the program ended as it meant to and its output is whole.
+INVALID_EXIT_STATUS = "exited with an invalid status (outside 0..125)"
+
+
 def error_reason(error: BaseException) -> str:
     text = _caused_by(str(error))
     if "exit status outside" in text:
-        return "exited with an invalid status (outside 0..125)"
+        return INVALID_EXIT_STATUS
     if "memory minimum size" in text or "exceeds memory limits" in text:
         return "needs more memory at start than the memory limit allows"
     if "stack overflow" in text or "call stack exhausted" in text:
