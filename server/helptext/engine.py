@@ -357,6 +357,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
         values_at_once=at_once is not None,
+        value_spaced=raw is not None and bool(head.longs) and not head.equals and not head.value_optional,
     )
 
 

@@ -18,8 +18,8 @@ _NO_PREFIX = compiled(r"^--\[no-?\]([\w.-]+)(.*)$")
 class Head:
     """Filled in as the head's words are read (a plain class: see ``model``'s note on speed)."""
 
-    __slots__ = ("longs", "shorts", "negations", "value", "value_optional", "repeat_marker", "required_marker",
-                 "rest")
+    __slots__ = ("longs", "shorts", "negations", "value", "value_optional", "equals", "repeat_marker",
+                 "required_marker", "rest")
 
     def __init__(self) -> None:
         self.longs: list[str] = []
@@ -27,6 +27,7 @@ class Head:
         self.negations: list[str] = []
         self.value: str | None = None  # the raw value text as printed ("<PATTERN>...", "{a,b}", "int")
         self.value_optional = False
+        self.equals = False  # a long name is printed with its value after "=" ("--message=MSG")
         self.repeat_marker = False
         self.required_marker = False
         self.rest = ""  # words that were not part of the head (single-space descriptions)
@@ -95,6 +96,8 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
             name, dots, attached = match.groups()
             if dots:
                 result.repeat_marker = True
+            if attached and attached.startswith(("=", "[=")):
+                result.equals = True
             if negating or (result.longs and name == "--no-" + result.longs[0][2:]):
                 result.negations.append(name)  # "--x / --no-x" (click) or "--x  --no-x" (typer)
             elif name.startswith("--") or (len(name) > 2 and single_dash_long):

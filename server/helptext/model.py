@@ -37,6 +37,9 @@ class OptionSpec(NamedTuple):
     # Several values after one flag (argparse's nargs: "--exclude PAT [PAT ...]"); given twice,
     # the flag would keep only its last values.
     values_at_once: bool = False
+    # The help writes the value as a word of its own after the long name ("--price <PRICE>"),
+    # never after "=": some parsers (argh, many written by hand) take it only so.
+    value_spaced: bool = False
 
     @property
     def key(self) -> str:

@@ -1,7 +1,8 @@
 """A description as an MCP ``inputSchema``, and the way back from arguments to argv.
 
-The argv rendering is chosen so no value is misread: long options as "--name=value"
-(a value starting with "-" stays a value), short-only options with the value
+The argv rendering is chosen so no value is misread: long options as the help writes them,
+"--name value" or "--name=value" (always the latter for a value starting with "-", which then
+stays a value), short-only options with the value
 attached ("-n5"), Go's flag package as "-name=value", positionals in order after
 "--" when one of them starts with "-". A switch that is on by default is said false
 as its program's parser takes it (click's "--no-x", Go's "-x=false", yargs' "--no-x");
@@ -33,7 +34,7 @@ class Param(NamedTuple):
     kind: ParamKind
     flag: str | None = None
     negation: str | None = None
-    attached: Literal["long", "short", "go"] = "long"
+    attached: Literal["long", "spaced", "short", "go"] = "long"
     required: bool = False
 
 
@@ -112,6 +113,8 @@ def _render_option(param: Param, value: Any) -> list[str]:
         text = _scalar(param.name, item)
         if param.attached == "short":
             out.extend([param.flag, text] if text == "" else [param.flag + text])
+        elif param.attached == "spaced" and not text.startswith("-"):
+            out.extend([param.flag, text])  # as the help writes it; "-5" after "=", or it reads as a flag
         else:
             out.append(f"{param.flag}={text}")
     return out
@@ -175,7 +178,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         properties[name] = prop
         if opt.required:
             required.append(name)
-        attached: Literal["long", "short", "go"] = "go" if go else ("long" if opt.long else "short")
+        attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
+            ("spaced" if opt.value_spaced else "long") if opt.long else "short")
         params.append(Param(name, kind, flag, off, attached, opt.required))
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")

@@ -471,7 +471,7 @@ def test_several_values_after_one_flag_and_an_option_said_to_repeat_are_lists():
     assert got == {"--files": (True, False), "--exclude": (False, True)}
     schema = build_tool_schema(desc)
     assert schema.to_argv({"files": ["a.py", "b.py"], "exclude": ["x", "y"]}) == [
-        "--files", "a.py", "b.py", "--exclude=x", "--exclude=y"]
+        "--files", "a.py", "b.py", "--exclude", "x", "--exclude", "y"]
 
 
 def test_go_flag_usage_of_prog_with_the_synopsis_on_the_next_line_keeps_its_operands():

@@ -45,20 +45,31 @@ def test_required_options_and_positionals_are_listed(schema):
     assert schema.input_schema["additionalProperties"] is False
 
 
-def test_argv_uses_equals_for_long_options_and_attaches_short_values(schema):
+def test_argv_writes_long_options_as_the_help_does_and_attaches_short_values(schema):
+    # clap writes "--exclude <GLOB>": the value a word of its own (argh and many parsers written
+    # by hand take no "="); a value starting with "-" after "=", or it would read as a flag.
     argv = schema.to_argv({"block_size": "-1", "n": 5, "verbose": 2, "exclude": ["a", "b"], "input": "x"})
-    assert argv == ["--block-size=-1", "-n5", "--verbose", "--verbose", "--exclude=a", "--exclude=b", "x"]
+    assert argv == ["--block-size=-1", "-n5", "--verbose", "--verbose", "--exclude", "a", "--exclude", "b", "x"]
+
+
+def test_argv_keeps_the_equals_sign_where_the_help_writes_one():
+    # GNU: "-m, --message=MSG"; "-o FILE, --output=FILE" as well (one name with "=" is enough).
+    schema = build_tool_schema(describe_help(
+        b"Usage: tool [OPTION]... FILE\n\nOptions:\n  -m, --message=MSG     the message\n"
+        b"  -o FILE, --output=FILE  where to write\n      --color[=WHEN]    colour\n"))
+    assert schema.to_argv({"message": "hi", "output": "o.txt", "color": "auto", "file": "f"}) == [
+        "--message=hi", "--output=o.txt", "--color=auto", "f"]
 
 
 def test_whole_numbers_written_as_floats_reach_the_program_as_whole_numbers(schema):
     # JSON Schema counts 2.0 an integer, so validation lets it through; "-n2.0" a program refuses.
     argv = schema.to_argv({"block_size": 4096.0, "n": 5.0, "verbose": 2.0, "input": 1.5, "extra": [3.0, 0.25]})
-    assert argv == ["--block-size=4096", "-n5", "--verbose", "--verbose", "1.5", "3", "0.25"]
+    assert argv == ["--block-size", "4096", "-n5", "--verbose", "--verbose", "1.5", "3", "0.25"]
 
 
 def test_positionals_starting_with_a_dash_come_after_a_double_dash(schema):
     assert schema.to_argv({"block_size": "1", "input": "-weird", "extra": ["b"]}) == \
-        ["--block-size=1", "--", "-weird", "b"]
+        ["--block-size", "1", "--", "-weird", "b"]
 
 
 def test_unknown_or_wrongly_typed_arguments_are_refused_with_a_sentence(schema):
