@@ -353,6 +353,22 @@ async def test_what_a_forked_child_prints_reaches_the_servers_log(
     assert result.text == "0"
 
 
+async def test_a_tool_that_forks_and_returns_in_both_processes_leaves_every_later_answer_to_its_own_call(
+        python_dir: Path, settings: Settings) -> None:
+    """The child of a bare os.fork() went on serving the worker's wire: each later call got the
+    call before it's answer (over HTTP another caller's), and a fork at import did the same."""
+    write_one_tool(python_dir, "forks", "    return 'parent' if os.fork() else 'child'\n", prelude="import os")
+    write_one_tool(python_dir, "echo", "    return 'echo'\n",
+                   prelude="import os\nos.fork()  # at import: both processes go on to describe the module")
+    async with assemble(settings, watch=False) as app:
+        assert (await call(app, "echo")).text == "echo"
+        assert (await call(app, "forks")).text == "parent"
+        answers = [await call(app, "echo") for _ in range(3)]
+        assert [answer.text for answer in answers] == ["echo"] * 3, answers
+        for _ in range(3):
+            assert (await call(app, "forks")).text == "parent"
+
+
 async def test_a_result_of_bytes_that_are_not_utf8_says_so(python_dir: Path, settings: Settings) -> None:
     """A bytes result was decoded with U+FFFD for what is not UTF-8, silently: the model took the
     replacement characters for what the tool returned (a wasm tool's output says it)."""

@@ -85,13 +85,23 @@ def _read_exactly(size: int) -> bytes:
     return b"".join(chunks)
 
 
+def _leave_if_forked() -> None:
+    """A fork of the worker that reaches the wire (a tool that called os.fork() and returned in
+    both processes, or forked at import) ends here: the wire is the worker's. Read or written
+    by two processes, every later answer would go to the call before it, another caller's too."""
+    if _forked:
+        os._exit(0)
+
+
 def receive() -> dict[str, Any]:
+    _leave_if_forked()
     (size,) = _HEADER.unpack(_read_exactly(4))
     message: dict[str, Any] = json.loads(_read_exactly(size))
     return message
 
 
 def send(message: dict[str, Any]) -> None:
+    _leave_if_forked()
     text = json.dumps(message, ensure_ascii=False, default=str)
     try:
         body = text.encode()
