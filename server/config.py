@@ -163,6 +163,12 @@ class HttpSettings(_Section):
         description="Open MCP sessions on /mcp per authenticated caller (token or JWT subject); at the cap a new "
         "one is answered 429, so one caller cannot take every session of the server.",
     )
+    max_requests_per_caller: int = Field(
+        64, ge=1, le=1_000_000,
+        description="Requests on /mcp one authenticated caller may have in flight at once on this server (a "
+        "job_wait holds one until it answers); one more is answered 429 at once, so one caller cannot hold "
+        "every connection.",
+    )
     session_idle_s: float = Field(
         1800.0, gt=0, le=7 * 24 * 3600,
         description="A session with no request for this long is closed (a client that never finished its "

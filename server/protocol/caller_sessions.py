@@ -68,8 +68,8 @@ class CallerSessionCap:
         self._open: Counter[Caller] = Counter()
         # Requests that may open a session, not yet answered.
         self._arriving: Counter[Caller] = Counter()
-        # Per caller: when its refusals were last logged, and how many since.
-        self._refusals: dict[Caller, tuple[float, int]] = {}
+        self._refusals = RefusalLog("a new session", "new sessions", "sessions of its own are open or opening",
+                                    "max_sessions_per_caller")
         _caps.add(self)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -81,7 +81,7 @@ class CallerSessionCap:
             await self.app(scope, receive, send)
             return
         if self._open[caller] + self._arriving[caller] >= self.cap:
-            self._log_refusal(caller)
+            self._refusals.refused(caller, self._open[caller] + self._arriving[caller])
             _, body = await read_small_body(receive)  # for the id of the request refused
             await _refuse(send, self.cap, request_id_in(body))
             return
@@ -110,7 +110,24 @@ class CallerSessionCap:
         finally:
             arrived()
 
-    def _log_refusal(self, caller: Caller) -> None:
+    def ended(self, session_id: str) -> None:
+        caller = self._caller_of.pop(session_id, None)
+        if caller is not None:
+            self._open[caller] -= 1
+            if self._open[caller] <= 0:
+                del self._open[caller]
+
+
+class RefusalLog:
+    """Says a caller's refusals once in ``_REFUSALS_LOGGED_EVERY_S``, with how many: a client in
+    a loop wrote a warning line per request."""
+
+    def __init__(self, one: str, many: str, state: str, setting: str) -> None:
+        self.one, self.many, self.state, self.setting = one, many, state, setting
+        # Per caller: when its refusals were last logged, and how many since.
+        self._refusals: dict[Caller, tuple[float, int]] = {}
+
+    def refused(self, caller: Caller, held: int) -> None:
         now = time.monotonic()
         logged_at, unsaid = self._refusals.get(caller, (-_REFUSALS_LOGGED_EVERY_S, 0))
         unsaid += 1
@@ -121,16 +138,8 @@ class CallerSessionCap:
             self._refusals = {known: entry for known, entry in self._refusals.items()
                               if now - entry[0] < _REFUSALS_LOGGED_EVERY_S}
         self._refusals[caller] = (now, 0)
-        logger.warning("refused %s to %s: %d sessions of its own are open or opening ([http] "
-                       "max_sessions_per_caller)", "a new session" if unsaid == 1 else f"{unsaid} new sessions",
-                       caller[0], self._open[caller] + self._arriving[caller])
-
-    def ended(self, session_id: str) -> None:
-        caller = self._caller_of.pop(session_id, None)
-        if caller is not None:
-            self._open[caller] -= 1
-            if self._open[caller] <= 0:
-                del self._open[caller]
+        logger.warning("refused %s to %s: %d %s ([http] %s)", self.one if unsaid == 1 else f"{unsaid} {self.many}",
+                       caller[0], held, self.state, self.setting)
 
 
 def _session_id_in(message: Message) -> str | None:

@@ -163,6 +163,49 @@ async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_g
     assert deleted.status_code == 200 and again.status_code == 200  # an ended session makes room
 
 
+async def test_one_caller_has_at_most_its_share_of_requests_in_flight_and_others_are_still_answered(
+        make_settings: Callable[..., Settings], tokens: Tokens) -> None:
+    """One token holder sending hundreds of job_waits at once held every connection the server
+    allows an address: behind a load balancer (every caller's address) the other callers and the
+    balancer's health checks were refused, and every replica was taken for dead (an outside
+    probe). Requests held open here by bodies that have not ended yet."""
+    settings = make_settings("[http]\nmax_requests_per_caller = 2\n")
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}"}
+    body = json.dumps(INITIALIZE).encode()
+    release = anyio.Event()
+    held: list[int] = []
+    sending: list[bool] = []
+
+    async def slow_body() -> AsyncIterator[bytes]:
+        sending.append(True)  # its head is on its way
+        yield body[:10]
+        await release.wait()
+        yield body[10:]
+
+    async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
+
+        async def hold() -> None:
+            held.append((await http.post(f"{url}/mcp", content=slow_body(), headers=headers)).status_code)
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                group.start_soon(hold)
+                group.start_soon(hold)
+                while len(sending) < 2:
+                    await anyio.sleep(0.01)
+                while (refused := await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)).status_code != 429:
+                    assert refused.status_code == 200  # answered before both held requests were read
+                    await anyio.sleep(0.02)
+                other = await post_initialize(url, tokens["operator"])
+                release.set()
+            again = await post_initialize(url, tokens["reader"])
+    assert refused.headers["retry-after"] == "1"
+    assert "max_requests_per_caller" in refused.json()["error"]["message"]
+    assert refused.json()["id"] == INITIALIZE["id"]
+    assert other.status_code == 200  # another caller's share is untouched
+    assert held == [200, 200] and again.status_code == 200  # answered requests make room
+
+
 async def test_a_caller_s_share_holds_against_initializes_sent_at_once_and_its_refusals_are_said_once(
         make_settings: Callable[..., Settings], tokens: Tokens, caplog: pytest.LogCaptureFixture) -> None:
     """Each request was checked against the sessions already answered, so initializes sent at
