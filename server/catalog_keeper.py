@@ -276,6 +276,11 @@ class CatalogKeeper:
         self.discovery.realms = realms
         return folders
 
+    def helper_files(self) -> set[Path]:
+        """Every file a Python module served now was described with (a helper it imports, a data
+        file it read): a change to one is a change to the modules built from it."""
+        return {Path(path).parent / relative for path, outcome in self._files.items() for relative in outcome.helpers}
+
     @staticmethod
     def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:
         """``outcome``, or, when it rejects a file whose previous version served tools, that

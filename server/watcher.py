@@ -72,10 +72,19 @@ class ExtensionWatcher:
         self.rescans = 0
         # How often an idle watcher wakes to check that its folders still exist.
         self.idle_tick_ms = 200
+        self._helpers: set[str] = set()  # the helper files of the modules served, by path
 
     def _existing_folders(self) -> list[Path]:
-        folders = [*self.keeper.folders(), *self.keeper.settings.agents]
+        """The folders to watch: the tool and agent folders, and those of the files the Python
+        modules were described with (a package's, a data file's, in a subfolder: folders are
+        watched one level deep)."""
+        self._helpers = {os.fspath(path) for path in self.keeper.helper_files()}
+        folders = [*self.keeper.folders(), *self.keeper.settings.agents,
+                   *sorted({Path(helper).parent for helper in self._helpers})]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
+
+    def _watched(self, change: Change, path: str) -> bool:
+        return _is_tool_file(change, path) or path in self._helpers
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is
@@ -115,7 +124,7 @@ class ExtensionWatcher:
         try:
             async for changes in awatch(
                 *folders,
-                watch_filter=_is_tool_file,
+                watch_filter=self._watched,
                 debounce=self.max_batch_ms,
                 step=self.quiet_ms,
                 stop_event=stop,

@@ -238,6 +238,51 @@ async def test_a_schema_built_from_a_helper_follows_the_helper_while_serving_and
         assert properties_served(app.catalog.current) == {"name", "mood", "volume"}
 
 
+SCHEMA_FROM_FILES = '''
+import json, os
+from schemas import extra  # a package in a subfolder
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def get_tool_schemas():
+    with open(os.path.join(HERE, "spec.json"), encoding="utf-8") as spec:
+        properties = {name: {"type": "string"} for name in [*json.load(spec), *extra.NAMES]}
+    return [{"name": "hello", "description": "h", "input_schema": {"type": "object", "properties": properties}}]
+
+
+def hello(**arguments):
+    return arguments
+'''
+
+
+async def test_a_schema_built_from_a_data_file_or_a_package_beside_the_module_follows_them(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """Only the modules a module imported from its folder were its helpers: a schema read from
+    a spec.json beside it stayed stale after a change, a restart and refresh_tools alike (its
+    cached description was kept), and a package in a subfolder was not watched (an outside probe)."""
+    spec, package = python_dir / "spec.json", python_dir / "schemas"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "extra.py").write_text("NAMES = ['volume']\n", encoding="utf-8")
+    spec.write_text('["city"]', encoding="utf-8")
+    (python_dir / "hello.py").write_text(SCHEMA_FROM_FILES, encoding="utf-8")
+    settings = make_settings()
+    async with assemble(settings, watch=True) as app:
+        assert properties_served(app.catalog.current) == {"city", "volume"}
+        spec.write_text('["zip"]', encoding="utf-8")
+        await until(app, lambda catalog: properties_served(catalog) == {"zip", "volume"})
+        (package / "extra.py").write_text("NAMES = ['tone']\n", encoding="utf-8")
+        await until(app, lambda catalog: properties_served(catalog) == {"zip", "tone"})
+        called = await call(app, "hello", {"zip": "75001", "tone": "low"})
+    assert called.structured == {"zip": "75001", "tone": "low"}
+    spec.write_text('["zip", "street"]', encoding="utf-8")
+    # The same data folder: its cached description was built with the file's last version.
+    async with assemble(settings, watch=False) as app:
+        assert properties_served(app.catalog.current) == {"zip", "street", "tone"}
+
+
 async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
     started = await call(pyapp, "slow_nap", {"seconds": 600}, follow_jobs=False)
     job_id = started.structured["job_id"]

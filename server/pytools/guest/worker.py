@@ -395,21 +395,36 @@ def describe(module: Any) -> dict[str, Any]:
     }
 
 
-def _helpers_imported(path: str) -> dict[str, str]:
-    """The files of the module's folder that importing and describing it loaded (its helpers:
-    ``from shared_schemas import ...``), each with the sha256 of its content: the description
-    may be built from them, so it holds only while they are unchanged."""
+_files_read: set[str] | None = None  # while the module is imported and described: the files it opened to read
+
+
+def _note_files_read(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook (it cannot be removed: it records only while ``_files_read`` is a set)."""
+    if _files_read is None or event != "open" or not args or not isinstance(args[0], str):
+        return
+    mode, flags = (args[1], args[2]) if len(args) > 2 else (None, None)
+    reading = not any(c in mode for c in "wax+") if isinstance(mode, str) \
+        else isinstance(flags, int) and flags & os.O_ACCMODE == os.O_RDONLY  # os.open's event: flags, no mode
+    if reading:
+        _files_read.add(os.path.abspath(args[0]))  # a relative path is the working directory's
+
+
+def _helpers_imported(path: str, read: set[str]) -> dict[str, str]:
+    """The files of the module's folder that importing and describing it loaded or read (its
+    helpers: ``from shared_schemas import ...``, a package beside it, a ``spec.json`` its schemas
+    are built from), each with the sha256 of its content: the description may be built from
+    them, so it holds only while they are unchanged."""
     import hashlib
 
     folder = os.path.realpath(os.path.dirname(path)) + os.sep
     own = os.path.realpath(path)
     helpers: dict[str, str] = {}
-    for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if not isinstance(file, str):
+    files = [getattr(module, "__file__", None) for module in list(sys.modules.values())]
+    for file in [*files, *sorted(read)]:
+        if not isinstance(file, str) or file.endswith(".pyc"):
             continue
         real = os.path.realpath(file)
-        if real == own or not real.startswith(folder):
+        if real == own or not real.startswith(folder) or real[len(folder):] in helpers or not os.path.isfile(real):
             continue
         try:
             with open(real, "rb") as handle:
@@ -571,12 +586,17 @@ def main() -> int:
     # while it is imported and described, no call is under way: the server's log has it.
     sys.stdout, sys.stderr = _Routed("printed", sys.stderr), _Routed("errors", sys.stderr)
     _hand_down_calls_to_threads()
+    global _files_read
+    if init.get("describe"):
+        _files_read = set()
+        sys.addaudithook(_note_files_read)
     try:
         module = load(path, name, init.get("source"))
         stage = "describe"
         description = describe(module) if init.get("describe") else {}
         if description.get("schemas") is not None:
-            description["helpers"] = _helpers_imported(path)
+            description["helpers"] = _helpers_imported(path, _files_read or set())
+        _files_read = None
     except BaseException as exc:  # an import that fails is the file's diagnostic, not a crash
         if isinstance(exc, SystemExit):
             doing = "being imported" if stage == "import" else "describing its tools"
