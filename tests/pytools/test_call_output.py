@@ -369,6 +369,19 @@ async def test_a_tool_that_forks_and_returns_in_both_processes_leaves_every_late
             assert (await call(app, "forks")).text == "parent"
 
 
+async def test_an_exception_whose_message_cannot_be_made_into_text_is_a_tool_error_and_the_worker_stays(
+        python_dir: Path, settings: Settings) -> None:
+    """Its __str__ raised inside the worker's own error handling: the worker died, and the call
+    said only that the worker exited."""
+    write_one_tool(python_dir, "badstr", "    raise Odd()\n",
+                   prelude="class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError('no words')\n")
+    async with assemble(settings, watch=False) as app:
+        first = await call(app, "badstr")
+        second = await call(app, "badstr")
+    assert first.is_error and first.text.endswith("Odd (its message could not be made into text)"), first.text
+    assert second.is_error and "worker" not in second.meta, second.meta  # the same worker: nothing restarted
+
+
 async def test_a_result_of_bytes_that_are_not_utf8_says_so(python_dir: Path, settings: Settings) -> None:
     """A bytes result was decoded with U+FFFD for what is not UTF-8, silently: the model took the
     replacement characters for what the tool returned (a wasm tool's output says it)."""

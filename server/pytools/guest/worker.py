@@ -510,8 +510,7 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         frames = traceback.extract_tb(exc.__traceback__)
         where = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(frames)
                       if f.filename == getattr(module, "__file__", None)), None)
-        # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
-        said = f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+        said = _words_of(exc)
         if len(said) > _ERROR_CHARACTERS:  # a message that repeats a 5 MB argument back
             said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
         if isinstance(exc, PermissionError) and _files_confined:
@@ -519,6 +518,14 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         return {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
                 "stderr": errors.getvalue(), "printed": printed.getvalue()}
     return _result(value, printed, errors, output_limit)
+
+
+def _words_of(exc: BaseException) -> str:
+    try:
+        # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
+        return f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+    except BaseException:  # noqa: BLE001 - its __str__ raised (which ended the worker): its kind is what is left
+        return f"{type(exc).__name__} (its message could not be made into text)"
 
 
 def _a(noun: str) -> str:
