@@ -110,7 +110,8 @@ class Toolbay:
                 # may call by name is a tool, counted and named as one.
                 return finds(principal, definition) or authorizer.reason(principal, definition) is None
 
-        self.stages: tuple[Stage, ...] = tuple(default_stages(policies, may_know) if stages is None else stages)
+        self.stages: tuple[Stage, ...] = tuple(default_stages(
+            policies, may_know, keeper.discovery.credentials.secrets) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
             id="local", scopes=frozenset({"tools:exec"}), kind="local")
         self._pipeline: CallNext = build_chain(self.stages, self._dispatch, tracer=tracer)

@@ -46,7 +46,7 @@ Plugging it in (the serving layer)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING
 
@@ -65,14 +65,16 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
 
-def default_stages(policies: ChainPolicies, may_find: MayFind | None = None) -> list[Stage]:
+def default_stages(policies: ChainPolicies, may_find: MayFind | None = None,
+                   hidden: Callable[[], Collection[str]] | None = None) -> list[Stage]:
     """The stages in their order. Audit wraps the rest so it sees refusals too; rate-limit,
     approve and audit are left out when nothing is configured for them. ``may_find``: whether
     a caller may find a tool (search-first disclosure); one it may not is counted by the rate
-    limits as a name no tool has."""
+    limits as a name no tool has. ``hidden``: the credentials' values, blotted out of what the
+    audit log writes of a call."""
     stages: list[Stage] = []
     if policies.audit is not None:
-        stages.append(Audit(policies.audit))
+        stages.append(Audit(policies.audit, hidden))
     stages.append(Authenticate(policies.authenticator))
     if policies.limiter is not None:
         stages.append(RateLimit(policies.limiter, may_find))

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from time import perf_counter
@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from toolbay.blotting import blot, map_strings, written_forms
 from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
 from toolbay.outcomes import job_started
@@ -106,8 +107,11 @@ class AuditLog:
 class Audit:
     name = "audit"
 
-    def __init__(self, sink: AuditSink) -> None:
+    def __init__(self, sink: AuditSink, hidden: Callable[[], Collection[str]] | None = None) -> None:
         self.sink = sink
+        # The credentials' values: a caller may send one as an argument (or a tool's refusal
+        # repeat it), and the log is read by more people than the credentials file.
+        self.hidden = hidden
 
     async def __call__(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         started_at = datetime.now(UTC)
@@ -128,6 +132,9 @@ class Audit:
             raise
         finally:
             record = self._record(call, started_at, perf_counter() - started, outcome, reason)
+            forms = written_forms(self.hidden()) if self.hidden is not None else ()
+            if forms:
+                record = map_strings(record, lambda text: blot(text, forms), keys=True)
             if job is not None:
                 record["job_id"] = job
             self.sink.write(record)

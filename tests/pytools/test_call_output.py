@@ -309,6 +309,21 @@ async def test_a_helper_named_like_a_package_the_worker_needs_does_not_hide_the_
     assert greeted.text == "Hello, Ada!"
 
 
+async def test_a_credential_sent_as_an_argument_is_blotted_out_of_the_audit_log(
+        python_dir: Path, make_settings: Callable[..., Settings], tmp_path: Path) -> None:
+    """The log said the caller's arguments as they came (an outside probe): a key pasted into
+    a call was kept there for whoever reads the log."""
+    (python_dir / "chatty.py").write_text(CHATTY, encoding="utf-8")
+    audit = tmp_path / "audit.jsonl"
+    plain = "Tuesday7Lighthouse"  # no secret by its looks: only the configuration says it is one
+    settings = make_settings(credentials={"weather": {"tools": ["chatty_*"], "api_key": plain}},
+                             chain={"audit": {"file": str(audit)}})
+    async with assemble(settings, watch=False) as app:
+        await call(app, "chatty_start", {"word": f"it is {plain}"})
+    line = json.loads(audit.read_text(encoding="utf-8").splitlines()[-1])
+    assert line["arguments"] == {"word": "it is [credential redacted]"}
+
+
 async def test_credentials_are_blotted_out_however_json_writes_them(
         python_dir: Path, make_settings: Callable[..., Settings]) -> None:
     (python_dir / "cred.py").write_text(
