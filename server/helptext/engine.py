@@ -45,7 +45,9 @@ _VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\
 _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
 _SPACES = compiled(r" {3,}")
 _ITEM = compiled(r"^\S+(?: \S+)?\s{2,}\S")
-_PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to get started)", re.IGNORECASE)
+_PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to get started"
+                        # the complaint before a usage that -h was not an option: "cut: illegal option -- h"
+                        r"|\S+: (?:unrecognized|unknown|invalid|illegal) option\b)", re.IGNORECASE)
 
 
 def _is_option_start(line: str) -> bool:
@@ -73,8 +75,18 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
     options = [o for o in options if (o.long or o.short) and not _placeholder_flag(o)]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
+    # A list that shows no option's value (argh), or no list at all (BSD's "usage: cut [-nrv]
+    # [-d delim] file ..."): what options take is read from the usage.
+    values_here = not value_flags
     facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
-                       remainder_dots=rules.remainder_dots, commands_listed=bool(command_entries))
+                       # argparse's REMAINDER; a usage with no option list is not argparse's (it
+                       # lists -h at least): "file ..." there is one file or more (BSD)
+                       remainder_dots=rules.remainder_dots and bool(options), commands_listed=bool(command_entries),
+                       values_here=values_here, clusters=not options and not rules.single_dash_long)
+    if not options:
+        options = [_usage_option(flag, raw) for flag, raw in facts.option_values.items()]
+    elif values_here:
+        options = [_valued_from_usage(o, facts) for o in options]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
     name, version, about, description = _texts(prose, facts)
@@ -431,6 +443,30 @@ def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[
             for k in keys:
                 seen[k] = index
     return out
+
+
+def _usage_option(flag: str, raw: str | None) -> OptionSpec:
+    """An option the usage alone names ("-d delim", "[-v]"), as its words say it."""
+    long = flag if flag.startswith("--") or len(flag) > 2 else None
+    option = OptionSpec(long=long, short=None if long else flag)
+    return _with_usage_value(option, raw) if raw is not None else option
+
+
+def _valued_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
+    """A listed switch the usage gives a value ("--price <price>"): argh lists no values."""
+    raw = next((facts.option_values[name] for name in (opt.long, opt.short) if name in facts.option_values), None)
+    return opt if raw is None or opt.takes_value else _with_usage_value(opt, raw)
+
+
+def _with_usage_value(opt: OptionSpec, raw: str) -> OptionSpec:
+    equals = raw.startswith("=")
+    raw = raw.removeprefix("=")
+    value_name = strip_brackets(raw.removesuffix("...")) or None
+    choices = value_choices(raw) if raw.startswith("{") else ()
+    kind = "enum" if choices else value_type(value_name, raw)
+    return opt._replace(takes_value=True, value_name=value_name, type=kind, choices=choices,  # type: ignore[arg-type]
+                        repeatable=opt.repeatable or raw.endswith("..."),
+                        value_spaced=opt.long is not None and not equals)
 
 
 def _require_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:

@@ -34,11 +34,15 @@ class UsagePositional:
 
 
 class UsageFacts:
-    __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words")
+    __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values")
 
     def __init__(self) -> None:
         self.program: str | None = None
         self.required_flags: set[str] = set()
+        # Each flag the usage names, in order, with the value it shows ("-d delim", "--price
+        # <price>", "--depth=N" as "=N") or None: the only word on options of a help that lists none
+        # (BSD's "usage: cut [-nrv] [-d delim] file ..."), or whose list prints no values (argh).
+        self.option_values: dict[str, str | None] = {}
         self.positionals: list[UsagePositional] = []
         self.mentions_command = False
         # The first plain word of each alternative ("naval_fate ship new <name>"): docopt's commands.
@@ -69,7 +73,8 @@ def _split_forms(alternatives: list[str]) -> list[str]:
 
 
 def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words: bool = False,
-               remainder_dots: bool = False, commands_listed: bool = True) -> UsageFacts:
+               remainder_dots: bool = False, commands_listed: bool = True, values_here: bool = False,
+               clusters: bool = False) -> UsageFacts:
     """``literal_words``: bare lowercase words are literal command words, never positionals
     (docopt writes positionals as <x> or X: "naval_fate ship <name> move <x> <y>").
     ``commands_listed``: the help lists subcommands; when it does not, a COMMAND in capitals is
@@ -97,7 +102,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             continue  # "qr - Convert stdin to a QR Code.": a sentence about the program, no synopsis
         before = len(facts.command_words)
         flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words,
-                                                        remainder_dots, commands_listed)
+                                                        remainder_dots, commands_listed, values_here, clusters)
         del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
         helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
@@ -129,7 +134,8 @@ def _bare(word: str) -> str:
 
 def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts,
                       literal_words: bool = False, remainder_dots: bool = False,
-                      commands_listed: bool = True) -> tuple[set[str], list[UsagePositional], bool]:
+                      commands_listed: bool = True, values_here: bool = False,
+                      clusters: bool = False) -> tuple[set[str], list[UsagePositional], bool]:
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
@@ -160,12 +166,19 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             leading = False
             name = word.split("=")[0].rstrip(".")
             flags.add(name)
-            if "=" not in word and name in value_flags and k < len(words):
+            value = "=" + word.split("=", 1)[1] if "=" in word else None  # "=" kept: how to pass it
+            if value is None and k < len(words) and (
+                    name in value_flags or (values_here and _shown_value(words[k]))):
+                value = words[k]
                 k += 1  # its value
+            facts.option_values.setdefault(name, value)
             continue
         if word.startswith(("[", "(")):
             leading = False
             inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
+            if inner.startswith("-"):
+                _read_option_group(inner, facts, values_here, clusters)
+                continue
             if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"
                 positionals[-1].variadic = True
                 continue
@@ -176,7 +189,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             elif word[0] == "[" and _single_positional(inner):
                 name = inner.rstrip(".").strip()
                 # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
-                variadic = dots or inner.endswith("..") or bool(re.search(r"\s\.\.\.", inner))
+                variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner))
                 name = name.split(" ")[0].rstrip(".")
                 if name.lower().strip("<>") not in _PLACEHOLDERS | _COMMAND_WORDS:
                     positionals.append(UsagePositional(name, False, variadic))
@@ -210,6 +223,37 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         positionals.append(UsagePositional(name.rstrip("."), True, word.endswith(("...", "...>"))))
         bare_before = True
     return flags, positionals, command
+
+
+def _shown_value(word: str) -> bool:
+    """A word a usage writes as a flag's value: "<price>", "<tag...>" (not "<-x|--y>")."""
+    return word.startswith("<") and not word.startswith("<-") and "|" not in word
+
+
+_SIMPLE_FLAG = compiled(r"--?[A-Za-z0-9][\w-]*")
+_VALUE_WORD = compiled(r"<[^<>|\s]+>(?:\.\.\.)?|[A-Za-z][\w.-]*")
+
+
+def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, clusters: bool) -> None:
+    """The options of one bracket group: "-v", "-nrv" (with ``clusters``), "-d delim",
+    "--shelf <shelf>", "--depth=N", "-a | -b"; anything else ("[-x [-y]]") is left unread."""
+    for alternative in inner.split("|"):
+        words = alternative.split()
+        if not words or not (values_here or clusters):
+            continue
+        flag, value = (words[0].split("=", 1)[0], "=" + words[0].split("=", 1)[1]) if "=" in words[0] \
+            else (words[0], None)
+        if not _SIMPLE_FLAG.fullmatch(flag) or len(words) > 2:
+            continue
+        if len(words) == 2:
+            if value is not None or not _VALUE_WORD.fullmatch(words[1]) or words[1].startswith("-"):
+                continue
+            value = words[1]
+        if clusters and value is None and flag[1] != "-" and len(flag) > 2 and flag[1:].isalnum():
+            for letter in flag[1:]:
+                facts.option_values.setdefault("-" + letter, None)
+        else:
+            facts.option_values.setdefault(flag, value)
 
 
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")

@@ -496,3 +496,37 @@ def test_a_positional_is_described_by_its_sentence_in_the_first_paragraph_too():
                      "  -h, --help   help for create\n")
     described = {p.name: p.description for p in desc.positionals}
     assert described == {"NAME": "NAME is the widget's name.", "FILE": "FILE is a JSON file in the workspace."}
+
+
+def test_a_help_that_is_only_a_bsd_usage_line_gives_its_options_and_operands():
+    # BSD's getopt programs print one line to stderr, after a complaint about -h: every option
+    # was lost, "file ..." was optional, and the complaint was what the tool was about.
+    desc = _describe("cut: illegal option -- h\nusage: cut [-nrv] [-d delim] [-k field] [-o file] file ...\n")
+    got = {(o.short or o.long): (o.takes_value, o.value_name) for o in desc.options}
+    assert got == {"-n": (False, None), "-r": (False, None), "-v": (False, None),
+                   "-d": (True, "delim"), "-k": (True, "field"), "-o": (True, "file")}
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("file", True, True)]
+    assert desc.about == ""
+    schema = build_tool_schema(desc)
+    assert schema.input_schema["properties"]["file"]["minItems"] == 1
+    assert schema.to_argv({"n": True, "d": ",", "file": ["a"]}) == ["-n", "-d,", "a"]
+
+
+def test_options_whose_values_only_the_usage_shows_take_them_as_the_usage_says():
+    # argh lists "--price  price per item" with no value: the usage line says it takes one, is
+    # required, and that --tag repeats; argh refuses "--price=2.5".
+    desc = _describe("Usage: shop add <name> [-n <count>] --price <price> [-t <tag...>] [--fragile]\n\n"
+                     "Add an item.\n\nPositional Arguments:\n  name              the item's name\n\n"
+                     "Options:\n  -n, --count       how many to add\n  --price           price per item\n"
+                     "  -t, --tag         a tag for the item (repeatable)\n  --fragile         mark as fragile\n"
+                     "  --help            display usage information\n")
+    got = {o.long: (o.takes_value, o.required, o.repeatable) for o in desc.options}
+    assert got == {"--count": (True, False, False), "--price": (True, True, False), "--tag": (True, False, True),
+                   "--fragile": (False, False, False), "--help": (False, False, False)}
+    assert [(p.name, p.required) for p in desc.positionals] == [("name", True)]
+    schema = build_tool_schema(desc)
+    assert schema.to_argv({"name": "bolt", "price": "2.5", "count": 3, "tag": ["a", "b"]}) == [
+        "--count", "3", "--price", "2.5", "--tag", "a", "--tag", "b", "bolt"]
+    removing = _describe("Usage: shop remove [<names...>] [-f]\n\nPositional Arguments:\n"
+                         "  names             items to remove\n\nOptions:\n  -f, --force       even if in use\n")
+    assert [(p.name, p.required, p.variadic) for p in removing.positionals] == [("names", False, True)]
