@@ -39,6 +39,7 @@ class Rules(NamedTuple):
     columns: bool = False  # typer's rich help puts names, negation and type in columns
     commands_from_usage: bool = False  # docopt lists commands only in its usage patterns
     remainder_dots: bool = False  # argparse: a lone "..." in the usage is REMAINDER, a positional
+    default_as_value_name: bool = False  # kingpin: "--retries=3" shows the default, not a name
 
 
 _VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
@@ -349,6 +350,12 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             if kind == "path" and inside_a_document(head.longs[0], join_description(description_lines)):
                 kind = "string"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
+    if rules.default_as_value_name and head.equals and raw and default is None and not _VALUE_NAME.fullmatch(raw):
+        # kingpin writes a flag's default where its value's name would be: "--retries=3",
+        # '--server="127.0.0.1"', "--color=auto" (a name is in capitals: "--image=IMAGE").
+        default = raw.strip('"')
+        value_name = (head.longs[0] if head.longs else "value").lstrip("-").upper()
+        kind = "string" if choices else _type_from_default(default)
     if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
         kind = _type_from_default(default)
     if kind == "boolean" and default is not None:
@@ -372,6 +379,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         value_spaced=raw is not None and bool(head.longs) and not head.equals and not head.value_optional,
     )
 
+
+_VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
 
 # Value names that only say "some text" (pflag prints the type: "--file string").
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})

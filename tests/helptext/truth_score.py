@@ -5,6 +5,10 @@ A corpus program folder may hold ``truth.json`` (for ``long.txt``/``short.txt``)
 program's parser objects or by hand from its source, never from the describer's
 output. Only those cases are scored; ``regression-lock.json`` files are not truth.
 
+A truth item may name facts its framework's help never prints (``"unprinted": ["choices"]``:
+kingpin defines an enum but prints no values): those are counted apart, not scored, since no
+reading of the help can find them.
+
 Types are compared as the schema uses them: ``path`` counts as ``string`` and an
 enum as the type of its values (choices are scored on their own).
 """
@@ -103,9 +107,12 @@ def score_case(case: TruthCase, score: Score) -> None:
         if item["takes_value"]:
             checks["type"] = _schema_type(opt.type) == item.get("type", _schema_type(opt.type))
             score.add("type accepts every defined value", _accepts(_schema_type(opt.type), item.get("type")))
-        if item["takes_value"] and (item["choices"] or opt.choices):
-            checks["choices"] = sorted(opt.choices) == sorted(item["choices"])
-        if item["choices"]:
+        unprinted = set(item.get("unprinted", ()))
+        score.counts["facts no help prints"] += len(unprinted)
+        defined_choices = [] if "choices" in unprinted else item["choices"]
+        if item["takes_value"] and (defined_choices or opt.choices):
+            checks["choices"] = sorted(opt.choices) == sorted(defined_choices)
+        if defined_choices:
             score.add("choice lists exact", checks.get("choices", False))
         if opt.default is not None and item["takes_value"]:
             score.add("defaults found right", opt.default == item.get("default"))

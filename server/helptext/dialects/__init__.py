@@ -17,11 +17,13 @@ from .docopt import Docopt
 from .generic import Generic
 from .gnu import Gnu
 from .goflag import GoFlag
+from .kingpin import Kingpin
 from .typer import Typer
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(),
+    Generic(),
 )
 
 
