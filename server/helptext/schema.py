@@ -36,6 +36,9 @@ class Param(NamedTuple):
     negation: str | None = None
     attached: Literal["long", "spaced", "short", "go"] = "long"
     required: bool = False
+    # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
+    # the program takes it only so.
+    after_dashes: bool = False
 
 
 class ToolSchema(NamedTuple):
@@ -75,7 +78,8 @@ class ToolSchema(NamedTuple):
                 continue
             argv.extend(_render_option(param, value))
             open_list = open_list or param.kind == "list"
-        if positionals and (open_list or any(p.startswith("-") for p in positionals)):
+        dashes_asked = any(p.after_dashes and arguments.get(p.name) not in (None, []) for p in self.params)
+        if positionals and (open_list or dashes_asked or any(p.startswith("-") for p in positionals)):
             argv.append("--")
         return argv + positionals
 
@@ -181,17 +185,33 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
             ("spaced" if opt.value_spaced else "long") if opt.long else "short")
         params.append(Param(name, kind, flag, off, attached, opt.required))
+    after_dashes = _named_after_dashes(desc.usage)
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
         properties[name] = _positional_property(pos)
         pos_kind: ParamKind = "positionals" if pos.variadic else "positional"
         if pos.required:
             required.append(name)
-        params.append(Param(name, pos_kind, required=pos.required))
+        params.append(Param(name, pos_kind, required=pos.required,
+                            after_dashes=_usage_key(pos.name) in after_dashes))
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
     return ToolSchema(schema, tuple(params))
+
+
+def _named_after_dashes(usage: str) -> set[str]:
+    """The positionals a usage line writes after a lone "--"."""
+    named: set[str] = set()
+    for line in usage.splitlines():
+        words = line.split()
+        if "--" in words:
+            named.update(_usage_key(word) for word in words[words.index("--") + 1:])
+    return named
+
+
+def _usage_key(name: str) -> str:
+    return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
 
 
 # pflag's slice types split every value on commas ("--tag a,b" gives two tags).

@@ -159,3 +159,13 @@ def test_a_switch_on_by_default_that_nothing_turns_off_offers_no_false():
     assert "default" not in prop
     assert prop["description"].endswith("Passing false does not turn it off; it only leaves the flag out.")
     assert schema.to_argv({"symlinks": False, "dest": "d"}) == ["d"]
+
+
+def test_a_positional_the_usage_writes_after_a_double_dash_is_always_passed_after_one():
+    # clap's last = true: "exec --all ls" is refused ("Found argument 'ls' which wasn't expected").
+    schema = build_tool_schema(describe_help(
+        b"Usage: run exec [OPTIONS] -- <COMMAND>...\n\nArguments:\n  <COMMAND>...  the command\n\n"
+        b"Options:\n      --all  every agent\n  -h, --help  Print help\n"))
+    assert schema.to_argv({"command": ["ls", "-l"], "all": True}) == ["--all", "--", "ls", "-l"]
+    assert build_tool_schema(describe_help(CLAP)).to_argv({"block_size": "1", "input": "x"}) == \
+        ["--block-size", "1", "x"]  # elsewhere "--" only where a value needs it
