@@ -166,6 +166,6 @@ def test_a_positional_the_usage_writes_after_a_double_dash_is_always_passed_afte
     schema = build_tool_schema(describe_help(
         b"Usage: run exec [OPTIONS] -- <COMMAND>...\n\nArguments:\n  <COMMAND>...  the command\n\n"
         b"Options:\n      --all  every agent\n  -h, --help  Print help\n"))
-    assert schema.to_argv({"command": ["ls", "-l"], "all": True}) == ["--all", "--", "ls", "-l"]
+    assert schema.to_argv({"command": ["ls", "/tmp"], "all": True}) == ["--all", "--", "ls", "/tmp"]
     assert build_tool_schema(describe_help(CLAP)).to_argv({"block_size": "1", "input": "x"}) == \
         ["--block-size", "1", "x"]  # elsewhere "--" only where a value needs it
