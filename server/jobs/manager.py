@@ -445,7 +445,12 @@ class JobManager:
     async def _interrupt_stored(self) -> None:
         with anyio.CancelScope(shield=True):
             if self._serving is None and not self.store.shared:
-                await self.store.interrupt_unfinished(SERVER_STOPPING, at=self.clock())
+                try:
+                    for record in await self.store.list_unfinished():  # each said with what to do now
+                        await self.store.finish(record.id, "interrupted", _left_unfinished_result(record),
+                                                at=self.clock(), reason=SERVER_STOPPING)
+                except Exception as exc:  # a damaged store: the next start finds them unfinished and says so
+                    logger.error("could not record that the unfinished jobs were interrupted (%s)", exc)
                 return
             # Only this server's own jobs: another one may be running on the same store.
             handed_over = 0
@@ -899,12 +904,16 @@ def _cancelled_result(job: _LiveJob) -> ToolResult:
 
 
 def _stopped_result(job: _LiveJob) -> ToolResult:
-    return ToolResult.error(f"Job {job.id} ({job.tool}) was interrupted: {SERVER_STOPPING}.",
-                            job_id=job.id, reason=SERVER_STOPPING)
+    """Stopped with its server (Ctrl-C, SIGTERM): said as a job left unfinished by a crash is."""
+    return _interrupted_result(job.id, job.tool)
 
 
 def _left_unfinished_result(record: JobRecord) -> ToolResult:
+    return _interrupted_result(record.id, record.tool)
+
+
+def _interrupted_result(job_id: str, tool: str) -> ToolResult:
     return ToolResult.error(
-        f"Job {record.id} ({record.tool}) was interrupted: {INTERRUPTED_BY_RESTART}. It did not finish; call "
-        f"{record.tool} again to run it anew (if it writes files, check first what it already changed).",
-        job_id=record.id, reason=INTERRUPTED_BY_RESTART)
+        f"Job {job_id} ({tool}) was interrupted: {INTERRUPTED_BY_RESTART}. It did not finish; call "
+        f"{tool} again to run it anew (if it writes files, check first what it already changed).",
+        job_id=job_id, reason=INTERRUPTED_BY_RESTART)

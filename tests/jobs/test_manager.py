@@ -398,6 +398,8 @@ async def test_jobs_running_when_the_server_stops_are_interrupted_with_a_reason(
         assert view.status == "interrupted" and "server stopped" in (view.reason or "")
         result = await manager.result("alice", job_id)
         assert result is not None and result.is_error and "interrupted" in result.text
+        # As a job a crash left unfinished says it (an outside probe found SIGTERM's said less).
+        assert "It did not finish; call" in result.text and "check first what it already changed" in result.text
 
 
 async def test_jobs_older_than_the_retention_are_removed(db_path) -> None:
