@@ -29,6 +29,7 @@ from toolbay.protocol import results
 from toolbay.protocol.invalid_params import InvalidParamsMiddleware
 from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
+from toolbay.protocol.store_outage import StoreOutageMiddleware
 from toolbay.protocol.subagents import attach_host
 from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
 from toolbay.words import CallContext, Principal, ProgressCallback, Transport
@@ -154,6 +155,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
     server.middleware.append(InvalidParamsMiddleware())
+    server.middleware.append(StoreOutageMiddleware())
     for hook in app.server_hooks:
         hook(server, transport)
     return server
