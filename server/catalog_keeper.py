@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -39,6 +39,10 @@ _NAMES_LOGGED_AT_START = 50
 # Called after a rescan that changed the catalog (e.g. tell every connected session).
 ChangeListener = Callable[[], Awaitable[object]]
 
+# Hot reload waits this long for the files it describes before it serves what it has and
+# leaves the rest to be served when they are done (see ``CatalogKeeper.rescan``).
+SLOW_FILE_S = 1.0
+
 
 class CatalogKeeper:
     def __init__(self, settings: Settings, runtime: WasmRuntime, builtins: Sequence[Handler],
@@ -59,6 +63,11 @@ class CatalogKeeper:
         self._files: dict[str, FileOutcome] = {}  # by path, in discovery order
         self._served_once = False
         self._rescan_lock = anyio.Lock()
+        # Hot reload: files being described in the background, as (path, sha256), and what
+        # those described after their rescan had gone on without them gave (see ``rescan``).
+        self._background: anyio.abc.TaskGroup | None = None
+        self._in_flight: set[tuple[str, str | None]] = set()
+        self._late: dict[tuple[str, str | None], FileOutcome] = {}
         # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
         self._file_filter = file_filter
 
@@ -96,6 +105,7 @@ class CatalogKeeper:
                      file_filter=file_filter)
         try:
             async with _background_tasks() as background:
+                keeper._background = background
                 if start_wait_s is None:
                     await keeper.rescan(on_progress=on_progress, notify=False)
                 else:
@@ -122,6 +132,7 @@ class CatalogKeeper:
         publish_after_s: float | None = None,
         published: Callable[[], None] | None = None,
         retry_skipped_modules: bool = False,
+        slow_files_later: bool = False,
     ) -> CatalogChange:
         """Brings the catalog in line with the extension folders and the role files.
 
@@ -132,6 +143,10 @@ class CatalogKeeper:
         goes on; ``published`` is called in any case once a catalog is in place.
         ``retry_skipped_modules``: Python modules skipped though unchanged are described again,
         uncached (an import that failed may work now: a file it needed, a service it reached).
+        ``slow_files_later`` (hot reload): files not described within ``SLOW_FILE_S`` go on being
+        described in the background, the rescan ends without them (a changed file keeps its last
+        version meanwhile), and another rescan takes them in when they are done. So one module
+        whose import hangs to its time limit holds back no other file dropped beside it or after.
         """
         async with self._rescan_lock:
             previous_files = self._files
@@ -149,6 +164,8 @@ class CatalogKeeper:
             # described first take the worker threads first.
             to_describe = sorted((path for path in paths if path not in current),
                                  key=lambda path: self.discovery.realm_of(path)[0] != "core")
+            for key in [key for key in self._late if key[0] not in to_describe]:
+                await _release(self._late.pop(key))  # found in the cache, or gone: not wanted
             if to_describe:
                 total = len(to_describe)
                 logger.info("compiling and describing %d new %s", total, "file" if total == 1 else "files")
@@ -166,7 +183,12 @@ class CatalogKeeper:
                 async def describe() -> None:
                     await self.discovery.describe_files(to_describe, on_done=done, uncached=hashes)
 
-                if publish_after_s is None:
+                if slow_files_later and self._background is not None:
+                    await self._describe_meanwhile(to_describe, hashes, done)
+                    # Those still being described: their last version, if any, meanwhile.
+                    described.update({path: previous_files[path] for path in to_describe
+                                      if path not in described and path in previous_files})
+                elif publish_after_s is None:
                     await describe()
                 else:
                     waiting = anyio.CancelScope()
@@ -217,6 +239,57 @@ class CatalogKeeper:
             # after the catalog is served and announced, so that no client waits for it.
             await anyio.to_thread.run_sync(give_back_freed_memory)
         return change
+
+    async def _describe_meanwhile(self, paths: list[str], hashes: Mapping[str, str],
+                                  done: Callable[[FileOutcome], None]) -> None:
+        """Describes ``paths`` in the background, telling ``done`` of each described within
+        ``SLOW_FILE_S`` and of each that earlier background describing left for this rescan
+        (``_late``). A file still being described is not started again."""
+        fresh: list[str] = []
+        for path in paths:
+            key = (path, hashes.get(path))
+            if key in self._late:
+                done(self._late.pop(key))
+            elif key not in self._in_flight:
+                fresh.append(path)
+        for key in [key for key in self._late if key[0] in paths]:  # superseded by a newer version
+            await _release(self._late.pop(key))
+        if not fresh:
+            return
+        ended = anyio.Event()
+        keys = [(path, hashes.get(path)) for path in fresh]
+        self._in_flight.update(keys)
+        late = False
+        in_time = 0
+
+        def each_done(outcome: FileOutcome) -> None:
+            nonlocal in_time
+            if late:
+                self._late[(outcome.path, hashes.get(outcome.path))] = outcome
+            else:
+                in_time += 1
+                done(outcome)
+
+        async def describe_then_rescan() -> None:
+            try:
+                await self.discovery.describe_files(fresh, on_done=each_done, uncached=hashes)
+            finally:
+                self._in_flight.difference_update(keys)
+                ended.set()
+            if late:
+                try:
+                    await self.rescan(slow_files_later=True)
+                except Exception:  # the server must outlive any bad file or rescan fault
+                    logger.exception("taking in the files described late failed; the next change retries")
+
+        assert self._background is not None
+        self._background.start_soon(describe_then_rescan)
+        with anyio.move_on_after(SLOW_FILE_S):
+            await ended.wait()
+        late = not ended.is_set()
+        if late:
+            logger.info("%d of %d changed files are still being described; served when they are",
+                        len(fresh) - in_time, len(fresh))
 
     def _read_folders(
         self, previous: dict[str, FileOutcome]

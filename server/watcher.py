@@ -138,7 +138,7 @@ class ExtensionWatcher:
 
     async def _rescan(self) -> None:
         try:
-            change = await self.keeper.rescan()
+            change = await self.keeper.rescan(slow_files_later=True)
             self.rescans += 1
             if not change.empty:
                 logger.info("hot reload: %s", change.summary())
