@@ -6,7 +6,8 @@ program's parser objects or by hand from its source, never from the describer's
 output. Only those cases are scored; ``regression-lock.json`` files are not truth.
 
 A truth item may name facts its framework's help never prints (``"unprinted": ["choices"]``:
-kingpin defines an enum but prints no values): those are counted apart, not scored, since no
+kingpin defines an enum but prints no values; ``"required"``, ``"repeatable"``: urfave/cli v2
+prints neither): those are counted apart, not scored, since no
 reading of the help can find them.
 
 Types are compared as the schema uses them: ``path`` counts as ``string`` and an
@@ -99,15 +100,15 @@ def score_case(case: TruthCase, score: Score) -> None:
             continue
         matched.add(id(opt))
         wrong = []
+        unprinted = set(item.get("unprinted", ()))
         checks = {
             "takes_value": opt.takes_value == item["takes_value"],
-            "required": opt.required == item["required"],
-            "repeatable": opt.repeatable == item.get("repeatable", opt.repeatable),
+            "required": "required" in unprinted or opt.required == item["required"],
+            "repeatable": "repeatable" in unprinted or opt.repeatable == item.get("repeatable", opt.repeatable),
         }
         if item["takes_value"]:
             checks["type"] = _schema_type(opt.type) == item.get("type", _schema_type(opt.type))
             score.add("type accepts every defined value", _accepts(_schema_type(opt.type), item.get("type")))
-        unprinted = set(item.get("unprinted", ()))
         score.counts["facts no help prints"] += len(unprinted)
         defined_choices = [] if "choices" in unprinted else item["choices"]
         if item["takes_value"] and (defined_choices or opt.choices):

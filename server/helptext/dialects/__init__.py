@@ -19,10 +19,11 @@ from .gnu import Gnu
 from .goflag import GoFlag
 from .kingpin import Kingpin
 from .typer import Typer
+from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(),
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Urfave(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(),
     Generic(),
 )
 
