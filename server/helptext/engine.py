@@ -377,10 +377,24 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         value_optional=head.value_optional and takes_value,
         values_at_once=at_once is not None,
         value_spaced=raw is not None and bool(head.longs) and not head.equals and not head.value_optional,
+        values_per_flag=_values_per_flag(raw, rules) if takes_value and at_once is None else 1,
     )
 
 
 _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
+
+_SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
+_SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")
+
+
+def _values_per_flag(raw: str | None, rules: Rules) -> int:
+    """How many words one flag takes: "<W> <H>" is two (clap), "<COMMIT HASH>" one; argparse
+    writes nargs=2 as "W H" (its metavars), where other parsers' "INTEGER RANGE" is one type."""
+    text = (raw or "").strip()
+    if _SEVERAL_ANGLED.fullmatch(text) or (rules.remainder_dots and _SEVERAL_WORDS.fullmatch(text)):
+        return len(text.split())
+    return 1
+
 
 # Value names that only say "some text" (pflag prints the type: "--file string").
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})

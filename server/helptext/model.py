@@ -40,6 +40,9 @@ class OptionSpec(NamedTuple):
     # The help writes the value as a word of its own after the long name ("--price <PRICE>"),
     # never after "=": some parsers (argh, many written by hand) take it only so.
     value_spaced: bool = False
+    # Values one flag takes, each a word of its own: 2 for "--size <W> <H>" (clap's num_args,
+    # argparse's nargs=2); 1 for "<COMMIT HASH>", one value whose name has a space.
+    values_per_flag: int = 1
 
     @property
     def key(self) -> str:

@@ -309,6 +309,12 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     default = _typed_default(opt.default, value)
     if opt.values_at_once:
         return {"type": "array", "items": value, "minItems": 1, "description": text}, "list"
+    if opt.values_per_flag > 1 and not opt.repeatable:
+        # "--size <W> <H>", argparse's nargs=2 "--pair KEY VALUE": so many words after the one flag.
+        count = opt.values_per_flag
+        said = _join(text, f"Give {count} values, in order: {', '.join((opt.value_name or '').split())}.")
+        return {"type": "array", "items": {"type": "string"}, "minItems": count, "maxItems": count,
+                "description": said}, "list"
     if opt.repeatable:
         prop = {"type": "array", "items": value, "description": text}
         return prop, "values"

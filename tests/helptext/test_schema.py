@@ -169,3 +169,19 @@ def test_a_positional_the_usage_writes_after_a_double_dash_is_always_passed_afte
     assert schema.to_argv({"command": ["ls", "/tmp"], "all": True}) == ["--all", "--", "ls", "/tmp"]
     assert build_tool_schema(describe_help(CLAP)).to_argv({"block_size": "1", "input": "x"}) == \
         ["--block-size", "1", "x"]  # elsewhere "--" only where a value needs it
+
+
+def test_an_option_taking_several_values_at_once_is_a_list_of_that_many():
+    # clap's num_args = 2 ("--size <W> <H>") and argparse's nargs=2 ("--pair KEY VALUE") were one
+    # string ("3 4"), which the program refused as one value of two; "<COMMIT HASH>" is one value.
+    clap = build_tool_schema(describe_help(
+        b"Usage: r [OPTIONS]\n\nOptions:\n      --size <W> <H>        the size\n"
+        b"      --commit <COMMIT HASH>  the commit\n  -h, --help  Print help\n"))
+    properties = clap.input_schema["properties"]
+    assert properties["size"]["minItems"] == properties["size"]["maxItems"] == 2
+    assert properties["commit"]["type"] == "string"
+    assert clap.to_argv({"size": [3, 4], "commit": "abc"}) == ["--size", "3", "4", "--commit", "abc"]
+    argparse = build_tool_schema(describe_help(
+        b"usage: conv [-h] [--pair KEY VALUE]\n\noptions:\n  -h, --help        show this help message and exit\n"
+        b"  --pair KEY VALUE  a pair\n"))
+    assert argparse.to_argv({"pair": ["k", "v"]}) == ["--pair", "k", "v"]
