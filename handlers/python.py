@@ -160,6 +160,8 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         # What the tool wrote to sys.stderr beside its result reaches the model too, apart from
         # the result itself, as a wasm tool's stderr does.
         meta["stderr"] = str(answer["stderr"])
+        if answer.get("stderr_dropped"):  # cut at its limit, as what it printed is said to be
+            meta["stderr_truncated"] = f"{answer['stderr_dropped']} more characters written to stderr were dropped"
     structured = None
     if answer.get("json"):  # a JSON result, which ``text`` holds written out
         structured, omitted = structured_from_json(text)

@@ -345,13 +345,17 @@ async def test_credentials_are_blotted_out_however_json_writes_them(
 
 async def test_printing_past_the_output_limit_beside_a_result_says_what_was_dropped(
         python_dir: Path, make_settings: Callable[..., Settings]) -> None:
-    write_one_tool(python_dir, "loud", "    print('x' * 300_000)\n    return {'done': True}\n")
+    write_one_tool(python_dir, "loud", "    print('x' * 300_000)\n    sys.stderr.write('e' * 70_000)\n"
+                   "    return {'done': True}\n", prelude="import sys")
     settings = make_settings(sandbox={"output_limit_kb": 256})
     async with assemble(settings, watch=False) as app:
         result = await call(app, "loud")
     assert result.structured == {"done": True}
     assert len(result.meta["printed"]) == 256 * 1024
     assert result.meta["printed_truncated"] == f"{300_001 - 256 * 1024} more characters printed were dropped"
+    # stderr is kept to 64 KiB: cut there, it was cut without a word (an outside probe)
+    assert len(result.meta["stderr"]) == 64 * 1024
+    assert result.meta["stderr_truncated"] == f"{70_000 - 64 * 1024} more characters written to stderr were dropped"
 
 
 async def test_what_a_forked_child_prints_reaches_the_servers_log(

@@ -543,6 +543,8 @@ def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) 
     result: dict[str, Any] = {"op": "result", "ok": True, **said}
     if printed.kept:
         result["printed_dropped"] = printed.dropped
+    if errors.dropped:
+        result["stderr_dropped"] = errors.dropped
     if value is None:
         return {**result, "text": said.get("printed", ""), "truncated": printed.dropped > 0}
     if isinstance(value, str):
