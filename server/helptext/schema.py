@@ -36,6 +36,8 @@ class Param(NamedTuple):
     negation: str | None = None
     attached: Literal["long", "spaced", "short", "go"] = "long"
     required: bool = False
+    # The flag may stand alone ("--color[=WHEN]"): an empty value gives it so.
+    bare: bool = False
     # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
     # the program takes it only so.
     after_dashes: bool = False
@@ -115,6 +117,9 @@ def _render_option(param: Param, value: Any) -> list[str]:
     out: list[str] = []
     for item in items:
         text = _scalar(param.name, item)
+        if param.bare and text == "":
+            out.append(param.flag)  # "--color" alone: what the program does without a value
+            continue
         if param.attached == "short":
             out.extend([param.flag, text] if text == "" else [param.flag + text])
         elif param.attached == "spaced" and not text.startswith("-"):
@@ -184,7 +189,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             required.append(name)
         attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
             ("spaced" if opt.value_spaced else "long") if opt.long else "short")
-        params.append(Param(name, kind, flag, off, attached, opt.required))
+        params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value"))
     after_dashes = _named_after_dashes(desc.usage)
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
@@ -320,6 +325,13 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
         return prop, "values"
     prop = dict(value)
     prop["description"] = text
+    if opt.value_optional:
+        # "--backup[=CONTROL]": the flag alone means something of its own (GNU: the default control).
+        choices = prop.get("enum")
+        if isinstance(choices, list):
+            prop["enum"] = [*choices, ""]
+        if prop.get("type") == "string":
+            prop["description"] = _join(text, 'An empty value ("") gives the flag alone, without a value.')
     if default is not None:
         prop["default"] = default
     return prop, "value"

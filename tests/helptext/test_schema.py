@@ -185,3 +185,14 @@ def test_an_option_taking_several_values_at_once_is_a_list_of_that_many():
         b"usage: conv [-h] [--pair KEY VALUE]\n\noptions:\n  -h, --help        show this help message and exit\n"
         b"  --pair KEY VALUE  a pair\n"))
     assert argparse.to_argv({"pair": ["k", "v"]}) == ["--pair", "k", "v"]
+
+
+def test_an_option_whose_value_may_be_left_out_can_be_given_alone():
+    # "--backup[=CONTROL]" alone makes numbered or simple backups as the program decides; with
+    # choices only ("--color[=WHEN]"), no value the schema took could send the flag alone.
+    schema = build_tool_schema(describe_help(
+        b"Usage: cp [OPTION]... SOURCE DEST\n\nOptions:\n      --backup[=CONTROL]  make a backup\n"
+        b"      --color[=WHEN]  colorize; WHEN is one of: always, never, auto\n"))
+    assert "" in schema.input_schema["properties"]["color"]["enum"]
+    assert schema.to_argv({"backup": "", "color": "", "source": "a", "dest": "b"}) == ["--backup", "--color", "a", "b"]
+    assert schema.to_argv({"backup": "t", "source": "a", "dest": "b"}) == ["--backup=t", "a", "b"]
