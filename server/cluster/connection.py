@@ -73,8 +73,18 @@ async def open_checked(url: str) -> aioredis.Redis:
         await client.ping()
     except (RedisError, OSError, ValueError) as exc:
         await client.aclose()
-        raise ConfigError(f"[cluster] redis: cannot reach {shown(url)}: {exc}") from None
+        hint = ""
+        if _asks_for_a_password(str(exc)) and "@" not in url:
+            hint = " (it asks for a password: give it in the URL, redis://:PASSWORD@HOST:PORT/DB)"
+        raise ConfigError(f"[cluster] redis: cannot reach {shown(url)}: {exc}{hint}") from None
     return client
+
+
+def _asks_for_a_password(said: str) -> bool:
+    """Redis's words for a client that did not authenticate (they differ by version and by how
+    the client greets it: HELLO, or a plain command)."""
+    return any(words in said for words in ("NOAUTH", "Authentication required", "must be called with the client "
+                                           "already authenticated"))
 
 
 class Subscription(PubSub):

@@ -97,6 +97,18 @@ async def test_an_unreachable_redis_is_one_clear_configuration_error(redis_serve
     assert shown("redis://user:secret@host:6379/0") == "redis://user:***@host:6379/0"
 
 
+async def test_a_redis_that_asks_for_a_password_none_was_given_for_says_where_it_goes(own_redis: RedisServer) -> None:
+    """Redis's own words ("HELLO must be called with the client already authenticated...") did not
+    say that a password was missing (an outside probe)."""
+    client = await open_checked(own_redis.url)
+    await client.config_set("requirepass", "s3cret-pass")
+    await client.aclose()
+    with pytest.raises(ConfigError, match=r"asks for a password: give it in the URL, redis://:PASSWORD@"):
+        await open_checked(own_redis.url)
+    with_password = own_redis.url.replace("redis://", "redis://:s3cret-pass@")
+    await (await open_checked(with_password)).aclose()
+
+
 def bare_environment(home: Path, **variables: str) -> dict[str, str]:
     """Nothing of the caller's environment but the shared bytecode folder (tests/conftest.py)."""
     return {"PATH": "/usr/bin:/bin", "HOME": str(home), "PYTHONPYCACHEPREFIX": os.environ["PYTHONPYCACHEPREFIX"],
