@@ -224,9 +224,10 @@ class PlainJsonForQuickRequests:
         elif (bad_params := params_refusal(message)) is not None:
             send = rewriting_refusal(bad_params[1], send, request_id=bad_params[0])  # the SDK's 400: pydantic's report
         elif (bad_id := bad_request_id(message)) is not None:
-            # Taken for a notification: accepted (202) in a session, and refused without one as a
-            # notification outside any session would be ("Missing session ID").
-            send = rewriting_refusal(bad_id, send, replacing=400 if session_id is None else 202)
+            # Taken for a notification: accepted (202) in a session or by a stateless server, and
+            # refused without one as a notification outside any session would be ("Missing session ID").
+            accepted = session_id is not None or self.stateless
+            send = rewriting_refusal(bad_id, send, replacing=202 if accepted else 400)
         elif (version := header_of(scope, b"mcp-protocol-version")) and version not in KNOWN_PROTOCOL_VERSIONS:
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
         if session_id is None:

@@ -1,0 +1,56 @@
+"""What a replica (a stateless server on Redis) answers over the wire: the protocol's own job
+requests during an outage of the shared job store, a server error a client may retry, with
+when; a request whose id is of no kind JSON-RPC has, an error rather than silence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.cluster.servers import RedisServer
+from tests.conftest import BUNDLED_EXTENSIONS
+from tests.jobs_e2e.conftest import http_client, http_server, settings_for
+
+pytestmark = pytest.mark.anyio
+
+
+def replica_config(tmp_path: Path, redis: RedisServer) -> Path:
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f"extensions = [{str(BUNDLED_EXTENSIONS)!r}]\ndata_dir = {str(tmp_path / 'data')!r}\n"
+                      f"[cluster]\nredis = {redis.url!r}\n", encoding="utf-8")
+    return config
+
+
+async def test_a_request_whose_id_is_no_string_or_integer_is_refused_not_left_unanswered(
+        tmp_path: Path, own_redis: RedisServer) -> None:
+    """A replica took it for a notification, answered 202 and nothing more: its client waited
+    for ever (an outside probe; a server with sessions said so already)."""
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2025-06-18"}
+    async with http_server(settings_for(replica_config(tmp_path, own_redis))) as (url, _), \
+            httpx2.AsyncClient(timeout=30) as http:
+        for request_id, kind in ((1.5, "float"), ({"a": 1}, "object")):
+            answer = await http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+            assert answer.status_code == 400, answer.text
+            assert answer.json()["error"]["message"].endswith(f"must be a string or an integer, not {kind}")
+
+
+async def test_resources_and_tasks_about_jobs_answer_a_store_outage_as_a_server_error_to_retry(
+        tmp_path: Path, own_redis: RedisServer) -> None:
+    """They were answered with code 0, no JSON-RPC code (an outside probe), and over plain JSON
+    with HTTP 400: a client could not tell a passing outage from a mistake of its own."""
+    config = replica_config(tmp_path, own_redis)
+    async with http_server(settings_for(config)) as (url, _), http_client(url) as client:
+        await client.list_resources()
+        own_redis.stop()
+        for asking in (client.list_resources,
+                       lambda: client.read_resource("toolbay://jobs/job_0123456789abcdef/result")):
+            with pytest.raises(MCPError) as refused:
+                await asking()
+            assert refused.value.error.code == -32603
+            assert "cannot reach its shared job store" in refused.value.error.message
+            assert refused.value.error.data["code"] == "jobs_unavailable"
+            assert refused.value.error.data["retry_after"] > 0
