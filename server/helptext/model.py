@@ -43,6 +43,9 @@ class OptionSpec(NamedTuple):
     # Values one flag takes, each a word of its own: 2 for "--size <W> <H>" (clap's num_args,
     # argparse's nargs=2); 1 for "<COMMIT HASH>", one value whose name has a space.
     values_per_flag: int = 1
+    # An option of the program itself offered on a subcommand's tool: it goes before the
+    # subcommand ("prog --config x sub"), as argparse, click, urfave and argh take it.
+    before_command: bool = False
 
     @property
     def key(self) -> str:

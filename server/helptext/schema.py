@@ -38,23 +38,33 @@ class Param(NamedTuple):
     required: bool = False
     # The flag may stand alone ("--color[=WHEN]"): an empty value gives it so.
     bare: bool = False
+    # The program's own option on a subcommand's tool: before the subcommand path.
+    leading: bool = False
     # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
     # the program takes it only so.
     after_dashes: bool = False
+
+
+class Argv(list[str]):
+    """Arguments after the program name: the first ``leading`` go before the subcommand path."""
+
+    leading = 0
 
 
 class ToolSchema(NamedTuple):
     input_schema: dict[str, Any]
     params: tuple[Param, ...]
 
-    def to_argv(self, arguments: Mapping[str, Any]) -> list[str]:
-        """The argv after the program name (and subcommand path). Raises ``ValueError``."""
+    def to_argv(self, arguments: Mapping[str, Any]) -> Argv:
+        """The argv after the program name (and subcommand path, but for its first ``leading``
+        words, which go before it). Raises ``ValueError``."""
         known = {p.name: p for p in self.params}
         unknown = sorted(set(arguments) - set(known))
         if unknown:
             names = ", ".join(known) or "none"
             raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {names}.")
         argv: list[str] = []
+        leading: list[str] = []
         positionals: list[str] = []
         missing_earlier: str | None = None
         open_list = False  # a "list" option's values end only at the next flag, or at "--"
@@ -78,12 +88,17 @@ class ToolSchema(NamedTuple):
                 if param.required:
                     raise ValueError(f"The argument {param.name!r} is required.")
                 continue
+            if param.leading:
+                leading.extend(_render_option(param, value))
+                continue
             argv.extend(_render_option(param, value))
             open_list = open_list or param.kind == "list"
         dashes_asked = any(p.after_dashes and arguments.get(p.name) not in (None, []) for p in self.params)
         if positionals and (open_list or dashes_asked or any(p.startswith("-") for p in positionals)):
             argv.append("--")
-        return argv + positionals
+        whole = Argv([*leading, *argv, *positionals])
+        whole.leading = len(leading)
+        return whole
 
 
 def _render_option(param: Param, value: Any) -> list[str]:
@@ -189,7 +204,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             required.append(name)
         attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
             ("spaced" if opt.value_spaced else "long") if opt.long else "short")
-        params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value"))
+        params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value",
+                            leading=opt.before_command))
     after_dashes = _named_after_dashes(desc.usage)
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")

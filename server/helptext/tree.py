@@ -119,7 +119,8 @@ class _Walk:
             if child_desc is None:
                 self.result.skipped.append(SkippedCommand(child_path, "time budget for reading help used up"))
                 continue
-            self.visit(child_path, inherit_conventions(desc, child_desc), [*parents, names])
+            child_desc = inherit_conventions(desc, child_desc)
+            self.visit(child_path, with_program_options(desc, child_desc, at_root=not path), [*parents, names])
         latest = self.result.skipped[-len(children):]
         if len(self.result) == leaves_before and all(s.reason == _ECHO for s in latest):
             # Every subcommand echoed this help (docopt programs do): the commands are words of
@@ -180,6 +181,18 @@ def _help_stopped(why: str) -> str:
     """Why a help run gave no help: it ran on (a time or output limit) or it crashed (a trap)."""
     ran_on = why.startswith(("timed out", "it went on writing", "it printed more than"))
     return f"its --help {'did not end' if ran_on else 'crashed'}: {why}"
+
+
+def with_program_options(parent: HelpDescription, child: HelpDescription, *, at_root: bool) -> HelpDescription:
+    """The program's own options that a subcommand's help does not list, offered on its tool to
+    be given before the subcommand ("prog --config x sub": argparse, click, urfave/cli and argh
+    print them only in the program's help). ``at_root``: ``parent`` is the program's help; deeper
+    down, only what it was given so passes on. A subcommand's help that lists them (cobra's
+    "Global Flags", clap's global args, kingpin) takes them as its own."""
+    own = {name for option in child.options for name in (option.long, option.short) if name}
+    taken = tuple(option._replace(before_command=True, required=False) for option in parent.options
+                  if (at_root or option.before_command) and not own & {option.long, option.short})
+    return child.with_changes(options=(*child.options, *taken)) if taken else child
 
 
 def inherit_conventions(parent: HelpDescription, child: HelpDescription) -> HelpDescription:

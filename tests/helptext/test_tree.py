@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolbay.errors import NotHelpError
-from toolbay.helptext import HelpRun, describe_tree
+from toolbay.helptext import HelpRun, build_tool_schema, describe_tree
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -194,3 +194,28 @@ def test_with_workers_the_time_budget_still_bounds_the_subcommands_read() -> Non
     tree = describe_tree(runner_over(CORPUS / "cobra" / "gh"), "gh", max_depth=2, time_budget_s=0, workers=4)
     assert list(tree) == []
     assert {s.reason for s in tree.skipped} == {"time budget for reading help used up"}
+
+
+def test_the_programs_own_options_are_offered_on_its_subcommands_tools_before_the_subcommand():
+    # argparse (as click, urfave/cli and argh) lists "--config" only in the program's help, and
+    # takes it only before the subcommand: "tool --config c.toml push": unreachable from a tool.
+    texts = {
+        (): b"usage: tool [-h] [--config CONFIG] {push,pull} ...\n\npositional arguments:\n  {push,pull}\n"
+            b"    push  send\n    pull  fetch\n\noptions:\n  -h, --help       show this help message and exit\n"
+            b"  --config CONFIG  the settings file\n",
+        ("push",): b"usage: tool push [-h] [--force] TARGET\n\npositional arguments:\n  TARGET\n\noptions:\n"
+                   b"  -h, --help  show this help message and exit\n  --force     overwrite\n",
+        ("pull",): b"usage: tool pull [-h] [--config CONFIG]\n\noptions:\n"
+                   b"  -h, --help  show this help message and exit\n  --config CONFIG  its own settings file\n",
+    }
+
+    def run(argv: list[str]) -> HelpRun:
+        return HelpRun(texts[tuple(a for a in argv if not a.startswith("-"))], b"", 0)
+
+    tools = {command.tool_name: command.description for command in describe_tree(run, "tool")}
+    pushing = build_tool_schema(tools["tool_push"])
+    argv = pushing.to_argv({"config": "c.toml", "force": True, "target": "t"})
+    assert (argv[:argv.leading], argv[argv.leading:]) == (["--config", "c.toml"], ["--force", "t"])
+    # A subcommand that lists an option of that name takes it as its own, after the subcommand.
+    pulling = build_tool_schema(tools["tool_pull"]).to_argv({"config": "p.toml"})
+    assert (pulling.leading, list(pulling)) == (0, ["--config", "p.toml"])
