@@ -137,7 +137,8 @@ class PerRequestJsonTransport(StreamableHTTPServerTransport):
             if response is not None:
                 await response(scope, receive, send)
                 return
-        if header_of(scope, b"mcp-session-id") is None:
+        if header_of(scope, b"mcp-session-id") is None and self.mcp_session_id is not None:
+            # Opening a session (a stateless server opens none: its every request comes without one).
             send = _refused_opening_as_http_error(send)
         await super()._handle_post_request(scope, request, receive, send)
 

@@ -54,3 +54,9 @@ async def test_resources_and_tasks_about_jobs_answer_a_store_outage_as_a_server_
             assert "cannot reach its shared job store" in refused.value.error.message
             assert refused.value.error.data["code"] == "jobs_unavailable"
             assert refused.value.error.data["retry_after"] > 0
+        # Over plain JSON the status is no client error either: it is the server's trouble (it was 400).
+        async with httpx2.AsyncClient(timeout=30) as http:
+            answer = await http.post(url, json={"jsonrpc": "2.0", "id": 7, "method": "resources/list"}, headers={
+                "content-type": "application/json", "accept": "application/json, text/event-stream",
+                "mcp-protocol-version": "2025-06-18"})
+        assert answer.status_code == 200 and answer.json()["error"]["code"] == -32603, answer.text
