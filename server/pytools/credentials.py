@@ -45,6 +45,7 @@ class CredentialStore:
         self.credentials = {c.name: c for c in credentials}
         self._file = {k: dict(v) for k, v in (file_values or {}).items()}
         self._environ = os.environ if environ is None else environ
+        self._handed: set[str] = set()  # every value given to a tool, wherever it was read
 
     @classmethod
     def from_settings(cls, table: Mapping[str, Any], credentials_file: Path | None,
@@ -78,6 +79,7 @@ class CredentialStore:
         if value is None:
             return None, (f"the credential {name!r} has no {key!r}: set {key} under [credentials.{name}] in the "
                           f"configuration or in the credentials file, or the environment variable {variable}")
+        self._handed.add(value)
         return value, ""
 
     def env_for(self, tool: str) -> dict[str, str]:
@@ -92,9 +94,16 @@ class CredentialStore:
         return env
 
     def secrets(self) -> set[str]:
-        """Every value known, for redaction."""
+        """Every value known, for redaction: the configuration's and the credentials file's, the
+        server's environment variables a credential may be read from (``WEATHER_*`` for
+        ``[credentials.weather]``, and those its ``env`` names), and any value handed to a tool."""
         found = {v for c in self.credentials.values() for v in c.values.values()}
         found.update(v for table in self._file.values() for v in table.values())
+        prefixes = tuple(f"{name}_".upper().replace("-", "_") for name in self.credentials)
+        named = {variable for c in self.credentials.values() for variable in c.env}
+        found.update(value for variable, value in self._environ.items()
+                     if variable in named or (prefixes and variable.startswith(prefixes)))
+        found.update(self._handed)
         return {s for s in found if len(s) >= 4}
 
 

@@ -324,6 +324,20 @@ async def test_a_credential_sent_as_an_argument_is_blotted_out_of_the_audit_log(
     assert line["arguments"] == {"word": "it is [credential redacted]"}
 
 
+async def test_a_credential_read_from_the_servers_environment_is_blotted_out_of_the_audit_log_too(
+        python_dir: Path, make_settings: Callable[..., Settings], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the configuration's and the credentials file's values were known to the log (a re-check)."""
+    (python_dir / "chatty.py").write_text(CHATTY, encoding="utf-8")
+    audit = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("WEATHER_API_KEY", "Harbour9Lantern")
+    settings = make_settings(credentials={"weather": {"tools": ["chatty_*"]}}, chain={"audit": {"file": str(audit)}})
+    async with assemble(settings, watch=False) as app:
+        await call(app, "chatty_start", {"word": "Harbour9Lantern"})
+    assert json.loads(audit.read_text(encoding="utf-8").splitlines()[-1])["arguments"] == {
+        "word": "[credential redacted]"}
+
+
 async def test_credentials_are_blotted_out_however_json_writes_them(
         python_dir: Path, make_settings: Callable[..., Settings]) -> None:
     (python_dir / "cred.py").write_text(
