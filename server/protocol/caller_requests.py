@@ -10,6 +10,8 @@ answers one past the cap 429 at once, with ``Retry-After``. The count is this se
 replica counts what it serves.
 
 A GET (a session's listening stream) is not counted: the sessions per caller are capped apart.
+The legacy SSE transport's sessions are its ``GET /sse`` streams, which the same class counts
+against ``[http] max_sessions_per_caller`` (made with ``LEGACY_SESSIONS``): one caller held 4,000.
 Without authentication every caller is the same one, and nothing is counted.
 """
 
@@ -26,21 +28,26 @@ from toolbay.protocol.parse_errors import request_id_in
 from toolbay.protocol.request_body import read_small_body
 
 RETRY_AFTER_S = 1
+# The arguments that make the cap count the legacy SSE transport's sessions instead.
+LEGACY_SESSIONS = {"path": "/sse", "method": "GET", "setting": "max_sessions_per_caller"}
 
 
 class CallerRequestCap:
     """ASGI middleware for the streamable HTTP endpoint (after authentication); see above."""
 
-    def __init__(self, app: ASGIApp, cap: int, path: str = "/mcp") -> None:
+    def __init__(self, app: ASGIApp, cap: int, path: str = "/mcp", method: str = "POST",
+                 setting: str = "max_requests_per_caller") -> None:
         self.app = app
         self.cap = cap
         self.path = path
+        self.method = method
+        self.setting = setting
         self.in_flight: Counter[Caller] = Counter()
-        self._refusals = RefusalLog("a request", "requests", "requests of its own in flight",
-                                    "max_requests_per_caller")
+        self._refusals = RefusalLog("a request", "requests", f"{method} {path} of its own open", setting)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        counted = scope["type"] == "http" and scope["method"] == "POST" and scope["path"].rstrip("/") == self.path
+        counted = (scope["type"] == "http" and scope["method"] == self.method
+                   and scope["path"].rstrip("/") == self.path)
         caller = caller_of(scope) if counted else None
         if caller is None:
             await self.app(scope, receive, send)
@@ -48,7 +55,7 @@ class CallerRequestCap:
         if self.in_flight[caller] >= self.cap:
             self._refusals.refused(caller, self.in_flight[caller])
             _, body = await read_small_body(receive)  # for the id of the request refused
-            await _refuse(send, self.cap, request_id_in(body))
+            await _refuse(send, self.cap, self.setting, request_id_in(body))
             return
         self.in_flight[caller] += 1
         try:
@@ -60,9 +67,10 @@ class CallerRequestCap:
                 del self.in_flight[caller]
 
 
-async def _refuse(send: Send, cap: int, request_id: str | int | None) -> None:
-    said = (f"Too many requests in flight for this caller ({cap}, [http] max_requests_per_caller): "
-            f"wait for an answer, then send the next")
+async def _refuse(send: Send, cap: int, setting: str, request_id: str | int | None) -> None:
+    said = (f"Too many requests in flight for this caller ({cap}, [http] {setting}): wait for an answer, then "
+            "send the next" if setting == "max_requests_per_caller" else
+            f"Too many open sessions for this caller ({cap}, [http] {setting}): close one, then open another")
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": said}}
     data = json.dumps(body, separators=(",", ":")).encode()
     start: Message = {"type": "http.response.start", "status": 429, "headers": [

@@ -30,7 +30,7 @@ from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.internals.uvicorn_server import stop_at_once
 from toolbay.protocol import plain_json
-from toolbay.protocol.caller_requests import CallerRequestCap
+from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
 from toolbay.protocol.caller_sessions import CallerSessionCap
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.http_lane import HttpQuickLane
@@ -165,6 +165,8 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         starlette_app.add_middleware(CallerSessionCap, cap=app.settings.http.max_sessions_per_caller)
     if policies.verifier is not None:
         starlette_app.add_middleware(CallerRequestCap, cap=app.settings.http.max_requests_per_caller)
+        starlette_app.add_middleware(CallerRequestCap, cap=app.settings.http.max_sessions_per_caller,
+                                     **LEGACY_SESSIONS)
     if policies.verifier is not None:
         # One guard for /mcp, /sse and /messages/; the chain checks the token again per call.
         starlette_app.add_middleware(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
@@ -204,6 +205,26 @@ async def test_one_caller_has_at_most_its_share_of_requests_in_flight_and_others
     assert refused.json()["id"] == INITIALIZE["id"]
     assert other.status_code == 200  # another caller's share is untouched
     assert held == [200, 200] and again.status_code == 200  # answered requests make room
+
+
+async def test_one_caller_holds_at_most_its_share_of_legacy_sse_sessions(
+        make_settings: Callable[..., Settings], tokens: Tokens) -> None:
+    """Each GET /sse is a session of the legacy transport, held open: one caller opened 4,000 and
+    filled its proxy, locking every other caller out (a re-check); only /mcp's were capped."""
+    settings = make_settings("[http]\nmax_sessions_per_caller = 2\n")
+    reader = {"Authorization": f"Bearer {tokens['reader']}"}
+    with anyio.fail_after(30):
+        async with running(settings) as url, AsyncExitStack() as sessions:
+            for _ in range(2):
+                client = await sessions.enter_async_context(Client(sse_client(f"{url}/sse", headers=reader),
+                                                                   mode="legacy"))
+                await client.list_tools()
+            async with httpx2.AsyncClient(timeout=30) as http:
+                refused = await http.get(f"{url}/sse", headers=reader)
+            operator = {"Authorization": f"Bearer {tokens['operator']}"}
+            async with Client(sse_client(f"{url}/sse", headers=operator), mode="legacy") as other:
+                assert (await other.list_tools()).tools  # another caller's share is untouched
+    assert refused.status_code == 429 and "max_sessions_per_caller" in refused.json()["error"]["message"]
 
 
 async def test_a_caller_s_share_holds_against_initializes_sent_at_once_and_its_refusals_are_said_once(
