@@ -78,13 +78,14 @@ class ExtensionWatcher:
         """The folders to watch: the tool and agent folders, and those of the files the Python
         modules were described with (a package's, a data file's, in a subfolder: folders are
         watched one level deep)."""
-        self._helpers = {os.fspath(path) for path in self.keeper.helper_files()}
+        # By real path: the watcher names a file by the folder it was given, the keeper by its own.
+        self._helpers = {os.path.realpath(path) for path in self.keeper.helper_files()}
         folders = [*self.keeper.folders(), *self.keeper.settings.agents,
                    *sorted({Path(helper).parent for helper in self._helpers})]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
 
     def _watched(self, change: Change, path: str) -> bool:
-        return _is_tool_file(change, path) or path in self._helpers
+        return _is_tool_file(change, path) or (bool(self._helpers) and os.path.realpath(path) in self._helpers)
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is
