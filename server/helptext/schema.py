@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec
 from .records import TYPE_CHECKING, NamedTuple
+from .usage import positional_key
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -214,7 +215,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         if pos.required:
             required.append(name)
         params.append(Param(name, pos_kind, required=pos.required,
-                            after_dashes=_usage_key(pos.name) in after_dashes))
+                            after_dashes=positional_key(pos.name) in after_dashes))
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
@@ -227,12 +228,8 @@ def _named_after_dashes(usage: str) -> set[str]:
     for line in usage.splitlines():
         words = line.split()
         if "--" in words:
-            named.update(_usage_key(word) for word in words[words.index("--") + 1:])
+            named.update(positional_key(word) for word in words[words.index("--") + 1:])
     return named
-
-
-def _usage_key(name: str) -> str:
-    return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
 
 
 # pflag's slice types split every value on commas ("--tag a,b" gives two tags).
