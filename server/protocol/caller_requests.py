@@ -33,7 +33,7 @@ LEGACY_SESSIONS = {"path": "/sse", "method": "GET", "setting": "max_sessions_per
 
 
 class CallerRequestCap:
-    """ASGI middleware for the streamable HTTP endpoint (after authentication); see above."""
+    """ASGI middleware for one method on one path (after authentication); see above."""
 
     def __init__(self, app: ASGIApp, cap: int, path: str = "/mcp", method: str = "POST",
                  setting: str = "max_requests_per_caller") -> None:
