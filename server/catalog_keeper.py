@@ -68,6 +68,7 @@ class CatalogKeeper:
         self._background: anyio.abc.TaskGroup | None = None
         self._in_flight: set[tuple[str, str | None]] = set()
         self._late: dict[tuple[str, str | None], FileOutcome] = {}
+        self._helper_files: tuple[dict[str, FileOutcome], frozenset[Path]] = ({}, frozenset())
         # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
         self._file_filter = file_filter
 
@@ -349,10 +350,16 @@ class CatalogKeeper:
         self.discovery.realms = realms
         return folders
 
-    def helper_files(self) -> set[Path]:
+    def helper_files(self) -> frozenset[Path]:
         """Every file a Python module served now was described with (a helper it imports, a data
-        file it read): a change to one is a change to the modules built from it."""
-        return {Path(path).parent / relative for path, outcome in self._files.items() for relative in outcome.helpers}
+        file it read): a change to one is a change to the modules built from it. Made once per
+        set of files served (the watcher asks at every tick); the same object until it changes."""
+        files, helpers = self._helper_files
+        if files is not self._files:
+            helpers = frozenset(Path(path).parent / relative
+                                for path, outcome in self._files.items() for relative in outcome.helpers)
+            self._helper_files = (self._files, helpers)
+        return helpers
 
     @staticmethod
     def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:

@@ -72,14 +72,17 @@ class ExtensionWatcher:
         self.rescans = 0
         # How often an idle watcher wakes to check that its folders still exist.
         self.idle_tick_ms = 200
-        self._helpers: set[str] = set()  # the helper files of the modules served, by path
+        self._helpers: set[str] = set()  # the helper files of the modules served, by real path
+        self._helpers_read: frozenset[Path] | None = None  # the keeper's set they were resolved from
 
     def _existing_folders(self) -> list[Path]:
         """The folders to watch: the tool and agent folders, and those of the files the Python
         modules were described with (a package's, a data file's, in a subfolder: folders are
         watched one level deep)."""
-        # By real path: the watcher names a file by the folder it was given, the keeper by its own.
-        self._helpers = {os.path.realpath(path) for path in self.keeper.helper_files()}
+        helpers = self.keeper.helper_files()
+        if helpers is not self._helpers_read:  # resolved once per set the keeper makes
+            # By real path: the watcher names a file by the folder it was given, the keeper by its own.
+            self._helpers_read, self._helpers = helpers, {os.path.realpath(path) for path in helpers}
         folders = [*self.keeper.folders(), *self.keeper.settings.agents,
                    *sorted({Path(helper).parent for helper in self._helpers})]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
