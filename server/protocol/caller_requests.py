@@ -17,13 +17,11 @@ Without authentication every caller is the same one, and nothing is counted.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolbay.protocol.caller_sessions import Caller, RefusalLog, caller_of
+from toolbay.protocol.caller_sessions import Caller, RefusalLog, caller_of, send_too_many
 from toolbay.protocol.parse_errors import request_id_in
 from toolbay.protocol.request_body import read_small_body
 
@@ -71,10 +69,4 @@ async def _refuse(send: Send, cap: int, setting: str, request_id: str | int | No
     said = (f"Too many requests in flight for this caller ({cap}, [http] {setting}): wait for an answer, then "
             "send the next" if setting == "max_requests_per_caller" else
             f"Too many open sessions for this caller ({cap}, [http] {setting}): close one, then open another")
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": said}}
-    data = json.dumps(body, separators=(",", ":")).encode()
-    start: Message = {"type": "http.response.start", "status": 429, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-        (b"retry-after", str(RETRY_AFTER_S).encode())]}
-    await send(start)
-    await send({"type": "http.response.body", "body": data})
+    await send_too_many(send, request_id, said, RETRY_AFTER_S)

@@ -150,10 +150,19 @@ def _session_id_in(message: Message) -> str | None:
 
 
 async def _refuse(send: Send, cap: int, request_id: str | int | None) -> None:
-    said = (f"Too many open sessions for this caller ({cap}, [http] max_sessions_per_caller): end one "
-            "(DELETE with its mcp-session-id) or let one idle out, then open another")
+    await send_too_many(send, request_id, f"Too many open sessions for this caller ({cap}, [http] "
+                        "max_sessions_per_caller): end one (DELETE with its mcp-session-id) or let one idle out, "
+                        "then open another")
+
+
+async def send_too_many(send: Send, request_id: str | int | None, said: str,
+                        retry_after_s: int | None = None) -> None:
+    """The 429 answer to a caller past one of its shares: a JSON-RPC error under the refused
+    request's id (-32600), with ``Retry-After`` when it says when to try again."""
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": said}}
     data = json.dumps(body, separators=(",", ":")).encode()
-    await send({"type": "http.response.start", "status": 429,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if retry_after_s is not None:
+        headers.append((b"retry-after", str(retry_after_s).encode()))
+    await send({"type": "http.response.start", "status": 429, "headers": headers})
     await send({"type": "http.response.body", "body": data})
