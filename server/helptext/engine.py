@@ -356,7 +356,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         default = raw.strip('"')
         value_name = (head.longs[0] if head.longs else "value").lstrip("-").upper()
         kind = "string" if choices else _type_from_default(default)
-    if kind == "string" and default is not None and raw and raw.strip("<>[]").isupper():
+    # A name in capitals (argparse's metavar) or urfave's bare "value" says nothing of the type;
+    # the default then does ("--width WIDTH (default 2)", "--parallel value (default: 4)").
+    if kind == "string" and default is not None and raw and (
+            raw.strip("<>[]").isupper() or raw.strip("<>[]") in _UNTYPED_VALUE_NAMES):
         kind = _type_from_default(default)
     if kind == "boolean" and default is not None:
         default = _flag_default(default, head.longs[0] if head.longs else None,
@@ -395,6 +398,8 @@ def _values_per_flag(raw: str | None, rules: Rules) -> int:
         return len(text.split())
     return 1
 
+
+_UNTYPED_VALUE_NAMES = frozenset({"value", "val"})
 
 # Value names that only say "some text" (pflag prints the type: "--file string").
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})

@@ -14,7 +14,6 @@ from .base import Dialect, mark
 _NAME_LINE = compiled(r"^NAME:\n +\S+(?: \S+)* - (.+)$", re.MULTILINE)
 # "--host value [ --host value ]": the flag repeats (a slice flag).
 _SAID_AGAIN = compiled(r"^( +--?([\w-]+) value(?:, -\w value)?) \[ --?\2 value \]", re.MULTILINE)
-_NUMBER = compiled(r"-?(?:\d+\.?\d*|\.\d+)")
 
 
 class Urfave(Dialect):
@@ -31,9 +30,6 @@ class Urfave(Dialect):
         desc = parse_text(_SAID_AGAIN.sub(r"\1...", text), self.rules, self.name)
         options = []
         for option in desc.options:
-            if option.type == "string" and option.value_name == "value" and option.default is not None \
-                    and _NUMBER.fullmatch(option.default):
-                option = option._replace(type="number")  # "value" says nothing; "(default: 4)" does
             if "(accepts multiple inputs)" in option.description:
                 option = option._replace(repeatable=True)
             options.append(option)
