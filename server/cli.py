@@ -375,7 +375,14 @@ def search(
 
 @app.command("parse-help")
 def parse_help(
-    long: Annotated[Path, typer.Option("--long", metavar="FILE", help="File with the raw output of `PROGRAM --help`.")],
+    file: Annotated[
+        Path | None,
+        typer.Argument(metavar="FILE", show_default=False,
+                       help="File with the raw output of `PROGRAM --help` (- reads standard input)."),
+    ] = None,
+    long: Annotated[
+        Path | None, typer.Option("--long", metavar="FILE", help="The same as FILE, for scripts that name it.")
+    ] = None,
     short: Annotated[
         Path | None, typer.Option("--short", metavar="FILE", help="File with the raw output of `PROGRAM -h`.")
     ] = None,
@@ -383,7 +390,10 @@ def parse_help(
     """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
     from toolbay.helptext.command import run_parse_help
 
-    code = run_parse_help(long, short, sys.stdout, sys.stderr)
+    help_file = file if file is not None else long
+    if help_file is None or (file is not None and long is not None):
+        raise typer.BadParameter("give the help text once: toolbay parse-help FILE (or --long FILE)")
+    code = run_parse_help(help_file, short, sys.stdout, sys.stderr)
     raise typer.Exit(code)
 
 

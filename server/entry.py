@@ -1,7 +1,7 @@
 """The ``toolbay`` command's entry point: answers ``parse-help`` and starts ``serve`` at once,
 hands the rest to ``toolbay.cli``.
 
-``toolbay parse-help --long FILE [--short FILE]`` is run by tool authors in loops over help
+``toolbay parse-help FILE [--short FILE]`` (or ``--long FILE``) is run by tool authors in loops over help
 texts; loading typer and the command table would be a third of its time, so this module
 reads those two options itself and imports only the help-text parser. ``serve`` with
 well-formed options runs without typer too (``toolbay.serve_command``). Anything else
@@ -83,13 +83,16 @@ def _run(argv: list[str]) -> None:
 
 
 def parse_help_at_once(argv: list[str]) -> int | None:
-    """The exit status of ``parse-help`` run here, or None when typer must parse ``argv``."""
+    """The exit status of ``parse-help`` run here, or None when typer must parse ``argv``
+    (``--help``, an unknown option, a file given twice or not at all: typer says what is wrong)."""
     if argv[:1] != ["parse-help"]:
         return None
     files: dict[str, str] = {}
     rest = argv[1:]
     while rest:
         option, equals, value = rest[0].partition("=")
+        if option == "-" or not option.startswith("-"):  # the positional FILE, the same as --long
+            option, equals, value = "--long", "=", rest[0]
         if option not in ("--long", "--short") or option in files:
             return None
         if equals:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from toolbay.errors import NotHelpError
 
@@ -43,5 +44,7 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
 
 
 def _read(file: HelpFile) -> bytes:
+    if str(file) == "-":  # ``PROGRAM --help | toolbay parse-help -``
+        return sys.stdin.buffer.read()
     with open(file, "rb") as stream:
         return stream.read()

@@ -208,6 +208,11 @@ def test_parse_help_prints_the_description_as_json(tmp_path: Path) -> None:
     description = json.loads(result.stdout)
     assert description["options"][0]["long"] == "--count"
     assert "count" in description["input_schema"]["properties"]
+    # The file as the command's argument, or standard input as "-", reads the same.
+    positional = runner.invoke(app, ["parse-help", str(help_file)])
+    piped = runner.invoke(app, ["parse-help", "-"], input=help_file.read_bytes())
+    assert json.loads(positional.stdout) == json.loads(piped.stdout) == description
+    assert runner.invoke(app, ["parse-help"]).exit_code == 2
 
 
 def test_parse_help_of_something_that_is_not_help_exits_2(tmp_path: Path) -> None:
@@ -338,14 +343,16 @@ def test_log_level_debug_logs_each_call_with_its_caller_and_outcome(shared_data_
 def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: Path) -> None:
     missing = tmp_path / "nope.txt"
     for argv in (["-m", "toolbay", "parse-help", "--long", str(missing)],
+                 ["-m", "toolbay", "parse-help", str(missing)],
                  ["-m", "toolbay", "parse-help", f"--long={missing}", "--short", str(missing)]):
         completed = subprocess.run([sys.executable, *argv], capture_output=True, text=True, check=False,
                                    timeout=60)
         assert completed.returncode == 2
         [line] = completed.stderr.strip().splitlines()
         assert str(missing) in line and "No such file" in line
-    through_typer = runner.invoke(app, ["parse-help", "--long", str(missing)])
-    assert through_typer.exit_code == 2 and str(missing) in through_typer.stderr
+    for argv in (["parse-help", "--long", str(missing)], ["parse-help", str(missing)]):
+        through_typer = runner.invoke(app, argv)
+        assert through_typer.exit_code == 2 and str(missing) in through_typer.stderr
 
 
 # Runs each command (JSON argv lists, one argument each) in turn in one fresh process, and prints
@@ -385,7 +392,7 @@ def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_n
                           b"  -h, --help       Print help\n")
     # Nor dataclasses: the decorator and the ``inspect`` module it imports were a quarter of the run.
     # Nor typing: its import and NamedTuple's forward references were a tenth (toolbay.helptext.records).
-    [report] = in_a_fresh_process([["parse-help", "--long", str(help_file)]],
+    [report] = in_a_fresh_process([["parse-help", str(help_file)]],
                                   watched=("typer", "pydantic", "anyio", "rich", "wasmtime", "chardet", "dataclasses",
                                            "typing"))
     assert report["code"] in (0, None), report
