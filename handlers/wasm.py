@@ -64,6 +64,24 @@ _FILE_ERROR = re.compile(
     rb"|\b(?:ENOENT|ENOTCAPABLE|EBADF|EACCES|EPERM)\b",
     re.IGNORECASE,
 )
+
+
+def _says_file_error(result: RunResult, request: RunRequest) -> bool:
+    """Whether the guest's output says a file could not be reached, in its own words: the
+    caller's text it echoes does not count (a key "no such file" that jsonkit says is missing,
+    an input line a tool quotes in its error), else the hint about files would follow it."""
+    said = result.stderr + result.stdout
+    if not _FILE_ERROR.search(said):
+        return False
+    lines = request.stdin.splitlines() if request.stdin else []
+    values = [value.encode() for value in request.argv[1:]]
+    values += [value.partition(b"=")[2] for value in values if value.startswith(b"-")]  # --key=VALUE
+    echoed = {text for text in (*values, *lines) if _FILE_ERROR.search(text)}
+    for text in sorted(echoed, key=len, reverse=True):  # the longest first: one may hold another
+        said = said.replace(text, b"")
+    return _FILE_ERROR.search(said) is not None
+
+
 _STDIN_SCHEMA = {"type": "string", "description": "Text passed to the program on standard input"}
 
 
@@ -265,7 +283,7 @@ class WasmHandler(Handler):
         outcome = tool_result_from_run(self.name, result, self.limits)
         if self._secrets:
             outcome = without_secrets(outcome, self._secrets)
-        if not outcome.is_error or result.trap is not None or not _FILE_ERROR.search(result.stderr + result.stdout):
+        if not outcome.is_error or result.trap is not None or not _says_file_error(result, request):
             return outcome
         # WASI's wording for "no such file visible" varies by toolchain ("pre-opened file
         # descriptor", "Capabilities insufficient", "Bad file number"): say it plainly.

@@ -131,11 +131,17 @@ async def test_a_file_tool_without_a_workspace_tells_the_model_what_to_do_instea
                 piped = await client.call_tool("hashsum", {"stdin": "alpha\n"})
                 not_json = await client.call_tool("jsonkit_validate", {"stdin": "{not json"})
                 both = await client.call_tool("jsonkit_merge", {"stdin": "{}", "patch_file": "patch.json"})
+                # The caller's own words echoed in an error are not the tool's words about a file.
+                echoed_key = await client.call_tool("jsonkit_get", {"stdin": '{"a": 1}', "path": "no such file"})
+                echoed_pattern = await client.call_tool("textkit_grep", {"stdin": "x", "pattern": "cannot open ("})
     assert result.is_error is True
     assert "given no workspace folder" in _text(result) and "'stdin'" in _text(result)
     assert hashlib.sha256(b"alpha\n").hexdigest() in _text(piped)
     # An error that is not about a file gets no hint about files.
     assert not_json.is_error is True and "workspace" not in _text(not_json)
+    assert echoed_key.is_error is True and '"no such file"' in _text(echoed_key), _text(echoed_key)
+    assert "workspace" not in _text(echoed_key)
+    assert echoed_pattern.is_error is True and "workspace" not in _text(echoed_pattern), _text(echoed_pattern)
     # A call whose stdin holds the document already is not told to put the file there too.
     assert both.is_error is True and "cannot see any file" in _text(both)
     assert "pass the file's content" not in _text(both)

@@ -257,3 +257,22 @@ def test_a_successful_run_that_wrote_only_to_stderr_answers_it_as_stderr_not_as_
     assert (result.text, result.is_error, result.structured) == ("", False, None)
     assert [block.text for block in tool_result_to_mcp(result).content] == [
         'stderr:\n{"warning": "deprecated input"}\n']
+
+
+@pytest.mark.parametrize(("argv", "stdin", "stderr", "about_files"), [
+    (["files", "read", "data.txt"], None, b"files: data.txt: No such file or directory\n", True),
+    # The caller's words echoed back: an argument (also as --key=VALUE) or a line of its input.
+    (["jsonkit", "get", "no such file"], None, b'jsonkit: key "no such file" does not exist\n', False),
+    (["jsonkit", "get", "--path=no such file"], None, b'jsonkit: key "no such file" does not exist\n', False),
+    (["lint"], b"ok\ncannot open the door\n", b"lint: line 2: cannot open the door: unknown verb\n", False),
+    # A file named in the caller's words that the guest then says it could not open.
+    (["cat", "cannot open"], None, b"cat: cannot open: No such file or directory\n", True),
+])
+def test_only_the_guests_own_words_about_a_file_earn_the_hint_about_files(
+        argv: list[str], stdin: bytes | None, stderr: bytes, about_files: bool) -> None:
+    from toolbay.handlers.wasm import _says_file_error
+    from toolbay.wasm import RunRequest, RunResult
+
+    result = RunResult(exit_code=1, stdout=b"", stderr=stderr, stdout_truncated=False, stderr_truncated=False,
+                       trap=None, duration_s=0.01)
+    assert _says_file_error(result, RunRequest(argv=argv, stdin=stdin)) is about_files
