@@ -21,6 +21,7 @@ from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, GivesWay, Ski
 from toolbay.catalog_keeper import CatalogKeeper
 from toolbay.chain import ChainPolicies, build_chain, default_stages
 from toolbay.chain.call import CallNext, Stage, ToolCall
+from toolbay.close_names import closest_names
 from toolbay.config import Settings
 from toolbay.errors import CallRefused, Forbidden, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
@@ -163,9 +164,8 @@ class Toolbay:
                 # Refused in words of its own ("your scopes do not include..."), a tool the caller
                 # may neither find nor use would be told to exist; the audit log has the reason.
                 refusal = UnknownTool(call.name)
-            if isinstance(refusal, UnknownTool) and self._where_tools_are is not None \
-                    and (where := self._where_tools_are()) is not None:
-                refusal = UnknownTool(refusal.name, refusal.closest, where_listed=where)
+            if isinstance(refusal, UnknownTool):
+                refusal = self._with_closest_names(refusal, call)
             result = refusal_to_result(refusal)
         except StorageError as exc:  # e.g. a full disk: say so, the server carries on
             result = ToolResult.error(str(exc))
@@ -190,6 +190,17 @@ class Toolbay:
         logger.debug("call %r by %r (%s): %s in %.1f ms", redact_text(call.name[:_LOGGED_NAME_CHARACTERS]),
                      call.principal.id if call.principal is not None else "-", call.transport, outcome,
                      elapsed * 1000)
+
+    def _with_closest_names(self, refusal: UnknownTool, call: ToolCall) -> UnknownTool:
+        """The refusal naming the tools closest to the name called, of those the caller may know
+        (none before it is known: a name it may not know is never suggested), and where to look."""
+        where = self._where_tools_are() if self._where_tools_are is not None else None
+        closest = refusal.closest
+        if not closest and call.principal is not None:
+            closest = tuple(closest_names(call.name, (tool.name for tool in self.visible_definitions(call.principal))))
+        if where is None and closest == refusal.closest:
+            return refusal
+        return UnknownTool(refusal.name, closest, where_listed=refusal.where_listed if where is None else where)
 
     def _hidden_from_caller(self, call: ToolCall) -> bool:
         """The called tool is one its caller may not find (a catalog folder's outside its allowlist)."""

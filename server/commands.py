@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import logging
 import os
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio.to_thread
 
 from toolbay.chain.call import ToolCall
+from toolbay.close_names import closest_names
 from toolbay.config import Settings, folder_problems
 from toolbay.discovery import NO_TOOL_REASON, FileOutcome, tool_name_for
 from toolbay.errors import UnknownTool
@@ -284,7 +284,7 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
             # So does a module that serves other tools but refused this one ("mod: refused 'mod_x': ...").
             refused = [f" Note: {note.rstrip('.')}." for note in app.keeper.notes() if f"refused {tool!r}" in note]
             problems += "".join(skipped or refused)
-            raise UnknownTool(tool, difflib.get_close_matches(tool, names, n=3, cutoff=0.6),
+            raise UnknownTool(tool, closest_names(tool, names),
                               where_listed=f"`toolbay list` shows the tools.{problems}")
         return await _call(app, tool, arguments)
 

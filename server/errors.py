@@ -123,6 +123,7 @@ class UnknownTool(CallRefused):
                          tool=name[:ECHO_CHARACTERS])
         self.name = name
         self.closest = tuple(closest)
+        self.where_listed = where_listed
 
 
 class Unauthenticated(CallRefused):

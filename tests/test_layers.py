@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "toolbay.freed_memory": 0,  # memory glibc holds after a compile, given back
     "toolbay.stoppable_threads": 0,  # blocking work on worker threads, told to stop when cancelled
     "toolbay.errors": 0,
+    "toolbay.close_names": 0,  # the names closest to one that names nothing
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,
     "toolbay.flooding": 0,  # when a tool's output is a flood: one rule for wasm and Python tools

@@ -294,6 +294,9 @@ def test_calling_an_unknown_tool_exits_2_and_names_the_closest_tools(shared_data
     assert result.exit_code == 2
     [line] = result.stderr.strip().splitlines()
     assert "'textkit_grepp'" in line and "textkit_grep" in line.split("closest names:")[1]
+    # A tool's last word alone, as people shorten a subcommand's tool name.
+    shortened = runner.invoke(app, ["call", "grep", "--data-dir", str(shared_data_dir)])
+    assert shortened.exit_code == 2 and "closest names: textkit_grep." in shortened.stderr, shortened.stderr
 
 
 def test_calling_a_tool_whose_file_was_skipped_says_why_it_was(tmp_path: Path) -> None:

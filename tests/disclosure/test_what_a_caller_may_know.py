@@ -442,3 +442,16 @@ async def test_the_rate_limits_count_a_tool_the_caller_may_not_find_as_a_name_no
     assert "names no tool has" in hidden.content[0].text, hidden.content[0].text
     assert not any(r.is_error and "rate" in r.content[0].text.lower() for r in visible)  # a count of its own
     assert not callable_by_name.is_error and callable_by_name.content[0].text == "opened"
+
+
+async def test_a_name_no_tool_has_is_answered_with_close_names_only_of_tools_the_caller_may_know(
+        folders: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", catalog_allow=[], access={"deny": ["vault_*"]}) as (_, client):
+            near_hidden = await client.call_tool("vault_opne", {})
+            hidden_itself = await client.call_tool("vault_open", {})
+            near_visible = await client.call_tool("notes_ad", {})
+    assert "closest names: notes_add" in near_visible.content[0].text, near_visible.content[0].text
+    for refused in (near_hidden, hidden_itself):
+        assert refused.is_error and "There is no tool named" in refused.content[0].text
+        assert "vault" not in refused.content[0].text.replace("'vault_opne'", "").replace("'vault_open'", "")

@@ -78,9 +78,14 @@ async def test_an_unknown_tool_is_a_readable_error_not_a_crash(toolbay: Toolbay)
     with anyio.fail_after(30):
         async with Client(build_mcp_server(toolbay, "memory"), mode="legacy") as client:
             result = await client.call_tool("no_such_tool", {})
+            misspelt = await client.call_tool("hashsun", {"text": "x"})
+            shortened = await client.call_tool("grep", {"pattern": "x"})
             still_alive = await client.call_tool("hashsum", {"text": "x"})
     assert result.is_error is True
     assert "no tool named 'no_such_tool'" in _text(result)
+    # The closest names of those the caller may use, as `toolbay call` names them.
+    assert "no tool named 'hashsun'" in _text(misspelt) and "The closest names: hashsum." in _text(misspelt)
+    assert "The closest names: textkit_grep." in _text(shortened), _text(shortened)
     assert still_alive.is_error is False
 
 

@@ -1,0 +1,42 @@
+"""The names closest to one that names nothing: what "there is no tool named X" suggests.
+
+``difflib`` alone misses how people shorten tool names: ``grep`` for ``textkit_grep`` (a name's
+last word, the program's subcommand) scores 0.5 against the whole name, under any useful cutoff.
+So a name's words count too: one the wanted name equals, then one it nearly spells (``grp``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+# Where a tool name splits into words: snake, kebab or dotted names, and camelCase.
+_WORD_BREAK = re.compile(r"[_\-.\s/]+|(?<=[a-z0-9])(?=[A-Z])")
+# Below these, difflib's "close" is mostly noise: for whole names, and for words of a few letters.
+CUTOFF = 0.6
+WORD_CUTOFF = 0.8
+
+
+def closest_names(wanted: str, known: Iterable[str], limit: int = 3) -> list[str]:
+    """Up to ``limit`` of ``known`` closest to ``wanted``, the closest first: the same name in
+    other letters' case (alone), else names with a word ``wanted`` is (``grep``: ``textkit_grep``), names
+    close in spelling as a whole (``hashsun``: ``hashsum``), then names with a word close in
+    spelling (``grp``: ``textkit_grep``)."""
+    names = sorted(set(known))
+    folded = wanted.casefold()
+    wanted_words = {word.casefold() for word in _WORD_BREAK.split(wanted) if word}
+    same = [name for name in names if name.casefold() == folded]
+    if same:  # only the case was wrong: no other name is as close
+        return same[:limit]
+    found: list[str] = []
+    words_of = {name: {word.casefold() for word in _WORD_BREAK.split(name) if word} for name in names}
+    found += sorted((name for name in names if wanted_words and wanted_words <= words_of[name]), key=len)
+    found += difflib.get_close_matches(wanted, names, n=limit, cutoff=CUTOFF)
+    by_word: dict[str, list[str]] = {}
+    for name, words in words_of.items():
+        for word in words:
+            by_word.setdefault(word, []).append(name)
+    for word in difflib.get_close_matches(folded, list(by_word), n=limit, cutoff=WORD_CUTOFF):
+        found += sorted(by_word[word], key=len)
+    return list(dict.fromkeys(found))[:limit]
