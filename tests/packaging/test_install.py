@@ -123,3 +123,5 @@ async def test_a_fresh_clone_starts_as_mcp_json_says(tmp_path: Path, shared_data
     as_if_run_before(tmp_path / "home" / "data" / "toolbay", shared_data_dir)  # not about compiling
     names = await _listed_names(StdioServerParameters(command=command, args=entry["args"], cwd=str(clone), env=env))
     assert _serves_every_bundled_file(names), names
+    # The server's own packages, not the test tools: the first start in Claude Code installs less.
+    assert (clone / ".venv" / "bin" / "toolbay").exists() and not (clone / ".venv" / "bin" / "pytest").exists()
