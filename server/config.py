@@ -17,7 +17,7 @@ import json
 import os
 import tomllib
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -572,7 +572,22 @@ def _closest_setting(location: tuple[Any, ...], root: type[BaseModel]) -> str:
         model = field.annotation if field is not None else None
     known = list(fields_of(model))
     close = difflib.get_close_matches(str(location[-1]), known, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""
+    if close:
+        return f"; did you mean {close[0]}?"
+    return _elsewhere(str(location[-1]), root, fields_of)
+
+
+def _elsewhere(name: str, root: type[BaseModel], fields_of: Callable[[Any], dict[str, Any]]) -> str:
+    """"; port is a top-level setting" for a name put under the wrong section (``[http] port``),
+    or where it is: "; it is [sandbox] memory_mb"; "" when no setting has that name."""
+    sections = fields_of(root)
+    places = ["top-level setting (before any [section])"] if name in sections else []
+    places += [f"[{section}] {name}" for section, field in sections.items() if name in fields_of(field.annotation)]
+    if not places:
+        return ""
+    if places[0].startswith("top-level"):
+        return f"; {name} is a {places[0]}"
+    return f"; it is {' or '.join(places)}"
 
 
 def describe_validation_error(exc: ValidationError, config_file: Path | None, *,

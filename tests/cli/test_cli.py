@@ -197,6 +197,12 @@ def test_an_unknown_setting_is_refused_rather_than_ignored(tmp_path: Path) -> No
     environment = runner.invoke(app, ["list"], env={"TOOLBAY_SANDBOX__MEMROY_MB": "100"})
     assert environment.exit_code == 2
     assert "sandbox.memroy_mb: no such setting; did you mean memory_mb?" in environment.stderr
+    # A setting put in the wrong place is told where it belongs.
+    for written, said in (("[http]\nport = 9000\n", "http.port: no such setting; port is a top-level setting"),
+                          ("memory_mb = 100\n", "memory_mb: no such setting; it is [sandbox] memory_mb")):
+        config.write_text(written)
+        misplaced = runner.invoke(app, ["list", "--config", str(config)])
+        assert misplaced.exit_code == 2 and said in misplaced.stderr, misplaced.stderr
 
 
 def test_parse_help_prints_the_description_as_json(tmp_path: Path) -> None:

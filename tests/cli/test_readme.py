@@ -53,3 +53,16 @@ def test_the_readme_serve_command_is_what_mcp_json_starts() -> None:
     assert server["command"] == "uv" and server["args"][:1] == ["run"]
     started = [arg for arg in server["args"][1:] if arg not in ("--quiet", "--no-dev")][:2]  # uv's own options
     assert " ".join(["uv", "run", *started]) + " " in README
+
+
+def test_the_tier_spellings_the_readme_lists_are_the_ones_accepted() -> None:
+    from toolbay.words import PermissionTier
+
+    paragraph = README[README.index("- `TOOL_TIER` (or `TIER`) is read"):]
+    paragraph = paragraph[:paragraph.index("counts as undeclared")]
+    listed = re.findall(r"`([a-z]+(?:-[a-z]+)?)`", paragraph.split("accepted spellings")[0])
+    assert {"readonly", "read-only", "ro", "rw", "execute"} <= set(listed), listed
+    for spelling in listed:
+        for written in (spelling, spelling.upper(), spelling.replace("-", "_")):
+            assert PermissionTier.parse(written) is not None, written
+    assert PermissionTier.parse("readable") is None and PermissionTier.parse("all") is None
