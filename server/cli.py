@@ -129,9 +129,11 @@ def list_tools(
     data_dir: DataDirOption = None,
     config: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Show the tools toolbay would serve, and the files it skipped and why."""
-    settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
+    # --workspace as serve takes it: the Python tools' confinement says what they would see of it.
+    settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import collect_listing
 

@@ -44,6 +44,11 @@ def test_list_json_names_every_bundled_tool_with_its_tier(shared_data_dir: Path)
     assert "algorithm" in tools["hashsum"]["parameters"]
     assert tools["textkit_grep"]["origin"].endswith("textkit.wasm")
     assert listing["skipped"] == []
+    # A Python tool's confinement says what it sees of the workspace, as serve would give it one.
+    assert "workspace none" in tools["dates_add"]["confinement"]
+    given = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir), "--workspace", str(REPO_ROOT)])
+    confinement = {tool["name"]: tool.get("confinement") for tool in json.loads(given.stdout)["tools"]}["dates_add"]
+    assert "workspace read-only" in confinement, confinement
 
 
 def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: Path) -> None:
