@@ -9,6 +9,7 @@ from typer.main import get_command
 from tests.conftest import REPO_ROOT
 from toolbay.cli import app
 from toolbay.config import Settings
+from toolbay.words import PermissionTier
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -56,8 +57,6 @@ def test_the_readme_serve_command_is_what_mcp_json_starts() -> None:
 
 
 def test_the_tier_spellings_the_readme_lists_are_the_ones_accepted() -> None:
-    from toolbay.words import PermissionTier
-
     paragraph = README[README.index("- `TOOL_TIER` (or `TIER`) is read"):]
     paragraph = paragraph[:paragraph.index("counts as undeclared")]
     listed = re.findall(r"`([a-z]+(?:-[a-z]+)?)`", paragraph.split("accepted spellings")[0])

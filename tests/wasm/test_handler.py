@@ -12,8 +12,8 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from toolbay.handlers.wasm import WasmHandler, with_stdin_property
-from toolbay.wasm import SandboxLimits, WasmModule, WasmRuntime
+from toolbay.handlers.wasm import WasmHandler, _says_file_error, with_stdin_property
+from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.words import CallContext, PermissionTier, ToolDefinition
 
 pytestmark = pytest.mark.anyio
@@ -270,9 +270,6 @@ def test_a_successful_run_that_wrote_only_to_stderr_answers_it_as_stderr_not_as_
 ])
 def test_only_the_guests_own_words_about_a_file_earn_the_hint_about_files(
         argv: list[str], stdin: bytes | None, stderr: bytes, about_files: bool) -> None:
-    from toolbay.handlers.wasm import _says_file_error
-    from toolbay.wasm import RunRequest, RunResult
-
     result = RunResult(exit_code=1, stdout=b"", stderr=stderr, stdout_truncated=False, stderr_truncated=False,
                        trap=None, duration_s=0.01)
     assert _says_file_error(result, RunRequest(argv=argv, stdin=stdin)) is about_files
