@@ -33,7 +33,7 @@ from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.jobs.serving import serving_lock_beside
 from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
-from toolbay.sessions import EVERYONE, SessionRegistry
+from toolbay.sessions import EVERYONE, SessionRegistry, tell_callers_whose_tokens_change
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm.early import EarlyCompiles
 from toolbay.watcher import ExtensionWatcher
@@ -271,6 +271,8 @@ async def _assembled(
                       tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
+        if policies.authenticator.verifier is not None:
+            await group.start(tell_callers_whose_tokens_change, policies.authenticator.verifier, sessions)
         if notices is not None:
             await group.start(notices.run)
         try:

@@ -27,10 +27,13 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.lowlevel
 
+from toolbay.auth.principal import changed_token_clients
+from toolbay.auth.tokens import RELOAD_CHECK_S
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
 from toolbay.words import Principal
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskStatus
     from mcp.server.session import ServerSession
     from mcp.server.subscriptions import ServerEvent
 
@@ -213,3 +216,19 @@ class SessionRegistry:
         except Exception:
             logger.exception("publishing a list change to subscribers failed")
         return reached
+
+
+async def tell_callers_whose_tokens_change(verifier: object, sessions: SessionRegistry, *,
+                                           task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+    """Tells the sessions of the callers whose tokens file entry changes (scopes raised or
+    lowered, a token removed) that their tool list changed: the next listing shows other tools.
+    The file is read when due (once a second at most, as requests read it), here even when no
+    request comes; a verifier with no tokens file never has any."""
+    task_status.started()
+    while True:
+        await anyio.sleep(RELOAD_CHECK_S)
+        changed = changed_token_clients(verifier)
+        if changed:
+            owners = frozenset(Principal(id=client, kind="token").job_owner for client in changed)
+            await sessions.tools_changed(Audience(job_owners=owners))
+

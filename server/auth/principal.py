@@ -47,6 +47,13 @@ def verifier_generation(verifier: object) -> object:
     return generation() if callable(generation) else None
 
 
+def changed_token_clients(verifier: object) -> frozenset[str]:
+    """The client ids a tokens file's new reading changed since last asked (see
+    ``TokenStore.take_changed_clients``); none for a verifier whose answers never change."""
+    take = getattr(verifier, "take_changed_clients", None)
+    return take() if callable(take) else frozenset()
+
+
 class FirstAccepting:
     """A ``TokenVerifier`` that asks each verifier in order and takes the first yes."""
 
@@ -56,6 +63,9 @@ class FirstAccepting:
     def generation(self) -> tuple[object, ...]:
         """The generations of the verifiers that have them (see ``TokenStore.generation``)."""
         return tuple(verifier_generation(verifier) for verifier in self.verifiers)
+
+    def take_changed_clients(self) -> frozenset[str]:
+        return frozenset().union(*(changed_token_clients(verifier) for verifier in self.verifiers))
 
     async def verify_token(self, token: str) -> AccessToken | None:
         for verifier in self.verifiers:

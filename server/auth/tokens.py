@@ -75,6 +75,8 @@ class TokenStore:
         self._signature = _signature(source) if source is not None else None
         self._next_check = time.monotonic() + RELOAD_CHECK_S
         self._generation = 0
+        # Client ids whose tokens or scopes a reading changed, until taken (``take_changed_clients``).
+        self._changed_clients: set[str] = set()
 
     @classmethod
     def from_file(cls, path: Path) -> TokenStore:
@@ -93,10 +95,12 @@ class TokenStore:
             return
         self._signature = signature
         try:
-            self._by_hash = _by_hash(_read_entries(self._source))
+            by_hash = _by_hash(_read_entries(self._source))
         except ConfigError as exc:
             logger.error("%s; the tokens read before stay in force until it is fixed", exc)
             return
+        self._changed_clients |= _clients_changed(self._by_hash, by_hash)
+        self._by_hash = by_hash
         self._generation += 1
         logger.info("tokens file %s changed: %d tokens now", self._source, len(self._by_hash))
 
@@ -106,6 +110,14 @@ class TokenStore:
         changed)."""
         self._reload_if_changed()
         return self._generation
+
+    def take_changed_clients(self) -> frozenset[str]:
+        """The client ids whose tokens or scopes the file's readings changed (added, removed,
+        given other scopes) since the last call, reading it again first if it is due: their
+        sessions' tool lists may show other tools now."""
+        self._reload_if_changed()
+        changed, self._changed_clients = frozenset(self._changed_clients), set()
+        return changed
 
     async def verify_token(self, token: str) -> AccessToken | None:
         self._reload_if_changed()
@@ -131,6 +143,18 @@ def _by_hash(entries: Iterable[TokenEntry]) -> dict[str, TokenEntry]:
             )
         by_hash[entry.sha256] = entry
     return by_hash
+
+
+def _clients_changed(before: dict[str, TokenEntry], after: dict[str, TokenEntry]) -> set[str]:
+    """The client ids whose tokens or scopes differ between two readings of the file."""
+    def by_client(entries: dict[str, TokenEntry]) -> dict[str, set[tuple[str, frozenset[str]]]]:
+        grouped: dict[str, set[tuple[str, frozenset[str]]]] = {}
+        for entry in entries.values():
+            grouped.setdefault(entry.client_id, set()).add((entry.sha256, frozenset(entry.scopes)))
+        return grouped
+
+    old, new = by_client(before), by_client(after)
+    return {client for client in old.keys() | new.keys() if old.get(client) != new.get(client)}
 
 
 def _read_entries(path: Path) -> list[TokenEntry]:

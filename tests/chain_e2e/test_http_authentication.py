@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.client.sse import sse_client
 
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
+from tests.reload.conftest import ListChanged
 from toolbay.config import Settings
 from toolbay.protocol.plain_json import PerRequestJsonTransport
 
@@ -138,6 +139,29 @@ async def test_a_token_removed_from_the_tokens_file_is_refused_within_seconds_wi
                 await anyio.sleep(0.2)  # the file is checked at most once a second
         still = await http.post(f"{url}/mcp", json={}, headers={"Authorization": f"Bearer {tokens['operator']}"})
     assert still.status_code != 401
+
+
+async def test_a_caller_whose_scopes_change_in_the_tokens_file_is_told_its_tool_list_changed(
+    make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path
+) -> None:
+    """Raised from tools:read to tools:exec, the reader's session kept the listing it had: no
+    list_changed came, so a client that lists only when told never saw hashsum (exec here)."""
+    reader_changes, operator_changes = ListChanged(), ListChanged()
+    async with running(make_settings("")) as url:
+        with anyio.fail_after(60):
+            async with connect(url, tokens["reader"], message_handler=reader_changes) as reader, \
+                    connect(url, tokens["operator"], message_handler=operator_changes) as operator:
+                before = {tool.name for tool in (await reader.list_tools()).tools}
+                await operator.list_tools()
+                tokens_file = config_dir / "tokens.toml"
+                blocks = tokens_file.read_text(encoding="utf-8").split("\n\n")
+                tokens_file.write_text("\n\n".join(
+                    block.replace('scopes = ["tools:read"]', 'scopes = ["tools:exec"]') if '"reader"' in block
+                    else block for block in blocks), encoding="utf-8")
+                await reader_changes.after(0)  # no request is made meanwhile: the server notices itself
+                after = {tool.name for tool in (await reader.list_tools()).tools}
+    assert "hashsum" not in before and "hashsum" in after
+    assert operator_changes.count == 0  # whose scopes did not change hears nothing
 
 
 async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_get_theirs(
