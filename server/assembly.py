@@ -271,7 +271,7 @@ async def _assembled(
                       tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)
         if watch:
             await group.start(ExtensionWatcher(keeper).run)
-        if policies.authenticator.verifier is not None:
+        if callable(getattr(policies.authenticator.verifier, "take_changed_clients", None)):  # a tokens file
             await group.start(tell_callers_whose_tokens_change, policies.authenticator.verifier, sessions)
         if notices is not None:
             await group.start(notices.run)

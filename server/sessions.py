@@ -231,4 +231,3 @@ async def tell_callers_whose_tokens_change(verifier: object, sessions: SessionRe
         if changed:
             owners = frozenset(Principal(id=client, kind="token").job_owner for client in changed)
             await sessions.tools_changed(Audience(job_owners=owners))
-
