@@ -64,3 +64,31 @@ async def test_scopes_cut_in_the_tokens_file_are_cut_at_the_next_call_through_th
     os.utime(path, ns=(2, 2))
     with pytest.raises(Unauthenticated):
         await authenticator.identify("http", alice)
+
+
+def test_the_clients_a_reading_changed_are_told_once_and_only_they(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the server tells sessions after an edit of the tokens file (sessions.py): the
+    client ids whose entry was added, removed or given other scopes, each once."""
+    monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)
+    (_, alice), (_, bob), (_, carol) = new_token(), new_token(), new_token()
+    path = tmp_path / "tokens.toml"
+    _write(path, {"alice": alice, "bob": bob})
+    store = FirstAccepting([TokenStore.from_file(path)])
+    assert store.take_changed_clients() == frozenset()
+
+    path.write_text(path.read_text(encoding="utf-8").replace('"tools:read"]\n\n[[tokens]]\nclient_id = "bob"',
+                                                             '"tools:exec"]\n\n[[tokens]]\nclient_id = "bob"'),
+                    encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    assert store.take_changed_clients() == frozenset({"alice"})  # bob's entry is as it was
+    assert store.take_changed_clients() == frozenset()  # told once
+
+    _write(path, {"bob": bob, "carol": carol})  # alice removed (and back to tools:read), carol added
+    os.utime(path, ns=(2, 2))
+    assert store.take_changed_clients() == frozenset({"alice", "carol"})
+
+    path.write_text("[[tokens]\nbroken", encoding="utf-8")  # the last good reading stays: nothing changed
+    os.utime(path, ns=(3, 3))
+    assert store.take_changed_clients() == frozenset()
