@@ -16,8 +16,9 @@ import importlib.util
 import json
 import os
 import tomllib
+import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -77,7 +78,7 @@ class SandboxSettings(_Section):
     """Limits and grants for every guest run."""
 
     timeout_s: float | None = Field(
-        None, gt=0, le=MAX_RUN_LIMIT_S,
+        None, gt=0, le=MAX_RUN_LIMIT_S, json_schema_extra={"renamed_to": "jobs.run_limit_s"},
         description="The old name of [jobs] run_limit_s (a call's wall-clock limit, job included); "
         "read as that when set alone.",
     )
@@ -561,33 +562,47 @@ def _known_environment_names() -> list[str]:
     return names
 
 
-def _closest_setting(location: tuple[Any, ...], root: type[BaseModel]) -> str:
-    """"; did you mean memory_mb?" for ("sandbox", "memroy_mb"), or "" when nothing is close."""
-    def fields_of(model: Any) -> dict[str, Any]:
-        return dict(model.model_fields) if isinstance(model, type) and issubclass(model, BaseModel) else {}
-
+def _closest_setting(location: tuple[Any, ...], root: type[BaseModel], section: str = "") -> str:
+    """"; did you mean memory_mb?" for ("sandbox", "memroy_mb"); where a name put in the wrong
+    place belongs ("; it is [sandbox] memory_mb", first: the same name elsewhere is surer than a
+    close one here); or "" when nothing is close. ``section``: where ``root`` sits ("chain")."""
     model: Any = root
     for part in location[:-1]:
-        field = fields_of(model).get(str(part))
+        field = _fields_of(model).get(str(part))
         model = field.annotation if field is not None else None
-    known = list(fields_of(model))
-    close = difflib.get_close_matches(str(location[-1]), known, n=1, cutoff=0.6)
-    if close:
-        return f"; did you mean {close[0]}?"
-    return _elsewhere(str(location[-1]), root, fields_of)
+    name = str(location[-1])
+    places = list(dict.fromkeys(_places(name, root, (section,) if section else ())))
+    if places == [((), name)]:
+        return f"; {name} is a top-level setting (before any [section])"
+    if places:
+        return "; it is " + " or ".join(f"[{'.'.join(path)}] {setting}" if path else f"top-level {setting}"
+                                        for path, setting in places)
+    close = difflib.get_close_matches(name, list(_fields_of(model)), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
-def _elsewhere(name: str, root: type[BaseModel], fields_of: Callable[[Any], dict[str, Any]]) -> str:
-    """"; port is a top-level setting" for a name put under the wrong section (``[http] port``),
-    or where it is: "; it is [sandbox] memory_mb"; "" when no setting has that name."""
-    sections = fields_of(root)
-    places = ["top-level setting (before any [section])"] if name in sections else []
-    places += [f"[{section}] {name}" for section, field in sections.items() if name in fields_of(field.annotation)]
-    if not places:
-        return ""
-    if places[0].startswith("top-level"):
-        return f"; {name} is a {places[0]}"
-    return f"; it is {' or '.join(places)}"
+def _fields_of(annotation: Any) -> dict[str, Any]:
+    """The fields of a section's model, also where it is optional (``JwtSettings | None``)."""
+    optional = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    for model in (annotation, *(typing.get_args(annotation) if optional else ())):
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            return dict(model.model_fields)
+    return {}
+
+
+def _places(name: str, model: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(section path, setting) of every setting named ``name`` under ``model``; an old name
+    as the setting that replaced it (``[sandbox] timeout_s``: ``[jobs] run_limit_s``)."""
+    for field_name, field in _fields_of(model).items():
+        if field_name == name:
+            renamed = (field.json_schema_extra or {}).get("renamed_to") if isinstance(field.json_schema_extra, dict) \
+                else None
+            if isinstance(renamed, str):
+                *sections, setting = renamed.split(".")
+                yield (*path[:1], *sections) if path[:1] == ("chain",) else tuple(sections), setting
+            else:
+                yield path, name
+        yield from _places(name, field.annotation, (*path, field_name))
 
 
 def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
@@ -603,7 +618,7 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
         if error["type"] == "value_error":  # toolbay's own checks, in their own words
             message = str(error.get("ctx", {}).get("error", error["msg"]))
         elif error["type"] == "extra_forbidden":  # a misspelt name, in a table or a TOOLBAY__ variable
-            message = "no such setting" + _closest_setting(error["loc"], root)
+            message = "no such setting" + _closest_setting(error["loc"], root, section)
         else:
             message = error["msg"]
         if str(given) not in message:

@@ -204,7 +204,16 @@ def test_an_unknown_setting_is_refused_rather_than_ignored(tmp_path: Path) -> No
     assert "sandbox.memroy_mb: no such setting; did you mean memory_mb?" in environment.stderr
     # A setting put in the wrong place is told where it belongs.
     for written, said in (("[http]\nport = 9000\n", "http.port: no such setting; port is a top-level setting"),
-                          ("memory_mb = 100\n", "memory_mb: no such setting; it is [sandbox] memory_mb")):
+                          ("memory_mb = 100\n", "memory_mb: no such setting; it is [sandbox] memory_mb"),
+                          # The same name elsewhere is surer than a close one here (stderr_limit_kb).
+                          ("[sandbox]\nrun_limit_s = 5\n", "it is [jobs] run_limit_s"),
+                          ("redis = 'redis://h'\n", "it is [cluster] redis"),
+                          # An old name is pointed to the setting that replaced it.
+                          ("[jobs]\ntimeout_s = 5\n", "jobs.timeout_s: no such setting; it is [jobs] run_limit_s"),
+                          # The chain's sections, named as they are written, however deep.
+                          ("[chain]\ntokens_file = 't.toml'\n", "it is [chain.auth] tokens_file"),
+                          ("[chain.auth]\nper_caller = '1/second'\n", "it is [chain.rate_limits] per_caller"),
+                          ("[chain.auth]\nissuer = 'https://i'\n", "it is [chain.auth.jwt] issuer")):
         config.write_text(written)
         misplaced = runner.invoke(app, ["list", "--config", str(config)])
         assert misplaced.exit_code == 2 and said in misplaced.stderr, misplaced.stderr
