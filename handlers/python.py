@@ -9,6 +9,7 @@ replaced, and the call ends as an error that says which.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -72,17 +73,20 @@ class PythonHandler(Handler):
         else:
             result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
             if result.is_error:
-                result.text += self._file_hint(str(result.meta.get("error_type", "")))
+                result.text += self._file_hint(answer)
         return without_secrets(result, handed_out) if handed_out else result
 
-    def _file_hint(self, error_type: str) -> str:
+    def _file_hint(self, answer: Mapping[str, Any]) -> str:
         """Why a file was not there or not writable, where the tool's tier says why: a module
         that declares no tier runs in a private temporary folder, and a read one sees the
-        workspace read-only. Looked like a missing file or a bug in the tool."""
-        spec = self.pool.spec
+        workspace read-only (said only of a file in the workspace: one outside it is refused to
+        every tier, and the note would send its author to widen the tier for nothing). Looked
+        like a missing file or a bug in the tool."""
+        spec, error_type, path = self.pool.spec, str(answer.get("error_type", "")), answer.get("error_path")
         if error_type in _NOT_FOUND and spec.cwd is None:
             return NO_TIER_HINT if self.definition.tier is None else NO_WORKSPACE_HINT
-        if error_type in _DENIED and spec.read and not spec.write:
+        if error_type in _DENIED and spec.read and not spec.write and (
+                not isinstance(path, str) or any(_inside(path, folder) for folder in spec.read)):
             return READ_ONLY_HINT
         return ""
 
@@ -168,3 +172,8 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         if omitted:
             meta["structured_omitted"] = omitted
     return ToolResult(text=text, structured=structured, meta=meta)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)

@@ -515,8 +515,11 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
             said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
         if isinstance(exc, PermissionError) and _files_confined:
             said += _CONFINED_FILES
-        return {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
-                "stderr": errors.getvalue(), "printed": printed.getvalue()}
+        answer = {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
+                  "stderr": errors.getvalue(), "printed": printed.getvalue()}
+        if isinstance(exc, OSError) and isinstance(exc.filename, str):
+            answer["error_path"] = os.path.abspath(exc.filename)  # which file: the server's notes depend on it
+        return answer
     return _result(value, printed, errors, output_limit)
 
 
