@@ -85,11 +85,16 @@ def settings_or_exit(config: Path | None, *, make_data_dir: bool = False, **over
     """The settings, or a one-line message and exit 2. ``make_data_dir``: the command keeps
     files in the data folder, which is made here, so that a folder that cannot be (a file, a
     path under a file, a read-only place) is said in one line, not by a traceback later."""
-    from toolbay.config import load_settings, unknown_environment
+    from toolbay.config import SettingsInvalid, load_settings, unknown_environment
     from toolbay.errors import ToolbayError
 
     try:
         settings = load_settings(config, **overrides)
+    except SettingsInvalid as exc:
+        import toolbay.chain.settings  # noqa: F401  (names [chain]'s settings in the hints)
+
+        say(f"toolbay: {exc.described()}")
+        raise SystemExit(2) from None
     except ToolbayError as exc:
         say(f"toolbay: {exc}")
         raise SystemExit(2) from None

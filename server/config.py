@@ -464,7 +464,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         given = {key: value for key, value in overrides.items() if value is not None}
         settings = Settings(**given)
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(exc, config_file)) from None
+        raise SettingsInvalid(exc, config_file) from None
     except SettingsError as exc:
         # pydantic-settings could not decode an environment variable holding a list or table.
         field = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
@@ -562,6 +562,26 @@ def _known_environment_names() -> list[str]:
     return names
 
 
+# Tables of the configuration kept raw here and validated by a module of their own, by name:
+# ``toolbay.chain.settings`` adds "chain" when it is imported, so that a name of its put in the
+# wrong place is pointed to where it belongs (``tokens_file`` at the top: ``[chain.auth]``).
+OTHER_SECTIONS: dict[str, type[BaseModel]] = {}
+
+
+class SettingsInvalid(ConfigError):
+    """Settings that do not validate. ``described()`` says so again, with the names of the
+    tables registered in ``OTHER_SECTIONS`` since (a command loads those modules only when
+    the settings turn out wrong: their imports cost every start)."""
+
+    def __init__(self, error: ValidationError, config_file: Path | None) -> None:
+        super().__init__(describe_validation_error(error, config_file))
+        self.error = error
+        self.config_file = config_file
+
+    def described(self) -> str:
+        return describe_validation_error(self.error, self.config_file)
+
+
 def _closest_setting(location: tuple[Any, ...], root: type[BaseModel], section: str = "") -> str:
     """"; did you mean memory_mb?" for ("sandbox", "memroy_mb"); where a name put in the wrong
     place belongs ("; it is [sandbox] memory_mb", first: the same name elsewhere is surer than a
@@ -571,12 +591,13 @@ def _closest_setting(location: tuple[Any, ...], root: type[BaseModel], section: 
         field = _fields_of(model).get(str(part))
         model = field.annotation if field is not None else None
     name = str(location[-1])
-    places = list(dict.fromkeys(_places(name, root, (section,) if section else ())))
-    if places == [((), name)]:
+    everywhere = [(Settings, ()), *((model, (table,)) for table, model in OTHER_SECTIONS.items()),
+                  (root, (section,) if section else ())]
+    places = list(dict.fromkeys(place for model, path in everywhere for place in _places(name, model, path)))
+    if places == [f"top-level {name}"]:
         return f"; {name} is a top-level setting (before any [section])"
     if places:
-        return "; it is " + " or ".join(f"[{'.'.join(path)}] {setting}" if path else f"top-level {setting}"
-                                        for path, setting in places)
+        return "; it is " + " or ".join(places)
     close = difflib.get_close_matches(name, list(_fields_of(model)), n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
 
@@ -590,18 +611,22 @@ def _fields_of(annotation: Any) -> dict[str, Any]:
     return {}
 
 
-def _places(name: str, model: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
-    """(section path, setting) of every setting named ``name`` under ``model``; an old name
-    as the setting that replaced it (``[sandbox] timeout_s``: ``[jobs] run_limit_s``)."""
+def _places(name: str, model: Any, path: tuple[str, ...]) -> Iterator[str]:
+    """Where a setting or table named ``name`` is under ``model`` (``[jobs] run_limit_s``,
+    ``[chain.auth]``, ``top-level port``); an old name as the setting that replaced it
+    (``[sandbox] timeout_s``: ``[jobs] run_limit_s``)."""
     for field_name, field in _fields_of(model).items():
         if field_name == name:
-            renamed = (field.json_schema_extra or {}).get("renamed_to") if isinstance(field.json_schema_extra, dict) \
-                else None
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            renamed = extra.get("renamed_to")
             if isinstance(renamed, str):
                 *sections, setting = renamed.split(".")
-                yield (*path[:1], *sections) if path[:1] == ("chain",) else tuple(sections), setting
+                sections = [*path[:1], *sections] if path[:1] == ("chain",) else sections
+                yield f"[{'.'.join(sections)}] {setting}" if sections else f"top-level {setting}"
+            elif _fields_of(field.annotation):
+                yield f"[{'.'.join((*path, name))}]"  # a table
             else:
-                yield path, name
+                yield f"[{'.'.join(path)}] {name}" if path else f"top-level {name}"
         yield from _places(name, field.annotation, (*path, field_name))
 
 

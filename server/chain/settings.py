@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toolbay.config import SettingPath, describe_validation_error
+from toolbay.config import OTHER_SECTIONS, SettingPath, describe_validation_error
 from toolbay.errors import ConfigError
 
 Tier = Literal["read", "write", "exec"]
@@ -117,3 +117,6 @@ class ChainSettings(_Section):
             return cls.model_validate(data or {})
         except ValidationError as exc:
             raise ConfigError(describe_validation_error(exc, None, root=cls, section="chain")) from None
+
+
+OTHER_SECTIONS["chain"] = ChainSettings  # its names, for the configuration's hints (toolbay.config)

@@ -213,7 +213,10 @@ def test_an_unknown_setting_is_refused_rather_than_ignored(tmp_path: Path) -> No
                           # The chain's sections, named as they are written, however deep.
                           ("[chain]\ntokens_file = 't.toml'\n", "it is [chain.auth] tokens_file"),
                           ("[chain.auth]\nper_caller = '1/second'\n", "it is [chain.rate_limits] per_caller"),
-                          ("[chain.auth]\nissuer = 'https://i'\n", "it is [chain.auth.jwt] issuer")):
+                          ("[chain.auth]\nissuer = 'https://i'\n", "it is [chain.auth.jwt] issuer"),
+                          # ... and from outside the chain, a setting or a whole table of it.
+                          ("tokens_file = 't.toml'\n", "tokens_file: no such setting; it is [chain.auth] tokens_file"),
+                          ("[audit]\nfile = 'audit.jsonl'\n", "audit: no such setting; it is [chain.audit]")):
         config.write_text(written)
         misplaced = runner.invoke(app, ["list", "--config", str(config)])
         assert misplaced.exit_code == 2 and said in misplaced.stderr, misplaced.stderr
