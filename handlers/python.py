@@ -19,7 +19,7 @@ from toolbay.handlers.secrets import without_secrets
 from toolbay.pytools.credentials import CredentialStore
 from toolbay.pytools.workers import WorkerFailed, WorkerPool
 from toolbay.words import CallContext, ToolDefinition, ToolResult
-from toolbay.workspace_links import LinkGuard, links_removed
+from toolbay.workspace_links import LinkGuard, inside, links_removed
 
 _NOT_FOUND = frozenset({"FileNotFoundError", "NotADirectoryError"})
 _DENIED = frozenset({"PermissionError"})
@@ -85,9 +85,10 @@ class PythonHandler(Handler):
         spec, error_type, path = self.pool.spec, str(answer.get("error_type", "")), answer.get("error_path")
         if error_type in _NOT_FOUND and spec.cwd is None:
             return NO_TIER_HINT if self.definition.tier is None else NO_WORKSPACE_HINT
-        if error_type in _DENIED and spec.read and not spec.write and (
-                not isinstance(path, str) or any(_inside(path, folder) for folder in spec.read)):
-            return READ_ONLY_HINT
+        if error_type in _DENIED and spec.read and not spec.write:
+            real = os.path.realpath(path) if isinstance(path, str) else None
+            if real is None or any(inside(real, os.path.realpath(folder)) for folder in spec.read):
+                return READ_ONLY_HINT
         return ""
 
     def expects_quick_answer(self) -> bool:
@@ -172,8 +173,3 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         if omitted:
             meta["structured_omitted"] = omitted
     return ToolResult(text=text, structured=structured, meta=meta)
-
-
-def _inside(path: str, folder: str) -> bool:
-    real, root = os.path.realpath(path), os.path.realpath(folder)
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)

@@ -90,12 +90,9 @@ def settings_or_exit(config: Path | None, *, make_data_dir: bool = False, **over
 
     try:
         settings = load_settings(config, **overrides)
-    except SettingsInvalid as exc:
-        import toolbay.chain.settings  # noqa: F401  (names [chain]'s settings in the hints)
-
-        say(f"toolbay: {exc.described()}")
-        raise SystemExit(2) from None
     except ToolbayError as exc:
+        if isinstance(exc, SettingsInvalid):
+            import toolbay.chain.settings  # noqa: F401  (its names, in the hints said now)
         say(f"toolbay: {exc}")
         raise SystemExit(2) from None
     warnings = unknown_environment()

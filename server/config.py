@@ -569,16 +569,16 @@ OTHER_SECTIONS: dict[str, type[BaseModel]] = {}
 
 
 class SettingsInvalid(ConfigError):
-    """Settings that do not validate. ``described()`` says so again, with the names of the
-    tables registered in ``OTHER_SECTIONS`` since (a command loads those modules only when
+    """Settings that do not validate, said when the error is shown: with the names of the
+    tables registered in ``OTHER_SECTIONS`` by then (a command loads those modules only when
     the settings turn out wrong: their imports cost every start)."""
 
     def __init__(self, error: ValidationError, config_file: Path | None) -> None:
-        super().__init__(describe_validation_error(error, config_file))
+        super().__init__()
         self.error = error
         self.config_file = config_file
 
-    def described(self) -> str:
+    def __str__(self) -> str:
         return describe_validation_error(self.error, self.config_file)
 
 
@@ -591,9 +591,9 @@ def _closest_setting(location: tuple[Any, ...], root: type[BaseModel], section: 
         field = _fields_of(model).get(str(part))
         model = field.annotation if field is not None else None
     name = str(location[-1])
-    everywhere = [(Settings, ()), *((model, (table,)) for table, model in OTHER_SECTIONS.items()),
-                  (root, (section,) if section else ())]
-    places = list(dict.fromkeys(place for model, path in everywhere for place in _places(name, model, path)))
+    trees = [(Settings, ()), *((tree, (table,)) for table, tree in OTHER_SECTIONS.items()),
+             (root, (section,) if section else ())]
+    places = list(dict.fromkeys(place for tree, path in trees for place in _places(name, tree, path)))
     if places == [f"top-level {name}"]:
         return f"; {name} is a top-level setting (before any [section])"
     if places:
@@ -613,16 +613,15 @@ def _fields_of(annotation: Any) -> dict[str, Any]:
 
 def _places(name: str, model: Any, path: tuple[str, ...]) -> Iterator[str]:
     """Where a setting or table named ``name`` is under ``model`` (``[jobs] run_limit_s``,
-    ``[chain.auth]``, ``top-level port``); an old name as the setting that replaced it
-    (``[sandbox] timeout_s``: ``[jobs] run_limit_s``)."""
+    ``[chain.auth]``, ``top-level port``); an old name as the setting that replaced it, whose
+    ``renamed_to`` is its full place (``[sandbox] timeout_s``: "jobs.run_limit_s")."""
     for field_name, field in _fields_of(model).items():
         if field_name == name:
             extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
             renamed = extra.get("renamed_to")
             if isinstance(renamed, str):
-                *sections, setting = renamed.split(".")
-                sections = [*path[:1], *sections] if path[:1] == ("chain",) else sections
-                yield f"[{'.'.join(sections)}] {setting}" if sections else f"top-level {setting}"
+                sections, _, setting = renamed.rpartition(".")
+                yield f"[{sections}] {setting}" if sections else f"top-level {setting}"
             elif _fields_of(field.annotation):
                 yield f"[{'.'.join((*path, name))}]"  # a table
             else:

@@ -53,7 +53,7 @@ def remove_escaping_links(root: Path, since: float) -> list[str]:
     for path, status in _links_under(root):
         try:
             target = os.readlink(path)
-            leads_out = not _inside(os.path.realpath(path), real_root)
+            leads_out = not inside(os.path.realpath(path), real_root)
             turned_outward = last is not None and last.get(path) == (status.st_ino, target, False)
             if leads_out and (status.st_ctime >= since or turned_outward):
                 os.unlink(path)
@@ -118,5 +118,6 @@ def _links_under(root: Path) -> list[tuple[str, os.stat_result]]:
     return links
 
 
-def _inside(resolved: str, real_root: str) -> bool:
+def inside(resolved: str, real_root: str) -> bool:
+    """Whether ``resolved`` (a real path) is ``real_root`` or under it."""
     return resolved == real_root or resolved.startswith(real_root + os.sep)
