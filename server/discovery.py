@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
+from toolbay.ascii_names import name_safe
 from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import DiscoverySettings, Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
@@ -77,7 +78,6 @@ DEFAULT_MAX_DEPTH = DiscoverySettings.model_fields["max_depth"].default
 # How the reason a Python module is skipped for begins when none of its tools is served.
 NO_TOOL_REASON = "it offers no tool: "
 _TIERS: dict[str | None, PermissionTier] = {tier.value: tier for tier in PermissionTier}
-_NAME_SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SCANDIR_FD = os.scandir in os.supports_fd
 _SAFE_NAME = re.compile(r"[A-Za-z0-9-][A-Za-z0-9_-]{0,62}[A-Za-z0-9-]?")
 
@@ -94,7 +94,7 @@ def tool_name_for(path: str | Path) -> str:
     stem = name[:-5] if name.endswith(".wasm") and len(name) > 5 else os.path.splitext(name)[0]
     if _SAFE_NAME.fullmatch(stem) and stem[-1] != "_":
         return stem
-    return (_NAME_SAFE.sub("_", stem).strip("_") or "tool")[:64]
+    return (name_safe(stem).strip("_") or "tool")[:64]
 
 
 def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None]]:

@@ -10,11 +10,11 @@ description is the same either way; only the order of the runs differs.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from toolbay.ascii_names import name_safe
 from toolbay.errors import HelpDidNotEnd, NotHelpError
 
 from .describe import describe_help, describe_text
@@ -73,7 +73,7 @@ class DescribedTree(list[DescribedCommand]):
 
 
 def tool_name_for(tool_name: str, path: tuple[str, ...]) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", "_".join((tool_name, *path)))
+    return name_safe("_".join((tool_name, *path)))
 
 
 class _Walk:

@@ -300,11 +300,16 @@ async def test_a_file_whose_name_is_no_tool_name_is_served_under_another_with_a_
     extensions, data = folders
     shutil.copyfile(GREET_V2, extensions / "日本.wasm")
     shutil.copyfile(GREET_V2, extensions / "my greet.wasm")
+    # Letters with marks keep their plain forms (they were cut out: "ünï" was served as "n").
+    shutil.copyfile(GREET_V2, extensions / "ünï.wasm")
+    shutil.copyfile(GREET_V2, extensions / "Ærøskøbing straße.wasm")
     settings = load_settings(None, extensions=[extensions], data_dir=data)
     async with CatalogKeeper.open(settings) as app:
         names = set(app.catalog.current.names())
         notes = app.notes()
-    assert {"tool", "my_greet"} <= names
+    assert {"tool", "my_greet", "uni", "AEroskobing_strasse"} <= names
+    assert "ünï.wasm is served as 'uni': a tool name is ASCII letters, digits, '_' and '-', at most 64 " \
+        "(rename the file to choose it)" in notes
     assert "日本.wasm is served as 'tool': a tool name is ASCII letters, digits, '_' and '-', at most 64 " \
         "(rename the file to choose it)" in notes
     assert any(note.startswith("my greet.wasm is served as 'my_greet'") for note in notes)
