@@ -154,6 +154,8 @@ def split_sections(text: str) -> Layout:
             sections.append(Section("", "untitled", []))
             continue
         title = heading_title(line)
+        if title is None:
+            title = _bare_heading(lines, i)
         if title is not None and i > 0 and _continues_sentence(lines[i - 1], line, title):
             title = None  # "...for example '-foo',\nuse one of these commands:" is prose
         if title is not None:
@@ -168,6 +170,30 @@ def split_sections(text: str) -> Layout:
         i += 1
     kept = [_options_if_listed(s) for s in sections if s.title or any(x.strip() for x in s.lines)]
     return Layout(usage, kept)
+
+
+_BARE_HEADING = compiled(r"^[A-Za-z][\w /&()'+-]{0,48}$")
+_OPTION_WORDS = compiled(r"\b(?:options|flags|switches|arguments|parameters)\b")
+
+
+def _bare_heading(lines: list[str], i: int) -> str | None:
+    """A heading written without a colon or capitals, as git's option groups are ("Commit
+    message options"): a few words alone at the margin after a blank line, the next line
+    an option indented under them, and either a word naming options or options listed
+    before it. A line of prose is a sentence, or is not followed at once by an indented
+    option, or opens the text ("Count words in files" over its options)."""
+    line = lines[i]
+    if i == 0 or indent_of(line) or i + 1 >= len(lines) or lines[i - 1].strip():
+        return None
+    content = line.rstrip()
+    following = lines[i + 1]
+    if not _BARE_HEADING.match(content) or len(content.split()) > 6 or not indent_of(following) \
+            or not FLAG_START.match(following.strip()):
+        return None
+    if _OPTION_WORDS.search(content.lower()) or any(
+            indent_of(earlier) and FLAG_START.match(earlier.strip()) for earlier in lines[:i]):
+        return content
+    return None
 
 
 def _continues_sentence(previous: str, line: str, title: str) -> bool:

@@ -530,3 +530,23 @@ def test_options_whose_values_only_the_usage_shows_take_them_as_the_usage_says()
     removing = _describe("Usage: shop remove [<names...>] [-f]\n\nPositional Arguments:\n"
                          "  names             items to remove\n\nOptions:\n  -f, --force       even if in use\n")
     assert [(p.name, p.required, p.variadic) for p in removing.positionals] == [("names", False, True)]
+
+
+def test_option_groups_headed_without_a_colon_are_headings_not_the_programs_description():
+    """git's parse-options prints its groups as bare words at the margin ("Commit message
+    options"): they were read as the program's about and description."""
+    desc = _describe("usage: git commit [-a | --interactive] [--] [<pathspec>...]\n\n"
+                     "    -q, --quiet           suppress summary after successful commit\n\n"
+                     "Commit message options\n"
+                     "    -F, --file <file>     read message from file\n"
+                     "    -m, --message <message>\n                          commit message\n\n"
+                     "Commit contents options\n"
+                     "    -a, --all             commit all changed files\n")
+    assert (desc.about, desc.description) == ("", "")
+    assert [o.long for o in desc.options] == ["--quiet", "--file", "--message", "--all"]
+    # The words that open a help are its description, and so is a line with a blank line
+    # under it, or one that neither names options nor follows any.
+    for text in ("Count words in files\n    -w, --words  count words\n",
+                 "Usage: wc [-w] FILE\n\nCount words in files\n\n  -w, --words  count words\n",
+                 "Usage: wc [-w] FILE\n\nCount words in files\n  -w, --words  count words\n"):
+        assert _describe(text).about == "Count words in files", text
