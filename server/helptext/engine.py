@@ -90,6 +90,8 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options = [_valued_from_usage(o, facts) for o in options]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
+    if facts.exclusive:
+        options = _exclusive_from_usage(options, facts)
     name, version, about, description = _texts(prose, facts)
     subcommands = _subcommands(command_entries, rules, facts.program)
     if rules.commands_from_usage and not subcommands and facts.command_words:
@@ -110,6 +112,24 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
         dialect=dialect, usage="\n".join(layout.usage),
     )
+
+
+def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[OptionSpec]:
+    """Options the usage writes as alternatives of one group ("[-a | --interactive | --patch]")
+    exclude each other; of a required group ("(--moored | --drifting)") one must be given."""
+    key_of = {name: option.key for option in options for name in (option.long, option.short) if name}
+    excluded: dict[str, dict[str, None]] = {}
+    one_required: set[str] = set()
+    for group, required in facts.exclusive.items():
+        keys = list(dict.fromkeys(key_of[flag] for flag in group if flag in key_of))
+        if len(keys) < 2:  # "[-h | --help]": one option under two names
+            continue
+        for key in keys:
+            excluded.setdefault(key, {}).update(dict.fromkeys(other for other in keys if other != key))
+            if required:
+                one_required.add(key)
+    return [option._replace(exclusive_with=tuple(excluded[option.key]), one_required=option.key in one_required)
+            if option.key in excluded else option for option in options]
 
 
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],

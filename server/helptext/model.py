@@ -46,6 +46,10 @@ class OptionSpec(NamedTuple):
     # An option of the program itself offered on a subcommand's tool: it goes before the
     # subcommand ("prog --config x sub"), as argparse, click, urfave and argh take it.
     before_command: bool = False
+    # The options it may not be given with (by ``key``): alternatives of one group in the usage
+    # ("[-v | -q]"); ``one_required``: one option of the group must be given ("(-a | -b)").
+    exclusive_with: tuple[str, ...] = ()
+    one_required: bool = False
 
     @property
     def key(self) -> str:
@@ -68,7 +72,7 @@ class SubcommandSpec(NamedTuple):
     description: str = ""
 
 
-_LIST_FIELDS = {"choices"}
+_LIST_FIELDS = {"choices", "exclusive_with"}
 
 
 def _spec_to_dict(spec: Any) -> dict[str, Any]:

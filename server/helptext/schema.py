@@ -192,12 +192,14 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         used.add(name)
         return name
 
+    named: dict[str, str] = {}  # each option's key: its property
     for opt in desc.options:
         if _is_help_option(opt):
             continue
         flag = opt.long or opt.short
         assert flag is not None
         name = claim(property_name(flag), "option")
+        named[opt.key] = name
         off = opt.negation or _said_off(opt, flag, desc.dialect)
         prop, kind = _option_property(opt, off)
         properties[name] = prop
@@ -207,6 +209,9 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             ("spaced" if opt.value_spaced else "long") if opt.long else "short")
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value",
                             leading=opt.before_command))
+    for opt in desc.options:
+        if opt.exclusive_with and opt.key in named:
+            _say_exclusive(properties[named[opt.key]], opt, named)
     after_dashes = _named_after_dashes(desc.usage)
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
@@ -220,6 +225,25 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     if required:
         schema["required"] = required
     return ToolSchema(schema, tuple(params))
+
+
+def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, str]) -> None:
+    """Says in the option's description which others it may not be given with, by their
+    property names (JSON Schema could say it only with a top-level ``not``/``oneOf``, which
+    model providers refuse in a tool's input schema)."""
+    others = [named[key] for key in opt.exclusive_with if key in named]
+    if not others:
+        return
+    said = f"Not with {_listed(others)}."
+    if opt.one_required:
+        said += f" One of {_listed([named[opt.key], *others])} is required."
+    text = prop.get("description", "").rstrip()
+    prop["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".", said)
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"'{name}'" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
 
 def _named_after_dashes(usage: str) -> set[str]:

@@ -34,7 +34,8 @@ class UsagePositional:
 
 
 class UsageFacts:
-    __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values")
+    __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
+                 "exclusive")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -47,6 +48,10 @@ class UsageFacts:
         self.mentions_command = False
         # The first plain word of each alternative ("naval_fate ship new <name>"): docopt's commands.
         self.command_words: list[str] = []
+        # Flags written as alternatives of one group ("[-v | -q]", "(--moored | --drifting)"), each
+        # with the number of usage forms that require it (in parentheses, outside any brackets),
+        # then, once every form is read, whether all of them do.
+        self.exclusive: dict[tuple[str, ...], int] = {}
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -110,6 +115,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             per_alt.append((flags, positionals))
     if not per_alt:
         return facts
+    facts.exclusive = {group: int(forms >= len(per_alt)) for group, forms in facts.exclusive.items()}
     facts.required_flags = set.intersection(*(flags for flags, _ in per_alt))
     merged: dict[str, UsagePositional] = {}
     for _flags, positionals in per_alt:
@@ -178,6 +184,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
             if inner.startswith("-"):
                 _read_option_group(inner, facts, values_here, clusters)
+                if (group := _exclusive_flags(inner)) is not None:
+                    required = word[0] == "(" and not word.endswith(("...", "]"))
+                    facts.exclusive[group] = facts.exclusive.get(group, 0) + required
                 continue
             if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"
                 positionals[-1].variadic = True
@@ -254,6 +263,23 @@ def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, cluster
                 facts.option_values.setdefault("-" + letter, None)
         else:
             facts.option_values.setdefault(flag, value)
+
+
+def _exclusive_flags(inner: str) -> tuple[str, ...] | None:
+    """The flags of "-a | --interactive | --patch" or "-F <file> | -m <msg>", one a side, in
+    order; None when a side is anything else ("(-c | -C) <commit> | --fixup ...", "-x [-y]")."""
+    if "|" not in inner:
+        return None
+    flags: list[str] = []
+    for alternative in inner.split("|"):
+        words = alternative.split()
+        if not words or len(words) > 2:
+            return None
+        flag = words[0].split("=", 1)[0]
+        if not _SIMPLE_FLAG.fullmatch(flag) or (len(words) == 2 and not _VALUE_WORD.fullmatch(words[1])):
+            return None
+        flags.append(flag)
+    return tuple(dict.fromkeys(flags)) if len(set(flags)) > 1 else None
 
 
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")

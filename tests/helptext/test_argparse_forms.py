@@ -120,3 +120,41 @@ def test_several_values_after_one_flag_reach_the_program_as_its_parser_reads_the
         ["*.tmp", "build"], ["low", "high"], True, ["a.py", "b.py"])
     # Without positionals after it, no "--" is needed.
     assert parser.parse_args(schema.to_argv({"exclude": ["x"]})).exclude == ["x"]
+
+
+def _exclusive_truth(parser: argparse.ArgumentParser) -> dict[str, tuple[set[str], bool]]:
+    """Each option's key (its long flag, else its short) with the options its parser's
+    mutually exclusive groups forbid beside it, and whether its group is required."""
+    def key(action: argparse.Action) -> str:
+        return next((s for s in action.option_strings if s.startswith("--")), action.option_strings[0])
+
+    truth: dict[str, tuple[set[str], bool]] = {}
+    for group in parser._mutually_exclusive_groups:
+        keys = [key(action) for action in group._group_actions]
+        for own in keys:
+            truth[own] = ({other for other in keys if other != own}, group.required)
+    return truth
+
+
+def test_mutually_exclusive_groups_are_read_as_the_parser_defines_them():
+    parsers = []
+    verbosity = _parser("talk")
+    loudness = verbosity.add_mutually_exclusive_group()
+    loudness.add_argument("-v", "--verbose", action="store_true", help="say more")
+    loudness.add_argument("-q", "--quiet", action="store_true", help="say less")
+    output = verbosity.add_mutually_exclusive_group(required=True)
+    output.add_argument("--json", action="store_true", help="print JSON")
+    output.add_argument("--yaml", action="store_true", help="print YAML")
+    output.add_argument("--table", metavar="COLUMNS", help="print a table of COLUMNS")
+    verbosity.add_argument("--limit", type=int, default=5, help="at most this many")
+    parsers.append(verbosity)
+    sources = _parser("fetch")
+    source = sources.add_mutually_exclusive_group()
+    source.add_argument("-u", metavar="URL", help="from a URL")
+    source.add_argument("-f", metavar="FILE", help="from a file")
+    sources.add_argument("name", help="what to fetch")
+    parsers.append(sources)
+    for parser in parsers:
+        desc = describe_help(parser.format_help().encode())
+        read = {o.key: (set(o.exclusive_with), o.one_required) for o in desc.options if o.exclusive_with}
+        assert read == _exclusive_truth(parser), parser.format_help()

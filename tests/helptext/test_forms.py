@@ -550,3 +550,37 @@ def test_option_groups_headed_without_a_colon_are_headings_not_the_programs_desc
                  "Usage: wc [-w] FILE\n\nCount words in files\n\n  -w, --words  count words\n",
                  "Usage: wc [-w] FILE\n\nCount words in files\n  -w, --words  count words\n"):
         assert _describe(text).about == "Count words in files", text
+
+
+def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the_schema_says_so():
+    desc = _describe("usage: git commit [-a | --interactive | --patch] [-F <file> | -m <msg>] [-h | --help]\n"
+                     "                  [(-c | -C | --squash) <commit> | --fixup <commit>] [--] [<pathspec>...]\n\n"
+                     "    -F, --file <file>     read message from file\n"
+                     "    -m, --message <message>\n                          commit message\n"
+                     "    -c, --reedit-message <commit>\n                          reuse and edit message\n"
+                     "    -C, --reuse-message <commit>\n                          reuse message\n"
+                     "    -a, --all             commit all changed files\n"
+                     "    --interactive         interactively add files\n"
+                     "    -p, --patch           interactively add changes\n"
+                     "    -h, --help            show help\n")
+    excluded = {o.key: (set(o.exclusive_with), o.one_required) for o in desc.options if o.exclusive_with}
+    assert excluded == {"--all": ({"--interactive", "--patch"}, False),
+                        "--interactive": ({"--all", "--patch"}, False), "--patch": ({"--all", "--interactive"}, False),
+                        "--file": ({"--message"}, False), "--message": ({"--file"}, False)}
+    properties = build_tool_schema(desc).input_schema["properties"]
+    assert properties["all"]["description"] == "commit all changed files. Not with 'interactive' or 'patch'."
+    assert properties["message"]["description"] == "commit message. Not with 'file'."
+    assert "Not with" not in properties["reedit_message"]["description"]  # a group of more than flags: unread
+
+
+def test_a_group_in_parentheses_needs_one_of_its_options_where_every_usage_form_has_it():
+    docopt = _describe("Usage:\n  naval_fate ship <name> move <x> <y> (--moored | --drifting)\n"
+                       "  naval_fate ship shoot <x> <y> (--moored | --drifting)\n\nOptions:\n"
+                       "  --moored    Moored (anchored) mine.\n  --drifting  Drifting mine.\n")
+    assert {o.key: o.one_required for o in docopt.options} == {"--moored": True, "--drifting": True}
+    assert build_tool_schema(docopt).input_schema["properties"]["moored"]["description"] == \
+        "Moored (anchored) mine. Not with 'drifting'. One of 'moored' or 'drifting' is required."
+    one_form = _describe("Usage:\n  mines set (--moored | --drifting)\n  mines list\n\nOptions:\n"
+                         "  --moored    Moored mine.\n  --drifting  Drifting mine.\n")
+    assert [(o.key, o.exclusive_with, o.one_required) for o in one_form.options] == [
+        ("--moored", ("--drifting",), False), ("--drifting", ("--moored",), False)]
