@@ -179,8 +179,10 @@ class Disclosure:
         # definition's identity, holding it so that the identity stays its own), each caller's
         # ``auto`` decision.
         self._per_catalog = _PerCatalog()
-        shown = self._shown_for(catalog.current)
-        self.index.put_many((key, shown(entry.definition)) for key, entry in catalog.current.keyed().items())
+        # The index is filled at the first search, from the catalog then (see ``_indexed``): a
+        # server of 10,000 tools spent a second and more on it before its first listing, and a
+        # server whose callers never search never needs it.
+        self._index_filled = False
         # The catalog folders' tools by key, and whether a change since ``take_listing_change``
         # may show in a listing: one only in catalog folders, of tools no session found, does not.
         self._catalog_keys = {key: entry.definition for key, entry in catalog.current.keyed().items()
@@ -427,6 +429,7 @@ class Disclosure:
         """``search_tools``: the caller's best tools with full schemas, promoted into its session."""
         principal = caller_of(context)
         current = self._catalog.current
+        self._indexed(current)
 
         def live(key: str) -> ToolDefinition | None:
             """The tool the key stands for now, if the caller may see it: a core or shared
@@ -472,6 +475,15 @@ class Disclosure:
                             "score": round(hit.score, 4)})
         await self._promote(context.extras.get("session"), principal, found)
         return {"results": results, "no_match": outcome.no_match}
+
+    def _indexed(self, current: Catalog) -> None:
+        """Fills the index with ``current``'s tools the first time it is needed; from then on
+        it follows the catalog's changes one tool at a time (``_follow``)."""
+        if self._index_filled:
+            return
+        shown = self._shown_for(current)
+        self.index.put_many((key, shown(entry.definition)) for key, entry in current.keyed().items())
+        self._index_filled = True
 
     async def _embed_off_loop(self) -> None:
         """Embeds the tools put since the last search on a worker thread: the first search reads
@@ -565,13 +577,15 @@ class Disclosure:
                 self._catalog_keys[key] = entry.definition
             else:
                 self._catalog_keys.pop(key, None)
-        # The change names tools by their ``Catalog.keyed`` keys, as the index keeps them.
-        for key in change.removed:
-            self.index.remove(key)
-        for key in (*change.added, *change.changed):
-            entry = catalog.by_key(key)
-            if entry is not None:
-                self.index.put(self._shown_for(catalog)(entry.definition), key)
+        # The change names tools by their ``Catalog.keyed`` keys, as the index keeps them (not
+        # filled yet, the first search fills it from the catalog of its time).
+        if self._index_filled:
+            for key in change.removed:
+                self.index.remove(key)
+            for key in (*change.added, *change.changed):
+                entry = catalog.by_key(key)
+                if entry is not None:
+                    self.index.put(self._shown_for(catalog)(entry.definition), key)
         # A file moved to another folder is a change of the tool's key, not a removal.
         if (change.removed or change.changed) and self._promoted:
             self._forget_gone(catalog, {split_key(key)[0] for key in (*change.removed, *change.changed)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,13 +13,13 @@ import pytest
 from mcp import Client
 
 from toolbay.assembly import assemble
-from toolbay.catalog import CatalogHolder
+from toolbay.catalog import Catalog, CatalogHolder
 from toolbay.config import DisclosureSettings, load_settings
-from toolbay.handlers.base import ToolDefinition
+from toolbay.handlers.base import Handler, ToolDefinition
 from toolbay.handlers.search import MAX_QUERY_CHARS
 from toolbay.protocol.disclosure import Disclosure, Level, one_line
 from toolbay.protocol.mcp_server import build_mcp_server
-from toolbay.words import Principal
+from toolbay.words import CallContext, Principal, ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -146,3 +147,37 @@ async def test_a_connected_folder_past_the_budget_is_named_by_search_tools_and_p
     assert "hashsum" not in before and "textkit_count" not in before and "refresh_tools" in before
     assert f"extensions ({bundled} tools)" in before["search_tools"].description
     assert "algorithm" in after["hashsum"].input_schema["properties"]  # found, so listed in full
+
+
+class _Tool(Handler):
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        return ToolResult(text="")
+
+
+def _served(*described: tuple[str, str]) -> Catalog:
+    return Catalog.build([_Tool(ToolDefinition(name=name, description=text, input_schema={"type": "object"},
+                                               source="wasm", origin=f"wasm:/tools/{name}.wasm"))
+                          for name, text in described])
+
+
+async def test_search_finds_what_the_catalog_holds_when_asked_whether_it_changed_before_the_first_search_or_after(
+        ) -> None:
+    """The index is filled by the first search, not when the server starts (10,000 tools cost
+    a second and more before the first listing), and follows the catalog from then on."""
+    holder = CatalogHolder(_served(("wav_to_mp3", "Convert a WAV recording to MP3"),
+                                   ("send_fax", "Send a fax to a number")))
+    disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True)
+    try:
+        # Changed before anyone searched: a tool added, one removed.
+        holder.swap(_served(("wav_to_mp3", "Convert a WAV recording to MP3"),
+                            ("resize_photo", "Resize a JPEG or PNG photo")))
+        found = [await disclosure.search(query, 3, CallContext()) for query in ("resize a photo", "send a fax")]
+        assert [r["name"] for r in found[0]["results"]][:1] == ["resize_photo"]
+        assert "send_fax" not in [r["name"] for r in found[1]["results"]]
+        # Changed after: followed one tool at a time.
+        holder.swap(_served(("resize_photo", "Resize a JPEG or PNG photo"), ("send_fax", "Send a fax to a number")))
+        found = [await disclosure.search(query, 3, CallContext()) for query in ("send a fax", "convert wav to mp3")]
+        assert [r["name"] for r in found[0]["results"]][:1] == ["send_fax"]
+        assert "wav_to_mp3" not in [r["name"] for r in found[1]["results"]]
+    finally:
+        disclosure.close()
