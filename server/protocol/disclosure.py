@@ -183,6 +183,7 @@ class Disclosure:
         # server of 10,000 tools spent a second and more on it before its first listing, and a
         # server whose callers never search never needs it.
         self._index_filled = False
+        self._filling: Any = None  # an anyio.Lock, made on the event loop by the first search
         # The catalog folders' tools by key, and whether a change since ``take_listing_change``
         # may show in a listing: one only in catalog folders, of tools no session found, does not.
         self._catalog_keys = {key: entry.definition for key, entry in catalog.current.keyed().items()
@@ -427,9 +428,9 @@ class Disclosure:
 
     async def search(self, query: str, limit: int, context: CallContext) -> dict[str, Any]:
         """``search_tools``: the caller's best tools with full schemas, promoted into its session."""
+        await self._indexed()
         principal = caller_of(context)
         current = self._catalog.current
-        self._indexed(current)
 
         def live(key: str) -> ToolDefinition | None:
             """The tool the key stands for now, if the caller may see it: a core or shared
@@ -476,14 +477,36 @@ class Disclosure:
         await self._promote(context.extras.get("session"), principal, found)
         return {"results": results, "no_match": outcome.no_match}
 
-    def _indexed(self, current: Catalog) -> None:
-        """Fills the index with ``current``'s tools the first time it is needed; from then on
-        it follows the catalog's changes one tool at a time (``_follow``)."""
+    async def _indexed(self) -> None:
+        """Fills the index with the catalog's tools the first time a search needs it, on a
+        worker thread: 10,000 tools take over a second, which would hold every other request
+        on the event loop. Nothing else touches the index meanwhile (``_follow`` leaves it to
+        this), and what changed while it filled is taken in after, on the loop, by comparing
+        the catalog it was filled from with the catalog then. From then on ``_follow`` keeps
+        it up to date one tool at a time."""
         if self._index_filled:
             return
-        shown = self._shown_for(current)
-        self.index.put_many((key, shown(entry.definition)) for key, entry in current.keyed().items())
-        self._index_filled = True
+        import anyio
+        import anyio.to_thread
+
+        if self._filling is None:
+            self._filling = anyio.Lock()
+        async with self._filling:  # a burst of first searches fills it once
+            if self._index_filled:
+                return
+            filled_from = dict(self._catalog.current.keyed())
+            await anyio.to_thread.run_sync(lambda: self.index.put_many(
+                (key, redacted(entry.definition)) for key, entry in filled_from.items()))
+            current = self._catalog.current
+            now = current.keyed()
+            for key in filled_from.keys() - now.keys():
+                self.index.remove(key)
+            shown = self._shown_for(current)
+            for key, entry in now.items():
+                was = filled_from.get(key)
+                if was is None or (was.definition is not entry.definition and was.definition != entry.definition):
+                    self.index.put(shown(entry.definition), key)
+            self._index_filled = True
 
     async def _embed_off_loop(self) -> None:
         """Embeds the tools put since the last search on a worker thread: the first search reads

@@ -181,3 +181,30 @@ async def test_search_finds_what_the_catalog_holds_when_asked_whether_it_changed
         assert "wav_to_mp3" not in [r["name"] for r in found[1]["results"]]
     finally:
         disclosure.close()
+
+
+async def test_a_change_while_the_first_search_fills_the_index_is_in_its_answer() -> None:
+    """The index is filled on a worker thread (10,000 tools would hold the event loop for over a
+    second): a catalog changed meanwhile is taken in before the search answers."""
+    holder = CatalogHolder(_served(("wav_to_mp3", "Convert a WAV recording to MP3"),
+                                   ("send_fax", "Send a fax to a number"), ("print_label", "Print a shipping label")))
+    disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True)
+    fill = disclosure.index.put_many
+
+    def fill_then_change(definitions: Any) -> None:
+        fill(definitions)
+        # While the worker thread fills: a tool added, one removed, one described anew.
+        anyio.from_thread.run_sync(holder.swap, _served(
+            ("wav_to_mp3", "Convert a WAV recording to MP3"), ("print_label", "Print a barcode sticker"),
+            ("resize_photo", "Resize a JPEG or PNG photo")))
+
+    disclosure.index.put_many = fill_then_change  # type: ignore[method-assign]
+    try:
+        found = {query: [r["name"] for r in (await disclosure.search(query, 3, CallContext()))["results"]]
+                 for query in ("resize a photo", "send a fax", "print a barcode sticker", "shipping")}
+    finally:
+        disclosure.close()
+    assert found["resize a photo"][:1] == ["resize_photo"]
+    assert "send_fax" not in found["send a fax"]
+    assert found["print a barcode sticker"][:1] == ["print_label"]
+    assert "print_label" not in found["shipping"]
