@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import IO, Any
 
 from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, is_installed_module, process_env
@@ -205,16 +205,21 @@ def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool,
 
 def _exchange(process: subprocess.Popen[bytes], spec: WorkerSpec, tmp: str, timeout_s: float, *, describe: bool,
               stop: threading.Event | None) -> subprocess.CompletedProcess[bytes]:
-    message: bytes | None = frame(spec.init_message(tmp, describe=describe))
+    # The message (the module's text with it) is written on a thread of its own: communicate,
+    # polled with a timeout below, writes its input only on its first try (CPython refuses it
+    # again), so a module over a pipe's 64 KB whose worker was slow to start reading never
+    # arrived whole and waited out the timeout. communicate is left only the reading.
+    worker_input, process.stdin = process.stdin, None
+    if worker_input is not None:
+        threading.Thread(target=_write_and_close, args=(worker_input, frame(spec.init_message(tmp, describe=describe))),
+                         name="toolbay-describe-input", daemon=True).start()
     deadline = time.monotonic() + timeout_s
     while True:
         left = deadline - time.monotonic()
         try:
             # Output already read is kept between tries (the documented way to poll).
-            stdout, stderr = process.communicate(
-                message, timeout=max(0.0, left if stop is None else min(left, _STOP_CHECK_S)))
+            stdout, stderr = process.communicate(timeout=max(0.0, left if stop is None else min(left, _STOP_CHECK_S)))
         except subprocess.TimeoutExpired:
-            message = None
             stopped = stop is not None and stop.is_set()
             if not stopped and time.monotonic() < deadline:
                 continue
@@ -226,6 +231,15 @@ def _exchange(process: subprocess.Popen[bytes], spec: WorkerSpec, tmp: str, time
                 raise WorkStopped from None
             raise subprocess.TimeoutExpired(process.args, timeout_s) from None
         return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def _write_and_close(stream: IO[bytes], data: bytes) -> None:
+    """Writes ``data`` whole, then ends the stream; a worker that ended first (killed, or
+    failed before reading) is no error here: its exit says what happened."""
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(data)
+    with contextlib.suppress(OSError, ValueError):
+        stream.close()
 
 
 def _first_frame(data: bytes) -> dict[str, Any] | None:
