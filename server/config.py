@@ -286,6 +286,12 @@ class DisclosureSettings(_Section):
         "the order of `extensions`, while that listing stays within this many tokens; the tools of a folder "
         "that does not fit are found only by search_tools, whose description names the folder.",
     )
+    promoted_max: int = Field(
+        20, ge=1,
+        description="In search-first: the tools a session's searches found that its listing shows in full, "
+        "the most recently found first; past this many, the one found longest ago leaves the listing (it "
+        "can still be called by name, and a search finds it again).",
+    )
     essential: list[str] = Field(
         default_factory=list,
         description="Name patterns of tools always listed in full (built-ins always are; a catalog folder's tool "

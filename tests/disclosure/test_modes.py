@@ -12,6 +12,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from tests.reload.conftest import ListChanged
 from toolbay.assembly import assemble
 from toolbay.catalog import Catalog, CatalogHolder
 from toolbay.config import DisclosureSettings, load_settings
@@ -147,6 +148,34 @@ async def test_a_connected_folder_past_the_budget_is_named_by_search_tools_and_p
     assert "hashsum" not in before and "textkit_count" not in before and "refresh_tools" in before
     assert f"extensions ({bundled} tools)" in before["search_tools"].description
     assert "algorithm" in after["hashsum"].input_schema["properties"]  # found, so listed in full
+
+
+async def test_a_session_lists_at_most_promoted_max_found_tools_the_one_found_longest_ago_leaving_first(
+        shared_data_dir: Path) -> None:
+    """Each search's strong hits joined the listing for good: 200 searches listed 500 tools in
+    full, the size search-first is there to spare (an outside check's figures)."""
+    settings = load_settings(None, data_dir=shared_data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"mode": "search-first", "promoted_max": 2})})
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client:
+
+            async def found_then_listed(query: str) -> tuple[str, set[str]]:
+                seen = changed.count
+                answer = await client.call_tool("search_tools", {"query": query, "limit": 1})
+                await changed.after(seen)
+                tools = (await client.list_tools()).tools
+                listed = {tool.name for tool in tools if tool.input_schema.get("properties")}  # in full
+                assert answer.structured_content is not None, answer
+                return answer.structured_content["results"][0]["name"], listed
+
+            first, _ = await found_then_listed("sha256 digest of a text")
+            second, _ = await found_then_listed("merge two JSON documents")
+            third, listed = await found_then_listed("count the lines and words")
+    assert len({first, second, third}) == 3
+    assert {second, third} <= listed and first not in listed
 
 
 class _Tool(Handler):
