@@ -381,8 +381,11 @@ class SearchIndex:
             return SearchOutcome((), no_match=False)
         exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
-        if exact and len(query.split()) == 1:
-            return SearchOutcome(tuple(hits), no_match=False)  # a name alone asks for that tool alone
+        if exact and len(query.split()) == 1 and not query.strip().isalpha():
+            # A name alone ("jsonkit_fmt", "weatherAlerts") asks for that tool alone; a plain word
+            # that happens to be a tool's name ("weather") also asks for its neighbours
+            # (weather_forecast), which follow it where they match well.
+            return SearchOutcome(tuple(hits), no_match=False)
         ranked, ceiling, known, ordered = self._ranked(query, allowed, max(limit, _MARGIN_RANK), exclude=set(exact),
                                                        visible=self._visible(groups))
         if self._weak(ranked, ceiling, known):

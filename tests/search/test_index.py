@@ -297,3 +297,12 @@ def test_a_catalog_folder_ranks_as_it_would_alone_whatever_the_tools_beside_it()
     short = [tool(f"job_{n}", "Show a job.") for n in range(8)]
     long = [tool(f"job_{n}", "Show a job: " + "its status, its progress and what it said. " * 12) for n in range(8)]
     assert found(short) == found(long) == expected
+
+
+def test_a_plain_word_that_is_a_tools_name_finds_that_tool_first_and_its_neighbours_after() -> None:
+    index = index_of([*CATALOG, tool("weather", "Current weather for a city."),
+                      tool("weather_forecast", "Forecast the weather for a city."),
+                      tool("weather_alerts", "Severe weather alerts for a region.")])
+    found = names(index, "weather")
+    assert found[0] == "weather" and {"weather_forecast", "weather_alerts"} <= set(found)
+    assert names(index, "weather_forecast") == ["weather_forecast"]  # a name written as one: that tool alone
