@@ -48,8 +48,12 @@ from toolbay.search.index import SearchIndex
 from toolbay.search.tokens import tokenize
 
 HERE = Path(__file__).resolve().parent
-# The shared data folder beside the checkout (../shared/data/toolsearch).
-DEFAULT_SEAL = HERE.parent.parent / "shared" / "data" / "toolsearch"
+SEAL_TOOLS_FILE = "seal-tools-tools.jsonl"
+# The shared data folder beside the checkout (../shared/data/toolsearch), or beside a folder
+# above it (a clone made elsewhere); --seal names another.
+DEFAULT_SEAL = next((folder / "shared" / "data" / "toolsearch" for folder in HERE.parents
+                     if (folder / "shared" / "data" / "toolsearch" / SEAL_TOOLS_FILE).is_file()),
+                    HERE.parent.parent / "shared" / "data" / "toolsearch")
 METATOOL = HERE / "data" / "metatool"
 
 
@@ -79,8 +83,11 @@ def held_out(query_id: str) -> bool:
 
 
 def load_seal(folder: Path) -> tuple[list[dict[str, Any]], list[Query]]:
+    if not (folder / SEAL_TOOLS_FILE).is_file():
+        raise SystemExit(f"no Seal-Tools data in {folder} (no {SEAL_TOOLS_FILE}): name the folder that holds it "
+                         "with --seal DIR")
     tools = []
-    for line in (folder / "seal-tools-tools.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (folder / SEAL_TOOLS_FILE).read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         tools.append({"name": record["name"], "description": record["description"],
                       "inputSchema": record["parameters"]})
