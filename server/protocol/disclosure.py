@@ -195,6 +195,21 @@ class Disclosure:
         self._change_for_finders: set[Any] = set()
         self._changed_essentials: list[ToolDefinition] = []
         self._unsubscribe = catalog.subscribe(self._follow)
+        self._warn_of_patterns_matching_nothing(catalog.current)
+
+    def _warn_of_patterns_matching_nothing(self, current: Catalog) -> None:
+        """A pattern of ``catalog_allow`` that names none of the catalog folders, or of
+        ``essential`` that names no tool served, is most likely misspelt ("cta" for "cat"): the
+        start says so, or every catalog tool stays unfindable without a word."""
+        folder_names = sorted({name for _, name in self._catalog_folders})
+        for pattern in self.settings.catalog_allow:
+            if folder_names and not any(fnmatch.fnmatchcase(name, pattern) for name in folder_names):
+                logger.warning("[disclosure] catalog_allow %r names none of the catalog folders (%s)",
+                               pattern, ", ".join(folder_names))
+        names = [definition.name for definition in current.definitions()]
+        for pattern in self.settings.essential:
+            if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+                logger.warning("[disclosure] essential %r names none of the %d tools served now", pattern, len(names))
 
     # -- levels ---------------------------------------------------------------------------
 

@@ -237,3 +237,16 @@ async def test_a_change_while_the_first_search_fills_the_index_is_in_its_answer(
     assert "send_fax" not in found["send a fax"]
     assert found["print a barcode sticker"][:1] == ["print_label"]
     assert "print_label" not in found["shipping"]
+
+
+def test_a_catalog_allow_or_essential_pattern_that_names_nothing_is_warned_of_at_start(
+        caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    catalog = tmp_path / "cat"
+    catalog.mkdir()
+    settings = DisclosureSettings(catalog=[catalog], catalog_allow=["cta", "c*"], essential=["send_fxa", "wav_*"])
+    holder = CatalogHolder(_served(("wav_to_mp3", "Convert a WAV recording to MP3"), ("send_fax", "Send a fax")))
+    with caplog.at_level("WARNING", logger="toolbay.protocol.disclosure"):
+        Disclosure(settings, holder, lambda principal, definition: True).close()
+    warned = [record.getMessage() for record in caplog.records]
+    assert warned == ["[disclosure] catalog_allow 'cta' names none of the catalog folders (cat)",
+                      "[disclosure] essential 'send_fxa' names none of the 2 tools served now"]
