@@ -381,6 +381,12 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if kind == "string" and default is not None and raw and (
             raw.strip("<>[]").isupper() or raw.strip("<>[]") in _UNTYPED_VALUE_NAMES):
         kind = _type_from_default(default)
+    if kind in ("integer", "number") and default is not None and not _is_number(default, kind) \
+            and _default_is_a_value(default) and (value_name or "").lower() not in _TYPE_WORDS:
+        # The default is a value the program takes: "localhost:8000" for <IP:PORT>, "auto" for
+        # N, "10s" for SECONDS; "1.0" for tail's N. The type must take it, and whatever else is
+        # like it (a default of several words is prose: "wait forever").
+        kind = "number" if _is_number(default, "number") else "string"
     if kind == "boolean" and default is not None:
         default = _flag_default(default, head.longs[0] if head.longs else None,
                                 head.negations[0] if head.negations else None)
@@ -448,6 +454,27 @@ def _flag_default(default: str, long: str | None, negation: str | None) -> str |
     if word in ("false", "no", "off") or (negation is not None and word == negation.lstrip("-").lower()):
         return "false"
     return None
+
+
+# What a parser prints for an option given no default (argparse's "%(default)s" of None), and
+# the words a help uses for a limit that is not set ("(default: unlimited)" for restic's int).
+_UNSET_DEFAULTS = frozenset({"none", "null", "nil", "", "infinite", "infinity", "unlimited", "forever", "never"})
+# Value names that are the parser's own type (pflag's "--limit int"): the type is said outright.
+_TYPE_WORDS = frozenset({"int", "integer", "uint", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                         "uint64", "float", "float32", "float64", "double", "number", "num"})
+
+
+def _default_is_a_value(default: str) -> bool:
+    """A default written as a value could be passed ("localhost:8000", "auto", "10s"), not one
+    that says there is none, names an environment variable, or is prose ("wait forever")."""
+    text = default.strip()
+    return text.lower() not in _UNSET_DEFAULTS and not text.startswith("$") and " " not in text
+
+
+def _is_number(text: str, kind: str) -> bool:
+    """Whether ``text`` (a default as printed, quotes aside) is a value of ``kind``."""
+    pattern = r"[+-]?\d+" if kind == "integer" else r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+    return re.fullmatch(pattern, text.strip().strip("'\"")) is not None
 
 
 def _type_from_default(default: str) -> ValueType:

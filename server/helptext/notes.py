@@ -265,7 +265,8 @@ def value_type(value_name: str | None, raw_value: str | None) -> str:
     word = (value_name or "").strip().lower().replace("-", "_")
     if re.search(r"\s(?:or|and)\s", word):
         return "string"  # pylint's "<y or n>": a choice of words, whatever the last one is
-    last = re.split(r"[\s/=:]+", word)[-1] if word else ""
+    # Not at ":" or "=": "IP:PORT" and "KEY=N" are one value of text, whatever their last part is.
+    last = re.split(r"[\s/]+", word)[-1] if word else ""
     for candidate in (word, last):
         if candidate in _INTEGER_WORDS:
             return "integer"

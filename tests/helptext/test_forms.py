@@ -601,3 +601,24 @@ def test_a_call_giving_two_alternatives_or_none_of_a_required_group_is_refused_b
     with pytest.raises(ValueError, match="One of 'moored' or 'drifting' is required."):
         mines.to_argv({"command": "set", "moored": False, "depth": "3"})
     assert mines.to_argv({"command": "set", "drifting": True}) == ["--drifting", "set"]
+
+
+def test_a_number_type_takes_the_default_the_help_prints_or_the_option_is_text():
+    """A value named like a number (PORT, N, SECONDS) whose default is no number takes text:
+    mkdocs' <IP:PORT> defaults to localhost:8000, and an integer type refused it."""
+    desc = _describe("Usage: serve [OPTIONS]\n\nOptions:\n"
+                     "  -a, --dev-addr <IP:PORT>  Address to serve on (default: localhost:8000)\n"
+                     "  --bind HOST:PORT          Where to listen\n"
+                     "  -j, --jobs N              Jobs at once (default: auto)\n"
+                     "  -s, --sleep-interval N    Seconds between checks (default: 1.0)\n"
+                     "  --retries N               Tries (default: 3)\n"
+                     "  --rate N                  Rate limit (default: unlimited)\n"
+                     "  --timeout SECONDS         Give up after (default: wait forever)\n")
+    types = {o.long: o.type for o in desc.options}
+    assert types == {"--dev-addr": "string", "--bind": "string", "--jobs": "string", "--sleep-interval": "number",
+                     "--retries": "integer", "--rate": "integer", "--timeout": "number"}
+    # pflag prints the type itself: its int stays an integer whatever the default says.
+    pflag = _describe("Usage:\n  restic [flags]\n\nFlags:\n"
+                      "      --limit-upload int   limits uploads in KiB/s (default: unlimited)\n"
+                      "      --pack-size int      pack size in MiB (default: $RESTIC_PACK_SIZE)\n")
+    assert {o.long: o.type for o in pflag.options} == {"--limit-upload": "integer", "--pack-size": "integer"}
