@@ -43,6 +43,8 @@ class TransportName(enum.StrEnum):
 
 logger = logging.getLogger("toolbay")
 T = TypeVar("T")
+# What `toolbay search --catalog` returns per query unless told: enough for nDCG@10.
+BATCH_LIMIT = 10
 
 ConfigOption = Annotated[
     Path | None,
@@ -288,8 +290,10 @@ def call(
 def search(
     query: Annotated[str | None, typer.Argument(
         metavar="QUERY", help="What the tool should do, in its description's language.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-k", metavar="K", min=1,
-                                       help="At most this many tools (20 at most for a QUERY).")] = 10,
+    limit: Annotated[int | None, typer.Option(
+        "--limit", "-k", metavar="K", min=1,
+        help="At most this many tools: for a QUERY 5 by default, as search_tools, and 20 at most; "
+        "for --catalog 10 by default.")] = None,
     catalog: Annotated[Path | None, typer.Option(
         "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools.")] = None,
     queries: Annotated[Path | None, typer.Option(
@@ -332,7 +336,7 @@ def search(
 
         resume_after_imports()  # a large batch runs long: its cycles are freed as it goes
         out = sys.stdout
-        for record in run_batch(definitions, asked, limit, index=index):
+        for record in run_batch(definitions, asked, BATCH_LIMIT if limit is None else limit, index=index):
             # ASCII: an id may hold a lone surrogate (JSON allows the escape), which no UTF-8 output can carry.
             out.write(json.dumps(record) + "\n")
         return
@@ -342,9 +346,10 @@ def search(
     if query is None or not query.strip():
         say("toolbay: give a QUERY (words for what the tool should do), or --catalog and --queries")
         raise typer.Exit(2)
-    from toolbay.handlers.search import MAX_LIMIT, MAX_QUERY_CHARS
+    from toolbay.handlers.search import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS
 
-    # The limits of search_tools, whose answer this is.
+    # The limits of search_tools, whose answer this is, and its default.
+    limit = DEFAULT_LIMIT if limit is None else limit
     if len(query) > MAX_QUERY_CHARS:
         say(f"toolbay: a QUERY has at most {MAX_QUERY_CHARS} characters, as for search_tools (this one has "
             f"{len(query)})")

@@ -282,6 +282,11 @@ def test_call_of_search_tools_searches_every_tool_as_the_server_does(shared_data
     assert called.exit_code == 0 and searched.exit_code == 0, called.output
     assert json.loads(searched.stdout)["results"][0]["name"] == "hashsum"
     assert '"name": "hashsum"' in called.stdout
+    # The same answer, as many tools as search_tools gives when not told (its default limit).
+    everything = runner.invoke(app, ["call", "search_tools", '{"query": "text"}', "--data-dir", str(shared_data_dir)])
+    listed = runner.invoke(app, ["search", "text", "--json", "--data-dir", str(shared_data_dir)])
+    assert [hit["name"] for hit in json.loads(listed.stdout)["results"]] == \
+        re.findall(r'"name": "([^"]+)"', everything.stdout)
 
 
 def test_list_json_gives_each_tools_input_schema(shared_data_dir: Path) -> None:
