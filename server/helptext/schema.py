@@ -55,11 +55,6 @@ class Argv(list[str]):
 class ToolSchema(NamedTuple):
     input_schema: dict[str, Any]
     params: tuple[Param, ...]
-    # Properties the usage forbids beside each property ("[-a | --patch]"), and the groups of
-    # which one must be given ("(--moored | --drifting)"): a schema cannot say either in a
-    # way model providers take, so the call is checked here, before the program runs.
-    excludes: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    one_of: tuple[tuple[str, ...], ...] = ()
 
     def to_argv(self, arguments: Mapping[str, Any]) -> Argv:
         """The argv after the program name (and subcommand path, but for its first ``leading``
@@ -69,8 +64,6 @@ class ToolSchema(NamedTuple):
         if unknown:
             names = ", ".join(known) or "none"
             raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {names}.")
-        if self.excludes or self.one_of:
-            self._check_alternatives(arguments)
         argv: list[str] = []
         leading: list[str] = []
         positionals: list[str] = []
@@ -107,22 +100,6 @@ class ToolSchema(NamedTuple):
         whole = Argv([*leading, *argv, *positionals])
         whole.leading = len(leading)
         return whole
-
-    def _check_alternatives(self, arguments: Mapping[str, Any]) -> None:
-        for name, others in self.excludes:
-            if _given(arguments.get(name)):
-                clash = next((other for other in others if _given(arguments.get(other))), None)
-                if clash is not None:
-                    raise ValueError(f"{name!r} and {clash!r} cannot be given together: the program's usage "
-                                     "offers them as alternatives.")
-        for group in self.one_of:
-            if not any(_given(arguments.get(name)) for name in group):
-                raise ValueError(f"One of {_listed(list(group))} is required.")
-
-
-def _given(value: Any) -> bool:
-    """An option given a value, or a switch turned on (false and an empty list leave it out)."""
-    return value is not None and value is not False and value != []
 
 
 def _render_option(param: Param, value: Any) -> list[str]:
@@ -232,17 +209,9 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             ("spaced" if opt.value_spaced else "long") if opt.long else "short")
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value",
                             leading=opt.before_command))
-    excludes: list[tuple[str, tuple[str, ...]]] = []
-    one_of: dict[frozenset[str], tuple[str, ...]] = {}
     for opt in desc.options:
-        others = tuple(named[key] for key in opt.exclusive_with if key in named)
-        if not others or opt.key not in named:
-            continue
-        _say_exclusive(properties[named[opt.key]], opt, named)
-        excludes.append((named[opt.key], others))
-        if opt.one_required:
-            group = (named[opt.key], *others)
-            one_of.setdefault(frozenset(group), group)
+        if opt.exclusive_with and opt.key in named:
+            _say_exclusive(properties[named[opt.key]], opt, named)
     after_dashes = _named_after_dashes(desc.usage)
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
@@ -255,7 +224,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
-    return ToolSchema(schema, tuple(params), tuple(excludes), tuple(one_of.values()))
+    return ToolSchema(schema, tuple(params))
 
 
 def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, str]) -> None:

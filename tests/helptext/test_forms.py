@@ -586,23 +586,6 @@ def test_a_group_in_parentheses_needs_one_of_its_options_where_every_usage_form_
         ("--moored", ("--drifting",), False), ("--drifting", ("--moored",), False)]
 
 
-def test_a_call_giving_two_alternatives_or_none_of_a_required_group_is_refused_before_the_program_runs():
-    commit = build_tool_schema(_describe(
-        "usage: commit [-a | --interactive | --patch] [-m <msg>]\n\n"
-        "    -a, --all             commit all changed files\n    --interactive         add interactively\n"
-        "    -p, --patch           add changes\n    -m, --message <msg>   the message\n"))
-    with pytest.raises(ValueError, match="'all' and 'patch' cannot be given together"):
-        commit.to_argv({"all": True, "patch": True})
-    # A switch turned off is not given.
-    assert commit.to_argv({"all": True, "patch": False, "message": "m"}) == ["--all", "--message", "m"]
-    mines = build_tool_schema(_describe("Usage:\n  mines set (--moored | --drifting) [--depth=<m>]\n\nOptions:\n"
-                                        "  --moored     Moored mine.\n  --drifting   Drifting mine.\n"
-                                        "  --depth=<m>  Depth in metres.\n"))
-    with pytest.raises(ValueError, match="One of 'moored' or 'drifting' is required."):
-        mines.to_argv({"command": "set", "moored": False, "depth": "3"})
-    assert mines.to_argv({"command": "set", "drifting": True}) == ["--drifting", "set"]
-
-
 def test_a_number_type_takes_the_default_the_help_prints_or_the_option_is_text():
     """A value named like a number (PORT, N, SECONDS) whose default is no number takes text:
     mkdocs' <IP:PORT> defaults to localhost:8000, and an integer type refused it."""
