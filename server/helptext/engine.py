@@ -84,13 +84,16 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
                        # lists -h at least): "file ..." there is one file or more (BSD)
                        remainder_dots=rules.remainder_dots and bool(options), commands_listed=bool(command_entries),
                        values_here=values_here, clusters=not options and not rules.single_dash_long)
+    # A help that lists no option writes "-q|--quiet" in its usage for one option under two
+    # names, which nothing here can tell from two options: its groups are not read as alternatives.
+    listed = bool(options)
     if not options:
         options = [_usage_option(flag, raw) for flag, raw in facts.option_values.items()]
     elif values_here:
         options = [_valued_from_usage(o, facts) for o in options]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
-    if facts.exclusive:
+    if facts.exclusive and listed:
         options = _exclusive_from_usage(options, facts)
     name, version, about, description = _texts(prose, facts)
     subcommands = _subcommands(command_entries, rules, facts.program)

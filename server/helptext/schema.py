@@ -228,15 +228,17 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
 
 
 def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, str]) -> None:
-    """Says in the option's description which others it may not be given with, by their
-    property names (JSON Schema could say it only with a top-level ``not``/``oneOf``, which
-    model providers refuse in a tool's input schema)."""
+    """Says in the option's description which others the usage offers it as an alternative
+    to, by their property names (JSON Schema could say it only with a top-level ``not`` or
+    ``oneOf``, which model providers refuse in a tool's input schema)."""
     others = [named[key] for key in opt.exclusive_with if key in named]
     if not others:
         return
-    said = f"Not with {_listed(others)}."
+    # As the usage says it, no more: programs take some pairs their usage writes as alternatives
+    # (git branch -r -a), so the call is not refused for them; the program decides.
+    said = f"The usage offers it as an alternative to {_listed(others)}."
     if opt.one_required:
-        said += f" One of {_listed([named[opt.key], *others])} is required."
+        said += f" It asks for one of {_listed([named[opt.key], *others])}."
     text = prop.get("description", "").rstrip()
     prop["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".", said)
 

@@ -35,7 +35,7 @@ class UsagePositional:
 
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
-                 "exclusive")
+                 "exclusive", "together")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -52,6 +52,9 @@ class UsageFacts:
         # with the number of usage forms that require it (in parentheses, outside any brackets),
         # then, once every form is read, whether all of them do.
         self.exclusive: dict[tuple[str, ...], int] = {}
+        # Each usage form's flags named outside any group of alternatives ("prog -a -b --merge"):
+        # two of a group named so in one form are no alternatives.
+        self.together: list[set[str]] = []
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -115,7 +118,8 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             per_alt.append((flags, positionals))
     if not per_alt:
         return facts
-    facts.exclusive = {group: int(forms >= len(per_alt)) for group, forms in facts.exclusive.items()}
+    facts.exclusive = {group: int(forms >= len(per_alt)) for group, forms in facts.exclusive.items()
+                       if not any(len(set(group) & named) > 1 for named in facts.together)}
     facts.required_flags = set.intersection(*(flags for flags, _ in per_alt))
     merged: dict[str, UsagePositional] = {}
     for _flags, positionals in per_alt:
@@ -145,6 +149,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
+    named_alone: set[str] = set()  # flags named outside any group of alternatives
+    facts.together.append(named_alone)
     leading = True  # plain words right after the program are its subcommand path ("gh pr create")
     bare_before = False  # the word before was a positional outside brackets
     k = 0
@@ -172,6 +178,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             leading = False
             name = word.split("=")[0].rstrip(".")
             flags.add(name)
+            named_alone.add(name)
             value = "=" + word.split("=", 1)[1] if "=" in word else None  # "=" kept: how to pass it
             if value is None and k < len(words) and (
                     name in value_flags or (values_here and _shown_value(words[k]))):
@@ -184,8 +191,11 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
             if inner.startswith("-"):
                 _read_option_group(inner, facts, values_here, clusters)
-                if (group := _exclusive_flags(inner)) is not None:
-                    required = word[0] == "(" and not word.endswith(("...", "]"))
+                if "|" not in inner:
+                    named_alone.update(w.split("=", 1)[0] for w in inner.split() if w.startswith("-"))
+                # "[-e PATTERN | -f FILE]..." repeats: each time either, so both at once.
+                elif (group := _exclusive_flags(inner)) is not None and not word.endswith("..."):
+                    required = word[0] == "("
                     facts.exclusive[group] = facts.exclusive.get(group, 0) + required
                 continue
             if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"

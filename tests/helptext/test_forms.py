@@ -568,9 +568,10 @@ def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the
                         "--interactive": ({"--all", "--patch"}, False), "--patch": ({"--all", "--interactive"}, False),
                         "--file": ({"--message"}, False), "--message": ({"--file"}, False)}
     properties = build_tool_schema(desc).input_schema["properties"]
-    assert properties["all"]["description"] == "commit all changed files. Not with 'interactive' or 'patch'."
-    assert properties["message"]["description"] == "commit message. Not with 'file'."
-    assert "Not with" not in properties["reedit_message"]["description"]  # a group of more than flags: unread
+    assert properties["all"]["description"] == \
+        "commit all changed files. The usage offers it as an alternative to 'interactive' or 'patch'."
+    assert properties["message"]["description"] == "commit message. The usage offers it as an alternative to 'file'."
+    assert "alternative" not in properties["reedit_message"]["description"]  # a group of more than flags: unread
 
 
 def test_a_group_in_parentheses_needs_one_of_its_options_where_every_usage_form_has_it():
@@ -579,7 +580,8 @@ def test_a_group_in_parentheses_needs_one_of_its_options_where_every_usage_form_
                        "  --moored    Moored (anchored) mine.\n  --drifting  Drifting mine.\n")
     assert {o.key: o.one_required for o in docopt.options} == {"--moored": True, "--drifting": True}
     assert build_tool_schema(docopt).input_schema["properties"]["moored"]["description"] == \
-        "Moored (anchored) mine. Not with 'drifting'. One of 'moored' or 'drifting' is required."
+        "Moored (anchored) mine. The usage offers it as an alternative to 'drifting'. It asks for one of 'moored' " \
+        "or 'drifting'."
     one_form = _describe("Usage:\n  mines set (--moored | --drifting)\n  mines list\n\nOptions:\n"
                          "  --moored    Moored mine.\n  --drifting  Drifting mine.\n")
     assert [(o.key, o.exclusive_with, o.one_required) for o in one_form.options] == [
@@ -605,3 +607,16 @@ def test_a_number_type_takes_the_default_the_help_prints_or_the_option_is_text()
                       "      --limit-upload int   limits uploads in KiB/s (default: unlimited)\n"
                       "      --pack-size int      pack size in MiB (default: $RESTIC_PACK_SIZE)\n")
     assert {o.long: o.type for o in pflag.options} == {"--limit-upload": "integer", "--pack-size": "integer"}
+
+
+def test_alternatives_that_repeat_that_another_form_gives_together_or_that_name_one_option_twice_are_not_read():
+    """What an outside re-check found read as alternatives: a group that repeats (each time
+    either), one whose options another usage form gives together, and git stash's usage-only
+    "-q|--quiet" (one option under two names, where no option list says so)."""
+    repeated = _describe("usage: find [-e PATTERN | -f FILE]... [-i] FILE\n\n"
+                         "  -e PATTERN  a pattern\n  -f FILE     patterns from FILE\n  -i          ignore case\n")
+    together = _describe("usage: merge [-a | -b] <file>\n       merge -a -b --both <file>\n\n"
+                         "  -a      take ours\n  -b      take theirs\n  --both  take both\n")
+    usage_only = _describe("usage: stash push [-p|--patch] [-q|--quiet] [-u|--include-untracked] [-m <message>]\n")
+    for desc in (repeated, together, usage_only):
+        assert [o.key for o in desc.options if o.exclusive_with or o.one_required] == [], desc.usage
