@@ -30,6 +30,7 @@ worth it for a catalog described in other words than its callers use, not for ev
 from __future__ import annotations
 
 import gc
+import itertools
 import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -381,7 +382,7 @@ class SearchIndex:
             return SearchOutcome((), no_match=False)
         exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
-        if exact and len(query.split()) == 1 and not query.strip().isalpha():
+        if exact and len(query.split()) == 1 and _written_as_a_name(query.strip()):
             # A name alone ("jsonkit_fmt", "weatherAlerts") asks for that tool alone; a plain word
             # that happens to be a tool's name ("weather") also asks for its neighbours
             # (weather_forecast), which follow it where they match well.
@@ -637,3 +638,9 @@ class SearchIndex:
             best.extend((name, values[start]) for name in tied[:limit - len(best)])
             start = end
         return best
+
+
+def _written_as_a_name(word: str) -> bool:
+    """A word only a name is written as: with '_', '-' or a digit (jsonkit_fmt, sha256), or in
+    camelCase (weatherAlerts); not a plain word, whatever its case (weather, Weather, JSON)."""
+    return not word.isalpha() or any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))

@@ -306,3 +306,6 @@ def test_a_plain_word_that_is_a_tools_name_finds_that_tool_first_and_its_neighbo
     found = names(index, "weather")
     assert found[0] == "weather" and {"weather_forecast", "weather_alerts"} <= set(found)
     assert names(index, "weather_forecast") == ["weather_forecast"]  # a name written as one: that tool alone
+    camel = index_of([*CATALOG, tool("weatherAlerts", "Severe weather alerts for a region."),
+                      tool("weatherAlertsHistory", "Past weather alerts for a region.")])
+    assert names(camel, "weatherAlerts") == ["weatherAlerts"]  # camelCase is a name written as one too
