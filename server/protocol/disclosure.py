@@ -195,21 +195,18 @@ class Disclosure:
         self._change_for_finders: set[Any] = set()
         self._changed_essentials: list[ToolDefinition] = []
         self._unsubscribe = catalog.subscribe(self._follow)
-        self._warn_of_patterns_matching_nothing(catalog.current)
+        self._warn_of_patterns_matching_nothing()
 
-    def _warn_of_patterns_matching_nothing(self, current: Catalog) -> None:
-        """A pattern of ``catalog_allow`` that names none of the catalog folders, or of
-        ``essential`` that names no tool served, is most likely misspelt ("cta" for "cat"): the
-        start says so, or every catalog tool stays unfindable without a word."""
+    def _warn_of_patterns_matching_nothing(self) -> None:
+        """A pattern of ``catalog_allow`` that names none of the catalog folders is most likely
+        misspelt ("cta" for "cat"): the start says so, or every catalog tool stays unfindable
+        without a word. (Not ``essential``: the tools it names may come later, described after
+        the start or dropped in.)"""
         folder_names = sorted({name for _, name in self._catalog_folders})
         for pattern in self.settings.catalog_allow:
             if folder_names and not any(fnmatch.fnmatchcase(name, pattern) for name in folder_names):
                 logger.warning("[disclosure] catalog_allow %r names none of the catalog folders (%s)",
                                pattern, ", ".join(folder_names))
-        names = [definition.name for definition in current.definitions()]
-        for pattern in self.settings.essential:
-            if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
-                logger.warning("[disclosure] essential %r names none of the %d tools served now", pattern, len(names))
 
     # -- levels ---------------------------------------------------------------------------
 
@@ -550,6 +547,12 @@ class Disclosure:
             promoted = self._promoted[key] = {}
             # The session's promotions are forgotten when it closes.
             when_connection_closes(session, self._promoted.pop, key, None)
+
+        def listed_in_full_already(definition: ToolDefinition) -> bool:
+            return self._essential(definition) and self.may_find(principal, definition)
+
+        # An essential tool is in every listing already: found, it takes no place among those found.
+        definitions = [definition for definition in definitions if not listed_in_full_already(definition)]
         added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
         # Most recently found last, the best of this search the most recent of all: each search
         # added every strong hit for good, and 200 searches listed 500 tools in full (92,000
@@ -567,10 +570,6 @@ class Disclosure:
         # too, to a caller that may search it), and a full listing every tool found but a
         # catalog folder's: the session is told only of a listing that changed.
         changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
-
-        def listed_in_full_already(definition: ToolDefinition) -> bool:
-            return self._essential(definition) and self.may_find(principal, definition)
-
         current = self._catalog.current
         left = [entry.definition for name in dropped
                 if (entry := current.tools.get(name) or current.personal.get(principal.id, {}).get(name)) is not None]

@@ -178,6 +178,21 @@ async def test_a_session_lists_at_most_promoted_max_found_tools_the_one_found_lo
     assert {second, third} <= listed and first not in listed
 
 
+async def test_an_essential_tool_found_takes_no_place_among_the_tools_found(shared_data_dir: Path) -> None:
+    settings = load_settings(None, data_dir=shared_data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"mode": "search-first", "promoted_max": 1, "essential": ["hashsum"]})})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            found = [(await client.call_tool("search_tools", {"query": query, "limit": 1})).structured_content
+                     for query in ("merge two JSON documents", "sha256 digest of a text")]
+            tools = (await client.list_tools()).tools
+    assert [answer["results"][0]["name"] for answer in found if answer] == ["jsonkit_merge", "hashsum"]
+    # The essential hashsum, found second, did not push jsonkit_merge out of the one place.
+    assert {"jsonkit_merge", "hashsum"} <= {tool.name for tool in tools if tool.input_schema.get("properties")}
+
+
 class _Tool(Handler):
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         return ToolResult(text="")
@@ -239,14 +254,14 @@ async def test_a_change_while_the_first_search_fills_the_index_is_in_its_answer(
     assert "print_label" not in found["shipping"]
 
 
-def test_a_catalog_allow_or_essential_pattern_that_names_nothing_is_warned_of_at_start(
+def test_a_catalog_allow_pattern_that_names_no_catalog_folder_is_warned_of_at_start(
         caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
     catalog = tmp_path / "cat"
     catalog.mkdir()
-    settings = DisclosureSettings(catalog=[catalog], catalog_allow=["cta", "c*"], essential=["send_fxa", "wav_*"])
+    # Not essential: the tools it names may be described after the start (a slow module).
+    settings = DisclosureSettings(catalog=[catalog], catalog_allow=["cta", "c*"], essential=["send_fxa"])
     holder = CatalogHolder(_served(("wav_to_mp3", "Convert a WAV recording to MP3"), ("send_fax", "Send a fax")))
     with caplog.at_level("WARNING", logger="toolbay.protocol.disclosure"):
         Disclosure(settings, holder, lambda principal, definition: True).close()
     warned = [record.getMessage() for record in caplog.records]
-    assert warned == ["[disclosure] catalog_allow 'cta' names none of the catalog folders (cat)",
-                      "[disclosure] essential 'send_fxa' names none of the 2 tools served now"]
+    assert warned == ["[disclosure] catalog_allow 'cta' names none of the catalog folders (cat)"]
