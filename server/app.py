@@ -197,7 +197,12 @@ class Toolbay:
         where = self._where_tools_are() if self._where_tools_are is not None else None
         closest = refusal.closest
         if not closest and call.principal is not None:
-            closest = tuple(closest_names(call.name, (tool.name for tool in self.visible_definitions(call.principal))))
+            principal, disclosure = call.principal, self.disclosure
+            # Tools it may use and find: a catalog folder's outside its allowlist is never named,
+            # not even as a close spelling (search_tools answers no match for it).
+            known = (tool.name for tool in self.visible_definitions(principal)
+                     if disclosure is None or disclosure.may_find(principal, tool))
+            closest = tuple(closest_names(call.name, known))
         if where is None and closest == refusal.closest:
             return refusal
         return UnknownTool(refusal.name, closest, where_listed=refusal.where_listed if where is None else where)

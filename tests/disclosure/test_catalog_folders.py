@@ -113,6 +113,20 @@ async def test_an_unknown_name_sends_a_search_first_caller_to_the_search(
     assert unknown.is_error
     text = unknown.content[0].text  # type: ignore[union-attr]
     assert "There is no tool named 'vault_opne'" in text and "call search_tools to find" in text
+    assert "vault_open" in text  # a close spelling of a tool it may find
+
+
+async def test_an_unknown_name_is_never_answered_with_a_catalog_tool_the_caller_may_not_search(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    """search_tools answers no match for it, and the close spellings named it (an outside
+    re-check's finding: `slack_updat` answered "closest names: slack_update")."""
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, tmp_path / "data", mode="search-first", catalog_allow=[]) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            unknown = await client.call_tool("vault_opne", {})
+            near_connected = await client.call_tool("notes_ad", {})
+    assert unknown.is_error and "vault_open" not in unknown.content[0].text  # type: ignore[union-attr]
+    assert "notes_add" in near_connected.content[0].text  # type: ignore[union-attr]
 
 
 def test_a_catalog_folder_that_is_not_an_extension_folder_is_refused_by_name(
