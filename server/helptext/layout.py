@@ -172,28 +172,34 @@ def split_sections(text: str) -> Layout:
     return Layout(usage, kept)
 
 
-_BARE_HEADING = compiled(r"^[A-Za-z][\w /&()'+-]{0,48}$")
-_OPTION_WORDS = compiled(r"\b(?:options|flags|switches|arguments|parameters)\b")
+_BARE_HEADING = compiled(r"^[A-Za-z][\w /&()\[\],'+-]{0,64}$")
 
 
 def _bare_heading(lines: list[str], i: int) -> str | None:
     """A heading written without a colon or capitals, as git's option groups are ("Commit
-    message options"): a few words alone at the margin after a blank line, the next line
-    an option indented under them, and either a word naming options or options listed
-    before it. A line of prose is a sentence, or is not followed at once by an indented
-    option, or opens the text ("Count words in files" over its options)."""
+    message options"): a few words alone at the margin after a blank line, the next line an
+    option indented under them, and options listed before it or another heading after it (git
+    config's first group, "Config file location", comes before any option). The words under a
+    usage line, over the options of a text with no other heading, are the program's own
+    ("Inspect compiler options"), and a line of prose is a sentence or has no option under it."""
+    if not _heading_shaped(lines, i):
+        return None
+    if any(indent_of(earlier) and FLAG_START.match(earlier.strip()) for earlier in lines[:i]) or any(
+            heading_title(later) is not None or _heading_shaped(lines, j)
+            for j, later in enumerate(lines[i + 2:], start=i + 2)):
+        return lines[i].rstrip()
+    return None
+
+
+def _heading_shaped(lines: list[str], i: int) -> bool:
+    """A few words alone at the margin after a blank line, an option indented right under them."""
     line = lines[i]
     if i == 0 or indent_of(line) or i + 1 >= len(lines) or lines[i - 1].strip():
-        return None
+        return False
     content = line.rstrip()
     following = lines[i + 1]
-    if not _BARE_HEADING.match(content) or len(content.split()) > 6 or not indent_of(following) \
-            or not FLAG_START.match(following.strip()):
-        return None
-    if _OPTION_WORDS.search(content.lower()) or any(
-            indent_of(earlier) and FLAG_START.match(earlier.strip()) for earlier in lines[:i]):
-        return content
-    return None
+    return bool(_BARE_HEADING.match(content)) and len(content.split()) <= 8 and bool(indent_of(following)) \
+        and bool(FLAG_START.match(following.strip()))
 
 
 def _continues_sentence(previous: str, line: str, title: str) -> bool:
