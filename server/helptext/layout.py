@@ -145,6 +145,7 @@ def split_sections(text: str) -> Layout:
     lines = unbox(text.split("\n"))
     usage: list[str] = []
     sections: list[Section] = [Section("", "untitled", [])]
+    marks: list[tuple[int, int]] = []
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -154,8 +155,10 @@ def split_sections(text: str) -> Layout:
             sections.append(Section("", "untitled", []))
             continue
         title = heading_title(line)
-        if title is None:
-            title = _bare_heading(lines, i)
+        if title is None and _heading_shaped(lines, i):
+            if not marks:  # once, at the first line shaped like a bare heading: most helps have none
+                marks.append(_option_and_heading_marks(lines))
+            title = _bare_heading(lines, i, *marks[0])
         if title is not None and i > 0 and _continues_sentence(lines[i - 1], line, title):
             title = None  # "...for example '-foo',\nuse one of these commands:" is prose
         if title is not None:
@@ -175,20 +178,25 @@ def split_sections(text: str) -> Layout:
 _BARE_HEADING = compiled(r"^[A-Za-z][\w /&()\[\],'+-]{0,64}$")
 
 
-def _bare_heading(lines: list[str], i: int) -> str | None:
+def _bare_heading(lines: list[str], i: int, first_option: int, last_heading: int) -> str | None:
     """A heading written without a colon or capitals, as git's option groups are ("Commit
-    message options"): a few words alone at the margin after a blank line, the next line an
-    option indented under them, and options listed before it or another heading after it (git
-    config's first group, "Config file location", comes before any option). The words under a
-    usage line, over the options of a text with no other heading, are the program's own
-    ("Inspect compiler options"), and a line of prose is a sentence or has no option under it."""
-    if not _heading_shaped(lines, i):
-        return None
-    if any(indent_of(earlier) and FLAG_START.match(earlier.strip()) for earlier in lines[:i]) or any(
-            heading_title(later) is not None or _heading_shaped(lines, j)
-            for j, later in enumerate(lines[i + 2:], start=i + 2)):
-        return lines[i].rstrip()
-    return None
+    message options"): a line ``_heading_shaped``, with options listed before it or another
+    heading after it (git config's first group, "Config file location", comes before any
+    option). The words under a usage line, over the options of a text with no other heading,
+    are the program's own ("Inspect compiler options"). ``first_option`` and ``last_heading``:
+    where the first indented option and the last heading of any kind are (see
+    ``_option_and_heading_marks``), found once for the text, not once for each line."""
+    return lines[i].rstrip() if first_option < i or last_heading > i + 1 else None
+
+
+def _option_and_heading_marks(lines: list[str]) -> tuple[int, int]:
+    """(the index of the first indented option line, or past the end; the index of the last
+    heading, with a colon, in capitals or bare, or -1)."""
+    first_option = next((j for j, line in enumerate(lines) if indent_of(line) and FLAG_START.match(line.strip())),
+                        len(lines))
+    last_heading = next((j for j in range(len(lines) - 1, -1, -1)
+                         if heading_title(lines[j]) is not None or _heading_shaped(lines, j)), -1)
+    return first_option, last_heading
 
 
 def _heading_shaped(lines: list[str], i: int) -> bool:
