@@ -22,7 +22,7 @@ from .notes import (
 )
 from .places import AMBIGUOUS_PATH_NAMES, inside_a_document, speaks_of_files
 from .records import TYPE_CHECKING, NamedTuple
-from .usage import UsageFacts, positional_key, read_usage
+from .usage import UsageFacts, positional_key, read_usage, usage_forms
 
 if TYPE_CHECKING:
     from .model import ValueType
@@ -103,7 +103,13 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         words = tuple(dict.fromkeys(facts.command_words))
         subcommands = [SubcommandSpec(w) for w in words]
         rest = [p._replace(required=False) for p in _positionals(positional_entries, facts, False)]
-        positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
+        forms = usage_forms(layout.usage, {positional_key(p.name) for p in rest})
+        if forms:
+            # Each form whole: "ship new <name>..." and "ship <name> move <x> <y>" share their
+            # first word, and the words after it and between the arguments are the command too.
+            positionals = [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]
+        else:
+            positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
     # The first paragraph too: cobra's usual one-paragraph Long ("Create a widget called NAME.
@@ -115,6 +121,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
         dialect=dialect, usage="\n".join(layout.usage),
     )
+
+
+_FORM_TEXT = ("The usage form to run, as the program's usage writes it: its words are passed as written, "
+              "each <name> as the argument of that name, in that order (<name>... takes a list).")
 
 
 def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[OptionSpec]:

@@ -65,6 +65,9 @@ class PositionalSpec(NamedTuple):
     choices: tuple[str, ...] = ()
     type: ValueType = "string"  # from the value name ("FLOAT", "N") or a numeric default
     default: str | None = None  # "[default: .]" (clap), "[default: 8080]" (yargs)
+    # Its choices are the usage's forms ("ship new <name>...", "ship <name> move <x> <y>"):
+    # docopt's grammar, whose words and arguments go in the order the chosen form writes them.
+    form: bool = False
 
 
 class SubcommandSpec(NamedTuple):

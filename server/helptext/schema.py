@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec
 from .records import TYPE_CHECKING, NamedTuple
-from .usage import positional_key
+from .usage import FORM_ARGUMENT, FORM_WORD, positional_key
 
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    ParamKind = Literal["flag", "count", "value", "values", "list", "positional", "positionals"]
+    ParamKind = Literal["flag", "count", "value", "values", "list", "positional", "positionals", "form"]
 
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
@@ -44,6 +44,8 @@ class Param(NamedTuple):
     # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
     # the program takes it only so.
     after_dashes: bool = False
+    # A "form" (docopt's usage forms): each argument's key in a form, and the property it is.
+    slots: tuple[tuple[str, str], ...] = ()
 
 
 class Argv(list[str]):
@@ -69,8 +71,16 @@ class ToolSchema(NamedTuple):
         positionals: list[str] = []
         missing_earlier: str | None = None
         open_list = False  # a "list" option's values end only at the next flag, or at "--"
+        by_form = any(param.kind == "form" for param in self.params)
         for param in self.params:
             value = arguments.get(param.name)
+            if param.kind == "form":
+                if value is None:
+                    raise ValueError(f"The argument {param.name!r} is required.")
+                positionals.extend(_form_words(param, value, arguments))
+                continue
+            if by_form and param.kind in ("positional", "positionals"):
+                continue  # where the chosen form writes it
             if param.kind in ("positional", "positionals"):
                 if value is None or value == []:
                     if param.required:
@@ -100,6 +110,38 @@ class ToolSchema(NamedTuple):
         whole = Argv([*leading, *argv, *positionals])
         whole.leading = len(leading)
         return whole
+
+
+def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[str]:
+    """The words of the usage form chosen, each argument in its place: "ship <name> move <x>
+    <y>" with name, x and y gives "ship Guardian move 3 4"."""
+    slots = dict(param.slots)
+    if not isinstance(form, str):
+        raise ValueError(f"{param.name!r} must be one of the usage's forms, as a string.")
+    words: list[str] = []
+    used: set[str] = set()
+    for token in form.split():
+        argument = None if FORM_WORD.fullmatch(token) else FORM_ARGUMENT.fullmatch(token)
+        if argument is None:
+            words.append(token)
+            continue
+        name = slots.get(positional_key(argument.group(2)))
+        if name is None:
+            raise ValueError(f"{param.name!r} must be one of the usage's forms: {form!r} is not.")
+        used.add(name)
+        value = arguments.get(name)
+        if value is None or value == []:
+            if argument.group(1):  # "[<x>]": may be left out
+                continue
+            raise ValueError(f"The form {form!r} needs {name!r}.")
+        items = value if isinstance(value, list) else [value]
+        if len(items) > 1 and not (argument.group(3) or argument.group(5)):
+            raise ValueError(f"{name!r} is one value in the form {form!r}.")
+        words.extend(_scalar(name, item) for item in items)
+    unused = [name for name in slots.values() if name not in used and arguments.get(name) not in (None, [])]
+    if unused:
+        raise ValueError(f"{unused[0]!r} is not an argument of the form {form!r}.")
+    return words
 
 
 def _render_option(param: Param, value: Any) -> list[str]:
@@ -213,14 +255,19 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         if opt.exclusive_with and opt.key in named:
             _say_exclusive(properties[named[opt.key]], opt, named)
     after_dashes = _named_after_dashes(desc.usage)
+    slots: list[tuple[str, str]] = []
     for pos in desc.positionals:
         name = claim(property_name(pos.name.lower()), "arg")
         properties[name] = _positional_property(pos)
-        pos_kind: ParamKind = "positionals" if pos.variadic else "positional"
+        pos_kind: ParamKind = "form" if pos.form else "positionals" if pos.variadic else "positional"
         if pos.required:
             required.append(name)
+        if not pos.form:
+            slots.append((positional_key(pos.name), name))
         params.append(Param(name, pos_kind, required=pos.required,
                             after_dashes=positional_key(pos.name) in after_dashes))
+    # A form's arguments are the positionals after it, by their keys.
+    params = [param._replace(slots=tuple(slots)) if param.kind == "form" else param for param in params]
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required

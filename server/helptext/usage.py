@@ -275,6 +275,41 @@ def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, cluster
             facts.option_values.setdefault(flag, value)
 
 
+# A form's command word and its arguments ("<name>...", "[<x>]", "FILE"), as usage_forms keeps them.
+FORM_WORD = compiled(r"[a-z][a-z0-9_-]*")
+FORM_ARGUMENT = compiled(r"(\[)?(<[^<>\s]+>|[A-Z][A-Z0-9_-]*)(\.\.\.)?(\])?(\.\.\.)?")
+_FORM_CHOICE = compiled(r"\(([a-z][a-z0-9_-]*(?:\s*\|\s*[a-z][a-z0-9_-]*)+)\)")
+
+
+def usage_forms(alternatives: list[str], arguments: set[str]) -> tuple[str, ...]:
+    """docopt's usage forms as templates of command words and arguments ("ship <name> move <x>
+    <y>"), options left out (they are properties of their own), a choice of words written out
+    as one form each ("mine (set|remove) <x>": "mine set <x>", "mine remove <x>"). Only forms of
+    a command word first; () when a form holds anything else (nested groups): the words alone
+    are offered then. ``arguments``: the positionals' keys, which every <name> must be."""
+    forms: list[str] = []
+    for alternative in alternatives:
+        words = tokens_of(alternative.replace("…", "..."))[1:]  # the program's name first
+        kept: list[list[str]] = [[]]
+        for word in words:
+            if word.startswith(("-", "[-", "(-")) or word.lower() in ("[options]", "[--]", "--", "|"):
+                continue  # an option, a group of options, "[options]"
+            if FORM_WORD.fullmatch(word):
+                kept = [form + [word] for form in kept]
+            elif (choice := _FORM_CHOICE.fullmatch(word)) is not None:
+                kept = [form + [option.strip()] for form in kept for option in choice.group(1).split("|")]
+            elif (argument := FORM_ARGUMENT.fullmatch(word)) is not None \
+                    and bool(argument.group(1)) == bool(argument.group(4)) \
+                    and positional_key(argument.group(2)) in arguments:
+                kept = [form + [word] for form in kept]
+            else:
+                return ()
+        for form in kept:
+            if form and FORM_WORD.fullmatch(form[0]):
+                forms.append(" ".join(form))
+    return tuple(dict.fromkeys(forms))
+
+
 def _exclusive_flags(inner: str) -> tuple[str, ...] | None:
     """The flags of "-a | --interactive | --patch" or "-F <file> | -m <msg>", one a side, in
     order; None when a side is anything else ("(-c | -C) <commit> | --fixup ...", "-x [-y]")."""

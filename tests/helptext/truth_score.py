@@ -166,8 +166,11 @@ def _score_positionals(case: TruthCase, truth: dict[str, Any], desc: HelpDescrip
                                 f"variadic={pos.variadic} choices={list(pos.choices)}, defined {item}")
     commands = set(truth.get("subcommands", []))
     for key, pos in list(mine.items()):
-        if commands and set(pos.choices) == commands:
-            del mine[key]  # docopt's command words, given as one positional with the commands as choices
+        offered = _form_words(pos) if getattr(pos, "form", False) else set(pos.choices)
+        if commands and offered == commands:
+            # docopt's command words, given as one positional with the commands as choices, or
+            # with the usage's forms as choices (each its words and arguments in order)
+            del mine[key]
             continue
         score.misses.append(f"{case.label}: positional {key} read but not defined")
     score.counts["positionals that exist:right"] += found
@@ -233,3 +236,9 @@ def report(score: Score) -> str:
     found, total = score.counts["options:matched"], score.counts["options:total"]
     lines.append(f"  {'options defined and found':48} {100 * found / max(1, total):5.1f}%  ({found}/{total})")
     return "\n".join(lines)
+
+
+def _form_words(pos: Any) -> set[str]:
+    """The first command word of each usage form a positional offers ("ship <name> move <x>":
+    ship), as docopt's truth names its commands."""
+    return {form.split()[0] for form in pos.choices if form}
