@@ -191,12 +191,18 @@ def _bare_heading(lines: list[str], i: int, first_option: int, last_heading: int
 
 def _option_and_heading_marks(lines: list[str]) -> tuple[int, int]:
     """(the index of the first indented option line, or past the end; the index of the last
-    heading, with a colon, in capitals or bare, or -1)."""
-    first_option = next((j for j, line in enumerate(lines) if indent_of(line) and FLAG_START.match(line.strip())),
-                        len(lines))
+    heading of options, with a colon, in capitals or bare, or -1)."""
+    first_option = next((j for j, line in enumerate(lines) if _is_option_line(line)), len(lines))
+    # Headings of options only: an "Examples:" or "Commands:" after the options says nothing of
+    # the words over them ("Count words in files" stays the program's about).
     last_heading = next((j for j in range(len(lines) - 1, -1, -1)
-                         if heading_title(lines[j]) is not None or _heading_shaped(lines, j)), -1)
+                         if _heading_shaped(lines, j) or (heading_title(lines[j]) is not None and j + 1 < len(lines)
+                                                          and _is_option_line(lines[j + 1]))), -1)
     return first_option, last_heading
+
+
+def _is_option_line(line: str) -> bool:
+    return bool(indent_of(line)) and FLAG_START.match(line.strip()) is not None
 
 
 def _heading_shaped(lines: list[str], i: int) -> bool:

@@ -193,8 +193,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 _read_option_group(inner, facts, values_here, clusters)
                 if "|" not in inner:
                     named_alone.update(w.split("=", 1)[0] for w in inner.split() if w.startswith("-"))
-                # "[-e PATTERN | -f FILE]..." repeats: each time either, so both at once.
-                elif (group := _exclusive_flags(inner)) is not None and not word.endswith("..."):
+                # "[-e PATTERN | -f FILE]..." (or "] ...") repeats: each time either, so both at once.
+                elif (group := _exclusive_flags(inner)) is not None and not word.endswith("...") \
+                        and not (k < len(words) and words[k].startswith("...")):
                     required = word[0] == "("
                     facts.exclusive[group] = facts.exclusive.get(group, 0) + required
                 continue

@@ -549,7 +549,9 @@ def test_option_groups_headed_without_a_colon_are_headings_not_the_programs_desc
     for text in ("Count words in files\n    -w, --words  count words\n",
                  "Usage: wc [-w] FILE\n\nCount words in files\n\n  -w, --words  count words\n",
                  "Usage: wc [-w] FILE\n\nCount words in files\n  -w, --words  count words\n",
-                 "usage: cc-opts [-v] FILE\n\nInspect compiler options\n  -v, --verbose  say more\n"):
+                 "usage: cc-opts [-v] FILE\n\nInspect compiler options\n  -v, --verbose  say more\n",
+                 # A heading after the options that heads no options says nothing of the words over them.
+                 "usage: wc [-w] FILE\n\nCount words in files\n  -w, --words  count words\n\nExamples:\n  wc -w a\n"):
         assert _describe(text).about in ("Count words in files", "Inspect compiler options"), text
 
 
@@ -616,8 +618,10 @@ def test_alternatives_that_repeat_that_another_form_gives_together_or_that_name_
     "-q|--quiet" (one option under two names, where no option list says so)."""
     repeated = _describe("usage: find [-e PATTERN | -f FILE]... [-i] FILE\n\n"
                          "  -e PATTERN  a pattern\n  -f FILE     patterns from FILE\n  -i          ignore case\n")
+    spaced = _describe("usage: find [-e PATTERN | -f FILE] ... [-i] FILE\n\n"
+                       "  -e PATTERN  a pattern\n  -f FILE     patterns from FILE\n  -i          ignore case\n")
     together = _describe("usage: merge [-a | -b] <file>\n       merge -a -b --both <file>\n\n"
                          "  -a      take ours\n  -b      take theirs\n  --both  take both\n")
     usage_only = _describe("usage: stash push [-p|--patch] [-q|--quiet] [-u|--include-untracked] [-m <message>]\n")
-    for desc in (repeated, together, usage_only):
+    for desc in (repeated, spaced, together, usage_only):
         assert [o.key for o in desc.options if o.exclusive_with or o.one_required] == [], desc.usage
