@@ -548,11 +548,18 @@ class Disclosure:
             # The session's promotions are forgotten when it closes.
             when_connection_closes(session, self._promoted.pop, key, None)
 
-        def listed_in_full_already(definition: ToolDefinition) -> bool:
-            return self._essential(definition) and self.may_find(principal, definition)
+        # Every listing shows the essential tools in full already (the built-ins, and a catalog one
+        # named essential to a caller that may search it), and a full listing every tool found but
+        # a catalog folder's: only a tool that being found lists in full takes a place among those
+        # found (the job tools found for "list the jobs" pushed two found tools out).
+        changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
 
-        # An essential tool is in every listing already: found, it takes no place among those found.
-        definitions = [definition for definition in definitions if not listed_in_full_already(definition)]
+        def listed_in_full_already(definition: ToolDefinition) -> bool:
+            return self.level_of(definition) is Level.ESSENTIAL or (
+                self._essential(definition) and self.may_find(principal, definition))
+
+        definitions = [definition for definition in definitions
+                       if self.level_of(definition) in changes_listing and not listed_in_full_already(definition)]
         added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
         # Most recently found last, the best of this search the most recent of all: each search
         # added every strong hit for good, and 200 searches listed 500 tools in full (92,000
@@ -566,10 +573,7 @@ class Disclosure:
             oldest = next(iter(promoted))
             dropped.append(oldest)
             del promoted[oldest]
-        # Every listing shows the essential tools in full already (a catalog one named essential
-        # too, to a caller that may search it), and a full listing every tool found but a
-        # catalog folder's: the session is told only of a listing that changed.
-        changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
+        # The session is told only of a listing that changed.
         current = self._catalog.current
         left = [entry.definition for name in dropped
                 if (entry := current.tools.get(name) or current.personal.get(principal.id, {}).get(name)) is not None]

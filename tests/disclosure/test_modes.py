@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -150,17 +151,24 @@ async def test_a_connected_folder_past_the_budget_is_named_by_search_tools_and_p
     assert "algorithm" in after["hashsum"].input_schema["properties"]  # found, so listed in full
 
 
+@asynccontextmanager
+async def search_first(data_dir: Path, changed: ListChanged | None, **disclosure: Any) -> AsyncIterator[Client]:
+    """The SDK's client of a search-first server of the bundled tools (``changed`` hears it)."""
+    settings = load_settings(None, data_dir=data_dir)
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"mode": "search-first", **disclosure})})
+    async with assemble(settings, watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client:
+        yield client
+
+
 async def test_a_session_lists_at_most_promoted_max_found_tools_the_one_found_longest_ago_leaving_first(
         shared_data_dir: Path) -> None:
     """Each search's strong hits joined the listing for good: 200 searches listed 500 tools in
     full, the size search-first is there to spare (an outside check's figures)."""
-    settings = load_settings(None, data_dir=shared_data_dir)
-    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
-        update={"mode": "search-first", "promoted_max": 2})})
     changed = ListChanged()
     with anyio.fail_after(WAIT_S):
-        async with assemble(settings, watch=False) as app, \
-                Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client:
+        async with search_first(shared_data_dir, changed, promoted_max=2) as client:
 
             async def found_then_listed(query: str) -> tuple[str, set[str]]:
                 seen = changed.count
@@ -179,18 +187,34 @@ async def test_a_session_lists_at_most_promoted_max_found_tools_the_one_found_lo
 
 
 async def test_an_essential_tool_found_takes_no_place_among_the_tools_found(shared_data_dir: Path) -> None:
-    settings = load_settings(None, data_dir=shared_data_dir)
-    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
-        update={"mode": "search-first", "promoted_max": 1, "essential": ["hashsum"]})})
     with anyio.fail_after(WAIT_S):
-        async with assemble(settings, watch=False) as app, \
-                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        async with search_first(shared_data_dir, None, promoted_max=1, essential=["hashsum"]) as client:
             found = [(await client.call_tool("search_tools", {"query": query, "limit": 1})).structured_content
                      for query in ("merge two JSON documents", "sha256 digest of a text")]
             tools = (await client.list_tools()).tools
     assert [answer["results"][0]["name"] for answer in found if answer] == ["jsonkit_merge", "hashsum"]
     # The essential hashsum, found second, did not push jsonkit_merge out of the one place.
     assert {"jsonkit_merge", "hashsum"} <= {tool.name for tool in tools if tool.input_schema.get("properties")}
+
+
+async def test_built_in_tools_found_take_no_place_among_the_tools_found_and_change_no_listing(
+        shared_data_dir: Path) -> None:
+    """They are listed in full anyway: "list the jobs" found the job tools, which pushed the
+    session's two found tools out of its listing, and told it so (an outside re-check's finding)."""
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with search_first(shared_data_dir, changed, promoted_max=2) as client:
+            for query in ("merge two JSON documents", "count the lines and words"):
+                seen = changed.count
+                await client.call_tool("search_tools", {"query": query, "limit": 1})
+                await changed.after(seen)
+            seen = changed.count
+            jobs = (await client.call_tool("search_tools", {"query": "list the jobs", "limit": 3})).structured_content
+            tools = (await client.list_tools()).tools
+    assert jobs is not None and {hit["name"] for hit in jobs["results"]} <= {"job_list", "job_cancel", "job_result",
+                                                                             "job_status", "job_wait"}
+    assert {"jsonkit_merge", "textkit_count"} <= {tool.name for tool in tools if tool.input_schema.get("properties")}
+    assert changed.count == seen
 
 
 class _Tool(Handler):
