@@ -642,5 +642,6 @@ class SearchIndex:
 
 def _written_as_a_name(word: str) -> bool:
     """A word only a name is written as: with '_', '-' or a digit (jsonkit_fmt, sha256), or in
-    camelCase (weatherAlerts); not a plain word, whatever its case (weather, Weather, JSON)."""
-    return not word.isalpha() or any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
+    camelCase (weatherAlerts, JSONPath); not a plain word, whatever its case (weather, Weather, JSON)."""
+    return not word.isalpha() or any(a.islower() and b.isupper() for a, b in itertools.pairwise(word)) \
+        or any(a.isupper() and b.isupper() and c.islower() for a, b, c in zip(word, word[1:], word[2:], strict=False))

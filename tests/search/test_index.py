@@ -309,3 +309,6 @@ def test_a_plain_word_that_is_a_tools_name_finds_that_tool_first_and_its_neighbo
     camel = index_of([*CATALOG, tool("weatherAlerts", "Severe weather alerts for a region."),
                       tool("weatherAlertsHistory", "Past weather alerts for a region.")])
     assert names(camel, "weatherAlerts") == ["weatherAlerts"]  # camelCase is a name written as one too
+    path = index_of([*CATALOG, tool("JSONPath", "Query a JSON document with a JSONPath expression."),
+                     tool("json_query", "Query a JSON document.")])
+    assert names(path, "JSONPath") == ["JSONPath"]  # capitals then a capitalised word: camelCase too
