@@ -105,7 +105,9 @@ class ToolSchema(NamedTuple):
             argv.extend(_render_option(param, value))
             open_list = open_list or param.kind == "list"
         dashes_asked = any(p.after_dashes and arguments.get(p.name) not in (None, []) for p in self.params)
-        if positionals and (open_list or dashes_asked or any(p.startswith("-") for p in positionals)):
+        # Not before a usage form's words: docopt takes "--" only where its usage writes it, and a
+        # value starting with "-" in a form's place is read as that argument (it is no option there).
+        if positionals and not by_form and (open_list or dashes_asked or any(p.startswith("-") for p in positionals)):
             argv.append("--")
         whole = Argv([*leading, *argv, *positionals])
         whole.leading = len(leading)

@@ -285,9 +285,9 @@ _FORM_CHOICE = compiled(r"\(([a-z][a-z0-9_-]*(?:\s*\|\s*[a-z][a-z0-9_-]*)+)\)")
 def usage_forms(alternatives: list[str], arguments: set[str]) -> tuple[str, ...]:
     """docopt's usage forms as templates of command words and arguments ("ship <name> move <x>
     <y>"), options left out (they are properties of their own), a choice of words written out
-    as one form each ("mine (set|remove) <x>": "mine set <x>", "mine remove <x>"). Only forms of
-    a command word first; () when a form holds anything else (nested groups): the words alone
-    are offered then. ``arguments``: the positionals' keys, which every <name> must be."""
+    as one form each ("mine (set|remove) <x>": "mine set <x>", "mine remove <x>"), a form of
+    arguments alone too ("<file>"); () when a form holds anything else (nested groups): the
+    words alone are offered then. ``arguments``: the positionals' keys, which every <name> must be."""
     forms: list[str] = []
     for alternative in alternatives:
         words = tokens_of(alternative.replace("…", "..."))[1:]  # the program's name first
@@ -305,9 +305,9 @@ def usage_forms(alternatives: list[str], arguments: set[str]) -> tuple[str, ...]
                 kept = [form + [word] for form in kept]
             else:
                 return ()
-        for form in kept:
-            if form and FORM_WORD.fullmatch(form[0]):
-                forms.append(" ".join(form))
+        # A form of arguments alone ("<file>", "<repo> clone to <dir>") is one too: the program's
+        # main form beside its commands; one of options alone ("-h | --help") is not.
+        forms.extend(" ".join(form) for form in kept if form)
     return tuple(dict.fromkeys(forms))
 
 

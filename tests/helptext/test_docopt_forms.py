@@ -73,3 +73,28 @@ def test_a_form_missing_an_argument_or_given_one_it_does_not_take_is_refused_nam
         schema.to_argv({"command": "ship shoot <x> <y>", "x": "1"})
     with pytest.raises(ValueError, match="'name' is not an argument of the form 'ship shoot <x> <y>'"):
         schema.to_argv({"command": "ship shoot <x> <y>", "x": "1", "y": "2", "name": ["Guardian"]})
+
+
+MAIN = """Mix files.
+
+Usage:
+  mx [options] <a> <b>
+  mx <repo> clone to <dir>
+  mx serve <port>
+  mx -h | --help
+
+Options:
+  -h --help   Show this screen.
+  -q          Say less.
+"""
+
+
+def test_forms_of_arguments_alone_are_choices_and_a_value_starting_with_a_dash_keeps_its_place() -> None:
+    """An outside check's findings: the program's main form ("<a> <b>", no command word) could
+    not be chosen, and a value starting with "-" put "--" before the form's words, which docopt
+    refuses where its usage does not write it."""
+    assert forms_of(MAIN) == ("<a> <b>", "<repo> clone to <dir>", "serve <port>")
+    read = read_by_docopt(MAIN, {"command": "<a> <b>", "a": "x", "b": "-5", "q": True})
+    assert (read["<a>"], read["<b>"], read["-q"], read["serve"]) == ("x", "-5", True, False)
+    read = read_by_docopt(NAVAL_FATE, {"command": "ship shoot <x> <y>", "x": "-3", "y": "4"})
+    assert (read["shoot"], read["<x>"], read["<y>"]) == (True, "-3", "4")
