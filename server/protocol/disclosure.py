@@ -506,18 +506,11 @@ class Disclosure:
         async with self._filling:  # a burst of first searches fills it once
             if self._index_filled:
                 return
-            filled_from = dict(self._catalog.current.keyed())
+            filled_from = self._catalog.current
             await anyio.to_thread.run_sync(lambda: self.index.put_many(
-                (key, redacted(entry.definition)) for key, entry in filled_from.items()))
+                (key, redacted(entry.definition)) for key, entry in filled_from.keyed().items()))
             current = self._catalog.current
-            now = current.keyed()
-            for key in filled_from.keys() - now.keys():
-                self.index.remove(key)
-            shown = self._shown_for(current)
-            for key, entry in now.items():
-                was = filled_from.get(key)
-                if was is None or (was.definition is not entry.definition and was.definition != entry.definition):
-                    self.index.put(shown(entry.definition), key)
+            self._follow_in_index(current, filled_from.diff(current))
             self._index_filled = True
 
     async def _embed_off_loop(self) -> None:
@@ -573,12 +566,13 @@ class Disclosure:
             oldest = next(iter(promoted))
             dropped.append(oldest)
             del promoted[oldest]
-        # The session is told only of a listing that changed.
+        # The session is told only of a listing that changed: a tool added is one being found
+        # lists in full (the filter above), a tool that left is checked as it stands now.
         current = self._catalog.current
         left = [entry.definition for name in dropped
                 if (entry := current.tools.get(name) or current.personal.get(principal.id, {}).get(name)) is not None]
-        if any(self.level_of(definition) in changes_listing and not listed_in_full_already(definition)
-               for definition in (*added, *left)):
+        if added or any(self.level_of(definition) in changes_listing and not listed_in_full_already(definition)
+                        for definition in left):
             try:
                 await session.send_tool_list_changed()
             except Exception:  # the caller still has the schemas in the search result
@@ -632,18 +626,22 @@ class Disclosure:
                 self._catalog_keys[key] = entry.definition
             else:
                 self._catalog_keys.pop(key, None)
-        # The change names tools by their ``Catalog.keyed`` keys, as the index keeps them (not
-        # filled yet, the first search fills it from the catalog of its time).
-        if self._index_filled:
-            for key in change.removed:
-                self.index.remove(key)
-            for key in (*change.added, *change.changed):
-                entry = catalog.by_key(key)
-                if entry is not None:
-                    self.index.put(self._shown_for(catalog)(entry.definition), key)
+        if self._index_filled:  # not filled yet, the first search fills it from the catalog of its time
+            self._follow_in_index(catalog, change)
         # A file moved to another folder is a change of the tool's key, not a removal.
         if (change.removed or change.changed) and self._promoted:
             self._forget_gone(catalog, {split_key(key)[0] for key in (*change.removed, *change.changed)})
+
+    def _follow_in_index(self, catalog: Catalog, change: CatalogChange) -> None:
+        """The index, one tool at a time: the change names tools by their ``Catalog.keyed`` keys,
+        as the index keeps them."""
+        for key in change.removed:
+            self.index.remove(key)
+        shown = self._shown_for(catalog)
+        for key in (*change.added, *change.changed):
+            entry = catalog.by_key(key)
+            if entry is not None:
+                self.index.put(shown(entry.definition), key)
 
     def _forget_gone(self, catalog: Catalog, names: set[str]) -> None:
         """Drops the promotions of tools no longer served from the file they were found in: a
