@@ -128,8 +128,9 @@ _FORM_TEXT = ("The usage form to run, as the program's usage writes it: its word
 
 
 def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[OptionSpec]:
-    """Options the usage writes as alternatives of one group ("[-a | --interactive | --patch]")
-    exclude each other; of a required group ("(--moored | --drifting)") one must be given."""
+    """Options the usage writes as alternatives of one group ("[-a | --interactive | --patch]"),
+    each with the others of its groups, and whether a group is one the usage requires
+    ("(--moored | --drifting)"): what their descriptions say (the program decides the call)."""
     key_of = {name: option.key for option in options for name in (option.long, option.short) if name}
     excluded: dict[str, dict[str, None]] = {}
     one_required: set[str] = set()

@@ -46,8 +46,8 @@ class OptionSpec(NamedTuple):
     # An option of the program itself offered on a subcommand's tool: it goes before the
     # subcommand ("prog --config x sub"), as argparse, click, urfave and argh take it.
     before_command: bool = False
-    # The options it may not be given with (by ``key``): alternatives of one group in the usage
-    # ("[-v | -q]"); ``one_required``: one option of the group must be given ("(-a | -b)").
+    # The options the usage offers as its alternatives (by ``key``), in a group ("[-v | -q]");
+    # ``one_required``: the usage asks for one option of the group ("(-a | -b)").
     exclusive_with: tuple[str, ...] = ()
     one_required: bool = False
 
