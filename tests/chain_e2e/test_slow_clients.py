@@ -8,6 +8,7 @@ slow attacker on a busy machine only takes longer."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -69,24 +70,27 @@ async def served_in_a_process(config: Path, data_dir: Path) -> AsyncIterator[str
         stderr = process.stderr
         ready = anyio.Event()
         address: list[str] = []
+        seen: list[str] = []
 
         async def read_log() -> None:
-            seen = ""
             async for chunk in TextReceiveStream(stderr):
-                seen += chunk
-                found = re.search(r"serving MCP on (http://127\.0\.0\.1:\d+)/mcp", seen)
+                seen.append(chunk)
+                found = re.search(r"serving MCP on (http://127\.0\.0\.1:\d+)/mcp", "".join(seen))
                 if found and not ready.is_set():
                     address.append(found.group(1))
                     ready.set()
+            ready.set()  # the server ended (its stderr closed) before it served: said below, with its log
 
         async with anyio.create_task_group() as group:
             group.start_soon(read_log)
             try:
                 with anyio.fail_after(60):
                     await ready.wait()
+                assert address, f"the server ended before it served (status {await process.wait()}):\n{''.join(seen)}"
                 yield address[0]
             finally:
-                process.send_signal(signal.SIGINT)
+                with contextlib.suppress(ProcessLookupError):  # it ended already
+                    process.send_signal(signal.SIGINT)
                 with anyio.fail_after(30):
                     await process.wait()
 
