@@ -35,7 +35,11 @@ _CJK = (
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
     "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 )
-_RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+# Pictographs (emoji, dingbats, the technical and miscellaneous symbols): each one a term of its
+# own ("🎉" finds a tool described with it). Not the skin-tone modifiers (U+1F3FB-U+1F3FF), which
+# only change the one before them; variation selectors and joiners are no word characters anyway.
+_PICTOGRAPHS = "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
+_RUN = re.compile(rf"([{_CJK}]+)|([{_PICTOGRAPHS}])|([^\W_{_CJK}]+)")
 # Where an identifier's words meet: before an upper-case letter that starts a lower-case
 # word, after a run of capitals, and between letters and digits (but see ``split_identifier``).
 _IDENTIFIER_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -141,9 +145,11 @@ def tokenize(text: str) -> list[str]:
         # character: "me\u0301te\u0301o" would be three words.
         text = unicodedata.normalize("NFC", text)
     terms: list[str] = []
-    for cjk, word in _RUN.findall(text):
+    for cjk, pictograph, word in _RUN.findall(text):
         if cjk:
             terms.extend(cjk_terms(cjk))
+        elif pictograph:
+            terms.append(pictograph)
         else:
             terms.extend(_word_terms(word))
     return terms

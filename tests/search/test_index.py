@@ -65,6 +65,13 @@ def test_a_chinese_query_finds_the_tool_described_in_chinese() -> None:
     assert names(index_of(), "如何压缩文件")[0] == "zip_compress"
 
 
+def test_an_emoji_finds_the_tool_described_with_it() -> None:
+    index = index_of([*CATALOG, tool("party_planner", "🎉 Plan a party: guests, food and music.", date="🗓️ The day")])
+    assert names(index, "🎉") == ["party_planner"]
+    assert names(index, "🗓")[:1] == ["party_planner"]  # a parameter's, without its variation selector
+    assert index.search("🦄", 5).no_match  # a pictograph no tool has is no match, not any tool
+
+
 def test_an_exact_name_comes_first_with_the_top_score_in_any_case_or_inside_a_sentence() -> None:
     index = index_of()
     # "weather forecast" alone would rank both weather tools; the name decides.

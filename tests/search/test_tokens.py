@@ -69,3 +69,9 @@ def test_an_accent_written_as_a_mark_after_its_letter_is_read_as_the_letter_with
 def test_latin_letters_with_a_stroke_or_a_ligature_are_read_plainly_too() -> None:
     # One such letter kept the whole word, its other accents included, as it was.
     assert tokenize("Łódź Smørrebrød œuvre") == ["lodz", "smorrebrod", "oeuvre"]
+
+
+def test_each_pictograph_is_a_term_of_its_own_and_a_skin_tone_leaves_the_one_it_changes() -> None:
+    # Emoji are no word characters: "🎉" alone was no term at all, and found nothing.
+    assert tokenize("Party 🎉planner 🎂🎉 👍🏽 ☀️ sunny") == ["party", "🎉", "planner", "🎂", "🎉", "👍", "☀", "sunny"]
+    assert tokenize("👨‍👩‍👧") == ["👨", "👩", "👧"]  # a family joined by zero-width joiners
