@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from toolbay.search import semantic as semantic_model
 from toolbay.search.documents import FIELDS, field_terms
 from toolbay.search.query import clauses, name_candidates
-from toolbay.search.tokens import stems, tokenize
+from toolbay.search.tokens import is_pictograph, stems, tokenize
 from toolbay.words import ToolDefinition
 
 if TYPE_CHECKING:
@@ -507,8 +507,9 @@ class SearchIndex:
         scores = score(whole_vector)
         ceiling = float(whole_vector @ highest)
         # Words no tool has count too, as rare as can be: a query that only one of its
-        # eight words matches is mostly not about that tool.
-        unknown = sum(1 for term in whole if term not in row_of)
+        # eight words matches is mostly not about that tool. Not an emoji no tool has: it
+        # decorates a request ("weather in Paris 🌧️🌧️") rather than asking for something.
+        unknown = sum(1 for term in whole if term not in row_of and not is_pictograph(term))
         total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
         known_share = float(whole_vector.sum()) / total if total > 0 else 0.0
         if self.clause_weight > 0:

@@ -40,6 +40,7 @@ _CJK = (
 # only change the one before them; variation selectors and joiners are no word characters anyway.
 _PICTOGRAPHS = "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
 _RUN = re.compile(rf"([{_CJK}]+)|([{_PICTOGRAPHS}])|([^\W_{_CJK}]+)")
+_PICTOGRAPH = re.compile(rf"[{_PICTOGRAPHS}]")
 # Where an identifier's words meet: before an upper-case letter that starts a lower-case
 # word, after a run of capitals, and between letters and digits (but see ``split_identifier``).
 _IDENTIFIER_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -136,6 +137,11 @@ def _word_terms(word: str) -> tuple[str, ...]:
         word = without_accents(word)
     terms = [singular(part) for part in split_identifier(word) if part not in STOP_WORDS]
     return tuple(terms)
+
+
+def is_pictograph(term: str) -> bool:
+    """Whether ``term`` is an emoji (or another pictograph), which ``tokenize`` makes a term alone."""
+    return len(term) == 1 and _PICTOGRAPH.match(term) is not None
 
 
 def tokenize(text: str) -> list[str]:
