@@ -150,7 +150,11 @@ async def _assembled(
         principal = caller_of(context)
         before = keeper.catalog.current
         # Asked for: a module skipped for an import that failed is tried again, whatever the cache says.
-        change = await keeper.rescan(retry_skipped_modules=True)
+        # A file whose describing takes longer than a client's start is given (a module's import
+        # that hangs to its limit, a large module compiling) goes on in the background and is
+        # announced when it is done, as at start, rather than holding the call.
+        change = await keeper.rescan(retry_skipped_modules=True, slow_files_later=True,
+                                     patience_s=settings.discovery.start_wait_s)
         after = keeper.catalog.current
 
         def knows(key: str, catalog: Catalog) -> bool:
@@ -178,6 +182,7 @@ async def _assembled(
                 + (" (its last good version is served meanwhile)"
                    if skipped.path in served and "still served" not in skipped.reason else "")
                 for skipped in after.skipped]
+            seen["still_describing"] = [Path(path).name for path in keeper.still_describing]
         return seen
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:

@@ -68,6 +68,8 @@ class CatalogKeeper:
         self._background: anyio.abc.TaskGroup | None = None
         self._in_flight: set[tuple[str, str | None]] = set()
         self._late: dict[tuple[str, str | None], FileOutcome] = {}
+        # Set, and made anew, when a file described late is in ``_late`` or background describing ends.
+        self._late_news = anyio.Event()
         self._helper_files: tuple[dict[str, FileOutcome], frozenset[Path]] = ({}, frozenset())
         # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
         self._file_filter = file_filter
@@ -134,6 +136,7 @@ class CatalogKeeper:
         published: Callable[[], None] | None = None,
         retry_skipped_modules: bool = False,
         slow_files_later: bool = False,
+        patience_s: float | None = None,
     ) -> CatalogChange:
         """Brings the catalog in line with the extension folders and the role files.
 
@@ -146,8 +149,11 @@ class CatalogKeeper:
         uncached (an import that failed may work now: a file it needed, a service it reached).
         ``slow_files_later`` (hot reload): files not described within ``SLOW_FILE_S`` go on being
         described in the background, the rescan ends without them (a changed file keeps its last
-        version meanwhile), and another rescan takes them in when they are done. So one module
-        whose import hangs to its time limit holds back no other file dropped beside it or after.
+        version meanwhile; ``still_describing`` names them), and another rescan takes them in
+        when they are done. So one module whose import hangs to its time limit holds back no
+        other file dropped beside it or after. ``patience_s`` (``refresh_tools``, with
+        ``slow_files_later``): waits that long instead, for files an earlier rescan left being
+        described too, so that a refresh brings the catalog in line unless a file takes longer.
         """
         async with self._rescan_lock:
             previous_files = self._files
@@ -161,6 +167,12 @@ class CatalogKeeper:
                     if outcome.skipped is not None and path.endswith(".py") and on_disk is not None:
                         del current[path]
                         hashes = {**hashes, path: on_disk}  # known, so described without the cache
+            if slow_files_later:
+                # Described late for an earlier rescan though unchanged on disk (a skipped module
+                # retried by refresh_tools): the survey kept its old outcome; the late one replaces it.
+                for path, digest in list(self._late):
+                    if path in current and hashes.get(path) == digest:
+                        del current[path]
             # The bundled tools first: they must be in a client's first listing, and the files
             # described first take the worker threads first.
             to_describe = sorted((path for path in paths if path not in current),
@@ -185,7 +197,9 @@ class CatalogKeeper:
                     await self.discovery.describe_files(to_describe, on_done=done, uncached=hashes)
 
                 if slow_files_later and self._background is not None:
-                    await self._describe_meanwhile(to_describe, hashes, done)
+                    await self._describe_meanwhile(to_describe, hashes, done,
+                                                   SLOW_FILE_S if patience_s is None else patience_s,
+                                                   wait_for_others=patience_s is not None)
                     # Those still being described: their last version, if any, meanwhile.
                     described.update({path: previous_files[path] for path in to_describe
                                       if path not in described and path in previous_files})
@@ -241,21 +255,33 @@ class CatalogKeeper:
             await anyio.to_thread.run_sync(give_back_freed_memory)
         return change
 
+    @property
+    def still_describing(self) -> list[str]:
+        """The files a rescan left to be described in the background, still being described."""
+        return sorted({path for path, _ in self._in_flight})
+
     async def _describe_meanwhile(self, paths: list[str], hashes: Mapping[str, str],
-                                  done: Callable[[FileOutcome], None]) -> None:
+                                  done: Callable[[FileOutcome], None], wait_s: float, *,
+                                  wait_for_others: bool) -> None:
         """Describes ``paths`` in the background, telling ``done`` of each described within
-        ``SLOW_FILE_S`` and of each that earlier background describing left for this rescan
-        (``_late``). A file still being described is not started again."""
+        ``wait_s`` and of each that earlier background describing left for this rescan
+        (``_late``). A file still being described by an earlier rescan is not started again;
+        with ``wait_for_others`` it is waited for within ``wait_s`` too; otherwise, or if it
+        takes longer, the rescan that follows its describing takes it in."""
         fresh: list[str] = []
+        elsewhere: list[tuple[str, str | None]] = []
         for path in paths:
             key = (path, hashes.get(path))
             if key in self._late:
                 done(self._late.pop(key))
-            elif key not in self._in_flight:
+            elif key in self._in_flight:
+                if wait_for_others:
+                    elsewhere.append(key)
+            else:
                 fresh.append(path)
         for key in [key for key in self._late if key[0] in paths]:  # superseded by a newer version
             await _release(self._late.pop(key))
-        if not fresh:
+        if not fresh and not elsewhere:
             return
         ended = anyio.Event()
         keys = [(path, hashes.get(path)) for path in fresh]
@@ -265,8 +291,10 @@ class CatalogKeeper:
 
         def each_done(outcome: FileOutcome) -> None:
             nonlocal in_time
+            self._in_flight.discard((outcome.path, hashes.get(outcome.path)))  # done: not "still being described"
             if late:
                 self._late[(outcome.path, hashes.get(outcome.path))] = outcome
+                self._tell_late_news()
             else:
                 in_time += 1
                 done(outcome)
@@ -277,20 +305,36 @@ class CatalogKeeper:
             finally:
                 self._in_flight.difference_update(keys)
                 ended.set()
+                self._tell_late_news()
             if late:
                 try:
                     await self.rescan(slow_files_later=True)
                 except Exception:  # the server must outlive any bad file or rescan fault
                     logger.exception("taking in the files described late failed; the next change retries")
 
-        assert self._background is not None
-        self._background.start_soon(describe_then_rescan)
-        with anyio.move_on_after(SLOW_FILE_S):
-            await ended.wait()
+        def waiting() -> bool:
+            # Taken as they come: those of an earlier rescan are in ``_late`` once described.
+            for key in [key for key in elsewhere if key in self._late]:
+                elsewhere.remove(key)
+                done(self._late.pop(key))
+            return not ended.is_set() or any(key in self._in_flight for key in elsewhere)
+
+        if fresh:
+            assert self._background is not None
+            self._background.start_soon(describe_then_rescan)
+        else:
+            ended.set()
+        with anyio.move_on_after(wait_s):
+            while waiting():
+                await self._late_news.wait()  # told when this describing ends, as when others' do
         late = not ended.is_set()
         if late:
             logger.info("%d of %d changed files are still being described; served when they are",
                         len(fresh) - in_time, len(fresh))
+
+    def _tell_late_news(self) -> None:
+        self._late_news.set()
+        self._late_news = anyio.Event()
 
     def _read_folders(
         self, previous: dict[str, FileOutcome]

@@ -320,6 +320,70 @@ async def test_a_module_whose_import_hangs_holds_back_no_other_file_dropped_besi
         assert (await call(app, "quick")).text == "quick"
 
 
+async def test_refresh_tools_answers_while_a_modules_import_hangs_and_the_module_is_announced_when_done(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """refresh_tools waited for every file it described: a module hanging at import held the
+    call to its limit ([python] describe_timeout_s, up to ten minutes). It waits as long as a
+    client's start is given ([discovery] start_wait_s), says what is still being described, and
+    the module is announced when it is done, as after a start."""
+    settings = make_settings(python={"describe_timeout_s": 300}, discovery={"start_wait_s": 2})
+    async with assemble(settings, watch=False) as app:
+        # Another text than the hot-reload test's, whose description the shared cache may hold.
+        (python_dir / "hangs.py").write_text(HANGS_AT_IMPORT + "# refreshed\n", encoding="utf-8")
+        (python_dir / "quick.py").write_text(
+            "def get_tool_schemas():\n    return [{'name': 'quick', 'description': 'q', "
+            "'input_schema': {'type': 'object'}}]\n\n\ndef quick():\n    return 'quick'\n", encoding="utf-8")
+        with anyio.fail_after(60):  # a guard only: without the change the call waits on the import for ever
+            answer = await call(app, "refresh_tools")
+        # (The fixture's other modules may be named too, if the machine is slow to describe them.)
+        assert "hangs.py" in answer.structured["still_describing"]
+        # A file described beside it in time is served, not named as still being described.
+        assert not ("quick" in answer.structured["added"] and "quick.py" in answer.structured["still_describing"])
+        assert "Still being described: " in answer.text and "hangs.py" in answer.text
+        assert app.catalog.current.get("hangs") is None
+        again = await call(app, "refresh_tools")
+        assert "hangs.py" in again.structured["still_describing"]
+        (python_dir / "go.flag").write_text("", encoding="utf-8")
+        await until(app, lambda catalog: catalog.get("hangs") is not None)
+        assert (await call(app, "hangs")).text == "at last"
+        assert "hangs.py" not in (await call(app, "refresh_tools")).structured.get("still_describing", [])
+
+
+FAILS_THEN_HANGS = '''
+import os, time
+
+here = os.path.dirname(os.path.abspath(__file__))
+if os.path.exists(os.path.join(here, "FAIL")):
+    raise ImportError("the service it needs is not up yet")
+while not os.path.exists(os.path.join(here, "go.flag")):
+    time.sleep(0.02)
+TOOL = {"name": "late_up", "description": "u", "input_schema": {"type": "object"}}
+get_tool_schemas = lambda: [TOOL]  # noqa: E731
+late_up = lambda: "up at last"  # noqa: E731
+'''
+
+
+async def test_a_skipped_module_refresh_tools_tries_again_is_served_when_its_slow_import_ends(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """The file is unchanged, so the rescan after its late describing kept the skipped outcome
+    the survey found and dropped the good one: the module stayed skipped until the file changed."""
+    (python_dir / "FAIL").touch()
+    (python_dir / "late.py").write_text(FAILS_THEN_HANGS, encoding="utf-8")
+    settings = make_settings(python={"describe_timeout_s": 300}, discovery={"start_wait_s": 0.5})
+    async with assemble(settings, watch=False) as app:
+        assert any("not up yet" in skipped.reason for skipped in app.skipped_files)
+        (python_dir / "FAIL").unlink()
+        with anyio.fail_after(60):
+            answer = await call(app, "refresh_tools")
+        assert "late.py" in answer.structured["still_describing"]
+        (python_dir / "go.flag").write_text("", encoding="utf-8")
+        await until(app, lambda catalog: catalog.get("late_up") is not None)
+        assert (await call(app, "late_up")).text == "up at last"
+        assert not any(skipped.path.endswith("late.py") for skipped in app.skipped_files)
+
+
 async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
     started = await call(pyapp, "slow_nap", {"seconds": 600}, follow_jobs=False)
     job_id = started.structured["job_id"]
