@@ -350,18 +350,13 @@ async def test_refresh_tools_answers_while_a_modules_import_hangs_and_the_module
         assert "hangs.py" not in (await call(app, "refresh_tools")).structured.get("still_describing", [])
 
 
+# Fails to import while FAIL is there, then hangs at import until go.flag is.
 FAILS_THEN_HANGS = '''
-import os, time
+import os
 
-here = os.path.dirname(os.path.abspath(__file__))
-if os.path.exists(os.path.join(here, "FAIL")):
+if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "FAIL")):
     raise ImportError("the service it needs is not up yet")
-while not os.path.exists(os.path.join(here, "go.flag")):
-    time.sleep(0.02)
-TOOL = {"name": "late_up", "description": "u", "input_schema": {"type": "object"}}
-get_tool_schemas = lambda: [TOOL]  # noqa: E731
-late_up = lambda: "up at last"  # noqa: E731
-'''
+''' + HANGS_AT_IMPORT
 
 
 async def test_a_skipped_module_refresh_tools_tries_again_is_served_when_its_slow_import_ends(
@@ -370,18 +365,18 @@ async def test_a_skipped_module_refresh_tools_tries_again_is_served_when_its_slo
     """The file is unchanged, so the rescan after its late describing kept the skipped outcome
     the survey found and dropped the good one: the module stayed skipped until the file changed."""
     (python_dir / "FAIL").touch()
-    (python_dir / "late.py").write_text(FAILS_THEN_HANGS, encoding="utf-8")
+    (python_dir / "hangs.py").write_text(FAILS_THEN_HANGS, encoding="utf-8")
     settings = make_settings(python={"describe_timeout_s": 300}, discovery={"start_wait_s": 0.5})
     async with assemble(settings, watch=False) as app:
         assert any("not up yet" in skipped.reason for skipped in app.skipped_files)
         (python_dir / "FAIL").unlink()
         with anyio.fail_after(60):
             answer = await call(app, "refresh_tools")
-        assert "late.py" in answer.structured["still_describing"]
+        assert "hangs.py" in answer.structured["still_describing"]
         (python_dir / "go.flag").write_text("", encoding="utf-8")
-        await until(app, lambda catalog: catalog.get("late_up") is not None)
-        assert (await call(app, "late_up")).text == "up at last"
-        assert not any(skipped.path.endswith("late.py") for skipped in app.skipped_files)
+        await until(app, lambda catalog: catalog.get("hangs") is not None)
+        assert (await call(app, "hangs")).text == "at last"
+        assert not any(skipped.path.endswith("hangs.py") for skipped in app.skipped_files)
 
 
 async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pyapp: Toolbay) -> None:
