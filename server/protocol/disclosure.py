@@ -547,12 +547,13 @@ class Disclosure:
         # found (the job tools found for "list the jobs" pushed two found tools out).
         changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
 
-        def listed_in_full_already(definition: ToolDefinition) -> bool:
-            return self.level_of(definition) is Level.ESSENTIAL or (
+        def found_lists_in_full(definition: ToolDefinition) -> bool:
+            # An ESSENTIAL tool is never among ``changes_listing``; a catalog one named essential is
+            # CATALOG, listed in full already to a caller that may search its folder.
+            return self.level_of(definition) in changes_listing and not (
                 self._essential(definition) and self.may_find(principal, definition))
 
-        definitions = [definition for definition in definitions
-                       if self.level_of(definition) in changes_listing and not listed_in_full_already(definition)]
+        definitions = [definition for definition in definitions if found_lists_in_full(definition)]
         added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
         # Most recently found last, the best of this search the most recent of all: each search
         # added every strong hit for good, and 200 searches listed 500 tools in full (92,000
@@ -571,8 +572,7 @@ class Disclosure:
         current = self._catalog.current
         left = [entry.definition for name in dropped
                 if (entry := current.tools.get(name) or current.personal.get(principal.id, {}).get(name)) is not None]
-        if added or any(self.level_of(definition) in changes_listing and not listed_in_full_already(definition)
-                        for definition in left):
+        if added or any(found_lists_in_full(definition) for definition in left):
             try:
                 await session.send_tool_list_changed()
             except Exception:  # the caller still has the schemas in the search result
