@@ -95,14 +95,14 @@ class Compiler:
                 # Winch leaves the trampolines between host and guest to Cranelift: one for each
                 # function a table can reach, thousands in a Go program. Each runs once per call
                 # into the guest and gains nothing from optimising, which was a tenth of the
-                # baseline's compile time (1.50 -> 1.35 s of CPU on the 7 MB Go tool). Their
+                # baseline's compile time (1.50 -> 1.35 s of CPU on the Go tool, 7 MB then). Their
                 # registers are allocated in one pass too: 1.07 -> 0.93 s (it does not touch
                 # Winch's own code).
                 config.cranelift_opt_level = "none"
                 set_register_allocator(config, "single_pass")
                 # No .eh_frame for native unwinders (profilers, debuggers): wasmtime's own traps
                 # and backtraces do without it, and the baseline's code lives only until the
-                # optimised code replaces it (the 7 MB Go tool: 0.79 -> 0.72 s of CPU).
+                # optimised code replaces it (the Go tool, 7 MB then: 0.79 -> 0.72 s of CPU).
                 config.native_unwind_info = False
             if pooled:
                 use_pooling_allocator(config, instances=pool_slots, max_memory_bytes=MAX_GUEST_MEMORY_BYTES,

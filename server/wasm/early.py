@@ -1,7 +1,7 @@
 """Compiling modules before the runtime asks for them, on a thread of their own.
 
 On a first start every WebAssembly tool is compiled before its help can be read, and the
-largest (the bundled 7 MB Go tool) is most of the wait. ``serve`` starts those compiles as
+largest (the bundled Go tool, 4.9 MB) is most of the wait. ``serve`` starts those compiles as
 soon as it has forked, while the server's own modules are still being imported: wasmtime
 compiles outside Python's lock, so the two overlap. The runtime (``WasmRuntime.load``) then
 takes a module compiled here instead of compiling it again.

@@ -182,7 +182,7 @@ class WasmRuntime:
             check_interface(path, module)
             # Code the optimiser is to replace is written to the cache on its thread, before it
             # optimises, rather than here: a first start's help runs would wait for it (80 to
-            # 100 ms of CPU for the 22 MB of baseline code of the 7 MB Go tool).
+            # 100 ms of CPU for the 22 MB of baseline code of the Go tool, 7 MB then).
             unsaved = self._optimiser is not None and compiler is not self.optimising
             if not unsaved:
                 self._store(sha256, compiler, module)
