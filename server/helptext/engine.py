@@ -91,6 +91,8 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options = [_usage_option(flag, raw) for flag, raw in facts.option_values.items()]
     elif values_here:
         options = [_valued_from_usage(o, facts) for o in options]
+    else:
+        options = [_choices_from_usage(o, facts) for o in options]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
     if facts.exclusive and listed:
@@ -548,14 +550,27 @@ def _valued_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
 
 
 def _with_usage_value(opt: OptionSpec, raw: str) -> OptionSpec:
+    optional = raw.startswith("[") and raw.endswith("]") and not raw.startswith("[{")  # "--color[=WHEN]"
+    raw = raw[1:-1] if optional else raw
     equals = raw.startswith("=")
     raw = raw.removeprefix("=")
     value_name = strip_brackets(raw.removesuffix("...")) or None
     choices = value_choices(raw) if raw.startswith("{") else ()
     kind = "enum" if choices else value_type(value_name, raw)
     return opt._replace(takes_value=True, value_name=value_name, type=kind, choices=choices,  # type: ignore[arg-type]
-                        repeatable=opt.repeatable or raw.endswith("..."),
-                        value_spaced=opt.long is not None and not equals)
+                        repeatable=opt.repeatable or raw.endswith("..."), value_optional=optional,
+                        value_spaced=opt.long is not None and not equals and not optional)
+
+
+def _choices_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
+    """A listed option whose entry names no choices, where the usage writes them as its value
+    ("[-s {name|size|time}]" beside "-s, --sort WORD")."""
+    if not opt.takes_value or opt.choices:
+        return opt
+    raw = next((facts.option_values[name] for name in (opt.long, opt.short) if name in facts.option_values), None)
+    raw = (raw or "").removeprefix("=")
+    choices = value_choices(raw) if raw.startswith("{") else ()
+    return opt._replace(choices=choices, type="enum") if choices else opt
 
 
 def _require_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:

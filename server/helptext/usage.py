@@ -176,27 +176,30 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             break  # what follows belongs to the subcommand
         if word.startswith("-") and len(word) > 1:
             leading = False
-            name = word.split("=")[0].rstrip(".")
+            flag, written = _flag_and_value(word.rstrip("."))
+            name = flag or word.split("=")[0].rstrip(".")
             flags.add(name)
             named_alone.add(name)
-            value = "=" + word.split("=", 1)[1] if "=" in word else None  # "=" kept: how to pass it
+            # "=" kept: how to pass it; "[=WHEN]": a value it may go without
+            value = written if flag else "=" + word.split("=", 1)[1] if "=" in word else None
             if value is None and k < len(words) and (
                     name in value_flags or (values_here and _shown_value(words[k]))):
                 value = words[k]
                 k += 1  # its value
             facts.option_values.setdefault(name, value)
             continue
-        if word.startswith(("[", "(")):
+        # "{-c | -x}": a choice of options that must be made, as "(-c | -x)" (BSD manuals write it so)
+        if word.startswith(("[", "(")) or (word.startswith("{") and word[1:].lstrip().startswith("-")):
             leading = False
-            inner = word[1:].rsplit("]" if word[0] == "[" else ")", 1)[0].strip()
+            inner = word[1:].rsplit(_CLOSING[word[0]], 1)[0].strip()
             if inner.startswith("-"):
-                _read_option_group(inner, facts, values_here, clusters)
+                _read_option_group(inner, facts, values_here, clusters, value_flags)
                 if "|" not in inner:
                     named_alone.update(w.split("=", 1)[0] for w in inner.split() if w.startswith("-"))
                 # "[-e PATTERN | -f FILE]..." (or "] ...") repeats: each time either, so both at once.
                 elif (group := _exclusive_flags(inner)) is not None and not word.endswith("...") \
                         and not (k < len(words) and words[k].startswith("...")):
-                    required = word[0] == "("
+                    required = word[0] in "({"
                     facts.exclusive[group] = facts.exclusive.get(group, 0) + required
                 continue
             if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"
@@ -245,25 +248,36 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
     return flags, positionals, command
 
 
+_CLOSING = {"[": "]", "(": ")", "{": "}"}
+
+
 def _shown_value(word: str) -> bool:
     """A word a usage writes as a flag's value: "<price>", "<tag...>" (not "<-x|--y>")."""
     return word.startswith("<") and not word.startswith("<-") and "|" not in word
 
 
 _SIMPLE_FLAG = compiled(r"--?[A-Za-z0-9][\w-]*")
-_VALUE_WORD = compiled(r"<[^<>|\s]+>(?:\.\.\.)?|[A-Za-z][\w.-]*")
+_VALUE_WORD = compiled(r"<[^<>|\s]+>(?:\.\.\.)?|[A-Za-z][\w.-]*|\{[^{}\s]+\}")
 
 
-def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, clusters: bool) -> None:
+def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, clusters: bool,
+                       value_flags: set[str]) -> None:
     """The options of one bracket group: "-v", "-nrv" (with ``clusters``), "-d delim",
-    "--shelf <shelf>", "--depth=N", "-a | -b"; anything else ("[-x [-y]]") is left unread."""
-    for alternative in inner.split("|"):
-        words = alternative.split()
-        if not words or not (values_here or clusters):
+    "--shelf <shelf>", "--depth=N", "--color[=WHEN]", "-a | -b"; anything else ("[-x [-y]]") is
+    left unread. Where the list shows the options, only the values of those it says take one
+    are kept ("-s {name|size}": its choices, when the list names none)."""
+    for alternative in alternatives_of(inner):
+        words = tokens_of(alternative)
+        if not words:
             continue
-        flag, value = (words[0].split("=", 1)[0], "=" + words[0].split("=", 1)[1]) if "=" in words[0] \
-            else (words[0], None)
-        if not _SIMPLE_FLAG.fullmatch(flag) or len(words) > 2:
+        flag, value = _flag_and_value(words[0])
+        if flag is None or len(words) > 2:
+            continue
+        if not (values_here or clusters):
+            if flag in value_flags and len(words) == 2 and _VALUE_WORD.fullmatch(words[1]):
+                facts.option_values.setdefault(flag, words[1])
+            elif flag in value_flags and value is not None:
+                facts.option_values.setdefault(flag, value)
             continue
         if len(words) == 2:
             if value is not None or not _VALUE_WORD.fullmatch(words[1]) or words[1].startswith("-"):
@@ -317,15 +331,46 @@ def _exclusive_flags(inner: str) -> tuple[str, ...] | None:
     if "|" not in inner:
         return None
     flags: list[str] = []
-    for alternative in inner.split("|"):
-        words = alternative.split()
+    for alternative in alternatives_of(inner):
+        words = tokens_of(alternative)
         if not words or len(words) > 2:
             return None
-        flag = words[0].split("=", 1)[0]
-        if not _SIMPLE_FLAG.fullmatch(flag) or (len(words) == 2 and not _VALUE_WORD.fullmatch(words[1])):
+        flag, _value = _flag_and_value(words[0])
+        if flag is None or (len(words) == 2 and not _VALUE_WORD.fullmatch(words[1])):
             return None
         flags.append(flag)
     return tuple(dict.fromkeys(flags)) if len(set(flags)) > 1 else None
+
+
+def alternatives_of(inner: str) -> list[str]:
+    """The sides of "a | b" in a usage group, split only where no bracket is open: "--color[=WHEN]
+    | --no-color", "-s {name|size} | -S" (the choices of a value are not alternatives)."""
+    sides: list[str] = []
+    depth = 0
+    start = 0
+    for index, ch in enumerate(inner):
+        if ch in "<[{(":
+            depth += 1
+        elif ch in ">]})":
+            depth = max(0, depth - 1)
+        elif ch == "|" and depth == 0:
+            sides.append(inner[start:index])
+            start = index + 1
+    sides.append(inner[start:])
+    return sides
+
+
+# "--depth=N", "--color[=WHEN]" (an optional value), "-n[NUM]": the flag and how its value is written.
+_FLAG_WITH_VALUE = compiled(r"(--?[A-Za-z0-9][\w-]*)(=\S+|\[=?[^\[\]\s]+\])?")
+
+
+def _flag_and_value(word: str) -> tuple[str | None, str | None]:
+    """A usage word's flag and its value as the word writes it ("=N", "[=WHEN]"), or (None, None)
+    when the word is no flag."""
+    found = _FLAG_WITH_VALUE.fullmatch(word)
+    if found is None:
+        return None, None
+    return found.group(1), found.group(2)
 
 
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")

@@ -577,6 +577,47 @@ def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the
     assert "alternative" not in properties["reedit_message"]["description"]  # a group of more than flags: unread
 
 
+def test_alternatives_with_an_optional_value_or_choices_as_the_value_are_alternatives_too():
+    """An outside re-check's "[--color[=WHEN] | --no-color]" was read as no group: the optional
+    value's brackets (and a value's "{a|b}", whose bar is no alternative) hid its sides."""
+    desc = _describe("Usage: lsx [-a | -A] [--color[=WHEN] | --no-color] [-s {name|size|time} | -S] [FILE]...\n\n"
+                     "Options:\n"
+                     "  -a, --all            do not ignore entries starting with .\n"
+                     "  -A, --almost-all     do not list implied . and ..\n"
+                     "      --color[=WHEN]   colorize the output; WHEN can be 'always', 'auto', or 'never'\n"
+                     "      --no-color       never colorize\n"
+                     "  -s, --sort WORD      sort by WORD instead of name\n"
+                     "  -S                   sort by file size, largest first\n")
+    excluded = {o.key: set(o.exclusive_with) for o in desc.options}
+    assert excluded == {"--all": {"--almost-all"}, "--almost-all": {"--all"}, "--color": {"--no-color"},
+                        "--no-color": {"--color"}, "--sort": {"-S"}, "-S": {"--sort"}}
+    # The choices the usage writes as the value, where the option's entry names none.
+    sort = next(o for o in desc.options if o.long == "--sort")
+    assert (sort.type, sort.choices) == ("enum", ("name", "size", "time"))
+    schema = build_tool_schema(desc).input_schema["properties"]
+    assert schema["sort"]["enum"] == ["name", "size", "time"]
+    # Where the entry names its own choices, they stand.
+    listed = _describe("usage: fmtx [-f {json,yaml}]\n\n  -f {json,yaml,toml}  output format\n")
+    assert listed.options[0].choices == ("json", "yaml", "toml")
+
+
+def test_a_choice_of_options_in_braces_must_be_made_and_is_no_positional():
+    """"tarx {-c | -x | -t}" (as BSD manuals write it) was read as a required positional named
+    "-c | -x | -t", which no call could give."""
+    desc = _describe("usage: tarx {-c | -x | -t} [-v] [-f ARCHIVE] [FILE ...]\n\n"
+                     "options:\n  -c, --create   create a new archive\n  -x, --extract  extract files\n"
+                     "  -t, --list     list the contents\n  -v, --verbose  say more\n"
+                     "  -f ARCHIVE, --file ARCHIVE\n                 the archive\n")
+    assert [p.name for p in desc.positionals] == ["FILE"]
+    assert {o.key: (set(o.exclusive_with), o.one_required) for o in desc.options if o.exclusive_with} == {
+        "--create": ({"--extract", "--list"}, True), "--extract": ({"--create", "--list"}, True),
+        "--list": ({"--create", "--extract"}, True)}
+    # A usage with no option list: the options are read from the braces too.
+    bare = _describe("usage: tarx {-c | -x} [-f archive] file ...\n")
+    assert {o.short for o in bare.options} >= {"-c", "-x", "-f"}
+    assert [p.name for p in bare.positionals] == ["file"]
+
+
 def test_a_group_in_parentheses_needs_one_of_its_options_where_every_usage_form_has_it():
     docopt = _describe("Usage:\n  naval_fate ship <name> move <x> <y> (--moored | --drifting)\n"
                        "  naval_fate ship shoot <x> <y> (--moored | --drifting)\n\nOptions:\n"
