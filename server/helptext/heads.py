@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .brackets import outside_brackets
 from .kept import compiled
 
 _FLAG = compiled(r"^(-{1,2}[A-Za-z0-9?#@][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
@@ -36,23 +37,16 @@ class Head:
 def tokens_of(head: str) -> list[str]:
     """Splits on spaces and commas, keeping bracketed groups ("[HOST/]OWNER", "<A B>") whole."""
     out: list[str] = []
-    depth = 0
-    current = ""
-    for ch in head:
-        if ch in "<[{(":
-            depth += 1
-        elif ch in ">]})":
-            depth = max(0, depth - 1)
-        if depth == 0 and (ch == " " or ch == ","):
-            if current:
-                out.append(current)
-            current = ""
+    start = 0
+    for index, ch in outside_brackets(head):
+        if ch == " " or ch == ",":
+            if index > start:
+                out.append(head[start:index])
+            start = index + 1
             if ch == ",":
                 out.append(",")
-            continue
-        current += ch
-    if current:
-        out.append(current)
+    if start < len(head):
+        out.append(head[start:])
     return out
 
 

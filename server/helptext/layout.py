@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .brackets import outside_brackets
 from .kept import compiled
 from .records import TYPE_CHECKING, NamedTuple
 from .translations import OR_WORDS, USAGE_WORDS
@@ -331,13 +332,8 @@ def split_head(content: str) -> tuple[str, str]:
     Python's own "-c cmd : program passed in as string" at its colon."""
     if (colon := _COLON_SEPARATED.fullmatch(content)) is not None:
         return colon.group(1), colon.group(2)
-    depth = 0
-    for k, ch in enumerate(content):
-        if ch in "<[{(":
-            depth += 1
-        elif ch in ">]})":
-            depth = max(0, depth - 1)
-        elif ch == " " and depth == 0 and content.startswith(" ", k + 1) and not content[:k].endswith(","):
+    for k, ch in outside_brackets(content):
+        if ch == " " and content.startswith(" ", k + 1) and not content[:k].endswith(","):
             return content[:k], content[k:].strip()
     return content, ""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from .brackets import outside_brackets
 from .heads import tokens_of
 from .kept import compiled
 from .translations import OPTION_WORDS
@@ -346,14 +347,9 @@ def alternatives_of(inner: str) -> list[str]:
     """The sides of "a | b" in a usage group, split only where no bracket is open: "--color[=WHEN]
     | --no-color", "-s {name|size} | -S" (the choices of a value are not alternatives)."""
     sides: list[str] = []
-    depth = 0
     start = 0
-    for index, ch in enumerate(inner):
-        if ch in "<[{(":
-            depth += 1
-        elif ch in ">]})":
-            depth = max(0, depth - 1)
-        elif ch == "|" and depth == 0:
+    for index, ch in outside_brackets(inner):
+        if ch == "|":
             sides.append(inner[start:index])
             start = index + 1
     sides.append(inner[start:])
