@@ -317,7 +317,7 @@ def search(
             say("toolbay: --catalog reads no folder and no configuration: leave out --extensions, --data-dir and "
                 "--config (--semantic turns meaning on)")
             raise typer.Exit(2)
-        from toolbay.search.batch import SearchInputError, read_catalog, read_queries, run_batch
+        from toolbay.search.batch import SearchInputError, read_catalog, read_queries, record_line, run_batch
 
         try:
             definitions, asked = read_catalog(catalog, warn=lambda text: say(f"toolbay: {text}")), read_queries(queries)
@@ -337,8 +337,7 @@ def search(
         resume_after_imports()  # a large batch runs long: its cycles are freed as it goes
         out = sys.stdout
         for record in run_batch(definitions, asked, BATCH_LIMIT if limit is None else limit, index=index):
-            # ASCII: an id may hold a lone surrogate (JSON allows the escape), which no UTF-8 output can carry.
-            out.write(json.dumps(record) + "\n")
+            out.write(record_line(record) + "\n")
         return
     if query is not None:
         # Bytes that are not UTF-8 reach Python as lone surrogates, which no output can print.

@@ -69,8 +69,20 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value (numbers must be finite)")
 
 
+class WrittenNumber(float):
+    """A JSON number with a fraction or an exponent, and the text it was written as: a query's
+    id ``1E2`` is given back as ``1E2``, not as Python writes the same number (``100.0``)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> WrittenNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
 def _finite(text: str) -> float:
-    value = float(text)
+    value = WrittenNumber(text)
     if math.isinf(value):  # 1e999: valid JSON, but no JSON writer can give it back
         raise ValueError(f"{text} is too large a number (numbers must be finite)")
     return value
@@ -125,6 +137,16 @@ def outcome_record(identifier: Any, outcome: SearchOutcome) -> dict[str, Any]:
         "results": [{"name": hit.name, "score": round(hit.score, 4)} for hit in outcome.hits],
         "no_match": outcome.no_match,
     }
+
+
+def record_line(record: dict[str, Any]) -> str:
+    """One output line: ``record`` as JSON (ASCII: an id may hold a lone surrogate, which JSON
+    allows escaped and no UTF-8 output can carry), its id written as the query file wrote it."""
+    identifier = record["id"]
+    if not isinstance(identifier, WrittenNumber):
+        return json.dumps(record)
+    rest = json.dumps({key: value for key, value in record.items() if key != "id"})
+    return f'{{"id": {identifier.text}' + (", " + rest[1:] if rest != "{}" else "}")
 
 
 def run_batch(definitions: Iterable[ToolDefinition], queries: Iterable[tuple[Any, str]],

@@ -131,6 +131,21 @@ def test_ids_come_back_as_given_and_function_calling_definitions_and_a_byte_orde
     assert lines[1]["results"][0]["name"] == "convertCurrency"
 
 
+def test_a_numeric_id_comes_back_written_as_it_was_given(tmp_path: Path) -> None:
+    """An outside re-check's id 1E2 came back as 100.0: the same number, not what it wrote."""
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": 1E2, "query": "weather"}\n{"id": 1.50, "query": "weather"}\n'
+                       '{"id": -0.0, "query": "zzz"}\n{"id": 12, "query": "weather"}\n', encoding="ascii")
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split(",", 1)[0] for line in lines] == ['{"id": 1E2', '{"id": 1.50', '{"id": -0.0', '{"id": 12']
+    records = [json.loads(line) for line in lines]  # still JSON, with the same keys
+    assert [set(record) for record in records] == [{"id", "results", "no_match"}] * 4
+    assert records[0]["results"] == records[1]["results"] and records[2]["no_match"]
+
+
 def test_files_that_are_not_utf8_json_or_finite_are_refused_in_one_line_with_their_line(tmp_path: Path) -> None:
     catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
     queries = write_jsonl(tmp_path / "q.jsonl", QUERIES)
