@@ -46,6 +46,11 @@ _VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\
 _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
 _SPACES = compiled(r" {3,}")
 _ITEM = compiled(r"^\S+(?: \S+)?\s{2,}\S")
+_BUILD_NOTE = compiled(r"\([^()]*\)")
+# GNU's note on how its options are written, which the schema says for it (mv's goes on with
+# what is the program's own: "If you specify more than one of -i, -f, -n, ...")
+_GNU_MANDATORY_NOTE = compiled(r"mandatory arguments to long options are mandatory for short options too\.?\s*",
+                               re.IGNORECASE)
 _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to get started"
                         # the complaint before a usage that -h was not an option: "cut: illegal option -- h"
                         r"|\S+: (?:unrecognized|unknown|invalid|illegal) option\b)", re.IGNORECASE)
@@ -602,13 +607,16 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
             if found and (i == 0 or len(paragraph.split()) <= 3):
                 version = found.group(2)
                 name = name or found.group(1).split()[0]
-                rest = paragraph[found.end():].strip()
-                if not rest or _AUTHOR.search(rest):
+                # "GNU Wget 1.21.3, a non-interactive network retriever.": what follows the comma;
+                # "apt 2.6.1 (amd64)": a build's note, nothing about the program
+                rest = paragraph[found.end():].lstrip(",;:-–— ").strip()
+                if not rest or _AUTHOR.search(rest) or _BUILD_NOTE.fullmatch(rest):
                     continue
                 paragraph = rest
         if _AUTHOR.search(paragraph) and len(paragraph) < 120:
             continue
-        if _PROSE_NOISE.match(paragraph):
+        paragraph = _GNU_MANDATORY_NOTE.sub("", paragraph).strip()
+        if not paragraph or _PROSE_NOISE.match(paragraph):
             continue
         kept.append(paragraph)
     about = _first_sentence(kept[0]) if kept else ""

@@ -555,6 +555,27 @@ def test_option_groups_headed_without_a_colon_are_headings_not_the_programs_desc
         assert _describe(text).about in ("Count words in files", "Inspect compiler options"), text
 
 
+def test_a_version_line_gives_what_follows_it_as_the_about_and_gnu_option_notes_are_no_description():
+    """Outside re-checks: wget's about was ", a non-interactive network retriever." and apt-get's
+    "(amd64)"; GNU's "Mandatory arguments to long options ..." was every coreutil's description."""
+    wget = _describe("GNU Wget 1.21.3, a non-interactive network retriever.\nUsage: wget [OPTION]... [URL]...\n\n"
+                     "Mandatory arguments to long options are mandatory for short options too.\n\n"
+                     "Startup:\n  -V,  --version           display the version of Wget and exit\n")
+    assert (wget.name, wget.version, wget.about, wget.description) == (
+        "wget", "1.21.3", "a non-interactive network retriever.", "")
+    apt = _describe("apt 2.6.1 (amd64)\nUsage: apt-get [options] command\n\n"
+                    "apt-get is a command line interface for retrieval of packages.\n\n"
+                    "Most used commands:\n  update - Retrieve new lists of packages\n")
+    assert (apt.version, apt.about) == ("2.6.1", "apt-get is a command line interface for retrieval of packages.")
+    mv = _describe("Usage: mv [OPTION]... SOURCE DEST\nRename SOURCE to DEST.\n\n"
+                   "Mandatory arguments to long options are mandatory for short options too.\n"
+                   "  -f, --force      do not prompt before overwriting\n\n"
+                   "Mandatory arguments to long options are mandatory for short options too. If you specify more "
+                   "than one of -i, -f, -n, only the final one takes effect.\n")
+    assert mv.about == "Rename SOURCE to DEST."
+    assert mv.description == "If you specify more than one of -i, -f, -n, only the final one takes effect."
+
+
 def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the_schema_says_so():
     desc = _describe("usage: git commit [-a | --interactive | --patch] [-F <file> | -m <msg>] [-h | --help]\n"
                      "                  [(-c | -C | --squash) <commit> | --fixup <commit>] [--] [<pathspec>...]\n\n"
