@@ -257,7 +257,6 @@ def _shown_value(word: str) -> bool:
     return word.startswith("<") and not word.startswith("<-") and "|" not in word
 
 
-_SIMPLE_FLAG = compiled(r"--?[A-Za-z0-9][\w-]*")
 _VALUE_WORD = compiled(r"<[^<>|\s]+>(?:\.\.\.)?|[A-Za-z][\w.-]*|\{[^{}\s]+\}")
 
 
