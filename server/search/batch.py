@@ -145,8 +145,8 @@ def record_line(record: dict[str, Any]) -> str:
     identifier = record["id"]
     if not isinstance(identifier, WrittenNumber):
         return json.dumps(record)
-    rest = json.dumps({key: value for key, value in record.items() if key != "id"})
-    return f'{{"id": {identifier.text}' + (", " + rest[1:] if rest != "{}" else "}")
+    rest = json.dumps({key: value for key, value in record.items() if key != "id"})  # never empty: "results" ...
+    return f'{{"id": {identifier.text}, {rest[1:]}'
 
 
 def run_batch(definitions: Iterable[ToolDefinition], queries: Iterable[tuple[Any, str]],
