@@ -52,8 +52,24 @@ _BUILD_NOTE = compiled(r"\([^()]*\)")
 _GNU_MANDATORY_NOTE = compiled(r"mandatory arguments to long options are mandatory for short options too\.?\s*",
                                re.IGNORECASE)
 _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to get started"
-                        # the complaint before a usage that -h was not an option: "cut: illegal option -- h"
-                        r"|\S+: (?:unrecognized|unknown|invalid|illegal) option\b)", re.IGNORECASE)
+                        # the complaint before a usage that -h was not an option: "cut: illegal option -- h",
+                        # ssh-keygen's "unknown option -- -"
+                        r"|(?:\S+: )?(?:unrecognized|unknown|invalid|illegal) option\b)", re.IGNORECASE)
+# An option's entry the list did not take ("-:, --next  Make next URL ...", "-[mM][-]module  execute ..."):
+# no program's about starts with a flag.
+_OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
+_NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
+_VERSION_NOTE = compiled(r"\s*[\[(]version\s+v?(\d[\w.+~-]*)[\])]\s*$", re.IGNORECASE)
+_COMMAND_NAME = compiled(r"[a-z][\w.-]*")
+_SYNOPSIS_WORD = compiled(r"<[^<>]+>|\[[^\[\]]+\]|\{[^{}]+\}|[A-Z][A-Z0-9_]*|\.\.\.")
+
+
+def _is_synopsis(paragraph: str, name: str | None) -> bool:
+    """The program's name and placeholders alone ("npm <command>"): a usage line without its
+    heading, which says nothing about the program."""
+    words = paragraph.split()
+    return len(words) > 1 and words[0] == (name or _COMMAND_NAME.fullmatch(words[0]) and words[0]) and all(
+        _SYNOPSIS_WORD.fullmatch(word) for word in words[1:])
 
 
 def _is_option_start(line: str) -> bool:
@@ -616,8 +632,17 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
         if _AUTHOR.search(paragraph) and len(paragraph) < 120:
             continue
         paragraph = _GNU_MANDATORY_NOTE.sub("", paragraph).strip()
-        if not paragraph or _PROSE_NOISE.match(paragraph):
+        if not paragraph or _PROSE_NOISE.match(paragraph) or _OPTION_LIKE.match(paragraph):
             continue
+        if not kept:
+            named = _NAME_DASH_ABOUT.match(paragraph)
+            if named is not None and (name is None or named.group(1).lower() == name.lower()):
+                # "jq - commandline JSON processor [version 1.6]", as a manual's NAME line
+                name, paragraph = name or named.group(1), named.group(2)
+                if (noted := _VERSION_NOTE.search(paragraph)) is not None:
+                    version, paragraph = version or noted.group(1), paragraph[:noted.start()].strip()
+            elif _is_synopsis(paragraph, name):
+                continue  # npm's "npm <command>" over its usage
         kept.append(paragraph)
     about = _first_sentence(kept[0]) if kept else ""
     if kept and not about.endswith("…"):

@@ -265,8 +265,14 @@ def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, cluster
     """The options of one bracket group: "-v", "-nrv" (with ``clusters``), "-d delim",
     "--shelf <shelf>", "--depth=N", "--color[=WHEN]", "-a | -b"; anything else ("[-x [-y]]") is
     left unread. Where the list shows the options, only the values of those it says take one
-    are kept ("-s {name|size}": its choices, when the list names none)."""
-    for alternative in alternatives_of(inner):
+    are kept ("-s {name|size}": its choices, when the list names none). "-t dsa | rsa | ed25519"
+    (ssh-keygen) is one option whose value is one of those words."""
+    sides = alternatives_of(inner)
+    first = tokens_of(sides[0])
+    if len(sides) > 1 and len(first) == 2 and all(_BARE_VALUE.fullmatch(side.strip()) for side in sides[1:]):
+        inner = f"{first[0]} {{{'|'.join([first[1], *(side.strip() for side in sides[1:])])}}}"
+        sides = [inner]
+    for alternative in sides:
         words = tokens_of(alternative)
         if not words:
             continue
@@ -368,6 +374,8 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
     return found.group(1), found.group(2)
 
 
+# A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
+_BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 
 

@@ -576,6 +576,33 @@ def test_a_version_line_gives_what_follows_it_as_the_about_and_gnu_option_notes_
     assert mv.description == "If you specify more than one of -i, -f, -n, only the final one takes effect."
 
 
+def test_a_name_line_a_complaint_a_synopsis_or_a_stray_option_entry_is_no_about():
+    """Found trying this machine's programs: jq's "jq - commandline JSON processor [version 1.6]",
+    ssh-keygen's "unknown option -- -" (BSD getopt's complaint at --help, without the program's
+    name), npm's "npm <command>" and curl's "-:, --next  Make next URL ..." were abouts."""
+    jq = _describe("jq - commandline JSON processor [version 1.6]\n\n"
+                   "Usage:\tjq [options] <jq filter> [file...]\n\n"
+                   "jq is a tool for processing JSON inputs.\n\n  -c   compact instead of pretty-printed output;\n")
+    assert (jq.name, jq.version, jq.about, jq.description) == (
+        "jq", "1.6", "commandline JSON processor", "jq is a tool for processing JSON inputs.")
+    # A line of another name and a dash is a sentence like any other.
+    other = _describe("Usage: cw [FILE]\n\nwc - but for code: counts what matters\n\n  -l  lines\n")
+    assert other.about == "wc - but for code: counts what matters"
+    keygen = _describe("unknown option -- -\nusage: ssh-keygen [-q] [-b bits] [-t dsa | ecdsa | ed25519 | rsa]\n"
+                       "       ssh-keygen -p [-f keyfile]\n")
+    assert keygen.about == ""
+    kind = next(o for o in keygen.options if o.short == "-t")
+    assert (kind.type, kind.choices) == ("enum", ("dsa", "ecdsa", "ed25519", "rsa"))
+    assert not kind.exclusive_with
+    npm = _describe("npm <command>\n\nManage the packages of a project.\n\n"
+                    "Options:\n  -l, --long  display usage info for all commands\n")
+    assert npm.about == "Manage the packages of a project."
+    curl = _describe("Usage: curl [options...] <url>\n -:, --next               Make next URL use its separate set of "
+                     "options\n     --abstract-unix-socket <path> Connect via abstract Unix domain socket\n"
+                     " -a, --append             Append to target file when uploading\n")
+    assert curl.about == "" and "--append" in {o.long for o in curl.options}
+
+
 def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the_schema_says_so():
     desc = _describe("usage: git commit [-a | --interactive | --patch] [-F <file> | -m <msg>] [-h | --help]\n"
                      "                  [(-c | -C | --squash) <commit> | --fixup <commit>] [--] [<pathspec>...]\n\n"
