@@ -195,6 +195,9 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         return
     if section.kind == "commands":
         lines = [x for x in section.lines if not x.strip().startswith("{")]  # argparse "{a,b}" line
+        # git groups its commands under titles at the margin ("start a working area (see also:
+        # git help tutorial)"), each over its commands indented: those titles are no commands.
+        lines = _without_group_titles(lines)
         base = _list_indent(lines)
         entries, _ = read_entries(lines, lambda line: base <= indent_of(line) <= base + 1)
         commands.extend(e for e in entries if not FLAG_START.match(e.head))
@@ -283,6 +286,21 @@ def _subparser_block(lines: list[str], usage: str = "") -> tuple[list[str], list
         if first is not None:
             return lines[:k], block[first:]
     return None
+
+
+_COMMAND_ITEM = compiled(r"^\s+[A-Za-z0-9][\w.:+-]*\s{2,}\S")
+
+
+def _without_group_titles(lines: list[str]) -> list[str]:
+    """``lines`` without the titles of groups of commands: lines at the margin, after a blank
+    line or first, right over an indented "name  description" item; kept as they are when
+    any item stands at the margin itself."""
+    if any(indent_of(line) == 0 and re.match(r"[A-Za-z0-9][\w.:+-]*\s{2,}\S", line) for line in lines):
+        return lines
+    titles = {i for i, line in enumerate(lines)
+              if line.strip() and indent_of(line) == 0 and (i == 0 or not lines[i - 1].strip())
+              and i + 1 < len(lines) and _COMMAND_ITEM.match(lines[i + 1])}
+    return [line for i, line in enumerate(lines) if i not in titles] if titles else lines
 
 
 def _list_indent(lines: list[str]) -> int:

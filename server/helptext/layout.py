@@ -93,6 +93,12 @@ def section_kind(title: str) -> SectionKind:
     return "options"
 
 
+# A sentence that introduces a list of commands, as git's "These are common Git commands used in
+# various situations:" does: a heading, however long.
+_COMMANDS_INTRODUCED = compiled(r"^(?:these are|the following|the most|here are|available|common)\b.*\bcommands\b.*:$",
+                                re.IGNORECASE)
+
+
 def heading_title(line: str) -> str | None:
     """The title if ``line`` is a section heading ("Options:", "FLAGS", "Global Flags:")."""
     if indent_of(line) > 3:
@@ -100,7 +106,8 @@ def heading_title(line: str) -> str | None:
     content = line.strip()
     if not content or content.startswith("-"):
         return None
-    if _HEADING_COLON.match(content) and len(content.split()) <= 6:
+    if (_HEADING_COLON.match(content) and len(content.split()) <= 6) or \
+            (len(content) <= 100 and _COMMANDS_INTRODUCED.match(content)):
         return content[:-1].strip()
     if indent_of(line) == 0 and _HEADING_CAPS.match(content) and len(content.split()) <= 4 \
             and any(c.isalpha() for c in content):

@@ -603,6 +603,29 @@ def test_a_name_line_a_complaint_a_synopsis_or_a_stray_option_entry_is_no_about(
     assert curl.about == "" and "--append" in {o.long for o in curl.options}
 
 
+def test_commands_grouped_under_titles_after_a_sentence_that_introduces_them_are_subcommands():
+    """git's help: a long sentence ending in a colon heads its commands, grouped under titles at
+    the margin; none was read (no subcommand, the groups as the description)."""
+    desc = _describe("usage: git [-v | --version] [-h | --help] [-C <path>]\n           <command> [<args>]\n\n"
+                     "These are common Git commands used in various situations:\n\n"
+                     "start a working area (see also: git help tutorial)\n"
+                     "   clone     Clone a repository into a new directory\n"
+                     "   init      Create an empty Git repository or reinitialize an existing one\n\n"
+                     "work on the current change (see also: git help everyday)\n"
+                     "   add       Add file contents to the index\n"
+                     "   mv        Move or rename a file, a directory, or a symlink\n\n"
+                     "'git help -a' and 'git help -g' list available subcommands and some\n"
+                     "concept guides.\n")
+    assert [(s.name, s.description) for s in desc.subcommands] == [
+        ("clone", "Clone a repository into a new directory"),
+        ("init", "Create an empty Git repository or reinitialize an existing one"),
+        ("add", "Add file contents to the index"), ("mv", "Move or rename a file, a directory, or a symlink")]
+    # A long line with a colon that introduces no commands stays prose.
+    prose = _describe("Usage: wc [-l] FILE\n\nCounts the lines of each FILE and prints them one per line:\n"
+                      "  -l  lines only\n")
+    assert prose.about == "Counts the lines of each FILE and prints them one per line:"
+
+
 def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the_schema_says_so():
     desc = _describe("usage: git commit [-a | --interactive | --patch] [-F <file> | -m <msg>] [-h | --help]\n"
                      "                  [(-c | -C | --squash) <commit> | --fixup <commit>] [--] [<pathspec>...]\n\n"
