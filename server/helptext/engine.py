@@ -46,7 +46,12 @@ _VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\
 _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
 _SPACES = compiled(r" {3,}")
 _ITEM = compiled(r"^\S+(?: \S+)?\s{2,}\S")
+# What a version line may go on with that says nothing about the program: a build's note
+# ("apt 2.6.1 (amd64)"), a date ("HAProxy version 2.6.12 2026/10/17 - https://...", "UnZip 6.00
+# of 20 April 2009, by Debian.").
 _BUILD_NOTE = compiled(r"\([^()]*\)")
+_DATED = compiled(r"(?:of |built |released |from |\()?(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}"
+                  r"|\d{1,2}(?:st|nd|rd|th)? [A-Z][a-z]+,? \d{4}|[A-Z][a-z]+ \d{1,2}(?:st|nd|rd|th)?,? \d{4})\b")
 # GNU's note on how its options are written, which the schema says for it (mv's goes on with
 # what is the program's own: "If you specify more than one of -i, -f, -n, ...")
 _GNU_MANDATORY_NOTE = compiled(r"mandatory arguments to long options are mandatory for short options too\.?\s*",
@@ -644,7 +649,7 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 # "GNU Wget 1.21.3, a non-interactive network retriever.": what follows the comma;
                 # "apt 2.6.1 (amd64)": a build's note, nothing about the program
                 rest = paragraph[found.end():].lstrip(",;:-–— ").strip()
-                if not rest or _AUTHOR.search(rest) or _BUILD_NOTE.fullmatch(rest):
+                if not rest or _AUTHOR.search(rest) or _BUILD_NOTE.fullmatch(rest) or _DATED.match(rest):
                     continue
                 paragraph = rest
         if _AUTHOR.search(paragraph) and len(paragraph) < 120:

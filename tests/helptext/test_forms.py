@@ -567,6 +567,11 @@ def test_a_version_line_gives_what_follows_it_as_the_about_and_gnu_option_notes_
                     "apt-get is a command line interface for retrieval of packages.\n\n"
                     "Most used commands:\n  update - Retrieve new lists of packages\n")
     assert (apt.version, apt.about) == ("2.6.1", "apt-get is a command line interface for retrieval of packages.")
+    for banner in ("UnZip 6.00 of 20 April 2009, by Debian. Original by Info-ZIP.",
+                   "HAProxy version 2.6.12-1+deb12u4 2026/10/17 - https://haproxy.org/"):
+        dated = _describe(banner + "\n\nUsage: unzip [-Z] file[.zip]\n\nExtracts the files of an archive.\n")
+        assert (dated.version, dated.about) in (("6.00", "Extracts the files of an archive."),
+                                                ("2.6.12-1+deb12u4", "Extracts the files of an archive.")), banner
     mv = _describe("Usage: mv [OPTION]... SOURCE DEST\nRename SOURCE to DEST.\n\n"
                    "Mandatory arguments to long options are mandatory for short options too.\n"
                    "  -f, --force      do not prompt before overwriting\n\n"
