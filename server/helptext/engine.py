@@ -42,8 +42,12 @@ class Rules(NamedTuple):
     default_as_value_name: bool = False  # kingpin: "--retries=3" shows the default, not a name
 
 
-_VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
-_AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))", re.IGNORECASE)
+# "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4"
+_VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?(?: \([\w .+-]+\))?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
+_AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))|\bcopyright (?:\(c\)|©)"
+                   r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
+# "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
+_FRAMED = compiled(r"^([*=#~-]{2,})\s*(.*?)\s*\1$")
 _SPACES = compiled(r" {3,}")
 _ITEM = compiled(r"^\S+(?: \S+)?\s{2,}\S")
 # What a version line may go on with that says nothing about the program: a build's note
@@ -59,7 +63,9 @@ _GNU_MANDATORY_NOTE = compiled(r"mandatory arguments to long options are mandato
 _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to get started"
                         # the complaint before a usage that -h was not an option: "cut: illegal option -- h",
                         # ssh-keygen's "unknown option -- -"
-                        r"|(?:\S+: )?(?:unrecognized|unknown|invalid|illegal) option\b)", re.IGNORECASE)
+                        r"|(?:\S+: )?(?:unrecognized|unknown|invalid|illegal) option\b"
+                        # Python's warning as the program starts: "/path/jsonschema:4: DeprecationWarning: ..."
+                        r"|\S+:\d+: \w+(?:Warning|Error): )", re.IGNORECASE)
 # An option's entry the list did not take ("-:, --next  Make next URL ...", "-[mM][-]module  execute ..."):
 # no program's about starts with a flag.
 _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
@@ -641,6 +647,8 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 current = []
     kept: list[str] = []
     for i, paragraph in enumerate(paragraphs):
+        if (framed := _FRAMED.match(paragraph)) is not None:
+            paragraph = framed.group(2)
         if i == 0 or version is None:
             found = _VERSION_LINE.match(paragraph)
             if found and (i == 0 or len(paragraph.split()) <= 3):

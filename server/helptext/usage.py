@@ -18,7 +18,7 @@ from .translations import OPTION_WORDS
 
 _PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
                  "option...", "options...", "--", "-", "...", "|", "global-options", "global_options",
-                 "optionen", "opciones", *OPTION_WORDS}
+                 "optionen", "opciones", "option(s)", "options(s)", "flag(s)", *OPTION_WORDS}
 _COMMAND_WORDS = {"command", "commands", "subcommand", "cmd", "command...", "sub-command"}
 _HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-all", "-v"}
 

@@ -608,6 +608,27 @@ def test_a_name_line_a_complaint_a_synopsis_or_a_stray_option_entry_is_no_about(
     assert curl.about == "" and "--append" in {o.long for o in curl.options}
 
 
+def test_warnings_framed_banners_and_option_placeholders_with_a_plural_are_no_part_of_a_description():
+    """From this machine's programs: jsonschema's CLI starts with Python's DeprecationWarning,
+    zstd frames its banner in stars, gpg names its package in parentheses, readelf's usage
+    writes "<option(s)>" (which was a required positional named "option(s)")."""
+    warned = _describe("/venv/bin/jsonschema:4: DeprecationWarning: The jsonschema CLI is deprecated.\n"
+                       "  from jsonschema.cli import main\nusage: jsonschema [-h] [-i INSTANCES] schema\n\n"
+                       "JSON Schema Validation CLI\n\noptions:\n  -i INSTANCES  an instance\n")
+    assert warned.about == "JSON Schema Validation CLI" and "Warning" not in warned.description
+    zstd = _describe("*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***\n\n"
+                     "Compress or decompress the INPUT file(s).\n\nUsage: zstd [OPTIONS...] [INPUT... | -]\n\n"
+                     "  -d, --decompress  Perform decompression.\n")
+    assert (zstd.version, zstd.about) == ("1.5.4", "Compress or decompress the INPUT file(s).")
+    gpg = _describe("gpg (GnuPG) 2.2.40\nlibgcrypt 1.10.1\nCopyright (C) 2022 g10 Code GmbH\n\n"
+                    "Syntax: gpg [options] [files]\nSign, check, encrypt or decrypt.\n\n"
+                    "Options:\n -a, --armor   create ascii armored output\n")
+    assert gpg.version == "2.2.40" and "Copyright" not in gpg.about + gpg.description
+    readelf = _describe("Usage: readelf <option(s)> elf-file(s)\n Display the contents of ELF files\n"
+                        " Options are:\n  -a --all               Equivalent to: -h -l -S -s -r -d -V -A -I\n")
+    assert [p.name for p in readelf.positionals] == ["elf-file(s)"]
+
+
 def test_commands_grouped_under_titles_after_a_sentence_that_introduces_them_are_subcommands():
     """git's help: a long sentence ending in a colon heads its commands, grouped under titles at
     the margin; none was read (no subcommand, the groups as the description)."""
