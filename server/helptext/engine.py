@@ -12,7 +12,7 @@ import re
 from .heads import Head, parse_head
 from .kept import compiled
 from .layout import FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
-from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec
+from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
     is_repeat_type,
     read_notes,
@@ -131,6 +131,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options = _exclusive_from_usage(options, facts)
     name, version, about, description = _texts(prose, facts)
     subcommands = _subcommands(command_entries, rules, facts.program)
+    positional_forms: tuple[UsageForm, ...] = ()
     if rules.commands_from_usage and not subcommands and facts.command_words:
         # docopt: the commands are words of one grammar, not separate programs with their own
         # help, so the program stays one tool whose first positional picks the command.
@@ -146,6 +147,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
+        known = {positional_key(p.name) for p in positionals}
+        if not subcommands and all(key in known for form in facts.positional_forms for key, _ in form.positionals):
+            positional_forms = tuple(facts.positional_forms)
     # The first paragraph too: cobra's usual one-paragraph Long ("Create a widget called NAME.
     # NAME is the widget's name.") is read as what the command is about.
     prose_text = " ".join(text for text in (about, description) if text)
@@ -153,7 +157,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     return HelpDescription(
         name=name, version=version, about=about, description=description,
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
-        dialect=dialect, usage="\n".join(layout.usage),
+        dialect=dialect, positional_forms=positional_forms, usage="\n".join(layout.usage),
     )
 
 

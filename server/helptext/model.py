@@ -88,6 +88,15 @@ def _spec_from_dict(cls: Any, data: Mapping[str, Any]) -> Any:
     return cls(**kwargs)
 
 
+class UsageForm(NamedTuple):
+    """One usage form's positionals (``positional_key``, and whether the form requires it) in
+    its order, and the flags it names outside any brackets, which it requires ("mv -t DIRECTORY
+    SOURCE...": "-t")."""
+
+    positionals: tuple[tuple[str, bool], ...]
+    flags: tuple[str, ...] = ()
+
+
 class HelpDescription(NamedTuple):
     name: str | None = None
     version: str | None = None
@@ -102,6 +111,10 @@ class HelpDescription(NamedTuple):
     subcommands: tuple[SubcommandSpec, ...] = ()
     dialect: str = "generic"
     background: bool = False
+    # Where the usage's forms take different positionals or orders (GNU's "seq LAST", "seq FIRST
+    # LAST", "seq FIRST INCREMENT LAST"): each form. A call's positionals go in the order of the
+    # first form that fits them. Empty where one order fits every form.
+    positional_forms: tuple[UsageForm, ...] = ()
     # The usage line as printed, left out of comparisons (``__eq__`` and ``__hash__`` drop the
     # last field, so it stays last): the same program can print it wrapped differently.
     usage: str = ""
@@ -136,6 +149,8 @@ class HelpDescription(NamedTuple):
             "options": [_spec_to_dict(o) for o in self.options],
             "positionals": [_spec_to_dict(p) for p in self.positionals],
             "subcommands": [_spec_to_dict(s) for s in self.subcommands],
+            "positional_forms": [{"positionals": [[key, required] for key, required in form.positionals],
+                                  "flags": list(form.flags)} for form in self.positional_forms],
         }
 
     @classmethod
@@ -155,4 +170,7 @@ class HelpDescription(NamedTuple):
             options=tuple(_spec_from_dict(OptionSpec, o) for o in data.get("options", ())),
             positionals=tuple(_spec_from_dict(PositionalSpec, p) for p in data.get("positionals", ())),
             subcommands=tuple(_spec_from_dict(SubcommandSpec, s) for s in data.get("subcommands", ())),
+            positional_forms=tuple(UsageForm(tuple((str(key), bool(required)) for key, required in form["positionals"]),
+                                             tuple(form.get("flags", ())))
+                                   for form in data.get("positional_forms", ())),
         )

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 
 from .kept import compiled
-from .model import HelpDescription, OptionSpec, PositionalSpec
+from .model import HelpDescription, OptionSpec, PositionalSpec, UsageForm
 from .records import TYPE_CHECKING, NamedTuple
 from .usage import FORM_ARGUMENT, FORM_WORD, positional_key
 
@@ -57,6 +57,10 @@ class Argv(list[str]):
 class ToolSchema(NamedTuple):
     input_schema: dict[str, Any]
     params: tuple[Param, ...]
+    # The usage's forms (``HelpDescription.positional_forms``) by property names: each form's
+    # positionals with whether it requires them, in its order, and the options it requires;
+    # empty where one order fits all.
+    positional_forms: tuple[UsageForm, ...] = ()
 
     def to_argv(self, arguments: Mapping[str, Any]) -> Argv:
         """The argv after the program name (and subcommand path, but for its first ``leading``
@@ -72,6 +76,7 @@ class ToolSchema(NamedTuple):
         missing_earlier: str | None = None
         open_list = False  # a "list" option's values end only at the next flag, or at "--"
         by_form = any(param.kind == "form" for param in self.params)
+        in_form_order = self._form_order(arguments) if self.positional_forms else None
         for param in self.params:
             value = arguments.get(param.name)
             if param.kind == "form":
@@ -79,7 +84,7 @@ class ToolSchema(NamedTuple):
                     raise ValueError(f"The argument {param.name!r} is required.")
                 positionals.extend(_form_words(param, value, arguments))
                 continue
-            if by_form and param.kind in ("positional", "positionals"):
+            if (by_form or in_form_order is not None) and param.kind in ("positional", "positionals"):
                 continue  # where the chosen form writes it
             if param.kind in ("positional", "positionals"):
                 if value is None or value == []:
@@ -104,6 +109,13 @@ class ToolSchema(NamedTuple):
                 continue
             argv.extend(_render_option(param, value))
             open_list = open_list or param.kind == "list"
+        if in_form_order is not None:
+            for param in in_form_order:
+                value = arguments[param.name]
+                items = value if param.kind == "positionals" else [value]
+                if not isinstance(items, list):
+                    raise ValueError(f"{param.name!r} must be a list of values.")
+                positionals.extend(_scalar(param.name, v) for v in items)
         dashes_asked = any(p.after_dashes and arguments.get(p.name) not in (None, []) for p in self.params)
         # Not before a usage form's words: docopt takes "--" only where its usage writes it, and a
         # value starting with "-" in a form's place is read as that argument (it is no option there).
@@ -112,6 +124,28 @@ class ToolSchema(NamedTuple):
         whole = Argv([*leading, *argv, *positionals])
         whole.leading = len(leading)
         return whole
+
+
+    def _form_order(self, arguments: Mapping[str, Any]) -> list[Param]:
+        """The positionals given, in the order of the first usage form that takes them all and
+        needs no other. Raises ``ValueError`` naming the forms when none does."""
+        positional = {p.name: p for p in self.params if p.kind in ("positional", "positionals")}
+        given = {name for name in positional if arguments.get(name) not in (None, [])}
+        for form in self.positional_forms:
+            names = [name for name, _required in form.positionals]
+            if given <= set(names) and all(name in given for name, required in form.positionals if required) \
+                    and all(arguments.get(option) not in (None, [], False) for option in form.flags):
+                return [positional[name] for name in names if name in given]
+        forms = "; ".join(_form_text(form) for form in self.positional_forms)
+        raise ValueError(f"The positional arguments go together as the usage's forms allow: {forms} "
+                         f"(given: {', '.join(sorted(given)) or 'none'}).")
+
+
+def _form_text(form: UsageForm, quote: str = "") -> str:
+    """A form as a call gives it: "first last", "regexp [path]" (its options first)."""
+    words = [f"{quote}{name}{quote}" for name in form.flags]
+    words += [f"{quote}{name}{quote}" if needed else f"[{quote}{name}{quote}]" for name, needed in form.positionals]
+    return " ".join(words) or "none"
 
 
 def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[str]:
@@ -270,10 +304,32 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
                             after_dashes=positional_key(pos.name) in after_dashes))
     # A form's arguments are the positionals after it, by their keys.
     params = [param._replace(slots=tuple(slots)) if param.kind == "form" else param for param in params]
+    by_key = dict(slots)
+    by_flag = {flag: named[opt.key] for opt in desc.options if opt.key in named
+               for flag in (opt.long, opt.short) if flag}
+    # A form that names an option the list does not have ("--help") is for no call.
+    forms = tuple(UsageForm(tuple((by_key[key], needed) for key, needed in form.positionals),
+                            tuple(by_flag[flag] for flag in form.flags))
+                  for form in desc.positional_forms
+                  if all(key in by_key for key, _needed in form.positionals) and all(f in by_flag for f in form.flags))
+    if len(forms) > 1:
+        _say_forms(properties, forms)
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
-    return ToolSchema(schema, tuple(params))
+    return ToolSchema(schema, tuple(params), forms if len(forms) > 1 else ())
+
+
+def _say_forms(properties: dict[str, Any], forms: tuple[UsageForm, ...]) -> None:
+    """Says in each positional's description which others it goes with, as the usage's forms
+    allow ("seq LAST", "seq FIRST LAST", ...): JSON Schema could say it only with ``oneOf``,
+    which model providers refuse in a tool's input schema."""
+    written = "; ".join(_form_text(form, "'") for form in forms)
+    said = f"The positional arguments go together as one of: {written}."
+    for name in dict.fromkeys(name for form in forms for name, _needed in form.positionals):
+        text = properties[name].get("description", "").rstrip()
+        properties[name]["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".",
+                                                said)
 
 
 def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, str]) -> None:

@@ -14,6 +14,7 @@ import re
 from .brackets import outside_brackets
 from .heads import tokens_of
 from .kept import compiled
+from .model import UsageForm
 from .translations import OPTION_WORDS
 
 _PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
@@ -36,7 +37,7 @@ class UsagePositional:
 
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
-                 "exclusive", "together")
+                 "exclusive", "together", "positional_forms")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -56,6 +57,9 @@ class UsageFacts:
         # Each usage form's flags named outside any group of alternatives ("prog -a -b --merge"):
         # two of a group named so in one form are no alternatives.
         self.together: list[set[str]] = []
+        # Where the usage's forms take different positionals, or in another order ("seq LAST",
+        # "seq FIRST LAST", "seq FIRST INCREMENT LAST"): each form; empty where one order fits all.
+        self.positional_forms: list[UsageForm] = []
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -136,7 +140,20 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             for _flags, positionals in per_alt
         )
     facts.positionals = list(merged.values())
+    forms = list(dict.fromkeys(UsageForm(tuple((positional_key(p.name), p.required) for p in positionals),
+                                         tuple(sorted(flags)))
+                               for flags, positionals in per_alt))
+    order = [positional_key(p.name) for p in facts.positionals]
+    if len({form.positionals for form in forms}) > 1 and \
+            not all(_in_order([key for key, _ in form.positionals], order) for form in forms):
+        facts.positional_forms = forms
     return facts
+
+
+def _in_order(keys: list[str], order: list[str]) -> bool:
+    """Whether ``keys`` are a prefix of ``order`` (every form giving the first ones, in order, is
+    what passing the positionals in the merged order does)."""
+    return keys == order[:len(keys)]
 
 
 def _bare(word: str) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -196,3 +199,74 @@ def test_an_option_whose_value_may_be_left_out_can_be_given_alone():
     assert "" in schema.input_schema["properties"]["color"]["enum"]
     assert schema.to_argv({"backup": "", "color": "", "source": "a", "dest": "b"}) == ["--backup", "--color", "a", "b"]
     assert schema.to_argv({"backup": "t", "source": "a", "dest": "b"}) == ["--backup=t", "a", "b"]
+
+
+SEQ = b"""Usage: seq [OPTION]... LAST
+  or:  seq [OPTION]... FIRST LAST
+  or:  seq [OPTION]... FIRST INCREMENT LAST
+Print numbers from FIRST to LAST, in steps of INCREMENT.
+
+  -s, --separator=STRING   use STRING to separate numbers (default: \\n)
+  -w, --equal-width        equalize width by padding with leading zeroes
+      --help        display this help and exit
+"""
+
+MV = b"""Usage: mv [OPTION]... [-T] SOURCE DEST
+  or:  mv [OPTION]... SOURCE... DIRECTORY
+  or:  mv [OPTION]... -t DIRECTORY SOURCE...
+Rename SOURCE to DEST, or move SOURCE(s) to DIRECTORY.
+
+  -f, --force                  do not prompt before overwriting
+  -t, --target-directory=DIRECTORY  move all SOURCE arguments into DIRECTORY
+  -T, --no-target-directory    treat DEST as a normal file
+      --help        display this help and exit
+"""
+
+
+def test_positionals_go_in_the_order_of_the_usage_form_that_takes_them():
+    """Each usage form its own positionals: "seq FIRST LAST" was passed as "seq LAST FIRST" (the
+    order the forms first named them in), which prints nothing; "mv SOURCE... DIRECTORY" was
+    refused for want of DEST; "mv -t DIRECTORY SOURCE..." needs its option."""
+    seq = build_tool_schema(describe_help(SEQ))
+    assert seq.to_argv({"last": 10}) == ["10"]
+    assert seq.to_argv({"first": 1, "last": 10}) == ["1", "10"]
+    assert seq.to_argv({"first": 1, "increment": 2, "last": 10}) == ["1", "2", "10"]
+    with pytest.raises(ValueError, match=r"go together as the usage's forms allow: "
+                                         r"last; first last; first increment last \(given: first, increment\)"):
+        seq.to_argv({"first": 1, "increment": 2})
+    # The model is told which go together.
+    assert seq.input_schema["properties"]["first"]["description"].endswith(
+        "The positional arguments go together as one of: 'last'; 'first' 'last'; 'first' 'increment' 'last'.")
+    mv = build_tool_schema(describe_help(MV))
+    assert mv.to_argv({"source": ["a"], "dest": "b"}) == ["a", "b"]
+    assert mv.to_argv({"source": ["a", "b"], "directory": "d"}) == ["a", "b", "d"]
+    assert mv.to_argv({"source": ["a", "b"], "target_directory": "d"}) == ["--target-directory=d", "a", "b"]
+    with pytest.raises(ValueError, match=r"\(given: source\)"):
+        mv.to_argv({"source": ["a"]})  # no form takes a source alone without -t
+    # One order that fits every form is left as it was: "tr STRING1 [STRING2]".
+    tr = describe_help(b"Usage: tr [OPTION]... STRING1 [STRING2]\n  or:  tr -d STRING1\n\n  -d  delete\n")
+    assert tr.positional_forms == ()
+
+
+def test_usage_forms_survive_the_description_cache_shape():
+    described = describe_help(MV)
+    assert described.positional_forms
+    assert HelpDescription.from_dict(described.to_dict()) == described
+
+
+@pytest.mark.skipif(shutil.which("seq") is None or shutil.which("mv") is None, reason="needs GNU seq and mv")
+def test_the_forms_read_from_gnu_seqs_and_mvs_own_help_run_them_as_asked(tmp_path: Path):
+    """The truth is the programs': their own help read, the call's argv run by them."""
+    def run(program: str, arguments: dict) -> str:
+        help_text = subprocess.run([program, "--help"], capture_output=True, check=True,
+                                   env={"LC_ALL": "C", "PATH": os.environ["PATH"]}).stdout
+        argv = build_tool_schema(describe_help(help_text)).to_argv(arguments)
+        return subprocess.run([program, *argv], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+
+    assert run("seq", {"first": 2, "last": 4}).split() == ["2", "3", "4"]
+    assert run("seq", {"first": 1, "increment": 3, "last": 10}).split() == ["1", "4", "7", "10"]
+    for name in ("a", "b"):
+        (tmp_path / name).write_text(name)
+    (tmp_path / "into").mkdir()
+    run("mv", {"source": ["a", "b"], "directory": "into"})
+    assert sorted(p.name for p in (tmp_path / "into").iterdir()) == ["a", "b"]
