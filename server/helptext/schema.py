@@ -125,7 +125,6 @@ class ToolSchema(NamedTuple):
         whole.leading = len(leading)
         return whole
 
-
     def _form_order(self, arguments: Mapping[str, Any]) -> list[Param]:
         """The positionals given, in the order of the first usage form that takes them all and
         needs no other. Raises ``ValueError`` naming the forms when none does."""
