@@ -79,8 +79,13 @@ def _is_synopsis(paragraph: str, name: str | None) -> bool:
     """The program's name and placeholders alone ("npm <command>"): a usage line without its
     heading, which says nothing about the program."""
     words = paragraph.split()
-    return len(words) > 1 and words[0] == (name or _COMMAND_NAME.fullmatch(words[0]) and words[0]) and all(
+    return len(words) > 1 and _names_the_program(words[0], name) and all(
         _SYNOPSIS_WORD.fullmatch(word) for word in words[1:])
+
+
+def _names_the_program(word: str, name: str | None) -> bool:
+    """Whether ``word`` is the program's name, or, where the usage gave none, a command's."""
+    return word.lower() == name.lower() if name is not None else _COMMAND_NAME.fullmatch(word) is not None
 
 
 def _is_option_start(line: str) -> bool:
@@ -303,18 +308,18 @@ def _subparser_block(lines: list[str], usage: str = "") -> tuple[list[str], list
     return None
 
 
-_COMMAND_ITEM = compiled(r"^\s+[A-Za-z0-9][\w.:+-]*\s{2,}\S")
+_COMMAND_ITEM = compiled(r"^\s*[A-Za-z0-9][\w.:+-]*\s{2,}\S")
 
 
 def _without_group_titles(lines: list[str]) -> list[str]:
     """``lines`` without the titles of groups of commands: lines at the margin, after a blank
     line or first, right over an indented "name  description" item; kept as they are when
     any item stands at the margin itself."""
-    if any(indent_of(line) == 0 and re.match(r"[A-Za-z0-9][\w.:+-]*\s{2,}\S", line) for line in lines):
+    if any(_COMMAND_ITEM.match(line) for line in lines if indent_of(line) == 0):
         return lines
     titles = {i for i, line in enumerate(lines)
               if line.strip() and indent_of(line) == 0 and (i == 0 or not lines[i - 1].strip())
-              and i + 1 < len(lines) and _COMMAND_ITEM.match(lines[i + 1])}
+              and i + 1 < len(lines) and indent_of(lines[i + 1]) > 0 and _COMMAND_ITEM.match(lines[i + 1])}
     return [line for i, line in enumerate(lines) if i not in titles] if titles else lines
 
 
@@ -671,7 +676,7 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
             continue
         if not kept:
             named = _NAME_DASH_ABOUT.match(paragraph)
-            if named is not None and (name is None or named.group(1).lower() == name.lower()):
+            if named is not None and _names_the_program(named.group(1), name):
                 # "jq - commandline JSON processor [version 1.6]", as a manual's NAME line
                 name, paragraph = name or named.group(1), named.group(2)
                 if (noted := _VERSION_NOTE.search(paragraph)) is not None:
