@@ -593,6 +593,9 @@ def test_a_name_line_a_complaint_a_synopsis_or_a_stray_option_entry_is_no_about(
     # A line of another name and a dash is a sentence like any other.
     other = _describe("Usage: cw [FILE]\n\nwc - but for code: counts what matters\n\n  -l  lines\n")
     assert other.about == "wc - but for code: counts what matters"
+    # Without a usage to name the program, a capitalised word before a dash names none.
+    note = _describe("Note - this tool is experimental.\n\nOptions:\n  -v, --verbose  say more\n")
+    assert (note.name, note.about) == (None, "Note - this tool is experimental.")
     keygen = _describe("unknown option -- -\nusage: ssh-keygen [-q] [-b bits] [-t dsa | ecdsa | ed25519 | rsa]\n"
                        "       ssh-keygen -p [-f keyfile]\n")
     assert keygen.about == ""
