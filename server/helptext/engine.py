@@ -22,7 +22,7 @@ from .notes import (
 )
 from .places import AMBIGUOUS_PATH_NAMES, inside_a_document, speaks_of_files
 from .records import TYPE_CHECKING, NamedTuple
-from .usage import UsageFacts, positional_key, read_usage, usage_forms
+from .usage import FORM_WORD, UsageFacts, positional_key, read_usage, usage_forms
 
 if TYPE_CHECKING:
     from .model import ValueType
@@ -150,6 +150,12 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             positionals = [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]
         else:
             positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
+    elif not subcommands and len(set(facts.command_words)) > 1 and \
+            (led := _forms_led_by_words(layout.usage, positional_entries, facts)) is not None:
+        # A usage of forms each led by its own word ("kvs get KEY", "kvs set KEY VALUE") and no
+        # list of commands: the words were left out, so every call ran "kvs KEY". Read as
+        # docopt's: one tool whose first argument is the form, written out.
+        positionals = led
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
         known = {positional_key(p.name) for p in positionals}
@@ -164,6 +170,17 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
         dialect=dialect, positional_forms=positional_forms, usage="\n".join(layout.usage),
     )
+
+
+def _forms_led_by_words(usage: list[str], entries: list[HelpEntry], facts: UsageFacts) -> list[PositionalSpec] | None:
+    """The form positional and the others, where every usage form reads as words and arguments
+    ("get KEY", "set KEY VALUE") and begins with a word; None otherwise (a form of arguments
+    alone, or one that holds anything else), as the usage then says no command for sure."""
+    rest = [p._replace(required=False) for p in _positionals(entries, facts, False)]
+    forms = usage_forms(usage, {positional_key(p.name) for p in rest})
+    if not forms or not all(FORM_WORD.fullmatch(form.split()[0]) for form in forms):
+        return None
+    return [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]
 
 
 _FORM_TEXT = ("The usage form to run, as the program's usage writes it: its words are passed as written, "

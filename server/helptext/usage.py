@@ -326,12 +326,13 @@ def usage_forms(alternatives: list[str], arguments: set[str]) -> tuple[str, ...]
     arguments alone too ("<file>"); () when a form holds anything else (nested groups): the
     words alone are offered then. ``arguments``: the positionals' keys, which every <name> must be."""
     forms: list[str] = []
-    for alternative in alternatives:
+    for alternative in _split_forms(alternatives):
         words = tokens_of(alternative.replace("…", "..."))[1:]  # the program's name first
         kept: list[list[str]] = [[]]
         for word in words:
-            if word.startswith(("-", "[-", "(-")) or word.lower() in ("[options]", "[--]", "--", "|"):
-                continue  # an option, a group of options, "[options]"
+            if word.startswith(("-", "[-", "(-")) or word.lower() in ("[--]", "--", "|") \
+                    or word.lower().strip("[]") in _PLACEHOLDERS:
+                continue  # an option, a group of options, "[options]", "[flags]"
             if FORM_WORD.fullmatch(word):
                 kept = [form + [word] for form in kept]
             elif (choice := _FORM_CHOICE.fullmatch(word)) is not None:

@@ -270,3 +270,18 @@ def test_the_forms_read_from_gnu_seqs_and_mvs_own_help_run_them_as_asked(tmp_pat
     (tmp_path / "into").mkdir()
     run("mv", {"source": ["a", "b"], "directory": "into"})
     assert sorted(p.name for p in (tmp_path / "into").iterdir()) == ["a", "b"]
+
+
+def test_usage_forms_led_by_their_own_words_keep_the_words_where_no_commands_are_listed():
+    """"usage: kvs get KEY / kvs set KEY VALUE" (a hand-written usage, a Go program dispatching
+    on its first word): the words were dropped, so every call ran "kvs KEY"."""
+    kvs = build_tool_schema(describe_help(b"usage: kvs get KEY\n       kvs set KEY VALUE\n       kvs del KEY\n"))
+    assert kvs.input_schema["properties"]["command"]["enum"] == ["get KEY", "set KEY VALUE", "del KEY"]
+    assert kvs.to_argv({"command": "set KEY VALUE", "key": "a", "value": "b"}) == ["set", "a", "b"]
+    assert kvs.to_argv({"command": "del KEY", "key": "a"}) == ["del", "a"]
+    go = build_tool_schema(describe_help(b"Usage:\n  app serve [flags]\n  app migrate [flags] VERSION\n\nFlags:\n"
+                                         b"  -port int\n    \tport to listen on (default 8080)\n"))
+    assert go.to_argv({"command": "migrate VERSION", "version": "3"}) == ["migrate", "3"]
+    # A form of arguments alone says no command for sure: left as it was.
+    mixed = describe_help(b"usage: conv INPUT\n       conv list\n")
+    assert [p.name for p in mixed.positionals] == ["INPUT"]
