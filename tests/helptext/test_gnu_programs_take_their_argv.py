@@ -1,0 +1,79 @@
+"""The argv a tool's schema builds, checked by the programs themselves.
+
+Each read-only GNU program here is described from its own ``--help``, and every option its
+schema offers is passed as a call would pass it (with a value of its type), then run: the
+program's own parser is the truth. A refusal of the syntax ("unrecognized option", "option
+requires an argument", "invalid option", "ambiguous") is a fault of the describer or of how
+argv is written. Skipped where the programs are not GNU's (no ``--help`` that says so).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolbay.helptext import build_tool_schema, describe_help
+
+PROGRAMS = ("cat", "head", "tail", "wc", "sort", "uniq", "nl", "od", "fold", "fmt", "tac", "expand", "base64",
+            "sha256sum", "paste", "numfmt", "cut", "pr", "seq")
+# Refusals of the syntax itself, as GNU's getopt_long and its programs word them (in C locale).
+SYNTAX_REFUSED = re.compile(r"unrecognized option|invalid option|option requires an argument|ambiguous|"
+                            r"doesn't allow an argument", re.IGNORECASE)
+# Options that change what a run does past a quick read of its input (repeat or follow for ever).
+LEFT_OUT = {("tail", "follow"), ("tail", "retry"), ("tail", "follow_name"), ("tail", "pid")}
+ENV = {"LC_ALL": "C", "PATH": os.environ.get("PATH", os.defpath)}
+
+
+def _gnu(program: str) -> bytes | None:
+    path = shutil.which(program)
+    if path is None:
+        return None
+    done = subprocess.run([path, "--help"], capture_output=True, env=ENV, check=False)
+    return done.stdout if b"GNU" in done.stdout or b"coreutils" in done.stdout else None
+
+
+def _value(prop: dict[str, Any]) -> Any:
+    if prop.get("enum"):
+        return prop["enum"][0]
+    kind = prop.get("type")
+    if kind == "boolean":
+        return True
+    if kind in ("integer", "number"):
+        return 2
+    if kind == "array":
+        item = _value(prop.get("items", {}))
+        return None if item is None else [item]
+    return None  # a string of free form: its meaning is the program's, not the syntax's
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_every_option_a_gnu_programs_schema_offers_is_taken_by_its_parser(program: str, tmp_path: Path) -> None:
+    help_text = _gnu(program)
+    if help_text is None:
+        pytest.skip(f"no GNU {program} here")
+    schema = build_tool_schema(describe_help(help_text))
+    properties = schema.input_schema["properties"]
+    (tmp_path / "f.txt").write_text("b 2\na 1\nc 3\n")
+    required = {p.name: (["f.txt"] if p.kind == "positionals" else "f.txt")
+                for p in schema.params if p.kind in ("positional", "positionals") and p.required}
+    tried = 0
+    for param in schema.params:
+        if param.kind in ("positional", "positionals", "form") or param.name in ("help", "version") \
+                or (program, param.name) in LEFT_OUT:
+            continue
+        value = _value(properties[param.name])
+        if value is None:
+            continue
+        argv = schema.to_argv({**required, param.name: value})
+        run = subprocess.run([program, *argv], input=b"b 2\na 1\nc 3\n", capture_output=True, cwd=tmp_path,
+                             env=ENV, timeout=30, check=False)
+        error = run.stderr.decode(errors="replace")
+        assert not SYNTAX_REFUSED.search(error), f"{program} {argv}: {error.strip()}"
+        tried += 1
+    assert tried, f"no option of {program} was tried"
