@@ -142,8 +142,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         # help, so the program stays one tool whose first positional picks the command.
         words = tuple(dict.fromkeys(facts.command_words))
         subcommands = [SubcommandSpec(w) for w in words]
-        rest = [p._replace(required=False) for p in _positionals(positional_entries, facts, False)]
-        forms = usage_forms(layout.usage, {positional_key(p.name) for p in rest})
+        forms, rest = _usage_forms_and_the_rest(layout.usage, positional_entries, facts)
         if forms:
             # Each form whole: "ship new <name>..." and "ship <name> move <x> <y>" share their
             # first word, and the words after it and between the arguments are the command too.
@@ -176,11 +175,18 @@ def _forms_led_by_words(usage: list[str], entries: list[HelpEntry], facts: Usage
     """The form positional and the others, where every usage form reads as words and arguments
     ("get KEY", "set KEY VALUE") and begins with a word; None otherwise (a form of arguments
     alone, or one that holds anything else), as the usage then says no command for sure."""
-    rest = [p._replace(required=False) for p in _positionals(entries, facts, False)]
-    forms = usage_forms(usage, {positional_key(p.name) for p in rest})
+    forms, rest = _usage_forms_and_the_rest(usage, entries, facts)
     if not forms or not all(FORM_WORD.fullmatch(form.split()[0]) for form in forms):
         return None
     return [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]
+
+
+def _usage_forms_and_the_rest(usage: list[str], entries: list[HelpEntry],
+                              facts: UsageFacts) -> tuple[tuple[str, ...], list[PositionalSpec]]:
+    """The usage's forms written out (``usage_forms``) and the positionals they place, none of
+    them required (which a form needs is the form's to say)."""
+    rest = [p._replace(required=False) for p in _positionals(entries, facts, False)]
+    return usage_forms(usage, {positional_key(p.name) for p in rest}), rest
 
 
 _FORM_TEXT = ("The usage form to run, as the program's usage writes it: its words are passed as written, "
