@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec, UsageForm
 from .records import TYPE_CHECKING, NamedTuple
-from .usage import FORM_ARGUMENT, FORM_WORD, positional_key
+from .usage import FORM_ARGUMENT, FORM_WORD, OPTIONS_HERE, positional_key
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -121,6 +121,9 @@ class ToolSchema(NamedTuple):
         # value starting with "-" in a form's place is read as that argument (it is no option there).
         if positionals and not by_form and (open_list or dashes_asked or any(p.startswith("-") for p in positionals)):
             argv.append("--")
+        if _OPTIONS_SLOT in positionals:  # the chosen form writes its options after its first word
+            at = positionals.index(_OPTIONS_SLOT)
+            positionals[at:at + 1], argv = argv, []
         whole = Argv([*leading, *argv, *positionals])
         whole.leading = len(leading)
         return whole
@@ -147,6 +150,10 @@ def _form_text(form: UsageForm, quote: str = "") -> str:
     return " ".join(words) or "none"
 
 
+# Where a form's words leave the options' place: no value can be it (a NUL is refused in every value).
+_OPTIONS_SLOT = "\0options"
+
+
 def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[str]:
     """The words of the usage form chosen, each argument in its place: "ship <name> move <x>
     <y>" with name, x and y gives "ship Guardian move 3 4"."""
@@ -156,6 +163,9 @@ def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[s
     words: list[str] = []
     used: set[str] = set()
     for token in form.split():
+        if token == OPTIONS_HERE:
+            words.append(_OPTIONS_SLOT)
+            continue
         argument = None if FORM_WORD.fullmatch(token) else FORM_ARGUMENT.fullmatch(token)
         if argument is None:
             words.append(token)

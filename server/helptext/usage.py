@@ -319,20 +319,30 @@ FORM_ARGUMENT = compiled(r"(\[)?(<[^<>\s]+>|[A-Z][A-Z0-9_-]*)(\.\.\.)?(\])?(\.\.
 _FORM_CHOICE = compiled(r"\(([a-z][a-z0-9_-]*(?:\s*\|\s*[a-z][a-z0-9_-]*)+)\)")
 
 
+# Where a usage form writes its options, when that is after its first word (``usage_forms``).
+OPTIONS_HERE = "[options]"
+
+
 def usage_forms(alternatives: list[str], arguments: set[str]) -> tuple[str, ...]:
     """docopt's usage forms as templates of command words and arguments ("ship <name> move <x>
     <y>"), options left out (they are properties of their own), a choice of words written out
     as one form each ("mine (set|remove) <x>": "mine set <x>", "mine remove <x>"), a form of
     arguments alone too ("<file>"); () when a form holds anything else (nested groups): the
-    words alone are offered then. ``arguments``: the positionals' keys, which every <name> must be."""
+    words alone are offered then. ``arguments``: the positionals' keys, which every <name> must be.
+    A form that writes its options' place after its first word ("app migrate [flags] VERSION")
+    keeps it as ``OPTIONS_HERE`` ("[options]"): a program that reads its command's options after
+    the command (Go's flag package, a flag set each) takes them only there."""
     forms: list[str] = []
     for alternative in _split_forms(alternatives):
         words = tokens_of(alternative.replace("…", "..."))[1:]  # the program's name first
         kept: list[list[str]] = [[]]
         for word in words:
-            if word.startswith(("-", "[-", "(-")) or word.lower() in ("[--]", "--", "|") \
-                    or word.lower().strip("[]") in _PLACEHOLDERS:
-                continue  # an option, a group of options, "[options]", "[flags]"
+            if word.lower().strip("[]") in _PLACEHOLDERS and word not in ("--", "-", "...", "|"):
+                if kept[0] and OPTIONS_HERE not in kept[0]:
+                    kept = [form + [OPTIONS_HERE] for form in kept]
+                continue
+            if word.startswith(("-", "[-", "(-")) or word.lower() in ("[--]", "--", "|"):
+                continue  # an option, a group of options
             if FORM_WORD.fullmatch(word):
                 kept = [form + [word] for form in kept]
             elif (choice := _FORM_CHOICE.fullmatch(word)) is not None:

@@ -281,7 +281,12 @@ def test_usage_forms_led_by_their_own_words_keep_the_words_where_no_commands_are
     assert kvs.to_argv({"command": "del KEY", "key": "a"}) == ["del", "a"]
     go = build_tool_schema(describe_help(b"Usage:\n  app serve [flags]\n  app migrate [flags] VERSION\n\nFlags:\n"
                                          b"  -port int\n    \tport to listen on (default 8080)\n"))
-    assert go.to_argv({"command": "migrate VERSION", "version": "3"}) == ["migrate", "3"]
+    # Its options' place is after the command word: a Go program reading each command's flags
+    # with a flag set of its own takes them only there.
+    assert go.input_schema["properties"]["command"]["enum"] == ["serve [options]", "migrate [options] VERSION"]
+    migrate = {"command": "migrate [options] VERSION", "version": "3", "port": 9}
+    assert go.to_argv(migrate) == ["migrate", "-port=9", "3"]
+    assert go.to_argv({"command": "serve [options]"}) == ["serve"]
     # A form of arguments alone says no command for sure: left as it was.
     mixed = describe_help(b"usage: conv INPUT\n       conv list\n")
     assert [p.name for p in mixed.positionals] == ["INPUT"]
