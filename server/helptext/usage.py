@@ -337,7 +337,8 @@ def usage_forms(alternatives: list[str], arguments: set[str]) -> tuple[str, ...]
         words = tokens_of(alternative.replace("…", "..."))[1:]  # the program's name first
         kept: list[list[str]] = [[]]
         for word in words:
-            if word.lower().strip("[]") in _PLACEHOLDERS and word not in ("--", "-", "...", "|"):
+            bare = word.lower().strip("[]")
+            if bare in _PLACEHOLDERS and bare not in ("--", "-", "...", "|"):  # "[options]", "[flags]"
                 if kept[0] and OPTIONS_HERE not in kept[0]:
                     kept = [form + [OPTIONS_HERE] for form in kept]
                 continue

@@ -287,6 +287,9 @@ def test_usage_forms_led_by_their_own_words_keep_the_words_where_no_commands_are
     migrate = {"command": "migrate [options] VERSION", "version": "3", "port": 9}
     assert go.to_argv(migrate) == ["migrate", "-port=9", "3"]
     assert go.to_argv({"command": "serve [options]"}) == ["serve"]
+    # "[--]" is the end of the options, not their place.
+    ended = describe_help(b"usage: prog run [--] <file>...\n       prog list\n\n  -v  verbose\n")
+    assert ended.positionals[0].choices == ("run <file>...", "list")
     # A form of arguments alone says no command for sure: left as it was.
     mixed = describe_help(b"usage: conv INPUT\n       conv list\n")
     assert [p.name for p in mixed.positionals] == ["INPUT"]
