@@ -627,8 +627,13 @@ def _usage_option(flag: str, raw: str | None) -> OptionSpec:
 
 def _valued_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
     """A listed switch the usage gives a value ("--price <price>"): argh lists no values."""
-    raw = next((facts.option_values[name] for name in (opt.long, opt.short) if name in facts.option_values), None)
+    raw = _usage_value(opt, facts)
     return opt if raw is None or opt.takes_value else _with_usage_value(opt, raw)
+
+
+def _usage_value(opt: OptionSpec, facts: UsageFacts) -> str | None:
+    """The value the usage writes after the option, by either of its names ("<price>", "=N")."""
+    return next((facts.option_values[name] for name in (opt.long, opt.short) if name in facts.option_values), None)
 
 
 def _with_usage_value(opt: OptionSpec, raw: str) -> OptionSpec:
@@ -649,8 +654,7 @@ def _choices_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
     ("[-s {name|size|time}]" beside "-s, --sort WORD")."""
     if not opt.takes_value or opt.choices:
         return opt
-    raw = next((facts.option_values[name] for name in (opt.long, opt.short) if name in facts.option_values), None)
-    raw = (raw or "").removeprefix("=")
+    raw = (_usage_value(opt, facts) or "").removeprefix("=")
     choices = value_choices(raw) if raw.startswith("{") else ()
     return opt._replace(choices=choices, type="enum") if choices else opt
 

@@ -95,10 +95,7 @@ class ToolSchema(NamedTuple):
                 if missing_earlier:
                     raise ValueError(f"{param.name!r} cannot be given without {missing_earlier!r}: "
                                      "positional arguments are passed in order.")
-                items = value if param.kind == "positionals" else [value]
-                if not isinstance(items, list):
-                    raise ValueError(f"{param.name!r} must be a list of values.")
-                positionals.extend(_scalar(param.name, v) for v in items)
+                positionals.extend(_positional_words(param, value))
                 continue
             if value is None:
                 if param.required:
@@ -111,11 +108,7 @@ class ToolSchema(NamedTuple):
             open_list = open_list or param.kind == "list"
         if in_form_order is not None:
             for param in in_form_order:
-                value = arguments[param.name]
-                items = value if param.kind == "positionals" else [value]
-                if not isinstance(items, list):
-                    raise ValueError(f"{param.name!r} must be a list of values.")
-                positionals.extend(_scalar(param.name, v) for v in items)
+                positionals.extend(_positional_words(param, arguments[param.name]))
         dashes_asked = any(p.after_dashes and arguments.get(p.name) not in (None, []) for p in self.params)
         # Not before a usage form's words: docopt takes "--" only where its usage writes it, and a
         # value starting with "-" in a form's place is read as that argument (it is no option there).
@@ -141,6 +134,14 @@ class ToolSchema(NamedTuple):
         forms = "; ".join(_form_text(form) for form in self.positional_forms)
         raise ValueError(f"The positional arguments go together as the usage's forms allow: {forms} "
                          f"(given: {', '.join(sorted(given)) or 'none'}).")
+
+
+def _positional_words(param: Param, value: Any) -> list[str]:
+    """The words of one positional's value (a list of them for one that takes several)."""
+    items = value if param.kind == "positionals" else [value]
+    if not isinstance(items, list):
+        raise ValueError(f"{param.name!r} must be a list of values.")
+    return [_scalar(param.name, item) for item in items]
 
 
 def _form_text(form: UsageForm, quote: str = "") -> str:
@@ -336,9 +337,7 @@ def _say_forms(properties: dict[str, Any], forms: tuple[UsageForm, ...]) -> None
     written = "; ".join(_form_text(form, "'") for form in forms)
     said = f"The positional arguments go together as one of: {written}."
     for name in dict.fromkeys(name for form in forms for name, _needed in form.positionals):
-        text = properties[name].get("description", "").rstrip()
-        properties[name]["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".",
-                                                said)
+        _say(properties[name], said)
 
 
 def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, str]) -> None:
@@ -353,8 +352,13 @@ def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, st
     said = f"The usage offers it as an alternative to {_listed(others)}."
     if opt.one_required:
         said += f" It asks for one of {_listed([named[opt.key], *others])}."
+    _say(prop, said)
+
+
+def _say(prop: dict[str, Any], sentence: str) -> None:
+    """Adds ``sentence`` to the property's description, after a full stop."""
     text = prop.get("description", "").rstrip()
-    prop["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".", said)
+    prop["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".", sentence)
 
 
 def _listed(names: list[str]) -> str:
