@@ -149,11 +149,12 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             positionals = [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]
         else:
             positionals = [PositionalSpec("command", True, False, "The command to run.", words), *rest]
-    elif not subcommands and len(set(facts.command_words)) > 1 and \
-            (led := _forms_led_by_words(layout.usage, positional_entries, facts)) is not None:
-        # A usage of forms each led by its own word ("kvs get KEY", "kvs set KEY VALUE") and no
-        # list of commands: the words were left out, so every call ran "kvs KEY". Read as
-        # docopt's: one tool whose first argument is the form, written out.
+    elif not subcommands and (len(set(facts.command_words)) > 1 or _words_after_options(facts, positional_entries)) \
+            and (led := _forms_led_by_words(layout.usage, positional_entries, facts)) is not None:
+        # A usage of forms each led by its own word ("kvs get KEY", "kvs set KEY VALUE", or
+        # after the options: "kvs [-v] get KEY") and no list of commands: the words were left
+        # out, or taken for positionals, so every call ran "kvs KEY". Read as docopt's: one
+        # tool whose first argument is the form, written out.
         positionals = led
     else:
         positionals = _positionals(positional_entries, facts, bool(subcommands))
@@ -171,11 +172,23 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     )
 
 
+def _words_after_options(facts: UsageFacts, entries: list[HelpEntry]) -> bool:
+    """Whether every usage form writes a word after its options, not all the same, none of them
+    a positional the help lists ("cp [-R] source target" lists none; "tool [-v] src dst" may)."""
+    words = facts.words_after_options
+    if len(words) < 2 or None in words or len(set(words)) < 2:
+        return False
+    listed = {positional_key(_listed_name(entry.head.split()[0])) for entry in entries if entry.head.split()}
+    return not any(positional_key(word) in listed for word in words if word)
+
+
 def _forms_led_by_words(usage: list[str], entries: list[HelpEntry], facts: UsageFacts) -> list[PositionalSpec] | None:
     """The form positional and the others, where every usage form reads as words and arguments
     ("get KEY", "set KEY VALUE") and begins with a word; None otherwise (a form of arguments
     alone, or one that holds anything else), as the usage then says no command for sure."""
     forms, rest = _usage_forms_and_the_rest(usage, entries, facts)
+    words = {positional_key(word) for word in facts.words_after_options if word}
+    rest = [positional for positional in rest if positional_key(positional.name) not in words]
     if not forms or not all(FORM_WORD.fullmatch(form.split()[0]) for form in forms):
         return None
     return [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]

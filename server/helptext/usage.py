@@ -37,7 +37,7 @@ class UsagePositional:
 
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
-                 "exclusive", "together", "positional_forms")
+                 "exclusive", "together", "positional_forms", "words_after_options")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -50,6 +50,10 @@ class UsageFacts:
         self.mentions_command = False
         # The first plain word of each alternative ("naval_fate ship new <name>"): docopt's commands.
         self.command_words: list[str] = []
+        # Of each alternative, the plain word its options are followed by, where its other
+        # positionals are written as arguments ("kvs [-v] get KEY": "get"), else None: the
+        # command words of forms that write the program's options first.
+        self.words_after_options: list[str | None] = []
         # Flags written as alternatives of one group ("[-v | -q]", "(--moored | --drifting)"), each
         # with the number of usage forms that require it (in parentheses, outside any brackets),
         # then, once every form is read, whether all of them do.
@@ -121,6 +125,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
         if not helpish:
             per_alt.append((flags, positionals))
+            facts.words_after_options.append(_word_after_options(positionals))
     if not per_alt:
         return facts
     facts.exclusive = {group: int(forms >= len(per_alt)) for group, forms in facts.exclusive.items()
@@ -148,6 +153,20 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             not all(_in_order([key for key, _ in form.positionals], order) for form in forms):
         facts.positional_forms = forms
     return facts
+
+
+def _word_after_options(positionals: list[UsagePositional]) -> str | None:
+    """The first positional of a form when it is a plain word outside brackets and every other
+    is written as an argument ("KEY", "<key>"); None otherwise ("cmp [-l] file1 file2": lowercase
+    names of arguments, as BSD's usages write them)."""
+    if not positionals:
+        return None
+    first, *others = positionals
+    plain = FORM_WORD.fullmatch(first.name) is not None
+    if not plain or not first.required or first.variadic or first.choices or \
+            any(FORM_WORD.fullmatch(other.name) for other in others):
+        return None
+    return first.name
 
 
 def _in_order(keys: list[str], order: list[str]) -> bool:

@@ -293,3 +293,20 @@ def test_usage_forms_led_by_their_own_words_keep_the_words_where_no_commands_are
     # A form of arguments alone says no command for sure: left as it was.
     mixed = describe_help(b"usage: conv INPUT\n       conv list\n")
     assert [p.name for p in mixed.positionals] == ["INPUT"]
+
+
+def test_usage_forms_whose_words_follow_the_options_keep_the_words():
+    """"usage: kvs [-v] get KEY / kvs [-v] set KEY VALUE": the words after the options were read
+    as positionals named "get" and "set", which a call filled with its values."""
+    kvs = build_tool_schema(describe_help(b"usage: kvs [-v] get KEY\n       kvs [-v] set KEY VALUE\n\n"
+                                          b"options:\n  -v  say more\n"))
+    assert set(kvs.input_schema["properties"]) == {"command", "key", "value", "v"}
+    assert kvs.input_schema["properties"]["command"]["enum"] == ["get KEY", "set KEY VALUE"]
+    assert kvs.to_argv({"command": "set KEY VALUE", "key": "a", "value": "b", "v": True}) == ["-v", "set", "a", "b"]
+    # Lowercase names of arguments, as BSD's usages write them, stay positionals: in a form that
+    # has more than one, in one the help lists, or where every form begins with the same one.
+    for usage in (b"usage: cmp [-l | -s] file1 file2\n       cmp [-l | -s] dir1 dir2\n",
+                  b"usage: tool [-v] src DEST\n       tool [-v] dir DEST\n\narguments:\n  src   the source\n"
+                  b"  dir   a folder\n  DEST  where to\n",
+                  b"usage: mv [-f | -i] source target\n       mv [-f | -i] source DIRECTORY\n"):
+        assert "command" not in build_tool_schema(describe_help(usage)).input_schema["properties"], usage
