@@ -70,6 +70,8 @@ _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to g
 # no program's about starts with a flag.
 _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
 _NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
+# A line of facts, "Label: value", as GnuPG prints its home and algorithms above its usage.
+_FIELD_LINE = compiled(r"[A-Z][\w/-]*(?: [\w/-]+){0,2}:(?:\s+(\S.*))?")
 _VERSION_NOTE = compiled(r"\s*[\[(]version\s+v?(\d[\w.+~-]*)[\])]\s*$", re.IGNORECASE)
 _COMMAND_NAME = compiled(r"[a-z][\w.-]*")
 _SYNOPSIS_WORD = compiled(r"<[^<>]+>|\[[^\[\]]+\]|\{[^{}]+\}|[A-Z][A-Z0-9_]*|\.\.\.")
@@ -685,17 +687,24 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
     name = facts.program
     version = None
     paragraphs: list[str] = []
+    facts_first: set[int] = set()  # paragraphs of "Label: value" lines: no about, if they come first
     for block in prose:
         current: list[str] = []
         for line in block + [""]:
             if line.strip():
-                current.append(line.strip())
+                current.append(line)
                 continue
             if current:
-                paragraphs.append(" ".join(current))
-                current = []
+                paragraphs.append(" ".join(line.strip() for line in current))
+                if _fields(current):
+                    facts_first.add(len(paragraphs) - 1)
+            current = []
     kept: list[str] = []
+    put_off: list[str] = []  # facts before the about: after it, in the description
     for i, paragraph in enumerate(paragraphs):
+        if i in facts_first and not kept:
+            put_off.append(paragraph)
+            continue
         if (framed := _FRAMED.match(paragraph)) is not None:
             paragraph = framed.group(2)
         if i == 0 or version is None:
@@ -729,8 +738,21 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
         # The model reads about and description together: do not say the about line twice. A
         # shortened about ("…") leaves its paragraph whole in the description.
         kept[0] = kept[0][len(about):].strip()
+    kept[1:1] = put_off
     description = "\n\n".join(k for k in kept if k)
     return name, version, about, description
+
+
+def _fields(lines: list[str]) -> bool:
+    """Whether a paragraph's lines are facts, not prose: "Label: value" lines (any further line
+    indented under the one before), two or more, or one whose value is one word ("Home:
+    /root/.gnupg", "Supported algorithms:", "Pubkey: RSA, ELG, DSA")."""
+    margin = indent_of(lines[0])
+    labelled = [found for line in lines if indent_of(line) <= margin
+                and (found := _FIELD_LINE.fullmatch(line.strip())) is not None]
+    if len(labelled) != sum(indent_of(line) <= margin for line in lines):
+        return False
+    return len(labelled) >= 2 or len((labelled[0].group(1) or "").split()) == 1
 
 
 def _first_sentence(paragraph: str) -> str:

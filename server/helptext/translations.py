@@ -16,7 +16,7 @@ import re
 
 # "Usage", and the man pages' "SYNOPSIS".
 USAGE_WORDS = (
-    "usage", "synopsis",
+    "usage", "synopsis", "syntax",  # "syntax": GnuPG's programs
     "aufruf", "verwendung", "benutzung", "nutzung",  # de
     "utilisation",  # fr
     "uso", "utilizzo",  # it, es, pt, gl

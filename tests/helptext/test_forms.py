@@ -766,3 +766,31 @@ def test_alternatives_that_repeat_that_another_form_gives_together_or_that_name_
     usage_only = _describe("usage: stash push [-p|--patch] [-q|--quiet] [-u|--include-untracked] [-m <message>]\n")
     for desc in (repeated, spaced, together, usage_only):
         assert [o.key for o in desc.options if o.exclusive_with or o.one_required] == [], desc.usage
+
+
+_GNUPG_PROGRAMS = ("gpg", "gpgv", "gpgsm", "gpgconf", "gpg-agent", "dirmngr", "gpg-connect-agent")
+
+
+def test_gnupg_programs_usage_follows_syntax_and_their_facts_are_no_about():
+    """GnuPG's programs write their usage after "Syntax:" and their about on the line under it,
+    some after lines of facts ("Home: /root/.gnupg", the algorithms): the usage was lost and
+    "Home: /root/.gnupg" was gpg's about. Read from each program of the family installed here,
+    and from gpg's help as printed by 2.2.40."""
+    import shutil
+    import subprocess
+
+    printed = {"gpg": "gpg (GnuPG) 2.2.40\nCopyright (C) 2022 g10 Code GmbH\n\nHome: /root/.gnupg\n"
+                      "Supported algorithms:\nPubkey: RSA, ELG, DSA\nCipher: IDEA, 3DES, CAST5, BLOWFISH,\n"
+                      "        CAMELLIA128, CAMELLIA192\nHash: SHA1, RIPEMD160, SHA256\n\n"
+                      "Syntax: gpg [options] [files]\nSign, check, encrypt or decrypt\n\n"
+                      "Commands:\n \n -s, --sign          make a signature\n"}
+    for program in _GNUPG_PROGRAMS:
+        if (path := shutil.which(program)) is not None:
+            printed[f"{program} (installed)"] = subprocess.run(
+                [path, "--help"], capture_output=True, text=True, timeout=30, env={"LANG": "C"}).stdout
+    for label, text in printed.items():
+        lines = text.splitlines()
+        syntax = next(k for k, line in enumerate(lines) if line.startswith("Syntax: "))
+        described = _describe(text)
+        assert described.usage == lines[syntax].removeprefix("Syntax: "), label
+        assert described.about.startswith(lines[syntax + 1]) and "Home:" not in described.about, label
