@@ -72,6 +72,9 @@ _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
 _NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
 # A line of facts, "Label: value", as GnuPG prints its home and algorithms above its usage.
 _FIELD_LINE = compiled(r"[A-Z][\w/-]*(?: [\w/-]+){0,2}:(?:\s+(\S.*))?")
+# A line of two columns ("npm install <foo>  add the <foo> dependency"): a gap of two spaces or
+# more not after a sentence's end (two spaces after a full stop is a typist's habit).
+_TABLE_LINE = compiled(r"\S.*?[^\s.!?]\s{2,}\S.*")
 _VERSION_NOTE = compiled(r"\s*[\[(]version\s+v?(\d[\w.+~-]*)[\])]\s*$", re.IGNORECASE)
 _COMMAND_NAME = compiled(r"[a-z][\w.-]*")
 _SYNOPSIS_WORD = compiled(r"<[^<>]+>|\[[^\[\]]+\]|\{[^{}]+\}|[A-Z][A-Z0-9_]*|\.\.\.")
@@ -687,7 +690,8 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
     name = facts.program
     version = None
     paragraphs: list[str] = []
-    facts_first: set[int] = set()  # paragraphs of "Label: value" lines: no about, if they come first
+    # Paragraphs of "Label: value" lines or of two columns: no about, where they come first.
+    facts_first: set[int] = set()
     for block in prose:
         current: list[str] = []
         for line in block + [""]:
@@ -695,12 +699,15 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 current.append(line)
                 continue
             if current:
-                paragraphs.append(" ".join(line.strip() for line in current))
-                if _fields(current):
+                listed = _fields(current) or (len(current) >= 2 and all(_TABLE_LINE.fullmatch(x.strip())
+                                                                        for x in current))
+                # Their lines stay lines: joined, the columns run into each other.
+                paragraphs.append(("\n" if listed else " ").join(line.strip() for line in current))
+                if listed:
                     facts_first.add(len(paragraphs) - 1)
             current = []
     kept: list[str] = []
-    put_off: list[str] = []  # facts before the about: after it, in the description
+    put_off: list[str] = []  # those before the about: after it, in the description
     for i, paragraph in enumerate(paragraphs):
         if i in facts_first and not kept:
             put_off.append(paragraph)
@@ -775,10 +782,40 @@ def _is_sentence(head: str) -> bool:
     return len(words) >= 4 and words[0].istitle() and head.rstrip().endswith((".", ":")) and "  " not in head
 
 
+# A line of a list of commands written as words and commas ("access, adduser, audit, bugs,").
+_COMMA_LIST = compiled(r"[A-Za-z0-9][\w.:+-]*(?:,\s*[A-Za-z0-9][\w.:+-]*)*,?")
+
+
+def _comma_lists(entries: list[HelpEntry]) -> list[HelpEntry]:
+    """The entries with each list of commands written as words and commas, wrapped over lines
+    without descriptions (npm's "All commands:"), made one entry per command; the entries of
+    such lines that name fewer than three are left as they are ("ls, list" is one command)."""
+    out: list[HelpEntry] = []
+    run: list[HelpEntry] = []
+
+    def flush() -> None:
+        names = [name.strip() for entry in run for name in entry.head.split(",") if name.strip()]
+        if len(names) >= 3 and any("," in entry.head for entry in run):
+            out.extend(HelpEntry(name, [], run[0].indent) for name in names)
+        else:
+            out.extend(run)
+        run.clear()
+
+    for entry in entries:
+        if not entry.description and _COMMA_LIST.fullmatch(entry.head.strip()) and \
+                (run or "," in entry.head):
+            run.append(entry)
+            continue
+        flush()
+        out.append(entry)
+    flush()
+    return out
+
+
 def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
-    for entry in entries:
+    for entry in _comma_lists(entries):
         words = entry.head.split()
         if not words or (not entry.description and _is_sentence(entry.head)):
             continue

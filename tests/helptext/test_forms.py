@@ -794,3 +794,22 @@ def test_gnupg_programs_usage_follows_syntax_and_their_facts_are_no_about():
         described = _describe(text)
         assert described.usage == lines[syntax].removeprefix("Syntax: "), label
         assert described.about.startswith(lines[syntax + 1]) and "Home:" not in described.about, label
+
+
+def test_a_list_of_commands_written_with_commas_names_every_command_and_a_table_is_no_about():
+    """npm 9's help: a table of examples under "Usage:" was its about (two columns run into one
+    sentence), and of its 72 commands, listed with commas over 11 lines, only the first word of
+    each line was a command. Each table line stays a line in the description."""
+    npm = (b"npm <command>\n\nUsage:\n\nnpm install        install all the dependencies in your project\n"
+           b"npm install <foo>  add the <foo> dependency to your project\n"
+           b"npm test           run this project's tests\n\n"
+           b"All commands:\n\n    access, adduser, audit, bugs, cache, ci,\n    completion, config, dedupe,\n"
+           b"    view, whoami\n\nSpecify configs in the ini-formatted file:\n    /root/.npmrc\n")
+    described = _describe(npm.decode())
+    assert [s.name for s in described.subcommands] == [
+        "access", "adduser", "audit", "bugs", "cache", "ci", "completion", "config", "dedupe", "view", "whoami"]
+    assert described.about == ""
+    assert "npm install <foo>  add the <foo> dependency to your project\nnpm test" in described.description
+    # Aliases with a description, and one line of two names, are what they were.
+    aliases = _describe("Usage: tool COMMAND\n\nCommands:\n  rm, remove   Remove a thing\n  ls, list\n")
+    assert [s.name for s in aliases.subcommands] == ["rm", "ls"]
