@@ -54,6 +54,9 @@ _PROSE_CHOICES = (
     # default (pip: "[auto, on, off, raw] (default: auto)")
     compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),  # not "[A,B]": a default list
 )
+# Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
+# print mode (auto/long/short/line/native/no)", "(yes/no/auto)".
+_SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
 _EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
                              r"[\s:,]*$", re.IGNORECASE)
 # "'{type}' should be one of a, b": the list is about one part of a compound value.
@@ -178,6 +181,10 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
                 continue  # an open list
             if len(items) >= 2 and len(set(items)) == len(items) and all(items):
                 return tuple(items), starred
+    if (slashed := _SLASHED.search(text)) is not None and not _EXAMPLE_BEFORE.search(text[:slashed.start()]):
+        items = slashed.group(1).split("/")
+        if len(set(items)) == len(items):
+            return tuple(items), None
     return (), None
 
 

@@ -36,6 +36,7 @@ CHOICE_FORMS = {
                                                                                      enumerate(v)]) + ".",
     'one of "a" (note), "b"/"c"': lambda v: f'Quotes: one of "{v[0]}" (the first), '
                                             + "/".join(f'"{x}"' for x in v[1:]) + '. (default: "x")',
+    "(a/b/c) at the end": lambda v: f"Traceback print mode ({'/'.join(v)})",
 }
 EXAMPLE_FORMS = {
     "e.g.": lambda v: f"Output format, e.g. {', '.join(v)}",
@@ -45,6 +46,8 @@ EXAMPLE_FORMS = {
     "ellipsis": lambda v: f"Allowed values: {', '.join(v)}, ...",
     "default list": lambda v: f"Header names [{','.join(v)}]",
     "two kinds, (a or b)": lambda v: f"Where to listen ({v[0]} or {v[1]})",
+    "(e.g. a/b) at the end": lambda v: f"The folder (e.g. {'/'.join(v)})",
+    "a/b in the middle": lambda v: f"Read ({'/'.join(v)}) from the file given",
 }
 
 
