@@ -690,8 +690,9 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
     name = facts.program
     version = None
     paragraphs: list[str] = []
-    # Paragraphs of "Label: value" lines or of two columns: no about, where they come first.
-    facts_first: set[int] = set()
+    # Paragraphs of "Label: value" lines or of two columns (their lines kept as lines): none is
+    # the about; those before it follow it in the description.
+    listings: set[int] = set()
     for block in prose:
         current: list[str] = []
         for line in block + [""]:
@@ -704,12 +705,12 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 # Their lines stay lines: joined, the columns run into each other.
                 paragraphs.append(("\n" if listed else " ").join(line.strip() for line in current))
                 if listed:
-                    facts_first.add(len(paragraphs) - 1)
+                    listings.add(len(paragraphs) - 1)
             current = []
     kept: list[str] = []
-    put_off: list[str] = []  # those before the about: after it, in the description
+    put_off: list[str] = []
     for i, paragraph in enumerate(paragraphs):
-        if i in facts_first and not kept:
+        if i in listings and not kept:
             put_off.append(paragraph)
             continue
         if (framed := _FRAMED.match(paragraph)) is not None:
