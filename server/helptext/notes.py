@@ -57,6 +57,8 @@ _PROSE_CHOICES = (
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
 # print mode (auto/long/short/line/native/no)", "(yes/no/auto)".
 _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
+# Words whose first letter in parentheses is the value: pip's "(s)witch, (i)gnore, (w)ipe, (b)ackup, (a)bort".
+_INITIALS = compiled(r"\([a-z]\)[a-z]+(?:\s*,\s*(?:or\s+)?\([a-z]\)[a-z]+){2,}")
 _EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
                              r"[\s:,]*$", re.IGNORECASE)
 # "'{type}' should be one of a, b": the list is about one part of a compound value.
@@ -185,6 +187,10 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
         items = slashed.group(1).split("/")
         if len(set(items)) == len(items):
             return tuple(items), None
+    if (initials := _INITIALS.search(text)) is not None:
+        letters = re.findall(r"\(([a-z])\)", initials.group(0))
+        if len(set(letters)) == len(letters):
+            return tuple(letters), None
     return (), None
 
 

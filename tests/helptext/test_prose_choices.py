@@ -118,3 +118,11 @@ def test_a_pflag_path_option_is_a_file_s_place_unless_it_speaks_of_a_document_s_
     help_text = f"Usage:\n  kit keys [flags]\n\nFlags:\n  -h, --help          help\n  --path string   {said}\n"
     [option] = [o for o in describe_help(help_text.encode()).options if o.long == "--path"]
     assert option.type == kind
+
+
+def test_words_whose_first_letter_in_parentheses_is_the_value_give_their_letters():
+    """pip's --exists-action takes s, i, w, b or a: its help writes them "(s)witch, (i)gnore, ..."."""
+    option, _desc = _mode("Default action when a path already exists: (s)witch, (i)gnore, (w)ipe, (b)ackup, (a)bort.")
+    assert option.choices == ("s", "i", "w", "b", "a")
+    option, _desc = _mode("What to do: (s)witch or (i)gnore")  # two words: not read as a list of values
+    assert option.choices == ()
