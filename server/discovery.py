@@ -701,9 +701,10 @@ class Discovery:
         on_done: Callable[[FileOutcome], None] | None = None,
         uncached: Mapping[str, str] | None = None,
     ) -> list[FileOutcome]:
-        """Describes files by running their guests, in parallel (one worker thread per core),
-        keeping the input order. ``uncached``: the sha256 of files already looked up in the
-        cache and not found there (see ``from_cache``); the others are hashed and looked up.
+        """Describes files by running their guests, in parallel (WebAssembly files one a core,
+        Python tool modules one a runtime worker: see ``CORES``), keeping the input order.
+        ``uncached``: the sha256 of files already looked up in the cache and not found there
+        (see ``from_cache``); the others are hashed and looked up.
         """
         outcomes: list[FileOutcome | None] = [None] * len(paths)
         known = uncached or {}
