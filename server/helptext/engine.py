@@ -65,13 +65,19 @@ _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to g
                         # ssh-keygen's "unknown option -- -"
                         r"|(?:\S+: )?(?:unrecognized|unknown|invalid|illegal) option\b"
                         # Python's warning as the program starts: "/path/jsonschema:4: DeprecationWarning: ..."
-                        r"|\S+:\d+: \w+(?:Warning|Error): )", re.IGNORECASE)
+                        r"|\S+:\d+: \w+(?:Warning|Error): "
+                        # a hint printed before the help (hf's "Hint: The `hf-cli` skill is not installed"),
+                        # curl's note that its help is a short one
+                        r"|hint: |tip: |this is not the full help)", re.IGNORECASE)
 # An option's entry the list did not take ("-:, --next  Make next URL ...", "-[mM][-]module  execute ..."):
 # no program's about starts with a flag.
 _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
 _NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
 # A line of facts, "Label: value", as GnuPG prints its home and algorithms above its usage.
 _FIELD_LINE = compiled(r"[A-Z][\w/-]*(?: [\w/-]+){0,2}:(?:\s+(\S.*))?")
+# A grammar's rule, as iproute2's help writes its words: "where  OBJECT := { address | link | route }".
+_GRAMMAR_RULE = compiled(r"(?:where\s+)?[A-Z][A-Z0-9_-]*\s*:=")
+_GRAMMAR_CHOICES = compiled(r"^[ \t]*(?:where\s+)?([A-Z][A-Z0-9_-]*)\s*:=\s*\{([^{}]*)\}", re.MULTILINE)
 # A line of two columns ("npm install <foo>  add the <foo> dependency"): a gap of two spaces or
 # more not after a sentence's end (two spaces after a full stop is a typist's habit).
 _TABLE_LINE = compiled(r"\S.*?[^\s.!?]\s{2,}\S.*")
@@ -170,6 +176,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     # NAME is the widget's name.") is read as what the command is about.
     prose_text = " ".join(text for text in (about, description) if text)
     positionals = [_described_in_prose(pos, prose_text) for pos in positionals]
+    if (rules_of := _grammar_choices(text)):
+        positionals = [pos._replace(choices=rules_of[pos.name], type="enum")
+                       if not pos.choices and pos.name in rules_of else pos for pos in positionals]
     return HelpDescription(
         name=name, version=version, about=about, description=description,
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
@@ -700,8 +709,8 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 current.append(line)
                 continue
             if current:
-                listed = _fields(current) or (len(current) >= 2 and all(_TABLE_LINE.fullmatch(x.strip())
-                                                                        for x in current))
+                listed = _fields(current) or _GRAMMAR_RULE.match(current[0].strip()) is not None or (
+                    len(current) >= 2 and all(_TABLE_LINE.fullmatch(x.strip()) for x in current))
                 # Their lines stay lines: joined, the columns run into each other.
                 paragraphs.append(("\n" if listed else " ").join(line.strip() for line in current))
                 if listed:
@@ -901,6 +910,18 @@ def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
     return pos._replace(description=sentence, type=kind)
 
 
+
+
+def _grammar_choices(text: str) -> dict[str, tuple[str, ...]]:
+    """The words a grammar's rules offer for a name, where each is a plain word
+    ("where  OBJECT := { address | addrlabel | link }", as iproute2's programs write them);
+    not a rule of options or of nested choices ("OPTIONS := { -V[ersion] | -f { inet | link } }")."""
+    found: dict[str, tuple[str, ...]] = {}
+    for rule in _GRAMMAR_CHOICES.finditer(text):
+        words = tuple(word.strip() for word in rule.group(2).split("|"))
+        if len(words) >= 2 and all(_COMMAND_NAME.fullmatch(word) for word in words) and len(set(words)) == len(words):
+            found.setdefault(rule.group(1), words)
+    return found
 
 
 def _listed_name(head: str) -> str:

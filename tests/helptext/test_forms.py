@@ -813,3 +813,23 @@ def test_a_list_of_commands_written_with_commas_names_every_command_and_a_table_
     # Aliases with a description, and one line of two names, are what they were.
     aliases = _describe("Usage: tool COMMAND\n\nCommands:\n  rm, remove   Remove a thing\n  ls, list\n")
     assert [s.name for s in aliases.subcommands] == ["rm", "ls"]
+
+
+def test_a_grammar_rule_gives_its_name_choices_and_hints_before_a_help_are_no_about():
+    """iproute2's ip writes its objects as a grammar's rule under its usage ("where  OBJECT := {
+    address | ... }"): that rule was its about, and OBJECT took any text. hf prints a hint before
+    its help, curl a note that its help is a short one: neither is what the program does."""
+    ip = _describe("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n       ip [ -force ] -batch filename\n"
+                   "where  OBJECT := { address | addrlabel | link |\n                   route | rule }\n"
+                   "       OPTIONS := { -V[ersion] | -s[tatistics] | -f[amily] { inet | inet6 } }\n")
+    assert ip.about == "" and "OBJECT := { address" in ip.description
+    obj = next(p for p in ip.positionals if p.name == "OBJECT")
+    assert (obj.choices, obj.type) == (("address", "addrlabel", "link", "route", "rule"), "enum")
+    hf = _describe("Hint: The `hf-cli` skill is not installed. Run `hf skills add -g` to teach your AI agents.\n"
+                   "Usage: hf [OPTIONS] [COMMAND] [ARGS]...\n\n  Hugging Face Hub CLI\n\n"
+                   "Options:\n  --skills  Print the SKILL.md\n\nCommands:\n  auth  Manage authentication\n")
+    assert hf.about == "Hugging Face Hub CLI" and "Hint" not in hf.description
+    curl = _describe("Usage: curl [options...] <url>\n -d, --data <data>   HTTP POST data\n\n"
+                     "This is not the full help, this menu is stripped into categories.\n"
+                     "Use \"--help category\" to get an overview of all categories.\n")
+    assert curl.about == ""
