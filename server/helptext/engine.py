@@ -16,6 +16,7 @@ from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, 
 from .notes import (
     is_repeat_type,
     read_notes,
+    split_choices,
     strip_brackets,
     value_choices,
     value_type,
@@ -918,7 +919,7 @@ def _grammar_choices(text: str) -> dict[str, tuple[str, ...]]:
     not a rule of options or of nested choices ("OPTIONS := { -V[ersion] | -f { inet | link } }")."""
     found: dict[str, tuple[str, ...]] = {}
     for rule in _GRAMMAR_CHOICES.finditer(text):
-        words = tuple(word.strip() for word in rule.group(2).split("|"))
+        words = split_choices(rule.group(2))
         if len(words) >= 2 and all(_COMMAND_NAME.fullmatch(word) for word in words) and len(set(words)) == len(words):
             found.setdefault(rule.group(1), words)
     return found
