@@ -43,8 +43,9 @@ class Rules(NamedTuple):
     default_as_value_name: bool = False  # kingpin: "--retries=3" shows the default, not a name
 
 
-# "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4"
-_VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?(?: \([\w .+-]+\))?)\s+(?:version\s+)?v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
+# "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
+_VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?(?: \([\w .+-]+\))?)(?:\s+(?:version\s+)?v?|/v?)"
+                         r"(\d+(?:\.\d+)+[\w.+~-]*)\b")
 _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))|\bcopyright (?:\(c\)|©)"
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
@@ -76,6 +77,8 @@ _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
 _NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
 # A line of facts, "Label: value", as GnuPG prints its home and algorithms above its usage.
 _FIELD_LINE = compiled(r"[A-Z][\w/-]*(?: [\w/-]+){0,2}:(?:\s+(\S.*))?")
+# A line drawn across the text ("=====", "-----", "*****"), as binaryen's tools open their help.
+_RULE_LINE = compiled(r"([=*_~#+-])\1{2,}")
 # A grammar's rule, as iproute2's help writes its words: "where  OBJECT := { address | link | route }".
 _GRAMMAR_RULE = compiled(r"(?:where\s+)?[A-Z][A-Z0-9_-]*\s*:=")
 _GRAMMAR_CHOICES = compiled(r"^[ \t]*(?:where\s+)?([A-Z][A-Z0-9_-]*)\s*:=\s*\{([^{}]*)\}", re.MULTILINE)
@@ -706,7 +709,7 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
     for block in prose:
         current: list[str] = []
         for line in block + [""]:
-            if line.strip():
+            if line.strip() and _RULE_LINE.fullmatch(line.strip()) is None:  # a rule ("=====") ends a paragraph
                 current.append(line)
                 continue
             if current:

@@ -162,7 +162,10 @@ def split_sections(text: str) -> Layout:
             i = _read_usage(lines, i, found, usage)
             sections.append(Section("", "untitled", []))
             continue
-        title = heading_title(line)
+        title = heading_title(line) or _plain_title(lines, i)
+        underlined = title is None and (title := _underlined_title(lines, i)) is not None
+        if underlined:
+            i += 1  # past its underline
         if title is None and _heading_shaped(lines, i):
             if not marks:  # once, at the first line shaped like a bare heading: most helps have none
                 marks.append(_option_and_heading_marks(lines))
@@ -171,6 +174,8 @@ def split_sections(text: str) -> Layout:
             title = None  # "...for example '-foo',\nuse one of these commands:" is prose
         if title is not None:
             kind = section_kind(title)
+            if kind == "usage" and underlined and not _indented_next(lines, i + 1):
+                kind = "text"  # a document's "Usage" over prose (nbstripout's epilog), not a synopsis
             sections.append(Section(title, kind, []))
             if kind == "usage":
                 i = _read_usage_block(lines, i + 1, usage)
@@ -184,6 +189,44 @@ def split_sections(text: str) -> Layout:
 
 
 _BARE_HEADING = compiled(r"^[A-Za-z][\w /&()\[\],'+-]{0,64}$")
+# Titles a help may write as a word alone, capitalised, over lines indented deeper (Node's meow:
+# "  Usage", "    $ nanoid [options]", "  Options", ...).
+_PLAIN_TITLES = frozenset({"usage", "options", "examples", "commands", "arguments", "flags"})
+
+
+def _plain_title(lines: list[str], i: int) -> str | None:
+    content = lines[i].strip()
+    if content.lower() not in _PLAIN_TITLES or not content[0].isupper() or i + 1 >= len(lines) \
+            or indent_of(lines[i]) > 3:
+        return None
+    following = lines[i + 1]
+    return content if following.strip() and indent_of(following) > indent_of(lines[i]) else None
+
+
+# A line drawn under a title, as reStructuredText writes headings (docutils' "Usage" over "=====").
+_UNDERLINE = compiled(r"([=-])\1{2,}")
+
+
+def _underlined_title(lines: list[str], i: int) -> str | None:
+    """A title over a line of "=" or "-" about as long as itself (docutils' tools)."""
+    content = lines[i].strip()
+    if not content or indent_of(lines[i]) > 3 or i + 1 >= len(lines) or len(content.split()) > 6 \
+            or content.startswith("-"):
+        return None
+    under = lines[i + 1].strip()
+    return content.rstrip(":") if _UNDERLINE.fullmatch(under) and abs(len(under) - len(content)) <= 2 else None
+
+
+def _indented_next(lines: list[str], i: int) -> bool:
+    """Whether the first line that is not blank from ``i`` on is indented."""
+    following = next((line for line in lines[i:] if line.strip()), "")
+    return indent_of(following) > 0
+
+
+def without_prompt(form: str) -> str:
+    """A usage form without the shell's prompt it is written after ("$ vite [root]", as Node's
+    cac and meow print theirs)."""
+    return form[2:].lstrip() if form.startswith("$ ") else form
 
 
 def _bare_heading(lines: list[str], i: int, first_option: int, last_heading: int) -> str | None:
@@ -262,7 +305,7 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
     if not rest:
         return _read_usage_block(lines, i + 1, usage)
     base = indent_of(lines[i])
-    current = rest
+    current = without_prompt(rest)
     i += 1
     while i < len(lines) and lines[i].strip():
         more = lines[i].strip()
@@ -324,7 +367,7 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
         further = _further_form(content)
         if base is None or indent_of(line) <= base or further is not None:
             base = indent_of(line) if base is None else base
-            usage.append(content[further:].strip() if further is not None else content)
+            usage.append(without_prompt(content[further:].strip() if further is not None else content))
         else:
             usage[-1] += " " + line.strip()
         i += 1

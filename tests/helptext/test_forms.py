@@ -833,3 +833,29 @@ def test_a_grammar_rule_gives_its_name_choices_and_hints_before_a_help_are_no_ab
                      "This is not the full help, this menu is stripped into categories.\n"
                      "Use \"--help category\" to get an overview of all categories.\n")
     assert curl.about == ""
+
+
+def test_node_and_document_styles_of_help_are_read_as_written():
+    """Help texts of this machine's programs that were misread: cac (vite) opens with "vite/8.4.1"
+    and writes its usage after a shell prompt (the program was named "$"); meow (nanoid) titles
+    its sections with a word alone ("  Usage", "  Options"; the usage was the about); binaryen's
+    tools open with a line of "=" (the about); docutils underlines its titles ("Usage" over
+    "=====": no usage was found); hf's "Examples" lines were two subcommands, "Read" and "https"."""
+    vite = _describe("vite/8.4.1\n\nUsage:\n  $ vite [root]\n\nCommands:\n  [root]           start dev server\n"
+                     "  build [root]     build for production\n\nOptions:\n  --host [host]  specify hostname\n")
+    assert (vite.name, vite.version, vite.about, vite.usage) == ("vite", "8.4.1", "", "vite [root]")
+    nanoid = _describe("\n  Usage\n    $ nanoid [options]\n\n  Options\n    -s, --size       Generated ID size\n"
+                       "    -h, --help       Show this help\n\n  Examples\n    $ nanoid --s 15\n    S9sBF77U6sDB8Yg\n")
+    assert (nanoid.name, nanoid.usage, nanoid.about) == ("nanoid", "nanoid [options]", "")
+    assert [o.long for o in nanoid.options] == ["--size", "--help"]
+    wasm_opt = _describe("=" * 80 + "\nwasm-opt INFILE\n\nRead, write, and optimize files.\n\n"
+                         "Options:\n  --output,-o   Output file\n")
+    assert wasm_opt.about == "Read, write, and optimize files."
+    rst = _describe("Usage\n=====\n  rst2html [options] [<source> [<destination>]]\n\nGenerate HTML documents.\n\n"
+                    "Options\n=======\nGeneral Docutils Options\n------------------------\n"
+                    "--title=TITLE           Specify the document title as metadata.\n")
+    assert (rst.usage, rst.about) == ("rst2html [options] [<source> [<destination>]]", "Generate HTML documents.")
+    assert "--title" in {o.long for o in rst.options}
+    hf = _describe("Usage: hf [OPTIONS] COMMAND [ARGS]...\n\nCommands:\n  auth    Manage authentication\n\n"
+                   "Examples\n  $ hf auth login\n  Read the documentation at\n  https://huggingface.co/docs\n")
+    assert [s.name for s in hf.subcommands] == ["auth"]
