@@ -11,7 +11,7 @@ import re
 
 from .heads import Head, parse_head
 from .kept import compiled
-from .layout import FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
+from .layout import DRAWN_LINE, FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
     is_repeat_type,
@@ -77,8 +77,6 @@ _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
 _NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
 # A line of facts, "Label: value", as GnuPG prints its home and algorithms above its usage.
 _FIELD_LINE = compiled(r"[A-Z][\w/-]*(?: [\w/-]+){0,2}:(?:\s+(\S.*))?")
-# A line drawn across the text ("=====", "-----", "*****"), as binaryen's tools open their help.
-_RULE_LINE = compiled(r"([=*_~#+-])\1{2,}")
 # A grammar's rule, as iproute2's help writes its words: "where  OBJECT := { address | link | route }".
 _GRAMMAR_RULE = compiled(r"(?:where\s+)?[A-Z][A-Z0-9_-]*\s*:=")
 _GRAMMAR_CHOICES = compiled(r"^[ \t]*(?:where\s+)?([A-Z][A-Z0-9_-]*)\s*:=\s*\{([^{}]*)\}", re.MULTILINE)
@@ -709,7 +707,7 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
     for block in prose:
         current: list[str] = []
         for line in block + [""]:
-            if line.strip() and _RULE_LINE.fullmatch(line.strip()) is None:  # a rule ("=====") ends a paragraph
+            if line.strip() and DRAWN_LINE.fullmatch(line.strip()) is None:  # a rule ("=====") ends a paragraph
                 current.append(line)
                 continue
             if current:

@@ -203,8 +203,9 @@ def _plain_title(lines: list[str], i: int) -> str | None:
     return content if following.strip() and indent_of(following) > indent_of(lines[i]) else None
 
 
-# A line drawn under a title, as reStructuredText writes headings (docutils' "Usage" over "=====").
-_UNDERLINE = compiled(r"([=-])\1{2,}")
+# A line drawn across a help ("=====", "-----", "*****"): under a title, as reStructuredText
+# writes headings (docutils' "Usage" over "====="), or between parts (binaryen's tools).
+DRAWN_LINE = compiled(r"([=*_~#+-])\1{2,}")
 
 
 def _underlined_title(lines: list[str], i: int) -> str | None:
@@ -214,7 +215,8 @@ def _underlined_title(lines: list[str], i: int) -> str | None:
             or content.startswith("-"):
         return None
     under = lines[i + 1].strip()
-    return content.rstrip(":") if _UNDERLINE.fullmatch(under) and abs(len(under) - len(content)) <= 2 else None
+    underlined = DRAWN_LINE.fullmatch(under) is not None and under[0] in "=-" and abs(len(under) - len(content)) <= 2
+    return content.rstrip(":") if underlined else None
 
 
 def _indented_next(lines: list[str], i: int) -> bool:
@@ -223,7 +225,7 @@ def _indented_next(lines: list[str], i: int) -> bool:
     return indent_of(following) > 0
 
 
-def without_prompt(form: str) -> str:
+def _without_prompt(form: str) -> str:
     """A usage form without the shell's prompt it is written after ("$ vite [root]", as Node's
     cac and meow print theirs)."""
     return form[2:].lstrip() if form.startswith("$ ") else form
@@ -305,7 +307,7 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
     if not rest:
         return _read_usage_block(lines, i + 1, usage)
     base = indent_of(lines[i])
-    current = without_prompt(rest)
+    current = _without_prompt(rest)
     i += 1
     while i < len(lines) and lines[i].strip():
         more = lines[i].strip()
@@ -367,7 +369,7 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
         further = _further_form(content)
         if base is None or indent_of(line) <= base or further is not None:
             base = indent_of(line) if base is None else base
-            usage.append(without_prompt(content[further:].strip() if further is not None else content))
+            usage.append(_without_prompt(content[further:].strip() if further is not None else content))
         else:
             usage[-1] += " " + line.strip()
         i += 1
