@@ -11,7 +11,7 @@ import re
 
 from .heads import Head, parse_head
 from .kept import compiled
-from .layout import DRAWN_LINE, FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections
+from .layout import DRAWN_LINE, FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections, usage_line
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
     is_repeat_type,
@@ -74,7 +74,7 @@ _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to g
 # An option's entry the list did not take ("-:, --next  Make next URL ...", "-[mM][-]module  execute ..."):
 # no program's about starts with a flag.
 _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")
-_NAME_DASH_ABOUT = compiled(r"([\w.+-]+) [-–—] (\S.*)")
+_NAME_DASH_ABOUT = compiled(r"([\w.+-]+)(?: [-–—]|:) (\S.*)")  # "jq - ...", "yaml: A command-line YAML processor"
 # A line of facts, "Label: value", as GnuPG prints its home and algorithms above its usage.
 _FIELD_LINE = compiled(r"[A-Z][\w/-]*(?: [\w/-]+){0,2}:(?:\s+(\S.*))?")
 # A grammar's rule, as iproute2's help writes its words: "where  OBJECT := { address | link | route }".
@@ -83,9 +83,16 @@ _GRAMMAR_CHOICES = compiled(r"^[ \t]*(?:where\s+)?([A-Z][A-Z0-9_-]*)\s*:=\s*\{([
 # A line of two columns ("npm install <foo>  add the <foo> dependency"): a gap of two spaces or
 # more not after a sentence's end (two spaces after a full stop is a typist's habit).
 _TABLE_LINE = compiled(r"\S.*?[^\s.!?]\s{2,}\S.*")
+_BARE_VERSION = compiled(r"v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
 _VERSION_NOTE = compiled(r"\s*[\[(]version\s+v?(\d[\w.+~-]*)[\])]\s*$", re.IGNORECASE)
 _COMMAND_NAME = compiled(r"[a-z][\w.-]*")
 _SYNOPSIS_WORD = compiled(r"<[^<>]+>|\[[^\[\]]+\]|\{[^{}]+\}|[A-Z][A-Z0-9_]*|\.\.\.")
+
+
+def _says_usage(text: str) -> bool:
+    """Whether a line of ``text`` is a usage line or heading ("Usage:", "Aufruf: ..."): a help
+    whose first line is its title, not yargs' bare usage ("yaml: A command-line YAML processor")."""
+    return any(usage_line(line) is not None for line in text.split("\n"))
 
 
 def _is_synopsis(paragraph: str, name: str | None) -> bool:
@@ -108,7 +115,8 @@ def _is_option_start(line: str) -> bool:
 def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     if rules.bare_usage_first:
         stripped = text.lstrip("\n")
-        if stripped and not stripped.lower().startswith("usage") and not stripped[0].isspace():
+        if stripped and not stripped.lower().startswith("usage") and not stripped[0].isspace() \
+                and not _says_usage(stripped):
             text = "Usage: " + stripped
     layout = split_sections(text)
     option_entries: list[HelpEntry] = []
@@ -207,7 +215,9 @@ def _forms_led_by_words(usage: list[str], entries: list[HelpEntry], facts: Usage
     rest = [positional for positional in rest if positional_key(positional.name) not in words]
     if not forms or not all(FORM_WORD.fullmatch(form.split()[0]) for form in forms):
         return None
-    return [PositionalSpec("command", True, False, _FORM_TEXT, forms, form=True), *rest]
+    # A form of the program's name alone ("yaml" beside "yaml cst") runs it without a command.
+    alone = any(len(form.split()) == 1 for form in usage)
+    return [PositionalSpec("command", not alone, False, _FORM_TEXT, forms, form=True), *rest]
 
 
 def _usage_forms_and_the_rest(usage: list[str], entries: list[HelpEntry],
@@ -749,6 +759,9 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 name, paragraph = name or named.group(1), named.group(2)
                 if (noted := _VERSION_NOTE.search(paragraph)) is not None:
                     version, paragraph = version or noted.group(1), paragraph[:noted.start()].strip()
+                elif (bare := _BARE_VERSION.match(paragraph)) is not None:
+                    version = version or bare.group(1)  # "bumpversion: v1.0.1 (using Python v3.11.7)"
+                    continue
             elif _is_synopsis(paragraph, name):
                 continue  # npm's "npm <command>" over its usage
         kept.append(paragraph)

@@ -225,6 +225,13 @@ def _indented_next(lines: list[str], i: int) -> bool:
     return indent_of(following) > 0
 
 
+def _without_description(form: str) -> str:
+    """A usage form without the sentence a help writes beside it, two spaces or more away
+    ("yaml cst      Parse the CST of a YAML stream")."""
+    head, gap, described = form.partition("  ")
+    return head if gap and _is_sentence(described.strip()) else form
+
+
 def _without_prompt(form: str) -> str:
     """A usage form without the shell's prompt it is written after ("$ vite [root]", as Node's
     cac and meow print theirs)."""
@@ -369,7 +376,8 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
         further = _further_form(content)
         if base is None or indent_of(line) <= base or further is not None:
             base = indent_of(line) if base is None else base
-            usage.append(_without_prompt(content[further:].strip() if further is not None else content))
+            usage.append(_without_description(_without_prompt(content[further:].strip() if further is not None
+                                                              else content)))
         else:
             usage[-1] += " " + line.strip()
         i += 1

@@ -859,3 +859,21 @@ def test_node_and_document_styles_of_help_are_read_as_written():
     hf = _describe("Usage: hf [OPTIONS] COMMAND [ARGS]...\n\nCommands:\n  auth    Manage authentication\n\n"
                    "Examples\n  $ hf auth login\n  Read the documentation at\n  https://huggingface.co/docs\n")
     assert [s.name for s in hf.subcommands] == ["auth"]
+
+
+def test_a_title_line_over_a_usage_of_described_forms_is_the_about():
+    """The yaml package's CLI: its first line "yaml: A command-line YAML processor" was taken for
+    a bare usage line (yargs prints one; this help looks like yargs' by its "--help, -h"), and
+    its usage forms, each with a sentence beside it, gave 21 positionals named by their words."""
+    yaml = _describe("yaml: A command-line YAML processor and inspector\n\n"
+                     "Reads stdin and writes output to stdout and errors & warnings to stderr.\n\nUsage:\n"
+                     "  yaml          Process a YAML stream, outputting it as YAML\n"
+                     "  yaml cst      Parse the CST of a YAML stream\n  yaml valid    Validate a YAML stream, "
+                     "returning 0 on success\n\nOptions:\n  --help, -h    Show this message.\n"
+                     "  --json, -j    Output JSON.\n  --merge, -m   Enable support for merge keys.\n")
+    assert (yaml.name, yaml.about) == ("yaml", "A command-line YAML processor and inspector")
+    assert [(p.name, p.required, p.choices) for p in yaml.positionals] == [("command", False, ("cst", "valid"))]
+    # "name: version" is a version, not an about (bumpversion).
+    bump = _describe("bumpversion: v1.0.1 (using Python v3.11.7)\n\nusage: bumpversion [-h] [--list] part\n\n"
+                     "options:\n  --list  List machine readable information\n")
+    assert (bump.version, bump.about) == ("1.0.1", "")
