@@ -70,7 +70,9 @@ _PROSE_NOISE = compiled(r"^(?:use \"|run '|for more information|try '|see '|to g
                         r"|\S+:\d+: \w+(?:Warning|Error): "
                         # a hint printed before the help (hf's "Hint: The `hf-cli` skill is not installed"),
                         # curl's note that its help is a short one
-                        r"|hint: |tip: |this is not the full help)", re.IGNORECASE)
+                        r"|hint: |tip: |this is not the full help"
+                        # the trailers of GNU's and procps' helps, when nothing else is prose (gprof, ps)
+                        r"|report bugs to\b|for more details see\b)", re.IGNORECASE)
 # An option's entry the list did not take ("-:, --next  Make next URL ...", "-[mM][-]module  execute ..."):
 # no program's about starts with a flag.
 _OPTION_LIKE = compiled(r"-[^\s\d-]\S*(?: \S+)?\s{2,}\S")

@@ -195,12 +195,13 @@ _PLAIN_TITLES = frozenset({"usage", "options", "examples", "commands", "argument
 
 
 def _plain_title(lines: list[str], i: int) -> str | None:
+    """The title of a heading written as one of those words alone, over lines indented deeper,
+    after a blank line or not (cmake: "Usage", a blank line, "  cmake [options] <path-to-source>")."""
     content = lines[i].strip()
-    if content.lower() not in _PLAIN_TITLES or not content[0].isupper() or i + 1 >= len(lines) \
-            or indent_of(lines[i]) > 3:
+    if content.lower() not in _PLAIN_TITLES or not content[0].isupper() or indent_of(lines[i]) > 3:
         return None
-    following = lines[i + 1]
-    return content if following.strip() and indent_of(following) > indent_of(lines[i]) else None
+    following = next((line for line in lines[i + 1:] if line.strip()), "")
+    return content if following and indent_of(following) > indent_of(lines[i]) else None
 
 
 # A line drawn across a help ("=====", "-----", "*****"): under a title, as reStructuredText

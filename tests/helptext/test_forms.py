@@ -877,3 +877,18 @@ def test_a_title_line_over_a_usage_of_described_forms_is_the_about():
     bump = _describe("bumpversion: v1.0.1 (using Python v3.11.7)\n\nusage: bumpversion [-h] [--list] part\n\n"
                      "options:\n  --list  List machine readable information\n")
     assert (bump.version, bump.about) == ("1.0.1", "")
+
+
+def test_a_title_word_over_a_blank_line_and_help_trailers_are_read_as_such():
+    """cmake writes "Usage", a blank line, then its forms indented (its about was "Usage" and it
+    had no usage); gprof's about was its "Report bugs to <...>", ps's "For more details see ps(1)."."""
+    cmake = _describe("Usage\n\n  cmake [options] <path-to-source>\n  cmake [options] <path-to-existing-build>\n\n"
+                      "Specify a source directory to (re-)generate a build system for it.\n\n"
+                      "Options\n  -S <path-to-source>          = Explicitly specify a source directory.\n")
+    assert cmake.usage == "cmake [options] <path-to-source>\ncmake [options] <path-to-existing-build>"
+    assert cmake.about.startswith("Specify a source directory")
+    gprof = _describe("Usage: gprof [-[abcDhilLrsTvwxyz]] [image-file] [[profile-file] [...]]\n\n"
+                      "Report bugs to <https://sourceware.org/bugzilla/>\n")
+    ps = _describe("\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n\n"
+                   "For more details see ps(1).\n")
+    assert (gprof.about, ps.about) == ("", "")
