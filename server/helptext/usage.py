@@ -122,7 +122,9 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
                                                         remainder_dots, commands_listed, values_here, clusters)
         del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
-        helpish = not positionals and set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
+        # GNU's "or:  sleep OPTION" / "or:  timeout [OPTION]" is the form of --help and --version.
+        helpish = not positionals and (set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
+                                       or words[1:] in (["OPTION"], ["[OPTION]"]))
         if not helpish:
             per_alt.append((flags, positionals))
             facts.words_after_options.append(_word_after_options(positionals))

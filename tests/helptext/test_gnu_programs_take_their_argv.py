@@ -77,3 +77,19 @@ def test_every_option_a_gnu_programs_schema_offers_is_taken_by_its_parser(progra
         assert not SYNTAX_REFUSED.search(error), f"{program} {argv}: {error.strip()}"
         tried += 1
     assert tried, f"no option of {program} was tried"
+
+
+@pytest.mark.parametrize("program", ["sleep", "timeout", "printf", "expr", "nohup", "factor", "seq", "cat"])
+def test_an_operand_is_required_exactly_where_the_program_says_one_is_missing(program: str) -> None:
+    """GNU writes its --help and --version form as a usage form of its own ("or:  sleep OPTION",
+    "or:  timeout [OPTION]"): taken for a form without operands, it made sleep's NUMBER, timeout's
+    DURATION and COMMAND and printf's FORMAT optional. The truth is the program run with no
+    operand: it refuses to run ("missing operand", or timeout's bare "Try 'timeout --help'")
+    where one is required (cat and factor read standard input)."""
+    text = _gnu(program)
+    if text is None:
+        pytest.skip(f"no GNU {program} here")
+    required = [p.name for p in describe_help(text).positionals if p.required]
+    done = subprocess.run([shutil.which(program) or program], capture_output=True, env=ENV, input=b"", check=False)
+    refused = done.returncode != 0 and (b"missing operand" in done.stderr or b"Try '" in done.stderr)
+    assert bool(required) == refused, (required, done.returncode, done.stderr)
