@@ -756,7 +756,9 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
             continue
         if not kept:
             named = _NAME_DASH_ABOUT.match(paragraph)
-            if named is not None and _names_the_program(named.group(1), name):
+            # "name: words" only where a usage named the program: else "warning: ..." would name it.
+            if named is not None and _names_the_program(named.group(1), name) \
+                    and (name is not None or paragraph[len(named.group(1))] != ":"):
                 # "jq - commandline JSON processor [version 1.6]", as a manual's NAME line
                 name, paragraph = name or named.group(1), named.group(2)
                 if (noted := _VERSION_NOTE.search(paragraph)) is not None:

@@ -174,7 +174,7 @@ def split_sections(text: str) -> Layout:
             title = None  # "...for example '-foo',\nuse one of these commands:" is prose
         if title is not None:
             kind = section_kind(title)
-            if kind == "usage" and underlined and not _indented_next(lines, i + 1):
+            if kind == "usage" and underlined and not indent_of(_next_line_with_text(lines, i + 1)):
                 kind = "text"  # a document's "Usage" over prose (nbstripout's epilog), not a synopsis
             sections.append(Section(title, kind, []))
             if kind == "usage":
@@ -200,7 +200,7 @@ def _plain_title(lines: list[str], i: int) -> str | None:
     content = lines[i].strip()
     if content.lower() not in _PLAIN_TITLES or not content[0].isupper() or indent_of(lines[i]) > 3:
         return None
-    following = next((line for line in lines[i + 1:] if line.strip()), "")
+    following = _next_line_with_text(lines, i + 1)
     return content if following and indent_of(following) > indent_of(lines[i]) else None
 
 
@@ -220,10 +220,9 @@ def _underlined_title(lines: list[str], i: int) -> str | None:
     return content.rstrip(":") if underlined else None
 
 
-def _indented_next(lines: list[str], i: int) -> bool:
-    """Whether the first line that is not blank from ``i`` on is indented."""
-    following = next((line for line in lines[i:] if line.strip()), "")
-    return indent_of(following) > 0
+def _next_line_with_text(lines: list[str], i: int) -> str:
+    """The first line from ``i`` on that is not blank ("" if none is)."""
+    return next((line for line in lines[i:] if line.strip()), "")
 
 
 def _without_description(form: str) -> str:

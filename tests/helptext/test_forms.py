@@ -877,6 +877,8 @@ def test_a_title_line_over_a_usage_of_described_forms_is_the_about():
     bump = _describe("bumpversion: v1.0.1 (using Python v3.11.7)\n\nusage: bumpversion [-h] [--list] part\n\n"
                      "options:\n  --list  List machine readable information\n")
     assert (bump.version, bump.about) == ("1.0.1", "")
+    # Where no usage names the program, "word: words" names none.
+    assert _describe("warning: the cache is stale\n\nOptions:\n  -v, --verbose  Say more\n").name != "warning"
 
 
 def test_a_title_word_over_a_blank_line_and_help_trailers_are_read_as_such():
