@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
-from revision_tree import unpack_revision  # noqa: E402
+from revision_tree import in_turn, report_against, unpack_revision  # noqa: E402
 
 # Run in the child: describe the folder argv[1] into the data folder argv[2], print the count.
 _CHILD = """
@@ -90,20 +89,12 @@ def main() -> None:
             print(f"{label}: described from nothing, this checkout vs {args.against}, {args.rounds} rounds")
             samples: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
             for number in range(args.rounds):
-                order = list(trees) if number % 2 == 0 else list(trees)[::-1]
-                for name in order:
+                for name in in_turn(list(trees), number):
                     cpu, wall, tools = describe_once(trees[name], folder)
                     samples[name].append((cpu, wall))
                     print(f"   round {number + 1} {name:>12}: CPU {cpu:6.2f} s  wall {wall:6.2f} s  ({tools} tools)")
-            medians = {}
-            for name, rows in samples.items():
-                cpus, walls = [r[0] for r in rows], [r[1] for r in rows]
-                medians[name] = (statistics.median(cpus), statistics.median(walls))
-                print(f"   {name:>12}: CPU min {min(cpus):.2f} median {medians[name][0]:.2f} s; "
-                      f"wall min {min(walls):.2f} median {medians[name][1]:.2f} s")
-            this, other = medians["this"], medians[args.against]
-            print(f"   ratio of medians, this / {args.against}: CPU {this[0] / other[0]:.2f}x, "
-                  f"wall {this[1] / other[1]:.2f}x\n")
+            report_against(samples, args.against, indent="   ")
+            print()
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from cold_start import _answer, _send, cpu_time_of, handshake, python_as_installed  # noqa: E402
-from revision_tree import unpack_revision  # noqa: E402
+from revision_tree import in_turn, report_against, unpack_revision  # noqa: E402
 
 EXTENSIONS = ROOT / "extensions"
 # Named for both: the unpacked revision has no bundled role folder of its own, and without
@@ -77,23 +76,13 @@ def main() -> None:
         seen: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
         print(f"warm start to initialize + tools/list + one call, this checkout vs {args.against}")
         for round_number in range(1, args.rounds + 1):
-            # Each goes first in every other round, so neither always starts on a machine the
-            # other has just warmed.
-            names = list(runs) if round_number % 2 else list(runs)[::-1]
-            for name in names:
+            for name in in_turn(list(runs), round_number - 1):
                 path, data = runs[name]
                 seen[name].append(start_once(path, data))
             print(f"round {round_number:2d}: " + ", ".join(
                 f"{name}: {seen[name][-1][0] * 1000:5.0f} ms CPU {seen[name][-1][1] * 1000:5.0f} ms wall"
                 for name in runs), flush=True)
-        medians = {}
-        for name, figures in seen.items():
-            cpus, walls = [c for c, _ in figures], [w for _, w in figures]
-            medians[name] = (statistics.median(cpus), statistics.median(walls))
-            print(f"{name:>12}: CPU min {min(cpus) * 1000:5.0f} ms median {medians[name][0] * 1000:5.0f} ms | "
-                  f"wall min {min(walls) * 1000:5.0f} ms median {medians[name][1] * 1000:5.0f} ms")
-        this, other = medians["this"], medians[args.against]
-        print(f"ratio of medians, this / {args.against}: CPU {this[0] / other[0]:.2f}x, wall {this[1] / other[1]:.2f}x")
+        report_against(seen, args.against, scale=1000, unit="ms")
 
 
 if __name__ == "__main__":
