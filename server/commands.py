@@ -124,11 +124,14 @@ class ImportInBackground:
 
 
 async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None,
-                              early_compiles: EarlyCompiles | None = None, started: float | None = None) -> None:
+                              early_compiles: EarlyCompiles | None = None, started: float | None = None,
+                              sock: socket.socket | None = None) -> None:
     """Serves until the client goes (stdio) or the process is stopped. ``protocol``: the
     loading of ``toolbay.protocol.transports`` (the MCP SDK), begun by the caller, as are
-    ``early_compiles`` (``toolbay.first_start``); ``started``: when ``serve`` began
-    (``time.monotonic``), from which ``[discovery] start_wait_s`` counts."""
+    ``early_compiles`` (``toolbay.first_start``) and, over HTTP, ``sock``, the socket bound
+    to the port once ``refuse_at_start`` has passed the settings (bound here when not given);
+    ``started``: when ``serve`` began (``time.monotonic``), from which ``[discovery]
+    start_wait_s`` counts."""
     from toolbay.assembly import assemble
 
     # A client waits from the process's start: the imports (slower while the tools compile) count.
@@ -136,11 +139,10 @@ async def serve_until_stopped(settings: Settings, protocol: ImportInBackground |
     if started is not None:
         start_wait_s = max(0.0, start_wait_s - (time.monotonic() - started))
 
-    sock = None
-    if settings.transport != "stdio":
+    if sock is None and settings.transport != "stdio":
         from toolbay.protocol.listening import bound_socket
 
-        _refuse_unsafe_bind(settings)
+        refuse_at_start(settings)
         # Before the tools are described: a port already taken is said at once.
         sock = bound_socket(settings.host, settings.port)
     progress = _DescribeProgress()
@@ -210,13 +212,18 @@ async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:
         logger.info("every job has ended and is recorded; the server stops")
 
 
-def _refuse_unsafe_bind(settings: Settings) -> None:
-    """Fails fast, before tools are described; ``serve_http`` checks again with the real chain."""
+def refuse_at_start(settings: Settings) -> None:
+    """Raises ``ConfigError`` for what the call chain refuses in the settings (a scope that
+    grants nothing, an audit log that cannot be written, a tokens file that cannot be read)
+    and, over HTTP, for a host others can reach with nobody checked: before tools are
+    described, so that a server that cannot serve says so at once. ``serve_http`` checks the
+    bind again with the real chain."""
     from toolbay.auth import check_bind_safety
     from toolbay.chain import ChainPolicies, ChainSettings
 
     policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain))
-    check_bind_safety(settings.host, policies.authenticator.configured, settings.http.allow_insecure)
+    if settings.transport != "stdio":
+        check_bind_safety(settings.host, policies.authenticator.configured, settings.http.allow_insecure)
 
 
 async def collect_listing(settings: Settings) -> dict[str, Any]:

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
+
+T = TypeVar("T")
 
 TRANSPORTS = ("stdio", "http", "sse")
 # How long a server that stops waits for the MCP SDK's import to end (it takes a second or two).
@@ -120,13 +123,20 @@ def serve(
     # Python's default action for it would end the process before toolbay's own shutdown (jobs
     # recorded interrupted, a replica's lease dropped, Python workers stopped).
     signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
+    # Over HTTP the port is taken (bound, not yet listened on) before anything is compiled: a
+    # port in use stopped the server only once a first start's compiles had run a while.
+    sock = _or_exit(_bound_socket, settings)
     from toolbay.first_start import compile_early
 
     # On a first start the tools compile while the server's own modules load.
     early_compiles = compile_early(settings)
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
-    from toolbay.commands import ImportInBackground, serve_until_stopped
+    from toolbay.commands import ImportInBackground, refuse_at_start, serve_until_stopped
     from toolbay.start_up_collector import resume_after_imports
+
+    # Settings the call chain refuses stop the server now, not once the SDK has loaded and the
+    # assembly has begun (with the compiles going on all the while, for nothing).
+    _or_exit(refuse_at_start, settings)
 
     # The MCP SDK loads while the tools are described. Then the collector, paused for the
     # imports by the entry point, freezes what they made and goes on without them.
@@ -135,7 +145,7 @@ def serve(
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
         # (uvicorn raises SIGTERM again once it has shut down, to the handler below).
         try:
-            run_command(serve_until_stopped, settings, protocol, early_compiles, started)
+            run_command(serve_until_stopped, settings, protocol, early_compiles, started, sock)
         except* KeyboardInterrupt:
             pass
     finally:
@@ -144,6 +154,27 @@ def serve(
         # import lock, and a finaliser that imports (redis's connection pool does) would wait
         # for it for ever at the interpreter's shutdown.
         protocol.wait(_IMPORT_WAIT_S)
+
+
+def _bound_socket(settings: Settings) -> socket.socket | None:
+    """Over HTTP, the socket bound to the configured host and port; None over stdio."""
+    if settings.transport == "stdio":
+        return None
+    from toolbay.protocol.listening import bound_socket
+
+    return bound_socket(settings.host, settings.port)
+
+
+def _or_exit(check: Callable[[Settings], T], settings: Settings) -> T:
+    """``check(settings)``; toolbay's own error becomes its one line and exit 2, as in a command."""
+    from toolbay.cli_running import say
+    from toolbay.errors import ToolbayError
+
+    try:
+        return check(settings)
+    except ToolbayError as exc:
+        say(f"toolbay: {exc}")
+        raise SystemExit(2) from None
 
 
 def _exit_on_missing_folders(settings: Settings) -> None:

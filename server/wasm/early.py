@@ -56,6 +56,8 @@ class EarlyCompiles:
             if 0 < sizes[path] <= room:
                 chosen.append((path, self._modules.setdefault(path, Future())))
                 room -= sizes[path]
+        log.debug("compiling %d WebAssembly file(s) before the server is put together: %s", len(chosen),
+                  ", ".join(os.path.basename(path) for path, _ in chosen))
         self._thread = threading.Thread(target=self._compile_all, args=(chosen,), name="toolbay-early-compile",
                                         daemon=True)
         self._thread.start()
