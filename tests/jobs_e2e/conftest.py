@@ -23,7 +23,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT, as_if_run_before
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
 from toolbay.auth import new_token
@@ -43,9 +43,11 @@ def extensions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def warm_caches(tmp_path_factory: pytest.TempPathFactory, extensions: Path) -> Path:
-    """A data folder whose module and description caches hold the tools above."""
-    folder = tmp_path_factory.mktemp("jobs-e2e-warm")
+def warm_caches(tmp_path_factory: pytest.TempPathFactory, extensions: Path, shared_data_dir: Path) -> Path:
+    """A data folder whose module and description caches hold the tools above, their code
+    optimised as a server that has run before leaves it: described from the baseline
+    compiler's code, every server started on it went on to optimise textkit again."""
+    folder = as_if_run_before(tmp_path_factory.mktemp("jobs-e2e-warm"), shared_data_dir)
 
     async def describe() -> None:
         async with CatalogKeeper.open(load_settings(None, extensions=[extensions], data_dir=folder)):
