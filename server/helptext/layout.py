@@ -162,6 +162,12 @@ def split_sections(text: str) -> Layout:
             i = _read_usage(lines, i, found, usage)
             sections.append(Section("", "untitled", []))
             continue
+        if not usage and (trailing := _usage_after_sentence(line)) is not None:
+            # "This is the GNU debugger.  Usage:" over the forms (gdb; zip after its version)
+            sections[-1].lines.append(trailing)
+            i = _read_usage_after_sentence(lines, i + 1, usage)
+            sections.append(Section("", "untitled", []))
+            continue
         title = heading_title(line) or _plain_title(lines, i)
         underlined = title is None and (title := _underlined_title(lines, i)) is not None
         if underlined:
@@ -364,6 +370,27 @@ def _is_sentence(line: str) -> bool:
     return sum(1 for word in words[1:6] if word.rstrip(",.;:").isalpha() and word.islower()) >= 3
 
 
+_SENTENCE_THEN_WORD = compiled(r"(\S.*?[.!])\s+(\w+)\s*[:：]\s*")
+
+
+def _usage_after_sentence(line: str) -> str | None:
+    """The sentence of a first line that ends its sentence with "Usage:", at the margin."""
+    found = _SENTENCE_THEN_WORD.fullmatch(line) if not indent_of(line) else None
+    return found.group(1) if found is not None and _words(found.group(2)) in _USAGE_WORD_SET else None
+
+
+def _read_usage_after_sentence(lines: list[str], i: int, usage: list[str]) -> int:
+    """The forms under a sentence that ends in "Usage:": indented lines as under a heading, or
+    the one line at the margin (zip's, whose indented lines after it are prose)."""
+    k = i
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k < len(lines) and not indent_of(lines[k]):
+        usage.append(_without_description(_without_prompt(lines[k].strip())))
+        return k + 1
+    return _read_usage_block(lines, i, usage)
+
+
 def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
     """Usage alternatives on their own indented lines under a "Usage:" / "USAGE" heading."""
     while i < len(lines) and not lines[i].strip():
@@ -401,13 +428,65 @@ def split_head(content: str) -> tuple[str, str]:
 _NAME_COLUMN = compiled(r"--?[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?\s{2,}")
 
 
+# An option that starts a table's second column: "... only changed files  -u   update: ...".
+_SECOND_OPTION = compiled(r"(?<=\s)-{1,2}[A-Za-z0-9@?][\w-]*(?=(\s+)\S)")
+# Rows that start a second option at one column before a table counts as two columns.
+_TABLE_ROWS = 3
+
+
+def one_option_a_row(lines: list[str]) -> list[str]:
+    """Lines with each row of a two-column option table (Info-ZIP's zip and unzip print
+    ``-f   freshen: ...   -u   update: ...``) made two rows, the second at the first's indent.
+    A column counts where at least ``_TABLE_ROWS`` option rows start an option there, two spaces
+    or more after their text and before its own; where the text fills the column ("(-FF try
+    harder) -D") or the name does ("-aa treat ALL files as text"), one space is enough."""
+    columns: dict[int, int] = {}
+    for line in lines:
+        if FLAG_START.match(line.lstrip()):
+            for column in _second_option_columns(line, least_gap=2):
+                columns[column] = columns.get(column, 0) + 1
+    table = {column for column, rows in columns.items() if rows >= _TABLE_ROWS}
+    if not table:
+        return lines
+    rows: list[str] = []
+    for line in lines:
+        split = min((c for c in _second_option_columns(line, least_gap=1) if c in table), default=None) \
+            if FLAG_START.match(line.lstrip()) else None
+        if split is None:
+            rows.append(line)
+        else:
+            rows.extend((line[:split].rstrip(), " " * indent_of(line) + line[split:]))
+    return rows
+
+
+def _second_option_columns(line: str, least_gap: int) -> list[int]:
+    """Columns past the row's own option and text at which an option starts, ``least_gap``
+    spaces or more after text and before what it says (the name filling its column aside)."""
+    start = indent_of(line)
+    head_end = line.find(" ", start)
+    found = []
+    for match in _SECOND_OPTION.finditer(line, head_end if head_end > 0 else len(line)):
+        column = match.start()
+        before = line[:column]
+        gap = len(before) - len(before.rstrip())
+        # What the row's own option does, in words: less's "-e  -E  ....  --quit-at-eof" is one
+        # option spelt three ways, not two options.
+        said = any(not word.startswith("-") and sum(ch.isalpha() for ch in word) >= 2
+                   for word in before[head_end:].split())
+        if gap >= least_gap and said and (len(match.group(1)) >= least_gap or least_gap == 1):
+            found.append(column)
+    return found
+
+
 def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry], list[str]]:
     """Groups lines into entries and loose prose.
 
     An entry continues while lines are indented deeper than its head and, once its
     description column is known, until a new head starts left of that column (cobra
-    and clap print short-less options further right than the others).
+    and clap print short-less options further right than the others). Two-column option
+    tables are read a row an option (``one_option_a_row``).
     """
+    lines = one_option_a_row(lines)
     entries: list[HelpEntry] = []
     prose: list[str] = []
     i, n = 0, len(lines)

@@ -258,6 +258,12 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 elif name.lower().strip("<>") in _COMMAND_WORDS:
                     command = True
                     break
+            elif word[0] == "[" and _PLAIN_WORDS.fullmatch(inner) \
+                    and not set(inner.lower().split()) & (_PLACEHOLDERS | _COMMAND_WORDS):
+                # "[mangled names]" (c++filt), "[zipfile list]" (zip): operands that words describe,
+                # as many as given; one operand or two, the words cannot say, and in order they
+                # reach the program as given either way.
+                positionals.append(UsagePositional(inner, False, True))
             continue
         if word.startswith("{") and "," in word:
             leading = False
@@ -427,6 +433,8 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
+# Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".
+_PLAIN_WORDS = compiled(r"(?!.*\b(?:or|and|to)\b)[a-z][\w-]*(?: [a-z][\w-]*){1,2}")
 
 
 def _single_positional(inner: str) -> bool:

@@ -1,0 +1,163 @@
+"""Helps laid out as Info-ZIP's zip and unzip and GNU gdb print them.
+
+zip and unzip list two options a row (``-f   freshen: ...   -u   update: ...``): every
+second option ran into the first's description. zip and gdb end a sentence with "Usage:" and
+write the forms below it: they had no usage. zip's ``[zipfile list]`` and c++filt's
+``[mangled names]`` are operands named in words: they had no positional, so a call could not
+name a file. The helps are read from the installed programs where they are here, else as
+zip 3.0, UnZip 6.00 and gdb 13 print them; the options a table prints are found apart from
+the describer, each ``-x`` at the start of a row or after a gap of two spaces.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolbay.helptext import build_tool_schema, describe_help
+
+ZIP_HELP = """Copyright (c) 1990-2008 Info-ZIP - Type 'zip "-L"' for software license.
+Zip 3.0 (July 5th 2008). Usage:
+zip [-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile list] [-xi list]
+  The default action is to add or replace zipfile entries from list, which
+  can include the special name - to compress standard input.
+  If zipfile and list are omitted, zip compresses stdin to stdout.
+  -f   freshen: only changed files  -u   update: only changed or new files
+  -d   delete entries in zipfile    -m   move into zipfile (delete OS files)
+  -r   recurse into directories     -j   junk (don't record) directory names
+  -0   store only                   -l   convert LF to CR LF (-ll CR LF to LF)
+  -1   compress faster              -9   compress better
+  -q   quiet operation              -v   verbose operation/print version info
+  -c   add one-line comments        -z   add zipfile comment
+  -@   read names from stdin        -o   make zipfile as old as latest entry
+  -x   exclude the following names  -i   include only the following names
+  -F   fix zipfile (-FF try harder) -D   do not add directory entries
+  -A   adjust self-extracting exe   -J   junk zipfile prefix (unzipsfx)
+  -T   test zipfile integrity       -X   eXclude eXtra file attributes
+  -y   store symbolic links as the link instead of the referenced file
+  -e   encrypt                      -n   don't compress these suffixes
+  -h2  show more help
+"""
+
+UNZIP_HELP = """UnZip 6.00 of 20 April 2009, by Debian. Original by Info-ZIP.
+
+Usage: unzip [-Z] [-opts[modifiers]] file[.zip] [list] [-x xlist] [-d exdir]
+  Default action is to extract files in list, except those in xlist, to exdir;
+  file[.zip] may be a wildcard.  -Z => ZipInfo mode ("unzip -Z" for usage).
+
+  -p  extract files to pipe, no messages     -l  list files (short format)
+  -f  freshen existing files, create none    -t  test compressed archive data
+  -u  update files, create if necessary      -z  display archive comment only
+  -v  list verbosely/show version info       -T  timestamp archive to latest
+  -x  exclude files that follow (in xlist)   -d  extract files into exdir
+modifiers:
+  -n  never overwrite existing files         -q  quiet mode (-qq => quieter)
+  -o  overwrite files WITHOUT prompting      -a  auto-convert any text files
+  -j  junk paths (do not make directories)   -aa treat ALL files as text
+  -U  use escapes for all non-ASCII Unicode  -UU ignore any Unicode fields
+  -C  match filenames case-insensitively     -L  make (some) names lowercase
+  -X  restore UID/GID info                   -V  retain VMS version numbers
+  -K  keep setuid/setgid/tacky permissions   -M  pipe through "more" pager
+See "unzip -hh" or unzip.txt for more help.  Examples:
+  unzip data1 -x joe   => extract all files except joe from zipfile data1.zip
+  unzip -p foo | more  => send contents of foo.zip via pipe into program more
+  unzip -fo foo ReadMe => quietly replace existing ReadMe if archive file newer
+"""
+
+GDB_HELP = """This is the GNU debugger.  Usage:
+
+    gdb [options] [executable-file [core-file or process-id]]
+    gdb [options] --args executable-file [inferior-arguments ...]
+
+Selection of debuggee and its files:
+
+  --args             Arguments after executable-file are passed to inferior.
+  --core=COREFILE    Analyze the core dump COREFILE.
+  --exec=EXECFILE    Use EXECFILE as the executable.
+"""
+
+# An option a table row prints: at the row's start or two spaces after text, then a gap.
+_PRINTED_OPTION = re.compile(r"(?:^ +|  +|(?<=\) ))(-[\w@]+) +\S")
+
+
+def _help(program: str, flag: str, printed: str) -> str:
+    """The installed program's help where it is Info-ZIP's, else ``printed``."""
+    path = shutil.which(program)
+    if path is not None:
+        done = subprocess.run([path, flag], capture_output=True, check=False)
+        text = done.stdout.decode(errors="replace")
+        if "Info-ZIP" in text:
+            return text
+    return printed
+
+
+def _table_options(text: str) -> set[str]:
+    """Every option the help's table rows print, read without the describer."""
+    rows = [line for line in text.splitlines() if re.match(r" +-[\w@]+ +\S", line)]
+    return {found for row in rows for found in _PRINTED_OPTION.findall(row)}
+
+
+@pytest.mark.parametrize(("program", "flag", "printed", "described"), [
+    ("zip", "-h", ZIP_HELP, {"-u": "update: only changed or new files", "-D": "do not add directory entries"}),
+    ("unzip", "-h", UNZIP_HELP, {"-aa": "treat ALL files as text", "-L": "make (some) names lowercase",
+                                 "-t": "test compressed archive data"}),
+])
+def test_each_row_of_a_two_column_option_table_gives_both_its_options(
+        program: str, flag: str, printed: str, described: dict[str, str]) -> None:
+    text = _help(program, flag, printed)
+    desc = describe_help(text.encode())
+    read = {option.short or option.long: option.description for option in desc.options}
+    assert set(read) == _table_options(text)
+    assert len(read) >= 22
+    for option, description in described.items():
+        assert read[option] == description
+
+
+def test_a_row_of_one_option_spelt_several_ways_stays_one_entry() -> None:
+    """less prints "-e  -E  ....  --quit-at-eof  --QUIT-AT-EOF": one option, spelt four ways."""
+    text = ("Usage: less [options] [file]\n\nOPTIONS\n\n"
+            "  -a  ........  --search-skip-screen\n                  Search skips current screen.\n"
+            "  -e  -E  ....  --quit-at-eof  --QUIT-AT-EOF\n                  Quit at end of file.\n"
+            "  -m  -M  ....  --long-prompt  --LONG-PROMPT\n                  Set prompt style.\n"
+            "  -n  -N  ....  --line-numbers  --LINE-NUMBERS\n                  Don't use line numbers.\n"
+            "  -q  -Q  ....  --quiet  --QUIET  --silent --SILENT\n                  Quiet the terminal bell.\n")
+    heads = [option.short or option.long for option in describe_help(text.encode()).options]
+    assert "--quit-at-eof" not in heads and "--long-prompt" not in heads
+    assert {"-a", "-e", "-m", "-n", "-q"} <= set(heads)
+
+
+def test_a_sentence_that_ends_in_usage_heads_the_forms_below_it() -> None:
+    gdb = describe_help(GDB_HELP.encode())
+    assert gdb.usage.splitlines() == ["gdb [options] [executable-file [core-file or process-id]]",
+                                      "gdb [options] --args executable-file [inferior-arguments ...]"]
+    assert gdb.about == "This is the GNU debugger."
+    assert gdb.name == "gdb"
+    zip_ = describe_help(ZIP_HELP.encode())
+    assert zip_.usage == "zip [-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile list] [-xi list]"
+    assert zip_.about.startswith("The default action is to add or replace zipfile entries")
+
+
+def test_operands_named_in_words_in_one_bracket_take_as_many_as_given() -> None:
+    cxxfilt = describe_help(b"Usage: c++filt [options] [mangled names]\nOptions are:\n"
+                            b"  [-_|--strip-underscore]     Ignore first leading underscore\n")
+    assert [(p.name, p.required, p.variadic) for p in cxxfilt.positionals] == [("mangled names", False, True)]
+    # Not a sentence's words nor a choice between them.
+    either = describe_help(b"Usage: prog [options] [file or directory]\n\nOptions:\n  -v  Verbose\n")
+    assert all(" " not in p.name for p in either.positionals)
+
+
+def test_zip_called_through_its_schema_makes_the_archive_unzip_then_lists(tmp_path: Path) -> None:
+    """The truth is the programs: the call's argv makes zip store the file, and unzip finds it."""
+    if shutil.which("zip") is None or shutil.which("unzip") is None:
+        pytest.skip("no zip and unzip here")
+    schema = build_tool_schema(describe_help(_help("zip", "-h", ZIP_HELP).encode()))
+    (tmp_path / "notes.txt").write_text("one two\n")
+    argv = schema.to_argv({"zipfile_list": ["out.zip", "notes.txt"], "q": True})
+    made = subprocess.run(["zip", *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert made.returncode == 0, (argv, made.stderr)
+    listed = subprocess.run(["unzip", "-l", "out.zip"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert "notes.txt" in listed.stdout, listed.stdout
