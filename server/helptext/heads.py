@@ -12,7 +12,7 @@ import re
 from .brackets import outside_brackets
 from .kept import compiled
 
-_FLAG = compiled(r"^(-{1,2}[A-Za-z0-9?#@][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
+_FLAG = compiled(r"^(-{1,2}[A-Za-z0-9?#@_][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
 _NO_PREFIX = compiled(r"^--\[no-?\]([\w.-]+)(.*)$")
 
 

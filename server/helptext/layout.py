@@ -33,7 +33,7 @@ _OR_WORD_SET = frozenset(OR_WORDS)
 # The start of a further usage form: "  or:  cp [OPTION]... SOURCE... DIRECTORY", "  oder: cp ...".
 _OR_HEAD = compiled(r"^([^:：]{1,12}?)\s*[:：]\s*")
 # A flag at the start of an entry: "-a", "--all", "-?", typer's required star "* --name".
-FLAG_START = compiled(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@]|--\[no-?\])")
+FLAG_START = compiled(r"^(?:\*\s+)?(?:-{1,2}[A-Za-z0-9?#@_]|--\[no-?\])")
 
 # Headings of prose, matched at the start of a word: "Reporting bugs" and "Examples" are prose,
 # pytest's option groups "Reporting" and "test session debugging and configuration" are not.
@@ -149,8 +149,23 @@ class Layout(NamedTuple):
     sections: list[Section]
 
 
+# An option entry written whole in brackets, its names apart by "|" (binutils' c++filt:
+# "  [-n|--no-strip-underscore]  Do not ignore ...", "  [-s|--format {none,auto}]").
+_BRACKETED_ENTRY = compiled(r"( +)[\[\]](-[^\s|\[\]]+)\|(--[^\s|\[\]]+)( [^\[\]]+)?\]((?:\s{2,}\S.*)?)")
+
+
+def _unbracketed(line: str) -> str:
+    """An entry written in brackets as a plain one: "  -n, --no-strip-underscore  Do not ..."."""
+    found = _BRACKETED_ENTRY.fullmatch(line)
+    if found is None:
+        return line
+    indent, short, long, value, rest = found.groups()
+    head = f"{indent}{short}, {long}{value or ''}"
+    return head + (" " * max(2, len(line) - len(rest) - len(head)) + rest.lstrip() if rest else "")
+
+
 def split_sections(text: str) -> Layout:
-    lines = unbox(text.split("\n"))
+    lines = [_unbracketed(line) for line in unbox(text.split("\n"))]
     usage: list[str] = []
     sections: list[Section] = [Section("", "untitled", [])]
     marks: list[tuple[int, int]] = []

@@ -1,4 +1,4 @@
-"""Helps laid out as Info-ZIP's zip and unzip and GNU gdb print them.
+"""Helps laid out as Info-ZIP's zip and unzip, GNU gdb and binutils' c++filt print them.
 
 zip and unzip list two options a row (``-f   freshen: ...   -u   update: ...``): every
 second option ran into the first's description. zip and gdb end a sentence with "Usage:" and
@@ -161,3 +161,49 @@ def test_zip_called_through_its_schema_makes_the_archive_unzip_then_lists(tmp_pa
     assert made.returncode == 0, (argv, made.stderr)
     listed = subprocess.run(["unzip", "-l", "out.zip"], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert "notes.txt" in listed.stdout, listed.stdout
+
+
+CXXFILT_HELP = """Usage: c++filt [options] [mangled names]
+Options are:
+  [-_|--strip-underscore]     Ignore first leading underscore
+  [-n|--no-strip-underscore]  Do not ignore a leading underscore (default)
+  [-p|--no-params]            Do not display function arguments
+  [-i|--no-verbose]           Do not show implementation details (if any)
+  [-R|--recurse-limit]        Enable a limit on recursion whilst demangling.  [Default]
+  ]-r|--no-recurse-limit]     Disable a limit on recursion whilst demangling
+  [-t|--types]                Also attempt to demangle type encodings
+  [-s|--format {none,auto,gnu-v3,java,gnat,dlang,rust}]
+  [@<file>]                   Read extra options from <file>
+  [-h|--help]                 Display this information
+  [-v|--version]              Show the version information
+Demangled names are displayed to stdout.
+"""
+
+
+def test_option_entries_written_in_brackets_are_options_that_cpp_filt_takes() -> None:
+    """binutils' c++filt writes each entry in brackets ("[-n|--no-strip-underscore]", one with a
+    "]" typed for its "["): it had no option at all. The truth is c++filt itself, where it is
+    here: every option its schema offers, passed as a call passes it, is taken (no
+    "unrecognized option") and the name is still demangled."""
+    path = shutil.which("c++filt")
+    text = subprocess.run([path, "--help"], capture_output=True, text=True, check=False).stdout if path else ""
+    text = text if "[-n|--no-strip-underscore]" in text else CXXFILT_HELP
+    desc = describe_help(text.encode())
+    names = {(option.short, option.long) for option in desc.options}
+    assert {("-_", "--strip-underscore"), ("-n", "--no-strip-underscore"), ("-r", "--no-recurse-limit"),
+            ("-s", "--format"), ("-t", "--types")} <= names
+    assert len(names) == 10  # all but "[@<file>]", which names no option
+    [format_] = [option for option in desc.options if option.long == "--format"]
+    assert format_.takes_value and format_.choices == ("none", "auto", "gnu-v3", "java", "gnat", "dlang", "rust")
+    if path is None:
+        return
+    schema = build_tool_schema(desc)
+    properties = schema.input_schema["properties"]
+    for name, prop in properties.items():
+        if name in ("help", "version", "stdin", "mangled_names"):
+            continue
+        value = prop["enum"][1] if "enum" in prop else True
+        argv = schema.to_argv({name: value, "mangled_names": ["_Z3foov"]})
+        run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+        assert run.returncode == 0 and "unrecognized" not in run.stderr, (argv, run.stderr)
+        assert "foo" in run.stdout, (argv, run.stdout)
