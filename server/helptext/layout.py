@@ -161,7 +161,10 @@ def _unbracketed(line: str) -> str:
         return line
     indent, short, long, value, rest = found.groups()
     head = f"{indent}{short}, {long}{value or ''}"
-    return head + (" " * max(2, len(line) - len(rest) - len(head)) + rest.lstrip() if rest else "")
+    if not rest:
+        return head
+    described_at = len(line) - len(rest.lstrip())  # kept, for the lines that continue it
+    return head + " " * max(2, described_at - len(head)) + rest.lstrip()
 
 
 def split_sections(text: str) -> Layout:
@@ -449,7 +452,7 @@ _SECOND_OPTION = compiled(r"(?<=\s)-{1,2}[A-Za-z0-9@?][\w-]*(?=(\s+)\S)")
 _TABLE_ROWS = 3
 
 
-def one_option_a_row(lines: list[str]) -> list[str]:
+def _one_option_a_row(lines: list[str]) -> list[str]:
     """Lines with each row of a two-column option table (Info-ZIP's zip and unzip print
     ``-f   freshen: ...   -u   update: ...``) made two rows, the second at the first's indent.
     A column counts where at least ``_TABLE_ROWS`` option rows start an option there, two spaces
@@ -488,7 +491,7 @@ def _second_option_columns(line: str, least_gap: int) -> list[int]:
         # option spelt three ways, not two options.
         said = any(not word.startswith("-") and sum(ch.isalpha() for ch in word) >= 2
                    for word in before[head_end:].split())
-        if gap >= least_gap and said and (len(match.group(1)) >= least_gap or least_gap == 1):
+        if gap >= least_gap and said and len(match.group(1)) >= least_gap:
             found.append(column)
     return found
 
@@ -499,9 +502,9 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry]
     An entry continues while lines are indented deeper than its head and, once its
     description column is known, until a new head starts left of that column (cobra
     and clap print short-less options further right than the others). Two-column option
-    tables are read a row an option (``one_option_a_row``).
+    tables are read a row an option (``_one_option_a_row``).
     """
-    lines = one_option_a_row(lines)
+    lines = _one_option_a_row(lines)
     entries: list[HelpEntry] = []
     prose: list[str] = []
     i, n = 0, len(lines)
