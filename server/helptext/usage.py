@@ -185,6 +185,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                       literal_words: bool = False, remainder_dots: bool = False,
                       commands_listed: bool = True, values_here: bool = False,
                       clusters: bool = False) -> tuple[set[str], list[UsagePositional], bool]:
+    words = list(words)  # a nested bracket is put back to be read next
     flags: set[str] = set()
     positionals: list[UsagePositional] = []
     command = False
@@ -258,6 +259,15 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 elif name.lower().strip("<>") in _COMMAND_WORDS:
                     command = True
                     break
+            elif word[0] == "[" and (nested := _NESTED.fullmatch(inner)) is not None \
+                    and _single_positional(nested.group(1)) \
+                    and nested.group(1).lower() not in _PLACEHOLDERS | _COMMAND_WORDS:
+                # "[host [port]]", gdb's "[executable-file [core-file or process-id]]": each
+                # optional, the inner one read next as a bracket of its own
+                positionals.append(UsagePositional(nested.group(1).rstrip("."), False, False))
+                words.insert(k, f"[{nested.group(2)}]")
+            elif word[0] == "[" and _ALTERNATIVE_NAMES.fullmatch(inner):
+                positionals.append(UsagePositional(inner, False, False))  # "[core-file or process-id]"
             elif word[0] == "[" and _PLAIN_WORDS.fullmatch(inner) \
                     and not set(inner.lower().split()) & (_PLACEHOLDERS | _COMMAND_WORDS):
                 # "[mangled names]" (c++filt), "[zipfile list]" (zip): operands that words describe,
@@ -433,6 +443,10 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
+# An operand, then a bracket inside the bracket: "[host [port]]".
+_NESTED = compiled(r"([^\s\[\]]+)\s+\[(.+)\]")
+# One operand named as either of two things: "[core-file or process-id]".
+_ALTERNATIVE_NAMES = compiled(r"[a-z][\w-]* or [a-z][\w-]*")
 # Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".
 _PLAIN_WORDS = compiled(r"(?!.*\b(?:or|and|to)\b)[a-z][\w-]*(?: [a-z][\w-]*){1,2}")
 

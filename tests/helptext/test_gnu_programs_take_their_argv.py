@@ -93,3 +93,25 @@ def test_an_operand_is_required_exactly_where_the_program_says_one_is_missing(pr
     done = subprocess.run([shutil.which(program) or program], capture_output=True, env=ENV, input=b"", check=False)
     refused = done.returncode != 0 and (b"missing operand" in done.stderr or b"Try '" in done.stderr)
     assert bool(required) == refused, (required, done.returncode, done.stderr)
+
+
+def test_operands_nested_in_brackets_are_each_optional_and_reach_the_program(tmp_path: Path) -> None:
+    """GNU writes optional operands one inside another ("uniq [OPTION]... [INPUT [OUTPUT]]",
+    "split [OPTION]... [FILE [PREFIX]]"): a bracket inside a bracket was read as no operand,
+    so uniq and split had none and no call could name a file. The truth is the programs: uniq
+    reads the INPUT a call names and writes the OUTPUT it names; split writes its pieces under
+    the PREFIX."""
+    uniq, split = _gnu("uniq"), _gnu("split")
+    if uniq is None or split is None:
+        pytest.skip("no GNU uniq and split here")
+    (tmp_path / "in.txt").write_text("a\na\nb\n")
+    schema = build_tool_schema(describe_help(uniq))
+    assert [(p.name, p.required) for p in describe_help(uniq).positionals] == [("INPUT", False), ("OUTPUT", False)]
+    run = subprocess.run(["uniq", *schema.to_argv({"input": "in.txt", "output": "out.txt"})], cwd=tmp_path,
+                         env=ENV, capture_output=True, check=False)
+    assert run.returncode == 0 and (tmp_path / "out.txt").read_text() == "a\nb\n", run.stderr
+    schema = build_tool_schema(describe_help(split))
+    run = subprocess.run(["split", *schema.to_argv({"file": "in.txt", "prefix": "piece-", "lines": 2})],
+                         cwd=tmp_path, env=ENV, capture_output=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert sorted(path.name for path in tmp_path.glob("piece-*")) == ["piece-aa", "piece-ab"]

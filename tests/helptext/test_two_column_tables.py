@@ -136,6 +136,9 @@ def test_a_sentence_that_ends_in_usage_heads_the_forms_below_it() -> None:
                                       "gdb [options] --args executable-file [inferior-arguments ...]"]
     assert gdb.about == "This is the GNU debugger."
     assert gdb.name == "gdb"
+    # The bracket inside the bracket is a second operand, named as either of two things.
+    assert [(p.name, p.required) for p in gdb.positionals][:2] == [("executable-file", False),
+                                                                  ("core-file or process-id", False)]
     zip_ = describe_help(ZIP_HELP.encode())
     assert zip_.usage == "zip [-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile list] [-xi list]"
     assert zip_.about.startswith("The default action is to add or replace zipfile entries")
@@ -145,9 +148,9 @@ def test_operands_named_in_words_in_one_bracket_take_as_many_as_given() -> None:
     cxxfilt = describe_help(b"Usage: c++filt [options] [mangled names]\nOptions are:\n"
                             b"  [-_|--strip-underscore]     Ignore first leading underscore\n")
     assert [(p.name, p.required, p.variadic) for p in cxxfilt.positionals] == [("mangled names", False, True)]
-    # Not a sentence's words nor a choice between them.
+    # A choice between two names is one operand, not a list.
     either = describe_help(b"Usage: prog [options] [file or directory]\n\nOptions:\n  -v  Verbose\n")
-    assert all(" " not in p.name for p in either.positionals)
+    assert [(p.name, p.required, p.variadic) for p in either.positionals] == [("file or directory", False, False)]
 
 
 def test_zip_called_through_its_schema_makes_the_archive_unzip_then_lists(tmp_path: Path) -> None:
