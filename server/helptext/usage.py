@@ -195,7 +195,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
     bare_before = False  # the word before was a positional outside brackets
     k = 0
     while k < len(words):
-        word = words[k]
+        # binutils' "file(s)", "[addr(s)]", "<option(s)>": as many as given, "file..."
+        word = words[k].replace("(s)", "...")
         k += 1
         lower = word.lower()
         after_bare, bare_before = bare_before, False

@@ -629,7 +629,7 @@ def test_warnings_framed_banners_and_option_placeholders_with_a_plural_are_no_pa
     assert gpg.version == "2.2.40" and "Copyright" not in gpg.about + gpg.description
     readelf = _describe("Usage: readelf <option(s)> elf-file(s)\n Display the contents of ELF files\n"
                         " Options are:\n  -a --all               Equivalent to: -h -l -S -s -r -d -V -A -I\n")
-    assert [p.name for p in readelf.positionals] == ["elf-file(s)"]
+    assert [(p.name, p.variadic) for p in readelf.positionals] == [("elf-file", True)]  # as many as given
 
 
 def test_commands_grouped_under_titles_after_a_sentence_that_introduces_them_are_subcommands():

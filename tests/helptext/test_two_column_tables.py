@@ -1,4 +1,4 @@
-"""Helps laid out as Info-ZIP's zip and unzip, GNU gdb and binutils' c++filt print them.
+"""Helps laid out as Info-ZIP's zip and unzip, GNU gdb and binutils (c++filt, strings, readelf) print them.
 
 zip and unzip list two options a row (``-f   freshen: ...   -u   update: ...``): every
 second option ran into the first's description. zip and gdb end a sentence with "Usage:" and
@@ -210,3 +210,23 @@ def test_option_entries_written_in_brackets_are_options_that_cpp_filt_takes() ->
         run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
         assert run.returncode == 0 and "unrecognized" not in run.stderr, (argv, run.stderr)
         assert "foo" in run.stdout, (argv, run.stdout)
+
+
+def test_binutils_operands_written_with_a_plural_s_take_as_many_as_given(tmp_path: Path) -> None:
+    """binutils write "strings [option(s)] [file(s)]", "readelf <option(s)> elf-file(s)": strings,
+    nm and size had no operand, objdump's was named "file(s)" and took one. The truth is
+    strings itself, where it is here: both files a call names are read."""
+    readelf = describe_help(b"Usage: readelf <option(s)> elf-file(s)\n Display information about ELF files\n"
+                            b"  -a --all               Equivalent to: -h -l -S -s -r -d -V -A -I\n")
+    assert [(p.name, p.required, p.variadic) for p in readelf.positionals] == [("elf-file", True, True)]
+    path = shutil.which("strings")
+    text = subprocess.run([path, "--help"], capture_output=True, text=True, check=False).stdout if path else ""
+    if "[file(s)]" not in text:
+        pytest.skip("no binutils strings here")
+    desc = describe_help(text.encode())
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("file", False, True)]
+    (tmp_path / "one.bin").write_bytes(b"\x00\x01first words here\x00\x02")
+    (tmp_path / "two.bin").write_bytes(b"\x00\x01second words there\x00\x02")
+    argv = build_tool_schema(desc).to_argv({"file": ["one.bin", "two.bin"]})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and run.stdout.split("\n")[:2] == ["first words here", "second words there"], run
