@@ -261,12 +261,11 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                     command = True
                     break
             elif word[0] == "[" and (nested := _NESTED.fullmatch(inner)) is not None \
-                    and _single_positional(nested.group(1)) \
-                    and nested.group(1).lower() not in _PLACEHOLDERS | _COMMAND_WORDS:
-                # "[host [port]]", gdb's "[executable-file [core-file or process-id]]": each
-                # optional, the inner one read next as a bracket of its own
+                    and _single_positional(nested.group(1)) and _operand_word(nested.group(1), commands_listed):
+                # "[host [port]]", gdb's "[executable-file [core-file or process-id]]", nice's
+                # "[COMMAND [ARG]...]": each optional, the inner one read next as a bracket of its own
                 positionals.append(UsagePositional(nested.group(1).rstrip("."), False, False))
-                words.insert(k, f"[{nested.group(2)}]")
+                words.insert(k, f"[{nested.group(2)}]{nested.group(3) or ''}")
             elif word[0] == "[" and _ALTERNATIVE_NAMES.fullmatch(inner):
                 positionals.append(UsagePositional(inner, False, False))  # "[core-file or process-id]"
             elif word[0] == "[" and _PLAIN_WORDS.fullmatch(inner) \
@@ -444,8 +443,15 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
-# An operand, then a bracket inside the bracket: "[host [port]]".
-_NESTED = compiled(r"([^\s\[\]]+)\s+\[(.+)\]")
+# An operand, then a bracket inside the bracket: "[host [port]]", "[COMMAND [ARG]...]".
+_NESTED = compiled(r"([^\s\[\]]+)\s+\[(.+)\](\.\.\.)?")
+
+
+def _operand_word(word: str, commands_listed: bool) -> bool:
+    """``word`` names an operand: no placeholder for the options, and no subcommand's place,
+    but a COMMAND to run in capitals where the help lists no subcommands (nice, env, chroot)."""
+    lower = word.lower()
+    return lower not in _PLACEHOLDERS and (lower not in _COMMAND_WORDS or (not commands_listed and word.isupper()))
 # One operand named as either of two things: "[core-file or process-id]".
 _ALTERNATIVE_NAMES = compiled(r"[a-z][\w-]* or [a-z][\w-]*")
 # Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".

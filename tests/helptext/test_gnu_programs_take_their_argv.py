@@ -115,3 +115,19 @@ def test_operands_nested_in_brackets_are_each_optional_and_reach_the_program(tmp
                          cwd=tmp_path, env=ENV, capture_output=True, check=False)
     assert run.returncode == 0, run.stderr
     assert sorted(path.name for path in tmp_path.glob("piece-*")) == ["piece-aa", "piece-ab"]
+
+
+@pytest.mark.parametrize(("program", "before"), [("nice", {}), ("env", {"name_value": ["GREETING=hi"]})])
+def test_a_command_to_run_nested_in_brackets_is_an_operand_the_program_runs(
+        program: str, before: dict[str, Any], tmp_path: Path) -> None:
+    """"nice [OPTION] [COMMAND [ARG]...]": the command to run, with its arguments after it, was
+    no operand, so nice and env could only run nothing. The truth is the program: the command
+    a call names runs, with the arguments it gives (env's NAME=VALUE operands come first, as
+    its usage orders them)."""
+    text = _gnu(program)
+    if text is None:
+        pytest.skip(f"no GNU {program} here")
+    schema = build_tool_schema(describe_help(text))
+    argv = schema.to_argv({**before, "command": "echo", "arg": ["ran", "here"]})
+    run = subprocess.run([program, *argv], cwd=tmp_path, env=ENV, capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and run.stdout == "ran here\n", (argv, run.stderr)
