@@ -233,6 +233,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if word.startswith(("[", "(")) or (word.startswith("{") and word[1:].lstrip().startswith("-")):
             leading = False
             inner = word[1:].rsplit(_CLOSING[word[0]], 1)[0].strip()
+            if word[0] == "[" and (operands := _STDIN_OR.fullmatch(inner)) is not None:
+                inner = operands.group(1) or operands.group(2)  # zstd's "[INPUT... | -]": "-" is standard input
             if inner.startswith("-"):
                 _read_option_group(inner, facts, values_here, clusters, value_flags)
                 if "|" not in inner:
@@ -443,6 +445,8 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
+# Operands or "-" for standard input, either way round: "[INPUT... | -]", "[- | FILE...]".
+_STDIN_OR = compiled(r"([^\s|-][^\s|]*)\s*\|\s*-|-\s*\|\s*([^\s|-][^\s|]*)")
 # An operand, then a bracket inside the bracket: "[host [port]]", "[COMMAND [ARG]...]".
 _NESTED = compiled(r"([^\s\[\]]+)\s+\[(.+)\](\.\.\.)?")
 

@@ -1,4 +1,4 @@
-"""Helps laid out as Info-ZIP's zip and unzip, GNU gdb and binutils (c++filt, strings, readelf) print them.
+"""Helps laid out as Info-ZIP's zip and unzip, GNU gdb, binutils (c++filt, strings, readelf) and zstd print them.
 
 zip and unzip list two options a row (``-f   freshen: ...   -u   update: ...``): every
 second option ran into the first's description. zip and gdb end a sentence with "Usage:" and
@@ -230,3 +230,23 @@ def test_binutils_operands_written_with_a_plural_s_take_as_many_as_given(tmp_pat
     argv = build_tool_schema(desc).to_argv({"file": ["one.bin", "two.bin"]})
     run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0 and run.stdout.split("\n")[:2] == ["first words here", "second words there"], run
+
+
+def test_operands_or_a_dash_for_standard_input_are_the_operands(tmp_path: Path) -> None:
+    """zstd writes "zstd [OPTIONS...] [INPUT... | -] [-o OUTPUT]": the choice of "-" (standard
+    input) hid its INPUT operands, so no call could name a file to compress. The truth is zstd,
+    where it is here: each file a call names is compressed beside it."""
+    either = describe_help(b"Usage: cat2 [- | FILE...]\n\nOptions:\n  -v  Verbose\n")
+    assert [(p.name, p.required, p.variadic) for p in either.positionals] == [("FILE", False, True)]
+    path = shutil.which("zstd")
+    if path is None:
+        pytest.skip("no zstd here")
+    done = subprocess.run([path, "-h"], capture_output=True, text=True, check=False)
+    desc = describe_help((done.stdout + done.stderr).encode())
+    assert [(p.name, p.variadic) for p in desc.positionals] == [("INPUT", True)]
+    for name in ("one.txt", "two.txt"):
+        (tmp_path / name).write_text(f"{name} " * 100)
+    argv = build_tool_schema(desc).to_argv({"input": ["one.txt", "two.txt"], "keep": True})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, (argv, run.stderr)
+    assert (tmp_path / "one.txt.zst").is_file() and (tmp_path / "two.txt.zst").is_file()
