@@ -450,11 +450,12 @@ _DEFAULT_IN_HEAD = compiled(r"(.*--[\w-]+)=(\S*):")
 
 
 def _placeholder_flag(option: OptionSpec) -> bool:
-    """GNU's "-NUM  same as --context=NUM": a number written after the dash, not an option
-    named NUM (grep, head, tail, diff)."""
+    """GNU's "-NUM  same as --context=NUM", zstd's "-#  Desired compression level, where `#`
+    is a number": a number written after the dash, not an option named NUM or # (grep, head,
+    tail, diff, zstd; each refuses the name as written)."""
     names = [name for name in (option.long, option.short) if name]
-    return len(names) == 1 and not names[0].startswith("--") and len(names[0]) > 3 \
-        and names[0][1:].isalpha() and names[0][1:].isupper()
+    return len(names) == 1 and not names[0].startswith("--") and (
+        names[0] == "-#" or (len(names[0]) > 3 and names[0][1:].isalpha() and names[0][1:].isupper()))
 
 
 def _option_with_default_in_head(entry: HelpEntry, rules: Rules, head: str, default: str) -> OptionSpec:

@@ -250,3 +250,25 @@ def test_operands_or_a_dash_for_standard_input_are_the_operands(tmp_path: Path) 
     run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0, (argv, run.stderr)
     assert (tmp_path / "one.txt.zst").is_file() and (tmp_path / "two.txt.zst").is_file()
+
+
+def test_every_switch_zstds_schema_offers_is_taken_by_zstd(tmp_path: Path) -> None:
+    """zstd's "-#  Desired compression level, where `#` is a number" was a switch named
+    "value" that wrote "-#", which zstd refuses ("Incorrect parameters"), as grep refuses
+    "-NUM": a number written after the dash is no option. The truth is zstd: every switch of
+    its schema, given with a file to compress, is taken."""
+    path = shutil.which("zstd")
+    if path is None:
+        pytest.skip("no zstd here")
+    done = subprocess.run([path, "-h"], capture_output=True, text=True, check=False)
+    schema = build_tool_schema(describe_help((done.stdout + done.stderr).encode()))
+    (tmp_path / "in.txt").write_text("words " * 100)
+    tried = 0
+    for name, prop in schema.input_schema["properties"].items():
+        if prop.get("type") != "boolean" or name in ("h", "help", "version", "decompress"):
+            continue
+        argv = schema.to_argv({name: True, "input": ["in.txt"], "force": True})
+        run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert "Incorrect parameter" not in run.stderr, (argv, run.stderr[:200])
+        tried += 1
+    assert tried >= 3
