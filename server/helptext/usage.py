@@ -449,6 +449,10 @@ _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 _STDIN_OR = compiled(r"([^\s|-][^\s|]*)\s*\|\s*-|-\s*\|\s*([^\s|-][^\s|]*)")
 # An operand, then a bracket inside the bracket: "[host [port]]", "[COMMAND [ARG]...]".
 _NESTED = compiled(r"([^\s\[\]]+)\s+\[(.+)\](\.\.\.)?")
+# One operand named as either of two things: "[core-file or process-id]".
+_ALTERNATIVE_NAMES = compiled(r"[a-z][\w-]* or [a-z][\w-]*")
+# Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".
+_PLAIN_WORDS = compiled(r"(?!.*\b(?:or|and|to)\b)[a-z][\w-]*(?: [a-z][\w-]*){1,2}")
 
 
 def _operand_word(word: str, commands_listed: bool) -> bool:
@@ -456,10 +460,6 @@ def _operand_word(word: str, commands_listed: bool) -> bool:
     but a COMMAND to run in capitals where the help lists no subcommands (nice, env, chroot)."""
     lower = word.lower()
     return lower not in _PLACEHOLDERS and (lower not in _COMMAND_WORDS or (not commands_listed and word.isupper()))
-# One operand named as either of two things: "[core-file or process-id]".
-_ALTERNATIVE_NAMES = compiled(r"[a-z][\w-]* or [a-z][\w-]*")
-# Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".
-_PLAIN_WORDS = compiled(r"(?!.*\b(?:or|and|to)\b)[a-z][\w-]*(?: [a-z][\w-]*){1,2}")
 
 
 def _single_positional(inner: str) -> bool:
