@@ -257,7 +257,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
                 variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner))
                 name = name.split(" ")[0].rstrip(".")
-                if name.lower().strip("<>") not in _PLACEHOLDERS | _COMMAND_WORDS:
+                if _operand_word(name.strip("<>"), commands_listed):  # uvx's "[COMMAND]": the tool it runs
                     positionals.append(UsagePositional(name, False, variadic))
                 elif name.lower().strip("<>") in _COMMAND_WORDS:
                     command = True

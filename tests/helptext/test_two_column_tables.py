@@ -272,3 +272,17 @@ def test_every_switch_zstds_schema_offers_is_taken_by_zstd(tmp_path: Path) -> No
         assert "Incorrect parameter" not in run.stderr, (argv, run.stderr[:200])
         tried += 1
     assert tried >= 3
+
+
+def test_a_command_to_run_in_capitals_in_brackets_is_an_operand_where_no_commands_are_listed() -> None:
+    """uvx writes "uvx [OPTIONS] [COMMAND]" for the tool it runs, and lists no commands: the
+    bracket was read as a subcommand's place, so no call could name a tool. Where the help
+    lists its commands, "[COMMAND]" stays their place."""
+    uvx = describe_help(b"Run a command provided by a Python package.\n\nUsage: uvx [OPTIONS] [COMMAND]\n\n"
+                        b"Options:\n  --from <FROM>  Use the given package to provide the command\n"
+                        b"  -h, --help     Display the concise help for this command\n")
+    assert [(p.name, p.required) for p in uvx.positionals] == [("COMMAND", False)]
+    build_tool_schema(uvx).to_argv({"command": "ruff"})  # a call can name the tool
+    git = describe_help(b"Usage: gitlike [OPTIONS] [COMMAND]\n\nCommands:\n  init  Make a repository\n"
+                        b"  log   Show the history\n\nOptions:\n  -v  Verbose\n")
+    assert not git.positionals and [c.name for c in git.subcommands] == ["init", "log"]
