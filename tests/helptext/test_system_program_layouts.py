@@ -1,4 +1,4 @@
-"""Helps laid out as Info-ZIP's zip and unzip, GNU gdb, binutils (c++filt, strings, readelf) and zstd print them.
+"""Helps as programs of a Debian system print them: Info-ZIP, gdb, binutils, zstd, uvx.
 
 zip and unzip list two options a row (``-f   freshen: ...   -u   update: ...``): every
 second option ran into the first's description. zip and gdb end a sentence with "Usage:" and
@@ -6,7 +6,8 @@ write the forms below it: they had no usage. zip's ``[zipfile list]`` and c++fil
 ``[mangled names]`` are operands named in words: they had no positional, so a call could not
 name a file. The helps are read from the installed programs where they are here, else as
 zip 3.0, UnZip 6.00 and gdb 13 print them; the options a table prints are found apart from
-the describer, each ``-x`` at the start of a row or after a gap of two spaces.
+the describer, each ``-x`` at the start of a row or after a gap of two spaces. Where a program
+is installed, it is also the truth for what its schema builds: the argv a call makes is run.
 """
 
 from __future__ import annotations
