@@ -67,6 +67,18 @@ def run_command(function: Callable[..., Awaitable[T]], *args: Any) -> T:
         raise SystemExit(2) from None
 
 
+def call_or_exit(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` run here, as ``run_command`` runs a coroutine: toolbay's own error
+    becomes a message and exit 2 (``serve``'s checks before its event loop starts)."""
+    from toolbay.errors import ToolbayError
+
+    try:
+        return function(*args)
+    except ToolbayError as exc:
+        say(f"toolbay: {exc}")
+        raise SystemExit(2) from None
+
+
 def _loop_options() -> dict[str, Any]:
     """uvloop when it is installed (it is a dependency; its event loop halves the time asyncio
     itself takes per request), else asyncio's own loop."""

@@ -15,15 +15,13 @@ import asyncio
 import signal
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
-
-T = TypeVar("T")
 
 TRANSPORTS = ("stdio", "http", "sse")
 # How long a server that stops waits for the MCP SDK's import to end (it takes a second or two).
@@ -94,7 +92,7 @@ def serve(
 ) -> None:
     """Runs the MCP server until it is stopped (what ``toolbay serve`` does)."""
     started = time.monotonic()  # [discovery] start_wait_s counts from here
-    from toolbay.cli_running import run_command, settings_or_exit
+    from toolbay.cli_running import call_or_exit, run_command, settings_or_exit
     from toolbay.logs import configure_logging
 
     settings = settings_or_exit(
@@ -125,7 +123,7 @@ def serve(
     signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
     # Over HTTP the port is taken (bound, not yet listened on) before anything is compiled: a
     # port in use stopped the server only once a first start's compiles had run a while.
-    sock = _or_exit(_bound_socket, settings)
+    sock = call_or_exit(_bound_socket, settings)
     from toolbay.first_start import compile_early
 
     # On a first start the tools compile while the server's own modules load.
@@ -136,7 +134,7 @@ def serve(
 
     # Settings the call chain refuses stop the server now, not once the SDK has loaded and the
     # assembly has begun (with the compiles going on all the while, for nothing).
-    _or_exit(refuse_at_start, settings)
+    call_or_exit(refuse_at_start, settings)
 
     # The MCP SDK loads while the tools are described. Then the collector, paused for the
     # imports by the entry point, freezes what they made and goes on without them.
@@ -165,18 +163,6 @@ def _bound_socket(settings: Settings) -> socket.socket | None:
     return bound_socket(settings.host, settings.port)
 
 
-def _or_exit(check: Callable[[Settings], T], settings: Settings) -> T:
-    """``check(settings)``; toolbay's own error becomes its one line and exit 2, as in a command."""
-    from toolbay.cli_running import say
-    from toolbay.errors import ToolbayError
-
-    try:
-        return check(settings)
-    except ToolbayError as exc:
-        say(f"toolbay: {exc}")
-        raise SystemExit(2) from None
-
-
 def _exit_on_missing_folders(settings: Settings) -> None:
     """A tool or role folder that is not there stops a server at start, as a missing workspace
     does: a mistyped ``--extensions`` would otherwise serve the built-ins alone, said only in a
@@ -196,15 +182,10 @@ def _exit_on_missing_folders(settings: Settings) -> None:
 def _exit_on_missing_model() -> None:
     """``[search] semantic`` without its model's package stops a server at start, before it
     detaches or compiles anything (the assembly checks it again for the other commands)."""
-    from toolbay.cli_running import say
-    from toolbay.errors import ConfigError
+    from toolbay.cli_running import call_or_exit
     from toolbay.search.semantic import require_model_folder
 
-    try:
-        require_model_folder()
-    except ConfigError as exc:
-        say(f"toolbay: {exc}")
-        raise SystemExit(2) from None
+    call_or_exit(require_model_folder)
 
 
 def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
