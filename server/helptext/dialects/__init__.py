@@ -7,6 +7,7 @@ and a folder of real captured help texts under ``tests/helptext/corpus/<name>/``
 
 from __future__ import annotations
 
+from .absl import Absl
 from .argparse import Argparse
 from .base import Dialect
 from .clap import Clap
@@ -23,8 +24,8 @@ from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Urfave(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(),
-    Generic(),
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Urfave(), Absl(), Gnu(), GoFlag(), Docopt(), Commander(),
+    Yargs(), Generic(),
 )
 
 
