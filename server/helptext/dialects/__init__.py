@@ -19,13 +19,14 @@ from .generic import Generic
 from .gnu import Gnu
 from .goflag import GoFlag
 from .kingpin import Kingpin
+from .llvm import Llvm
 from .typer import Typer
 from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Urfave(), Absl(), Gnu(), GoFlag(), Docopt(), Commander(),
-    Yargs(), Generic(),
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Urfave(), Absl(), Llvm(), Gnu(), GoFlag(), Docopt(),
+    Commander(), Yargs(), Generic(),
 )
 
 
