@@ -59,8 +59,8 @@ def _flags(text: str) -> tuple[list[OptionSpec], str]:
     while k < len(lines):
         found = _ENTRY.match(lines[k])
         if found is None:
-            if not _MODULE.match(lines[k]):
-                rest.append(lines[k])
+            if not (_MODULE.match(lines[k]) and _heads_flags(lines, k + 1)):
+                rest.append(lines[k])  # "Examples:" in a module's docstring is the program's own heading
             k += 1
             continue
         said = [found[4] or ""]
@@ -70,6 +70,12 @@ def _flags(text: str) -> tuple[list[OptionSpec], str]:
             k += 1
         options.append(_option(found[1], found[2] is not None, found[3], " ".join(part for part in said if part)))
     return options, "\n".join(rest)
+
+
+def _heads_flags(lines: list[str], start: int) -> bool:
+    """Whether the next line with text is a flag or another module's heading."""
+    following = next((line for line in lines[start:] if line.strip()), "")
+    return bool(_ENTRY.match(following) or _MODULE.match(following))
 
 
 def _option(short: str | None, switch: bool, name: str, said: str) -> OptionSpec:
