@@ -87,10 +87,12 @@ _YARGS_TYPE = compiled(r"\[(boolean|string|number|array|count)\]")
 _LIST_ITEM = compiled(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
 
 _INTEGER_WORDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+                  # kong names a Go type with a dash before its size: "INT-64", "UINT-8"
+                  "int_8", "int_16", "int_32", "int_64", "uint_8", "uint_16", "uint_32", "uint_64",
                   "integer", "num", "n", "count", "intslice", "ints", "uintslice",
                   "integer range", "port"}
-_NUMBER_WORDS = {"float", "float32", "float64", "float range", "floatslice", "decimal", "ratio", "number", "f64",
-                 "f32", "double", "real", "seconds", "secs"}
+_NUMBER_WORDS = {"float", "float32", "float64", "float_32", "float_64", "float range", "floatslice", "decimal", "ratio",
+                 "number", "f64", "f32", "double", "real", "seconds", "secs"}
 _PATH_WORDS = {"path", "file", "filename", "dir", "directory", "filepath", "paths", "files", "dirs", "folder",
                "pathfile", "infile", "outfile", "file_path", "dir_path", "output_file"}
 _REPEAT_TYPES = {"stringarray", "strings", "stringslice", "intslice", "ints", "uintslice", "floatslice",

@@ -11,6 +11,7 @@ from .absl import Absl
 from .argparse import Argparse
 from .base import Dialect
 from .clap import Clap
+from .cli11 import Cli11
 from .click import Click
 from .cobra import Cobra
 from .commander import Commander
@@ -19,14 +20,15 @@ from .generic import Generic
 from .gnu import Gnu
 from .goflag import GoFlag
 from .kingpin import Kingpin
+from .kong import Kong
 from .llvm import Llvm
 from .typer import Typer
 from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Urfave(), Absl(), Llvm(), Gnu(), GoFlag(), Docopt(),
-    Commander(), Yargs(), Generic(),
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), Urfave(), Absl(), Llvm(), Cli11(), Gnu(),
+    GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
 )
 
 
