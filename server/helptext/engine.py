@@ -565,7 +565,7 @@ def _values_per_flag(raw: str | None, rules: Rules) -> int:
     return 1
 
 
-_UNTYPED_VALUE_NAMES = frozenset({"value", "val"})
+_UNTYPED_VALUE_NAMES = frozenset({"value", "val", "arg"})  # cxxopts and boost name every value "arg"
 
 # Value names that only say "some text" (pflag prints the type: "--file string").
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})

@@ -428,7 +428,8 @@ def _bounds(text: str, kind: str) -> dict[str, int | float]:
 
 def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
     """The word that turns off a switch that is on by default, where the help prints none but
-    the program's parser takes one: Go's flag package and pflag (cobra) read "-color=false",
+    the program's parser takes one: Go's flag package, pflag (cobra), go-arg, kong, CLI11 and
+    cxxopts read "-color=false" or "--color=false",
     yargs "--no-color" (its boolean-negation, on unless a program turns it off). Elsewhere
     (getopt, argparse's store_true, clap's SetTrue, commander) a switch has no "false"."""
     if opt.takes_value or opt.repeatable or opt.default != "true":
@@ -440,7 +441,8 @@ def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
     return None
 
 
-_FALSE_AFTER_EQUALS = frozenset({"goflag", "cobra"})
+# Their parsers read a switch's value after "=": Go's flag, pflag (cobra), go-arg, kong, CLI11, cxxopts.
+_FALSE_AFTER_EQUALS = frozenset({"goflag", "cobra", "goarg", "kong", "cli11", "cxxopts"})
 # A switch on by default that its flag cannot turn off: false can only leave the flag out.
 _NO_FALSE = "Passing false does not turn it off; it only leaves the flag out."
 

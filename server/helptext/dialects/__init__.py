@@ -15,9 +15,11 @@ from .cli11 import Cli11
 from .click import Click
 from .cobra import Cobra
 from .commander import Commander
+from .cxxopts import Cxxopts
 from .docopt import Docopt
 from .generic import Generic
 from .gnu import Gnu
+from .goarg import GoArg
 from .goflag import GoFlag
 from .kingpin import Kingpin
 from .kong import Kong
@@ -27,8 +29,8 @@ from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), Urfave(), Absl(), Llvm(), Cli11(), Gnu(),
-    GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(), Cli11(),
+    Cxxopts(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
 )
 
 

@@ -1,0 +1,142 @@
+"""C++ (CLI11, cxxopts) and Go (kong, go-arg) programs: the argv a schema builds, read by
+the frameworks themselves.
+
+The programs of ``truth_programs/<framework>`` are built here (where g++ with the library's
+headers, or Go with its sources as Debian packages them, is installed; skipped elsewhere),
+described from the ``--help`` they print now, and called through the schema's argv with a
+value for every option: each prints what its framework parsed, which must be the call's
+values. CLI11 joins the default, the allowed values and REQUIRED to a value's type
+(``TEXT:{fit,fill,crop}=fit``, ``INT REQUIRED``); a repeated CLI11 option takes every word up
+to the next flag, so positionals must come after ``--``. kong writes a default where a
+value's name would be (``--output="out.png"``) and a list as ``--tag=TAG,...``. A switch on
+by default is turned off as ``--color=false`` (go-arg and cxxopts refuse ``--no-color``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import KEPT_BETWEEN_RUNS
+from toolbay.helptext import build_tool_schema, describe_help
+
+PROGRAMS = Path(__file__).resolve().parent / "truth_programs"
+CLI11_HEADER = Path("/usr/include/CLI/CLI.hpp")
+CXXOPTS_HEADER = Path("/usr/include/cxxopts.hpp")
+GO_SOURCES = Path("/usr/share/gocode/src/github.com")
+
+
+def _kept(source: Path, build: Callable[[Path], None]) -> Path:
+    """The program built from ``source`` by ``build(output)``, kept between runs beside the
+    tests' other caches (built again when its source changes)."""
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    folder = (KEPT_BETWEEN_RUNS or Path(tempfile.gettempdir())) / "truth-programs"
+    binary = folder / f"{source.parent.name}-{digest}"
+    if not binary.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = binary.with_suffix(f".{os.getpid()}")
+        build(partial)
+        partial.replace(binary)  # whole or not at all, were two test processes to build it at once
+    return binary
+
+
+def _cpp(framework: str, header: Path, package: str) -> Path:
+    if shutil.which("g++") is None or not header.exists():
+        pytest.skip(f"g++ and {framework}'s headers (Debian's {package}) are not installed here")
+    source = PROGRAMS / framework / "resize.cpp"
+    return _kept(source, lambda output: _run(["g++", "-std=c++17", "-O0", str(source), "-o", str(output)],
+                                             source.parent))
+
+
+def _go(framework: str, sources: str, package: str) -> Path:
+    if shutil.which("go") is None or not (GO_SOURCES / sources).is_dir():
+        pytest.skip(f"Go and {framework}'s sources (Debian's {package}) are not installed here")
+    source = PROGRAMS / framework / "main.go"
+
+    def build(output: Path) -> None:
+        with tempfile.TemporaryDirectory() as gopath:
+            # Debian's Go packages are sources for GOPATH mode: nothing is fetched. The folder is
+            # the program's name, which go-arg prints in its usage.
+            folder = Path(gopath) / "src" / "resize"
+            folder.mkdir(parents=True)
+            shutil.copy(source, folder / "main.go")
+            _run(["go", "build", "-o", str(output), "."], folder,
+                 {**os.environ, "GOPATH": f"{gopath}:/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "",
+                  "GOCACHE": str(Path(gopath) / "cache"), "CGO_ENABLED": "0"})
+
+    return _kept(source, build)
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+    subprocess.run(argv, check=True, cwd=cwd, env=env, timeout=300, capture_output=True)
+
+
+def _schema(program: Path, dialect: str) -> Any:
+    described = describe_help(subprocess.run([program, "--help"], capture_output=True, timeout=60).stdout)
+    assert described.dialect == dialect
+    return build_tool_schema(described)
+
+
+CALL = {"output": "o.png", "width": 3, "scale": 1.5, "verbose": True, "mode": "crop", "retries": 2,
+        "tag": ["a", "b"], "inputs": ["x.png", "y.png"]}
+
+
+def test_a_call_reaches_a_cli11_program_with_every_value_it_gives() -> None:
+    program = _cpp("cli11", CLI11_HEADER, "libcli11-dev")
+    schema = _schema(program, "cli11")
+    properties = schema.input_schema["properties"]
+    assert properties["mode"]["enum"] == ["fit", "fill", "crop"] and properties["mode"]["default"] == "fit"
+    assert properties["width"]["type"] == "integer" and properties["width"]["default"] == 640
+    assert "retries" in schema.input_schema["required"]
+    done = subprocess.run([program, *schema.to_argv(CALL)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["output=o.png", "width=3", "scale=1.5", "verbose=1", "mode=crop", "retries=2",
+                                   "tags=2", "level=0", "inputs=2"]
+
+
+def test_a_call_reaches_a_kong_program_with_every_value_it_gives() -> None:
+    program = _go("kong", "alecthomas/kong", "golang-github-alecthomas-kong-dev")
+    schema = _schema(program, "kong")
+    properties = schema.input_schema["properties"]
+    assert properties["output"]["default"] == "out.png" and properties["mode"]["default"] == "fit"
+    assert properties["tag"]["type"] == "array" and properties["scale"]["type"] == "number"
+    done = subprocess.run([program, *schema.to_argv({**CALL, "mode": "fill"})], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("{Output:o.png Width:3 Scale:1.5 Verbose:true Mode:fill Retries:2 Tag:[a b] "
+                                   "Inputs:[x.png y.png]}")
+
+
+def test_a_call_reaches_a_go_arg_program_and_turns_its_switch_off_as_go_arg_takes_it() -> None:
+    program = _go("goarg", "alexflint/go-arg", "golang-github-alexflint-go-arg-dev")
+    schema = _schema(program, "goarg")
+    assert schema.input_schema["properties"]["color"]["default"] is True
+    call = {"output": "o.png", "width": 3, "scale": 1.5, "verbose": True, "color": False, "retries": 2, "tag": "a",
+            "inputs": ["x.png", "y.png"]}
+    argv = schema.to_argv(call)
+    assert "--color=false" in argv
+    done = subprocess.run([program, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("{Output:o.png Width:3 Scale:1.5 Verbose:true Color:false Retries:2 Tag:[a] "
+                                   "Inputs:[x.png y.png]}")
+
+
+def test_a_call_reaches_a_cxxopts_program_and_turns_its_switch_off_as_cxxopts_takes_it() -> None:
+    program = _cpp("cxxopts", CXXOPTS_HEADER, "libcxxopts-dev")
+    schema = _schema(program, "cxxopts")
+    properties = schema.input_schema["properties"]
+    assert properties["color"]["default"] is True and properties["width"]["default"] == 640
+    argv = schema.to_argv({"output": "o.png", "width": 3, "verbose": True, "mode": "crop", "tag": "a",
+                           "color": False, "image": ["x.png", "y.png"]})
+    assert "--color=false" in argv
+    done = subprocess.run([program, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["output=o.png", "width=3", "verbose=1", "mode=crop", "color=0", "tags=1"]
