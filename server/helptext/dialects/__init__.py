@@ -24,13 +24,14 @@ from .goflag import GoFlag
 from .kingpin import Kingpin
 from .kong import Kong
 from .llvm import Llvm
+from .picocli import Picocli
 from .typer import Typer
 from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
     Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(), Cli11(),
-    Cxxopts(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Cxxopts(), Picocli(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
 )
 
 
