@@ -21,6 +21,7 @@ from .generic import Generic
 from .gnu import Gnu
 from .goarg import GoArg
 from .goflag import GoFlag
+from .jcommander import JCommander
 from .kingpin import Kingpin
 from .kong import Kong
 from .llvm import Llvm
@@ -31,7 +32,7 @@ from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
     Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(), Cli11(),
-    Cxxopts(), Picocli(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Cxxopts(), Picocli(), JCommander(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
 )
 
 

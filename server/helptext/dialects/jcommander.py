@@ -1,0 +1,91 @@
+"""JCommander (Java): each option's names on a line of their own, its text and notes below.
+
+JCommander prints "Usage: prog [options] <what the main parameter is>", then under
+"  Options:" each option as "    --output, -o" ("  * --retries" when required) with its text
+and its notes ("Default: out.png", "Possible Values: [fit, fill, crop]") indented below. It
+prints no value's name: an option takes a value unless it is a switch, which JCommander
+shows with its default "false" or "true" (the help option too, without one). A list's default
+is "[]": it is given once per value. A value is the word after its flag (JCommander reads no
+"--width=640" unless the program says so). The main parameter is one list of values, named by its
+description.
+"""
+
+from __future__ import annotations
+
+from ..engine import parse_text
+from ..kept import compiled
+from ..model import HelpDescription, OptionSpec, PositionalSpec
+from .base import Dialect, mark
+
+_HEADING = compiled(r"^  Options:$")
+_ENTRY = compiled(r"^  (\*| ) (-{1,2}[^\s,]+(?:, -{1,2}[^\s,]+)*)$")
+_NOTE = compiled(r"^      (Default|Possible Values): (.*)$")
+_MORE = compiled(r"^ {6}\S")
+_USAGE = compiled(r"^Usage: (\S+) \[options\](?: (.+))?$")
+_NUMBER = compiled(r"-?\d+(?:\.\d+)?")
+_SWITCHES = frozenset({"--help", "-h", "-help", "-?", "--version", "-version"})
+
+
+class JCommander(Dialect):
+    name = "jcommander"
+    marks = (
+        mark(r"^Usage: \S+ \[options\]", 1.0),
+        mark(r"^  Options:$", 2.0),
+        mark(r"^  [* ] -{1,2}[\w-]+(?:, -{1,2}[\w-]+)*\n {6}\S", 2.0),
+        mark(r"^ {6}Default: ", 2.0),
+    )
+    min_score = 5.0
+
+    def parse(self, text: str) -> HelpDescription:
+        lines = text.splitlines()
+        options: list[OptionSpec] = []
+        rest: list[str] = []
+        listing = False
+        k = 0
+        while k < len(lines):
+            line = lines[k]
+            if _HEADING.match(line):
+                listing = True
+                k += 1
+                continue
+            found = _ENTRY.match(line) if listing else None
+            if found is None:
+                listing = listing and bool(line.strip())
+                rest.append(line)
+                k += 1
+                continue
+            said: list[str] = []
+            notes: dict[str, str] = {}
+            k += 1
+            while k < len(lines) and _MORE.match(lines[k]):
+                note = _NOTE.match(lines[k])
+                if note:
+                    notes[note[1]] = note[2].strip()
+                else:
+                    said.append(lines[k].strip())
+                k += 1
+            options.append(_option(found[2].split(", "), found[1] == "*", " ".join(said), notes))
+        usage = next((found for line in rest if (found := _USAGE.match(line))), None)
+        described = parse_text("\n".join(line if not _USAGE.match(line) else f"Usage: {_USAGE.match(line)[1]} "
+                                          "[options]" for line in rest), self.rules, self.name)
+        main = usage[2].strip() if usage and usage[2] else ""
+        # The main parameter, named by its description: any number of values, none required.
+        positionals = (PositionalSpec(main, required=False, variadic=True, description=main),) if main else ()
+        return described._replace(options=tuple(options), positionals=positionals)
+
+
+def _option(names: list[str], required: bool, said: str, notes: dict[str, str]) -> OptionSpec:
+    longs = [name for name in names if name.startswith("--") or len(name) > 2]
+    shorts = [name for name in names if name not in longs]
+    long, short = (longs or [None])[0], (shorts or [None])[0]
+    default = notes.get("Default")
+    if default in ("true", "false") or set(names) & _SWITCHES:
+        return OptionSpec(long=long, short=short, required=required, description=said)
+    choices = tuple(value.strip() for value in notes.get("Possible Values", "").strip("[]").split(",") if value.strip())
+    repeatable = default == "[]"
+    if repeatable or default in ("", "null"):
+        default = None
+    kind = "enum" if choices else "number" if default is not None and _NUMBER.fullmatch(default) else "string"
+    # JCommander takes a value as the next word ("--width 640"); "=" only where a program asks for it.
+    return OptionSpec(long=long, short=short, takes_value=True, value_name="VALUE", type=kind, default=default,
+                      choices=choices, required=required, repeatable=repeatable, description=said, value_spaced=True)
