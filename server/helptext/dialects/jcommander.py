@@ -41,6 +41,7 @@ class JCommander(Dialect):
         options: list[OptionSpec] = []
         rest: list[str] = []
         listing = False
+        main = ""
         k = 0
         while k < len(lines):
             line = lines[k]
@@ -51,6 +52,10 @@ class JCommander(Dialect):
             found = _ENTRY.match(line) if listing else None
             if found is None:
                 listing = listing and bool(line.strip())
+                usage = _USAGE.match(line)
+                if usage and usage[2]:
+                    main = usage[2].strip()
+                    line = f"Usage: {usage[1]} [options]"  # the main parameter is read here, not as words
                 rest.append(line)
                 k += 1
                 continue
@@ -65,10 +70,7 @@ class JCommander(Dialect):
                     said.append(lines[k].strip())
                 k += 1
             options.append(_option(found[2].split(", "), found[1] == "*", " ".join(said), notes))
-        usage = next((found for line in rest if (found := _USAGE.match(line))), None)
-        described = parse_text("\n".join(line if not _USAGE.match(line) else f"Usage: {_USAGE.match(line)[1]} "
-                                          "[options]" for line in rest), self.rules, self.name)
-        main = usage[2].strip() if usage and usage[2] else ""
+        described = parse_text("\n".join(rest), self.rules, self.name)
         # The main parameter, named by its description: any number of values, none required.
         positionals = (PositionalSpec(main, required=False, variadic=True, description=main),) if main else ()
         return described._replace(options=tuple(options), positionals=positionals)
