@@ -15,7 +15,11 @@ from __future__ import annotations
 from ..engine import parse_text
 from ..kept import compiled
 from ..model import HelpDescription, OptionSpec, PositionalSpec
+from ..records import TYPE_CHECKING
 from .base import Dialect, mark
+
+if TYPE_CHECKING:
+    from ..model import ValueType
 
 _HEADING = compiled(r"^  Options:$")
 _ENTRY = compiled(r"^  (\*| ) (-{1,2}[^\s,]+(?:, -{1,2}[^\s,]+)*)$")
@@ -79,7 +83,7 @@ class JCommander(Dialect):
 def _option(names: list[str], required: bool, said: str, notes: dict[str, str]) -> OptionSpec:
     longs = [name for name in names if name.startswith("--") or len(name) > 2]
     shorts = [name for name in names if name not in longs]
-    long, short = (longs or [None])[0], (shorts or [None])[0]
+    long, short = next(iter(longs), None), next(iter(shorts), None)
     default = notes.get("Default")
     if default in ("true", "false") or set(names) & _SWITCHES:
         return OptionSpec(long=long, short=short, required=required, description=said)
@@ -87,7 +91,8 @@ def _option(names: list[str], required: bool, said: str, notes: dict[str, str]) 
     repeatable = default == "[]"
     if repeatable or default in ("", "null"):
         default = None
-    kind = "enum" if choices else "number" if default is not None and _NUMBER.fullmatch(default) else "string"
+    kind: ValueType = "enum" if choices else "number" if default is not None and _NUMBER.fullmatch(default) \
+        else "string"
     # JCommander takes a value as the next word ("--width 640"); "=" only where a program asks for it.
     return OptionSpec(long=long, short=short, takes_value=True, value_name="VALUE", type=kind, default=default,
                       choices=choices, required=required, repeatable=repeatable, description=said, value_spaced=True)
