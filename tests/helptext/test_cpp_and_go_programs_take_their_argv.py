@@ -1,4 +1,4 @@
-"""C++ (CLI11, cxxopts) and Go (kong, go-arg) programs: the argv a schema builds, read by
+"""C++ (CLI11, cxxopts, gflags) and Go (kong, go-arg) programs: the argv a schema builds, read by
 the frameworks themselves.
 
 The programs of ``truth_programs/<framework>`` are built here (where g++ with the library's
@@ -9,7 +9,8 @@ values. CLI11 joins the default, the allowed values and REQUIRED to a value's ty
 (``TEXT:{fit,fill,crop}=fit``, ``INT REQUIRED``); a repeated CLI11 option takes every word up
 to the next flag, so positionals must come after ``--``. kong writes a default where a
 value's name would be (``--output="out.png"``) and a list as ``--tag=TAG,...``. A switch on
-by default is turned off as ``--color=false`` (go-arg and cxxopts refuse ``--no-color``).
+by default is turned off as ``--color=false`` (go-arg and cxxopts refuse ``--no-color``), and
+gflags' as ``-nocolor``. gflags writes "-width (Width of the box) type: int32 default: 640".
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from toolbay.helptext import build_tool_schema, describe_help
 PROGRAMS = Path(__file__).resolve().parent / "truth_programs"
 CLI11_HEADER = Path("/usr/include/CLI/CLI.hpp")
 CXXOPTS_HEADER = Path("/usr/include/cxxopts.hpp")
+GFLAGS_HEADER = Path("/usr/include/gflags/gflags.h")
 GO_SOURCES = Path("/usr/share/gocode/src/github.com")
 
 
@@ -48,11 +50,11 @@ def _kept(source: Path, build: Callable[[Path], None]) -> Path:
     return binary
 
 
-def _cpp(framework: str, header: Path, package: str) -> Path:
+def _cpp(framework: str, header: Path, package: str, libraries: tuple[str, ...] = ()) -> Path:
     if shutil.which("g++") is None or not header.exists():
         pytest.skip(f"g++ and {framework}'s headers (Debian's {package}) are not installed here")
     source = PROGRAMS / framework / "resize.cpp"
-    return _kept(source, lambda output: _run(["g++", "-std=c++17", "-O0", str(source), "-o", str(output)],
+    return _kept(source, lambda output: _run(["g++", "-std=c++17", "-O0", str(source), "-o", str(output), *libraries],
                                              source.parent))
 
 
@@ -140,3 +142,19 @@ def test_a_call_reaches_a_cxxopts_program_and_turns_its_switch_off_as_cxxopts_ta
     done = subprocess.run([program, *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["output=o.png", "width=3", "verbose=1", "mode=crop", "color=0", "tags=1"]
+
+
+def test_a_call_reaches_a_gflags_program_with_every_value_it_gives() -> None:
+    program = _cpp("gflags", GFLAGS_HEADER, "libgflags-dev", ("-lgflags",))
+    # --help lists gflags' own flags too (--flagfile, --helpmatch, ...), each read as what it is.
+    schema = _schema(program, "gflags")
+    properties = schema.input_schema["properties"]
+    assert properties["width"]["type"] == "integer" and properties["width"]["default"] == 640
+    assert properties["color"]["default"] is True and properties["helpmatch"]["type"] == "string"
+    argv = schema.to_argv({"output": "o.png", "width": 3, "scale": 1.5, "verbose": True, "color": False, "retries": 2,
+                           "level": 1, "image": ["x.png", "y.png"]})
+    assert "-nocolor" in argv
+    done = subprocess.run([program, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["output=o.png", "width=3", "scale=1.5", "verbose=1", "color=0", "retries=2",
+                                   "level=1", "args=2"]

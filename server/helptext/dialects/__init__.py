@@ -18,6 +18,7 @@ from .commander import Commander
 from .cxxopts import Cxxopts
 from .docopt import Docopt
 from .generic import Generic
+from .gflags import Gflags
 from .gnu import Gnu
 from .goarg import GoArg
 from .goflag import GoFlag
@@ -32,7 +33,7 @@ from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
     Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(), Cli11(),
-    Cxxopts(), Picocli(), JCommander(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Cxxopts(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
 )
 
 
