@@ -10,6 +10,7 @@ from __future__ import annotations
 from .absl import Absl
 from .argparse import Argparse
 from .base import Dialect
+from .boost import Boost
 from .clap import Clap
 from .cli11 import Cli11
 from .click import Click
@@ -33,7 +34,7 @@ from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
     Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(), Cli11(),
-    Cxxopts(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Cxxopts(), Boost(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
 )
 
 
