@@ -18,6 +18,7 @@ from .cobra import Cobra
 from .commander import Commander
 from .cxxopts import Cxxopts
 from .docopt import Docopt
+from .fire import Fire
 from .generic import Generic
 from .gflags import Gflags
 from .gnu import Gnu
@@ -33,8 +34,9 @@ from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(), Cli11(),
-    Cxxopts(), Boost(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(), Generic(),
+    Fire(), Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(),
+    Cli11(), Cxxopts(), Boost(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(),
+    Generic(),
 )
 
 

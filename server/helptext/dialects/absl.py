@@ -11,11 +11,10 @@ help (the module's docstring: what the program does, and its usage if it writes 
 
 from __future__ import annotations
 
-import ast
-
 from ..engine import parse_text
 from ..kept import compiled
 from ..model import HelpDescription, OptionSpec
+from ..pyvalues import python_literal
 from ..records import TYPE_CHECKING
 from .base import Dialect, mark
 
@@ -106,9 +105,6 @@ def _default(said: str) -> str | None:
     found = _DEFAULT.search(said)
     if found is None:
         return None
-    try:
-        value = ast.literal_eval(found[1])
-    except (ValueError, SyntaxError):
-        return None
+    value = python_literal(found[1])
     return value if isinstance(value, str) else None
 
