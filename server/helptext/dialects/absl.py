@@ -16,7 +16,7 @@ from ..kept import compiled
 from ..model import HelpDescription, OptionSpec
 from ..pyvalues import python_literal
 from ..records import TYPE_CHECKING
-from .base import Dialect, mark
+from .base import Dialect, lines_under, mark
 
 if TYPE_CHECKING:
     from ..model import ValueType
@@ -62,11 +62,9 @@ def _flags(text: str) -> tuple[list[OptionSpec], str]:
                 rest.append(lines[k])  # "Examples:" in a module's docstring is the program's own heading
             k += 1
             continue
-        said = [found[4] or ""]
-        k += 1
-        while k < len(lines) and _MORE.match(lines[k]):
-            said.append(lines[k].strip())
-            k += 1
+        more = lines_under(lines, k + 1, _MORE)
+        k += 1 + len(more)
+        said = [found[4] or "", *(line.strip() for line in more)]
         options.append(_option(found[1], found[2] is not None, found[3], " ".join(part for part in said if part)))
     return options, "\n".join(rest)
 

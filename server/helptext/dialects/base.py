@@ -35,3 +35,26 @@ class Dialect:
 
 def mark(pattern: str, weight: float, flags: int = re.MULTILINE) -> tuple[re.Pattern[str], float]:
     return compiled(pattern, flags), weight
+
+
+def lines_under(lines: list[str], start: int, goes_on: re.Pattern[str]) -> list[str]:
+    """The lines from ``start`` on that ``goes_on`` matches: an entry's text and notes below its
+    head (absl, gflags, JCommander and Fire indent them deeper than the head)."""
+    end = start
+    while end < len(lines) and goes_on.match(lines[end]):
+        end += 1
+    return lines[start:end]
+
+
+def notes_apart(lines: list[str], note: re.Pattern[str]) -> tuple[dict[str, str], str]:
+    """The ``Key: value`` notes among an entry's lines (``note`` groups the two), and the rest of
+    its text joined ("Default: out.png" under JCommander's and Fire's options)."""
+    notes: dict[str, str] = {}
+    said: list[str] = []
+    for line in lines:
+        found = note.match(line)
+        if found:
+            notes[found[1]] = found[2].strip()
+        else:
+            said.append(line.strip())
+    return notes, " ".join(said)

@@ -15,7 +15,7 @@ from ..kept import compiled
 from ..model import HelpDescription, OptionSpec
 from ..pyvalues import NOT_A_LITERAL, python_literal
 from ..records import TYPE_CHECKING
-from .base import Dialect, mark
+from .base import Dialect, lines_under, mark, notes_apart
 
 if TYPE_CHECKING:
     from ..model import ValueType
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _SECTION = compiled(r"^[A-Z][A-Z ]+$")
 _FLAG = compiled(r"^    (?:(-\w), )?--([\w-]+)(?:=[A-Z_]+)?$")
 _NOTE = compiled(r"^ {8}(Type|Default): (.*)$")
+_MORE = compiled(r"^ {8}")
 _TYPES: dict[str, ValueType] = {"int": "integer", "float": "number", "str": "string"}
 
 
@@ -77,16 +78,10 @@ def _flags(lines: list[str]) -> list[OptionSpec]:
         k += 1
         if found is None:
             continue
-        notes: dict[str, str] = {}
-        said: list[str] = []
-        while k < len(lines) and lines[k].startswith("        "):
-            note = _NOTE.match(lines[k])
-            if note:
-                notes[note[1]] = note[2].strip()
-            else:
-                said.append(lines[k].strip())
-            k += 1
-        options.append(_option(found[1], found[2], notes, " ".join(said)))
+        more = lines_under(lines, k, _MORE)
+        k += len(more)
+        notes, said = notes_apart(more, _NOTE)
+        options.append(_option(found[1], found[2], notes, said))
     return options
 
 

@@ -13,7 +13,7 @@ from ..engine import parse_text
 from ..kept import compiled
 from ..model import HelpDescription, OptionSpec
 from ..records import TYPE_CHECKING
-from .base import Dialect, mark
+from .base import Dialect, lines_under, mark
 
 if TYPE_CHECKING:
     from ..model import ValueType
@@ -47,12 +47,9 @@ class Gflags(Dialect):
                 rest.append(lines[k])
                 k += 1
                 continue
-            entry = [lines[k].strip()]
-            k += 1
-            while k < len(lines) and _MORE.match(lines[k]):
-                entry.append(lines[k].strip())
-                k += 1
-            found = _READ.match(" ".join(entry))
+            more = lines_under(lines, k + 1, _MORE)
+            found = _READ.match(" ".join(line.strip() for line in (lines[k], *more)))
+            k += 1 + len(more)
             if found is not None:
                 options.append(_option(*found.groups()))
         return parse_text("\n".join(rest), self.rules, self.name)._replace(options=tuple(options))

@@ -16,7 +16,7 @@ from ..engine import parse_text
 from ..kept import compiled
 from ..model import HelpDescription, OptionSpec, PositionalSpec
 from ..records import TYPE_CHECKING
-from .base import Dialect, mark
+from .base import Dialect, lines_under, mark, notes_apart
 
 if TYPE_CHECKING:
     from ..model import ValueType
@@ -63,17 +63,10 @@ class JCommander(Dialect):
                 rest.append(line)
                 k += 1
                 continue
-            said: list[str] = []
-            notes: dict[str, str] = {}
-            k += 1
-            while k < len(lines) and _MORE.match(lines[k]):
-                note = _NOTE.match(lines[k])
-                if note:
-                    notes[note[1]] = note[2].strip()
-                else:
-                    said.append(lines[k].strip())
-                k += 1
-            options.append(_option(found[2].split(", "), found[1] == "*", " ".join(said), notes))
+            more = lines_under(lines, k + 1, _MORE)
+            k += 1 + len(more)
+            notes, said = notes_apart(more, _NOTE)
+            options.append(_option(found[2].split(", "), found[1] == "*", said, notes))
         described = parse_text("\n".join(rest), self.rules, self.name)
         # The main parameter, named by its description: any number of values, none required.
         positionals = (PositionalSpec(main, required=False, variadic=True, description=main),) if main else ()
