@@ -41,6 +41,7 @@ class Rules(NamedTuple):
     commands_from_usage: bool = False  # docopt lists commands only in its usage patterns
     remainder_dots: bool = False  # argparse: a lone "..." in the usage is REMAINDER, a positional
     default_as_value_name: bool = False  # kingpin: "--retries=3" shows the default, not a name
+    value_names_untyped: bool = False  # picocli names a value after its field ("<width>"): no type
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
@@ -516,10 +517,11 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         default = raw.strip('"')
         value_name = (head.longs[0] if head.longs else "value").lstrip("-").upper()
         kind = "string" if choices else _type_from_default(default)
-    # A name in capitals (argparse's metavar) or urfave's bare "value" says nothing of the type;
-    # the default then does ("--width WIDTH (default 2)", "--parallel value (default: 4)").
+    # A name in capitals (argparse's metavar), urfave's bare "value" or a field's name (picocli's
+    # "<width>") says nothing of the type; the default then does ("--width WIDTH (default 2)").
+    bare = raw.strip("<>[]") if raw else ""
     if kind == "string" and default is not None and raw and (
-            raw.strip("<>[]").isupper() or raw.strip("<>[]") in _UNTYPED_VALUE_NAMES):
+            rules.value_names_untyped or bare.isupper() or bare in _UNTYPED_VALUE_NAMES):
         kind = _type_from_default(default)
     if kind in ("integer", "number") and default is not None and not _is_number(default, kind) \
             and _default_is_a_value(default) and (value_name or "").lower() not in _TYPE_WORDS:

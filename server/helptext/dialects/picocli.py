@@ -3,13 +3,13 @@
 picocli lists positionals and options in one list right after what the command does, with no
 heading of its own; a default shown goes on a line below the text ("Default: out.png"); a
 flag that may be given again is written "[-t=<tags>]..." in the usage; a value's name is the
-field's ("<width>"), which says nothing of its type. The list is given its heading, the
-default its bracketed note, and the usage its say on repeats.
+field's ("<width>"), which says nothing of its type (the engine then takes it from the default).
+The list is given its heading, the default its bracketed note, and the usage its say on repeats.
 """
 
 from __future__ import annotations
 
-from ..engine import parse_text
+from ..engine import Rules, parse_text
 from ..kept import compiled
 from ..model import HelpDescription, OptionSpec
 from .base import Dialect, mark
@@ -18,11 +18,11 @@ _ENTRY = compiled(r"^(?:  -[^\s-]|      --|      <|      \[<|  --)")
 _HEADING = compiled(r"^\S[^\n]*:$")
 _DEFAULT = compiled(r"^(\s{8,})Default: (.*)$")
 _REPEATED = compiled(r"\[(-{1,2}[\w-]+)[= ][^\]]*\]\.\.\.")
-_NUMBER = compiled(r"-?\d+(?:\.\d+)?")
 
 
 class Picocli(Dialect):
     name = "picocli"
+    rules = Rules(value_names_untyped=True)
     marks = (
         mark(r"^  -h, --help\s+Show this help message and exit\.$", 3.0),
         mark(r"^  -V, --version\s+Print version information and exit\.$", 3.0),
@@ -51,7 +51,4 @@ class Picocli(Dialect):
 def _read(option: OptionSpec, repeated: set[str]) -> OptionSpec:
     if option.takes_value and (option.long in repeated or option.short in repeated):
         option = option._replace(repeatable=True)
-    if option.type == "string" and option.default is not None and _NUMBER.fullmatch(option.default) \
-            and option.value_name and option.value_name.islower():
-        option = option._replace(type="number")  # "<width>", the field's name: its default says more
     return option
