@@ -103,7 +103,8 @@ class CatalogKeeper:
                               quick_budget_s=settings.sandbox.quick_budget_ms / 1000,
                               quick_compile=settings.discovery.quick_compile,
                               # Only a server lives long enough for optimised code to pay off.
-                              optimise_in_background=start_wait_s is not None, early=early_compiles)
+                              optimise_in_background=start_wait_s is not None,
+                              optimise_after_quiet_s=settings.discovery.optimise_after_quiet_s, early=early_compiles)
         keeper = cls(settings, runtime, builtins, listeners, roles=roles, role_listeners=role_listeners,
                      file_filter=file_filter)
         try:

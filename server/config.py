@@ -109,6 +109,11 @@ class DiscoverySettings(_Section):
         description="Compile tools not in the compiled cache with wasmtime's baseline compiler (Winch) for their "
         "--help runs and first calls; `serve` then optimises them with Cranelift in the background.",
     )
+    optimise_after_quiet_s: float = Field(
+        5.0, ge=0, le=3600,
+        description="How long `serve` waits without compiling a new tool before it optimises what the baseline "
+        "compiler made: not during a start's or a changing folder's burst of compiles, nor for a server stopped soon.",
+    )
 
 
 class PythonSettings(_Section):

@@ -21,6 +21,7 @@ import platform
 import queue
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -165,10 +166,22 @@ class Optimiser(Generic[T]):
     at lower CPU priority, so optimising never competes with serving; and not while a module
     is being compiled for a caller who waits (``first_use()``), so a cold start's compiles get
     the CPU first. Items are held weakly: one whose last user let go is skipped.
-    ``wait_idle`` lets a test or a benchmark wait."""
+    ``wait_idle`` lets a test or a benchmark wait.
 
-    def __init__(self, optimise: Callable[[T], None]) -> None:
+    Optimising starts only once compiling has been quiet for ``quiet_s``: no item submitted
+    and no first use for that long. A start, or a folder whose files change, loads modules in
+    bursts; optimising one of them meanwhile takes a core from the burst's help runs, and a
+    server stopped soon after (a client that only listed, a test) would have spent seconds of
+    processor time on code it never ran (.NET's tiered compilation waits for a quiet spell
+    before its second tier the same way). ``prepare()`` runs first, at once: what must not
+    wait (the runtime caches each module's baseline code with it)."""
+
+    def __init__(self, optimise: Callable[[T], None], *, quiet_s: float = 0.0,
+                 prepare: Callable[[], None] = lambda: None) -> None:
         self._optimise = optimise
+        self._prepare = prepare
+        self._quiet_s = quiet_s
+        self._last_activity = time.monotonic()
         self._queue: queue.SimpleQueue[weakref.ref[T] | None] = queue.SimpleQueue()
         self._pending = 0
         self._idle = threading.Condition()
@@ -186,6 +199,7 @@ class Optimiser(Generic[T]):
         finally:
             with self._idle:
                 self._first_uses -= 1
+                self._last_activity = time.monotonic()
                 self._idle.notify_all()
 
     def submit(self, item: T) -> None:
@@ -193,6 +207,7 @@ class Optimiser(Generic[T]):
             if self._closed:
                 return
             self._pending += 1
+            self._last_activity = time.monotonic()
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="toolbay-optimise", daemon=True)
                 self._thread.start()
@@ -219,7 +234,10 @@ class Optimiser(Generic[T]):
             item = ref()
             try:
                 if item is not None and not self._closed:
-                    self._optimise(item)
+                    self._prepare()
+                    self._wait_for_quiet()
+                    if not self._closed:
+                        self._optimise(item)
             except Exception:  # the optimiser must outlive any one module's trouble
                 log.exception("optimising a module failed; it keeps its baseline code")
             finally:
@@ -232,6 +250,17 @@ class Optimiser(Generic[T]):
         with self._idle:
             self._pending = 0
             self._idle.notify_all()
+
+    def _wait_for_quiet(self) -> None:
+        with self._idle:
+            while not self._closed:
+                if self._first_uses:
+                    self._idle.wait()
+                    continue
+                remaining = self._last_activity + self._quiet_s - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._idle.wait(remaining)
 
 
 def _lower_this_threads_priority() -> None:

@@ -99,9 +99,12 @@ class WasmRuntime:
     def __init__(self, cache_dir: Path | None = None, *, max_workers: int | None = None,
                  consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
                  quick_compile: bool = True, optimise_in_background: bool = False,
-                 epoch_tick_s: float = TICK_S, early: EarlyCompiles | None = None) -> None:
+                 optimise_after_quiet_s: float = 0.0, epoch_tick_s: float = TICK_S,
+                 early: EarlyCompiles | None = None) -> None:
         """``early``: modules compiled before this runtime was made (``toolbay.wasm.early``),
-        taken instead of compiling them again when its compiler is the one this runtime uses."""
+        taken instead of compiling them again when its compiler is the one this runtime uses.
+        ``optimise_after_quiet_s``: the background optimiser waits for that long without a new
+        compile (``Optimiser``)."""
         self.consume_fuel = consume_fuel
         self.max_workers = max_workers or os.cpu_count() or 1
         pool_slots = pool_slots_for(self.max_workers)
@@ -123,7 +126,7 @@ class WasmRuntime:
         # Best first: optimised code when the cache has it.
         self._compilers = (self.optimising,) if self.baseline is None else (self.optimising, self.baseline)
         self.cache = ModuleCache(cache_dir) if cache_dir is not None else None
-        self._optimiser = (Optimiser(self._optimise)
+        self._optimiser = (Optimiser(self._optimise, quiet_s=optimise_after_quiet_s, prepare=self._save_baseline_code)
                            if self.baseline is not None and optimise_in_background else None)
         # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
         # ticker drains the pipes of running guests, so a long print never waits long.
@@ -249,8 +252,8 @@ class WasmRuntime:
                 self._store(module.sha256, module._compiled.compiler, module._compiled.module)
 
     def _optimise(self, loaded: WasmModule) -> None:
-        """Compiles ``loaded`` with Cranelift and swaps the code in (on the optimiser's thread)."""
-        self._save_baseline_code()
+        """Compiles ``loaded`` with Cranelift and swaps the code in (on the optimiser's thread,
+        which has saved the baseline code first: ``_save_baseline_code``)."""
         if loaded._compiled.compiler is self.optimising:
             return
         try:

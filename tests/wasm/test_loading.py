@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,48 @@ def test_the_baseline_code_of_modules_loaded_together_is_cached_before_the_first
         release.set()
     assert runtime.wait_optimised(timeout=120)
     assert all(module.compiler == "cranelift" for module in modules)
+    runtime.close()
+
+
+def test_a_server_stopped_before_compiling_was_quiet_leaves_the_baseline_code_and_optimised_nothing(
+        tmp_path: Path) -> None:
+    """Optimising waits for a quiet spell (``[discovery] optimise_after_quiet_s``); the baseline
+    code is cached at once, so a server stopped meanwhile spent nothing on optimising and its
+    next start compiles nothing."""
+    cache = tmp_path / "cache"
+    runtime = WasmRuntime(cache, optimise_in_background=True, optimise_after_quiet_s=600)
+    module = runtime.load(FIXTURE_WASM / "args.wasm")
+    baseline = cache / f"{module.sha256}-{runtime.fingerprint}.cwasm"
+    deadline = time.monotonic() + 120
+    while not baseline.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert baseline.exists()
+    assert module.compiler == "winch"  # not optimised: compiling has not been quiet for 600 s
+    runtime.close()
+    again = WasmRuntime(cache)
+    assert again.load(module.path).compiler == "winch"
+    assert (again.cache_stats.hits, again.cache_stats.misses) == (1, 0)
+    again.close()
+
+
+def test_optimising_begins_only_once_no_module_was_compiled_for_the_quiet_spell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    quiet_s = 1.5
+    runtime = WasmRuntime(tmp_path / "cache", optimise_in_background=True, optimise_after_quiet_s=quiet_s)
+    began: list[float] = []
+    read_for_optimising = runtime._read_as  # what the optimiser compiles from, once it has begun
+
+    def noted(path: Path, sha256: str) -> bytes:
+        began.append(time.monotonic())
+        return read_for_optimising(path, sha256)
+
+    monkeypatch.setattr(runtime, "_read_as", noted)
+    first = runtime.load(FIXTURE_WASM / "args.wasm")
+    before_second = time.monotonic()
+    second = runtime.load(FIXTURE_WASM / "echo.wasm")  # a compile: the spell begins again
+    assert runtime.wait_optimised(timeout=120)
+    assert (first.compiler, second.compiler) == ("cranelift", "cranelift")
+    assert len(began) == 2 and min(began) >= before_second + quiet_s
     runtime.close()
 
 
