@@ -14,6 +14,7 @@ from .boost import Boost
 from .clap import Clap
 from .cli11 import Cli11
 from .click import Click
+from .cmake import Cmake
 from .cobra import Cobra
 from .commander import Commander
 from .cxxopts import Cxxopts
@@ -35,8 +36,8 @@ from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
     Fire(), Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(),
-    Cli11(), Cxxopts(), Boost(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(), Yargs(),
-    Generic(),
+    Cli11(), Cxxopts(), Boost(), Cmake(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(),
+    Yargs(), Generic(),
 )
 
 
