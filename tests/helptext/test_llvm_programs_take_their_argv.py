@@ -64,6 +64,7 @@ def test_every_option_filechecks_schema_offers_is_taken_as_written(tmp_path: Pat
     properties = schema.input_schema["properties"]
     assert properties["allow_deprecated_dag_overlap"]["type"] == "boolean"
     assert properties["implicit_check_not"]["type"] == "string"
+    assert properties["check_prefixes"]["type"] == "string"  # "Alias for -check-prefix": takes its value
     (tmp_path / "checks.txt").write_text("CHECK: hello\n")
     positional = next(p.name for p in schema.params if p.kind == "positional")
     tried = 0

@@ -4,7 +4,9 @@ Its help heads the text with "OVERVIEW:" and "USAGE: prog [options] ...", lists 
 category ("Generic Options:") as "  --name=<value>   - what it does", a dash between the two,
 and an enum's values each on a line of its own below it ("    =asm   -   Emit an assembly
 file"). A long name may fill its column, leaving one space before the dash: the dash, not the
-spaces, ends the head. The values below an option are its choices.
+spaces, ends the head. The values below an option are its choices. An alias (``cl::alias``)
+shows no value and says "Alias for -check-prefix ...": it takes what the option it stands for
+takes (FileCheck's ``--check-prefixes=FOO,BAR``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .base import Dialect, mark
 _ENTRY = compiled(r"^(  -{1,2}[^\s=<]+(?:=<[^>]*>| <[^>]+>)?) +- (.*)$")
 _OVERVIEW = "OVERVIEW: "
 _CHOICE = compiled(r"^ {4}=(\S*) +- {1,3}(.*)$")
+_ALIAS = compiled(r"^Alias for --?([\w-]+)")
 
 
 class Llvm(Dialect):
@@ -45,7 +48,9 @@ class Llvm(Dialect):
             else:
                 lines.append(line)
         described = parse_text("\n".join(lines), self.rules, self.name)
-        return described._replace(options=tuple(_with_choices(o, choices) for o in described.options))
+        options = [_with_choices(o, choices) for o in described.options]
+        by_name = {name.lstrip("-"): option for option in options for name in (option.long, option.short) if name}
+        return described._replace(options=tuple(_as_its_target(o, by_name) for o in options))
 
 
 def _with_choices(option: OptionSpec, choices: dict[str, list[tuple[str, str]]]) -> OptionSpec:
@@ -55,3 +60,12 @@ def _with_choices(option: OptionSpec, choices: dict[str, list[tuple[str, str]]])
     said = "; ".join(f"{value or '(empty)'}: {meaning}" for value, meaning in listed)
     return option._replace(choices=tuple(value for value, _ in listed), type="enum",
                            description=f"{option.description} ({said})" if option.description else said)
+
+
+def _as_its_target(option: OptionSpec, by_name: dict[str, OptionSpec]) -> OptionSpec:
+    alias = _ALIAS.match(option.description) if not option.takes_value else None
+    target = by_name.get(alias[1]) if alias is not None else None
+    if target is None or not target.takes_value:
+        return option
+    return option._replace(takes_value=True, value_name=target.value_name, type=target.type, choices=target.choices,
+                           value_optional=target.value_optional, value_spaced=target.value_spaced)
