@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import shutil
@@ -54,6 +55,20 @@ def _build_models_when_used() -> None:
 
 
 _build_models_when_used()
+
+
+def _share_one_tls_context() -> None:
+    """Every HTTP client the tests make (theirs and the MCP SDK's) speaks plain HTTP to a server
+    on loopback, yet httpx builds each one a TLS context from the system's certificate bundle
+    (``httpcore2.default_ssl_context``): about 30 ms of processor time a client, several seconds
+    a run. They share one per process instead (a context is made to be shared).
+    tests/test_shared_tls_context.py fails if httpx stops making its context there."""
+    import httpcore2
+
+    httpcore2.default_ssl_context = functools.cache(httpcore2.default_ssl_context)
+
+
+_share_one_tls_context()
 
 import pytest  # noqa: E402
 from filelock import FileLock  # noqa: E402
