@@ -265,6 +265,20 @@ def _compile_test_modules(folder: Path) -> None:
         runtime.close()
 
 
+def _link_tree(source: Path, target: Path) -> None:
+    """``source`` copied as hard links (copies across file systems): the compiled-module cache
+    only ever replaces or removes an entry whole (``toolbay.atomic_files``), never writes into
+    one, so the copies of a test run share the 16 MB of code rather than each writing it out."""
+
+    def link(from_path: str, to_path: str) -> None:
+        try:
+            os.link(from_path, to_path)
+        except OSError:
+            shutil.copy2(from_path, to_path)
+
+    shutil.copytree(source, target, copy_function=link)
+
+
 @pytest.fixture(scope="session")
 def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One data folder for the session (each test process has its own copy: its job database
@@ -272,7 +286,7 @@ def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     has run before leaves it (see ``_compile_test_modules``), compiled once, not once per worker."""
     compiled = kept_up_to_date(tmp_path_factory, "compiled-modules", _compile_test_modules)
     folder = tmp_path_factory.mktemp("toolbay-data")
-    shutil.copytree(compiled / "modules", folder / "modules")
+    _link_tree(compiled / "modules", folder / "modules")
     return folder
 
 
@@ -282,7 +296,7 @@ def as_if_run_before(data_dir: Path, shared_data_dir: Path) -> Path:
     compiling: compiling the 7 MB Go tool from nothing costs seconds of processor time
     (tests/reload/test_start_wait.py is about that). The cache's key names each module's content
     and wasmtime's version and settings, so a server uses only what it would have compiled."""
-    shutil.copytree(shared_data_dir / "modules", data_dir / "modules")
+    _link_tree(shared_data_dir / "modules", data_dir / "modules")
     return data_dir
 
 
