@@ -231,12 +231,14 @@ class Optimiser(Generic[T]):
         while (ref := self._queue.get()) is not None:
             with self._idle:
                 self._idle.wait_for(lambda: self._first_uses == 0 or self._closed)
-            item = ref()
+            item = None
             try:
-                if item is not None and not self._closed:
+                if ref() is not None and not self._closed:
                     self._prepare()
+                    # Held weakly while waiting: a module replaced meanwhile is let go, not optimised.
                     self._wait_for_quiet()
-                    if not self._closed:
+                    item = ref()
+                    if item is not None and not self._closed:
                         self._optimise(item)
             except Exception:  # the optimiser must outlive any one module's trouble
                 log.exception("optimising a module failed; it keeps its baseline code")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import threading
 import time
@@ -185,6 +186,29 @@ def test_optimising_begins_only_once_no_module_was_compiled_for_the_quiet_spell(
     assert runtime.wait_optimised(timeout=120)
     assert (first.compiler, second.compiler) == ("cranelift", "cranelift")
     assert len(began) == 2 and min(began) >= before_second + quiet_s
+    runtime.close()
+
+
+def test_a_module_let_go_during_the_quiet_spell_is_not_optimised(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = WasmRuntime(tmp_path / "cache", optimise_in_background=True, optimise_after_quiet_s=1.0)
+    optimised: list[Path] = []
+    read_for_optimising = runtime._read_as
+
+    def noted(path: Path, sha256: str) -> bytes:
+        optimised.append(path)
+        return read_for_optimising(path, sha256)
+
+    monkeypatch.setattr(runtime, "_read_as", noted)
+    module = runtime.load(FIXTURE_WASM / "args.wasm")
+    baseline = tmp_path / "cache" / f"{module.sha256}-{runtime.fingerprint}.cwasm"
+    deadline = time.monotonic() + 120
+    while not baseline.exists() and time.monotonic() < deadline:  # the optimiser has it, and waits
+        time.sleep(0.01)
+    del module  # a replaced tool's last user lets go of it
+    gc.collect()
+    assert runtime.wait_optimised(timeout=120)
+    assert optimised == []
     runtime.close()
 
 
