@@ -8,6 +8,7 @@ against ``truth*.json`` (see ``truth_score.py``).
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -18,6 +19,10 @@ from toolbay.helptext.dialects import DIALECTS
 
 FOLDERS = program_folders() + program_folders(CORPUS_ROUND3)
 DIALECT_NAMES = {d.name for d in DIALECTS}
+# Each text is described once for this module's tests (the locks' and the detection's), and the
+# truth scored once for the three accuracy tests: they read what they are given, never change it.
+_observed = functools.cache(observed)
+_score_corpus = functools.cache(score_corpus)
 
 
 def _case_id(folder):
@@ -27,7 +32,7 @@ def _case_id(folder):
 @pytest.mark.parametrize("folder", FOLDERS, ids=[_case_id(p) for p in FOLDERS])
 def test_captured_help_is_described_as_its_regression_lock_says(folder):
     locked = json.loads((folder / "regression-lock.json").read_text())
-    assert observed(folder) == locked
+    assert _observed(folder) == locked
 
 
 def test_every_dialect_has_a_corpus_folder_of_real_captured_help():
@@ -43,7 +48,7 @@ def test_every_corpus_folder_is_a_dialect_and_its_programs_are_detected_as_that_
         if dialect == "special":  # encodings and refusals: not tied to one dialect
             continue
         assert dialect in DIALECT_NAMES, f"corpus folder {dialect!r} names no dialect"
-        found = observed(folder).get("dialect")
+        found = _observed(folder).get("dialect")
         if found != dialect:
             wrong.append(f"{dialect}/{folder.name} read as {found}")
     assert not wrong
@@ -54,20 +59,20 @@ def test_every_corpus_program_has_a_regression_lock():
 
 
 def test_options_match_the_programs_own_definitions():
-    score = score_corpus()
+    score = _score_corpus()
     right, total = score.share("options fully right")
     assert total > 1000
     assert right / total >= 0.98, f"{right}/{total}"
 
 
 def test_choice_lists_match_the_programs_own_definitions():
-    right, total = score_corpus().share("choice lists exact")
+    right, total = _score_corpus().share("choice lists exact")
     assert total > 50
     assert right / total >= 0.90, f"{right}/{total}"
 
 
 def test_positionals_and_subcommands_match_the_programs_own_definitions():
-    score = score_corpus()
+    score = _score_corpus()
     for key, goal in (("positionals fully right", 0.95), ("positionals that exist", 0.95),
                       ("subcommands found", 0.99)):
         right, total = score.share(key)
