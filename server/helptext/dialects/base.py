@@ -33,6 +33,31 @@ class Dialect:
         return parse_text(text, self.rules, self.name)
 
 
+class LineRewriter(Dialect):
+    """A dialect whose entries, a line each, are rewritten into the engine's shared reading
+    (``plain``) and then read as any help is (CLI11, Boost.Program_options)."""
+
+    @staticmethod
+    def plain(line: str) -> str:
+        return line
+
+    def parse(self, text: str) -> HelpDescription:
+        return parse_text("\n".join(self.plain(line) for line in text.splitlines()), self.rules, self.name)
+
+
+# Where the engine finds an entry's text when its head stands alone on its line.
+_TEXT_COLUMN = 30
+
+
+def entry_line(head: str, text: str, notes: list[str]) -> str:
+    """An entry as the engine reads it: its head, then its text and notes (``[default: 1]``)
+    four spaces on; with no text of its own, its notes on a line below, in the text's column."""
+    said = " ".join(filter(None, [text, *notes]))
+    if not said:
+        return head
+    return f"{head}    {said}" if text else f"{head}\n{' ' * _TEXT_COLUMN}{' '.join(notes)}"
+
+
 def mark(pattern: str, weight: float, flags: int = re.MULTILINE) -> tuple[re.Pattern[str], float]:
     return compiled(pattern, flags), weight
 

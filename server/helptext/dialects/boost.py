@@ -10,15 +10,13 @@ be taken for (Boost gives such a flag the next word when it can).
 
 from __future__ import annotations
 
-from ..engine import parse_text
 from ..kept import compiled
-from ..model import HelpDescription
-from .base import Dialect, mark
+from .base import LineRewriter, entry_line, mark
 
 _ENTRY = compiled(r"^  (?:(-\w) \[ (--[\w-]+) \]|(--[\w-]+))( arg| \[=arg\(=[^)]*\)\])?( \(=[^)]*\))?(?=\s|$)(.*)$")
 
 
-class Boost(Dialect):
+class Boost(LineRewriter):
     name = "boost"
     marks = (
         mark(r"^  -\w \[ --[\w-]+ \]", 4.0),
@@ -27,19 +25,13 @@ class Boost(Dialect):
     )
     min_score = 5.0
 
-    def parse(self, text: str) -> HelpDescription:
-        return parse_text("\n".join(_plain(line) for line in text.splitlines()), self.rules, self.name)
-
-
-def _plain(line: str) -> str:
-    found = _ENTRY.match(line)
-    if found is None:
-        return line
-    short, long, alone, value, default, rest = found.groups()
-    names = f"{short}, {long}" if short else alone
-    taken = "" if not value else " ARG" if value == " arg" else " [=ARG]"
-    note = f" [default: {default.strip()[2:-1]}]" if default else ""
-    said = rest.strip()
-    if said:
-        return f"  {names}{taken}    {said}{note}"
-    return f"  {names}{taken}" + (f"\n{' ' * 30}{note.strip()}" if note else "")
+    @staticmethod
+    def plain(line: str) -> str:
+        found = _ENTRY.match(line)
+        if found is None:
+            return line
+        short, long, alone, value, default, rest = found.groups()
+        names = f"{short}, {long}" if short else alone
+        taken = "" if not value else " ARG" if value == " arg" else " [=ARG]"
+        notes = [f"[default: {default.strip()[2:-1]}]"] if default else []
+        return entry_line(f"  {names}{taken}", rest.strip(), notes)

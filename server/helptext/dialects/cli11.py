@@ -11,10 +11,8 @@ type; the rest becomes the notes the engine reads of every help ("[default: out.
 
 from __future__ import annotations
 
-from ..engine import parse_text
 from ..kept import compiled
-from ..model import HelpDescription
-from .base import Dialect, mark
+from .base import LineRewriter, entry_line, mark
 
 # "  -o,--output TEXT=out.png ...  description": names, type, the type's notes, then the text.
 _ENTRY = compiled(r"^(  (?:-[^\s,]+,)*-[^\s,]+|  [a-z][\w-]*) ([A-Z][A-Z0-9_]*)"
@@ -24,7 +22,7 @@ _ENTRY = compiled(r"^(  (?:-[^\s,]+,)*-[^\s,]+|  [a-z][\w-]*) ([A-Z][A-Z0-9_]*)"
 _PART = compiled(r":\{([^}]*)\}|:[A-Z][^\s{}=:]*(?: in \[[^\]]*\])?|=(\S+)")
 
 
-class Cli11(Dialect):
+class Cli11(LineRewriter):
     name = "cli11"
     marks = (
         mark(r"^  -h,\s*--help\s+Print this help message and exit$", 6.0),
@@ -32,8 +30,9 @@ class Cli11(Dialect):
         mark(r"^  (?:-\w,)?--[\w-]+ (?:TEXT|INT|UINT|FLOAT|BOOLEAN)(?:[=:]\S+)?(?: \.\.\.)?(?: REQUIRED)?(?: |$)", 2.0),
     )
 
-    def parse(self, text: str) -> HelpDescription:
-        return parse_text("\n".join(_plain(line) for line in text.splitlines()), self.rules, self.name)
+    @staticmethod
+    def plain(line: str) -> str:
+        return _plain(line)
 
 
 def _plain(line: str) -> str:
@@ -51,12 +50,8 @@ def _plain(line: str) -> str:
         notes.append(f"[default: {bracketed.strip()[1:-1]}]")
     if required:
         notes.append("[required]")
-    text = rest.strip()
-    said = " ".join(filter(None, [text, *notes]))
     # "TEXT ..." takes every word up to the next flag (as argparse's "TEXT [TEXT ...]"), so a
     # call's positionals must come after "--". A positional keeps its name alone: its usage says
     # whether it repeats, and its type word would be read as a second name.
     head = (f"{names} {kind}{f' [{kind} ...]' if dots else ''}" if names.lstrip().startswith("-") else names)
-    if not said:
-        return head
-    return f"{head}    {said}" if text else f"{head}\n{' ' * 30}{' '.join(notes)}"
+    return entry_line(head, rest.strip(), notes)
