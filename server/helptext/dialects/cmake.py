@@ -64,7 +64,7 @@ class Cmake(Dialect):
                 continue
             head = _head(spec.strip(), values, spaced)
             index += 1
-            if head is None:  # its value joined the option's first line: so does its text
+            if head is None:  # nothing of its own to read: its text goes with it
                 while index < len(source) and _TEXT_GOES_ON.match(source[index]):
                     index += 1
                 continue
@@ -74,8 +74,9 @@ class Cmake(Dialect):
 
 
 def _head(spec: str, values: dict[str, list[str]], spaced: set[str]) -> str | None:
-    """The spec as a head the engine reads (``-C, --build-config <cfg>``), None for a second
-    line of an option written once per value (its value joins the first's)."""
+    """The spec as a head the engine reads (``-C, --build-config <cfg>``); None for a second
+    line of an option written once per value (its value joins the first's), or for a spec
+    with Windows' spellings alone."""
     names: list[str] = []
     value = ""
     for form in _NEXT_FORM.split(spec):
