@@ -29,7 +29,7 @@ class Field(enum.IntEnum):
 FIELDS = tuple(Field)
 # Command-line names shorten words a request spells out ("format JSON" for jsonkit_fmt): the name
 # field gets them in full too. Only shortenings that mean one thing in a program's name.
-_SPELLED_OUT: dict[str, tuple[str, ...]] = {
+SPELLED_OUT: dict[str, tuple[str, ...]] = {
     "fmt": ("format",), "ls": ("list",), "rm": ("remove", "delete"), "mv": ("move", "rename"), "cp": ("copy",),
     "cfg": ("config", "configuration"), "conf": ("config", "configuration"), "dir": ("directory", "folder"),
     "env": ("environment",), "exec": ("execute", "run"), "msg": ("message",), "pwd": ("password",),
@@ -50,7 +50,7 @@ def field_terms(definition: ToolDefinition) -> tuple[list[str], ...]:
         texts.append(text)
     name_terms = tokenize(definition.name)
     return (
-        name_terms + [word for term in name_terms for word in _SPELLED_OUT.get(term, ())]
+        name_terms + [word for term in name_terms for word in SPELLED_OUT.get(term, ())]
         + (tokenize(definition.title) if definition.title else []),
         tokenize(definition.description),
         tokenize(" ".join(definition.keywords)),

@@ -327,3 +327,24 @@ def test_a_plain_word_that_is_a_tools_name_finds_that_tool_first_and_its_neighbo
     path = index_of([*CATALOG, tool("JSONPath", "Query a JSON document with a JSONPath expression."),
                      tool("json_query", "Query a JSON document.")])
     assert names(path, "JSONPath") == ["JSONPath"]  # capitals then a capitalised word: camelCase too
+
+
+def test_of_two_tools_that_match_a_request_alike_the_one_it_names_more_fully_comes_first() -> None:
+    """A twin whose description repeats the request's words (a greenhouse's humidity level, a
+    random DNA sequence) came before the tool the request names: its name's other words
+    ("greenhouse", "random") now count against it, and a word the request writes another way
+    ("simulated" for simulate_dna_sequence) still names it."""
+    humidity = index_of([*CATALOG, tool("get_humidity", "Get the humidity level.", location="A city, or coordinates"),
+                         tool("get_greenhouse_humidity", "Get the humidity level of a greenhouse: its humidity level "
+                              "now and the level it is kept at.", greenhouse_id="The greenhouse")])
+    assert names(humidity, "what is the humidity level where I am")[:2] == ["get_humidity", "get_greenhouse_humidity"]
+    dna = index_of([*CATALOG, tool("simulate_dna_sequence", "Simulate a DNA sequence.", length="Bases"),
+                    tool("generate_random_sequence", "Generate a random DNA or RNA sequence.", length="Bases")])
+    assert names(dna, "generate a simulated DNA sequence")[:2] == ["simulate_dna_sequence", "generate_random_sequence"]
+
+
+def test_scores_stay_best_first_after_names_are_weighed() -> None:
+    index = index_of([*CATALOG, tool("get_humidity", "Get the humidity level."),
+                      tool("get_greenhouse_humidity", "Get the humidity level of a greenhouse: its level now.")])
+    scores = [hit.score for hit in index.search("humidity level of the air", 10).hits]
+    assert len(scores) >= 2 and scores == sorted(scores, reverse=True)
