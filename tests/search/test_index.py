@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from toolbay.handlers.base import ToolDefinition
 from toolbay.search import SearchIndex
 from toolbay.search.documents import definition_from_mcp
@@ -348,3 +350,23 @@ def test_scores_stay_best_first_after_names_are_weighed() -> None:
                       tool("get_greenhouse_humidity", "Get the humidity level of a greenhouse: its level now.")])
     scores = [hit.score for hit in index.search("humidity level of the air", 10).hits]
     assert len(scores) >= 2 and scores == sorted(scores, reverse=True)
+
+
+def test_a_searched_index_that_then_changed_scores_as_one_built_whole() -> None:
+    """What the index keeps between searches (how rare each word of a name is) follows every
+    tool added and removed after them."""
+    changing = index_of()
+    queries = ("json document", "weather for a city", "get the weather alerts", "count words")
+    for query in queries:
+        changing.search(query)
+    added = [tool(f"weather_tool_{n}", "Another weather helper.") for n in range(6)]
+    for definition in added:
+        changing.put(definition)
+    changing.remove("jsonkit_get")
+    whole = index_of([definition for definition in [*CATALOG, *added] if definition.name != "jsonkit_get"])
+    for query in queries:
+        found, expected = changing.search(query).hits, whole.search(query).hits
+        assert [hit.name for hit in found] == [hit.name for hit in expected], query
+        # Word weights are made again only when the catalog has drifted a quarter from what they
+        # were made with, so scores may differ a little; a name's words go by the live counts.
+        assert all(math.isclose(a.score, b.score, rel_tol=0.01) for a, b in zip(found, expected, strict=True)), query
