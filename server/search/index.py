@@ -417,13 +417,15 @@ class SearchIndex:
             return SearchOutcome(tuple(hits), no_match=False)
         visible = self._visible(groups)
         pool = max(limit, _MARGIN_RANK) if self.name_weight <= 0 else max(_NAME_POOL * limit, _NAME_POOL_LEAST)
-        ranked, ceiling, known, ordered = self._ranked(query, allowed, pool, exclude=set(exact), visible=visible)
+        terms = tokenize(query)  # read once: the words rank the tools, then weigh their names
+        ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
+                                                       visible=visible)
         if self._weak(ranked, ceiling, known):
             # A name found exactly is the answer; weak matches do not pad it.
             return SearchOutcome(tuple(hits), no_match=not exact)
         if not ordered:  # every tool the words found fell to nothing by meaning (or was not allowed)
             ordered = ranked
-        ordered = self._weighed_by_name(query, ordered)
+        ordered = self._weighed_by_name(terms, ordered)
         least = _TAIL_SHARE * ordered[0][1]
         for key, score in ordered:
             if len(hits) >= limit or score < least:
@@ -431,17 +433,16 @@ class SearchIndex:
             hits.append(SearchHit(self._documents[key].definition, score, key))
         return SearchOutcome(tuple(hits), no_match=False)
 
-    def _weighed_by_name(self, query: str, ordered: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    def _weighed_by_name(self, terms: list[str], ordered: list[tuple[str, float]]) -> list[tuple[str, float]]:
         """``ordered`` with each tool's score times 1 - ``name_weight`` x the share of its name's
-        weight in words the request lacks (see ``NAME_WEIGHT``), best first again. A word's
+        weight in words the request's ``terms`` lack (see ``NAME_WEIGHT``), best first again. A word's
         weight is its idf among the tools of the tool's own group (a catalog folder's tools are
         weighed by their names as they would be alone, as ``toolbay search --catalog`` weighs
         them, whatever tools the caller sees beside them)."""
         if self.name_weight <= 0 or not ordered:
             return ordered
-        words = tokenize(query)
-        said = set(words)
-        said.update(stems(words))
+        said = set(terms)
+        said.update(stems(terms))
         weighed = []
         for key, score in ordered:
             document = self._documents[key]
@@ -526,20 +527,19 @@ class SearchIndex:
             self._slot_group_array = np.array(self._slot_groups, dtype=np.int64)
         return self._slot_group_array
 
-    def _ranked(self, query: str, allowed: Callable[[str], bool] | None, limit: int, exclude: set[str],
-                visible: np.ndarray | None = None,
+    def _ranked(self, query: str, whole: list[str], allowed: Callable[[str], bool] | None, limit: int,
+                exclude: set[str], visible: np.ndarray | None = None,
                 ) -> tuple[list[tuple[str, float]], float, float, list[tuple[str, float]]]:
-        """(name, score) of the best ``limit`` tools by their words, the query's ceiling (the
-        score of a tool with each of the query's terms at the highest weight any tool has for
-        it), the share of the query's weight in terms some tool has, and the best ``limit``
-        by words and meaning (``_with_meaning``; the first list when meaning is off). A
+        """``whole``: the query's terms (``tokenize``). (name, score) of the best ``limit`` tools
+        by their words, the query's ceiling (the score of a tool with each of the query's terms at
+        the highest weight any tool has for it), the share of the query's weight in terms some
+        tool has, and the best ``limit`` by words and meaning (``_with_meaning``; the first list when meaning is off). A
         request that asks for two things ("convert the file, then mail it") is also searched
         clause by clause, and the clause a tool answers best adds to its score over the
         whole request: a tool that does one of the things well should not lose to one that
         touches both vaguely.
         Scores are divided by the query's total weight (the idf of its known terms, the
         clause share included), so they fall in (0, 1)."""
-        whole = tokenize(query)
         words = list(dict.fromkeys(whole))
         found = self._visible_terms(words, visible)
         if len(found) < len(words):
