@@ -179,9 +179,11 @@ class SearchIndex:
         self._terms_by_stem: dict[str, dict[str, None]] = {}
         self._stemmed: set[str] = set()
         self._unstemmed: dict[str, None] = {}
-        # The stem of each name word met by ``_weighed_by_name``, and each name word's weight in
-        # each group with the count of changes it was computed at (a word's rarity changes with
-        # the tools; clearing them all at each change cost a changed file more than its own update).
+        # The stem of each name word met by ``_weighed_by_name`` (stemmed one at a time as met:
+        # the map of relatives above stems every indexed word when first needed), and each name
+        # word's weight in each group with the count of changes it was computed at (a word's
+        # rarity changes with the tools; clearing them all at each change cost a changed file
+        # more than its own update).
         self._stems: dict[str, str] = {}
         self._name_word_weights: dict[int, dict[str, tuple[int, float]]] = {}
         self._changes = 0
