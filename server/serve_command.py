@@ -11,7 +11,6 @@ which answers as documented. ``toolbay.cli`` declares the same options for typer
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import socket
 import time
@@ -198,6 +197,11 @@ def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     if callable(handler):
         handler(signal.SIGINT, frame)
         return
+    # Imported here, not at the top: `toolbay --help` imports this module, and asyncio (with
+    # ssl) was a third of its time. Never a first import here: the settings (pydantic_settings)
+    # import asyncio before `serve` sets this handler.
+    import asyncio
+
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not serving yet (still importing): as Python's own Ctrl-C
