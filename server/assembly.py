@@ -40,7 +40,7 @@ from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
 
 if TYPE_CHECKING:
-    from mcp.server import Server
+    from mcp.server.lowlevel import Server
     from opentelemetry.trace import Tracer, TracerProvider
 
 

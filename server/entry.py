@@ -72,6 +72,11 @@ def _run(argv: list[str]) -> None:
         from toolbay.internals.pydantic_models import defer_model_building
 
         defer_model_building()
+        # Before anything imports the MCP SDK: its packages' own imports are mostly what a
+        # server never uses (the client, the MCPServer framework).
+        from toolbay.internals.mcp_sdk import defer_package_imports
+
+        defer_package_imports()
     from toolbay.serve_command import serve, serve_options_at_once
 
     if (options := serve_options_at_once(argv)) is not None:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 from toolbay.words import Principal, ToolDefinition, Transport
 
 if TYPE_CHECKING:
-    from mcp.server import Server
+    from mcp.server.lowlevel import Server
 
 # Called once for every SDK server a transport builds, before it serves.
 ServerHook: TypeAlias = "Callable[[Server[Any], Transport], None]"

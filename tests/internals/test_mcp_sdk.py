@@ -5,6 +5,8 @@ answers in ``tests/protocol``, sessions forgotten on close in ``tests/reload/tes
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import anyio
 import mcp.server.streamable_http_manager as sdk_manager
@@ -70,3 +72,43 @@ async def test_a_per_message_session_leads_to_its_connection_which_closes_with_t
             assert seen[0] is not None and hasattr(seen[0], "exit_stack")
             assert len(registry) == 1
     assert len(registry) == 0
+
+
+# Each in a process of its own: the deferral must come before the SDK's first import.
+SERVER_AFTER_DEFERRING = """
+import sys
+from toolbay.internals.mcp_sdk import defer_package_imports
+defer_package_imports()
+import toolbay.protocol.transports  # everything a server of any transport loads
+print(sorted(name for name in ("mcp.client", "mcp.server.mcpserver", "httpx2") if name in sys.modules))
+import mcp, mcp.server
+from mcp import Client, ClientSession, types
+from mcp.server import MCPServer, Server
+import mcp.client.client, mcp.server.lowlevel, mcp.types
+print(Client is mcp.client.client.Client, Server is mcp.server.lowlevel.Server, types is mcp.types,
+      MCPServer.__module__, "Client" in mcp.__all__)
+"""
+
+
+def _printed(script: str) -> list[str]:
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout.splitlines()
+
+
+def test_with_package_imports_deferred_a_server_loads_no_client_and_every_name_still_imports() -> None:
+    # Fails when the SDK's server (its low-level server, its transports) comes to import the
+    # client or the MCPServer framework itself, or when a package's names move.
+    not_loaded, names = _printed(SERVER_AFTER_DEFERRING)
+    assert not_loaded == "[]"
+    assert names == "True True True mcp.server.mcpserver.server True"
+
+
+def test_the_toolbay_command_defers_the_sdk_packages_imports() -> None:
+    script = ("import sys\n"
+              "sys.argv = ['toolbay', 'list', '--help']\n"
+              "import toolbay.entry\n"
+              "try:\n    toolbay.entry.main()\nexcept SystemExit:\n    pass\n"
+              "import mcp.server.lowlevel\n"
+              "print('mcp.client' in sys.modules)\n")
+    assert _printed(script)[-1] == "False"
