@@ -288,6 +288,13 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 positionals[-1].variadic = True
             continue
         word = word.strip("{}") if word.startswith("{") else word  # typer writes "{title}"
+        if _OPERAND_CHOICE.fullmatch(word):
+            # hardlink's "<directory>|<file> ...": one operand, either of the two kinds
+            leading = False
+            name = " or ".join(part.strip("<>") for part in word.rstrip(".").split("|"))
+            positionals.append(UsagePositional(name, True, word.endswith("...")))
+            bare_before = True
+            continue
         if word.startswith("<") and ("|" in word or word.startswith("<-")):
             leading = False
             continue  # a choice between flags or values: "<--build|--clear>"
@@ -443,6 +450,7 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 
 
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
+_OPERAND_CHOICE = compiled(r"<[a-z][\w-]*>(?:\|<[a-z][\w-]*>)+(?:\.\.\.)?", re.IGNORECASE)
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 # Operands or "-" for standard input, either way round: "[INPUT... | -]", "[- | FILE...]".

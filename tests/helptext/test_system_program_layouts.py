@@ -96,6 +96,16 @@ def _help(program: str, flag: str, printed: str) -> str:
     return printed
 
 
+def _installed_help(program: str, mark: str, otherwise: str) -> tuple[str, str]:
+    """The installed ``program``'s path and ``--help`` when it prints ``mark``; else the test
+    is skipped, saying ``otherwise``."""
+    path = shutil.which(program)
+    text = subprocess.run([path, "--help"], capture_output=True, text=True, check=False).stdout if path else ""
+    if path is None or mark not in text:
+        pytest.skip(otherwise)
+    return path, text
+
+
 def _table_options(text: str) -> set[str]:
     """Every option the help's table rows print, read without the describer."""
     rows = [line for line in text.splitlines() if re.match(r" +-[\w@]+ +\S", line)]
@@ -220,10 +230,7 @@ def test_binutils_operands_written_with_a_plural_s_take_as_many_as_given(tmp_pat
     readelf = describe_help(b"Usage: readelf <option(s)> elf-file(s)\n Display information about ELF files\n"
                             b"  -a --all               Equivalent to: -h -l -S -s -r -d -V -A -I\n")
     assert [(p.name, p.required, p.variadic) for p in readelf.positionals] == [("elf-file", True, True)]
-    path = shutil.which("strings")
-    text = subprocess.run([path, "--help"], capture_output=True, text=True, check=False).stdout if path else ""
-    if "[file(s)]" not in text:
-        pytest.skip("no binutils strings here")
+    path, text = _installed_help("strings", "[file(s)]", "no binutils strings here")
     desc = describe_help(text.encode())
     assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("file", False, True)]
     (tmp_path / "one.bin").write_bytes(b"\x00\x01first words here\x00\x02")
@@ -287,3 +294,22 @@ def test_a_command_to_run_in_capitals_in_brackets_is_an_operand_where_no_command
     git = describe_help(b"Usage: gitlike [OPTIONS] [COMMAND]\n\nCommands:\n  init  Make a repository\n"
                         b"  log   Show the history\n\nOptions:\n  -v  Verbose\n")
     assert not git.positionals and [c.name for c in git.subcommands] == ["init", "log"]
+
+
+def test_an_operand_of_either_kind_in_angle_brackets_takes_as_many_as_given(tmp_path: Path) -> None:
+    """util-linux writes "hardlink [options] <directory>|<file> ...": the choice was read as
+    one between flags and dropped, so no call could name what to link. The truth is hardlink,
+    where it is here: both folders a call names are searched (a dry run finds the one link)."""
+    flock = describe_help(b"Usage:\n flock [options] <file>|<directory> -c <command>\n\n"
+                          b"Options:\n -s, --shared  get a shared lock\n")
+    assert [(p.name, p.required, p.variadic) for p in flock.positionals] == [("file or directory", True, False)]
+    path, text = _installed_help("hardlink", "<directory>|<file>", "no util-linux hardlink here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert schema.input_schema["required"] == ["directory_or_file"]
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "same.txt").write_text("the same words in both folders\n")
+    argv = schema.to_argv({"directory_or_file": ["one", "two"], "dry_run": True})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, (argv, run.stderr)
+    assert re.search(r"Files:\s+2\b", run.stdout) and re.search(r"Linked:\s+1 files", run.stdout), run.stdout
