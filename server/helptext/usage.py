@@ -235,6 +235,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             inner = word[1:].rsplit(_CLOSING[word[0]], 1)[0].strip()
             if word[0] == "[" and (operands := _STDIN_OR.fullmatch(inner)) is not None:
                 inner = operands.group(1) or operands.group(2)  # zstd's "[INPUT... | -]": "-" is standard input
+            elif word[0] == "[" and _SPACED_OPERANDS.fullmatch(inner):
+                inner = re.sub(r"\s*\|\s*", "|", inner)  # pstree's "[ PID | USER ]", as "[PID|USER]"
             if inner.startswith("-"):
                 _read_option_group(inner, facts, values_here, clusters, value_flags)
                 if "|" not in inner:
@@ -450,6 +452,7 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 
 
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
+_SPACED_OPERANDS = compiled(r"(?:<[\w-]+>|[A-Z][A-Z0-9_]*)(?:\s+\|\s+(?:<[\w-]+>|[A-Z][A-Z0-9_]*))+")
 _OPERAND_CHOICE = compiled(r"<[a-z][\w-]*>(?:\|<[a-z][\w-]*>)+(?:\.\.\.)?", re.IGNORECASE)
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")

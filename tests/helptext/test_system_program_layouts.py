@@ -100,7 +100,8 @@ def _installed_help(program: str, mark: str, otherwise: str) -> tuple[str, str]:
     """The installed ``program``'s path and ``--help`` when it prints ``mark``; else the test
     is skipped, saying ``otherwise``."""
     path = shutil.which(program)
-    text = subprocess.run([path, "--help"], capture_output=True, text=True, check=False).stdout if path else ""
+    done = subprocess.run([path, "--help"], capture_output=True, text=True, check=False) if path else None
+    text = done.stdout or done.stderr if done else ""  # pstree prints it as an error
     if path is None or mark not in text:
         pytest.skip(otherwise)
     return path, text
@@ -313,3 +314,19 @@ def test_an_operand_of_either_kind_in_angle_brackets_takes_as_many_as_given(tmp_
     run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0, (argv, run.stderr)
     assert re.search(r"Files:\s+2\b", run.stdout) and re.search(r"Linked:\s+1 files", run.stdout), run.stdout
+
+
+def test_operands_of_either_kind_between_spaced_bars_in_brackets_are_one_optional_operand() -> None:
+    """psmisc writes "pstree ... [ PID | USER ]": with spaces around the bar the bracket was
+    dropped, so no call could say whose tree to print. The truth is pstree, where it is here:
+    given the pid of a process it started, it prints that process's tree."""
+    path, text = _installed_help("pstree", "[ PID | USER ]", "no psmisc pstree here")
+    desc = describe_help(text.encode())
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("PID|USER", False, False)]
+    with subprocess.Popen(["sleep", "60"]) as child:
+        try:
+            argv = build_tool_schema(desc).to_argv({"pid_user": str(child.pid)})
+            run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+        finally:
+            child.kill()
+    assert run.returncode == 0 and run.stdout.strip() == "sleep", (argv, run.stdout, run.stderr)
