@@ -451,9 +451,11 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
     return found.group(1), found.group(2)
 
 
-# A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
+# Placeholders between bars with spaces in a bracket: "[ PID | USER ]" (pstree).
 _SPACED_OPERANDS = compiled(r"(?:<[\w-]+>|[A-Z][A-Z0-9_]*)(?:\s+\|\s+(?:<[\w-]+>|[A-Z][A-Z0-9_]*))+")
+# Placeholders in angle brackets between bars, no flag among them: "<directory>|<file>" (hardlink).
 _OPERAND_CHOICE = compiled(r"<[a-z][\w-]*>(?:\|<[a-z][\w-]*>)+(?:\.\.\.)?", re.IGNORECASE)
+# A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")
 # Operands or "-" for standard input, either way round: "[INPUT... | -]", "[- | FILE...]".
