@@ -370,3 +370,25 @@ def test_a_searched_index_that_then_changed_scores_as_one_built_whole() -> None:
         # Word weights are made again only when the catalog has drifted a quarter from what they
         # were made with, so scores may differ a little; a name's words go by the live counts.
         assert all(math.isclose(a.score, b.score, rel_tol=0.01) for a, b in zip(found, expected, strict=True)), query
+
+
+def test_a_word_no_tool_has_finds_the_tools_with_the_two_words_it_is_written_of() -> None:
+    # "uppercase this" was no match beside a tool that converts to "upper case".
+    case = tool("text_case", "Convert text to upper case or lower case.")
+    others = [tool("upload_file", "Upload a file to the server."), tool("book_case", "Order a bookshelf.")]
+    assert first_found("uppercase this", case, *others) == "text_case"
+    assert first_found("show me the filenames", tool("dir_list", "List the file names in a folder."),
+                       *others) == "dir_list"
+    # Only words no tool has are cut ("uploads" is a plural of a word a tool has), and only
+    # into words some tool has (no tool says "xyz").
+    assert names(index_of([case, *others, *CATALOG]), "uploads") == ["upload_file"]
+    assert index_of([case, *others, *CATALOG]).search("xyzcase").no_match
+
+
+def test_a_word_is_cut_only_into_words_the_callers_own_tools_have() -> None:
+    # A word cut by a hidden group's words would tell the caller what that group contains.
+    index = SearchIndex(group_of=lambda key, definition: "hidden" if key == "hidden_case" else "")
+    index.put_many([tool("hidden_case", "Convert text to upper case."), tool("notes_add", "Add a note about a case."),
+                    tool("reminder", "Remind me later.")])
+    assert index.search("uppercase", 5, groups=[""]).no_match
+    assert [hit.name for hit in index.search("uppercase", 5, groups=["", "hidden"]).hits][0] == "hidden_case"
