@@ -385,6 +385,16 @@ def test_a_word_no_tool_has_finds_the_tools_with_the_two_words_it_is_written_of(
     assert index_of([case, *others, *CATALOG]).search("xyzcase").no_match
 
 
+def test_two_words_a_tool_writes_as_one_find_it_where_one_of_them_no_tool_has() -> None:
+    # "make it upper case" was no match: no tool has "upper" nor "case".
+    shout = tool("text_shout", "Convert text to uppercase.")
+    others = [tool("book_case", "Order a bookshelf."), tool("lower_price", "Lower a price.")]
+    assert first_found("make it upper case", shout) == "text_shout"
+    # Both words some tool has: matched as written ("lower" and "case" find their own tools).
+    assert "text_lowercase" not in names(index_of([*others, tool("text_lowercase", "Convert text to lowercase."),
+                                                   *CATALOG]), "lower case", limit=2)
+
+
 def test_a_word_is_cut_only_into_words_the_callers_own_tools_have() -> None:
     # A word cut by a hidden group's words would tell the caller what that group contains.
     index = SearchIndex(group_of=lambda key, definition: "hidden" if key == "hidden_case" else "")
