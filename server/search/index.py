@@ -560,9 +560,13 @@ class SearchIndex:
         if len(found) < len(words):
             have = {entry[0] for entry in found}
             unknown_words = [word for word in words if word not in have]
-            relatives = self._visible_terms(self._relatives(unknown_words, set(words)), visible)
-            relatives += self._visible_terms(self._compound_parts(unknown_words, set(words), visible), visible)
-            joined = self._visible_terms(self._joined_words(whole, set(unknown_words), set(words)), visible)
+            # Each term once, at its first weight: a word's relative may also be another's part.
+            related_terms = dict.fromkeys([*self._relatives(unknown_words, set(words)),
+                                           *self._compound_parts(unknown_words, set(words), visible)])
+            joined_terms = [term for term in self._joined_words(whole, set(unknown_words), set(words))
+                            if term not in related_terms]
+            relatives = self._visible_terms(related_terms, visible)
+            joined = self._visible_terms(joined_terms, visible)
             found += relatives + joined
         else:
             relatives = joined = []
