@@ -86,15 +86,23 @@ def _finish_on_first_use(package: ModuleType, loader: importlib.abc.Loader) -> N
     time a name it lacks is asked for, then answers from what that defined. A submodule's name
     is left to the import system (``from mcp import types`` imports ``mcp.types``), which asks
     the package for it before importing it."""
+    # Another thread asking meanwhile waits for the ``__init__`` to end: it must not find the
+    # package half made. The package's own code asking (the same thread) finds it as it is.
     lock = threading.RLock()
+    ran = False
 
     def __getattr__(name: str) -> Any:
+        nonlocal ran
         with lock:
-            if package.__dict__.get("__getattr__") is __getattr__:
+            if not ran:
                 if name.startswith("__") and name != "__all__" or _is_submodule(package, name):
                     raise AttributeError(name)  # a probe (copy, inspect), or a submodule to import
-                del package.__getattr__
-                loader.exec_module(package)
+                ran = True
+                try:
+                    loader.exec_module(package)
+                finally:
+                    if package.__dict__.get("__getattr__") is __getattr__:  # not one of its own
+                        del package.__getattr__
         try:
             return package.__dict__[name]
         except KeyError:

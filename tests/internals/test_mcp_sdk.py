@@ -90,6 +90,32 @@ print(Client is mcp.client.client.Client, Server is mcp.server.lowlevel.Server, 
 """
 
 
+THREADS_AFTER_DEFERRING = """
+import threading
+from toolbay.internals.mcp_sdk import defer_package_imports
+defer_package_imports()
+import mcp.server.lowlevel, mcp.types
+together = threading.Barrier(8)
+found = []
+
+def use() -> None:
+    together.wait()
+    try:
+        from mcp import Client
+        from mcp.server import MCPServer
+        found.append(Client.__module__ + " " + MCPServer.__module__)
+    except ImportError as error:
+        found.append(repr(error))
+
+threads = [threading.Thread(target=use) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(sorted(set(found)))
+"""
+
+
 def _printed(script: str) -> list[str]:
     completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
@@ -112,3 +138,9 @@ def test_the_toolbay_command_defers_the_sdk_packages_imports() -> None:
               "import mcp.server.lowlevel\n"
               "print('mcp.client' in sys.modules)\n")
     assert _printed(script)[-1] == "False"
+
+
+def test_threads_that_ask_a_deferred_package_for_a_name_at_once_all_get_it() -> None:
+    # The first ran the package's imports; the others, asking meanwhile, found it half made
+    # ("cannot import name 'Client' from 'mcp'") where they should wait for it.
+    assert _printed(THREADS_AFTER_DEFERRING) == ["['mcp.client.client mcp.server.mcpserver.server']"]
