@@ -172,10 +172,11 @@ def start_cluster(folder: Path, redis: RedisServer, compiled: Path, count: int =
 
 @contextmanager
 def logs_on_failure(cluster: Cluster) -> Iterator[None]:
-    """A failure inside comes with the end of every replica's log (what each one did)."""
+    """A failure inside comes with the end of every replica's log (what each one did): an
+    assertion, a timeout, or an error the client raised (a connection the balancer closed)."""
     try:
         yield
-    except (AssertionError, TimeoutError) as exc:
+    except Exception as exc:  # noqa: BLE001 - each is raised again, with the logs
         tails = "".join(f"\n--- replica {i} (port {r.port}) ---\n" + "".join(r.log[-25:])
                         for i, r in enumerate(cluster.replicas, 1))
         raise AssertionError(f"{exc!r}{tails}") from exc
