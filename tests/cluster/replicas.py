@@ -179,7 +179,10 @@ def logs_on_failure(cluster: Cluster) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - each is raised again, with the logs
         tails = "".join(f"\n--- replica {i} (port {r.port}) ---\n" + "".join(r.log[-25:])
                         for i, r in enumerate(cluster.replicas, 1))
-        raise AssertionError(f"{exc!r}{tails}") from exc
+        balancer = cluster.balancer.process
+        state = "not started" if balancer is None else "running" if balancer.poll() is None \
+            else f"exited with {balancer.returncode}"
+        raise AssertionError(f"{exc!r}\n--- haproxy: {state} ---{tails}") from exc
 
 
 def stop_cluster(cluster: Cluster) -> None:
