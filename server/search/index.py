@@ -560,10 +560,14 @@ class SearchIndex:
         if len(found) < len(words):
             have = {entry[0] for entry in found}
             unknown_words = [word for word in words if word not in have]
+            asked = set(words)
+            kin = self._relatives(unknown_words)
             # Each term once, at its first weight: a word's relative may also be another's part.
-            related_terms = dict.fromkeys([*self._relatives(unknown_words, set(words)),
-                                           *self._compound_parts(unknown_words, set(words), visible)])
-            joined_terms = [term for term in self._joined_words(whole, set(unknown_words), set(words))
+            related_terms = dict.fromkeys(term for word in unknown_words for term in kin[word] if term not in asked)
+            # A word cut in two only where no tool the caller sees has a word of its stem.
+            alone = [word for word in unknown_words if not any(self._is_visible(term, visible) for term in kin[word])]
+            related_terms.update(dict.fromkeys(self._compound_parts(alone, asked, visible)))
+            joined_terms = [term for term in self._joined_words(whole, set(unknown_words), asked)
                             if term not in related_terms]
             relatives = self._visible_terms(related_terms, visible)
             joined = self._visible_terms(joined_terms, visible)
@@ -694,42 +698,36 @@ class SearchIndex:
                 found.append((term, arrays, frequency, float(arrays[1][mask].max())))
         return found
 
-    def _relatives(self, words: list[str], exclude: set[str]) -> list[str]:
-        """The indexed terms that share a stem with one of ``words``, but those in ``exclude``."""
+    def _is_visible(self, term: str, visible: np.ndarray | None) -> bool:
+        """Whether some tool the search may see has ``term``."""
+        return term in self._postings and (visible is None or bool(visible[self._array(term)[0]].any()))
+
+    def _relatives(self, words: list[str]) -> dict[str, list[str]]:
+        """The indexed terms that share a stem with each of ``words``."""
         if not words:
-            return []
+            return {}
         if self._unstemmed:
             new = list(self._unstemmed)
             for term, stem in zip(new, stems(new), strict=True):
                 self._terms_by_stem.setdefault(stem, {})[term] = None
             self._stemmed.update(new)
             self._unstemmed = {}
-        found: dict[str, None] = {}
-        for stem in stems(words):
-            for term in self._terms_by_stem.get(stem, ()):
-                if term not in exclude and term in self._postings:
-                    found[term] = None
-        return list(found)
+        return {word: [term for term in self._terms_by_stem.get(stem, ()) if term in self._postings]
+                for word, stem in zip(words, stems(words), strict=True)}
 
     def _compound_parts(self, words: list[str], exclude: set[str], visible: np.ndarray | None) -> list[str]:
         """The two terms each of ``words`` is written of ("uppercase": "upper", "case";
-        "filenames": "file", "name"), where visible tools have both and neither the word nor a
-        word of its stem, but those in ``exclude``. Of several ways to cut a word, the most even."""
-
-        def known(term: str) -> bool:
-            return term in self._postings and bool(self._visible_terms([term], visible))
-
+        "filenames": "file", "name"), where tools the search may see have both, but those in
+        ``exclude``. Of several ways to cut a word, the most even."""
         parts: dict[str, None] = {}
-        words = [word for word in words if 2 * _LEAST_PART <= len(word) <= _MOST_LETTERS and word.isascii()
-                 and word.isalpha()]
-        # The map of stems is up to date: ``_relatives`` has just been asked about these words.
-        for word, stem in zip(words, stems(words), strict=True):
-            if any(known(term) for term in self._terms_by_stem.get(stem, ())):
+        for word in words:
+            if not (2 * _LEAST_PART <= len(word) <= _MOST_LETTERS and word.isascii() and word.isalpha()):
                 continue
             cuts = []
             for at in range(_LEAST_PART, len(word) - _LEAST_PART + 1):
                 heads, tails = tokenize(word[:at]), tokenize(word[at:])
-                if len(heads) == 1 == len(tails) and known(heads[0]) and known(tails[0]):
+                if len(heads) == 1 == len(tails) and self._is_visible(heads[0], visible) \
+                        and self._is_visible(tails[0], visible):
                     cuts.append((min(at, len(word) - at), heads[0], tails[0]))
             if cuts:
                 _, head, tail = max(cuts)
