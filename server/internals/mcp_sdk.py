@@ -18,7 +18,10 @@
   A server uses the low-level server and the types; the rest was about 0.08 s of processor
   time in every ``toolbay`` command that loads the SDK. ``defer_package_imports`` lets their
   submodules load without them and runs a package's own imports when a name only it defines
-  is first asked for (``from mcp import Client``), so nothing that uses them changes.
+  is first asked for (``from mcp import Client``), so nothing that uses them changes. The
+  standard library's ``importlib.util.LazyLoader`` does not do this: importing a submodule
+  reads the package's ``__path__``, which runs the whole ``__init__`` (tried: ``import
+  mcp.types`` loaded ``mcp.client``).
 """
 
 from __future__ import annotations
