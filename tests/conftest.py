@@ -44,6 +44,27 @@ def _share_compiled_bytecode() -> str | None:
 _bytecode_folder = _share_compiled_bytecode()
 
 
+def drop_bytecode_of_removed_sources(prefix: Path) -> int:
+    """Removes from the bytecode folder ``prefix`` (a ``PYTHONPYCACHEPREFIX``, which mirrors each
+    source's absolute path) every file kept for a source that is gone (its compiled bytecode,
+    and the compiled patterns toolbay keeps beside it: ``toolbay.internals.sre_code``), and the
+    folders left empty; returns how many files went. The kept folder would otherwise grow by
+    every temporary folder a run imports from (a wheel installed into a fresh environment, a
+    fresh clone's, a build backend's): about 20 MB a run, 620 MB after a day's work here."""
+    dropped = 0
+    for kept in [path for path in prefix.rglob("*") if path.is_file()]:
+        # "module.cpython-311.pyc" (".opt-1.pyc", ".sre") in prefix/<the source's folder>
+        source = Path("/", kept.parent.relative_to(prefix), kept.name.split(".", 1)[0] + ".py")
+        if not source.exists():
+            kept.unlink(missing_ok=True)
+            dropped += 1
+    for folder, _, _ in os.walk(prefix, topdown=False):
+        if Path(folder) != prefix:
+            with contextlib.suppress(OSError):  # not empty
+                os.rmdir(folder)
+    return dropped
+
+
 def _build_models_when_used() -> None:
     """Models are built when first used, as in the ``toolbay`` command (``toolbay.entry``), so
     the in-process servers the tests assemble run as a served one does, and each test process
@@ -173,6 +194,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(home, ignore_errors=True)
     if _bytecode_folder is not None:
         shutil.rmtree(_bytecode_folder, ignore_errors=True)
+    elif (KEPT_BETWEEN_RUNS is not None and sys.pycache_prefix == str(KEPT_BETWEEN_RUNS / "bytecode")
+          and not hasattr(config, "workerinput")):  # once, after every worker; not a folder of the user's own
+        drop_bytecode_of_removed_sources(KEPT_BETWEEN_RUNS / "bytecode")
 
 
 def patient_start(env: dict[str, str] | None = None) -> dict[str, str]:
