@@ -155,7 +155,10 @@ def haproxy_config(bind: str, servers: list[str]) -> str:
         "    timeout server 600s",
         "frontend mcp", f"    bind {bind}", "    default_backend toolbay",
         # A replica that has died: the request goes to another (a connection refused is safe to
-        # retry), and the health check takes it out of the rotation.
+        # retry, and so is one closed unanswered, which a kept connection to it gives), and the
+        # health check takes it out of the rotation. haproxy retries only a request it holds
+        # whole (http-buffer-request); else it closes the client's connection unanswered.
         "backend toolbay", "    balance roundrobin", "    option httpchk GET /healthz",
-        "    retries 3", "    option redispatch 1", "    retry-on conn-failure empty-response", *lines, "",
+        "    retries 3", "    option redispatch 1", "    retry-on conn-failure empty-response",
+        "    option http-buffer-request", *lines, "",
     ])
