@@ -436,9 +436,27 @@ def _absorb_columns(entry: HelpEntry) -> HelpEntry:
     return HelpEntry(head, description, entry.indent)
 
 
+# GNU patch's, bc's, stat's and zip's way: a short name, then its long name in a column of its own
+# ("-p NUM  --strip=NUM  Strip NUM ...", "-c  --format=FORMAT   use ...", "-q  --quiet   quiet ...").
+_SHORT_HEAD = compiled(r"-[A-Za-z0-9?](?: (?:[A-Z][\w-]*|<[^<>]*>))?")
+_LONG_COLUMN = compiled(r"^(--[A-Za-z0-9][\w-]*(?:=\S+| (?:[A-Z][\w-]*|<[^<>]*>))?)(?:\s{2,}|$)")
+
+
+def _absorb_long_column(entry: HelpEntry) -> HelpEntry:
+    """"-p NUM" with "--strip=NUM  Strip NUM ..." beside it: one option, named both ways (or
+    more: patch's "-s  --quiet  --silent")."""
+    if not (entry.description and _SHORT_HEAD.fullmatch(entry.head.strip())):
+        return entry
+    head, first = entry.head.strip(), entry.description[0]
+    while found := _LONG_COLUMN.match(first):
+        head, first = f"{head}, {found.group(1)}", first[found.end():]
+    if head == entry.head.strip():
+        return entry
+    return HelpEntry(head, ([first] if first else []) + entry.description[1:], entry.indent)
+
+
 def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
-    if rules.columns:
-        entry = _absorb_columns(entry)
+    entry = _absorb_columns(entry) if rules.columns else _absorb_long_column(entry)
     templated = _DEFAULT_IN_HEAD.fullmatch(entry.head.strip())
     if templated is not None:
         return _option_with_default_in_head(entry, rules, templated.group(1), templated.group(2))

@@ -330,3 +330,26 @@ def test_operands_of_either_kind_between_spaced_bars_in_brackets_are_one_optiona
         finally:
             child.kill()
     assert run.returncode == 0 and run.stdout.strip() == "sleep", (argv, run.stdout, run.stderr)
+
+
+def test_a_long_name_in_a_column_beside_the_short_one_names_the_same_option(tmp_path: Path) -> None:
+    """GNU patch, bc, stat and Info-ZIP's zipcloak write "-p NUM  --strip=NUM  Strip ...", the
+    long name a column of its own: it was read as the start of the description, so the option
+    was called "p", its description began "--strip=NUM", and the long name was lost. The truth
+    is GNU patch, where it is here: the argv a call builds applies a patch, stripping a folder."""
+    bc = describe_help(b"usage: bc [options] [file ...]\n  -h  --help         print this usage and exit\n"
+                       b"  -q  --quiet        don't print initial banner\n")
+    assert [(o.short, o.long, o.description) for o in bc.options] == [
+        ("-h", "--help", "print this usage and exit"), ("-q", "--quiet", "don't print initial banner")]
+    path, text = _installed_help("patch", "--strip=NUM", "no GNU patch here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    properties = schema.input_schema["properties"]
+    assert properties["strip"]["type"] == "integer"
+    assert properties["strip"]["description"].startswith("Strip NUM leading components")
+    assert {"input", "output", "dry_run", "forward"} <= set(properties)
+    (tmp_path / "words.txt").write_text("one\ntwo\n")
+    (tmp_path / "change.diff").write_text("--- a/words.txt\n+++ b/words.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n")
+    argv = schema.to_argv({"strip": 1, "input": "change.diff", "output": "patched.txt"})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, (argv, run.stdout, run.stderr)
+    assert (tmp_path / "patched.txt").read_text() == "one\nthree\n"
