@@ -433,12 +433,13 @@ _COLON_SEPARATED = compiled(r"(-\S+(?: \w+)?)\s+:\s+(.*)")
 
 
 def split_head(content: str) -> tuple[str, str]:
-    """Splits "-n, --lines NUM   print NUM lines" at the first gap of two spaces outside brackets;
+    """Splits "-n, --lines NUM   print NUM lines" at the first gap of two spaces outside brackets
+    (not one after a comma: ucf's "-h,     --help     print this message");
     Python's own "-c cmd : program passed in as string" at its colon."""
     if (colon := _COLON_SEPARATED.fullmatch(content)) is not None:
         return colon.group(1), colon.group(2)
     for k, ch in outside_brackets(content):
-        if ch == " " and content.startswith(" ", k + 1) and not content[:k].endswith(","):
+        if ch == " " and content.startswith(" ", k + 1) and not content[:k].rstrip(" ").endswith(","):
             return content[:k], content[k:].strip()
     return content, ""
 

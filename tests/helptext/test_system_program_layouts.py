@@ -353,3 +353,14 @@ def test_a_long_name_in_a_column_beside_the_short_one_names_the_same_option(tmp_
     run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0, (argv, run.stdout, run.stderr)
     assert (tmp_path / "patched.txt").read_text() == "one\nthree\n"
+
+
+def test_names_a_comma_and_several_spaces_apart_are_one_option() -> None:
+    """ucf, ucfr and lcf write "-h,     --help          print this message" (the names aligned
+    in columns): the gap after the comma was taken for the one before the description, so the
+    option was "-h" alone and its description began "--help"."""
+    ucf = describe_help(b"Usage: ucfr  [options] package_name path_for_configuration_file\nOptions:\n"
+                        b"     -h,     --help          print this message\n"
+                        b"     -n,     --no-action     Dry run. No action is actually taken.\n")
+    assert [(o.short, o.long, o.description) for o in ucf.options] == [
+        ("-h", "--help", "print this message"), ("-n", "--no-action", "Dry run. No action is actually taken.")]
