@@ -489,11 +489,37 @@ def _option_with_default_in_head(entry: HelpEntry, rules: Rules, head: str, defa
     return option._replace(takes_value=True, type="string", default=value or None, value_name="string")
 
 
+# Words after an option's names and value, one space apart, that make a description rather than
+# more value: at least this many, three of them in a run.
+_PROSE_WORDS = 3
+_THREE_WORDS = compiled(r"[A-Za-z][\w'-]*[.,;:]? [A-Za-z][\w'-]* [A-Za-z][\w'-]*")
+
+
+def _reads_as_prose(head: str, rest: str) -> bool:
+    """Words ``head`` leaves over (``rest``) that start a description: a run of words one space
+    apart, and no other name among them (pod2text's "-m width, --left-margin=width" names the
+    option again; gold's "--unresolved-symbols ignore-all,report-all,..." lists its values)."""
+    words = rest.split()
+    if len(words) < _PROSE_WORDS or any(word.startswith("-") for word in words):
+        return False
+    return _THREE_WORDS.search(head, max(0, head.find(words[0]))) is not None
+
+
 def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     words = [w for w in entry.head.replace(",", " ").split() if not w.startswith(("-", "*", "/"))]
+    # A head apart from its description ("--exclude-libs lib,lib ...  Exclude ...", or alone on its
+    # line: "--python-version x.y") is names and value to its end; unless, with no gap on its line,
+    # what follows the value reads as a sentence (valgrind's "--max-stackframe=<number> assume stack
+    # switch for SP changes larger", continued below).
     lenient = bool(entry.description) or len(words) <= 1
-    head: Head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient,
-                            type_column=rules.columns)
+    head: Head | None = None
+    if lenient and entry.gapless:
+        head = parse_head(entry.head, single_dash_long=rules.single_dash_long, type_column=rules.columns)
+        if not _reads_as_prose(entry.head, head.rest):
+            head = None
+    if head is None:
+        head = parse_head(entry.head, single_dash_long=rules.single_dash_long, lenient=lenient,
+                          type_column=rules.columns)
     description_lines = ([head.rest] if head.rest else []) + entry.description
     notes = read_notes(description_lines)
     raw = head.value

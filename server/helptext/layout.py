@@ -55,6 +55,9 @@ class HelpEntry(NamedTuple):
     head: str
     description: list[str]
     indent: int
+    # The head's line had no gap of two spaces: what it says after the names may be the
+    # description, one space on (valgrind's "--max-stackframe=<number> assume stack switch ...").
+    gapless: bool = False
 
 
 def indent_of(line: str) -> int:
@@ -546,7 +549,7 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry]
                 desc_col = indent_of(nxt)
             description.append(nxt.strip())
             i += 1
-        entries.append(HelpEntry(head, description, base))
+        entries.append(HelpEntry(head, description, base, gapless=not first))
     return entries, prose
 
 

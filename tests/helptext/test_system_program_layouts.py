@@ -364,3 +364,33 @@ def test_names_a_comma_and_several_spaces_apart_are_one_option() -> None:
                         b"     -n,     --no-action     Dry run. No action is actually taken.\n")
     assert [(o.short, o.long, o.description) for o in ucf.options] == [
         ("-h", "--help", "print this message"), ("-n", "--no-action", "Dry run. No action is actually taken.")]
+
+
+def test_a_description_one_space_after_the_value_is_not_part_of_the_value(tmp_path: Path) -> None:
+    """valgrind writes "--max-stackframe=<number> assume stack switch for SP changes larger",
+    run-parts "--exit-on-error exit as soon as a script returns ...", one space apart and the rest
+    on the next line: the words were read as the option's value, so run-parts' switch took a
+    value it refuses and valgrind's value was named "<number> assume stack switch ...". The truth
+    is run-parts, where it is here: the argv built with exit_on_error stops at a failing script."""
+    valgrind = describe_help(b"usage: valgrind [options] prog-and-args\n\n  user options for all tools:\n"
+                             b"    --max-stackframe=<number> assume stack switch for SP changes larger\n"
+                             b"                              than <number> bytes [2000000]\n"
+                             b"    --unresolved=ignore-all,report-all\n"
+                             b"                              what to do with unresolved symbols\n")
+    assert [(o.long, o.takes_value, o.description) for o in valgrind.options] == [
+        ("--max-stackframe", True, "assume stack switch for SP changes larger than <number> bytes [2000000]"),
+        ("--unresolved", True, "what to do with unresolved symbols")]  # a list of values is no sentence
+    assert valgrind.options[0].value_name == "number"
+    path, text = _installed_help("run-parts", "--exit-on-error exit", "no debianutils run-parts here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert schema.input_schema["properties"]["exit_on_error"]["type"] == "boolean"
+    (tmp_path / "scripts").mkdir()
+    for name, body in (("10-fails", "exit 3"), ("20-speaks", "echo second ran")):
+        script = tmp_path / "scripts" / name
+        script.write_text(f"#!/bin/sh\n{body}\n")
+        script.chmod(0o755)
+    runs = {stop: subprocess.run([path, *schema.to_argv({"exit_on_error": stop, "directory": "scripts"})],
+                                 cwd=tmp_path, capture_output=True, text=True, check=False)
+            for stop in (True, False)}
+    assert "second ran" not in runs[True].stdout and runs[True].returncode != 0, runs[True]
+    assert "second ran" in runs[False].stdout, runs[False]
