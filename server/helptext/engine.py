@@ -587,7 +587,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         choices=choices if takes_value else (),
         required=head.required_marker or notes.required,
         repeatable=repeatable,
-        description=join_description(description_lines),
+        description=_SEPARATOR_DASH.sub("", join_description(description_lines), count=1),
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
         values_at_once=at_once is not None,
@@ -597,6 +597,9 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
 
 
 _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
+# A dash between an option and what it does (LLVM's "--adce   - Aggressive Dead Code Elimination",
+# savelog's, pod2html's): no part of the description.
+_SEPARATOR_DASH = compiled(r"^-(?:\s+|$)")
 
 _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
 _SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")

@@ -394,3 +394,20 @@ def test_a_description_one_space_after_the_value_is_not_part_of_the_value(tmp_pa
             for stop in (True, False)}
     assert "second ran" not in runs[True].stdout and runs[True].returncode != 0, runs[True]
     assert "second ran" in runs[False].stdout, runs[False]
+
+
+def test_a_dash_between_an_option_and_what_it_does_is_not_part_of_the_description() -> None:
+    """LLVM's tools write "--adce   - Aggressive Dead Code Elimination" (hundreds of options in
+    opt and llc), savelog "-m mode   - chmod log files to mode": every description began with
+    the dash. A dash that starts a value's words ("-1 for no limit") stays."""
+    llvm = describe_help(b"OVERVIEW: llvm .bc -> .bc modular optimizer\n\nUSAGE: opt [options] <input bitcode file>\n\n"
+                         b"OPTIONS:\n\nGeneral options:\n\n"
+                         b"  --adce                    - Aggressive Dead Code Elimination\n"
+                         b"  --threads=<int>           -\n"
+                         b"  --limit=<int>             - -1 for no limit\n")
+    assert [(o.long, o.description) for o in llvm.options] == [
+        ("--adce", "Aggressive Dead Code Elimination"), ("--threads", ""), ("--limit", "-1 for no limit")]
+    savelog = describe_help(b"Usage: savelog [-m mode] [-u user] file...\n"
+                            b"\t-m mode\t   - chmod log files to mode\n\t-u user\t   - chown log files to user\n")
+    assert [(o.short, o.description) for o in savelog.options] == [
+        ("-m", "chmod log files to mode"), ("-u", "chown log files to user")]
