@@ -270,6 +270,10 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # "[COMMAND [ARG]...]": each optional, the inner one read next as a bracket of its own
                 positionals.append(UsagePositional(nested.group(1).rstrip("."), False, False))
                 words.insert(k, f"[{nested.group(2)}]{nested.group(3) or ''}")
+            elif word[0] == "[" and (mixed := _OPTIONS_AND_OPERANDS.fullmatch(inner)) is not None:
+                # bzip2's "[flags and input files in any order]": the options, and operands
+                # the words name, as many as given
+                positionals.append(UsagePositional(mixed.group(1), False, True))
             elif word[0] == "[" and _ALTERNATIVE_NAMES.fullmatch(inner):
                 positionals.append(UsagePositional(inner, False, False))  # "[core-file or process-id]"
             elif word[0] == "[" and _PLAIN_WORDS.fullmatch(inner) \
@@ -464,6 +468,9 @@ _STDIN_OR = compiled(r"([^\s|-][^\s|]*)\s*\|\s*-|-\s*\|\s*([^\s|-][^\s|]*)")
 _NESTED = compiled(r"([^\s\[\]]+)\s+\[(.+)\](\.\.\.)?")
 # One operand named as either of two things: "[core-file or process-id]".
 _ALTERNATIVE_NAMES = compiled(r"[a-z][\w-]* or [a-z][\w-]*")
+# The options and operands in one bracket, in words: "[flags and input files in any order]".
+_OPTIONS_AND_OPERANDS = compiled(r"(?:flags|options|switches) and ([a-z][\w-]*(?: [a-z][\w-]*){0,2}?)"
+                                 r"(?: in any order)?")
 # Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".
 _PLAIN_WORDS = compiled(r"(?!.*\b(?:or|and|to)\b)[a-z][\w-]*(?: [a-z][\w-]*){1,2}")
 

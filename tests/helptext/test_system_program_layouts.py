@@ -411,3 +411,19 @@ def test_a_dash_between_an_option_and_what_it_does_is_not_part_of_the_descriptio
                             b"\t-m mode\t   - chmod log files to mode\n\t-u user\t   - chown log files to user\n")
     assert [(o.short, o.description) for o in savelog.options] == [
         ("-m", "chmod log files to mode"), ("-u", "chown log files to user")]
+
+
+def test_operands_named_in_words_beside_the_options_in_one_bracket_are_read(tmp_path: Path) -> None:
+    """bzip2, bunzip2 and bzcat write "usage: bzip2 [flags and input files in any order]": the
+    bracket was read as neither, so no call could name a file to compress. Now "input files",
+    as many as given. The truth is bzip2, where it is here: the argv a call builds compresses
+    the file it names, keeping it."""
+    path, text = _installed_help("bzip2", "[flags and input files in any order]", "no bzip2 here")
+    desc = describe_help(text.encode())
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("input files", False, True)]
+    (tmp_path / "words.txt").write_text("words to squeeze\n" * 50)
+    argv = build_tool_schema(desc).to_argv({"input_files": ["words.txt"], "keep": True})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, (argv, run.stderr)
+    unpacked = subprocess.run([path, "-dc", "words.txt.bz2"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert unpacked.stdout == (tmp_path / "words.txt").read_text() == "words to squeeze\n" * 50
