@@ -134,6 +134,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         if section.kind == "untitled":
             in_untitled.update(range(before, len(option_entries)))
 
+    # bzip2's "-1 .. -9  set block size": a digit written after the dash, as "-NUM" is (below);
+    # not an option "-1" taking ".." (its --fast and --best stay).
+    option_entries = [e for e in option_entries if not _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
     options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
     options = [o for o in options if (o.long or o.short) and not _placeholder_flag(o)]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
@@ -466,6 +469,9 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
 # kubectl's help: "-A, --all-namespaces=false:" then the description on the next line, tab
 # indented; the value after "=" is the default, and its form says the kind.
 _DEFAULT_IN_HEAD = compiled(r"(.*--[\w-]+)=(\S*):")
+
+
+_DIGIT_FLAG_RANGE = compiled(r"-\d\s*(?:\.\.\.?|…|-|to)\s*-\d")
 
 
 def _placeholder_flag(option: OptionSpec) -> bool:

@@ -427,3 +427,16 @@ def test_operands_named_in_words_beside_the_options_in_one_bracket_are_read(tmp_
     assert run.returncode == 0, (argv, run.stderr)
     unpacked = subprocess.run([path, "-dc", "words.txt.bz2"], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert unpacked.stdout == (tmp_path / "words.txt").read_text() == "words to squeeze\n" * 50
+
+
+def test_a_range_of_digit_flags_is_no_option_taking_a_value() -> None:
+    """bzip2 writes "-1 .. -9   set block size to 100k .. 900k", savelog "-1 .. -9", streamzip
+    "-0 ... -9": each was an option named "1" (or "0") taking the value "..", which the program
+    would have read as a file name. Dropped, as GNU's "-NUM" is; bzip2's --fast and --best stay."""
+    bzip2 = describe_help(b"usage: bzip2 [flags and input files in any order]\n\n"
+                          b"   -k --keep           keep (don't delete) input files\n"
+                          b"   -1 .. -9            set block size to 100k .. 900k\n"
+                          b"   --fast              alias for -1\n   --best              alias for -9\n")
+    assert [(o.short, o.long, o.takes_value) for o in bzip2.options] == [
+        ("-k", "--keep", False), (None, "--fast", False), (None, "--best", False)]
+    assert set(build_tool_schema(bzip2).input_schema["properties"]) == {"keep", "fast", "best", "input_files"}
