@@ -59,7 +59,7 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
     ("--compact <boolean>", commander) it names a value the option takes."""
     result = Head()
     # rich-click writes a switch and its negation without spaces: "--commit/--no-commit"
-    tokens = [part for tok in tokens_of(head) for part in _unslashed(tok)]
+    tokens = [part for tok in tokens_of(head) for barred in _unbarred(tok) for part in _unslashed(barred)]
     negating = False
     values_done = False
     values: list[str] = []
@@ -122,6 +122,19 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
 
 
 _SLASHED = compiled(r"(--?\w[\w-]*)/(--?\w[\w-]*)")
+# A short and a long name joined by a bar, as shell scripts and dpkg write them: "-h|--help",
+# "-f|--showformat=<format>". Not names of one kind ("-rt|-RT <time>", halog's two options; size's
+# "-A|-B|-G", each a --format of its own): there the bar may part options as well as name one.
+_BARRED = compiled(r"(-[\w?]|--[\w?][\w-]*)\|(-[\w?]|--[\w?][\w-]*)([=\[<].*)?")
+
+
+def _unbarred(tok: str) -> tuple[str, ...]:
+    """"-h|--help" as "-h, --help": in a list of options, the names an option goes by (the long
+    one keeps what is attached to it: "-c|--color=always|never")."""
+    found = _BARRED.fullmatch(tok)
+    if found is None or found.group(1).startswith("--") == found.group(2).startswith("--"):
+        return (tok,)
+    return found.group(1), ",", found.group(2) + (found.group(3) or "")
 
 
 def _unslashed(tok: str) -> tuple[str, ...]:

@@ -440,3 +440,22 @@ def test_a_range_of_digit_flags_is_no_option_taking_a_value() -> None:
     assert [(o.short, o.long, o.takes_value) for o in bzip2.options] == [
         ("-k", "--keep", False), (None, "--fast", False), (None, "--best", False)]
     assert set(build_tool_schema(bzip2).input_schema["properties"]) == {"keep", "fast", "best", "input_files"}
+
+
+def test_a_short_and_a_long_name_joined_by_a_bar_name_one_option() -> None:
+    """Shell scripts and dpkg write "-h|--help", "-f|--showformat=<format>": no option was read
+    (a script's whole list gave an empty schema; dpkg-query lost --showformat). Names of one
+    kind joined by a bar are left alone: there the bar may part options (halog's "-rt|-RT <time>"
+    are two). The truth is dpkg-query, where it is here: the argv built with showformat prints
+    each package so."""
+    script = describe_help(b"Usage: deploy.sh [options] TARGET\n\nOptions:\n"
+                           b"  -h|--help            Show this help\n"
+                           b"  -o|--output FILE     Write the report to FILE\n"
+                           b"  -c|--color=always|never  Colour the output\n")
+    assert [(o.short, o.long, o.value_name) for o in script.options] == [
+        ("-h", "--help", None), ("-o", "--output", "FILE"), ("-c", "--color", "always|never")]
+    path, text = _installed_help("dpkg-query", "-f|--showformat=<format>", "no dpkg-query here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    argv = schema.to_argv({"show": "", "showformat": "${Package}=${db:Status-Abbrev}\n"})
+    run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "dpkg=ii \n" in run.stdout, (argv, run.stdout[:200], run.stderr)
