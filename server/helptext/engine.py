@@ -257,6 +257,16 @@ def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[
             if option.key in excluded else option for option in options]
 
 
+def _among_other_things(lines: list[str], loose: list[str], entries: int) -> bool:
+    """Whether a section's option-like entries are outnumbered by items of another kind among
+    them (cut's "N-M  from N'th to M'th" beside "-M  from first to M'th"). Items after the last
+    option are a table of their own, not counted: lscpu's options are followed by its columns
+    ("BOGOMIPS  crude measurement of CPU speed"), under a heading too long to be read as one."""
+    last = max((k for k, line in enumerate(lines) if _is_option_start(line)), default=-1)
+    before = {line.strip() for line in lines[:last]}
+    return sum(1 for line in loose if _ITEM.match(line) and line in before) > entries
+
+
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
              prose: list[list[str]], stray: list[HelpEntry], usage: str = "") -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
@@ -299,7 +309,7 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
             and (split := _subparser_block(section.lines, usage)):
         _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, usage)
         return
-    if section.title and sum(1 for x in loose if _ITEM.match(x)) > len(entries):
+    if section.title and _among_other_things(lines, loose, len(entries)):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":

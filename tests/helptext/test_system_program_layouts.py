@@ -12,6 +12,7 @@ is installed, it is also the truth for what its schema builds: the argv a call m
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -459,3 +460,16 @@ def test_a_short_and_a_long_name_joined_by_a_bar_name_one_option() -> None:
     argv = schema.to_argv({"show": "", "showformat": "${Package}=${db:Status-Abbrev}\n"})
     run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
     assert run.returncode == 0 and "dpkg=ii \n" in run.stdout, (argv, run.stdout[:200], run.stderr)
+
+
+def test_a_table_after_the_options_in_their_section_leaves_them_options() -> None:
+    """util-linux's lscpu lists its options, then, in the same section under a heading too long
+    to be read as one ("Available output columns for -e or -p:"), 25 columns: "BOGOMIPS  crude
+    measurement ...". Outnumbered by those items, the whole section was taken for a list of
+    other things and lscpu had no options. The truth is lscpu, where it is here: the argv built
+    with json prints JSON."""
+    path, text = _installed_help("lscpu", "Available output columns", "no util-linux lscpu here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert {"all", "json", "extended", "parse", "sysroot", "hex"} <= set(schema.input_schema["properties"])
+    run = subprocess.run([path, *schema.to_argv({"json": True})], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "lscpu" in json.loads(run.stdout), run.stderr
