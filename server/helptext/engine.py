@@ -11,7 +11,17 @@ import re
 
 from .heads import Head, parse_head
 from .kept import compiled
-from .layout import DRAWN_LINE, FLAG_START, HelpEntry, Section, indent_of, read_entries, split_sections, usage_line
+from .layout import (
+    DRAWN_LINE,
+    FLAG_START,
+    HelpEntry,
+    Section,
+    indent_of,
+    read_entries,
+    split_head,
+    split_sections,
+    usage_line,
+)
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
     is_repeat_type,
@@ -257,6 +267,11 @@ def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[
             if option.key in excluded else option for option in options]
 
 
+# How much deeper than a list's short names a long name alone may start ("-s, --sign" over
+# "    --clear-sign").
+_ALIGNED_LONG_NAME = 6
+
+
 def _among_other_things(lines: list[str], loose: list[str], entries: int) -> bool:
     """Whether a section's option-like entries are outnumbered by items of another kind among
     them (cut's "N-M  from N'th to M'th" beside "-M  from first to M'th"). Items after the last
@@ -297,7 +312,15 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         # git help tutorial)"), each over its commands indented: those titles are no commands.
         lines = _without_group_titles(lines)
         base = _list_indent(lines)
-        entries, _ = read_entries(lines, lambda line: base <= indent_of(line) <= base + 1)
+
+        def starts_entry(line: str) -> bool:
+            # gpg lists its commands as options, the long-only ones aligned under the long names
+            # (" -s, --sign   make ..." then "     --clear-sign   make ..."): each an entry too
+            return base <= indent_of(line) <= base + 1 or (
+                indent_of(line) <= base + _ALIGNED_LONG_NAME and _is_option_start(line)
+                and bool(split_head(line.strip())[1]))
+
+        entries, _ = read_entries(lines, starts_entry)
         commands.extend(e for e in entries if not FLAG_START.match(e.head))
         # pylint's argparse group "Commands" holds options ("--list-msgs") that act as commands
         options.extend(e for e in entries if FLAG_START.match(e.head))

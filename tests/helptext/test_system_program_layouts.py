@@ -473,3 +473,24 @@ def test_a_table_after_the_options_in_their_section_leaves_them_options() -> Non
     assert {"all", "json", "extended", "parse", "sysroot", "hex"} <= set(schema.input_schema["properties"])
     run = subprocess.run([path, *schema.to_argv({"json": True})], capture_output=True, text=True, check=False)
     assert run.returncode == 0 and "lscpu" in json.loads(run.stdout), run.stderr
+
+
+def test_options_listed_as_commands_are_each_read_however_they_are_indented() -> None:
+    """GnuPG lists its commands as options, the long-only ones aligned under the long names
+    (" -s, --sign   make a signature" then "     --clear-sign   make a clear text signature"),
+    and just's list starts with the long-only ones: each line not at the first line's indent was
+    read as more of the description above it, so gpg lost --clear-sign, --verify and 32 more,
+    gpgconf -L/--list-dirs, and just -c/--command, -e/--edit, -l/--list and -s/--show. The truth
+    is gpgconf, where it is here: the argv built with list_dirs prints its folders."""
+    gpg = describe_help(b"Syntax: gpg [options] [files]\n\nCommands:\n \n"
+                        b" -s, --sign                         make a signature\n"
+                        b"     --clear-sign                   make a clear text signature\n"
+                        b" -b, --detach-sign                  make a detached signature\n"
+                        b"     --verify                       verify a signature\n")
+    assert [(o.short, o.long, o.description) for o in gpg.options] == [
+        ("-s", "--sign", "make a signature"), (None, "--clear-sign", "make a clear text signature"),
+        ("-b", "--detach-sign", "make a detached signature"), (None, "--verify", "verify a signature")]
+    path, text = _installed_help("gpgconf", "--list-dirs", "no GnuPG gpgconf here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    run = subprocess.run([path, *schema.to_argv({"list_dirs": True})], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and re.search(r"^homedir:", run.stdout, re.MULTILINE), (run.stdout, run.stderr)
