@@ -447,7 +447,7 @@ def split_head(content: str) -> tuple[str, str]:
     return content, ""
 
 
-_NAME_COLUMN = compiled(r"--?[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?\s{2,}")
+_NAME_COLUMN = compiled(r"--?[\w-]+(?:=\S+| (?:[A-Z][\w,.-]*|<[^<>]*>))?(?:\s{2,}|$)")
 
 
 # An option that starts a table's second column: "... only changed files  -u   update: ...".
@@ -525,10 +525,12 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry]
         base = indent_of(line)
         head, first = split_head(line.strip())
         desc_col = (line.index(first, base + len(head)) if first else None)
-        # "-h  --head LINES   Display…" (rich's panels): the long name is a column of the head,
-        # so the description starts further right, and "    --rst" below is a new option.
-        if first and (column := _NAME_COLUMN.match(first)) and column.end() < len(first):
-            desc_col = (desc_col or 0) + column.end()
+        # "-h  --head LINES   Display…" (rich's panels), "-c  --format=FORMAT   use ..." (stat):
+        # the long name is a column of the head, so the description starts further right, and
+        # "    --rst" below is a new option; where the long name ends the line ("-l    --list",
+        # jdeprscan), where the description starts is not known yet.
+        if first and (column := _NAME_COLUMN.match(first)):
+            desc_col = (desc_col or 0) + column.end() if column.end() < len(first) else None
         description = [first] if first else []
         i += 1
         while i < n:

@@ -494,3 +494,22 @@ def test_options_listed_as_commands_are_each_read_however_they_are_indented() ->
     schema = build_tool_schema(describe_help(text.encode()))
     run = subprocess.run([path, *schema.to_argv({"list_dirs": True})], capture_output=True, text=True, check=False)
     assert run.returncode == 0 and re.search(r"^homedir:", run.stdout, re.MULTILINE), (run.stdout, run.stderr)
+
+
+def test_an_option_under_one_whose_long_name_stands_in_a_column_is_an_option(tmp_path: Path) -> None:
+    """stat writes "-c  --format=FORMAT   use ..." and under it "      --printf=FORMAT   like
+    --format ...", jdeprscan "-l    --list" and under it "        --release 7|8|...": the line
+    under was read as more of the description above (whose words were taken to start where the
+    long name does), so stat lost --printf and jdeprscan --release and --version. The truth is
+    stat, where it is here: the argv built with printf prints the file's size as asked."""
+    jdeprscan = describe_help(b"Usage: jdeprscan [options] {dir|jar|class} ...\n\noptions:\n"
+                              b"        --for-removal\n  -l    --list\n        --release 7|8|9\n"
+                              b"  -v    --verbose\n        --version\n")
+    assert [(o.short, o.long) for o in jdeprscan.options] == [
+        (None, "--for-removal"), ("-l", "--list"), (None, "--release"), ("-v", "--verbose"), (None, "--version")]
+    path, text = _installed_help("stat", "--printf=FORMAT", "no GNU stat here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    (tmp_path / "five.txt").write_text("12345")
+    argv = schema.to_argv({"printf": "size=%s\\n", "file": ["five.txt"]})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and run.stdout == "size=5\n", (argv, run.stdout, run.stderr)
