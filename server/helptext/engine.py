@@ -272,14 +272,19 @@ def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[
 _ALIGNED_LONG_NAME = 6
 
 
-def _among_other_things(lines: list[str], loose: list[str], entries: int) -> bool:
-    """Whether a section's option-like entries are outnumbered by items of another kind among
-    them (cut's "N-M  from N'th to M'th" beside "-M  from first to M'th"). Items after the last
-    option are a table of their own, not counted: lscpu's options are followed by its columns
-    ("BOGOMIPS  crude measurement of CPU speed"), under a heading too long to be read as one."""
+def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEntry]) -> bool:
+    """Whether a section's option-like entries, none a long name set apart from its description,
+    are outnumbered by items of another kind among them (cut's "N-M  from N'th to M'th" beside
+    "-M  from first to M'th"; not gettext's operands "def.po   translations" over
+    "-D, --directory=DIRECTORY   add ..."; stat's "--terse is equivalent to ..." is prose). Items
+    after the last option are a table of their own, not counted: lscpu's options are followed
+    by its columns ("BOGOMIPS  crude measurement of CPU speed"), under a heading too long to be
+    read as one."""
+    if any("--" in entry.head and not entry.gapless for entry in entries):
+        return False  # an option with a long name and a description beside it
     last = max((k for k, line in enumerate(lines) if _is_option_start(line)), default=-1)
     before = {line.strip() for line in lines[:last]}
-    return sum(1 for line in loose if _ITEM.match(line) and line in before) > entries
+    return sum(1 for line in loose if _ITEM.match(line) and line in before) > len(entries)
 
 
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
@@ -332,7 +337,7 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
             and (split := _subparser_block(section.lines, usage)):
         _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, usage)
         return
-    if section.title and _among_other_things(lines, loose, len(entries)):
+    if section.title and _among_other_things(lines, loose, entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":

@@ -513,3 +513,26 @@ def test_an_option_under_one_whose_long_name_stands_in_a_column_is_an_option(tmp
     argv = schema.to_argv({"printf": "size=%s\\n", "file": ["five.txt"]})
     run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0 and run.stdout == "size=5\n", (argv, run.stdout, run.stderr)
+
+
+def test_options_after_operands_listed_in_their_section_are_options(tmp_path: Path) -> None:
+    """gettext's msgcmp lists its operands ("def.po   translations") over an option under one
+    heading, GNU tar and ar options beside tables of other things: outnumbered by those items,
+    the options were dropped with them (the rule for cut's "N-M  from N'th to M'th" beside
+    "-M"), so msgcmp lost -D/--directory, tar --label, --posix, --pax-option and --old-archive.
+    An option with a long name set apart from its description is an option whatever is beside
+    it. The truth is GNU tar, where it is here: the argv built with label names the archive."""
+    msgcmp = describe_help(b"Usage: msgcmp [OPTION] def.po ref.pot\n\nInput file location:\n"
+                           b"  def.po                      translations\n"
+                           b"  ref.pot                     references to the sources\n"
+                           b"  -D, --directory=DIRECTORY   add DIRECTORY to list for input files search\n")
+    assert [(o.short, o.long, o.value_name) for o in msgcmp.options] == [("-D", "--directory", "DIRECTORY")]
+    path, text = _installed_help("tar", "--label=TEXT", "no GNU tar here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    (tmp_path / "words.txt").write_text("words\n")
+    argv = schema.to_argv({"create": True, "file": "weekly.tar", "label": "WEEKLY", "file_arg": ["words.txt"]})
+    made = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert made.returncode == 0, (argv, made.stderr)
+    listed = subprocess.run([path, "--test-label", "--file", "weekly.tar"], cwd=tmp_path, capture_output=True,
+                            text=True, check=True)
+    assert listed.stdout.strip() == "WEEKLY"
