@@ -18,7 +18,6 @@ from .layout import (
     Section,
     indent_of,
     read_entries,
-    split_head,
     split_sections,
     usage_line,
 )
@@ -322,8 +321,7 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
             # gpg lists its commands as options, the long-only ones aligned under the long names
             # (" -s, --sign   make ..." then "     --clear-sign   make ..."): each an entry too
             return base <= indent_of(line) <= base + 1 or (
-                indent_of(line) <= base + _ALIGNED_LONG_NAME and _is_option_start(line)
-                and bool(split_head(line.strip())[1]))
+                indent_of(line) <= base + _ALIGNED_LONG_NAME and _is_option_start(line))
 
         entries, _ = read_entries(lines, starts_entry)
         commands.extend(e for e in entries if not FLAG_START.match(e.head))

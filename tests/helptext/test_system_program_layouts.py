@@ -494,6 +494,18 @@ def test_options_listed_as_commands_are_each_read_however_they_are_indented() ->
     schema = build_tool_schema(describe_help(text.encode()))
     run = subprocess.run([path, *schema.to_argv({"list_dirs": True})], capture_output=True, text=True, check=False)
     assert run.returncode == 0 and re.search(r"^homedir:", run.stdout, re.MULTILINE), (run.stdout, run.stderr)
+    # One without a description, and dpkg-source's, a value one space from what it does
+    run = subprocess.run([path, *schema.to_argv({"show_versions": True})], capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 0 and "GnuPG" in run.stdout, (run.stdout, run.stderr)
+    dpkg_source = describe_help(b"Usage: dpkg-source [<option>...] <command>\n\nCommands:\n"
+                                b"  -b, --build <dir>        build source package.\n"
+                                b"      --print-format <dir> print the format to be used for the source package.\n"
+                                b"      --commit [<dir> [<patch-name>]]\n"
+                                b"                           store upstream changes in a new patch.\n")
+    assert [(o.long, o.description) for o in dpkg_source.options] == [
+        ("--build", "build source package."), ("--print-format", "print the format to be used for the source package."),
+        ("--commit", "store upstream changes in a new patch.")]
 
 
 def test_an_option_under_one_whose_long_name_stands_in_a_column_is_an_option(tmp_path: Path) -> None:
