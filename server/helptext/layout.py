@@ -433,13 +433,15 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
 
 
 _COLON_SEPARATED = compiled(r"(-\S+(?: \w+)?)\s+:\s+(.*)")
+# Shell scripts' "-n: show what would be done", "-d DIR: copy into DIR": a colon ends the head.
+_COLON_AFTER = compiled(r"(-{1,2}[A-Za-z0-9?][\w-]*(?: (?:[A-Z][\w-]*|<[\w-]+>|\[[\w-]+\]))?):\s+(\S.*)")
 
 
 def split_head(content: str) -> tuple[str, str]:
     """Splits "-n, --lines NUM   print NUM lines" at the first gap of two spaces outside brackets
     (not one after a comma: ucf's "-h,     --help     print this message");
-    Python's own "-c cmd : program passed in as string" at its colon."""
-    if (colon := _COLON_SEPARATED.fullmatch(content)) is not None:
+    Python's own "-c cmd : program passed in as string", and "-n: show what ..." at the colon."""
+    if (colon := _COLON_SEPARATED.fullmatch(content) or _COLON_AFTER.fullmatch(content)) is not None:
         return colon.group(1), colon.group(2)
     for k, ch in outside_brackets(content):
         if ch == " " and content.startswith(" ", k + 1) and not content[:k].rstrip(" ").endswith(","):

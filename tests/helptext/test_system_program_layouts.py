@@ -548,3 +548,27 @@ def test_options_after_operands_listed_in_their_section_are_options(tmp_path: Pa
     listed = subprocess.run([path, "--test-label", "--file", "weekly.tar"], cwd=tmp_path, capture_output=True,
                             text=True, check=True)
     assert listed.stdout.strip() == "WEEKLY"
+
+
+def test_a_colon_right_after_an_option_ends_its_names(tmp_path: Path) -> None:
+    """Shell scripts and some C programs write "-n: show what would be done", "-D FILE: use FILE
+    as dictionary" (lz4), "--favor-decSpeed: compressed files ...": options with no value were
+    dropped, and a value was named "FILE:". The truth is lz4, where it is here: the argv built
+    with D compresses with that dictionary, and decompressing with it gives the words back."""
+    script = describe_help(b"Usage: backup.sh [OPTIONS] SOURCE\n\nOptions:\n  -n: show what would be copied\n"
+                           b"  -d DIR: copy into DIR\n  --exclude PATTERN: skip files matching PATTERN\n")
+    assert [(o.short, o.long, o.value_name, o.description) for o in script.options] == [
+        ("-n", None, None, "show what would be copied"), ("-d", None, "DIR", "copy into DIR"),
+        (None, "--exclude", "PATTERN", "skip files matching PATTERN")]
+    path, text = _installed_help("lz4", "-D FILE: use FILE as dictionary", "no lz4 here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    (tmp_path / "dictionary").write_bytes(b"the words the text shares with its dictionary " * 40)
+    (tmp_path / "words.txt").write_bytes(b"the words the text shares with its dictionary, and more\n" * 20)
+    argv = schema.to_argv({"D": "dictionary", "c": True})  # standard input to standard output
+    words = (tmp_path / "words.txt").read_bytes()
+    run = subprocess.run([path, *argv], cwd=tmp_path, input=words, capture_output=True, check=False)
+    assert run.returncode == 0, (argv, run.stderr)
+    (tmp_path / "words.lz4").write_bytes(run.stdout)
+    back = subprocess.run([path, "-d", "-c", "-D", "dictionary", "words.lz4"], cwd=tmp_path, capture_output=True,
+                          check=True)
+    assert back.stdout == words
