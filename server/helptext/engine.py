@@ -166,6 +166,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options = [_valued_from_usage(o, facts) for o in options]
     else:
         options = [_choices_from_usage(o, facts) for o in options]
+    if listed:
+        named = {name for o in options for name in (o.long, o.short, o.negation) if name}
+        options += [_usage_option(flag, raw) for flag, raw in facts.option_values.items()
+                    if flag not in named and raw and re.fullmatch(r"-[A-Za-z0-9]|--[a-z][\w-]+", flag)]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
     if facts.exclusive and listed:
