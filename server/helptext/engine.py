@@ -167,9 +167,11 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     else:
         options = [_choices_from_usage(o, facts) for o in options]
     if listed:
+        # An option the list leaves out that the usage writes with its value (zip's "[-b path]"),
+        # under a name of its own: not a cluster ("-vnD") or names joined by a bar ("-h|-V").
         named = {name for o in options for name in (o.long, o.short, o.negation) if name}
         options += [_usage_option(flag, raw) for flag, raw in facts.option_values.items()
-                    if flag not in named and raw and re.fullmatch(r"-[A-Za-z0-9]|--[a-z][\w-]+", flag)]
+                    if flag not in named and raw and _ONE_NAME.fullmatch(flag)]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
     if facts.exclusive and listed:
@@ -511,6 +513,7 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
 _DEFAULT_IN_HEAD = compiled(r"(.*--[\w-]+)=(\S*):")
 
 
+_ONE_NAME = compiled(r"-[A-Za-z0-9]|--[a-z][\w-]+")
 _DIGIT_FLAG_RANGE = compiled(r"-\d\s*(?:\.\.\.?|…|-|to)\s*-\d")
 
 
