@@ -1,4 +1,6 @@
-"""Helps as programs of a Debian system print them: Info-ZIP, gdb, binutils, zstd, uvx.
+"""Helps as programs of a Debian system print them: Info-ZIP, gdb, binutils, zstd, uvx, and the
+ways of writing options that GNU patch, stat, tar, run-parts, bzip2, lz4, dpkg, util-linux and
+GnuPG use (each test says which it is about, and which installed program is its truth).
 
 zip and unzip list two options a row (``-f   freshen: ...   -u   update: ...``): every
 second option ran into the first's description. zip and gdb end a sentence with "Usage:" and
