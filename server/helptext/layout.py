@@ -449,7 +449,9 @@ def split_head(content: str) -> tuple[str, str]:
     return content, ""
 
 
-_NAME_COLUMN = compiled(r"--?[\w-]+(?:=\S+| (?:[A-Z][\w,.-]*|<[^<>]*>))?(?:\s{2,}|$)")
+# A name in a column of its own after an option's head, with its value if any, followed by a
+# gap or the line's end: "--head LINES   Display…", "--strip=NUM  Strip ...", "--list".
+NAME_COLUMN = compiled(r"(--?[\w-]+(?:=\S+| (?:[A-Z][\w,.-]*|<[^<>]*>))?)(?:\s{2,}|$)")
 
 
 # An option that starts a table's second column: "... only changed files  -u   update: ...".
@@ -531,7 +533,7 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry]
         # the long name is a column of the head, so the description starts further right, and
         # "    --rst" below is a new option; where the long name ends the line ("-l    --list",
         # jdeprscan), where the description starts is not known yet.
-        if first and (column := _NAME_COLUMN.match(first)):
+        if first and (column := NAME_COLUMN.match(first)):
             desc_col = (desc_col or 0) + column.end() if column.end() < len(first) else None
         description = [first] if first else []
         i += 1
