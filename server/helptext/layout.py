@@ -7,6 +7,7 @@ differ in the words they use. Everything here is a single pass over the lines.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -254,9 +255,18 @@ def _next_line_with_text(lines: list[str], i: int) -> str:
 
 def _without_description(form: str) -> str:
     """A usage form without the sentence a help writes beside it, two spaces or more away
-    ("yaml cst      Parse the CST of a YAML stream")."""
-    head, gap, described = form.partition("  ")
-    return head if gap and _is_sentence(described.strip()) else form
+    ("yaml cst      Parse the CST of a YAML stream", "rarp -d <hostname>    delete entry from
+    cache.")."""
+    for gap in itertools.islice(_GAP.finditer(form), _GAPS_TRIED):
+        if _is_prose(form[gap.end():]):
+            return form[:gap.start()]
+    return form
+
+
+_GAP = compiled(r"\s{2,}")
+# A form's gaps looked at for a description after them: a long synopsis aligns its groups with
+# a few, and a description comes after the first few.
+_GAPS_TRIED = 8
 
 
 def _without_prompt(form: str) -> str:
@@ -341,7 +351,7 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
     if not rest:
         return _read_usage_block(lines, i + 1, usage)
     base = indent_of(lines[i])
-    current = _without_prompt(rest)
+    current = _without_description(_without_prompt(rest))
     i += 1
     while i < len(lines) and lines[i].strip():
         more = lines[i].strip()
@@ -356,10 +366,10 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
             current = more[further:].strip()
         elif FLAG_START.match(more) and (indent_of(lines[i]) <= base + 4 or _described(more)):
             break  # an option list right under the usage line (no blank line between)
-        elif _is_sentence(more):
+        elif _is_prose(more):
             break  # prose right under the usage line ("Default action is to extract ...")
         else:
-            current += " " + more
+            current += " " + _without_description(more)
         i += 1
     usage.append(current)
     return i
@@ -389,6 +399,31 @@ def _is_sentence(line: str) -> bool:
     if len(words) < 4 or not (words[0][:1].isupper() and words[0][1:].islower() and words[0].isalpha()):
         return False
     return sum(1 for word in words[1:6] if word.rstrip(",.;:").isalpha() and word.islower()) >= 3
+
+
+# A word of prose: no bracket, angle bracket, brace or leading dash, which a synopsis writes.
+_PROSE_WORD = compiled(r"\(?[\w.'’/]+(?:-[\w.'’/]+)*[,.;:!?)]*")
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "from", "with", "this",
+                             "that", "all", "its", "by", "into", "is"})
+
+
+def _is_lowercase_sentence(line: str) -> bool:
+    """A line of prose that starts in lower case, as a description under or beside a usage
+    form often does ("the default action is to encrypt ...", "to connect to running process
+    and print ...", "read convrtrs.txt and create ..."): a lower-case word, then words of prose
+    with a function word among them, or ending in a full stop ("display program version.").
+    "file1 file2", "source_file ... target_dir" are no prose."""
+    words = line.split()
+    if len(words) < 2 or not words[0].isalpha() or not words[0].islower() \
+            or not all(_PROSE_WORD.fullmatch(word) for word in words):
+        return False
+    full_stop = words[-1].endswith(".") and not words[-1].endswith("..")
+    return full_stop or (len(words) >= 3 and any(word.rstrip(",.;:!?").lower() in _FUNCTION_WORDS
+                                                 for word in words[1:]))
+
+
+def _is_prose(line: str) -> bool:
+    return _is_sentence(line.strip()) or _is_lowercase_sentence(line)
 
 
 _SENTENCE_THEN_WORD = compiled(r"(\S.*?[.!])\s+(\w+)\s*[:：]\s*")
@@ -426,8 +461,8 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
             base = indent_of(line) if base is None else base
             usage.append(_without_description(_without_prompt(content[further:].strip() if further is not None
                                                               else content)))
-        else:
-            usage[-1] += " " + line.strip()
+        elif not _is_prose(content):  # not what a form does ("to connect to running process and ...", jmap)
+            usage[-1] += " " + _without_description(content)
         i += 1
     return i
 

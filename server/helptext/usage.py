@@ -105,6 +105,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         alt = re.sub(r",\s*\.\.\.", " ...", alt)  # "[PATTERN, ...]" repeats as "[PATTERN ...]" does
         words = tokens_of(alt.replace(" | ", " | "))
         words = [w for w in words if w != ","]
+        words = words[:1] + _without_prose(words[1:])
         if not words:
             continue
         if facts.program is None:
@@ -155,6 +156,34 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             not all(_in_order([key for key, _ in form.positionals], order) for form in forms):
         facts.positional_forms = forms
     return facts
+
+
+# A sentence that ends a usage line, one space after its arguments: "[INPUT FILE] [OUTPUT FILE]
+# Thumbnail images" (GLib's summary), "--help Print this help message." (readtags). Sentences two
+# spaces or more away, or on a line of their own, are the layout's (``layout._without_description``).
+_SENTENCE_START = compiled(r"[A-Z][a-z]+[.:;]?")
+_LOWER_WORD = compiled(r"[a-z][a-z'’-]*[.:;]?")
+_PLAIN = compiled(r"[A-Za-z.][\w.'’-]*[.:;]?")
+# Where a usage sends the program's output or takes its input: "... > Packages" (dpkg-scanpackages).
+_REDIRECTS = frozenset({">", ">>", "<", "2>", "&>", "2>&1"})
+
+
+def _without_prose(words: list[str]) -> list[str]:
+    """A usage form's words (after the program's name) up to a redirection, or up to a sentence
+    that ends it: in the run of plain words that ends the form, a capitalised word followed by
+    a lowercase one ("Thumbnail images"). Words in capitals ("SOURCE DEST"), brackets or angle
+    brackets never start one."""
+    for index, word in enumerate(words):
+        if word in _REDIRECTS:
+            words = words[:index]
+            break
+    start = len(words)  # where the run of plain words that ends the form starts
+    while start > 0 and _PLAIN.fullmatch(words[start - 1]):
+        start -= 1
+    for offset in range(start, len(words) - 1):
+        if _SENTENCE_START.fullmatch(words[offset]) and _LOWER_WORD.fullmatch(words[offset + 1]):
+            return words[:offset]
+    return words
 
 
 def _word_after_options(positionals: list[UsagePositional]) -> str | None:

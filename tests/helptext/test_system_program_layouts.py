@@ -600,3 +600,38 @@ def test_an_option_only_the_usage_names_with_its_value_is_read_beside_the_list(t
     assert run.returncode == 0, (argv, run.stdout, run.stderr)
     with zipfile.ZipFile(tmp_path / "dated.zip") as archive:
         assert archive.namelist() == ["new.txt"]
+
+
+def test_a_sentence_after_a_usage_form_is_no_operand(tmp_path: Path) -> None:
+    """A usage form followed by what it does, as a sentence: GLib writes the program's summary
+    on its usage line ("[OUTPUT FILE] Thumbnail images"), Info-ZIP's zipcloak, jmap and ICU's
+    tools on the line under it in lower case ("the default action is to encrypt ..."), rarp
+    beside each form ("rarp -V    display program version."), dpkg-scanpackages ends with a
+    redirection ("> Packages"). Each word was a positional, most of them required, so a call had
+    to give values for "Thumbnail" and "images". The truth is dpkg-scanpackages, where it is
+    here: the argv built from its operand alone works."""
+    zipcloak = describe_help(b"Usage:  zipcloak [-dq] [-b path] zipfile\n"
+                             b"  the default action is to encrypt all unencrypted entries in the zip file\n\n"
+                             b"  -d  --decrypt      decrypt encrypted entries\n")
+    assert [(p.name, p.required) for p in zipcloak.positionals] == [("zipfile", True)]
+    jmap = describe_help(b"Usage:\n    jmap [option] <pid>\n        to connect to running process and print stats\n"
+                         b"    jmap -? -h --help\n        to print this help message\n")
+    assert [p.name for p in jmap.positionals] == ["pid"]
+    rarp = describe_help(b"Usage: rarp -a                               list entries in cache.\n"
+                         b"       rarp -d <hostname>                    delete entry from cache.\n"
+                         b"       rarp -V                               display program version.\n\n"
+                         b"  -a  show all\n")
+    assert rarp.positionals == ()
+    assert [(o.short, o.value_name) for o in rarp.options] == [("-a", None), ("-d", "hostname")]
+    path, text = _installed_help("gdk-pixbuf-thumbnailer", "Thumbnail images", "no gdk-pixbuf-thumbnailer here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert not {"thumbnail", "images"} & set(schema.input_schema["properties"])
+    assert not schema.input_schema.get("required")
+    path, text = _installed_help("dpkg-scanpackages", "> Packages", "no dpkg-scanpackages here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert schema.input_schema["required"] == ["binary_path"]
+    (tmp_path / "pool").mkdir()
+    argv = schema.to_argv({"binary_path": "pool"})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "Wrote 0 entries" in run.stderr, (argv, run.stderr)
+
