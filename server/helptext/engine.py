@@ -640,9 +640,17 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
         values_at_once=at_once is not None,
-        value_spaced=raw is not None and bool(head.longs) and not head.equals and not head.value_optional,
+        value_spaced=raw is not None and not head.value_optional
+        and (not head.equals if head.longs else _value_apart(entry.head, head.shorts)),
         values_per_flag=_values_per_flag(raw, rules) if takes_value and at_once is None else 1,
     )
+
+
+def _value_apart(head: str, shorts: list[str]) -> bool:
+    """Whether a short name's value is written as a word of its own ("-s <socket>", "-n NUM"),
+    not joined to it ("-n5", "-Idirectory"): parsers written by hand take it only so (redis-
+    benchmark's "-s" reads the next word), and getopt, argparse and clap take either."""
+    return bool(shorts) and shorts[0] in head.replace(",", " ").split()
 
 
 _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
@@ -786,7 +794,8 @@ def _with_usage_value(opt: OptionSpec, raw: str) -> OptionSpec:
     kind = "enum" if choices else value_type(value_name, raw)
     return opt._replace(takes_value=True, value_name=value_name, type=kind, choices=choices,  # type: ignore[arg-type]
                         repeatable=opt.repeatable or raw.endswith("..."), value_optional=optional,
-                        value_spaced=opt.long is not None and not equals and not optional)
+                        # a usage writes a short option's value as a word of its own: "[-d delim]"
+                        value_spaced=not equals and not optional)
 
 
 def _choices_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:

@@ -37,8 +37,9 @@ class OptionSpec(NamedTuple):
     # Several values after one flag (argparse's nargs: "--exclude PAT [PAT ...]"); given twice,
     # the flag would keep only its last values.
     values_at_once: bool = False
-    # The help writes the value as a word of its own after the long name ("--price <PRICE>"),
-    # never after "=": some parsers (argh, many written by hand) take it only so.
+    # The help writes the value as a word of its own after the name ("--price <PRICE>", "-s
+    # <socket>"), never after "=" or joined to it: some parsers (argh, many written by hand)
+    # take it only so.
     value_spaced: bool = False
     # Values one flag takes, each a word of its own: 2 for "--size <W> <H>" (clap's num_args,
     # argparse's nargs=2); 1 for "<COMMIT HASH>", one value whose name has a space.

@@ -1,9 +1,9 @@
 """A description as an MCP ``inputSchema``, and the way back from arguments to argv.
 
-The argv rendering is chosen so no value is misread: long options as the help writes them,
-"--name value" or "--name=value" (always the latter for a value starting with "-", which then
-stays a value), short-only options with the value
-attached ("-n5"), Go's flag package as "-name=value", positionals in order after
+The argv rendering is chosen so no value is misread: options as the help writes them,
+"--name value" or "--name=value", "-n 5" or "-n5" (always the latter for a value starting with
+"-", which then stays a value; and "-n5" where the help shows no value's place, as for an
+optional value), Go's flag package as "-name=value", positionals in order after
 "--" when one of them starts with "-". A switch that is on by default is said false
 as its program's parser takes it (click's "--no-x", Go's "-x=false", yargs' "--no-x");
 where the parser takes no false, the schema says so rather than offer one.
@@ -228,12 +228,15 @@ def _render_option(param: Param, value: Any) -> list[str]:
             out.extend([param.flag, text] if text == "" else [param.flag + text])
         elif param.attached == "spaced" and not text.startswith("-"):
             out.extend([param.flag, text])  # as the help writes it; "-5" after "=", or it reads as a flag
+        elif param.attached == "spaced" and _SHORT.fullmatch(param.flag):
+            out.append(param.flag + text)  # "-n-5": getopt's way for a short option's value
         else:
             out.append(f"{param.flag}={text}")
     return out
 
 
 _NUMBER = compiled(r"-\d+(?:\.\d+)?")
+_SHORT = compiled(r"-[^-]")
 
 
 def _whole(value: Any) -> Any:
@@ -294,7 +297,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         if opt.required:
             required.append(name)
         attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
-            ("spaced" if opt.value_spaced else "long") if opt.long else "short")
+            "spaced" if opt.value_spaced else "long" if opt.long else "short")
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value",
                             leading=opt.before_command))
     for opt in desc.options:

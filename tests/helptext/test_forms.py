@@ -509,7 +509,7 @@ def test_a_help_that_is_only_a_bsd_usage_line_gives_its_options_and_operands():
     assert desc.about == ""
     schema = build_tool_schema(desc)
     assert schema.input_schema["properties"]["file"]["minItems"] == 1
-    assert schema.to_argv({"n": True, "d": ",", "file": ["a"]}) == ["-n", "-d,", "a"]
+    assert schema.to_argv({"n": True, "d": ",", "file": ["a"]}) == ["-n", "-d", ",", "a"]
 
 
 def test_options_whose_values_only_the_usage_shows_take_them_as_the_usage_says():

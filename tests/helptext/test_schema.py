@@ -48,11 +48,22 @@ def test_required_options_and_positionals_are_listed(schema):
     assert schema.input_schema["additionalProperties"] is False
 
 
-def test_argv_writes_long_options_as_the_help_does_and_attaches_short_values(schema):
-    # clap writes "--exclude <GLOB>": the value a word of its own (argh and many parsers written
-    # by hand take no "="); a value starting with "-" after "=", or it would read as a flag.
+def test_argv_writes_values_as_the_help_does(schema):
+    # clap writes "--exclude <GLOB>" and "-n <N>": the value a word of its own (argh and many
+    # parsers written by hand take no "=" and nothing joined); a value starting with "-" after
+    # "=" or joined to a short name, or it would read as a flag.
     argv = schema.to_argv({"block_size": "-1", "n": 5, "verbose": 2, "exclude": ["a", "b"], "input": "x"})
-    assert argv == ["--block-size=-1", "-n5", "--verbose", "--verbose", "--exclude", "a", "--exclude", "b", "x"]
+    assert argv == ["--block-size=-1", "-n", "5", "--verbose", "--verbose", "--exclude", "a", "--exclude", "b", "x"]
+    assert schema.to_argv({"block_size": "1", "n": -5, "input": "x"}) == ["--block-size", "1", "-n-5", "x"]
+
+
+def test_a_short_value_the_help_joins_to_its_name_stays_joined():
+    # "-n<num>", "-O[LEVEL]": no word of its own, as the help writes them.
+    schema = build_tool_schema(describe_help(
+        b"Usage: tool [options] [file]\n  -n<num>       how many\n  -O[LEVEL]     optimise\n"
+        b"  -o FILE       where to write\n"))
+    argv = schema.to_argv({"n": 3, "O": "2", "o": "out"})
+    assert argv == ["-n3", "-O2", "-o", "out"]
 
 
 def test_argv_keeps_the_equals_sign_where_the_help_writes_one():
@@ -67,7 +78,7 @@ def test_argv_keeps_the_equals_sign_where_the_help_writes_one():
 def test_whole_numbers_written_as_floats_reach_the_program_as_whole_numbers(schema):
     # JSON Schema counts 2.0 an integer, so validation lets it through; "-n2.0" a program refuses.
     argv = schema.to_argv({"block_size": 4096.0, "n": 5.0, "verbose": 2.0, "input": 1.5, "extra": [3.0, 0.25]})
-    assert argv == ["--block-size", "4096", "-n5", "--verbose", "--verbose", "1.5", "3", "0.25"]
+    assert argv == ["--block-size", "4096", "-n", "5", "--verbose", "--verbose", "1.5", "3", "0.25"]
 
 
 def test_positionals_starting_with_a_dash_come_after_a_double_dash(schema):

@@ -14,13 +14,16 @@ is installed, it is also the truth for what its schema builds: the argv a call m
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -635,3 +638,39 @@ def test_a_sentence_after_a_usage_form_is_no_operand(tmp_path: Path) -> None:
     run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0 and "Wrote 0 entries" in run.stderr, (argv, run.stderr)
 
+
+
+@contextlib.contextmanager
+def _redis_server() -> Iterator[str]:
+    """A redis-server of the test's own, listening on a Unix socket (no port to collide with)
+    in a short temporary folder (a socket's path has at most 107 bytes): the socket's path,
+    once the server answers on it."""
+    server, client = shutil.which("redis-server"), shutil.which("redis-cli")
+    if server is None or client is None:
+        pytest.skip("no redis-server and redis-cli here")
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        socket = str(Path(folder) / "redis.sock")
+        with subprocess.Popen([server, "--port", "0", "--unixsocket", socket, "--save", "", "--appendonly", "no"],
+                              cwd=folder, stdout=subprocess.DEVNULL) as redis:
+            try:
+                while subprocess.run([client, "-s", socket, "ping"], capture_output=True, text=True,
+                                     check=False).stdout.strip() != "PONG":
+                    assert redis.poll() is None, "redis-server stopped"
+                yield socket
+            finally:
+                redis.terminate()
+
+
+def test_a_short_option_s_value_is_a_word_of_its_own_where_the_help_writes_it_so() -> None:
+    """redis-benchmark writes "-s <socket>", "-n <requests>" and reads each value as the next
+    word, by hand: the argv joined them to their names ("-s/tmp/redis.sock"), which it refused
+    as unknown options, printing its help. Where a help writes a short name's value as a word
+    of its own, the argv does too (getopt, argparse and clap take either; "-n5" stays where a
+    help writes it so). The truth is redis-benchmark with a redis-server of its own, where
+    both are here: the benchmark the argv asks for runs against it."""
+    path, text = _installed_help("redis-benchmark", "-s <socket>", "no redis-benchmark here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    with _redis_server() as socket:
+        argv = schema.to_argv({"s": socket, "n": 1, "t": "ping", "q": True})
+        run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "PING_INLINE" in run.stdout, (argv, run.stdout[-300:], run.stderr)
