@@ -156,7 +156,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
                        # argparse's REMAINDER; a usage with no option list is not argparse's (it
                        # lists -h at least): "file ..." there is one file or more (BSD)
-                       remainder_dots=rules.remainder_dots and bool(options), commands_listed=bool(command_entries),
+                       remainder_dots=rules.remainder_dots and bool(options),
+                       # entries of a commands section that name none ("$ redis-benchmark -r 10000 ...",
+                       # examples) list no command: a COMMAND in capitals is then a command to run
+                       commands_listed=bool(_subcommands(command_entries, rules, None)),
                        values_here=values_here, clusters=not options and not rules.single_dash_long)
     # A help that lists no option writes "-q|--quiet" in its usage for one option under two
     # names, which nothing here can tell from two options: its groups are not read as alternatives.

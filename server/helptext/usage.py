@@ -311,6 +311,16 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # as many as given; one operand or two, the words cannot say, and in order they
                 # reach the program as given either way.
                 positionals.append(UsagePositional(inner, False, True))
+            elif word[0] == "[" and (_OPERAND_WORDS.fullmatch(inner) or _OPERAND_FORMS.fullmatch(inner)):
+                # "[INPUT FILE]", "[MAJOR MINOR]", "[COMMAND ARGS...]", who's "[ FILE | ARG1 ARG2 ]":
+                # one operand named in words, or several; the words cannot say which, and in
+                # order they reach the program as given either way.
+                first = inner.split()[0].strip("<>")
+                if not _operand_word(first, commands_listed):
+                    command = True
+                    break
+                name = " or ".join(" ".join(side.split()) for side in alternatives_of(inner.replace("...", "")))
+                positionals.append(UsagePositional(name.replace("<", "").replace(">", ""), False, True))
             continue
         if word.startswith("{") and "," in word:
             leading = False
@@ -500,6 +510,11 @@ _ALTERNATIVE_NAMES = compiled(r"[a-z][\w-]* or [a-z][\w-]*")
 # The options and operands in one bracket, in words: "[flags and input files in any order]".
 _OPTIONS_AND_OPERANDS = compiled(r"(?:flags|options|switches) and ([a-z][\w-]*(?: [a-z][\w-]*){0,2}?)"
                                  r"(?: in any order)?")
+# Two or three placeholders in one bracket: "[MAN DATABASE]", "[COMMAND ARGS...]", "[<src> <dst>]".
+_PLACEHOLDER = r"(?:<[\w-]+>|[A-Z][A-Z0-9_-]*)"
+_OPERAND_WORDS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,2}}(?:\s?\.\.\.)?")
+# Sides of placeholders between bars, one of them several: "[ FILE | ARG1 ARG2 ]" (who).
+_OPERAND_FORMS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER})*(?:\s+\|\s+{_PLACEHOLDER}(?:\s+{_PLACEHOLDER})*)+")
 # Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".
 _PLAIN_WORDS = compiled(r"(?!.*\b(?:or|and|to)\b)[a-z][\w-]*(?: [a-z][\w-]*){1,2}")
 
@@ -516,4 +531,4 @@ def _single_positional(inner: str) -> bool:
         return False
     # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]", "[fichier-d'entrée]";
     # not "[--foo FOO]", "[-a | -b]" or "[a [b]]"
-    return re.fullmatch(r"<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
+    return re.fullmatch(r"<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.?|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None

@@ -20,9 +20,11 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -674,3 +676,58 @@ def test_a_short_option_s_value_is_a_word_of_its_own_where_the_help_writes_it_so
         argv = schema.to_argv({"s": socket, "n": 1, "t": "ping", "q": True})
         run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
     assert run.returncode == 0 and "PING_INLINE" in run.stdout, (argv, run.stdout[-300:], run.stderr)
+
+
+def test_several_placeholders_in_one_bracket_are_operands_in_order(tmp_path: Path) -> None:
+    """"[INPUT FILE] [OUTPUT FILE]" (GLib's gdk-pixbuf-thumbnailer), "[MAN DATABASE]" (accessdb),
+    "[MAJOR MINOR]" (mknod), "[ FILE | ARG1 ARG2 ]" (who), "[<fd> ..]" (peekfd): several words
+    in one bracket were no operand at all, so no call could name the image to thumbnail. Each
+    is one optional operand taking the words' values in order (one operand named in two words,
+    or two: the words cannot say, and the program gets the values in order either way). The
+    truth is gdk-pixbuf-thumbnailer, where it is here: the argv writes the thumbnail asked for."""
+    mknod = describe_help(b"Usage: mknod [OPTION]... NAME TYPE [MAJOR MINOR]\n\n"
+                          b"  -m, --mode=MODE  set file permission bits\n")
+    assert [(p.name, p.required, p.variadic) for p in mknod.positionals] == [
+        ("NAME", True, False), ("TYPE", True, False), ("MAJOR MINOR", False, True)]
+    who = describe_help(b"Usage: who [OPTION]... [ FILE | ARG1 ARG2 ]\n\n  -a, --all  same as -b -d\n")
+    assert [(p.name, p.required, p.variadic) for p in who.positionals] == [("FILE or ARG1 ARG2", False, True)]
+    peekfd = describe_help(b"Usage: peekfd [-8] [-n] <pid> [<fd> ..]\n    -8, --eight-bit-clean  output 8 bit\n")
+    assert [(p.name, p.variadic) for p in peekfd.positionals] == [("pid", False), ("fd", True)]
+    path, text = _installed_help("gdk-pixbuf-thumbnailer", "[INPUT FILE] [OUTPUT FILE]",
+                                 "no gdk-pixbuf-thumbnailer here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    (tmp_path / "in.png").write_bytes(_png(48, 48))
+    argv = schema.to_argv({"input_file": ["in.png"], "output_file": ["out.png"]})
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, (argv, run.stderr)
+    assert (tmp_path / "out.png").read_bytes().startswith(b"\x89PNG")
+
+
+def _png(width: int, height: int) -> bytes:
+    """A small RGB PNG image, a gradient."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + bytes(v for x in range(width) for v in (x * 5 % 256, y * 5 % 256, 128))
+                    for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def test_a_command_to_run_in_capitals_is_an_operand_where_the_help_lists_no_command() -> None:
+    """redis-benchmark writes "[OPTIONS] [COMMAND ARGS...]" and, under "Examples:", command
+    lines ("$ redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__"), which were taken
+    for a list of subcommands: COMMAND was then a subcommand's place, and no call could name
+    the Redis command to benchmark. Entries that name no subcommand list none. The truth is
+    redis-benchmark with a redis-server of its own, where both are here: the command the argv
+    names is run against the server."""
+    path, text = _installed_help("redis-benchmark", "[COMMAND ARGS...]", "no redis-benchmark here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert schema.input_schema["properties"]["command"]["type"] == "array"
+    with _redis_server() as socket:
+        argv = schema.to_argv({"s": socket, "n": 1, "command": ["SET", "toolbay-key", "from the argv"]})
+        run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+        assert run.returncode == 0, (argv, run.stderr)
+        got = subprocess.run([shutil.which("redis-cli") or "redis-cli", "-s", socket, "GET", "toolbay-key"],
+                             capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "from the argv"
