@@ -992,6 +992,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         if head.startswith("{"):
             choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
         name = _listed_name(head)
+        if from_usage is not None and from_usage.name.startswith("+") and not name.startswith("+"):
+            name = "+" + name  # uutils' date lists "[format]" for its usage's "[+FORMAT]..."
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False) \
             or bool(entry.description and _REPEATED_VALUE_COLUMN.match(entry.description[0]))
         required = from_usage.required if from_usage is not None else not head.startswith("[")

@@ -46,6 +46,8 @@ class Param(NamedTuple):
     after_dashes: bool = False
     # A "form" (docopt's usage forms): each argument's key in a form, and the property it is.
     slots: tuple[tuple[str, str], ...] = ()
+    # A positional's value is read after this ("+" of date's "+%Y"): added when a value lacks it.
+    prefix: str = ""
 
 
 class Argv(list[str]):
@@ -141,7 +143,8 @@ def _positional_words(param: Param, value: Any) -> list[str]:
     items = value if param.kind == "positionals" else [value]
     if not isinstance(items, list):
         raise ValueError(f"{param.name!r} must be a list of values.")
-    return [_scalar(param.name, item) for item in items]
+    words = [_scalar(param.name, item) for item in items]
+    return [word if word.startswith(param.prefix) else param.prefix + word for word in words]
 
 
 def _form_text(form: UsageForm, quote: str = "") -> str:
@@ -314,7 +317,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         if not pos.form:
             slots.append((positional_key(pos.name), name))
         params.append(Param(name, pos_kind, required=pos.required,
-                            after_dashes=positional_key(pos.name) in after_dashes))
+                            after_dashes=positional_key(pos.name) in after_dashes, prefix=_prefix(pos)))
     # A form's arguments are the positionals after it, by their keys.
     params = [param._replace(slots=tuple(slots)) if param.kind == "form" else param for param in params]
     by_key = dict(slots)
@@ -499,6 +502,11 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     return prop, "value"
 
 
+def _prefix(pos: PositionalSpec) -> str:
+    """What the program reads a positional's value after: date's "[+FORMAT]" ("+%Y")."""
+    return "+" if pos.name.startswith("+") and len(pos.name) > 1 else ""
+
+
 def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
     # A FILE or DIR positional is a path as an option's value is: the sandbox maps a host path
     # given for it into the workspace (textkit's FILE... refused the absolute paths models send).
@@ -508,6 +516,8 @@ def _positional_property(pos: PositionalSpec) -> dict[str, Any]:
     else:
         value.update(_bounds(pos.description, value["type"]))
     text = pos.description or pos.name
+    if prefix := _prefix(pos):
+        text += f" (the program reads it after {prefix!r}, added when the value lacks it)"
     default = _typed_default(pos.default, value)
     if pos.variadic:
         prop: dict[str, Any] = {"type": "array", "items": value, "description": text}

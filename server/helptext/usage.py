@@ -70,7 +70,8 @@ _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
 
 
 def positional_key(name: str) -> str:
-    return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_")
+    # "+FORMAT" (date's, read after a "+") is the "format" a list names
+    return re.sub(r"[<>\[\]{}.]", "", name).strip().lower().replace("-", "_").removeprefix("+")
 
 
 def _split_forms(alternatives: list[str]) -> list[str]:
@@ -529,6 +530,7 @@ def _operand_word(word: str, commands_listed: bool) -> bool:
 def _single_positional(inner: str) -> bool:
     if not inner or inner.startswith("-") or ("|" in inner and "-" in inner):
         return False
-    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]", "[fichier-d'entrée]";
+    # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]", "[fichier-d'entrée]",
+    # date's "[+FORMAT]" (written after a "+": ``PositionalSpec.prefix``);
     # not "[--foo FOO]", "[-a | -b]" or "[a [b]]"
-    return re.fullmatch(r"<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.?|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
+    return re.fullmatch(r"\+?<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.?|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None

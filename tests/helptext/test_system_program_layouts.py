@@ -731,3 +731,20 @@ def test_a_command_to_run_in_capitals_is_an_operand_where_the_help_lists_no_comm
         got = subprocess.run([shutil.which("redis-cli") or "redis-cli", "-s", socket, "GET", "toolbay-key"],
                              capture_output=True, text=True, check=True)
     assert got.stdout.strip() == "from the argv"
+
+
+def test_an_operand_read_after_a_plus_gets_its_plus() -> None:
+    """GNU and uutils date write "date [OPTION]... [+FORMAT]": the bracket was no operand (a "+"
+    is no name's letter), so no call could say how to print the date. It is one, whose value
+    the program reads after a "+", which the argv adds when a value lacks it; uutils lists it
+    as "[format]", the same operand. The truth is GNU date, where it is here: the argv prints
+    the date asked for in the format asked for, with the "+" written or not."""
+    uutils = describe_help(b"Usage: coreutils date [OPTION]... [+FORMAT]...\n\nArguments:\n  [format]  \n\n"
+                           b"Options:\n  -u, --utc  print or set Coordinated Universal Time (UTC)\n")
+    assert [p.name for p in uutils.positionals] == ["+format"]
+    path, text = _installed_help("date", "[+FORMAT]", "no date writing [+FORMAT] here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    for written in ("%Y/%m/%d", "+%Y/%m/%d"):
+        argv = schema.to_argv({"date": "2020-02-03 04:05", "utc": True, "format": written})
+        run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+        assert run.returncode == 0 and run.stdout == "2020/02/03\n", (argv, run.stdout, run.stderr)
