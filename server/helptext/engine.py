@@ -61,6 +61,8 @@ _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
 _FRAMED = compiled(r"^([*=#~-]{2,})\s*(.*?)\s*\1$")
+# swift-argument-parser's (and LLVM's) "OVERVIEW: Print the sum of the values.": a label, not the about's.
+_OVERVIEW = compiled(r"^OVERVIEW:\s+")
 _SPACES = compiled(r" {3,}")
 _ITEM = compiled(r"^\S+(?: \S+)?\s{2,}\S")
 # What a version line may go on with that says nothing about the program: a build's note
@@ -849,6 +851,7 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
             continue
         if (framed := _FRAMED.match(paragraph)) is not None:
             paragraph = framed.group(2)
+        paragraph = _OVERVIEW.sub("", paragraph, count=1)
         if i == 0 or version is None:
             found = _VERSION_LINE.match(paragraph)
             if found and (i == 0 or len(paragraph.split()) <= 3):

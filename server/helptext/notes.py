@@ -18,12 +18,15 @@ _DEFAULT = (
     compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\]]*\]|[^)]*)\)"),
     compiled(r"\[default (\"[^\"]*\"|[^\]]*)\]"),
     compiled(r"\(choices:[^)]*?,\s*default:\s*(\"[^\"]*\"|[^)]*)\)"),  # commander puts both in one note
+    compiled(r"\(values:[^)]*?;\s*default:\s*([^)]*)\)"),  # swift-argument-parser's, after a semicolon
 )
 _CHOICES = (
     compiled(r"\[possible values\s*:\s*([^\]]*)\]", re.IGNORECASE),
     compiled(r"\[choices\s*:\s*([^\]]*)\]", re.IGNORECASE),
     compiled(r"\(choices\s*:\s*([^)]*)\)", re.IGNORECASE),
     compiled(r"\{choices\s*:\s*([^}]*)\}", re.IGNORECASE),
+    # swift-argument-parser: "(values: mean, median, mode; default: mean)"
+    compiled(r"\(values\s*:\s*([^);]*)[);]"),
 )
 # Choices written in prose. An item is quoted, or one plain word; items are separated by
 # commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
