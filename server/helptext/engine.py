@@ -61,6 +61,7 @@ _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
 _FRAMED = compiled(r"^([*=#~-]{2,})\s*(.*?)\s*\1$")
+_HELP_NAMES = frozenset({"--help", "-h", "-help", "-?"})
 # swift-argument-parser's (and LLVM's) "OVERVIEW: Print the sum of the values.": a label, not the about's.
 _OVERVIEW = compiled(r"^OVERVIEW:\s+")
 _SPACES = compiled(r" {3,}")
@@ -153,8 +154,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     options = [o for o in options if (o.long or o.short) and not _placeholder_flag(o)]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     # A list that shows no option's value (argh), or no list at all (BSD's "usage: cut [-nrv]
-    # [-d delim] file ..."): what options take is read from the usage.
-    values_here = not value_flags
+    # [-d delim] file ..."): what options take is read from the usage. argh lists its help as
+    # "--help, help" (the word is its help command), which shows no value either.
+    values_here = value_flags <= _HELP_NAMES
     facts = read_usage(layout.usage, value_flags, literal_words=rules.commands_from_usage,
                        # argparse's REMAINDER; a usage with no option list is not argparse's (it
                        # lists -h at least): "file ..." there is one file or more (BSD)
