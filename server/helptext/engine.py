@@ -635,7 +635,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
     return OptionSpec(
         long=head.longs[0] if head.longs else None,
-        short=head.shorts[0] if head.shorts else None,
+        # a one-dash name of several letters beside the two-dash one ("-cd, --check-diff") is the
+        # option's other name, which a usage may write ("[--check | -cd]")
+        short=head.shorts[0] if head.shorts else next((n for n in head.longs[1:] if n[1] != "-"), None)
+        if head.longs and head.longs[0].startswith("--") else None,
         takes_value=takes_value,
         value_name=value_name or None,
         type=kind,  # type: ignore[arg-type]

@@ -118,6 +118,9 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
         values = []  # typer's rich help prints "<bool>" in its type column for plain switches
     if values and result.value is None:
         _set_value(result, values)
+    # System.CommandLine's "-trna, --the-root-option-no-arg": the name with two dashes is the one
+    # to go by (the first long name is the option's), whichever the help writes first.
+    result.longs.sort(key=lambda name: not name.startswith("--"))
     return result
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from toolbay.helptext import describe_help
+from toolbay.helptext import build_tool_schema, describe_help
 
 
 def _positionals(parser: argparse.ArgumentParser) -> list[tuple[str, bool, bool]]:
@@ -158,3 +158,25 @@ def test_mutually_exclusive_groups_are_read_as_the_parser_defines_them():
         desc = describe_help(parser.format_help().encode())
         read = {o.key: (set(o.exclusive_with), o.one_required) for o in desc.options if o.exclusive_with}
         assert read == _exclusive_truth(parser), parser.format_help()
+
+
+def test_a_two_dash_name_after_a_one_dash_name_of_several_letters_is_the_option_s_name():
+    """autoflake, flynt, nox, wget, Maven and shfmt write "-cd, --check-diff", "-nv, --no-verbose":
+    the option went by its first name, so the model saw properties called "cd" and "nv". The
+    two-dash name is the one to go by; the other stays the option's second name, which the usage
+    may write in a group of alternatives ("[--check | -cd]"). The truth is argparse itself: it
+    parses the argv built for ``check_diff`` and ``line_length``."""
+    parser = _parser("autoflake")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true", help="return error code if changes are needed")
+    group.add_argument("-cd", "--check-diff", action="store_true", help="also display file diffs")
+    parser.add_argument("-ll", "--line-length", type=int, default=88, help="the line length limit")
+    desc = describe_help(parser.format_help().encode())
+    named = {o.long: o.short for o in desc.options}
+    assert named["--check-diff"] == "-cd" and named["--line-length"] == "-ll"
+    (check,) = [o for o in desc.options if o.long == "--check"]
+    assert check.exclusive_with == ("--check-diff",)
+    schema = build_tool_schema(desc)
+    assert {"check_diff", "line_length"} <= set(schema.input_schema["properties"])
+    parsed = parser.parse_args(schema.to_argv({"check_diff": True, "line_length": 100}))
+    assert (parsed.check_diff, parsed.check, parsed.line_length) == (True, False, 100)
