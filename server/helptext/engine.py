@@ -305,6 +305,8 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
     lists a positional under the argument group it was added to)."""
     if section.kind == "text":
+        if _ABOUT_TITLE.fullmatch(section.title.strip()):
+            prose.append(section.lines)  # System.CommandLine: "Description:" over what the program does
         return
     if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines, usage)):
         # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
@@ -359,6 +361,8 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
 
 
 _STRAY = compiled(r"^([a-z_][\w-]*)\s{2,}(\S.*)$")
+# A section that says what the program does, as its about would.
+_ABOUT_TITLE = compiled(r"(?:description|overview|about):?", re.IGNORECASE)
 # A flag that a wrapped sentence put at the start of a line: "... kept as written unless" /
 # "--sort-keys is given. Fails if ...": a lower-case word follows it, with no column gap.
 _FLAG_IN_PROSE = compiled(r"^-{1,2}[A-Za-z][\w-]* [a-z]")
@@ -587,6 +591,13 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if at_once is not None:
         raw = at_once.group(1) or at_once.group(2)  # the value itself, typed and named as one
     choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
+    if raw and not choices and (angled := value_choices(raw, angle=True)) \
+            and (notes.default in angled and notes.default.lower() not in _UNSET_DEFAULTS
+                 or all(_ENUM_CASE.fullmatch(case) for case in angled)):
+        # System.CommandLine writes an enum's cases as the value: "<Read|ReadWrite|Write>"; a
+        # value named as kinds ("<file|dir>", "<HOST|IP>", commander's "<boolean|null>" whose
+        # default is null) is no choice, unless its default is one.
+        choices = angled
     value_name = None
     if raw:
         value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
@@ -664,6 +675,8 @@ def _value_apart(head: str, shorts: list[str]) -> bool:
 
 
 _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
+# An enum case as .NET names one: "Read", "ReadWrite" (not "FILE", nor "file").
+_ENUM_CASE = compiled(r"(?:[A-Z][a-z0-9]+)+")
 # A dash between an option and what it does (LLVM's "--adce   - Aggressive Dead Code Elimination",
 # savelog's, pod2html's): no part of the description.
 _SEPARATOR_DASH = compiled(r"^-(?:\s+|$)")

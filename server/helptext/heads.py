@@ -77,6 +77,9 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
             continue
         if tok == "|":  # alternatives inside one value: "USER[:PASS] | TOKEN"
             continue
+        if tok.upper() == "(REQUIRED)" and (result.longs or result.shorts):
+            result.required_marker = True  # System.CommandLine: "--name <name> (REQUIRED)"
+            continue
         nomatch = _NO_PREFIX.match(tok)
         if nomatch:
             result.longs.append("--" + nomatch.group(1))
