@@ -631,8 +631,9 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     # A name in capitals (argparse's metavar), urfave's bare "value" or a field's name (picocli's
     # "<width>") says nothing of the type; the default then does ("--width WIDTH (default 2)").
     bare = raw.strip("<>[]") if raw else ""
-    if kind == "string" and default is not None and raw and (
-            rules.value_names_untyped or bare.isupper() or bare in _UNTYPED_VALUE_NAMES):
+    # go-flags names no value at all ("-w, --width=   Width ... (default: 640)")
+    if kind == "string" and default is not None and raw is not None and (
+            rules.value_names_untyped or bare.isupper() or bare in _UNTYPED_VALUE_NAMES or not bare):
         kind = _type_from_default(default)
     if kind in ("integer", "number") and default is not None and not _is_number(default, kind) \
             and _default_is_a_value(default) and (value_name or "").lower() not in _TYPE_WORDS:
@@ -1078,6 +1079,8 @@ def _grammar_choices(text: str) -> dict[str, tuple[str, ...]]:
 
 
 def _listed_name(head: str) -> str:
+    # go-flags lists its positionals as "INPUT:    Images to resize"
+    head = head.removesuffix(":") if len(head) > 1 else head
     return head.rstrip(".") if head.startswith("{") else strip_brackets(head.rstrip("."))
 
 

@@ -1,5 +1,5 @@
-"""C++ (CLI11, cxxopts, gflags, Boost.Program_options) and Go (kong, go-arg) programs: the argv a schema builds, read by
-the frameworks themselves.
+"""C++ (CLI11, cxxopts, gflags, Boost.Program_options) and Go (kong, go-arg, go-flags) programs: the argv a
+schema builds, read by the frameworks themselves.
 
 The programs of ``truth_programs/<framework>`` are built here (where g++ with the library's
 headers, or Go with its sources as Debian packages them, is installed; skipped elsewhere),
@@ -117,6 +117,24 @@ def test_a_call_reaches_a_kong_program_with_every_value_it_gives() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ("{Output:o.png Width:3 Scale:1.5 Verbose:true Mode:fill Retries:2 Tag:[a b] "
                                    "Inputs:[x.png y.png]}")
+
+
+def test_a_call_reaches_a_go_flags_program_with_every_value_it_gives() -> None:
+    """jessevdk/go-flags names no value ("-w, --width=   Width ... (default: 640)"), so the
+    default gives its type, and lists its operands as "INPUT:   Images to resize"."""
+    program = _go("goflags", "jessevdk/go-flags", "golang-github-jessevdk-go-flags-dev")
+    schema = build_tool_schema(describe_help(subprocess.run([program, "--help"], capture_output=True,
+                                                            timeout=60).stdout))
+    properties = schema.input_schema["properties"]
+    assert properties["mode"]["enum"] == ["fit", "fill", "crop"] and properties["mode"]["default"] == "fit"
+    assert properties["width"]["type"] in ("integer", "number") and properties["width"]["default"] == 640
+    assert schema.input_schema["required"] == ["input"]
+    call = {**CALL, "tag": "a", "input": CALL["inputs"]}
+    del call["inputs"]
+    done = subprocess.run([program, *schema.to_argv(call)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("{Output:o.png Width:3 Scale:1.5 Verbose:true Mode:crop Retries:2 Tag:[a] "
+                                   "Args:{Inputs:[x.png y.png]}}")
 
 
 def test_a_call_reaches_a_go_arg_program_and_turns_its_switch_off_as_go_arg_takes_it() -> None:
