@@ -182,6 +182,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
                     if flag not in named and raw and _ONE_NAME.fullmatch(flag)]
     positional_entries += _named_in_usage(stray, positional_entries, facts)
     options = [_require_from_usage(o, facts) for o in options]
+    if facts.repeated_flags:
+        options = [o._replace(repeatable=True) if o.takes_value and not o.repeatable
+                   and {o.long, o.short} & facts.repeated_flags else o for o in options]
     if facts.exclusive and listed:
         options = _exclusive_from_usage(options, facts)
     name, version, about, description = _texts(prose, facts)

@@ -37,7 +37,7 @@ class UsagePositional:
 
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
-                 "exclusive", "together", "positional_forms", "words_after_options")
+                 "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -64,6 +64,8 @@ class UsageFacts:
         # Where the usage's forms take different positionals, or in another order ("seq LAST",
         # "seq FIRST LAST", "seq FIRST INCREMENT LAST"): each form; empty where one order fits all.
         self.positional_forms: list[UsageForm] = []
+        # Flags of a group the usage repeats: "[-t <tag>]..." (argtable2), "[-e PATTERN | -f FILE]...".
+        self.repeated_flags: set[str] = set()
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -269,6 +271,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 inner = re.sub(r"\s*\|\s*", "|", inner)  # pstree's "[ PID | USER ]", as "[PID|USER]"
             if inner.startswith("-"):
                 _read_option_group(inner, facts, values_here, clusters, value_flags)
+                if word.endswith("...") or (k < len(words) and words[k].startswith("...")):
+                    facts.repeated_flags.update(flag for side in inner.split() if side.startswith("-")
+                                                and (flag := _flag_and_value(side)[0]) is not None)
                 if "|" not in inner:
                     named_alone.update(w.split("=", 1)[0] for w in inner.split() if w.startswith("-"))
                 # "[-e PATTERN | -f FILE]..." (or "] ...") repeats: each time either, so both at once.

@@ -1,5 +1,5 @@
-"""C++ (CLI11, cxxopts, gflags, Boost.Program_options) and Go (kong, go-arg, go-flags) programs: the argv a
-schema builds, read by the frameworks themselves.
+"""C++ (CLI11, cxxopts, gflags, Boost.Program_options), C (argtable2) and Go (kong, go-arg, go-flags)
+programs: the argv a schema builds, read by the frameworks themselves.
 
 The programs of ``truth_programs/<framework>`` are built here (where g++ with the library's
 headers, or Go with its sources as Debian packages them, is installed; skipped elsewhere),
@@ -35,6 +35,7 @@ CLI11_HEADER = Path("/usr/include/CLI/CLI.hpp")
 CXXOPTS_HEADER = Path("/usr/include/cxxopts.hpp")
 GFLAGS_HEADER = Path("/usr/include/gflags/gflags.h")
 BOOST_HEADER = Path("/usr/include/boost/program_options.hpp")
+ARGTABLE2_HEADER = Path("/usr/include/argtable2.h")
 GO_SOURCES = Path("/usr/share/gocode/src/github.com")
 
 
@@ -57,6 +58,14 @@ def _cpp(framework: str, header: Path, package: str, libraries: tuple[str, ...] 
         pytest.skip(f"g++ and {framework}'s headers (Debian's {package}) are not installed here")
     source = PROGRAMS / framework / "resize.cpp"
     return _kept(source, lambda output: _run(["g++", "-std=c++17", "-O0", str(source), "-o", str(output), *libraries],
+                                             source.parent))
+
+
+def _c(framework: str, header: Path, package: str, libraries: tuple[str, ...] = ()) -> Path:
+    if shutil.which("gcc") is None or not header.exists():
+        pytest.skip(f"gcc and {framework}'s headers (Debian's {package}) are not installed here")
+    source = PROGRAMS / framework / "resize.c"
+    return _kept(source, lambda output: _run(["gcc", "-O0", str(source), "-o", str(output), *libraries],
                                              source.parent))
 
 
@@ -135,6 +144,23 @@ def test_a_call_reaches_a_go_flags_program_with_every_value_it_gives() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ("{Output:o.png Width:3 Scale:1.5 Verbose:true Mode:crop Retries:2 Tag:[a] "
                                    "Args:{Inputs:[x.png y.png]}}")
+
+
+def test_a_call_reaches_an_argtable2_program_and_repeats_what_its_usage_repeats() -> None:
+    """argtable2 (C) writes "[-t <tag>]..." for an option that may be given several times and
+    lists it as "-t, --tag=<tag>": only the usage says it repeats, so a call could give one tag."""
+    program = _c("argtable2", ARGTABLE2_HEADER, "libargtable2-dev", ("-largtable2",))
+    schema = build_tool_schema(describe_help(subprocess.run([program, "--help"], capture_output=True,
+                                                            timeout=60).stdout))
+    properties = schema.input_schema["properties"]
+    assert properties["tag"]["type"] == "array" and properties["width"]["type"] == "integer"
+    assert schema.input_schema["required"] == ["retries", "image"]
+    call = {**CALL, "image": CALL["inputs"]}
+    del call["inputs"], call["mode"]
+    done = subprocess.run([program, *schema.to_argv(call)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("output=o.png width=3 scale=1.5 verbose=1 retries=2 tags=2 tag=a tag=b "
+                                   "input=x.png input=y.png")
 
 
 def test_a_call_reaches_a_go_arg_program_and_turns_its_switch_off_as_go_arg_takes_it() -> None:
