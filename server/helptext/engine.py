@@ -820,7 +820,7 @@ def _with_usage_value(opt: OptionSpec, raw: str) -> OptionSpec:
     choices = value_choices(raw) if raw.startswith("{") else ()
     kind = "enum" if choices else value_type(value_name, raw)
     return opt._replace(takes_value=True, value_name=value_name, type=kind, choices=choices,  # type: ignore[arg-type]
-                        repeatable=opt.repeatable or raw.endswith("..."), value_optional=optional,
+                        repeatable=opt.repeatable or raw.endswith(("...", "...>")), value_optional=optional,
                         # a usage writes a short option's value as a word of its own: "[-d delim]"
                         value_spaced=not equals and not optional)
 

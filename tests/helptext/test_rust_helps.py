@@ -1,0 +1,75 @@
+"""Rust's argh and gumdrop, whose programs the suite does not build (rustc would cost a fresh
+clone's first run tens of seconds): the help in argh's README (google/argh, BSD-3-Clause) against
+the declarations beside it (``GoUp``), and the helps of ``truth_programs/argh/main.rs`` and
+``truth_programs/gumdrop/main.rs``, built once with Debian's rustc 1.63, argh 0.1.9 and gumdrop
+0.8.1 and kept in ``framework_texts/`` (gumdrop's usage names the program as it was run,
+written ``./resize`` here). Their truth is their declarations, restated in each test; the argvs
+asserted are those the built programs parsed back to the call's values when the texts were
+kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolbay.helptext import build_tool_schema, describe_help
+
+TEXTS = Path(__file__).resolve().parent / "framework_texts"
+
+ARGH_GO_UP = """Usage: cmdname [-j] --height <height> [--pilot-nickname <pilot-nickname>]
+
+Reach new heights.
+
+Options:
+  -j, --jump        whether or not to jump
+  --height          how high to go
+  --pilot-nickname  an optional nickname for the pilot
+  --help, help      display usage information
+"""
+
+
+def test_argh_s_help_command_beside_its_help_flag_leaves_the_values_to_the_usage() -> None:
+    # #[argh(switch, short = 'j')] jump: bool; #[argh(option)] height: usize;
+    # #[argh(option)] pilot_nickname: Option<String>. argh lists no option's value, and writes its
+    # help as "--help, help" (its help command): that was taken for a value, so the list seemed
+    # to show values, the usage was not read for them, and "height" became a required operand.
+    desc = describe_help(ARGH_GO_UP.encode())
+    got = {o.long: (o.short, o.takes_value, o.required) for o in desc.options if o.long != "--help"}
+    assert got == {"--jump": ("-j", False, False), "--height": (None, True, True),
+                   "--pilot-nickname": (None, True, False)}
+    assert desc.positionals == ()
+    schema = build_tool_schema(desc)
+    assert schema.input_schema["required"] == ["height"]
+    assert schema.to_argv({"height": 5, "jump": True, "pilot_nickname": "Wes"}) == [
+        "--jump", "--height", "5", "--pilot-nickname", "Wes"]
+
+
+def test_argh_s_own_help_gives_each_value_and_repeat_its_usage_writes() -> None:
+    # output: String (option, -o, default "out.png"); width: u32 (option, -w, default 640);
+    # scale: Option<f64>; verbose (switch, -v); retries: u32 (option, required); tag: Vec<String>
+    # (option, -t, repeatable: "[-t <tag...>]"); inputs: Vec<String> (positional, any number).
+    desc = describe_help((TEXTS / "argh-0.1.9-resize.txt").read_bytes())
+    got = {o.long: (o.short, o.takes_value, o.required, o.repeatable) for o in desc.options if o.long != "--help"}
+    assert got == {"--output": ("-o", True, False, False), "--width": ("-w", True, False, False),
+                   "--scale": (None, True, False, False), "--verbose": ("-v", False, False, False),
+                   "--retries": (None, True, True, False), "--tag": ("-t", True, False, True)}
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("inputs", False, True)]
+    argv = build_tool_schema(desc).to_argv({"output": "o.png", "width": 3, "scale": 1.5, "verbose": True,
+                                            "retries": 2, "tag": ["a", "b"], "inputs": ["x.png", "y.png"]})
+    assert argv == ["--output", "o.png", "--width", "3", "--scale", "1.5", "--verbose", "--retries", "2",
+                    "--tag", "a", "--tag", "b", "x.png", "y.png"]
+
+
+def test_gumdrop_s_help_gives_each_option_its_value_and_default() -> None:
+    # help: bool; output: String (meta "FILE", default "out.png"); width: u32 (default 640);
+    # scale: Option<f64> (no_short); verbose: bool; retries: u32 (no_short); tag: Vec<String>;
+    # inputs: Vec<String> (free)
+    desc = describe_help((TEXTS / "gumdrop-0.8.1-resize.txt").read_bytes())
+    assert desc.about == "Resizes images to fit a box."
+    got = {o.long: (o.short, o.takes_value, o.default) for o in desc.options if o.long != "--help"}
+    assert got == {"--output": ("-o", True, "out.png"), "--width": ("-w", True, "640"), "--scale": (None, True, None),
+                   "--verbose": ("-v", False, None), "--retries": (None, True, None), "--tag": ("-t", True, None)}
+    assert [p.name for p in desc.positionals] == ["inputs"]
+    argv = build_tool_schema(desc).to_argv({"output": "o.png", "width": 3, "verbose": True, "retries": 2,
+                                            "tag": "a", "inputs": "x.png"})
+    assert argv == ["--output", "o.png", "--width", "3", "--verbose", "--retries", "2", "--tag", "a", "x.png"]
