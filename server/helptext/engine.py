@@ -128,6 +128,14 @@ def _is_option_start(line: str) -> bool:
     return FLAG_START.match(line.lstrip()) is not None
 
 
+# An operand alone on its line in a list of options: "<file>...", "<A>" (zig-clap).
+_OPERAND_ALONE = compiled(r"<[\w-]+>(?:\.\.\.)?")
+
+
+def _is_option_or_operand_start(line: str) -> bool:
+    return _is_option_start(line) or _OPERAND_ALONE.fullmatch(line.strip()) is not None
+
+
 def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     if rules.bare_usage_first:
         stripped = text.lstrip("\n")
@@ -180,7 +188,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         named = {name for o in options for name in (o.long, o.short, o.negation) if name}
         options += [_usage_option(flag, raw) for flag, raw in facts.option_values.items()
                     if flag not in named and raw and _ONE_NAME.fullmatch(flag)]
-    positional_entries += _named_in_usage(stray, positional_entries, facts)
+    positional_entries += _named_in_usage(stray, positional_entries, facts) if layout.usage else [
+        # no usage to ask (zig-clap's help alone): an operand listed as "<A>" is one
+        entry for entry in stray if _OPERAND_ALONE.fullmatch(entry.head)]
     options = [_require_from_usage(o, facts) for o in options]
     if facts.repeated_flags:
         options = [o._replace(repeatable=True) if o.takes_value and not o.repeatable
@@ -348,7 +358,11 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         options.extend(e for e in entries if FLAG_START.match(e.head))
         return
     lines = _prose_rejoined(section.lines) if section.kind == "untitled" else section.lines
-    entries, loose = read_entries(lines, _is_option_start)
+    entries, loose = read_entries(lines, _is_option_or_operand_start)
+    # zig-clap lists its operands among its options, "<file>..." over what they are: the usage
+    # says whether they are the program's (``_named_in_usage``)
+    stray.extend(entry for entry in entries if not FLAG_START.match(entry.head))
+    entries = [entry for entry in entries if FLAG_START.match(entry.head)]
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
             and (split := _subparser_block(section.lines, usage)):

@@ -1,11 +1,11 @@
-"""Rust's argh and gumdrop, whose programs the suite does not build (rustc would cost a fresh
-clone's first run tens of seconds): the help in argh's README (google/argh, BSD-3-Clause) against
-the declarations beside it (``GoUp``), and the helps of ``truth_programs/argh/main.rs`` and
-``truth_programs/gumdrop/main.rs``, built once with Debian's rustc 1.63, argh 0.1.9 and gumdrop
-0.8.1 and kept in ``framework_texts/`` (gumdrop's usage names the program as it was run,
+"""Rust's argh and gumdrop, and Zig's zig-clap, whose programs the suite does not build (rustc and
+zig would cost a fresh clone's first run tens of seconds): the help in argh's README (google/argh,
+BSD-3-Clause) against the declarations beside it (``GoUp``), and the helps of
+``truth_programs/argh/main.rs`` and ``truth_programs/gumdrop/main.rs``, built once with Debian's
+rustc 1.63, argh 0.1.9 and gumdrop 0.8.1, and of ``truth_programs/zigclap/resize.zig`` (zig 0.16.0,
+zig-clap 0.12.0), kept in ``framework_texts/`` (gumdrop's usage names the program as it was run,
 written ``./resize`` here). Their truth is their declarations, restated in each test; the argvs
-asserted are those the built programs parsed back to the call's values when the texts were
-kept.
+asserted are those the built programs parsed back to the call's values when the texts were kept.
 """
 
 from __future__ import annotations
@@ -73,3 +73,21 @@ def test_gumdrop_s_help_gives_each_option_its_value_and_default() -> None:
     argv = build_tool_schema(desc).to_argv({"output": "o.png", "width": 3, "verbose": True, "retries": 2,
                                             "tag": "a", "inputs": "x.png"})
     assert argv == ["--output", "o.png", "--width", "3", "--verbose", "--retries", "2", "--tag", "a", "x.png"]
+
+
+def test_zig_clap_s_help_alone_gives_its_options_typed_and_its_operands() -> None:
+    # zig-clap 0.12.0 (Hejsil/zig-clap 8d97efa, MIT), truth_programs/zigclap/resize.zig built with
+    # zig 0.16.0: "-w, --width <usize>", "--scale <f64>", "-t, --tag <str>...", "<str>...". Its help
+    # has no usage line, and each operand is listed as "<str>..." among the options: the operand
+    # was lost, and "usize" was text. The same program built for wasm32-wasi and served by toolbay
+    # took the argv asserted here.
+    desc = describe_help((TEXTS / "zig-clap-0.12.0-resize.txt").read_bytes())
+    got = {o.long: (o.short, o.type, o.repeatable) for o in desc.options if o.long != "--help"}
+    assert got == {"--output": ("-o", "string", False), "--width": ("-w", "integer", False),
+                   "--scale": (None, "number", False), "--verbose": ("-v", "boolean", False),
+                   "--retries": (None, "integer", False), "--tag": ("-t", "string", True)}
+    assert [(p.name, p.variadic) for p in desc.positionals] == [("str", True)]
+    argv = build_tool_schema(desc).to_argv({"output": "o.png", "width": 3, "verbose": True, "retries": 2,
+                                            "tag": ["a", "b"], "str": ["x.png"]})
+    assert argv == ["--output", "o.png", "--width", "3", "--verbose", "--retries", "2", "--tag", "a", "--tag", "b",
+                    "x.png"]
