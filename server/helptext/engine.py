@@ -606,7 +606,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
                                                and notes.yargs_type not in ("boolean", "count"))
     at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
     if at_once is not None:
-        raw = at_once.group(1) or at_once.group(2)  # the value itself, typed and named as one
+        raw = at_once.group(1) or at_once.group(2) or at_once.group(3)  # the value itself, typed and named as one
     choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
     if raw and not choices and (angled := value_choices(raw, angle=True)) \
             and (notes.default in angled and notes.default.lower() not in _UNSET_DEFAULTS
@@ -718,7 +718,8 @@ _UNTYPED_VALUE_NAMES = frozenset({"value", "val", "arg"})  # cxxopts and boost n
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})
 
 # argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
-_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]|\[(\S+) \.\.\.\]")  # nargs="+", and nargs="*"
+# argparse's nargs="+" and nargs="*"; dpkg's "--show [<pattern>...]" (words after the flag, or none)
+_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]|\[(\S+) \.\.\.\]|\[(<[^<>\s]+>)\.\.\.\]")
 
 
 # A quoted lower-case word the text gives as a value: "'auto' uses the number of CPU cores",

@@ -73,6 +73,9 @@ class ToolSchema(NamedTuple):
             names = ", ".join(known) or "none"
             raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {names}.")
         argv: list[str] = []
+        # A "list" option's words go after every other option: dpkg's "--show [<pattern>...]"
+        # takes every word after it, a flag too ("--show bash --showformat=..." shows no package).
+        lists: list[str] = []
         leading: list[str] = []
         positionals: list[str] = []
         missing_earlier: str | None = None
@@ -106,8 +109,9 @@ class ToolSchema(NamedTuple):
             if param.leading:
                 leading.extend(_render_option(param, value))
                 continue
-            argv.extend(_render_option(param, value))
+            (lists if param.kind == "list" else argv).extend(_render_option(param, value))
             open_list = open_list or param.kind == "list"
+        argv += lists
         if in_form_order is not None:
             for param in in_form_order:
                 positionals.extend(_positional_words(param, arguments[param.name]))
@@ -215,7 +219,7 @@ def _render_option(param: Param, value: Any) -> list[str]:
         # "--exclude a b": each value a word of its own after the one flag ("--exclude=a" takes one).
         texts = [_scalar(param.name, item) for item in items]
         if not texts:
-            return []
+            return [param.flag] if param.bare else []  # "--show" alone: the values may be left out
         dashed = next((text for text in texts if text.startswith("-") and not _NUMBER.fullmatch(text)), None)
         if dashed is not None:
             raise ValueError(f"{param.name!r}: the value {dashed!r} would be read as an option; "
@@ -301,8 +305,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             required.append(name)
         attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
             "spaced" if opt.value_spaced else "long" if opt.long else "short")
-        params.append(Param(name, kind, flag, off, attached, opt.required, bare=opt.value_optional and kind == "value",
-                            leading=opt.before_command))
+        params.append(Param(name, kind, flag, off, attached, opt.required,
+                            bare=opt.value_optional and kind in ("value", "list"), leading=opt.before_command))
     for opt in desc.options:
         if opt.exclusive_with and opt.key in named:
             _say_exclusive(properties[named[opt.key]], opt, named)
@@ -477,6 +481,10 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
         text = _join(text, "Each item may itself hold several values separated by commas.")
     default = _typed_default(opt.default, value)
+    if opt.values_at_once and opt.value_optional:
+        # "--show [<pattern>...]", argparse's nargs="*": the flag may go alone
+        said = _join(text, "An empty list ([]) gives the flag alone, without a value.")
+        return {"type": "array", "items": value, "description": said}, "list"
     if opt.values_at_once:
         return {"type": "array", "items": value, "minItems": 1, "description": text}, "list"
     if opt.values_per_flag > 1 and not opt.repeatable:

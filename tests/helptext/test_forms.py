@@ -470,8 +470,9 @@ def test_several_values_after_one_flag_and_an_option_said_to_repeat_are_lists():
     got = {o.long: (o.values_at_once, o.repeatable) for o in desc.options}
     assert got == {"--files": (True, False), "--exclude": (False, True)}
     schema = build_tool_schema(desc)
+    # the list's words after every other option: they run to the next flag, or for some parsers to the end
     assert schema.to_argv({"files": ["a.py", "b.py"], "exclude": ["x", "y"]}) == [
-        "--files", "a.py", "b.py", "--exclude", "x", "--exclude", "y"]
+        "--exclude", "x", "--exclude", "y", "--files", "a.py", "b.py"]
 
 
 def test_go_flag_usage_of_prog_with_the_synopsis_on_the_next_line_keeps_its_operands():

@@ -194,7 +194,7 @@ def test_an_option_taking_several_values_at_once_is_a_list_of_that_many():
     properties = clap.input_schema["properties"]
     assert properties["size"]["minItems"] == properties["size"]["maxItems"] == 2
     assert properties["commit"]["type"] == "string"
-    assert clap.to_argv({"size": [3, 4], "commit": "abc"}) == ["--size", "3", "4", "--commit", "abc"]
+    assert clap.to_argv({"size": [3, 4], "commit": "abc"}) == ["--commit", "abc", "--size", "3", "4"]
     argparse = build_tool_schema(describe_help(
         b"usage: conv [-h] [--pair KEY VALUE]\n\noptions:\n  -h, --help        show this help message and exit\n"
         b"  --pair KEY VALUE  a pair\n"))

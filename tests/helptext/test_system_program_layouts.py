@@ -470,7 +470,7 @@ def test_a_short_and_a_long_name_joined_by_a_bar_name_one_option() -> None:
         ("-h", "--help", None), ("-o", "--output", "FILE"), ("-c", "--color", "always|never")]
     path, text = _installed_help("dpkg-query", "-f|--showformat=<format>", "no dpkg-query here")
     schema = build_tool_schema(describe_help(text.encode()))
-    argv = schema.to_argv({"show": "", "showformat": "${Package}=${db:Status-Abbrev}\n"})
+    argv = schema.to_argv({"show": [], "showformat": "${Package}=${db:Status-Abbrev}\n"})
     run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
     assert run.returncode == 0 and "dpkg=ii \n" in run.stdout, (argv, run.stdout[:200], run.stderr)
 
@@ -748,3 +748,21 @@ def test_an_operand_read_after_a_plus_gets_its_plus() -> None:
         argv = schema.to_argv({"date": "2020-02-03 04:05", "utc": True, "format": written})
         run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
         assert run.returncode == 0 and run.stdout == "2020/02/03\n", (argv, run.stdout, run.stderr)
+
+
+def test_an_option_followed_by_its_own_words_takes_them_after_the_one_flag() -> None:
+    """dpkg writes its actions as options over words of their own, "-W, --show [<pattern>...]",
+    "-s, --status [<package>...]": the value was passed as "--show=bash", which dpkg-query refuses
+    ("--show option does not take a value"). Such an option takes a list, each word after the
+    one flag ("--show bash dpkg"), and goes alone for an empty list. The truth is dpkg-query,
+    where it is here: it shows the two packages the argv names, and every package for the flag
+    alone."""
+    path, text = _installed_help("dpkg-query", "--show [<pattern>...]", "no dpkg-query here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert schema.input_schema["properties"]["show"]["type"] == "array"
+    argv = schema.to_argv({"show": ["dpkg", "bash"], "showformat": "${Package}\n"})
+    run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and sorted(run.stdout.split()) == ["bash", "dpkg"], (argv, run.stderr)
+    every = subprocess.run([path, *schema.to_argv({"show": [], "showformat": "${Package}\n"})],
+                           capture_output=True, text=True, check=False)
+    assert every.returncode == 0 and {"bash", "dpkg", "coreutils"} <= set(every.stdout.split()), every.stderr
