@@ -255,7 +255,7 @@ def _open_list(parts: tuple[str, ...]) -> bool:
 
 
 def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
-    """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", "<a|b>"; not a list
+    """Choices written in the value itself: argparse "{a,b}", click "[a|b|c]", Clikt "(a|b|c)", "<a|b>"; not a list
     that also names a kind of value ("{keep,no,INTEGER}"): that one takes more than its words."""
     parts = _value_choices(value, angle=angle)
     return () if _open_list(parts) else parts
@@ -273,7 +273,8 @@ def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
         # argparse prints a one-value choice list as "{builtin}"; "{NAME}" is a placeholder
         single = re.fullmatch(r"[\w.+-]+", inner) is not None and not inner.isupper()
         return (inner,) if single else ()
-    if (value[:1] == "[" or (angle and value[:1] == "<")) and value[-1:] in "]>" and "|" in value:
+    # Clikt writes "(fit|fill|crop)"
+    if (value[:1] in "[(" or (angle and value[:1] == "<")) and value[-1:] in "]>)" and "|" in value:
         inner = value[1:-1]
         parts = split_choices(inner)
         if all(re.fullmatch(r"[\w.+-]+", p) for p in parts):

@@ -766,3 +766,20 @@ def test_an_option_followed_by_its_own_words_takes_them_after_the_one_flag() -> 
     every = subprocess.run([path, *schema.to_argv({"show": [], "showformat": "${Package}\n"})],
                            capture_output=True, text=True, check=False)
     assert every.returncode == 0 and {"bash", "dpkg", "coreutils"} <= set(every.stdout.split()), every.stderr
+
+
+def test_a_choice_written_in_parentheses_is_an_enum(tmp_path: Path) -> None:
+    """Universal Ctags, dpkg-buildflags and javadoc write "--output-format=(u-ctags|e-ctags|
+    etags|xref|json)", "--append[=(yes|no)]" (as Kotlin's Clikt does): a plain string, so a model
+    had only the description to guess from. The truth is ctags, where it is here: the argv built
+    for output_format "json" prints the tags as JSON."""
+    path, text = _installed_help("ctags", "--output-format=(", "no Universal Ctags here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    assert schema.input_schema["properties"]["output_format"]["enum"] == ["u-ctags", "e-ctags", "etags", "xref",
+                                                                          "json"]
+    assert schema.input_schema["properties"]["append"]["enum"] == ["yes", "no", ""]
+    (tmp_path / "answer.c").write_text("int answer(void) { return 42; }\n")
+    argv = schema.to_argv({"output_format": "json", "f": "-"})
+    run = subprocess.run([path, *argv, "answer.c"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, (argv, run.stderr)
+    assert json.loads(run.stdout.splitlines()[0])["name"] == "answer"
