@@ -1,4 +1,5 @@
-"""Java (picocli, JCommander): the argv a schema builds, read by the frameworks themselves.
+"""Java (picocli, JCommander, Apache Commons CLI): the argv a schema builds, read by the frameworks
+themselves.
 
 ``truth_programs/<framework>/Resize.java`` is compiled here against Debian's jar of the
 framework (skipped where javac or the jar is missing), described from the ``--help`` it prints
@@ -7,7 +8,8 @@ framework parsed. picocli's help has no heading over its list, which follows wha
 does (read as generic help, the positional's line became part of that text), says a default on
 a line of its own ("Default: out.png"), and marks a repeatable option only in its usage
 ("[-t=<tags>]..."). JCommander prints no value's name at all (read as generic help, every
-option was a switch) and takes a value only as the next word ("--width 640").
+option was a switch) and takes a value only as the next word ("--width 640"). Commons CLI writes
+"-o,--output <FILE>" (no space after the comma) and names an unnamed value "<arg>".
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from toolbay.helptext import build_tool_schema, describe_help
 PROGRAMS = Path(__file__).resolve().parent / "truth_programs"
 PICOCLI = Path("/usr/share/java/picocli.jar")
 JCOMMANDER = Path("/usr/share/java/jcommander.jar")
+COMMONS_CLI = Path("/usr/share/java/commons-cli.jar")
 
 
 def _program(framework: str, jar: Path, package: str) -> Callable[..., subprocess.CompletedProcess[str]]:
@@ -84,3 +87,19 @@ def test_a_call_reaches_a_jcommander_program_with_every_value_it_gives() -> None
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["output=o.png", "width=3", "verbose=true", "retries=2", "tags=[a,", "b]",
                                    "inputs=[x.png,", "y.png]"]
+
+
+def test_a_call_reaches_a_commons_cli_program_with_every_value_it_gives() -> None:
+    java = _program("commonscli", COMMONS_CLI, "libcommons-cli-java")
+    described = describe_help(java("--help").stdout.encode())
+    assert described.about == "Resizes images to fit a box."
+    schema = build_tool_schema(described)
+    properties = schema.input_schema["properties"]
+    assert properties["width"]["type"] == "integer" and properties["output"]["format"] == "path"
+    assert properties["verbose"]["type"] == "boolean" and schema.input_schema["required"] == ["image"]
+    argv = schema.to_argv({"output": "o.png", "width": 3, "scale": 1.5, "verbose": True, "retries": 2, "tag": "a",
+                           "image": ["x.png", "y.png"]})
+    done = java(*argv)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["output=o.png", "width=3", "scale=1.5", "verbose=true", "retries=2", "tags=1",
+                                   "input=x.png", "input=y.png"]
