@@ -7,6 +7,12 @@ split it into lines. ``--against REV`` also times revision REV's describer (unpa
 git into a temporary folder, run in a child process) on the same texts in the same run, so
 the per-text medians can be compared: the goal is within 1.5x of the earlier one. Goals:
 a typical help text in well under 5 ms; a 1 MB text in well under a second.
+
+Hostile texts: one option whose description repeats a note with no end ("(default: a" again and
+again), or a list of choices ("one of: a, b "), at 20 KB and at 80 KB: work that grows with the
+text's length takes about 4x as long at 80 KB, work that grows with its square about 16x. Goal:
+at most 6x for every kind (the help of a WebAssembly tool is its author's to write, up to 1 MiB,
+and the interpreter is held while a pattern runs).
 """
 
 from __future__ import annotations
@@ -52,6 +58,26 @@ def describe_all(paths: list[Path]) -> None:
     for path in paths:
         with contextlib.suppress(NotHelpError):
             build_tool_schema(describe_help(path.read_bytes()))
+
+
+# What a description may repeat: each kind of note, list of choices and example the reader looks for.
+HOSTILE = (b"(default: a", b"[default: a", b"[possible values: a", b"(choices: a", b"[choices: a", b"(default a",
+           b"(values: a", b"{choices: a", b"one of: a, b ", b"one of a, b. ", b"e.g. x, y ", b"(a, b, or c) ",
+           b"[a, b] ", b"(x/y) ", b"WHEN is 'a', 'b' ", b"can be repeated ", b"(*a*, b) ", b"FOO (a, b) ",
+           b"a.....", b'"x" ')
+
+
+def hostile_growth() -> list[tuple[bytes, float, float]]:
+    """For each kind, the time to describe a help whose one option repeats it to 20 KB and to 80 KB."""
+    rows = []
+    for snippet in HOSTILE:
+        times = []
+        for size in (20_000, 80_000):
+            text = (b"Usage: prog [options]\n\nOptions:\n  --kind <kind>   "
+                    + snippet * (size // len(snippet)) + b"\n")
+            times.append(timed(lambda text=text: describe_help(text), 3))
+        rows.append((snippet, times[0], times[1]))
+    return rows
 
 
 def one_megabyte() -> bytes:
@@ -111,6 +137,14 @@ def main() -> None:
           f"max {max(per_text) * 1000:.2f} ms")
     print(f"1 MB text: describe {big_ours * 1000:.0f} ms   reference {big_ref * 1000:.2f} ms   "
           f"ratio {big_ours / big_ref:.0f}x")
+    rows = hostile_growth()
+    print("hostile descriptions, 80 KB against 20 KB of one repeated note (goal: at most 6x each):")
+    for snippet, small, large in rows:
+        print(f"  {snippet.decode()!r:24} 20 KB {small * 1000:7.1f} ms   80 KB {large * 1000:7.1f} ms   "
+              f"growth {large / small:4.1f}x")
+    worst = max(rows, key=lambda row: row[2] / row[1])
+    print(f"  worst growth {worst[2] / worst[1]:.1f}x ({worst[0].decode()!r}), median "
+          f"{statistics.median(large / small for _snippet, small, large in rows):.1f}x")
 
 
 if __name__ == "__main__":

@@ -402,7 +402,9 @@ def _is_sentence(line: str) -> bool:
 
 
 # A word of prose: no bracket, angle bracket, brace or leading dash, which a synopsis writes.
-_PROSE_WORD = compiled(r"\(?[\w.'’/]+(?:-[\w.'’/]+)*[,.;:!?)]*")
+# (Its last marks exclude "." so that no two parts can take the same dots: a word of many dots
+# and a mark would be tried every way, a quadratic time.)
+_PROSE_WORD = compiled(r"\(?[\w.'’/]+(?:-[\w.'’/]+)*[,;:!?)]*")
 _FUNCTION_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "from", "with", "this",
                              "that", "all", "its", "by", "into", "is"})
 

@@ -13,21 +13,24 @@ from .kept import compiled
 from .records import NamedTuple
 
 _DEFAULT = (
-    compiled(r"\[default(?:s)?\s*:\s*([^\]]*)\]", re.IGNORECASE),
-    compiled(r"\(default(?:s)?\s*:\s*((?:\"[^\"]*\"|[^)])*)\)", re.IGNORECASE),
-    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\]]*\]|[^)]*)\)"),
-    compiled(r"\[default (\"[^\"]*\"|[^\]]*)\]"),
-    compiled(r"\(choices:[^)]*?,\s*default:\s*(\"[^\"]*\"|[^)]*)\)"),  # commander puts both in one note
-    compiled(r"\(values:[^)]*?;\s*default:\s*([^)]*)\)"),  # swift-argument-parser's, after a semicolon
+    compiled(r"\[default(?:s)?\s*:\s*([^\[\]]*)\]", re.IGNORECASE),
+    compiled(r"\(default(?:s)?\s*:\s*((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE),
+    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)"),
+    compiled(r"\[default (\"[^\"]*\"|[^\[\]]*)\]"),
+    compiled(r"\(choices:[^()]*?,\s*default:\s*(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
+    compiled(r"\(values:[^()]*?;\s*default:\s*([^()]*)\)"),  # swift-argument-parser's, after a semicolon
 )
 _CHOICES = (
-    compiled(r"\[possible values\s*:\s*([^\]]*)\]", re.IGNORECASE),
-    compiled(r"\[choices\s*:\s*([^\]]*)\]", re.IGNORECASE),
-    compiled(r"\(choices\s*:\s*([^)]*)\)", re.IGNORECASE),
-    compiled(r"\{choices\s*:\s*([^}]*)\}", re.IGNORECASE),
+    compiled(r"\[possible values\s*:\s*([^\[\]]*)\]", re.IGNORECASE),
+    compiled(r"\[choices\s*:\s*([^\[\]]*)\]", re.IGNORECASE),
+    compiled(r"\(choices\s*:\s*([^()]*)\)", re.IGNORECASE),
+    compiled(r"\{choices\s*:\s*([^{}]*)\}", re.IGNORECASE),
     # swift-argument-parser: "(values: mean, median, mode; default: mean)"
-    compiled(r"\(values\s*:\s*([^);]*)[);]"),
+    compiled(r"\(values\s*:\s*([^();]*)[);]"),
 )
+# Every note's inside above stops at the next opening bracket of its kind, so that one search
+# over a description is linear: a help repeating "(default: " with no ")" was read in a time
+# quadratic in its length (80 KB in 21 s, the interpreter held all along).
 # Choices written in prose. An item is quoted, or one plain word; items are separated by
 # commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
 _ITEM = r"(?:\"[^\"\s]{1,40}\"|'[^'\s]{1,40}'|`[^`\s]{1,40}`|\*?[\w][\w.+/-]*\*?)"
@@ -66,6 +69,9 @@ _EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|l
                              r"[\s:,]*$", re.IGNORECASE)
 # "'{type}' should be one of a, b": the list is about one part of a compound value.
 _PART_BEFORE = compiled(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
+# How much of the text before and after a list of choices says what the list is ("for example",
+# "etc."): the longest of those phrases and a few words beside them.
+_AROUND = 80
 _OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b)",
                          re.IGNORECASE)
 
@@ -174,10 +180,12 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
     """
     for pattern in _PROSE_CHOICES:
         for found in pattern.finditer(text):
-            before = text[: found.start()]
-            if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) \
-                    or _OPEN_AFTER.match(text[found.end():]) \
-                    or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(text[found.end():]):
+            # The words just before and after the list, not the whole text on either side: a text
+            # of many lists was read in a time quadratic in its length.
+            before = text[max(0, found.start() - _AROUND):found.start()]
+            after = text[found.end():found.end() + _AROUND]
+            if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) or _OPEN_AFTER.match(after) \
+                    or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(after):
                 continue
             raw = found.group(1).strip()
             raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
@@ -190,7 +198,8 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
                 continue  # an open list
             if len(items) >= 2 and len(set(items)) == len(items) and all(items):
                 return tuple(items), starred
-    if (slashed := _SLASHED.search(text)) is not None and not _EXAMPLE_BEFORE.search(text[:slashed.start()]):
+    if (slashed := _SLASHED.search(text)) is not None \
+            and not _EXAMPLE_BEFORE.search(text[max(0, slashed.start() - _AROUND):slashed.start()]):
         items = slashed.group(1).split("/")
         if len(set(items)) == len(items):
             return tuple(items), None
