@@ -246,7 +246,7 @@ def strip_brackets(value: str) -> str:
     value = value.strip()
     if re.fullmatch(r"(?:<[^<>]+>\s*)+\.{0,3}", value) and value.count("<") > 1:  # "<VAR> <MIN> <MAX>"
         return " ".join(re.findall(r"<([^<>]+)>", value))
-    value = re.sub(r"\s*\[[^\]]*\.\.\.\]$", "", value)  # argparse "FOO [FOO ...]"
+    value = re.sub(r"\s*\[[^\[\]]*\.\.\.\]$", "", value)  # argparse "FOO [FOO ...]" (linear: no "[" inside)
     value = value.rstrip(".").strip()
     while len(value) >= 2 and value[0] + value[-1] in ("<>", "[]", "()"):
         value = value[1:-1].strip().rstrip(".")
