@@ -528,15 +528,20 @@ def _second_option_columns(line: str, least_gap: int) -> list[int]:
     start = indent_of(line)
     head_end = line.find(" ", start)
     found = []
+    said = False  # whether words so far say what the row's own option does
+    read_to = head_end  # how far the row has been read for those words (each part once: linear)
     for match in _SECOND_OPTION.finditer(line, head_end if head_end > 0 else len(line)):
         column = match.start()
-        before = line[:column]
-        gap = len(before) - len(before.rstrip())
+        gap_start = column
+        while gap_start > 0 and line[gap_start - 1].isspace():
+            gap_start -= 1
         # What the row's own option does, in words: less's "-e  -E  ....  --quit-at-eof" is one
         # option spelt three ways, not two options.
-        said = any(not word.startswith("-") and sum(ch.isalpha() for ch in word) >= 2
-                   for word in before[head_end:].split())
-        if gap >= least_gap and said and len(match.group(1)) >= least_gap:
+        if not said:
+            said = any(not word.startswith("-") and sum(ch.isalpha() for ch in word) >= 2
+                       for word in line[read_to:column].split())
+            read_to = column
+        if column - gap_start >= least_gap and said and len(match.group(1)) >= least_gap:
             found.append(column)
     return found
 
