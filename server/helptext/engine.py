@@ -149,9 +149,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     prose: list[list[str]] = []
     stray: list[HelpEntry] = []
     in_untitled: set[int] = set()  # positions in option_entries
+    metavars = _words_before_dots(" ".join(layout.usage))
     for section in layout.sections:
         before = len(option_entries)
-        _collect(section, option_entries, positional_entries, command_entries, prose, stray, " ".join(layout.usage))
+        _collect(section, option_entries, positional_entries, command_entries, prose, stray, metavars)
         if section.kind == "untitled":
             in_untitled.update(range(before, len(option_entries)))
 
@@ -314,21 +315,21 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
 
 
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
-             prose: list[list[str]], stray: list[HelpEntry], usage: str = "") -> None:
+             prose: list[list[str]], stray: list[HelpEntry], metavars: frozenset[str] = frozenset()) -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
     lists a positional under the argument group it was added to)."""
     if section.kind == "text":
         if _ABOUT_TITLE.fullmatch(section.title.strip()):
             prose.append(section.lines)  # System.CommandLine: "Description:" over what the program does
         return
-    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines, usage)):
+    if section.kind in ("positionals", "commands") and (split := _subparser_block(section.lines, metavars)):
         # argparse subparsers: "{a,b,c}" then the commands indented under it are subcommands,
         # whether the heading says "positional arguments" or a custom group title.
         before, block = split
-        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray, usage)
+        _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray, metavars)
         if section.kind == "positionals" and any(x.strip() for x in before):
             _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray,
-                     usage)
+                     metavars)
         return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
@@ -365,8 +366,8 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
     entries = [entry for entry in entries if FLAG_START.match(entry.head)]
     # argparse subparsers under a custom group title: "{a,b}" then indented names.
     if section.kind == "options" and section.title and not entries \
-            and (split := _subparser_block(section.lines, usage)):
-        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, usage)
+            and (split := _subparser_block(section.lines, metavars)):
+        _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, metavars)
         return
     if section.title and _among_other_things(lines, loose, entries):
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
@@ -415,16 +416,23 @@ def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: Usag
 _CHOICE_LINE = compiled(r"^\{[^{}\s]+,[^{}\s]+\}")
 
 
-def _subparser_block(lines: list[str], usage: str = "") -> tuple[list[str], list[str]] | None:
+# A word the usage writes before " ...": argparse's subparsers metavar ("<command> ...").
+_WORD_BEFORE_DOTS = compiled(r"(?<!\S)(\S+) \.\.\.(?!\S)")
+
+
+def _words_before_dots(usage: str) -> frozenset[str]:
+    return frozenset(_WORD_BEFORE_DOTS.findall(usage))
+
+
+def _subparser_block(lines: list[str], metavars: frozenset[str] = frozenset()) -> tuple[list[str], list[str]] | None:
     """Splits an argparse subparsers listing: the lines before "{a,b}" and the entries under it.
 
-    With a metavar ("<command>" alone on its line, "<command> ..." in the usage, as argparse
-    prints a subparsers action), the names are the words indented one step under it."""
+    With a metavar ("<command>" alone on its line, "<command> ..." in the usage: ``metavars``,
+    as argparse prints a subparsers action), the names are the words indented one step under it."""
     for k, line in enumerate(lines):
         found = _CHOICE_LINE.match(line.strip())
         token = line.strip()
-        metavar = not found and re.fullmatch(r"\S+", token) is not None \
-            and re.search(rf"(?:^|\s){re.escape(token)} \.\.\.(?:\s|$)", usage) is not None
+        metavar = not found and token in metavars
         if not found and not metavar:
             continue
         level = indent_of(line)
