@@ -1035,6 +1035,9 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             found[k] = pos
         usage_by_key.clear()
     out: list[PositionalSpec] = []
+    # A usage that names no operand ("Usage: resize [OPTIONS]", gumdrop's) does not say the listed
+    # ones are needed: only a note does ("[required]").
+    unsaid = facts.program is not None and not facts.positionals and not facts.mentions_command
     for entry, head, from_usage in zip(entries, heads, found, strict=True):
         choices: tuple[str, ...] = ()
         if head.startswith("{"):
@@ -1044,9 +1047,10 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             name = "+" + name  # uutils' date lists "[format]" for its usage's "[+FORMAT]..."
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False) \
             or bool(entry.description and _REPEATED_VALUE_COLUMN.match(entry.description[0]))
-        required = from_usage.required if from_usage is not None else not head.startswith("[")
         text = join_description(entry.description)
         notes = read_notes(entry.description)
+        required = from_usage.required if from_usage is not None else \
+            notes.required if unsaid else not head.startswith("[")
         choices = choices or notes.choices  # clap: "[possible values: a, b]"
         out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
                                   _positional_type(name, text, choices), notes.default))

@@ -346,6 +346,12 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             positionals.append(UsagePositional(name, True, word.endswith("...")))
             bare_before = True
             continue
+        if (either := _OPERAND_OR_FLAGGED.fullmatch(word)) is not None:
+            # dpkg-shlibdeps' "<executable>|-e<executable>": the operand, or the same after a flag
+            leading = False
+            positionals.append(UsagePositional(either.group(1), True, False))
+            bare_before = True
+            continue
         if word.startswith("<") and ("|" in word or word.startswith("<-")):
             leading = False
             continue  # a choice between flags or values: "<--build|--clear>"
@@ -504,6 +510,8 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 _SPACED_OPERANDS = compiled(r"(?:<[\w-]+>|[A-Z][A-Z0-9_]*)(?:\s+\|\s+(?:<[\w-]+>|[A-Z][A-Z0-9_]*))+")
 # Placeholders in angle brackets between bars, no flag among them: "<directory>|<file>" (hardlink).
 _OPERAND_CHOICE = compiled(r"<[a-z][\w-]*>(?:\|<[a-z][\w-]*>)+(?:\.\.\.)?", re.IGNORECASE)
+# An operand, or the same value after a flag: "<executable>|-e<executable>".
+_OPERAND_OR_FLAGGED = compiled(r"<([\w-]+)>\|-\w+=?<\1>")
 # A side of "-t dsa | ecdsa | rsa" after the first: a word that is no flag and no placeholder.
 _BARE_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 _CHOICE_LIST = compiled(r"\{[^{}\s,]+(?:,[^{}\s,]+)+\}")

@@ -895,3 +895,15 @@ def test_a_title_word_over_a_blank_line_and_help_trailers_are_read_as_such():
     ps = _describe("\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n\n"
                    "For more details see ps(1).\n")
     assert (gprof.about, ps.about) == ("", "")
+
+
+def test_an_operand_the_usage_also_offers_after_a_flag_is_required():
+    # dpkg-shlibdeps: "<executable>|-e<executable>", the operand or the same after -e
+    desc = describe_help(b"Usage: dpkg-shlibdeps [<option>...] <executable>|-e<executable> [<option>...]\n\n"
+                         b"Positional arguments:\n  executable    the binary to scan\n\n"
+                         b"Options:\n  -e<executable>           list an executable\n  -v  be verbose\n")
+    assert [(p.name, p.required) for p in desc.positionals] == [("executable", True)]
+    # and a usage that names no operand at all leaves a listed one optional (gumdrop's "[OPTIONS]")
+    free = describe_help(b"Usage: resize [OPTIONS]\n\nPositional arguments:\n  inputs   images to resize\n\n"
+                         b"Optional arguments:\n  -h, --help  print help message\n")
+    assert [(p.name, p.required) for p in free.positionals] == [("inputs", False)]
