@@ -61,6 +61,7 @@ _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
 _FRAMED = compiled(r"^([*=#~-]{2,})\s*(.*?)\s*\1$")
+# A help option's names: what it shows as a value (argh's "--help, help") says nothing of the others.
 _HELP_NAMES = frozenset({"--help", "-h", "-help", "-?"})
 # swift-argument-parser's (and LLVM's) "OVERVIEW: Print the sum of the values.": a label, not the about's.
 _OVERVIEW = compiled(r"^OVERVIEW:\s+")
@@ -672,10 +673,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
     return OptionSpec(
         long=head.longs[0] if head.longs else None,
-        # a one-dash name of several letters beside the two-dash one ("-cd, --check-diff") is the
-        # option's other name, which a usage may write ("[--check | -cd]")
-        short=head.shorts[0] if head.shorts else next((n for n in head.longs[1:] if n[1] != "-"), None)
-        if head.longs and head.longs[0].startswith("--") else None,
+        short=head.shorts[0] if head.shorts else _one_dash_name(head),
         takes_value=takes_value,
         value_name=value_name or None,
         type=kind,  # type: ignore[arg-type]
@@ -691,6 +689,14 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         and (not head.equals if head.longs else _value_apart(entry.head, head.shorts)),
         values_per_flag=_values_per_flag(raw, rules) if takes_value and at_once is None else 1,
     )
+
+
+def _one_dash_name(head: Head) -> str | None:
+    """A one-dash name of several letters beside the two-dash one ("-cd, --check-diff"): the
+    option's other name, which a usage may write ("[--check | -cd]")."""
+    if not head.longs or not head.longs[0].startswith("--"):
+        return None
+    return next((name for name in head.longs[1:] if name[1] != "-"), None)
 
 
 def _value_apart(head: str, shorts: list[str]) -> bool:

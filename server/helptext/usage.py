@@ -544,6 +544,6 @@ def _single_positional(inner: str) -> bool:
     if not inner or inner.startswith("-") or ("|" in inner and "-" in inner):
         return False
     # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]", "[fichier-d'entrée]",
-    # date's "[+FORMAT]" (written after a "+": ``PositionalSpec.prefix``);
+    # date's "[+FORMAT]" (read after a "+", which the schema adds: ``schema._prefix``);
     # not "[--foo FOO]", "[-a | -b]" or "[a [b]]"
     return re.fullmatch(r"\+?<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.?|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
