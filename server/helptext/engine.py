@@ -1049,6 +1049,11 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         if head.startswith("{"):
             choices = tuple(c.strip() for c in head.strip("{}.").split(",") if c.strip())
         name = _listed_name(head)
+        if from_usage is not None and not choices and (cases := value_choices(head, angle=True)) \
+                and all(_ENUM_CASE.fullmatch(case) for case in cases):
+            # System.CommandLine lists an enum operand by its cases, "<Read|ReadWrite|Write>", which
+            # its usage names "<the-root-arg-enum-default>"
+            name, choices = _display_name(from_usage.name), cases
         if from_usage is not None and from_usage.name.startswith("+") and not name.startswith("+"):
             name = "+" + name  # uutils' date lists "[format]" for its usage's "[+FORMAT]..."
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False) \

@@ -305,6 +305,12 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # "[COMMAND [ARG]...]": each optional, the inner one read next as a bracket of its own
                 positionals.append(UsagePositional(nested.group(1).rstrip("."), False, False))
                 words.insert(k, f"[{nested.group(2)}]{nested.group(3) or ''}")
+            elif word[0] == "[" and (nested := _OPERANDS_THEN_NESTED.fullmatch(inner)) is not None \
+                    and _operand_word(nested.group(1).split()[0].strip("<>"), commands_listed):
+                # System.CommandLine's "[<b> <c> [<d> [<e>]]]": operands optional together, then
+                # the inner bracket read next as a bracket of its own
+                positionals.extend(UsagePositional(name, False, False) for name in nested.group(1).split())
+                words.insert(k, f"[{nested.group(2)}]{nested.group(3) or ''}")
             elif word[0] == "[" and (mixed := _OPTIONS_AND_OPERANDS.fullmatch(inner)) is not None:
                 # bzip2's "[flags and input files in any order]": the options, and operands
                 # the words name, as many as given
@@ -527,6 +533,8 @@ _OPTIONS_AND_OPERANDS = compiled(r"(?:flags|options|switches) and ([a-z][\w-]*(?
 # Two or three placeholders in one bracket: "[MAN DATABASE]", "[COMMAND ARGS...]", "[<src> <dst>]".
 _PLACEHOLDER = r"(?:<[\w-]+>|[A-Z][A-Z0-9_-]*)"
 _OPERAND_WORDS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,2}}(?:\s?\.\.\.)?")
+# Operands, then a bracket inside the bracket: "[<b> <c> [<d> [<e>]]]" (System.CommandLine).
+_OPERANDS_THEN_NESTED = compiled(rf"({_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,3}})\s+\[(.+)\](\.\.\.)?")
 # Sides of placeholders between bars, one of them several: "[ FILE | ARG1 ARG2 ]" (who).
 _OPERAND_FORMS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER})*(?:\s+\|\s+{_PLACEHOLDER}(?:\s+{_PLACEHOLDER})*)+")
 # Two or three lowercase words in one bracket, none a conjunction: "[mangled names]".

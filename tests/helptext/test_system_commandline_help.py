@@ -41,3 +41,23 @@ def test_system_commandline_s_description_required_marks_and_enum_cases_are_read
     assert schema.input_schema["properties"]["the_root_option_enum_arg"]["enum"] == list(enum)
     assert {"the_root_option_no_arg", "the_root_option_no_default_arg",
             "the_root_option_required_enum_arg"} <= set(schema.input_schema["required"])
+
+
+def test_system_commandline_s_operands_nested_in_brackets_and_its_enum_operand() -> None:
+    # new Argument<string>("the-root-arg-no-description-no-default") (required); Arguments with a
+    # DefaultValueFactory (optional); new Argument<FileAccess>("the-root-arg-enum-default") with
+    # DefaultValueFactory = FileAccess.Read. The usage nests them, "[<b> <c> [<d> [<e>]]]", and lists
+    # the enum operand by its cases, "<Read|ReadWrite|Write>": all were required, the last named by
+    # its cases. ("the-root-arg-no-default" has no default but stands in the optional group the
+    # usage prints: the usage is what is read.)
+    desc = describe_help(HELP)
+    got = {p.name: (p.required, p.default, p.choices) for p in desc.positionals}
+    assert got["the-root-arg-no-description-no-default"] == (True, None, ())
+    assert got["the-root-arg-no-description-default"][:2] == (False, "the-root-arg-no-description-default-value")
+    assert got["the-root-arg"][:2] == (False, "the-root-arg-one-value")
+    assert got["the-root-arg-enum-default"] == (False, "Read", ("Read", "ReadWrite", "Write"))
+    schema = build_tool_schema(desc)
+    assert schema.to_argv({"the_root_arg_no_description_no_default": "a", "the_root_arg_no_description_default": "b",
+                           "the_root_arg_no_default": "c", "the_root_arg": "d", "the_root_arg_enum_default": "Write",
+                           "the_root_option_no_arg": True, "the_root_option_no_default_arg": "x",
+                           "the_root_option_required_enum_arg": "Read"})[-5:] == ["a", "b", "c", "d", "Write"]
