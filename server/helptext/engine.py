@@ -617,6 +617,13 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if at_once is not None:
         raw = at_once.group(1) or at_once.group(2) or at_once.group(3)  # the value itself, typed and named as one
     choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
+    if raw and not choices and (unbracketed := _BARE_CHOICES.fullmatch(raw)) is not None:
+        # valgrind's "--leak-check=no|summary|full", popt's "--mode=fit|fill|crop", systemd's
+        # "--json=pretty|short|off": the values, unbracketed; not kinds of value (setpriv's
+        # "uid|user", readelf's "number|name") or a range ("0-60|force|poke")
+        words = unbracketed.group(0).split("|")
+        if not any(word in _KIND_WORDS or _RANGE.fullmatch(word) for word in words):
+            choices = tuple(words)
     if raw and not choices and (angled := value_choices(raw, angle=True)) \
             and (notes.default in angled and notes.default.lower() not in _UNSET_DEFAULTS
                  or all(_ENUM_CASE.fullmatch(case) for case in angled)):
@@ -648,6 +655,9 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             if kind == "path" and inside_a_document(head.longs[0], join_description(description_lines)):
                 kind = "string"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
+    if default is None and choices and (last := _LAST_BRACKETED.search(join_description(description_lines))) \
+            and last.group(1) in choices:
+        default = last.group(1)  # valgrind: "--leak-check=no|summary|full  search for memory leaks at exit?  [summary]"
     if rules.default_as_value_name and head.equals and raw and default is None and not _VALUE_NAME.fullmatch(raw):
         # kingpin writes a flag's default where its value's name would be: "--retries=3",
         # '--server="127.0.0.1"', "--color=auto" (a name is in capitals: "--image=IMAGE").
@@ -707,6 +717,15 @@ def _value_apart(head: str, shorts: list[str]) -> bool:
 
 
 _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
+# Values written bare between bars, in lower case: "yes|no", "pretty|short|off".
+_BARE_CHOICES = compiled(r"[a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+")
+# Words that name a kind of value rather than being one.
+_KIND_WORDS = frozenset({"number", "name", "uid", "gid", "user", "username", "group", "groupname", "id", "path",
+                         "file", "dir", "directory", "host", "hostname", "ip", "port", "level", "ident", "string",
+                         "int", "integer", "size", "count", "index", "pid", "url", "address", "addr", "value"})
+_RANGE = compiled(r"\d+-\d+")
+# A description ending in one of the option's choices in brackets: its default.
+_LAST_BRACKETED = compiled(r"\[([\w.+-]+)\]\s*$")
 # An enum case as .NET names one: "Read", "ReadWrite" (not "FILE", nor "file").
 _ENUM_CASE = compiled(r"(?:[A-Z][a-z0-9]+)+")
 # A dash between an option and what it does (LLVM's "--adce   - Aggressive Dead Code Elimination",

@@ -783,3 +783,22 @@ def test_a_choice_written_in_parentheses_is_an_enum(tmp_path: Path) -> None:
     run = subprocess.run([path, *argv, "answer.c"], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0, (argv, run.stderr)
     assert json.loads(run.stdout.splitlines()[0])["name"] == "answer"
+
+
+def test_values_written_bare_between_bars_are_choices() -> None:
+    """valgrind writes "--leak-check=no|summary|full  search for memory leaks at exit?  [summary]"
+    (so do popt's helps, systemd's "--json=pretty|short|off", setterm's "on|off"): a plain string,
+    its default unread. Lower-case values between bars are its choices, and the last bracketed one
+    of them its default; kinds of value ("uid|user", "number|name") and ranges ("0-60|force")
+    stay names. The truth is valgrind, where it is here: the argv built for leak_check "full"
+    runs /bin/true under it, and checks for leaks."""
+    setpriv = describe_help(b"Usage: setpriv [options] <program> [<argument>...]\n\n"
+                            b"  --ruid=uid|user          set real uid\n  --blank=0-60|force|poke  blank\n")
+    assert [o.choices for o in setpriv.options] == [(), ()]
+    path, text = _installed_help("valgrind", "--leak-check=no|summary|full", "no valgrind here")
+    schema = build_tool_schema(describe_help(text.encode()))
+    leak_check = schema.input_schema["properties"]["leak_check"]
+    assert (leak_check["enum"], leak_check["default"]) == (["no", "summary", "full"], "summary")
+    argv = schema.to_argv({"leak_check": "full", "error_exitcode": 3})
+    run = subprocess.run([path, *argv, "/bin/true"], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "HEAP SUMMARY" in run.stderr, (argv, run.stderr[-500:])
