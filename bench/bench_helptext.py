@@ -75,6 +75,7 @@ HOSTILE_ELSEWHERE = (
     (b"Usage: prog ", b"<a ", _OPTIONS), (b"Usage: prog ", b"[-a] ", _OPTIONS), (b"Usage: prog ", b"FILE ", _OPTIONS),
     (_LIST + b"--x ", b"<a> ", b"  desc\n"), (_LIST, b"-a, ", b"--x  desc\n"), (_LIST + b"--x", b"[", b"  desc\n"),
     (_LIST + b"-a  ", b"says  -b ", b"\n"),  # a row of two options' columns, again and again
+    (b"Usage: prog [options]\n", b"\n    ", _OPTIONS),  # indented empty lines (each dialect's marks)
 )
 
 

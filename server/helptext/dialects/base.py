@@ -59,6 +59,11 @@ def entry_line(head: str, text: str, notes: list[str]) -> str:
 
 
 def mark(pattern: str, weight: float, flags: int = re.MULTILINE) -> tuple[re.Pattern[str], float]:
+    # A line's indent is spaces or tabs: "^\s+" would also run across empty lines, from every line
+    # of a run of them to its end (thousands of indented empty lines: seconds, searched again for
+    # every dialect's marks).
+    if pattern.startswith(r"^\s"):
+        pattern = r"^[ \t]" + pattern[3:]
     return compiled(pattern, flags), weight
 
 
