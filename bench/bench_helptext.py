@@ -76,6 +76,9 @@ HOSTILE_ELSEWHERE = (
     (_LIST + b"--x ", b"<a> ", b"  desc\n"), (_LIST, b"-a, ", b"--x  desc\n"), (_LIST + b"--x", b"[", b"  desc\n"),
     (_LIST + b"-a  ", b"says  -b ", b"\n"),  # a row of two options' columns, again and again
     (b"Usage: prog [options]\n", b"\n    ", _OPTIONS),  # indented empty lines (each dialect's marks)
+    (b"Usage: prog [options]\n\n", b"-", _OPTIONS),  # a line of dashes (click's mark)
+    (b"Usage: prog [options]\n\n", b"*", b" title *\n" + _OPTIONS),  # stars framing a title, or not
+    (b"usage: prog [-h] a [a ...]\n\npositional arguments:", b"\n  a  b", b"\n"),  # one name listed again
 )
 
 
@@ -84,8 +87,8 @@ WHOLE_HELPS = ("argparse/add-trailing-comma", "urfave/gourf", "generic/digraph")
 
 
 def hostile_growth() -> list[tuple[str, float, float]]:
-    """For each kind, the time to describe a help repeating it to 20 KB and to 80 KB: in one
-    option's description (``HOSTILE``) or elsewhere (``HOSTILE_ELSEWHERE``)."""
+    """For each kind, the time to describe a help repeating it to 20 KB and to 80 KB, and build its
+    schema: in one option's description (``HOSTILE``) or elsewhere (``HOSTILE_ELSEWHERE``)."""
     kinds = [(snippet.decode(), _LIST + b"--kind <kind>   ", snippet, b"\n") for snippet in HOSTILE]
     kinds += [(f"{before.decode().split()[-1]} {part.decode()}", before, part, after)
               for before, part, after in HOSTILE_ELSEWHERE]
@@ -94,7 +97,7 @@ def hostile_growth() -> list[tuple[str, float, float]]:
     rows = []
     for label, before, part, after in kinds:
         texts = [before + part * (size // len(part)) + after for size in (20_000, 80_000)]
-        small, large = (timed(lambda text=text: describe_help(text), 3) for text in texts)
+        small, large = (timed(lambda text=text: build_tool_schema(describe_help(text)), 3) for text in texts)
         rows.append((label, small, large))
     return rows
 

@@ -61,6 +61,7 @@ _AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
 _FRAMED = compiled(r"^([*=#~-]{2,})\s*(.*?)\s*\1$")
+_FRAMED_AT_MOST = 300
 # A help option's names: what it shows as a value (argh's "--help, help") says nothing of the others.
 _HELP_NAMES = frozenset({"--help", "-h", "-help", "-?"})
 # swift-argument-parser's (and LLVM's) "OVERVIEW: Print the sum of the values.": a label, not the about's.
@@ -919,7 +920,9 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
         if i in listings and not kept:
             put_off.append(paragraph)
             continue
-        if (framed := _FRAMED.match(paragraph)) is not None:
+        # A frame is a title's ("*** Zstandard CLI ... ***"): tried on a long paragraph of stars,
+        # every length of its first run would be tried against every end (8,000 "*": 27 s)
+        if len(paragraph) <= _FRAMED_AT_MOST and (framed := _FRAMED.match(paragraph)) is not None:
             paragraph = framed.group(2)
         paragraph = _OVERVIEW.sub("", paragraph, count=1)
         if i == 0 or version is None:

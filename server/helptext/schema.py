@@ -280,13 +280,17 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     required: list[str] = []
     params: list[Param] = []
     used: set[str] = set(RESERVED)
+    # The next number to try after each base taken: a help listing one name many times numbers
+    # them in one pass, not by counting up from 2 for each (18,743 "a": 29 s).
+    next_number: dict[str, int] = {}
     go = desc.dialect == "goflag"
 
     def claim(base: str, suffix: str) -> str:
         name = base if base not in used else f"{base}_{suffix}"
-        n = 2
+        n = next_number.get(base, 2)
         while name in used:
             name, n = f"{base}_{n}", n + 1
+        next_number[base] = n
         used.add(name)
         return name
 
