@@ -617,21 +617,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
     if at_once is not None:
         raw = at_once.group(1) or at_once.group(2) or at_once.group(3)  # the value itself, typed and named as one
-    choices = value_choices(raw, angle=rules.angle_choices) if raw else ()
-    if raw and not choices and (unbracketed := _BARE_CHOICES.fullmatch(raw)) is not None:
-        # valgrind's "--leak-check=no|summary|full", popt's "--mode=fit|fill|crop", systemd's
-        # "--json=pretty|short|off": the values, unbracketed; not kinds of value (setpriv's
-        # "uid|user", readelf's "number|name") or a range ("0-60|force|poke")
-        words = unbracketed.group(0).split("|")
-        if not any(word in _KIND_WORDS or _RANGE.fullmatch(word) for word in words):
-            choices = tuple(words)
-    if raw and not choices and (angled := value_choices(raw, angle=True)) \
-            and (notes.default in angled and notes.default.lower() not in _UNSET_DEFAULTS
-                 or all(_ENUM_CASE.fullmatch(case) for case in angled)):
-        # System.CommandLine writes an enum's cases as the value: "<Read|ReadWrite|Write>"; a
-        # value named as kinds ("<file|dir>", "<HOST|IP>", commander's "<boolean|null>" whose
-        # default is null) is no choice, unless its default is one.
-        choices = angled
+    choices = (value_choices(raw, angle=rules.angle_choices) or _unmarked_choices(raw, notes.default)) if raw else ()
     value_name = None
     if raw:
         value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
@@ -700,6 +686,24 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         and (not head.equals if head.longs else _value_apart(entry.head, head.shorts)),
         values_per_flag=_values_per_flag(raw, rules) if takes_value and at_once is None else 1,
     )
+
+
+def _unmarked_choices(raw: str, default: str | None) -> tuple[str, ...]:
+    """Choices a value shows without a framework's brackets for them: values bare between bars
+    (valgrind's "--leak-check=no|summary|full", popt's "--mode=fit|fill|crop", systemd's
+    "--json=pretty|short|off"), not kinds of value (setpriv's "uid|user", readelf's "number|name")
+    or a range ("0-60|force|poke"); and an enum's cases as System.CommandLine writes them,
+    "<Read|ReadWrite|Write>" (a value named as kinds, "<file|dir>", "<HOST|IP>", commander's
+    "<boolean|null>" whose default is null, is no choice unless its default is one)."""
+    if (unbracketed := _BARE_CHOICES.fullmatch(raw)) is not None:
+        words = unbracketed.group(0).split("|")
+        if not any(word in _KIND_WORDS or _RANGE.fullmatch(word) for word in words):
+            return tuple(words)
+    angled = value_choices(raw, angle=True)
+    if angled and (default in angled and default.lower() not in _UNSET_DEFAULTS
+                   or all(_ENUM_CASE.fullmatch(case) for case in angled)):
+        return angled
+    return ()
 
 
 def _one_dash_name(head: Head) -> str | None:
