@@ -68,6 +68,7 @@ HOSTILE = (b"(default: a", b"[default: a", b"[possible values: a", b"(choices: a
            b"a.....", b'"x" ')
 _OPTIONS = b"\n\nOptions:\n  -v  verbose\n"
 _LIST = b"Usage: prog [options]\n\nOptions:\n  "
+_KINGPIN = b"usage: prog [<flags>]\n\nFlags:\n  --help  Show context-sensitive help (also try --help-long).\n  "
 # Elsewhere than in a description: in the usage line, in an option's names and value (what comes
 # before the repeated part, the part, what comes after).
 HOSTILE_ELSEWHERE = (
@@ -79,6 +80,19 @@ HOSTILE_ELSEWHERE = (
     (b"Usage: prog [options]\n\n", b"-", _OPTIONS),  # a line of dashes (click's mark)
     (b"Usage: prog [options]\n\n", b"*", b" title *\n" + _OPTIONS),  # stars framing a title, or not
     (b"usage: prog [-h] a [a ...]\n\npositional arguments:", b"\n  a  b", b"\n"),  # one name listed again
+    (b"A tool.\n", b"\n\t", _OPTIONS),  # lines of a tab before any usage (the test that a text is help)
+    (_LIST + b"-e <t>,", b" ", b"--extract <t>  desc\n"),  # a gap after a comma (the head's end; CMake's mark)
+    (b"", b"\n  <f>...\n  <f{a,{a,>...", b"Usage: x [OPTIONS] <N>\n" + _OPTIONS),  # operands, a long text
+    (_KINGPIN + b"--tag", b"=", b"  desc\n"),  # a word of "=" (kingpin's repeated flags)
+    (b"Usage: prog [options]\n\n", b"<", _OPTIONS),  # a paragraph of "<" (an author's address)
+    (_LIST + b"--x", b"=--x", b"  desc\n"),  # a head of "=--x" (kubectl's default in the head)
+    # tabs inside a list of choices and a value's brackets (each note's separators and brackets)
+    (_LIST + b"--kind <k>   one of: a,", b"\t", b"b\n"), (_LIST + b"--kind <k>   (choices: a", b"\t", b"b)\n"),
+    (_LIST + b"--kind <k>   [possible values: a", b"\t", b"b]\n"), (_LIST + b"--kind <k", b"\t", b"[x ...]>  desc\n"),
+    # long runs of spaces after a note's or a list's opening words, a panel's corner, a convention word
+    (_LIST + b"--kind <k>   Kind. One of", b" ", b"x\n"), (_LIST + b"--kind <k>   Kind [default:", b" ", b"x\n"),
+    ("Usage: prog [OPTIONS]\n\n╭─".encode(), b" ", b"x\n" + _OPTIONS),
+    (b"Usage: prog [options]\n\nText tools. Keywords:", b" ,", b"x\n" + _OPTIONS),
 )
 
 
@@ -90,7 +104,7 @@ def hostile_growth() -> list[tuple[str, float, float]]:
     """For each kind, the time to describe a help repeating it to 20 KB and to 80 KB, and build its
     schema: in one option's description (``HOSTILE``) or elsewhere (``HOSTILE_ELSEWHERE``)."""
     kinds = [(snippet.decode(), _LIST + b"--kind <kind>   ", snippet, b"\n") for snippet in HOSTILE]
-    kinds += [(f"{before.decode().split()[-1]} {part.decode()}", before, part, after)
+    kinds += [(f"{(before.decode().split() or [''])[-1]} {part.decode()}", before, part, after)
               for before, part, after in HOSTILE_ELSEWHERE]
     # whole helps again and again: many usage lines, sections and entries at once
     kinds += [(f"{name} whole", b"", (CORPUS / name / "long.txt").read_bytes(), b"") for name in WHOLE_HELPS]

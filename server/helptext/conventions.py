@@ -18,8 +18,11 @@ _EXECUTION = compiled(r"^[ \t]*execution[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECAS
 # clap joins the lines of a doc comment, so the convention lines may arrive inside one line of
 # prose: "Text tools. Keywords: text, grep PermissionLevel: read". Mid-line, only the exact
 # spellings count; a keyword list then ends at the next convention word or sentence end.
+# The value is read a word at a time (spaces, then a character that is not one): the end of it
+# is then looked for after each word, not at each space of a long run of them (quadratic).
 _JOINED = compiled(r"(?<=\S)[ \t]+(Keywords|PermissionLevel|Execution):[ \t]*"
-                     r"(.*?)(?=[ \t]+(?:Keywords|PermissionLevel|Execution):|[ \t]*$)", re.MULTILINE)
+                     r"((?:[ \t]*[^ \t\n])*?)(?=[ \t]+(?:Keywords|PermissionLevel|Execution):|[ \t]*$)",
+                     re.MULTILINE)
 _TIERS = compiled(r"(?i)^(read|write|exec|execute|admin)\b\.?")
 
 

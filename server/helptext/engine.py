@@ -57,7 +57,7 @@ class Rules(NamedTuple):
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
 _VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?(?: \([\w .+-]+\))?)(?:\s+(?:version\s+)?v?|/v?)"
                          r"(\d+(?:\.\d+)+[\w.+~-]*)\b")
-_AUTHOR = compiled(r"<[^>\s]+@[^>\s]+>|^(?:written by|authors?:|copyright|\(c\))|\bcopyright (?:\(c\)|©)"
+_AUTHOR = compiled(r"<[^<>\s]+@[^<>\s]+>|^(?:written by|authors?:|copyright|\(c\))|\bcopyright (?:\(c\)|©)"
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
 _FRAMED = compiled(r"^([*=#~-]{2,})\s*(.*?)\s*\1$")
@@ -230,7 +230,8 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     # The first paragraph too: cobra's usual one-paragraph Long ("Create a widget called NAME.
     # NAME is the widget's name.") is read as what the command is about.
     prose_text = " ".join(text for text in (about, description) if text)
-    positionals = [_described_in_prose(pos, prose_text) for pos in positionals]
+    sentences = _sentences_by_subject(prose_text)
+    positionals = [_described_in_prose(pos, sentences) for pos in positionals]
     if (rules_of := _grammar_choices(text)):
         positionals = [pos._replace(choices=rules_of[pos.name], type="enum")
                        if not pos.choices and pos.name in rules_of else pos for pos in positionals]
@@ -540,15 +541,37 @@ def _absorb_long_column(entry: HelpEntry) -> HelpEntry:
 
 def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     entry = _absorb_columns(entry) if rules.columns else _absorb_long_column(entry)
-    templated = _DEFAULT_IN_HEAD.fullmatch(entry.head.strip())
+    templated = _default_in_head(entry.head.strip())
     if templated is not None:
-        return _option_with_default_in_head(entry, rules, templated.group(1), templated.group(2))
+        return _option_with_default_in_head(entry, rules, *templated)
     return _option_read(entry, rules)
 
 
-# kubectl's help: "-A, --all-namespaces=false:" then the description on the next line, tab
-# indented; the value after "=" is the default, and its form says the kind.
-_DEFAULT_IN_HEAD = compiled(r"(.*--[\w-]+)=(\S*):")
+def _default_in_head(head: str) -> tuple[str, str] | None:
+    r"""kubectl's help: "-A, --all-namespaces=false:" then the description on the next line, tab
+    indented; the value after "=" is the default, and its form says the kind. The head up to
+    the last "=" that follows a long name in the head's last word, and the value after it up to
+    the final ":", as ``(.*--[\w-]+)=(\S*):`` would match it whole; read once from the right,
+    where the pattern tried each "=" of a long last word against the word's end again."""
+    if not head.endswith(":") or "\n" in head:
+        return None
+    word_start = len(head) - 1
+    while word_start > 0 and not head[word_start - 1].isspace():
+        word_start -= 1
+    name_end = len(head) - 1  # the "=" sought is before this
+    while (equals := head.rfind("=", word_start, name_end)) >= 0:
+        name_start = equals
+        while name_start > 0 and _is_name_character(head[name_start - 1]):
+            name_start -= 1
+        # "--" and at least one character of the name after it
+        if equals - name_start >= 3 and "--" in head[name_start:equals - 1]:
+            return head[:equals], head[equals + 1:-1]
+        name_end = name_start
+    return None
+
+
+def _is_name_character(ch: str) -> bool:
+    return ch.isalnum() or ch in "_-"
 
 
 _ONE_NAME = compiled(r"-[A-Za-z0-9]|--[a-z][\w-]+")
@@ -1113,18 +1136,43 @@ _VALUE_WORD = r"(?:<[^<>]+>|[A-Z][A-Z0-9_-]*)"
 _REPEATED_VALUE_COLUMN = compiled(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
 
 
-def _described_in_prose(pos: PositionalSpec, prose: str) -> PositionalSpec:
+# A sentence that says what a word in capitals is: "PATH is a sequence of object keys ...",
+# at the text's start or after a sentence's or a clause's end. Looked ahead for, so that
+# every start is tried, as a search for one name would try it.
+_SUBJECT_SAYS = compiled(r"(?:^|(?<=[.!?:]\s))(?=((\S+)\s+(?:is|are|must|may|can|names?|gives?)\s))")
+_SENTENCE_END = compiled(r"[.!?](?=\s|$)")
+
+
+def _sentences_by_subject(prose: str) -> dict[str, str]:
+    """Each word that opens a sentence saying what it is, with the first such sentence (to its
+    end: a ".", "!" or "?" before a space or the text's end). Read once for all positionals,
+    each sentence's end found once however many subjects it holds: a search per positional
+    was a pass over the text for each, quadratic in a help naming thousands of them."""
+    sentences: dict[str, str] = {}
+    found_from = found_end = -1  # the last end found, and where its search began
+    for subject in _SUBJECT_SAYS.finditer(prose):
+        word, said_from = subject.group(2), subject.end(1)
+        if word in sentences:
+            continue
+        if not found_from <= said_from <= found_end:
+            end = _SENTENCE_END.search(prose, said_from)
+            if end is None:
+                break  # no sentence ends after this one's subject, so none after a later one's
+            found_from, found_end = said_from, end.start()
+        sentences[word] = prose[subject.start():found_end + 1]
+    return sentences
+
+
+def _described_in_prose(pos: PositionalSpec, sentences: dict[str, str]) -> PositionalSpec:
     """A positional that no list describes, described by a sentence of the command's text that
     begins with its name in capitals ("PATH is a sequence of object keys ...": cobra lists no
     positionals, so the text is where their meaning is). A PATH, a path by its name alone, is a
     plain string when that sentence speaks of no file or folder."""
-    if pos.description or not prose or not re.fullmatch(r"[A-Za-z][\w-]*", pos.name):
+    if pos.description or not re.fullmatch(r"[A-Za-z][\w-]*", pos.name):
         return pos
-    found = re.search(rf"(?:^|(?<=[.!?:]\s))({re.escape(pos.name.upper())}\s+(?:is|are|must|may|can|names?|gives?)"
-                      r"\s(?:[^.!?]|[.!?](?!\s|$))*[.!?])(?=\s|$)", prose)
-    if found is None:
+    sentence = sentences.get(pos.name.upper())
+    if sentence is None:
         return pos
-    sentence = found.group(1)
     kind = pos.type
     if kind == "path" and pos.name.lower() in AMBIGUOUS_PATH_NAMES and not speaks_of_files(sentence.split(None, 1)[1]):
         kind = "string"

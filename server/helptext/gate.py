@@ -15,12 +15,14 @@ from .kept import compiled
 from .model import HelpDescription
 from .translations import USAGE_WORDS, alternation
 
+# A line's indent is read as "[^\S\n]*", not "\s*", which would run on across empty lines,
+# from each of them to the end of their run: quadratic in a help with thousands of them.
 _STRUCTURE = compiled(
     rf"^\s{{0,4}}(?:{alternation(USAGE_WORDS)})(?: of \S+)?\s*[:：]"
-    r"|^\s*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
+    r"|^[^\S\n]*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
     r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands|synopsis)"
     r"\s*:?\s*$"
-    r"|^\s*[╭┌]─ (?:Options|Arguments|Commands)",
+    r"|^[^\S\n]*[╭┌]─ (?:Options|Arguments|Commands)",
     re.IGNORECASE | re.MULTILINE,
 )
 _ERROR_LINE = compiled(r"^(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE | re.MULTILINE)

@@ -13,36 +13,38 @@ from .kept import compiled
 from .records import NamedTuple
 
 _DEFAULT = (
-    compiled(r"\[default(?:s)?\s*:\s*([^\[\]]*)\]", re.IGNORECASE),
-    compiled(r"\(default(?:s)?\s*:\s*((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE),
+    compiled(r"\[default(?:s)?\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
+    compiled(r"\(default(?:s)?\s*:\s*+((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE),
     compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)"),
     compiled(r"\[default (\"[^\"]*\"|[^\[\]]*)\]"),
-    compiled(r"\(choices:[^()]*?,\s*default:\s*(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
-    compiled(r"\(values:[^()]*?;\s*default:\s*([^()]*)\)"),  # swift-argument-parser's, after a semicolon
+    compiled(r"\(choices:[^()]*?,\s*default:\s*+(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
+    compiled(r"\(values:[^()]*?;\s*default:\s*+([^()]*)\)"),  # swift-argument-parser's, after a semicolon
 )
 _CHOICES = (
-    compiled(r"\[possible values\s*:\s*([^\[\]]*)\]", re.IGNORECASE),
-    compiled(r"\[choices\s*:\s*([^\[\]]*)\]", re.IGNORECASE),
-    compiled(r"\(choices\s*:\s*([^()]*)\)", re.IGNORECASE),
-    compiled(r"\{choices\s*:\s*([^{}]*)\}", re.IGNORECASE),
+    compiled(r"\[possible values\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
+    compiled(r"\[choices\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
+    compiled(r"\(choices\s*:\s*+([^()]*)\)", re.IGNORECASE),
+    compiled(r"\{choices\s*:\s*+([^{}]*)\}", re.IGNORECASE),
     # swift-argument-parser: "(values: mean, median, mode; default: mean)"
-    compiled(r"\(values\s*:\s*([^();]*)[);]"),
+    compiled(r"\(values\s*:\s*+([^();]*)[);]"),
 )
 # Every note's inside above stops at the next opening bracket of its kind, so that one search
 # over a description is linear: a help repeating "(default: " with no ")" was read in a time
-# quadratic in its length (80 KB in 21 s, the interpreter held all along).
+# quadratic in its length (80 KB in 21 s, the interpreter held all along). The spaces after a
+# note's colon are taken whole ("\s*+"): its inside takes spaces too, and a note never closed
+# would otherwise share out a long run of them between the two in every way (quadratic).
 # Choices written in prose. An item is quoted, or one plain word; items are separated by
 # commas, "or" or "|"; the list may sit in brackets. Lists of examples are not choices.
 _ITEM = r"(?:\"[^\"\s]{1,40}\"|'[^'\s]{1,40}'|`[^`\s]{1,40}`|\*?[\w][\w.+/-]*\*?)"
 _SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+|\s*\|\s*|(?<=[\"'`])/(?=[\"'`]))"
-_LIST = rf"[\(\[\{{]?\s*{_ITEM}(?:{_SEP}{_ITEM})+\s*[\)\]\}}]?"
+_LIST = rf"[\(\[\{{]?\s*+{_ITEM}(?:{_SEP}{_ITEM})+\s*[\)\]\}}]?"
 # After "one of" an item may carry a short note: "L (7%), M (15%, default), or H (30%)".
 _NOTE = r"(?:\s+\([^()]{1,30}\))?"
 _NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
     compiled(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
-               rf"accepted) values(?: are)?)\s*:?\s*({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
+               rf"accepted) values(?: are)?)\s*+:?\s*+({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
     # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
     compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
                rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),
@@ -188,9 +190,13 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
                     or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(after):
                 continue
             raw = found.group(1).strip()
-            raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
+            # Each "(...)" with the space before it; tried from a run of spaces' start only (a match
+            # ends at ")", so no other start can be first), not from each space of it: quadratic.
+            raw = re.sub(r"(?<!\s)\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
             raw = raw.strip("()[]{}").strip()
-            items = [unquote(i.strip()) for i in re.split(_SEP, raw) if i.strip()]
+            # Runs of spaces as one: the separators' leading "\s*" would try each space of a long
+            # run against its end (quadratic), and a choice is a word or two, not a layout.
+            items = [unquote(i.strip()) for i in re.split(_SEP, " ".join(raw.split())) if i.strip()]
             items = [i.rstrip(".") if i.strip(".") else i for i in items]  # "yaml." ends a sentence; "..." stays
             starred = next((i.strip("*") for i in items if len(i) > 2 and i[0] == i[-1] == "*"), None)
             items = [i.strip("*") for i in items]
@@ -238,7 +244,9 @@ def unquote(text: str) -> str:
 
 
 def split_choices(text: str) -> tuple[str, ...]:
-    parts = re.split(r"\s*[,|]\s*", text.strip())
+    # Split at the bars and commas, then trimmed: the same parts as splitting at "\s*[,|]\s*",
+    # which tried each space of a long run against its end (quadratic).
+    parts = [part.strip() for part in re.split(r"[,|]", text.strip())]
     return tuple(unquote(p) for p in parts if unquote(p))
 
 
@@ -246,7 +254,10 @@ def strip_brackets(value: str) -> str:
     value = value.strip()
     if re.fullmatch(r"(?:<[^<>]+>\s*)+\.{0,3}", value) and value.count("<") > 1:  # "<VAR> <MIN> <MAX>"
         return " ".join(re.findall(r"<([^<>]+)>", value))
-    value = re.sub(r"\s*\[[^\[\]]*\.\.\.\]$", "", value)  # argparse "FOO [FOO ...]" (linear: no "[" inside)
+    # argparse's "FOO [FOO ...]": the last bracket, read from the right (a pattern tried each
+    # space before it against the end again, quadratic in a run of spaces)
+    if value.endswith("...]") and (opening := value.rfind("[")) >= 0 and "]" not in value[opening:-1]:
+        value = value[:opening].rstrip()
     value = value.rstrip(".").strip()
     while len(value) >= 2 and value[0] + value[-1] in ("<>", "[]", "()"):
         value = value[1:-1].strip().rstrip(".")

@@ -36,7 +36,8 @@ class Cmake(Dialect):
     name = "cmake"
     marks = (
         mark(r"^Usage\n\n  (?:cmake|ctest|cpack|ccmake) ", 2.0),
-        mark(r"^  -\S[^\n]*? *= \S(?:[^\n]*\n){1,3}  -\S[^\n]*? *= \S", 3.0),
+        # The first "= " of a line is enough (atomic): trying each of them again would be quadratic.
+        mark(r"^  -\S(?>[^\n]*?= \S)(?:[^\n]*\n){1,3}  -\S[^\n]*?= \S", 3.0),
         mark(r"^ {31}= \S", 2.0),
         mark(r"^  -h,-H,--help,-help,-usage,/\? *= ", 2.0),
     )

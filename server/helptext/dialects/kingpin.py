@@ -12,7 +12,9 @@ from .base import Dialect, mark
 
 _COMMANDS = compiled(r"^Commands:\n(.*?)(?=\n\S[^\n]*:\n|\Z)", re.MULTILINE | re.DOTALL)
 _AT_MARGIN = compiled(r"^(?=[a-z][\w-]*(?: |$))", re.MULTILINE)
-_REPEATS = compiled(r"(=\S+) \.\.\.(?= |$)", re.MULTILINE)  # "--tag=TAG ...": the flag repeats
+# "--tag=TAG ...": the flag repeats. Read from the start of the word (its first "=" is the only
+# one a match can start at), not tried from every "=" of it: quadratic in a word of them.
+_REPEATS = compiled(r"(?<!\S)([^\s=]*)(=\S+) \.\.\.(?= |$)", re.MULTILINE)
 
 
 class Kingpin(Dialect):
@@ -26,4 +28,4 @@ class Kingpin(Dialect):
         # The commands, at the margin, indented as every other list is, so that their descriptions
         # (indented four) are read as theirs.
         text = _COMMANDS.sub(lambda found: "Commands:\n" + _AT_MARGIN.sub("  ", found.group(1)), text)
-        return parse_text(_REPEATS.sub(r"\1...", text), self.rules, self.name)
+        return parse_text(_REPEATS.sub(r"\1\2...", text), self.rules, self.name)
