@@ -602,7 +602,9 @@ def _option_with_default_in_head(entry: HelpEntry, rules: Rules, head: str, defa
 # Words after an option's names and value, one space apart, that make a description rather than
 # more value: at least this many, three of them in a run.
 _PROSE_WORDS = 3
-_THREE_WORDS = compiled(r"[A-Za-z][\w'-]*[.,;:]? [A-Za-z][\w'-]* [A-Za-z][\w'-]*")
+# Tried from a word's start only, its first letter found once (atomic): tried from each letter of
+# a long word, each ran on to the word's end again (quadratic). The same words are found.
+_THREE_WORDS = compiled(r"(?<![\w'-])(?>[\w'-]*?[A-Za-z])[\w'-]*+[.,;:]? [A-Za-z][\w'-]*+ [A-Za-z]")
 
 
 def _reads_as_prose(head: str, rest: str) -> bool:
@@ -612,7 +614,7 @@ def _reads_as_prose(head: str, rest: str) -> bool:
     words = rest.split()
     if len(words) < _PROSE_WORDS or any(word.startswith("-") for word in words):
         return False
-    return _THREE_WORDS.search(head, max(0, head.find(words[0]))) is not None
+    return _THREE_WORDS.search(head[max(0, head.find(words[0])):]) is not None
 
 
 def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
