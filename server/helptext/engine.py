@@ -102,7 +102,9 @@ _GRAMMAR_CHOICES = compiled(r"^[ \t]*(?:where\s+)?([A-Z][A-Z0-9_-]*)\s*:=\s*\{([
 # more not after a sentence's end (two spaces after a full stop is a typist's habit).
 _TABLE_LINE = compiled(r"\S.*?[^\s.!?]\s{2,}\S.*")
 _BARE_VERSION = compiled(r"v?(\d+(?:\.\d+)+[\w.+~-]*)\b")
-_VERSION_NOTE = compiled(r"\s*[\[(]version\s+v?(\d[\w.+~-]*)[\])]\s*$", re.IGNORECASE)
+# Tried from the start of a run of spaces only: a match from inside one is found from its start
+# (first) all the same, and trying each space of a long run against the end was quadratic.
+_VERSION_NOTE = compiled(r"(?<!\s)\s*[\[(]version\s+v?(\d[\w.+~-]*)[\])]\s*$", re.IGNORECASE)
 _COMMAND_NAME = compiled(r"[a-z][\w.-]*")
 _SYNOPSIS_WORD = compiled(r"<[^<>]+>|\[[^\[\]]+\]|\{[^{}]+\}|[A-Z][A-Z0-9_]*|\.\.\.")
 
