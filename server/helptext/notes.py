@@ -189,14 +189,12 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) or _OPEN_AFTER.match(after) \
                     or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(after):
                 continue
-            raw = found.group(1).strip()
-            # Each "(...)" with the space before it; tried from a run of spaces' start only (a match
-            # ends at ")", so no other start can be first), not from each space of it: quadratic.
-            raw = re.sub(r"(?<!\s)\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw
+            # Runs of spaces as one: the patterns below that start with "\s" would try each space of
+            # a long run against what follows it (quadratic), and a choice is a word or two, not a layout.
+            raw = " ".join(found.group(1).split())
+            raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw  # each item's note
             raw = raw.strip("()[]{}").strip()
-            # Runs of spaces as one: the separators' leading "\s*" would try each space of a long
-            # run against its end (quadratic), and a choice is a word or two, not a layout.
-            items = [unquote(i.strip()) for i in re.split(_SEP, " ".join(raw.split())) if i.strip()]
+            items = [unquote(i.strip()) for i in re.split(_SEP, raw) if i.strip()]
             items = [i.rstrip(".") if i.strip(".") else i for i in items]  # "yaml." ends a sentence; "..." stays
             starred = next((i.strip("*") for i in items if len(i) > 2 and i[0] == i[-1] == "*"), None)
             items = [i.strip("*") for i in items]
