@@ -967,7 +967,7 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
                 if not rest or _AUTHOR.search(rest) or _BUILD_NOTE.fullmatch(rest) or _DATED.match(rest):
                     continue
                 paragraph = rest
-        if _AUTHOR.search(paragraph) and len(paragraph) < 120:
+        if len(paragraph) < 120 and _AUTHOR.search(paragraph):  # a short line only: no search of long ones
             continue
         paragraph = _GNU_MANDATORY_NOTE.sub("", paragraph).strip()
         if not paragraph or _PROSE_NOISE.match(paragraph) or _OPTION_LIKE.match(paragraph):
