@@ -709,8 +709,12 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
         values_at_once=at_once is not None,
-        value_spaced=raw is not None and not head.value_optional
-        and (not head.equals if head.longs else _value_apart(entry.head, head.shorts)),
+        # An optional value written apart ("--label [<LABEL>]": clap's, argparse's nargs="?") is
+        # a word of its own too, which the flag given alone would take from what follows it;
+        # Boost's "--level [=arg(=1)]" is after "=".
+        value_spaced=raw is not None and (
+            not head.equals and not (head.value_optional and raw.lstrip("[").startswith("=")) if head.longs
+            else not head.value_optional and _value_apart(entry.head, head.shorts)),
         values_per_flag=_values_per_flag(raw, rules) if takes_value and at_once is None else 1,
     )
 

@@ -39,6 +39,8 @@ class Param(NamedTuple):
     required: bool = False
     # The flag may stand alone ("--color[=WHEN]"): an empty value gives it so.
     bare: bool = False
+    # Given alone, the flag would take the word after it for its value ("--label [<LABEL>]").
+    takes_next: bool = False
     # The program's own option on a subcommand's tool: before the subcommand path.
     leading: bool = False
     # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
@@ -78,8 +80,12 @@ class ToolSchema(NamedTuple):
         lists: list[str] = []
         leading: list[str] = []
         positionals: list[str] = []
+        # Those the usage writes after "--" (clap's last: "<PACKAGE> [-- <EXTRA>...]"): the
+        # program takes every word after "--" as theirs, so the others go before it.
+        after_dashes: list[str] = []
         missing_earlier: str | None = None
         open_list = False  # a "list" option's values end only at the next flag, or at "--"
+        alone: set[str] = set()  # flags given without the value they may take
         by_form = any(param.kind == "form" for param in self.params)
         in_form_order = self._form_order(arguments) if self.positional_forms else None
         for param in self.params:
@@ -100,7 +106,7 @@ class ToolSchema(NamedTuple):
                 if missing_earlier:
                     raise ValueError(f"{param.name!r} cannot be given without {missing_earlier!r}: "
                                      "positional arguments are passed in order.")
-                positionals.extend(_positional_words(param, value))
+                (after_dashes if param.after_dashes else positionals).extend(_positional_words(param, value))
                 continue
             if value is None:
                 if param.required:
@@ -109,17 +115,31 @@ class ToolSchema(NamedTuple):
             if param.leading:
                 leading.extend(_render_option(param, value))
                 continue
-            (lists if param.kind == "list" else argv).extend(_render_option(param, value))
+            words = _render_option(param, value)
+            (lists if param.kind == "list" else argv).extend(words)
             open_list = open_list or param.kind == "list"
+            if param.takes_next and param.flag is not None and words == [param.flag]:
+                alone.add(param.flag)
         argv += lists
+        # A flag given without its optional value ("--label", of "--label [<LABEL>]") would take
+        # the word after it for that value: a positional, unless "--" ends the options first.
+        open_list = open_list or (bool(argv) and argv[-1] in alone)
         if in_form_order is not None:
             for param in in_form_order:
-                positionals.extend(_positional_words(param, arguments[param.name]))
-        dashes_asked = any(p.after_dashes and arguments.get(p.name) not in (None, []) for p in self.params)
+                (after_dashes if param.after_dashes else positionals).extend(
+                    _positional_words(param, arguments[param.name]))
         # Not before a usage form's words: docopt takes "--" only where its usage writes it, and a
         # value starting with "-" in a form's place is read as that argument (it is no option there).
-        if positionals and not by_form and (open_list or dashes_asked or any(p.startswith("-") for p in positionals)):
+        hyphened = any(p.startswith("-") for p in positionals)
+        if positionals and not by_form and (open_list or hyphened):
+            if after_dashes and not hyphened:
+                # Only "--" ends a list option's values, and every word after it would be taken
+                # for the positionals the usage writes there: the others go before the options.
+                argv, positionals = [*positionals, *argv], []
             argv.append("--")
+            positionals += after_dashes  # one "--" serves both
+        elif after_dashes:
+            positionals += ["--", *after_dashes]
         if _OPTIONS_SLOT in positionals:  # the chosen form writes its options after its first word
             at = positionals.index(_OPTIONS_SLOT)
             positionals[at:at + 1], argv = argv, []
@@ -308,9 +328,11 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         if opt.required:
             required.append(name)
         attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
-            "spaced" if opt.value_spaced else "long" if opt.long else "short")
-        params.append(Param(name, kind, flag, off, attached, opt.required,
-                            bare=opt.value_optional and kind in ("value", "list"), leading=opt.before_command))
+            "spaced" if opt.value_spaced and (not opt.value_optional or desc.dialect in _OPTIONAL_VALUE_APART)
+            else "long" if opt.long else "short")
+        bare = opt.value_optional and kind in ("value", "list")
+        params.append(Param(name, kind, flag, off, attached, opt.required, bare=bare,
+                            takes_next=bare and opt.value_spaced, leading=opt.before_command))
     for opt in desc.options:
         if opt.exclusive_with and opt.key in named:
             _say_exclusive(properties[named[opt.key]], opt, named)
@@ -381,15 +403,19 @@ def _listed(names: list[str]) -> str:
 
 
 def _named_after_dashes(usage: str) -> set[str]:
-    """The positionals a usage line writes after a lone "--"."""
+    """The positionals a usage line writes after a lone "--", bracketed or not ("-- <ARGS>...",
+    clap's "[-- <ARGS>...]")."""
     named: set[str] = set()
     for line in usage.splitlines():
-        words = line.split()
+        words = [word.lstrip("[(") for word in line.split()]
         if "--" in words:
             named.update(positional_key(word) for word in words[words.index("--") + 1:])
     return named
 
 
+# Where a value that may be left out is given as a word of its own ("--help-command-list file"):
+# getopt takes one only after "=", clap, argparse and click either way, CMake only apart.
+_OPTIONAL_VALUE_APART = frozenset({"cmake"})
 # pflag's slice types split every value on commas ("--tag a,b" gives two tags).
 _COMMA_SPLIT = {"strings", "stringslice", "ints", "intslice", "uintslice", "floatslice", "boolslice",
                 "durationslice", "ipslice"}

@@ -261,8 +261,10 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 k += 1  # its value
             facts.option_values.setdefault(name, value)
             continue
-        # "{-c | -x}": a choice of options that must be made, as "(-c | -x)" (BSD manuals write it so)
-        if word.startswith(("[", "(")) or (word.startswith("{") and word[1:].lstrip().startswith("-")):
+        # "{-c | -x}": a choice of options that must be made, as "(-c | -x)" (BSD manuals write it
+        # so), and clap's required group "<--lib|--bin <NAME>>"
+        if word.startswith(("[", "(")) or (word.startswith("{") and word[1:].lstrip().startswith("-")) or \
+                (word.startswith("<-") and word.endswith(">") and "|" in word):
             leading = False
             inner = word[1:].rsplit(_CLOSING[word[0]], 1)[0].strip()
             if word[0] == "[" and (operands := _STDIN_OR.fullmatch(inner)) is not None:
@@ -279,7 +281,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # "[-e PATTERN | -f FILE]..." (or "] ...") repeats: each time either, so both at once.
                 elif (group := _exclusive_flags(inner)) is not None and not word.endswith("...") \
                         and not (k < len(words) and words[k].startswith("...")):
-                    required = word[0] in "({"
+                    required = word[0] in "({<"
                     facts.exclusive[group] = facts.exclusive.get(group, 0) + required
                 continue
             if inner == "..." and positionals:  # pytest: "[file_or_dir] [file_or_dir] [...]"
@@ -375,7 +377,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
     return flags, positionals, command
 
 
-_CLOSING = {"[": "]", "(": ")", "{": "}"}
+_CLOSING = {"[": "]", "(": ")", "{": "}", "<": ">"}
 
 
 def _shown_value(word: str) -> bool:

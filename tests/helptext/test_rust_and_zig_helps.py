@@ -6,6 +6,9 @@ rustc 1.63, argh 0.1.9 and gumdrop 0.8.1, and of ``truth_programs/zigclap/resize
 zig-clap 0.12.0), kept in ``framework_texts/`` (gumdrop's usage names the program as it was run,
 written ``./resize`` here). Their truth is their declarations, restated in each test; the argvs
 asserted are those the built programs parsed back to the call's values when the texts were kept.
+clap's helps are those of ``truth_programs/clap/rk.rs`` (``rk build --help``) and ``rk2.rs``
+(``--help``), built for wasm32-wasi with Debian's rustc 1.63 and clap 4.0.32 and called through
+toolbay's server: each program printed what it parsed.
 """
 
 from __future__ import annotations
@@ -93,3 +96,32 @@ def test_zig_clap_s_help_alone_gives_its_options_typed_and_its_operands() -> Non
                                             "tag": ["a", "b"], "str": ["x.png"]})
     assert argv == ["--output", "o.png", "--width", "3", "--verbose", "--retries", "2", "--tag", "a", "--tag", "b",
                     "x.png"]
+
+
+def test_clap_s_last_positional_goes_after_dashes_and_the_positionals_before_it_do_not() -> None:
+    # rk.rs: package: String; #[arg(last = true)] extra: Vec<String>, so the usage ends
+    # "<PACKAGE> [-- <EXTRA>...]". Every word after "--" is EXTRA's: "-- pkg -O2 x" (all of them
+    # after one "--") left PACKAGE missing, and "pkg plain" (no "--") was refused.
+    schema = build_tool_schema(describe_help((TEXTS / "clap-4.0.32-rk-build.txt").read_bytes()))
+    assert schema.to_argv({"package": "pkg", "extra": ["plain"], "bin": "m"}) == ["--bin", "m", "pkg", "--", "plain"]
+    # --size <W> <H> (num_args = 2) goes last and takes words up to the next flag or "--": the
+    # package goes before the options, where no option's values can take it.
+    argv = schema.to_argv({"package": "pkg", "extra": ["-O2", "x"], "lib": True, "size": [3, 4]})
+    assert argv == ["pkg", "--lib", "--size", "3", "4", "--", "-O2", "x"]
+
+
+def test_clap_s_required_group_in_angle_brackets_is_one_of_two_required() -> None:
+    # rk.rs: ArgGroup::new("kind").required(true).args(["lib", "bin"]), which clap writes in the
+    # usage as "<--lib|--bin <NAME>>"; "(--lib | --bin <NAME>)" was read so, this was not.
+    desc = describe_help((TEXTS / "clap-4.0.32-rk-build.txt").read_bytes())
+    grouped = {o.long: (o.exclusive_with, o.one_required) for o in desc.options if o.long in ("--lib", "--bin")}
+    assert grouped == {"--lib": (("--bin",), True), "--bin": (("--lib",), True)}
+
+
+def test_clap_s_optional_value_given_alone_does_not_take_the_positional_after_it() -> None:
+    # rk2.rs: #[arg(long, num_args = 0..=1, default_missing_value = "auto")] label, written
+    # "--label [<LABEL>]": "--label circle" gave the label "circle" and left <SHAPE> missing.
+    schema = build_tool_schema(describe_help((TEXTS / "clap-4.0.32-rk2-long.txt").read_bytes()))
+    assert schema.to_argv({"name": "n", "label": "", "shape": "circle"}) == ["--name", "n", "--label", "--", "circle"]
+    assert schema.to_argv({"name": "n", "label": "", "width": 2.5, "shape": "square"}) == \
+        ["--name", "n", "--label", "--width", "2.5", "square"]  # a flag after it ends it
