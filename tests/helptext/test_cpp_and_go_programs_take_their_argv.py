@@ -1,5 +1,5 @@
-"""C++ (CLI11, cxxopts, gflags, Boost.Program_options), C (argtable2) and Go (kong, go-arg, go-flags)
-programs: the argv a schema builds, read by the frameworks themselves.
+"""C++ (CLI11, cxxopts, gflags, Boost.Program_options), C (argtable2) and Go (kong, go-arg, go-flags,
+cobra, urfave/cli) programs: the argv a schema builds, read by the frameworks themselves.
 
 The programs of ``truth_programs/<framework>`` are built here (where g++ with the library's
 headers, or Go with its sources as Debian packages them, is installed; skipped elsewhere),
@@ -12,11 +12,14 @@ value's name would be (``--output="out.png"``) and a list as ``--tag=TAG,...``. 
 by default is turned off as ``--color=false`` (go-arg and cxxopts refuse ``--no-color``), and
 gflags' as ``-nocolor``. gflags writes "-width (Width of the box) type: int32 default: 640";
 Boost "-l [ --level ] [=arg(=1)] (=0)", whose value, which may be left out, goes after "=".
+pflag writes a counter as "-v, --verbose count"; urfave/cli lists a command of a category under
+the category's name ("   queries:"). Those two programs print what they parsed as JSON.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -219,3 +222,40 @@ def test_a_call_reaches_a_boost_program_options_program_with_every_value_it_give
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["output=o.png", "width=3", "scale=1.5", "verbose=1", "retries=2", "level=3",
                                    "tags=1", "inputs=2"]
+
+
+def _run_sub(program: Path, path: list[str], argv: list[str]) -> dict[str, Any]:
+    """What the program parsed from its subcommand ``path`` called with a schema's ``argv``."""
+    leading = getattr(argv, "leading", 0)
+    done = subprocess.run([program, *argv[:leading], *path, *argv[leading:]], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    parsed: dict[str, Any] = json.loads(done.stdout)
+    return parsed
+
+
+def test_a_cobra_counter_is_given_once_a_count_and_takes_no_operand() -> None:
+    # deploy.Flags().CountP("verbose", "v", "Verbosity"), listed "-v, --verbose count": read as a
+    # value, "--verbose 3" left "3" an operand too many ("accepts 2 arg(s), received 3").
+    program = _go("cobra", "spf13/cobra", "golang-github-spf13-cobra-dev")
+    described = describe_help(subprocess.run([program, "deploy", "--help"], capture_output=True, timeout=60).stdout)
+    assert described.dialect == "cobra"
+    schema = build_tool_schema(described)
+    assert schema.input_schema["properties"]["verbose"]["type"] == "integer"
+    parsed = _run_sub(program, ["deploy"], schema.to_argv({"service": "web", "env_arg": "prod", "image": "img:1",
+                                                           "verbose": 3, "replicas": 2, "tail": -5}))
+    assert parsed["args"] == ["web", "prod"]
+    assert {name: parsed["flags"][name]["value"] for name in ("verbose", "replicas", "tail", "image")} == \
+        {"verbose": "3", "replicas": "2", "tail": "-5", "image": "img:1"}
+
+
+def test_an_urfave_command_listed_under_its_category_is_a_command_of_its_own() -> None:
+    # Command{Name: "track", Category: "queries"}: the category's name was taken for a command
+    # (whose help is "No help topic for 'queries'"), and track was lost.
+    program = _go("urfave", "urfave/cli/v2", "golang-github-urfave-cli-v2-dev")
+    described = describe_help(subprocess.run([program, "--help"], capture_output=True, timeout=60).stdout)
+    assert described.dialect == "urfave"
+    assert [command.name for command in described.subcommands] == ["send", "help", "track"]
+    track = describe_help(subprocess.run([program, "track", "--help"], capture_output=True, timeout=60).stdout)
+    parsed = _run_sub(program, ["track"], build_tool_schema(track).to_argv({"id": ["a", "b"], "watch": True}))
+    assert parsed["args"] == ["a", "b"] and parsed["flags"]["watch"] is True
