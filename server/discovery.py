@@ -574,6 +574,10 @@ class Discovery:
                         stop: threading.Event | None = None) -> FileOutcome:
         """Describes a ``.py`` file in a worker process (or from the cache). Blocking; once
         ``stop`` is set, the worker is killed and ``WorkStopped`` raised."""
+        if not _utf8(path):
+            # The worker is told what to import in JSON, which has no way to write the bytes of such
+            # a name; nor could its tools' module be imported by it in the worker.
+            return FileOutcome(path, sha, skipped=SkippedFile(path, _NOT_UTF8))
         entry = self._python_cached(path, sha) if look_up else None
         source = source_of(path, sha)
         if entry is None:
@@ -796,3 +800,15 @@ class _LazyArgv:
         if self._to_argv is None:
             self._to_argv = build_tool_schema(HelpDescription.from_dict(self._command.description)).to_argv
         return self._to_argv(arguments)
+
+
+_NOT_UTF8 = "its path is not valid UTF-8: rename the file (or its folder) to serve it"
+
+
+def _utf8(path: str) -> bool:
+    """Whether ``path`` (undecodable bytes kept as surrogates, as ``os`` gives them) is valid UTF-8."""
+    try:
+        path.encode()
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -106,22 +106,34 @@ class ExtensionWatcher:
                 if self._existing_folders():
                     await self._rescan()
                 continue
-            in_place = False
-            async with aclosing(self._watch(folders)) as batches:
-                async for changes in batches:
-                    if not in_place:
-                        in_place = True
-                        if not changes:  # the first idle tick: what changed before the watch
-                            await self._rescan()
-                            continue
-                    if self._existing_folders() != folders:
+            try:
+                await self._watch_until_moved(folders)
+            except Exception as error:  # noqa: BLE001 - the watch itself failed: the server must outlive it
+                # watchfiles gives up on a file whose name is not UTF-8 ("Unable to decode path"), in
+                # whichever folder it appears: its change is lost, the watch is begun again, and a
+                # rescan takes in whatever that change and any other meanwhile did.
+                logger.warning("hot reload: watching the folders failed (%s); watching them again", error)
+                await anyio.sleep(self.idle_tick_ms / 1000)
+                await self._rescan()
+
+    async def _watch_until_moved(self, folders: list[Path]) -> None:
+        """Rescans on each batch of changes in ``folders``, until the folders that exist change."""
+        in_place = False
+        async with aclosing(self._watch(folders)) as batches:
+            async for changes in batches:
+                if not in_place:
+                    in_place = True
+                    if not changes:  # the first idle tick: what changed before the watch
                         await self._rescan()
-                        break  # watch the folders that exist now
-                    if not changes:
                         continue
-                    changed = [Path(path) for kind, path in changes if kind != Change.deleted]
-                    await wait_until_stable(changed)
+                if self._existing_folders() != folders:
                     await self._rescan()
+                    return  # watch the folders that exist now
+                if not changes:
+                    continue
+                changed = [Path(path) for kind, path in changes if kind != Change.deleted]
+                await wait_until_stable(changed)
+                await self._rescan()
 
     async def _watch(self, folders: list[Path]) -> AsyncGenerator[set[tuple[Change, str]], None]:
         stop = anyio.Event()

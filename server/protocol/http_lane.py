@@ -46,6 +46,7 @@ from starlette.responses import Response
 from toolbay.auth.http import bearer_credential
 from toolbay.internals.mcp_sdk import when_connection_closes
 from toolbay.protocol.quick_lane import Answer, QuickCalls, RunningCalls, cancelled_request_id, sdk_tracing_on
+from toolbay.protocol.wire_json import message_json
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
@@ -155,7 +156,7 @@ class HttpQuickLane:
         headers = {"Content-Type": _JSON}
         if session_id is not None:
             headers[MCP_SESSION_ID_HEADER] = session_id
-        return Response(result.model_dump_json(by_alias=True, exclude_unset=True), status_code=200, headers=headers)
+        return Response(message_json(result), status_code=200, headers=headers)
 
     def notified(self, session_id: str | None, message: Any) -> None:
         """A notification POSTed in ``session_id``: ``notifications/cancelled`` stops a call in

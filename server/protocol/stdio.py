@@ -48,6 +48,7 @@ from toolbay.protocol.parse_errors import (
 )
 from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
+from toolbay.protocol.wire_json import message_json
 
 logger = logging.getLogger(__name__)
 
@@ -461,7 +462,7 @@ class _Inbox:
             self.asked.add(message.message.id)
             if self.asked_after_end is not None:
                 self.asked_after_end.set()
-        return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        return message_json(message.message).encode() + b"\n"
 
 
 class _Unanswered:
