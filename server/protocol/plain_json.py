@@ -41,6 +41,7 @@ import anyio
 import mcp.types as types
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+from pydantic_core import from_json
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -306,19 +307,13 @@ def _lone_surrogate(body: bytes) -> tuple[types.RequestId | None, types.ErrorDat
 def _parsed(body: bytes) -> dict[str, Any] | None:
     """The body as a JSON object, or None (the SDK's parser answers what is not one)."""
     try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
+        # The SDK's own parser (pydantic's): what it refuses goes to the SDK to be answered, as it
+        # would be without the lane. Python's took arrays nested 990 levels deep (pydantic's stops
+        # at about 200), and a lone "\ud800", which no UTF-8 can hold.
+        message = from_json(body)
+    except ValueError:
         return None
-    if not isinstance(message, dict):
-        return None
-    if SURROGATE_ESCAPE.search(body) is not None:
-        # Python's parser takes "\ud800" alone, as a string no UTF-8 can hold; the SDK's refuses
-        # it (a parse error), and so must the lane, whose answers are the SDK's.
-        try:
-            json.dumps(message, ensure_ascii=False).encode()
-        except UnicodeEncodeError:
-            return None
-    return message
+    return message if isinstance(message, dict) else None
 
 
 # An escaped UTF-16 surrogate: only then may a string hold half a pair.

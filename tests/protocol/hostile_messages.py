@@ -6,6 +6,10 @@ HOSTILE_MESSAGES = {
     "100,000 nested arrays": "[" * 100_000 + "]" * 100_000,
     "5,000 nested objects in arguments": '{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": '
     '"hashsum", "arguments": {"text": ' + '{"a": ' * 5000 + "1" + "}" * 5000 + "}}}",
+    # Deeper than pydantic's parser (the SDK's) takes, not than Python's: the HTTP quick lane,
+    # parsing with Python's, ran such a call, whose audit line then failed.
+    "500 nested arrays in arguments": '{"jsonrpc": "2.0", "id": 14, "method": "tools/call", "params": {"name": '
+    '"hashsum", "arguments": {"zz": ' + "[" * 500 + "]" * 500 + "}}}",
     "a lone surrogate": '{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "hashsum", '
     '"arguments": {"text": "\\ud800"}}}',
 }

@@ -42,6 +42,14 @@ def tools_call(number: Any, name: str, arguments: Any, **extra: Any) -> dict[str
             "params": {"name": name, "arguments": arguments, **extra}}
 
 
+def _nested(depth: int) -> list[Any]:
+    """Arrays ``depth`` deep."""
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 # (request body, headers to change) pairs: each answered (or refused) the same either way.
 REQUESTS: list[tuple[dict[str, Any], dict[str, str]]] = [
     (tools_call(10, "hashsum", {"stdin": "hello", "algorithm": "md5"}), {}),           # a result
@@ -67,8 +75,10 @@ REQUESTS: list[tuple[dict[str, Any], dict[str, str]]] = [
     (tools_call(30, "hashsum", {"stdin": "w"}), {"MCP-Protocol-Version": ""}),           # no version: the default
     (tools_call(31, "hashsum", {"stdin": "\ud800"}), {}),                              # half a UTF-16 pair
     (tools_call(32, "hashsum", {"stdin": "a\udfffb"}), {}),                            # another, inside
+    (tools_call(33, "hashsum", {"stdin": "d", "zz": _nested(300)}), {}),               # past pydantic's depth
+    (tools_call(34, "hashsum", {"stdin": "e", "zz": _nested(150)}), {}),               # within it: refused
 ]
-TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19, 30}
+TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19, 30, 34}
 WARM_UP = [tools_call(1, "hashsum", {"stdin": ""}), tools_call(2, "textkit_count", {"stdin": ""}),
            tools_call(3, "jsonkit_fmt", {"stdin": "{}"})]
 

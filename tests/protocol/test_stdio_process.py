@@ -120,7 +120,7 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
                                        input="\n".join(lines).encode() + b"\n", check=False)
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     errors = [answer["error"] for answer in answers if "error" in answer]
-    assert [error["code"] for error in errors] == [-32700, -32700, -32700], answers
+    assert [error["code"] for error in errors] == [-32700] * len(HOSTILE_MESSAGES), answers
     assert "recursion limit exceeded" in errors[0]["message"]
     # The lone surrogate's request is answered under its own id, saying what is wrong.
     [lone] = [answer for answer in answers if "lone UTF-16 surrogate" in answer.get("error", {}).get("message", "")]
