@@ -34,14 +34,25 @@ def blot(text: str, forms: Iterable[str], shown_as: str = CREDENTIAL_HIDDEN) -> 
     return text
 
 
-def map_strings(value: Any, function: Callable[[str], str], *, keys: bool = False) -> Any:
+# How deep into arrays and objects a copy goes: what is deeper is written as ``TOO_DEEP``. A
+# caller's arguments may nest as deep as a JSON parser lets them (the quick lane's took 990
+# levels), and each level was two frames of Python's stack: past its limit the audit stage
+# failed, after the tool had run, and the call went unrecorded.
+MAX_DEPTH = 64
+TOO_DEEP = f"[nested deeper than {MAX_DEPTH} levels]"
+
+
+def map_strings(value: Any, function: Callable[[str], str], *, keys: bool = False, depth: int = 0) -> Any:
     """A copy of ``value`` (JSON-like) with ``function`` applied to every string in it, and to
-    the keys of its objects with ``keys``."""
+    the keys of its objects with ``keys``; an array or object deeper than ``MAX_DEPTH`` levels
+    is ``TOO_DEEP``."""
     if isinstance(value, str):
         return function(value)
+    if isinstance(value, dict | list | tuple) and depth >= MAX_DEPTH:
+        return TOO_DEEP
     if isinstance(value, dict):
-        return {(function(key) if keys and isinstance(key, str) else key): map_strings(item, function, keys=keys)
-                for key, item in value.items()}
+        return {(function(key) if keys and isinstance(key, str) else key):
+                map_strings(item, function, keys=keys, depth=depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [map_strings(item, function, keys=keys) for item in value]
+        return [map_strings(item, function, keys=keys, depth=depth + 1) for item in value]
     return value

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from toolbay.blotting import map_strings
+from toolbay.blotting import MAX_DEPTH, TOO_DEEP, map_strings
 from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
@@ -76,16 +76,19 @@ def redact_strings(value: Any) -> Any:
     return map_strings(value, redact_text)
 
 
-def redact(value: Any) -> Any:
-    """A copy of ``value`` (JSON-like) with secret-looking parts replaced by ``[REDACTED]``."""
+def redact(value: Any, depth: int = 0) -> Any:
+    """A copy of ``value`` (JSON-like) with secret-looking parts replaced by ``[REDACTED]``; an
+    array or object deeper than ``MAX_DEPTH`` levels is ``TOO_DEEP`` (``toolbay.blotting``)."""
     if isinstance(value, str):
         return redact_text(value)
+    if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
+        return TOO_DEEP
     if isinstance(value, Mapping):
         # Keys too: an argument named by a pasted token would otherwise be logged as it is.
         return {redact_text(k) if isinstance(k, str) else k: REDACTED if isinstance(k, str) and is_secret_key(k)
-                else redact(v) for k, v in value.items()}
+                else redact(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
+        return [redact(v, depth + 1) for v in value]
     return value
 
 

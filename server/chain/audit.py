@@ -26,6 +26,7 @@ import json
 import logging
 import os
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from time import perf_counter
@@ -131,10 +132,16 @@ class Audit:
             outcome = "cancelled"
             raise
         finally:
-            record = self._record(call, started_at, perf_counter() - started, outcome, reason)
-            forms = written_forms(self.hidden()) if self.hidden is not None else ()
-            if forms:
-                record = map_strings(record, lambda text: blot(text, forms), keys=True)
+            try:
+                record = self._record(call, started_at, perf_counter() - started, outcome, reason)
+                forms = written_forms(self.hidden()) if self.hidden is not None else ()
+                if forms:
+                    record = map_strings(record, lambda text: blot(text, forms), keys=True)
+            except Exception as error:  # noqa: BLE001 - a call is written down whatever its arguments hold
+                logger.warning("audit: the arguments of a call to %s could not be written (%s)",
+                               _logged_name(call.name), type(error).__name__)
+                record = self._record(replace(call, arguments={}), started_at, perf_counter() - started, outcome, None)
+                record["arguments"] = f"[could not be written: {type(error).__name__}]"
             if job is not None:
                 record["job_id"] = job
             self.sink.write(record)

@@ -178,3 +178,25 @@ async def test_a_megabyte_tool_name_takes_a_short_line(log_path: Path) -> None:
     (line,) = lines(log_path)
     assert log_path.stat().st_size < 2000
     assert line["tool"] == "x" * 100 + "... (1000000 characters)"
+
+
+async def test_arguments_nested_past_pythons_stack_are_written_down_to_a_depth_and_the_call_recorded(
+    log_path: Path,
+) -> None:
+    # 5,000 levels (a caller in the process, or a parser that takes them): redacting them ran
+    # past Python's stack, after the tool had run, and the call went unrecorded.
+    deep: Any = "hunter2"
+    for _ in range(5000):
+        deep = {"password": deep, "list": [deep]} if isinstance(deep, str) else [deep]
+
+    async def answers(call: ToolCall) -> ToolResult:
+        return ToolResult(text="done")
+
+    await Audit(AuditLog(log_path))(make_call(tool(), {"deep": deep, "note": "kept"}), answers)
+    (line,) = lines(log_path)
+    assert line["outcome"] == "ok" and line["arguments"]["note"] == "kept"
+    written = line["arguments"]["deep"]
+    for _ in range(63):
+        written = written[0]
+    assert written == "[nested deeper than 64 levels]"
+    assert "hunter2" not in log_path.read_text()
