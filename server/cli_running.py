@@ -149,7 +149,8 @@ def _data_dir_problem(folder: Path) -> str | None:
     if folder.exists() and not folder.is_dir():
         return "is a file, not a folder"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        # Its owner's alone, when toolbay makes it: it holds the callers' jobs and results.
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
         return f"cannot be made ({exc.strerror or exc})"
     for name in _DATA_SUBFOLDERS:

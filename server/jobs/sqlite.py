@@ -157,6 +157,7 @@ class SqliteJobStore(JobStore):
             raise StorageError(f"cannot open the job database {self.path}: {exc}. {_remedy(exc)}") from exc
 
     def _connect(self) -> sqlite3.Connection:
+        _kept_private(self.path)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
@@ -432,3 +433,17 @@ def _remedy(error: BaseException) -> str:
     if "readonly" in text or "read-only" in text or "permission" in text or isinstance(error, PermissionError):
         return "Make the data folder writable by this user or choose another (--data-dir)."
     return "Choose another data folder (--data-dir) if this one cannot hold it."
+
+
+def _kept_private(path: Path) -> None:
+    """Makes the database at ``path`` readable by its owner alone, as the audit log and the large
+    results beside it are: it holds every caller's arguments and results, unredacted. Made
+    under the process's umask, it was readable by every local user (SQLite gives its WAL and
+    shared-memory files the database's own permissions). An existing one is narrowed too, where
+    this user may."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError as error:  # not this user's, or read-only: SQLite says what it can of it
+        logger.debug("could not make %s private: %s", path, error)

@@ -126,6 +126,19 @@ def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None
     assert hashlib.sha256(b"abc").hexdigest() in result.stdout
 
 
+def test_a_data_folder_toolbay_makes_is_its_users_alone(tmp_path: Path) -> None:
+    # It holds the callers' jobs and results: made under a umask of 022 it was open to every local user.
+    data_dir = tmp_path / "new" / "data"
+    old = os.umask(0o022)
+    try:
+        result = runner.invoke(app, ["call", "hashsum", '{"stdin": "x"}', "--data-dir", str(data_dir)])
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    assert data_dir.stat().st_mode & 0o777 == 0o700
+    assert (data_dir / "jobs.sqlite3").stat().st_mode & 0o777 == 0o600
+
+
 def test_call_takes_its_arguments_after_the_tool_name_as_well_but_not_twice(shared_data_dir: Path) -> None:
     data = ["--data-dir", str(shared_data_dir)]
     result = runner.invoke(app, ["call", "hashsum", '{"text": "abc"}', *data])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -29,6 +31,21 @@ async def test_the_database_runs_in_wal_mode(store: SqliteJobStore, db_path: Pat
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+async def test_the_database_and_its_wal_are_readable_by_their_owner_alone(db_path: Path) -> None:
+    # They hold every caller's arguments and results, unredacted: made under a umask of 022 they
+    # were readable by every local user. One made so before is narrowed as it is opened.
+    db_path.touch(mode=0o644)
+    db_path.chmod(0o644)
+    old = os.umask(0o022)
+    try:
+        async with SqliteJobStore(db_path) as store:
+            await store.create(job(), [JobEvent("job_1", 100.0, "started")])
+            modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in db_path.parent.glob("jobs.sqlite3*")}
+    finally:
+        os.umask(old)
+    assert modes == {"jobs.sqlite3": 0o600, "jobs.sqlite3-wal": 0o600, "jobs.sqlite3-shm": 0o600}
 
 
 async def test_a_job_is_read_back_only_by_its_owner(store: SqliteJobStore) -> None:
