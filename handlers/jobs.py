@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from toolbay.handlers.base import Handler
-from toolbay.jobs.store import JobStatus
+from toolbay.jobs.store import MAX_OFFSET, JobStatus
 from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
@@ -82,11 +82,14 @@ class JobWaitTool(JobTool):
     })
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
-        asked = max(float(arguments.get("timeout_s", 30)), 0.0)
-        view = await self.manager.wait(context.job_owner, arguments["job_id"], min(asked, MAX_WAIT_S),
+        given = arguments.get("timeout_s", 30)
+        # Bounded before float(): a JSON integer past a float's range (10**309) is a number the
+        # schema takes, and float() of it raised OverflowError (an internal error).
+        asked = max(float(min(given, MAX_WAIT_S)), 0.0)
+        view = await self.manager.wait(context.job_owner, arguments["job_id"], asked,
                                        on_progress=context.report_progress)
         result = _view_result(view)
-        if asked > MAX_WAIT_S and not view.finished:
+        if given > MAX_WAIT_S and not view.finished:
             result.text += f" (job_wait waits {MAX_WAIT_S:g} s at the most per call.)"
         return result
 
@@ -145,7 +148,8 @@ class JobListTool(JobTool):
         "status": {"type": "string", "enum": _STATUSES, "description": "Only jobs with this status (optional)."},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
                   "description": "At most this many jobs (default 20)."},
-        "offset": {"type": "integer", "minimum": 0, "default": 0,
+        # At most what the job database can count to (SQLite's integers): 2**63 was an internal error.
+        "offset": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0,
                    "description": "Skip this many of the newest first (the next_offset of the page before)."},
     }, required=())
 

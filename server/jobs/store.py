@@ -33,6 +33,8 @@ INTERRUPTED_BY_RESTART = "the server stopped before the job ended"  # queued or 
 CANCEL_REQUESTED = "cancel_requested"
 # How often the default ``wait_finished`` looks at the store.
 STORE_POLL_S = 0.25
+# The largest offset into a listing a store takes: SQLite's largest integer.
+MAX_OFFSET = 2**63 - 1
 
 # Told by a shared store when another replica asks for one of this replica's jobs to stop:
 # (job id, reason).

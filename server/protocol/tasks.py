@@ -28,6 +28,7 @@ from pydantic import BaseModel
 
 from toolbay.errors import NoSuchJob
 from toolbay.jobs.manager import JobManager, as_job
+from toolbay.jobs.store import MAX_OFFSET
 from toolbay.jobs.views import JobView, iso
 from toolbay.words import ToolResult
 
@@ -147,7 +148,11 @@ class TaskHandlers:
         try:
             offset = int(params.cursor or 0)
         except ValueError:
-            raise MCPError(code=types.INVALID_PARAMS, message="Invalid cursor") from None
+            offset = -1
+        # Only a cursor this server gave: "-1" was taken, and one past SQLite's integers
+        # ("99999999999999999999999") failed in the database, answered with code 0.
+        if not 0 <= offset <= MAX_OFFSET:
+            raise MCPError(code=types.INVALID_PARAMS, message="Invalid cursor")
         views = await self.manager.list(self.owner_of(ctx), limit=PAGE_SIZE, offset=offset)
         answer = wire(types.ListTasksResult(tasks=[task_of(v, self.manager) for v in views]))
         if len(views) == PAGE_SIZE:

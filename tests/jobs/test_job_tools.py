@@ -113,3 +113,21 @@ async def test_job_wait_shortens_a_long_timeout_and_says_so(make_manager: MakeMa
         gate.open()
     assert waited.is_error is False and waited.structured["status"] == "running"
     assert "0.2 s at the most" in waited.text
+
+
+async def test_numbers_past_a_floats_or_the_databases_range_are_answered_not_internal_errors(
+    make_manager: MakeManager,
+) -> None:
+    # JSON integers the schemas took: float(10**309) raised OverflowError in job_wait, and an
+    # offset of 2**63 failed in SQLite; both reached the caller as internal errors.
+    gate = Gate()
+    async with make_manager() as manager:
+        t = tools(manager)
+        job_id = await start_job(manager, gate)
+        gate.open()
+        with anyio.fail_after(5):
+            waited = await t["job_wait"].handle({"job_id": job_id, "timeout_s": 10**309}, context())
+        assert waited.structured["status"] == "completed"
+        offset_schema = t["job_list"].definition.input_schema["properties"]["offset"]
+    validator = jsonschema.Draft202012Validator(offset_schema)
+    assert not validator.is_valid(2**63) and validator.is_valid(2**63 - 1)

@@ -131,3 +131,14 @@ async def test_a_plain_call_is_untouched_by_the_task_middleware(tmp_path: Path) 
     async with toolbay_with(gate, tmp_path) as client:
         result = await client.call_tool("slow", {})
     assert result.content[0].text == "inline" and not result.is_error
+
+
+@pytest.mark.parametrize("cursor", ["-1", "99999999999999999999999", "next"])
+async def test_a_cursor_this_server_did_not_give_is_refused_as_invalid(client_and_gate, cursor: str) -> None:
+    # "-1" was taken, and one past SQLite's integers failed in the database: answered with code 0
+    # and the database's own words, and logged with a traceback.
+    client, _ = client_and_gate
+    with pytest.raises(MCPError) as refused:
+        await client.session.send_request(types.ListTasksRequest(
+            params=types.PaginatedRequestParams(cursor=cursor)), types.ListTasksResult)
+    assert (refused.value.error.code, refused.value.error.message) == (types.INVALID_PARAMS, "Invalid cursor")
