@@ -38,6 +38,7 @@ from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
 from toolbay.chain.plain_schemas import Check, compile_plain
 from toolbay.errors import InvalidArguments
+from toolbay.redaction import redact_text
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
@@ -298,7 +299,10 @@ class SchemaValidator:
     def check(self, tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
         problems = self.problems(schema, arguments)
         if problems:
-            raise InvalidArguments(tool, problems)
+            # A problem quotes the schema ("expected one of ...", a pattern), which callers are
+            # shown redacted everywhere else (listings, search): a secret written into an enum
+            # or a pattern came back whole in the refusal of any wrong value.
+            raise InvalidArguments(tool, [redact_text(problem) for problem in problems])
 
     def _validator(self, schema: Mapping[str, Any]) -> _Compiled:
         """The schema's jsonschema validator (or why the schema is broken) and its quick check."""

@@ -173,7 +173,8 @@ class Role:
                 problems.append(f"the argument {argument.name!r} must be one of {', '.join(argument.choices)} "
                                 f"(got {value!r})")
         if problems:
-            raise MissingArguments(self.name, problems)
+            # They quote the role's description and choices, shown redacted everywhere else.
+            raise MissingArguments(self.name, [redact_text(problem) for problem in problems])
 
         def fill(match: re.Match[str]) -> str:
             value = values.get(match.group(1))
@@ -185,12 +186,14 @@ class Role:
         return _PLACEHOLDER.sub(fill, redact_text(self.body))
 
     def complete(self, argument: str, prefix: str) -> list[str]:
-        """The argument's choices that start with ``prefix`` (case-insensitive); none when it names none."""
+        """The argument's choices that start with ``prefix`` (case-insensitive), as ``prompts/list``
+        shows them (redacted); none when it names none."""
         found = self.argument(argument)
         if found is None or found.choices is None:
             return []
         lowered = prefix.lower()
-        return [choice for choice in found.choices if choice.lower().startswith(lowered)]
+        shown = dict.fromkeys(redact_text(choice) for choice in found.choices)
+        return [choice for choice in shown if choice.lower().startswith(lowered)]
 
 
 def parse_role(path: str, text: str) -> Role:

@@ -53,6 +53,28 @@ def test_completion_offers_the_choices_that_start_with_what_was_typed() -> None:
     assert role.complete("nope", "") == []
 
 
+def test_refusals_and_completions_show_a_roles_secrets_redacted_as_its_listing_does() -> None:
+    role = parse_role("r.md", """---
+name: leaky
+description: Leaks.
+arguments:
+  - name: key
+    description: the api_key=supersecretvalue123 to use
+    required: true
+    choices: [sk-abcdefghijklmnopqrstuvwxyz123456, plain]
+---
+Use {{key}}.
+""")
+    with pytest.raises(MissingArguments) as missing:
+        role.render({})
+    with pytest.raises(MissingArguments) as outside:
+        role.render({"key": "zzz"})
+    said = " ".join([*missing.value.problems, *outside.value.problems])
+    assert "supersecretvalue123" not in said and "sk-abc" not in said
+    assert "api_key=[REDACTED]" in said and "[REDACTED], plain" in said
+    assert role.complete("key", "") == ["[REDACTED]", "plain"]
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("no front matter\n", "no front matter"),
     ("---\nname: [unclosed\n---\nbody\n", "not valid YAML"),

@@ -204,3 +204,16 @@ def test_properties_declared_through_compositions_and_refs_are_named_as_allowed_
     assert problems({"q": "hi", "zzz": 1}, referred) == ["$.zzz: unknown property; the allowed properties are q"]
     assert problems({"k": "a", "v": 1, "zzz": 2}, conditional) == [
         "$.zzz: unknown property; the allowed properties are k, v"]
+
+
+def test_a_refusal_quotes_the_schema_as_callers_are_shown_it_redacted() -> None:
+    # Listings and search show a secret written into a schema as [REDACTED]; the refusal of a
+    # wrong value quoted the enum and the pattern whole.
+    secret, token = "sk-" + "abcdefghijklmnopqrstuvwxyz123456", "xoxb-" + "123456789012-abcdefghijkl"
+    schema = {"type": "object", "properties": {"key": {"type": "string", "enum": [secret, "plain"]},
+                                               "name": {"type": "string", "pattern": f"^(?!{token}).*$"}}}
+    with pytest.raises(InvalidArguments) as refused:
+        SchemaValidator().check("t", schema, {"key": "nope", "name": token})
+    said = " ".join(refused.value.problems)
+    assert '$.key: expected one of "[REDACTED]", "plain", got "nope"' in said and "$.name:" in said
+    assert secret not in said and token not in said
