@@ -23,7 +23,7 @@ from toolbay.chain import ChainPolicies, build_chain, default_stages
 from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.close_names import closest_names
 from toolbay.config import Settings
-from toolbay.errors import CallRefused, Forbidden, StorageError, UnknownTool
+from toolbay.errors import CallRefused, Forbidden, NotATask, StorageError, UnknownTool
 from toolbay.handlers.base import Handler
 from toolbay.handlers.search import Search
 from toolbay.hooks import Disclosing, ServerHook
@@ -238,6 +238,10 @@ class Toolbay:
             call.context.extras["scopes"] = call.principal.scopes
         if call.session is not None:
             call.context.extras["session"] = call.session
+        if handler.runs_inline and job_asked_for():
+            # A built-in answers at once and never becomes a job: run for a task, it did what it
+            # does (a job_cancel cancelled) and the caller was told its call was refused.
+            raise NotATask(call.name)
         # A call that must become a job (declared background, or a task-augmented request)
         # never takes the quick way.
         if not handler.definition.background and not job_asked_for():

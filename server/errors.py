@@ -126,6 +126,16 @@ class UnknownTool(CallRefused):
         self.where_listed = where_listed
 
 
+class NotATask(CallRefused):
+    """A task-augmented call of a tool that answers at once (a built-in): refused before it runs."""
+
+    code = "not_a_task"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"The tool {echoed(name)} answers at once and does not run as a task: call it without "
+                         "'task'.", tool=name[:ECHO_CHARACTERS])
+
+
 class Unauthenticated(CallRefused):
     code = "unauthenticated"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import mcp_types as types
@@ -77,12 +77,13 @@ def page(
     definitions: Sequence[ToolDefinition],
     cursor: str | None,
     page_size: int,
-    execution: types.ToolExecution | None = None,
+    execution: Callable[[ToolDefinition], types.ToolExecution | None] = lambda definition: None,
 ) -> types.ListToolsResult:
-    """One page of tools. The cursor is an offset into the name-sorted list: a tool added
-    between pages can shift the listing by one, which a list_changed notification announces."""
+    """One page of tools, each with what ``execution`` says of it. The cursor is an offset into
+    the name-sorted list: a tool added between pages can shift the listing by one, which a
+    list_changed notification announces."""
     start = decode_cursor(cursor)
     chunk = definitions[start : start + page_size]
     end = start + len(chunk)
     next_cursor = encode_cursor(end) if end < len(definitions) else None
-    return types.ListToolsResult(tools=[definition_to_tool(d, execution) for d in chunk], next_cursor=next_cursor)
+    return types.ListToolsResult(tools=[definition_to_tool(d, execution(d)) for d in chunk], next_cursor=next_cursor)

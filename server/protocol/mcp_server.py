@@ -25,6 +25,7 @@ from mcp.server.subscriptions import ListenHandler
 from toolbay.auth.http import bearer_credential
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
+from toolbay.handlers.base import Handler
 from toolbay.protocol import results
 from toolbay.protocol.invalid_params import InvalidParamsMiddleware
 from toolbay.protocol.listing import page
@@ -32,7 +33,7 @@ from toolbay.protocol.prompts import prompt_handlers
 from toolbay.protocol.store_outage import StoreOutageMiddleware
 from toolbay.protocol.subagents import attach_host
 from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
-from toolbay.words import CallContext, Principal, ProgressCallback, Transport
+from toolbay.words import CallContext, Principal, ProgressCallback, ToolDefinition, Transport
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
@@ -109,7 +110,14 @@ def build_mcp_server(app: Toolbay, transport: Transport,
     ) -> types.ListToolsResult:
         principal = await app.principal_for(transport, bearer_credential(ctx.request))
         visible = app.listed_definitions(principal, ctx.session)
-        execution = TASK_EXECUTION
+        tools = app.catalog.current.tools
+
+        def execution(definition: ToolDefinition) -> types.ToolExecution | None:
+            # A built-in answers at once, never as a job: it is not offered as a task (forbidden,
+            # by default), and a task-augmented call of one is refused before it runs.
+            entry = tools.get(definition.name)
+            return None if isinstance(entry, Handler) and entry.runs_inline else TASK_EXECUTION
+
         return page(visible, params.cursor if params else None, app.settings.http.page_size, execution)
 
     async def on_call_tool(

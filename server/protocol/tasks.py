@@ -26,10 +26,11 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from toolbay.errors import NoSuchJob
+from toolbay.errors import NoSuchJob, NotATask
 from toolbay.jobs.manager import JobManager, as_job
 from toolbay.jobs.store import MAX_OFFSET
 from toolbay.jobs.views import JobView, iso
+from toolbay.protocol.results import META_PREFIX
 from toolbay.words import ToolResult
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -39,6 +40,8 @@ OwnerOf = Callable[[ServerRequestContext[Any, Any]], str]
 ToCallResult = Callable[[ToolResult], types.CallToolResult]
 
 TASK_EXECUTION = types.ToolExecution(task_support="optional")
+# Where a call's answer says why it was refused (``toolbay.outcomes.refusal_to_result``).
+REFUSAL_META = f"{META_PREFIX}refusal"
 
 _TASK_STATUS: dict[str, types.TaskStatus] = {
     "queued": "working", "running": "working", "completed": "completed", "failed": "failed",
@@ -93,10 +96,20 @@ class TaskMiddleware:
         with as_job() as ticket:
             answer = await call_next(ctx)
         if ticket.job_id is None or ticket.owner is None:
-            # Refused before it could run (unknown tool, not allowed, bad arguments): no task.
-            raise MCPError(code=types.INVALID_PARAMS, message=_text_of(answer) or "The call was refused.")
+            # Refused before it could run (unknown tool, not allowed, bad arguments): no task. The
+            # refusal's details (its code, a rate limit's retry_after) go with it, as on a call.
+            refusal = _refusal_of(answer)
+            code = types.METHOD_NOT_FOUND if refusal.get("code") == NotATask.code else types.INVALID_PARAMS
+            raise MCPError(code=code, message=_text_of(answer) or "The call was refused.",
+                           data={REFUSAL_META: refusal} if refusal else None)
         view = await self.manager.status(ticket.owner, ticket.job_id)
         return wire(types.CreateTaskResult(task=task_of(view, self.manager)))
+
+
+def _refusal_of(answer: HandlerResult) -> dict[str, Any]:
+    meta = answer.get("_meta") if isinstance(answer, dict) else None
+    refusal = meta.get(REFUSAL_META) if isinstance(meta, dict) else None
+    return refusal if isinstance(refusal, dict) else {}
 
 
 def _text_of(answer: HandlerResult) -> str:

@@ -142,3 +142,25 @@ async def test_a_cursor_this_server_did_not_give_is_refused_as_invalid(client_an
         await client.session.send_request(types.ListTasksRequest(
             params=types.PaginatedRequestParams(cursor=cursor)), types.ListTasksResult)
     assert (refused.value.error.code, refused.value.error.message) == (types.INVALID_PARAMS, "Invalid cursor")
+
+
+async def test_a_built_in_is_not_offered_as_a_task_and_a_task_augmented_call_of_one_does_not_run(
+    client_and_gate,
+) -> None:
+    # Listed as optional like every tool, job_cancel run as a task cancelled the job, then its
+    # caller was told the call was refused ("Invalid params", with the cancel's own answer).
+    client, gate = client_and_gate
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert tools["job_cancel"].execution is None and tools["refresh_tools"].execution is None
+    assert tools["slow"].execution.task_support == "optional"
+    task = await call_as_task(client)
+    with pytest.raises(MCPError) as refused:
+        await client.session._dispatcher.send_raw_request(
+            "tools/call", {"name": "job_cancel", "arguments": {"job_id": task["task_id"]}, "task": {"ttl": 60_000}}, {})
+    assert refused.value.error.code == types.METHOD_NOT_FOUND
+    assert "answers at once and does not run as a task" in refused.value.error.message
+    assert refused.value.error.data["toolbay/refusal"]["code"] == "not_a_task"
+    got = await client.session.send_request(types.GetTaskRequest(
+        params=types.GetTaskRequestParams(task_id=task["task_id"])), types.GetTaskResult)
+    assert got.status == "working"  # not cancelled
+    gate.open()
