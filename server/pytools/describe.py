@@ -218,9 +218,18 @@ def _exchange(process: subprocess.Popen[bytes], spec: WorkerSpec, tmp: str, time
         left = deadline - time.monotonic()
         try:
             # Output already read is kept between tries (the documented way to poll).
-            stdout, stderr = process.communicate(timeout=max(0.0, left if stop is None else min(left, _STOP_CHECK_S)))
+            stdout, stderr = process.communicate(timeout=max(0.0, min(left, _STOP_CHECK_S)))
         except subprocess.TimeoutExpired:
             stopped = stop is not None and stop.is_set()
+            if process.poll() is not None:
+                # The worker has ended and its output is still open: held by a process the module
+                # started as it was imported (os.fork), which would keep this waiting out the
+                # whole time limit ("took over 10 s" of an import of milliseconds). It ends with
+                # the describing, as the group does below; what the worker wrote is read then.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                stdout, stderr = process.communicate()
+                return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
             if not stopped and time.monotonic() < deadline:
                 continue
             # The group: a process the module started holds the worker's output open too.

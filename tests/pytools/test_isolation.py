@@ -172,3 +172,46 @@ async def test_a_tool_may_start_a_pool_of_sixteen_threads_under_the_default_memo
         result = await call(app, "threads_start", {"count": 16})
     assert not result.is_error, result.text
     assert result.text == "16"
+
+
+FORKS = '''
+import os
+import signal
+import time
+
+if os.fork() == 0:  # as it is imported: a process that holds the worker's pipes open
+    time.sleep(120)
+    os._exit(0)
+
+
+def get_tool_schemas():
+    return [{"name": "forks_child", "description": "d", "input_schema": {"type": "object"}},
+            {"name": "forks_crash", "description": "d", "input_schema": {"type": "object"}}]
+
+
+def forks_child():
+    if os.fork() == 0:
+        time.sleep(120)
+        os._exit(0)
+    return "forked"
+
+
+def forks_crash():
+    os.kill(os.getpid(), signal.SIGSEGV)
+'''
+
+
+async def test_a_worker_that_ends_while_a_process_it_started_holds_its_pipes_is_seen_to_end(
+        python_dir: Path, shared_data_dir: Path, workspace: Path) -> None:
+    # Its end was read only as the end of its pipes, which the forked child kept open: the module
+    # was described as "took over 10 s" to import, and a crash after a fork waited out the time
+    # limit (then said to be the reason).
+    (python_dir / "forks.py").write_text(FORKS, encoding="utf-8")
+    settings = load_settings(None, extensions=[python_dir], data_dir=shared_data_dir, workspace=workspace)
+    with anyio.fail_after(60):
+        async with assemble(settings, watch=False) as app:
+            assert (await call(app, "forks_child")).text == "forked"
+            crashed = await call(app, "forks_crash")
+            again = await call(app, "forks_child")
+    assert crashed.is_error and "killed by SIGSEGV" in crashed.text, crashed.text
+    assert again.text == "forked"

@@ -194,9 +194,15 @@ _forked = False  # this process is a fork of the worker (multiprocessing): its c
 
 
 def _forget_calls_in_a_fork() -> None:
-    """A forked child's copy of a call's buffer is never sent: what it writes goes to the log."""
+    """A forked child's copy of a call's buffer is never sent: what it writes goes to the log.
+    Nor does it keep the channel to the server: held open by a child (``os.fork``,
+    ``multiprocessing``), the channel did not end when the worker did, and the server, which
+    learns of a worker's death by that end, waited out the call's time limit after a crash."""
     global _forked
     _forked = True
+    for channel in (_in_fd, _out_fd):
+        with contextlib.suppress(OSError):
+            os.close(channel)
 
 
 os.register_at_fork(after_in_child=_forget_calls_in_a_fork)
