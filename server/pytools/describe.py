@@ -139,9 +139,10 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 
 def _dangling_reference(schema: dict[str, Any]) -> str | None:
-    """Why a ``$ref`` within the schema (``#/...``) points at nothing, or None: the meta-schema
-    takes any string there, and a dangling one failed every call of the tool instead of this
-    file. Left alone where a subschema names a base of its own (``$id``)."""
+    """Why a ``$ref`` in the schema points at nothing in it, or None: the meta-schema takes any
+    string there, and a dangling one failed every call of the tool instead of this file. That
+    includes a reference elsewhere ("https://...", "other.json"): nothing is fetched, at a call
+    either. Left alone where a subschema names a base of its own (``$id``)."""
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import DRAFT202012
@@ -155,7 +156,7 @@ def _dangling_reference(schema: dict[str, Any]) -> str | None:
         elif isinstance(node, dict):
             if node is not schema and "$id" in node:
                 return None
-            if isinstance(reference := node.get("$ref"), str) and reference.startswith("#/"):
+            if isinstance(reference := node.get("$ref"), str):
                 references.append(reference)
             # Values that are data, not schemas, may hold anything, "$ref" keys included.
             pending.extend(value for key, value in node.items() if key not in _DATA_KEYWORDS)
@@ -167,7 +168,8 @@ def _dangling_reference(schema: dict[str, Any]) -> str | None:
         try:
             resolver.lookup(reference)
         except Unresolvable:
-            return f"its $ref {reference!r} points at nothing in the schema"
+            where = "in the schema" if reference.startswith("#") else "in the schema (nothing is fetched)"
+            return f"its $ref {reference!r} points at nothing {where}"
     return None
 
 

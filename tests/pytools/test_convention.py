@@ -97,6 +97,10 @@ def get_tool_schemas():
         tool("schemy_dangling", {"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}),
         tool("schemy_linked", {"type": "object", "properties": {"a": {"$ref": "#/$defs/word"}},
                                "$defs": {"word": {"type": "string"}}}),
+        tool("schemy_remote", {"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}),
+        tool("schemy_anchor", {"type": "object", "properties": {"a": {"$ref": "#nope"}}}),
+        tool("schemy_anchored", {"type": "object", "properties": {"a": {"$ref": "#word"}},
+                                 "$defs": {"word": {"$anchor": "word", "type": "string"}}}),
         tool("schemy_draft4", {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
                                "properties": {"a": {"type": "number", "minimum": 0, "exclusiveMinimum": True}}}),
     ]
@@ -123,8 +127,9 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
             Client(build_mcp_server(app, "memory"), mode="legacy") as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         fine = await client.call_tool("schemy_fine", {"a": "x"})
-    assert {"schemy_fine", "schemy_linked", "greet"} <= listed
-    assert not {"schemy_required", "schemy_pattern", "schemy_deep", "schemy_dangling", "schemy_draft4"} & listed
+    assert {"schemy_fine", "schemy_linked", "schemy_anchored", "greet"} <= listed
+    assert not {"schemy_required", "schemy_pattern", "schemy_deep", "schemy_dangling", "schemy_draft4",
+                "schemy_remote", "schemy_anchor"} & listed
     assert fine.is_error is False
     notes = "\n".join(app.keeper.notes())
     assert "'schemy_required': its input_schema is not a valid JSON Schema: 'a' is not of type 'array' at $.required" \
@@ -135,6 +140,9 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
     # A dangling $ref failed every call ("tell the server's operator"); now the file says so.
     assert "'schemy_dangling': its input_schema is not a valid JSON Schema: its $ref '#/$defs/nope' points at " \
         "nothing in the schema" in notes
+    # Elsewhere, or at an anchor it does not have: listed, then every call failed the same way.
+    assert "its $ref 'https://example.com/s.json' points at nothing in the schema (nothing is fetched)" in notes
+    assert "its $ref '#nope' points at nothing in the schema" in notes
     assert "(it declares $schema 'http://json-schema.org/draft-04/schema#', but tools' input schemas are read as " \
         "JSON Schema 2020-12, MCP's dialect)" in notes
 
