@@ -215,3 +215,18 @@ async def test_a_worker_that_ends_while_a_process_it_started_holds_its_pipes_is_
             again = await call(app, "forks_child")
     assert crashed.is_error and "killed by SIGSEGV" in crashed.text, crashed.text
     assert again.text == "forked"
+
+
+async def test_a_result_whose_json_would_not_fit_in_the_workers_memory_says_so(
+        python_dir: Path, shared_data_dir: Path, workspace: Path) -> None:
+    # A megabyte string a thousand times: a small value whose JSON is a gigabyte. Writing it ran
+    # out of memory, and the call ended "the worker process exited with status 1".
+    (python_dir / "huge.py").write_text(
+        'def get_tool_schemas():\n'
+        '    return [{"name": "huge", "description": "d", "input_schema": {"type": "object"}}]\n'
+        '\n\ndef huge():\n    text = "x" * 1_000_000\n    return [text] * 1000\n', encoding="utf-8")
+    settings = load_settings(None, extensions=[python_dir], data_dir=shared_data_dir, workspace=workspace)
+    async with assemble(settings, watch=False) as app:
+        result = await call(app, "huge")
+    assert result.is_error and "too large to be written as JSON within the worker's memory limit" in result.text, \
+        result.text

@@ -572,6 +572,12 @@ def _result(value: Any, printed: _Bounded, errors: _Bounded, output_limit: int) 
     except RecursionError:
         return {"op": "result", "ok": False, **said,
                 "error": f"the tool returned {_a(type(value).__name__)} nested too deeply to be written as JSON"}
+    except MemoryError:
+        # Written out, its JSON would not fit in the worker's memory: the worker's own end said
+        # only "exited with status 1". It is over the output limit by far (said so, as below).
+        return {"op": "result", "ok": False, "fatal": True,
+                "error": "the tool's result is too large to be written as JSON within the worker's memory limit "
+                         f"(the output limit is {output_limit} characters)"}
     if len(text) > output_limit:
         return {"op": "result", "ok": False, **said,
                 "error": f"the tool's result is {len(text)} characters of JSON, over the limit of {output_limit}"}
