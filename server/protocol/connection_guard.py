@@ -153,9 +153,19 @@ class ConnectionGuard:
 
     def head_too_large(self, connection: GuardedHttpToolsProtocol) -> None:
         self.refused += 1
+        connection.transport.write(_HEAD_TOO_LARGE)
+        self._end_after_answer(connection)
+        self._log_now("refused %d requests so far; latest because its head passed %d KiB ([http] max_head_kb)",
+                      self.refused, self.limits.max_head_bytes // 1024)
+
+    def answered_early(self, connection: GuardedHttpToolsProtocol) -> None:
+        """Ends a connection whose request was answered before its body had all come."""
+        self._end_after_answer(connection)
+
+    def _end_after_answer(self, connection: GuardedHttpToolsProtocol) -> None:
+        """Closes a connection once what it was sent has gone, in place of its others'."""
         self.release(connection)
         transport = connection.transport
-        transport.write(_HEAD_TOO_LARGE)
         # Closed at once with the client's bytes unread, the socket would be reset and the
         # answer lost: what else it sends is read and dropped for a moment, after the answer
         # and the end of what the server sends.
@@ -163,8 +173,6 @@ class ConnectionGuard:
         if transport.can_write_eof():
             transport.write_eof()
         connection.loop.call_later(_LINGER_S, transport.close)
-        self._log_now("refused %d requests so far; latest because its head passed %d KiB ([http] max_head_kb)",
-                      self.refused, self.limits.max_head_bytes // 1024)
 
     def _close_slow(self, connection: GuardedHttpToolsProtocol) -> None:
         self.closed_slow += 1
@@ -239,6 +247,15 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self.guard.body_done(self)
         super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self in self.guard.awaiting_body and not self.transport.is_closing():
+            # Answered before its body was read (401 to a request with no token, 413, 400): the
+            # rest of the body is wanted by no one. uvicorn read it on and kept the connection,
+            # whose deadline each piece renewed: one byte a second held it for ever, and enough of
+            # them, with no token, took every place. It is closed as a 431 is.
+            self.guard.answered_early(self)
 
 
 def guarded_protocol(limits: GuardLimits) -> type[GuardedHttpToolsProtocol]:

@@ -181,3 +181,34 @@ async def test_at_the_connection_limit_of_slow_clients_a_token_holder_is_answere
     assert stats["closed_by_server"] == stats["opened"], stats
     # Only the caller's kept-alive connection(s) are left (the wait above); a handful at most.
     assert attack_left < 10
+
+
+@pytest.mark.timeout(PATIENCE_S + 60)
+async def test_a_request_answered_before_its_body_has_come_ends_its_connection(
+    make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path, shared_data_dir: Path
+) -> None:
+    # No token, a body of a megabyte announced and one byte sent at a time: answered 401, the
+    # connection was kept and the body read on, each byte renewing its deadline. Enough of them
+    # held every place, against callers with tokens too. The body's pause allowed here is longer
+    # than the test, so only the early answer can end it.
+    make_settings(f"[http]\nbody_timeout_s = {PATIENCE_S * 2}\n")
+    async with served_in_a_process(config_dir / "toolbay.toml", shared_data_dir) as url:
+        port = int(url.rsplit(":", 1)[1])
+        stream = await anyio.connect_tcp("127.0.0.1", port)
+        head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: 1000000\r\n\r\n{")
+        await stream.send(head.encode())
+        answer = b""
+        ended = False
+        with anyio.fail_after(PATIENCE_S):
+            while not ended:
+                with anyio.move_on_after(0.2):
+                    try:
+                        answer += await stream.receive()
+                    except (anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+                        ended = True
+                if not ended:
+                    with contextlib.suppress(anyio.BrokenResourceError, ConnectionError):
+                        await stream.send(b" ")  # the body goes on, a byte at a time
+        await stream.aclose()
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
