@@ -18,6 +18,7 @@ a second ``BEGIN`` on the connection would then fail.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -236,9 +237,12 @@ class SqliteJobStore(JobStore):
             inline: str | None = payload
             file_name: str | None = None
             if len(payload.encode()) > self.large_result_bytes:
-                file_name = f"{job_id}.json"
+                data = payload.encode()
+                # Named by what it holds: a copy damaged since (a bad sector, a stray write) no
+                # longer matches its name and reads as lost, where it was served as the result.
+                file_name = f"{job_id}.{hashlib.sha256(data).hexdigest()}.json"
                 self.results_dir.mkdir(parents=True, exist_ok=True)
-                write_whole(self.results_dir / file_name, payload.encode(), durable=True, prefix=file_name)
+                write_whole(self.results_dir / file_name, data, durable=True, prefix=file_name)
                 inline = None
             with _transaction(conn):
                 ended = conn.execute(
@@ -331,7 +335,12 @@ class SqliteJobStore(JobStore):
             inline, file_name = row
             if file_name:
                 try:
-                    return (self.results_dir / file_name).read_text(encoding="utf-8")
+                    data = (self.results_dir / file_name).read_bytes()
+                    if not _holds_what_it_is_named_for(file_name, data):
+                        logger.warning("the result of job %s: %s does not hold what it was written with",
+                                       job_id, self.results_dir / file_name)
+                        return _Lost("its stored copy has been damaged")
+                    return data.decode("utf-8")
                 except (OSError, UnicodeDecodeError) as exc:
                     # The server's own paths are for its log, not for the caller.
                     logger.warning("the result of job %s: %s cannot be read (%s)", job_id, self.results_dir / file_name,
@@ -384,6 +393,13 @@ def _is_damage(exc: sqlite3.DatabaseError) -> bool:
         return True
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def _holds_what_it_is_named_for(file_name: str, data: bytes) -> bool:
+    """Whether a result file's content has the digest its name gives ("JOB.DIGEST.json"); a file
+    named by an earlier version ("JOB.json") has none, and is taken as it is."""
+    parts = file_name.split(".")
+    return len(parts) != 3 or hashlib.sha256(data).hexdigest() == parts[1]
 
 
 class _Lost:

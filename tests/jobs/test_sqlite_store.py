@@ -82,7 +82,7 @@ async def test_a_result_over_the_size_limit_is_kept_in_a_file_beside_the_databas
         await store.create(job())
         await store.finish("job_1", "completed", big, at=101.0)
         files = list(store.results_dir.iterdir())
-        assert [f.name for f in files] == ["job_1.json"]
+        assert [f.name.split(".")[0] for f in files] == ["job_1"]
         assert await store.get_result("alice", "job_1") == big
         assert await store.delete_finished_before(200.0) == 1
         assert list(store.results_dir.iterdir()) == []
@@ -251,13 +251,19 @@ async def test_a_damaged_result_file_is_a_clear_result_lost(db_path: Path) -> No
         await store.create(job())
         await store.finish("job_1", "completed", ToolResult("y" * 5000), at=101.0)
         [result_file] = list(store.results_dir.iterdir())
+        whole = result_file.read_bytes()
+        # Changed in the middle, still JSON and UTF-8 (a bad sector, a stray write): it was served.
+        middle = len(whole) // 2
+        result_file.write_bytes(whole[:middle] + b"DAMAGED-BY-DISK" + whole[middle + 15:])
+        changed = await store.get_result("alice", "job_1")
         result_file.write_bytes(b'{"text": "yyy')  # cut short
         damaged = await store.get_result("alice", "job_1")
         result_file.write_bytes(b"\xff\xfe\x00")  # not text
         unreadable = await store.get_result("alice", "job_1")
         result_file.unlink()
         missing = await store.get_result("alice", "job_1")
-    for result in (damaged, unreadable, missing):
+    assert changed is not None and "its stored copy has been damaged" in changed.text
+    for result in (changed, damaged, unreadable, missing):
         assert result is not None and result.is_error
         assert result.text.startswith("The result of this job was lost: ")
         assert str(db_path.parent) not in result.text  # the server's own paths stay in its log
