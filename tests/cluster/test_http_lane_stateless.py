@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 # Without sessions, a call with a session id the server does not know (25), with an empty one
 # (26), or with another handshake-era version (21) is served like any other: by the lane too.
-TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19, 21, 25, 26, 30}
+TAKEN_BY_THE_LANE = {10, 11, 12, 13, 15, 18, 19, 21, 25, 26, 30, 34}
 
 
 @pytest.fixture(autouse=True)
