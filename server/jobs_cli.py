@@ -153,18 +153,39 @@ def _no_jobs() -> list[JobView]:
 
 @jobs_app.command("list")
 def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
-              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """The owner's jobs, newest first."""
-    views = _with_manager(config, data_dir, lambda manager: manager.list(_owner(owner), limit=100),
-                          when_no_database=_no_jobs)
+              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+              limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="At most this many.")] = 100,
+              offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many of the newest first.")] = 0,
+              status: Annotated[str | None, typer.Option("--status", help="Only jobs with this status (queued, "
+                                                         "running, completed, failed, cancelled, interrupted).")]
+              = None) -> None:
+    """The owner's jobs, newest first (--limit of them, after --offset)."""
+    from toolbay.jobs.store import JOB_STATUSES, MAX_OFFSET  # here: the command table loads no job code
+
+    if status is not None and status not in JOB_STATUSES:
+        raise typer.BadParameter(f"{status!r} is not one of {', '.join(JOB_STATUSES)}", param_hint="--status")
+    if offset > MAX_OFFSET:
+        raise typer.BadParameter(f"at most {MAX_OFFSET}", param_hint="--offset")
+    # One more than shown: whether older ones follow, said rather than left out unsaid.
+    views = _with_manager(config, data_dir, lambda manager: manager.list(
+        _owner(owner), status, limit=limit + 1, offset=offset), when_no_database=_no_jobs)
+    more, views = len(views) > limit, views[:limit]
     if as_json:
         typer.echo(json.dumps([v.structured() for v in views], indent=2))
+        if more:
+            _console(stderr=True).print(f"older jobs follow: --offset {offset + limit}")
         return
     from rich.table import Table
 
     from toolbay.cli_running import plain
 
-    table = Table(title=f"{len(views)} {'job' if len(views) == 1 else 'jobs'} of {_owner(owner)}")
+    kind = f"{status} " if status else ""
+    title = f"{len(views)} {kind}{'job' if len(views) == 1 else 'jobs'} of {_owner(owner)}, newest first"
+    if offset:
+        title += f" after the newest {offset}"
+    if more:
+        title += f" (older ones follow: --offset {offset + limit})"
+    table = Table(title=title)
     # A job id is copied into `jobs status ID`: never cut, whatever the width.
     table.add_column("job", no_wrap=True, min_width=max((len(view.id) for view in views), default=3))
     for column in ("tool", "status", "created", "note"):

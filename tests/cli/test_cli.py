@@ -1019,3 +1019,31 @@ def test_a_relative_folder_that_does_not_exist_is_said_with_the_path_it_was_read
     assert result.exit_code == 0, result.output
     assert f"extension folder tools (read as {tmp_path / 'tools'}) does not exist" in json.loads(
         result.stdout)["diagnostics"]
+
+
+def test_jobs_list_says_when_older_jobs_follow_and_pages_filters_them(tmp_path: Path) -> None:
+    # It showed the newest 100 under the title "100 jobs of OWNER", older ones unreachable.
+    from toolbay.jobs import JobRecord
+    from toolbay.words import ToolResult
+
+    async def five_jobs() -> None:
+        async with SqliteJobStore(tmp_path / "jobs.sqlite3") as store:
+            for number in range(5):
+                record = JobRecord(id=f"job_{number}", owner="alice", tool="cat", status="running",
+                                   created_at=100.0 + number, updated_at=100.0 + number, started_at=100.0 + number)
+                await store.create(record)
+                if number % 2:
+                    await store.finish(record.id, "completed", ToolResult("done"), at=200.0 + number)
+
+    anyio.run(five_jobs)
+    base = ["jobs", "list", "--owner", "alice", "--data-dir", str(tmp_path)]
+    first = runner.invoke(app, [*base, "--limit", "2"])
+    last = runner.invoke(app, [*base, "--limit", "2", "--offset", "4", "--json"])
+    done = runner.invoke(app, [*base, "--status", "completed", "--json"])
+    wrong = runner.invoke(app, [*base, "--status", "done"])
+    assert first.exit_code == 0, first.output
+    assert "2 jobs of alice, newest first (older ones follow: --offset 2)" in " ".join(first.stdout.split())
+    assert "job_4" in first.stdout and "job_3" in first.stdout and "job_2" not in first.stdout
+    assert [job["job_id"] for job in json.loads(last.stdout)] == ["job_0"]
+    assert [job["job_id"] for job in json.loads(done.stdout)] == ["job_3", "job_1"]
+    assert wrong.exit_code == 2 and "'done' is not one of queued, running" in wrong.output
