@@ -458,11 +458,14 @@ class Disclosure:
                 return None
             return entry.definition if entry is not None else None  # None: gone since it was indexed
 
+        named = query.strip().lower()
+
         def allowed(key: str) -> bool:
             definition = live(key)
-            # The search tool is never its own answer: a caller using only a few tools was
-            # offered search_tools for "translate text", by the words of its description.
-            return (definition is not None and not _is_search_tool(definition)
+            # The search tool is never its own answer (a caller using only a few tools was
+            # offered search_tools for "translate text", by the words of its description), but
+            # where the request is its name: an exact name finds its tool first.
+            return (definition is not None and (not _is_search_tool(definition) or definition.name.lower() == named)
                     and self.may_know(principal, key, definition))
 
         if self.index.semantic:

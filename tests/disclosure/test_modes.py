@@ -289,3 +289,14 @@ def test_a_catalog_allow_pattern_that_names_no_catalog_folder_is_warned_of_at_st
         Disclosure(settings, holder, lambda principal, definition: True).close()
     warned = [record.getMessage() for record in caplog.records]
     assert warned == ["[disclosure] catalog_allow 'cta' names none of the catalog folders (cat)"]
+
+
+async def test_search_tools_is_found_by_its_exact_name_and_by_nothing_else(shared_data_dir: Path) -> None:
+    # Its name found refresh_tools, by "tools", with no_match false; every other built-in is
+    # found first by its name. Its own words still find it nothing.
+    with anyio.fail_after(WAIT_S):
+        async with search_first(shared_data_dir, None) as client:
+            named = (await client.call_tool("search_tools", {"query": "search_tools"})).structured_content
+            worded = (await client.call_tool("search_tools", {"query": "search the tools for one"})).structured_content
+    assert named is not None and named["results"][0]["name"] == "search_tools"
+    assert worded is not None and "search_tools" not in {hit["name"] for hit in worded["results"]}
