@@ -69,7 +69,8 @@ class PythonHandler(Handler):
         if removed:
             result = links_removed(name, removed)
         elif isinstance(answer, WorkerFailed):
-            result = ToolResult.error(f"{name} failed: {answer.reason}.", worker="restarted")
+            trap = {"trap": answer.trap} if answer.trap is not None else {}
+            result = ToolResult.error(f"{name} failed: {answer.reason}.", worker="restarted", **trap)
         else:
             result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
             if result.is_error:

@@ -63,11 +63,13 @@ _NOT_A_MESSAGE = ("it sent something that is not one of toolbay's messages: the 
 
 
 class WorkerFailed(Exception):
-    """The worker could not give an answer (it died, overran, was cancelled, or would not start)."""
+    """The worker could not give an answer (it died, overran, was cancelled, or would not start).
+    ``trap``: a runaway stopped ("timed out after 900 s"), as a job records it, as a wasm tool's."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, trap: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.trap = trap
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +214,8 @@ class Worker:
                         continue
                     break
             if scope.cancelled_caught:
-                raise WorkerFailed(f"it was stopped after the time limit of {timeout:g} s")
+                raise WorkerFailed(f"it was stopped after the time limit of {timeout:g} s",
+                                   trap=f"timed out after {timeout:g} s")
         except BaseException:
             await self.kill()
             raise
