@@ -118,11 +118,21 @@ class JobResultTool(JobTool):
         # Too long to answer whole: a preview, and the whole as a resource the client can read.
         uri = f"toolbay://jobs/{job_id}/result"
         preview = result.text.encode()[:self.preview_bytes].decode("utf-8", errors="ignore")
-        note = (f"\n\n[This is the first {self.preview_bytes // 1024} KiB of {size // 1024} KiB. The whole result "
+        note = (f"\n\n[This is the first {_amount(len(preview.encode()))} of {_amount(size)}. The whole result "
                 f"is the resource {uri}: read it with resources/read.]")
         meta["resource_link"] = {"uri": uri, "name": f"result of job {job_id}", "mimeType": "text/plain",
                                  "size": size}
         return ToolResult(text=preview + note, is_error=result.is_error, meta=meta)
+
+
+def _amount(size: int) -> str:
+    """Bytes as a person reads them: "4,100 bytes" below 10 KiB (4,100 and 4,096 read apart, where
+    "4 KiB of 4 KiB" did not), "10.7 KiB", "2.5 MiB"."""
+    if size < 10 * 1024:
+        return f"{size:,} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:,.1f} KiB"
+    return f"{size / (1024 * 1024):,.1f} MiB"
 
 
 class JobCancelTool(JobTool):

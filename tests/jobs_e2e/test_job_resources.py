@@ -41,6 +41,8 @@ async def test_a_long_result_is_a_preview_and_a_link_and_results_are_resources_o
             assert answer.is_error is False
             assert text(answer).startswith("line 00000\n") and len(text(answer)) < 2000
             assert "The whole result is the resource" in text(answer)
+            # Sizes a person can tell apart: it said "1 KiB of 10 KiB", and "4 KiB of 4 KiB" of 4,100 bytes.
+            assert "[This is the first 1,024 bytes of 10.7 KiB." in text(answer)
             links = [block for block in answer.content if isinstance(block, types.ResourceLink)]
             assert [str(link.uri) for link in links] == [f"toolbay://jobs/{job_id}/result"]
 
