@@ -51,6 +51,7 @@ from toolbay.pytools.describe import (
     probe_confinement,
 )
 from toolbay.pytools.workers import WORKER_SCRIPT
+from toolbay.redaction import redact_text
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.wasm.errors import INVALID_EXIT_STATUS
@@ -589,12 +590,15 @@ class Discovery:
             try:
                 description, enforced = describe_module(spec, self.settings.python.describe_timeout_s, stop)
             except DescribeFailed as failed:
+                # The module's own words (its import's error) reach clients (refresh_tools) and the
+                # operator's listing: a secret in them is hidden as in every text served.
+                reason = redact_text(failed.reason)
                 if remember and failed.lasting:
-                    self.python_cache.put(sha, {"skipped": failed.reason})
+                    self.python_cache.put(sha, {"skipped": reason})
                 elif remember and failed.with_packages:
-                    self.python_cache.put(sha, {"skipped": failed.reason, "packages": packages_stamp(),
+                    self.python_cache.put(sha, {"skipped": reason, "packages": packages_stamp(),
                                                 "timed_out_after_s": failed.timed_out_after_s})
-                return FileOutcome(path, sha, skipped=SkippedFile(path, failed.reason))
+                return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
             self.confinement[path] = enforced
             entry = {"description": description}
             if remember:
@@ -636,7 +640,7 @@ class Discovery:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(entry["skipped"])), from_cache=True)
         module = tool_name_for(path)
         spec = module_spec_from(module, entry.get("description") or {})
-        notes = tuple(f"{module}: refused {reason}" for reason in spec.refused)
+        notes = tuple(f"{module}: refused {redact_text(reason)}" for reason in spec.refused)
         if not spec.tools:
             return FileOutcome(path, sha, skipped=SkippedFile(path, NO_TOOL_REASON + spec.reason_skipped),
                                notes=notes)

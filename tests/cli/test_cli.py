@@ -1047,3 +1047,13 @@ def test_jobs_list_says_when_older_jobs_follow_and_pages_filters_them(tmp_path: 
     assert [job["job_id"] for job in json.loads(last.stdout)] == ["job_0"]
     assert [job["job_id"] for job in json.loads(done.stdout)] == ["job_3", "job_1"]
     assert wrong.exit_code == 2 and "'done' is not one of queued, running" in wrong.output
+
+
+def test_a_modules_import_error_is_shown_with_its_secrets_hidden(tmp_path: Path, shared_data_dir: Path) -> None:
+    # Its words reached refresh_tools' answer and this listing as they were, a password and a key in them.
+    secret = "sk-" + "abcdefghijklmnopqrstuvwx1234"
+    module = f'raise RuntimeError("cannot reach postgres://admin:hunter2@db/prod with {secret}")\n'
+    result = run_beside_one_module(tmp_path, shared_data_dir, ("leaky.py", module), "list", "--json")
+    [skipped] = json.loads(result.stdout)["skipped"]
+    assert "postgres://admin:[REDACTED]@db/prod with [REDACTED]" in skipped["reason"]
+    assert "hunter2" not in result.stdout and secret not in result.stdout
