@@ -85,7 +85,7 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         return None
     name = item.get("name")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        refused.append(f"schema #{index + 1} has no valid 'name' (letters, digits, '_' or '-', at most 64)")
+        refused.append(f"schema #{index + 1} has no valid 'name' (ASCII letters, digits, '_' or '-', at most 64)")
         return None
     if name != module and not name.startswith(module + "_"):
         refused.append(f"{name!r} does not start with the module's name: call it '{module}_...' "
