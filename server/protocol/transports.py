@@ -20,7 +20,7 @@ import uvicorn
 from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -100,8 +100,24 @@ def _security_for(host: str) -> TransportSecuritySettings | None:
     )
 
 
+class _ClientWentAway(logging.Filter):
+    """Drops the SDK's error, with its traceback, for a client that went away while it sent a
+    request's body (``ClientDisconnect``): nothing failed on the server's side, and any caller
+    with a token could fill the log with them, a traceback each."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], ClientDisconnect))
+
+
+def _quiet_clients_that_went_away() -> None:
+    sdk = logging.getLogger("mcp.server.streamable_http")  # where the SDK logs a POST it could not read
+    if not any(isinstance(existing, _ClientWentAway) for existing in sdk.filters):
+        sdk.addFilter(_ClientWentAway())
+
+
 def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     """The Starlette app. ``auth`` is passed to the SDK (``auth=``, ``token_verifier=``)."""
+    _quiet_clients_that_went_away()
     host = app.settings.host
     security = _security_for(host)
     sse_server = build_mcp_server(app, "sse")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -402,3 +403,23 @@ async def test_a_request_head_past_the_limit_is_answered_431_and_a_large_body_is
                                        headers={"Accept": "application/json, text/event-stream"})
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
     assert response.status_code == 200, response.text[:300]
+
+
+async def test_a_client_that_goes_away_while_sending_a_body_leaves_no_error_in_the_log(
+    base_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The SDK logged each one as an error with its traceback, which any caller could repeat at will.
+    port = int(base_url.rsplit(":", 1)[1])
+    async with httpx2.AsyncClient(timeout=60) as http:
+        session = await _open_session(http, base_url)
+        stream = await anyio.connect_tcp("127.0.0.1", port)
+        head = "".join(f"{name}: {value}\r\n" for name, value in session.items())
+        await stream.send(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: 1000\r\n\r\n"
+                          '{"jsonrpc": "2.0", '.encode())
+        await anyio.sleep(0)
+        await stream.aclose()
+        # A round trip after it: the server has taken in the connection's end by then.
+        for _ in range(3):
+            assert (await http.post(f"{base_url}/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"},
+                                    headers=session)).status_code == 200
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR], caplog.text
