@@ -91,7 +91,10 @@ _REPEAT = compiled(
     # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
     r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"
     r"provided|supply|supplied)(?:\s+\S+){0,5}?\s+(?:multiple|several|many)\s+times\b"
-    r"|\bthis\s+flag\s+can\s+be\s+repeated",
+    r"|\bthis\s+flag\s+can\s+be\s+repeated"
+    # "more output (repeat for more)", "repeat to increase", "-vv for more", "-vvv for even more"
+    r"|\brepeat(?:ed)?\s+(?:it\s+)?(?:for|to)\s+(?:more|increase|even\s+more)\b"
+    r"|(?<![\w-])-(?P<letter>[a-zA-Z])(?P=letter)+\s+(?:for|gives?|is)\s+(?:more|even\s+more)\b",
     re.IGNORECASE,
 )
 _YARGS_TYPE = compiled(r"\[(boolean|string|number|array|count)\]")

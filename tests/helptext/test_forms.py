@@ -201,6 +201,17 @@ def test_multiple_times_in_what_an_option_does_does_not_make_it_repeatable():
     assert got == {"--multipass": False, "--exclude": True, "--verbose": True}
 
 
+def test_repeat_for_more_and_a_doubled_flag_say_a_flag_is_given_again():
+    # A counter, so a model may give it twice: read as a plain switch, only one -v could be passed.
+    desc = _describe("Usage: tool [OPTIONS] FILE\n\nOptions:\n"
+                     "  -v, --verbose   more output (repeat for more)\n"
+                     "  -d, --debug     debug output (-dd for even more)\n"
+                     "  -r, --repeat    repeat the last command\n"
+                     "  -q, --quiet     less output; repeat to be quieter still\n")
+    got = {o.long: o.repeatable for o in desc.options}
+    assert got == {"--verbose": True, "--debug": True, "--repeat": False, "--quiet": False}
+
+
 def test_a_sentence_under_the_commands_at_their_indent_is_not_a_command():
     desc = _describe("Usage: gitlint [OPTIONS] COMMAND [ARGS]...\n\nCommands:\n"
                      "  install-hook     Install gitlint as a git commit-msg hook.\n"
