@@ -191,25 +191,24 @@ def test_command_names_with_a_colon_inside_are_whole_names():
     assert [s.name for s in desc.subcommands] == ["init", "migrate:make", "seed:run"]
 
 
-def test_multiple_times_in_what_an_option_does_does_not_make_it_repeatable():
-    desc = _describe("Usage: svgo [options]\n\nOptions:\n"
-                     "  --multipass            Pass over SVGs multiple times to ensure all\n"
-                     "                         optimizations are applied\n"
-                     "  -e, --exclude <glob>   Exclude files. This option can be used multiple times.\n"
-                     "  -v, --verbose          Talk more; use the flag multiple times for more.\n")
-    got = {o.long: o.repeatable for o in desc.options}
-    assert got == {"--multipass": False, "--exclude": True, "--verbose": True}
-
-
-def test_repeat_for_more_and_a_doubled_flag_say_a_flag_is_given_again():
+@pytest.mark.parametrize(("options", "repeatable"), [
+    # "multiple times" in what an option does does not make it repeatable.
+    ("  --multipass            Pass over SVGs multiple times to ensure all\n"
+     "                         optimizations are applied\n"
+     "  -e, --exclude <glob>   Exclude files. This option can be used multiple times.\n"
+     "  -v, --verbose          Talk more; use the flag multiple times for more.\n",
+     {"--multipass": False, "--exclude": True, "--verbose": True}),
     # A counter, so a model may give it twice: read as a plain switch, only one -v could be passed.
-    desc = _describe("Usage: tool [OPTIONS] FILE\n\nOptions:\n"
-                     "  -v, --verbose   more output (repeat for more)\n"
-                     "  -d, --debug     debug output (-dd for even more)\n"
-                     "  -r, --repeat    repeat the last command\n"
-                     "  -q, --quiet     less output; repeat to be quieter still\n")
-    got = {o.long: o.repeatable for o in desc.options}
-    assert got == {"--verbose": True, "--debug": True, "--repeat": False, "--quiet": False}
+    ("  -v, --verbose   more output (repeat for more)\n"
+     "  -d, --debug     debug output (-dd for even more)\n"
+     "  -r, --repeat    repeat the last command\n"
+     "  -q, --quiet     less output; repeat to be quieter still\n",
+     {"--verbose": True, "--debug": True, "--repeat": False, "--quiet": False}),
+])
+def test_an_option_is_repeatable_where_its_text_says_it_is_given_again(
+        options: str, repeatable: dict[str, bool]) -> None:
+    desc = _describe(f"Usage: tool [options]\n\nOptions:\n{options}")
+    assert {o.long: o.repeatable for o in desc.options} == repeatable
 
 
 def test_a_sentence_under_the_commands_at_their_indent_is_not_a_command():
