@@ -468,8 +468,8 @@ def _bounds(text: str, kind: str) -> dict[str, int | float]:
 
 def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
     """The word that turns off a switch that is on by default, where the help prints none but
-    the program's parser takes one: Go's flag package, pflag (cobra), go-arg, kong, CLI11 and
-    cxxopts read "-color=false" or "--color=false",
+    the program's parser takes one: Go's flag package (urfave/cli's), pflag (cobra), go-arg,
+    kong, CLI11 and cxxopts read "-color=false" or "--color=false",
     yargs "--no-color" (its boolean-negation, on unless a program turns it off). Elsewhere
     (getopt, argparse's store_true, clap's SetTrue, commander) a switch has no "false"."""
     if opt.takes_value or opt.repeatable or opt.default != "true":
@@ -481,8 +481,9 @@ def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
     return None
 
 
-# Their parsers read a switch's value after "=": Go's flag, pflag (cobra), go-arg, kong, CLI11, cxxopts.
-_FALSE_AFTER_EQUALS = frozenset({"goflag", "cobra", "goarg", "kong", "cli11", "cxxopts"})
+# Their parsers read a switch's value after "=": Go's flag (and urfave/cli, built on it), pflag
+# (cobra), go-arg, kong, CLI11, cxxopts.
+_FALSE_AFTER_EQUALS = frozenset({"goflag", "urfave", "cobra", "goarg", "kong", "cli11", "cxxopts"})
 # A switch on by default that its flag cannot turn off: false can only leave the flag out.
 _NO_FALSE = "Passing false does not turn it off; it only leaves the flag out."
 

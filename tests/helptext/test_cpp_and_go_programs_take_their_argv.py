@@ -259,3 +259,14 @@ def test_an_urfave_command_listed_under_its_category_is_a_command_of_its_own() -
     track = describe_help(subprocess.run([program, "track", "--help"], capture_output=True, timeout=60).stdout)
     parsed = _run_sub(program, ["track"], build_tool_schema(track).to_argv({"id": ["a", "b"], "watch": True}))
     assert parsed["args"] == ["a", "b"] and parsed["flags"]["watch"] is True
+
+
+def test_an_urfave_switch_on_by_default_is_turned_off_after_equals() -> None:
+    # BoolFlag{Name: "signature", Value: true}: urfave/cli reads flags with Go's flag package,
+    # which takes "--signature=false"; the schema said false could only leave the flag out.
+    program = _go("urfave", "urfave/cli/v2", "golang-github-urfave-cli-v2-dev")
+    send = build_tool_schema(describe_help(
+        subprocess.run([program, "send", "--help"], capture_output=True, timeout=60).stdout))
+    assert send.input_schema["properties"]["signature"]["default"] is True
+    parsed = _run_sub(program, ["send"], send.to_argv({"address": "home", "carrier": "dhl", "signature": False}))
+    assert parsed["flags"]["signature"] is False and parsed["args"] == ["home"]
