@@ -59,7 +59,7 @@ from toolbay.jobs.store import (
     JobStatus,
     JobStore,
 )
-from toolbay.jobs.views import JobView, accepted, progress_text
+from toolbay.jobs.views import JobView, accepted, interrupted_next_step, progress_text
 from toolbay.logs import add_call_fields
 from toolbay.words import CallContext, ProgressCallback, ToolResult
 
@@ -905,15 +905,14 @@ def _cancelled_result(job: _LiveJob) -> ToolResult:
 
 def _stopped_result(job: _LiveJob) -> ToolResult:
     """Stopped with its server (Ctrl-C, SIGTERM): said as a job left unfinished by a crash is."""
-    return _interrupted_result(job.id, job.tool)
+    return _interrupted_result(job.id, job.tool, started=job.started_at is not None)
 
 
 def _left_unfinished_result(record: JobRecord) -> ToolResult:
-    return _interrupted_result(record.id, record.tool)
+    return _interrupted_result(record.id, record.tool, started=record.started_at is not None)
 
 
-def _interrupted_result(job_id: str, tool: str) -> ToolResult:
+def _interrupted_result(job_id: str, tool: str, *, started: bool) -> ToolResult:
     return ToolResult.error(
-        f"Job {job_id} ({tool}) was interrupted: {INTERRUPTED_BY_RESTART}. It did not finish; call "
-        f"{tool} again to run it anew (if it writes files, check first what it already changed).",
+        f"Job {job_id} ({tool}) was interrupted: {INTERRUPTED_BY_RESTART}. {interrupted_next_step(tool, started)}",
         job_id=job_id, reason=INTERRUPTED_BY_RESTART)

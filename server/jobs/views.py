@@ -85,10 +85,18 @@ class JobView:
         if self.status == "cancelled":
             return f"It has no output; call {self.tool} again if you still need its result."
         if self.status == "interrupted":
-            return (f"It did not finish and has no output; call {self.tool} again to run it anew "
-                    "(if it writes files, check first what it already changed).")
+            return interrupted_next_step(self.tool, started=self.started_at is not None)
         return (f"Call job_wait with job_id {self.id!r} to wait for it to end "
                 f"(job_status checks on it at once; poll no more often than every {self.poll_interval_s:g} s).")
+
+
+def interrupted_next_step(tool: str, started: bool) -> str:
+    """What to do of a job that was interrupted: one that never started (queued when its server
+    stopped) changed nothing, and is not said to have begun."""
+    if not started:
+        return f"It never started (it was waiting for its turn), so it changed nothing; call {tool} again to run it."
+    return (f"It did not finish and has no output; call {tool} again to run it anew "
+            "(if it writes files, check first what it already changed).")
 
 
 _ENDED: dict[str, str] = {

@@ -399,7 +399,26 @@ async def test_jobs_running_when_the_server_stops_are_interrupted_with_a_reason(
         result = await manager.result("alice", job_id)
         assert result is not None and result.is_error and "interrupted" in result.text
         # As a job a crash left unfinished says it (an outside probe found SIGTERM's said less).
-        assert "It did not finish; call" in result.text and "check first what it already changed" in result.text
+        assert "It did not finish and has no output; call" in result.text
+        assert "check first what it already changed" in result.text
+
+
+async def test_a_job_still_queued_when_the_server_stops_is_said_to_have_changed_nothing(
+        make_manager: MakeManager) -> None:
+    # It read as one that had run: "check first what it already changed".
+    gate = Gate()
+    async with make_manager(max_concurrent=1) as manager:
+        await start_job(manager, gate)
+        with anyio.fail_after(5):
+            await gate.started.wait()
+        queued = await start_job(manager, gate)
+        assert (await manager.status("alice", queued)).status == "queued"
+    async with make_manager() as manager:
+        view = await manager.status("alice", queued)
+        result = await manager.result("alice", queued)
+    assert view.status == "interrupted" and "It never started" in view.next_step()
+    assert result is not None and "It never started (it was waiting for its turn), so it changed nothing" in result.text
+    assert "check first" not in result.text
 
 
 async def test_jobs_older_than_the_retention_are_removed(db_path) -> None:
