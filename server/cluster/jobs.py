@@ -44,6 +44,7 @@ from redis.exceptions import RedisError
 from toolbay.cluster.connection import Subscription
 from toolbay.errors import JobStoreUnavailable, StorageError
 from toolbay.jobs.store import (
+    RESULT_LOST,
     TERMINAL,
     JobEvent,
     JobRecord,
@@ -320,7 +321,7 @@ class RedisJobStore(JobStore):
             return result_from_json(_s(payload))
         except (ValueError, KeyError, TypeError) as exc:
             return ToolResult.error(f"The result of this job was lost: its stored copy is damaged ({exc}). "
-                                    "Run the tool again.", reason="result_lost")
+                                    "Run the tool again.", reason=RESULT_LOST)
 
     async def events(self, owner: str, job_id: str) -> list[JobEvent]:
         if await self.get(owner, job_id) is None:

@@ -36,6 +36,7 @@ from toolbay.atomic_files import write_whole
 from toolbay.errors import StorageDamaged, StorageError
 from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
+    RESULT_LOST,
     TERMINAL,
     JobEvent,
     JobRecord,
@@ -411,7 +412,7 @@ class _Lost:
     def result(self) -> ToolResult:
         logger.warning("a job result was lost: %s", self.why)
         return ToolResult.error(f"The result of this job was lost: {self.why}. Run the tool again.",
-                                reason="result_lost")
+                                reason=RESULT_LOST)
 
 
 class _transaction:

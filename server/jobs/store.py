@@ -33,6 +33,9 @@ INTERRUPTED_BY_RESTART = "the server stopped before the job ended"  # queued or 
 CANCEL_REQUESTED = "cancel_requested"
 # How often the default ``wait_finished`` looks at the store.
 STORE_POLL_S = 0.25
+# A finished job's result that cannot be given back (its stored copy damaged or gone): the
+# ``reason`` in the meta of the error result a store answers instead.
+RESULT_LOST = "result_lost"
 # The largest offset into a listing a store takes: SQLite's largest integer.
 MAX_OFFSET = 2**63 - 1
 

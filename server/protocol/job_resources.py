@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolbay.errors import NoSuchJob
 from toolbay.jobs import JobManager
+from toolbay.jobs.store import RESULT_LOST
 from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
 
 URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
@@ -83,6 +84,9 @@ class JobResources:
         if result is None:
             raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Job {job_id} has not ended yet: its result is not "
                            "there to read. Call job_wait first.")
+        if result.meta.get("reason") == RESULT_LOST:
+            # Read as the resource's text, the sentence saying the result was lost passed for the result.
+            raise MCPError(code=types.INTERNAL_ERROR, message=result.text)
         contents: list[types.TextResourceContents] = [
             types.TextResourceContents(uri=uri, mime_type="text/plain", text=result.text)]
         if result.structured is not None:

@@ -69,3 +69,17 @@ async def test_a_result_of_a_mebibyte_is_read_whole_over_http(tmp_path: Path, da
         await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 50})
         whole = await alice.read_resource(f"toolbay://jobs/{job_id}/result")
     assert [c.text for c in whole.contents if isinstance(c, types.TextResourceContents)] == [big]
+
+
+async def test_a_lost_result_is_an_error_to_read_not_its_content(tmp_path: Path, data_dir: Path,
+                                                                 callers: Callers) -> None:
+    # The sentence saying the result was lost came back as the resource's text, read as success.
+    config = _echo_as_a_job(tmp_path, data_dir, callers)
+    big = "0123456789abcde\n" * 32768  # 512 KiB: kept in a file beside the database
+    async with http_server(settings_for(config)) as (url, _), http_client(url, callers.tokens["alice"]) as alice:
+        job_id = structured(await call(alice, "echo", {"stdin": big}))["job_id"]
+        await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 50})
+        for kept in (data_dir / "jobs-results").iterdir():
+            kept.unlink()
+        with pytest.raises(MCPError, match="The result of this job was lost"):
+            await alice.read_resource(f"toolbay://jobs/{job_id}/result")
