@@ -534,8 +534,14 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
         choices = prop.get("enum")
         if isinstance(choices, list):
             prop["enum"] = [*choices, ""]
+        alone = 'An empty value ("") gives the flag alone, without a value.'
         if prop.get("type") == "string":
-            prop["description"] = _join(text, 'An empty value ("") gives the flag alone, without a value.')
+            prop["description"] = _join(text, alone)
+        elif prop.get("type") in ("integer", "number"):
+            # "--header[=N]", "--checkpoint[=NUMBER]": a number, or "" for the flag alone, which a
+            # number's type refused (the flag alone could not be given).
+            number = {key: value for key, value in prop.items() if key != "description"}
+            prop = {"anyOf": [number, {"const": ""}], "description": _join(text, alone)}
     if default is not None:
         prop["default"] = default
     return prop, "value"

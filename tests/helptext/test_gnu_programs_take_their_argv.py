@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from toolbay.helptext import build_tool_schema, describe_help
@@ -39,6 +40,8 @@ def _gnu(program: str) -> bytes | None:
 
 
 def _value(prop: dict[str, Any]) -> Any:
+    if prop.get("anyOf"):  # "--header[=N]": a number, or "" for the flag alone
+        return _value(prop["anyOf"][0])
     if prop.get("enum"):
         return prop["enum"][0]
     kind = prop.get("type")
@@ -77,6 +80,21 @@ def test_every_option_a_gnu_programs_schema_offers_is_taken_by_its_parser(progra
         assert not SYNTAX_REFUSED.search(error), f"{program} {argv}: {error.strip()}"
         tried += 1
     assert tried, f"no option of {program} was tried"
+
+
+def test_a_numbers_optional_value_may_be_left_out_and_the_flag_goes_alone(tmp_path: Path) -> None:
+    # numfmt's "--header[=N]" was a number alone: "" (the flag alone, one header line) was refused.
+    help_text = _gnu("numfmt")
+    if help_text is None:
+        pytest.skip("no GNU numfmt here")
+    schema = build_tool_schema(describe_help(help_text))
+    header = jsonschema.Draft202012Validator(schema.input_schema["properties"]["header"])
+    assert header.is_valid("") and header.is_valid(2) and not header.is_valid("two")
+    argv = schema.to_argv({"header": "", "to": "iec"})
+    assert argv == ["--header", "--to=iec"]
+    run = subprocess.run(["numfmt", *argv], input=b"size\n2048\n", capture_output=True, env=ENV, timeout=30,
+                         check=True)
+    assert run.stdout == b"size\n2.0K\n"
 
 
 @pytest.mark.parametrize("program", ["sleep", "timeout", "printf", "expr", "nohup", "factor", "seq", "cat"])
