@@ -41,6 +41,9 @@ class Param(NamedTuple):
     bare: bool = False
     # Given alone, the flag would take the word after it for its value ("--label [<LABEL>]").
     takes_next: bool = False
+    # Each time given, it takes words up to the next flag (clap's "--features <FEATURES>...",
+    # num_args 1..): given last, it would take the positionals after it too.
+    greedy: bool = False
     # The program's own option on a subcommand's tool: before the subcommand path.
     leading: bool = False
     # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
@@ -86,6 +89,7 @@ class ToolSchema(NamedTuple):
         missing_earlier: str | None = None
         open_list = False  # a "list" option's values end only at the next flag, or at "--"
         alone: set[str] = set()  # flags given without the value they may take
+        last_greedy = False  # the last option given takes words up to the next flag
         by_form = any(param.kind == "form" for param in self.params)
         in_form_order = self._form_order(arguments) if self.positional_forms else None
         for param in self.params:
@@ -118,12 +122,14 @@ class ToolSchema(NamedTuple):
             words = _render_option(param, value)
             (lists if param.kind == "list" else argv).extend(words)
             open_list = open_list or param.kind == "list"
+            if param.kind != "list" and words:
+                last_greedy = param.greedy
             if param.takes_next and param.flag is not None and words == [param.flag]:
                 alone.add(param.flag)
         argv += lists
         # A flag given without its optional value ("--label", of "--label [<LABEL>]") would take
         # the word after it for that value: a positional, unless "--" ends the options first.
-        open_list = open_list or (bool(argv) and argv[-1] in alone)
+        open_list = open_list or (bool(argv) and (argv[-1] in alone or last_greedy))
         if in_form_order is not None:
             for param in in_form_order:
                 (after_dashes if param.after_dashes else positionals).extend(
@@ -332,7 +338,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             else "long" if opt.long else "short")
         bare = opt.value_optional and kind in ("value", "list")
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=bare,
-                            takes_next=bare and opt.value_spaced, leading=opt.before_command))
+                            takes_next=bare and opt.value_spaced, leading=opt.before_command,
+                            greedy=kind == "values" and desc.dialect in _VALUES_UP_TO_A_FLAG))
     for opt in desc.options:
         if opt.exclusive_with and opt.key in named:
             _say_exclusive(properties[named[opt.key]], opt, named)
@@ -413,6 +420,10 @@ def _named_after_dashes(usage: str) -> set[str]:
     return named
 
 
+# Where an option given again ("<FEATURES>...") may take several words each time, up to the
+# next flag: clap's num_args(1..), written so as Append is in clap 3. Positionals after the
+# last of them go after "--", which clap takes either way.
+_VALUES_UP_TO_A_FLAG = frozenset({"clap"})
 # Where a value that may be left out is given as a word of its own ("--help-command-list file"):
 # getopt takes one only after "=", clap, argparse and click either way, CMake only apart.
 _OPTIONAL_VALUE_APART = frozenset({"cmake"})

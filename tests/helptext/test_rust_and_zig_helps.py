@@ -125,3 +125,12 @@ def test_clap_s_optional_value_given_alone_does_not_take_the_positional_after_it
     assert schema.to_argv({"name": "n", "label": "", "shape": "circle"}) == ["--name", "n", "--label", "--", "circle"]
     assert schema.to_argv({"name": "n", "label": "", "width": 2.5, "shape": "square"}) == \
         ["--name", "n", "--label", "--width", "2.5", "square"]  # a flag after it ends it
+
+
+def test_clap_s_option_of_several_values_given_last_ends_before_the_positionals() -> None:
+    # rk2.rs: #[arg(long, num_args = 1..=3, value_name = "PT")] points: Vec<i32>, written
+    # "--points <PT>...": each time given it takes words up to the next flag, so "--points 2
+    # circle" gave the points 1, 2 and "circle" (refused: not a number) and no <SHAPE>.
+    schema = build_tool_schema(describe_help((TEXTS / "clap-4.0.32-rk2-long.txt").read_bytes()))
+    argv = schema.to_argv({"name": "n", "points": ["1", "2"], "shape": "circle"})
+    assert argv == ["--name", "n", "--points", "1", "--points", "2", "--", "circle"]

@@ -53,7 +53,10 @@ def test_argv_writes_values_as_the_help_does(schema):
     # parsers written by hand take no "=" and nothing joined); a value starting with "-" after
     # "=" or joined to a short name, or it would read as a flag.
     argv = schema.to_argv({"block_size": "-1", "n": 5, "verbose": 2, "exclude": ["a", "b"], "input": "x"})
-    assert argv == ["--block-size=-1", "-n", "5", "--verbose", "--verbose", "--exclude", "a", "--exclude", "b", "x"]
+    # "--" after an option given again, last: clap's "<X>..." (num_args 1..) takes words up to the
+    # next flag, and would take the positional too.
+    assert argv == ["--block-size=-1", "-n", "5", "--verbose", "--verbose", "--exclude", "a", "--exclude", "b", "--",
+                    "x"]
     assert schema.to_argv({"block_size": "1", "n": -5, "input": "x"}) == ["--block-size", "1", "-n-5", "x"]
 
 
