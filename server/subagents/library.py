@@ -54,7 +54,9 @@ class RoleLibrary:
                 names.add(previous.name)
                 reason += "; its previous version is still served"
             skipped.append(SkippedFile(refused.path, reason))
-        roles_changed = tuple(roles) != tuple(self.roles.values())
+        # By name, not in order: a role kept from its previous version comes after the others,
+        # and a broken save of its file, which changes nothing served, was told as a change.
+        roles_changed = {role.name: role for role in roles} != dict(self.roles)
         if not roles_changed and tuple(skipped) == self.skipped:
             return False
         for item in skipped:

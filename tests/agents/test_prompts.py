@@ -85,6 +85,9 @@ async def test_a_new_role_file_is_announced_a_broken_edit_keeps_the_last_good_on
     make_settings: Any, agents_dir: Path
 ) -> None:
     changed = ListChanged(types.PromptListChangedNotification)
+    # A role read after greeter: greeter's kept version came after it, and the unchanged prompt
+    # list was told as changed.
+    (agents_dir / "zeta.md").write_text("---\nname: zeta\ndescription: Last.\n---\nBe last.\n", encoding="utf-8")
     async with served(make_settings(), watch=True) as app:
         with anyio.fail_after(WAIT_S):
             async with client_for(app, message_handler=changed) as client:
@@ -96,9 +99,11 @@ async def test_a_new_role_file_is_announced_a_broken_edit_keeps_the_last_good_on
                 tools = {tool.name for tool in (await client.list_tools()).tools}
                 rescans = RescanSpy(app)
                 started = rescans.started
+                before_broken = changed.count
                 (agents_dir / "greeter.md").write_text(BROKEN, encoding="utf-8")
                 await rescans.one_started_after(started)
-                kept = await client.get_prompt("greeter")
+                kept = await client.get_prompt("greeter")  # after any notification the rescan sent
+                told_of_the_broken_save = changed.count - before_broken
                 [skipped] = [s for s in app.skipped_files if s.path.endswith("greeter.md")]
                 seen = changed.count
                 (agents_dir / "greeter.md").unlink()
@@ -107,6 +112,7 @@ async def test_a_new_role_file_is_announced_a_broken_edit_keeps_the_last_good_on
                 tools_after = {tool.name for tool in (await client.list_tools()).tools}
     assert "greeter" in names and "agent_greeter" in tools
     assert kept.messages[0].content.text == "Say hello."  # type: ignore[union-attr]
+    assert told_of_the_broken_save == 0
     assert "not valid YAML" in skipped.reason and "previous version is still served" in skipped.reason
     assert "greeter" not in after and "agent_greeter" not in tools_after
     assert not [s for s in app.skipped_files if s.path.endswith("greeter.md")]
