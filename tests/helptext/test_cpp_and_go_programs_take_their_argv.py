@@ -13,7 +13,8 @@ by default is turned off as ``--color=false`` (go-arg and cxxopts refuse ``--no-
 gflags' as ``-nocolor``. gflags writes "-width (Width of the box) type: int32 default: 640";
 Boost "-l [ --level ] [=arg(=1)] (=0)", whose value, which may be left out, goes after "=".
 pflag writes a counter as "-v, --verbose count"; urfave/cli lists a command of a category under
-the category's name ("   queries:"). Those two programs print what they parsed as JSON.
+the category's name ("   queries:"); kong lists a group's commands by their whole path. Those
+programs print what they parsed as JSON.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import pytest
 
 from tests.conftest import KEPT_BETWEEN_RUNS
 from toolbay.helptext import build_tool_schema, describe_help
+from toolbay.helptext.tree import HelpRun, describe_tree
 
 PROGRAMS = Path(__file__).resolve().parent / "truth_programs"
 CLI11_HEADER = Path("/usr/include/CLI/CLI.hpp")
@@ -270,3 +272,24 @@ def test_an_urfave_switch_on_by_default_is_turned_off_after_equals() -> None:
     assert send.input_schema["properties"]["signature"]["default"] is True
     parsed = _run_sub(program, ["send"], send.to_argv({"address": "home", "carrier": "dhl", "signature": False}))
     assert parsed["flags"]["signature"] is False and parsed["args"] == ["home"]
+
+
+def test_kongs_commands_nested_in_groups_are_each_a_tool_that_takes_its_arguments() -> None:
+    # Command db, its command migrate, and migrate's up and down: "kg db --help" lists them by
+    # their whole path ("db migrate up <steps> [<dir>]"), which was read as a command "db" under
+    # "db", whose help is an error: db's tools were lost.
+    program = _go("kongtree", "alecthomas/kong", "golang-github-alecthomas-kong-dev")
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = subprocess.run([program, *argv], capture_output=True, timeout=60)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    tree = {command.path: command for command in describe_tree(run_help, "kg")}
+    assert set(tree) == {("rm",), ("ls",), ("db", "migrate", "up"), ("db", "migrate", "down")}, tree.keys()
+    up = build_tool_schema(tree[("db", "migrate", "up")].description)
+    done = subprocess.run([program, "db", "migrate", "up", *up.to_argv({"steps": 3, "dir": "m"})],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    parsed = json.loads(done.stdout)
+    assert parsed["command"] == "db migrate up <steps> <dir>"
+    assert parsed["cli"]["Db"]["Migrate"]["Up"] == {"Steps": 3, "Dir": "m"}
