@@ -293,3 +293,22 @@ def test_kongs_commands_nested_in_groups_are_each_a_tool_that_takes_its_argument
     parsed = json.loads(done.stdout)
     assert parsed["command"] == "db migrate up <steps> <dir>"
     assert parsed["cli"]["Db"]["Migrate"]["Up"] == {"Steps": 3, "Dir": "m"}
+
+
+def test_kingpins_nested_command_is_a_tool_and_its_counter_is_given_again() -> None:
+    # db.Command("migrate"): "kp db --help" lists it under "Subcommands:" by its whole path
+    # ("db migrate [<flags>]"), which was not read, and db itself became a tool that cannot run
+    # ("must select a subcommand of 'db'"). Flag("verbose").Counter(), written "-v, --verbose ...",
+    # was an array of values: its value went to the next positional.
+    program = _go("kingpin", "alecthomas/kingpin", "golang-gopkg-alecthomas-kingpin.v2-dev")
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = subprocess.run([program, *argv], capture_output=True, timeout=60)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    tree = {command.path: command for command in describe_tree(run_help, "kp")}
+    assert set(tree) == {("register",), ("post",), ("db", "migrate")}, tree.keys()
+    migrate = build_tool_schema(tree[("db", "migrate")].description)
+    assert migrate.input_schema["properties"]["verbose"]["type"] == "integer"
+    parsed = _run_sub(program, ["db", "migrate"], migrate.to_argv({"steps": 3, "verbose": 2}))
+    assert (parsed["cmd"], parsed["steps"], parsed["verbose"]) == ("db migrate", 3, 2)

@@ -1,5 +1,6 @@
 """kingpin (Go): "Flags:", "Commands:" at the margin with the description under it, a flag's
-default printed where its value's name would be ("--retries=3", '--server="127.0.0.1"')."""
+default printed where its value's name would be ("--retries=3", '--server="127.0.0.1"'), a
+counter as "-v, --verbose ...", a group's commands under "Subcommands:" by their whole path."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ _AT_MARGIN = compiled(r"^(?=[a-z][\w-]*(?: |$))", re.MULTILINE)
 _REPEATS = compiled(r"(?<!\S)([^\s=]*)(=\S+) \.\.\.(?= |$)", re.MULTILINE)
 
 
+_SUBCOMMANDS = compiled(r"^Subcommands:$", re.MULTILINE)
+# "usage: kp db <command> ...": the words between the program and "<command>" are the command path.
+_COMMAND_USAGE = compiled(r"^usage: \S+((?: [a-z][\w-]*)+) <command>", re.MULTILINE)
+# "-v, --verbose ...": a flag given again, no value (Counter()); "..." was read as its value.
+_COUNTER = compiled(r"(?<!\S)(--?[\w-]+) \.\.\.(?= |$)", re.MULTILINE)
+
+
 class Kingpin(Dialect):
     name = "kingpin"
     # Its own --help line says it all; its "Flags:" heading is cobra's too.
@@ -25,7 +33,19 @@ class Kingpin(Dialect):
     rules = Rules(default_as_value_name=True)
 
     def parse(self, text: str) -> HelpDescription:
-        # The commands, at the margin, indented as every other list is, so that their descriptions
-        # (indented four) are read as theirs.
-        text = _COMMANDS.sub(lambda found: "Commands:\n" + _AT_MARGIN.sub("  ", found.group(1)), text)
-        return parse_text(_REPEATS.sub(r"\1\2...", text), self.rules, self.name)
+        # A group's help lists its commands under "Subcommands:", each by its whole path ("db
+        # migrate" under "kp db"): read from the group, as the program's own are.
+        text = _SUBCOMMANDS.sub("Commands:", text)
+        path = _COMMAND_USAGE.search(text)
+        prefix = path.group(1).strip() + " " if path else ""
+
+        def listed(found: re.Match[str]) -> str:
+            commands = found.group(1)
+            if prefix:
+                commands = "\n".join(line.removeprefix(prefix) for line in commands.split("\n"))
+            # At the margin, indented as every other list is, so that their descriptions
+            # (indented four) are read as theirs.
+            return "Commands:\n" + _AT_MARGIN.sub("  ", commands)
+
+        text = _COMMANDS.sub(listed, text)
+        return parse_text(_COUNTER.sub(r"\1...", _REPEATS.sub(r"\1\2...", text)), self.rules, self.name)
