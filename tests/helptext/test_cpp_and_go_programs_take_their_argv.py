@@ -226,6 +226,16 @@ def test_a_call_reaches_a_boost_program_options_program_with_every_value_it_give
                                    "tags=1", "inputs=2"]
 
 
+def _help_runner(program: Path) -> Callable[[list[str]], HelpRun]:
+    """Runs ``program`` with a help argv, as the server runs a tool's (for ``describe_tree``)."""
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = subprocess.run([program, *argv], capture_output=True, timeout=60)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    return run_help
+
+
 def _run_sub(program: Path, path: list[str], argv: list[str]) -> dict[str, Any]:
     """What the program parsed from its subcommand ``path`` called with a schema's ``argv``."""
     leading = getattr(argv, "leading", 0)
@@ -280,11 +290,7 @@ def test_kongs_commands_nested_in_groups_are_each_a_tool_that_takes_its_argument
     # "db", whose help is an error: db's tools were lost.
     program = _go("kongtree", "alecthomas/kong", "golang-github-alecthomas-kong-dev")
 
-    def run_help(argv: list[str]) -> HelpRun:
-        done = subprocess.run([program, *argv], capture_output=True, timeout=60)
-        return HelpRun(done.stdout, done.stderr, done.returncode)
-
-    tree = {command.path: command for command in describe_tree(run_help, "kg")}
+    tree = {command.path: command for command in describe_tree(_help_runner(program), "kg")}
     assert set(tree) == {("rm",), ("ls",), ("db", "migrate", "up"), ("db", "migrate", "down")}, tree.keys()
     up = build_tool_schema(tree[("db", "migrate", "up")].description)
     done = subprocess.run([program, "db", "migrate", "up", *up.to_argv({"steps": 3, "dir": "m"})],
@@ -302,11 +308,7 @@ def test_kingpins_nested_command_is_a_tool_and_its_counter_is_given_again() -> N
     # was an array of values: its value went to the next positional.
     program = _go("kingpin", "alecthomas/kingpin", "golang-gopkg-alecthomas-kingpin.v2-dev")
 
-    def run_help(argv: list[str]) -> HelpRun:
-        done = subprocess.run([program, *argv], capture_output=True, timeout=60)
-        return HelpRun(done.stdout, done.stderr, done.returncode)
-
-    tree = {command.path: command for command in describe_tree(run_help, "kp")}
+    tree = {command.path: command for command in describe_tree(_help_runner(program), "kp")}
     assert set(tree) == {("register",), ("post",), ("db", "migrate")}, tree.keys()
     migrate = build_tool_schema(tree[("db", "migrate")].description)
     assert migrate.input_schema["properties"]["verbose"]["type"] == "integer"
