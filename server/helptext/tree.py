@@ -119,7 +119,7 @@ class _Walk:
             if child_desc is None:
                 self.result.skipped.append(SkippedCommand(child_path, "time budget for reading help used up"))
                 continue
-            child_desc = inherit_conventions(desc, child_desc)
+            child_desc = about_from_the_list(desc, child, inherit_conventions(desc, child_desc))
             self.visit(child_path, with_program_options(desc, child_desc, at_root=not path), [*parents, names])
         latest = self.result.skipped[-len(children):]
         if len(self.result) == leaves_before and all(s.reason == _ECHO for s in latest):
@@ -190,9 +190,22 @@ def with_program_options(parent: HelpDescription, child: HelpDescription, *, at_
     down, only what it was given so passes on. A subcommand's help that lists them (cobra's
     "Global Flags", clap's global args, kingpin) takes them as its own."""
     own = {name for option in child.options for name in (option.long, option.short) if name}
-    taken = tuple(option._replace(before_command=True, required=False) for option in parent.options
+    # Required stays required: the program reads its own options before any subcommand's (go-arg's
+    # "--store STORE", argparse's and click's required options on the program), and every call of
+    # a subcommand without it was refused by the program, after the schema had let it through.
+    taken = tuple(option._replace(before_command=True) for option in parent.options
                   if (at_root or option.before_command) and not own & {option.long, option.short})
     return child.with_changes(options=(*child.options, *taken)) if taken else child
+
+
+def about_from_the_list(parent: HelpDescription, name: str, child: HelpDescription) -> HelpDescription:
+    """``child`` said to do what its parent's list of commands says, where its own help says
+    nothing of its own: go-arg's repeats the program's description ("ga is a key/value tool"
+    for get and set alike), gumdrop's and Go's FlagSets' say nothing."""
+    listed = next((command.description for command in parent.subcommands if command.name == name), "")
+    if listed and (not child.about or child.about == parent.about):
+        return child.with_changes(about=listed)
+    return child
 
 
 def inherit_conventions(parent: HelpDescription, child: HelpDescription) -> HelpDescription:

@@ -219,3 +219,16 @@ def test_the_programs_own_options_are_offered_on_its_subcommands_tools_before_th
     # A subcommand that lists an option of that name takes it as its own, after the subcommand.
     pulling = build_tool_schema(tools["tool_pull"]).to_argv({"config": "p.toml"})
     assert (pulling.leading, list(pulling)) == (0, ["--config", "p.toml"])
+
+
+def test_a_subcommand_keeps_what_the_program_requires_and_is_said_to_do_what_the_list_says():
+    # truth_programs/goargsub (go-arg): Store string `arg:"--store,required"` on the program, and
+    # commands get and set ("get a key"). Each subcommand's tool offered --store as optional, and
+    # the program refused every call without it ("--store is required"); and each was described
+    # by the program's own description, which go-arg prints again in a command's help.
+    tree = {command.path: command for command in describe_tree(
+        runner_over(Path(__file__).parent / "framework_texts" / "go-arg-ga"), "ga")}
+    assert set(tree) == {("get",), ("set",)}
+    get = tree[("get",)].description
+    assert get.about == "get a key" and tree[("set",)].description.about == "set a key"
+    assert "store" in build_tool_schema(get).input_schema["required"]
