@@ -1125,7 +1125,16 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
     if has_commands or entries:
         # A listed positional is named as its parser knows it ("paths"); the usage line may call
         # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.
-        return out
+        # But for the one the usage ends with, a list of operands after every listed one, each found
+        # in it by name: go-flags lists only its fixed operands ("INPUT OUTPUT REST...", REST
+        # unlisted), and the rest could not be passed.
+        order = [positional_key(p.name) for p in facts.positionals]
+        matched = [order.index(positional_key(p.name)) for p in found if p is not None]
+        rest = list(usage_by_key.values())
+        if has_commands or not entries or None in found or not matched or len(rest) != 1 \
+                or not rest[0].variadic or order.index(positional_key(rest[0].name)) != max(matched) + 1 \
+                or positional_key(rest[0].name).endswith(("flag", "flags", "option", "options")):
+            return out  # gcloud's "[GCLOUD_WIDE_FLAG ...]" stands for flags
     for pos in usage_by_key.values():
         if pos.name == "..." and out:  # no list names the rest: "[arg] ..." repeats arg (optparse)
             out[-1] = out[-1]._replace(variadic=True)

@@ -8,7 +8,8 @@ written ``./resize`` here). Their truth is their declarations, restated in each 
 asserted are those the built programs parsed back to the call's values when the texts were kept.
 clap's helps are those of ``truth_programs/clap/rk.rs`` (``rk build --help``) and ``rk2.rs``
 (``--help``), built for wasm32-wasi with Debian's rustc 1.63 and clap 4.0.32 and called through
-toolbay's server: each program printed what it parsed.
+toolbay's server: each program printed what it parsed. go-flags' help is that of
+``truth_programs/goflagsrest/main.go`` built for wasip1, which took the argv asserted.
 """
 
 from __future__ import annotations
@@ -134,3 +135,13 @@ def test_clap_s_option_of_several_values_given_last_ends_before_the_positionals(
     schema = build_tool_schema(describe_help((TEXTS / "clap-4.0.32-rk2-long.txt").read_bytes()))
     argv = schema.to_argv({"name": "n", "points": ["1", "2"], "shape": "circle"})
     assert argv == ["--name", "n", "--points", "1", "--points", "2", "--", "circle"]
+
+
+def test_go_flags_operands_the_usage_names_after_the_listed_ones_can_be_given() -> None:
+    # truth_programs/goflagsrest: `positional-args:"yes"` with Input, Output and Rest []string;
+    # go-flags lists INPUT and OUTPUT under "Arguments:" and names REST only in its usage
+    # ("gfl [OPTIONS] INPUT OUTPUT REST..."): REST was dropped, and no call could pass it.
+    desc = describe_help((TEXTS / "go-flags-gfl.txt").read_bytes())
+    assert [(p.name, p.variadic) for p in desc.positionals] == [("INPUT", False), ("OUTPUT", False), ("REST", True)]
+    argv = build_tool_schema(desc).to_argv({"input": "a", "output": "b", "rest": ["c", "d"], "name": "x"})
+    assert argv == ["--name=x", "a", "b", "c", "d"]
