@@ -357,29 +357,30 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
         "stdout_truncated": result.stdout_truncated,
         "stderr_truncated": result.stderr_truncated,
     }
-    notes = []
+    notes: dict[str, list[str]] = {"stdout": [], "stderr": []}
     # Said, or the model takes the replacement characters for what the program printed.
     for stream, binary in (("stdout", stdout_binary), ("stderr", stderr_binary)):
         if binary:
             meta[f"{stream}_not_utf8"] = True
-            notes.append(f"[{stream} is not UTF-8 text: the bytes that are not show as \ufffd]")
+            notes[stream].append(f"[{stream} is not UTF-8 text: the bytes that are not show as \ufffd]")
     if result.stdout_truncated:
-        notes.append(f"[stdout truncated: only the first {limits.stdout_limit_bytes} bytes are shown]")
+        notes["stdout"].append(f"[stdout truncated: only the first {limits.stdout_limit_bytes} bytes are shown]")
     if result.stderr_truncated:
-        notes.append(f"[stderr truncated: only the first {limits.stderr_limit_bytes} bytes are shown]")
+        notes["stderr"].append(f"[stderr truncated: only the first {limits.stderr_limit_bytes} bytes are shown]")
     if result.ok:
         text = stdout
         if stderr:
             # Warnings and notes a program printed beside its output reach the model too, apart
             # from the output itself (which stays exactly what the program printed, if nothing):
-            # a log line is not the result.
-            meta["stderr"] = stderr
+            # a log line is not the result. So do the notes on stderr: joined to the output, they
+            # made a JSON result no longer JSON.
+            meta["stderr"] = "\n".join([stderr, *notes["stderr"]])
         structured = None
         if not result.stdout_truncated:
             structured, omitted = structured_from_json(stdout)
             if omitted:
                 meta["structured_omitted"] = omitted
-        return ToolResult(text="\n".join([text, *notes]) if notes else text, structured=structured, meta=meta)
+        return ToolResult(text="\n".join([text, *notes["stdout"]]), structured=structured, meta=meta)
     if result.trap is not None:
         meta["trap"] = result.trap
         headline = f"{tool} was stopped: {result.trap}."
@@ -390,5 +391,5 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
         parts.append(f"stderr:\n{stderr}")
     if stdout:
         parts.append(f"stdout:\n{stdout}")
-    parts.extend(notes)
+    parts.extend([*notes["stdout"], *notes["stderr"]])
     return ToolResult(text="\n\n".join(parts), is_error=True, meta=meta)

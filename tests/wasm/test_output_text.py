@@ -26,3 +26,16 @@ def test_utf8_output_and_a_character_cut_by_the_limit_are_plain_text() -> None:
     cut = tool_result_from_run("greet", _run("café".encode()[:-1], truncated=True), SandboxLimits())
     assert whole.text == "café crème\n" and "stdout_not_utf8" not in whole.meta
     assert cut.text.startswith("caf") and "\ufffd" not in cut.text and "stdout_not_utf8" not in cut.meta
+
+
+def test_notes_on_stderr_go_with_stderr_and_leave_the_output_exact() -> None:
+    # A JSON tool whose stderr passed its limit answered '{"ok": true}' followed by the note on
+    # stderr: no longer JSON, for the model and for `toolbay call ... | jq`.
+    run = RunResult(exit_code=0, stdout=b'{"ok": true}\n', stderr=b"warn \xff" + b"y" * 100, stdout_truncated=False,
+                    stderr_truncated=True, trap=None, duration_s=0.01)
+    result = tool_result_from_run("probe", run, SandboxLimits())
+    assert result.text == '{"ok": true}\n' and result.structured == {"ok": True}
+    assert result.meta["stderr"].startswith("warn \ufffdyyy")
+    assert result.meta["stderr"].endswith("[stderr is not UTF-8 text: the bytes that are not show as \ufffd]\n"
+                                          f"[stderr truncated: only the first {SandboxLimits().stderr_limit_bytes} "
+                                          "bytes are shown]")
