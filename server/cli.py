@@ -200,7 +200,9 @@ def describe(
             raise typer.Exit(2)
         return
     for run in described["help_runs"]:
-        typer.echo(f"$ {' '.join(run['argv'])}    (exit {run['exit_code']}, {run['encoding']})")
+        # A run stopped before it ended has no exit status ("exit None"): why it was stopped.
+        ended = f"stopped: {run['stopped']}" if run["stopped"] else f"exit {run['exit_code']}"
+        typer.echo(f"$ {' '.join(run['argv'])}    ({ended}, {run['encoding']})")
         typer.echo(run["text"].rstrip() + "\n")
     for tool in described["tools"]:
         typer.echo(f"== tool {tool['name']}  (tier: {tool['tier'] or 'undeclared'}"

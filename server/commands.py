@@ -390,7 +390,8 @@ async def describe_file(settings: Settings, path: str) -> dict[str, Any]:
         text = decoded.text
         if run.help_beside_output:  # a banner on stdout, the usage on stderr: both are shown
             text = text.rstrip("\n") + "\n[on stderr:]\n" + decode_help(run.help_beside_output).text
-        runs.append({"argv": argv, "exit_code": run.exit_code, "encoding": decoded.encoding, "text": text})
+        runs.append({"argv": argv, "exit_code": run.exit_code, "stopped": run.stopped, "encoding": decoded.encoding,
+                     "text": text})
     tools = [{
         "name": tool.name, "description": tool.description, "tier": tool.tier.value if tool.tier else None,
         "keywords": list(tool.keywords), "version": tool.version, "background": tool.background,
