@@ -715,7 +715,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         value_spaced=raw is not None and (
             not head.equals and not (head.value_optional and raw.lstrip("[").startswith("=")) if head.longs
             else not head.value_optional and _value_apart(entry.head, head.shorts)),
-        values_per_flag=_values_per_flag(raw, rules) if takes_value and at_once is None else 1,
+        values_per_flag=_values_per_flag(raw, rules, entry.head) if takes_value and at_once is None else 1,
     )
 
 
@@ -770,13 +770,20 @@ _SEPARATOR_DASH = compiled(r"^-(?:\s+|$)")
 
 _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
 _SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")
+_SEVERAL_CAPITALS = compiled(r"[A-Z][A-Z0-9_]*(?: [A-Z][A-Z0-9_]*){1,3}")
 
 
-def _values_per_flag(raw: str | None, rules: Rules) -> int:
+def _values_per_flag(raw: str | None, rules: Rules, head: str = "") -> int:
     """How many words one flag takes: "<W> <H>" is two (clap), "<COMMIT HASH>" one; argparse
     writes nargs=2 as "W H" (its metavars), where other parsers' "INTEGER RANGE" is one type."""
     text = (raw or "").strip()
     if _SEVERAL_ANGLED.fullmatch(text) or (rules.remainder_dots and _SEVERAL_WORDS.fullmatch(text)):
+        return len(text.split())
+    # Metavars in capitals, each a name of its own, written so in the head ("-s, --size W H",
+    # gumdrop's; sqlite3's "-pagecache SIZE N"), but not click's types of one value ("INTEGER
+    # RANGE"), nor a list in one word read apart ("--show=A,B,C", "INT|FLOAT").
+    if _SEVERAL_CAPITALS.fullmatch(text) and text in head and not text.endswith(" RANGE") \
+            and len(set(text.split())) > 1:
         return len(text.split())
     return 1
 

@@ -145,3 +145,12 @@ def test_go_flags_operands_the_usage_names_after_the_listed_ones_can_be_given() 
     assert [(p.name, p.variadic) for p in desc.positionals] == [("INPUT", False), ("OUTPUT", False), ("REST", True)]
     argv = build_tool_schema(desc).to_argv({"input": "a", "output": "b", "rest": ["c", "d"], "name": "x"})
     assert argv == ["--name=x", "a", "b", "c", "d"]
+
+
+def test_gumdrops_option_of_two_values_takes_two_words() -> None:
+    # truth_programs/gumdropsub: #[options(meta = "W H")] size: Option<(u32, u32)>, written
+    # "-s, --size W H": read as one value "W H", a call could only send "3 4", which gumdrop
+    # refused ("invalid digit found in string"). The built program took the argv asserted.
+    schema = build_tool_schema(describe_help((TEXTS / "gumdrop-0.8.1-gd-resize.txt").read_bytes()))
+    assert schema.input_schema["properties"]["size"]["minItems"] == 2
+    assert schema.to_argv({"image": "i.png", "size": ["3", "4"]}) == ["--size", "3", "4", "--", "i.png"]
