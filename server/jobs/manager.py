@@ -47,7 +47,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from toolbay.errors import CallRefused, NoSuchJob, StorageDamaged, StorageError
+from toolbay.errors import CallRefused, NoSuchJob, StorageDamaged, StorageError, StoreUnavailable
 from toolbay.jobs.progress import ProgressRelay
 from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
@@ -70,6 +70,9 @@ Recover = Callable[[JobRecord], Work | None]
 
 # One sentence for a job the server stopped under, whether it is seen at the stop or at the next start.
 SERVER_STOPPING = INTERRUPTED_BY_RESTART
+# A job stopped because it could not be recorded, whose record landed after all.
+STOPPED_UNRECORDED = "stopped: it could not be recorded when it went on as a job"
+_STOPPED_UNRECORDED_KEPT = 1024
 CANCELLED_BY_CALLER = "cancelled by the caller"
 # How often the server looks for a request to cancel from outside (the CLI), on a store that
 # cannot tell it at once.
@@ -201,6 +204,10 @@ class JobManager:
         # Jobs whose end the store could never take (a damaged database), answered from memory.
         self._ended_unrecorded: dict[str, _LiveJob] = {}
         self._jobs: dict[str, _LiveJob] = {}  # jobs that went background and are not yet stored as ended
+        # Jobs whose recording failed, so they were stopped and their caller told so; the write may
+        # still land (a Redis that timed out runs it once it answers), and must not then be run
+        # again as a job left unfinished. Bounded: the oldest are let go.
+        self._stopped_unrecorded: dict[str, None] = {}
         self._queue: list[_LiveJob] = []
         self._running: set[_LiveJob] = set()
         self._running_per_owner: Counter[str] = Counter()
@@ -263,6 +270,12 @@ class JobManager:
         recover = self.recover or (lambda record: None)
         resumed = interrupted = 0
         for record in records:
+            if record.id in self._stopped_unrecorded:
+                # Its caller was told it could not be recorded and was stopped: so it stays.
+                del self._stopped_unrecorded[record.id]
+                await self.store.finish(record.id, "cancelled", _stopped_unrecorded_result(record), at=at,
+                                        reason=STOPPED_UNRECORDED)
+                continue
             work = recover(record)
             if work is not None:
                 await self._resume(record, work)
@@ -545,6 +558,18 @@ class JobManager:
             self._stop(job, "the job could not be recorded")
             self._jobs.pop(job.id, None)
             job.background = False
+            self._stopped_unrecorded[job.id] = None
+            while len(self._stopped_unrecorded) > _STOPPED_UNRECORDED_KEPT:
+                del self._stopped_unrecorded[next(iter(self._stopped_unrecorded))]
+            if isinstance(exc, StoreUnavailable):
+                # Said as the outage it is (its code, jobs_unavailable, and when to try again),
+                # and that the call was stopped.
+                retry_after = float(exc.meta.get("retry_after", 5.0))
+                refusal = type(exc)(retry_after)
+                refusal.message = (f"{job.tool} ran past {self.sync_budget_s:g} s and had to go on as a job, but the "
+                                   "server cannot reach its shared job store right now, so it was stopped. Retry "
+                                   f"after {retry_after:.0f} seconds.")
+                raise refusal from exc
             if isinstance(exc, sqlite3.Error | OSError | StorageError):
                 full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "full" in str(exc).lower()
                 hint = " The server's data folder may be full." if full else ""
@@ -901,6 +926,13 @@ class JobManager:
 def _cancelled_result(job: _LiveJob) -> ToolResult:
     return ToolResult.error(f"Job {job.id} ({job.tool}) was cancelled: {job.cancel_reason}.",
                             job_id=job.id, reason=job.cancel_reason)
+
+
+def _stopped_unrecorded_result(record: JobRecord) -> ToolResult:
+    return ToolResult.error(
+        f"Job {record.id} ({record.tool}) was stopped when it went on as a job: it could not be recorded then "
+        f"(its caller was told so). Call {record.tool} again if you still need its result.",
+        job_id=record.id, reason=STOPPED_UNRECORDED)
 
 
 def _stopped_result(job: _LiveJob) -> ToolResult:

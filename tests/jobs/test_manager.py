@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
-from toolbay.errors import NoSuchJob, StorageDamaged
-from toolbay.jobs import JobManager, SqliteJobStore
+from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged
+from toolbay.jobs import JobManager, JobRecord, SqliteJobStore
 from toolbay.jobs.manager import as_job
 from toolbay.words import CallContext, ToolResult
 
@@ -493,3 +493,33 @@ async def test_the_end_of_a_job_refused_by_a_locked_database_is_recorded_once_th
         assert record is not None and record.status == "completed"
         result = await reopened.get_result("alice", job_id)
         assert result is not None and result.text == "done"
+
+
+class _WritesThenTimesOut(SqliteJobStore):
+    """A shared store whose write of a new job timed out though it ran (a Redis that was paused
+    runs the transaction once it answers): the job is there, and the server was told it is not."""
+
+    async def create(self, record: JobRecord, events: Any = None) -> None:
+        await super().create(record, events)
+        raise JobStoreUnavailable(5.0)
+
+
+async def test_a_job_its_caller_was_told_was_stopped_unrecorded_is_not_run_when_its_record_turns_up(
+        db_path) -> None:
+    # Paused Redis: the call was answered "could not be recorded, so it was stopped", with no
+    # refusal code; the record landed later, and the server ran the job again as one it had lost.
+    gate = Gate()
+    ran_again: list[str] = []
+
+    def recover(record: JobRecord) -> Any:
+        ran_again.append(record.id)
+        return gate
+
+    async with JobManager(_WritesThenTimesOut(db_path), sync_budget_s=0.01, recover=recover) as manager:
+        with pytest.raises(JobStoreUnavailable) as refused:
+            await manager.run_or_background("alice", "slow", {}, gate, context())
+        [record] = await manager.store.list_unfinished()
+        await manager._recover([record])  # as the look for lost jobs does, two looks in a row
+        view = await manager.status("alice", record.id)
+    assert refused.value.code == "jobs_unavailable" and "so it was stopped" in refused.value.message
+    assert ran_again == [] and view.status == "cancelled"
