@@ -270,6 +270,11 @@ class JobManager:
         recover = self.recover or (lambda record: None)
         resumed = interrupted = 0
         for record in records:
+            if (asked := await self._cancel_asked(record)) is not None:
+                # Its cancel was asked of a server that died before it heeded it: it is not run again.
+                await self.store.finish(record.id, "cancelled", _cancelled_record_result(record, asked), at=at,
+                                        reason=asked)
+                continue
             if record.id in self._stopped_unrecorded:
                 # Its caller was told it could not be recorded and was stopped: so it stays.
                 del self._stopped_unrecorded[record.id]
@@ -288,6 +293,17 @@ class JobManager:
             logger.warning("%d job(s) left unfinished by a server that stopped were started again", resumed)
         if interrupted:
             logger.warning("%d job(s) left unfinished by the last run were marked interrupted", interrupted)
+
+    async def _cancel_asked(self, record: JobRecord) -> str | None:
+        """Why a job was asked to stop (``request_cancel``), if it was; None otherwise, or when the
+        store cannot say (the job is then recovered as any other)."""
+        try:
+            events = await self.store.events(record.owner, record.id)
+        except Exception:  # noqa: BLE001 - recovering goes on without it
+            logger.debug("could not read the events of job %s", record.id, exc_info=True)
+            return None
+        asked = [event for event in events if event.kind == CANCEL_REQUESTED]
+        return str(asked[-1].data.get("reason") or CANCELLED_BY_CALLER) if asked else None
 
     async def _resume(self, record: JobRecord, work: Work) -> None:
         now = self.clock()
@@ -921,6 +937,11 @@ class JobManager:
                 logger.warning("could not remove expired jobs (%s: %s); trying again in %g s", type(exc).__name__,
                                exc, interval, exc_info=logger.isEnabledFor(logging.DEBUG))
             await anyio.sleep(interval)
+
+
+def _cancelled_record_result(record: JobRecord, reason: str) -> ToolResult:
+    return ToolResult.error(f"Job {record.id} ({record.tool}) was cancelled: {reason}.", job_id=record.id,
+                            reason=reason)
 
 
 def _cancelled_result(job: _LiveJob) -> ToolResult:

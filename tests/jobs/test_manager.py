@@ -523,3 +523,26 @@ async def test_a_job_its_caller_was_told_was_stopped_unrecorded_is_not_run_when_
         view = await manager.status("alice", record.id)
     assert refused.value.code == "jobs_unavailable" and "so it was stopped" in refused.value.message
     assert ran_again == [] and view.status == "cancelled"
+
+
+async def test_a_job_whose_cancel_its_dead_server_never_heeded_is_not_run_again(db_path) -> None:
+    # kill -9 of the replica running a job, then job_cancel through another: the cancel was
+    # recorded for a server that no longer read it, and the job was taken over and run to its end.
+    gate = Gate()
+    ran_again: list[str] = []
+
+    def recover(record: JobRecord) -> Any:
+        ran_again.append(record.id)
+        return gate
+
+    store = SqliteJobStore(db_path)
+    async with JobManager(store, recover=recover) as manager:
+        record = JobRecord(id="job_1", owner="alice", tool="slow", status="running", created_at=1.0,
+                           updated_at=1.0, arguments={}, started_at=1.0)
+        await store.create(record)
+        await store.request_cancel("job_1", "cancelled by the caller", at=2.0)
+        await manager._recover([record])  # as a replica taking over a dead one's jobs does
+        view = await manager.status("alice", "job_1")
+        result = await manager.result("alice", "job_1")
+    assert ran_again == [] and view.status == "cancelled"
+    assert result is not None and "was cancelled: cancelled by the caller" in result.text
