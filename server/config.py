@@ -21,6 +21,7 @@ import typing
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
@@ -227,6 +228,11 @@ class ClusterSettings(_Section):
     def _redis_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("write a Redis URL: redis://host:port/db, rediss://... or unix:///path")
+        if value is not None and not value.startswith("unix://"):
+            # redis-py reads a database it cannot parse ("/1x", "/abc") as database 0, quietly.
+            database = urlsplit(value).path.strip("/")
+            if database and not database.isdigit():
+                raise ValueError(f"the database after the host is a number: redis://host:port/0, not /{database}")
         return value
 
 

@@ -126,11 +126,16 @@ def test_serve_with_an_unreachable_redis_says_so_in_one_line_and_exits_2(tmp_pat
     assert done.stderr.strip().splitlines()[-1].startswith("toolbay: [cluster] redis: cannot reach redis://127.0.0.1:1/0")
 
 
-def test_a_url_that_is_not_redis_is_refused_at_start(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("url", "said"), [
+    ("http://localhost:6379", "write a Redis URL"),
+    # redis-py took a database it cannot read as database 0, and the replica served from it.
+    ("redis://127.0.0.1:6379/1x", "the database after the host is a number: redis://host:port/0, not /1x"),
+])
+def test_a_url_that_is_not_redis_is_refused_at_start(tmp_path: Path, url: str, said: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "toolbay", "serve", "--transport", "http"],
-        env=bare_environment(tmp_path, TOOLBAY_CLUSTER__REDIS="http://localhost:6379"),
+        env=bare_environment(tmp_path, TOOLBAY_CLUSTER__REDIS=url),
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert "cluster.redis" in done.stderr and "write a Redis URL" in done.stderr
+    assert "cluster.redis" in done.stderr and said in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
