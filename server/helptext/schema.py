@@ -35,7 +35,7 @@ class Param(NamedTuple):
     kind: ParamKind
     flag: str | None = None
     negation: str | None = None
-    attached: Literal["long", "spaced", "short", "go"] = "long"
+    attached: Literal["long", "spaced", "short", "go", "apart"] = "long"
     required: bool = False
     # The flag may stand alone ("--color[=WHEN]"): an empty value gives it so.
     bare: bool = False
@@ -259,6 +259,8 @@ def _render_option(param: Param, value: Any) -> list[str]:
             continue
         if param.attached == "short":
             out.extend([param.flag, text] if text == "" else [param.flag + text])
+        elif param.attached == "apart":
+            out.extend([param.flag, text])
         elif param.attached == "spaced" and not text.startswith("-"):
             out.extend([param.flag, text])  # as the help writes it; "-5" after "=", or it reads as a flag
         elif param.attached == "spaced" and _SHORT.fullmatch(param.flag):
@@ -333,8 +335,9 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         properties[name] = prop
         if opt.required:
             required.append(name)
-        attached: Literal["long", "spaced", "short", "go"] = "go" if go else (
-            "spaced" if opt.value_spaced and (not opt.value_optional or desc.dialect in _OPTIONAL_VALUE_APART)
+        attached: Literal["long", "spaced", "short", "go", "apart"] = "go" if go else (
+            "apart" if desc.dialect in _ONLY_APART
+            else "spaced" if opt.value_spaced and (not opt.value_optional or desc.dialect in _OPTIONAL_VALUE_APART)
             else "long" if opt.long else "short")
         bare = opt.value_optional and kind in ("value", "list")
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=bare,
@@ -424,6 +427,8 @@ def _named_after_dashes(usage: str) -> set[str]:
 # next flag: clap's num_args(1..), written so as Append is in clap 3. Positionals after the
 # last of them go after "--", which clap takes either way.
 _VALUES_UP_TO_A_FLAG = frozenset({"clap"})
+# Where a value is only ever the next word, whatever it starts with: argh refuses "--level=-3".
+_ONLY_APART = frozenset({"argh"})
 # Where a value that may be left out is given as a word of its own ("--help-command-list file"):
 # getopt takes one only after "=", clap, argparse and click either way, CMake only apart.
 _OPTIONAL_VALUE_APART = frozenset({"cmake"})

@@ -19,6 +19,7 @@ from pathlib import Path
 from toolbay.helptext import build_tool_schema, describe_help
 
 TEXTS = Path(__file__).resolve().parent / "framework_texts"
+CORPUS = Path(__file__).resolve().parent / "corpus"
 
 ARGH_GO_UP = """Usage: cmdname [-j] --height <height> [--pilot-nickname <pilot-nickname>]
 
@@ -154,3 +155,12 @@ def test_gumdrops_option_of_two_values_takes_two_words() -> None:
     schema = build_tool_schema(describe_help((TEXTS / "gumdrop-0.8.1-gd-resize.txt").read_bytes()))
     assert schema.input_schema["properties"]["size"]["minItems"] == 2
     assert schema.to_argv({"image": "i.png", "size": ["3", "4"]}) == ["--size", "3", "4", "--", "i.png"]
+
+
+def test_argh_takes_a_value_starting_with_a_dash_as_the_next_word() -> None:
+    # corpus/argh/ah-add (truth_programs/arghsub): argh takes an option's value only as the next
+    # word, and refused "--level=-3" ("Unrecognized argument"), as negative numbers were given;
+    # the built program took the argv asserted.
+    schema = build_tool_schema(describe_help((CORPUS / "argh" / "ah-add" / "long.txt").read_bytes()))
+    argv = schema.to_argv({"level": "-3", "tag": ["-x", "b"], "paths": ["p"]})
+    assert argv == ["--level", "-3", "--tag", "-x", "--tag", "b", "p"]

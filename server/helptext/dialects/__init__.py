@@ -8,6 +8,7 @@ and a folder of real captured help texts under ``tests/helptext/corpus/<name>/``
 from __future__ import annotations
 
 from .absl import Absl
+from .argh import Argh
 from .argparse import Argparse
 from .base import Dialect
 from .boost import Boost
@@ -37,7 +38,7 @@ from .yargs import Yargs
 DIALECTS: tuple[Dialect, ...] = (
     Fire(), Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(),
     Cli11(), Cxxopts(), Boost(), Cmake(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(),
-    Yargs(), Generic(),
+    Yargs(), Argh(), Generic(),
 )
 
 
