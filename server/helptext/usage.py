@@ -37,7 +37,8 @@ class UsagePositional:
 
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
-                 "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags")
+                 "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags",
+                 "operand_words")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -66,6 +67,9 @@ class UsageFacts:
         self.positional_forms: list[UsageForm] = []
         # Flags of a group the usage repeats: "[-t <tag>]..." (argtable2), "[-e PATTERN | -f FILE]...".
         self.repeated_flags: set[str] = set()
+        # Plain words some form writes where no flag comes before them: operands, never a flag's
+        # value in another form (e2image's "device" in "-I device image-file").
+        self.operand_words: set[str] = set()
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -103,6 +107,10 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
     none of it required (argparse's REMAINDER; "X [X ...]" and "[X ...]" are its other repeats)."""
     facts = UsageFacts()
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
+    for alt in _split_forms(alternatives):
+        words = [w for w in tokens_of(alt) if w != ","]
+        facts.operand_words.update(word.strip("[]").rstrip(".") for before, word in itertools.pairwise(words)
+                                   if not before.startswith("-"))
     for alt in _split_forms(alternatives):
         alt = alt.replace("…", "...")  # translations write "[FICHIER]…", "КАТАЛОГ…"
         alt = re.sub(r",\s*\.\.\.", " ...", alt)  # "[PATTERN, ...]" repeats as "[PATTERN ...]" does
@@ -255,8 +263,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             named_alone.add(name)
             # "=" kept: how to pass it; "[=WHEN]": a value it may go without
             value = written if flag else "=" + word.split("=", 1)[1] if "=" in word else None
-            if value is None and k < len(words) and (
-                    name in value_flags or (values_here and _shown_value(words[k]))):
+            if value is None and k < len(words) and (name in value_flags or (values_here and (
+                    _shown_value(words[k]) or (_bsd_value(words, k) and words[k] not in facts.operand_words)))):
                 value = words[k]
                 k += 1  # its value
             facts.option_values.setdefault(name, value)
@@ -378,6 +386,23 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
 
 
 _CLOSING = {"[": "]", "(": ")", "{": "}", "<": ">"}
+
+
+def _bsd_value(words: list[str], k: int) -> bool:
+    """A plain word after a flag outside brackets that BSD's usages write as its value ("cut -b
+    list [-n] [file ...]", "-d delim"): a lower-case name, with an operand still to come after it
+    in the form (where nothing follows, "prog -v file" is a switch and its operand)."""
+    word = words[k]
+    if not _BSD_VALUE.fullmatch(word):
+        return False
+    # Looked for among the next few words only: a form writes its operands soon after its options,
+    # and looking to the end from each flag grew with the square of a long usage.
+    return any(not later.lstrip("[").startswith("-") and later not in ("|", "...")
+               for later in words[k + 1:k + 1 + _OPERAND_WITHIN])
+
+
+_BSD_VALUE = compiled(r"[a-z][a-z0-9_]*")
+_OPERAND_WITHIN = 12
 
 
 def _shown_value(word: str) -> bool:

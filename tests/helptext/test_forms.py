@@ -917,3 +917,18 @@ def test_an_operand_the_usage_also_offers_after_a_flag_is_required():
     free = describe_help(b"Usage: resize [OPTIONS]\n\nPositional arguments:\n  inputs   images to resize\n\n"
                          b"Optional arguments:\n  -h, --help  print help message\n")
     assert [(p.name, p.required) for p in free.positionals] == [("inputs", False)]
+
+
+def test_bsd_usages_write_an_options_value_unbracketed_and_it_is_one():
+    # FreeBSD's cut(1) usage, its help whole: "-b list" read as a switch -b and a required
+    # operand "list", so a call passed the list as an operand and the program got no -b value.
+    # A word a form writes as an operand stays one (e2image's "-I device image-file").
+    desc = _describe("usage: cut -b list [-n] [file ...]\n       cut -c list [file ...]\n"
+                     "       cut -f list [-s] [-w | -d delim] [file ...]\n")
+    assert {o.short: (o.takes_value, o.value_name) for o in desc.options if o.takes_value} == {
+        "-b": (True, "list"), "-c": (True, "list"), "-f": (True, "list"), "-d": (True, "delim")}
+    assert [(p.name, p.variadic) for p in desc.positionals] == [("file", True)]
+    e2image = _describe("Usage: e2image [ -r|-Q ] [ -f ] [ -b superblock ] [ -B blocksize ] device image-file\n"
+                        "       e2image -I device image-file\n")
+    assert {o.short: o.takes_value for o in e2image.options}["-I"] is False
+    assert [p.name for p in e2image.positionals] == ["device", "image-file"]
