@@ -59,7 +59,8 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
     ("--compact <boolean>", commander) it names a value the option takes."""
     result = Head()
     # rich-click writes a switch and its negation without spaces: "--commit/--no-commit"
-    tokens = [part for tok in tokens_of(head) for barred in _unbarred(tok) for part in _unslashed(barred)]
+    tokens = [part for tok in tokens_of(head) for barred in _unbarred(_unparenthesized(tok))
+              for part in _unslashed(barred)]
     negating = False
     values_done = False
     values: list[str] = []
@@ -143,9 +144,27 @@ def _unbarred(tok: str) -> tuple[str, ...]:
     return found.group(1), ",", found.group(2) + (found.group(3) or "")
 
 
+# Another name of the option in parentheses after its names and value: "--strip (-s)",
+# "--output-format FMT (-f)", "-d (--debug)", "--size N (or -s N)"; taken for its value.
+_PARENTHESIZED = compiled(r"\((?:or\s+)?(-{1,2}[A-Za-z?][\w-]*)(?:[ =]\S+)?\)")
+
+
+def _unparenthesized(tok: str) -> str:
+    found = _PARENTHESIZED.fullmatch(tok)
+    return found[1] if found else tok
+
+
 def _unslashed(tok: str) -> tuple[str, ...]:
+    """click's "--shout/--no-shout" as a switch and its negation; a short and a long name
+    ("-m/--mode MODE", written so by hand) as one option's two names, which took the long name
+    for a negation and the option for a switch."""
     found = _SLASHED.fullmatch(tok)
-    return (found[1], "/", found[2]) if found else (tok,)
+    if found is None:
+        return (tok,)
+    first, second = found[1], found[2]
+    if first.startswith("--") != second.startswith("--") and "--no-" not in (first, second)[second.startswith("--")]:
+        return (first, second)
+    return (first, "/", second)
 
 
 def _attach(result: Head, attached: str, values: list[str]) -> None:

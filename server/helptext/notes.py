@@ -58,9 +58,10 @@ _PROSE_CHOICES = (
     # "(tar, zip or cpio)"); "(hostname or IP)" names kinds of value as often as values
     compiled(r"\(((?:[a-z0-9][\w.+-]*,\s*)+or\s+[a-z0-9][\w.+-]*"
                r"|[a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*)+\s+or\s+[a-z0-9][\w.+-]*)\)"),
-    # a bracketed plain list at the end of the text: "[android, linux, osx]", perhaps before its
-    # default (pip: "[auto, on, off, raw] (default: auto)")
-    compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),  # not "[A,B]": a default list
+    # a bracketed plain list at the end of the text: "[android, linux, osx]", "[tar|zip|cpio]",
+    # perhaps before its default (pip: "[auto, on, off, raw] (default: auto)")
+    # (not "[A,B]": a default list)
+    compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+|[\w.+-]+(?:\|[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),
 )
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
 # print mode (auto/long/short/line/native/no)", "(yes/no/auto)".

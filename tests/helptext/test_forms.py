@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toolbay.helptext import build_tool_schema, describe_help
@@ -932,3 +934,24 @@ def test_bsd_usages_write_an_options_value_unbracketed_and_it_is_one():
                         "       e2image -I device image-file\n")
     assert {o.short: o.takes_value for o in e2image.options}["-I"] is False
     assert [p.name for p in e2image.positionals] == ["device", "image-file"]
+
+
+HANDWRITTEN = Path(__file__).parent / "framework_texts" / "handwritten"
+
+
+def test_names_in_parentheses_or_after_a_slash_are_the_options_other_names_not_its_value():
+    # Helps written by hand (truth_programs/handwritten, C, built for wasm32-wasi): "--strip (-s)"
+    # was an option taking the value "-s", so nothing could turn it on; "--output-format FMT (-f)"
+    # took "FMT (-f)" for its value's name; "-m/--mode MODE" was a switch whose "negation" was
+    # --mode, so its value went to the first operand. A trailing "[png|jpeg|webp]" is a choice list.
+    cvt = describe_help((HANDWRITTEN / "cvt.txt").read_bytes())
+    got = {o.long: (o.short, o.takes_value, o.value_name, o.choices) for o in cvt.options if o.long != "--help"}
+    assert got["--strip"] == ("-s", False, None, ())
+    assert got["--output-format"] == ("-f", True, "FMT", ("png", "jpeg", "webp"))
+    assert got["--quality"][:3] == ("-q", True, "Q")
+    slash = describe_help((HANDWRITTEN / "slash.txt").read_bytes())
+    named = {o.short: (o.long, o.takes_value, o.negation) for o in slash.options}
+    assert named["-m"] == ("--mode", True, None) and named["-q"] == ("--quiet", False, None)
+    assert named["-d"] == ("--debug", False, None)
+    argv = build_tool_schema(slash).to_argv({"mode": "copy", "src": "a", "dst": "b"})
+    assert argv == ["--mode", "copy", "a", "b"]
