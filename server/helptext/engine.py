@@ -682,8 +682,11 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     # "<width>") says nothing of the type; the default then does ("--width WIDTH (default 2)").
     bare = raw.strip("<>[]") if raw else ""
     # go-flags names no value at all ("-w, --width=   Width ... (default: 640)")
+    # A plain lower-case name ("-w width", "-j jobs": hand-written C, BSD) says no more than one
+    # in capitals; words that name a kind of text ("-o file") are typed before this.
     if kind == "string" and default is not None and raw is not None and (
-            rules.value_names_untyped or bare.isupper() or bare in _UNTYPED_VALUE_NAMES or not bare):
+            rules.value_names_untyped or bare.isupper() or bare in _UNTYPED_VALUE_NAMES or not bare
+            or _PLAIN_LOWER_NAME.fullmatch(bare)):
         kind = _type_from_default(default)
     if kind in ("integer", "number") and default is not None and not _is_number(default, kind) \
             and _default_is_a_value(default) and (value_name or "").lower() not in _TYPE_WORDS:
@@ -788,7 +791,8 @@ def _values_per_flag(raw: str | None, rules: Rules, head: str = "") -> int:
     return 1
 
 
-_UNTYPED_VALUE_NAMES = frozenset({"value", "val", "arg"})  # cxxopts and boost name every value "arg"
+_UNTYPED_VALUE_NAMES = frozenset({"value", "val", "arg"})
+_PLAIN_LOWER_NAME = compiled(r"[a-z][a-z_]*")  # cxxopts and boost name every value "arg"
 
 # Value names that only say "some text" (pflag prints the type: "--file string").
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})

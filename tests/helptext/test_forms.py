@@ -955,3 +955,14 @@ def test_names_in_parentheses_or_after_a_slash_are_the_options_other_names_not_i
     assert named["-d"] == ("--debug", False, None)
     argv = build_tool_schema(slash).to_argv({"mode": "copy", "src": "a", "dst": "b"})
     assert argv == ["--mode", "copy", "a", "b"]
+
+
+def test_a_plain_lowercase_value_name_with_a_number_for_default_is_a_number():
+    # Hand-written C and BSD helps name values in lower case: "-w width ... (default: 72)" was a
+    # string, and a call giving 80 was refused ("expected string, got 80").
+    desc = _describe("Usage: fmtcat [-w width] [-j jobs] [-o outfile] [-s sep] infile\n\n"
+                     "  -w width    wrap lines at width columns (default: 72)\n"
+                     "  -j jobs     parallel jobs (default: 4)\n"
+                     "  -o outfile  where to write\n"
+                     "  -s sep      separator (default: none)\n")
+    assert {o.short: o.type for o in desc.options} == {"-w": "number", "-j": "number", "-o": "path", "-s": "string"}
