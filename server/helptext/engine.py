@@ -231,7 +231,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             positional_forms = tuple(facts.positional_forms)
     # The first paragraph too: cobra's usual one-paragraph Long ("Create a widget called NAME.
     # NAME is the widget's name.") is read as what the command is about.
-    prose_text = " ".join(text for text in (about, description) if text)
+    # One sentence ends where the about does, full stop or not ("Select lines" then "MODE is
+    # ..."): joined without one, "MODE" was no sentence's subject.
+    prose_text = " ".join(text if text.endswith((".", "!", "?", ":")) else text + "."
+                          for text in (about, description) if text)
     sentences = _sentences_by_subject(prose_text)
     positionals = [_described_in_prose(pos, sentences) for pos in positionals]
     if (rules_of := _grammar_choices(text)):

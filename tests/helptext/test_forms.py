@@ -966,3 +966,11 @@ def test_a_plain_lowercase_value_name_with_a_number_for_default_is_a_number():
                      "  -o outfile  where to write\n"
                      "  -s sep      separator (default: none)\n")
     assert {o.short: o.type for o in desc.options} == {"-w": "number", "-j": "number", "-o": "path", "-s": "string"}
+
+
+def test_a_positionals_sentence_after_an_about_without_a_full_stop_describes_it():
+    # "Select lines" then "MODE is the mode to use.": joined without a full stop, MODE was no
+    # sentence's subject and the positional was described as "MODE".
+    desc = _describe("Usage: sel [-v] MODE\n\nSelect lines\n\nMODE is the mode to use.\n\n"
+                     "Options:\n  -v  be verbose\n")
+    assert [(p.name, p.description) for p in desc.positionals] == [("MODE", "MODE is the mode to use.")]
