@@ -519,7 +519,8 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         said = _words_of(exc)
         if len(said) > _ERROR_CHARACTERS:  # a message that repeats a 5 MB argument back
             said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
-        if isinstance(exc, PermissionError) and _files_confined:
+        if isinstance(exc, PermissionError) and _files_confined and exc.filename is not None:
+            # About a file only: a refused connection or signal is no matter of the files' grant.
             said += _CONFINED_FILES
         answer = {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
                   "stderr": errors.getvalue(), "printed": printed.getvalue()}
