@@ -8,6 +8,7 @@ parameter here.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -38,6 +39,8 @@ from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm.early import EarlyCompiles
 from toolbay.watcher import ExtensionWatcher
 from toolbay.words import CallContext, Transport
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -200,6 +203,7 @@ async def _assembled(
             return await keeper.offered_by(path, disclosure.gives_way(caller_of(context)))
 
         authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
+        _say_what_authoring_needs(settings)
 
 
     def keeper_catalog() -> Catalog:
@@ -285,3 +289,16 @@ async def _assembled(
         finally:
             group.cancel_scope.cancel()
             disclosure.close()
+
+
+def _say_what_authoring_needs(settings: Settings) -> None:
+    """``[python] authoring = true`` alone changed nothing anyone could see: the tools need a
+    folder per caller and scopes no caller has by default. Said once, at start."""
+    if settings.python.personal_dir is None:
+        logger.warning("[python] authoring is on, but create_tool writes into the caller's own folder and "
+                       "[python] personal_dir names none: it refuses every call")
+    local_scopes = ChainSettings.parse(settings.chain).auth.local_scopes
+    missing = [scope for scope in ("tools:create", "tools:share") if scope not in local_scopes]
+    if missing:
+        logger.warning("[python] authoring is on; the stdio caller sees create_tool and share_tool only with the "
+                       "scopes %s in [chain.auth] local_scopes (an HTTP caller, in its token's)", " and ".join(missing))

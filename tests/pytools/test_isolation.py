@@ -232,3 +232,16 @@ async def test_a_result_whose_json_would_not_fit_in_the_workers_memory_says_so(
         result = await call(app, "huge")
     assert result.is_error and "too large to be written as JSON within the worker's memory limit" in result.text, \
         result.text
+
+
+async def test_authoring_turned_on_without_what_it_needs_says_so_at_start(
+        python_dir: Path, shared_data_dir: Path, workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # [python] authoring = true alone changed nothing a user could see, and nothing said why.
+    settings = load_settings(None, extensions=[python_dir], data_dir=shared_data_dir, workspace=workspace,
+                             python={"authoring": True})
+    with caplog.at_level(logging.WARNING, logger="toolbay.assembly"):
+        async with assemble(settings, watch=False):
+            pass
+    said = " ".join(record.getMessage() for record in caplog.records if record.name == "toolbay.assembly")
+    assert "[python] personal_dir names none" in said
+    assert "the scopes tools:create and tools:share in [chain.auth] local_scopes" in said
