@@ -212,11 +212,23 @@ def _looks_like_value(tok: str) -> bool:
     return bool(letters) and all(c.isupper() for c in letters)
 
 
+def _one_bracket(word: str) -> bool:
+    """Whether the bracket ``word`` opens closes at its end: "[FILE]" is a value that may be left
+    out; curl's "[protocol://]host[:port]" is a value with optional parts (given alone after
+    "=", curl refused it)."""
+    depth = 0
+    for index, ch in enumerate(word):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth == 0:
+            return index == len(word) - 1
+    return False
+
+
 def _set_value(result: Head, values: list[str]) -> None:
     text = " ".join(values)
     if text.endswith("...") or text.lower().startswith("<list["):
         result.repeat_marker = True
     if len(values) == 1 and values[0].startswith("[") and values[0].endswith("]") \
-            and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]):
+            and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]) and _one_bracket(values[0]):
         result.value_optional = True
     result.value = text

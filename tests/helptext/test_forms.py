@@ -974,3 +974,14 @@ def test_a_positionals_sentence_after_an_about_without_a_full_stop_describes_it(
     desc = _describe("Usage: sel [-v] MODE\n\nSelect lines\n\nMODE is the mode to use.\n\n"
                      "Options:\n  -v  be verbose\n")
     assert [(p.name, p.description) for p in desc.positionals] == [("MODE", "MODE is the mode to use.")]
+
+
+def test_a_value_with_optional_parts_is_no_value_that_may_be_left_out():
+    # curl's "-x, --proxy [protocol://]host[:port]": read as a value that may be left out, it was
+    # written "--proxy=localhost:1", which curl refuses ("option --proxy=localhost:1: is unknown").
+    desc = _describe("Usage: curl [options...] <url>\n"
+                     " -x, --proxy [protocol://]host[:port] Use this proxy\n"
+                     " -s, --subdir [dir]  subdirectory, or none\n")
+    got = {o.long: o.value_optional for o in desc.options}
+    assert got == {"--proxy": False, "--subdir": True}
+    assert build_tool_schema(desc).to_argv({"proxy": "localhost:1", "url": "x"}) == ["--proxy", "localhost:1", "x"]
