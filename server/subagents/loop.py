@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
+from pydantic import ValidationError
 
 from toolbay.words import ProgressCallback, ToolDefinition, ToolResult
 
@@ -170,7 +171,19 @@ def _kinds(blocks: Sequence[Any]) -> str:
     return "nothing" if not kinds else "only " + " and ".join(kinds) + " content"
 
 
+# The most of a client's own words on a failed sampling request passed on (and logged): a
+# client answered with a 5 MB error message, which went whole to the calling model.
+_SAID_AT_MOST = 500
+
+
 def _say(exc: BaseException) -> str:
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    if isinstance(exc, ValidationError):
+        # pydantic's dump (a line per field, and links to its docs) is no reason for a model.
+        fields = ", ".join(".".join(str(part) for part in error["loc"]) or "the result" for error in exc.errors()[:5])
+        message = f"its answer is not a sampling result (wrong or missing: {fields})"
+    else:
+        message = str(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
+    if len(message) > _SAID_AT_MOST:
+        message = f"{message[:_SAID_AT_MOST]}... (cut: {len(message)} characters)"
     logger.info("sampling request failed: %s", message)
-    return str(message)
+    return message

@@ -231,6 +231,19 @@ async def test_a_client_that_refuses_to_sample_gets_a_clear_error(make_settings:
     assert structured(result)["stop_reason"] == "sampling_failed"
 
 
+async def test_a_clients_long_refusal_reaches_the_calling_model_cut(make_settings: Any) -> None:
+    # A 5 MB error message from the client went whole to the calling model (and the log).
+    async def refuse(context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
+        return types.ErrorData(code=-1, message="no " * 1_000_000)
+
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=refuse, sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
+    assert result.is_error and structured(result)["stop_reason"] == "sampling_failed"
+    assert len(text_of(result)) < 2000 and "(cut: 3000000 characters)" in text_of(result)
+
+
 async def test_the_time_limit_stops_a_model_that_does_not_answer(make_settings: Any, agents_dir: Path) -> None:
     (agents_dir / "hasty.md").write_text(
         "---\nname: hasty\ndescription: Has little time.\ntools: [textkit_count]\nlimits: {time_s: 0.2}\n---\n"
