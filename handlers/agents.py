@@ -150,7 +150,9 @@ class AgentHandler(Handler):
             "arguments": dict(values),
             "tools": [{"name": tool.name, "description": tool.description, "inputSchema": dict(tool.input_schema)}
                       for tool in tools],
-            "limits": {"turns": limits.turns, "time_s": limits.time_s},
+            # The client runs the child sessions, and only it can tell a child's call from its
+            # caller's: it is told how deep delegation may go (the sampling path counts it here).
+            "limits": {"turns": limits.turns, "time_s": limits.time_s, "max_depth": self.policy.max_depth},
             "depth": host.depth if host is not None else 1,
         }
         text = (f"Handed to a sub-agent in the role {self.role.name!r}: your client runs it in a session of its "

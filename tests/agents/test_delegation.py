@@ -54,7 +54,9 @@ async def test_a_client_declaring_child_sessions_gets_the_envelope_and_no_sampli
     assert envelope["prompt"] == "You count words for the task you are given, with the tools you have."
     assert [tool["name"] for tool in envelope["tools"]] == ["hashsum", "textkit_count"]
     assert envelope["tools"][0]["inputSchema"]["properties"]["algorithm"]["default"] == "sha256"
-    assert envelope["limits"] == {"turns": 4, "time_s": 600.0}
+    # max_depth: the client, which alone can tell a child session's call from its caller's, keeps
+    # delegation that deep (the envelope said nothing of it, and offered agent_* again at every level).
+    assert envelope["limits"] == {"turns": 4, "time_s": 600.0, "max_depth": 2}
     assert "counter" in text_of(result) and "2 tool(s)" in text_of(result)
 
 
