@@ -176,7 +176,8 @@ class AgentHandler(Handler):
             "no_answer": f"its last reply held no answer in text ({outcome.error})",
             "max_tokens": f"its reply was cut at the token limit ({self.limits.max_tokens} tokens): what it "
                           "wrote is incomplete",
-            "turn_limit": f"it used all {self.limits.turns} turns without a final answer",
+            "turn_limit": (f"it used all {self.limits.turns} turns without a final answer" if self.limits.turns != 1
+                           else "it used its one turn without a final answer"),
             "time_limit": f"it ran out of its {self.limits.time_s:g} s",
             "sampling_failed": f"the client did not complete a sampling request ({outcome.error})",
         }[outcome.stop_reason]
