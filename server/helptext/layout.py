@@ -584,7 +584,17 @@ def read_entries(lines: list[str], is_start: StartTest) -> tuple[list[HelpEntry]
             continue
         base = indent_of(line)
         head, first = split_head(line.strip())
-        desc_col = (line.index(first, base + len(head)) if first else None)
+        names = head
+        # A head that ends in a comma goes on on the next line ("--color[=WHEN]," then
+        # "--colour[=WHEN]  use markers ...", grep's): one option under both names, where the first
+        # was read as an option of its own with no description and no choices.
+        while not first and head.endswith(",") and i + 1 < n and indent_of(lines[i + 1]) == base \
+                and is_start(lines[i + 1]):
+            i += 1
+            line = lines[i]
+            names, first = split_head(line.strip())
+            head = f"{head} {names}"
+        desc_col = (line.index(first, base + len(names)) if first else None)
         # "-h  --head LINES   Display…" (rich's panels), "-c  --format=FORMAT   use ..." (stat):
         # the long name is a column of the head, so the description starts further right, and
         # "    --rst" below is a new option; where the long name ends the line ("-l    --list",

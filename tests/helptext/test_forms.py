@@ -985,3 +985,15 @@ def test_a_value_with_optional_parts_is_no_value_that_may_be_left_out():
     got = {o.long: o.value_optional for o in desc.options}
     assert got == {"--proxy": False, "--subdir": True}
     assert build_tool_schema(desc).to_argv({"proxy": "localhost:1", "url": "x"}) == ["--proxy", "localhost:1", "x"]
+
+
+def test_names_that_go_on_on_the_next_line_after_a_comma_are_one_option():
+    # GNU grep: "--color[=WHEN]," then "--colour[=WHEN]  use markers ...": --color was an option of
+    # its own, with no description and no choices.
+    desc = _describe("Usage: grep [OPTION]... PATTERNS [FILE]...\n\nOutput control:\n"
+                     "      --color[=WHEN],\n"
+                     "      --colour[=WHEN]       use markers to highlight the matching strings;\n"
+                     "                            WHEN is 'always', 'never', or 'auto'\n"
+                     "  -U, --binary              do not strip CR characters at EOL (MSDOS/Windows)\n")
+    got = {o.long: (o.choices, bool(o.description)) for o in desc.options}
+    assert got == {"--color": (("always", "never", "auto"), True), "--binary": ((), True)}
