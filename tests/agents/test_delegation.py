@@ -197,6 +197,20 @@ async def test_the_turn_limit_stops_a_model_that_never_answers(make_settings: An
     assert "used all 4 turns" in text_of(result)
 
 
+async def test_a_role_of_one_turn_says_it_used_its_one_turn(make_settings: Any, agents_dir: Path) -> None:
+    # "it used all 1 turns without a final answer"
+    (agents_dir / "brief.md").write_text(
+        "---\nname: brief\ndescription: One go.\ntools: [textkit_count]\nlimits: {turns: 1}\n---\nBe brief.\n",
+        encoding="utf-8")
+    model = ScriptedModel([("textkit_count", {"stdin": "a", "words": True})])
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app, sampling_callback=model, sampling_capabilities=WITH_TOOLS) as client:
+                result = await client.call_tool("agent_brief", {"task": "Count."})
+    assert structured(result)["stop_reason"] == "turn_limit"
+    assert "it used its one turn without a final answer" in text_of(result)
+
+
 async def test_the_depth_limit_stops_a_role_that_delegates_to_itself(make_settings: Any, tmp_path: Path) -> None:
     def delegate_until_told_no(params: types.CreateMessageRequestParams) -> Any:
         answers = tool_results_in(params)
