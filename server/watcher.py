@@ -74,6 +74,7 @@ class ExtensionWatcher:
         self.idle_tick_ms = 200
         self._helpers: set[str] = set()  # the helper files of the modules served, by real path
         self._helpers_read: frozenset[Path] | None = None  # the keeper's set they were resolved from
+        self._watch_failures: set[str] = set()  # why watching failed, each said once
 
     def _existing_folders(self) -> list[Path]:
         """The folders to watch: the tool and agent folders, and those of the files the Python
@@ -112,7 +113,11 @@ class ExtensionWatcher:
                 # watchfiles gives up on a file whose name is not UTF-8 ("Unable to decode path"), in
                 # whichever folder it appears: its change is lost, the watch is begun again, and a
                 # rescan takes in whatever that change and any other meanwhile did.
-                logger.warning("hot reload: watching the folders failed (%s); watching them again", error)
+                # Each reason said once: a watch that fails as it begins would say it every tick.
+                said = str(error)
+                (logger.debug if said in self._watch_failures else logger.warning)(
+                    "hot reload: watching the folders failed (%s); watching them again", said)
+                self._watch_failures.add(said)
                 await anyio.sleep(self.idle_tick_ms / 1000)
                 await self._rescan()
 
