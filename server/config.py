@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextvars
 import difflib
-import importlib.util
 import json
 import os
 import tomllib
@@ -26,25 +25,20 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
+from toolbay.defaults import (
+    BUNDLED_AGENTS,
+    BUNDLED_EXTENSIONS,
+    DEFAULT_CONFIG_NAME,
+    ENV_PREFIX,
+    MAX_CONCURRENT_CALLS,
+    default_data_dir,
+)
 from toolbay.errors import ConfigError
 
 # A week: a run limit is meant in minutes or hours; more is a typo.
 MAX_RUN_LIMIT_S = 7 * 24 * 3600.0
 
-def _bundled_folder(package: str) -> Path:
-    """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
-    repository's top-level folder in a checkout (pyproject maps one onto the other)."""
-    spec = importlib.util.find_spec(package)
-    if spec is not None and spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    return Path(__file__).resolve().parent.parent / package.rpartition(".")[2]
 
-
-BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
-BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
-DEFAULT_CONFIG_NAME = "toolbay.toml"
-ENV_PREFIX = "TOOLBAY_"
-# Files named under [chain], as (tables leading to it, key): relative to the config file too.
 def _path_text(value: Any) -> Any:
     """A path setting as written: "~" is the user's home, and an empty one is refused (it
     would mean the current folder: an unset variable in ``--workspace "$DIR"`` granted it)."""
@@ -58,17 +52,13 @@ def _path_text(value: Any) -> Any:
 # Every path the configuration takes, from the file, the environment or a flag.
 SettingPath = Annotated[Path, BeforeValidator(_path_text)]
 
+# Files named under [chain], as (tables leading to it, key): relative to the config file too.
 CHAIN_PATHS = (
     (("audit",), "file"),
     (("auth",), "tokens_file"),
     (("auth", "jwt"), "key_file"),
     (("auth", "jwt"), "jwks_file"),
 )
-
-
-def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "toolbay"
 
 
 class _Section(BaseModel):
@@ -202,7 +192,7 @@ class JobSettings(_Section):
     result_preview_kb: int = Field(
         64, ge=1, le=1024 * 1024,
         description="A job result longer than this is answered as a preview plus a resource_link to the whole.")
-    max_concurrent: int = Field(8, ge=1, le=1024)
+    max_concurrent: int = Field(MAX_CONCURRENT_CALLS, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
 

@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "toolbay.freed_memory": 0,  # memory glibc holds after a compile, given back
     "toolbay.stoppable_threads": 0,  # blocking work on worker threads, told to stop when cancelled
     "toolbay.errors": 0,
+    "toolbay.defaults": 0,  # folders and values a server needs before it reads its settings
     "toolbay.close_names": 0,  # the names closest to one that names nothing
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,

@@ -1,0 +1,35 @@
+"""Defaults a server needs before its settings are read: where the bundled tool and role
+folders and the data folder are, the configuration file's name, the environment's prefix, and
+how many calls run at once.
+
+Apart from ``toolbay.config`` (which imports pydantic, a tenth of a second) so that ``serve``
+can begin a first start's compiles before it reads the settings (``toolbay.first_start``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+
+def _bundled_folder(package: str) -> Path:
+    """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
+    repository's top-level folder in a checkout (pyproject maps one onto the other)."""
+    spec = importlib.util.find_spec(package)
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / package.rpartition(".")[2]
+
+
+BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
+BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
+DEFAULT_CONFIG_NAME = "toolbay.toml"
+ENV_PREFIX = "TOOLBAY_"
+# [jobs] max_concurrent: calls that run at once (the runtime's worker threads follow it).
+MAX_CONCURRENT_CALLS = 8
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "toolbay"
