@@ -14,7 +14,6 @@ import contextlib
 import ctypes
 import functools
 import hashlib
-import importlib.metadata
 import logging
 import os
 import platform
@@ -35,7 +34,6 @@ from toolbay.wasm.interrupt import install_poll_oneoff
 
 log = logging.getLogger(__name__)
 
-WASMTIME_VERSION = importlib.metadata.version("wasmtime")
 BASELINE = "winch"
 OPTIMISING = "cranelift"
 # The pool's slots reserve address space for the most a guest may be given ([sandbox] memory_mb
@@ -121,14 +119,29 @@ class Compiler:
                         "space an instance pool of %d slots reserves (ulimit -v?)",
                         pool_slots * _POOL_BYTES_PER_SLOT >> 30, pool_slots)
         self.engine = wasmtime.Engine(config_for(self.pooled))
-        self.fingerprint = hashlib.sha256(
-            f"wasmtime={WASMTIME_VERSION};compiler={name};epoch=1;fuel={int(consume_fuel)};"
-            f"{'trampolines=unoptimised,single-pass;unwind=0;' if name == BASELINE else ''}"
-            f"pool={int(self.pooled)};{platform.machine()};{platform.system()}".encode()
-        ).hexdigest()[:16]
         self.linker = wasmtime.Linker(self.engine)
         self.linker.define_wasi()
         install_poll_oneoff(self.linker)
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Names the code this engine makes in the compiled-module cache: another wasmtime,
+        compiler or setting that changes the code gets another name."""
+        name, consume_fuel, _, _ = self.options
+        return hashlib.sha256(
+            f"wasmtime={wasmtime_version()};compiler={name};epoch=1;fuel={int(consume_fuel)};"
+            f"{'trampolines=unoptimised,single-pass;unwind=0;' if name == BASELINE else ''}"
+            f"pool={int(self.pooled)};{platform.machine()};{platform.system()}".encode()
+        ).hexdigest()[:16]
+
+
+@functools.cache
+def wasmtime_version() -> str:
+    """The installed wasmtime's version (read when first needed: importlib.metadata is a few
+    milliseconds of a first start's compiles' own start)."""
+    import importlib.metadata
+
+    return importlib.metadata.version("wasmtime")
 
 
 def pool_slots_for(max_workers: int) -> int:
