@@ -24,8 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SETTINGS = {
-    "new (Winch first, Cranelift in background)": {"TOOLBAY_DISCOVERY__QUICK_COMPILE": "true"},
+# Today's settings are the defaults (a variable of [discovery] would keep the server from
+# beginning its compiles before it reads its settings: toolbay.first_start).
+SETTINGS: dict[str, dict[str, str]] = {
+    "new (Winch first, Cranelift in background)": {},
     "before (Cranelift up front)": {"TOOLBAY_DISCOVERY__QUICK_COMPILE": "false"},
 }
 

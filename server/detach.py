@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 _PR_SET_PDEATHSIG = 1
 # The process this server was forked from (``detach_from_client``), if it was.
 _forked_from: int | None = None
+# Whether ``detach_from_client`` has been called: a first start calls it before the settings
+# are read (``toolbay.first_start``), and ``serve`` then again.
+_decided = False
 # Past this size the log of servers that ran on after their client is started afresh.
 AFTER_CLIENT_LOG_MAX_BYTES = 1024 * 1024
 
@@ -42,7 +45,11 @@ def _die_with_parent(sig: int) -> bool:
 
 def detach_from_client() -> None:
     """Forks when serving stdio over pipes on Linux; returns in the child (the server). The
-    parent never returns: it exits with the child's status."""
+    parent never returns: it exits with the child's status. Called again, does nothing."""
+    global _decided
+    if _decided:
+        return
+    _decided = True
     if not sys.platform.startswith("linux") or not can_serve_on_loop():
         return
     parent = os.getpid()

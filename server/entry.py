@@ -59,13 +59,30 @@ def _open_closed_standard_streams() -> None:
 def _run(argv: list[str]) -> None:
     if (code := parse_help_at_once(argv)) is not None:
         sys.exit(code)
-    if argv[:1] and not argv[0].startswith("-"):
+    a_command = bool(argv[:1]) and not argv[0].startswith("-")
+    if a_command:
         # A command's imports run with the collector paused (see toolbay.start_up_collector):
         # ``serve`` resumes it once its last imports are done, a command that may run long
         # (``call``, ``jobs``, ``search --catalog``) once it begins its work; a short one ends first.
         from toolbay.start_up_collector import pause_for_imports
 
         pause_for_imports()
+    from toolbay.serve_command import serve, serve_options_at_once
+
+    serve_options = serve_options_at_once(argv)
+    early_start = None
+    if a_command:
+        if serve_options is not None:
+            # A first start's compiles begin now where the command line tells all they depend
+            # on, before the settings load (toolbay.first_start); the server forks first, as
+            # serve would (before any thread).
+            from toolbay.first_start import guess_before_settings
+
+            if (guess := guess_before_settings(serve_options)) is not None:
+                from toolbay.detach import detach_from_client
+
+                detach_from_client()
+                early_start = guess.begin()
         # Before anything defines a model: most of the MCP SDK's are never used by one command.
         # Only a command defines models: ``--help`` and ``--version`` print and end without
         # pydantic, which setting the deferral would import.
@@ -77,10 +94,8 @@ def _run(argv: list[str]) -> None:
         from toolbay.internals.mcp_sdk import defer_package_imports
 
         defer_package_imports()
-    from toolbay.serve_command import serve, serve_options_at_once
-
-    if (options := serve_options_at_once(argv)) is not None:
-        serve(**options)
+    if serve_options is not None:
+        serve(**serve_options, early_start=early_start)
         return
     from toolbay.cli import main as full_command
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
+    from toolbay.first_start import EarlyStart
 
 TRANSPORTS = ("stdio", "http", "sse")
 # How long a server that stops waits for the MCP SDK's import to end (it takes a second or two).
@@ -88,8 +89,10 @@ def serve(
     workspace: str | Path | None = None,
     config: Path | None = None,
     allow_insecure: bool = False,
+    early_start: EarlyStart | None = None,
 ) -> None:
-    """Runs the MCP server until it is stopped (what ``toolbay serve`` does)."""
+    """Runs the MCP server until it is stopped (what ``toolbay serve`` does). ``early_start``:
+    what ``toolbay.first_start.start_before_settings`` did for this command line, if anything."""
     started = time.monotonic()  # [discovery] start_wait_s counts from here
     from toolbay.cli_running import call_or_exit, run_command, settings_or_exit
     from toolbay.logs import configure_logging
@@ -114,7 +117,7 @@ def serve(
     if settings.transport == "stdio" and settings.jobs.drain_s > 0:
         from toolbay.detach import detach_from_client
 
-        detach_from_client()  # before any thread: jobs may outlive the client
+        detach_from_client()  # before any thread: jobs may outlive the client (done already after an early start)
     # SIGTERM (docker stop, systemd, Kubernetes) stops the server as Ctrl-C does, through its
     # shutdown: uvicorn catches it while serving, then raises it again once it has stopped, and
     # Python's default action for it would end the process before toolbay's own shutdown (jobs
@@ -126,7 +129,7 @@ def serve(
     from toolbay.first_start import compile_early
 
     # On a first start the tools compile while the server's own modules load.
-    early_compiles = compile_early(settings)
+    early_compiles = compile_early(settings, early_start)
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
     from toolbay.commands import ImportInBackground, refuse_at_start, serve_until_stopped
     from toolbay.start_up_collector import resume_after_imports

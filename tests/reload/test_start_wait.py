@@ -103,7 +103,12 @@ async def test_an_error_while_the_app_is_open_comes_out_as_itself(tmp_path: Path
             raise LookupError("not an exception group")
 
 
-def test_a_first_serve_compiles_its_tools_while_it_loads_and_lists_them_all(tmp_path: Path) -> None:
+@pytest.mark.parametrize("set_elsewhere", [
+    {},  # the command line says all: the compiles begin before the settings are read
+    {"TOOLBAY_JOBS__MAX_CONCURRENT": "3"},  # may change them: they begin once the settings are read
+])
+def test_a_first_serve_compiles_its_tools_while_it_loads_and_lists_them_all(
+        tmp_path: Path, set_elsewhere: dict[str, str]) -> None:
     # An empty data folder: the modules are handed to the early compiles before the server is
     # assembled (toolbay.first_start), and the runtime takes every one of them.
     extensions = tmp_path / "extensions"
@@ -111,7 +116,7 @@ def test_a_first_serve_compiles_its_tools_while_it_loads_and_lists_them_all(tmp_
     for name in ("echo", "greet_v1", "slow"):
         shutil.copy(FIXTURE_WASM / f"{name}.wasm", extensions / f"{name}.wasm")
     stderr = tmp_path / "stderr.log"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_LOG_LEVEL": "debug"}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_LOG_LEVEL": "debug", **set_elsewhere}
     with stderr.open("wb") as log, subprocess.Popen(
             [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions),
              "--data-dir", str(tmp_path / "data")],
@@ -125,6 +130,8 @@ def test_a_first_serve_compiles_its_tools_while_it_loads_and_lists_them_all(tmp_
     assert {"echo", "greet_v1", "slow"} <= {tool["name"] for tool in listing}
     said = stderr.read_text(encoding="utf-8")
     assert all(f"{name}.wasm was compiled early" in said for name in ("echo", "greet_v1", "slow")), said
+    guessed = "the settings are as guessed before they were read: the compiles begun then go on" in said
+    assert guessed == (not set_elsewhere), said
 
 
 def _first_listing(process: subprocess.Popen[bytes]) -> list[dict[str, Any]]:

@@ -1,20 +1,23 @@
 """Modules compiled before the runtime exists (``toolbay.wasm.early``), and when ``serve``
 starts them (``toolbay.first_start``): on a first start only, taken by the runtime instead
-of being compiled a second time."""
+of being compiled a second time; before the settings are read where nothing but the command
+line can change what they depend on, and let go where the settings then say otherwise."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM
 from toolbay.config import load_settings
 from toolbay.errors import WasmRejected
-from toolbay.first_start import compile_early, is_first_start
+from toolbay.first_start import compile_early, guess_before_settings, is_first_start, runtime_sizing
 from toolbay.wasm import RunRequest, WasmRuntime
 from toolbay.wasm.compilers import baseline_compiler
 from toolbay.wasm.early import EarlyCompiles
@@ -145,3 +148,96 @@ def test_the_bundled_tools_compile_early_before_larger_ones_of_the_users(
     assert early is not None
     [(path, sha)] = _sha256s(bundled)
     assert early.take(path, sha) is not None
+
+
+# --- begun before the settings are read (toolbay.first_start.guess_before_settings) ---
+
+def _no_toolbay_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in [name for name in os.environ if name.upper().startswith("TOOLBAY_")]:
+        monkeypatch.delenv(variable)
+
+
+@pytest.mark.parametrize("given", [
+    {},  # everything by default: the bundled tools, the data folder under XDG_DATA_HOME
+    {"extensions": ["mine", "~/more"], "data_dir": "data", "workspace": ".", "transport": "stdio"},
+])
+def test_a_serve_configured_only_on_its_command_line_is_guessed_before_its_settings_are_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: dict[str, Any]) -> None:
+    monkeypatch.chdir(tmp_path)
+    _no_toolbay_variables(monkeypatch)
+    monkeypatch.setenv("TOOLBAY_LOG_LEVEL", "debug")  # no setting the compiles depend on
+    guess = guess_before_settings(given)
+    assert guess is not None and guess.compiles is None
+    # As serve reads them: the same options, as the command line gave them.
+    assert guess.holds_for(load_settings(None, **given))
+
+
+@pytest.mark.parametrize(("given", "variable"), [
+    ({"config": Path("other.toml")}, None),
+    ({}, "toolbay.toml"),  # the configuration file read from the current folder
+    ({"transport": "http"}, None),
+    ({}, "TOOLBAY_SANDBOX__FUEL=100000"),  # fuel changes the compiled code
+    ({}, "toolbay_jobs__max_concurrent=2"),  # the pool's size too; names are read in any case
+    ({}, "TOOLBAY_DISCOVERY__QUICK_COMPILE=false"),
+    ({}, "TOOLBAY_DATA_DIR=elsewhere"),
+    ({}, 'TOOLBAY_EXTENSIONS=["elsewhere"]'),
+    ({}, "TOOLBAY_TRANSPORT=http"),  # no fork then
+    ({}, 'TOOLBAY_JOBS={"drain_s": 0}'),
+])
+def test_a_setting_the_compiles_depend_on_that_may_come_from_elsewhere_leaves_them_to_the_settings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: dict[str, Any], variable: str | None) -> None:
+    monkeypatch.chdir(tmp_path)
+    _no_toolbay_variables(monkeypatch)
+    if variable == "toolbay.toml":
+        (tmp_path / "toolbay.toml").write_text("", encoding="utf-8")
+    elif variable is not None:
+        name, _, value = variable.partition("=")
+        monkeypatch.setenv(name, value)
+    assert guess_before_settings(given) is None
+
+
+def test_compiles_begun_on_a_guess_the_settings_belie_are_let_go_and_made_again_as_they_say(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _no_toolbay_variables(monkeypatch)
+    folder = tmp_path / "extensions"
+    folder.mkdir()
+    shutil.copy(FIXTURE_WASM / "echo.wasm", folder / "echo.wasm")
+    [(path, sha)] = _sha256s(folder)
+    options = {"extensions": [str(folder)], "data_dir": str(tmp_path / "data")}
+    guess = guess_before_settings(options)
+    assert guess is not None
+    started = guess.begin()
+    assert started.compiles is not None
+    # The same settings: the compiles go on, and the runtime takes what they made.
+    assert compile_early(load_settings(None, **options), started) is started.compiles
+    # Fuel, set some other way than the guess could see (here: passed in), changes the code.
+    started = guess.begin()
+    fuelled = load_settings(None, **options, sandbox={"fuel": 100_000})
+    assert not started.holds_for(fuelled)
+    again = compile_early(fuelled, started)
+    assert again is not None and again is not started.compiles
+    assert again.compiler.options == baseline_compiler(True, runtime_sizing(fuelled)[1]).options
+    assert started.compiles is not None and started.compiles.take(path, sha) is None  # let go
+    assert again.take(path, sha) is not None
+    # Described before: no first start, whatever the guess.
+    (tmp_path / "data" / "descriptions").mkdir(parents=True)
+    (tmp_path / "data" / "descriptions" / "index").write_bytes(b"")
+    assert guess.begin().compiles is None and compile_early(load_settings(None, **options), guess.begin()) is None
+
+
+def test_a_data_folder_that_cannot_be_read_before_the_settings_leaves_the_compiles_to_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root (CI), permissions cannot be denied to the test: the stat that fails is raised here.
+    import toolbay.first_start as first_start
+
+    monkeypatch.chdir(tmp_path)
+    _no_toolbay_variables(monkeypatch)
+    guess = guess_before_settings({"data_dir": str(tmp_path / "data")})
+    assert guess is not None
+
+    def unreadable(data_dir: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(data_dir))
+
+    monkeypatch.setattr(first_start, "is_first_start", unreadable)
+    assert guess.begin().compiles is None
