@@ -28,8 +28,9 @@ logger = logging.getLogger(__name__)
 _PR_SET_PDEATHSIG = 1
 # The process this server was forked from (``detach_from_client``), if it was.
 _forked_from: int | None = None
-# Whether ``detach_from_client`` has been called: a first start calls it before the settings
-# are read (``toolbay.first_start``), and ``serve`` then again.
+# Whether ``detach_from_client`` has been called: the entry point may call it before the
+# settings are read, to begin a first start's compiles (``toolbay.first_start``), and
+# ``serve`` then calls it again.
 _decided = False
 # Past this size the log of servers that ran on after their client is started afresh.
 AFTER_CLIENT_LOG_MAX_BYTES = 1024 * 1024

@@ -33,11 +33,11 @@ from toolbay.defaults import (
     default_data_dir,
 )
 from toolbay.description_cache import INDEX_NAME
-from toolbay.wasm.compilers import baseline_options
+from toolbay.wasm.compilers import baseline_compiler, baseline_options
+from toolbay.wasm.early import EarlyCompiles
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
-    from toolbay.wasm.early import EarlyCompiles
 
 log = logging.getLogger(__name__)
 
@@ -142,9 +142,6 @@ def compile_early(settings: Settings, started: EarlyStart | None = None) -> Earl
 
 
 def _compiles(folders: list[Path], consume_fuel: bool, max_workers: int) -> EarlyCompiles | None:
-    from toolbay.wasm.compilers import baseline_compiler
-    from toolbay.wasm.early import EarlyCompiles
-
     # EarlyCompiles chooses among them and orders them (largest first).
     paths = [path for folder in folders if folder.is_dir() for path in folder.glob("*.wasm") if path.is_file()]
     if not paths:

@@ -92,7 +92,8 @@ def serve(
     early_start: EarlyStart | None = None,
 ) -> None:
     """Runs the MCP server until it is stopped (what ``toolbay serve`` does). ``early_start``:
-    what ``toolbay.first_start.start_before_settings`` did for this command line, if anything."""
+    the compiles the entry point began before the settings were read, on its guess of them
+    (``toolbay.first_start.EarlyStart``), if it did."""
     started = time.monotonic()  # [discovery] start_wait_s counts from here
     from toolbay.cli_running import call_or_exit, run_command, settings_or_exit
     from toolbay.logs import configure_logging
