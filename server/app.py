@@ -197,15 +197,18 @@ class Toolbay:
         where = self._where_tools_are() if self._where_tools_are is not None else None
         closest = refusal.closest
         if not closest and call.principal is not None:
-            principal, disclosure = call.principal, self.disclosure
-            # Tools it may use and find: a catalog folder's outside its allowlist is never named,
-            # not even as a close spelling (search_tools answers no match for it).
-            known = (tool.name for tool in self.visible_definitions(principal)
-                     if disclosure is None or disclosure.may_find(principal, tool))
-            closest = tuple(closest_names(call.name, known))
+            closest = tuple(closest_names(call.name, self.findable_names(call.principal)))
         if where is None and closest == refusal.closest:
             return refusal
         return UnknownTool(refusal.name, closest, where_listed=refusal.where_listed if where is None else where)
+
+    def findable_names(self, principal: Principal) -> list[str]:
+        """The tools ``principal`` may use and find, the only ones a name it got wrong is told
+        the closest of: a catalog folder's outside its allowlist is never named, not even as a
+        close spelling (search_tools answers no match for it)."""
+        disclosure = self.disclosure
+        return [tool.name for tool in self.visible_definitions(principal)
+                if disclosure is None or disclosure.may_find(principal, tool)]
 
     def _hidden_from_caller(self, call: ToolCall) -> bool:
         """The called tool is one its caller may not find (a catalog folder's outside its allowlist)."""

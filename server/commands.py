@@ -281,7 +281,8 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
                 return await _call(app, tool, arguments)
     async with assemble(settings, watch=False) as app:
         if app.catalog.current.get(tool) is None:
-            names = [definition.name for definition in app.catalog.current.definitions()]
+            # As a client over MCP is told: a catalog tool the local caller may not search is not named.
+            names = app.findable_names(app.local_principal)
             problems = "".join(f" Note: the {problem}." for problem in folder_problems(settings))
             # The file that would serve it but was skipped says why: a tool author's next step.
             # A module none of whose tools is served: its reason is said once, not "offers no tools:

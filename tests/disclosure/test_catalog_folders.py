@@ -189,3 +189,21 @@ async def test_a_tool_found_in_one_file_is_not_listed_when_another_file_serves_i
         await app.rescan()
         after = await listed(client)
     assert "notes_add" not in after  # a catalog tool of that name, which this session never found
+
+
+def test_toolbay_call_of_a_misspelt_name_names_no_catalog_tool_the_local_caller_may_not_search(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    # It suggested every described tool; served over MCP the same caller is told none of them.
+    connected, catalog = folders
+
+    def toolbay_call(name: str, *allow: str) -> str:
+        (tmp_path / "toolbay.toml").write_text(
+            f'extensions = ["{connected}", "{catalog}"]\nagents = []\ndata_dir = "data"\n'
+            f'[disclosure]\ncatalog = ["{catalog}"]\ncatalog_allow = {json.dumps(list(allow))}\n', encoding="utf-8")
+        process = subprocess.run([sys.executable, "-m", "toolbay", "call", name], cwd=tmp_path, capture_output=True,
+                                 text=True, check=False, timeout=WAIT_S)
+        assert process.returncode == 2, process.stderr
+        return process.stderr
+
+    assert "vault_open" not in toolbay_call("vault_opn")
+    assert "closest names: vault_open" in toolbay_call("vault_opn", "vault")
