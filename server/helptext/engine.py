@@ -225,7 +225,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         # tool whose first argument is the form, written out.
         positionals = led
     else:
-        positionals = _positionals(positional_entries, facts, bool(subcommands))
+        positionals = _positionals(positional_entries, facts, bool(subcommands), type_column=rules.columns)
         known = {positional_key(p.name) for p in positionals}
         if not subcommands and all(key in known for form in facts.positional_forms for key, _ in form.positionals):
             positional_forms = tuple(facts.positional_forms)
@@ -484,8 +484,10 @@ def _list_indent(lines: list[str]) -> int:
     return max(1, indent_of(first)) if first else 1
 
 
-_COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
-                     r"(?:\s{2,}|$)")
+# typer prints a type's bounds beside it ("<int range> [0<=x<=9]"): they go to the description,
+# where click's own ("INTEGER RANGE  ...  [0<=x<=9]") are read.
+_COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
+                   r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
 _CHOICES_PIECE = compiled(r"^([\w.|-]+)(?:\s{2,}|$)")
 
 
@@ -516,6 +518,8 @@ def _absorb_columns(entry: HelpEntry) -> HelpEntry:
         if found := _COLUMN.match(description[0]):
             head += " " + found.group(1)
             description[0] = description[0][found.end():]
+            if found.group(2):
+                description[0] = f"{description[0]}  {found.group(2)}".lstrip()
             if not description[0]:
                 description.pop(0)
         elif wrapped := _wrapped_choices(description):
@@ -1100,7 +1104,10 @@ def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) ->
     return out
 
 
-def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool) -> list[PositionalSpec]:
+def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool,
+                 type_column: bool = False) -> list[PositionalSpec]:
+    """``type_column``: each operand's type is printed in a column after its name (typer's rich
+    panels: "source  <path>  folder to read")."""
     usage_by_key = {positional_key(p.name): p for p in facts.positionals}
     heads = [entry.head.split()[0] if entry.head.split() else entry.head for entry in entries]
     found = [usage_by_key.pop(positional_key(_listed_name(head)), None) for head in heads]
@@ -1129,13 +1136,21 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             name = "+" + name  # uutils' date lists "[format]" for its usage's "[+FORMAT]..."
         variadic = head.endswith("...") or (from_usage.variadic if from_usage else False) \
             or bool(entry.description and _REPEATED_VALUE_COLUMN.match(entry.description[0]))
-        text = join_description(entry.description)
-        notes = read_notes(entry.description)
+        lines, typed = list(entry.description), None
+        if type_column and lines and (column := _TYPE_COLUMN.match(lines[0])):
+            # Its type, not its description's first words: "<int>" made "index" a string.
+            typed = value_type(column.group(1), f"<{column.group(1)}>")
+            lines[0] = lines[0][column.end():]
+            lines = [line for line in lines if line] if not lines[0] else lines
+        text = join_description(lines)
+        notes = read_notes(lines)
         required = from_usage.required if from_usage is not None else \
             notes.required if unsaid else not head.startswith("[")
         choices = choices or notes.choices  # clap: "[possible values: a, b]"
-        out.append(PositionalSpec(_display_name(name), required, variadic, text, choices,
-                                  _positional_type(name, text, choices), notes.default))
+        kind = _positional_type(name, text, choices)
+        if typed is not None and typed != "string" and not choices:
+            kind = typed  # type: ignore[assignment]
+        out.append(PositionalSpec(_display_name(name), required, variadic, text, choices, kind, notes.default))
     if has_commands or entries:
         # A listed positional is named as its parser knows it ("paths"); the usage line may call
         # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.
@@ -1162,6 +1177,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
     return out
 
 
+# typer's rich panels: an operand's type ("<int>", "<path>", "<list[str]>") in a column of its own.
+_TYPE_COLUMN = compiled(r"^<([^<>\s]+)>(?:\.\.\.)?(?:\s{2,}|$)")
 # typer's rich panels: "ADDR-FILENAME  <address> <filename>...  [required]": the value column repeats.
 _VALUE_WORD = r"(?:<[^<>]+>|[A-Z][A-Z0-9_-]*)"
 _REPEATED_VALUE_COLUMN = compiled(rf"^{_VALUE_WORD}(?: {_VALUE_WORD})*\.\.\.(?:\s{{2,}}|$)")
