@@ -2,7 +2,7 @@
 later, with rich) prints each option's type in a column of its own ("<int range> [0<=x<=9]").
 It prints what typer passed to its function."""
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +11,7 @@ import typer
 app = typer.Typer(help="Sync notes between folders.", add_completion=False)
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     low = "low"
     mid = "mid"
     high = "high"
