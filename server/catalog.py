@@ -11,8 +11,10 @@ start of thousands of wasm tools lists them all but makes handlers only for thos
 
 Names are unique. When two sources offer the same name, the one with the higher
 precedence keeps it: first by realm (core: built-in and bundled tools, then shared: the
-operator's folders, then personal: a caller's own folder), then by kind (built-in, wasm,
-python, agents); among equals, the first in discovery order does. Either way a diagnostic
+operator's folders, then personal: a caller's own folder), then a connected folder's before a
+catalog folder's (which callers may not all search: the connected tool must not be hidden
+with it), then by kind (built-in, wasm, python, agents); among equals, the first in
+discovery order does. Either way a diagnostic
 names both origins. Personal tools live apart, by owner: each caller sees and calls its own,
 and one with the name of a core or shared tool gives way to it (is shadowed, with a diagnostic)
 where its owner may know that tool: ``gives_way`` says so per call. Where the owner may not (a
@@ -50,9 +52,12 @@ def split_key(key: str) -> tuple[str, str | None]:
     return (name, rest[:-1]) if marked and rest.endswith(")") else (key, None)
 
 
-def _precedence(entry: Entry) -> tuple[int, int]:
+def _precedence(entry: Entry, searched_only: Callable[[ToolDefinition], bool] | None = None) -> tuple[int, int, int]:
     definition = entry.definition
-    return REALM_PRECEDENCE.get(definition.realm, 9), SOURCE_PRECEDENCE.get(definition.source, 9)
+    # A connected folder's tool before a catalog folder's: an allowlist that hides the catalog
+    # tool from a caller must not hide the connected tool of its name with it.
+    searched = searched_only is not None and searched_only(definition)
+    return REALM_PRECEDENCE.get(definition.realm, 9), int(searched), SOURCE_PRECEDENCE.get(definition.source, 9)
 
 
 # Whether a caller's own tool gives way to the core or shared tool of its name (the argument);
@@ -127,9 +132,11 @@ class Catalog:
         cls,
         handlers: Iterable[Entry],
         skipped: Iterable[SkippedFile] = (),
+        searched_only: Callable[[ToolDefinition], bool] | None = None,
     ) -> Catalog:
+        """``searched_only``: whether a tool is in a catalog folder (found only by search)."""
         # Python's sort is stable: among equal precedence, discovery order stays.
-        ordered = sorted(handlers, key=_precedence)
+        ordered = sorted(handlers, key=lambda entry: _precedence(entry, searched_only))
         tools: dict[str, Entry] = {}
         personal: dict[str, dict[str, Entry]] = {}
         diagnostics: list[str] = []

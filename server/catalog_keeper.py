@@ -29,6 +29,7 @@ from toolbay.freed_memory import give_back_freed_memory
 from toolbay.handlers.base import Handler
 from toolbay.pytools.folders import personal_folders
 from toolbay.subagents.library import RoleLibrary
+from toolbay.tool_folders import in_catalog_folders
 from toolbay.wasm import WasmRuntime
 from toolbay.wasm.early import EarlyCompiles
 
@@ -56,6 +57,8 @@ class CatalogKeeper:
         self.hash_index = self.discovery.hash_index
         # Built-in names win over discovered ones; both are fixed for the keeper's life.
         self.builtins: tuple[Handler, ...] = tuple(builtins)
+        # A connected folder's tool keeps its name before a catalog folder's (toolbay.catalog).
+        self._searched_only = in_catalog_folders(settings.disclosure.catalog, settings.extensions)
         self._listeners = tuple(listeners)
         # Read again on every rescan, with the tool folders; its agent_* tools join the catalog.
         self.roles = roles if roles is not None else RoleLibrary.from_settings(settings)
@@ -460,7 +463,7 @@ class CatalogKeeper:
             if outcome.skipped is not None:
                 skipped.append(outcome.skipped)
         handlers.extend(self.roles.handlers)
-        return Catalog.build(handlers, skipped)
+        return Catalog.build(handlers, skipped, searched_only=self._searched_only)
 
     def _swap(self, catalog: Catalog) -> CatalogChange:
         first = not self._served_once

@@ -28,7 +28,8 @@ from toolbay.words import CallContext, ToolResult
 # In the data folder: the log of a stdio server that runs its jobs on after its client has gone.
 AFTER_CLIENT_LOG = "after-client.log"
 PRECEDENCE_RULE = ("a name belongs to the first of: core (built-in and bundled tools), shared (the operator's "
-                   "folders), personal (the caller's own folder); the others are hidden with a shadowing note")
+                   "folders, a connected folder's before a catalog folder's), personal (the caller's own folder); the "
+                   "others are hidden with a shadowing note")
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -37,7 +37,6 @@ import enum
 import fnmatch
 import json
 import logging
-import os
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -51,6 +50,7 @@ from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
 from toolbay.redaction import redacted
 from toolbay.search import SearchIndex
 from toolbay.sessions import Audience
+from toolbay.tool_folders import folder_of, folders
 from toolbay.words import CallContext, Principal, ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,6 @@ logger = logging.getLogger(__name__)
 CHARACTERS_PER_TOKEN = 4
 ONE_LINE = 100
 SEARCH_TOOL = SEARCH_DEFINITION.name
-_FILE_ORIGINS = frozenset({"wasm", "python"})
 DEFERRED_SCHEMA: Mapping[str, Any] = {"type": "object"}
 # Rounds of embedding on a worker before a search (``Disclosure._embed_off_loop``): a catalog
 # changing without pause must not keep a search waiting for ever.
@@ -106,26 +105,6 @@ def _session_key(session: Any) -> Any:
     return connection_of(session)
 
 
-def _folders(paths: Sequence[Path]) -> list[tuple[str, str]]:
-    """(absolute path, name) of each folder, as tools' files are matched against them."""
-    return [(os.path.abspath(folder), Path(folder).name) for folder in paths]
-
-
-def _file_of(definition: ToolDefinition) -> str | None:
-    """The file a tool comes from (``wasm:PATH``, ``python:PATH``), or None for built-ins."""
-    kind, _, path = definition.origin.partition(":")
-    return os.path.abspath(path) if kind in _FILE_ORIGINS and path else None
-
-
-def _folder_of(definition: ToolDefinition, folders: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """The innermost of ``folders`` the tool's file is in (a folder may be named inside another)."""
-    path = _file_of(definition) if folders else None
-    if path is None:
-        return None
-    holding = [folder for folder in folders if path.startswith(folder[0] + os.sep)]
-    return max(holding, key=lambda folder: len(folder[0]), default=None)
-
-
 # A search result joins the session's listing when it scores at least this share of the best.
 PROMOTED_SHARE = 0.5
 
@@ -159,9 +138,9 @@ class Disclosure:
         self.settings = settings
         self._catalog = catalog
         self._can_use = can_use
-        self._catalog_folders = _folders(settings.catalog)
+        self._catalog_folders = folders(settings.catalog)
         catalog_paths = {path for path, _ in self._catalog_folders}
-        self._connected_folders = [folder for folder in _folders(connected) if folder[0] not in catalog_paths]
+        self._connected_folders = [folder for folder in folders(connected) if folder[0] not in catalog_paths]
         # Every folder a tool may come from: a tool is in the innermost one holding its file, so
         # an extension folder named inside a catalog folder stays connected.
         self._all_folders = [*self._connected_folders, *self._catalog_folders]
@@ -229,7 +208,7 @@ class Disclosure:
         try:
             return self._folder_by_origin[definition.origin]
         except KeyError:
-            folder = self._folder_by_origin[definition.origin] = _folder_of(definition, self._all_folders)
+            folder = self._folder_by_origin[definition.origin] = folder_of(definition, self._all_folders)
             return folder
 
     def _catalog_folder_of(self, definition: ToolDefinition) -> str | None:

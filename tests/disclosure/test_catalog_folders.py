@@ -207,3 +207,27 @@ def test_toolbay_call_of_a_misspelt_name_names_no_catalog_tool_the_local_caller_
 
     assert "vault_open" not in toolbay_call("vault_opn")
     assert "closest names: vault_open" in toolbay_call("vault_opn", "vault")
+
+
+async def test_a_catalog_tool_never_hides_the_connected_tool_of_its_name_whatever_the_folders_order(
+        folders: tuple[Path, Path], tmp_path: Path) -> None:
+    # With the catalog folder named first, its tool took the name: a caller who may not search
+    # that folder (an empty allowlist) lost the connected tool, and calling it ran the catalog's.
+    connected, catalog = folders
+    (catalog / "notes.py").write_text(
+        CONNECTED_MODULE.replace("Add a note", "Internal: add a note").replace('"added"', '"added internally"'),
+        encoding="utf-8")
+    settings = load_settings(None, extensions=[catalog, connected], agents=[], data_dir=tmp_path / "data")
+    settings = settings.model_copy(update={"disclosure": settings.disclosure.model_copy(
+        update={"catalog": [catalog], "catalog_allow": [], "mode": "full"})})
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            shown = await listed(client)
+            called = await client.call_tool("notes_add", {"text": "x"})
+            kept = app.catalog.current.get("notes_add")
+    assert shown["notes_add"].description == "Add a note to the notebook"
+    assert not called.is_error and called.content[0].text == "added"  # type: ignore[union-attr]
+    assert kept is not None and kept.definition.origin.endswith(str(connected / "notes.py"))
+    assert any("keeping the one from" in note and str(connected / "notes.py") in note
+               for note in app.catalog.current.diagnostics)

@@ -1,0 +1,53 @@
+"""Which extension folder a tool's file is in: the innermost of the folders that holds it (a
+folder may be named inside another, an extension folder inside a catalog folder).
+
+The catalog gives a name to a connected folder's tool before a catalog folder's
+(``toolbay.catalog``), and disclosure lists, hides and searches tools by their folder
+(``toolbay.protocol.disclosure``): both ask here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from toolbay.words import ToolDefinition
+
+# Origins that name a file ("wasm:PATH", "python:PATH"); built-ins and roles name none.
+_FILE_ORIGINS = frozenset({"wasm", "python"})
+
+# A folder as tools' files are matched against it: (absolute path, name).
+Folder = tuple[str, str]
+
+
+def folders(paths: Sequence[Path]) -> list[Folder]:
+    """(absolute path, name) of each folder, as tools' files are matched against them."""
+    return [(os.path.abspath(folder), Path(folder).name) for folder in paths]
+
+
+def file_of(definition: ToolDefinition) -> str | None:
+    """The file a tool comes from (``wasm:PATH``, ``python:PATH``), or None for built-ins."""
+    kind, _, path = definition.origin.partition(":")
+    return os.path.abspath(path) if kind in _FILE_ORIGINS and path else None
+
+
+def folder_of(definition: ToolDefinition, among: list[Folder]) -> Folder | None:
+    """The innermost of ``among`` the tool's file is in."""
+    path = file_of(definition) if among else None
+    if path is None:
+        return None
+    holding = [folder for folder in among if path.startswith(folder[0] + os.sep)]
+    return max(holding, key=lambda folder: len(folder[0]), default=None)
+
+
+def in_catalog_folders(catalog: Sequence[Path], extensions: Sequence[Path]) -> Callable[[ToolDefinition], bool]:
+    """Whether a tool's file is in one of the ``catalog`` folders (found only by search) rather
+    than in a connected one of ``extensions`` inside it."""
+    searched = folders(catalog)
+    if not searched:
+        return lambda definition: False
+    searched_paths = {path for path, _ in searched}
+    every = [*(folder for folder in folders(extensions) if folder[0] not in searched_paths), *searched]
+    searched_set = frozenset(searched)
+    return lambda definition: folder_of(definition, every) in searched_set
