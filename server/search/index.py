@@ -109,10 +109,12 @@ _MOST_LETTERS = 32
 # 93.85, hit@1 95.86 -> 96.27; MetaTool 54.47 -> 56.78. 0 leaves the order to the words alone.
 NAME_WEIGHT = 0.3
 # How many of the best tools by words are weighed by their names before the first ``limit``
-# are taken: a tool ranked further down gains too little to come into them (measured: 30 and
-# 60 gave the same answers at a limit of 10).
+# are taken: mostly a tool ranked further down gains too little to come into them; where one
+# could, the pool grows (``_left_out_may_lead``).
 _NAME_POOL = 3
 _NAME_POOL_LEAST = 30
+# How much the pool grows when a tool left out of it could lead one shown (``_left_out_may_lead``).
+_POOL_GROWTH = 4
 _DRIFT = 0.25
 
 
@@ -440,13 +442,33 @@ class SearchIndex:
             return SearchOutcome(tuple(hits), no_match=not exact)
         if not ordered:  # every tool the words found fell to nothing by meaning (or was not allowed)
             ordered = ranked
-        ordered = self._weighed_by_name(terms, ordered)
+        weighed = self._weighed_by_name(terms, ordered)
+        while self._left_out_may_lead(ordered, weighed, pool, limit):
+            # A tool past the pool may score more, its name weighed, than one shown: the pool
+            # grows until none can, so that the first ``limit`` are the best ``limit`` by the
+            # scores shown whatever the limit (a tool once shown at 11 of 100 was left out of 10).
+            pool *= _POOL_GROWTH
+            ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
+                                                           visible=visible)
+            weighed = self._weighed_by_name(terms, ordered or ranked)
+        ordered = weighed
         least = _TAIL_SHARE * ordered[0][1]
         for key, score in ordered:
             if len(hits) >= limit or score < least:
                 break
             hits.append(SearchHit(self._documents[key].definition, score, key))
         return SearchOutcome(tuple(hits), no_match=False)
+
+    def _left_out_may_lead(self, pool_ranked: list[tuple[str, float]], weighed: list[tuple[str, float]],
+                           pool: int, limit: int) -> bool:
+        """Whether a tool left out of the pool (``pool_ranked``, best first, before names are
+        weighed) could be among the first ``limit`` of ``weighed``: weighing a name only lowers a
+        score, so none can when the pool held every tool that scored, or the last one shown
+        (or the least score shown at all) is at least the pool's last before weighing."""
+        if self.name_weight <= 0 or len(pool_ranked) < pool or not weighed:
+            return False
+        last_shown = weighed[limit - 1][1] if len(weighed) >= limit else 0.0
+        return pool_ranked[-1][1] > max(last_shown, _TAIL_SHARE * weighed[0][1])
 
     def _weighed_by_name(self, terms: list[str], ordered: list[tuple[str, float]]) -> list[tuple[str, float]]:
         """``ordered`` with each tool's score times 1 - ``name_weight`` x the share of its name's

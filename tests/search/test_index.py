@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import random
+
+import pytest
 
 from toolbay.handlers.base import ToolDefinition
 from toolbay.search import SearchIndex
@@ -402,3 +405,27 @@ def test_a_word_is_cut_only_into_words_the_callers_own_tools_have() -> None:
                     tool("reminder", "Remind me later.")])
     assert index.search("uppercase", 5, groups=[""]).no_match
     assert [hit.name for hit in index.search("uppercase", 5, groups=["", "hidden"]).hits][0] == "hidden_case"
+
+
+def test_the_first_k_results_are_the_first_k_of_all_whatever_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The best tools by words are weighed by their names in a pool a few times the limit (a
+    speed choice), and a tool past the pool could score more, its name weighed, than one shown:
+    Seal-Tools' roomAvailability was 9th at a limit of 100 and missing at 10. The answer must not
+    depend on the pool: here it is shrunk to one tool, so that names reorder what words ranked."""
+    import toolbay.search.index as index_module
+
+    monkeypatch.setattr(index_module, "_NAME_POOL", 1)
+    monkeypatch.setattr(index_module, "_NAME_POOL_LEAST", 1)
+    rng = random.Random(7)
+    vocabulary = ["get", "set", "list", "create", "delete", "update", "room", "booking", "hotel", "flight",
+                  "weather", "city", "report", "sales", "mail", "user", "order", "price", "stock", "file", "image",
+                  "text"]
+    for _ in range(8):
+        index = index_of([tool("_".join(rng.sample(vocabulary, rng.randint(1, 3))) + f"_{n}",
+                               " ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 12))))
+                          for n in range(120)])
+        for _ in range(8):
+            query = " ".join(rng.sample(vocabulary, rng.randint(2, 4)))
+            everything = [(hit.name, hit.score) for hit in index.search(query, 120).hits]
+            for limit in (1, 5, 10):
+                assert [(hit.name, hit.score) for hit in index.search(query, limit).hits] == everything[:limit], query
