@@ -6,7 +6,8 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 ``Bearer ...``, JWTs, runs of 32+ hex digits, the password of a URL (``scheme://user:PASSWORD@``),
 well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
 ``AIza``, Vault's ``hvs.``, toolbay's own ``tb_``), also glued to a name before them
-(``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``...
+(``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``,
+``AWS_SECRET_ACCESS_KEY=``... (and of ``"api_key": "..."`` written as JSON).
 """
 
 from __future__ import annotations
@@ -44,12 +45,33 @@ _SECRET_TEXT = re.compile(
     rf"|{_START}hv[sbr]\.[A-Za-z0-9_-]{{20,}}"  # HashiCorp Vault's tokens
     r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
 )
-# ``password=...`` (a connection string, an environment line): the value after a secret word
-# and "=", the word kept. Only "=": "password: the user's password" is a description.
-_ASSIGNED_SECRET = re.compile(
-    r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_-])?(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey)"
-    # Not a placeholder: "--token=TOKEN" in a help text, "$PASSWORD", "{secret}".
-    r"(?:=(?=\S)|\s+=\s*))(?-i:(?![A-Z][A-Z0-9_]*(?![^\s,;\"'<>])))(?![${%*])[^\s,;\"'<>]+")
+# A name that holds a secret: "password", "api_key", "token", and names ending so after other
+# words ("DB_PASSWORD", "STRIPE_SECRET_KEY", "aws_secret_access_key", "PRIVATE_KEY"). Asked of
+# a whole name, once it is found: a pattern of words before the secret word, tried at each
+# word of a long run of them, would take time growing with the square of the run.
+_SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:password|passwd|pwd|passphrase|token|api[_-]?key|apikey"
+                          r"|secret(?:[_-]access)?(?:[_-]key)?|(?:private|access)[_-]key)$")
+# ``password=...`` (a connection string, an environment line): the value after a name and "=",
+# hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
+# is a description.
+_ASSIGNED = re.compile(
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:=(?=\S)|\s+=\s*))"
+    # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
+    # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
+    r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])[^\s,;\"'<>]+")
+# ``"api_key": "..."`` (JSON written into a text): the value of a secret's name, the name kept.
+_QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*:\s*["'])(?![${%*])[^"'\s]+(?=["'])""")
+
+
+def _hide_assigned(found: re.Match[str]) -> str:
+    name = found.group(1).rstrip("= \t\r\n\f\v")
+    return found.group(1) + REDACTED if _SECRET_NAME.search(name) else found.group(0)
+
+
+def _hide_quoted(found: re.Match[str]) -> str:
+    return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
+
+
 # The password of a URL's user information: the user name is kept (it says which account).
 _URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
 
@@ -66,7 +88,9 @@ def redact_text(text: str) -> str:
     if "://" in text:
         text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
     if "=" in text:
-        text = _ASSIGNED_SECRET.sub(rf"\1{REDACTED}", text)
+        text = _ASSIGNED.sub(_hide_assigned, text)
+    if ":" in text:
+        text = _QUOTED.sub(_hide_quoted, text)
     return _SECRET_TEXT.sub(REDACTED, text)
 
 

@@ -113,7 +113,9 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "mailto:ann@example.com", "https://example.com/a:b@c", "http://ann@host/",
                           "task-force-of-the-ministry", "password: the account's password",
                           "set token= in the file", "secretary=ann", "give --api-key=API_KEY or --token=TOKEN",
-                          "password=$DB_PASSWORD", "secret={secret}"]}
+                          "password=$DB_PASSWORD", "secret={secret}", "tokens_file=/etc/toolbay/tokens",
+                          "access=readonly", "private=true", "API_KEY=YOUR_API_KEY", '{"token_count": "12"}',
+                          "secret_sauce=ketchup"]}
     assert redact(ordinary) == ordinary
 
 
@@ -128,6 +130,13 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("connect with password=" + "Tr0ub4dor&3 as ops", "connect with password=[REDACTED] as ops"),
     ("DB_PASSWORD = " + "hunter2, then API_KEY=" + "abc123", "DB_PASSWORD = [REDACTED], then API_KEY=[REDACTED]"),
     ("root token hvs." + "CAESIJ0abcdefghijklmnopqrstuv", "root token [REDACTED]"),  # Vault's tokens
+    # Names ending in a secret's after other words, and passwords in capitals with a digit.
+    ("AWS_SECRET_ACCESS_KEY=" + "wJalrXUtnFEMIK7MDENG, password=" + "HUNTER2SECRETPW",
+     "AWS_SECRET_ACCESS_KEY=[REDACTED], password=[REDACTED]"),
+    ("STRIPE_SECRET_KEY=" + "abc123 PRIVATE_KEY=" + "x9 access_key=" + "k7", "STRIPE_SECRET_KEY=[REDACTED] "
+     "PRIVATE_KEY=[REDACTED] access_key=[REDACTED]"),
+    ("token=" + "ABCD1234EFGH5678", "token=[REDACTED]"),
+    ('{"api_key": "' + 'zzsecretvalue123456"}', '{"api_key": "[REDACTED]"}'),  # JSON written into a text
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
