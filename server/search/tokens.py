@@ -40,6 +40,9 @@ _CJK = (
 # only change the one before them; variation selectors and joiners are no word characters anyway.
 _PICTOGRAPHS = "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
 _RUN = re.compile(rf"([{_CJK}]+)|([{_PICTOGRAPHS}])|([^\W_{_CJK}]+)")
+# Arabic's and Hebrew's vowel signs and cantillation (U+0590-U+08FF): written or left out as the
+# writer likes ("تَرْجَمَة" is "ترجمة"), so a word is read without them.
+_OPTIONAL_MARKS = re.compile(r"[\u0590-\u08ff]")
 _PICTOGRAPH = re.compile(rf"[{_PICTOGRAPHS}]")
 # Where an identifier's words meet: before an upper-case letter that starts a lower-case
 # word, after a run of capitals, and between letters and digits (but see ``split_identifier``).
@@ -131,9 +134,36 @@ def stems(terms: list[str]) -> list[str]:
     return list(_english_stemmer().stemWords(terms))
 
 
+@functools.cache
+def _runs_with_marks() -> re.Pattern[str]:
+    """``_RUN`` with a word's combining marks inside it: Devanagari's vowel signs ("मौसम"),
+    Arabic's and Hebrew's vowels, Bengali's, Tamil's... are no word characters to ``re``, and
+    each one ended a word ("मौसम" was "म" and "सम", which matched any word with a "म"). The marks
+    (categories Mn, Mc, Me) are listed once, at the first text beyond ASCII (20 ms)."""
+    ranges: list[str] = []
+    start = previous = -2
+    for code in range(0x30000):
+        if unicodedata.category(chr(code)) not in ("Mn", "Mc", "Me"):
+            continue
+        if code != previous + 1:
+            if start >= 0:
+                ranges.append(_class_range(start, previous))
+            start = code
+        previous = code
+    ranges.append(_class_range(start, previous))
+    marks = "".join(ranges)
+    return re.compile(rf"([{_CJK}]+)|([{_PICTOGRAPHS}])|([^\W_{_CJK}](?:[^\W_{_CJK}]|[{marks}])*)")
+
+
+def _class_range(start: int, end: int) -> str:
+    return re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}"
+
+
 @functools.lru_cache(maxsize=16384)
 def _word_terms(word: str) -> tuple[str, ...]:
     if not word.isascii():
+        if _OPTIONAL_MARKS.search(word):
+            word = "".join(c for c in word if unicodedata.category(c) != "Mn")
         word = without_accents(word)
     terms = [singular(part) for part in split_identifier(word) if part not in STOP_WORDS]
     return tuple(terms)
@@ -151,7 +181,7 @@ def tokenize(text: str) -> list[str]:
         # character: "me\u0301te\u0301o" would be three words.
         text = unicodedata.normalize("NFC", text)
     terms: list[str] = []
-    for cjk, pictograph, word in _RUN.findall(text):
+    for cjk, pictograph, word in (_RUN if text.isascii() else _runs_with_marks()).findall(text):
         if cjk:
             terms.extend(cjk_terms(cjk))
         elif pictograph:

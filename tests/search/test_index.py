@@ -429,3 +429,10 @@ def test_the_first_k_results_are_the_first_k_of_all_whatever_the_limit(monkeypat
             everything = [(hit.name, hit.score) for hit in index.search(query, 120).hits]
             for limit in (1, 5, 10):
                 assert [(hit.name, hit.score) for hit in index.search(query, limit).hits] == everything[:limit], query
+
+
+def test_a_hindi_or_arabic_request_finds_its_tool_and_not_another_by_a_letter() -> None:
+    index = index_of([tool("weather_hi", "मौसम का पूर्वानुमान"), tool("translate_hi", "हिंदी में अनुवाद करें"),
+                      tool("translate_ar", "ترجمة النص إلى العربية"), tool("weather_ar", "حالة الطقس")])
+    assert names(index, "मौसम") == ["weather_hi"]
+    assert names(index, "تَرْجَمَة النص")[0] == "translate_ar"

@@ -75,3 +75,17 @@ def test_each_pictograph_is_a_term_of_its_own_and_a_skin_tone_leaves_the_one_it_
     # Emoji are no word characters: "🎉" alone was no term at all, and found nothing.
     assert tokenize("Party 🎉planner 🎂🎉 👍🏽 ☀️ sunny") == ["party", "🎉", "planner", "🎂", "🎉", "👍", "☀", "sunny"]
     assert tokenize("👨‍👩‍👧") == ["👨", "👩", "👧"]  # a family joined by zero-width joiners
+
+
+def test_a_words_combining_marks_stay_in_it() -> None:
+    # Devanagari's, Bengali's and Tamil's vowel signs are no word characters to a regular
+    # expression: each ended a word, and "मौसम" (weather) was "म" and "सम", matching any
+    # tool with a "म" in it.
+    assert tokenize("मौसम का हाल") == ["मौसम", "का", "हाल"]
+    assert tokenize("বাংলা ভাষা தமிழ்") == ["বাংলা", "ভাষা", "தமிழ்"]
+
+
+def test_arabic_and_hebrew_words_are_read_without_their_vowel_signs() -> None:
+    # Written or left out as the writer likes: "تَرْجَمَة" is "ترجمة" (translation).
+    assert tokenize("تَرْجَمَة النص") == tokenize("ترجمة النص") == ["ترجمة", "النص"]
+    assert tokenize("שָׁלוֹם") == tokenize("שלום")
