@@ -450,8 +450,9 @@ def _value_schema(opt_type: str, choices: tuple[str, ...], value_name: str | Non
 # Bounds stated in the text: "(0-9)", "(1..=64)", "from 0 to 5". Only for numbers.
 _RANGE = compiled(r"\((-?\d+(?:\.\d+)?)\s*(?:-|–|\.\.=?|to)\s*(-?\d+(?:\.\d+)?)\)"
                     r"|\bfrom (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)\b")
-# click's IntRange and FloatRange: "[1<=x<=10]", "[0<=x<1]", "[x>=1]", "[x<=100]".
-_CLICK_RANGE = compiled(r"\[(?:(-?\d+(?:\.\d+)?)(<=?)x(?:(<=?)(-?\d+(?:\.\d+)?))?|x(>=?|<=?)(-?\d+(?:\.\d+)?))\]")
+# click's IntRange and FloatRange: "[1<=x<=10]", "[0<=x<1]", "[x>=1]", "[x<=100]"; after the
+# default in one bracket: "[default: 3; 1<=x<=5]".
+_CLICK_RANGE = compiled(r"(?:\[|;\s)(?:(-?\d+(?:\.\d+)?)(<=?)x(?:(<=?)(-?\d+(?:\.\d+)?))?|x(>=?|<=?)(-?\d+(?:\.\d+)?))\]")
 
 
 def _click_bounds(found: re.Match[str], cast: Any) -> dict[str, int | float]:

@@ -997,3 +997,22 @@ def test_names_that_go_on_on_the_next_line_after_a_comma_are_one_option():
                      "  -U, --binary              do not strip CR characters at EOL (MSDOS/Windows)\n")
     got = {o.long: (o.choices, bool(o.description)) for o in desc.options}
     assert got == {"--color": (("always", "never", "auto"), True), "--binary": ((), True)}
+
+
+def test_click_bounds_printed_with_the_default_in_one_bracket_are_bounds_too():
+    # click prints "[default: 3; 1<=x<=5]" for an IntRange shown with its default: the bounds
+    # were lost (only a bracket of its own, "[1<=x<=5]", was read). The help is click's own.
+    import click
+
+    @click.command()
+    @click.option("--level", type=click.IntRange(1, 5), default=3, show_default=True, help="Level.")
+    @click.option("--ratio", type=click.FloatRange(0, 1, max_open=True), default=0.5, show_default=True,
+                  help="Share kept.")
+    def tool(level: int, ratio: float) -> None:
+        """Import photos."""
+
+    shown = tool.get_help(click.Context(tool, info_name="tool"))
+    assert "[default: 3; 1<=x<=5]" in shown
+    properties = build_tool_schema(_describe(shown)).input_schema["properties"]
+    assert (properties["level"]["minimum"], properties["level"]["maximum"], properties["level"]["default"]) == (1, 5, 3)
+    assert (properties["ratio"]["minimum"], properties["ratio"]["exclusiveMaximum"]) == (0, 1)
