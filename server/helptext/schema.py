@@ -452,7 +452,8 @@ _RANGE = compiled(r"\((-?\d+(?:\.\d+)?)\s*(?:-|–|\.\.=?|to)\s*(-?\d+(?:\.\d+)?
                     r"|\bfrom (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)\b")
 # click's IntRange and FloatRange: "[1<=x<=10]", "[0<=x<1]", "[x>=1]", "[x<=100]"; after the
 # default in one bracket: "[default: 3; 1<=x<=5]".
-_CLICK_RANGE = compiled(r"(?:\[|;\s)(?:(-?\d+(?:\.\d+)?)(<=?)x(?:(<=?)(-?\d+(?:\.\d+)?))?|x(>=?|<=?)(-?\d+(?:\.\d+)?))\]")
+_CLICK_RANGE = compiled(r"(?:\[|;\s)(?:(-?\d+(?:\.\d+)?)(<=?)x(?:(<=?)(-?\d+(?:\.\d+)?))?"
+                        r"|x(>=?|<=?)(-?\d+(?:\.\d+)?))\]")
 
 
 def _click_bounds(found: re.Match[str], cast: Any) -> dict[str, int | float]:
