@@ -50,6 +50,12 @@ def tokens_of(head: str) -> list[str]:
     return out
 
 
+def _words_after(tokens: list[str]) -> str:
+    """The words after an option's names and value, as the description they start: each comma
+    back after its word ("SOCKS5 proxy, pass host name": it was "SOCKS5 proxy pass host name")."""
+    return " ".join(tokens).replace(" ,", ",").lstrip(", ")
+
+
 def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = False,
                type_column: bool = False) -> Head:
     """``lenient``: the head stood apart from its description, so every word after the
@@ -108,11 +114,15 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
                 _attach(result, attached or "", values)
             continue
         if not (result.longs or result.shorts):
-            result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
+            result.rest = _words_after(tokens[k - 1:])
             break
         ends_head = not _looks_like_value(tok) and not (values and tok.startswith("..."))
+        if values and values[-1].endswith(">") and not tok.startswith(("<", "[", "{", "...", "=", "|")):
+            # A value in angle brackets is whole: a bare word after it, one space apart, starts
+            # the description (curl's "--ciphers <list of ciphers> SSL ciphers to use").
+            ends_head = True
         if not lenient and ends_head:
-            result.rest = " ".join(t for t in tokens[k - 1:] if t != ",")
+            result.rest = _words_after(tokens[k - 1:])
             break
         if negating or values_done:
             continue  # the value repeated after another name ("-f FILE, --file FILE")

@@ -178,12 +178,23 @@ def _unwrap_hyphens(lines: list[str]) -> str:
     return _CLICK_EXTRA.sub(lambda m: " ".join(f"[{part.strip()}]" for part in m.group(1).split(";")), text)
 
 
+# A value that is itself a list of several: its allowed words are items, not values.
+_SEVERAL_IN_ONE = compiled(r"(?i)\bcomma[- ]separated\b|\bseparated by commas\b")
+
+
 def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
     """The values a description lists as the only ones allowed, and the one starred as default.
 
     Lists that follow "e.g.", "such as" or "for example", or that end in "etc." or "...",
-    are examples, not choices: an enum that is too narrow refuses valid calls.
+    are examples, not choices: an enum that is too narrow refuses valid calls. So are the
+    values of a list the option takes ("Comma-separated list of ... Valid values: MAVEN, GO":
+    "MAVEN,GO" is a value too).
     """
+    choices, starred = _prose_choices(text)
+    return ((), starred) if choices and _SEVERAL_IN_ONE.search(text) else (choices, starred)
+
+
+def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
     for pattern in _PROSE_CHOICES:
         for found in pattern.finditer(text):
             # The words just before and after the list, not the whole text on either side: a text

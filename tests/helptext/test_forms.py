@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -1016,3 +1019,19 @@ def test_click_bounds_printed_with_the_default_in_one_bracket_are_bounds_too():
     properties = build_tool_schema(_describe(shown)).input_schema["properties"]
     assert (properties["level"]["minimum"], properties["level"]["maximum"], properties["level"]["default"]) == (1, 5, 3)
     assert (properties["ratio"]["minimum"], properties["ratio"]["exclusiveMaximum"]) == (0, 1)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_curls_value_names_end_at_their_angle_bracket_and_its_descriptions_start_after_them():
+    # curl leaves one space between a value and what the option does: "--ciphers <list of
+    # ciphers> SSL ciphers to use" was read as the value "<list of ciphers> SSL", described as
+    # "ciphers to use" (28 options of curl's). The truth is the line itself, read apart.
+    shown = subprocess.run(["curl", "--help", "all"], capture_output=True, text=True, check=False).stdout
+    lines = [found for line in shown.splitlines()
+             if (found := re.match(r"^\s+(?:-\S, )?(--[\w.-]+) <([^<>]+)> +(\S.*)$", line))]
+    assert len(lines) > 100, shown[:500]
+    options = {option.long: option for option in _describe(shown).options}
+    wrong = [(name, options[name].value_name, options[name].description) for name, value, text in
+             (found.groups() for found in lines) if name in options
+             and (options[name].value_name not in value or options[name].description != text.strip())]
+    assert wrong == []
