@@ -90,7 +90,8 @@ class TaskMiddleware:
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         params = ctx.params or {}
-        if (ctx.method != "tools/call" or not params.get("task")
+        # A task of no fields ({}: ttl is optional) asks for a task too.
+        if (ctx.method != "tools/call" or params.get("task") is None
                 or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS):
             return await call_next(ctx)
         with as_job() as ticket:

@@ -59,10 +59,10 @@ async def client_and_gate(tmp_path: Path) -> AsyncIterator[tuple[Client, Gate]]:
         gate.open()
 
 
-async def call_as_task(client: Client, name: str = "slow") -> dict[str, Any]:
+async def call_as_task(client: Client, name: str = "slow", task: dict[str, Any] | None = None) -> dict[str, Any]:
     # The SDK client checks every tools/call answer against CallToolResult, so a task
     # answer is read off the raw request and validated as the CreateTaskResult it is.
-    params = {"name": name, "arguments": {}, "task": {"ttl": 60_000}}
+    params = {"name": name, "arguments": {}, "task": {"ttl": 60_000} if task is None else task}
     raw = await client.session._dispatcher.send_raw_request("tools/call", params, {})
     assert "resultType" not in raw
     return types.CreateTaskResult.model_validate(raw).task.model_dump()
@@ -98,6 +98,16 @@ async def test_a_task_augmented_call_answers_a_task_at_once_and_round_trips(clie
     got = await client.session.send_request(types.GetTaskRequest(
         params=types.GetTaskRequestParams(task_id=task_id)), types.GetTaskResult)
     assert got.status == "completed"
+
+
+async def test_a_task_of_no_fields_is_a_task_too(client_and_gate) -> None:
+    # ttl is optional, and the SDK's own TaskMetadata() is written {}: it was run as a plain call,
+    # whose CallToolResult a client that asked for a task cannot read.
+    client, gate = client_and_gate
+    with anyio.fail_after(5):
+        task = await call_as_task(client, task={})
+    assert task["status"] == "working"
+    gate.open()
 
 
 async def test_tasks_cancel_stops_the_job_and_a_second_cancel_is_refused(client_and_gate) -> None:
