@@ -581,8 +581,9 @@ class Discovery:
             return FileOutcome(path, sha, skipped=SkippedFile(path, _NOT_UTF8))
         entry = self._python_cached(path, sha) if look_up else None
         source = source_of(path, sha)
+        module = tool_name_for(path)  # as the worker imports it
         if entry is None:
-            spec = self._worker_spec(path, tool_name_for(path), None, source)
+            spec = self._worker_spec(path, module, None, source)
             # The worker imports the file as it is now: if that is no longer version ``sha``,
             # what it finds must not be remembered as that version's (a good file would be
             # refused for an error it does not hold, until it changed again).
@@ -594,13 +595,13 @@ class Discovery:
                 # operator's listing: a secret in them is hidden as in every text served.
                 reason = redact_text(failed.reason)
                 if remember and failed.lasting:
-                    self.python_cache.put(sha, {"skipped": reason})
+                    self.python_cache.put(sha, {"skipped": reason, "module": module})
                 elif remember and failed.with_packages:
                     self.python_cache.put(sha, {"skipped": reason, "packages": packages_stamp(),
-                                                "timed_out_after_s": failed.timed_out_after_s})
+                                                "timed_out_after_s": failed.timed_out_after_s, "module": module})
                 return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
             self.confinement[path] = enforced
-            entry = {"description": description}
+            entry = {"description": description, "module": module}
             if remember:
                 self.python_cache.put(sha, entry)
         return self._python_outcome(path, sha, entry, source)
@@ -614,6 +615,8 @@ class Discovery:
         unchanged; a failure to import it only while the installed packages are those it
         failed with (a package installed since may mend it)."""
         entry = self.python_cache.get(sha)
+        if entry is not None and entry.get("module") != tool_name_for(path):
+            return None  # the same text as another module: what it is depends on its name too
         if entry is not None and "packages" in entry and entry["packages"] != packages_stamp():
             return None
         if entry is not None and _limit_raised(entry.get("timed_out_after_s"), self.settings.python.describe_timeout_s):

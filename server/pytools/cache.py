@@ -1,5 +1,7 @@
 """Python module descriptions cached on disk by the file's sha256, like the wasm ones: a warm
-start imports no module. One small JSON file per version, ``<data>/python/<sha256>.json``;
+start imports no module. Each entry names the module it was described as (``module``): the
+same text under another file name is another module (``__name__``, a name that shadows a
+standard one), described again. One small JSON file per version, ``<data>/python/<sha256>.json``;
 a damaged or foreign entry is described again. Only lasting outcomes are kept (a description,
 or "not a tool module"), never an import failure, which may be the environment's fault.
 Reading an entry marks it used (at most once a day), so ``toolbay.cache_pruning`` removes only
@@ -16,9 +18,9 @@ from toolbay.atomic_files import write_whole
 from toolbay.cache_pruning import touch_if_stale
 
 # Bump when the worker's description or the convention's reading of it changes.
-DESCRIBER_VERSION = "6"  # 2: schemas checked against the meta-schema; 3: compositions closed by
+DESCRIBER_VERSION = "7"  # 2: schemas checked against the meta-schema; 3: compositions closed by
 # unevaluatedProperties; 4: LONG_RUNNING must be a bool; 5: the helpers imported, with their hashes;
-# 6: the files of its folder read while described are helpers too
+# 6: the files of its folder read while described are helpers too; 7: the module's name (see ``module``)
 
 
 class PythonDescriptionCache:

@@ -220,6 +220,24 @@ async def test_a_module_named_like_a_standard_library_module_is_skipped_saying_s
     assert served.text == "Hello, Ada!"
 
 
+async def test_a_module_renamed_as_its_refusal_says_is_served_under_its_new_name(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    # The refusal was remembered by the file's content alone: renamed, the same text was refused
+    # again as 'json', quoting the old name, until it was edited.
+    source = ('def get_tool_schemas():\n    return [{"name": __name__ + "_pretty", "description": "d", '
+              '"input_schema": {"type": "object"}}]\n\ndef dispatch(name, arguments):\n    return "pretty"\n')
+    (python_dir / "json.py").write_text(source, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        assert "shadows Python's standard library module 'json'" in \
+            {Path(skipped.path).name: skipped.reason for skipped in app.skipped_files}["json.py"]
+    (python_dir / "json.py").rename(python_dir / "jsonish.py")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {Path(skipped.path).name: skipped.reason for skipped in app.skipped_files}
+        served = await call(app, "jsonish_pretty", {})
+    assert "jsonish.py" not in skipped, skipped
+    assert served.text == "pretty"
+
+
 async def test_a_module_named_like_an_installed_package_is_skipped_and_never_stands_for_it_beside_it(
         python_dir: Path, make_settings: Callable[..., Settings]) -> None:
     # yaml.py would otherwise be imported by weather.py as the package, and run in its worker
