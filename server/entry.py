@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 
 # The shell's status for a command ended by Ctrl-C (128 + SIGINT).
@@ -67,7 +68,7 @@ def _run(argv: list[str]) -> None:
         from toolbay.start_up_collector import pause_for_imports
 
         pause_for_imports()
-    from toolbay.serve_command import serve, serve_options_at_once
+    from toolbay.serve_command import serve, serve_options_at_once, stop_as_ctrl_c
 
     serve_options = serve_options_at_once(argv)
     early_start = None
@@ -82,6 +83,9 @@ def _run(argv: list[str]) -> None:
                 from toolbay.detach import detach_from_client
 
                 detach_from_client()
+                # The parent passes SIGTERM on from now: stopped while it starts, the server stops
+                # as on Ctrl-C, as it does once it serves (it was killed, with no shutdown).
+                signal.signal(signal.SIGTERM, stop_as_ctrl_c)
                 early_start = guess.begin()
         # Before anything defines a model: most of the MCP SDK's are never used by one command.
         # Only a command defines models: ``--help`` and ``--version`` print and end without

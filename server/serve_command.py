@@ -123,7 +123,7 @@ def serve(
     # shutdown: uvicorn catches it while serving, then raises it again once it has stopped, and
     # Python's default action for it would end the process before toolbay's own shutdown (jobs
     # recorded interrupted, a replica's lease dropped, Python workers stopped).
-    signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
+    signal.signal(signal.SIGTERM, stop_as_ctrl_c)
     # Over HTTP the port is taken (bound, not yet listened on) before anything is compiled: a
     # port in use stopped the server only once a first start's compiles had run a while.
     sock = call_or_exit(_bound_socket, settings)
@@ -191,7 +191,7 @@ def _exit_on_missing_model() -> None:
     call_or_exit(require_model_folder)
 
 
-def _stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
+def stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     """Whatever Ctrl-C does now: uvicorn's handler while it serves (it stops serving), the
     event loop's otherwise (it cancels the main task, whose shutdown then runs). A process
     started in the background by a script ignores Ctrl-C (``cmd &``: SIGINT is set to be

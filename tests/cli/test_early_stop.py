@@ -1,0 +1,69 @@
+"""SIGTERM while a first start's compiles run and the settings are still being read.
+
+A stdio server that can guess its settings from its command line forks and begins compiling
+before it reads them (``toolbay.first_start``); the parent passes SIGTERM on to the server.
+Sent then, it killed the server outright (no shutdown, exit 143); it stops it as Ctrl-C does.
+The settings' import is held until the signal has been sent: no timing is relied on.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+# Runs ``toolbay serve``, holding the import of the settings (``toolbay.config``, imported once
+# the server has forked) until a file exists; a file says when the hold has begun.
+SERVE_HELD = """
+import importlib.machinery, os, sys, time
+class Held:
+    def __init__(self, loader):
+        self.loader = loader
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "toolbay.config":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        spec.loader = cls(spec.loader)
+        return spec
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+    def exec_module(self, module):
+        open(os.environ["HELD"], "w").close()
+        while not os.path.exists(os.environ["RELEASE"]):
+            time.sleep(0.02)
+        self.loader.exec_module(module)
+sys.meta_path.insert(0, Held)
+from toolbay.entry import main
+sys.argv = ["toolbay", *sys.argv[1:]]
+main()
+"""
+
+WAIT_S = 120
+
+
+def test_sigterm_while_a_first_start_reads_its_settings_stops_the_server_as_ctrl_c_does(tmp_path: Path) -> None:
+    held, release = tmp_path / "held", tmp_path / "release"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HELD": str(held), "RELEASE": str(release)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE_HELD, "serve", "--data-dir", str(tmp_path / "data")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not held.exists():
+            assert process.poll() is None and time.monotonic() < deadline, "the server ended before its settings"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)  # the parent, as a client stops the server it started
+        _, stderr = process.communicate(timeout=WAIT_S)
+    finally:
+        release.touch()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr  # as on Ctrl-C: the shell's status for it
+    assert b"Traceback" not in stderr, stderr
