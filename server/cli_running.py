@@ -146,6 +146,13 @@ _DATA_SUBFOLDERS = ("modules", "descriptions", "python")
 
 
 def _data_dir_problem(folder: Path) -> str | None:
+    try:
+        return _data_dir_problem_raised(folder)
+    except OSError as exc:  # a folder above it this user may not search (another user's)
+        return f"cannot be read ({exc.strerror or exc})"
+
+
+def _data_dir_problem_raised(folder: Path) -> str | None:
     if folder.exists() and not folder.is_dir():
         return "is a file, not a folder"
     try:

@@ -664,9 +664,21 @@ def folder_problems(settings: Settings) -> list[str]:
     problems = []
     for kind, folders in (("extension", settings.extensions), ("agents", settings.agents)):
         for folder in folders:
-            if not folder.is_dir():
-                reason = "is a file, not a folder" if folder.exists() else "does not exist"
+            reason = _unreadable(folder)
+            if reason is not None:
                 # A relative one is read from the current folder, which may not be the one meant.
                 where = "" if folder.is_absolute() else f" (read as {Path.cwd() / folder})"
                 problems.append(f"{kind} folder {folder}{where} {reason}")
     return problems
+
+
+def _unreadable(folder: Path) -> str | None:
+    """Why ``folder`` holds nothing that can be read, or None: not there, a file, or a folder
+    this user may not list (another user's), which stopped a start with a traceback."""
+    try:
+        if not folder.is_dir():
+            return "is a file, not a folder" if folder.exists() else "does not exist"
+        with os.scandir(folder):
+            return None
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"

@@ -177,7 +177,8 @@ def _exit_on_missing_folders(settings: Settings) -> None:
     problems = folder_problems(settings)
     for problem in problems:
         flag = "--extensions" if problem.startswith("extension") else "agents in the configuration"
-        say(f"toolbay: the {problem} (make it, or name another with {flag})")
+        remedy = "let this user read it" if "cannot be read" in problem else "make it"
+        say(f"toolbay: the {problem} ({remedy}, or name another with {flag})")
     if problems:
         raise SystemExit(2)
 

@@ -1057,3 +1057,31 @@ def test_a_modules_import_error_is_shown_with_its_secrets_hidden(tmp_path: Path,
     [skipped] = json.loads(result.stdout)["skipped"]
     assert "postgres://admin:[REDACTED]@db/prod with [REDACTED]" in skipped["reason"]
     assert "hunter2" not in result.stdout and secret not in result.stdout
+
+
+def test_a_folder_this_user_may_not_read_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Another user's folder (here: mode 000, read without the capabilities that let root read
+    anything) stopped list and serve with a PermissionError traceback, exit 1."""
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("needs setpriv, run as root, to drop the capabilities that read any folder")
+    locked, tools = tmp_path / "locked", tmp_path / "tools"
+    locked.mkdir()
+    tools.mkdir()
+    shutil.copy(FIXTURE_WASM / "echo.wasm", tools / "echo.wasm")
+    locked.chmod(0)
+    tools.chmod(0)
+    as_a_user = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", sys.executable, "-m", "toolbay"]
+    try:
+        listed = subprocess.run([*as_a_user, "list", "--data-dir", str(locked / "data")], capture_output=True,
+                                text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+        served = subprocess.run([*as_a_user, "serve", "--extensions", str(tools), "--data-dir", str(tmp_path / "d")],
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    finally:
+        locked.chmod(0o700)
+        tools.chmod(0o700)
+    assert (listed.returncode, listed.stderr.strip()) == (2, (
+        f"toolbay: the data folder {locked / 'data'} cannot be read (Permission denied); choose another with "
+        "--data-dir (or data_dir in the configuration)"))
+    assert (served.returncode, served.stderr.strip()) == (2, (
+        f"toolbay: the extension folder {tools} cannot be read (Permission denied) (let this user read it, or name "
+        "another with --extensions)"))
