@@ -550,7 +550,7 @@ class JobManager:
                     raise job.error
                 assert job.outcome is not None
                 return job.outcome
-        await self._go_background(job)
+        await self._go_background(job, declared=background)
         if ticket is not None:
             ticket.job_id, ticket.owner = job.id, owner
         view = self._view(job)
@@ -561,7 +561,8 @@ class JobManager:
             caller.until_end = True
         return accepted(view)
 
-    async def _go_background(self, job: _LiveJob) -> None:
+    async def _go_background(self, job: _LiveJob, declared: bool = False) -> None:
+        """``declared``: the tool is one that goes on as a job from its start (not past a budget)."""
         # One synchronous step: from here on every change is written by whoever makes it,
         # and everything before is in the snapshot.
         job.background = True
@@ -577,21 +578,21 @@ class JobManager:
             self._stopped_unrecorded[job.id] = None
             while len(self._stopped_unrecorded) > _STOPPED_UNRECORDED_KEPT:
                 del self._stopped_unrecorded[next(iter(self._stopped_unrecorded))]
+            why = f"{job.tool} runs as a job from its start" if declared else \
+                f"{job.tool} ran past {self.sync_budget_s:g} s and had to go on as a job"
             if isinstance(exc, StoreUnavailable):
                 # Said as the outage it is (its code, jobs_unavailable, and when to try again),
                 # and that the call was stopped.
                 retry_after = float(exc.meta.get("retry_after", 5.0))
                 refusal = type(exc)(retry_after)
-                refusal.message = (f"{job.tool} ran past {self.sync_budget_s:g} s and had to go on as a job, but the "
-                                   "server cannot reach its shared job store right now, so it was stopped. Retry "
-                                   f"after {retry_after:.0f} seconds.")
+                refusal.message = (f"{why}, but the server cannot reach its shared job store right now, so it was "
+                                   f"stopped. Retry after {retry_after:.0f} seconds.")
                 raise refusal from exc
             if isinstance(exc, sqlite3.Error | OSError | StorageError):
                 full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "full" in str(exc).lower()
                 hint = " The server's data folder may be full." if full else ""
                 raise StorageError(
-                    f"{job.tool} ran past {self.sync_budget_s:g} s and had to go on as a job, but the job "
-                    f"could not be recorded ({exc}), so it was stopped.{hint}"
+                    f"{why}, but the job could not be recorded ({exc}), so it was stopped.{hint}"
                 ) from exc
             raise
         finally:

@@ -22,17 +22,22 @@ pytestmark = pytest.mark.anyio
 
 
 class _Sleeper(Handler):
-    def __init__(self) -> None:
-        super().__init__(ToolDefinition(name="sleeper", description="sleeps", input_schema={"type": "object"}))
+    def __init__(self, background: bool = False) -> None:
+        super().__init__(ToolDefinition(name="sleeper", description="sleeps", input_schema={"type": "object"},
+                                        background=background))
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         await anyio.sleep(0.3)
         return ToolResult(text="rested")
 
 
-async def test_a_job_that_cannot_be_recorded_is_a_clear_error_and_the_server_goes_on(settings: Settings) -> None:
+@pytest.mark.parametrize("declared", [False, True])
+async def test_a_job_that_cannot_be_recorded_is_a_clear_error_and_the_server_goes_on(
+        settings: Settings, declared: bool) -> None:
     settings.jobs.sync_budget_s = 0.01
-    async with assemble(settings, watch=False, builtins=[_Sleeper()]) as app:
+    if declared:  # a job from its start: it never "ran past" a budget (it was said so)
+        settings.jobs.sync_budget_s = 60
+    async with assemble(settings, watch=False, builtins=[_Sleeper(background=declared)]) as app:
         assert app.jobs is not None
 
         async def disk_full(*args: Any, **kwargs: Any) -> None:
@@ -46,6 +51,7 @@ async def test_a_job_that_cannot_be_recorded_is_a_clear_error_and_the_server_goe
     assert result.is_error
     assert "could not be recorded (database or disk is full)" in result.text
     assert "data folder may be full" in result.text
+    assert result.text.startswith("sleeper runs as a job from its start" if declared else "sleeper ran past 0.01 s")
     assert not after.is_error
 
 
