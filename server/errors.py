@@ -52,6 +52,11 @@ class StorageDamaged(StorageError):
     """The job database is damaged: writing again will not help until it is replaced."""
 
 
+class StorageGone(StorageError):
+    """The job database was deleted or replaced under the server using it: until it restarts,
+    it would write where nobody reads."""
+
+
 class NotHelpError(ToolbayError):
     """The bytes given are not a program's help text. ``reason`` is one line."""
 

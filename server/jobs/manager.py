@@ -492,6 +492,8 @@ class JobManager:
                 try:
                     await self.store.finish(job.id, "interrupted", _stopped_result(job), at=self.clock(),
                                             reason=SERVER_STOPPING)
+                except StorageError as exc:  # said as what it is (a full disk, a database gone): no traceback
+                    logger.error("could not record that job %s was interrupted: %s", job.id, exc)
                 except Exception:
                     logger.exception("could not record that job %s was interrupted", job.id)
             if handed_over:

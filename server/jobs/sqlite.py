@@ -33,7 +33,7 @@ import anyio
 import anyio.to_thread
 
 from toolbay.atomic_files import write_whole
-from toolbay.errors import StorageDamaged, StorageError
+from toolbay.errors import StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
     RESULT_LOST,
@@ -108,6 +108,10 @@ class SqliteJobStore(JobStore):
         self.results_dir = self.path.with_name(self.path.stem + "-results")
         self.large_result_bytes = large_result_bytes
         self._conn: sqlite3.Connection | None = None
+        # The file the connection opened (device, inode): deleted or replaced under a running
+        # server, its jobs would go on into a file nobody else sees (see ``_alone``).
+        self._opened: tuple[int, int] | None = None
+        self._said_gone = False
         self._limiter = anyio.CapacityLimiter(1)
         self._connection_in_use = threading.Lock()
 
@@ -119,6 +123,7 @@ class SqliteJobStore(JobStore):
 
     def _alone(self, fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
         with self._connection_in_use:
+            self._check_still_there()
             try:
                 return fn(conn)
             except sqlite3.DatabaseError as exc:
@@ -129,6 +134,28 @@ class SqliteJobStore(JobStore):
                 raise StorageDamaged(
                     f"the job database {self.path} is damaged ({exc}). Stop the servers using this data folder and "
                     "start one again: the damaged file is then kept aside and a fresh one started") from exc
+
+    def _check_still_there(self) -> None:
+        """Raises ``StorageGone`` once the database file has been deleted or replaced since it
+        was opened: the connection would go on writing to the old file, which another server on
+        this data folder (and this one, once restarted) never sees; its jobs would be lost
+        without a word. Said once in the log, and on each use after."""
+        if self._opened is None:
+            return
+        try:
+            found = os.stat(self.path)
+            now: tuple[int, int] | None = (found.st_dev, found.st_ino)
+        except OSError:
+            now = None
+        if now == self._opened:
+            return
+        message = (f"the job database {self.path} was {'deleted' if now is None else 'replaced'} while this server "
+                   "was using it: the jobs it recorded are in a file no longer there. Restart the server (it opens "
+                   "the database there, or starts a new one)")
+        if not self._said_gone:
+            self._said_gone = True
+            logger.error("%s", message)
+        raise StorageGone(message)
 
     async def open(self) -> None:
         if self._conn is not None:
@@ -175,6 +202,8 @@ class SqliteJobStore(JobStore):
         except BaseException:
             conn.close()
             raise
+        opened = os.stat(self.path)
+        self._opened = (opened.st_dev, opened.st_ino)
         return conn
 
     def _move_aside(self) -> Path:
@@ -189,6 +218,7 @@ class SqliteJobStore(JobStore):
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
+        self._opened = None  # closing needs no file
         if conn is not None:
             await anyio.to_thread.run_sync(self._alone, sqlite3.Connection.close, conn, limiter=self._limiter)
 

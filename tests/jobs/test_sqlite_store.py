@@ -314,3 +314,26 @@ def _threads_in_store_code() -> int:
                 break
             frame = frame.f_back
     return found
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+async def test_a_database_deleted_or_replaced_under_the_server_is_said_not_written_where_nobody_reads(
+        db_path: Path, caplog: pytest.LogCaptureFixture, how: str) -> None:
+    # The connection went on writing to the unlinked file: a second server on the folder made a
+    # new one and saw none of its jobs, and a restart lost every job recorded after the delete.
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_1"))
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        if how == "replaced":
+            async with SqliteJobStore(db_path) as other:  # another server starts a new one there
+                await other.create(job("job_9", owner="bob"))
+        with caplog.at_level(logging.ERROR, logger="toolbay.jobs.sqlite"), pytest.raises(StorageError) as refused:
+            await store.create(job("job_2"))
+        with pytest.raises(StorageError):
+            await store.get("alice", "job_1")
+    assert f"the job database {db_path} was {how} while this server was using it" in str(refused.value)
+    assert "Restart the server" in str(refused.value)
+    assert [record.message for record in caplog.records].count(str(refused.value)) == 1  # said once in the log
+    async with SqliteJobStore(db_path) as restarted:  # what a restart sees: nothing recorded unseen
+        assert await restarted.get("alice", "job_2") is None
