@@ -25,6 +25,9 @@ _STRUCTURE = compiled(
     r"|^[^\S\n]*[╭┌]─ (?:Options|Arguments|Commands)",
     re.IGNORECASE | re.MULTILINE,
 )
+# A line of "ls -l": a file's type and permissions ("-rwxr-xr-x", "-rw-r--r--."), its link count,
+# which opens like an option and its value ("-rwxr-xr-x  1 root root ...").
+_LISTED_FILE = compiled(r"[^\S\n]*-[r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?\s+\d")
 _ERROR_LINE = compiled(r"^(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE | re.MULTILINE)
 _MAX_ODD_SHARE = 0.05
 
@@ -38,8 +41,11 @@ def check_text(text: str, had_errors: bool) -> None:
     odd = sum(1 for ch in sample if _is_odd(ch))
     if odd / max(1, len(sample)) > _MAX_ODD_SHARE:
         raise NotHelpError("the output is binary data, not text")
-    if not _STRUCTURE.search(content):
+    structure = next((found for found in _STRUCTURE.finditer(content) if not _LISTED_FILE.match(found.group(0))), None)
+    if structure is None:
         first = content.split("\n", 1)[0][:80]
+        if _STRUCTURE.search(content):  # only lines of a listing of files, read as options
+            raise NotHelpError(f"the output is a listing of files (ls -l) (output starts {first!r})")
         raise NotHelpError(f"no usage line, option list or command list found (output starts {first!r})")
 
 

@@ -20,6 +20,11 @@ from toolbay.helptext import describe_help
     (b"\x00\x01\x02\x03\xff\xfe\x80\x81" * 50, "binary"),
     (b"Usage: hello [OPTIONS]\nTry 'hello --help' for help.\n\nError: No such option: -h\n", "error"),
     (b"error: unexpected argument '-h' found\n\nUsage: x [OPTIONS]\n", "error"),
+    # ls -l of a folder (a program that lists files whatever its arguments): each line opens like an
+    # option and its value ("-rwxr-xr-x  1 root ..."), and was described as options named so.
+    (b"total 12\n-rwxr-xr-x  1 root root 68496 Sep 20  2022 [\n-rw-r--r--. 1 ann ann 10 Jan  1 00:00 a.txt\n"
+     b"drwxr-xr-x  2 root root  4096 Dec  5 12:00 lib\nlrwxrwxrwx  1 root root    28 Feb 17  2023 x -> y\n",
+     "listing of files"),
 ])
 def test_non_help_is_refused_with_a_one_line_reason(data, words):
     with pytest.raises(NotHelpError) as caught:
