@@ -238,7 +238,9 @@ def _set_value(result: Head, values: list[str]) -> None:
     text = " ".join(values)
     if text.endswith("...") or text.lower().startswith("<list["):
         result.repeat_marker = True
+    # click's DateTime prints its formats in brackets ("[%Y-%m-%d]"): the value is needed.
     if len(values) == 1 and values[0].startswith("[") and values[0].endswith("]") \
-            and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]) and _one_bracket(values[0]):
+            and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]) and _one_bracket(values[0]) \
+            and not re.search(r"%[A-Za-z]", values[0]):
         result.value_optional = True
     result.value = text

@@ -1035,3 +1035,19 @@ def test_curls_value_names_end_at_their_angle_bracket_and_its_descriptions_start
              (found.groups() for found in lines) if name in options
              and (options[name].value_name not in value or options[name].description != text.strip())]
     assert wrong == []
+
+
+def test_a_click_date_time_takes_its_value_whatever_formats_it_prints():
+    # click prints a DateTime's formats in brackets, "[%Y-%m-%d]": read as a value that may be
+    # left out, whose call with "" gave "--day --", which click refuses. The help is click's own.
+    import click
+
+    @click.command()
+    @click.option("--day", type=click.DateTime(formats=["%Y-%m-%d"]), help="Day.")
+    @click.option("--when", type=click.DateTime(), help="When.")
+    def tool(day: object, when: object) -> None:
+        """Plan."""
+
+    described = _describe(tool.get_help(click.Context(tool, info_name="tool")))
+    assert [(o.long, o.takes_value, o.value_optional) for o in described.options if o.long != "--help"] == [
+        ("--day", True, False), ("--when", True, False)]
