@@ -12,6 +12,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from toolbay.errors import ConfigError
+
 
 def _bundled_folder(package: str) -> Path:
     """Where a folder installed as ``toolbay.<name>`` is: inside the package in a wheel, the
@@ -31,5 +33,14 @@ MAX_CONCURRENT_CALLS = 8
 
 
 def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "toolbay"
+    """``$XDG_DATA_HOME/toolbay``, else ``~/.local/share/toolbay``. A relative XDG_DATA_HOME is
+    ignored, as the XDG specification asks ("~/xdg" made a folder named "~" where the server
+    started)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if os.path.isabs(base):
+        return Path(base) / "toolbay"
+    try:
+        return Path.home() / ".local" / "share" / "toolbay"
+    except RuntimeError:  # no HOME, and no entry for this user in the password database
+        raise ConfigError("there is no home folder to keep the data folder in (HOME is not set): name one with "
+                          "--data-dir (or data_dir in the configuration)") from None

@@ -61,6 +61,10 @@ def _run(argv: list[str]) -> None:
     if (code := parse_help_at_once(argv)) is not None:
         sys.exit(code)
     a_command = bool(argv[:1]) and not argv[0].startswith("-")
+    if a_command and (problem := _current_folder_problem()) is not None:
+        # Relative paths (a workspace, a tool folder, the configuration file) are read from it.
+        sys.stderr.write(f"toolbay: the current folder {problem}; cd to another\n")
+        sys.exit(2)
     if a_command:
         # A command's imports run with the collector paused (see toolbay.start_up_collector):
         # ``serve`` resumes it once its last imports are done, a command that may run long
@@ -104,6 +108,17 @@ def _run(argv: list[str]) -> None:
     from toolbay.cli import main as full_command
 
     full_command()
+
+
+def _current_folder_problem() -> str | None:
+    """Why relative paths cannot be read from the current folder (which raised a traceback), or None."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return "no longer exists (it was deleted or moved)"
+    if not os.access(".", os.X_OK):
+        return "cannot be entered by this user"
+    return None
 
 
 def parse_help_at_once(argv: list[str]) -> int | None:

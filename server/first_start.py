@@ -33,6 +33,7 @@ from toolbay.defaults import (
     default_data_dir,
 )
 from toolbay.description_cache import INDEX_NAME
+from toolbay.errors import ConfigError
 from toolbay.wasm.compilers import baseline_compiler, baseline_options
 from toolbay.wasm.early import EarlyCompiles
 
@@ -117,7 +118,10 @@ def guess_before_settings(options: Mapping[str, Any], environ: Mapping[str, str]
     assumed = tuple(ENV_PREFIX + name for name in _SETTINGS_IT_ASSUMES)
     if any(variable.upper().startswith(assumed) for variable in environ):
         return None
-    data_dir = Path(os.path.expanduser(options["data_dir"])) if options.get("data_dir") else default_data_dir()
+    try:
+        data_dir = Path(os.path.expanduser(options["data_dir"])) if options.get("data_dir") else default_data_dir()
+    except ConfigError:
+        return None  # no home folder: the settings say so
     folders = [Path(os.path.expanduser(folder)) for folder in options.get("extensions") or [BUNDLED_EXTENSIONS]]
     return EarlyStart(data_dir=data_dir, extensions=tuple(folders),
                       compiler_options=baseline_options(*_default_sizing()), compiles=None)

@@ -1085,3 +1085,39 @@ def test_a_folder_this_user_may_not_read_is_one_line_and_exit_2(tmp_path: Path) 
     assert (served.returncode, served.stderr.strip()) == (2, (
         f"toolbay: the extension folder {tools} cannot be read (Permission denied) (let this user read it, or name "
         "another with --extensions)"))
+
+
+def test_a_relative_xdg_data_home_is_ignored_as_the_xdg_specification_asks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "~/xdg" (quoted, so the shell left it) made a folder named "~" where the server started.
+    from toolbay.defaults import default_data_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", "~/xdg")
+    assert default_data_dir() == tmp_path / ".local" / "share" / "toolbay"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_data_dir() == tmp_path / "xdg" / "toolbay"
+
+
+def test_no_home_folder_and_a_deleted_current_folder_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A RuntimeError ('Could not determine home directory') and a FileNotFoundError traceback."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    in_gone = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m toolbay list'],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert (in_gone.returncode, in_gone.stderr.strip()) == (
+        2, "toolbay: the current folder no longer exists (it was deleted or moved); cd to another")
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("needs setpriv, run as root, to be a user with no home folder")
+    env = {key: value for key, value in os.environ.items() if key not in ("HOME", "XDG_DATA_HOME")}
+    homeless = subprocess.run(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups", sys.executable, "-m",
+                               "toolbay", "list"], capture_output=True, text=True, timeout=60, check=False, env=env,
+                              cwd="/", stdin=subprocess.DEVNULL)
+    locked_in = subprocess.run(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups", sys.executable, "-m",
+                                "toolbay", "list"], capture_output=True, text=True, timeout=60, check=False,
+                               cwd=tmp_path, stdin=subprocess.DEVNULL)  # root's, mode 700
+    assert (locked_in.returncode, locked_in.stderr.strip()) == (
+        2, "toolbay: the current folder cannot be entered by this user; cd to another")
+    assert (homeless.returncode, homeless.stderr.strip()) == (2, (
+        "toolbay: there is no home folder to keep the data folder in (HOME is not set): name one with --data-dir "
+        "(or data_dir in the configuration)"))
