@@ -32,6 +32,7 @@ from toolbay.defaults import (
     ENV_PREFIX,
     MAX_CONCURRENT_CALLS,
     default_data_dir,
+    distinct_folders,
 )
 from toolbay.errors import ConfigError
 
@@ -377,6 +378,11 @@ class Settings(BaseSettings):
         if isinstance(value, str | Path):
             return [value]
         return value
+
+    @field_validator("extensions", "agents")
+    @classmethod
+    def _each_folder_once(cls, folders: list[Path]) -> list[Path]:
+        return distinct_folders(folders)
 
     @classmethod
     def settings_customise_sources(

@@ -44,3 +44,16 @@ def default_data_dir() -> Path:
     except RuntimeError:  # no HOME, and no entry for this user in the password database
         raise ConfigError("there is no home folder to keep the data folder in (HOME is not set): name one with "
                           "--data-dir (or data_dir in the configuration)") from None
+
+
+def distinct_folders(folders: list[Path]) -> list[Path]:
+    """``folders`` with each folder once, as first named: "extensions" and "./extensions/" (or a
+    link to it) are one folder, whose files were compiled, described and warned of twice."""
+    seen: set[str] = set()
+    kept: list[Path] = []
+    for folder in folders:
+        key = os.path.realpath(folder)
+        if key not in seen:
+            seen.add(key)
+            kept.append(folder)
+    return kept

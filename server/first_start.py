@@ -31,6 +31,7 @@ from toolbay.defaults import (
     ENV_PREFIX,
     MAX_CONCURRENT_CALLS,
     default_data_dir,
+    distinct_folders,
 )
 from toolbay.description_cache import INDEX_NAME
 from toolbay.errors import ConfigError
@@ -122,7 +123,8 @@ def guess_before_settings(options: Mapping[str, Any], environ: Mapping[str, str]
         data_dir = Path(os.path.expanduser(options["data_dir"])) if options.get("data_dir") else default_data_dir()
     except ConfigError:
         return None  # no home folder: the settings say so
-    folders = [Path(os.path.expanduser(folder)) for folder in options.get("extensions") or [BUNDLED_EXTENSIONS]]
+    folders = distinct_folders([Path(os.path.expanduser(folder))
+                                for folder in options.get("extensions") or [BUNDLED_EXTENSIONS]])
     return EarlyStart(data_dir=data_dir, extensions=tuple(folders),
                       compiler_options=baseline_options(*_default_sizing()), compiles=None)
 

@@ -1121,3 +1121,16 @@ def test_no_home_folder_and_a_deleted_current_folder_are_one_line_and_exit_2(tmp
     assert (homeless.returncode, homeless.stderr.strip()) == (2, (
         "toolbay: there is no home folder to keep the data folder in (HOME is not set): name one with --data-dir "
         "(or data_dir in the configuration)"))
+
+
+def test_a_folder_named_twice_is_one_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolbay.config import load_settings
+
+    # "-e extensions -e ./extensions/" compiled and described each file twice, and warned twice
+    # that every tool name was offered by both.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "tools")
+    settings = load_settings(None, extensions=["tools", "./tools/", str(tmp_path / "link"), "tools"],
+                             agents=["tools", "tools"], data_dir=tmp_path / "data")
+    assert settings.extensions == [Path("tools")] and settings.agents == [Path("tools")]

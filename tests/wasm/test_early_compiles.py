@@ -160,6 +160,7 @@ def _no_toolbay_variables(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("given", [
     {},  # everything by default: the bundled tools, the data folder under XDG_DATA_HOME
     {"extensions": ["mine", "~/more"], "data_dir": "data", "workspace": ".", "transport": "stdio"},
+    {"extensions": ["mine", "./mine/", "other"], "data_dir": "data"},  # one folder named twice
 ])
 def test_a_serve_configured_only_on_its_command_line_is_guessed_before_its_settings_are_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: dict[str, Any]) -> None:
