@@ -705,6 +705,13 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         default = _flag_default(default, head.longs[0] if head.longs else None,
                                 head.negations[0] if head.negations else None)
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
+    per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and at_once is None else 1
+    if rules.columns and raw and (items := _TYPER_TUPLE.fullmatch(raw.strip())):
+        # typer's tuple: "<int,int>..." is two values after one flag (typer refuses the flag given
+        # twice, one value each), not a repeated option.
+        parts = items.group(1).split(",")
+        repeatable, per_flag, value_name = False, len(parts), " ".join(parts)
+        kind = value_type(parts[0], f"<{parts[0]}>") if len(set(parts)) == 1 else "string"
     return OptionSpec(
         long=head.longs[0] if head.longs else None,
         short=head.shorts[0] if head.shorts else _one_dash_name(head),
@@ -725,7 +732,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         value_spaced=raw is not None and (
             not head.equals and not (head.value_optional and raw.lstrip("[").startswith("=")) if head.longs
             else not head.value_optional and _value_apart(entry.head, head.shorts)),
-        values_per_flag=_values_per_flag(raw, rules, entry.head) if takes_value and at_once is None else 1,
+        values_per_flag=per_flag,
     )
 
 
@@ -778,6 +785,8 @@ _ENUM_CASE = compiled(r"(?:[A-Z][a-z0-9]+)+")
 # savelog's, pod2html's): no part of the description.
 _SEPARATOR_DASH = compiled(r"^-(?:\s+|$)")
 
+# typer's tuple option in its type column: "<int,int>...", "<str,float>...".
+_TYPER_TUPLE = compiled(r"<(\w+(?:,\w+)+)>\.\.\.")
 _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
 _SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")
 _SEVERAL_CAPITALS = compiled(r"[A-Z][A-Z0-9_]*(?: [A-Z][A-Z0-9_]*){1,3}")

@@ -4,7 +4,8 @@ definitions, and the argv it builds, read by typer itself.
 ``truth_programs/typer/sync.py`` prints each option's type in a column of its own, with bounds
 beside it ("<int range> [0<=x<=9]"), and each operand's type too ("source  <path>"). An option
 with bounds was read as a switch (a call passed "--depth" alone, which typer refuses), and an
-operand's type was left in its description ("<int>  [required]": a string).
+operand's type was left in its description ("<int>  [required]": a string); a tuple option
+("<int,int>...") was read as one value given again and again, which typer refuses.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def _expected(kind: Any, info: Any) -> dict[str, Any]:
         kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
     if typing.get_origin(kind) is list:
         return {"type": "array"}
+    if typing.get_origin(kind) is tuple:  # so many values after one flag
+        return {"type": "array", "minItems": len(typing.get_args(kind)), "maxItems": len(typing.get_args(kind))}
     if kind is bool:
         return {"type": "boolean"}
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
@@ -72,8 +75,8 @@ def test_a_typer_programs_types_bounds_and_choices_are_its_schemas() -> None:
 def test_a_call_reaches_a_typer_program_with_every_value_it_gives() -> None:
     schema = build_tool_schema(describe_help(_run("sync", "--help").stdout.encode()))
     argv = schema.to_argv({"source": "notes", "depth": 3, "ratio": 0.25, "workers": 2, "level": "high",
-                           "exclude": ["a*", "b*"], "force": True, "name": "nightly"})
+                           "exclude": ["a*", "b*"], "force": True, "name": "nightly", "point": ["3", "4"]})
     done = _run("sync", *argv)
     assert done.returncode == 0, (argv, done.stderr)
     assert done.stdout.strip() == ("source=notes depth=3 ratio=0.25 workers=2 level=high exclude=['a*', 'b*'] "
-                                   "force=True name=nightly")
+                                   "force=True name=nightly point=(3, 4)")

@@ -27,9 +27,10 @@ def sync(
     exclude: Annotated[list[str] | None, typer.Option("--exclude", "-x", help="patterns to skip")] = None,
     force: Annotated[bool, typer.Option("--force", "-f", help="overwrite")] = False,
     name: Annotated[str, typer.Option(help="job name")] = "notes",
+    point: Annotated[tuple[int, int], typer.Option(help="x and y")] = (0, 0),
 ) -> None:
     print(f"source={source} depth={depth} ratio={ratio} workers={workers} level={level.value} "
-          f"exclude={exclude} force={force} name={name}")
+          f"exclude={exclude} force={force} name={name} point={point}")
 
 
 @app.command()
