@@ -372,6 +372,13 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             leading = False
             continue  # a choice between flags or values: "<--build|--clear>"
         plain = re.fullmatch(r"[a-z][a-z0-9_-]*", word) is not None
+        if plain and k < len(words) and words[k].lower() == f"[{word}-options]":
+            # go-flags: "synk [OPTIONS] push [push-OPTIONS] [SOURCE]": the subcommand, its options
+            # after it; after the program's options, where a plain word is otherwise an operand.
+            facts.command_words.append(word)
+            k += 1
+            leading = False
+            continue
         if leading and plain:
             facts.command_words.append(word)
         if (leading or literal_words) and plain:

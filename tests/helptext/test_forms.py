@@ -1051,3 +1051,16 @@ def test_a_click_date_time_takes_its_value_whatever_formats_it_prints():
     described = _describe(tool.get_help(click.Context(tool, info_name="tool")))
     assert [(o.long, o.takes_value, o.value_optional) for o in described.options if o.long != "--help"] == [
         ("--day", True, False), ("--when", True, False)]
+
+
+def test_go_flags_names_a_subcommand_after_the_programs_options_and_its_operands_after_its_own():
+    # go-flags 1.4.0's help of "synk push" (framework_texts/): "synk [OPTIONS] push [push-OPTIONS]
+    # [SOURCE] [PATH...]". "push" and "push-OPTIONS" were read as operands, "push" required, so
+    # no call could be made without one, and one made with it ran "synk push ... push", whose
+    # SOURCE was "push". The program declares the operands SOURCE and PATH (a list).
+    text = (Path(__file__).parent / "framework_texts" / "go-flags-1.4.0-synk-push.txt").read_text(encoding="utf-8")
+    described = _describe(text)
+    assert [(p.name, p.variadic) for p in described.positionals] == [("SOURCE", False), ("PATH", True)]
+    schema = build_tool_schema(described)
+    assert schema.to_argv({"source": "./src", "path": ["a", "b"], "remote": "origin"}) == [
+        "--remote=origin", "./src", "a", "b"]
