@@ -45,13 +45,17 @@ class RoleLibrary:
         served = {role.path: role for role in self.roles.values()}
         roles = list(found.roles)
         names = {role.name for role in roles}
+        # The tool names too: foo_bar kept beside a new foo-bar would put two prompts behind the
+        # one agent_foo_bar, which runs one of them (and a restart serves foo-bar alone).
+        tools = {role.tool_name for role in roles}
         skipped: list[SkippedFile] = []
         for refused in found.refused:
             reason = refused.reason
             previous = served.get(refused.path)
-            if previous is not None and previous.name not in names:
+            if previous is not None and previous.name not in names and previous.tool_name not in tools:
                 roles.append(previous)
                 names.add(previous.name)
+                tools.add(previous.tool_name)
                 reason += "; its previous version is still served"
             skipped.append(SkippedFile(refused.path, reason))
         # By name, not in order: a role kept from its previous version comes after the others,

@@ -212,3 +212,24 @@ def test_two_roles_whose_names_give_one_tool_name_are_one_too_many(tmp_path: Pat
     [refused] = found.refused
     assert Path(refused.path).name == "foo_bar.md"
     assert "the tool name 'agent_foo_bar' (of the role name 'foo_bar') is already taken by" in refused.reason
+
+
+def test_a_role_whose_tool_name_another_file_takes_while_served_is_not_kept_beside_it(tmp_path: Path) -> None:
+    # foo_bar.md served, then foo-bar.md added: foo_bar was kept as "its previous version" (a
+    # refusal keeps what was served, as for a broken save), two prompts stood behind the one
+    # agent_foo_bar, which ran foo-bar's prompt; a restart served foo-bar alone.
+    from toolbay.config import load_settings
+    from toolbay.subagents.library import RoleLibrary
+
+    (tmp_path / "foo_bar.md").write_text("---\nname: foo_bar\ndescription: old\n---\nOld.\n", encoding="utf-8")
+    library = RoleLibrary.from_settings(load_settings(None, agents=[tmp_path], data_dir=tmp_path / "data"))
+    library.reload()
+    assert list(library.roles) == ["foo_bar"]
+    (tmp_path / "foo-bar.md").write_text("---\nname: foo-bar\ndescription: new\n---\nNew.\n", encoding="utf-8")
+    assert library.reload()
+    restarted = RoleLibrary.from_settings(load_settings(None, agents=[tmp_path], data_dir=tmp_path / "data"))
+    restarted.reload()
+    assert list(library.roles) == list(restarted.roles) == ["foo-bar"]
+    assert [handler.definition.name for handler in library.handlers] == ["agent_foo_bar"]
+    [skipped] = library.skipped
+    assert Path(skipped.path).name == "foo_bar.md" and "previous version" not in skipped.reason
