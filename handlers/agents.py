@@ -124,6 +124,10 @@ class AgentHandler(Handler):
         except MissingArguments as missing:
             return ToolResult.error("Cannot start the sub-agent: " + "; ".join(missing.problems) + ".")
         tools = host.allowed_tools(self.role.tools) if host is not None else []
+        if host is not None and host.depth >= self.policy.max_depth:
+            # At the deepest level a sub-agent may not hand work on: offered agent_* tools, it
+            # spent its turns on calls that were all refused.
+            tools = [tool for tool in tools if not tool.name.startswith(AGENT_TOOL_PREFIX)]
         abilities = host.abilities if host is not None else NO_ABILITIES
         path = choose_path(abilities, self.policy.paths, offers_tools=bool(tools))
         if path == "envelope":
