@@ -234,7 +234,17 @@ def _one_bracket(word: str) -> bool:
     return False
 
 
+# pflag's flag whose value may be left off (cobra's NoOptDefVal): "--color string[=\"always\"]",
+# its type, then the value the flag alone stands for. A value given goes after "=".
+# (A type in lower case, apart from the name: systemd's "--setenv=NAME[=VALUE]" is one value.)
+_TYPE_WITH_VALUE_ALONE = re.compile(r"([a-z]\w*)\[=[^\[\]]*\]")
+
+
 def _set_value(result: Head, values: list[str]) -> None:
+    if len(values) == 1 and not result.equals and (alone := _TYPE_WITH_VALUE_ALONE.fullmatch(values[0])) is not None:
+        # "--color never" left "never" an operand (rc 0, the color "always"): "--color=never".
+        result.value_optional = result.equals = True
+        values = [alone.group(1)]
     text = " ".join(values)
     if text.endswith("...") or text.lower().startswith("<list["):
         result.repeat_marker = True

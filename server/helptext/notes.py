@@ -105,15 +105,20 @@ _INTEGER_WORDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "ui
                   # kong names a Go type with a dash before its size: "INT-64", "UINT-8"
                   "int_8", "int_16", "int_32", "int_64", "uint_8", "uint_16", "uint_32", "uint_64",
                   "integer", "num", "n", "count", "intslice", "ints", "uintslice",
+                  "int32slice", "int64slice", "uint32slice", "uint64slice",
                   "integer range", "int range", "port",  # click's and typer's names of an IntRange
                   # Rust's and Zig's integer types, as clap and zig-clap name values by them ("<usize>")
                   "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128"}
-_NUMBER_WORDS = {"float", "float32", "float64", "float_32", "float_64", "float range", "floatslice", "decimal", "ratio",
+_NUMBER_WORDS = {"float", "float32", "float64", "float_32", "float_64", "float range", "floatslice", "float32slice",
+                 "float64slice", "decimal", "ratio",
                  "number", "f64", "f32", "double", "real", "seconds", "secs"}
 _PATH_WORDS = {"path", "file", "filename", "dir", "directory", "filepath", "paths", "files", "dirs", "folder",
                "pathfile", "infile", "outfile", "file_path", "dir_path", "output_file"}
 _REPEAT_TYPES = {"stringarray", "strings", "stringslice", "intslice", "ints", "uintslice", "floatslice",
-                 "durationslice", "boolslice", "ipslice", "stringtostring", "stringtoint", "stringtoint64"}
+                 "durationslice", "boolslice", "ipslice", "stringtostring", "stringtoint", "stringtoint64",
+                 # pflag's other list types, as it names them ("--shard int32Slice", "--flags bools")
+                 "bools", "int32slice", "int64slice", "uint32slice", "uint64slice", "float32slice", "float64slice",
+                 "ipnetslice"}
 
 
 class Notes(NamedTuple):

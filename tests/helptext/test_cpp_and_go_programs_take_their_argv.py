@@ -261,6 +261,21 @@ def test_a_cobra_counter_is_given_once_a_count_and_takes_no_operand() -> None:
         {"verbose": "3", "replicas": "2", "tail": "-5", "image": "img:1"}
 
 
+def test_a_cobra_flag_whose_value_may_be_left_off_takes_it_after_equals_and_a_list_type_is_a_list() -> None:
+    # logs.Flags().String("color", ...) with NoOptDefVal "always", listed '--color string[="always"]':
+    # "--color never" left "never" an operand (the color "always", the pod "never"). And pflag's
+    # "--shard int32Slice" was one string, whose default "[]" pflag refuses.
+    program = _go("cobra", "spf13/cobra", "golang-github-spf13-cobra-dev")
+    described = describe_help(subprocess.run([program, "logs", "--help"], capture_output=True, timeout=60).stdout)
+    schema = build_tool_schema(described)
+    assert schema.input_schema["properties"]["shard"]["type"] == "array"
+    parsed = _run_sub(program, ["logs"], schema.to_argv({"pod": "web", "color": "never", "shard": ["1", "2"]}))
+    assert parsed["args"] == ["web"]
+    assert (parsed["flags"]["color"]["value"], parsed["flags"]["shard"]["value"]) == ("never", "[1,2]")
+    alone = _run_sub(program, ["logs"], schema.to_argv({"pod": "web", "color": ""}))
+    assert (alone["args"], alone["flags"]["color"]["value"]) == (["web"], "always")
+
+
 def test_an_urfave_command_listed_under_its_category_is_a_command_of_its_own() -> None:
     # Command{Name: "track", Category: "queries"}: the category's name was taken for a command
     # (whose help is "No help topic for 'queries'"), and track was lost.

@@ -50,6 +50,9 @@ func main() {
 	logs.Flags().BoolP("follow", "f", false, "Follow the log")
 	logs.Flags().Duration("since", 0, "Only logs newer than a relative duration like 5s, 2m, or 3h")
 	logs.Flags().Uint8("level", 3, "Minimum level")
+	logs.Flags().String("color", "auto", "Colorize output")
+	logs.Flags().Lookup("color").NoOptDefVal = "always"
+	logs.Flags().Int32Slice("shard", nil, "Shards to read")
 
 	root.AddCommand(deploy, cfg, logs)
 	if err := root.Execute(); err != nil {
