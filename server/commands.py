@@ -264,8 +264,20 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
             tools.append(tool)
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
         return {"tools": tools, "skipped": skipped,
-                "diagnostics": [*folder_problems(settings), *catalog.diagnostics, *keeper.notes()],
+                "diagnostics": [*folder_problems(settings), *catalog.diagnostics, *keeper.notes(),
+                                *_patterns_matching_nothing(app)],
                 "precedence": PRECEDENCE_RULE}
+
+
+def _patterns_matching_nothing(app: Toolbay) -> list[str]:
+    """A role's tool pattern that names no tool served ("zzz_*", a misspelt name): its sub-agent
+    goes without that tool, and nothing else would say so."""
+    from fnmatch import fnmatchcase
+
+    names = [definition.name for definition in app.catalog.current.definitions()]
+    return [f"role {role.name} ({role.path}): its tools pattern {pattern!r} matches no tool"
+            for role in app.roles.roles.values() for pattern in role.tools
+            if not any(fnmatchcase(name, pattern) for name in names)]
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:

@@ -1134,3 +1134,17 @@ def test_a_folder_named_twice_is_one_folder(tmp_path: Path, monkeypatch: pytest.
     settings = load_settings(None, extensions=["tools", "./tools/", str(tmp_path / "link"), "tools"],
                              agents=["tools", "tools"], data_dir=tmp_path / "data")
     assert settings.extensions == [Path("tools")] and settings.agents == [Path("tools")]
+
+
+def test_list_says_which_role_tool_patterns_match_no_tool(tmp_path: Path, shared_data_dir: Path) -> None:
+    # A misspelt pattern left the sub-agent without the tool, and nothing said so.
+    roles = tmp_path / "roles"
+    roles.mkdir()
+    (roles / "counter.md").write_text("---\nname: counter\ndescription: Counts.\ntools: [textkit_count, zzz_*]\n"
+                                      "---\nCount.\n", encoding="utf-8")
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'agents = ["{roles}"]\n', encoding="utf-8")
+    result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    said = [line for line in json.loads(result.stdout)["diagnostics"] if "matches no tool" in line]
+    assert said == [f"role counter ({roles / 'counter.md'}): its tools pattern 'zzz_*' matches no tool"]
