@@ -119,10 +119,17 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
                     # scandir knows each entry's type from the directory itself: no stat for that.
                     wasm, folders_in = [], []
                     for entry in entries:
-                        if is_tool_file_name(entry.name) and entry.is_file():
-                            wasm.append(entry)
-                        elif entry.name[:1] not in "._" and entry.is_dir():
-                            folders_in.append(entry.name)
+                        try:
+                            if is_tool_file_name(entry.name) and entry.is_file():
+                                wasm.append(entry)
+                            elif entry.name[:1] not in "._" and entry.is_dir():
+                                folders_in.append(entry.name)
+                        except OSError as exc:
+                            # A link that loops ("self.wasm -> self.wasm"), or one this user may not
+                            # follow: that entry is skipped, said once; it stopped the whole scan (a
+                            # start with a traceback, a folder whose changes no longer reloaded).
+                            _warn_once(os.path.join(folder, entry.name),
+                                       f"%s cannot be read ({exc.strerror or exc}); skipping it")
                 wasm.sort(key=_name_of)
                 prefix = os.path.join(folder, "")
                 if folders_in:
@@ -133,6 +140,8 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
                     os.close(fd)
         except (FileNotFoundError, NotADirectoryError) as exc:
             _warn_once(folder, f"extension folder %s {why_no_folder(exc)}; skipping it")
+        except OSError as exc:  # a folder this user may no longer read (its mode changed while served)
+            _warn_once(folder, f"extension folder %s cannot be read ({exc.strerror or exc}); skipping it")
         else:
             _missing_folders.discard(str(folder))
     return found
