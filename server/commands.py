@@ -271,13 +271,17 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
 
 def _patterns_matching_nothing(app: Toolbay) -> list[str]:
     """A role's tool pattern that names no tool served ("zzz_*", a misspelt name): its sub-agent
-    goes without that tool, and nothing else would say so."""
+    goes without that tool, and nothing else would say so. Not the bundled roles', which name
+    the bundled tools: a server of other folders only would be told of each, every time."""
     from fnmatch import fnmatchcase
 
+    from toolbay.config import BUNDLED_AGENTS
+
+    bundled = BUNDLED_AGENTS.resolve()
     names = [definition.name for definition in app.catalog.current.definitions()]
     return [f"role {role.name} ({role.path}): its tools pattern {pattern!r} matches no tool"
-            for role in app.roles.roles.values() for pattern in role.tools
-            if not any(fnmatchcase(name, pattern) for name in names)]
+            for role in app.roles.roles.values() if os.path.dirname(os.path.realpath(role.path)) != str(bundled)
+            for pattern in role.tools if not any(fnmatchcase(name, pattern) for name in names)]
 
 
 async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> ToolResult:
