@@ -25,7 +25,8 @@ MAX_SOURCE = 256 * 1024
 _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
 # Rescans the folders and says what the file at a path now serves, as the calling caller sees it:
 # (tool names, what was refused or hidden, None when nothing was).
-Described = Callable[[str, CallContext], Awaitable[tuple[list[str], str | None]]]
+# (the tools a module serves, the names it offers that another file's tool hides, why any is not served)
+Described = Callable[[str, CallContext], Awaitable[tuple[list[str], list[str], str | None]]]
 
 _NAME_PROPERTY = {"type": "string", "description": "The module's name: lowercase letters, digits and '_'; "
                   "its tools must be named '<name>' or '<name>_<action>'."}
@@ -50,7 +51,7 @@ def _checked_name(tool: str, scope: str, arguments: Mapping[str, Any], context: 
 
 
 async def _report(described: Described, path: Path, verb: str, context: CallContext) -> ToolResult:
-    tools, refusal = await described(str(path), context)
+    tools, _, refusal = await described(str(path), context)
     if not tools:
         return ToolResult.error(f"{path.name} was {verb}, but it serves no tool: {refusal or 'no tools'}. "
                                 "Fix the source and call this again.", path=str(path))
@@ -103,7 +104,7 @@ class CreateToolHandler(Handler):
         except FileNotFoundError:
             previous = None
         write_whole(path, source.encode())
-        tools, refusal = await self.described(str(path), context)
+        tools, _, refusal = await self.described(str(path), context)
         if tools:
             return _serves(path, "written", tools, refusal)
         # A source that serves no tool replaces nothing: the version that worked stays on disk
@@ -114,7 +115,7 @@ class CreateToolHandler(Handler):
             kept = "Nothing was written"
         else:
             write_whole(path, previous)
-            kept_tools, _ = await self.described(str(path), context)
+            kept_tools, _, _ = await self.described(str(path), context)
             kept = (f"{path.name} keeps its previous version"
                     + (f", which serves: {', '.join(kept_tools)}" if kept_tools else ""))
         return ToolResult.error(f"The source was refused: it serves no tool: {refusal or 'no tools'}. {kept}. "
@@ -147,10 +148,16 @@ class ShareToolHandler(Handler):
             return ToolResult.error(f"You have no personal module {name!r} to share: create it with create_tool.")
         if self.shared_dir is None:
             return ToolResult.error("This server has no shared tool folder to share into.")
-        offered, refusal = await self.described(str(source), context)
+        offered, hidden, refusal = await self.described(str(source), context)
         if not offered:
             return ToolResult.error(f"Your module {name!r} serves no tool ({refusal or 'no tools'}), so it was not "
                                     "shared: fix it with create_tool first.")
+        if hidden:
+            # Shared, its tool would take the name from the one every caller uses now (which file
+            # keeps a name among shared ones is a matter of file names), or be hidden by it.
+            return ToolResult.error(f"Your module {name!r} also offers {', '.join(hidden)}, a name another tool "
+                                    "has already, so it was not shared: rename or remove those tools with "
+                                    "create_tool first.")
         target = self.shared_dir / f"{name}.py"
         if target.exists():
             return ToolResult.error(f"A shared module {name!r} exists already; ask the operator to remove it first.")

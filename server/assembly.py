@@ -198,7 +198,7 @@ async def _assembled(
         shared = next((f for f in settings.extensions if f.resolve() != bundled), None)
         personal = settings.python.personal_dir
 
-        async def offered_by(path: str, context: CallContext) -> tuple[list[str], str | None]:
+        async def offered_by(path: str, context: CallContext) -> tuple[list[str], list[str], str | None]:
             # ``disclosure`` is bound below, before any call can reach the authoring tools.
             return await keeper.offered_by(path, disclosure.gives_way(caller_of(context)))
 

@@ -429,17 +429,17 @@ class CatalogKeeper:
         subcommands), for ``toolbay list``."""
         return [note for outcome in self._files.values() for note in outcome.notes]
 
-    async def offered_by(self, path: str, gives_way: GivesWay = None) -> tuple[list[str], str | None]:
+    async def offered_by(self, path: str, gives_way: GivesWay = None) -> tuple[list[str], list[str], str | None]:
         """Rescans, then says which tools the file at ``path`` serves now (those a tool of the
         same name from elsewhere hides are not served: ``gives_way`` says which of its owner's
-        personal tools a tool of their name hides), and why none or not all: (tools, what was
-        refused or hidden, None when nothing was)."""
+        personal tools a tool of their name hides), and why none or not all: (tools, the names
+        it offers that another file's tool hides, what was refused or hidden, None when nothing was)."""
         await self.rescan()
         outcome = self._files.get(path)
         if outcome is None:
-            return [], "it is not in a tool folder that is scanned"
+            return [], [], "it is not in a tool folder that is scanned"
         if outcome.rejected_sha256 is not None and outcome.skipped is not None:
-            return [], outcome.skipped.reason  # what it serves is its previous version's
+            return [], [], outcome.skipped.reason  # what it serves is its previous version's
         catalog = self.catalog.current
         served = {id(entry) for entry in outcome.handlers if catalog.served_to_owner(entry, gives_way)}
         tools = [entry.definition.name for entry in outcome.handlers if id(entry) in served]
@@ -449,7 +449,7 @@ class CatalogKeeper:
         if hidden:
             said.append(f"hidden by a tool of the same name that comes first (core, then shared, then "
                         f"personal): {', '.join(hidden)}")
-        return tools, "; ".join(said) or None
+        return tools, hidden, "; ".join(said) or None
 
     def hashes_in_use(self) -> set[str]:
         """The sha256 of every file in the folders, served or rejected."""

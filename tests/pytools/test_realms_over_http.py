@@ -202,3 +202,25 @@ async def test_in_search_first_each_caller_finds_its_own_personal_tools_and_no_o
     assert operator_hit["name"] == reader_hit["name"] == "mine_hello"
     assert operator_hit["description"] == "Says operator's own." and reader_hit["description"] == "Says reader's own."
     assert "secret_plan" not in reader_secret and "secret_plan" not in reader_by_words
+
+
+async def test_share_tool_refuses_a_module_that_would_take_a_name_from_a_shared_tool(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str], folders: tuple[Path, Path],  # noqa: F811
+) -> None:
+    # The shared units_convert.py serves units_convert. A caller's "units" module offers it too
+    # (its name starts with the module's): shared, units.py sorts first and took the name from the
+    # tool every caller used (which file keeps a name among shared ones goes by file names).
+    shared, _ = folders
+    (shared / "units_convert.py").write_text(module("units_convert", {"units_convert": "the operator's"}),
+                                             encoding="utf-8")
+    hijack = module("units", {"units": "units", "units_convert": "the creator's"})
+    async with running(realm_settings("authoring = true\n")) as url:
+        with anyio.fail_after(120):
+            async with connect(url, tokens["creator"]) as creator:
+                created = await creator.call_tool("create_tool", {"name": "units", "source": hijack})
+                refused = await creator.call_tool("share_tool", {"name": "units"})
+            _, answer, failed = await names_and_call(url, tokens["reader"], "units_convert")
+    assert not created.is_error and "it serves: units" in text_of(created)
+    assert refused.is_error and "also offers units_convert, a name another tool has already" in text_of(refused)
+    assert not (shared / "units.py").exists()
+    assert (answer, failed) == ("the operator's", False)
