@@ -29,6 +29,11 @@ __all__ = [
 ]
 
 
+
+# The meta of a call that never ran because its module was replaced (or removed) first: the
+# app gives it to the version now served, when that takes the same arguments.
+MODULE_REPLACED = "module_replaced"
+
 class Handler(ABC):
     """One tool. Subclasses set ``definition`` and override ``handle``."""
 

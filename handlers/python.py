@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolbay.handlers.base import Handler, structured_from_json
+from toolbay.handlers.base import MODULE_REPLACED, Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
 from toolbay.pytools.credentials import CredentialStore
-from toolbay.pytools.workers import WorkerFailed, WorkerPool
+from toolbay.pytools.workers import ModuleReplaced, WorkerFailed, WorkerPool
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 from toolbay.workspace_links import LinkGuard, inside, links_removed
 
@@ -68,6 +68,9 @@ class PythonHandler(Handler):
             removed = await links.after() if links is not None and not confined else []
         if removed:
             result = links_removed(name, removed)
+        elif isinstance(answer, ModuleReplaced):
+            # Nothing ran: the app gives the call to the version now served, where it can.
+            result = ToolResult.error(f"{name} failed: {answer.reason}.", **{MODULE_REPLACED: True})
         elif isinstance(answer, WorkerFailed):
             trap = {"trap": answer.trap} if answer.trap is not None else {}
             result = ToolResult.error(f"{name} failed: {answer.reason}.", worker="restarted", **trap)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -24,7 +24,7 @@ from toolbay.chain.call import CallNext, Stage, ToolCall
 from toolbay.close_names import closest_names
 from toolbay.config import Settings
 from toolbay.errors import CallRefused, Forbidden, NotATask, StorageError, UnknownTool
-from toolbay.handlers.base import Handler
+from toolbay.handlers.base import MODULE_REPLACED, Handler
 from toolbay.handlers.search import Search
 from toolbay.hooks import Disclosing, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
@@ -33,7 +33,7 @@ from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.redaction import redact_text
 from toolbay.sessions import SessionRegistry
 from toolbay.subagents.library import RoleLibrary
-from toolbay.words import LOCAL_TRANSPORTS, Principal, ToolDefinition, ToolResult, Transport
+from toolbay.words import LOCAL_TRANSPORTS, CallContext, Principal, ToolDefinition, ToolResult, Transport
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
@@ -258,9 +258,22 @@ class Toolbay:
         arguments = call.arguments
         return await self.jobs.run_or_background(
             call.context.job_owner, call.name, arguments,
-            lambda context: handler.handle(arguments, context), call.context,
+            lambda context: self._handled(handler, call.name, arguments, context), call.context,
             background=handler.definition.background,
         )
+
+    async def _handled(self, handler: Handler, name: str, arguments: Mapping[str, Any],
+                       context: CallContext) -> ToolResult:
+        """``handler``'s answer; a call that never ran because its module was replaced while it
+        waited (a file saved while callers call it: two calls failed per save) goes to the
+        version now served, once, when that takes the same arguments (validated for it)."""
+        result = await handler.handle(arguments, context)
+        if not (result.is_error and result.meta.get(MODULE_REPLACED)) or handler.definition.owner is not None:
+            return result
+        current = self.catalog.current.get(name)
+        if current is None or current is handler or current.definition.input_schema != handler.definition.input_schema:
+            return result
+        return await current.handle(arguments, context)
 
     def answers_at_once(self, tool_name: str) -> bool:
         """True when a call of ``tool_name`` will most likely be answered at once, with nothing

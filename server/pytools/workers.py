@@ -72,6 +72,14 @@ class WorkerFailed(Exception):
         self.trap = trap
 
 
+class ModuleReplaced(WorkerFailed):
+    """The module was replaced (or removed) before the call could start in one of its workers:
+    nothing ran, so the call may go to the version now served."""
+
+    def __init__(self) -> None:
+        super().__init__(_GONE)
+
+
 @dataclass(frozen=True, slots=True)
 class WorkerLimits:
     timeout_s: float = 10.0
@@ -309,11 +317,16 @@ class WorkerPool:
         # client made at the first call) and show it in a later call, of any of its tools.
         self.secrets_handed_out: set[str] = set()
 
+    @property
+    def waiting(self) -> int:
+        """Calls waiting for a worker now."""
+        return len(self._waiting)
+
     async def call(self, tool: str, arguments: Mapping[str, Any], env: Mapping[str, str],
                    credentials: CredentialLookup, caller: str = "") -> dict[str, Any]:
         """Runs ``tool`` in a worker; ``caller``: whom the call is for (fairness among callers)."""
         if self._closed:
-            raise WorkerFailed(_GONE)
+            raise ModuleReplaced()
         worker = await self._acquire(caller)
         self._busy.add(worker)
         try:
@@ -345,7 +358,7 @@ class WorkerPool:
             if waiter.slot:
                 return await self._start(caller)
             if self._closed:
-                raise WorkerFailed(_GONE)
+                raise ModuleReplaced()
 
     async def _start(self, caller: str) -> Worker:
         """Starts a worker in a place already counted (``_count``) for ``caller``."""

@@ -419,3 +419,52 @@ def test_the_text_a_worker_runs_is_the_files_only_while_it_has_the_hash_describe
     assert source_of(str(module), sha) is None  # changed since: the file is imported as it is
     module.write_bytes(b"X = '\xe9'\n")  # Latin-1, not UTF-8
     assert source_of(str(module), hashlib.sha256(module.read_bytes()).hexdigest()) is None
+
+
+HELD = '''
+import os, time
+
+
+def get_tool_schemas():
+    return [{{"name": "held_say", "description": "Say it.", "input_schema": {{"type": "object"}}}}]
+
+
+def held_say():
+    while "{word}" == "first" and not os.path.exists({release!r}):  # holds its one worker until told
+        time.sleep(0.02)
+    return "{word}"
+'''
+
+
+async def test_a_call_waiting_for_a_worker_when_its_module_is_saved_again_is_answered_by_the_new_version(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    # Saved while callers called it (an editor's write then rename), the module's old workers
+    # were let go and every call waiting for one failed: "the module was replaced or removed".
+    # Nothing of those calls had run: the version now served answers them.
+    release = python_dir / "release.flag"  # in the module's folder, which its worker may read
+    target = python_dir / "held.py"
+    target.write_text(HELD.format(word="first", release=str(release)), encoding="utf-8")
+    settings = make_settings(python={"workers_per_module": 1})
+    settings.jobs.sync_budget_s = 600  # answered inline, not as jobs
+    async with assemble(settings, watch=False) as app:
+        old = app.catalog.current.get("held_say")
+        assert isinstance(old, PythonHandler)
+        answers: dict[str, str] = {}
+
+        async def ask(label: str) -> None:
+            answers[label] = (await call(app, "held_say")).text
+
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask, "holding")
+                while old.pool.started == 0:  # its one worker is the first call's
+                    await anyio.sleep(0.02)
+                group.start_soon(ask, "waiting")
+                while old.pool.waiting == 0:
+                    await anyio.sleep(0.02)
+                target.write_text(HELD.format(word="second", release=str(release)), encoding="utf-8")
+                await app.rescan()
+                assert app.catalog.current.get("held_say") is not old
+                release.touch()
+    assert answers == {"holding": "first", "waiting": "second"}
