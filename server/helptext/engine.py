@@ -52,6 +52,7 @@ class Rules(NamedTuple):
     remainder_dots: bool = False  # argparse: a lone "..." in the usage is REMAINDER, a positional
     default_as_value_name: bool = False  # kingpin: "--retries=3" shows the default, not a name
     value_names_untyped: bool = False  # picocli names a value after its field ("<width>"): no type
+    nargs_dots: bool = False  # click: "INTEGER..." is nargs=N after one flag, "<TEXT FLOAT>..." a tuple
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
@@ -649,8 +650,18 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
                                                and notes.yargs_type not in ("boolean", "count"))
     at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
+    several_at_once = at_once is not None
     if at_once is not None:
         raw = at_once.group(1) or at_once.group(2) or at_once.group(3)  # the value itself, typed and named as one
+    tuple_types: list[str] = []
+    if rules.nargs_dots and raw and not several_at_once and (nargs := _CLICK_NARGS.fullmatch(raw.strip())):
+        # click writes "..." after the value of an option taking several words after its one flag
+        # (nargs=2: "INTEGER..."; a tuple type: "<TEXT FLOAT>..."), not of one given again: click
+        # refuses "--origin 1 --origin 2" for "--origin 1 2" (a repeated option shows no mark).
+        if nargs.group(1):
+            tuple_types = nargs.group(1).split()
+        else:
+            raw, several_at_once = nargs.group(2), True
     choices = (value_choices(raw, angle=rules.angle_choices) or _unmarked_choices(raw, notes.default)) if raw else ()
     value_name = None
     if raw:
@@ -705,7 +716,14 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         default = _flag_default(default, head.longs[0] if head.longs else None,
                                 head.negations[0] if head.negations else None)
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
-    per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and at_once is None else 1
+    per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and not several_at_once else 1
+    if tuple_types:
+        # Given again for more (a tuple option is mostly ``multiple=True``, and click keeps the
+        # last of one that is not): each time its words, one per type.
+        repeatable, per_flag, value_name = True, len(tuple_types), " ".join(tuple_types)
+        kind = value_type(tuple_types[0], tuple_types[0]) if len(set(tuple_types)) == 1 else "string"
+    elif rules.nargs_dots and several_at_once:
+        repeatable = False
     if rules.columns and raw and (items := _TYPER_TUPLE.fullmatch(raw.strip())):
         # typer's tuple: "<int,int>..." is two values after one flag (typer refuses the flag given
         # twice, one value each), not a repeated option.
@@ -725,7 +743,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         description=_SEPARATOR_DASH.sub("", join_description(description_lines), count=1),
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
-        values_at_once=at_once is not None,
+        values_at_once=several_at_once,
         # An optional value written apart ("--label [<LABEL>]": clap's, argparse's nargs="?") is
         # a word of its own too, which the flag given alone would take from what follows it;
         # Boost's "--level [=arg(=1)]" is after "=".
@@ -785,6 +803,9 @@ _ENUM_CASE = compiled(r"(?:[A-Z][a-z0-9]+)+")
 # savelog's, pod2html's): no part of the description.
 _SEPARATOR_DASH = compiled(r"^-(?:\s+|$)")
 
+# click's value of several words after one flag: a tuple's types ("<TEXT FLOAT>..."), or one
+# type taken nargs times ("INTEGER...", "FLOAT RANGE...").
+_CLICK_NARGS = compiled(r"<([A-Z]+(?: [A-Z]+)+)>\.\.\.|([A-Z][A-Z ]*)\.\.\.")
 # typer's tuple option in its type column: "<int,int>...", "<str,float>...".
 _TYPER_TUPLE = compiled(r"<(\w+(?:,\w+)+)>\.\.\.")
 _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")

@@ -22,7 +22,7 @@ from .usage import FORM_ARGUMENT, FORM_WORD, OPTIONS_HERE, positional_key
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    ParamKind = Literal["flag", "count", "value", "values", "list", "positional", "positionals", "form"]
+    ParamKind = Literal["flag", "count", "value", "values", "list", "groups", "positional", "positionals", "form"]
 
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
@@ -238,19 +238,18 @@ def _render_option(param: Param, value: Any) -> list[str]:
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{param.name!r} counts how often the flag is given: give a whole number >= 0.")
         return [param.flag] * value
+    if param.kind == "groups":
+        if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
+            raise ValueError(f"{param.name!r} takes a list of lists of values.")
+        return [word for group in value for word in (param.flag, *_dashless(param.name, group))]
     items = value if param.kind in ("values", "list") else [value]
     if not isinstance(items, list):
         raise ValueError(f"{param.name!r} takes a list of values.")
     if param.kind == "list":
         # "--exclude a b": each value a word of its own after the one flag ("--exclude=a" takes one).
-        texts = [_scalar(param.name, item) for item in items]
-        if not texts:
+        if not items:
             return [param.flag] if param.bare else []  # "--show" alone: the values may be left out
-        dashed = next((text for text in texts if text.startswith("-") and not _NUMBER.fullmatch(text)), None)
-        if dashed is not None:
-            raise ValueError(f"{param.name!r}: the value {dashed!r} would be read as an option; "
-                             "values of this option cannot start with '-'.")
-        return [param.flag, *texts]
+        return [param.flag, *_dashless(param.name, items)]
     out: list[str] = []
     for item in items:
         text = _scalar(param.name, item)
@@ -268,6 +267,16 @@ def _render_option(param: Param, value: Any) -> list[str]:
         else:
             out.append(f"{param.flag}={text}")
     return out
+
+
+def _dashless(name: str, items: list[Any]) -> list[str]:
+    """The words of several values after one flag, none of which may look like an option."""
+    texts = [_scalar(name, item) for item in items]
+    dashed = next((text for text in texts if text.startswith("-") and not _NUMBER.fullmatch(text)), None)
+    if dashed is not None:
+        raise ValueError(f"{name!r}: the value {dashed!r} would be read as an option; "
+                         "values of this option cannot start with '-'.")
+    return texts
 
 
 _NUMBER = compiled(r"-\d+(?:\.\d+)?")
@@ -536,6 +545,13 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
         return {"type": "array", "items": value, "description": said}, "list"
     if opt.values_at_once:
         return {"type": "array", "items": value, "minItems": 1, "description": text}, "list"
+    if opt.values_per_flag > 1 and opt.repeatable:
+        # click's "--param <TEXT TEXT>...": so many words after the flag, the flag given again for more.
+        count = opt.values_per_flag
+        said = _join(text, f"Each item is a list of {count} values, in order: "
+                           f"{', '.join((opt.value_name or '').split())}; each item gives the option again.")
+        group = {"type": "array", "items": {"type": "string"}, "minItems": count, "maxItems": count}
+        return {"type": "array", "items": group, "description": said}, "groups"
     if opt.values_per_flag > 1 and not opt.repeatable:
         # "--size <W> <H>", argparse's nargs=2 "--pair KEY VALUE": so many words after the one flag.
         count = opt.values_per_flag

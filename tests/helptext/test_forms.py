@@ -1064,3 +1064,16 @@ def test_go_flags_names_a_subcommand_after_the_programs_options_and_its_operands
     schema = build_tool_schema(described)
     assert schema.to_argv({"source": "./src", "path": ["a", "b"], "remote": "origin"}) == [
         "--remote=origin", "./src", "a", "b"]
+
+
+def test_an_option_of_two_words_given_again_gives_both_words_each_time():
+    # hyperfine's "-L, --parameter-list <VAR> <VALUES>", "can be specified multiple times": each
+    # time a name and its values ("-L compiler gcc,clang"); it was given one word at a time
+    # ("-L compiler -L gcc,clang"), which hyperfine refuses.
+    text = (Path(__file__).parent / "corpus" / "clap" / "hyperfine" / "long.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text))
+    argv = schema.to_argv({"command": ["{cc} -O2 main.c"],
+                           "parameter_list": [["cc", "gcc,clang"], ["level", "1,2"]]})
+    assert argv[:6] == ["--parameter-list", "cc", "gcc,clang", "--parameter-list", "level", "1,2"]
+    with pytest.raises(ValueError, match="list of lists"):
+        schema.to_argv({"command": ["x"], "parameter_list": ["cc", "gcc"]})

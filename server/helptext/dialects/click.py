@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from ..engine import Rules
 from .base import Dialect, mark
 
 
 class Click(Dialect):
     name = "click"
     min_score = 1.5
+    rules = Rules(nargs_dots=True)
     marks = (
         mark(r"^\s+(?:-h, )?--help\s+Show this message and exit\.", 4.0),
         mark(r"^Usage: \S+(?: \S+)* \[OPTIONS\]", 1.0),
