@@ -199,8 +199,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         entry for entry in stray if _OPERAND_ALONE.fullmatch(entry.head)]
     options = [_require_from_usage(o, facts) for o in options]
     if facts.repeated_flags:
-        options = [o._replace(repeatable=True) if o.takes_value and not o.repeatable
-                   and {o.long, o.short} & facts.repeated_flags else o for o in options]
+        # A value given again, or a switch repeated alone ("[-v]...": a counter, -vv).
+        options = [o._replace(repeatable=True) if not o.repeatable and (
+            o.takes_value and {o.long, o.short} & facts.repeated_flags
+            or not o.takes_value and {o.long, o.short} & facts.repeated_alone) else o for o in options]
     if facts.exclusive and listed:
         options = _exclusive_from_usage(options, facts)
     name, version, about, description = _texts(prose, facts)

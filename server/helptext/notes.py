@@ -95,6 +95,8 @@ _REPEAT = compiled(
     r"|\bthis\s+flag\s+can\s+be\s+repeated"
     # "more output (repeat for more)", "repeat to increase", "-vv for more", "-vvv for even more"
     r"|\brepeat(?:ed)?\s+(?:it\s+)?(?:for|to)\s+(?:more|increase|even\s+more)\b"
+    # "more output, give again for more", "less output, give it again for less", "use it again to increase"
+    r"|\b(?:give|use|pass|specify)\s+(?:it\s+)?again\s+(?:for|to)\s+(?:(?:even\s+)?(?:more|less|fewer)|increase|decrease)\b"
     r"|(?<![\w-])-(?P<letter>[a-zA-Z])(?P=letter)+\s+(?:for|gives?|is)\s+(?:more|even\s+more)\b",
     re.IGNORECASE,
 )

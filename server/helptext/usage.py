@@ -37,7 +37,7 @@ class UsagePositional:
 
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
-                 "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags",
+                 "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags", "repeated_alone",
                  "operand_words")
 
     def __init__(self) -> None:
@@ -67,6 +67,8 @@ class UsageFacts:
         self.positional_forms: list[UsageForm] = []
         # Flags of a group the usage repeats: "[-t <tag>]..." (argtable2), "[-e PATTERN | -f FILE]...".
         self.repeated_flags: set[str] = set()
+        # Of those, a flag repeated alone: "[-v]..." (bpaf's, argtable2's counter).
+        self.repeated_alone: set[str] = set()
         # Plain words some form writes where no flag comes before them: operands, never a flag's
         # value in another form (e2image's "device" in "-I device image-file").
         self.operand_words: set[str] = set()
@@ -284,6 +286,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 if word.endswith("...") or (k < len(words) and words[k].startswith("...")):
                     facts.repeated_flags.update(flag for side in inner.split() if side.startswith("-")
                                                 and (flag := _flag_and_value(side)[0]) is not None)
+                    if _ONE_FLAG.fullmatch(inner) and word.endswith("..."):  # not argparse's lone "..." after it
+                        facts.repeated_alone.add(inner)
                 if "|" not in inner:
                     named_alone.update(w.split("=", 1)[0] for w in inner.split() if w.startswith("-"))
                 # "[-e PATTERN | -f FILE]..." (or "] ...") repeats: each time either, so both at once.
@@ -547,6 +551,8 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 
 
 # Placeholders between bars with spaces in a bracket: "[ PID | USER ]" (pstree).
+# One flag alone, a short or a long name, no value: "-v", "--verbose".
+_ONE_FLAG = compiled(r"--?[A-Za-z0-9][\w-]*")
 _SPACED_OPERANDS = compiled(r"(?:<[\w-]+>|[A-Z][A-Z0-9_]*)(?:\s+\|\s+(?:<[\w-]+>|[A-Z][A-Z0-9_]*))+")
 # Placeholders in angle brackets between bars, no flag among them: "<directory>|<file>" (hardlink).
 _OPERAND_CHOICE = compiled(r"<[a-z][\w-]*>(?:\|<[a-z][\w-]*>)+(?:\.\.\.)?", re.IGNORECASE)

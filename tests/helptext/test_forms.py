@@ -1077,3 +1077,33 @@ def test_an_option_of_two_words_given_again_gives_both_words_each_time():
     assert argv[:6] == ["--parameter-list", "cc", "gcc,clang", "--parameter-list", "level", "1,2"]
     with pytest.raises(ValueError, match="list of lists"):
         schema.to_argv({"command": ["x"], "parameter_list": ["cc", "gcc"]})
+
+
+def test_a_switch_repeated_alone_in_the_usage_or_said_to_be_given_again_is_a_counter():
+    # bpaf's layout: "[-v]..." in the usage; "give it again for less" in the description. Either was
+    # read as a switch (true or false), so "-v -v" could not be asked for.
+    help_text = """Resize an image
+
+Usage: resize [-v]... [-q] -w=PX [--tag=TAG]... <INPUT>
+
+Available positional items:
+    <INPUT>              Image to read
+
+Available options:
+    -v, --verbose        More output
+    -q, --quiet          Less output, give it again for less
+    -w, --width=PX       Width in pixels
+        --tag=TAG        Tag to attach
+    -h, --help           Prints help information
+"""
+    schema = build_tool_schema(describe_help(help_text.encode()))
+    assert schema.input_schema["properties"]["verbose"]["type"] == "integer"
+    assert schema.input_schema["properties"]["quiet"]["type"] == "integer"
+    argv = schema.to_argv({"verbose": 2, "width": 5, "tag": ["a", "b"], "input": "in.png"})
+    assert argv == ["--verbose", "--verbose", "--width=5", "--tag=a", "--tag=b", "--", "in.png"]
+    said = help_text.replace("More output", "More output, give again for more").replace("[-v]...", "[-v]")
+    assert build_tool_schema(describe_help(said.encode())).input_schema["properties"]["verbose"]["type"] == "integer"
+    # argparse's lone "..." after the last switch is its remainder, not a repeat of that switch.
+    argparse_like = "usage: nox [-h] [--forcecolor]\n           ...\n\noptions:\n  --forcecolor  Force color.\n"
+    assert build_tool_schema(describe_help(argparse_like.encode())).input_schema["properties"]["forcecolor"][
+        "type"] == "boolean"
