@@ -56,7 +56,20 @@ RESERVED_ARGUMENTS = frozenset({"task"})
 class _RoleLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
     """YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off as
     booleans, so ``choices: [yes, off]`` came back as True and False, and the author's ``yes``
-    was then refused."""
+    was then refused. A key written twice in one mapping is an error, as YAML 1.2 says: PyYAML
+    keeps the last silently, so a role whose ``tools:`` was written twice served the second
+    list only, with nothing said."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool) and key in seen:  # hashable plain keys
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is written twice in one mapping", key_node.start_mark)
+            if isinstance(key, str | int | float | bool):
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _RoleLoader.yaml_implicit_resolvers = {
@@ -107,8 +120,9 @@ class _Argument(BaseModel):
 class _Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    turns: int | None = Field(None, ge=1, le=200)
-    time_s: float | None = Field(None, gt=0, le=24 * 3600)
+    # Strict: ``turns: true`` was read as 1 turn and ``time_s: "60"`` as a number.
+    turns: int | None = Field(None, ge=1, le=200, strict=True)
+    time_s: float | None = Field(None, gt=0, le=24 * 3600, strict=True)
 
 
 class _FrontMatter(BaseModel):

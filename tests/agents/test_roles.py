@@ -90,6 +90,12 @@ Use {{key}}.
      "arguments.0.default: unknown key (known: name, description, required, choices)"),
     ("---\nname: x\ndescription: d\n---\nDo {{task}}.\n", "handed to the sub-agent apart from the role"),
     ("---\nname: x\ndescription: d\nlimits: {turns: 0}\n---\nbody\n", "limits.turns"),
+    # Read as 1 turn, and as 60 seconds, with nothing said.
+    ("---\nname: x\ndescription: d\nlimits: {turns: true}\n---\nbody\n", "limits.turns: Input should be a valid int"),
+    ("---\nname: x\ndescription: d\nlimits: {time_s: '60'}\n---\nbody\n", "limits.time_s: Input should be a valid num"),
+    # PyYAML kept the last of a key written twice: the first list of tools was dropped unsaid.
+    ("---\nname: x\ndescription: d\ntools: [a]\ntools: [b]\n---\nbody\n", "the key 'tools' is written twice"),
+    ("---\nname: x\ndescription: d\narguments: [{name: a, name: b}]\n---\n{{b}}\n", "the key 'name' is written twice"),
     ("---\nname: x\ndescription: d\n---\n\n", "role prompt"),
     ("---\nname: x\ndescription: d\n---\nUse {{missing}}.\n", "placeholder {{missing}} names no declared argument"),
     ("---\nname: x\ndescription: d\narguments: [{name: a}, {name: a}]\n---\n{{a}}\n", "declared twice"),
