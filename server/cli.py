@@ -297,9 +297,11 @@ def search(
         help="At most this many tools: for a QUERY 5 by default, as search_tools, and 20 at most; "
         "for --catalog 10 by default.")] = None,
     catalog: Annotated[Path | None, typer.Option(
-        "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools.")] = None,
+        "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools (- reads "
+        "standard input).")] = None,
     queries: Annotated[Path | None, typer.Option(
-        "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line.')] = None,
+        "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line (- reads standard '
+        'input).')] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
     semantic: Annotated[bool, typer.Option(
         "--semantic", help="Rank by meaning too, as [search] semantic = true does (needs toolbay[semantic]); "
@@ -318,6 +320,9 @@ def search(
             # They were accepted and ignored: a batch searches the catalog file alone.
             say("toolbay: --catalog reads no folder and no configuration: leave out --extensions, --data-dir and "
                 "--config (--semantic turns meaning on)")
+            raise typer.Exit(2)
+        if str(catalog) == str(queries) == "-":
+            say("toolbay: only one of --catalog and --queries can be - (standard input)")
             raise typer.Exit(2)
         from toolbay.search.batch import SearchInputError, read_catalog, read_queries, record_line, run_batch
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,17 +27,21 @@ from toolbay.search.documents import definition_from_mcp
 from toolbay.search.index import SearchIndex, SearchOutcome
 from toolbay.words import ToolDefinition
 
+# The name that reads standard input in place of a file.
+STDIN = "-"
+
 
 class SearchInputError(ToolbayError):
     """A catalog or query file that cannot be read as documented; says which line and why."""
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of every non-blank line of ``path``."""
+    """(line number, object) of every non-blank line of ``path``; ``-`` is standard input
+    (queries piped in from another program)."""
     try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise SearchInputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        handle = os.fdopen(os.dup(sys.stdin.fileno()), "rb") if str(path) == STDIN else path.open("rb")
+    except (OSError, ValueError, AttributeError) as exc:  # no standard input at all
+        raise SearchInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     with handle:
         for number, raw in enumerate(_lines(handle), 1):
             try:

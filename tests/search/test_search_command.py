@@ -54,6 +54,25 @@ def test_catalog_and_queries_files_give_one_exact_json_line_per_query_in_order(t
     assert lines[3] == {"id": "q4", "results": [], "no_match": True}
 
 
+def test_either_file_may_be_standard_input_but_not_both(tmp_path: Path) -> None:
+    catalog, queries = write_jsonl(tmp_path / "tools.jsonl", TOOLS), write_jsonl(tmp_path / "q.jsonl", QUERIES)
+    files = {"--catalog": catalog, "--queries": queries}
+    answers = []
+    for piped in files:
+        argv = [item for name, path in files.items() for item in (name, "-" if name == piped else str(path))]
+        process = subprocess.run([sys.executable, "-m", "toolbay", "search", *argv, "--limit", "2"],
+                                 input=files[piped].read_text(encoding="utf-8"), capture_output=True, text=True,
+                                 cwd=REPO_ROOT, check=False)
+        assert process.returncode == 0, process.stderr
+        answers.append(process.stdout)
+    from_files = subprocess.run([sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries",
+                                 str(queries), "--limit", "2"], capture_output=True, text=True, cwd=REPO_ROOT,
+                                check=False)
+    assert answers == [from_files.stdout] * 2 and from_files.stdout.count("\n") == len(QUERIES)
+    both = runner.invoke(app, ["search", "--catalog", "-", "--queries", "-"], input="")
+    assert both.exit_code == 2 and "only one of --catalog and --queries can be -" in both.output
+
+
 def test_a_bad_catalog_line_is_named_and_nothing_is_printed(tmp_path: Path) -> None:
     catalog = tmp_path / "tools.jsonl"
     catalog.write_text(json.dumps(TOOLS[0]) + "\n{not json\n", encoding="utf-8")
