@@ -348,7 +348,7 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         for entry in entries:
             if FLAG_START.match(entry.head):
                 options.append(entry)
-            elif re.fullmatch(r"\S+(?: \.\.\.)?", entry.head.strip()):  # a name ("app ..."), not prose
+            elif re.fullmatch(r"\S+(?: \.\.\.\]?)?", entry.head.strip()):  # a name ("app ...", kong's "[<a> ...]")
                 positionals.append(entry)
         return
     if section.kind == "commands":
@@ -1141,7 +1141,9 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
     """``type_column``: each operand's type is printed in a column after its name (typer's rich
     panels: "source  <path>  folder to read")."""
     usage_by_key = {positional_key(p.name): p for p in facts.positionals}
-    heads = [entry.head.split()[0] if entry.head.split() else entry.head for entry in entries]
+    # kong's "[<body> ...]": the dots of a bracketed operand written apart are still its own.
+    heads = [_SPACED_DOTS.sub("]...", entry.head).split()[0] if entry.head.split() else entry.head
+             for entry in entries]
     found = [usage_by_key.pop(positional_key(_listed_name(head)), None) for head in heads]
     # Listed under another name than the usage's ("filename" for "FILE [FILE ...]"; argparse's
     # REMAINDER shown as a bare "..."): the ones left on both sides pair up in order.
@@ -1271,6 +1273,9 @@ def _grammar_choices(text: str) -> dict[str, tuple[str, ...]]:
         if len(words) >= 2 and all(_COMMAND_NAME.fullmatch(word) for word in words) and len(set(words)) == len(words):
             found.setdefault(rule.group(1), words)
     return found
+
+
+_SPACED_DOTS = compiled(r"(?<=[>\w])\s+\.\.\.\]")
 
 
 def _listed_name(head: str) -> str:

@@ -314,6 +314,12 @@ def test_kongs_commands_nested_in_groups_are_each_a_tool_that_takes_its_argument
     parsed = json.loads(done.stdout)
     assert parsed["command"] == "db migrate up <steps> <dir>"
     assert parsed["cli"]["Db"]["Migrate"]["Up"] == {"Steps": 3, "Dir": "m"}
+    # An optional operand of several words, listed "[<notes> ...]": its description was lost.
+    down = build_tool_schema(tree[("db", "migrate", "down")].description)
+    assert down.input_schema["properties"]["notes"]["description"] == "Notes to record."
+    done = subprocess.run([program, "db", "migrate", "down", *down.to_argv({"all": True, "notes": ["a b", "c"]})],
+                          capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stdout)["cli"]["Db"]["Migrate"]["Down"] == {"All": True, "Notes": ["a b", "c"]}
 
 
 def test_kingpins_nested_command_is_a_tool_and_its_counter_is_given_again() -> None:

@@ -37,7 +37,8 @@ type CLI struct {
 				Dir   string `arg:"" optional:"" help:"Migrations directory."`
 			} `cmd:"" help:"Apply migrations."`
 			Down struct {
-				All bool `help:"Revert all."`
+				All   bool     `help:"Revert all."`
+				Notes []string `arg:"" optional:"" help:"Notes to record."`
 			} `cmd:"" help:"Revert migrations."`
 		} `cmd:"" help:"Run migrations."`
 	} `cmd:"" help:"Database commands."`
