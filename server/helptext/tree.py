@@ -119,11 +119,19 @@ class _Walk:
             if child_desc is None:
                 self.result.skipped.append(SkippedCommand(child_path, "time budget for reading help used up"))
                 continue
+            if desc.usage and child_desc.usage == desc.usage and _option_names(child_desc) <= _option_names(desc):
+                # "ship --help" answered with the program's own usage and nothing of its own (a
+                # docopt program that finds "--help" after a command word in no form of its:
+                # "Invalid arguments.").
+                self.result.skipped.append(SkippedCommand(child_path, _ECHO))
+                continue
             child_desc = about_from_the_list(desc, child, inherit_conventions(desc, child_desc))
             self.visit(child_path, with_program_options(desc, child_desc, at_root=not path), [*parents, names])
         latest = self.result.skipped[-len(children):]
-        if len(self.result) == leaves_before and all(s.reason == _ECHO for s in latest):
-            # Every subcommand echoed this help (docopt programs do): the commands are words of
+        if len(self.result) == leaves_before and (
+                all(s.reason == _ECHO for s in latest) or any(p.form for p in desc.positionals)):
+            # Every subcommand echoed this help (docopt programs do), or none has a help of its
+            # own and this one's usage forms take the command words: the commands are words of
             # this one program, which is then the tool.
             del self.result.skipped[-len(children):]
             self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
@@ -181,6 +189,10 @@ def _help_stopped(why: str) -> str:
     """Why a help run gave no help: it ran on (a time or output limit) or it crashed (a trap)."""
     ran_on = why.startswith(("timed out", "it went on writing", "it printed more than"))
     return f"its --help {'did not end' if ran_on else 'crashed'}: {why}"
+
+
+def _option_names(desc: HelpDescription) -> set[str]:
+    return {name for option in desc.options for name in (option.long, option.short) if name}
 
 
 def with_program_options(parent: HelpDescription, child: HelpDescription, *, at_root: bool) -> HelpDescription:

@@ -11,6 +11,7 @@ from toolbay.errors import NotHelpError
 from toolbay.helptext import HelpRun, build_tool_schema, describe_tree
 
 CORPUS = Path(__file__).parent / "corpus"
+FRAMEWORK_TEXTS = Path(__file__).parent / "framework_texts"
 
 
 def runner_over(folder: Path, on_stderr: bool = False):
@@ -232,3 +233,35 @@ def test_a_subcommand_keeps_what_the_program_requires_and_is_said_to_do_what_the
     get = tree[("get",)].description
     assert get.about == "get a key" and tree[("set",)].description.about == "set a key"
     assert "store" in build_tool_schema(get).input_schema["required"]
+
+
+def test_a_docopt_program_answering_a_command_words_help_with_its_usage_is_one_tool():
+    # Rust's docopt 1.1.1 (shipdoc, built for WebAssembly) answers "shipdoc ship --help" with
+    # "Invalid arguments." and its usage on stderr, exit 1: that was read as the help of a tool
+    # shipdoc_ship (and shipdoc_mine), whose every call put "ship" before the form's own "ship".
+    root = (FRAMEWORK_TEXTS / "docopt-rs-1.1.1-shipdoc.txt").read_bytes()
+    refusal = (FRAMEWORK_TEXTS / "docopt-rs-1.1.1-shipdoc-ship-help.txt").read_bytes()
+
+    def run(argv: list[str]) -> HelpRun:
+        return HelpRun(root, b"", 0) if len(argv) == 1 else HelpRun(b"", refusal, 1)
+
+    [command] = describe_tree(run, "shipdoc")
+    assert command.path == () and command.tool_name == "shipdoc"
+    argv = build_tool_schema(command.description).to_argv(
+        {"command": "ship <name> move <x> <y>", "name": ["Titanic"], "x": "1", "y": "2", "speed": 15})
+    assert argv == ["--speed=15", "ship", "Titanic", "move", "1", "2"]
+    # A command word whose help is no help at all leaves the forms' tool too.
+    [alone] = describe_tree(lambda argv: HelpRun(root, b"", 0) if len(argv) == 1 else HelpRun(b"", b"", 1), "shipdoc")
+    assert alone.path == ()
+
+
+def test_a_subcommand_under_the_programs_usage_line_with_options_of_its_own_is_a_tool():
+    # Some programs print one usage line for every command: a command whose help lists options
+    # the program's does not is a command of its own, not the program's usage said again.
+    root = b"Usage: box [OPTIONS] COMMAND\n\nCommands:\n  pack  Pack files\n  list  List files\n\n" \
+           b"Options:\n  -h, --help  Show help\n"
+    pack = b"Usage: box [OPTIONS] COMMAND\n\nPack files.\n\nOptions:\n  -l, --level N  Compression level\n" \
+           b"  -h, --help  Show help\n"
+    tree = describe_tree(lambda argv: HelpRun(root if len(argv) == 1 else pack if argv[0] == "pack" else root,
+                                              b"", 0), "box")
+    assert [command.path for command in tree] == [("pack",)]
