@@ -105,9 +105,10 @@ class ToolSchema(NamedTuple):
                 if value is None or value == []:
                     if param.required:
                         raise ValueError(f"The argument {param.name!r} is required.")
-                    missing_earlier = missing_earlier or param.name
+                    if not param.after_dashes:
+                        missing_earlier = missing_earlier or param.name
                     continue
-                if missing_earlier:
+                if missing_earlier and not param.after_dashes:  # those after "--" are found by it, not by place
                     raise ValueError(f"{param.name!r} cannot be given without {missing_earlier!r}: "
                                      "positional arguments are passed in order.")
                 (after_dashes if param.after_dashes else positionals).extend(_positional_words(param, value))
@@ -137,6 +138,12 @@ class ToolSchema(NamedTuple):
         # Not before a usage form's words: docopt takes "--" only where its usage writes it, and a
         # value starting with "-" in a form's place is read as that argument (it is no option there).
         hyphened = any(p.startswith("-") for p in positionals)
+        if hyphened and not by_form and any(param.after_dashes for param in self.params):
+            # "--" would not keep it an operand: this program takes every word after "--" for the
+            # operands its usage writes there ("[-- ARG...]"), so "-- x -3" gave x to ARG.
+            dashed = next(p for p in positionals if p.startswith("-"))
+            raise ValueError(f"the value {dashed!r} would be read as an option: this program takes the words "
+                             "after '--' for other arguments, so an operand before them cannot start with '-'.")
         if positionals and not by_form and (open_list or hyphened):
             if after_dashes and not hyphened:
                 # Only "--" ends a list option's values, and every word after it would be taken

@@ -254,7 +254,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         if lower in _PLACEHOLDERS or lower.strip("[]<>.") in _PLACEHOLDERS:
             leading = False
             continue
-        if lower.strip("[]<>{}.") in _COMMAND_WORDS and (commands_listed or not word.strip("[]<>{}.").isupper()):
+        if lower.strip("[]<>{}.") in _COMMAND_WORDS and (commands_listed or not word.strip("[]<>{}.").isupper()) \
+                and (commands_listed or not (word.startswith("[") and "..." in word)):  # argh's "[command...]"
             command = True
             break  # what follows belongs to the subcommand
         if word.startswith("-") and len(word) > 1:
@@ -277,6 +278,12 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 (word.startswith("<-") and word.endswith(">") and "|" in word):
             leading = False
             inner = word[1:].rsplit(_CLOSING[word[0]], 1)[0].strip()
+            if word[0] == "[" and (after := _AFTER_DASHES.fullmatch(inner)) is not None:
+                # "[-- CMD...]", "[-- <ARG>...]": operands the program takes after a lone "--"
+                # (the schema passes them there), whatever their names; not an option "--".
+                name = after.group(1).split()[0].rstrip(".")
+                positionals.append(UsagePositional(name, False, bool(re.search(r"\.\.\.?$|\s\.\.\.", inner))))
+                continue
             if word[0] == "[" and (operands := _STDIN_OR.fullmatch(inner)) is not None:
                 inner = operands.group(1) or operands.group(2)  # zstd's "[INPUT... | -]": "-" is standard input
             elif word[0] == "[" and _SPACED_OPERANDS.fullmatch(inner):
@@ -308,7 +315,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
                 variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner))
                 name = name.split(" ")[0].rstrip(".")
-                if _operand_word(name.strip("<>"), commands_listed):  # uvx's "[COMMAND]": the tool it runs
+                # uvx's "[COMMAND]": the tool it runs; argh's "[command...]" where no command is listed
+                if _operand_word(name.strip("<>"), commands_listed) or (
+                        variadic and not commands_listed and name.lower().strip("<>") in _COMMAND_WORDS):
                     positionals.append(UsagePositional(name, False, variadic))
                 elif name.lower().strip("<>") in _COMMAND_WORDS:
                     command = True
@@ -551,6 +560,8 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 
 
 # Placeholders between bars with spaces in a bracket: "[ PID | USER ]" (pstree).
+# A bracket of operands after a lone "--": "[-- CMD...]", "[-- <ARG>...]", "[-- ARG ...]".
+_AFTER_DASHES = compiled(r"--\s+((?:<[^<>\s]+>|[A-Za-z_][\w-]*)(?:\s*\.\.\.)?)")
 # One flag alone, a short or a long name, no value: "-v", "--verbose".
 _ONE_FLAG = compiled(r"--?[A-Za-z0-9][\w-]*")
 _SPACED_OPERANDS = compiled(r"(?:<[\w-]+>|[A-Z][A-Z0-9_]*)(?:\s+\|\s+(?:<[\w-]+>|[A-Z][A-Z0-9_]*))+")

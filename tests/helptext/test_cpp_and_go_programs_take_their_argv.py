@@ -335,3 +335,21 @@ def test_kingpins_nested_command_is_a_tool_and_its_counter_is_given_again() -> N
     assert migrate.input_schema["properties"]["verbose"]["type"] == "integer"
     parsed = _run_sub(program, ["db", "migrate"], migrate.to_argv({"steps": 3, "verbose": 2}))
     assert (parsed["cmd"], parsed["steps"], parsed["verbose"]) == ("db migrate", 3, 2)
+
+
+def test_operands_a_usage_line_alone_writes_after_dashes_are_given_there_and_nothing_else_is() -> None:
+    # "Usage: run [flags] SRC [EXTRA...] [-- CMD...]" and no list of operands: CMD was dropped
+    # (no call could give it), and an operand starting with "-" was protected by a "--" that
+    # made it one of CMD's words.
+    program = _go("pflagdash", "spf13/pflag", "golang-github-spf13-pflag-dev")
+    schema = _schema(program, "cobra")
+    assert [name for name in schema.input_schema["properties"] if name != "verbose"] == ["src", "extra", "cmd"]
+    for given, parsed in (({"src": "s", "cmd": ["ls", "-l"]}, (["s", "ls", "-l"], 1)),
+                          ({"src": "s", "extra": ["e"], "cmd": ["ls"], "verbose": 2}, (["s", "e", "ls"], 2)),
+                          ({"src": "s", "extra": ["e"]}, (["s", "e"], -1))):
+        done = subprocess.run([program, *schema.to_argv(given)], capture_output=True, text=True, timeout=60)
+        out = json.loads(done.stdout)
+        assert (out["args"], out["at_dash"]) == parsed, given
+        assert out["verbose"] == given.get("verbose", 0)
+    with pytest.raises(ValueError, match="would be read as an option"):
+        schema.to_argv({"src": "-s", "cmd": ["ls"]})

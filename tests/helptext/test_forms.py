@@ -1107,3 +1107,18 @@ Available options:
     argparse_like = "usage: nox [-h] [--forcecolor]\n           ...\n\noptions:\n  --forcecolor  Force color.\n"
     assert build_tool_schema(describe_help(argparse_like.encode())).input_schema["properties"]["forcecolor"][
         "type"] == "boolean"
+
+
+def test_operands_after_dashes_in_a_hand_written_usage_and_arghs_command_operand_are_arguments():
+    texts = Path(__file__).parent / "framework_texts"
+    # A lexopt program's help, written by hand: "calc [OPTION]... EXPR [NUMBER]... [-- ARG...]".
+    # ARG was dropped, and "-3" for NUMBER went after a "--" that made it one of ARG's words.
+    calc = build_tool_schema(describe_help((texts / "lexopt-0.2.0-calc.txt").read_bytes()))
+    assert calc.to_argv({"expr": "x*2", "number": [1, 2], "arg": ["a", "-b"]}) == ["x*2", "1", "2", "--", "a", "-b"]
+    assert calc.to_argv({"expr": "x", "arg": ["a"]}) == ["x", "--", "a"]
+    with pytest.raises(ValueError, match="'-3' would be read as an option"):
+        calc.to_argv({"expr": "x", "number": [-3]})
+    # argh's "taskr run --id <id> [command...]" with no command listed: the words to run, dropped.
+    taskr = build_tool_schema(describe_help((texts / "argh-0.1.9-taskr-run.txt").read_bytes()))
+    assert taskr.input_schema["properties"]["command"]["type"] == "array"
+    assert taskr.to_argv({"id": "7", "command": ["echo", "hi"]}) == ["--id", "7", "echo", "hi"]
