@@ -178,7 +178,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
                        # entries of a commands section that name none ("$ redis-benchmark -r 10000 ...",
                        # examples) list no command: a COMMAND in capitals is then a command to run
                        commands_listed=bool(_subcommands(command_entries, rules, None)),
-                       values_here=values_here, clusters=not options and not rules.single_dash_long)
+                       values_here=values_here, clusters=not options and not rules.single_dash_long,
+                       listed_operands=frozenset(positional_key(_listed_name(_listed_head(entry)))
+                                                 for entry in positional_entries))
     # A help that lists no option writes "-q|--quiet" in its usage for one option under two
     # names, which nothing here can tell from two options: its groups are not read as alternatives.
     listed = bool(options)
@@ -1141,9 +1143,7 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
     """``type_column``: each operand's type is printed in a column after its name (typer's rich
     panels: "source  <path>  folder to read")."""
     usage_by_key = {positional_key(p.name): p for p in facts.positionals}
-    # kong's "[<body> ...]": the dots of a bracketed operand written apart are still its own.
-    heads = [_SPACED_DOTS.sub("]...", entry.head).split()[0] if entry.head.split() else entry.head
-             for entry in entries]
+    heads = [_listed_head(entry) for entry in entries]
     found = [usage_by_key.pop(positional_key(_listed_name(head)), None) for head in heads]
     # Listed under another name than the usage's ("filename" for "FILE [FILE ...]"; argparse's
     # REMAINDER shown as a bare "..."): the ones left on both sides pair up in order.
@@ -1273,6 +1273,13 @@ def _grammar_choices(text: str) -> dict[str, tuple[str, ...]]:
         if len(words) >= 2 and all(_COMMAND_NAME.fullmatch(word) for word in words) and len(set(words)) == len(words):
             found.setdefault(rule.group(1), words)
     return found
+
+
+def _listed_head(entry: HelpEntry) -> str:
+    """The operand a list entry names, its first word; kong's "[<body> ...]" as "[<body>]...":
+    the dots of a bracketed operand written apart are still its own."""
+    words = _SPACED_DOTS.sub("]...", entry.head).split()
+    return words[0] if words else entry.head
 
 
 _SPACED_DOTS = compiled(r"(?<=[>\w])\s+\.\.\.\]")

@@ -38,7 +38,7 @@ class UsagePositional:
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
                  "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags", "repeated_alone",
-                 "operand_words")
+                 "operand_words", "listed_operands")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -72,6 +72,9 @@ class UsageFacts:
         # Plain words some form writes where no flag comes before them: operands, never a flag's
         # value in another form (e2image's "device" in "-I device image-file").
         self.operand_words: set[str] = set()
+        # The operands the help's own list names (``positional_key``): a "<cmd>" among them is an
+        # operand, not a subcommand's place (kingpin's "run [<flags>] <cmd> [<args>...]").
+        self.listed_operands: frozenset[str] = frozenset()
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -100,7 +103,7 @@ def _split_forms(alternatives: list[str]) -> list[str]:
 
 def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words: bool = False,
                remainder_dots: bool = False, commands_listed: bool = True, values_here: bool = False,
-               clusters: bool = False) -> UsageFacts:
+               clusters: bool = False, listed_operands: frozenset[str] = frozenset()) -> UsageFacts:
     """``literal_words``: bare lowercase words are literal command words, never positionals
     (docopt writes positionals as <x> or X: "naval_fate ship <name> move <x> <y>").
     ``commands_listed``: the help lists subcommands; when it does not, a COMMAND in capitals is
@@ -108,6 +111,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
     ``remainder_dots``: a "..." standing alone is a positional of its own that takes the rest,
     none of it required (argparse's REMAINDER; "X [X ...]" and "[X ...]" are its other repeats)."""
     facts = UsageFacts()
+    facts.listed_operands = listed_operands
     per_alt: list[tuple[set[str], list[UsagePositional]]] = []
     for alt in _split_forms(alternatives):
         words = [w for w in tokens_of(alt) if w != ","]
@@ -255,7 +259,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             leading = False
             continue
         if lower.strip("[]<>{}.") in _COMMAND_WORDS and (commands_listed or not word.strip("[]<>{}.").isupper()) \
-                and (commands_listed or not (word.startswith("[") and "..." in word)):  # argh's "[command...]"
+                and (commands_listed or not (word.startswith("[") and "..." in word)) \
+                and positional_key(word) not in facts.listed_operands:  # argh's "[command...]", kingpin's "<cmd>"
             command = True
             break  # what follows belongs to the subcommand
         if word.startswith("-") and len(word) > 1:
@@ -316,7 +321,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner))
                 name = name.split(" ")[0].rstrip(".")
                 # uvx's "[COMMAND]": the tool it runs; argh's "[command...]" where no command is listed
-                if _operand_word(name.strip("<>"), commands_listed) or (
+                listed = positional_key(name) in facts.listed_operands
+                if _operand_word(name.strip("<>"), commands_listed) or listed or (
                         variadic and not commands_listed and name.lower().strip("<>") in _COMMAND_WORDS):
                     positionals.append(UsagePositional(name, False, variadic))
                 elif name.lower().strip("<>") in _COMMAND_WORDS:

@@ -330,11 +330,17 @@ def test_kingpins_nested_command_is_a_tool_and_its_counter_is_given_again() -> N
     program = _go("kingpin", "alecthomas/kingpin", "golang-gopkg-alecthomas-kingpin.v2-dev")
 
     tree = {command.path: command for command in describe_tree(_help_runner(program), "kp")}
-    assert set(tree) == {("register",), ("post",), ("db", "migrate")}, tree.keys()
+    assert set(tree) == {("register",), ("post",), ("run",), ("db", "migrate")}, tree.keys()
     migrate = build_tool_schema(tree[("db", "migrate")].description)
     assert migrate.input_schema["properties"]["verbose"]["type"] == "integer"
     parsed = _run_sub(program, ["db", "migrate"], migrate.to_argv({"steps": 3, "verbose": 2}))
     assert (parsed["cmd"], parsed["steps"], parsed["verbose"]) == ("db migrate", 3, 2)
+    # "run [<flags>] <cmd> [<args>...]", its list writing "[<args>]": an operand named "cmd" was
+    # taken for a subcommand's place, so the usage's "..." went unread and args was one string.
+    run = build_tool_schema(tree[("run",)].description)
+    assert run.input_schema["properties"]["args"]["type"] == "array"
+    parsed = _run_sub(program, ["run"], run.to_argv({"cmd": "ls", "args": ["-l", "docs"]}))
+    assert (parsed["run_cmd"], parsed["run_args"]) == ("ls", ["-l", "docs"])
 
 
 def test_operands_a_usage_line_alone_writes_after_dashes_are_given_there_and_nothing_else_is() -> None:

@@ -29,6 +29,10 @@ var (
 	postChannel = post.Arg("channel", "Channel to post to.").Required().String()
 	postText    = post.Arg("text", "Text to post.").Strings()
 
+	run     = app.Command("run", "Run a command.")
+	runCmd  = run.Arg("cmd", "Command to run.").Required().String()
+	runArgs = run.Arg("args", "Arguments for the command.").Strings()
+
 	db        = app.Command("db", "Database commands.")
 	dbMigrate = db.Command("migrate", "Run migrations.")
 	dbSteps   = dbMigrate.Flag("steps", "Steps.").Default("1").Int()
@@ -40,6 +44,7 @@ func main() {
 	out, _ := json.Marshal(map[string]any{"cmd": cmd, "verbose": *verbose, "server": *server,
 		"nick": *registerNick, "name": *registerName, "age": *registerAge, "role": *registerRole,
 		"image": *postImage, "timeout": postTimeout.String(), "retry": *postRetry, "notify": *postNotify,
-		"score": *postScore, "to": *postTo, "channel": *postChannel, "text": *postText, "steps": *dbSteps})
+		"score": *postScore, "to": *postTo, "channel": *postChannel, "text": *postText, "steps": *dbSteps,
+		"run_cmd": *runCmd, "run_args": *runArgs})
 	fmt.Println(string(out))
 }
