@@ -165,7 +165,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     # not an option "-1" taking ".." (its --fast and --best stay).
     option_entries = [e for e in option_entries if not _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
     options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
-    options = [o for o in options if (o.long or o.short) and not _placeholder_flag(o)]
+    options = _paired_negations([o for o in options if (o.long or o.short) and not _placeholder_flag(o)])
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     # A list that shows no option's value (argh), or no list at all (BSD's "usage: cut [-nrv]
     # [-d delim] file ..."): what options take is read from the usage. argh lists its help as
@@ -905,6 +905,37 @@ def join_description(lines: list[str]) -> str:
     if current:
         paragraphs.append(" ".join(current))
     return "\n\n".join(paragraphs)
+
+
+def _paired_negations(options: list[OptionSpec]) -> list[OptionSpec]:
+    """A switch ``--x`` said to be on by default ("--cache  use the cache (default)") and a switch
+    ``--no-x`` listed apart ("--no-cache  do not use it") are one option, on by default, whose
+    false is ``--no-x``: false left both out, and the program kept its default. (Where neither
+    says which is the default, both stay, as the help lists them.)"""
+    at = {o.long: k for k, o in enumerate(options) if o.long and not o.takes_value and o.negation is None}
+    paired: dict[int, int] = {}
+    for k, option in enumerate(options):
+        if option.long is None or option.takes_value or option.negation is not None \
+                or not option.long.startswith("--") or option.long.startswith("--no-"):
+            continue
+        off = at.get("--no-" + option.long[2:])
+        if off is not None and _SAID_DEFAULT.search(option.description):
+            paired[k] = off
+    if not paired:
+        return options
+    gone = set(paired.values())
+    out = []
+    for k, option in enumerate(options):
+        if k in gone:
+            continue
+        if k in paired:
+            option = option._replace(negation=options[paired[k]].long, default="true")
+        out.append(option)
+    return out
+
+
+# "(default)" or "[default]" ending a switch's description: the switch is on unless turned off.
+_SAID_DEFAULT = compiled(r"[(\[]default[)\]]\s*\.?\s*$", re.IGNORECASE)
 
 
 def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[OptionSpec]:

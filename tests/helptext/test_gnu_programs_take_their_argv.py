@@ -149,3 +149,23 @@ def test_a_command_to_run_nested_in_brackets_is_an_operand_the_program_runs(
     argv = schema.to_argv({**before, "command": "echo", "arg": ["ran", "here"]})
     run = subprocess.run([program, *argv], cwd=tmp_path, env=ENV, capture_output=True, text=True, check=False)
     assert run.returncode == 0 and run.stdout == "ran here\n", (argv, run.stderr)
+
+
+def test_a_switch_on_by_default_beside_its_no_form_is_turned_off_by_false(tmp_path: Path) -> None:
+    # tar: "--recursion  recurse into directories (default)" and "--no-recursion  avoid descending
+    # automatically in directories": two switches, so false for recursion passed neither and tar
+    # went on recursing. It is one switch now, on by default, whose false is --no-recursion.
+    text = _gnu("tar")
+    if text is None:
+        pytest.skip("GNU tar is not installed here")
+    schema = build_tool_schema(describe_help(text))
+    assert schema.input_schema["properties"]["recursion"]["default"] is True
+    assert "no_recursion" not in schema.input_schema["properties"]
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "inside.txt").write_text("x")
+    for recursion, listed in ((False, "folder/\n"), (True, "folder/\nfolder/inside.txt\n")):
+        argv = schema.to_argv({"recursion": recursion})
+        done = subprocess.run(["tar", "-cf", "-", *argv, "folder"], capture_output=True, env=ENV, cwd=tmp_path,
+                              check=True)
+        listing = subprocess.run(["tar", "-tf", "-"], input=done.stdout, capture_output=True, env=ENV, check=True)
+        assert listing.stdout.decode() == listed, argv

@@ -219,9 +219,13 @@ def test_option_entries_written_in_brackets_are_options_that_cpp_filt_takes() ->
     text = text if "[-n|--no-strip-underscore]" in text else CXXFILT_HELP
     desc = describe_help(text.encode())
     names = {(option.short, option.long) for option in desc.options}
-    assert {("-_", "--strip-underscore"), ("-n", "--no-strip-underscore"), ("-r", "--no-recurse-limit"),
+    assert {("-_", "--strip-underscore"), ("-n", "--no-strip-underscore"), ("-R", "--recurse-limit"),
             ("-s", "--format"), ("-t", "--types")} <= names
-    assert len(names) == 10  # all but "[@<file>]", which names no option
+    # all but "[@<file>]", which names no option, and "-r --no-recurse-limit": the way to turn off
+    # --recurse-limit, which its help says is the default ("[Default]")
+    assert len(names) == 9
+    [limit] = [option for option in desc.options if option.long == "--recurse-limit"]
+    assert (limit.negation, limit.default) == ("--no-recurse-limit", "true")
     [format_] = [option for option in desc.options if option.long == "--format"]
     assert format_.takes_value and format_.choices == ("none", "auto", "gnu-v3", "java", "gnat", "dlang", "rust")
     if path is None:
@@ -231,11 +235,11 @@ def test_option_entries_written_in_brackets_are_options_that_cpp_filt_takes() ->
     for name, prop in properties.items():
         if name in ("help", "version", "stdin", "mangled_names"):
             continue
-        value = prop["enum"][1] if "enum" in prop else True
-        argv = schema.to_argv({name: value, "mangled_names": ["_Z3foov"]})
-        run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
-        assert run.returncode == 0 and "unrecognized" not in run.stderr, (argv, run.stderr)
-        assert "foo" in run.stdout, (argv, run.stdout)
+        for value in [prop["enum"][1]] if "enum" in prop else [True, False] if "default" in prop else [True]:
+            argv = schema.to_argv({name: value, "mangled_names": ["_Z3foov"]})
+            run = subprocess.run([path, *argv], capture_output=True, text=True, check=False)
+            assert run.returncode == 0 and "unrecognized" not in run.stderr, (argv, run.stderr)
+            assert "foo" in run.stdout, (argv, run.stdout)
 
 
 def test_binutils_operands_written_with_a_plural_s_take_as_many_as_given(tmp_path: Path) -> None:
