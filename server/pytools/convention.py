@@ -1,7 +1,8 @@
 """The tool-module convention: what a module's description yields, and what is refused.
 
 A ``.py`` file is a tool module when it defines ``get_tool_schemas()`` returning a list of
-``{"name", "description", "input_schema"}`` (``parameters`` is read as ``input_schema``).
+``{"name", "description", "input_schema"}`` (``inputSchema``, MCP's name, and ``parameters``
+are read as ``input_schema``).
 Each name must be the module's name or start with it and ``_`` (``units_convert`` in
 ``units.py``), so two modules cannot offer the same name; a call goes to ``dispatch(name,
 args)`` when the module has one, otherwise to the function of the tool's name, called with
@@ -79,6 +80,17 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     return ModuleSpec(module, tuple(tools), tuple(refused), tier, long_running, bool(description.get("has_cli_main")))
 
 
+# What a schema may call its input schema: the convention's name, MCP's (a definition copied
+# from an MCP server), and function calling's.
+INPUT_SCHEMA_KEYS = ("input_schema", "inputSchema", "parameters")
+_KNOWN_KEYS = frozenset({"name", "description", *INPUT_SCHEMA_KEYS})
+
+
+def input_schema_of(item: Mapping[str, Any]) -> Any:
+    """The tool's input schema under the first of its names it uses (None when it has none)."""
+    return next((item[key] for key in INPUT_SCHEMA_KEYS if key in item), None)
+
+
 def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: str | None) -> PythonToolSpec | None:
     if not isinstance(item, Mapping):
         refused.append(f"schema #{index + 1} is a {type(item).__name__}, not a dict")
@@ -91,7 +103,18 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         refused.append(f"{name!r} does not start with the module's name: call it '{module}_...' "
                        "(names must not clash with other modules' tools)")
         return None
-    schema = item.get("input_schema", item.get("parameters", EMPTY_SCHEMA))
+    named = [key for key in INPUT_SCHEMA_KEYS if key in item]
+    if len(named) > 1:
+        refused.append(f"{name!r}: its input schema is given as both {named[0]!r} and {named[1]!r}; "
+                       f"{named[0]!r} is used")
+    unknown = sorted(str(key) for key in item if key not in _KNOWN_KEYS)
+    if unknown:
+        # Dropped with nothing said, a misspelt "input_shema" served a tool taking nothing.
+        refused.append(f"{name!r}: {', '.join(repr(key) for key in unknown)} ignored (a schema is read for "
+                       "'name', 'description' and 'input_schema')")
+    if "description" in item and not isinstance(item["description"], str):
+        refused.append(f"{name!r}: its description is a {type(item['description']).__name__}, not text; ignored")
+    schema = input_schema_of(item)
     if schema is None:
         schema = EMPTY_SCHEMA
     if not isinstance(schema, Mapping) or schema.get("type", "object") != "object":

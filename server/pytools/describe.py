@@ -21,6 +21,7 @@ import threading
 import time
 from typing import IO, Any
 
+from toolbay.pytools.convention import input_schema_of
 from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, is_installed_module, process_env
 from toolbay.stoppable_threads import WorkStopped
@@ -97,7 +98,7 @@ def schema_problem(item: Any) -> str | None:
     """Why a tool's input schema is no valid JSON Schema (2020-12, its patterns included), or
     None: a schema no client can read breaks the listing of every tool, and one that validation
     cannot use, every call of its tool."""
-    schema = item.get("input_schema", item.get("parameters")) if isinstance(item, dict) else None
+    schema = input_schema_of(item) if isinstance(item, dict) else None
     if not isinstance(schema, dict):
         return None  # the convention says what is wrong with that shape
     if _deeper_than(schema, MAX_SCHEMA_DEPTH):

@@ -293,3 +293,33 @@ async def test_an_error_in_a_helper_module_names_the_helper_not_the_module_impor
     assert skipped["helped.py"] == ("it cannot be imported: SyntaxError: invalid syntax in _helpers.py at line 6: "
                                     "return 1 +")
     assert skipped["configured.py"] == "it cannot be imported: KeyError: 'region' in _settings.py at line 3"
+
+
+MCP_SPELLED = '''
+def get_tool_schemas():
+    return [
+        {"name": "weather_now", "description": "Current weather for a city.",
+         "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+        {"name": "weather_typo", "description": "Spelt wrong.",
+         "input_shema": {"type": "object", "properties": {"city": {"type": "string"}}}, "outputSchema": {}},
+    ]
+
+
+def dispatch(name, args):
+    return "sunny in " + args.get("city", "nowhere")
+'''
+
+
+async def test_mcps_input_schema_spelling_is_read_and_keys_not_read_are_said(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    # A definition copied from an MCP server ("inputSchema") was served taking nothing: a call
+    # giving its city was refused ("the allowed properties are none"), with nothing said anywhere.
+    (python_dir / "weather.py").write_text(MCP_SPELLED)
+    async with assemble(make_settings(), watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        answered = await client.call_tool("weather_now", {"city": "Oslo"})
+    assert listed["weather_now"].input_schema["required"] == ["city"]
+    assert answered.is_error is False and answered.content[0].text == "sunny in Oslo"  # type: ignore[union-attr]
+    assert "'weather_typo': 'input_shema', 'outputSchema' ignored (a schema is read for 'name', 'description' and " \
+        "'input_schema')" in "\n".join(app.keeper.notes())
