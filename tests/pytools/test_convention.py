@@ -323,3 +323,21 @@ async def test_mcps_input_schema_spelling_is_read_and_keys_not_read_are_said(
     assert answered.is_error is False and answered.content[0].text == "sunny in Oslo"  # type: ignore[union-attr]
     assert "'weather_typo': 'input_shema', 'outputSchema' ignored (a schema is read for 'name', 'description' and " \
         "'input_schema')" in "\n".join(app.keeper.notes())
+
+
+async def test_a_module_that_starts_a_thread_that_is_no_daemon_as_it_is_imported_is_served(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    # Python waits for such a thread at exit: the process that read the module's tools never
+    # ended, and the module was skipped, "importing it and calling get_tool_schemas() took over
+    # 10 s", for an import of milliseconds (the same module with daemon=True was served).
+    (python_dir / "ticker.py").write_text(
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(3600,)).start()\n"
+        "def get_tool_schemas():\n"
+        "    return [{'name': 'ticker', 'description': 'Says tick.'}]\n"
+        "def ticker():\n"
+        "    return 'tick'\n")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
+        assert "ticker.py" not in skipped, skipped.get("ticker.py")
+        assert (await call(app, "ticker")).text == "tick"
