@@ -167,6 +167,18 @@ class Worker:
         self._stderr: StderrSource | None = None
         self.generation = 0  # its pool's generation when it started (see ``WorkerPool.renew``)
 
+    def alive(self) -> bool:
+        """Whether the process has not ended (killed while idle: the OOM killer, a kill, a timer
+        a call left behind that ended it). Asked of the system without reaping it: the event
+        loop's child watcher may not have seen it end yet."""
+        process = self.process
+        if process is None or process.returncode is not None:
+            return False
+        try:
+            return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+        except ChildProcessError:  # reaped already: it has ended
+            return False
+
     def _hide(self, secret: str) -> None:
         if self._stderr is not None:
             self._stderr.hide(secret)
@@ -339,8 +351,17 @@ class WorkerPool:
         while True:
             if not self._waiting:  # nobody is before this call
                 if self._idle:
+                    worker = self._idle.pop()
+                    if not worker.alive():
+                        # It ended while idle: the call would have failed, blamed on its tool,
+                        # though nothing of it ran. A new worker takes its place and the call.
+                        await worker.kill()
+                        logger.warning("a worker of %s ended while idle (%s); a new one takes the next call",
+                                       self.spec.module,
+                                       exit_reason(worker.process.returncode if worker.process else None))
+                        return await self._start(caller)
                     self._held[caller] += 1
-                    return self._idle.pop()
+                    return worker
                 if self._count < self.max_workers:
                     self._count += 1
                     return await self._start(caller)

@@ -4,6 +4,7 @@ cancelled call kills its worker."""
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -395,6 +396,23 @@ async def test_cancelling_a_job_kills_its_worker_and_the_module_serves_again(pya
         while os.path.exists(f"/proc/{pid}") and _state(pid) != "Z":
             await anyio.sleep(0.02)
     assert (await call(pyapp, "slow_nap", {"seconds": 0}, follow_jobs=False)).structured is not None
+
+
+async def test_a_worker_that_ended_while_idle_does_not_fail_the_next_call(pyapp: Toolbay) -> None:
+    # Killed while idle (the OOM killer, a kill, a timer an earlier call left behind): the next
+    # call of any of its module's tools failed, "the worker process was killed by SIGKILL",
+    # though it never ran; over HTTP, another caller's call.
+    assert (await call(pyapp, "greet", {"name": "Ada"})).text == "Hello, Ada!"
+    handler = pyapp.catalog.current.get("greet")
+    assert isinstance(handler, PythonHandler)
+    [pid] = handler.pool.pids()
+    os.kill(pid, signal.SIGKILL)
+    with anyio.fail_after(30):
+        while _state(pid) not in ("Z", "gone"):
+            await anyio.sleep(0.02)  # ended: a zombie until reaped
+    again = await call(pyapp, "greet", {"name": "Bo"})
+    assert (again.is_error, again.text) == (False, "Hello, Bo!")
+    assert handler.pool.pids() != [pid]
 
 
 def _state(pid: int) -> str:
