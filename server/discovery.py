@@ -55,7 +55,7 @@ from toolbay.redaction import redact_text
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.wasm.errors import INVALID_EXIT_STATUS
-from toolbay.words import PermissionTier, ToolDefinition
+from toolbay.words import PermissionTier, ToolDefinition, bounded_description
 
 if TYPE_CHECKING:
     from toolbay.helptext import HelpRun
@@ -549,8 +549,9 @@ class Discovery:
         name = command.tool_name
         tier = self._tier_for(name, listing["tier"]) if self._tier_patterns else _TIERS.get(listing["tier"])
         background = listing["background"] or bool(self._background_patterns) and self._declared_background(name)
+        text, _ = bounded_description(listing["text"])  # a help of a megabyte is no description
         definition = ToolDefinition.trusted(
-            name, listing["text"], listing["input_schema"], listing["title"], tier, tuple(listing["keywords"]),
+            name, text, listing["input_schema"], listing["title"], tier, tuple(listing["keywords"]),
             origin, "wasm", bool(background), realm[0], realm[1], listing.get("version"),
         )
         return ListedTool(definition, self, ref, stem, command)

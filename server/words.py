@@ -65,6 +65,25 @@ class ToolAnnotations:
         return cls(read_only=False, destructive=True, idempotent=False)
 
 
+# The longest tool description served. Every listing, every search answer (which names the
+# tool's description twice) and every promoted schema carries it: a module's 1 MB description
+# made each search_tools answer 2 MB, and one search of a 10 MB one took 17 s. The longest
+# description this machine's 844 programs' helps give is under 3,000 characters.
+MAX_DESCRIPTION_CHARS = 8000
+_CUT_MARK = " [...]"
+
+
+def bounded_description(text: str) -> tuple[str, bool]:
+    """``text`` cut to ``MAX_DESCRIPTION_CHARS`` (at a word's end where one is near), and
+    whether it was cut."""
+    if len(text) <= MAX_DESCRIPTION_CHARS:
+        return text, False
+    room = MAX_DESCRIPTION_CHARS - len(_CUT_MARK)
+    head = text[:room]
+    space = head.rfind(" ", room - 200)
+    return (head[:space] if space > 0 else head).rstrip() + _CUT_MARK, True
+
+
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
     """Everything a client is told about a tool."""

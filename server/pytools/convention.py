@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolbay.words import PermissionTier
+from toolbay.words import MAX_DESCRIPTION_CHARS, PermissionTier, bounded_description
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
@@ -132,5 +132,8 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         # (additionalProperties would refuse them, and every call with them).
         composed = any(key in schema for key in _COMPOSING)
         schema["unevaluatedProperties" if composed else "additionalProperties"] = False
-    description = item.get("description")
-    return PythonToolSpec(name, description if isinstance(description, str) else "", schema)
+    description, cut = bounded_description(item["description"] if isinstance(item.get("description"), str) else "")
+    if cut:
+        refused.append(f"{name!r}: its description is {len(item['description']):,} characters; the first "
+                       f"{MAX_DESCRIPTION_CHARS:,} are served")
+    return PythonToolSpec(name, description, schema)

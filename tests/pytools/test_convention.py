@@ -341,3 +341,23 @@ async def test_a_module_that_starts_a_thread_that_is_no_daemon_as_it_is_imported
         skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
         assert "ticker.py" not in skipped, skipped.get("ticker.py")
         assert (await call(app, "ticker")).text == "tick"
+
+
+async def test_a_description_of_a_megabyte_is_cut_and_said_to_be(make_settings: Callable[..., Settings],
+                                                                  python_dir: Path) -> None:
+    # It reached the model whole: every listing, every search_tools answer twice (2 MB each).
+    (python_dir / "wordy.py").write_text(
+        "def get_tool_schemas():\n"
+        "    return [{'name': 'wordy', 'description': 'Counts words. ' + 'blah ' * 200_000}]\n"
+        "def wordy():\n"
+        "    return 'ok'\n")
+    async with assemble(make_settings(), watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        found = await client.call_tool("search_tools", {"query": "counts words"})
+    description = listed["wordy"].description or ""
+    assert description.startswith("Counts words. blah") and description.endswith(" [...]")
+    assert len(description) <= 8000
+    assert len(found.content[0].text) < 40_000  # type: ignore[union-attr]
+    assert "'wordy': its description is 1,000,014 characters; the first 8,000 are served" in \
+        "\n".join(app.keeper.notes())
