@@ -197,7 +197,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     guard: ConnectionGuard
     peer: str = ""
-    head_bytes = 0  # of the request head being read
+    head_bytes = 0  # of the request head being read, while it is not whole
+    head_parsed = 0  # of the request line and headers the parser has given, whole or in pieces
     discarding = False  # answered 431: what the client still sends is dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -233,18 +234,46 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         self.guard.head_started(self)
+        self.head_parsed = 0
         super().on_message_begin()
 
+    # A head that came whole in one read is parsed in that read, and never counted above: what
+    # the parser gives of it is counted as it goes ([http] max_head_kb = 1 let 125 KB through).
+    def on_url(self, url: bytes) -> None:
+        if not self._head_past_limit(len(url)):
+            super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if not self._head_past_limit(len(name) + len(value) + 4):  # ": " and CRLF
+            super().on_header(name, value)
+
+    def _head_past_limit(self, size: int) -> bool:
+        """Counts ``size`` more of the head; past the limit, answers 431 (once) and says so."""
+        if self.discarding:
+            return True
+        self.head_parsed += size
+        if self.head_parsed <= self.guard.limits.max_head_bytes:
+            return False
+        if not self.transport.is_closing():
+            self.guard.head_too_large(self)
+        return True
+
     def on_headers_complete(self) -> None:
+        if self.discarding:
+            return  # answered 431 while its head was read: no app runs for it
         self.guard.head_done(self)
         self.head_bytes = 0
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:
+        if self.discarding:
+            return
         self.guard.body_progress(self)
         super().on_body(body)
 
     def on_message_complete(self) -> None:
+        if self.discarding:
+            return
         self.guard.body_done(self)
         super().on_message_complete()
 

@@ -405,6 +405,29 @@ async def test_a_request_head_past_the_limit_is_answered_431_and_a_large_body_is
     assert response.status_code == 200, response.text[:300]
 
 
+async def test_a_head_past_the_limit_that_comes_in_one_piece_is_answered_431_and_runs_nothing(
+        toolbay: Toolbay) -> None:
+    # Counted only while it was not whole: a head that came in one read passed any limit up to
+    # the size of a read (about 125 KiB: [http] max_head_kb = 1 let a 60 KB header through).
+    toolbay.settings.port = 0
+    toolbay.settings.http.max_head_kb = 1
+    async with serving_http(toolbay) as url:
+        host, port = url.removeprefix("http://").split(":")
+        answers = []
+        for size in (500, 3000, 60_000):
+            with anyio.fail_after(30):
+                async with await anyio.connect_tcp(host, int(port)) as stream:
+                    await stream.send(f"GET /healthz HTTP/1.1\r\nHost: {host}:{port}\r\nX-Big: {'a' * size}\r\n"
+                                      "Connection: close\r\n\r\n".encode())
+                    answer = b""
+                    with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+                        while True:
+                            answer += await stream.receive()
+            answers.append(answer.split(b"\r\n", 1)[0])
+    assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large",
+                       b"HTTP/1.1 431 Request Header Fields Too Large"]
+
+
 async def test_a_client_that_goes_away_while_sending_a_body_leaves_no_error_in_the_log(
     base_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
