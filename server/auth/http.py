@@ -45,9 +45,10 @@ from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from starlette.authentication import AuthCredentials
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth.principal import principal_from_access_token
+from toolbay.auth.revocation import HeldRequests
 from toolbay.words import Principal
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -83,6 +84,7 @@ class BearerAuthMiddleware:
         self.authorization_servers = list(authorization_servers)
         self.scopes_supported = list(scopes_supported)
         self.resource_name = resource_name
+        self.held = HeldRequests(verifier)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -109,10 +111,20 @@ class BearerAuthMiddleware:
         scope["user"] = user
         scope["auth"] = AuthCredentials(access.scopes)
         reset = auth_context_var.set(user)
+        answer = _AnswerSeen(send)
         try:
-            await self.app(scope, receive, send)
+            with self.held.held(token, receive) as held:
+                # A GET is a stream held open (SSE, a listening stream): it hears of a revoked
+                # token as of its client leaving, and ends as it would then. Others are cancelled.
+                await self.app(scope, held.receive if scope["method"] == "GET" else receive, answer.send)
         finally:
             auth_context_var.reset(reset)
+        if held.revoked.is_set():
+            # Its token was revoked or expired while it was open (``toolbay.auth.revocation``).
+            if not answer.started:
+                await self._send_401(scope, send, prefix, "invalid_token", "The bearer token no longer holds.")
+            elif not answer.ended:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     def _protected_prefix(self, path: str) -> str | None:
         for prefix in self.protected_paths:
@@ -176,6 +188,24 @@ def header_of(scope: Scope, name: bytes) -> str | None:
         if key.lower() == name:
             return value.decode("latin-1")
     return None
+
+
+class _AnswerSeen:
+    """Passes an answer on, noting whether it has begun and ended."""
+
+    __slots__ = ("_send", "started", "ended")
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.started = False
+        self.ended = False
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.ended = True
+        await self._send(message)
 
 
 def _bearer(scope: Scope) -> str | None:

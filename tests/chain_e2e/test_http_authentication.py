@@ -312,3 +312,25 @@ async def test_an_initialize_refused_for_its_parameters_opens_no_session(
         assert answer.status_code == 400 and "mcp-session-id" not in answer.headers, answer.headers
         assert answer.json()["error"]["message"] == "Invalid initialize parameters: params: Field required"
     assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+
+
+async def test_an_open_sse_stream_whose_token_is_removed_from_the_tokens_file_is_ended(
+    make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path
+) -> None:
+    """The stream stayed open: the SDK's client, whose posts were refused (401), waited on it
+    for the answers for ever. A request held open outlives no token."""
+    async with running(make_settings("")) as url:
+        tokens_file = config_dir / "tokens.toml"
+        with anyio.fail_after(30):
+            with pytest.raises(BaseException) as ended:  # the client's stream ends under it
+                async with Client(sse_client(f"{url}/sse", headers={"Authorization": f"Bearer {tokens['reader']}"}),
+                                  mode="legacy") as client:
+                    done = await client.call_tool("textkit_case", {"to": "upper", "stdin": "abc"})
+                    assert text_of(done).strip() == "ABC"
+                    tokens_file.write_text("\n\n".join(
+                        block for block in tokens_file.read_text(encoding="utf-8").split("\n\n")
+                        if '"reader"' not in block), encoding="utf-8")
+                    while True:
+                        await client.call_tool("textkit_case", {"to": "upper", "stdin": "abc"})
+    # Not the deadline's cancellation: the server ended the stream, and the client says so.
+    assert "Connection closed" in repr(ended.value), repr(ended.value)
