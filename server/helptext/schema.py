@@ -635,4 +635,12 @@ def _typed_default(default: str | None, value: dict[str, Any]) -> Any:
 
 
 def _join(text: str, extra: str) -> str:
-    return f"{text} {extra}".strip() if text else extra
+    """``text`` and a sentence of toolbay's after it, which starts a sentence of its own: a
+    description without a full stop ran on into it ("... push or fetch An empty value ...")."""
+    text = text.strip()
+    if not text:
+        return extra
+    return f"{text} {extra}" if text[-1] in _SENTENCE_ENDS else f"{text}. {extra}"
+
+
+_SENTENCE_ENDS = frozenset(".!?:;。！？")

@@ -72,7 +72,7 @@ def test_descriptions_do_not_end_in_the_value_name_but_keep_a_format():
                      "  -e, --env <KEY=VALUE>  Set a variable\n")
     props = build_tool_schema(desc).input_schema["properties"]
     assert props["alg"]["description"] == "Hash algorithm"
-    assert props["env"]["description"] == "Set a variable Format: KEY=VALUE."
+    assert props["env"]["description"] == "Set a variable. Format: KEY=VALUE."  # a sentence of its own
 
 
 def test_a_default_alone_makes_a_number_but_a_value_name_can_say_integer():
