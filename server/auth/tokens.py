@@ -16,6 +16,7 @@ random strings, so an unsalted fast hash is the right tool: there is nothing to 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import hmac
 import json
@@ -23,7 +24,7 @@ import logging
 import secrets
 import time
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,8 +70,11 @@ class TokenStore:
     before stay in force until it is fixed.
     """
 
-    def __init__(self, entries: Iterable[TokenEntry], *, source: Path | None = None) -> None:
+    def __init__(self, entries: Iterable[TokenEntry], *, source: Path | None = None,
+                 known_tool_scopes: Collection[str] = ()) -> None:
+        self._known_tool_scopes = frozenset(known_tool_scopes)
         self._by_hash = _by_hash(entries)
+        self._warn_of_unknown_scopes()
         self._source = source
         self._signature = _signature(source) if source is not None else None
         self._next_check = time.monotonic() + RELOAD_CHECK_S
@@ -79,8 +83,23 @@ class TokenStore:
         self._changed_clients: set[str] = set()
 
     @classmethod
-    def from_file(cls, path: Path) -> TokenStore:
-        return cls(_read_entries(path), source=path)
+    def from_file(cls, path: Path, known_tool_scopes: Collection[str] = ()) -> TokenStore:
+        """``known_tool_scopes``: the ``tools:`` scopes that grant something (built in, or
+        defined by the configuration); a token given another is said at each reading."""
+        return cls(_read_entries(path), source=path, known_tool_scopes=known_tool_scopes)
+
+    def _warn_of_unknown_scopes(self) -> None:
+        """A misspelt ``tools:exce`` in the file grants nothing: its holder's every call is
+        refused, and nothing said so until a client complained."""
+        if not self._known_tool_scopes:
+            return
+        for entry in self._by_hash.values():
+            for scope in entry.scopes:
+                if scope.startswith("tools:") and scope not in self._known_tool_scopes:
+                    close = difflib.get_close_matches(scope, sorted(self._known_tool_scopes), n=1)
+                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    logger.warning("tokens file: the token of %r has the scope %r, which grants nothing%s",
+                                   entry.client_id, scope, hint)
 
     def __len__(self) -> int:
         self._reload_if_changed()
@@ -101,6 +120,7 @@ class TokenStore:
             return
         self._changed_clients |= _clients_changed(self._by_hash, by_hash)
         self._by_hash = by_hash
+        self._warn_of_unknown_scopes()
         self._generation += 1
         logger.info("tokens file %s changed: %d tokens now", self._source, len(self._by_hash))
 

@@ -8,6 +8,7 @@ to ``check_bind_safety``, and ``default_stages(policies)`` makes the chain.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,7 +75,8 @@ class ChainPolicies:
         rates = RateLimits.parse(settings.rate_limits.per_caller, settings.rate_limits.per_caller_tool,
                                  settings.rate_limits.everyone)
         return cls(
-            authenticator=_authenticator(settings.auth, base, local_name),
+            authenticator=_authenticator(settings.auth, base, local_name,
+                                         known_tool_scopes={*KNOWN_TOOL_SCOPES, *settings.access.scopes}),
             authorizer=Authorizer(
                 scopes={name: ScopeGrant(frozenset(PermissionTier(t) for t in s.tiers), tuple(s.allow), tuple(s.deny))
                         for name, s in settings.access.scopes.items()},
@@ -132,10 +134,11 @@ def _authorization_servers(auth: AuthSettings) -> tuple[str, ...]:
     return (issuer,) if issuer else ()
 
 
-def _authenticator(auth: AuthSettings, base: Path, local_name: str | None) -> Authenticator:
+def _authenticator(auth: AuthSettings, base: Path, local_name: str | None,
+                   known_tool_scopes: Collection[str] = ()) -> Authenticator:
     verifiers: list[TokenVerifier] = []
     if auth.tokens_file is not None:
-        verifiers.append(TokenStore.from_file(_resolve(base, auth.tokens_file)))
+        verifiers.append(TokenStore.from_file(_resolve(base, auth.tokens_file), known_tool_scopes))
     if auth.jwt is not None:
         verifiers.append(_jwt_verifier(auth.jwt, base))
     verifier: TokenVerifier | None = None

@@ -92,3 +92,27 @@ def test_the_clients_a_reading_changed_are_told_once_and_only_they(
     path.write_text("[[tokens]\nbroken", encoding="utf-8")  # the last good reading stays: nothing changed
     os.utime(path, ns=(3, 3))
     assert store.take_changed_clients() == frozenset()
+
+
+async def test_a_scope_that_grants_nothing_is_said_at_each_reading_of_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # "tools:exce" started a server that refused its holder's every call, with nothing said.
+    from toolbay.chain.policies import ChainPolicies
+    from toolbay.chain.settings import ChainSettings
+
+    monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)
+    alice, alice_hash = new_token()
+    path = tmp_path / "tokens.toml"
+    path.write_text(f'[[tokens]]\nclient_id = "alice"\nsha256 = "{alice_hash}"\nscopes = ["tools:exce", "jobs"]\n',
+                    encoding="utf-8")
+    settings = ChainSettings.model_validate({"auth": {"tokens_file": str(path)}})
+    policies = ChainPolicies.from_settings(settings, base_dir=tmp_path)
+    assert "the token of 'alice' has the scope 'tools:exce', which grants nothing (did you mean 'tools:exec'?)" \
+        in caplog.text
+    assert "'jobs'" not in caplog.text  # only tools: scopes grant tools
+    caplog.clear()
+    path.write_text(path.read_text(encoding="utf-8").replace("tools:exce", "tools:raed"), encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    assert policies.verifier is not None and await policies.verifier.verify_token(alice) is not None
+    assert "'tools:raed', which grants nothing (did you mean 'tools:read'?)" in caplog.text
