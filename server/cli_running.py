@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from toolbay.control_chars import shown
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -24,8 +26,8 @@ T = TypeVar("T")
 
 
 def say(message: str) -> None:
-    """One line on standard error, as is (no markup)."""
-    sys.stderr.write(message + "\n")
+    """One line on standard error, as is (no markup), its control characters written as escapes."""
+    sys.stderr.write(shown(message) + "\n")
     sys.stderr.flush()
 
 
@@ -34,7 +36,8 @@ def plain(*cells: str) -> list[Text]:
     or "([discovery] help_timeout_s)" vanished from the tables."""
     from rich.text import Text
 
-    return [Text(cell) for cell in cells]
+    # A module's name or error may hold escape sequences, which would act on the terminal.
+    return [Text(shown(cell)) for cell in cells]
 
 
 # Past any line a table prints: a table piped on is never folded at a width nobody chose.

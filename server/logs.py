@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from toolbay.control_chars import shown
+
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 LogFormat = Literal["text", "json"]
 
@@ -75,6 +77,15 @@ def _json_formatter() -> logging.Formatter:
                     json_ensure_ascii=False)
 
 
+class _ShownFormatter(logging.Formatter):
+    """Lines whose control characters are written as escapes (``toolbay.control_chars``): a
+    module's error, logged, set the title of the terminal that showed the log (JSON lines
+    escape them already)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return shown(super().format(record))
+
+
 class _StandardErrorHandler(logging.StreamHandler):
     """Writes to whatever ``sys.stderr`` is when a record comes, not to the stream it was made
     with: while a progress bar is drawn on a terminal, rich puts a proxy there that prints
@@ -99,12 +110,12 @@ def configure_logging(level: str = "info", log_file: Path | None = None, log_for
         root.removeHandler(handler)
     _structured = log_format == "json"
     stream = _StandardErrorHandler()
-    stream.setFormatter(_json_formatter() if _structured else logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
+    stream.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT, datefmt="%H:%M:%S"))
     root.addHandler(stream)
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        file_handler.setFormatter(_json_formatter() if _structured else logging.Formatter(FORMAT))
+        file_handler.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT))
         root.addHandler(file_handler)
     if _structured:
         for handler in root.handlers:

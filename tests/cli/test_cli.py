@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -60,6 +61,20 @@ def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: 
     skipped = json.loads(result.stdout)["skipped"]
     assert [Path(s["path"]).name for s in skipped] == ["notwasm.wasm"]
     assert "WebAssembly" in skipped[0]["reason"]
+
+
+def test_escape_sequences_a_module_writes_are_shown_not_sent_to_the_terminal(tmp_path: Path,
+                                                                              shared_data_dir: Path) -> None:
+    # A module's error, or a property's name, set the title of the terminal that listed it.
+    title = "\x1b]0;owned\x07"
+    broken = run_beside_one_module(tmp_path, shared_data_dir, ("titled.py", (
+        f"def get_tool_schemas():\n    raise RuntimeError({title!r})\n")), "list")
+    assert "\x1b" not in broken.output and "\x07" not in broken.output
+    assert "\\x1b]0;owned\\x07" in broken.output
+    from toolbay.logs import _ShownFormatter
+
+    record = logging.LogRecord("toolbay", logging.WARNING, __file__, 1, "skipped: %s", (title,), None)
+    assert _ShownFormatter("%(message)s").format(record) == "skipped: \\x1b]0;owned\\x07"
 
 
 def test_list_leaves_out_a_files_tool_that_a_built_in_hides_and_says_so(tmp_path: Path, shared_data_dir: Path) -> None:

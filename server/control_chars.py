@@ -1,0 +1,20 @@
+"""Text from tools and modules made safe to show on a terminal.
+
+A tool module's names, descriptions and errors, a help text's words and a file's name reach
+the server's log and the CLI's tables. Written raw, an escape sequence in them acts on the
+terminal that shows them: it can set the window's title, move the cursor over earlier lines,
+or hide what follows. ``shown`` writes each control character as an escape one can read
+(``\\x1b``), tabs and line breaks aside.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but tab and line feed, DEL, and the C1 controls (ESC's one-character forms).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """``text`` with every control character but tab and line feed written as ``\\xNN``."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text) if _CONTROL.search(text) else text
