@@ -112,6 +112,9 @@ class PythonSettings(_Section):
     """Python tool modules (``.py`` files in the tool folders): workers, confinement, folders."""
 
     workers_per_module: int = Field(2, ge=1, le=64, description="Warm worker processes per module at most.")
+    worker_idle_s: float = Field(
+        300.0, ge=0, le=7 * 24 * 3600,
+        description="A warm worker idle this long is stopped (started again by the next call); 0 keeps them.")
     describe_timeout_s: float = Field(10.0, gt=0, le=600, description="Limit for importing a module to describe it.")
     max_processes: int = Field(64, ge=1, le=100_000, description="Processes a worker's tool may run at once, the "
                                "worker included; past it all of them are stopped and the call fails.")

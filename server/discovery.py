@@ -664,7 +664,7 @@ class Discovery:
         # starts: after a broken save the tools keep their last good version, worker restarts
         # included.
         pool = WorkerPool(self._worker_spec(path, module, strongest, source),
-                          self.settings.python.workers_per_module)
+                          self.settings.python.workers_per_module, self.settings.python.worker_idle_s)
         handlers: list[Entry] = []
         for tool, tier in zip(spec.tools, tiers, strict=True):
             background = spec.long_running or self._declared_background(tool.name)

@@ -9,6 +9,7 @@ starts a fresh one. A worker serves one call at a time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.machinery
 import json
@@ -166,6 +167,7 @@ class Worker:
         self.healthy = False
         self._stderr: StderrSource | None = None
         self.generation = 0  # its pool's generation when it started (see ``WorkerPool.renew``)
+        self.idle_turn = 0  # how often it went idle: a retirement planned for an earlier turn is void
 
     def alive(self) -> bool:
         """Whether the process has not ended (killed while idle: the OOM killer, a kill, a timer
@@ -313,9 +315,12 @@ class WorkerPool:
     among equals. First come first served, one caller's batch of calls held every worker for
     as long as it had calls, and another caller's one quick call waited behind all of them."""
 
-    def __init__(self, spec: WorkerSpec, max_workers: int = 2) -> None:
+    def __init__(self, spec: WorkerSpec, max_workers: int = 2, idle_s: float = 0.0) -> None:
         self.spec = spec
         self.max_workers = max_workers
+        # A worker idle this long is stopped (0: never): sixty modules called once each held
+        # sixty processes, 800 MiB, for as long as the server ran.
+        self.idle_s = idle_s
         self._idle: list[Worker] = []
         self._busy: set[Worker] = set()
         self._count = 0  # workers running or starting, and places handed to a waiting call
@@ -325,6 +330,7 @@ class WorkerPool:
         self._generation = 0
         self.started = 0  # workers started so far (restarts included)
         self.last_confinement: dict[str, Any] = {}
+        self._retiring: set[asyncio.Task[None]] = set()  # kills of idle workers under way
         # Every credential value handed to this module's workers: a module may keep one (an API
         # client made at the first call) and show it in a later call, of any of its tools.
         self.secrets_handed_out: set[str] = set()
@@ -429,6 +435,7 @@ class WorkerPool:
                 waiter = self._next_waiter()
                 if waiter is None:
                     self._idle.append(worker)
+                    self._retire_when_idle(worker)
                 else:
                     waiter.worker = worker
                     waiter.woken.set()
@@ -440,6 +447,22 @@ class WorkerPool:
                 self._held[caller] -= 1
                 if self._held[caller] <= 0:
                     del self._held[caller]
+
+    def _retire_when_idle(self, worker: Worker) -> None:
+        """Stops ``worker`` once it has been idle ``idle_s``, unless a call took it meanwhile."""
+        if self.idle_s <= 0:
+            return
+        worker.idle_turn += 1
+        asyncio.get_running_loop().call_later(self.idle_s, self._retire, worker, worker.idle_turn)
+
+    def _retire(self, worker: Worker, turn: int) -> None:
+        if worker.idle_turn != turn or worker not in self._idle:
+            return  # taken by a call since (and maybe idle again, on a later turn), or stopped
+        self._idle.remove(worker)
+        self._count -= 1  # nobody waits while a worker is idle: its place is simply free
+        logger.debug("stopping an idle worker of %s (idle %g s)", self.spec.module, self.idle_s)
+        self._retiring.add(task := asyncio.get_running_loop().create_task(worker.kill()))
+        task.add_done_callback(self._retiring.discard)
 
     def pids(self) -> list[int]:
         """The process ids of the workers alive now, idle and busy."""

@@ -415,6 +415,22 @@ async def test_a_worker_that_ended_while_idle_does_not_fail_the_next_call(pyapp:
     assert handler.pool.pids() != [pid]
 
 
+async def test_a_warm_worker_idle_past_its_time_is_stopped_and_the_next_call_starts_one(
+        make_settings: Callable[..., Settings]) -> None:
+    # Workers were never stopped: sixty modules called once each kept sixty processes (800 MiB).
+    async with assemble(make_settings(python={"worker_idle_s": 0.5}), watch=False) as app:
+        assert (await call(app, "greet", {"name": "Ada"})).text == "Hello, Ada!"
+        handler = app.catalog.current.get("greet")
+        assert isinstance(handler, PythonHandler)
+        [pid] = handler.pool.pids()
+        with anyio.fail_after(30):
+            while handler.pool.pids():
+                await anyio.sleep(0.05)  # stopped once idle half a second
+        assert _state(pid) == "gone"  # and reaped
+        assert (await call(app, "greet", {"name": "Bo"})).text == "Hello, Bo!"
+        assert handler.pool.started == 2
+
+
 def _state(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/stat") as stat:
