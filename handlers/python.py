@@ -159,7 +159,8 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         text += "\n[the result is bytes that are not UTF-8 text: the bytes that are not show as \ufffd]"
         meta["not_utf8"] = True
     if answer.get("truncated"):
-        text += f"\n[output truncated: only the first {output_limit} characters are shown]"
+        whole = f" of its {answer['cut_json']} characters of JSON" if answer.get("cut_json") else ""
+        text += f"\n[output truncated: only the first {output_limit} characters{whole} are shown]"
         meta["truncated"] = True
     if printed and "json" in answer or printed and answer.get("text") != printed:
         meta["printed"] = printed

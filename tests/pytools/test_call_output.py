@@ -425,3 +425,17 @@ async def test_a_result_of_bytes_that_are_not_utf8_says_so(python_dir: Path, set
     assert not binary.is_error and binary.text.startswith("\x00\ufffdabc\n[the result is bytes that are not UTF-8")
     assert binary.meta["not_utf8"] is True
     assert (text.text, "not_utf8" in text.meta) == ("caf\u00e9 \ufffd", False)  # U+FFFD itself, as UTF-8
+
+
+async def test_a_json_result_past_the_output_limit_is_cut_as_a_text_result_is(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    # A list of rows past the limit failed the whole call ("... characters of JSON, over the
+    # limit"), a job's too, after all its work; a string that long was cut with a note.
+    write_one_tool(python_dir, "rows", "    return [{'n': n, 'text': 'x' * 90} for n in range(5000)]\n")
+    async with assemble(make_settings(sandbox={"output_limit_kb": 256}), watch=False) as app:
+        result = await call(app, "rows")
+    whole = len(json.dumps([{"n": n, "text": "x" * 90} for n in range(5000)], ensure_ascii=False))
+    assert not result.is_error and result.structured is None and result.meta["truncated"] is True
+    assert result.text.startswith('[{"n": 0, "text": "xxx')
+    assert result.text.endswith(f"\n[output truncated: only the first {256 * 1024} characters of its {whole} "
+                                "characters of JSON are shown]")
