@@ -75,6 +75,10 @@ class ExtensionWatcher:
         self._helpers: set[str] = set()  # the helper files of the modules served, by real path
         self._helpers_read: frozenset[Path] | None = None  # the keeper's set they were resolved from
         self._watch_failures: set[str] = set()  # why watching failed, each said once
+        # The real paths of the files that tool files linked into the folders point at
+        # (``x.py -> /srv/shared/x.py``), read at each rescan: their folders are watched too, a
+        # save of the target being a change of the tool (it was noticed only by another change).
+        self._link_targets: set[str] = set()
 
     def _existing_folders(self) -> list[Path]:
         """The folders to watch: the tool and agent folders, and those of the files the Python
@@ -85,11 +89,36 @@ class ExtensionWatcher:
             # By real path: the watcher names a file by the folder it was given, the keeper by its own.
             self._helpers_read, self._helpers = helpers, {os.path.realpath(path) for path in helpers}
         folders = [*self.keeper.folders(), *self.keeper.settings.agents,
-                   *sorted({Path(helper).parent for helper in self._helpers})]
+                   *sorted({Path(helper).parent for helper in self._helpers}),
+                   *sorted({Path(target).parent for target in self._link_targets})]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
 
+    def _where(self, folders: list[Path]) -> list[str]:
+        """Where ``folders`` are: a folder named through a link (``current -> releases/7``),
+        pointed elsewhere, is another folder to watch (the old one went on being watched)."""
+        return [os.path.realpath(folder) for folder in folders]
+
     def _watched(self, change: Change, path: str) -> bool:
-        return _is_tool_file(change, path) or (bool(self._helpers) and os.path.realpath(path) in self._helpers)
+        if _is_tool_file(change, path):
+            return True
+        if not self._helpers and not self._link_targets:
+            return False
+        real = os.path.realpath(path)
+        return real in self._helpers or real in self._link_targets
+
+    def _read_link_targets(self) -> None:
+        """The real paths that the tool files linked into the tool folders point at, existing
+        or not (a link made before its target is there)."""
+        targets: set[str] = set()
+        for folder in self.keeper.folders():
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_symlink() and is_tool_file_name(entry.name):
+                            targets.add(os.path.realpath(entry.path))
+            except OSError:
+                continue  # a folder gone or unreadable: the keeper says so
+        self._link_targets = targets
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watches until cancelled. A folder that is deleted, or created after the start, is
@@ -122,7 +151,9 @@ class ExtensionWatcher:
                 await self._rescan()
 
     async def _watch_until_moved(self, folders: list[Path]) -> None:
-        """Rescans on each batch of changes in ``folders``, until the folders that exist change."""
+        """Rescans on each batch of changes in ``folders``, until the folders that exist, or
+        where they are, change."""
+        where = self._where(folders)
         in_place = False
         async with aclosing(self._watch(folders)) as batches:
             async for changes in batches:
@@ -131,9 +162,9 @@ class ExtensionWatcher:
                     if not changes:  # the first idle tick: what changed before the watch
                         await self._rescan()
                         continue
-                if self._existing_folders() != folders:
+                if self._existing_folders() != folders or self._where(folders) != where:
                     await self._rescan()
-                    return  # watch the folders that exist now
+                    return  # watch the folders that exist now, where they are now
                 if not changes:
                     continue
                 changed = [Path(path) for kind, path in changes if kind != Change.deleted]
@@ -161,6 +192,7 @@ class ExtensionWatcher:
         try:
             change = await self.keeper.rescan(slow_files_later=True)
             self.rescans += 1
+            self._read_link_targets()
             if not change.empty:
                 logger.info("hot reload: %s", change.summary())
         except Exception:  # the watcher must outlive any bad file or rescan fault

@@ -1,0 +1,70 @@
+"""Tool files and folders reached through links follow their targets.
+
+A module linked into the folder (``linked.py -> /srv/shared/real.py``) was served as it was
+first read: a save of its target was never noticed. A tool folder named through a link that a
+deployment points at each release (``current -> releases/7``) went on being watched where it
+first pointed, and the old release served.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from toolbay.app import Toolbay
+from toolbay.assembly import assemble
+from toolbay.config import load_settings
+
+pytestmark = pytest.mark.anyio
+
+
+def _module(folder: Path, name: str, tool: str, says: str) -> None:
+    """A module ``name``.py offering ``tool``, saved as an editor saves (a new file renamed in)."""
+    text = (f"def get_tool_schemas():\n    return [{{'name': {tool!r}, 'description': {says!r}}}]\n"
+            f"def {tool}():\n    return {says!r}\n")
+    fresh = folder / f".{name}.py.tmp"
+    fresh.write_text(text, encoding="utf-8")
+    os.replace(fresh, folder / f"{name}.py")
+
+
+async def _until(app: Toolbay, settled: Callable[[set[str], dict[str, str]], bool]) -> None:
+    with anyio.fail_after(60):
+        while True:
+            definitions = {d.name: d.description for d in app.catalog.current.definitions()}
+            if settled(set(definitions), definitions):
+                return
+            await anyio.sleep(0.05)  # the watcher's rescan swaps the catalog
+
+
+async def test_a_save_of_a_linked_modules_target_is_served(tmp_path: Path, shared_data_dir: Path) -> None:
+    shared, folder = tmp_path / "shared", tmp_path / "extensions"
+    shared.mkdir()
+    folder.mkdir()
+    _module(shared, "real", "linked", "version one")
+    (folder / "linked.py").symlink_to(shared / "real.py")
+    settings = load_settings(None, extensions=[folder], agents=[], data_dir=shared_data_dir)
+    async with assemble(settings) as app:
+        await _until(app, lambda names, said: said.get("linked") == "version one")
+        _module(shared, "real", "linked", "version two")
+        await _until(app, lambda names, said: said.get("linked") == "version two")
+
+
+async def test_a_tool_folder_named_through_a_link_follows_the_link_when_it_is_pointed_elsewhere(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    releases = tmp_path / "releases"
+    for number, tool in ((1, "deploy_one"), (2, "deploy_two")):
+        (releases / str(number)).mkdir(parents=True)
+        _module(releases / str(number), "deploy", tool, f"release {number}")
+    current = tmp_path / "current"
+    current.symlink_to(releases / "1")
+    settings = load_settings(None, extensions=[current], agents=[], data_dir=shared_data_dir)
+    async with assemble(settings) as app:
+        await _until(app, lambda names, said: "deploy_one" in names)
+        pointed = tmp_path / "current.new"
+        pointed.symlink_to(releases / "2")
+        os.replace(pointed, current)  # ln -sfn, done atomically
+        await _until(app, lambda names, said: "deploy_two" in names and "deploy_one" not in names)
