@@ -53,11 +53,14 @@ class Rules(NamedTuple):
     default_as_value_name: bool = False  # kingpin: "--retries=3" shows the default, not a name
     value_names_untyped: bool = False  # picocli names a value after its field ("<width>"): no type
     nargs_dots: bool = False  # click: "INTEGER..." is nargs=N after one flag, "<TEXT FLOAT>..." a tuple
+    author_after_version: bool = False  # clap 2 and 3: "name version", then the author's line, then the about
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
 _VERSION_LINE = compiled(r"^([\w.+-]+(?: [\w.+-]+)?(?: \([\w .+-]+\))?)(?:\s+(?:version\s+)?v?|/v?)"
                          r"(\d+(?:\.\d+)+[\w.+~-]*)\b")
+# A person's name as an author line writes it: "Ann Example", "Jo Lee, Sam Vo", "A. B. Smith & C. Doe".
+_PERSON = compiled(r"[A-Z][\w'.-]*\.?(?: [A-Z][\w'.-]*){1,3}(?:(?:, | and | & )[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3})*")
 _AUTHOR = compiled(r"<[^<>\s]+@[^<>\s]+>|^(?:written by|authors?:|copyright|\(c\))|\bcopyright (?:\(c\)|©)"
                    r"|^(?-i:by [A-Z][a-z]+ [A-Z][a-z]+)", re.IGNORECASE)  # "..., by Yann Collet", not "By default"
 # "*** Zstandard CLI (64-bit) v1.5.4, by Yann Collet ***": the stars frame the line
@@ -207,7 +210,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             or not o.takes_value and {o.long, o.short} & facts.repeated_alone) else o for o in options]
     if facts.exclusive and listed:
         options = _exclusive_from_usage(options, facts)
-    name, version, about, description = _texts(prose, facts)
+    name, version, about, description = _texts(prose, facts, author_after_version=rules.author_after_version)
     subcommands = _subcommands(command_entries, rules, facts.program)
     positional_forms: tuple[UsageForm, ...] = ()
     if rules.commands_from_usage and not subcommands and facts.command_words:
@@ -1011,7 +1014,8 @@ def _require_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
 
 
 
-def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str | None, str, str]:
+def _texts(prose: list[list[str]], facts: UsageFacts, *,
+           author_after_version: bool = False) -> tuple[str | None, str | None, str, str]:
     name = facts.program
     version = None
     paragraphs: list[str] = []
@@ -1024,6 +1028,13 @@ def _texts(prose: list[list[str]], facts: UsageFacts) -> tuple[str | None, str |
             if line.strip() and DRAWN_LINE.fullmatch(line.strip()) is None:  # a rule ("=====") ends a paragraph
                 current.append(line)
                 continue
+            if author_after_version and current and not paragraphs and len(current) >= 3 \
+                    and _PERSON.fullmatch(current[1].strip()) \
+                    and (header := _VERSION_LINE.match(current[0].strip())) is not None \
+                    and not current[0].strip()[header.end():].strip():
+                # clap 2 and 3, structopt: "imgconv 3.1.0", its author ("Ann Example", no address
+                # to tell it by), then the about: the author's name began the description.
+                del current[1]
             if current:
                 listed = _fields(current) or _GRAMMAR_RULE.match(current[0].strip()) is not None or (
                     len(current) >= 2 and all(_TABLE_LINE.fullmatch(x.strip()) for x in current))

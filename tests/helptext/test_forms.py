@@ -1122,3 +1122,16 @@ def test_operands_after_dashes_in_a_hand_written_usage_and_arghs_command_operand
     taskr = build_tool_schema(describe_help((texts / "argh-0.1.9-taskr-run.txt").read_bytes()))
     assert taskr.input_schema["properties"]["command"]["type"] == "array"
     assert taskr.to_argv({"id": "7", "command": ["echo", "hi"]}) == ["--id", "7", "echo", "hi"]
+
+
+def test_an_authors_name_between_the_version_and_the_about_is_no_part_of_the_description():
+    # clap 3 prints "imgconv 3.1.0", the author, then the about: an author with no address
+    # ("Ann Example") began the tool's description.
+    text = (Path(__file__).parent / "framework_texts" / "clap-3.2.23-imgconv.txt").read_bytes()
+    described = describe_help(text)
+    assert (described.version, described.about) == ("3.1.0", "Convert and resize images (clap 3 derive)")
+    assert "Ann Example" not in described.description
+    # Elsewhere an about of two lines is still two lines of about.
+    two = describe_help(b"tool 1.0\nResize Images\nQuickly and well.\n\nusage: tool [-h]\n\n"
+                        b"options:\n  -h, --help  show this help message and exit\n")
+    assert two.dialect == "argparse" and "Resize Images" in (two.about or "") + two.description

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 
+from ..engine import Rules
 from .base import Dialect, mark
 
 
 class Clap(Dialect):
     name = "clap"
+    rules = Rules(author_after_version=True)
     marks = (
         mark(r"^USAGE:\s*$", 2.0),
         mark(r"^(?:FLAGS|OPTIONS|ARGS|SUBCOMMANDS):\s*$", 1.5),
