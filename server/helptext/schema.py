@@ -622,7 +622,13 @@ def _typed_default(default: str | None, value: dict[str, Any]) -> Any:
         return None
     kind = value.get("type")
     if "enum" in value:
-        return default if default in value["enum"] else None
+        if default in value["enum"]:
+            return default
+        # clap 2's "[default: stable] [possible values: Stable, Beta, Nightly]" (an enum that
+        # takes either case): the default is the choice of that name, as the list spells it.
+        wanted = default.casefold()
+        same = [choice for choice in value["enum"] if isinstance(choice, str) and choice.casefold() == wanted]
+        return same[0] if len(same) == 1 else None
     try:
         if kind == "integer":
             return int(default)

@@ -1135,3 +1135,11 @@ def test_an_authors_name_between_the_version_and_the_about_is_no_part_of_the_des
     two = describe_help(b"tool 1.0\nResize Images\nQuickly and well.\n\nusage: tool [-h]\n\n"
                         b"options:\n  -h, --help  show this help message and exit\n")
     assert two.dialect == "argparse" and "Resize Images" in (two.about or "") + two.description
+
+
+def test_a_default_spelt_in_another_case_than_its_choice_is_that_choice():
+    # structopt over clap 2: "[default: stable]  [possible values: Stable, Beta, Nightly]": the
+    # schema had the choices and no default.
+    text = (Path(__file__).parent / "framework_texts" / "structopt-0.3.26-pkgmgr-install.txt").read_bytes()
+    channel = build_tool_schema(describe_help(text)).input_schema["properties"]["channel"]
+    assert (channel["enum"], channel["default"]) == (["Stable", "Beta", "Nightly"], "Stable")
