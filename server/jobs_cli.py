@@ -217,6 +217,9 @@ def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = Non
     if timeout is not None and not math.isfinite(timeout):  # nan, inf: anyio refuses them with a traceback
         raise typer.BadParameter(f"{timeout} is not a number of seconds; leave --timeout out to wait for its end",
                                  param_hint="--timeout")
+    if timeout is not None and timeout < 0:  # as the job_wait tool refuses it
+        raise typer.BadParameter(f"{timeout:g} is below 0; give the seconds to wait, or 0 to look once",
+                                 param_hint="--timeout")
     async def wait_unless_unattended(manager: JobManager) -> tuple[JobView, bool]:
         if await _unattended(manager, _owner(owner), job_id):  # it would wait to its timeout, or for ever
             return await manager.status(_owner(owner), job_id), True

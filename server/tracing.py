@@ -56,7 +56,7 @@ def provider_for(settings: TelemetrySettings) -> TracerProvider | None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError:
-        raise ConfigError(f"[telemetry] traces = {names[0]!r} needs OpenTelemetry's SDK: "
+        raise ConfigError(f"{_named_by(settings)} = {names[0]!r} needs OpenTelemetry's SDK: "
                           "pip install 'toolbay[traces]'") from None
     attributes: dict[str, str] = {"service.version": __version__}
     if settings.service_name or not os.environ.get("OTEL_SERVICE_NAME"):
@@ -64,11 +64,17 @@ def provider_for(settings: TelemetrySettings) -> TracerProvider | None:
     provider = TracerProvider(resource=Resource.create(attributes))
     for name in names:
         # Batched: spans are written from the SDK's own thread, never on the event loop.
-        provider.add_span_processor(BatchSpanProcessor(_exporter(name)))
+        provider.add_span_processor(BatchSpanProcessor(_exporter(name, settings)))
     return provider
 
 
-def _exporter(name: str) -> SpanExporter:
+def _named_by(settings: TelemetrySettings) -> str:
+    """Where the exporters were named: the setting, or the environment when it is unset (an
+    error naming a setting the user never wrote sends them looking for it)."""
+    return "[telemetry] traces" if settings.traces is not None else "OTEL_TRACES_EXPORTER"
+
+
+def _exporter(name: str, settings: TelemetrySettings) -> SpanExporter:
     if name == "console":
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
@@ -76,7 +82,7 @@ def _exporter(name: str) -> SpanExporter:
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     except ImportError:
-        raise ConfigError("[telemetry] traces = 'otlp' needs the OTLP exporter: "
+        raise ConfigError(f"{_named_by(settings)} = 'otlp' needs the OTLP exporter: "
                           "pip install 'toolbay[traces]'") from None
     return OTLPSpanExporter()
 

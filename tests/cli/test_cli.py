@@ -994,6 +994,11 @@ def test_jobs_wait_with_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(
     assert "is not a number of seconds" in result.output and "Traceback" not in result.output
 
 
+def test_jobs_wait_with_a_timeout_below_0_is_a_usage_error_as_for_the_job_wait_tool(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["jobs", "wait", "job_x", "--timeout", "-1", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "-1 is below 0; give the seconds to wait, or 0 to look once" in result.output
+
+
 def test_tables_show_text_in_square_brackets_as_written(tmp_path: Path) -> None:
     """Read as rich markup, "([discovery] help_timeout_s)" showed as "( help_timeout_s)", and a
     description's "[possible values: fast, slow]" vanished (found by an outside probe)."""

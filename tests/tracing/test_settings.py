@@ -3,6 +3,8 @@ what is said when a name is wrong."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 
@@ -42,3 +44,15 @@ def test_the_service_is_named_by_the_setting_or_the_standard_variable(monkeypatc
         for provider in named:
             assert provider is not None
             provider.shutdown()
+
+
+@pytest.mark.parametrize(("setting", "named"), [(None, "OTEL_TRACES_EXPORTER"), ("otlp", "[telemetry] traces")])
+def test_an_exporter_not_installed_is_said_by_where_it_was_named(monkeypatch: pytest.MonkeyPatch, setting: str | None,
+                                                                 named: str) -> None:
+    # With only OTEL_TRACES_EXPORTER=otlp set, the error named "[telemetry] traces = 'otlp'",
+    # a setting the user never wrote.
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)  # not installed
+    with pytest.raises(ConfigError) as refused:
+        provider_for(TelemetrySettings(traces=setting))
+    assert str(refused.value).startswith(f"{named} = 'otlp' needs the OTLP exporter")
