@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -113,7 +114,10 @@ def configure_logging(level: str = "info", log_file: Path | None = None, log_for
     stream.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT, datefmt="%H:%M:%S"))
     root.addHandler(stream)
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
+        # The log names callers, tools and files: made by toolbay, folder and file are its
+        # user's alone, as the data folder and the audit log are (they were 755 and 644).
+        log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600))
         file_handler = logging.FileHandler(log_file, encoding="utf-8")
         file_handler.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT))
         root.addHandler(file_handler)

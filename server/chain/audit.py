@@ -77,7 +77,7 @@ class AuditLog:
             raise ConfigError(f"[chain.audit] file {self.path} cannot be written to ({exc.strerror or exc})") from None
 
     def _open(self) -> int:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # made here: its user's alone, as the file
         return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def write(self, record: Mapping[str, Any]) -> None:
