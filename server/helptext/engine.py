@@ -210,6 +210,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
             or not o.takes_value and {o.long, o.short} & facts.repeated_alone) else o for o in options]
     if facts.exclusive and listed:
         options = _exclusive_from_usage(options, facts)
+    elif facts.exclusive:
+        # No list: "-q|--quiet" may be one option under two names; "[-w | -d delim]", letters
+        # alone, are two options (BSD's usage lines: the alternatives were said nowhere).
+        options = _exclusive_from_usage(options, facts, letters_only=True)
     name, version, about, description = _texts(prose, facts, author_after_version=rules.author_after_version)
     subcommands = _subcommands(command_entries, rules, facts.program)
     positional_forms: tuple[UsageForm, ...] = ()
@@ -291,14 +295,18 @@ _FORM_TEXT = ("The usage form to run, as the program's usage writes it: its word
               "each <name> as the argument of that name, in that order (<name>... takes a list).")
 
 
-def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[OptionSpec]:
+def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts, *,
+                          letters_only: bool = False) -> list[OptionSpec]:
     """Options the usage writes as alternatives of one group ("[-a | --interactive | --patch]"),
     each with the others of its groups, and whether a group is one the usage requires
-    ("(--moored | --drifting)"): what their descriptions say (the program decides the call)."""
+    ("(--moored | --drifting)"): what their descriptions say (the program decides the call).
+    ``letters_only``: only groups whose every flag is one letter after one dash."""
     key_of = {name: option.key for option in options for name in (option.long, option.short) if name}
     excluded: dict[str, dict[str, None]] = {}
     one_required: set[str] = set()
     for group, required in facts.exclusive.items():
+        if letters_only and not all(_ONE_LETTER_FLAG.fullmatch(flag) for flag in group):
+            continue
         keys = list(dict.fromkeys(key_of[flag] for flag in group if flag in key_of))
         if len(keys) < 2:  # "[-h | --help]": one option under two names
             continue
@@ -310,6 +318,7 @@ def _exclusive_from_usage(options: list[OptionSpec], facts: UsageFacts) -> list[
             if option.key in excluded else option for option in options]
 
 
+_ONE_LETTER_FLAG = compiled(r"-[A-Za-z0-9]")
 # How much deeper than a list's short names a long name alone may start ("-s, --sign" over
 # "    --clear-sign").
 _ALIGNED_LONG_NAME = 6

@@ -1143,3 +1143,15 @@ def test_a_default_spelt_in_another_case_than_its_choice_is_that_choice():
     text = (Path(__file__).parent / "framework_texts" / "structopt-0.3.26-pkgmgr-install.txt").read_bytes()
     channel = build_tool_schema(describe_help(text)).input_schema["properties"]["channel"]
     assert (channel["enum"], channel["default"]) == (["Stable", "Beta", "Nightly"], "Stable")
+
+
+def test_letters_a_usage_line_alone_offers_as_alternatives_are_said_to_be():
+    # FreeBSD cut's usage, with no list of options: "[-w | -d delim]" was said nowhere (a call
+    # giving both was refused by the program with nothing in its schema to tell why).
+    text = (Path(__file__).parent / "framework_texts" / "handwritten" / "bsd-cut-usage-only.txt").read_bytes()
+    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    assert "alternative to 'd'" in properties["w"]["description"]
+    assert "alternative to 'w'" in properties["d"]["description"]
+    # "-q|--quiet" with no list may be one option under two names: not read as alternatives.
+    both = build_tool_schema(describe_help(b"usage: tool [-q|--quiet] file\n")).input_schema["properties"]
+    assert not any("alternative" in prop.get("description", "") for prop in both.values())
