@@ -361,9 +361,22 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
         return _read_usage_block(lines, i + 1, usage)
     base = indent_of(lines[i])
     current = _without_description(_without_prompt(rest))
+    # Where the program's name starts, and the name: among forms written one under another, a
+    # form of another program at that column ("usage: ln ..." and "       ln ...", then
+    # "       link source_file target_file": FreeBSD's ln and link share a manual) is no part
+    # of this program's usage.
+    program_name = current.split()[0] if current.split() else ""
+    program_column = lines[i].find(program_name) if program_name else -1
+    forms_aligned = False  # a further form written under the first, the program's name at that column
     i += 1
     while i < len(lines) and lines[i].strip():
         more = lines[i].strip()
+        if program_column > base and indent_of(lines[i]) == program_column:
+            if more.split()[0] == program_name:
+                forms_aligned = True
+            elif forms_aligned and _OTHER_PROGRAM.match(more):  # not an operand wrapped there (badblocks' "device")
+                i += 1
+                continue
         # A further form may start at the margin ("または: cp ...") or after an ideographic
         # space ("　或：cp ..."), which is no indent to indent_of.
         further = _further_form(more)
@@ -384,6 +397,8 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
     return i
 
 
+# A form of a program named by a plain word, its operands after it ("link source_file target_file").
+_OTHER_PROGRAM = compiled(r"[a-z][a-z0-9_-]*\s+\S")
 # The rest of a usage line wrapped to the margin: bracketed words only ("[fichier-d'entrée]...",
 # sed in French, whose translation is longer than the line).
 _BRACKETED_ONLY = compiled(r"^[\[{<][^\s\[\]{}<>]+[\]}>](?:\.\.\.|…)?(?:\s+[\[{<][^\s\[\]{}<>]+[\]}>](?:\.\.\.|…)?)*$")

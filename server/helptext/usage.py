@@ -294,6 +294,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             elif word[0] == "[" and _SPACED_OPERANDS.fullmatch(inner):
                 inner = re.sub(r"\s*\|\s*", "|", inner)  # pstree's "[ PID | USER ]", as "[PID|USER]"
             if inner.startswith("-"):
+                # FreeBSD ln's "[-s [-F] | -L | -P]": a flag nested in its own brackets is one more
+                # flag of the group (-s, with -F or not), not a word to drop with the rest of it.
+                inner = _NESTED_FLAG.sub(r"\1", inner)
                 _read_option_group(inner, facts, values_here, clusters, value_flags)
                 if word.endswith("...") or (k < len(words) and words[k].startswith("...")):
                     facts.repeated_flags.update(flag for side in inner.split() if side.startswith("-")
@@ -455,6 +458,11 @@ def _read_option_group(inner: str, facts: UsageFacts, values_here: bool, cluster
         words = tokens_of(alternative)
         if not words:
             continue
+        if len(words) > 1 and (values_here or clusters) and all(_SWITCH_ALONE.fullmatch(word) for word in words):
+            # "-s -F" (of "[-s [-F] | -L | -P]"): switches side by side, each a flag of its own.
+            for word in words:
+                facts.option_values.setdefault(word, None)
+            continue
         flag, value = _flag_and_value(words[0])
         if flag is None or len(words) > 2:
             continue
@@ -568,6 +576,10 @@ def _flag_and_value(word: str) -> tuple[str | None, str | None]:
 # Placeholders between bars with spaces in a bracket: "[ PID | USER ]" (pstree).
 # A bracket of operands after a lone "--": "[-- CMD...]", "[-- <ARG>...]", "[-- ARG ...]".
 _AFTER_DASHES = compiled(r"--\s+((?:<[^<>\s]+>|[A-Za-z_][\w-]*)(?:\s*\.\.\.)?)")
+# A switch written alone, a letter or a long name: "-F", "--force" (not cpan's "-OPTIONS").
+_SWITCH_ALONE = compiled(r"-[A-Za-z0-9]|--[a-z][a-z0-9-]*")
+# A flag (and its value) in brackets of its own inside a group: "[-F]" of "[-s [-F] | -L | -P]".
+_NESTED_FLAG = compiled(r"\[(-[^\[\]|]*)\]")
 # One flag alone, a short or a long name, no value: "-v", "--verbose".
 _ONE_FLAG = compiled(r"--?[A-Za-z0-9][\w-]*")
 _SPACED_OPERANDS = compiled(r"(?:<[\w-]+>|[A-Z][A-Z0-9_]*)(?:\s+\|\s+(?:<[\w-]+>|[A-Z][A-Z0-9_]*))+")

@@ -1155,3 +1155,14 @@ def test_letters_a_usage_line_alone_offers_as_alternatives_are_said_to_be():
     # "-q|--quiet" with no list may be one option under two names: not read as alternatives.
     both = build_tool_schema(describe_help(b"usage: tool [-q|--quiet] file\n")).input_schema["properties"]
     assert not any("alternative" in prop.get("description", "") for prop in both.values())
+
+
+def test_a_flag_nested_in_a_group_and_another_programs_form_under_the_usage():
+    # FreeBSD's ln: "[-s [-F] | -L | -P]" lost -s and -F; "link source_file target_file", the
+    # form of link (which shares ln's manual), under ln's own forms was read as more of ln's.
+    text = (Path(__file__).parent / "framework_texts" / "handwritten" / "freebsd-ln-usage.txt").read_bytes()
+    described = describe_help(text)
+    assert {option.short for option in described.options} >= {"-s", "-F", "-L", "-P", "-f", "-i"}
+    assert [positional.name for positional in described.positionals] == ["source_file", "target_file", "target_dir"]
+    schema = build_tool_schema(described)
+    assert schema.to_argv({"s": True, "F": True, "source_file": ["a"], "target_file": "b"}) == ["-s", "-F", "a", "b"]
