@@ -54,6 +54,7 @@ class Rules(NamedTuple):
     value_names_untyped: bool = False  # picocli names a value after its field ("<width>"): no type
     nargs_dots: bool = False  # click: "INTEGER..." is nargs=N after one flag, "<TEXT FLOAT>..." a tuple
     author_after_version: bool = False  # clap 2 and 3: "name version", then the author's line, then the about
+    value_from_default: bool = False  # flaggy shows no value: a default but true or false says one is taken
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
@@ -665,6 +666,13 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if rules.value_from_type_note and not takes_value:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
                                                and notes.yargs_type not in ("boolean", "count"))
+    if rules.value_from_default and not takes_value and head.longs and (notes.repeatable or (
+            notes.default is not None and notes.default.lower() not in ("true", "false"))):
+        # flaggy's "-w --workers   Number of worker threads (default: 4)", and a slice said to be
+        # given again ("-t --tag   Tag to add (repeatable)"): a value, named as the flag, given
+        # after "=" ("--tag sea" in a command named tag is refused by flaggy; "--tag=sea" is not).
+        raw = head.longs[0].lstrip("-").upper()
+        takes_value = head.equals = True
     at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
     several_at_once = at_once is not None
     if at_once is not None:
@@ -1231,6 +1239,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         notes = read_notes(lines)
         required = from_usage.required if from_usage is not None else \
             notes.required if unsaid else not head.startswith("[")
+        # flaggy writes every operand in brackets, "[source]", and says "(Required)" of the ones that are.
+        required = required or notes.required
         choices = choices or notes.choices  # clap: "[possible values: a, b]"
         kind = _positional_type(name, text, choices)
         if typed is not None and typed != "string" and not choices:

@@ -359,3 +359,24 @@ def test_operands_a_usage_line_alone_writes_after_dashes_are_given_there_and_not
         assert out["verbose"] == given.get("verbose", 0)
     with pytest.raises(ValueError, match="would be read as an option"):
         schema.to_argv({"src": "-s", "cmd": ["ls"]})
+
+
+def test_flaggys_flags_whose_help_shows_no_value_take_the_values_their_defaults_and_notes_say() -> None:
+    # flaggy prints no value placeholder ("-w --workers   Number of worker threads (default: 4)"):
+    # every flag was a switch, and a slice "said repeatable" a counter, so "--filter" took the next
+    # flag for its value and no value could ever be given; "[source] ... (Required)" was optional.
+    program = _go("flaggy", "integrii/flaggy", "golang-github-integrii-flaggy-dev")
+    tree = {command.path: command for command in describe_tree(_help_runner(program), "flgy")}
+    assert set(tree) == {("resize",), ("tag",)}, tree.keys()
+    resize = build_tool_schema(tree[("resize",)].description)
+    assert resize.input_schema["required"] == ["source"]
+    parsed = _run_sub(program, ["resize"], resize.to_argv(
+        {"source": "a.png", "dest": "b.png", "width": 800, "scale": 0.5, "filter": "nearest", "keep_aspect": True,
+         "workers": 2}))
+    assert {key: parsed[key] for key in ("source", "dest", "width", "scale", "filter", "keep_aspect", "workers")} == {
+        "source": "a.png", "dest": "b.png", "width": 800, "scale": 0.5, "filter": "nearest", "keep_aspect": True,
+        "workers": 2}
+    tag = build_tool_schema(tree[("tag",)].description)
+    parsed = _run_sub(program, ["tag"], tag.to_argv({"file": "f.png", "tag": ["sea", "sky"], "id": ["3", "4"],
+                                                     "ttl": "5s"}))
+    assert (parsed["file"], parsed["tags"], parsed["ids"], parsed["ttl"]) == ("f.png", ["sea", "sky"], [3, 4], "5s")

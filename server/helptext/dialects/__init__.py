@@ -21,6 +21,7 @@ from .commander import Commander
 from .cxxopts import Cxxopts
 from .docopt import Docopt
 from .fire import Fire
+from .flaggy import Flaggy
 from .generic import Generic
 from .gflags import Gflags
 from .gnu import Gnu
@@ -36,9 +37,9 @@ from .urfave import Urfave
 from .yargs import Yargs
 
 DIALECTS: tuple[Dialect, ...] = (
-    Fire(), Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(), Llvm(),
-    Cli11(), Cxxopts(), Boost(), Cmake(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(), Commander(),
-    Yargs(), Argh(), Generic(),
+    Fire(), Flaggy(), Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(),
+    Llvm(), Cli11(), Cxxopts(), Boost(), Cmake(), Picocli(), JCommander(), Gflags(), Gnu(), GoFlag(), Docopt(),
+    Commander(), Yargs(), Argh(), Generic(),
 )
 
 
