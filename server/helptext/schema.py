@@ -353,6 +353,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             required.append(name)
         attached: Literal["long", "spaced", "short", "go", "apart"] = "go" if go else (
             "apart" if desc.dialect in _ONLY_APART
+            else "long" if opt.long and desc.dialect in _ONLY_AFTER_EQUALS
             else "spaced" if opt.value_spaced and (not opt.value_optional or desc.dialect in _OPTIONAL_VALUE_APART)
             else "long" if opt.long else "short")
         bare = opt.value_optional and kind in ("value", "list")
@@ -445,6 +446,10 @@ def _named_after_dashes(usage: str) -> set[str]:
 _VALUES_UP_TO_A_FLAG = frozenset({"clap"})
 # Where a value is only ever the next word, whatever it starts with: argh refuses "--level=-3".
 _ONLY_APART = frozenset({"argh"})
+# Where a value is always given after "=": go-arg prints a list ("--id ID", an []int) as it
+# prints one value, and a list takes every word up to the next flag, a subcommand's name too
+# ("--id 7 fetch": "fetch" is no int); "--id=7" is one value, of either.
+_ONLY_AFTER_EQUALS = frozenset({"goarg"})
 # Where a value that may be left out is given as a word of its own ("--help-command-list file"):
 # getopt takes one only after "=", clap, argparse and click either way, CMake only apart.
 _OPTIONAL_VALUE_APART = frozenset({"cmake"})

@@ -380,3 +380,13 @@ def test_flaggys_flags_whose_help_shows_no_value_take_the_values_their_defaults_
     parsed = _run_sub(program, ["tag"], tag.to_argv({"file": "f.png", "tag": ["sea", "sky"], "id": ["3", "4"],
                                                      "ttl": "5s"}))
     assert (parsed["file"], parsed["tags"], parsed["ids"], parsed["ttl"]) == ("f.png", ["sea", "sky"], [3, 4], "5s")
+
+
+def test_a_go_arg_list_before_a_subcommand_takes_its_value_not_the_subcommands_name() -> None:
+    # IDs []int `arg:"--id"`, printed "[--id ID]" as a single value is: "--id 7 get k" gave "get"
+    # to the list ("parsing \"get\": invalid syntax"), so every call giving an id failed.
+    program = _go("goargsub", "alexflint/go-arg", "golang-github-alexflint-go-arg-dev")
+    tree = {command.path: command for command in describe_tree(_help_runner(program), "ga")}
+    get = build_tool_schema(tree[("get",)].description)
+    parsed = _run_sub(program, ["get"], get.to_argv({"store": "s.db", "id": "7", "key": "k", "workers": 2}))
+    assert (parsed["IDs"], parsed["Store"], parsed["Workers"], parsed["Get"]["Key"]) == ([7], "s.db", 2, "k")

@@ -29,6 +29,7 @@ type Args struct {
 	Nocache bool     `arg:"--no-cache" help:"disable the cache"`
 	Header  []string `arg:"-H,separate" help:"header to send"`
 	Env     string   `arg:"env:GA_ENV" help:"environment"`
+	IDs     []int    `arg:"--id" help:"numeric ids"`
 }
 
 func (Args) Description() string { return "ga is a go-arg key/value tool" }
