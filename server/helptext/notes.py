@@ -19,6 +19,9 @@ _DEFAULT = (
     compiled(r"\[default (\"[^\"]*\"|[^\[\]]*)\]"),
     compiled(r"\(choices:[^()]*?,\s*default:\s*+(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
     compiled(r"\(values:[^()]*?;\s*default:\s*+([^()]*)\)"),  # swift-argument-parser's, after a semicolon
+    # The same note in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch.
+    compiled(r"[(\[](?:Standard|Vorgabe|Voreinstellung|par d[ée]faut|d[ée]faut|por defecto|predeterminado|"
+             r"padr[ãa]o|predefinito|standaard)\s*:\s*+((?:\"[^\"]*\"|[^()\[\]\"])*)[)\]]", re.IGNORECASE),
 )
 _CHOICES = (
     compiled(r"\[possible values\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),

@@ -271,6 +271,10 @@ def _render_option(param: Param, value: Any) -> list[str]:
             out.extend([param.flag, text])  # as the help writes it; "-5" after "=", or it reads as a flag
         elif param.attached == "spaced" and _SHORT.fullmatch(param.flag):
             out.append(param.flag + text)  # "-n-5": getopt's way for a short option's value
+        elif param.attached == "spaced" and _SINGLE_DASH_LONG.fullmatch(param.flag):
+            # "-rotate -90": ImageMagick's and ffmpeg's kind of parser takes the next word whatever
+            # it is, and refuses "-rotate=-90" (Go's flag package takes either).
+            out.extend([param.flag, text])
         else:
             out.append(f"{param.flag}={text}")
     return out
@@ -288,6 +292,7 @@ def _dashless(name: str, items: list[Any]) -> list[str]:
 
 _NUMBER = compiled(r"-\d+(?:\.\d+)?")
 _SHORT = compiled(r"-[^-]")
+_SINGLE_DASH_LONG = compiled(r"-[A-Za-z][\w-]+")
 
 
 def _whole(value: Any) -> Any:

@@ -1166,3 +1166,14 @@ def test_a_flag_nested_in_a_group_and_another_programs_form_under_the_usage():
     assert [positional.name for positional in described.positionals] == ["source_file", "target_file", "target_dir"]
     schema = build_tool_schema(described)
     assert schema.to_argv({"s": True, "F": True, "source_file": ["a"], "target_file": "b"}) == ["-s", "-F", "a", "b"]
+
+
+def test_a_single_dash_long_options_value_starting_with_a_dash_goes_apart_and_defaults_in_german_are_read():
+    # An ImageMagick-style help in German ("-rotate GRAD  ... (Standard: 0)"): "-rotate=-90" was
+    # written, which such parsers refuse ("-rotate -90" they take), and no default was read.
+    text = (Path(__file__).parent / "framework_texts" / "handwritten" / "imagemagick-style-de.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text))
+    assert schema.to_argv({"rotate": -90, "label": "-x", "eingabe": "a.png", "ausgabe": "b.png"})[:4] == [
+        "-rotate", "-90", "-label", "-x"]
+    assert (schema.input_schema["properties"]["quality"]["default"],
+            schema.input_schema["properties"]["format"]["default"]) == (85, "png")
