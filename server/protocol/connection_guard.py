@@ -199,6 +199,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     peer: str = ""
     head_bytes = 0  # of the request head being read, while it is not whole
     head_parsed = 0  # of the request line and headers the parser has given, whole or in pieces
+    requests_completed = 0  # requests whose whole message was read
     discarding = False  # answered 431: what the client still sends is dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -226,8 +227,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         if self.parser is None:
             return
+        # Only a read that went wholly to a head still incomplete is counted as head: one that
+        # ended a request (its body) and began the next (pipelined) holds more than the head,
+        # and a 100 KB body followed by 20 bytes of the next request was answered 431. The
+        # parser's own count (``_head_past_limit``) bounds every head whose lines end.
+        continuing = self in self.guard.awaiting_head
+        completed = self.requests_completed
         super().data_received(data)
-        if self in self.guard.awaiting_head:  # the head is not complete yet: count it
+        if continuing and self.requests_completed == completed and self in self.guard.awaiting_head:
             self.head_bytes += len(data)
             if self.head_bytes > self.guard.limits.max_head_bytes and not self.transport.is_closing():
                 self.guard.head_too_large(self)
@@ -272,6 +279,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().on_body(body)
 
     def on_message_complete(self) -> None:
+        self.requests_completed += 1
         if self.discarding:
             return
         self.guard.body_done(self)

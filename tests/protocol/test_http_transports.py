@@ -428,6 +428,24 @@ async def test_a_head_past_the_limit_that_comes_in_one_piece_is_answered_431_and
                        b"HTTP/1.1 431 Request Header Fields Too Large"]
 
 
+async def test_a_large_body_read_with_the_start_of_the_next_request_is_no_head_past_the_limit(base_url: str) -> None:
+    # A 100 KB initialize and the first bytes of the next request, in one write on a kept-alive
+    # connection: the whole read was counted as the next request's head, and answered 431.
+    host, port = base_url.removeprefix("http://").split(":")
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "x" * 100_000, "version": "1"}}}).encode()
+    head = (f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    with anyio.fail_after(30):
+        async with await anyio.connect_tcp(host, int(port)) as stream:
+            await stream.send(head + body + b"GET /healthz HTTP/1.1\r\nHo")
+            answer = b""
+            while b"\r\n" not in answer:
+                answer += await stream.receive()
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
 async def test_a_client_that_goes_away_while_sending_a_body_leaves_no_error_in_the_log(
     base_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
