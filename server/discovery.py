@@ -653,7 +653,8 @@ class Discovery:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(entry["skipped"])), from_cache=True)
         module = tool_name_for(path)
         spec = module_spec_from(module, entry.get("description") or {})
-        notes = tuple(f"{module}: refused {redact_text(reason)}" for reason in spec.refused)
+        notes = (*(f"{module}: refused {redact_text(reason)}" for reason in spec.refused),
+                 *(f"{module}: {redact_text(note)}" for note in spec.notes))
         if not spec.tools:
             return FileOutcome(path, sha, skipped=SkippedFile(path, NO_TOOL_REASON + spec.reason_skipped),
                                notes=notes)

@@ -40,10 +40,17 @@ class ModuleSpec:
     tier: PermissionTier | None
     long_running: bool
     has_cli_main: bool
+    # What was read otherwise than written, the tools served all the same (keys ignored, a
+    # description cut): no refusal, but the author should know.
+    notes: tuple[str, ...] = ()
 
     @property
     def reason_skipped(self) -> str:
         return "; ".join(self.refused) or "get_tool_schemas() returned no tools"
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
 
 
 # Keywords through which a schema's properties may come from subschemas.
@@ -52,13 +59,14 @@ _COMPOSING = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "dependent
 def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     """Reads a worker's description of ``module``; never raises for what the module says."""
     refused: list[str] = []
+    said: list[str] = []
     tools: list[PythonToolSpec] = []
     seen: set[str] = set()
     functions = set(description.get("functions") or ())
     has_dispatch = bool(description.get("has_dispatch"))
     problems = list(description.get("schema_problems") or ())
     for index, item in enumerate(description.get("schemas") or ()):
-        spec = _tool_spec(module, index, item, refused, problems[index] if index < len(problems) else None)
+        spec = _tool_spec(module, index, item, refused, problems[index] if index < len(problems) else None, said)
         if spec is None:
             continue
         if spec.name in seen:
@@ -77,7 +85,8 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     if not isinstance(long_running, bool):
         refused.append(f"LONG_RUNNING = {long_running!r} is not True or False; treated as False")
         long_running = False
-    return ModuleSpec(module, tuple(tools), tuple(refused), tier, long_running, bool(description.get("has_cli_main")))
+    return ModuleSpec(module, tuple(tools), tuple(refused), tier, long_running, bool(description.get("has_cli_main")),
+                      tuple(said))
 
 
 # What a schema may call its input schema: the convention's name, MCP's (a definition copied
@@ -91,7 +100,8 @@ def input_schema_of(item: Mapping[str, Any]) -> Any:
     return next((item[key] for key in INPUT_SCHEMA_KEYS if key in item), None)
 
 
-def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: str | None) -> PythonToolSpec | None:
+def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: str | None,
+               said: list[str]) -> PythonToolSpec | None:
     if not isinstance(item, Mapping):
         refused.append(f"schema #{index + 1} is a {type(item).__name__}, not a dict")
         return None
@@ -105,15 +115,15 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         return None
     named = [key for key in INPUT_SCHEMA_KEYS if key in item]
     if len(named) > 1:
-        refused.append(f"{name!r}: its input schema is given as both {named[0]!r} and {named[1]!r}; "
-                       f"{named[0]!r} is used")
+        said.append(f"{name!r}: its input schema is given as both {named[0]!r} and {named[1]!r}; "
+                    f"{named[0]!r} is used")
     unknown = sorted(str(key) for key in item if key not in _KNOWN_KEYS)
     if unknown:
         # Dropped with nothing said, a misspelt "input_shema" served a tool taking nothing.
-        refused.append(f"{name!r}: {', '.join(repr(key) for key in unknown)} ignored (a schema is read for "
-                       "'name', 'description' and 'input_schema')")
+        said.append(f"{name!r}: {', '.join(repr(key) for key in unknown)} ignored (a schema is read for "
+                    "'name', 'description' and 'input_schema', or 'inputSchema' or 'parameters' for it)")
     if "description" in item and not isinstance(item["description"], str):
-        refused.append(f"{name!r}: its description is a {type(item['description']).__name__}, not text; ignored")
+        said.append(f"{name!r}: its description is {_a(type(item['description']).__name__)}, not text; ignored")
     schema = input_schema_of(item)
     if schema is None:
         schema = EMPTY_SCHEMA
@@ -134,6 +144,6 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         schema["unevaluatedProperties" if composed else "additionalProperties"] = False
     description, cut = bounded_description(item["description"] if isinstance(item.get("description"), str) else "")
     if cut:
-        refused.append(f"{name!r}: its description is {len(item['description']):,} characters; the first "
-                       f"{MAX_DESCRIPTION_CHARS:,} are served")
+        said.append(f"{name!r}: its description is {len(item['description']):,} characters; it is served cut "
+                    f"to {MAX_DESCRIPTION_CHARS:,}")
     return PythonToolSpec(name, description, schema)

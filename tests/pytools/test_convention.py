@@ -321,8 +321,10 @@ async def test_mcps_input_schema_spelling_is_read_and_keys_not_read_are_said(
         answered = await client.call_tool("weather_now", {"city": "Oslo"})
     assert listed["weather_now"].input_schema["required"] == ["city"]
     assert answered.is_error is False and answered.content[0].text == "sunny in Oslo"  # type: ignore[union-attr]
-    assert "'weather_typo': 'input_shema', 'outputSchema' ignored (a schema is read for 'name', 'description' and " \
-        "'input_schema')" in "\n".join(app.keeper.notes())
+    notes = "\n".join(app.keeper.notes())
+    assert "weather: 'weather_typo': 'input_shema', 'outputSchema' ignored (a schema is read for 'name', " \
+        "'description' and 'input_schema', or 'inputSchema' or 'parameters' for it)" in notes
+    assert "refused 'weather_typo'" not in notes  # it is served
 
 
 async def test_a_module_that_starts_a_thread_that_is_no_daemon_as_it_is_imported_is_served(
@@ -359,5 +361,5 @@ async def test_a_description_of_a_megabyte_is_cut_and_said_to_be(make_settings: 
     assert description.startswith("Counts words. blah") and description.endswith(" [...]")
     assert len(description) <= 8000
     assert len(found.content[0].text) < 40_000  # type: ignore[union-attr]
-    assert "'wordy': its description is 1,000,014 characters; the first 8,000 are served" in \
+    assert "wordy: 'wordy': its description is 1,000,014 characters; it is served cut to 8,000" in \
         "\n".join(app.keeper.notes())
