@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TextIO, TypeVar
 
 import typer
 
@@ -21,6 +21,7 @@ from toolbay import __version__
 from toolbay.cli_running import console, plain, say
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
+from toolbay.control_chars import shown
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
@@ -270,22 +271,30 @@ def call(
         # The call was refused before the tool ran (arguments, scopes, limits): bad input,
         # said on stderr with exit 2 as every such error of the CLI. A tool that ran and failed
         # says what it said on stderr too, with exit 1.
-        sys.stderr.write(result.text if result.text.endswith("\n") else result.text + "\n")
+        _write(sys.stderr, result.text)
         raise typer.Exit(2)
     if result.text:
         # A failure's text (what went wrong, the tool's stderr) is no result: on stderr, so
         # that ``out=$(toolbay call ...)`` never takes it for one.
-        shown = sys.stderr if result.is_error else sys.stdout
-        shown.write(result.text if result.text.endswith("\n") else result.text + "\n")
+        _write(sys.stderr if result.is_error else sys.stdout, result.text)
     # What the tool printed or wrote to stderr beside its result (an author's debugging output):
     # on stderr, so that stdout stays the result. A failure's text carries its stderr already.
     for key, said in (("printed", "printed"), ("stderr", "wrote to stderr")):
         extra = result.meta.get(key)
         if isinstance(extra, str) and extra.strip() and not (key == "stderr" and result.is_error) \
                 and extra != result.text:
-            sys.stderr.write(f"toolbay: {tool} {said}:\n{extra if extra.endswith(chr(10)) else extra + chr(10)}")
+            _write(sys.stderr, f"toolbay: {tool} {said}:\n{extra}")
     if result.is_error:
         raise typer.Exit(1)
+
+
+def _write(stream: TextIO, text: str) -> None:
+    """A tool's text, ending its line; its control characters written as escapes where a
+    terminal shows it (an escape sequence in a module's error set the window's title and
+    cleared the screen), as written where it goes on to a file or a program."""
+    if stream.isatty():
+        text = shown(text)
+    stream.write(text if text.endswith("\n") else text + "\n")
 
 
 @app.command()

@@ -151,3 +151,27 @@ def test_list_and_search_on_a_terminal_show_progress_while_tools_are_described(
     _, seen = _interrupted_when_seen(process, master, b"describing tools")
     hidden = seen.rfind(b"\x1b[?25l")
     assert hidden >= 0 and b"\x1b[?25h" in seen[hidden:], seen[-400:]  # the cursor is given back
+
+
+def test_a_tools_escape_sequences_are_shown_on_a_terminal_and_passed_on_to_a_pipe(tmp_path: Path) -> None:
+    # toolbay call wrote a module's error raw to the terminal: its "\x1b]0;...\x07" set the
+    # window's title and "\x1b[2J" cleared the screen.
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "rude.py").write_text(
+        "def get_tool_schemas():\n    return [{'name': 'rude', 'description': 'Fails rudely.'}]\n"
+        "def rude():\n    print('\\x1b]0;owned\\x07 printed')\n    raise RuntimeError('\\x1b[2J cleared')\n",
+        encoding="utf-8")
+    argv = ("call", "rude", "--extensions", str(folder), "--data-dir", str(tmp_path / "data"))
+    process, master = _on_a_terminal(*argv)
+    seen = bytearray()
+    try:
+        _read_until(master, b"cleared", seen)
+        process.wait(timeout=PATIENCE_S)
+        _drain(master, seen)
+    finally:
+        os.close(master)
+    assert b"\x1b]0;" not in seen and b"\x1b[2J" not in seen, bytes(seen)
+    assert b"\\x1b[2J cleared" in seen
+    piped = subprocess.run([sys.executable, "-m", "toolbay", *argv], capture_output=True, cwd=REPO_ROOT, check=False)
+    assert b"\x1b[2J cleared" in piped.stderr  # as the tool wrote it, for whatever reads it
