@@ -305,10 +305,10 @@ def search(
         "--limit", "-k", metavar="K", min=1,
         help="At most this many tools: for a QUERY 5 by default, as search_tools, and 20 at most; "
         "for --catalog 10 by default.")] = None,
-    catalog: Annotated[Path | None, typer.Option(
+    catalog: Annotated[str | None, typer.Option(
         "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools (- reads "
         "standard input).")] = None,
-    queries: Annotated[Path | None, typer.Option(
+    queries: Annotated[str | None, typer.Option(
         "--queries", metavar="QUERIES.jsonl", help='With --catalog: one {"id", "query"} a line (- reads standard '
         'input).')] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
@@ -330,13 +330,16 @@ def search(
             say("toolbay: --catalog reads no folder and no configuration: leave out --extensions, --data-dir and "
                 "--config (--semantic turns meaning on)")
             raise typer.Exit(2)
-        if str(catalog) == str(queries) == "-":
+        from toolbay.search.batch import STDIN, SearchInputError, read_catalog, read_queries, record_line, run_batch
+
+        if catalog == queries == STDIN:
             say("toolbay: only one of --catalog and --queries can be - (standard input)")
             raise typer.Exit(2)
-        from toolbay.search.batch import SearchInputError, read_catalog, read_queries, record_line, run_batch
-
+        # Exactly "-" is standard input; "./-" is a file of that name (a Path would read both as "-").
+        tools_from, queries_from = (None if name == STDIN else Path(name) for name in (catalog, queries))
         try:
-            definitions, asked = read_catalog(catalog, warn=lambda text: say(f"toolbay: {text}")), read_queries(queries)
+            definitions, asked = (read_catalog(tools_from, warn=lambda text: say(f"toolbay: {text}")),
+                                  read_queries(queries_from))
         except SearchInputError as exc:
             say(f"toolbay: {exc}")
             raise typer.Exit(2) from None

@@ -27,7 +27,7 @@ from toolbay.search.documents import definition_from_mcp
 from toolbay.search.index import SearchIndex, SearchOutcome
 from toolbay.words import ToolDefinition
 
-# The name that reads standard input in place of a file.
+# How standard input is named in place of a file, on the command line and in messages.
 STDIN = "-"
 
 
@@ -35,11 +35,12 @@ class SearchInputError(ToolbayError):
     """A catalog or query file that cannot be read as documented; says which line and why."""
 
 
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of every non-blank line of ``path``; ``-`` is standard input
-    (queries piped in from another program)."""
+def read_jsonl(source: Path | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line of the file ``source``, or of standard
+    input where it is None (queries piped in from another program)."""
+    path = STDIN if source is None else source
     try:
-        handle = os.fdopen(os.dup(sys.stdin.fileno()), "rb") if str(path) == STDIN else path.open("rb")
+        handle = os.fdopen(os.dup(sys.stdin.fileno()), "rb") if source is None else source.open("rb")
     except (OSError, ValueError, AttributeError) as exc:  # no standard input at all
         raise SearchInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     with handle:
@@ -94,13 +95,15 @@ def _finite(text: str) -> float:
     return value
 
 
-def read_catalog(path: Path, warn: Callable[[str], None] | None = None) -> list[ToolDefinition]:
-    """The tools of ``path``. A name given again replaces the earlier definition (a server lists
-    a name once); ``warn`` hears how many names were given twice, and the first of them."""
+def read_catalog(source: Path | None, warn: Callable[[str], None] | None = None) -> list[ToolDefinition]:
+    """The tools of ``source`` (None: standard input). A name given again replaces the earlier
+    definition (a server lists a name once); ``warn`` hears how many names were given twice,
+    and the first of them."""
+    path = STDIN if source is None else source
     definitions: dict[str, ToolDefinition] = {}
     lines: dict[str, int] = {}
     again: list[tuple[str, int, int]] = []
-    for number, tool in read_jsonl(path):
+    for number, tool in read_jsonl(source):
         try:
             definition = definition_from_mcp(_as_mcp_tool(tool))
         except ValueError as exc:
@@ -126,10 +129,12 @@ def _as_mcp_tool(tool: dict[str, Any]) -> dict[str, Any]:
     return tool
 
 
-def read_queries(path: Path) -> list[tuple[Any, str]]:
-    """(id as given, text) of each query; a query without an id is named by its line number."""
+def read_queries(source: Path | None) -> list[tuple[Any, str]]:
+    """(id as given, text) of each query of ``source`` (None: standard input); a query without
+    an id is named by its line number."""
+    path = STDIN if source is None else source
     queries: list[tuple[Any, str]] = []
-    for number, record in read_jsonl(path):
+    for number, record in read_jsonl(source):
         query = record.get("query")
         if not isinstance(query, str):
             raise SearchInputError(f"{path}:{number}: a query needs a string 'query'")

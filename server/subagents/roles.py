@@ -53,6 +53,15 @@ _BASE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoad
 RESERVED_ARGUMENTS = frozenset({"task"})
 
 
+class _KeyTwice(yaml.YAMLError):
+    """A key written twice in one mapping, and the line of its second writing (from 0, in the
+    front matter)."""
+
+    def __init__(self, key: object, line: int) -> None:
+        super().__init__(key, line)
+        self.key, self.line = key, line
+
+
 class _RoleLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
     """YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off as
     booleans, so ``choices: [yes, off]`` came back as True and False, and the author's ``yes``
@@ -65,8 +74,7 @@ class _RoleLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, str | int | float | bool) and key in seen:  # hashable plain keys
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key!r} is written twice in one mapping", key_node.start_mark)
+                raise _KeyTwice(key, key_node.start_mark.line)
             if isinstance(key, str | int | float | bool):
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
@@ -122,7 +130,7 @@ class _Limits(BaseModel):
 
     # Strict: ``turns: true`` was read as 1 turn and ``time_s: "60"`` as a number.
     turns: int | None = Field(None, ge=1, le=200, strict=True)
-    time_s: float | None = Field(None, gt=0, le=24 * 3600, strict=True)
+    time_s: float | None = Field(None, gt=0, le=24 * 3600, strict=True, allow_inf_nan=False)
 
 
 class _FrontMatter(BaseModel):
@@ -224,6 +232,10 @@ def parse_role(path: str, text: str) -> Role:
             # hundreds of megabytes once read (and a server that stopped answering meanwhile).
             raise RoleFileError(path, "front matter uses a YAML alias (*name): write each value out instead")
         data = yaml.load(front_matter, Loader=_YAML_LOADER)  # a safe loader: plain data only
+    except _KeyTwice as twice:
+        # Its line in the file: the front matter begins on the file's second line.
+        raise RoleFileError(path, f"front matter: the key {twice.key!r} is written twice (again on line "
+                                  f"{twice.line + 2})") from None
     except yaml.YAMLError as exc:
         raise RoleFileError(path, "front matter is not valid YAML: " + " ".join(str(exc).split())) from None
     if not isinstance(data, dict):

@@ -94,8 +94,10 @@ Use {{key}}.
     ("---\nname: x\ndescription: d\nlimits: {turns: true}\n---\nbody\n", "limits.turns: Input should be a valid int"),
     ("---\nname: x\ndescription: d\nlimits: {time_s: '60'}\n---\nbody\n", "limits.time_s: Input should be a valid num"),
     # PyYAML kept the last of a key written twice: the first list of tools was dropped unsaid.
-    ("---\nname: x\ndescription: d\ntools: [a]\ntools: [b]\n---\nbody\n", "the key 'tools' is written twice"),
+    ("---\nname: x\ndescription: d\ntools: [a]\ntools: [b]\n---\nbody\n",
+     "front matter: the key 'tools' is written twice (again on line 5)"),
     ("---\nname: x\ndescription: d\narguments: [{name: a, name: b}]\n---\n{{b}}\n", "the key 'name' is written twice"),
+    ("---\nname: x\ndescription: d\nlimits: {time_s: .nan}\n---\nbody\n", "limits.time_s: Input should be a finite"),
     ("---\nname: x\ndescription: d\n---\n\n", "role prompt"),
     ("---\nname: x\ndescription: d\n---\nUse {{missing}}.\n", "placeholder {{missing}} names no declared argument"),
     ("---\nname: x\ndescription: d\narguments: [{name: a}, {name: a}]\n---\n{{a}}\n", "declared twice"),

@@ -71,6 +71,11 @@ def test_either_file_may_be_standard_input_but_not_both(tmp_path: Path) -> None:
     assert answers == [from_files.stdout] * 2 and from_files.stdout.count("\n") == len(QUERIES)
     both = runner.invoke(app, ["search", "--catalog", "-", "--queries", "-"], input="")
     assert both.exit_code == 2 and "only one of --catalog and --queries can be -" in both.output
+    # "./-" is a file of that name, not standard input.
+    write_jsonl(tmp_path / "-", QUERIES)
+    named = subprocess.run([sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries", "./-",
+                            "--limit", "2"], input="", capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert named.stdout == from_files.stdout, named.stderr
 
 
 def test_a_bad_catalog_line_is_named_and_nothing_is_printed(tmp_path: Path) -> None:
