@@ -24,6 +24,7 @@ from toolbay.handlers.base import Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
 from toolbay.helptext.places import inside_a_document
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
+from toolbay.wasm.errors import INVALID_EXIT_STATUS
 from toolbay.wasm.progress import ProgressForwarder
 from toolbay.wasm.quick import QuickRunRecord
 from toolbay.words import CallContext, ToolDefinition, ToolResult
@@ -381,7 +382,12 @@ def tool_result_from_run(tool: str, result: RunResult, limits: SandboxLimits) ->
             if omitted:
                 meta["structured_omitted"] = omitted
         return ToolResult(text="\n".join([text, *notes["stdout"]]), structured=structured, meta=meta)
-    if result.trap is not None:
+    if result.trap == INVALID_EXIT_STATUS:
+        # It ended as it meant to, with a failure's status above 125 (git's 129 for a usage
+        # error), which WASI cannot pass on: no stop, and what it wrote says why.
+        meta["trap"] = result.trap
+        headline = f"{tool} failed with an exit code above 125 (WASI passes 0 to 125 only)."
+    elif result.trap is not None:
         meta["trap"] = result.trap
         headline = f"{tool} was stopped: {result.trap}."
     else:

@@ -85,6 +85,15 @@ async def test_a_non_zero_exit_is_an_error_naming_the_code_and_stderr(runtime: W
     assert result.meta["exit_code"] == 4 and result.structured is None
 
 
+async def test_an_exit_code_above_125_is_a_failure_the_program_said_not_a_stop(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    # git exits 129 on a usage error; WASI passes 0 to 125 only, so wasmtime refuses the status:
+    # "was stopped: exited with an invalid status" read as if something had killed it.
+    result = await call(make(runtime, program("exitcode"), "exitcode"), {"code": 129, "message": "usage: ..."})
+    assert result.is_error and "was stopped" not in result.text
+    assert result.text.startswith("exitcode failed with an exit code above 125 (WASI passes 0 to 125 only).")
+    assert "usage: ..." in result.text
+
+
 async def test_a_trap_is_an_error_naming_the_reason(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
     result = await call(make(runtime, program("trap"), "trap"), {})
     assert result.is_error and "wasm trap: unreachable" in result.text
