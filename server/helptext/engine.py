@@ -55,6 +55,7 @@ class Rules(NamedTuple):
     nargs_dots: bool = False  # click: "INTEGER..." is nargs=N after one flag, "<TEXT FLOAT>..." a tuple
     author_after_version: bool = False  # clap 2 and 3: "name version", then the author's line, then the about
     value_from_default: bool = False  # flaggy shows no value: a default but true or false says one is taken
+    counter_takes_count: bool = False  # kong: a counter is "--verbose=INT", its count given after "=" once
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
@@ -740,6 +741,11 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         default = _flag_default(default, head.longs[0] if head.longs else None,
                                 head.negations[0] if head.negations else None)
     repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
+    if rules.counter_takes_count and repeatable and not head.repeat_marker and not is_repeat_type(raw) \
+            and kind == "integer":
+        # kong's counter, "-v, --verbose=INT  Verbosity (repeatable)": "--verbose=2" is a count of
+        # 2, and "--verbose=1 --verbose=1" a count of 1 (each sets it): one count, not a list.
+        repeatable = False
     per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and not several_at_once else 1
     if tuple_types:
         # Given again for more (a tuple option is mostly ``multiple=True``, and click keeps the

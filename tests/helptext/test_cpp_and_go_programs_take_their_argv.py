@@ -314,6 +314,12 @@ def test_kongs_commands_nested_in_groups_are_each_a_tool_that_takes_its_argument
     parsed = json.loads(done.stdout)
     assert parsed["command"] == "db migrate up <steps> <dir>"
     assert parsed["cli"]["Db"]["Migrate"]["Up"] == {"Steps": 3, "Dir": "m"}
+    # A counter, "-v, --verbose=INT  More output (repeatable).": read as a list of counts, and
+    # "--verbose=1 --verbose=1" counted 1 (each sets it), not 2.
+    ls = build_tool_schema(tree[("ls",)].description)
+    done = subprocess.run([program, "ls", *ls.to_argv({"verbose": 2, "limit": 5})], capture_output=True, text=True,
+                          timeout=60)
+    assert json.loads(done.stdout)["cli"]["Ls"]["Verbose"] == 2, (done.stdout, done.stderr)
     # An optional operand of several words, listed "[<notes> ...]": its description was lost.
     down = build_tool_schema(tree[("db", "migrate", "down")].description)
     assert down.input_schema["properties"]["notes"]["description"] == "Notes to record."

@@ -27,7 +27,7 @@ class Kong(Dialect):
         mark(r"^Usage: \S+(?: \S+)* \[flags\]$", 1.0),
         mark(r"^Arguments:$", 0.5),
     )
-    rules = Rules(default_as_value_name=True)
+    rules = Rules(default_as_value_name=True, counter_takes_count=True)
 
     def parse(self, text: str) -> HelpDescription:
         return parse_text(_LIST.sub(r"=\1...", _commands_below(text)), self.rules, self.name)

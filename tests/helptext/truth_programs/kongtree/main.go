@@ -26,7 +26,7 @@ type CLI struct {
 		Label   []string `short:"l" help:"Labels to match."`
 		Ratio   float64  `help:"Ratio."`
 		Limit   int      `required:"" help:"Maximum entries."`
-		Verbose int      `type:"counter" short:"v" help:"More output."`
+		Verbose int      `type:"counter" short:"v" help:"More output (repeatable)."`
 		Path    string   `arg:"" optional:"" help:"Path to list."`
 	} `cmd:"" help:"List paths."`
 
