@@ -715,7 +715,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if default is None and choices and (last := _LAST_BRACKETED.search(join_description(description_lines))) \
             and last.group(1) in choices:
         default = last.group(1)  # valgrind: "--leak-check=no|summary|full  search for memory leaks at exit?  [summary]"
-    if rules.default_as_value_name and head.equals and raw and default is None and not _VALUE_NAME.fullmatch(raw):
+    if rules.default_as_value_name and head.equals and raw and not _VALUE_NAME.fullmatch(raw) \
+            and (default is None or default == raw.strip('"')):  # kong's "--limit=100  ... (default: 100)"
         # kingpin writes a flag's default where its value's name would be: "--retries=3",
         # '--server="127.0.0.1"', "--color=auto" (a name is in capitals: "--image=IMAGE").
         default = raw.strip('"')

@@ -1177,3 +1177,12 @@ def test_a_single_dash_long_options_value_starting_with_a_dash_goes_apart_and_de
         "-rotate", "-90", "-label", "-x"]
     assert (schema.input_schema["properties"]["quality"]["default"],
             schema.input_schema["properties"]["format"]["default"]) == (85, "png")
+
+
+def test_a_kong_default_written_as_the_value_and_again_in_the_description_types_the_value():
+    # kong's "--limit=100  Maximum rows (default: 100).": the description's note hid that the
+    # "value name" was the default, so the value was named "100" and typed as any text.
+    text = (Path(__file__).parent / "framework_texts" / "kong-0.7.1-kng2.txt").read_bytes()
+    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    assert (properties["limit"]["type"], properties["limit"]["default"]) == ("number", 100)
+    assert (properties["level"]["enum"], properties["level"]["default"]) == (["debug", "info", "warn"], "info")
