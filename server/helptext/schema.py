@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     ParamKind = Literal["flag", "count", "value", "values", "list", "groups", "positional", "positionals", "form"]
 
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
-_HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage"}
+_HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage",
+               # in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch
+               "--hilfe", "--aide", "--ayuda", "--ajuda", "--aiuto", "--hulp"}
 
 
 class Param(NamedTuple):

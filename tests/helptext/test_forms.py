@@ -1177,6 +1177,7 @@ def test_a_single_dash_long_options_value_starting_with_a_dash_goes_apart_and_de
         "-rotate", "-90", "-label", "-x"]
     assert (schema.input_schema["properties"]["quality"]["default"],
             schema.input_schema["properties"]["format"]["default"]) == (85, "png")
+    assert "hilfe" not in schema.input_schema["properties"]  # "-h, --hilfe  diese Hilfe anzeigen": its help
 
 
 def test_a_kong_default_written_as_the_value_and_again_in_the_description_types_the_value():
