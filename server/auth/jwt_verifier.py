@@ -81,6 +81,11 @@ class JwtVerifier:
         return cls(jwks=document, **options)
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        if token.count(".") != 2:
+            # No JWT at all: a tokens file's token (say one just removed from it) tried here after
+            # the file's, which logged "JWT refused: Not enough segments" at every request.
+            logger.debug("not a JWT (a JWT is three parts joined by dots)")
+            return None
         try:
             claims = self.decode(token)
         except jwt.PyJWTError as exc:

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import time
 from pathlib import Path
 
@@ -262,3 +263,12 @@ async def test_a_refused_token_is_asked_about_every_time() -> None:
         with pytest.raises(Unauthenticated):
             await authenticator.identify("http", "tb_bad")
     assert verifier.asked == 2
+
+
+async def test_a_token_that_is_no_jwt_is_refused_without_a_line_at_info(caplog: pytest.LogCaptureFixture) -> None:
+    # With a tokens file and JWTs both configured, a removed file token was tried as a JWT at every
+    # request, each logging "JWT refused: Not enough segments".
+    caplog.set_level(logging.INFO, logger="toolbay.auth.jwt_verifier")
+    assert await hs256_verifier().verify_token("tb_" + "a" * 40) is None
+    assert not [record for record in caplog.records if record.levelno >= logging.INFO], caplog.text
+    assert await hs256_verifier().verify_token("a.b.c") is None and "JWT refused" in caplog.text  # a JWT shaped one is
