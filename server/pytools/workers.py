@@ -488,3 +488,6 @@ class WorkerPool:
         for worker in idle:
             await worker.kill()
             self._count -= 1
+        for retiring in list(self._retiring):  # an idle worker's stop under way: ended, not left to the loop's end
+            with contextlib.suppress(Exception):
+                await retiring
