@@ -151,7 +151,7 @@ class Catalog:
                 else:
                     message = str(DuplicateToolName(name, kept.definition.origin, definition.origin))
                 diagnostics.append(message)
-                logger.warning("%s", message)
+                _warn_once(message)
                 continue
             if owner is None:
                 tools[name] = handler
@@ -161,7 +161,7 @@ class Catalog:
             if (shared := tools.get(name)) is not None:
                 message = _shadowed(name, shared.definition, definition)
                 diagnostics.append(message)
-                logger.warning("%s", message)
+                _warn_once(message)
         sorted_tools = dict(sorted(tools.items()))
         own = {owner: MappingProxyType(dict(sorted(mine.items()))) for owner, mine in personal.items()}
         return cls(tools=MappingProxyType(sorted_tools), skipped=tuple(skipped), diagnostics=tuple(diagnostics),
@@ -286,3 +286,20 @@ class CatalogHolder:
                 except Exception:  # a listener's fault must not stop the swap or the others
                     logger.exception("catalog listener failed")
         return change
+
+
+# Clashes already said at warning: a catalog is built again at every reload, and a clash that
+# stays said itself again each time (at debug from the second time). Bounded: past it, all
+# are said again, as a new server would.
+_SAID: set[str] = set()
+_SAID_AT_MOST = 1000
+
+
+def _warn_once(message: str) -> None:
+    if message in _SAID:
+        logger.debug("%s", message)
+        return
+    if len(_SAID) >= _SAID_AT_MOST:
+        _SAID.clear()
+    _SAID.add(message)
+    logger.warning("%s", message)

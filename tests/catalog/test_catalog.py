@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,13 @@ def test_a_missing_extension_folder_is_said_once_until_it_comes_and_goes(
     scan_files([folder])
     said = [r.getMessage() for r in caplog.records if "does not exist" in r.getMessage()]
     assert said == [f"extension folder {folder} does not exist; skipping it"] * 2
+
+
+def test_a_clash_is_said_at_warning_once_not_at_every_reload(caplog: pytest.LogCaptureFixture) -> None:
+    # A catalog is built again at every reload: the same clash was warned of each time.
+    caplog.set_level(logging.DEBUG, logger="toolbay.catalog")
+    name = f"clash_{uuid.uuid4().hex[:8]}"  # said by no other test in this process
+    for _ in range(3):
+        Catalog.build([_Named(name, "wasm", "wasm:/a/x.wasm"), _Named(name, "wasm", "wasm:/b/x.wasm")])
+    said = [record.levelno for record in caplog.records if name in record.getMessage()]
+    assert said == [logging.WARNING, logging.DEBUG, logging.DEBUG]
