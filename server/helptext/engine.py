@@ -771,7 +771,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         choices=choices if takes_value else (),
         required=head.required_marker or notes.required,
         repeatable=repeatable,
-        description=_SEPARATOR_DASH.sub("", join_description(description_lines), count=1),
+        description=_with_alone(_SEPARATOR_DASH.sub("", join_description(description_lines), count=1), head.alone),
         negation=head.negations[0] if head.negations else None,
         value_optional=head.value_optional and takes_value,
         values_at_once=several_at_once,
@@ -783,6 +783,17 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             else not head.value_optional and _value_apart(entry.head, head.shorts)),
         values_per_flag=per_flag,
     )
+
+
+def _with_alone(description: str, alone: str | None) -> str:
+    """``description``, saying what the flag given without its value stands for, where the
+    help says (pflag's '--mirror string[="fetch"]': the flag alone is a mirror for fetching)."""
+    if not alone:
+        return description
+    said = f"Given alone, the flag means {alone}."
+    if not description:
+        return said
+    return f"{description} {said}" if description[-1] in ".!?" else f"{description}. {said}"
 
 
 def _unmarked_choices(raw: str, default: str | None) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ class Head:
     """Filled in as the head's words are read (a plain class: see ``model``'s note on speed)."""
 
     __slots__ = ("longs", "shorts", "negations", "value", "value_optional", "equals", "repeat_marker",
-                 "required_marker", "rest")
+                 "required_marker", "rest", "alone")
 
     def __init__(self) -> None:
         self.longs: list[str] = []
@@ -32,6 +32,7 @@ class Head:
         self.repeat_marker = False
         self.required_marker = False
         self.rest = ""  # words that were not part of the head (single-space descriptions)
+        self.alone: str | None = None  # what the flag given without its value stands for (pflag's '[="fetch"]')
 
 
 def tokens_of(head: str) -> list[str]:
@@ -237,13 +238,14 @@ def _one_bracket(word: str) -> bool:
 # pflag's flag whose value may be left off (cobra's NoOptDefVal): "--color string[=\"always\"]",
 # its type, then the value the flag alone stands for. A value given goes after "=".
 # (A type in lower case, apart from the name: systemd's "--setenv=NAME[=VALUE]" is one value.)
-_TYPE_WITH_VALUE_ALONE = re.compile(r"([a-z]\w*)\[=[^\[\]]*\]")
+_TYPE_WITH_VALUE_ALONE = re.compile(r"([a-z]\w*)\[=([^\[\]]*)\]")
 
 
 def _set_value(result: Head, values: list[str]) -> None:
     if len(values) == 1 and not result.equals and (alone := _TYPE_WITH_VALUE_ALONE.fullmatch(values[0])) is not None:
         # "--color never" left "never" an operand (rc 0, the color "always"): "--color=never".
         result.value_optional = result.equals = True
+        result.alone = alone.group(2) or None
         values = [alone.group(1)]
     text = " ".join(values)
     if text.endswith("...") or text.lower().startswith("<list["):

@@ -1187,3 +1187,11 @@ def test_a_kong_default_written_as_the_value_and_again_in_the_description_types_
     properties = build_tool_schema(describe_help(text)).input_schema["properties"]
     assert (properties["limit"]["type"], properties["limit"]["default"]) == ("number", 100)
     assert (properties["level"]["enum"], properties["level"]["default"]) == (["debug", "info", "warn"], "info")
+
+
+def test_what_a_pflag_flag_given_alone_stands_for_is_said():
+    # cobra's "--mirror string[=\"fetch\"]": the flag alone is a mirror for fetching; the schema
+    # said only that "" gives the flag alone, not what that means.
+    text = (Path(__file__).parent / "framework_texts" / "cobra-1.6.1-cbr-remote-add.txt").read_bytes()
+    mirror = build_tool_schema(describe_help(text)).input_schema["properties"]["mirror"]
+    assert 'Given alone, the flag means "fetch".' in mirror["description"]
