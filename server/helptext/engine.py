@@ -28,6 +28,7 @@ from .notes import (
     read_notes,
     split_choices,
     strip_brackets,
+    then_sentence,
     value_choices,
     value_type,
 )
@@ -788,12 +789,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
 def _with_alone(description: str, alone: str | None) -> str:
     """``description``, saying what the flag given without its value stands for, where the
     help says (pflag's '--mirror string[="fetch"]': the flag alone is a mirror for fetching)."""
-    if not alone:
-        return description
-    said = f"Given alone, the flag means {alone}."
-    if not description:
-        return said
-    return f"{description} {said}" if description[-1] in ".!?" else f"{description}. {said}"
+    return then_sentence(description, f"Given alone, the flag means {alone}.") if alone else description
 
 
 def _unmarked_choices(raw: str, default: str | None) -> tuple[str, ...]:

@@ -145,6 +145,18 @@ _CLICK_EXTRA = compiled(r"\[([^\[\]]*;[^\[\]]*)\]")
 _PROSE_START = frozenset({"the", "a", "an", "all", "every", "each", "current", "same", "your", "its"})
 
 
+def then_sentence(text: str, sentence: str) -> str:
+    """``text`` and a sentence of toolbay's after it, which starts a sentence of its own: a
+    description without a full stop ran on into it ("... push or fetch An empty value ...")."""
+    text = text.strip()
+    if not text:
+        return sentence
+    return f"{text} {sentence}" if text[-1] in _SENTENCE_ENDS else f"{text}. {sentence}"
+
+
+_SENTENCE_ENDS = frozenset(".!?:;。！？")
+
+
 def read_notes(lines: list[str]) -> Notes:
     text = _unwrap_hyphens(lines)
     default = None

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec, UsageForm
+from .notes import then_sentence
 from .records import TYPE_CHECKING, NamedTuple
 from .usage import FORM_ARGUMENT, FORM_WORD, OPTIONS_HERE, positional_key
 
@@ -428,7 +429,7 @@ def _say_exclusive(prop: dict[str, Any], opt: OptionSpec, named: Mapping[str, st
 def _say(prop: dict[str, Any], sentence: str) -> None:
     """Adds ``sentence`` to the property's description, after a full stop."""
     text = prop.get("description", "").rstrip()
-    prop["description"] = _join(text if not text or text.endswith((".", "!", "?")) else text + ".", sentence)
+    prop["description"] = then_sentence(text if not text or text.endswith((".", "!", "?")) else text + ".", sentence)
 
 
 def _listed(names: list[str]) -> str:
@@ -539,14 +540,14 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     text = opt.description
     if not opt.takes_value:
         if opt.repeatable:
-            how_often = _join(text, "Number of times to give the flag.")
+            how_often = then_sentence(text, "Number of times to give the flag.")
             prop = {"type": "integer", "minimum": 0, "description": how_often}
             return prop, "count"
         prop = {"type": "boolean", "description": text}
         if opt.default == "true" and off is None:
             # "default": true would offer false as the way to turn it off, and false, rendered
             # as nothing, would leave it on: the model is told instead.
-            prop["description"] = _join(text, _NO_FALSE)
+            prop["description"] = then_sentence(text, _NO_FALSE)
         elif opt.default in ("true", "false"):
             prop["default"] = opt.default == "true"
         return prop, "flag"
@@ -554,27 +555,27 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     value.update(_bounds(text, value["type"]) if not opt.choices else {})
     if opt.value_name and not opt.choices and re.search(r"[^\w\s-]", opt.value_name):
         # A value name that shows a format ("KEY=VALUE", "HH:MM") says something; "ALG" does not.
-        text = _join(text, f"Format: {opt.value_name}.")
+        text = then_sentence(text, f"Format: {opt.value_name}.")
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
-        text = _join(text, "Each item may itself hold several values separated by commas.")
+        text = then_sentence(text, "Each item may itself hold several values separated by commas.")
     default = _typed_default(opt.default, value)
     if opt.values_at_once and opt.value_optional:
         # "--show [<pattern>...]", argparse's nargs="*": the flag may go alone
-        said = _join(text, "An empty list ([]) gives the flag alone, without a value.")
+        said = then_sentence(text, "An empty list ([]) gives the flag alone, without a value.")
         return {"type": "array", "items": value, "description": said}, "list"
     if opt.values_at_once:
         return {"type": "array", "items": value, "minItems": 1, "description": text}, "list"
     if opt.values_per_flag > 1 and opt.repeatable:
         # click's "--param <TEXT TEXT>...": so many words after the flag, the flag given again for more.
         count = opt.values_per_flag
-        said = _join(text, f"Each item is a list of {count} values, in order: "
+        said = then_sentence(text, f"Each item is a list of {count} values, in order: "
                            f"{', '.join((opt.value_name or '').split())}; each item gives the option again.")
         group = {"type": "array", "items": {"type": "string"}, "minItems": count, "maxItems": count}
         return {"type": "array", "items": group, "description": said}, "groups"
     if opt.values_per_flag > 1 and not opt.repeatable:
         # "--size <W> <H>", argparse's nargs=2 "--pair KEY VALUE": so many words after the one flag.
         count = opt.values_per_flag
-        said = _join(text, f"Give {count} values, in order: {', '.join((opt.value_name or '').split())}.")
+        said = then_sentence(text, f"Give {count} values, in order: {', '.join((opt.value_name or '').split())}.")
         return {"type": "array", "items": {"type": "string"}, "minItems": count, "maxItems": count,
                 "description": said}, "list"
     if opt.repeatable:
@@ -589,12 +590,12 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
             prop["enum"] = [*choices, ""]
         alone = 'An empty value ("") gives the flag alone, without a value.'
         if prop.get("type") == "string":
-            prop["description"] = _join(text, alone)
+            prop["description"] = then_sentence(text, alone)
         elif prop.get("type") in ("integer", "number"):
             # "--header[=N]", "--checkpoint[=NUMBER]": a number, or "" for the flag alone, which a
             # number's type refused (the flag alone could not be given).
             number = {key: value for key, value in prop.items() if key != "description"}
-            prop = {"anyOf": [number, {"const": ""}], "description": _join(text, alone)}
+            prop = {"anyOf": [number, {"const": ""}], "description": then_sentence(text, alone)}
     if default is not None:
         prop["default"] = default
     return prop, "value"
@@ -652,13 +653,4 @@ def _typed_default(default: str | None, value: dict[str, Any]) -> Any:
     return default if kind == "string" else None
 
 
-def _join(text: str, extra: str) -> str:
-    """``text`` and a sentence of toolbay's after it, which starts a sentence of its own: a
-    description without a full stop ran on into it ("... push or fetch An empty value ...")."""
-    text = text.strip()
-    if not text:
-        return extra
-    return f"{text} {extra}" if text[-1] in _SENTENCE_ENDS else f"{text}. {extra}"
 
-
-_SENTENCE_ENDS = frozenset(".!?:;。！？")
