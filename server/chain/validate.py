@@ -37,13 +37,13 @@ import anyio
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
 from toolbay.chain.plain_schemas import Check, compile_plain
+from toolbay.closed_objects import close_objects
 from toolbay.errors import InvalidArguments
 from toolbay.redaction import redact_text
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
 
-_OPEN_KEYWORDS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 # All the pattern searches of one call's arguments together; a real pattern on a real value
 # takes microseconds.
 PATTERN_LIMIT_S = 0.5
@@ -53,23 +53,11 @@ _JSON_TYPE_NAMES = {
 }
 
 
-def close_schema(schema: Mapping[str, Any], *, top: bool = True) -> dict[str, Any]:
-    """A copy of ``schema`` in which objects accept no properties they do not declare."""
-    closed = dict(schema)
-    is_object = "properties" in closed or (top and closed.get("type") == "object")
-    if is_object and not any(k in closed for k in _OPEN_KEYWORDS):
-        closed["unevaluatedProperties"] = False
-    if isinstance(closed.get("properties"), Mapping):
-        closed["properties"] = {k: _close_child(v) for k, v in closed["properties"].items()}
-    if "items" in closed:
-        closed["items"] = _close_child(closed["items"])
-    if isinstance(closed.get("prefixItems"), list):
-        closed["prefixItems"] = [_close_child(v) for v in closed["prefixItems"]]
-    return closed
-
-
-def _close_child(schema: Any) -> Any:
-    return close_schema(schema, top=False) if isinstance(schema, Mapping) else schema
+def close_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``schema`` in which objects accept no properties they do not declare
+    (``toolbay.closed_objects``), closed with ``unevaluatedProperties``, which lets
+    ``allOf``/``$ref`` compositions through."""
+    return close_objects(schema, lambda _: "unevaluatedProperties")
 
 
 def json_path(parts: Iterable[str | int]) -> str:

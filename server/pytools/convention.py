@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolbay.closed_objects import close_objects, composed
 from toolbay.words import MAX_DESCRIPTION_CHARS, PermissionTier, bounded_description
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -53,8 +54,6 @@ def _a(noun: str) -> str:
     return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
 
 
-# Keywords through which a schema's properties may come from subschemas.
-_COMPOSING = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "dependentSchemas")
 
 def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     """Reads a worker's description of ``module``; never raises for what the module says."""
@@ -135,13 +134,12 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         return None
     schema = {"type": "object", **schema}
     schema.setdefault("properties", {})
-    if not any(key in schema for key in ("additionalProperties", "patternProperties", "unevaluatedProperties")):
-        # Validation refuses arguments the schema does not name (toolbay.chain.validate): the
-        # schema a client is shown says so too. Properties named inside allOf, anyOf, oneOf or
-        # a $ref are named all the same: there, only unevaluatedProperties says it right
-        # (additionalProperties would refuse them, and every call with them).
-        composed = any(key in schema for key in _COMPOSING)
-        schema["unevaluatedProperties" if composed else "additionalProperties"] = False
+    # Validation refuses arguments the schema does not name, at every level it checks
+    # (toolbay.chain.validate): the schema a client is shown says so too, of the same objects
+    # (a nested object was shown open, and a call giving it a key of its own refused).
+    # Properties named inside allOf, anyOf, oneOf or a $ref are named all the same: there,
+    # only unevaluatedProperties says it right (additionalProperties would refuse them).
+    schema = close_objects(schema, lambda part: "unevaluatedProperties" if composed(part) else "additionalProperties")
     description, cut = bounded_description(item["description"] if isinstance(item.get("description"), str) else "")
     if cut:
         said.append(f"{name!r}: its description is {len(item['description']):,} characters; it is served cut "

@@ -363,3 +363,36 @@ async def test_a_description_of_a_megabyte_is_cut_and_said_to_be(make_settings: 
     assert len(found.content[0].text) < 40_000  # type: ignore[union-attr]
     assert "wordy: 'wordy': its description is 1,000,014 characters; it is served cut to 8,000" in \
         "\n".join(app.keeper.notes())
+
+
+NESTED = '''
+def get_tool_schemas():
+    return [{"name": "nest_put", "description": "d", "input_schema": {"type": "object", "properties": {
+        "target": {"type": "object", "properties": {"host": {"type": "string"}}},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "extra": {"type": "object"},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer"}}}}}}}]
+
+def dispatch(name, args):
+    return args
+'''
+
+
+async def test_a_nested_object_is_shown_closed_as_it_is_checked_and_one_left_open_stays_open(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    """A nested object with properties of its own was listed open (no additionalProperties) yet
+    a call giving it a key it does not name was refused: a client following the schema it was
+    shown had its call refused."""
+    (python_dir / "nest.py").write_text(NESTED, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        listed = {d.name: d.input_schema for d in app.catalog.current.definitions()}["nest_put"]
+        unnamed = await call(app, "nest_put", {"target": {"host": "h", "port": 1}})
+        in_a_row = await call(app, "nest_put", {"rows": [{"n": 1, "m": 2}]})
+        open_ones = await call(app, "nest_put", {"labels": {"any": "x"}, "extra": {"free": 1}, "target": {"host": "h"}})
+    target, rows = listed["properties"]["target"], listed["properties"]["rows"]["items"]
+    assert target["additionalProperties"] is False and rows["additionalProperties"] is False
+    assert listed["properties"]["labels"]["additionalProperties"] == {"type": "string"}
+    assert "additionalProperties" not in listed["properties"]["extra"]
+    assert unnamed.is_error and "$.target.port" in unnamed.text
+    assert in_a_row.is_error and "$.rows[0].m" in in_a_row.text
+    assert not open_ones.is_error, open_ones.text
