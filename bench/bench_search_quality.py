@@ -147,8 +147,11 @@ def no_match_experiment(tools: list[dict[str, Any]], queries: Sequence[Query], *
     kept_tools = [tool for tool in tools if tool["name"] not in removed]
     others = [q for q in queries if not removed & set(q.relevant)]
     with_threshold = search_all(kept_tools, queries, 10, cli=cli, semantic=semantic)
-    without = search_all(kept_tools, others, 10, cli=False, index=SearchIndex(min_lead=0.0, semantic=semantic))
-    full = search_all(tools, others, 10, cli=False, index=SearchIndex(min_lead=0.0, semantic=semantic))
+    def unthresholded() -> SearchIndex:
+        return SearchIndex(min_lead=0.0, min_sentence_lead=0.0, semantic=semantic)
+
+    without = search_all(kept_tools, others, 10, cli=False, index=unthresholded())
+    full = search_all(tools, others, 10, cli=False, index=unthresholded())
     answered_no = sum(with_threshold[q.id][1] for q in chosen)
     false_no = sum(with_threshold[q.id][1] for q in others)
     r_with = score(others, with_threshold).recall5

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from toolbay.search import semantic as semantic_model
 from toolbay.search.documents import FIELDS, SPELLED_OUT, field_terms
-from toolbay.search.query import clauses, name_candidates
+from toolbay.search.query import clauses, name_candidates, sentences
 from toolbay.search.tokens import is_pictograph, stems, tokenize
 from toolbay.words import ToolDefinition
 
@@ -58,17 +58,41 @@ DEFAULT_K1 = 1.2
 DEFAULT_CLAUSE_WEIGHT = 1.5
 # No match (see ``SearchIndex.search``): the best tool leads the tenth best by less than
 # ``MIN_LEAD`` of the query's ceiling, the score a tool would get with each of the query's
-# terms at the highest weight any tool has for it. A query for a tool that is not there
-# matches many tools about equally, and none nearly as well as its terms allow; measured
-# against the query's own ceiling, the lead means the same for three words and a paragraph.
-# Chosen on the tuning queries of both sets (bench/bench_search_quality.py): the largest lead
-# that costs their nDCG@10 on the full catalog at most half a point (Seal-Tools -0.42,
-# MetaTool -0.05); it answers no match for about a fifth of the tuning queries whose tools
-# were removed. Catching more costs every query: 0.083 catches 48 % at -2.6 points. Seal-Tools
-# has many near twins (deployApp, deployMobileApp), and with one removed the other matches
-# the request almost as well; words alone cannot tell that apart from a right answer. A floor
-# on the score itself, tried too, cost MetaTool's short queries 3 to 5 points of recall@5.
-DEFAULT_MIN_LEAD = 0.055
+# terms at the highest weight any tool has for it, both scores with their names weighed
+# (``NAME_WEIGHT``). A query for a tool that is not there matches many tools about equally,
+# and none nearly as well as its terms allow; measured against the query's own ceiling, the
+# lead means the same for three words and a paragraph. Weighing names first tells a near twin
+# (getIHLStatus for "the IHL guidelines") from the tool asked for a little better.
+# A request of three sentences or more is also no match when its sentences, each searched
+# alone, lead by less than ``MIN_SENTENCE_LEAD`` on average (``_sentences_weak``): a request for
+# three tools matches three tools about equally as a whole, so its whole lead is small even
+# when all three are there, while each sentence's own tool leads that sentence clearly; with
+# all three removed, no sentence has a leader. The mean, not the best sentence: a request's
+# first sentence ("I need help with my trip.") often names no tool at all; not for two
+# sentences, whose mean is mostly one greeting and one request ("Hello ChatGPT! I've been
+# playing League of Legends ...", MetaTool) and costs such requests on the full catalog.
+# Chosen on the tuning queries of both sets (bench/study_no_match.py: each set's tuning
+# queries, six seeds, a quarter of them losing all their tools, as bench_search_quality does
+# with the held-out ones), as the pair that catches most with each set's recall@5 on the other
+# queries, and its nDCG@10 on the full catalog, at most half a point lower: 0.060 and 0.170
+# catch 52.8 % of Seal-Tools' (recall@5 -0.42, full nDCG@10 -0.46) and 4.5 % of MetaTool's
+# (-0.19, -0.50); the lead alone as before (0.055, names not weighed) caught 19.6 % (-0.00,
+# -0.39) and 2.5 % (-0.00, -0.07). Allowing a point: 0.065 and 0.180, 57.9 % and 5.6 %.
+# The sentence lead over two sentences too, the best single feature on Seal-Tools (74 % at
+# -1.8), costs MetaTool's full-catalog nDCG@10 2 to 5 points. Catching more costs every
+# query: Seal-Tools has many near twins (deployApp, deployMobileApp), and with one removed the
+# other matches the request almost as well; words alone cannot tell that apart from a right
+# answer. A floor on the score itself, tried too, cost MetaTool's short queries 3 to 5 points
+# of recall@5; so did, or caught less, the share of the query's weight the best tool has, the
+# share of the best tool's own words the query says, and how much of its name the query says
+# (bench/study_no_match.py).
+DEFAULT_MIN_LEAD = 0.06
+DEFAULT_MIN_SENTENCE_LEAD = 0.17
+_LEAST_SENTENCES = 3
+# A sentence of fewer terms is not searched alone (nor counted in the mean), and at most this
+# many sentences are (a request of 2,000 characters may have a hundred).
+_LEAST_SENTENCE_TERMS = 2
+_MOST_SENTENCES = 12
 _MARGIN_RANK = 10
 # A best score this close to the query's ceiling is a match whatever the others score, when
 # the words some tool has carry at least this share of the query's weight (a query whose
@@ -171,6 +195,7 @@ class SearchIndex:
         clause_weight: float = DEFAULT_CLAUSE_WEIGHT,
         min_clause_terms: int = 2,
         min_lead: float = DEFAULT_MIN_LEAD,
+        min_sentence_lead: float = DEFAULT_MIN_SENTENCE_LEAD,
         group_of: Callable[[str, ToolDefinition], str] | None = None,
         semantic: bool = False,
         semantic_weight: float = semantic_model.WEIGHT,
@@ -180,6 +205,7 @@ class SearchIndex:
         semantic``), weighed by ``semantic_weight``; raises ``ConfigError`` when the model's
         package is not installed. Off, no model is read and nothing is embedded."""
         self.min_lead = min_lead
+        self.min_sentence_lead = min_sentence_lead
         self.name_weight = name_weight
         self.semantic_weight = semantic_weight if semantic else 0.0
         self._vectors = semantic_model.Vectors(semantic_model.require_model_folder()) if semantic else None
@@ -422,7 +448,9 @@ class SearchIndex:
         alone when the rest are weak. Otherwise the outcome
         is ``no_match``, with no hits, when no tool has any of the query's terms, or the best
         one falls short of the query's ceiling and does not lead the tenth best by
-        ``min_lead`` of it (see ``DEFAULT_MIN_LEAD``)."""
+        ``min_lead`` of it, or the request's sentences, each searched alone, lead theirs by
+        less than ``min_sentence_lead`` on average (see ``DEFAULT_MIN_LEAD``); 0 turns each
+        test off."""
         if limit <= 0:
             return SearchOutcome((), no_match=False)
         exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
@@ -437,7 +465,8 @@ class SearchIndex:
         terms = tokenize(query)  # read once: the words rank the tools, then weigh their names
         ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
                                                        visible=visible)
-        if self._weak(ranked, ceiling, known):
+        verdict = self._verdict(ranked, ceiling, known)
+        if verdict is True:
             # A name found exactly is the answer; weak matches do not pad it.
             return SearchOutcome(tuple(hits), no_match=not exact)
         if not ordered:  # every tool the words found fell to nothing by meaning (or was not allowed)
@@ -451,6 +480,11 @@ class SearchIndex:
             ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
                                                            visible=visible)
             weighed = self._weighed_by_name(terms, ordered or ranked)
+        if verdict is None:
+            # The lead is that of the words alone, names weighed, whether or not meaning ranks.
+            by_words = weighed if self._vectors is None else self._weighed_by_name(terms, ranked)
+            if self._leads_weakly(by_words, ceiling) or self._sentences_weak(query, allowed, exact, visible):
+                return SearchOutcome(tuple(hits), no_match=not exact)
         ordered = weighed
         least = _TAIL_SHARE * ordered[0][1]
         for key, score in ordered:
@@ -518,7 +552,9 @@ class SearchIndex:
             stem = self._stems[term] = stems([term])[0]
         return stem
 
-    def _weak(self, ranked: list[tuple[str, float]], ceiling: float, known: float) -> bool:
+    def _verdict(self, ranked: list[tuple[str, float]], ceiling: float, known: float) -> bool | None:
+        """True: no match whatever the lead (no tool, or the best is next to nothing); False: a
+        match whatever the lead; None: the leads decide (``_leads_weakly``, ``_sentences_weak``)."""
         if not ranked or ceiling <= 0.0 or ranked[0][1] < _LEAST_SCORE:
             return True
         if known >= _KNOWN_FOR_FULL_MATCH and ranked[0][1] >= _FULL_MATCH * ceiling:
@@ -526,8 +562,45 @@ class SearchIndex:
             # are most of what it asks: many tools doing so ("github" over a dozen github_*
             # tools) is a family to choose from, not no match.
             return False
-        runner_up = ranked[_MARGIN_RANK - 1][1] if len(ranked) >= _MARGIN_RANK else 0.0
-        return ranked[0][1] - runner_up < self.min_lead * ceiling
+        return None
+
+    def _leads_weakly(self, weighed: list[tuple[str, float]], ceiling: float) -> bool:
+        """Whether the best of ``weighed`` (best first, names weighed) leads the tenth by less
+        than ``min_lead`` of the query's ceiling."""
+        if not weighed:
+            return True
+        runner_up = weighed[_MARGIN_RANK - 1][1] if len(weighed) >= _MARGIN_RANK else 0.0
+        return weighed[0][1] - runner_up < self.min_lead * ceiling
+
+    def _sentences_weak(self, query: str, allowed: Callable[[str], bool] | None, exact: list[str],
+                        visible: np.ndarray | None) -> bool:
+        """Whether the request's sentences (``DEFAULT_MIN_SENTENCE_LEAD``), each searched alone,
+        lead by less than ``min_sentence_lead`` on average: how far each one's best tool leads its
+        tenth, names weighed, as a share of the sentence's ceiling. Never for a request of fewer
+        than ``_LEAST_SENTENCES`` (nor when no sentence could be searched)."""
+        if self.min_sentence_lead <= 0:
+            return False
+        parts = [(sentence, tokenize(sentence)) for sentence in sentences(query)[:_MOST_SENTENCES]]
+        if len(parts) < _LEAST_SENTENCES:
+            return False
+        parts = [(sentence, terms) for sentence, terms in parts if len(terms) >= _LEAST_SENTENCE_TERMS]
+        total = 0.0
+        counted = 0
+        for sentence, terms in parts:
+            # Leads are never negative: once the leads so far reach the threshold times the
+            # most sentences that can count, the mean does too, and the rest need no search
+            # (a request that matches mostly stops after a sentence or two).
+            if total >= self.min_sentence_lead * len(parts):
+                return False
+            ranked, ceiling, _, _ = self._ranked(sentence, terms, allowed, _NAME_POOL_LEAST, exclude=set(exact),
+                                                 visible=visible, meaning=False)
+            if not ranked or ceiling <= 0.0:
+                continue
+            weighed = self._weighed_by_name(terms, ranked)
+            runner_up = weighed[_MARGIN_RANK - 1][1] if len(weighed) >= _MARGIN_RANK else 0.0
+            total += (weighed[0][1] - runner_up) / ceiling
+            counted += 1
+        return counted > 0 and total / counted < self.min_sentence_lead
 
     @staticmethod
     def _idf(count: int, frequency: int) -> float:
@@ -565,7 +638,7 @@ class SearchIndex:
         return self._slot_group_array
 
     def _ranked(self, query: str, whole: list[str], allowed: Callable[[str], bool] | None, limit: int,
-                exclude: set[str], visible: np.ndarray | None = None,
+                exclude: set[str], visible: np.ndarray | None = None, meaning: bool = True,
                 ) -> tuple[list[tuple[str, float]], float, float, list[tuple[str, float]]]:
         """``whole``: the query's terms (``tokenize``). (name, score) of the best ``limit`` tools
         by their words, the query's ceiling (the score of a tool with each of the query's terms at
@@ -660,7 +733,7 @@ class SearchIndex:
             scores[self._documents[name].slot] = 0.0
         ranked = self._best(scores, allowed, limit)
         ordered = self._with_meaning(query, scores, known_share, visible, exclude, allowed, limit) \
-            if ranked and self._vectors is not None else ranked
+            if ranked and meaning and self._vectors is not None else ranked
         return ranked, ceiling / total, known_share, ordered
 
     def _with_meaning(self, query: str, scores: np.ndarray, known: float, visible: np.ndarray | None,

@@ -8,6 +8,8 @@ import unicodedata
 # Where a request moves on to another task: sentence ends, commas, "and", "then".
 _CLAUSES = re.compile(
     r"[.;!?\n]+\s|,\s*(?:and\s+|then\s+)?|\s+(?:and then|then|and|also|after that)\s+", re.IGNORECASE)
+# Where a request moves on to another sentence (the first of the clause ends above).
+_SENTENCES = re.compile(r"[.;!?\n]+\s")
 # A word joined the way program names are: snake, kebab or dotted, a digit, or camelCase.
 _IDENTIFIER_LIKE = re.compile(r"[_.\-]|\d|[a-z][A-Z]")
 _QUOTES_AND_PUNCTUATION = "`'\".,;:!?()[]{}<>"
@@ -31,3 +33,8 @@ def name_candidates(query: str) -> list[str]:
 def clauses(query: str) -> list[str]:
     """The parts of a request that asks for several things, in order (one part if it does not)."""
     return [clause for clause in _CLAUSES.split(query) if clause and not clause.isspace()]
+
+
+def sentences(query: str) -> list[str]:
+    """The sentences of a request (one if it has no sentence end followed by a space)."""
+    return [sentence for sentence in _SENTENCES.split(query) if sentence and not sentence.isspace()]

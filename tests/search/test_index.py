@@ -436,3 +436,38 @@ def test_a_hindi_or_arabic_request_finds_its_tool_and_not_another_by_a_letter() 
                       tool("translate_ar", "ترجمة النص إلى العربية"), tool("weather_ar", "حالة الطقس")])
     assert names(index, "मौसम") == ["weather_hi"]
     assert names(index, "تَرْجَمَة النص")[0] == "translate_ar"
+
+
+def _trip_catalog() -> tuple[list[ToolDefinition], list[ToolDefinition]]:
+    """The three tools a trip request asks for, and a catalog without them: a dozen services for
+    each of its three tasks, alike, and one tool that touches all three but does none of them."""
+    asked = [tool("bookFlightTicket", "Book a flight ticket between two airports for a passenger on a date.",
+                  origin="Departure airport"),
+             tool("reserveHotelRoom", "Reserve a hotel room in a city for given nights.", city="City of the hotel"),
+             tool("convertCurrencyAmount", "Convert an amount of money between two currencies at today's rate.",
+                  amount="Amount")]
+    tasks = {"Flight": ("book a flight between two airports", "origin"),
+             "Hotel": ("reserve a hotel room in a city", "city"),
+             "Currency": ("convert an amount between two currencies", "amount")}
+    kinds = ("Cheap", "Business", "Group", "Last", "Loyalty", "Family", "Student", "Weekend", "Premium",
+             "Flexible", "Seasonal", "Corporate")
+    others = [tool(f"{kind.lower()}{task}", f"{kind} {task.lower()} service: {what}.", **{parameter: "A value"})
+              for task, (what, parameter) in tasks.items() for kind in kinds]
+    others.append(tool("travelDesk", "Information on flight tickets, hotel rooms and currency rates.", city="City"))
+    return asked, others
+
+
+TRIP = ("I am planning a trip to Lisbon next month. Please book a flight ticket from Berlin to Lisbon for me "
+        "on the 12th. Then reserve a hotel room in Lisbon for three nights. Finally convert 500 euros to US "
+        "dollars at today's rate.")
+
+
+def test_a_request_of_several_sentences_none_of_whose_tools_is_there_is_no_match() -> None:
+    """Each sentence asks for one thing, and a dozen alike tools answer each about equally: none
+    leads any sentence. As a whole, the tool that touches every sentence vaguely (travelDesk)
+    led the rest, and was the answer: padding. With the tools asked for there, each leads its
+    sentence, and they are the answer."""
+    asked, others = _trip_catalog()
+    outcome = index_of(others).search(TRIP, 5)
+    assert outcome.no_match and outcome.hits == ()
+    assert {hit.name for hit in index_of([*asked, *others]).search(TRIP, 5).hits[:3]} == {t.name for t in asked}
