@@ -13,20 +13,63 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO, TypeVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from toolbay import __version__
 from toolbay.cli_running import console, plain, say
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 from toolbay.control_chars import shown
+from toolbay.internals.typer_click import NoArgsIsHelpError, UsageError
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
 
+class _OneLineUsageError(UsageError):
+    """A command line toolbay cannot run, said in one line on stderr, as its other errors are
+    (click said it in four: the usage, a hint, a blank line, the error)."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        # Named "toolbay" however it was started ("python -m toolbay"), as its other errors are.
+        names, ctx = [], self.ctx
+        while ctx is not None and ctx.parent is not None:
+            names.append(ctx.info_name or "")
+            ctx = ctx.parent
+        command = " ".join(["toolbay", *reversed(names)])
+        message = " ".join(self.format_message().split())
+        say(f"{command}: {message} (see '{command} -h')")
+
+
+def _one_line(error: UsageError) -> UsageError:
+    if isinstance(error, (_OneLineUsageError, NoArgsIsHelpError)):
+        return error  # a group given no command shows its help: that is an answer, not an error
+    # Said as the error's own class says it (a bad value names its option; an unknown one, the
+    # options close to it).
+    return _OneLineUsageError(error.format_message(), ctx=error.ctx)
+
+
+class _CommandGroup(TyperGroup):
+    """toolbay's commands, whose command-line errors (an unknown option, a bad value, a missing
+    argument, an unknown command) are one line each (``_OneLineUsageError``), exit status 2."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except UsageError as error:
+            raise _one_line(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as error:
+            raise _one_line(error) from None
+
+
 app = typer.Typer(
+    cls=_CommandGroup,
     name="toolbay",
     help="Serve WebAssembly command-line programs and Python tool modules as MCP tools.",
     no_args_is_help=False,

@@ -1189,3 +1189,27 @@ def test_list_says_which_role_tool_patterns_match_no_tool(tmp_path: Path, shared
     assert result.exit_code == 0, result.output
     said = [line for line in json.loads(result.stdout)["diagnostics"] if "matches no tool" in line]
     assert said == [f"role counter ({roles / 'counter.md'}): its tools pattern 'zzz_*' matches no tool"]
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["search", "--limit", "abc", "foo"], "toolbay search: Invalid value for '--limit' / '-k'"),
+    (["list", "--nope"], "toolbay list: No such option: --nope"),
+    (["call"], "toolbay call: Missing argument 'TOOL'."),
+    (["token", "new", "--scopes", "x"], "toolbay token new: No such option: --scopes (Possible options: --scope)"),
+    (["nocmd"], "toolbay: No such command 'nocmd'."),
+    (["serve", "--nope"], "toolbay serve: No such option: --nope"),
+])
+def test_a_command_line_toolbay_cannot_run_is_one_line_naming_the_fault_and_exit_2(argv: list[str], said: str) -> None:
+    """As the README says of exit status 2: click said it in four lines (the usage, a hint, a
+    blank line, then the error)."""
+    result = subprocess.run([sys.executable, "-m", "toolbay", *argv], capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(said), result.stderr
+    assert result.stderr.rstrip().endswith(f"(see '{said.split(':')[0]} -h')")
+
+
+def test_a_group_given_no_command_still_shows_its_help() -> None:
+    result = subprocess.run([sys.executable, "-m", "toolbay", "token"], capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert "Commands:" in result.stdout + result.stderr and "new" in result.stdout + result.stderr
