@@ -269,3 +269,17 @@ def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path
     by_token, by_word = (json.loads(line) for line in result.stdout.splitlines())
     assert by_token == {"id": 1, "results": [], "no_match": True}
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
+
+
+def test_a_raw_carriage_return_between_the_tokens_of_a_line_is_white_space_and_minus_zero_comes_back(
+        tmp_path: Path) -> None:
+    """JSON takes a raw CR between tokens as white space: such a line was cut in two at it ("not
+    JSON", exit 2). An id written -0 came back as 0, against "each id as it was given"."""
+    catalog = write_jsonl(tmp_path / "tools.jsonl", TOOLS)
+    queries = tmp_path / "q.jsonl"
+    queries.write_bytes(b'{"id": -0,\r"query": "weather in Paris"}\n{"id": "b", "query": "convert currency"}\n')
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.splitlines()
+    assert first.startswith('{"id": -0, ') and json.loads(first)["results"][0]["name"] == "getWeather"
+    assert json.loads(second)["id"] == "b"
