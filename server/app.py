@@ -79,7 +79,7 @@ class Toolbay:
         metrics: ServerMetrics | None = None,
         tracer: Tracer | None = None,
         search: Search | None = None,
-        where_tools_are: Callable[[], str | None] | None = None,
+        where_tools_are: Callable[[Principal | None], str | None] | None = None,
     ) -> None:
         """``stages``: the chain, by default the one ``policies`` make
         (authenticate → rate-limit → authorize → validate → approve). ``disclosure``
@@ -194,7 +194,7 @@ class Toolbay:
     def _with_closest_names(self, refusal: UnknownTool, call: ToolCall) -> UnknownTool:
         """The refusal naming the tools closest to the name called, of those the caller may know
         (none before it is known: a name it may not know is never suggested), and where to look."""
-        where = self._where_tools_are() if self._where_tools_are is not None else None
+        where = self._where_tools_are(call.principal) if self._where_tools_are is not None else None
         closest = refusal.closest
         if not closest and call.principal is not None:
             closest = tuple(closest_names(call.name, self.findable_names(call.principal)))

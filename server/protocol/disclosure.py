@@ -299,9 +299,12 @@ class Disclosure:
                 characters += known[1]
         return characters // CHARACTERS_PER_TOKEN
 
-    def where_tools_are(self) -> str | None:
-        """What a call of an unknown name is told when the listing shows only some tools."""
-        if not (self.search_first() or self._catalog_folders):
+    def where_tools_are(self, principal: Principal | None = None) -> str | None:
+        """What a call of an unknown name is told when the listing shows only some tools: to
+        ``principal``, whose listing may be full where another's is not (``auto`` mode decides
+        for each caller's tools)."""
+        partial = self.search_first() if principal is None else self._search_first_for(principal)
+        if not (partial or self._catalog_folders):
             return None
         return f"tools/list shows only some tools: call {SEARCH_TOOL} to find the one you need."
 

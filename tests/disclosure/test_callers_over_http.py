@@ -243,15 +243,21 @@ async def test_auto_mode_decides_by_the_listing_of_the_tools_the_caller_may_use(
     config = config_dir / "toolbay.toml"
     config.write_text(BASE_TOML + '\n[disclosure]\nmode = "auto"\ntoken_budget = 5000\n', encoding="utf-8")
     settings = load_settings(config, extensions=[notes, bulk], agents=[], data_dir=tmp_path / "data", port=0)
-    listings = {}
+    listings, told = {}, {}
     with anyio.fail_after(120):
         async with running(settings) as url:
             for caller, scope in (("alice", "tools:exec"), ("bob", "tool:notes_*")):
                 async with session_of(url, mint(caller, scope=scope)) as (client, _):
                     listings[caller] = await listed(client)
+                    unknown = await client.call_tool("notes_ad", {})
+                    told[caller] = " ".join(block.text for block in unknown.content if block.type == "text")
     assert "properties" not in listings["alice"]["notes_add"].input_schema  # 200 tools: names only
     assert "properties" in listings["bob"]["notes_add"].input_schema  # a handful: in full
     assert not any(name.startswith("bulk_") for name in listings["bob"])
+    # An unknown name: only the caller whose listing is partial is told to search (bob was
+    # told his listing showed only some tools, as the whole server's would have).
+    assert "notes_add" in told["alice"] and "notes_add" in told["bob"]
+    assert "shows only some tools" in told["alice"] and "shows only some tools" not in told["bob"]
 
 
 WAITING_MODULE = '''
