@@ -530,6 +530,15 @@ def check_catalog_folders(settings: Settings) -> None:
                 f"[disclosure] catalog: {folder} is not one of the extension folders "
                 f"({', '.join(str(f) for f in settings.extensions) or 'none'}); a catalog folder is "
                 "also named in extensions")
+    # catalog_allow and catalog:PATTERN scopes name catalog folders by their last part: two of
+    # one name could not be told apart, and allowing one would allow the other.
+    by_name: dict[str, Path] = {}
+    for folder in settings.disclosure.catalog:
+        same = by_name.setdefault(Path(folder).name, Path(folder))
+        if os.path.abspath(same) != os.path.abspath(folder):
+            raise ConfigError(
+                f"[disclosure] catalog: {same} and {folder} are both named {Path(folder).name!r}; catalog_allow "
+                "and catalog:PATTERN scopes name a catalog folder by its name, so give each its own")
 
 
 def check_job_settings(settings: Settings) -> None:

@@ -231,3 +231,18 @@ async def test_a_catalog_tool_never_hides_the_connected_tool_of_its_name_whateve
     assert kept is not None and kept.definition.origin.endswith(str(connected / "notes.py"))
     assert any("keeping the one from" in note and str(connected / "notes.py") in note
                for note in app.catalog.current.diagnostics)
+
+
+def test_two_catalog_folders_of_one_name_are_refused_naming_both(tmp_path: Path) -> None:
+    """The allowlist and catalog:PATTERN scopes name a catalog folder by its name: with x/tools
+    and y/tools both catalog folders, allowing "tools" opened both, and nothing said so."""
+    first, second = tmp_path / "x" / "tools", tmp_path / "y" / "tools"
+    for folder in (first, second):
+        folder.mkdir(parents=True)
+    with pytest.raises(ConfigError, match=rf"catalog: {first} and {second} are both named 'tools'"):
+        load_settings(None, extensions=[first, second], data_dir=tmp_path / "data",
+                      disclosure={"catalog": [str(first), str(second)], "catalog_allow": ["tools"]})
+    # The same folder named twice, or two connected folders of one name, are no clash.
+    load_settings(None, extensions=[first, second], data_dir=tmp_path / "data",
+                  disclosure={"catalog": [str(first), str(first)]})
+    load_settings(None, extensions=[first, second], data_dir=tmp_path / "data")
