@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbay.closed_objects import close_objects, composed
+from toolbay.redaction import redact_text
 from toolbay.words import MAX_DESCRIPTION_CHARS, PermissionTier, bounded_description
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -94,6 +95,27 @@ INPUT_SCHEMA_KEYS = ("input_schema", "inputSchema", "parameters")
 _KNOWN_KEYS = frozenset({"name", "description", *INPUT_SCHEMA_KEYS})
 
 
+# A guard only: a schema nested deeper than 128 levels is refused before it is read here.
+_MOST_SCHEMA_DEPTH = 256
+
+
+def _secret_property_names(schema: Any, depth: int = 0) -> list[str]:
+    """Names of properties anywhere in ``schema`` that the audit log's rules would hide."""
+    if depth > _MOST_SCHEMA_DEPTH:
+        return []
+    found: list[str] = []
+    if isinstance(schema, Mapping):
+        properties = schema.get("properties")
+        if isinstance(properties, Mapping):
+            found += [key for key in properties if isinstance(key, str) and redact_text(key) != key]
+        for value in schema.values():
+            found += _secret_property_names(value, depth + 1)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += _secret_property_names(value, depth + 1)
+    return found
+
+
 def input_schema_of(item: Mapping[str, Any]) -> Any:
     """The tool's input schema under the first of its names it uses (None when it has none)."""
     return next((item[key] for key in INPUT_SCHEMA_KEYS if key in item), None)
@@ -131,6 +153,12 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         return None
     if problem:
         refused.append(f"{name!r}: its input_schema is not a valid JSON Schema: {problem}")
+        return None
+    if secrets := _secret_property_names(schema):
+        # A property's name is shown to every client and indexed for search as written; the
+        # audit log's rules hide secrets in text, and a name cannot be hidden and still called.
+        refused.append(f"{name!r}: its input schema names a property {redact_text(secrets[0])!r}, which looks "
+                       "like a secret itself (a key or token), not the name of one; rename it")
         return None
     schema = {"type": "object", **schema}
     schema.setdefault("properties", {})

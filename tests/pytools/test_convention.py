@@ -396,3 +396,29 @@ async def test_a_nested_object_is_shown_closed_as_it_is_checked_and_one_left_ope
     assert unnamed.is_error and "$.target.port" in unnamed.text
     assert in_a_row.is_error and "$.rows[0].m" in in_a_row.text
     assert not open_ones.is_error, open_ones.text
+
+
+SECRET_NAMED = '''
+def get_tool_schemas():
+    key = "sk-live-" + "abcdEFGH1234567890abcdEFGH"
+    return [{"name": "keyz_bad", "description": "d", "input_schema": {"type": "object", "properties": {
+                "opts": {"type": "object", "properties": {key: {"type": "string"}}}}}},
+            {"name": "keyz_good", "description": "d", "input_schema": {"type": "object", "properties": {
+                "api_token": {"type": "string", "description": "The token to use"}}}}]
+
+def dispatch(name, args):
+    return args
+'''
+
+
+async def test_a_property_named_with_a_secret_is_refused_without_showing_it_and_a_token_parameter_is_served(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    """Every text of a schema is redacted where it is shown, but a property's name was served,
+    indexed and found by a search for the secret as written: a name cannot be hidden and called."""
+    (python_dir / "keyz.py").write_text(SECRET_NAMED, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        served = {d.name for d in app.catalog.current.definitions()}
+    notes = "\n".join(app.keeper.notes())
+    assert "keyz_good" in served and "keyz_bad" not in served
+    assert "'keyz_bad': its input schema names a property '[REDACTED]', which looks like a secret" in notes
+    assert "abcdEFGH1234567890" not in notes
