@@ -116,9 +116,31 @@ def redact(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def _redact_property_names(schema: Any, depth: int = 0) -> Any:
+    """``schema`` with a property named with a secret itself (``sk-live-...``) renamed
+    ``[REDACTED]``, or ``schema`` itself when none is: no tool toolbay serves has one (a Python
+    tool's is refused), but a catalog file's definitions (``toolbay search --catalog``) may."""
+    if depth >= MAX_DEPTH:
+        return schema
+    if isinstance(schema, list):
+        items = [_redact_property_names(value, depth + 1) for value in schema]
+        return items if any(new is not old for new, old in zip(items, schema, strict=True)) else schema
+    if not isinstance(schema, dict):
+        return schema
+    copy = {key: _redact_property_names(value, depth + 1) for key, value in schema.items()}
+    changed = any(copy[key] is not value for key, value in schema.items())
+    properties = copy.get("properties")
+    if isinstance(properties, dict):
+        renamed = {redact_text(key) if isinstance(key, str) else key: value for key, value in properties.items()}
+        if list(renamed) != list(properties):
+            copy["properties"], changed = renamed, True
+    return copy if changed else schema
+
+
 def redacted(definition: ToolDefinition) -> ToolDefinition:
     """``definition`` with secret-looking text hidden in its description, title, keywords and
-    every text of its schemas (the audit log's rules); the same object when there is none."""
+    every text of its schemas, property names included (the audit log's rules); the same object
+    when there is none."""
     changes: dict[str, Any] = {}
     description = redact_text(definition.description)
     if description != definition.description:
@@ -129,6 +151,6 @@ def redacted(definition: ToolDefinition) -> ToolDefinition:
         changes["keywords"] = keywords
     for field in ("input_schema", "output_schema"):
         schema = getattr(definition, field)
-        if schema is not None and (clean := redact_strings(schema)) != schema:
+        if schema is not None and (clean := _redact_property_names(redact_strings(schema))) != schema:
             changes[field] = clean
     return replace(definition, **changes) if changes else definition

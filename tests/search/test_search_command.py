@@ -283,3 +283,18 @@ def test_a_raw_carriage_return_between_the_tokens_of_a_line_is_white_space_and_m
     first, second = result.stdout.splitlines()
     assert first.startswith('{"id": -0, ') and json.loads(first)["results"][0]["name"] == "getWeather"
     assert json.loads(second)["id"] == "b"
+
+
+def test_a_property_named_with_a_secret_in_a_catalog_file_is_not_found_by_searching_for_it(tmp_path: Path) -> None:
+    """Every text of a schema was redacted before indexing but its properties' names: a search
+    for the secret a property was named with found the tool."""
+    secret = "sk-live-" + "abcdEFGH1234567890abcdEFGH"
+    tools = [*TOOLS, {"name": "t_nine", "description": "Sync the ledger.",
+                      "inputSchema": {"type": "object", "properties": {secret: {"type": "string"}}}}]
+    catalog = write_jsonl(tmp_path / "tools.jsonl", tools)
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": secret}, {"id": 2, "query": "sync the ledger"}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    by_secret, by_words = (json.loads(line) for line in result.stdout.splitlines())
+    assert by_secret == {"id": 1, "results": [], "no_match": True}
+    assert by_words["results"][0]["name"] == "t_nine"
