@@ -134,6 +134,10 @@ def read_catalog(source: Path | None, warn: Callable[[str], None] | None = None)
         name, first, later = again[0]
         warn(f"{path}: {len(again)} {'tool is' if len(again) == 1 else 'tools are'} defined again on a later line, "
              f"and the later definition is searched (the first: {name!r}, lines {first} and {later})")
+    if not definitions and warn is not None:
+        # An empty file, or a pipe closed before it gave anything: every query would be answered
+        # no match, which reads as a verdict on the queries rather than on the catalog.
+        warn(f"{path}: no tool definitions in it; every query is answered no match")
     return list(definitions.values())
 
 

@@ -298,3 +298,11 @@ def test_a_property_named_with_a_secret_in_a_catalog_file_is_not_found_by_search
     by_secret, by_words = (json.loads(line) for line in result.stdout.splitlines())
     assert by_secret == {"id": 1, "results": [], "no_match": True}
     assert by_words["results"][0]["name"] == "t_nine"
+
+
+def test_an_empty_catalog_is_said_on_stderr_and_every_query_is_no_match(tmp_path: Path) -> None:
+    catalog, queries = tmp_path / "tools.jsonl", write_jsonl(tmp_path / "q.jsonl", QUERIES[:1])
+    catalog.write_text("\n", encoding="utf-8")
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["no_match"]
+    assert result.stderr.strip() == f"toolbay: {catalog}: no tool definitions in it; every query is answered no match"
