@@ -134,10 +134,12 @@ def _appending_problem(path: Path) -> str | None:
     """Why lines cannot be appended to the file at ``path`` (made, with its folder, if need be)."""
     if path.is_dir():
         return "is a folder, not a file"
+    from toolbay.logs import make_log_file
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8"):
-            pass
+        # Made as logging makes it (its user's alone): checked first, it was made 644 in a
+        # folder of 755, and logging then found it there.
+        make_log_file(path)
     except OSError as exc:
         return f"cannot be written to ({exc.strerror or exc})"
     return None

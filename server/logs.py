@@ -104,6 +104,16 @@ class _StandardErrorHandler(logging.StreamHandler):
         pass  # always the current sys.stderr
 
 
+def make_log_file(log_file: Path) -> None:
+    """Makes the log file and its folders where missing (raises ``OSError`` where it cannot).
+    The log names callers, tools and files: made by toolbay, folder and file are its user's
+    alone, as the data folder and the audit log are (they were 755 and 644)."""
+    missing = [folder for folder in (log_file.parent, *log_file.parent.parents) if not folder.exists()]
+    for folder in reversed(missing):  # each made 700 (mkdir's parents=True makes those above 755)
+        folder.mkdir(mode=0o700, exist_ok=True)
+    os.close(os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600))
+
+
 def configure_logging(level: str = "info", log_file: Path | None = None, log_format: LogFormat = "text") -> None:
     global _structured
     root = logging.getLogger()
@@ -114,10 +124,7 @@ def configure_logging(level: str = "info", log_file: Path | None = None, log_for
     stream.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT, datefmt="%H:%M:%S"))
     root.addHandler(stream)
     if log_file is not None:
-        # The log names callers, tools and files: made by toolbay, folder and file are its
-        # user's alone, as the data folder and the audit log are (they were 755 and 644).
-        log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.close(os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        make_log_file(log_file)
         file_handler = logging.FileHandler(log_file, encoding="utf-8")
         file_handler.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT))
         root.addHandler(file_handler)

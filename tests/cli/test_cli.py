@@ -154,22 +154,18 @@ def test_a_data_folder_toolbay_makes_is_its_users_alone(tmp_path: Path) -> None:
     assert (data_dir / "jobs.sqlite3").stat().st_mode & 0o777 == 0o600
 
 
-def test_a_log_file_and_its_folder_toolbay_makes_are_its_users_alone(tmp_path: Path) -> None:
-    # The log names callers, tools and files: made under a umask of 022, 755 and 644.
-    from toolbay.logs import configure_logging
-
-    log_file = tmp_path / "logs" / "toolbay.log"
-    old = os.umask(0o022)
-    try:
-        configure_logging("info", log_file)
-        logging.getLogger("toolbay").info("hello")
-    finally:
-        os.umask(old)
-        for handler in logging.getLogger().handlers:
-            if isinstance(handler, logging.FileHandler):
-                handler.close()  # the test's own logging is put back after it (conftest)
-    assert (log_file.parent.stat().st_mode & 0o777, log_file.stat().st_mode & 0o777) == (0o700, 0o600)
-    assert "hello" in log_file.read_text(encoding="utf-8")
+def test_a_log_file_and_its_folder_toolbay_makes_are_its_users_alone(tmp_path: Path, shared_data_dir: Path) -> None:
+    """The log names callers, tools and files: made under a umask of 022, they were 755 and 644
+    (the command checked it could append to the file, making it, before logging made it 600)."""
+    for command, log_file in ((["list"], tmp_path / "logs" / "toolbay.log"),
+                              (["call", "textkit_count", '{"stdin": "a b"}'], tmp_path / "more" / "deep" / "call.log")):
+        made = subprocess.run(
+            [sys.executable, "-m", "toolbay", *command, "--data-dir", str(shared_data_dir)],
+            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False,
+            env={**os.environ, "TOOLBAY_LOG_FILE": str(log_file)}, umask=0o022)
+        assert made.returncode == 0, made.stderr
+        modes = [folder.stat().st_mode & 0o777 for folder in log_file.parents if tmp_path in folder.parents]
+        assert modes == [0o700] * len(modes) and log_file.stat().st_mode & 0o777 == 0o600, (command, modes)
 
 
 def test_call_takes_its_arguments_after_the_tool_name_as_well_but_not_twice(shared_data_dir: Path) -> None:
