@@ -35,7 +35,8 @@ def link_package_tree(root: Path) -> Path:
 # Neither writes its cache beside the sources: tests write only into temporary folders and the
 # virtual environment (KEPT_BETWEEN_RUNS).
 def test_ruff_finds_nothing() -> None:
-    result = _run("ruff", "check", "--no-cache", "--force-exclude", "--output-format", "concise", *_project_python_files())
+    result = _run("ruff", "check", "--no-cache", "--force-exclude", "--output-format", "concise",
+                  *_project_python_files())
     assert result.returncode == 0, result.stdout + result.stderr
 
 
