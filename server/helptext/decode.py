@@ -58,6 +58,10 @@ def _to_str(data: bytes) -> tuple[str, str, bool]:
     if escaped is not None:
         text = data.decode(escaped, errors="replace")
         return text, escaped, "\ufffd" in text
+    wide = _wide_without_bom(data)
+    if wide is not None:
+        text = data.decode(wide, errors="replace")
+        return text, wide, "\ufffd" in text
     try:
         return data.decode("utf-8"), "utf-8", False
     except UnicodeDecodeError:
@@ -70,6 +74,34 @@ def _to_str(data: bytes) -> tuple[str, str, bool]:
         return data.decode("utf-8", errors="replace"), "utf-8", True
     text = data.decode(_WIDER.get(codec, codec), errors="replace")
     return text, codec, "\ufffd" in text
+
+
+# Of a sample's code units, the share that must have their zero bytes where UTF-16 or UTF-32
+# puts them for mostly-Latin text: ASCII written in UTF-16 LE is valid UTF-8 byte for byte (its
+# NULs included), so it was read, and said, as UTF-8.
+_WIDE_SHARE = 0.9
+_WIDE_FORMS = (("utf-32-le", 4, (1, 2, 3)), ("utf-32-be", 4, (0, 1, 2)), ("utf-16-le", 2, (1,)), ("utf-16-be", 2, (0,)))
+
+
+def _wide_without_bom(data: bytes) -> str | None:
+    """UTF-16 or UTF-32 without a byte order mark, told by where the zero bytes of mostly-Latin
+    text are; None for any other text (text in UTF-8 has no zero bytes)."""
+    sample = data[:_DETECT_SAMPLE]
+    if b"\0" not in sample:
+        return None
+    for codec, width, zeros in _WIDE_FORMS:
+        units = [sample[start:start + width] for start in range(0, len(sample) - width + 1, width)]
+        if len(units) < 2:
+            continue
+        fitting = sum(1 for unit in units if all(unit[place] == 0 for place in zeros)
+                      and any(unit[place] != 0 for place in range(width) if place not in zeros))
+        if fitting >= _WIDE_SHARE * len(units):
+            try:
+                data.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            return codec
+    return None
 
 
 # 7-bit encodings that switch character sets with escape sequences: valid UTF-8 byte for byte,

@@ -50,3 +50,16 @@ def test_iso_2022_jp_is_detected_before_utf_8_accepts_its_seven_bit_bytes():
 def test_plain_ascii_with_colour_escapes_stays_utf_8():
     decoded = decode_help(b"\x1b[1mUsage:\x1b[0m tool [OPTIONS]\n")
     assert decoded.encoding == "utf-8" and decoded.text.startswith("Usage: tool")
+
+
+def test_utf16_and_utf32_without_a_byte_order_mark_are_named_as_what_they_are():
+    """Latin text in UTF-16 LE is valid UTF-8 byte for byte, its NULs included: it was read
+    (the NULs dropped later) and named UTF-8. Windows programs write UTF-16 without a BOM."""
+    ascii_help = HELP.replace("Le nom à utiliser", "The name to use")
+    for text in (ascii_help, HELP):
+        for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
+            decoded = decode_help(text.encode(codec))
+            assert (decoded.encoding, decoded.had_errors, decoded.text) == (codec, False, text), codec
+            assert describe_help(text.encode(codec)).options[0].description in text
+    # A few NULs in UTF-8 output are not UTF-16.
+    assert decode_help(ascii_help.encode() + b"\0\0").encoding == "utf-8"
