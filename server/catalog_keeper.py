@@ -221,8 +221,9 @@ class CatalogKeeper:
                         with waiting:
                             await anyio.sleep(publish_after_s)
                         if not waiting.cancel_called and published is not None and len(described) < total:
-                            logger.info("serving %d files' tools now; %d more are being described and will be "
-                                        "announced", len(current) + len(described), total - len(described))
+                            more = total - len(described)
+                            logger.info("serving %d files' tools now; %d more %s being described and will be "
+                                        "announced", len(current) + len(described), more, "is" if more == 1 else "are")
                             self._files = _in_order({**current, **described}, paths)
                             self._swap(self._build_catalog())
                             published()
