@@ -24,6 +24,7 @@ from .layout import (
 )
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
+    KIND_WORDS,
     is_repeat_type,
     read_notes,
     split_choices,
@@ -799,9 +800,12 @@ def _unmarked_choices(raw: str, default: str | None) -> tuple[str, ...]:
     or a range ("0-60|force|poke"); and an enum's cases as System.CommandLine writes them,
     "<Read|ReadWrite|Write>" (a value named as kinds, "<file|dir>", "<HOST|IP>", commander's
     "<boolean|null>" whose default is null, is no choice unless its default is one)."""
-    if (unbracketed := _BARE_CHOICES.fullmatch(raw)) is not None:
+    # The same in angle brackets (commons-cli's "--codec <mp3|ogg|flac>"): lower-case words that
+    # name no kind of value.
+    bare = raw[1:-1] if raw[:1] == "<" and raw[-1:] == ">" else raw
+    if (unbracketed := _BARE_CHOICES.fullmatch(bare)) is not None:
         words = unbracketed.group(0).split("|")
-        if not any(word in _KIND_WORDS or _RANGE.fullmatch(word) for word in words):
+        if not any(word in KIND_WORDS or _RANGE.fullmatch(word) for word in words):
             return tuple(words)
     angled = value_choices(raw, angle=True)
     if angled and (default in angled and default.lower() not in _UNSET_DEFAULTS
@@ -829,9 +833,6 @@ _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
 # Values written bare between bars, in lower case: "yes|no", "pretty|short|off".
 _BARE_CHOICES = compiled(r"[a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+")
 # Words that name a kind of value rather than being one.
-_KIND_WORDS = frozenset({"number", "name", "uid", "gid", "user", "username", "group", "groupname", "id", "path",
-                         "file", "dir", "directory", "host", "hostname", "ip", "port", "level", "ident", "string",
-                         "int", "integer", "size", "count", "index", "pid", "url", "address", "addr", "value"})
 _RANGE = compiled(r"\d+-\d+")
 # A description ending in one of the option's choices in brackets: its default.
 _LAST_BRACKETED = compiled(r"\[([\w.+-]+)\]\s*$")

@@ -69,6 +69,15 @@ _PROSE_CHOICES = (
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
 # print mode (auto/long/short/line/native/no)", "(yes/no/auto)".
 _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
+# Lower-case words between bars in parentheses: "Archive format (tar|zip|cpio)", "protocol
+# (tcp|udp) (default: tcp)" (argp, popt): bars join alternatives to be written as they are.
+_PIPED = compiled(r"\(([a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+)\)")
+# Words that name a kind of value rather than a value ("<file|dir>", "(date|dur)", "uid|user").
+KIND_WORDS = frozenset({"number", "name", "uid", "gid", "user", "username", "group", "groupname", "id", "path",
+                        "file", "dir", "directory", "host", "hostname", "ip", "port", "level", "ident", "string",
+                        "int", "integer", "size", "count", "index", "pid", "url", "address", "addr", "value",
+                        "date", "dur", "duration", "time", "timestamp", "seconds", "secs", "bytes", "text", "str",
+                        "uri", "email", "regex", "pattern", "glob", "num", "float", "bool", "boolean", "list"})
 # Words whose first letter in parentheses is the value: pip's "(s)witch, (i)gnore, (w)ipe, (b)ackup, (a)bort".
 _INITIALS = compiled(r"\([a-z]\)[a-z]+(?:\s*,\s*(?:or\s+)?\([a-z]\)[a-z]+){2,}")
 _EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
@@ -243,6 +252,14 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             and not _EXAMPLE_BEFORE.search(text[max(0, slashed.start() - _AROUND):slashed.start()]):
         items = slashed.group(1).split("/")
         if len(set(items)) == len(items):
+            return tuple(items), None
+    for piped in _PIPED.finditer(text):
+        # A format's parts ("[(user|uid)][:(group|gid)]") and kinds of value ("(date|dur)") are
+        # no values to give as written.
+        items = piped.group(1).split("|")
+        if text[piped.start() - 1:piped.start()] not in ("[", ":") and text[piped.end():piped.end() + 1] != "]" \
+                and not any(item in KIND_WORDS for item in items) and len(set(items)) == len(items) \
+                and not _EXAMPLE_BEFORE.search(text[max(0, piped.start() - _AROUND):piped.start()]):
             return tuple(items), None
     if (initials := _INITIALS.search(text)) is not None:
         letters = re.findall(r"\(([a-z])\)", initials.group(0))

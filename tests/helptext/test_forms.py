@@ -1195,3 +1195,24 @@ def test_what_a_pflag_flag_given_alone_stands_for_is_said():
     text = (Path(__file__).parent / "framework_texts" / "cobra-1.6.1-cbr-remote-add.txt").read_bytes()
     mirror = build_tool_schema(describe_help(text)).input_schema["properties"]["mirror"]
     assert 'Given alone, the flag means "fetch".' in mirror["description"]
+
+
+def test_choices_between_bars_in_an_angle_placeholder_or_in_parentheses_are_choices_and_kinds_of_value_are_not():
+    """commons-cli's "--codec <mp3|ogg|flac>", argp's "(tar|zip|cpio)" and popt's "(tcp|udp)" were
+    any text: a model could give a value the program refuses. "<date|dur>" (fd) and a format's
+    "[(user|uid)]" name kinds of value, not values."""
+    help_text = (
+        "usage: convert [options] FILE\n"
+        " -c,--codec <mp3|ogg|flac>   output codec\n"
+        " -F, --format=FMT           Archive format (tar|zip|cpio)\n"
+        " -m, --mode=MODE            protocol (tcp|udp) (default: \"tcp\")\n"
+        "     --changed <date|dur>   Filter by modification time\n"
+        " -o, --owner <user:group>   Format: [(user|uid)][:(group|gid)]\n"
+        "     --level=N              Level (for example (fast|slow))\n"
+    )
+    options = {o.long: o for o in _describe(help_text).options}
+    assert options["--codec"].choices == ("mp3", "ogg", "flac")
+    assert options["--format"].choices == ("tar", "zip", "cpio")
+    assert (options["--mode"].choices, options["--mode"].default) == (("tcp", "udp"), "tcp")
+    assert options["--changed"].choices == () and options["--owner"].choices == ()
+    assert options["--level"].choices == ()
