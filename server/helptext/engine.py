@@ -58,6 +58,7 @@ class Rules(NamedTuple):
     author_after_version: bool = False  # clap 2 and 3: "name version", then the author's line, then the about
     value_from_default: bool = False  # flaggy shows no value: a default but true or false says one is taken
     counter_takes_count: bool = False  # kong: a counter is "--verbose=INT", its count given after "=" once
+    counter_from_zero: bool = False  # argparse: a switch whose default is 0 is action="count"
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
@@ -740,10 +741,26 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         # N, "10s" for SECONDS; "1.0" for tail's N. The type must take it, and whatever else is
         # like it (a default of several words is prose: "wait forever").
         kind = "number" if _is_number(default, "number") else "string"
+    # A switch whose default is 0 counts its uses (argparse's action="count" shows "-v, --verbose
+    # more output (default: 0)"; -vv is 2): its other switches' defaults are true or false. Not in
+    # a hand-written help, whose option shown without a value may take one all the same
+    # (redis-benchmark's "--precision   Number of decimal places ... (default 0)").
+    counted = rules.counter_from_zero and not takes_value and default is not None and default.strip() == "0"
+    if counted:
+        default = None
     if kind == "boolean" and default is not None:
         default = _flag_default(default, head.longs[0] if head.longs else None,
                                 head.negations[0] if head.negations else None)
-    repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw)
+    repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw) or counted
+    if takes_value and default == "[]":
+        # An empty list for a default: argparse's action="append" (and nargs="*", whose words come at
+        # once) shows "(default: [])"; it is given again for more, and "[]" is no value to give.
+        # Not a value that is itself a list (pylint's "--ignore-paths <pattern>[,<pattern>...]",
+        # "List of decorators ..."): given again, the last one counts.
+        default = None
+        if not several_at_once and "," not in (raw or "") and not _A_LIST_IN_ONE.search(
+                join_description(description_lines)):
+            repeatable = True
     if rules.counter_takes_count and repeatable and not head.repeat_marker and not is_repeat_type(raw) \
             and kind == "integer":
         # kong's counter, "-v, --verbose=INT  Verbosity (repeatable)": "--verbose=2" is a count of
@@ -834,6 +851,8 @@ _VALUE_NAME = compiled(r"[A-Z][A-Z0-9_-]*(?:\.\.\.)?")
 _BARE_CHOICES = compiled(r"[a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+")
 # Words that name a kind of value rather than being one.
 _RANGE = compiled(r"\d+-\d+")
+# A value that is a list of several itself: "List of decorators ...", "comma-separated".
+_A_LIST_IN_ONE = compiled(r"(?i)\blist of\b|\bcomma\b|\bseparated by\b|-separated\b")
 # A description ending in one of the option's choices in brackets: its default.
 _LAST_BRACKETED = compiled(r"\[([\w.+-]+)\]\s*$")
 # An enum case as .NET names one: "Read", "ReadWrite" (not "FILE", nor "file").

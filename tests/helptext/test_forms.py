@@ -1216,3 +1216,31 @@ def test_choices_between_bars_in_an_angle_placeholder_or_in_parentheses_are_choi
     assert (options["--mode"].choices, options["--mode"].default) == (("tcp", "udp"), "tcp")
     assert options["--changed"].choices == () and options["--owner"].choices == ()
     assert options["--level"].choices == ()
+
+
+def test_argparse_count_and_append_shown_with_their_defaults_are_given_again_as_argparse_takes_them():
+    """ArgumentDefaultsHelpFormatter shows "(default: 0)" for action="count" and "(default: [])" for
+    action="append": the first was a switch given once, the second one value whose default was
+    the text "[]". Checked with argparse's own parse of the arguments the schema makes."""
+    import argparse
+    import contextlib
+    import io
+
+    parser = argparse.ArgumentParser(prog="fmt", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more output")
+    parser.add_argument("-I", "--include", action="append", default=[], help="include files matching GLOB",
+                        metavar="GLOB")
+    parser.add_argument("--tags", nargs="*", default=[], help="tags to add")
+    parser.add_argument("--ignore", default=[], metavar="<pattern>[,<pattern>...]", help="patterns to skip")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no output")
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+        parser.parse_args(["--help"])
+    description = describe_help(shown.getvalue().encode())
+    options = {o.long: o for o in description.options}
+    assert options["--include"].default is None and options["--tags"].default is None
+    assert not options["--ignore"].repeatable and not options["--quiet"].repeatable  # a list in one value
+    schema = build_tool_schema(description)
+    argv = schema.to_argv({"verbose": 2, "include": ["*.png", "*.jpg"], "tags": ["a", "b"], "quiet": True})
+    parsed = parser.parse_args(list(getattr(argv, "args", argv)))
+    assert (parsed.verbose, parsed.include, parsed.tags, parsed.quiet) == (2, ["*.png", "*.jpg"], ["a", "b"], True)

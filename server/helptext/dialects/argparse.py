@@ -8,7 +8,7 @@ from .base import Dialect, mark
 
 class Argparse(Dialect):
     name = "argparse"
-    rules = Rules(remainder_dots=True)
+    rules = Rules(remainder_dots=True, counter_from_zero=True)
     marks = (
         mark(r"^usage: \S+ \[-", 1.5),  # argparse's usage lists the options first: "usage: x [-h]"
         mark(r"^positional arguments:$", 2.0),
