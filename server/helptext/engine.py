@@ -344,6 +344,16 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
     return sum(1 for line in loose if _ITEM.match(line) and line in before) > len(entries)
 
 
+# What argparse-like helps write over a subparser's commands instead of a command.
+_SUBPARSER_NOTES = frozenset({"(required)", "(optional)"})
+# A bullet before a command's name (tyro's "• train     Train a model."), kept as wide in spaces.
+_BULLET = compiled(r"^(\s*)[•◦▪‣](\s+)")
+
+
+def _unbulleted(line: str) -> str:
+    return _BULLET.sub(lambda found: found.group(1) + " " + found.group(2), line, count=1)
+
+
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
              prose: list[list[str]], stray: list[HelpEntry], metavars: frozenset[str] = frozenset()) -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
@@ -371,7 +381,10 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
                 positionals.append(entry)
         return
     if section.kind == "commands":
-        lines = [x for x in section.lines if not x.strip().startswith("{")]  # argparse "{a,b}" line
+        # argparse's "{a,b}" line; "(required)" over a required subparser's commands (jsonargparse,
+        # tyro), which set the list's indent and took the commands for its description.
+        lines = [_unbulleted(x) for x in section.lines
+                 if not x.strip().startswith("{") and x.strip() not in _SUBPARSER_NOTES]
         # git groups its commands under titles at the margin ("start a working area (see also:
         # git help tutorial)"), each over its commands indented: those titles are no commands.
         lines = _without_group_titles(lines)

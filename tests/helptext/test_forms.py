@@ -1244,3 +1244,22 @@ def test_argparse_count_and_append_shown_with_their_defaults_are_given_again_as_
     argv = schema.to_argv({"verbose": 2, "include": ["*.png", "*.jpg"], "tags": ["a", "b"], "quiet": True})
     parsed = parser.parse_args(list(getattr(argv, "args", argv)))
     assert (parsed.verbose, parsed.include, parsed.tags, parsed.quiet) == (2, ["*.png", "*.jpg"], ["a", "b"], True)
+
+
+# Captured from programs written with jsonargparse, tyro and sade: a required subparser's commands under
+# "(required)", tyro's bulleted commands in a panel, and sade's "Available Commands" heading.
+CAPTURED = Path(__file__).parent / "captured"
+
+
+@pytest.mark.parametrize(("text", "commands"), [
+    ("jsonargparse-required-subcommands.txt", ["convert", "info"]),
+    ("tyro-subcommand-panel.txt", ["train", "evaluate"]),
+    ("sade-available-commands.txt", ["migrate", "seed", "remote"]),
+])
+def test_commands_under_a_required_note_bullets_or_an_available_commands_heading_are_subcommands(
+        text: str, commands: list[str]) -> None:
+    """Each was read as no command at all (sade) or as one required operand "{train,evaluate}",
+    so a call giving "train" was refused by the command it needs options of."""
+    description = describe_help((CAPTURED / text).read_bytes())
+    assert [command.name for command in description.subcommands] == commands
+    assert not [p for p in description.positionals if p.name.startswith("{")]
