@@ -59,6 +59,7 @@ class Rules(NamedTuple):
     value_from_default: bool = False  # flaggy shows no value: a default but true or false says one is taken
     counter_takes_count: bool = False  # kong: a counter is "--verbose=INT", its count given after "=" once
     counter_from_zero: bool = False  # argparse: a switch whose default is 0 is action="count"
+    values_unshown: bool = False  # no option of the help shows a value (meow, sade): a default may say one
 
 
 # "tool 1.2", "GNU Wget 1.21.3", "gpg (GnuPG) 2.2.40", "Zstandard CLI (64-bit) v1.5.4", cac's "vite/8.4.1"
@@ -173,6 +174,11 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     # not an option "-1" taking ".." (its --fast and --best stay).
     option_entries = [e for e in option_entries if not _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
     options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
+    if not rules.value_from_default and not rules.counter_from_zero and options \
+            and not any(o.takes_value for o in options):
+        # No option shows a value: a default may be the only sign that one takes one (Rules.values_unshown).
+        unshown = rules._replace(values_unshown=True)
+        options = _merge_duplicates([_option(e, unshown) for e in option_entries], in_untitled)
     options = _paired_negations([o for o in options if (o.long or o.short) and not _placeholder_flag(o)])
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     # A list that shows no option's value (argh), or no list at all (BSD's "usage: cut [-nrv]
@@ -683,6 +689,15 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if rules.value_from_type_note and not takes_value:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
                                                and notes.yargs_type not in ("boolean", "count"))
+    if rules.values_unshown and not takes_value and head.longs and not notes.repeatable \
+            and notes.default is not None and _names_a_value(notes.default):
+        # In a help that shows no option's value (meow's, sade's), an option whose default only a
+        # value can have ("--width, -w   Target width in pixels (default: 800)") takes one,
+        # written apart, as every parser takes it. (A help that shows values elsewhere means a
+        # switch by it: node's "--tls-max-v1.2  set default TLS maximum to TLSv1.2 (default:
+        # TLSv1.3)".)
+        raw = head.longs[0].lstrip("-").upper()
+        takes_value = True
     if rules.value_from_default and not takes_value and head.longs and (notes.repeatable or (
             notes.default is not None and notes.default.lower() not in ("true", "false"))):
         # flaggy's "-w --workers   Number of worker threads (default: 4)", and a slice said to be
@@ -815,6 +830,18 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             else not head.value_optional and _value_apart(entry.head, head.shorts)),
         values_per_flag=per_flag,
     )
+
+
+def _names_a_value(default: str) -> bool:
+    """A default that only a value can have: a number or a word that is no yes or no (meow's
+    "(default: 800)", sade's "(default db.json)"), not a switch's "(default: off)"."""
+    word = default.strip().strip("\"'`").lower()
+    return bool(word) and word not in _SWITCH_DEFAULTS and " " not in word
+
+
+# What a switch's default is said to be.
+_SWITCH_DEFAULTS = frozenset({"true", "false", "yes", "no", "on", "off", "enabled", "disabled", "none", "null",
+                              "unset", "set", "y", "n", "t", "f", "nil", "enable", "disable", "[]", "{}"})
 
 
 def _with_alone(description: str, alone: str | None) -> str:

@@ -1263,3 +1263,19 @@ def test_commands_under_a_required_note_bullets_or_an_available_commands_heading
     description = describe_help((CAPTURED / text).read_bytes())
     assert [command.name for command in description.subcommands] == commands
     assert not [p for p in description.positionals if p.name.startswith("{")]
+
+
+def test_in_a_help_that_shows_no_value_a_default_only_a_value_can_have_says_the_option_takes_one():
+    """meow and sade show no option's value: "--width, -w   Target width in pixels (default:
+    800)" was a switch, and a call giving a width ate the input file for it. A help that shows
+    values elsewhere keeps a switch whose description names a default (node's "--tls-max-v1.2
+    set default TLS maximum to TLSv1.2 (default: TLSv1.3)")."""
+    options = {o.long: o for o in describe_help((CAPTURED / "meow-values-unshown.txt").read_bytes()).options}
+    assert [(o.takes_value, o.default) for o in (options["--width"], options["--quality"], options["--format"])] \
+        == [(True, "800"), (True, "80"), (True, "jpg")]
+    assert not options["--overwrite"].takes_value and not options["--out"].takes_value  # no default said
+    sade = {o.long: o for o in describe_help((CAPTURED / "sade-available-commands.txt").read_bytes()).options}
+    assert sade["--config"].takes_value and not sade["--verbose"].takes_value  # "(default false)"
+    node_like = _describe("Usage: node [options]\n\nOptions:\n  --port <n>      port to use\n"
+                          "  --tls-max-v1.2  set default TLS maximum to TLSv1.2 (default: TLSv1.3)\n")
+    assert not {o.long: o for o in node_like.options}["--tls-max-v1.2"].takes_value
