@@ -12,6 +12,8 @@ import re
 from .kept import compiled
 from .records import NamedTuple
 
+# jsonargparse's "(type: int, default: 85)", clize's "(type: INT, default: 22)"
+_TYPED_DEFAULT = compiled(r"\([^()]*?\btype:\s*[^()]*?,\s*default:\s*+((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE)
 _DEFAULT = (
     compiled(r"\[default(?:s)?\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
     compiled(r"\(default(?:s)?\s*:\s*+((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE),
@@ -19,6 +21,7 @@ _DEFAULT = (
     compiled(r"\[default (\"[^\"]*\"|[^\[\]]*)\]"),
     compiled(r"\(choices:[^()]*?,\s*default:\s*+(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
     compiled(r"\(values:[^()]*?;\s*default:\s*+([^()]*)\)"),  # swift-argument-parser's, after a semicolon
+    _TYPED_DEFAULT,
     # The same note in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch.
     compiled(r"[(\[](?:Standard|Vorgabe|Voreinstellung|par d[ée]faut|d[ée]faut|por defecto|predeterminado|"
              r"padr[ãa]o|predefinito|standaard)\s*:\s*+((?:\"[^\"]*\"|[^()\[\]\"])*)[)\]]", re.IGNORECASE),
@@ -99,7 +102,7 @@ _REQUIRED = compiled(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
 _REPEAT = compiled(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"
-    r"|(?:can|may)\s+be\s+repeated|\brepeatable\b"
+    r"|(?:can|may)\s+be\s+repeated|\brepeatable\b|;\s*(?:may|can)\s+repeat\b"
     r"|(?:can|may)\s+be\s+(?:used|given|specified|passed|provided|supplied)\s+more\s+than\s+once"
     # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
     r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"
@@ -115,7 +118,7 @@ _REPEAT = compiled(
 _YARGS_TYPE = compiled(r"\[(boolean|string|number|array|count)\]")
 _LIST_ITEM = compiled(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
 
-_INTEGER_WORDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+_INTEGER_WORDS = {"int", "long", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
                   # kong names a Go type with a dash before its size: "INT-64", "UINT-8"
                   "int_8", "int_16", "int_32", "int_64", "uint_8", "uint_16", "uint_32", "uint_64",
                   "integer", "num", "n", "count", "intslice", "ints", "uintslice",
@@ -144,6 +147,9 @@ class Notes(NamedTuple):
     # Choices only prose states ("one of: a, b"): trusted for an option known to take a value.
     prose_choices: tuple[str, ...] = ()
     prose_default: str | None = None
+    # The value's type as jsonargparse and clize note it, "(type: int, default: 85)": "integer",
+    # "number", "boolean", "string" or "path", or None.
+    noted_type: str | None = None
 
 
 _CLICK_EXTRA = compiled(r"\[([^\[\]]*;[^\[\]]*)\]")
@@ -173,6 +179,8 @@ def read_notes(lines: list[str]) -> Notes:
         found = pattern.search(text)
         if found:
             raw_default = found.group(1).strip()
+            if pattern is _TYPED_DEFAULT and raw_default == "null":
+                break  # jsonargparse's "(type: Optional[int], default: null)": Python's None, no value
             default = unquote(raw_default)
             words = default.split()
             worded = len(words) > 3 or (len(words) > 1 and words[0].lower() in _PROSE_START)
@@ -197,7 +205,19 @@ def read_notes(lines: list[str]) -> Notes:
         yargs_type=yargs[-1] if yargs else None,
         prose_choices=prose,
         prose_default=starred,
+        noted_type=_noted_type(text),
     )
+
+
+# "(type: int, default: 2)", "(required, type: str)", "(type: Optional[float], ...)": a Python type named.
+_TYPE_NOTE = compiled(r"\((?:[^()]*?,\s*)?type:\s*(?:Optional\[)?([A-Za-z_]+)(?P<rest>[\],)])")
+_NOTED_TYPES = {"int": "integer", "float": "number", "bool": "boolean", "str": "string", "path": "path",
+                "path_fr": "path", "path_fc": "path", "path_dw": "path", "path_drw": "path"}
+
+
+def _noted_type(text: str) -> str | None:
+    found = _TYPE_NOTE.search(text)
+    return _NOTED_TYPES.get(found.group(1).lower()) if found is not None else None
 
 
 def _unwrap_hyphens(lines: list[str]) -> str:

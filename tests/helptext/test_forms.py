@@ -1279,3 +1279,16 @@ def test_in_a_help_that_shows_no_value_a_default_only_a_value_can_have_says_the_
     node_like = _describe("Usage: node [options]\n\nOptions:\n  --port <n>      port to use\n"
                           "  --tls-max-v1.2  set default TLS maximum to TLSv1.2 (default: TLSv1.3)\n")
     assert not {o.long: o for o in node_like.options}["--tls-max-v1.2"].takes_value
+
+
+def test_a_type_noted_as_jsonargparse_writes_it_types_the_value_and_its_default_is_read():
+    """"--quality QUALITY   output quality 1-100 (type: int, default: 85)" was any text with no
+    default: jsonargparse refuses "2.5" and "high" for it. Also popt's "--max-conn=LONG" (a long
+    integer) and commons-cli's "add a tag; may repeat"."""
+    options = {o.long: o for o in describe_help((CAPTURED / "jsonargparse-typed-notes.txt").read_bytes()).options}
+    assert [(options[name].type, options[name].default) for name in ("--quality", "--scale", "--fmt", "--sizes")] \
+        == [("integer", "85"), ("number", "1.0"), ("enum", "png"), ("string", None)]  # "default: null" is none
+    popt = {o.long: o for o in describe_help((CAPTURED / "popt-long-and-choices.txt").read_bytes()).options}
+    assert popt["--max-conn"].type == "integer" and popt["--mode"].choices == ("tcp", "udp")
+    commons = {o.long: o for o in describe_help((CAPTURED / "commons-cli-may-repeat.txt").read_bytes()).options}
+    assert commons["--tag"].repeatable and not commons["--codec"].repeatable
