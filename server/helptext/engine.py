@@ -742,7 +742,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             kind = value_type(head.longs[0].lstrip("-"), None)
             if kind == "path" and inside_a_document(head.longs[0], join_description(description_lines)):
                 kind = "string"
-    if takes_value and not choices and notes.noted_type in ("integer", "number", "path") and kind in ("string", "number"):
+    if takes_value and not choices and notes.noted_type in ("integer", "number", "path") \
+            and kind in ("string", "number"):
         kind = notes.noted_type  # jsonargparse's "--quality QUALITY   ... (type: int, default: 85)"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
     if default is None and choices and (last := _LAST_BRACKETED.search(join_description(description_lines))) \
