@@ -163,10 +163,11 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     prose: list[list[str]] = []
     stray: list[HelpEntry] = []
     in_untitled: set[int] = set()  # positions in option_entries
+    operand_flags: set[str] = set()  # operands also given by a flag, listed as that flag
     metavars = _words_before_dots(" ".join(layout.usage))
     for section in layout.sections:
         before = len(option_entries)
-        _collect(section, option_entries, positional_entries, command_entries, prose, stray, metavars)
+        _collect(section, option_entries, positional_entries, command_entries, prose, stray, metavars, operand_flags)
         if section.kind == "untitled":
             in_untitled.update(range(before, len(option_entries)))
 
@@ -195,6 +196,9 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
                        values_here=values_here, clusters=not options and not rules.single_dash_long,
                        listed_operands=frozenset(positional_key(_listed_name(_listed_head(entry)))
                                                  for entry in positional_entries))
+    if operand_flags:
+        # Given here by its flag: not an operand of the usage's for a listed one to pair with.
+        facts.positionals = [p for p in facts.positionals if p.name.strip("<>[].") not in operand_flags]
     # A help that lists no option writes "-q|--quiet" in its usage for one option under two
     # names, which nothing here can tell from two options: its groups are not read as alternatives.
     listed = bool(options)
@@ -350,6 +354,8 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
     return sum(1 for line in loose if _ITEM.match(line) and line in before) > len(entries)
 
 
+# An operand's name, then the flag that gives it by name (cyclopts): "SERVICE --service".
+_OPERAND_OR_FLAG = compiled(r"([A-Z][A-Z0-9_-]*)\s+(--[a-z0-9][\w-]*)")
 # What argparse-like helps write over a subparser's commands instead of a command.
 _SUBPARSER_NOTES = frozenset({"(required)", "(optional)"})
 # A bullet before a command's name (tyro's "• train     Train a model."), kept as wide in spaces.
@@ -361,9 +367,11 @@ def _unbulleted(line: str) -> str:
 
 
 def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpEntry], commands: list[HelpEntry],
-             prose: list[list[str]], stray: list[HelpEntry], metavars: frozenset[str] = frozenset()) -> None:
+             prose: list[list[str]], stray: list[HelpEntry], metavars: frozenset[str] = frozenset(),
+             operand_flags: set[str] | None = None) -> None:
     """``stray``: "name   text" lines among options, positionals if the usage names them (argparse
-    lists a positional under the argument group it was added to)."""
+    lists a positional under the argument group it was added to). ``operand_flags`` hears the
+    names of operands that are also given by a flag (cyclopts' "SERVICE --service")."""
     if section.kind == "text":
         if _ABOUT_TITLE.fullmatch(section.title.strip()):
             prose.append(section.lines)  # System.CommandLine: "Description:" over what the program does
@@ -375,7 +383,7 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         _collect(Section(section.title, "commands", block), options, positionals, commands, prose, stray, metavars)
         if section.kind == "positionals" and any(x.strip() for x in before):
             _collect(Section(section.title, "positionals", before), options, positionals, commands, prose, stray,
-                     metavars)
+                     metavars, operand_flags)
         return
     if section.kind == "positionals":
         base = _list_indent(section.lines)
@@ -385,6 +393,13 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
                 options.append(entry)
             elif re.fullmatch(r"\S+(?: \.\.\.\]?)?", entry.head.strip()):  # a name ("app ...", kong's "[<a> ...]")
                 positionals.append(entry)
+            elif (both := _OPERAND_OR_FLAG.fullmatch(entry.head.strip())) is not None \
+                    and both.group(1).lower().replace("_", "-") == both.group(2).lstrip("-").lower():
+                # cyclopts: "SERVICE --service   Service name. [required]" is given by its place or
+                # by its flag; by the flag, a call says which it gives whatever else it gives.
+                options.append(entry._replace(head=f"{both.group(2)} {both.group(1)}"))
+                if operand_flags is not None:
+                    operand_flags.add(both.group(1))
         return
     if section.kind == "commands":
         # argparse's "{a,b}" line; "(required)" over a required subparser's commands (jsonargparse,

@@ -1292,3 +1292,15 @@ def test_a_type_noted_as_jsonargparse_writes_it_types_the_value_and_its_default_
     assert popt["--max-conn"].type == "integer" and popt["--mode"].choices == ("tcp", "udp")
     commons = {o.long: o for o in describe_help((CAPTURED / "commons-cli-may-repeat.txt").read_bytes()).options}
     assert commons["--tag"].repeatable and not commons["--codec"].repeatable
+
+
+def test_an_operand_cyclopts_also_takes_by_its_flag_is_that_flag_and_the_other_operands_keep_their_place():
+    """"*  SERVICE --service   Service name. [required]" was dropped, and the listed HOSTS took
+    the usage's SERVICE place: a call giving hosts ["h1"] gave the service h1 and no host."""
+    description = describe_help((CAPTURED / "cyclopts-operand-or-flag.txt").read_bytes())
+    service = next(o for o in description.options if o.long == "--service")
+    assert service.takes_value and service.required
+    assert [(p.name, p.required, p.variadic) for p in description.positionals] == [("HOSTS", False, True)]
+    argv = build_tool_schema(description).to_argv({"service": "web", "token": "t", "hosts": ["h1", "h2"]})
+    words = list(getattr(argv, "args", argv))
+    assert words[words.index("--service") + 1] == "web" and words[-2:] == ["h1", "h2"]
