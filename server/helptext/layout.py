@@ -391,6 +391,8 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
             break  # an option list right under the usage line (no blank line between)
         elif _is_prose(more):
             break  # prose right under the usage line ("Default action is to extract ...")
+        elif _COLUMN_COLON.match(more):
+            break  # args4j's list right under the usage line: " DIR      : directory to search"
         else:
             current += " " + _without_description(more)
         i += 1
@@ -398,6 +400,8 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
     return i
 
 
+# An item, a gap, then a colon before what it is: args4j's lists ("DIR    : directory to search").
+_COLUMN_COLON = compiled(r"\S+(?: \S+)*?\s{2,}:\s+\S")
 # A form of a program named by a plain word, its operands after it ("link source_file target_file").
 _OTHER_PROGRAM = compiled(r"[a-z][a-z0-9_-]*\s+\S")
 # The rest of a usage line wrapped to the margin: bracketed words only ("[fichier-d'entrée]...",

@@ -1304,3 +1304,12 @@ def test_an_operand_cyclopts_also_takes_by_its_flag_is_that_flag_and_the_other_o
     argv = build_tool_schema(description).to_argv({"service": "web", "token": "t", "hosts": ["h1", "h2"]})
     words = list(getattr(argv, "args", argv))
     assert words[words.index("--service") + 1] == "web" and words[-2:] == ["h1", "h2"]
+
+
+def test_an_args4j_list_right_under_the_usage_line_is_no_part_of_the_usage():
+    """" DIR      : directory to search" under "Usage: grep4j [options] DIR [FILES...]" was read
+    as more usage: four required operands (":", "directory", "to", "search") and FILES required."""
+    description = describe_help((CAPTURED / "args4j-list-under-usage.txt").read_bytes())
+    assert [(p.name, p.required, p.variadic) for p in description.positionals] == [("DIR", True, False),
+                                                                                    ("FILES", False, True)]
+    assert {o.long for o in description.options} >= {"--color", "--regexp", "--max-count"}
