@@ -197,8 +197,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
                        listed_operands=frozenset(positional_key(_listed_name(_listed_head(entry)))
                                                  for entry in positional_entries))
     if operand_flags:
-        # Given here by its flag: not an operand of the usage's for a listed one to pair with.
-        facts.positionals = [p for p in facts.positionals if p.name.strip("<>[].") not in operand_flags]
+        # Given here by its flag: not an operand of the usage's for a listed one to pair with; nor
+        # cyclopts' "[ARGS]" for such operands where no other is listed ("TARGET --target").
+        facts.positionals = [p for p in facts.positionals if p.name.strip("<>[].") not in operand_flags
+                             and (positional_entries or p.name.strip("<>[].") != "ARGS")]
     # A help that lists no option writes "-q|--quiet" in its usage for one option under two
     # names, which nothing here can tell from two options: its groups are not read as alternatives.
     listed = bool(options)

@@ -320,9 +320,10 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 positionals.append(UsagePositional(inner, False, dots, choices))
             elif word[0] == "[" and _single_positional(inner):
                 name = inner.rstrip(".").strip()
-                # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]"
-                variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner))
-                name = name.split(" ")[0].rstrip(".")
+                # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]", cac's "[...others]"
+                variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner)) \
+                    or inner.lstrip("<").startswith("...")
+                name = name.split(" ")[0].rstrip(".").replace("<...", "<").lstrip(".")
                 # uvx's "[COMMAND]": the tool it runs; argh's "[command...]" where no command is listed
                 listed = positional_key(name) in facts.listed_operands
                 if _operand_word(name.strip("<>"), commands_listed) or listed or (
@@ -409,7 +410,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         # "FILE...", and commander's "<files...>"; "file[.zip]" and "MODE[,MODE]..." are named
         # by what comes before their brackets
         name = word.split("[", 1)[0] if "[" in word and not word.startswith("<") else word
-        positionals.append(UsagePositional(name.rstrip("."), True, word.endswith(("...", "...>"))))
+        spread = word.startswith("<...")  # cac's "<...files>": the dots before the name
+        positionals.append(UsagePositional(name.rstrip(".").replace("<...", "<"), True,
+                                           spread or word.endswith(("...", "...>"))))
         bare_before = True
     return flags, positionals, command
 

@@ -1313,3 +1313,16 @@ def test_an_args4j_list_right_under_the_usage_line_is_no_part_of_the_usage():
     assert [(p.name, p.required, p.variadic) for p in description.positionals] == [("DIR", True, False),
                                                                                     ("FILES", False, True)]
     assert {o.long for o in description.options} >= {"--color", "--regexp", "--max-count"}
+
+
+def test_cacs_spread_operands_take_several_words_and_cyclopts_args_placeholder_is_no_operand():
+    """cac writes a variadic operand with its dots first, "[...others]" and "<...files>": it was
+    one word ("a b" reached the program as one). cyclopts writes "[ARGS]" for operands it lists
+    with their flags ("TARGET --target"): it was an operand of its own."""
+    cac = describe_help((CAPTURED / "cac-spread-operand.txt").read_bytes())
+    assert [(p.name, p.required, p.variadic) for p in cac.positionals] == [("entry", True, False),
+                                                                          ("others", False, True)]
+    required = _describe("Usage:\n  $ cac_srv lint <...files>\n\nOptions:\n  --fix   Fix problems\n")
+    assert [(p.name, p.required, p.variadic) for p in required.positionals] == [("files", True, True)]
+    migrate = describe_help((CAPTURED / "cyclopts-args-placeholder.txt").read_bytes())
+    assert migrate.positionals == () and "--target" in {o.long for o in migrate.options}
