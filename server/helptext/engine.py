@@ -58,7 +58,7 @@ class Rules(NamedTuple):
     author_after_version: bool = False  # clap 2 and 3: "name version", then the author's line, then the about
     value_from_default: bool = False  # flaggy shows no value: a default but true or false says one is taken
     counter_takes_count: bool = False  # kong: a counter is "--verbose=INT", its count given after "=" once
-    counter_from_zero: bool = False  # argparse: a switch whose default is 0 is action="count"
+    counter_from_zero: bool = False  # argparse, clap, typer (cyclopts): a switch whose default is 0 counts
     values_unshown: bool = False  # no option of the help shows a value (meow, sade): a default may say one
 
 
@@ -356,6 +356,8 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
     return sum(1 for line in loose if _ITEM.match(line) and line in before) > len(entries)
 
 
+# clap's and cyclopts' note of a counter's default.
+_BRACKETED_ZERO = compiled(r"\[default:\s*0\]")
 # An operand's name, then the flag that gives it by name (cyclopts): "SERVICE --service".
 _OPERAND_OR_FLAG = compiled(r"([A-Z][A-Z0-9_-]*)\s+(--[a-z0-9][\w-]*)")
 # What argparse-like helps write over a subparser's commands instead of a command.
@@ -792,8 +794,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     # A switch whose default is 0 counts its uses (argparse's action="count" shows "-v, --verbose
     # more output (default: 0)"; -vv is 2): its other switches' defaults are true or false. Not in
     # a hand-written help, whose option shown without a value may take one all the same
-    # (redis-benchmark's "--precision   Number of decimal places ... (default 0)").
-    counted = rules.counter_from_zero and not takes_value and default is not None and default.strip() == "0"
+    # (redis-benchmark's "--precision   Number of decimal places ... (default 0)"): outside
+    # argparse, only as clap and cyclopts write it, "[default: 0]".
+    counted = rules.counter_from_zero and not takes_value and default is not None and default.strip() == "0" \
+        and (rules.remainder_dots or _BRACKETED_ZERO.search(join_description(description_lines)) is not None)
     if counted:
         default = None
     if kind == "boolean" and default is not None:

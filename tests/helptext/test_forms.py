@@ -1326,3 +1326,11 @@ def test_cacs_spread_operands_take_several_words_and_cyclopts_args_placeholder_i
     assert [(p.name, p.required, p.variadic) for p in required.positionals] == [("files", True, True)]
     migrate = describe_help((CAPTURED / "cyclopts-args-placeholder.txt").read_bytes())
     assert migrate.positionals == () and "--target" in {o.long for o in migrate.options}
+
+
+def test_a_cyclopts_counter_shown_with_its_default_of_0_is_given_again():
+    """cyclopts' "--verbose -v   Verbosity. [default: 0]" (count=True) was a switch given once;
+    -vv is 2 to it. A hand-written "(default 0)" after an option shown without a value is not
+    (redis-benchmark's --precision takes a number)."""
+    migrate = describe_help((CAPTURED / "cyclopts-args-placeholder.txt").read_bytes())
+    assert {o.long: o.repeatable for o in migrate.options} == {"--target": False, "--verbose": True, "--fake": False}

@@ -11,7 +11,7 @@ from .base import Dialect, mark
 
 class Clap(Dialect):
     name = "clap"
-    rules = Rules(author_after_version=True)
+    rules = Rules(author_after_version=True, counter_from_zero=True)
     marks = (
         mark(r"^USAGE:\s*$", 2.0),
         mark(r"^(?:FLAGS|OPTIONS|ARGS|SUBCOMMANDS):\s*$", 1.5),
