@@ -727,7 +727,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     at_once = _SEVERAL_AT_ONCE.fullmatch(raw.strip()) if raw else None
     several_at_once = at_once is not None
     if at_once is not None:
-        raw = at_once.group(1) or at_once.group(2) or at_once.group(3)  # the value itself, typed and named as one
+        # the value itself, typed and named as one
+        raw = at_once.group(1) or at_once.group(2) or at_once.group(3) or at_once.group("nested")
     tuple_types: list[str] = []
     if rules.nargs_dots and raw and not several_at_once and (nargs := _CLICK_NARGS.fullmatch(raw.strip())):
         # click writes "..." after the value of an option taking several words after its one flag
@@ -958,7 +959,10 @@ _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})
 
 # argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
 # argparse's nargs="+" and nargs="*"; dpkg's "--show [<pattern>...]" (words after the flag, or none)
-_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]|\[(\S+) \.\.\.\]|\[(<[^<>\s]+>)\.\.\.\]")
+# "X [X ...]" (argparse's nargs="+"), "[X ...]" (nargs="*"; "[X [X ...]]" before Python 3.9, as
+# tyro still writes it), "[<x>...]".
+_SEVERAL_AT_ONCE = compiled(r"(\S+) \[\1 \.\.\.\]|\[(\S+) \.\.\.\]|\[(<[^<>\s]+>)\.\.\.\]"
+                            r"|\[(?P<nested>\S+) \[(?P=nested) \.\.\.\]\]")
 
 
 # A quoted lower-case word the text gives as a value: "'auto' uses the number of CPU cores",

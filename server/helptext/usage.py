@@ -356,6 +356,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # as many as given; one operand or two, the words cannot say, and in order they
                 # reach the program as given either way.
                 positionals.append(UsagePositional(inner, False, True))
+            elif word[0] == "[" and inner.split()[-1].upper() in ("OPTIONS", "FLAGS") and not inner.startswith("-"):
+                continue  # tyro's "[TRAIN OPTIONS]", go-flags' "[push-OPTIONS]": options, no operand
             elif word[0] == "[" and (_OPERAND_WORDS.fullmatch(inner) or _OPERAND_FORMS.fullmatch(inner)):
                 # "[INPUT FILE]", "[MAJOR MINOR]", "[COMMAND ARGS...]", who's "[ FILE | ARG1 ARG2 ]":
                 # one operand named in words, or several; the words cannot say which, and in

@@ -1334,3 +1334,12 @@ def test_a_cyclopts_counter_shown_with_its_default_of_0_is_given_again():
     (redis-benchmark's --precision takes a number)."""
     migrate = describe_help((CAPTURED / "cyclopts-args-placeholder.txt").read_bytes())
     assert {o.long: o.repeatable for o in migrate.options} == {"--target": False, "--verbose": True, "--fake": False}
+
+
+def test_tyros_options_placeholder_is_no_operand_and_its_list_value_comes_at_once():
+    """"usage: ty_train.py train [-h] [TRAIN OPTIONS]" made "TRAIN OPTIONS" an operand, which a call
+    then gave (exit 2); "--tags [STR [STR ...]]" (nargs="*" as Python before 3.9 wrote it, and tyro
+    still does) was one optional word."""
+    description = describe_help((CAPTURED / "tyro-options-placeholder.txt").read_bytes())
+    tags = next(o for o in description.options if o.long == "--tags")
+    assert description.positionals == () and tags.values_at_once
