@@ -50,6 +50,22 @@ class RoleLibrary:
         tools = {role.tool_name for role in roles}
         skipped: list[SkippedFile] = []
         for refused in found.refused:
+            previous = served.get(refused.path)
+            if previous is None:
+                continue
+            # A file that claimed the name of a role served from another file, refused for it,
+            # must not take it over when that file is saved broken: the broken file keeps its
+            # last good version, and with it its name (a file that was not serving the role took
+            # the role and its prompt over at a broken save).
+            for newcomer in [role for role in roles if role.path != previous.path and (
+                    role.name == previous.name or role.tool_name == previous.tool_name)
+                    and served.get(role.path) != role]:
+                roles.remove(newcomer)
+                names.discard(newcomer.name)
+                tools.discard(newcomer.tool_name)
+                skipped.append(SkippedFile(newcomer.path, f"the role name {previous.name!r} is already taken by "
+                                                          f"{previous.path} (its last good version)"))
+        for refused in found.refused:
             reason = refused.reason
             previous = served.get(refused.path)
             if previous is not None and previous.name not in names and previous.tool_name not in tools:

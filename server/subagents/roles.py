@@ -331,9 +331,18 @@ def role_files(folders: Iterable[Path]) -> list[str]:
             continue
         _said_missing.discard(str(folder))
         for entry in entries:
-            if is_role_file(entry.path) and entry.is_file():
+            if is_role_file(entry.path) and _file_or_unreadable(entry):
                 found.append(entry.path)
     return found
+
+
+def _file_or_unreadable(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is a file, or a link that cannot be followed (a loop: ELOOP), which is
+    then read and refused with its reason; it stopped the server at start, and every reload."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return True
 
 
 def is_role_file(path: str) -> bool:
@@ -390,8 +399,8 @@ def _one_folder_down(folders: Iterable[Path]) -> list[str]:
     for folder in folders:
         with contextlib.suppress(OSError):
             for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
-                if entry.is_dir() and not entry.name.startswith("."):
-                    with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError):  # each entry on its own: a loop among them
+                    if entry.is_dir() and not entry.name.startswith("."):
                         nested += sorted(inner.path for inner in os.scandir(entry.path)
-                                         if is_role_file(inner.path) and inner.is_file())
+                                         if is_role_file(inner.path) and _file_or_unreadable(inner))
     return nested

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbay.config import BUNDLED_AGENTS, BUNDLED_EXTENSIONS
+from toolbay.config import BUNDLED_AGENTS, BUNDLED_EXTENSIONS, load_settings
 from toolbay.subagents.roles import MissingArguments, RoleFileError, parse_role, read_roles
 
 GOOD = """---
@@ -241,3 +241,35 @@ def test_a_role_whose_tool_name_another_file_takes_while_served_is_not_kept_besi
     assert [handler.definition.name for handler in library.handlers] == ["agent_foo_bar"]
     [skipped] = library.skipped
     assert Path(skipped.path).name == "foo_bar.md" and "previous version" not in skipped.reason
+
+
+def test_a_link_loop_named_as_a_role_file_is_refused_with_its_reason_and_the_others_are_read(tmp_path: Path) -> None:
+    """A link to itself (ELOOP) stopped serve at start with a traceback, and every reload after."""
+    (tmp_path / "fine.md").write_text("---\nname: fine\ndescription: Fine.\n---\nBe fine.\n", encoding="utf-8")
+    (tmp_path / "loop.md").symlink_to(tmp_path / "loop.md")
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "knot").symlink_to(tmp_path / "nested" / "knot")
+    found = read_roles([tmp_path])
+    assert [role.name for role in found.roles] == ["fine"]
+    assert [(Path(r.path).name, r.reason) for r in found.refused] == [
+        ("loop.md", "cannot be read (Too many levels of symbolic links)")]
+
+
+def test_a_file_that_claimed_a_served_roles_name_does_not_take_it_over_when_that_roles_file_is_saved_broken(
+        tmp_path: Path) -> None:
+    """good.md serves "good"; zz_other.md also says name: good and is refused. Saving good.md
+    broken gave "good", its prompt and agent_good, to zz_other.md."""
+    from toolbay.subagents.library import RoleLibrary
+
+    (tmp_path / "good.md").write_text("---\nname: good\ndescription: The real role.\n---\nHelp with cats.\n",
+                                      encoding="utf-8")
+    (tmp_path / "zz_other.md").write_text("---\nname: good\ndescription: Another claim.\n---\nDo else.\n",
+                                          encoding="utf-8")
+    library = RoleLibrary.from_settings(load_settings(None, agents=[tmp_path], data_dir=tmp_path / "data"))
+    library.reload()
+    (tmp_path / "good.md").write_text("---\nname: good\ndescription: [not closed\n---\nbody\n", encoding="utf-8")
+    library.reload()
+    assert library.roles["good"].path.endswith("good.md") and library.roles["good"].description == "The real role."
+    reasons = {Path(s.path).name: s.reason for s in library.skipped}
+    assert "previous version is still served" in reasons["good.md"]
+    assert "already taken by" in reasons["zz_other.md"] and "last good version" in reasons["zz_other.md"]
