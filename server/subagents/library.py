@@ -51,7 +51,7 @@ class RoleLibrary:
         skipped: list[SkippedFile] = []
         for refused in found.refused:
             previous = served.get(refused.path)
-            if previous is None:
+            if previous is None or refused.lost_its_name:
                 continue
             # A file that claimed the name of a role served from another file, refused for it,
             # must not take it over when that file is saved broken: the broken file keeps its

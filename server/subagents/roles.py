@@ -301,6 +301,8 @@ def _first_problem(exc: ValidationError) -> str:
 class RefusedRole:
     path: str
     reason: str
+    # Refused for a name another file has, not for what the file holds.
+    lost_its_name: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,10 +379,12 @@ def read_roles(folders: Iterable[Path]) -> RoleFolders:
                          else f"the tool name {role.tool_name!r} (of the role name {role.name!r})")
                 if _named_after_its_file(role) and not _named_after_its_file(kept):
                     # json-reviewer.md keeps the name json-reviewer against another file claiming it.
-                    refused.append(RefusedRole(kept.path, f"{taken} is taken by {path}, the file of that name"))
+                    refused.append(RefusedRole(kept.path, f"{taken} is taken by {path}, the file of that name",
+                                               lost_its_name=True))
                     roles[role.tool_name] = role
                     continue
-                raise RoleFileError(path, f"{taken} is already taken by {kept.path}")
+                refused.append(RefusedRole(path, f"{taken} is already taken by {kept.path}", lost_its_name=True))
+                continue
             roles[role.tool_name] = role
         except RoleFileError as error:
             refused.append(RefusedRole(error.path, error.reason))
