@@ -16,6 +16,7 @@ import os
 import queue
 import selectors
 import threading
+from collections.abc import Callable
 
 from toolbay.blotting import CREDENTIAL_HIDDEN, blot, written_forms
 
@@ -32,15 +33,23 @@ class StderrSource:
     worker: a line holding it is logged with it blotted out (a tool that writes it to fd 2,
     or a C library that does, must not put it in the log, its file, or after-client.log)."""
 
-    __slots__ = ("module", "pending", "logged", "dropped", "hidden")
+    __slots__ = ("module", "pending", "logged", "dropped", "hidden", "flood_mark", "on_flood", "read", "flooded")
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, flood_mark: int | None = None, on_flood: Callable[[], None] | None = None) -> None:
         self.module = module
         self.pending = b""
         self.logged = 0
         self.dropped = 0
         # Replaced whole, never changed in place: read on the log's thread, added to on the loop's.
         self.hidden: tuple[str, ...] = ()
+        # Past ``flood_mark`` bytes the worker is flooding its fd 1 or 2 (os.write, a C library):
+        # ``on_flood`` is called once, on this thread, to stop it. Reading and dropping a flood
+        # cost the server a core for as long as it went on (until the call's time limit, or the
+        # worker's retirement for a thread that flooded after its call returned).
+        self.flood_mark = flood_mark
+        self.on_flood = on_flood
+        self.read = 0
+        self.flooded = False
 
     def hide(self, secret: str) -> None:
         if secret not in self.hidden:
@@ -48,6 +57,16 @@ class StderrSource:
             self.hidden = tuple(written_forms((*self.hidden, secret), as_json=False))
 
     def feed(self, data: bytes) -> None:
+        self.read += len(data)
+        if self.flood_mark is not None and self.read > self.flood_mark and not self.flooded:
+            self.flooded = True
+            logger.warning("%s: its worker went on writing to stdout or stderr past %d bytes; it was stopped",
+                           self.module, self.flood_mark)
+            if self.on_flood is not None:
+                self.on_flood()
+        if self.flooded:
+            self.dropped += len(data)
+            return
         lines = (self.pending + data).split(b"\n")
         self.pending = lines.pop()
         # A line too long to wait for is logged in pieces; a credential must not be cut in two
@@ -92,9 +111,11 @@ class StderrLog:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def watch(self, fd: int, module: str) -> StderrSource:
-        """Reads ``fd`` (the read end of a worker's stderr pipe, now this object's to close)."""
-        source = StderrSource(module)
+    def watch(self, fd: int, module: str, flood_mark: int | None = None,
+              on_flood: Callable[[], None] | None = None) -> StderrSource:
+        """Reads ``fd`` (the read end of a worker's stderr pipe, now this object's to close);
+        ``on_flood``: see ``StderrSource``."""
+        source = StderrSource(module, flood_mark, on_flood)
         self._added.put((fd, source))
         with self._lock:
             if self._thread is None:

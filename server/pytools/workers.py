@@ -32,7 +32,7 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from toolbay.flooding import FLOOD_FACTOR, FLOOD_FLOOR
+from toolbay.flooding import FLOOD_FACTOR, FLOOD_FLOOR, flood_mark
 from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.stderr_log import StderrSource, stderr_log
 
@@ -41,6 +41,8 @@ logger = logging.getLogger(__name__)
 WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
 _HEADER = struct.Struct(">I")
 _GONE = "the module was replaced or removed; call tools/list to see the tools you can use"
+# How long a worker seen to end (its pidfd) is given for the event loop to reap it and learn its status.
+_STATUS_WAIT_S = 2.0
 # Room for the JSON around a result of ``output_limit`` characters (each may take 6 bytes escaped).
 _FRAME_SLACK = 64 * 1024
 
@@ -199,7 +201,14 @@ class Worker:
         finally:
             os.close(errors_write)
         PROCESS_CAP.watch(self.process.pid, self.spec.limits.max_processes)
-        self._stderr = stderr_log().watch(errors_read, self.spec.module)
+        pid = self.process.pid
+
+        def stop_the_flood() -> None:  # on the log's thread: a signal needs no event loop
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
+        self._stderr = stderr_log().watch(errors_read, self.spec.module, flood_mark(self.spec.limits.output_limit),
+                                          stop_the_flood)
         assert self.process.stdout is not None
         self._reader = BufferedByteReceiveStream(self.process.stdout)
         await self._send(self.spec.init_message(self._tmp, describe=False))
@@ -222,19 +231,37 @@ class Worker:
         timeout = self.spec.limits.timeout_s
         for secret in env.values():  # credentials given as variables: never logged as written
             self._hide(secret)
+        if self._stderr is not None:
+            self._stderr.read = 0  # a flood is counted from the call's start (see StderrSource)
+        ended: list[str] = []
         try:
             await self._send({"op": "call", "tool": tool, "args": dict(arguments), "env": dict(env)})
-            with anyio.move_on_after(timeout) as scope:
-                while True:
-                    message = await self._receive()
-                    if message.get("op") == "credential":
-                        value, problem = await credentials(
-                            str(message.get("name")), str(message.get("key") or "api_key"), message.get("env_var"))
-                        if value is not None:
-                            self._hide(value)  # before the worker has it, so before it can write it
-                        await self._send({"op": "credential", "value": value, "problem": problem})
-                        continue
-                    break
+            failed: list[WorkerFailed] = []
+            async with anyio.create_task_group() as watching:
+                # The worker's end, seen apart from its pipes: a process it forked keeps them open,
+                # and a worker that crashed after a fork left the call waiting for its time limit,
+                # then said it timed out.
+                watching.start_soon(self._note_the_end, ended, watching.cancel_scope)
+                try:
+                    with anyio.move_on_after(timeout) as scope:
+                        while True:
+                            message = await self._receive()
+                            if message.get("op") == "credential":
+                                value, problem = await credentials(
+                                    str(message.get("name")), str(message.get("key") or "api_key"),
+                                    message.get("env_var"))
+                                if value is not None:
+                                    self._hide(value)  # before the worker has it, so before it can write it
+                                await self._send({"op": "credential", "value": value, "problem": problem})
+                                continue
+                            break
+                except WorkerFailed as failure:  # raised here, not out of the group (an ExceptionGroup)
+                    failed.append(failure)
+                watching.cancel_scope.cancel()
+            if failed:
+                raise failed[0]
+            if ended:
+                raise WorkerFailed(ended[0])
             if scope.cancelled_caught:
                 raise WorkerFailed(f"it was stopped after the time limit of {timeout:g} s",
                                    trap=f"timed out after {timeout:g} s")
@@ -246,6 +273,50 @@ class Worker:
         else:
             self.healthy = True
         return message
+
+    async def _note_the_end(self, ended: list[str], waiting: anyio.CancelScope) -> None:
+        """Waits for the worker process to end (a pidfd; on a system without them, never), then
+        puts why in ``ended`` and cancels ``waiting``."""
+        assert self.process is not None
+        try:
+            handle = os.pidfd_open(self.process.pid)
+        except (AttributeError, OSError):  # not Linux 5.3 or later: the pipes' end tells it
+            await anyio.sleep_forever()
+            return
+        try:
+            await anyio.wait_readable(handle)
+        finally:
+            os.close(handle)
+        # The event loop's child watcher reaps it and sets its status soon after: waited for a
+        # moment, as asking the system after it was reaped tells nothing.
+        with anyio.move_on_after(_STATUS_WAIT_S):
+            while self.process.returncode is None and self._status_now() is None:
+                await anyio.sleep(0.005)
+        ended.append(self._why_it_ended())
+        waiting.cancel()
+
+    def _status_now(self) -> int | None:
+        """The worker's exit status if it has ended and is not reaped yet (without reaping it)."""
+        assert self.process is not None
+        with contextlib.suppress(ChildProcessError):
+            info = os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            if info is not None:
+                return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        return None
+
+    def _why_it_ended(self) -> str:
+        """Why the worker ended, asked of the system without reaping it (the event loop's child
+        watcher reaps it)."""
+        assert self.process is not None
+        if self._stderr is not None and self._stderr.flooded:
+            return (f"the tool went on writing to its standard output or error (not print: os.write, a C "
+                    f"library, a subprocess) past {self._stderr.flood_mark} bytes, and was stopped")
+        crowded = PROCESS_CAP.crowded(self.process.pid)
+        if crowded is not None:
+            return (f"it ran {crowded} processes at once, over the limit of {self.spec.limits.max_processes} "
+                    "([python] max_processes); they were all stopped")
+        returncode = self.process.returncode
+        return exit_reason(returncode if returncode is not None else self._status_now())
 
     async def _send(self, message: Mapping[str, Any]) -> None:
         assert self.process is not None and self.process.stdin is not None
@@ -273,11 +344,7 @@ class Worker:
         assert self.process is not None
         with anyio.move_on_after(2):
             await self.process.wait()
-        crowded = PROCESS_CAP.crowded(self.process.pid)
-        if crowded is not None:
-            return (f"it ran {crowded} processes at once, over the limit of {self.spec.limits.max_processes} "
-                    "([python] max_processes); they were all stopped")
-        return exit_reason(self.process.returncode)
+        return self._why_it_ended()
 
     async def kill(self) -> None:
         self.healthy = False

@@ -4,6 +4,7 @@ server, and the next call, carry on."""
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import anyio
@@ -188,7 +189,8 @@ if os.fork() == 0:  # as it is imported: a process that holds the worker's pipes
 
 def get_tool_schemas():
     return [{"name": "forks_child", "description": "d", "input_schema": {"type": "object"}},
-            {"name": "forks_crash", "description": "d", "input_schema": {"type": "object"}}]
+            {"name": "forks_crash", "description": "d", "input_schema": {"type": "object"}},
+            {"name": "forks_exit", "description": "d", "input_schema": {"type": "object"}}]
 
 
 def forks_child():
@@ -200,6 +202,13 @@ def forks_child():
 
 def forks_crash():
     os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def forks_exit():
+    if os.fork() == 0:  # the child keeps the worker's pipes open, and the worker then ends
+        time.sleep(120)
+        os._exit(0)
+    os._exit(3)
 '''
 
 
@@ -215,8 +224,71 @@ async def test_a_worker_that_ends_while_a_process_it_started_holds_its_pipes_is_
             assert (await call(app, "forks_child")).text == "forked"
             crashed = await call(app, "forks_crash")
             again = await call(app, "forks_child")
+            # A worker that forks during the call, then exits: the call waited out its time limit
+            # (15 minutes by default, here 60 s), then said it had timed out.
+            exited = await call(app, "forks_exit")
     assert crashed.is_error and "killed by SIGSEGV" in crashed.text, crashed.text
     assert again.text == "forked"
+    assert exited.is_error and "exited with status 3" in exited.text, exited.text
+
+
+FLOODS = '''
+import os
+import threading
+
+
+def get_tool_schemas():
+    return [{"name": "floods_now", "description": "d", "input_schema": {"type": "object"}},
+            {"name": "floods_later", "description": "d", "input_schema": {"type": "object"}},
+            {"name": "floods_pid", "description": "d", "input_schema": {"type": "object"}}]
+
+
+def floods_now():
+    while True:
+        os.write(1, b"z" * 65536)
+
+
+def floods_later():
+    def flood():
+        while True:
+            os.write(2, b"z" * 65536)
+
+    threading.Thread(target=flood, daemon=True).start()
+    return "returned"
+
+
+def floods_pid():
+    return os.getpid()
+'''
+
+
+async def test_a_tool_flooding_fd_1_or_2_itself_is_stopped_during_its_call_and_after_it(
+        python_dir: Path, shared_data_dir: Path, workspace: Path) -> None:
+    """print() floods were stopped; os.write(1, ...) went on until the time limit (15 minutes of
+    a core, the server's, reading and dropping it), and a thread flooding after its call returned
+    went on until the worker's retirement."""
+    (python_dir / "floods.py").write_text(FLOODS, encoding="utf-8")
+    settings = load_settings(None, extensions=[python_dir], data_dir=shared_data_dir, workspace=workspace,
+                             python={"workers_per_module": 1})
+    with anyio.fail_after(120):
+        async with assemble(settings, watch=False) as app:
+            flooded = await call(app, "floods_now")
+            pid = int((await call(app, "floods_pid")).text)
+            later = await call(app, "floods_later")
+            while _running(pid):  # stopped without another call: waited for, as the flood goes on
+                await anyio.sleep(0.05)
+            after = await call(app, "floods_pid")
+    assert flooded.is_error and "went on writing to its standard output or error" in flooded.text, flooded.text
+    assert later.text == "returned" and not after.is_error and int(after.text) != pid
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:  # ended, not yet reaped: a zombie
+        return stat.read().rpartition(")")[2].split()[0] != "Z"
 
 
 async def test_a_result_whose_json_would_not_fit_in_the_workers_memory_says_so(
