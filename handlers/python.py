@@ -89,9 +89,11 @@ class PythonHandler(Handler):
         spec, error_type, path = self.pool.spec, str(answer.get("error_type", "")), answer.get("error_path")
         if error_type in _NOT_FOUND and spec.cwd is None:
             return NO_TIER_HINT if self.definition.tier is None else NO_WORKSPACE_HINT
-        if error_type in _DENIED and spec.read and not spec.write:
-            real = os.path.realpath(path) if isinstance(path, str) else None
-            if real is None or any(inside(real, os.path.realpath(folder)) for folder in spec.read):
+        if error_type in _DENIED and spec.read and not spec.write and isinstance(path, str):
+            # Only of a file: a refusal that names none (a socket: the network, which no tier
+            # gives) was sent to widen the tier, which gives no network.
+            real = os.path.realpath(path)
+            if any(inside(real, os.path.realpath(folder)) for folder in spec.read):
                 return READ_ONLY_HINT
         return ""
 

@@ -100,8 +100,10 @@ async def test_a_tool_not_granted_the_network_cannot_connect_even_to_loopback(py
         result = await call(pyapp, "confine_connect", {"port": port})
     assert result.is_error
     assert result.meta["error_type"] in {"OSError", "PermissionError", "ConnectionRefusedError"}
-    # A refused connection is no matter of the files the tool may touch: said so, it misled.
+    # A refused connection is no matter of the files the tool may touch, nor of its tier (no
+    # tier gives the network): said so, it misled.
     assert "confines this tool's files" not in result.text
+    assert "TOOL_TIER" not in result.text, result.text
 
 
 async def test_a_tool_sees_only_the_environment_it_is_granted(

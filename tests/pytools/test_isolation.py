@@ -317,3 +317,25 @@ async def test_authoring_turned_on_without_what_it_needs_says_so_at_start(
     said = " ".join(record.getMessage() for record in caplog.records if record.name == "toolbay.assembly")
     assert "[python] personal_dir names none" in said
     assert "the scopes tools:create and tools:share in [chain.auth] local_scopes" in said
+
+
+# A module whose tool forks a child that outlives the worker, then ends the worker (see
+# tests/pytools/test_stdio_process.py).
+FORK_THEN_EXIT = '''
+import os
+import time
+
+TOOL_TIER = "read"
+
+
+def get_tool_schemas():
+    return [{"name": name, "description": name, "input_schema": {"type": "object"}}
+            for name in ("fc_crash", "fc_fork_crash")]
+
+
+def dispatch(name, args):
+    if name == "fc_fork_crash" and os.fork() == 0:
+        time.sleep(120)
+        os._exit(0)
+    os._exit(1)
+'''

@@ -68,3 +68,26 @@ def _state_of(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
     except OSError:
         return "gone"
+
+
+async def test_over_stdio_a_worker_that_exits_after_forking_in_its_call_ends_the_call_with_its_status(
+        tmp_path: Path) -> None:
+    """The forked child kept the worker's pipes open, and the served process (uvloop's event loop)
+    saw the worker's end only with them: the call became a job that waited out its time limit,
+    then said it had timed out, where the same exit without the fork was answered at once."""
+    from tests.pytools.test_isolation import FORK_THEN_EXIT
+
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "fc.py").write_text(FORK_THEN_EXIT, encoding="utf-8")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbay", "serve", "--extensions", str(folder), "--data-dir", str(tmp_path / "data")],
+        cwd=str(REPO_ROOT), env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "TOOLBAY_JOBS__RUN_LIMIT_S": "60"},
+    )
+    with anyio.fail_after(50):
+        async with Client(params, mode="legacy") as client:
+            alone = await client.call_tool("fc_crash", {})
+            forked = await client.call_tool("fc_fork_crash", {})
+    assert alone.is_error and "exited with status 1" in text_of(alone)
+    assert forked.is_error and "exited with status 1" in text_of(forked), text_of(forked)
