@@ -36,7 +36,10 @@ from toolbay.words import ToolDefinition
 
 logger = logging.getLogger(__name__)
 
-SOURCE_PRECEDENCE = {"builtin": 0, "wasm": 1, "python": 2, "agent": 3}
+# A role's agent_NAME tool before a tool file's of that name: the prompt NAME names that tool as
+# its own (its meta), and a module declaring agent_NAME took it over, the prompt and the tool
+# then coming from two files.
+SOURCE_PRECEDENCE = {"builtin": 0, "agent": 1, "wasm": 2, "python": 3}
 REALM_PRECEDENCE = {"core": 0, "shared": 1, "personal": 2}
 _PERSONAL_KEY = " (personal: "
 
