@@ -766,6 +766,15 @@ class JobManager:
         job = self._jobs.get(job_id) or self._ended_unrecorded.get(job_id)
         return job if job is not None and job.owner == owner else None
 
+    async def _usable_live(self, owner: str, job_id: str) -> _LiveJob | None:
+        """``_live``, once the store has been asked whether it can still record the job: a job
+        answered from memory alone was said to be running after its database was deleted, its
+        end never to be recorded (``JobStore.check_usable`` raises then)."""
+        job = self._live(owner, job_id)
+        if job is not None:
+            await self.store.check_usable()
+        return job
+
     def _view(self, job: _LiveJob) -> JobView:
         position = self._queue.index(job) + 1 if job in self._queue else None
         record = job.record()
@@ -779,7 +788,7 @@ class JobManager:
 
     async def status(self, owner: str, job_id: str) -> JobView:
         """Where the job is now. Raises ``NoSuchJob`` for an unknown job or another owner's."""
-        job = self._live(owner, job_id)
+        job = await self._usable_live(owner, job_id)
         if job is not None:
             return self._view(job)
         record = await self.store.get(owner, job_id)
@@ -803,7 +812,7 @@ class JobManager:
         ``on_progress`` (the waiting request's ``report_progress``) hears the job's progress
         while it waits: its status now, the tool's reports and steps, and how it ended.
         """
-        job = self._live(owner, job_id)
+        job = await self._usable_live(owner, job_id)
         if job is None:
             # Not running here: ended, or run by another server on the same store (a replica,
             # or one draining its jobs after its client left): the store says when it ends.
@@ -859,7 +868,7 @@ class JobManager:
 
     async def result(self, owner: str, job_id: str) -> ToolResult | None:
         """The job's result once it has ended; None while it has not. Raises ``NoSuchJob``."""
-        job = self._live(owner, job_id)
+        job = await self._usable_live(owner, job_id)
         if job is not None:
             return job.outcome if job.done.is_set() else None
         view = await self.status(owner, job_id)
@@ -871,7 +880,7 @@ class JobManager:
         """Stops a job (its ``CallContext.cancelled`` is set, so a wasm guest stops) and
         records why; waits up to ``cancel_grace_s`` for it to end. A job that has already
         ended is left as it is. Raises ``NoSuchJob``."""
-        job = self._live(owner, job_id)
+        job = await self._usable_live(owner, job_id)
         if job is not None and not job.done.is_set():
             queued = job in self._queue
             self._stop(job, reason)

@@ -135,6 +135,9 @@ class SqliteJobStore(JobStore):
                     f"the job database {self.path} is damaged ({exc}). Stop the servers using this data folder and "
                     "start one again: the damaged file is then kept aside and a fresh one started") from exc
 
+    async def check_usable(self) -> None:
+        self._check_still_there()  # a stat of the file: no thread, no query
+
     def _check_still_there(self) -> None:
         """Raises ``StorageGone`` once the database file has been deleted or replaced since it
         was opened: the connection would go on writing to the old file, which another server on

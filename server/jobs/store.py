@@ -247,6 +247,13 @@ class JobStore(ABC):
         outage: it waits and tries again. This default has nothing to do."""
         return None
 
+    async def check_usable(self) -> None:
+        """Raises ``StorageError`` when the store can no longer record jobs (a database file
+        deleted or replaced under the server). Asked before answering for a job held in memory,
+        which the store is not read for: a job running when its database went was said to be
+        running for ever. This default has nothing to check."""
+        return None
+
     async def claim_orphans(self) -> list[JobRecord]:
         """Unfinished jobs of servers that have died (their lease ran out), now this server's
         to run again or mark interrupted. Only shared stores have any."""

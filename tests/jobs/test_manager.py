@@ -546,3 +546,22 @@ async def test_a_job_whose_cancel_its_dead_server_never_heeded_is_not_run_again(
         result = await manager.result("alice", "job_1")
     assert ran_again == [] and view.status == "cancelled"
     assert result is not None and "was cancelled: cancelled by the caller" in result.text
+
+
+async def test_a_job_running_when_its_database_is_deleted_is_answered_as_the_database_gone(db_path: Path) -> None:
+    """Answered from memory, it was "running" for ever (its end could never be recorded), and a
+    cancel waited out its grace before saying "running" again; every other job call said the
+    server must be restarted, as the README says of them all."""
+    from toolbay.errors import StorageGone
+
+    gate = Gate()
+    async with JobManager(SqliteJobStore(db_path), sync_budget_s=0.05, cancel_grace_s=5) as manager:
+        job_id = await start_job(manager, gate)
+        for path in db_path.parent.glob(db_path.name + "*"):
+            path.unlink()
+        with anyio.fail_after(2):  # at once: not the cancel's grace of 5 s
+            for ask in (manager.status("alice", job_id), manager.wait("alice", job_id, 1),
+                        manager.result("alice", job_id), manager.cancel("alice", job_id)):
+                with pytest.raises(StorageGone, match="was deleted while this server was using it"):
+                    await ask
+        gate.open()
