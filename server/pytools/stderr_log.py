@@ -11,12 +11,15 @@ and dropped, with one line saying so.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
 import selectors
+import signal
 import threading
 from collections.abc import Callable
+from typing import NamedTuple
 
 from toolbay.blotting import CREDENTIAL_HIDDEN, blot, written_forms
 
@@ -102,21 +105,33 @@ class StderrSource:
         logger.info("%s (output): %s", self.module, text)
 
 
+class _WorkerEnd(NamedTuple):
+    """A worker's pidfd among the pipes: readable once the worker has ended."""
+
+    pid: int
+
+
 class StderrLog:
-    """One thread that reads the pipes given to ``watch`` until each ends, and logs them."""
+    """One thread that reads the pipes given to ``watch`` until each ends, and logs them; and sees
+    the workers end."""
 
     def __init__(self) -> None:
-        self._added: queue.SimpleQueue[tuple[int, StderrSource]] = queue.SimpleQueue()
+        self._added: queue.SimpleQueue[tuple[int, StderrSource | _WorkerEnd]] = queue.SimpleQueue()
         self._wake_read, self._wake_write = os.pipe()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def watch(self, fd: int, module: str, flood_mark: int | None = None,
-              on_flood: Callable[[], None] | None = None) -> StderrSource:
+              on_flood: Callable[[], None] | None = None, pid: int | None = None) -> StderrSource:
         """Reads ``fd`` (the read end of a worker's stderr pipe, now this object's to close);
-        ``on_flood``: see ``StderrSource``."""
+        ``on_flood``: see ``StderrSource``. ``pid``: the worker, whose process group is killed
+        as soon as it ends (seen through a pidfd, where the system has them): what it started
+        would hold its pipes open, and the call waiting on them would wait for nothing."""
         source = StderrSource(module, flood_mark, on_flood)
         self._added.put((fd, source))
+        if pid is not None:
+            with contextlib.suppress(AttributeError, OSError):  # no pidfds (not Linux 5.3 or later)
+                self._added.put((os.pidfd_open(pid), _WorkerEnd(pid)))
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="toolbay-worker-stderr", daemon=True)
@@ -134,6 +149,12 @@ class StderrLog:
                     while not self._added.empty():
                         fd, source = self._added.get()
                         selector.register(fd, selectors.EVENT_READ, source)
+                    continue
+                if isinstance(key.data, _WorkerEnd):  # the worker has ended: so does what it started
+                    selector.unregister(key.fd)
+                    os.close(key.fd)
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(key.data.pid, signal.SIGKILL)
                     continue
                 try:
                     data = os.read(key.fd, 65536)

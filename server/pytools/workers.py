@@ -41,8 +41,6 @@ logger = logging.getLogger(__name__)
 WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
 _HEADER = struct.Struct(">I")
 _GONE = "the module was replaced or removed; call tools/list to see the tools you can use"
-# How long a worker seen to end (its pidfd) is given for the event loop to reap it and learn its status.
-_STATUS_WAIT_S = 2.0
 # Room for the JSON around a result of ``output_limit`` characters (each may take 6 bytes escaped).
 _FRAME_SLACK = 64 * 1024
 
@@ -207,8 +205,11 @@ class Worker:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
 
+        # The log's thread also sees the worker end (a pidfd), and then stops what it started: a
+        # process it forked kept its pipes open, and a call whose worker had ended waited out its
+        # time limit, then said it had timed out.
         self._stderr = stderr_log().watch(errors_read, self.spec.module, flood_mark(self.spec.limits.output_limit),
-                                          stop_the_flood)
+                                          stop_the_flood, pid)
         assert self.process.stdout is not None
         self._reader = BufferedByteReceiveStream(self.process.stdout)
         await self._send(self.spec.init_message(self._tmp, describe=False))
@@ -233,35 +234,19 @@ class Worker:
             self._hide(secret)
         if self._stderr is not None:
             self._stderr.read = 0  # a flood is counted from the call's start (see StderrSource)
-        ended: list[str] = []
         try:
             await self._send({"op": "call", "tool": tool, "args": dict(arguments), "env": dict(env)})
-            failed: list[WorkerFailed] = []
-            async with anyio.create_task_group() as watching:
-                # The worker's end, seen apart from its pipes: a process it forked keeps them open,
-                # and a worker that crashed after a fork left the call waiting for its time limit,
-                # then said it timed out.
-                watching.start_soon(self._note_the_end, ended, watching.cancel_scope)
-                try:
-                    with anyio.move_on_after(timeout) as scope:
-                        while True:
-                            message = await self._receive()
-                            if message.get("op") == "credential":
-                                value, problem = await credentials(
-                                    str(message.get("name")), str(message.get("key") or "api_key"),
-                                    message.get("env_var"))
-                                if value is not None:
-                                    self._hide(value)  # before the worker has it, so before it can write it
-                                await self._send({"op": "credential", "value": value, "problem": problem})
-                                continue
-                            break
-                except WorkerFailed as failure:  # raised here, not out of the group (an ExceptionGroup)
-                    failed.append(failure)
-                watching.cancel_scope.cancel()
-            if failed:
-                raise failed[0]
-            if ended:
-                raise WorkerFailed(ended[0])
+            with anyio.move_on_after(timeout) as scope:
+                while True:
+                    message = await self._receive()
+                    if message.get("op") == "credential":
+                        value, problem = await credentials(
+                            str(message.get("name")), str(message.get("key") or "api_key"), message.get("env_var"))
+                        if value is not None:
+                            self._hide(value)  # before the worker has it, so before it can write it
+                        await self._send({"op": "credential", "value": value, "problem": problem})
+                        continue
+                    break
             if scope.cancelled_caught:
                 raise WorkerFailed(f"it was stopped after the time limit of {timeout:g} s",
                                    trap=f"timed out after {timeout:g} s")
@@ -273,27 +258,6 @@ class Worker:
         else:
             self.healthy = True
         return message
-
-    async def _note_the_end(self, ended: list[str], waiting: anyio.CancelScope) -> None:
-        """Waits for the worker process to end (a pidfd; on a system without them, never), then
-        puts why in ``ended`` and cancels ``waiting``."""
-        assert self.process is not None
-        try:
-            handle = os.pidfd_open(self.process.pid)
-        except (AttributeError, OSError):  # not Linux 5.3 or later: the pipes' end tells it
-            await anyio.sleep_forever()
-            return
-        try:
-            await anyio.wait_readable(handle)
-        finally:
-            os.close(handle)
-        # The event loop's child watcher reaps it and sets its status soon after: waited for a
-        # moment, as asking the system after it was reaped tells nothing.
-        with anyio.move_on_after(_STATUS_WAIT_S):
-            while self.process.returncode is None and self._status_now() is None:
-                await anyio.sleep(0.005)
-        ended.append(self._why_it_ended())
-        waiting.cancel()
 
     def _status_now(self) -> int | None:
         """The worker's exit status if it has ended and is not reaped yet (without reaping it)."""
