@@ -7,7 +7,9 @@ layout still yields its "-x, --long VALUE" lines.
 
 from __future__ import annotations
 
+import os
 import re
+from collections import Counter
 
 from .heads import Head, parse_head
 from .kept import compiled
@@ -358,6 +360,9 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
 
 # clap's and cyclopts' note of a counter's default.
 _BRACKETED_ZERO = compiled(r"\[default:\s*0\]")
+# The words of a command of several (see ``_subcommands``).
+_COMMAND_WORD = compiled(r"[a-z][a-z0-9-]*")
+_MOST_COMMAND_WORDS = 3
 # An operand's name, then the flag that gives it by name (cyclopts): "SERVICE --service".
 _OPERAND_OR_FLAG = compiled(r"([A-Z][A-Z0-9_-]*)\s+(--[a-z0-9][\w-]*)")
 # What argparse-like helps write over a subparser's commands instead of a command.
@@ -1279,12 +1284,30 @@ def _comma_lists(entries: list[HelpEntry]) -> list[HelpEntry]:
 def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
-    for entry in _comma_lists(entries):
+    listed = _comma_lists(entries)
+    firsts = Counter(words[0] for entry in listed if entry.description and 1 < len(words := entry.head.split())
+                     <= _MOST_COMMAND_WORDS and all(_COMMAND_WORD.fullmatch(word) for word in words))
+    several_words = any(count > 1 for count in firsts.values())
+    for entry in listed:
         words = entry.head.split()
         if not words or (not entry.description and _is_sentence(entry.head)):
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]
+        if several_words and entry.description and 1 < len(words) <= _MOST_COMMAND_WORDS \
+                and all(_COMMAND_WORD.fullmatch(word) for word in words):
+            # A command of several words, its description apart (cliff's "server create  Create a
+            # new server", cleo's "cache clear", oclif's "app list"): one command, run by all its
+            # words; its first word alone is no command (cleo: 'The command "cache" does not exist').
+            # Only in a list where two such commands share their first word: elsewhere a second
+            # word is the command's operand (xdriinfo's "driver screen", xauth's "source filename").
+            if program and os.path.basename(program).endswith(words[0]):
+                words = words[1:]  # gprofng's "gprofng collect app": the program's own name first
+            name = " ".join(words)
+            if name not in seen:
+                seen.add(name)
+                out.append(SubcommandSpec(name, join_description(entry.description)))
+            continue
         # click marks the default command "query*"; gh writes "issue:"; knex names "migrate:make"
         name = re.split(r"[,|]", words[0])[0].strip().rstrip(":").rstrip("*")
         name = name.split(":")[0] if ":" in name and not re.fullmatch(r"\w[\w-]*(?::\w[\w-]*)+", name) else name

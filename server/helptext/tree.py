@@ -76,6 +76,16 @@ def tool_name_for(tool_name: str, path: tuple[str, ...]) -> str:
     return name_safe("_".join((tool_name, *path)))
 
 
+def _child_path(path: tuple[str, ...], child: str) -> tuple[str, ...]:
+    """The words that run ``child`` of the command at ``path``: a command of several words is
+    run by all of them, and oclif names a topic's commands from the program's top ("app create"
+    in "cloudx app --help"), the topic's own words first."""
+    words = tuple(child.split())
+    if len(words) > 1 and words[:len(path)] == path:
+        words = words[len(path):]
+    return (*path, *words)
+
+
 class _Walk:
     __slots__ = ("run_help", "tool_name", "max_depth", "deadline", "result", "pool", "help_command")
 
@@ -106,11 +116,12 @@ class _Walk:
         leaves_before = len(self.result)
         # The children's help, read at once when there is a pool; each begun before the deadline
         # is read to its end, as it would have been one at a time.
+        paths = {child: _child_path(path, child) for child in children}
         reading: dict[str, Future[HelpDescription | None]] = {}
         if self.pool is not None:
-            reading = {child: self.pool.submit(self.describe_in_time, (*path, child)) for child in children}
+            reading = {child: self.pool.submit(self.describe_in_time, paths[child]) for child in children}
         for child in children:
-            child_path = (*path, child)
+            child_path = paths[child]
             try:
                 child_desc = reading[child].result() if reading else self.describe_in_time(child_path)
             except NotHelpError as exc:

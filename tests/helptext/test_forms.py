@@ -1343,3 +1343,29 @@ def test_tyros_options_placeholder_is_no_operand_and_its_list_value_comes_at_onc
     description = describe_help((CAPTURED / "tyro-options-placeholder.txt").read_bytes())
     tags = next(o for o in description.options if o.long == "--tags")
     assert description.positionals == () and tags.values_at_once
+
+
+def test_commands_of_several_words_are_run_by_all_their_words():
+    """cliff lists "server create  Create a new server" and "server list": read as one command
+    "server" with the first one's description, whose help ("stackctl server --help") lists the
+    matches instead. A list where no two such commands share their first word keeps reading the
+    second word as an operand (xdriinfo's "driver screen")."""
+    from toolbay.helptext.tree import HelpRun, describe_tree
+
+    folder = CAPTURED / "cliff"
+    asked: list[tuple[str, ...]] = []
+
+    def run_help(argv: list[str]) -> HelpRun:
+        words = tuple(word for word in argv if not word.startswith("-"))
+        asked.append(words)
+        help_file = folder / ("_".join(("stackctl", *words)) + ".txt")
+        return HelpRun(help_file.read_bytes() if help_file.exists() else b"unknown command", b"", 0)
+
+    tree = describe_tree(run_help, "stackctl")
+    assert sorted(command.path for command in tree) == [("server", "create"), ("server", "list"),
+                                                        ("volume", "delete")]
+    assert ("server",) not in asked and ("volume",) not in asked
+    operand = _describe("usage: xdriinfo [-display dpy] [command]\n\ncommands:\n"
+                        "  nscreens               print the number of screens on display\n"
+                        "  driver screen          print the DRI driver name of screen\n")
+    assert [command.name for command in operand.subcommands] == ["nscreens", "driver"]
