@@ -551,7 +551,10 @@ def _list_indent(lines: list[str]) -> int:
 
 # typer prints a type's bounds beside it ("<int range> [0<=x<=9]"): they go to the description,
 # where click's own ("INTEGER RANGE  ...  [0<=x<=9]") are read.
-_COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?|[A-Z][A-Z0-9_-]*|\[[^\]]*\])"
+# (A type "FLOAT RANGE" only with its range after it, "[0<=x<=600]": click shows a counter as
+# "INTEGER RANGE" alone, bump-my-version's "-v  INTEGER RANGE  ... Can specify several times".)
+_COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?"
+                   r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?|\[[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
 _CHOICES_PIECE = compiled(r"^([\w.|-]+)(?:\s{2,}|$)")
 
@@ -735,7 +738,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         # the value itself, typed and named as one
         raw = at_once.group(1) or at_once.group(2) or at_once.group(3) or at_once.group("nested")
     tuple_types: list[str] = []
-    if rules.nargs_dots and raw and not several_at_once and (nargs := _CLICK_NARGS.fullmatch(raw.strip())):
+    nargs = _CLICK_NARGS.fullmatch(raw.strip()) if raw and not several_at_once else None
+    if rules.columns and nargs is not None and not nargs.group(1):
+        nargs = None  # rich-click's panels show click's tuple ("<TEXT TEXT>..."); "TEXT..." is typer's own
+    if (rules.nargs_dots or rules.columns) and nargs is not None:
         # click writes "..." after the value of an option taking several words after its one flag
         # (nargs=2: "INTEGER..."; a tuple type: "<TEXT FLOAT>..."), not of one given again: click
         # refuses "--origin 1 --origin 2" for "--origin 1 2" (a repeated option shows no mark).

@@ -1369,3 +1369,25 @@ def test_commands_of_several_words_are_run_by_all_their_words():
                         "  nscreens               print the number of screens on display\n"
                         "  driver screen          print the DRI driver name of screen\n")
     assert [command.name for command in operand.subcommands] == ["nscreens", "driver"]
+
+
+def test_rich_clicks_range_type_and_tuple_columns_take_their_values_as_click_parses_them():
+    """"--timeout   FLOAT RANGE [0<=x<=600]" was a switch (its type column of two words with its
+    range), and "--label   <TEXT TEXT>..." one word a flag: click then took the service for the
+    label's second word. The captured help is rich-click's for these options; click parses the
+    arguments the schema makes."""
+    import click
+
+    @click.command()
+    @click.option("--env", type=click.Choice(["dev", "staging", "prod"]), required=True)
+    @click.option("--timeout", type=click.FloatRange(0, 600), default=60.0)
+    @click.option("--label", type=(str, str), multiple=True)
+    @click.argument("service")
+    def up(env: str, timeout: float, label: tuple[tuple[str, str], ...], service: str) -> None:
+        """Roll out a service."""
+
+    description = describe_help((CAPTURED / "rich-click-range-and-tuple.txt").read_bytes())
+    argv = build_tool_schema(description).to_argv(
+        {"env": "dev", "timeout": 2.5, "label": [["team", "ops"], ["tier", "web"]], "service": "api"})
+    parsed = up.make_context("up", list(getattr(argv, "args", argv))).params
+    assert parsed == {"env": "dev", "timeout": 2.5, "label": (("team", "ops"), ("tier", "web")), "service": "api"}
