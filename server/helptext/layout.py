@@ -88,7 +88,7 @@ def section_kind(title: str) -> SectionKind:
     lower = title.lower()
     if lower.startswith("usage") or _words(lower) in _USAGE_WORD_SET:  # "SYNOPSIS", "Aufruf"
         return "usage"
-    if "command" in lower:
+    if "command" in lower or lower == "topics":  # oclif lists its topics (commands of commands) apart
         return "commands"
     if "positional" in lower or lower in ("args", "arguments", "argument", "positionals", "parameters"):
         return "positionals"

@@ -98,11 +98,14 @@ _OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or 
 # A capitalised word after it starts a sentence ("zenburn The ..." where paragraphs were joined).
 _PHRASE_GOES_ON = compiled(r"^ +(?!(?:or|and|is|are|was|were|as|if|by|to|for)\b)(?:[a-z]{2,}|[A-Z]{2,}\b)")
 
-_REQUIRED = compiled(r"\[required\]|\(required\)|^required[.:]", re.IGNORECASE)
+# "[required]", "(required)", "Required: ...", and plumbum's "...; required" at the end
+_REQUIRED = compiled(r"\[required\]|\(required\)|^required[.:]|;\s*required\.?$", re.IGNORECASE)
 _REPEAT = compiled(
     r"(?:can|may|could|should|must)\s+be\s+(?:used|given|specified|repeated|passed|provided|supplied)"
     r"(?:\s+\w+){0,3}\s+(?:multiple|several|many)\s+times"
     r"|(?:can|may)\s+be\s+repeated|\brepeatable\b|;\s*(?:may|can)\s+repeat\b"
+    # cleo's "(multiple values allowed)", cliff's "(repeat option to set multiple values)"
+    r"|\(multiple values allowed\)|\(repeat (?:the )?option\b"
     r"|(?:can|may)\s+be\s+(?:used|given|specified|passed|provided|supplied)\s+more\s+than\s+once"
     # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
     r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"

@@ -19,7 +19,7 @@ from .translations import OPTION_WORDS
 
 _PLACEHOLDERS = {"options", "option", "flags", "flag", "opts", "global options", "global flags",
                  "option...", "options...", "--", "-", "...", "|", "global-options", "global_options",
-                 "optionen", "opciones", "option(s)", "options(s)", "flag(s)", *OPTION_WORDS}
+                 "optionen", "opciones", "option(s)", "options(s)", "flag(s)", "switches", *OPTION_WORDS}
 _COMMAND_WORDS = {"command", "commands", "subcommand", "cmd", "command...", "sub-command"}
 _HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-all", "-v"}
 
@@ -356,8 +356,9 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # as many as given; one operand or two, the words cannot say, and in order they
                 # reach the program as given either way.
                 positionals.append(UsagePositional(inner, False, True))
-            elif word[0] == "[" and inner.split()[-1].upper() in ("OPTIONS", "FLAGS") and not inner.startswith("-"):
-                continue  # tyro's "[TRAIN OPTIONS]", go-flags' "[push-OPTIONS]": options, no operand
+            elif word[0] == "[" and inner.split()[-1].upper() in ("OPTIONS", "FLAGS", "SWITCHES") \
+                    and not inner.startswith("-"):
+                continue  # tyro's "[TRAIN OPTIONS]", plumbum's "[SWITCHES]": options, no operand
             elif word[0] == "[" and (_OPERAND_WORDS.fullmatch(inner) or _OPERAND_FORMS.fullmatch(inner)):
                 # "[INPUT FILE]", "[MAJOR MINOR]", "[COMMAND ARGS...]", who's "[ FILE | ARG1 ARG2 ]":
                 # one operand named in words, or several; the words cannot say which, and in

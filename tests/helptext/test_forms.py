@@ -1391,3 +1391,25 @@ def test_rich_clicks_range_type_and_tuple_columns_take_their_values_as_click_par
         {"env": "dev", "timeout": 2.5, "label": [["team", "ops"], ["tier", "web"]], "service": "api"})
     parsed = up.make_context("up", list(getattr(argv, "args", argv))).params
     assert parsed == {"env": "dev", "timeout": 2.5, "label": (("team", "ops"), ("tier", "web")), "service": "api"}
+
+
+@pytest.mark.parametrize(("help_file", "option", "repeatable", "required"), [
+    ("cleo-multiple-values.txt", "--extras", True, False),  # "(multiple values allowed)"
+    ("cliff/stackctl_server_create.txt", "--property", True, False),  # "(repeat option to set multiple values)"
+    ("plumbum-switches-required.txt", "--message", False, True),  # "sets the commit message; required"
+])
+def test_repeatable_and_required_as_cleo_cliff_and_plumbum_say_them(
+        help_file: str, option: str, repeatable: bool, required: bool) -> None:
+    """Each was a single optional value: the program takes -E a -E b as two, or refuses to run
+    without -m ("Switch -m/--message is mandatory")."""
+    found = {o.long: o for o in describe_help((CAPTURED / help_file).read_bytes()).options}[option]
+    assert (found.repeatable, found.required) == (repeatable, required)
+
+
+def test_plumbums_switches_placeholder_is_no_operand_and_oclifs_topics_are_commands():
+    """"Usage: geet commit [SWITCHES] paths..." made SWITCHES a required operand before the
+    others; oclif lists commands that have commands of their own under "TOPICS"."""
+    commit = describe_help((CAPTURED / "plumbum-switches-required.txt").read_bytes())
+    assert [p.name for p in commit.positionals] == ["paths"]
+    topics = describe_help((CAPTURED / "oclif-topics.txt").read_bytes())
+    assert [command.name for command in topics.subcommands] == ["app", "deploy"]
