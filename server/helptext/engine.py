@@ -360,6 +360,8 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
 
 # clap's and cyclopts' note of a counter's default.
 _BRACKETED_ZERO = compiled(r"\[default:\s*0\]")
+# A counter's uses written out as its names: cleo's "-v|vv|vvv, --verbose".
+_VERBOSITY_TIERS = compiled(r"(-([A-Za-z]))\|\2\2\|\2\2\2(,\s*--[\w-]+)?")
 # The words of a command of several (see ``_subcommands``).
 _COMMAND_WORD = compiled(r"[a-z][a-z0-9-]*")
 _MOST_COMMAND_WORDS = 3
@@ -618,6 +620,10 @@ def _absorb_long_column(entry: HelpEntry) -> HelpEntry:
 
 def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     entry = _absorb_columns(entry) if rules.columns else _absorb_long_column(entry)
+    if (tiers := _VERBOSITY_TIERS.fullmatch(entry.head.strip())) is not None:
+        # cleo's "-v|vv|vvv, --verbose": a counter whose uses are written out (it was lost whole).
+        counter = _option_read(entry._replace(head=tiers.group(1) + tiers.group(3)), rules)
+        return counter._replace(repeatable=True)
     templated = _default_in_head(entry.head.strip())
     if templated is not None:
         return _option_with_default_in_head(entry, rules, *templated)

@@ -1413,3 +1413,11 @@ def test_plumbums_switches_placeholder_is_no_operand_and_oclifs_topics_are_comma
     assert [p.name for p in commit.positionals] == ["paths"]
     topics = describe_help((CAPTURED / "oclif-topics.txt").read_bytes())
     assert [command.name for command in topics.subcommands] == ["app", "deploy"]
+
+
+def test_cleos_verbosity_tiers_are_one_counter():
+    """"-v|vv|vvv, --verbose  Increase the verbosity of messages" was lost whole: a call could not
+    ask for more output, and -vvv is what cleo takes."""
+    options = {o.long: o for o in describe_help((CAPTURED / "cleo-multiple-values.txt").read_bytes()).options}
+    verbose = options["--verbose"]
+    assert (verbose.short, verbose.takes_value, verbose.repeatable) == ("-v", False, True)
