@@ -235,6 +235,14 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options = _exclusive_from_usage(options, facts, letters_only=True)
     name, version, about, description = _texts(prose, facts, author_after_version=rules.author_after_version)
     subcommands = _subcommands(command_entries, rules, facts.program)
+    if subcommands and facts.mentions_command:
+        # cloup's commands in sections of their own titles ("Maintenance:" over "db  Database
+        # operations."), beside a "Commands" one: the words the usage's COMMAND takes, no operands.
+        named = {positional_key(p.name) for p in facts.positionals}
+        known = {command.name for command in subcommands}
+        subcommands += [command for command in _subcommands(
+            [entry for entry in stray if entry.description and _COMMAND_WORD.fullmatch(entry.head.strip())
+             and positional_key(entry.head.strip()) not in named], rules, facts.program) if command.name not in known]
     positional_forms: tuple[UsageForm, ...] = ()
     if rules.commands_from_usage and not subcommands and facts.command_words:
         # docopt: the commands are words of one grammar, not separate programs with their own
@@ -445,6 +453,10 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         _collect(Section(section.title, "commands", split[1]), options, positionals, commands, prose, stray, metavars)
         return
     if section.title and _among_other_things(lines, loose, entries):
+        if section.kind == "options" and not entries:
+            # Perhaps commands under a title of their own (cloup's "Maintenance:" over "db  Database
+            # operations."): kept aside, taken only where the help lists commands (``_subcommands``).
+            stray.extend(HelpEntry(found.group(1), [found.group(2)], 0) for x in loose if (found := _STRAY.match(x)))
         return  # a list of other things ("N-M  from N'th to M'th") in which "-M" is not an option
     options.extend(entries)
     if section.kind == "untitled":

@@ -33,6 +33,8 @@ _CHOICES = (
     compiled(r"\{choices\s*:\s*+([^{}]*)\}", re.IGNORECASE),
     # swift-argument-parser: "(values: mean, median, mode; default: mean)"
     compiled(r"\(values\s*:\s*+([^();]*)[);]"),
+    # oclif: "<options: us-east-1|eu-west-1>"
+    compiled(r"<options:\s*+([^<>]*)>"),
 )
 # Every note's inside above stops at the next opening bracket of its kind, so that one search
 # over a description is linear: a help repeating "(default: " with no ")" was read in a time

@@ -1421,3 +1421,13 @@ def test_cleos_verbosity_tiers_are_one_counter():
     options = {o.long: o for o in describe_help((CAPTURED / "cleo-multiple-values.txt").read_bytes()).options}
     verbose = options["--verbose"]
     assert (verbose.short, verbose.takes_value, verbose.repeatable) == ("-v", False, True)
+
+
+def test_cloups_command_sections_are_commands_and_oclifs_options_note_gives_choices():
+    """cloup's "Maintenance:" over "db  Database operations." (beside "Other commands:") was
+    dropped; oclif's "(required) Region to deploy to <options: us-east-1|eu-west-1>" gave no
+    choices (the program refuses any other region)."""
+    cloup = describe_help((CAPTURED / "cloup-command-sections.txt").read_bytes())
+    assert [command.name for command in cloup.subcommands] == ["up", "db"] and cloup.positionals == ()
+    oclif = {o.long: o for o in describe_help((CAPTURED / "oclif-options-note.txt").read_bytes()).options}
+    assert oclif["--region"].choices == ("us-east-1", "eu-west-1") and oclif["--region"].required
