@@ -375,6 +375,8 @@ _COMMAND_WORD = compiled(r"[a-z][a-z0-9-]*")
 _MOST_COMMAND_WORDS = 3
 # An operand's name, then the flag that gives it by name (cyclopts): "SERVICE --service".
 _OPERAND_OR_FLAG = compiled(r"([A-Z][A-Z0-9_-]*)\s+(--[a-z0-9][\w-]*)")
+# argparse's subparsers named in braces: "{start,stop}".
+_BRACED_COMMANDS = compiled(r"\{([a-z][\w-]*(?:,[a-z][\w-]*)+)\}")
 # What argparse-like helps write over a subparser's commands instead of a command.
 _SUBPARSER_NOTES = frozenset({"(required)", "(optional)"})
 # A bullet before a command's name (tyro's "• train     Train a model."), kept as wide in spaces.
@@ -425,6 +427,12 @@ def _collect(section: Section, options: list[HelpEntry], positionals: list[HelpE
         # tyro), which set the list's indent and took the commands for its description.
         lines = [_unbulleted(x) for x in section.lines
                  if not x.strip().startswith("{") and x.strip() not in _SUBPARSER_NOTES]
+        if not any(x.strip() for x in lines):
+            # Only "{start,stop}", with no line for each (simple-parsing's subparsers, helped by
+            # none): the braces name the commands.
+            braced = [found for x in section.lines if (found := _BRACED_COMMANDS.fullmatch(x.strip()))]
+            commands.extend(HelpEntry(word, [], 0) for found in braced[:1] for word in found.group(1).split(","))
+            return
         # git groups its commands under titles at the margin ("start a working area (see also:
         # git help tutorial)"), each over its commands indented: those titles are no commands.
         lines = _without_group_titles(lines)

@@ -1431,3 +1431,11 @@ def test_cloups_command_sections_are_commands_and_oclifs_options_note_gives_choi
     assert [command.name for command in cloup.subcommands] == ["up", "db"] and cloup.positionals == ()
     oclif = {o.long: o for o in describe_help((CAPTURED / "oclif-options-note.txt").read_bytes()).options}
     assert oclif["--region"].choices == ("us-east-1", "eu-west-1") and oclif["--region"].required
+
+
+def test_subparsers_named_only_in_braces_under_a_command_heading_are_commands():
+    """simple-parsing's "command:" over "{start,stop}" and nothing else: the commands were one
+    required operand taking several words, and start and stop were never described."""
+    description = describe_help((CAPTURED / "simple-parsing-braced-commands.txt").read_bytes())
+    assert [command.name for command in description.subcommands] == ["start", "stop"]
+    assert description.positionals == ()
