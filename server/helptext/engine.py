@@ -368,6 +368,8 @@ def _among_other_things(lines: list[str], loose: list[str], entries: list[HelpEn
 
 # clap's and cyclopts' note of a counter's default.
 _BRACKETED_ZERO = compiled(r"\[default:\s*0\]")
+# Choices in braces written with a space after each comma.
+_SPACED_BRACES = compiled(r"\{[\w.+-]+(?:, [\w.+-]+)+\}")
 # A counter's uses written out as its names: cleo's "-v|vv|vvv, --verbose".
 _VERBOSITY_TIERS = compiled(r"(-([A-Za-z]))\|\2\2\|\2\2\2(,\s*--[\w-]+)?")
 # The words of a command of several (see ``_subcommands``).
@@ -640,6 +642,9 @@ def _absorb_long_column(entry: HelpEntry) -> HelpEntry:
 
 def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
     entry = _absorb_columns(entry) if rules.columns else _absorb_long_column(entry)
+    if "{" in entry.head:
+        # plumbum's "--mode VALUE:{copy, link, move}": the choices are one word of the head.
+        entry = entry._replace(head=_SPACED_BRACES.sub(lambda found: found.group(0).replace(", ", ","), entry.head))
     if (tiers := _VERBOSITY_TIERS.fullmatch(entry.head.strip())) is not None:
         # cleo's "-v|vv|vvv, --verbose": a counter whose uses are written out (it was lost whole).
         counter = _option_read(entry._replace(head=tiers.group(1) + tiers.group(3)), rules)

@@ -14,6 +14,8 @@ from .kept import compiled
 
 _FLAG = compiled(r"^(-{1,2}[A-Za-z0-9?#@_][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
 _NO_PREFIX = compiled(r"^--\[no-?\]([\w.-]+)(.*)$")
+# plumbum's value: its name, a colon, its type ("VALUE:int", "SHELL:{bash,fish}", "VALUE:ExistingDirectory").
+_TYPED_NAME = compiled(r"[A-Z][A-Z0-9_]*:(?:[A-Za-z][\w.]*|\{[^{}\s]+\})")
 
 
 class Head:
@@ -216,7 +218,7 @@ def _looks_like_value(tok: str) -> bool:
     bare = tok.rstrip(".")
     if not bare:
         return False
-    if bare.lower() in _TYPE_WORDS:
+    if bare.lower() in _TYPE_WORDS or _TYPED_NAME.fullmatch(bare):
         return True
     letters = [c for c in bare if c.isalpha()]
     # Metavars are written in capitals ("FILE", "N", "HOST/OWNER", "KEY=VALUE").

@@ -22,6 +22,7 @@ _DEFAULT = (
     compiled(r"\(choices:[^()]*?,\s*default:\s*+(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
     compiled(r"\(values:[^()]*?;\s*default:\s*+([^()]*)\)"),  # swift-argument-parser's, after a semicolon
     _TYPED_DEFAULT,
+    compiled(r";\s*the default is (\S+?)\.?$"),  # plumbum's "block size in bytes; the default is 4096"
     # The same note in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch.
     compiled(r"[(\[](?:Standard|Vorgabe|Voreinstellung|par d[ée]faut|d[ée]faut|por defecto|predeterminado|"
              r"padr[ãa]o|predefinito|standaard)\s*:\s*+((?:\"[^\"]*\"|[^()\[\]\"])*)[)\]]", re.IGNORECASE),
@@ -77,6 +78,10 @@ _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
 # Lower-case words between bars in parentheses: "Archive format (tar|zip|cpio)", "protocol
 # (tcp|udp) (default: tcp)" (argp, popt): bars join alternatives to be written as they are.
 _PIPED = compiled(r"\(([a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+)\)")
+# A value written as its name, a colon and its type (plumbum), and what those types are.
+_TYPED_VALUE = compiled(r"[A-Z][A-Z0-9_]*:([A-Za-z][\w.]*|\{[^{}\s]+\})")
+_PLUMBUM_TYPES = {"int": "integer", "float": "number", "str": "string", "existingdirectory": "path",
+                  "existingfile": "path", "nonexistentpath": "path", "path": "path", "localpath": "path"}
 # Words that name a kind of value rather than a value ("<file|dir>", "(date|dur)", "uid|user").
 KIND_WORDS = frozenset({"number", "name", "uid", "gid", "user", "username", "group", "groupname", "id", "path",
                         "file", "dir", "directory", "host", "hostname", "ip", "port", "level", "ident", "string",
@@ -360,6 +365,8 @@ def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
 
 def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     value = value.strip().rstrip(".")
+    if (typed := _TYPED_VALUE.fullmatch(value)) is not None and typed.group(1).startswith("{"):
+        value = typed.group(1)  # plumbum's "VALUE:{copy,link,move}"
     if value.startswith("[{") and value.endswith("}]"):  # argparse's optional value "[{on,off}]"
         value = value[1:-1]
     inner = None
@@ -380,6 +387,9 @@ def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
 
 
 def value_type(value_name: str | None, raw_value: str | None) -> str:
+    if value_name and (typed := _TYPED_VALUE.fullmatch(value_name.strip())) is not None:
+        # plumbum names a value's type after its name: "VALUE:int", "VALUE:ExistingDirectory"
+        return _PLUMBUM_TYPES.get(typed.group(1).lower(), "string")
     word = (value_name or "").strip().lower().replace("-", "_")
     if re.search(r"\s(?:or|and)\s", word):
         return "string"  # pylint's "<y or n>": a choice of words, whatever the last one is

@@ -1439,3 +1439,16 @@ def test_subparsers_named_only_in_braces_under_a_command_heading_are_commands():
     description = describe_help((CAPTURED / "simple-parsing-braced-commands.txt").read_bytes())
     assert [command.name for command in description.subcommands] == ["start", "stop"]
     assert description.positionals == ()
+
+
+def test_plumbums_typed_values_choices_and_defaults_are_read():
+    """plumbum writes a value as its name, a colon and its type ("VALUE:int",
+    "VALUE:{copy, link, move}") and its default as "; the default is 4096": the types were text,
+    the choices made the option a switch, and no default was read."""
+    described = describe_help((CAPTURED / "plumbum-typed-values.txt").read_bytes())
+    options = {o.long or o.short: o for o in described.options}
+    assert (options["--block-size"].type, options["--block-size"].default) == ("integer", "4096")
+    assert (options["--mode"].takes_value, options["--mode"].choices, options["--mode"].default) == (
+        True, ("copy", "link", "move"), "copy")
+    assert options["--ratio"].type == "number" and options["--backup-dir"].type == "path"
+    assert options["--completions"].choices == ("bash", "fish")
