@@ -95,13 +95,17 @@ def _wide_without_bom(data: bytes) -> str | None:
             continue
         fitting = sum(1 for unit in units if all(unit[place] == 0 for place in zeros)
                       and any(unit[place] != 0 for place in range(width) if place not in zeros))
-        if fitting >= _WIDE_SHARE * len(units):
-            try:
-                data.decode(codec)
-            except UnicodeDecodeError:
-                continue
+        if fitting >= _WIDE_SHARE * len(units) and _decodes_as(data, codec):
             return codec
     return None
+
+
+def _decodes_as(data: bytes, codec: str) -> bool:
+    try:
+        data.decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # 7-bit encodings that switch character sets with escape sequences: valid UTF-8 byte for byte,
@@ -119,11 +123,7 @@ def _escape_sequence_encoding(data: bytes) -> str | None:
     if any(byte >= 0x80 for byte in data[:_DETECT_SAMPLE]):
         return None
     for marks, codec in _SHIFT_IN:
-        if any(mark in data for mark in marks):
-            try:
-                data.decode(codec)
-            except UnicodeDecodeError:
-                continue
+        if any(mark in data for mark in marks) and _decodes_as(data, codec):
             return codec
     return None
 
