@@ -1,4 +1,5 @@
-"""Reaching past uvicorn's documented API (``uvicorn.Server``, 0.54): stopping a server at once.
+"""Reaching past uvicorn's documented API (``uvicorn.Server``, 0.54): stopping a server at once,
+and hearing when it has started.
 
 uvicorn stops when told to exit (``should_exit``, or a signal), giving open requests
 ``timeout_graceful_shutdown`` to finish. A ``serve()`` that is *cancelled* instead (the block of
@@ -8,13 +9,32 @@ and the lifespan (the SDK's session manager) are left running. uvicorn has no pu
 now"; this does what its ``shutdown`` does, on the attributes it works on (``servers``,
 ``server_state.connections`` and ``.tasks``, ``lifespan``), which carry no leading underscore
 but no documentation either. ``tests/internals/test_uvicorn_server.py`` fails if they change.
+
+uvicorn says nothing when its startup (the lifespan: the SDK's session manager) is done and it
+accepts requests; ``serve`` awaits its ``startup`` method, so ``when_started`` wraps that method
+of one server.
 """
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
+from typing import Any
 
 import uvicorn
+
+
+def when_started(server: uvicorn.Server, started: Callable[[], None]) -> None:
+    """Calls ``started`` once ``server`` has started (its lifespan entered, its sockets
+    listening), not when its startup failed or it was told to exit meanwhile."""
+    startup = server.startup
+
+    async def startup_then_say(*args: Any, **kwargs: Any) -> None:
+        await startup(*args, **kwargs)
+        if server.started and not server.should_exit:
+            started()
+
+    server.startup = startup_then_say  # type: ignore[method-assign]
 
 
 async def stop_at_once(server: uvicorn.Server, sock: socket.socket) -> None:

@@ -28,7 +28,7 @@ from uvicorn.config import LOGGING_CONFIG
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
-from toolbay.internals.uvicorn_server import stop_at_once
+from toolbay.internals.uvicorn_server import stop_at_once, when_started
 from toolbay.protocol import plain_json
 from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
 from toolbay.protocol.caller_sessions import CallerSessionCap
@@ -252,7 +252,10 @@ async def serve_http(
     )
     server = uvicorn.Server(config)
     host_text = f"[{settings.host}]" if ":" in settings.host else settings.host
-    logger.info("serving MCP on http://%s:%d/mcp (streamable HTTP) and /sse (SSE)", host_text, port)
+    # Said once it serves (its lifespan entered): said before, a stop sent on seeing it could
+    # land in the middle of the startup, which uvicorn then reports with a traceback.
+    when_started(server, lambda: logger.info("serving MCP on http://%s:%d/mcp (streamable HTTP) and /sse (SSE)",
+                                             host_text, port))
     if on_ready is not None:
         maybe = on_ready(settings.host, port)
         if maybe is not None:

@@ -56,3 +56,34 @@ async def test_a_cancelled_server_is_stopped_at_once_its_request_cancelled_and_i
         await stop_at_once(server, sock)
     assert seen == ["lifespan.startup", "request cancelled", "lifespan.shutdown"]
     assert all(not listener.is_serving() for listener in server.servers)
+
+
+async def test_when_started_is_called_once_the_lifespan_has_been_entered() -> None:
+    """toolbay says it serves only then (a stop sent on seeing it landed inside the startup)."""
+    import socket as socket_module
+    from contextlib import asynccontextmanager
+
+    import anyio
+    import uvicorn
+    from starlette.applications import Starlette
+
+    from toolbay.internals.uvicorn_server import when_started
+
+    said: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):  # noqa: ANN202
+        said.append("lifespan entered")
+        yield
+
+    sock = socket_module.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(Starlette(lifespan=lifespan), lifespan="on", log_config=None))
+    when_started(server, lambda: said.append("started"))
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.serve, [sock])
+        with anyio.fail_after(30):
+            while said != ["lifespan entered", "started"]:
+                await anyio.sleep(0.01)
+        server.should_exit = True
+    assert said == ["lifespan entered", "started"]
