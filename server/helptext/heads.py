@@ -11,11 +11,10 @@ import re
 
 from .brackets import outside_brackets
 from .kept import compiled
+from .notes import TYPED_VALUE
 
 _FLAG = compiled(r"^(-{1,2}[A-Za-z0-9?#@_][\w.?#@+-]*?)(\.\.\.)?(\[?=.*|\[.*|<.*)?$")
 _NO_PREFIX = compiled(r"^--\[no-?\]([\w.-]+)(.*)$")
-# plumbum's value: its name, a colon, its type ("VALUE:int", "SHELL:{bash,fish}", "VALUE:ExistingDirectory").
-_TYPED_NAME = compiled(r"[A-Z][A-Z0-9_]*:(?:[A-Za-z][\w.]*|\{[^{}\s]+\})")
 
 
 class Head:
@@ -218,7 +217,7 @@ def _looks_like_value(tok: str) -> bool:
     bare = tok.rstrip(".")
     if not bare:
         return False
-    if bare.lower() in _TYPE_WORDS or _TYPED_NAME.fullmatch(bare):
+    if bare.lower() in _TYPE_WORDS or TYPED_VALUE.fullmatch(bare):  # plumbum's "VALUE:int"
         return True
     letters = [c for c in bare if c.isalpha()]
     # Metavars are written in capitals ("FILE", "N", "HOST/OWNER", "KEY=VALUE").

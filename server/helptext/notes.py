@@ -79,7 +79,7 @@ _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
 # (tcp|udp) (default: tcp)" (argp, popt): bars join alternatives to be written as they are.
 _PIPED = compiled(r"\(([a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+)\)")
 # A value written as its name, a colon and its type (plumbum), and what those types are.
-_TYPED_VALUE = compiled(r"[A-Z][A-Z0-9_]*:([A-Za-z][\w.]*|\{[^{}\s]+\})")
+TYPED_VALUE = compiled(r"[A-Z][A-Z0-9_]*:([A-Za-z][\w.]*|\{[^{}\s]+\})")
 _PLUMBUM_TYPES = {"int": "integer", "float": "number", "str": "string", "existingdirectory": "path",
                   "existingfile": "path", "nonexistentpath": "path", "path": "path", "localpath": "path"}
 # Words that name a kind of value rather than a value ("<file|dir>", "(date|dur)", "uid|user").
@@ -365,7 +365,7 @@ def value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
 
 def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
     value = value.strip().rstrip(".")
-    if (typed := _TYPED_VALUE.fullmatch(value)) is not None and typed.group(1).startswith("{"):
+    if (typed := TYPED_VALUE.fullmatch(value)) is not None and typed.group(1).startswith("{"):
         value = typed.group(1)  # plumbum's "VALUE:{copy,link,move}"
     if value.startswith("[{") and value.endswith("}]"):  # argparse's optional value "[{on,off}]"
         value = value[1:-1]
@@ -387,7 +387,7 @@ def _value_choices(value: str, *, angle: bool = False) -> tuple[str, ...]:
 
 
 def value_type(value_name: str | None, raw_value: str | None) -> str:
-    if value_name and (typed := _TYPED_VALUE.fullmatch(value_name.strip())) is not None:
+    if value_name and (typed := TYPED_VALUE.fullmatch(value_name.strip())) is not None:
         # plumbum names a value's type after its name: "VALUE:int", "VALUE:ExistingDirectory"
         return _PLUMBUM_TYPES.get(typed.group(1).lower(), "string")
     word = (value_name or "").strip().lower().replace("-", "_")

@@ -141,6 +141,12 @@ def frame(message: Mapping[str, Any]) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
+def _ended(pid: int) -> os.waitid_result | None:
+    """How the child ``pid`` ended, or None while it runs; asked of the system without reaping it
+    (the event loop's child watcher does). Raises ``ChildProcessError`` once it has been reaped."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+
+
 def exit_reason(returncode: int | None) -> str:
     if returncode is None:
         return "the worker stopped answering"
@@ -177,7 +183,7 @@ class Worker:
         if process is None or process.returncode is not None:
             return False
         try:
-            return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+            return _ended(process.pid) is None
         except ChildProcessError:  # reaped already: it has ended
             return False
 
@@ -262,8 +268,8 @@ class Worker:
     def _status_now(self) -> int | None:
         """The worker's exit status if it has ended and is not reaped yet (without reaping it)."""
         assert self.process is not None
-        with contextlib.suppress(ChildProcessError):
-            info = os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        with contextlib.suppress(ChildProcessError):  # reaped already: its status is gone
+            info = _ended(self.process.pid)
             if info is not None:
                 return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
         return None

@@ -567,10 +567,7 @@ class SearchIndex:
     def _leads_weakly(self, weighed: list[tuple[str, float]], ceiling: float) -> bool:
         """Whether the best of ``weighed`` (best first, names weighed) leads the tenth by less
         than ``min_lead`` of the query's ceiling."""
-        if not weighed:
-            return True
-        runner_up = weighed[_MARGIN_RANK - 1][1] if len(weighed) >= _MARGIN_RANK else 0.0
-        return weighed[0][1] - runner_up < self.min_lead * ceiling
+        return not weighed or _lead(weighed) < self.min_lead * ceiling
 
     def _sentences_weak(self, query: str, allowed: Callable[[str], bool] | None, exact: list[str],
                         visible: np.ndarray | None) -> bool:
@@ -596,9 +593,7 @@ class SearchIndex:
                                                  visible=visible, meaning=False)
             if not ranked or ceiling <= 0.0:
                 continue
-            weighed = self._weighed_by_name(terms, ranked)
-            runner_up = weighed[_MARGIN_RANK - 1][1] if len(weighed) >= _MARGIN_RANK else 0.0
-            total += (weighed[0][1] - runner_up) / ceiling
+            total += _lead(self._weighed_by_name(terms, ranked)) / ceiling
             counted += 1
         return counted > 0 and total / counted < self.min_sentence_lead
 
@@ -876,6 +871,12 @@ class SearchIndex:
             best.extend((name, values[start]) for name in tied[:limit - len(best)])
             start = end
         return best
+
+
+def _lead(ordered: list[tuple[str, float]]) -> float:
+    """How far the best of ``ordered`` (best first, not empty) leads the tenth (or nothing)."""
+    runner_up = ordered[_MARGIN_RANK - 1][1] if len(ordered) >= _MARGIN_RANK else 0.0
+    return ordered[0][1] - runner_up
 
 
 def _written_as_a_name(word: str) -> bool:
