@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -262,11 +263,7 @@ def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path
     search for a pasted token found its tool there and nowhere else."""
     token = "ghp_" + "FAKEghpTOKEN0123456789abcdefXYZ"
     tools = [*TOOLS, {"name": "leak_tool", "description": f"uses {token} to sync", "inputSchema": {"type": "object"}}]
-    catalog = write_jsonl(tmp_path / "tools.jsonl", tools)
-    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": token}, {"id": 2, "query": "sync"}])
-    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
-    assert result.exit_code == 0, result.output
-    by_token, by_word = (json.loads(line) for line in result.stdout.splitlines())
+    by_token, by_word = _searched_for_a_secret(tmp_path, tools, token, "sync")
     assert by_token == {"id": 1, "results": [], "no_match": True}
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
 
@@ -291,11 +288,7 @@ def test_a_property_named_with_a_secret_in_a_catalog_file_is_not_found_by_search
     secret = "sk-live-" + "abcdEFGH1234567890abcdEFGH"
     tools = [*TOOLS, {"name": "t_nine", "description": "Sync the ledger.",
                       "inputSchema": {"type": "object", "properties": {secret: {"type": "string"}}}}]
-    catalog = write_jsonl(tmp_path / "tools.jsonl", tools)
-    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": secret}, {"id": 2, "query": "sync the ledger"}])
-    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
-    assert result.exit_code == 0, result.output
-    by_secret, by_words = (json.loads(line) for line in result.stdout.splitlines())
+    by_secret, by_words = _searched_for_a_secret(tmp_path, tools, secret, "sync the ledger")
     assert by_secret == {"id": 1, "results": [], "no_match": True}
     assert by_words["results"][0]["name"] == "t_nine"
 
@@ -306,3 +299,15 @@ def test_an_empty_catalog_is_said_on_stderr_and_every_query_is_no_match(tmp_path
     result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["no_match"]
     assert result.stderr.strip() == f"toolbay: {catalog}: no tool definitions in it; every query is answered no match"
+
+
+def _searched_for_a_secret(tmp_path: Path, tools: list[dict[str, Any]], secret: str,
+                           words: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The records of ``toolbay search --catalog`` over ``tools`` for ``secret`` (id 1), then
+    for ``words`` (id 2)."""
+    catalog = write_jsonl(tmp_path / "tools.jsonl", tools)
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": secret}, {"id": 2, "query": words}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    return first, second
