@@ -7,7 +7,9 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
 ``AIza``, Vault's ``hvs.``, toolbay's own ``tb_``), also glued to a name before them
 (``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``,
-``AWS_SECRET_ACCESS_KEY=``... (and of ``"api_key": "..."`` written as JSON).
+``AWS_SECRET_ACCESS_KEY=``... (and of ``"api_key": "..."`` written as JSON), and a value that
+looks like a credential said after such a name and ":" or given to an option named so
+(``password: hunter2``, ``--api-key a1b2c3d4e5``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,24 @@ _ASSIGNED = re.compile(
     r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])[^\s,;\"'<>]+")
 # ``"api_key": "..."`` (JSON written into a text): the value of a secret's name, the name kept.
 _QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*:\s*["'])(?![${%*])[^"'\s]+(?=["'])""")
+# ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
+# in a command line): the value after a secret's name and ":", or after an option named so. Both
+# forms also introduce descriptions ("password: the user's password", "--token TOKEN", "token:
+# 32-byte hex"), so the value is hidden only when it looks like a credential
+# (``_looks_like_credential``), the name kept.
+_SPOKEN = re.compile(
+    r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[ \t]+|([A-Za-z0-9_-]+):[ \t]*)"
+    r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>]+)")
+# A cheap test before the pattern (substring searches in C): a text that names no secret has
+# nothing for it to find.
+_SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
+                 "Secret", "Key", "Pwd")
+
+
+def _names_a_secret(text: str) -> bool:
+    return any(hint in text for hint in _SPOKEN_HINTS)
+_WEAK_FORM = re.compile(r"[A-Za-z]+[-_]?[0-9]+|[0-9]+[-_]?[A-Za-z]+")  # base64, hunter2, 32-byte
+_SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
 
 
 def _hide_assigned(found: re.Match[str]) -> str:
@@ -70,6 +90,37 @@ def _hide_assigned(found: re.Match[str]) -> str:
 
 def _hide_quoted(found: re.Match[str]) -> str:
     return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
+
+
+def _looks_like_credential(value: str, at_clause_end: bool) -> bool:
+    """Whether ``value``, said after a secret's name, is the secret rather than words about it.
+
+    A credential mixes letters with digits or symbols; words do not (``the``, ``TOKEN``, an
+    all-capitals placeholder). Letters then digits or the reverse (``hunter2``, ``base64``,
+    ``32-byte``) is also how technical words are written, so such a value counts only when it
+    ends its clause ("password: hunter2." but not "token: base64 encoded")."""
+    value = value.rstrip(".:)!?")
+    if len(value) < 5 or value.isupper() and not any(c.isdigit() for c in value):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    if _SYMBOL.search(value, 1):
+        return letters or digits
+    if not (letters and digits):
+        return False
+    return at_clause_end or _WEAK_FORM.fullmatch(value) is None
+
+
+def _hide_spoken(found: re.Match[str]) -> str:
+    value = found.group(5)
+    after = found.string[found.end():found.end() + 2]
+    at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`") or (
+        after[0] in ".!?" and after[1:] in ("", " ", "\n"))
+    name = found.group(2) or found.group(3)
+    if not _SECRET_NAME.search(name) or not _looks_like_credential(value, at_clause_end or value[-1] in ".!?)"):
+        return found.group(0)
+    kept = value[len(value.rstrip(".:)!?")):]
+    return found.group(1) + found.group(4) + REDACTED + kept
 
 
 # The password of a URL's user information: the user name is kept (it says which account).
@@ -91,6 +142,8 @@ def redact_text(text: str) -> str:
         text = _ASSIGNED.sub(_hide_assigned, text)
     if ":" in text:
         text = _QUOTED.sub(_hide_quoted, text)
+    if (":" in text or "-" in text) and _names_a_secret(text):
+        text = _SPOKEN.sub(_hide_spoken, text)
     return _SECRET_TEXT.sub(REDACTED, text)
 
 

@@ -115,7 +115,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "set token= in the file", "secretary=ann", "give --api-key=API_KEY or --token=TOKEN",
                           "password=$DB_PASSWORD", "secret={secret}", "tokens_file=/etc/toolbay/tokens",
                           "access=readonly", "private=true", "API_KEY=YOUR_API_KEY", '{"token_count": "12"}',
-                          "secret_sauce=ketchup"]}
+                          "secret_sauce=ketchup", "token: 32-byte hex string", "token: base64 encoded",
+                          "--password PASSWORD", "-p, --password pass  the password", "--token string",
+                          "max token: 4096", "passwd: ********", "--password {password}", "key: F5",
+                          "https://example.com/secret:abc123", "token: <token>", "Token: utf-8 text"]}
     assert redact(ordinary) == ordinary
 
 
@@ -137,6 +140,15 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
      "PRIVATE_KEY=[REDACTED] access_key=[REDACTED]"),
     ("token=" + "ABCD1234EFGH5678", "token=[REDACTED]"),
     ('{"api_key": "' + 'zzsecretvalue123456"}', '{"api_key": "[REDACTED]"}'),  # JSON written into a text
+    # A secret said after its name and ":", or given to an option named so: the value when it mixes
+    # letters with digits or symbols ("hunter2" only where its clause ends: "token: base64 encoded").
+    ("password: " + "hunter2", "password: [REDACTED]"),
+    ("DB password: " + "x9y8z7w6, user: ann", "DB password: [REDACTED], user: ann"),
+    ("Password: " + "Tr0ub4dor&3 for ops", "Password: [REDACTED] for ops"),
+    ('secret: "' + 's3cr3tValue99" and more', 'secret: "[REDACTED]" and more'),
+    ("set the token:" + "abc123.", "set the token:[REDACTED]."),
+    ("log in with --password " + "hunter2x9 first", "log in with --password [REDACTED] first"),
+    ("-k, --api-key " + "sk9d8f7g6h5j", "-k, --api-key [REDACTED]"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:

@@ -258,11 +258,17 @@ def test_files_whose_lines_end_in_a_lone_carriage_return_are_read_line_by_line(t
     assert refused.exit_code == 2 and f"{broken}:2: not JSON" in refused.stderr
 
 
-def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("said", [
+    "uses {} to sync",
+    # A secret said in words or given to an option was left in the index: the audit log's rules
+    # hid only "name=value" forms.
+    "sync, with password: {}", "sync (run it as: sync --api-key {} --all)",
+])
+def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path: Path, said: str) -> None:
     """The server's index holds descriptions redacted; the file mode ranked them in clear, so a
     search for a pasted token found its tool there and nowhere else."""
-    token = "ghp_" + "FAKEghpTOKEN0123456789abcdefXYZ"
-    tools = [*TOOLS, {"name": "leak_tool", "description": f"uses {token} to sync", "inputSchema": {"type": "object"}}]
+    token = "ghp_" + "FAKEghpTOKEN0123456789abcdefXYZ" if said == "uses {} to sync" else "Tr0ub4dor9x"
+    tools = [*TOOLS, {"name": "leak_tool", "description": said.format(token), "inputSchema": {"type": "object"}}]
     by_token, by_word = _searched_for_a_secret(tmp_path, tools, token, "sync")
     assert by_token == {"id": 1, "results": [], "no_match": True}
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
