@@ -423,6 +423,11 @@ def search(
         settings.search.semantic = True
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import search_served
+    from toolbay.protocol.disclosure import catalog_allow_misses
+
+    # As serve warns at its start: a misspelt pattern leaves every catalog tool unfindable.
+    for warning in catalog_allow_misses(settings.disclosure):
+        say(f"toolbay: warning: {warning}")
 
     record = _run(search_served, settings, query, limit)
     if as_json:

@@ -130,6 +130,15 @@ class _PerCatalog:
         return self._values
 
 
+def catalog_allow_misses(settings: DisclosureSettings) -> list[str]:
+    """A warning for each pattern of ``catalog_allow`` that names none of the catalog folders
+    (none when there are no catalog folders)."""
+    folder_names = sorted({name for _, name in folders(settings.catalog)})
+    return [f"[disclosure] catalog_allow {pattern!r} names none of the catalog folders ({', '.join(folder_names)})"
+            for pattern in settings.catalog_allow
+            if folder_names and not any(fnmatch.fnmatchcase(name, pattern) for name in folder_names)]
+
+
 class Disclosure:
     def __init__(self, settings: DisclosureSettings, catalog: CatalogHolder, can_use: CanUse,
                  connected: Sequence[Path] = (), semantic: bool = False) -> None:
@@ -181,11 +190,8 @@ class Disclosure:
         misspelt ("cta" for "cat"): the start says so, or every catalog tool stays unfindable
         without a word. (Not ``essential``: the tools it names may come later, described after
         the start or dropped in.)"""
-        folder_names = sorted({name for _, name in self._catalog_folders})
-        for pattern in self.settings.catalog_allow:
-            if folder_names and not any(fnmatch.fnmatchcase(name, pattern) for name in folder_names):
-                logger.warning("[disclosure] catalog_allow %r names none of the catalog folders (%s)",
-                               pattern, ", ".join(folder_names))
+        for warning in catalog_allow_misses(self.settings):
+            logger.warning("%s", warning)
 
     # -- levels ---------------------------------------------------------------------------
 

@@ -132,6 +132,24 @@ def test_a_query_searches_the_tools_the_server_would_serve(shared_data_dir: Path
     assert not record["no_match"]
 
 
+def test_a_catalog_allow_pattern_that_names_no_catalog_folder_is_warned_of_as_serve_warns(
+        shared_data_dir: Path, tmp_path: Path) -> None:
+    """The search of the served tools said nothing of a misspelt pattern, which left the catalog
+    folder's tools unfindable (serve warns of it at its start)."""
+    catalog = tmp_path / "cats"
+    catalog.mkdir()
+    (catalog / "hashsum.wasm").write_bytes((REPO_ROOT / "extensions" / "hashsum.wasm").read_bytes())
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'extensions = ["{catalog}"]\n[disclosure]\ncatalog = ["{catalog}"]\n'
+                      'catalog_allow = ["cta", "c*"]\n', encoding="utf-8")
+    result = runner.invoke(app, ["search", "sha256 digest of a text", "--json", "--config", str(config),
+                                 "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "toolbay: warning: [disclosure] catalog_allow 'cta' names none of the catalog folders (cats)"]
+    assert json.loads(result.stdout)["results"][0]["name"] == "hashsum"  # allowed by "c*"
+
+
 def test_ids_come_back_as_given_and_function_calling_definitions_and_a_byte_order_mark_are_read(
         tmp_path: Path) -> None:
     # Tools as another API writes them: "parameters" for the schema, or wrapped as a function.
