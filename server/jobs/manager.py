@@ -22,8 +22,10 @@ call stops hearing once it is answered (its progress token dies with the request
 task-augmented one hears until the job ends, as MCP Tasks allow.
 
 Limits: at most ``max_concurrent`` calls run at once, and ``max_per_caller`` for one
-caller; the rest wait in one FIFO queue (a caller at its own limit does not hold up
-others). The limits count inline calls too, since any call may become a job.
+caller; the rest wait in one queue. A freed slot goes to the caller with the fewest calls
+running, to their earliest queued call (a caller at its own limit, or one that queued many
+calls, does not hold up others); a queued call's position is its place in arrival order.
+The limits count inline calls too, since any call may become a job.
 """
 
 from __future__ import annotations
@@ -601,13 +603,11 @@ class JobManager:
             job.recorded.set()
 
     def _admit(self) -> None:
-        i = 0
-        while i < len(self._queue) and len(self._running) < self.max_concurrent and not self._closing:
-            job = self._queue[i]
-            if self._running_per_owner[job.owner] >= self.max_per_caller:
-                i += 1
-                continue
-            del self._queue[i]
+        while len(self._running) < self.max_concurrent and not self._closing:
+            job = self._next_to_run()
+            if job is None:
+                return
+            self._queue.remove(job)
             self._running.add(job)
             self._running_per_owner[job.owner] += 1
             job.status, job.started_at = "running", self.clock()
@@ -615,6 +615,20 @@ class JobManager:
             job.event("started", job.started_at)
             assert self._tg is not None
             self._tg.start_soon(self._run, job, name=f"job {job.id} ({job.tool})")
+
+    def _next_to_run(self) -> _LiveJob | None:
+        """The queued job of the caller with the fewest calls running, the earliest of theirs;
+        none of a caller at ``max_per_caller``. In arrival order alone, two busy callers took
+        every slot that freed in turn and a third waited behind all their queued calls."""
+        best: _LiveJob | None = None
+        fewest = self.max_per_caller
+        for job in self._queue:
+            running = self._running_per_owner[job.owner]
+            if running < fewest:
+                best, fewest = job, running
+                if running == 0:
+                    break
+        return best
 
     async def _run(self, job: _LiveJob) -> None:
         try:

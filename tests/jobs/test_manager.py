@@ -267,6 +267,34 @@ async def test_one_caller_at_its_limit_does_not_hold_up_another(make_manager: Ma
             gate.open()
 
 
+async def test_a_freed_slot_goes_to_the_caller_with_the_fewest_calls_running(make_manager: MakeManager) -> None:
+    """In arrival order alone, alice's third call (queued first) took the slot her first call
+    freed, and bob, with nothing running, waited behind every call she had queued."""
+    alice = [Gate(f"alice {i}") for i in range(4)]
+    bob = Gate("bob")
+    async with make_manager(max_concurrent=2, max_per_caller=2) as manager:
+        ids = [await start_job(manager, gate) for gate in alice]
+        bobs = (await manager.run_or_background("bob", "slow", {}, bob, context("bob"), background=True)).structured
+        assert bobs["status"] == "queued" and bobs["position"] == 3
+
+        alice[0].open()
+        with anyio.fail_after(5):
+            await bob.started.wait()
+        assert [(await manager.status("alice", i)).status for i in ids] == ["completed", "running", "queued", "queued"]
+        assert alice[2].calls == 0
+
+        alice[1].open()  # alice has one call running, bob one: the slot is hers again, her earliest
+        with anyio.fail_after(5):
+            await alice[2].started.wait()
+        assert alice[3].calls == 0
+        for gate in [*alice, bob]:
+            gate.open()
+        with anyio.fail_after(5):
+            assert (await manager.wait("bob", bobs["job_id"], None)).status == "completed"
+            for job_id in ids:
+                assert (await manager.wait("alice", job_id, None)).status == "completed"
+
+
 async def test_a_queued_job_can_be_cancelled_before_it_starts(make_manager: MakeManager) -> None:
     running, queued = Gate(), Gate()
     async with make_manager(max_concurrent=1) as manager:
