@@ -34,6 +34,7 @@ from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import DiscoverySettings, Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from toolbay.errors import HelpDidNotEnd, NoSubcommandHelp, NotHelpError, ToolbayError, WasmRejected, why_no_folder
+from toolbay.file_names import is_utf8
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.hash_index import HashIndex
@@ -585,7 +586,7 @@ class Discovery:
                         stop: threading.Event | None = None) -> FileOutcome:
         """Describes a ``.py`` file in a worker process (or from the cache). Blocking; once
         ``stop`` is set, the worker is killed and ``WorkStopped`` raised."""
-        if not _utf8(path):
+        if not is_utf8(path):
             # The worker is told what to import in JSON, which has no way to write the bytes of such
             # a name; nor could its tools' module be imported by it in the worker.
             return FileOutcome(path, sha, skipped=SkippedFile(path, _NOT_UTF8))
@@ -822,11 +823,3 @@ class _LazyArgv:
 
 _NOT_UTF8 = "its path is not valid UTF-8: rename the file (or its folder) to serve it"
 
-
-def _utf8(path: str) -> bool:
-    """Whether ``path`` (undecodable bytes kept as surrogates, as ``os`` gives them) is valid UTF-8."""
-    try:
-        path.encode()
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+def _reason(error: BaseException) -> str:
+    """What went wrong, from the errors a task group gathered ("unhandled errors in a TaskGroup"
+    said nothing of it)."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(dict.fromkeys(_reason(inner) for inner in error.exceptions))
+    return str(error) or type(error).__name__
+
+
 def _is_tool_file(change: Change, path: str) -> bool:
     """A tool (``.wasm``, ``.py``), a helper the modules may import (``_shared.py``: a module
     described with it is described again when it changes), or a role file (``.md`` in an agent
@@ -143,7 +151,7 @@ class ExtensionWatcher:
                 # whichever folder it appears: its change is lost, the watch is begun again, and a
                 # rescan takes in whatever that change and any other meanwhile did.
                 # Each reason said once: a watch that fails as it begins would say it every tick.
-                said = str(error)
+                said = _reason(error)
                 (logger.debug if said in self._watch_failures else logger.warning)(
                     "hot reload: watching the folders failed (%s); watching them again", said)
                 self._watch_failures.add(said)

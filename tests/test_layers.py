@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "toolbay": 0,  # the package itself: its version
     "toolbay.words": 0,
     "toolbay.ascii_names": 0,
+    "toolbay.file_names": 0,  # whether a file's name is valid UTF-8
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts
     "toolbay.atomic_files": 0,  # files replaced whole or not at all

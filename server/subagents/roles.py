@@ -40,6 +40,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbay.errors import why_no_folder
+from toolbay.file_names import is_utf8
 from toolbay.redaction import redact_text
 
 ROLE_SUFFIX = ".md"
@@ -362,6 +363,12 @@ def read_roles(folders: Iterable[Path]) -> RoleFolders:
     roles: dict[str, Role] = {}
     refused: list[RefusedRole] = []
     for path in role_files(folders):
+        if not is_utf8(path):
+            # Not opened: the folder watch gives up on each access to such a file, and a watch
+            # begun again after a rescan that read it gave up again, twice a second for good.
+            refused.append(RefusedRole(path, "its path is not valid UTF-8: rename the file (or its folder) to "
+                                             "read it"))
+            continue
         try:
             with open(path, "rb") as handle:
                 raw = handle.read(MAX_ROLE_BYTES + 1)

@@ -118,6 +118,58 @@ async def test_a_new_role_file_is_announced_a_broken_edit_keeps_the_last_good_on
     assert not [s for s in app.skipped_files if s.path.endswith("greeter.md")]
 
 
+async def test_a_role_file_named_in_bytes_that_are_not_utf8_is_refused_unread_and_the_watch_holds(
+    make_settings: Any, agents_dir: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each rescan read the file, the folder watch (watchfiles) gave up on that access, and the
+    watch begun again after the next rescan gave up again: twice a second for as long as the
+    server ran, each time with a rescan of every folder."""
+    with open(os.fsencode(agents_dir) + b"/r\xe9vision.md", "w") as handle:
+        handle.write("---\nname: revision\ndescription: Revises.\n---\nRevise.\n")
+    changed = ListChanged(types.PromptListChangedNotification)
+    with caplog.at_level("DEBUG", logger="toolbay.watcher"):
+        async with served(make_settings(), watch=True) as app:
+            with anyio.fail_after(WAIT_S):
+                async with client_for(app, message_handler=changed) as client:
+                    for name in ("first", "second"):  # the second is heard after the first's rescan read the folder
+                        seen = changed.count
+                        (agents_dir / f"{name}.md").write_text(
+                            f"---\nname: {name}\ndescription: New.\n---\nGo.\n", encoding="utf-8")
+                        await changed.after(seen)
+                    names = {prompt.name for prompt in (await client.list_prompts()).prompts}
+                [skipped] = [s for s in app.skipped_files if "vision.md" in s.path]
+    assert {"first", "second"} <= names and "revision" not in names
+    assert "its path is not valid UTF-8" in skipped.reason
+    assert not [said for said in _watcher_said(caplog) if "watching the folders failed" in said]
+
+
+async def test_a_watch_given_up_on_a_name_not_utf8_says_why_once_and_goes_on(
+    make_settings: Any, agents_dir: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """watchfiles gives up on any change to such a file, in a task group: the warning said
+    "unhandled errors in a TaskGroup (1 sub-exception)", not why."""
+    changed = ListChanged(types.PromptListChangedNotification)
+    with caplog.at_level("WARNING", logger="toolbay.watcher"):
+        async with served(make_settings(), watch=True) as app:
+            with anyio.fail_after(WAIT_S):
+                async with client_for(app, message_handler=changed) as client:
+                    await client.list_prompts()
+                    with open(os.fsencode(agents_dir) + b"/r\xe9vision.md", "w") as handle:
+                        handle.write("---\nname: revision\ndescription: Revises.\n---\nRevise.\n")
+                    seen = changed.count
+                    (agents_dir / "later.md").write_text("---\nname: later\ndescription: New.\n---\nGo.\n",
+                                                         encoding="utf-8")
+                    await changed.after(seen)
+                    while not _watcher_said(caplog):  # before or after the later file's rescan
+                        await anyio.sleep(0.01)
+    [warned] = _watcher_said(caplog)
+    assert "watching the folders failed" in warned and "Unable to decode path" in warned, warned
+
+
+def _watcher_said(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.name == "toolbay.watcher"]
+
+
 def test_toolbay_list_shows_a_broken_role_file_with_its_reason(
     tmp_path: Path, shared_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
