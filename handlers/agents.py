@@ -59,6 +59,10 @@ class DelegationHost(SubagentHost, Protocol):
         """The catalog's tools matching ``patterns`` that the caller may use, name-sorted."""
 
 
+# How much of the caller's task a fallback answer repeats (see ``AgentHandler._fallback``).
+ECHOED_TASK_CHARS = 4000
+
+
 def input_schema(role: Role) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "task": {"type": "string", "minLength": 1,
@@ -207,9 +211,17 @@ class AgentHandler(Handler):
             why = "this client offers sampling without tools, and the role needs tools"
         else:
             why = "this client declares neither the toolbay/subagents capability nor sampling"
+        # The caller wrote the task: a long one is not handed back whole (twice, in the text and
+        # in the structured result: a 3 MB task came back as 6 MB of the caller's context).
+        if len(task) > ECHOED_TASK_CHARS:
+            shown = (f"{task[:ECHOED_TASK_CHARS]}\n\n[... and {len(task) - ECHOED_TASK_CHARS:,} more characters of "
+                     "the task you gave, not repeated here]")
+        else:
+            shown = task
         text = (f"No sub-agent was started ({why}). Do the task yourself, acting in the role below, "
-                f"with these tools: {names}.\n\n## Role: {self.role.name}\n\n{prompt}\n\n## Task\n\n{task}")
-        structured = {**self._summary("fallback", tools), "prompt": prompt, "task": task}
+                f"with these tools: {names}.\n\n## Role: {self.role.name}\n\n{prompt}\n\n## Task\n\n{shown}")
+        structured = {**self._summary("fallback", tools), "prompt": prompt, "task": shown,
+                      "task_chars": len(task)}
         return ToolResult(text=text, structured=structured, meta={"delegation": "fallback"})
 
 

@@ -4,6 +4,7 @@ for one with neither, and the limits that stop runaway loops."""
 
 from __future__ import annotations
 
+import json
 import re
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -27,6 +28,7 @@ from tests.agents.conftest import (
     text_of,
     tool_results_in,
 )
+from toolbay.handlers.agents import ECHOED_TASK_CHARS
 from toolbay.protocol.mcp_server import build_mcp_server
 
 pytestmark = pytest.mark.anyio
@@ -172,6 +174,20 @@ async def test_a_client_with_neither_gets_the_role_prompt_and_task_to_act_on_its
     assert "Strictness asked for: strict (" in text and text.rstrip().endswith("Review it.")
     assert "_subagent" not in (result.meta or {})
     assert structured(result)["path"] == "fallback"
+
+
+async def test_a_fallback_repeats_a_long_task_in_part_only(make_settings: Any) -> None:
+    """The task came back whole, twice: a 3 MB task was 6 MB of the caller's context."""
+    task = "Review it. " + "x" * 200_000
+    async with served(make_settings()) as app:
+        with anyio.fail_after(WAIT_S):
+            async with client_for(app) as client:
+                result = await client.call_tool("agent_json_reviewer", {"task": task, "path": "conf.json"})
+    assert not result.is_error and structured(result)["path"] == "fallback"
+    assert len(text_of(result)) + len(json.dumps(structured(result))) < 20_000
+    assert task[:ECHOED_TASK_CHARS] in text_of(result)
+    assert f"and {len(task) - ECHOED_TASK_CHARS:,} more characters of the task you gave" in text_of(result)
+    assert structured(result)["task_chars"] == len(task)
 
 
 async def test_a_client_sampling_without_tools_is_not_asked_for_a_role_that_needs_tools(make_settings: Any) -> None:
