@@ -227,6 +227,9 @@ class SearchIndex:
         # more than its own update).
         self._stems: dict[str, str] = {}
         self._name_word_weights: dict[int, dict[str, tuple[int, float]]] = {}
+        # Each tool's name words weighed (``_name_profile``), as of ``_name_profiles_at`` changes.
+        self._name_profiles: dict[str, tuple[float, tuple[tuple[float, str, str, tuple[str, ...]], ...]]] = {}
+        self._name_profiles_at = -1
         self._changes = 0
         self.field_weights = field_weights
         self.b = b
@@ -514,19 +517,33 @@ class SearchIndex:
             return ordered
         said = set(terms)
         said.update(stems(terms))
+        if self._name_profiles_at != self._changes:
+            self._name_profiles.clear()
+            self._name_profiles_at = self._changes
         weighed = []
         for key, score in ordered:
-            document = self._documents[key]
-            total = missing = 0.0
-            for term in document.name_terms:
-                weight = self._name_word_weight(term, document.group)
-                total += weight
-                if term not in said and self._stem_of(term) not in said and not any(
-                        spelled in said for spelled in SPELLED_OUT.get(term, ())):
+            total, words = self._name_profiles.get(key) or self._name_profile(key)
+            missing = 0.0
+            for weight, term, stem, spelled in words:
+                if term not in said and stem not in said and not (spelled and any(word in said for word in spelled)):
                     missing += weight
             weighed.append((key, score * (1.0 - self.name_weight * missing / total) if total > 0 else score))
         weighed.sort(key=lambda pair: (-pair[1], pair[0]))
         return weighed
+
+    def _name_profile(self, key: str) -> tuple[float, tuple[tuple[float, str, str, tuple[str, ...]], ...]]:
+        """The total weight of the tool's name words, and each word's (weight, word, stem,
+        spellings out), kept until the index changes: a search weighs the names of 30 tools or
+        more, three times for a request of three sentences, and looking each word's weight and
+        stem up anew was a third of a search's time."""
+        document = self._documents[key]
+        words = tuple((self._name_word_weight(term, document.group), term, self._stem_of(term),
+                       SPELLED_OUT.get(term, ())) for term in document.name_terms)
+        total = 0.0
+        for weight, *_ in words:  # summed in order, as the weights of the missing words are
+            total += weight
+        profile = self._name_profiles[key] = (total, words)
+        return profile
 
     def _name_word_weight(self, term: str, group: int) -> float:
         """The idf of ``term`` among the tools of ``group``, kept until the index changes."""
@@ -862,13 +879,20 @@ class SearchIndex:
         ordered, values = slots.tolist(), scores[slots].tolist()
         best: list[tuple[str, float]] = []
         start = 0
-        while start < len(ordered) and len(best) < limit:
+        count = len(ordered)
+        while start < count and len(best) < limit:
+            value = values[start]
             end = start + 1
-            while end < len(ordered) and values[end] == values[start]:
+            while end < count and values[end] == value:
                 end += 1
-            tied = sorted(name for slot in ordered[start:end]
-                          if (name := self._names[slot]) is not None and (allowed is None or allowed(name)))
-            best.extend((name, values[start]) for name in tied[:limit - len(best)])
+            if end == start + 1:  # no tie, as for most: nothing to sort
+                name = self._names[ordered[start]]
+                if name is not None and (allowed is None or allowed(name)):
+                    best.append((name, value))
+            else:
+                tied = sorted(name for slot in ordered[start:end]
+                              if (name := self._names[slot]) is not None and (allowed is None or allowed(name)))
+                best.extend((name, value) for name in tied[:limit - len(best)])
             start = end
         return best
 
