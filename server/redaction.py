@@ -57,20 +57,20 @@ _SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:password|passwd|pwd|passphrase|toke
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
 # is a description.
 _ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:=(?=\S)|\s+=\s*))"
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:[=＝](?=\S)|\s+[=＝]\s*))"
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
     r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])[^\s,;\"'<>]+")
 # ``"api_key": "..."`` (JSON written into a text): the value of a secret's name, the name kept.
-_QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*:\s*["'])(?![${%*])[^"'\s]+(?=["'])""")
+_QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*[:：]\s*["'])(?![${%*])[^"'\s]+(?=["'])""")
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name and ":", or after an option named so. Both
 # forms also introduce descriptions ("password: the user's password", "--token TOKEN", "token:
 # 32-byte hex"), so the value is hidden only when it looks like a credential
 # (``_looks_like_credential``), the name kept.
 _SPOKEN = re.compile(
-    r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[ \t]+|([A-Za-z0-9_-]+):[ \t]*)"
-    r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>]+)")
+    r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+|([A-Za-z0-9_-]+)[:：][^\S\r\n]*)"
+    r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -84,7 +84,7 @@ _SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
 
 
 def _hide_assigned(found: re.Match[str]) -> str:
-    name = found.group(1).rstrip("= \t\r\n\f\v")
+    name = found.group(1).rstrip("=＝ \t\r\n\f\v\u00a0\u3000")
     return found.group(1) + REDACTED if _SECRET_NAME.search(name) else found.group(0)
 
 
@@ -114,7 +114,7 @@ def _looks_like_credential(value: str, at_clause_end: bool) -> bool:
 def _hide_spoken(found: re.Match[str]) -> str:
     value = found.group(5)
     after = found.string[found.end():found.end() + 2]
-    at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`") or (
+    at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）") or (
         after[0] in ".!?" and after[1:] in ("", " ", "\n"))
     name = found.group(2) or found.group(3)
     if not _SECRET_NAME.search(name) or not _looks_like_credential(value, at_clause_end or value[-1] in ".!?)"):
@@ -138,11 +138,13 @@ def redact_text(text: str) -> str:
     # engine (a catalog's 10,000 tools are redacted when it is indexed for search).
     if "://" in text:
         text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
-    if "=" in text:
+    # Full-width "：" and "＝" are how CJK text writes them.
+    if "=" in text or "＝" in text:
         text = _ASSIGNED.sub(_hide_assigned, text)
-    if ":" in text:
+    colon = ":" in text or "：" in text
+    if colon:
         text = _QUOTED.sub(_hide_quoted, text)
-    if (":" in text or "-" in text) and _names_a_secret(text):
+    if (colon or "-" in text) and _names_a_secret(text):
         text = _SPOKEN.sub(_hide_spoken, text)
     return _SECRET_TEXT.sub(REDACTED, text)
 

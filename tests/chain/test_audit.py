@@ -118,7 +118,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "secret_sauce=ketchup", "token: 32-byte hex string", "token: base64 encoded",
                           "--password PASSWORD", "-p, --password pass  the password", "--token string",
                           "max token: 4096", "passwd: ********", "--password {password}", "key: F5",
-                          "https://example.com/secret:abc123", "token: <token>", "Token: utf-8 text"]}
+                          "https://example.com/secret:abc123", "token: <token>", "Token: utf-8 text",
+                          "token：32-byte hex", "password： the user's password"]}
     assert redact(ordinary) == ordinary
 
 
@@ -149,6 +150,11 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("set the token:" + "abc123.", "set the token:[REDACTED]."),
     ("log in with --password " + "hunter2x9 first", "log in with --password [REDACTED] first"),
     ("-k, --api-key " + "sk9d8f7g6h5j", "-k, --api-key [REDACTED]"),
+    # As CJK text writes them: full-width ":" and "=", and a no-break space after the colon.
+    ("ログイン password：" + "hunter2x です", "ログイン password：[REDACTED] です"),
+    ("token：" + "ghq9x8w7v6。次に", "token：[REDACTED]。次に"),
+    ("password＝" + "hunter2x", "password＝[REDACTED]"),
+    ("password:\u00a0" + "hunter2x", "password:\u00a0[REDACTED]"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:

@@ -280,7 +280,7 @@ def test_files_whose_lines_end_in_a_lone_carriage_return_are_read_line_by_line(t
     "uses {} to sync",
     # A secret said in words or given to an option was left in the index: the audit log's rules
     # hid only "name=value" forms.
-    "sync, with password: {}", "sync (run it as: sync --api-key {} --all)",
+    "sync, with password: {}", "sync (run it as: sync --api-key {} --all)", "sync。パスワード password：{} です",
 ])
 def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path: Path, said: str) -> None:
     """The server's index holds descriptions redacted; the file mode ranked them in clear, so a
