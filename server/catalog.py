@@ -76,10 +76,13 @@ def _shadowed(name: str, kept: ToolDefinition, hidden: ToolDefinition) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SkippedFile:
-    """A file that offers no tools, and why."""
+    """A file that offers no tools, and why. ``offers_nothing``: it was read whole and declares
+    no tool (a helper module, a module whose ``get_tool_schemas()`` returns none): what its
+    author meant, not a broken save, so a previous version's tools are not kept for it."""
 
     path: str
     reason: str
+    offers_nothing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

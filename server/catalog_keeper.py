@@ -413,8 +413,9 @@ class CatalogKeeper:
     @staticmethod
     def _kept_if_rejected(outcome: FileOutcome, previous: FileOutcome | None) -> FileOutcome:
         """``outcome``, or, when it rejects a file whose previous version served tools, that
-        version's tools kept, with the rejection noted."""
-        if outcome.skipped and previous is not None and previous.handlers:
+        version's tools kept, with the rejection noted. A file that now declares no tool (a
+        module turned helper, an empty list of tools) loses them: that is no rejection."""
+        if outcome.skipped and not outcome.skipped.offers_nothing and previous is not None and previous.handlers:
             logger.warning(
                 "keeping the previous version of %s: the new one was rejected (%s)",
                 os.path.basename(outcome.path), outcome.skipped.reason,

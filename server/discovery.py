@@ -610,7 +610,7 @@ class Discovery:
                 elif remember and failed.with_packages:
                     self.python_cache.put(sha, {"skipped": reason, "packages": packages_stamp(),
                                                 "timed_out_after_s": failed.timed_out_after_s, "module": module})
-                return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
+                return FileOutcome(path, sha, skipped=_python_skipped(path, reason))
             self.confinement[path] = enforced
             entry = {"description": description, "module": module}
             if remember:
@@ -651,13 +651,15 @@ class Discovery:
     def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any], source: str | None) -> FileOutcome:
         """``source``: the file's text as version ``sha`` (``source_of``), which its workers run."""
         if "skipped" in entry:
-            return FileOutcome(path, sha, skipped=SkippedFile(path, str(entry["skipped"])), from_cache=True)
+            return FileOutcome(path, sha, skipped=_python_skipped(path, str(entry["skipped"])), from_cache=True)
         module = tool_name_for(path)
         spec = module_spec_from(module, entry.get("description") or {})
         notes = (*(f"{module}: refused {redact_text(reason)}" for reason in spec.refused),
                  *(f"{module}: {redact_text(note)}" for note in spec.notes))
         if not spec.tools:
-            return FileOutcome(path, sha, skipped=SkippedFile(path, NO_TOOL_REASON + spec.reason_skipped),
+            # None declared (an empty list) is meant; all refused is a save to be mended.
+            return FileOutcome(path, sha, skipped=SkippedFile(path, NO_TOOL_REASON + spec.reason_skipped,
+                                                              offers_nothing=not spec.refused),
                                notes=notes)
         realm, owner = self.realm_of(path)
         tiers = [self._tier_for(t.name, spec.tier.value if spec.tier else None) for t in spec.tools]
@@ -822,4 +824,10 @@ class _LazyArgv:
 
 
 _NOT_UTF8 = "its path is not valid UTF-8: rename the file (or its folder) to serve it"
+
+
+def _python_skipped(path: str, reason: str) -> SkippedFile:
+    """A module that offers no tool for ``reason``: a helper (no ``get_tool_schemas``) offers
+    nothing by design; an import or a describe that failed is a version to be mended."""
+    return SkippedFile(path, reason, offers_nothing=reason.startswith(NOT_A_TOOL_MODULE))
 

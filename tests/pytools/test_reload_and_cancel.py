@@ -98,6 +98,28 @@ async def test_after_a_broken_save_even_a_new_worker_runs_the_version_described(
         assert (await call(app, "kept_say")).text == "version one"  # from a new worker
 
 
+@pytest.mark.parametrize("now", [
+    "def get_tool_schemas():\n    return []\n",  # no tools, on purpose
+    "HELPER = 1\n",  # turned into a helper the other modules import
+    "",  # emptied
+])
+async def test_a_module_that_declares_no_tool_any_more_loses_its_tools(
+    make_settings: Callable[..., Settings], python_dir: Path, now: str,
+) -> None:
+    """Such a save was taken for a broken one: the old tools were kept, listed, found and run
+    until the server restarted, which then served none."""
+    async with assemble(make_settings(), watch=False) as app:
+        target = python_dir / "kept.py"
+        target.write_text(VERSIONED, encoding="utf-8")
+        await call(app, "refresh_tools")
+        assert "kept_say" in app.catalog.current.tools
+        target.write_text(now, encoding="utf-8")
+        answer = await call(app, "refresh_tools")
+        assert "kept_say" in answer.structured["removed"], answer.text
+        assert "kept_say" not in app.catalog.current.tools
+        assert (await call(app, "kept_say")).is_error
+
+
 async def test_a_module_put_back_after_a_broken_save_is_served_after_a_restart(
     make_settings: Callable[..., Settings], python_dir: Path,
 ) -> None:
