@@ -34,6 +34,7 @@ from __future__ import annotations
 import gc
 import itertools
 import math
+import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -119,6 +120,14 @@ RELATIVE_WEIGHT = 0.5
 # written apart. No tuning query has such a pair (held-out MetaTool nDCG@10 58.25 -> 58.46;
 # 0.5: 58.43).
 JOINED_WEIGHT = 1.0
+# Chinese text is indexed as overlapping pairs of characters ("所得税": "所得", "得税"), so a
+# query of one character ("税", tax) or of pairs no tool has ("税金", "薬を探す") matched nothing.
+# A word of the request that no tool has counts through the indexed terms that share one of its
+# Chinese characters (kanji, hanzi: each carries a meaning; kana and hangul spell sounds), at
+# the relatives' weight; not through a character that more than this many terms have (of, one:
+# "的", "一"), which says little.
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_MOST_HAN_RELATIVES = 40
 # A word is cut in two only where each part has this many letters, and only up to the longer
 # length (the cuts of a word cost a tokenizing each, and the longest English compounds are
 # far shorter).
@@ -218,6 +227,7 @@ class SearchIndex:
         # The stems of the terms, made when a request first has a word no tool has: the
         # terms of each stem, and the terms indexed since, not yet stemmed.
         self._terms_by_stem: dict[str, dict[str, None]] = {}
+        self._terms_by_han: dict[str, dict[str, None]] = {}  # a Chinese character -> the terms that have it
         self._stemmed: set[str] = set()
         self._unstemmed: dict[str, None] = {}
         # The stem of each name word met by ``_weighed_by_name`` (stemmed one at a time as met:
@@ -810,17 +820,26 @@ class SearchIndex:
         return term in self._postings and (visible is None or bool(visible[self._array(term)[0]].any()))
 
     def _relatives(self, words: list[str]) -> dict[str, list[str]]:
-        """The indexed terms that share a stem with each of ``words``."""
+        """The indexed terms that share a stem with each of ``words``, and, for a word of Chinese
+        characters (``_HAN``), those that share one of its characters."""
         if not words:
             return {}
         if self._unstemmed:
             new = list(self._unstemmed)
             for term, stem in zip(new, stems(new), strict=True):
                 self._terms_by_stem.setdefault(stem, {})[term] = None
+                for character in dict.fromkeys(_HAN.findall(term)):
+                    self._terms_by_han.setdefault(character, {})[term] = None
             self._stemmed.update(new)
             self._unstemmed = {}
-        return {word: [term for term in self._terms_by_stem.get(stem, ()) if term in self._postings]
-                for word, stem in zip(words, stems(words), strict=True)}
+        kin = {word: [term for term in self._terms_by_stem.get(stem, ()) if term in self._postings]
+               for word, stem in zip(words, stems(words), strict=True)}
+        for word in words:
+            for character in dict.fromkeys(_HAN.findall(word)):
+                sharing = [term for term in self._terms_by_han.get(character, ()) if term in self._postings]
+                if len(sharing) <= _MOST_HAN_RELATIVES:
+                    kin[word].extend(term for term in sharing if term != word and term not in kin[word])
+        return kin
 
     def _compound_parts(self, words: list[str], exclude: set[str], visible: np.ndarray | None) -> list[str]:
         """The two terms each of ``words`` is written of ("uppercase": "upper", "case";

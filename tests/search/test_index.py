@@ -70,6 +70,18 @@ def test_a_chinese_query_finds_the_tool_described_in_chinese() -> None:
     assert names(index_of(), "如何压缩文件")[0] == "zip_compress"
 
 
+def test_a_chinese_character_alone_or_in_pairs_no_tool_has_finds_the_tools_written_with_it() -> None:
+    """Chinese text is indexed as character pairs: "税" (tax) alone, "税金" (tax money) or
+    "薬を探す" (find a medicine) shared no pair with the tools' descriptions and found nothing."""
+    index = index_of([*CATALOG, tool("tax_calc", "计算个人所得税。"), tool("medicine_info", "薬の情報を検索します。"),
+                      tool("stock_price", "株価を調べます。")])
+    assert names(index, "税") == ["tax_calc"]
+    assert names(index, "税金")[:1] == ["tax_calc"]
+    assert names(index, "薬を探す")[:1] == ["medicine_info"]
+    assert names(index, "株")[:1] == ["stock_price"]
+    assert index.search("猫の写真", 5).no_match  # a cat's photo: no tool has its characters
+
+
 def test_an_emoji_finds_the_tool_described_with_it() -> None:
     index = index_of([*CATALOG, tool("party_planner", "🎉 Plan a party: guests, food and music.", date="🗓️ The day")])
     assert names(index, "🎉") == ["party_planner"]
