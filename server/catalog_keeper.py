@@ -69,6 +69,7 @@ class CatalogKeeper:
         # Hot reload: files being described in the background, as (path, sha256), and what
         # those described after their rescan had gone on without them gave (see ``rescan``).
         self._background: anyio.abc.TaskGroup | None = None
+        self._take_in_pending = False  # a rescan to take in files described late is on its way
         self._in_flight: set[tuple[str, str | None]] = set()
         self._late: dict[tuple[str, str | None], FileOutcome] = {}
         # Set, and made anew, when a file described late is in ``_late`` or background describing ends.
@@ -211,10 +212,18 @@ class CatalogKeeper:
                     await describe()
                 else:
                     waiting = anyio.CancelScope()
+                    news = [anyio.Event()]  # set as each file is described, and when all are
+
+                    def done_and_told(outcome: FileOutcome) -> None:
+                        done(outcome)
+                        news[0].set()
 
                     async def describe_then_stop_waiting() -> None:
-                        await describe()
-                        waiting.cancel()
+                        try:
+                            await self.discovery.describe_files(to_describe, on_done=done_and_told, uncached=hashes)
+                        finally:
+                            waiting.cancel()
+                            news[0].set()
 
                     async with anyio.create_task_group() as group:
                         group.start_soon(describe_then_stop_waiting)
@@ -228,6 +237,20 @@ class CatalogKeeper:
                             self._swap(self._build_catalog())
                             published()
                             published = None
+                            # Then each file as it is described: one module slow to import held
+                            # back the tools of every file described after the start until it ended.
+                            announced = len(described)
+                            while True:
+                                await news[0].wait()
+                                news[0] = anyio.Event()
+                                if waiting.cancel_called:  # all described: the rescan ends as ever
+                                    break
+                                if len(described) > announced:
+                                    announced = len(described)
+                                    self._files = _in_order({**current, **described}, paths)
+                                    if notify and not self._swap(self._build_catalog()).empty:
+                                        for listener in self._listeners:
+                                            await listener()
                 current.update(described)
                 # Discovery order is folder order, then name order, however each file was found.
                 current = _in_order(current, paths)
@@ -300,6 +323,9 @@ class CatalogKeeper:
             if late:
                 self._late[(outcome.path, hashes.get(outcome.path))] = outcome
                 self._tell_late_news()
+                # Taken in now, not once the whole change is described: one module slow to import
+                # held back every file of its change that was described after the first second.
+                self._take_in_late_soon()
             else:
                 in_time += 1
                 done(outcome)
@@ -336,6 +362,22 @@ class CatalogKeeper:
         if late:
             logger.info("%d of %d changed files are still being described; served when they are",
                         len(fresh) - in_time, len(fresh))
+
+    def _take_in_late_soon(self) -> None:
+        """A rescan that takes in the files described late, unless one is already on its way."""
+        if self._take_in_pending or self._background is None:
+            return
+        self._take_in_pending = True
+
+        async def take_in() -> None:
+            # Cleared before the rescan: a file described while this one runs asks for another.
+            self._take_in_pending = False
+            try:
+                await self.rescan(slow_files_later=True)
+            except Exception:  # the server must outlive any bad file or rescan fault
+                logger.exception("taking in the files described late failed; the next change retries")
+
+        self._background.start_soon(take_in)
 
     def _tell_late_news(self) -> None:
         self._late_news.set()

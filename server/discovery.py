@@ -34,7 +34,7 @@ from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import DiscoverySettings, Settings
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from toolbay.errors import HelpDidNotEnd, NoSubcommandHelp, NotHelpError, ToolbayError, WasmRejected, why_no_folder
-from toolbay.file_names import is_utf8
+from toolbay.file_names import is_utf8, shown
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.hash_index import HashIndex
@@ -754,9 +754,9 @@ class Discovery:
             name = os.path.basename(path)
             if outcome.skipped and outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):
                 # A helper the tool modules import: the README says it belongs there.
-                logger.info("%s serves no tool (%s)", path, outcome.skipped.reason)
+                logger.info("%s serves no tool (%s)", shown(path), outcome.skipped.reason)
             elif outcome.skipped:
-                logger.warning("skipping %s: %s", path, outcome.skipped.reason)
+                logger.warning("skipping %s: %s", shown(path), outcome.skipped.reason)
             log_notes(outcome)
             logger.debug("described %s in %.1f ms", name, (time.perf_counter() - started) * 1000)
             if on_done is not None:

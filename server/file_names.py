@@ -8,6 +8,8 @@ included: toolbay names the file and leaves it unread.
 
 from __future__ import annotations
 
+import os
+
 
 def is_utf8(path: str) -> bool:
     """Whether ``path`` (undecodable bytes kept as surrogates) is valid UTF-8."""
@@ -16,3 +18,8 @@ def is_utf8(path: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def shown(path: str) -> str:
+    """``path`` as a log line can hold it: bytes that are not UTF-8 written as ``\\xNN``."""
+    return path if is_utf8(path) else os.fsencode(path).decode("utf-8", "backslashreplace")

@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from toolbay.catalog import SkippedFile
 from toolbay.config import Settings
+from toolbay.file_names import shown
 from toolbay.handlers.agents import AgentHandler, DelegationPolicy
 from toolbay.subagents.roles import Role, read_roles
 
@@ -81,7 +82,7 @@ class RoleLibrary:
             return False
         for item in skipped:
             if item not in self.skipped:
-                logger.warning("skipping role file %s: %s", item.path, item.reason)
+                logger.warning("skipping role file %s: %s", shown(item.path), item.reason)
         kept = {handler.role: handler for handler in self.handlers}
         self.handlers = tuple(kept.get(role) or AgentHandler(role, self.policy) for role in roles)
         self.roles = MappingProxyType({role.name: role for role in roles})

@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,43 +32,89 @@ def _tool_names(listing: Any) -> set[str]:
     return {tool.name for tool in listing.tools}
 
 
-async def test_tools_still_being_described_are_announced_when_ready(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # One file's description is held back by the test until it lets go, however fast the
-    # machine describes: the server must answer before it and announce it afterwards.
+# The events of the files held back by the test running (see ``_held_back``, ``_first_start``).
+_HELD: dict[str, threading.Event] = {}
+
+
+def _held_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+               files: dict[str, threading.Event | None]) -> Any:
+    """Settings for a folder of ``files`` (echo.wasm's copies, or slow.wasm's for ``held.wasm``),
+    each described only once its event is set (at once for None), however fast the machine is."""
     extensions = tmp_path / "extensions"
     extensions.mkdir()
-    shutil.copy(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
-    shutil.copy(FIXTURE_WASM / "slow.wasm", extensions / "held.wasm")
-    let_go = threading.Event()
+    for name in files:
+        shutil.copy(FIXTURE_WASM / ("slow.wasm" if name == "held.wasm" else "echo.wasm"), extensions / name)
+    _HELD.update({name: event for name, event in files.items() if event is not None})
     describe = Discovery.describe_file_sync
 
     def held_back(self: Discovery, path: str | Path, *args: Any, **kwargs: Any) -> Any:
-        if Path(path).name == "held.wasm":
+        let_go = files.get(Path(path).name)
+        if let_go is not None:
             let_go.wait(WAIT_S * 4)
         return describe(self, path, *args, **kwargs)
 
     monkeypatch.setattr(Discovery, "describe_file_sync", held_back)
-    settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data")
-    heard = ListChanged()
+    return load_settings(None, extensions=[extensions], data_dir=tmp_path / "data")
+
+
+@asynccontextmanager
+async def _first_start(settings: Any, heard: ListChanged) -> AsyncIterator[Client]:
+    """A server started on ``settings`` with a short ``start_wait_s``, and a client of it; the
+    files held back (``_held_back``) are let go as it ends, whatever happened."""
     try:
         with anyio.fail_after(WAIT_S * 4):
             async with assemble(settings, watch=False, start_wait_s=0.2) as app, \
                     Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=heard) as client:
-                first = _tool_names(await client.list_tools())
-                let_go.set()
-                while True:  # echo may be announced on its own before held
-                    seen = heard.count
-                    later = _tool_names(await client.list_tools())
-                    if "held" in later:
-                        break
-                    await heard.after(seen)
-                said = await client.call_tool("held", {"ms": 0, "message": "ready"})
+                yield client
     finally:
+        for event in _HELD.values():
+            event.set()
+        _HELD.clear()
+
+
+async def test_tools_still_being_described_are_announced_when_ready(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One file's description is held back by the test until it lets go, however fast the
+    # machine describes: the server must answer before it and announce it afterwards.
+    let_go = threading.Event()
+    heard = ListChanged()
+    async with _first_start(_held_back(tmp_path, monkeypatch, {"echo.wasm": None, "held.wasm": let_go}),
+                            heard) as client:
+        first = _tool_names(await client.list_tools())
         let_go.set()
+        while True:  # echo may be announced on its own before held
+            seen = heard.count
+            later = _tool_names(await client.list_tools())
+            if "held" in later:
+                break
+            await heard.after(seen)
+        said = await client.call_tool("held", {"ms": 0, "message": "ready"})
     assert "held" not in first and "job_status" in first
     assert {"held", "echo"} <= later
     assert said.is_error is False and text_of(said).strip() == "ready"
+
+
+async def test_each_file_described_after_the_start_is_announced_when_it_is_ready_not_with_the_slowest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files described after ``start_wait_s`` were taken in together once the last was:
+    one module slow to import held back the tools of every other (an outside check: a tool
+    ready at 3 s was listed at 12 s, with the slow one)."""
+    quick, held = threading.Event(), threading.Event()
+    heard = ListChanged()
+    async with _first_start(_held_back(tmp_path, monkeypatch, {"quick.wasm": quick, "held.wasm": held}),
+                            heard) as client:
+        first = _tool_names(await client.list_tools())
+        seen = heard.count
+        quick.set()
+        await heard.after(seen)
+        while_held = _tool_names(await client.list_tools())
+        seen = heard.count
+        held.set()
+        await heard.after(seen)
+        at_last = _tool_names(await client.list_tools())
+    assert not {"quick", "held"} & first
+    assert "quick" in while_held and "held" not in while_held
+    assert {"quick", "held"} <= at_last
 
 
 async def test_serve_with_the_default_start_wait_lists_tools_described_for_the_first_time(
