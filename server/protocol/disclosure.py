@@ -346,7 +346,7 @@ class Disclosure:
             # Everything in full, but a catalog folder's tools only once this session found them.
             return [shown(definition) for definition in visible
                     if (level := self.level_of(definition)) is not Level.CATALOG or in_full(definition, level)]
-        listed_folders, left_out = self.connected_listing()
+        listed_folders, left_out = self.connected_listing(principal, visible)
         listed: list[ToolDefinition] = []
         search_tool: ToolDefinition | None = None
         left_out_counts = dict.fromkeys(left_out, 0)
@@ -394,16 +394,21 @@ class Disclosure:
 
         return shown
 
-    def connected_listing(self) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    def connected_listing(self, principal: Principal | None = None, visible: list[ToolDefinition] | None = None,
+                          ) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
         """(paths of the connected folders listed tool by tool, (path, name) of those left to
-        search), once per catalog. Folders are taken in order, each if its tools' names and
-        lines fit in what is left of ``connected_budget``."""
+        search), once per catalog and caller. Folders are taken in order, each if the names and
+        lines of its tools the caller may use (``visible``; all when not given) fit in what is
+        left of ``connected_budget``: a caller who may use 20 of a folder's 300 tools had
+        none listed, though their 20 lines fit, since the budget was measured on all 300."""
         current = self._catalog.current
-        known = self._per_catalog.of(current)
-        if "connected_listing" not in known:
+        made: dict[tuple[str, frozenset[str]] | None, tuple[frozenset[str], tuple[tuple[str, str], ...]]] = \
+            self._per_catalog.of(current).setdefault("connected_listings", {})
+        key = None if principal is None or visible is None else (principal.id, principal.scopes)
+        if key not in made:
             characters: dict[str, int] = {}
             counts: dict[str, int] = {}
-            for definition in current.definitions():
+            for definition in current.definitions() if visible is None else visible:
                 folder = self._folder_for(definition)
                 if folder is None or self.level_of(definition) is not Level.CONNECTED:
                     continue
@@ -420,9 +425,8 @@ class Disclosure:
                     listed.add(path)
                 else:
                     left_out.append((path, name))
-            known["connected_listing"] = (frozenset(listed), tuple(left_out))
-        listed_paths, left_out_folders = known["connected_listing"]
-        return listed_paths, left_out_folders
+            made[key] = (frozenset(listed), tuple(left_out))
+        return made[key]
 
     # -- search ---------------------------------------------------------------------------
 

@@ -300,3 +300,24 @@ async def test_search_tools_is_found_by_its_exact_name_and_by_nothing_else(share
             worded = (await client.call_tool("search_tools", {"query": "search the tools for one"})).structured_content
     assert named is not None and named["results"][0]["name"] == "search_tools"
     assert worded is not None and "search_tools" not in {hit["name"] for hit in worded["results"]}
+
+
+def test_a_connected_folder_is_listed_to_a_caller_whose_own_tools_in_it_fit_the_budget() -> None:
+    """The budget was measured on the folder's every tool: a caller who may use 2 of its 40
+    had none listed, though their two lines fit (an outside check: 20 of 300 tools, about 600
+    tokens, under a budget of 3,000)."""
+    holder = CatalogHolder(_served(*((f"stock_tool_{n:02d}", f"Fetch the stock figure number {n} for a market")
+                                     for n in range(40))))
+    few = {"stock_tool_03", "stock_tool_07"}
+    may_use = {"all": lambda definition: True, "few": lambda definition: definition.name in few}
+    disclosure = Disclosure(DisclosureSettings(mode="search-first", connected_budget=200), holder,
+                            lambda principal, definition: may_use[principal.id](definition), connected=[Path("/tools")])
+    try:
+        shown = {}
+        for caller in ("all", "few"):
+            principal = Principal(id=caller)
+            visible = [d for d in holder.current.definitions() if may_use[caller](d)]
+            shown[caller] = {d.name for d in disclosure.listed(principal, visible, None)}
+    finally:
+        disclosure.close()
+    assert shown == {"all": set(), "few": few}
