@@ -140,6 +140,15 @@ def _whole(value: Any, schema: Mapping[str, Any]) -> Any:
     return value
 
 
+def _say_dropped(answer: Mapping[str, Any], meta: dict[str, Any]) -> None:
+    """How much of what the tool printed and wrote to stderr was dropped past its limit, beside
+    the part kept (``meta``'s ``printed`` and ``stderr``), as for the result itself."""
+    if "printed" in meta and answer.get("printed_dropped"):
+        meta["printed_truncated"] = f"{answer['printed_dropped']} more characters printed were dropped"
+    if answer.get("stderr") and answer.get("stderr_dropped"):
+        meta["stderr_truncated"] = f"{answer['stderr_dropped']} more characters written to stderr were dropped"
+
+
 def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) -> ToolResult:
     meta: dict[str, Any] = {}
     printed = answer.get("printed")
@@ -155,6 +164,7 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
             text += f"\n\nstderr:\n{stderr}"
         if printed:  # what it printed before failing: often what tells why
             meta["printed"] = printed
+        _say_dropped(answer, meta)
         return ToolResult(text=text, is_error=True, meta=meta)
     text = str(answer.get("text", ""))
     if answer.get("not_utf8"):  # as a wasm tool's output that is not UTF-8 is said to be
@@ -166,14 +176,11 @@ def result_from_answer(tool: str, answer: Mapping[str, Any], output_limit: int) 
         meta["truncated"] = True
     if printed and "json" in answer or printed and answer.get("text") != printed:
         meta["printed"] = printed
-        if answer.get("printed_dropped"):  # past the output limit: said, as for the result itself
-            meta["printed_truncated"] = f"{answer['printed_dropped']} more characters printed were dropped"
     if answer.get("stderr"):
         # What the tool wrote to sys.stderr beside its result reaches the model too, apart from
         # the result itself, as a wasm tool's stderr does.
         meta["stderr"] = str(answer["stderr"])
-        if answer.get("stderr_dropped"):  # cut at its limit, as what it printed is said to be
-            meta["stderr_truncated"] = f"{answer['stderr_dropped']} more characters written to stderr were dropped"
+    _say_dropped(answer, meta)
     structured = None
     if answer.get("json"):  # a JSON result, which ``text`` holds written out
         structured, omitted = structured_from_json(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 import anyio
@@ -75,6 +76,10 @@ async def test_a_tool_that_prints_without_end_is_stopped_long_before_its_time_li
     result = await call(pyapp, "crashy_printflood")
     assert result.is_error and "went on writing to stdout far past its output limit (262144 characters kept" \
         in result.text, result.text[:300]
+    # What it printed comes with how much was dropped, as for a tool that prints too much and ends
+    # (the flood stopped said it in its error's words only).
+    assert len(result.meta["printed"]) == 262144
+    assert re.fullmatch(r"\d+ more characters printed were dropped", result.meta["printed_truncated"])
     await assert_still_serving(pyapp)
 
 

@@ -502,11 +502,10 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
                         "error": f"the module has no function {name}() and no dispatch()"}
             value = _settle(function(**arguments))
     except _Flooded as flooded:
-        return {"op": "result", "ok": False, "error": str(flooded),
-                "stderr": errors.getvalue(), "printed": printed.getvalue()}
+        return {"op": "result", "ok": False, "error": str(flooded), **_written(printed, errors)}
     except SystemExit as exit_:
         return {"op": "result", "ok": False, "error": f"the tool called sys.exit({exit_.code!r})",
-                "stderr": errors.getvalue(), "printed": printed.getvalue()}
+                **_written(printed, errors)}
     except MemoryError:
         return {"op": "result", "ok": False, "fatal": True,
                 "error": "the tool ran out of memory (the worker's memory limit was reached)"}
@@ -523,11 +522,22 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
             # About a file only: a refused connection or signal is no matter of the files' grant.
             said += _CONFINED_FILES
         answer = {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
-                  "stderr": errors.getvalue(), "printed": printed.getvalue()}
+                  **_written(printed, errors)}
         if isinstance(exc, OSError) and isinstance(exc.filename, str):
             answer["error_path"] = os.path.abspath(exc.filename)  # which file: the server's notes depend on it
         return answer
     return _result(value, printed, errors, output_limit)
+
+
+def _written(printed: _Bounded, errors: _Bounded) -> dict[str, Any]:
+    """What a call that failed printed and wrote to sys.stderr, with how much of each was dropped
+    past its limit (a flood stopped was said to be cut only in the error's words)."""
+    written: dict[str, Any] = {"stderr": errors.getvalue(), "printed": printed.getvalue()}
+    if printed.dropped:
+        written["printed_dropped"] = printed.dropped
+    if errors.dropped:
+        written["stderr_dropped"] = errors.dropped
+    return written
 
 
 def _words_of(exc: BaseException) -> str:
