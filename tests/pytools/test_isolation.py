@@ -7,6 +7,7 @@ import logging
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -344,3 +345,27 @@ def dispatch(name, args):
         os._exit(0)
     os._exit(1)
 '''
+
+
+async def test_a_file_linked_from_outside_its_folder_that_fails_to_import_is_not_shown_in_its_error(
+    make_settings: Any, python_dir: Path, tmp_path: Path,
+) -> None:
+    """The server reads a module's text for its worker, which may not read the file itself: a
+    link to /etc/passwd said its first line in the SyntaxError (to the caller of refresh_tools,
+    and in the log), and a file of NAME=value lines its values in a NameError."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (outside / "release").write_text("NAME=bookworm\n", encoding="utf-8")
+    (python_dir / "pw.py").symlink_to(outside / "passwd")
+    (python_dir / "rel.py").symlink_to(outside / "release")
+    (python_dir / "own.py").write_text("def get_tool_schemas(:\n", encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        answer = (await call(app, "refresh_tools")).text
+        reasons = {Path(skipped.path).name: skipped.reason for skipped in app.skipped_files}
+    assert "root:x" not in answer and "bookworm" not in answer
+    assert reasons["pw.py"].endswith("SyntaxError at line 1 (the file is linked from outside its folder: its text "
+                                     "is not shown)")
+    assert reasons["rel.py"].endswith("NameError at line 1 (the file is linked from outside its folder: its text "
+                                      "is not shown)")
+    assert reasons["own.py"].endswith("SyntaxError: invalid syntax at line 1: def get_tool_schemas(:")  # its own

@@ -360,6 +360,19 @@ def _place(path: str, filename: str | None, lineno: int | None) -> str:
     return where
 
 
+def _linked_out_of_its_folder(path: str) -> bool:
+    """Whether the module's file is a link to a file of another folder."""
+    return os.path.dirname(os.path.realpath(path)) != os.path.realpath(os.path.dirname(os.path.abspath(path)))
+
+
+def _deepest_line(exc: BaseException, path: str) -> int | None:
+    """The line of the module's own code (its text, run under its path) an error came from last."""
+    import traceback
+
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
+    return lines[-1] if lines else None
+
+
 def load(path: str, name: str, source: str | None) -> Any:
     """The module at ``path``; with ``source``, that text is run as the module (the version the
     server described), not the file's present content."""
@@ -663,6 +676,13 @@ def main() -> int:
                     if _in_folder_of(path, frame.filename)]
             if ours:
                 error += _place(path, ours[-1].filename, ours[-1].lineno)
+        if _linked_out_of_its_folder(path) and stage == "import":
+            # The server read the file for this worker, which may not read it itself: a link to
+            # /etc/passwd said its first line in the SyntaxError, and a file of NAME=value lines
+            # its values in a NameError. Of such a file, the kind of error and its line only.
+            lineno = exc.lineno if isinstance(exc, SyntaxError) else _deepest_line(exc, path)
+            error = f"{type(exc).__name__}{_place(path, None, lineno)} (the file is linked from outside its folder: " \
+                    "its text is not shown)"
         send({"op": "ready", "ok": False, "error": error, "stage": stage, "confinement": enforced})
         _end_now(1)
     send({"op": "ready", "ok": True, "description": description, "confinement": enforced})
