@@ -116,13 +116,34 @@ class _Argument(BaseModel):
     required: bool = False
     choices: list[str] | None = None
 
+    @field_validator("required", mode="before")
+    @classmethod
+    def _true_or_false(cls, value: Any) -> Any:
+        # Only YAML 1.2's true and false: ``required: yes`` was read as true and "off" as false.
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false, not {value!r} (yes, no, on and off are words in a role file)")
+        return value
+
     @field_validator("choices", mode="before")
     @classmethod
     def _words(cls, value: Any) -> Any:
         if isinstance(value, list):
-            # YAML reads `[1, 2]` and `[true]` as numbers and booleans; a list or mapping stays
-            # what it is, and is refused as not a word.
-            return [str(item) if isinstance(item, int | float | bool) else item for item in value]
+            # YAML reads `[1, 2]` and `[true]` as numbers and booleans, the words as written
+            # (`true`, not Python's `True`, which the caller had to type); a list or mapping
+            # stays what it is, and is refused as not a word.
+            return [("true" if item else "false") if isinstance(item, bool)
+                    else str(item) if isinstance(item, int | float) else item for item in value]
+        return value
+
+    @field_validator("choices")
+    @classmethod
+    def _no_secret(cls, value: list[str] | None) -> list[str] | None:
+        # Choices are shown to every client (completion, the agent tool's schema): one shown
+        # redacted could be neither offered nor given ("[REDACTED]" was then refused).
+        for choice in value or ():
+            if redact_text(choice) != choice:
+                raise ValueError(f"the choice {redact_text(choice)!r} looks like a secret, and choices are shown to "
+                                 "every client: keep secrets out of role files")
         return value
 
 

@@ -53,7 +53,7 @@ def test_completion_offers_the_choices_that_start_with_what_was_typed() -> None:
     assert role.complete("nope", "") == []
 
 
-def test_refusals_and_completions_show_a_roles_secrets_redacted_as_its_listing_does() -> None:
+def test_refusals_show_a_roles_secrets_redacted_as_its_listing_does() -> None:
     role = parse_role("r.md", """---
 name: leaky
 description: Leaks.
@@ -61,18 +61,38 @@ arguments:
   - name: key
     description: the api_key=supersecretvalue123 to use
     required: true
-    choices: [sk-abcdefghijklmnopqrstuvwxyz123456, plain]
+    choices: [dev, plain]
 ---
 Use {{key}}.
 """)
     with pytest.raises(MissingArguments) as missing:
         role.render({})
-    with pytest.raises(MissingArguments) as outside:
-        role.render({"key": "zzz"})
-    said = " ".join([*missing.value.problems, *outside.value.problems])
-    assert "supersecretvalue123" not in said and "sk-abc" not in said
-    assert "api_key=[REDACTED]" in said and "[REDACTED], plain" in said
-    assert role.complete("key", "") == ["[REDACTED]", "plain"]
+    said = " ".join(missing.value.problems)
+    assert "supersecretvalue123" not in said and "api_key=[REDACTED]" in said
+
+
+def test_a_choice_that_looks_like_a_secret_refuses_the_role_file() -> None:
+    """It was offered as "[REDACTED]" (completion, the agent tool's enum), which was then refused:
+    the only value taken was the secret, which no client was shown (an outside check)."""
+    with pytest.raises(RoleFileError) as refused:
+        parse_role("r.md", "---\nname: leaky\ndescription: Leaks.\narguments:\n  - name: key\n"
+                           "    choices: [sk-abcdefghijklmnopqrstuvwxyz123456, plain]\n---\nUse {{key}}.\n")
+    assert "the choice '[REDACTED]' looks like a secret" in refused.value.reason
+    assert "sk-abc" not in refused.value.reason
+
+
+def test_choices_and_required_read_true_and_false_as_written_and_nothing_else_as_booleans() -> None:
+    """``choices: [true, false]`` were offered as Python's True and False (the caller's "true" was
+    refused), and ``required: yes`` made an argument required though yes is a word (YAML 1.2)."""
+    role = parse_role("r.md", "---\nname: r\ndescription: d\narguments:\n  - name: x\n    choices: [true, false]\n"
+                              "    required: true\n---\nDo {{x}}.\n")
+    assert role.arguments[0].choices == ("true", "false") and role.arguments[0].required
+    assert role.render({"x": "true"})
+    for word in ("yes", '"off"'):
+        with pytest.raises(RoleFileError) as refused:
+            parse_role("r.md", f"---\nname: r\ndescription: d\narguments:\n  - name: x\n    required: {word}\n"
+                               "---\nDo {{x}}.\n")
+        assert "must be true or false" in refused.value.reason
 
 
 @pytest.mark.parametrize(("text", "reason"), [
@@ -190,9 +210,9 @@ def test_a_role_using_yaml_aliases_is_refused_before_anything_is_expanded() -> N
 
 def test_choices_are_the_words_written_yaml_1_1_booleans_included() -> None:
     role = parse_role("r.md", "---\nname: x\ndescription: d\narguments:\n"
-                             "  - {name: a, required: yes, choices: [1, 2, yes, off, true]}\n---\n{{a}}\n")
+                             "  - {name: a, required: true, choices: [1, 2, yes, off, true]}\n---\n{{a}}\n")
     [argument] = role.arguments
-    assert argument.choices == ("1", "2", "yes", "off", "True")
+    assert argument.choices == ("1", "2", "yes", "off", "true")
     assert argument.required
 
 
