@@ -88,16 +88,30 @@ for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 return 1
 """
 
+# Records a job's end, by the replica running it (ARGV[7]). A replica cut off from Redis, or
+# stalled, past its lease is taken for dead and its jobs taken over while it may still run them
+# (``_CLAIM`` notes it in ``taken_from``): its end of a job another replica now runs is not
+# recorded (2: that replica's run records its own), and its end of a job the takeover recorded
+# as interrupted (a write, not run again) is: the job did run to its end (3).
 _FINISH = """
 local s = redis.call('HGET', KEYS[1], 'status')
-if s ~= 'queued' and s ~= 'running' then return 0 end
+local ran_here = 1
+if s == 'queued' or s == 'running' then
+  local r = redis.call('HGET', KEYS[1], 'replica')
+  if r and r ~= ARGV[7] then return 2 end
+elseif s == 'interrupted' and redis.call('HGET', KEYS[1], 'taken_from') == ARGV[7] then
+  ran_here = 3
+  redis.call('HDEL', KEYS[1], 'taken_from')
+else
+  return 0
+end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], 'finished_at', ARGV[2], 'result', ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[4]) end
 redis.call('ZREM', KEYS[3], ARGV[5])
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[5])
-for i = 7, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 8, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('PUBLISH', ARGV[6], ARGV[5])
-return 1
+return ran_here
 """
 
 # Takes a job over when the replica recorded as running it still is the one read before and
@@ -108,7 +122,7 @@ if s ~= 'queued' and s ~= 'running' then return 0 end
 if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] then return 0 end
 local lease = redis.call('GET', KEYS[2])
 if lease and lease ~= ARGV[3] then return 0 end
-redis.call('HSET', KEYS[1], 'replica', ARGV[2])
+redis.call('HSET', KEYS[1], 'replica', ARGV[2], 'taken_from', ARGV[1])
 return 1
 """
 # A stopped replica's lease says so (rather than vanishing): its jobs are taken over at once,
@@ -259,12 +273,19 @@ class RedisJobStore(JobStore):
                      reason: str | None = None, events: list[JobEvent] | None = None) -> None:
         if status not in TERMINAL:
             raise ValueError(f"{status!r} does not end a job")
-        args = [status, at, result_to_json(result), reason or "", job_id, ENDED_CHANNEL,
+        args = [status, at, result_to_json(result), reason or "", job_id, ENDED_CHANNEL, self.replica_id,
                 *[_event_json(e) for e in events or ()]]
         for attempt in range(1, FINISH_ATTEMPTS + 1):
             try:
                 with _unreachable:
-                    await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED], args=args)
+                    recorded = await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED],
+                                                  args=args)
+                if recorded == 2:
+                    logger.warning("job %s ended here after another replica took it over (this one had not renewed "
+                                   "its lease in time): that replica's run records its end, not this one", job_id)
+                elif recorded == 3:
+                    logger.warning("job %s ended here after another replica took it over and recorded it as "
+                                   "interrupted: its end here is recorded instead", job_id)
                 return
             except StorageError as exc:
                 if attempt == FINISH_ATTEMPTS:
