@@ -226,6 +226,9 @@ class RedisJobStore(JobStore):
         # Redis outage comes back within lease_s / 3 of Redis's return, so a replica is taken
         # for dead only when its lease stays gone for a whole lease_s as seen from here.
         self._missing_since: dict[str, float] = {}
+        # The jobs this replica has recorded as its own and not yet ended: after a spell without
+        # renewing its lease, it looks whether another replica took any of them over.
+        self._mine: set[str] = set()
 
     async def open(self) -> None:
         with _unreachable:
@@ -251,6 +254,7 @@ class RedisJobStore(JobStore):
                   "arguments": json.dumps(dict(job.arguments), default=str), "created_at": job.created_at,
                   "updated_at": job.updated_at, "replica": self.replica_id, "reason": job.reason or "",
                   "started_at": job.started_at if job.started_at is not None else "", "finished_at": ""}
+        self._mine.add(job.id)
         with _unreachable:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hset(_job_key(job.id), mapping=fields)  # type: ignore[arg-type]
@@ -264,6 +268,7 @@ class RedisJobStore(JobStore):
                          events: list[JobEvent] | None = None) -> None:
         if status in TERMINAL:
             raise ValueError(f"{status!r} ends a job: use finish()")
+        self._mine.add(job_id)
         with _unreachable:
             await self._set_status(keys=[_job_key(job_id), _events_key(job_id)],
                                    args=[status, at, reason or "", self.replica_id,
@@ -280,6 +285,7 @@ class RedisJobStore(JobStore):
                 with _unreachable:
                     recorded = await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED],
                                                   args=args)
+                self._mine.discard(job_id)
                 if recorded == 2:
                     logger.warning("job %s ended here after another replica took it over (this one had not renewed "
                                    "its lease in time): that replica's run records its end, not this one", job_id)
@@ -457,7 +463,7 @@ class RedisJobStore(JobStore):
         """Renews this replica's lease and listens for job ends and cancel requests, for as
         long as the manager runs, through any number of Redis outages."""
         async with anyio.create_task_group() as group:
-            group.start_soon(self._keep_lease)
+            group.start_soon(self._keep_lease, on_cancel)
             while True:
                 try:
                     await self._listen(on_cancel)
@@ -502,15 +508,32 @@ class RedisJobStore(JobStore):
             for woken in waiters:
                 woken.set()
 
-    async def _keep_lease(self) -> None:
+    async def _keep_lease(self, on_cancel: OnCancel | None = None) -> None:
+        renewed = time.monotonic()
         while True:
             try:
                 await self._renew_lease()
                 if self._renewing_since is None:
                     self._renewing_since = time.monotonic()
                     logger.warning("Redis answers again; this replica's lease is renewed")
+                if time.monotonic() - renewed > self.lease_s and on_cancel is not None:
+                    # Cut off from Redis, or stalled, past its lease: it may have been taken for
+                    # dead, and its jobs run again elsewhere while they still ran here.
+                    await self._stop_taken_over(on_cancel)
+                renewed = time.monotonic()
             except (RedisError, OSError) as exc:
                 if self._renewing_since is not None:
                     logger.warning("could not renew this replica's lease in Redis (%s)", exc)
                 self._renewing_since = None
             await anyio.sleep(self.lease_s / 3)
+
+    async def _stop_taken_over(self, on_cancel: OnCancel) -> None:
+        """Stops here the jobs another replica took over and runs again (a job the takeover
+        recorded as interrupted runs on here: its end is still recorded, see ``_FINISH``)."""
+        for job_id in list(self._mine):
+            replica, status = await self.client.hmget(_job_key(job_id), ["replica", "status"])
+            if replica is not None and _s(replica) != self.replica_id and _s(status) in ("queued", "running"):
+                logger.warning("job %s was taken over by replica %s while this one could not renew its lease: "
+                               "it is stopped here and runs there", job_id, _s(replica))
+                self._mine.discard(job_id)
+                await on_cancel(job_id, "another replica took it over while this one could not renew its lease")

@@ -147,8 +147,49 @@ async def test_a_dead_replicas_read_job_runs_again_elsewhere_and_its_other_jobs_
 
 
 class StoppedHeart(RedisJobStore):
-    async def _keep_lease(self) -> None:
+    async def _keep_lease(self, on_cancel: Any = None) -> None:
         await anyio.sleep_forever()
+
+
+class StalledHeart(RedisJobStore):
+    """A replica that cannot renew its lease until ``resume`` is set (cut off from Redis, or
+    stopped with SIGSTOP), then renews it as before."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resume = anyio.Event()
+
+    async def _renew_lease(self) -> None:
+        if self._renewing_since is not None and not self.resume.is_set():  # its first renewal, at open, goes
+            await self.resume.wait()
+        await super()._renew_lease()
+
+
+async def test_a_replica_back_after_its_read_job_was_taken_over_stops_running_it(replica: Replicas) -> None:
+    """Taken for dead while it was only cut off or stalled, a replica ran on the read job the
+    survivor ran again: the job ran twice at once (an outside check: both runs in full)."""
+    mine, rerun = Gate("done here"), Gate("done again")
+
+    def recover(record: JobRecord) -> Callable[[CallContext], object] | None:
+        return rerun if record.tool == "reader" else None
+
+    async with AsyncExitStack() as stack:
+        survivor = await stack.enter_async_context(
+            replica.manager(await replica.client(), lease_s=1.0, recover=recover))
+        stalled = StalledHeart(await replica.client(), lease_s=1.0)
+        cut_off = await stack.enter_async_context(JobManager(stalled, sync_budget_s=0.01))
+        reader = await start_job(cut_off, mine, tool="reader")
+        with anyio.fail_after(30):
+            await rerun.started.wait()  # taken over: its lease ran out
+            stalled.resume.set()
+            assert await cut_off.drain(30) == 0  # stopped here, though its gate never opened
+            assert mine.seen_cancel
+            assert (await survivor.status("alice", reader)).status == "running"
+            rerun.open()
+            view = await survivor.wait("alice", reader, timeout_s=30)
+        assert view.status == "completed"
+        assert (await survivor.result("alice", reader)).text == "done again"  # type: ignore[union-attr]
+        mine.open()
 
 
 async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_still_ends(
