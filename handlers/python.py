@@ -57,8 +57,16 @@ class PythonHandler(Handler):
         arguments = whole_numbers(arguments, self.definition.input_schema)
         links = LinkGuard.taken([Path(folder) for folder in self.pool.spec.write])
         answer: dict[str, Any] | WorkerFailed
+        async def waiting() -> None:
+            # Said as the call's progress (job_status shows it): a job waiting for a worker read
+            # as running, with nothing to tell why it did not move.
+            pool = self.pool
+            await context.report_progress(0, None, f"waiting for a worker of {pool.spec.module}: all "
+                                                   f"{pool.max_workers} are busy ([python] workers_per_module)")
+
         try:
-            answer = await self.pool.call(name, arguments, self.env, credential, caller=context.job_owner)
+            answer = await self.pool.call(name, arguments, self.env, credential, caller=context.job_owner,
+                                          waiting=waiting)
         except WorkerFailed as failed:
             answer = failed
         finally:

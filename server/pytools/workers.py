@@ -378,11 +378,13 @@ class WorkerPool:
         return len(self._waiting)
 
     async def call(self, tool: str, arguments: Mapping[str, Any], env: Mapping[str, str],
-                   credentials: CredentialLookup, caller: str = "") -> dict[str, Any]:
-        """Runs ``tool`` in a worker; ``caller``: whom the call is for (fairness among callers)."""
+                   credentials: CredentialLookup, caller: str = "",
+                   waiting: Callable[[], Awaitable[None]] | None = None) -> dict[str, Any]:
+        """Runs ``tool`` in a worker; ``caller``: whom the call is for (fairness among callers);
+        ``waiting``: told once the call has to wait for a worker (all of them busy)."""
         if self._closed:
             raise ModuleReplaced()
-        worker = await self._acquire(caller)
+        worker = await self._acquire(caller, waiting)
         self._busy.add(worker)
         try:
             return await worker.call(tool, arguments, env, credentials)
@@ -390,7 +392,7 @@ class WorkerPool:
             self._busy.discard(worker)
             await self._release(worker, caller)
 
-    async def _acquire(self, caller: str) -> Worker:
+    async def _acquire(self, caller: str, waiting: Callable[[], Awaitable[None]] | None = None) -> Worker:
         while True:
             if not self._waiting:  # nobody is before this call
                 if self._idle:
@@ -411,6 +413,9 @@ class WorkerPool:
             waiter = _Waiter(caller, anyio.Event())
             self._waiting.append(waiter)
             try:
+                if waiting is not None:
+                    await waiting()
+                    waiting = None  # said once
                 await waiter.woken.wait()
             except BaseException:
                 with anyio.CancelScope(shield=True):

@@ -17,6 +17,7 @@ from toolbay.assembly import assemble
 from toolbay.catalog import Catalog, CatalogChange
 from toolbay.config import Settings
 from toolbay.handlers.python import PythonHandler
+from toolbay.words import CallContext
 
 pytestmark = pytest.mark.anyio
 
@@ -545,3 +546,30 @@ async def test_a_call_waiting_for_a_worker_when_its_module_is_saved_again_is_ans
                 assert app.catalog.current.get("held_say") is not old
                 release.touch()
     assert answers == {"holding": "first", "waiting": "second"}
+
+
+async def test_a_call_waiting_for_a_busy_modules_worker_says_so_as_its_progress(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """A job waiting for one of its module's workers read as running, with nothing to tell why
+    it did not move (an outside check: a 3 s call shown running from 2 s before it began)."""
+    release = python_dir / "release.flag"
+    (python_dir / "held.py").write_text(HELD.format(word="first", release=str(release)), encoding="utf-8")
+    async with assemble(make_settings(python={"workers_per_module": 1}), watch=False) as app:
+        held = app.catalog.current.get("held_say")
+        assert isinstance(held, PythonHandler)
+        said: list[str | None] = []
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            said.append(message)
+
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as group:
+                group.start_soon(held.handle, {}, CallContext())
+                while held.pool.started == 0:  # its one worker is the first call's
+                    await anyio.sleep(0.02)
+                group.start_soon(held.handle, {}, CallContext(report_progress=progress))
+                while held.pool.waiting == 0:
+                    await anyio.sleep(0.02)
+                release.touch()
+    assert said == ["waiting for a worker of held: all 1 are busy ([python] workers_per_module)"]
