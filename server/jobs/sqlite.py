@@ -275,7 +275,9 @@ class SqliteJobStore(JobStore):
                 # Named by what it holds: a copy damaged since (a bad sector, a stray write) no
                 # longer matches its name and reads as lost, where it was served as the result.
                 file_name = f"{job_id}.{hashlib.sha256(data).hexdigest()}.json"
-                self.results_dir.mkdir(parents=True, exist_ok=True)
+                # Its callers' alone, as each file in it is: under a data folder made by hand
+                # (755), it showed every large result's job id to the machine's other users.
+                self.results_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
                 write_whole(self.results_dir / file_name, data, durable=True, prefix=file_name)
                 inline = None
             with _transaction(conn):

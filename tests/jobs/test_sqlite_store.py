@@ -83,6 +83,7 @@ async def test_a_result_over_the_size_limit_is_kept_in_a_file_beside_the_databas
         await store.finish("job_1", "completed", big, at=101.0)
         files = list(store.results_dir.iterdir())
         assert [f.name.split(".")[0] for f in files] == ["job_1"]
+        assert store.results_dir.stat().st_mode & 0o777 == 0o700  # the files' names are job ids
         assert await store.get_result("alice", "job_1") == big
         assert await store.delete_finished_before(200.0) == 1
         assert list(store.results_dir.iterdir()) == []
