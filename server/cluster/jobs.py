@@ -106,7 +106,8 @@ else
   return 0
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], 'finished_at', ARGV[2], 'result', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[4]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[4])
+elseif ran_here == 3 then redis.call('HDEL', KEYS[1], 'reason') end  -- not the takeover's "interrupted"
 redis.call('ZREM', KEYS[3], ARGV[5])
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[5])
 for i = 8, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end

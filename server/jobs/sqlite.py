@@ -18,6 +18,7 @@ a second ``BEGIN`` on the connection would then fail.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -278,6 +279,7 @@ class SqliteJobStore(JobStore):
                 # Its callers' alone, as each file in it is: under a data folder made by hand
                 # (755), it showed every large result's job id to the machine's other users.
                 self.results_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                _owners_only(self.results_dir)  # one made 755 before toolbay made it 700
                 write_whole(self.results_dir / file_name, data, durable=True, prefix=file_name)
                 inline = None
             with _transaction(conn):
@@ -499,3 +501,10 @@ def _kept_private(path: Path) -> None:
             os.chmod(path, 0o600)
     except OSError as error:  # not this user's, or read-only: SQLite says what it can of it
         logger.debug("could not make %s private: %s", path, error)
+
+
+def _owners_only(folder: Path) -> None:
+    """``folder`` made 700 if others may read or enter it (where its owner may change that)."""
+    with contextlib.suppress(OSError):
+        if folder.stat().st_mode & 0o077:
+            os.chmod(folder, 0o700)

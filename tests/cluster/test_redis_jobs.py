@@ -142,7 +142,8 @@ async def test_a_dead_replicas_read_job_runs_again_elsewhere_and_its_other_jobs_
             await ended.wait()
         assert view.status == "completed"
         assert (await survivor.result("alice", reader)).text == "done again"  # type: ignore[union-attr]
-        assert (await survivor.status("alice", writer)).status == "completed"
+        written = await survivor.status("alice", writer)
+        assert written.status == "completed" and written.reason is None  # not the takeover's reason
         assert (await survivor.result("alice", writer)).text == "done"  # type: ignore[union-attr]
 
 

@@ -87,6 +87,10 @@ async def test_a_result_over_the_size_limit_is_kept_in_a_file_beside_the_databas
         assert await store.get_result("alice", "job_1") == big
         assert await store.delete_finished_before(200.0) == 1
         assert list(store.results_dir.iterdir()) == []
+        store.results_dir.chmod(0o755)  # as made before toolbay made it 700
+        await store.create(job("job_2"))
+        await store.finish("job_2", "completed", big, at=101.0)
+        assert store.results_dir.stat().st_mode & 0o777 == 0o700
 
 
 async def test_a_status_that_ends_a_job_must_go_through_finish(store: SqliteJobStore) -> None:
