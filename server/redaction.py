@@ -57,7 +57,7 @@ _SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:password|passwd|pwd|passphrase|toke
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
 # is a description.
 _ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:[=＝](?=\S)|\s+[=＝]\s*))"
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:[=＝](?=\S)|\s+[=＝]\s*)[\"'`]?)"
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
     r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])[^\s,;\"'<>]+")
@@ -69,7 +69,10 @@ _QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*[:：]\s*["'])(?![${%*])[^"
 # 32-byte hex"), so the value is hidden only when it looks like a credential
 # (``_looks_like_credential``), the name kept.
 _SPOKEN = re.compile(
-    r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+|([A-Za-z0-9_-]+)[:：][^\S\r\n]*)"
+    r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+"
+    # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
+    # spaces around it or not.
+    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*)"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
@@ -79,12 +82,19 @@ _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN"
 
 def _names_a_secret(text: str) -> bool:
     return any(hint in text for hint in _SPOKEN_HINTS)
-_WEAK_FORM = re.compile(r"[A-Za-z]+[-_]?[0-9]+|[0-9]+[-_]?[A-Za-z]+")  # base64, hunter2, 32-byte
+_WEAK_FORM = re.compile(r"[A-Za-z]+[-_]?[0-9]+|[0-9]+[-_]?[A-Za-z]+")  # hunter2, base64, 32-byte
+# Technical words written with a number, said after a secret's name to describe it ("token: utf-8",
+# "secret: SHA-256", "token: OAuth2", "key: 32-byte").
+_TECH_WORD = re.compile(r"(?i)(?:utf|ucs|base|sha|md|crc|aes|rsa|ecdsa|ed|oauth|hmac|pbkdf|des|rc|tls|ssl|http|ipv"
+                        r"|ldap|x|v)[-_]?\d+|\d+[-_]?(?:bits?|bytes?|chars?|characters?|digits?|letters?|kb|mb|gb)")
+# Names whose value is the secret itself, whatever follows it ("password: hunter2 please");
+# "token:" and "key:" also introduce what a token is ("token: base64 encoded").
+_SAID_WHOLE = re.compile(r"(?i)(?:^|[_ -])(?:password|passwd|pwd|passphrase|secret)$")
 _SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
 
 
 def _hide_assigned(found: re.Match[str]) -> str:
-    name = found.group(1).rstrip("=＝ \t\r\n\f\v\u00a0\u3000")
+    name = found.group(1).rstrip("\"'`=＝ \t\r\n\f\v\u00a0\u3000")
     return found.group(1) + REDACTED if _SECRET_NAME.search(name) else found.group(0)
 
 
@@ -92,15 +102,17 @@ def _hide_quoted(found: re.Match[str]) -> str:
     return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
 
 
-def _looks_like_credential(value: str, at_clause_end: bool) -> bool:
+def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) -> bool:
     """Whether ``value``, said after a secret's name, is the secret rather than words about it.
 
     A credential mixes letters with digits or symbols; words do not (``the``, ``TOKEN``, an
-    all-capitals placeholder). Letters then digits or the reverse (``hunter2``, ``base64``,
-    ``32-byte``) is also how technical words are written, so such a value counts only when it
-    ends its clause ("password: hunter2." but not "token: base64 encoded")."""
+    all-capitals placeholder), nor technical words written with a number (``utf-8``,
+    ``SHA-256``). Letters then digits or the reverse (``hunter2``, ``base64``) and words joined
+    with digits (``min-8-chars``) are how descriptions write things too, so such a value counts
+    after a name that is said whole (``said_whole``: "password: hunter2 please") where the value
+    is that name's, or where it ends its clause ("token: ab12." but not "token: base64 encoded")."""
     value = value.rstrip(".:)!?")
-    if len(value) < 5 or value.isupper() and not any(c.isdigit() for c in value):
+    if len(value) < 5 or value.isupper() and not any(c.isdigit() for c in value) or _TECH_WORD.fullmatch(value):
         return False
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
@@ -108,7 +120,10 @@ def _looks_like_credential(value: str, at_clause_end: bool) -> bool:
         return letters or digits
     if not (letters and digits):
         return False
-    return at_clause_end or _WEAK_FORM.fullmatch(value) is None
+    if all(part.isalpha() or part.isdigit() for part in re.split(r"[-_.]", value) if part) and len(
+            re.split(r"[-_.]", value)) > 1:
+        return said_whole and at_clause_end  # words and numbers joined: "min-8-chars", "32-byte-hex"
+    return at_clause_end or said_whole or _WEAK_FORM.fullmatch(value) is None
 
 
 def _hide_spoken(found: re.Match[str]) -> str:
@@ -116,8 +131,9 @@ def _hide_spoken(found: re.Match[str]) -> str:
     after = found.string[found.end():found.end() + 2]
     at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）") or (
         after[0] in ".!?" and after[1:] in ("", " ", "\n"))
-    name = found.group(2) or found.group(3)
-    if not _SECRET_NAME.search(name) or not _looks_like_credential(value, at_clause_end or value[-1] in ".!?)"):
+    name = (found.group(2) or found.group(3)).replace(" ", "_")
+    if not _SECRET_NAME.search(name) or not _looks_like_credential(
+            value, at_clause_end or value[-1] in ".!?)", _SAID_WHOLE.search(name) is not None):
         return found.group(0)
     kept = value[len(value.rstrip(".:)!?")):]
     return found.group(1) + found.group(4) + REDACTED + kept
@@ -139,12 +155,13 @@ def redact_text(text: str) -> str:
     if "://" in text:
         text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
     # Full-width "：" and "＝" are how CJK text writes them.
-    if "=" in text or "＝" in text:
+    equals = "=" in text or "＝" in text
+    if equals:
         text = _ASSIGNED.sub(_hide_assigned, text)
     colon = ":" in text or "：" in text
     if colon:
         text = _QUOTED.sub(_hide_quoted, text)
-    if (colon or "-" in text) and _names_a_secret(text):
+    if (colon or equals or "-" in text) and _names_a_secret(text):
         text = _SPOKEN.sub(_hide_spoken, text)
     return _SECRET_TEXT.sub(REDACTED, text)
 

@@ -119,7 +119,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "--password PASSWORD", "-p, --password pass  the password", "--token string",
                           "max token: 4096", "passwd: ********", "--password {password}", "key: F5",
                           "https://example.com/secret:abc123", "token: <token>", "Token: utf-8 text",
-                          "token：32-byte hex", "password： the user's password"]}
+                          "token：32-byte hex", "password： the user's password", "token: utf-8", "token: OAuth2",
+                          "secret: SHA-256", "set token= in the file", "token: base64 encoded and signed"]}
     assert redact(ordinary) == ordinary
 
 
@@ -155,6 +156,15 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("token：" + "ghq9x8w7v6。次に", "token：[REDACTED]。次に"),
     ("password＝" + "hunter2x", "password＝[REDACTED]"),
     ("password:\u00a0" + "hunter2x", "password:\u00a0[REDACTED]"),
+    # Quoted after "=", "=" then a space, a name of two words, a space before the colon, and a
+    # password's value mid-sentence (an outside re-check: each was listed and found by search).
+    ('Connect with token="' + 'zq12xw34" to the API.', 'Connect with token="[REDACTED]" to the API.'),
+    ("export API_KEY='" + "vb56nm78'", "export API_KEY='[REDACTED]'"),
+    ("password= " + "ab12cd34", "password= [REDACTED]"),
+    ("API key: " + "ab12cd34", "API key: [REDACTED]"),
+    ("password : " + "ab12cd34", "password : [REDACTED]"),
+    ("Log in with password: " + "hunter2 please.", "Log in with password: [REDACTED] please."),
+    ("secret: " + "Summer2024 for admin", "secret: [REDACTED] for admin"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
