@@ -87,6 +87,33 @@ _RoleLoader.yaml_implicit_resolvers = {
 }
 _RoleLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
                                   list("tTfF"))
+
+
+class _WrittenInt(int):
+    """A number of the front matter that keeps how it was written: a choice is that word."""
+
+    written: str
+
+
+class _WrittenFloat(float):
+    written: str
+
+
+def _keeping_its_text(number: type[_WrittenInt] | type[_WrittenFloat], read: Any) -> Any:
+    def construct(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+        value = number(read(loader, node))
+        value.written = str(node.value)
+        return value
+
+    return construct
+
+
+# ``choices: [3.10, 3.11]`` were offered as 3.1 and 3.11 (and 010 as 8): a number read for a
+# choice is the word as written; for a limit, the number.
+_RoleLoader.add_constructor("tag:yaml.org,2002:int",
+                            _keeping_its_text(_WrittenInt, yaml.constructor.SafeConstructor.construct_yaml_int))
+_RoleLoader.add_constructor("tag:yaml.org,2002:float",
+                            _keeping_its_text(_WrittenFloat, yaml.constructor.SafeConstructor.construct_yaml_float))
 _YAML_LOADER: type[yaml.SafeLoader] = _RoleLoader
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 
@@ -132,7 +159,8 @@ class _Argument(BaseModel):
             # (`true`, not Python's `True`, which the caller had to type); a list or mapping
             # stays what it is, and is refused as not a word.
             return [("true" if item else "false") if isinstance(item, bool)
-                    else str(item) if isinstance(item, int | float) else item for item in value]
+                    else getattr(item, "written", str(item)) if isinstance(item, int | float) else item
+                    for item in value]
         return value
 
     @field_validator("choices")

@@ -214,6 +214,12 @@ def test_choices_are_the_words_written_yaml_1_1_booleans_included() -> None:
     [argument] = role.arguments
     assert argument.choices == ("1", "2", "yes", "off", "true")
     assert argument.required
+    # Numbers as written: 3.10 was offered as 3.1, 010 as 8 (the role's own 3.10 refused).
+    role = parse_role("r.md", "---\nname: x\ndescription: d\narguments:\n"
+                             "  - {name: a, choices: [3.10, 3.11, 010, 1_000, .inf]}\nlimits: {turns: 3, time_s: 60}\n"
+                             "---\n{{a}}\n")
+    assert role.arguments[0].choices == ("3.10", "3.11", "010", "1_000", ".inf")
+    assert role.render({"a": "3.10"}) and (role.max_turns, role.time_s) == (3, 60.0)
 
 
 def test_a_roles_time_limit_is_bounded_by_the_run_limit_of_every_call(tmp_path: Path) -> None:
