@@ -225,6 +225,10 @@ class CatalogKeeper:
                             waiting.cancel()
                             news[0].set()
 
+                    def serve_so_far() -> CatalogChange:
+                        self._files = _in_order({**current, **described}, paths)
+                        return self._swap(self._build_catalog())
+
                     async with anyio.create_task_group() as group:
                         group.start_soon(describe_then_stop_waiting)
                         with waiting:
@@ -233,8 +237,7 @@ class CatalogKeeper:
                             more = total - len(described)
                             logger.info("serving %d files' tools now; %d more %s being described and will be "
                                         "announced", len(current) + len(described), more, "is" if more == 1 else "are")
-                            self._files = _in_order({**current, **described}, paths)
-                            self._swap(self._build_catalog())
+                            serve_so_far()
                             published()
                             published = None
                             # Then each file as it is described: one module slow to import held
@@ -247,8 +250,7 @@ class CatalogKeeper:
                                     break
                                 if len(described) > announced:
                                     announced = len(described)
-                                    self._files = _in_order({**current, **described}, paths)
-                                    if notify and not self._swap(self._build_catalog()).empty:
+                                    if not serve_so_far().empty and notify:
                                         for listener in self._listeners:
                                             await listener()
                 current.update(described)

@@ -79,9 +79,6 @@ _SPOKEN = re.compile(
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
                  "Secret", "Key", "Pwd")
 
-
-def _names_a_secret(text: str) -> bool:
-    return any(hint in text for hint in _SPOKEN_HINTS)
 _WEAK_FORM = re.compile(r"[A-Za-z]+[-_]?[0-9]+|[0-9]+[-_]?[A-Za-z]+")  # hunter2, base64, 32-byte
 # Technical words written with a number, said after a secret's name to describe it ("token: utf-8",
 # "secret: SHA-256", "token: OAuth2", "key: 32-byte").
@@ -91,6 +88,12 @@ _TECH_WORD = re.compile(r"(?i)(?:utf|ucs|base|sha|md|crc|aes|rsa|ecdsa|ed|oauth|
 # "token:" and "key:" also introduce what a token is ("token: base64 encoded").
 _SAID_WHOLE = re.compile(r"(?i)(?:^|[_ -])(?:password|passwd|pwd|passphrase|secret)$")
 _SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
+# What may end a value without being part of it ("password: hunter2." "(token: ab12cd34)").
+_TRAILING = ".:)!?"
+
+
+def _names_a_secret(text: str) -> bool:
+    return any(hint in text for hint in _SPOKEN_HINTS)
 
 
 def _hide_assigned(found: re.Match[str]) -> str:
@@ -103,7 +106,8 @@ def _hide_quoted(found: re.Match[str]) -> str:
 
 
 def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) -> bool:
-    """Whether ``value``, said after a secret's name, is the secret rather than words about it.
+    """Whether ``value`` (its trailing punctuation taken off), said after a secret's name, is the
+    secret rather than words about it.
 
     A credential mixes letters with digits or symbols; words do not (``the``, ``TOKEN``, an
     all-capitals placeholder), nor technical words written with a number (``utf-8``,
@@ -111,7 +115,6 @@ def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) ->
     with digits (``min-8-chars``) are how descriptions write things too, so such a value counts
     after a name that is said whole (``said_whole``: "password: hunter2 please") where the value
     is that name's, or where it ends its clause ("token: ab12." but not "token: base64 encoded")."""
-    value = value.rstrip(".:)!?")
     if len(value) < 5 or value.isupper() and not any(c.isdigit() for c in value) or _TECH_WORD.fullmatch(value):
         return False
     letters = any(c.isalpha() for c in value)
@@ -120,23 +123,23 @@ def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) ->
         return letters or digits
     if not (letters and digits):
         return False
-    if all(part.isalpha() or part.isdigit() for part in re.split(r"[-_.]", value) if part) and len(
-            re.split(r"[-_.]", value)) > 1:
+    parts = re.split(r"[-_.]", value)
+    if len(parts) > 1 and all(part.isalpha() or part.isdigit() for part in parts if part):
         return said_whole and at_clause_end  # words and numbers joined: "min-8-chars", "32-byte-hex"
     return at_clause_end or said_whole or _WEAK_FORM.fullmatch(value) is None
 
 
 def _hide_spoken(found: re.Match[str]) -> str:
     value = found.group(5)
+    bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 2]
     at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）") or (
         after[0] in ".!?" and after[1:] in ("", " ", "\n"))
     name = (found.group(2) or found.group(3)).replace(" ", "_")
     if not _SECRET_NAME.search(name) or not _looks_like_credential(
-            value, at_clause_end or value[-1] in ".!?)", _SAID_WHOLE.search(name) is not None):
+            bare, at_clause_end or value[-1] in ".!?)", _SAID_WHOLE.search(name) is not None):
         return found.group(0)
-    kept = value[len(value.rstrip(".:)!?")):]
-    return found.group(1) + found.group(4) + REDACTED + kept
+    return found.group(1) + found.group(4) + REDACTED + value[len(bare):]
 
 
 # The password of a URL's user information: the user name is kept (it says which account).

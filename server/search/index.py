@@ -549,10 +549,7 @@ class SearchIndex:
         document = self._documents[key]
         words = tuple((self._name_word_weight(term, document.group), term, self._stem_of(term),
                        SPELLED_OUT.get(term, ())) for term in document.name_terms)
-        total = 0.0
-        for weight, *_ in words:  # summed in order, as the weights of the missing words are
-            total += weight
-        profile = self._name_profiles[key] = (total, words)
+        profile = self._name_profiles[key] = (sum(weight for weight, *_ in words), words)
         return profile
 
     def _name_word_weight(self, term: str, group: int) -> float:
