@@ -30,6 +30,7 @@ from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
 from toolbay.errors import ApprovalDenied
 from toolbay.redaction import redact
+from toolbay.shortening import shortened
 from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)
@@ -95,12 +96,16 @@ class Approver:
         raise ApprovalDenied(f"The user cancelled the approval of {call.name!r}; it did not run.", answer=answer)
 
 
+_SHOWN_CHARACTERS = 500
+
+
 def _summary(call: ToolCall) -> str:
     """The arguments as the person will judge them: secrets hidden, long values cut."""
     if not call.arguments:
         return "no arguments"
-    shown = json.dumps(redact(call.arguments), ensure_ascii=False, default=str)
-    return "the arguments " + (shown if len(shown) <= 500 else shown[:497] + "...")
+    # Cut before redacting: redacting megabytes held the event loop for seconds.
+    shown = json.dumps(redact(shortened(call.arguments, total=_SHOWN_CHARACTERS)), ensure_ascii=False, default=str)
+    return "the arguments " + (shown if len(shown) <= _SHOWN_CHARACTERS else shown[:_SHOWN_CHARACTERS - 3] + "...")
 
 
 class Approve(CheckStage):

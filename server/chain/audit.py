@@ -12,7 +12,9 @@ A call made by a sub-agent (``agent_*`` through sampling) also carries
 ``outcome`` is ``ok``, ``job`` (it went on as the job ``job_id``), ``tool_error`` (the tool
 answered ``isError``), ``refused:<code>``
 (a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
-Arguments are redacted (``toolbay.redaction``) before they are written.
+Arguments are cut to a line's worth (``toolbay.shortening``: each string its first 2,000
+characters, 16,000 in all) and redacted (``toolbay.redaction``) before they are written, and
+so is ``reason``.
 
 Sink: ``AuditLog`` appends to a file with one ``os.write`` per line (no buffering, so
 lines from concurrent calls never interleave and a crash loses nothing). A write that
@@ -39,6 +41,7 @@ from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
 from toolbay.outcomes import job_started
 from toolbay.redaction import redact, redact_text
+from toolbay.shortening import cut_text, shortened
 from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -133,8 +136,13 @@ class Audit:
             raise
         finally:
             try:
-                record = self._record(call, started_at, perf_counter() - started, outcome, reason)
                 forms = written_forms(self.hidden()) if self.hidden is not None else ()
+                if forms:
+                    # Before the arguments are cut: a credential cut in half is not blotted.
+                    blotted = map_strings(call.arguments, lambda text: blot(text, forms), keys=True)
+                    call = replace(call, arguments=blotted)
+                    reason = reason if reason is None else blot(reason, forms)
+                record = self._record(call, started_at, perf_counter() - started, outcome, reason)
                 if forms:
                     record = map_strings(record, lambda text: blot(text, forms), keys=True)
             except Exception as error:  # noqa: BLE001 - a call is written down whatever its arguments hold
@@ -158,14 +166,14 @@ class Audit:
             "transport": call.transport,
             "tool": _logged_name(call.name),
             "request_id": call.context.request_id,
-            "arguments": redact(call.arguments),
+            "arguments": redact(shortened(call.arguments)),
             "outcome": outcome,
             "stages_ms": {name: round(seconds * 1000, 4) for name, seconds in timings.items()},
             "tool_ms": round(tool * 1000, 4) if tool is not None else None,
             "total_ms": round(total * 1000, 4),
         }
         if reason is not None:
-            record["reason"] = redact(reason)
+            record["reason"] = redact(cut_text(reason))
         if call.parent_request_id is not None:
             record["parent_request_id"] = call.parent_request_id
         return record

@@ -237,3 +237,49 @@ async def test_arguments_nested_past_pythons_stack_are_written_down_to_a_depth_a
         written = written[0]
     assert written == "[nested deeper than 64 levels]"
     assert "hunter2" not in log_path.read_text()
+
+
+async def test_megabytes_of_arguments_take_a_short_line_cut_between_words(log_path: Path) -> None:
+    """Each call's whole arguments were redacted and written: a caller with no tool scope held
+    the event loop for seconds with each refused call of 4 MB, and wrote 4 MB of log."""
+    said = "password: hunter2 " * 220_000  # 3,960,000 characters
+    many = [f"item {n}" for n in range(10_000)]
+    chain = build_chain([Audit(AuditLog(log_path)), Authenticate(Authenticator())], run_handler)
+    with pytest.raises(Unauthenticated):
+        await chain(make_call(tool(), {"said": said, "many": many, "keys": {f"k{n}": n for n in range(500)}}))
+    (line,) = lines(log_path)
+    assert log_path.stat().st_size < 24_000
+    written = line["arguments"]
+    assert written["said"].endswith("... (3960000 characters)")
+    assert written["said"].startswith("password: [REDACTED] password: [REDACTED]")
+    assert "hunter" not in log_path.read_text()
+    assert written["many"][:2] == ["item 0", "item 1"] and written["many"][-1] == "... (10000 items)"
+    assert len(written["many"]) == 101 and len(written["keys"]) == 101 and written["keys"]["..."] == "(500 keys)"
+
+
+async def test_a_cut_falls_between_words_so_that_no_part_of_a_secret_is_written(log_path: Path) -> None:
+    # The limit falls inside the password: "password: hun" would no longer look like one.
+    from toolbay.shortening import TEXT_CHARACTERS
+
+    text = "x" * (TEXT_CHARACTERS - len("password: hun")) + " password: hunter2xyz and more words"
+    await Audit(AuditLog(log_path))(make_call(tool(), {"text": text}), run_handler)
+    (line,) = lines(log_path)
+    assert "hun" not in line["arguments"]["text"]
+    assert line["arguments"]["text"].endswith(f" password:... ({len(text)} characters)")
+
+
+async def test_many_long_strings_share_one_budget_and_a_long_reason_is_cut(log_path: Path) -> None:
+    from toolbay.shortening import TOTAL_CHARACTERS
+
+    arguments = {f"a{n}": "word " * 1_000 for n in range(50)}
+    await Audit(AuditLog(log_path))(make_call(tool(), arguments), run_handler)
+
+    async def refuses(call: ToolCall) -> ToolResult:
+        raise Unauthenticated("no " * 1_000_000)
+
+    with pytest.raises(Unauthenticated):
+        await Audit(AuditLog(log_path))(make_call(tool()), refuses)
+    first, second = lines(log_path)
+    assert sum(len(value) for value in first["arguments"].values()) < TOTAL_CHARACTERS + 50 * 40
+    assert first["arguments"]["a49"] == "... (5000 characters)"
+    assert len(second["reason"]) < 2_100 and second["reason"].endswith("... (3000000 characters)")
