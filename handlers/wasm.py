@@ -57,6 +57,9 @@ _DENIED = re.compile(rb"permission denied|not permitted|read-only file system|\b
 _PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
 _PATH_NAMES = frozenset({"input", "output", "infile", "outfile", "src", "dst", "dest", "source", "destination",
                          "config"})
+# What a property's name gains when another took the help's own name first (a positional
+# <INPUT> beside an option --input is ``input_arg``; see ``toolbay.helptext.schema``).
+_CLAIMED_SUFFIX = re.compile(r"_(?:arg|option|[0-9]+)$")
 # How guests say a file was not there or not reachable (wasi-libc, Rust std, Go, getopt tools):
 # the hint above is for these errors, not for every failure of a tool without a workspace.
 _FILE_ERROR = re.compile(
@@ -108,6 +111,7 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
     kind = items.get("type") if isinstance(items, Mapping) else schema.get("type")
     if kind != "string":
         return False
+    name = _CLAIMED_SUFFIX.sub("", name)  # the name its help gave it
     description = schema.get("description")
     if isinstance(description, str):
         # Its own name in capitals is the value's name, not its kind ("PATH is a sequence of keys").

@@ -146,6 +146,9 @@ def files_tool(runtime: WasmRuntime, module: WasmModule, workspace: Path, **prop
 
 @pytest.mark.parametrize("schema", [
     {"input": {"type": "string"}},                                                  # clap's <INPUT>
+    # <INPUT> renamed because an option took "input", and <OUTPUT> because of "--output <FMT>"
+    {"input_arg": {"type": "array", "items": {"type": "string"}, "description": "Inputs"}},
+    {"output_arg": {"type": "string", "description": "Where results go"}},
     {"config": {"type": "string", "description": "configuration file to read first"}},  # --config=CONFIG
     {"sources": {"type": "array", "items": {"type": "string"}, "description": "the folders to read"}},
 ])
