@@ -113,6 +113,16 @@ async def test_a_key_error_says_it_is_one(pyapp: Toolbay) -> None:
     assert result.meta["error_type"] == "KeyError"
 
 
+async def test_an_exception_group_says_what_each_of_its_exceptions_was(pyapp: Toolbay) -> None:
+    """Its message alone was "unhandled errors in a TaskGroup (3 sub-exceptions)": what went wrong
+    was in none of the answer."""
+    result = await call(pyapp, "crashy_group")
+    assert result.is_error and result.text.startswith(
+        "unhandled errors in a TaskGroup (3 sub-exceptions): ValueError: the date is not ISO 8601; "
+        "KeyError: 'region'; retries (1 sub-exception): TimeoutError: the mirror did not answer")
+    assert result.meta["error_type"] == "ExceptionGroup"
+
+
 async def test_a_module_that_writes_into_the_workers_channel_gets_a_clear_error_and_a_new_worker(
         pyapp: Toolbay) -> None:
     """Junk written to every descriptor reaches the frames the server reads: that was an

@@ -553,8 +553,18 @@ def _written(printed: _Bounded, errors: _Bounded) -> dict[str, Any]:
     return written
 
 
+_GROUP_SAID = 5
+
+
 def _words_of(exc: BaseException) -> str:
     try:
+        if isinstance(exc, BaseExceptionGroup):
+            # Its own message is only a count ("unhandled errors in a TaskGroup (2 sub-exceptions)"):
+            # what went wrong is in its exceptions, each said with its kind.
+            inner = [_words_of(sub) if isinstance(sub, KeyError | BaseExceptionGroup)
+                     else f"{type(sub).__name__}: {_words_of(sub)}" for sub in exc.exceptions[:_GROUP_SAID]]
+            more = len(exc.exceptions) - _GROUP_SAID
+            return f"{exc}: {'; '.join(inner)}" + (f"; and {more} more" if more > 0 else "")
         # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
         return f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
     except BaseException:  # noqa: BLE001 - its __str__ raised (which ended the worker): its kind is what is left
