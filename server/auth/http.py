@@ -112,19 +112,24 @@ class BearerAuthMiddleware:
         scope["auth"] = AuthCredentials(access.scopes)
         reset = auth_context_var.set(user)
         answer = _AnswerSeen(send)
+        body = _BodyKept(receive)
         try:
             with self.held.held(token, receive) as held:
                 # A GET is a stream held open (SSE, a listening stream): it hears of a revoked
                 # token as of its client leaving, and ends as it would then. Others are cancelled.
-                await self.app(scope, held.receive if scope["method"] == "GET" else receive, answer.send)
+                await self.app(scope, held.receive if scope["method"] == "GET" else body.receive, answer.send)
         finally:
             auth_context_var.reset(reset)
         if held.revoked.is_set():
             # Its token was revoked or expired while it was open (``toolbay.auth.revocation``).
             if not answer.started:
-                await self._send_401(scope, send, prefix, "invalid_token", "The bearer token no longer holds.")
+                await self._send_401(scope, send, prefix, "invalid_token", _NO_LONGER_HOLDS)
             elif not answer.ended:
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                # A request answered on a stream (a job_wait) gets its answer: the stream's end
+                # alone left the client to guess why it had none ("SSE stream ended without a response").
+                request_id = body.request_id() if answer.streaming else None
+                said = b"" if request_id is None else _sse_error(request_id, _NO_LONGER_HOLDS)
+                await send({"type": "http.response.body", "body": said, "more_body": False})
 
     def _protected_prefix(self, path: str) -> str | None:
         for prefix in self.protected_paths:
@@ -190,19 +195,65 @@ def header_of(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-class _AnswerSeen:
-    """Passes an answer on, noting whether it has begun and ended."""
+_NO_LONGER_HOLDS = "The bearer token no longer holds (it was revoked or has expired); the request was ended."
+# A JSON-RPC error of the implementation's own range: the request was ended, not refused as sent.
+_TOKEN_ENDED_CODE = -32001
+# A request's body is kept, to answer it by its id, only up to this size (a job_wait is small).
+_KEPT_BODY_BYTES = 64 * 1024
 
-    __slots__ = ("_send", "started", "ended")
+
+def _sse_error(request_id: str | int, message: str) -> bytes:
+    """A server-sent event carrying a JSON-RPC error for ``request_id``, as the SDK writes its answers."""
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": _TOKEN_ENDED_CODE, "message": message}}
+    return f"event: message\r\ndata: {json.dumps(error)}\r\n\r\n".encode()
+
+
+class _BodyKept:
+    """Passes a request's body on, keeping it while it is small, to read its id later."""
+
+    __slots__ = ("_receive", "_chunks", "_size")
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if message["type"] == "http.request" and self._size <= _KEPT_BODY_BYTES:
+            chunk = message.get("body", b"")
+            self._size += len(chunk)
+            self._chunks.append(chunk)
+        return message
+
+    def request_id(self) -> str | int | None:
+        """The id of the one JSON-RPC request the body held, if it was one and was kept whole."""
+        if self._size > _KEPT_BODY_BYTES:
+            return None
+        try:
+            request = json.loads(b"".join(self._chunks))
+        except ValueError:
+            return None
+        request_id = request.get("id") if isinstance(request, dict) and "method" in request else None
+        return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
+
+
+class _AnswerSeen:
+    """Passes an answer on, noting whether it has begun and ended, and whether it is a stream."""
+
+    __slots__ = ("_send", "started", "ended", "streaming")
 
     def __init__(self, send: Send) -> None:
         self._send = send
         self.started = False
         self.ended = False
+        self.streaming = False
 
     async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
             self.started = True
+            self.streaming = any(name.lower() == b"content-type" and value.startswith(b"text/event-stream")
+                                 for name, value in message.get("headers", ()))
         elif message["type"] == "http.response.body" and not message.get("more_body", False):
             self.ended = True
         await self._send(message)

@@ -334,3 +334,34 @@ async def test_an_open_sse_stream_whose_token_is_removed_from_the_tokens_file_is
                         await client.call_tool("textkit_case", {"to": "upper", "stdin": "abc"})
     # Not the deadline's cancellation: the server ended the stream, and the client says so.
     assert "Connection closed" in repr(ended.value), repr(ended.value)
+
+
+async def test_a_job_wait_whose_token_is_removed_is_answered_with_an_error_that_says_so(
+    config_dir: Path, tokens: Tokens, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    """The waiting request's stream was ended with no answer to it: the client was left to
+    guess from a closed connection why its job_wait came back empty."""
+    import shutil
+
+    from tests.chain_e2e.conftest import BASE_TOML
+    from tests.conftest import BUNDLED_EXTENSIONS
+    from tests.pytools.conftest import FIXTURE_PYTHON
+    from toolbay.config import load_settings
+
+    folder = tmp_path / "slow-tools"
+    folder.mkdir()
+    shutil.copy(FIXTURE_PYTHON / "slow.py", folder / "slow.py")
+    config = config_dir / "toolbay.toml"
+    config.write_text(BASE_TOML, encoding="utf-8")
+    settings = load_settings(config, extensions=[BUNDLED_EXTENSIONS, folder], data_dir=shared_data_dir, port=0)
+    tokens_file = config_dir / "tokens.toml"
+    async with running(settings) as url, connect(url, tokens["reader"]) as client:
+        with anyio.fail_after(60):
+            started = await client.call_tool("slow_nap", {"seconds": 30})
+            job_id = started.structured_content["job_id"]
+            tokens_file.write_text("\n\n".join(
+                block for block in tokens_file.read_text(encoding="utf-8").split("\n\n")
+                if '"reader"' not in block), encoding="utf-8")
+            with pytest.raises(BaseException) as ended:
+                await client.call_tool("job_wait", {"job_id": job_id, "timeout_s": 30})
+    assert "The bearer token no longer holds" in str(ended.value), repr(ended.value)
