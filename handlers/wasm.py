@@ -48,6 +48,9 @@ OUTSIDE_HINT = ("\n\nNote: this tool sees only the workspace folder, at {guest};
 HOST_PATH_HINT = ("\n\nNote: this tool sees the workspace folder at {guest}, not under its host path: for {path} "
                   "give '{mapped}', or the path relative to the workspace.")
 # A tool of the read tier that failed to change a file: it sees the workspace, read-only.
+LINK_OUT_HINT = ("\n\nNote: {path} is, or passes through, a link in the workspace that leads out of it; this "
+                 "tool sees only the workspace, and does not follow links out of it. Copy the file into the "
+                 "workspace, or give one that is inside it.")
 READ_ONLY_HINT = ("\n\nNote: this tool's help declares 'PermissionLevel: read', so it sees the workspace "
                   "read-only; a tool that writes files declares 'PermissionLevel: write'.")
 _DENIED = re.compile(rb"permission denied|not permitted|read-only file system|\b(?:EACCES|EPERM|EROFS)\b",
@@ -300,9 +303,27 @@ class WasmHandler(Handler):
             mapped, guest = self._guest_path(path), self.preopens[0].guest_path
             hint = OUTSIDE_HINT if mapped == path else HOST_PATH_HINT
             outcome.text = outcome.text.rstrip() + hint.format(guest=guest, path=path, mapped=mapped)
+        elif (path := self._link_out_given(request.argv)) is not None:
+            # Said as the link, not as the tier: a read-tier tool's note said it sees the
+            # workspace read-only, when a link out of the workspace was what it could not follow.
+            outcome.text = outcome.text.rstrip() + LINK_OUT_HINT.format(path=path)
         elif not any(preopen.writable for preopen in self.preopens) and _DENIED.search(result.stderr + result.stdout):
             outcome.text = outcome.text.rstrip() + READ_ONLY_HINT
         return outcome
+
+    def _link_out_given(self, argv: Sequence[str]) -> str | None:
+        """The first path in ``argv``, as given, that reaches a link in the workspace whose
+        target is outside it (the guest's path, or relative to the workspace)."""
+        for word in argv[1:_LINKS_LOOKED_AT]:
+            path = word.partition("=")[2] if word.startswith("-") else word
+            for preopen in self.preopens:
+                root = os.fspath(preopen.host_path)
+                guest_root = preopen.guest_path.rstrip("/") + "/"
+                inside = path[len(guest_root):] if path.startswith(guest_root) else (
+                    path if path and not path.startswith("/") else None)
+                if inside is not None and _passes_a_link_out(root, inside):
+                    return path
+        return None
 
     def _host_path_given(self, argv: Sequence[str]) -> str | None:
         """The first absolute path in ``argv`` that is no path the guest sees, as the model gave
@@ -338,6 +359,32 @@ class WasmHandler(Handler):
         if self._provide is not None:
             self._provide = None
             self._module = None
+
+
+# Arguments looked at for a link out of the workspace, and a path's parts followed: a call's
+# error path runs this on the event loop.
+_LINKS_LOOKED_AT = 64
+_PARTS_FOLLOWED = 32
+
+
+def _passes_a_link_out(root: str, inside: str) -> bool:
+    """Whether ``inside`` (a path relative to the workspace ``root``) is or passes through a
+    symbolic link whose target is outside ``root``."""
+    real_root = os.path.realpath(root)
+    here = root
+    for part in [part for part in inside.split("/") if part not in ("", ".")][:_PARTS_FOLLOWED]:
+        if part == "..":
+            return False  # climbing out is said as a path outside (``_host_path_given``)
+        here = os.path.join(here, part)
+        try:
+            if not os.path.islink(here):
+                continue
+        except (OSError, ValueError):
+            return False
+        target = os.path.realpath(here)
+        if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 def _decoded(data: bytes, truncated: bool) -> tuple[str, bool]:

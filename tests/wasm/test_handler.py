@@ -125,6 +125,24 @@ async def test_a_read_tool_reads_but_cannot_write_the_workspace(runtime: WasmRun
     assert "read-only" not in (await call(handler, {"c": "read", "p": "/workspace/none"})).text
 
 
+@pytest.mark.parametrize("given", ["/workspace/outside.txt", "outside.txt", "/workspace/away/secret.txt",
+                                   "away/secret.txt"])
+async def test_a_link_out_of_the_workspace_is_said_to_be_one(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
+                                                             workspace: Path, tmp_path: Path, given: str) -> None:
+    """A read-tier tool's note said it sees the workspace read-only: the caller looked for
+    what was wrong with its permissions, not at the link."""
+    away = tmp_path / "away"
+    away.mkdir()
+    (away / "secret.txt").write_text("not for the guest")
+    (workspace / "outside.txt").symlink_to(away / "secret.txt")
+    (workspace / "away").symlink_to(away)
+    handler = make(runtime, program("files"), "files", tier=PermissionTier.READ, workspace=workspace)
+    refused = await call(handler, {"c": "read", "p": given})
+    assert refused.is_error and "not for the guest" not in refused.text
+    assert f"Note: {given} is, or passes through, a link in the workspace that leads out of it" in refused.text
+    assert "read-only" not in refused.text and str(away) not in refused.text
+
+
 async def test_an_undeclared_tool_sees_no_workspace_and_is_told_why(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
                                                                     workspace: Path) -> None:
     """With a workspace given, the note said "this tool is given no workspace folder": the
