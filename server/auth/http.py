@@ -98,6 +98,13 @@ class BearerAuthMiddleware:
         if prefix is None or scope["method"] == "OPTIONS":
             await self.app(scope, receive, send)
             return
+        given = sum(1 for key, _value in scope.get("headers", ()) if key.lower() == b"authorization")
+        if given > 1:
+            # One was taken, the first: a proxy in front that checks another would pass a request
+            # served as a caller it never checked (RFC 6750: a malformed request is a 400).
+            said = f"Send one Authorization header; this request has {given}."
+            await _send_json(send, 400, {"error": "invalid_request", "error_description": said}, [])
+            return
         token = _bearer(scope)
         if token is None:
             await self._send_401(scope, send, prefix, None, "A bearer token is required.")
@@ -128,8 +135,8 @@ class BearerAuthMiddleware:
                 # A request answered on a stream (a job_wait) gets its answer: the stream's end
                 # alone left the client to guess why it had none ("SSE stream ended without a response").
                 request_id = body.request_id() if answer.streaming else None
-                said = b"" if request_id is None else _sse_error(request_id, _NO_LONGER_HOLDS)
-                await send({"type": "http.response.body", "body": said, "more_body": False})
+                ending = b"" if request_id is None else _sse_error(request_id, _NO_LONGER_HOLDS)
+                await send({"type": "http.response.body", "body": ending, "more_body": False})
 
     def _protected_prefix(self, path: str) -> str | None:
         for prefix in self.protected_paths:

@@ -62,6 +62,24 @@ async def test_a_request_without_a_token_gets_401_pointing_at_the_resource_metad
     assert {"tools:read", "tools:write", "tools:exec"} <= set(document["scopes_supported"])
 
 
+async def test_two_authorization_headers_get_400_whichever_holds(base_url: str, tokens: Tokens) -> None:
+    """The first was taken: a proxy in front that checks the last one would pass a request the
+    server then served as another caller."""
+    headers = [(name, value) for name, value in MCP_HEADERS.items()]
+    async with httpx2.AsyncClient() as http:
+        with anyio.fail_after(10):
+            for pair in ((tokens["reader"], "tb_not-a-token"), ("tb_not-a-token", tokens["reader"]),
+                         (tokens["reader"], tokens["operator"])):
+                response = await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE), headers=[
+                    *headers, *(("Authorization", f"Bearer {token}") for token in pair)])
+                assert response.status_code == 400, response.text
+                assert response.json() == {"error": "invalid_request",
+                                           "error_description": "Send one Authorization header; this request has 2."}
+            alone = await http.post(f"{base_url}/mcp", content=json.dumps(INITIALIZE),
+                                    headers=[*headers, ("Authorization", f"Bearer {tokens['reader']}")])
+    assert alone.status_code == 200
+
+
 BAD_TOKENS: dict[str, Callable[[Callable[..., str]], str]] = {
     "an unknown static token": lambda mint: "tb_not-a-token-anyone-was-given",
     "an expired JWT": lambda mint: mint("alice", expires_in=-120),
