@@ -117,12 +117,23 @@ _REPEAT = compiled(
     # "use the argument multiple times", "specify multiple times"; not "pass over SVGs multiple times"
     r"|\b(?:use|used|using|specify|specified|specifying|give|given|giving|repeat|repeated|repeating|provide|"
     r"provided|supply|supplied)(?:\s+\S+){0,5}?\s+(?:multiple|several|many)\s+times\b"
+    # "pass multiple times to increase verbosity"; not "Pass over SVGs multiple times"
+    r"|\bpass(?:ed|ing)?\s+(?:it\s+|this\s+|the\s+(?:flag|option)\s+)?(?:multiple|several|many)\s+times\b"
+    # pytest's "(multi-allowed)", "(can specify multiple)", "can be used up to 3 times", "When given twice"
+    r"|\(multi[- ]?allowed\)|\((?:can|may)\s+(?:specify|give|pass|use)\s+(?:it\s+)?multiple(?:\s+times)?\)"
+    r"|(?:can|may)\s+be\s+(?:used|given|specified|repeated|passed)\s+up\s+to\s+\w+\s+times"
+    r"|\b(?:when|if)\s+(?:given|used|specified|passed|repeated)\s+(?:twice|two\s+times|more\s+than\s+once)\b"
+    # "Repeat the flag for multiple ports", "Repeat to require several labels", "; repeat to be
+    # quieter": an instruction, where it begins; not "repeat the last command" (what it does)
+    r"|(?:^|[.;(]\s*)repeat\s+(?:(?:the|this)\s+)?(?:flag|option|argument)\b"
+    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\b"
+    r"|\b(?:comma|space)[- ]separated,?\s+or\s+repeated\b|\brepeated\s+or\s+(?:comma|space)[- ]separated\b"
     r"|\bthis\s+flag\s+can\s+be\s+repeated"
     # "more output (repeat for more)", "repeat to increase", "-vv for more", "-vvv for even more"
     r"|\brepeat(?:ed)?\s+(?:it\s+)?(?:for|to)\s+(?:more|increase|even\s+more)\b"
     # "more output, give again for more", "less output, give it again for less", "use it again to increase"
     r"|\b(?:give|use|pass|specify)\s+(?:it\s+)?again\s+(?:for|to)\s+(?:(?:even\s+)?(?:more|less|fewer)|increase|decrease)\b"
-    r"|(?<![\w-])-(?P<letter>[a-zA-Z])(?P=letter)+\s+(?:for|gives?|is)\s+(?:more|even\s+more)\b",
+    r"|(?<![\w-])-(?P<letter>[a-zA-Z])(?P=letter)+\s+(?:(?:for|gives?|is)\s+(?:more|even\s+more)\b|will\b)",
     re.IGNORECASE,
 )
 _YARGS_TYPE = compiled(r"\[(boolean|string|number|array|count)\]")

@@ -208,7 +208,21 @@ def test_command_names_with_a_colon_inside_are_whole_names():
      "  -d, --debug     debug output (-dd for even more)\n"
      "  -r, --repeat    repeat the last command\n"
      "  -q, --quiet     less output; repeat to be quieter still\n",
-     {"--verbose": True, "--debug": True, "--repeat": False, "--quiet": False}),
+     {"--verbose": True, "--debug": True, "--repeat": False, "--quiet": True}),
+    # Read from pytest's, hf's, ensurepip's and compileall's helps: each was a single value.
+    ("  --ignore=path    Ignore path during collection (multi-allowed)\n"
+     "  --include PAT    Include files matching pattern (can specify multiple).\n"
+     "  --expose PORT    Expose a port. Repeat the flag for multiple ports.\n"
+     "  --label KV       Only show jobs with the given label. Repeat to require several labels.\n"
+     "  --status S       Only show jobs with the given status. Comma-separated or repeated.\n"
+     "  --noisy          Enable verbose output; pass multiple times to increase verbosity.\n"
+     "  --loud           Give more output. Option is additive, and can be used up to 3 times.\n"
+     "  --very           When given twice, print even more.\n"
+     "  --quietly        output only error messages; -qq will suppress the error messages as well.\n"
+     "  --again          repeat the last command\n"
+     "  --uniq           drop repeated lines, one of each kept\n",
+     {"--ignore": True, "--include": True, "--expose": True, "--label": True, "--status": True, "--noisy": True,
+      "--loud": True, "--very": True, "--quietly": True, "--again": False, "--uniq": False}),
 ])
 def test_an_option_is_repeatable_where_its_text_says_it_is_given_again(
         options: str, repeatable: dict[str, bool]) -> None:
