@@ -266,6 +266,22 @@ def prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
     return ((), starred) if choices and _SEVERAL_IN_ONE.search(text) else (choices, starred)
 
 
+# The name in capitals a list of choices is said of ("TYPE is one of: ..."), before it or at its start.
+_SUBJECT_BEFORE = compiled(r"\b([A-Z][A-Z0-9_]+)\s+$")
+_SUBJECT_FIRST = compiled(r"^([A-Z][A-Z0-9_]+)\s")
+
+
+def _names_a_part(text: str, before: str, found: str) -> bool:
+    """Whether the list is said of a name in capitals that the text writes as one part of a
+    compound value: hf's "Format: hf://[TYPE/]SOURCE:/MOUNT_PATH[:ro|:rw]. TYPE is one of:
+    models, datasets, ...", whose values are not the option's (each was refused)."""
+    subject = _SUBJECT_FIRST.match(found) or _SUBJECT_BEFORE.search(before)
+    if subject is None:
+        return False
+    word = re.escape(subject.group(1))
+    return re.search(rf"[/:@.]{word}\b|\b{word}[/:@](?!\s)", text) is not None
+
+
 def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
     for pattern in _PROSE_CHOICES:
         for found in pattern.finditer(text):
@@ -274,7 +290,8 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             before = text[max(0, found.start() - _AROUND):found.start()]
             after = text[found.end():found.end() + _AROUND]
             if _EXAMPLE_BEFORE.search(before) or _PART_BEFORE.search(before) or _OPEN_AFTER.match(after) \
-                    or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(after):
+                    or not found.group(0).endswith(".") and _PHRASE_GOES_ON.match(after) \
+                    or _names_a_part(text, before, found.group(0)):
                 continue
             # Runs of spaces as one: the patterns below that start with "\s" would try each space of
             # a long run against what follows it (quadratic), and a choice is a word or two, not a layout.

@@ -77,6 +77,20 @@ def test_lists_of_examples_never_become_an_enum(values, form):
     assert "enum" not in build_tool_schema(desc).input_schema["properties"]["mode"]
 
 
+@pytest.mark.parametrize(("said", "choices"), [
+    # hf's --volume: the list is the TYPE part's; every real value was refused by the enum
+    ("Mount a volume. Format: hf://[TYPE/]SOURCE:/MOUNT_PATH[:ro|:rw]. TYPE is one of: models, datasets, spaces.",
+     ()),
+    ("Where to connect, as HOST:PORT/PROTO. PROTO must be 'tcp', 'udp' or 'sctp'.", ()),
+    # The value's own name is the list's subject: its values
+    ("When to colour, WHEN is one of: always, never, auto.", ("always", "never", "auto")),
+    ("MODE is 'fast' or 'slow'. TYPE: the kind of run.", ("fast", "slow")),
+])
+def test_a_list_said_of_one_part_of_a_compound_value_is_no_choices(said: str, choices: tuple[str, ...]) -> None:
+    option, _ = _mode(said)
+    assert option.choices == choices
+
+
 def test_a_starred_value_is_the_default():
     option, _ = _mode("Specify the mode (*auto*, never, always).")
     assert option.default == "auto"
