@@ -49,7 +49,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from toolbay.errors import CallRefused, NoSuchJob, StorageDamaged, StorageError, StoreUnavailable
+from toolbay.errors import CallRefused, NoSuchJob, StorageDamaged, StorageError, StorageGone, StoreUnavailable
 from toolbay.jobs.progress import ProgressRelay
 from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
@@ -688,7 +688,7 @@ class JobManager:
         try:
             await self._write(job, lambda: self.store.finish(job.id, status, result, at=at, reason=reason,
                                                              events=events), until_taken=True)
-        except StorageDamaged as exc:
+        except (StorageDamaged, StorageGone) as exc:
             # Never to be recorded: this server answers for the job from memory while it runs.
             logger.error("the end of job %s cannot be recorded (%s); this server answers for it until it stops",
                          job.id, exc)
@@ -727,8 +727,8 @@ class JobManager:
             try:
                 await write()
             except Exception as exc:
-                if isinstance(exc, StorageDamaged):
-                    raise  # writing again will not mend it
+                if isinstance(exc, StorageDamaged | StorageGone):
+                    raise  # writing again will not mend it, nor bring a deleted database back
                 failures += 1
                 if failures == 1:
                     logger.warning("could not record the end of job %s (%s); trying again until it is recorded",

@@ -204,6 +204,20 @@ async def test_a_job_whose_end_a_damaged_store_cannot_take_is_answered_from_memo
         assert manager.running_jobs == 0  # nothing left for a draining server to wait for
 
 
+async def test_a_job_ending_after_its_database_was_deleted_is_not_retried_for_ever(db_path: Path) -> None:
+    """Its end was written again and again to a database that cannot come back, and a server whose
+    client had gone stayed the whole drain time retrying (found by an outside check)."""
+    gate = Gate()
+    async with JobManager(SqliteJobStore(db_path), sync_budget_s=0.05) as manager:
+        await start_job(manager, gate)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        gate.open()
+        with anyio.fail_after(20):
+            while manager.running_jobs:  # nothing left for a draining server to wait for
+                await anyio.sleep(0.02)
+
+
 async def test_cancelling_a_finished_job_changes_nothing(make_manager: MakeManager) -> None:
     async with make_manager() as manager:
         job_id = await start_job(manager, instant)
