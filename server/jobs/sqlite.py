@@ -37,6 +37,7 @@ from toolbay.atomic_files import write_whole
 from toolbay.errors import StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
+    JOB_STATUSES,
     RESULT_LOST,
     TERMINAL,
     JobEvent,
@@ -88,10 +89,61 @@ def _event_rows(events: list[JobEvent] | None) -> list[tuple[str, float, str, st
     return [(e.job_id, e.at, e.kind, json.dumps(dict(e.data), default=str)) for e in events or ()]
 
 
+# Every column a table must have: a table from elsewhere (another version, an edit by hand)
+# that lacks one failed each job's end, which was then retried for ever.
+_COLUMNS_NEEDED = {
+    "jobs": ("id", "owner", "tool", "arguments", "status", "reason", "created_at", "updated_at", "started_at",
+             "finished_at", "result", "result_file"),
+    "job_events": ("seq", "job_id", "at", "kind", "data"),
+}
+# The reason of a job whose row could not be read whole, before what was wrong with it.
+DAMAGED_RECORD = "its stored record is damaged"
+
+
 def _record(row: tuple[Any, ...]) -> JobRecord:
-    return JobRecord(id=row[0], owner=row[1], tool=row[2], arguments=json.loads(row[3]), status=row[4],
-                     reason=row[5], created_at=row[6], updated_at=row[7], started_at=row[8],
-                     finished_at=row[9])
+    """The job a row holds. A row damaged in any field (arguments that are not JSON, a status no
+    job has, a time that is not a number: an edit by hand, a bad disk) is read as far as it can
+    be, its reason saying what is wrong (a status no job has is ``failed``): one bad row
+    stopped the server at start, and made a caller's whole listing an internal error."""
+    problems: list[str] = []
+    try:
+        arguments = json.loads(row[3])
+        if not isinstance(arguments, dict):
+            raise TypeError(f"a JSON {type(arguments).__name__}, not an object")
+    except (ValueError, TypeError) as exc:
+        problems.append(f"arguments: {exc}")
+        arguments = {}
+    status = row[4]
+    if status not in JOB_STATUSES:
+        problems.append(f"status {str(status)[:40]!r} is no job's")
+        status = "failed"
+    times: list[float | None] = []
+    for name, value, optional in (("created_at", row[6], False), ("updated_at", row[7], False),
+                                  ("started_at", row[8], True), ("finished_at", row[9], True)):
+        if (value is None and optional) or (isinstance(value, int | float) and not isinstance(value, bool)):
+            times.append(value)
+        else:
+            problems.append(f"{name} is not a time")
+            times.append(None if optional else 0.0)
+    texts = [value if isinstance(value, str) else str(value) for value in (row[0], row[1], row[2])]
+    reason = row[5] if row[5] is None or isinstance(row[5], str) else str(row[5])
+    if problems:
+        reason = f"{DAMAGED_RECORD} ({'; '.join(problems)})"
+    return JobRecord(id=texts[0], owner=texts[1], tool=texts[2], arguments=arguments, status=status,
+                     reason=reason, created_at=times[0] or 0.0, updated_at=times[1] or 0.0, started_at=times[2],
+                     finished_at=times[3])
+
+
+def _is_damaged(record: JobRecord) -> bool:
+    return record.reason is not None and record.reason.startswith(DAMAGED_RECORD)
+
+
+def _event_data(text: Any) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError):
+        return {"damaged": True}
+    return data if isinstance(data, dict) else {"damaged": True}
 
 
 class SqliteJobStore(JobStore):
@@ -198,6 +250,11 @@ class SqliteJobStore(JobStore):
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
             conn.executescript(_SCHEMA)
+            for table, needed in _COLUMNS_NEEDED.items():
+                has = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+                if missing := [column for column in needed if column not in has]:
+                    raise _NotThisShape(f"its table {table} has no column {', '.join(missing)} (was it made by "
+                                        "another program, or edited?)")
             # Damage found now, not by the first query that touches a bad page (a jobs
             # database holds days of jobs, which quick_check reads in a moment).
             verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
@@ -312,9 +369,24 @@ class SqliteJobStore(JobStore):
         await self._run(write)
 
     async def list_unfinished(self) -> list[JobRecord]:
+        """The jobs queued or running. One whose row is damaged is not run again (what it
+        was asked to do cannot be read): it is recorded failed, saying why, and left out."""
         def read(conn: sqlite3.Connection) -> list[JobRecord]:
-            return [_record(row) for row in conn.execute(
+            records = [_record(row) for row in conn.execute(
                 f"SELECT {_COLUMNS} FROM jobs WHERE {_UNFINISHED} ORDER BY created_at")]
+            damaged = [record for record in records if _is_damaged(record)]
+            if damaged:
+                at = time.time()
+                with _transaction(conn):
+                    for record in damaged:
+                        said = f"The job cannot be run again or answered for: {record.reason}."
+                        payload = result_to_json(ToolResult.error(said, reason=record.reason))
+                        conn.execute("UPDATE jobs SET status = 'failed', reason = ?, updated_at = ?, finished_at = ?,"
+                                     " result = ?, result_file = NULL WHERE id = ?",
+                                     (record.reason, at, at, payload, record.id))
+                        logger.warning("job %s left unfinished is not run again: %s; recorded failed",
+                                       record.id, record.reason)
+            return [record for record in records if not _is_damaged(record)]
 
         return await self._run(read)
 
@@ -402,7 +474,7 @@ class SqliteJobStore(JobStore):
                 " WHERE e.job_id = ? AND j.owner = ? ORDER BY e.seq",
                 (job_id, owner),
             )
-            return [JobEvent(job_id=r[0], at=r[1], kind=r[2], data=json.loads(r[3])) for r in rows]
+            return [JobEvent(job_id=r[0], at=r[1], kind=r[2], data=_event_data(r[3])) for r in rows]
 
         return await self._run(read)
 
@@ -472,12 +544,19 @@ class _transaction:
                 self.conn.execute("ROLLBACK")
 
 
+class _NotThisShape(sqlite3.DatabaseError):
+    """The database's tables are not the ones toolbay writes: nothing is moved or changed."""
+
+
 class _DamagedInUse(OSError):
     """The database is damaged, and another server has it open: it is not moved aside."""
 
 
 def _remedy(error: BaseException) -> str:
     """What to do about a database that cannot be opened: said for the cause, not guessed."""
+    if isinstance(error, _NotThisShape):
+        return ("Move it aside (toolbay then starts a fresh one) or choose another data folder (--data-dir); "
+                "the jobs it holds are not read.")
     if isinstance(error, _DamagedInUse):
         return ("Stop the servers using this data folder (or let them finish), then start again: the damaged "
                 "file is then kept aside and a fresh one started.")

@@ -342,3 +342,60 @@ async def test_a_database_deleted_or_replaced_under_the_server_is_said_not_writt
     assert [record.message for record in caplog.records].count(str(refused.value)) == 1  # said once in the log
     async with SqliteJobStore(db_path) as restarted:  # what a restart sees: nothing recorded unseen
         assert await restarted.get("alice", "job_2") is None
+
+
+DAMAGES = {
+    "arguments that are not JSON": "UPDATE jobs SET arguments = '{not json' WHERE id = ?",
+    "a status no job has": "UPDATE jobs SET status = 'weird' WHERE id = ?",
+    "a time that is not a number": "UPDATE jobs SET created_at = 'abc' WHERE id = ?",
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+async def test_a_damaged_finished_row_is_listed_saying_so_beside_the_others(db_path: Path, damage: str) -> None:
+    """One such row made the caller's whole job_list an internal error, and its job_status too."""
+    async with SqliteJobStore(db_path) as store:
+        for job_id in ("job_a", "job_b", "job_c"):
+            await store.create(job(job_id))
+            await store.finish(job_id, "completed", ToolResult(f"{job_id} done"), at=101.0)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(DAMAGES[damage], ("job_b",))
+    async with SqliteJobStore(db_path) as store:
+        listed = {record.id: record for record in await store.list_jobs("alice")}
+        assert set(listed) == {"job_a", "job_b", "job_c"}
+        damaged = await store.get("alice", "job_b")
+        assert damaged is not None and damaged.reason is not None
+        assert damaged.reason.startswith("its stored record is damaged (")
+        assert damaged.status == ("failed" if "status" in damage else "completed")
+        assert listed["job_a"].reason is None and listed["job_a"].arguments == {"path": "a.txt"}
+        assert await store.get_result("alice", "job_b") == ToolResult("job_b done")
+
+
+async def test_an_unfinished_row_whose_arguments_cannot_be_read_is_recorded_failed_not_run_again(
+        db_path: Path) -> None:
+    """The server could not start at all on such a folder, nor `toolbay jobs list` read it."""
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_a"))
+        await store.create(job("job_b"))
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(DAMAGES["arguments that are not JSON"], ("job_b",))
+    async with SqliteJobStore(db_path) as store:
+        assert [record.id for record in await store.list_unfinished()] == ["job_a"]
+        failed = await store.get("alice", "job_b")
+        assert failed is not None and failed.status == "failed" and failed.finished_at is not None
+        result = await store.get_result("alice", "job_b")
+        assert result is not None and result.is_error
+        assert "The job cannot be run again or answered for: its stored record is damaged (arguments:" in result.text
+
+
+async def test_a_database_whose_tables_lack_a_column_is_refused_at_start_naming_it(db_path: Path) -> None:
+    """Taken as it was, every job's end failed on the missing column and was retried for ever."""
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_a"))
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("ALTER TABLE jobs DROP COLUMN result_file")
+    with pytest.raises(StorageError) as refused:
+        async with SqliteJobStore(db_path):
+            pass
+    assert "its table jobs has no column result_file" in str(refused.value)
+    assert "Move it aside" in str(refused.value)
