@@ -123,6 +123,15 @@ def job_asked_for() -> bool:
     return ticket is not None and ticket.job_id is None
 
 
+def _refusal_words(exc: BaseException) -> str:
+    """Why the store refused a write, in a few words for the caller (no paths: they are the
+    server's, for its log)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = str(exc) if isinstance(exc, sqlite3.Error) else type(exc).__name__
+    return text[:120]
+
+
 @dataclasses.dataclass(eq=False, slots=True)
 class _LiveJob:
     id: str
@@ -148,6 +157,8 @@ class _LiveJob:
     # Requests waiting on the job that hear its progress (the call itself, job_wait...).
     relays: list[ProgressRelay] = dataclasses.field(default_factory=list)
     waited_in_queue: bool = False
+    # Why the store has not taken its end yet (a full disk), while it is written again.
+    end_refused: str | None = None
     scope: anyio.CancelScope | None = None
     done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
     recorded: anyio.Event = dataclasses.field(default_factory=anyio.Event)
@@ -730,10 +741,12 @@ class JobManager:
                 if isinstance(exc, StorageDamaged | StorageGone):
                     raise  # writing again will not mend it, nor bring a deleted database back
                 failures += 1
+                job.end_refused = _refusal_words(exc)
                 if failures == 1:
                     logger.warning("could not record the end of job %s (%s); trying again until it is recorded",
                                    job.id, exc, exc_info=not isinstance(exc, StorageError | sqlite3.Error | OSError))
             else:
+                job.end_refused = None
                 if failures:
                     logger.info("recorded the end of job %s after %d failed tries", job.id, failures)
                 return
@@ -797,6 +810,9 @@ class JobManager:
             # has it, it has not ended for anyone, so a caller who sees it ended finds its result.
             record = dataclasses.replace(record, status="running" if job.started_at is not None else "queued",
                                          finished_at=None, reason=None)
+            # Said, with why: a job whose end a full disk refused looked running for as long.
+            return dataclasses.replace(JobView.of(record, self.poll_interval_s), position=position,
+                                       progress=job.progress, end_refused=job.end_refused)
         return dataclasses.replace(JobView.of(record, self.poll_interval_s), position=position,
                                    progress=job.progress)
 

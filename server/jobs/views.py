@@ -33,6 +33,9 @@ class JobView:
     position: int | None = None
     # The latest progress report: {"progress", "total", "message"}.
     progress: Mapping[str, Any] | None = None
+    # Its tool has ended, and the store refused its end so far, for this reason (a full disk):
+    # it is written again until it is taken, and the job shows running until then.
+    end_refused: str | None = None
 
     @classmethod
     def of(cls, record: JobRecord, poll_interval_s: float) -> JobView:
@@ -52,6 +55,7 @@ class JobView:
         optional = {
             "started_at": iso(self.started_at), "finished_at": iso(self.finished_at), "reason": self.reason,
             "position": self.position, "progress": dict(self.progress) if self.progress else None,
+            "end_refused": self.end_refused,
         }
         data.update({k: v for k, v in optional.items() if v is not None})
         if not self.finished:
@@ -76,6 +80,9 @@ class JobView:
             head += _ENDED[self.status]
             if self.reason:
                 head += f": {self.reason}"
+        if self.end_refused and not self.finished:
+            head += (f"; its tool has ended, but the server could not record its end yet ({self.end_refused}), "
+                     "and tries again until it can")
         return head
 
     def next_step(self) -> str:

@@ -218,6 +218,40 @@ async def test_a_job_ending_after_its_database_was_deleted_is_not_retried_for_ev
                 await anyio.sleep(0.02)
 
 
+class FullUntilFreed(SqliteJobStore):
+    """A data folder whose disk is full when the job ends, until ``freed`` is set (a test cannot
+    fill a real disk it does not own)."""
+
+    freed = False
+
+    async def finish(self, job_id: str, status: Any, result: ToolResult, *, at: float, reason: str | None = None,
+                     events: Any = None) -> None:
+        if not self.freed:
+            raise OSError(28, "No space left on device")
+        await super().finish(job_id, status, result, at=at, reason=reason, events=events)
+
+
+async def test_a_job_whose_end_a_full_disk_refuses_says_so_until_it_is_recorded(db_path: Path) -> None:
+    """It showed plain "running" for as long as the disk stayed full: its caller could not tell a
+    job at work from one whose result was waiting to be saved (found by an outside check)."""
+    gate, store = Gate(), FullUntilFreed(db_path)
+    async with JobManager(store, sync_budget_s=0.05) as manager:
+        job_id = await start_job(manager, gate)
+        gate.open()
+        with anyio.fail_after(20):
+            while (view := await manager.status("alice", job_id)).end_refused is None:
+                await anyio.sleep(0.02)
+        assert view.status == "running" and view.structured()["end_refused"] == "No space left on device"
+        assert ("its tool has ended, but the server could not record its end yet (No space left on device), "
+                "and tries again until it can") in view.sentence()
+        store.freed = True
+        with anyio.fail_after(20):
+            done = await manager.wait("alice", job_id, None)
+        assert done.status == "completed" and done.end_refused is None
+        result = await manager.result("alice", job_id)
+        assert result is not None and result.text == "done"
+
+
 async def test_cancelling_a_finished_job_changes_nothing(make_manager: MakeManager) -> None:
     async with make_manager() as manager:
         job_id = await start_job(manager, instant)
