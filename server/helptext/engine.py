@@ -510,7 +510,8 @@ def _named_in_usage(stray: list[HelpEntry], listed: list[HelpEntry], facts: Usag
     return kept
 
 
-_CHOICE_LINE = compiled(r"^\{[^{}\s]+,[^{}\s]+\}")
+# "{a,b}", or "{a}" for a subparsers action of one command (its line under it is what makes it one).
+_CHOICE_LINE = compiled(r"^\{[^{}\s]+\}")
 
 
 # A word the usage writes before " ...": argparse's subparsers metavar ("<command> ...").

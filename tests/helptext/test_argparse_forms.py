@@ -99,6 +99,20 @@ def test_subparsers_with_a_metavar_list_their_commands_under_it():
     assert desc.positionals == ()
 
 
+def test_subparsers_of_one_command_are_a_command_and_a_choice_of_one_stays_a_value():
+    """"{launch}" was read as a positional taking the word "launch": the command's own options
+    were never offered (bm25's "mcp launch"). Made by argparse itself, as the truth."""
+    parser = argparse.ArgumentParser(prog="bm25 mcp")
+    commands = parser.add_subparsers(help="MCP actions")
+    commands.add_parser("launch", help="Launch the MCP server")
+    desc = describe_help(parser.format_help().encode())
+    assert [s.name for s in desc.subcommands] == ["launch"] and desc.positionals == ()
+    single = argparse.ArgumentParser(prog="pick")
+    single.add_argument("mode", choices=["fast"], help="how to run")
+    desc = describe_help(single.format_help().encode())
+    assert desc.subcommands == () and [p.choices for p in desc.positionals] == [("fast",)]
+
+
 def test_several_values_after_one_flag_reach_the_program_as_its_parser_reads_them():
     """``--exclude PAT [PAT ...]`` (nargs="+") took one value; given twice, argparse keeps the
     last list only. The argv built from the schema is parsed by the program's own parser."""
