@@ -490,8 +490,12 @@ def _prose_rejoined(lines: list[str]) -> list[str]:
     for line in lines:
         text = line.strip()
         before = out[-1].rstrip() if out else ""
+        # Or inside a code span the line before opened ("passed to `hf repos create" / "--template
+        # ...` to create"): whatever follows the flag.
+        in_code = before.count("`") % 2 == 1 and text.startswith("-")
         if (before and not before.endswith((".", ":", "!", "?")) and not _is_option_start(before)
-                and indent_of(line) == indent_of(before) and _FLAG_IN_PROSE.match(text) and "  " not in text):
+                and indent_of(line) == indent_of(before) and (_FLAG_IN_PROSE.match(text) or in_code)
+                and "  " not in text):
             out[-1] = f"{before} {text}"
             continue
         out.append(line)

@@ -338,6 +338,19 @@ def test_a_flag_that_a_wrapped_sentence_puts_first_on_a_line_stays_in_the_senten
     assert next(o for o in desc.options if o.long == "--sort-keys").description == "sort object keys"
 
 
+def test_a_flag_inside_a_code_span_a_wrapped_line_opened_stays_in_the_sentence():
+    """hf spaces templates offered a --template switch it does not have: "passed to `hf repos create"
+    wrapped before "--template ...` to create a new Space", and the line was read as an option."""
+    text = ("Usage: hf spaces templates [OPTIONS]\n\n  List the available Space templates.\n\n"
+            "  The `repo_id` of a template can be passed to `hf repos create\n"
+            "  --template ...` to create a new Space from that template.\n\n"
+            "Options:\n  --token TEXT  A User Access Token.\n  -h, --help    Show this message and exit.\n")
+    desc = _describe(text)
+    assert [o.long for o in desc.options] == ["--token", "--help"]
+    assert desc.description.endswith("passed to `hf repos create --template ...` to create a new Space from that "
+                                     "template.")
+
+
 def test_a_default_written_as_words_about_the_value_is_no_default():
     """jsonkit keys offered "the whole document" as the default of --path, which a client that
     fills in defaults would send; a quoted or one-word default is kept."""
