@@ -1126,7 +1126,38 @@ def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[
             out[index], from_untitled[index] = opt, False
             for k in keys:
                 seen[k] = index
+        elif from_untitled[index] == (position in in_untitled) \
+                and (forms := _forms_of_one_option(out[index], opt)) is not None:
+            # Both from the list, or both from a help with no headings (GNU's): not an entry of
+            # the list and a flag in prose ("--delimiter (-d) option. Setting it is optional.")
+            out[index] = forms
     return out
+
+
+# A value written as itself in an option's entry ("--format=gzip"), not a placeholder for one.
+_WRITTEN_VALUE = compiled(r"[a-z0-9][\w.+-]*")
+
+
+def _forms_of_one_option(first: OptionSpec, then: OptionSpec) -> OptionSpec | None:
+    """One long option listed in several forms, one per entry, as GNU tools do: "--time" over
+    "--time=WORD" is a value that may be left out (du); "--format=zstd" over "--format=gzip"
+    are its values (zstd). None for the same form printed again (under two headings)."""
+    if first.long is None or first.long != then.long:
+        return None
+    said = first.description if not then.description else then.description if not first.description else (
+        f"{first.description}{'' if first.description.endswith(('.', ';', ':')) else ';'} {then.description}")
+    if first.takes_value != then.takes_value:
+        valued = first if first.takes_value else then
+        if valued.value_spaced or valued.value_optional:
+            return None  # not "--time=WORD" (ctest's "--repeat until-pass:<n>" forms are of another kind)
+        return valued._replace(value_optional=True, short=first.short or then.short, description=said)
+    values = (first.value_name, then.value_name)
+    if first.takes_value and values[0] != values[1] and not first.value_optional \
+            and all(value and _WRITTEN_VALUE.fullmatch(value) for value in values):
+        choices = tuple(dict.fromkeys([*(first.choices or (first.value_name,)), *(then.choices or (then.value_name,))]))
+        return first._replace(type="enum", choices=choices, value_name=None, short=first.short or then.short,
+                              description=said)
+    return None
 
 
 def _usage_option(flag: str, raw: str | None) -> OptionSpec:

@@ -97,6 +97,31 @@ def test_a_numbers_optional_value_may_be_left_out_and_the_flag_goes_alone(tmp_pa
     assert run.stdout == b"size\n2.0K\n"
 
 
+def test_one_option_listed_in_several_forms_takes_each_form_s_value(tmp_path: Path) -> None:
+    """du lists "--time" over "--time=WORD", sort "--check=diagnose-first" over "--check=quiet":
+    the first form alone was kept, so du's WORD (atime, ctime) could not be given, and sort's
+    --check took any word. The truth is the programs, run with each value the schema offers."""
+    du, sort = _gnu("du"), _gnu("sort")
+    if du is None or sort is None:
+        pytest.skip("no GNU du and sort here")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f.txt").write_text("a\nb\n")
+    schema = build_tool_schema(describe_help(du))
+    time = jsonschema.Draft202012Validator(schema.input_schema["properties"]["time"])
+    assert time.is_valid("") and time.is_valid("ctime")
+    for value in ("", "ctime", "atime"):
+        run = subprocess.run(["du", *schema.to_argv({"time": value, "file": ["d"]})], cwd=tmp_path, env=ENV,
+                             capture_output=True, check=False)
+        assert run.returncode == 0 and run.stdout.count(b"-") >= 2, (value, run.stderr)  # a date is shown
+    schema = build_tool_schema(describe_help(sort))
+    offered = schema.input_schema["properties"]["check"]["enum"]
+    assert {"diagnose-first", "quiet"} <= set(offered)
+    for value in offered:
+        run = subprocess.run(["sort", *schema.to_argv({"check": value, "file": ["f.txt"]})], cwd=tmp_path, env=ENV,
+                             capture_output=True, check=False)
+        assert run.returncode == 0 and not SYNTAX_REFUSED.search(run.stderr.decode()), (value, run.stderr)
+
+
 @pytest.mark.parametrize("program", ["sleep", "timeout", "printf", "expr", "nohup", "factor", "seq", "cat"])
 def test_an_operand_is_required_exactly_where_the_program_says_one_is_missing(program: str) -> None:
     """GNU writes its --help and --version form as a usage form of its own ("or:  sleep OPTION",
