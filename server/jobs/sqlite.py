@@ -260,6 +260,10 @@ class SqliteJobStore(JobStore):
             verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 raise _Damaged(str(verdict))
+            # A write that changes nothing, once the file is known whole: a database that cannot be
+            # written (read-only to this user, or immutable) is said now, not by every long call
+            # failing to be recorded.
+            conn.execute(f"PRAGMA user_version = {int(conn.execute('PRAGMA user_version').fetchone()[0])}")
         except BaseException:
             conn.close()
             raise

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import sqlite3
 import stat
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -399,3 +401,19 @@ async def test_a_database_whose_tables_lack_a_column_is_refused_at_start_naming_
             pass
     assert "its table jobs has no column result_file" in str(refused.value)
     assert "Move it aside" in str(refused.value)
+
+
+async def test_a_database_file_that_cannot_be_written_is_refused_at_start(db_path: Path) -> None:
+    """It was opened without a word, then every long call failed: "could not be recorded
+    (attempt to write a readonly database)". Made immutable, which holds even for root."""
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_a"))
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(db_path)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not possible here (not root, or a file system without the flag)")
+    try:
+        with pytest.raises(StorageError) as refused:
+            async with SqliteJobStore(db_path):
+                pass
+    finally:
+        subprocess.run(["chattr", "-i", str(db_path)], check=True)
+    assert "readonly database" in str(refused.value) and "writable" in str(refused.value)
