@@ -654,10 +654,17 @@ def _option(entry: HelpEntry, rules: Rules) -> OptionSpec:
         # cleo's "-v|vv|vvv, --verbose": a counter whose uses are written out (it was lost whole).
         counter = _option_read(entry._replace(head=tiers.group(1) + tiers.group(3)), rules)
         return counter._replace(repeatable=True)
+    if "#" in entry.head:
+        # zstd's "-T#", "--memory=#", "--long[=#]": "#" is a number written in the flag's place.
+        entry = entry._replace(head=_NUMBER_MARK.sub(r"\1<num>", entry.head))
     templated = _default_in_head(entry.head.strip())
     if templated is not None:
         return _option_with_default_in_head(entry, rules, *templated)
     return _option_read(entry, rules)
+
+
+# A "#" for a number right after a short option's letter or after "=" ("-T#", "--memory=#").
+_NUMBER_MARK = compiled(r"(?<![\w-])(-[A-Za-z]|--[a-z][\w-]*\[?=)#(?=[\],\s]|$)")
 
 
 def _default_in_head(head: str) -> tuple[str, str] | None:

@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from toolbay.helptext import build_tool_schema, describe_help
+from toolbay.helptext.schema import ToolSchema
 
 ZIP_HELP = """Copyright (c) 1990-2008 Info-ZIP - Type 'zip "-L"' for software license.
 Zip 3.0 (July 5th 2008). Usage:
@@ -279,17 +280,23 @@ def test_operands_or_a_dash_for_standard_input_are_the_operands(tmp_path: Path) 
     assert (tmp_path / "one.txt.zst").is_file() and (tmp_path / "two.txt.zst").is_file()
 
 
+def _zstd_described(help_flag: str, folder: Path) -> tuple[str, ToolSchema]:
+    """The installed zstd and the schema of its help (``-h`` short, ``-H`` long), with a file
+    to compress in ``folder``; skips where zstd is not installed."""
+    path = shutil.which("zstd")
+    if path is None:
+        pytest.skip("no zstd here")
+    done = subprocess.run([path, help_flag], capture_output=True, text=True, check=False)
+    (folder / "in.txt").write_text("words " * 100)
+    return path, build_tool_schema(describe_help((done.stdout + done.stderr).encode()))
+
+
 def test_every_switch_zstds_schema_offers_is_taken_by_zstd(tmp_path: Path) -> None:
     """zstd's "-#  Desired compression level, where `#` is a number" was a switch named
     "value" that wrote "-#", which zstd refuses ("Incorrect parameters"), as grep refuses
     "-NUM": a number written after the dash is no option. The truth is zstd: every switch of
     its schema, given with a file to compress, is taken."""
-    path = shutil.which("zstd")
-    if path is None:
-        pytest.skip("no zstd here")
-    done = subprocess.run([path, "-h"], capture_output=True, text=True, check=False)
-    schema = build_tool_schema(describe_help((done.stdout + done.stderr).encode()))
-    (tmp_path / "in.txt").write_text("words " * 100)
+    path, schema = _zstd_described("-h", tmp_path)
     tried = 0
     for name, prop in schema.input_schema["properties"].items():
         if prop.get("type") != "boolean" or name in ("h", "help", "version", "decompress"):
@@ -299,6 +306,22 @@ def test_every_switch_zstds_schema_offers_is_taken_by_zstd(tmp_path: Path) -> No
         assert "Incorrect parameter" not in run.stderr, (argv, run.stderr[:200])
         tried += 1
     assert tried >= 3
+
+
+@pytest.mark.parametrize("given", [{"T": 2}, {"long": ""}, {"long": 24}, {"fast": 1}, {"B": 0}])
+def test_a_number_written_as_hash_in_zstds_flags_is_a_number_zstd_takes(tmp_path: Path,
+                                                                        given: dict[str, object]) -> None:
+    """zstd writes "-T#", "-B#", "--long[=#]", "--fast[=#]": each was a switch that wrote the
+    "#" itself ("-T#"), which zstd refuses, so threads, block size and window could not be set.
+    The truth is zstd, run with each value a call gives."""
+    path, schema = _zstd_described("-H", tmp_path)
+    (name, value), = given.items()
+    offered = schema.input_schema["properties"][name]
+    assert "integer" in (offered.get("type"), *(kind.get("type") for kind in offered.get("anyOf", ())))
+    argv = schema.to_argv({name: value, "input": ["in.txt"], "force": True, "stdout": True})
+    assert "#" not in " ".join(argv)
+    run = subprocess.run([path, *argv], cwd=tmp_path, capture_output=True, check=False)
+    assert run.returncode == 0 and run.stdout[:4] == b"\x28\xb5\x2f\xfd", (argv, run.stderr[:200])  # a frame
 
 
 def test_a_command_to_run_in_capitals_in_brackets_is_an_operand_where_no_commands_are_listed() -> None:
