@@ -22,7 +22,7 @@ from toolbay import __version__
 from toolbay.cli_running import console, plain, say
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
-from toolbay.control_chars import shown
+from toolbay.control_chars import one_line, shown
 from toolbay.internals.typer_click import NoArgsIsHelpError, UsageError
 
 if TYPE_CHECKING:
@@ -216,7 +216,7 @@ def list_tools(
             skipped.add_row(*plain(item["path"], item["reason"]))
         console().print(skipped)
     for diagnostic in listing["diagnostics"]:
-        console().print(f"note: {diagnostic}", markup=False, highlight=False, soft_wrap=True)  # paths whole
+        console().print(f"note: {one_line(diagnostic)}", markup=False, highlight=False, soft_wrap=True)  # paths whole
     if any(tool["realm"] != "core" for tool in listing["tools"]) or listing["diagnostics"]:
         console().print(f"precedence: {listing['precedence']}", markup=False, highlight=False)
 

@@ -19,7 +19,7 @@ import anyio.to_thread
 from toolbay.chain.call import ToolCall
 from toolbay.close_names import closest_names
 from toolbay.config import Settings, folder_problems
-from toolbay.discovery import NO_TOOL_REASON, FileOutcome, tool_name_for
+from toolbay.discovery import NO_TOOL_REASON, FileOutcome, names_not_files, tool_name_for
 from toolbay.errors import UnknownTool
 from toolbay.jobs import JobManager
 from toolbay.start_up_collector import resume_after_imports
@@ -264,7 +264,8 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
             tools.append(tool)
         skipped = [{"path": s.path, "reason": s.reason} for s in keeper.skipped_files]
         return {"tools": tools, "skipped": skipped,
-                "diagnostics": [*folder_problems(settings), *catalog.diagnostics, *keeper.notes(),
+                "diagnostics": [*folder_problems(settings), *names_not_files(settings.extensions),
+                                *catalog.diagnostics, *keeper.notes(),
                                 *_patterns_matching_nothing(app)],
                 "precedence": PRECEDENCE_RULE}
 

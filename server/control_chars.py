@@ -18,3 +18,20 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def shown(text: str) -> str:
     """``text`` with every control character but tab and line feed written as ``\\xNN``."""
     return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text) if _CONTROL.search(text) else text
+
+
+# Every control character, line breaks included, and Unicode's own line and paragraph separators.
+_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character written as an escape, line breaks and tabs too: a
+    file's name or a caller's text in a log line cannot begin a line that looks like another
+    record ("ok\\n09:99:99 CRITICAL ..." as a file's name)."""
+    return _BREAKING.sub(_escape, text) if _BREAKING.search(text) else text
+
+
+def _escape(found: re.Match[str]) -> str:
+    character = found.group()
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(character) or (
+        f"\\x{ord(character):02x}" if ord(character) < 0x100 else f"\\u{ord(character):04x}")

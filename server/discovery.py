@@ -18,6 +18,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -32,6 +33,7 @@ import anyio.to_thread
 from toolbay.ascii_names import name_safe
 from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import DiscoverySettings, Settings
+from toolbay.control_chars import one_line
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
 from toolbay.errors import HelpDidNotEnd, NoSubcommandHelp, NotHelpError, ToolbayError, WasmRejected, why_no_folder
 from toolbay.file_names import is_utf8, shown
@@ -81,6 +83,9 @@ HELP_RUNS_AT_ONCE = max(1, min(4, CORES))
 
 # Marks a cached description that is a remembered failure of the whole file (its reason follows).
 _FAILED = "\x00the whole file: "
+# The notes of a WebAssembly file that are not about a subcommand it skipped (``log_notes``).
+_NOT_A_TIER = "its help says 'PermissionLevel: "
+_SERVED_AS = " is served as "
 # Beside a remembered failure whose help run timed out: the limit it ran past.
 _TIMED_OUT_AFTER = "\x00timed out after s: "
 DEFAULT_MAX_DEPTH = DiscoverySettings.model_fields["max_depth"].default
@@ -125,6 +130,11 @@ def scan_files(folders: Iterable[Path]) -> list[tuple[str, os.stat_result | None
                                 wasm.append(entry)
                             elif entry.name[:1] not in "._" and entry.is_dir():
                                 folders_in.append(entry.name)
+                            if is_tool_file_name(entry.name) and not entry.is_file():
+                                # Said, not skipped without a word: a mistyped link's target was
+                                # found nowhere (it is served once the target is there).
+                                _warn_once(os.path.join(folder, entry.name), f"%s is {_what_it_is(entry)}, "
+                                           "not a file; skipping it")
                         except OSError as exc:
                             # A link that loops ("self.wasm -> self.wasm"), or one this user may not
                             # follow: that entry is skipped, said once; it stopped the whole scan (a
@@ -175,6 +185,40 @@ def _note_tools_in_subfolders(prefix: str, names: list[str]) -> None:
             logger.info("%s holds %s, not served: only the files directly in a tool folder are (name %s in "
                         "extensions to serve it)", path, ", ".join(tools[:5]) + (", ..." if len(tools) > 5 else ""),
                         path)
+
+
+def names_not_files(folders: Iterable[Path]) -> list[str]:
+    """A note for each tool's name in ``folders`` that is not a file (a link to nothing, a
+    folder, a named pipe), as ``toolbay list`` says them; ``scan_files`` logs the same."""
+    notes = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                notes += [f"{entry.path} is {_what_it_is(entry)}, not a file; it is skipped" for entry in entries
+                          if is_tool_file_name(entry.name) and not _is_file(entry)]
+        except OSError:
+            continue  # said as the folder's problem (``folder_problems``)
+    return sorted(notes)
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return True  # a link that loops: said by ``scan_files`` as one that cannot be read
+
+
+def _what_it_is(entry: os.DirEntry[str]) -> str:
+    """What a tool's name in a folder is, when it is not a file."""
+    if entry.is_symlink() and not os.path.exists(entry.path):
+        return "a link to nothing"
+    if entry.is_dir():
+        return "a folder"
+    try:
+        mode = entry.stat().st_mode
+    except OSError:
+        return "not readable"
+    return "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
 
 
 def _warn_once(folder: Path | str, message: str) -> None:
@@ -471,7 +515,8 @@ class Discovery:
         file_name = os.path.basename(ref.path)
         if file_name[:-len(".wasm")] != stem:
             # 日本.wasm is served as "tool": two such files would clash without a word.
-            notes = (*notes, f"{file_name} is served as {stem!r}: a tool name is ASCII letters, digits, '_' and "
+            notes = (*notes, f"{one_line(shown(file_name))}{_SERVED_AS}{stem!r}: a tool name is ASCII letters, "
+                             "digits, '_' and "
                              "'-', at most 64 (rename the file to choose it)")
         return FileOutcome(ref.path, ref.sha256, tools, None, notes, from_cache)
 
@@ -539,7 +584,7 @@ class Discovery:
             raise NoSubcommandHelp(f"it lists subcommands, but none of their help could be read "
                                f"({' '.join(first.path)}: {first.reason})")
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped) + tuple(
-            f"its help says 'PermissionLevel: {word}', which is no tier (read, write or exec): its tools are "
+            f"{_NOT_A_TIER}{word}', which is no tier (read, write or exec): its tools are "
             "served as undeclared, with no workspace" for word in not_tiers)
         return CachedFile(commands=commands, skipped=skipped)
 
@@ -590,6 +635,15 @@ class Discovery:
             # The worker is told what to import in JSON, which has no way to write the bytes of such
             # a name; nor could its tools' module be imported by it in the worker.
             return FileOutcome(path, sha, skipped=SkippedFile(path, _NOT_UTF8))
+        try:
+            size = os.stat(path).st_size
+        except OSError as exc:
+            return FileOutcome(path, sha, skipped=SkippedFile(path, f"cannot read the file: {exc.strerror or exc}"))
+        if size > MAX_PYTHON_MODULE_BYTES:
+            # Read whole to be described and imported: a 200 MB file took 700 MB of the server's memory.
+            return FileOutcome(path, sha, skipped=SkippedFile(
+                path, f"{size / 2**20:,.0f} MiB, more than the {MAX_PYTHON_MODULE_BYTES // 2**20} MiB a Python tool "
+                      "module may be"))
         entry = self._python_cached(path, sha) if look_up else None
         source = source_of(path, sha)
         module = tool_name_for(path)  # as the worker imports it
@@ -749,7 +803,14 @@ class Discovery:
             # compile cannot be stopped: it is waited for only briefly, and ends on its own (a
             # Ctrl-C during a first start of large tools waited 4 to 24 s for them).
             limiter = workers if path.endswith(".py") else modules
-            outcome = await run_stoppable(describe, limiter=limiter, wait_s=STOPPING_WAIT_S, daemon=True)
+            try:
+                outcome = await run_stoppable(describe, limiter=limiter, wait_s=STOPPING_WAIT_S, daemon=True)
+            except (WorkStopped, anyio.get_cancelled_exc_class()):
+                raise
+            except Exception as exc:  # noqa: BLE001 - one file's failure (out of memory) must not end the server
+                logger.exception("describing %s failed", shown(path))
+                outcome = FileOutcome(path, sha, skipped=SkippedFile(
+                    path, f"it could not be described ({type(exc).__name__}: {exc})"))
             outcomes[index] = outcome
             name = os.path.basename(path)
             if outcome.skipped and outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):
@@ -800,11 +861,12 @@ def source_of(path: str, sha: str) -> str | None:
 def log_notes(outcome: FileOutcome) -> None:
     """Logs what a described file offers no tool for, and why: a program's subcommands; a
     Python module's refused schemas (their notes name the module already)."""
+    name = shown(os.path.basename(outcome.path))
     for note in outcome.notes:
-        if outcome.path.endswith(".py"):
-            logger.info("%s: %s", os.path.basename(outcome.path), note)
+        if outcome.path.endswith(".py") or note.startswith(_NOT_A_TIER) or _SERVED_AS in note:
+            logger.info("%s: %s", name, note)
         else:
-            logger.info("%s: skipped subcommand %s", os.path.basename(outcome.path), note)
+            logger.info("%s: skipped subcommand %s", name, note)
 
 
 class _LazyArgv:
@@ -823,6 +885,9 @@ class _LazyArgv:
         return self._to_argv(arguments)
 
 
+# A Python tool module is read whole (hashed, described, imported): one larger than this is
+# no hand-written module, and is not read.
+MAX_PYTHON_MODULE_BYTES = 16 * 1024 * 1024
 _NOT_UTF8 = "its path is not valid UTF-8: rename the file (or its folder) to serve it"
 
 

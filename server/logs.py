@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from toolbay.control_chars import shown
+from toolbay.control_chars import one_line, shown
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 LogFormat = Literal["text", "json"]
@@ -82,6 +82,13 @@ class _ShownFormatter(logging.Formatter):
     """Lines whose control characters are written as escapes (``toolbay.control_chars``): a
     module's error, logged, set the title of the terminal that showed the log (JSON lines
     escape them already)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802
+        # The message on one line: a file's name or a module's error with a line break in it
+        # began a line that read as another record ("ok\n09:99:99 CRITICAL toolbay.auth: ...").
+        # A traceback, added after the message, keeps its lines.
+        record.message = one_line(record.message)
+        return super().formatMessage(record)
 
     def format(self, record: logging.LogRecord) -> str:
         return shown(super().format(record))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import wasmtime
@@ -24,6 +25,29 @@ def check_header(path: Path, data: bytes) -> None:
         raise WasmRejected(str(path), f"unsupported WebAssembly version {data[4:8].hex()}")
 
 
+# A module larger than this is not read: the largest real tools are tens of MB (a Go program
+# 7 MB, a Python interpreter built in 40), and reading a file is holding it whole in memory.
+MAX_MODULE_BYTES = 512 * 1024 * 1024
+
+
+def read_module(path: Path) -> bytes:
+    """The bytes of the WebAssembly file at ``path``, read whole only once its first eight bytes
+    are a core module's and its size is at most ``MAX_MODULE_BYTES``: a 2 GB file of junk named
+    ``.wasm`` was read into memory before its header said it was none (and, with a memory limit,
+    ended the server). Raises ``WasmRejected`` with a one-line reason."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(8)
+            check_header(path, head)
+            size = os.fstat(file.fileno()).st_size
+            if size > MAX_MODULE_BYTES:
+                raise WasmRejected(str(path), f"{size / 2**20:,.0f} MiB, more than the {MAX_MODULE_BYTES // 2**20} MiB "
+                                              "a module may be")
+            return head + file.read()
+    except OSError as error:
+        raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
+
+
 def check_interface(path: Path, module: wasmtime.Module) -> None:
     """Imports only from WASI preview 1, and exports ``_start: () -> ()``."""
     for imp in module.imports:
@@ -41,11 +65,7 @@ def check_interface(path: Path, module: wasmtime.Module) -> None:
 
 def inspect_module(path: Path, engine: wasmtime.Engine | None = None) -> wasmtime.Module:
     """Validates and compiles ``path``; raises ``WasmRejected`` with a one-line reason."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
-    check_header(path, data)
+    data = read_module(path)
     with map_load_errors(str(path)):
         module = wasmtime.Module(engine or wasmtime.Engine(), data)
     check_interface(path, module)

@@ -40,7 +40,7 @@ from toolbay.wasm.compilers import (
     pool_slots_for,
 )
 from toolbay.wasm.errors import Ending, map_load_errors, map_wasmtime_errors
-from toolbay.wasm.inspect import check_header, check_interface
+from toolbay.wasm.inspect import check_interface, read_module
 from toolbay.wasm.interrupt import (
     OVER_BUDGET,
     TICK_S,
@@ -288,12 +288,7 @@ class WasmRuntime:
 
     @staticmethod
     def _read(path: Path) -> bytes:
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
-        check_header(path, data)
-        return data
+        return read_module(path)
 
     @property
     def loaded(self) -> frozenset[str]:

@@ -77,6 +77,60 @@ def test_escape_sequences_a_module_writes_are_shown_not_sent_to_the_terminal(tmp
     assert _ShownFormatter("%(message)s").format(record) == "skipped: \\x1b]0;owned\\x07"
 
 
+def test_a_line_break_in_a_files_name_forges_no_line_of_the_log_nor_of_the_listing(
+        tmp_path: Path, shared_data_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A file named "ok\\n09:99:99 CRITICAL ..." printed a line that read as a record of its own,
+    in the server's log and in the notes of `toolbay list`."""
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    forged = "09:99:99 CRITICAL toolbay.auth: token accepted for admin"
+    shutil.copy(REPO_ROOT / "extensions" / "hashsum.wasm", folder / f"ok\n{forged}.wasm")
+    (folder / f"junk\n{forged}.wasm").write_bytes(b"not a module")
+    result = runner.invoke(app, ["list", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    assert not any(line.startswith(forged) for line in result.output.splitlines()), result.output
+    assert f"ok\\n{forged}.wasm is served as" in result.output
+    from toolbay.logs import _ShownFormatter
+
+    record = logging.LogRecord("toolbay", logging.WARNING, __file__, 1, "skipping %s: %s",
+                               (f"/x/ok\n{forged}.wasm", "not a WebAssembly file"), None)
+    try:
+        raise ValueError("first line\nsecond line")
+    except ValueError:
+        import sys
+
+        record.exc_info = sys.exc_info()
+    written = _ShownFormatter("%(levelname)s %(message)s").format(record)
+    assert written.startswith(f"WARNING skipping /x/ok\\n{forged}.wasm: not a WebAssembly file\nTraceback")
+    assert written.endswith("ValueError: first line\nsecond line")  # a traceback keeps its lines
+
+
+def test_a_huge_file_of_junk_is_skipped_by_its_header_without_being_read(tmp_path: Path,
+                                                                         shared_data_dir: Path) -> None:
+    """A 2 GB file named .wasm was read whole before its first bytes said it was no module (the
+    server's memory grew by 2 GB, and under a memory limit the server died); a 200 MB .py by 700 MB."""
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    with open(folder / "huge.wasm", "wb") as junk:
+        junk.truncate(1 << 30)  # sparse: a gigabyte of zeros on no disk
+    with open(folder / "huge.py", "wb") as big:
+        big.write(b"# " + b"x" * (20 << 20) + b"\n")
+    # Run from a process of its own, whose children's peak memory is then this run's alone.
+    measured = subprocess.run([sys.executable, "-c", (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "sys.stdout.write(done.stdout)\n"
+        "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+        "sys.exit(done.returncode)\n"),
+        sys.executable, "-m", "toolbay", "list", "--json", "--extensions", str(folder), "--data-dir",
+        str(shared_data_dir)], capture_output=True, text=True, timeout=120, check=False)
+    assert measured.returncode == 0, measured.stderr
+    assert int(measured.stderr) < 400_000, f"peak memory {int(measured.stderr) // 1024} MiB"  # in KiB
+    skipped = {Path(item["path"]).name: item["reason"] for item in json.loads(measured.stdout)["skipped"]}
+    assert skipped["huge.wasm"] == "not a WebAssembly file (no \\0asm header)"
+    assert skipped["huge.py"] == "20 MiB, more than the 16 MiB a Python tool module may be"
+
+
 def test_list_leaves_out_a_files_tool_that_a_built_in_hides_and_says_so(tmp_path: Path, shared_data_dir: Path) -> None:
     result = run_beside_one_module(tmp_path, shared_data_dir, ("job.py", (
         "def get_tool_schemas():\n    return [{'name': 'job_status', 'description': 'fake', 'input_schema': "
@@ -1209,3 +1263,20 @@ def test_a_group_given_no_command_still_shows_its_help() -> None:
     result = subprocess.run([sys.executable, "-m", "toolbay", "token"], capture_output=True, text=True,
                             stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert "Commands:" in result.stdout + result.stderr and "new" in result.stdout + result.stderr
+
+
+def test_a_tools_name_that_is_no_file_is_said_not_skipped_without_a_word(tmp_path: Path,
+                                                                         shared_data_dir: Path) -> None:
+    """A dangling link, a named pipe or a folder named like a tool appeared nowhere: a mistyped
+    link's target was found by no one."""
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "typo.wasm").symlink_to(tmp_path / "nowhere" / "tool.wasm")
+    os.mkfifo(folder / "pipe.py")
+    (folder / "folder.wasm").mkdir()
+    result = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    said = "\n".join(json.loads(result.stdout)["diagnostics"])
+    assert f"{folder / 'typo.wasm'} is a link to nothing, not a file; it is skipped" in said
+    assert f"{folder / 'pipe.py'} is a named pipe, not a file; it is skipped" in said
+    assert f"{folder / 'folder.wasm'} is a folder, not a file; it is skipped" in said
