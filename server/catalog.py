@@ -256,11 +256,16 @@ class Catalog:
         return entry
 
     def diff(self, newer: Catalog) -> CatalogChange:
+        """What a client would see change. A tool whose file changed but whose definition did
+        not (a function's body edited, a file's bytes restored, a custom section added) is no
+        change: its new version serves the next call all the same, and clients were told the
+        list had changed when it had not."""
         old, new = self.keyed(), newer.keyed()
         return CatalogChange(
             added=tuple(sorted(set(new) - set(old))),
             removed=tuple(sorted(set(old) - set(new))),
-            changed=tuple(sorted(n for n in set(old) & set(new) if old[n] is not new[n])),
+            changed=tuple(sorted(n for n in set(old) & set(new)
+                                 if old[n] is not new[n] and old[n].definition != new[n].definition)),
         )
 
 

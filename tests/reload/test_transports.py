@@ -97,3 +97,39 @@ async def test_every_connected_client_hears_one_change(
     assert listened.is_set()
     assert text_of(result).strip() == "hello, modern (greet v1)"
 
+
+
+MODULE = '''def get_tool_schemas():
+    return [{"name": "echoes_say", "description": "Say a word back.",
+             "input_schema": {"type": "object", "properties": {"word": {"type": "string"}}}}]
+
+
+def dispatch(name, args):
+    return "{said} " + args.get("word", "")
+'''
+
+
+async def test_a_file_whose_change_leaves_the_listing_as_it_was_tells_no_client(
+    http_server: tuple[str, GetStreamSpy], reload_dir: Path,
+) -> None:
+    """A function's body edited (or a file's bytes put back) was announced as a change of the
+    list: each client listed its tools again for nothing. The new version still answers."""
+    url, streams = http_server
+    changed = ListChanged()
+    module = reload_dir / "echoes.py"
+    with anyio.fail_after(WAIT_S * 2):
+        async with Client(f"{url}/mcp", mode="legacy", message_handler=changed) as client:
+            await streams.after(0)
+            await client.list_tools()
+            seen = changed.count
+            module.write_text(MODULE.replace("{said}", "first"))
+            await changed.after(seen)
+            listed = (await client.list_tools()).tools
+            seen = changed.count
+            module.write_text(MODULE.replace("{said}", "second"))  # the body alone
+            while text_of(await client.call_tool("echoes_say", {"word": "x"})).strip() != "second x":
+                await anyio.sleep(0.05)  # the new version serves calls: the change has been taken
+            drop(GREET_V1, reload_dir, "greet.wasm")  # a change clients must hear of, after it
+            await changed.after(seen)
+            assert (await client.list_tools()).tools != listed
+    assert changed.count == seen + 1
