@@ -1,59 +1,94 @@
-"""A caller's arguments cut to what a log line or a question to a person can hold.
+"""A caller's arguments, secrets hidden, cut to what a log line or a question to a person can hold.
 
-The audit log writes every call's arguments, refused calls' included, and hides secret-looking
-text in them first (``toolbay.redaction``), a dozen regular-expression passes on the event loop.
-On a call's whole arguments (up to the 4 MiB a request may carry) that held the loop for
-seconds, every other caller waiting, and each refused call wrote megabytes to the log. So each
-string keeps its first ``TEXT_CHARACTERS``, each array and object its first ``ITEMS``, and the
-whole its first ``TOTAL_CHARACTERS`` of text; what is cut says how much there was.
+The audit log writes every call's arguments, refused calls' included, with secret-looking text
+hidden (``toolbay.redaction``: a dozen regular-expression passes) and the configured
+credentials' values blotted out, on the event loop. On a call's whole arguments (up to the
+4 MiB a request may carry) that held the loop for seconds, every other caller waiting, and
+each refused call wrote megabytes to the log. So each string keeps its first
+``TEXT_CHARACTERS``, each array and object its first ``ITEMS``, the whole its first
+``TOTAL_CHARACTERS`` of text and ``NODES`` values; what is cut says how much there was.
 
-A string is cut where a word ends, never inside one: half a token, or the start of a password
-after its name (``password: hun``), might no longer look like a secret, and would be written.
+Secrets are hidden before the cut, never after: a cut through a secret (half a token, the
+start of ``postgres://app:Zq7:wpX9@db``, a key whose secret word is past the cut) would leave
+a part no pattern recognises. Each string is hidden in a window that reaches ``CONTEXT``
+characters (and the longest credential) past what is kept, so that what tells a secret apart
+(a closing quote, the ``@`` after a URL's password) is still there; what lies past the window
+is never kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from toolbay.blotting import MAX_DEPTH, TOO_DEEP
+from toolbay.blotting import MAX_DEPTH, TOO_DEEP, blot
+from toolbay.redaction import REDACTED, is_secret_key, redact_text
 
 TEXT_CHARACTERS = 2_000
 TOTAL_CHARACTERS = 16_000
 ITEMS = 100
 KEY_CHARACTERS = 200
-# Characters of which a token, a key or a password's word is made: a cut moves back past them.
-_WORD_CHARACTERS = frozenset("_-+/=.~%!@#$^&*?")
+# Values looked at in all (a hundred items a level, nested, would be many more than are written).
+NODES = 2_000
+# How far past what is kept a string is read to hide secrets in it.
+CONTEXT = 256
 
 
-def cut_text(text: str, limit: int = TEXT_CHARACTERS) -> str:
-    """``text`` whole if it has at most ``limit`` characters, else its start up to the end of
-    the last word that fits, then ``... (N characters)``."""
+def cut_text(text: str, limit: int = TEXT_CHARACTERS, length: int | None = None) -> str:
+    """``text`` whole if it has at most ``limit`` characters, else its start up to the last
+    space before the limit (the whole start where it has none), then ``... (N characters)``,
+    N being ``length`` (the text's before secrets were hidden in it) or its own."""
     if len(text) <= limit:
         return text
-    end = limit
-    while end > 0 and (text[end].isalnum() or text[end] in _WORD_CHARACTERS):
-        end -= 1  # text[end] is within the word the limit falls in: it goes, whole
-    return f"{text[:end]}... ({len(text)} characters)"
+    kept = text[:limit]
+    space = kept.rfind(" ")
+    return f"{kept[:space] if space > limit // 2 else kept}... ({length or len(text)} characters)"
 
 
-class _Budget:
-    def __init__(self, characters: int) -> None:
+class _Walk:
+    def __init__(self, characters: int, forms: Sequence[str]) -> None:
         self.left = characters
+        self.nodes = NODES
+        self.forms = forms
+        self.context = max([CONTEXT, *(len(form) for form in forms)])
+
+    def hidden(self, text: str, limit: int) -> str:
+        """``text`` with secrets hidden, cut to ``limit`` characters (how long it was said after)."""
+        window = text[:limit + self.context]
+        if self.forms:
+            window = blot(window, self.forms)
+        window = redact_text(window)
+        if len(window) > limit:
+            return cut_text(window, limit, len(text))
+        # Secrets hidden made it short enough: whole, if the window held all of it.
+        return window if len(text) <= limit + self.context else f"{window}... ({len(text)} characters)"
 
     def text(self, text: str) -> str:
-        kept = cut_text(text, min(TEXT_CHARACTERS, max(self.left, 0)))
+        limit = min(TEXT_CHARACTERS, max(self.left, 0))
+        if limit == 0:
+            return f"... ({len(text)} characters)" if text else text
+        kept = self.hidden(text, limit)
         self.left -= len(kept)
         return kept
 
     def value(self, value: Any, depth: int) -> Any:
+        self.nodes -= 1
+        if self.nodes < 0:
+            return "..."
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict | list | tuple) and depth >= MAX_DEPTH:
             return TOO_DEEP
         if isinstance(value, dict):
-            # A key is cut alone, not from the budget: keys stay apart when the text is spent.
-            shown = {cut_text(key, KEY_CHARACTERS) if isinstance(key, str) else key: self.value(item, depth + 1)
-                     for key, item in list(value.items())[:ITEMS]}
+            shown: dict[Any, Any] = {}
+            for key, item in list(value.items())[:ITEMS]:
+                if isinstance(key, str):
+                    # Whether it names a secret is read from the whole key, before it is cut.
+                    secret = is_secret_key(key)
+                    key = self.hidden(key, KEY_CHARACTERS)
+                    shown[key] = REDACTED if secret else self.value(item, depth + 1)
+                else:
+                    shown[key] = self.value(item, depth + 1)
             if len(value) > ITEMS:
                 shown["..."] = f"({len(value)} keys)"
             return shown
@@ -65,8 +100,9 @@ class _Budget:
         return value
 
 
-def shortened(value: Any, total: int = TOTAL_CHARACTERS) -> Any:
-    """A copy of ``value`` (JSON-like) with its strings, arrays and objects cut as the module
-    says, at most about ``total`` characters of text in all; deeper than ``MAX_DEPTH`` levels
-    is ``TOO_DEEP``."""
-    return _Budget(total).value(value, 0)
+def shown_arguments(value: Any, *, total: int = TOTAL_CHARACTERS, credentials: Sequence[str] = ()) -> Any:
+    """A copy of ``value`` (JSON-like) with secret-looking text hidden (``[REDACTED]``, and the
+    values of an object's keys that name a secret), ``credentials`` (their written forms,
+    ``toolbay.blotting.written_forms``) blotted out, and cut as the module says, at most about
+    ``total`` characters of text in all; deeper than ``MAX_DEPTH`` levels is ``TOO_DEEP``."""
+    return _Walk(total, credentials).value(value, 0)

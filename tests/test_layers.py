@@ -32,7 +32,7 @@ LAYERS: dict[str, int] = {
     "toolbay.file_names": 0,  # whether a file's name is valid UTF-8
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts
-    "toolbay.shortening": 0,  # a caller's arguments cut to what a log line or a question to a person can hold
+    "toolbay.shortening": 0,  # a caller's arguments, secrets hidden, cut to what a log line can hold
     "toolbay.atomic_files": 0,  # files replaced whole or not at all
     "toolbay.workspace_links": 0,  # links a tool left leading out of the folders it may write, removed
     "toolbay.freed_memory": 0,  # memory glibc holds after a compile, given back

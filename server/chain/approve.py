@@ -29,8 +29,7 @@ import anyio
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
 from toolbay.errors import ApprovalDenied
-from toolbay.redaction import redact
-from toolbay.shortening import shortened
+from toolbay.shortening import shown_arguments
 from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)
@@ -104,7 +103,7 @@ def _summary(call: ToolCall) -> str:
     if not call.arguments:
         return "no arguments"
     # Cut before redacting: redacting megabytes held the event loop for seconds.
-    shown = json.dumps(redact(shortened(call.arguments, total=_SHOWN_CHARACTERS)), ensure_ascii=False, default=str)
+    shown = json.dumps(shown_arguments(call.arguments, total=_SHOWN_CHARACTERS), ensure_ascii=False, default=str)
     return "the arguments " + (shown if len(shown) <= _SHOWN_CHARACTERS else shown[:_SHOWN_CHARACTERS - 3] + "...")
 
 

@@ -12,9 +12,9 @@ A call made by a sub-agent (``agent_*`` through sampling) also carries
 ``outcome`` is ``ok``, ``job`` (it went on as the job ``job_id``), ``tool_error`` (the tool
 answered ``isError``), ``refused:<code>``
 (a ``CallRefused``; ``reason`` then holds its message), ``cancelled`` or ``crashed``.
-Arguments are cut to a line's worth (``toolbay.shortening``: each string its first 2,000
-characters, 16,000 in all) and redacted (``toolbay.redaction``) before they are written, and
-so is ``reason``.
+Arguments are written with secrets hidden (``toolbay.redaction``, and the configured
+credentials' values), cut to a line's worth (``toolbay.shortening``: each string its first
+2,000 characters, 16,000 in all), and so is ``reason``.
 
 Sink: ``AuditLog`` appends to a file with one ``os.write`` per line (no buffering, so
 lines from concurrent calls never interleave and a crash loses nothing). A write that
@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,8 +40,8 @@ from toolbay.blotting import blot, map_strings, written_forms
 from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
 from toolbay.outcomes import job_started
-from toolbay.redaction import redact, redact_text
-from toolbay.shortening import cut_text, shortened
+from toolbay.redaction import redact_text
+from toolbay.shortening import TEXT_CHARACTERS, shown_arguments
 from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -137,25 +137,22 @@ class Audit:
         finally:
             try:
                 forms = written_forms(self.hidden()) if self.hidden is not None else ()
-                if forms:
-                    # Before the arguments are cut: a credential cut in half is not blotted.
-                    blotted = map_strings(call.arguments, lambda text: blot(text, forms), keys=True)
-                    call = replace(call, arguments=blotted)
-                    reason = reason if reason is None else blot(reason, forms)
-                record = self._record(call, started_at, perf_counter() - started, outcome, reason)
-                if forms:
+                record = self._record(call, started_at, perf_counter() - started, outcome, reason, forms)
+                if forms:  # the other fields: a tool's name may be a credential's value
                     record = map_strings(record, lambda text: blot(text, forms), keys=True)
             except Exception as error:  # noqa: BLE001 - a call is written down whatever its arguments hold
                 logger.warning("audit: the arguments of a call to %s could not be written (%s)",
                                _logged_name(call.name), type(error).__name__)
-                record = self._record(replace(call, arguments={}), started_at, perf_counter() - started, outcome, None)
+                record = self._record(replace(call, arguments={}), started_at, perf_counter() - started, outcome, None,
+                                      ())
                 record["arguments"] = f"[could not be written: {type(error).__name__}]"
             if job is not None:
                 record["job_id"] = job
             self.sink.write(record)
 
     @staticmethod
-    def _record(call: ToolCall, at: datetime, total: float, outcome: str, reason: str | None) -> dict[str, Any]:
+    def _record(call: ToolCall, at: datetime, total: float, outcome: str, reason: str | None,
+                credentials: Sequence[str]) -> dict[str, Any]:
         principal = call.principal
         timings = dict(call.timings)
         tool = timings.pop("tool", None)
@@ -166,14 +163,14 @@ class Audit:
             "transport": call.transport,
             "tool": _logged_name(call.name),
             "request_id": call.context.request_id,
-            "arguments": redact(shortened(call.arguments)),
+            "arguments": shown_arguments(call.arguments, credentials=credentials),
             "outcome": outcome,
             "stages_ms": {name: round(seconds * 1000, 4) for name, seconds in timings.items()},
             "tool_ms": round(tool * 1000, 4) if tool is not None else None,
             "total_ms": round(total * 1000, 4),
         }
         if reason is not None:
-            record["reason"] = redact(cut_text(reason))
+            record["reason"] = shown_arguments(reason, total=TEXT_CHARACTERS, credentials=credentials)
         if call.parent_request_id is not None:
             record["parent_request_id"] = call.parent_request_id
         return record

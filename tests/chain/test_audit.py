@@ -283,3 +283,39 @@ async def test_many_long_strings_share_one_budget_and_a_long_reason_is_cut(log_p
     assert sum(len(value) for value in first["arguments"].values()) < TOTAL_CHARACTERS + 50 * 40
     assert first["arguments"]["a49"] == "... (5000 characters)"
     assert len(second["reason"]) < 2_100 and second["reason"].endswith("... (3000000 characters)")
+
+
+@pytest.mark.parametrize("where", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+async def test_no_part_of_a_secret_is_written_wherever_the_cut_falls(log_path: Path, where: int) -> None:
+    """The cut stepped back over letters and digits only: a cut after "Zq7:" in a key's value, or
+    in a URL's password, wrote that much of the secret (re-check of this session's fix)."""
+    from toolbay.shortening import TEXT_CHARACTERS
+
+    for secret_text in ('{"api_key": "Zq7:wpX9vKe2"}', "postgres://app:Zq7:wpX9vKe2@db/prod"):
+        start = secret_text.index("Zq7")
+        text = "x " * ((TEXT_CHARACTERS - start - where) // 2) + "y" * ((TEXT_CHARACTERS - start - where) % 2) \
+            + secret_text + " and the rest" * 10
+        await Audit(AuditLog(log_path))(make_call(tool(), {"text": text}), run_handler)
+    for line in lines(log_path):
+        assert "Zq7" not in line["arguments"]["text"] and "wpX9" not in line["arguments"]["text"], line
+
+
+async def test_a_long_key_that_names_a_secret_hides_its_value_though_the_key_is_cut(log_path: Path) -> None:
+    key = "x" * 195 + "_password"
+    await Audit(AuditLog(log_path))(make_call(tool(), {key: "hunter2pass", "k" * 300: "kept"}), run_handler)
+    (line,) = lines(log_path)
+    assert "hunter2pass" not in log_path.read_text()
+    assert sorted(line["arguments"].values()) == ["[REDACTED]", "kept"]
+
+
+async def test_a_credential_is_blotted_out_whether_or_not_its_string_is_cut(log_path: Path) -> None:
+    from toolbay.shortening import TEXT_CHARACTERS
+
+    credential = "open(sesame)-" + "q" * 300  # longer than the window a cut looks past
+    audit = Audit(AuditLog(log_path), hidden=lambda: [credential])
+    for before in (0, TEXT_CHARACTERS - 20, TEXT_CHARACTERS - 5):
+        await audit(make_call(tool(), {"text": "a" * before + credential + " tail", "many": [0] * 300_000}),
+                    run_handler)
+    for line in lines(log_path):
+        assert "sesame" not in json.dumps(line) and "qqqqqqqq" not in json.dumps(line)
+        assert line["arguments"]["many"][-1] == "... (300000 items)"
