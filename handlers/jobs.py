@@ -109,7 +109,10 @@ class JobResultTool(JobTool):
         result = await self.manager.result(context.job_owner, job_id)
         if result is None:
             view = await self.manager.status(context.job_owner, job_id)
-            return ToolResult(text=f"{view.state()}; it has not ended yet, so there is no result. {view.next_step()}",
+            # A job whose end is being recorded has ended for its tool, not yet for its caller.
+            why = ("there is no result until its end is recorded" if view.end_refused
+                   else "it has not ended yet, so there is no result")
+            return ToolResult(text=f"{view.state()}; {why}. {view.next_step()}",
                               structured=view.structured(), is_error=True, meta={"job_id": job_id})
         meta = {**result.meta, "job_id": job_id}
         size = len(result.text.encode())

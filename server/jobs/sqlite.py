@@ -98,6 +98,18 @@ _COLUMNS_NEEDED = {
 }
 # The reason of a job whose row could not be read whole, before what was wrong with it.
 DAMAGED_RECORD = "its stored record is damaged"
+# Times a job can have (seconds since 1970): past these, no date can be written of it.
+_EARLIEST_TIME = 0.0
+_LATEST_TIME = 253_402_300_799.0  # 9999-12-31T23:59:59Z
+# What text that is not UTF-8 is read as (``_text``), rather than failing the whole query.
+_NOT_UTF8 = "\ufffd"
+
+
+def _text(data: bytes) -> str:
+    """A text column as Python reads it: text that is not UTF-8 (a bad disk, an edit by hand)
+    failed every query that fetched its row ("Could not decode to UTF-8"), the server's start
+    among them; its bad bytes are read as U+FFFD, and ``_record`` says the row is damaged."""
+    return data.decode("utf-8", "replace")
 
 
 def _record(row: tuple[Any, ...]) -> JobRecord:
@@ -120,12 +132,15 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
     times: list[float | None] = []
     for name, value, optional in (("created_at", row[6], False), ("updated_at", row[7], False),
                                   ("started_at", row[8], True), ("finished_at", row[9], True)):
-        if (value is None and optional) or (isinstance(value, int | float) and not isinstance(value, bool)):
+        if (value is None and optional) or (isinstance(value, int | float) and not isinstance(value, bool)
+                                             and _EARLIEST_TIME <= value <= _LATEST_TIME):
             times.append(value)
         else:
             problems.append(f"{name} is not a time")
             times.append(None if optional else 0.0)
     texts = [value if isinstance(value, str) else str(value) for value in (row[0], row[1], row[2])]
+    if any(_NOT_UTF8 in text for text in (*texts, str(status))):
+        problems.append("a text that is not UTF-8")
     reason = row[5] if row[5] is None or isinstance(row[5], str) else str(row[5])
     if problems:
         reason = f"{DAMAGED_RECORD} ({'; '.join(problems)})"
@@ -245,16 +260,18 @@ class SqliteJobStore(JobStore):
         _kept_private(self.path)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.text_factory = _text
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
-            conn.executescript(_SCHEMA)
+            # Before the schema's script, whose indexes would fail first on a column they name.
             for table, needed in _COLUMNS_NEEDED.items():
                 has = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-                if missing := [column for column in needed if column not in has]:
+                if has and (missing := [column for column in needed if column not in has]):
                     raise _NotThisShape(f"its table {table} has no column {', '.join(missing)} (was it made by "
                                         "another program, or edited?)")
+            conn.executescript(_SCHEMA)
             # Damage found now, not by the first query that touches a bad page (a jobs
             # database holds days of jobs, which quick_check reads in a moment).
             verdict = conn.execute("PRAGMA quick_check").fetchone()[0]

@@ -350,6 +350,11 @@ DAMAGES = {
     "arguments that are not JSON": "UPDATE jobs SET arguments = '{not json' WHERE id = ?",
     "a status no job has": "UPDATE jobs SET status = 'weird' WHERE id = ?",
     "a time that is not a number": "UPDATE jobs SET created_at = 'abc' WHERE id = ?",
+    # A number past any date (found by the re-check: job_status and job_list failed on it)
+    "a time past any date": "UPDATE jobs SET updated_at = 9e999 WHERE id = ?",
+    "a time far in the future": "UPDATE jobs SET created_at = 1e20 WHERE id = ?",
+    # Text that is not UTF-8: every query that fetched the row failed, the server's start among them
+    "a name that is not UTF-8": "UPDATE jobs SET tool = CAST(X'FF41' AS TEXT) WHERE id = ?",
 }
 
 
@@ -368,26 +373,30 @@ async def test_a_damaged_finished_row_is_listed_saying_so_beside_the_others(db_p
         damaged = await store.get("alice", "job_b")
         assert damaged is not None and damaged.reason is not None
         assert damaged.reason.startswith("its stored record is damaged (")
+        from toolbay.jobs.views import JobView
+
+        assert JobView.of(damaged, 1.0).structured()["reason"] == damaged.reason  # its times can be written
         assert damaged.status == ("failed" if "status" in damage else "completed")
         assert listed["job_a"].reason is None and listed["job_a"].arguments == {"path": "a.txt"}
         assert await store.get_result("alice", "job_b") == ToolResult("job_b done")
 
 
+@pytest.mark.parametrize("damage", ["arguments that are not JSON", "a name that is not UTF-8"])
 async def test_an_unfinished_row_whose_arguments_cannot_be_read_is_recorded_failed_not_run_again(
-        db_path: Path) -> None:
+        db_path: Path, damage: str) -> None:
     """The server could not start at all on such a folder, nor `toolbay jobs list` read it."""
     async with SqliteJobStore(db_path) as store:
         await store.create(job("job_a"))
         await store.create(job("job_b"))
     with sqlite3.connect(db_path) as conn:
-        conn.execute(DAMAGES["arguments that are not JSON"], ("job_b",))
+        conn.execute(DAMAGES[damage], ("job_b",))
     async with SqliteJobStore(db_path) as store:
         assert [record.id for record in await store.list_unfinished()] == ["job_a"]
         failed = await store.get("alice", "job_b")
         assert failed is not None and failed.status == "failed" and failed.finished_at is not None
         result = await store.get_result("alice", "job_b")
         assert result is not None and result.is_error
-        assert "The job cannot be run again or answered for: its stored record is damaged (arguments:" in result.text
+        assert "The job cannot be run again or answered for: its stored record is damaged (" in result.text
 
 
 async def test_a_database_whose_tables_lack_a_column_is_refused_at_start_naming_it(db_path: Path) -> None:
@@ -401,6 +410,12 @@ async def test_a_database_whose_tables_lack_a_column_is_refused_at_start_naming_
             pass
     assert "its table jobs has no column result_file" in str(refused.value)
     assert "Move it aside" in str(refused.value)
+    with sqlite3.connect(db_path) as conn:  # one an index names: the index was made first, and failed
+        conn.executescript("DROP INDEX jobs_by_owner; ALTER TABLE jobs DROP COLUMN created_at;")
+    with pytest.raises(StorageError) as refused:
+        async with SqliteJobStore(db_path):
+            pass
+    assert "its table jobs has no column created_at, result_file" in str(refused.value)
 
 
 async def test_a_database_file_that_cannot_be_written_is_refused_at_start(db_path: Path) -> None:
