@@ -1151,17 +1151,20 @@ def _forms_of_one_option(first: OptionSpec, then: OptionSpec) -> OptionSpec | No
     are its values (zstd). None for the same form printed again (under two headings)."""
     if first.long is None or first.long != then.long:
         return None
-    said = first.description if not then.description else then.description if not first.description else (
-        f"{first.description}{'' if first.description.endswith(('.', ';', ':')) else ';'} {then.description}")
+    said = first.description if not then.description or then.description in first.description \
+        else then.description if not first.description \
+        else f"{first.description}{'' if first.description.endswith(('.', ';', ':')) else ';'} {then.description}"
     if first.takes_value != then.takes_value:
         valued = first if first.takes_value else then
         if valued.value_spaced or valued.value_optional:
             return None  # not "--time=WORD" (ctest's "--repeat until-pass:<n>" forms are of another kind)
         return valued._replace(value_optional=True, short=first.short or then.short, description=said)
-    values = (first.value_name, then.value_name)
-    if first.takes_value and values[0] != values[1] and not first.value_optional \
+    # Its values so far: the one its first form writes, or those the forms before gave it.
+    values = [*(first.choices if first.type == "enum" and first.value_name is None else (first.value_name,)),
+              *(then.choices if then.type == "enum" and then.value_name is None else (then.value_name,))]
+    if first.takes_value and then.takes_value and len(set(values)) > 1 and not first.value_optional \
             and all(value and _WRITTEN_VALUE.fullmatch(value) for value in values):
-        choices = tuple(dict.fromkeys([*(first.choices or (first.value_name,)), *(then.choices or (then.value_name,))]))
+        choices = tuple(dict.fromkeys(values))
         return first._replace(type="enum", choices=choices, value_name=None, short=first.short or then.short,
                               description=said)
     return None

@@ -122,6 +122,22 @@ def test_one_option_listed_in_several_forms_takes_each_form_s_value(tmp_path: Pa
         assert run.returncode == 0 and not SYNTAX_REFUSED.search(run.stderr.decode()), (value, run.stderr)
 
 
+def test_an_option_listed_in_four_forms_takes_each_of_the_four(tmp_path: Path) -> None:
+    """objdump lists --disassembler-color=off, =terminal, =on and =extended: the first two alone
+    were offered, so 'on' was refused (re-check of this session's fix). The truth is objdump."""
+    path = shutil.which("objdump")
+    text = subprocess.run([path, "--help"], capture_output=True, env=ENV, check=False).stdout if path else b""
+    if b"--disassembler-color=" not in text:
+        pytest.skip("no objdump of binutils 2.40 or later here")
+    schema = build_tool_schema(describe_help(text))
+    offered = schema.input_schema["properties"]["disassembler_color"]["enum"]
+    assert offered == ["off", "terminal", "on", "extended"]
+    for value in offered:
+        run = subprocess.run([path, *schema.to_argv({"disassembler_color": value, "disassemble": "", "file": [path]})],
+                             capture_output=True, env=ENV, check=False)
+        assert run.returncode == 0 and not SYNTAX_REFUSED.search(run.stderr.decode()), (value, run.stderr[:200])
+
+
 @pytest.mark.parametrize("program", ["sleep", "timeout", "printf", "expr", "nohup", "factor", "seq", "cat"])
 def test_an_operand_is_required_exactly_where_the_program_says_one_is_missing(program: str) -> None:
     """GNU writes its --help and --version form as a usage form of its own ("or:  sleep OPTION",
