@@ -121,6 +121,11 @@ async def test_an_exception_group_says_what_each_of_its_exceptions_was(pyapp: To
         "unhandled errors in a TaskGroup (3 sub-exceptions): ValueError: the date is not ISO 8601; "
         "KeyError: 'region'; retries (1 sub-exception): TimeoutError: the mirror did not answer")
     assert result.meta["error_type"] == "ExceptionGroup"
+    deep = await call(pyapp, "crashy_deep_group")
+    assert deep.is_error and deep.text.startswith(
+        "level 9 (5 sub-exceptions): level 8 (5 sub-exceptions): level 7 (5 sub-exceptions): ")
+    assert "TimeoutError; ..." in deep.text and "TimeoutError: TimeoutError" not in deep.text
+    assert len(deep.text) < 1000
 
 
 async def test_a_module_that_writes_into_the_workers_channel_gets_a_clear_error_and_a_new_worker(

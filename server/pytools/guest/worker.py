@@ -553,18 +553,29 @@ def _written(printed: _Bounded, errors: _Bounded) -> dict[str, Any]:
     return written
 
 
-_GROUP_SAID = 5
+_GROUP_SAID = 8
 
 
-def _words_of(exc: BaseException) -> str:
+def _words_of(exc: BaseException, said: list[int] | None = None) -> str:
+    """What ``exc`` says. An exception group's own message is only a count ("unhandled errors
+    in a TaskGroup (2 sub-exceptions)"): its exceptions are said too, each with its kind, at most
+    ``_GROUP_SAID`` in all however wide and deep the groups nest (each level repeating the
+    ones below it made 45 million characters of a group five wide and nine deep)."""
+    said = [_GROUP_SAID] if said is None else said
     try:
         if isinstance(exc, BaseExceptionGroup):
-            # Its own message is only a count ("unhandled errors in a TaskGroup (2 sub-exceptions)"):
-            # what went wrong is in its exceptions, each said with its kind.
-            inner = [_words_of(sub) if isinstance(sub, KeyError | BaseExceptionGroup)
-                     else f"{type(sub).__name__}: {_words_of(sub)}" for sub in exc.exceptions[:_GROUP_SAID]]
-            more = len(exc.exceptions) - _GROUP_SAID
-            return f"{exc}: {'; '.join(inner)}" + (f"; and {more} more" if more > 0 else "")
+            inner = []
+            for sub in exc.exceptions:
+                if said[0] <= 0:
+                    inner.append("...")
+                    break
+                if not isinstance(sub, BaseExceptionGroup):
+                    said[0] -= 1  # the exceptions themselves are counted, not the groups holding them
+                words = _words_of(sub, said)
+                kind = type(sub).__name__
+                inner.append(words if isinstance(sub, KeyError | BaseExceptionGroup) or words == kind
+                             else f"{kind}: {words}")
+            return f"{exc}: {'; '.join(inner)}"
         # A KeyError's message is only the key ("'missing'"): said with its kind, it reads.
         return f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
     except BaseException:  # noqa: BLE001 - its __str__ raised (which ended the worker): its kind is what is left
