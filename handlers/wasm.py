@@ -371,18 +371,21 @@ def _passes_a_link_out(root: str, inside: str) -> bool:
     """Whether ``inside`` (a path relative to the workspace ``root``) is or passes through a
     symbolic link whose target is outside ``root``."""
     real_root = os.path.realpath(root)
-    here = root
+    here = real_root  # where the walk is, its links followed, as the guest's path resolves
     for part in [part for part in inside.split("/") if part not in ("", ".")][:_PARTS_FOLLOWED]:
         if part == "..":
-            return False  # climbing out is said as a path outside (``_host_path_given``)
+            if here == real_root:
+                return False  # climbing out of the workspace is said as a path outside it
+            here = os.path.dirname(here)
+            continue
         here = os.path.join(here, part)
         try:
             if not os.path.islink(here):
                 continue
         except (OSError, ValueError):
             return False
-        target = os.path.realpath(here)
-        if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
+        here = os.path.realpath(here)
+        if here != real_root and not here.startswith(real_root.rstrip(os.sep) + os.sep):
             return True
     return False
 

@@ -126,7 +126,8 @@ async def test_a_read_tool_reads_but_cannot_write_the_workspace(runtime: WasmRun
 
 
 @pytest.mark.parametrize("given", ["/workspace/outside.txt", "outside.txt", "/workspace/away/secret.txt",
-                                   "away/secret.txt"])
+                                   "away/secret.txt", "sub/../outside.txt", "/workspace/sub/../away/secret.txt",
+                                   "inside/../outside.txt", "./outside.txt"])
 async def test_a_link_out_of_the_workspace_is_said_to_be_one(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
                                                              workspace: Path, tmp_path: Path, given: str) -> None:
     """A read-tier tool's note said it sees the workspace read-only: the caller looked for
@@ -136,6 +137,8 @@ async def test_a_link_out_of_the_workspace_is_said_to_be_one(runtime: WasmRuntim
     (away / "secret.txt").write_text("not for the guest")
     (workspace / "outside.txt").symlink_to(away / "secret.txt")
     (workspace / "away").symlink_to(away)
+    (workspace / "sub").mkdir()
+    (workspace / "inside").symlink_to(workspace / "sub")  # a link that stays inside, then ".."
     handler = make(runtime, program("files"), "files", tier=PermissionTier.READ, workspace=workspace)
     refused = await call(handler, {"c": "read", "p": given})
     assert refused.is_error and "not for the guest" not in refused.text
