@@ -125,8 +125,10 @@ _REPEAT = compiled(
     r"|\b(?:when|if)\s+(?:given|used|specified|passed|repeated)\s+(?:twice|two\s+times|more\s+than\s+once)\b"
     # "Repeat the flag for multiple ports", "Repeat to require several labels", "; repeat to be
     # quieter": an instruction, where it begins; not "repeat the last command" (what it does)
-    r"|(?:^|[.;(]\s*)repeat\s+(?:(?:the|this)\s+)?(?:flag|option|argument)\b"
-    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\b"
+    r"|(?:^|[.;(]\s*)repeat\s+(?:(?:the|this)\s+)?(?:flag|option)\s+(?:for|to)\b"
+    # "Repeat to require several labels", "; repeat to be quieter"; not "Repeat to fill is off"
+    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\s+(?:be|get|make|add|require|include|exclude|select|allow|increase|"
+    r"decrease|raise|lower|give|pass|set|specify|match|use|ignore|show|hide|enable|disable)\b"
     r"|\b(?:comma|space)[- ]separated,?\s+or\s+repeated\b|\brepeated\s+or\s+(?:comma|space)[- ]separated\b"
     r"|\bthis\s+flag\s+can\s+be\s+repeated"
     # "more output (repeat for more)", "repeat to increase", "-vv for more", "-vvv for even more"

@@ -220,9 +220,14 @@ def test_command_names_with_a_colon_inside_are_whole_names():
      "  --very           When given twice, print even more.\n"
      "  --quietly        output only error messages; -qq will suppress the error messages as well.\n"
      "  --again          repeat the last command\n"
-     "  --uniq           drop repeated lines, one of each kept\n",
+     "  --uniq           drop repeated lines, one of each kept\n"
+     # what the option does, not how it is given (re-check of this session's fix)
+     "  --count N        Repeat the argument N times on the page.\n"
+     "  --width COLS     Width of the page. Repeat to fill is off by default.\n"
+     "  --char CHAR      Fill character; repeat to fill the whole width with it.\n",
      {"--ignore": True, "--include": True, "--expose": True, "--label": True, "--status": True, "--noisy": True,
-      "--loud": True, "--very": True, "--quietly": True, "--again": False, "--uniq": False}),
+      "--loud": True, "--very": True, "--quietly": True, "--again": False, "--uniq": False, "--count": False,
+      "--width": False, "--char": False}),
 ])
 def test_an_option_is_repeatable_where_its_text_says_it_is_given_again(
         options: str, repeatable: dict[str, bool]) -> None:
