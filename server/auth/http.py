@@ -205,8 +205,9 @@ def header_of(scope: Scope, name: bytes) -> str | None:
 _NO_LONGER_HOLDS = "The bearer token no longer holds (it was revoked or has expired); the request was ended."
 # A JSON-RPC error of the implementation's own range: the request was ended, not refused as sent.
 _TOKEN_ENDED_CODE = -32001
-# A request's body is kept, to answer it by its id, only up to this size (a job_wait is small).
-_KEPT_BODY_BYTES = 64 * 1024
+# A request's body is kept, to answer it by its id, only up to this size (a job_wait is small;
+# a tool call may carry a megabyte of text and run for minutes).
+_KEPT_BODY_BYTES = 1024 * 1024
 
 
 def _sse_error(request_id: str | int, message: str) -> bytes:
