@@ -244,8 +244,12 @@ def scan(folders: Iterable[Path]) -> list[Path]:
 
 
 def sha256_of(path: str | Path) -> str:
+    """The file's sha256. Opened not to block: a name that leads to a file whose reads wait
+    for ever (a kernel log, a pipe's twin) stopped every later rescan, and with it hot reload;
+    it raises ``BlockingIOError`` (an ``OSError``), and is left out as unreadable."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(descriptor, "rb", closefd=True) as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
@@ -836,18 +840,22 @@ class Discovery:
 def _still_version(path: str, sha: str) -> bool:
     """Whether the file at ``path`` is still version ``sha`` (False when it cannot be read)."""
     try:
-        with open(path, "rb") as file:
-            return hashlib.sha256(file.read()).hexdigest() == sha
+        return hashlib.sha256(_read_whole(path)).hexdigest() == sha
     except OSError:
         return False
+
+
+def _read_whole(path: str) -> bytes:
+    """The file's bytes, read without blocking (see ``sha256_of``)."""
+    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
+        return file.read() or b""
 
 
 def source_of(path: str, sha: str) -> str | None:
     """The text of the Python file ``path`` while it is still the version ``sha``; None when it
     has changed since (its workers then import the file as it is) or is not UTF-8."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        data = _read_whole(path)
     except OSError:
         return None
     if hashlib.sha256(data).hexdigest() != sha:

@@ -36,14 +36,16 @@ def read_module(path: Path) -> bytes:
     ``.wasm`` was read into memory before its header said it was none (and, with a memory limit,
     ended the server). Raises ``WasmRejected`` with a one-line reason."""
     try:
-        with open(path, "rb") as file:
-            head = file.read(8)
+        # Not to block: a name leading to a file whose reads wait (a kernel log) held a describing
+        # thread for good. Such a file reads as what it has, or nothing: no module.
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
+            head = file.read(8) or b""
             check_header(path, head)
             size = os.fstat(file.fileno()).st_size
             if size > MAX_MODULE_BYTES:
                 raise WasmRejected(str(path), f"{size / 2**20:,.0f} MiB, more than the {MAX_MODULE_BYTES // 2**20} MiB "
                                               "a module may be")
-            return head + file.read()
+            return head + (file.read() or b"")
     except OSError as error:
         raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
 

@@ -1280,3 +1280,22 @@ def test_a_tools_name_that_is_no_file_is_said_not_skipped_without_a_word(tmp_pat
     assert f"{folder / 'typo.wasm'} is a link to nothing, not a file; it is skipped" in said
     assert f"{folder / 'pipe.py'} is a named pipe, not a file; it is skipped" in said
     assert f"{folder / 'folder.wasm'} is a folder, not a file; it is skipped" in said
+
+
+def test_a_tools_name_leading_to_a_file_whose_reads_wait_is_skipped_not_waited_on(tmp_path: Path,
+                                                                                   shared_data_dir: Path) -> None:
+    """A .wasm linked to a file whose reads block (the kernel's log, as a stalled mount's would)
+    stopped every later rescan, and with it hot reload; `toolbay list` never ended."""
+    if not os.access("/proc/kmsg", os.R_OK):
+        pytest.skip("/proc/kmsg cannot be read here (not root, or no /proc)")
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "kmsg.wasm").symlink_to("/proc/kmsg")
+    shutil.copy(REPO_ROOT / "extensions" / "hashsum.wasm", folder / "hashsum.wasm")
+    listed = subprocess.run([sys.executable, "-m", "toolbay", "list", "--json", "--extensions", str(folder),
+                             "--data-dir", str(shared_data_dir)], capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert listed.returncode == 0, listed.stderr
+    listing = json.loads(listed.stdout)
+    assert "hashsum" in {tool["name"] for tool in listing["tools"]}
+    assert [Path(item["path"]).name for item in listing["skipped"]] == ["kmsg.wasm"]
