@@ -8,16 +8,14 @@ each refused call wrote megabytes to the log. So each string keeps its first
 ``TEXT_CHARACTERS``, each array and object its first ``ITEMS``, the whole its first
 ``TOTAL_CHARACTERS`` of text and ``NODES`` values; what is cut says how much there was.
 
-Secrets are hidden before the cut, never after: a cut through a secret (half a token, the
-start of ``postgres://app:Zq7:wpX9@db``, a key whose secret word is past the cut) would leave
-a part no pattern recognises. Each string is hidden in a window that reaches ``CONTEXT``
-characters (and the longest credential) past what is kept, so that what tells a secret apart
-(a closing quote, the ``@`` after a URL's password) is still there; what lies past the window
-is never kept.
+Secrets are hidden with what follows the cut in view, never in the cut text alone: a cut
+through a secret (half a token, the start of ``postgres://app:Zq7:wpX9@db``, a key whose
+secret word is past the cut) would leave a part no pattern recognises (``_Walk.hidden``).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,19 +28,11 @@ ITEMS = 100
 KEY_CHARACTERS = 200
 # Values looked at in all (a hundred items a level, nested, would be many more than are written).
 NODES = 2_000
-# How far past what is kept a string is read to hide secrets in it.
-CONTEXT = 256
-
-
-def cut_text(text: str, limit: int = TEXT_CHARACTERS, length: int | None = None) -> str:
-    """``text`` whole if it has at most ``limit`` characters, else its start up to the last
-    space before the limit (the whole start where it has none), then ``... (N characters)``,
-    N being ``length`` (the text's before secrets were hidden in it) or its own."""
-    if len(text) <= limit:
-        return text
-    kept = text[:limit]
-    space = kept.rfind(" ")
-    return f"{kept[:space] if space > limit // 2 else kept}... ({length or len(text)} characters)"
+# How far past what is kept a string is read to hide secrets in it (a quoted AWS session token
+# is about 400 characters long, and its closing quote tells it from other text).
+CONTEXT = 1024
+# Where a cut string may end: a secret is a run of other characters (ours: Zq7:wpX9).
+_BETWEEN_WORDS = (" ", "\n", "\t", '"', "'", ",")
 
 
 class _Walk:
@@ -52,16 +42,23 @@ class _Walk:
         self.forms = forms
         self.context = max([CONTEXT, *(len(form) for form in forms)])
 
+    def _hide(self, text: str) -> str:
+        return redact_text(blot(text, self.forms) if self.forms else text)
+
     def hidden(self, text: str, limit: int) -> str:
-        """``text`` with secrets hidden, cut to ``limit`` characters (how long it was said after)."""
-        window = text[:limit + self.context]
-        if self.forms:
-            window = blot(window, self.forms)
-        window = redact_text(window)
-        if len(window) > limit:
-            return cut_text(window, limit, len(text))
-        # Secrets hidden made it short enough: whole, if the window held all of it.
-        return window if len(text) <= limit + self.context else f"{window}... ({len(text)} characters)"
+        """``text`` with secrets hidden, cut to ``limit`` characters (how long it was said after).
+
+        A text cut is hidden twice: as far as it is kept, and with ``context`` more. What is
+        kept is what both agree on from the start: all of it comes from before the cut (the
+        first), and none of it is a secret that only the text past the cut shows to be one (the
+        second: a URL's password before its ``@``, a credential cut in half). A run of
+        characters the cut falls in is dropped whole, for a secret longer than the context."""
+        if len(text) <= limit:
+            return self._hide(text)
+        kept, seen = self._hide(text[:limit]), self._hide(text[:limit + self.context])
+        agreed = os.path.commonprefix([kept, seen])
+        end = max(agreed.rfind(mark) for mark in _BETWEEN_WORDS)
+        return f"{agreed[:end] if end > 0 else ''}... ({len(text)} characters)"
 
     def text(self, text: str) -> str:
         limit = min(TEXT_CHARACTERS, max(self.left, 0))

@@ -319,3 +319,29 @@ async def test_a_credential_is_blotted_out_whether_or_not_its_string_is_cut(log_
     for line in lines(log_path):
         assert "sesame" not in json.dumps(line) and "qqqqqqqq" not in json.dumps(line)
         assert line["arguments"]["many"][-1] == "... (300000 items)"
+
+
+JWT_LIKE = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIx" + "A" * 560 + ".sig1234abcd"  # hidden: shortens the text
+
+
+@pytest.mark.parametrize("layout", ["a secret hidden before it", "a long quoted token", "credentials before it"])
+async def test_a_secret_at_the_cut_stays_hidden_when_secrets_before_it_shortened_the_text(
+        log_path: Path, layout: str) -> None:
+    """Hiding a 600-character token earlier in the text shortened it, and the cut then kept text
+    from past the limit: the start of a URL's password, a credential's, or of an AWS session
+    token whose closing quote lay past the window (the second re-check of this session's fix)."""
+    from toolbay.shortening import TEXT_CHARACTERS
+
+    password, token, credential = "Zq7wpX9hunter2Super", "FwoGZXIvYXdzEJr" + "b" * 380 + "Q9x", "Cr3d-" + "k" * 99
+    texts = {
+        "a secret hidden before it": JWT_LIKE + "," + "z" * (TEXT_CHARACTERS + 240 - len(JWT_LIKE))
+        + f",postgres://app:{password}@db/x",
+        "a long quoted token": '{"x":"' + "c" * (TEXT_CHARACTERS - 50) + f'","aws_session_token":"{token}"}}',
+        "credentials before it": ",".join([credential] * 4) + "," + "y" * (TEXT_CHARACTERS - 4 * 105 + 230)
+        + "," + credential,
+    }
+    audit = Audit(AuditLog(log_path), hidden=lambda: [credential])
+    await audit(make_call(tool(), {"text": texts[layout]}), run_handler)
+    written = log_path.read_text()
+    assert password[:6] not in written and token[:10] not in written and "Cr3d" not in written
+    assert json.loads(written)["arguments"]["text"].endswith(f"... ({len(texts[layout])} characters)")
