@@ -141,6 +141,8 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
     texts = [value if isinstance(value, str) else str(value) for value in (row[0], row[1], row[2])]
     if any(_NOT_UTF8 in text for text in (*texts, str(status))):
         problems.append("a text that is not UTF-8")
+    if not all(isinstance(value, str) for value in (row[0], row[1], row[2])):
+        problems.append("an id, owner or tool that is not text")
     reason = row[5] if row[5] is None or isinstance(row[5], str) else str(row[5])
     if problems:
         reason = f"{DAMAGED_RECORD} ({'; '.join(problems)})"
@@ -441,7 +443,7 @@ class SqliteJobStore(JobStore):
             # Files go after the commit: a crash in between leaves an orphan file, never a
             # row without its file.
             for _, file_name in old:
-                if file_name:
+                if file_name and isinstance(file_name, str):  # not a damaged row's
                     (self.results_dir / file_name).unlink(missing_ok=True)
             return len(old)
 
@@ -464,6 +466,8 @@ class SqliteJobStore(JobStore):
             if row is None:
                 return None
             inline, file_name = row
+            if file_name is not None and not isinstance(file_name, str) or not isinstance(inline, str | None):
+                return _Lost("its stored record is damaged")
             if file_name:
                 try:
                     data = (self.results_dir / file_name).read_bytes()

@@ -355,6 +355,7 @@ DAMAGES = {
     "a time far in the future": "UPDATE jobs SET created_at = 1e20 WHERE id = ?",
     # Text that is not UTF-8: every query that fetched the row failed, the server's start among them
     "a name that is not UTF-8": "UPDATE jobs SET tool = CAST(X'FF41' AS TEXT) WHERE id = ?",
+    "a tool's name as bytes": "UPDATE jobs SET tool = X'636174' WHERE id = ?",
 }
 
 
@@ -432,3 +433,17 @@ async def test_a_database_file_that_cannot_be_written_is_refused_at_start(db_pat
     finally:
         subprocess.run(["chattr", "-i", str(db_path)], check=True)
     assert "readonly database" in str(refused.value) and "writable" in str(refused.value)
+
+
+async def test_a_result_whose_stored_place_is_damaged_is_said_lost_not_an_internal_error(db_path: Path) -> None:
+    """A result_file stored as bytes made job_result an internal error and `toolbay jobs result` a
+    traceback (the second re-check of this session's fix)."""
+    async with SqliteJobStore(db_path, large_result_bytes=10) as store:
+        await store.create(job("job_a"))
+        await store.finish("job_a", "completed", ToolResult("a result longer than ten bytes"), at=101.0)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE jobs SET result_file = X'6a6f625f61' WHERE id = 'job_a'")
+    async with SqliteJobStore(db_path) as store:
+        result = await store.get_result("alice", "job_a")
+        assert result is not None and result.is_error and "its stored record is damaged" in result.text
+        assert await store.delete_finished_before(10_000.0) == 1
