@@ -24,6 +24,7 @@ owner that a tool it may not know of holds the name.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -265,8 +266,17 @@ class Catalog:
             added=tuple(sorted(set(new) - set(old))),
             removed=tuple(sorted(set(old) - set(new))),
             changed=tuple(sorted(n for n in set(old) & set(new)
-                                 if old[n] is not new[n] and old[n].definition != new[n].definition)),
+                                 if old[n] is not new[n] and not _listed_alike(old[n].definition, new[n].definition))),
         )
+
+
+def _listed_alike(one: ToolDefinition, other: ToolDefinition) -> bool:
+    """Whether clients are shown the two alike: equal, and their schemas written the same (for
+    Python ``1 == True == 1.0``, and an enum of ``[1]`` became ``[true]`` unannounced)."""
+    if one != other:
+        return False
+    written = (json.dumps(one.input_schema, default=str), json.dumps(one.output_schema, default=str))
+    return written == (json.dumps(other.input_schema, default=str), json.dumps(other.output_schema, default=str))
 
 
 Listener = Callable[[Catalog, CatalogChange], None]

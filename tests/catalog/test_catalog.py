@@ -57,6 +57,35 @@ def test_a_swap_reports_what_was_added_removed_and_changed() -> None:
     assert seen == ["added: new; removed: gone; changed: edit"]
 
 
+class _Schema(Handler):
+    def __init__(self, schema: dict[str, Any]) -> None:
+        super().__init__(ToolDefinition(name="pick", description="pick", input_schema=schema, source="python",
+                                        origin="python:/a/pick.py"))
+
+    async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
+        return ToolResult(text="picked")
+
+
+@pytest.mark.parametrize(("before", "after", "told"), [
+    ({"enum": [1]}, {"enum": [1]}, False),           # a new version, listed alike: no one is told
+    ({"enum": [1]}, {"enum": [True]}, True),         # Python's 1 == True: clients see 1 and true
+    ({"const": False}, {"const": 0}, True),
+    ({"maximum": 1}, {"maximum": 1.0}, True),
+    ({"a": {}, "b": {}}, {"b": {}, "a": {}}, True),  # the properties in another order
+])
+def test_a_new_version_is_a_change_exactly_when_its_listing_is_written_otherwise(
+        before: dict[str, Any], after: dict[str, Any], told: bool) -> None:
+    """A tool's schema from [1] to [true] went unannounced (the second re-check of this session's
+    fix), while a client holding the old one had {"x": 1} refused."""
+    def schema(x: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": x if "enum" not in x and "const" not in x and "maximum" not in x
+                else {"x": x}}
+
+    holder = CatalogHolder(Catalog.build([_Schema(schema(before))]))
+    change = holder.swap(Catalog.build([_Schema(schema(after))]))
+    assert change.changed == (("pick",) if told else ())
+
+
 def test_toolbay_list_names_both_origins_of_a_clashing_tool(tmp_path: Path, shared_data_dir: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     for folder in (first, second):
