@@ -123,12 +123,13 @@ _REPEAT = compiled(
     r"|\(multi[- ]?allowed\)|\((?:can|may)\s+(?:specify|give|pass|use)\s+(?:it\s+)?multiple(?:\s+times)?\)"
     r"|(?:can|may)\s+be\s+(?:used|given|specified|repeated|passed)\s+up\s+to\s+\w+\s+times"
     r"|\b(?:when|if)\s+(?:given|used|specified|passed|repeated)\s+(?:twice|two\s+times|more\s+than\s+once)\b"
-    # "Repeat the flag for multiple ports", "Repeat to require several labels", "; repeat to be
-    # quieter": an instruction, where it begins; not "repeat the last command" (what it does)
-    r"|(?:^|[.;(]\s*)repeat\s+(?:(?:the|this)\s+)?(?:flag|option)\s+(?:for|to)\b"
-    # "Repeat to require several labels", "; repeat to be quieter"; not "Repeat to fill is off"
-    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\s+(?:be|get|make|add|require|include|exclude|select|allow|increase|"
-    r"decrease|raise|lower|give|pass|set|specify|match|use|ignore|show|hide|enable|disable)\b"
+    # "Repeat the flag for multiple ports", "Repeat this option as needed": an instruction, where
+    # it begins; not "repeat the last command" (what it does)
+    r"|(?:^|[.;(]\s*)repeat\s+(?:(?:the|this|that)\s+)?(?:flag|option|switch)\b"
+    # "Repeat to require several labels", "; repeat to be quieter", "Repeat to print even more";
+    # not "Repeat to fill is off by default" (a feature's name), nor "Repeat the argument N times"
+    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\s+\w+\b(?!\s+(?:is|are|was|were|has|have)\b)"
+    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+|(?:the|this)\s+(?:flag|option)\s+)?(?:as\s+(?:needed|often|many)|for\s+each)\b"
     r"|\b(?:comma|space)[- ]separated,?\s+or\s+repeated\b|\brepeated\s+or\s+(?:comma|space)[- ]separated\b"
     r"|\bthis\s+flag\s+can\s+be\s+repeated"
     # "more output (repeat for more)", "repeat to increase", "-vv for more", "-vvv for even more"
