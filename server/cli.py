@@ -197,7 +197,7 @@ def list_tools(
         table.add_column(column, overflow="fold")
     for tool in listing["tools"]:
         name = f"{tool['name']} (disabled: {tool['disabled']})" if "disabled" in tool else tool["name"]
-        table.add_row(*plain(name, tool["origin"], tool["realm"], tool["tier"] or "-",
+        table.add_row(*plain(name, one_line(tool["origin"]), tool["realm"], tool["tier"] or "-",
                              ", ".join(tool["parameters"]) or "-"))
     console().print(table)
     confined = [tool for tool in listing["tools"] if "confinement" in tool]
@@ -213,7 +213,7 @@ def list_tools(
         skipped.add_column("file")
         skipped.add_column("reason")
         for item in listing["skipped"]:
-            skipped.add_row(*plain(item["path"], item["reason"]))
+            skipped.add_row(*plain(one_line(item["path"]), item["reason"]))
         console().print(skipped)
     for diagnostic in listing["diagnostics"]:
         console().print(f"note: {one_line(diagnostic)}", markup=False, highlight=False, soft_wrap=True)  # paths whole

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from toolbay.control_chars import one_line, shown
+from toolbay.control_chars import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,9 +36,9 @@ def plain(*cells: str) -> list[Text]:
     or "([discovery] help_timeout_s)" vanished from the tables."""
     from rich.text import Text
 
-    # A module's name or error may hold escape sequences, which would act on the terminal; a
-    # file's name may hold a line break, which would begin a row of its own.
-    return [Text(one_line(cell)) for cell in cells]
+    # A module's name or error may hold escape sequences, which would act on the terminal. A
+    # reason's lines stay lines within its cell; a file's name goes through ``one_line`` first.
+    return [Text(shown(cell)) for cell in cells]
 
 
 # Past any line a table prints: a table piped on is never folded at a width nobody chose.

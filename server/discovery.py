@@ -205,19 +205,19 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_file()
     except OSError:
-        return True  # a link that loops: said by ``scan_files`` as one that cannot be read
+        return False  # a link that loops: said as one that cannot be read
 
 
 def _what_it_is(entry: os.DirEntry[str]) -> str:
     """What a tool's name in a folder is, when it is not a file."""
-    if entry.is_symlink() and not os.path.exists(entry.path):
-        return "a link to nothing"
-    if entry.is_dir():
-        return "a folder"
     try:
         mode = entry.stat().st_mode
-    except OSError:
-        return "not readable"
+    except FileNotFoundError:
+        return "a link to nothing"
+    except OSError as exc:  # a link that loops
+        return f"a link that cannot be followed ({exc.strerror or exc})"
+    if stat.S_ISDIR(mode):
+        return "a folder"
     return "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
 
 

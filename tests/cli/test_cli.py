@@ -90,6 +90,11 @@ def test_a_line_break_in_a_files_name_forges_no_line_of_the_log_nor_of_the_listi
     assert result.exit_code == 0, result.output
     assert not any(line.startswith(forged) for line in result.output.splitlines()), result.output
     assert f"ok\\n{forged}.wasm is served as" in result.output
+    # A reason's own lines stay lines, within its cell (a module's error with a hint under it)
+    module = folder / "hinted.py"
+    module.write_text("raise RuntimeError('bad config\\nhint: set FOO=1')\n")
+    hinted = runner.invoke(app, ["list", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert "bad config\\nhint" not in hinted.output and "hint: set FOO=1" in hinted.output
     from toolbay.logs import _ShownFormatter
 
     record = logging.LogRecord("toolbay", logging.WARNING, __file__, 1, "skipping %s: %s",
@@ -1274,12 +1279,14 @@ def test_a_tools_name_that_is_no_file_is_said_not_skipped_without_a_word(tmp_pat
     (folder / "typo.wasm").symlink_to(tmp_path / "nowhere" / "tool.wasm")
     os.mkfifo(folder / "pipe.py")
     (folder / "folder.wasm").mkdir()
+    (folder / "self.wasm").symlink_to(folder / "self.wasm")
     result = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 0, result.output
     said = "\n".join(json.loads(result.stdout)["diagnostics"])
     assert f"{folder / 'typo.wasm'} is a link to nothing, not a file; it is skipped" in said
     assert f"{folder / 'pipe.py'} is a named pipe, not a file; it is skipped" in said
     assert f"{folder / 'folder.wasm'} is a folder, not a file; it is skipped" in said
+    assert f"{folder / 'self.wasm'} is a link that cannot be followed (Too many levels of symbolic links)" in said
 
 
 def test_a_tools_name_leading_to_a_file_whose_reads_wait_is_skipped_not_waited_on(tmp_path: Path,
