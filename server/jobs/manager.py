@@ -36,6 +36,7 @@ import contextvars
 import dataclasses
 import errno
 import logging
+import math
 import secrets
 import sqlite3
 import time
@@ -121,6 +122,14 @@ def job_asked_for() -> bool:
     """True inside ``as_job()`` before its job is made: this call must answer with a job."""
     ticket = _ticket.get()
     return ticket is not None and ticket.job_id is None
+
+
+def _is_progress(data: Mapping[str, Any]) -> bool:
+    def number(value: Any) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+    return number(data.get("progress")) and (data.get("total") is None or number(data.get("total"))) \
+        and isinstance(data.get("message", ""), str | None)
 
 
 def _refusal_words(exc: BaseException) -> str:
@@ -832,8 +841,10 @@ class JobManager:
         return dataclasses.replace(view, progress=dict(reports[-1].data)) if reports else view
 
     async def _stored_progress(self, owner: str, job_id: str) -> builtins.list[JobEvent]:
-        """The job's progress reports in the store, oldest first."""
-        return [e for e in await self.store.events(owner, job_id) if e.kind == "progress"]
+        """The job's progress reports in the store, oldest first: those that are one (a number
+        done, perhaps a total and a message); a damaged one ({"total": 5}, "half", 1e999) made
+        job_status an internal error and `toolbay jobs status` a traceback."""
+        return [e for e in await self.store.events(owner, job_id) if e.kind == "progress" and _is_progress(e.data)]
 
     async def wait(self, owner: str, job_id: str, timeout_s: float | None,
                    on_progress: ProgressCallback | None = None) -> JobView:

@@ -151,6 +151,13 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
                      finished_at=times[3])
 
 
+def _is_result_name(file_name: Any) -> bool:
+    """A result file's name as this store writes it: a name in the results folder, never a path
+    (a damaged or edited row naming '/etc/x' had that file read as a job's result, and deleted)."""
+    return isinstance(file_name, str) and file_name not in ("", ".", "..") \
+        and os.path.basename(file_name) == file_name and "\x00" not in file_name
+
+
 def _is_damaged(record: JobRecord) -> bool:
     return record.reason is not None and record.reason.startswith(DAMAGED_RECORD)
 
@@ -443,7 +450,7 @@ class SqliteJobStore(JobStore):
             # Files go after the commit: a crash in between leaves an orphan file, never a
             # row without its file.
             for _, file_name in old:
-                if file_name and isinstance(file_name, str):  # not a damaged row's
+                if file_name and _is_result_name(file_name):  # not a damaged row's
                     (self.results_dir / file_name).unlink(missing_ok=True)
             return len(old)
 
@@ -466,7 +473,7 @@ class SqliteJobStore(JobStore):
             if row is None:
                 return None
             inline, file_name = row
-            if file_name is not None and not isinstance(file_name, str) or not isinstance(inline, str | None):
+            if file_name is not None and not _is_result_name(file_name) or not isinstance(inline, str | None):
                 return _Lost("its stored record is damaged")
             if file_name:
                 try:

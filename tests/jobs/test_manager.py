@@ -641,3 +641,25 @@ async def test_a_job_running_when_its_database_is_deleted_is_answered_as_the_dat
                 with pytest.raises(StorageGone, match="was deleted while this server was using it"):
                     await ask
         gate.open()
+
+
+@pytest.mark.parametrize("data", ['{"total": 5}', '{"progress": "half"}', '{"progress": 1e999}', '[1]'])
+async def test_a_damaged_progress_report_in_the_store_is_left_out_of_the_jobs_status(
+        db_path: Path, data: str) -> None:
+    """job_status of a job run elsewhere was an internal error, and `toolbay jobs status` a
+    traceback, on a progress report that was none; 1e999 was written as 'Infinity', not JSON."""
+    import json
+    import sqlite3
+
+    from toolbay.jobs.views import JobView
+
+    async with SqliteJobStore(db_path) as store:
+        await store.create(JobRecord(id="job_p", owner="alice", tool="slow", status="running", created_at=1.0,
+                                     updated_at=1.0, started_at=1.0))
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("INSERT INTO job_events (job_id, at, kind, data) VALUES ('job_p', 2.0, 'progress', ?)", (data,))
+    async with SqliteJobStore(db_path) as store:  # read as `toolbay jobs status` reads it: no recovery
+        view = await JobManager(store).status("alice", "job_p")
+    assert view.progress is None and isinstance(view, JobView)
+    json.dumps(view.structured(), allow_nan=False)
+    assert view.sentence().startswith("Job job_p (slow) is running.")

@@ -447,3 +447,20 @@ async def test_a_result_whose_stored_place_is_damaged_is_said_lost_not_an_intern
         result = await store.get_result("alice", "job_a")
         assert result is not None and result.is_error and "its stored record is damaged" in result.text
         assert await store.delete_finished_before(10_000.0) == 1
+
+
+async def test_a_result_file_named_as_a_path_is_neither_read_nor_deleted(db_path: Path, tmp_path: Path) -> None:
+    """A row naming '/some/where/victim.txt' had that file read as the job's result, and deleted
+    with the job (the third re-check of this session's store fixes)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not a result of this job")
+    async with SqliteJobStore(db_path, large_result_bytes=10) as store:
+        await store.create(job("job_a"))
+        await store.finish("job_a", "completed", ToolResult("a result longer than ten bytes"), at=101.0)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE jobs SET result_file = ? WHERE id = 'job_a'", (str(victim),))
+    async with SqliteJobStore(db_path) as store:
+        result = await store.get_result("alice", "job_a")
+        assert result is not None and result.is_error and "not a result" not in result.text
+        assert await store.delete_finished_before(10_000.0) == 1
+    assert victim.read_text() == "not a result of this job"
