@@ -14,6 +14,7 @@ Compiled modules are loaded lazily, on a tool's first call.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -243,15 +244,25 @@ def scan(folders: Iterable[Path]) -> list[Path]:
     return [Path(path) for path, _ in scan_files(folders)]
 
 
+# Past the largest module (``toolbay.wasm.inspect.MAX_MODULE_BYTES``), a file is not hashed.
+MAX_HASHED_BYTES = 512 * 1024 * 1024
+
+
 def sha256_of(path: str | Path) -> str:
     """The file's sha256. Opened not to block: a name that leads to a file whose reads wait
     for ever (a kernel log, a pipe's twin) stopped every later rescan, and with it hot reload;
     it raises ``BlockingIOError`` (an ``OSError``), and is left out as unreadable."""
     digest = hashlib.sha256()
+    read = 0
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with open(descriptor, "rb", closefd=True) as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
+            read += len(chunk)
+            if read > MAX_HASHED_BYTES:
+                # No tool is this large (``MAX_MODULE_BYTES``); a file of the kernel's that says it
+                # is empty and reads on for hundreds of GB (/proc/self/pagemap) held every rescan.
+                raise OSError(errno.EFBIG, f"more than {MAX_HASHED_BYTES // 2**20} MiB", str(path))
     return digest.hexdigest()
 
 

@@ -1298,6 +1298,8 @@ def test_a_tools_name_leading_to_a_file_whose_reads_wait_is_skipped_not_waited_o
     folder = tmp_path / "ext"
     folder.mkdir()
     (folder / "kmsg.wasm").symlink_to("/proc/kmsg")
+    # and one that says it is empty but reads on for hundreds of GB: 'toolbay list' took minutes
+    (folder / "pagemap.py").symlink_to("/proc/self/pagemap")
     shutil.copy(REPO_ROOT / "extensions" / "hashsum.wasm", folder / "hashsum.wasm")
     listed = subprocess.run([sys.executable, "-m", "toolbay", "list", "--json", "--extensions", str(folder),
                              "--data-dir", str(shared_data_dir)], capture_output=True, text=True, timeout=120,
@@ -1305,4 +1307,4 @@ def test_a_tools_name_leading_to_a_file_whose_reads_wait_is_skipped_not_waited_o
     assert listed.returncode == 0, listed.stderr
     listing = json.loads(listed.stdout)
     assert "hashsum" in {tool["name"] for tool in listing["tools"]}
-    assert [Path(item["path"]).name for item in listing["skipped"]] == ["kmsg.wasm"]
+    assert [Path(item["path"]).name for item in listing["skipped"]] == ["kmsg.wasm", "pagemap.py"]
