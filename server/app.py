@@ -30,8 +30,8 @@ from toolbay.hooks import Disclosing, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.loop_turns import LoopTurns
 from toolbay.outcomes import crash_to_result, refusal_to_result
-from toolbay.redaction import redact_text
 from toolbay.sessions import SessionRegistry
+from toolbay.shortening import start_of
 from toolbay.subagents.library import RoleLibrary
 from toolbay.words import LOCAL_TRANSPORTS, CallContext, Principal, ToolDefinition, ToolResult, Transport
 
@@ -187,7 +187,7 @@ class Toolbay:
     @staticmethod
     def _log_call(call: ToolCall, outcome: str, elapsed: float) -> None:
         # Quoted and escaped (%r): a name or caller id with a line break would forge a log line.
-        logger.debug("call %r by %r (%s): %s in %.1f ms", redact_text(call.name[:_LOGGED_NAME_CHARACTERS]),
+        logger.debug("call %r by %r (%s): %s in %.1f ms", start_of(call.name, _LOGGED_NAME_CHARACTERS),
                      call.principal.id if call.principal is not None else "-", call.transport, outcome,
                      elapsed * 1000)
 

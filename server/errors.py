@@ -101,10 +101,13 @@ ECHO_CHARACTERS = 100
 
 
 def echoed(value: str) -> str:
-    """``value`` quoted for a message, cut to ``ECHO_CHARACTERS`` with its length said."""
+    """``value`` quoted for a message, cut to ``ECHO_CHARACTERS`` with its length said: its
+    secrets hidden before the cut, which would leave part of one no pattern recognises."""
     if len(value) <= ECHO_CHARACTERS:
         return repr(value)
-    return f"{value[:ECHO_CHARACTERS]!r}... ({len(value)} characters)"
+    from toolbay.shortening import start_of  # loaded with the first long value echoed
+
+    return f"{start_of(value, ECHO_CHARACTERS)!r}... ({len(value)} characters)"
 
 
 class CallRefused(ToolbayError):

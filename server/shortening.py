@@ -32,7 +32,9 @@ NODES = 2_000
 # is about 400 characters long, and its closing quote tells it from other text).
 CONTEXT = 1024
 # Where a cut string may end: a secret is a run of other characters (ours: Zq7:wpX9).
-_BETWEEN_WORDS = (" ", "\n", "\t", '"', "'", ",")
+# Any character not ASCII is one too: text in Japanese or Chinese has no spaces, and its long
+# strings were written as nothing but their length.
+_BETWEEN_WORDS = frozenset(" \n\t\"',;&")
 
 
 class _Walk:
@@ -55,10 +57,16 @@ class _Walk:
         characters the cut falls in is dropped whole, for a secret longer than the context."""
         if len(text) <= limit:
             return self._hide(text)
+        return f"{self.start(text, limit)}... ({len(text)} characters)"
+
+    def start(self, text: str, limit: int) -> str:
+        """The start of ``text`` (longer than ``limit``) that is kept, secrets hidden (``hidden``)."""
         kept, seen = self._hide(text[:limit]), self._hide(text[:limit + self.context])
         agreed = os.path.commonprefix([kept, seen])
-        end = max(agreed.rfind(mark) for mark in _BETWEEN_WORDS)
-        return f"{agreed[:end] if end > 0 else ''}... ({len(text)} characters)"
+        end = len(agreed)
+        while end > 0 and agreed[end - 1] not in _BETWEEN_WORDS and agreed[end - 1].isascii():
+            end -= 1  # the run the cut fell in goes whole; secrets are runs of ASCII characters
+        return agreed[:end]
 
     def text(self, text: str) -> str:
         limit = min(TEXT_CHARACTERS, max(self.left, 0))
@@ -95,6 +103,14 @@ class _Walk:
                 items.append(f"... ({len(value)} items)")
             return items
         return value
+
+
+def start_of(text: str, limit: int, credentials: Sequence[str] = ()) -> str:
+    """``text`` with secrets hidden, whole if it has at most ``limit`` characters, else its start
+    as a cut string keeps it (``_Walk.hidden``), without saying how long it was: for a value quoted
+    in a message ("There is no tool named '...'"), or a name in a log line."""
+    walk = _Walk(limit, credentials)
+    return walk.hidden(text, limit) if len(text) <= limit else walk.start(text, limit)
 
 
 def shown_arguments(value: Any, *, total: int = TOTAL_CHARACTERS, credentials: Sequence[str] = ()) -> Any:

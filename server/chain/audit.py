@@ -41,7 +41,7 @@ from toolbay.chain.call import CallNext, ToolCall
 from toolbay.errors import ECHO_CHARACTERS, CallRefused, ConfigError
 from toolbay.outcomes import job_started
 from toolbay.redaction import redact_text
-from toolbay.shortening import TEXT_CHARACTERS, shown_arguments
+from toolbay.shortening import TEXT_CHARACTERS, shown_arguments, start_of
 from toolbay.words import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -52,12 +52,12 @@ logger = logging.getLogger(__name__)
 LOGGED_NAME_CHARACTERS = 256
 
 
-def _logged_name(name: str) -> str:
-    """A called name as logged: cut, and with secret-looking text hidden (a caller may call a
-    tool that does not exist by a token's name)."""
+def _logged_name(name: str, credentials: Sequence[str] = ()) -> str:
+    """A called name as logged: cut, and with secret-looking text hidden before the cut (a
+    caller may call a tool that does not exist by a token's name)."""
     if len(name) <= LOGGED_NAME_CHARACTERS:
         return redact_text(name)
-    return f"{redact_text(name[:ECHO_CHARACTERS])}... ({len(name)} characters)"
+    return f"{start_of(name, ECHO_CHARACTERS, credentials)}... ({len(name)} characters)"
 
 
 class AuditSink(Protocol):
@@ -161,7 +161,7 @@ class Audit:
             "caller": principal.id if principal else None,
             "caller_kind": principal.kind if principal else None,
             "transport": call.transport,
-            "tool": _logged_name(call.name),
+            "tool": _logged_name(call.name, credentials),
             "request_id": call.context.request_id,
             "arguments": shown_arguments(call.arguments, credentials=credentials),
             "outcome": outcome,

@@ -40,6 +40,7 @@ from toolbay.chain.plain_schemas import Check, compile_plain
 from toolbay.closed_objects import close_objects
 from toolbay.errors import InvalidArguments
 from toolbay.redaction import redact_text
+from toolbay.shortening import start_of
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
@@ -74,7 +75,8 @@ def json_path(parts: Iterable[str | int]) -> str:
 
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
+    # Secrets hidden before the cut (the message is redacted after, which a cut secret escapes).
+    return text if len(text) <= 60 else start_of(text, 57) + "..."
 
 
 def _kind(value: Any) -> str:

@@ -214,7 +214,8 @@ async def test_a_megabyte_tool_name_takes_a_short_line(log_path: Path) -> None:
         await chain(make_call(tool(name)))
     (line,) = lines(log_path)
     assert log_path.stat().st_size < 2000
-    assert line["tool"] == "x" * 100 + "... (1000000 characters)"
+    # One run of letters: it goes whole (it could be a token cut in two), its length said.
+    assert line["tool"] == "... (1000000 characters)"
 
 
 async def test_arguments_nested_past_pythons_stack_are_written_down_to_a_depth_and_the_call_recorded(
@@ -265,7 +266,7 @@ async def test_a_cut_falls_between_words_so_that_no_part_of_a_secret_is_written(
     await Audit(AuditLog(log_path))(make_call(tool(), {"text": text}), run_handler)
     (line,) = lines(log_path)
     assert "hun" not in line["arguments"]["text"]
-    assert line["arguments"]["text"].endswith(f" password:... ({len(text)} characters)")
+    assert line["arguments"]["text"].endswith(f" password: ... ({len(text)} characters)")
 
 
 async def test_many_long_strings_share_one_budget_and_a_long_reason_is_cut(log_path: Path) -> None:
@@ -345,3 +346,38 @@ async def test_a_secret_at_the_cut_stays_hidden_when_secrets_before_it_shortened
     written = log_path.read_text()
     assert password[:6] not in written and token[:10] not in written and "Cr3d" not in written
     assert json.loads(written)["arguments"]["text"].endswith(f"... ({len(texts[layout])} characters)")
+
+
+@pytest.mark.parametrize("field", ["tool", "reason"])
+async def test_a_secret_in_a_long_called_name_or_a_quoted_value_is_hidden_before_the_cut(
+        log_path: Path, field: str) -> None:
+    """A called name over 256 characters was logged cut at 100 and then redacted, and so was the
+    refusal quoting it, and a value an enum refused: a token across the cut was written in part
+    (the third re-check of this session's audit fixes)."""
+    token = "ghp_Q7ZXW9KVN3BHJ2" + "a1B2c3D4e5F6g7H8i9J0"
+    name = "tool " * 18 + token + " tail" * 60
+    chain = build_chain([Audit(AuditLog(log_path), hidden=lambda: ["Cr3d-Q7ZXW9KVN3BHJ2"]),
+                         Authenticate(Authenticator())], run_handler)
+    with pytest.raises(Unauthenticated):
+        await chain(make_call(tool(name if field == "tool" else "echo"),
+                              {} if field == "tool" else {"x": name}))
+    written = log_path.read_text()
+    assert "ghp_" not in written and "Q7ZX" not in written
+
+
+def test_a_value_quoted_in_a_refusal_has_its_secrets_hidden_before_it_is_cut() -> None:
+    from toolbay.chain.validate import _show
+    from toolbay.errors import echoed
+
+    for before in range(30, 70):
+        text = "v" * before + " postgres://app:Q7ZXW9KVN3@db/x " + "w" * 100
+        assert "Q7ZX" not in echoed(text) and "Q7ZX" not in _show(text), before
+
+
+def test_text_without_spaces_keeps_its_start_where_it_is_not_ascii() -> None:
+    """Japanese or Chinese text, which has no spaces, was written as its length alone."""
+    from toolbay.shortening import shown_arguments
+
+    text = "日本語の文章です。" * 600
+    shown = shown_arguments({"text": text})["text"]
+    assert shown.startswith("日本語の文章です。日本語") and len(shown) > 1_900
