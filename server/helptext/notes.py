@@ -126,9 +126,12 @@ _REPEAT = compiled(
     # "Repeat the flag for multiple ports", "Repeat this option as needed": an instruction, where
     # it begins; not "repeat the last command" (what it does)
     r"|(?:^|[.;(]\s*)repeat\s+(?:(?:the|this|that)\s+)?(?:flag|option|switch)\b"
-    # "Repeat to require several labels", "; repeat to be quieter", "Repeat to print even more";
-    # not "Repeat to fill is off by default" (a feature's name), nor "Repeat the argument N times"
-    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\s+\w+\b(?!\s+(?:is|are|was|were|has|have)\b)"
+    # "Repeat to require several labels", "; repeat to be quieter", "Repeat to print even more":
+    # a verb of doing more of the same; not "repeat to fill the whole width", "Repeat to make a
+    # seamless loop" (what the option does), "Repeat to fill is off by default" (a feature's name)
+    r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+)?to\s+(?:be|get|print|show|see|log|report|list|output|increase|decrease|raise|"
+    r"lower|reduce|add|append|require|include|exclude|skip|ignore|select|search|allow|specify|set|pass|give|use|"
+    r"enable|disable|hide|define|apply|mount|expose|forward|load|read|watch)\b(?!\s+(?:is|are|was|were|has|have)\b)"
     r"|(?:^|[.;(]\s*)repeat\s+(?:it\s+|(?:the|this)\s+(?:flag|option)\s+)?(?:as\s+(?:needed|often|many)|for\s+each)\b"
     r"|\b(?:comma|space)[- ]separated,?\s+or\s+repeated\b|\brepeated\s+or\s+(?:comma|space)[- ]separated\b"
     r"|\bthis\s+flag\s+can\s+be\s+repeated"

@@ -226,10 +226,12 @@ def test_command_names_with_a_colon_inside_are_whole_names():
      "  --width COLS     Width of the page. Repeat to fill is off by default.\n"
      # as needed, and to do more (the second re-check: both were lost by a narrower reading)
      "  --exclude PAT    Skip files matching PAT. Repeat this option as needed.\n"
-     "  --verbose        Print more. Repeat to print even more.\n",
+     "  --verbose        Print more. Repeat to print even more.\n"
+     "  --char CHAR      Fill character; repeat to fill the whole width with it.\n"
+     "  --loop           Repeat to make a seamless loop.\n",
      {"--ignore": True, "--include": True, "--expose": True, "--label": True, "--status": True, "--noisy": True,
       "--loud": True, "--very": True, "--quietly": True, "--again": False, "--uniq": False, "--count": False,
-      "--width": False, "--exclude": True, "--verbose": True}),
+      "--width": False, "--exclude": True, "--verbose": True, "--char": False, "--loop": False}),
 ])
 def test_an_option_is_repeatable_where_its_text_says_it_is_given_again(
         options: str, repeatable: dict[str, bool]) -> None:
