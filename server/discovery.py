@@ -256,13 +256,17 @@ def sha256_of(path: str | Path) -> str:
     read = 0
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with open(descriptor, "rb", closefd=True) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_HASHED_BYTES:
+            raise OSError(errno.EFBIG, f"{size / 2**20:,.0f} MiB, more than the {MAX_HASHED_BYTES // 2**20} MiB a "
+                                       "tool's file may be")
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
             read += len(chunk)
             if read > MAX_HASHED_BYTES:
                 # No tool is this large (``MAX_MODULE_BYTES``); a file of the kernel's that says it
                 # is empty and reads on for hundreds of GB (/proc/self/pagemap) held every rescan.
-                raise OSError(errno.EFBIG, f"more than {MAX_HASHED_BYTES // 2**20} MiB", str(path))
+                raise OSError(errno.EFBIG, f"more than the {MAX_HASHED_BYTES // 2**20} MiB a tool's file may be")
     return digest.hexdigest()
 
 
@@ -432,7 +436,8 @@ class Discovery:
             try:
                 sha = sha256_of(path)
             except OSError as exc:
-                return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {exc}"))
+                why = exc.strerror or exc  # the path is the skipped file's own
+                return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {why}"))
         stem = tool_name_for(path)
         if path.endswith(".py"):
             return self.describe_python(path, sha, look_up=look_up, stop=stop)
