@@ -175,6 +175,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
 
     # bzip2's "-1 .. -9  set block size": a digit written after the dash, as "-NUM" is (below);
     # not an option "-1" taking ".." (its --fast and --best stay).
+    digit_ranges = [e for e in option_entries if _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
     option_entries = [e for e in option_entries if not _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
     options = _merge_duplicates([_option(e, rules) for e in option_entries], in_untitled)
     if not rules.value_from_default and not rules.counter_from_zero and options \
@@ -182,7 +183,12 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         # No option shows a value: a default may be the only sign that one takes one (Rules.values_unshown).
         unshown = rules._replace(values_unshown=True)
         options = _merge_duplicates([_option(e, unshown) for e in option_entries], in_untitled)
+    numbers = [_number_flag(o) for o in options if (o.long or o.short) and _placeholder_flag(o)]
+    numbers += [_digit_range_flag(e) for e in digit_ranges[:1]]
     options = _paired_negations([o for o in options if (o.long or o.short) and not _placeholder_flag(o)])
+    # Its number, written after the dash ("-5", "-19"), once: one property a help's "-NUM" or
+    # "-#" or "-0 ... -9" stands for (xz's and zstd's compression level had no other option).
+    options += numbers[:1]
     value_flags = {name for o in options if o.takes_value for name in (o.long, o.short) if name}
     # A list that shows no option's value (argh), or no list at all (BSD's "usage: cut [-nrv]
     # [-d delim] file ..."): what options take is read from the usage. argh lists its help as
@@ -695,7 +701,23 @@ def _is_name_character(ch: str) -> bool:
 
 
 _ONE_NAME = compiled(r"-[A-Za-z0-9]|--[a-z][\w-]+")
+# The flag of a number written right after the dash (``_number_flag``): "-" then the number.
+NUMBER_FLAG = "-"
 _DIGIT_FLAG_RANGE = compiled(r"-\d\s*(?:\.\.\.?|…|-|to)\s*-\d")
+
+
+def _number_flag(option: OptionSpec) -> OptionSpec:
+    """The option "-NUM" or "-#" stands for: a number written right after the dash."""
+    return OptionSpec(short=NUMBER_FLAG, takes_value=True, type="integer", value_name="NUM",
+                      description=option.description)
+
+
+def _digit_range_flag(entry: HelpEntry) -> OptionSpec:
+    """The option "-0 ... -9" stands for: one digit written right after the dash."""
+    low, high = (int(found) for found in re.findall(r"\d", entry.head)[:2])
+    return OptionSpec(short=NUMBER_FLAG, takes_value=True, type="enum", value_name="NUM",
+                      choices=tuple(str(digit) for digit in range(low, high + 1)),
+                      description=" ".join(line.strip() for line in entry.description if line.strip()))
 
 
 def _placeholder_flag(option: OptionSpec) -> bool:

@@ -352,7 +352,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             continue
         flag = opt.long or opt.short
         assert flag is not None
-        name = claim(property_name(flag), "option")
+        # "-5" for "-NUM": named "num", as the help names the number (a flag "-" has no name).
+        name = claim(property_name((opt.value_name or "num").lower()) if flag == "-" else property_name(flag), "option")
         named[opt.key] = name
         off = opt.negation or _said_off(opt, flag, desc.dialect)
         prop, kind = _option_property(opt, off)

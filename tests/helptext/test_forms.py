@@ -503,12 +503,16 @@ def test_kubectls_default_after_the_name_says_the_kind_of_each_option():
 
 
 def test_a_number_written_after_the_dash_is_no_option_named_num():
-    # grep: "-NUM  same as --context=NUM" is grep -3, not a switch -NUM (grep refuses "-NUM").
+    # grep: "-NUM  same as --context=NUM" is grep -3, not a switch -NUM (grep refuses "-NUM"): a
+    # number written after the dash, offered as "num" (zstd's and xz's level had no other way).
     desc = _describe("Usage: grep [OPTION]... PATTERNS [FILE]...\n\nContext control:\n"
                      "  -C, --context=NUM         print NUM lines of output context\n"
                      "  -NUM                      same as --context=NUM\n"
                      "  -I                        equivalent to --binary-files=without-match\n")
-    assert [(o.short, o.long) for o in desc.options] == [("-C", "--context"), ("-I", None)]
+    assert [(o.short, o.long) for o in desc.options] == [("-C", "--context"), ("-I", None), ("-", None)]
+    schema = build_tool_schema(desc)
+    assert schema.input_schema["properties"]["num"]["type"] == "integer"
+    assert schema.to_argv({"num": 3, "patterns": "x"}) == ["-3", "x"]
 
 
 def test_several_values_after_one_flag_and_an_option_said_to_repeat_are_lists():

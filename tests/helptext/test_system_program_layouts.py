@@ -479,8 +479,28 @@ def test_a_range_of_digit_flags_is_no_option_taking_a_value() -> None:
                           b"   -1 .. -9            set block size to 100k .. 900k\n"
                           b"   --fast              alias for -1\n   --best              alias for -9\n")
     assert [(o.short, o.long, o.takes_value) for o in bzip2.options] == [
-        ("-k", "--keep", False), (None, "--fast", False), (None, "--best", False)]
-    assert set(build_tool_schema(bzip2).input_schema["properties"]) == {"keep", "fast", "best", "input_files"}
+        ("-k", "--keep", False), (None, "--fast", False), (None, "--best", False), ("-", None, True)]
+    schema = build_tool_schema(bzip2)
+    assert set(schema.input_schema["properties"]) == {"keep", "fast", "best", "num", "input_files"}
+    # The digit itself, after the dash: "-9" (xz's "-0 ... -9" preset had no other option)
+    assert schema.input_schema["properties"]["num"]["enum"] == [str(digit) for digit in range(1, 10)]
+    assert schema.to_argv({"num": "9"}) == ["-9"]
+
+
+@pytest.mark.parametrize(("program", "help_flag", "level"), [("xz", "--help", "9"), ("zstd", "-H", 19)])
+def test_a_compression_level_written_after_the_dash_reaches_the_program(
+        tmp_path: Path, program: str, help_flag: str, level: object) -> None:
+    """xz's "-0 ... -9" and zstd's "-#" were dropped: no call could choose the level. The truth
+    is the program, compressing with the level the call gives."""
+    path = shutil.which(program)
+    if path is None:
+        pytest.skip(f"no {program} here")
+    done = subprocess.run([path, help_flag], capture_output=True, check=False)
+    schema = build_tool_schema(describe_help(done.stdout + done.stderr))
+    argv = schema.to_argv({"num": level, "stdout": True})
+    assert f"-{level}" in argv
+    run = subprocess.run([path, *argv], input=b"words " * 1000, capture_output=True, check=False)
+    assert run.returncode == 0 and len(run.stdout) < 1000, run.stderr
 
 
 def test_a_short_and_a_long_name_joined_by_a_bar_name_one_option() -> None:
