@@ -57,6 +57,7 @@ from toolbay.pytools.describe import (
 from toolbay.pytools.workers import WORKER_SCRIPT
 from toolbay.redaction import redact_text
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
+from toolbay.tool_files import MAX_TOOL_FILE_BYTES, open_tool_file, too_large
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
 from toolbay.wasm.errors import INVALID_EXIT_STATUS
 from toolbay.words import PermissionTier, ToolDefinition, bounded_description
@@ -244,29 +245,21 @@ def scan(folders: Iterable[Path]) -> list[Path]:
     return [Path(path) for path, _ in scan_files(folders)]
 
 
-# Past the largest module (``toolbay.wasm.inspect.MAX_MODULE_BYTES``), a file is not hashed.
-MAX_HASHED_BYTES = 512 * 1024 * 1024
-
-
 def sha256_of(path: str | Path) -> str:
-    """The file's sha256. Opened not to block: a name that leads to a file whose reads wait
-    for ever (a kernel log, a pipe's twin) stopped every later rescan, and with it hot reload;
-    it raises ``BlockingIOError`` (an ``OSError``), and is left out as unreadable."""
+    """The file's sha256, read without blocking and up to the size a tool can be
+    (``toolbay.tool_files``): a name leading to a file whose reads wait for ever stopped every
+    later rescan, and with it hot reload; one past the size raises ``OSError`` too, and either
+    is left out as unreadable."""
     digest = hashlib.sha256()
     read = 0
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with open(descriptor, "rb", closefd=True) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > MAX_HASHED_BYTES:
-            raise OSError(errno.EFBIG, f"{size / 2**20:,.0f} MiB, more than the {MAX_HASHED_BYTES // 2**20} MiB a "
-                                       "tool's file may be")
+    with open_tool_file(path) as handle:
+        if (why := too_large(os.fstat(handle.fileno()).st_size, "a tool's file")) is not None:
+            raise OSError(errno.EFBIG, why)
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
             read += len(chunk)
-            if read > MAX_HASHED_BYTES:
-                # No tool is this large (``MAX_MODULE_BYTES``); a file of the kernel's that says it
-                # is empty and reads on for hundreds of GB (/proc/self/pagemap) held every rescan.
-                raise OSError(errno.EFBIG, f"more than the {MAX_HASHED_BYTES // 2**20} MiB a tool's file may be")
+            if read > MAX_TOOL_FILE_BYTES:  # a file of the kernel's that said it was empty
+                raise OSError(errno.EFBIG, f"more than the {MAX_TOOL_FILE_BYTES // 2**20} MiB a tool's file may be")
     return digest.hexdigest()
 
 
@@ -863,7 +856,7 @@ def _still_version(path: str, sha: str) -> bool:
 
 def _read_whole(path: str) -> bytes:
     """The file's bytes, read without blocking (see ``sha256_of``)."""
-    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
+    with open_tool_file(path) as file:
         return file.read() or b""
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import wasmtime
 
 from toolbay.errors import WasmRejected
+from toolbay.tool_files import open_tool_file, too_large
 from toolbay.wasm.errors import map_load_errors
 
 WASI_MODULE = "wasi_snapshot_preview1"
@@ -25,26 +26,19 @@ def check_header(path: Path, data: bytes) -> None:
         raise WasmRejected(str(path), f"unsupported WebAssembly version {data[4:8].hex()}")
 
 
-# A module larger than this is not read: the largest real tools are tens of MB (a Go program
-# 7 MB, a Python interpreter built in 40), and reading a file is holding it whole in memory.
-MAX_MODULE_BYTES = 512 * 1024 * 1024
-
-
 def read_module(path: Path) -> bytes:
     """The bytes of the WebAssembly file at ``path``, read whole only once its first eight bytes
-    are a core module's and its size is at most ``MAX_MODULE_BYTES``: a 2 GB file of junk named
+    are a core module's and its size at most a tool's (``toolbay.tool_files``): a 2 GB file of junk named
     ``.wasm`` was read into memory before its header said it was none (and, with a memory limit,
     ended the server). Raises ``WasmRejected`` with a one-line reason."""
     try:
         # Not to block: a name leading to a file whose reads wait (a kernel log) held a describing
         # thread for good. Such a file reads as what it has, or nothing: no module.
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
+        with open_tool_file(path) as file:
             head = file.read(8) or b""
             check_header(path, head)
-            size = os.fstat(file.fileno()).st_size
-            if size > MAX_MODULE_BYTES:
-                raise WasmRejected(str(path), f"{size / 2**20:,.0f} MiB, more than the {MAX_MODULE_BYTES // 2**20} MiB "
-                                              "a module may be")
+            if (why := too_large(os.fstat(file.fileno()).st_size, "a module")) is not None:
+                raise WasmRejected(str(path), why)
             return head + (file.read() or b"")
     except OSError as error:
         raise WasmRejected(str(path), f"cannot read: {error.strerror or error}") from None
