@@ -60,6 +60,10 @@ def _logged_name(name: str, credentials: Sequence[str] = ()) -> str:
     return f"{start_of(name, ECHO_CHARACTERS, credentials)}... ({len(name)} characters)"
 
 
+# The fields whose credentials ``shown_arguments`` blots out, in the windows it cuts them from.
+_BLOTTED_WHEN_CUT = frozenset({"arguments", "reason"})
+
+
 class AuditSink(Protocol):
     def write(self, record: Mapping[str, Any]) -> None: ...
 
@@ -138,8 +142,9 @@ class Audit:
             try:
                 forms = written_forms(self.hidden()) if self.hidden is not None else ()
                 record = self._record(call, started_at, perf_counter() - started, outcome, reason, forms)
-                if forms:  # the other fields: a tool's name may be a credential's value
-                    record = map_strings(record, lambda text: blot(text, forms), keys=True)
+                if forms:  # the other fields (the arguments and reason were, as they were cut)
+                    record = {key: value if key in _BLOTTED_WHEN_CUT else map_strings(
+                        value, lambda text: blot(text, forms), keys=True) for key, value in record.items()}
             except Exception as error:  # noqa: BLE001 - a call is written down whatever its arguments hold
                 logger.warning("audit: the arguments of a call to %s could not be written (%s)",
                                _logged_name(call.name), type(error).__name__)
