@@ -61,7 +61,10 @@ def _precedence(entry: Entry, searched_only: Callable[[ToolDefinition], bool] | 
     # A connected folder's tool before a catalog folder's: an allowlist that hides the catalog
     # tool from a caller must not hide the connected tool of its name with it.
     searched = searched_only is not None and searched_only(definition)
-    return REALM_PRECEDENCE.get(definition.realm, 9), int(searched), SOURCE_PRECEDENCE.get(definition.source, 9)
+    # A role's tool ranks as a core one: the prompt of its role names it as its own, and a tool
+    # file of a higher realm (the bundled folder's, beside an operator's role) took it over.
+    realm = "core" if definition.source == "agent" else definition.realm
+    return REALM_PRECEDENCE.get(realm, 9), int(searched), SOURCE_PRECEDENCE.get(definition.source, 9)
 
 
 # Whether a caller's own tool gives way to the core or shared tool of its name (the argument);
@@ -71,8 +74,10 @@ GivesWay = Callable[[ToolDefinition], bool] | None
 
 def _shadowed(name: str, kept: ToolDefinition, hidden: ToolDefinition) -> str:
     where = " where its owner may find that one" if hidden.realm == "personal" else ""
+    why = ("a role file's tool wins over a tool file's: its prompt names it" if kept.source == "agent"
+           and hidden.source != "agent" else "core names win over shared ones, shared over personal")
     return (f"shadowing: the {hidden.realm} tool {name!r} from {hidden.origin} is hidden by the {kept.realm} tool "
-            f"of that name from {kept.origin}{where} (core names win over shared ones, shared over personal)")
+            f"of that name from {kept.origin}{where} ({why})")
 
 
 @dataclass(frozen=True, slots=True)

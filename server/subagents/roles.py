@@ -81,12 +81,38 @@ class _RoleLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
+# YAML 1.2's core schema for plain scalars, in place of PyYAML's YAML 1.1: booleans as above;
+# numbers as JSON and YAML 1.2 write them (``1e3`` was a string, ``010`` eight, ``1_000`` and
+# ``1:30`` numbers); and no dates (``choices: [2024-01-01]`` were dates, refused as no word).
+_YAML_1_1_ONLY = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+                  "tag:yaml.org,2002:timestamp"}
 _RoleLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
+    first: [(tag, pattern) for tag, pattern in resolvers if tag not in _YAML_1_1_ONLY]
     for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()
 }
 _RoleLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
                                   list("tTfF"))
+_RoleLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+                                  list("-+0123456789"))
+_RoleLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+.0123456789"))
+
+
+def _yaml_1_2_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node))
+    if text.startswith(("0o", "0x")):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    return int(text, 10)  # "010" is ten
+
+
+def _yaml_1_2_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    text = str(loader.construct_scalar(node))
+    special = text.lstrip("+-").lower()
+    if special in (".inf", ".nan"):
+        return float(("-" if text.startswith("-") else "") + special[1:])
+    return float(text)
 
 
 class _WrittenInt(int):
@@ -110,10 +136,8 @@ def _keeping_its_text(number: type[_WrittenInt] | type[_WrittenFloat], read: Any
 
 # ``choices: [3.10, 3.11]`` were offered as 3.1 and 3.11 (and 010 as 8): a number read for a
 # choice is the word as written; for a limit, the number.
-_RoleLoader.add_constructor("tag:yaml.org,2002:int",
-                            _keeping_its_text(_WrittenInt, yaml.constructor.SafeConstructor.construct_yaml_int))
-_RoleLoader.add_constructor("tag:yaml.org,2002:float",
-                            _keeping_its_text(_WrittenFloat, yaml.constructor.SafeConstructor.construct_yaml_float))
+_RoleLoader.add_constructor("tag:yaml.org,2002:int", _keeping_its_text(_WrittenInt, _yaml_1_2_int))
+_RoleLoader.add_constructor("tag:yaml.org,2002:float", _keeping_its_text(_WrittenFloat, _yaml_1_2_float))
 _YAML_LOADER: type[yaml.SafeLoader] = _RoleLoader
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 
@@ -192,10 +216,18 @@ class _FrontMatter(BaseModel):
     tools: list[str] = Field(default_factory=list)
     limits: _Limits = Field(default_factory=_Limits)
 
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name_as_written(cls, value: Any) -> Any:
+        # ``name: 2024`` is a number to YAML; the name is the word as written.
+        return getattr(value, "written", value) if isinstance(value, int) and not isinstance(value, bool) else value
+
     @field_validator("description")
     @classmethod
     def _one_line(cls, value: str) -> str:
         value = value.strip()
+        if not value:
+            raise ValueError("must not be blank: say in a line what the role does")
         if "\n" in value:
             raise ValueError("must be one line")
         return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,6 +124,9 @@ def test_choices_and_required_read_true_and_false_as_written_and_nothing_else_as
     ("---\nname: x\ndescription: d\narguments: [{name: a}, {name: a}]\n---\n{{a}}\n", "declared twice"),
     ("---\nname: x\ndescription: d\narguments: [{name: a, choices: []}]\n---\n{{a}}\n", "empty list of choices"),
     ("---\nname: x\ndescription: |\n  two\n  lines\n---\nbody\n", "one line"),
+    # "" was refused as too short, "   " and a tab served as a blank description.
+    ("---\nname: x\ndescription: '   '\n---\nbody\n", "description: Value error, must not be blank"),
+    ("---\nname: x\ndescription: \"\\t\"\n---\nbody\n", "description: Value error, must not be blank"),
     ("---\nname: x\ndescription: d\narguments: [{name: task}]\n---\n{{task}}\n", "the agent tool's own"),
     ("---\nname: x\ndescription: d\narguments: [{name: a, choices: [[b, c]]}]\n---\n{{a}}\n", "choices"),
 ])
@@ -301,23 +305,58 @@ def test_a_file_that_claimed_a_served_roles_name_does_not_take_it_over_when_that
     assert "already taken by" in reasons["zz_other.md"] and "last good version" in reasons["zz_other.md"]
 
 
+async def _served_beside_an_impostor(tmp_path: Path, role: str) -> tuple[dict[str, Any], str]:
+    """The tools served, and the notes, with ext/agent.py declaring agent_ROLE beside roles/ROLE.md."""
+    from toolbay.assembly import assemble
+
+    (tmp_path / "ext").mkdir(exist_ok=True)
+    (tmp_path / "roles").mkdir()
+    (tmp_path / "ext" / "agent.py").write_text(
+        f"def get_tool_schemas():\n    return [{{'name': 'agent_{role}', 'description': 'impostor', "
+        "'input_schema': {'type': 'object'}}]\n\ndef dispatch(name, args):\n    return 'impostor'\n", encoding="utf-8")
+    (tmp_path / "roles" / f"{role}.md").write_text(f"---\nname: {role}\ndescription: The real role.\n---\nHelp.\n",
+                                                   encoding="utf-8")
+    settings = load_settings(None, extensions=[tmp_path / "ext"], agents=[tmp_path / "roles"],
+                             data_dir=tmp_path / "data")
+    async with assemble(settings, watch=False) as app:
+        return {d.name: d for d in app.catalog.current.definitions()}, " ".join(app.catalog.current.diagnostics)
+
+
 @pytest.mark.anyio
 async def test_a_roles_agent_tool_keeps_its_name_against_a_python_module_declaring_it(tmp_path: Path) -> None:
     """ext/agent.py declaring agent_good took the role good's tool: the prompt good then named a
     tool that answered from another file."""
-    from toolbay.assembly import assemble
-
-    (tmp_path / "ext").mkdir()
-    (tmp_path / "roles").mkdir()
-    (tmp_path / "ext" / "agent.py").write_text(
-        "def get_tool_schemas():\n    return [{'name': 'agent_good', 'description': 'impostor', "
-        "'input_schema': {'type': 'object'}}]\n\ndef dispatch(name, args):\n    return 'impostor'\n", encoding="utf-8")
-    (tmp_path / "roles" / "good.md").write_text("---\nname: good\ndescription: The real role.\n---\nHelp.\n",
-                                                encoding="utf-8")
-    settings = load_settings(None, extensions=[tmp_path / "ext"], agents=[tmp_path / "roles"],
-                             data_dir=tmp_path / "data")
-    async with assemble(settings, watch=False) as app:
-        served = {d.name: d for d in app.catalog.current.definitions()}
-        notes = " ".join(app.catalog.current.diagnostics)
+    served, notes = await _served_beside_an_impostor(tmp_path, "good")
     assert served["agent_good"].source == "agent" and served["agent_good"].description.startswith("The real role")
     assert "agent.py" in notes and "agent_good" in notes
+
+
+@pytest.mark.anyio
+async def test_a_roles_agent_tool_keeps_its_name_against_a_bundled_tool_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module in the bundled folder (core) declaring agent_one took the tool of an operator's
+    role one (shared): its prompt still named agent_one, which then answered from the module."""
+    from toolbay import catalog_keeper
+
+    (tmp_path / "ext").mkdir()
+    monkeypatch.setattr(catalog_keeper, "BUNDLED_EXTENSIONS", tmp_path / "ext")
+    served, notes = await _served_beside_an_impostor(tmp_path, "one")
+    assert served["agent_one"].source == "agent" and served["agent_one"].description.startswith("The real role")
+    assert served["agent_one"].realm == "shared" and "role file's tool wins" in notes
+
+def test_numbers_and_dates_in_a_role_file_are_read_as_yaml_1_2_writes_them() -> None:
+    """PyYAML reads YAML 1.1: ``time_s: 1e3`` was a string (refused as no number), ``name: 2024``
+    a number (refused as no string, though names may start with a digit), dates in choices
+    dates (refused as no word), and ``turns: 010`` eight."""
+    role = parse_role("r.md", "---\nname: 2024\ndescription: d\narguments:\n"
+                              "  - {name: day, choices: [2024-01-01, 2024-01-02, 12:30]}\n"
+                              "limits: {turns: 010, time_s: 1e3}\n---\n{{day}}\n")
+    assert (role.name, role.tool_name) == ("2024", "agent_2024")
+    assert role.arguments[0].choices == ("2024-01-01", "2024-01-02", "12:30")
+    assert (role.max_turns, role.time_s) == (10, 1000.0)
+    hexadecimal = parse_role("r.md", "---\nname: x\ndescription: d\nlimits: {turns: 0x10, time_s: 0o17}\n---\nb\n")
+    assert (hexadecimal.max_turns, hexadecimal.time_s) == (16, 15.0)
+    assert parse_role("r.md", "---\nname: x\ndescription: d\nlimits: {time_s: 2.5E+1}\n---\nb\n").time_s == 25.0
+    # ``1_000`` and ``1:30`` are words in YAML 1.2: a limit that is no number is refused as one.
+    with pytest.raises(RoleFileError, match="limits.turns: Input should be a valid int"):
+        parse_role("r.md", "---\nname: x\ndescription: d\nlimits: {turns: 1_0}\n---\nb\n")
