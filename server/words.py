@@ -65,6 +65,9 @@ class ToolAnnotations:
         return cls(read_only=False, destructive=True, idempotent=False)
 
 
+_DELEGATING = ToolAnnotations(read_only=False, destructive=True, idempotent=False)
+
+
 # The longest tool description served. Every listing, every search answer (which names the
 # tool's description twice) and every promoted schema carries it: a module's 1 MB description
 # made each search_tools answer 2 MB, and one search of a 10 MB one took 17 s. The longest
@@ -140,6 +143,12 @@ class ToolDefinition:
 
     @property
     def annotations(self) -> ToolAnnotations:
+        if self.source == "agent":
+            # A role's tool is authorised as a read (each tool its sub-agent calls is authorised
+            # on its own), but what it does is what the sub-agent does: a client's child session
+            # has the client's own tools, and a role may be given write tools. Hinted read-only
+            # and idempotent, a client could run it unasked.
+            return _DELEGATING
         return ToolAnnotations.for_tier(self.tier)
 
 

@@ -189,6 +189,17 @@ class _Argument(BaseModel):
 
     @field_validator("choices")
     @classmethod
+    def _each_once(cls, value: list[str] | None) -> list[str] | None:
+        # An enum of ["a", "a"] is no valid JSON Schema for some clients' validators.
+        seen: set[str] = set()
+        for choice in value or ():
+            if choice in seen:
+                raise ValueError(f"the choice {redact_text(choice)!r} is written twice")
+            seen.add(choice)
+        return value
+
+    @field_validator("choices")
+    @classmethod
     def _no_secret(cls, value: list[str] | None) -> list[str] | None:
         # Choices are shown to every client (completion, the agent tool's schema): one shown
         # redacted could be neither offered nor given ("[REDACTED]" was then refused).

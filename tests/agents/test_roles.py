@@ -124,6 +124,8 @@ def test_choices_and_required_read_true_and_false_as_written_and_nothing_else_as
     ("---\nname: x\ndescription: d\narguments: [{name: a}, {name: a}]\n---\n{{a}}\n", "declared twice"),
     ("---\nname: x\ndescription: d\narguments: [{name: a, choices: []}]\n---\n{{a}}\n", "empty list of choices"),
     ("---\nname: x\ndescription: |\n  two\n  lines\n---\nbody\n", "one line"),
+    ("---\nname: x\ndescription: d\narguments: [{name: a, choices: [b, c, b]}]\n---\n{{a}}\n",
+     "arguments.0.choices: Value error, the choice 'b' is written twice"),
     # "" was refused as too short, "   " and a tab served as a blank description.
     ("---\nname: x\ndescription: '   '\n---\nbody\n", "description: Value error, must not be blank"),
     ("---\nname: x\ndescription: \"\\t\"\n---\nbody\n", "description: Value error, must not be blank"),
@@ -193,6 +195,20 @@ def test_a_role_from_the_operators_folder_is_shared_and_a_bundled_one_core(tmp_p
     ours = read_roles([BUNDLED_AGENTS]).roles[0]
     assert AgentHandler(theirs, DelegationPolicy()).definition.realm == "shared"
     assert AgentHandler(ours, DelegationPolicy()).definition.realm == "core"
+
+
+def test_an_agent_tool_is_not_hinted_read_only_to_clients() -> None:
+    """Authorised as a read, an agent tool was listed readOnlyHint and idempotentHint true,
+    though its sub-agent may write (a role's write tools, a child session's own tools): a
+    client trusting the hints could run it unasked."""
+    from toolbay.handlers.agents import AgentHandler, DelegationPolicy
+    from toolbay.protocol.listing import definition_to_tool
+    from toolbay.words import PermissionTier
+
+    definition = AgentHandler(parse_role("r.md", GOOD), DelegationPolicy()).definition
+    hints = definition_to_tool(definition).annotations
+    assert hints is not None and definition.tier is PermissionTier.READ
+    assert (hints.read_only_hint, hints.idempotent_hint, hints.destructive_hint) == (False, False, True)
 
 
 def laughs(depth: int) -> str:
