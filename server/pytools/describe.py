@@ -11,6 +11,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import signal
 import site
@@ -105,6 +106,12 @@ def schema_problem(item: Any) -> str | None:
         # Told before the meta-schema's check recurses: near Python's recursion limit, a finaliser
         # that the garbage collector happens to run there fails too, and nobody can report it.
         return "it is nested too deeply to be checked"
+    if (non_finite := _first_non_finite(schema)) is not None:
+        # Python's JSON writes them, as NaN and Infinity; the wire's JSON has no such numbers, so
+        # clients were sent null there (a schema the meta-schema refuses) and `list --json` NaN.
+        value, where = non_finite
+        return (f"it holds the number {value} at {where}, which JSON cannot carry "
+                "(write it as a string, or leave it out)")
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -137,6 +144,20 @@ def _deeper_than(value: Any, limit: int) -> bool:
         elif isinstance(node, list):
             pending.extend((child, depth + 1) for child in node if isinstance(child, dict | list))
     return False
+
+
+def _first_non_finite(value: Any) -> tuple[float, str] | None:
+    """The first NaN or infinity in ``value`` and its JSON path, or None (walked without recursion)."""
+    pending: list[tuple[Any, str]] = [(value, "$")]
+    while pending:
+        node, path = pending.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return node, path
+        if isinstance(node, dict):
+            pending.extend((child, f"{path}.{key}") for key, child in reversed(node.items()))
+        elif isinstance(node, list):
+            pending.extend((child, f"{path}[{index}]") for index, child in reversed(list(enumerate(node))))
+    return None
 
 
 def _dangling_reference(schema: dict[str, Any]) -> str | None:

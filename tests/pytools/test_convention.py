@@ -103,6 +103,9 @@ def get_tool_schemas():
                                  "$defs": {"word": {"$anchor": "word", "type": "string"}}}),
         tool("schemy_draft4", {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
                                "properties": {"a": {"type": "number", "minimum": 0, "exclusiveMinimum": True}}}),
+        tool("schemy_nan", {"type": "object", "properties": {"a": {"type": "number", "default": float("nan"),
+                                                                    "maximum": float("inf")}}}),
+        tool("schemy_inf", {"type": "object", "properties": {"a": {"enum": [1, float("-inf")]}}}),
     ]
 
 
@@ -129,7 +132,7 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
         fine = await client.call_tool("schemy_fine", {"a": "x"})
     assert {"schemy_fine", "schemy_linked", "schemy_anchored", "greet"} <= listed
     assert not {"schemy_required", "schemy_pattern", "schemy_deep", "schemy_dangling", "schemy_draft4",
-                "schemy_remote", "schemy_anchor"} & listed
+                "schemy_remote", "schemy_anchor", "schemy_nan", "schemy_inf"} & listed
     assert fine.is_error is False
     notes = "\n".join(app.keeper.notes())
     assert "'schemy_required': its input_schema is not a valid JSON Schema: 'a' is not of type 'array' at $.required" \
@@ -137,6 +140,10 @@ async def test_a_schema_that_is_no_json_schema_is_refused_with_a_note_and_every_
     assert "'schemy_pattern': its input_schema is not a valid JSON Schema: '([' is not a 'regex' at " \
         "$.properties.a.pattern" in notes
     assert "'schemy_deep': its input_schema is not a valid JSON Schema: it is nested too deeply to be checked" in notes
+    # Served with null in their place (which the meta-schema refuses), and NaN in `list --json`.
+    assert "'schemy_nan': its input_schema is not a valid JSON Schema: it holds the number nan at " \
+        "$.properties.a.default, which JSON cannot carry" in notes
+    assert "it holds the number -inf at $.properties.a.enum[1]" in notes
     # A dangling $ref failed every call ("tell the server's operator"); now the file says so.
     assert "'schemy_dangling': its input_schema is not a valid JSON Schema: its $ref '#/$defs/nope' points at " \
         "nothing in the schema" in notes
