@@ -432,10 +432,11 @@ def role_files(folders: Iterable[Path]) -> list[str]:
 
 
 def _file_or_unreadable(entry: os.DirEntry[str]) -> bool:
-    """Whether ``entry`` is a file, or a link that cannot be followed (a loop: ELOOP), which is
-    then read and refused with its reason; it stopped the server at start, and every reload."""
+    """Whether ``entry`` is a file, or a link that cannot be followed (a loop: ELOOP, which
+    stopped the server at start, and every reload; or a link to nothing) or a folder named like
+    a role file, which are then read and refused with their reason rather than left unsaid."""
     try:
-        return entry.is_file()
+        return entry.is_file() or entry.is_dir() or (entry.is_symlink() and not os.path.exists(entry.path))
     except OSError:
         return True
 

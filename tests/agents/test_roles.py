@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -299,6 +300,19 @@ def test_a_link_loop_named_as_a_role_file_is_refused_with_its_reason_and_the_oth
     assert [role.name for role in found.roles] == ["fine"]
     assert [(Path(r.path).name, r.reason) for r in found.refused] == [
         ("loop.md", "cannot be read (Too many levels of symbolic links)")]
+
+
+def test_a_link_to_nothing_or_a_folder_named_as_a_role_file_is_refused_with_its_reason(tmp_path: Path) -> None:
+    """Both were left out with nothing said, where a looping link was named with its reason."""
+    (tmp_path / "fine.md").write_text("---\nname: fine\ndescription: Fine.\n---\nBe fine.\n", encoding="utf-8")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "gone.md")
+    (tmp_path / "folder.md").mkdir()
+    os.mkfifo(tmp_path / "pipe.md")  # never opened: reading it would wait for a writer
+    found = read_roles([tmp_path])
+    assert [role.name for role in found.roles] == ["fine"]
+    assert [(Path(r.path).name, r.reason) for r in found.refused] == [
+        ("dangling.md", "cannot be read (No such file or directory)"),
+        ("folder.md", "cannot be read (Is a directory)")]
 
 
 def test_a_file_that_claimed_a_served_roles_name_does_not_take_it_over_when_that_roles_file_is_saved_broken(
