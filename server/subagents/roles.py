@@ -314,6 +314,8 @@ class Role:
 def parse_role(path: str, text: str) -> Role:
     """The role in ``text`` (the content of the file at ``path``); ``RoleFileError`` when invalid."""
     text = text.removeprefix("\ufeff")
+    if "\r" in text and "\n" not in text:
+        text = text.replace("\r", "\n")  # lines ended by CR alone (classic Mac OS) read as lines, as CRLF are
     match = _FRONT_MATTER.match(text)
     if match is None:
         raise RoleFileError(path, "no front matter: the file must start with a line '---', the YAML "

@@ -302,6 +302,13 @@ def test_a_link_loop_named_as_a_role_file_is_refused_with_its_reason_and_the_oth
         ("loop.md", "cannot be read (Too many levels of symbolic links)")]
 
 
+def test_a_role_file_whose_lines_end_in_cr_alone_is_read_as_one_with_crlf() -> None:
+    """It was refused as having no front matter, though it started with '---'."""
+    role = parse_role("r.md", GOOD.replace("\n", "\r"))
+    assert (role.name, role.max_turns) == ("reviewer", 3)
+    assert role.render({"path": "a.json", "mode": "quick"}) == "Review a.json in quick mode."
+
+
 def test_a_link_to_nothing_or_a_folder_named_as_a_role_file_is_refused_with_its_reason(tmp_path: Path) -> None:
     """Both were left out with nothing said, where a looping link was named with its reason."""
     (tmp_path / "fine.md").write_text("---\nname: fine\ndescription: Fine.\n---\nBe fine.\n", encoding="utf-8")
