@@ -83,9 +83,10 @@ class _RoleLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
 
 # YAML 1.2's core schema for plain scalars, in place of PyYAML's YAML 1.1: booleans as above;
 # numbers as JSON and YAML 1.2 write them (``1e3`` was a string, ``010`` eight, ``1_000`` and
-# ``1:30`` numbers); and no dates (``choices: [2024-01-01]`` were dates, refused as no word).
+# ``1:30`` numbers); no dates (``choices: [2024-01-01]`` were dates, refused as no word); and no
+# merge key (``<<: {...}`` was "could not determine a constructor"; it is an unknown key now).
 _YAML_1_1_ONLY = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-                  "tag:yaml.org,2002:timestamp"}
+                  "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge"}
 _RoleLoader.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag not in _YAML_1_1_ONLY]
     for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()

@@ -127,6 +127,7 @@ def test_choices_and_required_read_true_and_false_as_written_and_nothing_else_as
     ("---\nname: x\ndescription: |\n  two\n  lines\n---\nbody\n", "one line"),
     ("---\nname: x\ndescription: d\narguments: [{name: a, choices: [b, c, b]}]\n---\n{{a}}\n",
      "arguments.0.choices: Value error, the choice 'b' is written twice"),
+    ("---\nname: x\ndescription: d\n<<: {tools: [a]}\n---\nbody\n", "front matter <<: unknown key (known: name,"),
     # "" was refused as too short, "   " and a tab served as a blank description.
     ("---\nname: x\ndescription: '   '\n---\nbody\n", "description: Value error, must not be blank"),
     ("---\nname: x\ndescription: \"\\t\"\n---\nbody\n", "description: Value error, must not be blank"),
