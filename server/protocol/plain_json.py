@@ -8,7 +8,7 @@ quick call put together (a response stream, three tasks, a ping timer, three soc
 
 So this module chooses per request. A request gets the JSON body when nothing can travel
 before its answer: it carries no progress token, and it is ``initialize``, ``ping``,
-``tools/list``, a read or listing of resources or prompts, or a ``tools/call`` of a tool
+``tools/list``, a read or listing of resources or prompts, a ``tasks/*`` request, or a ``tools/call`` of a tool
 the app expects to answer at once without asking anyone (``Toolbay.answers_at_once``).
 Everything else keeps the SSE stream. (A job's whole result is read with ``resources/read``:
 as an SSE event, one past 1 MiB was refused by the SDK's client.)
@@ -69,8 +69,12 @@ from toolbay.protocol.request_body import read_small_body, replay
 if TYPE_CHECKING:
     from toolbay.protocol.http_lane import HttpQuickLane
 
+# The tasks/* requests too: nothing is sent before their answers (tasks/result waits for the
+# task's end, then answers), and a task's result sent as an SSE event past 1 MiB was refused
+# by the SDK's client, though the same result answered a tools/call in JSON.
 _ALWAYS_PLAIN = frozenset({"initialize", "ping", "tools/list", "resources/read", "resources/list",
-                           "resources/templates/list", "prompts/list", "prompts/get"})
+                           "resources/templates/list", "prompts/list", "prompts/get",
+                           "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
 
 
 @dataclass(frozen=True, slots=True)

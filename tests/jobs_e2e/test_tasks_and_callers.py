@@ -194,3 +194,23 @@ async def test_a_token_named_like_the_local_user_sees_none_of_the_local_users_jo
     assert holder_reads.is_error is True and "the local user's" not in text(holder_reads)
     assert jobs_list() == [local_job]  # the local user's own, by default
     assert jobs_list("--owner", f"token:{user}") == [holders_job]
+
+
+async def test_a_tasks_result_past_a_mebibyte_as_an_event_reaches_the_sdk_client(
+    tmp_path: Path, extensions: Path, data_dir: Path, callers: Callers
+) -> None:
+    """tasks/result was answered as an SSE stream, whose one event the SDK's client refuses past
+    1 MiB: 600,000 quotes (1.2 MB as JSON) came back as "Server-sent event exceeded the 1048576
+    byte limit", though the same result answered a tools/call, in JSON, whole."""
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir, tokens_file=callers.tokens_file)
+    with anyio.fail_after(60):
+        async with http_server(settings_for(config)) as (server_url, _), \
+                http_client(server_url, callers.tokens["alice"]) as client:
+            task = await call_as_task(client, {"from": "a", "to": '"' * 10, "stdin": "a" * 60_000},
+                                      tool="textkit_replace")
+            payload = await client.session.send_request(
+                types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task.task_id)),
+                types.CallToolResult)
+            listed = await client.session.send_request(types.ListTasksRequest(), types.ListTasksResult)
+    assert payload.is_error is False and text(payload) == '"' * 600_000
+    assert [t.task_id for t in listed.tasks] == [task.task_id]
