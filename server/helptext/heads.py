@@ -128,8 +128,9 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
             break
         if negating or values_done:
             continue  # the value repeated after another name ("-f FILE, --file FILE")
-        if not values or not _same_value_again(values, tok):
-            values.append(tok)
+        # The same name again after one name is a second value: argparse writes nargs=2 with
+        # its default metavar "--pair PAIR PAIR", picocli arity 2 "--size=<size> <size>".
+        values.append(tok)
     if type_column and values and values[0].lower() in ("<bool>", "<boolean>"):
         values = []  # typer's rich help prints "<bool>" in its type column for plain switches
     if values and result.value is None:

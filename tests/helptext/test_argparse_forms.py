@@ -194,3 +194,24 @@ def test_a_two_dash_name_after_a_one_dash_name_of_several_letters_is_the_option_
     assert {"check_diff", "line_length"} <= set(schema.input_schema["properties"])
     parsed = parser.parse_args(schema.to_argv({"check_diff": True, "line_length": 100}))
     assert (parsed.check_diff, parsed.check, parsed.line_length) == (True, False, 100)
+
+
+def test_nargs_n_with_the_default_metavar_takes_n_words_after_its_flag():
+    """argparse writes nargs=2 with its default metavar as "--pair PAIR PAIR": read as one value,
+    "--pair 1 2" could not be built, and the program refused what was ("--pair '1 2'")."""
+    parser = _parser("shapes")
+    parser.add_argument("--pair", nargs=2, help="two words")
+    parser.add_argument("-r", "--range", nargs=2, type=int, help="from and to")
+    parser.add_argument("--xy", nargs=3, metavar="xy", help="a point")
+    parser.add_argument("--size", nargs=2, metavar=("W", "H"), help="width and height")
+    parser.add_argument("--name", help="a name")
+    desc = describe_help(parser.format_help().encode())
+    truth = {action.option_strings[-1]: action.nargs for action in parser._actions if isinstance(action.nargs, int)
+             and action.nargs > 0}
+    assert {o.long: o.values_per_flag for o in desc.options if o.long in truth} == truth
+    assert next(o for o in desc.options if o.long == "--name").values_per_flag == 1
+    argv = build_tool_schema(desc).to_argv({"pair": ["a", "b"], "range": ["1", "2"], "xy": ["x", "y", "z"],
+                                            "size": ["3", "4"], "name": "n"})
+    parsed = parser.parse_args(argv)
+    assert (parsed.pair, parsed.range, parsed.xy, parsed.size, parsed.name) == (
+        ["a", "b"], [1, 2], ["x", "y", "z"], ["3", "4"], "n")

@@ -65,12 +65,16 @@ def test_a_call_reaches_a_picocli_program_with_every_value_it_gives() -> None:
     properties = schema.input_schema["properties"]
     assert properties["mode"]["enum"] == ["fit", "fill", "crop"] and properties["output"]["default"] == "out.png"
     assert properties["tag"]["type"] == "array" and "retries" in schema.input_schema["required"]
+    # arity = "2", "--box=<box> <box>": two words after each flag (read as one value, "--box=3 4" was
+    # refused); an array option, given again for more, as its usage's "..." says.
+    assert (properties["box"]["items"]["minItems"], properties["box"]["items"]["maxItems"]) == (2, 2)
     argv = schema.to_argv({"output": "o.png", "width": 3, "scale": 1.5, "verbose": True, "mode": "crop",
-                           "retries": 2, "tag": ["a", "b"], "color": True, "inputs": ["x.png", "y.png"]})
+                           "retries": 2, "tag": ["a", "b"], "color": True, "box": [["3", "4"]],
+                           "inputs": ["x.png", "y.png"]})
     done = java(*argv)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["output=o.png", "width=3", "scale=1.5", "verbose=true", "mode=crop", "retries=2",
-                                   "tags=[a,", "b]", "color=true", "inputs=[x.png,", "y.png]"]
+                                   "tags=[a,", "b]", "color=true", "box=[3,", "4]", "inputs=[x.png,", "y.png]"]
 
 
 def test_a_call_reaches_a_jcommander_program_with_every_value_it_gives() -> None:

@@ -26,12 +26,15 @@ public class Resize implements Callable<Integer> {
     List<String> tags;
     @Option(names = "--color", negatable = true, description = "Colour the output.")
     boolean color;
+    @Option(names = "--box", arity = "2", description = "Width and height of the box.")
+    int[] box;
     @Parameters(arity = "1..*", description = "Images to resize.")
     List<String> inputs;
 
     public Integer call() {
         System.out.println("output=" + output + " width=" + width + " scale=" + scale + " verbose=" + verbose + " mode=" + mode
-                + " retries=" + retries + " tags=" + tags + " color=" + color + " inputs=" + inputs);
+                + " retries=" + retries + " tags=" + tags + " color=" + color + " box=" + java.util.Arrays.toString(box)
+                + " inputs=" + inputs);
         return 0;
     }
 
