@@ -55,7 +55,10 @@ class JCommander(Dialect):
                 continue
             found = _ENTRY.match(line) if listing else None
             if found is None:
-                listing = listing and bool(line.strip())
+                # A blank line ends the list, unless an option follows it: JCommander prints one
+                # for an option without a description (a help option's), and the options after
+                # it were lost, a required one among them.
+                listing = listing and (bool(line.strip()) or _entry_follows(lines, k + 1))
                 usage = _USAGE.match(line)
                 if usage and usage[2]:
                     main = usage[2].strip()
@@ -71,6 +74,11 @@ class JCommander(Dialect):
         # The main parameter, named by its description: any number of values, none required.
         positionals = (PositionalSpec(main, required=False, variadic=True, description=main),) if main else ()
         return described._replace(options=tuple(options), positionals=positionals)
+
+
+def _entry_follows(lines: list[str], start: int) -> bool:
+    """Whether the first line from ``start`` that is not blank is an option's."""
+    return next((_ENTRY.match(line) is not None for line in lines[start:] if line.strip()), False)
 
 
 def _option(names: list[str], required: bool, said: str, notes: dict[str, str]) -> OptionSpec:

@@ -18,7 +18,8 @@ public class Resize {
     int retries;
     @Parameter(names = {"--tag", "-t"}, description = "A tag to add")
     List<String> tags = new ArrayList<>();
-    @Parameter(names = {"--help", "-h"}, help = true, description = "Print usage")
+    // No description: JCommander prints a blank line under it, which ended the list for the reader.
+    @Parameter(names = {"--help", "-h"}, help = true)
     boolean help;
 
     public static void main(String[] argv) {
