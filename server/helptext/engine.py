@@ -1476,7 +1476,9 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         if typed is not None and typed != "string" and not choices:
             kind = typed  # type: ignore[assignment]
         out.append(PositionalSpec(_display_name(name), required, variadic, text, choices, kind, notes.default))
-    if has_commands or entries:
+    # A usage that names the command ("[COMMAND]") names before it the program's own operands:
+    # picocli's "<src> [<dest>...] [COMMAND]", which list none of them apart, lost them all.
+    if entries or (has_commands and not facts.mentions_command):
         # A listed positional is named as its parser knows it ("paths"); the usage line may call
         # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.
         # But for the one the usage ends with, a list of operands after every listed one, each found

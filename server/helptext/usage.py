@@ -126,7 +126,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         if not words:
             continue
         if facts.program is None:
-            if len(words) > 2 and words[1] == "-m":  # "python -m json.tool"
+            if len(words) > 2 and words[1] == "-m" or len(words) > 2 and words[1] == "|":  # "python -m json.tool"
                 words = words[2:]
             facts.program = words[0].rsplit("/", 1)[-1]
         elif facts.program in words and words[0].rsplit("/", 1)[-1] != facts.program:
@@ -262,6 +262,12 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 and (commands_listed or not (word.startswith("[") and "..." in word)) \
                 and positional_key(word) not in facts.listed_operands:  # argh's "[command...]", kingpin's "<cmd>"
             command = True
+            operands_after = [w for w in words[k:] if not w.startswith(("-", "[-", "|"))]
+            if operands_after and all(positional_key(w) in facts.listed_operands for w in operands_after):
+                # The program's own, listed under its arguments: commander's "[options] [command]
+                # <src> [dest...]" of a program that runs without a subcommand too.
+                leading = False
+                continue
             break  # what follows belongs to the subcommand
         if word.startswith("-") and len(word) > 1:
             leading = False

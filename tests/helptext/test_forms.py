@@ -1492,3 +1492,25 @@ def test_plumbums_typed_values_choices_and_defaults_are_read():
         True, ("copy", "link", "move"), "copy")
     assert options["--ratio"].type == "number" and options["--backup-dir"].type == "path"
     assert options["--completions"].choices == ("bash", "fish")
+
+
+def test_a_commander_program_with_commands_and_arguments_of_its_own_keeps_its_arguments():
+    """commander 14's help of ``.argument('<src>').argument('[dest...]')`` beside a command
+    ``serve``: the words after "[command]" were taken for the command's, and the listed ones
+    read as two required single values, so a call without ``dest`` was refused."""
+    desc = _describe("Usage: cmdprog [options] [command] <src> [dest...]\n\nDo things\n\nArguments:\n"
+                     "  src                    source file\n  dest                   destinations\n\n"
+                     "Options:\n  -n, --name <name>      a name\n  -h, --help             display help for command\n\n"
+                     "Commands:\n  serve [options] <dir>  serve a folder\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("src", True, False),
+                                                                            ("dest", False, True)]
+    assert [command.name for command in desc.subcommands] == ["serve"]
+    schema = build_tool_schema(desc)
+    assert schema.to_argv({"src": "a"}) == ["a"]
+    assert schema.to_argv({"src": "a", "dest": ["b", "c"], "name": "n"})[-3:] == ["a", "b", "c"]
+
+
+def test_a_usage_piped_into_the_program_names_the_program_after_the_pipe():
+    desc = _describe("Usage: your-application | digraph [command]\n\nThe support commands are:\n"
+                     "\tnodes\n\t\tthe set of all nodes\n\tdegree\n\t\tthe in-degree and out-degree of each node\n")
+    assert desc.name == "digraph" and desc.positionals == ()

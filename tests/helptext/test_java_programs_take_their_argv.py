@@ -61,8 +61,10 @@ def test_a_call_reaches_a_picocli_program_with_every_value_it_gives() -> None:
     described = describe_help(java("--help").stdout.encode())
     assert described.dialect == "picocli"
     assert described.about == "Resizes images to fit a box."
+    assert [command.name for command in described.subcommands] == ["info"]
     schema = build_tool_schema(described)
     properties = schema.input_schema["properties"]
+    assert properties["inputs"]["type"] == "array" and "inputs" in schema.input_schema["required"]
     assert properties["mode"]["enum"] == ["fit", "fill", "crop"] and properties["output"]["default"] == "out.png"
     assert properties["tag"]["type"] == "array" and "retries" in schema.input_schema["required"]
     # arity = "2", "--box=<box> <box>": two words after each flag (read as one value, "--box=3 4" was

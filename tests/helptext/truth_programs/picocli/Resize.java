@@ -5,9 +5,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+// A subcommand too: the usage then ends "<inputs>... [COMMAND]", and the operands before it were lost.
 @Command(name = "resize", mixinStandardHelpOptions = true, version = "resize 1.0",
-         description = "Resizes images to fit a box.", showDefaultValues = true)
+         description = "Resizes images to fit a box.", showDefaultValues = true, subcommands = Resize.Info.class)
 public class Resize implements Callable<Integer> {
+    @Command(name = "info", description = "Says what an image holds.")
+    static class Info implements Callable<Integer> {
+        @Parameters(description = "The image.")
+        String image;
+
+        public Integer call() {
+            System.out.println("info=" + image);
+            return 0;
+        }
+    }
+
     enum Mode { fit, fill, crop }
 
     @Option(names = {"-o", "--output"}, description = "Where to write the image.")
