@@ -118,6 +118,11 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
         if not (result.longs or result.shorts):
             result.rest = _words_after(tokens[k - 1:])
             break
+        if tok.startswith("(") and tok.endswith(")") and " " in tok and any(c.islower() for c in tok):
+            # A remark in parentheses, not a value: isympy's "-a, --auto-symbols (requires at
+            # least IPython 0.11)", a line of its own, made the switch take a value of that name.
+            result.rest = _words_after(tokens[k - 1:])
+            break
         ends_head = not _looks_like_value(tok) and not (values and tok.startswith("..."))
         if values and values[-1].endswith(">") and not tok.startswith(("<", "[", "{", "...", "=", "|")):
             # A value in angle brackets is whole: a bare word after it, one space apart, starts

@@ -215,3 +215,22 @@ def test_nargs_n_with_the_default_metavar_takes_n_words_after_its_flag():
     parsed = parser.parse_args(argv)
     assert (parsed.pair, parsed.range, parsed.xy, parsed.size, parsed.name) == (
         ["a", "b"], [1, 2], ["x", "y", "z"], ["3", "4"], "n")
+
+
+def test_a_remark_in_parentheses_after_a_switch_in_the_description_is_no_value():
+    """isympy's description documents its switches as a manual does, "-a, --auto-symbols
+    (requires at least IPython 0.11)" on a line of its own: the remark was read as the value
+    the switch takes, and a call's "--auto-symbols VALUE" left VALUE an argument too many."""
+    parser = argparse.ArgumentParser(prog="isympy", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     usage="isympy [options] -- [ipython options]",
+                                     description="Python shell for SymPy.\n\nCOMMAND LINE OPTIONS\n"
+                                                 "--------------------\n\n"
+                                                 "-a, --auto-symbols (requires at least IPython 0.11)\n\n"
+                                                 "    Automatically create missing symbols.\n\n"
+                                                 "-D, --debug\n\n    Enable debugging output.\n")
+    parser.add_argument("-a", "--auto-symbols", action="store_true", help="automatically construct missing symbols")
+    parser.add_argument("-D", "--debug", action="store_true", help="enable debugging output")
+    desc = describe_help(parser.format_help().encode())
+    options = {o.long: o for o in desc.options}
+    assert not options["--auto-symbols"].takes_value and not options["--debug"].takes_value
+    assert parser.parse_args(build_tool_schema(desc).to_argv({"auto_symbols": True})).auto_symbols is True
