@@ -173,6 +173,12 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         if section.kind == "untitled":
             in_untitled.update(range(before, len(option_entries)))
 
+    # cac lists its default command by its operands ("[...files]  Do things", "<root>"): those
+    # are the program's own, not a command named "[...files]".
+    operands_as_commands = [e for e in command_entries if _OPERAND_AS_COMMAND.fullmatch(e.head.strip())]
+    if operands_as_commands:
+        command_entries = [e for e in command_entries if e not in operands_as_commands]
+        positional_entries += operands_as_commands
     # bzip2's "-1 .. -9  set block size": a digit written after the dash, as "-NUM" is (below);
     # not an option "-1" taking ".." (its --fast and --best stay).
     digit_ranges = [e for e in option_entries if _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
@@ -290,6 +296,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         options=tuple(options), positionals=tuple(positionals), subcommands=tuple(subcommands),
         dialect=dialect, positional_forms=positional_forms, usage="\n".join(layout.usage),
     )
+
+
+# One operand in brackets, "[...files]", "<root>", "[dir]": no command's name.
+_OPERAND_AS_COMMAND = compiled(r"\[(?:\.\.\.)?[\w-]+(?:\.\.\.)?\]|<(?:\.\.\.)?[\w-]+(?:\.\.\.)?>")
 
 
 def _words_after_options(facts: UsageFacts, entries: list[HelpEntry]) -> bool:
@@ -1595,4 +1605,6 @@ def _positional_type(name: str, description: str, choices: tuple[str, ...]) -> V
 
 
 def _display_name(name: str) -> str:
-    return name.strip("<>[]").rstrip(".")
+    bare = name.strip("<>[]")
+    # JavaScript's spread, "[...files]" (cac), names "files" as "files..." does.
+    return (bare[3:] if bare.startswith("...") and len(bare) > 3 else bare).rstrip(".")

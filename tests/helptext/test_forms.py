@@ -1514,3 +1514,16 @@ def test_a_usage_piped_into_the_program_names_the_program_after_the_pipe():
     desc = _describe("Usage: your-application | digraph [command]\n\nThe support commands are:\n"
                      "\tnodes\n\t\tthe set of all nodes\n\tdegree\n\t\tthe in-degree and out-degree of each node\n")
     assert desc.name == "digraph" and desc.positionals == ()
+
+
+def test_cacs_default_command_listed_by_its_operands_is_the_programs_own_operands():
+    """cac (vite's parser) lists the default command of ``cli.command('[...files]')`` among the
+    commands by its operands: "[...files]" was no command and no operand, and no file could be
+    passed. The program (cac 6) parses "--count 2 a b" as files ["a", "b"]."""
+    desc = _describe("cacprog/1.0.0\n\nUsage:\n  $ cacprog [...files]\n\nCommands:\n  [...files]   Do things\n"
+                     "  serve <dir>  serve a folder\n\nFor more info, run any command with the `--help` flag:\n"
+                     "  $ cacprog --help\n  $ cacprog serve --help\n\nOptions:\n"
+                     "  -c, --count <n>    how many (default: 3)\n  -h, --help         Display this message \n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("files", False, True)]
+    assert [command.name for command in desc.subcommands] == ["serve"]
+    assert build_tool_schema(desc).to_argv({"files": ["a", "b"], "count": 2}) == ["--count", "2", "a", "b"]
