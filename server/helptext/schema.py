@@ -366,6 +366,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             else "spaced" if opt.value_spaced and (not opt.value_optional or desc.dialect in _OPTIONAL_VALUE_APART)
             else "long" if opt.long else "short")
         bare = opt.value_optional and kind in ("value", "list")
+        if kind == "flag" and desc.dialect in _SWITCH_WITH_ITS_VALUE:
+            flag, off = f"{opt.long or flag}=True", f"{opt.long or flag}=False"
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=bare,
                             takes_next=bare and opt.value_spaced, leading=opt.before_command,
                             greedy=kind == "values" and desc.dialect in _VALUES_UP_TO_A_FLAG))
@@ -462,6 +464,10 @@ _ONLY_AFTER_EQUALS = frozenset({"goarg"})
 # Where a value that may be left out is given as a word of its own ("--help-command-list file"):
 # getopt takes one only after "=", clap, argparse and click either way, CMake only apart.
 _OPTIONAL_VALUE_APART = frozenset({"cmake"})
+# Where a switch is written with its value, "--verbose=True" and "--verbose=False": Fire gives
+# a bare "--verbose" the next word as its value ("--verbose a.png" made verbose "a.png"), and
+# refuses "--noverbose" for a parameter that may also be passed by position.
+_SWITCH_WITH_ITS_VALUE = frozenset({"fire"})
 # pflag's slice types split every value on commas ("--tag a,b" gives two tags).
 _COMMA_SPLIT = {"strings", "stringslice", "ints", "intslice", "uintslice", "floatslice", "boolslice",
                 "durationslice", "ipslice"}

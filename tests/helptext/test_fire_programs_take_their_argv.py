@@ -42,3 +42,14 @@ def test_a_call_reaches_a_fire_program_with_every_value_it_gives() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "output=o.png width=3 scale=1.5 verbose=True retries=2 inputs=['x.png', 'y.png']"
 
+
+
+def test_a_switch_before_an_operand_keeps_the_operand_for_what_it_is() -> None:
+    """A bare "--verbose" takes the next word as its value in Fire: "--verbose x.png" made
+    verbose "x.png" and left no input. A switch is written with its value."""
+    shown = _run("--help")
+    schema = build_tool_schema(describe_help((shown.stdout or shown.stderr).encode()))
+    for verbose in (True, False):
+        done = _run(*schema.to_argv({"verbose": verbose, "inputs": ["x.png"]}))
+        assert done.returncode == 0, done.stderr
+        assert f"verbose={verbose} " in done.stdout and done.stdout.strip().endswith("inputs=['x.png']")
