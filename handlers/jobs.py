@@ -150,7 +150,16 @@ class JobCancelTool(JobTool):
 
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         reason = arguments.get("reason") or "cancelled by the caller"
-        return _view_result(await self.manager.cancel(context.job_owner, arguments["job_id"], reason))
+        before = await self.manager.status(context.job_owner, arguments["job_id"])
+        if before.finished:
+            # Said so, as `toolbay jobs cancel` and tasks/cancel say it: the answer was the job's
+            # status alone, read as if the cancel had done something.
+            ended = _view_result(before)
+            ended.text = f"Nothing to cancel: the job had already ended. {ended.text}"
+            ended.structured = {**(ended.structured or {}), "cancelled": False}
+            return ended
+        view = await self.manager.cancel(context.job_owner, arguments["job_id"], reason)
+        return _view_result(view)
 
 
 class JobListTool(JobTool):

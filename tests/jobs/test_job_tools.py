@@ -57,6 +57,21 @@ async def test_job_cancel_stops_the_job_with_the_given_reason(make_manager: Make
         assert answer.structured["status"] == "cancelled" and answer.structured["reason"] == "too slow"
 
 
+async def test_job_cancel_of_a_job_that_has_ended_says_there_was_nothing_to_cancel(make_manager: MakeManager) -> None:
+    """The answer was the job's status alone ("... has completed."), as if the cancel had done
+    something, where `toolbay jobs cancel` says "nothing to cancel" and tasks/cancel refuses."""
+    async with make_manager() as manager:
+        job_id = await start_job(manager, instant)
+        t = tools(manager)
+        with anyio.fail_after(5):
+            await t["job_wait"].handle({"job_id": job_id, "timeout_s": 300}, context())
+            answer = await t["job_cancel"].handle({"job_id": job_id}, context())
+        result = await t["job_result"].handle({"job_id": job_id}, context())
+    assert answer.text.startswith("Nothing to cancel: the job had already ended.") and not answer.is_error
+    assert answer.structured["status"] == "completed" and answer.structured["cancelled"] is False
+    assert result.is_error is False and result.structured == {"n": 1}  # the result is kept as it was
+
+
 async def test_job_list_lists_the_callers_jobs_and_filters_by_status(make_manager: MakeManager) -> None:
     gate = Gate()
     async with make_manager() as manager:
