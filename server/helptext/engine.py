@@ -1173,6 +1173,10 @@ def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[
     return out
 
 
+# Words that go on with a sentence whose subject is a flag ("--text and --file cannot be used
+# together"), where an entry's description would begin.
+_SENTENCE_GOES_ON = frozenset({"and", "or", "nor", "is", "are", "was", "were", "can", "cannot", "must", "may",
+                               "will", "should", "takes", "has", "have", "does", "do", "overrides", "implies"})
 # A value written as itself in an option's entry ("--format=gzip"), not a placeholder for one.
 _WRITTEN_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 
@@ -1190,6 +1194,14 @@ def _forms_of_one_option(first: OptionSpec, then: OptionSpec) -> OptionSpec | No
         valued = first if first.takes_value else then
         if valued.value_spaced or valued.value_optional:
             return None  # not "--time=WORD" (ctest's "--repeat until-pass:<n>" forms are of another kind)
+        bare = then if valued is first else first
+        if bare.description.split(" ", 1)[0] in _SENTENCE_GOES_ON:
+            # A sentence of the help's prose that starts a line with the flag: hashsum's "--text
+            # and --file cannot be used together." made --text's value one that may be left out
+            # (and the sentence lost its subject).
+            sentence, own = f"{bare.long} {bare.description}", valued.description
+            return valued._replace(description=f"{own}{'' if own.endswith(('.', ';', ':')) else '.'} {sentence}"
+                                   if own else sentence)
         return valued._replace(value_optional=True, short=first.short or then.short, description=said)
     # Its values so far: the one its first form writes, or those the forms before gave it.
     values = [*(first.choices if first.type == "enum" and first.value_name is None else (first.value_name,)),

@@ -266,3 +266,20 @@ def test_hashsum_schema_offers_exactly_the_algorithms_and_encodings_the_program_
         assert refusal.code == 2 and named is not None, refusal.err
         accepted = re.split(r", | or ", named.group(1))
         assert tool["input_schema"]["properties"][option]["enum"] == accepted
+
+
+def test_hashsum_of_empty_text_is_the_digest_of_nothing(shared_data_dir: Path) -> None:
+    """{"text": ""} was passed as a bare "--text", which the program refuses ("option requires an
+    argument"): a sentence of its help, "--text and --file cannot be used together.", had been
+    read as a second listing of --text without a value, making the value one that may be left out."""
+    from typer.testing import CliRunner
+
+    from toolbay.cli import app
+
+    called = CliRunner().invoke(app, ["call", "hashsum", '{"text": ""}', "--data-dir", str(shared_data_dir)])
+    assert called.exit_code == 0, called.output
+    assert called.stdout.strip() == hashlib.sha256(b"").hexdigest()
+    listed = CliRunner().invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)])
+    (tool,) = [t for t in json.loads(listed.stdout)["tools"] if t["name"] == "hashsum"]
+    assert tool["input_schema"]["properties"]["text"]["description"].endswith(
+        "--text and --file cannot be used together.")
