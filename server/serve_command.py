@@ -197,7 +197,15 @@ def stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     event loop's otherwise (it cancels the main task, whose shutdown then runs). A process
     started in the background by a script ignores Ctrl-C (``cmd &``: SIGINT is set to be
     ignored, and the event loop then installs no handler of its own): SIGTERM must stop it
-    all the same, as Python's own Ctrl-C does, by raising KeyboardInterrupt."""
+    all the same, as Python's own Ctrl-C does, by raising KeyboardInterrupt.
+
+    Once only: a client's SIGTERM to the process group of ``uv run toolbay serve`` arrives
+    again as uv passes it on, and a second Ctrl-C means "now": it broke into the shutdown
+    under way (a traceback from wherever it fell, and with Ctrl-C ignored, a server that
+    never ended). So SIGTERM is ignored from then on; ignored, not caught, since Python puts
+    back the default action of a signal it catches as it exits, and one more SIGTERM then
+    ended the process with status 143. A stop that must not wait is SIGKILL's."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     handler = signal.getsignal(signal.SIGINT)
     if callable(handler):
         handler(signal.SIGINT, frame)

@@ -281,3 +281,44 @@ def test_sigterm_to_an_http_server_started_with_ctrl_c_ignored_ends_it_quietly_o
                 process.kill()
                 process.wait()
     assert code == 0 and "Traceback" not in errors.read_text(errors="replace"), errors.read_text()
+
+
+@pytest.mark.parametrize("ctrl_c", ["default", "ignored"])
+def test_sigterm_said_twice_to_a_stdio_server_stops_it_once_quietly(tmp_path: Path, ctrl_c: str) -> None:
+    """A client's SIGTERM to the process group of `uv run toolbay serve` reaches the server
+    twice (uv passes it on too): the second, said as a second Ctrl-C, printed a traceback of
+    about 60 lines, and with Ctrl-C ignored (a script's `cmd &`) the server could hang for good."""
+    import contextlib
+    import signal
+    import time
+
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    errors = tmp_path / "stderr.txt"
+    with errors.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions), "--data-dir",
+             str(tmp_path / "data")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=REPO_ROOT,
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ctrl_c == "ignored" else None)  # noqa: PLW1509
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"}}}).encode() + b"\n")
+            process.stdin.flush()
+            assert json.loads(process.stdout.readline())["id"] == 0  # serving
+            # Said again and again until it has stopped, so that a second one falls in every
+            # stage of the stop: uv passes it on a moment after the client's.
+            deadline = time.monotonic() + WAIT_S
+            while process.poll() is None and time.monotonic() < deadline:
+                with contextlib.suppress(ProcessLookupError):
+                    process.send_signal(signal.SIGTERM)
+                time.sleep(0.01)
+            code = process.poll()  # the stdin is still open: the signal alone must stop it
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            process.stdin.close()
+            process.stdout.close()
+    assert code == 0 and "Traceback" not in errors.read_text(errors="replace"), errors.read_text()
