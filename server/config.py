@@ -487,6 +487,17 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         variable, annotation = _undecodable_variable(field)
         table = typing.get_origin(annotation) is dict
         value = os.environ.get(variable, "")
+        kind = "table" if table else "list"
+        if value.lstrip().startswith(("[", "{")):
+            # Meant as JSON, and broken: said where, not wrapped whole in a list as one path.
+            try:
+                json.loads(value)
+                broken = f"it is JSON, but no {kind}"
+            except json.JSONDecodeError as error:
+                broken = f"it is not valid JSON ({error.msg.lower()}, at character {error.pos})"
+            example = '{"NAME": "VALUE"}' if table else '["..."]'
+            raise ConfigError(f"environment variable {variable}: {broken}; its value must be a JSON {kind}, "
+                              f"e.g. {variable}='{example}'") from None
         example = '{"NAME": "VALUE"}' if table else json.dumps([value] if value else ["..."])
         raise ConfigError(f"environment variable {variable}: its value must be JSON (a "
                           f"{'table' if table else 'list'}), e.g. {variable}='{example}'") from None

@@ -686,6 +686,15 @@ def test_a_list_variable_that_is_not_json_is_one_line_naming_it(shared_data_dir:
     assert "TOOLBAY_TIERS: its value must be JSON (a table), e.g. TOOLBAY_TIERS='{\"NAME\": \"VALUE\"}'" in table
 
 
+def test_a_list_variable_of_broken_json_is_told_where_it_breaks_not_wrapped_in_a_list(shared_data_dir: Path) -> None:
+    """'["/srv/tools"' (its closing bracket missing) was offered back as the example
+    '["[\\"/srv/tools\\""]': the broken text wrapped whole in a list, as one path."""
+    said = _one_line_exit_2(["list", "--data-dir", str(shared_data_dir)], env={"TOOLBAY_EXTENSIONS": '["/srv/tools"'})
+    assert said.rstrip().endswith("environment variable TOOLBAY_EXTENSIONS: it is not valid JSON (expecting ',' "
+                                  "delimiter, at character 13); its value must be a JSON list, "
+                                  "e.g. TOOLBAY_EXTENSIONS='[\"...\"]'")
+
+
 def test_a_list_in_a_section_given_by_a_variable_that_is_not_json_is_named_by_that_variable(
         shared_data_dir: Path) -> None:
     """The message named TOOLBAY_SANDBOX, and its example was that (wrong) variable's."""
