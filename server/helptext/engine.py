@@ -173,9 +173,13 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         if section.kind == "untitled":
             in_untitled.update(range(before, len(option_entries)))
 
-    # cac lists its default command by its operands ("[...files]  Do things", "<root>"): those
-    # are the program's own, not a command named "[...files]".
-    operands_as_commands = [e for e in command_entries if _OPERAND_AS_COMMAND.fullmatch(e.head.strip())]
+    # cac lists its default command by its operands ("[...files]  Do things", vite's "[root]"),
+    # as its usage writes them ("$ vite [root]"): those are the program's own, not a command
+    # named "[root]". Not a default command named so (systemd-analyze's "[time]"), nor ar's
+    # modifiers ("[a] [b] [D]"), which no usage writes so.
+    usage_words = set(" ".join(layout.usage).split())
+    operands_as_commands = [e for e in command_entries if _OPERAND_AS_COMMAND.fullmatch(e.head.strip())
+                            and e.head.strip() in usage_words]
     if operands_as_commands:
         command_entries = [e for e in command_entries if e not in operands_as_commands]
         positional_entries += operands_as_commands
@@ -787,6 +791,12 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     description_lines = ([head.rest] if head.rest else []) + entry.description
     notes = read_notes(description_lines)
     raw = head.value
+    # One value's form written again for each word the flag takes: argparse's nargs=2 "--pair
+    # PAIR PAIR" and "--mode {a,b} {a,b}" (read whole, its choices were "a" and "b} {a"),
+    # picocli's "<size> <size>", tyro's "INT INT". Read once, taken that many times.
+    copies = len(raw.split()) if raw and len(set(raw.split())) == 1 else 1
+    if copies > 1 and raw is not None:
+        raw = raw.split()[0]
     takes_value = raw is not None
     if rules.value_from_type_note and not takes_value:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
@@ -905,7 +915,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         # kong's counter, "-v, --verbose=INT  Verbosity (repeatable)": "--verbose=2" is a count of
         # 2, and "--verbose=1 --verbose=1" a count of 1 (each sets it): one count, not a list.
         repeatable = False
-    per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and not several_at_once else 1
+    per_flag = copies if copies > 1 else _values_per_flag(raw, rules, entry.head) \
+        if takes_value and not several_at_once else 1
+    if copies > 1 and value_name:
+        value_name = " ".join([value_name] * copies)
     if tuple_types:
         # Given again for more (a tuple option is mostly ``multiple=True``, and click keeps the
         # last of one that is not): each time its words, one per type.
@@ -1175,8 +1188,9 @@ def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[
 
 # Words that go on with a sentence whose subject is a flag ("--text and --file cannot be used
 # together"), where an entry's description would begin.
+# Not "do": msgfmt's "-k, --keyword   do not to use default keywords" is the flag alone, listed.
 _SENTENCE_GOES_ON = frozenset({"and", "or", "nor", "is", "are", "was", "were", "can", "cannot", "must", "may",
-                               "will", "should", "takes", "has", "have", "does", "do", "overrides", "implies"})
+                               "will", "should", "overrides", "implies"})
 # A value written as itself in an option's entry ("--format=gzip"), not a placeholder for one.
 _WRITTEN_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 
@@ -1499,8 +1513,12 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             kind = typed  # type: ignore[assignment]
         out.append(PositionalSpec(_display_name(name), required, variadic, text, choices, kind, notes.default))
     # A usage that names the command ("[COMMAND]") names before it the program's own operands:
-    # picocli's "<src> [<dest>...] [COMMAND]", which list none of them apart, lost them all.
-    if entries or (has_commands and not facts.mentions_command):
+    # picocli's "<src> [<dest>...] [COMMAND]", which list none of them apart, lost them all. Only
+    # those: another form's words are a listed command's ("apt-cache [options] show pkg1").
+    if has_commands and not entries:
+        own = {key for keys, command in facts.forms_read if command for key in keys}
+        usage_by_key = {key: pos for key, pos in usage_by_key.items() if key in own}
+    if entries or (has_commands and not usage_by_key):
         # A listed positional is named as its parser knows it ("paths"); the usage line may call
         # it something else ("[FILE]..."): the list is the whole truth, the usage no second one.
         # But for the one the usage ends with, a list of operands after every listed one, each found

@@ -76,6 +76,7 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
     while k < len(tokens):
         tok = tokens[k]
         k += 1
+        after_comma = k >= 2 and tokens[k - 2] == ","
         if tok == ",":
             continue
         if tok == "*" and not (result.longs or result.shorts):
@@ -134,8 +135,10 @@ def parse_head(head: str, *, single_dash_long: bool = False, lenient: bool = Fal
         if negating or values_done:
             continue  # the value repeated after another name ("-f FILE, --file FILE")
         # The same name again after one name is a second value: argparse writes nargs=2 with
-        # its default metavar "--pair PAIR PAIR", picocli arity 2 "--size=<size> <size>".
-        values.append(tok)
+        # its default metavar "--pair PAIR PAIR", picocli arity 2 "--size=<size> <size>"; not
+        # after a comma, in a list written in one word ("-k --keys k,k,k,...").
+        if not (after_comma and values and _same_value_again(values, tok)):
+            values.append(tok)
     if type_column and values and values[0].lower() in ("<bool>", "<boolean>"):
         values = []  # typer's rich help prints "<bool>" in its type column for plain switches
     if values and result.value is None:

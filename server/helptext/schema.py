@@ -582,8 +582,13 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     if opt.values_per_flag > 1 and not opt.repeatable:
         # "--size <W> <H>", argparse's nargs=2 "--pair KEY VALUE": so many words after the one flag.
         count = opt.values_per_flag
-        said = then_sentence(text, f"Give {count} values, in order: {', '.join((opt.value_name or '').split())}.")
-        return {"type": "array", "items": {"type": "string"}, "minItems": count, "maxItems": count,
+        names = (opt.value_name or "").split()
+        said = then_sentence(text, f"Give {count} values, in order: {', '.join(names)}.")
+        # One value's form each time ("--mode {a,b} {a,b}", "--size INT INT"): each item is such
+        # a value, its choices and type with it; names of their own ("W H") say nothing of either.
+        item = {key: part for key, part in value.items() if key != "description"} if len(set(names)) == 1 \
+            else {"type": "string"}
+        return {"type": "array", "items": item, "minItems": count, "maxItems": count,
                 "description": said}, "list"
     if opt.repeatable:
         prop = {"type": "array", "items": value, "description": text}

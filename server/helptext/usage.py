@@ -38,7 +38,7 @@ class UsagePositional:
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
                  "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags", "repeated_alone",
-                 "operand_words", "listed_operands")
+                 "operand_words", "listed_operands", "forms_read")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -75,6 +75,12 @@ class UsageFacts:
         # The operands the help's own list names (``positional_key``): a "<cmd>" among them is an
         # operand, not a subcommand's place (kingpin's "run [<flags>] <cmd> [<args>...]").
         self.listed_operands: frozenset[str] = frozenset()
+        # Each form's operands (``positional_key``), up to its command's place if it names one,
+        # and whether it does: where the help lists commands, those before the place are the
+        # program's own (picocli's "<src> [<dest>...] [COMMAND]"); a form that names no place
+        # may be a listed command's ("apt-cache [options] show pkg1") or the command itself
+        # (argparse's "{init,run} ..."), and says nothing of the program's own.
+        self.forms_read: list[tuple[list[str], bool]] = []
 
 
 _PROSE_USAGE = compiled(r"^\S+\s+-\s+[A-Z][a-z]+\s+[a-z][^\[\]<>{}|]*$")
@@ -144,6 +150,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         helpish = not positionals and (set(_bare(w) for w in words[1:]) <= _HELPISH | {"|"}
                                        or words[1:] in (["OPTION"], ["[OPTION]"]))
         if not helpish:
+            facts.forms_read.append(([positional_key(p.name) for p in positionals], command))
             per_alt.append((flags, positionals))
             facts.words_after_options.append(_word_after_options(positionals))
     if not per_alt:
@@ -262,6 +269,8 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 and (commands_listed or not (word.startswith("[") and "..." in word)) \
                 and positional_key(word) not in facts.listed_operands:  # argh's "[command...]", kingpin's "<cmd>"
             command = True
+            if k >= 2 and words[k - 2] == "|" and positionals:
+                positionals.pop()  # gcloud's "GROUP | COMMAND": the other word of the command's place
             operands_after = [w for w in words[k:] if not w.startswith(("-", "[-", "|"))]
             if operands_after and all(positional_key(w) in facts.listed_operands for w in operands_after):
                 # The program's own, listed under its arguments: commander's "[options] [command]

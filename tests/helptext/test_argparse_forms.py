@@ -205,16 +205,19 @@ def test_nargs_n_with_the_default_metavar_takes_n_words_after_its_flag():
     parser.add_argument("--xy", nargs=3, metavar="xy", help="a point")
     parser.add_argument("--size", nargs=2, metavar=("W", "H"), help="width and height")
     parser.add_argument("--name", help="a name")
+    parser.add_argument("--mode", nargs=2, choices=["a", "b"], help="two modes")  # "--mode {a,b} {a,b}"
     desc = describe_help(parser.format_help().encode())
     truth = {action.option_strings[-1]: action.nargs for action in parser._actions if isinstance(action.nargs, int)
              and action.nargs > 0}
     assert {o.long: o.values_per_flag for o in desc.options if o.long in truth} == truth
     assert next(o for o in desc.options if o.long == "--name").values_per_flag == 1
-    argv = build_tool_schema(desc).to_argv({"pair": ["a", "b"], "range": ["1", "2"], "xy": ["x", "y", "z"],
-                                            "size": ["3", "4"], "name": "n"})
+    schema = build_tool_schema(desc)
+    assert schema.input_schema["properties"]["mode"]["items"]["enum"] == ["a", "b"]  # was ["a", "b} {a"]
+    argv = schema.to_argv({"pair": ["a", "b"], "range": ["1", "2"], "xy": ["x", "y", "z"],
+                           "size": ["3", "4"], "name": "n", "mode": ["b", "a"]})
     parsed = parser.parse_args(argv)
-    assert (parsed.pair, parsed.range, parsed.xy, parsed.size, parsed.name) == (
-        ["a", "b"], [1, 2], ["x", "y", "z"], ["3", "4"], "n")
+    assert (parsed.pair, parsed.range, parsed.xy, parsed.size, parsed.name, parsed.mode) == (
+        ["a", "b"], [1, 2], ["x", "y", "z"], ["3", "4"], "n", ["b", "a"])
 
 
 def test_a_remark_in_parentheses_after_a_switch_in_the_description_is_no_value():

@@ -1527,3 +1527,34 @@ def test_cacs_default_command_listed_by_its_operands_is_the_programs_own_operand
     assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [("files", False, True)]
     assert [command.name for command in desc.subcommands] == ["serve"]
     assert build_tool_schema(desc).to_argv({"files": ["a", "b"], "count": 2}) == ["--count", "2", "a", "b"]
+
+
+@pytest.mark.parametrize("text", ["apt-cache-forms-of-a-command.txt", "systemd-analyze-default-command.txt"])
+def test_a_listed_commands_words_are_no_operands_of_the_program(text: str) -> None:
+    """apt-cache's second form, "apt-cache [options] show pkg1 [pkg2 ...]", is its show
+    command's, and systemd-analyze's "[time]" its default command: both were taken for the
+    program's own operands (show, pkg1, pkg2; time) once operands before a usage's command
+    place were kept (picocli's "<src> [<dest>...] [COMMAND]")."""
+    description = describe_help((CAPTURED / text).read_bytes())
+    assert description.subcommands and description.positionals == ()
+
+
+def test_a_usage_whose_command_place_has_another_name_beside_it_gains_no_operand() -> None:
+    """gcloud's "gcloud GROUP | COMMAND" (its help as the installed gcloud prints it): GROUP
+    was a required operand of every call."""
+    desc = describe_help((CAPTURED / "gcloud-group-or-command.txt").read_bytes())
+    assert desc.positionals == () and "init" in [command.name for command in desc.subcommands]
+
+
+def test_a_list_in_one_word_is_named_by_its_item_and_a_flag_listed_alone_keeps_its_value_optional() -> None:
+    """lnstat's "-k --keys k,k,k,..." was named "k k k" once a value name written again counted
+    as a second value; msgfmt lists "-k, --keyword" alone ("do not to use default keywords")
+    below "--keyword=WORD": the value may be left out, which a sentence starting with a flag
+    ("--text and --file cannot be used together") does not say."""
+    lnstat = {o.long: o for o in describe_help((CAPTURED / "lnstat-list-in-one-word.txt").read_bytes()).options}
+    assert (lnstat["--keys"].value_name, lnstat["--keys"].values_per_flag) == ("k", 1)
+    msgfmt = _describe("Usage: msgfmt [OPTION] filename.po ...\n\nInput file interpretation:\n"
+                       "  -kWORD, --keyword=WORD      look for WORD as an additional keyword\n"
+                       "  -k, --keyword               do not to use default keywords\n")
+    (keyword,) = [o for o in msgfmt.options if o.long == "--keyword"]
+    assert keyword.takes_value and keyword.value_optional
