@@ -158,8 +158,10 @@ class JobCancelTool(JobTool):
             ended.text = f"Nothing to cancel: the job had already ended. {ended.text}"
             ended.structured = {**(ended.structured or {}), "cancelled": False}
             return ended
-        view = await self.manager.cancel(context.job_owner, arguments["job_id"], reason)
-        return _view_result(view)
+        done = _view_result(await self.manager.cancel(context.job_owner, arguments["job_id"], reason))
+        # "cancelled" in every answer: a client reading it found it only where nothing was done.
+        done.structured = {**(done.structured or {}), "cancelled": (done.structured or {}).get("status") == "cancelled"}
+        return done
 
 
 class JobListTool(JobTool):

@@ -274,13 +274,16 @@ class PlainJsonForQuickRequests:
             # Nothing travels before its answer, progress token or not; and an initialize refused
             # in an SSE stream (status 200, sent before the answer) opened a session all the same.
             return True
+        if method in _ALWAYS_PLAIN:
+            # No progress travels before these answers, progress token or not (a client may send
+            # one with every request: the SDK's does with a progress callback, and a task's result
+            # past 1 MiB then came as an SSE event its client refused).
+            return True
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
         if isinstance(meta, dict) and "progressToken" in meta:
             return False
-        if method in _ALWAYS_PLAIN:
-            return True
         if method == "tools/call" and "task" not in params:
             name = params.get("name")
             return isinstance(name, str) and self.answers_at_once(name)

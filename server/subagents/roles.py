@@ -103,9 +103,13 @@ _RoleLoader.add_implicit_resolver(
 
 def _yaml_1_2_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     text = str(loader.construct_scalar(node))
-    if text.startswith(("0o", "0x")):
-        return int(text[2:], 8 if text[1] == "o" else 16)
-    return int(text, 10)  # "010" is ten
+    try:
+        if text.startswith(("0o", "0x")):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text, 10)  # "010" is ten
+    except ValueError:  # past Python's 4,300 digits: it stopped the reading of every role file
+        raise yaml.constructor.ConstructorError(None, None, f"a number of {len(text)} digits is too long",
+                                                node.start_mark) from None
 
 
 def _yaml_1_2_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
@@ -160,6 +164,11 @@ class MissingArguments(ValueError):
         self.problems = tuple(problems)
 
 
+def _as_written(value: Any) -> Any:
+    """A number of the front matter as its author wrote it, where text is meant."""
+    return getattr(value, "written", value) if isinstance(value, _WrittenInt | _WrittenFloat) else value
+
+
 class _Argument(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -167,6 +176,11 @@ class _Argument(BaseModel):
     description: str = ""
     required: bool = False
     choices: list[str] | None = None
+
+    @field_validator("name", "description", mode="before")
+    @classmethod
+    def _text_as_written(cls, value: Any) -> Any:
+        return _as_written(value)
 
     @field_validator("required", mode="before")
     @classmethod
@@ -228,11 +242,16 @@ class _FrontMatter(BaseModel):
     tools: list[str] = Field(default_factory=list)
     limits: _Limits = Field(default_factory=_Limits)
 
-    @field_validator("name", mode="before")
+    @field_validator("name", "description", mode="before")
     @classmethod
-    def _name_as_written(cls, value: Any) -> Any:
-        # ``name: 2024`` is a number to YAML; the name is the word as written.
-        return getattr(value, "written", value) if isinstance(value, int) and not isinstance(value, bool) else value
+    def _text_as_written(cls, value: Any) -> Any:
+        # ``name: 2024`` and ``name: 1e3`` are numbers to YAML; the name is the word as written.
+        return _as_written(value)
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _patterns_as_written(cls, value: Any) -> Any:
+        return [_as_written(item) for item in value] if isinstance(value, list) else value
 
     @field_validator("description")
     @classmethod
@@ -315,8 +334,10 @@ class Role:
 def parse_role(path: str, text: str) -> Role:
     """The role in ``text`` (the content of the file at ``path``); ``RoleFileError`` when invalid."""
     text = text.removeprefix("\ufeff")
-    if "\r" in text and "\n" not in text:
-        text = text.replace("\r", "\n")  # lines ended by CR alone (classic Mac OS) read as lines, as CRLF are
+    if "\r" in text:
+        # Lines ended by CR alone (classic Mac OS), in part of the file or all of it, read as
+        # lines, as CRLF ones are.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     match = _FRONT_MATTER.match(text)
     if match is None:
         raise RoleFileError(path, "no front matter: the file must start with a line '---', the YAML "

@@ -304,10 +304,36 @@ def test_a_link_loop_named_as_a_role_file_is_refused_with_its_reason_and_the_oth
 
 
 def test_a_role_file_whose_lines_end_in_cr_alone_is_read_as_one_with_crlf() -> None:
-    """It was refused as having no front matter, though it started with '---'."""
-    role = parse_role("r.md", GOOD.replace("\n", "\r"))
-    assert (role.name, role.max_turns) == ("reviewer", 3)
-    assert role.render({"path": "a.json", "mode": "quick"}) == "Review a.json in quick mode."
+    """It was refused as having no front matter, though it started with '---'; so was one whose
+    front matter alone ended its lines so, and one whose closing '---' alone did."""
+    front, body = GOOD.split("---\nReview", 1)
+    for text in (GOOD.replace("\n", "\r"), front.replace("\n", "\r") + "---\nReview" + body,
+                 front.replace("\n", "\r\n") + "---\rReview" + body):
+        role = parse_role("r.md", text)
+        assert (role.name, role.max_turns) == ("reviewer", 3)
+        assert role.render({"path": "a.json", "mode": "quick"}) == "Review a.json in quick mode."
+
+
+def test_text_written_as_a_number_is_the_text_as_written() -> None:
+    """YAML 1.2 reads 1e3 as a number: name: 1e3, description: 1e3, tools: [1e3] and an
+    argument named 1e3 were refused as no strings (YAML 1.1 had read them as words)."""
+    role = parse_role("r.md", "---\nname: 1e3\ndescription: 1.5e2\ntools: [1e3, 2024]\n"
+                              "arguments: [{name: 1e3, description: 10}]\n---\nDo {{1e3}}.\n")
+    assert (role.name, role.description, role.tools) == ("1e3", "1.5e2", ("1e3", "2024"))
+    assert [(a.name, a.description) for a in role.arguments] == [("1e3", "10")]
+
+
+def test_a_number_too_long_for_python_refuses_its_file_alone(tmp_path: Path) -> None:
+    """turns: and 5,000 nines stopped `toolbay list` with a traceback (Python reads 4,300 digits
+    at most), and with it the reading of every other role file."""
+    (tmp_path / "fine.md").write_text("---\nname: fine\ndescription: Fine.\n---\nBe fine.\n", encoding="utf-8")
+    (tmp_path / "big.md").write_text(f"---\nname: big\ndescription: d\nlimits: {{turns: {'9' * 5000}}}\n---\nb\n",
+                                     encoding="utf-8")
+    found = read_roles([tmp_path])
+    assert [role.name for role in found.roles] == ["fine"]
+    assert [(Path(r.path).name, r.reason) for r in found.refused] == [
+        ("big.md", "front matter is not valid YAML: a number of 5000 digits is too long in \"<unicode string>\", "
+                   "line 3, column 17")]
 
 
 def test_a_link_to_nothing_or_a_folder_named_as_a_role_file_is_refused_with_its_reason(tmp_path: Path) -> None:

@@ -55,6 +55,7 @@ async def test_job_cancel_stops_the_job_with_the_given_reason(make_manager: Make
         with anyio.fail_after(5):
             answer = await tools(manager)["job_cancel"].handle({"job_id": job_id, "reason": "too slow"}, context())
         assert answer.structured["status"] == "cancelled" and answer.structured["reason"] == "too slow"
+        assert answer.structured["cancelled"] is True  # was missing, and there only where nothing was done
 
 
 async def test_job_cancel_of_a_job_that_has_ended_says_there_was_nothing_to_cancel(make_manager: MakeManager) -> None:

@@ -15,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.jobs_e2e.conftest import (
     Callers,
+    Progress,
     Stopwatch,
     call,
     http_client,
@@ -211,6 +212,12 @@ async def test_a_tasks_result_past_a_mebibyte_as_an_event_reaches_the_sdk_client
             payload = await client.session.send_request(
                 types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task.task_id)),
                 types.CallToolResult)
+            # With a progress token too (the SDK's client sends one given a progress callback).
+            followed = Progress()
+            again = await client.session.send_request(
+                types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task.task_id)),
+                types.CallToolResult, progress_callback=followed)
             listed = await client.session.send_request(types.ListTasksRequest(), types.ListTasksResult)
     assert payload.is_error is False and text(payload) == '"' * 600_000
+    assert again.is_error is False and text(again) == '"' * 600_000
     assert [t.task_id for t in listed.tasks] == [task.task_id]
