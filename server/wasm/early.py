@@ -36,11 +36,16 @@ _Compiled = tuple[str, wasmtime.Module | None]
 
 
 class EarlyCompiles:
-    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another,
-    largest first (each compile already uses every core), and holds each module until the
-    runtime takes it. The paths in ``first`` (the bundled tools, which must be in a client's
-    first listing) come before all others, largest first too: a folder of large tools of the
-    user's own must not keep them waiting."""
+    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another
+    (each compile already uses every core), smallest of them first, and holds each module until
+    the runtime takes it. The paths in ``first`` (the bundled tools, which must be in a client's
+    first listing) are chosen and compiled before all others: a folder of large tools of the
+    user's own must not keep them waiting.
+
+    Smallest first: the largest is the last to be ready whatever the order, and the others are
+    described while it compiles, rather than after it (the bundled Go tool's compile took a
+    quarter second ahead of textkit's fiftieth: a first start's listing 4 to 7 % sooner,
+    ``bench/bench_startup.py --only-cold``)."""
 
     def __init__(self, compiler: Compiler, paths: Sequence[Path], budget_bytes: int = EARLY_BYTES,
                  first: Collection[Path] = ()) -> None:
@@ -56,6 +61,7 @@ class EarlyCompiles:
             if 0 < sizes[path] <= room:
                 chosen.append((path, self._modules.setdefault(path, Future())))
                 room -= sizes[path]
+        chosen.sort(key=lambda item: (item[0] not in leading, sizes[item[0]], item[0]))
         log.debug("compiling %d WebAssembly file(s) before the server is put together: %s", len(chosen),
                   ", ".join(os.path.basename(path) for path, _ in chosen))
         self._thread = threading.Thread(target=self._compile_all, args=(chosen,), name="toolbay-early-compile",
