@@ -25,6 +25,7 @@ from toolbay.handlers.base import CallContext, Handler, PermissionTier, ToolDefi
 from toolbay.subagents.decide import NO_ABILITIES, ClientAbilities, DelegationPath, choose_path
 from toolbay.subagents.loop import LoopLimits, LoopOutcome, SubagentHost, run_loop
 from toolbay.subagents.roles import MissingArguments, Role
+from toolbay.words import ToolAnnotations
 
 AGENT_TOOL_PREFIX = "agent_"
 HOST_KEY = "toolbay/subagent_host"
@@ -99,6 +100,10 @@ class AgentHandler(Handler):
             source="agent",
             # The bundled roles are toolbay's own; the operator's folders are shared, as tools are.
             realm="core" if Path(role.path).parent.resolve() == BUNDLED_AGENTS.resolve() else "shared",
+            # Authorised as a read, but what it does is what the sub-agent does: a client's child
+            # session has the client's own tools, and a role may be given write tools. Hinted
+            # read-only and idempotent (the read tier's hints), a client could run it unasked.
+            hints=ToolAnnotations(read_only=False, destructive=True, idempotent=False),
         ))
         self.role = role
         self.policy = policy

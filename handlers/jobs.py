@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from toolbay.handlers.base import Handler
 from toolbay.jobs.store import MAX_OFFSET, JobStatus
-from toolbay.words import CallContext, PermissionTier, ToolDefinition, ToolResult
+from toolbay.words import CallContext, PermissionTier, ToolAnnotations, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
     from toolbay.jobs.manager import JobManager
@@ -51,10 +51,13 @@ class JobTool(Handler):
     SCHEMA: ClassVar[Mapping[str, Any]] = _schema({"job_id": _JOB_ID})
     supports_cancellation = True
 
+    # MCP's hints, where the read tier's (read-only, idempotent) are not what the tool does.
+    HINTS: ClassVar[ToolAnnotations | None] = None
+
     def __init__(self, manager: JobManager) -> None:
         super().__init__(ToolDefinition(name=self.NAME, description=self.DESCRIPTION, input_schema=self.SCHEMA,
                                         title=self.NAME.replace("_", " ").capitalize(),
-                                        tier=PermissionTier.READ, keywords=("job", "background")))
+                                        tier=PermissionTier.READ, keywords=("job", "background"), hints=self.HINTS))
         self.manager = manager
 
 
@@ -140,6 +143,9 @@ def _amount(size: int) -> str:
 
 class JobCancelTool(JobTool):
     NAME = "job_cancel"
+    # A caller may cancel its own jobs (the read tier), but a cancel stops work: no read-only hint,
+    # which a client may take as leave to run it unasked. Cancelling twice is cancelling once.
+    HINTS = ToolAnnotations(read_only=False, destructive=True, idempotent=True)
     DESCRIPTION = ("Stops a background job that is queued or running and records why. A job that has "
                    "already ended is left as it is. Returns the job's status afterwards.")
     SCHEMA = _schema({

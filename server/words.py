@@ -65,9 +65,6 @@ class ToolAnnotations:
         return cls(read_only=False, destructive=True, idempotent=False)
 
 
-_DELEGATING = ToolAnnotations(read_only=False, destructive=True, idempotent=False)
-
-
 # The longest tool description served. Every listing, every search answer (which names the
 # tool's description twice) and every promoted schema carries it: a module's 1 MB description
 # made each search_tools answer 2 MB, and one search of a 10 MB one took 17 s. The longest
@@ -110,6 +107,8 @@ class ToolDefinition:
     owner: str | None = None
     # The version the program says it is (its help header or its --version), for clients.
     version: str | None = None
+    # MCP's behaviour hints where the tier does not say them (``annotations``).
+    hints: ToolAnnotations | None = None
 
     @classmethod
     def trusted(
@@ -134,6 +133,7 @@ class ToolDefinition:
         _set_realm(definition, realm)
         _set_owner(definition, owner)
         _set_version(definition, version)
+        _set_hints(definition, None)
         return definition
 
     @property
@@ -143,18 +143,12 @@ class ToolDefinition:
 
     @property
     def annotations(self) -> ToolAnnotations:
-        if self.source == "agent":
-            # A role's tool is authorised as a read (each tool its sub-agent calls is authorised
-            # on its own), but what it does is what the sub-agent does: a client's child session
-            # has the client's own tools, and a role may be given write tools. Hinted read-only
-            # and idempotent, a client could run it unasked.
-            return _DELEGATING
-        return ToolAnnotations.for_tier(self.tier)
+        return self.hints if self.hints is not None else ToolAnnotations.for_tier(self.tier)
 
 
 # The slots' own setters, which a frozen dataclass's __setattr__ does not guard (see ``trusted``).
 (_set_name, _set_description, _set_input_schema, _set_title, _set_tier, _set_keywords, _set_origin, _set_source,
- _set_background, _set_output_schema, _set_realm, _set_owner, _set_version) = (
+ _set_background, _set_output_schema, _set_realm, _set_owner, _set_version, _set_hints) = (
     ToolDefinition.__dict__[name].__set__ for name in ToolDefinition.__slots__)
 
 

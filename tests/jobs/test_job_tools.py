@@ -18,6 +18,18 @@ def tools(manager: JobManager) -> dict:
     return {tool.name: tool for tool in job_tools(manager)}
 
 
+async def test_job_cancel_alone_is_not_hinted_read_only(make_manager: MakeManager) -> None:
+    """Authorised as a read (a caller's own jobs), job_cancel was hinted readOnlyHint: true, which a
+    client may take as leave to run it unasked; a cancel stops work. The others only read."""
+    from toolbay.protocol.listing import definition_to_tool
+
+    async with make_manager() as manager:
+        hints = {name: definition_to_tool(tool.definition).annotations for name, tool in tools(manager).items()}
+    assert {name: (h.read_only_hint, h.destructive_hint, h.idempotent_hint) for name, h in hints.items()} == {
+        "job_cancel": (False, True, True), "job_list": (True, False, True), "job_result": (True, False, True),
+        "job_status": (True, False, True), "job_wait": (True, False, True)}
+
+
 async def test_there_are_five_job_tools_with_valid_input_schemas(make_manager: MakeManager) -> None:
     async with make_manager() as manager:
         by_name = tools(manager)
