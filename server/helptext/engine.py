@@ -183,6 +183,10 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     if operands_as_commands:
         command_entries = [e for e in command_entries if e not in operands_as_commands]
         positional_entries += operands_as_commands
+    # A default command the usage does not write is a command under its name: systemd-analyze's
+    # "[time]" (it was lost); not ar's modifiers, a letter each ("[a]", "[D]").
+    command_entries = [e._replace(head=e.head.strip().strip("[]"))
+                       if _DEFAULT_COMMAND.fullmatch(e.head.strip()) else e for e in command_entries]
     # bzip2's "-1 .. -9  set block size": a digit written after the dash, as "-NUM" is (below);
     # not an option "-1" taking ".." (its --fast and --best stay).
     digit_ranges = [e for e in option_entries if _DIGIT_FLAG_RANGE.fullmatch(e.head.strip())]
@@ -302,6 +306,8 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     )
 
 
+# A command in brackets, the one run when none is named: "[time]".
+_DEFAULT_COMMAND = compiled(r"\[[a-z][\w-]+\]")
 # One operand in brackets, "[...files]", "<root>", "[dir]": no command's name.
 _OPERAND_AS_COMMAND = compiled(r"\[(?:\.\.\.)?[\w-]+(?:\.\.\.)?\]|<(?:\.\.\.)?[\w-]+(?:\.\.\.)?>")
 
@@ -1190,7 +1196,7 @@ def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[
 # together"), where an entry's description would begin.
 # Not "do": msgfmt's "-k, --keyword   do not to use default keywords" is the flag alone, listed.
 _SENTENCE_GOES_ON = frozenset({"and", "or", "nor", "is", "are", "was", "were", "can", "cannot", "must", "may",
-                               "will", "should", "overrides", "implies"})
+                               "will", "should", "overrides", "implies", "takes", "has", "have", "does"})
 # A value written as itself in an option's entry ("--format=gzip"), not a placeholder for one.
 _WRITTEN_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 

@@ -1537,6 +1537,8 @@ def test_a_listed_commands_words_are_no_operands_of_the_program(text: str) -> No
     place were kept (picocli's "<src> [<dest>...] [COMMAND]")."""
     description = describe_help((CAPTURED / text).read_bytes())
     assert description.subcommands and description.positionals == ()
+    if text.startswith("systemd-analyze"):  # and "[time]" is the command time (it was lost whole)
+        assert [command.name for command in description.subcommands][:2] == ["time", "blame"]
 
 
 def test_a_usage_whose_command_place_has_another_name_beside_it_gains_no_operand() -> None:
@@ -1553,6 +1555,11 @@ def test_a_list_in_one_word_is_named_by_its_item_and_a_flag_listed_alone_keeps_i
     ("--text and --file cannot be used together") does not say."""
     lnstat = {o.long: o for o in describe_help((CAPTURED / "lnstat-list-in-one-word.txt").read_bytes()).options}
     assert (lnstat["--keys"].value_name, lnstat["--keys"].values_per_flag) == ("k", 1)
+    for said in ("takes precedence over --binary.", "has no effect with --binary.", "does nothing alone."):
+        text = _describe(f"Usage: tool [OPTION] FILE\n\n  --text=MODE   read in MODE\n  --binary      read bytes\n\n"
+                         f"--text {said}\n")
+        (option,) = [o for o in text.options if o.long == "--text"]
+        assert option.takes_value and not option.value_optional, said
     msgfmt = _describe("Usage: msgfmt [OPTION] filename.po ...\n\nInput file interpretation:\n"
                        "  -kWORD, --keyword=WORD      look for WORD as an additional keyword\n"
                        "  -k, --keyword               do not to use default keywords\n")
