@@ -255,6 +255,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "parameters": list(properties),
                 "description": definition.description,
                 "input_schema": definition.input_schema,
+                "annotations": definition.annotations.named_as_mcp(),
             }
             if definition.source == "python":
                 tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)

@@ -55,6 +55,11 @@ class ToolAnnotations:
     idempotent: bool
     open_world: bool = False
 
+    def named_as_mcp(self) -> dict[str, bool]:
+        """The hints under MCP's names, as clients are shown them (``toolbay list --json``)."""
+        return {"readOnlyHint": self.read_only, "destructiveHint": self.destructive,
+                "idempotentHint": self.idempotent, "openWorldHint": self.open_world}
+
     @classmethod
     @functools.cache  # frozen, so one instance per tier serves every tool
     def for_tier(cls, tier: PermissionTier | None) -> ToolAnnotations:

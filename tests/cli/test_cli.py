@@ -398,6 +398,10 @@ def test_list_json_gives_each_tools_input_schema(shared_data_dir: Path) -> None:
     assert schema["type"] == "object"
     assert set(tools["hashsum"]["parameters"]) == set(schema["properties"])
     assert "md5" in schema["properties"]["algorithm"]["description"]
+    # The MCP hints clients are shown: a read tool's, and an agent tool's, which may change things.
+    assert tools["hashsum"]["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
+                                               "idempotentHint": True, "openWorldHint": False}
+    assert tools["agent_json_reviewer"]["annotations"]["readOnlyHint"] is False
 
 
 def test_call_describes_only_the_file_of_the_tool_it_calls(tmp_path: Path) -> None:
