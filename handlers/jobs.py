@@ -157,17 +157,14 @@ class JobCancelTool(JobTool):
     async def handle(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult:
         reason = arguments.get("reason") or "cancelled by the caller"
         before = await self.manager.status(context.job_owner, arguments["job_id"])
+        view = before if before.finished else await self.manager.cancel(context.job_owner, arguments["job_id"], reason)
+        answer = _view_result(view)
         if before.finished:
             # Said so, as `toolbay jobs cancel` and tasks/cancel say it: the answer was the job's
             # status alone, read as if the cancel had done something.
-            ended = _view_result(before)
-            ended.text = f"Nothing to cancel: the job had already ended. {ended.text}"
-            ended.structured = {**(ended.structured or {}), "cancelled": False}
-            return ended
-        done = _view_result(await self.manager.cancel(context.job_owner, arguments["job_id"], reason))
-        # "cancelled" in every answer: a client reading it found it only where nothing was done.
-        done.structured = {**(done.structured or {}), "cancelled": (done.structured or {}).get("status") == "cancelled"}
-        return done
+            answer.text = f"Nothing to cancel: the job had already ended. {answer.text}"
+        answer.structured = {**view.structured(), "cancelled": not before.finished and view.status == "cancelled"}
+        return answer
 
 
 class JobListTool(JobTool):

@@ -499,8 +499,8 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
             raise ConfigError(f"environment variable {variable}: {broken}; its value must be a JSON {kind}, "
                               f"e.g. {variable}='{example}'") from None
         example = '{"NAME": "VALUE"}' if table else json.dumps([value] if value else ["..."])
-        raise ConfigError(f"environment variable {variable}: its value must be JSON (a "
-                          f"{'table' if table else 'list'}), e.g. {variable}='{example}'") from None
+        raise ConfigError(f"environment variable {variable}: its value must be JSON (a {kind}), "
+                          f"e.g. {variable}='{example}'") from None
     finally:
         _toml_data.reset(token)
     check_job_settings(settings)

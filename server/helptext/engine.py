@@ -800,9 +800,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     # One value's form written again for each word the flag takes: argparse's nargs=2 "--pair
     # PAIR PAIR" and "--mode {a,b} {a,b}" (read whole, its choices were "a" and "b} {a"),
     # picocli's "<size> <size>", tyro's "INT INT". Read once, taken that many times.
-    copies = len(raw.split()) if raw and len(set(raw.split())) == 1 else 1
-    if copies > 1 and raw is not None:
-        raw = raw.split()[0]
+    value_words = raw.split() if raw else []
+    copies = len(value_words) if len(set(value_words)) == 1 else 1
+    if copies > 1:
+        raw = value_words[0]
     takes_value = raw is not None
     if rules.value_from_type_note and not takes_value:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
@@ -921,10 +922,11 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         # kong's counter, "-v, --verbose=INT  Verbosity (repeatable)": "--verbose=2" is a count of
         # 2, and "--verbose=1 --verbose=1" a count of 1 (each sets it): one count, not a list.
         repeatable = False
-    per_flag = copies if copies > 1 else _values_per_flag(raw, rules, entry.head) \
-        if takes_value and not several_at_once else 1
-    if copies > 1 and value_name:
-        value_name = " ".join([value_name] * copies)
+    if copies > 1:
+        per_flag = copies
+        value_name = " ".join([value_name] * copies) if value_name else value_name
+    else:
+        per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and not several_at_once else 1
     if tuple_types:
         # Given again for more (a tuple option is mostly ``multiple=True``, and click keeps the
         # last of one that is not): each time its words, one per type.

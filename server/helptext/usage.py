@@ -132,7 +132,8 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         if not words:
             continue
         if facts.program is None:
-            if len(words) > 2 and words[1] == "-m" or len(words) > 2 and words[1] == "|":  # "python -m json.tool"
+            # "python -m json.tool"; "your-application | digraph [command]", piped into the program
+            if len(words) > 2 and words[1] in ("-m", "|"):
                 words = words[2:]
             facts.program = words[0].rsplit("/", 1)[-1]
         elif facts.program in words and words[0].rsplit("/", 1)[-1] != facts.program:

@@ -34,10 +34,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from toolbay.errors import why_no_folder
 from toolbay.file_names import is_utf8
@@ -169,18 +169,17 @@ def _as_written(value: Any) -> Any:
     return getattr(value, "written", value) if isinstance(value, _WrittenInt | _WrittenFloat) else value
 
 
+# Text of the front matter: ``name: 2024`` and ``name: 1e3`` are numbers to YAML, the text as written.
+_Text = Annotated[str, BeforeValidator(_as_written)]
+
+
 class _Argument(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=rf"^{NAME_PATTERN}$")
-    description: str = ""
+    name: _Text = Field(pattern=rf"^{NAME_PATTERN}$")
+    description: _Text = ""
     required: bool = False
     choices: list[str] | None = None
-
-    @field_validator("name", "description", mode="before")
-    @classmethod
-    def _text_as_written(cls, value: Any) -> Any:
-        return _as_written(value)
 
     @field_validator("required", mode="before")
     @classmethod
@@ -236,22 +235,11 @@ class _Limits(BaseModel):
 class _FrontMatter(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=rf"^{NAME_PATTERN}$")
-    description: str = Field(min_length=1, max_length=500)
+    name: _Text = Field(pattern=rf"^{NAME_PATTERN}$")
+    description: _Text = Field(min_length=1, max_length=500)
     arguments: list[_Argument] = Field(default_factory=list)
-    tools: list[str] = Field(default_factory=list)
+    tools: list[_Text] = Field(default_factory=list)
     limits: _Limits = Field(default_factory=_Limits)
-
-    @field_validator("name", "description", mode="before")
-    @classmethod
-    def _text_as_written(cls, value: Any) -> Any:
-        # ``name: 2024`` and ``name: 1e3`` are numbers to YAML; the name is the word as written.
-        return _as_written(value)
-
-    @field_validator("tools", mode="before")
-    @classmethod
-    def _patterns_as_written(cls, value: Any) -> Any:
-        return [_as_written(item) for item in value] if isinstance(value, list) else value
 
     @field_validator("description")
     @classmethod
