@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn, TextIO, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -44,8 +44,8 @@ class _OneLineUsageError(UsageError):
 
 
 def _one_line(error: UsageError) -> UsageError:
-    if isinstance(error, (_OneLineUsageError, NoArgsIsHelpError)):
-        return error  # a group given no command shows its help: that is an answer, not an error
+    if isinstance(error, _OneLineUsageError):
+        return error
     # Said as the error's own class says it (a bad value names its option; an unknown one, the
     # options close to it).
     return _OneLineUsageError(error.format_message(), ctx=error.ctx)
@@ -58,14 +58,25 @@ class _CommandGroup(TyperGroup):
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         try:
             return super().make_context(info_name, args, parent, **extra)
+        except NoArgsIsHelpError as error:
+            _answer_with_help(error)
         except UsageError as error:
             raise _one_line(error) from None
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError as error:
+            _answer_with_help(error)
         except UsageError as error:
             raise _one_line(error) from None
+
+
+def _answer_with_help(error: NoArgsIsHelpError) -> NoReturn:
+    """A group given no command (``toolbay jobs``) shows its help on stdout and exits 0, as
+    ``toolbay`` alone does: that is an answer, not an error (click printed it on stderr, exit 2)."""
+    typer.echo(error.format_message())
+    raise typer.Exit()
 
 
 app = typer.Typer(
@@ -529,22 +540,27 @@ def token_new(
             "Append the [[tokens]] entry to the tokens file.")
         return
     # Stored first: a token whose entry could not be written is never shown.
-    _append_entry(append, entry)
+    held_before = _append_entry(append, entry, client_id)
     typer.echo(token)
     typer.echo(f"\n[chain.auth]\ntokens_file = {json.dumps(str(append.resolve()))}")
     say(f"Give the token (first line) to the client now: it is stored nowhere. Its entry (hash only) is in "
         f"{append}; the lines after the token go in the configuration file, if it does not name that file yet.")
+    if held_before:
+        # Kept, not replaced: a second token is how one is rotated, and the old one may be in use.
+        say(f"toolbay: note: {client_id!r} already had {held_before} token{'s' if held_before > 1 else ''} in "
+            f"{append}, still valid beside the new one; remove the old entry once the client has the new token")
 
 
-def _append_entry(path: Path, entry: str) -> None:
+def _append_entry(path: Path, entry: str, client_id: str) -> int:
     """Appends a TOML ``[[tokens]]`` entry, starting on a line of its own, to a file that is TOML
-    (the server would refuse to start on one that is not)."""
+    (the server would refuse to start on one that is not); returns how many entries the file held
+    for ``client_id`` before."""
     import tomllib
 
     try:
         existing = path.read_bytes() if path.exists() else b""
         try:
-            tomllib.loads(existing.decode("utf-8"))
+            held = tomllib.loads(existing.decode("utf-8")).get("tokens")
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
             raise typer.Exit(2) from None
@@ -555,6 +571,8 @@ def _append_entry(path: Path, entry: str) -> None:
     except OSError as exc:
         say(f"toolbay: cannot append to {path}: {exc.strerror or exc}")
         raise typer.Exit(2) from None
+    entries = held if isinstance(held, list) else []
+    return sum(1 for held_entry in entries if isinstance(held_entry, dict) and held_entry.get("client_id") == client_id)
 
 
 def main() -> None:

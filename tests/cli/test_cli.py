@@ -589,6 +589,28 @@ def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_pat
     assert len(store) == 2
     verified = anyio.run(store.verify_token, token)
     assert verified is not None and verified.client_id == "bob" and verified.scopes == ["tools:exec"]
+    assert "already had" not in result.stderr
+
+
+def test_a_second_token_for_one_client_is_added_beside_the_first_and_said_so(tmp_path: Path) -> None:
+    """Running ``token new --append`` again for a client added a second entry without a word: the
+    first token stays valid (rotation needs both for a while), so the user is told to remove it."""
+    import anyio
+
+    from toolbay.auth.tokens import TokenStore
+
+    tokens = tmp_path / "tokens.toml"
+    issued = []
+    for _ in range(3):
+        result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:read",
+                                     "--append", str(tokens)])
+        assert result.exit_code == 0, result.output
+        issued.append((result.stdout.splitlines()[0], result.stderr))
+    assert "already had" not in issued[0][1]
+    assert "'bob' already had 1 token in" in issued[1][1] and "remove the old entry" in issued[1][1]
+    assert "'bob' already had 2 tokens in" in issued[2][1]
+    store = TokenStore.from_file(tokens)
+    assert all(anyio.run(store.verify_token, token) is not None for token, _ in issued)
 
 
 def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
@@ -992,6 +1014,18 @@ def test_small_things_people_type_are_understood(tmp_path: Path, monkeypatch: py
     # --transport HTTP is http: the port, out of range, is what stops it here.
     shouted = runner.invoke(app, ["serve", "--transport", "HTTP", "--port", "70000"])
     assert shouted.exit_code == 2 and "port" in shouted.stderr and "transport" not in shouted.stderr, shouted.output
+
+
+def test_a_group_given_no_command_answers_with_its_help_as_toolbay_alone_does() -> None:
+    """``toolbay jobs`` and ``toolbay token`` printed their help on stderr and exited 2, as if
+    asked wrongly, while ``toolbay`` alone prints its help on stdout and exits 0."""
+    for argv, commands in (([], ["serve", "jobs"]), (["jobs"], ["list", "cancel"]), (["token"], ["new"])):
+        answered = runner.invoke(app, argv)
+        assert answered.exit_code == 0, (argv, answered.output)
+        assert answered.stdout.startswith("Usage: ") and not answered.stderr, argv
+        assert all(f"  {command} " in answered.stdout for command in commands), (argv, answered.stdout)
+    wrong = runner.invoke(app, ["jobs", "nope"])
+    assert wrong.exit_code == 2 and "No such command 'nope'" in wrong.stderr
 
 
 def test_a_port_already_taken_stops_the_server_before_it_compiles_or_describes_any_tool(tmp_path: Path) -> None:
