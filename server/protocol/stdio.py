@@ -393,10 +393,11 @@ class _Inbox:
         self.take = take
         self.on_notification = on_notification
         # The server's own requests (sampling, elicitation) the client has not answered, and,
-        # once input has ended, a wake-up for each new one: none can be answered any more.
+        # once input has ended, a wake-up for each new one (none can be answered any more) and
+        # for the last request read being answered.
         self.asked: set[types.RequestId] = set()
         self.input_ended = False
-        self.asked_after_end: anyio.Event | None = None
+        self.woken: anyio.Event | None = None
 
     async def deliver(self, item: SessionMessage | Exception) -> None:
         if isinstance(item, _Unparsable) and not item.answer:
@@ -438,19 +439,13 @@ class _Inbox:
                     await self.incoming_send.send(SessionMessage(error_message(types.ErrorData(
                         code=types.CONNECTION_CLOSED,
                         message="the client closed its input: it will answer no request"), request_id)))
-                self.asked_after_end = anyio.Event()
-                async with anyio.create_task_group() as group:
-                    async def answered() -> None:
-                        await self.unanswered.all_answered()
-                        group.cancel_scope.cancel()
-
-                    async def asked_more() -> None:
-                        assert self.asked_after_end is not None
-                        await self.asked_after_end.wait()
-                        group.cancel_scope.cancel()
-
-                    group.start_soon(answered)
-                    group.start_soon(asked_more)
+                # One wake-up for either end of the wait: the last request read answered, or the
+                # server asking the client more (answered above, next time round). Not a task
+                # for each: a stop that came before their first step left their coroutines
+                # never awaited, a warning on stderr as the process ended.
+                self.woken = anyio.Event()
+                if self.unanswered.wake_when_all_answered(self.woken):
+                    await self.woken.wait()
                 if not self.asked:
                     break
         self.incoming_send.close()
@@ -460,8 +455,8 @@ class _Inbox:
             self.unanswered.answered(message.message.id)
         elif isinstance(message.message, types.JSONRPCRequest):
             self.asked.add(message.message.id)
-            if self.asked_after_end is not None:
-                self.asked_after_end.set()
+            if self.woken is not None:
+                self.woken.set()
         return message_json(message.message).encode() + b"\n"
 
 
@@ -480,10 +475,12 @@ class _Unanswered:
         if not self._ids and self._empty is not None:
             self._empty.set()
 
-    async def all_answered(self) -> None:
-        if self._ids:
-            self._empty = anyio.Event()
-            await self._empty.wait()
+    def wake_when_all_answered(self, event: anyio.Event) -> bool:
+        """True when requests are waiting for their answers: ``event`` is set once the last is."""
+        if not self._ids:
+            return False
+        self._empty = event
+        return True
 
 
 class _Unparsable(ValueError):
