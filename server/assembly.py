@@ -19,11 +19,10 @@ import anyio
 from toolbay import __version__
 from toolbay.app import Toolbay
 from toolbay.catalog import Catalog, split_key
-from toolbay.catalog_keeper import CatalogKeeper
+from toolbay.catalog_keeper import CatalogKeeper, OnProgress
 from toolbay.chain import ChainPolicies, ChainSettings
 from toolbay.chain.call import Stage
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
-from toolbay.discovery import FileOutcome
 from toolbay.handlers.authoring import CreateToolHandler, ShareToolHandler
 from toolbay.handlers.base import Handler
 from toolbay.handlers.jobs import job_tools
@@ -52,7 +51,7 @@ async def assemble(
     settings: Settings,
     *,
     watch: bool = True,
-    on_progress: Callable[[FileOutcome, int], None] | None = None,
+    on_progress: OnProgress | None = None,
     start_wait_s: float | None = None,
     builtins: Sequence[Handler] = (),
     stages: Sequence[Stage] | None = None,
@@ -64,7 +63,8 @@ async def assemble(
 
     Args:
         watch: follow the tool folders (hot reload).
-        on_progress: told of each file described for the first time, with the total.
+        on_progress: told of each file described for the first time, with the total and the
+            first file still being described.
         start_wait_s: answer after at most this long while files are still being described
             for the first time (see ``CatalogKeeper.open``); ``None`` waits for all.
         builtins: more built-in tools, after refresh_tools and the job tools.
@@ -116,7 +116,7 @@ async def _assembled(
     redis: Any,
     *,
     watch: bool,
-    on_progress: Callable[[FileOutcome, int], None] | None,
+    on_progress: OnProgress | None,
     start_wait_s: float | None,
     builtins: Sequence[Handler],
     stages: Sequence[Stage] | None,

@@ -34,6 +34,10 @@ from toolbay.wasm import WasmRuntime
 from toolbay.wasm.early import EarlyCompiles
 
 logger = logging.getLogger(__name__)
+
+# Told of each file described for the first time: its outcome, how many files are being
+# described in all, and the first of those still being described (None once all are).
+OnProgress = Callable[[FileOutcome, int, str | None], None]
 # The first catalog's tools are named in the log up to this many (a thousand would be one line).
 _NAMES_LOGGED_AT_START = 50
 
@@ -88,7 +92,7 @@ class CatalogKeeper:
         listeners: Sequence[ChangeListener] = (),
         roles: RoleLibrary | None = None,
         role_listeners: Sequence[ChangeListener] = (),
-        on_progress: Callable[[FileOutcome, int], None] | None = None,
+        on_progress: OnProgress | None = None,
         start_wait_s: float | None = None,
         file_filter: Callable[[str], bool] | None = None,
         early_compiles: EarlyCompiles | None = None,
@@ -126,7 +130,7 @@ class CatalogKeeper:
                 await entry.close()
             runtime.close()
 
-    async def _first_scan(self, on_progress: Callable[[FileOutcome, int], None] | None, wait_s: float,
+    async def _first_scan(self, on_progress: OnProgress | None, wait_s: float,
                           *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """The start-up scan that lets the server answer after ``wait_s`` at the latest."""
         await self.rescan(on_progress=on_progress, publish_after_s=wait_s, published=task_status.started)
@@ -135,7 +139,7 @@ class CatalogKeeper:
     async def rescan(
         self,
         *,
-        on_progress: Callable[[FileOutcome, int], None] | None = None,
+        on_progress: OnProgress | None = None,
         notify: bool = True,
         publish_after_s: float | None = None,
         published: Callable[[], None] | None = None,
@@ -188,9 +192,12 @@ class CatalogKeeper:
                 total = len(to_describe)
                 logger.info("compiling and describing %d new %s", total, "file" if total == 1 else "files")
 
+                still = dict.fromkeys(to_describe)  # in order: the first is the one waited on longest
+
                 def progress(outcome: FileOutcome) -> None:
+                    still.pop(outcome.path, None)
                     if on_progress is not None:
-                        on_progress(outcome, total)
+                        on_progress(outcome, total, next(iter(still), None))
 
                 described: dict[str, FileOutcome] = {}
 

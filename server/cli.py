@@ -23,7 +23,7 @@ from toolbay.cli_running import console, plain, say
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 from toolbay.control_chars import one_line, shown
-from toolbay.internals.typer_click import NoArgsIsHelpError, UsageError
+from toolbay.internals.typer_click import Context, NoArgsIsHelpError, UsageError
 
 if TYPE_CHECKING:
     from toolbay.config import Settings
@@ -69,6 +69,11 @@ class _CommandGroup(TyperGroup):
         except NoArgsIsHelpError as error:
             _answer_with_help(error)
         except UsageError as error:
+            command = self.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
+            if error.ctx is None and command is not None:
+                # The parser says an option lacks its value with no context: it would be said as
+                # toolbay's, pointing at `toolbay -h`, which does not list the option.
+                error.ctx = Context(command, info_name=ctx.invoked_subcommand, parent=ctx)
             raise _one_line(error) from None
 
 
@@ -484,12 +489,13 @@ def parse_help(
 def _add_jobs_commands() -> None:
     from toolbay.jobs_cli import jobs_app  # its own module; it imports what it needs when it runs
 
-    app.add_typer(jobs_app, name="jobs")
+    app.add_typer(jobs_app, name="jobs", cls=_CommandGroup)
 
 
 _add_jobs_commands()
 
-token_app = typer.Typer(help="Bearer tokens for the tokens file ([chain.auth] tokens_file).", no_args_is_help=True)
+token_app = typer.Typer(help="Bearer tokens for the tokens file ([chain.auth] tokens_file).", no_args_is_help=True,
+                        cls=_CommandGroup)
 app.add_typer(token_app, name="token")
 
 

@@ -59,7 +59,7 @@ class _DescribeProgress:
             self._console = Console(stderr=True)
         return self._console
 
-    def __call__(self, outcome: FileOutcome, total: int) -> None:
+    def __call__(self, outcome: FileOutcome, total: int, still_describing: str | None) -> None:
         if not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ) or not self.console.is_terminal:
             return
         if self.progress is None:
@@ -71,7 +71,11 @@ class _DescribeProgress:
             )
             self.progress.start()
             self.task = self.progress.add_task("", total=total)
-        self.progress.update(self.task, advance=1, description=os.path.basename(outcome.path))
+        # Named: the file still being described that was begun first (it was the last one done,
+        # which read as the one waited on); drawn at once, not at the bar's next refresh, so
+        # that the log line saying the tools are served never comes under a bar that lags.
+        self.progress.update(self.task, advance=1, refresh=True,
+                             description=os.path.basename(still_describing) if still_describing else "")
 
     def stop(self) -> None:
         if self.progress is not None:
@@ -246,7 +250,8 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
             # Shown as clients are shown it: a listing pasted into an issue or a CI log must not
             # carry a token a tool's help mentions.
             properties = definition.input_schema.get("properties", {})
-            tool = {
+            hints = definition.annotations.named_as_mcp()
+            tool: dict[str, Any] = {
                 "name": definition.name,
                 "origin": definition.origin.removeprefix("wasm:").removeprefix("agent:").removeprefix("python:"),
                 "source": definition.source,
@@ -255,8 +260,12 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "parameters": list(properties),
                 "description": definition.description,
                 "input_schema": definition.input_schema,
-                "annotations": definition.annotations.named_as_mcp(),
+                "annotations": hints,
             }
+            if definition.title:
+                # As clients are shown it: the tool's own title, and again among its hints.
+                tool = {"name": tool.pop("name"), "title": definition.title, **tool}
+                tool["annotations"] = {"title": definition.title, **hints}
             if definition.source == "python":
                 tool["confinement"] = await anyio.to_thread.run_sync(keeper.discovery.confinement_of, definition)
             if app.policies.authorizer.disabled(definition.name):

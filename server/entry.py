@@ -18,19 +18,24 @@ import sys
 
 # The shell's status for a command ended by Ctrl-C (128 + SIGINT).
 INTERRUPTED = 130
+# A server asked to stop (Ctrl-C, SIGTERM) has done what it was asked, however soon: once
+# serving it ends with 0, and 130 while it started read as a failure (systemd counts 0 and the
+# signal itself as success, not 130).
+STOPPED = 0
 # Errors writing the command's output (a full disk, a closed pipe): said in one line, not a traceback.
 _OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE})
 
 
 def main() -> None:
     """Runs the command; Ctrl-C before the command has taken it over (while it starts and
-    imports) ends it with the shell's status for that and no traceback."""
+    imports) ends it with the shell's status for that and no traceback; a server, as it would
+    once serving (``STOPPED``)."""
     _open_closed_standard_streams()
     try:
         _run(sys.argv[1:])
     except KeyboardInterrupt:
         sys.stderr.write("\n")
-        sys.exit(INTERRUPTED)
+        sys.exit(STOPPED if sys.argv[1:2] == ["serve"] else INTERRUPTED)
     except OSError as exc:
         if exc.errno not in _OUTPUT_ERRORS or exc.filename is not None:
             raise

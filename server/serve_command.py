@@ -177,8 +177,12 @@ def _exit_on_missing_folders(settings: Settings) -> None:
     problems = folder_problems(settings)
     for problem in problems:
         flag = "--extensions" if problem.startswith("extension") else "agents in the configuration"
-        remedy = "let this user read it" if "cannot be read" in problem else "make it"
-        say(f"toolbay: the {problem} ({remedy}, or name another with {flag})")
+        if "is a file" in problem:  # "make it" would have them make what is already there
+            remedy = f"name a folder with {flag}"
+        else:
+            first = "let this user read it" if "cannot be read" in problem else "make it"
+            remedy = f"{first}, or name another with {flag}"
+        say(f"toolbay: the {problem} ({remedy})")
     if problems:
         raise SystemExit(2)
 

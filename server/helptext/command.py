@@ -37,6 +37,14 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
     except NotHelpError as exc:
         err.write(f"toolbay: not help: {exc.reason}\n")
         return 2
+    if short is not None:
+        # The short help only adds to the long one, and one that is not help adds nothing:
+        # said, as the author gave it on purpose (it was dropped without a word).
+        try:
+            describe_help(short)
+        except NotHelpError as exc:
+            err.write(f"toolbay: note: the --short text is not help ({exc.reason}); described from the long "
+                      "one alone\n")
     document = desc.to_dict()
     document["input_schema"] = build_tool_schema(desc).input_schema
     out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

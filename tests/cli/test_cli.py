@@ -399,9 +399,14 @@ def test_list_json_gives_each_tools_input_schema(shared_data_dir: Path) -> None:
     assert set(tools["hashsum"]["parameters"]) == set(schema["properties"])
     assert "md5" in schema["properties"]["algorithm"]["description"]
     # The MCP hints clients are shown: a read tool's, and an agent tool's, which may change things.
-    assert tools["hashsum"]["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
+    assert tools["hashsum"]["annotations"] == {"title": "hashsum", "readOnlyHint": True, "destructiveHint": False,
                                                "idempotentHint": True, "openWorldHint": False}
     assert tools["agent_json_reviewer"]["annotations"]["readOnlyHint"] is False
+    # and a title, where a tool has one, in both places as over MCP: a subcommand's names its
+    # program, an agent tool's its role; a Python tool's is what its module gives (none here)
+    assert "title" not in tools["dates_add"] and "title" not in tools["dates_add"]["annotations"]
+    for name, title in (("jsonkit_fmt", "jsonkit fmt"), ("agent_json_reviewer", "Delegate to the json-reviewer role")):
+        assert tools[name]["title"] == title and tools[name]["annotations"]["title"] == title
 
 
 def test_call_describes_only_the_file_of_the_tool_it_calls(tmp_path: Path) -> None:
@@ -652,8 +657,7 @@ def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp
     assert completed.returncode == 2, completed.stderr
     assert completed.stderr.strip().splitlines() == [
         f"toolbay: the extension folder {tools} does not exist (make it, or name another with --extensions)",
-        f"toolbay: the agents folder {roles} is a file, not a folder (make it, or name another with agents in the "
-        "configuration)"]
+        f"toolbay: the agents folder {roles} is a file, not a folder (name a folder with agents in the configuration)"]
     assert completed.stdout == ""
 
 
@@ -951,12 +955,14 @@ sys.meta_path.insert(0, _CtrlCDuring())
                                               (["search", "hash"], "typer")])
 def test_ctrl_c_while_a_command_starts_ends_it_without_a_traceback(
         tmp_path: Path, argv: list[str], module: str) -> None:
-    """Pressed in the first half second, it printed a KeyboardInterrupt traceback."""
+    """Pressed in the first half second, it printed a KeyboardInterrupt traceback. A command
+    ends with the shell's status for Ctrl-C; a server with 0, as it does once serving (it was
+    130 while it started: the same stop, a failure or not by when it came)."""
     (tmp_path / "sitecustomize.py").write_text(INTERRUPT_DURING_IMPORT, encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(tmp_path / "data")],
                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False,
                             env={**os.environ, "PYTHONPATH": str(tmp_path), "INTERRUPTED_AT_IMPORT_OF": module})
-    assert result.returncode == 130, result.stderr
+    assert result.returncode == (0 if argv == ["serve"] else 130), result.stderr
     assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr
 
 
@@ -1026,6 +1032,17 @@ def test_a_group_given_no_command_answers_with_its_help_as_toolbay_alone_does() 
         assert all(f"  {command} " in answered.stdout for command in commands), (argv, answered.stdout)
     wrong = runner.invoke(app, ["jobs", "nope"])
     assert wrong.exit_code == 2 and "No such command 'nope'" in wrong.stderr
+
+
+def test_an_option_missing_its_value_is_said_as_its_commands_error() -> None:
+    """It was said as toolbay's own ("toolbay: Option '--workspace' requires an argument. (see
+    'toolbay -h')"), pointing at a help that does not list the option."""
+    for argv in (["serve", "--workspace"], ["list", "--json", "--workspace"], ["jobs", "list", "--limit"],
+                 ["token", "new", "--client-id"], ["call", "hashsum", "--args"]):
+        command = " ".join(["toolbay", *(word for word in argv if not word.startswith("-") and word != "hashsum")])
+        wrong = runner.invoke(app, argv)
+        assert wrong.exit_code == 2 and not wrong.stdout, argv
+        assert wrong.stderr == f"{command}: Option '{argv[-1]}' requires an argument. (see '{command} -h')\n", argv
 
 
 def test_a_port_already_taken_stops_the_server_before_it_compiles_or_describes_any_tool(tmp_path: Path) -> None:

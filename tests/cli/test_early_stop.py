@@ -2,7 +2,8 @@
 
 A stdio server that can guess its settings from its command line forks and begins compiling
 before it reads them (``toolbay.first_start``); the parent passes SIGTERM on to the server.
-Sent then, it killed the server outright (no shutdown, exit 143); it stops it as Ctrl-C does.
+Sent then, it killed the server outright (no shutdown, exit 143); it stops it as Ctrl-C does,
+with the status of a server stopped once serving (0; it was 130, a failure to systemd).
 The settings' import is held until the signal has been sent: no timing is relied on.
 """
 
@@ -65,5 +66,5 @@ def test_sigterm_while_a_first_start_reads_its_settings_stops_the_server_as_ctrl
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == 130, stderr  # as on Ctrl-C: the shell's status for it
+    assert process.returncode == 0, stderr  # as once it serves: a stop asked for, done (it was 130)
     assert b"Traceback" not in stderr, stderr

@@ -113,6 +113,34 @@ def test_ctrl_c_while_the_progress_bar_is_drawn_gives_the_terminal_its_cursor_ba
     assert b"\x1b[?25h" in shown[hidden:], shown[-400:]
 
 
+def test_the_progress_bar_names_the_file_still_being_described(tmp_path: Path) -> None:
+    """It named the last file done: for as long as a slow file took, the bar showed the file
+    before it, which the user then took for the one the server was waiting on."""
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    (extensions / "aaa.wasm").write_bytes((FIXTURE_WASM / "echo.wasm").read_bytes())  # done first
+    (extensions / "zzz.wasm").write_bytes((FIXTURE_WASM / "spin.wasm").read_bytes())  # its help never ends
+    process, master = _serve_on_a_terminal(tmp_path / "data", extensions=extensions,
+                                           env={"TOOLBAY_DISCOVERY__HELP_TIMEOUT_S": str(HELP_TIMEOUT_S)})
+    seen = bytearray()
+    try:
+        _read_until(master, b"1/2", seen)
+        after = seen.index(b"1/2")
+        deadline = time.monotonic() + PATIENCE_S
+        while not re.search(rb"\b(aaa|zzz)\.wasm", seen[after:]) and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.2)[0]:  # the rest of the bar's line
+                seen += os.read(master, 4096)
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=PATIENCE_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    named = re.search(rb"\b(aaa|zzz)\.wasm", seen[after:])
+    assert named is not None and named.group(1) == b"zzz", bytes(seen[after:after + 200])
+
+
 def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it(shared_data_dir: Path) -> None:
     _interrupt_once_seen(shared_data_dir, b"waiting for an MCP client on stdin")
 

@@ -28,6 +28,21 @@ def test_parse_help_reads_the_short_form_too():
     folder = CORPUS / "clap" / "ripgrep"
     assert run_parse_help(folder / "long.txt", folder / "short.txt", out, err) == 0
     assert json.loads(out.getvalue())["version"] == "13.0.0"
+    assert err.getvalue() == ""
+
+
+def test_a_short_form_that_is_not_help_is_said_to_be_left_out():
+    """`cp -h` says "invalid option", `ls -h` lists files: the short form adds nothing then, and
+    parse-help said nothing of it, where the long form alone is refused as not help."""
+    out, err = io.StringIO(), io.StringIO()
+    folder = CORPUS / "gnu" / "cp"
+    assert run_parse_help(folder / "long.txt", folder / "short.txt", out, err) == 0
+    alone, _ = io.StringIO(), io.StringIO()
+    assert run_parse_help(folder / "long.txt", None, alone, io.StringIO()) == 0
+    assert out.getvalue() == alone.getvalue()  # described from the long form alone
+    said = err.getvalue()
+    assert said.startswith("toolbay: note: the --short text is not help (") and "invalid option" in said, said
+    assert said.endswith("; described from the long one alone\n") and said.count("\n") == 1
 
 
 def test_parse_help_exits_2_with_the_reason_for_non_help():

@@ -6,7 +6,7 @@ import pytest
 import typer
 from typer.main import get_command
 
-from toolbay.internals.typer_click import NoArgsIsHelpError, UsageError
+from toolbay.internals.typer_click import Context, NoArgsIsHelpError, UsageError
 
 
 def test_typer_raises_these_usage_errors_for_a_command_line_it_cannot_run() -> None:
@@ -27,3 +27,27 @@ def test_typer_raises_these_usage_errors_for_a_command_line_it_cannot_run() -> N
     with pytest.raises(NoArgsIsHelpError):
         get_command(typer.Typer(no_args_is_help=True, callback=lambda: None)).main([], standalone_mode=False)
     assert issubclass(typer.BadParameter, UsageError)
+
+
+def test_an_option_missing_its_value_is_raised_with_no_context_and_one_can_be_made_for_it() -> None:
+    """toolbay.cli gives such an error the context of the command it names (``Context``)."""
+    app = typer.Typer()
+    seen: list[object] = []
+
+    @app.command()
+    def one(ctx: typer.Context, count: int = 1) -> None:
+        """A command."""
+        seen.append(ctx)
+
+    @app.command()
+    def two() -> None:
+        """Another, so that the app is a group."""
+
+    command = get_command(app)
+    with pytest.raises(UsageError) as raised:
+        command.main(["one", "--count"], standalone_mode=False)
+    assert raised.value.ctx is None
+    command.main(["one"], standalone_mode=False)
+    assert isinstance(seen[0], Context)
+    made = Context(command, info_name="one", parent=seen[0])
+    assert made.info_name == "one" and made.parent is seen[0]
