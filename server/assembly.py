@@ -273,7 +273,8 @@ async def _assembled(
                                   owner_of=lambda ctx: app.owner_id_for(transport, verified_principal(ctx.request)))
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
-                                connected=settings.extensions, semantic=settings.search.semantic)
+                                connected=settings.extensions, semantic=settings.search.semantic,
+                                hidden=keeper.discovery.credentials.secrets)
         disclosures.append(disclosure)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,

@@ -432,6 +432,11 @@ class Discovery:
                 why = exc.strerror or exc  # the path is the skipped file's own
                 return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {why}"))
         stem = tool_name_for(path)
+        if redact_text(stem) != stem:
+            # Its tools' names would be shown to every client and indexed for search as written:
+            # a name cannot be hidden and still be called (nor can a schema's property's).
+            return FileOutcome(path, sha, skipped=SkippedFile(path, f"its name {redact_text(stem)!r} looks like a "
+                                                               "secret (a key or token); rename the file"))
         if path.endswith(".py"):
             return self.describe_python(path, sha, look_up=look_up, stop=stop)
         ref = ModuleRef(self.runtime, path, sha)

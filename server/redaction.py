@@ -15,11 +15,11 @@ looks like a credential said after such a name and ":" or given to an option nam
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolbay.blotting import MAX_DEPTH, TOO_DEEP, map_strings
+from toolbay.blotting import MAX_DEPTH, TOO_DEEP, blot, map_strings
 from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
@@ -72,7 +72,9 @@ _SPOKEN = re.compile(
     r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+"
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
-    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*)"
+    # The value may start the next line, indented under the name, as YAML writes one there
+    # ("password:\n    Xk29vQpL7m").
+    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝](?:[^\S\r\n]*\r?\n[^\S\r\n]+|[^\S\r\n]*))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
@@ -169,10 +171,17 @@ def redact_text(text: str) -> str:
     return _SECRET_TEXT.sub(REDACTED, text)
 
 
-def redact_strings(value: Any) -> Any:
+def redact_strings(value: Any, hidden: Sequence[str] = ()) -> Any:
     """A copy of ``value`` (JSON-like) with secret-looking text hidden in every string, keys
-    kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret."""
-    return map_strings(value, redact_text)
+    kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret.
+    ``hidden``: texts blotted out too (``toolbay.blotting.written_forms``)."""
+    return map_strings(value, _cleaner(hidden))
+
+
+def _cleaner(hidden: Sequence[str]) -> Callable[[str], str]:
+    if not hidden:
+        return redact_text
+    return lambda text: redact_text(blot(text, hidden))
 
 
 def redact(value: Any, depth: int = 0) -> Any:
@@ -191,41 +200,44 @@ def redact(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _redact_property_names(schema: Any, depth: int = 0) -> Any:
+def _redact_property_names(schema: Any, clean: Callable[[str], str] = redact_text, depth: int = 0) -> Any:
     """``schema`` with a property named with a secret itself (``sk-live-...``) renamed
     ``[REDACTED]``, or ``schema`` itself when none is: no tool toolbay serves has one (a Python
     tool's is refused), but a catalog file's definitions (``toolbay search --catalog``) may."""
     if depth >= MAX_DEPTH:
         return schema
     if isinstance(schema, list):
-        items = [_redact_property_names(value, depth + 1) for value in schema]
+        items = [_redact_property_names(value, clean, depth + 1) for value in schema]
         return items if any(new is not old for new, old in zip(items, schema, strict=True)) else schema
     if not isinstance(schema, dict):
         return schema
-    copy = {key: _redact_property_names(value, depth + 1) for key, value in schema.items()}
+    copy = {key: _redact_property_names(value, clean, depth + 1) for key, value in schema.items()}
     changed = any(copy[key] is not value for key, value in schema.items())
     properties = copy.get("properties")
     if isinstance(properties, dict):
-        renamed = {redact_text(key) if isinstance(key, str) else key: value for key, value in properties.items()}
+        renamed = {clean(key) if isinstance(key, str) else key: value for key, value in properties.items()}
         if list(renamed) != list(properties):
             copy["properties"], changed = renamed, True
     return copy if changed else schema
 
 
-def redacted(definition: ToolDefinition) -> ToolDefinition:
+def redacted(definition: ToolDefinition, hidden: Sequence[str] = ()) -> ToolDefinition:
     """``definition`` with secret-looking text hidden in its description, title, keywords and
-    every text of its schemas, property names included (the audit log's rules); the same object
-    when there is none."""
+    every text of its schemas, property names included (the audit log's rules), and ``hidden``
+    blotted out there too (the configured credentials' values, in their written forms, as the
+    audit log blots them: ``toolbay.blotting.written_forms``); the same object when there is
+    none."""
+    clean = _cleaner(hidden)
     changes: dict[str, Any] = {}
-    description = redact_text(definition.description)
+    description = clean(definition.description)
     if description != definition.description:
         changes["description"] = description
-    if definition.title is not None and (title := redact_text(definition.title)) != definition.title:
+    if definition.title is not None and (title := clean(definition.title)) != definition.title:
         changes["title"] = title
-    if (keywords := tuple(redact_text(keyword) for keyword in definition.keywords)) != definition.keywords:
+    if (keywords := tuple(clean(keyword) for keyword in definition.keywords)) != definition.keywords:
         changes["keywords"] = keywords
     for field in ("input_schema", "output_schema"):
         schema = getattr(definition, field)
-        if schema is not None and (clean := _redact_property_names(redact_strings(schema))) != schema:
-            changes[field] = clean
+        if schema is not None and (cleaned := _redact_property_names(redact_strings(schema, hidden), clean)) != schema:
+            changes[field] = cleaned
     return replace(definition, **changes) if changes else definition

@@ -38,11 +38,12 @@ import fnmatch
 import json
 import logging
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from toolbay.blotting import written_forms
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
@@ -141,10 +142,13 @@ def catalog_allow_misses(settings: DisclosureSettings) -> list[str]:
 
 class Disclosure:
     def __init__(self, settings: DisclosureSettings, catalog: CatalogHolder, can_use: CanUse,
-                 connected: Sequence[Path] = (), semantic: bool = False) -> None:
+                 connected: Sequence[Path] = (), semantic: bool = False,
+                 hidden: Callable[[], Collection[str]] | None = None) -> None:
         """``connected``: the extension folders, in the order their tools are listed;
-        ``semantic``: the search ranks by meaning too (``[search] semantic``)."""
+        ``semantic``: the search ranks by meaning too (``[search] semantic``); ``hidden``: the
+        credentials' values, blotted out of every definition shown, as the audit log does."""
         self.settings = settings
+        self._hidden = hidden
         self._catalog = catalog
         self._can_use = can_use
         self._catalog_folders = folders(settings.catalog)
@@ -385,14 +389,24 @@ class Disclosure:
         """Redacts a definition of ``current``, once per catalog: the index, the listings and the
         search results all show the same redacted copy."""
         made: dict[int, tuple[ToolDefinition, ToolDefinition]] = self._per_catalog.of(current).setdefault("shown", {})
+        hidden = self._hidden_forms(current)
 
         def shown(definition: ToolDefinition) -> ToolDefinition:
             known = made.get(id(definition))
             if known is None:
-                known = made[id(definition)] = (definition, redacted(definition))
+                known = made[id(definition)] = (definition, redacted(definition, hidden))
             return known[1]
 
         return shown
+
+    def _hidden_forms(self, current: Catalog) -> list[str]:
+        """The credentials' values as a definition may hold them, read once per catalog (a
+        credentials file's or the environment's may change between catalogs)."""
+        per_catalog = self._per_catalog.of(current)
+        if "hidden" not in per_catalog:
+            per_catalog["hidden"] = written_forms(self._hidden(), as_json=False) if self._hidden is not None else []
+        forms: list[str] = per_catalog["hidden"]
+        return forms
 
     def connected_listing(self, principal: Principal | None = None, visible: list[ToolDefinition] | None = None,
                           ) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
@@ -502,8 +516,9 @@ class Disclosure:
             if self._index_filled:
                 return
             filled_from = self._catalog.current
+            hidden = self._hidden_forms(filled_from)
             await anyio.to_thread.run_sync(lambda: self.index.put_many(
-                (key, redacted(entry.definition)) for key, entry in filled_from.keyed().items()))
+                (key, redacted(entry.definition, hidden)) for key, entry in filled_from.keyed().items()))
             current = self._catalog.current
             self._follow_in_index(current, filled_from.diff(current))
             self._index_filled = True

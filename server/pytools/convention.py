@@ -130,6 +130,11 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         refused.append(f"schema #{index + 1} has no valid 'name' (ASCII letters, digits, '_' or '-', at most 64)")
         return None
+    if redact_text(name) != name:
+        # As a property's name below: shown to every client as written, and it cannot be hidden.
+        refused.append(f"{redact_text(name)!r} looks like a secret itself (a key or token), not a tool's name; "
+                       "rename it")
+        return None
     if name != module and not name.startswith(module + "_"):
         refused.append(f"{name!r} does not start with the module's name: call it '{module}_...' "
                        "(names must not clash with other modules' tools)")

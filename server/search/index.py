@@ -479,6 +479,10 @@ class SearchIndex:
         ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
                                                        visible=visible)
         verdict = self._verdict(ranked, ceiling, known)
+        if verdict is not True and ranked and self._known_by_numbers_alone(terms, visible):
+            # "hunter2x9" found the tools whose names end in "_9", by the 9 alone: a number says
+            # which one, of what the words ask for; with no word known, nothing was asked for.
+            verdict = True
         if verdict is True:
             # A name found exactly is the answer; weak matches do not pad it.
             return SearchOutcome(tuple(hits), no_match=not exact)
@@ -587,6 +591,17 @@ class SearchIndex:
             # tools) is a family to choose from, not no match.
             return False
         return None
+
+    def _known_by_numbers_alone(self, terms: list[str], visible: np.ndarray | None) -> bool:
+        """Whether the only terms of the request that tools the search sees have are numbers
+        (``9``, ``2024``): none of its words, nor a word sharing a stem with one of them."""
+        if not any(term.isdigit() for term in terms):
+            return False
+        words = [term for term in dict.fromkeys(terms) if not term.isdigit()]
+        if any(self._is_visible(word, visible) for word in words):
+            return False
+        relatives = self._relatives(words)
+        return not any(self._is_visible(relative, visible) for word in words for relative in relatives.get(word, ()))
 
     def _leads_weakly(self, weighed: list[tuple[str, float]], ceiling: float) -> bool:
         """Whether the best of ``weighed`` (best first, names weighed) leads the tenth by less

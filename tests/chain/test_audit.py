@@ -165,6 +165,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("password : " + "ab12cd34", "password : [REDACTED]"),
     ("Log in with password: " + "hunter2 please.", "Log in with password: [REDACTED] please."),
     ("secret: " + "Summer2024 for admin", "secret: [REDACTED] for admin"),
+    # YAML's value on the next line, indented under its name (an outside check: shown, found).
+    ("Settings:\n  user: sales\n  password:\n    " + "Xk29vQpL7m\n",
+     "Settings:\n  user: sales\n  password:\n    [REDACTED]\n"),
+    ("Password:\n  The user's password\n", "Password:\n  The user's password\n"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:

@@ -246,3 +246,68 @@ def test_two_catalog_folders_of_one_name_are_refused_naming_both(tmp_path: Path)
     load_settings(None, extensions=[first, second], data_dir=tmp_path / "data",
                   disclosure={"catalog": [str(first), str(first)]})
     load_settings(None, extensions=[first, second], data_dir=tmp_path / "data")
+
+
+CREDENTIAL_MODULE = '''
+def get_tool_schemas():
+    return [{"name": "walrus_ping", "description": "Pings the walrus service (it logs in with moonbeam42)",
+             "input_schema": {"type": "object", "properties": {
+                 "user": {"type": "string", "description": "who logs in; the default moonbeam42 is kept"}}}}]
+
+def dispatch(name, arguments):
+    return "pong"
+'''
+
+
+async def test_a_configured_credentials_value_is_blotted_out_of_listings_and_search(tmp_path: Path) -> None:
+    """The audit log blotted out [credentials] values, but a tool's description or schema that
+    held one was listed, found and shown as written, and a search for the value found it."""
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "walrus.py").write_text(CREDENTIAL_MODULE, encoding="utf-8")
+    settings = load_settings(None, extensions=[folder], agents=[], data_dir=tmp_path / "data",
+                             credentials={"walrus": {"tools": ["walrus_*"], "api_key": "moonbeam42"}},
+                             disclosure={"mode": "full"})
+    async with assemble(settings, watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        shown = (await listed(client))["walrus_ping"].model_dump_json()
+        by_value = await search(client, "moonbeam42")
+        by_words = await search(client, "ping the walrus service")
+    assert "moonbeam42" not in shown and shown.count("[credential redacted]") == 2, shown
+    assert "walrus_ping" not in names(by_value)
+    assert names(by_words) == ["walrus_ping"] and "moonbeam42" not in json.dumps(by_words, default=str)
+    (tmp_path / "toolbay.toml").write_text(
+        f'extensions = ["{folder}"]\nagents = []\ndata_dir = "data"\n'
+        '[credentials.walrus]\ntools = ["walrus_*"]\napi_key = "moonbeam42"\n', encoding="utf-8")
+    for command in (["list", "--json"], ["search", "walrus service", "--json"]):
+        process = subprocess.run([sys.executable, "-m", "toolbay", *command], cwd=tmp_path, capture_output=True,
+                                 text=True, check=False, timeout=WAIT_S)
+        assert process.returncode == 0 and "walrus_ping" in process.stdout, process.stderr
+        assert "moonbeam42" not in process.stdout and "[credential redacted]" in process.stdout, process.stdout
+
+
+async def test_a_file_or_tool_named_like_a_secret_is_not_served(tmp_path: Path) -> None:
+    """A property so named was refused, since a name is shown to every client and cannot be
+    hidden; a tool so named was served, listed and found by the secret itself."""
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    tool = '''
+def get_tool_schemas():
+    return [{"name": NAME, "description": "Heron tool"}, {"name": MODULE + "_ok", "description": "Egret tool"}]
+
+def dispatch(name, arguments):
+    return "x"
+'''
+    (folder / f"{GITHUB_TOKEN}.py").write_text(f"NAME = {GITHUB_TOKEN!r}\nMODULE = {GITHUB_TOKEN!r}\n" + tool)
+    (folder / "heron.py").write_text(f"NAME = 'heron_{GITHUB_TOKEN}'\nMODULE = 'heron'\n" + tool)
+    settings = load_settings(None, extensions=[folder], agents=[], data_dir=tmp_path / "data")
+    async with assemble(settings, watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        served = set(await listed(client))
+        found = names(await search(client, GITHUB_TOKEN))
+        skipped = {Path(s.path).name: s.reason for s in app.keeper.skipped_files}
+        notes = " ".join(app.keeper.notes())
+    assert "heron_ok" in served and not [name for name in served if GITHUB_TOKEN in name]
+    assert found == []
+    assert "looks like a secret" in skipped[f"{GITHUB_TOKEN}.py"] and GITHUB_TOKEN not in skipped[f"{GITHUB_TOKEN}.py"]
+    assert "'heron_[REDACTED]' looks like a secret itself" in notes and GITHUB_TOKEN not in notes

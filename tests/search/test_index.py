@@ -126,6 +126,18 @@ def test_nothing_relevant_is_no_match_not_padding() -> None:
         assert outcome.hits == ()
 
 
+def test_a_request_whose_only_known_terms_are_numbers_is_no_match() -> None:
+    """'hunter2x9' found the tools whose names end in '_9' (an outside check): no word of it is
+    known to any tool, so nothing in it asks for one; a number beside a known word still counts."""
+    index = index_of([*CATALOG, tool("filter_csv_9", "Filter the rows of a CSV file."),
+                      tool("top_songs", "List the top 10 songs of a year.")])
+    for query in ("hunter2x9", "9", "2024", "zorblax 10"):
+        outcome = index.search(query)
+        assert outcome.no_match and outcome.hits == (), query
+    assert names(index, "top 10 songs of 2024")[0] == "top_songs"
+    assert names(index, "filter the csv rows")[0] == "filter_csv_9"
+
+
 def test_a_removed_tool_is_never_returned_even_by_exact_name() -> None:
     index = index_of()
     assert index.remove("hashsum")
