@@ -73,7 +73,10 @@ GivesWay = Callable[[ToolDefinition], bool] | None
 
 
 def _shadowed(name: str, kept: ToolDefinition, hidden: ToolDefinition) -> str:
-    where = " where its owner may find that one" if hidden.realm == "personal" else ""
+    # Conditional, not a finding: an owner who may not find that one (a catalog folder it may
+    # not search) still gets its own tool.
+    where = (", for its owner only while the owner may find that one (otherwise it is served)"
+             if hidden.realm == "personal" else "")
     why = ("a role file's tool wins over a tool file's: its prompt names it" if kept.source == "agent"
            and hidden.source != "agent" else "core names win over shared ones, shared over personal")
     return (f"shadowing: the {hidden.realm} tool {name!r} from {hidden.origin} is hidden by the {kept.realm} tool "

@@ -100,6 +100,8 @@ async def test_a_core_name_always_wins_and_shared_wins_over_personal(
         diagnostics = "\n".join(app.catalog.current.diagnostics)
     assert "shadowing: the shared tool 'hashsum'" in diagnostics and "core tool" in diagnostics
     assert "shadowing: the personal tool 'notes_list'" in diagnostics
+    # A condition, not a finding (read as one by an outside check, of an owner who may not find it)
+    assert "for its owner only while the owner may find that one (otherwise it is served)" in diagnostics
 
 
 async def test_create_and_share_need_their_own_scopes_and_serve_the_new_module(
