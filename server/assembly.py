@@ -33,6 +33,7 @@ from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.jobs.serving import serving_lock_beside
 from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
+from toolbay.redaction import redact_text
 from toolbay.sessions import EVERYONE, SessionRegistry, tell_callers_whose_tokens_change
 from toolbay.subagents.library import RoleLibrary
 from toolbay.wasm.early import EarlyCompiles
@@ -181,7 +182,8 @@ async def _assembled(
             # list. Not told to callers over HTTP, whose folders and file names are not theirs to see.
             served = {entry.definition.origin.partition(":")[2] for entry in after.entries()}
             seen["not_described"] = [
-                f"{Path(skipped.path).name}: {skipped.reason}"
+                # A file named like a secret is skipped for it: the name itself is not said either.
+                f"{redact_text(Path(skipped.path).name)}: {skipped.reason}"
                 + (" (its last good version is served meanwhile)"
                    if skipped.path in served and "still served" not in skipped.reason else "")
                 for skipped in after.skipped]
@@ -274,7 +276,7 @@ async def _assembled(
 
         disclosure = Disclosure(settings.disclosure, keeper.catalog, policies.authorizer.can_use,
                                 connected=settings.extensions, semantic=settings.search.semantic,
-                                hidden=keeper.discovery.credentials.secrets)
+                                hidden=keeper.discovery.credentials.shown_nowhere)
         disclosures.append(disclosure)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,

@@ -554,7 +554,8 @@ def token_new(
     if held_before:
         # Kept, not replaced: a second token is how one is rotated, and the old one may be in use.
         say(f"toolbay: note: {client_id!r} already had {held_before} token{'s' if held_before > 1 else ''} in "
-            f"{append}, still valid beside the new one; remove the old entry once the client has the new token")
+            f"{append}, still valid beside the new one; remove the old {'entries' if held_before > 1 else 'entry'} "
+            "once the client has the new token")
 
 
 def _append_entry(path: Path, entry: str, client_id: str) -> int:
@@ -570,6 +571,11 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
             raise typer.Exit(2) from None
+        if held is not None and not (isinstance(held, list) and all(isinstance(entry, dict) for entry in held)):
+            # Another [[tokens]] after a 'tokens' of another kind is TOML no reader takes.
+            say(f"toolbay: {path} has a 'tokens' that is not a list of [[tokens]] entries; mend it first, "
+                "nothing was written")
+            raise typer.Exit(2)
         with path.open("a", encoding="utf-8") as tokens:
             if existing and not existing.endswith(b"\n"):
                 tokens.write("\n")

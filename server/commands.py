@@ -234,7 +234,6 @@ def refuse_at_start(settings: Settings) -> None:
 async def collect_listing(settings: Settings) -> dict[str, Any]:
     """``toolbay list``: the tools the server would serve from the folders (built-ins left out),
     after the same precedence, so a file's tool that a built-in hides is noted, not listed."""
-    from toolbay.blotting import written_forms
     from toolbay.config import ClusterSettings
     from toolbay.redaction import redacted
 
@@ -247,7 +246,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
         catalog = keeper.catalog.current
         definitions = sorted((entry.definition for entry in catalog.entries() if entry.definition.source != "builtin"),
                              key=lambda d: (d.name, d.owner or ""))
-        hidden = written_forms(keeper.discovery.credentials.secrets(), as_json=False)
+        hidden = keeper.discovery.credentials.shown_nowhere()
         for definition in (redacted(definition, hidden) for definition in definitions):
             # Shown as clients are shown it: a listing pasted into an issue or a CI log must not
             # carry a token a tool's help mentions.

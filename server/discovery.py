@@ -55,7 +55,7 @@ from toolbay.pytools.describe import (
     probe_confinement,
 )
 from toolbay.pytools.workers import WORKER_SCRIPT
-from toolbay.redaction import redact_text
+from toolbay.redaction import is_secret_name, redact_text
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.tool_files import MAX_TOOL_FILE_BYTES, open_tool_file, too_large
 from toolbay.wasm import RunRequest, SandboxLimits, WasmModule, WasmRuntime
@@ -432,7 +432,7 @@ class Discovery:
                 why = exc.strerror or exc  # the path is the skipped file's own
                 return FileOutcome(path, None, skipped=SkippedFile(path, f"cannot read the file: {why}"))
         stem = tool_name_for(path)
-        if redact_text(stem) != stem:
+        if is_secret_name(stem):
             # Its tools' names would be shown to every client and indexed for search as written:
             # a name cannot be hidden and still be called (nor can a schema's property's).
             return FileOutcome(path, sha, skipped=SkippedFile(path, f"its name {redact_text(stem)!r} looks like a "

@@ -14,12 +14,13 @@ looks like a credential said after such a name and ":" or given to an option nam
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
-from toolbay.blotting import MAX_DEPTH, TOO_DEEP, blot, map_strings
+from toolbay.blotting import CREDENTIAL_HIDDEN, MAX_DEPTH, TOO_DEEP, map_strings
 from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
@@ -171,17 +172,65 @@ def redact_text(text: str) -> str:
     return _SECRET_TEXT.sub(REDACTED, text)
 
 
-def redact_strings(value: Any, hidden: Sequence[str] = ()) -> Any:
+_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a name (a tool's, its file's) is a secret itself: the rules find one in it and it
+    holds a run of 16 letters and digits mixed, as a token's random part does (``ghp_A1b2...``,
+    ``AKIAIOSFODNN7EXAMPLE``). Words joined by ``_`` or ``-`` (``tb_database_migrate``,
+    ``sk-learn-classifier``) are names, whatever prefix they start with."""
+    if redact_text(name) == name:
+        return False
+    return any(any(c.isdigit() for c in run) and any(c.isalpha() for c in run) for run in _RUN.findall(name))
+
+
+def redact_strings(value: Any) -> Any:
     """A copy of ``value`` (JSON-like) with secret-looking text hidden in every string, keys
-    kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret.
-    ``hidden``: texts blotted out too (``toolbay.blotting.written_forms``)."""
-    return map_strings(value, _cleaner(hidden))
+    kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret."""
+    return map_strings(value, redact_text)
 
 
-def _cleaner(hidden: Sequence[str]) -> Callable[[str], str]:
-    if not hidden:
-        return redact_text
-    return lambda text: redact_text(blot(text, hidden))
+# The parts of a schema that are prose about it, not its shape: where a credential's value is
+# blotted out. A value equal to a type ("string"), a property's name or an enum value made the
+# schema one no call could satisfy.
+_SCHEMA_TEXTS = frozenset({"description", "title", "$comment", "examples"})
+
+
+def credential_blot(values: Collection[str]) -> Callable[[str], str]:
+    """Hides each of ``values`` where it stands as a word of its own (``uses moonbeam42 as``,
+    not the "json" of "jsonkit"), as ``CREDENTIAL_HIDDEN``; the text itself with none."""
+    return _credential_blot(frozenset(values))
+
+
+@functools.lru_cache(maxsize=8)
+def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
+    if not values:
+        return lambda text: text
+    alternatives = "|".join(map(re.escape, sorted(values, key=len, reverse=True)))
+    pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
+    firsts = tuple({value[0] for value in values})
+    return lambda text: pattern.sub(CREDENTIAL_HIDDEN, text) if any(c in text for c in firsts) else text
+
+
+def _blot_schema_texts(value: Any, blot_text: Callable[[str], str], depth: int = 0) -> Any:
+    """``value`` (a schema) with ``blot_text`` applied to its prose (``_SCHEMA_TEXTS``) alone:
+    a property named "description" is a schema, walked as one."""
+    if depth >= MAX_DEPTH:
+        return value
+    if isinstance(value, dict):
+        walked: dict[Any, Any] = {}
+        for key, item in value.items():
+            if key in _SCHEMA_TEXTS and isinstance(item, str):
+                walked[key] = blot_text(item)
+            elif key == "examples" and isinstance(item, list):
+                walked[key] = [blot_text(example) if isinstance(example, str) else example for example in item]
+            else:
+                walked[key] = _blot_schema_texts(item, blot_text, depth + 1)
+        return walked
+    if isinstance(value, list):
+        return [_blot_schema_texts(item, blot_text, depth + 1) for item in value]
+    return value
 
 
 def redact(value: Any, depth: int = 0) -> Any:
@@ -200,34 +249,38 @@ def redact(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _redact_property_names(schema: Any, clean: Callable[[str], str] = redact_text, depth: int = 0) -> Any:
+def _redact_property_names(schema: Any, depth: int = 0) -> Any:
     """``schema`` with a property named with a secret itself (``sk-live-...``) renamed
     ``[REDACTED]``, or ``schema`` itself when none is: no tool toolbay serves has one (a Python
     tool's is refused), but a catalog file's definitions (``toolbay search --catalog``) may."""
     if depth >= MAX_DEPTH:
         return schema
     if isinstance(schema, list):
-        items = [_redact_property_names(value, clean, depth + 1) for value in schema]
+        items = [_redact_property_names(value, depth + 1) for value in schema]
         return items if any(new is not old for new, old in zip(items, schema, strict=True)) else schema
     if not isinstance(schema, dict):
         return schema
-    copy = {key: _redact_property_names(value, clean, depth + 1) for key, value in schema.items()}
+    copy = {key: _redact_property_names(value, depth + 1) for key, value in schema.items()}
     changed = any(copy[key] is not value for key, value in schema.items())
     properties = copy.get("properties")
     if isinstance(properties, dict):
-        renamed = {clean(key) if isinstance(key, str) else key: value for key, value in properties.items()}
+        renamed = {redact_text(key) if isinstance(key, str) else key: value for key, value in properties.items()}
         if list(renamed) != list(properties):
             copy["properties"], changed = renamed, True
     return copy if changed else schema
 
 
-def redacted(definition: ToolDefinition, hidden: Sequence[str] = ()) -> ToolDefinition:
+def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDefinition:
     """``definition`` with secret-looking text hidden in its description, title, keywords and
-    every text of its schemas, property names included (the audit log's rules), and ``hidden``
-    blotted out there too (the configured credentials' values, in their written forms, as the
-    audit log blots them: ``toolbay.blotting.written_forms``); the same object when there is
-    none."""
-    clean = _cleaner(hidden)
+    every text of its schemas, property names included (the audit log's rules), and each of
+    ``hidden`` (the credentials' values) blotted out of its prose: description, title, keywords
+    and the schemas' descriptions, titles and examples, never their shape (``credential_blot``);
+    the same object when there is none."""
+    blot_text = credential_blot(hidden)
+
+    def clean(text: str) -> str:
+        return redact_text(blot_text(text))
+
     changes: dict[str, Any] = {}
     description = clean(definition.description)
     if description != definition.description:
@@ -238,6 +291,9 @@ def redacted(definition: ToolDefinition, hidden: Sequence[str] = ()) -> ToolDefi
         changes["keywords"] = keywords
     for field in ("input_schema", "output_schema"):
         schema = getattr(definition, field)
-        if schema is not None and (cleaned := _redact_property_names(redact_strings(schema, hidden), clean)) != schema:
+        if schema is None:
+            continue
+        cleaned = _redact_property_names(redact_strings(_blot_schema_texts(schema, blot_text) if hidden else schema))
+        if cleaned != schema:
             changes[field] = cleaned
     return replace(definition, **changes) if changes else definition

@@ -43,7 +43,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from toolbay.blotting import written_forms
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
@@ -175,6 +174,7 @@ class Disclosure:
         # server of 10,000 tools spent a second and more on it before its first listing, and a
         # server whose callers never search never needs it.
         self._index_filled = False
+        self._index_hidden: frozenset[str] = frozenset()  # the credentials' values it was filled without
         self._filling: Any = None  # an anyio.Lock, made on the event loop by the first search
         # The catalog folders' tools by key, and whether a change since ``take_listing_change``
         # may show in a listing: one only in catalog folders, of tools no session found, does not.
@@ -388,8 +388,11 @@ class Disclosure:
     def _shown_for(self, current: Catalog) -> Callable[[ToolDefinition], ToolDefinition]:
         """Redacts a definition of ``current``, once per catalog: the index, the listings and the
         search results all show the same redacted copy."""
-        made: dict[int, tuple[ToolDefinition, ToolDefinition]] = self._per_catalog.of(current).setdefault("shown", {})
-        hidden = self._hidden_forms(current)
+        hidden = self._hidden_values()
+        # Per catalog and per set of credential values: one handed to a tool for the first time
+        # (read from its variable at the call) is hidden from then on.
+        made: dict[int, tuple[ToolDefinition, ToolDefinition]] = self._per_catalog.of(current).setdefault(
+            "shown", {}).setdefault(hidden, {})
 
         def shown(definition: ToolDefinition) -> ToolDefinition:
             known = made.get(id(definition))
@@ -399,14 +402,9 @@ class Disclosure:
 
         return shown
 
-    def _hidden_forms(self, current: Catalog) -> list[str]:
-        """The credentials' values as a definition may hold them, read once per catalog (a
-        credentials file's or the environment's may change between catalogs)."""
-        per_catalog = self._per_catalog.of(current)
-        if "hidden" not in per_catalog:
-            per_catalog["hidden"] = written_forms(self._hidden(), as_json=False) if self._hidden is not None else []
-        forms: list[str] = per_catalog["hidden"]
-        return forms
+    def _hidden_values(self) -> frozenset[str]:
+        """The credentials' values, blotted out of what is shown of every tool."""
+        return frozenset(self._hidden()) if self._hidden is not None else frozenset()
 
     def connected_listing(self, principal: Principal | None = None, visible: list[ToolDefinition] | None = None,
                           ) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
@@ -505,7 +503,7 @@ class Disclosure:
         this), and what changed while it filled is taken in after, on the loop, by comparing
         the catalog it was filled from with the catalog then. From then on ``_follow`` keeps
         it up to date one tool at a time."""
-        if self._index_filled:
+        if self._index_filled and self._index_hidden == self._hidden_values():
             return
         import anyio
         import anyio.to_thread
@@ -513,10 +511,12 @@ class Disclosure:
         if self._filling is None:
             self._filling = anyio.Lock()
         async with self._filling:  # a burst of first searches fills it once
-            if self._index_filled:
+            # Filled again, whole, once a credential's value is first handed to a tool (read
+            # from its variable at the call): the index must not find a tool by it.
+            if self._index_filled and self._index_hidden == self._hidden_values():
                 return
             filled_from = self._catalog.current
-            hidden = self._hidden_forms(filled_from)
+            hidden = self._index_hidden = self._hidden_values()
             await anyio.to_thread.run_sync(lambda: self.index.put_many(
                 (key, redacted(entry.definition, hidden)) for key, entry in filled_from.keyed().items()))
             current = self._catalog.current

@@ -10,6 +10,7 @@ toolbay does not serve).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -18,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolbay.auth.http import bearer_credential
 from toolbay.protocol.listing import decode_cursor, encode_cursor
-from toolbay.redaction import redact_text
+from toolbay.redaction import credential_blot, redact_text
 from toolbay.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:
@@ -28,21 +29,28 @@ if TYPE_CHECKING:
 MAX_COMPLETIONS = 100  # the most one completion answer may hold
 
 
-def role_to_prompt(role: Role, *, local: bool = True) -> types.Prompt:
+def role_to_prompt(role: Role, *, local: bool = True, shown: Callable[[str], str] = redact_text) -> types.Prompt:
     """``local``: for the operator's own session, which is also told the role's file (a caller
-    over HTTP is not told the server's paths)."""
+    over HTTP is not told the server's paths); ``shown``: how its texts are shown (``_shown``)."""
     # Its texts pass the audit log's rules, as its agent_ tool's do in tools/list: a secret in
     # a role's description is not shown by one list and hidden by the other.
     meta = {"toolbay/tool": role.tool_name, **({"toolbay/origin": role.path} if local else {})}
     return types.Prompt(
         name=role.name,
         title=role.name.replace("-", " ").replace("_", " ").capitalize(),
-        description=redact_text(role.description),
-        arguments=[types.PromptArgument(name=a.name, description=redact_text(a.description) or None,
+        description=shown(role.description),
+        arguments=[types.PromptArgument(name=a.name, description=shown(a.description) or None,
                                         required=a.required)
                    for a in role.arguments],
         _meta=meta,
     )
+
+
+def _shown(app: Toolbay) -> Callable[[str], str]:
+    """A role's text as its agent_ tool's is shown in tools/list: the audit log's rules, and the
+    credentials' values blotted out."""
+    blot = credential_blot(app.keeper.discovery.credentials.shown_nowhere())
+    return lambda text: redact_text(blot(text))
 
 
 def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
@@ -65,7 +73,8 @@ def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
         size = app.settings.http.page_size
         chunk = roles[start:start + size]
         end = start + len(chunk)
-        return types.ListPromptsResult(prompts=[role_to_prompt(role, local=local) for role in chunk],
+        shown = _shown(app)
+        return types.ListPromptsResult(prompts=[role_to_prompt(role, local=local, shown=shown) for role in chunk],
                                        next_cursor=encode_cursor(end) if end < len(roles) else None)
 
     async def on_get_prompt(
@@ -84,9 +93,10 @@ def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
         except MissingArguments as missing:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"prompt {role.name!r}: " + "; ".join(missing.problems)) from None
+        shown = _shown(app)
         return types.GetPromptResult(
-            description=redact_text(role.description),
-            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
+            description=shown(role.description),
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=shown(text)))],
         )
 
     async def on_completion(

@@ -444,6 +444,8 @@ class _Inbox:
                 # for each: a stop that came before their first step left their coroutines
                 # never awaited, a warning on stderr as the process ended.
                 self.woken = anyio.Event()
+                if self.asked:
+                    continue  # asked while the others were answered, before this wake-up was made
                 if self.unanswered.wake_when_all_answered(self.woken):
                     await self.woken.wait()
                 if not self.asked:

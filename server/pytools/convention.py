@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbay.closed_objects import close_objects, composed
-from toolbay.redaction import redact_text
+from toolbay.redaction import is_secret_name, redact_text
 from toolbay.words import MAX_DESCRIPTION_CHARS, PermissionTier, bounded_description
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -130,7 +130,7 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         refused.append(f"schema #{index + 1} has no valid 'name' (ASCII letters, digits, '_' or '-', at most 64)")
         return None
-    if redact_text(name) != name:
+    if is_secret_name(name):
         # As a property's name below: shown to every client as written, and it cannot be hidden.
         refused.append(f"{redact_text(name)!r} looks like a secret itself (a key or token), not a tool's name; "
                        "rename it")

@@ -107,6 +107,23 @@ class CredentialStore:
         return {s for s in found if len(s) >= 4}
 
 
+    def shown_nowhere(self) -> frozenset[str]:
+        """The values that describe no tool, for what tools are shown as (listings, search, prompts):
+        the configuration's and the credentials file's, the variables a credential reads for the
+        keys it declares (``WEATHER_API_KEY``; ``api_key`` is the key asked for by default) or
+        names in its ``env``, and any value handed to a tool. Not every ``WEATHER_*`` variable,
+        as ``secrets`` takes for results and logs: on a CI runner ``GITHUB_REF_TYPE=branch`` made
+        every "branch" of every description a credential."""
+        found = {v for c in self.credentials.values() for v in c.values.values()}
+        found.update(v for table in self._file.values() for v in table.values())
+        for credential in self.credentials.values():
+            keys = {"api_key", *credential.values, *self._file.get(credential.name, {}), *credential.env.values()}
+            variables = {*credential.env, *(f"{credential.name}_{key}".upper().replace("-", "_") for key in keys)}
+            found.update(self._environ[variable] for variable in variables if variable in self._environ)
+        found.update(self._handed)
+        return frozenset(s for s in found if len(s) >= 4)
+
+
 def read_credentials_file(path: Path, tool_folders: Sequence[Path] = ()) -> dict[str, dict[str, str]]:
     resolved = path.resolve()
     for folder in tool_folders:

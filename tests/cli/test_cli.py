@@ -613,7 +613,7 @@ def test_a_second_token_for_one_client_is_added_beside_the_first_and_said_so(tmp
         issued.append((result.stdout.splitlines()[0], result.stderr))
     assert "already had" not in issued[0][1]
     assert "'bob' already had 1 token in" in issued[1][1] and "remove the old entry" in issued[1][1]
-    assert "'bob' already had 2 tokens in" in issued[2][1]
+    assert "'bob' already had 2 tokens in" in issued[2][1] and "remove the old entries" in issued[2][1]
     store = TokenStore.from_file(tokens)
     assert all(anyio.run(store.verify_token, token) is not None for token, _ in issued)
 
@@ -627,6 +627,13 @@ def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
         assert result.exit_code == 2 and result.stdout == "", result.output
         assert reason in result.stderr
     assert broken.read_text() == "[[tokens]\n"  # left as it was
+    # TOML, but a 'tokens' of another kind: another [[tokens]] after it would be TOML no more
+    for odd_tokens in ('tokens = "oops"\n', "[tokens]\nx = 1\n"):
+        broken.write_text(odd_tokens)
+        result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:read",
+                                     "--append", str(broken)])
+        assert result.exit_code == 2 and result.stdout == "" and "not a list of [[tokens]]" in result.stderr
+        assert broken.read_text() == odd_tokens
     odd = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:rea"])
     assert odd.exit_code == 0 and "'tools:rea' is not one of tools:read, tools:write, tools:exec, " in odd.stderr
     # The authoring tools' own scopes are known ones.

@@ -300,6 +300,10 @@ def dispatch(name, arguments):
 '''
     (folder / f"{GITHUB_TOKEN}.py").write_text(f"NAME = {GITHUB_TOKEN!r}\nMODULE = {GITHUB_TOKEN!r}\n" + tool)
     (folder / "heron.py").write_text(f"NAME = 'heron_{GITHUB_TOKEN}'\nMODULE = 'heron'\n" + tool)
+    # Words after a token's prefix are a name (a re-check: these were refused too)
+    (folder / "tb.py").write_text("NAME = 'tb_database_migrate_v2'\nMODULE = 'tb'\n" + tool)
+    (folder / "sk-learn-classifier.py").write_text("NAME = 'sk-learn-classifier'\nMODULE = 'sk-learn-classifier'\n"
+                                                   + tool)
     settings = load_settings(None, extensions=[folder], agents=[], data_dir=tmp_path / "data")
     async with assemble(settings, watch=False) as app, \
             Client(build_mcp_server(app, "memory"), mode="legacy") as client:
@@ -308,6 +312,77 @@ def dispatch(name, arguments):
         skipped = {Path(s.path).name: s.reason for s in app.keeper.skipped_files}
         notes = " ".join(app.keeper.notes())
     assert "heron_ok" in served and not [name for name in served if GITHUB_TOKEN in name]
+    assert {"tb_database_migrate_v2", "tb_ok", "sk-learn-classifier", "sk-learn-classifier_ok"} <= served
     assert found == []
     assert "looks like a secret" in skipped[f"{GITHUB_TOKEN}.py"] and GITHUB_TOKEN not in skipped[f"{GITHUB_TOKEN}.py"]
     assert "'heron_[REDACTED]' looks like a secret itself" in notes and GITHUB_TOKEN not in notes
+
+
+SHAPE_MODULE = '''
+def get_tool_schemas():
+    return [{"name": "walrus_go", "description": "Give the user as a string; jsonkit style. On branch main.",
+             "input_schema": {"type": "object", "required": ["user"], "properties": {
+                 "user": {"type": "string", "description": "the user, a string", "examples": ["user", "bob"]},
+                 "mode": {"type": "string", "enum": ["fast", "user"]}}}},
+            {"name": "walrus_region", "description": "Says the region; the usual one is northpole77."}]
+
+def dispatch(name, arguments):
+    from toolbay_tools import get_credential
+
+    if name == "walrus_region":
+        return "region is " + get_credential("walrus", key="region", env_var="WX_REGION")
+    return "hello " + arguments["user"]
+'''
+
+ROLE = '''---
+name: walrus-helper
+description: Helps with the walrus service; logs in as moonbeam42 by default.
+arguments:
+  - name: account
+    description: Account to use (default moonbeam42).
+tools: [walrus_go]
+---
+Use the account {{account}}, or moonbeam42.
+'''
+
+
+async def test_a_credentials_value_is_blotted_out_of_prose_alone_and_only_as_a_word_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values equal to a type ("string"), a property's name or an enum value ("user") made the
+    schema one no call could satisfy; "json" took the start of "jsonkit"; every WALRUS_* variable
+    was taken for one (GITHUB_REF_TYPE=branch on a CI runner); prompts showed them; a value read
+    from a variable at the call stayed shown. (A re-check of this session's blotting.)"""
+    folder, roles = tmp_path / "tools", tmp_path / "agents"
+    folder.mkdir()
+    roles.mkdir()
+    (folder / "walrus.py").write_text(SHAPE_MODULE, encoding="utf-8")
+    (roles / "walrus-helper.md").write_text(ROLE, encoding="utf-8")
+    monkeypatch.setenv("WALRUS_REF_TYPE", "branch")  # a WALRUS_ variable no key of it names
+    monkeypatch.setenv("WX_REGION", "northpole77")  # read by the tool, at its call, by this name
+    settings = load_settings(None, extensions=[folder], agents=[roles], data_dir=tmp_path / "data",
+                             credentials={"walrus": {"tools": ["walrus_*"], "api_key": "string", "token": "user",
+                                                     "other": "json", "pin": "moonbeam42"}},
+                             disclosure={"mode": "full"})
+    async with assemble(settings, watch=False) as app, \
+            Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+        tools = await listed(client)
+        called = await client.call_tool("walrus_go", {"user": "bob", "mode": "user"})
+        prompt = (await client.list_prompts()).prompts[0]
+        got = await client.get_prompt("walrus-helper", {"account": "x"})
+        before = tools["walrus_region"].description
+        found_before = names(await search(client, "northpole77"))
+        read = await client.call_tool("walrus_region", {})
+        after = (await listed(client))["walrus_region"].description
+        found_after = names(await search(client, "northpole77"))
+    schema = tools["walrus_go"].input_schema
+    assert schema["required"] == ["user"] and list(schema["properties"]) == ["user", "mode"]
+    assert schema["properties"]["user"]["type"] == "string" and schema["properties"]["mode"]["enum"] == ["fast", "user"]
+    assert schema["properties"]["user"]["description"] == "the [credential redacted], a [credential redacted]"
+    assert schema["properties"]["user"]["examples"] == ["[credential redacted]", "bob"]
+    assert tools["walrus_go"].description == ("Give the [credential redacted] as a [credential redacted]; jsonkit "
+                                              "style. On branch main.")
+    assert not called.is_error, called
+    assert "moonbeam42" not in prompt.model_dump_json() and "[credential redacted]" in prompt.description
+    assert "moonbeam42" not in got.model_dump_json()
+    assert "northpole77" in before and found_before == ["walrus_region"]  # no key names it until it is read
+    assert not read.is_error and "northpole77" not in after and found_after == []
