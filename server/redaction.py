@@ -74,8 +74,9 @@ _SPOKEN = re.compile(
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
     # The value may start the next line, indented under the name, as YAML writes one there
-    # ("password:\n    Xk29vQpL7m").
-    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝](?:[^\S\r\n]*\r?\n[^\S\r\n]+|[^\S\r\n]*))"
+    # ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-").
+    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝]"
+    r"(?:[^\S\r\n]*(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+|[^\S\r\n]*))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.

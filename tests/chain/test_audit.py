@@ -169,6 +169,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("Settings:\n  user: sales\n  password:\n    " + "Xk29vQpL7m\n",
      "Settings:\n  user: sales\n  password:\n    [REDACTED]\n"),
     ("Password:\n  The user's password\n", "Password:\n  The user's password\n"),
+    ("db_password: |\n    " + "Xk29vQpL7m\n", "db_password: |\n    [REDACTED]\n"),
+    ("password: >-\n  " + "Xk29vQpL7m", "password: >-\n  [REDACTED]"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
