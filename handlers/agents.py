@@ -59,6 +59,10 @@ class DelegationHost(SubagentHost, Protocol):
     def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
         """The catalog's tools matching ``patterns`` that the caller may use, name-sorted."""
 
+    def shown(self, text: str) -> str:
+        """A role's text as clients are shown it (the audit log's rules, the credentials'
+        values blotted out), as prompts/get shows it."""
+
 
 # How much of the caller's task a fallback answer repeats (see ``AgentHandler._fallback``).
 ECHOED_TASK_CHARS = 4000
@@ -129,7 +133,7 @@ class AgentHandler(Handler):
                                     "of your conversation).")
         values = {key: value for key, value in arguments.items() if key != "task"}
         try:
-            prompt = self.role.render(values)
+            prompt = self.role.render(values, host.shown) if host is not None else self.role.render(values)
         except MissingArguments as missing:
             return ToolResult.error("Cannot start the sub-agent: " + "; ".join(missing.problems) + ".")
         tools = host.allowed_tools(self.role.tools) if host is not None else []

@@ -571,11 +571,14 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
             raise typer.Exit(2) from None
-        if held is not None and not (isinstance(held, list) and all(isinstance(entry, dict) for entry in held)):
-            # Another [[tokens]] after a 'tokens' of another kind is TOML no reader takes.
+        try:
+            # Appended after a 'tokens' of another kind (a text, a [tokens] table, an inline
+            # array), another [[tokens]] is TOML no reader takes: tried first.
+            tomllib.loads(existing.decode("utf-8") + "\n" + entry)
+        except tomllib.TOMLDecodeError:
             say(f"toolbay: {path} has a 'tokens' that is not a list of [[tokens]] entries; mend it first, "
                 "nothing was written")
-            raise typer.Exit(2)
+            raise typer.Exit(2) from None
         with path.open("a", encoding="utf-8") as tokens:
             if existing and not existing.endswith(b"\n"):
                 tokens.write("\n")

@@ -74,9 +74,10 @@ _SPOKEN = re.compile(
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
     # The value may start the next line, indented under the name, as YAML writes one there
-    # ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-").
+    # ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-"), unless that line is
+    # a key of its own ("database:\n  password: x", whose line is then read for itself).
     r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝]"
-    r"(?:[^\S\r\n]*(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+|[^\S\r\n]*))"
+    r"(?:[^\S\r\n]*(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+(?![^\s:：]*[:：](?:\s|$))|[^\S\r\n]*))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
@@ -178,12 +179,13 @@ _RUN = re.compile(r"[A-Za-z0-9]{16,}")
 
 def is_secret_name(name: str) -> bool:
     """Whether a name (a tool's, its file's) is a secret itself: the rules find one in it and it
-    holds a run of 16 letters and digits mixed, as a token's random part does (``ghp_A1b2...``,
-    ``AKIAIOSFODNN7EXAMPLE``). Words joined by ``_`` or ``-`` (``tb_database_migrate``,
+    holds a run of 16 letters and digits with digits or capitals in it, as a token's random part
+    does (``ghp_A1b2...``, ``AKIAIOSFODNN7EXAMPLE``). Words joined by ``_`` or ``-`` (``tb_database_migrate``,
     ``sk-learn-classifier``) are names, whatever prefix they start with."""
     if redact_text(name) == name:
         return False
-    return any(any(c.isdigit() for c in run) and any(c.isalpha() for c in run) for run in _RUN.findall(name))
+    # Not a word: digits in it, or capitals (an AWS key id may have no digit: AKIAJXQZRWPLMNBVCTYU).
+    return any(any(c.isdigit() or c.isupper() for c in run) for run in _RUN.findall(name))
 
 
 def redact_strings(value: Any) -> Any:
@@ -192,10 +194,10 @@ def redact_strings(value: Any) -> Any:
     return map_strings(value, redact_text)
 
 
-# The parts of a schema that are prose about it, not its shape: where a credential's value is
-# blotted out. A value equal to a type ("string"), a property's name or an enum value made the
-# schema one no call could satisfy.
-_SCHEMA_TEXTS = frozenset({"description", "title", "$comment", "examples"})
+# The parts of a schema that are about it, not its shape (what a call must match): where a
+# credential's value is blotted out, every string in them. A value equal to a type ("string"),
+# a property's name or an enum value made the schema one no call could satisfy.
+_SCHEMA_TEXTS = frozenset({"description", "title", "$comment", "examples", "default"})
 
 
 def credential_blot(values: Collection[str]) -> Callable[[str], str]:
@@ -206,32 +208,38 @@ def credential_blot(values: Collection[str]) -> Callable[[str], str]:
 
 @functools.lru_cache(maxsize=8)
 def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
-    if not values:
+    words = {value.strip() for value in values} - {""}  # " moonbeam42" is said as moonbeam42
+    if not words:
         return lambda text: text
-    alternatives = "|".join(map(re.escape, sorted(values, key=len, reverse=True)))
+    alternatives = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
     pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
-    firsts = tuple({value[0] for value in values})
+    firsts = tuple({word[0] for word in words})
     return lambda text: pattern.sub(CREDENTIAL_HIDDEN, text) if any(c in text for c in firsts) else text
 
 
+# Keywords whose object maps names to schemas: its keys are names, not keywords.
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
 def _blot_schema_texts(value: Any, blot_text: Callable[[str], str], depth: int = 0) -> Any:
-    """``value`` (a schema) with ``blot_text`` applied to its prose (``_SCHEMA_TEXTS``) alone:
-    a property named "description" is a schema, walked as one."""
+    """``value`` (a schema) with ``blot_text`` applied to every string of its prose
+    (``_SCHEMA_TEXTS``, ``x-`` keywords) alone: a property named "description" is a schema,
+    walked as one."""
     if depth >= MAX_DEPTH:
         return value
-    if isinstance(value, dict):
-        walked: dict[Any, Any] = {}
-        for key, item in value.items():
-            if key in _SCHEMA_TEXTS and isinstance(item, str):
-                walked[key] = blot_text(item)
-            elif key == "examples" and isinstance(item, list):
-                walked[key] = [blot_text(example) if isinstance(example, str) else example for example in item]
-            else:
-                walked[key] = _blot_schema_texts(item, blot_text, depth + 1)
-        return walked
     if isinstance(value, list):
         return [_blot_schema_texts(item, blot_text, depth + 1) for item in value]
-    return value
+    if not isinstance(value, dict):
+        return value
+    walked: dict[Any, Any] = {}
+    for key, item in value.items():
+        if key in _NAMED_SCHEMAS and isinstance(item, dict):
+            walked[key] = {name: _blot_schema_texts(schema, blot_text, depth + 2) for name, schema in item.items()}
+        elif isinstance(key, str) and (key in _SCHEMA_TEXTS or key.startswith("x-")):
+            walked[key] = map_strings(item, blot_text)
+        else:
+            walked[key] = _blot_schema_texts(item, blot_text, depth + 1)
+    return walked
 
 
 def redact(value: Any, depth: int = 0) -> Any:
@@ -280,7 +288,8 @@ def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDe
     blot_text = credential_blot(hidden)
 
     def clean(text: str) -> str:
-        return redact_text(blot_text(text))
+        # Redacted first: "token=[credential redacted]" was taken for a token, "[credential".
+        return blot_text(redact_text(text))
 
     changes: dict[str, Any] = {}
     description = clean(definition.description)
@@ -294,7 +303,8 @@ def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDe
         schema = getattr(definition, field)
         if schema is None:
             continue
-        cleaned = _redact_property_names(redact_strings(_blot_schema_texts(schema, blot_text) if hidden else schema))
+        cleaned = redact_strings(schema)
+        cleaned = _redact_property_names(_blot_schema_texts(cleaned, blot_text) if hidden else cleaned)
         if cleaned != schema:
             changes[field] = cleaned
     return replace(definition, **changes) if changes else definition

@@ -50,7 +50,7 @@ def _shown(app: Toolbay) -> Callable[[str], str]:
     """A role's text as its agent_ tool's is shown in tools/list: the audit log's rules, and the
     credentials' values blotted out."""
     blot = credential_blot(app.keeper.discovery.credentials.shown_nowhere())
-    return lambda text: redact_text(blot(text))
+    return lambda text: blot(redact_text(text))
 
 
 def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
@@ -88,15 +88,15 @@ def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
             known = ", ".join(argument.name for argument in role.arguments) or "none"
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"prompt {role.name!r} takes no argument {unknown[0]!r}; its arguments: {known}")
+        shown = _shown(app)
         try:
-            text = role.render(given)
+            text = role.render(given, shown)
         except MissingArguments as missing:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"prompt {role.name!r}: " + "; ".join(missing.problems)) from None
-        shown = _shown(app)
         return types.GetPromptResult(
             description=shown(role.description),
-            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=shown(text)))],
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
         )
 
     async def on_completion(

@@ -31,7 +31,7 @@ import contextlib
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -282,9 +282,10 @@ class Role:
     def argument(self, name: str) -> RoleArgument | None:
         return next((argument for argument in self.arguments if argument.name == name), None)
 
-    def render(self, values: Mapping[str, Any]) -> str:
+    def render(self, values: Mapping[str, Any], shown: Callable[[str], str] = redact_text) -> str:
         """The role prompt with ``values`` in its placeholders; ``MissingArguments`` when a
-        required one is missing (or empty) or a value is not among its argument's choices."""
+        required one is missing (or empty) or a value is not among its argument's choices.
+        ``shown``: how the role's own text is shown (the values are the caller's own, as given)."""
         problems: list[str] = []
         for argument in self.arguments:
             value = values.get(argument.name)
@@ -306,7 +307,7 @@ class Role:
         # The role prompt reaches clients and models (prompts/get, the _subagent envelope,
         # sampling): secret-looking text in it is hidden as in every description served. The
         # caller's own values are left as given.
-        return _PLACEHOLDER.sub(fill, redact_text(self.body))
+        return _PLACEHOLDER.sub(fill, shown(self.body))
 
     def complete(self, argument: str, prefix: str) -> list[str]:
         """The argument's choices that start with ``prefix`` (case-insensitive), as ``prompts/list``

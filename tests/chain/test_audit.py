@@ -170,6 +170,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
      "Settings:\n  user: sales\n  password:\n    [REDACTED]\n"),
     ("Password:\n  The user's password\n", "Password:\n  The user's password\n"),
     ("db_password: |\n    " + "Xk29vQpL7m\n", "db_password: |\n    [REDACTED]\n"),
+    # ... and the key a line under its parent's is read for itself (the parent took it as its value)
+    ("database:\n  password: " + "Xk29vQpL7m", "database:\n  password: [REDACTED]"),
+    ("database:\n  password:\n    " + "Xk29vQpL7m", "database:\n  password:\n    [REDACTED]"),
+    ("Options:\n  --password: " + "hunter22x", "Options:\n  --password: [REDACTED]"),
     ("password: >-\n  " + "Xk29vQpL7m", "password: >-\n  [REDACTED]"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])

@@ -628,7 +628,7 @@ def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
         assert reason in result.stderr
     assert broken.read_text() == "[[tokens]\n"  # left as it was
     # TOML, but a 'tokens' of another kind: another [[tokens]] after it would be TOML no more
-    for odd_tokens in ('tokens = "oops"\n', "[tokens]\nx = 1\n"):
+    for odd_tokens in ('tokens = "oops"\n', "[tokens]\nx = 1\n", "tokens = []\n"):
         broken.write_text(odd_tokens)
         result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:read",
                                      "--append", str(broken)])

@@ -302,6 +302,7 @@ def dispatch(name, arguments):
     (folder / "heron.py").write_text(f"NAME = 'heron_{GITHUB_TOKEN}'\nMODULE = 'heron'\n" + tool)
     # Words after a token's prefix are a name (a re-check: these were refused too)
     (folder / "tb.py").write_text("NAME = 'tb_database_migrate_v2'\nMODULE = 'tb'\n" + tool)
+    (folder / "AKIAJXQZRWPLMNBVCTYU.py").write_text("NAME = MODULE = 'AKIAJXQZRWPLMNBVCTYU'\n" + tool)  # no digit
     (folder / "sk-learn-classifier.py").write_text("NAME = 'sk-learn-classifier'\nMODULE = 'sk-learn-classifier'\n"
                                                    + tool)
     settings = load_settings(None, extensions=[folder], agents=[], data_dir=tmp_path / "data")
@@ -315,15 +316,19 @@ def dispatch(name, arguments):
     assert {"tb_database_migrate_v2", "tb_ok", "sk-learn-classifier", "sk-learn-classifier_ok"} <= served
     assert found == []
     assert "looks like a secret" in skipped[f"{GITHUB_TOKEN}.py"] and GITHUB_TOKEN not in skipped[f"{GITHUB_TOKEN}.py"]
+    assert "looks like a secret" in skipped["AKIAJXQZRWPLMNBVCTYU.py"]
     assert "'heron_[REDACTED]' looks like a secret itself" in notes and GITHUB_TOKEN not in notes
 
 
 SHAPE_MODULE = '''
 def get_tool_schemas():
-    return [{"name": "walrus_go", "description": "Give the user as a string; jsonkit style. On branch main.",
+    return [{"name": "walrus_go", "description": "Give the user as a string; jsonkit style. On branch main. "
+                                                 "Log in with token=moonbeam42 or pin=moonbeam42.",
              "input_schema": {"type": "object", "required": ["user"], "properties": {
                  "user": {"type": "string", "description": "the user, a string", "examples": ["user", "bob"]},
-                 "mode": {"type": "string", "enum": ["fast", "user"]}}}},
+                 "mode": {"type": "string", "enum": ["fast", "user"]},
+                 "account": {"type": "string", "default": "moonbeam42", "x-note": "moonbeam42 is ours",
+                             "examples": [{"as": "moonbeam42"}]}}}},
             {"name": "walrus_region", "description": "Says the region; the usual one is northpole77."}]
 
 def dispatch(name, arguments):
@@ -368,21 +373,29 @@ async def test_a_credentials_value_is_blotted_out_of_prose_alone_and_only_as_a_w
         tools = await listed(client)
         called = await client.call_tool("walrus_go", {"user": "bob", "mode": "user"})
         prompt = (await client.list_prompts()).prompts[0]
-        got = await client.get_prompt("walrus-helper", {"account": "x"})
+        got = await client.get_prompt("walrus-helper", {"account": "moonbeam42"})
+        delegated = await client.call_tool("agent_walrus_helper", {"task": "check the service", "account": "y"})
         before = tools["walrus_region"].description
         found_before = names(await search(client, "northpole77"))
         read = await client.call_tool("walrus_region", {})
         after = (await listed(client))["walrus_region"].description
         found_after = names(await search(client, "northpole77"))
     schema = tools["walrus_go"].input_schema
-    assert schema["required"] == ["user"] and list(schema["properties"]) == ["user", "mode"]
+    assert schema["required"] == ["user"] and list(schema["properties"]) == ["user", "mode", "account"]
     assert schema["properties"]["user"]["type"] == "string" and schema["properties"]["mode"]["enum"] == ["fast", "user"]
     assert schema["properties"]["user"]["description"] == "the [credential redacted], a [credential redacted]"
     assert schema["properties"]["user"]["examples"] == ["[credential redacted]", "bob"]
     assert tools["walrus_go"].description == ("Give the [credential redacted] as a [credential redacted]; jsonkit "
-                                              "style. On branch main.")
+                                              "style. On branch main. Log in with token=[REDACTED] or "
+                                              "pin=[credential redacted].")
+    # What describes a value, not what a call must match: every string in it
+    assert "moonbeam42" not in json.dumps(schema["properties"]["account"])
     assert not called.is_error, called
     assert "moonbeam42" not in prompt.model_dump_json() and "[credential redacted]" in prompt.description
-    assert "moonbeam42" not in got.model_dump_json()
+    # The caller's own argument is kept as given; the role's own text is blotted, delegated too
+    assert got.messages[0].content.text.startswith("Use the account moonbeam42, or [credential redacted].")
+    delegated_text = json.dumps([block.model_dump() for block in delegated.content] + [delegated.structured_content])
+    assert not delegated.is_error and "Use the account y, or [credential redacted]." in delegated_text
+    assert "moonbeam42" not in delegated_text
     assert "northpole77" in before and found_before == ["walrus_region"]  # no key names it until it is read
     assert not read.is_error and "northpole77" not in after and found_after == []
