@@ -576,8 +576,8 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
             # array), another [[tokens]] is TOML no reader takes: tried first.
             tomllib.loads(existing.decode("utf-8") + "\n" + entry)
         except tomllib.TOMLDecodeError:
-            say(f"toolbay: {path} has a 'tokens' that is not a list of [[tokens]] entries; mend it first, "
-                "nothing was written")
+            say(f"toolbay: {path} has a 'tokens' that a [[tokens]] entry cannot follow (a text, a [tokens] table "
+                "or an inline array); write its entries as [[tokens]] first, nothing was written")
             raise typer.Exit(2) from None
         with path.open("a", encoding="utf-8") as tokens:
             if existing and not existing.endswith(b"\n"):

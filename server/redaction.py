@@ -73,11 +73,17 @@ _SPOKEN = re.compile(
     r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+"
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
-    # The value may start the next line, indented under the name, as YAML writes one there
-    # ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-"), unless that line is
-    # a key of its own ("database:\n  password: x", whose line is then read for itself).
-    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝]"
-    r"(?:[^\S\r\n]*(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+(?![^\s:：]*[:：](?:\s|$))|[^\S\r\n]*))"
+    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*)"
+    r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
+# The value on the next line, indented under its name, as YAML writes one there
+# ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-"), unless that line is a
+# key of its own ("database:\n  password: x"). A pass of its own, after ``_SPOKEN``'s: in that
+# one, a name ending its line ("Usage:") took the next line's first word as its value, and
+# "--password" there was then never read as an option (a re-check: secrets reached the audit
+# log). Its groups are numbered as ``_SPOKEN``'s (2, an option's name, never matches).
+_SPOKEN_NEXT_LINE = re.compile(
+    r"(?<![A-Za-z0-9_./:-])((?!)()|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*"
+    r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+(?![^\s:：]*[:：](?:\s|$)))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
@@ -171,6 +177,8 @@ def redact_text(text: str) -> str:
         text = _QUOTED.sub(_hide_quoted, text)
     if (colon or equals or "-" in text) and _names_a_secret(text):
         text = _SPOKEN.sub(_hide_spoken, text)
+        if "\n" in text and (colon or equals):
+            text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
     return _SECRET_TEXT.sub(REDACTED, text)
 
 
@@ -179,13 +187,14 @@ _RUN = re.compile(r"[A-Za-z0-9]{16,}")
 
 def is_secret_name(name: str) -> bool:
     """Whether a name (a tool's, its file's) is a secret itself: the rules find one in it and it
-    holds a run of 16 letters and digits with digits or capitals in it, as a token's random part
-    does (``ghp_A1b2...``, ``AKIAIOSFODNN7EXAMPLE``). Words joined by ``_`` or ``-`` (``tb_database_migrate``,
-    ``sk-learn-classifier``) are names, whatever prefix they start with."""
+    holds a run of 16 letters and digits with a digit in it, or in capitals alone, as a token's
+    random part does (``ghp_A1b2...``, ``AKIAIOSFODNN7EXAMPLE``). Words joined by ``_`` or ``-``
+    (``tb_database_migrate``, ``sk-learn-classifier``) are names, whatever prefix they start with."""
     if redact_text(name) == name:
         return False
-    # Not a word: digits in it, or capitals (an AWS key id may have no digit: AKIAJXQZRWPLMNBVCTYU).
-    return any(any(c.isdigit() or c.isupper() for c in run) for run in _RUN.findall(name))
+    # Not a word: digits in it, or capitals alone (an AWS key id may have no digit:
+    # AKIAJXQZRWPLMNBVCTYU); camelCase (tb_ConvertMarkdownToHtml) is words.
+    return any(any(c.isdigit() for c in run) or run.isupper() for run in _RUN.findall(name))
 
 
 def redact_strings(value: Any) -> Any:
@@ -217,8 +226,11 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     return lambda text: pattern.sub(CREDENTIAL_HIDDEN, text) if any(c in text for c in firsts) else text
 
 
-# Keywords whose object maps names to schemas: its keys are names, not keywords.
-_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# Keywords whose object is keyed by names (of properties, of definitions), not keywords.
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+                            "dependentRequired", "dependencies"})
+# Values a call's arguments must equal: never prose, whatever they hold.
+_VALUES = frozenset({"enum", "const"})
 
 
 def _blot_schema_texts(value: Any, blot_text: Callable[[str], str], depth: int = 0) -> Any:
@@ -233,7 +245,9 @@ def _blot_schema_texts(value: Any, blot_text: Callable[[str], str], depth: int =
         return value
     walked: dict[Any, Any] = {}
     for key, item in value.items():
-        if key in _NAMED_SCHEMAS and isinstance(item, dict):
+        if key in _VALUES:
+            walked[key] = item
+        elif key in _NAMED_SCHEMAS and isinstance(item, dict):
             walked[key] = {name: _blot_schema_texts(schema, blot_text, depth + 2) for name, schema in item.items()}
         elif isinstance(key, str) and (key in _SCHEMA_TEXTS or key.startswith("x-")):
             walked[key] = map_strings(item, blot_text)

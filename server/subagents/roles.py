@@ -307,7 +307,13 @@ class Role:
         # The role prompt reaches clients and models (prompts/get, the _subagent envelope,
         # sampling): secret-looking text in it is hidden as in every description served. The
         # caller's own values are left as given.
-        return _PLACEHOLDER.sub(fill, shown(self.body))
+        # ``shown`` between the placeholders alone: a credential's value equal to an argument's
+        # name blotted the placeholder ("{{account}}") and the caller's value with it.
+        parts, last = [], 0
+        for placeholder in _PLACEHOLDER.finditer(self.body):
+            parts += [shown(self.body[last:placeholder.start()]), fill(placeholder)]
+            last = placeholder.end()
+        return "".join([*parts, shown(self.body[last:])])
 
     def complete(self, argument: str, prefix: str) -> list[str]:
         """The argument's choices that start with ``prefix`` (case-insensitive), as ``prompts/list``

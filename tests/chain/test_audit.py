@@ -174,6 +174,15 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("database:\n  password: " + "Xk29vQpL7m", "database:\n  password: [REDACTED]"),
     ("database:\n  password:\n    " + "Xk29vQpL7m", "database:\n  password:\n    [REDACTED]"),
     ("Options:\n  --password: " + "hunter22x", "Options:\n  --password: [REDACTED]"),
+    # A line ending in a name that is no secret's ("Usage:") does not take the next line's first
+    # word as its value: the secret's name there is read for itself (a re-check's leaks)
+    ("Usage:\n  --password " + "Xk29vQpL7m", "Usage:\n  --password [REDACTED]"),
+    ("command:\n  --api-key " + "a1b2c3d4e5f6 --verbose", "command:\n  --api-key [REDACTED] --verbose"),
+    ("Credentials:\n  API key: " + "Xk29vQpL7m", "Credentials:\n  API key: [REDACTED]"),
+    ("db:\n  password : " + "Xk29vQpL7m", "db:\n  password : [REDACTED]"),
+    ("db:\n  password:" + "hunter2x9", "db:\n  password:[REDACTED]"),
+    ("db:\n  password：" + "Xk29vQpL7m", "db:\n  password：[REDACTED]"),
+    ("run: |\n  --password " + "Xk29vQpL7m", "run: |\n  --password [REDACTED]"),
     ("password: >-\n  " + "Xk29vQpL7m", "password: >-\n  [REDACTED]"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])

@@ -632,7 +632,7 @@ def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
         broken.write_text(odd_tokens)
         result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:read",
                                      "--append", str(broken)])
-        assert result.exit_code == 2 and result.stdout == "" and "not a list of [[tokens]]" in result.stderr
+        assert result.exit_code == 2 and result.stdout == "" and "a [[tokens]] entry cannot follow" in result.stderr
         assert broken.read_text() == odd_tokens
     odd = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:rea"])
     assert odd.exit_code == 0 and "'tools:rea' is not one of tools:read, tools:write, tools:exec, " in odd.stderr

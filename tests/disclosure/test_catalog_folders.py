@@ -302,6 +302,7 @@ def dispatch(name, arguments):
     (folder / "heron.py").write_text(f"NAME = 'heron_{GITHUB_TOKEN}'\nMODULE = 'heron'\n" + tool)
     # Words after a token's prefix are a name (a re-check: these were refused too)
     (folder / "tb.py").write_text("NAME = 'tb_database_migrate_v2'\nMODULE = 'tb'\n" + tool)
+    (folder / "xoxb.py").write_text("NAME = 'xoxb_SlackMessagePoster'\nMODULE = 'xoxb'\n" + tool)  # camelCase: words
     (folder / "AKIAJXQZRWPLMNBVCTYU.py").write_text("NAME = MODULE = 'AKIAJXQZRWPLMNBVCTYU'\n" + tool)  # no digit
     (folder / "sk-learn-classifier.py").write_text("NAME = 'sk-learn-classifier'\nMODULE = 'sk-learn-classifier'\n"
                                                    + tool)
@@ -313,7 +314,8 @@ def dispatch(name, arguments):
         skipped = {Path(s.path).name: s.reason for s in app.keeper.skipped_files}
         notes = " ".join(app.keeper.notes())
     assert "heron_ok" in served and not [name for name in served if GITHUB_TOKEN in name]
-    assert {"tb_database_migrate_v2", "tb_ok", "sk-learn-classifier", "sk-learn-classifier_ok"} <= served
+    assert {"tb_database_migrate_v2", "tb_ok", "sk-learn-classifier", "sk-learn-classifier_ok",
+            "xoxb_SlackMessagePoster"} <= served
     assert found == []
     assert "looks like a secret" in skipped[f"{GITHUB_TOKEN}.py"] and GITHUB_TOKEN not in skipped[f"{GITHUB_TOKEN}.py"]
     assert "looks like a secret" in skipped["AKIAJXQZRWPLMNBVCTYU.py"]
@@ -399,3 +401,24 @@ async def test_a_credentials_value_is_blotted_out_of_prose_alone_and_only_as_a_w
     assert "moonbeam42" not in delegated_text
     assert "northpole77" in before and found_before == ["walrus_region"]  # no key names it until it is read
     assert not read.is_error and "northpole77" not in after and found_after == []
+
+
+def test_the_blot_leaves_what_a_call_must_match_and_a_roles_placeholders_alone() -> None:
+    """A value equal to a name still changed what the schema asks (dependentRequired's names,
+    an enum's objects), and one equal to a role argument's name blotted its placeholder and the
+    caller's value with it (a third re-check)."""
+    from toolbay.redaction import credential_blot, redacted
+    from toolbay.subagents.roles import parse_role
+    from toolbay.words import ToolDefinition
+
+    schema = {"type": "object", "properties": {"user": {"type": "string"}, "x-user-id": {"type": "string"}},
+              "dependentRequired": {"x-user-id": ["user"]}, "dependencies": {"default": ["user"]},
+              "anyOf": [{"enum": [{"title": "user"}]}, {"const": {"description": "moonbeam42"}}]}
+    shown = redacted(ToolDefinition(name="w", description="the user moonbeam42", input_schema=schema),
+                     {"user", "moonbeam42"})
+    assert shown.input_schema == schema
+    assert shown.description == "the [credential redacted] [credential redacted]"
+    role = parse_role("r.md", ROLE.replace("Use the account {{account}}",
+                                           "Use the account {{ account }} and {{account}}"))
+    rendered = role.render({"account": "y"}, credential_blot({"account", "moonbeam42"}))
+    assert rendered.startswith("Use the [credential redacted] y and y, or [credential redacted].")
