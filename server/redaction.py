@@ -209,6 +209,14 @@ def redact_strings(value: Any) -> Any:
 _SCHEMA_TEXTS = frozenset({"description", "title", "$comment", "examples", "default"})
 
 
+def shown_text(hidden: Collection[str]) -> Callable[[str], str]:
+    """A text as clients are shown what describes a tool or a role: the audit log's rules, then
+    ``hidden`` (the credentials' values) blotted out (``credential_blot``). Redacted first:
+    "token=[credential redacted]" was taken for a token, "[credential"."""
+    blot_text = credential_blot(hidden)
+    return lambda text: blot_text(redact_text(text))
+
+
 def credential_blot(values: Collection[str]) -> Callable[[str], str]:
     """Hides each of ``values`` where it stands as a word of its own (``uses moonbeam42 as``,
     not the "json" of "jsonkit"), as ``CREDENTIAL_HIDDEN``; the text itself with none."""
@@ -299,12 +307,7 @@ def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDe
     ``hidden`` (the credentials' values) blotted out of its prose: description, title, keywords
     and the schemas' descriptions, titles and examples, never their shape (``credential_blot``);
     the same object when there is none."""
-    blot_text = credential_blot(hidden)
-
-    def clean(text: str) -> str:
-        # Redacted first: "token=[credential redacted]" was taken for a token, "[credential".
-        return blot_text(redact_text(text))
-
+    blot_text, clean = credential_blot(hidden), shown_text(hidden)
     changes: dict[str, Any] = {}
     description = clean(definition.description)
     if description != definition.description:

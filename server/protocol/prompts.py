@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolbay.auth.http import bearer_credential
 from toolbay.protocol.listing import decode_cursor, encode_cursor
-from toolbay.redaction import credential_blot, redact_text
+from toolbay.redaction import redact_text, shown_text
 from toolbay.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:
@@ -49,8 +49,7 @@ def role_to_prompt(role: Role, *, local: bool = True, shown: Callable[[str], str
 def _shown(app: Toolbay) -> Callable[[str], str]:
     """A role's text as its agent_ tool's is shown in tools/list: the audit log's rules, and the
     credentials' values blotted out."""
-    blot = credential_blot(app.keeper.discovery.credentials.shown_nowhere())
-    return lambda text: blot(redact_text(text))
+    return shown_text(app.keeper.discovery.credentials.shown_nowhere())
 
 
 def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from toolbay.chain.call import ToolCall
 from toolbay.handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
 from toolbay.internals.mcp_sdk import send_request_with_id
 from toolbay.protocol.listing import definition_to_tool
-from toolbay.redaction import credential_blot, redact_text
+from toolbay.redaction import shown_text
 from toolbay.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 
@@ -96,8 +96,7 @@ class SessionHost:
                                             self.parent.session)
 
     def shown(self, text: str) -> str:
-        blot = credential_blot(self.app.keeper.discovery.credentials.shown_nowhere())
-        return blot(redact_text(text))
+        return shown_text(self.app.keeper.discovery.credentials.shown_nowhere())(text)
 
     async def sample(self, messages: list[types.SamplingMessage], system_prompt: str,
                      tools: Sequence[ToolDefinition], max_tokens: int) -> types.CreateMessageResultWithTools:

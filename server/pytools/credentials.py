@@ -14,7 +14,7 @@ import logging
 import os
 import stat
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -97,14 +97,10 @@ class CredentialStore:
         """Every value known, for redaction: the configuration's and the credentials file's, the
         server's environment variables a credential may be read from (``WEATHER_*`` for
         ``[credentials.weather]``, and those its ``env`` names), and any value handed to a tool."""
-        found = {v for c in self.credentials.values() for v in c.values.values()}
-        found.update(v for table in self._file.values() for v in table.values())
         prefixes = tuple(f"{name}_".upper().replace("-", "_") for name in self.credentials)
         named = {variable for c in self.credentials.values() for variable in c.env}
-        found.update(value for variable, value in self._environ.items()
-                     if variable in named or (prefixes and variable.startswith(prefixes)))
-        found.update(self._handed)
-        return {s for s in found if len(s) >= 4}
+        return self._values_with(value for variable, value in self._environ.items()
+                                 if variable in named or (prefixes and variable.startswith(prefixes)))
 
 
     def shown_nowhere(self) -> frozenset[str]:
@@ -114,14 +110,20 @@ class CredentialStore:
         names in its ``env``, and any value handed to a tool. Not every ``WEATHER_*`` variable,
         as ``secrets`` takes for results and logs: on a CI runner ``GITHUB_REF_TYPE=branch`` made
         every "branch" of every description a credential."""
-        found = {v for c in self.credentials.values() for v in c.values.values()}
-        found.update(v for table in self._file.values() for v in table.values())
+        variables: set[str] = set()
         for credential in self.credentials.values():
             keys = {"api_key", *credential.values, *self._file.get(credential.name, {}), *credential.env.values()}
-            variables = {*credential.env, *(f"{credential.name}_{key}".upper().replace("-", "_") for key in keys)}
-            found.update(self._environ[variable] for variable in variables if variable in self._environ)
+            variables.update(credential.env, (f"{credential.name}_{key}".upper().replace("-", "_") for key in keys))
+        return frozenset(self._values_with(self._environ[name] for name in variables if name in self._environ))
+
+    def _values_with(self, from_environment: Iterable[str]) -> set[str]:
+        """The configuration's and the credentials file's values, ``from_environment``, and every
+        value handed to a tool; those of 4 characters or more (shorter ones would hide words)."""
+        found = {v for c in self.credentials.values() for v in c.values.values()}
+        found.update(v for table in self._file.values() for v in table.values())
+        found.update(from_environment)
         found.update(self._handed)
-        return frozenset(s for s in found if len(s) >= 4)
+        return {s for s in found if len(s) >= 4}
 
 
 def read_credentials_file(path: Path, tool_folders: Sequence[Path] = ()) -> dict[str, dict[str, str]]:
