@@ -202,7 +202,21 @@ def list_tools(
     listing = _run(collect_listing, settings)
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
-        return
+    else:
+        _print_listing(listing)
+    # What could be listed is, as `ls` lists what exists; a folder named but not there makes the
+    # exit status 2, so a script is told the listing lacks that folder's tools, as serve would.
+    from toolbay.cli_running import folder_problem_lines
+
+    problems = folder_problem_lines(settings)
+    for line in problems:
+        say(line)
+    if problems:
+        raise typer.Exit(2)
+
+
+def _print_listing(listing: dict[str, Any]) -> None:
+    """``collect_listing``'s answer as tables for a person: tools, Python confinement, skipped files, notes."""
     from rich.table import Table
 
     count = len(listing["tools"])
@@ -435,6 +449,10 @@ def search(
         say(f"toolbay: --limit is at most {MAX_LIMIT} for a QUERY, as for search_tools (no bound with --catalog)")
         raise typer.Exit(2)
     settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir)
+    # A mistyped folder would search the built-ins alone and answer "no match" as if searched.
+    from toolbay.cli_running import exit_on_folder_problems
+
+    exit_on_folder_problems(settings)
     if semantic:
         settings.search.semantic = True
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)

@@ -178,3 +178,32 @@ def _data_dir_problem_raised(folder: Path) -> str | None:
     except OSError as exc:
         return f"cannot be written to ({exc.strerror or exc})"
     return None
+
+
+def folder_problem_lines(settings: Settings) -> list[str]:
+    """One line for each tool or role folder that is not there (or is a file, or cannot be
+    read), with what to do about it, as ``serve``, ``list`` and ``search`` say them."""
+    from toolbay.config import folder_problems
+
+    lines = []
+    for problem in folder_problems(settings):
+        flag = "--extensions" if problem.startswith("extension") else "agents in the configuration"
+        if "is a file" in problem:  # "make it" would have them make what is already there
+            remedy = f"name a folder with {flag}"
+        else:
+            first = "let this user read it" if "cannot be read" in problem else "make it"
+            remedy = f"{first}, or name another with {flag}"
+        lines.append(f"toolbay: the {problem} ({remedy})")
+    return lines
+
+
+def exit_on_folder_problems(settings: Settings) -> None:
+    """A tool or role folder that is not there stops a command at start (exit 2), as a missing
+    workspace does: a mistyped ``--extensions`` would otherwise serve (or search) the built-ins
+    alone, said only in a log line that a client which started the server never shows. (A
+    folder removed while the server runs stays a warning: ``toolbay.discovery.scan``.)"""
+    lines = folder_problem_lines(settings)
+    for line in lines:
+        say(line)
+    if lines:
+        raise SystemExit(2)

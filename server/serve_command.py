@@ -111,7 +111,9 @@ def serve(
         say("toolbay: --port and --host are for --transport http or sse; this server would speak stdio "
             "(add --transport http)")
         raise SystemExit(2)
-    _exit_on_missing_folders(settings)
+    from toolbay.cli_running import exit_on_folder_problems
+
+    exit_on_folder_problems(settings)
     if settings.search.semantic:
         _exit_on_missing_model()
     configure_logging(settings.log_level, settings.log_file, settings.log_format)
@@ -164,27 +166,6 @@ def _bound_socket(settings: Settings) -> socket.socket | None:
     from toolbay.protocol.listening import bound_socket
 
     return bound_socket(settings.host, settings.port)
-
-
-def _exit_on_missing_folders(settings: Settings) -> None:
-    """A tool or role folder that is not there stops a server at start, as a missing workspace
-    does: a mistyped ``--extensions`` would otherwise serve the built-ins alone, said only in a
-    log line that a client which started the server never shows. (A folder removed while the
-    server runs stays a warning: ``toolbay.discovery.scan``.)"""
-    from toolbay.cli_running import say
-    from toolbay.config import folder_problems
-
-    problems = folder_problems(settings)
-    for problem in problems:
-        flag = "--extensions" if problem.startswith("extension") else "agents in the configuration"
-        if "is a file" in problem:  # "make it" would have them make what is already there
-            remedy = f"name a folder with {flag}"
-        else:
-            first = "let this user read it" if "cannot be read" in problem else "make it"
-            remedy = f"{first}, or name another with {flag}"
-        say(f"toolbay: the {problem} ({remedy})")
-    if problems:
-        raise SystemExit(2)
 
 
 def _exit_on_missing_model() -> None:

@@ -689,13 +689,25 @@ def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(tmp
     assert line.startswith("toolbay: chain.auth.local_scopes: 'tools:exce' grants nothing (did you mean 'tools:exec'?)")
 
 
-def test_list_names_an_extension_folder_that_does_not_exist(tmp_path: Path, shared_data_dir: Path) -> None:
+def test_list_and_search_name_an_extension_folder_that_does_not_exist_and_exit_2(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """`list -e /typo` listed the built-ins and exited 0, so a script took the listing for the
+    folder's; `search QUERY -e /typo` answered "no match" and exited 0 without a word of it."""
     missing = tmp_path / "tols"
-    result = runner.invoke(app, ["list", "--json", "--extensions", str(missing), "--data-dir", str(shared_data_dir)])
-    assert result.exit_code == 0, result.output
-    assert f"extension folder {missing} does not exist" in json.loads(result.stdout)["diagnostics"]
-    table = runner.invoke(app, ["list", "--extensions", str(missing), "--data-dir", str(shared_data_dir)])
+    said = f"toolbay: the extension folder {missing} does not exist (make it, or name another with --extensions)"
+    common = ["--extensions", str(missing), "--data-dir", str(shared_data_dir)]
+    result = runner.invoke(app, ["list", "--json", *common])
+    assert result.exit_code == 2, result.output
+    # What could be listed still is (the roles), with the folder among the diagnostics.
+    listing = json.loads(result.stdout)
+    assert f"extension folder {missing} does not exist" in listing["diagnostics"]
+    assert any(tool["name"].startswith("agent_") for tool in listing["tools"])
+    assert result.stderr.strip() == said
+    table = runner.invoke(app, ["list", *common])
+    assert table.exit_code == 2
     assert f"note: extension folder {missing} does not exist" in table.stdout.splitlines()
+    searched = runner.invoke(app, ["search", "hash a text", *common])
+    assert (searched.exit_code, searched.stdout, searched.stderr.strip()) == (2, "", said)
 
 
 def _one_line_exit_2(args: list[str], env: dict[str, str] | None = None) -> str:
@@ -1180,7 +1192,7 @@ def test_a_relative_folder_that_does_not_exist_is_said_with_the_path_it_was_read
     it had looked (found by an outside probe)."""
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["list", "--json", "--extensions", "tools", "--data-dir", str(tmp_path / "data")])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output
     assert f"extension folder tools (read as {tmp_path / 'tools'}) does not exist" in json.loads(
         result.stdout)["diagnostics"]
 
