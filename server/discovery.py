@@ -41,7 +41,7 @@ from toolbay.file_names import is_utf8, shown
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
 from toolbay.hash_index import HashIndex
-from toolbay.helptext import HelpDescription, build_tool_schema
+from toolbay.helptext import HELP_BYTES_READ, HelpDescription, build_tool_schema
 from toolbay.listing_format import LISTING_BUILDER, is_stale, listing_of, relisted
 from toolbay.pytools import WorkerLimits, WorkerPool, WorkerSpec, module_spec_from
 from toolbay.pytools.cache import PythonDescriptionCache
@@ -393,8 +393,8 @@ class Discovery:
         self.help_limits = SandboxLimits(
             timeout_s=settings.discovery.help_timeout_s,
             memory_mb=limits.memory_mb,
-            stdout_limit_bytes=1 << 20,
-            stderr_limit_bytes=1 << 20,
+            stdout_limit_bytes=HELP_BYTES_READ,
+            stderr_limit_bytes=HELP_BYTES_READ,
         )
         self._tier_patterns = list(settings.tiers.items())
         self._background_patterns = tuple(settings.background_tools)

@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from .describe import describe_help
     from .tree import DescribedCommand, DescribedTree, HelpRun, SkippedCommand, describe_tree
 
+# The most of a program's help that is read: the server keeps this much of a ``--help`` run's
+# output, and ``toolbay parse-help`` this much of a file. A parse of 1 MiB of options takes
+# seconds; 11 MB took half a minute and a gigabyte.
+HELP_BYTES_READ = 1 << 20
+
 # Loaded on first use (PEP 562), not with every import of the package: ``toolbay parse-help``
 # describes one text and never needs the command tree, and a server whose descriptions are all
 # cached, or a call that builds argv from one, needs neither the tree nor the parser (its
@@ -33,6 +38,17 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "DescribedCommand", "DescribedTree", "HelpDescription", "HelpRun", "OptionSpec", "PositionalSpec",
-    "SkippedCommand", "SubcommandSpec", "ToolSchema", "build_tool_schema", "describe_help", "describe_tree",
+    "HELP_BYTES_READ",
+    "DescribedCommand",
+    "DescribedTree",
+    "HelpDescription",
+    "HelpRun",
+    "OptionSpec",
+    "PositionalSpec",
+    "SkippedCommand",
+    "SubcommandSpec",
+    "ToolSchema",
+    "build_tool_schema",
+    "describe_help",
+    "describe_tree",
 ]

@@ -7,6 +7,7 @@ import sys
 
 from toolbay.errors import NotHelpError
 
+from . import HELP_BYTES_READ
 from .describe import describe_help
 from .records import TYPE_CHECKING
 from .schema import build_tool_schema
@@ -27,8 +28,8 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
     text is not help or a file cannot be read.
     """
     try:
-        long = _read(long_file)
-        short = _read(short_file) if short_file is not None else None
+        long = _read(long_file, err)
+        short = _read(short_file, err) if short_file is not None else None
     except OSError as exc:
         err.write(f"toolbay: cannot read help text {exc.filename}: {exc.strerror or exc}\n")
         return 2
@@ -51,8 +52,19 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
     return 0
 
 
-def _read(file: HelpFile) -> bytes:
+def _read(file: HelpFile, err: TextIO) -> bytes:
+    """The first ``HELP_BYTES_READ`` bytes of ``file``, as much as the server reads of a help
+    run, up to the last whole line; more is said on ``err`` and left unread."""
     if str(file) == "-":  # ``PROGRAM --help | toolbay parse-help -``
-        return sys.stdin.buffer.read()
-    with open(file, "rb") as stream:
-        return stream.read()
+        text = sys.stdin.buffer.read(HELP_BYTES_READ + 1)
+    else:
+        with open(file, "rb") as stream:
+            text = stream.read(HELP_BYTES_READ + 1)
+    if len(text) <= HELP_BYTES_READ:
+        return text
+    kept = text[:HELP_BYTES_READ]
+    kept = kept[:kept.rfind(b"\n") + 1] or kept
+    err.write(f"toolbay: note: {'standard input' if str(file) == '-' else file} is longer than "
+              f"{HELP_BYTES_READ >> 20} MiB; only its first {len(kept):,} bytes are described, as the server reads no "
+              "more of a program's help\n")
+    return kept

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+from toolbay.helptext import HELP_BYTES_READ
 from toolbay.helptext.command import run_parse_help
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -50,3 +51,21 @@ def test_parse_help_exits_2_with_the_reason_for_non_help():
     assert run_parse_help(CORPUS / "special" / "banner" / "long.txt", None, out, err) == 2
     assert out.getvalue() == ""
     assert err.getvalue().startswith("toolbay: not help: no usage line") and err.getvalue().count("\n") == 1
+
+
+def test_a_help_file_longer_than_the_server_reads_is_described_from_its_first_mib(tmp_path: Path):
+    """An 11 MB help took 28.6 s and 1.1 GB to parse; the server reads 1 MiB of a help run.
+    parse-help now reads as much, up to the last whole line, and says so."""
+    lines = ["Usage: big [OPTIONS]", "", "A big tool.", "", "Options:"]
+    lines += [f"  --option-{n} <VALUE>  Sets option {n} to VALUE and says so in a long line" for n in range(40_000)]
+    long = tmp_path / "long.txt"
+    long.write_text("\n".join(lines) + "\n")
+    assert long.stat().st_size > 2 * HELP_BYTES_READ
+    out, err = io.StringIO(), io.StringIO()
+    assert run_parse_help(long, None, out, err) == 0
+    names = [option["long"] for option in json.loads(out.getvalue())["options"]]
+    kept = long.read_bytes()[:HELP_BYTES_READ]
+    last_whole = kept[:kept.rfind(b"\n")].decode().splitlines()[-1].split()[0]
+    assert names[0] == "--option-0" and names[-1] == last_whole  # every whole line read, nothing past
+    said = err.getvalue()
+    assert said.startswith(f"toolbay: note: {long} is longer than 1 MiB; only its first ") and said.count("\n") == 1
