@@ -7,9 +7,11 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
 ``AIza``, Vault's ``hvs.``, toolbay's own ``tb_``), also glued to a name before them
 (``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``,
-``AWS_SECRET_ACCESS_KEY=``... (and of ``"api_key": "..."`` written as JSON), and a value that
-looks like a credential said after such a name and ":" or given to an option named so
-(``password: hunter2``, ``--api-key a1b2c3d4e5``).
+``AWS_SECRET_ACCESS_KEY=``, ``dbPassword=``, ``DB_PASS=``... (and of ``"api_key": "..."``
+written as JSON, and of ``<password>...</password>`` as XML), and a value that looks like a
+credential said after such a name and ":" or given to an option named so (``password:
+hunter2``, ``--api-key a1b2c3d4e5``), on its line or on the next (YAML's indented value or list
+item).
 """
 
 from __future__ import annotations
@@ -52,8 +54,12 @@ _SECRET_TEXT = re.compile(
 # words ("DB_PASSWORD", "STRIPE_SECRET_KEY", "aws_secret_access_key", "PRIVATE_KEY"). Asked of
 # a whole name, once it is found: a pattern of words before the secret word, tried at each
 # word of a long run of them, would take time growing with the square of the run.
-_SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:password|passwd|pwd|passphrase|token|api[_-]?key|apikey"
-                          r"|secret(?:[_-]access)?(?:[_-]key)?|(?:private|access)[_-]key)$")
+# The secret word may also start a camelCase word ("dbPassword", "clientSecret", "githubAPIToken"),
+# as JSON, JavaScript and Java name them. "pass" ends such a name only after "_" or "-"
+# ("DB_PASS", "smtp-pass"): "twoPass", "bypass" and "compass" are not secrets.
+_NAME_WORD_START = r"(?:^|[_-]|(?-i:(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])))"
+_SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:password|passwd|pwd|passphrase|token|api[_-]?key|apikey"
+                          r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access)[_-]?key)|(?:^|[_-])pass)$")
 # ``password=...`` (a connection string, an environment line): the value after a name and "=",
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
 # is a description.
@@ -83,8 +89,13 @@ _SPOKEN = re.compile(
 # log). Its groups are numbered as ``_SPOKEN``'s (2, an option's name, never matches).
 _SPOKEN_NEXT_LINE = re.compile(
     r"(?<![A-Za-z0-9_./:-])((?!)()|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*"
-    r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+(?![^\s:：]*[:：](?:\s|$)))"
+    r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+(?:-[^\S\r\n]+)?(?![^\s:：]*[:：](?:\s|$)))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
+# ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
+# of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
+# placeholder ("${DB_PASSWORD}", "PASSWORD").
+_TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*)"
+                     r"(?![A-Z][A-Z_]*\s*<)(?![${%*])([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -97,7 +108,8 @@ _TECH_WORD = re.compile(r"(?i)(?:utf|ucs|base|sha|md|crc|aes|rsa|ecdsa|ed|oauth|
                         r"|ldap|x|v)[-_]?\d+|\d+[-_]?(?:bits?|bytes?|chars?|characters?|digits?|letters?|kb|mb|gb)")
 # Names whose value is the secret itself, whatever follows it ("password: hunter2 please");
 # "token:" and "key:" also introduce what a token is ("token: base64 encoded").
-_SAID_WHOLE = re.compile(r"(?i)(?:^|[_ -])(?:password|passwd|pwd|passphrase|secret)$")
+_SAID_WHOLE = re.compile(r"(?i)(?:(?:^|[_ -]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:password|passwd|pwd|passphrase|secret)"
+                         r"|(?:^|[_ -])pass)$")
 _SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
 # What may end a value without being part of it ("password: hunter2." "(token: ab12cd34)").
 _TRAILING = ".:)!?"
@@ -113,6 +125,10 @@ def _hide_assigned(found: re.Match[str]) -> str:
 
 
 def _hide_quoted(found: re.Match[str]) -> str:
+    return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
+
+
+def _hide_tagged(found: re.Match[str]) -> str:
     return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
 
 
@@ -175,6 +191,8 @@ def redact_text(text: str) -> str:
     colon = ":" in text or "：" in text
     if colon:
         text = _QUOTED.sub(_hide_quoted, text)
+    if "</" in text and _names_a_secret(text):
+        text = _TAGGED.sub(_hide_tagged, text)
     if (colon or equals or "-" in text) and _names_a_secret(text):
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):

@@ -120,7 +120,13 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "max token: 4096", "passwd: ********", "--password {password}", "key: F5",
                           "https://example.com/secret:abc123", "token: <token>", "Token: utf-8 text",
                           "token：32-byte hex", "password： the user's password", "token: utf-8", "token: OAuth2",
-                          "secret: SHA-256", "set token= in the file", "token: base64 encoded and signed"]}
+                          "secret: SHA-256", "set token= in the file", "token: base64 encoded and signed",
+                          # camelCase names and "pass" (below) that are no secret's, or whose value is none
+                          "nextPageToken: the token for the next page", "--pageToken=TOKEN", "maxTokens=4096",
+                          "twoPass=true", "bypass=on", "compass=north7", "sortKey=name", "inputTokens: 1234567",
+                          "--pass 2", "ffmpeg -pass 1 -b 2M", "<tokens>5</tokens>", "<Passport>12345678</Passport>",
+                          "<description>The password to use</description>", "<password>${DB_PASSWORD}</password>",
+                          "<token>PLACEHOLDER</token>", "<passwordHint>my dog</passwordHint>"]}
     assert redact(ordinary) == ordinary
 
 
@@ -184,6 +190,19 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("db:\n  password：" + "Xk29vQpL7m", "db:\n  password：[REDACTED]"),
     ("run: |\n  --password " + "Xk29vQpL7m", "run: |\n  --password [REDACTED]"),
     ("password: >-\n  " + "Xk29vQpL7m", "password: >-\n  [REDACTED]"),
+    # camelCase names, as JSON and JavaScript write them (an outside check: kept whole), "pass"
+    # ending a name, XML elements, and a YAML list's first item
+    ("dbPassword=" + "hunter2x", "dbPassword=[REDACTED]"),
+    ("clientSecret=" + "abc123def", "clientSecret=[REDACTED]"),
+    ('{"githubAPIToken": "' + 'q1w2e3r4t5"}', '{"githubAPIToken": "[REDACTED]"}'),
+    ("mysqlPassword: " + "Xk29vQpL7m", "mysqlPassword: [REDACTED]"),
+    ("secretAccessKey: " + "wJalrXUtnFEMI/K7MDENG", "secretAccessKey: [REDACTED]"),
+    ("DB_PASS=" + "hunter2x and SMTP_PASS: " + "Xk29vQpL7m", "DB_PASS=[REDACTED] and SMTP_PASS: [REDACTED]"),
+    ("PASS: " + "Xk29vQpL7m", "PASS: [REDACTED]"),
+    ("<password>" + "hunter2x</password>", "<password>[REDACTED]</password>"),
+    ('<db:apiKey type="x">' + "a1b2c3d4e5f6</db:apiKey>", '<db:apiKey type="x">[REDACTED]</db:apiKey>'),
+    ("<token>\n  " + "abcd1234efgh\n</token>", "<token>\n  [REDACTED]\n</token>"),
+    ("secret:\n  - " + "Xk29vQpL7m\n", "secret:\n  - [REDACTED]\n"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
