@@ -11,7 +11,7 @@ well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``,
 written as JSON, and of ``<password>...</password>`` as XML), and a value that looks like a
 credential said after such a name and ":" or given to an option named so (``password:
 hunter2``, ``--api-key a1b2c3d4e5``), on its line or on the next (YAML's indented value or list
-item).
+item), or after the word for a password in another language (``Passwort:``, ``密码：``).
 """
 
 from __future__ import annotations
@@ -96,6 +96,16 @@ _SPOKEN_NEXT_LINE = re.compile(
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
 _TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*)"
                      r"(?![A-Z][A-Z_]*\s*<)(?![${%*])([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
+# "Passwort: Xk29vQpL7m", "密码：hunter2x": a password said after its name in another language
+# (German, Dutch, French, Spanish, Portuguese, Polish, Turkish, Russian, Chinese, Japanese,
+# Korean), hidden by the rule for one said in English after "password:".
+_SPOKEN_ELSEWHERE = re.compile(
+    r"(?i)((?:(?<![^\W\d_])(?:passwort|kennwort|wachtwoord|mot de passe|contraseña|senha|hasło|şifre|пароль)"
+    # Chinese, Japanese and Korean write words together: "用户密码" (the user's password).
+    r"|密码|密碼|口令|パスワード|비밀번호)[^\S\r\n]*[:：=＝][^\S\r\n]*[\"'`]?)"
+    r"(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
+_ELSEWHERE_HINTS = ("wort", "woord", "passe", "contrase", "senha", "hasł", "ifre", "арол", "WORT", "WOORD", "PASSE",
+                    "CONTRASE", "SENHA", "HASŁ", "IFRE", "АРОЛ", "密", "口令", "パスワード", "비밀번호")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -169,6 +179,16 @@ def _hide_spoken(found: re.Match[str]) -> str:
     return found.group(1) + found.group(4) + REDACTED + value[len(bare):]
 
 
+def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
+    value = found.group(2)
+    bare = value.rstrip(_TRAILING)
+    after = found.string[found.end():found.end() + 1]
+    at_clause_end = after in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）", " ")
+    if not _looks_like_credential(bare, at_clause_end, said_whole=True):
+        return found.group(0)
+    return found.group(1) + REDACTED + value[len(bare):]
+
+
 # The password of a URL's user information: the user name is kept (it says which account).
 _URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
 
@@ -197,6 +217,8 @@ def redact_text(text: str) -> str:
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
             text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
+    if (colon or equals) and any(hint in text for hint in _ELSEWHERE_HINTS):
+        text = _SPOKEN_ELSEWHERE.sub(_hide_spoken_elsewhere, text)
     return _SECRET_TEXT.sub(REDACTED, text)
 
 

@@ -126,7 +126,9 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "twoPass=true", "bypass=on", "compass=north7", "sortKey=name", "inputTokens: 1234567",
                           "--pass 2", "ffmpeg -pass 1 -b 2M", "<tokens>5</tokens>", "<Passport>12345678</Passport>",
                           "<description>The password to use</description>", "<password>${DB_PASSWORD}</password>",
-                          "<token>PLACEHOLDER</token>", "<passwordHint>my dog</passwordHint>"]}
+                          "<token>PLACEHOLDER</token>", "<passwordHint>my dog</passwordHint>",
+                          "Passwort: das Passwort des Benutzers", "密码：用户的密码", "mot de passe : le mot de passe",
+                          "Kennwort: bitte eingeben", "Passwortlänge: 12", "口令：abc"]}
     assert redact(ordinary) == ordinary
 
 
@@ -203,6 +205,14 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ('<db:apiKey type="x">' + "a1b2c3d4e5f6</db:apiKey>", '<db:apiKey type="x">[REDACTED]</db:apiKey>'),
     ("<token>\n  " + "abcd1234efgh\n</token>", "<token>\n  [REDACTED]\n</token>"),
     ("secret:\n  - " + "Xk29vQpL7m\n", "secret:\n  - [REDACTED]\n"),
+    # ... and a password said after its name in another language
+    ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
+    ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
+    ("contraseña: " + "s3cr3tValue99", "contraseña: [REDACTED]"),
+    ("用户密码：" + "Xk29vQpL7m。次に", "用户密码：[REDACTED]。次に"),
+    ("管理者パスワード=" + "hunter2x", "管理者パスワード=[REDACTED]"),
+    ("비밀번호: " + "Xk29vQpL7m", "비밀번호: [REDACTED]"),
+    ("ПАРОЛЬ: " + "Qwerty123!", "ПАРОЛЬ: [REDACTED]!"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
