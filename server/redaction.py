@@ -258,9 +258,26 @@ def shown_text(hidden: Collection[str]) -> Callable[[str], str]:
 
 
 def credential_blot(values: Collection[str]) -> Callable[[str], str]:
-    """Hides each of ``values`` where it stands as a word of its own (``uses moonbeam42 as``,
-    not the "json" of "jsonkit"), as ``CREDENTIAL_HIDDEN``; the text itself with none."""
+    """Hides each of ``values`` where it stands as a word of its own as search reads words
+    (``uses moonbeam42 as``, ``moonbeam42_prod``, ``MOONBEAM42``, ``moonbeam42Prod``; not the
+    "json" of "jsonkit"), as ``CREDENTIAL_HIDDEN``; the text itself with none."""
     return _credential_blot(frozenset(values))
+
+
+def _stands_alone(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a word of its own where search would split the text into
+    words (``toolbay.search.tokens``): at a character that is no letter or digit ("_" included),
+    where camelCase starts a word ("moonbeam42Prod"), or where letters meet digits. A credential
+    joined to a word by "_" stayed whole in the text and was found by a search for it."""
+    def joined(before: str, after: str) -> bool:
+        if not (before.isalnum() and after.isalnum()):
+            return False
+        if before.isalpha() != after.isalpha():  # letters meet digits
+            return False
+        return not (after.isupper() and not before.isupper())  # camelCase starts a word
+
+    return (start == 0 or not joined(text[start - 1], text[start])) and (
+        end == len(text) or not joined(text[end - 1], text[end]))
 
 
 @functools.lru_cache(maxsize=8)
@@ -269,9 +286,14 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     if not words:
         return lambda text: text
     alternatives = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
-    pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
-    firsts = tuple({word[0] for word in words})
-    return lambda text: pattern.sub(CREDENTIAL_HIDDEN, text) if any(c in text for c in firsts) else text
+    # In any case: search finds "MOONBEAM42" by "moonbeam42".
+    pattern = re.compile(alternatives, re.IGNORECASE)
+    firsts = tuple({case(word[0]) for word in words for case in (str.lower, str.upper)})
+
+    def blot(found: re.Match[str]) -> str:
+        return CREDENTIAL_HIDDEN if _stands_alone(found.string, found.start(), found.end()) else found.group(0)
+
+    return lambda text: pattern.sub(blot, text) if any(c in text for c in firsts) else text
 
 
 # Keywords whose object is keyed by names (of properties, of definitions), not keywords.

@@ -252,7 +252,9 @@ CREDENTIAL_MODULE = '''
 def get_tool_schemas():
     return [{"name": "walrus_ping", "description": "Pings the walrus service (it logs in with moonbeam42)",
              "input_schema": {"type": "object", "properties": {
-                 "user": {"type": "string", "description": "who logs in; the default moonbeam42 is kept"}}}}]
+                 "user": {"type": "string", "description": "who logs in; the default moonbeam42 is kept"}}}},
+            # Joined to words by "_" or camelCase, or in capitals, as search reads them apart.
+            {"name": "walrus_env", "description": "Reads MOONBEAM42, moonbeam42_prod and staging_moonbeam42Key"}]
 
 def dispatch(name, arguments):
     return "pong"
@@ -271,11 +273,13 @@ async def test_a_configured_credentials_value_is_blotted_out_of_listings_and_sea
     async with assemble(settings, watch=False) as app, \
             Client(build_mcp_server(app, "memory"), mode="legacy") as client:
         shown = (await listed(client))["walrus_ping"].model_dump_json()
-        by_value = await search(client, "moonbeam42")
+        joined = (await listed(client))["walrus_env"].model_dump_json()
+        by_value = [await search(client, value) for value in ("moonbeam42", "MOONBEAM42")]
         by_words = await search(client, "ping the walrus service")
     assert "moonbeam42" not in shown and shown.count("[credential redacted]") == 2, shown
-    assert "walrus_ping" not in names(by_value)
-    assert names(by_words) == ["walrus_ping"] and "moonbeam42" not in json.dumps(by_words, default=str)
+    assert "moonbeam42" not in joined.lower() and joined.count("[credential redacted]") == 3, joined
+    assert all(not {"walrus_ping", "walrus_env"} & set(names(found)) for found in by_value), by_value
+    assert names(by_words)[0] == "walrus_ping" and "moonbeam42" not in json.dumps(by_words, default=str)
     (tmp_path / "toolbay.toml").write_text(
         f'extensions = ["{folder}"]\nagents = []\ndata_dir = "data"\n'
         '[credentials.walrus]\ntools = ["walrus_*"]\napi_key = "moonbeam42"\n', encoding="utf-8")
