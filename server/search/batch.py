@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbay.errors import ToolbayError
-from toolbay.redaction import redacted
+from toolbay.redaction import is_secret_name, redacted
 from toolbay.search.documents import definition_from_mcp
 from toolbay.search.index import SearchIndex, SearchOutcome
 from toolbay.words import ToolDefinition
@@ -121,15 +121,26 @@ def read_catalog(source: Path | None, warn: Callable[[str], None] | None = None)
     definitions: dict[str, ToolDefinition] = {}
     lines: dict[str, int] = {}
     again: list[tuple[str, int, int]] = []
+    secret_named: list[int] = []
     for number, tool in read_jsonl(source):
         try:
             definition = definition_from_mcp(_as_mcp_tool(tool))
         except ValueError as exc:
             raise SearchInputError(f"{path}:{number}: {exc}") from None
+        if is_secret_name(definition.name):
+            # The server serves no tool so named (a name is shown as written): neither is it
+            # searched here, nor printed in a result meant to be shared.
+            secret_named.append(number)
+            continue
         if definition.name in lines:
             again.append((definition.name, lines[definition.name], number))
         definitions[definition.name] = definition
         lines[definition.name] = number
+    if secret_named and warn is not None:
+        count = len(secret_named)
+        warn(f"{path}: {count} {'tool is' if count == 1 else 'tools are'} named like a secret (a token's prefix and "
+             f"a run of letters and digits) and left out, as the server serves none so named (line "
+             f"{secret_named[0]}{' and more' if count > 1 else ''})")
     if again and warn is not None:
         name, first, later = again[0]
         warn(f"{path}: {len(again)} {'tool is' if len(again) == 1 else 'tools are'} defined again on a later line, "

@@ -317,6 +317,23 @@ def test_a_property_named_with_a_secret_in_a_catalog_file_is_not_found_by_search
     assert by_words["results"][0]["name"] == "t_nine"
 
 
+def test_a_tool_named_like_a_secret_is_left_out_of_a_catalog_search_and_said(tmp_path: Path) -> None:
+    """The server serves no tool so named, but --catalog searched it and printed its name in
+    results meant to be shared (an outside check)."""
+    secret = "ghp_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789ab"
+    catalog = write_jsonl(tmp_path / "tools.jsonl", [{"name": secret, "description": "Weather now"},
+                                                     {"name": "weather_now", "description": "Weather now"}])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "weather"}, {"id": 2, "query": secret}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    assert secret not in result.stdout
+    by_words, by_secret = map(json.loads, result.stdout.splitlines())
+    assert [hit["name"] for hit in by_words["results"]] == ["weather_now"]
+    assert by_secret["no_match"]
+    assert result.stderr.strip() == (f"toolbay: {catalog}: 1 tool is named like a secret (a token's prefix and a run "
+                                     "of letters and digits) and left out, as the server serves none so named (line 1)")
+
+
 def test_an_empty_catalog_is_said_on_stderr_and_every_query_is_no_match(tmp_path: Path) -> None:
     catalog, queries = tmp_path / "tools.jsonl", write_jsonl(tmp_path / "q.jsonl", QUERIES[:1])
     catalog.write_text("\n", encoding="utf-8")
