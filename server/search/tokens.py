@@ -174,8 +174,17 @@ def is_pictograph(term: str) -> bool:
     return len(term) == 1 and _PICTOGRAPH.match(term) is not None
 
 
+# Characters that are there without being seen (Unicode's format characters: zero-width space
+# and joiners, the soft hyphen, the byte order mark, bidirectional marks): copied text and
+# models' output carry them inside words, and "we\u200bather" was two words that found nothing.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+                        "\ufff9-\ufffb]")
+
+
 def tokenize(text: str) -> list[str]:
     """The search terms of ``text``, in order, repeats kept (they count as term frequency)."""
+    if not text.isascii():
+        text = _INVISIBLE.sub("", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         # An accent written as a mark after its letter (macOS writes text so) is not a word
         # character: "me\u0301te\u0301o" would be three words.

@@ -89,3 +89,11 @@ def test_arabic_and_hebrew_words_are_read_without_their_vowel_signs() -> None:
     # Written or left out as the writer likes: "تَرْجَمَة" is "ترجمة" (translation).
     assert tokenize("تَرْجَمَة النص") == tokenize("ترجمة النص") == ["ترجمة", "النص"]
     assert tokenize("שָׁלוֹם") == tokenize("שלום")
+
+
+def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
+    """A zero-width space, a soft hyphen, a word joiner or a byte order mark inside a word, as
+    copied text and models' output carry, split it and the search found nothing (an outside
+    check: "we\u200bather")."""
+    assert tokenize("we\u200bather fore\u00adcast \ufeffjson\u2060kit") == ["weather", "forecast", "jsonkit"]
+    assert tokenize("\u202eweather\u200e") == tokenize("weather")
