@@ -21,6 +21,8 @@ MAX_LIMIT = 20
 # grows with the query (about half a second for a megabyte), so a longer query is refused by
 # validation, with its length, rather than searched.
 MAX_QUERY_CHARS = 2000
+# How much of a request the answer says back.
+_ECHOED_CHARS = 120
 
 # (query, limit, context) -> {"results": [{"name", "description", "inputSchema", "score"}], "no_match": bool}
 Search = Callable[[str, int, CallContext], Awaitable[Mapping[str, Any]]]
@@ -71,10 +73,12 @@ class SearchToolsHandler(Handler):
         limit = int(arguments.get("limit", DEFAULT_LIMIT))
         found = await self._search(query, max(1, min(limit, MAX_LIMIT)), context)
         results = list(found["results"])
+        # The request is the caller's own: said back in part, not 2,000 characters again.
+        asked = repr(query) if len(query) <= _ECHOED_CHARS else repr(query[:_ECHOED_CHARS]) + "…"
         if found["no_match"] or not results:
-            text = f"No tool matches {query!r}. Try other words, or a shorter request."
+            text = f"No tool matches {asked}. Try other words, or a shorter request."
         else:
-            lines = [f"{len(results)} {'tool' if len(results) == 1 else 'tools'} for {query!r}, best first; "
+            lines = [f"{len(results)} {'tool' if len(results) == 1 else 'tools'} for {asked}, best first; "
                      "each can be called now:"]
             for result in results:
                 lines.append(json.dumps(result, ensure_ascii=False))

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, types
 
 from tests.reload.conftest import ListChanged
 from toolbay.assembly import assemble
@@ -321,3 +321,13 @@ def test_a_connected_folder_is_listed_to_a_caller_whose_own_tools_in_it_fit_the_
     finally:
         disclosure.close()
     assert shown == {"all": set(), "few": few}
+
+
+async def test_a_long_request_is_said_back_in_part(shared_data_dir: Path) -> None:
+    """A request of 2,000 characters that matched nothing was said back whole (an outside check)."""
+    request = "qzxv wplk " * 199
+    async with search_first(shared_data_dir, None) as client:
+        answer = await client.call_tool("search_tools", {"query": request})
+    [content] = answer.content
+    assert isinstance(content, types.TextContent)
+    assert content.text.startswith("No tool matches 'qzxv wplk") and len(content.text) < 200, content.text
