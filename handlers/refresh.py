@@ -49,7 +49,8 @@ class RefreshToolsHandler(Handler):
             text += " Files that could not be described: " + "; ".join(not_described) + "."
         if still_describing:
             text += (" Still being described: " + ", ".join(still_describing)
-                     + "; their tools are announced (tools/list_changed) when they are ready.")
+                     + "; their tools are announced (tools/list_changed) when they are ready, and one that "
+                     "fails is named by the next refresh_tools.")
         structured = {k: list(v) for k, v in change.items()}
         if not_described:
             structured["not_described"] = list(not_described)

@@ -181,13 +181,18 @@ async def _assembled(
             # not be described, and why, which it otherwise learns only from the log or toolbay
             # list. Not told to callers over HTTP, whose folders and file names are not theirs to see.
             served = {entry.definition.origin.partition(":")[2] for entry in after.entries()}
+            still = keeper.still_describing
             seen["not_described"] = [
                 # A file named like a secret is skipped for it: the name itself is not said either.
                 f"{redact_text(Path(skipped.path).name)}: {skipped.reason}"
                 + (" (its last good version is served meanwhile)"
                    if skipped.path in served and "still served" not in skipped.reason else "")
+                # Its last verdict, said as that: retried, it is also still being described (a
+                # module that hangs to its import's limit always is, with the limit as long as the
+                # wait, and was said to be both, its failure as if it were now).
+                + (" (so it was the last time; it is being described again)" if skipped.path in still else "")
                 for skipped in after.skipped]
-            seen["still_describing"] = [Path(path).name for path in keeper.still_describing]
+            seen["still_describing"] = [redact_text(Path(path).name) for path in still]
         return seen
 
     async def search_now(query: str, limit: int, context: CallContext) -> Mapping[str, Any]:

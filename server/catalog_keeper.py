@@ -190,7 +190,14 @@ class CatalogKeeper:
                 await _release(self._late.pop(key))  # found in the cache, or gone: not wanted
             if to_describe:
                 total = len(to_describe)
-                logger.info("compiling and describing %d new %s", total, "file" if total == 1 else "files")
+                # Not those described late, or still being described, for an earlier rescan: this
+                # one only takes them in ("compiling and describing 1 new file" was said of a
+                # module whose import had just timed out, and nothing followed).
+                begun = sum(1 for path in to_describe
+                            if (path, hashes.get(path)) not in self._late and (path, hashes.get(path)) not in
+                            self._in_flight)
+                if begun:
+                    logger.info("compiling and describing %d new %s", begun, "file" if begun == 1 else "files")
 
                 still = dict.fromkeys(to_describe)  # in order: the first is the one waited on longest
 

@@ -423,6 +423,10 @@ async def test_a_skipped_module_refresh_tools_tries_again_is_served_when_its_slo
         with anyio.fail_after(60):
             answer = await call(app, "refresh_tools")
         assert "hangs.py" in answer.structured["still_describing"]
+        # Its last verdict is said as that: it was said as if it had just failed again (an
+        # outside check, with a module that hangs to its limit, which it always still is).
+        [verdict] = [line for line in answer.structured["not_described"] if line.startswith("hangs.py: ")]
+        assert "not up yet" in verdict and verdict.endswith("(so it was the last time; it is being described again)")
         (python_dir / "go.flag").write_text("", encoding="utf-8")
         await until(app, lambda catalog: catalog.get("hangs") is not None)
         assert (await call(app, "hangs")).text == "at last"
