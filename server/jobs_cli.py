@@ -82,7 +82,8 @@ def _with_manager(config: Path | None, data_dir: Path | None,
         raise typer.Exit(1)
 
     async def run() -> T:
-        manager = JobManager(SqliteJobStore(database))
+        # Reading or cancelling jobs is no repair: a damaged file is said and left to the next server.
+        manager = JobManager(SqliteJobStore(database, keep_damaged_aside=False))
         await manager.store.open()
         try:
             return await use(manager)

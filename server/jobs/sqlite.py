@@ -176,9 +176,13 @@ class SqliteJobStore(JobStore):
 
     def __init__(self, path: str | os.PathLike[str], *, large_result_bytes: int = 256 * 1024,
                  busy_timeout_s: float = 5.0, on_ended: Callable[[str, str], Awaitable[object]] | None = None,
-                 ) -> None:
-        """``on_ended``: told the id and owner of every job this store records the end of."""
+                 keep_damaged_aside: bool = True) -> None:
+        """``on_ended``: told the id and owner of every job this store records the end of.
+        ``keep_damaged_aside``: a damaged file found at ``open`` is moved aside and a fresh one
+        started (a server); otherwise (``toolbay jobs``, which only reads and cancels) it is said,
+        and left as it is."""
         self.path = Path(path)
+        self.keep_damaged_aside = keep_damaged_aside
         self.on_ended = on_ended
         # How long a write waits for another process's lock on the file before it fails.
         self.busy_timeout_s = busy_timeout_s
@@ -248,6 +252,8 @@ class SqliteJobStore(JobStore):
             except sqlite3.DatabaseError as exc:
                 if not _is_damage(exc):
                     raise
+                if not self.keep_damaged_aside:
+                    raise _DamagedLeft(f"it is damaged ({exc})") from exc
                 # Not from under a server still using it (it would go on writing to the file
                 # moved aside, and its jobs would be seen by nobody else): said, and left.
                 try:
@@ -584,11 +590,18 @@ class _DamagedInUse(OSError):
     """The database is damaged, and another server has it open: it is not moved aside."""
 
 
+class _DamagedLeft(OSError):
+    """The database is damaged, and this store does not move it aside (``toolbay jobs``)."""
+
+
 def _remedy(error: BaseException) -> str:
     """What to do about a database that cannot be opened: said for the cause, not guessed."""
     if isinstance(error, _NotThisShape):
         return ("Move it aside (toolbay then starts a fresh one) or choose another data folder (--data-dir); "
                 "the jobs it holds are not read.")
+    if isinstance(error, _DamagedLeft):
+        return ("Start `toolbay serve` on this data folder: the damaged file is then kept aside and a fresh one "
+                "started (the jobs it held are lost).")
     if isinstance(error, _DamagedInUse):
         return ("Stop the servers using this data folder (or let them finish), then start again: the damaged "
                 "file is then kept aside and a fresh one started.")

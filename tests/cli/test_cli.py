@@ -1225,6 +1225,21 @@ def test_jobs_list_says_when_older_jobs_follow_and_pages_filters_them(tmp_path: 
     assert wrong.exit_code == 2 and "'done' is not one of queued, running" in wrong.output
 
 
+def test_jobs_commands_leave_a_damaged_job_database_where_it_is_and_say_how_it_is_mended(tmp_path: Path) -> None:
+    """`toolbay jobs list` moved a damaged database aside and listed an empty fresh one, exit 0:
+    a command that reads jobs repaired the store, and the jobs were gone (an outside check)."""
+    damaged = b"\x00not a database at all" * 10
+    (tmp_path / "jobs.sqlite3").write_bytes(damaged)
+    listed = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path)])
+    assert listed.exit_code == 2, listed.output
+    assert listed.stderr.strip() == (
+        f"toolbay: cannot open the job database {tmp_path / 'jobs.sqlite3'}: it is damaged (file is not a database). "
+        "Start `toolbay serve` on this data folder: the damaged file is then kept aside and a fresh one started "
+        "(the jobs it held are lost).")
+    assert (tmp_path / "jobs.sqlite3").read_bytes() == damaged
+    assert [path.name for path in tmp_path.iterdir() if "damaged" in path.name] == []
+
+
 def test_a_modules_import_error_is_shown_with_its_secrets_hidden(tmp_path: Path, shared_data_dir: Path) -> None:
     # Its words reached refresh_tools' answer and this listing as they were, a password and a key in them.
     secret = "sk-" + "abcdefghijklmnopqrstuvwx1234"
