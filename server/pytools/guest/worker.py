@@ -531,6 +531,10 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         said = _words_of(exc)
         if len(said) > _ERROR_CHARACTERS:  # a message that repeats a 5 MB argument back
             said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
+        if len(frames) > _DEEP_FRAMES and not isinstance(exc, RecursionError):
+            # Past a raised sys.setrecursionlimit, the stack's end is said by Python as "error
+            # return without exception set" (a SystemError), which names no cause.
+            said += f" (after {len(frames):,} nested calls: a recursion deeper than the worker's stack allows)"
         if isinstance(exc, PermissionError) and _files_confined and exc.filename is not None:
             # About a file only: a refused connection or signal is no matter of the files' grant.
             said += _CONFINED_FILES
@@ -554,6 +558,8 @@ def _written(printed: _Bounded, errors: _Bounded) -> dict[str, Any]:
 
 
 _GROUP_SAID = 8
+# Nested calls past which a failure is said to be a recursion too deep (Python's own limit is 1,000).
+_DEEP_FRAMES = 5_000
 
 
 def _words_of(exc: BaseException, said: list[int] | None = None) -> str:
