@@ -174,11 +174,13 @@ def is_pictograph(term: str) -> bool:
     return len(term) == 1 and _PICTOGRAPH.match(term) is not None
 
 
-# Characters that are there without being seen (Unicode's format characters: zero-width space
-# and joiners, the soft hyphen, the byte order mark, bidirectional marks): copied text and
+# Characters that are there without being seen (Unicode's format characters: zero-width space,
+# the joiner, the soft hyphen, the byte order mark, bidirectional marks): copied text and
 # models' output carry them inside words, and "we\u200bather" was two words that found nothing.
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-                        "\ufff9-\ufffb]")
+# Not the zero-width non-joiner (U+200C), which Persian writes between a word and its suffix
+# ("فایل‌ها", files): it parts them, so "فایل" finds it.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200d-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+                        "\ufeff\ufff9-\ufffb]")
 
 
 def tokenize(text: str) -> list[str]:

@@ -97,3 +97,5 @@ def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
     check: "we\u200bather")."""
     assert tokenize("we\u200bather fore\u00adcast \ufeffjson\u2060kit") == ["weather", "forecast", "jsonkit"]
     assert tokenize("\u202eweather\u200e") == tokenize("weather")
+    # The zero-width non-joiner parts a Persian word from its suffix, as it did: "files" is "file" + "s".
+    assert tokenize("فایل\u200cها") == [*tokenize("فایل"), *tokenize("ها")]
