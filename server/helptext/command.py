@@ -63,8 +63,22 @@ def _read(file: HelpFile, err: TextIO) -> bytes:
     if len(text) <= HELP_BYTES_READ:
         return text
     kept = text[:HELP_BYTES_READ]
-    kept = kept[:kept.rfind(b"\n") + 1] or kept
+    kept = kept[:kept.rfind(b"\n") + 1] or _whole_characters(kept)
     err.write(f"toolbay: note: {'standard input' if str(file) == '-' else file} is longer than "
               f"{HELP_BYTES_READ >> 20} MiB; only its first {len(kept):,} bytes are described, as the server reads no "
               "more of a program's help\n")
     return kept
+
+
+def _whole_characters(text: bytes) -> bytes:
+    """``text`` without the start of a UTF-8 character cut at its end (a line of a MiB and more:
+    the cut fell inside "é" and the text was said to hold bytes that are not UTF-8)."""
+    end = len(text)
+    while end > 0 and end > len(text) - 4 and text[end - 1] & 0xC0 == 0x80:
+        end -= 1  # a continuation byte: look for its lead
+    if end > 0 and text[end - 1] >= 0xC0:  # a lead whose character is not whole
+        lead = text[end - 1]
+        length = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if len(text) - (end - 1) < length:
+            return text[:end - 1]
+    return text

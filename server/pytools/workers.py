@@ -155,7 +155,10 @@ def exit_reason(returncode: int | None) -> str:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
-        hint = " (it may have run out of memory)" if name == "SIGKILL" else ""
+        hint = {"SIGKILL": " (it may have run out of memory)",
+                # A recursion past the stack's end (sys.setrecursionlimit raised) ends so, as does a
+                # fault in a compiled extension.
+                "SIGSEGV": " (a crash: a recursion deeper than its stack, or a fault in compiled code)"}.get(name, "")
         return f"the worker process was killed by {name}{hint}"
     return f"the worker process exited with status {returncode}"
 

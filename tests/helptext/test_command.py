@@ -69,3 +69,14 @@ def test_a_help_file_longer_than_the_server_reads_is_described_from_its_first_mi
     assert names[0] == "--option-0" and names[-1] == last_whole  # every whole line read, nothing past
     said = err.getvalue()
     assert said.startswith(f"toolbay: note: {long} is longer than 1 MiB; only its first ") and said.count("\n") == 1
+
+
+def test_a_help_of_one_long_line_is_cut_between_characters(tmp_path: Path):
+    """With no line end in the first MiB, the cut fell inside "é" and the UTF-8 text was said
+    to have decode errors (a re-check)."""
+    long = tmp_path / "long.txt"
+    long.write_text("Usage: big " + "é" * 600_000, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert run_parse_help(long, None, out, err) == 0
+    document = json.loads(out.getvalue())
+    assert document["encoding"] == "utf-8" and document["decode_errors"] is False

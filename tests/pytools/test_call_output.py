@@ -447,6 +447,12 @@ async def test_a_recursion_past_the_workers_stack_is_said_to_be_one(
     exception set", which names no cause (an outside check)."""
     write_one_tool(python_dir, "deep", "    sys.setrecursionlimit(10**6)\n\n    def down(n):\n"
                    "        return down(n + 1)\n\n    return down(0)\n", prelude="import sys")
+    # A tool's own error raised deep in a recursion that ends is said as it is (a re-check).
+    write_one_tool(python_dir, "leaf", "    sys.setrecursionlimit(20_000)\n\n    def down(n):\n"
+                   "        if n == 6_000:\n            raise ValueError('leaf record 17 is malformed')\n"
+                   "        return down(n + 1)\n\n    return down(0)\n", prelude="import sys")
     async with assemble(make_settings(), watch=False) as app:
         result = await call(app, "deep")
+        leaf = await call(app, "leaf")
     assert result.is_error and "nested calls: a recursion deeper than the worker's stack allows" in result.text, result
+    assert leaf.is_error and leaf.text == "leaf record 17 is malformed", leaf.text

@@ -531,7 +531,7 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         said = _words_of(exc)
         if len(said) > _ERROR_CHARACTERS:  # a message that repeats a 5 MB argument back
             said = f"{said[:_ERROR_CHARACTERS]}... (cut: the message has {len(said)} characters)"
-        if len(frames) > _DEEP_FRAMES and not isinstance(exc, RecursionError):
+        if len(frames) > _DEEP_FRAMES and isinstance(exc, SystemError):
             # Past a raised sys.setrecursionlimit, the stack's end is said by Python as "error
             # return without exception set" (a SystemError), which names no cause.
             said += f" (after {len(frames):,} nested calls: a recursion deeper than the worker's stack allows)"
