@@ -193,11 +193,18 @@ class CatalogKeeper:
                 # Not those described late, or still being described, for an earlier rescan: this
                 # one only takes them in ("compiling and describing 1 new file" was said of a
                 # module whose import had just timed out, and nothing followed).
-                begun = sum(1 for path in to_describe
-                            if (path, hashes.get(path)) not in self._late and (path, hashes.get(path)) not in
-                            self._in_flight)
-                if begun:
-                    logger.info("compiling and describing %d new %s", begun, "file" if begun == 1 else "files")
+                begun = [path for path in to_describe
+                         if (path, hashes.get(path)) not in self._late and (path, hashes.get(path)) not in
+                         self._in_flight]
+                # A module skipped before and unchanged, retried (refresh_tools), is not "new".
+                again = sum(1 for path in begun if path in previous_files and hashes.get(path) is not None
+                            and previous_files[path].skipped is not None
+                            and (previous_files[path].rejected_sha256 or previous_files[path].sha256) == hashes[path])
+                if len(begun) > again:
+                    fresh = len(begun) - again
+                    logger.info("compiling and describing %d new %s", fresh, "file" if fresh == 1 else "files")
+                if again:
+                    logger.info("describing again %d %s skipped before", again, "file" if again == 1 else "files")
 
                 still = dict.fromkeys(to_describe)  # in order: the first is the one waited on longest
 
@@ -376,7 +383,7 @@ class CatalogKeeper:
                 await self._late_news.wait()  # told when this describing ends, as when others' do
         late = not ended.is_set()
         if late:
-            logger.info("%d of %d changed files are still being described; served when they are",
+            logger.info("%d of %d files are still being described; served when they are",
                         len(fresh) - in_time, len(fresh))
 
     def _take_in_late_soon(self) -> None:
