@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
@@ -55,11 +56,17 @@ _SECRET_TEXT = re.compile(
 # a whole name, once it is found: a pattern of words before the secret word, tried at each
 # word of a long run of them, would take time growing with the square of the run.
 # The secret word may also start a camelCase word ("dbPassword", "clientSecret", "githubAPIToken"),
-# as JSON, JavaScript and Java name them. "pass" ends such a name only after "_" or "-"
-# ("DB_PASS", "smtp-pass"): "twoPass", "bypass" and "compass" are not secrets.
+# as JSON, JavaScript and Java name them; "password" (and "passwd", "passphrase") may be glued
+# to the words before it ("PGPASSWORD", "dbpassword"). "pass" ends a secret's name only after
+# what has one ("DB_PASS", "SSHPASS", "smtpPass"): "PASS: test-foo1" (a test's log),
+# "two_pass=1", "render_pass", "bypass" and "compass" are no secrets. "accesskey" glued is an
+# HTML attribute; "accessKey" and "access_key" are secrets.
 _NAME_WORD_START = r"(?:^|[_-]|(?-i:(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])))"
-_SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:password|passwd|pwd|passphrase|token|api[_-]?key|apikey"
-                          r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access)[_-]?key)|(?:^|[_-])pass)$")
+_PASS_OWNERS = (r"(?:db|database|smtp|mysql|mariadb|redis|admin|user|root|ftp|sftp|mail|email|ldap|pg|postgres"
+                r"|rabbitmq|amqp|mongo|ssh|vnc|proxy|login|keystore|truststore|key|wifi|bind|app|api|auth|sudo)")
+_SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|apikey"
+                          r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access)(?:[_-]key|(?-i:Key)))"
+                          rf"|pass(?:word|wd|phrase)|{_PASS_OWNERS}[_-]?pass)$")
 # ``password=...`` (a connection string, an environment line): the value after a name and "=",
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
 # is a description.
@@ -89,7 +96,7 @@ _SPOKEN = re.compile(
 # log). Its groups are numbered as ``_SPOKEN``'s (2, an option's name, never matches).
 _SPOKEN_NEXT_LINE = re.compile(
     r"(?<![A-Za-z0-9_./:-])((?!)()|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*"
-    r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n[^\S\r\n]+(?:-[^\S\r\n]+)?(?![^\s:：]*[:：](?:\s|$)))"
+    r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n(?:[^\S\r\n]+(?:-[^\S\r\n]+)?|-[^\S\r\n]+)(?![^\s:：]*[:：](?:\s|$)))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
 # of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
@@ -100,12 +107,19 @@ _TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\
 # (German, Dutch, French, Spanish, Portuguese, Polish, Turkish, Russian, Chinese, Japanese,
 # Korean), hidden by the rule for one said in English after "password:".
 _SPOKEN_ELSEWHERE = re.compile(
-    r"(?i)((?:(?<![^\W\d_])(?:passwort|kennwort|wachtwoord|mot de passe|contraseña|senha|hasło|şifre|пароль)"
+    r"(?i)((?:(?<![^\W\d_])(?:passwort|kennwort|wachtwoord|mot de passe|contrase(?:ñ|n\u0303)a|senha|hasło|şifre"
+    r"|ŞİFRE|пароль)"
     # Chinese, Japanese and Korean write words together: "用户密码" (the user's password).
     r"|密码|密碼|口令|パスワード|비밀번호)[^\S\r\n]*[:：=＝][^\S\r\n]*[\"'`]?)"
     r"(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
-_ELSEWHERE_HINTS = ("wort", "woord", "passe", "contrase", "senha", "hasł", "ifre", "арол", "WORT", "WOORD", "PASSE",
-                    "CONTRASE", "SENHA", "HASŁ", "IFRE", "АРОЛ", "密", "口令", "パスワード", "비밀번호")
+# Without each word's first letter, which a label writes in capitals ("Contraseña:", "Hasło:").
+_ELSEWHERE_HINTS = ("wort", "WORT", "woord", "WOORD", "passe", "PASSE", "ontras", "ONTRAS", "enha", "ENHA", "asł",
+                    "ASŁ", "ifre", "IFRE", "İFRE", "арол", "АРОЛ", "密", "口令", "パスワード", "비밀번호")
+# A setting named in an attribute, as .NET's configuration (``<add key="ApiKey" value="..."/>``)
+# and Java's XML properties (``<entry key="password">...</entry>``) write one: its value.
+_KEYED = re.compile(r"""(\bkey\s*=\s*(["'])([\w.:-]+)\2\s+value\s*=\s*(["']))(?![${%*])([^"'<>]+)(?=\4)"""
+                    r"""|(<[A-Za-z_][\w.:-]*\s[^<>]*?\bkey\s*=\s*(["'])([\w.:-]+)\7[^<>]*>\s*)(?![${%*])"""
+                    r"(?![A-Z][A-Z_]*\s*<)([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -118,8 +132,10 @@ _TECH_WORD = re.compile(r"(?i)(?:utf|ucs|base|sha|md|crc|aes|rsa|ecdsa|ed|oauth|
                         r"|ldap|x|v)[-_]?\d+|\d+[-_]?(?:bits?|bytes?|chars?|characters?|digits?|letters?|kb|mb|gb)")
 # Names whose value is the secret itself, whatever follows it ("password: hunter2 please");
 # "token:" and "key:" also introduce what a token is ("token: base64 encoded").
-_SAID_WHOLE = re.compile(r"(?i)(?:(?:^|[_ -]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:password|passwd|pwd|passphrase|secret)"
-                         r"|(?:^|[_ -])pass)$")
+_SAID_WHOLE = re.compile(rf"(?i)(?:(?:^|[_ -]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:pwd|secret)|pass(?:word|wd|phrase)"
+                         rf"|{_PASS_OWNERS}[_-]?pass)$")
+# A number and what it counts, in any language ("8-stellig", "12-character", "6-chiffres").
+_COUNTED = re.compile(r"\d+-[^\W\d_]{4,}")
 _SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
 # What may end a value without being part of it ("password: hunter2." "(token: ab12cd34)").
 _TRAILING = ".:)!?"
@@ -131,15 +147,56 @@ def _names_a_secret(text: str) -> bool:
 
 def _hide_assigned(found: re.Match[str]) -> str:
     name = found.group(1).rstrip("\"'`=＝ \t\r\n\f\v\u00a0\u3000")
-    return found.group(1) + REDACTED if _SECRET_NAME.search(name) else found.group(0)
+    if not _SECRET_NAME.search(name) or _is_code(found):
+        return found.group(0)
+    return found.group(1) + REDACTED
+
+
+# A name with dots in it, as code refers to a value ("process.env.SECRET_KEY", "alice.secret").
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+# A function called ("getpwnam(argv[1])", "OAuthToken("): not "m5ZQrMd3vk)](https://…" (a token
+# in a link's address, in Markdown).
+_CALL = re.compile(r"[A-Za-z_$][\w$.]*\(")
+
+
+def _is_code(found: re.Match[str]) -> bool:
+    """Whether what follows a secret's name and "=" is code rather than a value: a comparison
+    ("aliceSecret === bobSecret"), a call ("= alice.computeSecret(bobKey)") or a reference
+    ("= process.env.SECRET_KEY"). In code's camelCase they were hidden as values."""
+    value = found.group(0)[len(found.group(1)):]
+    after = found.string[found.end():found.end() + 1]
+    return value.startswith(("=", "＝")) or after == "(" or _is_call(value, after) \
+        or _REFERENCE.fullmatch(value) is not None
+
+
+def _is_call(value: str, after: str) -> bool:
+    """Whether ``value`` is a function called, its arguments closed or going on past the value
+    ("getpwnam(argv[1])", "utf8_to_utf16_dup(v)",
+    "strsep(&argv[1], …", "OAuthToken(" before a quoted argument): not "Tr0ub(4dor" or "Hunter(2"."""
+    call = _CALL.match(value)
+    return call is not None and (call.end() == len(value) or ")" in value[call.end():] or after in (",", '"', "'"))
 
 
 def _hide_quoted(found: re.Match[str]) -> str:
     return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
 
 
+def _hide_keyed(found: re.Match[str]) -> str:
+    """As ``_hide_assigned``: a setting's value, whatever it is, but a placeholder."""
+    if found.group(1) is not None:
+        prefix, name = found.group(1), found.group(3)
+    else:
+        prefix, name = found.group(6), found.group(8)
+    return prefix + REDACTED if _SECRET_NAME.search(name.rsplit(".", 1)[-1]) else found.group(0)
+
+
 def _hide_tagged(found: re.Match[str]) -> str:
-    return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
+    # As a value said after a name: "<token id="1">Hello</token>" (a corpus's markup) and
+    # "<Token>Bearer</Token>" are words, "<password>hunter2x</password>" is a password.
+    name, value = found.group(2), found.group(3)
+    if not _SECRET_NAME.search(name) or not _looks_like_credential(value, True, _SAID_WHOLE.search(name) is not None):
+        return found.group(0)
+    return found.group(1) + REDACTED
 
 
 def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) -> bool:
@@ -152,7 +209,8 @@ def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) ->
     with digits (``min-8-chars``) are how descriptions write things too, so such a value counts
     after a name that is said whole (``said_whole``: "password: hunter2 please") where the value
     is that name's, or where it ends its clause ("token: ab12." but not "token: base64 encoded")."""
-    if len(value) < 5 or value.isupper() and not any(c.isdigit() for c in value) or _TECH_WORD.fullmatch(value):
+    if len(value) < 5 or value.isupper() and not any(c.isdigit() for c in value) or _TECH_WORD.fullmatch(value) \
+            or _COUNTED.fullmatch(value):
         return False
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
@@ -168,6 +226,8 @@ def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) ->
 
 def _hide_spoken(found: re.Match[str]) -> str:
     value = found.group(5)
+    if _is_call(value, found.string[found.end():found.end() + 1]):  # a call ("csrfToken = getToken2()")
+        return found.group(0)
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 2]
     at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）") or (
@@ -183,7 +243,7 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
     value = found.group(2)
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 1]
-    at_clause_end = after in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）", " ")
+    at_clause_end = after in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）")
     if not _looks_like_credential(bare, at_clause_end, said_whole=True):
         return found.group(0)
     return found.group(1) + REDACTED + value[len(bare):]
@@ -211,8 +271,11 @@ def redact_text(text: str) -> str:
     colon = ":" in text or "：" in text
     if colon:
         text = _QUOTED.sub(_hide_quoted, text)
-    if "</" in text and _names_a_secret(text):
-        text = _TAGGED.sub(_hide_tagged, text)
+    if "<" in text and _names_a_secret(text):
+        if "</" in text:
+            text = _TAGGED.sub(_hide_tagged, text)
+        if "key" in text:
+            text = _KEYED.sub(_hide_keyed, text)
     if (colon or equals or "-" in text) and _names_a_secret(text):
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
@@ -264,20 +327,43 @@ def credential_blot(values: Collection[str]) -> Callable[[str], str]:
     return _credential_blot(frozenset(values))
 
 
-def _stands_alone(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is a word of its own where search would split the text into
-    words (``toolbay.search.tokens``): at a character that is no letter or digit ("_" included),
-    where camelCase starts a word ("moonbeam42Prod"), or where letters meet digits. A credential
-    joined to a word by "_" stayed whole in the text and was found by a search for it."""
-    def joined(before: str, after: str) -> bool:
-        if not (before.isalnum() and after.isalnum()):
-            return False
-        if before.isalpha() != after.isalpha():  # letters meet digits
-            return False
-        return not (after.isupper() and not before.isupper())  # camelCase starts a word
+def _word_break(text: str, at: int) -> bool:
+    """Whether search reads a break between words before ``text[at]`` (``toolbay.search.tokens``):
+    at either end, at a character that is no letter or digit ("_" included), where letters meet
+    digits, where camelCase starts a word ("moonbeam42Prod"), and after a run of capitals
+    before a capitalised word ("MOONBEAMServer")."""
+    if at <= 0 or at >= len(text):
+        return True
+    before, after = text[at - 1], text[at]
+    if not (before.isalnum() and after.isalnum()) or before.isalpha() != after.isalpha():
+        return True
+    if after.isupper() and not before.isupper():
+        return True
+    return before.isupper() and after.isupper() and at + 1 < len(text) and text[at + 1].islower()
 
-    return (start == 0 or not joined(text[start - 1], text[start])) and (
-        end == len(text) or not joined(text[end - 1], text[end]))
+
+@functools.cache
+def _folded_char(char: str) -> str:
+    """``char`` as search reads it: without accents, width or case; nothing if it is invisible."""
+    if unicodedata.category(char) == "Cf" and char != "\u200c":  # as toolbay.search.tokens takes them out
+        return ""
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c)).casefold()
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """``text`` folded as search reads it (``_folded_char``), and for each folded character the
+    index of the character of ``text`` it came from."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        for folded in _folded_char(char):
+            chars.append(folded)
+            origin.append(index)
+    return "".join(chars), origin
+
+
+def _fold_value(value: str) -> str:
+    return _folded(value)[0]
 
 
 @functools.lru_cache(maxsize=8)
@@ -289,11 +375,31 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     # In any case: search finds "MOONBEAM42" by "moonbeam42".
     pattern = re.compile(alternatives, re.IGNORECASE)
     firsts = tuple({case(word[0]) for word in words for case in (str.lower, str.upper)})
+    folded_words = {_fold_value(word) for word in words} - {""}
+    folded_pattern = re.compile("|".join(map(re.escape, sorted(folded_words, key=len, reverse=True))))
 
     def blot(found: re.Match[str]) -> str:
-        return CREDENTIAL_HIDDEN if _stands_alone(found.string, found.start(), found.end()) else found.group(0)
+        text = found.string
+        return CREDENTIAL_HIDDEN if _word_break(text, found.start()) and _word_break(text, found.end()) \
+            else found.group(0)
 
-    return lambda text: pattern.sub(blot, text) if any(c in text for c in firsts) else text
+    def blot_folded(text: str) -> str:
+        # Written with an invisible character inside, in full-width letters or with its accents
+        # apart ("moon\u200bbeam42", "ＭＯＯＮＢＥＡＭ４２"): search reads it as the value, so it
+        # is blotted where the folded text has it, back in the text as written.
+        folded, origin = _folded(text)
+        spans = [(origin[found.start()], origin[found.end() - 1] + 1) for found in folded_pattern.finditer(folded)
+                 if _word_break(folded, found.start()) and _word_break(folded, found.end())]
+        for start, end in reversed(spans):
+            text = text[:start] + CREDENTIAL_HIDDEN + text[end:]
+        return text
+
+    def blot_text(text: str) -> str:
+        if any(c in text for c in firsts):
+            text = pattern.sub(blot, text)
+        return text if text.isascii() else blot_folded(text)
+
+    return blot_text
 
 
 # Keywords whose object is keyed by names (of properties, of definitions), not keywords.
@@ -301,6 +407,8 @@ _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definit
                             "dependentRequired", "dependencies"})
 # Values a call's arguments must equal: never prose, whatever they hold.
 _VALUES = frozenset({"enum", "const"})
+# What a string must look like (a blotted default may no longer).
+_FORM_RULES = frozenset({"pattern", "format", "minLength", "maxLength"})
 
 
 def _blot_schema_texts(value: Any, blot_text: Callable[[str], str], depth: int = 0) -> Any:
@@ -323,6 +431,14 @@ def _blot_schema_texts(value: Any, blot_text: Callable[[str], str], depth: int =
             walked[key] = map_strings(item, blot_text)
         else:
             walked[key] = _blot_schema_texts(item, blot_text, depth + 1)
+    if "default" in value and walked["default"] != value["default"]:
+        # A default is a value a client may send as it is: blotted, it no longer fitted its own
+        # enum or pattern, and the call was refused. Beside an enum or const that shows the
+        # value anyway it is kept; beside a rule of the form a value must take, left out.
+        if any(key in value for key in _VALUES):
+            walked["default"] = value["default"]
+        elif any(key in value for key in _FORM_RULES):
+            del walked["default"]
     return walked
 
 

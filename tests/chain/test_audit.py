@@ -128,7 +128,17 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "<description>The password to use</description>", "<password>${DB_PASSWORD}</password>",
                           "<token>PLACEHOLDER</token>", "<passwordHint>my dog</passwordHint>",
                           "Passwort: das Passwort des Benutzers", "密码：用户的密码", "mot de passe : le mot de passe",
-                          "Kennwort: bitte eingeben", "Passwortlänge: 12", "口令：abc"]}
+                          "Kennwort: bitte eingeben", "Passwortlänge: 12", "口令：abc",
+                          # "pass" ending names that hold none, a test's log line, markup, an HTML attribute
+                          # (a re-check: each was hidden)
+                          "PASS: test-foo1", "two_pass=1", "--two-pass=true", "render_pass = create_pass(device)",
+                          "First pass: tokenize2 words", '<token id="1">Hello</token>', "<Token>Bearer</Token>",
+                          '<a href="x.html" accesskey="n">Next</a>', "Passwort: 8-stellig",
+                          '<add key="Title" value="Hello"/>', '<add key="ApiKey" value="${API_KEY}"/>',
+                          # code: a call, a comparison, a reference (hidden before, camelCase or not)
+                          "const aliceSecret = alice.computeSecret(bobKey);", "if (aliceSecret === bobSecret)",
+                          "const secretKey = process.env.SECRET_KEY;", "csrfToken = getToken2()",
+                          "pwd = getpwnam(argv[1]);", 'valid_token = OAuthToken("token", "secret")']}
     assert redact(ordinary) == ordinary
 
 
@@ -200,7 +210,15 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("mysqlPassword: " + "Xk29vQpL7m", "mysqlPassword: [REDACTED]"),
     ("secretAccessKey: " + "wJalrXUtnFEMI/K7MDENG", "secretAccessKey: [REDACTED]"),
     ("DB_PASS=" + "hunter2x and SMTP_PASS: " + "Xk29vQpL7m", "DB_PASS=[REDACTED] and SMTP_PASS: [REDACTED]"),
-    ("PASS: " + "Xk29vQpL7m", "PASS: [REDACTED]"),
+    ("PGPASSWORD=" + "Xk29vQpL7m SSHPASS=" + "Xk29vQpL7m", "PGPASSWORD=[REDACTED] SSHPASS=[REDACTED]"),
+    ('<add key="ApiKey" value="' + 'Xk29vQpL7m" />', '<add key="ApiKey" value="[REDACTED]" />'),
+    ('<entry key="db.password">' + "Xk29vQpL7m</entry>", '<entry key="db.password">[REDACTED]</entry>'),
+    ("password:\n- " + "Xk29vQpL7m", "password:\n- [REDACTED]"),
+    ("Contraseña: " + "Xk29vQpL7m", "Contraseña: [REDACTED]"),
+    ("Hasło: " + "Xk29vQpL7m", "Hasło: [REDACTED]"),
+    # ... and a value with a bracket in it is no call, nor a token in a link's address
+    ("password=" + "Tr0ub(4dor", "password=[REDACTED]"),
+    ("badge.svg?token=" + "m5ZQrMd3vk)](https://codecov.io/x)", "badge.svg?token=[REDACTED]"),
     ("<password>" + "hunter2x</password>", "<password>[REDACTED]</password>"),
     ('<db:apiKey type="x">' + "a1b2c3d4e5f6</db:apiKey>", '<db:apiKey type="x">[REDACTED]</db:apiKey>'),
     ("<token>\n  " + "abcd1234efgh\n</token>", "<token>\n  [REDACTED]\n</token>"),

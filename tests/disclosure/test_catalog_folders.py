@@ -426,3 +426,26 @@ def test_the_blot_leaves_what_a_call_must_match_and_a_roles_placeholders_alone()
                                            "Use the account {{ account }} and {{account}}"))
     rendered = role.render({"account": "y"}, credential_blot({"account", "moonbeam42"}))
     assert rendered.startswith("Use the [credential redacted] y and y, or [credential redacted].")
+
+
+def test_the_blot_finds_a_value_written_as_search_reads_it_and_keeps_defaults_callable() -> None:
+    """A value with an invisible character inside, in full-width letters, with its accents apart
+    or in capitals before a capitalised word was shown, yet search found it; a default blotted no
+    longer fitted its own enum or pattern (a re-check)."""
+    from toolbay.redaction import credential_blot, redacted
+    from toolbay.words import ToolDefinition
+
+    blot = credential_blot({"moonbeam42", "MOONBEAM", "passwörd77"})
+    wide = "\uff2d\uff2f\uff2f\uff2e\uff22\uff25\uff21\uff2d\uff14\uff12"  # MOONBEAM42 in full-width letters
+    hidden = "[credential redacted]"
+    assert blot(f"moon\u200bbeam42, moon\u00adbeam42 and {wide}") == f"{hidden}, {hidden} and {hidden}"
+    assert blot("passwo\u0308rd77 in café; MOONBEAMServer") == f"{hidden} in café; {hidden}Server"
+    assert blot("moonbeamish and jsonkit") == "moonbeamish and jsonkit"
+    schema = {"type": "object", "properties": {
+        "mode": {"type": "string", "enum": ["moonbeam42_prod", "dev"], "default": "moonbeam42_prod"},
+        "name": {"type": "string", "pattern": "^[a-z0-9_]+$", "default": "moonbeam42_fast"},
+        "note": {"type": "string", "default": "uses moonbeam42"}}}
+    shown = redacted(ToolDefinition(name="w", description="d", input_schema=schema), {"moonbeam42"}).input_schema
+    assert shown["properties"]["mode"] == schema["properties"]["mode"]  # the enum shows it anyway
+    assert "default" not in shown["properties"]["name"]
+    assert shown["properties"]["note"]["default"] == "uses [credential redacted]"
