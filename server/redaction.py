@@ -63,7 +63,7 @@ _SECRET_TEXT = re.compile(
 # HTML attribute; "accessKey" and "access_key" are secrets.
 _NAME_WORD_START = r"(?:^|[_-]|(?-i:(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])))"
 _PASS_OWNERS = (r"(?:db|database|smtp|mysql|mariadb|redis|admin|user|root|ftp|sftp|mail|email|ldap|pg|postgres"
-                r"|rabbitmq|amqp|mongo|ssh|vnc|proxy|login|keystore|truststore|key|wifi|bind|app|api|auth|sudo)")
+                r"|rabbitmq|amqp|mongo|ssh|vnc|login|keystore|truststore|key|wifi|bind|app|api|auth|sudo)")
 _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|apikey"
                           r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access)(?:[_-]key|(?-i:Key)))"
                           rf"|pass(?:word|wd|phrase)|{_PASS_OWNERS}[_-]?pass)$")
@@ -120,6 +120,12 @@ _ELSEWHERE_HINTS = ("wort", "WORT", "woord", "WOORD", "passe", "PASSE", "ontras"
 _KEYED = re.compile(r"""(\bkey\s*=\s*(["'])([\w.:-]+)\2\s+value\s*=\s*(["']))(?![${%*])([^"'<>]+)(?=\4)"""
                     r"""|(<[A-Za-z_][\w.:-]*\s[^<>]*?\bkey\s*=\s*(["'])([\w.:-]+)\7[^<>]*>\s*)(?![${%*])"""
                     r"(?![A-Z][A-Z_]*\s*<)([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
+# An HTTP Authorization header's credentials other than a bearer token's (which ``_SECRET_TEXT``
+# finds anywhere): "Authorization: Basic YWRtaW46cGFzcw==", "Authorization: Token abcdef123456".
+_AUTHORIZATION = re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)"
+                            r"[A-Za-z0-9._~+/=-]{6,}")
+# A command line's "user:password" ("curl -u admin:Tr0ub4dor", "--user=admin:x"): the password.
+_USER_PASSWORD = re.compile(r"((?<!\S)(?:-u|--user)(?:=|[^\S\r\n]+)[^\s:@/]+:)(?![${%*])([^\s\"']+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -147,34 +153,14 @@ def _names_a_secret(text: str) -> bool:
 
 def _hide_assigned(found: re.Match[str]) -> str:
     name = found.group(1).rstrip("\"'`=＝ \t\r\n\f\v\u00a0\u3000")
-    if not _SECRET_NAME.search(name) or _is_code(found):
-        return found.group(0)
-    return found.group(1) + REDACTED
-
-
-# A name with dots in it, as code refers to a value ("process.env.SECRET_KEY", "alice.secret").
-_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
-# A function called ("getpwnam(argv[1])", "OAuthToken("): not "m5ZQrMd3vk)](https://…" (a token
-# in a link's address, in Markdown).
-_CALL = re.compile(r"[A-Za-z_$][\w$.]*\(")
-
-
-def _is_code(found: re.Match[str]) -> bool:
-    """Whether what follows a secret's name and "=" is code rather than a value: a comparison
-    ("aliceSecret === bobSecret"), a call ("= alice.computeSecret(bobKey)") or a reference
-    ("= process.env.SECRET_KEY"). In code's camelCase they were hidden as values."""
     value = found.group(0)[len(found.group(1)):]
-    after = found.string[found.end():found.end() + 1]
-    return value.startswith(("=", "＝")) or after == "(" or _is_call(value, after) \
-        or _REFERENCE.fullmatch(value) is not None
-
-
-def _is_call(value: str, after: str) -> bool:
-    """Whether ``value`` is a function called, its arguments closed or going on past the value
-    ("getpwnam(argv[1])", "utf8_to_utf16_dup(v)",
-    "strsep(&argv[1], …", "OAuthToken(" before a quoted argument): not "Tr0ub(4dor" or "Hunter(2"."""
-    call = _CALL.match(value)
-    return call is not None and (call.end() == len(value) or ")" in value[call.end():] or after in (",", '"', "'"))
+    if not _SECRET_NAME.search(name):
+        # "user=alice&password=..." (a query string): the value ran on over the secret's name,
+        # which was then never read for itself.
+        return found.group(1) + _ASSIGNED.sub(_hide_assigned, value) if "=" in value else found.group(0)
+    if value.startswith(("=", "＝")):
+        return found.group(0)  # a comparison ("aliceSecret === bobSecret"): code, not a value
+    return found.group(1) + REDACTED
 
 
 def _hide_quoted(found: re.Match[str]) -> str:
@@ -190,11 +176,21 @@ def _hide_keyed(found: re.Match[str]) -> str:
     return prefix + REDACTED if _SECRET_NAME.search(name.rsplit(".", 1)[-1]) else found.group(0)
 
 
+def _hide_user_password(found: re.Match[str]) -> str:
+    # "-u" is also docker's user:group ("-u 1000:1000") and ls's access time: a password only
+    # when it looks like one.
+    value = found.group(2)
+    return found.group(1) + REDACTED if _looks_like_credential(value.rstrip(_TRAILING), True, True) else found.group(0)
+
+
 def _hide_tagged(found: re.Match[str]) -> str:
     # As a value said after a name: "<token id="1">Hello</token>" (a corpus's markup) and
     # "<Token>Bearer</Token>" are words, "<password>hunter2x</password>" is a password.
+    # A password's element holds a password whatever it looks like ("<password>hunter</password>").
     name, value = found.group(2), found.group(3)
-    if not _SECRET_NAME.search(name) or not _looks_like_credential(value, True, _SAID_WHOLE.search(name) is not None):
+    if not _SECRET_NAME.search(name):
+        return found.group(0)
+    if _SAID_WHOLE.search(name) is None and not _looks_like_credential(value, True, False):
         return found.group(0)
     return found.group(1) + REDACTED
 
@@ -226,8 +222,6 @@ def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) ->
 
 def _hide_spoken(found: re.Match[str]) -> str:
     value = found.group(5)
-    if _is_call(value, found.string[found.end():found.end() + 1]):  # a call ("csrfToken = getToken2()")
-        return found.group(0)
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 2]
     at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）") or (
@@ -241,6 +235,8 @@ def _hide_spoken(found: re.Match[str]) -> str:
 
 def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
     value = found.group(2)
+    if not value.isascii():  # "Contraseña: mín.8", "パスワード：半角英数字8文字以上": a description in its language
+        return found.group(0)
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 1]
     at_clause_end = after in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）")
@@ -280,6 +276,10 @@ def redact_text(text: str) -> str:
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
             text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
+    if colon and "uthorization" in text or "UTHORIZATION" in text:
+        text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
+    if colon and ("-u" in text or "--user" in text):
+        text = _USER_PASSWORD.sub(_hide_user_password, text)
     if (colon or equals) and any(hint in text for hint in _ELSEWHERE_HINTS):
         text = _SPOKEN_ELSEWHERE.sub(_hide_spoken_elsewhere, text)
     return _SECRET_TEXT.sub(REDACTED, text)
@@ -388,16 +388,22 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
         # apart ("moon\u200bbeam42", "ＭＯＯＮＢＥＡＭ４２"): search reads it as the value, so it
         # is blotted where the folded text has it, back in the text as written.
         folded, origin = _folded(text)
-        spans = [(origin[found.start()], origin[found.end() - 1] + 1) for found in folded_pattern.finditer(folded)
-                 if _word_break(folded, found.start()) and _word_break(folded, found.end())]
-        for start, end in reversed(spans):
-            text = text[:start] + CREDENTIAL_HIDDEN + text[end:]
-        return text
+        pieces: list[str] = []
+        kept_to = 0
+        for found in folded_pattern.finditer(folded):
+            if _word_break(folded, found.start()) and _word_break(folded, found.end()):
+                start, end = origin[found.start()], origin[found.end() - 1] + 1
+                pieces += [text[kept_to:start], CREDENTIAL_HIDDEN]  # one pass: a text of many was quadratic
+                kept_to = end
+        return "".join([*pieces, text[kept_to:]]) if pieces else text
+
+    # A value beyond ASCII may be written in it as search reads it ("Straße99" as "STRASSE99").
+    every_value_ascii = all(word.isascii() for word in words)
 
     def blot_text(text: str) -> str:
         if any(c in text for c in firsts):
             text = pattern.sub(blot, text)
-        return text if text.isascii() else blot_folded(text)
+        return text if text.isascii() and every_value_ascii else blot_folded(text)
 
     return blot_text
 

@@ -441,6 +441,8 @@ def test_the_blot_finds_a_value_written_as_search_reads_it_and_keeps_defaults_ca
     assert blot(f"moon\u200bbeam42, moon\u00adbeam42 and {wide}") == f"{hidden}, {hidden} and {hidden}"
     assert blot("passwo\u0308rd77 in café; MOONBEAMServer") == f"{hidden} in café; {hidden}Server"
     assert blot("moonbeamish and jsonkit") == "moonbeamish and jsonkit"
+    assert blot("STRASSE99 and Strasse99") == "STRASSE99 and Strasse99"
+    assert credential_blot({"Straße99"})("STRASSE99 and Strasse99") == f"{hidden} and {hidden}"  # as search reads them
     schema = {"type": "object", "properties": {
         "mode": {"type": "string", "enum": ["moonbeam42_prod", "dev"], "default": "moonbeam42_prod"},
         "name": {"type": "string", "pattern": "^[a-z0-9_]+$", "default": "moonbeam42_fast"},
