@@ -7,11 +7,14 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
 ``AIza``, Vault's ``hvs.``, toolbay's own ``tb_``), also glued to a name before them
 (``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``,
-``AWS_SECRET_ACCESS_KEY=``, ``dbPassword=``, ``DB_PASS=``... (and of ``"api_key": "..."``
-written as JSON, and of ``<password>...</password>`` as XML), and a value that looks like a
-credential said after such a name and ":" or given to an option named so (``password:
-hunter2``, ``--api-key a1b2c3d4e5``), on its line or on the next (YAML's indented value or list
-item), or after the word for a password in another language (``Passwort:``, ``密码：``).
+``AWS_SECRET_ACCESS_KEY=``, ``dbPassword=``, ``DB_PASS=``... (also in a query string after
+another setting, ``?user=a&password=``; and of ``"api_key": "..."`` written as JSON, of
+``<password>...</password>`` and ``<add key="ApiKey" value="..."/>`` as XML), HTTP's Basic
+and Token credentials, curl's ``-u user:password``, and a value that looks like a credential
+said after such a name and ":" or given to an option named so (``password: hunter2``,
+``--api-key a1b2c3d4e5``), on its line or on the next (YAML's indented value or list item), or
+after the word for a password in another language (``Passwort:``, ``密码：``). A comparison in
+code (``aliceSecret === bobSecret``) is left as it is.
 """
 
 from __future__ import annotations
