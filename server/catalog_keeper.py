@@ -193,18 +193,8 @@ class CatalogKeeper:
                 # Not those described late, or still being described, for an earlier rescan: this
                 # one only takes them in ("compiling and describing 1 new file" was said of a
                 # module whose import had just timed out, and nothing followed).
-                begun = [path for path in to_describe
-                         if (path, hashes.get(path)) not in self._late and (path, hashes.get(path)) not in
-                         self._in_flight]
-                # A module skipped before and unchanged, retried (refresh_tools), is not "new".
-                again = sum(1 for path in begun if path in previous_files and hashes.get(path) is not None
-                            and previous_files[path].skipped is not None
-                            and (previous_files[path].rejected_sha256 or previous_files[path].sha256) == hashes[path])
-                if len(begun) > again:
-                    fresh = len(begun) - again
-                    logger.info("compiling and describing %d new %s", fresh, "file" if fresh == 1 else "files")
-                if again:
-                    logger.info("describing again %d %s skipped before", again, "file" if again == 1 else "files")
+                _say_begun([path for path in to_describe if (path, hashes.get(path)) not in self._late
+                            and (path, hashes.get(path)) not in self._in_flight], previous_files, hashes)
 
                 still = dict.fromkeys(to_describe)  # in order: the first is the one waited on longest
 
@@ -550,6 +540,21 @@ class CatalogKeeper:
     @property
     def skipped_files(self) -> tuple[SkippedFile, ...]:
         return self.catalog.current.skipped
+
+
+def _say_begun(begun: list[str], previous: Mapping[str, FileOutcome], hashes: Mapping[str, str]) -> None:
+    """Logs how many files ``begun`` are new and how many are modules skipped before and tried
+    again unchanged (``refresh_tools``), which are not "new"."""
+    def retried(path: str) -> bool:
+        before = previous.get(path)
+        return before is not None and before.skipped is not None and hashes.get(path) is not None \
+            and (before.rejected_sha256 or before.sha256) == hashes[path]
+
+    again = sum(1 for path in begun if retried(path))
+    if fresh := len(begun) - again:
+        logger.info("compiling and describing %d new %s", fresh, "file" if fresh == 1 else "files")
+    if again:
+        logger.info("describing again %d %s skipped before", again, "file" if again == 1 else "files")
 
 
 @asynccontextmanager
