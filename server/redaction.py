@@ -104,8 +104,8 @@ _SPOKEN_NEXT_LINE = re.compile(
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
 # of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
-_TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*)"
-                     r"(?![A-Z][A-Z_]*\s*<)(?![${%*])([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
+_TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*(?:<!\[CDATA\[)?)"
+                     r"(?![A-Z][A-Z_]*\s*[<\]])(?![${%*])([^<>\s\]](?:[^<>\]]*[^<>\s\]])?)(?=\s*(?:\]\]>)?</)")
 # "Passwort: Xk29vQpL7m", "密码：hunter2x": a password said after its name in another language
 # (German, Dutch, French, Spanish, Portuguese, Polish, Turkish, Russian, Chinese, Japanese,
 # Korean), hidden by the rule for one said in English after "password:".
@@ -120,9 +120,12 @@ _ELSEWHERE_HINTS = ("wort", "WORT", "woord", "WOORD", "passe", "PASSE", "ontras"
                     "ASŁ", "ifre", "IFRE", "İFRE", "арол", "АРОЛ", "密", "口令", "パスワード", "비밀번호")
 # A setting named in an attribute, as .NET's configuration (``<add key="ApiKey" value="..."/>``)
 # and Java's XML properties (``<entry key="password">...</entry>``) write one: its value.
-_KEYED = re.compile(r"""(\bkey\s*=\s*(["'])([\w.:-]+)\2\s+value\s*=\s*(["']))(?![${%*])([^"'<>]+)(?=\4)"""
-                    r"""|(<[A-Za-z_][\w.:-]*\s[^<>]*?\bkey\s*=\s*(["'])([\w.:-]+)\7[^<>]*>\s*)(?![${%*])"""
+_KEYED = re.compile(r"""(<[A-Za-z_][\w.:-]*\s[^<>]*?\bkey\s*=\s*(["'])([\w.:-]+)\2[^<>]*>\s*)(?![${%*])"""
                     r"(?![A-Z][A-Z_]*\s*<)([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
+# ... and in a tag's attributes, in either order (``<add value="..." key="DbPassword"/>``,
+# Spring's and Ant's ``<property name="password" value="..."/>``).
+_TAG_WITH_ATTRIBUTES = re.compile(r"<[A-Za-z_][\w.:-]*\s[^<>]*>")
+_ATTRIBUTE = re.compile(r"""(?<![\w.:-])([A-Za-z_][\w.:-]*)(\s*=\s*)(["'])(.*?)\3""", re.DOTALL)
 # An HTTP Authorization header's credentials other than a bearer token's (which ``_SECRET_TEXT``
 # finds anywhere): "Authorization: Basic YWRtaW46cGFzcw==", "Authorization: Token abcdef123456".
 _AUTHORIZATION = re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)"
@@ -172,11 +175,20 @@ def _hide_quoted(found: re.Match[str]) -> str:
 
 def _hide_keyed(found: re.Match[str]) -> str:
     """As ``_hide_assigned``: a setting's value, whatever it is, but a placeholder."""
-    if found.group(1) is not None:
-        prefix, name = found.group(1), found.group(3)
-    else:
-        prefix, name = found.group(6), found.group(8)
-    return prefix + REDACTED if _SECRET_NAME.search(name.rsplit(".", 1)[-1]) else found.group(0)
+    return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(3).rsplit(".", 1)[-1]) else found.group(0)
+
+
+def _hide_setting_attributes(found: re.Match[str]) -> str:
+    """A tag naming a secret's setting in its ``key`` or ``name`` attribute, with its ``value``
+    attribute hidden (but a placeholder); any other tag as it was."""
+    tag = found.group(0)
+    attributes = {match.group(1).lower(): match for match in _ATTRIBUTE.finditer(tag)}
+    named, value = attributes.get("key") or attributes.get("name"), attributes.get("value")
+    if named is None or value is None or not _SECRET_NAME.search(named.group(4).rsplit(".", 1)[-1]):
+        return tag
+    if not value.group(4) or re.match(r"[${%*]|[A-Z][A-Z_]*$", value.group(4)):
+        return tag  # empty, or a placeholder ("${API_KEY}", "PASSWORD")
+    return tag[:value.start(4)] + REDACTED + tag[value.end(4):]
 
 
 def _hide_user_password(found: re.Match[str]) -> str:
@@ -275,6 +287,8 @@ def redact_text(text: str) -> str:
             text = _TAGGED.sub(_hide_tagged, text)
         if "key" in text:
             text = _KEYED.sub(_hide_keyed, text)
+        if "value" in text:
+            text = _TAG_WITH_ATTRIBUTES.sub(_hide_setting_attributes, text)
     if (colon or equals or "-" in text) and _names_a_secret(text):
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
@@ -350,7 +364,14 @@ def _folded_char(char: str) -> str:
     """``char`` as search reads it: without accents, width or case; nothing if it is invisible."""
     if unicodedata.category(char) == "Cf" and char != "\u200c":  # as toolbay.search.tokens takes them out
         return ""
-    return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c)).casefold()
+    folded = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c)).casefold()
+    return folded.translate(_PLAIN_LETTERS)
+
+
+# Latin letters no decomposition takes to plain ones, read as search reads them (its tokenizer's
+# table: "Łódź" is "lodz").
+_PLAIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "œ": "oe", "æ": "ae", "đ": "d", "ð": "d", "þ": "th", "ı": "i",
+                                "ħ": "h", "ŧ": "t", "ŋ": "ng"})
 
 
 def _folded(text: str) -> tuple[str, list[int]]:

@@ -139,7 +139,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           # -u as docker's user:group
                           "if (aliceSecret === bobSecret)", "proxy_pass: http://backend:8080",
                           "Contraseña: mín.8", "パスワード：半角英数字8文字以上", "docker run -u 1000:1000 img",
-                          "Basic authentication is used", "user=alice&name=bob"]}
+                          "Basic authentication is used", "user=alice&name=bob",
+                          '<property name="url" value="http://x"/>', '<input type="password" name="pwd" value="">']}
     assert redact(ordinary) == ordinary
 
 
@@ -228,6 +229,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("Authorization: Basic " + "YWRtaW46cGFzcw==", "Authorization: Basic [REDACTED]"),
     ('-H "Authorization: Token ' + 'abcdef123456"', '-H "Authorization: Token [REDACTED]"'),
     ("curl -u admin:" + "Tr0ub4dor https://x", "curl -u admin:[REDACTED] https://x"),
+    # a setting's attributes in either order, Spring's <property>, and CDATA
+    ('<add value="' + 'correcthorse" key="DbPassword"/>', '<add value="[REDACTED]" key="DbPassword"/>'),
+    ('<property name="password" value="' + "it's9secret\"/>", '<property name="password" value="[REDACTED]"/>'),
+    ("<password><![CDATA[" + "Xk29vQpL7m]]></password>", "<password><![CDATA[[REDACTED]]]></password>"),
     ("<password>" + "hunter2x</password>", "<password>[REDACTED]</password>"),
     ('<db:apiKey type="x">' + "a1b2c3d4e5f6</db:apiKey>", '<db:apiKey type="x">[REDACTED]</db:apiKey>'),
     ("<token>\n  " + "abcd1234efgh\n</token>", "<token>\n  [REDACTED]\n</token>"),

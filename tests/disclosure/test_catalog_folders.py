@@ -443,6 +443,13 @@ def test_the_blot_finds_a_value_written_as_search_reads_it_and_keeps_defaults_ca
     assert blot("moonbeamish and jsonkit") == "moonbeamish and jsonkit"
     assert blot("STRASSE99 and Strasse99") == "STRASSE99 and Strasse99"
     assert credential_blot({"Straße99"})("STRASSE99 and Strasse99") == f"{hidden} and {hidden}"  # as search reads them
+    # Each form is read by search as the value itself, and is blotted.
+    from toolbay.search.tokens import tokenize
+
+    for value, form in [("moonbeam42", "moon\u200bbeam42"), ("moonbeam42", wide), ("passwörd77", "passwo\u0308rd77"),
+                        ("Straße99", "Strasse99"), ("Łódź77x", "lodz77x"), ("Œuvre12", "oeuvre12")]:
+        assert tokenize(form) == tokenize(value), (value, form)
+        assert credential_blot({value})(form) == hidden, (value, form)
     schema = {"type": "object", "properties": {
         "mode": {"type": "string", "enum": ["moonbeam42_prod", "dev"], "default": "moonbeam42_prod"},
         "name": {"type": "string", "pattern": "^[a-z0-9_]+$", "default": "moonbeam42_fast"},
