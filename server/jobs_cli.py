@@ -83,7 +83,7 @@ def _with_manager(config: Path | None, data_dir: Path | None,
 
     async def run() -> T:
         # Reading or cancelling jobs is no repair: a damaged file is said and left to the next server.
-        manager = JobManager(SqliteJobStore(database, keep_damaged_aside=False))
+        manager = JobManager(SqliteJobStore(database, as_server=False))
         await manager.store.open()
         try:
             return await use(manager)

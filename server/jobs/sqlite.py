@@ -176,13 +176,13 @@ class SqliteJobStore(JobStore):
 
     def __init__(self, path: str | os.PathLike[str], *, large_result_bytes: int = 256 * 1024,
                  busy_timeout_s: float = 5.0, on_ended: Callable[[str, str], Awaitable[object]] | None = None,
-                 keep_damaged_aside: bool = True) -> None:
+                 as_server: bool = True) -> None:
         """``on_ended``: told the id and owner of every job this store records the end of.
-        ``keep_damaged_aside``: a damaged file found at ``open`` is moved aside and a fresh one
-        started (a server); otherwise (``toolbay jobs``, which only reads and cancels) it is said,
-        and left as it is."""
+        ``as_server``: a damaged file found at ``open`` is moved aside and a fresh one started,
+        and a file without the job tables gets them. Otherwise (``toolbay jobs``, which only
+        reads and cancels) either is said, and the file left as it is."""
         self.path = Path(path)
-        self.keep_damaged_aside = keep_damaged_aside
+        self.as_server = as_server
         self.on_ended = on_ended
         # How long a write waits for another process's lock on the file before it fails.
         self.busy_timeout_s = busy_timeout_s
@@ -252,7 +252,7 @@ class SqliteJobStore(JobStore):
             except sqlite3.DatabaseError as exc:
                 if not _is_damage(exc):
                     raise
-                if not self.keep_damaged_aside:
+                if not self.as_server:
                     raise _DamagedLeft(f"it is damaged ({exc})") from exc
                 # Not from under a server still using it (it would go on writing to the file
                 # moved aside, and its jobs would be seen by nobody else): said, and left.
@@ -286,6 +286,9 @@ class SqliteJobStore(JobStore):
                 if has and (missing := [column for column in needed if column not in has]):
                     raise _NotThisShape(f"its table {table} has no column {', '.join(missing)} (was it made by "
                                         "another program, or edited?)")
+                if not has and not self.as_server and table == "jobs":
+                    # Another program's database: `toolbay jobs list` added toolbay's tables to it.
+                    raise _NotThisShape(f"it has no table {table}: it is not a toolbay job database")
             conn.executescript(_SCHEMA)
             # Damage found now, not by the first query that touches a bad page (a jobs
             # database holds days of jobs, which quick_check reads in a moment).

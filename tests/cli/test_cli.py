@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -1238,6 +1239,21 @@ def test_jobs_commands_leave_a_damaged_job_database_where_it_is_and_say_how_it_i
         "(the jobs it held are lost).")
     assert (tmp_path / "jobs.sqlite3").read_bytes() == damaged
     assert [path.name for path in tmp_path.iterdir() if "damaged" in path.name] == []
+
+
+def test_jobs_commands_add_nothing_to_another_programs_database(tmp_path: Path) -> None:
+    """`toolbay jobs list` on a data folder whose jobs.sqlite3 was another program's added
+    toolbay's tables to it (a re-check)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(tmp_path / "jobs.sqlite3")) as other:
+        other.execute("CREATE TABLE notes (text)")
+        other.commit()
+    listed = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path)])
+    assert listed.exit_code == 2, listed.output
+    assert "it has no table jobs: it is not a toolbay job database" in listed.stderr
+    with contextlib.closing(sqlite3.connect(tmp_path / "jobs.sqlite3")) as other:
+        assert other.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
 
 
 def test_a_modules_import_error_is_shown_with_its_secrets_hidden(tmp_path: Path, shared_data_dir: Path) -> None:
