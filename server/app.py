@@ -30,6 +30,7 @@ from toolbay.hooks import Disclosing, ServerHook
 from toolbay.jobs import JobManager, job_asked_for
 from toolbay.loop_turns import LoopTurns
 from toolbay.outcomes import crash_to_result, refusal_to_result
+from toolbay.redaction import shown_text
 from toolbay.sessions import SessionRegistry
 from toolbay.shortening import start_of
 from toolbay.subagents.library import RoleLibrary
@@ -308,6 +309,12 @@ class Toolbay:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them."""
         visible = self.visible_definitions(principal)
         return visible if self.disclosure is None else self.disclosure.listed(principal, visible, session)
+
+    def shown_text(self) -> Callable[[str], str]:
+        """How a text that describes a tool or a role is shown to clients: the audit log's
+        rules, and the credentials' values blotted out (read now: a value handed to a tool at
+        a call is hidden from then on)."""
+        return shown_text(self.keeper.discovery.credentials.shown_nowhere())
 
     def offered_definitions(self, principal: Principal, usable: list[ToolDefinition],
                             session: object) -> list[ToolDefinition]:

@@ -151,6 +151,8 @@ _COUNTED = re.compile(r"\d+-[^\W\d_]{4,}")
 _SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
 # What may end a value without being part of it ("password: hunter2." "(token: ab12cd34)").
 _TRAILING = ".:)!?"
+# What may follow a value that ends its clause.
+_CLAUSE_ENDS = ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）")
 
 
 def _names_a_secret(text: str) -> bool:
@@ -239,8 +241,7 @@ def _hide_spoken(found: re.Match[str]) -> str:
     value = found.group(5)
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 2]
-    at_clause_end = after[:1] in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）") or (
-        after[0] in ".!?" and after[1:] in ("", " ", "\n"))
+    at_clause_end = after[:1] in _CLAUSE_ENDS or (after[0] in ".!?" and after[1:] in ("", " ", "\n"))
     name = (found.group(2) or found.group(3)).replace(" ", "_")
     if not _SECRET_NAME.search(name) or not _looks_like_credential(
             bare, at_clause_end or value[-1] in ".!?)", _SAID_WHOLE.search(name) is not None):
@@ -254,7 +255,7 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
         return found.group(0)
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 1]
-    at_clause_end = after in ("", "\r", "\n", ",", ";", ")", '"', "'", "`", "、", "。", "，", "；", "）")
+    at_clause_end = after in _CLAUSE_ENDS
     if not _looks_like_credential(bare, at_clause_end, said_whole=True):
         return found.group(0)
     return found.group(1) + REDACTED + value[len(bare):]
@@ -282,14 +283,16 @@ def redact_text(text: str) -> str:
     colon = ":" in text or "：" in text
     if colon:
         text = _QUOTED.sub(_hide_quoted, text)
-    if "<" in text and _names_a_secret(text):
+    # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
+    named = _names_a_secret(text)
+    if "<" in text and named:
         if "</" in text:
             text = _TAGGED.sub(_hide_tagged, text)
         if "key" in text:
             text = _KEYED.sub(_hide_keyed, text)
         if "value" in text:
             text = _TAG_WITH_ATTRIBUTES.sub(_hide_setting_attributes, text)
-    if (colon or equals or "-" in text) and _names_a_secret(text):
+    if (colon or equals or "-" in text) and named:
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
             text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
@@ -386,10 +389,6 @@ def _folded(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
-def _fold_value(value: str) -> str:
-    return _folded(value)[0]
-
-
 @functools.lru_cache(maxsize=8)
 def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     words = {value.strip() for value in values} - {""}  # " moonbeam42" is said as moonbeam42
@@ -399,7 +398,7 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     # In any case: search finds "MOONBEAM42" by "moonbeam42".
     pattern = re.compile(alternatives, re.IGNORECASE)
     firsts = tuple({case(word[0]) for word in words for case in (str.lower, str.upper)})
-    folded_words = {_fold_value(word) for word in words} - {""}
+    folded_words = {_folded(word)[0] for word in words} - {""}
     folded_pattern = re.compile("|".join(map(re.escape, sorted(folded_words, key=len, reverse=True))))
 
     def blot(found: re.Match[str]) -> str:
@@ -425,6 +424,8 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     every_value_ascii = all(word.isascii() for word in words)
 
     def blot_text(text: str) -> str:
+        # Both passes where the text or a value is beyond ASCII: the folded text has lost its
+        # case, and with it the camelCase and capitals' word breaks ("MOONBEAMServer").
         if any(c in text for c in firsts):
             text = pattern.sub(blot, text)
         return text if text.isascii() and every_value_ascii else blot_folded(text)

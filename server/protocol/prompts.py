@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolbay.auth.http import bearer_credential
 from toolbay.protocol.listing import decode_cursor, encode_cursor
-from toolbay.redaction import redact_text, shown_text
+from toolbay.redaction import redact_text
 from toolbay.subagents.roles import MissingArguments, Role
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ MAX_COMPLETIONS = 100  # the most one completion answer may hold
 
 def role_to_prompt(role: Role, *, local: bool = True, shown: Callable[[str], str] = redact_text) -> types.Prompt:
     """``local``: for the operator's own session, which is also told the role's file (a caller
-    over HTTP is not told the server's paths); ``shown``: how its texts are shown (``_shown``)."""
+    over HTTP is not told the server's paths); ``shown``: how its texts are shown (``Toolbay.shown_text``)."""
     # Its texts pass the audit log's rules, as its agent_ tool's do in tools/list: a secret in
     # a role's description is not shown by one list and hidden by the other.
     meta = {"toolbay/tool": role.tool_name, **({"toolbay/origin": role.path} if local else {})}
@@ -44,12 +44,6 @@ def role_to_prompt(role: Role, *, local: bool = True, shown: Callable[[str], str
                    for a in role.arguments],
         _meta=meta,
     )
-
-
-def _shown(app: Toolbay) -> Callable[[str], str]:
-    """A role's text as its agent_ tool's is shown in tools/list: the audit log's rules, and the
-    credentials' values blotted out."""
-    return shown_text(app.keeper.discovery.credentials.shown_nowhere())
 
 
 def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
@@ -72,7 +66,7 @@ def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
         size = app.settings.http.page_size
         chunk = roles[start:start + size]
         end = start + len(chunk)
-        shown = _shown(app)
+        shown = app.shown_text()
         return types.ListPromptsResult(prompts=[role_to_prompt(role, local=local, shown=shown) for role in chunk],
                                        next_cursor=encode_cursor(end) if end < len(roles) else None)
 
@@ -87,7 +81,7 @@ def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
             known = ", ".join(argument.name for argument in role.arguments) or "none"
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"prompt {role.name!r} takes no argument {unknown[0]!r}; its arguments: {known}")
-        shown = _shown(app)
+        shown = app.shown_text()
         try:
             text = role.render(given, shown)
         except MissingArguments as missing:

@@ -27,7 +27,6 @@ from toolbay.chain.call import ToolCall
 from toolbay.handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
 from toolbay.internals.mcp_sdk import send_request_with_id
 from toolbay.protocol.listing import definition_to_tool
-from toolbay.redaction import shown_text
 from toolbay.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 
@@ -96,7 +95,7 @@ class SessionHost:
                                             self.parent.session)
 
     def shown(self, text: str) -> str:
-        return shown_text(self.app.keeper.discovery.credentials.shown_nowhere())(text)
+        return self.app.shown_text()(text)
 
     async def sample(self, messages: list[types.SamplingMessage], system_prompt: str,
                      tools: Sequence[ToolDefinition], max_tokens: int) -> types.CreateMessageResultWithTools:
