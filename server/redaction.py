@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolbay.blotting import CREDENTIAL_HIDDEN, MAX_DEPTH, TOO_DEEP, map_strings
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS
 from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
@@ -365,16 +366,10 @@ def _word_break(text: str, at: int) -> bool:
 @functools.cache
 def _folded_char(char: str) -> str:
     """``char`` as search reads it: without accents, width or case; nothing if it is invisible."""
-    if unicodedata.category(char) == "Cf" and char != "\u200c":  # as toolbay.search.tokens takes them out
+    if INVISIBLE.fullmatch(char):  # taken out, as search takes them out
         return ""
     folded = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c)).casefold()
-    return folded.translate(_PLAIN_LETTERS)
-
-
-# Latin letters no decomposition takes to plain ones, read as search reads them (its tokenizer's
-# table: "Łódź" is "lodz").
-_PLAIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "œ": "oe", "æ": "ae", "đ": "d", "ð": "d", "þ": "th", "ı": "i",
-                                "ħ": "h", "ŧ": "t", "ŋ": "ng"})
+    return folded.translate(PLAIN_LATIN_LETTERS)
 
 
 def _folded(text: str) -> tuple[str, list[int]]:

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "toolbay.ascii_names": 0,
     "toolbay.file_names": 0,  # whether a file's name is valid UTF-8
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
+    "toolbay.reading": 0,  # how characters are read as words, alike for search and the credential blot
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts
     "toolbay.tool_files": 0,  # a tool's file read without blocking, and never past the size a tool can be
     "toolbay.shortening": 0,  # a caller's arguments, secrets hidden, cut to what a log line can hold

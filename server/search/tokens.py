@@ -26,6 +26,8 @@ import re
 import unicodedata
 from typing import Any
 
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS
+
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
 # Hangul syllables and jamo.
 # Then Thai, Lao, Myanmar and Khmer, whose vowel and tone marks (inside these blocks) stay in
@@ -107,16 +109,11 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-# Latin letters that no decomposition takes to plain ones (a stroke, a ligature).
-_LATIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "œ": "oe", "æ": "ae", "đ": "d", "ð": "d", "þ": "th",
-                                "ı": "i", "ħ": "h", "ŧ": "t", "ŋ": "ng"})
-
-
 def without_accents(word: str) -> str:
     """``word`` lowercased without its accents when that leaves plain Latin letters
     ("Météo" → "meteo", "Größe" → "grosse", "Łódź" → "lodz"); otherwise as it was."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
-    folded = folded.translate(_LATIN_LETTERS)
+    folded = folded.translate(PLAIN_LATIN_LETTERS)
     return folded if folded.isascii() else word
 
 
@@ -174,19 +171,10 @@ def is_pictograph(term: str) -> bool:
     return len(term) == 1 and _PICTOGRAPH.match(term) is not None
 
 
-# Characters that are there without being seen (Unicode's format characters: zero-width space,
-# the joiner, the soft hyphen, the byte order mark, bidirectional marks): copied text and
-# models' output carry them inside words, and "we\u200bather" was two words that found nothing.
-# Not the zero-width non-joiner (U+200C), which Persian writes between a word and its suffix
-# ("فایل‌ها", files): it parts them, so "فایل" finds it.
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200d-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
-                        "\ufeff\ufff9-\ufffb]")
-
-
 def tokenize(text: str) -> list[str]:
     """The search terms of ``text``, in order, repeats kept (they count as term frequency)."""
     if not text.isascii():
-        text = _INVISIBLE.sub("", text)
+        text = INVISIBLE.sub("", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         # An accent written as a mark after its letter (macOS writes text so) is not a word
         # character: "me\u0301te\u0301o" would be three words.
