@@ -297,7 +297,7 @@ def redact_text(text: str) -> str:
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
             text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
-    if colon and "uthorization" in text or "UTHORIZATION" in text:
+    if (colon or equals) and ("uthorization" in text or "UTHORIZATION" in text):
         text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
     if colon and ("-u" in text or "--user" in text):
         text = _USER_PASSWORD.sub(_hide_user_password, text)

@@ -227,6 +227,7 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     # credentials, and curl's user:password
     ("https://api.example.com/v1?user=alice&password=" + "Xk29vQpL7m", "https://api.example.com/v1?user=alice&password=[REDACTED]"),
     ("Authorization: Basic " + "YWRtaW46cGFzcw==", "Authorization: Basic [REDACTED]"),
+    ("headers Authorization=Basic " + "YWRtaW46cGFzcw==", "headers Authorization=Basic [REDACTED]"),
     ('-H "Authorization: Token ' + 'abcdef123456"', '-H "Authorization: Token [REDACTED]"'),
     ("curl -u admin:" + "Tr0ub4dor https://x", "curl -u admin:[REDACTED] https://x"),
     # a setting's attributes in either order, Spring's <property>, and CDATA
