@@ -79,18 +79,33 @@ _ASSIGNED = re.compile(
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
     r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])[^\s,;\"'<>]+")
+# ``password="correct horse battery"``, ``"password": "two words"``, ``password: 'a b'``: a quoted
+# value with spaces in it, after a secret's name (a dotted one too: ``spring.datasource.password``)
+# and "=" or ":", hidden whole, up to its closing quote on the same line; the rules below stop a
+# value at its first space, and hid only its first word, or nothing. Not a placeholder in
+# capitals ("YOUR API KEY"), "$...", "{...}", "<grant token here>" or "[Pagination token]".
+_QUOTED_WITH_SPACES = re.compile(
+    # The name in quotes of its own ("password": ...), or in none: a quote before it would be
+    # the one after the separator (`"passwd:" and "group:"`, `` `token=`, `api_key=` ``).
+    r"""((?:(["'])([A-Za-z0-9_.-]+)\2|(?<![A-Za-z0-9_.\-"'`])([A-Za-z0-9_.-]+))"""
+    r"""[^\S\r\n]*[=＝:：][^\S\r\n]*(["'`]))"""
+    # Greedy, with the space looked for afterwards: a lazy scan for it backtracked over every
+    # split of a long value that no quote closes (100 KB: 53 s).
+    r"""(?![A-Z][A-Z ]*\5)(?![${%*<\[])([^"'`\r\n]+)(?=\5)""")
 # ``"api_key": "..."`` (JSON written into a text): the value of a secret's name, the name kept.
 _QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*[:：]\s*["'])(?![${%*])[^"'\s]+(?=["'])""")
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
-# in a command line): the value after a secret's name and ":", or after an option named so. Both
-# forms also introduce descriptions ("password: the user's password", "--token TOKEN", "token:
-# 32-byte hex"), so the value is hidden only when it looks like a credential
-# (``_looks_like_credential``), the name kept.
+# in a command line): the value after a secret's name (dotted or not) and ":", or after an
+# option named so. Both forms also introduce descriptions ("password: the user's password",
+# "--token TOKEN", "token: 32-byte hex"), so the value is hidden only when it looks like a
+# credential (``_looks_like_credential``), the name kept.
+# A name of one or two words ("API key"), the last dotted or not ("spring.datasource.password").
+_SPOKEN_NAME = r"(?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*"
 _SPOKEN = re.compile(
     r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+"
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
-    r"|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*)"
+    rf"|({_SPOKEN_NAME})[^\S\r\n]*[:：=＝][^\S\r\n]*)"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # The value on the next line, indented under its name, as YAML writes one there
 # ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-"), unless that line is a
@@ -99,9 +114,15 @@ _SPOKEN = re.compile(
 # "--password" there was then never read as an option (a re-check: secrets reached the audit
 # log). Its groups are numbered as ``_SPOKEN``'s (2, an option's name, never matches).
 _SPOKEN_NEXT_LINE = re.compile(
-    r"(?<![A-Za-z0-9_./:-])((?!)()|((?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+)[^\S\r\n]*[:：=＝][^\S\r\n]*"
+    rf"(?<![A-Za-z0-9_./:-])((?!)()|({_SPOKEN_NAME})[^\S\r\n]*[:：=＝][^\S\r\n]*"
     r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n(?:[^\S\r\n]+(?:-[^\S\r\n]+)?|-[^\S\r\n]+)(?![^\s:：]*[:：](?:\s|$)))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
+# A YAML list under a secret's name ("passwords:\n  - Xk29vQpL7m\n  - hunter2x9"): each item,
+# where it looks like a credential; ``_SPOKEN_NEXT_LINE`` reads only the first.
+_SPOKEN_LIST = re.compile(
+    rf"(?<![A-Za-z0-9_./:-])({_SPOKEN_NAME})[^\S\r\n]*[:：][^\S\r\n]*\r?\n"
+    r"((?:[^\S\r\n]*-[^\S\r\n]+[^\r\n]*(?:\r?\n|$))+)")
+_LIST_ITEM = re.compile(r"(?m)^([^\S\r\n]*-[^\S\r\n]+([\"'`]?))(?![${%*<\[(])([^\s\"'`]+)(?=\2[^\S\r\n]*\r?$)")
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
 # of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
@@ -169,6 +190,17 @@ def _hide_assigned(found: re.Match[str]) -> str:
         return found.group(1) + _ASSIGNED.sub(_hide_assigned, value) if "=" in value else found.group(0)
     if value.startswith(("=", "＝")):
         return found.group(0)  # a comparison ("aliceSecret === bobSecret"): code, not a value
+    if value == "`":
+        return found.group(0)  # a name in code quotes ("`password=`"), its value not given
+    return found.group(1) + REDACTED
+
+
+def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
+    name = found.group(3) or found.group(4)
+    value = found.group(6)
+    if not value.strip() or not any(c.isspace() for c in value) \
+            or not _SECRET_NAME.search(name.rsplit(".", 1)[-1]):
+        return found.group(0)
     return found.group(1) + REDACTED
 
 
@@ -243,11 +275,28 @@ def _hide_spoken(found: re.Match[str]) -> str:
     bare = value.rstrip(_TRAILING)
     after = found.string[found.end():found.end() + 2]
     at_clause_end = after[:1] in _CLAUSE_ENDS or (after[0] in ".!?" and after[1:] in ("", " ", "\n"))
-    name = (found.group(2) or found.group(3)).replace(" ", "_")
+    # A dotted setting ("spring.datasource.password: ..."): its last name says what it is.
+    name = (found.group(2) or found.group(3)).replace(" ", "_").rsplit(".", 1)[-1]
     if not _SECRET_NAME.search(name) or not _looks_like_credential(
             bare, at_clause_end or value[-1] in ".!?)", _SAID_WHOLE.search(name) is not None):
         return found.group(0)
     return found.group(1) + found.group(4) + REDACTED + value[len(bare):]
+
+
+def _hide_list_items(found: re.Match[str]) -> str:
+    name = found.group(1).replace(" ", "_").rsplit(".", 1)[-1]
+    if not _SECRET_NAME.search(name) and not _SECRET_NAME.search(name.rstrip("sS")):  # "passwords", "tokens"
+        return found.group(0)
+    said_whole = _SAID_WHOLE.search(name) is not None
+
+    def hide_item(item: re.Match[str]) -> str:
+        bare = item.group(3).rstrip(_TRAILING)
+        if not _looks_like_credential(bare, True, said_whole):
+            return item.group(0)
+        return item.group(1) + REDACTED + item.group(3)[len(bare):]
+
+    items = found.group(2)
+    return found.group(0)[:len(found.group(0)) - len(items)] + _LIST_ITEM.sub(hide_item, items)
 
 
 def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
@@ -279,9 +328,11 @@ def redact_text(text: str) -> str:
         text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
     # Full-width "：" and "＝" are how CJK text writes them.
     equals = "=" in text or "＝" in text
+    colon = ":" in text or "：" in text
+    if (equals or colon) and ('"' in text or "'" in text or "`" in text) and _names_a_secret(text):
+        text = _QUOTED_WITH_SPACES.sub(_hide_quoted_with_spaces, text)
     if equals:
         text = _ASSIGNED.sub(_hide_assigned, text)
-    colon = ":" in text or "：" in text
     if colon:
         text = _QUOTED.sub(_hide_quoted, text)
     # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
@@ -297,6 +348,8 @@ def redact_text(text: str) -> str:
         text = _SPOKEN.sub(_hide_spoken, text)
         if "\n" in text and (colon or equals):
             text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
+            if colon and "-" in text:
+                text = _SPOKEN_LIST.sub(_hide_list_items, text)
     if (colon or equals) and ("uthorization" in text or "UTHORIZATION" in text):
         text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
     if colon and ("-u" in text or "--user" in text):

@@ -140,7 +140,14 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "if (aliceSecret === bobSecret)", "proxy_pass: http://backend:8080",
                           "Contraseña: mín.8", "パスワード：半角英数字8文字以上", "docker run -u 1000:1000 img",
                           "Basic authentication is used", "user=alice&name=bob",
-                          '<property name="url" value="http://x"/>', '<input type="password" name="pwd" value="">']}
+                          '<property name="url" value="http://x"/>', '<input type="password" name="pwd" value="">',
+                          # quoted names that end before a quote of a value's, placeholders in
+                          # quotes, a list under a secret's name that holds words
+                          'add them to the "hosts:",\n"passwd:" and "group:" lines',
+                          "the value of `password=`, `token=`, `api_key=`", 'API_KEY="YOUR API KEY"',
+                          'token: "${API TOKEN}"', '"GrantToken": "<grant token here>"', "if password == 'a b':",
+                          "tokens:\n  - the first\n  - see below\n",
+                          "steps:\n  - run: make\n  - build2x9\n"]}
     assert redact(ordinary) == ordinary
 
 
@@ -238,6 +245,17 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ('<db:apiKey type="x">' + "a1b2c3d4e5f6</db:apiKey>", '<db:apiKey type="x">[REDACTED]</db:apiKey>'),
     ("<token>\n  " + "abcd1234efgh\n</token>", "<token>\n  [REDACTED]\n</token>"),
     ("secret:\n  - " + "Xk29vQpL7m\n", "secret:\n  - [REDACTED]\n"),
+    # a quoted value with spaces in it, whole; a dotted setting's name; every item of a YAML list
+    # (each was shown whole, or all but its first word, or its first item only)
+    ('{"password": "' + 'correct horse battery"}', '{"password": "[REDACTED]"}'),
+    ("password='" + "correct horse battery'", "password='[REDACTED]'"),
+    ('DB_PASSWORD="' + 'my pass 99" ok', 'DB_PASSWORD="[REDACTED]" ok'),
+    ('spring.datasource.password: "' + 'hunter 2"', 'spring.datasource.password: "[REDACTED]"'),
+    ("spring.datasource.password: " + "hunter2x", "spring.datasource.password: [REDACTED]"),
+    ("app.api_key = " + "sk-abc123def", "app.api_key = [REDACTED]"),
+    ("passwords:\n  - " + "Xk29vQpL7m\n  - " + "hunter2x9\n", "passwords:\n  - [REDACTED]\n  - [REDACTED]\n"),
+    ("api_tokens:\r\n  - '" + "ghp_abc123'\r\n  - " + "ghp_def456",
+     "api_tokens:\r\n  - '[REDACTED]'\r\n  - [REDACTED]"),
     # ... and a password said after its name in another language
     ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
     ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
