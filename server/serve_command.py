@@ -111,6 +111,15 @@ def serve(
         say("toolbay: --port and --host are for --transport http or sse; this server would speak stdio "
             "(add --transport http)")
         raise SystemExit(2)
+    if settings.transport == "stdio" and (ambient := sorted({"host", "port"} & settings.model_fields_set)):
+        # Set in the configuration or the environment (TOOLBAY_PORT), perhaps for another
+        # server of the same shell: said, not refused, as the flags are.
+        from toolbay.logs import say_as_configured
+
+        say_as_configured(settings.log_format, "toolbay.config",
+                          f"{' and '.join(ambient)} (from the configuration or the environment) "
+                          f"{'are' if len(ambient) > 1 else 'is'} for transport http or sse; this server speaks "
+                          f"stdio and does not use {'them' if len(ambient) > 1 else 'it'}")
     from toolbay.cli_running import exit_on_folder_problems
 
     exit_on_folder_problems(settings)

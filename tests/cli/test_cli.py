@@ -678,6 +678,23 @@ def test_serve_with_a_port_but_no_http_transport_says_so_rather_than_serving_std
                                         "would speak stdio (add --transport http)")
 
 
+def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_it_is_not_used(
+        tmp_path: Path) -> None:
+    """TOOLBAY_PORT (perhaps exported for another server of the shell) was taken silently by a
+    stdio server; unlike the flag, it is said, and the server serves."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('host = "0.0.0.0"\n')
+    for settings, said in ((["--config", str(config)], "host (from the configuration or the environment) is for"),
+                           ([], "port (from the configuration or the environment) is for")):
+        completed = subprocess.run(
+            [sys.executable, "-m", "toolbay", "serve", *settings, "--extensions", str(tmp_path),
+             "--data-dir", str(tmp_path / "d")],
+            capture_output=True, text=True, input="", timeout=60, check=False,
+            env={**os.environ, "TOOLBAY_PORT": "8797"} if not settings else None)
+        assert completed.returncode == 0 and completed.stdout == "", completed.stderr
+        assert f"toolbay: warning: {said} transport http or sse; this server speaks stdio" in completed.stderr
+
+
 def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(tmp_path: Path) -> None:
     # 'tools:exce' granted nothing: the server started, then refused every call of its one caller.
     config = tmp_path / "toolbay.toml"
