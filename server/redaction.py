@@ -84,16 +84,24 @@ _ASSIGNED = re.compile(
 # and "=" or ":", hidden whole, up to its closing quote on the same line; the rules below stop a
 # value at its first space, and hid only its first word, or nothing. Not a placeholder in
 # capitals ("YOUR API KEY"), "$...", "{...}", "<grant token here>" or "[Pagination token]".
+# After "=>" too (PHP's and Ruby's "'password' => 'a b'").
 _QUOTED_WITH_SPACES = re.compile(
     # The name in quotes of its own ("password": ...), or in none: a quote before it would be
-    # the one after the separator (`"passwd:" and "group:"`, `` `token=`, `api_key=` ``).
-    r"""((?:(["'])([A-Za-z0-9_.-]+)\2|(?<![A-Za-z0-9_.\-"'`])([A-Za-z0-9_.-]+))"""
-    r"""[^\S\r\n]*[=＝:：][^\S\r\n]*(["'`]))"""
+    # the one after the separator (`"passwd:" and "group:"`, `` `token=`, `api_key=` ``); or a
+    # long option's, the value after a space ("--password 'a b'").
+    r"""((?:(?:(["'])([A-Za-z0-9_.-]+)\2|(?<![A-Za-z0-9_.\-"'`])([A-Za-z0-9_.-]+))"""
+    r"""[^\S\r\n]*(?:=>|[=＝:：])[^\S\r\n]*|(?<![A-Za-z0-9_.-])--([A-Za-z0-9_.-]+)[^\S\r\n]+)(["'`]))"""
     # Greedy, with the space looked for afterwards: a lazy scan for it backtracked over every
-    # split of a long value that no quote closes (100 KB: 53 s).
-    r"""(?![A-Z][A-Z ]*\5)(?![${%*<\[])([^"'`\r\n]+)(?=\5)""")
+    # split of a long value that no quote closes (100 KB: 53 s). An escaped quote is part of
+    # the value. Not a value: one that begins or ends with a space (the text between two quoted
+    # prompts, `"Old password:" and "New password:"`), or a path ("/home/me/my docs" of PWD).
+    r"""(?![A-Z][A-Z ]*\6)(?![${%*<\[\s/~])((?:[^"'`\r\n\\]|\\.)+)(?<=\S)(?=\6)""")
 # ``"api_key": "..."`` (JSON written into a text): the value of a secret's name, the name kept.
-_QUOTED = re.compile(r"""(["']([A-Za-z0-9_-]+)["']\s*[:：]\s*["'])(?![${%*])[^"'\s]+(?=["'])""")
+# Its quotes may be escaped, as in JSON kept in a JSON string (kubectl's
+# last-applied-configuration: "{\"password\":\"...\"}"); the name may be dotted
+# ("spring.datasource.password"); "=>" is PHP's and Ruby's.
+_QUOTED = re.compile(r"""(\\?["']([A-Za-z0-9_.-]+)\\?["']\s*(?:=>|[:：])\s*\\?["'])(?![${%*])"""
+                     r"""(?:[^"'\s\\]|\\(?!["']))+(?=\\?["'])""")
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -122,7 +130,16 @@ _SPOKEN_NEXT_LINE = re.compile(
 _SPOKEN_LIST = re.compile(
     rf"(?<![A-Za-z0-9_./:-])({_SPOKEN_NAME})[^\S\r\n]*[:：][^\S\r\n]*\r?\n"
     r"((?:[^\S\r\n]*-[^\S\r\n]+[^\r\n]*(?:\r?\n|$))+)")
-_LIST_ITEM = re.compile(r"(?m)^([^\S\r\n]*-[^\S\r\n]+([\"'`]?))(?![${%*<\[(])([^\s\"'`]+)(?=\2[^\S\r\n]*\r?$)")
+# An item: a word, or quoted words; a comment may follow ("- a1b2c3  # prod").
+_LIST_ITEM = re.compile(r"(?m)^([^\S\r\n]*-[^\S\r\n]+)"
+                        r"(?:([\"'`])(?![${%*<\[(\s])([^\"'`\r\n]+)\2|(?![${%*<\[(])([^\s\"'`]+))"
+                        r"(?=[^\S\r\n]*(?:#[^\r\n]*)?\r?$)")
+# An environment variable's name ("AWS_S3_TOKEN" in a list of a workflow's secrets): not a value.
+_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# A Kubernetes container's or a workflow's variable: "- name: DB_PASSWORD" and, on the next
+# line, "value: ...", the setting's value whatever it is, but a placeholder (as ``_KEYED``).
+_NAMED_VALUE = re.compile(r"""(?m)((?<![\w-])name:[^\S\r\n]*(["']?)([A-Za-z0-9_.-]+)\2[^\S\r\n]*\r?\n"""
+                          r"""[^\S\r\n]*value:[^\S\r\n]*(["']?))(?![${%*<\[\s])([^\r\n"']*[^\s"'])(?=\4[^\S\r\n]*\r?$)""")
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
 # of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
@@ -181,6 +198,11 @@ def _names_a_secret(text: str) -> bool:
     return any(hint in text for hint in _SPOKEN_HINTS)
 
 
+# What code writes where a value is not given ("Pass `token=False` to send none").
+_NO_VALUES = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined"})
+_PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*")
+
+
 def _hide_assigned(found: re.Match[str]) -> str:
     name = found.group(1).rstrip("\"'`=＝ \t\r\n\f\v\u00a0\u3000")
     value = found.group(0)[len(found.group(1)):]
@@ -190,14 +212,22 @@ def _hide_assigned(found: re.Match[str]) -> str:
         return found.group(1) + _ASSIGNED.sub(_hide_assigned, value) if "=" in value else found.group(0)
     if value.startswith(("=", "＝")):
         return found.group(0)  # a comparison ("aliceSecret === bobSecret"): code, not a value
-    if value == "`":
-        return found.group(0)  # a name in code quotes ("`password=`"), its value not given
+    after_code_quote = found.string[found.start() - 1:found.start()] == "`"
+    if after_code_quote and (found.group(1).endswith("`") or value[:1] == "`"):
+        return found.group(0)  # a name in code quotes ("`password=`", "`secret=`..."), its value not given
+    bare = value.rstrip("`.,:;)")
+    if bare in _NO_VALUES or "`" in value and _PLACEHOLDER.fullmatch(bare):
+        # "`token=False`": an argument's value in code, not a secret; "`--token=TOKEN`", a
+        # placeholder as the pattern reads one, but for the code quote that closes it
+        return found.group(0)
+    if value.endswith("`") and (found.group(1).endswith("`") or after_code_quote):
+        return found.group(1) + REDACTED + "`"  # "`password=x9`", "token=`[REDACTED]`": the quote closes it
     return found.group(1) + REDACTED
 
 
 def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
-    name = found.group(3) or found.group(4)
-    value = found.group(6)
+    name = found.group(3) or found.group(4) or found.group(5)
+    value = found.group(7)
     if not value.strip() or not any(c.isspace() for c in value) \
             or not _SECRET_NAME.search(name.rsplit(".", 1)[-1]):
         return found.group(0)
@@ -205,12 +235,18 @@ def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
 
 
 def _hide_quoted(found: re.Match[str]) -> str:
-    return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2)) else found.group(0)
+    return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(2).rsplit(".", 1)[-1]) else found.group(0)
 
 
 def _hide_keyed(found: re.Match[str]) -> str:
     """As ``_hide_assigned``: a setting's value, whatever it is, but a placeholder."""
     return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(3).rsplit(".", 1)[-1]) else found.group(0)
+
+
+def _hide_named_value(found: re.Match[str]) -> str:
+    if not _SECRET_NAME.search(found.group(3).rsplit(".", 1)[-1]) or _PLACEHOLDER.fullmatch(found.group(5)):
+        return found.group(0)
+    return found.group(1) + REDACTED
 
 
 def _hide_setting_attributes(found: re.Match[str]) -> str:
@@ -287,13 +323,24 @@ def _hide_list_items(found: re.Match[str]) -> str:
     name = found.group(1).replace(" ", "_").rsplit(".", 1)[-1]
     if not _SECRET_NAME.search(name) and not _SECRET_NAME.search(name.rstrip("sS")):  # "passwords", "tokens"
         return found.group(0)
-    said_whole = _SAID_WHOLE.search(name) is not None
+    said_whole = _SAID_WHOLE.search(name) is not None or _SAID_WHOLE.search(name.rstrip("sS")) is not None
 
     def hide_item(item: re.Match[str]) -> str:
-        bare = item.group(3).rstrip(_TRAILING)
-        if not _looks_like_credential(bare, True, said_whole):
+        quote, value = item.group(2) or "", item.group(3) or item.group(4)
+        bare = value.rstrip(_TRAILING)
+        if _VARIABLE_NAME.fullmatch(bare):
             return item.group(0)
-        return item.group(1) + REDACTED + item.group(3)[len(bare):]
+        if quote and " " in value.strip():  # quoted words: a passphrase under a password's name
+            hidden = said_whole
+        elif said_whole:
+            hidden = _looks_like_credential(bare, True, True)
+        else:
+            # Under "tokens" or "keys" a list is as often one of names ("cl100k_base",
+            # "python3", "v2.0.1", "x86_64"): a credential there is long and not a version.
+            hidden = len(bare) >= 16 and "." not in bare and _looks_like_credential(bare, False, False)
+        if not hidden:
+            return item.group(0)
+        return item.group(1) + quote + REDACTED + value[len(bare):] + quote
 
     items = found.group(2)
     return found.group(0)[:len(found.group(0)) - len(items)] + _LIST_ITEM.sub(hide_item, items)
@@ -329,11 +376,11 @@ def redact_text(text: str) -> str:
     # Full-width "：" and "＝" are how CJK text writes them.
     equals = "=" in text or "＝" in text
     colon = ":" in text or "：" in text
-    if (equals or colon) and ('"' in text or "'" in text or "`" in text) and _names_a_secret(text):
+    if (equals or colon or "--" in text) and ('"' in text or "'" in text or "`" in text) and _names_a_secret(text):
         text = _QUOTED_WITH_SPACES.sub(_hide_quoted_with_spaces, text)
     if equals:
         text = _ASSIGNED.sub(_hide_assigned, text)
-    if colon:
+    if colon or equals:  # ":", or "=>"
         text = _QUOTED.sub(_hide_quoted, text)
     # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
     named = _names_a_secret(text)
@@ -350,6 +397,8 @@ def redact_text(text: str) -> str:
             text = _SPOKEN_NEXT_LINE.sub(_hide_spoken, text)
             if colon and "-" in text:
                 text = _SPOKEN_LIST.sub(_hide_list_items, text)
+            if colon and "value" in text:
+                text = _NAMED_VALUE.sub(_hide_named_value, text)
     if (colon or equals) and ("uthorization" in text or "UTHORIZATION" in text):
         text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
     if colon and ("-u" in text or "--user" in text):

@@ -147,6 +147,15 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "the value of `password=`, `token=`, `api_key=`", 'API_KEY="YOUR API KEY"',
                           'token: "${API TOKEN}"', '"GrantToken": "<grant token here>"', "if password == 'a b':",
                           "tokens:\n  - the first\n  - see below\n",
+                          # text between two quoted prompts, a path, names in code quotes, lists of
+                          # names under "tokens" and "secrets", a workflow's placeholder (a re-check)
+                          'The messages "Old password:" and "New password:" are printed to stderr.',
+                          'raise ValueError("Invalid password: " + reason + " try again")',
+                          'PWD: "/Users/me/Library/Application Support"', "`secret=`... and (`DB_PASS=`), x",
+                          "Supported tokens:\n- cl100k_base\n- o200k_base\n- python3\n- v2.0.1\n- x86_64\n",
+                          "secrets:\n  - AWS_S3_TOKEN\n  - DEPLOY_KEY\n",
+                          "env:\n- name: TOKEN\n  value: ${{ secrets.TOKEN }}\n", "Pass `token=False` to send none",
+                          "a placeholder (`--token=TOKEN`)",
                           "steps:\n  - run: make\n  - build2x9\n"]}
     assert redact(ordinary) == ordinary
 
@@ -254,8 +263,22 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("spring.datasource.password: " + "hunter2x", "spring.datasource.password: [REDACTED]"),
     ("app.api_key = " + "sk-abc123def", "app.api_key = [REDACTED]"),
     ("passwords:\n  - " + "Xk29vQpL7m\n  - " + "hunter2x9\n", "passwords:\n  - [REDACTED]\n  - [REDACTED]\n"),
-    ("api_tokens:\r\n  - '" + "ghp_abc123'\r\n  - " + "ghp_def456",
+    ("api_tokens:\r\n  - '" + "Xk29vQpL7mN4bR8sT2'\r\n  - " + "q1w2e3r4t5y6u7i8o9",
      "api_tokens:\r\n  - '[REDACTED]'\r\n  - [REDACTED]"),
+    # ... and (a re-check) a dotted name in quotes, escaped quotes, JSON inside a JSON string,
+    # PHP's "=>", a long option's quoted value, a list's comments and quoted items, a
+    # Kubernetes variable's value, and a code-quoted value keeps its closing quote
+    ('"spring.datasource.password": "' + 'hunter2x9"', '"spring.datasource.password": "[REDACTED]"'),
+    ('"password": "' + 'correct \\"horse\\" battery"', '"password": "[REDACTED]"'),
+    ('{\\"data\\":{\\"password\\":\\"' + 'aHVudGVyMg==\\"}}', '{\\"data\\":{\\"password\\":\\"[REDACTED]\\"}}'),
+    ("'password' => '" + "abc123x', 'secret' => '" + "a b'", "'password' => '[REDACTED]', 'secret' => '[REDACTED]'"),
+    ('mysql --password "' + 'correct horse battery"', 'mysql --password "[REDACTED]"'),
+    ("passwords:\n  - " + "a1b2c3x  # prod\n  - \"" + "correct horse\"\n  - " + "Summer-2024\n",
+     "passwords:\n  - [REDACTED]  # prod\n  - \"[REDACTED]\"\n  - [REDACTED]\n"),
+    ("env:\n  - name: DB_PASSWORD\n    value: \"" + 'correct horse"\n  - name: HOST\n    value: db.local',
+     'env:\n  - name: DB_PASSWORD\n    value: "[REDACTED]"\n  - name: HOST\n    value: db.local'),
+    ("token=`" + "a b c`, next", "token=`[REDACTED]`, next"),
+    ("use `password=" + "hunter2x` here", "use `password=[REDACTED]` here"),
     # ... and a password said after its name in another language
     ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
     ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
