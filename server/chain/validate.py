@@ -16,6 +16,9 @@ still lets ``allOf``/``$ref`` compositions through. Schemas that say what to do 
 extra properties (``additionalProperties``, ``patternProperties``,
 ``unevaluatedProperties``) are left as they are.
 
+``uniqueItems`` and ``multipleOf`` are checked as ``toolbay.chain.schema_keywords`` says (in
+one pass, and without overflow), since the caller chooses what they read.
+
 Patterns are searched with a time limit (``toolbay.internals.jsonschema_patterns``): a value
 that makes a tool's pattern backtrack for longer than ``PATTERN_LIMIT_S`` in all is refused,
 and a schema with patterns is checked off the event loop, so that meanwhile every other
@@ -301,9 +304,9 @@ class SchemaValidator:
             return entry
         # jsonschema is loaded with the first schema it checks, not with the server (a start
         # that only lists tools never needs it).
-        from jsonschema import Draft202012Validator
         from jsonschema.exceptions import SchemaError
 
+        from toolbay.chain.schema_keywords import ArgumentsValidator
         from toolbay.internals.jsonschema_patterns import install
 
         install()
@@ -311,9 +314,9 @@ class SchemaValidator:
         plainly_fits: Check | None = None
         closed = close_schema(schema)
         try:
-            Draft202012Validator.check_schema(closed)
-            compiled = Draft202012Validator(closed, format_checker=Draft202012Validator.FORMAT_CHECKER)
-            plainly_fits = compile_plain(closed, Draft202012Validator.FORMAT_CHECKER.checkers)
+            ArgumentsValidator.check_schema(closed)
+            compiled = ArgumentsValidator(closed, format_checker=ArgumentsValidator.FORMAT_CHECKER)
+            plainly_fits = compile_plain(closed, ArgumentsValidator.FORMAT_CHECKER.checkers)
         except SchemaError as exc:
             compiled = f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
         if len(self._compiled) >= self.max_cached:
