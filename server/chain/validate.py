@@ -20,9 +20,10 @@ extra properties (``additionalProperties``, ``patternProperties``,
 one pass, and without overflow), since the caller chooses what they read.
 
 Patterns are searched with a time limit (``toolbay.internals.jsonschema_patterns``): a value
-that makes a tool's pattern backtrack for longer than ``PATTERN_LIMIT_S`` in all is refused,
-and a schema with patterns is checked off the event loop, so that meanwhile every other
-request is answered.
+that makes a tool's pattern backtrack for longer than ``PATTERN_LIMIT_S`` in all is refused;
+the whole check has ``CHECK_LIMIT_S``. Arguments the quick check (``plain_schemas``) does not
+find valid are checked off the event loop, so that meanwhile every other request is answered,
+and a refusal says at most ``MAX_PROBLEMS`` problems.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ if TYPE_CHECKING:
 # All the pattern searches of one call's arguments together; a real pattern on a real value
 # takes microseconds.
 PATTERN_LIMIT_S = 0.5
+# The whole check of one call's arguments (``toolbay.chain.schema_keywords.within``): real
+# arguments take milliseconds at most.
+CHECK_LIMIT_S = 2.0
+# Problems said in one refusal; more are counted, not said (a million wrong items made a
+# refusal of 41 MB, and redacting it took as long again).
+MAX_PROBLEMS = 20
 _JSON_TYPE_NAMES = {
     bool: "a boolean", int: "an integer", float: "a number", str: "a string",
     list: "an array", dict: "an object", type(None): "null",
@@ -155,7 +162,8 @@ def describe(error: ValidationError, root: Mapping[str, Any] | None = None) -> l
         allowed = _declared(schema, root)
         unknown = _unexpected(error, value, allowed)
         listing = ", ".join(allowed) if allowed else "none"
-        return [f"{json_path([*path, k])}: unknown property; the allowed properties are {listing}" for k in unknown]
+        return [f"{json_path([*path, k])}: unknown property; the allowed properties are {listing}"
+                for k in unknown[:MAX_PROBLEMS + 1]]
     if keyword == "required":
         missing = _missing_name(error.message)
         wanted = _expected_type((schema.get("properties") or {}).get(missing))
@@ -220,40 +228,22 @@ def unpassable_problems(arguments: Mapping[str, Any]) -> list[str]:
     return found
 
 
-# Keywords whose keys are names (of properties, of definitions), not keywords.
-_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-
-
-def _has_patterns(schema: Any) -> bool:
-    """Whether ``schema`` has a ``pattern`` or ``patternProperties`` keyword anywhere in it (a
-    property named "pattern", as grep's, is not one)."""
-    if isinstance(schema, list):
-        return any(_has_patterns(item) for item in schema)
-    if not isinstance(schema, Mapping):
-        return False
-    if isinstance(schema.get("pattern"), str) or schema.get("patternProperties"):
-        return True
-    return any(any(_has_patterns(named) for named in value.values())
-               if key in _NAMED_SCHEMAS and isinstance(value, Mapping) else _has_patterns(value)
-               for key, value in schema.items())
-
-
 class _Compiled:
-    __slots__ = ("schema", "validator", "plainly_fits", "has_patterns")
+    __slots__ = ("schema", "validator", "plainly_fits")
 
     def __init__(self, schema: Mapping[str, Any], validator: Draft202012Validator | str,
-                 plainly_fits: Check | None, has_patterns: bool) -> None:
+                 plainly_fits: Check | None) -> None:
         self.schema = schema
         self.validator = validator
         self.plainly_fits = plainly_fits
-        self.has_patterns = has_patterns
 
 
 class SchemaValidator:
     """Checks arguments against input schemas; compiled validators are cached per schema."""
 
-    def __init__(self, *, max_cached: int = 4096) -> None:
+    def __init__(self, *, max_cached: int = 4096, check_limit_s: float = CHECK_LIMIT_S) -> None:
         self.max_cached = max_cached
+        self.check_limit_s = check_limit_s
         # Keyed by id(schema); the entry holds the schema itself, so the id cannot be reused
         # by another object while the entry lives.
         self._compiled: dict[int, _Compiled] = {}
@@ -269,11 +259,15 @@ class SchemaValidator:
             return found  # see toolbay.chain.plain_schemas: a yes there is a yes here
         from referencing.exceptions import Unresolvable
 
+        from toolbay.chain.schema_keywords import ArgumentsTooCostly
+        from toolbay.chain.schema_keywords import within as checked_within
         from toolbay.internals.jsonschema_patterns import PatternTooSlow, within
 
         try:
-            with within(PATTERN_LIMIT_S):
+            with within(PATTERN_LIMIT_S), checked_within(self.check_limit_s):
                 for error in validator.iter_errors(arguments):
+                    if len(found) > MAX_PROBLEMS:
+                        break
                     found += describe(error, schema)
         except Unresolvable as unresolvable:  # a $ref to what is not in the schema (nothing is fetched)
             return [f"$: the tool's own input schema is broken (its $ref {unresolvable.ref} cannot be resolved); "
@@ -282,12 +276,21 @@ class SchemaValidator:
             found.append(f"$: the arguments could not be checked: the tool's pattern {slow.pattern} takes too "
                          f"long on the value given (over {PATTERN_LIMIT_S:g} s); send a shorter or simpler "
                          "value, or tell the server's operator about the pattern")
+        except ArgumentsTooCostly:
+            found.append(f"$: the arguments could not be checked against the tool's input schema within "
+                         f"{self.check_limit_s:g} s (the schema checks some values again for each of its alternatives, "
+                         "so deep nesting or many items multiply the work); send fewer or less deeply nested values")
+        if len(found) > MAX_PROBLEMS:
+            found = [*found[:MAX_PROBLEMS], f"$: more problems than these {MAX_PROBLEMS}; mend these and send again"]
         return found
 
-    def searches_patterns(self, schema: Mapping[str, Any]) -> bool:
-        """Whether checking arguments against ``schema`` may search patterns (then it is done
-        off the event loop)."""
-        return self._validator(schema).has_patterns
+    def plainly_valid(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
+        """Whether the quick check alone finds ``arguments`` valid (``toolbay.chain.plain_schemas``:
+        time in proportion to their size, so the event loop may run it); anything else is
+        checked by ``check`` off the event loop, since a caller chooses how long that takes."""
+        compiled = self._validator(schema)
+        return (compiled.plainly_fits is not None and not isinstance(compiled.validator, str)
+                and not unpassable_problems(arguments) and compiled.plainly_fits(arguments))
 
     def check(self, tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
         problems = self.problems(schema, arguments)
@@ -321,7 +324,7 @@ class SchemaValidator:
             compiled = f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
         if len(self._compiled) >= self.max_cached:
             self._compiled.clear()
-        entry = self._compiled[id(schema)] = _Compiled(schema, compiled, plainly_fits, _has_patterns(closed))
+        entry = self._compiled[id(schema)] = _Compiled(schema, compiled, plainly_fits)
         return entry
 
 
@@ -333,8 +336,6 @@ class Validate(CheckStage):
 
     async def check(self, call: ToolCall) -> None:
         definition = definition_of(call)
-        if self.validator.searches_patterns(definition.input_schema):
+        if not self.validator.plainly_valid(definition.input_schema, call.arguments):
             await anyio.to_thread.run_sync(self.validator.check, definition.name, definition.input_schema,
                                            call.arguments)
-        else:
-            self.validator.check(definition.name, definition.input_schema, call.arguments)

@@ -169,13 +169,17 @@ def test_nan_and_infinity_are_refused_wherever_they_are() -> None:
         "$.list[2]: -Infinity is not a JSON number; send a finite number"]
 
 
-def test_only_schemas_with_pattern_keywords_are_checked_off_the_event_loop() -> None:
+def test_only_arguments_the_quick_check_finds_valid_are_checked_on_the_event_loop() -> None:
+    """The rest (schemas with patterns, compositions, refs; wrong arguments) is checked on a
+    thread: a caller chooses how long that takes."""
     validator = SchemaValidator()
-    grep_like = {"type": "object", "properties": {"pattern": {"type": "string"}, "files": {"type": "array"}}}
-    assert not validator.searches_patterns(grep_like)  # a property named "pattern" is not one
+    plain = {"type": "object", "properties": {"pattern": {"type": "string"}, "n": {"type": "integer"}}}
+    assert validator.plainly_valid(plain, {"pattern": "a+", "n": 1})  # a property named "pattern" is no keyword
+    assert not validator.plainly_valid(plain, {"n": "one"})
+    assert not validator.plainly_valid(plain, {"pattern": "a\u0000"})
     nested = {"type": "object", "properties": {"to": {"type": "array", "items": {"type": "string", "pattern": "@"}}}}
-    assert validator.searches_patterns(nested)
-    assert validator.searches_patterns({"type": "object", "$defs": {"id": {"patternProperties": {"^x": {}}}}})
+    assert not validator.plainly_valid(nested, {"to": ["a@b"]})
+    assert not validator.plainly_valid({"type": "object", "anyOf": [{"required": ["a"]}]}, {"a": 1})
 
 
 async def test_valid_arguments_reach_the_tool() -> None:
@@ -245,3 +249,73 @@ def test_a_whole_number_too_large_for_a_float_against_a_fractional_multiple_of_i
     third = {"type": "object", "properties": {"x": {"type": "number", "multipleOf": 0.3}}}
     [refused] = problems({"x": 10**400}, third)  # 10**401 / 3 is no whole number
     assert refused.startswith("$.x: expected a multiple of 0.3, got ")
+
+
+def _filter_schema(combinator: str) -> dict[str, Any]:
+    """A filter expression: and/or/not of conditions, as a search tool's argument may be."""
+    branches = [{"type": "object", "properties": {"op": {"const": op}, "args": {"type": "array",
+                                                                               "items": {"$ref": "#/$defs/expr"}}},
+                 "required": ["op", "args"]} for op in ("and", "or", "not")]
+    condition = {"type": "object", "properties": {"field": {"type": "string"}}, "required": ["field"]}
+    return {"type": "object", "properties": {"filter": {"$ref": "#/$defs/expr"}},
+            "$defs": {"expr": {combinator: [*branches, condition]}}}
+
+
+@pytest.mark.parametrize("combinator", ["anyOf", "oneOf"])
+def test_a_check_that_would_take_long_is_stopped_at_its_limit_and_said(combinator: str) -> None:
+    """A recursive anyOf is checked again for each branch at every level: each level three times
+    the last, ten levels (300 bytes) 34 s of the event loop (an outside check). 16 levels are
+    some 40 million checks, stopped at a twentieth of a second here."""
+    node: dict[str, Any] = {"field": 1}
+    for _ in range(16):
+        node = {"op": "and", "args": [node]}
+    [said] = SchemaValidator(check_limit_s=0.05).problems(_filter_schema(combinator), {"filter": node})
+    assert said.startswith("$: the arguments could not be checked against the tool's input schema within 0.05 s")
+    # A shallow filter is checked as ever.
+    shallow = {"op": "not", "args": [{"field": "name"}]}
+    assert SchemaValidator().problems(_filter_schema(combinator), {"filter": shallow}) == []
+
+
+def test_a_refusal_says_at_most_twenty_problems() -> None:
+    # 840,000 wrong items made a refusal of 41 MB, which was redacted on the event loop.
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}}},
+              "additionalProperties": False}
+    said = problems({"a": ["x"] * 100_000, **{f"k{number}": 1 for number in range(100)}}, schema)
+    assert len(said) == 21 and said[-1] == "$: more problems than these 20; mend these and send again"
+    assert said[0] == '$.a[0]: expected integer, got "x" (a string)'
+
+
+@pytest.mark.parametrize(("pattern", "reason"), [
+    ("(?:" * 5000 + "a" + ")" * 5000, "raised RecursionError: an internal error"),
+    ("a" * 80_000 + "|" + "a" * 80_000, "compiled in 4.7 s on the event loop"),
+])
+def test_a_regex_argument_too_deep_or_too_long_to_compile_is_refused(pattern: str, reason: str) -> None:
+    schema = {"type": "object", "properties": {"r": {"type": "string", "format": "regex"}}}
+    [said] = problems({"r": pattern}, schema)
+    assert said.startswith("$.r: expected a valid regex"), reason
+    assert problems({"r": "^[a-z]+(?:-[a-z]+)*$"}, schema) == []
+
+
+def test_unevaluated_items_and_properties_still_refuse_what_no_keyword_evaluated() -> None:
+    # Written again with sets (toolbay.internals.jsonschema_evaluated): 20,000 items took 2 s.
+    schema = {"type": "object", "properties": {
+        "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "unevaluatedItems": False},
+        "all": {"type": "array", "items": {"type": "integer"}, "unevaluatedItems": False},
+        "o": {"type": "object", "allOf": [{"properties": {"x": {"type": "integer"}}}], "unevaluatedProperties": False}}}
+    assert problems({"pair": ["a", 1], "all": list(range(20_000)), "o": {"x": 1}}, schema) == []
+    assert problems({"pair": ["a", 1, True]}, schema) == [
+        "$.pair: Unevaluated items are not allowed (True was unexpected)"]
+    assert problems({"o": {"x": 1, "y": 2}}, schema) == [
+        "$.o.y: unknown property; the allowed properties are x"]
+
+
+def test_jsonschemas_private_helpers_that_toolbay_reaches_for_are_still_there() -> None:
+    # toolbay.internals.jsonschema_evaluated reaches into jsonschema._utils: a jsonschema that
+    # renames or changes them must fail here, not in a user's call.
+    import inspect
+
+    import jsonschema._utils as utils
+
+    for name in ("find_evaluated_item_indexes_by_schema", "find_evaluated_property_keys_by_schema"):
+        assert list(inspect.signature(getattr(utils, name)).parameters) == ["validator", "instance", "schema"]
+    assert utils.extras_msg([1, 2]) == ("1, 2", "were")
