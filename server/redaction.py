@@ -75,10 +75,11 @@ _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|a
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
 # is a description.
 _ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:[=＝](?=\S)|\s+[=＝]\s*)[\"'`]?)"
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:[=＝](?=\S)|\s+[=＝]\s*)(?:\\?[\"'`])?)"
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
-    r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])[^\s,;\"'<>]+")
+    # A quote may be escaped (``PASSWORD=\"x\"`` in a JSON string), and ends the value then.
+    r"(?![A-Z][A-Z_]*(?![^\s,;\"'<>]))(?![${%*])(?:[^\s,;\"'<>\\]|\\(?![\"']))+")
 # ``password="correct horse battery"``, ``"password": "two words"``, ``password: 'a b'``: a quoted
 # value with spaces in it, after a secret's name (a dotted one too: ``spring.datasource.password``)
 # and "=" or ":", hidden whole, up to its closing quote on the same line; the rules below stop a
@@ -139,7 +140,7 @@ _VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # A Kubernetes container's or a workflow's variable: "- name: DB_PASSWORD" and, on the next
 # line, "value: ...", the setting's value whatever it is, but a placeholder (as ``_KEYED``).
 _NAMED_VALUE = re.compile(r"""(?m)((?<![\w-])name:[^\S\r\n]*(["']?)([A-Za-z0-9_.-]+)\2[^\S\r\n]*\r?\n"""
-                          r"""[^\S\r\n]*value:[^\S\r\n]*(["']?))(?![${%*<\[\s])([^\r\n"']*[^\s"'])(?=\4[^\S\r\n]*\r?$)""")
+                          r"""[^\S\r\n]*value:[^\S\r\n]*(["']?))(?![${%*<\[\s|>])([^\r\n"']*[^\s"'])(?=\4[^\S\r\n]*\r?$)""")
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
 # of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
@@ -204,7 +205,7 @@ _PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*")
 
 
 def _hide_assigned(found: re.Match[str]) -> str:
-    name = found.group(1).rstrip("\"'`=＝ \t\r\n\f\v\u00a0\u3000")
+    name = found.group(1).rstrip("\\\"'`=＝ \t\r\n\f\v\u00a0\u3000")
     value = found.group(0)[len(found.group(1)):]
     if not _SECRET_NAME.search(name):
         # "user=alice&password=..." (a query string): the value ran on over the secret's name,
@@ -225,10 +226,17 @@ def _hide_assigned(found: re.Match[str]) -> str:
     return found.group(1) + REDACTED
 
 
+# Words that say what a value is rather than being it: "Enter your password", "the session
+# token", "str | None", "string (required)" (i18n files, schema examples, documentation; a
+# re-check: all hidden whole). Such a value is left to the rules below, as before.
+_DESCRIBING = re.compile(r"(?i)\b(?:the|your|a|an|enter|choose|new|reset|forgot|for|of|to|is|be|must|will|here"
+                         r"|str|string|int|integer|bool|none|null|optional|required)\b")
+
+
 def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
     name = found.group(3) or found.group(4) or found.group(5)
     value = found.group(7)
-    if not value.strip() or not any(c.isspace() for c in value) \
+    if not value.strip() or not any(c.isspace() for c in value) or _DESCRIBING.search(value) \
             or not _SECRET_NAME.search(name.rsplit(".", 1)[-1]):
         return found.group(0)
     return found.group(1) + REDACTED
@@ -321,9 +329,14 @@ def _hide_spoken(found: re.Match[str]) -> str:
 
 def _hide_list_items(found: re.Match[str]) -> str:
     name = found.group(1).replace(" ", "_").rsplit(".", 1)[-1]
-    if not _SECRET_NAME.search(name) and not _SECRET_NAME.search(name.rstrip("sS")):  # "passwords", "tokens"
-        return found.group(0)
-    said_whole = _SAID_WHOLE.search(name) is not None or _SAID_WHOLE.search(name.rstrip("sS")) is not None
+    said_whole = _SAID_WHOLE.search(name) is not None
+    if not _SECRET_NAME.search(name):
+        # A plural: "passwords" holds passwords; "tokens", "keys" and "secrets" as often name
+        # them ("cl100k_base", "docker-hub-token-v2", "AWS_S3_TOKEN": a re-check).
+        singular = name[:-1] if name[-1:] in ("s", "S") else ""
+        if not singular or not re.search(r"(?i)pass(?:word|wd|phrase)$", singular):
+            return found.group(0)
+        said_whole = True
 
     def hide_item(item: re.Match[str]) -> str:
         quote, value = item.group(2) or "", item.group(3) or item.group(4)
@@ -331,13 +344,9 @@ def _hide_list_items(found: re.Match[str]) -> str:
         if _VARIABLE_NAME.fullmatch(bare):
             return item.group(0)
         if quote and " " in value.strip():  # quoted words: a passphrase under a password's name
-            hidden = said_whole
-        elif said_whole:
-            hidden = _looks_like_credential(bare, True, True)
-        else:
-            # Under "tokens" or "keys" a list is as often one of names ("cl100k_base",
-            # "python3", "v2.0.1", "x86_64"): a credential there is long and not a version.
-            hidden = len(bare) >= 16 and "." not in bare and _looks_like_credential(bare, False, False)
+            hidden = said_whole and not _DESCRIBING.search(value)
+        else:  # as the first item, under its name, is read (``_SPOKEN_NEXT_LINE``)
+            hidden = _looks_like_credential(bare, True, said_whole)
         if not hidden:
             return item.group(0)
         return item.group(1) + quote + REDACTED + value[len(bare):] + quote

