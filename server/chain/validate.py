@@ -58,6 +58,13 @@ CHECK_LIMIT_S = 2.0
 # Problems said in one refusal; more are counted, not said (a million wrong items made a
 # refusal of 41 MB, and redacting it took as long again).
 MAX_PROBLEMS = 20
+# A problem's sentence is cut to this many characters: one that quotes the value (jsonschema's
+# own, for keywords without a sentence here) was megabytes for a long array.
+MAX_PROBLEM_CHARS = 300
+# Checks at once off the event loop: each is Python holding the interpreter's lock, so forty at
+# once (a caller's burst of costly arguments) left the event loop a fortieth of it (a ping took
+# 5.6 s) and each check's own time limit ran while it waited for its turn.
+CHECKS_AT_ONCE = 2
 _JSON_TYPE_NAMES = {
     bool: "a boolean", int: "an integer", float: "a number", str: "a string",
     list: "an array", dict: "an object", type(None): "null",
@@ -276,13 +283,17 @@ class SchemaValidator:
             found.append(f"$: the arguments could not be checked: the tool's pattern {slow.pattern} takes too "
                          f"long on the value given (over {PATTERN_LIMIT_S:g} s); send a shorter or simpler "
                          "value, or tell the server's operator about the pattern")
+        except RecursionError:
+            found.append("$: the arguments are nested too deeply to be checked against the tool's input schema; "
+                         "send them less deeply nested")
         except ArgumentsTooCostly:
             found.append(f"$: the arguments could not be checked against the tool's input schema within "
                          f"{self.check_limit_s:g} s (the schema checks some values again for each of its alternatives, "
                          "so deep nesting or many items multiply the work); send fewer or less deeply nested values")
         if len(found) > MAX_PROBLEMS:
             found = [*found[:MAX_PROBLEMS], f"$: more problems than these {MAX_PROBLEMS}; mend these and send again"]
-        return found
+        return [problem if len(problem) <= MAX_PROBLEM_CHARS else start_of(problem, MAX_PROBLEM_CHARS - 3) + "..."
+                for problem in found]
 
     def plainly_valid(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
         """Whether the quick check alone finds ``arguments`` valid (``toolbay.chain.plain_schemas``:
@@ -333,9 +344,10 @@ class Validate(CheckStage):
 
     def __init__(self, validator: SchemaValidator) -> None:
         self.validator = validator
+        self._checks = anyio.CapacityLimiter(CHECKS_AT_ONCE)
 
     async def check(self, call: ToolCall) -> None:
         definition = definition_of(call)
         if not self.validator.plainly_valid(definition.input_schema, call.arguments):
             await anyio.to_thread.run_sync(self.validator.check, definition.name, definition.input_schema,
-                                           call.arguments)
+                                           call.arguments, limiter=self._checks)

@@ -319,3 +319,59 @@ def test_jsonschemas_private_helpers_that_toolbay_reaches_for_are_still_there() 
     for name in ("find_evaluated_item_indexes_by_schema", "find_evaluated_property_keys_by_schema"):
         assert list(inspect.signature(getattr(utils, name)).parameters) == ["validator", "instance", "schema"]
     assert utils.extras_msg([1, 2]) == ("1, 2", "were")
+
+
+def test_a_problem_quoting_a_long_value_is_cut_and_arguments_too_deep_to_check_are_said_to_be() -> None:
+    # A keyword without a sentence of its own is said in jsonschema's words, which quote the
+    # value: one such problem was megabytes. Arguments nested 190 deep made jsonschema raise
+    # RecursionError, an internal error (a re-check).
+    schema = {"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}],
+                                                     "contains": {"type": "integer"}, "unevaluatedItems": False}}}
+    said = problems({"a": ["s", 1, *(["y" * 20] * 30_000)]}, schema)
+    assert said and all(len(sentence) <= 300 for sentence in said)
+    assert said[0].startswith("$.a: Unevaluated items are not allowed ('") and said[0].endswith("...")
+    nested = {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}},
+              "$defs": {"n": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/n"}}]}}}
+    deep: Any = 1
+    for _ in range(400):
+        deep = [deep]
+    [refused] = problems({"a": deep}, nested)
+    assert refused == ("$: the arguments are nested too deeply to be checked against the tool's input schema; "
+                       "send them less deeply nested")
+
+
+async def test_costly_checks_run_at_most_two_at_once_off_the_event_loop() -> None:
+    """Forty costly checks at once, each on a thread of its own, left the event loop a fortieth
+    of the interpreter: a ping took 5.6 s (a re-check). Here each check waits until let go."""
+    import threading
+
+    from toolbay.chain.validate import CHECKS_AT_ONCE
+
+    running, most, let_go = 0, 0, threading.Event()
+    lock = threading.Lock()
+
+    class Waiting(SchemaValidator):
+        def check(self, tool: str, schema: Any, arguments: Any) -> None:
+            nonlocal running, most
+            with lock:
+                running += 1
+                most = max(most, running)
+            let_go.wait(30)
+            with lock:
+                running -= 1
+
+    stage = Validate(Waiting())
+    echo = tool(schema={"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 3}}})
+    async with anyio.create_task_group() as calls:
+        for _ in range(6):
+            calls.start_soon(stage, make_call(echo, {"n": 3}), run_handler)
+        while True:  # the two let in are at their check; the others wait for a place
+            with lock:
+                if running == CHECKS_AT_ONCE:
+                    break
+            await anyio.sleep(0.01)
+        await anyio.sleep(0.05)
+        with lock:
+            assert running == most == CHECKS_AT_ONCE == 2
+        let_go.set()
+    assert most == 2 and echo.calls == 6
