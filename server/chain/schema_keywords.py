@@ -1,5 +1,5 @@
 """How arguments a hostile caller chooses are checked against a tool's JSON Schema: jsonschema's
-validator, with a time limit and four keywords and one format checked differently
+validator, with a time limit, four keywords checked differently and one format bounded
 (``toolbay.chain.validate`` builds its validator here).
 
 - A time limit on the whole check (``within``): every keyword's check first looks at the
@@ -7,23 +7,23 @@ validator, with a time limit and four keywords and one format checked differentl
   holding the server. A recursive ``anyOf`` (a filter expression: and/or/not of conditions)
   is checked again for every branch at every level: ten levels (300 bytes) took 34 s, each
   level three times the last.
-- ``unevaluatedItems`` and ``unevaluatedProperties``: with sets
-  (``toolbay.internals.jsonschema_evaluated``).
-- The ``regex`` format: Python compiles a caller's pattern without a time limit, in time
-  growing with the square of a long alternation's common start (0.3 MB: 4.7 s), and 5,000
-  nested groups raised ``RecursionError`` (an internal error): longer than
-  ``REGEX_FORMAT_MAX`` is refused, and a pattern too deep for the parser is not one.
-
 - ``uniqueItems``: jsonschema compares items that do not sort (objects, mixed types) pair by
   pair, so 3,000 small objects (36 KB) took 11 s of the event loop and 20,000 more than six
   minutes, during which the server answered no one. Here each item becomes a hashable key
   that is equal exactly where JSON Schema calls two values equal (``1`` and ``1.0`` are, ``1``
   and ``true`` are not, objects whatever their keys' order), and a set finds a repeat in one
   pass.
+- ``unevaluatedItems`` and ``unevaluatedProperties``: with sets
+  (``toolbay.internals.jsonschema_evaluated``).
 - ``multipleOf``: a whole number too large for a float (``10**400``) against a divisor that is
   a float (``0.01``) raised ``OverflowError`` inside jsonschema, which the caller was told was
   the server's internal error. Such a number is checked exactly, as a fraction of the
-  divisor as JSON writes it (``0.01`` is 1/100).
+  divisor as JSON writes it (``0.01`` is 1/100); a smaller one as jsonschema checks it, in
+  floating point.
+- The ``regex`` format: Python compiles a caller's pattern without a time limit, in time
+  growing with the square of a long alternation's common start (0.3 MB: 4.7 s), and 5,000
+  nested groups raised ``RecursionError`` (an internal error): longer than
+  ``REGEX_FORMAT_MAX`` is refused, and a pattern too deep for the parser is not one.
 """
 
 from __future__ import annotations

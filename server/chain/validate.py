@@ -16,8 +16,9 @@ still lets ``allOf``/``$ref`` compositions through. Schemas that say what to do 
 extra properties (``additionalProperties``, ``patternProperties``,
 ``unevaluatedProperties``) are left as they are.
 
-``uniqueItems`` and ``multipleOf`` are checked as ``toolbay.chain.schema_keywords`` says (in
-one pass, and without overflow), since the caller chooses what they read.
+jsonschema is extended for arguments a caller chooses (``toolbay.chain.schema_keywords``): a
+time limit on the whole check, ``uniqueItems`` and ``unevaluated*`` in one pass, ``multipleOf``
+without overflow, the ``regex`` format bounded.
 
 Patterns are searched with a time limit (``toolbay.internals.jsonschema_patterns``): a value
 that makes a tool's pattern backtrack for longer than ``PATTERN_LIMIT_S`` in all is refused;
