@@ -64,7 +64,9 @@ MAX_PROBLEMS = 20
 MAX_PROBLEM_CHARS = 300
 # Checks at once off the event loop: each is Python holding the interpreter's lock, so forty at
 # once (a caller's burst of costly arguments) left the event loop a fortieth of it (a ping took
-# 5.6 s) and each check's own time limit ran while it waited for its turn.
+# 5.6 s) and each check's own time limit ran while it waited for its turn. One caller has one
+# of them at a time, so that another's checks are not queued behind its burst (twenty costly
+# calls held another caller's quick check for 21 s).
 CHECKS_AT_ONCE = 2
 _JSON_TYPE_NAMES = {
     bool: "a boolean", int: "an integer", float: "a number", str: "a string",
@@ -346,9 +348,23 @@ class Validate(CheckStage):
     def __init__(self, validator: SchemaValidator) -> None:
         self.validator = validator
         self._checks = anyio.CapacityLimiter(CHECKS_AT_ONCE)
+        # A caller's own turn (a lock), and how many of its checks hold or wait for it.
+        self._callers: dict[str, tuple[anyio.Lock, int]] = {}
 
     async def check(self, call: ToolCall) -> None:
         definition = definition_of(call)
-        if not self.validator.plainly_valid(definition.input_schema, call.arguments):
-            await anyio.to_thread.run_sync(self.validator.check, definition.name, definition.input_schema,
-                                           call.arguments, limiter=self._checks)
+        if self.validator.plainly_valid(definition.input_schema, call.arguments):
+            return
+        caller = call.principal.id if call.principal is not None else ""
+        turn, waiting = self._callers.get(caller) or (anyio.Lock(), 0)
+        self._callers[caller] = (turn, waiting + 1)
+        try:
+            async with turn:
+                await anyio.to_thread.run_sync(self.validator.check, definition.name, definition.input_schema,
+                                               call.arguments, limiter=self._checks)
+        finally:
+            turn, waiting = self._callers[caller]
+            if waiting == 1:
+                del self._callers[caller]
+            else:
+                self._callers[caller] = (turn, waiting - 1)
