@@ -201,6 +201,7 @@ def _names_a_secret(text: str) -> bool:
 
 # What code writes where a value is not given ("Pass `token=False` to send none").
 _NO_VALUES = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined"})
+# A placeholder in capitals ("PASSWORD", "API_KEY"), as the patterns' own lookaheads read one.
 _PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*")
 
 
@@ -265,7 +266,7 @@ def _hide_setting_attributes(found: re.Match[str]) -> str:
     named, value = attributes.get("key") or attributes.get("name"), attributes.get("value")
     if named is None or value is None or not _SECRET_NAME.search(named.group(4).rsplit(".", 1)[-1]):
         return tag
-    if not value.group(4) or re.match(r"[${%*]|[A-Z][A-Z_]*$", value.group(4)):
+    if not value.group(4) or value.group(4)[0] in "${%*" or _PLACEHOLDER.fullmatch(value.group(4)):
         return tag  # empty, or a placeholder ("${API_KEY}", "PASSWORD")
     return tag[:value.start(4)] + REDACTED + tag[value.end(4):]
 
