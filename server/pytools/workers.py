@@ -183,12 +183,21 @@ class Worker:
         a call left behind that ended it). Asked of the system without reaping it: the event
         loop's child watcher may not have seen it end yet."""
         process = self.process
-        if process is None or process.returncode is not None:
+        if process is None or process.returncode is not None or self._stopped_by_server():
             return False
         try:
             return _ended(process.pid) is None
         except ChildProcessError:  # reaped already: it has ended
             return False
+
+    def _stopped_by_server(self) -> bool:
+        """Whether the server has killed it (a flood, too many processes) from another thread.
+        Asked first: a killed process with threads shows as ended to nobody until the last of
+        them has gone, and a call handed to it meanwhile failed with the reason of its stop, a
+        flood the call had nothing to do with."""
+        if self._stderr is not None and self._stderr.flooded:
+            return True
+        return self.process is not None and PROCESS_CAP.crowded(self.process.pid) is not None
 
     def _hide(self, secret: str) -> None:
         if self._stderr is not None:

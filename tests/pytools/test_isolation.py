@@ -16,6 +16,7 @@ from tests.pytools.conftest import call
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
 from toolbay.config import load_settings
+from toolbay.pytools.workers import WorkerPool, WorkerSpec
 
 pytestmark = pytest.mark.anyio
 
@@ -301,6 +302,34 @@ async def test_a_tool_flooding_fd_1_or_2_itself_is_stopped_during_its_call_and_a
             after = await call(app, "floods_pid")
     assert flooded.is_error and "went on writing to its standard output or error" in flooded.text, flooded.text
     assert later.text == "returned" and not after.is_error and int(after.text) != pid
+
+
+async def test_a_worker_the_server_has_stopped_is_not_handed_the_next_call(tmp_path: Path) -> None:
+    """A worker killed for a flood shows as ended to nobody until its last thread has gone (the
+    flooding one): under load, the next call was handed to it in that moment and failed with "the
+    tool went on writing to its standard output or error", the flood of the call before. The
+    moment is held here by marking the idle worker as the log's thread does before it kills."""
+    module = tmp_path / "pids.py"
+    module.write_text(
+        "import os\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'pids_now', 'description': 'd', 'input_schema': {'type': 'object'}}]\n\n\n"
+        "def pids_now():\n    return os.getpid()\n", encoding="utf-8")
+    pool = WorkerPool(WorkerSpec(path=str(module), module="pids", confine=False), max_workers=1)
+
+    async def no_credentials(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
+        return None, "none here"
+
+    try:
+        with anyio.fail_after(60):
+            first = await pool.call("pids_now", {}, {}, no_credentials)
+            (stopping,) = pool._idle
+            assert stopping._stderr is not None
+            stopping._stderr.flooded = True
+            second = await pool.call("pids_now", {}, {}, no_credentials)
+    finally:
+        await pool.close()
+    assert not second.get("is_error") and second.get("text") != first.get("text"), (first, second)
+    assert pool.started == 2
 
 
 def _running(pid: int) -> bool:
