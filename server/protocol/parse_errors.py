@@ -8,7 +8,8 @@ included) and an invalid request (-32600) when it is JSON of another shape, both
 id, as none could be read. A string holding a lone UTF-16 surrogate (``"\\ud83d"``, what
 JavaScript's ``JSON.stringify`` writes for a text cut inside an emoji) is JSON to Python's
 reader but not to the SDK's: that parse error is said as what it is, under the request's own id
-(``surrogate_refusal``), or its client would wait for an answer until its own timeout. A batch
+(``surrogate_refusal``), or its client would wait for an answer until its own timeout; so is an
+integer longer than either reader takes (``long_integer_refusal``). A batch
 (an array) is refused in so many words: this protocol's versions since 2025-06-18 have none.
 ``stdio`` uses ``error_for``; the SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``;
 on the streamable HTTP endpoint, ``toolbay.protocol.plain_json`` (which reads the body anyway)
@@ -64,6 +65,45 @@ def surrogate_refusal(body: bytes, parsed: Any) -> tuple[types.RequestId | None,
         code=types.PARSE_ERROR,
         message=f"Parse error: a string holds a lone UTF-16 surrogate (\\u{ord(found.group()):04x}), which is no "
                 "Unicode character (a text cut inside an emoji or other character?): send whole characters")
+
+
+# The longest integer JSON may hold for the SDK's reader (pydantic's) and Python's alike: the
+# digits CPython converts to an int (``sys.get_int_max_str_digits``' default).
+MAX_INTEGER_DIGITS = 4300
+
+
+class _LongInteger(str):
+    """An integer of a message longer than ``MAX_INTEGER_DIGITS``, kept as its text."""
+
+
+def read_json(body: bytes | str) -> Any:
+    """``body`` read by Python's JSON reader, with an integer too long for it kept as its text
+    (``long_integer_refusal``): refused outright, such a message's id could not be read and its
+    sender was answered under a null id, and waited for its own answer until it gave up."""
+    return json.loads(body, parse_int=_integer)
+
+
+def _integer(digits: str) -> int | str:
+    return _LongInteger(digits) if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS else int(digits)
+
+
+def long_integer_refusal(parsed: Any) -> tuple[types.RequestId | None, types.ErrorData] | None:
+    """The id and parse error for a message (read by ``read_json`` as ``parsed``) holding an
+    integer longer than the server reads; None for any other."""
+    pending = [parsed]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, _LongInteger):
+            request_id = request_id_of(parsed)
+            return None if isinstance(request_id, _LongInteger) else request_id, types.ErrorData(
+                code=types.PARSE_ERROR,
+                message=f"Parse error: an integer of {len(value.lstrip('-'))} digits, longer than the "
+                        f"{MAX_INTEGER_DIGITS} this server reads: send so long a number as a string")
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return None
 
 
 def failed_answer(parsed: Any) -> types.JSONRPCError | None:
@@ -128,8 +168,9 @@ class AnswerUnparsableMessages:
             except ValidationError as exc:
                 error, request_id = error_for(exc), None
                 with contextlib.suppress(ValueError, RecursionError):
-                    parsed = json.loads(body)
-                    if (bad := params_refusal(parsed) or surrogate_refusal(body, parsed)) is not None:
+                    parsed = read_json(body)
+                    if (bad := long_integer_refusal(parsed) or params_refusal(parsed)
+                            or surrogate_refusal(body, parsed)) is not None:
                         request_id, error = bad
             else:
                 error, request_id = id_refusal(message, body), None
@@ -269,7 +310,8 @@ def without_session_on_refusal(send: Send) -> Send:
 def request_id_in(body: bytes | None) -> types.RequestId | None:
     """The id of the request ``body`` holds, when it is a JSON object with an id of a right kind."""
     try:
-        return request_id_of(json.loads(body) if body is not None else None)
+        request_id = request_id_of(read_json(body) if body is not None else None)
+        return None if isinstance(request_id, _LongInteger) else request_id
     except (ValueError, RecursionError):
         return None
 

@@ -51,10 +51,11 @@ from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
     NO_SESSION,
     SERVER_FULL,
-    SURROGATE_ESCAPE,
     bad_request_id,
     content_type_refusal,
+    long_integer_refusal,
     params_refusal,
+    read_json,
     refusal_for,
     refused,
     request_id_in,
@@ -223,8 +224,8 @@ class PlainJsonForQuickRequests:
         # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
         refusal = refusal_for(body, message) if body is not None else None
         refused_id: types.RequestId | None = None  # a refused body's id, where one can be read
-        if refusal is not None and body is not None and (lone := _lone_surrogate(body)) is not None:
-            refused_id, refusal = lone  # the SDK's 400 named no id
+        if refusal is not None and body is not None and (said := _said_under_its_id(body)) is not None:
+            refused_id, refusal = said  # the SDK's 400 named no id
         if refusal is not None:
             send = rewriting_refusal(refusal, send, request_id=refused_id)
         elif (bad_params := params_refusal(message)) is not None:
@@ -301,14 +302,13 @@ def _with_plain_json_content_type(scope: Scope, content_type: str | None) -> Sco
     return {**scope, "headers": headers}
 
 
-def _lone_surrogate(body: bytes) -> tuple[types.RequestId | None, types.ErrorData] | None:
-    """``surrogate_refusal`` for a body ``_parsed`` did not take."""
-    if SURROGATE_ESCAPE.search(body) is None:
-        return None
+def _said_under_its_id(body: bytes) -> tuple[types.RequestId | None, types.ErrorData] | None:
+    """``long_integer_refusal`` or ``surrogate_refusal`` for a body ``_parsed`` did not take."""
     try:
-        return surrogate_refusal(body, json.loads(body))
+        parsed = read_json(body)
     except (ValueError, RecursionError):
         return None
+    return long_integer_refusal(parsed) or surrogate_refusal(body, parsed)
 
 
 def _parsed(body: bytes) -> dict[str, Any] | None:

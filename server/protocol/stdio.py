@@ -20,7 +20,6 @@ on exit.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import sys
@@ -42,7 +41,9 @@ from toolbay.protocol.parse_errors import (
     error_message,
     failed_answer,
     id_refusal,
+    long_integer_refusal,
     params_refusal,
+    read_json,
     request_id_of,
     surrogate_refusal,
 )
@@ -511,12 +512,12 @@ def _parse(line: bytes) -> SessionMessage | Exception:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:  # answered with an error; the stream goes on
         try:
-            parsed = json.loads(line)
+            parsed = read_json(line)
         except (ValueError, RecursionError):
             parsed = None
         if (failed := failed_answer(parsed)) is not None:
             return SessionMessage(failed)  # the request it answers fails now, rather than waiting
-        bad = params_refusal(parsed) or surrogate_refusal(line, parsed)
+        bad = long_integer_refusal(parsed) or params_refusal(parsed) or surrogate_refusal(line, parsed)
         if bad is None:
             # Under the id it was sent with, when one can be read: its sender waits for that id.
             return _Unparsable(error_for(exc), request_id_of(parsed))

@@ -12,4 +12,7 @@ HOSTILE_MESSAGES = {
     '"hashsum", "arguments": {"zz": ' + "[" * 500 + "]" * 500 + "}}}",
     "a lone surrogate": '{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "hashsum", '
     '"arguments": {"text": "\\ud800"}}}',
+    # Longer than either JSON reader takes: refused with a null id, its sender waited for its own.
+    "an integer of 5,000 digits": '{"jsonrpc": "2.0", "id": 15, "method": "tools/call", "params": {"name": '
+    '"hashsum", "arguments": {"text": "a", "n": ' + "9" * 5000 + "}}}",
 }

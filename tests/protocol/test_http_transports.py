@@ -220,14 +220,18 @@ async def test_deep_nesting_and_lone_surrogates_get_a_parse_error_over_http_with
         answer = await http.post(f"{base_url}/mcp", content=body.encode(), headers=session)
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == -32700
-    _lone_surrogate_said_under_its_id(body, answer.json())
+    _said_under_its_id(body, answer.json())
     assert not [record for record in caplog.records if record.exc_info], caplog.text
 
 
-def _lone_surrogate_said_under_its_id(body: str, answer: dict[str, Any]) -> None:
-    if "\\ud800" in body:  # a client would otherwise wait for its request's answer until it gives up
+def _said_under_its_id(body: str, answer: dict[str, Any]) -> None:
+    """A client would otherwise wait for its request's answer until it gives up."""
+    if "\\ud800" in body:
         assert answer["id"] == 12
         assert "lone UTF-16 surrogate (\\ud800)" in answer["error"]["message"]
+    if "9" * 5000 in body:
+        assert answer["id"] == 15
+        assert "an integer of 5000 digits, longer than the 4300 this server reads" in answer["error"]["message"]
 
 
 NOT_MESSAGES = {
@@ -307,7 +311,7 @@ async def test_deep_nesting_and_lone_surrogates_are_refused_on_sse_without_a_tra
                                  headers={"Content-Type": "application/json"})
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == -32700
-    _lone_surrogate_said_under_its_id(body, answer.json())
+    _said_under_its_id(body, answer.json())
     assert not [record for record in caplog.records if record.exc_info], caplog.text
 
 

@@ -125,6 +125,8 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
     # The lone surrogate's request is answered under its own id, saying what is wrong.
     [lone] = [answer for answer in answers if "lone UTF-16 surrogate" in answer.get("error", {}).get("message", "")]
     assert lone["id"] == 12 and "\\ud800" in lone["error"]["message"]
+    [long] = [answer for answer in answers if "an integer of 5000 digits" in answer.get("error", {}).get("message", "")]
+    assert long["id"] == 15
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
     [nan] = [answer["result"] for answer in answers if answer.get("id") == 13]
     assert nan["isError"] and "$.timeout_s: NaN is not a JSON number" in nan["content"][0]["text"]
