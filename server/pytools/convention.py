@@ -92,7 +92,7 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
 # What a schema may call its input schema: the convention's name, MCP's (a definition copied
 # from an MCP server), and function calling's.
 INPUT_SCHEMA_KEYS = ("input_schema", "inputSchema", "parameters")
-_KNOWN_KEYS = frozenset({"name", "description", *INPUT_SCHEMA_KEYS})
+SCHEMA_KEYS_READ = frozenset({"name", "description", *INPUT_SCHEMA_KEYS})
 
 
 # A guard only: a schema nested deeper than 128 levels is refused before it is read here.
@@ -143,7 +143,7 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
     if len(named) > 1:
         said.append(f"{name!r}: its input schema is given as both {named[0]!r} and {named[1]!r}; "
                     f"{named[0]!r} is used")
-    unknown = sorted(str(key) for key in item if key not in _KNOWN_KEYS)
+    unknown = sorted(str(key) for key in item if key not in SCHEMA_KEYS_READ)
     if unknown:
         # Dropped with nothing said, a misspelt "input_shema" served a tool taking nothing.
         said.append(f"{name!r}: {', '.join(repr(key) for key in unknown)} ignored (a schema is read for "

@@ -81,6 +81,8 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
         detail = f": {' | '.join(stderr)}" if stderr else ""
         raise DescribeFailed(f"describing it failed: {exit_reason(completed.returncode)}{detail}")
     if not ready.get("ok"):
+        if ready.get("stage") == "returned":  # what get_tool_schemas() returned is no list of plain schemas
+            raise DescribeFailed(str(ready.get("error")), with_packages=True)
         if ready.get("stage") == "describe":  # imported, then get_tool_schemas() (or a declaration) failed
             raise DescribeFailed(f"get_tool_schemas() failed: {ready.get('error')}", with_packages=True)
         raise DescribeFailed(f"it cannot be imported: {ready.get('error')}", with_packages=True)

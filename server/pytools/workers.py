@@ -33,6 +33,7 @@ import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from toolbay.flooding import FLOOD_FACTOR, FLOOD_FLOOR, flood_mark
+from toolbay.pytools.convention import SCHEMA_KEYS_READ
 from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.stderr_log import StderrSource, stderr_log
 
@@ -118,6 +119,7 @@ class WorkerSpec:
             "describe": describe, "tmp": tmp,
             "cwd": self.cwd or tmp, "confine": confine, "output_limit": self.limits.output_limit,
             "flood": [FLOOD_FACTOR, FLOOD_FLOOR],  # toolbay.flooding's rule, which the worker cannot import
+            "schema_keys": sorted(SCHEMA_KEYS_READ),  # and the keys of a schema the server reads
             "env": {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": tmp, "TMPDIR": tmp},
             "site": _SITE_PACKAGES,
         }

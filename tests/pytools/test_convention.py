@@ -164,6 +164,36 @@ async def test_a_module_whose_get_tool_schemas_raises_is_skipped_saying_so_not_t
     assert skipped["broken.py"].startswith("it cannot be imported: ")
 
 
+async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_not_json_is_said_where(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """A generator function's schemas, and a schema keeping its function under a key the server
+    does not read, refused the whole module: "Object of type generator (function) is not JSON
+    serializable". A value that is no JSON under a key the server reads is said where it is."""
+    (python_dir / "yielding.py").write_text(
+        "def get_tool_schemas():\n"
+        "    yield {'name': 'yielding_hi', 'description': 'Says hi', 'input_schema': {'type': 'object'}}\n\n\n"
+        "def yielding_hi():\n    return 'hi'\n")
+    (python_dir / "handled.py").write_text(
+        "def handled_hi():\n    return 'hi'\n\n\n"
+        "def get_tool_schemas():\n"
+        "    return [{'name': 'handled_hi', 'description': 'Says hi', 'input_schema': {'type': 'object'},\n"
+        "             'handler': handled_hi}]\n")
+    (python_dir / "dated.py").write_text(
+        "import datetime\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'dated_a', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {\n"
+        "        'day': {'type': 'string', 'default': datetime.date(2020, 1, 2)}}}}]\n")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
+        answers = [(await call(app, name)).text for name in ("yielding_hi", "handled_hi")]
+        notes = "\n".join(app.keeper.notes())
+    assert answers == ["hi", "hi"]
+    assert "handled: 'handled_hi': 'handler' ignored" in notes
+    assert skipped["dated.py"] == ("get_tool_schemas() returned a date at [0]['input_schema']['properties']['day']"
+                                   "['default'], which is not JSON (a schema is made of dicts, lists, strings, "
+                                   "numbers, booleans and None)")
+    assert "yielding.py" not in skipped and "handled.py" not in skipped
+
+
 async def test_a_module_with_a_syntax_error_is_skipped_with_one_line_saying_where(
         make_settings: Callable[..., Settings], python_dir: Path) -> None:
     """The reason was Python's three-line caret display, of which the server's log showed the

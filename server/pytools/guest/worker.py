@@ -13,6 +13,7 @@ during a call the worker may send ``credential`` requests, each answered by the 
 from __future__ import annotations
 
 import _thread
+import collections.abc
 import contextlib
 import contextvars
 import ctypes
@@ -394,14 +395,30 @@ def load(path: str, name: str, source: str | None) -> Any:
     return module
 
 
-def describe(module: Any) -> dict[str, Any]:
+class NotToolSchemas(TypeError):
+    """What ``get_tool_schemas()`` returned is no list of schemas (said as it stands, not as an error
+    the function raised)."""
+
+
+def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """What the server needs of ``module``; ``keys_read``: the keys of a schema the server reads
+    (a value under any other key, which it ignores, need not be JSON)."""
     get_schemas = getattr(module, "get_tool_schemas", None)
     if not callable(get_schemas):
         return {"not_a_tool_module": "it defines no get_tool_schemas() function"}
     schemas = get_schemas()
-    json.dumps(schemas)  # must be plain data: said here, in the module's words
+    if isinstance(schemas, collections.abc.Iterator):  # a generator function, map(): read once, as a list
+        schemas = list(schemas)
     if not isinstance(schemas, list | tuple):
-        raise TypeError(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
+        raise NotToolSchemas(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
+    schemas = [_plain_schema(item, keys_read) for item in schemas]
+    try:
+        json.dumps(schemas)  # must be plain data
+    except (TypeError, ValueError):
+        if (place := _not_json(schemas)) is None:
+            raise  # a circular reference: said in Python's words
+        raise NotToolSchemas(f"get_tool_schemas() returned {place[1]} at {place[0]}, which is not JSON (a schema is "
+                        "made of dicts, lists, strings, numbers, booleans and None)") from None
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
     return {
         "schemas": list(schemas),
@@ -412,6 +429,41 @@ def describe(module: Any) -> dict[str, Any]:
         "has_cli_main": callable(getattr(module, "cli_main", None)),
         "doc": (module.__doc__ or "").strip().split("\n\n")[0][:500],
     }
+
+
+def _plain_schema(item: Any, keys_read: frozenset[str]) -> Any:
+    """``item`` without values that are not JSON under keys the server ignores (a function kept
+    beside its schema): kept as None, so that the server still says the key is ignored."""
+    if not isinstance(item, dict) or not keys_read:
+        return item
+    return {key: (None if key not in keys_read and _not_json(value) is not None else value)
+            for key, value in item.items()}
+
+
+def _not_json(value: Any) -> tuple[str, str] | None:
+    """Where in ``value`` (``[1]['handler']``) the first thing ``json.dumps`` refuses is, and what
+    it is; None where there is none (a circular reference)."""
+    pending: list[tuple[str, Any]] = [("", value)]
+    seen: set[int] = set()
+    while pending:
+        where, item = pending.pop()
+        if item is None or isinstance(item, str | bool | int | float):
+            continue
+        if isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                if not (key is None or isinstance(key, str | bool | int | float)):
+                    return where or "the top", f"a key of type {type(key).__name__}"
+                pending.append((f"{where}[{key!r}]", inner))
+        elif isinstance(item, list | tuple):
+            pending.extend((f"{where}[{index}]", inner) for index, inner in reversed(list(enumerate(item))))
+        else:
+            kind = type(item).__name__
+            return where or "the top", f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+    return None
 
 
 _files_read: set[str] | None = None  # while the module is imported and described: the files it opened to read
@@ -681,7 +733,7 @@ def main() -> int:
     try:
         module = load(path, name, init.get("source"))
         stage = "describe"
-        description = describe(module) if init.get("describe") else {}
+        description = describe(module, frozenset(init.get("schema_keys") or ())) if init.get("describe") else {}
         if description.get("schemas") is not None:
             description["helpers"] = _helpers_imported(path, _files_read or set())
         _files_read = None
@@ -689,6 +741,8 @@ def main() -> int:
         if isinstance(exc, SystemExit):
             doing = "being imported" if stage == "import" else "describing its tools"
             error = f"it called sys.exit({exc.code!r}) while {doing}"
+        elif isinstance(exc, NotToolSchemas):
+            error, stage = str(exc), "returned"
         elif isinstance(exc, SyntaxError):  # one line (a log line and a note show one): where, and what
             where = _place(path, exc.filename, exc.lineno)
             line = f": {exc.text.strip()}" if exc.text and exc.text.strip() else ""
