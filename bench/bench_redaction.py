@@ -37,6 +37,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "dotted names": lambda n: "a.password" * (n // 10) + ": x1y2z3",
     "names with =": lambda n: 'password="a b ' * (n // 14),
     "backquoted names": lambda n: "`token=` " * (n // 9),
+    "a chain of assignments": lambda n: "a=" * (n // 2),
 }
 
 

@@ -74,8 +74,12 @@ _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|a
 # ``password=...`` (a connection string, an environment line): the value after a name and "=",
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
 # is a description.
-_ASSIGNED = re.compile(
-    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+(?:[=＝](?=\S)|\s+[=＝]\s*)(?:\\?[\"'`])?)"
+# The name and "=" are looked for first, and the value only after a secret's name: the text
+# after any other name is searched again, so that "x = f(password='...')" and a query string's
+# "user=alice&password=..." are found, in one pass ("a=a=a=..." took time growing with the
+# square of its length, and recursion past Python's limit at 2 KB).
+_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)(?:[=＝](?=\S)|\s+[=＝]\s*)(?:\\?[\"'`])?")
+_ASSIGNED_VALUE = re.compile(
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
     # A quote may be escaped (``PASSWORD=\"x\"`` in a JSON string), and ends the value then.
@@ -142,7 +146,7 @@ _VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _NAMED_VALUE = re.compile(r"""(?m)((?<![\w-])name:[^\S\r\n]*(["']?)([A-Za-z0-9_.-]+)\2[^\S\r\n]*\r?\n"""
                           r"""[^\S\r\n]*value:[^\S\r\n]*(["']?))(?![${%*<\[\s|>])([^\r\n"']*[^\s"'])(?=\4[^\S\r\n]*\r?$)""")
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
-# of an element named as a secret, the tags kept. As ``_ASSIGNED``: whatever it holds but a
+# of an element named as a secret, the tags kept. As ``_ASSIGNED_VALUE``: whatever it holds but a
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
 _TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*(?:<!\[CDATA\[)?)"
                      r"(?![A-Z][A-Z_]*\s*[<\]])(?![${%*])([^<>\s\]](?:[^<>\]]*[^<>\s\]])?)(?=\s*(?:\]\]>)?</)")
@@ -205,26 +209,37 @@ _NO_VALUES = frozenset({"True", "False", "None", "true", "false", "null", "nil",
 _PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*")
 
 
-def _hide_assigned(found: re.Match[str]) -> str:
-    name = found.group(1).rstrip("\\\"'`=＝ \t\r\n\f\v\u00a0\u3000")
-    value = found.group(0)[len(found.group(1)):]
-    if not _SECRET_NAME.search(name):
-        # "user=alice&password=..." (a query string): the value ran on over the secret's name,
-        # which was then never read for itself.
-        return found.group(1) + _ASSIGNED.sub(_hide_assigned, value) if "=" in value else found.group(0)
+def _hide_every_assigned(text: str) -> str:
+    """Every value of ``_ASSIGNED_NAME``'s secret names hidden (``_hidden_value``)."""
+    pieces: list[str] = []
+    kept = at = 0
+    while (named := _ASSIGNED_NAME.search(text, at)) is not None:
+        at = named.end()
+        if not _SECRET_NAME.search(named.group(1)):
+            continue
+        value = _ASSIGNED_VALUE.match(text, at)
+        if value is None:
+            continue
+        pieces += [text[kept:named.start()], named.group(), _hidden_value(text, named, value.group())]
+        kept = at = value.end()
+    return "".join(pieces) + text[kept:] if pieces else text
+
+
+def _hidden_value(text: str, named: re.Match[str], value: str) -> str:
+    """What ``value``, after a secret's name and "=" (``named``), is written as."""
     if value.startswith(("=", "＝")):
-        return found.group(0)  # a comparison ("aliceSecret === bobSecret"): code, not a value
-    after_code_quote = found.string[found.start() - 1:found.start()] == "`"
-    if after_code_quote and (found.group(1).endswith("`") or value[:1] == "`"):
-        return found.group(0)  # a name in code quotes ("`password=`", "`secret=`..."), its value not given
+        return value  # a comparison ("aliceSecret === bobSecret"): code, not a value
+    after_code_quote = text[named.start() - 1:named.start()] == "`"
+    if after_code_quote and (named.group().endswith("`") or value[:1] == "`"):
+        return value  # a name in code quotes ("`password=`", "`secret=`..."), its value not given
     bare = value.rstrip("`.,:;)")
     if bare in _NO_VALUES or "`" in value and _PLACEHOLDER.fullmatch(bare):
         # "`token=False`": an argument's value in code, not a secret; "`--token=TOKEN`", a
         # placeholder as the pattern reads one, but for the code quote that closes it
-        return found.group(0)
-    if value.endswith("`") and (found.group(1).endswith("`") or after_code_quote):
-        return found.group(1) + REDACTED + "`"  # "`password=x9`", "token=`[REDACTED]`": the quote closes it
-    return found.group(1) + REDACTED
+        return value
+    if value.endswith("`") and (named.group().endswith("`") or after_code_quote):
+        return REDACTED + "`"  # "`password=x9`", "token=`[REDACTED]`": the quote closes it
+    return REDACTED
 
 
 # Words that say what a value is rather than being it: "Enter your password", "the session
@@ -248,7 +263,7 @@ def _hide_quoted(found: re.Match[str]) -> str:
 
 
 def _hide_keyed(found: re.Match[str]) -> str:
-    """As ``_hide_assigned``: a setting's value, whatever it is, but a placeholder."""
+    """As ``_hidden_value``: a setting's value, whatever it is, but a placeholder."""
     return found.group(1) + REDACTED if _SECRET_NAME.search(found.group(3).rsplit(".", 1)[-1]) else found.group(0)
 
 
@@ -389,7 +404,7 @@ def redact_text(text: str) -> str:
     if (equals or colon or "--" in text) and ('"' in text or "'" in text or "`" in text) and _names_a_secret(text):
         text = _QUOTED_WITH_SPACES.sub(_hide_quoted_with_spaces, text)
     if equals:
-        text = _ASSIGNED.sub(_hide_assigned, text)
+        text = _hide_every_assigned(text)
     if colon or equals:  # ":", or "=>"
         text = _QUOTED.sub(_hide_quoted, text)
     # Whether a secret's name may be there at all, asked once: each rule below acts only after one.

@@ -15,7 +15,7 @@ from toolbay.chain.audit import Audit, AuditLog
 from toolbay.chain.authenticate import Authenticate, Authenticator
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
-from toolbay.redaction import redact
+from toolbay.redaction import redact, redact_text
 from toolbay.words import ToolResult
 
 pytestmark = pytest.mark.anyio
@@ -287,6 +287,9 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("token=`" + "xy zw qv`, next", "token=`[REDACTED]`, next"),
     ("use `password=" + "hunter2x` here", "use `password=[REDACTED]` here"),
     ('{"cmd": "PASSWORD=\\"' + 'x9y8z7\\" ./run"}', '{"cmd": "PASSWORD=\\"[REDACTED]\\" ./run"}'),
+    # a secret's keyword argument inside another assignment's value, which hid it from the rule
+    ('client = Client(api_key="' + 'sk-abcdef123456")', 'client = Client(api_key="[REDACTED]")'),
+    ("x = f(y, password='" + "hunter2x', token=None)", "x = f(y, password='[REDACTED]', token=None)"),
     # ... and a password said after its name in another language
     ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
     ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
@@ -299,6 +302,13 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}
+
+
+def test_a_chain_of_assignments_is_read_without_recursion() -> None:
+    """Each value after a name that is no secret's was searched again by recursion: "a=" 1,000
+    times (2 KB) raised RecursionError, and the audit line lost its arguments."""
+    chain = "a=" * 20_000 + "password=" + "hunter2x"
+    assert redact_text(chain) == "a=" * 20_000 + "password=[REDACTED]"
 
 
 async def test_a_full_disk_is_reported_on_stderr_and_the_call_goes_on(caplog: pytest.LogCaptureFixture) -> None:
