@@ -137,6 +137,7 @@ class _Walk:
                 self.result.skipped.append(SkippedCommand(child_path, _ECHO))
                 continue
             child_desc = about_from_the_list(desc, child, inherit_conventions(desc, child_desc))
+            child_desc = written_before_its_word(child_desc, child)
             self.visit(child_path, with_program_options(desc, child_desc, at_root=not path), [*parents, names])
         latest = self.result.skipped[-len(children):]
         if len(self.result) == leaves_before and (
@@ -216,9 +217,28 @@ def with_program_options(parent: HelpDescription, child: HelpDescription, *, at_
     # Required stays required: the program reads its own options before any subcommand's (go-arg's
     # "--store STORE", argparse's and click's required options on the program), and every call of
     # a subcommand without it was refused by the program, after the schema had let it through.
-    taken = tuple(option._replace(before_command=True) for option in parent.options
-                  if (at_root or option.before_command) and not own & {option.long, option.short})
+    # One whose short name the subcommand has for an option of its own ("-t") keeps its long one.
+    taken = tuple(option._replace(before_command=True, short=None if option.short in own else option.short)
+                  for option in parent.options
+                  if (at_root or option.before_command) and option.long not in own
+                  and (option.long is not None or option.short not in own))
     return child.with_changes(options=(*child.options, *taken)) if taken else child
+
+
+def written_before_its_word(child: HelpDescription, word: str) -> HelpDescription:
+    """``child`` with the options its usage writes before its own command word taken as the
+    program's, given before the subcommand: clap writes a program's required options so in a
+    subcommand's usage ("c4 --profile <PROFILE> remote <COMMAND>"). Read as the subcommand's own,
+    they went after its word, where clap refuses them, and were lost a level further down."""
+    words = child.usage.split()
+    if word not in words[1:]:
+        return child
+    before = {name.strip("[](){}<>|,.").partition("=")[0] for name in words[1:words.index(word, 1)]}
+    if not before & _option_names(child):
+        return child
+    return child.with_changes(options=tuple(
+        option._replace(before_command=True) if {option.long, option.short} & before else option
+        for option in child.options))
 
 
 def about_from_the_list(parent: HelpDescription, name: str, child: HelpDescription) -> HelpDescription:

@@ -235,6 +235,34 @@ def test_a_subcommand_keeps_what_the_program_requires_and_is_said_to_do_what_the
     assert "store" in build_tool_schema(get).input_schema["required"]
 
 
+@pytest.mark.parametrize(("folder", "required", "nested_call", "nested_argv"), [
+    # clap 4.0.32 (derive): a required `--profile` on the program, `fetch`, and `remote add` with
+    # its own `-t/--track`. `c4 remote --help` writes "c4 --profile <PROFILE> remote <COMMAND>";
+    # `c4 remote add --help` does not name --profile at all.
+    ("clap-4.0.32-c4", "profile", {"profile": "p", "name": "origin", "url": "u", "track": "t"},
+     ["--profile", "p", "remote", "add", "--track", "t", "origin", "u"]),
+    # structopt 0.3 on clap 2: a required `--name` and a repeatable `-t/--tag` on the program, and
+    # `remote add` whose `-t` is `--track`: "so --name <name> fetch [FLAGS] <remote>".
+    ("structopt-0.3-clap-2-so", "name", {"name": "N", "name_arg": "origin", "url": "u", "tag": ["T"], "track": "x"},
+     ["--name", "N", "--tag", "T", "remote", "add", "--track", "x", "origin", "u"]),
+])
+def test_the_programs_required_option_written_before_a_subcommands_word_is_given_there_at_every_depth(
+        folder: str, required: str, nested_call: dict[str, object], nested_argv: list[str]):
+    """clap writes the program's required options before the subcommand in a subcommand's usage:
+    they were read as the subcommand's own, given after its word (clap: "Found argument '--name'
+    which wasn't expected"), and lost a level further down, where every call was refused for
+    lack of them. And a program's option whose short name a subcommand uses for its own was
+    dropped whole; it keeps its long name."""
+    tools = {command.tool_name: build_tool_schema(command.description)
+             for command in describe_tree(runner_over(FRAMEWORK_TEXTS / folder), "p")}
+    fetch = tools["p_fetch"].to_argv({required: "x", "remote": "origin"})
+    assert fetch[:fetch.leading] == [f"--{required}", "x"] and "fetch" not in fetch[:fetch.leading]
+    adding = tools["p_remote_add"]
+    assert required in adding.input_schema["required"]
+    argv = adding.to_argv(nested_call)
+    assert [*argv[:argv.leading], "remote", "add", *argv[argv.leading:]] == nested_argv, list(argv)
+
+
 def test_a_docopt_program_answering_a_command_words_help_with_its_usage_is_one_tool():
     # Rust's docopt 1.1.1 (shipdoc, built for WebAssembly) answers "shipdoc ship --help" with
     # "Invalid arguments." and its usage on stderr, exit 1: that was read as the help of a tool
