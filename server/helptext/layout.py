@@ -266,11 +266,26 @@ def _next_line_with_text(lines: list[str], i: int) -> str:
 def _without_description(form: str) -> str:
     """A usage form without the sentence a help writes beside it, two spaces or more away
     ("yaml cst      Parse the CST of a YAML stream", "rarp -d <hostname>    delete entry from
-    cache.")."""
+    cache."), or after " - " in GLib's way."""
     for gap in itertools.islice(_GAP.finditer(form), _GAPS_TRIED):
         if _is_prose(form[gap.end():]):
             return form[:gap.start()]
+    return _without_summary(form)
+
+
+def _without_summary(form: str) -> str:
+    """A usage form without the summary GLib's GOption writes after it, past " - " (the one
+    given to ``g_option_context_new``: "gopt2 [OPTION…] - test tree model performance"): its
+    words were read as four operands every call had to give. Only after GOption's own
+    "[OPTION…]": elsewhere a lone "-" is standard input."""
+    head, dash, summary = form.partition(" - ")
+    if dash and _GOPTION_OPTIONS.search(head) and summary.strip() and not _USAGE_MARKS.search(summary):
+        return head.rstrip()
     return form
+
+
+_GOPTION_OPTIONS = compiled(r"\[OPTION(?:…|\.\.\.)\]")
+_USAGE_MARKS = compiled(r"[\[\]<>{}|]|(?<!\S)-")
 
 
 _GAP = compiled(r"\s{2,}")

@@ -52,6 +52,20 @@ def test_prose_after_the_usage_line_does_not_become_positionals():
     assert [p.name for p in desc.positionals] == ["FILE"]
 
 
+@pytest.mark.parametrize(("name", "operands"), [("gopt2", []), ("gopt", ["file", "src", "dst"])])
+def test_the_summary_glib_writes_after_its_usage_is_no_operands(name: str, operands: list[str]):
+    # truth_programs/goption: g_option_context_new("- test tree model performance") (GLib's own
+    # documented idiom) and ("SRC [DST] - copy things") with G_OPTION_REMAINING "FILE…": the
+    # summary's words were required operands, every call had to give four junk words.
+    text = (Path(__file__).parent / "framework_texts" / f"goption-glib-2.74-{name}.txt").read_bytes()
+    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    assert [key for key in properties if key not in ("verbose", "count", "output", "ratio", "tag", "no_color",
+                                                      "big", "name", "stdin")] == operands
+    # Elsewhere a lone "-" after the options is standard input, not a summary.
+    stdin = _describe("Usage: tool [OPTION]... - FILE\n\nOptions:\n  -v, --verbose  Talk more\n")
+    assert [p.name for p in stdin.positionals][-1] == "FILE"
+
+
 def test_a_pflag_boolean_written_with_its_optional_false_takes_no_value():
     desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n      --dry-run[=false]   only print\n"
                      "  -h, --help   help for kit\n")
