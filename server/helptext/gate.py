@@ -30,6 +30,9 @@ _STRUCTURE = compiled(
 _LISTED_FILE = compiled(r"[^\S\n]*-[r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?\s+\d")
 _ERROR_LINE = compiled(r"^(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE | re.MULTILINE)
 _MAX_ODD_SHARE = 0.05
+# The arguments a help run gives a program, as a program that echoes them prints them back.
+_HELP_FLAGS = frozenset({"-h", "--help", "-help", "-?", "help"})
+_COMMAND_WORD = compiled(r"[A-Za-z0-9][\w.-]*")
 
 
 def check_text(text: str, had_errors: bool) -> None:
@@ -37,6 +40,12 @@ def check_text(text: str, had_errors: bool) -> None:
     content = text.strip()
     if not content:
         raise NotHelpError("the output is empty")
+    words = content.split()
+    if len(words) <= 4 and "\n" not in content and words[-1] in _HELP_FLAGS \
+            and all(_COMMAND_WORD.fullmatch(word) for word in words[:-1]):
+        # "echo --help" prints "--help": read as help, it was a tool of one option, -h.
+        raise NotHelpError(f"it printed back the arguments it was given ({content[:80]!r}): it echoes them, "
+                           "it has no help to read")
     sample = content[:20000]
     odd = sum(1 for ch in sample if _is_odd(ch))
     if odd / max(1, len(sample)) > _MAX_ODD_SHARE:

@@ -25,6 +25,11 @@ from toolbay.helptext import describe_help
     (b"total 12\n-rwxr-xr-x  1 root root 68496 Sep 20  2022 [\n-rw-r--r--. 1 ann ann 10 Jan  1 00:00 a.txt\n"
      b"drwxr-xr-x  2 root root  4096 Dec  5 12:00 lib\nlrwxrwxrwx  1 root root    28 Feb 17  2023 x -> y\n",
      "listing of files"),
+    # A program that prints its arguments back (echo, built for WASI): "-h" was read as an option
+    # list of one, and the program served as a tool of a boolean "h".
+    (b"--help\n", "printed back the arguments"),
+    (b"-h\n", "printed back the arguments"),
+    (b"remote --help\n", "printed back the arguments"),
 ])
 def test_non_help_is_refused_with_a_one_line_reason(data, words):
     with pytest.raises(NotHelpError) as caught:
