@@ -1467,7 +1467,9 @@ def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) ->
         if rest and not re.match(r"^[\[<(]|^[A-Z_]+\b|^\.\.\.", rest) and not description:
             description = rest  # one space between name and description
         seen.add(name)
-        out.append(SubcommandSpec(name, description))
+        spelled = " ".join(words) if name == words[0] and entry.description \
+            and 1 < len(words) <= _MOST_COMMAND_WORDS and all(_COMMAND_WORD.fullmatch(word) for word in words) else ""
+        out.append(SubcommandSpec(name, description, spelled))
     return out
 
 

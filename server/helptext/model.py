@@ -74,13 +74,22 @@ class PositionalSpec(NamedTuple):
 class SubcommandSpec(NamedTuple):
     name: str
     description: str = ""
+    # The command as listed where more plain words follow its name ("remote add"): the words
+    # that run it when its name alone is no command (sade, an oclif topic of one command), where
+    # they may as well be its operand (xdriinfo's "driver screen").
+    spelled: str = ""
 
 
 _LIST_FIELDS = {"choices", "exclusive_with"}
 
 
+# Read while the subcommands are walked, and no part of what a description says.
+_WALK_FIELDS = {"spelled"}
+
+
 def _spec_to_dict(spec: Any) -> dict[str, Any]:
-    return {name: list(value) if name in _LIST_FIELDS else value for name, value in spec._asdict().items()}
+    return {name: list(value) if name in _LIST_FIELDS else value for name, value in spec._asdict().items()
+            if name not in _WALK_FIELDS}
 
 
 def _spec_from_dict(cls: Any, data: Mapping[str, Any]) -> Any:

@@ -120,13 +120,23 @@ class _Walk:
         reading: dict[str, Future[HelpDescription | None]] = {}
         if self.pool is not None:
             reading = {child: self.pool.submit(self.describe_in_time, paths[child]) for child in children}
+        spelled = {s.name: s.spelled for s in desc.subcommands}
         for child in children:
             child_path = paths[child]
             try:
                 child_desc = reading[child].result() if reading else self.describe_in_time(child_path)
             except NotHelpError as exc:
-                self.result.skipped.append(SkippedCommand(child_path, exc.reason))
-                continue
+                # "remote add" listed alone: "remote" is no command of its own (sade), or the topic
+                # itself again (an oclif topic of one command, "remote remote --help").
+                whole = _child_path(path, spelled[child]) if spelled.get(child) else None
+                try:
+                    child_desc = None if whole is None else self.describe_in_time(whole)
+                except NotHelpError:
+                    child_desc = None
+                if whole is None or child_desc is None:
+                    self.result.skipped.append(SkippedCommand(child_path, exc.reason))
+                    continue
+                child_path = whole
             if child_desc is None:
                 self.result.skipped.append(SkippedCommand(child_path, "time budget for reading help used up"))
                 continue
@@ -137,7 +147,7 @@ class _Walk:
                 self.result.skipped.append(SkippedCommand(child_path, _ECHO))
                 continue
             child_desc = about_from_the_list(desc, child, inherit_conventions(desc, child_desc))
-            child_desc = written_before_its_word(child_desc, child)
+            child_desc = written_before_its_word(child_desc, child_path[len(path)])
             self.visit(child_path, with_program_options(desc, child_desc, at_root=not path), [*parents, names])
         latest = self.result.skipped[-len(children):]
         if len(self.result) == leaves_before and (

@@ -263,6 +263,25 @@ def test_the_programs_required_option_written_before_a_subcommands_word_is_given
     assert [*argv[:argv.leading], "remote", "add", *argv[argv.leading:]] == nested_argv, list(argv)
 
 
+@pytest.mark.parametrize(("folder", "tools"), [
+    # truth_programs/sade: prog.command('remote add <name> <url>') beside 'build <src> [dest]';
+    # "sade1 remote --help" says "Invalid command: remote".
+    ("sade-1.8-sade1", {"p_build": ["src"], "p_remote_add": ["name", "url"]}),
+    # truth_programs/oclif/ocl3 (@oclif/core 4.14, topicSeparator " "): the topic "remote" holds
+    # one command, which its help lists as "remote add"; "ocl remote remote --help" is an error.
+    ("oclif-core-4.14-ocl3", {"p_remote_add": ["mode", "name"], "p_ra": ["mode", "name"]}),
+])
+def test_a_command_listed_by_several_words_alone_is_run_by_all_of_them_when_its_first_is_no_command(
+        folder: str, tools: dict[str, list[str]]):
+    """Only where two listed commands shared their first word was a command of several words run
+    by all of them: alone, its first word was the command, whose help was an error, and the
+    command was lost (sade), or the topic ran itself again (oclif)."""
+    tree = describe_tree(runner_over(FRAMEWORK_TEXTS / folder), "p")
+    described = {command.tool_name: build_tool_schema(command.description).input_schema for command in tree}
+    assert {name: schema.get("required") for name, schema in described.items()} == tools
+    assert ("remote", "add") in {command.path for command in tree}
+
+
 def test_a_docopt_program_answering_a_command_words_help_with_its_usage_is_one_tool():
     # Rust's docopt 1.1.1 (shipdoc, built for WebAssembly) answers "shipdoc ship --help" with
     # "Invalid arguments." and its usage on stderr, exit 1: that was read as the help of a tool
