@@ -337,7 +337,7 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             elif word[0] == "[" and _single_positional(inner):
                 name = inner.rstrip(".").strip()
                 # "[FILE]...", "[FILE...]", "[FILE ...]", yargs' "[spec..]", cac's "[...others]"
-                variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.", inner)) \
+                variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.|\.\.\.\]$", inner)) \
                     or inner.lstrip("<").startswith("...")
                 name = name.split(" ")[0].rstrip(".").replace("<...", "<").lstrip(".")
                 # uvx's "[COMMAND]": the tool it runs; argh's "[command...]" where no command is listed
@@ -645,4 +645,9 @@ def _single_positional(inner: str) -> bool:
     # "[PATH ...]", "[FILE]...", "[<path>...]", "[infile]", "[FILE|DIR ...]", "[fichier-d'entrée]",
     # date's "[+FORMAT]" (read after a "+", which the schema adds: ``schema._prefix``);
     # not "[--foo FOO]", "[-a | -b]" or "[a [b]]"
-    return re.fullmatch(r"\+?<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.?|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is not None
+    if re.fullmatch(r"\+?<?[\w.:/='’|-]+>?(?:\.\.\.|\s\.\.\.?|\s\[?<?[\w.-]+>?\s?\.\.\.\]?)?", inner) is None:
+        return False
+    # "[FILE [FILE ...]]" is one operand, repeated; "[<name> [<extra>...]]" (cleo) two, the second
+    # optional within the first, read as ``_NESTED``: it was lost, then listed as required.
+    names = re.fullmatch(r"\+?<?([\w.:/='’|-]+)>?\s\[<?([\w.-]+)>?\s?\.\.\.\]", inner)
+    return names is None or names.group(1).lower() == names.group(2).lower()

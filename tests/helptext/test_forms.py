@@ -66,6 +66,17 @@ def test_the_summary_glib_writes_after_its_usage_is_no_operands(name: str, opera
     assert [p.name for p in stdin.positionals][-1] == "FILE"
 
 
+def test_an_optional_operand_nested_in_another_is_optional_and_takes_its_dots():
+    # truth_programs/cleo (cleo 2.1): argument("name", optional=True), argument("extra",
+    # optional=True, multiple=True): "greet [options] [--] [<name> [<extra>...]]" was read as
+    # "[FILE [FILE ...]]" (one operand, repeated), and extra, listed below, became required.
+    text = (Path(__file__).parent / "framework_texts" / "cleo-2.1-cl1-greet.txt").read_bytes()
+    assert [(p.name, p.required, p.variadic) for p in describe_help(text).positionals] == [
+        ("name", False, False), ("extra", False, True)]
+    repeated = _describe("Usage: x [FILE [FILE...]]\n\nOptions:\n  -v  verbose\n")
+    assert [(p.name, p.required, p.variadic) for p in repeated.positionals] == [("FILE", False, True)]
+
+
 def test_a_pflag_boolean_written_with_its_optional_false_takes_no_value():
     desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n      --dry-run[=false]   only print\n"
                      "  -h, --help   help for kit\n")
