@@ -14,14 +14,22 @@ class GreetCommand(Command):
                option("times", "t", description="How many times", flag=False, default="1"),
                option("tag", None, description="Tags", flag=False, multiple=True),
                option("color", "c", description="Color", flag=False, value_required=False)]
+
     def handle(self):
-        self.line(json.dumps(dict(name=self.argument("name"), extra=self.argument("extra"), yell=self.option("yell"), times=self.option("times"), tag=self.option("tag"), color=self.option("color"))))
+        self.line(json.dumps(dict(name=self.argument("name"), extra=self.argument("extra"), yell=self.option("yell"),
+                                  times=self.option("times"), tag=self.option("tag"), color=self.option("color"))))
+
+
 class RemoteAdd(Command):
     name = "remote add"
     description = "Add a remote"
     arguments = [argument("name", description="Remote name"), argument("url", description="Remote URL")]
+
     def handle(self):
         self.line(json.dumps(dict(cmd="remote add", name=self.argument("name"), url=self.argument("url"))))
+
+
 app = Application("cl1", "1.0")
-app.add(GreetCommand()); app.add(RemoteAdd())
+app.add(GreetCommand())
+app.add(RemoteAdd())
 app.run()
