@@ -74,8 +74,15 @@ def usage_line(line: str) -> tuple[str | None, str] | None:
     program named after "of" (Go) and the text after the colon."""
     found = _LINE_HEAD.match(line) if ":" in line or "：" in line else None
     if found is None or _words(found.group(1)) not in _USAGE_WORD_SET:
-        return None
+        heading = _USAGE_HEADING_BESIDE.match(line) if "USAGE" in line else None
+        return None if heading is None else (None, heading.group(1))
     return found.group(2), found.group(3)
+
+
+# citty's usage beside its heading, without a colon: "USAGE citty1 add [OPTIONS] <NAME> [URL]"
+# (it was no usage: the operands' order and which are optional were lost). A program's name,
+# then brackets or an option: not a heading such as "USAGE NOTES".
+_USAGE_HEADING_BESIDE = compiled(r"^\s{0,4}USAGE[ \t]+([A-Za-z0-9][\w./-]*[ \t][^\n]*?[\[<-][^\n]*)$")
 
 
 def _further_form(line: str) -> int | None:

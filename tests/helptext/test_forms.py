@@ -77,6 +77,16 @@ def test_an_optional_operand_nested_in_another_is_optional_and_takes_its_dots():
     assert [(p.name, p.required, p.variadic) for p in repeated.positionals] == [("FILE", False, True)]
 
 
+def test_a_usage_beside_its_capital_heading_without_a_colon_is_the_usage():
+    # truth_programs/citty (citty 0.2.2): name required, url not, --token required: its usage
+    # "USAGE citty1 add [OPTIONS] <NAME> [URL] --token=<token>" was not read, and URL, listed
+    # below, became required.
+    text = (Path(__file__).parent / "framework_texts" / "citty-0.2.2-citty1-add.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text)).input_schema
+    assert sorted(schema["required"]) == ["name", "token"] and "url" in schema["properties"]
+    assert _describe("USAGE NOTES\n\nOptions:\n  -v  verbose\n").usage == ""
+
+
 def test_a_pflag_boolean_written_with_its_optional_false_takes_no_value():
     desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n      --dry-run[=false]   only print\n"
                      "  -h, --help   help for kit\n")
