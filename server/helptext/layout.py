@@ -246,6 +246,8 @@ def _plain_title(lines: list[str], i: int) -> str | None:
     if content.lower() not in _PLAIN_TITLES or not content[0].isupper() or indent_of(lines[i]) > 3:
         return None
     following = _next_line_with_text(lines, i + 1)
+    if following and content.lower() == "usage" and following.startswith("$ "):
+        return content  # clipanion's form after a prompt, at the margin
     return content if following and indent_of(following) > indent_of(lines[i]) else None
 
 
@@ -505,8 +507,9 @@ def _read_usage_block(lines: list[str], i: int, usage: list[str]) -> int:
     while i < len(lines) and not lines[i].strip():
         i += 1
     base = None
+    # A form after a shell's prompt may start at the margin (clipanion: "$ clip1 remote add <name> <url>").
     while i < len(lines) and lines[i].strip() \
-            and (indent_of(lines[i]) > 0 or _further_form(lines[i].strip()) is not None):
+            and (indent_of(lines[i]) > 0 or _further_form(lines[i].strip()) is not None or lines[i].startswith("$ ")):
         line = lines[i]
         content = line.strip()
         further = _further_form(content)

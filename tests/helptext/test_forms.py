@@ -87,6 +87,14 @@ def test_a_usage_beside_its_capital_heading_without_a_colon_is_the_usage():
     assert _describe("USAGE NOTES\n\nOptions:\n  -v  verbose\n").usage == ""
 
 
+def test_a_usage_after_a_prompt_at_the_margin_under_its_heading_is_the_usage():
+    # truth_programs/clipanion (clipanion 3.2.1): name = Option.String(), url = Option.String(),
+    # both required: "Usage", a blank line, "$ clip1 remote add <name> <url>" at the margin
+    # was not read, and the tool took neither.
+    text = (Path(__file__).parent / "framework_texts" / "clipanion-3.2.1-clip1-remote-add.txt").read_bytes()
+    assert build_tool_schema(describe_help(text)).input_schema["required"] == ["name", "url"]
+
+
 def test_a_pflag_boolean_written_with_its_optional_false_takes_no_value():
     desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n      --dry-run[=false]   only print\n"
                      "  -h, --help   help for kit\n")
