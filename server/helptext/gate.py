@@ -20,7 +20,8 @@ from .translations import USAGE_WORDS, alternation
 _STRUCTURE = compiled(
     rf"^\s{{0,4}}(?:{alternation(USAGE_WORDS)})(?: of \S+)?\s*[:：]"
     r"|^[^\S\n]*(?:\*\s+)?-{1,2}[A-Za-z0-9?][\w-]*(?:[ =,\[<]\S*)*(?:\s{2,}\S|$)"
-    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands|synopsis)"
+    r"|^\s{0,3}(?:options|flags|commands|arguments|available commands|positional arguments|subcommands|synopsis"
+    r"|topics)"
     r"\s*:?\s*$"
     r"|^[^\S\n]*[╭┌]─ (?:Options|Arguments|Commands)",
     re.IGNORECASE | re.MULTILINE,

@@ -105,7 +105,9 @@ class _Walk:
         if not path:
             self.help_command = any(s.name.lower() == "help" for s in desc.subcommands)
         children = [s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS]
-        names = frozenset(children)
+        # As listed: an oclif topic lists its one command by all its words ("remote add"), under
+        # a program that lists the topic ("remote"), which is no help said again.
+        names = frozenset(s.spelled or s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS)
         if not children or len(path) >= self.max_depth:
             self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
             return

@@ -270,6 +270,9 @@ def test_the_programs_required_option_written_before_a_subcommands_word_is_given
     # truth_programs/oclif/ocl3 (@oclif/core 4.14, topicSeparator " "): the topic "remote" holds
     # one command, which its help lists as "remote add"; "ocl remote remote --help" is an error.
     ("oclif-core-4.14-ocl3", {"p_remote_add": ["mode", "name"], "p_ra": ["mode", "name"]}),
+    # The same without the alias: the program's help lists its topic alone ("TOPICS"), and was
+    # no help; then the topic, listing "remote add", was taken for its program's help said again.
+    ("oclif-core-4.14-ocl", {"p_remote_add": ["mode", "name"]}),
 ])
 def test_a_command_listed_by_several_words_alone_is_run_by_all_of_them_when_its_first_is_no_command(
         folder: str, tools: dict[str, list[str]]):
