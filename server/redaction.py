@@ -107,6 +107,16 @@ _QUOTED_WITH_SPACES = re.compile(
 # ("spring.datasource.password"); "=>" is PHP's and Ruby's.
 _QUOTED = re.compile(r"""(\\?["']([A-Za-z0-9_.-]+)\\?["']\s*(?:=>|[:：])\s*\\?["'])(?![${%*])"""
                      r"""(?:[^"'\s\\]|\\(?!["']))+(?=\\?["'])""")
+# A secret's name in quotes, then its value in quotes, in code: a subscript set
+# (``os.environ["DB_PASSWORD"] = "..."``, ``config['token'] = '...'``) or a setter's first two
+# arguments (``define('DB_PASSWORD', '...')``, ``setenv("API_KEY", "...")``,
+# ``System.setProperty("db.password", "...")``). A value of one word, but a placeholder. Only
+# setters: the first of any call's arguments may be a secret itself, not its name
+# (``pbkdf2('secret', 'salt', ...)``, ``scrypt('password', 'salt', 64)``).
+_QUOTED_PAIR = re.compile(r"""((?:\[\s*(["'])([A-Za-z0-9_][A-Za-z0-9_.-]*)\2\s*\]\s*="""
+                          r"""|(?<![\w$])(?:define|setenv|putenv|Setenv|setProperty|SetEnvironmentVariable|setItem"""
+                          r"""|set|put)\(\s*(["'])"""
+                          r"""([A-Za-z0-9_][A-Za-z0-9_.-]*)\4\s*,)\s*(["']))(?![${%*<\[])([^"'\s\\]+)(?=\6)""")
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -254,6 +264,14 @@ def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
     value = found.group(7)
     if not value.strip() or not any(c.isspace() for c in value) or _DESCRIBING.search(value) \
             or not _SECRET_NAME.search(name.rsplit(".", 1)[-1]):
+        return found.group(0)
+    return found.group(1) + REDACTED
+
+
+def _hide_quoted_pair(found: re.Match[str]) -> str:
+    name, value = found.group(3) or found.group(5), found.group(7)
+    if not _SECRET_NAME.search(name.rsplit(".", 1)[-1]) or value in _NO_VALUES or value.lower() == name.lower() \
+            or _PLACEHOLDER.fullmatch(value):
         return found.group(0)
     return found.group(1) + REDACTED
 
@@ -407,6 +425,8 @@ def redact_text(text: str) -> str:
         text = _hide_every_assigned(text)
     if colon or equals:  # ":", or "=>"
         text = _QUOTED.sub(_hide_quoted, text)
+    if ("[" in text or "(" in text) and ('"' in text or "'" in text) and _names_a_secret(text):
+        text = _QUOTED_PAIR.sub(_hide_quoted_pair, text)
     # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
     named = _names_a_secret(text)
     if "<" in text and named:

@@ -123,6 +123,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "secret: SHA-256", "set token= in the file", "token: base64 encoded and signed",
                           # camelCase names and "pass" (below) that are no secret's, or whose value is none
                           "nextPageToken: the token for the next page", "--pageToken=TOKEN", "maxTokens=4096",
+                          # a secret itself as a call's first argument, not a setting's name
+                          "pbkdf2('secret', 'salt', 100000)", "scrypt('password', 'salt', 64)",
+                          'os.environ.get("PASSWORD", "")', 'env["TOKEN"] = None',
+
                           "twoPass=true", "bypass=on", "compass=north7", "sortKey=name", "inputTokens: 1234567",
                           "--pass 2", "ffmpeg -pass 1 -b 2M", "<tokens>5</tokens>", "<Passport>12345678</Passport>",
                           "<description>The password to use</description>", "<password>${DB_PASSWORD}</password>",
@@ -290,6 +294,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     # a secret's keyword argument inside another assignment's value, which hid it from the rule
     ('client = Client(api_key="' + 'sk-abcdef123456")', 'client = Client(api_key="[REDACTED]")'),
     ("x = f(y, password='" + "hunter2x', token=None)", "x = f(y, password='[REDACTED]', token=None)"),
+    # a secret's name and its value in quotes: a subscript set, or a setter's two arguments
+    ('os.environ["DB_PASSWORD"] = "' + 'hunter2x"', 'os.environ["DB_PASSWORD"] = "[REDACTED]"'),
+    ("define('DB_PASSWORD', '" + "hunter2x');", "define('DB_PASSWORD', '[REDACTED]');"),
+    ('System.setProperty("db.password", "' + 'hunter2x")', 'System.setProperty("db.password", "[REDACTED]")'),
     # ... and a password said after its name in another language
     ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
     ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
