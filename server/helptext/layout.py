@@ -81,8 +81,9 @@ def usage_line(line: str) -> tuple[str | None, str] | None:
 
 # citty's usage beside its heading, without a colon: "USAGE citty1 add [OPTIONS] <NAME> [URL]"
 # (it was no usage: the operands' order and which are optional were lost). A program's name,
-# then brackets or an option: not a heading such as "USAGE NOTES".
-_USAGE_HEADING_BESIDE = compiled(r"^\s{0,4}USAGE[ \t]+([A-Za-z0-9][\w./-]*[ \t][^\n]*?[\[<-][^\n]*)$")
+# in small letters, then brackets or an option: not a heading such as "USAGE NOTES", nor a line in
+# capitals ("USAGE OF THIS TOOL IS AT YOUR OWN RISK - see <https://...>").
+_USAGE_HEADING_BESIDE = compiled(r"^\s{0,4}USAGE[ \t]+([a-z0-9][\w./-]*[ \t][^\n]*?[\[<-][^\n]*)$")
 
 
 def _further_form(line: str) -> int | None:
@@ -91,10 +92,14 @@ def _further_form(line: str) -> int | None:
     return found.end() if found is not None and _words(found.group(1)) in _OR_WORD_SET else None
 
 
+# A heading about using the program rather than its usage line: "Usage notes", "Usage examples".
+_ABOUT_USE = compiled(r"^usage\b.*\b(?:notes?|examples?|tips?|information|info|details|hints?)\b")
+
+
 def section_kind(title: str) -> SectionKind:
     lower = title.lower()
-    if lower.startswith("usage") or _words(lower) in _USAGE_WORD_SET:  # "SYNOPSIS", "Aufruf"
-        return "usage"
+    if (lower.startswith("usage") or _words(lower) in _USAGE_WORD_SET) and not _ABOUT_USE.search(lower):
+        return "usage"  # "SYNOPSIS", "Aufruf"; not "USAGE NOTES", which is prose
     if "command" in lower or lower == "topics":  # oclif lists its topics (commands of commands) apart
         return "commands"
     if "positional" in lower or lower in ("args", "arguments", "argument", "positionals", "parameters"):
@@ -220,6 +225,8 @@ def split_sections(text: str) -> Layout:
             kind = section_kind(title)
             if kind == "usage" and underlined and not indent_of(_next_line_with_text(lines, i + 1)):
                 kind = "text"  # a document's "Usage" over prose (nbstripout's epilog), not a synopsis
+            if kind == "usage" and usage and _next_line_with_text(lines, i + 1).startswith("$ "):
+                kind = "text"  # an example after its prompt under a second "Usage", the usage read already
             sections.append(Section(title, kind, []))
             if kind == "usage":
                 i = _read_usage_block(lines, i + 1, usage)

@@ -649,5 +649,6 @@ def _single_positional(inner: str) -> bool:
         return False
     # "[FILE [FILE ...]]" is one operand, repeated; "[<name> [<extra>...]]" (cleo) two, the second
     # optional within the first, read as ``_NESTED``: it was lost, then listed as required.
+    # "[command [argument ...]]" (ssh) stays one: the command and its arguments, as many as given.
     names = re.fullmatch(r"\+?<?([\w.:/='’|-]+)>?\s\[<?([\w.-]+)>?\s?\.\.\.\]", inner)
-    return names is None or names.group(1).lower() == names.group(2).lower()
+    return names is None or names.group(1).lower() in (names.group(2).lower(), *_COMMAND_WORDS)

@@ -95,6 +95,31 @@ def test_a_usage_after_a_prompt_at_the_margin_under_its_heading_is_the_usage():
     assert build_tool_schema(describe_help(text)).input_schema["required"] == ["name", "url"]
 
 
+def test_a_command_and_its_arguments_in_nested_brackets_stay_one_list():
+    # OpenSSH 9.2's `ssh -h` ends "destination [command [argument ...]]": the command and its
+    # arguments, as many as given. Read as two operands, the command word was taken for a
+    # subcommand's placeholder and dropped: no call could give one.
+    desc = _describe("usage: ssh [-46] [-p port] destination [command [argument ...]]\n")
+    assert [(p.name, p.required, p.variadic) for p in desc.positionals] == [
+        ("destination", True, False), ("command", False, True)]
+
+
+@pytest.mark.parametrize("text", [
+    # a licence line in capitals, above the usage
+    "USAGE OF THIS TOOL IS AT YOUR OWN RISK - see <https://example.org/license>\n\nUsage: prog [-v] FILE\n\n"
+    "Options:\n  -v, --verbose  be verbose\n",
+    # prose under a heading about using the program
+    "prog - convert files\n\nUSAGE\n  prog [-v] FILE\n\nUSAGE NOTES\n  FILE may be - for standard input.\n\n"
+    "Options:\n  -v, --verbose  be verbose\n",
+    # an example after its prompt under a second "Usage"
+    "Usage: prog [-v] FILE\n\nOptions:\n  -v, --verbose  be verbose\n\nUsage\n\n$ prog -v notes.txt\n",
+])
+def test_prose_and_examples_headed_usage_are_no_usage_forms(text: str):
+    desc = _describe(text)
+    assert desc.usage == "prog [-v] FILE"
+    assert [(p.name, p.required) for p in desc.positionals] == [("FILE", True)]
+
+
 def test_a_pflag_boolean_written_with_its_optional_false_takes_no_value():
     desc = _describe("Usage:\n  kit [flags]\n\nFlags:\n      --dry-run[=false]   only print\n"
                      "  -h, --help   help for kit\n")
