@@ -90,6 +90,12 @@ _NOT_A_TIER = "its help says 'PermissionLevel: "
 _SERVED_AS = " is served as "
 # Beside a remembered failure whose help run timed out: the limit it ran past.
 _TIMED_OUT_AFTER = "\x00timed out after s: "
+# A description some of whose subcommands were not read in [discovery] file_budget_s (a busy
+# first start): noted with that budget and how often it was so, and described again at the next
+# starts, up to _CUT_SHORT_TRIES times, or once the budget is longer. Cached for good, the tools
+# were lost until the file changed.
+_CUT_SHORT = "\x00cut short by the time budget: "
+_CUT_SHORT_TRIES = 3
 DEFAULT_MAX_DEPTH = DiscoverySettings.model_fields["max_depth"].default
 # How the reason a Python module is skipped for begins when none of its tools is served.
 NO_TOOL_REASON = "it offers no tool: "
@@ -364,6 +370,15 @@ class FileOutcome:
         return self.rejected_sha256 or self.sha256
 
 
+def _cut_short_tries(cached: CachedFile) -> int:
+    """How often ``cached``'s description was cut short by the time budget (``_CUT_SHORT``)."""
+    for note in cached.skipped:
+        if note.startswith(_CUT_SHORT):
+            with contextlib.suppress(ValueError):
+                return int(note.removeprefix(_CUT_SHORT).partition(" ")[2])
+    return 0
+
+
 def _limit_raised(timed_out_after_s: object, limit_s: float) -> bool:
     """Whether a describing that ran past ``timed_out_after_s`` has a longer limit now."""
     return isinstance(timed_out_after_s, int | float) and limit_s > timed_out_after_s
@@ -441,10 +456,12 @@ class Discovery:
             return self.describe_python(path, sha, look_up=look_up, stop=stop)
         ref = ModuleRef(self.runtime, path, sha)
         cached = self.cache.get(sha, self._cache_key(stem)) if look_up else None
-        if cached is not None and not self._timed_out_under_a_shorter_limit(cached):
+        if cached is not None and not self._timed_out_under_a_shorter_limit(cached) \
+                and not self._cut_short_to_try_again(cached):
             return self._outcome(ref, stem, cached, from_cache=True)
+        tries_before = _cut_short_tries(cached) if cached is not None else 0
         try:
-            cached = self._describe_with_guest(ref, stem, stop=stop, help_runs=help_runs)
+            cached = self._describe_with_guest(ref, stem, stop=stop, help_runs=help_runs, tries_before=tries_before)
         except (WasmRejected, NotHelpError) as exc:
             if stop is not None and stop.is_set():
                 # Help runs stopped because the server is stopping: not the file's doing.
@@ -462,6 +479,8 @@ class Discovery:
                     notes = (f"{_TIMED_OUT_AFTER}{self.settings.discovery.help_timeout_s!r}",)
             elif isinstance(exc, NoSubcommandHelp):
                 reason = exc.reason
+                if exc.out_of_time:
+                    notes = (f"{_CUT_SHORT}{self.settings.discovery.file_budget_s!r} {tries_before + 1}",)
             else:
                 reason = f"its -h/--help output is not help text: {exc.reason}"
             self.cache.put(sha, self._cache_key(stem), CachedFile(commands=(), skipped=(_FAILED + reason, *notes)))
@@ -487,7 +506,8 @@ class Discovery:
         outcomes: list[FileOutcome | None] = []
         runtime = self.runtime
         for (path, sha), stem, cached in zip(files, stems, found, strict=True):
-            if cached is not None and self._timed_out_under_a_shorter_limit(cached):
+            if cached is not None and (self._timed_out_under_a_shorter_limit(cached)
+                                       or self._cut_short_to_try_again(cached)):
                 cached = None
             outcome = None if cached is None else self._outcome(ModuleRef(runtime, path, sha), stem, cached, True)
             outcomes.append(outcome)
@@ -511,6 +531,17 @@ class Discovery:
                                          self.settings.discovery.help_timeout_s)
         return False
 
+    def _cut_short_to_try_again(self, cached: CachedFile) -> bool:
+        """A description cut short by the time budget, to be made again: tried fewer than
+        ``_CUT_SHORT_TRIES`` times, or under a shorter budget than today's."""
+        note = next((n for n in cached.skipped if n.startswith(_CUT_SHORT)), None)
+        if note is None:
+            return False
+        budget, _, tries = note.removeprefix(_CUT_SHORT).partition(" ")
+        with contextlib.suppress(ValueError):
+            return int(tries) < _CUT_SHORT_TRIES or _limit_raised(float(budget), self.settings.discovery.file_budget_s)
+        return True
+
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
         if not cached.commands and cached.skipped and cached.skipped[0].startswith(_FAILED):
             reason = cached.skipped[0].removeprefix(_FAILED)
@@ -529,7 +560,7 @@ class Discovery:
         origin = "wasm:" + ref.path
         realm = self.realm_of(ref.path)
         tools: list[Entry] = [self._tool_for(ref, stem, origin, command, realm) for command in cached.commands]
-        notes = cached.skipped
+        notes = tuple(note for note in cached.skipped if not note.startswith(_CUT_SHORT))
         file_name = os.path.basename(ref.path)
         if file_name[:-len(".wasm")] != stem:
             # 日本.wasm is served as "tool": two such files would clash without a word.
@@ -558,10 +589,14 @@ class Discovery:
 
     def _describe_with_guest(self, ref: ModuleRef, stem: str,
                              record: Callable[[list[str], HelpRun], None] | None = None,
-                             stop: threading.Event | None = None, help_runs: int = HELP_RUNS_AT_ONCE) -> CachedFile:
+                             stop: threading.Event | None = None, help_runs: int = HELP_RUNS_AT_ONCE,
+                             tries_before: int = 0) -> CachedFile:
+        """``tries_before``: how often the file's description was cut short by the time budget
+        before (``_CUT_SHORT``)."""
         # The help-text parser loads with the first file to describe (see toolbay.helptext).
         from toolbay.helptext import HelpRun, describe_tree
         from toolbay.helptext.conventions import unknown_tiers
+        from toolbay.helptext.tree import OUT_OF_TIME
 
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
         not_tiers: dict[str, None] = {}
@@ -600,10 +635,13 @@ class Discovery:
             # file, naming why, not as notes that name no file beside zero tools.
             first = tree.skipped[0]
             raise NoSubcommandHelp(f"it lists subcommands, but none of their help could be read "
-                               f"({' '.join(first.path)}: {first.reason})")
+                                   f"({' '.join(first.path)}: {first.reason})",
+                                   out_of_time=any(s.reason == OUT_OF_TIME for s in tree.skipped))
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped) + tuple(
             f"{_NOT_A_TIER}{word}', which is no tier (read, write or exec): its tools are "
             "served as undeclared, with no workspace" for word in not_tiers)
+        if any(s.reason == OUT_OF_TIME for s in tree.skipped):
+            skipped = (*skipped, f"{_CUT_SHORT}{self.settings.discovery.file_budget_s!r} {tries_before + 1}")
         return CachedFile(commands=commands, skipped=skipped)
 
     def _tool_for(self, ref: ModuleRef, stem: str, origin: str, command: CachedCommand,

@@ -72,7 +72,12 @@ class HelpDidNotEnd(NotHelpError):
 
 class NoSubcommandHelp(NotHelpError):
     """A program's help lists subcommands, and none of their help could be read: it serves no
-    tool. ``reason`` says so whole (the root's help was help)."""
+    tool. ``reason`` says so whole (the root's help was help); ``out_of_time``: some were not
+    read for lack of time ([discovery] file_budget_s), and may be another time."""
+
+    def __init__(self, reason: str, *, out_of_time: bool = False) -> None:
+        super().__init__(reason)
+        self.out_of_time = out_of_time
 
 
 class WasmRejected(ToolbayError):

@@ -23,6 +23,8 @@ from .records import NamedTuple
 from .version import version_flag, version_in
 
 _ECHO = "prints the same command list as its parent"
+# Why a subcommand was not read: the file's time for reading help ([discovery] file_budget_s) was over.
+OUT_OF_TIME = "time budget for reading help used up"
 SKIPPED_SUBCOMMANDS = {"help", "completion", "completions", "help-all"}
 
 
@@ -140,7 +142,7 @@ class _Walk:
                     continue
                 child_path = whole
             if child_desc is None:
-                self.result.skipped.append(SkippedCommand(child_path, "time budget for reading help used up"))
+                self.result.skipped.append(SkippedCommand(child_path, OUT_OF_TIME))
                 continue
             if desc.usage and child_desc.usage == desc.usage and _option_names(child_desc) <= _option_names(desc):
                 # "ship --help" answered with the program's own usage and nothing of its own (a
