@@ -577,10 +577,14 @@ def unknown_environment(environ: Mapping[str, str] | None = None) -> list[str]:
     """A sentence for each ``TOOLBAY_*`` variable that names no setting (ignored otherwise),
     with the closest real name: ``TOOLBAY_SANDBOX_TIMEOUT_S`` -> ``TOOLBAY_SANDBOX__TIMEOUT_S``."""
     known = _known_environment_names()
+    # A table of names the operator chooses ([tiers], [credentials.NAME], [chain...]): any key
+    # below it is a setting (TOOLBAY_TIERS__HASHSUM=write took effect, and was said to be ignored).
+    tables = tuple(f"{ENV_PREFIX}{name.upper()}__" for name, field in Settings.model_fields.items()
+                   if typing.get_origin(field.annotation) is dict)
     found = []
     for name in sorted(environ if environ is not None else os.environ):
         upper = name.upper()
-        if not upper.startswith(ENV_PREFIX) or upper in known or upper.startswith(f"{ENV_PREFIX}CHAIN__"):
+        if not upper.startswith(ENV_PREFIX) or upper in known or upper.startswith(tables):
             continue
         close = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
         hint = f"; did you mean {close[0]}?" if close else ""

@@ -823,6 +823,17 @@ def test_a_toolbay_variable_that_names_no_setting_is_reported_with_the_right_nam
     assert any(line["level"] == "WARNING" and "TOOLBAY_SANDBOX__TIMEOUT_S?" in line["message"] for line in lines)
 
 
+def test_a_variable_naming_a_key_of_a_table_setting_is_taken_without_a_warning(shared_data_dir: Path) -> None:
+    """TOOLBAY_TIERS__HASHSUM=write took effect and was said to be ignored (an outside check): an
+    operator was told a credential given so was not in effect when it was."""
+    result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir)],
+                           env={"TOOLBAY_TIERS__HASHSUM": "write"})
+    assert result.exit_code == 0, result.output
+    assert "names no setting" not in result.stderr, result.stderr
+    [hashsum] = [tool for tool in json.loads(result.stdout)["tools"] if tool["name"] == "hashsum"]
+    assert hashsum["tier"] == "write"
+
+
 def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["serve", "--transport", "http", "--host", "no-such-host.invalid", "--port", "0",
                                  "--insecure-no-auth", "--data-dir", str(shared_data_dir)])
