@@ -11,6 +11,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,6 +212,7 @@ async def _assembled(
 
         authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
         _say_what_authoring_needs(settings)
+    _say_what_access_hides(settings)
 
 
     def keeper_catalog() -> Catalog:
@@ -297,6 +299,24 @@ async def _assembled(
         finally:
             group.cancel_scope.cancel()
             disclosure.close()
+
+
+# What a caller follows a call that went on as a job with.
+_FOLLOWING_TOOLS = ("job_status", "job_wait", "job_result")
+
+
+def _say_what_access_hides(settings: Settings) -> None:
+    """``[chain.access] allow = ["hash*"]`` hid the job tools as well, with nothing said: a call
+    that went on as a job answered "call job_wait", and job_wait was "disabled on this server by
+    its configuration". Said once, at start; the operator may mean it."""
+    access = ChainSettings.parse(settings.chain).access
+    hidden = [name for name in _FOLLOWING_TOOLS
+              if not any(fnmatchcase(name, pattern) for pattern in access.allow)
+              or any(fnmatchcase(name, pattern) for pattern in access.deny)]
+    if hidden:
+        logger.warning("[chain.access] allow and deny leave out %s: a call that goes on as a job (past [jobs] "
+                       "sync_budget_s) cannot be followed; add \"job_*\" to allow to let callers follow theirs",
+                       ", ".join(hidden))
 
 
 def _say_what_authoring_needs(settings: Settings) -> None:

@@ -834,6 +834,22 @@ def test_a_variable_naming_a_key_of_a_table_setting_is_taken_without_a_warning(s
     assert hashsum["tier"] == "write"
 
 
+def test_an_access_list_that_leaves_out_the_job_tools_is_said_at_start(tmp_path: Path, shared_data_dir: Path) -> None:
+    """allow = ["hash*"] hid job_wait too, with nothing said: a call that went on as a job was
+    told to call job_wait, which was "disabled on this server by its configuration"."""
+    config = tmp_path / "toolbay.toml"
+
+    def serve_stderr(allow: str) -> str:
+        config.write_text(f"[chain.access]\nallow = {allow}\n", encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--config", str(config), "--data-dir",
+                               str(shared_data_dir)], input=b"", capture_output=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stderr.decode()
+
+    assert "[chain.access] allow and deny leave out job_status, job_wait, job_result" in serve_stderr('["hash*"]')
+    assert "leave out" not in serve_stderr('["hash*", "job_*"]')
+
+
 def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path) -> None:
     result = runner.invoke(app, ["serve", "--transport", "http", "--host", "no-such-host.invalid", "--port", "0",
                                  "--insecure-no-auth", "--data-dir", str(shared_data_dir)])
