@@ -386,8 +386,8 @@ def search(
         'input).')] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per query.")] = False,
     semantic: Annotated[bool, typer.Option(
-        "--semantic", help="Rank by meaning too, as [search] semantic = true does (needs toolbay[semantic]); "
-        "with --catalog, only this flag turns it on.")] = False,
+        "--semantic", help="Rank by meaning too, as [search] semantic = true does (needs the semantic extra: "
+        "uv sync --extra semantic); with --catalog, only this flag turns it on.")] = False,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     config: ConfigOption = None,

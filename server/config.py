@@ -247,9 +247,9 @@ class SearchSettings(_Section):
     semantic: bool = Field(
         False,
         description="Re-rank the words' results by meaning too, with a static embedding model that ships inside "
-        "the wordllama package (pip install 'toolbay[semantic]'; nothing is downloaded): finds tools described "
-        "in other words than the request's, at about twice the search's CPU time. On without the package, the "
-        "server stops at start saying so.",
+        "the wordllama package (the semantic extra: uv sync --extra semantic; nothing is downloaded): finds tools "
+        "described in other words than the request's, at about twice the search's CPU time. On without the package, "
+        "the server stops at start saying so.",
     )
 
 

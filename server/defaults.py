@@ -57,3 +57,10 @@ def distinct_folders(folders: list[Path]) -> list[Path]:
             seen.add(key)
             kept.append(folder)
     return kept
+
+
+def install_extra(extra: str) -> str:
+    """How to install toolbay's optional ``extra``: in a checkout (uv, which has no pip in its
+    environment), and where toolbay was installed from its wheel."""
+    return (f"uv sync --extra {extra} in a checkout (or uv run --extra {extra} toolbay ...), or, where toolbay "
+            f"was installed from its wheel, pip install 'toolbay-<version>-py3-none-any.whl[{extra}]'")

@@ -13,7 +13,7 @@ provider is also made the process's global one when none is set yet, so the MCP 
 span per request (which continues a trace whose context the client sent in ``_meta``) and
 toolbay's spans under it form one trace.
 
-OpenTelemetry's SDK is an optional dependency (``pip install 'toolbay[traces]'``); naming an
+OpenTelemetry's SDK is an optional dependency (the ``traces`` extra); naming an
 exporter without it stops the server at start with one line saying so.
 """
 
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from toolbay import __version__
 from toolbay.config import TelemetrySettings
+from toolbay.defaults import install_extra
 from toolbay.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def provider_for(settings: TelemetrySettings) -> TracerProvider | None:
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError:
         raise ConfigError(f"{_named_by(settings)} = {names[0]!r} needs OpenTelemetry's SDK: "
-                          "pip install 'toolbay[traces]'") from None
+                          f"{install_extra('traces')}") from None
     attributes: dict[str, str] = {"service.version": __version__}
     if settings.service_name or not os.environ.get("OTEL_SERVICE_NAME"):
         attributes["service.name"] = settings.service_name or DEFAULT_SERVICE_NAME
@@ -83,7 +84,7 @@ def _exporter(name: str, settings: TelemetrySettings) -> SpanExporter:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     except ImportError:
         raise ConfigError(f"{_named_by(settings)} = 'otlp' needs the OTLP exporter: "
-                          "pip install 'toolbay[traces]'") from None
+                          f"{install_extra('traces')}") from None
     return OTLPSpanExporter()
 
 

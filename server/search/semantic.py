@@ -6,7 +6,7 @@ the tool it wants, and none at all for 18 % of them, so counting words finds the
 first for about two requests in five. This module scores every tool by the cosine between
 its text and the request's in WordLlama's ``l2_supercat_256`` model (MIT): a table of 32,000
 token vectors of 256 numbers that ships inside the ``wordllama`` wheel (16 MB), so nothing
-is downloaded, ever (``pip install 'toolbay[semantic]'``; a server asked for meaning without
+is downloaded, ever (the ``semantic`` extra; a server asked for meaning without
 it stops at start: ``require_model_folder``). Only the first 128 numbers of each vector are
 kept: the model was trained so that a vector's head stands for it (Matryoshka), and half the
 numbers halve the pass over every tool a search makes, which is bound by memory (MetaTool
@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolbay.defaults import install_extra
 from toolbay.errors import ConfigError
 from toolbay.search.documents import parameter_texts
 from toolbay.search.query import clauses
@@ -78,7 +79,8 @@ MAX_CLAUSES = 8
 CANDIDATES = 100
 # The package whose wheel holds the model, and what installs it.
 PACKAGE = "wordllama"
-INSTALL = "pip install 'toolbay[semantic]'"
+# What installs it: pip's advice alone sent a checkout's user (uv, no pip) nowhere.
+INSTALL = install_extra("semantic")
 # Texts embedded in one call beyond which the tokenizer's threads are worth it (tools being indexed).
 _BATCH = 64
 _WEIGHTS = "weights/l2_supercat_256.safetensors"

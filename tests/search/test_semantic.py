@@ -223,7 +223,9 @@ def test_meaning_asked_for_without_the_model_installed_stops_at_start_in_one_lin
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         "toolbay: search by meaning ([search] semantic = true, or --semantic) needs the wordllama package, "
-        "whose wheel holds the model (nothing is downloaded): pip install 'toolbay[semantic]'"]
+        "whose wheel holds the model (nothing is downloaded): uv sync --extra semantic in a checkout (or uv run "
+        "--extra semantic toolbay ...), or, where toolbay was installed from its wheel, pip install "
+        "'toolbay-<version>-py3-none-any.whl[semantic]'"]
 
 
 def test_a_server_with_meaning_on_and_no_model_does_not_start(tmp_path: Path) -> None:
@@ -232,7 +234,7 @@ def test_a_server_with_meaning_on_and_no_model_does_not_start(tmp_path: Path) ->
     result = _toolbay(["serve", "--config", str(config), "--data-dir", str(tmp_path / "data")], tmp_path,
                       hide_model=True)
     assert result.returncode == 2
-    assert "pip install 'toolbay[semantic]'" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert "uv sync --extra semantic in a checkout" in result.stderr and len(result.stderr.splitlines()) == 1
 
 
 def test_search_tools_tells_the_model_how_it_ranks() -> None:
