@@ -300,7 +300,8 @@ def _without_summary(form: str) -> str:
     return form
 
 
-_GOPTION_OPTIONS = compiled(r"\[OPTION(?:…|\.\.\.)\]")
+# "…" in a UTF-8 locale, "?" in C's (which a guest without LANG runs in), "..." in older GLib.
+_GOPTION_OPTIONS = compiled(r"\[OPTION(?:…|\.\.\.|\?)\]")
 _USAGE_MARKS = compiled(r"[\[\]<>{}|]|(?<!\S)-")
 
 

@@ -52,7 +52,9 @@ def test_prose_after_the_usage_line_does_not_become_positionals():
     assert [p.name for p in desc.positionals] == ["FILE"]
 
 
-@pytest.mark.parametrize(("name", "operands"), [("gopt2", []), ("gopt", ["file", "src", "dst"])])
+@pytest.mark.parametrize(("name", "operands"), [("gopt2", []), ("gopt", ["file", "src", "dst"]),
+                                               # in the C locale (a guest with no LANG), "[OPTION?]"
+                                               ("gopt2-C-locale", [])])
 def test_the_summary_glib_writes_after_its_usage_is_no_operands(name: str, operands: list[str]):
     # truth_programs/goption: g_option_context_new("- test tree model performance") (GLib's own
     # documented idiom) and ("SRC [DST] - copy things") with G_OPTION_REMAINING "FILE…": the
