@@ -83,6 +83,11 @@ def error_reason(error: BaseException) -> str:
         return "needs more memory at start than the memory limit allows"
     if "stack overflow" in text or "call stack exhausted" in text:
         return "stack overflow"
+    if "Cannot allocate memory" in text:
+        # A guest's memory is address space reserved whole (about 4 GiB, then used as it grows):
+        # under a low ``ulimit -v`` every guest failed so, with nothing to say why.
+        return (f"wasm error: {text}: the system refused the address space a guest's memory reserves (about 5 GB "
+                f"for each guest running at once; see ulimit -v)")
     return f"wasm error: {text}"
 
 

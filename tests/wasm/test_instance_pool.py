@@ -41,3 +41,23 @@ def test_under_an_address_space_limit_guests_run_without_a_pool() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False still answered"
     assert "refuses" in done.stderr and "address space" in done.stderr
+
+
+def test_under_a_limit_too_low_for_any_guest_the_reason_names_the_limit() -> None:
+    """Under `ulimit -v` of about 4 GB every guest failed "wasm error: Cannot allocate memory (os
+    error 12)", which sent an operator nowhere (an outside check)."""
+    script = textwrap.dedent(f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (4_000_000 << 10, 4_000_000 << 10))
+        from pathlib import Path
+        from toolbay.wasm.runtime import WasmRuntime
+        from toolbay.wasm.types import RunRequest
+        runtime = WasmRuntime(max_workers=1)
+        module = runtime.load(Path({str(FIXTURE_WASM / "echo.wasm")!r}))
+        result = runtime.run(module, RunRequest(argv=["echo"], stdin=b"x"))
+        print(result.trap)
+        runtime.close()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Cannot allocate memory" in done.stdout and "see ulimit -v" in done.stdout, done.stdout
