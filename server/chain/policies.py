@@ -124,6 +124,12 @@ def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing{hint}; the tools: scopes are "
                                   f"{', '.join(sorted(known))} (define others in [chain.access.scopes])")
+            # A named scope misspelt ("cii" for [chain.access.scopes.ci]) granted nothing too, and
+            # the server started refusing every call of that caller.
+            named = sorted(settings.access.scopes)
+            if ":" not in scope and scope not in known and (close := difflib.get_close_matches(scope, named, n=1)):
+                raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing (did you mean {close[0]!r}?); "
+                                  f"the scopes defined in [chain.access.scopes] are {', '.join(named)}")
 
 
 def _authorization_servers(auth: AuthSettings) -> tuple[str, ...]:

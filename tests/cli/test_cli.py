@@ -695,16 +695,23 @@ def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_i
         assert f"toolbay: warning: {said} transport http or sse; this server speaks stdio" in completed.stderr
 
 
-def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(tmp_path: Path) -> None:
-    # 'tools:exce' granted nothing: the server started, then refused every call of its one caller.
+@pytest.mark.parametrize(("settings", "said"), [
+    ('[chain.auth]\nlocal_scopes = ["tools:exce"]\n', "'tools:exce' grants nothing (did you mean 'tools:exec'?)"),
+    # a scope named in [chain.access.scopes], misspelt (an outside check: it started silently)
+    ('[chain.auth]\nlocal_scopes = ["cii"]\n[chain.access.scopes.ci]\ntiers = ["read"]\n',
+     "'cii' grants nothing (did you mean 'ci'?)"),
+])
+def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
+        tmp_path: Path, settings: str, said: str) -> None:
+    # A misspelt scope granted nothing: the server started, then refused every call of its one caller.
     config = tmp_path / "toolbay.toml"
-    config.write_text('[chain.auth]\nlocal_scopes = ["tools:exce"]\n')
+    config.write_text(settings)
     completed = subprocess.run(
         [sys.executable, "-m", "toolbay", "serve", "--config", str(config), "--data-dir", str(tmp_path / "d")],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2, completed.stderr
     [line] = completed.stderr.strip().splitlines()
-    assert line.startswith("toolbay: chain.auth.local_scopes: 'tools:exce' grants nothing (did you mean 'tools:exec'?)")
+    assert line.startswith(f"toolbay: chain.auth.local_scopes: {said}")
 
 
 def test_list_and_search_name_an_extension_folder_that_does_not_exist_and_exit_2(
