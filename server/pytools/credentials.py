@@ -10,6 +10,7 @@ The same store gives wasm tools their environment variables (``env = {VAR = "key
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import stat
@@ -64,7 +65,27 @@ class CredentialStore:
             variables = {str(k): str(v) for k, v in env.items()}
             credentials.append(Credential(name, tuple(map(str, tools)), values, variables))
         file_values = read_credentials_file(credentials_file, tool_folders) if credentials_file else {}
-        return cls(credentials, file_values)
+        store = cls(credentials, file_values)
+        for problem in store.problems(table):
+            logger.warning("%s", problem)
+        return store
+
+    def problems(self, table: Mapping[str, Any]) -> list[str]:
+        """What makes a credential useless as configured, said at start: granted to no tool (no
+        ``tools``, or a misspelt ``tool``), or an ``env`` variable naming a key that has no value
+        anywhere. Each gave nothing, with nothing said, until a tool missed it."""
+        said = []
+        for credential in self.credentials.values():
+            if not credential.tools:
+                close = difflib.get_close_matches("tools", [str(key) for key in table.get(credential.name, {})], n=1)
+                hint = f" ({close[0]!r} is read as a secret's key: did you mean 'tools'?)" if close else ""
+                said.append(f"credentials.{credential.name} names no tools, so no tool is granted it{hint}")
+            for variable, key in credential.env.items():
+                if key not in credential.values and key not in self._file.get(credential.name, {}) \
+                        and f"{credential.name}_{key}".upper().replace("-", "_") not in self._environ:
+                    said.append(f"credentials.{credential.name}: env {variable} names the key {key!r}, which has no "
+                                f"value (keys given: {', '.join(sorted(credential.values)) or 'none'})")
+        return said
 
     def lookup(self, tool: str, name: str, key: str = "api_key", env_var: str | None = None) -> tuple[str | None, str]:
         """``(value, "")``, or ``(None, what to set)``."""

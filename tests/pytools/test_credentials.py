@@ -64,6 +64,20 @@ def test_the_credentials_file_comes_before_the_environment(tmp_path: Path) -> No
     assert store.lookup("w_now", "weather", key="region") == ("eu", "")
 
 
+def test_a_credential_granted_to_no_tool_or_naming_a_key_with_no_value_is_said_at_start(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A misspelt "tool" (for "tools") granted the credential to nothing, and an env variable
+    naming a key with no value gave nothing; both started silently (an outside check)."""
+    table = {"weather": {"tool": ["weather_*"], "api_key": "moonbeam42"},
+             "geo": {"tools": ["geo_*"], "api_key": "abcd1234", "env": {"GEO_KEY": "apikey"}},
+             "fine": {"tools": ["fine_*"], "api_key": "efgh5678", "env": {"FINE_KEY": "api_key"}}}
+    CredentialStore.from_settings(table, None)
+    said = [record.getMessage() for record in caplog.records]
+    assert said == ["credentials.weather names no tools, so no tool is granted it ('tool' is read as a secret's "
+                    "key: did you mean 'tools'?)",
+                    "credentials.geo: env GEO_KEY names the key 'apikey', which has no value (keys given: api_key)"]
+
+
 def test_a_credentials_file_others_can_read_is_refused(tmp_path: Path) -> None:
     secrets = tmp_path / "secrets.toml"
     secrets.write_text('[weather]\napi_key = "x"\n', encoding="utf-8")
