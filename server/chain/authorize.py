@@ -37,6 +37,8 @@ from toolbay.words import PermissionTier, Principal, ToolDefinition
 
 READ, WRITE, EXEC = PermissionTier.READ, PermissionTier.WRITE, PermissionTier.EXEC
 TOOL_SCOPE_PREFIX = "tool:"
+# Where a caller's scopes come from, for a refusal that names one it lacks.
+_NOT_HELD = "this caller does not have ([chain.auth] local_scopes for the stdio caller, a token's own over HTTP)."
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:
@@ -140,7 +142,8 @@ class Authorizer:
             return None
         needed = self.required_scopes.get(name)
         if needed is not None and needed not in scopes:
-            return f"The tool {name!r} needs the {needed} scope, which your token does not carry."
+            # Not "your token": the stdio caller has none (its scopes are [chain.auth] local_scopes).
+            return f"The tool {name!r} needs the {needed} scope, which {_NOT_HELD}"
         grants = [g for g in map(self._grant_for, scopes) if g is not None]
         if any(g.grants(name, tier) for g in grants):
             return None

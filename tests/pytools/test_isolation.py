@@ -369,6 +369,17 @@ async def test_authoring_turned_on_without_what_it_needs_says_so_at_start(
     assert "the scopes tools:create and tools:share in [chain.auth] local_scopes" in said
 
 
+async def test_a_stdio_caller_refused_an_authoring_tool_is_told_where_its_scopes_come_from(
+        python_dir: Path, tmp_path: Path, shared_data_dir: Path, workspace: Path) -> None:
+    # "which your token does not carry", to the stdio caller, which has no token.
+    settings = load_settings(None, extensions=[python_dir], data_dir=shared_data_dir, workspace=workspace,
+                             python={"authoring": True, "personal_dir": str(tmp_path / "personal" / "{caller}")})
+    async with assemble(settings, watch=False) as app:
+        refused = await call(app, "create_tool", {"name": "mine", "source": "x = 1\n"})
+    assert refused.is_error and "needs the tools:create scope, which this caller does not have ([chain.auth] " \
+        "local_scopes for the stdio caller" in refused.text, refused.text
+
+
 # A module whose tool forks a child that outlives the worker, then ends the worker (see
 # tests/pytools/test_stdio_process.py).
 FORK_THEN_EXIT = '''
