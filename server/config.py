@@ -685,10 +685,19 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message = "no such setting" + _closest_setting(error["loc"], root, section)
         else:
             message = error["msg"]
-        if str(given) not in message:
+        # A number is always said ("greater than 0" holds the 0 it was given by chance).
+        if isinstance(given, int | float) or str(given) not in message:
             message += f" (got {given!r})"
+        if not section and (variable := _variable_for(error["loc"])) is not None:
+            message += f" (from the environment variable {variable})"  # not in the file, where one looks first
         problems.append(f"{location}: {message}")
     return "invalid configuration" + where + ": " + "; ".join(problems)
+
+
+def _variable_for(location: tuple[Any, ...]) -> str | None:
+    """The ``TOOLBAY_`` variable set for the setting at ``location``, if one is."""
+    wanted = ENV_PREFIX + "__".join(str(part).upper() for part in location)
+    return next((name for name in os.environ if name.upper() == wanted), None)
 
 
 def folder_problems(settings: Settings) -> list[str]:

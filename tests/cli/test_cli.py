@@ -743,6 +743,17 @@ def _one_line_exit_2(args: list[str], env: dict[str, str] | None = None) -> str:
     return result.stderr
 
 
+def test_a_bad_value_from_the_environment_names_its_variable_and_a_zero_is_said(tmp_path: Path) -> None:
+    """An operator told "http.page_size: ..." looked in the file; the value was a variable's. And
+    "greater than 0" held the 0 it was given, so "(got 0)" was left out (an outside check)."""
+    said = _one_line_exit_2(["list"], env={"TOOLBAY_HTTP__PAGE_SIZE": "abc"})
+    assert "http.page_size: " in said and "(got 'abc') (from the environment variable TOOLBAY_HTTP__PAGE_SIZE)" in said
+    config = tmp_path / "toolbay.toml"
+    config.write_text("[discovery]\nhelp_timeout_s = 0\n", encoding="utf-8")
+    said = _one_line_exit_2(["list", "--config", str(config)])
+    assert said.rstrip().endswith("discovery.help_timeout_s: Input should be greater than 0 (got 0)"), said
+
+
 def test_a_config_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_bytes(b'port = 80\nlog_level = "\xff\xfe"\n')
