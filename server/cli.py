@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from toolbay import __version__
-from toolbay.cli_running import console, plain, say
+from toolbay.cli_running import config_path, console, plain, say
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 from toolbay.control_chars import one_line, shown
@@ -109,7 +109,8 @@ BATCH_LIMIT = 10
 ConfigOption = Annotated[
     Path | None,
     typer.Option(
-        "--config", "-c", metavar="FILE", help="TOML configuration file (default: ./toolbay.toml if present)."
+        "--config", "-c", metavar="FILE", parser=config_path,
+        help="TOML configuration file (default: ./toolbay.toml if present)."
     ),
 ]
 # Folders are taken as written (str): typer would make "" the current folder (Path("")), which

@@ -207,3 +207,13 @@ def exit_on_folder_problems(settings: Settings) -> None:
         say(line)
     if lines:
         raise SystemExit(2)
+
+
+def config_path(value: str) -> Path:
+    """``--config``'s file. An empty one is refused by name, as the other paths are: read as a
+    path, it was the current folder ("config file . is a folder")."""
+    if not value:
+        import typer
+
+        raise typer.BadParameter("is empty: name the TOML file, or leave the option out")
+    return Path(value)

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from toolbay.cli_running import config_path
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -42,7 +44,8 @@ OwnerOption = Annotated[str | None, typer.Option(
     "--owner", metavar="ID", help="Whose jobs (default: you, as the stdio client and `toolbay call` are known).")]
 DataDirOption = Annotated[
     Path | None, typer.Option("--data-dir", metavar="DIR", help="Where the job database lives.")]
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", metavar="FILE", help="TOML configuration file.")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", metavar="FILE", parser=config_path,
+                                                  help="TOML configuration file.")]
 JobId = Annotated[str, typer.Argument(metavar="ID", help="The job id (job_...).")]
 # How often `wait` looks at the store.
 WAIT_POLL_S = 0.25

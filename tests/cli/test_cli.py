@@ -754,6 +754,14 @@ def test_a_bad_value_from_the_environment_names_its_variable_and_a_zero_is_said(
     assert said.rstrip().endswith("discovery.help_timeout_s: Input should be greater than 0 (got 0)"), said
 
 
+@pytest.mark.parametrize("command", [["serve"], ["list"], ["jobs", "list"]])
+def test_an_empty_config_option_is_refused_by_name(command: list[str]) -> None:
+    # Read as a path it was the current folder: "config file . is a folder; name the TOML file in it".
+    result = runner.invoke(app, [*command, "--config", ""])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "'--config' / '-c': is empty: name the TOML file, or leave the option out" in result.stderr, result.stderr
+
+
 def test_a_config_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_bytes(b'port = 80\nlog_level = "\xff\xfe"\n')
