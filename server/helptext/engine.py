@@ -1436,7 +1436,9 @@ def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) ->
     listed = _comma_lists(entries)
     firsts = Counter(words[0] for entry in listed if entry.description and 1 < len(words := entry.head.split())
                      <= _MOST_COMMAND_WORDS and all(_COMMAND_WORD.fullmatch(word) for word in words))
-    several_words = any(count > 1 for count in firsts.values())
+    # Or where the first word is a command of its own too (sade: "remote" and "remote add").
+    alone = {words[0] for entry in listed if entry.description and len(words := entry.head.split()) == 1}
+    several_words = any(count > 1 for count in firsts.values()) or bool(alone & set(firsts))
     for entry in listed:
         words = entry.head.split()
         if not words or (not entry.description and _is_sentence(entry.head)):

@@ -242,7 +242,7 @@ def split_sections(text: str) -> Layout:
 _BARE_HEADING = compiled(r"^[A-Za-z][\w /&()\[\],'+-]{0,64}$")
 # Titles a help may write as a word alone, capitalised, over lines indented deeper (Node's meow:
 # "  Usage", "    $ nanoid [options]", "  Options", ...).
-_PLAIN_TITLES = frozenset({"usage", "options", "examples", "commands", "arguments", "flags",
+_PLAIN_TITLES = frozenset({"usage", "options", "examples", "commands", "arguments", "flags", "description",
                            "available commands"})  # sade's
 
 

@@ -273,6 +273,9 @@ def test_the_programs_required_option_written_before_a_subcommands_word_is_given
     # The same without the alias: the program's help lists its topic alone ("TOPICS"), and was
     # no help; then the topic, listing "remote add", was taken for its program's help said again.
     ("oclif-core-4.14-ocl", {"p_remote_add": ["mode", "name"]}),
+    # truth_programs/sade/sade2.js: 'remote <name>' and 'remote add <name> <url>' both: the first
+    # word of the second is a command of its own, and "remote add" was taken for it again.
+    ("sade-1.8-sade2", {"p_remote": ["name"], "p_remote_add": ["name", "url"]}),
 ])
 def test_a_command_listed_by_several_words_alone_is_run_by_all_of_them_when_its_first_is_no_command(
         folder: str, tools: dict[str, list[str]]):
@@ -283,6 +286,8 @@ def test_a_command_listed_by_several_words_alone_is_run_by_all_of_them_when_its_
     described = {command.tool_name: build_tool_schema(command.description).input_schema for command in tree}
     assert {name: schema.get("required") for name, schema in described.items()} == tools
     assert ("remote", "add") in {command.path for command in tree}
+    # sade's "Description" heading is a heading, not the start of what the command does
+    assert all(not command.description.about.startswith("Description") for command in tree)
 
 
 def test_a_docopt_program_answering_a_command_words_help_with_its_usage_is_one_tool():
