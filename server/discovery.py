@@ -95,7 +95,7 @@ _TIMED_OUT_AFTER = "\x00timed out after s: "
 # starts, up to _CUT_SHORT_TRIES times, or once the budget is longer. Cached for good, the tools
 # were lost until the file changed.
 _CUT_SHORT = "\x00cut short by the time budget: "
-_CUT_SHORT_TRIES = 3
+_CUT_SHORT_TRIES = 4  # the first, then three more
 DEFAULT_MAX_DEPTH = DiscoverySettings.model_fields["max_depth"].default
 # How the reason a Python module is skipped for begins when none of its tools is served.
 NO_TOOL_REASON = "it offers no tool: "
@@ -370,6 +370,13 @@ class FileOutcome:
         return self.rejected_sha256 or self.sha256
 
 
+def _the_machines_doing(reason: str) -> bool:
+    """A help run that failed for want of what the machine gave it (address space under
+    ``ulimit -v``), not for anything of the file's: not remembered. Remembered, the file was
+    skipped at every later start, after the limit was raised, until it changed."""
+    return "Cannot allocate memory" in reason
+
+
 def _cut_short_tries(cached: CachedFile) -> int:
     """How often ``cached``'s description was cut short by the time budget (``_CUT_SHORT``)."""
     for note in cached.skipped:
@@ -417,6 +424,8 @@ class Discovery:
         self.python_cache = PythonDescriptionCache(settings.data_dir / "python")
         # The sha256 of tool files and of the helpers Python modules were described with.
         self.hash_index = HashIndex(settings.data_dir / "hashes.json", sha256_of)
+        # Files a batch found cut short by the time budget (``_CUT_SHORT``), to describe again: their tries so far.
+        self._cut_short_retried: dict[tuple[str, str], int] = {}
         self.credentials = CredentialStore.from_settings(
             settings.credentials, settings.python.credentials_file, settings.extensions)
         self.python_limits = WorkerLimits(
@@ -459,7 +468,10 @@ class Discovery:
         if cached is not None and not self._timed_out_under_a_shorter_limit(cached) \
                 and not self._cut_short_to_try_again(cached):
             return self._outcome(ref, stem, cached, from_cache=True)
-        tries_before = _cut_short_tries(cached) if cached is not None else 0
+        # Counted whether this looked it up or a batch did (``from_cache``): the count must grow,
+        # or a file cut short at every start was described again at every start.
+        retried = self._cut_short_retried.pop((sha, self._cache_key(stem)), 0)
+        tries_before = _cut_short_tries(cached) if cached is not None else retried
         try:
             cached = self._describe_with_guest(ref, stem, stop=stop, help_runs=help_runs, tries_before=tries_before)
         except (WasmRejected, NotHelpError) as exc:
@@ -483,7 +495,8 @@ class Discovery:
                     notes = (f"{_CUT_SHORT}{self.settings.discovery.file_budget_s!r} {tries_before + 1}",)
             else:
                 reason = f"its -h/--help output is not help text: {exc.reason}"
-            self.cache.put(sha, self._cache_key(stem), CachedFile(commands=(), skipped=(_FAILED + reason, *notes)))
+            if not _the_machines_doing(reason):
+                self.cache.put(sha, self._cache_key(stem), CachedFile(commands=(), skipped=(_FAILED + reason, *notes)))
             return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
         except ToolbayError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
@@ -506,8 +519,10 @@ class Discovery:
         outcomes: list[FileOutcome | None] = []
         runtime = self.runtime
         for (path, sha), stem, cached in zip(files, stems, found, strict=True):
-            if cached is not None and (self._timed_out_under_a_shorter_limit(cached)
-                                       or self._cut_short_to_try_again(cached)):
+            if cached is not None and self._cut_short_to_try_again(cached):
+                self._cut_short_retried[(sha, self._cache_key(stem))] = _cut_short_tries(cached)
+                cached = None
+            if cached is not None and self._timed_out_under_a_shorter_limit(cached):
                 cached = None
             outcome = None if cached is None else self._outcome(ModuleRef(runtime, path, sha), stem, cached, True)
             outcomes.append(outcome)

@@ -3,9 +3,12 @@ address space, guests still run, without it."""
 
 from __future__ import annotations
 
+import json
+import resource
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
 from toolbay.wasm.runtime import WasmRuntime
@@ -61,3 +64,18 @@ def test_under_a_limit_too_low_for_any_guest_the_reason_names_the_limit() -> Non
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Cannot allocate memory" in done.stdout and "see ulimit -v" in done.stdout, done.stdout
+
+
+def test_a_help_run_refused_address_space_is_not_remembered(tmp_path: Path) -> None:
+    """Under the limit the bundled tools were skipped ("its --help crashed ... Cannot allocate
+    memory"), and so they stayed once the limit was raised: the failure was remembered as the
+    file's own (a re-check)."""
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4_000_000 << 10, 4_000_000 << 10))
+
+    command = [sys.executable, "-m", "toolbay", "list", "--json", "--data-dir", str(tmp_path / "data")]
+    under = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, preexec_fn=limited)
+    assert "see ulimit -v" in under.stdout + under.stderr
+    after = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True)
+    listed = json.loads(after.stdout)
+    assert "hashsum" in {tool["name"] for tool in listed["tools"]} and not listed.get("skipped"), listed.get("skipped")
