@@ -81,10 +81,12 @@ class CredentialStore:
                 hint = f" ({close[0]!r} is read as a secret's key: did you mean 'tools'?)" if close else ""
                 said.append(f"credentials.{credential.name} names no tools, so no tool is granted it{hint}")
             for variable, key in credential.env.items():
+                # Where ``env_for`` looks: the key's value, else the server's own variable of that name.
                 if key not in credential.values and key not in self._file.get(credential.name, {}) \
-                        and f"{credential.name}_{key}".upper().replace("-", "_") not in self._environ:
+                        and variable not in self._environ:
                     said.append(f"credentials.{credential.name}: env {variable} names the key {key!r}, which has no "
-                                f"value (keys given: {', '.join(sorted(credential.values)) or 'none'})")
+                                f"value (keys given: {', '.join(sorted(credential.values)) or 'none'}; nor is "
+                                f"{variable} set for the server)")
         return said
 
     def lookup(self, tool: str, name: str, key: str = "api_key", env_var: str | None = None) -> tuple[str | None, str]:

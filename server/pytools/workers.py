@@ -288,7 +288,7 @@ class Worker:
                 return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
         return None
 
-    def _why_it_ended(self) -> str:
+    def why_it_ended(self) -> str:
         """Why the worker ended, asked of the system without reaping it (the event loop's child
         watcher reaps it)."""
         assert self.process is not None
@@ -328,7 +328,7 @@ class Worker:
         assert self.process is not None
         with anyio.move_on_after(2):
             await self.process.wait()
-        return self._why_it_ended()
+        return self.why_it_ended()
 
     async def kill(self) -> None:
         self.healthy = False
@@ -414,10 +414,10 @@ class WorkerPool:
                     if not worker.alive():
                         # It ended while idle: the call would have failed, blamed on its tool,
                         # though nothing of it ran. A new worker takes its place and the call.
+                        why = worker.why_it_ended()  # before the kill, which forgets a crowd's count
                         await worker.kill()
                         logger.warning("a worker of %s ended while idle (%s); a new one takes the next call",
-                                       self.spec.module,
-                                       exit_reason(worker.process.returncode if worker.process else None))
+                                       self.spec.module, why)
                         return await self._start(caller)
                     self._held[caller] += 1
                     return worker
@@ -487,7 +487,9 @@ class WorkerPool:
         """Gives ``worker`` back after a call for ``caller``: the caller still counts it while the
         next waiting call is chosen, so that another caller's call goes first where they tie."""
         try:
-            if worker.healthy and not self._closed and worker.generation == self._generation:
+            # Alive too: a worker the server killed meanwhile (a flood after its call returned)
+            # went straight to the next waiting call, which failed with that flood's reason.
+            if worker.healthy and not self._closed and worker.generation == self._generation and worker.alive():
                 waiter = self._next_waiter()
                 if waiter is None:
                     self._idle.append(worker)

@@ -71,11 +71,23 @@ def test_a_credential_granted_to_no_tool_or_naming_a_key_with_no_value_is_said_a
     table = {"weather": {"tool": ["weather_*"], "api_key": "moonbeam42"},
              "geo": {"tools": ["geo_*"], "api_key": "abcd1234", "env": {"GEO_KEY": "apikey"}},
              "fine": {"tools": ["fine_*"], "api_key": "efgh5678", "env": {"FINE_KEY": "api_key"}}}
+    os.environ.pop("GEO_KEY", None)
     CredentialStore.from_settings(table, None)
     said = [record.getMessage() for record in caplog.records]
     assert said == ["credentials.weather names no tools, so no tool is granted it ('tool' is read as a secret's "
                     "key: did you mean 'tools'?)",
-                    "credentials.geo: env GEO_KEY names the key 'apikey', which has no value (keys given: api_key)"]
+                    "credentials.geo: env GEO_KEY names the key 'apikey', which has no value (keys given: api_key; "
+                    "nor is GEO_KEY set for the server)"]
+    # The variable set for the server is what the tool gets (a re-check: warned of, though given,
+    # while GEO_APIKEY, which the tool never gets, kept the warning quiet).
+    caplog.clear()
+    store = CredentialStore.from_settings(table, None)
+    store._environ = {"GEO_KEY": "value12345"}
+    assert store.problems(table) == ["credentials.weather names no tools, so no tool is granted it ('tool' is read "
+                                     "as a secret's key: did you mean 'tools'?)"]
+    assert store.env_for("geo_map") == {"GEO_KEY": "value12345"}
+    store._environ = {"GEO_APIKEY": "value12345"}
+    assert len(store.problems(table)) == 2 and store.env_for("geo_map") == {}
 
 
 def test_a_credentials_file_others_can_read_is_refused(tmp_path: Path) -> None:

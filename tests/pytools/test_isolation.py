@@ -332,6 +332,45 @@ async def test_a_worker_the_server_has_stopped_is_not_handed_the_next_call(tmp_p
     assert pool.started == 2
 
 
+async def test_a_worker_the_server_stopped_during_a_call_is_not_handed_to_the_call_waiting_for_it(
+        tmp_path: Path) -> None:
+    """The same, for a call already waiting for the module's one worker: it was handed the worker
+    as the call before ended, and failed with the flood of that call (a re-check)."""
+    module = tmp_path / "gated.py"
+    module.write_text(
+        "import os, time\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'gated', 'description': 'd', 'input_schema': {'type': 'object'}}]\n\n\n"
+        "def gated(folder=None):\n"
+        "    while folder and not os.path.exists(os.path.join(folder, 'open')):\n        time.sleep(0.005)\n"
+        "    return os.getpid()\n", encoding="utf-8")
+    pool = WorkerPool(WorkerSpec(path=str(module), module="gated", confine=False), max_workers=1)
+
+    async def no_credentials(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
+        return None, "none here"
+
+    answers: dict[str, dict[str, Any]] = {}
+
+    async def run(who: str, arguments: dict[str, Any]) -> None:
+        answers[who] = await pool.call("gated", arguments, {}, no_credentials, caller=who)
+
+    try:
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                group.start_soon(run, "first", {"folder": str(tmp_path)})
+                while not pool._busy:
+                    await anyio.sleep(0.005)
+                group.start_soon(run, "waiting", {})
+                while not pool._waiting:
+                    await anyio.sleep(0.005)
+                (busy,) = pool._busy
+                assert busy._stderr is not None
+                busy._stderr.flooded = True  # as the log's thread marks it as it kills a flood
+                (tmp_path / "open").touch()
+    finally:
+        await pool.close()
+    assert not answers["waiting"].get("is_error") and answers["waiting"]["text"] != answers["first"]["text"], answers
+
+
 def _running(pid: int) -> bool:
     try:
         os.kill(pid, 0)
