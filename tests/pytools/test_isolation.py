@@ -304,6 +304,11 @@ async def test_a_tool_flooding_fd_1_or_2_itself_is_stopped_during_its_call_and_a
     assert later.text == "returned" and not after.is_error and int(after.text) != pid
 
 
+async def no_credentials(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
+    """A pool's credential lookup for modules that ask for none."""
+    return None, "none here"
+
+
 async def test_a_worker_the_server_has_stopped_is_not_handed_the_next_call(tmp_path: Path) -> None:
     """A worker killed for a flood shows as ended to nobody until its last thread has gone (the
     flooding one): under load, the next call was handed to it in that moment and failed with "the
@@ -315,9 +320,6 @@ async def test_a_worker_the_server_has_stopped_is_not_handed_the_next_call(tmp_p
         "    return [{'name': 'pids_now', 'description': 'd', 'input_schema': {'type': 'object'}}]\n\n\n"
         "def pids_now():\n    return os.getpid()\n", encoding="utf-8")
     pool = WorkerPool(WorkerSpec(path=str(module), module="pids", confine=False), max_workers=1)
-
-    async def no_credentials(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
-        return None, "none here"
 
     try:
         with anyio.fail_after(60):
@@ -344,9 +346,6 @@ async def test_a_worker_the_server_stopped_during_a_call_is_not_handed_to_the_ca
         "    while folder and not os.path.exists(os.path.join(folder, 'open')):\n        time.sleep(0.005)\n"
         "    return os.getpid()\n", encoding="utf-8")
     pool = WorkerPool(WorkerSpec(path=str(module), module="gated", confine=False), max_workers=1)
-
-    async def no_credentials(name: str, key: str, env_var: str | None) -> tuple[str | None, str]:
-        return None, "none here"
 
     answers: dict[str, dict[str, Any]] = {}
 
