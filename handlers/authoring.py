@@ -43,7 +43,8 @@ def _checked_name(tool: str, scope: str, arguments: Mapping[str, Any], context: 
     """The module name asked for, or the error saying why the call may not go on."""
     if scope not in _scopes(context):
         return ToolResult.error(f"{tool} needs the {scope} scope, which this caller does not have ([chain.auth] "
-                                "local_scopes for the stdio caller, a token's own over HTTP).")
+                                "local_scopes for the stdio caller, anonymous_scopes for an HTTP caller without a "
+                                "token, a token's own for a token's holder).")
     name = arguments.get("name")
     if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
         return ToolResult.error("'name' must be lowercase letters, digits and '_', starting with a letter "

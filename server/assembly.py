@@ -310,13 +310,14 @@ def _say_what_access_hides(settings: Settings) -> None:
     that went on as a job answered "call job_wait", and job_wait was "disabled on this server by
     its configuration". Said once, at start; the operator may mean it."""
     access = ChainSettings.parse(settings.chain).access
+    denied = [name for name in _FOLLOWING_TOOLS if any(fnmatchcase(name, pattern) for pattern in access.deny)]
     hidden = [name for name in _FOLLOWING_TOOLS
-              if not any(fnmatchcase(name, pattern) for pattern in access.allow)
-              or any(fnmatchcase(name, pattern) for pattern in access.deny)]
+              if name in denied or not any(fnmatchcase(name, pattern) for pattern in access.allow)]
     if hidden:
+        # deny wins over allow: what to change is the one that leaves them out.
+        change = "take them out of deny" if denied else 'add "job_*" to allow'
         logger.warning("[chain.access] allow and deny leave out %s: a call that goes on as a job (past [jobs] "
-                       "sync_budget_s) cannot be followed; add \"job_*\" to allow to let callers follow theirs",
-                       ", ".join(hidden))
+                       "sync_budget_s) cannot be followed; %s to let callers follow theirs", ", ".join(hidden), change)
 
 
 def _say_what_authoring_needs(settings: Settings) -> None:

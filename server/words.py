@@ -14,6 +14,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The scope that lets a token read /metrics over HTTP.
+METRICS_SCOPE = "metrics:read"
+
 
 class PermissionTier(enum.StrEnum):
     """What a tool may do to the world, from least to most dangerous.

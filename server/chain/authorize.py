@@ -38,7 +38,9 @@ from toolbay.words import PermissionTier, Principal, ToolDefinition
 READ, WRITE, EXEC = PermissionTier.READ, PermissionTier.WRITE, PermissionTier.EXEC
 TOOL_SCOPE_PREFIX = "tool:"
 # Where a caller's scopes come from, for a refusal that names one it lacks.
-_NOT_HELD = "this caller does not have ([chain.auth] local_scopes for the stdio caller, a token's own over HTTP)."
+_SCOPES_FROM = ("([chain.auth] local_scopes for the stdio caller, anonymous_scopes for an HTTP caller without a token, "
+                "a token's own for a token's holder)")
+_NOT_HELD = f"this caller does not have {_SCOPES_FROM}."
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:
@@ -150,10 +152,10 @@ class Authorizer:
         held = ", ".join(sorted(scopes)) or "none"
         if any(tier in g.tiers for g in grants):
             return (f"Your scopes ({held}) do not include the tool {name!r}. "
-                    f"Ask the operator for a token with the scope {TOOL_SCOPE_PREFIX}{name}.")
+                    f"Ask the operator for the scope {TOOL_SCOPE_PREFIX}{name} {_SCOPES_FROM}.")
         return (f"The tool {name!r} needs the {tier.value!r} permission tier, which your scopes ({held}) "
-                f"do not grant. Ask the operator for a token with the scope {_TIER_SCOPE[tier]} "
-                f"or {TOOL_SCOPE_PREFIX}{name}.")
+                f"do not grant. Ask the operator for the scope {_TIER_SCOPE[tier]} "
+                f"or {TOOL_SCOPE_PREFIX}{name} {_SCOPES_FROM}.")
 
 
 class Authorize(CheckStage):

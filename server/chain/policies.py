@@ -24,7 +24,7 @@ from toolbay.chain.ratelimit import RateLimiter, RateLimits
 from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
 from toolbay.chain.validate import SchemaValidator
 from toolbay.errors import ConfigError
-from toolbay.words import PermissionTier, Principal
+from toolbay.words import METRICS_SCOPE, PermissionTier, Principal
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
@@ -110,6 +110,10 @@ def _resolve(base: Path, path: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
+# Scopes that name what they grant after their kind.
+_SCOPES_OF_PATTERNS = ("tool:", "catalog:")
+
+
 def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
     """A ``tools:`` scope given to the local or anonymous caller that is neither built in nor
     defined in ``[chain.access.scopes]`` grants nothing: a misspelt ``tools:exce`` would start a
@@ -126,10 +130,15 @@ def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
                                   f"{', '.join(sorted(known))} (define others in [chain.access.scopes])")
             # A named scope misspelt ("cii" for [chain.access.scopes.ci]) granted nothing too, and
             # the server started refusing every call of that caller.
-            named = sorted(settings.access.scopes)
-            if ":" not in scope and scope not in known and (close := difflib.get_close_matches(scope, named, n=1)):
-                raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing (did you mean {close[0]!r}?); "
-                                  f"the scopes defined in [chain.access.scopes] are {', '.join(named)}")
+            # So did one of another case ("CI") or a misspelt kind ("tols:exec").
+            if scope in known or scope.startswith(_SCOPES_OF_PATTERNS) or scope == METRICS_SCOPE:
+                continue
+            by_case = {name.lower(): name for name in sorted(known)}
+            close = difflib.get_close_matches(scope.lower(), list(by_case), n=1)
+            if close:
+                raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing (did you mean "
+                                  f"{by_case[close[0]]!r}?); the scopes are {', '.join(sorted(known))} and "
+                                  "tool:PATTERN, catalog:PATTERN, metrics:read")
 
 
 def _authorization_servers(auth: AuthSettings) -> tuple[str, ...]:

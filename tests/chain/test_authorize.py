@@ -76,7 +76,9 @@ def test_the_listing_shows_only_the_tools_the_caller_may_use(principal: Make) ->
 def test_the_reason_names_the_tier_needed_and_the_scope_to_ask_for(principal: Make) -> None:
     reason = Authorizer().reason(principal("tools:read"), tool("sh", tier=EXEC).definition)
     assert reason == ("The tool 'sh' needs the 'exec' permission tier, which your scopes (tools:read) do not "
-                      "grant. Ask the operator for a token with the scope tools:exec or tool:sh.")
+                      "grant. Ask the operator for the scope tools:exec or tool:sh ([chain.auth] local_scopes for "
+                      "the stdio caller, anonymous_scopes for an HTTP caller without a token, a token's own for a "
+                      "token's holder).")
 
 
 def test_the_reason_says_when_the_tier_is_granted_but_not_the_tool(principal: Make) -> None:

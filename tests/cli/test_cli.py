@@ -700,6 +700,10 @@ def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_i
     # a scope named in [chain.access.scopes], misspelt (an outside check: it started silently)
     ('[chain.auth]\nlocal_scopes = ["cii"]\n[chain.access.scopes.ci]\ntiers = ["read"]\n',
      "'cii' grants nothing (did you mean 'ci'?)"),
+    # ... in another case, or with its kind misspelt (a re-check: both started silently)
+    ('[chain.auth]\nlocal_scopes = ["CI"]\n[chain.access.scopes.ci]\ntiers = ["read"]\n',
+     "'CI' grants nothing (did you mean 'ci'?)"),
+    ('[chain.auth]\nlocal_scopes = ["tols:exec"]\n', "'tols:exec' grants nothing (did you mean 'tools:exec'?)"),
 ])
 def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
         tmp_path: Path, settings: str, said: str) -> None:
@@ -874,6 +878,9 @@ def test_an_access_list_that_leaves_out_the_job_tools_is_said_at_start(tmp_path:
 
     assert "[chain.access] allow and deny leave out job_status, job_wait, job_result" in serve_stderr('["hash*"]')
     assert "leave out" not in serve_stderr('["hash*", "job_*"]')
+    # deny wins over allow: what to change is deny (a re-check: it said to add "job_*" to allow)
+    assert "job_wait, job_result: a call that goes on as a job (past [jobs] sync_budget_s) cannot be followed; " \
+        "take them out of deny" in serve_stderr('["*"]\ndeny = ["job_*"]')
 
 
 def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path) -> None:

@@ -415,7 +415,8 @@ async def test_a_stdio_caller_refused_an_authoring_tool_is_told_where_its_scopes
     async with assemble(settings, watch=False) as app:
         refused = await call(app, "create_tool", {"name": "mine", "source": "x = 1\n"})
     assert refused.is_error and "needs the tools:create scope, which this caller does not have ([chain.auth] " \
-        "local_scopes for the stdio caller" in refused.text, refused.text
+        "local_scopes for the stdio caller, anonymous_scopes for an HTTP caller without a token" in refused.text, \
+        refused.text
 
 
 # A module whose tool forks a child that outlives the worker, then ends the worker (see
