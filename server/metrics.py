@@ -33,8 +33,6 @@ from toolbay.outcomes import outcome_of
 from toolbay.words import ToolResult
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# What a bearer token needs to read /metrics when authentication is on.
-# METRICS_SCOPE (toolbay.words): the scope that lets a token read /metrics.
 # From a quick path's tenth of a millisecond to a job's sync budget and past it.
 CALL_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 STAGE_BUCKETS = (0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 1.0, 10.0)

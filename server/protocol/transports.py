@@ -136,7 +136,8 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     if metrics is not None:
         from mcp.server.transport_security import TransportSecurityMiddleware
 
-        from toolbay.metrics import CONTENT_TYPE, METRICS_SCOPE
+        from toolbay.metrics import CONTENT_TYPE
+        from toolbay.words import METRICS_SCOPE
 
         rebinding = TransportSecurityMiddleware(security) if security is not None else None
 
