@@ -62,5 +62,6 @@ def distinct_folders(folders: list[Path]) -> list[Path]:
 def install_extra(extra: str) -> str:
     """How to install toolbay's optional ``extra``: in a checkout (uv, which has no pip in its
     environment), and where toolbay was installed from its wheel."""
-    return (f"uv sync --extra {extra} in a checkout (or uv run --extra {extra} toolbay ...), or, where toolbay "
-            f"was installed from its wheel, pip install 'toolbay-<version>-py3-none-any.whl[{extra}]'")
+    return (f"uv sync --extra {extra} in a checkout (or uv run --extra {extra} toolbay ...); from a wheel, "
+            f"uvx --from 'toolbay-<version>-py3-none-any.whl[{extra}]' toolbay ..., or pip install of the same "
+            f"where it was installed with pip")

@@ -224,8 +224,8 @@ def test_meaning_asked_for_without_the_model_installed_stops_at_start_in_one_lin
     assert result.stderr.splitlines() == [
         "toolbay: search by meaning ([search] semantic = true, or --semantic) needs the wordllama package, "
         "whose wheel holds the model (nothing is downloaded): uv sync --extra semantic in a checkout (or uv run "
-        "--extra semantic toolbay ...), or, where toolbay was installed from its wheel, pip install "
-        "'toolbay-<version>-py3-none-any.whl[semantic]'"]
+        "--extra semantic toolbay ...); from a wheel, uvx --from 'toolbay-<version>-py3-none-any.whl[semantic]' "
+        "toolbay ..., or pip install of the same where it was installed with pip"]
 
 
 def test_a_server_with_meaning_on_and_no_model_does_not_start(tmp_path: Path) -> None:
