@@ -178,15 +178,20 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
         "def get_tool_schemas():\n"
         "    return [{'name': 'handled_hi', 'description': 'Says hi', 'input_schema': {'type': 'object'},\n"
         "             'handler': handled_hi}]\n")
+    # ... and a dict's values(), with a registry that holds itself under a key not read (a re-check)
+    (python_dir / "registered.py").write_text(
+        "REGISTRY = {}\nREGISTRY['self'] = REGISTRY\n\n\ndef registered_hi():\n    return 'hi'\n\n\n"
+        "def get_tool_schemas():\n    return {'a': {'name': 'registered_hi', 'description': 'Says hi',\n"
+        "                  'input_schema': {'type': 'object'}, 'registry': REGISTRY}}.values()\n")
     (python_dir / "dated.py").write_text(
         "import datetime\n\n\ndef get_tool_schemas():\n"
         "    return [{'name': 'dated_a', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {\n"
         "        'day': {'type': 'string', 'default': datetime.date(2020, 1, 2)}}}}]\n")
     async with assemble(make_settings(), watch=False) as app:
         skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
-        answers = [(await call(app, name)).text for name in ("yielding_hi", "handled_hi")]
+        answers = [(await call(app, name)).text for name in ("yielding_hi", "handled_hi", "registered_hi")]
         notes = "\n".join(app.keeper.notes())
-    assert answers == ["hi", "hi"]
+    assert answers == ["hi", "hi", "hi"]
     assert "handled: 'handled_hi': 'handler' ignored" in notes
     assert skipped["dated.py"] == ("get_tool_schemas() returned a date at [0]['input_schema']['properties']['day']"
                                    "['default'], which is not JSON (a schema is made of dicts, lists, strings, "

@@ -407,8 +407,8 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     if not callable(get_schemas):
         return {"not_a_tool_module": "it defines no get_tool_schemas() function"}
     schemas = get_schemas()
-    if isinstance(schemas, collections.abc.Iterator):  # a generator function, map(): read once, as a list
-        schemas = list(schemas)
+    if isinstance(schemas, collections.abc.Iterable) and not isinstance(schemas, str | bytes | dict | list | tuple):
+        schemas = list(schemas)  # a generator function, map(), a dict's values(): read once, as a list
     if not isinstance(schemas, list | tuple):
         raise NotToolSchemas(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
     schemas = [_plain_schema(item, keys_read) for item in schemas]
@@ -436,8 +436,16 @@ def _plain_schema(item: Any, keys_read: frozenset[str]) -> Any:
     beside its schema): kept as None, so that the server still says the key is ignored."""
     if not isinstance(item, dict) or not keys_read:
         return item
-    return {key: (None if key not in keys_read and _not_json(value) is not None else value)
-            for key, value in item.items()}
+    return {key: (None if key not in keys_read and not _is_json(value) else value) for key, value in item.items()}
+
+
+def _is_json(value: Any) -> bool:
+    """Whether ``json.dumps`` takes ``value`` (not a function, nor a registry that holds itself)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 def _not_json(value: Any) -> tuple[str, str] | None:
