@@ -38,6 +38,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "names with =": lambda n: 'password="a b ' * (n // 14),
     "backquoted names": lambda n: "`token=` " * (n // 9),
     "a chain of assignments": lambda n: "a=" * (n // 2),
+    "a secret's value in code, unclosed": lambda n: 'os.environ["DB_PASSWORD"] = "' + "a b\\' " * (n // 6),
+    "setters of secrets": lambda n: 'set("x", "password", "y z\' 1") ' * (n // 30),
 }
 
 

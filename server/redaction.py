@@ -115,8 +115,15 @@ _QUOTED = re.compile(r"""(\\?["']([A-Za-z0-9_.-]+)\\?["']\s*(?:=>|[:：])\s*\\?[
 # (``pbkdf2('secret', 'salt', ...)``, ``scrypt('password', 'salt', 64)``).
 _QUOTED_PAIR = re.compile(r"""((?:\[\s*(["'])([A-Za-z0-9_][A-Za-z0-9_.-]*)\2\s*\]\s*="""
                           r"""|(?<![\w$])(?:define|setenv|putenv|Setenv|setProperty|SetEnvironmentVariable|setItem"""
-                          r"""|set|put)\(\s*(["'])"""
-                          r"""([A-Za-z0-9_][A-Za-z0-9_.-]*)\4\s*,)\s*(["']))(?![${%*<\[])([^"'\s\\]+)(?=\6)""")
+                          # configparser's set(section, option, value) takes the section first
+                          r"""|setdefault|set_var|store|set|put)\(\s*(?:(["'])[^"'\r\n]*\4\s*,\s*)?(["'])"""
+                          r"""([A-Za-z0-9_][A-Za-z0-9_.-]*)\5\s*,)\s*(["']))(?![${%*<\[\s])"""
+                          # The other quote and an escaped one are part of the value (a value "it's-x9").
+                          r"""((?:[^"'\\\r\n]|\\.|(?!\7)["'])+)(?=\7)""")
+# keyring.set_password(service, user, password): the third argument is the password, whatever is
+# named before it.
+_KEYRING_PASSWORD = re.compile(r"""(set_password\(\s*(["'])[^"'\r\n]*\2\s*,\s*(["'])[^"'\r\n]*\3\s*,\s*(["']))"""
+                               r"""(?![${%*<\[\s])((?:[^"'\\\r\n]|\\.)+)(?=\4)""")
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -269,9 +276,10 @@ def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
 
 
 def _hide_quoted_pair(found: re.Match[str]) -> str:
-    name, value = found.group(3) or found.group(5), found.group(7)
+    name, value = found.group(3) or found.group(6), found.group(8)
     if not _SECRET_NAME.search(name.rsplit(".", 1)[-1]) or value in _NO_VALUES or value.lower() == name.lower() \
-            or _PLACEHOLDER.fullmatch(value):
+            or _PLACEHOLDER.fullmatch(value) or value.endswith(" ") \
+            or any(c.isspace() for c in value) and _DESCRIBING.search(value):  # "Enter your password"
         return found.group(0)
     return found.group(1) + REDACTED
 
@@ -427,6 +435,8 @@ def redact_text(text: str) -> str:
         text = _QUOTED.sub(_hide_quoted, text)
     if ("[" in text or "(" in text) and ('"' in text or "'" in text) and _names_a_secret(text):
         text = _QUOTED_PAIR.sub(_hide_quoted_pair, text)
+    if "set_password(" in text:
+        text = _KEYRING_PASSWORD.sub(rf"\1{REDACTED}", text)
     # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
     named = _names_a_secret(text)
     if "<" in text and named:
