@@ -78,7 +78,10 @@ _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|a
 # after any other name is searched again, so that "x = f(password='...')" and a query string's
 # "user=alice&password=..." are found, in one pass ("a=a=a=..." took time growing with the
 # square of its length, and recursion past Python's limit at 2 KB).
-_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)(?:[=＝](?=\S)|\s+[=＝]\s*)(?:\\?[\"'`])?")
+# A quote may follow a string prefix (Python's r"...", b"...", f"..."): read as the value, the
+# prefix alone was hidden and the secret shown after it ('password = [REDACTED]"Tr0ub4dor9x"').
+_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)(?:[=＝](?=\S)|\s+[=＝]\s*)"
+                            r"(?:(?:[rRbBuUfF]{1,2}(?=[\"']))?\\?[\"'`])?")
 _ASSIGNED_VALUE = re.compile(
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
@@ -117,13 +120,16 @@ _QUOTED_PAIR = re.compile(r"""((?:\[\s*(["'])([A-Za-z0-9_][A-Za-z0-9_.-]*)\2\s*\
                           r"""|(?<![\w$])(?:define|setenv|putenv|Setenv|setProperty|SetEnvironmentVariable|setItem"""
                           # configparser's set(section, option, value) takes the section first
                           r"""|setdefault|set_var|store|set|put)\(\s*(?:(["'])[^"'\r\n]*\4\s*,\s*)?(["'])"""
-                          r"""([A-Za-z0-9_][A-Za-z0-9_.-]*)\5\s*,)\s*(["']))(?![${%*<\[\s])"""
+                          r"""([A-Za-z0-9_][A-Za-z0-9_.-]*)\5\s*,)\s*(?:[rRbBuUfF]{1,2}(?=["']))?(["']))(?![${%*<\[\s])"""
                           # The other quote and an escaped one are part of the value (a value "it's-x9").
                           r"""((?:[^"'\\\r\n]|\\.|(?!\7)["'])+)(?=\7)""")
 # keyring.set_password(service, user, password): the third argument is the password, whatever is
 # named before it.
 _KEYRING_PASSWORD = re.compile(r"""(set_password\(\s*(["'])[^"'\r\n]*\2\s*,\s*(["'])[^"'\r\n]*\3\s*,\s*(["']))"""
-                               r"""(?![${%*<\[\s])((?:[^"'\\\r\n]|\\.)+)(?=\4)""")
+                               r"""(?![${%*<\[\s])((?:[^"'\\\r\n]|\\.|(?!\4)["'])+)(?=\4)""")
+# Words a value in code may be instead of a secret: keyring's documentation writes
+# set_password("system", "username", "password").
+_STAND_IN_WORDS = frozenset({"password", "passwd", "secret", "token", "example", "changeme"})
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -250,6 +256,8 @@ def _hidden_value(text: str, named: re.Match[str], value: str) -> str:
     if after_code_quote and (named.group().endswith("`") or value[:1] == "`"):
         return value  # a name in code quotes ("`password=`", "`secret=`..."), its value not given
     bare = value.rstrip("`.,:;)")
+    if value.endswith(("[", "(")):
+        return value  # code that reads the value ("os.environ[" of 'password = os.environ["PASSWORD"]')
     if bare in _NO_VALUES or "`" in value and _PLACEHOLDER.fullmatch(bare):
         # "`token=False`": an argument's value in code, not a secret; "`--token=TOKEN`", a
         # placeholder as the pattern reads one, but for the code quote that closes it
@@ -277,9 +285,17 @@ def _hide_quoted_with_spaces(found: re.Match[str]) -> str:
 
 def _hide_quoted_pair(found: re.Match[str]) -> str:
     name, value = found.group(3) or found.group(6), found.group(8)
+    # A value of several words in code is a label far more often than a passphrase: a table of
+    # translations or messages ("Mot de passe", "Show password", "Passwords do not match").
     if not _SECRET_NAME.search(name.rsplit(".", 1)[-1]) or value in _NO_VALUES or value.lower() == name.lower() \
-            or _PLACEHOLDER.fullmatch(value) or value.endswith(" ") \
-            or any(c.isspace() for c in value) and _DESCRIBING.search(value):  # "Enter your password"
+            or _PLACEHOLDER.fullmatch(value) or any(c.isspace() for c in value):
+        return found.group(0)
+    return found.group(1) + REDACTED
+
+
+def _hide_keyring_password(found: re.Match[str]) -> str:
+    value = found.group(5)
+    if value.lower() in _STAND_IN_WORDS or any(c.isspace() for c in value) or _PLACEHOLDER.fullmatch(value):
         return found.group(0)
     return found.group(1) + REDACTED
 
@@ -436,7 +452,7 @@ def redact_text(text: str) -> str:
     if ("[" in text or "(" in text) and ('"' in text or "'" in text) and _names_a_secret(text):
         text = _QUOTED_PAIR.sub(_hide_quoted_pair, text)
     if "set_password(" in text:
-        text = _KEYRING_PASSWORD.sub(rf"\1{REDACTED}", text)
+        text = _KEYRING_PASSWORD.sub(_hide_keyring_password, text)
     # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
     named = _names_a_secret(text)
     if "<" in text and named:

