@@ -314,10 +314,13 @@ def _say_what_access_hides(settings: Settings) -> None:
     hidden = [name for name in _FOLLOWING_TOOLS
               if name in denied or not any(fnmatchcase(name, pattern) for pattern in access.allow)]
     if hidden:
-        # deny wins over allow: what to change is the one that leaves them out.
-        change = "take them out of deny" if denied else 'add "job_*" to allow'
+        # deny wins over allow: each left out is changed where it is left out.
+        changes = [f"take {', '.join(denied)} out of deny"] if denied else []
+        if [name for name in hidden if name not in denied]:
+            changes.append('add "job_*" to allow')
         logger.warning("[chain.access] allow and deny leave out %s: a call that goes on as a job (past [jobs] "
-                       "sync_budget_s) cannot be followed; %s to let callers follow theirs", ", ".join(hidden), change)
+                       "sync_budget_s) cannot be followed; %s to let callers follow theirs", ", ".join(hidden),
+                       " and ".join(changes))
 
 
 def _say_what_authoring_needs(settings: Settings) -> None:

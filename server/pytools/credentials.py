@@ -82,8 +82,8 @@ class CredentialStore:
                 said.append(f"credentials.{credential.name} names no tools, so no tool is granted it{hint}")
             for variable, key in credential.env.items():
                 # Where ``env_for`` looks: the key's value, else the server's own variable of that name.
-                if key not in credential.values and key not in self._file.get(credential.name, {}) \
-                        and variable not in self._environ:
+                if not credential.values.get(key) and not self._file.get(credential.name, {}).get(key) \
+                        and not self._environ.get(variable):
                     said.append(f"credentials.{credential.name}: env {variable} names the key {key!r}, which has no "
                                 f"value (keys given: {', '.join(sorted(credential.values)) or 'none'}; nor is "
                                 f"{variable} set for the server)")

@@ -704,6 +704,10 @@ def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_i
     ('[chain.auth]\nlocal_scopes = ["CI"]\n[chain.access.scopes.ci]\ntiers = ["read"]\n',
      "'CI' grants nothing (did you mean 'ci'?)"),
     ('[chain.auth]\nlocal_scopes = ["tols:exec"]\n', "'tols:exec' grants nothing (did you mean 'tools:exec'?)"),
+    # a pattern's kind in another case, or misspelt, and metrics:read (a re-check: wrong names, or silence)
+    ('[chain.auth]\nlocal_scopes = ["Tool:hashsum"]\n', "'Tool:hashsum' grants nothing (did you mean 'tool:hashsum'?)"),
+    ('[chain.auth]\nlocal_scopes = ["catalogue:x"]\n', "'catalogue:x' grants nothing (did you mean 'catalog:x'?)"),
+    ('[chain.auth]\nlocal_scopes = ["Metrics:read"]\n', "'Metrics:read' grants nothing (did you mean 'metrics:read'?)"),
 ])
 def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
         tmp_path: Path, settings: str, said: str) -> None:
@@ -880,7 +884,9 @@ def test_an_access_list_that_leaves_out_the_job_tools_is_said_at_start(tmp_path:
     assert "leave out" not in serve_stderr('["hash*", "job_*"]')
     # deny wins over allow: what to change is deny (a re-check: it said to add "job_*" to allow)
     assert "job_wait, job_result: a call that goes on as a job (past [jobs] sync_budget_s) cannot be followed; " \
-        "take them out of deny" in serve_stderr('["*"]\ndeny = ["job_*"]')
+        "take job_status, job_wait, job_result out of deny to" in serve_stderr('["*"]\ndeny = ["job_*"]')
+    # ... and each where it is left out (a re-check: only deny was named)
+    assert 'take job_status out of deny and add "job_*" to allow' in serve_stderr('["hashsum"]\ndeny = ["job_status"]')
 
 
 def test_a_host_that_cannot_be_bound_is_one_line_naming_it(shared_data_dir: Path) -> None:

@@ -183,6 +183,9 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
         "REGISTRY = {}\nREGISTRY['self'] = REGISTRY\n\n\ndef registered_hi():\n    return 'hi'\n\n\n"
         "def get_tool_schemas():\n    return {'a': {'name': 'registered_hi', 'description': 'Says hi',\n"
         "                  'input_schema': {'type': 'object'}, 'registry': REGISTRY}}.values()\n")
+    # a set is no list of schemas, and is said to be so (a re-check: read as a list of its items)
+    (python_dir / "unordered.py").write_text(
+        "def get_tool_schemas():\n    return {'unordered_a'}\n")
     (python_dir / "dated.py").write_text(
         "import datetime\n\n\ndef get_tool_schemas():\n"
         "    return [{'name': 'dated_a', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {\n"
@@ -197,6 +200,7 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
                                    "['default'], which is not JSON (a schema is made of dicts, lists, strings, "
                                    "numbers, booleans and None)")
     assert "yielding.py" not in skipped and "handled.py" not in skipped
+    assert skipped["unordered.py"] == "get_tool_schemas() returned set, not a list"
 
 
 async def test_a_module_with_a_syntax_error_is_skipped_with_one_line_saying_where(

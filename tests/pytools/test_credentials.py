@@ -88,6 +88,11 @@ def test_a_credential_granted_to_no_tool_or_naming_a_key_with_no_value_is_said_a
     assert store.env_for("geo_map") == {"GEO_KEY": "value12345"}
     store._environ = {"GEO_APIKEY": "value12345"}
     assert len(store.problems(table)) == 2 and store.env_for("geo_map") == {}
+    # an empty value is none (a re-check: "api_key = ''" was taken for one)
+    empty = {"geo": {"tools": ["geo_*"], "api_key": "", "env": {"GEO_KEY": "api_key"}}}
+    store = CredentialStore.from_settings(empty, None)
+    store._environ = {}
+    assert store.problems(empty) and store.env_for("geo_map") == {}
 
 
 def test_a_credentials_file_others_can_read_is_refused(tmp_path: Path) -> None:

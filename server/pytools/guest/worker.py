@@ -407,7 +407,7 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     if not callable(get_schemas):
         return {"not_a_tool_module": "it defines no get_tool_schemas() function"}
     schemas = get_schemas()
-    if isinstance(schemas, collections.abc.Iterable) and not isinstance(schemas, str | bytes | dict | list | tuple):
+    if isinstance(schemas, collections.abc.Iterator | collections.abc.ValuesView):
         schemas = list(schemas)  # a generator function, map(), a dict's values(): read once, as a list
     if not isinstance(schemas, list | tuple):
         raise NotToolSchemas(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
