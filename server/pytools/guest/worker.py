@@ -417,8 +417,8 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     except (TypeError, ValueError):
         if (place := _not_json(schemas)) is None:
             raise  # a circular reference: said in Python's words
-        raise NotToolSchemas(f"get_tool_schemas() returned {place[1]} at {place[0]}, which is not JSON (a schema is "
-                        "made of dicts, lists, strings, numbers, booleans and None)") from None
+        raise NotToolSchemas(f"get_tool_schemas() returned {place[1]} at {place[0]}, which is not JSON (a schema "
+                             "is made of dicts, lists, strings, numbers, booleans and None)") from None
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
     return {
         "schemas": list(schemas),
