@@ -11,7 +11,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from toolbay.app import Toolbay
 from toolbay.catalog import Catalog, split_key
 from toolbay.catalog_keeper import CatalogKeeper, OnProgress
 from toolbay.chain import ChainPolicies, ChainSettings
+from toolbay.chain.authorize import Authorizer
 from toolbay.chain.call import Stage
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
 from toolbay.handlers.authoring import CreateToolHandler, ShareToolHandler
@@ -212,7 +212,7 @@ async def _assembled(
 
         authoring = [CreateToolHandler(personal, offered_by), ShareToolHandler(personal, shared, offered_by)]
         _say_what_authoring_needs(settings)
-    _say_what_access_hides(settings)
+    _say_what_access_hides(policies.authorizer)
 
 
     def keeper_catalog() -> Catalog:
@@ -305,14 +305,12 @@ async def _assembled(
 _FOLLOWING_TOOLS = ("job_status", "job_wait", "job_result")
 
 
-def _say_what_access_hides(settings: Settings) -> None:
+def _say_what_access_hides(authorizer: Authorizer) -> None:
     """``[chain.access] allow = ["hash*"]`` hid the job tools as well, with nothing said: a call
     that went on as a job answered "call job_wait", and job_wait was "disabled on this server by
     its configuration". Said once, at start; the operator may mean it."""
-    access = ChainSettings.parse(settings.chain).access
-    denied = [name for name in _FOLLOWING_TOOLS if any(fnmatchcase(name, pattern) for pattern in access.deny)]
-    hidden = [name for name in _FOLLOWING_TOOLS
-              if name in denied or not any(fnmatchcase(name, pattern) for pattern in access.allow)]
+    hidden = [name for name in _FOLLOWING_TOOLS if authorizer.disabled(name)]
+    denied = [name for name in hidden if authorizer.denies(name)]
     if hidden:
         # deny wins over allow: each left out is changed where it is left out.
         changes = [f"take {', '.join(denied)} out of deny"] if denied else []

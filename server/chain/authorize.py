@@ -135,7 +135,11 @@ class Authorizer:
     def disabled(self, name: str) -> bool:
         """Whether the server-wide patterns (``[chain.access] allow``/``deny``) keep the tool
         from every caller: it is then neither listed nor called."""
-        return _matches(name, self.deny) or not _matches(name, self.allow)
+        return self.denies(name) or not _matches(name, self.allow)
+
+    def denies(self, name: str) -> bool:
+        """Whether the server-wide ``deny`` patterns name the tool (they win over ``allow``)."""
+        return _matches(name, self.deny)
 
     def _decide(self, scopes: frozenset[str], name: str, tier: PermissionTier) -> str | None:
         if self.disabled(name):
