@@ -377,13 +377,23 @@ def _the_machines_doing(reason: str) -> bool:
     return "Cannot allocate memory" in reason
 
 
+def _cut_short(cached: CachedFile) -> tuple[float, int] | None:
+    """(the budget, how often) ``cached``'s description was cut short by the time budget
+    (``_CUT_SHORT``); None if it was not, or its note cannot be read."""
+    note = next((n for n in cached.skipped if n.startswith(_CUT_SHORT)), None)
+    if note is None:
+        return None
+    budget, _, tries = note.removeprefix(_CUT_SHORT).partition(" ")
+    try:
+        return float(budget), int(tries)
+    except ValueError:
+        return None
+
+
 def _cut_short_tries(cached: CachedFile) -> int:
-    """How often ``cached``'s description was cut short by the time budget (``_CUT_SHORT``)."""
-    for note in cached.skipped:
-        if note.startswith(_CUT_SHORT):
-            with contextlib.suppress(ValueError):
-                return int(note.removeprefix(_CUT_SHORT).partition(" ")[2])
-    return 0
+    """How often ``cached``'s description was cut short by the time budget."""
+    cut = _cut_short(cached)
+    return 0 if cut is None else cut[1]
 
 
 def _limit_raised(timed_out_after_s: object, limit_s: float) -> bool:
@@ -549,13 +559,11 @@ class Discovery:
     def _cut_short_to_try_again(self, cached: CachedFile) -> bool:
         """A description cut short by the time budget, to be made again: tried fewer than
         ``_CUT_SHORT_TRIES`` times, or under a shorter budget than today's."""
-        note = next((n for n in cached.skipped if n.startswith(_CUT_SHORT)), None)
-        if note is None:
-            return False
-        budget, _, tries = note.removeprefix(_CUT_SHORT).partition(" ")
-        with contextlib.suppress(ValueError):
-            return int(tries) < _CUT_SHORT_TRIES or _limit_raised(float(budget), self.settings.discovery.file_budget_s)
-        return True
+        cut = _cut_short(cached)
+        if cut is None:
+            return any(note.startswith(_CUT_SHORT) for note in cached.skipped)  # a note it cannot read: try again
+        budget, tries = cut
+        return tries < _CUT_SHORT_TRIES or _limit_raised(budget, self.settings.discovery.file_budget_s)
 
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
         if not cached.commands and cached.skipped and cached.skipped[0].startswith(_FAILED):
