@@ -443,18 +443,19 @@ def redact_text(text: str) -> str:
     # Full-width "：" and "＝" are how CJK text writes them.
     equals = "=" in text or "＝" in text
     colon = ":" in text or "：" in text
-    if (equals or colon or "--" in text) and ('"' in text or "'" in text or "`" in text) and _names_a_secret(text):
+    # Whether a secret's name may be there at all, asked once: the rules that ask act only after one,
+    # and hiding a value keeps every name (nor has "[REDACTED]" a hint of one).
+    named = _names_a_secret(text)
+    if (equals or colon or "--" in text) and ('"' in text or "'" in text or "`" in text) and named:
         text = _QUOTED_WITH_SPACES.sub(_hide_quoted_with_spaces, text)
     if equals:
         text = _hide_every_assigned(text)
     if colon or equals:  # ":", or "=>"
         text = _QUOTED.sub(_hide_quoted, text)
-    if ("[" in text or "(" in text) and ('"' in text or "'" in text) and _names_a_secret(text):
+    if ("[" in text or "(" in text) and ('"' in text or "'" in text) and named:
         text = _QUOTED_PAIR.sub(_hide_quoted_pair, text)
     if "set_password(" in text:
         text = _KEYRING_PASSWORD.sub(_hide_keyring_password, text)
-    # Whether a secret's name may be there at all, asked once: each rule below acts only after one.
-    named = _names_a_secret(text)
     if "<" in text and named:
         if "</" in text:
             text = _TAGGED.sub(_hide_tagged, text)
