@@ -155,7 +155,8 @@ class CatalogKeeper:
         catalog as far as it got (the files described by then), calls ``published``, and
         goes on; ``published`` is called in any case once a catalog is in place.
         ``retry_skipped_modules``: Python modules skipped though unchanged are described again,
-        uncached (an import that failed may work now: a file it needed, a service it reached).
+        uncached (an import that failed may work now: a file it needed, a service it reached),
+        and so are files whose subcommands were not all read within the time budget.
         ``slow_files_later`` (hot reload): files not described within ``SLOW_FILE_S`` go on being
         described in the background, the rescan ends without them (a changed file keeps its last
         version meanwhile; ``still_describing`` names them), and another rescan takes them in
@@ -173,9 +174,17 @@ class CatalogKeeper:
                 for path, outcome in list(current.items()):
                     # The version on disk: the one refused, where the last good one was kept.
                     on_disk = outcome.rejected_sha256 or outcome.sha256
-                    if outcome.skipped is not None and path.endswith(".py") and on_disk is not None:
+                    if on_disk is None:
+                        continue
+                    if outcome.skipped is not None and path.endswith(".py"):
                         del current[path]
                         hashes = {**hashes, path: on_disk}  # known, so described without the cache
+                    elif outcome.cut_short_tries and on_disk == outcome.sha256:
+                        # Some of its subcommands were not read within the time budget (a busy
+                        # start): a refresh reads them now, rather than only the next start.
+                        self.discovery.describe_again(outcome)
+                        del current[path]
+                        hashes = {**hashes, path: on_disk}
             if slow_files_later:
                 # Described late for an earlier rescan though unchanged on disk (a skipped module
                 # retried by refresh_tools): the survey kept its old outcome; the late one replaces it.

@@ -364,6 +364,9 @@ class FileOutcome:
     # A Python module's helpers its description was built with (``helpers_unchanged``): files
     # of its folder, relative to it, each with its sha256.
     helpers: Mapping[str, str] = field(default_factory=dict)
+    # How often its description has been cut short by [discovery] file_budget_s (0: it was
+    # not): ``refresh_tools`` describes such a file again though it is unchanged.
+    cut_short_tries: int = 0
 
     @property
     def content_sha256(self) -> str | None:
@@ -505,9 +508,10 @@ class Discovery:
                     notes = (f"{_CUT_SHORT}{self.settings.discovery.file_budget_s!r} {tries_before + 1}",)
             else:
                 reason = f"its -h/--help output is not help text: {exc.reason}"
+            failed = CachedFile(commands=(), skipped=(_FAILED + reason, *notes))
             if not _the_machines_doing(reason):
-                self.cache.put(sha, self._cache_key(stem), CachedFile(commands=(), skipped=(_FAILED + reason, *notes)))
-            return FileOutcome(path, sha, skipped=SkippedFile(path, reason))
+                self.cache.put(sha, self._cache_key(stem), failed)
+            return FileOutcome(path, sha, skipped=SkippedFile(path, reason), cut_short_tries=_cut_short_tries(failed))
         except ToolbayError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, str(exc)))
         if stop is not None and stop.is_set():
@@ -540,6 +544,14 @@ class Discovery:
             self.cache.flush()
         return outcomes
 
+    def describe_again(self, outcome: FileOutcome) -> None:
+        """Counts a file cut short by the time budget as tried that often when it is next
+        described without a look in the cache (``refresh_tools``): a refresh that cuts it short
+        again adds a try, and does not start the count anew."""
+        if outcome.cut_short_tries and outcome.sha256 is not None:
+            key = (outcome.sha256, self._cache_key(tool_name_for(outcome.path)))
+            self._cut_short_retried[key] = outcome.cut_short_tries
+
     def _cache_key(self, stem: str) -> str:
         """What a file's description is cached under beside its hash: its stem, and the depth
         subcommands were followed to where that is not the default (another depth describes
@@ -568,7 +580,8 @@ class Discovery:
     def _outcome(self, ref: ModuleRef, stem: str, cached: CachedFile, from_cache: bool) -> FileOutcome:
         if not cached.commands and cached.skipped and cached.skipped[0].startswith(_FAILED):
             reason = cached.skipped[0].removeprefix(_FAILED)
-            return FileOutcome(ref.path, ref.sha256, skipped=SkippedFile(ref.path, reason), from_cache=from_cache)
+            return FileOutcome(ref.path, ref.sha256, skipped=SkippedFile(ref.path, reason), from_cache=from_cache,
+                               cut_short_tries=_cut_short_tries(cached))
         for command in cached.commands:
             listing = command.listing
             if listing is None or listing.get("builder") != LISTING_BUILDER:  # ``_stale``, inline
@@ -590,7 +603,8 @@ class Discovery:
             notes = (*notes, f"{one_line(shown(file_name))}{_SERVED_AS}{stem!r}: a tool name is ASCII letters, "
                              "digits, '_' and "
                              "'-', at most 64 (rename the file to choose it)")
-        return FileOutcome(ref.path, ref.sha256, tools, None, notes, from_cache)
+        return FileOutcome(ref.path, ref.sha256, tools, None, notes, from_cache,
+                           cut_short_tries=_cut_short_tries(cached))
 
     def explain(self, path: str) -> Explanation:
         """Describes one file afresh (no cache read or written), keeping every help text the

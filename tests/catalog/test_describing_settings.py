@@ -89,3 +89,30 @@ def test_a_file_whose_subcommands_were_not_read_in_time_is_described_again(
     assert [described_at_start() for _ in range(6)] == [True, True, True, True, False, False]
     whole, skipped = served(folder, data)
     assert {"textkit_count", "textkit_sort"} <= whole and not skipped
+
+
+def test_refresh_tools_reads_the_subcommands_a_start_ran_out_of_time_for(folders: tuple[Path, Path]) -> None:
+    """A start that ran out of [discovery] file_budget_s (a busy machine) served a file without
+    the subcommands it had not read, and ``refresh_tools`` said "No change": an unchanged file
+    was never described again before the next start (an outside check)."""
+    folder, data = folders
+    shutil.copy(BUNDLED_EXTENSIONS / "textkit.wasm", folder / "textkit.wasm")
+
+    async def look() -> tuple[set[str], set[str], set[str]]:
+        loaded = load_settings(None, extensions=[folder], agents=[], data_dir=data,
+                               discovery={"file_budget_s": 1e-6})
+        async with CatalogKeeper.open(loaded) as keeper:
+            def names() -> set[str]:
+                return {d.name for d in keeper.catalog.current.definitions()}
+
+            at_start = names()
+            loaded.discovery.file_budget_s = 60.0  # the machine is quiet again; the file is unchanged
+            await keeper.rescan(slow_files_later=True, patience_s=60)  # a hot reload: nothing changed on disk
+            after_rescan = names()
+            # What refresh_tools asks for.
+            await keeper.rescan(retry_skipped_modules=True, slow_files_later=True, patience_s=60)
+            return at_start, after_rescan, names()
+
+    at_start, after_rescan, after_refresh = anyio.run(look)
+    assert "textkit_count" not in at_start and after_rescan == at_start
+    assert {"textkit_count", "textkit_sort"} <= after_refresh
