@@ -277,7 +277,7 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
         return {"tools": tools, "skipped": skipped,
                 "diagnostics": [*folder_problems(settings), *names_not_files(settings.extensions),
                                 *catalog.diagnostics, *keeper.notes(),
-                                *_patterns_matching_nothing(app)],
+                                *_patterns_matching_nothing(app), *keeper.discovery.credentials.warnings],
                 "precedence": PRECEDENCE_RULE}
 
 

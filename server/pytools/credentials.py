@@ -47,6 +47,9 @@ class CredentialStore:
         self._file = {k: dict(v) for k, v in (file_values or {}).items()}
         self._environ = os.environ if environ is None else environ
         self._handed: set[str] = set()  # every value given to a tool, wherever it was read
+        # What ``from_settings`` found useless in the configuration (``problems``): logged at
+        # start, and among ``toolbay list``'s diagnostics, which show no log.
+        self.warnings: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, table: Mapping[str, Any], credentials_file: Path | None,
@@ -66,7 +69,8 @@ class CredentialStore:
             credentials.append(Credential(name, tuple(map(str, tools)), values, variables))
         file_values = read_credentials_file(credentials_file, tool_folders) if credentials_file else {}
         store = cls(credentials, file_values)
-        for problem in store.problems(table):
+        store.warnings = tuple(store.problems(table))
+        for problem in store.warnings:
             logger.warning("%s", problem)
         return store
 

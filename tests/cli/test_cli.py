@@ -1505,3 +1505,16 @@ def test_a_tools_name_leading_to_a_file_whose_reads_wait_is_skipped_not_waited_o
     listing = json.loads(listed.stdout)
     assert "hashsum" in {tool["name"] for tool in listing["tools"]}
     assert [Path(item["path"]).name for item in listing["skipped"]] == ["kmsg.wasm", "pagemap.py"]
+
+
+def test_list_says_which_credentials_give_nothing(tmp_path: Path, shared_data_dir: Path) -> None:
+    """A credential granted to no tool (a misspelt ``tool``) was said in serve's log only:
+    ``toolbay list``, where an operator checks a configuration, showed nothing (an outside check)."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[credentials.weather]\ntool = ["weather_*"]\napi_key = "moonbeam42"\n', encoding="utf-8")
+    result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    said = [line for line in json.loads(result.stdout)["diagnostics"] if "credentials." in line]
+    assert said == ["credentials.weather names no tools, so no tool is granted it ('tool' is read as a secret's "
+                    "key: did you mean 'tools'?)"]
+    assert "moonbeam42" not in result.stdout
