@@ -186,6 +186,16 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
     # a set is no list of schemas, and is said to be so (a re-check: read as a list of its items)
     (python_dir / "unordered.py").write_text(
         "def get_tool_schemas():\n    return {'unordered_a'}\n")
+    # a schema that holds itself is said where (it was "Circular reference detected", naming no
+    # key; an outside check), and one used twice is no cycle
+    (python_dir / "looped.py").write_text(
+        "def get_tool_schemas():\n    schema = {'type': 'object', 'properties': {}}\n"
+        "    schema['properties']['again'] = schema\n"
+        "    return [{'name': 'looped_a', 'description': 'l', 'input_schema': schema}]\n")
+    (python_dir / "shared.py").write_text(
+        "def shared_hi():\n    return 'hi'\n\n\nPLAIN = {'type': 'object'}\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'shared_hi', 'description': 'Says hi', 'input_schema': PLAIN},\n"
+        "            {'name': 'shared_ho', 'description': 'Says ho', 'input_schema': PLAIN}]\n")
     (python_dir / "dated.py").write_text(
         "import datetime\n\n\ndef get_tool_schemas():\n"
         "    return [{'name': 'dated_a', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {\n"
@@ -199,7 +209,10 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
     assert skipped["dated.py"] == ("get_tool_schemas() returned a date at [0]['input_schema']['properties']['day']"
                                    "['default'], which is not JSON (a schema is made of dicts, lists, strings, "
                                    "numbers, booleans and None)")
-    assert "yielding.py" not in skipped and "handled.py" not in skipped
+    assert skipped["looped.py"] == ("get_tool_schemas() returned a dict that holds itself at [0]['input_schema']"
+                                    "['properties']['again'], which is not JSON (a schema is made of dicts, lists, "
+                                    "strings, numbers, booleans and None)")
+    assert "yielding.py" not in skipped and "handled.py" not in skipped and "shared.py" not in skipped
     assert skipped["unordered.py"] == "get_tool_schemas() returned set, not a list"
 
 

@@ -416,7 +416,7 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
         json.dumps(schemas)  # must be plain data
     except (TypeError, ValueError):
         if (place := _not_json(schemas)) is None:
-            raise  # a circular reference: said in Python's words
+            raise  # said in Python's words
         raise NotToolSchemas(f"get_tool_schemas() returned {place[1]} at {place[0]}, which is not JSON (a schema "
                              "is made of dicts, lists, strings, numbers, booleans and None)") from None
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
@@ -450,17 +450,29 @@ def _is_json(value: Any) -> bool:
 
 def _not_json(value: Any) -> tuple[str, str] | None:
     """Where in ``value`` (``[1]['handler']``) the first thing ``json.dumps`` refuses is, and what
-    it is; None where there is none (a circular reference)."""
-    pending: list[tuple[str, Any]] = [("", value)]
-    seen: set[int] = set()
+    it is: a value of another type, a key of one, or a dict or list inside itself (a schema that
+    holds itself, said as "Circular reference detected", naming no tool); None where there is none."""
+    # Depth first, each container on the current path marked until its items are done: a value
+    # met twice on different paths is JSON (written twice), only one inside itself is not.
+    pending: list[tuple[str, Any] | int] = [("", value)]
+    on_path: set[int] = set()
+    done: set[int] = set()
     while pending:
-        where, item = pending.pop()
+        top = pending.pop()
+        if isinstance(top, int):  # every item of this container is done
+            on_path.discard(top)
+            done.add(top)
+            continue
+        where, item = top
         if item is None or isinstance(item, str | bool | int | float):
             continue
         if isinstance(item, dict | list | tuple):
-            if id(item) in seen:
+            if id(item) in on_path:
+                return where or "the top", f"{_a(type(item).__name__)} that holds itself"
+            if id(item) in done:
                 continue
-            seen.add(id(item))
+            on_path.add(id(item))
+            pending.append(id(item))
         if isinstance(item, dict):
             for key, inner in reversed(item.items()):
                 if not (key is None or isinstance(key, str | bool | int | float)):
@@ -469,8 +481,7 @@ def _not_json(value: Any) -> tuple[str, str] | None:
         elif isinstance(item, list | tuple):
             pending.extend((f"{where}[{index}]", inner) for index, inner in reversed(list(enumerate(item))))
         else:
-            kind = type(item).__name__
-            return where or "the top", f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+            return where or "the top", _a(type(item).__name__)
     return None
 
 
