@@ -375,6 +375,12 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
             elif word[0] == "[" and inner.split()[-1].upper() in ("OPTIONS", "FLAGS", "SWITCHES") \
                     and not inner.startswith("-"):
                 continue  # tyro's "[TRAIN OPTIONS]", plumbum's "[SWITCHES]": options, no operand
+            elif word[0] == "[" and _REPEATED_THEN_ONE.fullmatch(inner) \
+                    and _operand_word(inner.split()[0].strip("<>."), commands_listed):
+                # "[SRC... DST]": operands given together or not at all, each repeated as written
+                # (the sources, then the one destination); no operand was read of it.
+                positionals.extend(UsagePositional(name.rstrip(".").strip(), False, name.endswith("..."))
+                                   for name in inner.replace(" ...", "...").split())
             elif word[0] == "[" and (_OPERAND_WORDS.fullmatch(inner) or _OPERAND_FORMS.fullmatch(inner)):
                 # "[INPUT FILE]", "[MAJOR MINOR]", "[COMMAND ARGS...]", who's "[ FILE | ARG1 ARG2 ]":
                 # one operand named in words, or several; the words cannot say which, and in
@@ -624,6 +630,9 @@ _OPTIONS_AND_OPERANDS = compiled(r"(?:flags|options|switches) and ([a-z][\w-]*(?
 # Two or three placeholders in one bracket: "[MAN DATABASE]", "[COMMAND ARGS...]", "[<src> <dst>]".
 _PLACEHOLDER = r"(?:<[\w-]+>|[A-Z][A-Z0-9_-]*)"
 _OPERAND_WORDS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,2}}(?:\s?\.\.\.)?")
+# Operands, one repeated before the last, which is not: "[SRC... DST]", "[<src>... <dest>]".
+_REPEATED_THEN_ONE = compiled(rf"(?:{_PLACEHOLDER}(?: ?\.\.\.)?\s+)*{_PLACEHOLDER} ?\.\.\.\s+"
+                              rf"(?:{_PLACEHOLDER}(?: ?\.\.\.)?\s+)*{_PLACEHOLDER}")
 # Operands, then a bracket inside the bracket: "[<b> <c> [<d> [<e>]]]" (System.CommandLine).
 _OPERANDS_THEN_NESTED = compiled(rf"({_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,3}})\s+\[(.+)\](\.\.\.)?")
 # Sides of placeholders between bars, one of them several: "[ FILE | ARG1 ARG2 ]" (who).

@@ -39,6 +39,17 @@ def test_angle_brackets_are_required_square_brackets_optional_and_dots_repeat():
     assert got == [("SOURCE", True, False), ("DEST", True, False), ("EXTRA", False, True)]
 
 
+@pytest.mark.parametrize("usage", ["mycp [OPTIONS] [SRC... DST]", "mycp [options] [<src>... <dst>]",
+                                   "mycp [OPTIONS] [SRC ... DST]"])
+def test_repeated_operands_then_one_in_a_bracket_are_each_optional(usage: str):
+    """They gave no operand at all, so no call could name a file (an outside check). Given, they
+    reach the program in the order written: sources, then the destination (docopt reads every
+    one of them as a source, its own greedy reading of its own usage)."""
+    desc = _describe(f"Usage: {usage}\n\nCopies files.\n\nOptions:\n  -r, --recursive  Copy folders\n")
+    got = [(p.name.strip("<>").lower(), p.required, p.variadic) for p in desc.positionals]
+    assert got == [("src", False, True), ("dst", False, False)]
+
+
 def test_positionals_in_several_usage_forms_are_required_only_when_every_form_needs_them():
     desc = _describe("Usage: cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n\n"
                      "  -f, --force   do not prompt\n")
