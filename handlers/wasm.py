@@ -239,9 +239,11 @@ class WasmHandler(Handler):
             # The chain refuses these first; a C string would end at the NUL, running what was not asked.
             return ToolResult.error(f"Cannot build the command line for {self.name!r}: an argument contains a NUL "
                                     "character (\\u0000).")
-        lead = getattr(tail, "leading", 0)  # the program's own options, before the subcommand
+        # The program's own options before the subcommand path, a group's after its word.
+        around = getattr(tail, "around", None)
         return RunRequest(
-            argv=[self.program_name, *tail[:lead], *self.subcommand_path, *tail[lead:]],
+            argv=[self.program_name, *(around(self.subcommand_path) if around is not None
+                                       else [*self.subcommand_path, *tail])],
             stdin=stdin.encode() if stdin is not None else None,
             env=self.env,
             preopens=self.preopens,

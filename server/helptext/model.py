@@ -47,6 +47,10 @@ class OptionSpec(NamedTuple):
     # An option of the program itself offered on a subcommand's tool: it goes before the
     # subcommand ("prog --config x sub"), as argparse, click, urfave and argh take it.
     before_command: bool = False
+    # With ``before_command``, an option of a subcommand above the tool's own: it goes after
+    # that many words of the subcommand path ("prog db --url x migrate": 1), where that
+    # subcommand reads its options; 0 for the program's own.
+    after_words: int = 0
     # The options the usage offers as its alternatives (by ``key``), in a group ("[-v | -q]");
     # ``one_required``: the usage asks for one option of the group ("(-a | -b)").
     exclusive_with: tuple[str, ...] = ()
@@ -87,9 +91,13 @@ _LIST_FIELDS = {"choices", "exclusive_with"}
 _WALK_FIELDS = {"spelled"}
 
 
+# Written only where they differ from their default: an option's place is most often its own.
+_WRITTEN_WHEN_SET = {"after_words": 0}
+
+
 def _spec_to_dict(spec: Any) -> dict[str, Any]:
     return {name: list(value) if name in _LIST_FIELDS else value for name, value in spec._asdict().items()
-            if name not in _WALK_FIELDS}
+            if name not in _WALK_FIELDS and _WRITTEN_WHEN_SET.get(name, ...) != value}
 
 
 def _spec_from_dict(cls: Any, data: Mapping[str, Any]) -> Any:

@@ -12,7 +12,7 @@ where the parser takes no false, the schema says so rather than offer one.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec, UsageForm
@@ -47,8 +47,10 @@ class Param(NamedTuple):
     # Each time given, it takes words up to the next flag (clap's "--features <FEATURES>...",
     # num_args 1..): given last, it would take the positionals after it too.
     greedy: bool = False
-    # The program's own option on a subcommand's tool: before the subcommand path.
+    # The program's own option on a subcommand's tool: before the subcommand path; or, with
+    # ``after_words``, a subcommand's above the tool's own: after that many words of the path.
     leading: bool = False
+    after_words: int = 0
     # A positional the usage writes after "--" (clap's last: "prog [OPTIONS] -- <COMMAND>..."):
     # the program takes it only so.
     after_dashes: bool = False
@@ -59,9 +61,22 @@ class Param(NamedTuple):
 
 
 class Argv(list[str]):
-    """Arguments after the program name: the first ``leading`` go before the subcommand path."""
+    """Arguments after the program name: the first ``leading`` go before the subcommand path,
+    and ``within`` names those after them that go inside it: (how many of the path's words
+    before them, how many of them), in order. The rest go after the path."""
 
     leading = 0
+    within: tuple[tuple[int, int], ...] = ()
+
+    def around(self, path: Sequence[str]) -> list[str]:
+        """The arguments with the subcommand path's words put where they go."""
+        placed = list(self[:self.leading])
+        at, done = self.leading, 0
+        for words_before, count in self.within:
+            placed += path[done:words_before]
+            placed += self[at:at + count]
+            at, done = at + count, max(done, words_before)
+        return [*placed, *path[done:], *self[at:]]
 
 
 class ToolSchema(NamedTuple):
@@ -84,7 +99,8 @@ class ToolSchema(NamedTuple):
         # A "list" option's words go after every other option: dpkg's "--show [<pattern>...]"
         # takes every word after it, a flag too ("--show bash --showformat=..." shows no package).
         lists: list[str] = []
-        leading: list[str] = []
+        # The options of the program (0) and of the subcommands above (their depth), where each reads them.
+        inside: dict[int, list[str]] = {}
         positionals: list[str] = []
         # Those the usage writes after "--" (clap's last: "<PACKAGE> [-- <EXTRA>...]"): the
         # program takes every word after "--" as theirs, so the others go before it.
@@ -121,7 +137,7 @@ class ToolSchema(NamedTuple):
                     raise ValueError(f"The argument {param.name!r} is required.")
                 continue
             if param.leading:
-                leading.extend(_render_option(param, value))
+                inside.setdefault(param.after_words, []).extend(_render_option(param, value))
                 continue
             words = _render_option(param, value)
             (lists if param.kind == "list" else argv).extend(words)
@@ -159,8 +175,10 @@ class ToolSchema(NamedTuple):
         if _OPTIONS_SLOT in positionals:  # the chosen form writes its options after its first word
             at = positionals.index(_OPTIONS_SLOT)
             positionals[at:at + 1], argv = argv, []
-        whole = Argv([*leading, *argv, *positionals])
-        whole.leading = len(leading)
+        deeper = sorted((depth, words) for depth, words in inside.items() if depth > 0)
+        whole = Argv([*inside.get(0, []), *(word for _, words in deeper for word in words), *argv, *positionals])
+        whole.leading = len(inside.get(0, []))
+        whole.within = tuple((depth, len(words)) for depth, words in deeper)
         return whole
 
     def _form_order(self, arguments: Mapping[str, Any]) -> list[Param]:
@@ -370,6 +388,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
             flag, off = f"{opt.long or flag}=True", f"{opt.long or flag}=False"
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=bare,
                             takes_next=bare and opt.value_spaced, leading=opt.before_command,
+                            after_words=opt.after_words if opt.before_command else 0,
                             greedy=kind == "values" and desc.dialect in _VALUES_UP_TO_A_FLAG))
     for opt in desc.options:
         if opt.exclusive_with and opt.key in named:

@@ -18,7 +18,7 @@ from toolbay.ascii_names import name_safe
 from toolbay.errors import HelpDidNotEnd, NotHelpError
 
 from .describe import describe_help, describe_text
-from .model import HelpDescription
+from .model import HelpDescription, OptionSpec
 from .records import NamedTuple
 from .version import version_flag, version_in
 
@@ -137,6 +137,14 @@ class _Walk:
                     child_desc = None if whole is None else self.describe_in_time(whole)
                 except NotHelpError:
                     child_desc = None
+                if child_desc is None and (given := with_required_options(desc, path, child_path)) is not None:
+                    # click reads a group's required options before a command's --help, and
+                    # answers "Missing option '--url'" without them: asked again with stand-ins.
+                    try:
+                        child_desc = self.describe_in_time(child_path, given)
+                    except NotHelpError:
+                        child_desc = None
+                    whole = child_path if child_desc is not None else None
                 if whole is None or child_desc is None:
                     self.result.skipped.append(SkippedCommand(child_path, exc.reason))
                     continue
@@ -151,8 +159,8 @@ class _Walk:
                 self.result.skipped.append(SkippedCommand(child_path, _ECHO))
                 continue
             child_desc = about_from_the_list(desc, child, inherit_conventions(desc, child_desc))
-            child_desc = written_before_its_word(child_desc, child_path[len(path)])
-            self.visit(child_path, with_program_options(desc, child_desc, at_root=not path), [*parents, names])
+            child_desc = written_before_its_word(child_desc, child_path, len(path))
+            self.visit(child_path, with_program_options(desc, child_desc, depth=len(path)), [*parents, names])
         latest = self.result.skipped[-len(children):]
         if len(self.result) == leaves_before and (
                 all(s.reason == _ECHO for s in latest) or any(p.form for p in desc.positionals)):
@@ -162,13 +170,14 @@ class _Walk:
             del self.result.skipped[-len(children):]
             self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
 
-    def describe_in_time(self, path: tuple[str, ...]) -> HelpDescription | None:
-        """The command's help, or None when the time budget was used up before it began."""
-        return None if time.monotonic() > self.deadline else self.describe(path)
+    def describe_in_time(self, path: tuple[str, ...], words: list[str] | None = None) -> HelpDescription | None:
+        """The command's help, or None when the time budget was used up before it began.
+        ``words``: what to run it by, where that is not its path."""
+        return None if time.monotonic() > self.deadline else self.describe(path, words)
 
-    def describe(self, path: tuple[str, ...]) -> HelpDescription:
+    def describe(self, path: tuple[str, ...], words: list[str] | None = None) -> HelpDescription:
         try:
-            return self._describe_asking_it(path)
+            return self._describe_asking_it(path if words is None else tuple(words))
         except HelpDidNotEnd:
             raise
         except NotHelpError as not_help:
@@ -221,37 +230,81 @@ def _option_names(desc: HelpDescription) -> set[str]:
     return {name for option in desc.options for name in (option.long, option.short) if name}
 
 
-def with_program_options(parent: HelpDescription, child: HelpDescription, *, at_root: bool) -> HelpDescription:
-    """The program's own options that a subcommand's help does not list, offered on its tool to
-    be given before the subcommand ("prog --config x sub": argparse, click, urfave/cli and argh
-    print them only in the program's help). ``at_root``: ``parent`` is the program's help; deeper
-    down, only what it was given so passes on. A subcommand's help that lists them (cobra's
-    "Global Flags", clap's global args, kingpin) takes them as its own."""
+def with_program_options(parent: HelpDescription, child: HelpDescription, *, depth: int) -> HelpDescription:
+    """The options of the program, and of the subcommands above, that a subcommand's help does
+    not list, offered on its tool to be given where they are read: the program's before the
+    subcommand ("prog --config x sub": argparse, click, urfave/cli and argh print them only in
+    the program's help), a subcommand's after its own word ("prog db --url x migrate": clap,
+    click and argparse read a group's options before the word of the command in it).
+    ``depth``: the words of the subcommand path ``parent`` is at (0: the program). A
+    subcommand's help that lists them (cobra's "Global Flags", clap's global args, kingpin)
+    takes them as its own."""
     own = {name for option in child.options for name in (option.long, option.short) if name}
     # Required stays required: the program reads its own options before any subcommand's (go-arg's
     # "--store STORE", argparse's and click's required options on the program), and every call of
     # a subcommand without it was refused by the program, after the schema had let it through.
     # One whose short name the subcommand has for an option of its own ("-t") keeps its long one.
-    taken = tuple(option._replace(before_command=True, short=None if option.short in own else option.short)
+    # A group's required option below the program (clap's "c5 remote --url <URL> add") was lost,
+    # and so was every call of the commands in it.
+    taken = tuple(option._replace(before_command=True, short=None if option.short in own else option.short,
+                                  after_words=option.after_words if option.before_command else depth)
                   for option in parent.options
-                  if (at_root or option.before_command) and option.long not in own
-                  and (option.long is not None or option.short not in own))
+                  if option.long not in own and (option.long is not None or option.short not in own))
     return child.with_changes(options=(*child.options, *taken)) if taken else child
 
 
-def written_before_its_word(child: HelpDescription, word: str) -> HelpDescription:
-    """``child`` with the options its usage writes before its own command word taken as the
-    program's, given before the subcommand: clap writes a program's required options so in a
-    subcommand's usage ("c4 --profile <PROFILE> remote <COMMAND>"). Read as the subcommand's own,
-    they went after its word, where clap refuses them, and were lost a level further down."""
+def with_required_options(parent: HelpDescription, path: tuple[str, ...],
+                          child_path: tuple[str, ...]) -> list[str] | None:
+    """``child_path`` with the values ``parent`` (at ``path``) requires of its own and of the
+    program's options put where they are read, each a stand-in ("--url x"); None where it
+    requires none."""
+    placed: dict[int, list[str]] = {}
+    for option in parent.options:
+        flag = option.long or option.short
+        if option.required and option.takes_value and flag:
+            depth = option.after_words if option.before_command else len(path)
+            placed.setdefault(depth, []).extend([flag, _stand_in(option)])
+    if not placed:
+        return None
+    words: list[str] = []
+    for depth, word in enumerate(child_path):
+        words += [*placed.pop(depth, []), word]
+    return [*words, *(word for _, more in sorted(placed.items()) for word in more)]
+
+
+def _stand_in(option: OptionSpec) -> str:
+    """A value ``option`` takes, to read a help that asks for it first."""
+    if option.choices:
+        return option.choices[0]
+    if option.default:
+        return option.default
+    return {"integer": "1", "number": "1", "path": "."}.get(option.type, "x")
+
+
+def written_before_its_word(child: HelpDescription, path: tuple[str, ...], depth: int) -> HelpDescription:
+    """``child`` (at ``path``, below a subcommand at ``depth``) with the options its usage writes
+    before its own command word taken as those of the program or of a subcommand above, given
+    where the usage writes them: clap writes a program's required options so in a subcommand's
+    usage ("c4 --profile <PROFILE> remote <COMMAND>"). Read as the subcommand's own, they went
+    after its word, where clap refuses them, and were lost a level further down."""
+    word = path[depth]
     words = child.usage.split()
     if word not in words[1:]:
         return child
-    before = {name.strip("[](){}<>|,.").partition("=")[0] for name in words[1:words.index(word, 1)]}
+    ahead = words[1:words.index(word, 1)]
+    before = {name.strip("[](){}<>|,.").partition("=")[0] for name in ahead}
     if not before & _option_names(child):
         return child
+
+    def after_words(option: OptionSpec) -> int:
+        # The subcommand path's words the usage writes before the option.
+        at = next(i for i, name in enumerate(ahead) if name.strip("[](){}<>|,.").partition("=")[0]
+                  in {option.long, option.short})
+        return sum(1 for name in ahead[:at] if name in path[:depth])
+
     return child.with_changes(options=tuple(
-        option._replace(before_command=True) if {option.long, option.short} & before else option
+        option._replace(before_command=True, after_words=after_words(option))
+        if {option.long, option.short} & before else option
         for option in child.options))
 
 

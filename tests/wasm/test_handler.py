@@ -49,6 +49,26 @@ async def test_argv_is_the_program_then_the_subcommand_path_then_the_arguments(r
     assert json.loads(result.text) == ["args", "text", "count", "one", "two", "three"]
 
 
+async def test_the_programs_and_a_groups_options_go_where_each_is_read(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
+    # The schema of "tool db migrate", whose group "db" (and the program) have options of their own
+    # that its help does not list: the program's before the path, the group's after its word.
+    from toolbay.helptext import HelpRun, build_tool_schema, describe_tree
+
+    helps = {
+        (): b"Usage: tool [OPTIONS] COMMAND [ARGS]...\n\nOptions:\n  --verbose  Talk more.\n  --help  Show this.\n"
+            b"\nCommands:\n  db  Works on the database.\n",
+        ("db",): b"Usage: tool db [OPTIONS] COMMAND [ARGS]...\n\nOptions:\n  --url TEXT  The address.  [required]\n"
+                 b"  --help  Show this.\n\nCommands:\n  migrate  Runs one migration.\n",
+        ("db", "migrate"): b"Usage: tool db migrate [OPTIONS] NAME\n\nOptions:\n  --dry-run  Only say.\n"
+                           b"  --help  Show this.\n",
+    }
+    [migrate] = describe_tree(lambda argv: HelpRun(helps[tuple(w for w in argv if w.isalpha())], b"", 0), "tool")
+    schema = build_tool_schema(migrate.description)
+    handler = make(runtime, program("args"), "args", subcommand_path=migrate.path, to_argv=schema.to_argv)
+    result = await call(handler, {"url": "u", "verbose": True, "dry_run": True, "name": "n"})
+    assert json.loads(result.text) == ["args", "--verbose", "db", "--url", "u", "migrate", "--dry-run", "n"]
+
+
 async def test_the_stdin_argument_goes_to_standard_input_not_argv(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
     result = await call(make(runtime, program("echo"), "echo"), {"stdin": "piped text"})
     assert (result.text, result.is_error) == ("piped text", False)

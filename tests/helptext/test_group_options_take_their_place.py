@@ -1,0 +1,56 @@
+"""Options of a group in the middle of a program's commands, given where the program reads them.
+
+``truth_programs/nested`` holds a click program and an argparse program, each with a group
+``db`` that has a required ``--url`` and an optional ``--pool`` of its own, and a command
+``migrate`` in it: ``PROG [--verbose] db --url URL [--pool N] migrate [--dry-run] NAME``. Neither
+framework prints the group's options in the command's help, and both read them only between
+the group's word and the command's. The tool ``x_db_migrate`` had no ``url``, so every call of
+it was refused by the program ("Missing option '--url'", "the following arguments are
+required: --url"); click also refuses the command's ``--help`` without it, so the command was
+skipped. Each program prints what it parsed, which is the truth the calls are held to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolbay.helptext import HelpRun, build_tool_schema, describe_tree
+
+PROGRAMS = Path(__file__).resolve().parent / "truth_programs" / "nested"
+
+
+def _run(program: Path, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, str(program), *argv], capture_output=True, timeout=60, check=False,
+                          env={**os.environ, "COLUMNS": "100"})
+
+
+@pytest.mark.parametrize("program", ["clickdb.py", "argparsedb.py"])
+def test_a_groups_required_option_is_offered_on_its_commands_tool_and_given_after_the_groups_word(
+        program: str) -> None:
+    path = PROGRAMS / program
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = _run(path, argv)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    tree = describe_tree(run_help, "x")
+    assert not tree.skipped, tree.skipped
+    commands = {command.tool_name: command for command in tree}
+    migrate = commands["x_db_migrate"]
+    schema = build_tool_schema(migrate.description)
+    assert set(schema.input_schema["required"]) == {"url", "name"}
+    given = {"url": "sqlite:///a.db", "pool": 3, "verbose": True, "dry_run": True, "name": "-0001_init"}
+    argv = schema.to_argv(given).around(list(migrate.path))
+    done = _run(path, argv)
+    assert done.returncode == 0, (argv, done.stderr.decode())
+    assert json.loads(done.stdout) == given
+    # The group's optional option left out, and the program's: the program's defaults.
+    argv = schema.to_argv({"url": "u", "name": "n"}).around(list(migrate.path))
+    assert json.loads(_run(path, argv).stdout) == {"url": "u", "pool": 1, "verbose": False, "dry_run": False,
+                                                   "name": "n"}
