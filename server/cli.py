@@ -466,7 +466,11 @@ def search(
 
     record = _run(search_served, settings, query, limit)
     if as_json:
-        typer.echo(json.dumps(record, ensure_ascii=False))
+        from toolbay.search.batch import contract_record
+
+        # The contract of every --json line, as --catalog prints it: the descriptions are the table's.
+        hits = ((result["name"], result["score"]) for result in record["results"])
+        typer.echo(json.dumps(contract_record(record["id"], hits, record["no_match"]), ensure_ascii=False))
         return
     if record["no_match"]:
         typer.echo("no match")

@@ -176,11 +176,14 @@ def read_queries(source: Path | None) -> list[tuple[Any, str]]:
 
 
 def outcome_record(identifier: Any, outcome: SearchOutcome) -> dict[str, Any]:
-    return {
-        "id": identifier,
-        "results": [{"name": hit.name, "score": round(hit.score, 4)} for hit in outcome.hits],
-        "no_match": outcome.no_match,
-    }
+    return contract_record(identifier, ((hit.name, hit.score) for hit in outcome.hits), outcome.no_match)
+
+
+def contract_record(identifier: Any, hits: Iterable[tuple[str, float]], no_match: bool) -> dict[str, Any]:
+    """One query's answer as ``toolbay search --json`` prints it, exactly (the contract above):
+    its id, each hit's name and score (to 4 places), best first, and whether nothing matched."""
+    return {"id": identifier, "results": [{"name": name, "score": round(score, 4)} for name, score in hits],
+            "no_match": no_match}
 
 
 def record_line(record: dict[str, Any]) -> str:

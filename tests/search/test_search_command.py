@@ -127,9 +127,15 @@ def test_a_query_searches_the_tools_the_server_would_serve(shared_data_dir: Path
                                  "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
-    assert record["results"][0]["name"] == "hashsum"
-    assert record["results"][0]["description"]
+    # The line --catalog prints, exactly: it carried each tool's description too, and its keys
+    # in another order (an outside check of the contract).
+    assert list(record) == ["id", "results", "no_match"] and record["id"] == "sha256 digest of a text"
+    assert record["results"][0]["name"] == "hashsum" and all(list(hit) == ["name", "score"]
+                                                               for hit in record["results"])
     assert not record["no_match"]
+    table = runner.invoke(app, ["search", "sha256 digest of a text", "--limit", "3",
+                                "--data-dir", str(shared_data_dir)])
+    assert table.exit_code == 0 and "digest" in table.stdout  # the table shows the descriptions
 
 
 def test_a_catalog_allow_pattern_that_names_no_catalog_folder_is_warned_of_as_serve_warns(
