@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "toolbay.defaults": 0,  # folders and values a server needs before it reads its settings
     "toolbay.close_names": 0,  # the names closest to one that names nothing
     "toolbay.closed_objects": 0,  # which objects of an input schema refuse properties they do not name
+    "toolbay.plain_meta_schema": 0,  # input schemas plainly valid by the meta-schema, before jsonschema
     "toolbay.outcomes": 0,
     "toolbay.hooks": 0,
     "toolbay.flooding": 0,  # when a tool's output is a flood: one rule for wasm and Python tools

@@ -22,6 +22,7 @@ import threading
 import time
 from typing import IO, Any
 
+from toolbay.plain_meta_schema import plainly_valid
 from toolbay.pytools.convention import input_schema_of
 from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, is_installed_module, process_env
@@ -114,6 +115,8 @@ def schema_problem(item: Any) -> str | None:
         value, where = non_finite
         return (f"it holds the number {value} at {where}, which JSON cannot carry "
                 "(write it as a string, or leave it out)")
+    if plainly_valid(schema):
+        return None  # and it holds no $ref
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
