@@ -60,6 +60,7 @@ async def assemble(
     file_filter: Callable[[str], bool] | None = None,
     tracer_provider: TracerProvider | None = None,
     early_compiles: EarlyCompiles | None = None,
+    adopts_jobs: bool = True,
 ) -> AsyncIterator[Toolbay]:
     """A running app over ``settings``.
 
@@ -74,6 +75,8 @@ async def assemble(
         file_filter: serve only the tool files (paths) it accepts (``toolbay call``).
         early_compiles: modules a first start began compiling already (``toolbay.first_start``).
         tracer_provider: the spans go there instead of where ``[telemetry]`` says (tests).
+        adopts_jobs: take up the jobs a server that died left unfinished (a server does; the
+            CLI's commands leave them to the next server).
     """
     cluster = settings.cluster
     async with contextlib.AsyncExitStack() as stack:
@@ -107,7 +110,8 @@ async def assemble(
             await policies.limiter.check_reachable()
         async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
                               start_wait_s=start_wait_s, builtins=builtins, stages=stages,
-                              file_filter=file_filter, tracer=tracer, early_compiles=early_compiles) as app:
+                              file_filter=file_filter, tracer=tracer, early_compiles=early_compiles,
+                              adopts_jobs=adopts_jobs) as app:
             yield app
 
 
@@ -125,6 +129,7 @@ async def _assembled(
     file_filter: Callable[[str], bool] | None,
     tracer: Tracer | None,
     early_compiles: EarlyCompiles | None,
+    adopts_jobs: bool,
 ) -> AsyncIterator[Toolbay]:
     sessions = SessionRegistry()
     roles = RoleLibrary.from_settings(settings)
@@ -231,6 +236,7 @@ async def _assembled(
         serving_lock=None if store.shared else serving_lock_beside(settings.data_dir / "jobs.sqlite3"),
         recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
         takeover_interval_s=settings.cluster.lease_s / 2,
+        adopts_orphans=adopts_jobs,
     )
     preview_bytes = jobs.result_preview_kb * 1024
     # Counted only where they can be scraped: /metrics on HTTP (and prometheus-client, slow to

@@ -90,7 +90,8 @@ async def _assembled_showing_progress(settings: Settings, **options: Any) -> Asy
 
     progress = _DescribeProgress()
     try:
-        async with assemble(settings, on_progress=progress, **options) as app:
+        # A command is no server: jobs a dead server left are the next server's to take up.
+        async with assemble(settings, on_progress=progress, adopts_jobs=False, **options) as app:
             progress.stop()
             yield app
     finally:
@@ -305,10 +306,10 @@ async def call_once(settings: Settings, tool: str, arguments: dict[str, Any]) ->
     from toolbay.assembly import assemble
 
     if tool not in _ABOUT_THE_WHOLE_CATALOG:
-        async with assemble(settings, watch=False, file_filter=partial(may_serve, tool)) as app:
+        async with assemble(settings, watch=False, file_filter=partial(may_serve, tool), adopts_jobs=False) as app:
             if app.catalog.current.get(tool) is not None:
                 return await _call(app, tool, arguments)
-    async with assemble(settings, watch=False) as app:
+    async with assemble(settings, watch=False, adopts_jobs=False) as app:
         if app.catalog.current.get(tool) is None:
             # As a client over MCP is told: a catalog tool the local caller may not search is not named.
             names = app.findable_names(app.local_principal)

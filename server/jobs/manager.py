@@ -201,7 +201,8 @@ class JobManager:
                  max_per_caller: int = 4, retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
                  cancel_grace_s: float = 5.0, progress_write_interval_s: float = 0.5,
                  clock: Callable[[], float] = time.time, serving_lock: Path | None = None,
-                 recover: Recover | None = None, takeover_interval_s: float = 5.0) -> None:
+                 recover: Recover | None = None, takeover_interval_s: float = 5.0,
+                 adopts_orphans: bool = True) -> None:
         if max_concurrent < 1 or max_per_caller < 1:
             raise ValueError("max_concurrent and max_per_caller must be at least 1")
         self.store = store
@@ -221,6 +222,11 @@ class JobManager:
         self.recover = recover
         # On a shared store: how often this server looks for jobs of replicas that died.
         self.takeover_interval_s = takeover_interval_s
+        # False for a command that is no server (``toolbay list``, ``toolbay call``): it runs its own
+        # jobs and leaves those a dead server left unfinished to the next server, which runs a
+        # read-tier one again. Taken up by such a command and ended with it, they were marked
+        # interrupted, and no server ran them again.
+        self.adopts_orphans = adopts_orphans
         # The server last seen running each unfinished job of another server on the folder.
         self._runners: dict[str, str] = {}
         # Jobs whose end the store could never take (a damaged database), answered from memory.
@@ -262,14 +268,15 @@ class JobManager:
                 # Replicas on one store: each runs its own jobs; a dead one's are taken over
                 # once its lease runs out, and cancels and ends travel through the store.
                 self._tg.start_soon(self.store.run_background, self._cancel_asked_elsewhere)
-                self._tg.start_soon(self._take_over_orphans_periodically)
-            elif alone:
+                if self.adopts_orphans:
+                    self._tg.start_soon(self._take_over_orphans_periodically)
+            elif alone and self.adopts_orphans:
                 await self._recover_orphans()
-            else:
+            elif not alone:
                 logger.info("another server runs on this data folder: the jobs it runs are left to it")
             if self._serving is not None:
                 self._serving.share()
-                if not self.store.shared:
+                if not self.store.shared and self.adopts_orphans:
                     self._tg.start_soon(self._take_over_once_alone)
             self._tg.start_soon(self._purge_periodically)
             if not self.store.shared:

@@ -119,6 +119,16 @@ async def test_after_kill_9_a_read_job_runs_again_and_a_write_job_stays_interrup
             write_job = structured(await call(client, "progress_w", {**gate, "gate": "/workspace/write"}))["job_id"]
         process.kill()
         process.wait(timeout=30)
+    # Commands that are no server leave the jobs to the next server: `toolbay list` and `toolbay
+    # call` took them up, ran the read job again, and left both interrupted as they ended, so no
+    # server ran it again (an outside check).
+    import subprocess
+
+    for command in (["list", "--json"], ["call", "job_list", "{}"]):
+        done = subprocess.run([sys.executable, "-m", "toolbay", *command, "--config", str(config)],
+                              capture_output=True, text=True, check=False, cwd=REPO_ROOT, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+        assert done.returncode == 0 and "started again" not in done.stderr, done
 
     with server_process(config, log) as (process, url):
         async with http_client(url) as client:
