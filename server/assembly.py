@@ -66,8 +66,8 @@ async def assemble(
 
     Args:
         watch: follow the tool folders (hot reload).
-        on_progress: told of each file described for the first time, with the total and the
-            first file still being described.
+        on_progress: told as the first describing begins (no file yet), then of each file
+            described, with the total and the first file still being described.
         start_wait_s: answer after at most this long while files are still being described
             for the first time (see ``CatalogKeeper.open``); ``None`` waits for all.
         builtins: more built-in tools, after refresh_tools and the job tools.

@@ -37,7 +37,9 @@ logger = logging.getLogger(__name__)
 
 # Told of each file described for the first time: its outcome, how many files are being
 # described in all, and the first of those still being described (None once all are).
-OnProgress = Callable[[FileOutcome, int, str | None], None]
+# Told as describing begins (no outcome yet) and of each file described: the total, and the
+# first file still being described.
+OnProgress = Callable[[FileOutcome | None, int, str | None], None]
 # The first catalog's tools are named in the log up to this many (a thousand would be one line).
 _NAMES_LOGGED_AT_START = 50
 
@@ -206,6 +208,8 @@ class CatalogKeeper:
                             and (path, hashes.get(path)) not in self._in_flight], previous_files, hashes)
 
                 still = dict.fromkeys(to_describe)  # in order: the first is the one waited on longest
+                if on_progress is not None:
+                    on_progress(None, total, to_describe[0])  # a bar from the start: one slow file showed none
 
                 def progress(outcome: FileOutcome) -> None:
                     still.pop(outcome.path, None)

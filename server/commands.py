@@ -43,12 +43,14 @@ logger = logging.getLogger(__name__)
 
 class _DescribeProgress:
     """A progress bar on stderr, on a terminal, while files are described for the first time
-    (from the first file done on: a warm start describes nothing and shows nothing)."""
+    (from when describing begins: a warm start describes nothing and shows nothing), until
+    ``stop``: files described after it (in the background, past ``start_wait_s``) draw none."""
 
     def __init__(self) -> None:
         self._console: Console | None = None
         self.progress: Progress | None = None
         self.task: Any = None
+        self._stopped = False
 
     @property
     def console(self) -> Console:
@@ -59,8 +61,10 @@ class _DescribeProgress:
             self._console = Console(stderr=True)
         return self._console
 
-    def __call__(self, outcome: FileOutcome, total: int, still_describing: str | None) -> None:
-        if not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ) or not self.console.is_terminal:
+    def __call__(self, outcome: FileOutcome | None, total: int, still_describing: str | None) -> None:
+        """``outcome``: the file just described, or None as describing begins."""
+        if self._stopped or not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ) \
+                or not self.console.is_terminal:
             return
         if self.progress is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -74,10 +78,13 @@ class _DescribeProgress:
         # Named: the file still being described that was begun first (it was the last one done,
         # which read as the one waited on); drawn at once, not at the bar's next refresh, so
         # that the log line saying the tools are served never comes under a bar that lags.
-        self.progress.update(self.task, advance=1, refresh=True,
+        self.progress.update(self.task, advance=0 if outcome is None else 1, refresh=True,
                              description=os.path.basename(still_describing) if still_describing else "")
 
     def stop(self) -> None:
+        """Ends the bar for good. A file described after a server's start had stopped it drew a
+        new one, which nothing stopped: redrawn until the server ended, the cursor hidden."""
+        self._stopped = True
         if self.progress is not None:
             self.progress.stop()
 

@@ -141,6 +141,26 @@ def test_the_progress_bar_names_the_file_still_being_described(tmp_path: Path) -
     assert named is not None and named.group(1) == b"zzz", bytes(seen[after:after + 200])
 
 
+def test_the_bar_shows_from_the_start_and_a_file_described_after_the_start_draws_none(tmp_path: Path) -> None:
+    """One slow module showed nothing until it was done; and done after the server's start wait,
+    it drew a new bar that nothing stopped: redrawn ten times a second, the cursor hidden, until
+    the server ended (an outside check)."""
+    extensions = tmp_path / "tools"
+    extensions.mkdir()
+    (extensions / "slow.py").write_text(
+        "import time\ntime.sleep(2)\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'slow', 'description': 'Slow.', 'input_schema': {'type': 'object'}}]\n\n\n"
+        "def slow():\n    return 'ok'\n", encoding="utf-8")
+    process, master = _serve_on_a_terminal(tmp_path / "data", extensions=extensions, env={
+        "TOOLBAY_DISCOVERY__START_WAIT_S": "0.2", "TOOLBAY_LOG_LEVEL": "debug"})
+    # The module's describing is logged, then the bar would be drawn, on the same thread.
+    _, seen = _interrupted_when_seen(process, master, b"described slow.py")
+    waiting = seen.index(b"waiting for an MCP client")
+    assert re.search(rb"describing tools.*0/1.*slow\.py", seen[:waiting]), seen[:waiting]
+    assert b"describing tools" not in seen[waiting:], seen[waiting:]
+    assert seen.rfind(b"\x1b[?25l") < waiting  # no hidden cursor after it
+
+
 def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it(shared_data_dir: Path) -> None:
     _interrupt_once_seen(shared_data_dir, b"waiting for an MCP client on stdin")
 
