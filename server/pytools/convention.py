@@ -80,7 +80,8 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     declared_tier = description.get("tier")
     tier = PermissionTier.parse(declared_tier) if isinstance(declared_tier, str) else None
     if declared_tier is not None and tier is None:
-        refused.append(f"TOOL_TIER = {declared_tier!r} is not one of 'read', 'write', 'exec'; treated as undeclared")
+        written = description.get("tier_name") if description.get("tier_name") in ("TOOL_TIER", "TIER") else "TOOL_TIER"
+        refused.append(f"{written} = {declared_tier!r} is not one of 'read', 'write', 'exec'; treated as undeclared")
     long_running = description.get("long_running", False)
     if not isinstance(long_running, bool):
         refused.append(f"LONG_RUNNING = {long_running!r} is not True or False; treated as False")

@@ -481,3 +481,19 @@ async def test_a_property_named_with_a_secret_is_refused_without_showing_it_and_
     assert "keyz_good" in served and "keyz_bad" not in served
     assert "'keyz_bad': its input schema names a property '[REDACTED]', which looks like a secret" in notes
     assert "abcdEFGH1234567890" not in notes
+
+
+async def test_a_tier_not_read_write_or_exec_is_said_under_the_name_the_module_gave_it(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """``TIER = "bogus"`` was said as "refused TOOL_TIER = 'bogus'", a name the module never set
+    (an outside check of the README's steps)."""
+    for name, variable in (("short", "TIER"), ("long", "TOOL_TIER")):
+        (python_dir / f"{name}.py").write_text(
+            f"{variable} = 'bogus'\n\n\ndef get_tool_schemas():\n"
+            f"    return [{{'name': '{name}_hi', 'description': 'Says hi',\n"
+            f"             'input_schema': {{'type': 'object'}}}}]\n\n\n"
+            f"def {name}_hi():\n    return 'hi'\n", encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        notes = "\n".join(app.keeper.notes())
+    assert "short: refused TIER = 'bogus' is not one of 'read', 'write', 'exec'" in notes, notes
+    assert "long: refused TOOL_TIER = 'bogus' is not one of" in notes, notes

@@ -420,11 +420,13 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
         raise NotToolSchemas(f"get_tool_schemas() returned {place[1]} at {place[0]}, which is not JSON (a schema "
                              "is made of dicts, lists, strings, numbers, booleans and None)") from None
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
+    tier_name = next((name for name in ("TOOL_TIER", "TIER") if hasattr(module, name)), None)
     return {
         "schemas": list(schemas),
         "has_dispatch": callable(getattr(module, "dispatch", None)),
         "functions": [n for n in names if isinstance(n, str) and callable(getattr(module, n, None))],
-        "tier": getattr(module, "TOOL_TIER", getattr(module, "TIER", None)),
+        "tier": getattr(module, tier_name) if tier_name else None,
+        "tier_name": tier_name,  # which of the two it wrote, named in a note on a wrong value
         "long_running": getattr(module, "LONG_RUNNING", False),
         "has_cli_main": callable(getattr(module, "cli_main", None)),
         "doc": (module.__doc__ or "").strip().split("\n\n")[0][:500],
