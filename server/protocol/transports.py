@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import resource
 import socket
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -85,6 +86,14 @@ class _SseEndpoint:
             if not refused:
                 raise
             logger.info("refused an SSE connection with %d (Host or Origin not allowed)", refused[0])
+
+
+def _say_serving(url: str) -> None:
+    logger.info("serving MCP on %s (streamable HTTP) and /sse (SSE)", url)
+    if not logger.isEnabledFor(logging.INFO) and sys.stderr.isatty():
+        # Someone typed the command with a quieter log level: the address (a port chosen with
+        # --port 0) was said nowhere they could see it.
+        print(f"toolbay: serving MCP on {url} (streamable HTTP) and /sse (SSE); Ctrl-C stops it", file=sys.stderr)
 
 
 def _security_for(host: str) -> TransportSecuritySettings | None:
@@ -255,8 +264,7 @@ async def serve_http(
     host_text = f"[{settings.host}]" if ":" in settings.host else settings.host
     # Said once it serves (its lifespan entered): said before, a stop sent on seeing it could
     # land in the middle of the startup, which uvicorn then reports with a traceback.
-    when_started(server, lambda: logger.info("serving MCP on http://%s:%d/mcp (streamable HTTP) and /sse (SSE)",
-                                             host_text, port))
+    when_started(server, partial(_say_serving, f"http://{host_text}:{port}/mcp"))
     if on_ready is not None:
         maybe = on_ready(settings.host, port)
         if maybe is not None:

@@ -165,6 +165,14 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it(shar
     _interrupt_once_seen(shared_data_dir, b"waiting for an MCP client on stdin")
 
 
+def test_an_http_server_on_a_terminal_says_its_address_at_a_quiet_log_level(shared_data_dir: Path) -> None:
+    """With --port 0 and log level warning, the port it chose was said nowhere (an outside check)."""
+    process, master = _serve_on_a_terminal(shared_data_dir, "--transport", "http", "--port", "0",
+                                           env={"TOOLBAY_LOG_LEVEL": "warning"})
+    returncode, seen = _interrupted_when_seen(process, master, b"/mcp (streamable HTTP)")
+    assert returncode == 0 and re.search(rb"serving MCP on http://127\.0\.0\.1:[1-9]\d*/mcp", seen), seen
+
+
 def test_ctrl_c_while_tools_are_being_described_stops_the_server(tmp_path: Path) -> None:
     # An empty data folder: the bundled tools are compiled and described while Ctrl-C comes.
     _interrupt_once_seen(tmp_path / "data", b"compiling and describing")
