@@ -86,6 +86,9 @@ class ToolSchema(NamedTuple):
     # positionals with whether it requires them, in its order, and the options it requires;
     # empty where one order fits all.
     positional_forms: tuple[UsageForm, ...] = ()
+    # The program takes no operand after "--" (yargs binds none there) and reads every word
+    # starting with "-" as an option wherever it is; it takes options after the operands too.
+    no_operands_after_dashes: bool = False
 
     def to_argv(self, arguments: Mapping[str, Any]) -> Argv:
         """The argv after the program name (and subcommand path, but for its first ``leading``
@@ -163,7 +166,15 @@ class ToolSchema(NamedTuple):
             dashed = next(p for p in positionals if p.startswith("-"))
             raise ValueError(f"the value {dashed!r} would be read as an option: this program takes the words "
                              "after '--' for other arguments, so an operand before them cannot start with '-'.")
-        if positionals and not by_form and (open_list or hyphened):
+        if positionals and not by_form and (open_list or hyphened) and self.no_operands_after_dashes:
+            if hyphened:
+                dashed = next(p for p in positionals if p.startswith("-"))
+                raise ValueError(f"the value {dashed!r} would be read as an option: this program reads every word "
+                                 "starting with '-' as one, and takes no operand after '--'.")
+            # Given after "--" the operands were lost (the program's default taken, with no
+            # error); before the options, no option's words can take them.
+            argv, positionals = [*positionals, *argv], []
+        elif positionals and not by_form and (open_list or hyphened):
             if after_dashes and not hyphened:
                 # Only "--" ends a list option's values, and every word after it would be taken
                 # for the positionals the usage writes there: the others go before the options.
@@ -420,7 +431,8 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = required
-    return ToolSchema(schema, tuple(params), forms if len(forms) > 1 else ())
+    return ToolSchema(schema, tuple(params), forms if len(forms) > 1 else (),
+                      no_operands_after_dashes=desc.dialect in _NO_OPERANDS_AFTER_DASHES)
 
 
 def _say_forms(properties: dict[str, Any], forms: tuple[UsageForm, ...]) -> None:
@@ -471,9 +483,13 @@ def _named_after_dashes(usage: str) -> set[str]:
 
 
 # Where an option given again ("<FEATURES>...") may take several words each time, up to the
-# next flag: clap's num_args(1..), written so as Append is in clap 3. Positionals after the
-# last of them go after "--", which clap takes either way.
-_VALUES_UP_TO_A_FLAG = frozenset({"clap"})
+# next flag: clap's num_args(1..), written so as Append is in clap 3, and yargs' arrays.
+# Positionals after the last of them go after "--", which clap takes either way (yargs, which
+# binds nothing there, takes them before the options).
+_VALUES_UP_TO_A_FLAG = frozenset({"clap", "yargs"})
+# Parsers that bind no operand given after "--" (yargs leaves it in argv._, and the command's
+# positional keeps its default).
+_NO_OPERANDS_AFTER_DASHES = frozenset({"yargs"})
 # Where a value is only ever the next word, whatever it starts with: argh refuses "--level=-3".
 _ONLY_APART = frozenset({"argh"})
 # Where a value is always given after "=": go-arg prints a list ("--id ID", an []int) as it

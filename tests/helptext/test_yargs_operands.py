@@ -1,0 +1,41 @@
+"""yargs binds no operand given after "--", and its array options take every word up to the
+next flag: toolbay's argv for a yargs program puts the operands where yargs reads them.
+
+``truth_programs/node/ydash.mjs`` (yargs 18.2.0; its help is
+``framework_texts/yargs-18.2.0-ydash.txt``) prints what it parsed. Run with the argv toolbay
+built before, it printed (the truth these assertions keep):
+- ``--tags=a --tags=b x``: ``{"target": "all", "tags": ["a", "b", "x"]}``, the operand taken
+  into the array;
+- ``--jobs=2 -- x`` and ``--jobs=2 -- -rc1``: ``{"target": "all", "jobs": 2}``, the operand lost
+  without an error.
+With the argv built now: ``x --tags=a --tags=b`` gives ``{"target": "x", "tags": ["a", "b"]}``
+and ``x --jobs=3 --tags=a`` gives ``{"target": "x", "jobs": 3, "tags": ["a"]}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolbay.helptext import build_tool_schema, describe_help
+
+HELP = Path(__file__).parent / "framework_texts" / "yargs-18.2.0-ydash.txt"
+
+
+def _schema():  # type: ignore[no-untyped-def]
+    return build_tool_schema(describe_help(HELP.read_bytes()))
+
+
+@pytest.mark.parametrize(("given", "argv"), [
+    ({"target": "x", "tags": ["a", "b"]}, ["x", "--tags=a", "--tags=b"]),
+    ({"target": "x", "tags": ["a"], "jobs": 3}, ["x", "--jobs=3", "--tags=a"]),
+    ({"target": "x", "jobs": 3}, ["--jobs=3", "x"]),
+])
+def test_an_operand_goes_where_yargs_binds_it(given: dict[str, object], argv: list[str]) -> None:
+    assert list(_schema().to_argv(given)) == argv
+
+
+def test_an_operand_starting_with_a_dash_is_refused_rather_than_lost() -> None:
+    with pytest.raises(ValueError, match="'-rc1' would be read as an option: this program reads every word"):
+        _schema().to_argv({"target": "-rc1", "jobs": 2})
