@@ -40,6 +40,8 @@ from .records import TYPE_CHECKING, NamedTuple
 from .usage import FORM_WORD, UsageFacts, positional_key, read_usage, usage_forms
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .model import ValueType
 
 
@@ -254,7 +256,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         # alone, are two options (BSD's usage lines: the alternatives were said nowhere).
         options = _exclusive_from_usage(options, facts, letters_only=True)
     name, version, about, description = _texts(prose, facts, author_after_version=rules.author_after_version)
-    subcommands = _subcommands(command_entries, rules, facts.program)
+    subcommands = _subcommands(command_entries, rules, facts.program, facts.command_words)
     if subcommands and facts.mentions_command:
         # cloup's commands in sections of their own titles ("Maintenance:" over "db  Database
         # operations."), beside a "Commands" one: the words the usage's COMMAND takes, no operands.
@@ -1430,7 +1432,9 @@ def _comma_lists(entries: list[HelpEntry]) -> list[HelpEntry]:
     return out
 
 
-def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) -> list[SubcommandSpec]:
+def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None,
+                 path: Sequence[str] = ()) -> list[SubcommandSpec]:
+    """``path``: the command words the usage writes after the program (a group's own)."""
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
     listed = _comma_lists(entries)
@@ -1445,6 +1449,10 @@ def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None) ->
             continue
         if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
             words = words[1:]
+            # A group lists its commands by the whole path ("prog repo add <name>" in yargs'
+            # "prog repo --help"): each was read as the group again, and its commands were lost.
+            if path and len(words) > len(path) and words[:len(path)] == list(path):
+                words = words[len(path):]
         if several_words and entry.description and 1 < len(words) <= _MOST_COMMAND_WORDS \
                 and all(_COMMAND_WORD.fullmatch(word) for word in words):
             # A command of several words, its description apart (cliff's "server create  Create a

@@ -39,3 +39,19 @@ def test_an_operand_goes_where_yargs_binds_it(given: dict[str, object], argv: li
 def test_an_operand_starting_with_a_dash_is_refused_rather_than_lost() -> None:
     with pytest.raises(ValueError, match="'-rc1' would be read as an option: this program reads every word"):
         _schema().to_argv({"target": "-rc1", "jobs": 2})
+
+
+def test_a_command_groups_commands_listed_by_the_whole_path_are_its_subcommands() -> None:
+    """``ynest.mjs``'s "prog repo --help" lists "prog repo add <name>" and "prog repo rm <name>":
+    each was read as "repo" again, so the only tool was prog_repo, whose every call yargs refused
+    ("Not enough non-option arguments"), and add and rm were lost (an outside check). Run as
+    "prog repo add origin", the program prints {"name": "origin"}."""
+    from tests.helptext.test_tree import runner_over
+    from toolbay.helptext import describe_tree
+
+    tree = describe_tree(runner_over(Path(__file__).parent / "framework_texts" / "yargs-18.2.0-ynest"), "prog")
+    tools = {command.tool_name: command for command in tree}
+    assert set(tools) == {"prog_repo_add", "prog_repo_rm", "prog_build"}, tree.skipped
+    adding = tools["prog_repo_add"]
+    assert build_tool_schema(adding.description).to_argv({"name": "origin"}).around(list(adding.path)) == [
+        "repo", "add", "origin"]
