@@ -10,6 +10,7 @@ description is the same either way; only the order of the runs differs.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -107,6 +108,13 @@ class _Walk:
         if not path:
             self.help_command = any(s.name.lower() == "help" for s in desc.subcommands)
         children = [s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS]
+        listed = len(children)
+        # argparse names a subparser added without help= only in its usage's braces: a group so
+        # added (defopt adds every nested group so) is offered if its help lists commands; a
+        # command so added is one its author left out of the list ("not intended for users to
+        # call": pre-commit's hook-impl), and stays out.
+        unlisted = _named_only_in_braces(desc, children) if children else []
+        children += unlisted
         # As listed: an oclif topic lists its one command by all its words ("remote add"), under
         # a program that lists the topic ("remote"), which is no help said again.
         names = frozenset(s.spelled or s.name for s in desc.subcommands if s.name.lower() not in SKIPPED_SUBCOMMANDS)
@@ -146,12 +154,16 @@ class _Walk:
                         child_desc = None
                     whole = child_path if child_desc is not None else None
                 if whole is None or child_desc is None:
-                    self.result.skipped.append(SkippedCommand(child_path, exc.reason))
+                    if child not in unlisted:
+                        self.result.skipped.append(SkippedCommand(child_path, exc.reason))
                     continue
                 child_path = whole
             if child_desc is None:
-                self.result.skipped.append(SkippedCommand(child_path, OUT_OF_TIME))
+                if child not in unlisted:
+                    self.result.skipped.append(SkippedCommand(child_path, OUT_OF_TIME))
                 continue
+            if child in unlisted and (not child_desc.subcommands or child not in child_desc.usage.split()):
+                continue  # a command left out of the list, or an alias (its usage names its command)
             if desc.usage and child_desc.usage == desc.usage and _option_names(child_desc) <= _option_names(desc):
                 # "ship --help" answered with the program's own usage and nothing of its own (a
                 # docopt program that finds "--help" after a command word in no form of its:
@@ -161,13 +173,13 @@ class _Walk:
             child_desc = about_from_the_list(desc, child, inherit_conventions(desc, child_desc))
             child_desc = written_before_its_word(child_desc, child_path, len(path))
             self.visit(child_path, with_program_options(desc, child_desc, depth=len(path)), [*parents, names])
-        latest = self.result.skipped[-len(children):]
+        latest = self.result.skipped[-listed:]
         if len(self.result) == leaves_before and (
                 all(s.reason == _ECHO for s in latest) or any(p.form for p in desc.positionals)):
             # Every subcommand echoed this help (docopt programs do), or none has a help of its
             # own and this one's usage forms take the command words: the commands are words of
             # this one program, which is then the tool.
-            del self.result.skipped[-len(children):]
+            del self.result.skipped[-listed:]
             self.result.append(DescribedCommand(tool_name_for(self.tool_name, path), path, desc))
 
     def describe_in_time(self, path: tuple[str, ...], words: list[str] | None = None) -> HelpDescription | None:
@@ -224,6 +236,22 @@ def _help_stopped(why: str) -> str:
     """Why a help run gave no help: it ran on (a time or output limit) or it crashed (a trap)."""
     ran_on = why.startswith(("timed out", "it went on writing", "it printed more than"))
     return f"its --help {'did not end' if ran_on else 'crashed'}: {why}"
+
+
+# argparse's subparsers in its usage: "{repo,build} ...".
+_BRACED_SUBPARSERS = re.compile(r"\{([A-Za-z0-9][\w.-]*(?:,[A-Za-z0-9][\w.-]*)+)\}\s*\.\.\.")
+
+
+def _named_only_in_braces(desc: HelpDescription, listed: list[str]) -> list[str]:
+    """The names in the usage's "{a,b} ..." that the list of commands leaves out (aliases too),
+    where the list names some of them."""
+    found = _BRACED_SUBPARSERS.search(desc.usage)
+    if found is None:
+        return []
+    names = found.group(1).split(",")
+    if not set(listed) & set(names):
+        return []
+    return [name for name in names if name not in listed]
 
 
 def _option_names(desc: HelpDescription) -> set[str]:

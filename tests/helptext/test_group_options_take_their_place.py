@@ -54,3 +54,23 @@ def test_a_groups_required_option_is_offered_on_its_commands_tool_and_given_afte
     argv = schema.to_argv({"url": "u", "name": "n"}).around(list(migrate.path))
     assert json.loads(_run(path, argv).stdout) == {"url": "u", "pool": 1, "verbose": False, "dry_run": False,
                                                    "name": "n"}
+
+
+def test_a_group_of_subparsers_added_without_help_is_offered() -> None:
+    """argparse names a subparser added without ``help=`` only in "{repo,repository,build}": a
+    group so added was never offered, nor the commands under it (defopt adds every nested group
+    so; an outside check). A command so added stays out: its author left it out of the list
+    (pre-commit's hook-impl, "not intended for users to call"). An alias is its command's."""
+    path = PROGRAMS / "argparsebare.py"
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = _run(path, argv)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    tree = describe_tree(run_help, "x")
+    commands = {command.tool_name: command for command in tree}
+    assert set(commands) == {"x_repo_add", "x_build"}, tree.skipped
+    assert not tree.skipped
+    adding = commands["x_repo_add"]
+    argv = build_tool_schema(adding.description).to_argv({"force": True, "name": "origin"}).around(list(adding.path))
+    assert json.loads(_run(path, argv).stdout) == {"command": "repo", "action": "add", "force": True, "name": "origin"}
