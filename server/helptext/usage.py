@@ -255,7 +255,13 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
         lower = word.lower()
         after_bare, bare_before = bare_before, False
         if remainder_dots and word == "...":
-            if after_bare:  # "app ...": one positional whose metavar is "app ..."
+            before = {positional_key(p.name) for p in positionals}
+            named = before | {positional_key(w) for w in words}
+            if after_bare and not (before <= facts.listed_operands and facts.listed_operands - named):
+                # "app ...": one positional whose metavar is "app ..." (nargs=PARSER); where the
+                # list names the usage's and one more, "..." is that one, the rest
+                # (nargs=REMAINDER: "run [-h] program ..." over "program" and "args"), and
+                # "program" stays one required word.
                 positionals[-1].required, positionals[-1].variadic = False, True
             else:  # "[progname] ...", or "..." after the options: the rest, under no name
                 positionals.append(UsagePositional("...", False, True))

@@ -237,3 +237,19 @@ def test_a_remark_in_parentheses_after_a_switch_in_the_description_is_no_value()
     options = {o.long: o for o in desc.options}
     assert not options["--auto-symbols"].takes_value and not options["--debug"].takes_value
     assert parser.parse_args(build_tool_schema(desc).to_argv({"auto_symbols": True})).auto_symbols is True
+
+
+def test_a_remainder_after_a_required_positional_is_the_rest_and_the_positional_one_word():
+    """``run [-h] program ...`` over "program" and "args" (nargs=REMAINDER) was read as "program"
+    repeated and optional, and "args" one required word: running a program alone was refused
+    ("The argument 'args' is required"; an outside check). Each argv built is parsed by the
+    parser itself."""
+    parser = _parser("run")
+    parser.add_argument("program", help="program to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    assert _read(parser) == _positionals(parser) == [("program", True, False), ("args", False, True)]
+    schema = build_tool_schema(describe_help(parser.format_help().encode()))
+    for given in ({"program": "ls"}, {"program": "python3", "args": ["-V"]},
+                  {"program": "echo", "args": ["a b", "--x", "-y"]}):
+        parsed = vars(parser.parse_args(schema.to_argv(given)))
+        assert parsed == {"args": [], **given}, (given, list(schema.to_argv(given)))
