@@ -1646,3 +1646,16 @@ def test_a_list_in_one_word_is_named_by_its_item_and_a_flag_listed_alone_keeps_i
                        "  -k, --keyword               do not to use default keywords\n")
     (keyword,) = [o for o in msgfmt.options if o.long == "--keyword"]
     assert keyword.takes_value and keyword.value_optional
+
+
+def test_a_rich_click_metavar_with_an_equals_sign_is_the_options_value():
+    """rich-click's table: "--define  -D  KEY=VAL  Define a variable." was read as a switch, so
+    its value could never be given, and "--define --size 3 4" made click refuse the call ("Got
+    unexpected extra arguments (3 4)"; an outside check). ``truth_programs/richclick/rich_build.py``
+    (its help: ``framework_texts/rich-click-1.9.9-build.txt``), run with the argv built here,
+    printed {"ratio": 0.2, "define": ["A=1"], "size": [3, 4], "shout": false, "level": 5}."""
+    text = (Path(__file__).parent / "framework_texts" / "rich-click-1.9.9-build.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text))
+    assert schema.input_schema["properties"]["define"]["type"] == "string"
+    assert list(schema.to_argv({"define": "A=1", "size": [[3, 4]], "shout": False, "ratio": 0.2})) == [
+        "--ratio", "0.2", "--define", "A=1", "--size", "3", "4", "--no-shout"]
