@@ -1276,7 +1276,9 @@ def _with_usage_value(opt: OptionSpec, raw: str) -> OptionSpec:
 def _choices_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:
     """A listed option whose entry names no choices, where the usage writes them as its value
     ("[-s {name|size|time}]" beside "-s, --sort WORD")."""
-    if not opt.takes_value or opt.choices:
+    if not opt.takes_value or opt.choices or "}|" in (opt.value_name or ""):
+        # tyro's "{None}|PATH": a choice or any path, which the usage's "[--config {None}|PATH]",
+        # read as alternatives, cut to "{None}": every path was refused.
         return opt
     raw = (_usage_value(opt, facts) or "").removeprefix("=")
     choices = value_choices(raw) if raw.startswith("{") else ()

@@ -1659,3 +1659,14 @@ def test_a_rich_click_metavar_with_an_equals_sign_is_the_options_value():
     assert schema.input_schema["properties"]["define"]["type"] == "string"
     assert list(schema.to_argv({"define": "A=1", "size": [[3, 4]], "shout": False, "ratio": 0.2})) == [
         "--ratio", "0.2", "--define", "A=1", "--size", "3", "4", "--no-shout"]
+
+
+def test_a_choice_or_a_value_is_no_list_of_choices():
+    """tyro's Optional[Path] option, "--config {None}|PATH", was an enum of "None" alone: the
+    usage's "[--config {None}|PATH]", read as alternatives, gave its choices, so every path was
+    refused (an outside check). tyro 1.0.17's program (``framework_texts/tyro-1.0.17-config.txt``)
+    run with "--config /etc/x.conf x" printed {"name": "x", "urls": [], "config": "/etc/x.conf"}."""
+    text = (Path(__file__).parent / "framework_texts" / "tyro-1.0.17-config.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text))
+    assert "enum" not in schema.input_schema["properties"]["config"]
+    assert list(schema.to_argv({"str": "x", "config": "/etc/x.conf"})) == ["--config", "/etc/x.conf", "x"]
