@@ -945,7 +945,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         parts = items.group(1).split(",")
         repeatable, per_flag, value_name = False, len(parts), " ".join(parts)
         kind = value_type(parts[0], f"<{parts[0]}>") if len(set(parts)) == 1 else "string"
-    return OptionSpec(
+    option = OptionSpec(
         long=head.longs[0] if head.longs else None,
         short=head.shorts[0] if head.shorts else _one_dash_name(head),
         takes_value=takes_value,
@@ -967,6 +967,16 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             else not head.value_optional and _value_apart(entry.head, head.shorts)),
         values_per_flag=per_flag,
     )
+    if head.value and _LIST_IN_ONE_WORD.fullmatch(head.value.strip()):
+        # jsonargparse's "--label [ITEM,...]": the list is one value, "[a,b]"; given again, the
+        # flag's last list replaced the others, and "--label=a" alone was refused ("Expected a list").
+        return option._replace(one_word_list=True, repeatable=False, value_optional=False, value_spaced=False,
+                               value_name=None)
+    return option
+
+
+# A list written as one value in brackets: jsonargparse's "[ITEM,...]".
+_LIST_IN_ONE_WORD = compiled(r"\[[A-Z][A-Z0-9_]*,\.\.\.\]")
 
 
 def _names_a_value(default: str) -> bool:

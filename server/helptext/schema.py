@@ -11,6 +11,7 @@ where the parser takes no false, the schema says so rather than offer one.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 
@@ -23,7 +24,8 @@ from .usage import FORM_ARGUMENT, FORM_WORD, OPTIONS_HERE, positional_key
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    ParamKind = Literal["flag", "count", "value", "values", "list", "groups", "positional", "positionals", "form"]
+    ParamKind = Literal["flag", "count", "value", "values", "list", "groups", "positional", "positionals", "form",
+                        "one_word_list"]
 
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage",
@@ -281,6 +283,12 @@ def _render_option(param: Param, value: Any) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
             raise ValueError(f"{param.name!r} takes a list of lists of values.")
         return [word for group in value for word in (param.flag, *_dashless(param.name, group))]
+    if param.kind == "one_word_list":
+        if not isinstance(value, list):
+            raise ValueError(f"{param.name!r} takes a list of values.")
+        # JSON's list, which the YAML such parsers read takes as it is: each item a string, quoted.
+        words = json.dumps([_scalar(param.name, item) for item in value], ensure_ascii=False)
+        return [f"{param.flag}={words}"] if param.flag.startswith("--") else [param.flag, words]
     items = value if param.kind in ("values", "list") else [value]
     if not isinstance(items, list):
         raise ValueError(f"{param.name!r} takes a list of values.")
@@ -601,6 +609,8 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
         text = then_sentence(text, "Each item may itself hold several values separated by commas.")
     default = _typed_default(opt.default, value)
+    if opt.one_word_list:
+        return {"type": "array", "items": {"type": "string"}, "description": text}, "one_word_list"
     if opt.values_at_once and opt.value_optional:
         # "--show [<pattern>...]", argparse's nargs="*": the flag may go alone
         said = then_sentence(text, "An empty list ([]) gives the flag alone, without a value.")

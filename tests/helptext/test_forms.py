@@ -1670,3 +1670,15 @@ def test_a_choice_or_a_value_is_no_list_of_choices():
     schema = build_tool_schema(describe_help(text))
     assert "enum" not in schema.input_schema["properties"]["config"]
     assert list(schema.to_argv({"str": "x", "config": "/etc/x.conf"})) == ["--config", "/etc/x.conf", "x"]
+
+
+def test_a_list_written_as_one_value_in_brackets_is_given_as_one_word():
+    """jsonargparse's List[str] option, "--label [ITEM,...], --label+ [ITEM,...]", was given once
+    per item ("--label=a1 --label=b2"), which jsonargparse refuses ("Expected a <class 'list'>. Got
+    value: a1"; an outside check). Its program (jsonargparse 4.53.0, ``framework_texts/
+    jsonargparse-4.53.0-jl.txt``) run with the word built here printed {"label": ["a1", "b 2", "-x"]}."""
+    text = (Path(__file__).parent / "framework_texts" / "jsonargparse-4.53.0-jl.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text))
+    assert schema.input_schema["properties"]["label"]["type"] == "array"
+    assert list(schema.to_argv({"label": ["a1", "b 2", "-x"]})) == ['--label=["a1", "b 2", "-x"]']
+    assert list(schema.to_argv({"label": []})) == ["--label=[]"]
