@@ -287,9 +287,10 @@ async def test_a_configured_credentials_value_is_blotted_out_of_listings_and_sea
     (tmp_path / "toolbay.toml").write_text(
         f'extensions = ["{folder}"]\nagents = []\ndata_dir = "data"\n'
         '[credentials.walrus]\ntools = ["walrus_*"]\napi_key = "moonbeam42"\n', encoding="utf-8")
-    for command in (["list", "--json"], ["search", "walrus service", "--json"]):
+    # toolbay search's table shows the descriptions (its --json line carries names and scores only).
+    for command in (["list", "--json"], ["search", "walrus service"]):
         process = subprocess.run([sys.executable, "-m", "toolbay", *command], cwd=tmp_path, capture_output=True,
-                                 text=True, check=False, timeout=WAIT_S)
+                                 text=True, check=False, timeout=WAIT_S, env={**os.environ, "COLUMNS": "200"})
         assert process.returncode == 0 and "walrus_ping" in process.stdout, process.stderr
         assert "moonbeam42" not in process.stdout and "[credential redacted]" in process.stdout, process.stdout
 
