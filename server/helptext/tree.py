@@ -274,11 +274,20 @@ def with_program_options(parent: HelpDescription, child: HelpDescription, *, dep
     # One whose short name the subcommand has for an option of its own ("-t") keeps its long one.
     # A group's required option below the program (clap's "c5 remote --url <URL> add") was lost,
     # and so was every call of the commands in it.
+    below_the_program = depth > 0 and parent.dialect not in _GROUPS_READ_THEIR_OPTIONS
     taken = tuple(option._replace(before_command=True, short=None if option.short in own else option.short,
                                   after_words=option.after_words if option.before_command else depth)
                   for option in parent.options
-                  if option.long not in own and (option.long is not None or option.short not in own))
+                  if option.long not in own and (option.long is not None or option.short not in own)
+                  and not (below_the_program and not option.before_command))
     return child.with_changes(options=(*child.options, *taken)) if taken else child
+
+
+# Parsers where a group below the program reads options of its own before the word of a
+# command in it ("prog db --url u migrate"). Not cobra: a group's local flags are no command's,
+# and "prog db --url u migrate" is refused ("unknown flag: --url"; its persistent flags are
+# listed in the command's help as its own).
+_GROUPS_READ_THEIR_OPTIONS = frozenset({"argparse", "click", "typer", "clap"})
 
 
 def with_required_options(parent: HelpDescription, path: tuple[str, ...],
