@@ -256,7 +256,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
         # alone, are two options (BSD's usage lines: the alternatives were said nowhere).
         options = _exclusive_from_usage(options, facts, letters_only=True)
     name, version, about, description = _texts(prose, facts, author_after_version=rules.author_after_version)
-    subcommands = _subcommands(command_entries, rules, facts.program, facts.command_words)
+    subcommands = _subcommands(command_entries, rules, facts.program, facts.command_path)
     if subcommands and facts.mentions_command:
         # cloup's commands in sections of their own titles ("Maintenance:" over "db  Database
         # operations."), beside a "Commands" one: the words the usage's COMMAND takes, no operands.

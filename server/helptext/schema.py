@@ -168,14 +168,16 @@ class ToolSchema(NamedTuple):
             dashed = next(p for p in positionals if p.startswith("-"))
             raise ValueError(f"the value {dashed!r} would be read as an option: this program takes the words "
                              "after '--' for other arguments, so an operand before them cannot start with '-'.")
-        if positionals and not by_form and (open_list or hyphened) and self.no_operands_after_dashes:
-            if hyphened:
-                dashed = next(p for p in positionals if p.startswith("-"))
+        if positionals and not by_form and self.no_operands_after_dashes:
+            # A negative number is an operand to yargs, as it is written ("-5").
+            dashed = next((p for p in positionals if p.startswith("-") and not _NEGATIVE_NUMBER.fullmatch(p)), None)
+            if dashed is not None:
                 raise ValueError(f"the value {dashed!r} would be read as an option: this program reads every word "
-                                 "starting with '-' as one, and takes no operand after '--'.")
-            # Given after "--" the operands were lost (the program's default taken, with no
-            # error); before the options, no option's words can take them.
-            argv, positionals = [*positionals, *argv], []
+                                 "starting with '-' (but a number) as one, and takes no operand after '--'.")
+            if open_list:
+                # Given after "--" the operands were lost (the program's default taken, with no
+                # error); before the options, no option's words can take them.
+                argv, positionals = [*positionals, *argv], []
         elif positionals and not by_form and (open_list or hyphened):
             if after_dashes and not hyphened:
                 # Only "--" ends a list option's values, and every word after it would be taken
@@ -495,6 +497,7 @@ def _named_after_dashes(usage: str) -> set[str]:
 # Positionals after the last of them go after "--", which clap takes either way (yargs, which
 # binds nothing there, takes them before the options).
 _VALUES_UP_TO_A_FLAG = frozenset({"clap", "yargs"})
+_NEGATIVE_NUMBER = compiled(r"-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # Parsers that bind no operand given after "--" (yargs leaves it in argv._, and the command's
 # positional keeps its default).
 _NO_OPERANDS_AFTER_DASHES = frozenset({"yargs"})

@@ -38,7 +38,7 @@ class UsagePositional:
 class UsageFacts:
     __slots__ = ("program", "required_flags", "positionals", "mentions_command", "command_words", "option_values",
                  "exclusive", "together", "positional_forms", "words_after_options", "repeated_flags", "repeated_alone",
-                 "operand_words", "listed_operands", "forms_read")
+                 "operand_words", "listed_operands", "forms_read", "command_path")
 
     def __init__(self) -> None:
         self.program: str | None = None
@@ -75,6 +75,9 @@ class UsageFacts:
         # The operands the help's own list names (``positional_key``): a "<cmd>" among them is an
         # operand, not a subcommand's place (kingpin's "run [<flags>] <cmd> [<args>...]").
         self.listed_operands: frozenset[str] = frozenset()
+        # Every plain word the first usage form writes after the program ("prog repo remote"):
+        # the command path of a group's help.
+        self.command_path: tuple[str, ...] = ()
         # Each form's operands (``positional_key``), up to its command's place if it names one,
         # and whether it does: where the help lists commands, those before the place are the
         # program's own (picocli's "<src> [<dest>...] [COMMAND]"); a form that names no place
@@ -145,6 +148,8 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
         before = len(facts.command_words)
         flags, positionals, command = _read_alternative(words[1:], value_flags, facts, literal_words,
                                                         remainder_dots, commands_listed, values_here, clusters)
+        if not facts.command_path:
+            facts.command_path = tuple(facts.command_words[before:])
         del facts.command_words[before + 1:]  # only the first word names a subcommand
         facts.mentions_command = facts.mentions_command or command
         # GNU's "or:  sleep OPTION" / "or:  timeout [OPTION]" is the form of --help and --version.

@@ -55,3 +55,21 @@ def test_a_command_groups_commands_listed_by_the_whole_path_are_its_subcommands(
     adding = tools["prog_repo_add"]
     assert build_tool_schema(adding.description).to_argv({"name": "origin"}).around(list(adding.path)) == [
         "repo", "add", "origin"]
+
+
+def test_commands_two_groups_deep_are_found_and_a_negative_number_is_an_operand() -> None:
+    """``y3.mjs``'s "y3 repo remote --help" lists "y3 repo remote set <name>": only the first
+    word of a group's path was taken off, so x_repo_remote was served (which yargs refuses) and
+    set and rm were lost. And yargs reads "-5" as an operand: it was refused as an option (a
+    re-check). Run as "y3 repo remote set origin", the program prints
+    {"cmd": ["repo", "remote", "set"], "name": "origin", ...}."""
+    from tests.helptext.test_tree import runner_over
+    from toolbay.helptext import describe_tree
+
+    tree = describe_tree(runner_over(Path(__file__).parent / "framework_texts" / "yargs-18.2.0-y3"), "y3")
+    tools = {command.tool_name: command for command in tree}
+    assert set(tools) == {"y3_repo_add", "y3_repo_remote_set", "y3_repo_remote_rm", "y3_build"}, tree.skipped
+    setting = tools["y3_repo_remote_set"]
+    assert build_tool_schema(setting.description).to_argv({"name": "origin"}).around(list(setting.path)) == [
+        "repo", "remote", "set", "origin"]
+    assert list(_schema().to_argv({"target": "-5"})) == ["-5"]
