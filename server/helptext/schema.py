@@ -170,10 +170,10 @@ class ToolSchema(NamedTuple):
                              "after '--' for other arguments, so an operand before them cannot start with '-'.")
         if positionals and not by_form and self.no_operands_after_dashes:
             # A negative number is an operand to yargs, as it is written ("-5").
-            dashed = next((p for p in positionals if p.startswith("-") and not _NEGATIVE_NUMBER.fullmatch(p)), None)
-            if dashed is not None:
-                raise ValueError(f"the value {dashed!r} would be read as an option: this program reads every word "
-                                 "starting with '-' (but a number) as one, and takes no operand after '--'.")
+            option_like = [p for p in positionals if p.startswith("-") and not _NEGATIVE_NUMBER.fullmatch(p)]
+            if option_like:
+                raise ValueError(f"the value {option_like[0]!r} would be read as an option: this program reads every "
+                                 "word starting with '-' (but a number) as one, and takes no operand after '--'.")
             if open_list:
                 # Given after "--" the operands were lost (the program's default taken, with no
                 # error); before the options, no option's words can take them.
