@@ -610,10 +610,12 @@ def _list_indent(lines: list[str]) -> int:
 # where click's own ("INTEGER RANGE  ...  [0<=x<=9]") are read.
 # (A type "FLOAT RANGE" only with its range after it, "[0<=x<=600]": click shows a counter as
 # "INTEGER RANGE" alone, bump-my-version's "-v  INTEGER RANGE  ... Can specify several times".)
-# A metavar of several capital words joined by "=", ":" or "/" ("KEY=VAL", "HOST:PORT") is one
-# column: rich-click's "--define  -D  KEY=VAL  Define a variable." was a switch.
+# A metavar of several words joined by "=", ":", "/", "@", "|", "," or "..", or a part of it in
+# brackets ("KEY=VAL", "key=value", "HOST[:PORT]", "USER@HOST", "N..M") is one column:
+# rich-click's "--define  -D  KEY=VAL  Define a variable." was a switch.
 _COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?"
-                   r"|[A-Z][A-Z0-9_-]*(?:[=:/][A-Z][A-Z0-9_-]*)*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
+                   r"|[A-Za-z][\w-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Za-z0-9][\w-]*\]?)+"
+                   r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
                    r"|\[[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
 _CHOICES_PIECE = compiled(r"^([\w.|-]+)(?:\s{2,}|$)")

@@ -1682,3 +1682,13 @@ def test_a_list_written_as_one_value_in_brackets_is_given_as_one_word():
     assert schema.input_schema["properties"]["label"]["type"] == "array"
     assert list(schema.to_argv({"label": ["a1", "b 2", "-x"]})) == ['--label=["a1", "b 2", "-x"]']
     assert list(schema.to_argv({"label": []})) == ["--label=[]"]
+
+
+def test_rich_click_metavars_of_any_shape_are_values():
+    """A re-check of b551b271: "key=value", "HOST[:PORT]", "N..M", "USER@HOST", "K=V,K=V"
+    were still read as switches in rich-click's table (``truth_programs/richclick/metavars.py``,
+    its help ``framework_texts/rich-click-1.9.9-metavars.txt``), so "--a1 t" took the operand."""
+    text = (Path(__file__).parent / "framework_texts" / "rich-click-1.9.9-metavars.txt").read_bytes()
+    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    assert {name: properties[name]["type"] for name in properties if name.startswith("a")} == {
+        f"a{n}": "string" for n in range(1, 9)}
