@@ -285,7 +285,9 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
         return {"tools": tools, "skipped": skipped,
                 "diagnostics": [*folder_problems(settings), *names_not_files(settings.extensions),
                                 *catalog.diagnostics, *keeper.notes(),
-                                *_patterns_matching_nothing(app), *keeper.discovery.credentials.warnings],
+                                *_patterns_matching_nothing(app), *keeper.discovery.credentials.warnings,
+                                *keeper.discovery.credentials.granted_to_none_of(
+                                    entry.definition.name for entry in catalog.entries())],
                 "precedence": PRECEDENCE_RULE}
 
 

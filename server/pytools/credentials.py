@@ -81,7 +81,9 @@ class CredentialStore:
         said = []
         for credential in self.credentials.values():
             if not credential.tools:
-                close = difflib.get_close_matches("tools", [str(key) for key in table.get(credential.name, {})], n=1)
+                # Not "tools" itself, given as an empty list (a re-check: "did you mean 'tools'?").
+                close = difflib.get_close_matches(
+                    "tools", [str(key) for key in table.get(credential.name, {}) if key != "tools"], n=1)
                 hint = f" ({close[0]!r} is read as a secret's key: did you mean 'tools'?)" if close else ""
                 said.append(f"credentials.{credential.name} names no tools, so no tool is granted it{hint}")
             for variable, key in credential.env.items():
@@ -92,6 +94,14 @@ class CredentialStore:
                                 f"value (keys given: {', '.join(sorted(credential.values)) or 'none'}; nor is "
                                 f"{variable} set for the server)")
         return said
+
+    def granted_to_none_of(self, tools: Iterable[str]) -> list[str]:
+        """What to say of each credential whose tool patterns match none of ``tools`` (the served
+        ones): a misspelt pattern gave its tool nothing, and nothing said so."""
+        names = list(tools)
+        return [f"credentials.{credential.name}: its tools {list(credential.tools)!r} match no tool served, so no "
+                "tool is granted it" for credential in self.credentials.values()
+                if credential.tools and not any(credential.granted_to(name) for name in names)]
 
     def lookup(self, tool: str, name: str, key: str = "api_key", env_var: str | None = None) -> tuple[str | None, str]:
         """``(value, "")``, or ``(None, what to set)``."""
