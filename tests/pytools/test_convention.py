@@ -196,6 +196,12 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
         "def shared_hi():\n    return 'hi'\n\n\nPLAIN = {'type': 'object'}\n\n\ndef get_tool_schemas():\n"
         "    return [{'name': 'shared_hi', 'description': 'Says hi', 'input_schema': PLAIN},\n"
         "            {'name': 'shared_ho', 'description': 'Says ho', 'input_schema': PLAIN}]\n")
+    # nested thousands of levels deep: the function did not fail (a re-check: "get_tool_schemas()
+    # failed: RecursionError")
+    (python_dir / "deep.py").write_text(
+        "def get_tool_schemas():\n    schema = node = {'type': 'object'}\n    for _ in range(3000):\n"
+        "        node['properties'] = {'x': {'type': 'object'}}\n        node = node['properties']['x']\n"
+        "    return [{'name': 'deep_a', 'description': 'd', 'input_schema': schema}]\n")
     (python_dir / "dated.py").write_text(
         "import datetime\n\n\ndef get_tool_schemas():\n"
         "    return [{'name': 'dated_a', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {\n"
@@ -212,6 +218,8 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
     assert skipped["looped.py"] == ("get_tool_schemas() returned a dict that holds itself at [0]['input_schema']"
                                     "['properties']['again'], which is not JSON (a schema is made of dicts, lists, "
                                     "strings, numbers, booleans and None)")
+    assert skipped["deep.py"] == ("get_tool_schemas() returned schemas nested too deeply to be read "
+                                  "(thousands of levels)")
     assert "yielding.py" not in skipped and "handled.py" not in skipped and "shared.py" not in skipped
     assert skipped["unordered.py"] == "get_tool_schemas() returned set, not a list"
 

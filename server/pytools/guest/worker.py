@@ -414,6 +414,10 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     schemas = [_plain_schema(item, keys_read) for item in schemas]
     try:
         json.dumps(schemas)  # must be plain data
+    except RecursionError:
+        # The function did not fail: what it returned is nested deeper than JSON is written here.
+        raise NotToolSchemas("get_tool_schemas() returned schemas nested too deeply to be read (thousands of "
+                             "levels)") from None
     except (TypeError, ValueError):
         if (place := _not_json(schemas)) is None:
             raise  # said in Python's words
