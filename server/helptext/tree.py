@@ -113,7 +113,8 @@ class _Walk:
         # added (defopt adds every nested group so) is offered if its help lists commands; a
         # command so added is one its author left out of the list ("not intended for users to
         # call": pre-commit's hook-impl), and stays out.
-        unlisted = _named_only_in_braces(desc, children) if children else []
+        unlisted = [name for name in _named_only_in_braces(desc, [s.name for s in desc.subcommands])
+                    if name.lower() not in SKIPPED_SUBCOMMANDS] if children else []
         children += unlisted
         # As listed: an oclif topic lists its one command by all its words ("remote add"), under
         # a program that lists the topic ("remote"), which is no help said again.
