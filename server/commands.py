@@ -286,8 +286,10 @@ async def collect_listing(settings: Settings) -> dict[str, Any]:
                 "diagnostics": [*folder_problems(settings), *names_not_files(settings.extensions),
                                 *catalog.diagnostics, *keeper.notes(),
                                 *_patterns_matching_nothing(app), *keeper.discovery.credentials.warnings,
+                                # Only a file's tools are handed credentials: not a built-in or a role's.
                                 *keeper.discovery.credentials.granted_to_none_of(
-                                    entry.definition.name for entry in catalog.entries())],
+                                    entry.definition.name for entry in catalog.entries()
+                                    if entry.definition.source in ("wasm", "python"))],
                 "precedence": PRECEDENCE_RULE}
 
 

@@ -97,7 +97,8 @@ class CredentialStore:
 
     def granted_to_none_of(self, tools: Iterable[str]) -> list[str]:
         """What to say of each credential whose tool patterns match none of ``tools`` (the served
-        ones): a misspelt pattern gave its tool nothing, and nothing said so."""
+        tools of files, the only ones handed credentials): a misspelt pattern gave its tool
+        nothing, and nothing said so."""
         names = list(tools)
         return [f"credentials.{credential.name}: its tools {list(credential.tools)!r} match no tool served, so no "
                 "tool is granted it" for credential in self.credentials.values()

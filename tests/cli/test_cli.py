@@ -1521,8 +1521,11 @@ def test_list_says_which_credentials_give_nothing(tmp_path: Path, shared_data_di
     # An empty list of tools is said as such (a re-check: "'tools' ... did you mean 'tools'?"), and
     # patterns that match no tool served are said too.
     config.write_text('[credentials.empty]\ntools = []\n[credentials.missed]\ntools = ["wether_*"]\n'
-                      '[credentials.used]\ntools = ["hashsum"]\n', encoding="utf-8")
+                      '[credentials.used]\ntools = ["hashsum"]\n[credentials.builtin]\ntools = ["job_*"]\n',
+                      encoding="utf-8")
     result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(shared_data_dir)])
     said = [line for line in json.loads(result.stdout)["diagnostics"] if "credentials." in line]
     assert said == ["credentials.empty names no tools, so no tool is granted it",
-                    "credentials.missed: its tools ['wether_*'] match no tool served, so no tool is granted it"]
+                    "credentials.missed: its tools ['wether_*'] match no tool served, so no tool is granted it",
+                    # built-ins are handed no credential (a re-check: said of nothing)
+                    "credentials.builtin: its tools ['job_*'] match no tool served, so no tool is granted it"]
