@@ -611,10 +611,12 @@ def _list_indent(lines: list[str]) -> int:
 # (A type "FLOAT RANGE" only with its range after it, "[0<=x<=600]": click shows a counter as
 # "INTEGER RANGE" alone, bump-my-version's "-v  INTEGER RANGE  ... Can specify several times".)
 # A metavar of several words joined by "=", ":", "/", "@", "|", "," or "..", or a part of it in
-# brackets ("KEY=VAL", "key=value", "HOST[:PORT]", "USER@HOST", "N..M") is one column:
-# rich-click's "--define  -D  KEY=VAL  Define a variable." was a switch.
+# brackets ("KEY=VAL", "HOST[:PORT]", "USER@HOST", "N..M"), is one column: rich-click's
+# "--define  -D  KEY=VAL  Define a variable." was a switch. In lower case only "=", ":", "@" and
+# "..": "key=value", not a description's "Deprecated/removed".
 _COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?"
-                   r"|[A-Za-z][\w-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Za-z0-9][\w-]*\]?)+"
+                   r"|[A-Z][A-Z0-9_-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Z0-9][A-Z0-9_-]*\]?)+"
+                   r"|[A-Za-z][\w-]*(?:\[?(?:[=:@]|\.\.)[A-Za-z0-9][\w-]*\]?)+"
                    r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
                    r"|\[[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
@@ -970,15 +972,20 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         values_per_flag=per_flag,
     )
     if head.value and _LIST_IN_ONE_WORD.fullmatch(head.value.strip()):
-        # jsonargparse's "--label [ITEM,...]": the list is one value, "[a,b]"; given again, the
-        # flag's last list replaced the others, and "--label=a" alone was refused ("Expected a list").
-        return option._replace(one_word_list=True, repeatable=False, value_optional=False, value_spaced=False,
+        # "--skip [NAME,...]": the list is one value, its items joined by commas; given again, the
+        # flag's last value replaced the others. jsonargparse's "--label [ITEM,...]" (its note says
+        # "type: List[...]") reads the word as YAML, a JSON list: "--label=a" alone was refused
+        # ("Expected a list").
+        written = "json" if _TYPED_LIST.search(option.description) else ","
+        return option._replace(one_word_list=written, repeatable=False, value_optional=False, value_spaced=False,
                                value_name=None)
     return option
 
 
-# A list written as one value in brackets: jsonargparse's "[ITEM,...]".
+# A list written as one value in brackets: "[NAME,...]", jsonargparse's "[ITEM,...]".
 _LIST_IN_ONE_WORD = compiled(r"\[[A-Z][A-Z0-9_]*,\.\.\.\]")
+# jsonargparse's note of a list's type: "(type: List[str], default: [])", "Optional[List[int]]".
+_TYPED_LIST = compiled(r"\btype: (?:Optional\[)?(?:List|list)\[")
 
 
 def _names_a_value(default: str) -> bool:

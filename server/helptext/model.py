@@ -55,9 +55,9 @@ class OptionSpec(NamedTuple):
     # ``one_required``: the usage asks for one option of the group ("(-a | -b)").
     exclusive_with: tuple[str, ...] = ()
     one_required: bool = False
-    # The values go as one word, a list in brackets ("--label=[a,b]"): jsonargparse's
-    # "--label [ITEM,...]".
-    one_word_list: bool = False
+    # The values go as one word: joined by commas ("," : "--skip [NAME,...]"), or a JSON list
+    # ("json": jsonargparse's "--label [ITEM,...]", read as YAML); "" where they do not.
+    one_word_list: str = ""
 
     @property
     def key(self) -> str:
@@ -95,7 +95,7 @@ _WALK_FIELDS = {"spelled"}
 
 
 # Written only where they differ from their default: an option's place is most often its own.
-_WRITTEN_WHEN_SET = {"after_words": 0, "one_word_list": False}
+_WRITTEN_WHEN_SET = {"after_words": 0, "one_word_list": ""}
 
 
 def _spec_to_dict(spec: Any) -> dict[str, Any]:

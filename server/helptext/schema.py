@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     ParamKind = Literal["flag", "count", "value", "values", "list", "groups", "positional", "positionals", "form",
-                        "one_word_list"]
+                        "json_list", "comma_list"]
 
 RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage",
@@ -285,12 +285,15 @@ def _render_option(param: Param, value: Any) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
             raise ValueError(f"{param.name!r} takes a list of lists of values.")
         return [word for group in value for word in (param.flag, *_dashless(param.name, group))]
-    if param.kind == "one_word_list":
+    if param.kind in ("json_list", "comma_list"):
         if not isinstance(value, list):
             raise ValueError(f"{param.name!r} takes a list of values.")
-        # JSON's list, which the YAML such parsers read takes as it is: each item a string, quoted.
-        words = json.dumps([_scalar(param.name, item) for item in value], ensure_ascii=False)
-        return [f"{param.flag}={words}"] if param.flag.startswith("--") else [param.flag, words]
+        texts = [_scalar(param.name, item) for item in value]
+        if param.kind == "comma_list" and any("," in text for text in texts):
+            raise ValueError(f"{param.name!r} takes its values joined by commas in one word: a value cannot hold one.")
+        # JSON's list, which the YAML jsonargparse reads takes as it is: each item a string, quoted.
+        word = json.dumps(texts, ensure_ascii=False) if param.kind == "json_list" else ",".join(texts)
+        return [f"{param.flag}={word}"] if param.flag.startswith("--") else [param.flag, word]
     items = value if param.kind in ("values", "list") else [value]
     if not isinstance(items, list):
         raise ValueError(f"{param.name!r} takes a list of values.")
@@ -497,7 +500,9 @@ def _named_after_dashes(usage: str) -> set[str]:
 # Positionals after the last of them go after "--", which clap takes either way (yargs, which
 # binds nothing there, takes them before the options).
 _VALUES_UP_TO_A_FLAG = frozenset({"clap", "yargs"})
-_NEGATIVE_NUMBER = compiled(r"-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# As yargs-parser tells a negative number from a flag (/^-([0-9]+(\.[0-9]+)?|\.[0-9]+)$/): not
+# "-1e-07" or "-5.", whose words it reads as flags, losing the value with no error.
+_NEGATIVE_NUMBER = compiled(r"-(?:\d+(?:\.\d+)?|\.\d+)")
 # Parsers that bind no operand given after "--" (yargs leaves it in argv._, and the command's
 # positional keeps its default).
 _NO_OPERANDS_AFTER_DASHES = frozenset({"yargs"})
@@ -612,8 +617,10 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
         text = then_sentence(text, "Each item may itself hold several values separated by commas.")
     default = _typed_default(opt.default, value)
+    if opt.one_word_list == "json":
+        return {"type": "array", "items": {"type": "string"}, "description": text}, "json_list"
     if opt.one_word_list:
-        return {"type": "array", "items": {"type": "string"}, "description": text}, "one_word_list"
+        return {"type": "array", "items": {"type": "string"}, "description": text}, "comma_list"
     if opt.values_at_once and opt.value_optional:
         # "--show [<pattern>...]", argparse's nargs="*": the flag may go alone
         said = then_sentence(text, "An empty list ([]) gives the flag alone, without a value.")

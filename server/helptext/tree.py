@@ -285,10 +285,10 @@ def with_program_options(parent: HelpDescription, child: HelpDescription, *, dep
 
 
 # Parsers where a group below the program reads options of its own before the word of a
-# command in it ("prog db --url u migrate"). Not cobra: a group's local flags are no command's,
+# command in it ("prog db --url u migrate"; urfave/cli v2 too). Not cobra: a group's local flags are no command's,
 # and "prog db --url u migrate" is refused ("unknown flag: --url"; its persistent flags are
 # listed in the command's help as its own).
-_GROUPS_READ_THEIR_OPTIONS = frozenset({"argparse", "click", "typer", "clap"})
+_GROUPS_READ_THEIR_OPTIONS = frozenset({"argparse", "click", "typer", "clap", "urfave"})
 
 
 def with_required_options(parent: HelpDescription, path: tuple[str, ...],

@@ -1684,6 +1684,20 @@ def test_a_list_written_as_one_value_in_brackets_is_given_as_one_word():
     assert list(schema.to_argv({"label": []})) == ["--label=[]"]
 
 
+def test_a_list_written_name_comma_dots_is_given_as_one_word_joined_by_commas():
+    """A re-check of d08d8a3e: argparse's "--skip [NAME,...]  names to skip, comma separated" was
+    given a JSON list, which the program took as the text '["a", "b"]'; run with the word built
+    here, argparse parses "a,b", which its program splits."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="ap6")
+    parser.add_argument("--skip", metavar="[NAME,...]", help="names to skip, comma separated")
+    schema = build_tool_schema(describe_help(parser.format_help().encode()))
+    assert vars(parser.parse_args(schema.to_argv({"skip": ["a", "b"]}))) == {"skip": "a,b"}
+    with pytest.raises(ValueError, match="joined by commas in one word"):
+        schema.to_argv({"skip": ["a,b"]})
+
+
 def test_rich_click_metavars_of_any_shape_are_values():
     """A re-check of b551b271: "key=value", "HOST[:PORT]", "N..M", "USER@HOST", "K=V,K=V"
     were still read as switches in rich-click's table (``truth_programs/richclick/metavars.py``,
@@ -1692,3 +1706,15 @@ def test_rich_click_metavars_of_any_shape_are_values():
     properties = build_tool_schema(describe_help(text)).input_schema["properties"]
     assert {name: properties[name]["type"] for name in properties if name.startswith("a")} == {
         f"a{n}": "string" for n in range(1, 9)}
+
+
+def test_a_description_word_with_a_slash_is_no_metavar():
+    """A re-check of d89cf589: typer 0.29.2's "--a  <int range> [1<=x<=9]  Deprecated/removed
+    level." took "Deprecated/removed" for part of the value's name, and the integer with its bounds
+    became a string (``framework_texts/typer-0.29.2-ranges.txt``, from a typer program of six
+    options: int ranges, a str, a float range, a bool)."""
+    text = (Path(__file__).parent / "framework_texts" / "typer-0.29.2-ranges.txt").read_bytes()
+    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    assert [properties[name]["type"] for name in "abcdef"] == ["integer"] * 3 + ["string", "number", "boolean"]
+    assert properties["a"]["minimum"] == 1 and properties["a"]["description"].startswith("Deprecated/removed")
+    assert properties["f"]["description"] == "Deprecated/removed: do not use."

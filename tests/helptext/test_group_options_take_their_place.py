@@ -89,3 +89,19 @@ def test_a_cobra_groups_local_flags_are_not_offered_on_its_commands() -> None:
     tools = {command.tool_name: command for command in describe_tree(runner_over(folder), "x")}
     schema = build_tool_schema(tools["x_db_migrate"].description)
     assert sorted(schema.input_schema["properties"]) == ["dry_run", "name", "verbose"]
+
+
+def test_an_urfave_groups_flags_are_offered_on_its_commands() -> None:
+    """urfave/cli v2 reads a group's flags before a command's word ("urf db --url u --pool 3
+    migrate x" printed {"url": "u", "pool": 3, ...}); a re-check found them no longer offered
+    after 6d2e1798 limited that to some parsers. ``framework_texts/urfave-cli-2.3.0-urf``: the
+    helps of ``truth_programs/urfave/urf_groups.go.txt`` built with Debian's urfave/cli 2.3.0."""
+    from tests.helptext.test_tree import runner_over
+
+    folder = Path(__file__).parent / "framework_texts" / "urfave-cli-2.3.0-urf"
+    tools = {command.tool_name: command for command in describe_tree(runner_over(folder), "x")}
+    migrate = tools["x_db_migrate"]
+    schema = build_tool_schema(migrate.description)
+    assert {"url", "pool"} <= set(schema.input_schema["properties"])
+    assert schema.to_argv({"name": "x", "url": "u", "pool": 3}).around(list(migrate.path)) == [
+        "db", "--url", "u", "--pool", "3", "migrate", "x"]

@@ -73,3 +73,9 @@ def test_commands_two_groups_deep_are_found_and_a_negative_number_is_an_operand(
     assert build_tool_schema(setting.description).to_argv({"name": "origin"}).around(list(setting.path)) == [
         "repo", "remote", "set", "origin"]
     assert list(_schema().to_argv({"target": "-5"})) == ["-5"]
+    # As yargs-parser tells a number from a flag: "-1e-07" and "-5." are flags to it, and the value
+    # was lost with no error (a re-check); "-.5" and "-2.5" are numbers.
+    assert list(_schema().to_argv({"target": "-.5"})) == ["-.5"]
+    for flag_to_yargs in ("-1e-07", "-5."):
+        with pytest.raises(ValueError, match="would be read as an option"):
+            _schema().to_argv({"target": flag_to_yargs})
