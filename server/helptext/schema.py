@@ -105,7 +105,7 @@ class ToolSchema(NamedTuple):
         # takes every word after it, a flag too ("--show bash --showformat=..." shows no package).
         lists: list[str] = []
         # The options of the program (0) and of the subcommands above (their depth), where each reads them.
-        inside: dict[int, list[str]] = {}
+        inside: dict[int, list[tuple[Param, list[str]]]] = {}
         positionals: list[str] = []
         # Those the usage writes after "--" (clap's last: "<PACKAGE> [-- <EXTRA>...]"): the
         # program takes every word after "--" as theirs, so the others go before it.
@@ -142,7 +142,7 @@ class ToolSchema(NamedTuple):
                     raise ValueError(f"The argument {param.name!r} is required.")
                 continue
             if param.leading:
-                inside.setdefault(param.after_words, []).extend(_render_option(param, value))
+                inside.setdefault(param.after_words, []).append((param, _render_option(param, value)))
                 continue
             words = _render_option(param, value)
             (lists if param.kind == "list" else argv).extend(words)
@@ -190,9 +190,10 @@ class ToolSchema(NamedTuple):
         if _OPTIONS_SLOT in positionals:  # the chosen form writes its options after its first word
             at = positionals.index(_OPTIONS_SLOT)
             positionals[at:at + 1], argv = argv, []
-        deeper = sorted((depth, words) for depth, words in inside.items() if depth > 0)
-        whole = Argv([*inside.get(0, []), *(word for _, words in deeper for word in words), *argv, *positionals])
-        whole.leading = len(inside.get(0, []))
+        placed = {depth: _before_a_command_word(given) for depth, given in inside.items()}
+        deeper = sorted((depth, words) for depth, words in placed.items() if depth > 0)
+        whole = Argv([*placed.get(0, []), *(word for _, words in deeper for word in words), *argv, *positionals])
+        whole.leading = len(placed.get(0, []))
         whole.within = tuple((depth, len(words)) for depth, words in deeper)
         return whole
 
@@ -264,6 +265,26 @@ def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[s
     if unused:
         raise ValueError(f"{unused[0]!r} is not an argument of the form {form!r}.")
     return words
+
+
+def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
+    """The words of options given before a subcommand's word, in an order that ends every
+    option's values before that word: an option taking words up to the next flag (argparse's
+    nargs="+": "--tags a b run") took the command word for one of its values. Such options go
+    first, so that another option ends them; where none follows, one value is written after
+    "=", and more cannot be given."""
+    lists = [(param, words) for param, words in given if param.kind == "list" and words]
+    ordered = [*lists, *((param, words) for param, words in given if (param, words) not in lists)]
+    if ordered and ordered[-1][0].kind == "list":
+        param, words = ordered[-1]
+        flag = param.flag or ""
+        if len(words) == 2 and flag.startswith("--"):
+            ordered[-1] = (param, [f"{flag}={words[1]}"])
+        else:
+            raise ValueError(f"{param.name!r} takes every word after it up to the next option, so here, right "
+                             "before the subcommand's word, it can take one value only (or give another option "
+                             "of the same command with it).")
+    return [word for _, words in ordered for word in words]
 
 
 def _render_option(param: Param, value: Any) -> list[str]:

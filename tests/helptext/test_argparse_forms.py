@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from toolbay.helptext import build_tool_schema, describe_help
 
 
@@ -253,3 +255,26 @@ def test_a_remainder_after_a_required_positional_is_the_rest_and_the_positional_
                   {"program": "echo", "args": ["a b", "--x", "-y"]}):
         parsed = vars(parser.parse_args(schema.to_argv(given)))
         assert parsed == {"args": [], **given}, (given, list(schema.to_argv(given)))
+
+
+def test_an_option_of_several_words_before_a_subcommands_word_does_not_take_that_word():
+    """argparse's nargs="+" option given before a subcommand ("--tags a b run w") took the
+    command's word for one of its values, and every such call was refused (a re-check). It goes
+    before the program's other options, which end its values; alone, one value is written after
+    "=", and more are refused saying why. Each argv is parsed by the parser itself."""
+    from toolbay.helptext import HelpRun, describe_tree
+
+    parser = _parser("x")
+    parser.add_argument("--tags", nargs="+")
+    parser.add_argument("--url")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run it")
+    run.add_argument("what")
+    helps = {(): parser.format_help(), ("run",): run.format_help()}
+    [command] = describe_tree(lambda argv: HelpRun(helps[tuple(argv[:-1])].encode(), b"", 0), "x")
+    schema = build_tool_schema(command.description)
+    for given in ({"what": "w", "tags": ["a", "b"], "url": "u"}, {"what": "w", "tags": ["a"]}):
+        argv = schema.to_argv(given).around(list(command.path))
+        assert vars(parser.parse_args(argv)) == {"url": None, **given, "command": "run"}, argv
+    with pytest.raises(ValueError, match="'tags' takes every word after it up to the next option"):
+        schema.to_argv({"what": "w", "tags": ["a", "b"]})
