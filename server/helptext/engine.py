@@ -611,12 +611,14 @@ def _list_indent(lines: list[str]) -> int:
 # (A type "FLOAT RANGE" only with its range after it, "[0<=x<=600]": click shows a counter as
 # "INTEGER RANGE" alone, bump-my-version's "-v  INTEGER RANGE  ... Can specify several times".)
 # A metavar of several words joined by "=", ":", "/", "@", "|", "," or "..", or a part of it in
-# brackets ("KEY=VAL", "HOST[:PORT]", "USER@HOST", "N..M"), is one column: rich-click's
-# "--define  -D  KEY=VAL  Define a variable." was a switch. In lower case only "=", ":", "@" and
-# "..": "key=value", not a description's "Deprecated/removed".
+# brackets ("KEY=VAL", "HOST[:PORT]", "USER@HOST", "N..M", "on|off", "src/dst"), is one column
+# where a description follows it: rich-click's "--define  -D  KEY=VAL  Define a variable." was a
+# switch. Alone on its line it may be a switch's description ("I/O"; "Deprecated/removed" over
+# "level."). In lower or mixed case "/", "|" and "," join words, not "_" or ".".
 _COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?"
-                   r"|[A-Z][A-Z0-9_-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Z0-9][A-Z0-9_-]*\]?)+"
+                   r"|(?:[A-Z][A-Z0-9_-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Z0-9][A-Z0-9_-]*\]?)+"
                    r"|[A-Za-z][\w-]*(?:\[?(?:[=:@]|\.\.)[A-Za-z0-9][\w-]*\]?)+"
+                   r"|[A-Za-z][\w-]*(?:[/|,][A-Za-z0-9][\w-]*)+)(?=\s{2,}\S)"
                    r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
                    r"|\[[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
@@ -654,6 +656,8 @@ def _absorb_columns(entry: HelpEntry) -> HelpEntry:
                 description[0] = f"{description[0]}  {found.group(2)}".lstrip()
             if not description[0]:
                 description.pop(0)
+            if found.group(2):
+                break  # the range closes the value's column: what follows is the description
         elif wrapped := _wrapped_choices(description):
             head += " " + wrapped[0]
             description = wrapped[1]
@@ -984,8 +988,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
 
 # A list written as one value in brackets: "[NAME,...]", jsonargparse's "[ITEM,...]".
 _LIST_IN_ONE_WORD = compiled(r"\[[A-Z][A-Z0-9_]*,\.\.\.\]")
-# jsonargparse's note of a list's type: "(type: List[str], default: [])", "Optional[List[int]]".
-_TYPED_LIST = compiled(r"\btype: (?:Optional\[)?(?:List|list)\[")
+# jsonargparse's note of a collection's type: "(type: List[str], default: [])", "Optional[List[int]]",
+# "Sequence[str]", "Set[int]", "Tuple[str, ...]".
+_TYPED_LIST = compiled(r"\btype: (?:Optional\[)?(?:List|list|Sequence|MutableSequence|Set|set|FrozenSet|frozenset|"
+                       r"Tuple|tuple|Iterable|Collection)\[")
 
 
 def _names_a_value(default: str) -> bool:

@@ -269,22 +269,32 @@ def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[s
 
 def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
     """The words of options given before a subcommand's word, in an order that ends every
-    option's values before that word: an option taking words up to the next flag (argparse's
-    nargs="+": "--tags a b run") took the command word for one of its values. Such options go
-    first, so that another option ends them; where none follows, one value is written after
-    "=", and more cannot be given."""
-    lists = [(param, words) for param, words in given if param.kind == "list" and words]
-    ordered = [*lists, *((param, words) for param, words in given if (param, words) not in lists)]
-    if ordered and ordered[-1][0].kind == "list":
-        param, words = ordered[-1]
+    option's values before that word: one taking words up to the next flag (argparse's
+    nargs="+": "--tags a b run"), or a flag given alone that would take the word after it for its
+    value (nargs="?": "--color run"), took the command word. Such options go first, so that
+    another option ends them; the last of them, where no other follows, has its one value
+    written after "=", and where none can, the call is refused saying why."""
+    def is_open(param: Param, words: list[str]) -> bool:
+        return (param.kind == "list" and bool(words)) or (param.takes_next and words == [param.flag])
+
+    def closed(param: Param, words: list[str]) -> list[str] | None:
         flag = param.flag or ""
-        if len(words) == 2 and flag.startswith("--"):
-            ordered[-1] = (param, [f"{flag}={words[1]}"])
-        else:
-            raise ValueError(f"{param.name!r} takes every word after it up to the next option, so here, right "
-                             "before the subcommand's word, it can take one value only (or give another option "
-                             "of the same command with it).")
-    return [word for _, words in ordered for word in words]
+        return [f"{flag}={words[1]}"] if param.kind == "list" and len(words) == 2 and flag.startswith("--") else None
+
+    open_ones = [(param, words) for param, words in given if is_open(param, words)]
+    others = [(param, words) for param, words in given if not is_open(param, words)]
+    if open_ones and not others:
+        last = next((k for k in range(len(open_ones) - 1, -1, -1) if closed(*open_ones[k]) is not None), None)
+        if last is None:
+            param, words = open_ones[-1]
+            what = "its values" if param.kind == "list" and len(words) > 1 else "a value" if len(words) > 1 \
+                else "the word after it"
+            raise ValueError(f"{param.name!r}, given right before the subcommand's word, would take that word as "
+                             f"{'one of ' if what == 'its values' else ''}{what}: give it one value, or another "
+                             "option of the same command with it.")
+        param, words = open_ones.pop(last)
+        others = [(param, closed(param, words) or words)]
+    return [word for _, words in (*open_ones, *others) for word in words]
 
 
 def _render_option(param: Param, value: Any) -> list[str]:
@@ -314,7 +324,10 @@ def _render_option(param: Param, value: Any) -> list[str]:
             raise ValueError(f"{param.name!r} takes its values joined by commas in one word: a value cannot hold one.")
         # JSON's list, which the YAML jsonargparse reads takes as it is: each item a string, quoted.
         word = json.dumps(texts, ensure_ascii=False) if param.kind == "json_list" else ",".join(texts)
-        return [f"{param.flag}={word}"] if param.flag.startswith("--") else [param.flag, word]
+        if param.flag.startswith("--"):
+            return [f"{param.flag}={word}"]
+        # "-s-a,b": apart, a word starting with "-" is read as an option (argparse).
+        return [param.flag + word] if word.startswith("-") else [param.flag, word]
     items = value if param.kind in ("values", "list") else [value]
     if not isinstance(items, list):
         raise ValueError(f"{param.name!r} takes a list of values.")

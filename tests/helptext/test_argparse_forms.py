@@ -276,5 +276,5 @@ def test_an_option_of_several_words_before_a_subcommands_word_does_not_take_that
     for given in ({"what": "w", "tags": ["a", "b"], "url": "u"}, {"what": "w", "tags": ["a"]}):
         argv = schema.to_argv(given).around(list(command.path))
         assert vars(parser.parse_args(argv)) == {"url": None, **given, "command": "run"}, argv
-    with pytest.raises(ValueError, match="'tags' takes every word after it up to the next option"):
+    with pytest.raises(ValueError, match="'tags', given right before the subcommand's word, would take that word"):
         schema.to_argv({"what": "w", "tags": ["a", "b"]})

@@ -1718,3 +1718,35 @@ def test_a_description_word_with_a_slash_is_no_metavar():
     assert [properties[name]["type"] for name in "abcdef"] == ["integer"] * 3 + ["string", "number", "boolean"]
     assert properties["a"]["minimum"] == 1 and properties["a"]["description"].startswith("Deprecated/removed")
     assert properties["f"]["description"] == "Deprecated/removed: do not use."
+
+
+def test_mixed_case_metavars_are_values_and_one_word_descriptions_stay_descriptions():
+    """A re-check of 78bb4136: rich-click's "on|off", "json,yaml", "src/dst", "Fast|Slow" and
+    "Key/Value" were switches again (``{"b2": true}`` reached the program as b2="true"); and a
+    switch whose whole description is "I/O", "x=1" or "STDIN/STDOUT" is no option with a value
+    (``framework_texts/rich-click-1.9.9-mixed-metavars.txt``)."""
+    text = (Path(__file__).parent / "framework_texts" / "rich-click-1.9.9-mixed-metavars.txt").read_bytes()
+    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    assert {name: properties[name]["type"] for name in properties if name[0] in "bf"} == {
+        **{f"b{n}": "string" for n in range(1, 9)}, "f1": "boolean", "f2": "string", "f3": "boolean",
+        "f4": "boolean", "f5": "boolean", "f6": "boolean"}  # f2, "TCP/UDP  both.", reads as a value
+
+
+def test_jsonargparse_collections_of_every_kind_are_one_json_word():
+    """A re-check of 78bb4136: Sequence[str], Set[str], Tuple[str, ...] and Iterable[int] were joined
+    by commas, which jsonargparse refuses ("Expected a Sequence. Got value: a,b"); run with these
+    words, jsonargparse 4.53.0 parsed each as given (``framework_texts/jsonargparse-4.53.0-collections.txt``)."""
+    text = (Path(__file__).parent / "framework_texts" / "jsonargparse-4.53.0-collections.txt").read_bytes()
+    schema = build_tool_schema(describe_help(text))
+    for name in ("seq", "st", "tup", "it", "low", "nums"):
+        assert list(schema.to_argv({name: ["1", "2"]})) == [f'--{name}=["1", "2"]'], name
+
+
+def test_a_short_options_list_in_one_word_starting_with_a_dash_is_joined_to_its_flag():
+    """A re-check of 78bb4136: "-s -a,b" made argparse say "argument -s: expected one argument"."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="apc")
+    parser.add_argument("-s", metavar="[NAME,...]", help="names to skip, comma separated")
+    schema = build_tool_schema(describe_help(parser.format_help().encode()))
+    assert vars(parser.parse_args(schema.to_argv({"s": ["-a", "b"]}))) == {"s": "-a,b"}

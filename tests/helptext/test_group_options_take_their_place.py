@@ -105,3 +105,32 @@ def test_an_urfave_groups_flags_are_offered_on_its_commands() -> None:
     assert {"url", "pool"} <= set(schema.input_schema["properties"])
     assert schema.to_argv({"name": "x", "url": "u", "pool": 3}).around(list(migrate.path)) == [
         "db", "--url", "u", "--pool", "3", "migrate", "x"]
+
+
+@pytest.mark.parametrize("given", [
+    {"target": "t", "t": ["a", "b"], "inc": ["c"]},  # two lists: the one of one value last, after "="
+    {"target": "t", "opt": [], "inc": ["a"]},  # an empty list given alone, then a list of one value
+    {"target": "t", "color": "", "verbose": True},  # an optional value left out, ended by a switch
+    {"target": "t", "level": "", "tags": ["q", "r"], "force": True},  # the same at the group's level
+])
+def test_options_that_take_the_words_after_them_end_before_a_commands_word(given: dict[str, object]) -> None:
+    """A re-check of 86cb6299: several such options at one level were refused though an order
+    exists, and an optional value left out (nargs="?": "--color run") took the command's word."""
+    path = PROGRAMS / "aplists.py"
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = _run(path, argv)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    [run] = [command for command in describe_tree(run_help, "x") if command.tool_name == "x_grp_run"]
+    schema = build_tool_schema(run.description)
+    argv = schema.to_argv(given).around(list(run.path))
+    done = _run(path, argv)
+    assert done.returncode == 0, (argv, done.stderr.decode())
+    parsed = json.loads(done.stdout)
+    named = {"t": "tee", "color": "color", "level": "level"}
+    expected = {named.get(key, key): ({"color": "auto", "level": "hi"}[key] if value == "" else value)
+                for key, value in given.items()}
+    assert {key: parsed[key] for key in expected} == expected, argv
+    with pytest.raises(ValueError, match="'color', given right before the subcommand's word, would take that word"):
+        schema.to_argv({"target": "t", "color": ""})
