@@ -35,10 +35,9 @@ from toolbay.wasm.early import EarlyCompiles
 
 logger = logging.getLogger(__name__)
 
-# Told of each file described for the first time: its outcome, how many files are being
-# described in all, and the first of those still being described (None once all are).
-# Told as describing begins (no outcome yet) and of each file described: the total, and the
-# first file still being described.
+# Told as the first describing begins (no outcome yet), then of each file described: its
+# outcome, how many files are being described in all, and the first of those still being
+# described (None once all are).
 OnProgress = Callable[[FileOutcome | None, int, str | None], None]
 # The first catalog's tools are named in the log up to this many (a thousand would be one line).
 _NAMES_LOGGED_AT_START = 50
