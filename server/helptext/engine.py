@@ -611,14 +611,14 @@ def _list_indent(lines: list[str]) -> int:
 # (A type "FLOAT RANGE" only with its range after it, "[0<=x<=600]": click shows a counter as
 # "INTEGER RANGE" alone, bump-my-version's "-v  INTEGER RANGE  ... Can specify several times".)
 # A metavar of several words joined by "=", ":", "/", "@", "|", "," or "..", or a part of it in
-# brackets ("KEY=VAL", "HOST[:PORT]", "USER@HOST", "N..M", "on|off", "src/dst"), is one column
-# where a description follows it: rich-click's "--define  -D  KEY=VAL  Define a variable." was a
-# switch. Alone on its line it may be a switch's description ("I/O"; "Deprecated/removed" over
-# "level."). In lower or mixed case "/", "|" and "," join words, not "_" or ".".
+# brackets ("KEY=VAL", "HOST[:PORT]", "USER@HOST", "N..M"), is one column: rich-click's
+# "--define  -D  KEY=VAL  Define a variable." was a switch. In lower or mixed case joined by "/",
+# "|" or "," ("on|off", "src/dst") only where a description follows it: alone on its line such a
+# word may begin a description ("Deprecated/removed" over "level.").
 _COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\.\.\.)?"
-                   r"|(?:[A-Z][A-Z0-9_-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Z0-9][A-Z0-9_-]*\]?)+"
+                   r"|[A-Z][A-Z0-9_-]*(?:\[?(?:[=:/@|,]|\.\.)[A-Z0-9][A-Z0-9_-]*\]?)+"
                    r"|[A-Za-z][\w-]*(?:\[?(?:[=:@]|\.\.)[A-Za-z0-9][\w-]*\]?)+"
-                   r"|[A-Za-z][\w-]*(?:[/|,][A-Za-z0-9][\w-]*)+)(?=\s{2,}\S)"
+                   r"|[A-Za-z][\w-]*(?:[/|,][A-Za-z0-9][\w-]*)+(?=\s{2,}\S)"
                    r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
                    r"|\[[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")

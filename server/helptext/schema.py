@@ -282,7 +282,8 @@ def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
         return [f"{flag}={words[1]}"] if param.kind == "list" and len(words) == 2 and flag.startswith("--") else None
 
     open_ones = [(param, words) for param, words in given if is_open(param, words)]
-    others = [(param, words) for param, words in given if not is_open(param, words)]
+    # Only options that write words end another's values (a switch given false writes none).
+    others = [(param, words) for param, words in given if words and not is_open(param, words)]
     if open_ones and not others:
         last = next((k for k in range(len(open_ones) - 1, -1, -1) if closed(*open_ones[k]) is not None), None)
         if last is None:

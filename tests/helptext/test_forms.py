@@ -1720,16 +1720,24 @@ def test_a_description_word_with_a_slash_is_no_metavar():
     assert properties["f"]["description"] == "Deprecated/removed: do not use."
 
 
-def test_mixed_case_metavars_are_values_and_one_word_descriptions_stay_descriptions():
+def test_mixed_case_metavars_are_values_and_metavars_without_help_too():
     """A re-check of 78bb4136: rich-click's "on|off", "json,yaml", "src/dst", "Fast|Slow" and
-    "Key/Value" were switches again (``{"b2": true}`` reached the program as b2="true"); and a
-    switch whose whole description is "I/O", "x=1" or "STDIN/STDOUT" is no option with a value
-    (``framework_texts/rich-click-1.9.9-mixed-metavars.txt``)."""
-    text = (Path(__file__).parent / "framework_texts" / "rich-click-1.9.9-mixed-metavars.txt").read_bytes()
-    properties = build_tool_schema(describe_help(text)).input_schema["properties"]
+    "Key/Value" were switches again (``{"b2": true}`` reached the program as b2="true"
+    (``framework_texts/rich-click-1.9.9-mixed-metavars.txt``). A switch whose whole description
+    is a word of capitals so joined ("I/O", "STDIN/STDOUT") or "x=1" reads as a value: the help
+    cannot tell it from a metavar with no help after it, which the next re-check found made a
+    switch again (``rich-click-1.9.9-no-help.txt``: "-D KEY=VAL" with no help); mixed-case words
+    joined by "/", "|" or "," are values only where a description follows."""
+    folder = Path(__file__).parent / "framework_texts"
+    properties = build_tool_schema(describe_help(
+        (folder / "rich-click-1.9.9-mixed-metavars.txt").read_bytes())).input_schema["properties"]
     assert {name: properties[name]["type"] for name in properties if name[0] in "bf"} == {
-        **{f"b{n}": "string" for n in range(1, 9)}, "f1": "boolean", "f2": "string", "f3": "boolean",
-        "f4": "boolean", "f5": "boolean", "f6": "boolean"}  # f2, "TCP/UDP  both.", reads as a value
+        **{f"b{n}": "string" for n in range(1, 9)}, "f1": "string", "f2": "string", "f3": "boolean",
+        "f4": "boolean", "f5": "string", "f6": "string"}
+    bare = build_tool_schema(describe_help((folder / "rich-click-1.9.9-no-help.txt").read_bytes()))
+    assert {name: prop["type"] for name, prop in bare.input_schema["properties"].items()} == {
+        "define": "string", "bind": "string", "pair": "string", "mode": "boolean", "span": "string",
+        "verbose": "boolean", "target": "string"}
 
 
 def test_jsonargparse_collections_of_every_kind_are_one_json_word():

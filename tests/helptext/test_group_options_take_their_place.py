@@ -112,6 +112,8 @@ def test_an_urfave_groups_flags_are_offered_on_its_commands() -> None:
     {"target": "t", "opt": [], "inc": ["a"]},  # an empty list given alone, then a list of one value
     {"target": "t", "color": "", "verbose": True},  # an optional value left out, ended by a switch
     {"target": "t", "level": "", "tags": ["q", "r"], "force": True},  # the same at the group's level
+    # a switch given false writes nothing and ends nothing (a re-check: "--tags a b run t")
+    {"target": "t", "tags": ["a", "b"], "labels": ["c"], "force": False},
 ])
 def test_options_that_take_the_words_after_them_end_before_a_commands_word(given: dict[str, object]) -> None:
     """A re-check of 86cb6299: several such options at one level were refused though an order
