@@ -136,3 +136,20 @@ def test_options_that_take_the_words_after_them_end_before_a_commands_word(given
     assert {key: parsed[key] for key in expected} == expected, argv
     with pytest.raises(ValueError, match="'color', given right before the subcommand's word, would take that word"):
         schema.to_argv({"target": "t", "color": ""})
+
+
+def test_a_kingpin_groups_commands_are_read_when_the_group_has_flags_of_its_own() -> None:
+    """kingpin's group help "usage: kp db [<flags>] <command> ..." lists "db migrate [<flags>]
+    <name>" by its whole path; the path was read only from a usage without "[<flags>]", so db's
+    command was read as "db" again and lost, and the only tool was the program (a re-check).
+    ``framework_texts/kingpin-2.2.6-kp``: Debian's kingpin 2.2.6 building
+    ``truth_programs/kingpin/kp_groups.go.txt``; run as "kp db migrate --url=u --dry-run n" it
+    printed {"cmd": "db migrate", "dry": true, "name": "n", "url": "u", ...}."""
+    from tests.helptext.test_tree import runner_over
+
+    folder = Path(__file__).parent / "framework_texts" / "kingpin-2.2.6-kp"
+    tools = {command.tool_name: command for command in describe_tree(runner_over(folder), "kp")}
+    assert set(tools) == {"kp_db_migrate"}
+    migrate = tools["kp_db_migrate"]
+    argv = build_tool_schema(migrate.description).to_argv({"name": "n", "url": "u", "dry_run": True})
+    assert argv.around(list(migrate.path)) == ["db", "migrate", "--url=u", "--dry-run", "n"]

@@ -19,8 +19,9 @@ _REPEATS = compiled(r"(?<!\S)([^\s=]*)(=\S+) \.\.\.(?= |$)", re.MULTILINE)
 
 
 _SUBCOMMANDS = compiled(r"^Subcommands:$", re.MULTILINE)
-# "usage: kp db <command> ...": the words between the program and "<command>" are the command path.
-_COMMAND_USAGE = compiled(r"^usage: \S+((?: [a-z][\w-]*)+) <command>", re.MULTILINE)
+# "usage: kp db [<flags>] <command> ...": the words between the program and "<command>" are the
+# command path ("[<flags>]" after them where the group has flags of its own, as it mostly has).
+_COMMAND_USAGE = compiled(r"^usage: \S+((?: [a-z][\w-]*)+)(?: \[<flags>\])? <command>", re.MULTILINE)
 # "-v, --verbose ...": a flag given again, no value (Counter()); "..." was read as its value.
 _COUNTER = compiled(r"(?<!\S)(--?[\w-]+) \.\.\.(?= |$)", re.MULTILINE)
 
