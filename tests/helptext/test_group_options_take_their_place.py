@@ -153,3 +153,20 @@ def test_a_kingpin_groups_commands_are_read_when_the_group_has_flags_of_its_own(
     migrate = tools["kp_db_migrate"]
     argv = build_tool_schema(migrate.description).to_argv({"name": "n", "url": "u", "dry_run": True})
     assert argv.around(list(migrate.path)) == ["db", "migrate", "--url=u", "--dry-run", "n"]
+
+
+def test_a_kong_groups_commands_are_read_when_the_group_has_required_flags() -> None:
+    """kong's "Usage: kg db table --schema=STRING <command>": the path was read only where
+    "<command>" followed it at once, so "db table create", listed by its whole path, was read as
+    the group again and skipped (a re-check). ``framework_texts/kong-0.7.1-kg``: Debian's kong
+    0.7.1 building ``truth_programs/kongtree/kg_groups.go.txt``; run as "kg db table create
+    --url=u --schema=s t" it printed its URL "u", Schema "s" and Target "t"."""
+    from tests.helptext.test_tree import runner_over
+
+    folder = Path(__file__).parent / "framework_texts" / "kong-0.7.1-kg"
+    tree = describe_tree(runner_over(folder), "kg")
+    tools = {command.tool_name: command for command in tree}
+    assert set(tools) == {"kg_db_migrate", "kg_db_table_create"}, tree.skipped
+    create = tools["kg_db_table_create"]
+    argv = build_tool_schema(create.description).to_argv({"target": "t", "schema": "s", "url": "u"})
+    assert argv.around(list(create.path)) == ["db", "table", "create", "--url=u", "--schema=s", "t"]

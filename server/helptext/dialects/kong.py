@@ -33,8 +33,10 @@ class Kong(Dialect):
         return parse_text(_LIST.sub(r"=\1...", _commands_below(text)), self.rules, self.name)
 
 
-# "Usage: kg db <command>": the words between the program and "<command>" are the command path.
-_COMMAND_USAGE = compiled(r"^Usage: \S+((?: [a-z][\w-]*)+) <command>", re.MULTILINE)
+# "Usage: kg db <command>": the words between the program and "<command>" are the command path;
+# a group's required flags may come between ("kg db table --schema=STRING <command>").
+_COMMAND_USAGE = compiled(r"^Usage: \S+((?: [a-z][\w-]*)+)(?: (?:--?[\w-]+(?:=\S+)?|\[[^\]]*\]))* <command>",
+                          re.MULTILINE)
 
 
 def _commands_below(text: str) -> str:
