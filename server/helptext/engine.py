@@ -49,7 +49,8 @@ class Rules(NamedTuple):
     """What a dialect changes in the shared reading."""
 
     single_dash_long: bool = False  # Go's flag package: "-name" is a long option
-    commands_prefixed: bool = False  # yargs lists "prog serve" rather than "serve"
+    commands_prefixed: bool = False  # yargs lists "prog serve" rather than "serve" (and a group's by its path)
+    commands_by_path: bool = False  # kingpin and kong list a group's commands by its path: "db migrate"
     value_from_type_note: bool = False  # yargs says "[string]" after the description instead of a metavar
     bare_usage_first: bool = False  # yargs prints the usage line without "Usage:"
     angle_choices: bool = False  # typer's rich help writes choices as "<low|high>"
@@ -1468,21 +1469,28 @@ def _subcommands(entries: list[HelpEntry], rules: Rules, program: str | None,
     out: list[SubcommandSpec] = []
     seen: set[str] = set()
     listed = _comma_lists(entries)
-    firsts = Counter(words[0] for entry in listed if entry.description and 1 < len(words := entry.head.split())
+
+    def words_of(entry: HelpEntry) -> list[str]:
+        words = entry.head.split()
+        by_path = rules.commands_by_path
+        if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
+            words, by_path = words[1:], True
+        # A group lists its commands by the whole path (yargs' "prog repo --help" lists "prog repo
+        # add <name>", kingpin's and kong's "kp db --help" "db migrate <name>"): each was read as
+        # the group again, and its commands were lost.
+        if by_path and path and len(words) > len(path) and words[:len(path)] == list(path):
+            words = words[len(path):]
+        return words
+
+    firsts = Counter(words[0] for entry in listed if entry.description and 1 < len(words := words_of(entry))
                      <= _MOST_COMMAND_WORDS and all(_COMMAND_WORD.fullmatch(word) for word in words))
     # Or where the first word is a command of its own too (sade: "remote" and "remote add").
-    alone = {words[0] for entry in listed if entry.description and len(words := entry.head.split()) == 1}
+    alone = {words[0] for entry in listed if entry.description and len(words := words_of(entry)) == 1}
     several_words = any(count > 1 for count in firsts.values()) or bool(alone & set(firsts))
     for entry in listed:
-        words = entry.head.split()
+        words = words_of(entry)
         if not words or (not entry.description and _is_sentence(entry.head)):
             continue
-        if rules.commands_prefixed and program and len(words) > 1 and words[0] == program:
-            words = words[1:]
-            # A group lists its commands by the whole path ("prog repo add <name>" in yargs'
-            # "prog repo --help"): each was read as the group again, and its commands were lost.
-            if path and len(words) > len(path) and words[:len(path)] == list(path):
-                words = words[len(path):]
         if several_words and entry.description and 1 < len(words) <= _MOST_COMMAND_WORDS \
                 and all(_COMMAND_WORD.fullmatch(word) for word in words):
             # A command of several words, its description apart (cliff's "server create  Create a

@@ -19,9 +19,6 @@ _REPEATS = compiled(r"(?<!\S)([^\s=]*)(=\S+) \.\.\.(?= |$)", re.MULTILINE)
 
 
 _SUBCOMMANDS = compiled(r"^Subcommands:$", re.MULTILINE)
-# "usage: kp db [<flags>] <command> ...": the words between the program and "<command>" are the
-# command path ("[<flags>]" after them where the group has flags of its own, as it mostly has).
-_COMMAND_USAGE = compiled(r"^usage: \S+((?: [a-z][\w-]*)+)(?: \[<flags>\])? <command>", re.MULTILINE)
 # "-v, --verbose ...": a flag given again, no value (Counter()); "..." was read as its value.
 _COUNTER = compiled(r"(?<!\S)(--?[\w-]+) \.\.\.(?= |$)", re.MULTILINE)
 
@@ -31,22 +28,18 @@ class Kingpin(Dialect):
     # Its own --help line says it all; its "Flags:" heading is cobra's too.
     marks = (mark(r"Show context-sensitive help \(also try --help-long", 6.0),
              mark(r"^usage: \S+(?: \S+)* \[<flags>\]", 2.0))
-    rules = Rules(default_as_value_name=True)
+    rules = Rules(default_as_value_name=True, commands_by_path=True)
 
     def parse(self, text: str) -> HelpDescription:
         # A group's help lists its commands under "Subcommands:", each by its whole path ("db
-        # migrate" under "kp db"): read from the group, as the program's own are.
+        # migrate" under "kp db"): read as the program's own are (the shared reading takes the
+        # usage's path off them).
         text = _SUBCOMMANDS.sub("Commands:", text)
-        path = _COMMAND_USAGE.search(text)
-        prefix = path.group(1).strip() + " " if path else ""
 
         def listed(found: re.Match[str]) -> str:
-            commands = found.group(1)
-            if prefix:
-                commands = "\n".join(line.removeprefix(prefix) for line in commands.split("\n"))
             # At the margin, indented as every other list is, so that their descriptions
             # (indented four) are read as theirs.
-            return "Commands:\n" + _AT_MARGIN.sub("  ", commands)
+            return "Commands:\n" + _AT_MARGIN.sub("  ", found.group(1))
 
         text = _COMMANDS.sub(listed, text)
         return parse_text(_COUNTER.sub(r"\1...", _REPEATS.sub(r"\1\2...", text)), self.rules, self.name)

@@ -27,31 +27,9 @@ class Kong(Dialect):
         mark(r"^Usage: \S+(?: \S+)* \[flags\]$", 1.0),
         mark(r"^Arguments:$", 0.5),
     )
-    rules = Rules(default_as_value_name=True, counter_takes_count=True)
+    rules = Rules(default_as_value_name=True, counter_takes_count=True, commands_by_path=True)
 
     def parse(self, text: str) -> HelpDescription:
-        return parse_text(_LIST.sub(r"=\1...", _commands_below(text)), self.rules, self.name)
-
-
-# "Usage: kg db <command>": the words between the program and "<command>" are the command path;
-# a group's required flags may come between ("kg db table --schema=STRING <command>").
-_COMMAND_USAGE = compiled(r"^Usage: \S+((?: [a-z][\w-]*)+)(?: (?:--?[\w-]+(?:=\S+)?|\[[^\]]*\]))* <command>",
-                          re.MULTILINE)
-
-
-def _commands_below(text: str) -> str:
-    """``text`` with its commands named from the command it is the help of: kong lists a
-    group's commands by their whole path ("kg db --help" lists "db migrate up <steps>"), and
-    the path's words were read again as the group's one command ("db", under "db")."""
-    found = _COMMAND_USAGE.search(text)
-    if found is None:
-        return text
-    path = found.group(1).strip() + " "
-    lines = text.split("\n")
-    in_commands = False
-    for index, line in enumerate(lines):
-        if line and not line[0].isspace():
-            in_commands = line.rstrip() == "Commands:"
-        elif in_commands and line.startswith("  " + path) and not line.startswith("   "):
-            lines[index] = "  " + line[2 + len(path):]
-    return "\n".join(lines)
+        # A group's commands, listed by their whole path, are read from the group's own (the
+        # shared reading takes the usage's path off them).
+        return parse_text(_LIST.sub(r"=\1...", text), self.rules, self.name)
