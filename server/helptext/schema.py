@@ -70,6 +70,15 @@ class Argv(list[str]):
     leading = 0
     within: tuple[tuple[int, int], ...] = ()
 
+    @classmethod
+    def of(cls, placed: Mapping[int, list[str]], rest: Sequence[str] = ()) -> Argv:
+        """``rest`` after the words ``placed`` puts at depths of the subcommand path (0: before it)."""
+        deeper = sorted((depth, words) for depth, words in placed.items() if depth > 0)
+        argv = cls([*placed.get(0, []), *(word for _, words in deeper for word in words), *rest])
+        argv.leading = len(placed.get(0, []))
+        argv.within = tuple((depth, len(words)) for depth, words in deeper)
+        return argv
+
     def around(self, path: Sequence[str]) -> list[str]:
         """The arguments with the subcommand path's words put where they go."""
         placed = list(self[:self.leading])
@@ -190,12 +199,8 @@ class ToolSchema(NamedTuple):
         if _OPTIONS_SLOT in positionals:  # the chosen form writes its options after its first word
             at = positionals.index(_OPTIONS_SLOT)
             positionals[at:at + 1], argv = argv, []
-        placed = {depth: _before_a_command_word(given) for depth, given in inside.items()}
-        deeper = sorted((depth, words) for depth, words in placed.items() if depth > 0)
-        whole = Argv([*placed.get(0, []), *(word for _, words in deeper for word in words), *argv, *positionals])
-        whole.leading = len(placed.get(0, []))
-        whole.within = tuple((depth, len(words)) for depth, words in deeper)
-        return whole
+        return Argv.of({depth: _before_a_command_word(given) for depth, given in inside.items()},
+                       [*argv, *positionals])
 
     def _form_order(self, arguments: Mapping[str, Any]) -> list[Param]:
         """The positionals given, in the order of the first usage form that takes them all and

@@ -21,6 +21,7 @@ from toolbay.errors import HelpDidNotEnd, NotHelpError
 from .describe import describe_help, describe_text
 from .model import HelpDescription, OptionSpec
 from .records import NamedTuple
+from .schema import Argv
 from .version import version_flag, version_in
 
 _ECHO = "prints the same command list as its parent"
@@ -304,10 +305,7 @@ def with_required_options(parent: HelpDescription, path: tuple[str, ...],
             placed.setdefault(depth, []).extend([flag, _stand_in(option)])
     if not placed:
         return None
-    words: list[str] = []
-    for depth, word in enumerate(child_path):
-        words += [*placed.pop(depth, []), word]
-    return [*words, *(word for _, more in sorted(placed.items()) for word in more)]
+    return Argv.of(placed).around(child_path)  # as a call's options are placed
 
 
 def _stand_in(option: OptionSpec) -> str:
