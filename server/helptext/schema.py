@@ -275,16 +275,25 @@ def _form_words(param: Param, form: Any, arguments: Mapping[str, Any]) -> list[s
 def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
     """The words of options given before a subcommand's word, in an order that ends every
     option's values before that word: one taking words up to the next flag (argparse's
-    nargs="+": "--tags a b run"), or a flag given alone that would take the word after it for its
-    value (nargs="?": "--color run"), took the command word. Such options go first, so that
-    another option ends them; the last of them, where no other follows, has its one value
-    written after "=", and where none can, the call is refused saying why."""
+    nargs="+": "--tags a b run"; clap's num_args(1..), given once a value: "--tags a --tags b
+    run"), or a flag given alone that would take the word after it for its value (nargs="?":
+    "--color run"), took the command word. Such options go first, so that another option ends
+    them; the last of them, where no other follows, has its values written after "=" (argparse's
+    one value; clap's each, "--tags=a --tags=b", as clap takes one value a flag so written), and
+    where none can, the call is refused saying why."""
     def is_open(param: Param, words: list[str]) -> bool:
-        return (param.kind == "list" and bool(words)) or (param.takes_next and words == [param.flag])
+        return (param.kind == "list" and bool(words)) or (param.takes_next and words == [param.flag]) \
+            or (param.greedy and bool(words))
 
     def closed(param: Param, words: list[str]) -> list[str] | None:
         flag = param.flag or ""
-        return [f"{flag}={words[1]}"] if param.kind == "list" and len(words) == 2 and flag.startswith("--") else None
+        if not flag.startswith("--"):
+            return None
+        if param.kind == "list":
+            return [f"{flag}={words[1]}"] if len(words) == 2 else None
+        if param.greedy and len(words) % 2 == 0 and all(word == flag for word in words[::2]):
+            return [f"{flag}={value}" for value in words[1::2]]
+        return None
 
     open_ones = [(param, words) for param, words in given if is_open(param, words)]
     # Only options that write words end another's values (a switch given false writes none).
@@ -293,8 +302,8 @@ def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
         last = next((k for k in range(len(open_ones) - 1, -1, -1) if closed(*open_ones[k]) is not None), None)
         if last is None:
             param, words = open_ones[-1]
-            what = "its values" if param.kind == "list" and len(words) > 1 else "a value" if len(words) > 1 \
-                else "the word after it"
+            several = param.kind == "list" or param.greedy
+            what = "its values" if several and len(words) > 1 else "a value" if len(words) > 1 else "the word after it"
             raise ValueError(f"{param.name!r}, given right before the subcommand's word, would take that word as "
                              f"{'one of ' if what == 'its values' else ''}{what}: give it one value, or another "
                              "option of the same command with it.")

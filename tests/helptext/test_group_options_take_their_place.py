@@ -170,3 +170,31 @@ def test_a_kong_groups_commands_are_read_when_the_group_has_required_flags() -> 
     create = tools["kg_db_table_create"]
     argv = build_tool_schema(create.description).to_argv({"target": "t", "schema": "s", "url": "u"})
     assert argv.around(list(create.path)) == ["db", "table", "create", "--url=u", "--schema=s", "t"]
+
+
+@pytest.mark.parametrize(("tool", "given", "expected"), [
+    # The program's list option alone before the command's word: each value after "=", as
+    # clap takes a flag so written to one value ("cg --tags a --tags b run j": "Found argument
+    # '--files' which wasn't expected"; "cg --tags a run j": "requires a subcommand").
+    ("cg_run", {"name": "j", "tags": ["a", "b"], "files": ["x", "y"]},
+     ["--tags=a", "--tags=b", "run", "--files", "x", "--files", "y", "--", "j"]),
+    ("cg_run", {"name": "j", "tags": ["a"]}, ["--tags=a", "run", "j"]),
+    # Another option after it ends it, as before.
+    ("cg_db_migrate", {"url": "u", "name": "n", "tags": ["a", "b"], "verbose": True},
+     ["--tags", "a", "--tags", "b", "--verbose", "db", "--url", "u", "migrate", "n"]),
+])
+def test_a_clap_programs_option_taking_several_words_ends_before_a_commands_word(
+        tool: str, given: dict[str, object], expected: list[str]) -> None:
+    """clap's ``num_args(1..)`` takes words up to the next flag, a command's word too; a flag
+    written ``--tags=a`` takes that one value. ``framework_texts/clap-4.0.32-cg``: the helps of
+    ``truth_programs/clap/cg_groups.rs``, built with Debian's clap 4.0.32; run with the argv
+    expected here it printed ``Cli { tags: ["a", "b"], verbose: false, command: Run { files:
+    ["x", "y"], name: "j" } }``, ``Cli { tags: ["a"], ... Run { files: [], name: "j" } }`` and
+    ``Cli { tags: ["a", "b"], verbose: true, command: Db(DbArgs { url: "u", pool: 1, command:
+    Migrate { dry_run: false, name: "n" } }) }``."""
+    from tests.helptext.test_tree import runner_over
+
+    folder = Path(__file__).parent / "framework_texts" / "clap-4.0.32-cg"
+    tools = {command.tool_name: command for command in describe_tree(runner_over(folder), "cg")}
+    command = tools[tool]
+    assert build_tool_schema(command.description).to_argv(given).around(list(command.path)) == expected

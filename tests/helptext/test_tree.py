@@ -242,9 +242,13 @@ def test_a_subcommand_keeps_what_the_program_requires_and_is_said_to_do_what_the
     ("clap-4.0.32-c4", "profile", {"profile": "p", "name": "origin", "url": "u", "track": "t"},
      ["--profile", "p", "remote", "add", "--track", "t", "origin", "u"]),
     # structopt 0.3 on clap 2: a required `--name` and a repeatable `-t/--tag` on the program, and
-    # `remote add` whose `-t` is `--track`: "so --name <name> fetch [FLAGS] <remote>".
+    # `remote add` whose `-t` is `--track`: "so --name <name> fetch [FLAGS] <remote>". `--tag`
+    # takes words up to the next flag, so it goes first: a structopt 0.3.26 program of these
+    # options refused "so --name N --tag T remote add ..." ("Found argument '--track' which
+    # wasn't expected") and printed `Opt { name: "N", tag: ["T"], cmd: Some(Remote(Add {
+    # track: Some("x"), name: "origin", url: "u" })) }` for the argv here.
     ("structopt-0.3-clap-2-so", "name", {"name": "N", "name_arg": "origin", "url": "u", "tag": ["T"], "track": "x"},
-     ["--name", "N", "--tag", "T", "remote", "add", "--track", "x", "origin", "u"]),
+     ["--tag", "T", "--name", "N", "remote", "add", "--track", "x", "origin", "u"]),
 ])
 def test_the_programs_required_option_written_before_a_subcommands_word_is_given_there_at_every_depth(
         folder: str, required: str, nested_call: dict[str, object], nested_argv: list[str]):
