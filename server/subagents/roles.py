@@ -326,6 +326,26 @@ class Role:
         return [choice for choice in shown if choice.lower().startswith(lowered)]
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What PyYAML found wrong, its places given as lines of the file: PyYAML counts the lines
+    of the front matter it was given, which begins on the file's second line, and names it
+    "<unicode string>"."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return " ".join(str(exc).split())
+
+    def at(mark: Any) -> str:
+        return f" (line {mark.line + 2}, column {mark.column + 1})" if mark is not None else ""
+
+    parts = []
+    if exc.context:
+        same_place = exc.context_mark is not None and exc.problem_mark is not None \
+            and (exc.context_mark.line, exc.context_mark.column) == (exc.problem_mark.line, exc.problem_mark.column)
+        parts.append(exc.context + ("" if same_place else at(exc.context_mark)))
+    if exc.problem:
+        parts.append(exc.problem + at(exc.problem_mark))
+    return " ".join(": ".join(parts).split()) or " ".join(str(exc).split())
+
+
 def parse_role(path: str, text: str) -> Role:
     """The role in ``text`` (the content of the file at ``path``); ``RoleFileError`` when invalid."""
     text = text.removeprefix("\ufeff")
@@ -349,7 +369,7 @@ def parse_role(path: str, text: str) -> Role:
         raise RoleFileError(path, f"front matter: the key {twice.key!r} is written twice (again on line "
                                   f"{twice.line + 2})") from None
     except yaml.YAMLError as exc:
-        raise RoleFileError(path, "front matter is not valid YAML: " + " ".join(str(exc).split())) from None
+        raise RoleFileError(path, "front matter is not valid YAML: " + _yaml_problem(exc)) from None
     if not isinstance(data, dict):
         raise RoleFileError(path, "front matter must be a YAML mapping (name: ..., description: ...)")
     try:

@@ -332,8 +332,21 @@ def test_a_number_too_long_for_python_refuses_its_file_alone(tmp_path: Path) -> 
     found = read_roles([tmp_path])
     assert [role.name for role in found.roles] == ["fine"]
     assert [(Path(r.path).name, r.reason) for r in found.refused] == [
-        ("big.md", "front matter is not valid YAML: a number of 5000 digits is too long in \"<unicode string>\", "
-                   "line 3, column 17")]
+        ("big.md", "front matter is not valid YAML: a number of 5000 digits is too long (line 4, column 17)")]
+
+
+def test_a_yaml_error_is_placed_by_the_lines_of_the_file() -> None:
+    """PyYAML counts the lines of the front matter it is given, one less than the file's (an
+    outside check: "line 3 ... line 4" of a bracket left open on the file's line 4), and calls
+    it "<unicode string>"; a key written twice was placed by the file's lines already."""
+    with pytest.raises(RoleFileError) as refused:
+        parse_role("r.md", "---\nname: r\ndescription: d\ntools: [textkit_count\n---\nbody\n")
+    assert refused.value.reason == ("front matter is not valid YAML: while parsing a flow sequence (line 4, "
+                                    "column 8): did not find expected ',' or ']' (line 5, column 1)")
+    with pytest.raises(RoleFileError) as refused:
+        parse_role("r.md", "---\nname: r\n  bad: indent\ndescription: d\n---\nbody\n")
+    assert refused.value.reason == "front matter is not valid YAML: mapping values are not allowed in this " \
+                                   "context (line 3, column 6)"
 
 
 def test_a_link_to_nothing_or_a_folder_named_as_a_role_file_is_refused_with_its_reason(tmp_path: Path) -> None:
