@@ -166,14 +166,15 @@ class SessionRegistry:
 
         return await self._tell_all(ServerSession.send_tool_list_changed, ToolsListChanged(), audience)
 
-    async def prompts_changed(self) -> int:
-        """Tells every session and listener that the prompt list changed (role files)."""
-        if self._nobody_to_tell():
+    async def prompts_changed(self, audience: Audience = EVERYONE) -> int:
+        """Tells the sessions and listeners of ``audience`` (every one by default) that the prompt
+        list changed (role files; a caller's scopes, which decide the roles it may use)."""
+        if self._nobody_to_tell() or not audience.anyone:
             return 0
         from mcp.server.session import ServerSession
         from mcp.server.subscriptions import PromptsListChanged
 
-        return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged())
+        return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged(), audience)
 
     async def resource_updated(self, uri: str, owner: str) -> None:
         """Tells the listeners of ``owner`` (a ``Principal.job_owner``) subscribed to ``uri``
@@ -221,7 +222,8 @@ class SessionRegistry:
 async def tell_callers_whose_tokens_change(verifier: object, sessions: SessionRegistry, *,
                                            task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
     """Tells the sessions of the callers whose tokens file entry changes (scopes raised or
-    lowered, a token removed) that their tool list changed: the next listing shows other tools.
+    lowered, a token removed) that their tool and prompt lists changed: the next listing shows
+    other tools, and other roles (a role's prompt is listed to whoever may use its tool).
     The file is read when due (once a second at most, as requests read it), here even when no
     request comes; a verifier with no tokens file never has any."""
     task_status.started()
@@ -231,3 +233,4 @@ async def tell_callers_whose_tokens_change(verifier: object, sessions: SessionRe
         if changed:
             owners = frozenset(Principal(id=client, kind="token").job_owner for client in changed)
             await sessions.tools_changed(Audience(job_owners=owners))
+            await sessions.prompts_changed(Audience(job_owners=owners))

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, types
 from mcp.client.sse import sse_client
 
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
@@ -171,15 +171,36 @@ async def test_a_caller_whose_scopes_change_in_the_tokens_file_is_told_its_tool_
                     connect(url, tokens["operator"], message_handler=operator_changes) as operator:
                 before = {tool.name for tool in (await reader.list_tools()).tools}
                 await operator.list_tools()
-                tokens_file = config_dir / "tokens.toml"
-                blocks = tokens_file.read_text(encoding="utf-8").split("\n\n")
-                tokens_file.write_text("\n\n".join(
-                    block.replace('scopes = ["tools:read"]', 'scopes = ["tools:exec"]') if '"reader"' in block
-                    else block for block in blocks), encoding="utf-8")
+                _give_the_reader(config_dir, 'scopes = ["tools:exec"]')
                 await reader_changes.after(0)  # no request is made meanwhile: the server notices itself
                 after = {tool.name for tool in (await reader.list_tools()).tools}
     assert "hashsum" not in before and "hashsum" in after
     assert operator_changes.count == 0  # whose scopes did not change hears nothing
+
+
+async def test_a_caller_whose_scopes_change_in_the_tokens_file_is_told_its_prompt_list_changed(
+    make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path
+) -> None:
+    """A role's prompt is listed to whoever may use its tool: lowered from tools:read to one
+    tool's pattern, the reader's roles went, and only the tools' list_changed came (an outside
+    check), so a client that keeps the prompts it listed (slash commands) kept them."""
+    prompt_changes = ListChanged(types.PromptListChangedNotification)
+    async with running(make_settings("")) as url:
+        with anyio.fail_after(60):
+            async with connect(url, tokens["reader"], message_handler=prompt_changes) as reader:
+                before = {prompt.name for prompt in (await reader.list_prompts()).prompts}
+                _give_the_reader(config_dir, 'scopes = ["tool:textkit_*"]')
+                await prompt_changes.after(0)  # no request is made meanwhile: the server notices itself
+                after = {prompt.name for prompt in (await reader.list_prompts()).prompts}
+    assert before and not after
+
+
+def _give_the_reader(config_dir: Path, scopes: str) -> None:
+    """Rewrites the reader's scopes (tools:read) in the tokens file as ``scopes``."""
+    tokens_file = config_dir / "tokens.toml"
+    blocks = tokens_file.read_text(encoding="utf-8").split("\n\n")
+    tokens_file.write_text("\n\n".join(block.replace('scopes = ["tools:read"]', scopes) if '"reader"' in block
+                                       else block for block in blocks), encoding="utf-8")
 
 
 async def test_one_caller_opens_at_most_its_share_of_sessions_and_others_still_get_theirs(
