@@ -9,7 +9,8 @@ id, as none could be read. A string holding a lone UTF-16 surrogate (``"\\ud83d"
 JavaScript's ``JSON.stringify`` writes for a text cut inside an emoji) is JSON to Python's
 reader but not to the SDK's: that parse error is said as what it is, under the request's own id
 (``surrogate_refusal``), or its client would wait for an answer until its own timeout; so is an
-integer longer than either reader takes (``long_integer_refusal``). A batch
+integer longer than either reader takes (``long_integer_refusal``). A client's answer to a
+request of the server's that is no valid response fails that request (``failed_answer``). A batch
 (an array) is refused in so many words: this protocol's versions since 2025-06-18 have none.
 ``stdio`` uses ``error_for``; the SSE POST endpoint is wrapped in ``AnswerUnparsableMessages``;
 on the streamable HTTP endpoint, ``toolbay.protocol.plain_json`` (which reads the body anyway)
@@ -106,23 +107,40 @@ def long_integer_refusal(parsed: Any) -> tuple[types.RequestId | None, types.Err
     return None
 
 
-def failed_answer(parsed: Any) -> types.JSONRPCError | None:
-    """For an answer of the client's (an id, a ``result`` or an ``error``, no method) that is no
-    valid JSON-RPC response (a result that is no object, an error whose code is no integer): an
-    error response under its id, for the session to fail the request it answers at once. Dropped,
+def failed_answer(body: bytes | str, parsed: Any) -> types.JSONRPCError | None:
+    """For an answer of the client's (an id, a ``result`` or an ``error``, no method; ``body``
+    as sent, ``parsed`` as ``read_json`` reads it) that the SDK refuses as no JSON-RPC response
+    (a result that is no object, an error whose code is no integer, a lone surrogate in a
+    string): an error response under its id, which the transport hands the session in its
+    place, for the request it answers to fail at once. Dropped (stdio) or refused (HTTP, SSE),
     that request (a sampling request of an agent tool) waited to its time limit, minutes. None
-    for anything else. (A response is never answered: JSON-RPC.)"""
+    for anything else, a valid answer included. (A response is never answered: JSON-RPC.)"""
     if not isinstance(parsed, dict) or "method" in parsed or not ("result" in parsed or "error" in parsed):
         return None
     answer_id = request_id_of(parsed)
-    if answer_id is None:
+    if answer_id is None or isinstance(answer_id, _LongInteger):
         return None
-    what, allowed = ("result", "an object") if "result" in parsed else \
-        ("error", "an object with an integer code and a message")
+    try:
+        types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+    except ValidationError:
+        pass
+    else:
+        return None
+    raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+    if (bad := long_integer_refusal(parsed) or surrogate_refusal(raw, parsed)) is not None:
+        reason = bad[1].message.removeprefix("Parse error: ")
+    else:
+        what, allowed = ("result", "an object") if "result" in parsed else \
+            ("error", "an object with an integer code and a message")
+        reason = f"its {what} is not what JSON-RPC allows: {allowed}"
     return error_message(types.ErrorData(
         code=types.INVALID_REQUEST,
-        message=f"the client's answer to this request is no valid JSON-RPC response (its {what} is not what "
-                f"JSON-RPC allows: {allowed})"), answer_id)
+        message=f"the client's answer to this request is no valid JSON-RPC response ({reason})"), answer_id)
+
+
+def failed_answer_body(failed: types.JSONRPCError) -> bytes:
+    """``failed`` as the body of a message the SDK reads (the HTTP transports hand it on so)."""
+    return failed.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
 def error_message(error: types.ErrorData, request_id: types.RequestId | None = None) -> types.JSONRPCError:
@@ -169,6 +187,11 @@ class AnswerUnparsableMessages:
                 error, request_id = error_for(exc), None
                 with contextlib.suppress(ValueError, RecursionError):
                     parsed = read_json(body)
+                    if (failed := failed_answer(body, parsed)) is not None:
+                        # The request it answers fails now (the SDK answers 202, as to any response).
+                        answer = failed_answer_body(failed)
+                        await self.app(scope, replay([{"type": "http.request", "body": answer}], receive), send)
+                        return
                     if (bad := long_integer_refusal(parsed) or params_refusal(parsed)
                             or surrogate_refusal(body, parsed)) is not None:
                         request_id, error = bad

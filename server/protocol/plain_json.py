@@ -53,6 +53,8 @@ from toolbay.protocol.parse_errors import (
     SERVER_FULL,
     bad_request_id,
     content_type_refusal,
+    failed_answer,
+    failed_answer_body,
     long_integer_refusal,
     params_refusal,
     read_json,
@@ -221,6 +223,13 @@ class PlainJsonForQuickRequests:
         scope = _with_plain_json_content_type(scope, content_type)
         messages, body = await read_small_body(receive)
         message = _parsed(body) if body is not None else None
+        if body is not None and (message is None or "method" not in message) \
+                and (failed := _failed_answer_in(body)) is not None:
+            # The client's answer to a request of the server's that is no valid response: the SDK
+            # refused it (400, pydantic's report) and the request it answers waited to its time
+            # limit. Handed on as the error it is, that request fails now (the SDK answers 202).
+            body = failed_answer_body(failed)
+            messages, message = [{"type": "http.request", "body": body}], _parsed(body)
         # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
         refusal = refusal_for(body, message) if body is not None else None
         refused_id: types.RequestId | None = None  # a refused body's id, where one can be read
@@ -309,6 +318,13 @@ def _said_under_its_id(body: bytes) -> tuple[types.RequestId | None, types.Error
     except (ValueError, RecursionError):
         return None
     return long_integer_refusal(parsed) or surrogate_refusal(body, parsed)
+
+
+def _failed_answer_in(body: bytes) -> types.JSONRPCError | None:
+    try:
+        return failed_answer(body, read_json(body))
+    except (ValueError, RecursionError):
+        return None
 
 
 def _parsed(body: bytes) -> dict[str, Any] | None:

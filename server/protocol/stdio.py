@@ -515,7 +515,7 @@ def _parse(line: bytes) -> SessionMessage | Exception:
             parsed = read_json(line)
         except (ValueError, RecursionError):
             parsed = None
-        if (failed := failed_answer(parsed)) is not None:
+        if (failed := failed_answer(line, parsed)) is not None:
             return SessionMessage(failed)  # the request it answers fails now, rather than waiting
         bad = long_integer_refusal(parsed) or params_refusal(parsed) or surrogate_refusal(line, parsed)
         if bad is None:

@@ -121,15 +121,21 @@ async def test_a_clients_answer_that_is_no_valid_response_fails_the_request_it_a
     answers = [{"jsonrpc": "2.0", "id": "toolbay-sampling-1", "result": "hello"},
                {"jsonrpc": "2.0", "id": "toolbay-sampling-2", "result": None},
                {"jsonrpc": "2.0", "id": 7, "error": {"code": "x", "message": "bad"}}]
-    pipes.send(b"".join(json.dumps(answer).encode() + b"\n" for answer in answers))
+    # A result that is an object whose text holds a lone surrogate is said to be that (an outside
+    # check: it was said to be "not what JSON-RPC allows: an object").
+    cut = (b'{"jsonrpc": "2.0", "id": 8, "result": {"role": "assistant", '
+           b'"content": {"type": "text", "text": "\\ud83d"}}}')
+    pipes.send(b"".join(json.dumps(answer).encode() + b"\n" for answer in answers) + cut + b"\n")
     pipes.close_client_side()
     with anyio.fail_after(5):
         async with loop_streams(pipes.server_in, pipes.server_out) as (incoming, _):
             items = [item async for item in incoming]
     assert pipes.received() == b""  # a response is never answered
     failed = [item.message for item in items if isinstance(item, SessionMessage)]
-    assert [(type(m), m.id) for m in failed] == [(types.JSONRPCError, a["id"]) for a in answers]
-    assert all("no valid JSON-RPC response" in m.error.message for m in failed if isinstance(m, types.JSONRPCError))
+    assert [(type(m), m.id) for m in failed] == [(types.JSONRPCError, a["id"]) for a in [*answers, {"id": 8}]]
+    said = [m.error.message for m in failed if isinstance(m, types.JSONRPCError)]
+    assert all("no valid JSON-RPC response" in message for message in said)
+    assert "its result is not what JSON-RPC allows" in said[1] and "lone UTF-16 surrogate" in said[3]
 
 
 async def test_a_request_of_the_servers_left_unanswered_when_input_ends_fails_at_once(pipes: Pipes) -> None:
