@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolbay.closed_objects import close_objects, composed
+from toolbay.closed_objects import close_objects, composed, required_beyond_properties
 from toolbay.redaction import is_secret_name, redact_text
 from toolbay.words import MAX_DESCRIPTION_CHARS, PermissionTier, bounded_description
 
@@ -173,7 +173,14 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
     # (a nested object was shown open, and a call giving it a key of its own refused).
     # Properties named inside allOf, anyOf, oneOf or a $ref are named all the same: there,
     # only unevaluatedProperties says it right (additionalProperties would refuse them).
+    missing = required_beyond_properties(schema)
     schema = close_objects(schema, lambda part: "unevaluatedProperties" if composed(part) else "additionalProperties")
+    if missing is not None:
+        # Closed, such an object refuses the very property it requires: no call could pass.
+        refused.append(f"{name!r}: its input schema requires {missing}, which its properties do not list: with "
+                       "properties a schema does not name refused, no call could give it (list it in "
+                       "'properties', or write \"additionalProperties\": true there)")
+        return None
     description, cut = bounded_description(item["description"] if isinstance(item.get("description"), str) else "")
     if cut:
         said.append(f"{name!r}: its description is {len(item['description']):,} characters; it is served cut "

@@ -465,6 +465,73 @@ async def test_a_nested_object_is_shown_closed_as_it_is_checked_and_one_left_ope
     assert not open_ones.is_error, open_ones.text
 
 
+REACHED_THROUGH = '''
+from pydantic import BaseModel
+
+
+class Point(BaseModel):
+    x: float
+    y: float
+
+
+class Args(BaseModel):
+    start: Point
+    end: Point | None = None
+
+
+PT = {"type": "object", "properties": {"v": {"type": "integer"}}}
+
+
+def get_tool_schemas():
+    return [{"name": "shapes_dist", "description": "d", "input_schema": Args.model_json_schema()},
+            {"name": "shapes_mixed", "description": "d", "input_schema": {"type": "object", "properties": {
+                "one": {"oneOf": [PT, {"type": "string"}]},
+                "both": {"type": "object", "allOf": [{"properties": {"a": {"type": "integer"}}},
+                                                     {"properties": {"b": {"type": "integer"}}}]},
+                "by_key": {"type": "object", "additionalProperties": PT},
+                "old": {"$ref": "#/definitions/pt"},
+                "kinds": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+                "definitions": {"pt": PT}}},
+            {"name": "shapes_unmet", "description": "d", "input_schema": {"type": "object", "properties": {
+                "box": {"type": "object", "properties": {"w": {"type": "number"}}, "required": ["h"]}}}}]
+
+
+def dispatch(name, args):
+    return args
+'''
+
+
+async def test_objects_reached_through_refs_and_compositions_refuse_keys_they_do_not_name(
+        python_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    """pydantic writes every nested model under $defs, reached by $ref: a misspelt key there
+    ("yy" of a Point) was passed to the tool, as under anyOf, oneOf, a nested allOf,
+    additionalProperties or patternProperties; the same object under items was refused (an
+    outside check). A composition of two members each naming one property takes both, and a
+    union of strings and numbers is left as it is."""
+    (python_dir / "shapes.py").write_text(REACHED_THROUGH, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        listed = {d.name: d.input_schema for d in app.catalog.current.definitions()}
+        wrong = {name: await call(app, tool, arguments) for name, (tool, arguments) in {
+            "$ref": ("shapes_dist", {"start": {"x": 0, "yy": 4, "y": 0}}),
+            "anyOf": ("shapes_dist", {"start": {"x": 0, "y": 0}, "end": {"x": 1, "y": 1, "z": 1}}),
+            "oneOf": ("shapes_mixed", {"one": {"v": 1, "w": 2}}),
+            "allOf": ("shapes_mixed", {"both": {"a": 1, "zz": 2}}),
+            "additionalProperties": ("shapes_mixed", {"by_key": {"k": {"v": 1, "w": 2}}}),
+            "definitions": ("shapes_mixed", {"old": {"v": 1, "w": 2}})}.items()}
+        right = [await call(app, "shapes_dist", {"start": {"x": 0, "y": 0}, "end": None}),
+                 await call(app, "shapes_mixed", {"one": "s", "both": {"a": 1, "b": 2}, "by_key": {"k": {"v": 1}},
+                                                  "old": {"v": 2}, "kinds": 3})]
+    notes = "\n".join(app.keeper.notes())
+    for composition, refused in wrong.items():
+        assert refused.is_error and "unknown property" in refused.text, (composition, refused.text)
+    assert [answer.is_error for answer in right] == [False, False], [answer.text for answer in right]
+    shown = listed["shapes_dist"]["properties"]["start"]
+    assert shown["$ref"] == "#/$defs/Point" and shown["unevaluatedProperties"] is False
+    assert "unevaluatedProperties" not in listed["shapes_mixed"]["properties"]["kinds"]
+    assert "shapes_unmet" not in listed
+    assert "'shapes_unmet': its input schema requires 'h' at $.box, which its properties do not list" in notes
+
+
 SECRET_NAMED = '''
 def get_tool_schemas():
     key = "sk-live-" + "abcdEFGH1234567890abcdEFGH"
