@@ -66,8 +66,9 @@ class TokenStore:
 
     Made ``from_file``, it reads the file again when it changes (checked at most once every
     ``RELOAD_CHECK_S`` seconds, on the next request), so a token removed from the file stops
-    working without a restart. A file that is broken mid-edit is logged and the tokens read
-    before stay in force until it is fixed.
+    working without a restart; so does every token once the file holds none (empty, comments
+    only) or is removed. A file that is broken mid-edit is logged and the tokens read before
+    stay in force until it is fixed.
     """
 
     def __init__(self, entries: Iterable[TokenEntry], *, source: Path | None = None,
@@ -86,7 +87,10 @@ class TokenStore:
     def from_file(cls, path: Path, known_tool_scopes: Collection[str] = ()) -> TokenStore:
         """``known_tool_scopes``: the ``tools:`` scopes that grant something (built in, or
         defined by the configuration); a token given another is said at each reading."""
-        return cls(_read_entries(path), source=path, known_tool_scopes=known_tool_scopes)
+        entries = _read_entries(path)
+        if not entries:
+            logger.warning("tokens file %s holds no tokens: every request that needs one is refused", path)
+        return cls(entries, source=path, known_tool_scopes=known_tool_scopes)
 
     def _warn_of_unknown_scopes(self) -> None:
         """A misspelt ``tools:exce`` in the file grants nothing: its holder's every call is
@@ -115,6 +119,12 @@ class TokenStore:
         self._signature = signature
         try:
             by_hash = _by_hash(_read_entries(self._source))
+        except _Gone:
+            # Removed (``rm tokens.toml``): every token is refused, as when its entries are
+            # removed; kept in force, they were all still taken. An editor that replaces the
+            # file writes the new one before the old one goes.
+            logger.error("tokens file %s is gone: every token is refused until it is back", self._source)
+            by_hash = {}
         except ConfigError as exc:
             logger.error("%s; the tokens read before stay in force until it is fixed", exc)
             return
@@ -123,6 +133,8 @@ class TokenStore:
         self._warn_of_unknown_scopes()
         self._generation += 1
         logger.info("tokens file %s changed: %d tokens now", self._source, len(self._by_hash))
+        if not self._by_hash:
+            logger.warning("tokens file %s holds no tokens: every request that needs one is refused", self._source)
 
     def generation(self) -> int:
         """Which reading of the file is in force (reading it again first if it is due): an
@@ -177,9 +189,15 @@ def _clients_changed(before: dict[str, TokenEntry], after: dict[str, TokenEntry]
     return {client for client in old.keys() | new.keys() if old.get(client) != new.get(client)}
 
 
+class _Gone(ConfigError):
+    """The tokens file is no longer there."""
+
+
 def _read_entries(path: Path) -> list[TokenEntry]:
     try:
         raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise _Gone(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise ConfigError(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
     try:
@@ -203,6 +221,10 @@ def _format_name(path: Path) -> str:
 
 
 def _entries(data: Any, path: Path) -> list[TokenEntry]:
+    if data == {}:
+        # Empty, or comments only: what an editor leaves of a file whose last token was taken
+        # out. No tokens, not a broken file (which keeps the tokens read before in force).
+        return []
     items = data.get("tokens") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise ConfigError(f"tokens file {path} must hold a list named 'tokens'")

@@ -43,6 +43,31 @@ async def test_a_removed_token_stops_working_and_a_broken_edit_keeps_the_last_go
     assert "is not valid TOML" in caplog.text and "stay in force" in caplog.text
 
 
+@pytest.mark.parametrize("last_one_taken_out", ["", "# no tokens for now\n", "tokens = []\n", None])
+async def test_taking_out_the_last_token_or_the_file_refuses_every_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, last_one_taken_out: str | None
+) -> None:
+    """An editor leaves a file empty, or holding only comments, when its last entry is taken
+    out: that was read as a broken file, so the token read before stayed in force; so did
+    every token of a file removed (an outside check). ``None``: the file removed."""
+    monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)
+    alice, alice_hash = new_token()
+    path = tmp_path / "tokens.toml"
+    _write(path, {"alice": alice_hash})
+    store = TokenStore.from_file(path)
+    assert await store.verify_token(alice) is not None
+    if last_one_taken_out is None:
+        path.unlink()
+    else:
+        path.write_text(last_one_taken_out, encoding="utf-8")
+        os.utime(path, ns=(1, 1))
+    assert await store.verify_token(alice) is None
+    assert "every token is refused" in caplog.text if last_one_taken_out is None else "holds no tokens" in caplog.text
+    _write(path, {"alice": alice_hash})  # put back
+    os.utime(path, ns=(2, 2))
+    assert await store.verify_token(alice) is not None
+
+
 async def test_scopes_cut_in_the_tokens_file_are_cut_at_the_next_call_through_the_chain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
