@@ -234,7 +234,7 @@ async def _assembled(
         max_per_caller=jobs.max_per_caller,
         retention_s=jobs.retention_s,
         serving_lock=None if store.shared else serving_lock_beside(settings.data_dir / "jobs.sqlite3"),
-        recover=read_jobs_recovery(keeper_catalog) if jobs.restart_read_jobs else None,
+        recover=read_jobs_recovery(keeper_catalog, policies.refusal_now) if jobs.restart_read_jobs else None,
         takeover_interval_s=settings.cluster.lease_s / 2,
         adopts_orphans=adopts_jobs,
     )

@@ -143,6 +143,13 @@ class TokenStore:
         self._reload_if_changed()
         return self._generation
 
+    def scopes_of(self, client_id: str) -> frozenset[str]:
+        """The scopes the file grants ``client_id`` now, over all its tokens (none once its
+        entries are gone), reading it again first if it is due."""
+        self._reload_if_changed()
+        return frozenset(scope for entry in self._by_hash.values() if entry.client_id == client_id
+                         for scope in entry.scopes)
+
     def take_changed_clients(self) -> frozenset[str]:
         """The client ids whose tokens or scopes the file's readings changed (added, removed,
         given other scopes) since the last call, reading it again first if it is due: their

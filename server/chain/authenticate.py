@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from toolbay.auth.principal import principal_from_access_token, verifier_generation
+from toolbay.auth.principal import principal_from_access_token, token_client_scopes, verifier_generation
 from toolbay.chain.base import CheckStage
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
@@ -56,6 +56,20 @@ class Authenticator:
     def configured(self) -> bool:
         """Whether HTTP callers must prove who they are (for ``check_bind_safety``)."""
         return self.verifier is not None
+
+    def scopes_now(self, owner: str) -> frozenset[str] | None:
+        """The scopes the caller that owns jobs as ``owner`` (``Principal.job_owner``) holds now:
+        the local user's and anonymous callers' from the settings, a token's from the tokens file
+        (none once its entries are gone). None where no one can tell without the credential
+        (a JWT's claims, which the server does not keep)."""
+        if self.local is not None and owner == self.local.job_owner:
+            return self.local.scopes
+        kind, _, client_id = owner.partition(":")
+        if kind == "token":
+            return token_client_scopes(self.verifier, client_id) or frozenset()
+        if kind == "anonymous":
+            return self.anonymous.scopes if self.anonymous is not None and self.verifier is None else frozenset()
+        return None
 
     async def authenticate(self, call: ToolCall) -> Principal:
         return await self.identify(call.transport, call.credential)

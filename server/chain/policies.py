@@ -24,7 +24,7 @@ from toolbay.chain.ratelimit import RateLimiter, RateLimits
 from toolbay.chain.settings import AuthSettings, ChainSettings, JwtSettings
 from toolbay.chain.validate import SchemaValidator
 from toolbay.errors import ConfigError
-from toolbay.words import METRICS_SCOPE, PermissionTier, Principal
+from toolbay.words import METRICS_SCOPE, PermissionTier, Principal, ToolDefinition
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
@@ -47,6 +47,17 @@ class ChainPolicies:
     @property
     def verifier(self) -> TokenVerifier | None:
         return self.authenticator.verifier
+
+    def refusal_now(self, owner: str, definition: ToolDefinition) -> str | None:
+        """Why the caller that owns jobs as ``owner`` may not use the tool now, or None: the
+        server-wide patterns, and its scopes where they can be told (``Authenticator.scopes_now``;
+        a JWT's caller is held to the patterns alone). For a job a stopped server left, which
+        is run again without its caller's request passing the chain."""
+        scopes = self.authenticator.scopes_now(owner)
+        if scopes is None:
+            disabled = self.authorizer.disabled(definition.name)  # said first, whatever the scopes
+            return self.authorizer.reason(Principal(id=owner), definition) if disabled else None
+        return self.authorizer.reason(Principal(id=owner, scopes=scopes), definition)
 
     @classmethod
     def from_settings(
