@@ -112,7 +112,12 @@ def echoed(value: str) -> str:
         return repr(value)
     from toolbay.shortening import start_of  # loaded with the first long value echoed
 
-    return f"{start_of(value, ECHO_CHARACTERS)!r}... ({len(value)} characters)"
+    start = start_of(value, ECHO_CHARACTERS)
+    if not start:
+        # Its start is one run of characters longer than the cut (a part of a run is not shown:
+        # it could be part of a secret): said as that, not as '' (an outside check).
+        return f"'…' ({len(value)} characters, unbroken in the first {ECHO_CHARACTERS}, not shown)"
+    return f"{start!r}... ({len(value)} characters)"
 
 
 class CallRefused(ToolbayError):
