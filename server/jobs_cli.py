@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -271,7 +272,12 @@ def cancel(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
     elif view.finished:
         typer.echo(f"{view.state()}: nothing to cancel.")
     else:
-        typer.echo(f"Asked the server to stop job {job_id}; `toolbay jobs wait {job_id}` shows when it has.")
+        # With the options that found it: another caller's job (--owner), another folder's.
+        found_by = [job_id, *(["--owner", owner] if owner is not None else []),
+                    *(["--data-dir", str(data_dir)] if data_dir is not None else []),
+                    *(["--config", str(config)] if config is not None else [])]
+        again = shlex.join(found_by)
+        typer.echo(f"Asked the server to stop job {job_id}; `toolbay jobs wait {again}` shows when it has.")
 
 
 async def _end_if_unattended(manager: JobManager, owner: str, job_id: str, reason: str) -> JobView | None:

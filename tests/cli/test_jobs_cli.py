@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -76,7 +77,12 @@ async def test_the_jobs_commands_work_on_the_folder_of_a_running_server(folders:
 
         cancelled = toolbay(folders, "jobs", "cancel", held["job_id"])
         assert cancelled.returncode == 0, cancelled.stderr
-        waited = toolbay(folders, "jobs", "wait", held["job_id"])
+        # The command it suggests, run as written: with the folder that found the job (an outside
+        # check: without --owner, another caller's job was "no job" to it).
+        suggested = shlex.split(cancelled.stdout.split("`")[1])
+        assert suggested[:3] == ["toolbay", "jobs", "wait"] and str(folders["data"]) in suggested
+        waited = subprocess.run([sys.executable, "-m", "toolbay", *suggested[1:]], cwd=folders["cwd"], env=env(),
+                                capture_output=True, text=True, timeout=120)
         assert waited.returncode == 1 and "was cancelled: cancelled with toolbay jobs cancel" in waited.stdout
     unknown = toolbay(folders, "jobs", "status", "job_0000")
     assert unknown.returncode == 2 and "job_0000" in unknown.stderr
