@@ -111,6 +111,10 @@ def _open_storage(uri: str) -> tuple[Storage, Any]:
         except ValueError as exc:
             raise ConfigError(f"chain.rate_limits.storage: {uri!r} cannot be used: {exc}") from exc
         options = {"implementation": "redispy", "connection_pool": pool}
+        if full.startswith("async+unix://"):
+            # limits names a Redis on a UNIX socket so (redis-py and [cluster] redis: unix://);
+            # the connections are the pool's either way.
+            full = "async+redis+" + full.removeprefix("async+")
     try:
         storage = storage_from_string(full, **options)
     except ConfigurationError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.servers import RedisServer
+from tests.cluster.servers import RedisServer, end, subprocess_drain, wait_for_line
 from tests.conftest import as_if_run_before
 from toolbay.chain.ratelimit import RateLimiter, RateLimits
 from toolbay.cluster.connection import open_checked, shown
@@ -55,6 +55,25 @@ async def test_three_limiters_on_one_redis_admit_the_limit_between_them(
     replicas = [make_limiter(rates, storage=redis_url, strategy=strategy) for _ in range(3)]
     total = sum([await admitted(limiter, 8) for limiter in replicas])
     assert total == 10
+
+
+async def test_limiters_on_a_redis_reached_by_its_unix_socket_share_the_limit(
+    tmp_path: Path, make_limiter: Make,
+) -> None:
+    """``[cluster] redis = "unix:///path"`` (a form its settings take and suggest) with any rate
+    limit stopped the server at start: "unknown storage scheme : async+unix://" (an outside check)."""
+    socket_path = tmp_path / "r.sock"
+    process = subprocess.Popen([RedisServer(tmp_path).binary, "--port", "0", "--unixsocket", str(socket_path),
+                                "--dir", str(tmp_path), "--save", "", "--daemonize", "no"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wait_for_line(process, "accept connections", "redis-server")  # "... at /path/r.sock" on a socket alone
+    drain = subprocess_drain(process)
+    try:
+        rates = RateLimits.parse(everyone="5/hour")
+        replicas = [make_limiter(rates, storage=f"unix://{socket_path}") for _ in range(2)]
+        assert sum([await admitted(limiter, 4) for limiter in replicas]) == 5
+    finally:
+        end(process, drain)
 
 
 async def test_a_refusal_on_another_limiter_says_when_to_retry(redis_url: str, make_limiter: Make) -> None:
