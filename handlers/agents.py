@@ -178,8 +178,10 @@ class AgentHandler(Handler):
                           meta={"delegation": "envelope", ENVELOPE_KEY: envelope})
 
     def _sampled(self, outcome: LoopOutcome) -> ToolResult:
+        # The answer is the text alone: in both, it reached the client twice (128 KiB for one
+        # of 64 KiB; an outside check), where the README promises the record of the loop here.
         structured = {
-            "path": "sampling", "role": self.role.name, "answer": outcome.answer, "turns": outcome.turns,
+            "path": "sampling", "role": self.role.name, "turns": outcome.turns,
             "tool_calls": [record.as_dict() for record in outcome.tool_calls],
             "stop_reason": outcome.stop_reason, "model": outcome.model,
         }
