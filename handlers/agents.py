@@ -59,6 +59,10 @@ class DelegationHost(SubagentHost, Protocol):
     def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
         """The catalog's tools matching ``patterns`` that the caller may use, name-sorted."""
 
+    async def allowed_tools_now(self, patterns: Sequence[str]) -> list[ToolDefinition]:
+        """``allowed_tools`` with the caller's credential checked again (its scopes may have
+        changed since the call began; none once it is refused) and the catalog of the moment."""
+
     def shown(self, text: str) -> str:
         """A role's text as clients are shown it (the audit log's rules, the credentials'
         values blotted out), as prompts/get shows it."""
@@ -136,20 +140,28 @@ class AgentHandler(Handler):
             prompt = self.role.render(values, host.shown) if host is not None else self.role.render(values)
         except MissingArguments as missing:
             return ToolResult.error("Cannot start the sub-agent: " + "; ".join(missing.problems) + ".")
-        tools = host.allowed_tools(self.role.tools) if host is not None else []
-        if host is not None and host.depth >= self.policy.max_depth:
-            # At the deepest level a sub-agent may not hand work on: offered agent_* tools, it
-            # spent its turns on calls that were all refused.
-            tools = [tool for tool in tools if not tool.name.startswith(AGENT_TOOL_PREFIX)]
+        tools = self._offered(host, host.allowed_tools(self.role.tools)) if host is not None else []
         abilities = host.abilities if host is not None else NO_ABILITIES
         path = choose_path(abilities, self.policy.paths, offers_tools=bool(tools))
         if path == "envelope":
             return self._envelope(prompt, task, values, tools, host)
         if path == "sampling" and host is not None:
-            outcome = await run_loop(host, system_prompt=prompt, task=task, tools=tools, limits=self.limits,
+            sampling_host = host
+
+            async def offered_now() -> list[ToolDefinition]:
+                return self._offered(sampling_host, await sampling_host.allowed_tools_now(self.role.tools))
+
+            outcome = await run_loop(host, system_prompt=prompt, task=task, tools=offered_now, limits=self.limits,
                                      report_progress=context.report_progress)
             return self._sampled(outcome)
         return self._fallback(prompt, task, tools, abilities, connected=host is not None)
+
+    def _offered(self, host: DelegationHost, tools: list[ToolDefinition]) -> list[ToolDefinition]:
+        if host.depth >= self.policy.max_depth:
+            # At the deepest level a sub-agent may not hand work on: offered agent_* tools, it
+            # spent its turns on calls that were all refused.
+            return [tool for tool in tools if not tool.name.startswith(AGENT_TOOL_PREFIX)]
+        return tools
 
     def _summary(self, path: DelegationPath, tools: Sequence[ToolDefinition]) -> dict[str, Any]:
         limits = self.limits

@@ -24,11 +24,12 @@ from mcp.server.validation import validate_tool_use_result_messages
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolbay.chain.call import ToolCall
+from toolbay.errors import Unauthenticated
 from toolbay.handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
 from toolbay.internals.mcp_sdk import send_request_with_id
 from toolbay.protocol.listing import definition_to_tool
 from toolbay.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
-from toolbay.words import CallContext, ToolDefinition, ToolResult
+from toolbay.words import CallContext, Principal, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
@@ -76,7 +77,19 @@ class SessionHost:
         self.wire_request_id = wire_request_id
 
     def allowed_tools(self, patterns: Sequence[str]) -> list[ToolDefinition]:
-        principal = self.parent.principal
+        return self._allowed_to(self.parent.principal, patterns)
+
+    async def allowed_tools_now(self, patterns: Sequence[str]) -> list[ToolDefinition]:
+        policies = self.app.policies
+        if policies is None:
+            return self._allowed_to(self.parent.principal, patterns)
+        try:
+            principal = await policies.authenticator.identify(self.parent.transport, self.parent.credential)
+        except Unauthenticated:
+            return []  # its token removed, its JWT expired: each call would be refused
+        return self._allowed_to(principal, patterns)
+
+    def _allowed_to(self, principal: Principal | None, patterns: Sequence[str]) -> list[ToolDefinition]:
         # The caller's own personal tools too, as its listing has them.
         for_caller = self.app.catalog.current.definitions_for(
             principal.id if principal is not None else None,
@@ -85,7 +98,7 @@ class SessionHost:
             definition for definition in for_caller
             if definition.name not in NEVER_OFFERED and any(fnmatchcase(definition.name, p) for p in patterns)
         ]
-        policies, principal = self.app.policies, self.parent.principal
+        policies = self.app.policies
         if policies is None:
             return matched
         if principal is None:  # not authenticated: nothing may be offered

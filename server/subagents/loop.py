@@ -16,7 +16,7 @@ a success: a reply that is no answer must never read as one.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -82,24 +82,29 @@ class LoopOutcome:
     error: str | None = None
 
 
-async def run_loop(host: SubagentHost, *, system_prompt: str, task: str, tools: Sequence[ToolDefinition],
+async def run_loop(host: SubagentHost, *, system_prompt: str, task: str,
+                   tools: Callable[[], Awaitable[Sequence[ToolDefinition]]],
                    limits: LoopLimits, report_progress: ProgressCallback) -> LoopOutcome:
     """Runs the sub-agent until it answers or a limit stops it. Never raises for the model's
-    or a tool's fault; cancellation (the job cancelled, the server stopping) passes through."""
+    or a tool's fault; cancellation (the job cancelled, the server stopping) passes through.
+    ``tools()`` gives the tools to offer, asked again at every turn: the caller's scopes and the
+    catalog may change while the loop runs (a tool offered once its caller's scope was cut was
+    refused when the model called it)."""
     # The MCP SDK's types load here, with a server's first sampling loop, not with the module:
     # the CLI's commands describe agent tools without ever running one.
     import mcp_types as types
 
     outcome = LoopOutcome()
-    allowed = {definition.name for definition in tools}
     messages = [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=task))]
     with anyio.move_on_after(limits.time_s) as deadline:
         while outcome.turns < limits.turns:
             outcome.turns += 1
             turn = outcome.turns
             await report_progress(turn - 1, limits.turns, f"turn {turn}: asking the model")
+            offered = await tools()
+            allowed = {definition.name for definition in offered}
             try:
-                reply = await host.sample(messages, system_prompt, tools, limits.max_tokens)
+                reply = await host.sample(messages, system_prompt, offered, limits.max_tokens)
             except anyio.get_cancelled_exc_class():
                 raise
             except Exception as exc:
