@@ -169,7 +169,7 @@ class Toolbay:
                 refusal = self._with_closest_names(refusal, call)
             result = refusal_to_result(refusal)
         except StorageError as exc:  # e.g. a full disk: say so, the server carries on
-            result = ToolResult.error(str(exc))
+            result = ToolResult.error(self._storage_error_for(call, exc))
         except anyio.get_cancelled_exc_class():
             if logger.isEnabledFor(logging.DEBUG):  # the client cancelled it: one line all the same
                 self._log_call(call, "cancelled", time.perf_counter() - started)
@@ -210,6 +210,15 @@ class Toolbay:
         disclosure = self.disclosure
         return [tool.name for tool in self.visible_definitions(principal)
                 if disclosure is None or disclosure.may_find(principal, tool)]
+
+    def _storage_error_for(self, call: ToolCall, exc: StorageError) -> str:
+        """``exc`` as its caller is told it: a caller over HTTP is not told where the server
+        keeps its data (an outside check: "the job database /srv/.../jobs.sqlite3 was replaced"),
+        which the log says."""
+        said = str(exc)
+        if call.transport in LOCAL_TRANSPORTS:
+            return said
+        return said.replace(str(self.settings.data_dir), "<the server's data folder>")
 
     def _hidden_from_caller(self, call: ToolCall) -> bool:
         """The called tool is one its caller may not find (a catalog folder's outside its allowlist)."""

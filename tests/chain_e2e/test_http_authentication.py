@@ -16,7 +16,7 @@ from mcp.client.sse import sse_client
 
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
 from tests.reload.conftest import ListChanged
-from toolbay.config import Settings
+from toolbay.config import BUNDLED_EXTENSIONS, Settings, load_settings
 from toolbay.protocol.plain_json import PerRequestJsonTransport
 
 pytestmark = pytest.mark.anyio
@@ -404,3 +404,21 @@ async def test_a_job_wait_whose_token_is_removed_is_answered_with_an_error_that_
             with pytest.raises(BaseException) as ended:
                 await client.call_tool("job_wait", {"job_id": job_id, "timeout_s": 30})
     assert "The bearer token no longer holds" in str(ended.value), repr(ended.value)
+
+
+async def test_a_storage_error_tells_an_http_caller_nothing_of_where_the_server_keeps_its_data(
+        make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path, tmp_path: Path) -> None:
+    """The job database replaced under a running server: every token's job_list was told its
+    absolute path (an outside check); the log says it, the caller is told what happened."""
+    make_settings("")  # the chain's configuration; a data folder of its own, whose database goes
+    settings = load_settings(config_dir / "toolbay.toml", extensions=[BUNDLED_EXTENSIONS],
+                             data_dir=tmp_path / "data", port=0)
+    async with running(settings) as url:
+        with anyio.fail_after(60):
+            async with connect(url, tokens["reader"]) as client:
+                await client.call_tool("job_list", {})  # the database is open
+                (settings.data_dir / "jobs.sqlite3").unlink()
+                listed = await client.call_tool("job_list", {})
+    said = text_of(listed)
+    assert listed.is_error and "was deleted while this server was using it" in said, said
+    assert str(settings.data_dir) not in said and "<the server's data folder>" in said
