@@ -468,3 +468,17 @@ async def test_a_client_that_goes_away_while_sending_a_body_leaves_no_error_in_t
             assert (await http.post(f"{base_url}/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"},
                                     headers=session)).status_code == 200
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR], caplog.text
+
+
+async def test_the_host_header_is_read_in_any_case_and_a_second_host_or_origin_is_refused(base_url: str) -> None:
+    """``Host: LOCALHOST:port`` was refused (421) where ``localhost:port`` is taken (host names
+    are case-insensitive); two Host or two Origin headers were taken, the SDK reading the first
+    (an outside check)."""
+    port = base_url.rsplit(":", 1)[1]
+    async with httpx2.AsyncClient(timeout=30) as http:
+        upper = await http.post(f"{base_url}/mcp", json=INITIALIZE,
+                                headers={**JSON_HEADERS, "Host": f"LOCALHOST:{port}"})
+        two_origins = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=[
+            *JSON_HEADERS.items(), ("Origin", f"http://localhost:{port}"), ("Origin", "http://evil.example")])
+    assert upper.status_code == 200, upper.text
+    assert two_origins.status_code == 400 and "more than one Origin header" in two_origins.text
