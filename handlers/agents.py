@@ -81,6 +81,10 @@ def input_schema(role: Role) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "string", "description": argument.description}
         if argument.choices is not None:
             schema["enum"] = list(argument.choices)
+        elif argument.required:
+            # An empty value is none (the role's text would read it as missing): refused with the
+            # arguments' check before the call, as a missing one is, not by the tool after it.
+            schema["minLength"] = 1
         properties[argument.name] = schema
     required = ["task", *(argument.name for argument in role.arguments if argument.required)]
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}

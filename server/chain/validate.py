@@ -189,7 +189,8 @@ def describe(error: ValidationError, root: Mapping[str, Any] | None = None) -> l
         "exclusiveMinimum": lambda: f"expected a number > {expected}, got {_show(value)}",
         "exclusiveMaximum": lambda: f"expected a number < {expected}, got {_show(value)}",
         "multipleOf": lambda: f"expected a multiple of {expected}, got {_show(value)}",
-        "minLength": lambda: f"expected at least {expected} characters, got {len(value)}",
+        "minLength": lambda: ("expected a non-empty string, got an empty one" if expected == 1 and value == ""
+                              else f"expected at least {expected} characters, got {len(value)}"),
         "maxLength": lambda: f"expected at most {expected} characters, got {len(value)}",
         "pattern": lambda: f"expected a string matching the pattern {expected}, got {_show(value)}",
         "format": lambda: f"expected a valid {expected}, got {_show(value)}",

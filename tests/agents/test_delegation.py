@@ -446,3 +446,17 @@ async def test_a_fallback_the_configuration_chose_says_so_not_that_the_client_la
                 result = await client.call_tool("agent_counter", {"task": "Count.", "unit": "words"})
     assert structured(result)["path"] == "fallback"
     assert f"takes the {left_out} path, which this server's [subagents] paths setting" in text_of(result)
+
+
+async def test_a_required_role_argument_given_empty_is_refused_by_the_arguments_check(make_settings: Any) -> None:
+    """Its schema took "" and the tool refused it after the call began ("the argument 'unit' is
+    required"): a refusal of the arguments, said as one, before the call (an outside check)."""
+    async with served(make_settings()) as app, client_for(app) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        refused = await client.call_tool("agent_counter", {"task": "Count.", "unit": ""})
+        blank_role_argument = await client.call_tool("agent_json_reviewer", {"task": "Review.", "path": ""})
+    assert listed["agent_counter"].input_schema["properties"]["unit"]["enum"] == ["words", "lines"]
+    assert listed["agent_json_reviewer"].input_schema["properties"]["path"]["minLength"] == 1
+    assert refused.is_error and "expected one of" in text_of(refused)
+    assert blank_role_argument.is_error
+    assert "$.path: expected a non-empty string, got an empty one" in text_of(blank_role_argument)
