@@ -695,9 +695,14 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
 
 
 def _variable_for(location: tuple[Any, ...]) -> str | None:
-    """The ``TOOLBAY_`` variable set for the setting at ``location``, if one is."""
-    wanted = ENV_PREFIX + "__".join(str(part).upper() for part in location)
-    return next((name for name in os.environ if name.upper() == wanted), None)
+    """The ``TOOLBAY_`` variable set for the setting at ``location``, if one is: its own, or
+    the one that gives the list or table it is in (``TOOLBAY_TIERS='{"x": "bogus"}'`` for
+    ``tiers.x``)."""
+    for end in range(len(location), 0, -1):
+        wanted = ENV_PREFIX + "__".join(str(part).upper() for part in location[:end])
+        if (found := next((name for name in os.environ if name.upper() == wanted), None)) is not None:
+            return found
+    return None
 
 
 def folder_problems(settings: Settings) -> list[str]:

@@ -756,6 +756,9 @@ def test_a_bad_value_from_the_environment_names_its_variable_and_a_zero_is_said(
     "greater than 0" held the 0 it was given, so "(got 0)" was left out (an outside check)."""
     said = _one_line_exit_2(["list"], env={"TOOLBAY_HTTP__PAGE_SIZE": "abc"})
     assert "http.page_size: " in said and "(got 'abc') (from the environment variable TOOLBAY_HTTP__PAGE_SIZE)" in said
+    # An entry of a table or list a variable gives names that variable (an outside check).
+    said = _one_line_exit_2(["list"], env={"TOOLBAY_TIERS": '{"x": "bogus"}'})
+    assert "tiers.x: " in said and "(from the environment variable TOOLBAY_TIERS)" in said
     config = tmp_path / "toolbay.toml"
     config.write_text("[discovery]\nhelp_timeout_s = 0\n", encoding="utf-8")
     said = _one_line_exit_2(["list", "--config", str(config)])
