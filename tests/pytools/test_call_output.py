@@ -456,3 +456,19 @@ async def test_a_recursion_past_the_workers_stack_is_said_to_be_one(
         leaf = await call(app, "leaf")
     assert result.is_error and "nested calls: a recursion deeper than the worker's stack allows" in result.text, result
     assert leaf.is_error and leaf.text == "leaf record 17 is malformed", leaf.text
+
+
+async def test_threads_past_the_workers_limits_and_a_memory_error_of_the_tools_own_are_said_as_what_they_are(
+        python_dir: Path, settings: Settings) -> None:
+    """Forty threads under the default memory limit said "can't start new thread" and nothing
+    of why; a MemoryError the tool raised itself was said to be the worker's limit reached
+    (an outside check)."""
+    write_one_tool(python_dir, "threads", (
+        "    started = [threading.Thread(target=time.sleep, args=(5,), daemon=True) for _ in range(400)]\n"
+        "    for thread in started:\n        thread.start()\n"), prelude="import threading, time")
+    write_one_tool(python_dir, "cache", "    raise MemoryError('the cache is full')\n")
+    async with assemble(settings, watch=False) as app:
+        threads = await call(app, "threads")
+        cache = await call(app, "cache")
+    assert threads.is_error and "can't start new thread (the worker's limits:" in threads.text, threads.text
+    assert cache.is_error and cache.text.endswith("MemoryError: the cache is full"), cache.text

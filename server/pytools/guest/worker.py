@@ -41,6 +41,8 @@ _PR_SET_PDEATHSIG = 1
 _SIGKILL = 9
 # How much of a tool's exception message becomes its error: a message may repeat a whole argument.
 _ERROR_CHARACTERS = 4096
+_THREADS_LIMITED = (" (the worker's limits: each thread's stack counts against its memory, [sandbox] memory_mb, "
+                    "and each thread against its processes, [python] max_processes; start fewer threads)")
 # Set once the worker's files are confined (Landlock): a PermissionError then says so, or it
 # reads as the file's own permissions.
 _files_confined = False
@@ -596,9 +598,11 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
     except SystemExit as exit_:
         return {"op": "result", "ok": False, "error": f"the tool called sys.exit({exit_.code!r})",
                 **_written(printed, errors)}
-    except MemoryError:
-        return {"op": "result", "ok": False, "fatal": True,
-                "error": "the tool ran out of memory (the worker's memory limit was reached)"}
+    except MemoryError as exc:
+        # Python's own has no words; one the tool raised itself says what it meant.
+        said = "the tool ran out of memory (the worker's memory limit was reached)" if not exc.args \
+            else f"MemoryError: {_words_of(exc)[:_ERROR_CHARACTERS]}"
+        return {"op": "result", "ok": False, "fatal": True, "error": said}
     except BaseException as exc:  # the module's own fault: its message is the tool error
         import traceback
 
@@ -615,6 +619,10 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         if isinstance(exc, PermissionError) and _files_confined and exc.filename is not None:
             # About a file only: a refused connection or signal is no matter of the files' grant.
             said += _CONFINED_FILES
+        if isinstance(exc, RuntimeError) and "can't start new thread" in said:
+            # Python names no cause: each thread's stack counts against the memory limit, and each
+            # thread against the processes the worker may have.
+            said += _THREADS_LIMITED
         answer = {"op": "result", "ok": False, "error": said, "error_type": type(exc).__name__, "where": where,
                   **_written(printed, errors)}
         if isinstance(exc, OSError) and isinstance(exc.filename, str):
