@@ -213,6 +213,11 @@ class PlainJsonForQuickRequests:
             # SDK answered it 503, before seeing that it could not open a session anyway.
             if session_id is None:
                 send = rewriting_refusal(NO_SESSION, without_session_on_refusal(send), replacing=503)
+            # toolbay keeps no event store (its SSE events carry no ids to resume from): a GET
+            # resuming from one (Last-Event-ID) was answered 500 by the SDK, which then replays
+            # nothing and starts no response. It opens the stream as any GET does.
+            scope = {**scope, "headers": [(name, value) for name, value in scope["headers"]
+                                          if name.lower() != b"last-event-id"]}
             await self.app(scope, receive, send)
             return
         content_type = header_of(scope, b"content-type")

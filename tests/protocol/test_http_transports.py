@@ -482,3 +482,15 @@ async def test_the_host_header_is_read_in_any_case_and_a_second_host_or_origin_i
             *JSON_HEADERS.items(), ("Origin", f"http://localhost:{port}"), ("Origin", "http://evil.example")])
     assert upper.status_code == 200, upper.text
     assert two_origins.status_code == 400 and "more than one Origin header" in two_origins.text
+
+
+async def test_a_get_resuming_from_an_event_id_opens_the_stream_as_any_get(base_url: str) -> None:
+    """toolbay keeps no event store: a GET with Last-Event-ID was answered 500 (the SDK replays
+    nothing and starts no response; an outside check)."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        headers = await _open_session(http, base_url)
+        async with http.stream("GET", f"{base_url}/mcp", headers={
+                **headers, "Accept": "text/event-stream", "Last-Event-ID": "0"}) as resumed:
+            status, kind = resumed.status_code, resumed.headers.get("content-type", "")
+    assert status == 200 and kind.startswith("text/event-stream")
+
