@@ -17,7 +17,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from toolbay.errors import NoSuchJob
+from toolbay.errors import NoSuchJob, echoed
 from toolbay.jobs import JobManager
 from toolbay.jobs.store import RESULT_LOST
 from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
@@ -73,13 +73,13 @@ class JobResources:
         uri = str(params.uri)
         match = _URI.fullmatch(uri)
         if match is None:
-            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri} (job results are "
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {echoed(uri)} (job results are "
                            f"{URI_TEMPLATE})")
         job_id = match.group(1)
         try:
             result = await self.manager.result(self.owner_of(ctx), job_id)
         except NoSuchJob:
-            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: there is no job {job_id} "
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: there is no job {echoed(job_id)} "
                            "of yours") from None
         if result is None:
             raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Job {job_id} has not ended yet: its result is not "

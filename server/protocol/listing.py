@@ -11,6 +11,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from toolbay.errors import echoed
 from toolbay.internals.pydantic_models import trusted_instance
 from toolbay.words import ToolAnnotations, ToolDefinition
 
@@ -70,7 +71,7 @@ def decode_cursor(cursor: str | None) -> int:
             raise ValueError(text)
         return offset
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise MCPError(code=types.INVALID_PARAMS, message=f"invalid cursor {cursor!r}") from None
+        raise MCPError(code=types.INVALID_PARAMS, message=f"invalid cursor {echoed(cursor)}") from None
 
 
 def page(

@@ -18,6 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from toolbay.auth.http import bearer_credential
+from toolbay.errors import echoed
 from toolbay.protocol.listing import decode_cursor, encode_cursor
 from toolbay.redaction import redact_text
 from toolbay.subagents.roles import MissingArguments, Role
@@ -109,5 +110,5 @@ def _role(roles: dict[str, Role], name: str) -> Role:
     role = roles.get(name)
     if role is None:
         known = ", ".join(sorted(roles)) or "none"
-        raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {name!r} (prompts: {known})")
+        raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {echoed(name)} (prompts: {known})")
     return role

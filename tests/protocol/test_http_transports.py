@@ -494,3 +494,15 @@ async def test_a_get_resuming_from_an_event_id_opens_the_stream_as_any_get(base_
             status, kind = resumed.status_code, resumed.headers.get("content-type", "")
     assert status == 200 and kind.startswith("text/event-stream")
 
+async def test_a_long_cursor_prompt_name_or_resource_uri_is_said_back_only_in_part(base_url: str) -> None:
+    """A 100,000-character cursor came back whole in its error, as a prompt's name and a
+    resource's URI did (an outside check); a tool's name was already cut."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        headers = await _open_session(http, base_url)
+        answers = [await http.post(f"{base_url}/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": number, "method": method, "params": params}) for number, (method, params) in
+            enumerate([("tools/list", {"cursor": "A" * 100_000}), ("prompts/get", {"name": "x" * 100_000}),
+                       ("resources/read", {"uri": "toolbay://" + "x" * 100_000})], start=1)]
+    for answer in answers:
+        error = answer.json()["error"]
+        assert len(error["message"]) < 2_000 and "characters" in error["message"], error["message"][:300]
