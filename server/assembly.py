@@ -141,7 +141,7 @@ async def _assembled(
         """A job ended: its owner's ``subscriptions/listen`` streams hear its result changed."""
         from toolbay.protocol.job_resources import result_uri
 
-        await sessions.resource_updated(result_uri(job_id), owner)
+        await sessions.result_ready(result_uri(job_id), owner)
 
     if redis is not None:
         from toolbay.cluster.jobs import RedisJobStore

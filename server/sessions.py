@@ -176,17 +176,21 @@ class SessionRegistry:
 
         return await self._tell_all(ServerSession.send_prompt_list_changed, PromptsListChanged(), audience)
 
-    async def resource_updated(self, uri: str, owner: str) -> None:
-        """Tells the listeners of ``owner`` (a ``Principal.job_owner``) subscribed to ``uri``
-        (``subscriptions/listen`` with ``resourceSubscriptions``) that it changed: a job's result,
-        when the job ended. Another caller may subscribe to any URI; it hears nothing of what is
-        not its own."""
+    async def result_ready(self, uri: str, owner: str) -> None:
+        """Tells the listeners of ``owner`` (a ``Principal.job_owner``) that a job's result, at
+        ``uri``, is there now: those subscribed to it (``subscriptions/listen`` with
+        ``resourceSubscriptions``) that it changed, and those listening for the resource list
+        (``resourcesListChanged``, which a 2026-07-28 server declares whenever it serves
+        listening) that its list did: the result is listed from now on. Another caller may
+        subscribe to any URI; it hears nothing of what is not its own."""
         if self._nobody_to_tell():
             return
-        from mcp.server.subscriptions import ResourceUpdated
+        from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated
 
+        owners = Audience(job_owners=frozenset({owner}))
         try:
-            await self.bus.publish(ResourceUpdated(uri=uri), Audience(job_owners=frozenset({owner})))
+            await self.bus.publish(ResourceUpdated(uri=uri), owners)
+            await self.bus.publish(ResourcesListChanged(), owners)
         except Exception:
             logger.exception("publishing a resource change to subscribers failed")
 

@@ -276,7 +276,9 @@ def dispatch(name, arguments):
 async def test_a_job_s_end_is_told_to_its_owner_s_listen_streams_alone(
         config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
     """A job result's subscription (subscriptions/listen) was never told of the job's end on a
-    server of its own, and on replicas (Redis) any caller subscribed to another's job heard it."""
+    server of its own, and on replicas (Redis) any caller subscribed to another's job heard it.
+    Its list of resources changes then too (the result is listed): a 2026-07-28 server declares
+    resources' listChanged, and a stream asking for it heard nothing (an outside check)."""
     notes, people = tmp_path / "notes", tmp_path / "people"
     settings = _personal_folders(config_dir, notes, people, tmp_path / "data", jobs={"sync_budget_s": 0})
     (notes / "waiting.py").write_text(WAITING_MODULE, encoding="utf-8")
@@ -291,16 +293,18 @@ async def test_a_job_s_end_is_told_to_its_owner_s_listen_streams_alone(
             job_id = (started.structured_content or {}).get("job_id")
             assert job_id is not None, text_of(started)
             uri = f"toolbay://jobs/{job_id}/result"
-            async with alice.listen(resource_subscriptions=[uri]) as alices, \
-                    mallory.listen(resource_subscriptions=[uri], tools_list_changed=True) as mallorys, \
+            async with alice.listen(resource_subscriptions=[uri], resources_list_changed=True) as alices, \
+                    mallory.listen(resource_subscriptions=[uri], tools_list_changed=True,
+                                   resources_list_changed=True) as mallorys, \
                     anyio.create_task_group() as group:
                 group.start_soon(hear, "alice", alices)
                 group.start_soon(hear, "mallory", mallorys)
                 await alice.call_tool("job_cancel", {"job_id": job_id})
-                await until(lambda: len(heard["alice"]) == 1)
+                await until(lambda: len(heard["alice"]) == 2)
                 (notes / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
                 await app.rescan()
                 await until(lambda: len(heard["mallory"]) >= 1)  # told to everyone
                 group.cancel_scope.cancel()
-    assert [getattr(event, "uri", None) for event in heard["alice"]] == [uri]
-    assert [getattr(event, "uri", None) for event in heard["mallory"]] == [None]  # the tool list alone
+    assert [(type(event).__name__, getattr(event, "uri", None)) for event in heard["alice"]] == [
+        ("ResourceUpdated", uri), ("ResourcesListChanged", None)]
+    assert [type(event).__name__ for event in heard["mallory"]] == ["ToolsListChanged"]  # the tool list alone
