@@ -324,8 +324,9 @@ def _render_option(param: Param, value: Any) -> list[str]:
         if isinstance(value, bool):
             return [param.flag] if value else []
         value = _whole(value)
-        if not isinstance(value, int) or value < 0:
-            raise ValueError(f"{param.name!r} counts how often the flag is given: give a whole number >= 0.")
+        if not isinstance(value, int) or not 0 <= value <= MAX_FLAG_COUNT:
+            raise ValueError(f"{param.name!r} counts how often the flag is given: give a whole number from 0 to "
+                             f"{MAX_FLAG_COUNT}.")
         return [param.flag] * value
     if param.kind == "groups":
         if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
@@ -638,6 +639,9 @@ def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
 # Their parsers read a switch's value after "=": Go's flag (and urfave/cli, built on it), pflag
 # (cobra), go-arg, kong, CLI11, cxxopts.
 _FALSE_AFTER_EQUALS = frozenset({"goflag", "urfave", "cobra", "goarg", "kong", "cli11", "cxxopts"})
+# How often a counted flag ("-vvv") may be given: far past any program's levels. The words are
+# made in the server's memory: unbounded, a count of ten million took gigabytes (an outside check).
+MAX_FLAG_COUNT = 100
 # A switch on by default that its flag cannot turn off: false can only leave the flag out.
 _NO_FALSE = "Passing false does not turn it off; it only leaves the flag out."
 
@@ -648,7 +652,7 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
     if not opt.takes_value:
         if opt.repeatable:
             how_often = then_sentence(text, "Number of times to give the flag.")
-            prop = {"type": "integer", "minimum": 0, "description": how_often}
+            prop = {"type": "integer", "minimum": 0, "maximum": MAX_FLAG_COUNT, "description": how_often}
             return prop, "count"
         prop = {"type": "boolean", "description": text}
         if opt.default == "true" and off is None:

@@ -324,3 +324,17 @@ def test_usage_forms_whose_words_follow_the_options_keep_the_words():
                   b"  dir   a folder\n  DEST  where to\n",
                   b"usage: mv [-f | -i] source target\n       mv [-f | -i] source DIRECTORY\n"):
         assert "command" not in build_tool_schema(describe_help(usage)).input_schema["properties"], usage
+
+
+def test_a_counted_flag_is_given_at_most_a_hundred_times() -> None:
+    """A count had no maximum, and its words were made in the server's memory: ten million took
+    gigabytes, and 10**12 failed as an internal error (an outside check)."""
+    schema = build_tool_schema(describe_help(
+        b"Usage: cnote [OPTIONS] WORD\n\nOptions:\n  -v, --verbose  print more (repeat for more)\n"
+        b"  -h, --help     show this help\n"))
+    verbose = schema.input_schema["properties"]["verbose"]
+    assert (verbose["type"], verbose["minimum"], verbose["maximum"]) == ("integer", 0, 100)
+    assert list(schema.to_argv({"verbose": 3, "word": "w"})) == ["--verbose"] * 3 + ["w"]
+    for too_many in (101, 10**12):
+        with pytest.raises(ValueError, match="give a whole number from 0 to 100"):
+            schema.to_argv({"verbose": too_many, "word": "w"})
