@@ -90,6 +90,8 @@ _NOT_A_TIER = "its help says 'PermissionLevel: "
 _SERVED_AS = " is served as "
 # Beside a remembered failure whose help run timed out: the limit it ran past.
 _TIMED_OUT_AFTER = "\x00timed out after s: "
+# Beside a remembered failure whose help run needed more memory than [sandbox] memory_mb: that limit.
+_OUT_OF_MEMORY_AT = "\x00out of memory at MiB: "
 # A description some of whose subcommands were not read in [discovery] file_budget_s (a busy
 # first start): noted with that budget and how often it was so, and described again at the next
 # starts, up to _CUT_SHORT_TRIES times, or once the budget is longer. Cached for good, the tools
@@ -502,6 +504,8 @@ class Discovery:
                 reason = exc.reason + (" ([discovery] help_timeout_s)" if timed_out else "")
                 if timed_out:  # a longer limit may let it end: described again then
                     notes = (f"{_TIMED_OUT_AFTER}{self.settings.discovery.help_timeout_s!r}",)
+                elif "memory limit of" in exc.reason:  # so may more memory (an outside check)
+                    notes = (f"{_OUT_OF_MEMORY_AT}{self.settings.sandbox.memory_mb!r}",)
             elif isinstance(exc, NoSubcommandHelp):
                 reason = exc.reason
                 if exc.out_of_time:
@@ -560,12 +564,14 @@ class Discovery:
         return stem if depth == DEFAULT_MAX_DEPTH else f"{stem}@depth{depth}"
 
     def _timed_out_under_a_shorter_limit(self, cached: CachedFile) -> bool:
-        """A remembered failure whose help run ran past a shorter limit than today's."""
+        """A remembered failure whose help run ran past a shorter time limit than today's, or
+        out of a smaller memory limit."""
         for note in cached.skipped[1:] if cached.skipped and cached.skipped[0].startswith(_FAILED) else ():
-            if note.startswith(_TIMED_OUT_AFTER):
-                with contextlib.suppress(ValueError):
-                    return _limit_raised(float(note.removeprefix(_TIMED_OUT_AFTER)),
-                                         self.settings.discovery.help_timeout_s)
+            for mark, limit in ((_TIMED_OUT_AFTER, self.settings.discovery.help_timeout_s),
+                                (_OUT_OF_MEMORY_AT, self.settings.sandbox.memory_mb)):
+                if note.startswith(mark):
+                    with contextlib.suppress(ValueError):
+                        return _limit_raised(float(note.removeprefix(mark)), limit)
         return False
 
     def _cut_short_to_try_again(self, cached: CachedFile) -> bool:
