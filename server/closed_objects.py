@@ -74,6 +74,9 @@ class _Closing:
         self.root = root
         self.closing_keyword = closing_keyword
         self.on_closed = on_closed
+        # What each reference leads to, worked out once: followed afresh at every use, a schema of
+        # six lines ("A": anyOf [$ref A] * 8) took minutes, holding every file's describing.
+        self._references: dict[str, bool] = {}
 
     def closed(self, schema: Mapping[str, Any], *, top: bool = False, itself: bool = True,
                path: str = "$") -> dict[str, Any]:
@@ -121,12 +124,19 @@ class _Closing:
         parts: list[Any] = [part for key in _SAME_VALUE_LISTS if isinstance(schema.get(key), list)
                             for part in schema[key]]
         parts += [schema.get(key) for key in (*_SAME_VALUE_ONES, "if")]
-        reference = schema.get("$ref")
-        if isinstance(reference, str) and hops > 0:
-            parts.append(self._target(reference))
         if "$dynamicRef" in schema:
             return True  # not followed: taken to be one
+        reference = schema.get("$ref")
+        if isinstance(reference, str) and hops > 0 and self._leads_to_an_object(reference, hops - 1):
+            return True
         return any(isinstance(part, Mapping) and self._may_be_an_object(part, hops - 1) for part in parts)
+
+    def _leads_to_an_object(self, reference: str, hops: int) -> bool:
+        if reference not in self._references:
+            self._references[reference] = False  # while it is worked out: a reference back to it adds nothing
+            target = self._target(reference)
+            self._references[reference] = isinstance(target, Mapping) and self._may_be_an_object(target, hops)
+        return self._references[reference]
 
     def _target(self, reference: str) -> Any:
         """The schema a local reference ("#", "#/$defs/point") points at in the root, or None."""
