@@ -161,6 +161,24 @@ def _missing_name(message: str) -> str:
         return message
 
 
+def describe_unsaid(error: ValidationError, root: Mapping[str, Any] | None = None) -> list[str]:
+    """Sentences for an error ``describe`` put in no words, where no other error of the
+    arguments was said either: the schema refuses them all the same. Properties declared by some
+    alternative, but not by the one the other values chose (a "dog" given a cat's "meow"; an
+    "else" property where "then" applies): left unsaid, the call passed (a re-check)."""
+    value = error.instance
+    if error.validator in ("unevaluatedProperties", "additionalProperties") and isinstance(value, Mapping):
+        path = list(error.absolute_path)
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        listing = ", ".join(_declared(schema, root)) or "none"
+        named = _unexpected(error, value, [])
+        if named:
+            return [f"{json_path([*path, k])}: not a property of the form the other values choose (each of "
+                    f"{listing} belongs to one of the allowed forms)" for k in named[:MAX_PROBLEMS + 1]]
+    return [f"{json_path(list(error.absolute_path))}: the value does not fit the tool's input schema "
+            f"({start_of(error.message, 200)})"]
+
+
 def describe(error: ValidationError, root: Mapping[str, Any] | None = None) -> list[str]:
     """One sentence per problem in a jsonschema error (an unknown-property error may hold several).
     ``root``: the whole schema, which the error's part may ``$ref`` into."""
@@ -274,12 +292,16 @@ class SchemaValidator:
         from toolbay.chain.schema_keywords import within as checked_within
         from toolbay.internals.jsonschema_patterns import PatternTooSlow, within
 
+        unsaid: list[ValidationError] = []
         try:
             with within(PATTERN_LIMIT_S), checked_within(self.check_limit_s):
                 for error in validator.iter_errors(arguments):
                     if len(found) > MAX_PROBLEMS:
                         break
-                    found += describe(error, schema)
+                    said = describe(error, schema)
+                    found += said
+                    if not said:
+                        unsaid.append(error)
         except Unresolvable as unresolvable:  # a $ref to what is not in the schema (nothing is fetched)
             return [f"$: the tool's own input schema is broken (its $ref {unresolvable.ref} cannot be resolved); "
                     "tell the server's operator"]
@@ -294,6 +316,9 @@ class SchemaValidator:
             found.append(f"$: the arguments could not be checked against the tool's input schema within "
                          f"{self.check_limit_s:g} s (the schema checks some values again for each of its alternatives, "
                          "so deep nesting or many items multiply the work); send fewer or less deeply nested values")
+        if not found and unsaid:
+            # The schema refuses them, and no error was put in words: never a pass.
+            found = describe_unsaid(unsaid[0], schema)
         if len(found) > MAX_PROBLEMS:
             found = [*found[:MAX_PROBLEMS], f"$: more problems than these {MAX_PROBLEMS}; mend these and send again"]
         return [problem if len(problem) <= MAX_PROBLEM_CHARS else start_of(problem, MAX_PROBLEM_CHARS - 3) + "..."

@@ -466,7 +466,9 @@ async def test_a_nested_object_is_shown_closed_as_it_is_checked_and_one_left_ope
 
 
 REACHED_THROUGH = '''
-from pydantic import BaseModel
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 
 class Point(BaseModel):
@@ -482,8 +484,28 @@ class Args(BaseModel):
 PT = {"type": "object", "properties": {"v": {"type": "integer"}}}
 
 
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    meow: int = 0
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    bark: int = 0
+
+
+class Pet(BaseModel):
+    pet: Cat | Dog = Field(discriminator="kind")
+
+
 def get_tool_schemas():
     return [{"name": "shapes_dist", "description": "d", "input_schema": Args.model_json_schema()},
+            {"name": "shapes_pet", "description": "d", "input_schema": Pet.model_json_schema()},
+            {"name": "shapes_branch", "description": "d", "input_schema": {"type": "object", "properties": {
+                "o": {"type": "object", "properties": {"k": {"type": "string"}},
+                      "if": {"properties": {"k": {"const": "x"}}},
+                      "then": {"properties": {"xv": {"type": "integer"}}},
+                      "else": {"properties": {"yv": {"type": "integer"}}}}}}},
             {"name": "shapes_mixed", "description": "d", "input_schema": {"type": "object", "properties": {
                 "one": {"oneOf": [PT, {"type": "string"}]},
                 "both": {"type": "object", "allOf": [{"properties": {"a": {"type": "integer"}}},
@@ -518,13 +540,24 @@ async def test_objects_reached_through_refs_and_compositions_refuse_keys_they_do
             "allOf": ("shapes_mixed", {"both": {"a": 1, "zz": 2}}),
             "additionalProperties": ("shapes_mixed", {"by_key": {"k": {"v": 1, "w": 2}}}),
             "definitions": ("shapes_mixed", {"old": {"v": 1, "w": 2}})}.items()}
+        # A property of another alternative than the one the values choose (a re-check: passed
+        # to the tool, with no problem said, though jsonschema refused it).
+        other_form = {name: await call(app, tool, arguments) for name, (tool, arguments) in {
+            "a discriminated union": ("shapes_pet", {"pet": {"kind": "dog", "bark": 1, "meow": 1}}),
+            "if/then/else": ("shapes_branch", {"o": {"k": "x", "yv": 1}})}.items()}
         right = [await call(app, "shapes_dist", {"start": {"x": 0, "y": 0}, "end": None}),
                  await call(app, "shapes_mixed", {"one": "s", "both": {"a": 1, "b": 2}, "by_key": {"k": {"v": 1}},
-                                                  "old": {"v": 2}, "kinds": 3})]
+                                                  "old": {"v": 2}, "kinds": 3}),
+                 await call(app, "shapes_pet", {"pet": {"kind": "dog", "bark": 1}}),
+                 await call(app, "shapes_branch", {"o": {"k": "x", "xv": 1}}),
+                 await call(app, "shapes_branch", {"o": {"k": "y", "yv": 1}})]
     notes = "\n".join(app.keeper.notes())
     for composition, refused in wrong.items():
         assert refused.is_error and "unknown property" in refused.text, (composition, refused.text)
-    assert [answer.is_error for answer in right] == [False, False], [answer.text for answer in right]
+    for form, refused in other_form.items():
+        assert refused.is_error and "not a property of the form the other values choose" in refused.text, \
+            (form, refused.text)
+    assert [answer.is_error for answer in right] == [False] * 5, [answer.text for answer in right]
     shown = listed["shapes_dist"]["properties"]["start"]
     assert shown["$ref"] == "#/$defs/Point" and shown["unevaluatedProperties"] is False
     assert "unevaluatedProperties" not in listed["shapes_mixed"]["properties"]["kinds"]
