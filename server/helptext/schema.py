@@ -287,12 +287,11 @@ def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
 
     def closed(param: Param, words: list[str]) -> list[str] | None:
         flag = param.flag or ""
-        if not flag.startswith("--"):
-            return None
         if param.kind == "list":
-            return [f"{flag}={words[1]}"] if len(words) == 2 else None
-        if param.greedy and len(words) % 2 == 0 and all(word == flag for word in words[::2]):
-            return [f"{flag}={value}" for value in words[1::2]]
+            return [f"{flag}={words[1]}"] if len(words) == 2 and flag.startswith("--") else None
+        if param.greedy and (values := _greedy_values(flag, words)) is not None:
+            # clap and yargs take a flag written with "=" to one value, a short one too ("-x=e1").
+            return [f"{flag}={value}" for value in values]
         return None
 
     open_ones = [(param, words) for param, words in given if is_open(param, words)]
@@ -310,6 +309,27 @@ def _before_a_command_word(given: list[tuple[Param, list[str]]]) -> list[str]:
         param, words = open_ones.pop(last)
         others = [(param, closed(param, words) or words)]
     return [word for _, words in (*open_ones, *others) for word in words]
+
+
+def _greedy_values(flag: str, words: list[str]) -> list[str] | None:
+    """The values ``words`` give ``flag``, each time one, as ``_render_option`` writes them
+    ("--tags a", "--tags=-a", "-x-a"), or None for words of another shape."""
+    values: list[str] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word == flag and at + 1 < len(words):
+            values.append(words[at + 1])
+            at += 2
+        elif word.startswith(flag + "="):
+            values.append(word[len(flag) + 1:])
+            at += 1
+        elif _SHORT.fullmatch(flag) and word.startswith(flag) and len(word) > len(flag):
+            values.append(word[len(flag):])
+            at += 1
+        else:
+            return None
+    return values
 
 
 def _render_option(param: Param, value: Any) -> list[str]:

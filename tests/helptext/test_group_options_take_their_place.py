@@ -198,3 +198,27 @@ def test_a_clap_programs_option_taking_several_words_ends_before_a_commands_word
     tools = {command.tool_name: command for command in describe_tree(runner_over(folder), "cg")}
     command = tools[tool]
     assert build_tool_schema(command.description).to_argv(given).around(list(command.path)) == expected
+
+
+@pytest.mark.parametrize(("tool", "given", "expected"), [
+    ("cg2_run", {"name": "j", "tags": ["-a", "b"]}, ["--tags=-a", "--tags=b", "run", "j"]),
+    ("cg2_run", {"name": "j", "tags": ["-a"]}, ["--tags=-a", "run", "j"]),
+    ("cg2_db_schema_migrate", {"name": "n", "ids": ["i1", "-i2"]},
+     ["db", "schema", "--ids=i1", "--ids=-i2", "migrate", "n"]),
+    ("cg2_run", {"name": "j", "x": ["e1", "e2"]}, ["-x=e1", "-x=e2", "run", "j"]),
+    ("cg2_run", {"name": "j", "x": ["-e1", "e2"], "verbose": True}, ["-x-e1", "-x", "e2", "--verbose", "run", "j"]),
+])
+def test_a_clap_option_taking_several_words_with_a_value_like_a_flag_or_a_short_name_is_ended_too(
+        tool: str, given: dict[str, object], expected: list[str]) -> None:
+    """A re-check of 889c76de: such an option was refused ("give it one value") where one of its
+    values starts with '-' (written "--tags=-a" already) or its flag is short ("-x"), though clap
+    takes "--tags=-a --tags=b run j" and "-x=e1 -x=e2 run j". ``framework_texts/clap-4.0.32-cg2``:
+    the helps of ``truth_programs/clap/cg2_groups.rs.txt``; run with each argv expected here it
+    printed the values given (``Cli { tags: ["-a", "b"], ...``, ``excl: ["e1", "e2"]``, ``ids:
+    ["i1", "-i2"]``, ``excl: ["-e1", "e2"], verbose: true``)."""
+    from tests.helptext.test_tree import runner_over
+
+    folder = Path(__file__).parent / "framework_texts" / "clap-4.0.32-cg2"
+    tools = {command.tool_name: command for command in describe_tree(runner_over(folder), "cg2")}
+    command = tools[tool]
+    assert build_tool_schema(command.description).to_argv(given).around(list(command.path)) == expected
