@@ -207,6 +207,8 @@ def _read_entries(path: Path) -> list[TokenEntry]:
         raise _Gone(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise ConfigError(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
+    if not raw.strip():
+        return []  # emptied (its last entry taken out), in either format: no tokens, not a broken file
     try:
         data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:

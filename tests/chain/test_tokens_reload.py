@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -17,6 +18,11 @@ pytestmark = pytest.mark.anyio
 
 
 def _write(path: Path, entries: dict[str, str]) -> None:
+    """The tokens file at ``path`` (TOML, or JSON for a ``.json`` name) holding ``entries``."""
+    if path.suffix == ".json":
+        path.write_text(json.dumps({"tokens": [{"client_id": client, "sha256": digest, "scopes": ["tools:read"]}
+                                               for client, digest in entries.items()]}), encoding="utf-8")
+        return
     text = "".join(f'[[tokens]]\nclient_id = "{client}"\nsha256 = "{digest}"\nscopes = ["tools:read"]\n\n'
                    for client, digest in entries.items())
     path.write_text(text, encoding="utf-8")
@@ -43,16 +49,20 @@ async def test_a_removed_token_stops_working_and_a_broken_edit_keeps_the_last_go
     assert "is not valid TOML" in caplog.text and "stay in force" in caplog.text
 
 
-@pytest.mark.parametrize("last_one_taken_out", ["", "# no tokens for now\n", "tokens = []\n", None])
+@pytest.mark.parametrize(("name", "last_one_taken_out"), [
+    ("tokens.toml", ""), ("tokens.toml", "# no tokens for now\n"), ("tokens.toml", "tokens = []\n"),
+    ("tokens.toml", None), ("tokens.json", ""), ("tokens.json", " \n"), ("tokens.json", '{"tokens": []}')])
 async def test_taking_out_the_last_token_or_the_file_refuses_every_token(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, last_one_taken_out: str | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, name: str,
+    last_one_taken_out: str | None
 ) -> None:
     """An editor leaves a file empty, or holding only comments, when its last entry is taken
     out: that was read as a broken file, so the token read before stayed in force; so did
-    every token of a file removed (an outside check). ``None``: the file removed."""
+    every token of a file removed (an outside check), and of a JSON file emptied (a re-check).
+    ``None``: the file removed."""
     monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)
     alice, alice_hash = new_token()
-    path = tmp_path / "tokens.toml"
+    path = tmp_path / name
     _write(path, {"alice": alice_hash})
     store = TokenStore.from_file(path)
     assert await store.verify_token(alice) is not None
