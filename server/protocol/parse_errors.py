@@ -107,6 +107,10 @@ def long_integer_refusal(parsed: Any) -> tuple[types.RequestId | None, types.Err
     return None
 
 
+# How the ids of the requests toolbay sends clients begin (``toolbay.protocol.subagents``).
+SERVER_REQUEST_ID_PREFIX = "toolbay-"
+
+
 def failed_answer(body: bytes | str, parsed: Any) -> types.JSONRPCError | None:
     """For an answer of the client's (an id, a ``result`` or an ``error``, no method; ``body``
     as sent, ``parsed`` as ``read_json`` reads it) that the SDK refuses as no JSON-RPC response
@@ -115,10 +119,15 @@ def failed_answer(body: bytes | str, parsed: Any) -> types.JSONRPCError | None:
     place, for the request it answers to fail at once. Dropped (stdio) or refused (HTTP, SSE),
     that request (a sampling request of an agent tool) waited to its time limit, minutes. None
     for anything else, a valid answer included. (A response is never answered: JSON-RPC.)"""
-    if not isinstance(parsed, dict) or "method" in parsed or not ("result" in parsed or "error" in parsed):
+    if not isinstance(parsed, dict) or "method" in parsed:
         return None
     answer_id = request_id_of(parsed)
     if answer_id is None or isinstance(answer_id, _LongInteger):
+        return None
+    # With neither a result nor an error it is an answer only under an id of the server's own
+    # requests (a client's request without its method is answered as one, under its id).
+    if not ("result" in parsed or "error" in parsed) \
+            and not (isinstance(answer_id, str) and answer_id.startswith(SERVER_REQUEST_ID_PREFIX)):
         return None
     try:
         types.jsonrpc_message_adapter.validate_json(body, by_name=False)
@@ -129,6 +138,8 @@ def failed_answer(body: bytes | str, parsed: Any) -> types.JSONRPCError | None:
     raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
     if (bad := long_integer_refusal(parsed) or surrogate_refusal(raw, parsed)) is not None:
         reason = bad[1].message.removeprefix("Parse error: ")
+    elif not ("result" in parsed or "error" in parsed):
+        reason = "it holds neither a result nor an error"
     else:
         what, allowed = ("result", "an object") if "result" in parsed else \
             ("error", "an object with an integer code and a message")

@@ -28,6 +28,7 @@ from toolbay.errors import Unauthenticated
 from toolbay.handlers.agents import AGENT_TOOL_PREFIX, HOST_KEY
 from toolbay.internals.mcp_sdk import send_request_with_id
 from toolbay.protocol.listing import definition_to_tool
+from toolbay.protocol.parse_errors import SERVER_REQUEST_ID_PREFIX
 from toolbay.subagents.decide import NO_ABILITIES, SUBAGENTS_CAPABILITY, ClientAbilities
 from toolbay.words import CallContext, Principal, ToolDefinition, ToolResult
 
@@ -126,7 +127,7 @@ class SessionHost:
         # Not ``create_message``, which warns that sampling is deprecated from 2026-07-28 on:
         # toolbay only samples on handshake-era connections (``back_channel``).
         related = self._related_request_id() is not None
-        request_id = f"toolbay-sampling-{next(_sampling_numbers)}"
+        request_id = f"{SERVER_REQUEST_ID_PREFIX}sampling-{next(_sampling_numbers)}"
         try:
             return await send_request_with_id(session, request, types.CreateMessageResultWithTools, request_id,
                                               related=related)

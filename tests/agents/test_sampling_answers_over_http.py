@@ -45,8 +45,13 @@ def _lone_surrogate(request_id: Any) -> bytes:
             b'"content": {"type": "text", "text": "cut \\ud83d"}}}' % json.dumps(request_id).encode())
 
 
+def _neither(request_id: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id}).encode()
+
+
 ANSWERS = {"a result that is null": (_null_result, "its result is not what JSON-RPC allows"),
-           "a lone surrogate": (_lone_surrogate, "lone UTF-16 surrogate")}
+           "a lone surrogate": (_lone_surrogate, "lone UTF-16 surrogate"),
+           "neither a result nor an error": (_neither, "it holds neither a result nor an error")}
 
 
 async def _events(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:

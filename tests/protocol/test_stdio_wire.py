@@ -120,7 +120,9 @@ async def test_a_clients_answer_that_is_no_valid_response_fails_the_request_it_a
     the agent tool waited to its time limit (minutes) to fail (an outside probe)."""
     answers = [{"jsonrpc": "2.0", "id": "toolbay-sampling-1", "result": "hello"},
                {"jsonrpc": "2.0", "id": "toolbay-sampling-2", "result": None},
-               {"jsonrpc": "2.0", "id": 7, "error": {"code": "x", "message": "bad"}}]
+               {"jsonrpc": "2.0", "id": 7, "error": {"code": "x", "message": "bad"}},
+               # Neither a result nor an error, under the id of a request of the server's (a re-check).
+               {"jsonrpc": "2.0", "id": "toolbay-sampling-3"}]
     # A result that is an object whose text holds a lone surrogate is said to be that (an outside
     # check: it was said to be "not what JSON-RPC allows: an object").
     cut = (b'{"jsonrpc": "2.0", "id": 8, "result": {"role": "assistant", '
@@ -135,7 +137,8 @@ async def test_a_clients_answer_that_is_no_valid_response_fails_the_request_it_a
     assert [(type(m), m.id) for m in failed] == [(types.JSONRPCError, a["id"]) for a in [*answers, {"id": 8}]]
     said = [m.error.message for m in failed if isinstance(m, types.JSONRPCError)]
     assert all("no valid JSON-RPC response" in message for message in said)
-    assert "its result is not what JSON-RPC allows" in said[1] and "lone UTF-16 surrogate" in said[3]
+    assert "its result is not what JSON-RPC allows" in said[1] and "lone UTF-16 surrogate" in said[4]
+    assert "it holds neither a result nor an error" in said[3]
 
 
 async def test_a_request_of_the_servers_left_unanswered_when_input_ends_fails_at_once(pipes: Pipes) -> None:
