@@ -648,9 +648,10 @@ class Discovery:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits), stop)
             # A status past 125 ended the program as it meant to (git exits 129 on an unknown
             # option, so "sub --help" of a git-style program does): what it printed is whole.
+            # A help that ended after more than the output limit is read as far as it was kept (its
+            # first MiB), as `toolbay parse-help` reads one: it was refused as one that "did not
+            # end" (an outside check). One that never ends is stopped by the runtime (a trap).
             stopped = None if result.trap == INVALID_EXIT_STATUS else result.trap
-            if stopped is None and (result.stdout_truncated or result.stderr_truncated):
-                stopped = f"it printed more than {self.help_limits.stdout_limit_bytes >> 20} MiB"
             run = HelpRun(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code, stopped=stopped)
             if record is not None:
                 record([stem, *argv], run)

@@ -55,6 +55,16 @@ def test_a_help_run_past_a_small_limit_is_tried_again_under_a_larger_one(
     assert tool in tools and not skipped
 
 
+def test_a_help_longer_than_the_output_limit_that_ends_is_read_as_far_as_it_was_kept(
+        folders: tuple[Path, Path]) -> None:
+    """A help of 1.6 MB that ended was refused as one that "did not end", where `toolbay
+    parse-help` describes its first MiB, "as the server reads no more" (an outside check)."""
+    folder, data = folders
+    shutil.copy(FIXTURE_WASM / "longhelp.wasm", folder / "longhelp.wasm")
+    tools, skipped = served(folder, data)
+    assert tools == {"longhelp"} and not skipped
+
+
 def test_another_subcommand_depth_describes_the_file_again(folders: tuple[Path, Path]) -> None:
     folder, data = folders
     shutil.copy(BUNDLED_EXTENSIONS / "textkit.wasm", folder / "textkit.wasm")
