@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 MAGIC = "toolbay-descriptions/2"
 MARSHAL_VERSION = 4  # the format of Python 3.4 and later
 # Bump when the help parser or the cached shape changes so that old descriptions are redone.
-PARSER_VERSION = "217"
+PARSER_VERSION = "218"
 INDEX_NAME = "index"
 # A long cold start saves what it has described at least this often (seconds).
 FLUSH_EVERY_S = 5.0

@@ -10,6 +10,7 @@ description is the same either way; only the order of the runs differs.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Callable
@@ -76,8 +77,27 @@ class DescribedTree(list[DescribedCommand]):
         self.skipped: list[SkippedCommand] = []
 
 
+# A tool's name at most: what MCP clients and model APIs take (the file's stem is cut to it).
+MAX_TOOL_NAME = 64
+# Of a program's name cut for its command's words, at least this much is kept.
+_KEPT_OF_A_PROGRAMS_NAME = 8
+
+
 def tool_name_for(tool_name: str, path: tuple[str, ...]) -> str:
-    return name_safe("_".join((tool_name, *path)))
+    """The tool of the command at ``path``: the program's name and the path's words. Past
+    ``MAX_TOOL_NAME`` characters the program's name is cut, the command's words kept; where
+    they alone are too long, the name keeps its start and ends with a digest of the whole, so
+    that two long commands stay two tools. A 60-character file's subcommands were served as
+    tools of 64 to 69 characters, which model APIs refuse (an outside check)."""
+    name = name_safe("_".join((tool_name, *path)))
+    if len(name) <= MAX_TOOL_NAME:
+        return name
+    words = name_safe("_".join(path))
+    room = MAX_TOOL_NAME - len(words) - 1
+    if path and room >= _KEPT_OF_A_PROGRAMS_NAME:
+        return f"{name_safe(tool_name)[:room].rstrip('_')}_{words}"
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[:MAX_TOOL_NAME - len(digest) - 1].rstrip('_')}_{digest}"
 
 
 def _child_path(path: tuple[str, ...], child: str) -> tuple[str, ...]:

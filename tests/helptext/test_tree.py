@@ -324,3 +324,12 @@ def test_a_subcommand_under_the_programs_usage_line_with_options_of_its_own_is_a
     tree = describe_tree(lambda argv: HelpRun(root if len(argv) == 1 else pack if argv[0] == "pack" else root,
                                               b"", 0), "box")
     assert [command.path for command in tree] == [("pack",)]
+
+
+def test_a_long_programs_tools_are_named_within_64_characters_and_keep_their_commands_words():
+    """A 60-character file's subcommands were served as tools of 64 to 69 characters, which
+    model APIs refuse (an outside check): the program's name is cut, the command's words kept."""
+    tree = describe_tree(runner_over(CORPUS / "commander" / "strutil"), "p" * 60)
+    names = [command.tool_name for command in tree]
+    assert names and all(len(name) <= 64 for name in names) and len(set(names)) == len(names)
+    assert [name.rpartition("_")[2] for name in names] == ["split", "join"]
