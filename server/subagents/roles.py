@@ -326,15 +326,19 @@ class Role:
         return [choice for choice in shown if choice.lower().startswith(lowered)]
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def _yaml_problem(exc: yaml.YAMLError, front_matter: str) -> str:
     """What PyYAML found wrong, its places given as lines of the file: PyYAML counts the lines
     of the front matter it was given, which begins on the file's second line, and names it
-    "<unicode string>"."""
+    "<unicode string>". Counted here from the place's offset, by the file's own line ends:
+    PyYAML also ends a line at U+0085, U+2028 and U+2029 (a re-check)."""
     if not isinstance(exc, yaml.MarkedYAMLError):
         return " ".join(str(exc).split())
 
     def at(mark: Any) -> str:
-        return f" (line {mark.line + 2}, column {mark.column + 1})" if mark is not None else ""
+        if mark is None:
+            return ""
+        before = front_matter[:mark.index]
+        return f" (line {before.count(chr(10)) + 2}, column {len(before) - before.rfind(chr(10))})"
 
     parts = []
     if exc.context:
@@ -369,7 +373,7 @@ def parse_role(path: str, text: str) -> Role:
         raise RoleFileError(path, f"front matter: the key {twice.key!r} is written twice (again on line "
                                   f"{twice.line + 2})") from None
     except yaml.YAMLError as exc:
-        raise RoleFileError(path, "front matter is not valid YAML: " + _yaml_problem(exc)) from None
+        raise RoleFileError(path, "front matter is not valid YAML: " + _yaml_problem(exc, front_matter)) from None
     if not isinstance(data, dict):
         raise RoleFileError(path, "front matter must be a YAML mapping (name: ..., description: ...)")
     try:

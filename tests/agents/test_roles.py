@@ -347,6 +347,10 @@ def test_a_yaml_error_is_placed_by_the_lines_of_the_file() -> None:
         parse_role("r.md", "---\nname: r\n  bad: indent\ndescription: d\n---\nbody\n")
     assert refused.value.reason == "front matter is not valid YAML: mapping values are not allowed in this " \
                                    "context (line 3, column 6)"
+    # PyYAML also ends a line at U+2028 (and U+0085): the file's lines are counted (a re-check).
+    with pytest.raises(RoleFileError) as refused:
+        parse_role("r.md", "---\nname: r\ndescription: \"a\u2028b\"\n  bad: y\n---\nbody\n")
+    assert refused.value.reason.endswith("did not find expected key (line 4, column 3)")
 
 
 def test_a_link_to_nothing_or_a_folder_named_as_a_role_file_is_refused_with_its_reason(tmp_path: Path) -> None:
