@@ -52,8 +52,9 @@ class InvalidParamsMiddleware:
             if (exc.error.code, exc.error.message, exc.error.data) != _NOT_INITIALIZED:
                 raise
             # The SDK's answer to a request before the handshake (kept for compatibility) names
-            # no reason; the code stays.
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Invalid request: {ctx.method} before the session is "
+            # no reason; the code stays, and the words do not name another code's meaning
+            # ("Invalid request" is -32600's; an outside check).
+            raise MCPError(code=types.INVALID_PARAMS, message=f"{ctx.method} came before the session was "
                            "initialized (send initialize, then notifications/initialized)") from None
 
 

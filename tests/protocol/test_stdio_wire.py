@@ -373,7 +373,7 @@ def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
     assert process.returncode == 0
     assert set(answers) == {0, 1, 2, 3, 4}
     # Before the handshake: the SDK said "Invalid request parameters", naming no reason.
-    assert answers[0]["error"]["message"] == ("Invalid request: tools/list before the session is initialized "
+    assert answers[0]["error"]["message"] == ("tools/list came before the session was initialized "
                                               "(send initialize, then notifications/initialized)")
     assert "5d41402abc4b2a76b9719d911017c592" in answers[2]["result"]["content"][0]["text"]
     # A call the protocol refuses says which field is wrong (the SDK said "Invalid request parameters").
