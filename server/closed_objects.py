@@ -139,9 +139,12 @@ class _Closing:
         return self._references[reference]
 
     def _target(self, reference: str) -> Any:
-        """The schema a local reference ("#", "#/$defs/point") points at in the root, or None."""
+        """The schema a local reference ("#", "#/$defs/point", an anchor's "#point") points at in
+        the root, or None."""
         if not reference.startswith("#"):
             return None
+        if reference[1:] and not reference.startswith("#/"):
+            return _anchored(self.root, reference[1:])
         node: Any = self.root
         for token in reference[1:].lstrip("/").split("/") if reference != "#" else []:
             token = token.replace("~1", "/").replace("~0", "~")
@@ -152,3 +155,17 @@ class _Closing:
             else:
                 return None
         return node
+
+
+def _anchored(root: Mapping[str, Any], anchor: str) -> Mapping[str, Any] | None:
+    """The subschema of ``root`` that names itself ``anchor`` (``"$anchor": "point"``), or None."""
+    pending: list[Any] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Mapping):
+            if node.get("$anchor") == anchor:
+                return node
+            pending.extend(value for key, value in node.items() if key not in ("const", "enum", "default", "examples"))
+        elif isinstance(node, list):
+            pending.extend(node)
+    return None

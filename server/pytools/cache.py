@@ -18,7 +18,7 @@ from toolbay.atomic_files import write_whole
 from toolbay.cache_pruning import touch_if_stale
 
 # Bump when the worker's description or the convention's reading of it changes.
-DESCRIBER_VERSION = "19"  # 2: schemas checked against the meta-schema; 3: compositions closed by
+DESCRIBER_VERSION = "20"  # 2: schemas checked against the meta-schema; 3: compositions closed by
 # unevaluatedProperties; 4: LONG_RUNNING must be a bool; 5: the helpers imported, with their hashes;
 # 6: the files of its folder read while described are helpers too; 7: the module's name (see ``module``);
 # 8: an "inputSchema" is checked too; 9: nested objects shown closed as they are checked;
@@ -29,7 +29,8 @@ DESCRIBER_VERSION = "19"  # 2: schemas checked against the meta-schema; 3: compo
 # itself is ignored; 15: an iterator or a dict's values() only (a set is said to be no list); 16: a schema
 # that holds itself is said where; 17: the tier's variable (TOOL_TIER or TIER) is named; 18: schemas
 # nested too deeply to write are said so; 19: objects reached through $ref, anyOf, oneOf, a nested allOf,
-# additionalProperties or patternProperties closed too, and a required property no properties list refused
+# additionalProperties or patternProperties closed too, and a required property no properties list refused;
+# 20: objects reached through an $anchor closed too
 
 
 class PythonDescriptionCache:

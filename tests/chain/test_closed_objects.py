@@ -26,3 +26,14 @@ def test_a_reference_is_followed_once_however_often_it_is_used(monkeypatch: pyte
     closed = close_objects(schema, lambda _: "unevaluatedProperties")
     assert looked_up == ["#/$defs/A"]
     assert closed["properties"]["v"]["unevaluatedProperties"] is False  # A may be an object: its last member
+
+
+def test_an_object_reached_through_an_anchor_is_closed_where_it_is_used() -> None:
+    """Only JSON pointers were followed: "$ref": "#pt" to an "$anchor" left the object open, and a
+    key it does not name reached the tool (a re-check)."""
+    schema = {"type": "object", "properties": {"o": {"$ref": "#pt"}, "n": {"$ref": "#count"}},
+              "$defs": {"P": {"$anchor": "pt", "type": "object", "properties": {"a": {"type": "integer"}}},
+                        "C": {"$anchor": "count", "type": "integer"}}}
+    closed = close_objects(schema, lambda _: "unevaluatedProperties")
+    assert closed["properties"]["o"]["unevaluatedProperties"] is False
+    assert "unevaluatedProperties" not in closed["properties"]["n"]  # an integer: nothing to close
