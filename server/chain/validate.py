@@ -103,26 +103,43 @@ def _kind(value: Any) -> str:
     return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def _declared(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, depth: int = 0) -> list[str]:
+def _declared(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> list[str]:
     """Property names a schema declares, looking through allOf/anyOf/oneOf, if/then/else and
-    the schema's own ``$ref``s (``#/...`` in ``root``)."""
-    if depth > 16:  # a $ref that leads back to itself
-        return []
+    the schema's own ``$ref``s (``#/...`` in ``root``), each reference followed once: followed
+    afresh at every use, 16 deep, a schema of forty references to itself held a call's refusal
+    (and its caller's next calls) for minutes (a re-check)."""
     root = schema if root is None else root
-    names = list(schema.get("properties", {}) or {})
-    members: list[Any] = [*(schema.get(keyword, []) or [] for keyword in ("allOf", "anyOf", "oneOf"))]
-    members = [member for group in members if isinstance(group, list) for member in group]
-    members += [schema.get(keyword) for keyword in ("if", "then", "else")]
-    reference = schema.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/"):
-        target: Any = root
-        for part in reference[2:].split("/"):
-            target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, Mapping) else None
-        members.append(target)
-    for member in members:
-        if isinstance(member, Mapping):
-            names += [n for n in _declared(member, root, depth + 1) if n not in names]
-    return names
+    names: dict[str, None] = {}
+    followed: set[str] = set()
+
+    def walk(part: Mapping[str, Any], depth: int) -> None:
+        if depth > _DECLARED_DEPTH:
+            return
+        properties = part.get("properties")
+        if isinstance(properties, Mapping):
+            names.update(dict.fromkeys(properties))
+        members: list[Any] = [member for keyword in ("allOf", "anyOf", "oneOf")
+                              if isinstance(group := part.get(keyword), list) for member in group]
+        members += [part.get(keyword) for keyword in ("if", "then", "else")]
+        reference = part.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/") and reference not in followed:
+            followed.add(reference)
+            target: Any = root
+            for piece in reference[2:].split("/"):
+                key = piece.replace("~1", "/").replace("~0", "~")
+                target = target.get(key) if isinstance(target, Mapping) else None
+            members.append(target)
+        for member in members:
+            if isinstance(member, Mapping):
+                walk(member, depth + 1)
+
+    walk(schema, 0)
+    return list(names)
+
+
+# How deep _declared looks through compositions (a schema's own nesting, which the meta-schema's
+# check bounds already).
+_DECLARED_DEPTH = 64
 
 
 # jsonschema's own list of what it did not expect: "('a', 'b' were unexpected)".

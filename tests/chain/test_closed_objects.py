@@ -37,3 +37,24 @@ def test_an_object_reached_through_an_anchor_is_closed_where_it_is_used() -> Non
     closed = close_objects(schema, lambda _: "unevaluatedProperties")
     assert closed["properties"]["o"]["unevaluatedProperties"] is False
     assert "unevaluatedProperties" not in closed["properties"]["n"]  # an integer: nothing to close
+
+
+def test_the_properties_a_refusal_names_are_found_following_each_reference_once() -> None:
+    """A refused key's message lists the properties the schema declares: that walk followed each
+    $ref afresh at every use, 16 deep, and forty references to itself held the call's refusal,
+    and its caller's next calls, for minutes (a re-check)."""
+    from toolbay.chain.validate import _declared
+
+    class Counted(dict[str, Any]):
+        looks = 0
+
+        def get(self, key: str, default: Any = None) -> Any:
+            if key == "properties":
+                Counted.looks += 1
+            return super().get(key, default)
+
+    schema = Counted({"type": "object", "properties": {"p": {"type": "integer"}}, "allOf": [{"$ref": "#/$defs/A"}],
+                      "$defs": {"A": Counted({"then": {"allOf": [{"$ref": "#/$defs/A"}] * 40},
+                                              "properties": {"q": {}}})}})
+    assert _declared(schema) == ["p", "q"]
+    assert Counted.looks == 2  # the schema, and A once
