@@ -215,10 +215,9 @@ class Toolbay:
         """``exc`` as its caller is told it: a caller over HTTP is not told where the server
         keeps its data (an outside check: "the job database /srv/.../jobs.sqlite3 was replaced"),
         which the log says."""
-        said = str(exc)
         if call.transport in LOCAL_TRANSPORTS:
-            return said
-        return said.replace(str(self.settings.data_dir), "<the server's data folder>")
+            return str(exc)
+        return exc.said_to_a_remote_caller(str(self.settings.data_dir))
 
     def _hidden_from_caller(self, call: ToolCall) -> bool:
         """The called tool is one its caller may not find (a catalog folder's outside its allowlist)."""

@@ -47,6 +47,13 @@ class ConfigError(ToolbayError):
 class StorageError(ToolbayError):
     """The data folder cannot hold what toolbay must keep (the job database)."""
 
+    def said_to_a_remote_caller(self, data_dir: str) -> str:
+        """The message without where the server keeps its data (``data_dir``, absolute): a
+        caller over HTTP is told what happened, the log says where (an outside check found the
+        path in every token's answer)."""
+        said = str(self)
+        return said.replace(data_dir, "<the server's data folder>") if data_dir.startswith("/") else said
+
 
 class StorageDamaged(StorageError):
     """The job database is damaged: writing again will not help until it is replaced."""

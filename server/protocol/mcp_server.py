@@ -33,7 +33,7 @@ from toolbay.protocol.prompts import prompt_handlers
 from toolbay.protocol.store_outage import StoreOutageMiddleware
 from toolbay.protocol.subagents import attach_host
 from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
-from toolbay.words import CallContext, Principal, ProgressCallback, ToolDefinition, Transport
+from toolbay.words import LOCAL_TRANSPORTS, CallContext, Principal, ProgressCallback, ToolDefinition, Transport
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
@@ -163,7 +163,8 @@ def build_mcp_server(app: Toolbay, transport: Transport,
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
     server.middleware.append(InvalidParamsMiddleware())
-    server.middleware.append(StoreOutageMiddleware())
+    remote = transport not in LOCAL_TRANSPORTS
+    server.middleware.append(StoreOutageMiddleware(str(app.settings.data_dir) if remote else None))
     for hook in app.server_hooks:
         hook(server, transport)
     return server

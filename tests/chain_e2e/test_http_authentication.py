@@ -13,6 +13,7 @@ import httpx2
 import pytest
 from mcp import Client, types
 from mcp.client.sse import sse_client
+from mcp.shared.exceptions import MCPError
 
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
 from tests.reload.conftest import ListChanged
@@ -419,6 +420,11 @@ async def test_a_storage_error_tells_an_http_caller_nothing_of_where_the_server_
                 await client.call_tool("job_list", {})  # the database is open
                 (settings.data_dir / "jobs.sqlite3").unlink()
                 listed = await client.call_tool("job_list", {})
+                # The protocol's own job requests too (a re-check).
+                with pytest.raises(MCPError) as as_resources:
+                    await client.list_resources()
     said = text_of(listed)
     assert listed.is_error and "was deleted while this server was using it" in said, said
     assert str(settings.data_dir) not in said and "<the server's data folder>" in said
+    said = str(as_resources.value)
+    assert "was deleted while this server was using it" in said and str(settings.data_dir) not in said, said
