@@ -80,8 +80,8 @@ def prompt_handlers(app: Toolbay, transport: Transport) -> dict[str, Any]:
         if unknown:
             # As the agent_ tool refuses them: a misspelt argument would be dropped silently.
             known = ", ".join(argument.name for argument in role.arguments) or "none"
-            raise MCPError(code=types.INVALID_PARAMS,
-                           message=f"prompt {role.name!r} takes no argument {unknown[0]!r}; its arguments: {known}")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"prompt {role.name!r} takes no argument "
+                           f"{echoed(unknown[0])}; its arguments: {known}")
         shown = app.shown_text()
         try:
             text = role.render(given, shown)

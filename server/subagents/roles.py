@@ -39,7 +39,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
-from toolbay.errors import why_no_folder
+from toolbay.errors import echoed, why_no_folder
 from toolbay.file_names import is_utf8
 from toolbay.redaction import redact_text
 
@@ -295,7 +295,7 @@ class Role:
                 problems.append(f"the argument {argument.name!r} is required ({about})")
             elif given and argument.choices is not None and str(value) not in argument.choices:
                 problems.append(f"the argument {argument.name!r} must be one of {', '.join(argument.choices)} "
-                                f"(got {value!r})")
+                                f"(got {echoed(str(value))})")
         if problems:
             # They quote the role's description and choices, shown redacted everywhere else.
             raise MissingArguments(self.name, [redact_text(problem) for problem in problems])

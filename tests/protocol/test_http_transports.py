@@ -502,7 +502,11 @@ async def test_a_long_cursor_prompt_name_or_resource_uri_is_said_back_only_in_pa
         answers = [await http.post(f"{base_url}/mcp", headers=headers, json={
             "jsonrpc": "2.0", "id": number, "method": method, "params": params}) for number, (method, params) in
             enumerate([("tools/list", {"cursor": "A" * 100_000}), ("prompts/get", {"name": "x" * 100_000}),
-                       ("resources/read", {"uri": "toolbay://" + "x" * 100_000})], start=1)]
+                       ("resources/read", {"uri": "toolbay://" + "x" * 100_000}),
+                       # A role's argument: one it does not take, and a choice it does not offer (a re-check).
+                       ("prompts/get", {"name": "json-reviewer", "arguments": {"path": "x", "a" * 100_000: "v"}}),
+                       ("prompts/get", {"name": "json-reviewer",
+                                        "arguments": {"path": "x", "strictness": "z" * 100_000}})], start=1)]
     for answer in answers:
         error = answer.json()["error"]
         assert len(error["message"]) < 2_000 and "characters" in error["message"], error["message"][:300]
