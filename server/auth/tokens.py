@@ -207,6 +207,7 @@ def _read_entries(path: Path) -> list[TokenEntry]:
         raise _Gone(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise ConfigError(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
+    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM some editors write: no part of either format
     if not raw.strip():
         return []  # emptied (its last entry taken out), in either format: no tokens, not a broken file
     try:

@@ -51,7 +51,9 @@ async def test_a_removed_token_stops_working_and_a_broken_edit_keeps_the_last_go
 
 @pytest.mark.parametrize(("name", "last_one_taken_out"), [
     ("tokens.toml", ""), ("tokens.toml", "# no tokens for now\n"), ("tokens.toml", "tokens = []\n"),
-    ("tokens.toml", None), ("tokens.json", ""), ("tokens.json", " \n"), ("tokens.json", '{"tokens": []}')])
+    ("tokens.toml", None), ("tokens.json", ""), ("tokens.json", " \n"), ("tokens.json", '{"tokens": []}'),
+    # What an editor that writes a byte order mark leaves (a re-check).
+    ("tokens.toml", "\ufeff"), ("tokens.json", "\ufeff\n")])
 async def test_taking_out_the_last_token_or_the_file_refuses_every_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, name: str,
     last_one_taken_out: str | None
