@@ -232,6 +232,7 @@ async def _assembled(
         sync_budget_s=jobs.sync_budget_s,
         max_concurrent=jobs.max_concurrent,
         max_per_caller=jobs.max_per_caller,
+        max_queued_per_caller=jobs.max_queued_per_caller,
         retention_s=jobs.retention_s,
         serving_lock=None if store.shared else serving_lock_beside(settings.data_dir / "jobs.sqlite3"),
         recover=read_jobs_recovery(keeper_catalog, policies.refusal_now) if jobs.restart_read_jobs else None,

@@ -198,6 +198,7 @@ class JobSettings(_Section):
         description="A job result longer than this is answered as a preview plus a resource_link to the whole.")
     max_concurrent: int = Field(MAX_CONCURRENT_CALLS, ge=1, le=1024)
     max_per_caller: int = Field(4, ge=1, le=1024)
+    max_queued_per_caller: int = Field(16, ge=1, le=100_000)
     retention_s: float = Field(7 * 24 * 3600, gt=0, description="Finished jobs are kept this long.")
 
 

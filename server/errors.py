@@ -176,6 +176,17 @@ class RateLimited(CallRefused):
         self.retry_after = retry_after
 
 
+class QueueFull(CallRefused):
+    """A caller already has as many calls waiting for a place as it may: refused, not queued."""
+
+    code = "queue_full"
+
+    def __init__(self, waiting: int) -> None:
+        super().__init__(f"You have {waiting} calls waiting for a place to run already ([jobs] max_queued_per_caller): "
+                         "wait for some of your jobs to end (job_wait), or cancel some (job_cancel), then call again.",
+                         waiting=waiting)
+
+
 class StoreUnavailable(CallRefused):
     """A store the server shares with its replicas cannot be reached: refused, with when to try again."""
 

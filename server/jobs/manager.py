@@ -50,7 +50,15 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from toolbay.errors import CallRefused, NoSuchJob, StorageDamaged, StorageError, StorageGone, StoreUnavailable
+from toolbay.errors import (
+    CallRefused,
+    NoSuchJob,
+    QueueFull,
+    StorageDamaged,
+    StorageError,
+    StorageGone,
+    StoreUnavailable,
+)
 from toolbay.jobs.progress import ProgressRelay
 from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
@@ -198,7 +206,8 @@ class JobManager:
     """
 
     def __init__(self, store: JobStore, *, sync_budget_s: float = 5.0, max_concurrent: int = 8,
-                 max_per_caller: int = 4, retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
+                 max_per_caller: int = 4, max_queued_per_caller: int = 16,
+                 retention_s: float = 7 * 24 * 3600, poll_interval_s: float = 2.0,
                  cancel_grace_s: float = 5.0, progress_write_interval_s: float = 0.5,
                  clock: Callable[[], float] = time.time, serving_lock: Path | None = None,
                  recover: Recover | None = None, takeover_interval_s: float = 5.0,
@@ -209,6 +218,9 @@ class JobManager:
         self.sync_budget_s = sync_budget_s
         self.max_concurrent = max_concurrent
         self.max_per_caller = max_per_caller
+        # Calls of one caller waiting for a place: each holds its arguments in memory until it
+        # runs (a caller at max_per_caller queued hundreds of 4 MB calls: 5 GB, an outside check).
+        self.max_queued_per_caller = max_queued_per_caller
         self.retention_s = retention_s
         self.poll_interval_s = poll_interval_s
         self.cancel_grace_s = cancel_grace_s
@@ -557,6 +569,8 @@ class JobManager:
         ticket = _ticket.get()
         if ticket is not None and ticket.job_id is None:
             background = True
+        if (waiting := sum(1 for queued in self._queue if queued.owner == owner)) >= self.max_queued_per_caller:
+            raise QueueFull(waiting)
         now = self.clock()
         job = _LiveJob(id="job_" + secrets.token_hex(8), owner=owner, tool=tool_name,
                        arguments=dict(arguments), work=work, context=context, created_at=now, updated_at=now)

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from tests.jobs.conftest import Gate, MakeManager, context, instant, start_job
-from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged
+from toolbay.errors import JobStoreUnavailable, NoSuchJob, QueueFull, StorageDamaged
 from toolbay.jobs import JobManager, JobRecord, SqliteJobStore
 from toolbay.jobs.manager import as_job
 from toolbay.words import CallContext, ToolResult
@@ -312,6 +312,24 @@ async def test_one_caller_at_its_limit_does_not_hold_up_another(make_manager: Ma
         assert (first["status"], second["status"], bob["status"]) == ("running", "queued", "running")
         assert second["position"] == 1
         for gate in gates:
+            gate.open()
+
+
+async def test_a_caller_with_as_many_calls_waiting_as_it_may_is_refused_at_once_and_others_are_not(
+        make_manager: MakeManager) -> None:
+    """Queued calls had no cap: a caller at max_per_caller queued hundreds of 4 MB calls, each
+    held in the server's memory until it ran (5 GB, an outside check)."""
+    gates = [Gate(f"alice {i}") for i in range(3)]
+    async with make_manager(max_concurrent=4, max_per_caller=1, max_queued_per_caller=2) as manager:
+        started = [(await manager.run_or_background("alice", "slow", {}, gate, context("alice"),
+                                                    background=True)).structured for gate in gates]
+        assert [job["status"] for job in started] == ["running", "queued", "queued"]
+        with pytest.raises(QueueFull, match=r"2 calls waiting .*max_queued_per_caller"):
+            await manager.run_or_background("alice", "slow", {}, Gate(), context("alice"), background=True)
+        bob = Gate("bob")
+        assert (await manager.run_or_background("bob", "slow", {}, bob, context("bob"),
+                                                background=True)).structured["status"] == "running"
+        for gate in [*gates, bob]:
             gate.open()
 
 
