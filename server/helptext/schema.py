@@ -109,6 +109,12 @@ class ToolSchema(NamedTuple):
         if unknown:
             names = ", ".join(known) or "none"
             raise ValueError(f"Unknown argument {unknown[0]!r}; the arguments are: {names}.")
+        items = sum(len(value) for value in arguments.values() if isinstance(value, list))
+        if items > MAX_LIST_ITEMS:
+            # Each item is a word or two of the command line, made in the server's memory and on
+            # its event loop: 800,000 of them took seconds of it and hundreds of MB (an outside check).
+            raise ValueError(f"the arguments' lists hold {items:,} items in all, more than a command line takes "
+                             f"here ({MAX_LIST_ITEMS:,}): give fewer, or pass many values through a file or stdin.")
         argv: list[str] = []
         # A "list" option's words go after every other option: dpkg's "--show [<pattern>...]"
         # takes every word after it, a flag too ("--show bash --showformat=..." shows no package).
@@ -659,6 +665,9 @@ def _said_off(opt: OptionSpec, flag: str, dialect: str) -> str | None:
 # Their parsers read a switch's value after "=": Go's flag (and urfave/cli, built on it), pflag
 # (cobra), go-arg, kong, CLI11, cxxopts.
 _FALSE_AFTER_EQUALS = frozenset({"goflag", "urfave", "cobra", "goarg", "kong", "cli11", "cxxopts"})
+# How many items all the lists of one call may hold: each becomes a word or two of the command
+# line (the kernel takes 2 MiB of them, and a program rarely gets a thousand).
+MAX_LIST_ITEMS = 32_768
 # How often a counted flag ("-vvv") may be given: far past any program's levels. The words are
 # made in the server's memory: unbounded, a count of ten million took gigabytes (an outside check).
 MAX_FLAG_COUNT = 100

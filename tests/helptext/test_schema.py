@@ -338,3 +338,13 @@ def test_a_counted_flag_is_given_at_most_a_hundred_times() -> None:
     for too_many in (101, 10**12):
         with pytest.raises(ValueError, match="give a whole number from 0 to 100"):
             schema.to_argv({"verbose": too_many, "word": "w"})
+
+
+def test_the_lists_of_one_call_hold_at_most_32768_items() -> None:
+    """800,000 items of one list became as many words, made on the server's event loop: seconds
+    of it and hundreds of MB a call (an outside check)."""
+    schema = build_tool_schema(describe_help(
+        b"Usage: count [OPTIONS] [FILE]...\n\nOptions:\n  -w, --words  count words\n  -h, --help   show this help\n"))
+    assert len(schema.to_argv({"file": ["a"] * 32_768})) == 32_768
+    with pytest.raises(ValueError, match=r"hold 800,000 items in all, more than a command line takes here \(32,768\)"):
+        schema.to_argv({"file": ["a"] * 800_000})
