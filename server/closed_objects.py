@@ -36,6 +36,8 @@ _SAME_VALUE_MAPS = ("dependentSchemas", "$defs", "definitions")
 # Parts that describe the values inside it: closed as any value's schema.
 _INNER_ONES = ("items", "additionalProperties")
 _INNER_MAPS = ("properties", "patternProperties")
+# Keywords whose values are data, not schemas: they may hold anything, "$ref" and "$anchor" keys too.
+DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 # How far a $ref is followed to tell whether it may describe an object (a cycle stops there).
 _REFERENCE_HOPS = 16
 
@@ -134,27 +136,28 @@ class _Closing:
     def _leads_to_an_object(self, reference: str, hops: int) -> bool:
         if reference not in self._references:
             self._references[reference] = False  # while it is worked out: a reference back to it adds nothing
-            target = self._target(reference)
+            target = local_target(self.root, reference)
             self._references[reference] = isinstance(target, Mapping) and self._may_be_an_object(target, hops)
         return self._references[reference]
 
-    def _target(self, reference: str) -> Any:
-        """The schema a local reference ("#", "#/$defs/point", an anchor's "#point") points at in
-        the root, or None."""
-        if not reference.startswith("#"):
+
+def local_target(root: Mapping[str, Any], reference: str) -> Any:
+    """The schema a local reference ("#", "#/$defs/point", an anchor's "#point") points at in
+    ``root``, or None."""
+    if not reference.startswith("#"):
+        return None
+    if reference[1:] and not reference.startswith("#/"):
+        return _anchored(root, reference[1:])
+    node: Any = root
+    for token in reference[1:].lstrip("/").split("/") if reference != "#" else []:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            node = node.get(token)
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
             return None
-        if reference[1:] and not reference.startswith("#/"):
-            return _anchored(self.root, reference[1:])
-        node: Any = self.root
-        for token in reference[1:].lstrip("/").split("/") if reference != "#" else []:
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping):
-                node = node.get(token)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
+    return node
 
 
 def _anchored(root: Mapping[str, Any], anchor: str) -> Mapping[str, Any] | None:
@@ -165,7 +168,7 @@ def _anchored(root: Mapping[str, Any], anchor: str) -> Mapping[str, Any] | None:
         if isinstance(node, Mapping):
             if node.get("$anchor") == anchor:
                 return node
-            pending.extend(value for key, value in node.items() if key not in ("const", "enum", "default", "examples"))
+            pending.extend(value for key, value in node.items() if key not in DATA_KEYWORDS)
         elif isinstance(node, list):
             pending.extend(node)
     return None

@@ -42,7 +42,7 @@ import anyio
 from toolbay.chain.base import CheckStage, definition_of
 from toolbay.chain.call import ToolCall
 from toolbay.chain.plain_schemas import Check, compile_plain
-from toolbay.closed_objects import close_objects
+from toolbay.closed_objects import close_objects, local_target
 from toolbay.errors import InvalidArguments
 from toolbay.redaction import redact_text
 from toolbay.shortening import start_of
@@ -124,11 +124,7 @@ def _declared(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) 
         reference = part.get("$ref")
         if isinstance(reference, str) and reference.startswith("#/") and reference not in followed:
             followed.add(reference)
-            target: Any = root
-            for piece in reference[2:].split("/"):
-                key = piece.replace("~1", "/").replace("~0", "~")
-                target = target.get(key) if isinstance(target, Mapping) else None
-            members.append(target)
+            members.append(local_target(root, reference))
         for member in members:
             if isinstance(member, Mapping):
                 walk(member, depth + 1)

@@ -22,6 +22,7 @@ import threading
 import time
 from typing import IO, Any
 
+from toolbay.closed_objects import DATA_KEYWORDS
 from toolbay.plain_meta_schema import plainly_valid
 from toolbay.pytools.convention import input_schema_of
 from toolbay.pytools.process_cap import PROCESS_CAP
@@ -186,7 +187,7 @@ def _dangling_reference(schema: dict[str, Any]) -> str | None:
             if isinstance(reference := node.get("$ref"), str):
                 references.append(reference)
             # Values that are data, not schemas, may hold anything, "$ref" keys included.
-            pending.extend(value for key, value in node.items() if key not in _DATA_KEYWORDS)
+            pending.extend(value for key, value in node.items() if key not in DATA_KEYWORDS)
     if not references:
         return None
     base = "urn:toolbay:input-schema"
@@ -198,9 +199,6 @@ def _dangling_reference(schema: dict[str, Any]) -> str | None:
             where = "in the schema" if reference.startswith("#") else "in the schema (nothing is fetched)"
             return f"its $ref {reference!r} points at nothing {where}"
     return None
-
-
-_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 
 
 def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:

@@ -14,13 +14,13 @@ def test_a_reference_is_followed_once_however_often_it_is_used(monkeypatch: pyte
     """Six lines ("A": anyOf [$ref A] * N) were followed afresh at every use, 16 deep: N = 8 took
     minutes in the server's describing, which held every other file's (an outside check)."""
     looked_up: list[str] = []
-    target = closed_objects._Closing._target
+    target = closed_objects.local_target
 
-    def counting(self: Any, reference: str) -> Any:
+    def counting(root: Any, reference: str) -> Any:
         looked_up.append(reference)
-        return target(self, reference)
+        return target(root, reference)
 
-    monkeypatch.setattr(closed_objects._Closing, "_target", counting)
+    monkeypatch.setattr(closed_objects, "local_target", counting)
     schema = {"type": "object", "properties": {"v": {"$ref": "#/$defs/A"}, "w": {"$ref": "#/$defs/A"}},
               "$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}] * 40 + [{"properties": {"x": {}}}]}}}
     closed = close_objects(schema, lambda _: "unevaluatedProperties")
