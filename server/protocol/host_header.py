@@ -24,8 +24,8 @@ class HostNamesInOneCase:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers: list[tuple[bytes, bytes]] = []
         seen: set[bytes] = set()
+        upper = False
         for name, value in scope["headers"]:
             lowered = name.lower()
             if lowered in _CHECKED:
@@ -35,6 +35,8 @@ class HostNamesInOneCase:
                     await response(scope, receive, send)
                     return
                 seen.add(lowered)
-                value = value.lower()
-            headers.append((name, value))
-        await self.app({**scope, "headers": headers}, receive, send)
+                upper = upper or value != value.lower()
+        if upper:  # a copy only then: every request passes here, and clients write them in lower case
+            scope = {**scope, "headers": [(name, value.lower() if name.lower() in _CHECKED else value)
+                                          for name, value in scope["headers"]]}
+        await self.app(scope, receive, send)
