@@ -160,6 +160,17 @@ def _s(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+# The fields a status or a listing reads: neither the arguments nor the result, which they do not
+# show (a job's whole hash was read at each job_status, a large result with it).
+_FIELDS_SHOWN = ("id", "owner", "tool", "status", "created_at", "updated_at", "started_at", "finished_at", "reason")
+
+
+def _shown(values: list[Any]) -> dict[str, Any]:
+    """The fields of an HMGET of ``_FIELDS_SHOWN``, empty when the job is not there."""
+    return {} if values[0] is None else {name: value for name, value in zip(_FIELDS_SHOWN, values, strict=True)
+                                          if value is not None}
+
+
 def _record(fields: Mapping[Any, Any]) -> JobRecord:
     text = {_s(key): _s(value) for key, value in fields.items()}
     return JobRecord(
@@ -333,7 +344,7 @@ class RedisJobStore(JobStore):
 
     async def _read(self, job_id: str) -> JobRecord | None:
         with _unreachable:
-            fields = await self.client.hgetall(_job_key(job_id))
+            fields = _shown(await self.client.hmget(_job_key(job_id), list(_FIELDS_SHOWN)))
         return _record(fields) if fields else None
 
     async def get(self, owner: str, job_id: str) -> JobRecord | None:
@@ -373,7 +384,7 @@ class RedisJobStore(JobStore):
             if not ids:
                 break
             start += len(ids)
-            for record in await self._records([_s(i) for i in ids]):
+            for record in await self._records([_s(i) for i in ids], whole=False):
                 if record.owner != owner or (status is not None and record.status != status):
                     continue
                 if skipped < offset:
@@ -384,13 +395,18 @@ class RedisJobStore(JobStore):
                     break
         return found
 
-    async def _records(self, ids: list[str]) -> list[JobRecord]:
+    async def _records(self, ids: list[str], *, whole: bool = True) -> list[JobRecord]:
+        """The jobs ``ids`` names that are there; with ``whole`` false, only their ``_FIELDS_SHOWN``."""
         with _unreachable:
             async with self.client.pipeline(transaction=False) as pipe:
                 for job_id in ids:
-                    pipe.hgetall(_job_key(job_id))
+                    if whole:
+                        pipe.hgetall(_job_key(job_id))
+                    else:
+                        pipe.hmget(_job_key(job_id), list(_FIELDS_SHOWN))
                 rows = await pipe.execute()
-        return [_record(fields) for fields in rows if fields]
+        found = rows if whole else [_shown(values) for values in rows]
+        return [_record(fields) for fields in found if fields]
 
     async def _unfinished(self, *, only_mine: bool) -> list[JobRecord]:
         with _unreachable:

@@ -172,7 +172,8 @@ class JobStore(ABC):
             job_id: the job.
 
         Returns:
-            The job, or None when there is no such job for this owner.
+            The job, its ``arguments`` left empty (a status shows none), or None when there is
+            no such job for this owner.
         """
 
     @abstractmethod
@@ -199,7 +200,7 @@ class JobStore(ABC):
             offset: skip this many (for paging).
 
         Returns:
-            The jobs, newest first.
+            The jobs, newest first, their ``arguments`` left empty (a listing shows none).
         """
 
     async def list_unfinished(self) -> list[JobRecord]:

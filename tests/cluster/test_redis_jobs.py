@@ -351,3 +351,26 @@ async def test_a_replica_stopped_for_a_deploy_hands_its_read_jobs_over_at_once_n
             rerun.open()
             view = await survivor.wait("alice", reader, timeout_s=30)
         assert view.status == "completed"
+
+
+async def test_a_status_and_a_listing_read_neither_arguments_nor_result(redis_url: str) -> None:
+    """Each job_status read the job's whole hash, its result with it (a large one at every
+    poll), and a listing page every job's; a run reads its arguments still."""
+    client = await open_checked(redis_url)
+    try:
+        store = RedisJobStore(client, lease_s=10.0)
+        big = "x" * 1_000_000
+        await store.create(JobRecord(id="job_big", owner="alice", tool="t", arguments={"text": big},
+                                     status="running", created_at=1.0, updated_at=1.0))
+        [unfinished] = [r for r in await store.list_unfinished() if r.id == "job_big"]
+        assert unfinished.arguments == {"text": big}
+        await store.finish("job_big", "completed", ToolResult(big), at=2.0)
+        status = await store.get("alice", "job_big")
+        assert status is not None and (status.status, status.finished_at, status.arguments) == ("completed", 2.0, {})
+        assert [(r.id, r.status, r.arguments) for r in await store.list_jobs("alice")] == [
+            ("job_big", "completed", {})]
+        assert await store.get("mallory", "job_big") is None
+        assert await store.get("alice", "job_none") is None
+        assert await store.get_result("alice", "job_big") == ToolResult(big)
+    finally:
+        await client.aclose()
