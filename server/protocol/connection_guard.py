@@ -271,6 +271,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.guard.head_done(self)
         self.head_bytes = 0
         super().on_headers_complete()
+        if self.cycle is not None:
+            self.cycle.transport = _ClosedAfterWhatIsSent(self.transport, self)  # type: ignore[assignment]
 
     def on_body(self, body: bytes) -> None:
         if self.discarding:
@@ -293,6 +295,28 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             # whose deadline each piece renewed: one byte a second held it for ever, and enough of
             # them, with no token, took every place. It is closed as a 431 is.
             self.guard.answered_early(self)
+
+
+class _ClosedAfterWhatIsSent:
+    """The transport as a request's cycle sees it. uvicorn closes the connection at the end of
+    an answer that says ``Connection: close`` (``toolbay.protocol.early_answers`` says it of an
+    answer given before the body was read): closed at once with the client's bytes unread, the
+    socket was reset, and a client still sending its body lost the answer. Such a close is the
+    guard's lingering one; any other is the transport's own."""
+
+    def __init__(self, transport: asyncio.Transport, connection: GuardedHttpToolsProtocol) -> None:
+        self._transport = transport
+        self._connection = connection
+
+    def close(self) -> None:
+        connection = self._connection
+        if connection in connection.guard.awaiting_body and not self._transport.is_closing():
+            connection.guard.answered_early(connection)
+        else:
+            self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 def guarded_protocol(limits: GuardLimits) -> type[GuardedHttpToolsProtocol]:

@@ -34,6 +34,7 @@ from toolbay.protocol import plain_json
 from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
 from toolbay.protocol.caller_sessions import CallerSessionCap
 from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
+from toolbay.protocol.early_answers import CloseAfterEarlyAnswer
 from toolbay.protocol.host_header import HostNamesInOneCase
 from toolbay.protocol.http_lane import HttpQuickLane
 from toolbay.protocol.listening import bound_socket
@@ -205,6 +206,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
         )
     # Outermost: every check below reads the Host and Origin headers as it leaves them.
     starlette_app.add_middleware(HostNamesInOneCase)
+    starlette_app.add_middleware(CloseAfterEarlyAnswer)
     return starlette_app
 
 

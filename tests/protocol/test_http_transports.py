@@ -510,3 +510,20 @@ async def test_a_long_cursor_prompt_name_or_resource_uri_is_said_back_only_in_pa
     for answer in answers:
         error = answer.json()["error"]
         assert len(error["message"]) < 2_000 and "characters" in error["message"], error["message"][:300]
+
+
+async def test_a_body_past_the_limit_is_refused_saying_its_connection_closes_and_the_next_request_goes_on(
+        base_url: str) -> None:
+    """The server closes a connection whose body it did not read, but the 413 did not say so: the
+    client kept it for its next request, which failed (httpx: ReadError) instead of going on a
+    new connection. Several rounds: whether the reused connection was closed yet was a race."""
+    too_large = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"x": "x" * (5 << 20)}}}
+    headers = {"Accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        for _ in range(5):
+            refused = await http.post(f"{base_url}/mcp", json=too_large, headers=headers)
+            assert refused.status_code == 413 and refused.headers.get("connection") == "close", refused.headers
+            answered = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=headers)
+            assert answered.status_code == 200, answered.text[:300]
+        small = await http.post(f"{base_url}/mcp", json=INITIALIZE, headers=headers)
+    assert "connection" not in small.headers  # a request read whole keeps its connection
