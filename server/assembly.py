@@ -24,6 +24,7 @@ from toolbay.chain import ChainPolicies, ChainSettings
 from toolbay.chain.authorize import Authorizer
 from toolbay.chain.call import Stage
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
+from toolbay.freed_memory import give_back_while_serving
 from toolbay.handlers.authoring import CreateToolHandler, ShareToolHandler
 from toolbay.handlers.base import Handler
 from toolbay.handlers.jobs import job_tools
@@ -301,6 +302,7 @@ async def _assembled(
             await group.start(tell_callers_whose_tokens_change, policies.authenticator.verifier, sessions)
         if notices is not None:
             await group.start(notices.run)
+        group.start_soon(give_back_while_serving, lambda: not any(manager.counts().values()))
         try:
             yield app
         finally:

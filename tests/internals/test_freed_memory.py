@@ -36,3 +36,56 @@ def test_memory_freed_in_small_blocks_is_given_back() -> None:
     finally:
         libc.free(pinned)
     assert given_back > BLOCKS * BLOCK_BYTES // 1024 // 2, f"{given_back} kB given back"
+
+
+# Run in a process of its own: the test process's memory is the whole suite's.
+_QUIET_SERVER = """
+import gc, sys, anyio
+from toolbay.freed_memory import give_back_while_serving, resident_bytes
+
+gc.disable()  # as in a quiet server: nothing allocates, so no collection starts
+quiet = False
+looks = 0
+
+def is_quiet():
+    global looks
+    looks += 1
+    return quiet
+
+class Call:  # a call's arguments held in a cycle, as an exception's traceback holds them
+    def __init__(self):
+        self.arguments, self.me = {"text": "x" * (2 << 20) + str(id(self))}, self
+
+async def main():
+    global quiet
+    before = resident_bytes()
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: give_back_while_serving(is_quiet, every_s=0.01, grown_by_at_most=32 << 20))
+        await anyio.sleep(0)  # it has looked at the memory it starts with
+        for _ in range(64):  # 128 MB, all garbage
+            Call()
+        grown = resident_bytes()
+        while looks < 20:  # busy: nothing is collected
+            await anyio.sleep(0.01)
+        busy = resident_bytes()
+        quiet = True
+        with anyio.fail_after(60):  # a hang guard: it takes a few looks
+            while resident_bytes() > before + (grown - before) // 4:
+                await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+    print((grown - before) >> 20, (busy - before) >> 20, (resident_bytes() - before) >> 20)
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim, /proc")
+def test_a_quiet_server_gives_back_what_a_burst_left_in_cycles_and_a_busy_one_waits() -> None:
+    """A burst of sixteen calls of 4 MB arguments left an HTTP server at 280 MB against 77 MB
+    before it, for as long as it ran: the calls' arguments outlived them in reference cycles."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _QUIET_SERVER], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    grown, busy, after = map(int, done.stdout.split())
+    assert grown >= 120 and busy >= 120 and after <= 32, done.stdout
