@@ -154,11 +154,13 @@ def haproxy_config(bind: str, servers: list[str]) -> str:
         "defaults", "    mode http", "    timeout connect 5s", "    timeout client 600s",
         "    timeout server 600s",
         "frontend mcp", f"    bind {bind}", "    default_backend toolbay",
-        # A replica that has died: the request goes to another (a connection refused is safe to
-        # retry, and so is one closed unanswered, which a kept connection to it gives), and the
-        # health check takes it out of the rotation. haproxy retries only a request it holds
-        # whole (http-buffer-request); else it closes the client's connection unanswered.
+        # A replica that has died: a refused connection goes to another (it never reached a
+        # replica, so it is safe to retry), and the health check takes it out of the rotation.
+        # A request closed unanswered is not retried (a replica that died while running a call
+        # had run it in part); each request has a connection of its own, so none is sent down a
+        # kept connection to a replica that has died since. haproxy retries only a request it
+        # holds whole (http-buffer-request); else it closes the client's connection unanswered.
         "backend toolbay", "    balance roundrobin", "    option httpchk GET /healthz",
-        "    retries 3", "    option redispatch 1", "    retry-on conn-failure empty-response",
+        "    retries 3", "    option redispatch 1", "    retry-on conn-failure", "    option http-server-close",
         "    option http-buffer-request", *lines, "",
     ])
