@@ -48,6 +48,10 @@ class HashIndex:
             return files
         except FileNotFoundError:
             return {}
+        except OSError as exc:  # a folder in its place, a file this user may not read: a cache
+            logger.warning("ignoring the hash index %s, which cannot be read (%s): every file is hashed again",
+                           self.file, exc.strerror or exc)
+            return {}
         except (ValueError, KeyError, TypeError) as exc:
             logger.info("ignoring the hash index %s: %s", self.file, exc)
             return {}

@@ -28,6 +28,8 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+from toolbay.errors import StorageError
+
 
 class ServingLock:
     def __init__(self, path: Path) -> None:
@@ -41,8 +43,12 @@ class ServingLock:
     def take(self) -> bool:
         """Takes the lock exclusively if no other server holds it (returns True: alone), else
         shared (False). Blocking for as long as another server holds it exclusively, which it
-        does only while it starts or takes over: run it on a worker thread."""
-        fd = _open(self.path)
+        does only while it starts or takes over: run it on a worker thread. Raises
+        ``StorageError`` naming the file when it or its gate cannot be opened."""
+        try:
+            fd = _open(self.path)
+        except OSError as error:
+            raise _unusable(error, self.path) from None
         try:
             with held_exclusively(self.gate_path, blocking=True):
                 try:
@@ -51,8 +57,10 @@ class ServingLock:
                 except BlockingIOError:
                     fcntl.flock(fd, fcntl.LOCK_SH)
                     alone = False
-        except BaseException:
+        except BaseException as error:
             os.close(fd)
+            if isinstance(error, OSError) and not isinstance(error, BlockingIOError):
+                raise _unusable(error, self.gate_path) from None
             raise
         self._fd = fd
         try:
@@ -133,6 +141,17 @@ class ServingLock:
                 (self.runners / self.server_id).unlink()
             with contextlib.suppress(OSError):
                 os.close(own)
+
+
+def _unusable(error: OSError, path: Path) -> StorageError:
+    """A lock file that cannot be opened (a folder in its place, a file this user may not
+    write): the server stopped at start with a traceback."""
+    if path.is_dir():
+        return StorageError(f"cannot use {path}, the file by which servers on this data folder know of each "
+                            "other: a folder is in its place. Move it aside (toolbay makes the file anew)")
+    return StorageError(f"cannot use {path}, the file by which servers on this data folder know of each other: "
+                        f"{error.strerror or error}. Make it readable and writable by this user, or move it aside "
+                        "(toolbay makes it anew)")
 
 
 def serving_lock_beside(database: Path) -> Path:

@@ -154,6 +154,24 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
                      finished_at=times[3])
 
 
+def _check_shape(conn: sqlite3.Connection, *, new_allowed: bool) -> None:
+    """Raises ``_NotThisShape`` unless the database holds toolbay's tables, each with every
+    column it must have; with ``new_allowed``, a database with no tables at all (a new one, to
+    be given them) passes too. Another program's (tables, but no ``jobs``) never does: the
+    server added toolbay's tables to it, made it private and switched its journal."""
+    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    if new_allowed and not tables:
+        return
+    for table, needed in _COLUMNS_NEEDED.items():
+        has = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not has and table == "jobs":
+            others = f" but others ({', '.join(tables[:3])})" if tables else ""
+            raise _NotThisShape(f"it has no table {table}{others}: it is not a toolbay job database")
+        if has and (missing := [column for column in needed if column not in has]):
+            raise _NotThisShape(f"its table {table} has no column {', '.join(missing)} (was it made by "
+                                "another program, or edited?)")
+
+
 def _is_result_name(file_name: Any) -> bool:
     """A result file's name as this store writes it: a name in the results folder, never a path
     (a damaged or edited row naming '/etc/x' had that file read as a job's result, and deleted)."""
@@ -275,23 +293,19 @@ class SqliteJobStore(JobStore):
             raise StorageError(f"cannot open the job database {self.path}: {exc}. {_remedy(exc)}") from exc
 
     def _connect(self) -> sqlite3.Connection:
-        _kept_private(self.path)
+        if not self.as_server:
+            return self._connect_to_read()
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         conn.text_factory = _text
         try:
+            conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
+            # Before anything is changed (its mode, its journal, its tables), and before the
+            # schema's script, whose indexes would fail first on a column they name.
+            _check_shape(conn, new_allowed=True)
+            _kept_private(self.path)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
-            # Before the schema's script, whose indexes would fail first on a column they name.
-            for table, needed in _COLUMNS_NEEDED.items():
-                has = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-                if has and (missing := [column for column in needed if column not in has]):
-                    raise _NotThisShape(f"its table {table} has no column {', '.join(missing)} (was it made by "
-                                        "another program, or edited?)")
-                if not has and not self.as_server and table == "jobs":
-                    # Another program's database: `toolbay jobs list` added toolbay's tables to it.
-                    raise _NotThisShape(f"it has no table {table}: it is not a toolbay job database")
             conn.executescript(_SCHEMA)
             # Damage found now, not by the first query that touches a bad page (a jobs
             # database holds days of jobs, which quick_check reads in a moment).
@@ -305,9 +319,46 @@ class SqliteJobStore(JobStore):
         except BaseException:
             conn.close()
             raise
+        return self._noted_as_opened(conn)
+
+    def _noted_as_opened(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        """``conn``, the file it opened noted (see ``_check_still_there``)."""
         opened = os.stat(self.path)
         self._opened = (opened.st_dev, opened.st_ino)
         return conn
+
+    def _connect_to_read(self) -> sqlite3.Connection:
+        """``toolbay jobs``'s connection, which changes nothing of the file (its mode, its
+        journal, its tables: another program's database was left changed though said not to be
+        toolbay's) and reads a file it may not write (a read-only mount, a file of another user's
+        server) read-only: a cancel there is refused when it is written."""
+        if not self.path.is_file():
+            raise _NotThisShape("it is not a file")
+        conn: sqlite3.Connection | None = None
+        for mode in ("rw", "ro"):
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={mode}", uri=True, isolation_level=None,
+                                       check_same_thread=False)
+                conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.OperationalError:
+                if conn is not None:
+                    conn.close()
+                conn = None
+                if mode == "ro":
+                    raise
+        assert conn is not None
+        conn.text_factory = _text
+        try:
+            _check_shape(conn, new_allowed=False)
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                raise _Damaged(str(verdict))
+        except BaseException:
+            conn.close()
+            raise
+        return self._noted_as_opened(conn)
 
     def _move_aside(self) -> Path:
         """Keeps the damaged database (and its WAL) under a new name beside it; returns it."""

@@ -59,6 +59,14 @@ class ModuleCache:
                     touch_if_stale(handle.fileno())
             except FileNotFoundError:
                 continue
+            except OSError as error:
+                # A folder there, or a file this user may not read (a copy by hand, a restore):
+                # every call of every tool it held failed as an internal error, and the module
+                # was never compiled again. It is compiled, and used from memory.
+                log.warning("compiled-module cache entry %s cannot be read (%s); compiling again", path,
+                            error.strerror or error)
+                self.stats.rebuilds += 1
+                return None
             module = self._decode(engine, fingerprint, header, payload)
             if module is None:
                 log.warning("compiled-module cache entry %s is corrupt or stale; compiling again", path.name)

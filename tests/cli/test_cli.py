@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -1333,19 +1334,57 @@ def test_jobs_commands_leave_a_damaged_job_database_where_it_is_and_say_how_it_i
     assert [path.name for path in tmp_path.iterdir() if "damaged" in path.name] == []
 
 
-def test_jobs_commands_add_nothing_to_another_programs_database(tmp_path: Path) -> None:
+def test_jobs_commands_and_the_server_change_nothing_of_another_programs_database(tmp_path: Path) -> None:
     """`toolbay jobs list` on a data folder whose jobs.sqlite3 was another program's added
-    toolbay's tables to it (a re-check)."""
+    toolbay's tables to it (a re-check); then, though it said the file was none of toolbay's,
+    it made it private and switched its journal, and `serve` took it over as its own, all its
+    tables added, with nothing said (an outside check). Both refuse it, the file as it was."""
     import sqlite3
 
-    with contextlib.closing(sqlite3.connect(tmp_path / "jobs.sqlite3")) as other:
+    database = tmp_path / "jobs.sqlite3"
+    with contextlib.closing(sqlite3.connect(database)) as other:
         other.execute("CREATE TABLE notes (text)")
         other.commit()
+    database.chmod(0o644)
+    before = database.read_bytes()
     listed = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path)])
     assert listed.exit_code == 2, listed.output
-    assert "it has no table jobs: it is not a toolbay job database" in listed.stderr
-    with contextlib.closing(sqlite3.connect(tmp_path / "jobs.sqlite3")) as other:
-        assert other.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
+    assert "it has no table jobs but others (notes): it is not a toolbay job database" in listed.stderr
+    served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--data-dir", str(tmp_path)],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    assert served.returncode == 2, served.stderr
+    assert served.stderr.strip().splitlines()[-1] == (
+        f"toolbay: cannot open the job database {database}: it has no table jobs but others (notes): it is not a "
+        "toolbay job database. Move it aside (toolbay then starts a fresh one) or choose another data folder "
+        "(--data-dir); the jobs it holds are not read.")
+    assert database.read_bytes() == before and stat.S_IMODE(database.stat().st_mode) == 0o644
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("jobs.sqlite3")) == ["jobs.sqlite3"]
+
+
+def test_jobs_commands_read_a_database_this_user_may_not_write(tmp_path: Path) -> None:
+    """A read-only file or mount: `toolbay jobs list` failed to open it, saying the folder should
+    be made writable (an outside check); it reads jobs, and writes only a cancel."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(tmp_path / "jobs.sqlite3")) as made:
+        made.executescript("CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT NOT NULL, tool TEXT NOT NULL, "
+                           "arguments TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, created_at REAL NOT NULL, "
+                           "updated_at REAL NOT NULL, started_at REAL, finished_at REAL, result TEXT, "
+                           "result_file TEXT); CREATE TABLE job_events (seq INTEGER PRIMARY KEY, job_id TEXT NOT NULL, "
+                           "at REAL NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL);"
+                           "INSERT INTO jobs VALUES ('job_1', 'alice', 'hashsum', '{}', 'completed', NULL, 1, 2, 1, 2, "
+                           "'{\"text\": \"done\"}', NULL)")
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        pytest.skip("needs unshare and mount")
+    # A read-only bind mount of the folder, in a mount namespace of the test's own.
+    result = subprocess.run(["unshare", "-m", "sh", "-c", f'mount --bind "{tmp_path}" "{tmp_path}" && '
+                             f'mount -o remount,bind,ro "{tmp_path}" || exit 77; '
+                             f'exec "{sys.executable}" -m toolbay jobs list --owner alice --data-dir "{tmp_path}"'],
+                            capture_output=True, text=True, timeout=60, check=False)
+    if result.returncode == 77 or "unshare failed" in result.stderr:
+        pytest.skip(f"no mount namespace here: {result.stderr.strip()}")
+    assert result.returncode == 0, result.stderr
+    assert "job_1" in result.stdout and "hashsum" in result.stdout
 
 
 def test_a_modules_import_error_is_shown_with_its_secrets_hidden(tmp_path: Path, shared_data_dir: Path) -> None:
@@ -1538,3 +1577,35 @@ def test_list_says_which_credentials_give_nothing(tmp_path: Path, shared_data_di
                     "credentials.missed: its tools ['wether_*'] match no tool served, so no tool is granted it",
                     # built-ins are handed no credential (a re-check: said of nothing)
                     "credentials.builtin: its tools ['job_*'] match no tool served, so no tool is granted it"]
+
+
+def test_a_cache_or_lock_file_that_is_a_folder_is_ignored_or_said_in_one_line(tmp_path: Path) -> None:
+    """hashes.json, jobs.serving or jobs.serving-gate a folder (or unreadable): `serve`, `list`
+    and `call` ended with an IsADirectoryError traceback, exit 1 (an outside check). The hash
+    index is a cache: it is left aside, every file hashed again. The lock files are how servers
+    on one folder know of each other: the server stops at start saying which and what to do."""
+    hashed = tmp_path / "hashed"
+    (hashed / "hashes.json").mkdir(parents=True)
+    called = runner.invoke(app, ["call", "textkit_count", '{"stdin": "a b"}', "--data-dir", str(hashed)])
+    assert called.exit_code == 0 and called.stdout.split() == ["1", "2", "3", "3"], called.output
+    served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--data-dir", str(hashed)],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    assert served.returncode == 0, served.stderr
+    assert f"ignoring the hash index {hashed / 'hashes.json'}, which cannot be read" in served.stderr
+    for name in ("jobs.serving", "jobs.serving-gate"):
+        locked = tmp_path / name
+        (locked / name).mkdir(parents=True)
+        served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--data-dir", str(locked)],
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+        assert served.returncode == 2, served.stderr
+        assert served.stderr.strip().splitlines()[-1] == (
+            f"toolbay: cannot use {locked / name}, the file by which servers on this data folder know of each "
+            "other: a folder is in its place. Move it aside (toolbay makes the file anew)")
+
+
+def test_jobs_commands_on_a_data_folder_that_is_a_file_say_so(tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    listed = runner.invoke(app, ["jobs", "list", "--data-dir", str(a_file)])
+    assert listed.exit_code == 2
+    assert listed.stderr.strip() == f"toolbay: the data folder {a_file} is a file, not a folder"

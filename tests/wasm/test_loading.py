@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import threading
 import time
@@ -251,3 +252,27 @@ def test_a_changed_file_is_compiled_again(tmp_path: Path, copied: Path) -> None:
 def test_cache_writes_leave_no_temporary_files(tmp_path: Path, copied: Path) -> None:
     fresh_runtime(tmp_path / "cache").load(copied)
     assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".cwasm"]
+
+
+@pytest.mark.parametrize("damage", ["a folder", "unreadable"])
+def test_a_cache_entry_that_cannot_be_read_is_compiled_again_and_the_module_runs(
+        tmp_path: Path, copied: Path, damage: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A folder in its place, or a file this user may not read: every call of the tool failed as
+    an internal error, and the module was never compiled again (an outside check)."""
+    first = fresh_runtime(tmp_path / "cache")
+    [entry] = (tmp_path / "cache").glob(f"{first.load(copied).sha256}-*.cwasm")
+    first.close()
+    entry.unlink()
+    if damage == "a folder":
+        entry.mkdir()
+    else:
+        entry.write_bytes(b"code")
+        entry.chmod(0)
+        if os.access(entry, os.R_OK):
+            pytest.skip("this user reads any file (root)")
+    runtime = fresh_runtime(tmp_path / "cache")
+    module = runtime.load(copied)
+    assert runtime.run(module, RunRequest(argv=["args", "after"])).stdout.startswith(b'["args","after"]')
+    assert runtime.cache_stats.rebuilds == 1
+    assert f"compiled-module cache entry {entry} cannot be read" in caplog.text
+    runtime.close()
