@@ -739,11 +739,9 @@ class Discovery:
             size = os.stat(path).st_size
         except OSError as exc:
             return FileOutcome(path, sha, skipped=SkippedFile(path, f"cannot read the file: {exc.strerror or exc}"))
-        if size > MAX_PYTHON_MODULE_BYTES:
+        if (why := too_large(size, "a Python tool module", MAX_PYTHON_MODULE_BYTES)) is not None:
             # Read whole to be described and imported: a 200 MB file took 700 MB of the server's memory.
-            return FileOutcome(path, sha, skipped=SkippedFile(
-                path, f"{size / 2**20:,.0f} MiB, more than the {MAX_PYTHON_MODULE_BYTES // 2**20} MiB a Python tool "
-                      "module may be"))
+            return FileOutcome(path, sha, skipped=SkippedFile(path, why))
         entry = self._python_cached(path, sha) if look_up else None
         source = source_of(path, sha)
         module = tool_name_for(path)  # as the worker imports it

@@ -23,8 +23,11 @@ def open_tool_file(path: str | Path) -> BinaryIO:
     return open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb")
 
 
-def too_large(size: int, what: str) -> str | None:
-    """Why a file of ``size`` bytes is not read (``what`` it is: "a module"), or None."""
-    if size <= MAX_TOOL_FILE_BYTES:
+def too_large(size: int, what: str, limit: int = MAX_TOOL_FILE_BYTES) -> str | None:
+    """Why a file of ``size`` bytes is not read (``what`` it is: "a module"), or None. Its size
+    is rounded up to a tenth of a MiB: rounded to the nearest, a file just past 16 MiB was
+    "16 MiB, more than the 16 MiB" it may be."""
+    if size <= limit:
         return None
-    return f"{size / 2**20:,.0f} MiB, more than the {MAX_TOOL_FILE_BYTES // 2**20} MiB {what} may be"
+    tenths = -(-size * 10 // 2**20)
+    return f"{tenths // 10:,}.{tenths % 10} MiB, more than the {limit / 2**20:g} MiB {what} may be"

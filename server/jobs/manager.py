@@ -64,6 +64,7 @@ from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
     CANCEL_REQUESTED,
     INTERRUPTED_BY_RESTART,
+    RESULT_LOST,
     TERMINAL,
     JobEvent,
     JobRecord,
@@ -936,7 +937,13 @@ class JobManager:
         view = await self.status(owner, job_id)
         if not view.finished:
             return None
-        return await self.store.get_result(owner, job_id)
+        result = await self.store.get_result(owner, job_id)
+        if result is None:
+            # Ended, and no result kept (a row edited or damaged): said as lost, not as "not
+            # ended yet", which sent a caller back to wait for a job that had ended.
+            return ToolResult.error(f"The result of job {job_id} was lost: its stored record holds none. Run the "
+                                    "tool again.", reason=RESULT_LOST)
+        return result
 
     async def cancel(self, owner: str, job_id: str, reason: str = CANCELLED_BY_CALLER) -> JobView:
         """Stops a job (its ``CallContext.cancelled`` is set, so a wasm guest stops) and

@@ -23,7 +23,8 @@ from toolbay.jobs.store import RESULT_LOST
 from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
 
 URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
-_URI = re.compile(r"toolbay://jobs/(job_[0-9a-f]+)/result")
+# Any id a listing gives (job_ and hex, as this server makes them; a row made by hand otherwise).
+_URI = re.compile(r"toolbay://jobs/(job_[A-Za-z0-9_.-]{1,200})/result")
 # The JSON-RPC code the specification gives an unknown resource.
 RESOURCE_NOT_FOUND = -32002
 

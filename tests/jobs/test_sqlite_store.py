@@ -484,3 +484,20 @@ async def test_a_result_file_named_as_a_path_is_neither_read_nor_deleted(db_path
         assert result is not None and result.is_error and "not a result" not in result.text
         assert await store.delete_finished_before(10_000.0) == 1
     assert victim.read_text() == "not a result of this job"
+
+
+async def test_a_finished_job_whose_row_holds_no_result_is_said_lost_not_still_running(db_path: Path) -> None:
+    """"Job job_b has completed; it has not ended yet, so there is no result": a caller told to
+    wait for a job that had ended (a row edited or damaged; an outside check)."""
+    from toolbay.jobs import JobManager
+    from toolbay.jobs.store import RESULT_LOST
+
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_b"))
+        await store.finish("job_b", "completed", ToolResult("done"), at=101.0)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE jobs SET result = NULL, result_file = NULL WHERE id = 'job_b'")
+    async with JobManager(SqliteJobStore(db_path)) as manager:
+        result = await manager.result("alice", "job_b")
+    assert result is not None and result.is_error and result.meta["reason"] == RESULT_LOST
+    assert result.text == "The result of job job_b was lost: its stored record holds none. Run the tool again."

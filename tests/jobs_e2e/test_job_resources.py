@@ -83,3 +83,28 @@ async def test_a_lost_result_is_an_error_to_read_not_its_content(tmp_path: Path,
             kept.unlink()
         with pytest.raises(MCPError, match="The result of this job was lost"):
             await alice.read_resource(f"toolbay://jobs/{job_id}/result")
+
+
+async def test_every_listed_result_can_be_read_and_one_a_row_lacks_is_said_lost(
+        tmp_path: Path, data_dir: Path, callers: Callers) -> None:
+    """A job ended with no result in its row (edited, damaged) was "not ended yet, call
+    job_wait" to job_result and resources/read alike; and a row whose id is not hex (made by
+    hand) was listed as a resource that could not be read (an outside check)."""
+    import sqlite3
+
+    config = _echo_as_a_job(tmp_path, data_dir, callers)
+    async with http_server(settings_for(config)) as (url, _), http_client(url, callers.tokens["alice"]) as alice:
+        job_id = structured(await call(alice, "echo", {"stdin": "kept"}))["job_id"]
+        await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 50})
+        with sqlite3.connect(data_dir / "jobs.sqlite3") as conn:
+            conn.execute("INSERT INTO jobs SELECT 'job_made-by-hand', owner, tool, arguments, status, reason, "
+                         "created_at + 1, updated_at, started_at, finished_at, NULL, NULL FROM jobs WHERE id = ?",
+                         (job_id,))
+        listed = [str(r.uri) for r in (await alice.list_resources()).resources]
+        assert listed == ["toolbay://jobs/job_made-by-hand/result", f"toolbay://jobs/{job_id}/result"]
+        with pytest.raises(MCPError, match="The result of job job_made-by-hand was lost: its stored record holds"):
+            await alice.read_resource(listed[0])
+        answer = await call(alice, "job_result", {"job_id": "job_made-by-hand"})
+        assert answer.is_error and "was lost" in text(answer) and "job_wait" not in text(answer)
+        assert [c.text for c in (await alice.read_resource(listed[1])).contents
+                if isinstance(c, types.TextResourceContents)] == ["kept"]
