@@ -19,6 +19,7 @@ a second ``BEGIN`` on the connection would then fail.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -99,6 +100,8 @@ _COLUMNS_NEEDED = {
              "finished_at", "result", "result_file"),
     "job_events": ("seq", "job_id", "at", "kind", "data"),
 }
+# Errors of a disk with no room left: passing, unlike a file where a folder should be.
+_OUT_OF_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 # The reason of a job whose row could not be read whole, before what was wrong with it.
 DAMAGED_RECORD = "its stored record is damaged"
 # Times a job can have (seconds since 1970): past these, no date can be written of it.
@@ -428,10 +431,20 @@ class SqliteJobStore(JobStore):
                 file_name = f"{job_id}.{hashlib.sha256(data).hexdigest()}.json"
                 # Its callers' alone, as each file in it is: under a data folder made by hand
                 # (755), it showed every large result's job id to the machine's other users.
-                self.results_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-                _owners_only(self.results_dir)  # one made 755 before toolbay made it 700
-                write_whole(self.results_dir / file_name, data, durable=True, prefix=file_name)
-                inline = None
+                try:
+                    self.results_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    _owners_only(self.results_dir)  # one made 755 before toolbay made it 700
+                    write_whole(self.results_dir / file_name, data, durable=True, prefix=file_name)
+                    inline = None
+                except OSError as error:
+                    if error.errno in _OUT_OF_SPACE:
+                        raise  # passing: the end is written again once there is room
+                    # A file or an unwritable folder where the results go: the end was retried
+                    # for ever, the job running to its caller and its server never stopping. The
+                    # result goes into the database, as a small one does.
+                    logger.warning("cannot keep the result of job %s in %s (%s); it is kept in the job database",
+                                   job_id, self.results_dir, error.strerror or error)
+                    file_name = None
             with _transaction(conn):
                 ended = conn.execute(
                     "UPDATE jobs SET status = ?, reason = COALESCE(?, reason), updated_at = ?,"

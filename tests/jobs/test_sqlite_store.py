@@ -501,3 +501,19 @@ async def test_a_finished_job_whose_row_holds_no_result_is_said_lost_not_still_r
         result = await manager.result("alice", "job_b")
     assert result is not None and result.is_error and result.meta["reason"] == RESULT_LOST
     assert result.text == "The result of job job_b was lost: its stored record holds none. Run the tool again."
+
+
+async def test_a_large_result_that_cannot_be_kept_beside_the_database_is_kept_in_it(
+        db_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A file where the results folder goes: the job's end was refused and tried again for
+    ever, its caller told it was still being recorded, its server never stopping (an outside
+    check). A full disk still refuses it: that passes, and the end is written again."""
+    results = db_path.with_name(db_path.stem + "-results")
+    results.write_text("in the way")
+    big = ToolResult("x" * 5000)
+    async with SqliteJobStore(db_path, large_result_bytes=1024) as store:
+        await store.create(job("job_big"))
+        await store.finish("job_big", "completed", big, at=101.0)
+        assert await store.get_result("alice", "job_big") == big
+    assert results.read_text() == "in the way"
+    assert f"cannot keep the result of job job_big in {results}" in caplog.text
