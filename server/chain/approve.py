@@ -12,7 +12,8 @@ MCP elicitation::
         return result.action                                   # "accept" | "decline" | "cancel"
 
 ``accept`` lets the call run; ``decline`` and ``cancel`` refuse it with ``ApprovalDenied``;
-``unsupported`` (a client that cannot be asked) gets the configured default, ``deny``
+``unsupported`` (a client that cannot be asked) and ``no_back_channel`` (a client that could,
+on a transport with no way back to it: stateless HTTP) get the configured default, ``deny``
 unless told otherwise. An ``ask`` that fails counts as ``cancel``: approval fails closed, and
 so does a question left unanswered past ``timeout_s``.
 """
@@ -34,7 +35,7 @@ from toolbay.words import PermissionTier
 
 logger = logging.getLogger(__name__)
 
-Answer = Literal["accept", "decline", "cancel", "unsupported", "failed"]
+Answer = Literal["accept", "decline", "cancel", "unsupported", "no_back_channel", "failed"]
 Ask = Callable[[ToolCall, str], Awaitable[Answer]]
 
 
@@ -80,15 +81,16 @@ class Approver:
         if answer == "decline":
             raise ApprovalDenied(f"The user declined to run {call.name!r}. Do not retry it unchanged.",
                                  answer=answer)
-        if answer == "unsupported":
+        if answer in ("unsupported", "no_back_channel"):
             if self.when_unsupported == "allow":
                 return
-            raise ApprovalDenied(
-                f"The tool {call.name!r} needs a person's approval ({tier.value} tier), and this client "
-                "cannot ask its user (no elicitation support). Use a client that supports elicitation, "
-                "or ask the operator to change the approval settings.",
-                answer=answer,
-            )
+            # A client that supports elicitation, told to use one that does, could do nothing
+            # (an outside check, against replicas under [cluster]).
+            why = "this client cannot ask its user (no elicitation support). Use a client that supports elicitation, " \
+                "or ask" if answer == "unsupported" else "nobody can be asked here: this server answers each " \
+                "request on its own (stateless HTTP), with no way back to the client to ask its user. Ask"
+            raise ApprovalDenied(f"The tool {call.name!r} needs a person's approval ({tier.value} tier), and {why} "
+                                 "the operator to change the approval settings.", answer="unsupported")
         if answer == "failed":
             raise ApprovalDenied(f"The client answered the approval of {call.name!r} with an error or with no "
                                  "answer elicitation has (accept, decline, cancel); it did not run.", answer=answer)

@@ -20,14 +20,20 @@ async def ask_by_elicitation(call: ToolCall, message: str) -> Answer:
     from pydantic import ValidationError
 
     session = call.session
-    capabilities = session.client_capabilities if session is not None else None
-    if session is None or capabilities is None or capabilities.elicitation is None:
+    if session is None:
+        return "unsupported"
+    capabilities = session.client_capabilities
+    if capabilities is None:
+        # A session that never saw its client's initialize: a request of stateless HTTP (replicas
+        # under [cluster]), answered on its own, whatever its client could do.
+        return "no_back_channel"
+    if capabilities.elicitation is None:
         return "unsupported"
     try:
         result = await session.elicit_form(message, _NO_FIELDS, related_request_id=call.context.request_id)
     except NoBackChannelError as exc:  # 2026-07-28, stateless HTTP: nobody can be asked
         logger.info("elicitation for %s not possible: %s", call.name, exc)
-        return "unsupported"
+        return "no_back_channel"
     except (MCPError, ValidationError) as exc:
         # The client was asked and answered, with an error or with no answer elicitation has
         # ("maybe"): that is no approval, and no client that cannot ask either (which

@@ -60,3 +60,29 @@ async def test_resources_and_tasks_about_jobs_answer_a_store_outage_as_a_server_
                 "content-type": "application/json", "accept": "application/json, text/event-stream",
                 "mcp-protocol-version": "2025-06-18"})
         assert answer.status_code == 200 and answer.json()["error"]["code"] == -32603, answer.text
+
+
+async def test_a_call_needing_approval_on_a_replica_is_refused_saying_nobody_can_be_asked_there(
+        tmp_path: Path, own_redis: RedisServer) -> None:
+    """A replica answers each request on its own, with no way back to the client: the refusal
+    told a client that supports elicitation to use one that does (an outside check)."""
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    asked: list[str] = []
+
+    async def answer(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept")
+
+    config = replica_config(tmp_path, own_redis)
+    config.write_text(config.read_text() + '[chain.approval]\ntiers = ["read"]\n', encoding="utf-8")
+    async with http_server(settings_for(config)) as (url, _), httpx2.AsyncClient(timeout=60) as http, \
+            Client(streamable_http_client(url, http_client=http), mode="legacy", elicitation_callback=answer) as client:
+        refused = await client.call_tool("hashsum", {"text": "abc"})
+    assert refused.is_error and asked == []
+    said = refused.content[0].text  # type: ignore[union-attr]
+    assert "needs a person's approval (read tier), and nobody can be asked here: this server answers each " \
+           "request on its own (stateless HTTP)" in said, said
+    assert "Use a client that supports elicitation" not in said
