@@ -163,7 +163,15 @@ class JobCancelTool(JobTool):
             # Said so, as `toolbay jobs cancel` and tasks/cancel say it: the answer was the job's
             # status alone, read as if the cancel had done something.
             answer.text = f"Nothing to cancel: the job had already ended. {answer.text}"
-        answer.structured = {**view.structured(), "cancelled": not before.finished and view.status == "cancelled"}
+        elif not view.finished:
+            # Run by another server that has not stopped it yet (a replica that died, say, until
+            # another takes the job over): the answer was "is running", "cancelled": false, as if
+            # the cancel had been lost (an outside check).
+            answer.text = ("The cancel is recorded, and the job has not stopped yet: the server running it stops it "
+                           "when it sees the request, or, if that server has stopped, the one that takes the job "
+                           f"over. Call job_wait to see it end. {answer.text}")
+        answer.structured = {**view.structured(), "cancelled": not before.finished and view.status == "cancelled",
+                             "cancel_requested": not before.finished}
         return answer
 
 

@@ -159,3 +159,20 @@ async def test_numbers_past_a_floats_or_the_databases_range_are_answered_not_int
         offset_schema = t["job_list"].definition.input_schema["properties"]["offset"]
     validator = jsonschema.Draft202012Validator(offset_schema)
     assert not validator.is_valid(2**63) and validator.is_valid(2**63 - 1)
+
+
+async def test_job_cancel_of_a_job_another_server_has_not_stopped_yet_says_the_cancel_is_recorded(
+        make_manager: MakeManager) -> None:
+    """Run by another server on the data folder (or a replica that died, until another takes
+    the job over): the answer was "is running", "cancelled": false, as if the cancel had been
+    lost (an outside check). Here the running server heeds it after the answer."""
+    gate = Gate()
+    async with make_manager() as runner, make_manager(cancel_grace_s=0.0) as other:
+        job_id = await start_job(runner, gate)
+        answer = await tools(other)["job_cancel"].handle({"job_id": job_id}, context())
+        assert answer.text.startswith("The cancel is recorded, and the job has not stopped yet") and not answer.is_error
+        assert answer.structured["status"] == "running"
+        assert (answer.structured["cancelled"], answer.structured["cancel_requested"]) == (False, True)
+        with anyio.fail_after(30):
+            waited = await tools(other)["job_wait"].handle({"job_id": job_id, "timeout_s": 300}, context())
+        assert waited.structured["status"] == "cancelled" and gate.seen_cancel
