@@ -694,12 +694,21 @@ class JobManager:
                 result, status = _cancelled_result(job), "cancelled"
             elif status == "failed" and isinstance(result.meta.get("trap"), str):
                 reason = result.meta["trap"]  # e.g. "timed out after 900 s": a runaway, stopped
+            # Its tool has ended: its place goes to the next call before its end is recorded,
+            # which a full disk may hold off for long (its caller's next calls waited in the
+            # queue meanwhile, and were refused as having "run past" the budget they waited out).
+            self._release_place(job)
             await self._finish(job, status, result, reason)
         finally:
-            self._running.discard(job)
-            self._running_per_owner[job.owner] -= 1
             if not job.done.is_set():  # stopped by the server closing
                 self._end_in_memory(job, "interrupted", _stopped_result(job), SERVER_STOPPING)
+            self._release_place(job)
+
+    def _release_place(self, job: _LiveJob) -> None:
+        """Gives the running place ``job`` held to the next queued call (once)."""
+        if job in self._running:
+            self._running.discard(job)
+            self._running_per_owner[job.owner] -= 1
             self._admit()
 
     def _crashed(self, job: _LiveJob, exc: Exception) -> ToolResult:

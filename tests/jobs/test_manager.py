@@ -681,3 +681,22 @@ async def test_a_damaged_progress_report_in_the_store_is_left_out_of_the_jobs_st
     assert view.progress is None and isinstance(view, JobView)
     json.dumps(view.structured(), allow_nan=False)
     assert view.sentence().startswith("Job job_p (slow) is running.")
+
+
+async def test_a_job_whose_end_waits_to_be_recorded_leaves_its_place_to_the_next_call(db_path: Path) -> None:
+    """Four such jobs (a full disk) held the caller's four places: its next call, a quick one,
+    waited in the queue and was refused as having run past the budget it waited out (an
+    outside check)."""
+    first, store = Gate(), FullUntilFreed(db_path)
+    async with JobManager(store, sync_budget_s=0.05, max_concurrent=1, max_per_caller=1) as manager:
+        job_id = await start_job(manager, first)
+        first.open()
+        with anyio.fail_after(20):
+            while (await manager.status("alice", job_id)).end_refused is None:
+                await anyio.sleep(0.02)
+        with anyio.fail_after(20):  # runs at once, though the first job's end is not recorded yet
+            quick = await manager.run_or_background("alice", "quick", {}, instant, context())
+        assert quick.text == "quick" and not quick.is_error
+        store.freed = True
+        with anyio.fail_after(20):
+            assert (await manager.wait("alice", job_id, None)).status == "completed"
