@@ -157,6 +157,15 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
                      finished_at=times[3])
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` names now (device, inode), None when none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 def _check_shape(conn: sqlite3.Connection, *, new_allowed: bool) -> None:
     """Raises ``_NotThisShape`` unless the database holds toolbay's tables, each with every
     column it must have; with ``new_allowed``, a database with no tables at all (a new one, to
@@ -216,6 +225,10 @@ class SqliteJobStore(JobStore):
         # The file the connection opened (device, inode): deleted or replaced under a running
         # server, its jobs would go on into a file nobody else sees (see ``_alone``).
         self._opened: tuple[int, int] | None = None
+        # Its write-ahead log and shared memory as opened: deleted under a running server, the
+        # next server on the folder made new ones, and each wrote its jobs where the other never
+        # looked, those of one lost when both had stopped (an outside check).
+        self._opened_beside: dict[str, tuple[int, int]] = {}
         self._said_gone = False
         self._limiter = anyio.CapacityLimiter(1)
         self._connection_in_use = threading.Lock()
@@ -250,16 +263,20 @@ class SqliteJobStore(JobStore):
         without a word. Said once in the log, and on each use after."""
         if self._opened is None:
             return
-        try:
-            found = os.stat(self.path)
-            now: tuple[int, int] | None = (found.st_dev, found.st_ino)
-        except OSError:
-            now = None
+        now = _identity(self.path)
         if now == self._opened:
-            return
-        message = (f"the job database {self.path} was {'deleted' if now is None else 'replaced'} while this server "
-                   "was using it: the jobs it recorded are in a file no longer there. Restart the server (it opens "
-                   "the database there, or starts a new one)")
+            gone = next((suffix for suffix, opened in self._opened_beside.items()
+                         if _identity(Path(f"{self.path}{suffix}")) != opened), None)
+            if gone is None:
+                return
+            message = (f"the job database's file {self.path}{gone} was deleted or replaced while this server was "
+                       "using it: the jobs this server records from now on would be seen by no other server on "
+                       "this data folder, nor by the next one. Stop the servers using this data folder and start "
+                       "one again")
+        else:
+            message = (f"the job database {self.path} was {'deleted' if now is None else 'replaced'} while this "
+                       "server was using it: the jobs it recorded are in a file no longer there. Restart the "
+                       "server (it opens the database there, or starts a new one)")
         if not self._said_gone:
             self._said_gone = True
             logger.error("%s", message)
@@ -326,8 +343,9 @@ class SqliteJobStore(JobStore):
 
     def _noted_as_opened(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         """``conn``, the file it opened noted (see ``_check_still_there``)."""
-        opened = os.stat(self.path)
-        self._opened = (opened.st_dev, opened.st_ino)
+        self._opened = _identity(self.path)
+        self._opened_beside = {suffix: found for suffix in ("-wal", "-shm")
+                               if (found := _identity(Path(f"{self.path}{suffix}"))) is not None}
         return conn
 
     def _connect_to_read(self) -> sqlite3.Connection:
@@ -375,7 +393,7 @@ class SqliteJobStore(JobStore):
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
-        self._opened = None  # closing needs no file
+        self._opened, self._opened_beside = None, {}  # closing needs no file
         if conn is not None:
             await anyio.to_thread.run_sync(self._alone, sqlite3.Connection.close, conn, limiter=self._limiter)
 

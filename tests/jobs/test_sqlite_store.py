@@ -517,3 +517,24 @@ async def test_a_large_result_that_cannot_be_kept_beside_the_database_is_kept_in
         assert await store.get_result("alice", "job_big") == big
     assert results.read_text() == "in the way"
     assert f"cannot keep the result of job job_big in {results}" in caplog.text
+
+
+@pytest.mark.parametrize("removed", [("-wal", "-shm"), ("-wal",)])
+async def test_a_write_ahead_log_deleted_under_a_running_server_is_said_not_split_from_the_others(
+        db_path: Path, removed: tuple[str, ...], caplog: pytest.LogCaptureFixture) -> None:
+    """Deleted while a server ran, the next server on the folder made a new log, and each wrote
+    its jobs where the other never looked; once both had stopped, one's were gone, with nothing
+    said (an outside check). A reader that comes and goes changes nothing of it."""
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_a"))
+        async with SqliteJobStore(db_path, as_server=False) as reader:
+            assert await reader.get("alice", "job_a") is not None
+        await store.create(job("job_b"))  # the reader leaves the files as they were
+        for suffix in removed:
+            Path(f"{db_path}{suffix}").unlink()
+        with pytest.raises(StorageError) as refused:
+            await store.create(job("job_c"))
+    assert f"the job database's file {db_path}-wal was deleted or replaced while this server was using it" \
+        in str(refused.value)
+    assert "Stop the servers using this data folder and start one again" in str(refused.value)
+    assert caplog.text.count(str(refused.value)) == 1
