@@ -221,6 +221,10 @@ async def _run_jobs_to_their_end(app: Toolbay, settings: Settings) -> None:
     if left:
         logger.warning("%d job(s) still running after [jobs] drain_s (%g s) are interrupted",
                        left, settings.jobs.drain_s)
+    elif jobs.ended_unrecorded:
+        # Said as recorded, after the log had said each end could not be (an outside check).
+        logger.warning("every job has ended, but the ends of %d could not be recorded (see above): their results "
+                       "are lost as the server stops", jobs.ended_unrecorded)
     else:
         logger.info("every job has ended and is recorded; the server stops")
 

@@ -377,6 +377,12 @@ class JobManager:
         """Jobs (calls gone background) queued or running in this server now."""
         return len(self._jobs)
 
+    @property
+    def ended_unrecorded(self) -> int:
+        """Jobs that ended here whose end the store could never take (its file deleted or
+        damaged): this server answers for them from memory until it stops."""
+        return len(self._ended_unrecorded)
+
     async def drain(self, timeout_s: float) -> int:
         """Waits until every job running or queued here has ended, ``timeout_s`` at most
         (the client has gone; its jobs may still be read by the next server). Returns how

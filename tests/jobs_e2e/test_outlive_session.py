@@ -255,3 +255,22 @@ def test_sigterm_to_a_stdio_server_over_pipes_stops_it_through_its_shutdown(fold
         [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", getpass.getuser(),
          "--data-dir", str(folders["data"])], capture_output=True, text=True, check=False, cwd=REPO_ROOT)
     assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr)
+
+
+async def test_a_server_whose_job_database_was_deleted_does_not_say_at_its_end_that_every_job_is_recorded(
+        folders: dict[str, Path]) -> None:
+    """It logged that the end could not be recorded, then "every job has ended and is recorded;
+    the server stops" (an outside check)."""
+    async with Client(stdio(folders), mode="legacy") as client:
+        job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/go"}))
+        assert job["status"] in ("queued", "running"), job
+    assert servers_on(folders["data"]), "the server should still be running its job"
+    for name in ("jobs.sqlite3", "jobs.sqlite3-wal", "jobs.sqlite3-shm"):
+        (folders["data"] / name).unlink(missing_ok=True)
+    (folders["workspace"] / "go1").touch()
+    with anyio.fail_after(60):
+        while servers_on(folders["data"]):
+            await anyio.sleep(0.1)
+    log = after_client_log(folders)
+    assert "every job has ended and is recorded" not in log, log
+    assert "every job has ended, but the ends of 1 could not be recorded (see above)" in log, log
