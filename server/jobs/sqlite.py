@@ -294,6 +294,9 @@ class SqliteJobStore(JobStore):
                 if not _is_damage(exc):
                     raise
                 if not self.as_server:
+                    if _in_use(self.path):  # a new server would refuse it too (an outside check)
+                        raise _DamagedInUse(f"it is damaged ({exc}), and a server on this data folder is using it") \
+                            from exc
                     raise _DamagedLeft(f"it is damaged ({exc})") from exc
                 # Not from under a server still using it (it would go on writing to the file
                 # moved aside, and its jobs would be seen by nobody else): said, and left.
@@ -680,6 +683,17 @@ class _DamagedInUse(OSError):
 
 class _DamagedLeft(OSError):
     """The database is damaged, and this store does not move it aside (``toolbay jobs``)."""
+
+
+def _in_use(database: Path) -> bool:
+    """Whether a server on this data folder holds the job database ``database`` now."""
+    try:
+        with held_exclusively(serving_lock_beside(database), blocking=False):
+            return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False  # no lock to be had: nobody can hold it either
 
 
 def _remedy(error: BaseException) -> str:

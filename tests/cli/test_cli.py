@@ -1333,6 +1333,21 @@ def test_jobs_commands_leave_a_damaged_job_database_where_it_is_and_say_how_it_i
         "(the jobs it held are lost).")
     assert (tmp_path / "jobs.sqlite3").read_bytes() == damaged
     assert [path.name for path in tmp_path.iterdir() if "damaged" in path.name] == []
+    # With a server on the folder (its lock held), starting another would not mend it: that
+    # server refuses it too, as in use (an outside check). The servers are to stop first.
+    from toolbay.jobs.serving import ServingLock, serving_lock_beside
+
+    lock = ServingLock(serving_lock_beside(tmp_path / "jobs.sqlite3"))
+    lock.take()
+    try:
+        in_use = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path)])
+    finally:
+        lock.release()
+    assert in_use.exit_code == 2, in_use.output
+    assert in_use.stderr.strip().endswith(
+        "it is damaged (file is not a database), and a server on this data folder is using it. Stop the servers "
+        "using this data folder (or let them finish), then start again: the damaged file is then kept aside and a "
+        "fresh one started.")
 
 
 def test_jobs_commands_and_the_server_change_nothing_of_another_programs_database(tmp_path: Path) -> None:
