@@ -136,11 +136,17 @@ class ImportInBackground:
         self._thread.join(timeout_s)
 
 
+def protocol_module(settings: Settings) -> str:
+    """The module that serves ``settings``' transport, and the MCP SDK with it: over stdio,
+    none of the HTTP stack."""
+    return "toolbay.protocol.stdio_serving" if settings.transport == "stdio" else "toolbay.protocol.transports"
+
+
 async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None,
                               early_compiles: EarlyCompiles | None = None, started: float | None = None,
                               sock: socket.socket | None = None) -> None:
     """Serves until the client goes (stdio) or the process is stopped. ``protocol``: the
-    loading of ``toolbay.protocol.transports`` (the MCP SDK), begun by the caller, as are
+    loading of the transport's module (the MCP SDK: ``protocol_module``), begun by the caller, as are
     ``early_compiles`` (``toolbay.first_start``) and, over HTTP, ``sock``, the socket bound
     to the port once ``refuse_at_start`` has passed the settings (bound here when not given);
     ``started``: when ``serve`` began (``time.monotonic``), from which ``[discovery]
@@ -175,7 +181,6 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
                  protocol: ImportInBackground | None, sock: socket.socket | None) -> None:
     if protocol is not None:
         await protocol.loaded()
-    from toolbay.protocol.transports import build_http_app, serve_http, serve_stdio
 
     warming = None
     if app.disclosure is not None and app.disclosure.leans_on_search():
@@ -191,9 +196,13 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
                     f"toolbay: serving {count} tools over stdio; waiting for an MCP client on stdin "
                     "(an MCP client starts this command itself; Ctrl-C stops it)",
                     markup=False, highlight=False, soft_wrap=True)
+            from toolbay.protocol.stdio_serving import serve_stdio
+
             await serve_stdio(app)
             await _run_jobs_to_their_end(app, settings)
         else:
+            from toolbay.protocol.transports import build_http_app, serve_http
+
             await serve_http(app, build_http_app(app), sock=sock)
     finally:
         if warming is not None:

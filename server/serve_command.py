@@ -143,7 +143,7 @@ def serve(
     # On a first start the tools compile while the server's own modules load.
     early_compiles = compile_early(settings, early_start)
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
-    from toolbay.commands import ImportInBackground, refuse_at_start, serve_until_stopped
+    from toolbay.commands import ImportInBackground, protocol_module, refuse_at_start, serve_until_stopped
     from toolbay.start_up_collector import resume_after_imports
 
     # Settings the call chain refuses stop the server now, not once the SDK has loaded and the
@@ -152,7 +152,7 @@ def serve(
 
     # The MCP SDK loads while the tools are described. Then the collector, paused for the
     # imports by the entry point, freezes what they made and goes on without them.
-    protocol = ImportInBackground("toolbay.protocol.transports", then=resume_after_imports)
+    protocol = ImportInBackground(protocol_module(settings), then=resume_after_imports)
     try:
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
         # (uvicorn raises SIGTERM again once it has shut down, to the handler below).

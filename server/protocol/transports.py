@@ -1,4 +1,5 @@
-"""Transports: stdio for Claude Code, and one HTTP app with streamable HTTP and legacy SSE.
+"""Transports: stdio for Claude Code (``toolbay.protocol.stdio_serving``, re-exported here),
+and one HTTP app with streamable HTTP and legacy SSE.
 
 The HTTP app serves ``/mcp`` (streamable HTTP), ``/sse`` + ``/messages/`` (SSE) and
 ``/healthz``; ``--transport http`` and ``--transport sse`` both start it, so one
@@ -40,8 +41,8 @@ from toolbay.protocol.http_lane import HttpQuickLane
 from toolbay.protocol.listening import bound_socket
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
 from toolbay.protocol.parse_errors import AnswerUnparsableMessages
-from toolbay.protocol.quick_lane import server_with_lane, stdio_server
-from toolbay.protocol.stdio import stdio_streams
+from toolbay.protocol.quick_lane import server_with_lane
+from toolbay.protocol.stdio_serving import serve_stdio as serve_stdio  # the transports, all in one place
 
 if TYPE_CHECKING:
     from toolbay.app import Toolbay
@@ -55,12 +56,6 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # bound on stopping a server whose serving was cancelled (see _shut_down_cancelled).
 GRACEFUL_SHUTDOWN_S = 2
 SHUTDOWN_BOUND_S = 5.0
-
-
-async def serve_stdio(app: Toolbay) -> None:
-    server, lane = stdio_server(app, with_lane=app.settings.quick_lane)
-    async with stdio_streams(lane) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 class _SseEndpoint:

@@ -1,0 +1,19 @@
+"""Serving over stdio, apart from the HTTP transports: a stdio server (Claude Code's) loads
+none of uvicorn, Starlette, SSE and toolbay's HTTP guards, a third of a second of imports a
+first start made beside describing its tools."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolbay.protocol.quick_lane import stdio_server
+from toolbay.protocol.stdio import stdio_streams
+
+if TYPE_CHECKING:
+    from toolbay.app import Toolbay
+
+
+async def serve_stdio(app: Toolbay) -> None:
+    server, lane = stdio_server(app, with_lane=app.settings.quick_lane)
+    async with stdio_streams(lane) as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,25 @@
+"""A stdio server (Claude Code's) loads none of toolbay's HTTP serving: those imports ran
+beside a first start's describing of its tools, on the same two cores."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HTTP_ONLY = ("toolbay.protocol.transports", "toolbay.protocol.plain_json", "toolbay.protocol.http_lane",
+             "toolbay.protocol.connection_guard", "toolbay.protocol.early_answers", "toolbay.protocol.host_header",
+             "toolbay.protocol.caller_requests", "toolbay.protocol.caller_sessions")
+
+
+def test_serving_over_stdio_loads_none_of_the_http_transports() -> None:
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, toolbay.commands, toolbay.protocol.stdio_serving\n"
+         f"print(' '.join(m for m in {HTTP_ONLY!r} if m in sys.modules))"],
+        capture_output=True, text=True, timeout=120, check=True)
+    assert loaded.stdout.split() == []
+    # and naming the module that is (as serve does) picks the stdio one for stdio alone
+    from toolbay.commands import protocol_module
+    from toolbay.config import load_settings
+
+    assert protocol_module(load_settings(None)) == "toolbay.protocol.stdio_serving"
+    assert protocol_module(load_settings(None, transport="http")) == "toolbay.protocol.transports"
