@@ -86,9 +86,12 @@ class Approver:
                 return
             # A client that supports elicitation, told to use one that does, could do nothing
             # (an outside check, against replicas under [cluster]).
-            why = "this client cannot ask its user (no elicitation support). Use a client that supports elicitation, " \
-                "or ask" if answer == "unsupported" else "nobody can be asked here: this server answers each " \
-                "request on its own (stateless HTTP), with no way back to the client to ask its user. Ask"
+            if answer == "unsupported":
+                why = ("this client cannot ask its user (no elicitation support). Use a client that supports "
+                       "elicitation, or ask")
+            else:
+                why = ("nobody can be asked here: this server answers each request on its own (stateless HTTP), "
+                       "with no way back to the client to ask its user. Ask")
             raise ApprovalDenied(f"The tool {call.name!r} needs a person's approval ({tier.value} tier), and {why} "
                                  "the operator to change the approval settings.", answer="unsupported")
         if answer == "failed":
