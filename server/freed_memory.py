@@ -62,7 +62,7 @@ def resident_bytes() -> int | None:
 async def give_back_while_serving(is_quiet: Callable[[], bool], *, every_s: float = LOOK_EVERY_S,
                                   grown_by_at_most: int = GROWN_BY_AT_MOST) -> None:
     """Runs until cancelled: whenever ``is_quiet()`` (no call running or waiting) finds the
-    process ``grown_by_at_most`` above its memory after the last such look, collects garbage
+    process ``grown_by_at_most`` above the least memory it had since it last did so, collects garbage
     and gives the freed memory back. Returns at once where it could not (no /proc, no glibc)."""
     last = resident_bytes()
     if last is None or _malloc_trim() is None:
@@ -70,7 +70,12 @@ async def give_back_while_serving(is_quiet: Callable[[], bool], *, every_s: floa
     while True:
         await anyio.sleep(every_s)
         now = resident_bytes()
-        if now is None or now - last < grown_by_at_most or not is_quiet():
+        if now is None:
+            continue
+        if now - last < grown_by_at_most or not is_quiet():
+            # The lowest since: memory given back otherwise (a trim after describing) and
+            # taken again by a burst is a burst's all the same.
+            last = min(last, now)
             continue
         # A call's arguments outlive it in reference cycles (an exception's traceback and the
         # frames it holds: cancellations, timeouts), which only a full collection frees, and a
