@@ -30,6 +30,7 @@ from toolbay.protocol import results
 from toolbay.protocol.invalid_params import InvalidParamsMiddleware
 from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
+from toolbay.protocol.stateless_capabilities import NoListChangesWithoutSessions
 from toolbay.protocol.store_outage import StoreOutageMiddleware
 from toolbay.protocol.subagents import attach_host
 from toolbay.protocol.tasks import TASK_EXECUTION, tasks_capability
@@ -165,6 +166,8 @@ def build_mcp_server(app: Toolbay, transport: Transport,
     server.middleware.append(InvalidParamsMiddleware())
     remote = transport not in LOCAL_TRANSPORTS
     server.middleware.append(StoreOutageMiddleware(str(app.settings.data_dir) if remote else None))
+    if transport == "http" and app.settings.cluster.redis is not None:  # stateless: no sessions
+        server.middleware.append(NoListChangesWithoutSessions())
     for hook in app.server_hooks:
         hook(server, transport)
     return server

@@ -86,3 +86,29 @@ async def test_a_call_needing_approval_on_a_replica_is_refused_saying_nobody_can
     assert "needs a person's approval (read tier), and nobody can be asked here: this server answers each " \
            "request on its own (stateless HTTP)" in said, said
     assert "Use a client that supports elicitation" not in said
+
+
+async def test_a_replica_tells_a_handshake_client_it_sends_no_list_changes(
+        tmp_path: Path, own_redis: RedisServer) -> None:
+    """Its listening stream is accepted and never carries anything (no session reaches it), yet
+    the handshake said listChanged: true for tools and prompts: a client that trusted it never
+    listed again (an outside check). A server with sessions says true, and sends them."""
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    async def capabilities(url: str, version: str) -> dict:
+        answer = await http.post(url, headers=headers, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        return answer.json()["result"]["capabilities"]
+
+    sessions_config = tmp_path / "sessions.toml"
+    sessions_config.write_text(f"extensions = [{str(BUNDLED_EXTENSIONS)!r}]\ndata_dir = {str(tmp_path / 'd2')!r}\n",
+                               encoding="utf-8")
+    async with httpx2.AsyncClient(timeout=30) as http:
+        async with http_server(settings_for(replica_config(tmp_path, own_redis))) as (url, _):
+            for version in ("2025-06-18", "2025-11-25"):
+                said = await capabilities(url, version)
+                assert (said["tools"]["listChanged"], said["prompts"]["listChanged"]) == (False, False), said
+        async with http_server(settings_for(sessions_config)) as (url, _):
+            said = await capabilities(url, "2025-11-25")
+            assert (said["tools"]["listChanged"], said["prompts"]["listChanged"]) == (True, True), said
