@@ -23,7 +23,7 @@ import anyio.to_thread
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings
-from toolbay.discovery import Discovery, FileOutcome, log_notes, scan_files
+from toolbay.discovery import Discovery, FileOutcome, log_notes, log_skipped, scan_files
 from toolbay.first_start import runtime_sizing
 from toolbay.freed_memory import give_back_freed_memory
 from toolbay.handlers.base import Handler
@@ -440,7 +440,9 @@ class CatalogKeeper:
         cached: dict[str, FileOutcome] = {}
         for (path, _), outcome in zip(lookups, found, strict=True):
             if outcome is not None:
-                cached[path] = self._kept_if_rejected(outcome, previous.get(path))
+                cached[path] = kept_or_not = self._kept_if_rejected(outcome, previous.get(path))
+                if kept_or_not.rejected_sha256 is None:  # a rejected version kept: said so already
+                    log_skipped(outcome)
                 log_notes(outcome)
         if not kept or not cached:  # each is in discovery order already
             return paths, kept or cached, hashes

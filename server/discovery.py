@@ -911,11 +911,7 @@ class Discovery:
                     path, f"it could not be described ({type(exc).__name__}: {exc})"))
             outcomes[index] = outcome
             name = os.path.basename(path)
-            if outcome.skipped and outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):
-                # A helper the tool modules import: the README says it belongs there.
-                logger.info("%s serves no tool (%s)", shown(path), outcome.skipped.reason)
-            elif outcome.skipped:
-                logger.warning("skipping %s: %s", shown(path), outcome.skipped.reason)
+            log_skipped(outcome)
             log_notes(outcome)
             logger.debug("described %s in %.1f ms", name, (time.perf_counter() - started) * 1000)
             if on_done is not None:
@@ -958,6 +954,19 @@ def source_of(path: str, sha: str) -> str | None:
         return data.decode("utf-8-sig")  # a byte-order mark is not part of the code
     except UnicodeDecodeError:
         return None
+
+
+def log_skipped(outcome: FileOutcome) -> None:
+    """Logs why a file serves no tool, when it serves none: said as it is described, and as a
+    rescan finds it in the description cache (a file seen before: an empty .wasm dropped in
+    left no line in the log, where a new one said why)."""
+    if outcome.skipped is None:
+        return
+    if outcome.skipped.reason.startswith(NOT_A_TOOL_MODULE):
+        # A helper the tool modules import: the README says it belongs there.
+        logger.info("%s serves no tool (%s)", shown(outcome.path), outcome.skipped.reason)
+    else:
+        logger.warning("skipping %s: %s", shown(outcome.path), outcome.skipped.reason)
 
 
 def log_notes(outcome: FileOutcome) -> None:

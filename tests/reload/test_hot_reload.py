@@ -313,3 +313,27 @@ async def test_a_file_dropped_before_the_watch_is_in_place_is_taken_in(reload_se
             change = await rescans.one_started_after(0)
             group.cancel_scope.cancel()
     assert "hashsum" in change.added
+
+
+async def test_a_file_skipped_before_is_said_skipped_again_when_dropped_in(
+    reload_app: Toolbay, reload_dir: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Its description comes from the cache (the same file seen before), which said nothing: a
+    tool author who dropped an empty .wasm in again found no line in the log, where the first
+    time said why (an outside check)."""
+    caplog.set_level(logging.WARNING)
+    target = reload_dir / "broken.wasm"
+
+    async def until_skipped(skipped: bool) -> None:
+        while (str(target) in [s.path for s in reload_app.skipped_files]) != skipped:
+            await reload_app.rescan()
+
+    with anyio.fail_after(WAIT_S):
+        drop(JUNK, reload_dir, target.name)
+        await until_skipped(True)
+        target.unlink()
+        await until_skipped(False)
+        drop(JUNK, reload_dir, target.name)
+        await until_skipped(True)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith(f"skipping {target}:")]
+    assert len(said) == 2 and all("not a WebAssembly file" in line for line in said), said
