@@ -87,6 +87,9 @@ class ExtensionWatcher:
         # (``x.py -> /srv/shared/x.py``), read at each rescan: their folders are watched too, a
         # save of the target being a change of the tool (it was noticed only by another change).
         self._link_targets: set[str] = set()
+        # The folders the current OS watch was given, by absolute path: an event on one of them
+        # is the folder itself going (deleted, renamed away), which the watch does not outlive.
+        self._watching: frozenset[str] = frozenset()
 
     def _existing_folders(self) -> list[Path]:
         """The folders to watch: the tool and agent folders, and those of the files the Python
@@ -101,13 +104,31 @@ class ExtensionWatcher:
                    *sorted({Path(target).parent for target in self._link_targets})]
         return [p for p in dict.fromkeys(folders) if p.is_dir()]
 
-    def _where(self, folders: list[Path]) -> list[str]:
-        """Where ``folders`` are: a folder named through a link (``current -> releases/7``),
-        pointed elsewhere, is another folder to watch (the old one went on being watched)."""
-        return [os.path.realpath(folder) for folder in folders]
+    def _where(self, folders: list[Path]) -> list[tuple[int, int] | None]:
+        """Which folder each of ``folders`` is (device and inode, through any link), None for one
+        gone. The OS watch follows the folder it was given, not its path: a folder renamed over
+        it (a deploy's ``mv ext.new ext``), made anew, or a link (``current -> releases/7``)
+        pointed elsewhere is another folder to watch, though its path is the same."""
+        where: list[tuple[int, int] | None] = []
+        for folder in folders:
+            try:
+                stat = os.stat(folder)
+            except OSError:
+                where.append(None)
+            else:
+                where.append((stat.st_dev, stat.st_ino))
+        return where
+
+    def _replaced(self, folders: list[Path], where: list[tuple[int, int] | None], went: set[str]) -> list[Path]:
+        """The ``folders`` there now that are other folders than those watched since ``where``
+        was taken, or whose going the watch told of (``went``): a folder deleted and made again
+        at once may be given the old one's inode number, and then looks the same."""
+        now = self._where(folders)
+        return [folder for folder, before, after in zip(folders, where, now, strict=True)
+                if after is not None and (after != before or os.path.abspath(folder) in went)]
 
     def _watched(self, change: Change, path: str) -> bool:
-        if _is_tool_file(change, path):
+        if _is_tool_file(change, path) or (change == Change.deleted and os.path.abspath(path) in self._watching):
             return True
         if not self._helpers and not self._link_targets:
             return False
@@ -129,8 +150,9 @@ class ExtensionWatcher:
         self._link_targets = targets
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Watches until cancelled. A folder that is deleted, or created after the start, is
-        noticed on the watcher's idle ticks: the catalog is rescanned and watching restarts.
+        """Watches until cancelled. A folder that is deleted, replaced (another renamed over it,
+        made again, its link pointed elsewhere), or created after the start, is noticed by its
+        watch or on the watcher's idle ticks: the catalog is rescanned and watching restarts.
 
         Reports itself started at once, not once the OS watch is in place: watchfiles tells
         that only by its first yield, an idle tick (0.2 s) later, which every start would
@@ -162,6 +184,7 @@ class ExtensionWatcher:
         """Rescans on each batch of changes in ``folders``, until the folders that exist, or
         where they are, change."""
         where = self._where(folders)
+        self._watching = frozenset(os.path.abspath(folder) for folder in folders)
         in_place = False
         async with aclosing(self._watch(folders)) as batches:
             async for changes in batches:
@@ -170,7 +193,14 @@ class ExtensionWatcher:
                     if not changes:  # the first idle tick: what changed before the watch
                         await self._rescan()
                         continue
-                if self._existing_folders() != folders or self._where(folders) != where:
+                # The watch ends with the folder it follows: one gone (even if back already, and so
+                # not told by its inode) or another at its path is watched afresh.
+                went = {os.path.abspath(path) for kind, path in changes if kind == Change.deleted} & self._watching
+                replaced = self._replaced(folders, where, went)
+                for folder in replaced:
+                    logger.info("hot reload: folder %s was replaced (a new folder there, or its link pointed "
+                                "elsewhere); reading it again and watching the new one", folder)
+                if went or replaced or self._existing_folders() != folders:
                     await self._rescan()
                     return  # watch the folders that exist now, where they are now
                 if not changes:
