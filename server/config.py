@@ -444,17 +444,27 @@ def read_toml(path: Path) -> dict[str, Any]:
             return value
         return str((path.parent / os.path.expanduser(value)).resolve())
 
+    # Tool and role folders as named, links kept: the watcher follows a link (``current ->
+    # releases/7``) each time it is pointed elsewhere, which one resolved here could not. A
+    # ``..`` still means the folder above the one before it, as resolving took it.
+    def named(value: Any) -> Any:
+        if not isinstance(value, str) or not value.strip():
+            return value
+        parts = (path.parent.resolve() / os.path.expanduser(value)).parts
+        up = max((index for index, part in enumerate(parts) if part == ".."), default=0)
+        return str(Path(*parts[:up + 1]).resolve().joinpath(*parts[up + 1:]))
+
     for key in ("data_dir", "workspace", "log_file"):
         if key in data:
             data[key] = beside(data[key])
     disclosure = data.get("disclosure")
     if isinstance(disclosure, dict) and isinstance(disclosure.get("catalog"), list):
-        disclosure["catalog"] = [beside(p) for p in disclosure["catalog"]]
+        disclosure["catalog"] = [named(p) for p in disclosure["catalog"]]  # named as extensions are
     for key in ("extensions", "agents"):
         if isinstance(data.get(key), list):
-            data[key] = [beside(p) for p in data[key]]
+            data[key] = [named(p) for p in data[key]]
         elif isinstance(data.get(key), str):
-            data[key] = [beside(data[key])]
+            data[key] = [named(data[key])]
     python = data.get("python")
     if isinstance(python, dict):
         for key in ("credentials_file", "personal_dir"):

@@ -22,6 +22,11 @@ from toolbay.config import load_settings
 pytestmark = pytest.mark.anyio
 
 
+def _role(folder: Path, name: str) -> None:
+    (folder / f"{name}.md").write_text(f"---\nname: {name}\ndescription: Role {name}.\ntools: []\n---\nBody.\n",
+                                       encoding="utf-8")
+
+
 def _module(folder: Path, name: str, tool: str, says: str) -> None:
     """A module ``name``.py offering ``tool``, saved as an editor saves (a new file renamed in)."""
     text = (f"def get_tool_schemas():\n    return [{{'name': {tool!r}, 'description': {says!r}}}]\n"
@@ -68,3 +73,31 @@ async def test_a_tool_folder_named_through_a_link_follows_the_link_when_it_is_po
         pointed.symlink_to(releases / "2")
         os.replace(pointed, current)  # ln -sfn, done atomically
         await _until(app, lambda names, said: "deploy_two" in names and "deploy_one" not in names)
+
+
+async def test_folders_named_through_links_in_the_config_file_follow_the_links_when_they_are_pointed_elsewhere(
+        tmp_path: Path, shared_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file's paths were resolved as it was read: the folders the links first pointed at
+    were served for good."""
+    releases, roles = tmp_path / "releases", tmp_path / "roles"
+    for number, tool in ((1, "deploy_one"), (2, "deploy_two")):
+        (releases / str(number)).mkdir(parents=True)
+        _module(releases / str(number), "deploy", tool, f"release {number}")
+        (roles / str(number)).mkdir(parents=True)
+        _role(roles / str(number), f"role_{tool}")
+    config = tmp_path / "conf" / "toolbay.toml"
+    config.parent.mkdir()
+    (config.parent / "current").symlink_to(releases / "1")
+    (config.parent / "agents").symlink_to(roles / "1")
+    # Relative to the file's folder, not to where the server starts.
+    config.write_text('extensions = ["current"]\nagents = ["agents"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings(config, data_dir=shared_data_dir)
+    async with assemble(settings) as app:
+        await _until(app, lambda names, said: {"deploy_one", "agent_role_deploy_one"} <= names)
+        for link, target in (("current", releases / "2"), ("agents", roles / "2")):
+            pointed = config.parent / f"{link}.new"
+            pointed.symlink_to(target)
+            os.replace(pointed, config.parent / link)  # ln -sfn, done atomically
+        await _until(app, lambda names, said: {"deploy_two", "agent_role_deploy_two"} <= names
+                     and not {"deploy_one", "agent_role_deploy_one"} & names)
