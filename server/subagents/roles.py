@@ -48,6 +48,10 @@ MAX_ROLE_BYTES = 256 * 1024
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
 _NAME = re.compile(NAME_PATTERN)
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_-]+)\s*\}\}")
+# Characters a role's prompt may have once its values are in: a value goes in at each of its
+# placeholders, so a role placing one several times multiplied what a caller sent (two 1.9 MB
+# values placed twice made a 15 MB answer; a role of 256 KiB can place one a thousand times).
+MAX_PROMPT_CHARS = 4 * 2**20
 # libyaml's loader when PyYAML was built with it: about six times less CPU per role file.
 _BASE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Names an argument may not take: the agent tool's own ``task``.
@@ -296,6 +300,14 @@ class Role:
             elif given and argument.choices is not None and str(value) not in argument.choices:
                 problems.append(f"the argument {argument.name!r} must be one of {', '.join(argument.choices)} "
                                 f"(got {echoed(str(value))})")
+        if not problems:
+            lengths = {name: len("" if value is None else str(value)) for name, value in values.items()}
+            size = len(self.body) + sum(lengths.get(found.group(1), 0) - len(found.group(0))
+                                        for found in _PLACEHOLDER.finditer(self.body))
+            if size > MAX_PROMPT_CHARS:
+                problems.append(f"the role's prompt with these values would be {size:,} characters, more than "
+                                f"the {MAX_PROMPT_CHARS:,} a prompt may be (a value goes in at each of its "
+                                "placeholders); send shorter values")
         if problems:
             # They quote the role's description and choices, shown redacted everywhere else.
             raise MissingArguments(self.name, [redact_text(problem) for problem in problems])

@@ -441,3 +441,18 @@ def test_numbers_and_dates_in_a_role_file_are_read_as_yaml_1_2_writes_them() -> 
     # ``1_000`` and ``1:30`` are words in YAML 1.2: a limit that is no number is refused as one.
     with pytest.raises(RoleFileError, match="limits.turns: Input should be a valid int"):
         parse_role("r.md", "---\nname: x\ndescription: d\nlimits: {turns: 1_0}\n---\nb\n")
+
+
+def test_a_prompt_that_would_pass_its_size_with_the_values_placed_is_refused_before_it_is_made() -> None:
+    """A value goes in at each of its placeholders: a role placing one often multiplied what a
+    caller sent (two 1.9 MB values placed twice made a 15 MB answer; an outside attack)."""
+    from toolbay.subagents.roles import MAX_PROMPT_CHARS
+
+    role = parse_role("r.md", "---\nname: echo\ndescription: Says it back.\narguments:\n  - name: text\n"
+                              "    required: true\n---\n" + "Again: {{text}}\n" * 1000)
+    fits = "x" * (MAX_PROMPT_CHARS // 1000 - 100)
+    assert role.render({"text": fits}).count(fits) == 1000
+    with pytest.raises(MissingArguments) as refused:
+        role.render({"text": "x" * (MAX_PROMPT_CHARS // 1000 + 1)})
+    [problem] = refused.value.problems
+    assert problem.startswith("the role's prompt with these values would be ") and "send shorter values" in problem
