@@ -318,6 +318,7 @@ class SqliteJobStore(JobStore):
     def _connect(self) -> sqlite3.Connection:
         if not self.as_server:
             return self._connect_to_read()
+        _made_private(self.path)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE below).
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         conn.text_factory = _text
@@ -326,7 +327,7 @@ class SqliteJobStore(JobStore):
             # Before anything is changed (its mode, its journal, its tables), and before the
             # schema's script, whose indexes would fail first on a column they name.
             _check_shape(conn, new_allowed=True)
-            _kept_private(self.path)
+            _narrowed(self.path)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
@@ -359,9 +360,12 @@ class SqliteJobStore(JobStore):
         if not self.path.is_file():
             raise _NotThisShape("it is not a file")
         conn: sqlite3.Connection | None = None
-        for mode in ("rw", "ro"):
+        # Read-write where this user may; else read-only; and where even that cannot open it (a
+        # WAL database in a folder this user may not write: its shared memory cannot be made),
+        # as a file no one changes, which it is then (a clean stop leaves no log behind).
+        for query in ("mode=rw", "mode=ro", "mode=ro&immutable=1"):
             try:
-                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={mode}", uri=True, isolation_level=None,
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?{query}", uri=True, isolation_level=None,
                                        check_same_thread=False)
                 conn.execute(f"PRAGMA busy_timeout={round(self.busy_timeout_s * 1000)}")
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -370,7 +374,7 @@ class SqliteJobStore(JobStore):
                 if conn is not None:
                     conn.close()
                 conn = None
-                if mode == "ro":
+                if "immutable" in query:
                     raise
         assert conn is not None
         conn.text_factory = _text
@@ -715,17 +719,29 @@ def _remedy(error: BaseException) -> str:
     return "Choose another data folder (--data-dir) if this one cannot hold it."
 
 
-def _kept_private(path: Path) -> None:
-    """Makes the database at ``path`` readable by its owner alone, as the audit log and the large
-    results beside it are: it holds every caller's arguments and results, unredacted. Made
-    under the process's umask, it was readable by every local user (SQLite gives its WAL and
-    shared-memory files the database's own permissions). An existing one is narrowed too, where
-    this user may."""
+def _made_private(path: Path) -> None:
+    """Makes the database file at ``path``, where there is none yet, readable by its owner
+    alone, as the audit log and the large results beside it are: it holds every caller's
+    arguments and results, unredacted. Made under the process's umask, it was readable by every
+    local user (SQLite gives its WAL and shared-memory files the database's own permissions).
+    An existing file is left to ``_narrowed``, once it is known to be toolbay's."""
     try:
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as error:  # read-only: SQLite says what it can of it
+        logger.debug("could not make %s: %s", path, error)
+
+
+def _narrowed(path: Path) -> None:
+    """An existing database made readable by its owner alone, where this user may. By its mode
+    alone, never by opening it: closing any handle this process has on the file drops every
+    lock SQLite holds on it (POSIX locks are the process's), and then a reader that came and
+    went deleted the write-ahead log under the server."""
+    try:
         if os.stat(path).st_mode & 0o077:
             os.chmod(path, 0o600)
-    except OSError as error:  # not this user's, or read-only: SQLite says what it can of it
+    except OSError as error:  # not this user's, or read-only
         logger.debug("could not make %s private: %s", path, error)
 
 

@@ -538,3 +538,22 @@ async def test_a_write_ahead_log_deleted_under_a_running_server_is_said_not_spli
         in str(refused.value)
     assert "Stop the servers using this data folder and start one again" in str(refused.value)
     assert caplog.text.count(str(refused.value)) == 1
+
+
+async def test_a_server_on_an_existing_database_keeps_its_locks_when_a_reader_comes_and_goes(db_path: Path) -> None:
+    """Making an existing database private opened and closed the file after SQLite had: that
+    drops every lock the process holds on it, so a reader that came and went (`toolbay jobs`,
+    sqlite3, a second server stopping) deleted the write-ahead log under the server, which then
+    refused every job (a re-check)."""
+    async with SqliteJobStore(db_path) as first_run:
+        await first_run.create(job("job_a"))
+    db_path.chmod(0o644)  # as a copy or a restore may leave it: narrowed again at the next start
+    async with SqliteJobStore(db_path) as store:
+        # Another process: within one, SQLite knows its own connections apart from the locks.
+        read = subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                               "print(c.execute('SELECT count(*) FROM jobs').fetchone()[0]); c.close()", str(db_path)],
+                              capture_output=True, text=True, timeout=60, check=True)
+        assert read.stdout.strip() == "1"
+        await store.create(job("job_b"))
+        assert Path(f"{db_path}-wal").exists() and await store.get("alice", "job_b") is not None
+    assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
