@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from toolbay.handlers.base import Handler
 from toolbay.jobs.store import MAX_OFFSET, JobStatus
+from toolbay.jobs.views import result_uri
 from toolbay.words import CallContext, PermissionTier, ToolAnnotations, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class JobResultTool(JobTool):
         if size <= self.preview_bytes:
             return ToolResult(text=result.text, structured=result.structured, is_error=result.is_error, meta=meta)
         # Too long to answer whole: a preview, and the whole as a resource the client can read.
-        uri = f"toolbay://jobs/{job_id}/result"
+        uri = result_uri(job_id)
         preview = result.text.encode()[:self.preview_bytes].decode("utf-8", errors="ignore")
         note = (f"\n\n[This is the first {_amount(len(preview.encode()))} of {_amount(size)}. The whole result "
                 f"is the resource {uri}: read it with resources/read.]")

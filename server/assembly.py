@@ -33,6 +33,7 @@ from toolbay.handlers.search import SearchToolsHandler
 from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.jobs.serving import serving_lock_beside
+from toolbay.jobs.views import result_uri
 from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.redaction import redact_text
@@ -140,8 +141,6 @@ async def _assembled(
 
     async def result_ready(job_id: str, owner: str) -> None:
         """A job ended: its owner's ``subscriptions/listen`` streams hear its result changed."""
-        from toolbay.protocol.job_resources import result_uri
-
         await sessions.result_ready(result_uri(job_id), owner)
 
     if redis is not None:

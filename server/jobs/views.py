@@ -7,9 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from toolbay.jobs.store import TERMINAL, JobRecord, JobStatus
 from toolbay.words import ToolResult
+
+# Where a job's whole result is read (resources/read): the id percent-encoded, so that any id a
+# listing gives can be read back (one of a row made by hand may hold a space or a slash).
+RESULT_URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
+
+
+def result_uri(job_id: str) -> str:
+    return RESULT_URI_TEMPLATE.format(job_id=quote(job_id, safe=""))
 
 
 def iso(t: float | None) -> str | None:

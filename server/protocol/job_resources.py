@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import unquote
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -20,17 +21,16 @@ from mcp.shared.exceptions import MCPError
 from toolbay.errors import NoSuchJob, echoed
 from toolbay.jobs import JobManager
 from toolbay.jobs.store import RESULT_LOST
+from toolbay.jobs.views import RESULT_URI_TEMPLATE, result_uri
 from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
 
-URI_TEMPLATE = "toolbay://jobs/{job_id}/result"
-# Any id a listing gives (job_ and hex, as this server makes them; a row made by hand otherwise).
-_URI = re.compile(r"toolbay://jobs/(job_[A-Za-z0-9_.-]{1,200})/result")
+URI_TEMPLATE = RESULT_URI_TEMPLATE
+# Any id a listing gives: job_ and hex, as this server makes them, written as they are; an id
+# of a row made by hand, percent-encoded (one with a space or a slash was listed, and could not
+# be read: a re-check).
+_URI = re.compile(r"toolbay://jobs/([^/?#]{1,600})/result")
 # The JSON-RPC code the specification gives an unknown resource.
 RESOURCE_NOT_FOUND = -32002
-
-
-def result_uri(job_id: str) -> str:
-    return URI_TEMPLATE.format(job_id=job_id)
 
 
 class JobResources:
@@ -76,7 +76,7 @@ class JobResources:
         if match is None:
             raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {echoed(uri)} (job results are "
                            f"{URI_TEMPLATE})")
-        job_id = match.group(1)
+        job_id = unquote(match.group(1))
         try:
             result = await self.manager.result(self.owner_of(ctx), job_id)
         except NoSuchJob:

@@ -97,11 +97,15 @@ async def test_every_listed_result_can_be_read_and_one_a_row_lacks_is_said_lost(
         job_id = structured(await call(alice, "echo", {"stdin": "kept"}))["job_id"]
         await call(alice, "job_wait", {"job_id": job_id, "timeout_s": 50})
         with sqlite3.connect(data_dir / "jobs.sqlite3") as conn:
-            conn.execute("INSERT INTO jobs SELECT 'job_made-by-hand', owner, tool, arguments, status, reason, "
-                         "created_at + 1, updated_at, started_at, finished_at, NULL, NULL FROM jobs WHERE id = ?",
-                         (job_id,))
+            for offset, made_by_hand in ((1, "job_made-by-hand"), (2, "a job/by hand?")):
+                conn.execute("INSERT INTO jobs SELECT ?, owner, tool, arguments, status, reason, created_at + ?, "
+                             "updated_at, started_at, finished_at, NULL, NULL FROM jobs WHERE id = ?",
+                             (made_by_hand, offset, job_id))
         listed = [str(r.uri) for r in (await alice.list_resources()).resources]
-        assert listed == ["toolbay://jobs/job_made-by-hand/result", f"toolbay://jobs/{job_id}/result"]
+        assert listed == ["toolbay://jobs/a%20job%2Fby%20hand%3F/result", "toolbay://jobs/job_made-by-hand/result",
+                          f"toolbay://jobs/{job_id}/result"]
+        with pytest.raises(MCPError, match="The result of job a job/by hand\\? was lost"):
+            await alice.read_resource(listed.pop(0))
         with pytest.raises(MCPError, match="The result of job job_made-by-hand was lost: its stored record holds"):
             await alice.read_resource(listed[0])
         answer = await call(alice, "job_result", {"job_id": "job_made-by-hand"})
