@@ -36,6 +36,7 @@ from toolbay.jobs.serving import serving_lock_beside
 from toolbay.jobs.views import result_uri
 from toolbay.protocol.disclosure import Disclosure, caller_of
 from toolbay.protocol.elicitation import ask_by_elicitation
+from toolbay.protocol.in_flight import requests_in_flight
 from toolbay.redaction import redact_text
 from toolbay.sessions import EVERYONE, SessionRegistry, tell_callers_whose_tokens_change
 from toolbay.subagents.library import RoleLibrary
@@ -301,7 +302,8 @@ async def _assembled(
             await group.start(tell_callers_whose_tokens_change, policies.authenticator.verifier, sessions)
         if notices is not None:
             await group.start(notices.run)
-        group.start_soon(give_back_while_serving, lambda: not any(manager.counts().values()))
+        group.start_soon(give_back_while_serving,
+                         lambda: not requests_in_flight() and not any(manager.counts().values()))
         try:
             yield app
         finally:

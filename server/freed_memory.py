@@ -61,18 +61,23 @@ def resident_bytes() -> int | None:
 
 async def give_back_while_serving(is_quiet: Callable[[], bool], *, every_s: float = LOOK_EVERY_S,
                                   grown_by_at_most: int = GROWN_BY_AT_MOST) -> None:
-    """Runs until cancelled: whenever ``is_quiet()`` (no call running or waiting) finds the
+    """Runs until cancelled: whenever ``is_quiet()`` (no request or call running or waiting), at
+    two looks in a row, finds the
     process ``grown_by_at_most`` above the least memory it had since it last did so, collects garbage
     and gives the freed memory back. Returns at once where it could not (no /proc, no glibc)."""
     last = resident_bytes()
     if last is None or _malloc_trim() is None:
         return
+    was_quiet = False
     while True:
         await anyio.sleep(every_s)
-        now = resident_bytes()
+        now, quiet = resident_bytes(), is_quiet()
+        # Quiet at two looks in a row: a burst has gaps, and memory collected in one of them
+        # (its requests still being read) freed little, and the burst's height became the mark.
+        quiet, was_quiet = quiet and was_quiet, quiet
         if now is None:
             continue
-        if now - last < grown_by_at_most or not is_quiet():
+        if now - last < grown_by_at_most or not quiet:
             # The lowest since: memory given back otherwise (a trim after describing) and
             # taken again by a burst is a burst's all the same.
             last = min(last, now)

@@ -27,6 +27,7 @@ from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
 from toolbay.handlers.base import Handler
 from toolbay.protocol import results
+from toolbay.protocol.in_flight import CountedRequests
 from toolbay.protocol.invalid_params import InvalidParamsMiddleware
 from toolbay.protocol.listing import page
 from toolbay.protocol.prompts import prompt_handlers
@@ -163,6 +164,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
         **prompt_handlers(app, transport),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
+    server.middleware.append(CountedRequests())
     server.middleware.append(InvalidParamsMiddleware())
     remote = transport not in LOCAL_TRANSPORTS
     server.middleware.append(StoreOutageMiddleware(str(app.settings.data_dir) if remote else None))
