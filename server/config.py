@@ -515,6 +515,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     finally:
         _toml_data.reset(token)
     check_job_settings(settings)
+    _catalog_named_as_extensions(settings)
     check_catalog_folders(settings)
     return settings
 
@@ -539,6 +540,19 @@ def _undecodable_variable(field: str) -> tuple[str, Any]:
             except ValueError:
                 return name, nested.annotation
     return variable, annotation
+
+
+def _catalog_named_as_extensions(settings: Settings) -> None:
+    """A catalog folder named otherwise than the extension folder it is (``releases/8`` and
+    ``current -> releases/8``) takes the extension folder's name: tools are told catalog by
+    where the extension folders find them. The names of a TOML file are kept as written (a link
+    in them is followed as it is pointed elsewhere), so two spellings of one folder no longer
+    met, and the server refused to start (a re-check)."""
+    by_place = {os.path.realpath(folder): folder for folder in settings.extensions}
+    named = [folder if os.path.abspath(folder) in {os.path.abspath(f) for f in settings.extensions}
+             else by_place.get(os.path.realpath(folder), folder) for folder in settings.disclosure.catalog]
+    if named != list(settings.disclosure.catalog):
+        settings.disclosure.catalog = named
 
 
 def check_catalog_folders(settings: Settings) -> None:

@@ -463,3 +463,28 @@ def test_the_blot_finds_a_value_written_as_search_reads_it_and_keeps_defaults_ca
     assert shown["properties"]["mode"] == schema["properties"]["mode"]  # the enum shows it anyway
     assert "default" not in shown["properties"]["name"]
     assert shown["properties"]["note"]["default"] == "uses [credential redacted]"
+
+
+@pytest.mark.parametrize("linked", ["extensions", "catalog"])
+async def test_a_catalog_folder_named_through_a_link_where_extensions_name_it_otherwise_stays_hidden(
+        folders: tuple[Path, Path], tmp_path: Path, linked: str) -> None:
+    """The names of a TOML file are kept as written (a link in them followed when re-pointed):
+    `extensions = ["current"]` and `catalog = ["releases/8"]`, one folder, no longer met, and
+    the server refused to start (a re-check). One folder it is, its tools searched, not listed."""
+    connected, catalog = folders
+    link = tmp_path / "current"
+    link.symlink_to(catalog)
+    named_in_extensions, named_in_catalog = (link, catalog) if linked == "extensions" else (catalog, link)
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'extensions = ["{connected}", "{named_in_extensions}"]\nagents = []\ndata_dir = "data"\n'
+                      f'[disclosure]\nmode = "full"\ncatalog = ["{named_in_catalog}"]\ncatalog_allow = ["*"]\n',
+                      encoding="utf-8")
+    settings = load_settings(config)
+    assert [str(folder) for folder in settings.disclosure.catalog] == [str(named_in_extensions)]
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            shown = set(await listed(client))
+            found = names(await search(client, "open the vault"))
+    assert "notes_add" in shown and "vault_open" not in shown
+    assert "vault_open" in found
