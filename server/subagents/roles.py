@@ -300,32 +300,33 @@ class Role:
             elif given and argument.choices is not None and str(value) not in argument.choices:
                 problems.append(f"the argument {argument.name!r} must be one of {', '.join(argument.choices)} "
                                 f"(got {echoed(str(value))})")
-        if not problems:
-            lengths = {name: len("" if value is None else str(value)) for name, value in values.items()}
-            size = len(self.body) + sum(lengths.get(found.group(1), 0) - len(found.group(0))
-                                        for found in _PLACEHOLDER.finditer(self.body))
-            if size > MAX_PROMPT_CHARS:
-                problems.append(f"the role's prompt with these values would be {size:,} characters, more than "
-                                f"the {MAX_PROMPT_CHARS:,} a prompt may be (a value goes in at each of its "
-                                "placeholders); send shorter values")
         if problems:
             # They quote the role's description and choices, shown redacted everywhere else.
             raise MissingArguments(self.name, [redact_text(problem) for problem in problems])
-
-        def fill(match: re.Match[str]) -> str:
-            value = values.get(match.group(1))
-            return "" if value is None else str(value)
 
         # The role prompt reaches clients and models (prompts/get, the _subagent envelope,
         # sampling): secret-looking text in it is hidden as in every description served. The
         # caller's own values are left as given.
         # ``shown`` between the placeholders alone: a credential's value equal to an argument's
         # name blotted the placeholder ("{{account}}") and the caller's value with it.
-        parts, last = [], 0
+        texts, names, last = [], [], 0
         for placeholder in _PLACEHOLDER.finditer(self.body):
-            parts += [shown(self.body[last:placeholder.start()]), fill(placeholder)]
+            texts.append(shown(self.body[last:placeholder.start()]))
+            names.append(placeholder.group(1))
             last = placeholder.end()
-        return "".join([*parts, shown(self.body[last:])])
+        texts.append(shown(self.body[last:]))
+        filled = {name: "" if value is None else str(value) for name, value in values.items()}
+        # Measured as it would be sent, the role's text shown (hiding may lengthen it).
+        size = sum(map(len, texts)) + sum(len(filled.get(name, "")) for name in names)
+        if size > MAX_PROMPT_CHARS:
+            raise MissingArguments(self.name, [
+                f"the role's prompt with these values would be {size:,} characters, more than the "
+                f"{MAX_PROMPT_CHARS:,} a prompt may be (a value goes in at each of its placeholders); send shorter "
+                "values"])
+        parts = [texts[0]]
+        for name, text in zip(names, texts[1:], strict=True):
+            parts += [filled.get(name, ""), text]
+        return "".join(parts)
 
     def complete(self, argument: str, prefix: str) -> list[str]:
         """The argument's choices that start with ``prefix`` (case-insensitive), as ``prompts/list``

@@ -456,3 +456,10 @@ def test_a_prompt_that_would_pass_its_size_with_the_values_placed_is_refused_bef
         role.render({"text": "x" * (MAX_PROMPT_CHARS // 1000 + 1)})
     [problem] = refused.value.problems
     assert problem.startswith("the role's prompt with these values would be ") and "send shorter values" in problem
+    # Measured as sent: hiding secret-looking text lengthens the role's own (a re-check served
+    # 4,354,304 characters where the role's text as written was counted).
+    hiding = parse_role("r.md", "---\nname: hiding\ndescription: Hides.\narguments:\n  - name: text\n"
+                                "    required: true\n---\n" + "secret=ab\n" * 20_000 + "{{text}}")
+    written = len(hiding.body) - len("{{text}}")
+    with pytest.raises(MissingArguments):
+        hiding.render({"text": "x" * (MAX_PROMPT_CHARS - written)})
