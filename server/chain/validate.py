@@ -349,9 +349,14 @@ class SchemaValidator:
             found.append("$: the arguments are nested too deeply to be checked against the tool's input schema; "
                          "send them less deeply nested")
         except ArgumentsTooCostly:
+            # Said for what made it costly: many values were told of alternatives the schema did
+            # not have (a re-check).
+            why = (f"they hold more than {ON_LOOP_VALUES:,} values, each checked in turn"
+                   if holds_more_values_than(arguments, ON_LOOP_VALUES) else
+                   "the schema checks some values again for each of its alternatives, so deep nesting multiplies "
+                   "the work")
             found.append(f"$: the arguments could not be checked against the tool's input schema within "
-                         f"{self.check_limit_s:g} s (the schema checks some values again for each of its alternatives, "
-                         "so deep nesting or many items multiply the work); send fewer or less deeply nested values")
+                         f"{self.check_limit_s:g} s ({why}); send fewer or less deeply nested values")
         if not found and unsaid:
             # The schema refuses them, and no error was put in words: never a pass.
             found = describe_unsaid(unsaid[0], schema)

@@ -272,6 +272,12 @@ def test_a_check_that_would_take_long_is_stopped_at_its_limit_and_said(combinato
         node = {"op": "and", "args": [node]}
     [said] = SchemaValidator(check_limit_s=0.05).problems(_filter_schema(combinator), {"filter": node})
     assert said.startswith("$: the arguments could not be checked against the tool's input schema within 0.05 s")
+    assert "for each of its alternatives" in said
+    # Many values on a schema without alternatives are said to be that (they were said to be
+    # alternatives it did not have: a re-check).
+    plain = {"type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}}}}
+    [many] = SchemaValidator(check_limit_s=0.0).problems(plain, {"n": ["x"] * 20_000})
+    assert "(they hold more than 10,000 values, each checked in turn)" in many, many
     # A shallow filter is checked as ever.
     shallow = {"op": "not", "args": [{"field": "name"}]}
     assert SchemaValidator().problems(_filter_schema(combinator), {"filter": shallow}) == []
