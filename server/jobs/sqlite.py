@@ -329,6 +329,8 @@ class SqliteJobStore(JobStore):
             _check_shape(conn, new_allowed=True)
             _narrowed(self.path)
             conn.execute("PRAGMA journal_mode=WAL")
+            for beside in ("-wal", "-shm"):  # a crash left them as they were made (an older version: 644)
+                _narrowed(Path(f"{self.path}{beside}"))
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
             # Damage found now, not by the first query that touches a bad page (a jobs
@@ -734,7 +736,8 @@ def _made_private(path: Path) -> None:
 
 
 def _narrowed(path: Path) -> None:
-    """An existing database made readable by its owner alone, where this user may. By its mode
+    """An existing database (or its write-ahead log, which holds job rows too) made readable by
+    its owner alone, where this user may. By its mode
     alone, never by opening it: closing any handle this process has on the file drops every
     lock SQLite holds on it (POSIX locks are the process's), and then a reader that came and
     went deleted the write-ahead log under the server."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
@@ -557,3 +558,20 @@ async def test_a_server_on_an_existing_database_keeps_its_locks_when_a_reader_co
         await store.create(job("job_b"))
         assert Path(f"{db_path}-wal").exists() and await store.get("alice", "job_b") is not None
     assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
+
+
+async def test_a_write_ahead_log_left_readable_by_others_is_narrowed_at_the_next_start(db_path: Path) -> None:
+    """A crash leaves the log and shared memory as they were made (an older version made them
+    644), and the log holds callers' arguments: only the database itself was narrowed (a
+    re-check). Another connection holds them open here, as a crashed server's files stay."""
+    async with SqliteJobStore(db_path) as first:
+        await first.create(job("job_a"))
+    with contextlib.closing(sqlite3.connect(db_path)) as left:
+        left.execute("INSERT INTO job_events (job_id, at, kind, data) VALUES ('job_a', 1, 'x', '{}')")
+        left.commit()
+        for name in ("jobs.sqlite3", "jobs.sqlite3-wal", "jobs.sqlite3-shm"):
+            (db_path.parent / name).chmod(0o644)
+        async with SqliteJobStore(db_path) as store:
+            await store.create(job("job_b"))
+            modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in db_path.parent.glob("jobs.sqlite3*")}
+    assert modes == {"jobs.sqlite3": 0o600, "jobs.sqlite3-wal": 0o600, "jobs.sqlite3-shm": 0o600}
