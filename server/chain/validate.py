@@ -353,8 +353,8 @@ class SchemaValidator:
             # not have (a re-check).
             why = (f"they hold more than {ON_LOOP_VALUES:,} values, each checked in turn"
                    if holds_more_values_than(arguments, ON_LOOP_VALUES) else
-                   "the schema checks some values again for each of its alternatives, so deep nesting multiplies "
-                   "the work")
+                   "the schema's checks of them take long: alternatives checked again for each value, long lists "
+                   "of allowed values or deep nesting multiply the work")
             found.append(f"$: the arguments could not be checked against the tool's input schema within "
                          f"{self.check_limit_s:g} s ({why}); send fewer or less deeply nested values")
         if not found and unsaid:
