@@ -548,9 +548,10 @@ def _catalog_named_as_extensions(settings: Settings) -> None:
     where the extension folders find them. The names of a TOML file are kept as written (a link
     in them is followed as it is pointed elsewhere), so two spellings of one folder no longer
     met, and the server refused to start (a re-check)."""
+    as_named = {os.path.abspath(folder) for folder in settings.extensions}
     by_place = {os.path.realpath(folder): folder for folder in settings.extensions}
-    named = [folder if os.path.abspath(folder) in {os.path.abspath(f) for f in settings.extensions}
-             else by_place.get(os.path.realpath(folder), folder) for folder in settings.disclosure.catalog]
+    named = [folder if os.path.abspath(folder) in as_named else by_place.get(os.path.realpath(folder), folder)
+             for folder in settings.disclosure.catalog]
     if named != list(settings.disclosure.catalog):
         settings.disclosure.catalog = named
 

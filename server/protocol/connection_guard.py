@@ -307,6 +307,9 @@ class _ClosedAfterWhatIsSent:
     def __init__(self, transport: asyncio.Transport, connection: GuardedHttpToolsProtocol) -> None:
         self._transport = transport
         self._connection = connection
+        # What the cycle calls for every answer, bound once rather than looked up by __getattr__.
+        self.write = transport.write
+        self.is_closing = transport.is_closing
 
     def close(self) -> None:
         connection = self._connection

@@ -24,7 +24,6 @@ from toolbay.jobs.store import RESULT_LOST
 from toolbay.jobs.views import RESULT_URI_TEMPLATE, result_uri
 from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
 
-URI_TEMPLATE = RESULT_URI_TEMPLATE
 # Any id a listing gives: job_ and hex, as this server makes them, written as they are; an id
 # of a row made by hand, percent-encoded (one with a space or a slash was listed, and could not
 # be read: a re-check).
@@ -64,7 +63,7 @@ class JobResources:
     async def templates(self, ctx: ServerRequestContext[Any, Any],
                         params: types.PaginatedRequestParams) -> types.ListResourceTemplatesResult:
         template = types.ResourceTemplate(
-            uri_template=URI_TEMPLATE, name="job result", title="The result of a job",
+            uri_template=RESULT_URI_TEMPLATE, name="job result", title="The result of a job",
             description="The whole output of one of your jobs that has ended (job ids come from job_list).",
             mime_type="text/plain")
         return types.ListResourceTemplatesResult(resource_templates=[template])
@@ -75,7 +74,7 @@ class JobResources:
         match = _URI.fullmatch(uri)
         if match is None:
             raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {echoed(uri)} (job results are "
-                           f"{URI_TEMPLATE})")
+                           f"{RESULT_URI_TEMPLATE})")
         job_id = unquote(match.group(1))
         try:
             result = await self.manager.result(self.owner_of(ctx), job_id)
