@@ -1,0 +1,55 @@
+"""A client's deeply nested message leaves the finalizers of other objects room to run."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Any
+
+import pytest
+
+from tests.protocol.hostile_messages import HOSTILE_MESSAGES
+from toolbay.protocol.parse_errors import read_json
+
+
+def _depth(levels: int) -> int:
+    return 0 if levels == 0 else 1 + _depth(levels - 1)
+
+
+def _frames_below() -> int:
+    frame, count = sys._getframe(1), 0
+    while frame is not None:
+        frame, count = frame.f_back, count + 1
+    return count
+
+
+@pytest.mark.parametrize("name", ["100,000 nested arrays", "5,000 nested objects in arguments"])
+def test_garbage_waiting_as_a_deep_message_is_read_is_finalized_whole(name: str) -> None:
+    finalized: list[int] = []
+    # As much stack as a finalizer has here, short of a margin: run anywhere deeper (in the
+    # reader's recursion), it fails; run from here, it does not.
+    room = sys.getrecursionlimit() - _frames_below() - 50
+
+    class Resource:
+        """Held in a cycle, as an exception's traceback holds the frames that hold a stream."""
+
+        def __init__(self) -> None:
+            self.cycle = self
+
+        def __del__(self) -> None:
+            finalized.append(_depth(room))
+
+    unraisable: list[Any] = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        gc.collect()
+        for _ in range(200):
+            Resource()
+        with pytest.raises(RecursionError):
+            read_json(HOSTILE_MESSAGES[name])
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert not unraisable, [str(u.exc_value) for u in unraisable]
+    assert len(finalized) == 200
+    assert gc.isenabled()
