@@ -383,9 +383,12 @@ class Settings(BaseSettings):
             return [value]
         return value
 
-    @field_validator("extensions", "agents")
+    @field_validator("agents")
     @classmethod
     def _each_folder_once(cls, folders: list[Path]) -> list[Path]:
+        # Extension folders keep every name they are given: one that is now a link's target
+        # (``current -> releases/7`` beside ``releases/7``) is another folder once the link is
+        # pointed elsewhere, so each scan takes them once as they are then (``CatalogKeeper.folders``).
         return distinct_folders(folders)
 
     @classmethod
@@ -735,7 +738,7 @@ def folder_problems(settings: Settings) -> list[str]:
     """The tool and role folders that hold nothing because they are not folders: a mistyped
     one would otherwise look like a folder without tools."""
     problems = []
-    for kind, folders in (("extension", settings.extensions), ("agents", settings.agents)):
+    for kind, folders in (("extension", distinct_folders(settings.extensions)), ("agents", settings.agents)):
         for folder in folders:
             reason = _unreadable(folder)
             if reason is not None:

@@ -91,7 +91,7 @@ class EarlyStart:
             and settings.transport == "stdio" and settings.jobs.drain_s > 0
             and settings.data_dir.resolve() == self.data_dir.resolve()
             # As written: the runtime takes a module by the path its folder's scan gives it.
-            and tuple(settings.extensions) == self.extensions
+            and tuple(distinct_folders(settings.extensions)) == self.extensions
             and baseline_options(*runtime_sizing(settings)) == self.compiler_options
         )
 
@@ -144,7 +144,7 @@ def compile_early(settings: Settings, started: EarlyStart | None = None) -> Earl
     if not settings.discovery.quick_compile or not is_first_start(settings.data_dir):
         return None
     consume_fuel, max_workers = runtime_sizing(settings)
-    return _compiles(settings.extensions, consume_fuel, max_workers)
+    return _compiles(distinct_folders(settings.extensions), consume_fuel, max_workers)
 
 
 def _compiles(folders: list[Path], consume_fuel: bool, max_workers: int) -> EarlyCompiles | None:

@@ -1481,17 +1481,22 @@ def test_no_home_folder_and_a_deleted_current_folder_are_one_line_and_exit_2(tmp
         "(or data_dir in the configuration)"))
 
 
-def test_a_folder_named_twice_is_one_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolbay.config import load_settings
-
+def test_a_folder_named_twice_is_one_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            shared_data_dir: Path) -> None:
     # "-e extensions -e ./extensions/" compiled and described each file twice, and warned twice
     # that every tool name was offered by both.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "greet.py").write_text(
+        "def get_tool_schemas():\n    return [{'name': 'greet', 'description': 'Greets.'}]\n"
+        "def greet():\n    return 'hello'\n", encoding="utf-8")
     (tmp_path / "link").symlink_to(tmp_path / "tools")
-    settings = load_settings(None, extensions=["tools", "./tools/", str(tmp_path / "link"), "tools"],
-                             agents=["tools", "tools"], data_dir=tmp_path / "data")
-    assert settings.extensions == [Path("tools")] and settings.agents == [Path("tools")]
+    result = runner.invoke(app, ["list", "--json", "--data-dir", str(shared_data_dir), "-e", "tools", "-e", "./tools/",
+                                 "-e", str(tmp_path / "link"), "-e", "tools"])
+    assert result.exit_code == 0, result.output
+    listing = json.loads(result.stdout)
+    assert [tool["name"] for tool in listing["tools"] if tool["source"] == "python"] == ["greet"]
+    assert listing["diagnostics"] == [] and listing["skipped"] == [], listing
 
 
 def test_list_says_which_role_tool_patterns_match_no_tool(tmp_path: Path, shared_data_dir: Path) -> None:

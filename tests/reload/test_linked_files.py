@@ -36,6 +36,17 @@ def _module(folder: Path, name: str, tool: str, says: str) -> None:
     os.replace(fresh, folder / f"{name}.py")
 
 
+def _releases_and_current(tmp_path: Path) -> tuple[Path, Path]:
+    """``releases/1`` offering deploy_one, ``releases/2`` deploy_two, and ``current -> releases/1``."""
+    releases = tmp_path / "releases"
+    for number, tool in ((1, "deploy_one"), (2, "deploy_two")):
+        (releases / str(number)).mkdir(parents=True)
+        _module(releases / str(number), "deploy", tool, f"release {number}")
+    current = tmp_path / "current"
+    current.symlink_to(releases / "1")
+    return releases, current
+
+
 async def _until(app: Toolbay, settled: Callable[[set[str], dict[str, str]], bool]) -> None:
     with anyio.fail_after(60):
         while True:
@@ -60,12 +71,7 @@ async def test_a_save_of_a_linked_modules_target_is_served(tmp_path: Path, share
 
 async def test_a_tool_folder_named_through_a_link_follows_the_link_when_it_is_pointed_elsewhere(
         tmp_path: Path, shared_data_dir: Path) -> None:
-    releases = tmp_path / "releases"
-    for number, tool in ((1, "deploy_one"), (2, "deploy_two")):
-        (releases / str(number)).mkdir(parents=True)
-        _module(releases / str(number), "deploy", tool, f"release {number}")
-    current = tmp_path / "current"
-    current.symlink_to(releases / "1")
+    releases, current = _releases_and_current(tmp_path)
     settings = load_settings(None, extensions=[current], agents=[], data_dir=shared_data_dir)
     async with assemble(settings) as app:
         await _until(app, lambda names, said: "deploy_one" in names)
@@ -101,3 +107,22 @@ async def test_folders_named_through_links_in_the_config_file_follow_the_links_w
             os.replace(pointed, config.parent / link)  # ln -sfn, done atomically
         await _until(app, lambda names, said: {"deploy_two", "agent_role_deploy_two"} <= names
                      and not {"deploy_one", "agent_role_deploy_one"} & names)
+
+
+async def test_a_folder_named_both_through_a_link_and_by_its_own_path_is_served_by_both_once_the_link_moves(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """``extensions = ["current", "releases/1"]`` with ``current -> releases/1``: one folder,
+    served once; the settings kept only its first name, so once the link moved to another
+    release, ``releases/1`` was no longer served until a restart."""
+    releases, current = _releases_and_current(tmp_path)
+    settings = load_settings(None, extensions=[current, releases / "1"], agents=[], data_dir=shared_data_dir)
+    async with assemble(settings) as app:
+        await _until(app, lambda names, said: "deploy_one" in names)
+        origins = [d.origin for d in app.catalog.current.definitions() if d.name == "deploy_one"]
+        assert origins == [f"python:{current / 'deploy.py'}"], origins  # described once, by its first name
+        pointed = tmp_path / "current.new"
+        pointed.symlink_to(releases / "2")
+        os.replace(pointed, current)  # ln -sfn, done atomically
+        await _until(app, lambda names, said: {"deploy_one", "deploy_two"} <= names)
+        origins = [d.origin for d in app.catalog.current.definitions() if d.name.startswith("deploy_")]
+        assert sorted(origins) == sorted([f"python:{current / 'deploy.py'}", f"python:{releases / '1' / 'deploy.py'}"])
