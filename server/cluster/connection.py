@@ -8,6 +8,7 @@ errors never stop the server: each user of the client decides what an outage mea
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -18,6 +19,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from toolbay.errors import ConfigError
 
@@ -76,6 +78,10 @@ async def open_checked(url: str) -> aioredis.Redis:
         hint = ""
         if _asks_for_a_password(str(exc)) and "@" not in url:
             hint = " (it asks for a password: give it in the URL, redis://:PASSWORD@HOST:PORT/DB)"
+        elif url.startswith("rediss://") and isinstance(exc, TimeoutError | RedisTimeoutError | ssl.SSLError):
+            # A plain Redis takes the TLS greeting for a command and waits for the rest: the
+            # client saw only a timeout, and nothing said TLS was the question.
+            hint = " (rediss:// speaks TLS: if this Redis does not, write redis://)"
         raise ConfigError(f"[cluster] redis: cannot reach {shown(url)}: {exc}{hint}") from None
     return client
 

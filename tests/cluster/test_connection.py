@@ -16,6 +16,7 @@ from tests.cluster.servers import RedisServer
 from tests.jobs.conftest import Gate, start_job
 from toolbay.cluster.connection import open_checked
 from toolbay.cluster.jobs import RedisJobStore
+from toolbay.errors import ConfigError
 from toolbay.jobs import JobManager
 
 pytestmark = pytest.mark.anyio
@@ -105,3 +106,11 @@ async def test_a_wait_ends_when_the_job_ends_while_redis_drops_the_listeners_con
             assert plain.client_kill_filter(_type="pubsub") >= 2
 
     assert await wait_across(redis_url, drop_listeners) == ["completed"]
+
+
+async def test_a_tls_url_to_a_redis_without_tls_says_tls_may_be_the_question(own_redis: RedisServer) -> None:
+    # A plain Redis waits for the rest of what it took for a command: the start said only
+    # "Timeout connecting to server".
+    with pytest.raises(ConfigError) as refused:
+        await open_checked(own_redis.url.replace("redis://", "rediss://", 1))
+    assert "rediss:// speaks TLS: if this Redis does not, write redis://" in str(refused.value)
