@@ -5,15 +5,16 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 ``author`` are left alone). Inside any string, what looks like a credential is hidden:
 ``Bearer ...``, JWTs, runs of 32+ hex digits, the password of a URL (``scheme://user:PASSWORD@``),
 well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
-``AIza``, Vault's ``hvs.``, toolbay's own ``tb_``), also glued to a name before them
-(``MY_ghp_...``), a PEM private key, and the value of ``password=``, ``api_key=``, ``token=``,
-``AWS_SECRET_ACCESS_KEY=``, ``dbPassword=``, ``DB_PASS=``... (also in a query string after
-another setting, ``?user=a&password=``; and of ``"api_key": "..."`` written as JSON, of
-``<password>...</password>`` and ``<add key="ApiKey" value="..."/>`` as XML), HTTP's Basic
-and Token credentials, curl's ``-u user:password``, and a value that looks like a credential
-said after such a name and ":" or given to an option named so (``password: hunter2``,
-``--api-key a1b2c3d4e5``), on its line or on the next (YAML's indented value or list item), or
-after the word for a password in another language (``Passwort:``, ``密码：``). A comparison in
+``AIza``, Vault's ``hvs.``, ``hf_``, ``pypi-``, ``SG.``, Twilio's ``SK``, toolbay's own ``tb_``),
+also glued to a name before them (``MY_ghp_...``), a PEM private key, and the value of
+``password=``, ``api_key=``, ``token=``, ``AWS_SECRET_ACCESS_KEY=``, ``dbPassword=``,
+``DB_PASS=``... (also in a query string after another setting, ``?user=a&password=``; and of
+``"api_key": "..."`` written as JSON, of ``<password>...</password>`` and ``<add key="ApiKey"
+value="..."/>`` as XML), HTTP's Basic and Token credentials, curl's ``-u user:password``, MySQL's
+``-pPASSWORD``, and a value that looks like a credential said after such a name and ":" or given
+to an option named so (``password: hunter2``, ``--api-key a1b2c3d4e5``), on its line or on the
+next (YAML's indented value or list item), or after the word for a password in another language
+(``Passwort:``, ``密码：``). A comparison in
 code (``aliceSecret === bobSecret``) is left as it is.
 """
 
@@ -45,7 +46,8 @@ _START = r"(?<![A-Za-z0-9])"
 _SECRET_TEXT = re.compile(
     r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]+)"
     r"|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"
-    r"|\b[0-9a-fA-F]{32,}\b"
+    # A hex run joined to a name by "_" or "-" ("dop_v1_...", "key_..."), which "\b" took for one word.
+    r"|(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])"
     rf"|{_START}(?:sk|pk|rk)-[A-Za-z0-9_-]{{16,}}"
     rf"|{_START}(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{{10,}}"  # Stripe's keys
     rf"|{_START}(?:ghp|gho|ghu|ghs|ghr|github_pat|glpat|xox[abprs]|tb)[-_][A-Za-z0-9_-]{{16,}}"
@@ -53,6 +55,10 @@ _SECRET_TEXT = re.compile(
     rf"|{_START}AKIA[0-9A-Z]{{16}}(?![A-Za-z0-9])"
     rf"|{_START}AIza[0-9A-Za-z_-]{{35}}"  # Google's API keys
     rf"|{_START}hv[sbr]\.[A-Za-z0-9_-]{{20,}}"  # HashiCorp Vault's tokens
+    rf"|{_START}hf_[A-Za-z0-9]{{30,}}"  # Hugging Face's tokens
+    rf"|{_START}pypi-[A-Za-z0-9_-]{{50,}}"  # the Python package index's upload tokens
+    rf"|{_START}SG\.[A-Za-z0-9_-]{{16,}}\.[A-Za-z0-9_-]{{16,}}"  # SendGrid's keys
+    rf"|{_START}SK[0-9a-fA-F]{{32}}(?![0-9A-Za-z])"  # Twilio's API keys
     r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
 )
 # A name that holds a secret: "password", "api_key", "token", and names ending so after other
@@ -69,7 +75,7 @@ _NAME_WORD_START = r"(?:^|[_-]|(?-i:(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-
 _PASS_OWNERS = (r"(?:db|database|smtp|mysql|mariadb|redis|admin|user|root|ftp|sftp|mail|email|ldap|pg|postgres"
                 r"|rabbitmq|amqp|mongo|ssh|vnc|login|keystore|truststore|key|wifi|bind|app|api|auth|sudo)")
 _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|apikey"
-                          r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access)(?:[_-]key|(?-i:Key)))"
+                          r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access|account)(?:[_-]key|(?-i:Key)))"
                           rf"|pass(?:word|wd|phrase)|{_PASS_OWNERS}[_-]?pass)$")
 # ``password=...`` (a connection string, an environment line): the value after a name and "=",
 # hidden when the name is a secret's, the name kept. Only "=": "password: the user's password"
@@ -199,6 +205,9 @@ _AUTHORIZATION = re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic
                             r"[A-Za-z0-9._~+/=-]{6,}")
 # A command line's "user:password" ("curl -u admin:Tr0ub4dor", "--user=admin:x"): the password.
 _USER_PASSWORD = re.compile(r"((?<!\S)(?:-u|--user)(?:=|[^\S\r\n]+)[^\s:@/]+:)(?![${%*])([^\s\"']+)")
+# MySQL's clients take a password glued to "-p" ("mysql -uroot -pS3cret db"; "-p" alone asks for it).
+_MYSQL_PASSWORD = re.compile(r"(\bmysql(?:dump|admin|import|check|show|slap)?"
+                             r"(?:[^\S\r\n]+[^\s-]\S*|[^\S\r\n]+-[^p\s]\S*)*?[^\S\r\n]+-p)(?![${%*<])([^\s\"']+)")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -475,6 +484,8 @@ def redact_text(text: str) -> str:
         text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
     if colon and ("-u" in text or "--user" in text):
         text = _USER_PASSWORD.sub(_hide_user_password, text)
+    if "mysql" in text and " -p" in text:
+        text = _MYSQL_PASSWORD.sub(_hide_user_password, text)  # a password only when it looks like one
     if (colon or equals) and any(hint in text for hint in _ELSEWHERE_HINTS):
         text = _SPOKEN_ELSEWHERE.sub(_hide_spoken_elsewhere, text)
     return _SECRET_TEXT.sub(REDACTED, text)

@@ -173,12 +173,29 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           'Returns {"api_key": "the created key (shown once)"}',
                           "## Tokens:\n- gpt-4o-mini-2024-07-18\n- all-MiniLM-L6-v2\n",
                           "Secrets:\n  - docker-hub-token-v2\n  - aws-creds-2024\n",
-                          "steps:\n  - run: make\n  - build2x9\n"]}
+                          "steps:\n  - run: make\n  - build2x9\n",
+                          # "-p" alone asks for the password; other programs' "-p"; a placeholder
+                          "mysql -h db -u root -p shop", "ssh -p 2222 host && mkdir -p out", "mysql -p$MYSQL_PWD",
+                          "a SKU like SKU12"]}
     assert redact(ordinary) == ordinary
 
 
 @pytest.mark.parametrize(("text", "shown"), [
     ("key sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "key [REDACTED]"),  # Stripe's keys use "_"
+    # A hex run joined to a prefix by "_", and more services' token shapes (an outside check:
+    # each was listed and found by search for its value).
+    ("token dop_v1_" + "bcc4b9db165c23115661ffb0df9daee36452bcf48385971f1bba10ef43a9e751 here",
+     "token dop_v1_[REDACTED] here"),
+    ("use key_" + "0123456789abcdef0123456789abcdef", "use key_[REDACTED]"),
+    ("hf_" + "HbIUyd2j88BRYoVhf6QF0niSNyw1psv7NT", "[REDACTED]"),  # Hugging Face
+    ("pypi-" + "AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAACKlsz", "[REDACTED]"),
+    ("SG." + "dh1hoNP08hT5isT6CjlNlA.ZkeNncJgQyVerdKKhVz4NiaBfuRMFFw8Px6diSsjKOR", "[REDACTED]"),  # SendGrid
+    ("SK" + "0123456789abcdef0123456789abcdef", "[REDACTED]"),  # Twilio
+    ("AccountName=foo;AccountKey=" + "mTbKoQfNz6TxRtlDxseUTDkXplRn8cPMBUraDdCXRA==;EndpointSuffix=core.windows.net",
+     "AccountName=foo;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"),  # Azure's connection strings
+    ("mysql -uroot -p" + "S3cretPw9 shop", "mysql -uroot -p[REDACTED] shop"),
+    ("mysqldump -h db --single-transaction -p" + "Hunter2x9 shop",
+     "mysqldump -h db --single-transaction -p[REDACTED] shop"),
     ("rk_test_" + "51Habcdefghijklmnopqrstu.", "[REDACTED]."),
     ("AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "[REDACTED]"),  # Google's API keys
     ("npm_" + "abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
