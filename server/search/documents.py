@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolbay.search.tokens import tokenize
-from toolbay.words import ToolDefinition
+from toolbay.words import ToolDefinition, bounded_description
 
 
 class Field(enum.IntEnum):
@@ -98,6 +98,8 @@ def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:
         description = ""
     if not isinstance(description, str):
         raise ValueError(f"tool {name!r}: 'description' must be a string")
+    # Cut as the server cuts a tool's own (a word past the cut was found here and not there).
+    description, _ = bounded_description(description)
     given = [key for key in ("inputSchema", "input_schema") if key in tool]
     schema = tool[given[0]] if given else {"type": "object"}
     if not isinstance(schema, Mapping):

@@ -358,3 +358,41 @@ def _searched_for_a_secret(tmp_path: Path, tools: list[dict[str, Any]], secret: 
     assert result.exit_code == 0, result.output
     first, second = (json.loads(line) for line in result.stdout.splitlines())
     return first, second
+
+
+def test_a_catalog_file_ranks_a_long_description_as_the_server_ranks_the_same_tool(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    # The server cuts a description at 8,000 characters; a word past the cut was found here
+    # and not there, though a catalog file is to rank as the server ranks the same tools.
+    description = "Reads records. " + "Padding words here. " * 450 + "zanzibarquux appears only at the end."
+    folder = tmp_path / "longcat"
+    folder.mkdir()
+    (folder / "longd.py").write_text(
+        f"def get_tool_schemas():\n    return [{{'name': 'longd_tool', 'description': {description!r}}}]\n"
+        "def longd_tool():\n    return 'x'\n", encoding="utf-8")
+    catalog = write_jsonl(tmp_path / "tools.jsonl", [{"name": "longd_tool", "description": description}])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": "far", "query": "zanzibarquux"},
+                                                 {"id": "near", "query": "reads records"}])
+    batch = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert batch.exit_code == 0, batch.output
+    from_file = {line["id"]: line for line in map(json.loads, batch.stdout.splitlines())}
+    for query_id, query in (("far", "zanzibarquux"), ("near", "reads records")):
+        served = runner.invoke(app, ["search", query, "--json", "--data-dir", str(shared_data_dir),
+                                     "--extensions", str(folder)])
+        assert served.exit_code == 0, served.output
+        on_server = json.loads(served.stdout)
+        assert (from_file[query_id]["no_match"], [hit["name"] for hit in from_file[query_id]["results"]]) == \
+            (on_server["no_match"], [hit["name"] for hit in on_server["results"] if hit["name"] == "longd_tool"])
+    assert from_file["far"]["no_match"] and not from_file["near"]["no_match"]
+
+
+def test_a_line_longer_than_any_tool_is_refused_in_one_line_before_it_is_read_whole(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("wb") as out:
+        out.write(b'{"name": "a", "description": "')
+        out.write(b"x" * (16 * 2**20))
+        out.write(b'"}\n')
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES[:1])
+    result = runner.invoke(app, ["search", "--catalog", str(huge), "--queries", str(queries), "--json"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "huge.jsonl:1: a line longer than 16 MiB" in result.stderr and len(result.stderr.splitlines()) == 1
