@@ -19,6 +19,10 @@ BUNDLED = ["hashsum", "jsonkit_fmt", "jsonkit_get", "jsonkit_keys", "textkit_cou
     ("textkit-grep", "textkit_grep"),    # kebab for snake
     ("jsonFmt", "jsonkit_fmt"),          # camelCase, a word short
     ("wait", "job_wait"),
+    ("count_words", "textkit_count"),    # the tool's word among words of one's own
+    ("grep_lines", "textkit_grep"),
+    ("grp_lines", "textkit_grep"),       # one of them nearly spelt
+    ("textkit_cont", "textkit_count"),   # close as a whole before sharing a word
 ])
 def test_the_name_meant_comes_first(wanted: str, meant: str) -> None:
     assert closest_names(wanted, BUNDLED)[0] == meant
@@ -31,6 +35,7 @@ def test_a_word_many_names_share_names_them_shortest_first_up_to_the_limit() -> 
 
 def test_nothing_close_is_nothing_suggested() -> None:
     assert closest_names("translate", BUNDLED) == []
+    assert closest_names("nosuchtool", BUNDLED) == []  # as long as search_tools, and no word of it
 
 
 def test_no_work_for_a_name_too_long_for_a_tool_or_among_more_names_than_the_search_is_for() -> None:
