@@ -39,7 +39,8 @@ class _OneLineUsageError(UsageError):
             names.append(ctx.info_name or "")
             ctx = ctx.parent
         command = " ".join(["toolbay", *reversed(names)])
-        message = " ".join(self.format_message().split())
+        # The parser validates some values through pydantic, whose words lead its reason.
+        message = " ".join(self.format_message().split()).replace(": Value error, ", ": ")
         say(f"{command}: {message} (see '{command} -h')")
 
 
@@ -503,8 +504,12 @@ def parse_help(
     from toolbay.helptext.command import run_parse_help
 
     help_file = file if file is not None else long
-    if help_file is None or (file is not None and long is not None):
-        raise typer.BadParameter("give the help text once: toolbay parse-help FILE (or --long FILE)")
+    if help_file is None:
+        # "--short" alone: the -h text is read beside the --help text, never in its place.
+        raise typer.BadParameter("give the --help text: toolbay parse-help FILE (or --long FILE; - reads "
+                                 "standard input)" + (", with --short beside it" if short is not None else ""))
+    if file is not None and long is not None:
+        raise typer.BadParameter("give the --help text once: as FILE or as --long FILE, not both")
     code = run_parse_help(help_file, short, sys.stdout, sys.stderr)
     raise typer.Exit(code)
 

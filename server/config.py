@@ -704,6 +704,7 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
     of them that another module validates: ``[chain]``)."""
     where = f" (config file {config_file}, environment TOOLBAY_*, or flags)" if config_file else ""
     root = Settings if root is None else root
+    in_file = _read_quietly(config_file)
     problems = []
     for error in exc.errors():
         location = ".".join(str(part) for part in (*([section] if section else []), *error["loc"])) or "settings"
@@ -719,8 +720,31 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message += f" (got {given!r})"
         if not section and (variable := _variable_for(error["loc"])) is not None:
             message += f" (from the environment variable {variable})"  # not in the file, where one looks first
+        elif _holds(in_file, (*([section] if section else []), *error["loc"])):
+            message += f" (in {config_file})"  # not from a flag or a variable
         problems.append(f"{location}: {message}")
     return "invalid configuration" + where + ": " + "; ".join(problems)
+
+
+def _read_quietly(config_file: Path | None) -> Any:
+    """The configuration file's TOML as it is written, or None (it was read once already: what
+    could not be read then was said then)."""
+    try:
+        return tomllib.loads(config_file.read_bytes().decode("utf-8-sig")) if config_file else None
+    except (OSError, ValueError):
+        return None
+
+
+def _holds(data: Any, location: tuple[Any, ...]) -> bool:
+    """Whether ``data`` (a TOML document) sets the setting at ``location``."""
+    for part in location:
+        if isinstance(data, dict) and str(part) in data:
+            data = data[str(part)]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return False
+    return data is not None and bool(location)
 
 
 def _variable_for(location: tuple[Any, ...]) -> str | None:

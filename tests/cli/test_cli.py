@@ -530,6 +530,18 @@ def in_a_fresh_process(commands: Sequence[list[str]], watched: Sequence[str]) ->
     return reports
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    # "--short" alone was told to give the help text "once", as if it had been given twice.
+    (["parse-help", "--short", "h.txt"], "give the --help text: toolbay parse-help FILE (or --long FILE; - reads "
+                                         "standard input), with --short beside it"),
+    (["parse-help"], "give the --help text: toolbay parse-help FILE (or --long FILE; - reads standard input)"),
+    (["parse-help", "a.txt", "--long", "b.txt"], "give the --help text once: as FILE or as --long FILE, not both"),
+])
+def test_parse_help_says_which_help_text_is_missing_or_given_twice(argv: list[str], said: str) -> None:
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and said in " ".join(result.stderr.split()), result.stderr
+
+
 def test_parse_help_as_a_process_prints_what_the_full_command_prints_and_loads_no_server(tmp_path: Path) -> None:
     help_file = tmp_path / "help.txt"
     help_file.write_bytes(b"Usage: greet [OPTIONS] NAME\n\nOptions:\n  -n, --count <N>  How many times [default: 1]\n"
@@ -764,7 +776,11 @@ def test_a_bad_value_from_the_environment_names_its_variable_and_a_zero_is_said(
     config = tmp_path / "toolbay.toml"
     config.write_text("[discovery]\nhelp_timeout_s = 0\n", encoding="utf-8")
     said = _one_line_exit_2(["list", "--config", str(config)])
-    assert said.rstrip().endswith("discovery.help_timeout_s: Input should be greater than 0 (got 0)"), said
+    # Named as the file's, as a variable's is named as the variable's (an outside check).
+    assert said.rstrip().endswith(f"help_timeout_s: Input should be greater than 0 (got 0) (in {config})"), said
+    # The file's setting, overridden by a variable with a bad value: the variable is named.
+    said = _one_line_exit_2(["list", "--config", str(config)], env={"TOOLBAY_DISCOVERY__HELP_TIMEOUT_S": "-1"})
+    assert said.rstrip().endswith("(from the environment variable TOOLBAY_DISCOVERY__HELP_TIMEOUT_S)"), said
 
 
 @pytest.mark.parametrize("command", [["serve"], ["list"], ["jobs", "list"]])
@@ -1520,6 +1536,9 @@ def test_list_says_which_role_tool_patterns_match_no_tool(tmp_path: Path, shared
     (["token", "new", "--scopes", "x"], "toolbay token new: No such option: --scopes (Possible options: --scope)"),
     (["nocmd"], "toolbay: No such command 'nocmd'."),
     (["serve", "--nope"], "toolbay serve: No such option: --nope"),
+    # Without the validator's words before the reason ("Value error, 'bogus' is ...").
+    (["serve", "--transport", "bogus"], "toolbay serve: Invalid value for '--transport' / '-t': 'bogus' is not one of "
+                                        "'stdio', 'http', 'sse'."),
 ])
 def test_a_command_line_toolbay_cannot_run_is_one_line_naming_the_fault_and_exit_2(argv: list[str], said: str) -> None:
     """As the README says of exit status 2: click said it in four lines (the usage, a hint, a
