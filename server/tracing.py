@@ -13,12 +13,15 @@ provider is also made the process's global one when none is set yet, so the MCP 
 span per request (which continues a trace whose context the client sent in ``_meta``) and
 toolbay's spans under it form one trace.
 
-OpenTelemetry's SDK is an optional dependency (the ``traces`` extra); naming an
-exporter without it stops the server at start with one line saying so.
+OpenTelemetry's SDK is an optional dependency (the ``traces`` extra); naming an exporter in
+``[telemetry] traces`` without it, or one toolbay does not know, stops the server at start with
+one line saying so. Named only by ``OTEL_TRACES_EXPORTER``, which a machine may set for every
+program it runs, the same is a warning, and the server runs without traces.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -31,6 +34,8 @@ from toolbay.errors import ConfigError
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
+
+logger = logging.getLogger(__name__)
 
 EXPORTERS = ("otlp", "console")
 DEFAULT_SERVICE_NAME = "toolbay"
@@ -48,7 +53,18 @@ def exporters_named(settings: TelemetrySettings) -> list[str]:
 
 
 def provider_for(settings: TelemetrySettings) -> TracerProvider | None:
-    """A tracer provider exporting where the settings say, or None when tracing is off."""
+    """A tracer provider exporting where the settings say, or None when tracing is off (or,
+    asked for by the environment alone, cannot be on: see the module)."""
+    try:
+        return _provider_for(settings)
+    except ConfigError as exc:
+        if settings.traces is not None:
+            raise
+        logger.warning("%s; serving without traces ([telemetry] traces = \"none\" says so without this warning)", exc)
+        return None
+
+
+def _provider_for(settings: TelemetrySettings) -> TracerProvider | None:
     names = exporters_named(settings)
     if not names:
         return None
