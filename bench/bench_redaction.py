@@ -38,6 +38,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "names with =": lambda n: 'password="a b ' * (n // 14),
     "backquoted names": lambda n: "`token=` " * (n // 9),
     "a chain of assignments": lambda n: "a=" * (n // 2),
+    # Each "mysql" was followed to the end of its line for a glued "-p" (20 s at 108 KB).
+    "mysql named often": lambda n: "Connects with mysql and runs queries. " * (n // 38) + " -p",
+    "mysql, many options, -p": lambda n: "mysql " + "-x " * (n // 3) + " -pS3cret",
     "a secret's value in code, unclosed": lambda n: 'os.environ["DB_PASSWORD"] = "' + "a b\\' " * (n // 6),
     "setters of secrets": lambda n: 'set("x", "password", "y z\' 1") ' * (n // 30),
 }

@@ -5,7 +5,7 @@ A value is hidden whole when its key looks secret (``token``, ``password``, ``ap
 ``author`` are left alone). Inside any string, what looks like a credential is hidden:
 ``Bearer ...``, JWTs, runs of 32+ hex digits, the password of a URL (``scheme://user:PASSWORD@``),
 well-known token prefixes (``sk-``, ``sk_live_``, ``ghp_``, ``xoxb-``, ``npm_``, ``AKIA``,
-``AIza``, Vault's ``hvs.``, ``hf_``, ``pypi-``, ``SG.``, Twilio's ``SK``, toolbay's own ``tb_``),
+``AIza``, Vault's ``hvs.``, ``hf_``, ``pypi-``, ``SG.``, Twilio's ``SK``, ``whsec_``, ``ya29.``, toolbay's own ``tb_``),
 also glued to a name before them (``MY_ghp_...``), a PEM private key, and the value of
 ``password=``, ``api_key=``, ``token=``, ``AWS_SECRET_ACCESS_KEY=``, ``dbPassword=``,
 ``DB_PASS=``... (also in a query string after another setting, ``?user=a&password=``; and of
@@ -56,7 +56,9 @@ _SECRET_TEXT = re.compile(
     rf"|{_START}AIza[0-9A-Za-z_-]{{35}}"  # Google's API keys
     rf"|{_START}hv[sbr]\.[A-Za-z0-9_-]{{20,}}"  # HashiCorp Vault's tokens
     rf"|{_START}hf_[A-Za-z0-9]{{30,}}"  # Hugging Face's tokens
-    rf"|{_START}pypi-[A-Za-z0-9_-]{{50,}}"  # the Python package index's upload tokens
+    rf"|{_START}pypi-AgE[A-Za-z0-9_-]{{50,}}"  # the Python package index's upload tokens (macaroons)
+    rf"|{_START}whsec_[A-Za-z0-9+/=]{{20,}}"  # Stripe's webhook signing secrets
+    rf"|{_START}ya29\.[0-9A-Za-z_-]{{20,}}"  # Google's OAuth access tokens
     rf"|{_START}SG\.[A-Za-z0-9_-]{{16,}}\.[A-Za-z0-9_-]{{16,}}"  # SendGrid's keys
     rf"|{_START}SK[0-9a-fA-F]{{32}}(?![0-9A-Za-z])"  # Twilio's API keys
     r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
@@ -205,9 +207,14 @@ _AUTHORIZATION = re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic
                             r"[A-Za-z0-9._~+/=-]{6,}")
 # A command line's "user:password" ("curl -u admin:Tr0ub4dor", "--user=admin:x"): the password.
 _USER_PASSWORD = re.compile(r"((?<!\S)(?:-u|--user)(?:=|[^\S\r\n]+)[^\s:@/]+:)(?![${%*])([^\s\"']+)")
-# MySQL's clients take a password glued to "-p" ("mysql -uroot -pS3cret db"; "-p" alone asks for it).
-_MYSQL_PASSWORD = re.compile(r"(\bmysql(?:dump|admin|import|check|show|slap)?"
-                             r"(?:[^\S\r\n]+[^\s-]\S*|[^\S\r\n]+-[^p\s]\S*)*?[^\S\r\n]+-p)(?![${%*<])([^\s\"']+)")
+# MySQL's and MariaDB's clients take a password glued to "-p" ("mysql -uroot -pS3cret db",
+# quoted or not; "-p" alone asks for it). Looked for within a command's next 20 words: looked
+# for to the end of the line after each "mysql", the time grew with the square of a text that
+# named it often (20 s for 108 KB of prose).
+_MYSQL_PASSWORD = re.compile(r"(\b(?:mysql|mariadb)(?:-?(?:dump|admin|import|check|show|slap))?"
+                             r"(?:[^\S\r\n]+(?:[^\s-]|-[^p\s])\S*){0,20}?[^\S\r\n]+-p)"
+                             # Not a placeholder: "-p$MYSQL_PWD", "-p<password>", "-pPASSWORD".
+                             r"(?![${%*<]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"']+))")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -342,6 +349,12 @@ def _hide_user_password(found: re.Match[str]) -> str:
     # when it looks like one.
     value = found.group(2)
     return found.group(1) + REDACTED if _looks_like_credential(value.rstrip(_TRAILING), True, True) else found.group(0)
+
+
+def _hide_glued_password(found: re.Match[str]) -> str:
+    # Whatever follows "-p" is the password (digits alone too): its quotes are kept.
+    quote = found.group(2) or ""
+    return f"{found.group(1)}{quote}{REDACTED}{quote}"
 
 
 def _hide_tagged(found: re.Match[str]) -> str:
@@ -484,8 +497,8 @@ def redact_text(text: str) -> str:
         text = _AUTHORIZATION.sub(rf"\1{REDACTED}", text)
     if colon and ("-u" in text or "--user" in text):
         text = _USER_PASSWORD.sub(_hide_user_password, text)
-    if "mysql" in text and " -p" in text:
-        text = _MYSQL_PASSWORD.sub(_hide_user_password, text)  # a password only when it looks like one
+    if ("mysql" in text or "mariadb" in text) and "-p" in text:
+        text = _MYSQL_PASSWORD.sub(_hide_glued_password, text)
     if (colon or equals) and any(hint in text for hint in _ELSEWHERE_HINTS):
         text = _SPOKEN_ELSEWHERE.sub(_hide_spoken_elsewhere, text)
     return _SECRET_TEXT.sub(REDACTED, text)

@@ -176,7 +176,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "steps:\n  - run: make\n  - build2x9\n",
                           # "-p" alone asks for the password; other programs' "-p"; a placeholder
                           "mysql -h db -u root -p shop", "ssh -p 2222 host && mkdir -p out", "mysql -p$MYSQL_PWD",
-                          "a SKU like SKU12"]}
+                          "mysql -pPASSWORD db", "a SKU like SKU12",
+                          "the pypi-simple-index-mirror-and-cache-for-offline-builds-of-wheels-v2 project"]}
     assert redact(ordinary) == ordinary
 
 
@@ -196,6 +197,13 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("mysql -uroot -p" + "S3cretPw9 shop", "mysql -uroot -p[REDACTED] shop"),
     ("mysqldump -h db --single-transaction -p" + "Hunter2x9 shop",
      "mysqldump -h db --single-transaction -p[REDACTED] shop"),
+    # Quoted, digits alone, MariaDB's clients (a re-check: each was shown).
+    ("mysql -uroot -p'" + "S3cret Pw' db", "mysql -uroot -p'[REDACTED]' db"),
+    ('mysql -uroot -p"' + 'S3cretPw" db', 'mysql -uroot -p"[REDACTED]" db'),
+    ("mysqladmin -p" + "123456 status", "mysqladmin -p[REDACTED] status"),
+    ("mariadb-dump -uroot -p" + "S3cretPw db", "mariadb-dump -uroot -p[REDACTED] db"),
+    ("whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "[REDACTED]"),  # Stripe's webhook secrets
+    ("ya29." + "a0AfH6SMBx3kQz9L0pW2vR7nYtE", "[REDACTED]"),  # Google's OAuth access tokens
     ("rk_test_" + "51Habcdefghijklmnopqrstu.", "[REDACTED]."),
     ("AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "[REDACTED]"),  # Google's API keys
     ("npm_" + "abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
