@@ -22,8 +22,7 @@ import anyio.to_thread
 
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
-from toolbay.config import BUNDLED_EXTENSIONS, Settings
-from toolbay.defaults import distinct_folders
+from toolbay.config import BUNDLED_EXTENSIONS, Settings, extension_folders_now
 from toolbay.discovery import Discovery, FileOutcome, log_notes, log_skipped, scan_files
 from toolbay.first_start import runtime_sizing
 from toolbay.freed_memory import give_back_freed_memory
@@ -460,9 +459,7 @@ class CatalogKeeper:
         realms: dict[str, tuple[str, str | None]] = {}
         folders: list[Path] = []
         bundled = BUNDLED_EXTENSIONS.resolve()
-        # Each folder once, by what its names lead to now: a link re-pointed since the last scan
-        # parts two names that were one folder.
-        for folder in distinct_folders(self.settings.extensions):
+        for folder in extension_folders_now(self.settings):
             realms[os.fspath(folder)] = ("core" if folder.resolve() == bundled else "shared", None)
             folders.append(folder)
         for owner, folder in personal_folders(self.settings.python.personal_dir):

@@ -383,14 +383,6 @@ class Settings(BaseSettings):
             return [value]
         return value
 
-    @field_validator("agents")
-    @classmethod
-    def _each_folder_once(cls, folders: list[Path]) -> list[Path]:
-        # Extension folders keep every name they are given: one that is now a link's target
-        # (``current -> releases/7`` beside ``releases/7``) is another folder once the link is
-        # pointed elsewhere, so each scan takes them once as they are then (``CatalogKeeper.folders``).
-        return distinct_folders(folders)
-
     @classmethod
     def settings_customise_sources(
         cls,
@@ -557,6 +549,16 @@ def _catalog_named_as_extensions(settings: Settings) -> None:
              for folder in settings.disclosure.catalog]
     if named != list(settings.disclosure.catalog):
         settings.disclosure.catalog = named
+
+
+def extension_folders_now(settings: Settings) -> list[Path]:
+    """The extension folders as a scan takes them now: each once, by what its names lead to, and
+    by the name ``[disclosure] catalog`` gives it, if it gives one (its tools are told catalog by
+    that name). The settings keep every name given (of agent folders too, read once each by
+    ``RoleLibrary``): ``current -> releases/7`` beside ``releases/7`` is one folder until the link
+    is pointed elsewhere, then two, and the settings once kept one name of them for good."""
+    catalog = {os.path.abspath(folder) for folder in settings.disclosure.catalog}
+    return distinct_folders(settings.extensions, prefer=catalog)
 
 
 def check_catalog_folders(settings: Settings) -> None:
@@ -762,7 +764,8 @@ def folder_problems(settings: Settings) -> list[str]:
     """The tool and role folders that hold nothing because they are not folders: a mistyped
     one would otherwise look like a folder without tools."""
     problems = []
-    for kind, folders in (("extension", distinct_folders(settings.extensions)), ("agents", settings.agents)):
+    named = (("extension", extension_folders_now(settings)), ("agents", distinct_folders(settings.agents)))
+    for kind, folders in named:
         for folder in folders:
             reason = _unreadable(folder)
             if reason is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 from toolbay.errors import ConfigError
@@ -46,17 +47,16 @@ def default_data_dir() -> Path:
                           "--data-dir (or data_dir in the configuration)") from None
 
 
-def distinct_folders(folders: list[Path]) -> list[Path]:
-    """``folders`` with each folder once, as first named: "extensions" and "./extensions/" (or a
-    link to it) are one folder, whose files were compiled, described and warned of twice."""
-    seen: set[str] = set()
-    kept: list[Path] = []
+def distinct_folders(folders: list[Path], prefer: Collection[str] = ()) -> list[Path]:
+    """``folders`` with each folder once, where first named: "extensions" and "./extensions/" (or
+    a link to it) are one folder, whose files were compiled, described and warned of twice. It
+    keeps its first name, or its first name among ``prefer`` (absolute paths), if it has one."""
+    kept: dict[str, Path] = {}
     for folder in folders:
         key = os.path.realpath(folder)
-        if key not in seen:
-            seen.add(key)
-            kept.append(folder)
-    return kept
+        if key not in kept or (os.path.abspath(folder) in prefer and os.path.abspath(kept[key]) not in prefer):
+            kept[key] = folder  # in the place of the folder's first name
+    return list(kept.values())
 
 
 def install_extra(extra: str) -> str:

@@ -86,12 +86,14 @@ class EarlyStart:
     def holds_for(self, settings: Settings) -> bool:
         """The settings read are those the start assumed: the same folders, the baseline
         compiler on with the same options, and a stdio server that forks (it forked already)."""
+        from toolbay.config import extension_folders_now  # loaded with the settings, after the guess
+
         return (
             settings.discovery.quick_compile
             and settings.transport == "stdio" and settings.jobs.drain_s > 0
             and settings.data_dir.resolve() == self.data_dir.resolve()
             # As written: the runtime takes a module by the path its folder's scan gives it.
-            and tuple(distinct_folders(settings.extensions)) == self.extensions
+            and tuple(extension_folders_now(settings)) == self.extensions
             and baseline_options(*runtime_sizing(settings)) == self.compiler_options
         )
 
@@ -143,8 +145,10 @@ def compile_early(settings: Settings, started: EarlyStart | None = None) -> Earl
             started.compiles.drop()
     if not settings.discovery.quick_compile or not is_first_start(settings.data_dir):
         return None
+    from toolbay.config import extension_folders_now
+
     consume_fuel, max_workers = runtime_sizing(settings)
-    return _compiles(distinct_folders(settings.extensions), consume_fuel, max_workers)
+    return _compiles(extension_folders_now(settings), consume_fuel, max_workers)
 
 
 def _compiles(folders: list[Path], consume_fuel: bool, max_workers: int) -> EarlyCompiles | None:

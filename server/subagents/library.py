@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from toolbay.catalog import SkippedFile
 from toolbay.config import Settings
+from toolbay.defaults import distinct_folders
 from toolbay.file_names import shown
 from toolbay.handlers.agents import AgentHandler, DelegationPolicy
 from toolbay.subagents.roles import Role, read_roles
@@ -42,7 +43,7 @@ class RoleLibrary:
         served changed; the refused files are brought up to date either way. As for tools, a
         role file that was served and is now refused keeps its last good version (the reason
         is listed all the same); a role whose file is unchanged keeps its handler."""
-        found = read_roles(self.folders)
+        found = read_roles(distinct_folders(self.folders))  # each once, as its names lead now
         served = {role.path: role for role in self.roles.values()}
         roles = list(found.roles)
         names = {role.name for role in roles}

@@ -20,7 +20,7 @@ from tests.disclosure.test_search_first import listed, names, search
 from tests.reload.conftest import ListChanged
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
-from toolbay.config import load_settings
+from toolbay.config import Settings, load_settings
 from toolbay.errors import ConfigError
 from toolbay.protocol.mcp_server import build_mcp_server
 
@@ -465,6 +465,17 @@ def test_the_blot_finds_a_value_written_as_search_reads_it_and_keeps_defaults_ca
     assert shown["properties"]["note"]["default"] == "uses [credential redacted]"
 
 
+async def _catalog_searched_not_listed(settings: Settings) -> None:
+    """The catalog folder's vault_open is found by search and not listed; the connected notes_add is listed."""
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            shown = set(await listed(client))
+            found = names(await search(client, "open the vault"))
+    assert "notes_add" in shown and "vault_open" not in shown
+    assert "vault_open" in found
+
+
 @pytest.mark.parametrize("linked", ["extensions", "catalog"])
 async def test_a_catalog_folder_named_through_a_link_where_extensions_name_it_otherwise_stays_hidden(
         folders: tuple[Path, Path], tmp_path: Path, linked: str) -> None:
@@ -481,10 +492,22 @@ async def test_a_catalog_folder_named_through_a_link_where_extensions_name_it_ot
                       encoding="utf-8")
     settings = load_settings(config)
     assert [str(folder) for folder in settings.disclosure.catalog] == [str(named_in_extensions)]
-    with anyio.fail_after(WAIT_S):
-        async with assemble(settings, watch=False) as app, \
-                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
-            shown = set(await listed(client))
-            found = names(await search(client, "open the vault"))
-    assert "notes_add" in shown and "vault_open" not in shown
-    assert "vault_open" in found
+    await _catalog_searched_not_listed(settings)
+
+
+@pytest.mark.parametrize("catalog_named", ["by its own path", "through the link"])
+async def test_a_catalog_folder_the_extensions_name_both_through_a_link_and_by_its_path_stays_hidden(
+        folders: tuple[Path, Path], tmp_path: Path, catalog_named: str) -> None:
+    """`extensions = ["current", "releases/8"]` with `current -> releases/8` and `catalog =
+    ["releases/8"]`: the scan took the folder by its first name, which is no catalog's, and its
+    tools were listed (a re-check). Taken by the catalog's name, they are searched, not listed."""
+    connected, catalog = folders
+    link = tmp_path / "current"
+    link.symlink_to(catalog)
+    hidden = catalog if catalog_named == "by its own path" else link
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'extensions = ["{connected}", "{link}", "{catalog}"]\nagents = []\ndata_dir = "data"\n'
+                      f'[disclosure]\nmode = "full"\ncatalog = ["{hidden}"]\ncatalog_allow = ["*"]\n',
+                      encoding="utf-8")
+    settings = load_settings(config)
+    await _catalog_searched_not_listed(settings)

@@ -126,3 +126,22 @@ async def test_a_folder_named_both_through_a_link_and_by_its_own_path_is_served_
         await _until(app, lambda names, said: {"deploy_one", "deploy_two"} <= names)
         origins = [d.origin for d in app.catalog.current.definitions() if d.name.startswith("deploy_")]
         assert sorted(origins) == sorted([f"python:{current / 'deploy.py'}", f"python:{releases / '1' / 'deploy.py'}"])
+
+
+async def test_a_role_folder_named_both_through_a_link_and_by_its_own_path_keeps_both_once_the_link_moves(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """As for tool folders: the settings kept one name of the two, and once the link moved the
+    other release's roles were gone until a restart (a re-check)."""
+    roles = tmp_path / "roles"
+    for number in (7, 8):
+        (roles / str(number)).mkdir(parents=True)
+        _role(roles / str(number), f"release_{number}")
+    current = tmp_path / "current"
+    current.symlink_to(roles / "7")
+    settings = load_settings(None, extensions=[], agents=[current, roles / "7"], data_dir=shared_data_dir)
+    async with assemble(settings) as app:
+        await _until(app, lambda names, said: "agent_release_7" in names)
+        pointed = tmp_path / "current.new"
+        pointed.symlink_to(roles / "8")
+        os.replace(pointed, current)  # ln -sfn, done atomically
+        await _until(app, lambda names, said: {"agent_release_7", "agent_release_8"} <= names)
