@@ -76,15 +76,46 @@ def _lines(handle: BinaryIO) -> Iterator[bytes | None]:
     place of one longer than ``MAX_LINE_BYTES`` (then no more). A CR within a line ends it unless
     the whole line is one JSON text: JSON takes a raw CR as white space between its tokens
     (``{"id": 1,\r"query": ...}``), as it never does inside a string."""
-    while raw := handle.readline(MAX_LINE_BYTES + 2):  # the line and its CRLF
-        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+    for raw in _lf_lines(handle):
+        if raw is None:
             yield None
             return
         body = raw[:-2] if raw.endswith(b"\r\n") else raw
         if b"\r" in body and not _one_json_text(body):
-            yield from body.split(b"\r")
+            pieces = body.split(b"\r")
+            if any(len(piece.rstrip(b"\n")) > MAX_LINE_BYTES for piece in pieces):
+                yield None
+                return
+            yield from pieces
+        elif len(body.rstrip(b"\n")) > MAX_LINE_BYTES:
+            yield None
+            return
         else:
             yield body
+
+
+def _lf_lines(handle: BinaryIO) -> Iterator[bytes | None]:
+    """The file's lines ended by LF, read a block at a time, and None for one longer than
+    ``MAX_LINE_BYTES``; a file whose lines end in lone CRs, which is one LF line as long as the
+    file, is given in lines ended by CR once it is that long (no JSON text is, so its CRs end
+    lines)."""
+    pending = bytearray()
+    while block := handle.read(1 << 20):
+        pending += block
+        start = 0
+        while (end := pending.find(b"\n", start)) != -1:
+            yield bytes(pending[start:end + 1])
+            start = end + 1
+        del pending[:start]
+        if len(pending) > MAX_LINE_BYTES + 1:  # room for a CR before the LF still to come
+            if b"\r" not in pending:
+                yield None
+                return
+            *whole, rest = pending.split(b"\r")
+            yield from (bytes(piece) + b"\r" for piece in whole)
+            pending = bytearray(rest)
+    if pending:
+        yield bytes(pending)
 
 
 def _one_json_text(line: bytes) -> bool:

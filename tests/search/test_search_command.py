@@ -396,3 +396,18 @@ def test_a_line_longer_than_any_tool_is_refused_in_one_line_before_it_is_read_wh
     result = runner.invoke(app, ["search", "--catalog", str(huge), "--queries", str(queries), "--json"])
     assert result.exit_code == 2 and result.stdout == ""
     assert "huge.jsonl:1: a line longer than 16 MiB" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_file_of_lines_ending_in_lone_carriage_returns_is_read_past_the_line_limit(tmp_path: Path) -> None:
+    # Read by LF, such a file is one line as long as the file: past 16 MiB it was refused as a
+    # line too long (a re-check).
+    padding = "x" * (15 * 2**20)
+    catalog = tmp_path / "tools.jsonl"
+    catalog.write_bytes("\r".join(json.dumps(tool) for tool in [
+        {"name": "padded", "description": "Holds a long field no tool reads.", "padding": padding},
+        {"name": "weather", "description": "Get the current weather for a city."},
+        {"name": "also_padded", "description": "Another long field.", "padding": padding}]).encode() + b"\r")
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "weather in a city"}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["name"] == "weather"
