@@ -82,6 +82,10 @@ async def open_checked(url: str) -> aioredis.Redis:
             # A plain Redis takes the TLS greeting for a command and waits for the rest: the
             # client saw only a timeout, and nothing said TLS was the question.
             hint = " (rediss:// speaks TLS: if this Redis does not, write redis://)"
+        elif url.startswith("redis://") and isinstance(exc, RedisConnectionError) and any(
+                words in str(exc) for words in ("reset by peer", "closed by server")):
+            # A Redis that speaks only TLS drops a plain greeting unanswered.
+            hint = " (if this Redis speaks only TLS, write rediss://)"
         raise ConfigError(f"[cluster] redis: cannot reach {shown(url)}: {exc}{hint}") from None
     return client
 

@@ -51,10 +51,11 @@ class RedisServer:
     """``redis-server`` on a free loopback port; ``stop``/``start`` for outages. ``persistent``:
     with an append-only file, as deploy/ runs it, so a restart keeps what was written."""
 
-    def __init__(self, folder: Path, *, persistent: bool = False) -> None:
+    def __init__(self, folder: Path, *, persistent: bool = False, tls_only: bool = False) -> None:
         self.binary = need("redis-server")
         self.folder = folder
         self.persistent = persistent
+        self.tls_only = tls_only  # TLS on its port, with a certificate of its own, and no plain port
         self.port = free_port()
         self.process: subprocess.Popen[str] | None = None
         self.drain: threading.Thread | None = None
@@ -65,8 +66,16 @@ class RedisServer:
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
+        ports = ["--port", str(self.port)]
+        if self.tls_only:
+            cert, key = self.folder / "cert.pem", self.folder / "key.pem"
+            subprocess.run([need("openssl"), "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                            "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+                           check=True, capture_output=True)
+            ports = ["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", str(cert),
+                     "--tls-key-file", str(key), "--tls-auth-clients", "no"]
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+            [self.binary, *ports, "--bind", "127.0.0.1", "--dir", str(self.folder),
              "--save", "", "--appendonly", "yes" if self.persistent else "no", "--appendfsync", "everysec",
              "--daemonize", "no", "--loglevel", "notice"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

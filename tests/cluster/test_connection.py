@@ -114,3 +114,15 @@ async def test_a_tls_url_to_a_redis_without_tls_says_tls_may_be_the_question(own
     with pytest.raises(ConfigError) as refused:
         await open_checked(own_redis.url.replace("redis://", "rediss://", 1))
     assert "rediss:// speaks TLS: if this Redis does not, write redis://" in str(refused.value)
+
+
+async def test_a_plain_url_to_a_redis_that_speaks_only_tls_says_tls_may_be_the_question(tmp_path: Path) -> None:
+    # It said only "Connection reset by peer" (a re-check).
+    server = RedisServer(tmp_path / "redis", tls_only=True)
+    server.start()
+    try:
+        with pytest.raises(ConfigError) as refused:
+            await open_checked(server.url)
+    finally:
+        server.stop()
+    assert "(if this Redis speaks only TLS, write rediss://)" in str(refused.value), refused.value
