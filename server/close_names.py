@@ -17,6 +17,11 @@ _WORD_BREAK = re.compile(r"[_\-.\s/]+|(?<=[a-z0-9])(?=[A-Z])")
 # "search_tools"), and for words of a few letters.
 CUTOFF = 0.7
 WORD_CUTOFF = 0.8
+# Words too common in tools' names to say which tool was meant: "get_weather" shares "get" with
+# jsonkit_get, "list_files" "list" with job_list, and neither was meant (a re-check).
+GENERIC_WORDS = frozenset({"get", "set", "list", "ls", "tool", "tools", "run", "exec", "file", "files", "info", "data",
+                           "new", "add", "create", "update", "delete", "remove", "read", "write", "show", "find",
+                           "make", "do", "the", "a", "an", "to", "of", "for", "by", "my", "all", "http", "api"})
 # What is compared at all: a name longer than MCP allows a tool's (128) is no misspelling, and
 # among more names than this the search tool finds better (each miss cost 35 ms of the event
 # loop's time at 10,000 names), so nothing is suggested.
@@ -45,13 +50,13 @@ def closest_names(wanted: str, known: Iterable[str], limit: int = 3) -> list[str
     found += difflib.get_close_matches(wanted, names, n=limit, cutoff=CUTOFF)
     # A name made of the tool's word and words of one's own ("count_words" for textkit_count):
     # the most words shared first.
-    shared = {name: len(wanted_words & words) for name, words in words_of.items()}
+    shared = {name: len((wanted_words - GENERIC_WORDS) & words) for name, words in words_of.items()}
     found += sorted((name for name in names if shared[name]), key=lambda name: (-shared[name], len(name)))
     by_word: dict[str, list[str]] = {}
     for name, words in words_of.items():
         for word in words:
             by_word.setdefault(word, []).append(name)
-    for spelt in sorted(wanted_words | {folded}, key=len, reverse=True):
+    for spelt in sorted((wanted_words - GENERIC_WORDS) | {folded}, key=len, reverse=True):
         for word in difflib.get_close_matches(spelt, list(by_word), n=limit, cutoff=WORD_CUTOFF):
             found += sorted(by_word[word], key=len)
     return list(dict.fromkeys(found))[:limit]

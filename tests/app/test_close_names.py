@@ -36,6 +36,9 @@ def test_a_word_many_names_share_names_them_shortest_first_up_to_the_limit() -> 
 def test_nothing_close_is_nothing_suggested() -> None:
     assert closest_names("translate", BUNDLED) == []
     assert closest_names("nosuchtool", BUNDLED) == []  # as long as search_tools, and no word of it
+    # A word too common to say which tool was meant (a re-check: jsonkit_get for get_weather).
+    for common in ("get_weather", "http_get", "list_files", "file_info"):
+        assert closest_names(common, [*BUNDLED, "job_list", "dates_info"]) == [], common
 
 
 def test_no_work_for_a_name_too_long_for_a_tool_or_among_more_names_than_the_search_is_for() -> None:
