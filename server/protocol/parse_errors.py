@@ -196,7 +196,7 @@ class AnswerUnparsableMessages:
             try:
                 message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
             except ValidationError as exc:
-                error, request_id = error_for(exc), None
+                error, request_id = error_for(exc), id_before_nesting(body)
                 with contextlib.suppress(ValueError, RecursionError):
                     parsed = read_json(body)
                     if (failed := failed_answer(body, parsed)) is not None:
@@ -354,6 +354,29 @@ def request_id_in(body: bytes | None) -> types.RequestId | None:
 def request_id_of(parsed: Any) -> types.RequestId | None:
     """The id of a request already read as JSON, when it has one of a right kind."""
     request_id = parsed.get("id") if isinstance(parsed, dict) else None
+    return request_id if _is_request_id(request_id) else None
+
+
+# A request's id where it comes before anything nested, as clients write it ({"jsonrpc": "2.0",
+# "id": 5, "method": ..., "params": {...}}): read without reading the rest, which may be nested
+# deeper than either JSON reader takes; such a request was answered under a null id, and its
+# sender waited for its own. Only in a message's first 64 KiB, and only after plain members.
+_STRING = rb'"(?:[^"\\\x00-\x1f]|\\.)*"'
+_ID_BEFORE_NESTING = re.compile(
+    rb"\s*\{(?:\s*" + _STRING + rb"\s*:\s*(?:" + _STRING + rb"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)\s*,)*?"
+    rb'\s*"id"\s*:\s*(' + _STRING + rb"|-?\d{1,18})\s*[,}]")
+
+
+def id_before_nesting(text: bytes | str) -> types.RequestId | None:
+    """The id of the request ``text`` holds, read as far as it and no further (see above), or None."""
+    head = (text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)[:65536]
+    found = _ID_BEFORE_NESTING.match(head)
+    if found is None:
+        return None
+    try:
+        request_id = json.loads(found.group(1))
+    except ValueError:
+        return None
     return request_id if _is_request_id(request_id) else None
 
 

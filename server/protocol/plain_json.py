@@ -55,6 +55,7 @@ from toolbay.protocol.parse_errors import (
     content_type_refusal,
     failed_answer,
     failed_answer_body,
+    id_before_nesting,
     long_integer_refusal,
     params_refusal,
     read_json,
@@ -238,8 +239,11 @@ class PlainJsonForQuickRequests:
         # A body that is no JSON-RPC message: the SDK's own 400 for it is said in JSON-RPC's words.
         refusal = refusal_for(body, message) if body is not None else None
         refused_id: types.RequestId | None = None  # a refused body's id, where one can be read
-        if refusal is not None and body is not None and (said := _said_under_its_id(body)) is not None:
-            refused_id, refusal = said  # the SDK's 400 named no id
+        if refusal is not None and body is not None:
+            if (said := _said_under_its_id(body)) is not None:
+                refused_id, refusal = said  # the SDK's 400 named no id
+            else:
+                refused_id = id_before_nesting(body)  # nested deeper than either reader takes, say
         if refusal is not None:
             send = rewriting_refusal(refusal, send, request_id=refused_id)
         elif (bad_params := params_refusal(message)) is not None:

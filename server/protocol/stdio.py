@@ -40,6 +40,7 @@ from toolbay.protocol.parse_errors import (
     error_for,
     error_message,
     failed_answer,
+    id_before_nesting,
     id_refusal,
     long_integer_refusal,
     params_refusal,
@@ -520,7 +521,7 @@ def _parse(line: bytes) -> SessionMessage | Exception:
         bad = long_integer_refusal(parsed) or params_refusal(parsed) or surrogate_refusal(line, parsed)
         if bad is None:
             # Under the id it was sent with, when one can be read: its sender waits for that id.
-            return _Unparsable(error_for(exc), request_id_of(parsed))
+            return _Unparsable(error_for(exc), request_id_of(parsed) if parsed is not None else id_before_nesting(line))
         # A notification is never answered (JSON-RPC), not even to say it was wrong.
         return _Unparsable(bad[1], bad[0], answer="id" in parsed)
     except Exception as exc:

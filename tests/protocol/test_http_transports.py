@@ -232,6 +232,13 @@ def _said_under_its_id(body: str, answer: dict[str, Any]) -> None:
     if "9" * 5000 in body:
         assert answer["id"] == 15
         assert "an integer of 5000 digits, longer than the 4300 this server reads" in answer["error"]["message"]
+    # Nested deeper than either reader takes, after its id: answered under it (a re-check).
+    expected = {"5,000 nested objects in arguments": 11, "500 nested arrays in arguments": 14}
+    for name, request_id in expected.items():
+        if body == HOSTILE_MESSAGES[name]:
+            assert answer["id"] == request_id, answer
+    if body == HOSTILE_MESSAGES["100,000 nested arrays"]:
+        assert answer["id"] is None
 
 
 NOT_MESSAGES = {

@@ -127,6 +127,11 @@ async def test_deep_nesting_and_lone_surrogates_get_json_rpc_errors_on_stdio_and
     assert lone["id"] == 12 and "\\ud800" in lone["error"]["message"]
     [long] = [answer for answer in answers if "an integer of 5000 digits" in answer.get("error", {}).get("message", "")]
     assert long["id"] == 15
+    # Nested deeper than either reader takes, after its id: answered under it, where its sender
+    # waited for an answer to its id (a re-check).
+    deep = [answer["id"] for answer in answers
+            if "recursion limit exceeded" in answer.get("error", {}).get("message", "")]
+    assert sorted(deep, key=str) == sorted([None, 11, 14], key=str), answers
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
     [nan] = [answer["result"] for answer in answers if answer.get("id") == 13]
     assert nan["isError"] and "$.timeout_s: NaN is not a JSON number" in nan["content"][0]["text"]
