@@ -196,7 +196,10 @@ class AnswerUnparsableMessages:
             try:
                 message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
             except ValidationError as exc:
-                error, request_id = error_for(exc), id_before_nesting(body)
+                error = error_for(exc)
+                # Text the SDK's reader does not take (nested too deeply, say): under its id, if
+                # that comes first; JSON of another shape than a message's has none to answer.
+                request_id = id_before_nesting(body) if error.code == types.PARSE_ERROR else None
                 with contextlib.suppress(ValueError, RecursionError):
                     parsed = read_json(body)
                     if (failed := failed_answer(body, parsed)) is not None:

@@ -242,8 +242,8 @@ class PlainJsonForQuickRequests:
         if refusal is not None and body is not None:
             if (said := _said_under_its_id(body)) is not None:
                 refused_id, refusal = said  # the SDK's 400 named no id
-            else:
-                refused_id = id_before_nesting(body)  # nested deeper than either reader takes, say
+            elif refusal.code == types.PARSE_ERROR:
+                refused_id = id_before_nesting(body)  # no JSON the SDK's reader takes: nested too deeply, say
         if refusal is not None:
             send = rewriting_refusal(refusal, send, request_id=refused_id)
         elif (bad_params := params_refusal(message)) is not None:
