@@ -334,6 +334,8 @@ def call(
         if "stdin" in arguments:
             say("toolbay: give the tool's standard input once: with --stdin or as \"stdin\" in the arguments")
             raise typer.Exit(2)
+        if sys.stdin.isatty():  # typed or pasted, not piped: said, or it looked hung
+            say("toolbay call: reading the tool's standard input; end it with Ctrl-D")
         try:
             arguments["stdin"] = sys.stdin.buffer.read().decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -56,6 +56,8 @@ def _read(file: HelpFile, err: TextIO) -> bytes:
     """The first ``HELP_BYTES_READ`` bytes of ``file``, as much as the server reads of a help
     run, up to the last whole line; more is said on ``err`` and left unread."""
     if str(file) == "-":  # ``PROGRAM --help | toolbay parse-help -``
+        if sys.stdin.isatty():  # typed or pasted, not piped: said, or it looked hung
+            err.write("toolbay parse-help: reading the help text from standard input; end it with Ctrl-D\n")
         text = sys.stdin.buffer.read(HELP_BYTES_READ + 1)
     else:
         with open(file, "rb") as stream:

@@ -231,3 +231,27 @@ def test_a_tools_escape_sequences_are_shown_on_a_terminal_and_passed_on_to_a_pip
     assert b"\\x1b[2J cleared" in seen
     piped = subprocess.run([sys.executable, "-m", "toolbay", *argv], capture_output=True, cwd=REPO_ROOT, check=False)
     assert b"\x1b[2J cleared" in piped.stderr  # as the tool wrote it, for whatever reads it
+
+
+@pytest.mark.parametrize(("argv", "hint", "typed", "shown"), [
+    (["parse-help", "-"], b"reading the help text from standard input; end it with Ctrl-D",
+     b"Usage: greet [OPTIONS] NAME\r\n\r\nOptions:\r\n  -n, --count N  How many times\r\n", b'"count"'),
+    # sha256 of "abc\n": the terminal ends the typed line with a newline
+    (["call", "hashsum", "--stdin"], b"reading the tool's standard input; end it with Ctrl-D", b"abc", b"edeaaff3f177"),
+])
+def test_a_command_reading_standard_input_from_a_terminal_says_so(
+        shared_data_dir: Path, argv: list[str], hint: bytes, typed: bytes, shown: bytes) -> None:
+    # It waited without a word, and looked hung (the front-door check).
+    extra = ["--data-dir", str(shared_data_dir)] if argv[0] == "call" else []
+    process, master = _on_a_terminal(*argv, *extra)
+    seen = bytearray()
+    try:
+        _read_until(master, hint, seen)
+        os.write(master, typed.rstrip(b"\r\n") + b"\r\x04")  # the last line, then Ctrl-D on an empty line: the end
+        _read_until(master, shown, seen)
+        assert process.wait(timeout=PATIENCE_S) == 0, bytes(seen)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
