@@ -115,6 +115,30 @@ def caller_of(context: CallContext) -> Principal:
     return principal if isinstance(principal, Principal) else Principal.anonymous()
 
 
+class _PerDefinition:
+    """A value worked out once per tool definition (keyed by its identity, holding it so that
+    the identity stays its own), kept across catalogs for the definitions the new catalog still
+    holds: the redacted copy shown and the listed length of each. Kept for one catalog only, they
+    were all worked out again after a change to any file: 8,000 tools redacted anew on the event
+    loop held every client for 2 to 3 s in ``auto`` mode (an outside check)."""
+
+    def __init__(self) -> None:
+        self._catalog: weakref.ref[Catalog] | None = None
+        self._values: dict[int, tuple[ToolDefinition, Any]] = {}
+
+    def of(self, catalog: Catalog) -> dict[int, tuple[ToolDefinition, Any]]:
+        if self._catalog is None or self._catalog() is not catalog:
+            before, kept = self._values, {}
+            if before:  # the tools of files that did not change are the same objects
+                for entry in catalog.entries():
+                    definition = entry.definition
+                    known = before.get(id(definition))
+                    if known is not None and known[0] is definition:
+                        kept[id(definition)] = known
+            self._catalog, self._values = weakref.ref(catalog), kept
+        return self._values
+
+
 class _PerCatalog:
     """Values worked out once per catalog, kept while that catalog is the one asked about. The
     catalog is held weakly: an old one holds its tools' modules, which must be freed once it
@@ -166,10 +190,14 @@ class Disclosure:
         # name from another file, a catalog one say, was not found and is not listed).
         self._promoted: dict[Any, dict[str, str]] = {}
         # What is worked out once per catalog: the full listing's size, the connected folders
-        # listed tool by tool, each definition as shown (redacted) and its length (keyed by the
-        # definition's identity, holding it so that the identity stays its own), each caller's
-        # ``auto`` decision.
+        # listed tool by tool, each caller's ``auto`` decision.
         self._per_catalog = _PerCatalog()
+        # Each tool's level, and each connected tool's length listed as its name and one line (``deferred``).
+        self._levels = _PerDefinition()
+        self._deferred_lengths = _PerDefinition()
+        # Each definition as shown and its listed length, for the credential values hidden then.
+        self._shown: tuple[frozenset[str], _PerDefinition, _PerDefinition] = (frozenset(), _PerDefinition(),
+                                                                               _PerDefinition())
         # The index is filled at the first search, from the catalog then (see ``_indexed``): a
         # server of 10,000 tools spent a second and more on it before its first listing, and a
         # server whose callers never search never needs it.
@@ -201,7 +229,16 @@ class Disclosure:
 
     def level_of(self, definition: ToolDefinition) -> Level:
         """A catalog folder's tool is CATALOG even when ``essential`` names it: it is listed in
-        full only to a caller that may search its folder (see ``listed``)."""
+        full only to a caller that may search its folder (see ``listed``). Worked out once for
+        as long as the tool is served: each listing asks it of every tool, twice."""
+        levels = self._levels.of(self._catalog.current)
+        known = levels.get(id(definition))
+        if known is None:
+            known = levels[id(definition)] = (definition, self._level_of(definition))
+        level: Level = known[1]
+        return level
+
+    def _level_of(self, definition: ToolDefinition) -> Level:
         if definition.source == "builtin":
             return Level.ESSENTIAL
         if self._catalog_folder_of(definition) is not None:
@@ -294,10 +331,10 @@ class Disclosure:
 
     def _listing_tokens(self, definitions: list[ToolDefinition]) -> int:
         """The full listing of ``definitions`` but a catalog folder's, in tokens; each
-        definition's length counted once per catalog."""
+        definition's length counted once for as long as it is served."""
         current = self._catalog.current
-        lengths: dict[int, tuple[ToolDefinition, int]] = self._per_catalog.of(current).setdefault("lengths", {})
         shown = self._shown_for(current)
+        lengths = self._shown[2].of(current)
         characters = 0
         for definition in definitions:
             known = lengths.get(id(definition))
@@ -386,13 +423,14 @@ class Disclosure:
         return self._shown_for(self._catalog.current)
 
     def _shown_for(self, current: Catalog) -> Callable[[ToolDefinition], ToolDefinition]:
-        """Redacts a definition of ``current``, once per catalog: the index, the listings and the
-        search results all show the same redacted copy."""
+        """Redacts a definition of ``current``, once for as long as it is served (``_PerDefinition``):
+        the index, the listings and the search results all show the same redacted copy."""
         hidden = self._hidden_values()
-        # Per catalog and per set of credential values: one handed to a tool for the first time
-        # (read from its variable at the call) is hidden from then on.
-        made: dict[int, tuple[ToolDefinition, ToolDefinition]] = self._per_catalog.of(current).setdefault(
-            "shown", {}).setdefault(hidden, {})
+        if hidden != self._shown[0]:
+            # A credential value handed to a tool for the first time (read from its variable at
+            # the call) is hidden from then on: every copy is made again.
+            self._shown = (hidden, _PerDefinition(), _PerDefinition())
+        made = self._shown[1].of(current)
 
         def shown(definition: ToolDefinition) -> ToolDefinition:
             known = made.get(id(definition))
@@ -420,11 +458,15 @@ class Disclosure:
         if key not in made:
             characters: dict[str, int] = {}
             counts: dict[str, int] = {}
+            lengths = self._deferred_lengths.of(current)
             for definition in current.definitions() if visible is None else visible:
                 folder = self._folder_for(definition)
                 if folder is None or self.level_of(definition) is not Level.CONNECTED:
                     continue
-                characters[folder[0]] = characters.get(folder[0], 0) + _listed_characters(deferred(definition))
+                known = lengths.get(id(definition))
+                if known is None:
+                    known = lengths[id(definition)] = (definition, _listed_characters(deferred(definition)))
+                characters[folder[0]] = characters.get(folder[0], 0) + known[1]
                 counts[folder[0]] = counts.get(folder[0], 0) + 1
             left = self.settings.connected_budget * CHARACTERS_PER_TOKEN
             listed: set[str] = set()
