@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -74,17 +75,35 @@ def decode_cursor(cursor: str | None) -> int:
         raise MCPError(code=types.INVALID_PARAMS, message=f"invalid cursor {echoed(cursor)}") from None
 
 
+def _after_name_cursor(name: str) -> str:
+    return base64.urlsafe_b64encode(f"n:{name}".encode()).decode()
+
+
+def _start_of(definitions: Sequence[ToolDefinition], cursor: str | None) -> int:
+    """Where the page ``cursor`` asks for begins in the name-sorted ``definitions``: after the
+    last tool the previous page held, by its name. An offset moved with every tool added or
+    removed before it between pages: a removal skipped live tools, an addition repeated some
+    (an outside check at 8,000 tools). An offset cursor of an older server is still read."""
+    if cursor:
+        with contextlib.suppress(ValueError, binascii.Error, UnicodeDecodeError):
+            text = base64.urlsafe_b64decode(cursor.encode()).decode()
+            if text.startswith("n:"):
+                last = text[2:]
+                return next((at for at, definition in enumerate(definitions) if definition.name > last),
+                            len(definitions))
+    return decode_cursor(cursor)
+
+
 def page(
     definitions: Sequence[ToolDefinition],
     cursor: str | None,
     page_size: int,
     execution: Callable[[ToolDefinition], types.ToolExecution | None] = lambda definition: None,
 ) -> types.ListToolsResult:
-    """One page of tools, each with what ``execution`` says of it. The cursor is an offset into
-    the name-sorted list: a tool added between pages can shift the listing by one, which a
-    list_changed notification announces."""
-    start = decode_cursor(cursor)
+    """One page of the name-sorted ``definitions``, each with what ``execution`` says of it. The
+    next page's cursor names the last tool of this one (``_start_of``)."""
+    start = _start_of(definitions, cursor)
     chunk = definitions[start : start + page_size]
     end = start + len(chunk)
-    next_cursor = encode_cursor(end) if end < len(definitions) else None
+    next_cursor = _after_name_cursor(chunk[-1].name) if chunk and end < len(definitions) else None
     return types.ListToolsResult(tools=[definition_to_tool(d, execution(d)) for d in chunk], next_cursor=next_cursor)
