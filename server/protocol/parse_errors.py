@@ -365,9 +365,12 @@ def request_id_of(parsed: Any) -> types.RequestId | None:
 # deeper than either JSON reader takes; such a request was answered under a null id, and its
 # sender waited for its own. Only in a message's first 64 KiB, and only after plain members.
 _STRING = rb'"(?:[^"\\\x00-\x1f]|\\.)*"'
-_ID_BEFORE_NESTING = re.compile(
-    rb"\s*\{(?:\s*" + _STRING + rb"\s*:\s*(?:" + _STRING + rb"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)\s*,)*?"
-    rb'\s*"id"\s*:\s*(' + _STRING + rb"|-?\d{1,18})\s*[,}]")
+_PLAIN_MEMBERS_THEN_ID = (rb"(?:\s*" + _STRING + rb"\s*:\s*(?:" + _STRING
+                          + rb"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)\s*,)*?"
+                          rb'\s*"id"\s*:\s*(' + _STRING + rb"|-?\d{1,18})\s*[,}]")
+_ID_BEFORE_NESTING = re.compile(rb"\s*\{" + _PLAIN_MEMBERS_THEN_ID)
+# An "id" given again further on: JSON readers keep the last.
+_ID_AGAIN = re.compile(_PLAIN_MEMBERS_THEN_ID)
 
 
 def id_before_nesting(text: bytes | str) -> types.RequestId | None:
@@ -376,6 +379,8 @@ def id_before_nesting(text: bytes | str) -> types.RequestId | None:
     found = _ID_BEFORE_NESTING.match(head)
     if found is None:
         return None
+    while head[found.end() - 1:found.end()] == b"," and (again := _ID_AGAIN.match(head, found.end())) is not None:
+        found = again
     try:
         request_id = json.loads(found.group(1))
     except ValueError:

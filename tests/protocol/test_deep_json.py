@@ -53,3 +53,18 @@ def test_garbage_waiting_as_a_deep_message_is_read_is_finalized_whole(name: str)
     assert not unraisable, [str(u.exc_value) for u in unraisable]
     assert len(finalized) == 200
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(("head", "request_id"), [
+    ('{"jsonrpc": "2.0", "id": 7, "method": "x", "params": ', 7),
+    ('{"jsonrpc": "2.0", "id": "a\\"b", "method": "x", "params": ', 'a"b'),
+    # Given twice: JSON readers keep the last (a re-check answered under the first).
+    ('{"jsonrpc": "2.0", "id": 12, "id": 13, "method": "x", "params": ', 13),
+    ('{"jsonrpc": "2.0", "method": "x", "params": ', None),  # after the nesting, if at all: unread
+    ('{"jsonrpc": "2.0", "id": true, "method": "x", "params": ', None),  # no id of a right kind
+])
+def test_a_request_too_deep_to_read_is_answered_under_the_id_before_its_nesting(
+        head: str, request_id: object) -> None:
+    from toolbay.protocol.parse_errors import id_before_nesting
+
+    assert id_before_nesting(head + "[" * 100_000 + "]" * 100_000 + "}") == request_id
