@@ -450,6 +450,7 @@ class Discovery:
         self.realms: dict[str, tuple[str, str | None]] = {}
         # Module path -> what its last worker reported it was confined by.
         self.confinement: dict[str, dict[str, Any]] = {}
+        self._probed: dict[WorkerSpec, dict[str, Any]] = {}  # what a probe with these grants reported
 
     def realm_of(self, path: str) -> tuple[str, str | None]:
         return self.realms.get(os.path.dirname(path), ("shared", None))
@@ -857,7 +858,12 @@ class Discovery:
             spec = self._worker_spec(path, module, tier)
             helper = str(WORKER_SCRIPT.parent / "lib" / "toolbay_tools.py")
             probe = WorkerSpec(helper, "toolbay_tools", spec.limits, spec.read, spec.write, spec.network)
-            enforced = self.confinement[path] = probe_confinement(probe, self.settings.python.describe_timeout_s)
+            # One probe for each set of grants: modules of one folder and tier share theirs (a
+            # listing of 100 modules described from the cache started 100 workers).
+            enforced = self._probed.get(probe)
+            if enforced is None:
+                enforced = self._probed[probe] = probe_confinement(probe, self.settings.python.describe_timeout_s)
+            self.confinement[path] = enforced
         return confinement_words(enforced, asked=self.settings.python.confine, workspace=workspace, network=network)
 
     def _tier_for(self, name: str, declared: str | None) -> PermissionTier | None:

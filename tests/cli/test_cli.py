@@ -1650,3 +1650,31 @@ def test_jobs_commands_on_a_data_folder_that_is_a_file_say_so(tmp_path: Path) ->
     listed = runner.invoke(app, ["jobs", "list", "--data-dir", str(a_file)])
     assert listed.exit_code == 2
     assert listed.stderr.strip() == f"toolbay: the data folder {a_file} is a file, not a folder"
+
+
+def test_list_probes_the_confinement_once_for_modules_of_the_same_grants(
+        tmp_path: Path, shared_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Described from the cache, each module was probed by a worker of its own: 100 modules
+    # started 100 workers for one listing (an outside check at 8,000 tools).
+    import toolbay.discovery
+
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    for number in range(4):
+        (folder / f"mod{number}.py").write_text(
+            f"def get_tool_schemas():\n    return [{{'name': 'mod{number}_run', 'description': 'Runs.'}}]\n"
+            f"def mod{number}_run():\n    return 'x'\n", encoding="utf-8")
+    probes: list[object] = []
+    real = toolbay.discovery.probe_confinement
+
+    def counted(spec: object, timeout_s: float) -> object:
+        probes.append(spec)
+        return real(spec, timeout_s)  # type: ignore[arg-type]
+
+    argv = ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)]
+    assert runner.invoke(app, argv).exit_code == 0  # described, into the cache
+    monkeypatch.setattr(toolbay.discovery, "probe_confinement", counted)
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    said = {tool["confinement"] for tool in json.loads(result.stdout)["tools"] if tool["source"] == "python"}
+    assert len(probes) <= 1 and len(said) == 1, (probes, said)
