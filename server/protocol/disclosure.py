@@ -139,6 +139,15 @@ class _PerDefinition:
         return self._values
 
 
+def _worked_out(values: dict[int, tuple[ToolDefinition, Any]], definition: ToolDefinition,
+                make: Callable[[ToolDefinition], Any]) -> Any:
+    """``make(definition)``, kept in ``values`` (a ``_PerDefinition``'s) once worked out."""
+    known = values.get(id(definition))
+    if known is None:
+        known = values[id(definition)] = (definition, make(definition))
+    return known[1]
+
+
 class _PerCatalog:
     """Values worked out once per catalog, kept while that catalog is the one asked about. The
     catalog is held weakly: an old one holds its tools' modules, which must be freed once it
@@ -231,11 +240,7 @@ class Disclosure:
         """A catalog folder's tool is CATALOG even when ``essential`` names it: it is listed in
         full only to a caller that may search its folder (see ``listed``). Worked out once for
         as long as the tool is served: each listing asks it of every tool, twice."""
-        levels = self._levels.of(self._catalog.current)
-        known = levels.get(id(definition))
-        if known is None:
-            known = levels[id(definition)] = (definition, self._level_of(definition))
-        level: Level = known[1]
+        level: Level = _worked_out(self._levels.of(self._catalog.current), definition, self._level_of)
         return level
 
     def _level_of(self, definition: ToolDefinition) -> Level:
@@ -334,16 +339,17 @@ class Disclosure:
         definition's length counted once for as long as it is served."""
         current = self._catalog.current
         shown = self._shown_for(current)
-        lengths = self._shown[2].of(current)
+        lengths = self._shown[2].of(current)  # after _shown_for: of the credential values hidden now
+
+        def listed_length(definition: ToolDefinition) -> int:
+            # As listed: redacted (a long secret shown as [REDACTED] takes few tokens), the copy
+            # the listings and the index show.
+            return _listed_characters(shown(definition))
+
         characters = 0
         for definition in definitions:
-            known = lengths.get(id(definition))
-            if known is None:
-                # As listed: redacted (a long secret shown as [REDACTED] takes few tokens), the
-                # copy the listings and the index show.
-                known = lengths[id(definition)] = (definition, _listed_characters(shown(definition)))
-            if self.level_of(definition) is not Level.CATALOG:
-                characters += known[1]
+            if self.level_of(definition) is not Level.CATALOG:  # a catalog folder's is never listed
+                characters += _worked_out(lengths, definition, listed_length)
         return characters // CHARACTERS_PER_TOKEN
 
     def where_tools_are(self, principal: Principal | None = None) -> str | None:
@@ -433,10 +439,8 @@ class Disclosure:
         made = self._shown[1].of(current)
 
         def shown(definition: ToolDefinition) -> ToolDefinition:
-            known = made.get(id(definition))
-            if known is None:
-                known = made[id(definition)] = (definition, redacted(definition, hidden))
-            return known[1]
+            copy: ToolDefinition = _worked_out(made, definition, lambda original: redacted(original, hidden))
+            return copy
 
         return shown
 
@@ -459,14 +463,16 @@ class Disclosure:
             characters: dict[str, int] = {}
             counts: dict[str, int] = {}
             lengths = self._deferred_lengths.of(current)
+
+            def deferred_length(tool: ToolDefinition) -> int:
+                return _listed_characters(deferred(tool))
+
             for definition in current.definitions() if visible is None else visible:
                 folder = self._folder_for(definition)
                 if folder is None or self.level_of(definition) is not Level.CONNECTED:
                     continue
-                known = lengths.get(id(definition))
-                if known is None:
-                    known = lengths[id(definition)] = (definition, _listed_characters(deferred(definition)))
-                characters[folder[0]] = characters.get(folder[0], 0) + known[1]
+                length = _worked_out(lengths, definition, deferred_length)
+                characters[folder[0]] = characters.get(folder[0], 0) + length
                 counts[folder[0]] = counts.get(folder[0], 0) + 1
             left = self.settings.connected_budget * CHARACTERS_PER_TOKEN
             listed: set[str] = set()
