@@ -115,6 +115,9 @@ class PythonSettings(_Section):
     worker_idle_s: float = Field(
         300.0, ge=0, le=7 * 24 * 3600,
         description="A warm worker idle this long is stopped (started again by the next call); 0 keeps them.")
+    max_idle_workers: int = Field(
+        16, ge=1, le=10_000,
+        description="Idle warm workers kept in all, every module's together; past it the one idle longest is stopped.")
     describe_timeout_s: float = Field(10.0, gt=0, le=600, description="Limit for importing a module to describe it.")
     max_processes: int = Field(64, ge=1, le=100_000, description="Processes a worker's tool may run at once, the "
                                "worker included; past it all of them are stopped and the call fails.")

@@ -54,7 +54,7 @@ from toolbay.pytools.describe import (
     packages_stamp,
     probe_confinement,
 )
-from toolbay.pytools.workers import WORKER_SCRIPT
+from toolbay.pytools.workers import WORKER_SCRIPT, IdleWorkers
 from toolbay.redaction import is_secret_name, redact_text
 from toolbay.stoppable_threads import WorkStopped, run_stoppable
 from toolbay.tool_files import MAX_TOOL_FILE_BYTES, open_tool_file, too_large
@@ -451,6 +451,7 @@ class Discovery:
         # Module path -> what its last worker reported it was confined by.
         self.confinement: dict[str, dict[str, Any]] = {}
         self._probed: dict[WorkerSpec, dict[str, Any]] = {}  # what a probe with these grants reported
+        self.idle_workers = IdleWorkers(settings.python.max_idle_workers)  # every module's, in all
 
     def realm_of(self, path: str) -> tuple[str, str | None]:
         return self.realms.get(os.path.dirname(path), ("shared", None))
@@ -821,7 +822,8 @@ class Discovery:
         # starts: after a broken save the tools keep their last good version, worker restarts
         # included.
         pool = WorkerPool(self._worker_spec(path, module, strongest, source),
-                          self.settings.python.workers_per_module, self.settings.python.worker_idle_s)
+                          self.settings.python.workers_per_module, self.settings.python.worker_idle_s,
+                          self.idle_workers)
         handlers: list[Entry] = []
         for tool, tier in zip(spec.tools, tiers, strict=True):
             background = spec.long_running or self._declared_background(tool.name)

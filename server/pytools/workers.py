@@ -22,7 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -358,6 +358,32 @@ class _Waiter:
     slot: bool = False
 
 
+class IdleWorkers:
+    """The idle workers of every module, oldest first, kept to ``limit`` in all (``[python]
+    max_idle_workers``): past it the one idle longest is stopped, whatever its module.
+
+    ``worker_idle_s`` alone let a large folder hold a process for each module called once
+    (100 modules: 101 workers, about 1.6 GB, for five minutes); the modules in use keep theirs."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._idle: OrderedDict[Worker, WorkerPool] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._idle)
+
+    def went_idle(self, worker: Worker, pool: WorkerPool) -> None:
+        self._idle[worker] = pool
+        self._idle.move_to_end(worker)
+        while len(self._idle) > self.limit:
+            oldest, its_pool = self._idle.popitem(last=False)
+            its_pool.retire_now(oldest, "more workers idle than [python] max_idle_workers")
+
+    def left(self, worker: Worker) -> None:
+        """``worker`` is idle no more: taken by a call, or stopped."""
+        self._idle.pop(worker, None)
+
+
 class WorkerPool:
     """The warm workers of one module version.
 
@@ -366,8 +392,11 @@ class WorkerPool:
     among equals. First come first served, one caller's batch of calls held every worker for
     as long as it had calls, and another caller's one quick call waited behind all of them."""
 
-    def __init__(self, spec: WorkerSpec, max_workers: int = 2, idle_s: float = 0.0) -> None:
+    def __init__(self, spec: WorkerSpec, max_workers: int = 2, idle_s: float = 0.0,
+                 idle_workers: IdleWorkers | None = None) -> None:
+        """``idle_workers``: the server's count of idle workers, which this pool's join."""
         self.spec = spec
+        self._idle_workers = idle_workers if idle_workers is not None else IdleWorkers(max_workers)
         self.max_workers = max_workers
         # A worker idle this long is stopped (0: never): sixty modules called once each held
         # sixty processes, 800 MiB, for as long as the server ran.
@@ -411,6 +440,7 @@ class WorkerPool:
             if not self._waiting:  # nobody is before this call
                 if self._idle:
                     worker = self._idle.pop()
+                    self._idle_workers.left(worker)
                     if not worker.alive():
                         # It ended while idle: the call would have failed, blamed on its tool,
                         # though nothing of it ran. A new worker takes its place and the call.
@@ -494,6 +524,7 @@ class WorkerPool:
                 if waiter is None:
                     self._idle.append(worker)
                     self._retire_when_idle(worker)
+                    self._idle_workers.went_idle(worker, self)
                 else:
                     waiter.worker = worker
                     waiter.woken.set()
@@ -516,9 +547,14 @@ class WorkerPool:
     def _retire(self, worker: Worker, turn: int) -> None:
         if worker.idle_turn != turn or worker not in self._idle:
             return  # taken by a call since (and maybe idle again, on a later turn), or stopped
+        self.retire_now(worker, f"idle {self.idle_s:g} s")
+
+    def retire_now(self, worker: Worker, why: str) -> None:
+        """Stops ``worker``, idle now, for ``why``."""
         self._idle.remove(worker)
+        self._idle_workers.left(worker)
         self._count -= 1  # nobody waits while a worker is idle: its place is simply free
-        logger.debug("stopping an idle worker of %s (idle %g s)", self.spec.module, self.idle_s)
+        logger.debug("stopping an idle worker of %s (%s)", self.spec.module, why)
         self._retiring.add(task := asyncio.get_running_loop().create_task(worker.kill()))
         task.add_done_callback(self._retiring.discard)
 
@@ -533,6 +569,7 @@ class WorkerPool:
         self._generation += 1
         idle, self._idle = self._idle, []
         for worker in idle:
+            self._idle_workers.left(worker)
             await worker.kill()
             self._free_place()
 
@@ -544,6 +581,7 @@ class WorkerPool:
             waiter.woken.set()
         idle, self._idle = self._idle, []
         for worker in idle:
+            self._idle_workers.left(worker)
             await worker.kill()
             self._count -= 1
         for retiring in list(self._retiring):  # an idle worker's stop under way: ended, not left to the loop's end

@@ -483,6 +483,48 @@ async def test_a_warm_worker_idle_past_its_time_is_stopped_and_the_next_call_sta
         assert handler.pool.started == 2
 
 
+SAYER = '''
+def get_tool_schemas():
+    return [{{"name": "{name}_say", "description": "Say it.", "input_schema": {{"type": "object"}}}}]
+
+
+def {name}_say():
+    return "{name}"
+'''
+
+
+async def test_past_the_servers_cap_on_idle_workers_the_one_idle_longest_is_stopped_whatever_its_module(
+        make_settings: Callable[..., Settings], tmp_path: Path) -> None:
+    # worker_idle_s alone let a folder of a hundred modules, each called once, hold 101 processes
+    # (1.6 GB) for five minutes.
+    folder = tmp_path / "sayers"
+    folder.mkdir()
+    names = ["alpha", "beta", "gamma"]
+    for name in names:
+        (folder / f"{name}.py").write_text(SAYER.format(name=name), encoding="utf-8")
+    settings = make_settings(extensions=[folder], python={"worker_idle_s": 0, "max_idle_workers": 2})
+    async with assemble(settings, watch=False) as app:
+        pools = {}
+        for name in names:
+            assert (await call(app, f"{name}_say")).text == name
+            handler = app.catalog.current.get(f"{name}_say")
+            assert isinstance(handler, PythonHandler)
+            pools[name] = handler.pool
+        [first_pid] = pools["alpha"].pids() or [None]
+        assert first_pid is None  # stopped when gamma's worker went idle: the third
+        assert len(pools["beta"].pids()) == len(pools["gamma"].pids()) == 1
+        # Called again, alpha starts a worker, and beta's, now idle longest, is stopped.
+        [beta_pid] = pools["beta"].pids()
+        assert (await call(app, "alpha_say")).text == "alpha"
+        assert pools["alpha"].started == 2
+        assert pools["beta"].pids() == []
+        with anyio.fail_after(30):
+            while _state(beta_pid) != "gone":
+                await anyio.sleep(0.05)  # killed and reaped
+        assert (await call(app, "gamma_say")).text == "gamma"
+        assert pools["gamma"].started == 1  # kept: it was not the oldest
+
+
 def _state(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/stat") as stat:
