@@ -259,9 +259,27 @@ def _hide_every_assigned(text: str) -> str:
         value = _ASSIGNED_VALUE.match(text, at)
         if value is None:
             continue
-        pieces += [text[kept:named.start()], named.group(), _hidden_value(text, named, value.group())]
-        kept = at = value.end()
+        hidden = _hidden_value(text, named, value.group())
+        end = value.end()
+        if hidden == REDACTED:
+            end = _closing_quote(text, named.group(), end)
+        pieces += [text[kept:named.start()], named.group(), hidden]
+        kept = at = end
     return "".join(pieces) + text[kept:] if pieces else text
+
+
+def _closing_quote(text: str, name_and_quote: str, value_end: int) -> int:
+    """Where the quoted value that ``name_and_quote`` opens ends (its closing quote, on the same
+    line), when its first word ended at ``value_end``; ``value_end`` if the value was not quoted.
+    Words the quoted rule left (``password='a b c'``: "a" reads as a description's) were hidden
+    but for the first, and the rest shown."""
+    quote = name_and_quote[-1:]
+    if quote not in ("'", '"', "`") or text[value_end:value_end + 1] not in (" ", "\t"):
+        return value_end
+    closing = ("\\" + quote) if name_and_quote.endswith("\\" + quote) else quote
+    line_end = text.find("\n", value_end)
+    found = text.find(closing, value_end, len(text) if line_end < 0 else line_end)
+    return value_end if found < 0 else found
 
 
 def _hidden_value(text: str, named: re.Match[str], value: str) -> str:

@@ -347,6 +347,11 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("비밀번호: " + "Xk29vQpL7m", "비밀번호: [REDACTED]"),
     ("ПАРОЛЬ: " + "Qwerty123!", "ПАРОЛЬ: [REDACTED]!"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
+    # A quoted value of words the quoted rule reads as a description's ("a"): hidden to its
+    # closing quote, not its first word alone (the rest was shown).
+    ("password='a b c'", "password='[REDACTED]'"),
+    ('login --user ann password="a big secret" now', 'login --user ann password="[REDACTED]" now'),
+    ('{"env": "DB_PASSWORD=\\"a b c\\" more"}', '{"env": "DB_PASSWORD=\\"[REDACTED]\\" more"}'),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}
