@@ -22,7 +22,11 @@ from toolbay.errors import NoSuchJob, echoed
 from toolbay.jobs import JobManager
 from toolbay.jobs.store import RESULT_LOST
 from toolbay.jobs.views import RESULT_URI_TEMPLATE, result_uri
+from toolbay.protocol.results import META_PREFIX, wire_meta
 from toolbay.protocol.tasks import PAGE_SIZE, OwnerOf
+
+# In a resource read's _meta: whether the job failed or was cancelled (its text is an error's).
+IS_ERROR_META = META_PREFIX + "isError"
 
 # Any id a listing gives: job_ and hex, as this server makes them, written as they are; an id
 # of a row made by hand, percent-encoded (one with a space or a slash was listed, and could not
@@ -92,7 +96,10 @@ class JobResources:
         if result.structured is not None:
             contents.append(types.TextResourceContents(uri=uri, mime_type="application/json",
                                                        text=json.dumps(result.structured)))
-        return types.ReadResourceResult(contents=contents)
+        # A resource has no isError: a failed or cancelled job's text (its error, "was cancelled")
+        # read as the job's output. Said in the result's _meta, as job_result's isError says it.
+        meta = {**(wire_meta(result) or {}), IS_ERROR_META: result.is_error}
+        return types.ReadResourceResult(contents=contents, _meta=meta)
 
 
 def install(server: Any, manager: JobManager, owner_of: OwnerOf) -> JobResources:

@@ -16,15 +16,19 @@ META_PREFIX = "toolbay/"
 RESOURCE_LINK = "resource_link"
 
 
+def wire_meta(result: ToolResult) -> dict[str, Any] | None:
+    """``result.meta`` as ``_meta``. Keys are toolbay's, so namespaced; one starting with "_" is
+    a name others read as it is (``_subagent``, the sub-agent envelope)."""
+    return {key if key[0] == "_" else META_PREFIX + key: value
+            for key, value in result.meta.items() if key != RESOURCE_LINK} or None
+
+
 def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     structured: Any = None
     if result.structured is not None:
         structured = dict(result.structured)
     link = result.meta.get(RESOURCE_LINK)
-    # Keys are toolbay's, so namespaced; one starting with "_" is a name others read as it
-    # is (``_subagent``, the sub-agent envelope).
-    meta = {key if key[0] == "_" else META_PREFIX + key: value
-            for key, value in result.meta.items() if key != RESOURCE_LINK} or None
+    meta = wire_meta(result)
     stderr = result.meta.get("stderr")
     stderr = stderr if isinstance(stderr, str) and stderr and not result.is_error else None
     # A successful run's standard error, as a block of its own after the exact output (alone

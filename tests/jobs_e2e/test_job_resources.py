@@ -23,7 +23,7 @@ def _echo_as_a_job(tmp_path: Path, data_dir: Path, callers: Callers, *lines: str
     shutil.copy2(FIXTURE_WASM / "echo.wasm", extensions / "echo.wasm")
     config = tmp_path / "toolbay.toml"
     config.write_text("\n".join([
-        f"extensions = [{str(extensions)!r}]", f"data_dir = {str(data_dir)!r}", 'background_tools = ["echo"]',
+        f"extensions = [{str(extensions)!r}]", f"data_dir = {str(data_dir)!r}", 'background_tools = ["echo", "slow"]',
         *lines, "[chain.auth]", f"tokens_file = {str(callers.tokens_file)!r}", "",
     ]), encoding="utf-8")
     return config
@@ -112,3 +112,24 @@ async def test_every_listed_result_can_be_read_and_one_a_row_lacks_is_said_lost(
         assert answer.is_error and "was lost" in text(answer) and "job_wait" not in text(answer)
         assert [c.text for c in (await alice.read_resource(listed[1])).contents
                 if isinstance(c, types.TextResourceContents)] == ["kept"]
+
+
+async def test_a_cancelled_jobs_result_read_as_a_resource_says_it_is_an_error(
+        tmp_path: Path, data_dir: Path, callers: Callers) -> None:
+    # A resource has no isError: "Job ... was cancelled" read as if it were the job's output.
+    config = _echo_as_a_job(tmp_path, data_dir, callers)
+    shutil.copy2(FIXTURE_WASM / "slow.wasm", tmp_path / "extensions" / "slow.wasm")
+    async with http_server(settings_for(config)) as (url, _), http_client(url, callers.tokens["alice"]) as alice:
+        done = structured(await call(alice, "echo", {"stdin": "fine"}))["job_id"]
+        await call(alice, "job_wait", {"job_id": done, "timeout_s": 50})
+        stopped = structured(await call(alice, "slow", {"ms": 60_000, "busy": True}))["job_id"]
+        await call(alice, "job_cancel", {"job_id": stopped, "reason": "enough"})
+        await call(alice, "job_wait", {"job_id": stopped, "timeout_s": 50})
+        fine = await alice.read_resource(f"toolbay://jobs/{done}/result")
+        cancelled = await alice.read_resource(f"toolbay://jobs/{stopped}/result")
+    assert [c.text for c in fine.contents if isinstance(c, types.TextResourceContents)] == ["fine"]
+    assert fine.meta is not None and fine.meta["toolbay/isError"] is False
+    assert "was cancelled: enough" in "".join(
+        c.text for c in cancelled.contents if isinstance(c, types.TextResourceContents))
+    assert cancelled.meta is not None and cancelled.meta["toolbay/isError"] is True
+    assert cancelled.meta["toolbay/reason"] == "enough"
