@@ -621,7 +621,9 @@ _COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\
                    r"|[A-Za-z][\w-]*(?:\[?(?:[=:@]|\.\.)[A-Za-z0-9][\w-]*\]?)+"
                    r"|[A-Za-z][\w-]*(?:[/|,][A-Za-z0-9][\w-]*)+(?=\s{2,}\S)"
                    r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
-                   r"|\[[^\]]*\])"
+                   # Not a note in brackets: typer's "--output-dir  -o  <dir>  [required]", with no help
+                   # text, took "[required]" for its value's column, and the option was optional.
+                   r"|\[(?!(?i:required|default:|env var:|deprecated)\b)[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
 _CHOICES_PIECE = compiled(r"^([\w.|-]+)(?:\s{2,}|$)")
 
@@ -899,7 +901,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     # go-flags names no value at all ("-w, --width=   Width ... (default: 640)")
     # A plain lower-case name ("-w width", "-j jobs": hand-written C, BSD) says no more than one
     # in capitals; words that name a kind of text ("-o file") are typed before this.
-    if kind == "string" and default is not None and raw is not None and (
+    if kind == "string" and default is not None and raw is not None and bare.lower() not in _TEXT_TYPE_NAMES and (
             rules.value_names_untyped or bare.isupper() or bare in _UNTYPED_VALUE_NAMES or not bare
             or _PLAIN_LOWER_NAME.fullmatch(bare)):
         kind = _type_from_default(default)
@@ -1094,6 +1096,10 @@ _PLAIN_LOWER_NAME = compiled(r"[a-z][a-z_]*")  # cxxopts and boost name every va
 
 # Value names that only say "some text" (pflag prints the type: "--file string").
 _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})
+# Of those, the names a framework prints for its text type (click's TEXT, typer's <str>,
+# pflag's string): a default that looks like a number does not make the value one (click's
+# "--target-version TEXT  [default: 3.10]" was a number, and 3.10 was passed as 3.1).
+_TEXT_TYPE_NAMES = frozenset({"string", "str", "text"})
 
 # argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
 # argparse's nargs="+" and nargs="*"; dpkg's "--show [<pattern>...]" (words after the flag, or none)

@@ -432,7 +432,9 @@ def _scalar(name: str, value: Any) -> str:
 
 def _is_help_option(opt: OptionSpec) -> bool:
     if opt.long in _HELP_FLAGS:
-        return True
+        # Not one that needs a value: towncrier's "--version TEXT  Render the news fragments
+        # using given version" is its release's version, dropped with --version's name.
+        return not opt.takes_value or opt.value_optional
     return opt.long is None and opt.short in ("-h", "-?") and "help" in opt.description.lower()
 
 

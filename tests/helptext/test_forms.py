@@ -1758,3 +1758,51 @@ def test_a_short_options_list_in_one_word_starting_with_a_dash_is_joined_to_its_
     parser.add_argument("-s", metavar="[NAME,...]", help="names to skip, comma separated")
     schema = build_tool_schema(describe_help(parser.format_help().encode()))
     assert vars(parser.parse_args(schema.to_argv({"s": ["-a", "b"]}))) == {"s": "-a,b"}
+
+
+def test_a_version_option_that_needs_a_value_is_the_programs_own_not_a_help_option():
+    """towncrier 26.9 ``build``: "--version TEXT" is the version its news is rendered for
+    (``click.option("--version", "project_version", ...)``); it was dropped as --version's name."""
+    desc = _describe("Usage: towncrier build [OPTIONS]\n\n  Build a combined news file from news fragments.\n\n"
+                     "Options:\n  --draft             Render the news fragments to standard output.\n"
+                     "  --version TEXT      Render the news fragments using given version.\n"
+                     "  --help              Show this message and exit.\n")
+    schema = build_tool_schema(desc)
+    assert schema.input_schema["properties"]["version"]["type"] == "string"
+    assert "help" not in schema.input_schema["properties"]
+    assert schema.to_argv({"version": "1.2.3"}) == ["--version", "1.2.3"]
+    plain = build_tool_schema(_describe("Usage: x [OPTIONS]\n\nOptions:\n  --version  Show the version and exit.\n"))
+    assert "version" not in plain.input_schema["properties"]
+
+
+@pytest.mark.parametrize(("head", "value_name"), [("--target-version TEXT", "TEXT"),
+                                                  ("--python-target <str>", "<str>"),
+                                                  ("--since string", "string")])
+def test_a_value_the_framework_prints_as_text_stays_text_whatever_its_default_looks_like(head: str, value_name: str):
+    """click's TEXT, typer's <str> and pflag's string are the framework's own type names: with a
+    default of "3.10" the value was a number, and 3.10 was passed as "3.1" (strawberry
+    ``upgrade --python-target <str> [default: 3.11]``)."""
+    desc = _describe(f"Usage: x [OPTIONS]\n\nOptions:\n  {head:30s}Python version.  [default: 3.10]\n"
+                     "  --width INTEGER               Width.  [default: 80]\n")
+    properties = build_tool_schema(desc).input_schema["properties"]
+    name = head.split()[0].lstrip("-").replace("-", "_")
+    assert properties[name]["type"] == "string", value_name
+    assert properties[name]["default"] == "3.10"
+    assert properties["width"]["type"] == "integer"
+
+
+def test_a_typer_option_with_no_help_text_keeps_its_required_note():
+    """strawberry 0.341 ``codegen`` (typer 0.29): an option with no help has only "[required]"
+    beside its type, which was read as its value's column ("<dir> [required]"), and the option
+    was optional."""
+    text = ("\n Usage: strawberry codegen [OPTIONS] [query]...\n\n Generate code from a query\n\n"
+            "╭─ Options ────────────────────────────────────────────────────────────────────╮\n"
+            "│ *  --schema              <str>        Python path to the schema file         │\n"
+            "│                                       [required]                             │\n"
+            "│ *  --output-dir  -o      <dir>        [required]                             │\n"
+            "│ *  --plugins     -p      <list[str]>  [required]                             │\n"
+            "│    --cli-plugin          <str>                                               │\n"
+            "│    --help                <bool>       Show this message and exit.            │\n"
+            "╰──────────────────────────────────────────────────────────────────────────────╯\n")
+    schema = build_tool_schema(_describe(text)).input_schema
+    assert sorted(schema["required"]) == ["output_dir", "plugins", "schema"]
