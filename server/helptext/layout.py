@@ -92,6 +92,17 @@ def _further_form(line: str) -> int | None:
     return found.end() if found is not None and _words(found.group(1)) in _OR_WORD_SET else None
 
 
+def _further_form_without_colon(line: str, program: str) -> int | None:
+    """Where the next usage form starts in a line that opens with "or" and no colon, then the
+    program's name: rsync's "  or   rsync [OPTION]... SRC [SRC]... [USER@]HOST:DEST" (its "or"
+    was read as an operand every form needed, and "rsync SRC DEST" could not be asked for)."""
+    word, _, rest = line.partition(" ")
+    rest = rest.lstrip()
+    if word.lower() not in _OR_WORD_SET or rest.split(" ", 1)[0] != program:
+        return None
+    return len(line) - len(rest)
+
+
 # A heading about using the program rather than its usage line: "Usage notes", "Usage examples".
 _ABOUT_USE = compiled(r"^usage\b.*\b(?:notes?|examples?|tips?|information|info|details|hints?)\b")
 
@@ -413,6 +424,8 @@ def _read_usage(lines: list[str], i: int, found: tuple[str | None, str], usage: 
         # A further form may start at the margin ("または: cp ...") or after an ideographic
         # space ("　或：cp ..."), which is no indent to indent_of.
         further = _further_form(more)
+        if further is None and program_name:
+            further = _further_form_without_colon(more, program_name)
         wrapped = indent_of(lines[i]) <= base and _BRACKETED_ONLY.match(more) is not None
         if further is None and not wrapped and (indent_of(lines[i]) <= base or heading_title(lines[i]) is not None):
             break

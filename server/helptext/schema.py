@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .kept import compiled
 from .model import HelpDescription, OptionSpec, PositionalSpec, UsageForm
@@ -513,7 +513,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
     by_flag = {flag: named[opt.key] for opt in desc.options if opt.key in named
                for flag in (opt.long, opt.short) if flag}
     # A form that names an option the list does not have ("--help") is for no call.
-    forms = tuple(UsageForm(tuple((by_key[key], needed) for key, needed in form.positionals),
+    forms = tuple(UsageForm(_once_each((by_key[key], needed) for key, needed in form.positionals),
                             tuple(by_flag[flag] for flag in form.flags))
                   for form in desc.positional_forms
                   if all(key in by_key for key, _needed in form.positionals) and all(f in by_flag for f in form.flags))
@@ -524,6 +524,16 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         schema["required"] = required
     return ToolSchema(schema, tuple(params), forms if len(forms) > 1 else (),
                       no_operands_after_dashes=desc.dialect in _NO_OPERANDS_AFTER_DASHES)
+
+
+def _once_each(positionals: Iterable[tuple[str, bool]]) -> tuple[tuple[str, bool], ...]:
+    """A form's positionals by property, each once, where its first is, needed if any of its
+    words is: rsync's "SRC [SRC]... DEST" names ``src`` twice, and its sources were passed twice
+    ("rsync a/ a/ b")."""
+    needed: dict[str, bool] = {}
+    for name, required in positionals:
+        needed[name] = needed.get(name, False) or required
+    return tuple(needed.items())
 
 
 def _say_forms(properties: dict[str, Any], forms: tuple[UsageForm, ...]) -> None:

@@ -1806,3 +1806,18 @@ def test_a_typer_option_with_no_help_text_keeps_its_required_note():
             "╰──────────────────────────────────────────────────────────────────────────────╯\n")
     schema = build_tool_schema(_describe(text)).input_schema
     assert sorted(schema["required"]) == ["output_dir", "plugins", "schema"]
+
+
+def test_further_usage_forms_after_or_without_a_colon_and_an_operand_repeated_in_a_form():
+    """rsync 3.5: "  or   rsync [OPTION]... ..." (no colon): its "or" was an operand every form
+    needed, so "rsync SRC DEST" could not be asked for; and "SRC [SRC]..." named ``src`` twice in
+    a form, so the sources were passed twice ("rsync a/ a/ b")."""
+    desc = _describe("Usage: rsync [OPTION]... SRC [SRC]... DEST\n"
+                     "  or   rsync [OPTION]... SRC [SRC]... [USER@]HOST:DEST\n"
+                     "  or   rsync [OPTION]... [USER@]HOST:SRC [DEST]\n\n"
+                     "Options\n -v, --verbose            increase verbosity\n"
+                     " -a, --archive            archive mode is -rlptgoD (no -A,-X,-U,-N,-H)\n")
+    schema = build_tool_schema(desc)
+    assert "or" not in schema.input_schema["properties"]
+    assert schema.to_argv({"archive": True, "src": ["a/"], "dest": "b"}) == ["--archive", "a/", "b"]
+    assert schema.to_argv({"src": ["a/", "c/"], "dest": "b"}) == ["a/", "c/", "b"]
