@@ -35,7 +35,7 @@ def confinement_words(enforced: Mapping[str, Any] | None, *, asked: bool, worksp
         changes = ("owners or attributes (modes and times allowed)" if workspace == "read-write"
                    else "owners, attributes, modes or times")
         sockets = "" if network else "; UNIX sockets: refused"
-        parts.append(f"changing files' {changes}: refused{sockets} (seccomp)")
+        parts.append(f"changing files' {changes}: refused{sockets}; io_uring, unshare: refused (seccomp)")
     else:
         why = enforced.get("seccomp_error") or "no seccomp filter for this architecture"
         parts.append(f"files' owners, modes and times, UNIX sockets: NOT confined ({why})")

@@ -160,6 +160,16 @@ async def test_a_read_tool_changes_no_file_s_mode_owner_times_or_attributes_anyw
         assert fingerprint(target) == before
 
 
+@pytest.mark.parametrize("door", ["io_uring_setup", "unshare"])
+async def test_a_tool_gets_no_io_uring_and_no_user_namespace(pyapp: Toolbay, door: str) -> None:
+    """io_uring does socket(), connect() and setxattr() inside the kernel, past the filter: an
+    outside check reached a UNIX socket file from a read tool, and set security.capability on
+    a copy of /bin/true. A new user namespace is a kernel surface no tool needs."""
+    await metadata_held(pyapp)
+    result = await call(pyapp, "confine_side_door", {"call": door})
+    assert result.text == "Operation not permitted", result.text
+
+
 async def test_a_write_tool_sets_modes_and_times_of_what_it_writes_but_no_owner_or_attributes(
     make_settings: Callable[..., Settings], workspace: Path,
 ) -> None:

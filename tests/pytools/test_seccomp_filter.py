@@ -32,10 +32,12 @@ def run(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int 
 @pytest.mark.parametrize(("machine", "arch", "calls"), [
     ("x86_64", 0xC000003E, {"chmod": 90, "fchmodat": 268, "chown": 92, "fchownat": 260, "utimensat": 280,
                             "setxattr": 188, "fremovexattr": 199, "socket": 41, "read": 0, "openat": 257,
-                            "socketpair": 53, "kill": 62, "setsid": 112, "setpgid": 109}),
+                            "socketpair": 53, "kill": 62, "setsid": 112, "setpgid": 109, "unshare": 272,
+                            "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "clone": 56}),
     ("aarch64", 0xC00000B7, {"fchmodat": 53, "fchownat": 54, "utimensat": 88, "setxattr": 5,
                              "fremovexattr": 16, "socket": 198, "read": 63, "openat": 56, "socketpair": 199,
-                             "kill": 129, "setsid": 157, "setpgid": 154}),
+                             "kill": 129, "setsid": 157, "setpgid": 154, "unshare": 97, "io_uring_setup": 425,
+                             "io_uring_enter": 426, "io_uring_register": 427, "clone": 220}),
 ])
 @pytest.mark.parametrize("may_write", [False, True])
 @pytest.mark.parametrize("network", [False, True])

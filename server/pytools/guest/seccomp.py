@@ -16,7 +16,8 @@ The filter refuses, with EPERM:
   attributes (``setxattr``, ``removexattr`` and kin), leaving the process group (``setsid``,
   ``setpgid``: ``start_new_session`` and ``process_group`` of ``subprocess`` fail), and making
   UNIX-domain sockets unless the module may use the network (``socketpair``, which asyncio's
-  loop uses, is left alone);
+  loop uses, is left alone), io_uring (whose operations the kernel runs past the filter:
+  a socket, a connect, a setxattr) and ``unshare`` (a user namespace: kernel surface no tool needs);
 - for a worker that may not write: changing a file's mode (``chmod`` and kin) and times
   (``utime`` and kin) too. A worker that may write keeps those, since ``shutil.copy`` and
   ``copy2`` set them on what they write; a system call cannot be limited to some folders.
@@ -51,6 +52,11 @@ _OWNER_AND_XATTR = ("chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxa
 # Leaving the worker's process group or session: the server kills the group when the call is
 # cancelled, overruns, or the server stops, and a process started with setsid would go on.
 _LEAVING_THE_GROUP = ("setsid", "setpgid")
+# Doors past the filter itself: io_uring runs socket(), connect() and setxattr() inside the
+# kernel, where no filter sees them (an outside check reached a UNIX socket file from a read
+# tool, and set security.capability on a binary, so); a new user namespace is a kernel surface
+# no tool needs.
+_SIDE_DOORS = ("io_uring_setup", "io_uring_enter", "io_uring_register", "unshare")
 _MODE_AND_TIMES = ("chmod", "fchmod", "fchmodat", "fchmodat2", "utime", "utimes", "futimesat", "utimensat")
 _TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
     "x86_64": (0xC000003E, 0x40000000, {  # x32's numbers start at 0x40000000
@@ -58,12 +64,12 @@ _TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
         "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
         "fremovexattr": 199, "utimes": 235, "fchownat": 260, "futimesat": 261, "fchmodat": 268,
         "utimensat": 280, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "setpgid": 109,
-        "setsid": 112}),
+        "setsid": 112, "unshare": 272, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
     "aarch64": (0xC00000B7, 0, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
         "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88,
         "socket": 198, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "setpgid": 154,
-        "setsid": 157}),
+        "setsid": 157, "unshare": 97, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
 
 
@@ -77,7 +83,7 @@ class _Program(ctypes.Structure):
 
 def refused_calls(*, may_write: bool, network: bool) -> list[str]:
     """The system calls the filter refuses (``socket`` only for UNIX-domain sockets)."""
-    names = [*_OWNER_AND_XATTR, *_LEAVING_THE_GROUP]
+    names = [*_OWNER_AND_XATTR, *_LEAVING_THE_GROUP, *_SIDE_DOORS]
     if not may_write:
         names += _MODE_AND_TIMES
     if not network:
