@@ -87,7 +87,10 @@ KIND_WORDS = frozenset({"number", "name", "uid", "gid", "user", "username", "gro
                         "file", "dir", "directory", "host", "hostname", "ip", "port", "level", "ident", "string",
                         "int", "integer", "size", "count", "index", "pid", "url", "address", "addr", "value",
                         "date", "dur", "duration", "time", "timestamp", "seconds", "secs", "bytes", "text", "str",
-                        "uri", "email", "regex", "pattern", "glob", "num", "float", "bool", "boolean", "list"})
+                        "uri", "email", "regex", "pattern", "glob", "num", "float", "bool", "boolean", "list",
+                        # curl's "--cookie <data|filename>": a cookie string or a file, no choice between words
+                        "data", "filename", "filepath", "pathname", "dirname", "folder", "content", "contents",
+                        "expr", "expression", "char", "character", "word"})
 # Words whose first letter in parentheses is the value: pip's "(s)witch, (i)gnore, (w)ipe, (b)ackup, (a)bort".
 _INITIALS = compiled(r"\([a-z]\)[a-z]+(?:\s*,\s*(?:or\s+)?\([a-z]\)[a-z]+){2,}")
 _EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"

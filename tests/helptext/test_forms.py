@@ -1821,3 +1821,13 @@ def test_further_usage_forms_after_or_without_a_colon_and_an_operand_repeated_in
     assert "or" not in schema.input_schema["properties"]
     assert schema.to_argv({"archive": True, "src": ["a/"], "dest": "b"}) == ["--archive", "a/", "b"]
     assert schema.to_argv({"src": ["a/", "c/"], "dest": "b"}) == ["a/", "c/", "b"]
+
+
+@pytest.mark.parametrize("value", ["<data|filename>", "<file|data>", "<expr|word>"])
+def test_a_value_named_by_its_kinds_between_bars_is_no_choice(value: str):
+    """curl 7.88: "-b, --cookie <data|filename>  Send cookies from string/file" took a cookie
+    string or a file's name, and was offered the two words "data" and "filename" only."""
+    desc = _describe(f"Usage: curl [options...] <url>\n -b, --cookie {value} Send cookies from string/file\n"
+                     " -v, --verbose        Make the operation more talkative\n")
+    cookie = build_tool_schema(desc).input_schema["properties"]["cookie"]
+    assert "enum" not in cookie and cookie["type"] == "string"
