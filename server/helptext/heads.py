@@ -226,6 +226,8 @@ def _looks_like_value(tok: str) -> bool:
     bare = tok.rstrip(".")
     if not bare:
         return False
+    if bare == "#":  # a number's place: tree's "--filelimit # Do not descend dirs with more than # files"
+        return True
     if bare.lower() in _TYPE_WORDS or TYPED_VALUE.fullmatch(bare):  # plumbum's "VALUE:int"
         return True
     letters = [c for c in bare if c.isalpha()]

@@ -126,11 +126,18 @@ _COMMANDS_INTRODUCED = compiled(r"^(?:these are|the following|the most|here are|
                                 re.IGNORECASE)
 
 
+# A title between rules: tree's "  ------- Listing options -------" (read as the usage's next
+# line, its words were an operand every call needed).
+_BANNER = compiled(r"[-=]{3,}[ \t]+(\S(?:.*\S)?)[ \t]+[-=]{3,}")
+
+
 def heading_title(line: str) -> str | None:
     """The title if ``line`` is a section heading ("Options:", "FLAGS", "Global Flags:")."""
     if indent_of(line) > 3:
         return None
     content = line.strip()
+    if (banner := _BANNER.fullmatch(content)) is not None:
+        return banner.group(1)
     if not content or content.startswith("-"):
         return None
     if (_HEADING_COLON.match(content) and len(content.split()) <= 6) or \

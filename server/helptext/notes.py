@@ -151,7 +151,7 @@ _LIST_ITEM = compiled(r"^[-*•]\s+([^\s:]+):?(?:\s|$)")
 _INTEGER_WORDS = {"int", "long", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
                   # kong names a Go type with a dash before its size: "INT-64", "UINT-8"
                   "int_8", "int_16", "int_32", "int_64", "uint_8", "uint_16", "uint_32", "uint_64",
-                  "integer", "num", "n", "count", "intslice", "ints", "uintslice", "integer range", "int range",
+                  "integer", "num", "n", "#", "count", "intslice", "ints", "uintslice", "integer range", "int range",
                   "int32slice", "int64slice", "uint32slice", "uint64slice",
                   "port",  # click's and typer's names of an IntRange
                   # Rust's and Zig's integer types, as clap and zig-clap name values by them ("<usize>")

@@ -1831,3 +1831,22 @@ def test_a_value_named_by_its_kinds_between_bars_is_no_choice(value: str):
                      " -v, --verbose        Make the operation more talkative\n")
     cookie = build_tool_schema(desc).input_schema["properties"]["cookie"]
     assert "enum" not in cookie and cookie["type"] == "string"
+
+
+def test_a_title_between_rules_is_a_heading_and_a_hash_is_a_numbers_place():
+    """tree 2.1: "  ------- Listing options -------" under the usage was read as its next line, and
+    its word "Listing" was an operand every call needed; "--filelimit # Do not descend dirs with
+    more than # files in them." was a switch (tree took the next word for its number)."""
+    desc = _describe("usage: tree [-adl] [-L level [-R]] [--filelimit #] [--] [directory ...]\n"
+                     "  ------- Listing options -------\n"
+                     "  -a            All files are listed.\n"
+                     "  -L level      Descend only level directories deep.\n"
+                     "  --filelimit # Do not descend dirs with more than # files in them.\n"
+                     "  ------- File options -------\n"
+                     "  -q            Print non-printable characters as '?'.\n")
+    schema = build_tool_schema(desc)
+    assert "required" not in schema.input_schema
+    assert "listing" not in schema.input_schema["properties"]
+    assert schema.input_schema["properties"]["filelimit"]["type"] == "integer"
+    assert schema.to_argv({"filelimit": 5, "directory": ["x"]}) == ["--filelimit", "5", "x"]
+    assert "q" in schema.input_schema["properties"]
