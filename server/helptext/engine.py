@@ -978,7 +978,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             else not head.value_optional and _value_apart(entry.head, head.shorts)),
         values_per_flag=per_flag,
     )
-    if head.value and _LIST_IN_ONE_WORD.fullmatch(head.value.strip()):
+    if head.value and (_LIST_IN_ONE_WORD.fullmatch(head.value.strip()) or _ITEMS_IN_ONE_WORD.search(entry.head)):
         # "--skip [NAME,...]": the list is one value, its items joined by commas; given again, the
         # flag's last value replaced the others. jsonargparse's "--label [ITEM,...]" (its note says
         # "type: List[...]") reads the word as YAML, a JSON list: "--label=a" alone was refused
@@ -991,6 +991,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
 
 # A list written as one value in brackets: "[NAME,...]", jsonargparse's "[ITEM,...]".
 _LIST_IN_ONE_WORD = compiled(r"\[[A-Z][A-Z0-9_]*,\.\.\.\]")
+# Or as its first items joined by commas: coverage's "--include=PAT1,PAT2,..." (optparse keeps the
+# last of the flag given again: "--include=a/* --include=b/*" reported b/ alone). Not kong's
+# "--tag=TAG,...", one name: kong takes the flag again as well as the items joined.
+_ITEMS_IN_ONE_WORD = compiled(r"[=\s]<?[A-Za-z][\w-]*(?:,[A-Za-z][\w-]*)+,(?:\.\.\.|…)>?(?=\s|$)")
 # jsonargparse's note of a collection's type: "(type: List[str], default: [])", "Optional[List[int]]",
 # "Sequence[str]", "Set[int]", "Tuple[str, ...]".
 _TYPED_LIST = compiled(r"\btype: (?:Optional\[)?(?:List|list|Sequence|MutableSequence|Set|set|FrozenSet|frozenset|"

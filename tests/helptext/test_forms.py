@@ -1635,7 +1635,8 @@ def test_a_list_in_one_word_is_named_by_its_item_and_a_flag_listed_alone_keeps_i
     below "--keyword=WORD": the value may be left out, which a sentence starting with a flag
     ("--text and --file cannot be used together") does not say."""
     lnstat = {o.long: o for o in describe_help((CAPTURED / "lnstat-list-in-one-word.txt").read_bytes()).options}
-    assert (lnstat["--keys"].value_name, lnstat["--keys"].values_per_flag) == ("k", 1)
+    # One word of keys joined by commas (lnstat.c splits its optarg at ","), not "k k k" nor the flag again.
+    assert (lnstat["--keys"].one_word_list, lnstat["--keys"].values_per_flag) == (",", 1)
     for said in ("takes precedence over --binary.", "has no effect with --binary.", "does nothing alone."):
         text = _describe(f"Usage: tool [OPTION] FILE\n\n  --text=MODE   read in MODE\n  --binary      read bytes\n\n"
                          f"--text {said}\n")
@@ -1850,3 +1851,14 @@ def test_a_title_between_rules_is_a_heading_and_a_hash_is_a_numbers_place():
     assert schema.input_schema["properties"]["filelimit"]["type"] == "integer"
     assert schema.to_argv({"filelimit": 5, "directory": ["x"]}) == ["--filelimit", "5", "x"]
     assert "q" in schema.input_schema["properties"]
+
+
+@pytest.mark.parametrize("head", ["--include=PAT1,PAT2,...", "--include PAT1,PAT2,...", "--include <a,b,...>"])
+def test_a_list_written_as_its_first_items_joined_by_commas_is_passed_as_one_word(head: str):
+    """coverage 7.18's "--include=PAT1,PAT2,...": given twice ("--include=a/* --include=b/*"),
+    optparse kept the last, and coverage reported b/ alone; "--include=a/*,b/*" reports both."""
+    desc = _describe(f"Usage: coverage run [options] <pyfile> [program options]\n\nOptions:\n"
+                     f"  {head:28s}Include only files whose paths match one of these patterns.\n")
+    schema = build_tool_schema(desc)
+    assert schema.input_schema["properties"]["include"]["type"] == "array"
+    assert schema.to_argv({"include": ["a/*", "b/*"], "pyfile": "t.py"}) == ["--include=a/*,b/*", "t.py"]
