@@ -942,7 +942,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         per_flag = copies
         value_name = " ".join([value_name] * copies) if value_name else value_name
     else:
-        per_flag = _values_per_flag(raw, rules, entry.head) if takes_value and not several_at_once else 1
+        per_flag = _values_per_flag(raw, rules, entry.head, join_description(description_lines)) \
+            if takes_value and not several_at_once else 1
     if tuple_types:
         # Given again for more (a tuple option is mostly ``multiple=True``, and click keeps the
         # last of one that is not): each time its words, one per type.
@@ -1078,12 +1079,18 @@ _TYPER_TUPLE = compiled(r"<(\w+(?:,\w+)+)>\.\.\.")
 _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
 _SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")
 _SEVERAL_CAPITALS = compiled(r"[A-Z][A-Z0-9_]*(?: [A-Z][A-Z0-9_]*){1,3}")
+_SEVERAL_SHORT_NAMES = compiled(r"[a-z][a-z0-9_]{0,11}(?: [a-z][a-z0-9_]{0,11}){1,2}")
 
 
-def _values_per_flag(raw: str | None, rules: Rules, head: str = "") -> int:
+def _values_per_flag(raw: str | None, rules: Rules, head: str = "", description: str = "") -> int:
     """How many words one flag takes: "<W> <H>" is two (clap), "<COMMIT HASH>" one; argparse
     writes nargs=2 as "W H" (its metavars), where other parsers' "INTEGER RANGE" is one type."""
     text = (raw or "").strip()
+    if _SEVERAL_SHORT_NAMES.fullmatch(text) and text in head and len(set(text.split())) == len(text.split()) \
+            and all(re.search(rf"[$<]{word}\b", description) for word in text.split()):
+        # Names in small letters that the description says again as values: jq's "--arg a v  set
+        # variable $a to value <v>" (one word, "--arg x '$x'" made jq print null: "$x" was the value).
+        return len(text.split())
     if _SEVERAL_ANGLED.fullmatch(text) or (rules.remainder_dots and _SEVERAL_WORDS.fullmatch(text)):
         return len(text.split())
     # Metavars in capitals, each a name of its own, written so in the head ("-s, --size W H",

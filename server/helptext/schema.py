@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     ParamKind = Literal["flag", "count", "value", "values", "list", "groups", "positional", "positionals", "form",
                         "json_list", "comma_list"]
 
-RESERVED = {"stdin"}  # the wasm handler adds its own optional "stdin" property
+RESERVED = {"stdin"}
+# Where an option of so many words keeps its "--" after it all the same: clap's num_args, as the
+# built programs of tests/helptext/test_rust_and_zig_helps.py were run with it.
+_COUNTED_VALUES_THEN_DASHES = frozenset({"clap"})  # the wasm handler adds its own optional "stdin" property
 _HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage",
                # in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch
                "--hilfe", "--aide", "--ayuda", "--ajuda", "--aiuto", "--hulp"}
@@ -49,6 +52,9 @@ class Param(NamedTuple):
     # Each time given, it takes words up to the next flag (clap's "--features <FEATURES>...",
     # num_args 1..): given last, it would take the positionals after it too.
     greedy: bool = False
+    # A "list" of so many words after the flag ("--size W H", jq's "--arg a v"): they end by
+    # their count, not at the next flag or "--" (jq 1.6 refuses "--").
+    exact: bool = False
     # The program's own option on a subcommand's tool: before the subcommand path; or, with
     # ``after_words``, a subcommand's above the tool's own: after that many words of the path.
     leading: bool = False
@@ -160,8 +166,9 @@ class ToolSchema(NamedTuple):
                 inside.setdefault(param.after_words, []).append((param, _render_option(param, value)))
                 continue
             words = _render_option(param, value)
-            (lists if param.kind == "list" else argv).extend(words)
-            open_list = open_list or param.kind == "list"
+            open_ended = param.kind == "list" and not param.exact
+            (lists if open_ended else argv).extend(words)
+            open_list = open_list or open_ended
             if param.kind != "list" and words:
                 last_greedy = param.greedy
             if param.takes_next and param.flag is not None and words == [param.flag]:
@@ -491,7 +498,9 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         params.append(Param(name, kind, flag, off, attached, opt.required, bare=bare,
                             takes_next=bare and opt.value_spaced, leading=opt.before_command,
                             after_words=opt.after_words if opt.before_command else 0,
-                            greedy=kind == "values" and desc.dialect in _VALUES_UP_TO_A_FLAG))
+                            greedy=kind == "values" and desc.dialect in _VALUES_UP_TO_A_FLAG,
+                            exact=kind == "list" and opt.values_per_flag > 1 and not opt.repeatable
+                            and desc.dialect not in _COUNTED_VALUES_THEN_DASHES))
     for opt in desc.options:
         if opt.exclusive_with and opt.key in named:
             _say_exclusive(properties[named[opt.key]], opt, named)

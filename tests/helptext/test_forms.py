@@ -1862,3 +1862,28 @@ def test_a_list_written_as_its_first_items_joined_by_commas_is_passed_as_one_wor
     schema = build_tool_schema(desc)
     assert schema.input_schema["properties"]["include"]["type"] == "array"
     assert schema.to_argv({"include": ["a/*", "b/*"], "pyfile": "t.py"}) == ["--include=a/*,b/*", "t.py"]
+
+
+JQ_HELP = ("Usage:\tjq [OPTIONS] FILTER [FILES...]\n\n"
+           "Some of the options include:\n"
+           "  -n               use `null` as the single input value;\n"
+           "  -r               output raw strings, not JSON texts;\n"
+           "  --arg a v        set variable $a to value <v>;\n"
+           "  --argjson a v    set variable $a to JSON value <v>;\n"
+           "  --slurpfile a f  set variable $a to an array of JSON texts read from <f>;\n")
+
+
+def test_names_in_small_letters_that_the_description_says_again_are_so_many_words_after_the_flag():
+    """jq 1.6: "--arg a v  set variable $a to value <v>" was one value, so a call gave
+    "--arg x '$x'": jq took "$x" for the value, ran the filter ".", and printed null (exit 0).
+    Two words after the flag, and no "--" after them (jq 1.6 refuses one)."""
+    schema = build_tool_schema(_describe(JQ_HELP))
+    arg = schema.input_schema["properties"]["arg"]
+    assert (arg["type"], arg["minItems"], arg["maxItems"]) == ("array", 2, 2)
+    argv = schema.to_argv({"n": True, "arg": ["x", "1"], "filter": "$x"})
+    assert argv == ["-n", "--arg", "x", "1", "$x"]
+    if shutil.which("jq") is not None:  # the program itself, where it is installed
+        assert subprocess.run(["jq", *argv], capture_output=True, text=True, check=True).stdout == '"1"\n'
+    # Not names the description does not say again: "-o file name" is one value of two words.
+    plain = build_tool_schema(_describe("Usage: x [OPTIONS]\n\n  -o file name   where the output goes\n"))
+    assert plain.input_schema["properties"]["o"]["type"] == "string"
