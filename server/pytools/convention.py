@@ -56,6 +56,11 @@ def _a(noun: str) -> str:
 
 
 
+# How the worker says a schema's value that is not JSON (guest/worker.py's NOT_JSON_SAID; the
+# guest imports nothing of the server's).
+_NOT_JSON_SAID = "get_tool_schemas() returned "
+
+
 def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
     """Reads a worker's description of ``module``; never raises for what the module says."""
     refused: list[str] = []
@@ -124,6 +129,13 @@ def input_schema_of(item: Mapping[str, Any]) -> Any:
 
 def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: str | None,
                said: list[str]) -> PythonToolSpec | None:
+    if problem and problem.startswith(_NOT_JSON_SAID):
+        # Said as it stands, before anything else of the schema (the worker kept only its name):
+        # the value may be in the description, or the schema itself may be the value.
+        name = item.get("name") if isinstance(item, Mapping) else None
+        which = repr(name) if isinstance(name, str) and _NAME.fullmatch(name) else f"schema #{index + 1}"
+        refused.append(f"{which}: {problem}")
+        return None
     if not isinstance(item, Mapping):
         refused.append(f"schema #{index + 1} is a {type(item).__name__}, not a dict")
         return None

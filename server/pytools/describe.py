@@ -95,7 +95,9 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
     if isinstance(schemas, list):
         # Here rather than in the worker, which would import the validator for it (two thirds
         # of a small module's describing); kept with the description, so once per version.
-        description["schema_problems"] = [schema_problem(item) for item in schemas]
+        not_json = {str(index): said for index, said in (description.get("not_json") or {}).items()}
+        description["schema_problems"] = [not_json.get(str(index)) or schema_problem(item)
+                                          for index, item in enumerate(schemas)]
     return description, dict(ready.get("confinement") or {})
 
 

@@ -212,16 +212,39 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
         notes = "\n".join(app.keeper.notes())
     assert answers == ["hi", "hi", "hi"]
     assert "handled: 'handled_hi': 'handler' ignored" in notes
-    assert skipped["dated.py"] == ("get_tool_schemas() returned a date at [0]['input_schema']['properties']['day']"
-                                   "['default'], which is not JSON (a schema is made of dicts, lists, strings, "
-                                   "numbers, booleans and None)")
-    assert skipped["looped.py"] == ("get_tool_schemas() returned a dict that holds itself at [0]['input_schema']"
-                                    "['properties']['again'], which is not JSON (a schema is made of dicts, lists, "
-                                    "strings, numbers, booleans and None)")
+    # Each refuses its own tool, as any fault of one schema does (a module's other tools are
+    # served: test_one_schema_not_json_refuses_its_tool_and_the_modules_others_are_served).
+    assert skipped["dated.py"] == ("it offers no tool: 'dated_a': get_tool_schemas() returned a date at [0]"
+                                   "['input_schema']['properties']['day']['default'], which is not JSON (a schema is "
+                                   "made of dicts, lists, strings, numbers, booleans and None)")
+    assert skipped["looped.py"].endswith("get_tool_schemas() returned a dict that holds itself at [0]"
+                                         "['input_schema']['properties']['again'], which is not JSON (a schema is "
+                                         "made of dicts, lists, strings, numbers, booleans and None)")
     assert skipped["deep.py"] == ("get_tool_schemas() returned schemas nested too deeply to be read "
                                   "(thousands of levels)")
     assert "yielding.py" not in skipped and "handled.py" not in skipped and "shared.py" not in skipped
     assert skipped["unordered.py"] == "get_tool_schemas() returned set, not a list"
+
+
+async def test_one_schema_not_json_refuses_its_tool_and_the_modules_others_are_served(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """One date in one tool's schema refused the whole module, its good tools too (an outside
+    check), where any other fault of one schema refuses that tool alone."""
+    (python_dir / "mixed.py").write_text(
+        "import datetime\n\n\ndef get_tool_schemas():\n"
+        "    return [{'name': 'mixed_good', 'description': 'fine', 'input_schema': {'type': 'object'}},\n"
+        "            {'name': 'mixed_dated', 'description': 'x', 'input_schema': {'type': 'object', 'properties': {\n"
+        "                'd': {'type': 'string', 'default': datetime.date(2024, 1, 1)}}}},\n"
+        "            datetime.date(2024, 1, 2)]\n\n\ndef dispatch(name, args):\n    return name\n")
+    async with assemble(make_settings(), watch=False) as app:
+        served = set(app.catalog.current.tools)
+        notes = "\n".join(app.keeper.notes())
+        good = (await call(app, "mixed_good")).text
+    assert "mixed_good" in served and "mixed_dated" not in served
+    assert good == "mixed_good"
+    assert ("mixed: refused 'mixed_dated': get_tool_schemas() returned a date at [1]['input_schema']['properties']"
+            "['d']['default'], which is not JSON") in notes
+    assert "mixed: refused schema #3: get_tool_schemas() returned a date at [2], which is not JSON" in notes
 
 
 async def test_a_module_with_a_syntax_error_is_skipped_with_one_line_saying_where(

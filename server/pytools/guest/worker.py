@@ -397,6 +397,11 @@ def load(path: str, name: str, source: str | None) -> Any:
     return module
 
 
+# How a schema's value that is not JSON is said: the server says it as it stands, not as a fault
+# of the input schema's JSON Schema (the value may be in the description).
+NOT_JSON_SAID = "get_tool_schemas() returned "
+
+
 class NotToolSchemas(TypeError):
     """What ``get_tool_schemas()`` returned is no list of schemas (said as it stands, not as an error
     the function raised)."""
@@ -414,6 +419,9 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     if not isinstance(schemas, list | tuple):
         raise NotToolSchemas(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
     schemas = [_plain_schema(item, keys_read) for item in schemas]
+    # A schema holding what JSON cannot carry (a date as a default) refuses its own tool, as any
+    # other fault of one schema does; it refused the whole module, its good tools too.
+    not_json: dict[int, str] = {}
     try:
         json.dumps(schemas)  # must be plain data
     except RecursionError:
@@ -421,14 +429,20 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
         raise NotToolSchemas("get_tool_schemas() returned schemas nested too deeply to be read (thousands of "
                              "levels)") from None
     except (TypeError, ValueError):
-        if (place := _not_json(schemas)) is None:
+        if _not_json(schemas) is None:
             raise  # said in Python's words
-        raise NotToolSchemas(f"get_tool_schemas() returned {place[1]} at {place[0]}, which is not JSON (a schema "
-                             "is made of dicts, lists, strings, numbers, booleans and None)") from None
+        for index, item in enumerate(schemas):
+            if (place := _not_json(item)) is not None:
+                where = f"[{index}]" + ("" if place[0] == "the top" else place[0])
+                not_json[index] = (f"{NOT_JSON_SAID}{place[1]} at {where}, which is not JSON (a schema is made of "
+                                   "dicts, lists, strings, numbers, booleans and None)")
+                name = item.get("name") if isinstance(item, dict) else None
+                schemas[index] = {"name": name if isinstance(name, str) else None}
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
     tier_name = next((name for name in ("TOOL_TIER", "TIER") if hasattr(module, name)), None)
     return {
         "schemas": list(schemas),
+        "not_json": not_json,  # by the index of the schema
         "has_dispatch": callable(getattr(module, "dispatch", None)),
         "functions": [n for n in names if isinstance(n, str) and callable(getattr(module, n, None))],
         "tier": getattr(module, tier_name) if tier_name else None,
