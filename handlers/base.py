@@ -56,6 +56,11 @@ class Handler(ABC):
     # there (``toolbay.job_recovery``). Not one that works through its caller's client (an agent
     # tool: the client's model, or the client's own child session).
     runs_again_without_its_caller: ClassVar[bool] = True
+    # Sends nothing to the caller before its answer, however long it runs, but progress (which
+    # needs a progress token): no question, no sampling. HTTP then answers with one JSON body,
+    # which the SDK's client reads whole; as an SSE event, an answer past 1 MiB (a result of the
+    # default output limit, escaped) was refused by it and lost.
+    sends_nothing_before_its_answer: ClassVar[bool] = False
     # A catalog holds thousands of handlers: a subclass that declares __slots__ too (as
     # WasmHandler does) has no __dict__ per instance; one that does not gets one as usual.
     __slots__ = ("definition", "__weakref__")

@@ -33,6 +33,7 @@ READ_ONLY_HINT = ("\n\nNote: this module declares TOOL_TIER = 'read', so it sees
 
 class PythonHandler(Handler):
     supports_cancellation = True
+    sends_nothing_before_its_answer = True
     __slots__ = ("pool", "credentials", "env")
 
     def __init__(self, definition: ToolDefinition, pool: WorkerPool, *, credentials: CredentialStore | None = None,

@@ -126,6 +126,7 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
 
 class WasmHandler(Handler):
     supports_cancellation = True
+    sends_nothing_before_its_answer = True
     # A catalog holds thousands of these: no __dict__ each.
     __slots__ = ("runtime", "_module", "_provide", "program_name", "subcommand_path", "to_argv", "limits",
                  "preopens", "env", "_secrets", "_pace", "_may_run_twice", "_tier_missing", "_path_names")

@@ -293,6 +293,18 @@ class Toolbay:
         approver = self.policies.approver
         return approver is None or not approver.needs_approval(handler.definition.effective_tier)
 
+    def needs_no_stream(self, tool_name: str) -> bool:
+        """True when a call of ``tool_name`` (with no progress token) sends nothing before its
+        answer: one answered at once, or one whose tool asks nothing of the caller however long it
+        runs (``Handler.sends_nothing_before_its_answer``), with no approval to ask for. HTTP then
+        answers it with one JSON body."""
+        handler = self.catalog.current.get(tool_name)
+        if handler is None or not (handler.sends_nothing_before_its_answer or (
+                not handler.definition.background and handler.expects_quick_answer())):
+            return False
+        approver = self.policies.approver
+        return approver is None or not approver.needs_approval(handler.definition.effective_tier)
+
     # -- who is calling, and what they may see -------------------------------------------
 
     async def principal_for(self, transport: Transport, credential: str | None) -> Principal:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp.types as types
 from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic_core import from_json
 from starlette.requests import Request
@@ -68,7 +69,7 @@ from toolbay.protocol.parse_errors import (
     unsupported_version,
     without_session_on_refusal,
 )
-from toolbay.protocol.request_body import read_small_body, replay
+from toolbay.protocol.request_body import MAX_BUFFERED_BODY, read_small_body, replay
 
 if TYPE_CHECKING:
     from toolbay.protocol.http_lane import HttpQuickLane
@@ -191,14 +192,15 @@ def install() -> None:
 class PlainJsonForQuickRequests:
     """ASGI middleware for the streamable HTTP endpoint; see the module docstring.
 
-    ``answers_at_once(tool_name)`` says whether a call of that tool will be answered at once
-    with nothing sent before the answer. ``lane``, when given, may answer such calls itself.
+    ``needs_no_stream(tool_name)`` says whether a call of that tool sends nothing before its
+    answer (``Toolbay.needs_no_stream``). ``lane``, when given, may answer such calls itself
+    (those it expects at once: ``Toolbay.answers_at_once``, which it asks).
     """
 
-    def __init__(self, app: ASGIApp, answers_at_once: Callable[[str], bool], path: str = "/mcp",
+    def __init__(self, app: ASGIApp, needs_no_stream: Callable[[str], bool], path: str = "/mcp",
                  lane: HttpQuickLane | None = None, stateless: bool = False) -> None:
         self.app = app
-        self.answers_at_once = answers_at_once
+        self.needs_no_stream = needs_no_stream
         self.path = path
         self.lane = lane
         self.stateless = stateless
@@ -227,8 +229,13 @@ class PlainJsonForQuickRequests:
             await refused(wrong_type, request_id_in(body))(scope, receive, send)  # the SDK's first check
             return
         scope = _with_plain_json_content_type(scope, content_type)
-        messages, body = await read_small_body(receive)
-        message = _parsed(body) if body is not None else None
+        # Up to the most the SDK takes (it reads the whole body too): a call sending a large
+        # document is as likely to be answered with one, which must come as JSON to be read.
+        messages, body = await read_small_body(receive, DEFAULT_MAX_REQUEST_BODY_SIZE)
+        if body is not None and len(body) > MAX_BUFFERED_BODY:
+            message = await anyio.to_thread.run_sync(_parsed, body)  # megabytes: off the event loop
+        else:
+            message = _parsed(body) if body is not None else None
         if body is not None and (message is None or "method" not in message) \
                 and (failed := _failed_answer_in(body)) is not None:
             # The client's answer to a request of the server's that is no valid response: the SDK
@@ -305,7 +312,7 @@ class PlainJsonForQuickRequests:
             return False
         if method == "tools/call" and "task" not in params:
             name = params.get("name")
-            return isinstance(name, str) and self.answers_at_once(name)
+            return isinstance(name, str) and self.needs_no_stream(name)
         return False
 
 

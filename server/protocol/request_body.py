@@ -13,8 +13,9 @@ from starlette.types import Message, Receive
 MAX_BUFFERED_BODY = 256 * 1024
 
 
-async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None]:
-    """The request's messages as received, and its body when it is complete and small."""
+async def read_small_body(receive: Receive, limit: int = MAX_BUFFERED_BODY) -> tuple[list[Message], bytes | None]:
+    """The request's messages as received, and its body when it is complete and no larger than
+    ``limit``."""
     messages: list[Message] = []
     size = 0
     while True:
@@ -23,7 +24,7 @@ async def read_small_body(receive: Receive) -> tuple[list[Message], bytes | None
         if message["type"] != "http.request":
             return messages, None  # e.g. the client went away
         size += len(message.get("body", b""))
-        if size > MAX_BUFFERED_BODY:
+        if size > limit:
             return messages, None
         if not message.get("more_body", False):
             return messages, b"".join(m.get("body", b"") for m in messages)

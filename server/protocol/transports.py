@@ -180,7 +180,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     starlette_app.state.quick_lane = lane  # for tests and benchmarks: how many calls it took
     # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
     plain_json.install()
-    starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, answers_at_once=app.answers_at_once,
+    starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, needs_no_stream=app.needs_no_stream,
                                  lane=lane, stateless=stateless)
     policies = app.policies
     if policies.verifier is not None and not stateless:
