@@ -416,6 +416,24 @@ async def test_a_request_head_past_the_limit_is_answered_431_and_a_large_body_is
     assert response.status_code == 200, response.text[:300]
 
 
+async def test_a_body_declared_past_four_mebibytes_is_refused_413_before_it_is_sent(toolbay: Toolbay) -> None:
+    """It was read first (the answer waited for the body's time limit, 30 s), and a client that
+    asked "Expect: 100-continue" was told to send its gigabyte (an outside check)."""
+    toolbay.settings.port = 0
+    async with serving_http(toolbay) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with anyio.fail_after(20):
+            async with await anyio.connect_tcp(host, int(port)) as stream:
+                await stream.send(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                                  "Accept: application/json, text/event-stream\r\nExpect: 100-continue\r\n"
+                                  "Content-Length: 1000000000\r\n\r\n".encode())
+                answer = b""
+                with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+                    while b"\r\n\r\n" not in answer:
+                        answer += await stream.receive()
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+
+
 async def test_a_head_past_the_limit_that_comes_in_one_piece_is_answered_431_and_runs_nothing(
         toolbay: Toolbay) -> None:
     # Counted only while it was not whole: a head that came in one read passed any limit up to
