@@ -104,6 +104,8 @@ async def test_a_tool_not_granted_the_network_cannot_connect_even_to_loopback(py
     # tier gives the network): said so, it misled.
     assert "confines this tool's files" not in result.text
     assert "TOOL_TIER" not in result.text, result.text
+    # Said as what it is: a bare "[Errno 13] Permission denied" left its author to guess.
+    assert "toolbay gives this tool no network: [python] network_allow" in result.text, result.text
 
 
 async def test_a_tool_sees_only_the_environment_it_is_granted(
@@ -208,6 +210,7 @@ async def test_a_tool_without_the_network_cannot_talk_to_a_local_service_s_unix_
     with answering_unix_socket(tmp_path / "service.sock"):
         refused = await call(pyapp, "confine_unix", {"path": str(tmp_path / "service.sock")})
     assert refused.is_error and "Operation not permitted" in refused.text, refused.text
+    assert "no network: [python] network_allow" in refused.text, refused.text
     assert "host secret" not in refused.text
     async with assemble(make_settings(python={"network_allow": ["confine"]}), watch=False) as app:
         with answering_unix_socket(tmp_path / "allowed.sock"):

@@ -17,6 +17,7 @@ import collections.abc
 import contextlib
 import contextvars
 import ctypes
+import errno
 import importlib.util
 import io
 import json
@@ -46,6 +47,15 @@ _THREADS_LIMITED = (" (the worker's limits: each thread's stack counts against i
 # Set once the worker's files are confined (Landlock): a PermissionError then says so, or it
 # reads as the file's own permissions.
 _files_confined = False
+# Set once the worker is kept off the network (its own namespace, Landlock's TCP rules, UNIX
+# sockets refused): a refused connection then says so, where it read as a bare "[Errno 13]
+# Permission denied" (an outside check).
+_network_withheld = False
+_NO_NETWORK = (" (toolbay gives this tool no network: [python] network_allow names the modules that may use "
+               "it; a module without it has its own empty network and may not open UNIX sockets)")
+# Errors a connection withheld so ends in: refused by Landlock or the filter, no route in an empty
+# network, no name server to ask.
+_WITHHELD_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ECONNREFUSED})
 _CONFINED_FILES = (" (toolbay confines this tool's files, [python] confine: it reads its own folder, Python's "
                    "files and a few system files, reads or writes the workspace as its tier allows, and writes "
                    "its TMPDIR; nothing else)")
@@ -310,6 +320,21 @@ def _readable_roots(module_dir: str) -> list[str]:
                   # A virtual environment's Python, started by the tool, reads it first.
                   os.path.join(os.path.dirname(os.path.dirname(sys.executable)), "pyvenv.cfg")))
     return sorted(roots)
+
+
+def _about_the_network(exc: BaseException, frames: Any) -> bool:
+    """Whether ``exc`` is a connection refused or gone nowhere: an error of the socket module's
+    (a name not resolved), or a permission or route error, with no file named, raised in the
+    socket module or its users (http, urllib, ssl, asyncio), or on a line that opens, connects or
+    sends on a socket."""
+    if type(exc).__name__ == "gaierror":
+        return True
+    if not isinstance(exc, OSError) or exc.filename is not None or exc.errno not in _WITHHELD_ERRNOS:
+        return False
+    return any(f.filename.endswith(("socket.py", "ssl.py")) or "/http/" in f.filename or "/urllib" in f.filename
+               or "/asyncio/" in f.filename for f in frames) \
+        or bool(frames and re.search(r"\b(?:connect|socket|sendto|bind|urlopen|create_connection)\b",
+                                     frames[-1].line or ""))
 
 
 def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
@@ -633,6 +658,8 @@ def _call(module: Any, message: dict[str, Any], base_env: dict[str, str], output
         if isinstance(exc, PermissionError) and _files_confined and exc.filename is not None:
             # About a file only: a refused connection or signal is no matter of the files' grant.
             said += _CONFINED_FILES
+        if _network_withheld and _about_the_network(exc, frames):
+            said += _NO_NETWORK
         if isinstance(exc, RuntimeError) and "can't start new thread" in said:
             # Python names no cause: each thread's stack counts against the memory limit, and each
             # thread against the processes the worker may have.
@@ -762,8 +789,10 @@ def main() -> int:
         with contextlib.suppress(OSError):
             os.chdir(init["cwd"])
     enforced = confine(init["confine"], os.path.dirname(path)) if init.get("confine") else {}
-    global _files_confined
+    global _files_confined, _network_withheld
     _files_confined = bool(enforced.get("files"))
+    _network_withheld = bool(enforced.get("netns") or enforced.get("tcp") or enforced.get("metadata")) \
+        and not (init.get("confine") or {}).get("network")
     sys.path.insert(0, os.path.join(_GUEST, "lib"))
     import toolbay_tools
 
