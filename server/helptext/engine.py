@@ -1078,7 +1078,9 @@ _CLICK_NARGS = compiled(r"<([A-Z]+(?: [A-Z]+)+)>\.\.\.|([A-Z][A-Z ]*)\.\.\.")
 _TYPER_TUPLE = compiled(r"<(\w+(?:,\w+)+)>\.\.\.")
 _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
 _SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")
-_SEVERAL_CAPITALS = compiled(r"[A-Z][A-Z0-9_]*(?: [A-Z][A-Z0-9_]*){1,3}")
+# A word may begin with an optional part in brackets: yt-dlp's "--print-to-file [WHEN:]TEMPLATE FILE"
+# (optparse's nargs=2: read as one, the call's next word was taken for the file).
+_SEVERAL_CAPITALS = compiled(r"(?:\[[A-Z][A-Z0-9_]*:\])?[A-Z][A-Z0-9_]*(?: (?:\[[A-Z][A-Z0-9_]*:\])?[A-Z][A-Z0-9_]*){1,3}")
 _SEVERAL_SHORT_NAMES = compiled(r"[a-z][a-z0-9_]{0,11}(?: [a-z][a-z0-9_]{0,11}){1,2}")
 
 

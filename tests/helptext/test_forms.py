@@ -1887,3 +1887,21 @@ def test_names_in_small_letters_that_the_description_says_again_are_so_many_word
     # Not names the description does not say again: "-o file name" is one value of two words.
     plain = build_tool_schema(_describe("Usage: x [OPTIONS]\n\n  -o file name   where the output goes\n"))
     assert plain.input_schema["properties"]["o"]["type"] == "string"
+
+
+def test_names_in_capitals_with_an_optional_part_in_brackets_are_so_many_words_after_the_flag():
+    """yt-dlp 2026.11: "--print-to-file [WHEN:]TEMPLATE FILE" (optparse nargs=2, appended) was one
+    value, so a call's URL after it was taken for the file ("You must provide at least one URL")."""
+    desc = _describe("Usage: yt-dlp [OPTIONS] URL [URL...]\n\nOptions:\n"
+                     "    --print-to-file [WHEN:]TEMPLATE FILE\n"
+                     "                                    Append given template to the file. This option\n"
+                     "                                    can be used multiple times\n"
+                     "    --replace-in-metadata [WHEN:]FIELDS REGEX REPLACE\n"
+                     "                                    Replace text in a metadata field\n")
+    schema = build_tool_schema(desc)
+    argv = schema.to_argv({"print_to_file": [["%(title)s", "t.txt"]], "url": ["U"]})
+    assert argv == ["--print-to-file", "%(title)s", "t.txt", "U"]
+    replace = schema.input_schema["properties"]["replace_in_metadata"]
+    assert replace["minItems"] == replace["maxItems"] == 3
+    assert schema.to_argv({"replace_in_metadata": ["title", "a", "b"], "url": ["U"]}) == \
+        ["--replace-in-metadata", "title", "a", "b", "U"]
