@@ -1080,7 +1080,8 @@ _SEVERAL_ANGLED = compiled(r"(?:<[^<>\s]+>\s+){1,3}<[^<>\s]+>")
 _SEVERAL_WORDS = compiled(r"[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*){1,3}")
 # A word may begin with an optional part in brackets: yt-dlp's "--print-to-file [WHEN:]TEMPLATE FILE"
 # (optparse's nargs=2: read as one, the call's next word was taken for the file).
-_SEVERAL_CAPITALS = compiled(r"(?:\[[A-Z][A-Z0-9_]*:\])?[A-Z][A-Z0-9_]*(?: (?:\[[A-Z][A-Z0-9_]*:\])?[A-Z][A-Z0-9_]*){1,3}")
+_CAPITALS_WORD = r"(?:\[[A-Z][A-Z0-9_]*:\])?[A-Z][A-Z0-9_]*"
+_SEVERAL_CAPITALS = compiled(rf"{_CAPITALS_WORD}(?: {_CAPITALS_WORD}){{1,3}}")
 _SEVERAL_SHORT_NAMES = compiled(r"[a-z][a-z0-9_]{0,11}(?: [a-z][a-z0-9_]{0,11}){1,2}")
 
 
