@@ -266,7 +266,8 @@ class PlainJsonForQuickRequests:
             # refused without one as a notification outside any session would be ("Missing session ID").
             accepted = session_id is not None or self.stateless
             send = rewriting_refusal(bad_id, send, replacing=202 if accepted else 400)
-        elif (version := header_of(scope, b"mcp-protocol-version")) and version not in KNOWN_PROTOCOL_VERSIONS:
+        elif (version := header_of(scope, b"mcp-protocol-version")) is not None \
+                and version not in KNOWN_PROTOCOL_VERSIONS:  # an empty one too
             send = rewriting_refusal(unsupported_version(version), send)  # the SDK's 400 named _meta
         if session_id is None:
             send = without_session_on_refusal(send)

@@ -383,10 +383,14 @@ async def test_a_protocol_version_header_no_version_has_is_named_in_the_refusal(
         session = await _open_session(http, base_url)
         unknown = {**session, "mcp-protocol-version": "1999-01-01"}
         refused = await http.post(f"{base_url}/mcp", json=ping, headers=unknown)
+        # An empty header too (an outside check: answered with the newest era's _meta rule).
+        empty = await http.post(f"{base_url}/mcp", json=ping, headers={**session, "mcp-protocol-version": ""})
         served = await http.post(f"{base_url}/mcp", json=ping, headers=session)
     assert refused.status_code == 400, refused.text
     message = refused.json()["error"]["message"]
     assert message.startswith("Unsupported MCP-Protocol-Version '1999-01-01': this server speaks 2024-11-05, ")
+    assert empty.status_code == 400, empty.text
+    assert empty.json()["error"]["message"].startswith("Unsupported MCP-Protocol-Version '': this server speaks ")
     assert served.status_code == 200
 
 
