@@ -911,6 +911,11 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         # N, "10s" for SECONDS; "1.0" for tail's N. The type must take it, and whatever else is
         # like it (a default of several words is prose: "wait forever").
         kind = "number" if _is_number(default, "number") else "string"
+    if kind in ("integer", "number") and (value_name or "").lower() not in _TYPE_WORDS \
+            and _WITH_A_UNIT.search(join_description(description_lines)):
+        # A number that may carry a unit: hexyl's "-n, --length <N>  ... The N argument can also
+        # include a unit" refused "4KiB"; GNU's "SIZE may have a multiplier suffix".
+        kind = "string"
     # A switch whose default is 0 counts its uses (argparse's action="count" shows "-v, --verbose
     # more output (default: 0)"; -vv is 2): its other switches' defaults are true or false. Not in
     # a hand-written help, whose option shown without a value may take one all the same
@@ -1114,6 +1119,10 @@ _GENERIC_VALUE_NAMES = frozenset({"string", "str", "text", "value", "val"})
 # pflag's string): a default that looks like a number does not make the value one (click's
 # "--target-version TEXT  [default: 3.10]" was a number, and 3.10 was passed as 3.1).
 _TEXT_TYPE_NAMES = frozenset({"string", "str", "text"})
+# A value said to take a unit or a suffix after its number ("can also include a unit", "may have
+# a multiplier suffix", "with an optional suffix", "units: K, M, G").
+_WITH_A_UNIT = compiled(r"(?i)\b(?:(?:include|have|take|accept|with|allow)s? (?:an? )?(?:optional )?"
+                        r"(?:unit|(?:multiplier |size |time )?suffix)|units?:)")
 
 # argparse's nargs="+": "W [W ...]" (one or more values after the flag), its choices too.
 # argparse's nargs="+" and nargs="*"; dpkg's "--show [<pattern>...]" (words after the flag, or none)

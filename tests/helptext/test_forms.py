@@ -1908,3 +1908,15 @@ def test_names_in_capitals_with_an_optional_part_in_brackets_are_so_many_words_a
     assert replace["minItems"] == replace["maxItems"] == 3
     assert schema.to_argv({"replace_in_metadata": ["title", "a", "b"], "url": ["U"]})[:4] == \
         ["--replace-in-metadata", "title", "a", "b"]
+
+
+def test_a_number_said_to_take_a_unit_is_text():
+    """hexyl 0.8: "-n, --length <N>  Only read N bytes from the input. The N argument can also
+    include a unit with a decimal prefix (kB, MB, ..)": an integer refused "4KiB", which hexyl takes."""
+    desc = _describe("Usage: hexyl [OPTIONS] [FILE]\n\nOptions:\n"
+                     "    -n, --length <N>            Only read N bytes from the input. The N argument can also\n"
+                     "                                include a unit with a decimal prefix (kB, MB, ..)\n"
+                     "    -w, --width <N>             Number of columns.\n")
+    properties = build_tool_schema(desc).input_schema["properties"]
+    assert properties["length"]["type"] == "string"
+    assert properties["width"]["type"] == "integer"
