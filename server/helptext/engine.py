@@ -16,7 +16,6 @@ from .kept import compiled
 from .layout import (
     DRAWN_LINE,
     FLAG_START,
-    NAME_COLUMN,
     HelpEntry,
     Section,
     indent_of,
@@ -671,7 +670,11 @@ def _absorb_columns(entry: HelpEntry) -> HelpEntry:
 
 # GNU patch's, bc's, stat's and zip's way: a short name, then its long name in a column of its own
 # ("-p NUM  --strip=NUM  Strip NUM ...", "-c  --format=FORMAT   use ...", "-q  --quiet   quiet ...").
-_SHORT_HEAD = compiled(r"-[A-Za-z0-9?](?: (?:[A-Z][\w-]*|<[^<>]*>))?")
+# gawk's too, its values in small letters or joined: "-f progfile  --file=progfile", "-d[file]
+# --dump-variables[=file]", "-v var=val  --assign=var=val" (only the short names were kept).
+_SHORT_HEAD = compiled(r"-[A-Za-z0-9?](?:\[[^\]\s]+\]| (?:[A-Z][\w-]*|<[^<>]*>|[a-z][\w=.-]*|'[^']*'))?")
+# The long name's column after such a head: "--strip=NUM", "--dump-variables[=file]".
+_LONG_COLUMN = compiled(r"(--[\w-]+(?:=\S+|\[=[^\]\s]+\]| (?:[A-Z][\w,.-]*|<[^<>]*>))?)(?:\s{2,}|$)")
 
 
 def _absorb_long_column(entry: HelpEntry) -> HelpEntry:
@@ -680,7 +683,7 @@ def _absorb_long_column(entry: HelpEntry) -> HelpEntry:
     if not (entry.description and _SHORT_HEAD.fullmatch(entry.head.strip())):
         return entry
     head, first = entry.head.strip(), entry.description[0]
-    while (found := NAME_COLUMN.match(first)) and found.group(1).startswith("--"):  # not less's "-e  -E"
+    while (found := _LONG_COLUMN.match(first)):  # not less's "-e  -E"
         head, first = f"{head}, {found.group(1)}", first[found.end():]
     if head == entry.head.strip():
         return entry

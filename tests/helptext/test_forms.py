@@ -1920,3 +1920,22 @@ def test_a_number_said_to_take_a_unit_is_text():
     properties = build_tool_schema(desc).input_schema["properties"]
     assert properties["length"]["type"] == "string"
     assert properties["width"]["type"] == "integer"
+
+
+def test_gawks_table_of_short_names_then_long_names_in_a_column_keeps_both():
+    """gawk 5.2: "\\t-f progfile\\t\\t--file=progfile" (values in small letters, or joined as in
+    "-d[file]  --dump-variables[=file]"): twelve options kept only their short name, and their
+    properties differed only by case ("d", "D")."""
+    desc = _describe("Usage: gawk [POSIX or GNU style options] -f progfile [--] file ...\n"
+                     "POSIX options:\t\tGNU long options: (standard)\n"
+                     "\t-f progfile\t\t--file=progfile\n"
+                     "\t-v var=val\t\t--assign=var=val\n"
+                     "Short options:\t\tGNU long options: (extensions)\n"
+                     "\t-d[file]\t\t--dump-variables[=file]\n"
+                     "\t-D[file]\t\t--debug[=file]\n"
+                     "\t-e 'program-text'\t--source='program-text'\n"
+                     "\t-b\t\t\t--characters-as-bytes\n")
+    named = {(o.short, o.long, o.takes_value, o.value_optional) for o in desc.options}
+    assert named == {("-f", "--file", True, False), ("-v", "--assign", True, False),
+                     ("-d", "--dump-variables", True, True), ("-D", "--debug", True, True),
+                     ("-e", "--source", True, False), ("-b", "--characters-as-bytes", False, False)}
