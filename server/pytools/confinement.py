@@ -35,10 +35,14 @@ def confinement_words(enforced: Mapping[str, Any] | None, *, asked: bool, worksp
         changes = ("owners or attributes (modes and times allowed)" if workspace == "read-write"
                    else "owners, attributes, modes or times")
         sockets = "" if network else "; UNIX sockets: refused"
-        parts.append(f"changing files' {changes}: refused{sockets}; io_uring, unshare: refused (seccomp)")
+        parts.append(f"changing files' {changes}: refused{sockets}; io_uring, new namespaces: refused (seccomp)")
     else:
         why = enforced.get("seccomp_error") or "no seccomp filter for this architecture"
         parts.append(f"files' owners, modes and times, UNIX sockets: NOT confined ({why})")
+    if enforced.get("capabilities"):
+        parts.append("capabilities: none but passing files' own modes (within Landlock's grant)")
+    elif "capabilities_error" in enforced:
+        parts.append(f"capabilities: NOT dropped ({enforced['capabilities_error']})")
     parts.append("memory: limited" if enforced.get("memory") else "memory: NOT limited")
     return "; ".join(parts)
 

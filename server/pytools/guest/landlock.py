@@ -85,7 +85,9 @@ def restrict(read: list[str], write: list[str], *, block_tcp: bool,
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        for paths, rights in ((read, READ_RIGHTS), (write, fs_rights)):
+        # No device nodes anywhere, writable folders included: a node of /dev/kmsg made in the
+        # worker's temp folder read and wrote the kernel's log, which Landlock refused by its path.
+        for paths, rights in ((read, READ_RIGHTS), (write, fs_rights & ~(MAKE_CHAR | MAKE_BLOCK))):
             for path in paths:
                 granted = rights & ~MAKE_SYM if path in no_links else rights
                 _allow(syscall_add, ruleset, path, granted & fs_rights)

@@ -17,7 +17,9 @@ The filter refuses, with EPERM:
   ``setpgid``: ``start_new_session`` and ``process_group`` of ``subprocess`` fail), and making
   UNIX-domain sockets unless the module may use the network (``socketpair``, which asyncio's
   loop uses, is left alone), io_uring (whose operations the kernel runs past the filter:
-  a socket, a connect, a setxattr) and ``unshare`` (a user namespace: kernel surface no tool needs);
+  a socket, a connect, a setxattr), and new namespaces: ``unshare``, and ``clone`` with a
+  ``CLONE_NEW*`` flag (a user namespace is kernel surface no tool needs); ``clone3``, whose
+  flags the filter cannot read, is answered ENOSYS, so that glibc falls back to ``clone``;
 - for a worker that may not write: changing a file's mode (``chmod`` and kin) and times
   (``utime`` and kin) too. A worker that may write keeps those, since ``shutil.copy`` and
   ``copy2`` set them on what they write; a system call cannot be limited to some folders.
@@ -38,11 +40,15 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _RET_ALLOW = 0x7FFF0000
 _RET_EPERM = 0x00050000 | 1
+_RET_ENOSYS = 0x00050000 | 38
+_JSET_K = 0x45
 _LD_W_ABS = 0x20
 _JEQ_K = 0x15
 _JGE_K = 0x35
 _RET_K = 0x06
 _AF_UNIX = 1
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (linux/sched.h).
+_CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 # struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6].
 _NR, _ARCH, _ARG0 = 0, 4, 16
 
@@ -64,12 +70,14 @@ _TABLES: dict[str, tuple[int, int, dict[str, int]]] = {
         "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
         "fremovexattr": 199, "utimes": 235, "fchownat": 260, "futimesat": 261, "fchmodat": 268,
         "utimensat": 280, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "setpgid": 109,
-        "setsid": 112, "unshare": 272, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+        "setsid": 112, "clone": 56, "clone3": 435, "unshare": 272,
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
     "aarch64": (0xC00000B7, 0, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
         "fremovexattr": 16, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "utimensat": 88,
         "socket": 198, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "setpgid": 154,
-        "setsid": 157, "unshare": 97, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+        "setsid": 157, "clone": 220, "clone3": 435, "unshare": 97,
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
 
 
@@ -100,31 +108,41 @@ def program(machine: str, *, may_write: bool, network: bool) -> list[tuple[int, 
     refused = [numbers[name] for name in refused_calls(may_write=may_write, network=network)
                if name in numbers and name != "socket"]
     socket_checked = not network and "socket" in numbers
-    # Laid out as: arch check, number checks, allow, [socket: its family check], refuse.
-    body: list[tuple[int, int, int, int]] = []
-    checks = len(refused) + (1 if other_abi else 0) + (1 if socket_checked else 0)
-    # Offsets are counted from the instruction after the jump.
-    refuse_at = 3 + checks + 1 + (3 if socket_checked else 0)  # index of the final refusal
-    body.append((_LD_W_ABS, 0, 0, _ARCH))
-    body.append((_JEQ_K, 0, refuse_at - 2, arch))
-    body.append((_LD_W_ABS, 0, 0, _NR))
+    # Written with named places to jump to ("refuse"), resolved into offsets at the end (each
+    # jump counts from the instruction after it). An entry: (code, true place, false place, k),
+    # a place being a name or None (the next instruction); or a name alone, marking its place.
+    body: list[tuple[int, str | None, str | None, int] | str] = [
+        (_LD_W_ABS, None, None, _ARCH), (_JEQ_K, None, "refuse", arch), (_LD_W_ABS, None, None, _NR)]
     if other_abi:
-        index = len(body)
-        body.append((_JGE_K, refuse_at - index - 1, 0, other_abi))
-    for number in refused:
-        index = len(body)
-        body.append((_JEQ_K, refuse_at - index - 1, 0, number))
+        body.append((_JGE_K, "refuse", None, other_abi))
+    body += [(_JEQ_K, "refuse", None, number) for number in refused]
     if socket_checked:
-        index = len(body)
-        body.append((_JEQ_K, 1, 0, numbers["socket"]))  # to the family check, past the allow
-    body.append((_RET_K, 0, 0, _RET_ALLOW))
+        body.append((_JEQ_K, "socket", None, numbers["socket"]))
+    body += [(_JEQ_K, "clone", None, numbers["clone"]), (_JEQ_K, "nosys", None, numbers["clone3"]),
+             (_RET_K, None, None, _RET_ALLOW)]
     if socket_checked:
-        body.append((_LD_W_ABS, 0, 0, _ARG0))  # the family, in the low half on a little-endian machine
-        body.append((_JEQ_K, 1, 0, _AF_UNIX))
-        body.append((_RET_K, 0, 0, _RET_ALLOW))
-    assert len(body) == refuse_at, (len(body), refuse_at)
-    body.append((_RET_K, 0, 0, _RET_EPERM))
-    return body
+        # The family, in the low half on a little-endian machine.
+        body += ["socket", (_LD_W_ABS, None, None, _ARG0), (_JEQ_K, "refuse", None, _AF_UNIX),
+                 (_RET_K, None, None, _RET_ALLOW)]
+    # clone's flags (its first argument on both architectures): no new namespace, a user
+    # namespace above all (unshare's refusal was sidestepped so). clone3 keeps its flags in
+    # memory the filter cannot read: refused as unknown (ENOSYS), glibc then uses clone.
+    body += ["clone", (_LD_W_ABS, None, None, _ARG0), (_JSET_K, "refuse", None, _CLONE_NEW),
+             (_RET_K, None, None, _RET_ALLOW), "nosys", (_RET_K, None, None, _RET_ENOSYS),
+             "refuse", (_RET_K, None, None, _RET_EPERM)]
+    places: dict[str, int] = {}
+    instructions: list[tuple[int, str | None, str | None, int]] = []
+    for entry in body:
+        if isinstance(entry, str):
+            places[entry] = len(instructions)
+        else:
+            instructions.append(entry)
+
+    def offset(at: int, place: str | None) -> int:
+        return 0 if place is None else places[place] - at - 1
+
+    return [(code, offset(at, true), offset(at, false), k)
+            for at, (code, true, false, k) in enumerate(instructions)]
 
 
 def install(*, may_write: bool, network: bool) -> bool:

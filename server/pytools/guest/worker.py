@@ -346,7 +346,8 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
     enforced["files"] = enforced["tcp"] = False
     sys.path.insert(0, _GUEST)
     try:
-        import landlock  # the sibling files: this folder is on the path only for these imports
+        import capabilities  # the sibling files: this folder is on the path only for these imports
+        import landlock
         import seccomp
     finally:
         sys.path.remove(_GUEST)
@@ -368,6 +369,12 @@ def confine(spec: dict[str, Any], module_dir: str) -> dict[str, Any]:
         enforced["metadata"] = seccomp.install(may_write=bool(spec.get("may_write")), network=network)
     except OSError as exc:
         enforced["seccomp_error"] = str(exc)
+    # Last: the network namespace and the filter needed them.
+    try:
+        enforced["capabilities"] = capabilities.drop() & ~sum(1 << kept for kept in capabilities.KEPT) == 0
+    except OSError as exc:
+        enforced["capabilities"] = False
+        enforced["capabilities_error"] = str(exc)
     return enforced
 
 
