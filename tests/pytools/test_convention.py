@@ -220,8 +220,8 @@ async def test_schemas_from_a_generator_or_beside_a_function_are_served_and_one_
     assert skipped["looped.py"].endswith("get_tool_schemas() returned a dict that holds itself at [0]"
                                          "['input_schema']['properties']['again'], which is not JSON (a schema is "
                                          "made of dicts, lists, strings, numbers, booleans and None)")
-    assert skipped["deep.py"] == ("get_tool_schemas() returned schemas nested too deeply to be read "
-                                  "(thousands of levels)")
+    assert skipped["deep.py"] == ("it offers no tool: 'deep_a': get_tool_schemas() returned a schema at [0] nested "
+                                  "too deeply to be read (thousands of levels)")
     assert "yielding.py" not in skipped and "handled.py" not in skipped and "shared.py" not in skipped
     assert skipped["unordered.py"] == "get_tool_schemas() returned set, not a list"
 
@@ -235,7 +235,10 @@ async def test_one_schema_not_json_refuses_its_tool_and_the_modules_others_are_s
         "    return [{'name': 'mixed_good', 'description': 'fine', 'input_schema': {'type': 'object'}},\n"
         "            {'name': 'mixed_dated', 'description': 'x', 'input_schema': {'type': 'object', 'properties': {\n"
         "                'd': {'type': 'string', 'default': datetime.date(2024, 1, 1)}}}},\n"
-        "            datetime.date(2024, 1, 2)]\n\n\ndef dispatch(name, args):\n    return name\n")
+        "            datetime.date(2024, 1, 2),\n"
+        "            {'name': 'mixed_huge', 'description': 'x', 'input_schema': {'type': 'object', 'properties': {\n"
+        "                'n': {'type': 'integer', 'maximum': 10 ** 5000}}}}]\n\n\n"
+        "def dispatch(name, args):\n    return name\n")
     async with assemble(make_settings(), watch=False) as app:
         served = set(app.catalog.current.tools)
         notes = "\n".join(app.keeper.notes())
@@ -245,6 +248,8 @@ async def test_one_schema_not_json_refuses_its_tool_and_the_modules_others_are_s
     assert ("mixed: refused 'mixed_dated': get_tool_schemas() returned a date at [1]['input_schema']['properties']"
             "['d']['default'], which is not JSON") in notes
     assert "mixed: refused schema #3: get_tool_schemas() returned a date at [2], which is not JSON" in notes
+    # An integer of more digits than Python writes (it refused the module, said as a failure).
+    assert "mixed: refused 'mixed_huge': get_tool_schemas() returned a schema at [3] that cannot be written" in notes
 
 
 async def test_a_module_with_a_syntax_error_is_skipped_with_one_line_saying_where(

@@ -456,18 +456,10 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     not_json: dict[int, str] = {}
     try:
         json.dumps(schemas)  # must be plain data
-    except RecursionError:
-        # The function did not fail: what it returned is nested deeper than JSON is written here.
-        raise NotToolSchemas("get_tool_schemas() returned schemas nested too deeply to be read (thousands of "
-                             "levels)") from None
-    except (TypeError, ValueError):
-        if _not_json(schemas) is None:
-            raise  # said in Python's words
-        for index, item in enumerate(schemas):
-            if (place := _not_json(item)) is not None:
-                where = f"[{index}]" + ("" if place[0] == "the top" else place[0])
-                not_json[index] = (f"{NOT_JSON_SAID}{place[1]} at {where}, which is not JSON (a schema is made of "
-                                   "dicts, lists, strings, numbers, booleans and None)")
+    except (RecursionError, TypeError, ValueError):
+        for index, item in enumerate(schemas):  # each on its own: the others are served
+            if (said := _why_not_json(index, item)) is not None:
+                not_json[index] = said
                 name = item.get("name") if isinstance(item, dict) else None
                 schemas[index] = {"name": name if isinstance(name, str) else None}
     names = [item.get("name") for item in schemas if isinstance(item, dict)]
@@ -500,6 +492,22 @@ def _is_json(value: Any) -> bool:
     except (TypeError, ValueError, RecursionError):
         return False
     return True
+
+
+def _why_not_json(index: int, item: Any) -> str | None:
+    """Why schema ``index`` cannot be written as JSON, or None where it can."""
+    try:
+        json.dumps(item)
+    except RecursionError:
+        # The function did not fail: what it returned is nested deeper than JSON is written here.
+        return f"{NOT_JSON_SAID}a schema at [{index}] nested too deeply to be read (thousands of levels)"
+    except (TypeError, ValueError) as error:
+        if (place := _not_json(item)) is None:  # an integer of more digits than Python writes
+            return f"{NOT_JSON_SAID}a schema at [{index}] that cannot be written as JSON: {error}"
+        where = f"[{index}]" + ("" if place[0] == "the top" else place[0])
+        return (f"{NOT_JSON_SAID}{place[1]} at {where}, which is not JSON (a schema is made of dicts, lists, "
+                "strings, numbers, booleans and None)")
+    return None
 
 
 def _not_json(value: Any) -> tuple[str, str] | None:
