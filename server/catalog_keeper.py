@@ -9,6 +9,7 @@ Whoever must hear of a change (connected sessions) is handed in as a listener.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -80,6 +81,9 @@ class CatalogKeeper:
         # Set, and made anew, when a file described late is in ``_late`` or background describing ends.
         self._late_news = anyio.Event()
         self._helper_files: tuple[dict[str, FileOutcome], frozenset[Path]] = ({}, frozenset())
+        # The private modules in the tool folders (``_shared.py``) as last seen, None before the
+        # first scan (see ``_private_modules_now``).
+        self._private_modules: dict[str, tuple[int, int, int]] | None = None
         # Which files of the folders to serve (all when None): ``toolbay call`` needs one.
         self._file_filter = file_filter
 
@@ -283,7 +287,11 @@ class CatalogKeeper:
                 old for path, old in previous_files.items()
                 if path not in current or current[path].handlers is not old.handlers
             ]
-            await _renew_beside_changed_helpers(previous_files, current, retired)
+            private = await anyio.to_thread.run_sync(_private_modules_now, self.folders())
+            seen, self._private_modules = self._private_modules, private
+            changed_private = set() if seen is None else \
+                {os.path.dirname(path) for path in seen.keys() | private.keys() if seen.get(path) != private.get(path)}
+            await _renew_beside_changed_helpers(previous_files, current, retired, changed_private)
             self._files = current
             change = self._swap(self._build_catalog())
             # Calls in flight hold their own reference to the module they started with.
@@ -589,17 +597,36 @@ def _in_order(outcomes: dict[str, FileOutcome], paths: Sequence[str]) -> dict[st
     return {path: outcomes[path] for path in paths if path in outcomes}
 
 
+def _private_modules_now(folders: list[Path]) -> dict[str, tuple[int, int, int]]:
+    """The private modules (``_shared.py``, no tool's) in ``folders``, each with its size,
+    modification time and inode: a module that imports one only inside a call was not described
+    with it, so no description says it changed, and its warm workers answered with the old one."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.startswith("_") and entry.name.endswith(".py"):
+                        with contextlib.suppress(OSError):
+                            status = entry.stat()
+                            found[entry.path] = (status.st_size, status.st_mtime_ns, status.st_ino)
+        except OSError:
+            continue  # gone or unreadable: the scan says so
+    return found
+
+
 async def _renew_beside_changed_helpers(previous: dict[str, FileOutcome], current: dict[str, FileOutcome],
-                                        retired: list[FileOutcome]) -> None:
+                                        retired: list[FileOutcome], private_changed_in: set[str]) -> None:
     """A ``.py`` file that serves no tool (a helper the modules beside it import) was added,
-    changed or removed: the modules of its folder get fresh workers, which import it anew.
-    Warm workers kept the version they imported, so two workers of one module answered with
-    two versions of the helper."""
+    changed or removed, or a private module (``_shared.py``) was in ``private_changed_in``'s
+    folders: the modules of its folder get fresh workers, which import it anew. Warm workers
+    kept the version they imported, so two workers of one module answered with two versions of
+    the helper."""
     changed = [old.path for old in retired if old.path.endswith(".py") and not old.handlers]
     changed += [path for path, outcome in current.items()
                 if path.endswith(".py") and not outcome.handlers and (path not in previous
                                                                       or previous[path] is not outcome)]
-    folders = {os.path.dirname(path) for path in changed}
+    folders = {os.path.dirname(path) for path in changed} | private_changed_in
     if not folders:
         return
     for path, outcome in current.items():

@@ -218,6 +218,31 @@ async def test_a_changed_helper_module_reaches_the_warm_workers_of_the_modules_b
     assert gone.is_error and "helperlib" in gone.text
 
 
+USES_A_PRIVATE_HELPER_IN_CALLS = '''
+def get_tool_schemas():
+    return [{"name": "late_value", "description": "v", "input_schema": {"type": "object"}}]
+
+
+def late_value():
+    import _late  # only inside a call: the module was not described with it
+    return _late.VALUE
+'''
+
+
+async def test_a_changed_private_module_imported_only_in_calls_reaches_the_warm_workers(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """The README: helpers, `_*.py` included, give the folder's modules fresh workers. One imported
+    only inside a call was answered from the warm worker's old import (an outside check)."""
+    (python_dir / "_late.py").write_text("VALUE = 'late v1'\n", encoding="utf-8")
+    (python_dir / "late.py").write_text(USES_A_PRIVATE_HELPER_IN_CALLS, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        assert (await call(app, "late_value")).text == "late v1"  # a warm worker imported v1
+        (python_dir / "_late.py").write_text("VALUE = 'late v2, longer'\n", encoding="utf-8")
+        await app.rescan()  # what the watcher does on the change
+        assert (await call(app, "late_value")).text == "late v2, longer"
+
+
 SCHEMA_FROM_A_HELPER = '''
 from _schemas import GREET
 
