@@ -25,8 +25,8 @@ from .layout import (
 )
 from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
-    KIND_WORDS,
     is_repeat_type,
+    names_kinds,
     read_notes,
     split_choices,
     strip_brackets,
@@ -622,7 +622,7 @@ _COLUMN = compiled(r"^(-{1,2}[\w-]+(?: (?:[A-Z][\w,.-]*|<[^<>]*>))?|<[^<>]*>(?:\
                    r"|[A-Z][A-Z0-9_-]*(?: RANGE(?= \[(?:-?[\d.]+<=?x|x[<>]=?)))?"
                    # Not a note in brackets: typer's "--output-dir  -o  <dir>  [required]", with no help
                    # text, took "[required]" for its value's column, and the option was optional.
-                   r"|\[(?!(?i:required|default:|env var:|deprecated)\b)[^\]]*\])"
+                   r"|\[(?!(?i:required\]|default:|env var:|deprecated\]))[^\]]*\])"
                    r"(?: (\[(?:-?[\d.]+<=?x|x[<>]=?)[^\]]*\]))?(?:\s{2,}|$)")
 _CHOICES_PIECE = compiled(r"^([\w.|-]+)(?:\s{2,}|$)")
 
@@ -1040,7 +1040,7 @@ def _unmarked_choices(raw: str, default: str | None) -> tuple[str, ...]:
     bare = raw[1:-1] if raw[:1] == "<" and raw[-1:] == ">" else raw
     if (unbracketed := _BARE_CHOICES.fullmatch(bare)) is not None:
         words = unbracketed.group(0).split("|")
-        if not any(word in KIND_WORDS or _RANGE.fullmatch(word) for word in words):
+        if not names_kinds(words) and not any(_RANGE.fullmatch(word) for word in words):
             return tuple(words)
     angled = value_choices(raw, angle=True)
     if angled and (default in angled and default.lower() not in _UNSET_DEFAULTS

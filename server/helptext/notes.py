@@ -87,10 +87,17 @@ KIND_WORDS = frozenset({"number", "name", "uid", "gid", "user", "username", "gro
                         "file", "dir", "directory", "host", "hostname", "ip", "port", "level", "ident", "string",
                         "int", "integer", "size", "count", "index", "pid", "url", "address", "addr", "value",
                         "date", "dur", "duration", "time", "timestamp", "seconds", "secs", "bytes", "text", "str",
-                        "uri", "email", "regex", "pattern", "glob", "num", "float", "bool", "boolean", "list",
-                        # curl's "--cookie <data|filename>": a cookie string or a file, no choice between words
-                        "data", "filename", "filepath", "pathname", "dirname", "folder", "content", "contents",
-                        "expr", "expression", "char", "character", "word"})
+                        "uri", "email", "regex", "pattern", "glob", "num", "float", "bool", "boolean", "list"})
+# Words that name a kind of value too, but may also be a choice's ("--what <data|schema>"): a
+# list is of kinds only when every word of it names one (curl's "--cookie <data|filename>": a
+# cookie string or a file's name, offered as the two words only).
+SOFT_KIND_WORDS = KIND_WORDS | {"data", "filename", "filepath", "pathname", "dirname", "folder", "content",
+                                "contents", "expr", "expression", "char", "character", "word"}
+
+
+def names_kinds(words: list[str]) -> bool:
+    """Whether ``words`` (a value's alternatives) name kinds of value rather than values."""
+    return any(word in KIND_WORDS for word in words) or all(word in SOFT_KIND_WORDS for word in words)
 # Words whose first letter in parentheses is the value: pip's "(s)witch, (i)gnore, (w)ipe, (b)ackup, (a)bort".
 _INITIALS = compiled(r"\([a-z]\)[a-z]+(?:\s*,\s*(?:or\s+)?\([a-z]\)[a-z]+){2,}")
 _EXAMPLE_BEFORE = compiled(r"(?:e\.g\.|i\.e\.|for example|for instance|such as|like|including|e\.g,)"
@@ -325,7 +332,7 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
         # no values to give as written.
         items = piped.group(1).split("|")
         if text[piped.start() - 1:piped.start()] not in ("[", ":") and text[piped.end():piped.end() + 1] != "]" \
-                and not any(item in KIND_WORDS for item in items) and len(set(items)) == len(items) \
+                and not names_kinds(items) and len(set(items)) == len(items) \
                 and not _EXAMPLE_BEFORE.search(text[max(0, piped.start() - _AROUND):piped.start()]):
             return tuple(items), None
     if (initials := _INITIALS.search(text)) is not None:

@@ -437,11 +437,15 @@ def _scalar(name: str, value: Any) -> str:
     raise ValueError(f"{name!r} takes a single text or number, not {type(value).__name__}.")
 
 
+_VALUE_SHAPED = re.compile(r"[<\[{A-Z]")
+
+
 def _is_help_option(opt: OptionSpec) -> bool:
     if opt.long in _HELP_FLAGS:
-        # Not one that needs a value: towncrier's "--version TEXT  Render the news fragments
-        # using given version" is its release's version, dropped with --version's name.
-        return not opt.takes_value or opt.value_optional
+        # Not one that needs a value written as one: towncrier's "--version TEXT  Render the news
+        # fragments using given version" is its release's version, dropped with --version's name.
+        # (ICU's "-V or --version" reads as a value "or", a word in small letters: help still.)
+        return not (opt.takes_value and not opt.value_optional and _VALUE_SHAPED.search(opt.value_name or ""))
     return opt.long is None and opt.short in ("-h", "-?") and "help" in opt.description.lower()
 
 

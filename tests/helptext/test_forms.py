@@ -1939,3 +1939,39 @@ def test_gawks_table_of_short_names_then_long_names_in_a_column_keeps_both():
     assert named == {("-f", "--file", True, False), ("-v", "--assign", True, False),
                      ("-d", "--dump-variables", True, True), ("-D", "--debug", True, True),
                      ("-e", "--source", True, False), ("-b", "--characters-as-bytes", False, False)}
+
+
+def test_icus_help_and_version_named_with_or_stay_help_options():
+    """ICU's genrb and gencnval: "-V or --version  prints out version number and exits" reads as
+    a value "or" (a word in small letters, no value's name): --version and --help were offered as
+    text parameters once a help-named option with a value counted as the program's own."""
+    desc = _describe("Usage: genrb [OPTIONS] [FILES]\n\nOptions:\n"
+                     "\t-h or -? or --help       this usage text\n"
+                     "\t-V or --version          prints out version number and exits\n"
+                     "\t-c or --copyright        include copyright notice\n")
+    properties = build_tool_schema(desc).input_schema["properties"]
+    assert "help" not in properties and "version" not in properties
+
+
+def test_a_typer_option_with_no_help_text_keeps_its_type_and_default():
+    """typer 0.29: "--level  <int>  [default: 5]" with no help took "[default: 5]" for its
+    value's column: a string with no default, which refused 7 sent as a number."""
+    text = ("\n Usage: typerapp2.py [OPTIONS]\n\n"
+            "╭─ Options ──────────────────────────────────────────────────────────╮\n"
+            "│ --level                <int>    [default: 5]                       │\n"
+            "│ --ratio                <float>  [default: 0.5]                     │\n"
+            "│ --fmt                  <str>    [env var: APP_FMT] [default: json] │\n"
+            "│ --help                 <bool>   Show this message and exit.        │\n"
+            "╰────────────────────────────────────────────────────────────────────╯\n")
+    properties = build_tool_schema(_describe(text)).input_schema["properties"]
+    assert (properties["level"]["type"], properties["level"]["default"]) == ("integer", 5)
+    assert (properties["ratio"]["type"], properties["ratio"]["default"]) == ("number", 0.5)
+    assert properties["fmt"]["default"] == "json"
+
+
+def test_two_words_one_of_which_may_name_a_kind_of_value_are_still_choices():
+    """argparse's choices=["data", "schema"], metavar "<data|schema>": the program refuses any
+    other word ("invalid choice"); "data" alone names a kind of value only beside another one."""
+    desc = _describe("usage: dump [-h] [--what <data|schema>]\n\noptions:\n  -h, --help  show this help\n"
+                     "  --what <data|schema>  what to dump\n")
+    assert build_tool_schema(desc).input_schema["properties"]["what"]["enum"] == ["data", "schema"]
