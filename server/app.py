@@ -293,12 +293,14 @@ class Toolbay:
         approver = self.policies.approver
         return approver is None or not approver.needs_approval(handler.definition.effective_tier)
 
-    def needs_no_stream(self, tool_name: str) -> bool:
+    def needs_no_stream(self, tool_name: str, principal: Principal | None = None) -> bool:
         """True when a call of ``tool_name`` (with no progress token) sends nothing before its
         answer: one answered at once, or one whose tool asks nothing of the caller however long it
         runs (``Handler.sends_nothing_before_its_answer``), with no approval to ask for. HTTP then
-        answers it with one JSON body."""
-        handler = self.catalog.current.get(tool_name)
+        answers it with one JSON body. ``principal``: the caller, whose own tool the name may be."""
+        catalog = self.catalog.current
+        handler = catalog.get(tool_name) if principal is None else \
+            catalog.get_for(tool_name, principal.id, self.gives_way_for(principal))
         if handler is None or not (handler.sends_nothing_before_its_answer or (
                 not handler.definition.background and handler.expects_quick_answer())):
             return False

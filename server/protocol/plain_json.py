@@ -47,7 +47,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolbay.auth.http import header_of
+from toolbay.auth.http import header_of, verified_principal
 from toolbay.internals.mcp_sdk import use_streamable_http_transport
 from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
@@ -74,6 +74,7 @@ from toolbay.protocol.request_body import MAX_BUFFERED_BODY, read_small_body, re
 
 if TYPE_CHECKING:
     from toolbay.protocol.http_lane import HttpQuickLane
+    from toolbay.words import Principal
 
 # The tasks/* requests too: nothing is sent before their answers (tasks/result waits for the
 # task's end, then answers), and a task's result sent as an SSE event past 1 MiB was refused
@@ -198,7 +199,7 @@ class PlainJsonForQuickRequests:
     (those it expects at once: ``Toolbay.answers_at_once``, which it asks).
     """
 
-    def __init__(self, app: ASGIApp, needs_no_stream: Callable[[str], bool], path: str = "/mcp",
+    def __init__(self, app: ASGIApp, needs_no_stream: Callable[[str, Principal | None], bool], path: str = "/mcp",
                  lane: HttpQuickLane | None = None, stateless: bool = False) -> None:
         self.app = app
         self.needs_no_stream = needs_no_stream
@@ -282,7 +283,7 @@ class PlainJsonForQuickRequests:
                                          status=503)
         # Without a session only an initialize is answered (a stateless server has none at all):
         # plainly, even one too large to be read here, so that one refused opens no session.
-        plain = self._needs_no_stream(message) or (not self.stateless and session_id is None)
+        plain = self._needs_no_stream(message, scope) or (not self.stateless and session_id is None)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:
             lane.notified(session_id, message)
@@ -299,7 +300,7 @@ class PlainJsonForQuickRequests:
         finally:
             _mark.reset(token)
 
-    def _needs_no_stream(self, message: dict[str, Any] | None) -> bool:
+    def _needs_no_stream(self, message: dict[str, Any] | None, scope: Scope) -> bool:
         if message is None or "id" not in message:
             return False  # unparsable, a batch, or a notification (answered 202 either way)
         method = message.get("method")
@@ -319,7 +320,8 @@ class PlainJsonForQuickRequests:
             return False
         if method == "tools/call" and "task" not in params:
             name = params.get("name")
-            return isinstance(name, str) and self.needs_no_stream(name)
+            # As its caller sees the name: a personal tool of theirs too ([python] personal_dir).
+            return isinstance(name, str) and self.needs_no_stream(name, verified_principal(Request(scope)))
         return False
 
 

@@ -226,3 +226,20 @@ async def test_share_tool_refuses_a_module_that_would_take_a_name_from_a_shared_
     assert refused.is_error and "also offers units_convert, a name another tool has already" in text_of(refused)
     assert not (shared / "units.py").exists()
     assert (answer, failed) == ("the operator's", False)
+
+
+async def test_a_personal_tools_result_past_a_mebibyte_escaped_reaches_the_sdks_client(
+    realm_settings: Callable[[str], Settings], tokens: dict[str, str], folders: tuple[Path, Path],  # noqa: F811
+) -> None:
+    """Answered as an SSE event, which the SDK's client refuses past 1 MiB: a call of a tool
+    that sends nothing before its answer is answered as one JSON body, and a caller's own tool
+    is such a tool too (it was looked for among the shared ones only; a re-check)."""
+    _, people = folders
+    (people / "operator" / "lines.py").write_text(
+        'TOOL_TIER = "read"\n\n\ndef get_tool_schemas():\n    return [{"name": "lines_many", "description": "Lines.", '
+        '"input_schema": {"type": "object"}}]\n\n\ndef lines_many():\n    return "a\\n" * 500000\n', encoding="utf-8")
+    async with running(realm_settings("")) as url:
+        with anyio.fail_after(60):
+            listed, said, failed = await names_and_call(url, tokens["operator"], "lines_many")
+    assert "lines_many" in listed
+    assert (said, failed) == ("a\n" * 500000, False)
