@@ -13,6 +13,11 @@
   closed and the cancel is dropped: the client's model went on sampling. The dispatcher takes
   an id of the caller's choosing (``request_id`` in its call options), so toolbay can cancel
   the request again on the connection's own channel (``send_request_with_id``).
+- A streamable HTTP transport hands the client's messages to its session through its
+  ``_read_stream_writer``, with no public way to add one of the server's choosing. A request
+  answered with one JSON body has no stream whose closing tells the session that its client
+  went away (an SSE answer's does), so its call ran on to its end; toolbay tells the session
+  as the client would have, with ``notifications/cancelled`` (``tell_session_as_client``).
 - The packages ``mcp`` and ``mcp.server`` import, as they load, everything their names offer:
   the client, its session group, the MCPServer framework with its resources and HTTP client.
   A server uses the low-level server and the types; the rest was about 0.08 s of processor
@@ -123,6 +128,16 @@ def use_streamable_http_transport(transport_class: type[StreamableHTTPServerTran
     import mcp.server.streamable_http_manager as sdk_manager
 
     sdk_manager.StreamableHTTPServerTransport = transport_class  # type: ignore[misc]
+
+
+async def tell_session_as_client(transport: StreamableHTTPServerTransport, message: Any) -> bool:
+    """Hands ``message`` (a ``SessionMessage``) to ``transport``'s session as if its client had
+    sent it; False where the transport is not connected (or the SDK no longer keeps the writer)."""
+    writer = getattr(transport, "_read_stream_writer", None)
+    if writer is None:
+        return False
+    await writer.send(message)
+    return True
 
 
 def connection_of(session: ServerSession) -> Any:

@@ -33,14 +33,16 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp.types as types
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.shared.message import SessionMessage
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic_core import from_json
 from starlette.requests import Request
@@ -48,7 +50,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth.http import header_of, verified_principal
-from toolbay.internals.mcp_sdk import use_streamable_http_transport
+from toolbay.internals.mcp_sdk import tell_session_as_client, use_streamable_http_transport
 from toolbay.protocol.caller_sessions import session_ended
 from toolbay.protocol.parse_errors import (
     NO_SESSION,
@@ -92,6 +94,7 @@ class _Mark:
     plain: bool  # answer with one JSON body, not an SSE stream
     message: Any = None  # the parsed body, when the quick lane may take it
     lane: HttpQuickLane | None = None
+    call_id: types.RequestId | None = None  # a tools/call answered in one JSON body: its id
 
 
 _mark: contextvars.ContextVar[_Mark | None] = contextvars.ContextVar("toolbay_plain_json_mark", default=None)
@@ -144,15 +147,62 @@ class PerRequestJsonTransport(StreamableHTTPServerTransport):
         # Reached once the SDK has checked the session, its owner, Host, Origin, Content-Type and
         # the protocol version's route; see toolbay.internals.mcp_sdk.
         mark = _marked()
+        # A tools/call answered in one JSON body has no stream whose closing tells that its client
+        # went away (an SSE answer's does): the call ran on to its end, and on as a job. Its
+        # connection's end now cancels it, in the lane or in the SDK.
+        call_id = mark.call_id if mark is not None else None
         if mark is not None and mark.lane is not None:
-            response = await mark.lane.answer(self.mcp_session_id, request, mark.message)
+            lane, message = mark.lane, mark.message
+            if call_id is None:
+                response = await lane.answer(self.mcp_session_id, request, message)
+            else:
+                response, gone = await _unless_the_client_goes(
+                    request, receive, partial(lane.answer, self.mcp_session_id, request, message))
+                if gone:
+                    return  # cancelled with the task that ran it; nobody is there to answer
             if response is not None:
                 await response(scope, receive, send)
                 return
         if header_of(scope, b"mcp-session-id") is None and self.mcp_session_id is not None:
             # Opening a session (a stateless server opens none: its every request comes without one).
             send = _refused_opening_as_http_error(send)
-        await super()._handle_post_request(scope, request, receive, send)
+        if call_id is None:
+            await super()._handle_post_request(scope, request, receive, send)
+            return
+
+        async def cancel_in_the_session() -> None:  # as the client would: the SDK then answers and ends it
+            await tell_session_as_client(self, SessionMessage(types.JSONRPCNotification(
+                jsonrpc="2.0", method="notifications/cancelled",
+                params={"requestId": call_id, "reason": "the client disconnected"})))
+
+        await _unless_the_client_goes(request, receive, partial(super()._handle_post_request, scope, request, receive,
+                                                                send), cancel_in_the_session)
+
+
+async def _unless_the_client_goes(request: Request, receive: Receive, work: Callable[[], Awaitable[Any]],
+                                  on_gone: Callable[[], Awaitable[None]] | None = None) -> tuple[Any, bool]:
+    """``work()``'s result, and whether the client went away first: then ``on_gone()`` is
+    awaited, or, without it, ``work`` is cancelled (it runs in this task)."""
+    await request.body()  # read whole (the request keeps it for the SDK): what comes next is the end
+    result, gone = None, False
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            if on_gone is None:
+                group.cancel_scope.cancel()
+            else:
+                await on_gone()
+
+        group.start_soon(watch)
+        try:
+            result = await work()
+        finally:
+            group.cancel_scope.cancel()
+    return result, gone
 
 
 def _refused_opening_as_http_error(send: Send) -> Send:
@@ -294,7 +344,10 @@ class PlainJsonForQuickRequests:
             if answer is not None:
                 await answer(scope, receive, send)
                 return
-        token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None))
+        call_id = request_id_of(message) if plain and message is not None and message.get("method") == "tools/call" \
+            else None
+        token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None,
+                                call_id))
         try:
             await self.app(scope, replay(messages, receive), send)
         finally:

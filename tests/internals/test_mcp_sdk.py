@@ -144,3 +144,11 @@ def test_threads_that_ask_a_deferred_package_for_a_name_at_once_all_get_it() -> 
     # The first ran the package's imports; the others, asking meanwhile, found it half made
     # ("cannot import name 'Client' from 'mcp'") where they should wait for it.
     assert _printed(THREADS_AFTER_DEFERRING) == ["['mcp.client.client mcp.server.mcpserver.server']"]
+
+
+def test_a_streamable_http_transport_hands_its_clients_messages_to_the_session_through_its_read_writer() -> None:
+    """``tell_session_as_client`` writes to ``_read_stream_writer``, where the transport puts
+    each message its client POSTs (a JSON answer's disconnect is told to the session so)."""
+    source = inspect.getsource(StreamableHTTPServerTransport._handle_post_request)
+    assert "writer = self._read_stream_writer" in source and "await writer.send(session_message)" in source
+    assert "_read_stream_writer" in inspect.getsource(StreamableHTTPServerTransport.connect)

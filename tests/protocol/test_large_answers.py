@@ -49,3 +49,70 @@ async def test_a_result_within_the_output_limit_but_past_a_mebibyte_escaped_reac
     assert [block.text for block in echoed.content if isinstance(block, types.TextContent)][0] == lines
     assert quoted.is_error is False
     assert [block.text for block in quoted.content if isinstance(block, types.TextContent)] == ['"' * 700_000]
+
+
+LINGERER = '''
+import time
+
+TOOL_TIER = "write"
+
+
+def get_tool_schemas():
+    return [{"name": "linger_on", "description": "Say it has begun, then take a minute.",
+             "input_schema": {"type": "object", "properties": {"mark": {"type": "string"}}, "required": ["mark"]}}]
+
+
+def linger_on(mark):
+    open(mark, "w").close()
+    time.sleep(60)
+    return "done"
+'''
+
+
+@pytest.mark.parametrize("quick_lane", [True, False])
+async def test_a_call_answered_in_one_json_body_is_cancelled_when_its_client_goes(tmp_path: Path,
+                                                                                    quick_lane: bool) -> None:
+    """An SSE answer's stream, closing, cancels its call; one JSON body has no stream, so the
+    call ran on to its end (and on as a job) for a client long gone (a re-check). Its
+    connection's end cancels it now, as the audit log says: in the quick lane, which runs it in
+    the request's own task, and in the SDK, told as the client would tell it."""
+    import json
+
+    import anyio
+    import httpx2
+
+    extensions = tmp_path / "extensions"
+    extensions.mkdir()
+    (extensions / "linger.py").write_text(LINGERER, encoding="utf-8")
+    audit = tmp_path / "audit.jsonl"
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    settings = load_settings(None, extensions=[extensions], data_dir=tmp_path / "data", workspace=workspace,
+                             chain={"audit": {"file": str(audit)}}, jobs={"sync_budget_s": 30},
+                             quick_lane=quick_lane)
+    mark = workspace / "begun"
+    async with http_server(settings) as (url, _):
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        async with httpx2.AsyncClient(timeout=30) as http:
+            opened = await http.post(url, headers=headers, json={
+                "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"],
+                       "mcp-protocol-version": "2025-06-18"}
+            await http.post(url, headers=session, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        host, port = url.removeprefix("http://").split("/")[0].split(":")
+        body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "linger_on", "arguments": {"mark": str(mark)}}}).encode()
+        head = "".join(f"{name}: {value}\r\n" for name, value in session.items())
+        with anyio.fail_after(60):
+            async with await anyio.connect_tcp(host, int(port)) as stream:
+                await stream.send(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n{head}"
+                                  f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+                while not mark.exists():  # the tool has begun
+                    await anyio.sleep(0.05)
+            # The connection is closed: the call is cancelled, not left to run its minute.
+            while not audit.exists() or '"linger_on"' not in audit.read_text(encoding="utf-8"):
+                await anyio.sleep(0.05)
+    [record] = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()
+                if '"linger_on"' in line]
+    assert record["outcome"] == "cancelled", record
