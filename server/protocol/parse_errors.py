@@ -28,12 +28,12 @@ from typing import Any
 import mcp.types as types
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
 from toolbay.deep_json import read_client_json
-from toolbay.protocol.request_body import read_small_body, replay
+from toolbay.protocol.request_body import MAX_REQUEST_BODY, declared_past, read_small_body, replay
 
 logger = logging.getLogger(__name__)
 
@@ -186,6 +186,9 @@ class AnswerUnparsableMessages:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
+            return
+        if declared_past(scope, MAX_REQUEST_BODY):  # as on /mcp (plain_json)
+            await Response("Request body too large", status_code=413)(scope, receive, send)
             return
         messages, body = await read_small_body(receive)
         if (wrong_type := content_type_refusal(header_of(scope, b"content-type"))) is not None:

@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp.types as types
 from mcp.server.streamable_http import StreamableHTTPServerTransport
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic_core import from_json
@@ -72,7 +71,7 @@ from toolbay.protocol.parse_errors import (
     unsupported_version,
     without_session_on_refusal,
 )
-from toolbay.protocol.request_body import MAX_BUFFERED_BODY, read_small_body, replay
+from toolbay.protocol.request_body import MAX_BUFFERED_BODY, MAX_REQUEST_BODY, declared_past, read_small_body, replay
 
 if TYPE_CHECKING:
     from toolbay.protocol.http_lane import HttpQuickLane
@@ -275,7 +274,7 @@ class PlainJsonForQuickRequests:
                                           if name.lower() != b"last-event-id"]}
             await self.app(scope, receive, send)
             return
-        if _declared_past(scope, DEFAULT_MAX_REQUEST_BODY_SIZE):
+        if declared_past(scope, MAX_REQUEST_BODY):
             # Refused as the SDK refuses it, before a byte is read: read here first, a body declared
             # at a gigabyte waited for its time limit, and "Expect: 100-continue" was told to send it.
             await Response("Request body too large", status_code=413)(scope, receive, send)
@@ -288,7 +287,7 @@ class PlainJsonForQuickRequests:
         scope = _with_plain_json_content_type(scope, content_type)
         # Up to the most the SDK takes (it reads the whole body too): a call sending a large
         # document is as likely to be answered with one, which must come as JSON to be read.
-        messages, body = await read_small_body(receive, DEFAULT_MAX_REQUEST_BODY_SIZE)
+        messages, body = await read_small_body(receive, MAX_REQUEST_BODY)
         if body is not None and len(body) > MAX_BUFFERED_BODY:
             message = await anyio.to_thread.run_sync(_parsed, body)  # megabytes: off the event loop
         else:
@@ -403,15 +402,6 @@ def _failed_answer_in(body: bytes) -> types.JSONRPCError | None:
         return failed_answer(body, read_json(body))
     except (ValueError, RecursionError):
         return None
-
-
-def _declared_past(scope: Scope, limit: int) -> bool:
-    """Whether the request's Content-Length says its body is longer than ``limit``."""
-    declared = header_of(scope, b"content-length")
-    try:
-        return declared is not None and int(declared) > limit
-    except ValueError:
-        return False  # uvicorn refuses a Content-Length that is no number before the app sees it
 
 
 def _parsed(body: bytes) -> dict[str, Any] | None:

@@ -7,10 +7,13 @@ then receives the same messages again.
 
 from __future__ import annotations
 
-from starlette.types import Message, Receive
+from starlette.types import Message, Receive, Scope
 
 # Bodies larger than this are not buffered (the app reads them itself, as they come).
 MAX_BUFFERED_BODY = 256 * 1024
+# The most the SDK's HTTP transports take (mcp.server.transport_security.DEFAULT_MAX_REQUEST_BODY_SIZE,
+# which tests/protocol/test_http_transports.py holds this to): past it, 413.
+MAX_REQUEST_BODY = 4 * 1024 * 1024
 
 
 async def read_small_body(receive: Receive, limit: int = MAX_BUFFERED_BODY) -> tuple[list[Message], bytes | None]:
@@ -28,6 +31,17 @@ async def read_small_body(receive: Receive, limit: int = MAX_BUFFERED_BODY) -> t
             return messages, None
         if not message.get("more_body", False):
             return messages, b"".join(m.get("body", b"") for m in messages)
+
+
+def declared_past(scope: Scope, limit: int) -> bool:
+    """Whether the request's Content-Length says its body is longer than ``limit`` (read before
+    a byte of it: a body declared at a gigabyte waited for its time limit, and "Expect:
+    100-continue" was told to send it)."""
+    declared = next((value for name, value in scope.get("headers", ()) if name.lower() == b"content-length"), None)
+    try:
+        return declared is not None and int(declared) > limit
+    except ValueError:
+        return False  # uvicorn refuses a Content-Length that is no number before the app sees it
 
 
 def replay(messages: list[Message], receive: Receive) -> Receive:

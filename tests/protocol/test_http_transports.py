@@ -422,20 +422,32 @@ async def test_a_request_head_past_the_limit_is_answered_431_and_a_large_body_is
 
 async def test_a_body_declared_past_four_mebibytes_is_refused_413_before_it_is_sent(toolbay: Toolbay) -> None:
     """It was read first (the answer waited for the body's time limit, 30 s), and a client that
-    asked "Expect: 100-continue" was told to send its gigabyte (an outside check)."""
+    asked "Expect: 100-continue" was told to send its gigabyte (an outside check; legacy SSE's
+    /messages/ too, a re-check)."""
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    from toolbay.protocol.request_body import MAX_REQUEST_BODY
+
+    assert MAX_REQUEST_BODY == DEFAULT_MAX_REQUEST_BODY_SIZE  # the SDK's own limit
     toolbay.settings.port = 0
+    answers = []
     async with serving_http(toolbay) as url:
         host, port = url.removeprefix("http://").split(":")
-        with anyio.fail_after(20):
-            async with await anyio.connect_tcp(host, int(port)) as stream:
-                await stream.send(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-                                  "Accept: application/json, text/event-stream\r\nExpect: 100-continue\r\n"
-                                  "Content-Length: 1000000000\r\n\r\n".encode())
-                answer = b""
-                with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
-                    while b"\r\n\r\n" not in answer:
-                        answer += await stream.receive()
-    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+        async with httpx2.AsyncClient(timeout=60) as http, http.stream("GET", f"{url}/sse") as events:
+            endpoint = await _sse_endpoint(events)
+            for path in ("/mcp", endpoint):
+                with anyio.fail_after(20):
+                    async with await anyio.connect_tcp(host, int(port)) as stream:
+                        await stream.send(f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                                          "Content-Type: application/json\r\nAccept: application/json, "
+                                          "text/event-stream\r\nExpect: 100-continue\r\n"
+                                          "Content-Length: 1000000000\r\n\r\n".encode())
+                        answer = b""
+                        with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+                            while b"\r\n\r\n" not in answer:
+                                answer += await stream.receive()
+                answers.append(answer)
+    assert [answer[:13] for answer in answers] == [b"HTTP/1.1 413 ", b"HTTP/1.1 413 "], answers
 
 
 async def test_a_head_past_the_limit_that_comes_in_one_piece_is_answered_431_and_runs_nothing(
