@@ -82,6 +82,12 @@ class Handler(ABC):
         setting up a stream for what would come before the answer)."""
         return False
 
+    def proven_quick(self) -> bool:
+        """True when a call is known to end at once (a tool that has run within its quick budget):
+        an HTTP answer in one JSON body then needs no watch for its client going away. A handler
+        expected to answer at once is, unless it says otherwise."""
+        return self.expects_quick_answer()
+
     def answer_at_once(self, arguments: Mapping[str, Any], context: CallContext) -> ToolResult | None:
         """The call's result, computed now on the calling thread, when the handler knows it will
         be quick; ``None`` to go the usual way (``handle``, through the job manager). The server

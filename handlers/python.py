@@ -111,6 +111,10 @@ class PythonHandler(Handler):
         answer it with one JSON body; long-running modules are jobs, which the app rules out."""
         return True
 
+    def proven_quick(self) -> bool:
+        """Expected to answer without a stream, but a module's function may run as long as it likes."""
+        return False
+
     async def close(self) -> None:
         await self.pool.close()
 

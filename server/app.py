@@ -293,6 +293,13 @@ class Toolbay:
         approver = self.policies.approver
         return approver is None or not approver.needs_approval(handler.definition.effective_tier)
 
+    def proven_quick(self, tool_name: str, principal: Principal | None = None) -> bool:
+        """True when a call of ``tool_name`` is known to end at once (``Handler.proven_quick``)."""
+        catalog = self.catalog.current
+        handler = catalog.get(tool_name) if principal is None else \
+            catalog.get_for(tool_name, principal.id, self.gives_way_for(principal))
+        return handler is not None and handler.proven_quick()
+
     def needs_no_stream(self, tool_name: str, principal: Principal | None = None) -> bool:
         """True when a call of ``tool_name`` (with no progress token) sends nothing before its
         answer: one answered at once, or one whose tool asks nothing of the caller however long it

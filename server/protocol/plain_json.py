@@ -244,14 +244,17 @@ class PlainJsonForQuickRequests:
     """ASGI middleware for the streamable HTTP endpoint; see the module docstring.
 
     ``needs_no_stream(tool_name)`` says whether a call of that tool sends nothing before its
-    answer (``Toolbay.needs_no_stream``). ``lane``, when given, may answer such calls itself
+    answer (``Toolbay.needs_no_stream``), ``proven_quick`` whether it ends at once
+    (``Toolbay.proven_quick``). ``lane``, when given, may answer such calls itself
     (those it expects at once: ``Toolbay.answers_at_once``, which it asks).
     """
 
     def __init__(self, app: ASGIApp, needs_no_stream: Callable[[str, Principal | None], bool], path: str = "/mcp",
-                 lane: HttpQuickLane | None = None, stateless: bool = False) -> None:
+                 lane: HttpQuickLane | None = None, stateless: bool = False,
+                 proven_quick: Callable[[str, Principal | None], bool] = lambda name, principal: False) -> None:
         self.app = app
         self.needs_no_stream = needs_no_stream
+        self.proven_quick = proven_quick
         self.path = path
         self.lane = lane
         self.stateless = stateless
@@ -343,8 +346,10 @@ class PlainJsonForQuickRequests:
             if answer is not None:
                 await answer(scope, receive, send)
                 return
+        # A call that may run a while is watched for its client going (not one proven quick: the
+        # watch costs more than such a call's answer).
         call_id = request_id_of(message) if plain and message is not None and message.get("method") == "tools/call" \
-            else None
+            and not self.proven_quick(_name_of(message), verified_principal(Request(scope))) else None
         token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None,
                                 call_id))
         try:
@@ -402,6 +407,12 @@ def _failed_answer_in(body: bytes) -> types.JSONRPCError | None:
         return failed_answer(body, read_json(body))
     except (ValueError, RecursionError):
         return None
+
+
+def _name_of(message: dict[str, Any]) -> str:
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def _parsed(body: bytes) -> dict[str, Any] | None:
