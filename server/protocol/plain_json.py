@@ -180,8 +180,8 @@ class PerRequestJsonTransport(StreamableHTTPServerTransport):
 
 async def _unless_the_client_goes(request: Request, receive: Receive, work: Callable[[], Awaitable[Any]],
                                   on_gone: Callable[[], Awaitable[None]] | None = None) -> tuple[Any, bool]:
-    """``work()``'s result, and whether the client went away first: then ``on_gone()`` is
-    awaited, or, without it, ``work`` is cancelled (it runs in this task)."""
+    """``work()``'s result, and whether the client went away first (``receive`` said so): then
+    ``on_gone()`` is awaited, or, without it, ``work`` is cancelled (it runs in this task)."""
     await request.body()  # read whole (the request keeps it for the SDK): what comes next is the end
     result, gone = None, False
     async with anyio.create_task_group() as group:
@@ -341,15 +341,22 @@ class PlainJsonForQuickRequests:
             lane.notified(session_id, message)
         # A plain request is a quick tools/call or one of _ALWAYS_PLAIN; the lane may take the former.
         take = plain and lane is not None and message is not None and message.get("method") == "tools/call"
-        if take and lane is not None and lane.stateless:
-            answer = await lane.answer_stateless(Request(scope), message)
-            if answer is not None:
-                await answer(scope, receive, send)
-                return
         # A call that may run a while is watched for its client going (not one proven quick: the
         # watch costs more than such a call's answer).
         call_id = request_id_of(message) if plain and message is not None and message.get("method") == "tools/call" \
             and not self.proven_quick(_name_of(message), verified_principal(Request(scope))) else None
+        if take and lane is not None and lane.stateless:
+            if call_id is None:
+                answer = await lane.answer_stateless(Request(scope), message)
+            else:  # a replica's lane runs the call here: it ends with its client, as a session's does
+                answer, gone = await _unless_the_client_goes(
+                    Request(scope, replay(messages, receive)), receive,
+                    partial(lane.answer_stateless, Request(scope), message))
+                if gone:
+                    return
+            if answer is not None:
+                await answer(scope, receive, send)
+                return
         token = _mark.set(_Mark(asyncio.current_task(), plain, message if take else None, lane if take else None,
                                 call_id))
         try:

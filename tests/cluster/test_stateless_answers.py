@@ -112,3 +112,38 @@ async def test_a_replica_tells_a_handshake_client_it_sends_no_list_changes(
         async with http_server(settings_for(sessions_config)) as (url, _):
             said = await capabilities(url, "2025-11-25")
             assert (said["tools"]["listChanged"], said["prompts"]["listChanged"]) == (True, True), said
+
+
+async def test_a_replicas_call_is_cancelled_when_its_client_goes(tmp_path: Path, own_redis: RedisServer) -> None:
+    """A replica's quick lane runs a call in the request itself: a client that went away left it
+    running to its end (a re-check), where a server with sessions cancels it."""
+    import json
+
+    import anyio
+
+    from tests.protocol.test_large_answers import LINGERER
+
+    extensions, workspace = tmp_path / "extensions", tmp_path / "workspace"
+    extensions.mkdir()
+    workspace.mkdir()
+    (extensions / "linger.py").write_text(LINGERER, encoding="utf-8")
+    audit, mark = tmp_path / "audit.jsonl", workspace / "begun"
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f"extensions = [{str(extensions)!r}]\ndata_dir = {str(tmp_path / 'data')!r}\n"
+                      f"workspace = {str(workspace)!r}\n[jobs]\nsync_budget_s = 30\n"
+                      f"[chain.audit]\nfile = {str(audit)!r}\n[cluster]\nredis = {own_redis.url!r}\n", encoding="utf-8")
+    async with http_server(settings_for(config)) as (url, _):
+        host, port = url.removeprefix("http://").split("/")[0].split(":")
+        body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "linger_on", "arguments": {"mark": str(mark)}}}).encode()
+        with anyio.fail_after(60):
+            async with await anyio.connect_tcp(host, int(port)) as stream:
+                await stream.send(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                                  "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n"
+                                  f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+                while not mark.exists():  # the tool has begun
+                    await anyio.sleep(0.05)
+            while not audit.exists() or '"linger_on"' not in audit.read_text(encoding="utf-8"):
+                await anyio.sleep(0.05)
+    [record] = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines() if '"linger_on"' in line]
+    assert record["outcome"] == "cancelled", record
