@@ -295,19 +295,21 @@ class Toolbay:
 
     def proven_quick(self, tool_name: str, principal: Principal | None = None) -> bool:
         """True when a call of ``tool_name`` is known to end at once (``Handler.proven_quick``)."""
-        catalog = self.catalog.current
-        handler = catalog.get(tool_name) if principal is None else \
-            catalog.get_for(tool_name, principal.id, self.gives_way_for(principal))
+        handler = self._handler_seen_by(tool_name, principal)
         return handler is not None and handler.proven_quick()
+
+    def _handler_seen_by(self, tool_name: str, principal: Principal | None) -> Handler | None:
+        """The tool ``tool_name`` as ``principal`` sees it (a personal tool of theirs too)."""
+        catalog = self.catalog.current
+        return catalog.get(tool_name) if principal is None else \
+            catalog.get_for(tool_name, principal.id, self.gives_way_for(principal))
 
     def needs_no_stream(self, tool_name: str, principal: Principal | None = None) -> bool:
         """True when a call of ``tool_name`` (with no progress token) sends nothing before its
         answer: one answered at once, or one whose tool asks nothing of the caller however long it
         runs (``Handler.sends_nothing_before_its_answer``), with no approval to ask for. HTTP then
         answers it with one JSON body. ``principal``: the caller, whose own tool the name may be."""
-        catalog = self.catalog.current
-        handler = catalog.get(tool_name) if principal is None else \
-            catalog.get_for(tool_name, principal.id, self.gives_way_for(principal))
+        handler = self._handler_seen_by(tool_name, principal)
         if handler is None or not (handler.sends_nothing_before_its_answer or (
                 not handler.definition.background and handler.expects_quick_answer())):
             return False

@@ -335,16 +335,20 @@ class PlainJsonForQuickRequests:
                                          status=503)
         # Without a session only an initialize is answered (a stateless server has none at all):
         # plainly, even one too large to be read here, so that one refused opens no session.
-        plain = self._needs_no_stream(message, scope) or (not self.stateless and session_id is None)
+        # Who calls, read once: a call's tool is looked for as its caller sees the name (a personal
+        # tool of theirs too, [python] personal_dir).
+        is_call = message is not None and message.get("method") == "tools/call"
+        caller = verified_principal(Request(scope)) if is_call else None
+        plain = self._needs_no_stream(message, caller) or (not self.stateless and session_id is None)
         lane = self.lane
         if lane is not None and message is not None and "id" not in message:
             lane.notified(session_id, message)
         # A plain request is a quick tools/call or one of _ALWAYS_PLAIN; the lane may take the former.
-        take = plain and lane is not None and message is not None and message.get("method") == "tools/call"
+        take = plain and lane is not None and is_call
         # A call that may run a while is watched for its client going (not one proven quick: the
         # watch costs more than such a call's answer).
-        call_id = request_id_of(message) if plain and message is not None and message.get("method") == "tools/call" \
-            and not self.proven_quick(_name_of(message), verified_principal(Request(scope))) else None
+        call_id = request_id_of(message) if plain and is_call and not self.proven_quick(_name_of(message), caller) \
+            else None
         if take and lane is not None and lane.stateless:
             if call_id is None:
                 answer = await lane.answer_stateless(Request(scope), message)
@@ -364,7 +368,7 @@ class PlainJsonForQuickRequests:
         finally:
             _mark.reset(token)
 
-    def _needs_no_stream(self, message: dict[str, Any] | None, scope: Scope) -> bool:
+    def _needs_no_stream(self, message: dict[str, Any] | None, caller: Principal | None) -> bool:
         if message is None or "id" not in message:
             return False  # unparsable, a batch, or a notification (answered 202 either way)
         method = message.get("method")
@@ -383,9 +387,7 @@ class PlainJsonForQuickRequests:
         if isinstance(meta, dict) and "progressToken" in meta:
             return False
         if method == "tools/call" and "task" not in params:
-            name = params.get("name")
-            # As its caller sees the name: a personal tool of theirs too ([python] personal_dir).
-            return isinstance(name, str) and self.needs_no_stream(name, verified_principal(Request(scope)))
+            return self.needs_no_stream(_name_of(message), caller)
         return False
 
 
@@ -416,8 +418,9 @@ def _failed_answer_in(body: bytes) -> types.JSONRPCError | None:
         return None
 
 
-def _name_of(message: dict[str, Any]) -> str:
-    params = message.get("params")
+def _name_of(message: dict[str, Any] | None) -> str:
+    """The tool a tools/call names ("" where it names none)."""
+    params = message.get("params") if message is not None else None
     name = params.get("name") if isinstance(params, dict) else None
     return name if isinstance(name, str) else ""
 
