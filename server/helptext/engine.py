@@ -793,9 +793,17 @@ def _reads_as_prose(head: str, rest: str) -> bool:
     apart, and no other name among them (pod2text's "-m width, --left-margin=width" names the
     option again; gold's "--unresolved-symbols ignore-all,report-all,..." lists its values)."""
     words = rest.split()
+    if words and not words[0].startswith("-") and _CJK_SENTENCE.search(words[0]):
+        return True  # Chinese and Japanese write a sentence with no spaces (a value's name is a word)
     if len(words) < _PROSE_WORDS or any(word.startswith("-") for word in words):
         return False
     return _THREE_WORDS.search(head[max(0, head.find(words[0])):]) is not None
+
+
+# A run of Han, kana or Hangul too long for a value's name ("ファイル", "文件名"), or with a
+# sentence's punctuation: dos2unix's Japanese "-R, --replace-symlink シンボリックリンクを変換後の
+# 対象ファイルに置換する", one space after the name, read as the option's value.
+_CJK_SENTENCE = compiled(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{7}|[\u3001\u3002\uff0c\uff1a\uff1b]")
 
 
 def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
@@ -828,7 +836,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
                                                and notes.yargs_type not in ("boolean", "count"))
     if rules.values_unshown and not takes_value and head.longs and not notes.repeatable \
-            and notes.default is not None and _names_a_value(notes.default):
+            and notes.default is not None and not notes.default_said and _names_a_value(notes.default):
         # In a help that shows no option's value (meow's, sade's), an option whose default only a
         # value can have ("--width, -w   Target width in pixels (default: 800)") takes one,
         # written apart, as every parser takes it. (A help that shows values elsewhere means a
@@ -837,7 +845,7 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
         raw = head.longs[0].lstrip("-").upper()
         takes_value = True
     if rules.value_from_default and not takes_value and head.longs and (notes.repeatable or (
-            notes.default is not None and notes.default.lower() not in ("true", "false"))):
+            notes.default is not None and not notes.default_said and notes.default.lower() not in ("true", "false"))):
         # flaggy's "-w --workers   Number of worker threads (default: 4)", and a slice said to be
         # given again ("-t --tag   Tag to add (repeatable)"): a value, named as the flag, given
         # after "=" ("--tag sea" in a command named tag is refused by flaggy; "--tag=sea" is not).

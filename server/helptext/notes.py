@@ -14,10 +14,14 @@ from .records import NamedTuple
 
 # jsonargparse's "(type: int, default: 85)", clize's "(type: INT, default: 22)"
 _TYPED_DEFAULT = compiled(r"\([^()]*?\btype:\s*[^()]*?,\s*default:\s*+((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE)
+# A sentence of its own that ends the text (optparse's "... the script name. Default:
+# 'Program: {args}'", "Defaults to 10."): one word, or a quoted value. Tried last.
+_SAID_DEFAULT = compiled(r"(?:^|[.;]\s)\s*Defaults?(?:\s+is|\s+to|\s*:)\s+(\"[^\"]*\"|'[^']*'|[^\s\"']\S*?)\.?\s*$")
 _DEFAULT = (
     compiled(r"\[default(?:s)?\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
     compiled(r"\(default(?:s)?\s*:\s*+((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE),
-    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)"),
+    # "(default 3)", and radon's "(default to A)": the value after "to"
+    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(?:to\s+)?(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)"),
     compiled(r"\[default (\"[^\"]*\"|[^\[\]]*)\]"),
     compiled(r"\(choices:[^()]*?,\s*default:\s*+(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
     compiled(r"\(values:[^()]*?;\s*default:\s*+([^()]*)\)"),  # swift-argument-parser's, after a semicolon
@@ -26,6 +30,7 @@ _DEFAULT = (
     # The same note in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch.
     compiled(r"[(\[](?:Standard|Vorgabe|Voreinstellung|par d[ée]faut|d[ée]faut|por defecto|predeterminado|"
              r"padr[ãa]o|predefinito|standaard)\s*:\s*+((?:\"[^\"]*\"|[^()\[\]\"])*)[)\]]", re.IGNORECASE),
+    _SAID_DEFAULT,
 )
 _CHOICES = (
     compiled(r"\[possible values\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
@@ -71,7 +76,14 @@ _PROSE_CHOICES = (
     # perhaps before its default (pip: "[auto, on, off, raw] (default: auto)")
     # (not "[A,B]": a default list)
     compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+|[\w.+-]+(?:\|[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),
+    # "TYPE can be: boxed, calendar, ..., or yaml." (jrnl): a value name, a colon, then plain words
+    compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be|may be):\s*+({_LIST})"),
+    # three plain words or more in parentheses, with commas only, at the end of the text:
+    # shellcheck's "Use color (auto, always, never)", "Specify dialect (sh, bash, dash, ksh)"
+    # (not "(file, dir, url)", kinds of value: _COMMAS_ONLY)
+    compiled(r"\(([a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*){2,})\)\.?\s*$"),
 )
+_COMMAS_ONLY = _PROSE_CHOICES[-1]
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
 # print mode (auto/long/short/line/native/no)", "(yes/no/auto)".
 _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
@@ -149,7 +161,11 @@ _REPEAT = compiled(
     r"|\brepeat(?:ed)?\s+(?:it\s+)?(?:for|to)\s+(?:more|increase|even\s+more)\b"
     # "more output, give again for more", "less output, give it again for less", "use it again to increase"
     r"|\b(?:give|use|pass|specify)\s+(?:it\s+)?again\s+(?:for|to)\s+(?:(?:even\s+)?(?:more|less|fewer)|increase|decrease)\b"
-    r"|(?<![\w-])-(?P<letter>[a-zA-Z])(?P=letter)+\s+(?:(?:for|gives?|is)\s+(?:more|even\s+more)\b|will\b)",
+    # "-vv for debug level" (bumpver), "-vv gives more": the letter doubled, then what it does
+    r"|(?<![\w-])-(?P<letter>[a-zA-Z])(?P=letter)+\s+(?:(?:for|gives?|is)\s+(?:more|even\s+more)\b|will\b"
+    r"|for\s+(?:\w+\s+)?(?:debug|debugging|trace|tracing|verbose|quiet|silent|detailed|full)\b)"
+    # "specify twice to suppress errors too" (lz4), "use twice for more", "give it twice"
+    r"|\b(?:specify|give|use|pass|repeat)\s+(?:it\s+|this\s+|the\s+(?:flag|option)\s+)?twice\b",
     re.IGNORECASE,
 )
 _YARGS_TYPE = compiled(r"\[(boolean|string|number|array|count)\]")
@@ -187,6 +203,9 @@ class Notes(NamedTuple):
     # The value's type as jsonargparse and clize note it, "(type: int, default: 85)": "integer",
     # "number", "boolean", "string" or "path", or None.
     noted_type: str | None = None
+    # The default was said in a sentence ("Defaults to 10."), not in a note: it tells what a value
+    # is, but not that a switch takes one (mkdocs' "--color / --no-color ... Default is auto").
+    default_said: bool = False
 
 
 _CLICK_EXTRA = compiled(r"\[([^\[\]]*;[^\[\]]*)\]")
@@ -194,6 +213,16 @@ _CLICK_EXTRA = compiled(r"\[([^\[\]]*;[^\[\]]*)\]")
 
 # A default written as words about the value, not the value: "(default: the whole document)",
 # "(default: current directory)". A client that fills in defaults would send them.
+# "(default: first script's basename)", "(default: apply PyInstaller's icon)": said of something
+_POSSESSIVE = compiled(r"\w['’]s$")
+# What a sentence may say the default is that is no value to give: "Defaults to
+# empty/disabled." (codespell), "Default is auto-detect." (mkdocs), "Defaults to autodetection."
+# (A value with "$" or "<" is a variable or a placeholder: "Defaults: $TMPDIR/hugo_cache/".)
+# "Defaults to STDOUT." (markdown): where the output goes, not a file's name. "Defaults to Tab."
+# (cut): a character named, not written.
+_SAID_NOT_GIVEN = frozenset({"empty", "disabled", "empty/disabled", "unset", "nothing", "auto-detect", "autodetect",
+                             "autodetection", "auto-detection", "autodetected", "auto-detected", "stdout", "stdin",
+                             "stderr", "tab", "space", "whitespace"})
 _PROSE_START = frozenset({"the", "a", "an", "all", "every", "each", "current", "same", "your", "its"})
 
 
@@ -212,6 +241,7 @@ _SENTENCE_ENDS = frozenset(".!?:;。！？")
 def read_notes(lines: list[str]) -> Notes:
     text = _unwrap_hyphens(lines)
     default = None
+    said = False
     for pattern in _DEFAULT:
         found = pattern.search(text)
         if found:
@@ -220,9 +250,13 @@ def read_notes(lines: list[str]) -> Notes:
                 break  # jsonargparse's "(type: Optional[int], default: null)": Python's None, no value
             default = unquote(raw_default)
             words = default.split()
-            worded = len(words) > 3 or (len(words) > 1 and words[0].lower() in _PROSE_START)
+            worded = len(words) > 3 or (len(words) > 1 and (words[0].lower() in _PROSE_START
+                                                            or any(_POSSESSIVE.search(w) for w in words)))
             if worded and raw_default[:1] not in "\"'`":
                 default = None  # prose in parentheses ("the whole document"), not a value to send
+            elif pattern is _SAID_DEFAULT and (default.lower() in _SAID_NOT_GIVEN or re.search(r"[<$]", default)):
+                default = None  # "Defaults to empty/disabled.", "Default is auto-detect.": what happens
+            said = pattern is _SAID_DEFAULT and default is not None
             break
     choices: tuple[str, ...] = ()
     for pattern in _CHOICES:
@@ -243,6 +277,7 @@ def read_notes(lines: list[str]) -> Notes:
         prose_choices=prose,
         prose_default=starred,
         noted_type=_noted_type(text),
+        default_said=said,
     )
 
 
@@ -320,6 +355,8 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             items = [i.strip("*") for i in items]
             if any(i.lower() in ("etc", "others", "more") for i in items):
                 continue  # an open list
+            if pattern is _COMMAS_ONLY and names_kinds(items):
+                continue
             if len(items) >= 2 and len(set(items)) == len(items) and all(items):
                 return tuple(items), starred
     if (slashed := _SLASHED.search(text)) is not None \

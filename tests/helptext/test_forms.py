@@ -1975,3 +1975,78 @@ def test_two_words_one_of_which_may_name_a_kind_of_value_are_still_choices():
     desc = _describe("usage: dump [-h] [--what <data|schema>]\n\noptions:\n  -h, --help  show this help\n"
                      "  --what <data|schema>  what to dump\n")
     assert build_tool_schema(desc).input_schema["properties"]["what"]["enum"] == ["data", "schema"]
+
+
+def _option(desc, long: str):
+    return next(o for o in desc.options if o.long == long)
+
+
+def test_a_default_said_in_words_is_read_and_prose_in_its_place_is_not():
+    """radon's "(default to A)" gave the default "to A"; pyinstaller's "(default: first script's
+    basename)" offered that phrase as a value; optparse's "... Default: 'Program: {args}'" at the
+    end of a wrapped description was missed; "Defaults to empty/disabled." is no value."""
+    desc = _describe("usage: tool [-h] [-n <str>] [-N NAME] [-t TEXT] [-r RE] [-j N]\n\noptions:\n"
+                     "  -h, --help            show this help message and exit\n"
+                     "  -n <str>, --min <str>\n                        The minimum rank (default to A).\n"
+                     "  -N NAME, --name NAME  Name of the bundle (default: first script's\n"
+                     "                        basename)\n"
+                     "  -t TEXT, --title TEXT\n"
+                     "                        Text shown on top. The placeholder '{args}' may\n"
+                     "                        be used. Default: 'Program: {args}'\n"
+                     "  -r RE, --ignore-regex RE\n"
+                     "                        Skip what matches. Defaults to empty/disabled.\n"
+                     "  -j N, --jobs N        Processes to run. Defaults to `1`.\n")
+    got = {o.long: o.default for o in desc.options}
+    assert got == {"--help": None, "--min": "A", "--name": None, "--title": "Program: {args}",
+                   "--ignore-regex": None, "--jobs": "1"}
+
+
+def test_a_default_said_in_a_sentence_does_not_make_a_switch_take_a_value():
+    """mkdocs' "--color / --no-color  ... Default is auto." is a switch: a default in a sentence
+    says what happens, it does not name a value the flag takes (click reads a value from a
+    "[default: x]" note)."""
+    desc = _describe("Usage: mkdocs serve [OPTIONS]\n\nOptions:\n"
+                     "  --color / --no-color  Force enable or disable color. Default is auto.\n"
+                     "  --help                Show this message and exit.\n")
+    assert _option(desc, "--color").takes_value is False
+
+
+def test_three_plain_words_in_parentheses_at_the_end_are_choices_but_kinds_of_value_are_not():
+    """shellcheck's "Use color (auto, always, never)": any other word is refused ("Unknown value
+    for --color"); "(file, dir, url)" names kinds of value, not values."""
+    desc = _describe("Usage: shellcheck [OPTIONS...] FILES...\n"
+                     "  -C[WHEN]      --color[=WHEN]        Use color (auto, always, never)\n"
+                     "  -s SHELLNAME  --shell=SHELLNAME     Specify dialect (sh, bash, dash, ksh)\n"
+                     "  -i INPUT      --input=INPUT         What to read (file, dir, url)\n"
+                     "                --help                Show this usage summary and exit\n")
+    assert _option(desc, "--color").choices == ("auto", "always", "never")
+    assert _option(desc, "--shell").choices == ("sh", "bash", "dash", "ksh")
+    assert _option(desc, "--input").choices == ()
+
+
+def test_a_value_name_then_can_be_and_a_colon_lists_its_choices():
+    desc = _describe("usage: jrnl [--format TYPE]\n\noptions:\n"
+                     "  --format TYPE         Display entries in another format.\n"
+                     "                        TYPE can be: boxed, dates, json, markdown,\n"
+                     "                        or yaml.\n")
+    assert _option(desc, "--format").choices == ("boxed", "dates", "json", "markdown", "yaml")
+
+
+@pytest.mark.parametrize("said", ["Control log level. -vv for debug level.",
+                                  "suppress warnings; specify twice to suppress errors too"])
+def test_a_switch_said_to_be_given_twice_is_repeatable(said):
+    desc = _describe(f"Usage: tool [OPTIONS]\n\nOptions:\n  -v, --verbose  {said}\n"
+                     "  --help         Show this message and exit.\n")
+    assert _option(desc, "--verbose").repeatable is True
+
+
+def test_a_chinese_or_japanese_description_one_space_after_the_name_is_no_value():
+    """dos2unix's Japanese help: "-R, --replace-symlink シンボリックリンクを..." (one space, the name
+    filling its column) took the sentence for the option's value; the program refuses one."""
+    desc = _describe("使用法: dos2unix [options] [file ...]\n"
+                     " -F, --follow-symlink  シンボリックリンクを辿り、対象を変換する\n"
+                     " -R, --replace-symlink シンボリックリンクを変換後の対象ファイルに置換する\n"
+                     "                         (元の対象ファイルは変更されずそのまま残る)\n"
+                     " -V, --version         バージョン番号を表示する\n")
+    replace = _option(desc, "--replace-symlink")
+    assert (replace.takes_value, replace.description.startswith("シンボリック")) == (False, True)
