@@ -303,6 +303,11 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 value = words[k]
                 k += 1  # its value
             facts.option_values.setdefault(name, value)
+            if k < len(words) and words[k] == "...":
+                k += 1  # docopt's "-s FILE ...": the option given again, a value each time
+                facts.repeated_flags.add(name)
+                if value is None:
+                    facts.repeated_alone.add(name)
             continue
         # "{-c | -x}": a choice of options that must be made, as "(-c | -x)" (BSD manuals write it
         # so), and clap's required group "<--lib|--bin <NAME>>"
@@ -325,6 +330,11 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 # flag of the group (-s, with -F or not), not a word to drop with the rest of it.
                 inner = _NESTED_FLAG.sub(r"\1", inner)
                 _read_option_group(inner, facts, values_here, clusters, value_flags)
+                if (inside := _REPEATED_INSIDE.fullmatch(inner)) is not None:
+                    # docopt's "[-e FILE ...]", "[-v ...]": the option again, not its value's words
+                    facts.repeated_flags.add(inside.group(1))
+                    if inside.group(2) is None:
+                        facts.repeated_alone.add(inside.group(1))
                 if word.endswith("...") or (k < len(words) and words[k].startswith("...")):
                     facts.repeated_flags.update(flag for side in inner.split() if side.startswith("-")
                                                 and (flag := _flag_and_value(side)[0]) is not None)
@@ -641,6 +651,8 @@ _OPTIONS_AND_OPERANDS = compiled(r"(?:flags|options|switches) and ([a-z][\w-]*(?
 # Two or three placeholders in one bracket: "[MAN DATABASE]", "[COMMAND ARGS...]", "[<src> <dst>]".
 _PLACEHOLDER = r"(?:<[\w-]+>|[A-Z][A-Z0-9_-]*)"
 _OPERAND_WORDS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,2}}(?:\s?\.\.\.)?")
+# One option and perhaps its value, then "..." inside the brackets: docopt's "[-e FILE ...]".
+_REPEATED_INSIDE = compiled(r"(-[\w-]+)(\s+[^\s|.\[\]-][^\s|\[\]]*)?\s*\.\.\.")
 # Operands, one repeated before the last, which is not: "[SRC... DST]", "[<src>... <dest>]".
 _REPEATED_THEN_ONE = compiled(rf"(?:{_PLACEHOLDER}(?: ?\.\.\.)?\s+)*{_PLACEHOLDER} ?\.\.\.\s+"
                               rf"(?:{_PLACEHOLDER}(?: ?\.\.\.)?\s+)*{_PLACEHOLDER}")

@@ -2050,3 +2050,18 @@ def test_a_chinese_or_japanese_description_one_space_after_the_name_is_no_value(
                      " -V, --version         バージョン番号を表示する\n")
     replace = _option(desc, "--replace-symlink")
     assert (replace.takes_value, replace.description.startswith("シンボリック")) == (False, True)
+
+
+def test_an_option_followed_by_dots_in_a_docopt_usage_is_given_again():
+    """pykwalify's "usage: pykwalify -d FILE -s FILE ... [-e FILE ...] [-v ...]": docopt gives
+    -s and -e a list of files and -v a count; each was offered once."""
+    desc = _describe("usage: pykwalify -d FILE -s FILE ... [-e FILE ...]\n       [-v ...] [-q]\n\n"
+                     "optional arguments:\n"
+                     "  -d FILE, --data-file FILE            the file to be tested\n"
+                     "  -e FILE, --extension FILE            file containing python extension\n"
+                     "  -s FILE, --schema-file FILE          schema definition file\n"
+                     "  -q, --quiet                          suppress terminal output\n"
+                     "  -v, --verbose                        verbose terminal output\n")
+    got = {o.long: (o.takes_value, o.repeatable) for o in desc.options}
+    assert got == {"--data-file": (True, False), "--extension": (True, True), "--schema-file": (True, True),
+                   "--quiet": (False, False), "--verbose": (False, True)}
