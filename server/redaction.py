@@ -467,6 +467,14 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
 
 # The password of a URL's user information: the user name is kept (it says which account).
 _URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
+# A URL's parts that are its secret, after what is kept: the path of a webhook anyone holding it
+# may post to (Slack's, Discord's), and a query's value that keys or signs the request
+# ("?key=...", "&X-Amz-Signature=...").
+_URL_SECRET = re.compile(
+    r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/-]{16,}"
+    r"|(/api/webhooks/)[0-9]{5,}/[A-Za-z0-9_-]{20,}"
+    r"|([?&](?i:key|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
+    r"|x-goog-credential)=)(?![A-Z_]+(?:[&#\s\"'<>]|$))[^&#\s\"'<>]{8,}")  # not "?key=YOUR_KEY"
 
 
 def is_secret_key(key: str) -> bool:
@@ -480,6 +488,7 @@ def redact_text(text: str) -> str:
     # engine (a catalog's 10,000 tools are redacted when it is indexed for search).
     if "://" in text:
         text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
+        text = _URL_SECRET.sub(lambda found: (found.group(1) or found.group(2) or found.group(3)) + REDACTED, text)
     # Full-width "：" and "＝" are how CJK text writes them.
     equals = "=" in text or "＝" in text
     colon = ":" in text or "：" in text
@@ -537,12 +546,6 @@ def is_secret_name(name: str) -> bool:
     return any(any(c.isdigit() for c in run) or run.isupper() for run in _RUN.findall(name))
 
 
-def redact_strings(value: Any) -> Any:
-    """A copy of ``value`` (JSON-like) with secret-looking text hidden in every string, keys
-    kept: for a tool's schema, whose property named ``token`` is a parameter, not a secret."""
-    return map_strings(value, redact_text)
-
-
 # The parts of a schema that are about it, not its shape (what a call must match): where a
 # credential's value is blotted out, every string in them. A value equal to a type ("string"),
 # a property's name or an enum value made the schema one no call could satisfy.
@@ -554,7 +557,19 @@ def shown_text(hidden: Collection[str]) -> Callable[[str], str]:
     ``hidden`` (the credentials' values) blotted out (``credential_blot``). Redacted first:
     "token=[credential redacted]" was taken for a token, "[credential"."""
     blot_text = credential_blot(hidden)
-    return lambda text: blot_text(redact_text(text))
+    return lambda text: blot_text(_redact_shown(text))
+
+
+def _redact_shown(text: str) -> str:
+    """``redact_text`` of a text shown to clients and indexed for search, which reads it with its
+    invisible characters taken out: a token split by one ("sk_live_abc\u200bdef...") was shown
+    whole and found by search whole. Where taking them out shows a secret, the text is shown
+    without them, redacted."""
+    if INVISIBLE.search(text) is None:
+        return redact_text(text)
+    visible = INVISIBLE.sub("", text)
+    redacted_visible = redact_text(visible)
+    return redacted_visible if redacted_visible != visible else redact_text(text)
 
 
 def credential_blot(values: Collection[str]) -> Callable[[str], str]:
@@ -740,7 +755,7 @@ def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDe
         schema = getattr(definition, field)
         if schema is None:
             continue
-        cleaned = redact_strings(schema)
+        cleaned = map_strings(schema, _redact_shown)
         cleaned = _redact_property_names(_blot_schema_texts(cleaned, blot_text) if hidden else cleaned)
         if cleaned != schema:
             changes[field] = cleaned

@@ -352,6 +352,16 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("password='a b c'", "password='[REDACTED]'"),
     ('login --user ann password="a big secret" now', 'login --user ann password="[REDACTED]" now'),
     ('{"env": "DB_PASSWORD=\\"a b c\\" more"}', '{"env": "DB_PASSWORD=\\"[REDACTED]\\" more"}'),
+    # A URL whose path or query is its secret (an outside check: each was shown and searchable).
+    ("posts to https://hooks.slack.com/services/" + "T0A1B2C3D/B4E5F6G7H/q8R9s0T1u2V3w4X5y6Z7a8B9 when done",
+     "posts to https://hooks.slack.com/services/[REDACTED] when done"),
+    ("https://discord.com/api/webhooks/123456789012345678/" + "Zk9PqW3xLm7RtY2vBn6CsD1fGh4JjKk8",
+     "https://discord.com/api/webhooks/[REDACTED]"),
+    ("calls https://maps.example.com/api?key=" + "Hq7Lm2Xw9Pz4Rt6Yv1 for tiles",
+     "calls https://maps.example.com/api?key=[REDACTED] for tiles"),
+    ("https://b.s3.amazonaws.com/x?X-Amz-Signature=" + "0123456789abcdef0123&v=2",
+     "https://b.s3.amazonaws.com/x?X-Amz-Signature=[REDACTED]&v=2"),
+    ("https://maps.example.com/api?key=YOUR_API_KEY", "https://maps.example.com/api?key=YOUR_API_KEY"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}

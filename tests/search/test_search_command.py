@@ -298,6 +298,17 @@ def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
 
 
+def test_a_token_split_by_an_invisible_character_is_hidden_as_search_reads_it(tmp_path: Path) -> None:
+    """Search takes invisible characters out of what it indexes: a key written with a zero-width
+    space inside it was shown whole, and found by searching for the key (an outside check)."""
+    token = "sk_live_" + "A1b2C3d4E5f6G7h8J9k0"
+    said = f"uses {token[:12]}\u200b{token[12:]} to sync"
+    tools = [*TOOLS, {"name": "leak_tool", "description": said, "inputSchema": {"type": "object"}}]
+    by_token, by_word = _searched_for_a_secret(tmp_path, tools, token, "sync")
+    assert by_token == {"id": 1, "results": [], "no_match": True}
+    assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
+
+
 def test_a_raw_carriage_return_between_the_tokens_of_a_line_is_white_space_and_minus_zero_comes_back(
         tmp_path: Path) -> None:
     """JSON takes a raw CR between tokens as white space: such a line was cut in two at it ("not
