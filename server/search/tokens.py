@@ -93,7 +93,18 @@ def split_identifier(word: str) -> list[str]:
             terms[-1] += part
         else:
             terms.append(part)
+    if len(terms) >= _SCATTERED_PARTS and sum(map(len, terms)) < _SCATTERED_LENGTH * len(terms):
+        # A run of letters and digits in mixed case with no words in it ("A1bC2dE3fG4hI5jK6",
+        # a key, an id, a hash): one term, whole. Split, it was two dozen letters and pairs, each
+        # some tool's, and a request of one such token was answered with tools it shares "b" with.
+        return [word.lower()]
     return [term.lower() for term in terms]
+
+
+# An identifier split into at least this many parts, of fewer than this many characters on
+# average, is no words (``getUserById``: 4 parts of 2.75; ``A1bC2dE3``: 4 of 2).
+_SCATTERED_PARTS = 4
+_SCATTERED_LENGTH = 2.5
 
 
 def _names_one_thing(before: str, after: str) -> bool:

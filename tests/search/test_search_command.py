@@ -298,6 +298,18 @@ def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
 
 
+def test_a_request_of_one_random_token_is_no_match_not_tools_sharing_its_letters(tmp_path: Path) -> None:
+    """Split where its case and digits change, the token was two dozen letters and pairs, and a
+    tool whose text has "x" or "p" was offered for it (an outside check)."""
+    plot = {"name": "plotXY", "description": "Plot x against y, with p values and a trend line",
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "array"}, "y": {"type": "array"}}}}
+    catalog = write_jsonl(tmp_path / "tools.jsonl", [*TOOLS, plot])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "A1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1vW2x"}])
+    result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"id": 1, "results": [], "no_match": True}
+
+
 def test_a_token_split_by_an_invisible_character_is_hidden_as_search_reads_it(tmp_path: Path) -> None:
     """Search takes invisible characters out of what it indexes: a key written with a zero-width
     space inside it was shown whole, and found by searching for the key (an outside check)."""

@@ -99,3 +99,11 @@ def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
     assert tokenize("\u202eweather\u200e") == tokenize("weather")
     # The zero-width non-joiner parts a Persian word from its suffix, as it did: "files" is "file" + "s".
     assert tokenize("فایل\u200cها") == [*tokenize("فایل"), *tokenize("ها")]
+
+
+@pytest.mark.parametrize("token", ["A1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1vW2x", "xK9pQ2mZ7wR4", "aBcDeFgHiJ"])
+def test_a_key_or_an_id_in_mixed_case_is_one_term_not_two_dozen_letters(token: str) -> None:
+    """Split where its case and digits change, a random token was a run of letters and pairs,
+    each of them some tool's: a request of such a token alone was answered with unrelated tools
+    (an outside check), where no tool has it."""
+    assert tokenize(token) == [token.lower()]
