@@ -22,7 +22,7 @@ without overflow, the ``regex`` format bounded.
 
 Patterns are searched with a time limit (``toolbay.internals.jsonschema_patterns``): a value
 that makes a tool's pattern backtrack for longer than ``PATTERN_LIMIT_S`` in all is refused;
-the whole check has ``CHECK_LIMIT_S``. Arguments the quick check (``plain_schemas``) does not
+the whole check has ``CHECK_LIMIT_S`` of its thread's CPU time. Arguments the quick check (``plain_schemas``) does not
 find valid are checked off the event loop, so that meanwhile every other request is answered,
 and a refusal says at most ``MAX_PROBLEMS`` problems.
 """
@@ -356,7 +356,7 @@ class SchemaValidator:
                    "the schema's checks of them take long: alternatives checked again for each value, long lists "
                    "of allowed values or deep nesting multiply the work")
             found.append(f"$: the arguments could not be checked against the tool's input schema within "
-                         f"{self.check_limit_s:g} s ({why}); send fewer or less deeply nested values")
+                         f"{self.check_limit_s:g} s of CPU time ({why}); send fewer or less deeply nested values")
         if not found and unsaid:
             # The schema refuses them, and no error was put in words: never a pass.
             found = describe_unsaid(unsaid[0], schema)

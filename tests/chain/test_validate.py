@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import anyio
@@ -262,6 +263,22 @@ def _filter_schema(combinator: str) -> dict[str, Any]:
             "$defs": {"expr": {combinator: [*branches, condition]}}}
 
 
+def test_the_checks_limit_counts_its_cpu_time_not_its_waiting() -> None:
+    """A check waiting for the interpreter's lock or a core on a busy machine is not costly: timed
+    by the clock, two checks of about a second of work were refused beside another test run (an
+    outside check). Here a keyword starts after the whole limit has passed asleep."""
+    from toolbay.chain.schema_keywords import ArgumentsTooCostly, within, wrapped_for_time
+    check = wrapped_for_time(lambda *_: "checked")
+    with within(0.05):
+        time.sleep(0.2)
+        assert check(None, None, None, None) == "checked"
+        spent_at = time.thread_time() + 0.1
+        while time.thread_time() < spent_at:
+            pass  # CPU time spent past the limit
+        with pytest.raises(ArgumentsTooCostly):
+            check(None, None, None, None)
+
+
 @pytest.mark.parametrize("combinator", ["anyOf", "oneOf"])
 def test_a_check_that_would_take_long_is_stopped_at_its_limit_and_said(combinator: str) -> None:
     """A recursive anyOf is checked again for each branch at every level: each level three times
@@ -271,7 +288,8 @@ def test_a_check_that_would_take_long_is_stopped_at_its_limit_and_said(combinato
     for _ in range(16):
         node = {"op": "and", "args": [node]}
     [said] = SchemaValidator(check_limit_s=0.05).problems(_filter_schema(combinator), {"filter": node})
-    assert said.startswith("$: the arguments could not be checked against the tool's input schema within 0.05 s")
+    assert said.startswith("$: the arguments could not be checked against the tool's input schema "
+                           "within 0.05 s of CPU time")
     assert "alternatives checked again for each value" in said
     # Many values on a schema without alternatives are said to be that (they were said to be
     # alternatives it did not have: a re-check).
