@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from toolbay import __version__
-from toolbay.cli_running import config_path, console, plain, say
+from toolbay.cli_running import config_path, console, plain, say, utf8_text
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 from toolbay.control_chars import one_line, shown
@@ -300,9 +300,11 @@ def call(
     # Both spellings: ``call TOOL '{...}'`` is what people type first, ``--args`` what scripts
     # that build the command write.
     json_arguments: Annotated[str | None, typer.Argument(
-        metavar="JSON", help="Arguments as a JSON object (or give them with --args).", show_default=False)] = None,
+        metavar="JSON", parser=utf8_text, help="Arguments as a JSON object (or give them with --args).",
+        show_default=False)] = None,
     args: Annotated[str | None, typer.Option(
-        "--args", "-a", metavar="JSON", help="Arguments as a JSON object.  [default: {}]", show_default=False)] = None,
+        "--args", "-a", metavar="JSON", parser=utf8_text, help="Arguments as a JSON object.  [default: {}]",
+        show_default=False)] = None,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
     workspace: WorkspaceOption = None,

@@ -191,7 +191,8 @@ def folder_problem_lines(settings: Settings) -> list[str]:
         if "is a file" in problem:  # "make it" would have them make what is already there
             remedy = f"name a folder with {flag}"
         else:
-            first = "let this user read it" if "cannot be read" in problem else "make it"
+            first = "let this user read it" if "cannot be read" in problem else \
+                "rename it" if "UTF-8" in problem else "make it"
             remedy = f"{first}, or name another with {flag}"
         lines.append(f"toolbay: the {problem} ({remedy})")
     return lines
@@ -207,6 +208,19 @@ def exit_on_folder_problems(settings: Settings) -> None:
         say(line)
     if lines:
         raise SystemExit(2)
+
+
+def utf8_text(value: str) -> str:
+    """A command-line word that is text, not a path (a job's id, an owner, JSON): one that is not
+    UTF-8 (bytes Python kept as lone surrogates) is refused by name, where it was a traceback
+    from the database or the JSON parser."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        import typer
+
+        raise typer.BadParameter("is not UTF-8 text") from None
+    return value
 
 
 def config_path(value: str) -> Path:

@@ -351,10 +351,12 @@ class Settings(BaseSettings):
     @classmethod
     def _workspace_is_a_folder(cls, workspace: Path | None) -> Path | None:
         # Checked at start: a missing workspace would otherwise fail every call that uses it.
-        if workspace is not None and not workspace.is_dir():
-            reason = "is not a folder" if workspace.exists() else "does not exist"
-            where = "" if workspace.is_absolute() else f" (read as {Path.cwd() / workspace})"
-            raise ValueError(f"{workspace}{where} {reason}")
+        if workspace is not None and (reason := _unreadable(workspace)) is not None:
+            # Unreadable too: tools ran elsewhere (a Python tool in the server's own folder) and
+            # said their files could not be read because of their permission level.
+            reason = "is not a folder" if reason.startswith("is a file") else reason
+            where = "" if workspace.is_absolute() else f" (read as {shown_path(Path.cwd() / workspace)})"
+            raise ValueError(f"{shown_path(workspace)}{where} {reason}")
         return workspace
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
@@ -773,9 +775,15 @@ def folder_problems(settings: Settings) -> list[str]:
             reason = _unreadable(folder)
             if reason is not None:
                 # A relative one is read from the current folder, which may not be the one meant.
-                where = "" if folder.is_absolute() else f" (read as {Path.cwd() / folder})"
-                problems.append(f"{kind} folder {folder}{where} {reason}")
+                where = "" if folder.is_absolute() else f" (read as {shown_path(Path.cwd() / folder)})"
+                problems.append(f"{kind} folder {shown_path(folder)}{where} {reason}")
     return problems
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as text that can be printed and logged: bytes of a name that is not UTF-8 as
+    ``\xff`` (Python holds them as lone surrogates, which no stream or message can encode)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _unreadable(folder: Path) -> str | None:
@@ -785,6 +793,14 @@ def _unreadable(folder: Path) -> str | None:
         if not folder.is_dir():
             return "is a file, not a folder" if folder.exists() else "does not exist"
         with os.scandir(folder):
-            return None
+            pass
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
+    try:
+        # The sandbox and the Python workers are given a folder's name as UTF-8 text: one that
+        # is not (bytes Python keeps as lone surrogates) was accepted, then failed every call
+        # as an internal error.
+        str(folder.resolve()).encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not named in UTF-8, which tools are given their folders' names in"
+    return None

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from toolbay.cli_running import config_path
+from toolbay.cli_running import config_path, utf8_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,12 +42,13 @@ def _console(*, stderr: bool = False) -> Console:
 jobs_app = typer.Typer(help="The jobs in the data folder: list, status, wait, result, cancel.", no_args_is_help=True)
 
 OwnerOption = Annotated[str | None, typer.Option(
-    "--owner", metavar="ID", help="Whose jobs (default: you, as the stdio client and `toolbay call` are known).")]
+    "--owner", metavar="ID", parser=utf8_text,
+    help="Whose jobs (default: you, as the stdio client and `toolbay call` are known).")]
 DataDirOption = Annotated[
     Path | None, typer.Option("--data-dir", metavar="DIR", help="Where the job database lives.")]
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", metavar="FILE", parser=config_path,
                                                   help="TOML configuration file.")]
-JobId = Annotated[str, typer.Argument(metavar="ID", help="The job id (job_...).")]
+JobId = Annotated[str, typer.Argument(metavar="ID", parser=utf8_text, help="The job id (job_...).")]
 # How often `wait` looks at the store.
 WAIT_POLL_S = 0.25
 

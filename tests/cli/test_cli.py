@@ -666,6 +666,54 @@ def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp
     assert line == f"toolbay: invalid configuration: workspace: {missing} does not exist"
 
 
+def test_a_workspace_or_tool_folder_not_named_in_utf8_stops_at_start_naming_it(tmp_path: Path) -> None:
+    """Accepted, such a workspace failed every call as an internal error (the sandbox and the
+    Python workers are given its name as UTF-8 text), and so did a Python tool in such a folder
+    (an outside check)."""
+    odd = os.fsencode(tmp_path) + b"/ws\xffx"
+    os.mkdir(odd)
+    for option in ("--workspace", "--extensions"):
+        completed = subprocess.run(
+            [sys.executable.encode(), b"-m", b"toolbay", b"serve", option.encode(), odd,
+             b"--data-dir", os.fsencode(tmp_path / "d")],
+            capture_output=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+        said = completed.stderr.decode()
+        assert completed.returncode == 2, said
+        assert "\\xffx is not named in UTF-8" in said and "Traceback" not in said, said
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
+def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Path) -> None:
+    """Accepted, it ran a Python tool in the server's own folder instead, and a .wasm tool's
+    refusal blamed its permission level (an outside check). Root reads any folder, so the server
+    runs here without the capabilities that let it."""
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o000)
+    completed = subprocess.run(
+        ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search",
+         sys.executable, "-m", "toolbay", "serve", "--workspace", str(closed), "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    if completed.returncode != 2 and os.geteuid() == 0 and "Operation not permitted" in completed.stderr:
+        pytest.skip("setpriv may not change capabilities here")
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.strip().splitlines() == [
+        f"toolbay: invalid configuration: workspace: {closed} cannot be read (Permission denied)"]
+
+
+@pytest.mark.parametrize("argv", [[b"jobs", b"result", b"job_\xff"], [b"jobs", b"list", b"--owner", b"\xff"],
+                                  [b"call", b"textkit_count", b'{"stdin": "\xff"}']])
+def test_words_that_are_not_utf8_where_text_is_wanted_are_refused_in_one_line(tmp_path: Path,
+                                                                               argv: list[bytes]) -> None:
+    """A job's id, an owner, a call's JSON: each was a traceback from the database or the JSON
+    parser, exit 1 (an outside check)."""
+    completed = subprocess.run([sys.executable.encode(), b"-m", b"toolbay", *argv, b"--data-dir",
+                                os.fsencode(tmp_path / "d")],
+                               capture_output=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    said = completed.stderr.decode()
+    assert completed.returncode == 2, said
+    assert "is not UTF-8 text" in said and "Traceback" not in said, said
+
+
 def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp_path: Path) -> None:
     # A mistyped --extensions served the built-ins alone, said in a log line a client never shows.
     (tmp_path / "a-file").write_text("")
