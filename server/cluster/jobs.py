@@ -30,6 +30,7 @@ again when it reconnects, so no end is missed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import secrets
@@ -39,11 +40,13 @@ from typing import Any, ClassVar
 
 import anyio
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from toolbay.cluster.connection import Subscription
-from toolbay.errors import JobStoreUnavailable, StorageError
+from toolbay.errors import JobStoreUnavailable, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.store import (
+    DAMAGED_RECORD,
+    JOB_STATUSES,
     RESULT_LOST,
     TERMINAL,
     JobEvent,
@@ -96,6 +99,7 @@ return 1
 _FINISH = """
 local s = redis.call('HGET', KEYS[1], 'status')
 local ran_here = 1
+if not s then return -1 end
 if s == 'queued' or s == 'running' then
   local r = redis.call('HGET', KEYS[1], 'replica')
   if r and r ~= ARGV[7] then return 2 end
@@ -172,13 +176,39 @@ def _shown(values: list[Any]) -> dict[str, Any]:
 
 
 def _record(fields: Mapping[Any, Any]) -> JobRecord:
+    """The job a hash holds. One damaged in a field (a status no job has, a time that is not a
+    number, arguments that are not a JSON object: an edit by hand) is read as far as it can be,
+    its reason saying what is wrong, as the SQLite store reads a damaged row: it was an internal
+    error for its caller's every listing, for good."""
     text = {_s(key): _s(value) for key, value in fields.items()}
+    problems: list[str] = []
+    status = text.get("status", "")
+    if status not in JOB_STATUSES:
+        problems.append(f"status {status[:40]!r} is no job's")
+        status = "failed"
+    times: dict[str, float | None] = {}
+    for name in ("created_at", "updated_at", "started_at", "finished_at"):
+        try:
+            times[name] = _optional_float(text.get(name))
+        except ValueError:
+            problems.append(f"{name} is not a time")
+            times[name] = None
+    try:
+        arguments = json.loads(text.get("arguments") or "{}")
+        if not isinstance(arguments, dict):
+            raise TypeError(f"a JSON {type(arguments).__name__}, not an object")
+    except (ValueError, TypeError) as exc:
+        problems.append(f"arguments: {exc}")
+        arguments = {}
+    missing = [name for name in ("id", "owner", "tool") if name not in text]
+    if missing:
+        problems.append(f"no {', '.join(missing)}")
+    reason = f"{DAMAGED_RECORD} ({'; '.join(problems)})" if problems else text.get("reason") or None
     return JobRecord(
-        id=text["id"], owner=text["owner"], tool=text["tool"], status=text["status"],  # type: ignore[arg-type]
-        created_at=float(text["created_at"]), updated_at=float(text["updated_at"]),
-        arguments=json.loads(text.get("arguments") or "{}"),
-        started_at=_optional_float(text.get("started_at")), finished_at=_optional_float(text.get("finished_at")),
-        reason=text.get("reason") or None,
+        id=text.get("id", ""), owner=text.get("owner", ""), tool=text.get("tool", ""),
+        status=status,  # type: ignore[arg-type]
+        created_at=times["created_at"] or 0.0, updated_at=times["updated_at"] or 0.0,
+        arguments=arguments, started_at=times["started_at"], finished_at=times["finished_at"], reason=reason,
     )
 
 
@@ -200,6 +230,14 @@ class _Unreachable:
         return None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, ResponseError) and "WRONGTYPE" in str(exc):
+            # Redis answers, but a key of toolbay's holds another kind of value (set by hand, or
+            # by another program sharing the database): no retry will mend it. Said as a
+            # reachability problem, it was "retry after 5 seconds", for good.
+            logger.warning("a key of the shared job store (Redis) holds the wrong kind of value (set by hand, or by "
+                           "another program using this database?): %s", exc)
+            raise StorageDamaged("The shared job store holds a damaged record, so this cannot be done; tell the "
+                                 "server's operator (its log says more).") from exc
         if exc is not None and isinstance(exc, RedisError | OSError):
             now = time.monotonic()
             if now - self._logged_at >= _OUTAGE_LOG_EVERY_S:
@@ -267,14 +305,26 @@ class RedisJobStore(JobStore):
                   "updated_at": job.updated_at, "replica": self.replica_id, "reason": job.reason or "",
                   "started_at": job.started_at if job.started_at is not None else "", "finished_at": ""}
         self._mine.add(job.id)
-        with _unreachable:
-            async with self.client.pipeline(transaction=True) as pipe:
-                pipe.hset(_job_key(job.id), mapping=fields)  # type: ignore[arg-type]
-                pipe.zadd(_owner_key(job.owner), {job.id: job.created_at})
-                pipe.zadd(UNFINISHED, {job.id: job.created_at})
-                if events:
-                    pipe.rpush(_events_key(job.id), *[_event_json(e) for e in events])
-                await pipe.execute()
+        try:
+            with _unreachable:
+                async with self.client.pipeline(transaction=True) as pipe:
+                    pipe.hset(_job_key(job.id), mapping=fields)  # type: ignore[arg-type]
+                    pipe.zadd(_owner_key(job.owner), {job.id: job.created_at})
+                    pipe.zadd(UNFINISHED, {job.id: job.created_at})
+                    if events:
+                        pipe.rpush(_events_key(job.id), *[_event_json(e) for e in events])
+                    await pipe.execute()
+        except StorageDamaged:
+            # Redis runs every command of a transaction, even after one fails (a key of the wrong
+            # kind): the record landed without its index, and the job its caller was told had
+            # stopped was listed as running for ever. What landed is taken back.
+            self._mine.discard(job.id)
+            with contextlib.suppress(RedisError, OSError):
+                async with self.client.pipeline(transaction=True) as pipe:
+                    pipe.delete(_job_key(job.id), _events_key(job.id))
+                    pipe.zrem(_owner_key(job.owner), job.id)
+                    await pipe.execute(raise_on_error=False)
+            raise
 
     async def set_status(self, job_id: str, status: JobStatus, *, at: float, reason: str | None = None,
                          events: list[JobEvent] | None = None) -> None:
@@ -298,6 +348,11 @@ class RedisJobStore(JobStore):
                     recorded = await self._finish(keys=[_job_key(job_id), _events_key(job_id), UNFINISHED, FINISHED],
                                                   args=args)
                 self._mine.discard(job_id)
+                if recorded == -1:
+                    # Redis restarted empty (no persistence), or the record was deleted: the result
+                    # was dropped without a word, and its caller told there was no such job.
+                    raise StorageGone(f"its record is gone from the shared job store (Redis restarted without its "
+                                      f"data, or the key {_job_key(job_id)} was deleted)")
                 if recorded == 2:
                     logger.warning("job %s ended here after another replica took it over (this one had not renewed "
                                    "its lease in time): that replica's run records its end, not this one", job_id)
@@ -305,6 +360,8 @@ class RedisJobStore(JobStore):
                     logger.warning("job %s ended here after another replica took it over and recorded it as "
                                    "interrupted: its end here is recorded instead", job_id)
                 return
+            except (StorageDamaged, StorageGone):
+                raise  # trying again will not bring the record back, nor mend its key
             except StorageError as exc:
                 if attempt == FINISH_ATTEMPTS:
                     raise
@@ -404,8 +461,19 @@ class RedisJobStore(JobStore):
                         pipe.hgetall(_job_key(job_id))
                     else:
                         pipe.hmget(_job_key(job_id), list(_FIELDS_SHOWN))
-                rows = await pipe.execute()
-        found = rows if whole else [_shown(values) for values in rows]
+                rows = await pipe.execute(raise_on_error=False)
+        for job_id, row in zip(ids, rows, strict=True):
+            if isinstance(row, Exception):
+                # One damaged key (a string where the job's hash should be) is left out of a
+                # listing, not every job with it.
+                with _unreachable:
+                    if isinstance(row, ResponseError) and "WRONGTYPE" in str(row):
+                        logger.warning("the job %s is left out: its key %s in the shared job store (Redis) holds the "
+                                       "wrong kind of value", job_id, _job_key(job_id))
+                        continue
+                    raise row
+        found = [row for row in rows if not isinstance(row, Exception)]
+        found = found if whole else [_shown(values) for values in found]
         return [_record(fields) for fields in found if fields]
 
     async def _unfinished(self, *, only_mine: bool) -> list[JobRecord]:

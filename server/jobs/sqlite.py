@@ -38,6 +38,7 @@ from toolbay.atomic_files import write_whole
 from toolbay.errors import StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
+    DAMAGED_RECORD,
     JOB_STATUSES,
     RESULT_LOST,
     TERMINAL,
@@ -102,8 +103,6 @@ _COLUMNS_NEEDED = {
 }
 # Errors of a disk with no room left: passing, unlike a file where a folder should be.
 _OUT_OF_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
-# The reason of a job whose row could not be read whole, before what was wrong with it.
-DAMAGED_RECORD = "its stored record is damaged"
 # Times a job can have (seconds since 1970): past these, no date can be written of it.
 _EARLIEST_TIME = 0.0
 _LATEST_TIME = 253_402_300_799.0  # 9999-12-31T23:59:59Z

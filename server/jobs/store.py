@@ -25,6 +25,8 @@ import anyio
 from toolbay.words import ToolResult
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
+# The reason of a job whose record could not be read whole, before what was wrong with it.
+DAMAGED_RECORD = "its stored record is damaged"
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed", "cancelled", "interrupted")
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 

@@ -16,10 +16,11 @@ import redis.asyncio as aioredis
 from tests.cluster.servers import RedisServer
 from tests.jobs.conftest import Gate, start_job
 from toolbay.cluster.connection import open_checked
-from toolbay.cluster.jobs import RedisJobStore
-from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageError
+from toolbay.cluster.jobs import UNFINISHED, RedisJobStore, _job_key
+from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs import JobManager, JobRecord
 from toolbay.jobs.manager import Recover
+from toolbay.jobs.store import DAMAGED_RECORD
 from toolbay.words import CallContext, ToolResult
 
 pytestmark = pytest.mark.anyio
@@ -194,7 +195,7 @@ async def test_a_replica_back_after_its_read_job_was_taken_over_stops_running_it
 
 
 async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_still_ends(
-        own_redis: RedisServer) -> None:
+        own_redis: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
     client = await open_checked(own_redis.url)
     gate = Gate()
     try:
@@ -211,10 +212,13 @@ async def test_a_redis_outage_is_a_tool_error_for_job_reads_and_the_running_job_
             own_redis.start()
             gate.open()
             # The restarted Redis is empty (no persistence in this test, unlike deploy/): the
-            # record is gone, so the end has nothing to be written to; the manager lives on and
-            # says the job is unknown (a tool error), and serves new jobs.
-            with anyio.fail_after(30), pytest.raises(NoSuchJob):
-                await manager.wait("alice", job_id, timeout_s=30)
+            # record is gone, so the end has nothing to be written to. It was dropped without a
+            # word, and the job said unknown (an outside check): the manager answers for it from
+            # memory, the log saying why, and serves new jobs.
+            with anyio.fail_after(30):
+                ended = await manager.wait("alice", job_id, timeout_s=30)
+            assert ended.status == "completed"
+            assert "its record is gone from the shared job store" in caplog.text
             again = Gate()
             again.open()
             second = await start_job(manager, again)
@@ -372,5 +376,71 @@ async def test_a_status_and_a_listing_read_neither_arguments_nor_result(redis_ur
         assert await store.get("mallory", "job_big") is None
         assert await store.get("alice", "job_none") is None
         assert await store.get_result("alice", "job_big") == ToolResult(big)
+    finally:
+        await client.aclose()
+
+
+async def test_a_damaged_job_record_is_said_as_damaged_and_the_callers_other_jobs_stay_listed(redis_url: str) -> None:
+    """A status no job has, a time that is not a number, a string where a job's hash should be
+    (edits by hand): each was an internal error, or "cannot reach Redis, retry after 5 seconds",
+    for every listing of its caller, for good (an outside check). The SQLite store reads such a
+    row as a failed job saying it is damaged; so does this one."""
+    client = await open_checked(redis_url)
+    try:
+        store = RedisJobStore(client, lease_s=10.0)
+        for n in range(4):
+            await store.create(JobRecord(id=f"job_d{n}", owner="dora", tool="t", arguments={}, status="running",
+                                         created_at=float(n + 1), updated_at=float(n + 1)))
+        await client.hset(_job_key("job_d1"), "status", "weird")
+        await client.hset(_job_key("job_d2"), "created_at", "yesterday")
+        await client.delete(_job_key("job_d3"))
+        await client.set(_job_key("job_d3"), "garbage")
+        listed = {r.id: (r.status, r.reason) for r in await store.list_jobs("dora")}
+        assert listed["job_d0"] == ("running", None)
+        assert listed["job_d1"] == ("failed", f"{DAMAGED_RECORD} (status 'weird' is no job's)")
+        assert listed["job_d2"] == ("running", f"{DAMAGED_RECORD} (created_at is not a time)")
+        assert "job_d3" not in listed
+        with pytest.raises(StorageDamaged, match="holds a damaged record"):
+            await store.get("dora", "job_d3")
+    finally:
+        await client.aclose()
+
+
+async def test_a_job_whose_creation_failed_halfway_is_not_left_listed_as_running(redis_url: str) -> None:
+    """Redis runs every command of a transaction though one fails: with the index of unfinished
+    jobs damaged, the record landed without it, and a job its caller was told had stopped was
+    listed as running for ever (an outside check)."""
+    client = await open_checked(redis_url)
+    try:
+        store = RedisJobStore(client, lease_s=10.0)
+        saved = await client.dump(UNFINISHED)
+        await client.delete(UNFINISHED)
+        await client.set(UNFINISHED, "garbage")
+        try:
+            with pytest.raises(StorageDamaged):
+                await store.create(JobRecord(id="job_half", owner="hal", tool="t", arguments={}, status="running",
+                                             created_at=1.0, updated_at=1.0))
+        finally:
+            await client.delete(UNFINISHED)
+            if saved is not None:
+                await client.restore(UNFINISHED, 0, saved)
+        assert await store.get("hal", "job_half") is None
+        assert await store.list_jobs("hal") == []
+    finally:
+        await client.aclose()
+
+
+async def test_a_job_that_ends_after_its_record_is_gone_is_said_lost_not_dropped(redis_url: str) -> None:
+    """Redis restarted without its data while a job ran: its end was dropped without a word, and
+    its caller told there was no such job (an outside check). The store says the record is
+    gone, and the manager answers for the job from memory."""
+    client = await open_checked(redis_url)
+    try:
+        store = RedisJobStore(client, lease_s=10.0)
+        await store.create(JobRecord(id="job_gone", owner="gil", tool="t", arguments={}, status="running",
+                                     created_at=1.0, updated_at=1.0))
+        await client.delete(_job_key("job_gone"))
+        with pytest.raises(StorageGone, match="its record is gone from the shared job store"):
+            await store.finish("job_gone", "completed", ToolResult("done"), at=2.0)
     finally:
         await client.aclose()
