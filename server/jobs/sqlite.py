@@ -717,6 +717,10 @@ def _remedy(error: BaseException) -> str:
         return "Free some space there or choose another data folder (--data-dir)."
     if "readonly" in text or "read-only" in text or "permission" in text or isinstance(error, PermissionError):
         return "Make the data folder writable by this user or choose another (--data-dir)."
+    if "locked" in text or "busy" in text:
+        # Another folder would split the jobs off from this one's: the lock is what to end.
+        return ("Another program held it locked past the wait (an sqlite3 shell in a transaction, a backup "
+                "running): let it finish or close it, then start again.")
     return "Choose another data folder (--data-dir) if this one cannot hold it."
 
 

@@ -575,3 +575,21 @@ async def test_a_write_ahead_log_left_readable_by_others_is_narrowed_at_the_next
             await store.create(job("job_b"))
             modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in db_path.parent.glob("jobs.sqlite3*")}
     assert modes == {"jobs.sqlite3": 0o600, "jobs.sqlite3-wal": 0o600, "jobs.sqlite3-shm": 0o600}
+
+
+async def test_a_database_another_program_holds_locked_at_start_says_to_end_the_lock(db_path: Path) -> None:
+    """Told to choose another data folder, which would split the jobs off from this one's
+    (an outside check held an exclusive transaction from another process)."""
+    first = SqliteJobStore(db_path)
+    await first.open()
+    await first.aclose()
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        store = SqliteJobStore(db_path, busy_timeout_s=0.1)
+        with pytest.raises(StorageError) as refused:
+            await store.open()
+        assert "locked" in str(refused.value) and "Another program held it locked" in str(refused.value)
+        assert "--data-dir" not in str(refused.value)
+    finally:
+        holder.close()
