@@ -31,6 +31,10 @@ def main() -> None:
     imports) ends it with the shell's status for that and no traceback; a server, as it would
     once serving (``STOPPED``)."""
     _open_closed_standard_streams()
+    if sys.argv[1:2] == ["serve"]:
+        # Until the server takes SIGTERM over (after its imports), it stops as on Ctrl-C too:
+        # killed by it while it started, it ended by the signal, not with STOPPED as promised.
+        signal.signal(signal.SIGTERM, _stop_while_starting)
     try:
         _run(sys.argv[1:])
     except KeyboardInterrupt:
@@ -44,6 +48,12 @@ def main() -> None:
         # Python flushes standard output again at exit, which would fail again, in a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
+
+
+def _stop_while_starting(signum: int, frame: object) -> None:
+    """SIGTERM before the server handles it: as Ctrl-C (``main`` ends with ``STOPPED``), once."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def _open_closed_standard_streams() -> None:

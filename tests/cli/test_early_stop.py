@@ -16,10 +16,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 
-# Runs ``toolbay serve``, holding the import of the settings (``toolbay.config``, imported once
-# the server has forked) until a file exists; a file says when the hold has begun.
+# Runs ``toolbay serve``, holding the import of a module (HELD_MODULE) until a file exists; a
+# file says when the hold has begun.
 SERVE_HELD = """
 import importlib.machinery, os, sys, time
 class Held:
@@ -27,7 +29,7 @@ class Held:
         self.loader = loader
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name != "toolbay.config":
+        if name != os.environ["HELD_MODULE"]:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         spec.loader = cls(spec.loader)
@@ -48,9 +50,15 @@ main()
 WAIT_S = 120
 
 
-def test_sigterm_while_a_first_start_reads_its_settings_stops_the_server_as_ctrl_c_does(tmp_path: Path) -> None:
+# The settings (imported once the server has forked), and the server's own command (imported
+# before anything handles SIGTERM: killed by it there, the server ended by the signal, not 0:
+# an outside check).
+@pytest.mark.parametrize("held_module", ["toolbay.config", "toolbay.serve_command"])
+def test_sigterm_while_a_first_start_reads_its_settings_stops_the_server_as_ctrl_c_does(
+        tmp_path: Path, held_module: str) -> None:
     held, release = tmp_path / "held", tmp_path / "release"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HELD": str(held), "RELEASE": str(release)}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HELD": str(held), "RELEASE": str(release),
+           "HELD_MODULE": held_module}
     process = subprocess.Popen(
         [sys.executable, "-c", SERVE_HELD, "serve", "--data-dir", str(tmp_path / "data")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
