@@ -63,6 +63,7 @@ from toolbay.jobs.progress import ProgressRelay
 from toolbay.jobs.serving import ServingLock
 from toolbay.jobs.store import (
     CANCEL_REQUESTED,
+    DAMAGED_RECORD,
     INTERRUPTED_BY_RESTART,
     RESULT_LOST,
     TERMINAL,
@@ -958,6 +959,13 @@ class JobManager:
             # ended yet", which sent a caller back to wait for a job that had ended.
             return ToolResult.error(f"The result of job {job_id} was lost: its stored record holds none. Run the "
                                     "tool again.", reason=RESULT_LOST)
+        if view.reason is not None and view.reason.startswith(DAMAGED_RECORD) and not result.is_error:
+            # job_status says such a job failed and to read its error here: a result read back as
+            # a success contradicted it (an outside check). What the record holds is kept, said
+            # for what it is.
+            return ToolResult.error(f"Job {job_id} cannot be trusted to have ended well: {view.reason}. What its "
+                                    f"record holds as its result follows; run the tool again to be sure.\n\n"
+                                    f"{result.text}", reason=RESULT_LOST)
         return result
 
     async def cancel(self, owner: str, job_id: str, reason: str = CANCELLED_BY_CALLER) -> JobView:

@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from toolbay.errors import StorageError
-from toolbay.jobs import JobEvent, JobRecord, SqliteJobStore
+from toolbay.jobs import JobEvent, JobManager, JobRecord, SqliteJobStore
 from toolbay.jobs.serving import ServingLock, serving_lock_beside
 from toolbay.words import ToolResult
 
@@ -593,3 +593,18 @@ async def test_a_database_another_program_holds_locked_at_start_says_to_end_the_
         assert "--data-dir" not in str(refused.value)
     finally:
         holder.close()
+
+
+async def test_a_job_whose_status_is_damaged_is_read_back_as_the_failure_its_status_says(db_path: Path) -> None:
+    """job_status said "failed: its stored record is damaged ... call job_result to read its
+    error", and job_result then answered its stored output as a success (an outside check)."""
+    async with SqliteJobStore(db_path) as store, JobManager(store) as manager:
+        await store.create(job("job_a"))
+        await store.finish("job_a", "completed", ToolResult("all went well"), at=101.0)
+        with sqlite3.connect(db_path) as conn:
+            conn.execute("UPDATE jobs SET status = 'weird' WHERE id = 'job_a'")
+        view = await manager.status("alice", "job_a")
+        assert view.status == "failed" and view.reason is not None and "status 'weird' is no job's" in view.reason
+        result = await manager.result("alice", "job_a")
+        assert result is not None and result.is_error
+        assert "its stored record is damaged" in result.text and result.text.endswith("all went well")
