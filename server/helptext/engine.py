@@ -1609,7 +1609,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
         kind = _positional_type(name, text, choices)
         if typed is not None and typed != "string" and not choices:
             kind = typed  # type: ignore[assignment]
-        out.append(PositionalSpec(_display_name(name), required, variadic, text, choices, kind, notes.default))
+        default = notes.default if notes.default is not None else from_usage.default if from_usage else None
+        out.append(PositionalSpec(_display_name(name), required, variadic, text, choices, kind, default))
     # A usage that names the command ("[COMMAND]") names before it the program's own operands:
     # picocli's "<src> [<dest>...] [COMMAND]", which list none of them apart, lost them all. Only
     # those: another form's words are a listed command's ("apt-cache [options] show pkg1").
@@ -1638,7 +1639,8 @@ def _positionals(entries: list[HelpEntry], facts: UsageFacts, has_commands: bool
             out.append(PositionalSpec(pos.name, pos.required, pos.variadic, "", choices))
         elif _display_name(strip_brackets(pos.name)):
             name = _display_name(strip_brackets(pos.name))
-            out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ())))
+            out.append(PositionalSpec(name, pos.required, pos.variadic, "", (), _positional_type(name, "", ()),
+                                      pos.default))
     return out
 
 

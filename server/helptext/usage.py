@@ -26,13 +26,15 @@ _HELPISH = {"-h", "--help", "-V", "--version", "-help", "-?", "help", "--help-al
 
 # Plain classes, filled in as the usage is read (see ``model``'s note on speed).
 class UsagePositional:
-    __slots__ = ("name", "required", "variadic", "choices")
+    __slots__ = ("name", "required", "variadic", "choices", "default")
 
-    def __init__(self, name: str, required: bool, variadic: bool, choices: tuple[str, ...] = ()) -> None:
+    def __init__(self, name: str, required: bool, variadic: bool, choices: tuple[str, ...] = (),
+                 default: str | None = None) -> None:
         self.name = name
         self.required = required
         self.variadic = variadic
         self.choices = choices
+        self.default = default
 
 
 class UsageFacts:
@@ -171,7 +173,7 @@ def read_usage(alternatives: list[str], value_flags: set[str], *, literal_words:
             if key in merged:
                 merged[key].variadic = merged[key].variadic or pos.variadic
             else:
-                merged[key] = UsagePositional(pos.name, pos.required, pos.variadic, pos.choices)
+                merged[key] = UsagePositional(pos.name, pos.required, pos.variadic, pos.choices, pos.default)
     for key, pos in merged.items():
         pos.required = all(
             any(positional_key(p.name) == key and p.required for p in positionals)
@@ -361,11 +363,15 @@ def _read_alternative(words: list[str], value_flags: set[str], facts: UsageFacts
                 variadic = dots or inner.rstrip(">").endswith("..") or bool(re.search(r"\s\.\.\.|\.\.\.\]$", inner)) \
                     or inner.lstrip("<").startswith("...")
                 name = name.split(" ")[0].rstrip(".").replace("<...", "<").lstrip(".")
+                default = None
+                if not variadic and (with_default := _OPERAND_WITH_DEFAULT.fullmatch(inner.strip())) is not None:
+                    # plumbum's "[destination_path=.]": the operand, and what it is when left out
+                    name, default = with_default.group(1), with_default.group(2)
                 # uvx's "[COMMAND]": the tool it runs; argh's "[command...]" where no command is listed
                 listed = positional_key(name) in facts.listed_operands
                 if _operand_word(name.strip("<>"), commands_listed) or listed or (
                         variadic and not commands_listed and name.lower().strip("<>") in _COMMAND_WORDS):
-                    positionals.append(UsagePositional(name, False, variadic))
+                    positionals.append(UsagePositional(name, False, variadic, default=default))
                 elif name.lower().strip("<>") in _COMMAND_WORDS:
                     command = True
                     break
@@ -651,6 +657,9 @@ _OPTIONS_AND_OPERANDS = compiled(r"(?:flags|options|switches) and ([a-z][\w-]*(?
 # Two or three placeholders in one bracket: "[MAN DATABASE]", "[COMMAND ARGS...]", "[<src> <dst>]".
 _PLACEHOLDER = r"(?:<[\w-]+>|[A-Z][A-Z0-9_-]*)"
 _OPERAND_WORDS = compiled(rf"{_PLACEHOLDER}(?:\s+{_PLACEHOLDER}){{1,2}}(?:\s?\.\.\.)?")
+# An optional operand and its default, as plumbum writes them (a Python parameter's name):
+# "[destination_path=.]"; not env's "[NAME=VALUE]...", a form of value in capitals.
+_OPERAND_WITH_DEFAULT = compiled(r"([a-z_][a-z0-9_]*)=([^\s=\[\]<>.][^\s=\[\]<>]*|\.)")
 # One option and perhaps its value, then "..." inside the brackets: docopt's "[-e FILE ...]".
 _REPEATED_INSIDE = compiled(r"(-[\w-]+)(\s+[^\s|.\[\]-][^\s|\[\]]*)?\s*\.\.\.")
 # Operands, one repeated before the last, which is not: "[SRC... DST]", "[<src>... <dest>]".

@@ -2065,3 +2065,10 @@ def test_an_option_followed_by_dots_in_a_docopt_usage_is_given_again():
     got = {o.long: (o.takes_value, o.repeatable) for o in desc.options}
     assert got == {"--data-file": (True, False), "--extension": (True, True), "--schema-file": (True, True),
                    "--quiet": (False, False), "--verbose": (False, True)}
+
+
+def test_an_optional_operand_written_with_its_default_is_named_without_it():
+    """plumbum's "[destination_path=.]" was an operand named "destination_path=", its default lost."""
+    desc = _describe("Usage:\n    copier update [SWITCHES] [destination_path=.]\n\nUpdate a subproject\n\n"
+                     "Switches:\n    -q, --quiet                     Suppress status output\n")
+    assert [(p.name, p.required, p.default) for p in desc.positionals] == [("destination_path", False, ".")]
