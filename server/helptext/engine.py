@@ -939,7 +939,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if kind == "boolean" and default is not None:
         default = _flag_default(default, head.longs[0] if head.longs else None,
                                 head.negations[0] if head.negations else None)
-    repeatable = head.repeat_marker or notes.repeatable or is_repeat_type(raw) or counted
+    # "--ignore <dirs>...  Ignore extra directories, each separated by a comma" (pipreqs, docopt):
+    # the dots are the list one value holds; given twice, docopt refused it.
+    marked = head.repeat_marker and not (takes_value and _COMMAS_IN_ONE.search(join_description(description_lines)))
+    repeatable = marked or notes.repeatable or is_repeat_type(raw) or counted
     if takes_value and default == "[]":
         # An empty list for a default: argparse's action="append" (and nargs="*", whose words come at
         # once) shows "(default: [])"; it is given again for more, and "[]" is no value to give.
@@ -1078,6 +1081,8 @@ _BARE_CHOICES = compiled(r"[a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+")
 # Words that name a kind of value rather than being one.
 _RANGE = compiled(r"\d+-\d+")
 # A value that is a list of several itself: "List of decorators ...", "comma-separated".
+# Values written in one, between commas: "comma-separated", "separated by commas", "each separated by a comma".
+_COMMAS_IN_ONE = compiled(r"(?i)\bcomma[- ]separated\b|\bseparated by (?:a )?commas?\b")
 _A_LIST_IN_ONE = compiled(r"(?i)\blist of\b|\bcomma\b|\bseparated by\b|-separated\b")
 # A description ending in one of the option's choices in brackets: its default.
 _LAST_BRACKETED = compiled(r"\[([\w.+-]+)\]\s*$")

@@ -2072,3 +2072,14 @@ def test_an_optional_operand_written_with_its_default_is_named_without_it():
     desc = _describe("Usage:\n    copier update [SWITCHES] [destination_path=.]\n\nUpdate a subproject\n\n"
                      "Switches:\n    -q, --quiet                     Suppress status output\n")
     assert [(p.name, p.required, p.default) for p in desc.positionals] == [("destination_path", False, ".")]
+
+
+def test_dots_after_a_value_said_to_hold_its_items_between_commas_are_not_a_repeat():
+    """pipreqs (docopt): "--ignore <dirs>...  ... each separated by a comma" was offered as a list,
+    given as --ignore a --ignore b, which docopt refuses; the one value holds the list."""
+    desc = _describe("Usage:\n    pipreqs [options] [<path>]\n\nOptions:\n"
+                     "    --use-local           Use ONLY local package info.\n"
+                     "    --ignore <dirs>...    Ignore extra directories, each separated by a comma\n"
+                     "    --tag <t>...          Tags to add\n")
+    assert {o.long: (o.takes_value, o.repeatable) for o in desc.options} == {
+        "--use-local": (False, False), "--ignore": (True, False), "--tag": (True, True)}
