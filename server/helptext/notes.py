@@ -17,11 +17,13 @@ _TYPED_DEFAULT = compiled(r"\([^()]*?\btype:\s*[^()]*?,\s*default:\s*+((?:\"[^\"
 # A sentence of its own that ends the text (optparse's "... the script name. Default:
 # 'Program: {args}'", "Defaults to 10."): one word, or a quoted value. Tried last.
 _SAID_DEFAULT = compiled(r"(?:^|[.;]\s)\s*Defaults?(?:\s+is|\s+to|\s*:)\s+(\"[^\"]*\"|'[^']*'|[^\s\"']\S*?)\.?\s*$")
+# radon's "(default to A)": the value after "to" (and "(default to stdout)" no value to give)
+_DEFAULT_TO = compiled(r"\(default to\s+(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)")
 _DEFAULT = (
     compiled(r"\[default(?:s)?\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
     compiled(r"\(default(?:s)?\s*:\s*+((?:\"[^\"]*\"|[^()\"])*)\)", re.IGNORECASE),
-    # "(default 3)", and radon's "(default to A)": the value after "to"
-    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(?:to\s+)?(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)"),
+    _DEFAULT_TO,
+    compiled(r"\(default (?!is\b|for\b|if\b|when\b)(\"[^\"]*\"|\[[^\[\]]*\]|[^()]*)\)"),  # "(default 3)"
     compiled(r"\[default (\"[^\"]*\"|[^\[\]]*)\]"),
     compiled(r"\(choices:[^()]*?,\s*default:\s*+(\"[^\"]*\"|[^()]*)\)"),  # commander puts both in one note
     compiled(r"\(values:[^()]*?;\s*default:\s*+([^()]*)\)"),  # swift-argument-parser's, after a semicolon
@@ -254,7 +256,8 @@ def read_notes(lines: list[str]) -> Notes:
                                                             or any(_POSSESSIVE.search(w) for w in words)))
             if worded and raw_default[:1] not in "\"'`":
                 default = None  # prose in parentheses ("the whole document"), not a value to send
-            elif pattern is _SAID_DEFAULT and (default.lower() in _SAID_NOT_GIVEN or re.search(r"[<$]", default)):
+            elif pattern in (_SAID_DEFAULT, _DEFAULT_TO) and (default.lower() in _SAID_NOT_GIVEN
+                                                              or re.search(r"[<$]", default)):
                 default = None  # "Defaults to empty/disabled.", "Default is auto-detect.": what happens
             said = pattern is _SAID_DEFAULT and default is not None
             break

@@ -1995,10 +1995,11 @@ def test_a_default_said_in_words_is_read_and_prose_in_its_place_is_not():
                      "                        be used. Default: 'Program: {args}'\n"
                      "  -r RE, --ignore-regex RE\n"
                      "                        Skip what matches. Defaults to empty/disabled.\n"
-                     "  -j N, --jobs N        Processes to run. Defaults to `1`.\n")
+                     "  -j N, --jobs N        Processes to run. Defaults to `1`.\n"
+                     "  -O <str>, --output-file <str>\n                        The output file (default to stdout).\n")
     got = {o.long: o.default for o in desc.options}
     assert got == {"--help": None, "--min": "A", "--name": None, "--title": "Program: {args}",
-                   "--ignore-regex": None, "--jobs": "1"}
+                   "--ignore-regex": None, "--jobs": "1", "--output-file": None}
 
 
 def test_a_default_said_in_a_sentence_does_not_make_a_switch_take_a_value():
