@@ -835,6 +835,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if rules.value_from_type_note and not takes_value:
         takes_value = bool(notes.choices) or (notes.yargs_type is not None
                                                and notes.yargs_type not in ("boolean", "count"))
+        # An option yargs was given no type for, with a default no switch has ("--port  Set port
+        # [default: 3000]", json-server): yargs takes the word after it as its value.
+        takes_value = takes_value or (notes.yargs_type is None and notes.default is not None
+                                      and not notes.default_said and notes.default.lower() not in ("true", "false"))
     if rules.values_unshown and not takes_value and head.longs and not notes.repeatable \
             and notes.default is not None and not notes.default_said and _names_a_value(notes.default):
         # In a help that shows no option's value (meow's, sade's), an option whose default only a

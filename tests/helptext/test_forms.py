@@ -2084,3 +2084,18 @@ def test_dots_after_a_value_said_to_hold_its_items_between_commas_are_not_a_repe
                      "    --tag <t>...          Tags to add\n")
     assert {o.long: (o.takes_value, o.repeatable) for o in desc.options} == {
         "--use-local": (False, False), "--ignore": (True, False), "--tag": (True, True)}
+
+
+def test_a_yargs_option_with_no_type_and_a_default_no_switch_has_takes_a_value():
+    """json-server's "-p, --port  Set port  [default: 3000]": yargs takes the next word as its
+    value (port=4000); it was offered as a switch, its default dropped."""
+    desc = _describe("json-server [options] <source>\n\nOptions:\n"
+                     "  -c, --config                   Path to config file\n"
+                     "                                                   [default: \"json-server.json\"]\n"
+                     "  -p, --port                     Set port                        [default: 3000]\n"
+                     "  -w, --watch                    Watch file(s)                         [boolean]\n"
+                     "  -m, --middlewares              Paths to middleware files               [array]\n"
+                     "  -h, --help                     Show help                             [boolean]\n")
+    got = {o.long: (o.takes_value, o.default) for o in desc.options}
+    assert got == {"--config": (True, "json-server.json"), "--port": (True, "3000"), "--watch": (False, None),
+                   "--middlewares": (True, None), "--help": (False, None)}
