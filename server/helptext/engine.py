@@ -946,7 +946,8 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     # "--ignore <dirs>...  Ignore extra directories, each separated by a comma" (pipreqs, docopt):
     # the dots are the list one value holds; given twice, docopt refused it.
     marked = head.repeat_marker and not (takes_value and _COMMAS_IN_ONE.search(join_description(description_lines)))
-    repeatable = marked or notes.repeatable or is_repeat_type(raw) or counted
+    repeatable = marked or notes.repeatable or is_repeat_type(raw) or counted or (
+        not takes_value and _own_letter_doubled(head.shorts, join_description(description_lines)))
     if takes_value and default == "[]":
         # An empty list for a default: argparse's action="append" (and nargs="*", whose words come at
         # once) shows "(default: [])"; it is given again for more, and "[]" is no value to give.
@@ -1085,6 +1086,13 @@ _BARE_CHOICES = compiled(r"[a-z0-9][\w.+-]*(?:\|[a-z0-9][\w.+-]*)+")
 # Words that name a kind of value rather than being one.
 _RANGE = compiled(r"\d+-\d+")
 # A value that is a list of several itself: "List of decorators ...", "comma-separated".
+def _own_letter_doubled(shorts: list[str], text: str) -> bool:
+    """Whether a switch's description writes its own letter doubled: alacritty's "-q  Reduces the
+    level of verbosity (the min level is -qq)", tcpdump's "-n ... -nn also ...": it counts."""
+    letters = [short[1] for short in shorts if len(short) == 2 and short[0] == "-" and short[1].isalpha()]
+    return any(re.search(rf"(?<![\w-])-{letter}{letter}+(?![\w-])", text) for letter in letters)
+
+
 # Values written in one, between commas: "comma-separated", "separated by commas", "each separated by a comma".
 _COMMAS_IN_ONE = compiled(r"(?i)\bcomma[- ]separated\b|\bseparated by (?:a )?commas?\b")
 _A_LIST_IN_ONE = compiled(r"(?i)\blist of\b|\bcomma\b|\bseparated by\b|-separated\b")

@@ -2099,3 +2099,13 @@ def test_a_yargs_option_with_no_type_and_a_default_no_switch_has_takes_a_value()
     got = {o.long: (o.takes_value, o.default) for o in desc.options}
     assert got == {"--config": (True, "json-server.json"), "--port": (True, "3000"), "--watch": (False, None),
                    "--middlewares": (True, None), "--help": (False, None)}
+
+
+def test_a_switch_whose_description_writes_its_own_letter_doubled_counts():
+    """alacritty's "-q  Reduces the level of verbosity (the min level is -qq)": -qq is accepted,
+    and the switch was offered once only."""
+    desc = _describe("USAGE:\n    alacritty [OPTIONS]\n\nOPTIONS:\n"
+                     "    -q\n            Reduces the level of verbosity (the min level is -qq)\n\n"
+                     "    -v\n            Increases the level of verbosity (the max level is -vvv)\n\n"
+                     "    -x\n            Exits at once (unlike -qq)\n")
+    assert {o.short: o.repeatable for o in desc.options} == {"-q": True, "-v": True, "-x": False}
