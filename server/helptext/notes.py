@@ -59,8 +59,9 @@ _NOTE = r"(?:\s+\([^()]{1,30}\))?"
 _NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
+    # (and taze's "Available: default | major | minor", a colon after it)
     compiled(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
-               rf"accepted) values(?: are)?)\s*+:?\s*+({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
+               rf"accepted) values(?: are)?|available(?=\s*:))\s*+:?\s*+({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
     # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
     compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
                rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),
@@ -78,6 +79,8 @@ _PROSE_CHOICES = (
     # perhaps before its default (pip: "[auto, on, off, raw] (default: auto)")
     # (not "[A,B]": a default list)
     compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+|[\w.+-]+(?:\|[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),
+    # words between bars in braces, anywhere: gh's "Filter by state: {open|closed|all}"
+    compiled(r"\{([\w.+-]+(?:\|[\w.+-]+)+)\}"),
     # "TYPE can be: boxed, calendar, ..., or yaml." (jrnl): a value name, a colon, then plain words
     compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be|may be):\s*+({_LIST})"),
     # three plain words or more in parentheses, with commas only, at the end of the text:

@@ -2109,3 +2109,15 @@ def test_a_switch_whose_description_writes_its_own_letter_doubled_counts():
                      "    -v\n            Increases the level of verbosity (the max level is -vvv)\n\n"
                      "    -x\n            Exits at once (unlike -qq)\n")
     assert {o.short: o.repeatable for o in desc.options} == {"-q": True, "-v": True, "-x": False}
+
+
+def test_choices_after_available_and_between_bars_in_braces_are_read():
+    """taze's "Available: default | major | minor" and gh's "Filter by state: {open|closed|all}":
+    each program refuses any other word."""
+    desc = _describe("Usage: tool [options]\n\nOptions:\n"
+                     "  --mode <mode>        Update mode. Available: default | major | minor | patch\n"
+                     "  -s, --state string   Filter by state: {open|closed|all} (default \"open\")\n"
+                     "  --note <text>        Anything available to say\n")
+    got = {o.long: o.choices for o in desc.options}
+    assert got == {"--mode": ("default", "major", "minor", "patch"), "--state": ("open", "closed", "all"),
+                   "--note": ()}
