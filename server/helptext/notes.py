@@ -89,6 +89,8 @@ _PROSE_CHOICES = (
     compiled(r"\(([a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*){2,})\)\.?\s*$"),
 )
 _COMMAS_ONLY = _PROSE_CHOICES[-1]
+# A parenthesised list that starts so is of examples ("e.g." read as an item, its dots cut).
+_EXAMPLES_FIRST = frozenset({"e.g", "eg", "i.e", "ie", "ex", "cf", "e.g.", "i.e."})
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
 # print mode (auto/long/short/line/native/no)", "(yes/no/auto)".
 _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
@@ -124,7 +126,8 @@ _PART_BEFORE = compiled(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
 # How much of the text before and after a list of choices says what the list is ("for example",
 # "etc."): the longest of those phrases and a few words beside them.
 _AROUND = 80
-_OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b)",
+# ("(dark|light|16|bw) and/or custom colors": fzf takes "dark,fg:#ffffff" too)
+_OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b|and/or\b)",
                          re.IGNORECASE)
 
 # The last "item" began a phrase ("..., "never", an IP block in CIDR notation"): the list names
@@ -361,8 +364,8 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             items = [i.strip("*") for i in items]
             if any(i.lower() in ("etc", "others", "more") for i in items):
                 continue  # an open list
-            if pattern is _COMMAS_ONLY and names_kinds(items):
-                continue
+            if pattern is _COMMAS_ONLY and (names_kinds(items) or items[0].lower() in _EXAMPLES_FIRST):
+                continue  # kinds of value; or examples: asciidoctor's "(e.g., pdf, epub3)" (a re-check)
             if len(items) >= 2 and len(set(items)) == len(items) and all(items):
                 return tuple(items), starred
     if (slashed := _SLASHED.search(text)) is not None \
@@ -375,6 +378,7 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
         # no values to give as written.
         items = piped.group(1).split("|")
         if text[piped.start() - 1:piped.start()] not in ("[", ":") and text[piped.end():piped.end() + 1] != "]" \
+                and not _OPEN_AFTER.match(text[piped.end():piped.end() + _AROUND]) \
                 and not names_kinds(items) and len(set(items)) == len(items) \
                 and not _EXAMPLE_BEFORE.search(text[max(0, piped.start() - _AROUND):piped.start()]):
             return tuple(items), None

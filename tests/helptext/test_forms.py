@@ -2019,10 +2019,14 @@ def test_three_plain_words_in_parentheses_at_the_end_are_choices_but_kinds_of_va
                      "  -C[WHEN]      --color[=WHEN]        Use color (auto, always, never)\n"
                      "  -s SHELLNAME  --shell=SHELLNAME     Specify dialect (sh, bash, dash, ksh)\n"
                      "  -i INPUT      --input=INPUT         What to read (file, dir, url)\n"
+                     "  -b BACKEND    --backend=BACKEND     Output format (e.g., pdf, epub3, html)\n"
+                     "                --scheme=COLSPEC      Base scheme (dark|light|16|bw) and/or custom colors\n"
                      "                --help                Show this usage summary and exit\n")
     assert _option(desc, "--color").choices == ("auto", "always", "never")
     assert _option(desc, "--shell").choices == ("sh", "bash", "dash", "ksh")
     assert _option(desc, "--input").choices == ()
+    assert _option(desc, "--backend").choices == ()
+    assert _option(desc, "--scheme").choices == ()  # fzf's --color: "dark,fg:#ffffff" too
 
 
 def test_a_value_name_then_can_be_and_a_colon_lists_its_choices():
