@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -46,7 +47,10 @@ from toolbay.cluster.connection import Subscription
 from toolbay.errors import JobStoreUnavailable, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.store import (
     DAMAGED_RECORD,
+    EARLIEST_TIME,
     JOB_STATUSES,
+    LATEST_TIME,
+    NOT_UTF8,
     RESULT_LOST,
     TERMINAL,
     JobEvent,
@@ -160,8 +164,10 @@ def _optional_float(value: Any) -> float | None:
 
 
 def _s(value: Any) -> str:
-    """Text of what redis-py read (bytes: the client does not decode)."""
-    return value.decode() if isinstance(value, bytes) else str(value)
+    """Text of what redis-py read (bytes: the client does not decode); bytes that are not UTF-8
+    (a record edited by hand) as U+FFFD, which ``_record`` says is damage, rather than an error
+    that failed every listing of the job's caller."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 # The fields a status or a listing reads: neither the arguments nor the result, which they do not
@@ -191,8 +197,13 @@ def _record(fields: Mapping[Any, Any]) -> JobRecord:
         try:
             times[name] = _optional_float(text.get(name))
         except ValueError:
+            times[name] = math.nan
+        if times[name] is not None and not EARLIEST_TIME <= times[name] <= LATEST_TIME:  # type: ignore[operator]
+            # not a number, or "inf", "nan", 1e300: no date can be written of it (a re-check)
             problems.append(f"{name} is not a time")
             times[name] = None
+    if any(NOT_UTF8 in value for value in text.values()):
+        problems.append("a text that is not UTF-8")
     try:
         arguments = json.loads(text.get("arguments") or "{}")
         if not isinstance(arguments, dict):
@@ -323,6 +334,7 @@ class RedisJobStore(JobStore):
                 async with self.client.pipeline(transaction=True) as pipe:
                     pipe.delete(_job_key(job.id), _events_key(job.id))
                     pipe.zrem(_owner_key(job.owner), job.id)
+                    pipe.zrem(UNFINISHED, job.id)
                     await pipe.execute(raise_on_error=False)
             raise
 

@@ -959,7 +959,8 @@ class JobManager:
             # ended yet", which sent a caller back to wait for a job that had ended.
             return ToolResult.error(f"The result of job {job_id} was lost: its stored record holds none. Run the "
                                     "tool again.", reason=RESULT_LOST)
-        if view.reason is not None and view.reason.startswith(DAMAGED_RECORD) and not result.is_error:
+        if view.status == "failed" and view.reason is not None and view.reason.startswith(DAMAGED_RECORD) \
+                and not result.is_error:
             # job_status says such a job failed and to read its error here: a result read back as
             # a success contradicted it (an outside check). What the record holds is kept, said
             # for what it is.

@@ -39,7 +39,10 @@ from toolbay.errors import StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
     DAMAGED_RECORD,
+    EARLIEST_TIME,
     JOB_STATUSES,
+    LATEST_TIME,
+    NOT_UTF8,
     RESULT_LOST,
     TERMINAL,
     JobEvent,
@@ -103,11 +106,6 @@ _COLUMNS_NEEDED = {
 }
 # Errors of a disk with no room left: passing, unlike a file where a folder should be.
 _OUT_OF_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
-# Times a job can have (seconds since 1970): past these, no date can be written of it.
-_EARLIEST_TIME = 0.0
-_LATEST_TIME = 253_402_300_799.0  # 9999-12-31T23:59:59Z
-# What text that is not UTF-8 is read as (``_text``), rather than failing the whole query.
-_NOT_UTF8 = "\ufffd"
 
 
 def _text(data: bytes) -> str:
@@ -138,13 +136,13 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
     for name, value, optional in (("created_at", row[6], False), ("updated_at", row[7], False),
                                   ("started_at", row[8], True), ("finished_at", row[9], True)):
         if (value is None and optional) or (isinstance(value, int | float) and not isinstance(value, bool)
-                                             and _EARLIEST_TIME <= value <= _LATEST_TIME):
+                                             and EARLIEST_TIME <= value <= LATEST_TIME):
             times.append(value)
         else:
             problems.append(f"{name} is not a time")
             times.append(None if optional else 0.0)
     texts = [value if isinstance(value, str) else str(value) for value in (row[0], row[1], row[2])]
-    if any(_NOT_UTF8 in text for text in (*texts, str(status))):
+    if any(NOT_UTF8 in text for text in (*texts, str(status))):
         problems.append("a text that is not UTF-8")
     if not all(isinstance(value, str) for value in (row[0], row[1], row[2])):
         problems.append("an id, owner or tool that is not text")

@@ -27,6 +27,11 @@ from toolbay.words import ToolResult
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
 # The reason of a job whose record could not be read whole, before what was wrong with it.
 DAMAGED_RECORD = "its stored record is damaged"
+# Times a job can have (seconds since 1970): past these, no date can be written of it.
+EARLIEST_TIME = 0.0
+LATEST_TIME = 253_402_300_799.0  # 9999-12-31T23:59:59Z
+# What text that is not UTF-8 in a stored record is read as, rather than failing every read of it.
+NOT_UTF8 = "\ufffd"
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "completed", "failed", "cancelled", "interrupted")
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 

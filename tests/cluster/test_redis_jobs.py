@@ -393,6 +393,10 @@ async def test_a_damaged_job_record_is_said_as_damaged_and_the_callers_other_job
                                          created_at=float(n + 1), updated_at=float(n + 1)))
         await client.hset(_job_key("job_d1"), "status", "weird")
         await client.hset(_job_key("job_d2"), "created_at", "yesterday")
+        await client.hset(_job_key("job_d4"), mapping={
+            "id": "job_d4", "owner": "dora", "tool": "t", "status": "running", "created_at": "inf",
+            "updated_at": "1e300", "reason": b"\xff"})
+        await client.zadd("toolbay:jobs:owner:dora", {"job_d4": 5.0})
         await client.delete(_job_key("job_d3"))
         await client.set(_job_key("job_d3"), "garbage")
         listed = {r.id: (r.status, r.reason) for r in await store.list_jobs("dora")}
@@ -400,6 +404,9 @@ async def test_a_damaged_job_record_is_said_as_damaged_and_the_callers_other_job
         assert listed["job_d1"] == ("failed", f"{DAMAGED_RECORD} (status 'weird' is no job's)")
         assert listed["job_d2"] == ("running", f"{DAMAGED_RECORD} (created_at is not a time)")
         assert "job_d3" not in listed
+        # Not a time though a number ("inf", 1e300), and bytes that are not UTF-8 (a re-check)
+        assert listed["job_d4"] == ("running", f"{DAMAGED_RECORD} (created_at is not a time; updated_at is not a "
+                                               "time; a text that is not UTF-8)")
         with pytest.raises(StorageDamaged, match="holds a damaged record"):
             await store.get("dora", "job_d3")
     finally:
@@ -426,6 +433,13 @@ async def test_a_job_whose_creation_failed_halfway_is_not_left_listed_as_running
                 await client.restore(UNFINISHED, 0, saved)
         assert await store.get("hal", "job_half") is None
         assert await store.list_jobs("hal") == []
+        # The owner's index damaged instead: the id was left among the unfinished (a re-check).
+        await client.set("toolbay:jobs:owner:hal", "garbage")
+        with pytest.raises(StorageDamaged):
+            await store.create(JobRecord(id="job_half2", owner="hal", tool="t", arguments={}, status="running",
+                                         created_at=1.0, updated_at=1.0))
+        assert await client.zscore(UNFINISHED, "job_half2") is None
+        assert await client.exists(_job_key("job_half2")) == 0
     finally:
         await client.aclose()
 
