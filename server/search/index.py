@@ -475,7 +475,7 @@ class SearchIndex:
             return SearchOutcome(tuple(hits), no_match=False)
         visible = self._visible(groups)
         pool = max(limit, _MARGIN_RANK) if self.name_weight <= 0 else max(_NAME_POOL * limit, _NAME_POOL_LEAST)
-        terms = tokenize(query)  # read once: the words rank the tools, then weigh their names
+        terms = tokenize(query, request=True)  # read once: the words rank the tools, then weigh their names
         ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
                                                        visible=visible)
         verdict = self._verdict(ranked, ceiling, known)
@@ -616,7 +616,7 @@ class SearchIndex:
         than ``_LEAST_SENTENCES`` (nor when no sentence could be searched)."""
         if self.min_sentence_lead <= 0:
             return False
-        parts = [(sentence, tokenize(sentence)) for sentence in sentences(query)[:_MOST_SENTENCES]]
+        parts = [(sentence, tokenize(sentence, request=True)) for sentence in sentences(query)[:_MOST_SENTENCES]]
         if len(parts) < _LEAST_SENTENCES:
             return False
         parts = [(sentence, terms) for sentence, terms in parts if len(terms) >= _LEAST_SENTENCE_TERMS]
@@ -753,7 +753,7 @@ class SearchIndex:
         total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
         known_share = float(whole_vector.sum()) / total if total > 0 else 0.0
         if self.clause_weight > 0:
-            parts = [tokenize(clause) for clause in clauses(query)]
+            parts = [tokenize(clause, request=True) for clause in clauses(query)]
             clause_vectors = [self._query_vector(terms, row_of, idf) for terms in parts
                               if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
             if clause_vectors:

@@ -93,18 +93,28 @@ def split_identifier(word: str) -> list[str]:
             terms[-1] += part
         else:
             terms.append(part)
-    if len(terms) >= _SCATTERED_PARTS and sum(map(len, terms)) < _SCATTERED_LENGTH * len(terms):
-        # A run of letters and digits in mixed case with no words in it ("A1bC2dE3fG4hI5jK6",
-        # a key, an id, a hash): one term, whole. Split, it was two dozen letters and pairs, each
-        # some tool's, and a request of one such token was answered with tools it shares "b" with.
-        return [word.lower()]
     return [term.lower() for term in terms]
 
 
-# An identifier split into at least this many parts, of fewer than this many characters on
-# average, is no words (``getUserById``: 4 parts of 2.75; ``A1bC2dE3``: 4 of 2).
-_SCATTERED_PARTS = 4
-_SCATTERED_LENGTH = 2.5
+def looks_random(word: str) -> bool:
+    """Whether a word of a request is a key, an id or a hash rather than words: long, and less
+    than half of it in parts that read as words (three letters or more, a vowel among them, in
+    one case after the first). Split where its case and digits change, "Ll3fZJZ207qc18Re" was
+    letters and pairs each some tool's, and a request of such a token alone was answered with
+    tools it shares "f" or "re" with (an outside check). Asked of requests only: a tool's own
+    name stays split, so that "k8sGetPod" is found by "get pod". Of 400 random keys of 16
+    letters and digits, 37 read as words; "convertMp3ToWav2" reads as a key (its exact name
+    still finds its tool first)."""
+    if len(word) < _RANDOM_LEAST or not word.isascii() or not word.isalnum():
+        return False
+    parts = _IDENTIFIER_PARTS.findall(word)
+    worded = sum(len(part) for part in parts if len(part) >= 3 and part.isalpha() and (
+        part[1:].islower() or (part.isupper() and len(part) <= 5)) and any(c in "aeiouyAEIOUY" for c in part))
+    return worded < len(word) / 2
+
+
+# The shortest word of a request that ``looks_random`` may read as a key.
+_RANDOM_LEAST = 12
 
 
 def _names_one_thing(before: str, after: str) -> bool:
@@ -182,8 +192,9 @@ def is_pictograph(term: str) -> bool:
     return len(term) == 1 and _PICTOGRAPH.match(term) is not None
 
 
-def tokenize(text: str) -> list[str]:
-    """The search terms of ``text``, in order, repeats kept (they count as term frequency)."""
+def tokenize(text: str, *, request: bool = False) -> list[str]:
+    """The search terms of ``text``, in order, repeats kept (they count as term frequency); of a
+    ``request``, a word that ``looks_random`` is one term, whole."""
     if not text.isascii():
         text = INVISIBLE.sub("", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
@@ -196,6 +207,8 @@ def tokenize(text: str) -> list[str]:
             terms.extend(cjk_terms(cjk))
         elif pictograph:
             terms.append(pictograph)
+        elif request and looks_random(word):
+            terms.append(word.lower())
         else:
             terms.extend(_word_terms(word))
     return terms

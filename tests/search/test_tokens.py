@@ -101,9 +101,18 @@ def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
     assert tokenize("فایل\u200cها") == [*tokenize("فایل"), *tokenize("ها")]
 
 
-@pytest.mark.parametrize("token", ["A1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1vW2x", "xK9pQ2mZ7wR4", "aBcDeFgHiJ"])
-def test_a_key_or_an_id_in_mixed_case_is_one_term_not_two_dozen_letters(token: str) -> None:
-    """Split where its case and digits change, a random token was a run of letters and pairs,
-    each of them some tool's: a request of such a token alone was answered with unrelated tools
-    (an outside check), where no tool has it."""
-    assert tokenize(token) == [token.lower()]
+@pytest.mark.parametrize("token", ["A1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1vW2x", "Ll3fZJZ207qc18Re", "jWarjtT1zdp7dc",
+                                   "9f86d081884c7d659a2feaa0c55ad015"])
+def test_a_key_or_an_id_in_a_request_is_one_term_not_letters_and_pairs(token: str) -> None:
+    """Split where its case and digits change, a random token was letters and pairs, each of
+    them some tool's: a request of such a token alone was answered with unrelated tools (an
+    outside check), where no tool has it."""
+    assert tokenize(f"find {token}", request=True) == ["find", token.lower()]
+
+
+@pytest.mark.parametrize("name", ["k8sGetPod", "getK8sPodIP", "xAiGrok3", "getUserAccountSettingsById"])
+def test_a_name_is_split_into_its_words_in_a_tool_and_in_a_request(name: str) -> None:
+    """The first form of the rule above made these one term, in tools too: "pod ip" no longer
+    found getK8sPodIP (a re-check)."""
+    assert tokenize(name, request=True) == tokenize(name)
+    assert len(tokenize(name)) >= 3
