@@ -900,6 +900,10 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
             and kind in ("string", "number"):
         kind = notes.noted_type  # jsonargparse's "--quality QUALITY   ... (type: int, default: 85)"
     default = notes.default if notes.default is not None else (notes.prose_default if choices else None)
+    if head.value_optional and notes.default_said and default == notes.default:
+        # ctest's "--show-only[=format] ... Defaults to 'human'": the value the flag alone stands
+        # for, which a client filling in defaults would send, turning the option on (a re-check).
+        default = None
     if default is None and choices and (last := _LAST_BRACKETED.search(join_description(description_lines))) \
             and last.group(1) in choices:
         default = last.group(1)  # valgrind: "--leak-check=no|summary|full  search for memory leaks at exit?  [summary]"

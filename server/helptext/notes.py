@@ -57,6 +57,9 @@ _LIST = rf"[\(\[\{{]?\s*+{_ITEM}(?:{_SEP}{_ITEM})+\s*[\)\]\}}]?"
 # After "one of" an item may carry a short note: "L (7%), M (15%, default), or H (30%)".
 _NOTE = r"(?:\s+\([^()]{1,30}\))?"
 _NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
+# "TYPE can be: boxed, calendar, ..., or yaml." (jrnl): a value name, a colon, then plain words,
+# each perhaps with a note (numfmt's "METHOD can be: up, down, from-zero (default), nearest")
+_CAN_BE = compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be|may be):\s*+({_NOTED_LIST}|{_LIST})")
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
     # (and taze's "Available: default | major | minor", a colon after it)
@@ -81,14 +84,17 @@ _PROSE_CHOICES = (
     compiled(r"\[([\w.+-]+(?:,\s+[\w.+-]+)+|[\w.+-]+(?:\|[\w.+-]+)+)\]\.?\s*(?:\(default[^()]*\)\.?\s*)?$"),
     # words between bars in braces, anywhere: gh's "Filter by state: {open|closed|all}"
     compiled(r"\{([\w.+-]+(?:\|[\w.+-]+)+)\}"),
-    # "TYPE can be: boxed, calendar, ..., or yaml." (jrnl): a value name, a colon, then plain words
-    compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be|may be):\s*+({_LIST})"),
+    _CAN_BE,
     # three plain words or more in parentheses, with commas only, at the end of the text:
     # shellcheck's "Use color (auto, always, never)", "Specify dialect (sh, bash, dash, ksh)"
     # (not "(file, dir, url)", kinds of value: _COMMAS_ONLY)
     compiled(r"\(([a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*){2,})\)\.?\s*$"),
 )
 _COMMAS_ONLY = _PROSE_CHOICES[-1]
+# An item a list notes as the default: numfmt's "from-zero (default)".
+_NOTED_DEFAULT = compiled(r"(\S+)\s+\(default\)")
+# The lists whose items may each carry a short note in parentheses.
+_NOTED = (_PROSE_CHOICES[0], _CAN_BE)
 # A parenthesised list that starts so is of examples ("e.g." read as an item, its dots cut).
 _EXAMPLES_FIRST = frozenset({"e.g", "eg", "i.e", "ie", "ex", "cf", "e.g.", "i.e."})
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
@@ -356,16 +362,22 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             # Runs of spaces as one: the patterns below that start with "\s" would try each space of
             # a long run against what follows it (quadratic), and a choice is a word or two, not a layout.
             raw = " ".join(found.group(1).split())
-            raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern is _PROSE_CHOICES[0] else raw  # each item's note
+            noted_default = _NOTED_DEFAULT.search(raw) if pattern in _NOTED else None
+            raw = re.sub(r"\s+\([^()]*\)", "", raw) if pattern in _NOTED else raw  # each item's note
             raw = raw.strip("()[]{}").strip()
             items = [unquote(i.strip()) for i in re.split(_SEP, raw) if i.strip()]
             items = [i.rstrip(".") if i.strip(".") else i for i in items]  # "yaml." ends a sentence; "..." stays
             starred = next((i.strip("*") for i in items if len(i) > 2 and i[0] == i[-1] == "*"), None)
+            if starred is None and noted_default is not None:
+                starred = unquote(noted_default.group(1))  # "from-zero (default)"
             items = [i.strip("*") for i in items]
             if any(i.lower() in ("etc", "others", "more") for i in items):
                 continue  # an open list
-            if pattern is _COMMAS_ONLY and (names_kinds(items) or items[0].lower() in _EXAMPLES_FIRST):
-                continue  # kinds of value; or examples: asciidoctor's "(e.g., pdf, epub3)" (a re-check)
+            if pattern is _COMMAS_ONLY and (names_kinds(items) or items[0].lower() in _EXAMPLES_FIRST
+                                            or all(len(item) <= 2 for item in items)):
+                # kinds of value; examples: asciidoctor's "(e.g., pdf, epub3)"; or a value's units,
+                # "Buffer size with a unit suffix (k, m, g)" (each a re-check)
+                continue
             if len(items) >= 2 and len(set(items)) == len(items) and all(items):
                 return tuple(items), starred
     if (slashed := _SLASHED.search(text)) is not None \

@@ -2125,3 +2125,17 @@ def test_choices_after_available_and_between_bars_in_braces_are_read():
     got = {o.long: o.choices for o in desc.options}
     assert got == {"--mode": ("default", "major", "minor", "patch"), "--state": ("open", "closed", "all"),
                    "--note": ()}
+
+
+def test_noted_choices_after_can_be_and_unit_letters_and_an_optional_values_said_default():
+    """Each from a re-check of this session's rules: numfmt's list stopped at its noted item
+    (refusing "nearest"); unit letters were offered as the only values; ctest's said default of
+    an optional value is what the flag alone means, not what leaving it out means."""
+    desc = _describe("Usage: tool [OPTION]... [NUMBER]...\n\nOptions:\n"
+                     "      --round=METHOD   use METHOD for rounding when scaling; METHOD can be:\n"
+                     "                         up, down, from-zero (default), towards-zero, nearest\n"
+                     "      --buffer=SIZE    Buffer size with a unit suffix (k, m, g)\n"
+                     "      --show-only[=format]  Show what would run. Defaults to 'human'.\n")
+    got = {o.long: (o.choices, o.default) for o in desc.options}
+    assert got == {"--round": (("up", "down", "from-zero", "towards-zero", "nearest"), "from-zero"),
+                   "--buffer": ((), None), "--show-only": ((), None)}
