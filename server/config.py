@@ -379,6 +379,10 @@ class Settings(BaseSettings):
     def _bare_host(cls, value: str) -> str:
         if value.startswith("[") or value.endswith("]"):
             raise ValueError(f"write an IPv6 address without brackets, e.g. {value.strip('[]')}")
+        try:
+            value.encode("idna")  # what the resolver is given: a name that is not one was a traceback
+        except UnicodeError:
+            raise ValueError(f"{ascii(value)} is no host name or address") from None
         return value
 
     @field_validator("extensions", "agents", mode="before")
@@ -796,6 +800,10 @@ def _unreadable(folder: Path) -> str | None:
             pass
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
+    if not os.access(folder, os.X_OK):
+        # Listed but not entered (read without search permission, "chmod 744" of another user's):
+        # every file in it failed to open, blamed on the tool's permission level (a re-check).
+        return "cannot be entered by this user (no search permission)"
     try:
         # The sandbox and the Python workers are given a folder's name as UTF-8 text: one that
         # is not (bytes Python keeps as lone surrogates) was accepted, then failed every call

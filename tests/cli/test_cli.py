@@ -683,12 +683,19 @@ def test_a_workspace_or_tool_folder_not_named_in_utf8_stops_at_start_naming_it(t
 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
-def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("mode", "said"), [(0o000, "cannot be read (Permission denied)"),
+                                           (0o744, "cannot be entered by this user (no search permission)")])
+def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Path, mode: int, said: str) -> None:
     """Accepted, it ran a Python tool in the server's own folder instead, and a .wasm tool's
-    refusal blamed its permission level (an outside check). Root reads any folder, so the server
-    runs here without the capabilities that let it."""
+    refusal blamed its permission level (an outside check); one it could list but not enter too
+    (a re-check). Root reads any folder, so the server runs here without the capabilities that
+    let it, in a folder of another user's."""
     closed = tmp_path / "closed"
-    closed.mkdir(mode=0o000)
+    closed.mkdir()
+    (closed / "a.txt").write_text("hi")
+    if os.geteuid() == 0:
+        os.chown(closed, 65534, 65534)
+    closed.chmod(mode)
     completed = subprocess.run(
         ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search",
          sys.executable, "-m", "toolbay", "serve", "--workspace", str(closed), "--data-dir", str(tmp_path / "d")],
@@ -696,8 +703,7 @@ def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Pa
     if completed.returncode != 2 and os.geteuid() == 0 and "Operation not permitted" in completed.stderr:
         pytest.skip("setpriv may not change capabilities here")
     assert completed.returncode == 2, completed.stderr
-    assert completed.stderr.strip().splitlines() == [
-        f"toolbay: invalid configuration: workspace: {closed} cannot be read (Permission denied)"]
+    assert completed.stderr.strip().splitlines() == [f"toolbay: invalid configuration: workspace: {closed} {said}"]
 
 
 @pytest.mark.parametrize("argv", [[b"jobs", b"result", b"job_\xff"], [b"jobs", b"list", b"--owner", b"\xff"],
@@ -712,6 +718,16 @@ def test_words_that_are_not_utf8_where_text_is_wanted_are_refused_in_one_line(tm
     said = completed.stderr.decode()
     assert completed.returncode == 2, said
     assert "is not UTF-8 text" in said and "Traceback" not in said, said
+
+
+def test_a_host_that_is_no_name_stops_serve_in_one_line(tmp_path: Path) -> None:
+    """A --host not in UTF-8 was a traceback from the resolver (a re-check)."""
+    completed = subprocess.run([sys.executable.encode(), b"-m", b"toolbay", b"serve", b"-t", b"http", b"--host",
+                                b"h\xff", b"--port", b"0", b"--data-dir", os.fsencode(tmp_path / "d")],
+                               capture_output=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    said = completed.stderr.decode()
+    assert completed.returncode == 2, said
+    assert "host: 'h\\udcff' is no host name or address" in said and "Traceback" not in said, said
 
 
 def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp_path: Path) -> None:
