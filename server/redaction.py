@@ -472,9 +472,10 @@ _URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
 # ("?key=...", "&X-Amz-Signature=...").
 _URL_SECRET = re.compile(
     r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/-]{16,}"
-    r"|(/api/webhooks/)[0-9]{5,}/[A-Za-z0-9_-]{20,}"
+    r"|(/api/(?:v[0-9]+/)?webhooks/)[0-9]{5,}/[A-Za-z0-9_-]{20,}"
     r"|([?&](?i:key|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
-    r"|x-goog-credential)=)(?![A-Z_]+(?:[&#\s\"'<>]|$))[^&#\s\"'<>]{8,}")  # not "?key=YOUR_KEY"
+    r"|x-goog-credential)=)(?![A-Z_]+(?:[&#\s\"'<>]|$))(?=[^&#\s\"'<>]*[0-9])(?=[^&#\s\"'<>]*[A-Za-z])"
+    r"[^&#\s\"'<>]{8,}")  # letters and digits: not "?key=YOUR_KEY", nor "?key=getting-started" (a re-check)
 
 
 def is_secret_key(key: str) -> bool:

@@ -803,7 +803,10 @@ def _reads_as_prose(head: str, rest: str) -> bool:
 # A run of Han, kana or Hangul too long for a value's name ("ファイル", "文件名"), or with a
 # sentence's punctuation: dos2unix's Japanese "-R, --replace-symlink シンボリックリンクを変換後の
 # 対象ファイルに置換する", one space after the name, read as the option's value.
-_CJK_SENTENCE = compiled(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{7}|[\u3001\u3002\uff0c\uff1a\uff1b]")
+# Hiragana among three of them or more is Japanese grammar ("静かにする"), which no value's name
+# has ("ファイル名" is katakana and kanji alone; a re-check).
+_CJK_SENTENCE = compiled(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{7}|[\u3001\u3002\uff0c\uff1a\uff1b]"
+                         r"|(?=[\u3040-\u30ff\u3400-\u9fff]{3})[\u30a0-\u30ff\u3400-\u9fff]*[\u3041-\u309f]")
 
 
 def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:

@@ -362,6 +362,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("https://b.s3.amazonaws.com/x?X-Amz-Signature=" + "0123456789abcdef0123&v=2",
      "https://b.s3.amazonaws.com/x?X-Amz-Signature=[REDACTED]&v=2"),
     ("https://maps.example.com/api?key=YOUR_API_KEY", "https://maps.example.com/api?key=YOUR_API_KEY"),
+    # ... and Discord's versioned URL; a key that is words is a page's (each a re-check)
+    ("https://discord.com/api/v10/webhooks/123456789012345678/" + "Zk9PqW3xLm7RtY2vBn6CsD1fGh4JjKk8",
+     "https://discord.com/api/v10/webhooks/[REDACTED]"),
+    ("https://example.com/search?key=getting-started&page=2", "https://example.com/search?key=getting-started&page=2"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}

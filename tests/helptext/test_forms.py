@@ -2055,6 +2055,10 @@ def test_a_chinese_or_japanese_description_one_space_after_the_name_is_no_value(
                      " -V, --version         バージョン番号を表示する\n")
     replace = _option(desc, "--replace-symlink")
     assert (replace.takes_value, replace.description.startswith("シンボリック")) == (False, True)
+    # A short one with hiragana in it is a sentence too; katakana and kanji alone name a value (a re-check).
+    short = _describe("Usage: t [OPTION]...\n  -q, --quiet 静かにする\n  -f, --file ファイル名  読み込むファイル\n")
+    assert [(o.long, o.takes_value, o.value_name) for o in short.options] == [
+        ("--quiet", False, None), ("--file", True, "ファイル名")]
 
 
 def test_an_option_followed_by_dots_in_a_docopt_usage_is_given_again():
