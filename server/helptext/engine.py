@@ -880,7 +880,9 @@ def _option_read(entry: HelpEntry, rules: Rules) -> OptionSpec:
     if raw:
         value_name = ",".join(choices) if choices and raw.startswith("{") else strip_brackets(raw)
     # Prose choices only for a single value ("-H NAME TYPE" takes two: the list is about one).
-    single = takes_value and " " not in (raw or "").strip()
+    # optionator's "--fix-type Array  ... (directive, problem, suggestion)": items of one
+    # comma-separated value, not its only values ("problem,suggestion" is one).
+    single = takes_value and " " not in (raw or "").strip() and raw != "Array"
     choices = choices or notes.choices or (notes.prose_choices if single else ())
     if not takes_value:
         kind = "boolean"

@@ -253,6 +253,10 @@ def _one_bracket(word: str) -> bool:
 _TYPE_WITH_VALUE_ALONE = re.compile(r"([a-z]\w*)\[=([^\[\]]*)\]")
 
 
+# optionator's list types: a type of its own in brackets, capitalised as it names them.
+_OPTIONATOR_LIST = re.compile(r"\[(?:String|Int|Number|Float|Boolean|Path|Object|RegExp|Date)\]")
+
+
 def _set_value(result: Head, values: list[str]) -> None:
     if len(values) == 1 and not result.equals and (alone := _TYPE_WITH_VALUE_ALONE.fullmatch(values[0])) is not None:
         # "--color never" left "never" an operand (rc 0, the color "always"): "--color=never".
@@ -262,6 +266,12 @@ def _set_value(result: Head, values: list[str]) -> None:
     text = " ".join(values)
     if text.endswith("...") or text.lower().startswith("<list["):
         result.repeat_marker = True
+    if len(values) == 1 and _OPTIONATOR_LIST.fullmatch(values[0]):
+        # optionator's (eslint's) "--ext [String]": a list of that type, given again for more
+        # (--ext .js --ext .ts), its value needed ("Value for 'ext' of type '[String]' required").
+        result.repeat_marker = True
+        result.value = values[0][1:-1]
+        return
     # click's DateTime prints its formats in brackets ("[%Y-%m-%d]"): the value is needed.
     if len(values) == 1 and values[0].startswith("[") and values[0].endswith("]") \
             and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]) and _one_bracket(values[0]) \

@@ -33,6 +33,7 @@ _DEFAULT = (
     compiled(r"[(\[](?:Standard|Vorgabe|Voreinstellung|par d[ée]faut|d[ée]faut|por defecto|predeterminado|"
              r"padr[ãa]o|predefinito|standaard)\s*:\s*+((?:\"[^\"]*\"|[^()\[\]\"])*)[)\]]", re.IGNORECASE),
     _SAID_DEFAULT,
+    compiled(r"\s-\s+default:\s*+(\S+)\s*$"),  # optionator's (eslint's) "... output format - default: stylish"
 )
 _CHOICES = (
     compiled(r"\[possible values\s*:\s*+([^\[\]]*)\]", re.IGNORECASE),
@@ -62,9 +63,10 @@ _NOTED_LIST = rf"{_ITEM}{_NOTE}(?:{_SEP}{_ITEM}{_NOTE})+"
 _CAN_BE = compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be|may be):\s*+({_NOTED_LIST}|{_LIST})")
 _PROSE_CHOICES = (
     # "one of: a, b", "Allowed values: a, b", "choices are "x", "y"", "Output format. One of: (json, yaml)"
-    # (and taze's "Available: default | major | minor", a colon after it)
+    # (and taze's "Available: default | major | minor", eslint's "either: metadata or content", a colon after it)
     compiled(rf"\b(?:(?:is |must be |be )?one of|choices are|choose from|(?:allowed|possible|valid|supported|"
-               rf"accepted) values(?: are)?|available(?=\s*:))\s*+:?\s*+({_NOTED_LIST}|{_LIST})", re.IGNORECASE),
+               rf"accepted) values(?: are)?|available(?=\s*:)|either(?=\s*:))\s*+:?\s*+({_NOTED_LIST}|{_LIST})",
+             re.IGNORECASE),
     # "WHEN is 'always', 'never', or 'auto'": a value name, then quoted items only
     compiled(rf"\b[A-Z][A-Z_]+ (?:is|must be|can be) ((?:\"[^\"]+\"|'[^']+'|`[^`]+`)(?:{_SEP}"
                rf"(?:\"[^\"]+\"|'[^']+'|`[^`]+`))+)"),

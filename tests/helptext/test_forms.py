@@ -2143,3 +2143,21 @@ def test_noted_choices_after_can_be_and_unit_letters_and_an_optional_values_said
     got = {o.long: (o.choices, o.default) for o in desc.options}
     assert got == {"--round": (("up", "down", "from-zero", "towards-zero", "nearest"), "from-zero"),
                    "--buffer": ((), None), "--show-only": ((), None)}
+
+
+def test_optionators_list_types_defaults_and_either_choices_are_read():
+    """eslint's help (optionator): "--ext [String]" is a list given again for more, its value
+    needed; "Array" holds its items in one value; "- default: X" is the default; "either: a or
+    b" its only values (an outside check: each was refused or misread)."""
+    desc = _describe("eslint [options] file.js [file.js] [dir]\n\nBasic configuration:\n"
+                     "  --ext [String]                   Specify additional file extensions to lint\n"
+                     "  --fix-type Array                 Types of fixes to apply (directive, problem, suggestion)\n"
+                     "  -f, --format String              Use a specific output format - default: stylish\n"
+                     "  --cache-strategy String          Strategy to use - either: metadata or content - default: "
+                     "metadata\n"
+                     "  -h, --help                       Show help\n")
+    got = {o.long: (o.takes_value, o.value_optional, o.repeatable, o.choices, o.default) for o in desc.options}
+    assert got["--ext"] == (True, False, True, (), None)
+    assert got["--fix-type"] == (True, False, False, (), None)
+    assert got["--format"] == (True, False, False, (), "stylish")
+    assert got["--cache-strategy"] == (True, False, False, ("metadata", "content"), "metadata")
