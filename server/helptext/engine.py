@@ -1099,7 +1099,18 @@ def _own_letter_doubled(shorts: list[str], text: str) -> bool:
     """Whether a switch's description writes its own letter doubled: alacritty's "-q  Reduces the
     level of verbosity (the min level is -qq)", tcpdump's "-n ... -nn also ...": it counts."""
     letters = [short[1] for short in shorts if len(short) == 2 and short[0] == "-" and short[1].isalpha()]
-    return any(re.search(rf"(?<![\w-])-{letter}{letter}+(?![\w-])", text) for letter in letters)
+    for letter in letters:
+        if re.search(rf"(?<![\w-])-{letter}{letter}+(?![\w-])", text) is None:
+            continue
+        # ... as more of the same: a level, or three of it; not zip's "-F  fix zipfile (-FF try
+        # harder)", a mode of its own that "-F -F" is not (a re-check)
+        if re.search(rf"(?<![\w-])-{letter}{{3}}(?![\w-])", text) or _MORE_OF_IT.search(text) \
+                or re.search(rf"(?i)\b(?:use|with|give|pass|specify)\s+-{letter}{letter}+(?![\w-])", text):
+            return True
+    return False
+
+
+_MORE_OF_IT = compiled(r"(?i)\blevel|verbos|quiet|\bmore\b|\bless\b|increase|decrease|\btwice\b|\balso\b|\bdebug")
 
 
 # Values written in one, between commas: "comma-separated", "separated by commas", "each separated by a comma".
@@ -1296,6 +1307,9 @@ def _merge_duplicates(options: list[OptionSpec], in_untitled: set[int]) -> list[
 # Not "do": msgfmt's "-k, --keyword   do not to use default keywords" is the flag alone, listed.
 _SENTENCE_GOES_ON = frozenset({"and", "or", "nor", "is", "are", "was", "were", "can", "cannot", "must", "may",
                                "will", "should", "overrides", "implies", "takes", "has", "have", "does"})
+# The same, in Japanese and Chinese: a particle after the flag ("-f/--file が指定されない場合", pg_dumpall),
+# or the word for option ("--quoting-style オプションに対する有効な引数", tar; "选项"), a re-check.
+_CJK_GOES_ON = compiled(r"[がはをにのとでもへや]|オプション|选项|選項|参数|參數")
 # A value written as itself in an option's entry ("--format=gzip"), not a placeholder for one.
 _WRITTEN_VALUE = compiled(r"[a-z0-9][\w.+-]*")
 
@@ -1314,7 +1328,7 @@ def _forms_of_one_option(first: OptionSpec, then: OptionSpec) -> OptionSpec | No
         if valued.value_spaced or valued.value_optional:
             return None  # not "--time=WORD" (ctest's "--repeat until-pass:<n>" forms are of another kind)
         bare = then if valued is first else first
-        if bare.description.split(" ", 1)[0] in _SENTENCE_GOES_ON:
+        if bare.description.split(" ", 1)[0] in _SENTENCE_GOES_ON or _CJK_GOES_ON.match(bare.description):
             # A sentence of the help's prose that starts a line with the flag: hashsum's "--text
             # and --file cannot be used together." made --text's value one that may be left out
             # (and the sentence lost its subject).

@@ -87,18 +87,15 @@ _PROSE_CHOICES = (
     # words between bars in braces, anywhere: gh's "Filter by state: {open|closed|all}"
     compiled(r"\{([\w.+-]+(?:\|[\w.+-]+)+)\}"),
     _CAN_BE,
-    # three plain words or more in parentheses, with commas only, at the end of the text:
-    # shellcheck's "Use color (auto, always, never)", "Specify dialect (sh, bash, dash, ksh)"
-    # (not "(file, dir, url)", kinds of value: _COMMAS_ONLY)
-    compiled(r"\(([a-z0-9][\w.+-]*(?:,\s*[a-z0-9][\w.+-]*){2,})\)\.?\s*$"),
+    # Not plain words in parentheses with commas only ("Use color (auto, always, never)"): tried
+    # (shellcheck refuses other words), such a list was as often short of what the program takes
+    # (exa's "(modified, accessed, created)" takes "changed", journalctl's output modes "short-delta"),
+    # and an enum too narrow refuses calls (a re-check).
 )
-_COMMAS_ONLY = _PROSE_CHOICES[-1]
 # An item a list notes as the default: numfmt's "from-zero (default)".
 _NOTED_DEFAULT = compiled(r"(\S+)\s+\(default\)")
 # The lists whose items may each carry a short note in parentheses.
 _NOTED = (_PROSE_CHOICES[0], _CAN_BE)
-# A parenthesised list that starts so is of examples ("e.g." read as an item, its dots cut).
-_EXAMPLES_FIRST = frozenset({"e.g", "eg", "i.e", "ie", "ex", "cf", "e.g.", "i.e."})
 # Lowercase words between slashes in parentheses at the end of the text: pytest's "Traceback
 # print mode (auto/long/short/line/native/no)", "(yes/no/auto)".
 _SLASHED = compiled(r"\(([a-z0-9][\w.+-]*(?:/[a-z0-9][\w.+-]*)+)\)\.?\s*$")
@@ -135,7 +132,8 @@ _PART_BEFORE = compiled(r"[}>'\"`]\s+(?:\w+\s+){0,2}$")
 # "etc."): the longest of those phrases and a few words beside them.
 _AROUND = 80
 # ("(dark|light|16|bw) and/or custom colors": fzf takes "dark,fg:#ffffff" too)
-_OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b|and/or\b)",
+# (and ss's "QUERY := {all|inet|tcp|...}[,QUERY]": a list of them, "tcp,udp")
+_OPEN_AFTER = compiled(r"^\s*(?:,\s*)?(?:etc\b|\.\.\.|…|and so on|and more|or (?:any|other|more)\b|and/or\b|\[,)",
                          re.IGNORECASE)
 
 # The last "item" began a phrase ("..., "never", an IP block in CIDR notation"): the list names
@@ -375,11 +373,6 @@ def _prose_choices(text: str) -> tuple[tuple[str, ...], str | None]:
             items = [i.strip("*") for i in items]
             if any(i.lower() in ("etc", "others", "more") for i in items):
                 continue  # an open list
-            if pattern is _COMMAS_ONLY and (names_kinds(items) or items[0].lower() in _EXAMPLES_FIRST
-                                            or all(len(item) <= 2 for item in items)):
-                # kinds of value; examples: asciidoctor's "(e.g., pdf, epub3)"; or a value's units,
-                # "Buffer size with a unit suffix (k, m, g)" (each a re-check)
-                continue
             if len(items) >= 2 and len(set(items)) == len(items) and all(items):
                 return tuple(items), starred
     if (slashed := _SLASHED.search(text)) is not None \
