@@ -479,11 +479,9 @@ class RedisJobStore(JobStore):
                 # One damaged key (a string where the job's hash should be) is left out of a
                 # listing, not every job with it.
                 with _unreachable:
-                    if isinstance(row, ResponseError) and "WRONGTYPE" in str(row):
-                        logger.warning("the job %s is left out: its key %s in the shared job store (Redis) holds the "
-                                       "wrong kind of value", job_id, _job_key(job_id))
-                        continue
-                    raise row
+                    if not (isinstance(row, ResponseError) and "WRONGTYPE" in str(row)):
+                        raise row
+                self._log_wrong_kind(job_id)
         found = [row for row in rows if not isinstance(row, Exception)]
         found = found if whole else [_shown(values) for values in found]
         return [_record(fields) for fields in found if fields]
@@ -494,9 +492,15 @@ class RedisJobStore(JobStore):
             async with self.client.pipeline(transaction=False) as pipe:
                 for job_id in ids:
                     pipe.hget(_job_key(job_id), "replica")
-                replicas = await pipe.execute()
-        mine = [job_id for job_id, replica in zip(ids, replicas, strict=True)
-                if not only_mine or (replica is not None and _s(replica) == self.replica_id)]
+                replicas = await pipe.execute(raise_on_error=False)
+        for job_id, replica in zip(ids, replicas, strict=True):
+            if isinstance(replica, Exception):
+                with _unreachable:
+                    if not (isinstance(replica, ResponseError) and "WRONGTYPE" in str(replica)):
+                        raise replica
+                self._log_wrong_kind(job_id)
+        mine = [job_id for job_id, replica in zip(ids, replicas, strict=True) if not isinstance(replica, Exception)
+                and (not only_mine or (replica is not None and _s(replica) == self.replica_id))]
         return [r for r in await self._records(mine) if not r.finished]
 
     async def list_unfinished(self) -> list[JobRecord]:
@@ -506,6 +510,10 @@ class RedisJobStore(JobStore):
         return await self._unfinished(only_mine=True)
 
     # -- between replicas -------------------------------------------------------------------
+
+    def _log_wrong_kind(self, job_id: str) -> None:
+        logger.warning("the job %s is left out: its key %s in the shared job store (Redis) holds the wrong kind "
+                       "of value", job_id, _job_key(job_id))
 
     async def claim_orphans(self) -> list[JobRecord]:
         since = self._renewing_since
@@ -517,7 +525,14 @@ class RedisJobStore(JobStore):
             claimed = []
             now = time.monotonic()
             for job_id in ids:
-                replica = await self.client.hget(_job_key(job_id), "replica")
+                try:
+                    replica = await self.client.hget(_job_key(job_id), "replica")
+                except ResponseError as exc:
+                    if "WRONGTYPE" not in str(exc):
+                        raise
+                    # One damaged key among the unfinished stopped every takeover, for good (a re-check).
+                    self._log_wrong_kind(job_id)
+                    continue
                 if replica is None or _s(replica) == self.replica_id:
                     continue
                 lease = await self.client.get(_lease_key(_s(replica)))

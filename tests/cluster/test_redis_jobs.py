@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 from tests.cluster.servers import RedisServer
 from tests.jobs.conftest import Gate, start_job
 from toolbay.cluster.connection import open_checked
-from toolbay.cluster.jobs import UNFINISHED, RedisJobStore, _job_key
+from toolbay.cluster.jobs import GONE, UNFINISHED, RedisJobStore, _job_key, _lease_key
 from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs import JobManager, JobRecord
 from toolbay.jobs.manager import Recover
@@ -457,4 +457,24 @@ async def test_a_job_that_ends_after_its_record_is_gone_is_said_lost_not_dropped
         with pytest.raises(StorageGone, match="its record is gone from the shared job store"):
             await store.finish("job_gone", "completed", ToolResult("done"), at=2.0)
     finally:
+        await client.aclose()
+
+
+async def test_a_key_of_the_wrong_kind_among_the_unfinished_stops_no_takeover(redis_url: str) -> None:
+    """One job's key holding a string stopped every pass that takes over a stopped replica's jobs,
+    for as long as it stayed, said as "the store is unreachable?" (a re-check)."""
+    client = await open_checked(redis_url)
+    try:
+        gone = RedisJobStore(client, lease_s=10.0, replica_id="gone-replica")
+        await gone.create(JobRecord(id="job_orphan", owner="olga", tool="t", arguments={}, status="running",
+                                    created_at=1.0, updated_at=1.0))
+        await client.set(_lease_key("gone-replica"), GONE)  # it said it stopped
+        await client.set(_job_key("job_bad"), "garbage")
+        await client.zadd(UNFINISHED, {"job_bad": 1.0})
+        taker = RedisJobStore(client, lease_s=10.0, replica_id="taker")
+        assert [r.id for r in await taker.claim_orphans()] == ["job_orphan"]
+        assert "job_orphan" in [r.id for r in await taker.list_unfinished()]
+    finally:
+        await client.delete(_job_key("job_bad"))
+        await client.zrem(UNFINISHED, "job_bad")
         await client.aclose()
