@@ -19,3 +19,28 @@ INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200d-\u200f\u202a-\u202e\u206
 # Latin letters that no decomposition takes to plain ones (a stroke, a ligature): "Łódź" is "lodz".
 PLAIN_LATIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "œ": "oe", "æ": "ae", "đ": "d", "ð": "d", "þ": "th",
                                      "ı": "i", "ħ": "h", "ŧ": "t", "ŋ": "ng"})
+
+
+# Where a name's words meet: as search splits identifiers (toolbay.search.tokens).
+_WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def looks_random(word: str) -> bool:
+    """Whether a word of a request is a key, an id or a hash rather than words: long, and less
+    than half of it in parts that read as words (three letters or more, a vowel among them, in
+    one case after the first). Split where its case and digits change, "Ll3fZJZ207qc18Re" was
+    letters and pairs each some tool's, and a request of such a token alone was answered with
+    tools it shares "f" or "re" with (an outside check). Asked of requests only: a tool's own
+    name stays split, so that "k8sGetPod" is found by "get pod". Of 400 random keys of 16
+    letters and digits, 37 read as words; "convertMp3ToWav2" reads as a key (its exact name
+    still finds its tool first)."""
+    if len(word) < _RANDOM_LEAST or not word.isascii() or not word.isalnum():
+        return False
+    parts = _WORD_PARTS.findall(word)
+    worded = sum(len(part) for part in parts if len(part) >= 3 and part.isalpha() and (
+        part[1:].islower() or (part.isupper() and len(part) <= 5)) and any(c in "aeiouyAEIOUY" for c in part))
+    return worded < len(word) / 2
+
+
+# The shortest word of a request that ``looks_random`` may read as a key.
+_RANDOM_LEAST = 12

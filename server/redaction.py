@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolbay.blotting import CREDENTIAL_HIDDEN, MAX_DEPTH, TOO_DEEP, map_strings
-from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random
 from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
@@ -471,11 +471,18 @@ _URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
 # may post to (Slack's, Discord's), and a query's value that keys or signs the request
 # ("?key=...", "&X-Amz-Signature=...").
 _URL_SECRET = re.compile(
-    r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/-]{16,}"
+    r"((?i:hooks\.slack\.com)/(?:services|workflows|triggers)/)[A-Za-z0-9_/-]{16,}"
     r"|(/api/(?:v[0-9]+/)?webhooks/)[0-9]{5,}/[A-Za-z0-9_-]{20,}"
     r"|([?&](?i:key|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
     r"|x-goog-credential)=)(?![A-Z_]+(?:[&#\s\"'<>]|$))(?=[^&#\s\"'<>]*[0-9])(?=[^&#\s\"'<>]*[A-Za-z])"
     r"[^&#\s\"'<>]{8,}")  # letters and digits: not "?key=YOUR_KEY", nor "?key=getting-started" (a re-check)
+
+
+def _hide_url_secret(found: re.Match[str]) -> str:
+    kept = found.group(1) or found.group(2) or found.group(3)
+    if found.group(3) is not None and not looks_random(re.sub(r"[^A-Za-z0-9]", "", found.group(0)[len(kept):])):
+        return found.group(0)  # a page's words, "?key=thumbnail-200x200", "?key=page2section3" (a re-check)
+    return kept + REDACTED
 
 
 def is_secret_key(key: str) -> bool:
@@ -489,7 +496,8 @@ def redact_text(text: str) -> str:
     # engine (a catalog's 10,000 tools are redacted when it is indexed for search).
     if "://" in text:
         text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
-        text = _URL_SECRET.sub(lambda found: (found.group(1) or found.group(2) or found.group(3)) + REDACTED, text)
+    if "/" in text or "?" in text or "&" in text:  # a URL written without its scheme too (a re-check)
+        text = _URL_SECRET.sub(_hide_url_secret, text)
     # Full-width "：" and "＝" are how CJK text writes them.
     equals = "=" in text or "＝" in text
     colon = ":" in text or "：" in text

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from typing import Any
 
-from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
 # Hangul syllables and jamo.
@@ -96,25 +96,6 @@ def split_identifier(word: str) -> list[str]:
     return [term.lower() for term in terms]
 
 
-def looks_random(word: str) -> bool:
-    """Whether a word of a request is a key, an id or a hash rather than words: long, and less
-    than half of it in parts that read as words (three letters or more, a vowel among them, in
-    one case after the first). Split where its case and digits change, "Ll3fZJZ207qc18Re" was
-    letters and pairs each some tool's, and a request of such a token alone was answered with
-    tools it shares "f" or "re" with (an outside check). Asked of requests only: a tool's own
-    name stays split, so that "k8sGetPod" is found by "get pod". Of 400 random keys of 16
-    letters and digits, 37 read as words; "convertMp3ToWav2" reads as a key (its exact name
-    still finds its tool first)."""
-    if len(word) < _RANDOM_LEAST or not word.isascii() or not word.isalnum():
-        return False
-    parts = _IDENTIFIER_PARTS.findall(word)
-    worded = sum(len(part) for part in parts if len(part) >= 3 and part.isalpha() and (
-        part[1:].islower() or (part.isupper() and len(part) <= 5)) and any(c in "aeiouyAEIOUY" for c in part))
-    return worded < len(word) / 2
-
-
-# The shortest word of a request that ``looks_random`` may read as a key.
-_RANDOM_LEAST = 12
 
 
 def _names_one_thing(before: str, after: str) -> bool:
@@ -201,6 +182,25 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
         # An accent written as a mark after its letter (macOS writes text so) is not a word
         # character: "me\u0301te\u0301o" would be three words.
         text = unicodedata.normalize("NFC", text)
+    if request and _KEY_CHUNK.search(text):
+        # A key written with separators (base64's "+" and "/", a UUID's dashes): one term, whole;
+        # split at them, each piece was a word of its own (a re-check).
+        terms = []
+        at = 0
+        for chunk in _KEY_CHUNK.finditer(text):
+            if looks_random(re.sub(r"[^A-Za-z0-9]", "", chunk.group(0))):
+                terms += tokenize(text[at:chunk.start()], request=True)
+                terms.append(chunk.group(0).lower())
+                at = chunk.end()
+        return terms + tokenize(text[at:], request=True) if at else _terms(text, request)
+    return _terms(text, request)
+
+
+# A run of letters and digits with a key's separators in it, long enough to be one.
+_KEY_CHUNK = re.compile(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")
+
+
+def _terms(text: str, request: bool) -> list[str]:
     terms: list[str] = []
     for cjk, pictograph, word in (_RUN if text.isascii() else _runs_with_marks()).findall(text):
         if cjk:

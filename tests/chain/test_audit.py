@@ -366,6 +366,14 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("https://discord.com/api/v10/webhooks/123456789012345678/" + "Zk9PqW3xLm7RtY2vBn6CsD1fGh4JjKk8",
      "https://discord.com/api/v10/webhooks/[REDACTED]"),
     ("https://example.com/search?key=getting-started&page=2", "https://example.com/search?key=getting-started&page=2"),
+    # ... written without its scheme or in capitals; a key of words and digits is a page's (a second re-check)
+    ("hooks.slack.com/services/" + "T0A1B2C3D/B4E5F6G7H/q8R9s0T1u2V3w4X5y6Z7a8B9",
+     "hooks.slack.com/services/[REDACTED]"),
+    ("https://HOOKS.SLACK.COM/services/" + "T0A1B2C3D/B4E5F6G7H/q8R9s0T1u2V3w4X5y6Z7a8B9",
+     "https://HOOKS.SLACK.COM/services/[REDACTED]"),
+    ("see ?sig=" + "AbCd1234EfGh5678", "see ?sig=[REDACTED]"),
+    ("https://img.example.com/a?key=thumbnail-200x200&key=page2section3",
+     "https://img.example.com/a?key=thumbnail-200x200&key=page2section3"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}

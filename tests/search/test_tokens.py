@@ -110,6 +110,16 @@ def test_a_key_or_an_id_in_a_request_is_one_term_not_letters_and_pairs(token: st
     assert tokenize(f"find {token}", request=True) == ["find", token.lower()]
 
 
+@pytest.mark.parametrize("token", ["IjOZcLcQymV+4cN9LsqhIhXXBIPzgLfA", "q8Z/3kT+7wPx/9mR2vL0yB4nH6cJ1sF5",
+                                   "7d444840-9dc0-11d1-b245-5ffdce74fad2", "o2g2akm_s_4dAj55V34dLZUd7uM4FaoQ"])
+def test_a_key_with_separators_in_a_request_is_one_term(token: str) -> None:
+    """base64's "+" and "/", a UUID's dashes: split at them, each piece was a word of its own,
+    and a request of such a key alone found tools (a second re-check)."""
+    assert tokenize(f"look up {token} now", request=True) == ["look", "up", token.lower(), "now"]
+    assert tokenize("report_2024_final.pdf in example.com/path/to/file", request=True) == tokenize(
+        "report_2024_final.pdf in example.com/path/to/file")
+
+
 @pytest.mark.parametrize("name", ["k8sGetPod", "getK8sPodIP", "xAiGrok3", "getUserAccountSettingsById"])
 def test_a_name_is_split_into_its_words_in_a_tool_and_in_a_request(name: str) -> None:
     """The first form of the rule above made these one term, in tools too: "pod ip" no longer
