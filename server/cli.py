@@ -597,7 +597,9 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
     import tomllib
 
     try:
-        existing = path.read_bytes() if path.exists() else b""
+        from toolbay.small_files import read_small_file
+
+        existing = read_small_file(path) if path.exists() else b""
         try:
             held = tomllib.loads(existing.decode("utf-8")).get("tokens")
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -35,6 +35,7 @@ from toolbay.defaults import (
     distinct_folders,
 )
 from toolbay.errors import ConfigError
+from toolbay.small_files import read_small_file
 
 # A week: a run limit is meant in minutes or hours; more is a typo.
 MAX_RUN_LIMIT_S = 7 * 24 * 3600.0
@@ -429,7 +430,7 @@ class _TomlSource(PydanticBaseSettingsSource):
 def read_toml(path: Path) -> dict[str, Any]:
     try:
         # A byte-order mark (which some editors write) is no TOML: read past it.
-        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+        data = tomllib.loads(read_small_file(path).decode("utf-8-sig"))
     except FileNotFoundError as exc:
         raise ConfigError(f"config file {path} does not exist") from exc
     except IsADirectoryError as exc:
@@ -741,7 +742,7 @@ def _read_quietly(config_file: Path | None) -> Any:
     """The configuration file's TOML as it is written, or None (it was read once already: what
     could not be read then was said then)."""
     try:
-        return tomllib.loads(config_file.read_bytes().decode("utf-8-sig")) if config_file else None
+        return tomllib.loads(read_small_file(config_file).decode("utf-8-sig")) if config_file else None
     except (OSError, ValueError):
         return None
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolbay.errors import ConfigError
+from toolbay.small_files import read_small_file
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
@@ -202,7 +203,7 @@ class _Gone(ConfigError):
 
 def _read_entries(path: Path) -> list[TokenEntry]:
     try:
-        raw = path.read_bytes()
+        raw = read_small_file(path)
     except FileNotFoundError as exc:
         raise _Gone(f"tokens file {path} cannot be read: {exc.strerror or exc}") from exc
     except OSError as exc:

@@ -720,6 +720,35 @@ def test_words_that_are_not_utf8_where_text_is_wanted_are_refused_in_one_line(tm
     assert "is not UTF-8 text" in said and "Traceback" not in said, said
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_configuration_or_tokens_file_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind: str) -> None:
+    """``--config /dev/zero`` grew memory until killed, and a FIFO waited for a writer for ever
+    (a re-check); a tokens file the same."""
+    if kind == "fifo":
+        odd = tmp_path / "config.fifo"
+        os.mkfifo(odd)
+    else:
+        odd = Path("/dev/zero")
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(f"[chain.auth]\ntokens_file = {json.dumps(str(odd))}\n")
+    for argv, what in ((["list", "-c", str(odd)], "config file"),
+                       (["serve", "-t", "http", "--port", "0", "-c", str(tokens)], "tokens file")):
+        completed = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(tmp_path / "d")],
+                                   capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+        assert completed.returncode == 2, completed.stderr
+        assert f"{what} {odd} cannot be read: it is not a regular file" in completed.stderr, completed.stderr
+
+
+def test_a_file_past_the_bound_is_refused_not_read_whole(tmp_path: Path) -> None:
+    from toolbay.small_files import read_small_file
+
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"x" * 11)
+    assert read_small_file(big, limit=11) == b"x" * 11
+    with pytest.raises(OSError, match="larger than"):
+        read_small_file(big, limit=10)
+
+
 def test_a_host_that_is_no_name_stops_serve_in_one_line(tmp_path: Path) -> None:
     """A --host not in UTF-8 was a traceback from the resolver (a re-check)."""
     completed = subprocess.run([sys.executable.encode(), b"-m", b"toolbay", b"serve", b"-t", b"http", b"--host",
