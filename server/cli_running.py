@@ -192,6 +192,7 @@ def folder_problem_lines(settings: Settings) -> list[str]:
             remedy = f"name a folder with {flag}"
         else:
             first = "let this user read it" if "cannot be read" in problem else \
+                "let this user enter it" if "cannot be entered" in problem else \
                 "rename it" if "UTF-8" in problem else "make it"
             remedy = f"{first}, or name another with {flag}"
         lines.append(f"toolbay: the {problem} ({remedy})")

@@ -378,6 +378,9 @@ class Settings(BaseSettings):
     @field_validator("host")
     @classmethod
     def _bare_host(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is empty: name an address to listen on (127.0.0.1 for this machine alone, 0.0.0.0 "
+                             "for every interface)")
         if value.startswith("[") or value.endswith("]"):
             raise ValueError(f"write an IPv6 address without brackets, e.g. {value.strip('[]')}")
         try:

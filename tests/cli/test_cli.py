@@ -757,6 +757,11 @@ def test_a_host_that_is_no_name_stops_serve_in_one_line(tmp_path: Path) -> None:
     said = completed.stderr.decode()
     assert completed.returncode == 2, said
     assert "host: 'h\\udcff' is no host name or address" in said and "Traceback" not in said, said
+    # An empty one was said as "refusing to serve HTTP on , which ..." (a second re-check).
+    empty = subprocess.run([sys.executable, "-m", "toolbay", "serve", "-t", "http", "--host", "", "--port", "0",
+                            "--data-dir", str(tmp_path / "d")],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert empty.returncode == 2 and "host: is empty: name an address to listen on" in empty.stderr, empty.stderr
 
 
 def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp_path: Path) -> None:
