@@ -215,12 +215,12 @@ def utf8_text(value: str) -> str:
     """A command-line word that is text, not a path (a job's id, an owner, JSON): one that is not
     UTF-8 (bytes Python kept as lone surrogates) is refused by name, where it was a traceback
     from the database or the JSON parser."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
+    from toolbay.file_names import is_utf8
+
+    if not is_utf8(value):
         import typer
 
-        raise typer.BadParameter("is not UTF-8 text") from None
+        raise typer.BadParameter("is not UTF-8 text")
     return value
 
 

@@ -35,6 +35,7 @@ from toolbay.defaults import (
     distinct_folders,
 )
 from toolbay.errors import ConfigError
+from toolbay.file_names import is_utf8, shown
 from toolbay.small_files import read_small_file
 
 # A week: a run limit is meant in minutes or hours; more is a typo.
@@ -356,8 +357,8 @@ class Settings(BaseSettings):
             # Unreadable too: tools ran elsewhere (a Python tool in the server's own folder) and
             # said their files could not be read because of their permission level.
             reason = "is not a folder" if reason.startswith("is a file") else reason
-            where = "" if workspace.is_absolute() else f" (read as {shown_path(Path.cwd() / workspace)})"
-            raise ValueError(f"{shown_path(workspace)}{where} {reason}")
+            where = "" if workspace.is_absolute() else f" (read as {shown(str(Path.cwd() / workspace))})"
+            raise ValueError(f"{shown(str(workspace))}{where} {reason}")
         return workspace
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
@@ -783,15 +784,9 @@ def folder_problems(settings: Settings) -> list[str]:
             reason = _unreadable(folder)
             if reason is not None:
                 # A relative one is read from the current folder, which may not be the one meant.
-                where = "" if folder.is_absolute() else f" (read as {shown_path(Path.cwd() / folder)})"
-                problems.append(f"{kind} folder {shown_path(folder)}{where} {reason}")
+                where = "" if folder.is_absolute() else f" (read as {shown(str(Path.cwd() / folder))})"
+                problems.append(f"{kind} folder {shown(str(folder))}{where} {reason}")
     return problems
-
-
-def shown_path(path: Path) -> str:
-    """``path`` as text that can be printed and logged: bytes of a name that is not UTF-8 as
-    ``\xff`` (Python holds them as lone surrogates, which no stream or message can encode)."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _unreadable(folder: Path) -> str | None:
@@ -808,11 +803,9 @@ def _unreadable(folder: Path) -> str | None:
         # Listed but not entered (read without search permission, "chmod 744" of another user's):
         # every file in it failed to open, blamed on the tool's permission level (a re-check).
         return "cannot be entered by this user (no search permission)"
-    try:
+    if not is_utf8(str(folder.resolve())):
         # The sandbox and the Python workers are given a folder's name as UTF-8 text: one that
         # is not (bytes Python keeps as lone surrogates) was accepted, then failed every call
         # as an internal error.
-        str(folder.resolve()).encode("utf-8")
-    except UnicodeEncodeError:
         return "is not named in UTF-8, which tools are given their folders' names in"
     return None

@@ -241,7 +241,7 @@ class _Unreachable:
         return None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        if isinstance(exc, ResponseError) and "WRONGTYPE" in str(exc):
+        if _wrong_kind(exc):
             # Redis answers, but a key of toolbay's holds another kind of value (set by hand, or
             # by another program sharing the database): no retry will mend it. Said as a
             # reachability problem, it was "retry after 5 seconds", for good.
@@ -258,6 +258,32 @@ class _Unreachable:
 
 
 _unreachable = _Unreachable()
+
+
+def _wrong_kind(error: BaseException | None) -> bool:
+    """Whether Redis refused a command because a key holds another kind of value than it works on."""
+    return isinstance(error, ResponseError) and "WRONGTYPE" in str(error)
+
+
+def _log_left_out(job_id: str) -> None:
+    logger.warning("the job %s is left out: its key %s in the shared job store (Redis) holds the wrong kind "
+                   "of value", job_id, _job_key(job_id))
+
+
+def _without_wrong_kinds(ids: list[str], rows: list[Any]) -> list[tuple[str, Any]]:
+    """Each id with its row of a pipeline run with ``raise_on_error=False``, but those whose key
+    holds the wrong kind of value, logged and left out: one damaged key is left out of a listing
+    or a takeover, not every job with it. Any other error is raised as ``_unreachable`` says it."""
+    kept = []
+    for job_id, row in zip(ids, rows, strict=True):
+        if _wrong_kind(row):
+            _log_left_out(job_id)
+        elif isinstance(row, Exception):
+            with _unreachable:
+                raise row
+        else:
+            kept.append((job_id, row))
+    return kept
 
 
 class RedisJobStore(JobStore):
@@ -474,15 +500,7 @@ class RedisJobStore(JobStore):
                     else:
                         pipe.hmget(_job_key(job_id), list(_FIELDS_SHOWN))
                 rows = await pipe.execute(raise_on_error=False)
-        for job_id, row in zip(ids, rows, strict=True):
-            if isinstance(row, Exception):
-                # One damaged key (a string where the job's hash should be) is left out of a
-                # listing, not every job with it.
-                with _unreachable:
-                    if not (isinstance(row, ResponseError) and "WRONGTYPE" in str(row)):
-                        raise row
-                self._log_wrong_kind(job_id)
-        found = [row for row in rows if not isinstance(row, Exception)]
+        found = [row for _, row in _without_wrong_kinds(ids, rows)]
         found = found if whole else [_shown(values) for values in found]
         return [_record(fields) for fields in found if fields]
 
@@ -493,14 +511,8 @@ class RedisJobStore(JobStore):
                 for job_id in ids:
                     pipe.hget(_job_key(job_id), "replica")
                 replicas = await pipe.execute(raise_on_error=False)
-        for job_id, replica in zip(ids, replicas, strict=True):
-            if isinstance(replica, Exception):
-                with _unreachable:
-                    if not (isinstance(replica, ResponseError) and "WRONGTYPE" in str(replica)):
-                        raise replica
-                self._log_wrong_kind(job_id)
-        mine = [job_id for job_id, replica in zip(ids, replicas, strict=True) if not isinstance(replica, Exception)
-                and (not only_mine or (replica is not None and _s(replica) == self.replica_id))]
+        mine = [job_id for job_id, replica in _without_wrong_kinds(ids, replicas)
+                if not only_mine or (replica is not None and _s(replica) == self.replica_id)]
         return [r for r in await self._records(mine) if not r.finished]
 
     async def list_unfinished(self) -> list[JobRecord]:
@@ -510,10 +522,6 @@ class RedisJobStore(JobStore):
         return await self._unfinished(only_mine=True)
 
     # -- between replicas -------------------------------------------------------------------
-
-    def _log_wrong_kind(self, job_id: str) -> None:
-        logger.warning("the job %s is left out: its key %s in the shared job store (Redis) holds the wrong kind "
-                       "of value", job_id, _job_key(job_id))
 
     async def claim_orphans(self) -> list[JobRecord]:
         since = self._renewing_since
@@ -528,10 +536,10 @@ class RedisJobStore(JobStore):
                 try:
                     replica = await self.client.hget(_job_key(job_id), "replica")
                 except ResponseError as exc:
-                    if "WRONGTYPE" not in str(exc):
+                    if not _wrong_kind(exc):
                         raise
                     # One damaged key among the unfinished stopped every takeover, for good (a re-check).
-                    self._log_wrong_kind(job_id)
+                    _log_left_out(job_id)
                     continue
                 if replica is None or _s(replica) == self.replica_id:
                     continue

@@ -189,10 +189,10 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
         at = 0
         for chunk in _KEY_CHUNK.finditer(text):
             if looks_random(re.sub(r"[^A-Za-z0-9]", "", chunk.group(0))):
-                terms += tokenize(text[at:chunk.start()], request=True)
+                terms += _terms(text[at:chunk.start()], request)
                 terms.append(chunk.group(0).lower())
                 at = chunk.end()
-        return terms + tokenize(text[at:], request=True) if at else _terms(text, request)
+        return terms + _terms(text[at:], request)
     return _terms(text, request)
 
 
