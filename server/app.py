@@ -34,6 +34,7 @@ from toolbay.redaction import shown_text
 from toolbay.sessions import SessionRegistry
 from toolbay.shortening import start_of
 from toolbay.subagents.library import RoleLibrary
+from toolbay.tool_folders import file_gone
 from toolbay.words import LOCAL_TRANSPORTS, CallContext, Principal, ToolDefinition, ToolResult, Transport
 
 if TYPE_CHECKING:
@@ -159,6 +160,8 @@ class Toolbay:
                 as_seen = await self._personal_handler(catalog, call)
                 if as_seen is not None:
                     call.handler = as_seen
+            if call.handler is not None and file_gone(call.handler.definition):
+                call.handler = None  # answered as it will be once the watcher takes the file out
             result = await self._pipeline(call)
         except CallRefused as refusal:
             if isinstance(refusal, Forbidden) and self._hidden_from_caller(call):

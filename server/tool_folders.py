@@ -32,6 +32,15 @@ def file_of(definition: ToolDefinition) -> str | None:
     return os.path.abspath(path) if kind in _FILE_ORIGINS and path else None
 
 
+def file_gone(definition: ToolDefinition) -> bool:
+    """Whether the file the tool comes from has been removed. The watcher takes a removed file
+    out of the catalog a moment later (its changes settle first); until then a call or a search
+    would still find the tool, and a call would run it (an outside check deleted a tool and
+    called it at once). One ``stat``: cheap enough for every call."""
+    path = file_of(definition)
+    return path is not None and not os.path.exists(path)
+
+
 def folder_of(definition: ToolDefinition, among: list[Folder]) -> Folder | None:
     """The innermost of ``among`` the tool's file is in."""
     path = file_of(definition) if among else None

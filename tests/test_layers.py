@@ -68,7 +68,7 @@ LAYERS: dict[str, int] = {
     "toolbay.tracing": 1,  # [telemetry] traces: the OpenTelemetry tracer provider, or none
     "toolbay.handlers": 2,
     "toolbay.catalog": 3,
-    "toolbay.tool_folders": 3,  # which extension folder a tool's file is in
+    "toolbay.tool_folders": 3,  # which extension folder a tool's file is in, and whether it is still there
     "toolbay.discovery": 3,
     "toolbay.listing_format": 3,
     "toolbay.catalog_keeper": 3,

@@ -50,7 +50,7 @@ from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
 from toolbay.redaction import redacted
 from toolbay.search import SearchIndex
 from toolbay.sessions import Audience
-from toolbay.tool_folders import folder_of, folders
+from toolbay.tool_folders import file_gone, folder_of, folders
 from toolbay.words import CallContext, Principal, ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -533,6 +533,8 @@ class Disclosure:
         for hit in outcome.hits:
             live_definition = live(hit.key)
             assert live_definition is not None  # allowed() said so a moment ago, on the same catalog
+            if file_gone(live_definition):
+                continue  # removed, and not yet taken out by the watcher: a call would not find it
             # Only the strong hits join the session's listing: every weak one added for good
             # would grow it back towards the full listing, search after search. The others
             # are called by name with the schema given here.

@@ -128,6 +128,40 @@ async def test_a_deleted_tool_is_gone(reload_app: Toolbay, reload_dir: Path) -> 
     assert "no tool named 'greet'" in text_of(result)
 
 
+async def test_a_deleted_tool_is_neither_run_nor_found_before_the_watcher_takes_it_out(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    """The watcher lets a folder's changes settle before it rescans; in that moment the removed
+    tool was still run by a call and returned by search_tools (an outside check deleted a tool
+    and called it at once). Here the rescan is held back, so the moment lasts."""
+    changed = ListChanged()
+    may_rescan = anyio.Event()
+    rescan = reload_app.keeper.rescan
+
+    async def held_back(**kwargs: Any) -> Any:
+        await may_rescan.wait()
+        return await rescan(**kwargs)
+
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+            seen = changed.count
+            kept = drop(HASHSUM, reload_dir)
+            target = drop(GREET_V1, reload_dir, "greet.wasm")
+            while not {"greet", "hashsum"} <= await _names(client):
+                await changed.after(seen)
+                seen = changed.count
+            reload_app.keeper.rescan = held_back  # type: ignore[method-assign]
+            target.unlink()
+            called = await client.call_tool("greet", {"name": "x"})
+            found = await client.call_tool("search_tools", {"query": "greet"})
+            still = await client.call_tool("hashsum", {"stdin": "x"})
+            may_rescan.set()
+    assert called.is_error is True
+    assert "no tool named 'greet'" in text_of(called)
+    assert "greet" not in {result["name"] for result in found.structured_content["results"]}
+    assert still.is_error is False and kept.exists()
+
+
 async def test_a_broken_replacement_keeps_the_old_tools_and_logs_why(
     reload_app: Toolbay, reload_dir: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
