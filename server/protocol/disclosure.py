@@ -544,7 +544,7 @@ class Disclosure:
                             "inputSchema": dict(shown(live_definition).input_schema),
                             "score": round(hit.score, 4)})
         await self._promote(context.extras.get("session"), principal, found)
-        return {"results": results, "no_match": outcome.no_match}
+        return {"results": results, "no_match": outcome.no_match or not results}
 
     async def _indexed(self) -> None:
         """Fills the index with the catalog's tools the first time a search needs it, on a

@@ -222,9 +222,14 @@ class _Tool(Handler):
         return ToolResult(text="")
 
 
-def _served(*described: tuple[str, str]) -> Catalog:
+def _served(*described: tuple[str, str], folder: Path | None = None) -> Catalog:
+    """A catalog of the tools ``described``; from files in ``folder`` (which need not exist: the
+    disclosure levels go by their paths), else from no file (search looks for a tool's file)."""
+    def origin(name: str) -> str:
+        return f"wasm:{folder / name}.wasm" if folder else "wasm:"
+
     return Catalog.build([_Tool(ToolDefinition(name=name, description=text, input_schema={"type": "object"},
-                                               source="wasm", origin=f"wasm:/tools/{name}.wasm"))
+                                               source="wasm", origin=origin(name)))
                           for name, text in described])
 
 
@@ -307,7 +312,7 @@ def test_a_connected_folder_is_listed_to_a_caller_whose_own_tools_in_it_fit_the_
     had none listed, though their two lines fit (an outside check: 20 of 300 tools, about 600
     tokens, under a budget of 3,000)."""
     holder = CatalogHolder(_served(*((f"stock_tool_{n:02d}", f"Fetch the stock figure number {n} for a market")
-                                     for n in range(40))))
+                                     for n in range(40)), folder=Path("/tools")))
     few = {"stock_tool_03", "stock_tool_07"}
     may_use = {"all": lambda definition: True, "few": lambda definition: definition.name in few}
     disclosure = Disclosure(DisclosureSettings(mode="search-first", connected_budget=200), holder,

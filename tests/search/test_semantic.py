@@ -158,7 +158,7 @@ class _Served(Handler):
 
 def served(definitions: list[ToolDefinition]) -> Catalog:
     return Catalog.build([_Served(ToolDefinition(name=d.name, description=d.description, input_schema=d.input_schema,
-                                                 source="wasm", origin=f"wasm:/tools/{d.name}.wasm"))
+                                                 source="wasm", origin="wasm:"))  # no file to look for
                           for d in definitions])
 
 
