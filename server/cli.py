@@ -562,6 +562,14 @@ def token_new(
     if append is not None and append.suffix.lower() == ".json":
         say("toolbay: --append writes TOML; a .json tokens file must be edited by hand")
         raise typer.Exit(2)
+    from toolbay.file_names import is_utf8
+    from toolbay.file_names import shown as shown_path
+
+    if append is not None and not is_utf8(str(append.resolve())):
+        # The configuration line printed after it would name the file in TOML, which holds UTF-8 only.
+        say(f"toolbay: --append {shown_path(str(append))} is not named in UTF-8, which the configuration file (TOML) "
+            "needs to name it; choose a name in UTF-8, nothing was written")
+        raise typer.Exit(2)
     from toolbay.chain.authorize import KNOWN_TOOL_SCOPES
 
     for unknown in (s for s in scope if s.startswith("tools:") and s not in KNOWN_TOOL_SCOPES):

@@ -612,6 +612,18 @@ def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_pat
     assert "already had" not in result.stderr
 
 
+def test_token_new_refuses_to_append_to_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    """The configuration lines it prints name the file in TOML, which holds UTF-8 only: they
+    were a TOML error (an escaped lone surrogate) in the configuration they were pasted into."""
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/tokens\xff.toml"))
+    result = runner.invoke(app, ["token", "new", "--client-id", "bob", "--scope", "tools:exec", "--append", str(odd)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"toolbay: --append {tmp_path}/tokens\\xff.toml is not named in UTF-8, which the configuration file (TOML) "
+        "needs to name it; choose a name in UTF-8, nothing was written"]
+    assert result.stdout == "" and not os.path.lexists(odd)
+
+
 def test_a_second_token_for_one_client_is_added_beside_the_first_and_said_so(tmp_path: Path) -> None:
     """Running ``token new --append`` again for a client added a second entry without a word: the
     first token stays valid (rotation needs both for a while), so the user is told to remove it."""
