@@ -569,14 +569,20 @@ def shown_text(hidden: Collection[str]) -> Callable[[str], str]:
     return lambda text: blot_text(_redact_shown(text))
 
 
+# What a key may be split by and still be read whole: the invisible characters, and the
+# zero-width non-joiner, which search reads as a break (Persian writes it inside words) but a
+# model reading "sk_live_A1b2\u200cC3d4..." sees one key.
+_SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c]")
+
+
 def _redact_shown(text: str) -> str:
     """``redact_text`` of a text shown to clients and indexed for search, which reads it with its
     invisible characters taken out: a token split by one ("sk_live_abc\u200bdef...") was shown
     whole and found by search whole. Where taking them out shows a secret, the text is shown
     without them, redacted."""
-    if INVISIBLE.search(text) is None:
+    if _SHOWS_NOTHING.search(text) is None:
         return redact_text(text)
-    visible = INVISIBLE.sub("", text)
+    visible = _SHOWS_NOTHING.sub("", text)
     redacted_visible = redact_text(visible)
     return redacted_visible if redacted_visible != visible else redact_text(text)
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import REPO_ROOT
 from toolbay.cli import app
+from toolbay.redaction import shown_text
 
 runner = CliRunner()
 
@@ -310,15 +311,28 @@ def test_a_request_of_one_random_token_is_no_match_not_tools_sharing_its_letters
     assert json.loads(result.stdout) == {"id": 1, "results": [], "no_match": True}
 
 
-def test_a_token_split_by_an_invisible_character_is_hidden_as_search_reads_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("invisible", ["\u200b", "\u034f", "\ufe0f", "\U000e0041", "\U000e0101", "\u3164"],
+                         ids=["zero-width space", "grapheme joiner", "variation selector", "tag",
+                              "ideographic variation", "hangul filler"])
+def test_a_token_split_by_an_invisible_character_is_hidden_as_search_reads_it(tmp_path: Path, invisible: str) -> None:
     """Search takes invisible characters out of what it indexes: a key written with a zero-width
-    space inside it was shown whole, and found by searching for the key (an outside check)."""
+    space inside it was shown whole, and found by searching for the key (an outside check), and
+    so it was with the other characters that show nothing (a re-check)."""
     token = "sk_live_" + "A1b2C3d4E5f6G7h8J9k0"
-    said = f"uses {token[:12]}\u200b{token[12:]} to sync"
+    said = f"uses {token[:12]}{invisible}{token[12:]} to sync"
     tools = [*TOOLS, {"name": "leak_tool", "description": said, "inputSchema": {"type": "object"}}]
     by_token, by_word = _searched_for_a_secret(tmp_path, tools, token, "sync")
     assert by_token == {"id": 1, "results": [], "no_match": True}
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
+    assert shown_text(())(said) == "uses [REDACTED] to sync"
+
+
+def test_a_key_split_by_a_zero_width_non_joiner_is_hidden_where_persian_words_with_it_are_kept() -> None:
+    """Search reads the non-joiner as a break (Persian writes it between a word and its suffix),
+    but a model reads "sk_live_A1b2\u200cC3d4..." as the key: it was shown whole (a re-check)."""
+    shown = shown_text(())
+    assert shown("uses sk_live_A1b2\u200cC3d4E5f6G7h8J9k0 to sync") == "uses [REDACTED] to sync"
+    assert shown("فایل\u200cها را بخوان") == "فایل\u200cها را بخوان"
 
 
 def test_a_raw_carriage_return_between_the_tokens_of_a_line_is_white_space_and_minus_zero_comes_back(

@@ -97,6 +97,9 @@ def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
     check: "we\u200bather")."""
     assert tokenize("we\u200bather fore\u00adcast \ufeffjson\u2060kit") == ["weather", "forecast", "jsonkit"]
     assert tokenize("\u202eweather\u200e") == tokenize("weather")
+    # The grapheme joiner, a variation selector, a tag, Hangul's filler and Khmer's silent vowel show nothing either.
+    assert tokenize("wea\u034fther fore\ufe0fcast json\U000e0041kit date\u3164time time\u17b4zone") == [
+        "weather", "forecast", "jsonkit", "datetime", "timezone"]
     # The zero-width non-joiner parts a Persian word from its suffix, as it did: "files" is "file" + "s".
     assert tokenize("فایل\u200cها") == [*tokenize("فایل"), *tokenize("ها")]
 
