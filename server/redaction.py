@@ -61,6 +61,8 @@ _SECRET_TEXT = re.compile(
     rf"|{_START}ya29\.[0-9A-Za-z_-]{{20,}}"  # Google's OAuth access tokens
     rf"|{_START}SG\.[A-Za-z0-9_-]{{16,}}\.[A-Za-z0-9_-]{{16,}}"  # SendGrid's keys
     rf"|{_START}SK[0-9a-fA-F]{{32}}(?![0-9A-Za-z])"  # Twilio's API keys
+    rf"|{_START}dapi[0-9a-f]{{32}}(?:-[0-9]+)?(?![0-9A-Za-z])"  # Databricks' access tokens
+    rf"|{_START}[0-9]{{8,10}}:[A-Za-z0-9_-]{{35}}(?![A-Za-z0-9_-])"  # Telegram's bot tokens
     r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
 )
 # A name that holds a secret: "password", "api_key", "token", and names ending so after other
@@ -215,6 +217,17 @@ _MYSQL_PASSWORD = re.compile(r"(\b(?:mysql|mariadb)(?:-?(?:dump|admin|import|che
                              r"(?:[^\S\r\n]+(?:[^\s-]|-[^p\s])\S*){0,20}?[^\S\r\n]+-p)"
                              # Not a placeholder: "-p$MYSQL_PWD", "-p<password>", "-pPASSWORD".
                              r"(?![${%*<]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"']+))")
+# Commands that take a password as the word after an option: "sshpass -p S3cret ssh host",
+# "docker login -u me -p S3cret" (podman's, helm's registry login too; "--password S3cret"),
+# "redis-cli -a S3cret". Within the command's next 20 words, as for MySQL's.
+_SPACED_PASSWORD = re.compile(r"(\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|registry) login"
+                              r"|redis-cli)(?:[^\S\r\n]+(?:[^\s-]|-[^pa\s-]|--(?!password|pass\b|askpass)\S)\S*){0,20}?"
+                              r"[^\S\r\n]+(?:-p|-a|--password|--pass)(?:=|[^\S\r\n]+))"
+                              r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"']+))")
+_SPACED_PASSWORD_COMMANDS = ("sshpass", " login", "redis-cli")
+# An AWS secret access key (40 letters, digits, "/" and "+"), in a text that names AWS or
+# holds an access key's id: alone it has no mark of its own.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
@@ -375,6 +388,10 @@ def _hide_glued_password(found: re.Match[str]) -> str:
     return f"{found.group(1)}{quote}{REDACTED}{quote}"
 
 
+def _hide_aws_secret(found: re.Match[str]) -> str:
+    return REDACTED if looks_random(re.sub(r"[/+]", "", found.group(0))) else found.group(0)
+
+
 def _hide_tagged(found: re.Match[str]) -> str:
     # As a value said after a name: "<token id="1">Hello</token>" (a corpus's markup) and
     # "<Token>Bearer</Token>" are words, "<password>hunter2x</password>" is a password.
@@ -466,7 +483,10 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
 
 
 # The password of a URL's user information: the user name is kept (it says which account).
-_URL_PASSWORD = re.compile(r"(?<=://)([^/\s:@]+):[^/\s@]+@")
+# A URL's userinfo: "user:password@" (the user may be empty, "redis://:pass@host", and the
+# password may hold "@" itself: the host follows the last one), or a token given as the user
+# ("https://TOKEN@github.com"), hidden where it reads as a key (not "git@", "ann@").
+_URL_USERINFO = re.compile(r"(?<=://)(?:([^/\s:@?#]*):[^/\s?#]+|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
 # A URL's parts that are its secret, after what is kept: the path of a webhook anyone holding it
 # may post to (Slack's, Discord's), and a query's value that keys or signs the request
 # ("?key=...", "&X-Amz-Signature=...").
@@ -476,6 +496,13 @@ _URL_SECRET = re.compile(
     r"|([?&](?i:key|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
     r"|x-goog-credential)=)(?![A-Z_]+(?:[&#\s\"'<>]|$))(?=[^&#\s\"'<>]*[0-9])(?=[^&#\s\"'<>]*[A-Za-z])"
     r"[^&#\s\"'<>]{8,}")  # letters and digits: not "?key=YOUR_KEY", nor "?key=getting-started" (a re-check)
+
+
+def _hide_url_userinfo(found: re.Match[str]) -> str:
+    user = found.group(2)
+    if user is None:
+        return f"{found.group(1)}:{REDACTED}@"
+    return f"{REDACTED}@" if looks_random(re.sub(r"[^A-Za-z0-9]", "", user)) else found.group(0)
 
 
 def _hide_url_secret(found: re.Match[str]) -> str:
@@ -495,7 +522,7 @@ def redact_text(text: str) -> str:
     # and looking for the mark is one pass in C, where the pattern was a pass of the regex
     # engine (a catalog's 10,000 tools are redacted when it is indexed for search).
     if "://" in text:
-        text = _URL_PASSWORD.sub(rf"\1:{REDACTED}@", text)
+        text = _URL_USERINFO.sub(_hide_url_userinfo, text)
     if "/" in text or "?" in text or "&" in text:  # a URL written without its scheme too (a re-check)
         text = _URL_SECRET.sub(_hide_url_secret, text)
     # Full-width "：" and "＝" are how CJK text writes them.
@@ -535,6 +562,10 @@ def redact_text(text: str) -> str:
         text = _USER_PASSWORD.sub(_hide_user_password, text)
     if ("mysql" in text or "mariadb" in text) and "-p" in text:
         text = _MYSQL_PASSWORD.sub(_hide_glued_password, text)
+    if "-" in text and any(command in text for command in _SPACED_PASSWORD_COMMANDS):
+        text = _SPACED_PASSWORD.sub(_hide_glued_password, text)
+    if "AKIA" in text or "ASIA" in text or "aws" in text or "AWS" in text:
+        text = _AWS_SECRET.sub(_hide_aws_secret, text)
     if (colon or equals) and any(hint in text for hint in _ELSEWHERE_HINTS):
         text = _SPOKEN_ELSEWHERE.sub(_hide_spoken_elsewhere, text)
     return _SECRET_TEXT.sub(REDACTED, text)

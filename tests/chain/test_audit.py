@@ -177,6 +177,10 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           # "-p" alone asks for the password; other programs' "-p"; a placeholder
                           "mysql -h db -u root -p shop", "ssh -p 2222 host && mkdir -p out", "mysql -p$MYSQL_PWD",
                           "mysql -pPASSWORD db", "a SKU like SKU12",
+                          "ssh://git@github.com/org/repo", "http://user@host:8080/a", "sshpass -p PASSWORD ssh h",
+                          "docker login -u me r.io", "docker login -p $PW r.io", "mkdir -p out && redis-cli -a",
+                          "aws s3 cp s3://bucket/ServerProtocolDisclosure2/abcdefg .",
+                          "the call at 12:30 lasted 1234567890:00 in all",
                           "the pypi-simple-index-mirror-and-cache-for-offline-builds-of-wheels-v2 project"]}
     assert redact(ordinary) == ordinary
 
@@ -210,6 +214,18 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("MY_ghp_" + "A" * 36, "MY_[REDACTED]"),  # a prefix glued to a name before it
     ("MY_AKIA" + "ABCDEFGHIJKLMNOP", "MY_[REDACTED]"),
     ("postgres://admin:" + "Hunter2Pa55word@db.internal:5432/prod", "postgres://admin:[REDACTED]@db.internal:5432/prod"),
+    # A URL's password with no user, one holding "@", a token given as the user (an outside check)
+    ("Cache at redis://:" + "Rds9Pass77x@cache.internal:6379/0", "Cache at redis://:[REDACTED]@cache.internal:6379/0"),
+    ("postgres://u:" + "p@ssW0rd9@db/x", "postgres://u:[REDACTED]@db/x"),
+    ("git clone https://" + "Vx3kP9qLm2Rt8YwZ0aBcD4eF6gH1@github.com/org/repo",
+     "git clone https://[REDACTED]@github.com/org/repo"),
+    ("bot " + "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1 here", "bot [REDACTED] here"),  # Telegram's
+    ("dapi" + "0123456789abcdef0123456789abcdef-2", "[REDACTED]"),  # Databricks'
+    ("AKIA" + "IOSFODNN7EXAMPLF with " + "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLFKEY", "[REDACTED] with [REDACTED]"),
+    ("sshpass -p " + "S3cretPw ssh host", "sshpass -p [REDACTED] ssh host"),
+    ("docker login -u me -p " + "Hunter2x registry.io", "docker login -u me -p [REDACTED] registry.io"),
+    ("docker login --password " + "'Hunter 2x' r.io", "docker login --password '[REDACTED]' r.io"),
+    ("redis-cli -h cache -a " + "S3cr3tpw ping", "redis-cli -h cache -a [REDACTED] ping"),
     ("connect with password=" + "Tr0ub4dor&3 as ops", "connect with password=[REDACTED] as ops"),
     ("DB_PASSWORD = " + "hunter2, then API_KEY=" + "abc123", "DB_PASSWORD = [REDACTED], then API_KEY=[REDACTED]"),
     ("root token hvs." + "CAESIJ0abcdefghijklmnopqrstuv", "root token [REDACTED]"),  # Vault's tokens
