@@ -60,6 +60,12 @@ _DENIED = re.compile(rb"permission denied|not permitted|read-only file system|\b
 _PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
 _PATH_NAMES = frozenset({"input", "output", "infile", "outfile", "src", "dst", "dest", "source", "destination",
                          "config"})
+# Names of a value that is text, whatever its description says of files ("the text to write into
+# the file"): a text that happens to be a path is passed as written.
+_TEXT_NAMES = frozenset({"text", "content", "contents", "message", "body", "string", "pattern", "regex", "query",
+                         "comment", "title", "description", "value", "expression", "expr"})
+# Another option named in a description ("--text and --file cannot be used together") is no word of its own.
+_OPTION_NAMED = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 # What a property's name gains when another took the help's own name first (a positional
 # <INPUT> beside an option --input is ``input_arg``; see ``toolbay.helptext.schema``).
 _CLAIMED_SUFFIX = re.compile(r"_(?:arg|option|[0-9]+)$")
@@ -115,10 +121,12 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
     if kind != "string":
         return False
     name = _CLAIMED_SUFFIX.sub("", name)  # the name its help gave it
+    if name.lower() in _TEXT_NAMES:
+        return False
     description = schema.get("description")
     if isinstance(description, str):
         # Its own name in capitals is the value's name, not its kind ("PATH is a sequence of keys").
-        description = description.replace(name.upper(), "")
+        description = _OPTION_NAMED.sub("", description.replace(name.upper(), ""))
     if isinstance(description, str) and inside_a_document(name, description):
         return False  # jsonkit keys --path: "path of the object to list"
     return name in _PATH_NAMES or (isinstance(description, str) and _PATH_WORDS.search(description) is not None)

@@ -210,6 +210,12 @@ async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place
     {"path": {"type": "string", "description": "PATH is a sequence of object keys separated by dots"}},
     # jsonkit keys' --path: a path, by its words, into a document, not to a file
     {"path": {"type": "string", "description": "path of the object to list, as in 'jsonkit get'"}},
+    # hashsum's --text: "file" is another option's name here (an outside check: the text
+    # "/home/ann/ws/notes" was hashed as "/workspace/notes")
+    {"text": {"type": "string", "description": "hash TEXT. --text and --file cannot be used together."}},
+    # what a text is, though it speaks of a file
+    {"text": {"type": "string", "description": "the text to write into the file"}},
+    {"message": {"type": "string", "description": "commit message, read from a file with -F"}},
 ])
 async def test_text_that_names_no_place_is_passed_as_given(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
                                                            workspace: Path, schema: dict[str, Any]) -> None:
