@@ -609,10 +609,17 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
 
         existing = read_small_file(path) if path.exists() else b""
         try:
-            held = tomllib.loads(existing.decode("utf-8")).get("tokens")
+            document = tomllib.loads(existing.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
             raise typer.Exit(2) from None
+        if others := sorted(set(document) - {"tokens"}):
+            # The configuration file, most likely (its own lines go there): a [[tokens]] entry
+            # in it is a setting the server refuses to start on.
+            say(f"toolbay: {path} holds more than tokens ({', '.join(others)}): --append writes to a tokens file, "
+                "which the configuration names in [chain.auth] tokens_file; nothing was written")
+            raise typer.Exit(2)
+        held = document.get("tokens")
         try:
             # Appended after a 'tokens' of another kind (a text, a [tokens] table, an inline
             # array), another [[tokens]] is TOML no reader takes: tried first.

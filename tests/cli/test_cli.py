@@ -612,6 +612,20 @@ def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_pat
     assert "already had" not in result.stderr
 
 
+def test_token_new_refuses_to_append_to_the_configuration_file(tmp_path: Path) -> None:
+    """Its own output says the lines after the token go in the configuration file: appended to
+    that file, the entry was a setting the server then refused to start on (an outside check)."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text("[sandbox]\nmemory_mb = 128\n")
+    result = runner.invoke(app, ["token", "new", "--client-id", "a", "--scope", "tools:read", "--append", str(config)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"toolbay: {config} holds more than tokens (sandbox): --append writes to a tokens file, which the "
+        "configuration names in [chain.auth] tokens_file; nothing was written"]
+    assert config.read_text() == "[sandbox]\nmemory_mb = 128\n" and result.stdout == ""
+    assert runner.invoke(app, ["list", "--config", str(config), "--json"]).exit_code == 0
+
+
 def test_token_new_refuses_to_append_to_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
     """The configuration lines it prints name the file in TOML, which holds UTF-8 only: they
     were a TOML error (an escaped lone surrogate) in the configuration they were pasted into."""
