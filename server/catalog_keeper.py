@@ -468,7 +468,9 @@ class CatalogKeeper:
         folders: list[Path] = []
         bundled = BUNDLED_EXTENSIONS.resolve()
         for folder in extension_folders_now(self.settings):
-            realms[os.fspath(folder)] = ("core" if folder.resolve() == bundled else "shared", None)
+            # realpath, not resolve(): a folder that is a link in a loop is said as a problem of
+            # its own (``folder_problems``), where resolve() raised (a traceback for list and call).
+            realms[os.fspath(folder)] = ("core" if Path(os.path.realpath(folder)) == bundled else "shared", None)
             folders.append(folder)
         for owner, folder in personal_folders(self.settings.python.personal_dir):
             realms[os.fspath(folder)] = ("personal", owner)

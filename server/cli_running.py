@@ -191,7 +191,8 @@ def folder_problem_lines(settings: Settings) -> list[str]:
         if "is a file" in problem:  # "make it" would have them make what is already there
             remedy = f"name a folder with {flag}"
         else:
-            first = "let this user read it" if "cannot be read" in problem else \
+            first = "mend the link" if "symbolic link" in problem else \
+                "let this user read it" if "cannot be read" in problem else \
                 "let this user enter it" if "cannot be entered" in problem else \
                 "rename it" if "UTF-8" in problem else "make it"
             remedy = f"{first}, or name another with {flag}"

@@ -860,6 +860,24 @@ def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
     assert line.startswith(f"toolbay: chain.auth.local_scopes: {said}")
 
 
+@pytest.mark.parametrize(("target", "reason"), [
+    (None, "is a symbolic link in a loop (it leads back to itself)"),
+    ("gone", "is a symbolic link to {tmp}/gone, which does not exist"),
+])
+@pytest.mark.parametrize("command", [["list", "--json"], ["call", "hashsum", '{"text": "a"}'], ["search", "hash"]])
+def test_an_extension_folder_that_is_a_broken_link_is_named_as_one_and_exits_2(
+        tmp_path: Path, shared_data_dir: Path, command: list[str], target: str | None, reason: str) -> None:
+    """A link in a loop was a traceback for list and call (pathlib's "Symlink loop"), and said
+    to "not exist" by serve and search, whose advice was to make it (an outside check)."""
+    link = tmp_path / "tools"
+    link.symlink_to(link if target is None else tmp_path / target)
+    result = runner.invoke(app, [*command, "--extensions", str(link), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 2, result.output
+    said = f"the extension folder {link} {reason.format(tmp=tmp_path)}"
+    assert said in result.stderr and "Traceback" not in result.output, result.output
+    assert "make it" not in result.stderr
+
+
 def test_list_and_search_name_an_extension_folder_that_does_not_exist_and_exit_2(
         tmp_path: Path, shared_data_dir: Path) -> None:
     """`list -e /typo` listed the built-ins and exited 0, so a script took the listing for the
