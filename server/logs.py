@@ -111,6 +111,37 @@ class _StandardErrorHandler(logging.StreamHandler):
         pass  # always the current sys.stderr
 
 
+class _LogFileHandler(logging.FileHandler):
+    """The log file, whose failed write (a full disk) is said once, in one line on stderr: the
+    logging module's own ``handleError`` printed a traceback of some 35 lines for every line
+    logged. Said again if the file fails again after a line got through."""
+
+    def __init__(self, log_file: Path) -> None:
+        super().__init__(log_file, encoding="utf-8")
+        self._failing = False
+        self._failed_now = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._failed_now = False
+        super().emit(record)
+        if not self._failed_now:
+            self._failing = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        self._failed_now = True
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            super().handleError(record)  # a fault of the record's (its arguments), not of the file
+            return
+        if not self._failing:
+            self._failing = True
+            # Logged, so that it reaches stderr in the configured format; this handler is
+            # failing, and says nothing more of it.
+            logging.getLogger(__name__).error(
+                "cannot write the log file %s (%s): its lines are on stderr only until it can be written again",
+                shown(self.baseFilename), error.strerror or error)
+
+
 def make_log_file(log_file: Path) -> None:
     """Makes the log file and its folders where missing (raises ``OSError`` where it cannot).
     The log names callers, tools and files: made by toolbay, folder and file are its user's
@@ -132,7 +163,7 @@ def configure_logging(level: str = "info", log_file: Path | None = None, log_for
     root.addHandler(stream)
     if log_file is not None:
         make_log_file(log_file)
-        file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        file_handler = _LogFileHandler(log_file)
         file_handler.setFormatter(_json_formatter() if _structured else _ShownFormatter(FORMAT))
         root.addHandler(file_handler)
     if _structured:

@@ -230,6 +230,22 @@ def test_a_log_file_and_its_folder_toolbay_makes_are_its_users_alone(tmp_path: P
         assert modes == [0o700] * len(modes) and log_file.stat().st_mode & 0o777 == 0o600, (command, modes)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (writes fail as on a full disk)")
+def test_a_log_file_on_a_full_disk_is_said_once_in_one_line(shared_data_dir: Path) -> None:
+    """Each line logged printed logging's own "--- Logging error ---" and a traceback of some 35
+    lines on stderr (an outside check)."""
+    served = subprocess.run(
+        [sys.executable, "-m", "toolbay", "serve", "--data-dir", str(shared_data_dir)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False,
+        env={**os.environ, "TOOLBAY_LOG_FILE": "/dev/full", "TOOLBAY_LOG_LEVEL": "debug"})
+    assert served.returncode == 0, served.stderr
+    said = [line for line in served.stderr.splitlines() if "log file" in line]
+    assert len(said) == 1 and said[0].endswith("cannot write the log file /dev/full (No space left on device): its "
+                                               "lines are on stderr only until it can be written again"), said
+    assert "Logging error" not in served.stderr and "Traceback" not in served.stderr
+    assert len(served.stderr.splitlines()) > 3  # the lines logged are on stderr all the same
+
+
 def test_call_takes_its_arguments_after_the_tool_name_as_well_but_not_twice(shared_data_dir: Path) -> None:
     data = ["--data-dir", str(shared_data_dir)]
     result = runner.invoke(app, ["call", "hashsum", '{"text": "abc"}', *data])
