@@ -34,7 +34,7 @@ from toolbay.job_recovery import read_jobs_recovery
 from toolbay.jobs import JobManager, JobStore, SqliteJobStore
 from toolbay.jobs.serving import serving_lock_beside
 from toolbay.jobs.views import result_uri
-from toolbay.protocol.disclosure import Disclosure, caller_of
+from toolbay.protocol.disclosure import Disclosure, caller_of, catalog_scope_misses
 from toolbay.protocol.elicitation import ask_by_elicitation
 from toolbay.protocol.in_flight import requests_in_flight
 from toolbay.redaction import redact_text
@@ -293,6 +293,8 @@ async def _assembled(
                                 connected=settings.extensions, semantic=settings.search.semantic,
                                 hidden=keeper.discovery.credentials.shown_nowhere)
         disclosures.append(disclosure)
+        for warning in catalog_scope_misses(settings.disclosure, policies.authenticator.scopes_granted()):
+            logger.warning("%s", warning)
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,
                       tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)

@@ -62,6 +62,10 @@ class TokenEntry:
     scopes: tuple[str, ...] = ()
 
 
+# What was said of a reading of a tokens file (its path, its signature, a client and a scope).
+_SAID_OF_FILES: set[tuple[Any, ...]] = set()
+
+
 class TokenStore:
     """A ``TokenVerifier`` over hashed static tokens (``mcp.server.auth.provider.TokenVerifier``).
 
@@ -76,9 +80,9 @@ class TokenStore:
                  known_tool_scopes: Collection[str] = ()) -> None:
         self._known_tool_scopes = frozenset(known_tool_scopes)
         self._by_hash = _by_hash(entries)
-        self._warn_of_unknown_scopes()
         self._source = source
         self._signature = _signature(source) if source is not None else None
+        self._warn_of_unknown_scopes()
         self._next_check = time.monotonic() + RELOAD_CHECK_S
         self._generation = 0
         # Client ids whose tokens or scopes a reading changed, until taken (``take_changed_clients``).
@@ -101,10 +105,20 @@ class TokenStore:
         for entry in self._by_hash.values():
             for scope in entry.scopes:
                 if scope.startswith("tools:") and scope not in self._known_tool_scopes:
+                    # Once per reading of the file: the server reads it twice as it starts (its
+                    # check before describing tools, then the chain's), and said each twice.
+                    said = (self._source, self._signature, entry.client_id, scope)
+                    if self._source is not None and said in _SAID_OF_FILES:
+                        continue
+                    _SAID_OF_FILES.add(said)
                     close = difflib.get_close_matches(scope, sorted(self._known_tool_scopes), n=1)
                     hint = f" (did you mean {close[0]!r}?)" if close else ""
                     logger.warning("tokens file: the token of %r has the scope %r, which grants nothing%s",
                                    entry.client_id, scope, hint)
+
+    def scopes_given(self) -> list[tuple[str, str]]:
+        """(client id, scope) of every token in the file as last read."""
+        return [(entry.client_id, scope) for entry in self._by_hash.values() for scope in entry.scopes]
 
     def __len__(self) -> int:
         self._reload_if_changed()

@@ -71,6 +71,18 @@ class Authenticator:
             return self.anonymous.scopes if self.anonymous is not None and self.verifier is None else frozenset()
         return None
 
+    def scopes_granted(self) -> list[tuple[str, str]]:
+        """Who holds which scope as the settings and tokens files say (a JWT's are known only
+        when it comes): (who, scope), who in words for a log line."""
+        granted = [("the local caller", scope) for scope in sorted(self.local.scopes)] if self.local else []
+        if self.anonymous is not None and self.verifier is None:
+            granted += [("anonymous callers", scope) for scope in sorted(self.anonymous.scopes)]
+        for verifier in getattr(self.verifier, "verifiers", (self.verifier,)):
+            given = getattr(verifier, "scopes_given", None)
+            if callable(given):
+                granted += [(f"the token of {client_id!r}", scope) for client_id, scope in given()]
+        return granted
+
     async def authenticate(self, call: ToolCall) -> Principal:
         return await self.identify(call.transport, call.credential)
 

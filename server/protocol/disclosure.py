@@ -38,7 +38,7 @@ import fnmatch
 import json
 import logging
 import weakref
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -170,6 +170,18 @@ def catalog_allow_misses(settings: DisclosureSettings) -> list[str]:
     return [f"[disclosure] catalog_allow {pattern!r} names none of the catalog folders ({', '.join(folder_names)})"
             for pattern in settings.catalog_allow
             if folder_names and not any(fnmatch.fnmatchcase(name, pattern) for name in folder_names)]
+
+
+def catalog_scope_misses(settings: DisclosureSettings, granted: Iterable[tuple[str, str]]) -> list[str]:
+    """A warning for each ``catalog:PATTERN`` scope of ``granted`` (who holds it, the scope)
+    that names none of the catalog folders: "catalog:CAT2" for the folder "cat2" lets its holder
+    search nothing, and nothing said so (an outside check)."""
+    folder_names = sorted({name for _, name in folders(settings.catalog)})
+    where = f"the catalog folders ({', '.join(folder_names)})" if folder_names else \
+        "the catalog folders: none is configured ([disclosure] catalog)"
+    return [f"[disclosure] {holder} has the scope {scope!r}, which names none of {where}"
+            for holder, scope in granted if scope.startswith("catalog:")
+            and not any(fnmatch.fnmatchcase(name, scope.removeprefix("catalog:")) for name in folder_names)]
 
 
 class Disclosure:

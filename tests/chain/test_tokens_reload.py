@@ -153,3 +153,21 @@ async def test_a_scope_that_grants_nothing_is_said_at_each_reading_of_the_file(
     os.utime(path, ns=(1, 1))
     assert policies.verifier is not None and await policies.verifier.verify_token(alice) is not None
     assert "'tools:raed', which grants nothing (did you mean 'tools:read'?)" in caplog.text
+
+
+def test_a_scope_that_grants_nothing_is_said_once_for_one_reading_though_the_file_is_read_twice(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server reads the tokens file as it checks its settings before describing tools, and
+    again for its chain: each such scope was said twice at every start (an outside check)."""
+    from toolbay.chain.policies import ChainPolicies
+    from toolbay.chain.settings import ChainSettings
+
+    _, digest = new_token()
+    path = tmp_path / "tokens.toml"
+    path.write_text(f'[[tokens]]\nclient_id = "alice"\nsha256 = "{digest}"\nscopes = ["tools:exce"]\n',
+                    encoding="utf-8")
+    settings = ChainSettings.model_validate({"auth": {"tokens_file": str(path)}})
+    ChainPolicies.from_settings(settings, base_dir=tmp_path)
+    ChainPolicies.from_settings(settings, base_dir=tmp_path)
+    assert caplog.text.count("has the scope 'tools:exce', which grants nothing") == 1

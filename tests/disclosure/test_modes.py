@@ -15,6 +15,7 @@ from mcp import Client, types
 
 from tests.reload.conftest import ListChanged
 from toolbay.assembly import assemble
+from toolbay.auth.tokens import new_token
 from toolbay.catalog import Catalog, CatalogHolder
 from toolbay.config import DisclosureSettings, load_settings
 from toolbay.handlers.base import Handler, ToolDefinition
@@ -294,6 +295,32 @@ def test_a_catalog_allow_pattern_that_names_no_catalog_folder_is_warned_of_at_st
         Disclosure(settings, holder, lambda principal, definition: True).close()
     warned = [record.getMessage() for record in caplog.records]
     assert warned == ["[disclosure] catalog_allow 'cta' names none of the catalog folders (cat)"]
+
+
+async def test_a_catalog_scope_that_names_no_catalog_folder_is_warned_of_at_start(
+        caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    """"catalog:CAT2" for the folder "cat2" let its holder search nothing, with nothing said (an
+    outside check), where a misspelt catalog_allow was warned of."""
+    catalog = tmp_path / "cat2"
+    catalog.mkdir()
+    _, digest = new_token()
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(f'[[tokens]]\nclient_id = "ann"\nsha256 = "{digest}"\n'
+                      'scopes = ["tools:read", "catalog:CAT2", "catalog:cat*", "catalog:cat2/"]\n')
+    settings = load_settings(None, extensions=[tmp_path / "tools", catalog], agents=[], data_dir=tmp_path / "d",
+                             chain={"auth": {"tokens_file": str(tokens),
+                                             "local_scopes": ["tools:exec", "catalog:cat3"]}},
+                             disclosure={"catalog": [str(catalog)]})
+    (tmp_path / "tools").mkdir()
+    with caplog.at_level("WARNING", logger="toolbay.assembly"):
+        async with assemble(settings, watch=False):
+            pass
+    warned = [record.getMessage() for record in caplog.records if record.name == "toolbay.assembly"]
+    assert warned == [
+        "[disclosure] the local caller has the scope 'catalog:cat3', which names none of the catalog folders (cat2)",
+        "[disclosure] the token of 'ann' has the scope 'catalog:CAT2', which names none of the catalog folders (cat2)",
+        "[disclosure] the token of 'ann' has the scope 'catalog:cat2/', which names none of the catalog folders "
+        "(cat2)"]
 
 
 async def test_search_tools_is_found_by_its_exact_name_and_by_nothing_else(shared_data_dir: Path) -> None:
