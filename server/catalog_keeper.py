@@ -267,6 +267,9 @@ class CatalogKeeper:
                             serve_so_far()
                             published()
                             published = None
+                            # The roles read at the scan's start are served with it: announced
+                            # at its end as well, the prompt list was told changed when nothing had.
+                            roles_changed = False
                             # Then each file as it is described: one module slow to import held
                             # back the tools of every file described after the start until it ended.
                             announced = len(described)

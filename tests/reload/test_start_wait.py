@@ -9,14 +9,14 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 
 from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT, as_if_run_before
 from tests.reload.conftest import WAIT_S, ListChanged, text_of
@@ -24,6 +24,7 @@ from toolbay.assembly import assemble
 from toolbay.config import load_settings
 from toolbay.discovery import Discovery
 from toolbay.protocol.mcp_server import build_mcp_server
+from toolbay.wasm import WasmRuntime
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +59,7 @@ def _held_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 @asynccontextmanager
-async def _first_start(settings: Any, heard: ListChanged) -> AsyncIterator[Client]:
+async def _first_start(settings: Any, heard: Callable[[Any], Awaitable[None]]) -> AsyncIterator[Client]:
     """A server started on ``settings`` with a short ``start_wait_s``, and a client of it; the
     files held back (``_held_back``) are let go as it ends, whatever happened."""
     try:
@@ -92,6 +93,36 @@ async def test_tools_still_being_described_are_announced_when_ready(
     assert "held" not in first and "job_status" in first
     assert {"held", "echo"} <= later
     assert said.is_error is False and text_of(said).strip() == "ready"
+
+
+async def test_the_prompt_list_is_not_told_changed_when_tools_described_after_the_start_arrive(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The role files read at the first scan's start are served with its first listing; the
+    scan told every client the prompt list had changed as it ended all the same, whenever a
+    file was described after the start (an outside check)."""
+    let_go = threading.Event()
+    scan_ended = anyio.Event()
+    drop_early_compiles = WasmRuntime.drop_early_compiles
+
+    def then_say_so(self: WasmRuntime) -> None:  # called as the first scan returns, its listeners told
+        drop_early_compiles(self)
+        scan_ended.set()
+
+    monkeypatch.setattr(WasmRuntime, "drop_early_compiles", then_say_so)
+    tools, prompts = ListChanged(), ListChanged(types.PromptListChangedNotification)
+
+    async def heard(message: Any) -> None:
+        await tools(message)
+        await prompts(message)
+
+    async with _first_start(_held_back(tmp_path, monkeypatch, {"held.wasm": let_go}), heard) as client:
+        first = _tool_names(await client.list_tools())
+        offered = {prompt.name for prompt in (await client.list_prompts()).prompts}
+        let_go.set()
+        await scan_ended.wait()
+        later = _tool_names(await client.list_tools())
+    assert "held" not in first and "held" in later and tools.count >= 1
+    assert offered and prompts.count == 0
 
 
 async def test_each_file_described_after_the_start_is_announced_when_it_is_ready_not_with_the_slowest(
