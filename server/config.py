@@ -66,7 +66,8 @@ CHAIN_PATHS = (
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # nan and inf are no numbers a setting takes: "nan" was said to be "not less than 3600".
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class SandboxSettings(_Section):
@@ -326,6 +327,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         validate_default=True,
+        allow_inf_nan=False,
     )
 
     extensions: list[SettingPath] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])

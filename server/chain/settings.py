@@ -49,7 +49,7 @@ Tier = Literal["read", "write", "exec"]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 class JwtSettings(_Section):
