@@ -176,6 +176,10 @@ def is_pictograph(term: str) -> bool:
 def tokenize(text: str, *, request: bool = False) -> list[str]:
     """The search terms of ``text``, in order, repeats kept (they count as term frequency); of a
     ``request``, a word that ``looks_random`` is one term, whole."""
+    if "\x1b" in text:
+        # A terminal's colour and cursor codes, copied with the text ("\x1b[31mweather\x1b[0m"):
+        # split at the escape, "[31mweather" was the word "mweather", and found nothing.
+        text = _TERMINAL_CODES.sub("", text)
     if not text.isascii():
         text = INVISIBLE.sub("", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
@@ -195,6 +199,10 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
         return terms + _terms(text[at:], request)
     return _terms(text, request)
 
+
+# ECMA-48 escape sequences: a control sequence (CSI: colours, cursor moves), an operating
+# system command (a window title, a hyperlink) ended by BEL or ST, or a two-character escape.
+_TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 # A run of letters and digits with a key's separators in it, long enough to be one.
 _KEY_CHUNK = re.compile(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")

@@ -91,6 +91,13 @@ def test_arabic_and_hebrew_words_are_read_without_their_vowel_signs() -> None:
     assert tokenize("שָׁלוֹם") == tokenize("שלום")
 
 
+def test_a_terminals_colour_codes_are_no_words() -> None:
+    """A request copied from a terminal, "\x1b[31mweather\x1b[0m", was "31", "mweather" and
+    found nothing (an outside check); a hyperlink's code (OSC 8) is no words either."""
+    assert tokenize("\x1b[31mweather\x1b[0m \x1b[1;4mforecast\x1b[m") == ["weather", "forecast"]
+    assert tokenize("\x1b]8;;https://x.example/docs\x1b\\docs\x1b]8;;\x1b\\ here", request=True) == ["doc", "here"]
+
+
 def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
     """A zero-width space, a soft hyphen, a word joiner or a byte order mark inside a word, as
     copied text and models' output carry, split it and the search found nothing (an outside
