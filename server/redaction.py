@@ -486,7 +486,9 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
 # A URL's userinfo: "user:password@" (the user may be empty, "redis://:pass@host", and the
 # password may hold "@" itself: the host follows the last one), or a token given as the user
 # ("https://TOKEN@github.com"), hidden where it reads as a key (not "git@", "ann@").
-_URL_USERINFO = re.compile(r"(?<=://)(?:([^/\s:@?#]*):[^/\s?#]+|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
+_URL_USERINFO = re.compile(r"(?<=://)(?:([^/\s:@?#]*):([^/\s?#]+)|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
+# A password that stands for one: "redis://:PASSWORD@host", "gist://:TOKEN@id", "${DB_PASS}", "<password>".
+_URL_PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*|<[^<>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{[^{}]*\}|\*+")
 # A URL's parts that are its secret, after what is kept: the path of a webhook anyone holding it
 # may post to (Slack's, Discord's), and a query's value that keys or signs the request
 # ("?key=...", "&X-Amz-Signature=...").
@@ -499,9 +501,9 @@ _URL_SECRET = re.compile(
 
 
 def _hide_url_userinfo(found: re.Match[str]) -> str:
-    user = found.group(2)
+    user = found.group(3)
     if user is None:
-        return f"{found.group(1)}:{REDACTED}@"
+        return found.group(0) if _URL_PLACEHOLDER.fullmatch(found.group(2)) else f"{found.group(1)}:{REDACTED}@"
     return f"{REDACTED}@" if looks_random(re.sub(r"[^A-Za-z0-9]", "", user)) else found.group(0)
 
 

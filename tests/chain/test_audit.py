@@ -178,6 +178,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "mysql -h db -u root -p shop", "ssh -p 2222 host && mkdir -p out", "mysql -p$MYSQL_PWD",
                           "mysql -pPASSWORD db", "a SKU like SKU12",
                           "ssh://git@github.com/org/repo", "http://user@host:8080/a", "sshpass -p PASSWORD ssh h",
+                          "gist://:TOKEN@<gist_id>/file.txt", "postgres://app:${DB_PASS}@db/x",
+                          "redis://:<password>@cache:6379", "mysql://root:PASSWORD@localhost/shop",
                           "docker login -u me r.io", "docker login -p $PW r.io", "mkdir -p out && redis-cli -a",
                           "aws s3 cp s3://bucket/ServerProtocolDisclosure2/abcdefg .",
                           "the call at 12:30 lasted 1234567890:00 in all",
