@@ -192,6 +192,8 @@ def files_tool(runtime: WasmRuntime, module: WasmModule, workspace: Path, **prop
     {"output_arg": {"type": "string", "description": "Where results go"}},
     {"config": {"type": "string", "description": "configuration file to read first"}},  # --config=CONFIG
     {"sources": {"type": "array", "items": {"type": "string"}, "description": "the folders to read"}},
+    # a name that is most often text's, said to be a path (Go's present -content)
+    {"content": {"type": "string", "description": "base path for presentation content"}},
 ])
 async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place(  # type: ignore[no-untyped-def]
         runtime: WasmRuntime, program, workspace: Path, schema: dict[str, Any]) -> None:
