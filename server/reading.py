@@ -10,13 +10,15 @@ import re
 
 # Characters that are there without being seen (Unicode's format characters: zero-width space,
 # the joiner, the soft hyphen, the byte order mark, bidirectional marks; the grapheme joiner,
-# variation selectors, tag characters, and the fillers and vowels that show nothing: Hangul's,
-# Khmer's U+17B4-5): copied text and models' output carry them inside words, and
+# variation selectors (Mongolian's too), tag characters, the format controls of Arabic, Syriac,
+# shorthand, musical and hieroglyphic text, and the fillers and vowels that show nothing:
+# Hangul's, Khmer's U+17B4-5): copied text and models' output carry them inside words, and
 # "we\u200bather" was two words that found nothing. Not the zero-width non-joiner (U+200C),
 # which Persian writes between a word and its suffix ("فایل‌ها", files): it parts them, so
 # "فایل" finds it.
-INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200d-\u200f\u202a-\u202e"
-                       "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+INVISIBLE = re.compile("[\u00ad\u034f\u0600-\u0605\u061c\u070f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b"
+                       "\u200d-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+                       "\ufff9-\ufffb\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
                        "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]")
 
 # Latin letters that no decomposition takes to plain ones (a stroke, a ligature): "Łódź" is "lodz".

@@ -62,7 +62,8 @@ _SECRET_TEXT = re.compile(
     rf"|{_START}SG\.[A-Za-z0-9_-]{{16,}}\.[A-Za-z0-9_-]{{16,}}"  # SendGrid's keys
     rf"|{_START}SK[0-9a-fA-F]{{32}}(?![0-9A-Za-z])"  # Twilio's API keys
     rf"|{_START}dapi[0-9a-f]{{32}}(?:-[0-9]+)?(?![0-9A-Za-z])"  # Databricks' access tokens
-    rf"|{_START}[0-9]{{8,10}}:[A-Za-z0-9_-]{{35}}(?![A-Za-z0-9_-])"  # Telegram's bot tokens
+    # Telegram's bot tokens, alone or in the API's URLs (".../bot123456789:AAH.../sendMessage")
+    rf"|(?:(?<=bot)|{_START})[0-9]{{8,10}}:[A-Za-z0-9_-]{{35}}(?![A-Za-z0-9_-])"
     r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
 )
 # A name that holds a secret: "password", "api_key", "token", and names ending so after other
@@ -217,14 +218,27 @@ _MYSQL_PASSWORD = re.compile(r"(\b(?:mysql|mariadb)(?:-?(?:dump|admin|import|che
                              r"(?:[^\S\r\n]+(?:[^\s-]|-[^p\s])\S*){0,20}?[^\S\r\n]+-p)"
                              # Not a placeholder: "-p$MYSQL_PWD", "-p<password>", "-pPASSWORD".
                              r"(?![${%*<]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"']+))")
-# Commands that take a password as the word after an option: "sshpass -p S3cret ssh host",
-# "docker login -u me -p S3cret" (podman's, helm's registry login too; "--password S3cret"),
-# "redis-cli -a S3cret". Within the command's next 20 words, as for MySQL's.
-_SPACED_PASSWORD = re.compile(r"(\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|registry) login"
-                              r"|redis-cli)(?:[^\S\r\n]+(?:[^\s-]|-[^pa\s-]|--(?!password|pass\b|askpass)\S)\S*){0,20}?"
-                              r"[^\S\r\n]+(?:-p|-a|--password|--pass)(?:=|[^\S\r\n]+))"
-                              r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"']+))")
-_SPACED_PASSWORD_COMMANDS = ("sshpass", " login", "redis-cli")
+# Commands that take a password as an option's value, among the options before their own
+# command or arguments begin: "sshpass -p S3cret ssh host" (or -pS3cret), "docker login
+# registry.io -u me -p S3cret" (podman's and other registry logins too; --password S3cret),
+# "redis-cli -h cache -p 6379 -a S3cret" (its -p is the port). Read option by option (each with
+# at most one value), so "sshpass -e ssh -p 2222", "docker login x && docker run -p 80:80" and
+# "redis-cli info | grep -a x" name no password.
+def _command_password(command: str, flags: str, option: str | None = None) -> re.Pattern[str]:
+    """``option``: one option before the password's, where the command's own are known."""
+    space = r"[^\S\r\n]+"
+    option = option or rf"{space}-(?!(?:{flags})(?![\w-]))[^\s=|&;]+(?:=\S*)?(?:{space}(?![-|&;<>'\"`(])[^\s|&;]+)?"
+    return re.compile(rf"(\b{command}(?:{option}){{0,12}}?{space}(?:{flags})(?:=|{space}|(?<=-[a-z])(?=[^\s=-])))"
+                      r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"'|&;]+))")
+
+
+_COMMAND_PASSWORDS = (
+    # sshpass's other options: -f FILE, -d FD, -P PROMPT take a value; -e, -v, -h none.
+    ("sshpass", _command_password("sshpass", "-p", r"[^\S\r\n]+(?:-[fdP][^\S\r\n]*[^\s|&;]+|-[evh](?!\S))")),
+    (" login", _command_password(r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[^\S\r\n]+registry)[^\S\r\n]+login"
+                                 r"(?:[^\S\r\n]+(?![-|&;'\"])[^\s|&;]+)?", "-p|--password")),
+    ("redis-cli", _command_password("redis-cli", "-a|--pass")),
+)
 # An AWS secret access key (40 letters, digits, "/" and "+"), in a text that names AWS or
 # holds an access key's id: alone it has no mark of its own.
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
@@ -388,6 +402,13 @@ def _hide_glued_password(found: re.Match[str]) -> str:
     return f"{found.group(1)}{quote}{REDACTED}{quote}"
 
 
+def _hide_command_password(found: re.Match[str]) -> str:
+    value = found.group(3) or found.group(4)
+    if value.lower() in _STAND_IN_WORDS or (value.isalpha() and value.lower().startswith(("your", "my"))):
+        return found.group(0)  # "sshpass -p password", "redis-cli -a yourpassword": words standing for one
+    return _hide_glued_password(found)
+
+
 def _hide_aws_secret(found: re.Match[str]) -> str:
     return REDACTED if looks_random(re.sub(r"[/+]", "", found.group(0))) else found.group(0)
 
@@ -503,7 +524,9 @@ _URL_SECRET = re.compile(
 def _hide_url_userinfo(found: re.Match[str]) -> str:
     user = found.group(3)
     if user is None:
-        return found.group(0) if _URL_PLACEHOLDER.fullmatch(found.group(2)) else f"{found.group(1)}:{REDACTED}@"
+        password = found.group(2)
+        stands_for_one = _URL_PLACEHOLDER.fullmatch(password) or password.lower() in _STAND_IN_WORDS
+        return found.group(0) if stands_for_one else f"{found.group(1)}:{REDACTED}@"
     return f"{REDACTED}@" if looks_random(re.sub(r"[^A-Za-z0-9]", "", user)) else found.group(0)
 
 
@@ -564,8 +587,10 @@ def redact_text(text: str) -> str:
         text = _USER_PASSWORD.sub(_hide_user_password, text)
     if ("mysql" in text or "mariadb" in text) and "-p" in text:
         text = _MYSQL_PASSWORD.sub(_hide_glued_password, text)
-    if "-" in text and any(command in text for command in _SPACED_PASSWORD_COMMANDS):
-        text = _SPACED_PASSWORD.sub(_hide_glued_password, text)
+    if "-" in text:
+        for command, pattern in _COMMAND_PASSWORDS:
+            if command in text:
+                text = pattern.sub(_hide_command_password, text)
     if "AKIA" in text or "ASIA" in text or "aws" in text or "AWS" in text:
         text = _AWS_SECRET.sub(_hide_aws_secret, text)
     if (colon or equals) and any(hint in text for hint in _ELSEWHERE_HINTS):
@@ -602,22 +627,27 @@ def shown_text(hidden: Collection[str]) -> Callable[[str], str]:
     return lambda text: blot_text(_redact_shown(text))
 
 
-# What a key may be split by and still be read whole: the invisible characters, and the
-# zero-width non-joiner, which search reads as a break (Persian writes it inside words) but a
-# model reading "sk_live_A1b2\u200cC3d4..." sees one key.
-_SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c]")
+# What a key may be split by and still be read whole: the invisible characters; the zero-width
+# non-joiner, which search reads as a break (Persian writes it inside words) but a model reading
+# "sk_live_A1b2\u200cC3d4..." sees one key; and the Braille blank, which shows as a gap.
+_SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c\u2800]")
+# Such characters inside a run of ASCII (where keys are written): only these are taken out, so
+# that Persian's non-joiners and an emoji's variation selector stay as written (a re-check: a
+# description with a key in it was shown with every one of them gone, and its Persian words
+# were no longer found).
+_INSIDE_ASCII = re.compile(f"(?<=[!-~]){_SHOWS_NOTHING.pattern}+(?=[!-~])")
 
 
 def _redact_shown(text: str) -> str:
     """``redact_text`` of a text shown to clients and indexed for search, which reads it with its
     invisible characters taken out: a token split by one ("sk_live_abc\u200bdef...") was shown
-    whole and found by search whole. Where taking them out shows a secret, the text is shown
-    without them, redacted."""
+    whole and found by search whole. Where taking those inside ASCII out shows a secret, the text
+    is shown without them, redacted."""
     if _SHOWS_NOTHING.search(text) is None:
         return redact_text(text)
-    visible = _SHOWS_NOTHING.sub("", text)
-    redacted_visible = redact_text(visible)
-    return redacted_visible if redacted_visible != visible else redact_text(text)
+    joined = _INSIDE_ASCII.sub("", text)
+    redacted_joined = redact_text(joined)
+    return redacted_joined if joined != text and redacted_joined != joined else redact_text(text)
 
 
 def credential_blot(values: Collection[str]) -> Callable[[str], str]:

@@ -180,7 +180,13 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "ssh://git@github.com/org/repo", "http://user@host:8080/a", "sshpass -p PASSWORD ssh h",
                           "gist://:TOKEN@<gist_id>/file.txt", "postgres://app:${DB_PASS}@db/x",
                           "redis://:<password>@cache:6379", "mysql://root:PASSWORD@localhost/shop",
+                          "https://username:password@www.example.com/",
                           "docker login -u me r.io", "docker login -p $PW r.io", "mkdir -p out && redis-cli -a",
+                          # other commands' -p and -a after these (a re-check: each was hidden)
+                          "redis-cli -p 6380 --latency", "sshpass -e ssh -p 2222 host",
+                          "sshpass -f pw rsync -e 'ssh -p 2222'", "docker login ghcr.io && docker run -p 8080:80 nginx",
+                          "docker login first, then docker ps -a shows all", "redis-cli info | grep -a used_memory",
+                          "sshpass -p password ssh h", "redis-cli -a yourpassword",
                           "aws s3 cp s3://bucket/ServerProtocolDisclosure2/abcdefg .",
                           "the call at 12:30 lasted 1234567890:00 in all",
                           "the pypi-simple-index-mirror-and-cache-for-offline-builds-of-wheels-v2 project"]}
@@ -225,9 +231,16 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("dapi" + "0123456789abcdef0123456789abcdef-2", "[REDACTED]"),  # Databricks'
     ("AKIA" + "IOSFODNN7EXAMPLF with " + "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLFKEY", "[REDACTED] with [REDACTED]"),
     ("sshpass -p " + "S3cretPw ssh host", "sshpass -p [REDACTED] ssh host"),
+    ("sshpass -f ~/.pw -p" + "S3cretPw ssh host", "sshpass -f ~/.pw -p[REDACTED] ssh host"),
     ("docker login -u me -p " + "Hunter2x registry.io", "docker login -u me -p [REDACTED] registry.io"),
+    ("docker login registry.io -u me -p" + "Hunter2x", "docker login registry.io -u me -p[REDACTED]"),
     ("docker login --password " + "'Hunter 2x' r.io", "docker login --password '[REDACTED]' r.io"),
     ("redis-cli -h cache -a " + "S3cr3tpw ping", "redis-cli -h cache -a [REDACTED] ping"),
+    # redis-cli's -p is its port (a re-check: the port was hidden, the password after -a shown)
+    ("redis-cli -h cache.internal -p 6379 -a " + "Qm7rT2vX9kLp ping",
+     "redis-cli -h cache.internal -p 6379 -a [REDACTED] ping"),
+    ("https://api.telegram.org/bot" + "7123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0/sendMessage",
+     "https://api.telegram.org/bot[REDACTED]/sendMessage"),
     ("connect with password=" + "Tr0ub4dor&3 as ops", "connect with password=[REDACTED] as ops"),
     ("DB_PASSWORD = " + "hunter2, then API_KEY=" + "abc123", "DB_PASSWORD = [REDACTED], then API_KEY=[REDACTED]"),
     ("root token hvs." + "CAESIJ0abcdefghijklmnopqrstuv", "root token [REDACTED]"),  # Vault's tokens

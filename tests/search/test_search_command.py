@@ -329,10 +329,15 @@ def test_a_token_split_by_an_invisible_character_is_hidden_as_search_reads_it(tm
 
 def test_a_key_split_by_a_zero_width_non_joiner_is_hidden_where_persian_words_with_it_are_kept() -> None:
     """Search reads the non-joiner as a break (Persian writes it between a word and its suffix),
-    but a model reads "sk_live_A1b2\u200cC3d4..." as the key: it was shown whole (a re-check)."""
+    but a model reads "sk_live_A1b2\u200cC3d4..." as the key: it was shown whole (a re-check).
+    Beside a key hidden, the text's other such characters stay as written: Persian's words and an
+    emoji's variation selector lost theirs, and the words were no longer found (a second re-check)."""
     shown = shown_text(())
     assert shown("uses sk_live_A1b2\u200cC3d4E5f6G7h8J9k0 to sync") == "uses [REDACTED] to sync"
     assert shown("فایل\u200cها را بخوان") == "فایل\u200cها را بخوان"
+    assert shown("پرونده\u200cها ❤\ufe0f sk_live_A1b2\u200bC3d4E5f6G7h8J9k0") == "پرونده\u200cها ❤\ufe0f [REDACTED]"
+    for split in ("\u180b", "\u2800", "\U0001d173", "\U0001bca0", "\U00013430", "\u0600", "\u070f"):
+        assert shown(f"uses sk_live_A1b2{split}C3d4E5f6G7h8J9k0 to sync") == "uses [REDACTED] to sync", repr(split)
 
 
 def test_a_raw_carriage_return_between_the_tokens_of_a_line_is_white_space_and_minus_zero_comes_back(
