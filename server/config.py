@@ -454,7 +454,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     def beside(value: Any) -> Any:
         if not isinstance(value, str) or not value.strip():
             return value
-        return str((path.parent / os.path.expanduser(value)).resolve())
+        # realpath, not resolve(): a link in a loop is said as such where the setting is
+        # checked (resolve() raised RuntimeError, a traceback, from the configuration file).
+        return os.path.realpath(path.parent / os.path.expanduser(value))
 
     # Tool and role folders as named, links kept: the watcher follows a link (``current ->
     # releases/7``) each time it is pointed elsewhere, which one resolved here could not. A
@@ -464,7 +466,7 @@ def read_toml(path: Path) -> dict[str, Any]:
             return value
         parts = (path.parent.resolve() / os.path.expanduser(value)).parts
         up = max((index for index, part in enumerate(parts) if part == ".."), default=0)
-        return str(Path(*parts[:up + 1]).resolve().joinpath(*parts[up + 1:]))
+        return str(Path(os.path.realpath(Path(*parts[:up + 1]))).joinpath(*parts[up + 1:]))
 
     for key in ("data_dir", "workspace", "log_file"):
         if key in data:

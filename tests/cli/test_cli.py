@@ -894,6 +894,29 @@ def test_an_extension_folder_that_is_a_broken_link_is_named_as_one_and_exits_2(
     assert "make it" not in result.stderr
 
 
+@pytest.mark.parametrize("setting", ["workspace", "data_dir", "log_file"])
+def test_a_path_setting_of_the_configuration_file_that_is_a_link_in_a_loop_is_one_line(
+        tmp_path: Path, setting: str) -> None:
+    """Read from the configuration file, each ended in a traceback (pathlib's "Symlink loop"), where
+    the same given as a flag or a variable was said in one line (a re-check)."""
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'{setting} = "{loop}"\n', encoding="utf-8")
+    said = _one_line_exit_2(["list", "--config", str(config)])
+    assert str(loop) in said and "Traceback" not in said, said
+
+
+def test_token_new_appending_to_a_link_in_a_loop_is_one_line(tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    result = runner.invoke(app, ["token", "new", "--client-id", "bot", "--scope", "tools:read", "--append", str(loop)])
+    assert result.exit_code == 2, result.output
+    said = result.stderr.strip().splitlines()
+    assert said == [f"toolbay: cannot append to {loop}: Too many levels of symbolic links"]
+    assert result.stdout == ""
+
+
 def test_list_and_search_name_an_extension_folder_that_does_not_exist_and_exit_2(
         tmp_path: Path, shared_data_dir: Path) -> None:
     """`list -e /typo` listed the built-ins and exited 0, so a script took the listing for the
