@@ -201,7 +201,9 @@ class Toolbay:
         where = self._where_tools_are(call.principal) if self._where_tools_are is not None else None
         closest = refusal.closest
         if not closest and call.principal is not None:
-            closest = tuple(closest_names(call.name, self.findable_names(call.principal)))
+            # Never the name called: one whose file was just removed is still listed for a moment.
+            closest = tuple(closest_names(call.name, [name for name in self.findable_names(call.principal)
+                                                      if name != call.name]))
         if where is None and closest == refusal.closest:
             return refusal
         return UnknownTool(refusal.name, closest, where_listed=refusal.where_listed if where is None else where)

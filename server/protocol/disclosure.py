@@ -179,9 +179,10 @@ def catalog_scope_misses(settings: DisclosureSettings, granted: Iterable[tuple[s
     folder_names = sorted({name for _, name in folders(settings.catalog)})
     where = f"the catalog folders ({', '.join(folder_names)})" if folder_names else \
         "the catalog folders: none is configured ([disclosure] catalog)"
-    return [f"[disclosure] {holder} has the scope {scope!r}, which names none of {where}"
-            for holder, scope in granted if scope.startswith("catalog:")
-            and not any(fnmatch.fnmatchcase(name, scope.removeprefix("catalog:")) for name in folder_names)]
+    warnings = [f"[disclosure] {holder} has the scope {scope!r}, which names none of {where}"
+                for holder, scope in granted if scope.startswith("catalog:")
+                and not any(fnmatch.fnmatchcase(name, scope.removeprefix("catalog:")) for name in folder_names)]
+    return list(dict.fromkeys(warnings))  # once each: a client's second token holds its scopes again
 
 
 class Disclosure:

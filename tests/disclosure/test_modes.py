@@ -305,8 +305,9 @@ async def test_a_catalog_scope_that_names_no_catalog_folder_is_warned_of_at_star
     catalog.mkdir()
     _, digest = new_token()
     tokens = tmp_path / "tokens.toml"
-    tokens.write_text(f'[[tokens]]\nclient_id = "ann"\nsha256 = "{digest}"\n'
-                      'scopes = ["tools:read", "catalog:CAT2", "catalog:cat*", "catalog:cat2/"]\n')
+    entry = f'[[tokens]]\nclient_id = "ann"\nsha256 = "{digest}"\n' \
+        'scopes = ["tools:read", "catalog:CAT2", "catalog:cat*", "catalog:cat2/"]\n'
+    tokens.write_text(entry + entry.replace(digest, new_token()[1]))  # a second token of hers: said once
     settings = load_settings(None, extensions=[tmp_path / "tools", catalog], agents=[], data_dir=tmp_path / "d",
                              chain={"auth": {"tokens_file": str(tokens),
                                              "local_scopes": ["tools:exec", "catalog:cat3"]}},

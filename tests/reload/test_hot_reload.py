@@ -158,6 +158,7 @@ async def test_a_deleted_tool_is_neither_run_nor_found_before_the_watcher_takes_
             may_rescan.set()
     assert called.is_error is True
     assert "no tool named 'greet'" in text_of(called)
+    assert "greet." not in text_of(called)  # not offered as the closest name to itself (a re-check)
     assert found.structured_content == {"results": [], "no_match": True}  # hashsum's words are not greet's
     assert still.is_error is False and kept.exists()
 
