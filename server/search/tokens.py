@@ -176,10 +176,14 @@ def is_pictograph(term: str) -> bool:
 def tokenize(text: str, *, request: bool = False) -> list[str]:
     """The search terms of ``text``, in order, repeats kept (they count as term frequency); of a
     ``request``, a word that ``looks_random`` is one term, whole."""
-    if "\x1b" in text:
+    if "\x1b" in text or "\x9b" in text:
         # A terminal's colour and cursor codes, copied with the text ("\x1b[31mweather\x1b[0m"):
         # split at the escape, "[31mweather" was the word "mweather", and found nothing.
         text = _TERMINAL_CODES.sub("", text)
+    if request and "m" in text and _COLOUR_RESET.search(text):
+        # The same codes whose escape was lost in copying ("[31mweather[0m", "^[[31m...^[[0m"):
+        # read so only in a request that ends a colour as terminals do ("[0m", "[m").
+        text = _COLOURS_WITHOUT_ESCAPE.sub(" ", text)
     if not text.isascii():
         text = INVISIBLE.sub("", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
@@ -202,7 +206,10 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
 
 # ECMA-48 escape sequences: a control sequence (CSI: colours, cursor moves), an operating
 # system command (a window title, a hyperlink) ended by BEL or ST, or a two-character escape.
-_TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]+[0-~]|[@-Z\\-_])"
+                             r"|\x9b[0-?]*[ -/]*[@-~]")  # then nF escapes ("\x1b(B", tput sgr0's) and C1's CSI
+_COLOUR_RESET = re.compile(r"\[0?m")
+_COLOURS_WITHOUT_ESCAPE = re.compile(r"(?:\^\[)?\[[0-9]{0,3}(?:;[0-9]{1,3})*m")
 
 # A run of letters and digits with a key's separators in it, long enough to be one.
 _KEY_CHUNK = re.compile(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")

@@ -96,6 +96,10 @@ def test_a_terminals_colour_codes_are_no_words() -> None:
     found nothing (an outside check); a hyperlink's code (OSC 8) is no words either."""
     assert tokenize("\x1b[31mweather\x1b[0m \x1b[1;4mforecast\x1b[m") == ["weather", "forecast"]
     assert tokenize("\x1b]8;;https://x.example/docs\x1b\\docs\x1b]8;;\x1b\\ here", request=True) == ["doc", "here"]
+    # tput sgr0's "\x1b(B" after the reset, C1's one-byte CSI, and the escape lost in copying (a re-check)
+    assert tokenize("\x1b[31mweekday\x1b(B\x1b[m \x9b1mdate\x9b0m") == ["weekday", "date"]
+    assert tokenize("[31mweekday[0m ^[[1mdate^[[0m", request=True) == ["weekday", "date"]
+    assert tokenize("set a timer of [5m] for tea", request=True) == ["set", "timer", "5m", "tea"]
 
 
 def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
