@@ -60,14 +60,10 @@ _DENIED = re.compile(rb"permission denied|not permitted|read-only file system|\b
 _PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
 _PATH_NAMES = frozenset({"input", "output", "infile", "outfile", "src", "dst", "dest", "source", "destination",
                          "config"})
-# Names of a value that is text, whatever its description says of files ("the text to write into
-# the file"): a text that happens to be a path is passed as written, unless its description
-# calls it a path or a folder (Go's present: "-content: base path for presentation content").
-_TEXT_NAMES = frozenset({"text", "content", "contents", "message", "body", "string", "pattern", "regex", "query",
-                         "comment", "title", "description", "value", "expression", "expr"})
-_A_PLACE_NOT_A_FILE = re.compile(r"\b(?:paths?|dir|director(?:y|ies)|folders?)\b", re.IGNORECASE)
-# Another option named in a description ("--text and --file cannot be used together") is no word of its own.
+# Another option named in a description ("--text and --file cannot be used together") is no word of its own,
+# but where the description says the option is another's alias ("same as --output-file").
 _OPTION_NAMED = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
+_AN_ALIAS = re.compile(r"(?i)^\W*(?:same as|alias (?:for|of)|equivalent to|short(?:hand)? for|deprecated:? use)\b")
 # What a property's name gains when another took the help's own name first (a positional
 # <INPUT> beside an option --input is ``input_arg``; see ``toolbay.helptext.schema``).
 _CLAIMED_SUFFIX = re.compile(r"_(?:arg|option|[0-9]+)$")
@@ -126,10 +122,9 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
     description = schema.get("description")
     if isinstance(description, str):
         # Its own name in capitals is the value's name, not its kind ("PATH is a sequence of keys").
-        description = _OPTION_NAMED.sub("", description.replace(name.upper(), ""))
-    if name.lower() in _TEXT_NAMES:  # a path only where its first sentence says so
-        first = re.split(r"\.\s|\n", description, maxsplit=1)[0] if isinstance(description, str) else ""
-        return _A_PLACE_NOT_A_FILE.search(first) is not None
+        description = description.replace(name.upper(), "")
+        if not _AN_ALIAS.match(description):
+            description = _OPTION_NAMED.sub("", description)
     if isinstance(description, str) and inside_a_document(name, description):
         return False  # jsonkit keys --path: "path of the object to list"
     return name in _PATH_NAMES or (isinstance(description, str) and _PATH_WORDS.search(description) is not None)

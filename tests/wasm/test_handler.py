@@ -192,8 +192,12 @@ def files_tool(runtime: WasmRuntime, module: WasmModule, workspace: Path, **prop
     {"output_arg": {"type": "string", "description": "Where results go"}},
     {"config": {"type": "string", "description": "configuration file to read first"}},  # --config=CONFIG
     {"sources": {"type": "array", "items": {"type": "string"}, "description": "the folders to read"}},
-    # a name that is most often text's, said to be a path (Go's present -content)
+    # a name that is most often text's, said to be a path or a file (Go's present -content; a re-check)
     {"content": {"type": "string", "description": "base path for presentation content"}},
+    {"body": {"type": "string", "description": "read the request body from this file"}},
+    {"pattern": {"type": "string", "description": "file of patterns, one a line"}},
+    # an alias of a file option, said by its name (a re-check)
+    {"out": {"type": "string", "description": "same as --output-file"}},
 ])
 async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place(  # type: ignore[no-untyped-def]
         runtime: WasmRuntime, program, workspace: Path, schema: dict[str, Any]) -> None:
@@ -215,9 +219,6 @@ async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place
     # hashsum's --text: "file" is another option's name here (an outside check: the text
     # "/home/ann/ws/notes" was hashed as "/workspace/notes")
     {"text": {"type": "string", "description": "hash TEXT. --text and --file cannot be used together."}},
-    # what a text is, though it speaks of a file
-    {"text": {"type": "string", "description": "the text to write into the file"}},
-    {"message": {"type": "string", "description": "commit message, read from a file with -F"}},
 ])
 async def test_text_that_names_no_place_is_passed_as_given(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
                                                            workspace: Path, schema: dict[str, Any]) -> None:
