@@ -24,7 +24,7 @@ import anyio.to_thread
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings, extension_folders_now
-from toolbay.discovery import Discovery, FileOutcome, log_notes, log_skipped, scan_files
+from toolbay.discovery import Discovery, FileOutcome, folder_stamp, log_notes, log_skipped, scan_files
 from toolbay.first_start import runtime_sizing
 from toolbay.freed_memory import give_back_freed_memory
 from toolbay.handlers.base import Handler
@@ -443,7 +443,7 @@ class CatalogKeeper:
             if digest is None:
                 continue  # unreadable now: describing it says why
             old = previous.get(path)
-            if old is not None and old.content_sha256 == digest and self.discovery.helpers_unchanged(path, old.helpers):
+            if old is not None and old.content_sha256 == digest and self._still_as_described(path, old):
                 kept[path] = old
             else:
                 lookups.append((path, digest))
@@ -463,6 +463,12 @@ class CatalogKeeper:
             if outcome is not None:
                 current[path] = outcome
         return paths, current, hashes
+
+    def _still_as_described(self, path: str, outcome: FileOutcome) -> bool:
+        """Whether an unchanged file's outcome holds: the helpers it was described with are
+        unchanged, and a failure of a Python module's holds only while its folder is as it was."""
+        return self.discovery.helpers_unchanged(path, outcome.helpers) and (
+            outcome.failed_in is None or outcome.failed_in == folder_stamp(path))
 
     def folders(self) -> list[Path]:
         """The tool folders now: the bundled one (core), the operator's (shared) and each

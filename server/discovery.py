@@ -369,6 +369,10 @@ class FileOutcome:
     # How often its description has been cut short by [discovery] file_budget_s (0: it was
     # not): ``refresh_tools`` describes such a file again though it is unchanged.
     cut_short_tries: int = 0
+    # A Python module that failed to import or describe: its folder as it was then
+    # (``folder_stamp``). The failure may be the folder's (a helper or a data file not there
+    # yet), so it holds only until the folder changes.
+    failed_in: str | None = None
 
     @property
     def content_sha256(self) -> str | None:
@@ -748,6 +752,7 @@ class Discovery:
         source = source_of(path, sha)
         module = tool_name_for(path)  # as the worker imports it
         if entry is None:
+            stamp = folder_stamp(path)  # before the import: a file added while it runs changes it
             spec = self._worker_spec(path, module, None, source)
             # The worker imports the file as it is now: if that is no longer version ``sha``,
             # what it finds must not be remembered as that version's (a good file would be
@@ -763,8 +768,10 @@ class Discovery:
                     self.python_cache.put(sha, {"skipped": reason, "module": module})
                 elif remember and failed.with_packages:
                     self.python_cache.put(sha, {"skipped": reason, "packages": packages_stamp(),
-                                                "timed_out_after_s": failed.timed_out_after_s, "module": module})
-                return FileOutcome(path, sha, skipped=_python_skipped(path, reason))
+                                                "timed_out_after_s": failed.timed_out_after_s, "module": module,
+                                                "failed_in": stamp})
+                return FileOutcome(path, sha, skipped=_python_skipped(path, reason),
+                                   failed_in=None if failed.lasting else stamp)
             self.confinement[path] = enforced
             entry = {"description": description, "module": module}
             if remember:
@@ -788,6 +795,8 @@ class Discovery:
             return None  # it ran past a shorter limit than today's: it may finish now
         if entry is not None and not self.helpers_unchanged(path, _helpers_of(entry)):
             return None
+        if entry is not None and "failed_in" in entry and entry["failed_in"] != folder_stamp(path):
+            return None  # failed in another folder, or in this one before a file came or went
         return entry
 
     def helpers_unchanged(self, path: str, helpers: Mapping[str, str]) -> bool:
@@ -805,7 +814,9 @@ class Discovery:
     def _python_outcome(self, path: str, sha: str, entry: Mapping[str, Any], source: str | None) -> FileOutcome:
         """``source``: the file's text as version ``sha`` (``source_of``), which its workers run."""
         if "skipped" in entry:
-            return FileOutcome(path, sha, skipped=_python_skipped(path, str(entry["skipped"])), from_cache=True)
+            failed_in = entry.get("failed_in")
+            return FileOutcome(path, sha, skipped=_python_skipped(path, str(entry["skipped"])), from_cache=True,
+                               failed_in=failed_in if isinstance(failed_in, str) else None)
         module = tool_name_for(path)
         spec = module_spec_from(module, entry.get("description") or {})
         notes = (*(f"{module}: refused {redact_text(reason)}" for reason in spec.refused),
@@ -1008,6 +1019,16 @@ class _LazyArgv:
 # no hand-written module, and is not read.
 MAX_PYTHON_MODULE_BYTES = 16 * 1024 * 1024
 _NOT_UTF8 = "its path is not valid UTF-8: rename the file (or its folder) to serve it"
+
+
+def folder_stamp(path: str) -> str | None:
+    """The folder holding ``path`` as it is now: its name and the time an entry of it was last
+    added, removed or renamed (an editor's save by renaming too)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        return f"{folder}@{os.stat(folder).st_mtime_ns}"
+    except OSError:
+        return None
 
 
 def _python_skipped(path: str, reason: str) -> SkippedFile:

@@ -160,7 +160,7 @@ async def test_refresh_tools_serves_a_new_module_without_a_watcher(
 FLAKY = '''
 import os
 
-if os.path.exists(os.path.join(os.path.dirname(__file__), "FAIL")):
+if os.path.exists(os.path.join(os.path.dirname(__file__), "state", "FAIL")):
     raise ImportError("the service it needs is not up yet")
 
 
@@ -176,17 +176,54 @@ def flaky_x():
 async def test_refresh_tools_tries_again_a_module_whose_import_failed_though_it_is_unchanged(
     make_settings: Callable[..., Settings], python_dir: Path,
 ) -> None:
-    (python_dir / "FAIL").touch()
+    # Outside the module's folder (a change in it tries the import again: see below).
+    (python_dir / "state").mkdir()
+    (python_dir / "state" / "FAIL").touch()
     (python_dir / "flaky.py").write_text(FLAKY, encoding="utf-8")
     async with assemble(make_settings(), watch=False) as app:
         assert app.catalog.current.get("flaky_x") is None
         assert any("the service it needs is not up yet" in skipped.reason for skipped in app.skipped_files)
-        (python_dir / "FAIL").unlink()
-        await app.rescan()  # what a watcher does: the file has not changed, and the cached failure stands
+        (python_dir / "state" / "FAIL").unlink()
+        await app.rescan()  # what a watcher does: the file and its folder have not changed, the failure stands
         assert app.catalog.current.get("flaky_x") is None
         answer = await call(app, "refresh_tools")
         assert "flaky_x" in answer.structured["added"]
         assert (await call(app, "flaky_x")).text == "up"
+
+
+NEEDS_HELPER = '''
+import needed_helper
+
+
+def get_tool_schemas():
+    return [{"name": "needs_value", "description": "v", "input_schema": {"type": "object"}}]
+
+
+def needs_value():
+    return needed_helper.VALUE
+'''
+
+
+async def test_a_module_whose_import_failed_for_a_helper_not_there_yet_is_served_once_it_comes(
+    make_settings: Callable[..., Settings], python_dir: Path,
+) -> None:
+    """Dropped before its helper, the module's failure was kept for its version: the helper's
+    coming was taken in by no rescan and no restart, and the same module failed so in another
+    folder too, where its helper was (an outside check)."""
+    settings = make_settings()
+    (python_dir / "needs.py").write_text(NEEDS_HELPER, encoding="utf-8")
+    async with assemble(settings, watch=False) as app:
+        assert app.catalog.current.get("needs_value") is None
+        assert any("needed_helper" in skipped.reason for skipped in app.skipped_files)
+        (python_dir / "needed_helper.py").write_text("VALUE = 'here'\n", encoding="utf-8")
+        await app.rescan()  # what the watcher does when the helper is dropped in
+        assert (await call(app, "needs_value")).text == "here"
+    (python_dir / "needed_helper.py").unlink()
+    async with assemble(settings, watch=False) as restarted:  # failed again, and so remembered
+        assert restarted.catalog.current.get("needs_value") is None
+    (python_dir / "needed_helper.py").write_text("VALUE = 'back'\n", encoding="utf-8")
+    async with assemble(settings, watch=False) as restarted:
+        assert (await call(restarted, "needs_value")).text == "back", restarted.skipped_files
 
 
 USES_HELPER = '''
