@@ -608,12 +608,16 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
         from toolbay.small_files import read_small_file
 
         existing = read_small_file(path) if path.exists() else b""
+        text = existing.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM some editors write, as the server reads it
         try:
-            document = tomllib.loads(existing.decode("utf-8"))
+            document = tomllib.loads(text.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
             raise typer.Exit(2) from None
-        if others := sorted(set(document) - {"tokens"}):
+        from toolbay.config import Settings
+
+        # Keys of the configuration's (the server reads a tokens file's other keys as nothing).
+        if others := sorted(set(document) & set(Settings.model_fields)):
             # The configuration file, most likely (its own lines go there): a [[tokens]] entry
             # in it is a setting the server refuses to start on.
             say(f"toolbay: {path} holds more than tokens ({', '.join(others)}): --append writes to a tokens file, "
@@ -623,7 +627,7 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
         try:
             # Appended after a 'tokens' of another kind (a text, a [tokens] table, an inline
             # array), another [[tokens]] is TOML no reader takes: tried first.
-            tomllib.loads(existing.decode("utf-8") + "\n" + entry)
+            tomllib.loads(text.decode("utf-8") + "\n" + entry)
         except tomllib.TOMLDecodeError:
             say(f"toolbay: {path} has a 'tokens' that a [[tokens]] entry cannot follow (a text, a [tokens] table "
                 "or an inline array); write its entries as [[tokens]] first, nothing was written")

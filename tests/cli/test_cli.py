@@ -640,6 +640,14 @@ def test_token_new_refuses_to_append_to_the_configuration_file(tmp_path: Path) -
         "configuration names in [chain.auth] tokens_file; nothing was written"]
     assert config.read_text() == "[sandbox]\nmemory_mb = 128\n" and result.stdout == ""
     assert runner.invoke(app, ["list", "--config", str(config), "--json"]).exit_code == 0
+    # A tokens file with a key of its own, or a byte order mark, which the server reads (a re-check)
+    from toolbay.auth.tokens import TokenStore
+
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_bytes(b"\xef\xbb\xbfversion = 1\n")
+    added = runner.invoke(app, ["token", "new", "--client-id", "a", "--scope", "tools:read", "--append", str(tokens)])
+    assert added.exit_code == 0, added.output
+    assert TokenStore.from_file(tokens).scopes_given() == [("a", "tools:read")]
 
 
 def test_token_new_refuses_to_append_to_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
