@@ -141,6 +141,9 @@ def _appending_problem(path: Path) -> str | None:
         # Made as logging makes it (its user's alone): checked first, it was made 644 in a
         # folder of 755, and logging then found it there.
         make_log_file(path)
+        # Then opened as logging opens it: /proc/version took the first and refused this (a traceback).
+        with open(path, "a", encoding="utf-8"):
+            pass
     except OSError as exc:
         return f"cannot be written to ({exc.strerror or exc})"
     return None

@@ -797,13 +797,14 @@ def folder_problems(settings: Settings) -> list[str]:
 def _unreadable(folder: Path) -> str | None:
     """Why ``folder`` holds nothing that can be read, or None: not there, a file, or a folder
     this user may not list (another user's), which stopped a start with a traceback."""
-    if os.path.islink(folder) and not os.path.exists(folder):
-        try:
-            os.stat(folder)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return "is a symbolic link in a loop (it leads back to itself)"
-        return f"is a symbolic link to {shown(os.readlink(folder))}, which does not exist"
+    try:
+        os.stat(folder)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link in a loop (it leads back to itself)" if os.path.islink(folder) else \
+                "passes through a symbolic link in a loop"
+        if os.path.islink(folder):
+            return f"is a symbolic link to {shown(os.readlink(folder))}, which does not exist"
     try:
         if not folder.is_dir():
             return "is a file, not a folder" if folder.exists() else "does not exist"

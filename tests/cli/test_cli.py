@@ -887,6 +887,7 @@ def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
 @pytest.mark.parametrize(("target", "reason"), [
     (None, "is a symbolic link in a loop (it leads back to itself)"),
     ("gone", "is a symbolic link to {tmp}/gone, which does not exist"),
+    ("inside", "passes through a symbolic link in a loop"),  # a folder below such a link (a re-check)
 ])
 @pytest.mark.parametrize("command", [["list", "--json"], ["call", "hashsum", '{"text": "a"}'], ["search", "hash"]])
 def test_an_extension_folder_that_is_a_broken_link_is_named_as_one_and_exits_2(
@@ -894,7 +895,9 @@ def test_an_extension_folder_that_is_a_broken_link_is_named_as_one_and_exits_2(
     """A link in a loop was a traceback for list and call (pathlib's "Symlink loop"), and said
     to "not exist" by serve and search, whose advice was to make it (an outside check)."""
     link = tmp_path / "tools"
-    link.symlink_to(link if target is None else tmp_path / target)
+    link.symlink_to(link if target in (None, "inside") else tmp_path / target)
+    if target == "inside":
+        link = link / "inside"
     result = runner.invoke(app, [*command, "--extensions", str(link), "--data-dir", str(shared_data_dir)])
     assert result.exit_code == 2, result.output
     said = f"the extension folder {link} {reason.format(tmp=tmp_path)}"
@@ -1040,6 +1043,10 @@ def test_a_log_file_or_audit_log_that_cannot_be_written_is_one_line_at_start(tmp
     said = _one_line_exit_2(["list", "--data-dir", str(tmp_path / "data")],
                             env={"TOOLBAY_LOG_FILE": str(under_a_file / "toolbay.log")})
     assert said.startswith(f"toolbay: log_file {under_a_file / 'toolbay.log'} cannot be written to (")
+    if os.path.exists("/proc/version"):  # opened, but not for appending text: a traceback (a re-check)
+        said = _one_line_exit_2(["list", "--data-dir", str(tmp_path / "data")],
+                                env={"TOOLBAY_LOG_FILE": "/proc/version"})
+        assert said.startswith("toolbay: log_file /proc/version cannot be written to ("), said
 
 
 def test_the_audit_log_a_command_makes_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
