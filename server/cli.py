@@ -320,6 +320,10 @@ def call(
     args = json_arguments if json_arguments is not None else args if args is not None else "{}"
     settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir, workspace=workspace)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
+    if settings.log_level == "info":
+        # What a Python tool writes past print and sys.stderr (os.write, a C library) is logged as
+        # its output: its author, calling it here, was shown none of it (an outside check).
+        logging.getLogger("toolbay.pytools.stderr").setLevel(logging.INFO)
     try:
         # The protocol's own parser: nesting deeper than it takes and lone surrogates are
         # refused here as they would be over the wire.
