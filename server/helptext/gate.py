@@ -42,7 +42,9 @@ def check_text(text: str, had_errors: bool) -> None:
     if not content:
         raise NotHelpError("the output is empty")
     words = content.split()
+    # "help" without a dash after more than one word is prose ("not a help"), not arguments.
     if len(words) <= 4 and "\n" not in content and words[-1] in _HELP_FLAGS \
+            and (words[-1].startswith("-") or len(words) <= 2) \
             and all(_COMMAND_WORD.fullmatch(word) for word in words[:-1]):
         # "echo --help" prints "--help": read as help, it was a tool of one option, -h.
         raise NotHelpError(f"it printed back the arguments it was given ({content[:80]!r}): it echoes them, "

@@ -30,6 +30,9 @@ from toolbay.helptext import describe_help
     (b"--help\n", "printed back the arguments"),
     (b"-h\n", "printed back the arguments"),
     (b"remote --help\n", "printed back the arguments"),
+    (b"remote help\n", "printed back the arguments"),
+    # prose that ends with the word: no arguments were printed back (an outside check)
+    (b"not a help\n", "no usage line"),
 ])
 def test_non_help_is_refused_with_a_one_line_reason(data, words):
     with pytest.raises(NotHelpError) as caught:
