@@ -64,6 +64,15 @@ _PATH_NAMES = frozenset({"input", "output", "infile", "outfile", "src", "dst", "
 # but where the description says the option is another's alias ("same as --output-file").
 _OPTION_NAMED = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 _AN_ALIAS = re.compile(r"(?i)^\W*(?:same as|alias (?:for|of)|equivalent to|short(?:hand)? for|deprecated:? use)\b")
+# Names of a value that is most often text: a place only where its description calls the value
+# itself one ("base path for presentation content", "file of patterns", "read the body from this
+# file"), not where it speaks of files ("commit message, read from a file with -F", "the text to
+# write into the file", "pattern to search for in each file": re-checks found both kinds).
+_TEXT_NAMES = frozenset({"text", "content", "contents", "message", "body", "string", "pattern", "regex", "query",
+                         "comment", "title", "description", "value", "expression", "expr"})
+_CALLS_ITSELF_A_PLACE = re.compile(
+    r"(?i)^\W*(?:(?:the|a|an)\s+)?(?:[\w-]+\s+){0,2}?(?:files?|paths?|folders?|dir|director(?:y|ies))\b"
+    r"|\b(?:from|to|in|into) (?:this|that) file\b|\b(?:files?|paths?) (?:of|to|containing|holding)\b")
 # What a property's name gains when another took the help's own name first (a positional
 # <INPUT> beside an option --input is ``input_arg``; see ``toolbay.helptext.schema``).
 _CLAIMED_SUFFIX = re.compile(r"_(?:arg|option|[0-9]+)$")
@@ -125,6 +134,8 @@ def _names_a_path(name: str, schema: Mapping[str, Any]) -> bool:
         description = description.replace(name.upper(), "")
         if not _AN_ALIAS.match(description):
             description = _OPTION_NAMED.sub("", description)
+    if name.lower() in _TEXT_NAMES:
+        return isinstance(description, str) and _CALLS_ITSELF_A_PLACE.search(description) is not None
     if isinstance(description, str) and inside_a_document(name, description):
         return False  # jsonkit keys --path: "path of the object to list"
     return name in _PATH_NAMES or (isinstance(description, str) and _PATH_WORDS.search(description) is not None)

@@ -219,6 +219,11 @@ async def test_a_host_path_reaches_the_file_whenever_the_parameter_names_a_place
     # hashsum's --text: "file" is another option's name here (an outside check: the text
     # "/home/ann/ws/notes" was hashed as "/workspace/notes")
     {"text": {"type": "string", "description": "hash TEXT. --text and --file cannot be used together."}},
+    # text that speaks of files (a second re-check: mapped again by b6224a12)
+    {"text": {"type": "string", "description": "the text to write into the file"}},
+    {"message": {"type": "string", "description": "commit message, read from a file with -F"}},
+    {"pattern": {"type": "string", "description": "pattern to search for in each file"}},
+    {"message": {"type": "string", "description": "Same as --message-file, but the text given inline"}},
 ])
 async def test_text_that_names_no_place_is_passed_as_given(runtime: WasmRuntime, program,  # type: ignore[no-untyped-def]
                                                            workspace: Path, schema: dict[str, Any]) -> None:
