@@ -224,12 +224,22 @@ _MYSQL_PASSWORD = re.compile(r"(\b(?:mysql|mariadb)(?:-?(?:dump|admin|import|che
 # "redis-cli -h cache -p 6379 -a S3cret" (its -p is the port). Read option by option (each with
 # at most one value), so "sshpass -e ssh -p 2222", "docker login x && docker run -p 80:80" and
 # "redis-cli info | grep -a x" name no password.
-def _command_password(command: str, flags: str, option: str | None = None) -> re.Pattern[str]:
-    """``option``: one option before the password's, where the command's own are known."""
+# An option's value: quoted ("$DOCKER_USER", 'me') or a word of no shell separator.
+_OPTION_VALUE = r"""(?:'[^'\r\n]*'|"[^"\r\n]*"|(?![-|&;<>'"`(])[^\s|&;]+)"""
+
+
+def _command_password(command: str, flags: str, option: str | None = None,
+                      arguments: bool = False) -> re.Pattern[str]:
+    """``option``: one option before the password's, where the command's own are known;
+    ``arguments``: the command takes its options after its arguments too (redis-cli's
+    ``--cluster create HOST:PORT ... -a PASSWORD``)."""
     space = r"[^\S\r\n]+"
-    option = option or rf"{space}-(?!(?:{flags})(?![\w-]))[^\s=|&;]+(?:=\S*)?(?:{space}(?![-|&;<>'\"`(])[^\s|&;]+)?"
+    option = option or rf"{space}-(?!(?:{flags})(?![\w-]))[^\s=|&;]+(?:=\S*)?(?:{space}{_OPTION_VALUE})?"
+    if arguments:
+        option = rf"(?:{option}|{space}{_OPTION_VALUE})"
     return re.compile(rf"(\b{command}(?:{option}){{0,12}}?{space}(?:{flags})(?:=|{space}|(?<=-[a-z])(?=[^\s=-])))"
-                      r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"'|&;]+))")
+                      # Not a placeholder, nor punctuation ("`sshpass -p`, this takes"); see _hide_command_password.
+                      r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?=['\"]?\w)(?:(['\"])([^'\"\r\n]+)\2|([^\s\"'|&;]+))")
 
 
 _COMMAND_PASSWORDS = (
@@ -237,7 +247,7 @@ _COMMAND_PASSWORDS = (
     ("sshpass", _command_password("sshpass", "-p", r"[^\S\r\n]+(?:-[fdP][^\S\r\n]*[^\s|&;]+|-[evh](?!\S))")),
     (" login", _command_password(r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[^\S\r\n]+registry)[^\S\r\n]+login"
                                  r"(?:[^\S\r\n]+(?![-|&;'\"])[^\s|&;]+)?", "-p|--password")),
-    ("redis-cli", _command_password("redis-cli", "-a|--pass")),
+    ("redis-cli", _command_password("redis-cli", "-a|--pass", arguments=True)),
 )
 # An AWS secret access key (40 letters, digits, "/" and "+"), in a text that names AWS or
 # holds an access key's id: alone it has no mark of its own.
@@ -402,10 +412,20 @@ def _hide_glued_password(found: re.Match[str]) -> str:
     return f"{found.group(1)}{quote}{REDACTED}{quote}"
 
 
+# Words of prose said after the option, not its value ("redis-cli -a is insecure", "docker login
+# -p is deprecated", "podman login -p only ...").
+_PROSE_AFTER_AN_OPTION = frozenset({"is", "was", "only", "and", "or", "to", "the", "a", "an", "in", "on", "for", "as",
+                                    "with", "flag", "option", "argument", "deprecated", "instead", "then", "will",
+                                    "can", "must", "should", "takes", "sets", "gives", "here"})
+
+
 def _hide_command_password(found: re.Match[str]) -> str:
     value = found.group(3) or found.group(4)
-    if value.lower() in _STAND_IN_WORDS or (value.isalpha() and value.lower().startswith(("your", "my"))):
-        return found.group(0)  # "sshpass -p password", "redis-cli -a yourpassword": words standing for one
+    plain = value.replace(" ", "").replace("-", "").replace("_", "")
+    if value.lower() in _STAND_IN_WORDS or value.lower() in _PROSE_AFTER_AN_OPTION \
+            or (plain.isalpha() and plain.lower().startswith(("your", "my"))) \
+            or (found.group(3) is not None and _URL_PLACEHOLDER.fullmatch(value)):
+        return found.group(0)  # "sshpass -p password", "-a yourpassword", -p "$SSHPASS": words standing for one
     return _hide_glued_password(found)
 
 
@@ -509,7 +529,10 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
 # ("https://TOKEN@github.com"), hidden where it reads as a key (not "git@", "ann@").
 _URL_USERINFO = re.compile(r"(?<=://)(?:([^/\s:@?#]*):([^/\s?#]+)|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
 # A password that stands for one: "redis://:PASSWORD@host", "gist://:TOKEN@id", "${DB_PASS}", "<password>".
-_URL_PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*|<[^<>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{[^{}]*\}|\*+")
+_URL_PLACEHOLDER = re.compile(
+    r"[A-Z][A-Z_]*|<[^<>]*>|\[[^\[\]]*\]|\*+|%s|%\(\w+\)s"
+    r"|\$?\{\{[^{}]*\}\}|\$\{\{[^{}]*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*(?::?-[^{}]*)?\}?|\{[^{}]*\}"  # templates, shells
+    r"|(?i:(?:your|my)[-_]?[a-z_-]*)")  # "your-password", "Your_Password", "mypassword"
 # A URL's parts that are its secret, after what is kept: the path of a webhook anyone holding it
 # may post to (Slack's, Discord's), and a query's value that keys or signs the request
 # ("?key=...", "&X-Amz-Signature=...").
@@ -525,7 +548,7 @@ def _hide_url_userinfo(found: re.Match[str]) -> str:
     user = found.group(3)
     if user is None:
         password = found.group(2)
-        stands_for_one = _URL_PLACEHOLDER.fullmatch(password) or password.lower() in _STAND_IN_WORDS
+        stands_for_one = _URL_PLACEHOLDER.fullmatch(password) or password.lower() in _STAND_IN_WORDS | {"pass", "pw"}
         return found.group(0) if stands_for_one else f"{found.group(1)}:{REDACTED}@"
     return f"{REDACTED}@" if looks_random(re.sub(r"[^A-Za-z0-9]", "", user)) else found.group(0)
 

@@ -187,6 +187,14 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "sshpass -f pw rsync -e 'ssh -p 2222'", "docker login ghcr.io && docker run -p 8080:80 nginx",
                           "docker login first, then docker ps -a shows all", "redis-cli info | grep -a used_memory",
                           "sshpass -p password ssh h", "redis-cli -a yourpassword",
+                          # prose about the options, placeholders quoted or in a URL (a second re-check)
+                          "Like `sshpass -p`, this takes", "run docker login -p, then paste",
+                          "redis-cli -a is insecure", "docker login -p is deprecated", 'sshpass -p "$SSHPASS" ssh h',
+                          'sshpass -p "<password>" ssh h', "sshpass -p 'your password' ssh h",
+                          "redis://:{{redis_password}}@host", "https://user:%s@host/", "postgres://u:%(password)s@h/db",
+                          "https://x-access-token:${{secrets.GITHUB_TOKEN}}@github.com/o/r",
+                          "postgres://u:${PASSWORD:-default}@h/db", "redis://:[password]@h",
+                          "redis://:your-password@h", "redis://:Your_Password@h",
                           "aws s3 cp s3://bucket/ServerProtocolDisclosure2/abcdefg .",
                           "the call at 12:30 lasted 1234567890:00 in all",
                           "the pypi-simple-index-mirror-and-cache-for-offline-builds-of-wheels-v2 project"]}
@@ -239,6 +247,11 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     # redis-cli's -p is its port (a re-check: the port was hidden, the password after -a shown)
     ("redis-cli -h cache.internal -p 6379 -a " + "Qm7rT2vX9kLp ping",
      "redis-cli -h cache.internal -p 6379 -a [REDACTED] ping"),
+    # quoted values of the options before it; redis-cli's options after its arguments (a second re-check)
+    ("docker login -u 'me' -p " + "'Hunter2x' registry.io", "docker login -u 'me' -p '[REDACTED]' registry.io"),
+    ('redis-cli -h "$REDIS_HOST" -a ' + "Qm7rT2vX9kLp ping", 'redis-cli -h "$REDIS_HOST" -a [REDACTED] ping'),
+    ("redis-cli --cluster create 127.0.0.1:7000 127.0.0.1:7001 --cluster-replicas 1 -a " + "Qm7rT2vX9kLp",
+     "redis-cli --cluster create 127.0.0.1:7000 127.0.0.1:7001 --cluster-replicas 1 -a [REDACTED]"),
     ("https://api.telegram.org/bot" + "7123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0/sendMessage",
      "https://api.telegram.org/bot[REDACTED]/sendMessage"),
     ("connect with password=" + "Tr0ub4dor&3 as ops", "connect with password=[REDACTED] as ops"),
