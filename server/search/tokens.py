@@ -208,8 +208,9 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
 # system command (a window title, a hyperlink) ended by BEL or ST, or a two-character escape.
 _TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]+[0-~]|[@-Z\\-_])"
                              r"|\x9b[0-?]*[ -/]*[@-~]")  # then nF escapes ("\x1b(B", tput sgr0's) and C1's CSI
-_COLOUR_RESET = re.compile(r"\[0?m")
-_COLOURS_WITHOUT_ESCAPE = re.compile(r"(?:\^\[)?\[[0-9]{0,3}(?:;[0-9]{1,3})*m")
+# Not "[mm]", "[m/s]" or "[5m]": a unit in brackets is closed by "]" (a second re-check).
+_COLOUR_RESET = re.compile(r"\[0?m(?![\w/\]])")
+_COLOURS_WITHOUT_ESCAPE = re.compile(r"(?:\^\[)?\[[0-9]{0,3}(?:;[0-9]{1,3})*m(?![\w/]*\])")
 
 # A run of letters and digits with a key's separators in it, long enough to be one.
 _KEY_CHUNK = re.compile(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")

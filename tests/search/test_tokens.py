@@ -100,6 +100,10 @@ def test_a_terminals_colour_codes_are_no_words() -> None:
     assert tokenize("\x1b[31mweekday\x1b(B\x1b[m \x9b1mdate\x9b0m") == ["weekday", "date"]
     assert tokenize("[31mweekday[0m ^[[1mdate^[[0m", request=True) == ["weekday", "date"]
     assert tokenize("set a timer of [5m] for tea", request=True) == ["set", "timer", "5m", "tea"]
+    # units in brackets are no colour reset (a second re-check: "[mm]" found nothing)
+    assert tokenize("[mm]", request=True) == ["mm"]
+    assert tokenize("lengths in [mm] rounded to [5m]", request=True) == ["length", "mm", "rounded", "5m"]
+    assert tokenize("speed in [m/s] [31mfast[0m", request=True) == ["speed", "m", "s", "fast"]
 
 
 def test_invisible_characters_inside_a_word_leave_it_one_word() -> None:
