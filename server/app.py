@@ -63,6 +63,19 @@ def metric_label_of(call: ToolCall) -> str:
     return PERSONAL_TOOL_LABEL if call.handler.definition.owner is not None else call.name
 
 
+def _files_gone() -> Callable[[ToolDefinition], bool]:
+    """``file_gone``, asked once per file (a file serves many tools: an unknown name's answer
+    should not stat a catalog's every tool)."""
+    seen: dict[str, bool] = {}
+
+    def gone(definition: ToolDefinition) -> bool:
+        if definition.origin not in seen:
+            seen[definition.origin] = file_gone(definition)
+        return seen[definition.origin]
+
+    return gone
+
+
 class Toolbay:
     version = __version__
 
@@ -201,9 +214,11 @@ class Toolbay:
         where = self._where_tools_are(call.principal) if self._where_tools_are is not None else None
         closest = refusal.closest
         if not closest and call.principal is not None:
-            # Never the name called: one whose file was just removed is still listed for a moment.
-            closest = tuple(closest_names(call.name, [name for name in self.findable_names(call.principal)
-                                                      if name != call.name]))
+            # Never the name called, nor another tool of a file just removed (listed for a moment yet).
+            gone = _files_gone()
+            closest = tuple(closest_names(call.name, [
+                tool.name for tool in self.findable_definitions(call.principal)
+                if tool.name != call.name and not gone(tool)]))
         if where is None and closest == refusal.closest:
             return refusal
         return UnknownTool(refusal.name, closest, where_listed=refusal.where_listed if where is None else where)
@@ -212,8 +227,11 @@ class Toolbay:
         """The tools ``principal`` may use and find, the only ones a name it got wrong is told
         the closest of: a catalog folder's outside its allowlist is never named, not even as a
         close spelling (search_tools answers no match for it)."""
+        return [tool.name for tool in self.findable_definitions(principal)]
+
+    def findable_definitions(self, principal: Principal) -> list[ToolDefinition]:
         disclosure = self.disclosure
-        return [tool.name for tool in self.visible_definitions(principal)
+        return [tool for tool in self.visible_definitions(principal)
                 if disclosure is None or disclosure.may_find(principal, tool)]
 
     def _storage_error_for(self, call: ToolCall, exc: StorageError) -> str:

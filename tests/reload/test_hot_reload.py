@@ -163,6 +163,47 @@ async def test_a_deleted_tool_is_neither_run_nor_found_before_the_watcher_takes_
     assert still.is_error is False and kept.exists()
 
 
+ZEBRA = '''
+def get_tool_schemas():
+    return [{"name": "zebra_go", "description": "Go.", "inputSchema": {"type": "object"}},
+            {"name": "zebra_stop", "description": "Stop.", "inputSchema": {"type": "object"}}]
+
+
+def zebra_go():
+    return "going"
+
+
+def zebra_stop():
+    return "stopped"
+'''
+
+
+async def test_the_tools_of_a_file_just_removed_are_not_offered_as_closest_names(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    """Called at once after zebra.py was removed, zebra_go was answered "The closest names:
+    zebra_stop", a tool as gone as itself (a second re-check)."""
+    may_rescan = anyio.Event()
+    rescan = reload_app.keeper.rescan
+
+    async def held_back(**kwargs: Any) -> Any:
+        await may_rescan.wait()
+        return await rescan(**kwargs)
+
+    target = reload_dir / "zebra.py"
+    target.write_text(ZEBRA, encoding="utf-8")
+    await reload_app.rescan()
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy") as client:
+            assert (await client.call_tool("zebra_stop", {})).is_error is False
+            reload_app.keeper.rescan = held_back  # type: ignore[method-assign]
+            target.unlink()
+            called = await client.call_tool("zebra_go", {})
+            may_rescan.set()
+    assert called.is_error is True and "no tool named 'zebra_go'" in text_of(called)
+    assert "zebra_stop" not in text_of(called)
+
+
 async def test_a_broken_replacement_keeps_the_old_tools_and_logs_why(
     reload_app: Toolbay, reload_dir: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
