@@ -8,6 +8,7 @@ when the CLI is loaded: ``toolbay --help`` and ``parse-help`` must answer at onc
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -135,6 +136,9 @@ def _appending_problem(path: Path) -> str | None:
     """Why lines cannot be appended to the file at ``path`` (made, with its folder, if need be)."""
     if path.is_dir():
         return "is a folder, not a file"
+    if os.path.realpath(path).startswith(("/proc/", "/sys/")):
+        # Written to as root, /proc/sys/kernel/hostname took the log's lines (a re-check).
+        return "is the kernel's (under /proc or /sys), not a file for a log"
     from toolbay.logs import make_log_file
 
     try:
