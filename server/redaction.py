@@ -239,7 +239,7 @@ def _command_password(command: str, flags: str, option: str | None = None,
         option = rf"(?:{option}|{space}{_OPTION_VALUE})"
     return re.compile(rf"(\b{command}(?:{option}){{0,12}}?{space}(?:{flags})(?:=|{space}|(?<=-[a-z])(?=[^\s=-])))"
                       # Not a placeholder, nor punctuation ("`sshpass -p`, this takes"); see _hide_command_password.
-                      r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?=['\"]?\w)(?:(['\"])([^'\"\r\n]+)\2|([^\s\"'|&;]+))")
+                      r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?=['\"]?[^\s'\"]*\w)(?:(['\"])([^'\"\r\n]+)\2|([^\s\"'|&;]+))")
 
 
 _COMMAND_PASSWORDS = (

@@ -249,6 +249,8 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
      "redis-cli -h cache.internal -p 6379 -a [REDACTED] ping"),
     # quoted values of the options before it; redis-cli's options after its arguments (a second re-check)
     ("docker login -u 'me' -p " + "'Hunter2x' registry.io", "docker login -u 'me' -p '[REDACTED]' registry.io"),
+    ("sshpass -p " + "'!Secret9' ssh host", "sshpass -p '[REDACTED]' ssh host"),  # a password that starts with a sign
+    ("docker login -p " + "@Pw9x r.io", "docker login -p [REDACTED] r.io"),
     ('redis-cli -h "$REDIS_HOST" -a ' + "Qm7rT2vX9kLp ping", 'redis-cli -h "$REDIS_HOST" -a [REDACTED] ping'),
     ("redis-cli --cluster create 127.0.0.1:7000 127.0.0.1:7001 --cluster-replicas 1 -a " + "Qm7rT2vX9kLp",
      "redis-cli --cluster create 127.0.0.1:7000 127.0.0.1:7001 --cluster-replicas 1 -a [REDACTED]"),
