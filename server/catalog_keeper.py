@@ -24,7 +24,7 @@ import anyio.to_thread
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings, extension_folders_now
-from toolbay.discovery import Discovery, FileOutcome, folder_stamp, log_notes, log_skipped, scan_files
+from toolbay.discovery import Discovery, FileOutcome, failed_here, log_notes, log_skipped, scan_files
 from toolbay.first_start import runtime_sizing
 from toolbay.freed_memory import give_back_freed_memory
 from toolbay.handlers.base import Handler
@@ -467,8 +467,7 @@ class CatalogKeeper:
     def _still_as_described(self, path: str, outcome: FileOutcome) -> bool:
         """Whether an unchanged file's outcome holds: the helpers it was described with are
         unchanged, and a failure of a Python module's holds only while its folder is as it was."""
-        return self.discovery.helpers_unchanged(path, outcome.helpers) and (
-            outcome.failed_in is None or outcome.failed_in == folder_stamp(path))
+        return self.discovery.helpers_unchanged(path, outcome.helpers) and failed_here(path, outcome.failed_in)
 
     def folders(self) -> list[Path]:
         """The tool folders now: the bundled one (core), the operator's (shared) and each

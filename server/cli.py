@@ -569,7 +569,8 @@ def token_new(
     from toolbay.file_names import is_utf8
     from toolbay.file_names import shown as shown_path
 
-    if append is not None and not is_utf8(os.path.realpath(append)):
+    named = os.path.realpath(append) if append is not None else ""  # as the configuration is to name it
+    if append is not None and not is_utf8(named):
         # The configuration line printed after it would name the file in TOML, which holds UTF-8 only.
         say(f"toolbay: --append {shown_path(str(append))} is not named in UTF-8, which the configuration file (TOML) "
             "needs to name it; choose a name in UTF-8, nothing was written")
@@ -592,7 +593,7 @@ def token_new(
     # Stored first: a token whose entry could not be written is never shown.
     held_before = _append_entry(append, entry, client_id)
     typer.echo(token)
-    typer.echo(f"\n[chain.auth]\ntokens_file = {json.dumps(os.path.realpath(append))}")
+    typer.echo(f"\n[chain.auth]\ntokens_file = {json.dumps(named)}")
     say(f"Give the token (first line) to the client now: it is stored nowhere. Its entry (hash only) is in "
         f"{append}; the lines after the token go in the configuration file, if it does not name that file yet.")
     if held_before:

@@ -11,6 +11,18 @@ from __future__ import annotations
 
 import re
 
+# A terminal's escape sequences, as a pattern (each reader compiles it its own way): CSI
+# (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), DCS/SOS/PM/APC strings,
+# any other escape with its intermediates, and C1's one-byte CSI. Each alternative is linear:
+# no nested repetition. Help texts and search requests are read without them.
+TERMINAL_CODES = (
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+
 # C0 controls but tab and line feed, DEL, and the C1 controls (ESC's one-character forms).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

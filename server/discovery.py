@@ -795,7 +795,7 @@ class Discovery:
             return None  # it ran past a shorter limit than today's: it may finish now
         if entry is not None and not self.helpers_unchanged(path, _helpers_of(entry)):
             return None
-        if entry is not None and "failed_in" in entry and entry["failed_in"] != folder_stamp(path):
+        if entry is not None and not failed_here(path, entry.get("failed_in")):
             return None  # failed in another folder, or in this one before a file came or went
         return entry
 
@@ -1029,6 +1029,12 @@ def folder_stamp(path: str) -> str | None:
         return f"{folder}@{os.stat(folder).st_mtime_ns}"
     except OSError:
         return None
+
+
+def failed_here(path: str, failed_in: object) -> bool:
+    """Whether a failure recorded with ``failed_in`` (``folder_stamp`` then, or None for one
+    the file alone says) still holds for the file at ``path``: its folder is as it was."""
+    return failed_in is None or failed_in == folder_stamp(path)
 
 
 def _python_skipped(path: str, reason: str) -> SkippedFile:

@@ -529,6 +529,7 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
 # ("https://TOKEN@github.com"), hidden where it reads as a key (not "git@", "ann@").
 _URL_USERINFO = re.compile(r"(?<=://)(?:([^/\s:@?#]*):([^/\s?#]+)|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
 # A password that stands for one: "redis://:PASSWORD@host", "gist://:TOKEN@id", "${DB_PASS}", "<password>".
+_URL_STAND_IN_WORDS = _STAND_IN_WORDS | {"pass", "pw"}
 _URL_PLACEHOLDER = re.compile(
     r"[A-Z][A-Z_]*|<[^<>]*>|\[[^\[\]]*\]|\*+|%s|%\(\w+\)s"
     r"|\$?\{\{[^{}]*\}\}|\$\{\{[^{}]*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*(?::?-[^{}]*)?\}?|\{[^{}]*\}"  # templates, shells
@@ -548,7 +549,7 @@ def _hide_url_userinfo(found: re.Match[str]) -> str:
     user = found.group(3)
     if user is None:
         password = found.group(2)
-        stands_for_one = _URL_PLACEHOLDER.fullmatch(password) or password.lower() in _STAND_IN_WORDS | {"pass", "pw"}
+        stands_for_one = _URL_PLACEHOLDER.fullmatch(password) or password.lower() in _URL_STAND_IN_WORDS
         return found.group(0) if stands_for_one else f"{found.group(1)}:{REDACTED}@"
     return f"{REDACTED}@" if looks_random(re.sub(r"[^A-Za-z0-9]", "", user)) else found.group(0)
 

@@ -54,11 +54,16 @@ def changed_token_clients(verifier: object) -> frozenset[str]:
     return take() if callable(take) else frozenset()
 
 
+def verifiers_in(verifier: object) -> tuple[object, ...]:
+    """The verifiers ``verifier`` asks (a ``FirstAccepting``'s), or itself alone."""
+    return tuple(getattr(verifier, "verifiers", (verifier,)))
+
+
 def token_client_scopes(verifier: object, client_id: str) -> frozenset[str] | None:
     """The scopes the tokens files behind ``verifier`` grant ``client_id`` now (none once it
     has no token left), or None when no tokens file is behind it."""
-    verifiers = getattr(verifier, "verifiers", (verifier,))
-    scopes_of = [found for found in (getattr(one, "scopes_of", None) for one in verifiers) if callable(found)]
+    scopes_of = [found for found in (getattr(one, "scopes_of", None) for one in verifiers_in(verifier))
+                 if callable(found)]
     if not scopes_of:
         return None
     return frozenset().union(*(scopes(client_id) for scopes in scopes_of))

@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from toolbay.auth.principal import principal_from_access_token, token_client_scopes, verifier_generation
+from toolbay.auth.principal import principal_from_access_token, token_client_scopes, verifier_generation, verifiers_in
 from toolbay.chain.base import CheckStage
 from toolbay.chain.call import ToolCall
 from toolbay.errors import Unauthenticated
@@ -77,7 +77,7 @@ class Authenticator:
         granted = [("the local caller", scope) for scope in sorted(self.local.scopes)] if self.local else []
         if self.anonymous is not None and self.verifier is None:
             granted += [("anonymous callers", scope) for scope in sorted(self.anonymous.scopes)]
-        for verifier in getattr(self.verifier, "verifiers", (self.verifier,)):
+        for verifier in verifiers_in(self.verifier):
             given = getattr(verifier, "scopes_given", None)
             if callable(given):
                 granted += [(f"the token of {client_id!r}", scope) for client_id, scope in given()]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import codecs
 
+from toolbay.control_chars import TERMINAL_CODES
+
 from .kept import compiled
 from .records import NamedTuple
 
@@ -23,15 +25,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 # chardet reads this much at most: enough to be sure, and a 1 MB text stays fast.
 _DETECT_SAMPLE = 64 * 1024
 
-# CSI (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), then any
-# other two-byte escape. Each alternative is linear: no nested repetition.
-_ANSI = compiled(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
+_ANSI = compiled(TERMINAL_CODES)  # a terminal's escape sequences (toolbay.control_chars)
 # man-style overstrike: "_\bX" (underline) and "X\bX" (bold) show as X.
 _OVERSTRIKE = compiled(r".\x08")
 _CONTROL = compiled(r"[\x00-\x08\x0b-\x1f\x7f]")

@@ -26,6 +26,7 @@ import re
 import unicodedata
 from typing import Any
 
+from toolbay.control_chars import TERMINAL_CODES
 from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
@@ -204,10 +205,8 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
     return _terms(text, request)
 
 
-# ECMA-48 escape sequences: a control sequence (CSI: colours, cursor moves), an operating
-# system command (a window title, a hyperlink) ended by BEL or ST, or a two-character escape.
-_TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]+[0-~]|[@-Z\\-_])"
-                             r"|\x9b[0-?]*[ -/]*[@-~]")  # then nF escapes ("\x1b(B", tput sgr0's) and C1's CSI
+# A terminal's escape sequences (``toolbay.control_chars``), read as no words.
+_TERMINAL_CODES = re.compile(TERMINAL_CODES)
 # Not "[mm]", "[m/s]" or "[5m]": a unit in brackets is closed by "]" (a second re-check).
 _COLOUR_RESET = re.compile(r"\[0?m(?![\w/\]])")
 _COLOURS_WITHOUT_ESCAPE = re.compile(r"(?:\^\[)?\[[0-9]{0,3}(?:;[0-9]{1,3})*m(?![\w/]*\])")
