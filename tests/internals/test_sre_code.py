@@ -3,9 +3,11 @@ compiler stops being shaped as that module expects, since nothing is then kept."
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -84,8 +86,9 @@ def test_a_damaged_or_foreign_file_is_ignored_and_patterns_still_compile(tmp_pat
 def test_an_entry_the_engine_refuses_is_compiled_instead(tmp_path: Path, writes_bytecode: None) -> None:
     path = tmp_path / "patterns.sre"
     source = "a+b"
-    refused_code = [999999, 1]  # no engine takes it
-    path.write_bytes(marshal.dumps((sre_code._stamp(), {(source, 0): (0, refused_code, 0, {}, ())})))
+    refused_code = memoryview(bytearray(8)).cast("I")
+    refused_code[0], refused_code[1] = 999999, 1  # no engine takes it
+    path.write_bytes(marshal.dumps((sre_code._stamp(), {(source, 0): (0, refused_code.tobytes(), 0, {}, ())})))
     store = KeptPatterns(save_at_exit=False, path=str(path))
     assert (source, 0) in store.entries
     assert store.compile(source) == re.compile(source)
@@ -117,3 +120,18 @@ def test_the_file_is_kept_where_python_keeps_bytecode(monkeypatch: pytest.Monkey
     under_prefix = kept_file_beside(str(module), "patterns")
     assert under_prefix == os.path.join(tmp_path / "prefix", str(tmp_path / "pkg").lstrip(os.sep),
                                         f"patterns.{sys.implementation.cache_tag}.sre")
+
+
+def test_a_parse_help_run_keeps_the_patterns_it_compiled_though_it_ends_without_teardown(tmp_path: Path) -> None:
+    # ``toolbay parse-help`` ends with os._exit (toolbay.entry), where exit handlers do not run.
+    prefix = tmp_path / "bytecode"
+    help_file = tmp_path / "help.txt"
+    help_file.write_text("Usage: tiny [OPTIONS] FILE\n\nOptions:\n  -n, --lines INT  how many lines [default: 10]\n")
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(prefix)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    run = subprocess.run([sys.executable, "-m", "toolbay", "parse-help", str(help_file)],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["input_schema"]["properties"]["lines"]["type"] == "integer"  # all of it written
+    (kept,) = prefix.rglob(f"patterns.{sys.implementation.cache_tag}.sre")
+    assert len(KeptPatterns(save_at_exit=False, path=str(kept)).entries) > 100
