@@ -7,8 +7,6 @@ Covers every way the dialects write it: "-a, --all", "-f FILE, --file FILE",
 
 from __future__ import annotations
 
-import re
-
 from .brackets import outside_brackets
 from .kept import compiled
 from .notes import TYPED_VALUE
@@ -250,11 +248,14 @@ def _one_bracket(word: str) -> bool:
 # pflag's flag whose value may be left off (cobra's NoOptDefVal): "--color string[=\"always\"]",
 # its type, then the value the flag alone stands for. A value given goes after "=".
 # (A type in lower case, apart from the name: systemd's "--setenv=NAME[=VALUE]" is one value.)
-_TYPE_WITH_VALUE_ALONE = re.compile(r"([a-z]\w*)\[=([^\[\]]*)\]")
+_TYPE_WITH_VALUE_ALONE = compiled(r"([a-z]\w*)\[=([^\[\]]*)\]")
 
 
+# "[a|b]" (choices, not one optional value) and "%s" (a printf form, not a value's name).
+_ALTERNATIVES_IN_BRACKETS = compiled(r"\[[^\]|]+\|[^\]]*\]")
+_PRINTF_CONVERSION = compiled(r"%[A-Za-z]")
 # optionator's list types: a type of its own in brackets, capitalised as it names them.
-_OPTIONATOR_LIST = re.compile(r"\[(?:String|Int|Number|Float|Boolean|Path|Object|RegExp|Date)\]")
+_OPTIONATOR_LIST = compiled(r"\[(?:String|Int|Number|Float|Boolean|Path|Object|RegExp|Date)\]")
 
 
 def _set_value(result: Head, values: list[str]) -> None:
@@ -274,7 +275,7 @@ def _set_value(result: Head, values: list[str]) -> None:
         return
     # click's DateTime prints its formats in brackets ("[%Y-%m-%d]"): the value is needed.
     if len(values) == 1 and values[0].startswith("[") and values[0].endswith("]") \
-            and not re.fullmatch(r"\[[^\]|]+\|[^\]]*\]", values[0]) and _one_bracket(values[0]) \
-            and not re.search(r"%[A-Za-z]", values[0]):
+            and not _ALTERNATIVES_IN_BRACKETS.fullmatch(values[0]) and _one_bracket(values[0]) \
+            and not _PRINTF_CONVERSION.search(values[0]):
         result.value_optional = True
     result.value = text

@@ -7,14 +7,14 @@ no ``format: path``, and the sandbox does not map a host path given for it; both
 
 from __future__ import annotations
 
-import re
+from .kept import compiled
 
 # A FILE or DIR is one whatever its description says; a PATH may be a path into a document.
 AMBIGUOUS_PATH_NAMES = frozenset({"path", "paths"})
-_SPEAKS_OF_FILES = re.compile(r"(?i)\b(?:files?|folders?|director(?:y|ies))\b")
+_SPEAKS_OF_FILES = compiled(r"(?i)\b(?:files?|folders?|director(?:y|ies))\b")
 # Words that place a value inside a document (not "key", "node" or "JSON": an SSH key, the node
 # binary and a JSON config are files).
-_SPEAKS_OF_A_DOCUMENT = re.compile(r"(?i)\b(?:objects?|fields?|elements?|arrays?|json-?path|xpath|jq|selectors?|"
+_SPEAKS_OF_A_DOCUMENT = compiled(r"(?i)\b(?:objects?|fields?|elements?|arrays?|json-?path|xpath|jq|selectors?|"
                                    r"dot-separated|dotted)\b")
 
 

@@ -437,7 +437,10 @@ def _scalar(name: str, value: Any) -> str:
     raise ValueError(f"{name!r} takes a single text or number, not {type(value).__name__}.")
 
 
-_VALUE_SHAPED = re.compile(r"[<\[{A-Z]")
+_NOT_IN_A_NAME = compiled(r"[^A-Za-z0-9_]+")
+_SIGN_IN_A_VALUE_NAME = compiled(r"[^\w\s-]")
+_WHOLE_NUMBER = compiled(r"[+-]?\d+")
+_VALUE_SHAPED = compiled(r"[<\[{A-Z]")
 
 
 def _is_help_option(opt: OptionSpec) -> bool:
@@ -450,7 +453,7 @@ def _is_help_option(opt: OptionSpec) -> bool:
 
 
 def property_name(raw: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9_]+", "_", raw.lstrip("-<[{").rstrip(".>]}")).strip("_")
+    name = _NOT_IN_A_NAME.sub("_", raw.lstrip("-<[{").rstrip(".>]}")).strip("_")
     if not name:
         name = "value"
     if name[0].isdigit():
@@ -718,7 +721,7 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
         return prop, "flag"
     value = _value_schema(opt.type, opt.choices, opt.value_name)
     value.update(_bounds(text, value["type"]) if not opt.choices else {})
-    if opt.value_name and not opt.choices and re.search(r"[^\w\s-]", opt.value_name):
+    if opt.value_name and not opt.choices and _SIGN_IN_A_VALUE_NAME.search(opt.value_name):
         # A value name that shows a format ("KEY=VALUE", "HH:MM") says something; "ALG" does not.
         text = then_sentence(text, f"Format: {opt.value_name}.")
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
@@ -821,7 +824,7 @@ def _typed_default(default: str | None, value: dict[str, Any]) -> Any:
             return int(default)
         if kind == "number":
             # "[default: 4]" is the number 4, not 4.0 (which a program taking an integer refuses).
-            return int(default) if re.fullmatch(r"[+-]?\d+", default.strip()) else float(default)
+            return int(default) if _WHOLE_NUMBER.fullmatch(default.strip()) else float(default)
     except ValueError:
         return None
     return default if kind == "string" else None

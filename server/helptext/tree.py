@@ -11,7 +11,6 @@ description is the same either way; only the order of the runs differs.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +19,7 @@ from toolbay.ascii_names import name_safe
 from toolbay.errors import HelpDidNotEnd, NotHelpError
 
 from .describe import describe_help, describe_text
+from .kept import compiled
 from .model import HelpDescription, OptionSpec
 from .records import NamedTuple
 from .schema import Argv
@@ -261,7 +261,7 @@ def _help_stopped(why: str) -> str:
 
 
 # argparse's subparsers in its usage: "{repo,build} ...".
-_BRACED_SUBPARSERS = re.compile(r"\{([A-Za-z0-9][\w.-]*(?:,[A-Za-z0-9][\w.-]*)+)\}\s*\.\.\.")
+_BRACED_SUBPARSERS = compiled(r"\{([A-Za-z0-9][\w.-]*(?:,[A-Za-z0-9][\w.-]*)+)\}\s*\.\.\.")
 
 
 def _named_only_in_braces(desc: HelpDescription, listed: list[str]) -> list[str]:
