@@ -1,40 +1,21 @@
 """The help-text dialects toolbay reads, in the order ties are broken.
 
-Adding one: a module here with a ``Dialect`` subclass, an entry in ``DIALECTS``,
-and a folder of real captured help texts under ``tests/helptext/corpus/<name>/``
-(a test fails without it).
+Adding one: a ``Dialect`` subclass in the module of its language here (or a module of its own
+for a new language), an entry in ``DIALECTS``, and a folder of real captured help texts under
+``tests/helptext/corpus/<name>/`` (a test fails without it).
 """
 
 from __future__ import annotations
 
-from .absl import Absl
-from .argh import Argh
-from .argparse import Argparse
 from .base import Dialect
-from .boost import Boost
 from .clap import Clap
-from .cli11 import Cli11
-from .click import Click
-from .cmake import Cmake
-from .cobra import Cobra
-from .commander import Commander
-from .cxxopts import Cxxopts
-from .docopt import Docopt
-from .fire import Fire
-from .flaggy import Flaggy
+from .cpp import Boost, Cli11, Cmake, Cxxopts, Gflags, Llvm
 from .generic import Generic
-from .gflags import Gflags
 from .gnu import Gnu
-from .goarg import GoArg
-from .goflag import GoFlag
-from .jcommander import JCommander
-from .kingpin import Kingpin
-from .kong import Kong
-from .llvm import Llvm
-from .picocli import Picocli
-from .typer import Typer
-from .urfave import Urfave
-from .yargs import Yargs
+from .go import Cobra, Flaggy, GoArg, GoFlag, Kingpin, Kong, Urfave
+from .java import JCommander, Picocli
+from .javascript import Commander, Yargs
+from .python import Absl, Argh, Argparse, Click, Docopt, Fire, Typer
 
 DIALECTS: tuple[Dialect, ...] = (
     Fire(), Flaggy(), Typer(), Click(), Argparse(), Clap(), Cobra(), Kingpin(), Kong(), GoArg(), Urfave(), Absl(),
