@@ -172,6 +172,7 @@ class Worker:
         self.spec = spec
         self.process: anyio.abc.Process | None = None
         self._reader: BufferedByteReceiveStream | None = None
+        self._calls: int | None = None  # the writing end of the pipe the worker reads calls from
         # Removed by ``kill``; no finalizer, which could run on any thread at collection.
         self._tmp = tempfile.mkdtemp(prefix="toolbay-py-")
         self.confinement: dict[str, Any] = {}
@@ -208,16 +209,26 @@ class Worker:
     async def start(self) -> None:
         # Its stderr (and fd 1, which the worker points there) goes to the server's log, bounded.
         errors_read, errors_write = os.pipe()
+        # Its calls go down a pipe of the server's own, one way: uvloop (the served event loop)
+        # makes a child's standard input a socket, open both ways, and a module that wrote into
+        # the worker's copy of it (fd 3) wrote to the server, whose loop then dropped the
+        # worker's input with a traceback in the log; the next call failed. Into a pipe's
+        # reading end nothing can be written.
+        calls_read, calls_write = os.pipe()
         try:
             self.process = await anyio.open_process(
-                self.spec.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors_write,
+                self.spec.command(), stdin=calls_read, stdout=subprocess.PIPE, stderr=errors_write,
                 env=process_env(), start_new_session=True,
             )
         except BaseException:
             os.close(errors_read)
+            os.close(calls_write)
             raise
         finally:
             os.close(errors_write)
+            os.close(calls_read)
+        os.set_blocking(calls_write, False)
+        self._calls = calls_write
         PROCESS_CAP.watch(self.process.pid, self.spec.limits.max_processes)
         pid = self.process.pid
 
@@ -303,10 +314,15 @@ class Worker:
         return exit_reason(returncode if returncode is not None else self._status_now())
 
     async def _send(self, message: Mapping[str, Any]) -> None:
-        assert self.process is not None and self.process.stdin is not None
+        assert self._calls is not None
+        unsent = memoryview(frame(message))
         try:
-            await self.process.stdin.send(frame(message))
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            while unsent:
+                try:
+                    unsent = unsent[os.write(self._calls, unsent):]
+                except BlockingIOError:  # the pipe is full: the worker has not read it all yet
+                    await anyio.wait_writable(self._calls)
+        except (anyio.ClosedResourceError, OSError) as exc:  # it ended (a broken pipe)
             raise WorkerFailed(await self._death()) from exc
 
     async def _receive(self) -> dict[str, Any]:
@@ -344,6 +360,9 @@ class Worker:
             PROCESS_CAP.forget(process.pid)
             with anyio.CancelScope(shield=True):
                 await process.aclose()
+        if self._calls is not None:
+            os.close(self._calls)
+            self._calls = None
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 

@@ -35,6 +35,25 @@ async def test_printing_and_crashing_modules_leave_the_stdio_wire_clean(python_d
             assert text_of(again) == "Hello, wire!"
 
 
+async def test_a_module_cannot_write_into_the_channel_its_worker_reads_calls_from(
+        python_dir: Path, tmp_path: Path) -> None:
+    """uvloop gives a worker's standard input as a socket: a module that wrote into the worker's
+    copy of it (fd 3) wrote to the server, which dropped that worker's channel with an asyncio
+    traceback in its log, and the next call failed ("the worker process exited with status 0")."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbay", "serve", "--extensions", str(python_dir), "--data-dir", str(tmp_path / "data")],
+        cwd=str(REPO_ROOT), env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    with anyio.fail_after(120):
+        async with Client(params, mode="legacy") as client:
+            pid = text_of(await client.call_tool("crashy_pid", {}))
+            written = await client.call_tool("crashy_scribble_in", {})
+            assert not written.is_error and text_of(written).startswith("refused"), text_of(written)
+            after = await client.call_tool("crashy_pid", {})
+            assert not after.is_error and text_of(after) == pid  # the same worker, unharmed
+
+
 async def test_a_worker_dies_with_its_server_even_when_the_server_is_killed(python_dir: Path, tmp_path: Path) -> None:
     """After kill -9 of the server, a worker in the middle of a call ran it to the end on its own,
     which the next server then reported unfinished or ran again beside it."""
