@@ -93,7 +93,10 @@ class JobWaitTool(JobTool):
         view = await self.manager.wait(context.job_owner, arguments["job_id"], asked,
                                        on_progress=context.report_progress)
         result = _view_result(view)
-        if given > MAX_WAIT_S and not view.finished:
+        if self.manager.stopping and not view.finished:
+            result.text += (" The server was told to stop, and answered at once: the job stops with it unless "
+                            "another server takes it over. Call job_status once the server is back.")
+        elif given > MAX_WAIT_S and not view.finished:
             result.text += f" (job_wait waits {MAX_WAIT_S:g} s at the most per call.)"
         return result
 

@@ -12,7 +12,8 @@ but no documentation either. ``tests/internals/test_uvicorn_server.py`` fails if
 
 uvicorn says nothing when its startup (the lifespan: the SDK's session manager) is done and it
 accepts requests; ``serve`` awaits its ``startup`` method, so ``when_started`` wraps that method
-of one server.
+of one server. Nor does it say when it was told to stop (a signal) before it gives open requests
+their grace; it then awaits its ``shutdown`` method, which ``when_stopping`` wraps.
 """
 
 from __future__ import annotations
@@ -35,6 +36,19 @@ def when_started(server: uvicorn.Server, started: Callable[[], None]) -> None:
             started()
 
     server.startup = startup_then_say  # type: ignore[method-assign]
+
+
+def when_stopping(server: uvicorn.Server, stopping: Callable[[], None]) -> None:
+    """Calls ``stopping`` once ``server`` was told to exit, before it closes its listener and
+    gives open requests ``timeout_graceful_shutdown`` to finish: a request that ``stopping``
+    ends (a long wait) is still answered."""
+    shutdown = server.shutdown
+
+    async def say_then_shut_down(*args: Any, **kwargs: Any) -> None:
+        stopping()
+        await shutdown(*args, **kwargs)
+
+    server.shutdown = say_then_shut_down  # type: ignore[method-assign]
 
 
 async def stop_at_once(server: uvicorn.Server, sock: socket.socket) -> None:

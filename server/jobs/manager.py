@@ -256,6 +256,9 @@ class JobManager:
         self._tg: TaskGroup | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self._closing = False
+        # The waits of job_wait under way, ended at once when the server is told to stop.
+        self._waits: set[anyio.CancelScope] = set()
+        self._told_to_stop = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -884,13 +887,39 @@ class JobManager:
         job_status an internal error and `toolbay jobs status` a traceback."""
         return [e for e in await self.store.events(owner, job_id) if e.kind == "progress" and _is_progress(e.data)]
 
+    @property
+    def stopping(self) -> bool:
+        """Whether the server was told to stop (``stop_waiting``)."""
+        return self._told_to_stop
+
+    def stop_waiting(self) -> None:
+        """The server was told to stop: every ``wait`` under way, and any begun from now, returns
+        what it knows at once. An HTTP server gives open requests a short grace before it closes
+        their connections, and a job_wait cut off there was answered with nothing."""
+        self._told_to_stop = True
+        for scope in self._waits:
+            scope.cancel()
+
     async def wait(self, owner: str, job_id: str, timeout_s: float | None,
                    on_progress: ProgressCallback | None = None) -> JobView:
-        """Returns as soon as the job has ended, or after ``timeout_s`` (None: no limit).
+        """Returns as soon as the job has ended, or after ``timeout_s`` (None: no limit), or
+        at once when the server is told to stop (``stop_waiting``).
 
         ``on_progress`` (the waiting request's ``report_progress``) hears the job's progress
         while it waits: its status now, the tool's reports and steps, and how it ended.
         """
+        with anyio.CancelScope() as waiting:
+            if self._told_to_stop:
+                waiting.cancel()
+            self._waits.add(waiting)
+            try:
+                await self._wait_for_end(owner, job_id, timeout_s, on_progress)
+            finally:
+                self._waits.discard(waiting)
+        return await self.status(owner, job_id)
+
+    async def _wait_for_end(self, owner: str, job_id: str, timeout_s: float | None,
+                            on_progress: ProgressCallback | None) -> None:
         job = await self._usable_live(owner, job_id)
         if job is None:
             # Not running here: ended, or run by another server on the same store (a replica,
@@ -901,8 +930,7 @@ class JobManager:
                     await self.store.wait_finished(owner, job_id, timeout_s)
                 else:
                     await self._relay_stored_progress(owner, view, timeout_s, ProgressRelay(on_progress))
-                view = await self.status(owner, job_id)
-            return view
+            return
         if not job.done.is_set():
             relay = ProgressRelay(on_progress) if on_progress is not None else None
             if relay is not None:
@@ -916,7 +944,6 @@ class JobManager:
                     job.relays.remove(relay)
             if relay is not None and job.done.is_set():
                 await relay.step(f"job {job.id} {job.status}", final=True)
-        return await self.status(owner, job_id)
 
     async def _relay_stored_progress(self, owner: str, view: JobView, timeout_s: float | None,
                                      relay: ProgressRelay) -> None:

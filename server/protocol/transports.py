@@ -30,7 +30,7 @@ from uvicorn.config import LOGGING_CONFIG
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
-from toolbay.internals.uvicorn_server import stop_at_once, when_started
+from toolbay.internals.uvicorn_server import stop_at_once, when_started, when_stopping
 from toolbay.protocol import plain_json
 from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
 from toolbay.protocol.caller_sessions import CallerSessionCap
@@ -265,6 +265,8 @@ async def serve_http(
     # Said once it serves (its lifespan entered): said before, a stop sent on seeing it could
     # land in the middle of the startup, which uvicorn then reports with a traceback.
     when_started(server, partial(_say_serving, f"http://{host_text}:{port}/mcp"))
+    # Told to stop (SIGTERM), a job_wait answers at once, within the grace open requests get.
+    when_stopping(server, app.jobs.stop_waiting)
     if on_ready is not None:
         maybe = on_ready(settings.host, port)
         if maybe is not None:

@@ -87,3 +87,44 @@ async def test_when_started_is_called_once_the_lifespan_has_been_entered() -> No
                 await anyio.sleep(0.01)
         server.should_exit = True
     assert said == ["lifespan entered", "started"]
+
+
+async def test_when_stopping_is_called_when_told_to_exit_before_open_requests_are_cut_off() -> None:
+    """A request that ``stopping`` ends is answered: toolbay ends its job_waits so on SIGTERM."""
+    from toolbay.internals.uvicorn_server import when_stopping
+
+    told = anyio.Event()
+    request_began = anyio.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        request_began.set()
+        await told.wait()  # a long wait, ended when the server is told to stop
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ended early"})
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    # A grace longer than the test's patience: the answer must come from ``stopping``.
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None, timeout_graceful_shutdown=600))
+    when_stopping(server, told.set)
+    answered: list[str] = []
+
+    async def waiting_request() -> None:
+        async with httpx2.AsyncClient() as client:
+            answered.append((await client.get(f"http://127.0.0.1:{port}/", timeout=60)).text)
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(server.serve, [sock])
+            while not server.started:
+                await anyio.sleep(0.01)
+            group.start_soon(waiting_request)
+            await request_began.wait()
+            server.should_exit = True  # as SIGTERM does
+    assert answered == ["ended early"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
 from tests.jobs_e2e.conftest import call, http_client, output, structured, text
@@ -214,6 +214,40 @@ async def test_sigterm_stops_an_http_server_through_its_shutdown_as_ctrl_c_does(
             [sys.executable, "-m", "toolbay", "jobs", "status", job_id, "--json", "--owner", "anonymous:anonymous",
              "--data-dir", str(folders["data"])], capture_output=True, text=True, check=False)
         assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr, log[-2000:])
+
+
+async def test_sigterm_answers_a_job_wait_in_flight_over_http_before_the_server_stops(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    """The wait went on through the two seconds open requests get, and its connection was then
+    closed: the client had no answer at all, only a dropped connection."""
+    import signal
+
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f"extensions = [{str(folders['extensions'])!r}]\ndata_dir = {str(folders['data'])!r}\n"
+                      f"workspace = {str(folders['workspace'])!r}\n", encoding="utf-8")
+    waiting = anyio.Event()
+
+    async def heard(progress: float, total: float | None, message: str | None) -> None:
+        waiting.set()  # job_wait says the job's status as it begins to wait
+
+    with server_process(config, tmp_path / "toolbay.log") as (process, url):
+        async with http_client(url) as client:
+            job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/never"}))
+            answers: list[types.CallToolResult] = []
+
+            async def wait_for_the_job() -> None:
+                answers.append(await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 300},
+                                          progress_callback=heard))
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(wait_for_the_job)
+                    await waiting.wait()
+                    process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    [answer] = answers
+    assert not answer.is_error and "told to stop" in text(answer), text(answer)
+    assert structured(answer)["status"] == "running"
 
 
 def test_sigterm_to_a_stdio_server_over_pipes_stops_it_through_its_shutdown(folders: dict[str, Path]) -> None:
