@@ -104,7 +104,7 @@ class KeptPatterns:
             except Exception:  # an entry the engine refuses (a damaged file): compile it
                 del self.entries[key]
         compiled = re.compile(source, flags)
-        if _WORD is not None and self.path is not None:
+        if self.path is not None:  # kept only where _engine_arguments can (see there)
             entry = _engine_arguments(source, flags)
             if entry is not None and _sre.compile(source, *_engine_form(entry)) == compiled:
                 self.entries[key] = entry

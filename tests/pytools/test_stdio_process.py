@@ -17,12 +17,17 @@ from tests.conftest import REPO_ROOT
 pytestmark = pytest.mark.anyio
 
 
-async def test_printing_and_crashing_modules_leave_the_stdio_wire_clean(python_dir: Path, tmp_path: Path) -> None:
-    params = StdioServerParameters(
+def _served_over_stdio(tools: Path, tmp_path: Path) -> StdioServerParameters:
+    """The real ``toolbay serve`` over stdio on the folder ``tools``."""
+    return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbay", "serve", "--extensions", str(python_dir), "--data-dir", str(tmp_path / "data")],
+        args=["-m", "toolbay", "serve", "--extensions", str(tools), "--data-dir", str(tmp_path / "data")],
         cwd=str(REPO_ROOT), env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
+
+
+async def test_printing_and_crashing_modules_leave_the_stdio_wire_clean(python_dir: Path, tmp_path: Path) -> None:
+    params = _served_over_stdio(python_dir, tmp_path)
     with anyio.fail_after(120):
         async with Client(params, mode="legacy") as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
@@ -40,11 +45,7 @@ async def test_a_module_cannot_write_into_the_channel_its_worker_reads_calls_fro
     """uvloop gives a worker's standard input as a socket: a module that wrote into the worker's
     copy of it (fd 3) wrote to the server, which dropped that worker's channel with an asyncio
     traceback in its log, and the next call failed ("the worker process exited with status 0")."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "toolbay", "serve", "--extensions", str(python_dir), "--data-dir", str(tmp_path / "data")],
-        cwd=str(REPO_ROOT), env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-    )
+    params = _served_over_stdio(python_dir, tmp_path)
     with anyio.fail_after(120):
         async with Client(params, mode="legacy") as client:
             pid = text_of(await client.call_tool("crashy_pid", {}))
