@@ -24,9 +24,10 @@ from typing import IO, Any
 
 from toolbay.closed_objects import DATA_KEYWORDS
 from toolbay.plain_meta_schema import plainly_valid
+from toolbay.pytools.channel import HEADER, WROTE_TO_THE_CHANNEL, frame, new_frame_id
 from toolbay.pytools.convention import input_schema_of
 from toolbay.pytools.process_cap import PROCESS_CAP
-from toolbay.pytools.workers import _HEADER, WorkerSpec, exit_reason, frame, is_installed_module, process_env
+from toolbay.pytools.workers import WorkerSpec, exit_reason, is_installed_module, process_env
 from toolbay.stoppable_threads import WorkStopped
 
 # How often a describing worker's run looks whether it is to stop (the server stopping).
@@ -70,8 +71,9 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
         # it hides in its own worker.
         raise DescribeFailed(f"its name shadows the installed package {spec.module!r}, which other modules import "
                              "by that name: rename the file (its tools are named after it)", with_packages=True)
+    frame_id = new_frame_id()
     try:
-        completed = _run_once(spec, timeout_s, describe=True, stop=stop)
+        completed = _run_once(spec, timeout_s, describe=True, stop=stop, frame_id=frame_id)
     except subprocess.TimeoutExpired:
         raise DescribeFailed(f"importing it and calling get_tool_schemas() took over {timeout_s:g} s "
                              "([python] describe_timeout_s)", with_packages=True, timed_out_after_s=timeout_s) from None
@@ -82,6 +84,8 @@ def describe_module(spec: WorkerSpec, timeout_s: float,
         stderr = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
         detail = f": {' | '.join(stderr)}" if stderr else ""
         raise DescribeFailed(f"describing it failed: {exit_reason(completed.returncode)}{detail}")
+    if ready.get("id") != frame_id:  # a frame of the module's own, written where the worker's answer goes
+        raise DescribeFailed(f"describing it failed: {WROTE_TO_THE_CHANNEL}", with_packages=True)
     if not ready.get("ok"):
         if ready.get("stage") == "returned":  # what get_tool_schemas() returned is no list of plain schemas
             raise DescribeFailed(str(ready.get("error")), with_packages=True)
@@ -207,14 +211,14 @@ def probe_confinement(spec: WorkerSpec, timeout_s: float) -> dict[str, Any]:
     """What a worker started with ``spec`` reports it is confined by; its module should be a
     harmless one (the ``toolbay_tools`` helper). Empty when the worker could not tell."""
     try:
-        completed = _run_once(spec, timeout_s, describe=False)
+        completed = _run_once(spec, timeout_s, describe=False, frame_id=new_frame_id())
     except (subprocess.TimeoutExpired, OSError):
         return {}
     ready = _first_frame(completed.stdout) or {}
     return dict(ready.get("confinement") or {})
 
 
-def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool,
+def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool, frame_id: str,
               stop: threading.Event | None = None) -> subprocess.CompletedProcess[bytes]:
     """Starts a worker, sends its init frame, closes its input (so it exits once ready) and
     collects what it wrote. Raises ``subprocess.TimeoutExpired`` past ``timeout_s`` and
@@ -224,7 +228,8 @@ def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool,
             env=process_env(), start_new_session=True) as process:
         PROCESS_CAP.watch(process.pid, spec.limits.max_processes)
         try:
-            return _exchange(process, spec, tmp, timeout_s, describe=describe, stop=stop)
+            message = spec.init_message(tmp, describe=describe, frame_id=frame_id)
+            return _exchange(process, message, timeout_s, stop=stop)
         finally:
             # What the module started as it was imported ends with its describing.
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -232,7 +237,7 @@ def _run_once(spec: WorkerSpec, timeout_s: float, *, describe: bool,
             PROCESS_CAP.forget(process.pid)
 
 
-def _exchange(process: subprocess.Popen[bytes], spec: WorkerSpec, tmp: str, timeout_s: float, *, describe: bool,
+def _exchange(process: subprocess.Popen[bytes], init: dict[str, Any], timeout_s: float, *,
               stop: threading.Event | None) -> subprocess.CompletedProcess[bytes]:
     # The message (the module's text with it) is written on a thread of its own: communicate,
     # polled with a timeout below, writes its input only on its first try (CPython refuses it
@@ -240,7 +245,7 @@ def _exchange(process: subprocess.Popen[bytes], spec: WorkerSpec, tmp: str, time
     # arrived whole and waited out the timeout. communicate is left only the reading.
     worker_input, process.stdin = process.stdin, None
     if worker_input is not None:
-        threading.Thread(target=_write_and_close, args=(worker_input, frame(spec.init_message(tmp, describe=describe))),
+        threading.Thread(target=_write_and_close, args=(worker_input, frame(init)),
                          name="toolbay-describe-input", daemon=True).start()
     deadline = time.monotonic() + timeout_s
     while True:
@@ -281,10 +286,10 @@ def _write_and_close(stream: IO[bytes], data: bytes) -> None:
 
 
 def _first_frame(data: bytes) -> dict[str, Any] | None:
-    if len(data) < _HEADER.size:
+    if len(data) < HEADER.size:
         return None
-    (size,) = _HEADER.unpack_from(data)
-    body = data[_HEADER.size:_HEADER.size + size]
+    (size,) = HEADER.unpack_from(data)
+    body = data[HEADER.size:HEADER.size + size]
     if len(body) < size:
         return None
     try:

@@ -18,8 +18,6 @@ import os
 import shutil
 import signal
 import site
-import struct
-import subprocess
 import sys
 import tempfile
 from collections import Counter, OrderedDict
@@ -30,9 +28,9 @@ from typing import Any
 
 import anyio
 import anyio.abc
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 from toolbay.flooding import FLOOD_FACTOR, FLOOD_FLOOR, flood_mark
+from toolbay.pytools.channel import HEADER, WROTE_TO_THE_CHANNEL, Answers, frame, new_frame_id
 from toolbay.pytools.convention import SCHEMA_KEYS_READ
 from toolbay.pytools.process_cap import PROCESS_CAP
 from toolbay.pytools.stderr_log import StderrSource, stderr_log
@@ -40,7 +38,6 @@ from toolbay.pytools.stderr_log import StderrSource, stderr_log
 logger = logging.getLogger(__name__)
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
-_HEADER = struct.Struct(">I")
 _GONE = "the module was replaced or removed; call tools/list to see the tools you can use"
 # Room for the JSON around a result of ``output_limit`` characters (each may take 6 bytes escaped).
 _FRAME_SLACK = 64 * 1024
@@ -60,8 +57,9 @@ CredentialLookup = Callable[[str, str, str | None], Awaitable[tuple[str | None, 
 
 # The worker's frames are written by its own code alone; a module that writes into the same
 # descriptor (found by trying them all) garbles them. The worker is then killed (``call``).
-_NOT_A_MESSAGE = ("it sent something that is not one of toolbay's messages: the module wrote to the worker's own "
-                  "channel to the server (a file descriptor it did not open)")
+_WROTE_TO_THE_CHANNEL = f"{WROTE_TO_THE_CHANNEL}; the worker was stopped"
+_NOT_A_MESSAGE = f"it sent something that is not one of toolbay's messages: {_WROTE_TO_THE_CHANNEL}"
+_NOT_THIS_CALLS = f"it sent an answer that was not this call's: {_WROTE_TO_THE_CHANNEL}"
 
 
 class WorkerFailed(Exception):
@@ -108,14 +106,15 @@ class WorkerSpec:
     # The module's text as described, run in place of the file's (which may have changed since).
     source: str | None = None
 
-    def init_message(self, tmp: str, *, describe: bool) -> dict[str, Any]:
+    def init_message(self, tmp: str, *, describe: bool, frame_id: str) -> dict[str, Any]:
+        """``frame_id``: the id the worker's answer to it (``ready``) carries (``toolbay.pytools.channel``)."""
         confine = None
         if self.confine:
             confine = {"memory_mb": self.limits.memory_mb, "read": list(self.read),
                        "write": [*self.write, tmp], "tmp": tmp, "may_write": bool(self.write),
                        "network": self.network}
         return {
-            "op": "init", "path": self.path, "module": self.module, "source": self.source,
+            "op": "init", "id": frame_id, "path": self.path, "module": self.module, "source": self.source,
             "describe": describe, "tmp": tmp,
             "cwd": self.cwd or tmp, "confine": confine, "output_limit": self.limits.output_limit,
             "flood": [FLOOD_FACTOR, FLOOD_FLOOR],  # toolbay.flooding's rule, which the worker cannot import
@@ -136,11 +135,6 @@ def process_env() -> dict[str, str]:
     under ``[sandbox] memory_mb`` (an address-space limit) 256 MiB then allowed 7 threads; two
     arenas shared by all leave room for about 20 (each thread's stack takes 8 MiB)."""
     return {"PATH": os.defpath, "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
-
-
-def frame(message: Mapping[str, Any]) -> bytes:
-    body = json.dumps(message, ensure_ascii=False).encode()
-    return _HEADER.pack(len(body)) + body
 
 
 def _ended(pid: int) -> os.waitid_result | None:
@@ -171,7 +165,7 @@ class Worker:
     def __init__(self, spec: WorkerSpec) -> None:
         self.spec = spec
         self.process: anyio.abc.Process | None = None
-        self._reader: BufferedByteReceiveStream | None = None
+        self._answers: Answers | None = None  # the reading end of the pipe the worker answers down
         self._calls: int | None = None  # the writing end of the pipe the worker reads calls from
         # Removed by ``kill``; no finalizer, which could run on any thread at collection.
         self._tmp = tempfile.mkdtemp(prefix="toolbay-py-")
@@ -215,20 +209,24 @@ class Worker:
         # worker's input with a traceback in the log; the next call failed. Into a pipe's
         # reading end nothing can be written.
         calls_read, calls_write = os.pipe()
+        # Its answers come up one of the server's own too, whose waiting bytes the server can
+        # ask for between calls (``Answers.pending``).
+        answers_read, answers_write = os.pipe()
         try:
             self.process = await anyio.open_process(
-                self.spec.command(), stdin=calls_read, stdout=subprocess.PIPE, stderr=errors_write,
+                self.spec.command(), stdin=calls_read, stdout=answers_write, stderr=errors_write,
                 env=process_env(), start_new_session=True,
             )
         except BaseException:
-            os.close(errors_read)
-            os.close(calls_write)
+            for fd in (errors_read, calls_write, answers_read):
+                os.close(fd)
             raise
         finally:
-            os.close(errors_write)
-            os.close(calls_read)
+            for fd in (errors_write, calls_read, answers_write):
+                os.close(fd)
         os.set_blocking(calls_write, False)
         self._calls = calls_write
+        self._answers = Answers(answers_read)
         PROCESS_CAP.watch(self.process.pid, self.spec.limits.max_processes)
         pid = self.process.pid
 
@@ -241,11 +239,10 @@ class Worker:
         # time limit, then said it had timed out.
         self._stderr = stderr_log().watch(errors_read, self.spec.module, flood_mark(self.spec.limits.output_limit),
                                           stop_the_flood, pid)
-        assert self.process.stdout is not None
-        self._reader = BufferedByteReceiveStream(self.process.stdout)
-        await self._send(self.spec.init_message(self._tmp, describe=False))
+        init_id = new_frame_id()
+        await self._send(self.spec.init_message(self._tmp, describe=False, frame_id=init_id))
         with anyio.move_on_after(self.spec.limits.start_timeout_s) as scope:
-            ready = await self._receive()
+            ready = await self._receive(init_id)
         if scope.cancelled_caught:
             await self.kill()
             raise WorkerFailed(f"the module did not finish importing within {self.spec.limits.start_timeout_s:g} s")
@@ -265,17 +262,18 @@ class Worker:
             self._hide(secret)
         if self._stderr is not None:
             self._stderr.read = 0  # a flood is counted from the call's start (see StderrSource)
+        call_id = new_frame_id()
         try:
-            await self._send({"op": "call", "tool": tool, "args": dict(arguments), "env": dict(env)})
+            await self._send({"op": "call", "id": call_id, "tool": tool, "args": dict(arguments), "env": dict(env)})
             with anyio.move_on_after(timeout) as scope:
                 while True:
-                    message = await self._receive()
+                    message = await self._receive(call_id)
                     if message.get("op") == "credential":
                         value, problem = await credentials(
                             str(message.get("name")), str(message.get("key") or "api_key"), message.get("env_var"))
                         if value is not None:
                             self._hide(value)  # before the worker has it, so before it can write it
-                        await self._send({"op": "credential", "value": value, "problem": problem})
+                        await self._send({"op": "credential", "id": call_id, "value": value, "problem": problem})
                         continue
                     break
             if scope.cancelled_caught:
@@ -325,20 +323,39 @@ class Worker:
         except (anyio.ClosedResourceError, OSError) as exc:  # it ended (a broken pipe)
             raise WorkerFailed(await self._death()) from exc
 
-    async def _receive(self) -> dict[str, Any]:
-        assert self._reader is not None
+    async def _receive(self, frame_id: str) -> dict[str, Any]:
+        """The worker's next frame, which must answer the server's message ``frame_id``."""
+        assert self._answers is not None
         try:
-            (size,) = _HEADER.unpack(await self._reader.receive_exactly(4))
+            (size,) = HEADER.unpack(await self._answers.receive_exactly(HEADER.size))
             if size > self.spec.limits.output_limit * 6 + _FRAME_SLACK:
-                raise WorkerFailed(f"its answer of {size} bytes is over the output limit")
-            message = json.loads(await self._reader.receive_exactly(size))
-        except (anyio.IncompleteRead, anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                # The worker cuts what it returns to the output limit: no answer of its own is this long.
+                raise WorkerFailed(f"it sent a frame of {size} bytes, longer than any answer within the output limit: "
+                                   f"{_WROTE_TO_THE_CHANNEL}")
+            message = json.loads(await self._answers.receive_exactly(size))
+        except (anyio.EndOfStream, anyio.ClosedResourceError) as exc:
             raise WorkerFailed(await self._death()) from exc
         except ValueError as exc:  # not JSON, or not UTF-8
             raise WorkerFailed(_NOT_A_MESSAGE) from exc
         if not isinstance(message, dict):
             raise WorkerFailed(_NOT_A_MESSAGE)
+        if message.get("id") != frame_id:
+            raise WorkerFailed(_NOT_THIS_CALLS)
         return message
+
+    def unfit(self) -> str | None:
+        """Why the worker cannot take another call (it ended, or wrote more than its answers),
+        or None."""
+        if not self.alive():
+            return self.why_it_ended()
+        if self.said_more():
+            return f"it wrote more than its answer: {_WROTE_TO_THE_CHANNEL}"
+        return None
+
+    def said_more(self) -> bool:
+        """Whether the worker has written more than the answers taken from it: after its call's
+        answer, a frame the module wrote (late, from a thread) would be read as the next call's."""
+        return self._answers is not None and self._answers.pending()
 
     async def _death(self) -> str:
         assert self.process is not None
@@ -361,8 +378,11 @@ class Worker:
             with anyio.CancelScope(shield=True):
                 await process.aclose()
         if self._calls is not None:
+            anyio.notify_closing(self._calls)
             os.close(self._calls)
             self._calls = None
+        if self._answers is not None:
+            self._answers.close()
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 
@@ -460,12 +480,13 @@ class WorkerPool:
                 if self._idle:
                     worker = self._idle.pop()
                     self._idle_workers.left(worker)
-                    if not worker.alive():
-                        # It ended while idle: the call would have failed, blamed on its tool,
-                        # though nothing of it ran. A new worker takes its place and the call.
-                        why = worker.why_it_ended()  # before the kill, which forgets a crowd's count
+                    why = worker.unfit()  # before the kill, which forgets a crowd's count
+                    if why is not None:
+                        # It ended while idle, or wrote after its answer: the call would have
+                        # failed, blamed on its tool, though nothing of it ran. A new worker
+                        # takes its place and the call.
                         await worker.kill()
-                        logger.warning("a worker of %s ended while idle (%s); a new one takes the next call",
+                        logger.warning("a worker of %s cannot take another call (%s); a new one takes the next call",
                                        self.spec.module, why)
                         return await self._start(caller)
                     self._held[caller] += 1
@@ -538,7 +559,12 @@ class WorkerPool:
         try:
             # Alive too: a worker the server killed meanwhile (a flood after its call returned)
             # went straight to the next waiting call, which failed with that flood's reason.
-            if worker.healthy and not self._closed and worker.generation == self._generation and worker.alive():
+            fit = worker.healthy and not self._closed and worker.generation == self._generation and worker.alive()
+            if fit and worker.said_more():
+                logger.warning("a worker of %s wrote more than its answer to a call: %s", self.spec.module,
+                               _WROTE_TO_THE_CHANNEL)
+                fit = False
+            if fit:
                 waiter = self._next_waiter()
                 if waiter is None:
                     self._idle.append(worker)

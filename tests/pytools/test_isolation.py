@@ -142,6 +142,60 @@ async def test_a_module_that_writes_into_the_workers_channel_gets_a_clear_error_
     assert not after.is_error and after.structured != pid  # the garbled worker was not reused
 
 
+async def test_an_answer_a_module_forges_on_the_workers_channel_never_answers_a_call(pyapp: Toolbay) -> None:
+    """A well-formed frame written where the worker answers was taken as the call's answer, and
+    the worker's real answer as the next call's: every later answer of that worker came one
+    call late (over HTTP, to other callers), and nothing was logged."""
+    pid = (await call(pyapp, "crashy_pid")).structured
+    forged = await call(pyapp, "crashy_forge")
+    assert forged.is_error and "forged" not in forged.text
+    assert "the module wrote to the worker's own channel to the server" in forged.text
+    greeted = await call(pyapp, "greet", {"name": "next caller"})
+    assert not greeted.is_error and greeted.text == "Hello, next caller!"
+    after = await call(pyapp, "crashy_pid")
+    assert not after.is_error and after.structured != pid  # the forging worker was not reused
+    again = await call(pyapp, "crashy_pid")
+    assert again.structured == after.structured  # and the new one answers each call with its own
+
+
+async def test_a_frame_written_after_the_calls_answer_keeps_the_worker_from_another_call(
+        pyapp: Toolbay, caplog: pytest.LogCaptureFixture) -> None:
+    """Written by a thread the call left behind, once its answer had gone, the frame waited in
+    the channel and answered the next call."""
+    caplog.set_level(logging.WARNING, logger="toolbay.pytools.workers")
+    first = await call(pyapp, "crashy_pid")
+    late = await call(pyapp, "crashy_forge_late")
+    assert not late.is_error and late.text == "the late forger's own result"
+    pool = pyapp.catalog.current.get("crashy_pid").pool  # type: ignore[union-attr]
+    with anyio.fail_after(30):  # until its thread has written
+        while not any(worker.said_more() for worker in pool._idle):
+            await anyio.sleep(0.02)
+    after = await call(pyapp, "crashy_pid")
+    assert not after.is_error and after.structured != first.structured
+    assert any("cannot take another call" in record.getMessage() and "wrote more than its answer"
+               in record.getMessage() for record in caplog.records)
+
+
+async def test_a_module_that_closes_the_descriptors_it_inherited_keeps_its_worker(pyapp: Toolbay) -> None:
+    """os.closerange(3, 256) closed the worker's channels: its next read failed with a traceback
+    in the log, and the worker had to be replaced."""
+    pid = (await call(pyapp, "crashy_pid")).structured
+    closed = await call(pyapp, "crashy_closerange")
+    assert not closed.is_error and closed.text == "closed"
+    after = await call(pyapp, "crashy_pid")
+    assert not after.is_error and after.structured == pid
+
+
+async def test_an_alarm_a_call_leaves_set_does_not_go_off_in_a_later_call(pyapp: Toolbay) -> None:
+    """signal.alarm(30) in one call, never cancelled, went off in whatever call the worker was
+    running 30 s later, as that call's TimeoutError."""
+    pid = (await call(pyapp, "crashy_pid")).structured
+    assert (await call(pyapp, "crashy_alarm")).text == "alarm set"
+    timer = await call(pyapp, "crashy_timer")
+    assert not timer.is_error and timer.text == "(0.0, 0.0)"
+    assert (await call(pyapp, "crashy_pid")).structured == pid
+
+
 async def test_what_a_worker_writes_to_its_file_descriptors_is_logged_under_its_module_and_bounded(
         pyapp: Toolbay, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
     """200 KB written to fd 2 went straight into the server's own stderr (a stdio client's log)."""

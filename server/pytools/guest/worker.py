@@ -18,12 +18,14 @@ import contextlib
 import contextvars
 import ctypes
 import errno
+import fcntl
 import importlib.util
 import io
 import json
 import os
 import re
 import resource
+import signal
 import struct
 import sys
 import threading
@@ -77,14 +79,30 @@ def _die_with_the_server() -> None:
         os._exit(1)
 
 
+def _out_of_reach(fd: int) -> int:
+    """A copy of ``fd`` at a number no module reaches by accident, closed on exec: low numbers
+    (3, 4, ...) are what a loop over descriptors or a library given a wrong number writes to
+    or closes (``os.closerange(3, 256)`` closed the worker's channels, and its next read failed
+    with a traceback). High, but under the process's limit, past which no descriptor opens."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(3, min(soft, 1024) - 16))
+    except OSError:  # a limit too low for that: the lowest free number does
+        copy = os.dup(fd)
+        os.set_inheritable(copy, False)
+        return copy
+
+
 _die_with_the_server()
-_in_fd = os.dup(0)
-_out_fd = os.dup(1)
+_in_fd = _out_of_reach(0)
+_out_fd = _out_of_reach(1)
 _null = os.open(os.devnull, os.O_RDWR)
 os.dup2(_null, 0)
 os.dup2(2, 1)
-os.set_inheritable(_in_fd, False)
-os.set_inheritable(_out_fd, False)
+os.close(_null)
+# The id of the server's message being answered: every frame sent carries it (see
+# ``toolbay.pytools.channel``): the ``init``'s, then each ``call``'s.
+_frame_id: str | None = None
 
 
 def _read_exactly(size: int) -> bytes:
@@ -115,7 +133,7 @@ def receive() -> dict[str, Any]:
 
 def send(message: dict[str, Any]) -> None:
     _leave_if_forked()
-    text = json.dumps(message, ensure_ascii=False, default=str)
+    text = json.dumps({**message, "id": _frame_id}, ensure_ascii=False, default=str)
     try:
         body = text.encode()
     except UnicodeEncodeError:
@@ -618,10 +636,15 @@ def call(module: Any, message: dict[str, Any], base_env: dict[str, str], output_
     output = _CallOutput(output_limit)
     _running = output
     token = _writer.set(output)
+    timer_before = signal.getitimer(signal.ITIMER_REAL)
     try:
         return _call(module, message, base_env, output_limit, output)
     finally:
         output.open = False
+        if timer_before == (0.0, 0.0) and signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+            # An alarm the call set (signal.alarm, a timeout decorator) and did not cancel: left
+            # to run, it went off in a later call, maybe another caller's, as that call's error.
+            signal.setitimer(signal.ITIMER_REAL, 0)
         _writer.reset(token)
         _running = None
         if cwd is not None:
@@ -792,7 +815,9 @@ def _end_now(code: int) -> NoReturn:
 
 
 def main() -> int:
+    global _frame_id
     init = receive()
+    _frame_id = init.get("id")
     path, name = init["path"], init["module"]
     sys.path.extend(entry for entry in init.get("site") or () if entry not in sys.path)
     base_env = dict(init.get("env") or {})
@@ -871,6 +896,7 @@ def main() -> int:
             return 0
         if message.get("op") != "call":
             continue
+        _frame_id = message.get("id")
         answer = call(module, message, base_env, output_limit, init.get("cwd"))
         send(answer)
         if answer.get("fatal"):
