@@ -226,7 +226,7 @@ class Worker:
                 os.close(fd)
         os.set_blocking(calls_write, False)
         self._calls = calls_write
-        self._answers = Answers(answers_read)
+        self._answers = await Answers.open(answers_read)
         PROCESS_CAP.watch(self.process.pid, self.spec.limits.max_processes)
         pid = self.process.pid
 
