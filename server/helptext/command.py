@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from toolbay.errors import NotHelpError
@@ -25,18 +26,19 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
     """Prints the description of the help in ``long_file`` (and ``short_file``).
 
     Exit status: 0 with JSON on ``out``; 2 with a one-line reason on ``err`` when the
-    text is not help or a file cannot be read.
+    text is not help or a file cannot be read. What cannot be written on ``err`` is dropped
+    (``_say``); an error writing ``out`` is raised.
     """
     try:
         long = _read(long_file, err)
         short = _read(short_file, err) if short_file is not None else None
     except OSError as exc:
-        err.write(f"toolbay: cannot read help text {exc.filename}: {exc.strerror or exc}\n")
+        _say(err, f"toolbay: cannot read help text {exc.filename}: {exc.strerror or exc}\n")
         return 2
     try:
         desc = describe_help(long, short)
     except NotHelpError as exc:
-        err.write(f"toolbay: not help: {exc.reason}\n")
+        _say(err, f"toolbay: not help: {exc.reason}\n")
         return 2
     if short is not None:
         # The short help only adds to the long one, and one that is not help adds nothing:
@@ -44,12 +46,37 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
         try:
             describe_help(short)
         except NotHelpError as exc:
-            err.write(f"toolbay: note: the --short text is not help ({exc.reason}); described from the long "
-                      "one alone\n")
+            _say(err, f"toolbay: note: the --short text is not help ({exc.reason}); described from the long "
+                 "one alone\n")
     document = desc.to_dict()
     document["input_schema"] = build_tool_schema(desc).input_schema
     out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return 0
+
+
+def _say(err: TextIO, line: str) -> None:
+    """Writes a note or a reason on ``err``, or drops it when it cannot be written (``2>/dev/full``,
+    a reader gone): a note cost the JSON after it and the exit status, 1 for "cannot write the
+    output", and a reason may not change the status it goes with."""
+    try:
+        err.write(line)
+        err.flush()
+    except OSError:
+        _drop_unwritten(err)
+
+
+def _drop_unwritten(err: TextIO) -> None:
+    """Points ``err``'s descriptor at /dev/null: the text its buffer keeps after a failed write
+    failed again at every flush, the last one at exit (status 120, whatever parse-help
+    returned)."""
+    try:
+        number = err.fileno()
+    except (OSError, ValueError):  # no descriptor (a StringIO): nothing is flushed to one later
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, number)
+    os.close(devnull)
+    err.flush()
 
 
 def _read(file: HelpFile, err: TextIO) -> bytes:
@@ -57,7 +84,7 @@ def _read(file: HelpFile, err: TextIO) -> bytes:
     run, up to the last whole line; more is said on ``err`` and left unread."""
     if str(file) == "-":  # ``PROGRAM --help | toolbay parse-help -``
         if sys.stdin.isatty():  # typed or pasted, not piped: said, or it looked hung
-            err.write("toolbay parse-help: reading the help text from standard input; end it with Ctrl-D\n")
+            _say(err, "toolbay parse-help: reading the help text from standard input; end it with Ctrl-D\n")
         text = sys.stdin.buffer.read(HELP_BYTES_READ + 1)
     else:
         with open(file, "rb") as stream:
@@ -66,9 +93,9 @@ def _read(file: HelpFile, err: TextIO) -> bytes:
         return text
     kept = text[:HELP_BYTES_READ]
     kept = kept[:kept.rfind(b"\n") + 1] or _whole_characters(kept)
-    err.write(f"toolbay: note: {'standard input' if str(file) == '-' else file} is longer than "
-              f"{HELP_BYTES_READ >> 20} MiB; only its first {len(kept):,} bytes are described, as the server reads no "
-              "more of a program's help\n")
+    _say(err, f"toolbay: note: {'standard input' if str(file) == '-' else file} is longer than "
+              f"{HELP_BYTES_READ >> 20} MiB; only its first {len(kept):,} bytes are described, as the server reads "
+              "no more of a program's help\n")
     return kept
 
 

@@ -515,6 +515,23 @@ def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: P
         assert through_typer.exit_code == 2 and str(missing) in through_typer.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (writes fail as on a full disk)")
+def test_parse_help_prints_its_json_when_its_note_on_stderr_cannot_be_written() -> None:
+    """With stderr full, the note that `cp -h` is not help raised: the JSON was never printed
+    and parse-help exited 1 (found by an outside check)."""
+    folder = REPO_ROOT / "tests" / "helptext" / "corpus" / "gnu" / "cp"
+    # Buffered, as it is unless PYTHONUNBUFFERED is set: the note stayed in the buffer and
+    # failed again at exit (status 120).
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    for env in (buffered, {**buffered, "PYTHONUNBUFFERED": "1"}):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "toolbay", "parse-help", str(folder / "long.txt"), "--short",
+                                   str(folder / "short.txt")], stdout=subprocess.PIPE, stderr=full, text=True,
+                                  env=env, check=False, timeout=60)
+        assert done.returncode == 0, env.get("PYTHONUNBUFFERED")
+        assert json.loads(done.stdout)["name"] == "cp"
+
+
 # Runs each command (JSON argv lists, one argument each) in turn in one fresh process, and prints
 # for each what it printed, its exit code and which of the watched modules (the first argument,
 # a JSON list) were loaded by then. A command's os._exit ends only that command.
