@@ -131,7 +131,13 @@ def _run(argv: list[str]) -> None:
         return
     from toolbay.cli import main as full_command
 
-    full_command()
+    try:
+        full_command()
+    finally:
+        # What a command printed and did not flush (``call``'s result, to a file or a pipe) was
+        # written at exit, where an error writing it ended in "Exception ignored" and status 120;
+        # flushed here, ``main`` says the error in one line, exit 1.
+        sys.stdout.flush()
 
 
 def _current_folder_problem() -> str | None:

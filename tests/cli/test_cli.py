@@ -1465,6 +1465,17 @@ def test_output_the_disk_refuses_is_one_line_not_a_traceback(shared_data_dir: Pa
     assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: No space left on device\n")
 
 
+def test_a_call_result_the_disk_refuses_is_one_line_and_exit_1(shared_data_dir: Path) -> None:
+    """``call`` leaves its result in Python's buffer (unless PYTHONUNBUFFERED is set), which was
+    written at exit: "Exception ignored in: <_io.TextIOWrapper name='<stdout>'...>", status 120."""
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "toolbay", "call", "hashsum", '{"text": "a"}', "--data-dir",
+                               str(shared_data_dir)], stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+                              env=buffered, check=False, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: No space left on device\n")
+
+
 def test_call_passes_its_standard_input_to_the_tool_with_stdin(shared_data_dir: Path) -> None:
     """`echo -n abc | toolbay call hashsum` hashed nothing, silently: there was no way to pass
     a pipe to the tool but to quote its whole content as JSON."""
