@@ -33,7 +33,7 @@ def main() -> None:
     """Runs the command; Ctrl-C before the command has taken it over (while it starts and
     imports) ends it with the shell's status for that and no traceback; a server, as it would
     once serving (``STOPPED``)."""
-    _open_closed_standard_streams()
+    output_closed = _open_closed_standard_streams(serving=sys.argv[1:2] == ["serve"])
     if sys.argv[1:2] == ["serve"]:
         import signal  # here: the other commands (parse-help, answering at once) need it not
 
@@ -46,9 +46,12 @@ def main() -> None:
         sys.stderr.write("\n")
         sys.exit(STOPPED if sys.argv[1:2] == ["serve"] else INTERRUPTED)
     except OSError as exc:
-        if exc.errno not in _OUTPUT_ERRORS or exc.filename is not None:
+        closed = output_closed and exc.errno == errno.EBADF  # see _open_closed_standard_streams
+        if (exc.errno not in _OUTPUT_ERRORS and not closed) or exc.filename is not None:
             raise
-        if exc.errno != errno.EPIPE:  # a reader that went away (``| head``) has had what it wanted
+        if closed:
+            sys.stderr.write("toolbay: cannot write the output: standard output is closed\n")
+        elif exc.errno != errno.EPIPE:  # a reader that went away (``| head``) has had what it wanted
             sys.stderr.write(f"toolbay: cannot write the output: {exc.strerror}\n")
         # Python flushes standard output again at exit, which would fail again, in a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -63,20 +66,29 @@ def _stop_while_starting(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _open_closed_standard_streams() -> None:
+def _open_closed_standard_streams(*, serving: bool) -> bool:
     """Opens a standard stream the caller closed (``cmd <&-``) on /dev/null: uvloop's libuv
     aborts the process (an assertion, a core dump) when a descriptor it opens is numbered 0 to
-    2, and Python leaves ``sys.stdin`` (``stdout``, ``stderr``) None."""
+    2, and Python leaves ``sys.stdin`` (``stdout``, ``stderr``) None. Returns whether standard
+    output was closed.
+
+    A closed standard output is opened for reading only, unless ``serving``: a command's
+    output then fails to be written (EBADF), as ``cat >&-`` does, and ``main`` says so, exit 1;
+    on a writable /dev/null the result was lost and the command exited 0. A server run with
+    its output closed (over HTTP, it writes nothing there) serves as before."""
+    output_closed = False
     for number, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
         try:
             os.fstat(number)
         except OSError:
-            opened = os.open(os.devnull, os.O_RDWR)
+            output_closed = output_closed or number == 1
+            opened = os.open(os.devnull, os.O_RDONLY if number == 1 and not serving else os.O_RDWR)
             if opened != number:  # the lowest free number: it is this one, unless a lower one was closed too
                 os.dup2(opened, number)
                 os.close(opened)
             if getattr(sys, name) is None:
                 setattr(sys, name, open(number, mode, closefd=False, encoding="utf-8"))  # noqa: SIM115
+    return output_closed
 
 
 def _run(argv: list[str]) -> None:

@@ -1452,10 +1452,25 @@ def test_a_command_whose_caller_closed_a_standard_stream_runs(closed: str, share
     command = [sys.executable, "-m", "toolbay", "call", "hashsum", '{"text": "a"}', "--data-dir", str(shared_data_dir)]
     done = subprocess.run(["bash", "-c", f"{shlex.join(command)} {closed}"], capture_output=True, text=True,
                           cwd=REPO_ROOT, check=False, timeout=120)
-    assert done.returncode == 0, done.stderr
     assert "Assertion" not in done.stderr and "Traceback" not in done.stderr, done.stderr
-    if closed != ">&-":
+    if closed == ">&-":  # the tool ran; its result has nowhere to go, as ``cat >&-`` fails
+        assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: standard output is closed\n")
+    else:
+        assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == hashlib.sha256(b"a").hexdigest()
+
+
+@pytest.mark.parametrize("argv", [["parse-help", "tests/helptext/corpus/gnu/cp/long.txt"], ["list"], ["--version"]])
+def test_a_command_whose_output_is_closed_says_so_and_exits_1(argv: list[str], shared_data_dir: Path) -> None:
+    """``toolbay parse-help FILE >&-`` exited 0 and said nothing, the JSON written into the
+    /dev/null opened in the closed stream's place (found by an outside check)."""
+    import shlex
+
+    command = [sys.executable, "-m", "toolbay", *argv]
+    env = {**os.environ, "TOOLBAY_DATA_DIR": str(shared_data_dir)}
+    done = subprocess.run(["bash", "-c", f"{shlex.join(command)} >&-"], capture_output=True, text=True,
+                          cwd=REPO_ROOT, env=env, check=False, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: standard output is closed\n")
 
 
 def test_output_the_disk_refuses_is_one_line_not_a_traceback(shared_data_dir: Path) -> None:
