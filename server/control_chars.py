@@ -13,14 +13,24 @@ import re
 
 # A terminal's escape sequences, as a pattern (each reader compiles it its own way): CSI
 # (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), DCS/SOS/PM/APC strings,
-# any other escape with its intermediates, and C1's one-byte CSI. Each alternative is linear:
-# no nested repetition. Help texts and search requests are read without them.
+# any other escape with its intermediates, and C1's one-byte CSI. ST is ESC \ or its C1 form.
+# Each alternative is linear: no nested repetition. Help texts and search requests are read
+# without them.
 TERMINAL_CODES = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]"
     r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+
+# The strings' C1 forms (U+0090 DCS, U+0098 SOS, U+009D OSC, U+009E PM, U+009F APC, ended as
+# above), with ``TERMINAL_CODES``, for text read as Unicode only: one decoded as ISO 8859 has
+# U+0080-U+009F for bytes that a Windows code page's text means as letters (cp1252's "ž" is 0x9E),
+# and a string is taken up to its end.
+C1_STRINGS = (
+    r"\x9d[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|[\x90\x98\x9e\x9f][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
 )
 
 # The two patterns below are compiled at their first use (``re``'s own cache), not on import:

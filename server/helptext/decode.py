@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 
-from toolbay.control_chars import TERMINAL_CODES
+from toolbay.control_chars import C1_STRINGS, TERMINAL_CODES
 
 from .kept import compiled
 from .records import NamedTuple
@@ -26,6 +26,11 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 _DETECT_SAMPLE = 64 * 1024
 
 _ANSI = compiled(TERMINAL_CODES)  # a terminal's escape sequences (toolbay.control_chars)
+# In text read as Unicode, their C1 forms too, and any C1 control left: a terminal may act on them
+# (U+008D moves the cursor up a line), and they reached the JSON raw. Text decoded from a code page
+# keeps them, see ``C1_STRINGS``.
+_ANSI_AND_C1 = compiled(TERMINAL_CODES + "|" + C1_STRINGS)
+_C1_CONTROL = compiled(r"[\x80-\x9f]")
 # man-style overstrike: "_\bX" (underline) and "X\bX" (bold) show as X.
 _OVERSTRIKE = compiled(r".\x08")
 _CONTROL = compiled(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -39,7 +44,7 @@ class DecodedText(NamedTuple):
 
 def decode_help(data: bytes) -> DecodedText:
     raw, encoding, had_errors = _to_str(data)
-    return DecodedText(clean_terminal_text(raw), encoding, had_errors)
+    return DecodedText(clean_terminal_text(raw, unicode=encoding.startswith("utf")), encoding, had_errors)
 
 
 def _to_str(data: bytes) -> tuple[str, str, bool]:
@@ -137,8 +142,12 @@ def _python_codec(label: str | None) -> str | None:
         return None
 
 
-def clean_terminal_text(text: str) -> str:
-    if "\x1b" in text or "\x9b" in text:
+def clean_terminal_text(text: str, *, unicode: bool) -> str:
+    """``text`` as a terminal would have shown it; C1 controls are taken for controls only when
+    it was read as ``unicode`` (UTF-8, -16, -32), not decoded from a code page."""
+    if unicode and _C1_CONTROL.search(text):
+        text = _C1_CONTROL.sub("", _ANSI_AND_C1.sub("", text))
+    elif "\x1b" in text or "\x9b" in text:
         text = _ANSI.sub("", text)
     if "\x08" in text:
         text = _OVERSTRIKE.sub("", text)

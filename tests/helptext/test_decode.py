@@ -63,3 +63,20 @@ def test_utf16_and_utf32_without_a_byte_order_mark_are_named_as_what_they_are():
             assert describe_help(text.encode(codec)).options[0].description in text
     # A few NULs in UTF-8 output are not UTF-16.
     assert decode_help(ascii_help.encode() + b"\0\0").encoding == "utf-8"
+
+
+def test_terminal_codes_in_their_one_character_c1_forms_are_removed_from_unicode_text():
+    """A title set with U+009D (OSC) or a string in U+0090 (DCS), U+009E (PM) or U+009F (APC),
+    ended by U+009C (ST) or BEL, reached the JSON raw (found by an outside check); their
+    ESC forms were removed already."""
+    text = ("Usage: p [OPTIONS]\n\nShows \x9d0;a title\x07what\x9b1m it\x9b0m is.\n\nOptions:\n"
+            + "".join(f"  --option-{n} <VALUE>  Sets option {n} to the value given.\n" for n in range(6))
+            + "  -a, --all  Show\x900;data\x9c all\x9epm\x9c of\x9fapc\x1b\\ it\x1b]2;x\x9c\x8d.\n")
+    for codec in ("utf-8", "utf-16-le"):
+        desc = describe_help(text.encode(codec))
+        assert (desc.about, desc.options[-1].description) == ("Shows what it is.", "Show all of it."), codec
+    # Decoded from a code page, bytes 0x80-0x9F are letters, kept: cp1252's "œ" is 0x9C, "’" 0x92.
+    letters = ("Usage: p [OPTIONS]\n\nAffiche les œuvres complètes de l’auteur, « entre guillemets » et “citées”.\n\n"
+               "Options:\n  -a, --all  Affiche toutes les œuvres, même les brouillons déjà supprimés.\n")
+    decoded = decode_help(letters.encode("cp1252"))
+    assert decoded.encoding == "cp1252" and decoded.text == letters
