@@ -23,7 +23,7 @@ from .layout import (
     split_sections,
     usage_line,
 )
-from .model import HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
+from .model import HELP_FLAGS, HelpDescription, OptionSpec, PositionalSpec, SubcommandSpec, UsageForm
 from .notes import (
     is_repeat_type,
     names_kinds,
@@ -229,7 +229,7 @@ def parse_text(text: str, rules: Rules, dialect: str) -> HelpDescription:
     # names, which nothing here can tell from two options: its groups are not read as alternatives.
     listed = bool(options)
     if not options:
-        options = [_usage_option(flag, raw) for flag, raw in facts.option_values.items()]
+        options = _help_names_joined([_usage_option(flag, raw) for flag, raw in facts.option_values.items()], facts)
     elif values_here:
         options = [_valued_from_usage(o, facts) for o in options]
     else:
@@ -1352,6 +1352,26 @@ def _usage_option(flag: str, raw: str | None) -> OptionSpec:
     long = flag if flag.startswith("--") or len(flag) > 2 else None
     option = OptionSpec(long=long, short=None if long else flag)
     return _with_usage_value(option, raw) if raw is not None else option
+
+
+def _help_names_joined(options: list[OptionSpec], facts: UsageFacts) -> list[OptionSpec]:
+    """Of options the usage alone names, a letter and a help or version option written as the two
+    alternatives of a group ("[-h | --help]", "[-v | --version]", git's) as one option of both
+    names: the letter alone was an option of its own, and the tool had parameters "h" and "v",
+    where the long name is never one (``schema``)."""
+    joined: dict[str, str] = {}  # each letter: the long name it is
+    for group in facts.exclusive:
+        if len(group) != 2:
+            continue
+        letter, long = sorted(group, key=len)
+        if long in HELP_FLAGS and len(letter) == 2 and letter[0] == "-" and letter[1] != "-" \
+                and facts.option_values.get(letter) is None and facts.option_values.get(long) is None:
+            joined[letter] = long
+    if not joined:
+        return options
+    letter_of = {long: letter for letter, long in joined.items()}
+    return [option._replace(short=letter_of[option.long]) if option.long in letter_of else option
+            for option in options if option.short not in joined]
 
 
 def _valued_from_usage(opt: OptionSpec, facts: UsageFacts) -> OptionSpec:

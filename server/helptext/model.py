@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
     ValueType = Literal["boolean", "integer", "number", "string", "path", "enum"]
 
+# Long options that print help or the version and end: the program's own, never a tool's
+# parameter (``schema``), and one option with the short name the usage pairs them with (``engine``).
+HELP_FLAGS = frozenset({"--help", "--version", "-help", "--help-all", "--usage",
+                        # in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch
+                        "--hilfe", "--aide", "--ayuda", "--ajuda", "--aiuto", "--hulp"})
+
 
 class OptionSpec(NamedTuple):
     long: str | None = None  # with its dashes as printed: "--length", or "-cpuprofile" for Go flag

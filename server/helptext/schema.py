@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from .kept import compiled
-from .model import HelpDescription, OptionSpec, PositionalSpec, UsageForm
+from .model import HELP_FLAGS, HelpDescription, OptionSpec, PositionalSpec, UsageForm
 from .notes import then_sentence
 from .records import TYPE_CHECKING, NamedTuple
 from .usage import FORM_ARGUMENT, FORM_WORD, OPTIONS_HERE, positional_key
@@ -31,9 +31,6 @@ RESERVED = {"stdin"}
 # Where an option of so many words keeps its "--" after it all the same: clap's num_args, as the
 # built programs of tests/helptext/test_rust_and_zig_helps.py were run with it.
 _COUNTED_VALUES_THEN_DASHES = frozenset({"clap"})  # the wasm handler adds its own optional "stdin" property
-_HELP_FLAGS = {"--help", "--version", "-help", "--help-all", "--usage",
-               # in the help's own language: German, French, Spanish, Portuguese, Italian, Dutch
-               "--hilfe", "--aide", "--ayuda", "--ajuda", "--aiuto", "--hulp"}
 
 
 class Param(NamedTuple):
@@ -444,7 +441,7 @@ _VALUE_SHAPED = compiled(r"[<\[{A-Z]")
 
 
 def _is_help_option(opt: OptionSpec) -> bool:
-    if opt.long in _HELP_FLAGS:
+    if opt.long in HELP_FLAGS:
         # Not one that needs a value written as one: towncrier's "--version TEXT  Render the news
         # fragments using given version" is its release's version, dropped with --version's name.
         # (ICU's "-V or --version" reads as a value "or", a word in small letters: help still.)

@@ -792,6 +792,25 @@ def test_commands_grouped_under_titles_after_a_sentence_that_introduces_them_are
     assert prose.about == "Counts the lines of each FILE and prints them one per line:"
 
 
+def test_help_and_version_written_with_their_letters_in_a_usage_alone_are_no_parameters():
+    """git's "[-v | --version] [-h | --help]", in a help that lists no option: --version and
+    --help were left out of the tool, their letters not, and the tool had parameters "h" and "v"
+    (found by an outside check)."""
+    desc = _describe("usage: git [-v | --version] [-h | --help] [-C <path>] [-p | --paginate | -P | --no-pager]\n"
+                     "           <command> [<args>]\n\n"
+                     "These are common Git commands used in various situations:\n\n"
+                     "start a working area (see also: git help tutorial)\n"
+                     "   clone     Clone a repository into a new directory\n"
+                     "   init      Create an empty Git repository or reinitialize an existing one\n")
+    assert {(o.long, o.short) for o in desc.options} >= {("--version", "-v"), ("--help", "-h")}
+    properties = build_tool_schema(desc).input_schema["properties"]
+    assert {"h", "v", "help", "version"}.isdisjoint(properties), list(properties)
+    assert {"C", "p", "paginate", "P", "no_pager"} <= set(properties)  # other alternatives stay two options
+    docopt = _describe("Naval Fate.\n\nUsage:\n  naval_fate ship new <name>...\n  naval_fate (-h | --help)\n"
+                       "  naval_fate -V | --version\n")
+    assert "h" not in build_tool_schema(docopt).input_schema["properties"]
+
+
 def test_options_written_as_alternatives_in_the_usage_exclude_each_other_and_the_schema_says_so():
     desc = _describe("usage: git commit [-a | --interactive | --patch] [-F <file> | -m <msg>] [-h | --help]\n"
                      "                  [(-c | -C | --squash) <commit> | --fixup <commit>] [--] [<pathspec>...]\n\n"
