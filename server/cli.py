@@ -198,6 +198,12 @@ def list_tools(
     """Show the tools toolbay would serve, and the files it skipped and why."""
     # --workspace as serve takes it: the Python tools' confinement says what they would see of it.
     settings = _settings(config, make_data_dir=True, extensions=extensions, data_dir=data_dir, workspace=workspace)
+    # A folder named but not there stops it at start, as serve and search: listed first, the
+    # tools of the other folders (--extensions /typo: the roles alone) came as a table, and the
+    # line that said why after it, where a script or a glance took the table for the answer.
+    from toolbay.cli_running import exit_on_folder_problems
+
+    exit_on_folder_problems(settings)
     configure_logging("error" if settings.log_level == "info" else settings.log_level, settings)
     from toolbay.commands import collect_listing
 
@@ -206,15 +212,6 @@ def list_tools(
         typer.echo(json.dumps(listing, indent=2))
     else:
         _print_listing(listing)
-    # What could be listed is, as `ls` lists what exists; a folder named but not there makes the
-    # exit status 2, so a script is told the listing lacks that folder's tools, as serve would.
-    from toolbay.cli_running import folder_problem_lines
-
-    problems = folder_problem_lines(settings)
-    for line in problems:
-        say(line)
-    if problems:
-        raise typer.Exit(2)
 
 
 def _print_listing(listing: dict[str, Any]) -> None:
