@@ -34,7 +34,7 @@ from toolbay.redaction import shown_text
 from toolbay.sessions import SessionRegistry
 from toolbay.shortening import start_of
 from toolbay.subagents.library import RoleLibrary
-from toolbay.tool_folders import file_gone
+from toolbay.tool_folders import RemovedFiles, file_gone
 from toolbay.words import LOCAL_TRANSPORTS, CallContext, Principal, ToolDefinition, ToolResult, Transport
 
 if TYPE_CHECKING:
@@ -117,6 +117,7 @@ class Toolbay:
         self.search = search
         self._where_tools_are = where_tools_are
         self.metrics = metrics
+        self._removed_files = RemovedFiles()
         may_know = None
         if disclosure is not None:
             finds, authorizer = disclosure.may_find, policies.authorizer
@@ -360,8 +361,9 @@ class Toolbay:
             principal, self.catalog.current.definitions_for(principal.id, self.gives_way_for(principal)))
 
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
-        """What this session's tools/list shows: the caller's tools, as disclosure lists them."""
-        visible = self.visible_definitions(principal)
+        """What this session's tools/list shows: the caller's tools, as disclosure lists them,
+        less those whose file was removed a moment ago (before the watcher took it out)."""
+        visible = self._removed_files.without_removed(self.visible_definitions(principal))
         return visible if self.disclosure is None else self.disclosure.listed(principal, visible, session)
 
     def shown_text(self) -> Callable[[str], str]:

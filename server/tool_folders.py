@@ -8,6 +8,7 @@ The catalog gives a name to a connected folder's tool before a catalog folder's
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,6 +40,60 @@ def file_gone(definition: ToolDefinition) -> bool:
     called it at once). One ``stat``: cheap enough for every call."""
     path = file_of(definition)
     return path is not None and not os.path.exists(path)
+
+
+class RemovedFiles:
+    """Which tools' files have been removed, for a listing: the watcher takes a removed file's
+    tools out a moment later (its changes settle first), and a client that listed meanwhile was
+    shown them (an outside check: for about 0.3 s), then failed to call them. A ``stat`` per
+    file at every listing is a millisecond a thousand files; this one is a ``stat`` per folder,
+    whose names are read again only when the folder has changed since (its mtime)."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, tuple[int, frozenset[str]]] = {}  # folder: (its mtime, the names in it)
+
+    def without_removed(self, definitions: list[ToolDefinition]) -> list[ToolDefinition]:
+        """``definitions`` less those whose file is gone."""
+        present: dict[str, frozenset[str]] = {}
+        there: dict[str, bool] = {}  # by origin: a file serves many tools
+        kept = []
+        for definition in definitions:
+            origin = definition.origin
+            if origin not in there:
+                place = _folder_and_name(origin)
+                if place is None:
+                    there[origin] = True
+                else:
+                    folder, name = place
+                    if folder not in present:
+                        present[folder] = self._names_in(folder)
+                    there[origin] = name in present[folder]
+            if there[origin]:
+                kept.append(definition)
+        return kept
+
+    def _names_in(self, folder: str) -> frozenset[str]:
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:  # the folder itself is gone
+            return frozenset()
+        known = self._names.get(folder)
+        if known is not None and known[0] == mtime:
+            return known[1]
+        try:
+            names = frozenset(os.listdir(folder))
+        except OSError:
+            return frozenset()
+        self._names[folder] = (mtime, names)
+        return names
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _folder_and_name(origin: str) -> tuple[str, str] | None:
+    """The folder and name of the file an origin names (``file_of``), kept: a listing asks it
+    of every tool."""
+    kind, _, path = origin.partition(":")
+    return os.path.split(os.path.abspath(path)) if kind in _FILE_ORIGINS and path else None
 
 
 def folder_of(definition: ToolDefinition, among: list[Folder]) -> Folder | None:

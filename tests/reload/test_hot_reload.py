@@ -163,6 +163,37 @@ async def test_a_deleted_tool_is_neither_run_nor_found_before_the_watcher_takes_
     assert still.is_error is False and kept.exists()
 
 
+async def test_a_deleted_tool_is_not_listed_before_the_watcher_takes_it_out(
+    reload_app: Toolbay, reload_dir: Path,
+) -> None:
+    """A client that listed in that moment was shown the removed file's tools (for about 0.3 s,
+    an outside check), and then failed to call them. Here the rescan is held back."""
+    changed = ListChanged()
+    may_rescan = anyio.Event()
+    rescan = reload_app.keeper.rescan
+
+    async def held_back(**kwargs: Any) -> Any:
+        await may_rescan.wait()
+        return await rescan(**kwargs)
+
+    with anyio.fail_after(WAIT_S):
+        async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
+            seen = changed.count
+            drop(HASHSUM, reload_dir)
+            target = drop(GREET_V1, reload_dir, "greet.wasm")
+            while not {"greet", "hashsum"} <= await _names(client):
+                await changed.after(seen)
+                seen = changed.count
+            reload_app.keeper.rescan = held_back  # type: ignore[method-assign]
+            target.unlink()
+            after_removal = await _names(client)
+            target.write_bytes(GREET_V1.read_bytes())  # put back: listed again, as it is still served
+            put_back = await _names(client)
+            may_rescan.set()
+    assert "hashsum" in after_removal and "greet" not in after_removal
+    assert {"greet", "hashsum"} <= put_back
+
+
 ZEBRA = '''
 def get_tool_schemas():
     return [{"name": "zebra_go", "description": "Go.", "inputSchema": {"type": "object"}},
