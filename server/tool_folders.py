@@ -47,7 +47,9 @@ class RemovedFiles:
     tools out a moment later (its changes settle first), and a client that listed meanwhile was
     shown them (an outside check: for about 0.3 s), then failed to call them. A ``stat`` per
     file at every listing is a millisecond a thousand files; this one is a ``stat`` per folder,
-    whose names are read again only when the folder has changed since (its mtime)."""
+    whose names are read again only when the folder has changed since (its mtime). A removal in
+    the same tick of the file system's clock as the last read goes unseen here: the watcher's
+    rescan takes it out, as it did every removal before."""
 
     def __init__(self) -> None:
         self._names: dict[str, tuple[int, frozenset[str]]] = {}  # folder: (its mtime, the names in it)
