@@ -349,7 +349,7 @@ class Worker:
         if not self.alive():
             return self.why_it_ended()
         if self.said_more():
-            return f"it wrote more than its answer: {_WROTE_TO_THE_CHANNEL}"
+            return f"it wrote more than its answer: {WROTE_TO_THE_CHANNEL}"
         return None
 
     def said_more(self) -> bool:
