@@ -154,6 +154,41 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
                      finished_at=times[3])
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _sqlites_descriptor(identity: tuple[int, int] | None) -> int | None:
+    """SQLite's own descriptor of the file ``identity`` names, found among the process's (Linux),
+    or None. Its header is read through that one: a descriptor of toolbay's own, once closed,
+    would release every lock SQLite holds on the file (POSIX locks belong to the process, and any
+    close of the file drops them all), and another server or ``toolbay jobs`` would then take
+    the database for unused and delete its log."""
+    if identity is None:
+        return None
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for name in names:
+        with contextlib.suppress(OSError, ValueError):
+            found = os.fstat(int(name))
+            if (found.st_dev, found.st_ino) == identity:
+                return int(name)
+    return None
+
+
+def _begins_as_sqlite(fd: int, identity: tuple[int, int] | None) -> bool | None:
+    """Whether the file open as ``fd`` begins with SQLite's header; None when ``fd`` is no longer
+    that file (closed, or its number taken by another): nothing can be said."""
+    try:
+        found = os.fstat(fd)
+        if (found.st_dev, found.st_ino) != identity:
+            return None
+        return os.pread(fd, len(_SQLITE_HEADER), 0) == _SQLITE_HEADER
+    except OSError:
+        return None
+
+
 def _identity(path: Path) -> tuple[int, int] | None:
     """Which file ``path`` names now (device, inode), None when none."""
     try:
@@ -227,6 +262,7 @@ class SqliteJobStore(JobStore):
         # looked, those of one lost when both had stopped (an outside check).
         self._opened_beside: dict[str, tuple[int, int]] = {}
         self._said_gone = False
+        self._header_read_by: int | None = None  # SQLite's descriptor of the file, to read its header by
         self._limiter = anyio.CapacityLimiter(1)
         self._connection_in_use = threading.Lock()
 
@@ -261,6 +297,9 @@ class SqliteJobStore(JobStore):
         if self._opened is None:
             return
         now = _identity(self.path)
+        if now == self._opened and self._header_read_by is not None \
+                and _begins_as_sqlite(self._header_read_by, now) is False:
+            self._overwritten()
         if now == self._opened:
             gone = next((suffix for suffix, opened in self._opened_beside.items()
                          if _identity(Path(f"{self.path}{suffix}")) != opened), None)
@@ -344,9 +383,27 @@ class SqliteJobStore(JobStore):
             raise
         return self._noted_as_opened(conn)
 
+    def _overwritten(self) -> None:
+        """Raises ``StorageDamaged``: the file was written over in place (``cp``, ``dd``, a
+        program writing the wrong file). SQLite would notice only when it next read a page not
+        in its cache; meanwhile the jobs recorded went into a file no restart could open, and
+        were lost with it (an outside check). Said once in the log, and on each use after."""
+        message = (f"the job database {self.path} was written over while this server was using it (it no longer "
+                   "begins as an SQLite database): the jobs recorded from now on would be lost. Stop the servers "
+                   "using this data folder and start one again: the damaged file is then kept aside and a fresh "
+                   "one started")
+        if not self._said_gone:
+            self._said_gone = True
+            logger.error("%s", message)
+        raise StorageDamaged(message)
+
     def _noted_as_opened(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         """``conn``, the file it opened noted (see ``_check_still_there``)."""
         self._opened = _identity(self.path)
+        # A database made just now may have no page in its file yet (they are in the log until
+        # a checkpoint); one that began with the header must go on beginning with it.
+        fd = _sqlites_descriptor(self._opened)
+        self._header_read_by = fd if fd is not None and _begins_as_sqlite(fd, self._opened) else None
         self._opened_beside = {suffix: found for suffix in ("-wal", "-shm")
                                if (found := _identity(Path(f"{self.path}{suffix}"))) is not None}
         return conn
@@ -400,6 +457,7 @@ class SqliteJobStore(JobStore):
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
         self._opened, self._opened_beside = None, {}  # closing needs no file
+        self._header_read_by = None
         if conn is not None:
             await anyio.to_thread.run_sync(self._alone, sqlite3.Connection.close, conn, limiter=self._limiter)
 

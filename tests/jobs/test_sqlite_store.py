@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolbay.errors import StorageError
+from toolbay.errors import StorageDamaged, StorageError
 from toolbay.jobs import JobEvent, JobManager, JobRecord, SqliteJobStore
 from toolbay.jobs.serving import ServingLock, serving_lock_beside
 from toolbay.words import ToolResult
@@ -347,6 +347,25 @@ async def test_a_database_deleted_or_replaced_under_the_server_is_said_not_writt
     assert [record.message for record in caplog.records].count(str(refused.value)) == 1  # said once in the log
     async with SqliteJobStore(db_path) as restarted:  # what a restart sees: nothing recorded unseen
         assert await restarted.get("alice", "job_2") is None
+
+
+async def test_a_database_written_over_in_place_under_the_server_is_said_at_its_next_use(
+        db_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Garbage written over the file (the same file: its identity unchanged) went unnoticed:
+    SQLite reads its pages from its cache and its log, so jobs went on being recorded, into a
+    file a restart then found damaged and moved aside, with them."""
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_1"))
+        await store.get("alice", "job_1")
+        size = db_path.stat().st_size
+        with open(db_path, "r+b") as file:  # in place: not a new file under the name
+            file.write(os.urandom(max(size, 4096)))
+        with caplog.at_level(logging.ERROR, logger="toolbay.jobs.sqlite"), pytest.raises(StorageDamaged) as refused:
+            await store.create(job("job_2"))
+        with pytest.raises(StorageDamaged):
+            await store.get("alice", "job_1")
+    assert f"the job database {db_path} was written over while this server was using it" in str(refused.value)
+    assert [record.message for record in caplog.records].count(str(refused.value)) == 1  # said once in the log
 
 
 DAMAGES = {
