@@ -155,6 +155,12 @@ class Toolbay:
     async def rescan(self) -> CatalogChange:
         return await self.keeper.rescan()
 
+    def listing_answered(self) -> None:
+        """A ``tools/list`` answer has gone out (or ``serve`` has waited long enough for one):
+        the runtime may now cache the baseline code and optimise, if it was told to wait
+        (``assemble(hold_background_work=True)``). Called on every listing; cheap."""
+        self.keeper.runtime.release_background_work()
+
     # -- the call path ----------------------------------------------------------------
 
     async def call(self, call: ToolCall) -> ToolResult:

@@ -64,6 +64,7 @@ async def assemble(
     tracer_provider: TracerProvider | None = None,
     early_compiles: EarlyCompiles | None = None,
     adopts_jobs: bool = True,
+    hold_background_work: bool = False,
 ) -> AsyncIterator[Toolbay]:
     """A running app over ``settings``.
 
@@ -80,6 +81,8 @@ async def assemble(
         tracer_provider: the spans go there instead of where ``[telemetry]`` says (tests).
         adopts_jobs: take up the jobs a server that died left unfinished (a server does; the
             CLI's commands leave them to the next server).
+        hold_background_work: cache no baseline code and optimise nothing until
+            ``Toolbay.listing_answered`` (``serve``: see ``WasmRuntime``).
     """
     cluster = settings.cluster
     async with contextlib.AsyncExitStack() as stack:
@@ -114,7 +117,7 @@ async def assemble(
         async with _assembled(settings, policies, redis, watch=watch, on_progress=on_progress,
                               start_wait_s=start_wait_s, builtins=builtins, stages=stages,
                               file_filter=file_filter, tracer=tracer, early_compiles=early_compiles,
-                              adopts_jobs=adopts_jobs) as app:
+                              adopts_jobs=adopts_jobs, hold_background_work=hold_background_work) as app:
             yield app
 
 
@@ -132,6 +135,7 @@ async def _assembled(
     file_filter: Callable[[str], bool] | None,
     tracer: Tracer | None,
     early_compiles: EarlyCompiles | None,
+    hold_background_work: bool,
     adopts_jobs: bool,
 ) -> AsyncIterator[Toolbay]:
     sessions = SessionRegistry()
@@ -272,6 +276,7 @@ async def _assembled(
         start_wait_s=start_wait_s,
         file_filter=file_filter,
         early_compiles=early_compiles,
+        hold_background_work=hold_background_work,
     ) as keeper, manager, anyio.create_task_group() as group:
 
         def add_tasks(server: Server[Any], transport: Transport) -> None:

@@ -101,6 +101,7 @@ class CatalogKeeper:
         start_wait_s: float | None = None,
         file_filter: Callable[[str], bool] | None = None,
         early_compiles: EarlyCompiles | None = None,
+        hold_background_work: bool = False,
     ) -> AsyncIterator[CatalogKeeper]:
         """``roles``: the role files served (by default those of ``settings.agents``);
         ``role_listeners`` hear when the roles served change (the prompt list).
@@ -108,7 +109,9 @@ class CatalogKeeper:
         not done by then are described on in the background, and the catalog grows (telling
         the listeners) when they are. ``None`` waits for all (``toolbay list``, ``call``).
         ``file_filter``: serve only the files (paths) it accepts. ``early_compiles``: modules
-        a first start began compiling before this (``toolbay.first_start``)."""
+        a first start began compiling before this (``toolbay.first_start``).
+        ``hold_background_work``: the runtime caches no baseline code and optimises nothing
+        until ``runtime.release_background_work()`` (``WasmRuntime``)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         consume_fuel, max_workers = runtime_sizing(settings)
         runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=consume_fuel,
@@ -117,7 +120,8 @@ class CatalogKeeper:
                               quick_compile=settings.discovery.quick_compile,
                               # Only a server lives long enough for optimised code to pay off.
                               optimise_in_background=start_wait_s is not None,
-                              optimise_after_quiet_s=settings.discovery.optimise_after_quiet_s, early=early_compiles)
+                              optimise_after_quiet_s=settings.discovery.optimise_after_quiet_s, early=early_compiles,
+                              hold_background_work=hold_background_work)
         keeper = cls(settings, runtime, builtins, listeners, roles=roles, role_listeners=role_listeners,
                      file_filter=file_filter)
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import os
@@ -166,8 +167,10 @@ async def serve_until_stopped(settings: Settings, protocol: ImportInBackground |
         sock = bound_socket(settings.host, settings.port)
     progress = _DescribeProgress()
     try:
+        # A first start's compiled code is cached once its tools are listed, not while the client
+        # waits for that listing (``_serve``).
         async with assemble(settings, on_progress=progress, start_wait_s=start_wait_s,
-                            early_compiles=early_compiles) as app:
+                            early_compiles=early_compiles, hold_background_work=True) as app:
             progress.stop()
             await _serve(app, settings, progress, protocol, sock)
     finally:
@@ -187,6 +190,11 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
         # The search sums with numpy, loaded with the first search, which then waited for it:
         # 0.13 s, over a second on a busy machine. Where callers must search, load it now.
         warming = ImportInBackground("numpy")
+    # The transports tell the app when the first listing has gone out. Where none comes (an HTTP
+    # server with no client yet, a client that only calls, SSE), the compiled code is cached
+    # all the same once the server has served that long without one ([discovery]
+    # optimise_after_quiet_s: a start's quiet spell); a server stopped sooner writes it as it stops.
+    unlisted = asyncio.get_running_loop().call_later(settings.discovery.optimise_after_quiet_s, app.listing_answered)
     try:
         if settings.transport == "stdio":
             if sys.stdin.isatty():
@@ -205,6 +213,7 @@ async def _serve(app: Toolbay, settings: Settings, progress: _DescribeProgress,
 
             await serve_http(app, build_http_app(app), sock=sock)
     finally:
+        unlisted.cancel()
         if warming is not None:
             # Not left half-imported at exit, holding numpy's import lock (see serve_command).
             warming.wait(_WARMING_WAIT_S)

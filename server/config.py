@@ -108,7 +108,9 @@ class DiscoverySettings(_Section):
     optimise_after_quiet_s: float = Field(
         5.0, ge=0, le=3600,
         description="How long `serve` waits without compiling a new tool before it optimises what the baseline "
-        "compiler made: not during a start's or a changing folder's burst of compiles, nor for a server stopped soon.",
+        "compiler made: not during a start's or a changing folder's burst of compiles, nor for a server stopped soon. "
+        "A first start caches the baseline compiler's code once its first tools/list has been answered, or once it "
+        "has served this long without one.",
     )
 
 

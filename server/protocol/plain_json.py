@@ -246,13 +246,16 @@ class PlainJsonForQuickRequests:
     ``needs_no_stream(tool_name)`` says whether a call of that tool sends nothing before its
     answer (``Toolbay.needs_no_stream``), ``proven_quick`` whether it ends at once
     (``Toolbay.proven_quick``). ``lane``, when given, may answer such calls itself
-    (those it expects at once: ``Toolbay.answers_at_once``, which it asks).
+    (those it expects at once: ``Toolbay.answers_at_once``, which it asks). ``on_listed`` is
+    told after each ``tools/list`` has been answered (``Toolbay.listing_answered``).
     """
 
     def __init__(self, app: ASGIApp, needs_no_stream: Callable[[str, Principal | None], bool], path: str = "/mcp",
                  lane: HttpQuickLane | None = None, stateless: bool = False,
-                 proven_quick: Callable[[str, Principal | None], bool] = lambda name, principal: False) -> None:
+                 proven_quick: Callable[[str, Principal | None], bool] = lambda name, principal: False,
+                 on_listed: Callable[[], None] = lambda: None) -> None:
         self.app = app
+        self.on_listed = on_listed
         self.needs_no_stream = needs_no_stream
         self.proven_quick = proven_quick
         self.path = path
@@ -367,6 +370,8 @@ class PlainJsonForQuickRequests:
             await self.app(scope, replay(messages, receive), send)
         finally:
             _mark.reset(token)
+        if message is not None and message.get("method") == "tools/list":
+            self.on_listed()  # the answer sent: a first start's compiled code may be cached now
 
     def _needs_no_stream(self, message: dict[str, Any] | None, caller: Principal | None) -> bool:
         if message is None or "id" not in message:

@@ -77,30 +77,33 @@ Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObj
 
 
 @asynccontextmanager
-async def stdio_streams(lane: QuickLane | None = None) -> AsyncIterator[Streams]:
+async def stdio_streams(lane: QuickLane | None = None,
+                        on_listed: Callable[[], None] | None = None) -> AsyncIterator[Streams]:
     """The server's read and write streams over this process's stdin and stdout. ``lane``
-    answers the calls it takes (on pipes and sockets only) before the SDK sees them."""
+    answers the calls it takes (on pipes and sockets only) before the SDK sees them;
+    ``on_listed`` is told once, when the answer to the first ``tools/list`` has been written."""
     if sys.stdin.isatty() or not can_serve_on_loop():
-        async with thread_streams() as streams:
+        async with thread_streams(on_listed=on_listed) as streams:
             yield streams
         return
     wire_in, wire_out = _claim_standard_fds()
     try:
-        async with loop_streams(wire_in, wire_out, lane=lane) as streams:
+        async with loop_streams(wire_in, wire_out, lane=lane, on_listed=on_listed) as streams:
             yield streams
     finally:
         _restore_standard_fds(wire_in, wire_out)
 
 
 @asynccontextmanager
-async def thread_streams(max_line_bytes: int = MAX_LINE_BYTES) -> AsyncIterator[Streams]:
+async def thread_streams(max_line_bytes: int = MAX_LINE_BYTES,
+                         on_listed: Callable[[], None] | None = None) -> AsyncIterator[Streams]:
     """The streams when standard input or output is no pipe of its own (a terminal, a file,
     output shared with standard error). A daemon thread reads fd 0 and is left behind when
     the server stops (the SDK's reader, a worker thread, kept a stopped server waiting for a
     line nobody would send); answers are written to the wire from worker threads."""
     incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](_OUTGOING_QUEUE)
-    inbox = _Inbox(incoming_send, outgoing)
+    inbox = _Inbox(incoming_send, outgoing, on_listed=on_listed)
     token = anyio.lowlevel.current_token()
     # Only the output is claimed: the reader thread, which may outlive this, keeps fd 0.
     wire_out = os.dup(1)
@@ -151,6 +154,7 @@ async def thread_streams(max_line_bytes: int = MAX_LINE_BYTES) -> AsyncIterator[
                     logger.info("cannot write to the client (%s); ending the session", exc)
                     incoming_send.close()
                     return
+                inbox.written()
 
     threading.Thread(target=read_lines, name="toolbay-stdin", daemon=True).start()
     try:
@@ -210,9 +214,10 @@ def _pipe_for_transport(loop: asyncio.AbstractEventLoop, fd: int, mode: str) -> 
 
 @asynccontextmanager
 async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LINE_BYTES,
-                       lane: QuickLane | None = None) -> AsyncIterator[Streams]:
+                       lane: QuickLane | None = None,
+                       on_listed: Callable[[], None] | None = None) -> AsyncIterator[Streams]:
     """The streams over two pipe (or socket) descriptors, which stay open for the caller to
-    close afterwards."""
+    close afterwards. ``on_listed``: see ``stdio_streams``."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=max_line_bytes)
     read_protocol = _ReadProtocol(reader)
@@ -237,7 +242,8 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
         lane_calls.start_soon(answer, outgoing.send)
         return True
 
-    inbox = _Inbox(incoming_send, outgoing, take=take, on_notification=lane.cancel if lane is not None else None)
+    inbox = _Inbox(incoming_send, outgoing, take=take, on_notification=lane.cancel if lane is not None else None,
+                   on_listed=on_listed)
 
     async def read_lines() -> None:
         skipping = False  # inside a line that was too long, until its newline
@@ -305,6 +311,8 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                     await drain()
                 except (ConnectionError, RuntimeError):  # RuntimeError: uvloop's closed handle
                     client_gone()
+                    continue
+                inbox.written()
 
     try:
         async with anyio.create_task_group() as group:
@@ -383,12 +391,14 @@ class _Inbox:
     is kept until answered, so that when input ends the requests already read are answered
     (for up to ``EOF_GRACE_S``) before the server is told the client is gone. ``take``: the
     quick lane, True when it answers a request itself; ``on_notification``: the lane hears of
-    cancellations."""
+    cancellations; ``on_listed``: told once, by ``written``, when the answer to a ``tools/list``
+    has been written to the client (``serve`` then lets the compiled code be cached)."""
 
     def __init__(self, incoming_send: MemoryObjectSendStream[SessionMessage | Exception],
                  outgoing: MemoryObjectSendStream[SessionMessage],
                  take: Callable[[types.JSONRPCRequest], bool] | None = None,
-                 on_notification: Callable[[types.JSONRPCNotification], None] | None = None) -> None:
+                 on_notification: Callable[[types.JSONRPCNotification], None] | None = None,
+                 on_listed: Callable[[], None] | None = None) -> None:
         self.incoming_send = incoming_send
         self.outgoing = outgoing
         self.unanswered = _Unanswered()
@@ -400,6 +410,11 @@ class _Inbox:
         self.asked: set[types.RequestId] = set()
         self.input_ended = False
         self.woken: anyio.Event | None = None
+        # Until ``on_listed`` is told: the ids of the tools/list requests read, and whether an
+        # answer to one is in what the writer has in hand.
+        self.on_listed = on_listed
+        self._listings: set[types.RequestId] = set()
+        self._listing_answered = False
 
     async def deliver(self, item: SessionMessage | Exception) -> None:
         if isinstance(item, _Unparsable) and not item.answer:
@@ -415,6 +430,8 @@ class _Inbox:
                 self.asked.discard(message.id)
             if isinstance(message, types.JSONRPCRequest):
                 self.unanswered.add(message.id)
+                if self.on_listed is not None and message.method == "tools/list":
+                    self._listings.add(message.id)
                 if self.take is not None and self.take(message):
                     return
             elif isinstance(message, types.JSONRPCNotification):
@@ -457,11 +474,21 @@ class _Inbox:
     def encode(self, message: SessionMessage) -> bytes:
         if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
             self.unanswered.answered(message.message.id)
+            if message.message.id in self._listings:
+                self._listing_answered = True
         elif isinstance(message.message, types.JSONRPCRequest):
             self.asked.add(message.message.id)
             if self.woken is not None:
                 self.woken.set()
         return message_json(message.message).encode() + b"\n"
+
+    def written(self) -> None:
+        """What ``encode`` gave has been written to the client: ``on_listed`` is told, once,
+        if it held the answer to a ``tools/list``."""
+        if self._listing_answered and self.on_listed is not None:
+            told, self.on_listed = self.on_listed, None
+            self._listings.clear()
+            told()
 
 
 class _Unanswered:

@@ -15,5 +15,7 @@ if TYPE_CHECKING:
 
 async def serve_stdio(app: Toolbay) -> None:
     server, lane = stdio_server(app, with_lane=app.settings.quick_lane)
-    async with stdio_streams(lane) as (read_stream, write_stream):
+    # The answer to the first listing written, a first start's compiled code may be cached
+    # (``assemble(hold_background_work=True)``): until then it would take a core from that answer.
+    async with stdio_streams(lane, on_listed=app.listing_answered) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -181,7 +181,8 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
     plain_json.install()
     starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, needs_no_stream=app.needs_no_stream,
-                                 proven_quick=app.proven_quick, lane=lane, stateless=stateless)
+                                 proven_quick=app.proven_quick, lane=lane, stateless=stateless,
+                                 on_listed=app.listing_answered)
     policies = app.policies
     if policies.verifier is not None and not stateless:
         # After authentication (added later, so run first): it counts sessions by their caller.

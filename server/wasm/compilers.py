@@ -186,11 +186,15 @@ class Optimiser(Generic[T]):
     bursts; optimising one of them meanwhile takes a core from the burst's help runs, and a
     server stopped soon after (a client that only listed, a test) would have spent seconds of
     processor time on code it never ran (.NET's tiered compilation waits for a quiet spell
-    before its second tier the same way). ``prepare()`` runs first, at once: what must not
-    wait (the runtime caches each module's baseline code with it)."""
+    before its second tier the same way). ``prepare()`` runs first, without waiting for the
+    quiet spell: what must not wait (the runtime caches each module's baseline code with it).
+
+    ``held``: neither ``prepare()`` nor optimising begins until ``release()``. A first start
+    holds them until its first listing has gone out: writing the bundled tools' baseline code
+    (20 MB) took 60 to 70 ms of CPU while the MCP SDK was still loading, before that listing."""
 
     def __init__(self, optimise: Callable[[T], None], *, quiet_s: float = 0.0,
-                 prepare: Callable[[], None] = lambda: None) -> None:
+                 prepare: Callable[[], None] = lambda: None, held: bool = False) -> None:
         self._optimise = optimise
         self._prepare = prepare
         self._quiet_s = quiet_s
@@ -201,6 +205,7 @@ class Optimiser(Generic[T]):
         self._thread: threading.Thread | None = None
         self._closed = False
         self._first_uses = 0
+        self._held = held
 
     @contextlib.contextmanager
     def first_use(self) -> Iterator[None]:
@@ -226,6 +231,12 @@ class Optimiser(Generic[T]):
                 self._thread.start()
         self._queue.put(weakref.ref(item))
 
+    def release(self) -> None:
+        """Lets ``prepare()`` and optimising begin (a no-op once released)."""
+        with self._idle:
+            self._held = False
+            self._idle.notify_all()
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """True once nothing is waiting or being optimised (False if ``timeout`` passed first)."""
         with self._idle:
@@ -243,7 +254,7 @@ class Optimiser(Generic[T]):
         _lower_this_threads_priority()
         while (ref := self._queue.get()) is not None:
             with self._idle:
-                self._idle.wait_for(lambda: self._first_uses == 0 or self._closed)
+                self._idle.wait_for(lambda: (self._first_uses == 0 and not self._held) or self._closed)
             item = None
             try:
                 if ref() is not None and not self._closed:

@@ -100,11 +100,13 @@ class WasmRuntime:
                  consume_fuel: bool = True, quick_budget_s: float = DEFAULT_QUICK_BUDGET_S,
                  quick_compile: bool = True, optimise_in_background: bool = False,
                  optimise_after_quiet_s: float = 0.0, epoch_tick_s: float = TICK_S,
-                 early: EarlyCompiles | None = None) -> None:
+                 early: EarlyCompiles | None = None, hold_background_work: bool = False) -> None:
         """``early``: modules compiled before this runtime was made (``toolbay.wasm.early``),
         taken instead of compiling them again when its compiler is the one this runtime uses.
         ``optimise_after_quiet_s``: the background optimiser waits for that long without a new
-        compile (``Optimiser``)."""
+        compile (``Optimiser``). ``hold_background_work``: the optimiser writes no baseline code
+        to the cache and optimises nothing until ``release_background_work()`` (``close()``
+        writes that code all the same)."""
         self.consume_fuel = consume_fuel
         self.max_workers = max_workers or os.cpu_count() or 1
         pool_slots = pool_slots_for(self.max_workers)
@@ -126,7 +128,8 @@ class WasmRuntime:
         # Best first: optimised code when the cache has it.
         self._compilers = (self.optimising,) if self.baseline is None else (self.optimising, self.baseline)
         self.cache = ModuleCache(cache_dir) if cache_dir is not None else None
-        self._optimiser = (Optimiser(self._optimise, quiet_s=optimise_after_quiet_s, prepare=self._save_baseline_code)
+        self._optimiser = (Optimiser(self._optimise, quiet_s=optimise_after_quiet_s, prepare=self._save_baseline_code,
+                                     held=hold_background_work)
                            if self.baseline is not None and optimise_in_background else None)
         # Guest output through FIFOs when the system has them (see server.wasm.pipes); the
         # ticker drains the pipes of running guests, so a long print never waits long.
@@ -141,8 +144,10 @@ class WasmRuntime:
         self._loaded: weakref.WeakValueDictionary[str, WasmModule] = weakref.WeakValueDictionary()
         self._load_lock = threading.Lock()
         # Modules whose baseline code is not in the compiled-module cache yet: the optimiser
-        # writes it before it optimises (see ``load``). Weak, as ``_loaded``.
+        # writes it before it optimises (see ``load``), or ``close`` does. Weak, as ``_loaded``.
         self._unsaved: list[weakref.ref[WasmModule]] = []
+        # Held while that code is written, so that ``close`` waits for a write under way.
+        self._saving = threading.Lock()
 
     @property
     def cache_stats(self) -> CacheStats:
@@ -244,12 +249,13 @@ class WasmRuntime:
         """Writes the baseline code of every loaded module that is not in the cache yet (see
         ``load``), all of it before the first optimisation: a next start that comes before the
         optimised code is ready then compiles nothing again."""
-        with self._load_lock:
-            waiting, self._unsaved = self._unsaved, []
-        for ref in waiting:
-            module = ref()
-            if module is not None and module._compiled.compiler is not self.optimising:
-                self._store(module.sha256, module._compiled.compiler, module._compiled.module)
+        with self._saving:
+            with self._load_lock:
+                waiting, self._unsaved = self._unsaved, []
+            for ref in waiting:
+                module = ref()
+                if module is not None and module._compiled.compiler is not self.optimising:
+                    self._store(module.sha256, module._compiled.compiler, module._compiled.module)
 
     def _optimise(self, loaded: WasmModule) -> None:
         """Compiles ``loaded`` with Cranelift and swaps the code in (on the optimiser's thread,
@@ -273,6 +279,12 @@ class WasmRuntime:
         """While this is entered (e.g. while new tools are described for a waiting client),
         the background optimiser starts nothing new: the first uses get the CPU first."""
         return self._optimiser.first_use() if self._optimiser is not None else contextlib.nullcontext()
+
+    def release_background_work(self) -> None:
+        """Lets the optimiser begin, if it was held (``hold_background_work``): it writes the
+        baseline code not cached yet, then optimises once compiling has been quiet."""
+        if self._optimiser is not None:
+            self._optimiser.release()
 
     def wait_optimised(self, timeout: float | None = None) -> bool:
         """True once every module submitted for optimisation has been optimised (or skipped)."""
@@ -413,6 +425,11 @@ class WasmRuntime:
     def close(self) -> None:
         if self._optimiser is not None:
             self._optimiser.close()
+            # The baseline code not cached yet is written now, and a write the optimiser has
+            # begun is let finish (its thread, a daemon, would end with the process in the middle
+            # of it): a server stopped before its first listing (``hold_background_work``), or
+            # just after it, compiles nothing on its next start.
+            self._save_baseline_code()
         self._ticker.close()
         if self._pipes is not None:
             self._pipes.close()

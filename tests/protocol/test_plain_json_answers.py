@@ -101,3 +101,19 @@ async def test_the_sdk_client_reads_plain_json_answers(toolbay: Toolbay) -> None
                 listed = await client.list_tools()
     assert all(not result.is_error and "ba7816bf" in result.content[0].text for result in results)  # type: ignore[union-attr]
     assert "hashsum" in {tool.name for tool in listed.tools}
+
+
+async def test_a_tools_list_answered_lets_a_first_starts_compiled_code_be_cached_and_a_call_does_not(
+    session: tuple[httpx2.AsyncClient, str, dict[str, str]], toolbay: Toolbay, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``serve`` holds the baseline code's cache write until a listing has been answered
+    (``Toolbay.listing_answered``), over HTTP as over stdio."""
+    http, url, headers = session
+    released = anyio.Event()
+    monkeypatch.setattr(toolbay.keeper.runtime, "release_background_work", released.set)
+    with anyio.fail_after(30):
+        await http.post(url, headers=headers, json=call(1, "hashsum", {"text": "abc"}))
+        assert not released.is_set()
+        listed = await http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert "hashsum" in {tool["name"] for tool in answer(listed)["result"]["tools"]}
+        await released.wait()

@@ -240,6 +240,34 @@ async def test_at_end_of_input_the_requests_already_read_are_answered_before_the
                 await incoming.receive()
 
 
+async def test_the_first_listing_is_told_once_its_answer_has_been_written_and_only_then(pipes: Pipes) -> None:
+    """``serve`` caches a first start's compiled code once told (``Toolbay.listing_answered``):
+    not on the answer to another request, not before the listing's answer is on the wire, and
+    once."""
+    told: list[bytes] = []
+    listed = anyio.Event()
+
+    def on_listed() -> None:
+        told.append(pipes.received())  # what the client could read at that moment
+        listed.set()
+
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    pipes.send(b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, listing, {**listing, "id": 3})))
+    with anyio.fail_after(10):
+        async with loop_streams(pipes.server_in, pipes.server_out, on_listed=on_listed) as (incoming, outgoing):
+            for _ in range(3):
+                await incoming.receive()
+            await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))
+            written = await anyio.to_thread.run_sync(os.read, pipes.client_in, 1 << 16)  # waits for it
+            assert [json.loads(line)["id"] for line in written.splitlines()] == [1]
+            assert told == []
+            await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=2, result={"tools": []})))
+            await listed.wait()
+            await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=3, result={"tools": []})))
+    assert [[json.loads(line)["id"] for line in seen.splitlines()] for seen in told] == [[2]]
+    assert [json.loads(line)["id"] for line in pipes.received().splitlines()] == [3]
+
+
 async def test_every_message_sent_is_written_as_one_line_before_the_streams_close(pipes: Pipes) -> None:
     with anyio.fail_after(5):
         async with loop_streams(pipes.server_in, pipes.server_out) as (_incoming, outgoing):

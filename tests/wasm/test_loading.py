@@ -169,6 +169,29 @@ def test_a_server_stopped_before_compiling_was_quiet_leaves_the_baseline_code_an
     again.close()
 
 
+def test_a_held_runtime_writes_its_baseline_code_once_released_or_as_it_closes(tmp_path: Path) -> None:
+    """``serve`` holds the optimiser until its first listing has gone out (``hold_background_work``):
+    released, it caches the baseline code; closed while still held, it writes that code then,
+    so a server stopped before any listing still compiles nothing on its next start."""
+    released = WasmRuntime(tmp_path / "released", optimise_in_background=True, optimise_after_quiet_s=600,
+                           hold_background_work=True)
+    module = released.load(FIXTURE_WASM / "args.wasm")
+    released.release_background_work()
+    baseline = tmp_path / "released" / f"{module.sha256}-{released.fingerprint}.cwasm"
+    deadline = time.monotonic() + 120
+    while not baseline.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert baseline.exists()
+    released.close()
+
+    closed = WasmRuntime(tmp_path / "closed", optimise_in_background=True, optimise_after_quiet_s=600,
+                         hold_background_work=True)
+    module = closed.load(FIXTURE_WASM / "args.wasm")
+    closed.close()
+    assert [entry.name for entry in (tmp_path / "closed").glob("*.cwasm")] == [
+        f"{module.sha256}-{closed.fingerprint}.cwasm"]
+
+
 def test_optimising_begins_only_once_no_module_was_compiled_for_the_quiet_spell(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     quiet_s = 1.5
