@@ -107,7 +107,8 @@ async def _assembled_showing_progress(settings: Settings, **options: Any) -> Asy
 
 
 class ImportInBackground:
-    """Imports ``module`` on a thread of its own, then calls ``then``.
+    """Imports ``module`` on a thread of its own, then calls ``then``; ``first`` runs on that
+    thread before the import.
 
     ``serve`` loads the MCP SDK (about a second of processor time) this way while the tools
     are described: describing a new file is mostly compiling it, which wasmtime does outside
@@ -115,14 +116,17 @@ class ImportInBackground:
     if the import failed here, their own import fails again and says why.
     """
 
-    def __init__(self, module: str, then: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, module: str, then: Callable[[], None] = lambda: None,
+                 first: Callable[[], None] = lambda: None) -> None:
         self.module = module
         self.then = then
+        self.first = first
         self._thread = threading.Thread(target=self._load, name=f"import {module}", daemon=True)
         self._thread.start()
 
     def _load(self) -> None:
         try:
+            self.first()
             importlib.import_module(self.module)
         except BaseException:
             logger.debug("importing %s in the background failed", self.module, exc_info=True)
@@ -139,7 +143,7 @@ class ImportInBackground:
 
 def protocol_module(settings: Settings) -> str:
     """The module that serves ``settings``' transport, and the MCP SDK with it: over stdio,
-    none of the HTTP stack."""
+    none of toolbay's HTTP transports (see ``toolbay.protocol.stdio_serving``)."""
     return "toolbay.protocol.stdio_serving" if settings.transport == "stdio" else "toolbay.protocol.transports"
 
 

@@ -151,8 +151,12 @@ def serve(
     call_or_exit(refuse_at_start, settings)
 
     # The MCP SDK loads while the tools are described. Then the collector, paused for the
-    # imports by the entry point, freezes what they made and goes on without them.
-    protocol = ImportInBackground(protocol_module(settings), then=resume_after_imports)
+    # imports by the entry point, freezes what they made and goes on without them. A stdio
+    # server runs no uvicorn: sse_starlette, which the SDK loads, need not load it to hear of its exit.
+    from toolbay.internals.sse_starlette_uvicorn import load_without_uvicorn
+
+    protocol = ImportInBackground(protocol_module(settings), then=resume_after_imports,
+                                  first=load_without_uvicorn if settings.transport == "stdio" else lambda: None)
     try:
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
         # (uvicorn raises SIGTERM again once it has shut down, to the handler below).

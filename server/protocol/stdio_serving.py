@@ -1,6 +1,8 @@
 """Serving over stdio, apart from the HTTP transports: a stdio server (Claude Code's) loads
-none of uvicorn, Starlette, SSE and toolbay's HTTP guards, a third of a second of imports a
-first start made beside describing its tools."""
+none of toolbay's HTTP transports and guards, a third of a second of imports a first start
+made beside describing its tools. (The SDK's low-level server loads Starlette and its own HTTP
+transport whatever the transport; ``serve`` over stdio loads them without uvicorn, which they
+would load: ``toolbay.internals.sse_starlette_uvicorn``.)"""
 
 from __future__ import annotations
 
