@@ -19,6 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from toolbay import __version__
+from toolbay.cli_command import PlainCommand
 from toolbay.cli_running import config_path, console, plain, say, utf8_text
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
@@ -156,7 +157,7 @@ def _root(
         typer.echo(ctx.get_help())
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def serve(
     transport: Annotated[
         TransportName | None,
@@ -187,7 +188,7 @@ def serve(
                allow_insecure)
 
 
-@app.command("list")
+@app.command("list", cls=PlainCommand)
 def list_tools(
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,
@@ -250,7 +251,7 @@ def _print_listing(listing: dict[str, Any]) -> None:
         console().print(f"precedence: {listing['precedence']}", markup=False, highlight=False)
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def describe(
     file: Annotated[Path, typer.Argument(metavar="FILE.wasm", help="The program to describe.")],
     data_dir: DataDirOption = None,
@@ -291,7 +292,7 @@ def describe(
         typer.echo(f"note: {reason}")  # as `toolbay list` says them
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def call(
     tool: Annotated[str, typer.Argument(metavar="TOOL", help="Tool name, as `toolbay list` shows it.")],
     # Both spellings: ``call TOOL '{...}'`` is what people type first, ``--args`` what scripts
@@ -377,7 +378,7 @@ def _write(stream: TextIO, text: str) -> None:
     stream.write(text if text.endswith("\n") else text + "\n")
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def search(
     query: Annotated[str | None, typer.Argument(
         metavar="QUERY", help="What the tool should do, in its description's language.")] = None,
@@ -491,7 +492,7 @@ def search(
     console().print(table)
 
 
-@app.command("parse-help")
+@app.command("parse-help", cls=PlainCommand)
 def parse_help(
     file: Annotated[
         Path | None,
@@ -532,7 +533,7 @@ token_app = typer.Typer(help="Bearer tokens for the tokens file ([chain.auth] to
 app.add_typer(token_app, name="token")
 
 
-@token_app.command("new")
+@token_app.command("new", cls=PlainCommand)
 def token_new(
     client_id: Annotated[
         str, typer.Option("--client-id", metavar="ID", help="Who will hold the token (audit, limits).")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from toolbay.cli_command import PlainCommand
 from toolbay.cli_running import config_path, utf8_text
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def _no_jobs() -> list[JobView]:
     return []
 
 
-@jobs_app.command("list")
+@jobs_app.command("list", cls=PlainCommand)
 def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
               as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
               limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="At most this many.")] = 100,
@@ -203,7 +204,7 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
     _console().print(table)
 
 
-@jobs_app.command()
+@jobs_app.command(cls=PlainCommand)
 def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None,
            config: ConfigOption = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
@@ -217,7 +218,7 @@ def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
     _print_view(view, as_json, unattended)
 
 
-@jobs_app.command()
+@jobs_app.command(cls=PlainCommand)
 def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
          timeout: Annotated[float | None, typer.Option(metavar="S", help="Give up after S seconds.")] = None) -> None:
     """Waits for a job to end, showing its progress; exit 1 unless it completed."""
@@ -238,7 +239,7 @@ def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = Non
         raise typer.Exit(1)
 
 
-@jobs_app.command()
+@jobs_app.command(cls=PlainCommand)
 def result(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None,
            config: ConfigOption = None) -> None:
     """Prints a job's output (exit 1 if it failed or has not ended)."""
@@ -252,7 +253,7 @@ def result(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
         raise typer.Exit(1)
 
 
-@jobs_app.command()
+@jobs_app.command(cls=PlainCommand)
 def cancel(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None,
            config: ConfigOption = None) -> None:
     """Asks the server running a job to stop it (within a second)."""

@@ -1919,3 +1919,24 @@ def test_list_probes_the_confinement_once_for_modules_of_the_same_grants(
     assert result.exit_code == 0, result.output
     said = {tool["confinement"] for tool in json.loads(result.stdout)["tools"] if tool["source"] == "python"}
     assert len(probes) <= 1 and len(said) == 1, (probes, said)
+
+
+@pytest.mark.parametrize(("command", "usage", "arguments"), [
+    (["call"], "toolbay call [OPTIONS] TOOL [JSON]", ["TOOL", "JSON"]),
+    (["describe"], "toolbay describe [OPTIONS] FILE.wasm", ["FILE.wasm"]),
+    (["search"], "toolbay search [OPTIONS] [QUERY]", ["QUERY"]),
+    (["parse-help"], "toolbay parse-help [OPTIONS] [FILE]", ["FILE"]),
+    (["jobs", "status"], "toolbay jobs status [OPTIONS] ID", ["ID"]),
+])
+def test_a_commands_help_names_its_arguments_as_its_options_values_are_named(
+        command: list[str], usage: str, arguments: list[str]) -> None:
+    """typer wrote a required argument in braces ('call [OPTIONS] {TOOL} [JSON]', read as a set
+    of choices) and each argument with its Python type ('TOOL <str>'), where the options name
+    their values alone ('--extensions DIR')."""
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == f"Usage: {usage}"
+    listed = result.stdout.split("Arguments:\n")[1].split("\n\n")[0]
+    # Each argument's line starts with its name, then its help: no type between them.
+    assert [line.split()[0] for line in listed.splitlines() if not line.startswith("    ")] == arguments
+    assert "{" not in result.stdout.splitlines()[0] and "<" not in listed, result.stdout
