@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from toolbay import __version__
-from toolbay.cli_command import PlainCommand
+from toolbay.cli_command import PlainCommand, help_option_unset
 from toolbay.cli_running import config_path, console, plain, say, utf8_text
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
@@ -64,6 +64,9 @@ class _CommandGroup(TyperGroup):
             _answer_with_help(error)
         except UsageError as error:
             raise _one_line(error) from None
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return help_option_unset(super().get_help_option(ctx))
 
     def invoke(self, ctx: Any) -> Any:
         try:

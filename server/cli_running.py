@@ -240,3 +240,16 @@ def config_path(value: str) -> Path:
 
         raise typer.BadParameter("is empty: name the TOML file, or leave the option out")
     return Path(value)
+
+
+def prepare_to_run() -> None:
+    """What a command that runs needs before it imports anything of the server."""
+    # Before anything defines a model: most of the MCP SDK's are never used by one command.
+    from toolbay.internals.pydantic_models import defer_model_building
+
+    defer_model_building()
+    # Before anything imports the MCP SDK: its packages' own imports are mostly what a
+    # server never uses (the client, the MCPServer framework).
+    from toolbay.internals.mcp_sdk import defer_package_imports
+
+    defer_package_imports()

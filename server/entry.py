@@ -110,35 +110,28 @@ def _run(argv: list[str]) -> None:
 
     serve_options = serve_options_at_once(argv)
     early_start = None
-    if a_command:
-        if serve_options is not None:
-            # A first start's compiles begin now where the command line tells all they depend
-            # on, before the settings load (toolbay.first_start); the server forks first, as
-            # serve would (before any thread).
-            from toolbay.first_start import guess_before_settings
+    if a_command and serve_options is not None:
+        # A first start's compiles begin now where the command line tells all they depend
+        # on, before the settings load (toolbay.first_start); the server forks first, as
+        # serve would (before any thread).
+        from toolbay.first_start import guess_before_settings
 
-            if (guess := guess_before_settings(serve_options)) is not None:
-                from toolbay.detach import detach_from_client
+        if (guess := guess_before_settings(serve_options)) is not None:
+            from toolbay.detach import detach_from_client
 
-                detach_from_client()
-                # The parent passes SIGTERM on from now: stopped while it starts, the server stops
-                # as on Ctrl-C, as it does once it serves (it was killed, with no shutdown).
-                import signal
+            detach_from_client()
+            # The parent passes SIGTERM on from now: stopped while it starts, the server stops
+            # as on Ctrl-C, as it does once it serves (it was killed, with no shutdown).
+            import signal
 
-                signal.signal(signal.SIGTERM, stop_as_ctrl_c)
-                early_start = guess.begin()
-        # Before anything defines a model: most of the MCP SDK's are never used by one command.
-        # Only a command defines models: ``--help`` and ``--version`` print and end without
-        # pydantic, which setting the deferral would import.
-        from toolbay.internals.pydantic_models import defer_model_building
-
-        defer_model_building()
-        # Before anything imports the MCP SDK: its packages' own imports are mostly what a
-        # server never uses (the client, the MCPServer framework).
-        from toolbay.internals.mcp_sdk import defer_package_imports
-
-        defer_package_imports()
+            signal.signal(signal.SIGTERM, stop_as_ctrl_c)
+            early_start = guess.begin()
     if serve_options is not None:
+        # The commands typer runs do this as they are invoked (toolbay.cli_command): their
+        # --help ends before, without pydantic, which this imports.
+        from toolbay.cli_running import prepare_to_run
+
+        prepare_to_run()
         serve(**serve_options, early_start=early_start)
         return
     from toolbay.cli import main as full_command

@@ -1940,3 +1940,18 @@ def test_a_commands_help_names_its_arguments_as_its_options_values_are_named(
     # Each argument's line starts with its name, then its help: no type between them.
     assert [line.split()[0] for line in listed.splitlines() if not line.startswith("    ")] == arguments
     assert "{" not in result.stdout.splitlines()[0] and "<" not in listed, result.stdout
+
+
+def test_a_commands_help_loads_neither_pydantic_nor_the_server() -> None:
+    """A command's --help only prints, as ``toolbay --help`` does (issue #14): it loaded pydantic,
+    for the settings' deferral and for typer's reading of the group's own --help not given, which
+    was two thirds of its run."""
+    commands = [("list", ["list", "--help"]), ("call", ["call", "-h"]), ("serve", ["serve", "--help"]),
+                ("jobs status", ["jobs", "status", "--help"]), ("token new", ["token", "new", "--help"]),
+                ("call", ["call", "hashsum", "--help"])]
+    reports = in_a_fresh_process([argv for _, argv in commands],
+                                 watched=("pydantic", "pydantic_core", "anyio", "wasmtime", "mcp"))
+    for (named, _), report in zip(commands, reports, strict=True):
+        assert report["code"] in (0, None), report
+        assert report["printed"].startswith(f"Usage: toolbay {named} [OPTIONS]"), report
+        assert report["loaded"] == [], report

@@ -132,7 +132,7 @@ def test_with_package_imports_deferred_a_server_loads_no_client_and_every_name_s
 
 def test_the_toolbay_command_defers_the_sdk_packages_imports() -> None:
     script = ("import sys\n"
-              "sys.argv = ['toolbay', 'list', '--help']\n"
+              "sys.argv = ['toolbay', 'token', 'new', '--client-id', 'a', '--scope', 'tools:read']\n"
               "import toolbay.entry\n"
               "try:\n    toolbay.entry.main()\nexcept SystemExit:\n    pass\n"
               "import mcp.server.lowlevel\n"
