@@ -81,6 +81,11 @@ class _DescribeProgress:
         # that the log line saying the tools are served never comes under a bar that lags.
         self.progress.update(self.task, advance=0 if outcome is None else 1, refresh=True,
                              description=os.path.basename(still_describing) if still_describing else "")
+        if outcome is not None and still_describing is None:
+            # The last file is described: the bar goes now, before the log line that says the
+            # tools are served. Stopped only once the server had started, it was drawn again
+            # below that line (rich redraws it after each line printed, and ten times a second).
+            self.stop()
 
     def stop(self) -> None:
         """Ends the bar for good. A file described after a server's start had stopped it drew a

@@ -255,3 +255,24 @@ def test_a_command_reading_standard_input_from_a_terminal_says_so(
             process.kill()
             process.wait()
         os.close(master)
+
+
+def test_the_progress_bar_is_gone_before_the_line_that_says_the_tools_are_served(tmp_path: Path) -> None:
+    """The bar was stopped only once the server had started: after "serving 19 tools: ..." it
+    was drawn again below that line, a few times, before it was cleared (an outside check)."""
+    extensions = tmp_path / "tools"  # new to the data folder: described, with the bar, as the server starts
+    extensions.mkdir()
+    for tool in (BUNDLED_EXTENSIONS / "textkit.wasm", BUNDLED_EXTENSIONS / "hashsum.wasm", FIXTURE_WASM / "echo.wasm"):
+        (extensions / tool.name).write_bytes(tool.read_bytes())
+    process, master = _serve_on_a_terminal(tmp_path / "data", extensions=extensions)
+    # Said once the server has started, after the bar's last possible drawing.
+    returncode, shown = _interrupted_when_seen(process, master, b"waiting for an MCP client")
+    assert returncode == 0, shown
+    assert b"describing tools" in shown, shown  # the bar was drawn
+    found = re.search(rb"catalog_keeper: serving \d+ tools", shown)
+    assert found is not None, shown
+    served = found.start()
+    after = shown[served:]
+    assert b"describing tools" not in after and b"3/3" not in after, after
+    # Its line cleared, and the cursor shown again, before the line was written.
+    assert shown.rfind(b"\x1b[?25h", 0, served) > shown.rfind(b"describing tools", 0, served), shown[-600:]
