@@ -487,7 +487,7 @@ def build_tool_schema(desc: HelpDescription) -> ToolSchema:
         name = claim(property_name((opt.value_name or "num").lower()) if flag == "-" else property_name(flag), "option")
         named[opt.key] = name
         off = opt.negation or _said_off(opt, flag, desc.dialect)
-        prop, kind = _option_property(opt, off)
+        prop, kind = _option_property(opt, off, go_duration=_is_go_duration(opt, desc.dialect))
         properties[name] = prop
         if opt.required:
             required.append(name)
@@ -700,8 +700,31 @@ MAX_FLAG_COUNT = 100
 _NO_FALSE = "Passing false does not turn it off; it only leaves the flag out."
 
 
-def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str, Any], ParamKind]:
-    """``off``: the word that says false to a switch (its negation), if the program takes one."""
+# Go's time.ParseDuration: "5s", "1m30s", "1.5h", "-300ms", or "0" alone.
+GO_DURATION_PATTERN = r"^[-+]?(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$"
+_GO_DURATION_SAID = "A Go duration: numbers with units (ns, us, ms, s, m, h), as 5s, 1m30s or 300ms."
+# Where "duration" is the value's Go type as the parser prints it (pflag's "--timeout duration",
+# the flag package's "-wait duration"), not a name the author chose.
+_GO_TYPED_DIALECTS = frozenset({"cobra", "goflag"})
+
+
+# A duration written in a help's text: "5m", "1y5m7d2h".
+_A_DURATION_SAID = compiled(r"(?<![\w.])(?:\d+(?:\.\d+)?[a-zA-Zµμ]+)+(?![\w.])")
+
+
+def _is_go_duration(opt: OptionSpec, dialect: str) -> bool:
+    """Not where the help writes one Go refuses: a pflag value of a program's own type may print
+    "duration" as well (restic's --keep-within takes "1y5m7d2h", years and days)."""
+    return dialect in _GO_TYPED_DIALECTS and opt.type == "string" and not opt.choices \
+        and (opt.value_name or "").lower() == "duration" \
+        and all(re.fullmatch(GO_DURATION_PATTERN, said) for said in _A_DURATION_SAID.findall(opt.description))
+
+
+def _option_property(opt: OptionSpec, off: str | None = None, *,
+                     go_duration: bool = False) -> tuple[dict[str, Any], ParamKind]:
+    """``off``: the word that says false to a switch (its negation), if the program takes one;
+    ``go_duration``: the value is a Go duration, which takes a unit ("5s"), where a number of
+    seconds ("5") is refused."""
     text = opt.description
     if not opt.takes_value:
         if opt.repeatable:
@@ -723,6 +746,9 @@ def _option_property(opt: OptionSpec, off: str | None = None) -> tuple[dict[str,
         text = then_sentence(text, f"Format: {opt.value_name}.")
     if (opt.value_name or "").lower() in _COMMA_SPLIT:
         text = then_sentence(text, "Each item may itself hold several values separated by commas.")
+    if go_duration:
+        value["pattern"] = GO_DURATION_PATTERN
+        text = then_sentence(text, _GO_DURATION_SAID)
     default = _typed_default(opt.default, value)
     if opt.one_word_list == "json":
         return {"type": "array", "items": {"type": "string"}, "description": text}, "json_list"

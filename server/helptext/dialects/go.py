@@ -12,6 +12,7 @@ import re
 from ..engine import Rules, parse_text
 from ..kept import compiled
 from ..model import HelpDescription, OptionSpec
+from ..notes import value_type
 from .base import Dialect, mark
 
 # cobra/pflag (Go): "Flags:", "Global Flags:", "Available Commands:", type words, '(default "x")'.
@@ -104,6 +105,40 @@ class GoFlag(Dialect):
         if "\n  --" in text or "\n      --" in text:  # double-dash long options: not Go's flag package
             return 0.0
         return super().detect(text)
+
+    def parse(self, text: str) -> HelpDescription:
+        described = super().parse(text)
+        return described._replace(options=tuple(map(_typed_as_go_prints_it, described.options)))
+
+
+# A flag's usage names its value in backquotes ("number of `lines`"), which the package prints
+# as the value's name: "-n lines ... (default 10)". Its type is then said by the default alone,
+# as Go prints it: an int as "10", a float64 with its decimal point where it has a fraction
+# ("1.5"). The describer reads a whole default as a number (a name in capitals hides a float as
+# well as an int); here it is an integer, as the value names "int" and "float" are read. The
+# package names a float64's value "float" unless its usage names it: one so named whose default
+# is whole ("2") is read as an integer too, which is rarer than an int so named.
+_GO_INTEGER = compiled(r"[+-]?\d+")
+_GO_NUMBER = compiled(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _typed_as_go_prints_it(option: OptionSpec) -> OptionSpec:
+    default = option.default
+    if not option.takes_value or option.choices or default is None:
+        return option
+    name = option.value_name or ""
+    if len(name) > 2 and name[0] == name[-1] == "`" and option.type == "string":
+        # Its backquotes printed as written, which hid the name from the describer: typed as
+        # the plain name would be, by its word ("count") or else its default.
+        name = name[1:-1]
+        kind = value_type(name, name)
+        if kind == "string" and _GO_NUMBER.fullmatch(default):
+            kind = "number"
+        option = option._replace(value_name=name, type=kind)  # type: ignore[arg-type]
+    # "number" from the default alone: a name that says float ("float", "ratio") stays so.
+    if option.type == "number" and value_type(name, name) == "string" and _GO_INTEGER.fullmatch(default):
+        return option._replace(type="integer")
+    return option
 
 
 # kingpin (Go): "Flags:", "Commands:" at the margin with the description under it, a flag's
