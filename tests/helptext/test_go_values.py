@@ -1,5 +1,5 @@
-"""Values of Go programs' flags typed as Go's parsers take them: a whole default is an int's,
-and a duration takes a unit ("5s")."""
+"""Values of Go programs' flags typed as Go's parsers take them: a value named in backquotes
+by its name, and a duration with its unit ("5s")."""
 
 from __future__ import annotations
 
@@ -30,15 +30,18 @@ def _properties(text: str) -> dict[str, Any]:
     return properties
 
 
-def test_a_go_flag_with_a_whole_default_takes_an_integer_and_one_with_a_point_a_number() -> None:
-    """A whole default was read as any number: 2.5 lines was offered, which Go's int flag refuses."""
+def test_a_go_flag_value_named_in_backquotes_is_typed_by_its_name_and_a_whole_default_stays_a_number() -> None:
+    """A name printed with its backquotes ("`count`") hid it from the describer: the value was a
+    string. A whole default alone says no more than "a number": Go prints a float64's 2.0 as "2",
+    as it prints an int's 2, and an integer would refuse 2.5 to a float flag."""
     properties = _properties(GO_FLAG_HELP)
     assert {name: (properties[name]["type"], properties[name]["default"])
             for name in ("lines", "n", "width", "scale", "gain")} == {
-        "lines": ("integer", 10), "n": ("integer", 10), "width": ("integer", 80),
+        "n": ("integer", 10),  # a count, by its name
+        "lines": ("number", 10), "width": ("number", 80), "gain": ("number", 2),
         "scale": ("number", 1.5),
-        "gain": ("number", 2),  # named float by the package: a float64 whose default is whole
     }
+    assert "`" not in properties["n"]["description"]
 
 
 @pytest.mark.parametrize("text", [GO_FLAG_HELP, PFLAG_HELP])

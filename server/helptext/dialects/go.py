@@ -112,13 +112,11 @@ class GoFlag(Dialect):
 
 
 # A flag's usage names its value in backquotes ("number of `lines`"), which the package prints
-# as the value's name: "-n lines ... (default 10)". Its type is then said by the default alone,
-# as Go prints it: an int as "10", a float64 with its decimal point where it has a fraction
-# ("1.5"). The describer reads a whole default as a number (a name in capitals hides a float as
-# well as an int); here it is an integer, as the value names "int" and "float" are read. The
-# package names a float64's value "float" unless its usage names it: one so named whose default
-# is whole ("2") is read as an integer too, which is rarer than an int so named.
-_GO_INTEGER = compiled(r"[+-]?\d+")
+# as the value's name: "-n lines ... (default 10)". When it prints the backquotes as written,
+# they hid the name from the describer: the value is typed as the plain name would be, by its
+# word ("count") or else by its default. A whole default alone stays a number, not an integer:
+# Go prints a float64's 2.0 as "2" as it prints an int's 2, and an integer would refuse 2.5 to
+# a float flag, where a number only offers it to an int flag, which then says so itself.
 _GO_NUMBER = compiled(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -128,16 +126,11 @@ def _typed_as_go_prints_it(option: OptionSpec) -> OptionSpec:
         return option
     name = option.value_name or ""
     if len(name) > 2 and name[0] == name[-1] == "`" and option.type == "string":
-        # Its backquotes printed as written, which hid the name from the describer: typed as
-        # the plain name would be, by its word ("count") or else its default.
         name = name[1:-1]
         kind = value_type(name, name)
         if kind == "string" and _GO_NUMBER.fullmatch(default):
             kind = "number"
         option = option._replace(value_name=name, type=kind)  # type: ignore[arg-type]
-    # "number" from the default alone: a name that says float ("float", "ratio") stays so.
-    if option.type == "number" and value_type(name, name) == "string" and _GO_INTEGER.fullmatch(default):
-        return option._replace(type="integer")
     return option
 
 
