@@ -6,7 +6,9 @@ must read a word alike: a value the blot does not see as itself is one a search 
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 
 # Characters that are there without being seen (Unicode's format characters: zero-width space,
 # the joiner, the soft hyphen, the byte order mark, bidirectional marks; the grapheme joiner,
@@ -49,3 +51,68 @@ def looks_random(word: str) -> bool:
 
 # The shortest word of a request that ``looks_random`` may read as a key.
 _RANDOM_LEAST = 12
+
+
+# What a key may be split by and still be read whole: the invisible characters; the zero-width
+# non-joiner, which search reads as a break (Persian writes it inside words) but a model reading
+# "sk_live_A1b2\u200cC3d4..." sees one key; and the Braille blank, which shows as a gap.
+_SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c\u2800]")
+# Where the characters that may change how a key reads are is worked out once, on the first text
+# beyond ASCII (the scan of Unicode takes some 50 ms, which a server only ever handed ASCII never
+# pays), in the first two planes: beyond them none folds to ASCII, nor is a mark but a tag's.
+_PLANES_SCANNED = 0x20000
+
+
+@functools.cache
+def _key_changers() -> re.Pattern[str]:
+    """A character that reads as ASCII (``_ascii_form``), or a run of those that show nothing or are
+    marks set on the character before them (an accent apart: "\u0301")."""
+    chars = list(map(chr, range(0x80, _PLANES_SCANNED)))
+    folded = "".join(char for char in chars if not unicodedata.is_normalized("NFKC", char) and _ascii_form(char))
+    marks = "".join(char for char in chars
+                    if unicodedata.category(char) in ("Mn", "Me") and not _SHOWS_NOTHING.match(char))
+    return re.compile(f"([{re.escape(folded)}])|(?:{_SHOWS_NOTHING.pattern}|[{re.escape(marks)}])+")
+
+
+def _ascii_form(char: str) -> str:
+    """What ``char`` is a form of in ASCII as a key is written in it: the full-width forms
+    (U+FF01-U+FF5E, "ｓｋ－ｐｒｏｊ－"), and the letters and digits that NFKC takes to ASCII ones
+    (mathematical bold "𝐀", a superscript "²"); "" for any other. Not punctuation beyond the
+    full-width forms ("…" as "...", U+037E as ";"): it would move the rules that read it."""
+    form = unicodedata.normalize("NFKC", char)
+    if form == char or not (form.isascii() and form.isprintable()) or " " in form:
+        return ""
+    return form if "\uff01" <= char <= "\uff5e" or form.isalnum() else ""
+
+
+def read_as_a_key(text: str) -> tuple[str, list[int]] | None:
+    """``text`` as a key in it reads (to a model, and to search, which folds width and accents and
+    takes out what shows nothing): each character that is a form of ASCII as that, and a run of
+    characters that show nothing or of marks taken out where it stands inside ASCII (as the view
+    has it), with for each character of that view the index of the one of ``text`` it came from;
+    None where the view is ``text``. Only inside ASCII: Persian's non-joiners, an emoji's variation
+    selector and the accents of other scripts' words stay as written."""
+    if text.isascii():
+        return None
+    pieces: list[str] = []
+    origin: list[int] = []
+    kept = 0
+    for found in _key_changers().finditer(text):
+        start, end = found.span()
+        if found.group(1) is not None:
+            replacement = _ascii_form(found.group(1))
+        else:
+            before = pieces[-1][-1:] if kept == start and pieces and pieces[-1] else text[start - 1:start]
+            after = text[end:end + 1]
+            after = _ascii_form(after) or after
+            if not ("!" <= before <= "~" and "!" <= after[:1] <= "~"):
+                continue
+            replacement = ""
+        pieces += [text[kept:start], replacement]
+        origin += [*range(kept, start), *[start] * len(replacement)]
+        kept = end
+    if not pieces:
+        return None
+    pieces.append(text[kept:])
+    origin += range(kept, len(text))
+    return "".join(pieces), origin

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolbay.blotting import CREDENTIAL_HIDDEN, MAX_DEPTH, TOO_DEEP, map_strings
-from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random, read_as_a_key
 from toolbay.words import ToolDefinition
 
 REDACTED = "[REDACTED]"
@@ -566,7 +566,7 @@ def is_secret_key(key: str) -> bool:
     return any(w in SECRET_WORDS or w.endswith(("token", "password", "secret")) for w in words)
 
 
-def redact_text(text: str) -> str:
+def _redact_as_written(text: str) -> str:
     # Each of the first two patterns needs its own mark in the text: most texts have neither,
     # and looking for the mark is one pass in C, where the pattern was a pass of the regex
     # engine (a catalog's 10,000 tools are redacted when it is indexed for search).
@@ -648,30 +648,65 @@ def shown_text(hidden: Collection[str]) -> Callable[[str], str]:
     ``hidden`` (the credentials' values) blotted out (``credential_blot``). Redacted first:
     "token=[credential redacted]" was taken for a token, "[credential"."""
     blot_text = credential_blot(hidden)
-    return lambda text: blot_text(_redact_shown(text))
+    return lambda text: blot_text(redact_text(text))
 
 
-# What a key may be split by and still be read whole: the invisible characters; the zero-width
-# non-joiner, which search reads as a break (Persian writes it inside words) but a model reading
-# "sk_live_A1b2\u200cC3d4..." sees one key; and the Braille blank, which shows as a gap.
-_SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c\u2800]")
-# Such characters inside a run of ASCII (where keys are written): only these are taken out, so
-# that Persian's non-joiners and an emoji's variation selector stay as written (a re-check: a
-# description with a key in it was shown with every one of them gone, and its Persian words
-# were no longer found).
-_INSIDE_ASCII = re.compile(f"(?<=[!-~]){_SHOWS_NOTHING.pattern}+(?=[!-~])")
+def _hidden_spans(view: str, redacted_view: str) -> list[tuple[int, int]] | None:
+    """Where in ``view`` ``redact_text`` put each ``REDACTED`` of ``redacted_view``: the text between
+    them is the view's own, in order, the first at its start and the last at its end. None where
+    that could be read two ways (the text after a secret also inside it): placed as early and as
+    late as it can be, each piece must stand at one place."""
+    pieces = redacted_view.split(REDACTED)
+    if len(pieces) < 2 or not view.startswith(pieces[0]) or not view.endswith(pieces[-1]):
+        return None
+    earliest, at = [0], len(pieces[0])
+    for piece in pieces[1:-1]:
+        found = view.find(piece, at)
+        if found < 0:
+            return None
+        earliest.append(found)
+        at = found + len(piece)
+    last = len(view) - len(pieces[-1])
+    if last < at:
+        return None
+    latest, at = [last], last
+    for piece in reversed(pieces[1:-1]):
+        at = view.rfind(piece, 0, at)
+        latest.append(at)
+    latest += [0]
+    if earliest + [last] != latest[::-1]:
+        return None
+    starts = earliest + [last]
+    return [(starts[k] + len(pieces[k]), starts[k + 1]) for k in range(len(pieces) - 1)]
 
 
-def _redact_shown(text: str) -> str:
-    """``redact_text`` of a text shown to clients and indexed for search, which reads it with its
-    invisible characters taken out: a token split by one ("sk_live_abc\u200bdef...") was shown
-    whole and found by search whole. Where taking those inside ASCII out shows a secret, the text
-    is shown without them, redacted."""
-    if _SHOWS_NOTHING.search(text) is None:
-        return redact_text(text)
-    joined = _INSIDE_ASCII.sub("", text)
-    redacted_joined = redact_text(joined)
-    return redacted_joined if joined != text and redacted_joined != joined else redact_text(text)
+def redact_text(text: str) -> str:
+    """``text`` with what looks like a secret in it replaced by ``REDACTED``, as it is written and
+    as it reads: a key written in full-width letters ("ＡＫＩＡ..."), or split by a character that
+    shows nothing or by an accent apart ("ghp_abc\u0301def..."), reads to a model as the key, and
+    search folds it to the key; it was shown whole, and found by searching for the key. The text
+    is kept as written but for the secret (another script's words and punctuation, "：" in CJK)."""
+    redacted = _redact_as_written(text)
+    read = read_as_a_key(redacted)
+    if read is None:
+        return redacted
+    view, origin = read
+    redacted_view = _redact_as_written(view)
+    if redacted_view == view:
+        return redacted
+    spans = _hidden_spans(view, redacted_view)
+    if spans is None:
+        return redacted_view  # cannot be put back in the text as written: shown as read, redacted
+    pieces: list[str] = []
+    kept = 0
+    for start, end in spans:
+        # A secret's span in the text as written: from the character its first one came from to
+        # the last's (a full-width character is one; a mark taken out inside it is in it).
+        written_start = origin[start] if start < len(origin) else len(redacted)
+        written_end = origin[end - 1] + 1 if end > start else written_start
+        pieces += [redacted[kept:written_start], REDACTED]
+        kept = max(kept, written_end)
+    return "".join(pieces) + redacted[kept:]
 
 
 def credential_blot(values: Collection[str]) -> Callable[[str], str]:
@@ -857,7 +892,7 @@ def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDe
         schema = getattr(definition, field)
         if schema is None:
             continue
-        cleaned = map_strings(schema, _redact_shown)
+        cleaned = map_strings(schema, redact_text)
         cleaned = _redact_property_names(_blot_schema_texts(cleaned, blot_text) if hidden else cleaned)
         if cleaned != schema:
             changes[field] = cleaned

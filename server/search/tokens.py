@@ -27,7 +27,7 @@ import unicodedata
 from typing import Any
 
 from toolbay.control_chars import TERMINAL_CODES
-from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random, read_as_a_key
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
 # Hangul syllables and jamo.
@@ -185,6 +185,11 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
         # The same codes whose escape was lost in copying ("[31mweather[0m", "^[[31m...^[[0m"):
         # read so only in a request that ends a colour as terminals do ("[0m", "[m").
         text = _COLOURS_WITHOUT_ESCAPE.sub(" ", text)
+    if request and (read := read_as_a_key(text)) is not None:
+        # A key written in full-width letters or with an accent apart inside ("ＡＫＩＡ...",
+        # "ghp_A1b2\u0301C3...") is read as the key, whole, as the server hides it: split into
+        # its letters and digits, it was answered with the tools that share "x" or "p" with it.
+        text = read[0]
     if not text.isascii():
         text = INVISIBLE.sub("", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):

@@ -107,6 +107,24 @@ async def test_a_token_used_as_an_argument_name_or_a_tool_name_is_redacted_in_th
     assert second["tool"] == "nosuch_[REDACTED]"
 
 
+def test_a_key_as_it_reads_is_hidden_and_the_text_around_it_kept_as_written() -> None:
+    """A key in full-width letters, in mathematical bold, or split by an accent written apart
+    reads as the key: each was logged and shown whole (an outside check). Around it the text
+    stays as written: NFKC of the whole would turn CJK's "：" and "（" into ASCII, and join the
+    accents written apart in other words."""
+    assert redact({"note": "密钥（key）：ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ，勿外传"}) \
+        == {"note": "密钥（key）：[REDACTED]，勿外传"}
+    assert redact_text("cafe\u0301 ghp_A1b2C3d4\u0301E5f6G7h8J9k0L1m2N3 re\u0301sume\u0301") \
+        == "cafe\u0301 [REDACTED] re\u0301sume\u0301"
+    bold = "\U0001d400\U0001d40a\U0001d408\U0001d400"  # "AKIA" in mathematical bold
+    assert redact_text(bold + "ＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ in bold") == "[REDACTED] in bold"
+    assert redact_text("ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２ｘ と 日本語") \
+        == "ｐａｓｓｗｏｒｄ＝[REDACTED] と 日本語"
+    for kept in ("ｆｕｌｌ－ｗｉｄｔｈ ｔｅｘｔ：ＡＢＣ １２３", "Ｈ２Ｏ（水）", "x² + y² = r²",
+                 "Ｗｉ－Ｆｉ ｐａｓｓ：ｏｆｆ"):
+        assert redact_text(kept) == kept
+
+
 def test_redaction_leaves_ordinary_values_alone() -> None:
     ordinary = {"path": "src/main.py", "count": 3, "author": "ann", "keys": ["a", "b"], "flag": None,
                 "notes": ["runs npm-check-updates-for-everyone", "pk_column_name_of_the_table",

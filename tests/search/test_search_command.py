@@ -299,13 +299,17 @@ def test_a_token_in_a_catalog_is_found_no_more_than_the_server_finds_it(tmp_path
     assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
 
 
-def test_a_request_of_one_random_token_is_no_match_not_tools_sharing_its_letters(tmp_path: Path) -> None:
+@pytest.mark.parametrize("token", ["A1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1vW2x",
+                                   "Ａ１ｂＣ２ｄＥ３ｆＧ４ｈＩ５ｊＫ６ｌＭ７ｎＯ８ｐＱ９ｒＳ０ｔＵ１ｖＷ２ｘ"],
+                         ids=["ascii", "full-width"])
+def test_a_request_of_one_random_token_is_no_match_not_tools_sharing_its_letters(tmp_path: Path, token: str) -> None:
     """Split where its case and digits change, the token was two dozen letters and pairs, and a
-    tool whose text has "x" or "p" was offered for it (an outside check)."""
+    tool whose text has "x" or "p" was offered for it (an outside check); so it was still when
+    written in full-width letters (a second outside check)."""
     plot = {"name": "plotXY", "description": "Plot x against y, with p values and a trend line",
             "inputSchema": {"type": "object", "properties": {"x": {"type": "array"}, "y": {"type": "array"}}}}
     catalog = write_jsonl(tmp_path / "tools.jsonl", [*TOOLS, plot])
-    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "A1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1vW2x"}])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": token}])
     result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {"id": 1, "results": [], "no_match": True}
@@ -338,6 +342,30 @@ def test_a_key_split_by_a_zero_width_non_joiner_is_hidden_where_persian_words_wi
     assert shown("پرونده\u200cها ❤\ufe0f sk_live_A1b2\u200bC3d4E5f6G7h8J9k0") == "پرونده\u200cها ❤\ufe0f [REDACTED]"
     for split in ("\u180b", "\u2800", "\U0001d173", "\U0001bca0", "\U00013430", "\u0600", "\u070f"):
         assert shown(f"uses sk_live_A1b2{split}C3d4E5f6G7h8J9k0 to sync") == "uses [REDACTED] to sync", repr(split)
+
+
+@pytest.mark.parametrize(("written", "token"), [
+    ("ｓｋ－ｐｒｏｊ－Ａ１ｂ２Ｃ３ｄ４Ｅ５ｆ６Ｇ７ｈ８Ｊ９ｋ０", "sk-proj-A1b2C3d4E5f6G7h8J9k0"),
+    ("ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ", "AKIAIOSFODNN7EXAMPLE"),
+    ("ghp_A1b2C3d4\u0301E5f6G7h8J9k0L1m2N3", "ghp_A1b2C3d4E5f6G7h8J9k0L1m2N3"),
+    ("ｇｈｐ＿Ａ１ｂ２Ｃ３ｄ４\u0301Ｅ５ｆ６Ｇ７ｈ８Ｊ９ｋ０Ｌ１", "ghp_A1b2C3d4E5f6G7h8J9k0L1"),
+], ids=["full-width", "full-width capitals", "an accent apart inside", "both"])
+def test_a_key_in_full_width_letters_or_split_by_an_accent_is_hidden_and_the_rest_kept_as_written(
+        tmp_path: Path, written: str, token: str) -> None:
+    """A key written in full-width letters or with a combining accent inside reads as the key: it
+    was shown whole, and a search for it as written, not read as one key, was split into its
+    letters and digits and answered with the tools holding them: its own, and one that has "x"
+    and "p" (an outside check). Only the key is hidden: the CJK words and full-width punctuation
+    around it are shown as they were written."""
+    said = f"同步（ｓｙｎｃ）：uses {written} to sync，完成。"
+    plot = {"name": "plotXY", "description": "Plot x against y, with p values and a trend line",
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "array"}, "y": {"type": "array"}}}}
+    tools = [*TOOLS, plot, {"name": "leak_tool", "description": said, "inputSchema": {"type": "object"}}]
+    for query in (written, token):
+        by_token, by_word = _searched_for_a_secret(tmp_path, tools, query, "sync")
+        assert by_token == {"id": 1, "results": [], "no_match": True}
+        assert [hit["name"] for hit in by_word["results"]] == ["leak_tool"]
+    assert shown_text(())(said) == "同步（ｓｙｎｃ）：uses [REDACTED] to sync，完成。"
 
 
 def test_a_raw_carriage_return_between_the_tokens_of_a_line_is_white_space_and_minus_zero_comes_back(
