@@ -5,11 +5,12 @@ that describes a tool.
     python bench/bench_redaction.py [--rounds 5] [--kb 64]
 
 Each shape (a value no quote closes after a secret's name, a YAML list under one, a run of
-dotted names, a quoted value of many words, many names with "=", and ordinary prose as the
-reference) is redacted at ``--kb`` and at four times that. Printed per shape: every round's
-time at both sizes, the minimum and the median, the time per MB against the reference
-measured in the same run, and how the time grew with the size (4x the text: 4x the time when
-it is linear; a shape that backtracked over every split of a value grew 16x).
+dotted names, a quoted value of many words, many names with "=", keys in full-width letters
+or with accents apart, read again as keys read, and ordinary prose as the reference) is
+redacted at ``--kb`` and at four times that. Printed per shape: every round's time at both
+sizes, the minimum and the median, the time per MB against the reference measured in the same
+run, and how the time grew with the size (4x the text: 4x the time when it is linear; a shape
+that backtracked over every split of a value grew 16x).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "mysql, many options, -p": lambda n: "mysql " + "-x " * (n // 3) + " -pS3cret",
     "a secret's value in code, unclosed": lambda n: 'os.environ["DB_PASSWORD"] = "' + "a b\\' " * (n // 6),
     "setters of secrets": lambda n: 'set("x", "password", "y z\' 1") ' * (n // 30),
+    # Read again as keys read (full-width letters folded, accents apart taken out), each key found
+    # put back in the text as written: many of them, and CJK text with its full-width punctuation.
+    "full-width keys in CJK text": lambda n: "密钥：ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ，勿外传。" * (n // 28),
+    "CJK prose, full-width punctuation": lambda n: "工具读取文件（ｆｉｌｅ），并输出：行数。" * (n // 19),
+    "accents apart inside a key": lambda n: "ghp_" + "a\u0301" * (n // 2),
 }
 
 

@@ -27,7 +27,7 @@ import unicodedata
 from typing import Any
 
 from toolbay.control_chars import TERMINAL_CODES
-from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random, read_as_a_key
+from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, character_class, looks_random, read_as_a_key
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
 # Hangul syllables and jamo.
@@ -140,23 +140,8 @@ def _runs_with_marks() -> re.Pattern[str]:
     Arabic's and Hebrew's vowels, Bengali's, Tamil's... are no word characters to ``re``, and
     each one ended a word ("मौसम" was "म" and "सम", which matched any word with a "म"). The marks
     (categories Mn, Mc, Me) are listed once, at the first text beyond ASCII (20 ms)."""
-    ranges: list[str] = []
-    start = previous = -2
-    for code in range(0x30000):
-        if unicodedata.category(chr(code)) not in ("Mn", "Mc", "Me"):
-            continue
-        if code != previous + 1:
-            if start >= 0:
-                ranges.append(_class_range(start, previous))
-            start = code
-        previous = code
-    ranges.append(_class_range(start, previous))
-    marks = "".join(ranges)
+    marks = character_class(code for code in range(0x30000) if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me"))
     return re.compile(rf"([{_CJK}]+)|([{_PICTOGRAPHS}])|([^\W_{_CJK}](?:[^\W_{_CJK}]|[{marks}])*)")
-
-
-def _class_range(start: int, end: int) -> str:
-    return re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}"
 
 
 @functools.lru_cache(maxsize=16384)
