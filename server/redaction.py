@@ -141,6 +141,13 @@ _KEYRING_PASSWORD = re.compile(r"""(set_password\(\s*(["'])[^"'\r\n]*\2\s*,\s*([
 # Words a value in code may be instead of a secret: keyring's documentation writes
 # set_password("system", "username", "password").
 _STAND_IN_WORDS = frozenset({"password", "passwd", "secret", "token", "example", "changeme"})
+# A password that stands for one in documentation: "your" or "my" and the name of what goes there
+# ("your-password", "yourpassword", "mypassword", "your_password_here", "myDbPassword",
+# "your-api-key"), not any word after them: "mysecretpass" and "yourdogsname" are passwords (an
+# outside check: a URL's "admin:mysecretpass@" was shown as a placeholder).
+_OWNED_STAND_IN = re.compile(
+    r"(?i:(?:your|my)[-_]?(?:(?:db|database|app|admin|user|root|redis|api|access|auth|account|github)[-_]?)?"
+    r"(?:password|passwd|pass|pwd|pw|passphrase|secret|token|key|secret[-_]?key|credentials?)(?:[-_]?here)?)")
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -421,9 +428,8 @@ _PROSE_AFTER_AN_OPTION = frozenset({"is", "was", "only", "and", "or", "to", "the
 
 def _hide_command_password(found: re.Match[str]) -> str:
     value = found.group(3) or found.group(4)
-    plain = value.replace(" ", "").replace("-", "").replace("_", "")
     if value.lower() in _STAND_IN_WORDS or value.lower() in _PROSE_AFTER_AN_OPTION \
-            or (plain.isalpha() and plain.lower().startswith(("your", "my"))) \
+            or _OWNED_STAND_IN.fullmatch(value.replace(" ", "-")) \
             or (found.group(3) is not None and _URL_PLACEHOLDER.fullmatch(value)):
         return found.group(0)  # "sshpass -p password", "-a yourpassword", -p "$SSHPASS": words standing for one
     return _hide_glued_password(found)
@@ -533,7 +539,7 @@ _URL_STAND_IN_WORDS = _STAND_IN_WORDS | {"pass", "pw"}
 _URL_PLACEHOLDER = re.compile(
     r"[A-Z][A-Z_]*|<[^<>]*>|\[[^\[\]]*\]|\*+|%s|%\(\w+\)s"
     r"|\$?\{\{[^{}]*\}\}|\$\{\{[^{}]*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*(?::?-[^{}]*)?\}?|\{[^{}]*\}"  # templates, shells
-    r"|(?i:(?:your|my)[-_]?[a-z_-]*)")  # "your-password", "Your_Password", "mypassword"
+    rf"|{_OWNED_STAND_IN.pattern}")  # "your-password", "Your_Password", "mypassword"
 # A URL's parts that are its secret, after what is kept: the path of a webhook anyone holding it
 # may post to (Slack's, Discord's), and a query's value that keys or signs the request
 # ("?key=...", "&X-Amz-Signature=...").

@@ -213,6 +213,9 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
                           "https://x-access-token:${{secrets.GITHUB_TOKEN}}@github.com/o/r",
                           "postgres://u:${PASSWORD:-default}@h/db", "redis://:[password]@h",
                           "redis://:your-password@h", "redis://:Your_Password@h",
+                          # more of them: "my" or "your" and the name of what goes there
+                          "https://u:your_password_here@h", "mysql://root:my_db_password@h",
+                          "https://u:yourPassword@h", "https://me:mytoken@h", "redis-cli -a my-redis-password",
                           "aws s3 cp s3://bucket/ServerProtocolDisclosure2/abcdefg .",
                           "the call at 12:30 lasted 1234567890:00 in all",
                           "the pypi-simple-index-mirror-and-cache-for-offline-builds-of-wheels-v2 project"]}
@@ -251,6 +254,11 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     # A URL's password with no user, one holding "@", a token given as the user (an outside check)
     ("Cache at redis://:" + "Rds9Pass77x@cache.internal:6379/0", "Cache at redis://:[REDACTED]@cache.internal:6379/0"),
     ("postgres://u:" + "p@ssW0rd9@db/x", "postgres://u:[REDACTED]@db/x"),
+    # Letters alone after "my" or "your" that name no placeholder's word (an outside check: shown)
+    ("postgres://admin:" + "mysecretpass@db", "postgres://admin:[REDACTED]@db"),
+    ("https://u:" + "yourdogsname@h/x", "https://u:[REDACTED]@h/x"),
+    ("sshpass -p " + "mysecretpass ssh h", "sshpass -p [REDACTED] ssh h"),
+    ("redis-cli -a " + "yourhorsebattery ping", "redis-cli -a [REDACTED] ping"),
     ("git clone https://" + "Vx3kP9qLm2Rt8YwZ0aBcD4eF6gH1@github.com/org/repo",
      "git clone https://[REDACTED]@github.com/org/repo"),
     ("bot " + "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1 here", "bot [REDACTED] here"),  # Telegram's
