@@ -59,7 +59,7 @@ _RANDOM_LEAST = 12
 # "sk_live_A1b2\u200cC3d4..." sees one key; and the Braille blank, which shows as a gap.
 _SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c\u2800]")
 # Where the characters that may change how a key reads are is worked out once, on the first text
-# beyond ASCII (the scan of Unicode takes some 50 ms, which a server only ever handed ASCII never
+# beyond ASCII (the scan of Unicode takes some 35 ms, which a server only ever handed ASCII never
 # pays), in the first two planes: beyond them none folds to ASCII, nor is a mark but a tag's.
 _PLANES_SCANNED = 0x20000
 
