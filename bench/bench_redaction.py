@@ -48,6 +48,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     # put back in the text as written: many of them, and CJK text with its full-width punctuation.
     "full-width keys in CJK text": lambda n: "密钥：ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ，勿外传。" * (n // 28),
     "CJK prose, full-width punctuation": lambda n: "工具读取文件（ｆｉｌｅ），并输出：行数。" * (n // 19),
+    # Chinese prose as most is written, its full-width signs among Chinese words only: not read again.
+    "CJK prose, its own signs only": lambda n: "工具读取文件（默认），并输出：行数。" * (n // 17),
     "accents apart inside a key": lambda n: "ghp_" + "a\u0301" * (n // 2),
 }
 

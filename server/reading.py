@@ -68,12 +68,38 @@ _PLANES_SCANNED = 0x20000
 def _key_changers() -> re.Pattern[str]:
     """A character that reads as ASCII (``_ascii_form``), or a run of those that show nothing or are
     marks set on the character before them (an accent apart: "\u0301")."""
+    letters, signs, marks = _unicode_scanned()
+    folded = character_class(sorted([*letters, *signs]))
+    return re.compile(f"([{folded}])|(?:{_SHOWS_NOTHING.pattern}|[{marks}])+")
+
+
+@functools.cache
+def _unicode_scanned() -> tuple[list[int], list[int], str]:
+    """The characters whose ASCII form (``_ascii_form``) is a letter or digit, those whose form is
+    a sign, and the class of the marks set on the character before them."""
     codes = range(0x80, _PLANES_SCANNED)
-    folded = character_class(code for code in codes
-                             if not unicodedata.is_normalized("NFKC", chr(code)) and _ascii_form(chr(code)))
+    letters: list[int] = []
+    signs: list[int] = []
+    for code in codes:
+        if not unicodedata.is_normalized("NFKC", chr(code)) and (form := _ascii_form(chr(code))):
+            (letters if form.isalnum() else signs).append(code)
     marks = character_class(code for code in codes
                             if unicodedata.category(chr(code)) in ("Mn", "Me") and not _SHOWS_NOTHING.match(chr(code)))
-    return re.compile(f"([{folded}])|(?:{_SHOWS_NOTHING.pattern}|[{marks}])+")
+    return letters, signs, marks
+
+
+@functools.cache
+def _key_makers() -> re.Pattern[str]:
+    """Where reading a text as a key reads can make a key of it: a character whose ASCII form is a
+    letter or digit ("ｓ", "𝐀"), a sign whose form is ASCII beside an ASCII character ("sk－proj"),
+    or what shows nothing or marks set between two ASCII characters. Without any of them the
+    view could only differ in signs among other scripts' words (Chinese prose's full-width
+    commas and colons), which make no key: such a text is not read again (it cost three times
+    its redaction)."""
+    letters, signs, marks = _unicode_scanned()
+    sign = f"[{character_class(signs)}]"
+    apart = f"(?:{_SHOWS_NOTHING.pattern}|[{marks}])+"
+    return re.compile(f"[{character_class(letters)}]|[!-~]{sign}|{sign}[!-~]|[!-~]{apart}[!-~]")
 
 
 def character_class(codes: Iterable[int]) -> str:
@@ -115,7 +141,7 @@ def read_as_a_key(text: str) -> tuple[str, list[int]] | None:
     has it), with for each character of that view the index of the one of ``text`` it came from;
     None where the view is ``text``. Only inside ASCII: Persian's non-joiners, an emoji's variation
     selector and the accents of other scripts' words stay as written."""
-    if text.isascii():
+    if text.isascii() or not _key_makers().search(text):
         return None
     pieces: list[str] = []
     origin: list[int] = []
