@@ -99,7 +99,8 @@ def _key_makers() -> re.Pattern[str]:
     letters, signs, marks = _unicode_scanned()
     sign = f"[{character_class(signs)}]"
     apart = f"(?:{_SHOWS_NOTHING.pattern}|[{marks}])+"
-    return re.compile(f"[{character_class(letters)}]|[!-~]{sign}|{sign}[!-~]|[!-~]{apart}[!-~]")
+    near = f"(?:[!-~]|{sign})"  # beside a mark as ASCII is (``read_as_a_key`` reads the sign after it so)
+    return re.compile(f"[{character_class(letters)}]|[!-~]{sign}|{sign}[!-~]|{near}{apart}{near}")
 
 
 def character_class(codes: Iterable[int]) -> str:
