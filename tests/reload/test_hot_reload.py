@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +130,35 @@ async def test_a_deleted_tool_is_gone(reload_app: Toolbay, reload_dir: Path) -> 
     assert "no tool named 'greet'" in text_of(result)
 
 
+@contextlib.contextmanager
+def _rescans_held_back(app: Toolbay) -> Iterator[None]:
+    """Inside, the keeper's rescans wait (the watcher's, once a file is removed): the moment
+    before the watcher takes a removed file out lasts until the block is left."""
+    may_rescan = anyio.Event()
+    rescan = app.keeper.rescan
+
+    async def held_back(**kwargs: Any) -> Any:
+        await may_rescan.wait()
+        return await rescan(**kwargs)
+
+    app.keeper.rescan = held_back  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        may_rescan.set()
+
+
+async def _greet_and_hashsum_served(client: Client, changed: ListChanged, folder: Path) -> tuple[Path, Path]:
+    """Drops hashsum and greet into ``folder`` and waits until ``client`` lists both; their paths."""
+    seen = changed.count
+    kept = drop(HASHSUM, folder)
+    target = drop(GREET_V1, folder, "greet.wasm")
+    while not {"greet", "hashsum"} <= await _names(client):
+        await changed.after(seen)
+        seen = changed.count
+    return kept, target
+
+
 async def test_a_deleted_tool_is_neither_run_nor_found_before_the_watcher_takes_it_out(
     reload_app: Toolbay, reload_dir: Path,
 ) -> None:
@@ -135,27 +166,14 @@ async def test_a_deleted_tool_is_neither_run_nor_found_before_the_watcher_takes_
     tool was still run by a call and returned by search_tools (an outside check deleted a tool
     and called it at once). Here the rescan is held back, so the moment lasts."""
     changed = ListChanged()
-    may_rescan = anyio.Event()
-    rescan = reload_app.keeper.rescan
-
-    async def held_back(**kwargs: Any) -> Any:
-        await may_rescan.wait()
-        return await rescan(**kwargs)
-
     with anyio.fail_after(WAIT_S):
         async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
-            seen = changed.count
-            kept = drop(HASHSUM, reload_dir)
-            target = drop(GREET_V1, reload_dir, "greet.wasm")
-            while not {"greet", "hashsum"} <= await _names(client):
-                await changed.after(seen)
-                seen = changed.count
-            reload_app.keeper.rescan = held_back  # type: ignore[method-assign]
-            target.unlink()
-            called = await client.call_tool("greet", {"name": "x"})
-            found = await client.call_tool("search_tools", {"query": "greet"})
-            still = await client.call_tool("hashsum", {"stdin": "x"})
-            may_rescan.set()
+            kept, target = await _greet_and_hashsum_served(client, changed, reload_dir)
+            with _rescans_held_back(reload_app):
+                target.unlink()
+                called = await client.call_tool("greet", {"name": "x"})
+                found = await client.call_tool("search_tools", {"query": "greet"})
+                still = await client.call_tool("hashsum", {"stdin": "x"})
     assert called.is_error is True
     assert "no tool named 'greet'" in text_of(called)
     assert "greet." not in text_of(called)  # not offered as the closest name to itself (a re-check)
@@ -169,27 +187,14 @@ async def test_a_deleted_tool_is_not_listed_before_the_watcher_takes_it_out(
     """A client that listed in that moment was shown the removed file's tools (for about 0.3 s,
     an outside check), and then failed to call them. Here the rescan is held back."""
     changed = ListChanged()
-    may_rescan = anyio.Event()
-    rescan = reload_app.keeper.rescan
-
-    async def held_back(**kwargs: Any) -> Any:
-        await may_rescan.wait()
-        return await rescan(**kwargs)
-
     with anyio.fail_after(WAIT_S):
         async with Client(build_mcp_server(reload_app, "memory"), mode="legacy", message_handler=changed) as client:
-            seen = changed.count
-            drop(HASHSUM, reload_dir)
-            target = drop(GREET_V1, reload_dir, "greet.wasm")
-            while not {"greet", "hashsum"} <= await _names(client):
-                await changed.after(seen)
-                seen = changed.count
-            reload_app.keeper.rescan = held_back  # type: ignore[method-assign]
-            target.unlink()
-            after_removal = await _names(client)
-            target.write_bytes(GREET_V1.read_bytes())  # put back: listed again, as it is still served
-            put_back = await _names(client)
-            may_rescan.set()
+            _, target = await _greet_and_hashsum_served(client, changed, reload_dir)
+            with _rescans_held_back(reload_app):
+                target.unlink()
+                after_removal = await _names(client)
+                target.write_bytes(GREET_V1.read_bytes())  # put back: listed again, as it is still served
+                put_back = await _names(client)
     assert "hashsum" in after_removal and "greet" not in after_removal
     assert {"greet", "hashsum"} <= put_back
 
@@ -214,23 +219,15 @@ async def test_the_tools_of_a_file_just_removed_are_not_offered_as_closest_names
 ) -> None:
     """Called at once after zebra.py was removed, zebra_go was answered "The closest names:
     zebra_stop", a tool as gone as itself (a second re-check)."""
-    may_rescan = anyio.Event()
-    rescan = reload_app.keeper.rescan
-
-    async def held_back(**kwargs: Any) -> Any:
-        await may_rescan.wait()
-        return await rescan(**kwargs)
-
     target = reload_dir / "zebra.py"
     target.write_text(ZEBRA, encoding="utf-8")
     await reload_app.rescan()
     with anyio.fail_after(WAIT_S):
         async with Client(build_mcp_server(reload_app, "memory"), mode="legacy") as client:
             assert (await client.call_tool("zebra_stop", {})).is_error is False
-            reload_app.keeper.rescan = held_back  # type: ignore[method-assign]
-            target.unlink()
-            called = await client.call_tool("zebra_go", {})
-            may_rescan.set()
+            with _rescans_held_back(reload_app):
+                target.unlink()
+                called = await client.call_tool("zebra_go", {})
     assert called.is_error is True and "no tool named 'zebra_go'" in text_of(called)
     assert "zebra_stop" not in text_of(called)
 
