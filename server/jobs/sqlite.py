@@ -293,13 +293,21 @@ class SqliteJobStore(JobStore):
         """Raises ``StorageGone`` once the database file has been deleted or replaced since it
         was opened: the connection would go on writing to the old file, which another server on
         this data folder (and this one, once restarted) never sees; its jobs would be lost
-        without a word. Said once in the log, and on each use after."""
+        without a word; ``StorageDamaged`` once it has been written over in place. Said once in
+        the log, and on each use after."""
         if self._opened is None:
             return
         now = _identity(self.path)
         if now == self._opened and self._header_read_by is not None \
                 and _begins_as_sqlite(self._header_read_by, now) is False:
-            self._overwritten()
+            # Written over in place (``cp``, ``dd``, a program writing the wrong file): SQLite
+            # would notice only when it next read a page not in its cache; meanwhile the jobs
+            # recorded went into a file no restart could open, and were lost with it.
+            raise StorageDamaged(self._said_once(
+                f"the job database {self.path} was written over while this server was using it (it no longer "
+                "begins as an SQLite database): the jobs recorded from now on would be lost. Stop the servers "
+                "using this data folder and start one again: the damaged file is then kept aside and a fresh "
+                "one started"))
         if now == self._opened:
             gone = next((suffix for suffix, opened in self._opened_beside.items()
                          if _identity(Path(f"{self.path}{suffix}")) != opened), None)
@@ -313,10 +321,15 @@ class SqliteJobStore(JobStore):
             message = (f"the job database {self.path} was {'deleted' if now is None else 'replaced'} while this "
                        "server was using it: the jobs it recorded are in a file no longer there. Restart the "
                        "server (it opens the database there, or starts a new one)")
+        raise StorageGone(self._said_once(message))
+
+    def _said_once(self, message: str) -> str:
+        """``message``, written to the log the first time the store is found unusable (each use
+        after is refused with it, unlogged)."""
         if not self._said_gone:
             self._said_gone = True
             logger.error("%s", message)
-        raise StorageGone(message)
+        return message
 
     async def open(self) -> None:
         if self._conn is not None:
@@ -382,20 +395,6 @@ class SqliteJobStore(JobStore):
             conn.close()
             raise
         return self._noted_as_opened(conn)
-
-    def _overwritten(self) -> None:
-        """Raises ``StorageDamaged``: the file was written over in place (``cp``, ``dd``, a
-        program writing the wrong file). SQLite would notice only when it next read a page not
-        in its cache; meanwhile the jobs recorded went into a file no restart could open, and
-        were lost with it (an outside check). Said once in the log, and on each use after."""
-        message = (f"the job database {self.path} was written over while this server was using it (it no longer "
-                   "begins as an SQLite database): the jobs recorded from now on would be lost. Stop the servers "
-                   "using this data folder and start one again: the damaged file is then kept aside and a fresh "
-                   "one started")
-        if not self._said_gone:
-            self._said_gone = True
-            logger.error("%s", message)
-        raise StorageDamaged(message)
 
     def _noted_as_opened(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         """``conn``, the file it opened noted (see ``_check_still_there``)."""
