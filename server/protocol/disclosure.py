@@ -578,6 +578,11 @@ class Disclosure:
             # from its variable at the call): the index must not find a tool by it.
             if self._index_filled and self._index_hidden == self._hidden_values():
                 return
+            # Not filled while it is filled again: a search meanwhile waits for it (above), and
+            # ``_follow`` leaves it to the diff below. A search let through went on with the
+            # index the worker thread was changing, and found a tool by the new credential's
+            # value, its description showing it.
+            self._index_filled = False
             filled_from = self._catalog.current
             hidden = self._index_hidden = self._hidden_values()
             await anyio.to_thread.run_sync(lambda: self.index.put_many(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -364,3 +365,44 @@ async def test_a_long_request_is_said_back_in_part(shared_data_dir: Path) -> Non
     [content] = answer.content
     assert isinstance(content, types.TextContent)
     assert content.text.startswith("No tool matches 'qzxv wplk") and len(content.text) < 200, content.text
+
+
+async def test_a_search_while_the_index_is_filled_again_for_a_new_credential_waits_for_it() -> None:
+    """A credential's value first handed to a tool at a call fills the index again, whole, on a
+    worker thread; a search meanwhile went on with the index as it was (while the thread changed
+    it): the tool was found by that value, and its description shown with it."""
+    holder = CatalogHolder(_served(("weather_now", "Current weather, asked with the key moonbeam42 of the service"),
+                                   ("send_fax", "Send a fax to a number")))
+    hidden: set[str] = set()
+    disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True,
+                            hidden=lambda: hidden)
+    fill = disclosure.index.put_many
+    filling, go_on = anyio.Event(), threading.Event()
+
+    def held_fill(definitions: Any) -> None:
+        anyio.from_thread.run_sync(filling.set)
+        go_on.wait(WAIT_S)
+        fill(definitions)
+
+    answers: dict[str, dict[str, Any]] = {}
+
+    async def search(label: str, query: str) -> None:
+        answers[label] = await disclosure.search(query, 3, CallContext())
+
+    try:
+        await search("before", "current weather")  # filled, the value not yet a credential's
+        hidden.add("moonbeam42")
+        disclosure.index.put_many = held_fill  # type: ignore[method-assign]
+        with anyio.fail_after(WAIT_S):
+            async with anyio.create_task_group() as group:
+                group.start_soon(search, "filling", "current weather")
+                await filling.wait()
+                group.start_soon(search, "meanwhile", "moonbeam42")
+                await anyio.sleep(0.2)
+                go_on.set()
+    finally:
+        go_on.set()
+        disclosure.close()
+    assert "moonbeam42" in answers["before"]["results"][0]["description"]
+    assert answers["meanwhile"]["no_match"] and "moonbeam42" not in json.dumps(answers["meanwhile"])
+    assert "moonbeam42" not in json.dumps(answers["filling"])
