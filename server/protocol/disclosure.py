@@ -535,6 +535,9 @@ class Disclosure:
 
         if self.index.semantic:
             await self._embed_off_loop()
+            # Filled again meanwhile (a credential's value first handed to a tool): after that fill,
+            # not on the index its worker thread is changing.
+            await self._indexed()
             current = self._catalog.current  # the catalog may have changed while the tools were embedded
         # Scored as if the tools the caller may not find were not there: their words would
         # otherwise move the scores and the no-match answer it sees.

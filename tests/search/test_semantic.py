@@ -248,3 +248,59 @@ def test_search_tools_tells_the_model_how_it_ranks() -> None:
     assert "not meanings" in by_words.definition.description
     assert "ranked by meaning too" in by_meaning.definition.description
     assert by_meaning.definition.input_schema == by_words.definition.input_schema
+
+
+@pytest.mark.anyio
+async def test_a_search_that_embeds_while_the_index_is_filled_again_waits_for_the_fill() -> None:
+    """A search ranking by meaning awaits the embedding of new tools after the index is filled;
+    the index filled again meanwhile (a credential's value first handed to a tool), it searched
+    the index the worker thread was changing, and found a tool by that value."""
+    import threading
+
+    import anyio
+    import anyio.from_thread
+
+    holder = CatalogHolder(served([*CATALOG, tool("weather_now", "Current weather, asked with the key moonbeam42")]))
+    hidden: set[str] = set()
+    disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True, semantic=True,
+                            hidden=lambda: hidden)
+    embed, fill = disclosure._embed_off_loop, disclosure.index.put_many
+    embedding, go_on_embedding = anyio.Event(), anyio.Event()
+    filling, go_on_filling = anyio.Event(), threading.Event()
+
+    async def held_embed() -> None:
+        embedding.set()
+        await go_on_embedding.wait()
+        await embed()
+
+    def held_fill(definitions: Any) -> None:
+        anyio.from_thread.run_sync(filling.set)
+        go_on_filling.wait(120)
+        fill(definitions)
+
+    answers: dict[str, dict[str, Any]] = {}
+
+    async def search(label: str, query: str) -> None:
+        answers[label] = await disclosure.search(query, 3, CallContext())
+
+    try:
+        await search("before", "moonbeam42")  # filled and embedded, the value not yet a credential's
+        disclosure._embed_off_loop = held_embed  # type: ignore[method-assign]
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as group:
+                group.start_soon(search, "embedding", "moonbeam42")
+                await embedding.wait()
+                disclosure._embed_off_loop = embed  # type: ignore[method-assign]
+                hidden.add("moonbeam42")
+                disclosure.index.put_many = held_fill  # type: ignore[method-assign]
+                group.start_soon(search, "filling", "current weather")
+                await filling.wait()
+                go_on_embedding.set()
+                await anyio.sleep(0.2)
+                go_on_filling.set()
+    finally:
+        go_on_filling.set()
+        disclosure.close()
+    assert [result["name"] for result in answers["before"]["results"]][:1] == ["weather_now"]
+    assert "weather_now" not in [result["name"] for result in answers["embedding"]["results"]]
+    assert "moonbeam42" not in json.dumps(answers["embedding"])
