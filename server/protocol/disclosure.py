@@ -37,6 +37,7 @@ import enum
 import fnmatch
 import json
 import logging
+import unicodedata
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -73,12 +74,30 @@ class Level(enum.Enum):
     CATALOG = "catalog"
 
 
+# Where a line written without spaces (Chinese, Japanese) may be cut: after its own commas and stops.
+_CLOSING_MARKS = "、。，．；：！？）」』】"
+
+
 def one_line(description: str) -> str:
-    """The first line of a description, cut at a word near ``ONE_LINE`` characters."""
+    """The first line of a description, cut at a word near ``ONE_LINE`` characters: at a space,
+    or after a comma or stop of a script written without spaces, in the last half of the
+    length; else at that length (not between a letter and its marks). Cut at its last space
+    however early, a Japanese line of 120 characters that began with "GitHub " was "GitHub…"."""
     line = description.strip().split("\n", 1)[0].strip()
     if len(line) <= ONE_LINE:
         return line
-    return line[:ONE_LINE].rsplit(" ", 1)[0] + "…"
+    kept = line[:ONE_LINE]
+    space = kept.rfind(" ")
+    mark = max(kept.rfind(closing) for closing in _CLOSING_MARKS)
+    if max(space, mark + 1) >= ONE_LINE // 2:
+        kept = kept[:space].rstrip() if space > mark else kept[:mark + 1]
+    else:
+        end = ONE_LINE
+        joined = "\u200d\ufe0f"  # an emoji's joiner and its presentation selector
+        while end > 1 and (unicodedata.combining(line[end]) or line[end] in joined or line[end - 1] == joined[0]):
+            end -= 1
+        kept = line[:end]
+    return kept + "…"
 
 
 def _with_folders(description: str, left_out: tuple[tuple[str, int], ...]) -> str:

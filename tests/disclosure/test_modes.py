@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import unicodedata
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -89,6 +90,22 @@ def test_one_line_is_the_first_line_cut_at_a_word() -> None:
     long = "word " * 40
     cut = one_line(long)
     assert len(cut) <= 101 and cut.endswith("…") and not cut.endswith(" …")
+
+
+def test_one_line_of_a_first_line_with_few_spaces_keeps_near_a_line_of_it() -> None:
+    """A first line written without spaces between words (Japanese, Chinese) but for a word or two
+    was cut at its last space, "GitHub…" of 120 characters; a long URL early in the line too."""
+    japanese = ("GitHub のリポジトリにある課題を一覧表示し、ラベル、担当者、マイルストーン、状態で絞り込み、"
+                "作成日または更新日で並べ替えて、指定した件数だけ返します。大きなリポジトリでもページ単位で取得します。"
+                "結果には各課題の番号と題名が含まれます。")
+    cut = one_line(japanese)
+    assert len(cut) >= 50 and cut.endswith("…") and japanese.startswith(cut[:-1])
+    assert cut[-2] in "、。"  # at a break of its own script, near the line's length
+    url = one_line("Fetch https://example.com/" + "a" * 120 + " and print it")
+    assert 50 <= len(url) <= 101 and url.startswith("Fetch https://example.com/aaa") and url.endswith("…")
+    accented = "x" + "e\u0301" * 80
+    marks = one_line(accented)  # not cut between a letter and its accent
+    assert marks.endswith("…") and not unicodedata.combining(accented[len(marks) - 1])
 
 
 def test_catalog_folders_are_searchable_by_configuration_or_by_a_callers_scope() -> None:
