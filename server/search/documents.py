@@ -45,7 +45,7 @@ def field_terms(definition: ToolDefinition) -> tuple[list[str], ...]:
     """The terms of each field of ``definition``, indexed by ``Field``."""
     names: list[str] = []
     texts: list[str] = []
-    for name, text in _parameters(definition.input_schema, 0):
+    for name, text in parameter_texts(definition.input_schema):
         names.append(name)
         texts.append(text)
     name_terms = tokenize(definition.name)
@@ -61,31 +61,80 @@ def field_terms(definition: ToolDefinition) -> tuple[list[str], ...]:
 
 def parameter_texts(schema: Any) -> Iterator[tuple[str, str]]:
     """(name, text) of every parameter under ``schema``, nested ones included."""
-    return _parameters(schema, 0)
+    return _parameters(schema, 0, schema, set())
 
 
-def _parameters(schema: Any, depth: int) -> Iterator[tuple[str, str]]:
-    """(name, text) of every property under ``schema``, depth first."""
+# Where a schema's parts stand for one value together: pydantic writes an optional model as
+# ``anyOf`` with null, a union as ``anyOf`` or ``oneOf``, a model's parent as ``allOf``.
+_PARTS = ("anyOf", "oneOf", "allOf")
+
+
+def _parameters(schema: Any, depth: int, root: Any, followed: set[str]) -> Iterator[tuple[str, str]]:
+    """(name, text) of every property under ``schema``, depth first: in ``properties`` and
+    ``items``, in the parts of ``anyOf``, ``oneOf`` and ``allOf``, and where a ``$ref`` into
+    ``root`` points (each place once: pydantic's models name themselves, and each other, there)."""
     if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
         return
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         for name, prop in properties.items():
-            yield str(name), _describe(prop)
-            yield from _parameters(prop, depth + 1)
+            yield str(name), _describe(prop, root)
+            yield from _parameters(prop, depth + 1, root, followed)
     items = schema.get("items")
     if isinstance(items, Mapping):
-        yield from _parameters(items, depth + 1)
+        yield from _parameters(items, depth + 1, root, followed)
+    for key in _PARTS:
+        parts = schema.get(key)
+        if isinstance(parts, list):
+            for part in parts:
+                yield from _parameters(part, depth + 1, root, followed)
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference not in followed:
+        followed.add(reference)
+        yield from _parameters(_referred(reference, root), depth + 1, root, followed)
 
 
-def _describe(prop: Any) -> str:
+def _referred(reference: str, root: Any) -> Any:
+    """What a ``$ref`` within the schema (``#/$defs/Address``) points at; None for another
+    document's or a pointer that leads nowhere."""
+    if not reference.startswith("#"):
+        return None
+    target = root
+    for step in reference[1:].split("/")[1:]:
+        step = step.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, Mapping):
+            target = target.get(step)
+        elif isinstance(target, list) and step.isdigit() and int(step) < len(target):
+            target = target[int(step)]
+        else:
+            return None
+    return target
+
+
+def _describe(prop: Any, root: Any = None) -> str:
+    """A property's title, description and enumerated values, and those of what it is written
+    as: the model its ``$ref`` names, or the parts of its ``anyOf`` (an optional model's)."""
     if not isinstance(prop, Mapping):
         return ""
-    parts = [value for key in ("title", "description") if isinstance(value := prop.get(key), str)]
-    enum_values = prop.get("enum")
+    parts = _own_text(prop)
+    written_as = [prop, *(part for key in _PARTS if isinstance(prop.get(key), list) for part in prop[key])]
+    for schema in written_as:
+        if schema is not prop:
+            parts.extend(_own_text(schema))
+        reference = schema.get("$ref") if isinstance(schema, Mapping) else None
+        if isinstance(reference, str):
+            parts.extend(_own_text(_referred(reference, root)))
+    return " ".join(parts)
+
+
+def _own_text(schema: Any) -> list[str]:
+    if not isinstance(schema, Mapping):
+        return []
+    parts = [value for key in ("title", "description") if isinstance(value := schema.get(key), str)]
+    enum_values = schema.get("enum")
     if isinstance(enum_values, list):
         parts.extend(value for value in enum_values if isinstance(value, str))
-    return " ".join(parts)
+    return parts
 
 
 def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:

@@ -62,6 +62,32 @@ def test_words_of_a_split_name_are_found() -> None:
     assert names(index, "weather alerts")[0] == "weatherAlerts"
 
 
+def test_parameters_behind_refs_and_unions_are_found_as_pydantic_writes_them() -> None:
+    """A Python tool whose arguments are pydantic models has them under ``$defs``, named by
+    ``$ref``, and an optional one as ``anyOf`` with null: their names and descriptions were not
+    indexed, and "postcode" found nothing though the tool takes one."""
+    ship = ToolDefinition(name="ship_order", description="Ship an order.", input_schema={
+        "type": "object",
+        "properties": {
+            "address": {"$ref": "#/$defs/Address"},
+            "parcel": {"anyOf": [{"$ref": "#/$defs/Parcel"}, {"type": "null"}], "default": None},
+            "lines": {"type": "array", "items": {"$ref": "#/$defs/Line"}},
+            "carrier": {"oneOf": [{"type": "object", "properties": {"courier_name": {"type": "string"}}},
+                                  {"type": "object", "properties": {"depot_code": {"type": "string"}}}]},
+        },
+        "$defs": {
+            "Address": {"type": "object", "description": "Where the order goes.", "properties": {
+                "postcode": {"type": "string", "description": "Zip code of the recipient"},
+                "next": {"$ref": "#/$defs/Address"}}},  # recursive: walked once
+            "Parcel": {"type": "object", "properties": {"weight_kg": {"type": "number", "description": "Mass"}}},
+            "Line": {"allOf": [{"type": "object", "properties": {"sku": {"type": "string",
+                                                                           "description": "Stock keeping unit"}}}]},
+        }})
+    index = index_of([*CATALOG, ship, tool("cancel_order", "Cancel an order."), tool("list_orders", "List orders.")])
+    for query in ("postcode", "postcode of the recipient", "weight", "stock keeping unit", "courier", "depot"):
+        assert names(index, query)[:1] == ["ship_order"], query
+
+
 def test_a_japanese_query_finds_the_tool_described_in_japanese() -> None:
     assert names(index_of(), "画像のサイズ変更")[0] == "image_resize"
 
