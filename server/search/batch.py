@@ -198,7 +198,9 @@ def _as_mcp_tool(tool: dict[str, Any]) -> dict[str, Any]:
     wrapped = tool.get("function")
     if tool.get("type") == "function" and isinstance(wrapped, dict):
         tool = wrapped
-    if "inputSchema" not in tool and "input_schema" not in tool and "parameters" in tool:
+    # Null parameters are how a function-calling model dumped whole (OpenAI's SDK) says it has
+    # none: no arguments, as its authors read it. An MCP tool's inputSchema has no such reading.
+    if "inputSchema" not in tool and "input_schema" not in tool and tool.get("parameters") is not None:
         tool = {**tool, "inputSchema": tool["parameters"]}  # checked as inputSchema is
     return tool
 

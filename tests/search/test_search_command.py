@@ -259,6 +259,21 @@ def test_numbers_too_large_and_schemas_that_are_no_objects_under_any_name_are_re
         assert refused.exit_code == 2 and "'inputSchema' must be an object" in refused.output, bad
 
 
+def test_a_function_definition_with_null_parameters_takes_none(tmp_path: Path) -> None:
+    """OpenAI's SDK writes a function without arguments as ``"parameters": null`` when its model
+    is dumped whole (its ``description`` and ``strict`` null too): the whole run stopped there,
+    exit 2, for a function its authors read as taking no arguments."""
+    dumped = {"type": "function", "function": {"name": "get_time", "description": "Get the current time.",
+                                               "parameters": None, "strict": None}}
+    tools = write_jsonl(tmp_path / "tools.jsonl", [dumped, {"name": "send_mail", "description": "Send mail.",
+                                                            "parameters": None}])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "current time"}, {"id": 2, "query": "mail"}])
+    result = runner.invoke(app, ["search", "--catalog", str(tools), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["results"][0]["name"] for line in lines] == ["get_time", "send_mail"]
+
+
 def test_a_query_search_tools_would_refuse_is_refused(shared_data_dir: Path) -> None:
     for argv, said in ((["x" * 2001], "a QUERY has at most 2000 characters, as for search_tools (this one has 2001)"),
                        (["hash", "--limit", "21"], "--limit is at most 20 for a QUERY")):
