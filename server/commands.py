@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import os
 import socket
 import sys
-import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
+from toolbay.background_import import ImportInBackground
 from toolbay.chain.call import ToolCall
 from toolbay.close_names import closest_names
 from toolbay.config import Settings, folder_problems
@@ -109,47 +108,6 @@ async def _assembled_showing_progress(settings: Settings, **options: Any) -> Asy
             yield app
     finally:
         progress.stop()
-
-
-class ImportInBackground:
-    """Imports ``module`` on a thread of its own, then calls ``then``; ``first`` runs on that
-    thread before the import.
-
-    ``serve`` loads the MCP SDK (about a second of processor time) this way while the tools
-    are described: describing a new file is mostly compiling it, which wasmtime does outside
-    Python's lock, so the two overlap. Whoever needs the module waits for ``loaded`` first;
-    if the import failed here, their own import fails again and says why.
-    """
-
-    def __init__(self, module: str, then: Callable[[], None] = lambda: None,
-                 first: Callable[[], None] = lambda: None) -> None:
-        self.module = module
-        self.then = then
-        self.first = first
-        self._thread = threading.Thread(target=self._load, name=f"import {module}", daemon=True)
-        self._thread.start()
-
-    def _load(self) -> None:
-        try:
-            self.first()
-            importlib.import_module(self.module)
-        except BaseException:
-            logger.debug("importing %s in the background failed", self.module, exc_info=True)
-        finally:
-            self.then()
-
-    async def loaded(self) -> None:
-        await anyio.to_thread.run_sync(self._thread.join)
-
-    def wait(self, timeout_s: float) -> None:
-        """Blocks until the import (and ``then``) is done, or ``timeout_s`` has passed."""
-        self._thread.join(timeout_s)
-
-
-def protocol_module(settings: Settings) -> str:
-    """The module that serves ``settings``' transport, and the MCP SDK with it: over stdio,
-    none of toolbay's HTTP transports (see ``toolbay.protocol.stdio_serving``)."""
-    return "toolbay.protocol.stdio_serving" if settings.transport == "stdio" else "toolbay.protocol.transports"
 
 
 async def serve_until_stopped(settings: Settings, protocol: ImportInBackground | None = None,

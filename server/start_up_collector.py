@@ -36,3 +36,25 @@ def resume_after_imports() -> None:
     if _paused_here:
         _paused_here = False
         gc.enable()
+
+
+class ImportsUnderway:
+    """Imports made on more than one thread (a server's own, and the MCP SDK's on a thread of
+    its own, begun before them): ``resume_after_imports`` once the last of them is done, not
+    while another still makes objects that will live as long as the process."""
+
+    def __init__(self, threads: int) -> None:
+        # Imported here, with the collector paused: this module is imported before it is, and
+        # what an import makes before the pause may set it off.
+        import threading
+
+        self._left = threads
+        self._lock = threading.Lock()
+
+    def done(self) -> None:
+        """One thread's imports are done."""
+        with self._lock:
+            self._left -= 1
+            last = self._left == 0
+        if last:
+            resume_after_imports()

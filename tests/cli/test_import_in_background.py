@@ -1,5 +1,5 @@
 """``serve`` loads the MCP SDK on a thread while the tools are described
-(``commands.ImportInBackground``): the module is there once ``loaded`` returns, ``then`` runs
+(``background_import.ImportInBackground``): the module is there once ``loaded`` returns, ``then`` runs
 after it, and a module that fails to import fails again, with its own error, where it is used."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbay.commands import ImportInBackground
+from toolbay.background_import import ImportInBackground
 
 pytestmark = pytest.mark.anyio
 

@@ -21,8 +21,8 @@ def test_serving_over_stdio_loads_none_of_the_http_transports() -> None:
         capture_output=True, text=True, timeout=120, check=True)
     assert loaded.stdout.split() == []
     # and naming the module that is (as serve does) picks the stdio one for stdio alone
-    from toolbay.commands import protocol_module
     from toolbay.config import load_settings
+    from toolbay.serve_command import protocol_module
 
     assert protocol_module(load_settings(None)) == "toolbay.protocol.stdio_serving"
     assert protocol_module(load_settings(None, transport="http")) == "toolbay.protocol.transports"
