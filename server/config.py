@@ -441,6 +441,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         # A byte-order mark (which some editors write) is no TOML: read past it.
         data = tomllib.loads(read_small_file(path).decode("utf-8-sig"))
     except FileNotFoundError as exc:
+        if os.path.islink(path):
+            raise ConfigError(f"config file {path} is a symbolic link to {os.readlink(path)}, which does not "
+                              "exist") from exc
         raise ConfigError(f"config file {path} does not exist") from exc
     except IsADirectoryError as exc:
         raise ConfigError(f"config file {path} is a folder; name the TOML file in it") from exc
@@ -499,7 +502,9 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Builds the settings. ``overrides`` are CLI flags; ``None`` values are ignored."""
-    if config_file is None and Path(DEFAULT_CONFIG_NAME).is_file():
+    if config_file is None and os.path.lexists(DEFAULT_CONFIG_NAME):
+        # Read whatever it is: a folder or a link to a file gone was passed over without a word,
+        # and the command ran on the defaults, not on the settings written for it.
         config_file = Path(DEFAULT_CONFIG_NAME)
     data = read_toml(config_file) if config_file is not None else {}
     token = _toml_data.set(data)

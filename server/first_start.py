@@ -114,7 +114,7 @@ def guess_before_settings(options: Mapping[str, Any], environ: Mapping[str, str]
     """What the settings of a ``serve`` run with ``options`` (``serve``'s keyword arguments,
     as read from its command line) will be, as far as the early compiles depend on them;
     None where a configuration file or the environment may change them. No compiles yet."""
-    if options.get("config") is not None or Path(DEFAULT_CONFIG_NAME).is_file():
+    if options.get("config") is not None or os.path.lexists(DEFAULT_CONFIG_NAME):
         return None
     if options.get("transport", "stdio") != "stdio":
         return None

@@ -295,6 +295,26 @@ def test_call_shows_what_a_tool_printed_and_wrote_to_stderr_on_stderr_and_its_re
     assert "chat wrote to stderr:\nwarning: odd input\n" in result.stderr
 
 
+@pytest.mark.parametrize(("make", "said"), [
+    (lambda path: path.symlink_to(path.parent / "gone.toml"),
+     "config file toolbay.toml is a symbolic link to {tmp}/gone.toml, which does not exist"),
+    (lambda path: path.mkdir(), "config file toolbay.toml is a folder; name the TOML file in it"),
+])
+@pytest.mark.parametrize("command", [["list", "--json"], ["call", "hashsum", '{"text": "a"}'], ["jobs", "list"]])
+def test_a_toolbay_toml_in_the_current_folder_that_is_no_file_stops_the_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_data_dir: Path, make: Any, said: str,
+        command: list[str]) -> None:
+    """./toolbay.toml as a link to a file gone (a dotfiles link) or a folder was passed over without
+    a word, and the command ran on the defaults: the settings the user wrote there (its tokens,
+    its workspace) were not applied (an outside check). --config of the same is refused."""
+    monkeypatch.chdir(tmp_path)
+    make(tmp_path / "toolbay.toml")
+    result = runner.invoke(app, [*command, "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"toolbay: {said.format(tmp=tmp_path)}\n"
+    assert result.stdout == ""
+
+
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout_s = -1\n")
