@@ -811,7 +811,14 @@ def _unreadable(folder: Path) -> str | None:
             return "is a symbolic link in a loop (it leads back to itself)" if os.path.islink(folder) else \
                 "passes through a symbolic link in a loop"
         if os.path.islink(folder):
-            return f"is a symbolic link to {shown(os.readlink(folder))}, which does not exist"
+            try:
+                link = f"is a symbolic link to {shown(os.readlink(folder))}"
+            except OSError as unread:  # /proc/1/root in a container, even to root: a traceback
+                return f"is a symbolic link this user cannot follow ({unread.strerror or unread})"
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return f"{link}, which does not exist"
+            # Into another user's folder: it is there ("does not exist" sent the user looking for it).
+            return f"{link}, which this user cannot reach ({exc.strerror or exc})"
     try:
         if not folder.is_dir():
             return "is a file, not a folder" if folder.exists() else "does not exist"

@@ -796,6 +796,58 @@ def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Pa
     assert completed.stderr.strip().splitlines() == [f"toolbay: invalid configuration: workspace: {closed} {said}"]
 
 
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
+@pytest.mark.parametrize("option", ["--workspace", "--extensions"])
+def test_a_link_to_a_folder_this_user_cannot_reach_is_not_said_to_lead_nowhere(tmp_path: Path, option: str) -> None:
+    """A link into another user's folder (~/project -> /home/ann/project) was said to be "a symbolic
+    link to /home/ann/project, which does not exist": it does, this user may not reach it (an
+    outside check). Root reaches any folder, so the server runs here without the capabilities that
+    let it, as in the test above."""
+    closed = tmp_path / "closed"
+    (closed / "project").mkdir(parents=True)
+    if os.geteuid() == 0:
+        os.chown(closed, 65534, 65534)
+    closed.chmod(0o700)
+    link = tmp_path / "project"
+    link.symlink_to(closed / "project")
+    completed = subprocess.run(
+        ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search",
+         sys.executable, "-m", "toolbay", "serve", option, str(link), "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    if completed.returncode != 2 and os.geteuid() == 0 and "Operation not permitted" in completed.stderr:
+        pytest.skip("setpriv may not change capabilities here")
+    assert completed.returncode == 2, completed.stderr
+    [line] = completed.stderr.strip().splitlines()
+    assert f"{link} is a symbolic link to {closed / 'project'}, which this user cannot reach (Permission denied)" \
+        in line, line
+    assert "does not exist" not in line
+
+
+def test_a_link_whose_target_cannot_be_read_is_said_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/proc/1/root, a link that even root may not read in a container, was a PermissionError
+    traceback from the workspace's check (an outside check)."""
+    from toolbay import config
+
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere")
+    real_stat, real_readlink = os.stat, os.readlink
+
+    def stat_patch(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path) == str(link) and kwargs.get("follow_symlinks", True):
+            raise PermissionError(13, "Permission denied", str(link))
+        return real_stat(path, *args, **kwargs)
+
+    def readlink_patch(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path) == str(link):
+            raise PermissionError(13, "Permission denied", str(link))
+        return real_readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(config.os, "stat", stat_patch)
+    monkeypatch.setattr(config.os, "readlink", readlink_patch)
+    assert config._unreadable(link) == "is a symbolic link this user cannot follow (Permission denied)"
+
+
 @pytest.mark.parametrize("argv", [[b"jobs", b"result", b"job_\xff"], [b"jobs", b"list", b"--owner", b"\xff"],
                                   [b"call", b"textkit_count", b'{"stdin": "\xff"}']])
 def test_words_that_are_not_utf8_where_text_is_wanted_are_refused_in_one_line(tmp_path: Path,
