@@ -85,8 +85,10 @@ class PythonHandler(Handler):
             result = ToolResult.error(f"{name} failed: {answer.reason}.", worker="restarted", **trap)
         else:
             result = result_from_answer(name, answer, self.pool.spec.limits.output_limit)
-            if result.is_error:
-                result.text += self._file_hint(answer)
+            if result.is_error and (hint := self._file_hint(answer)):
+                result.text += hint
+                if hint in (NO_TIER_HINT, NO_WORKSPACE_HINT):
+                    result.meta["workspace"] = None  # as a wasm tool's: it was given none
         return without_secrets(result, handed_out) if handed_out else result
 
     def _file_hint(self, answer: Mapping[str, Any]) -> str:

@@ -348,7 +348,7 @@ def call(
         except UnicodeDecodeError as exc:
             say(f"toolbay: --stdin: standard input is not UTF-8 text (byte {exc.start}); a tool's stdin is text")
             raise typer.Exit(2) from None
-    from toolbay.commands import call_once
+    from toolbay.commands import GRANT_A_WORKSPACE, call_once
 
     result = _run(call_once, settings, tool, arguments)
     if result.is_error and isinstance(result.meta.get("refusal"), dict):
@@ -369,6 +369,11 @@ def call(
                 and extra != result.text:
             _write(sys.stderr, f"toolbay: {tool} {said}:\n{extra}")
     if result.is_error:
+        if result.meta.get(GRANT_A_WORKSPACE):
+            # The note the tool's answer ends with is the model's (pass the content as 'stdin');
+            # the person here can grant a folder, which a model cannot.
+            say("toolbay: the tool was given no folder to see: --workspace DIR gives it one (--workspace . for "
+                "this folder)")
         raise typer.Exit(1)
 
 

@@ -349,7 +349,17 @@ async def _call(app: Toolbay, tool: str, arguments: dict[str, Any]) -> ToolResul
         result = await _wait_for_job(app.jobs, call.context.job_owner, job_id)
     if result.is_error and not result.text:
         print(f"toolbay: {tool} failed", file=sys.stderr)
+    if result.is_error and result.meta.get("workspace", ...) is None and app.settings.workspace is None:
+        # It failed to reach a file, and was given no folder since the command named none: the
+        # person may grant one (``toolbay call`` says how), where a model may not. A tool that
+        # declares no tier sees none whatever is granted: its note says so already.
+        handler = app.catalog.current.get(tool)
+        result.meta[GRANT_A_WORKSPACE] = handler is not None and handler.definition.tier is not None
     return result
+
+
+# ``call_once``'s result: the tool failed to reach a file, and ``--workspace`` would let it.
+GRANT_A_WORKSPACE = "grant_a_workspace"
 
 
 async def _wait_for_job(jobs: JobManager, owner: str, job_id: str) -> ToolResult:

@@ -203,6 +203,47 @@ def test_call_runs_one_tool_and_prints_its_output(shared_data_dir: Path) -> None
     assert hashlib.sha256(b"abc").hexdigest() in result.stdout
 
 
+WORKSPACE_ADVICE = ("toolbay: the tool was given no folder to see: --workspace DIR gives it one (--workspace . for "
+                    "this folder)\n")
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [("textkit_count", '{"file": ["notes.txt"]}'),
+                                                 ("reader", '{"path": "notes.txt"}')])
+def test_call_of_a_file_without_a_workspace_tells_the_person_of_workspace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_data_dir: Path, tool: str, arguments: str) -> None:
+    """The first thing a new user tries, `toolbay call textkit_count '{"file": ["notes.txt"]}'` in
+    the folder of notes.txt, failed with the note written for a model: pass the file's content in
+    'stdin' instead; nothing said how the person at the command line lets the tool see the file
+    (an outside check). The model's note stays (it is what a client is answered)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("one two\n")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    shutil.copy(BUNDLED_EXTENSIONS / "textkit.wasm", tools)
+    (tools / "reader.py").write_text(
+        "TOOL_TIER = 'read'\n\ndef get_tool_schemas():\n    return [{'name': 'reader', 'description': 'd', "
+        "'input_schema': {'type': 'object', 'properties': {'path': {'type': 'string'}}}}]\n\n"
+        "def reader(path):\n    return open(path).read()\n")
+    common = ["--extensions", str(tools), "--data-dir", str(shared_data_dir)]
+    result = runner.invoke(app, ["call", tool, arguments, *common])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.endswith(WORKSPACE_ADVICE), result.stderr
+    assert "Note: " in result.stderr  # the model's note, as before
+    # Given one, the tool reads the file; a failure that is about no file says nothing of it.
+    given = runner.invoke(app, ["call", tool, arguments, "--workspace", ".", *common])
+    assert given.exit_code == 0 and ("one two" in given.stdout or "1\t2" in given.stdout), given.output
+    unrelated = runner.invoke(app, ["call", "textkit_grep", '{"pattern": "(", "stdin": "x"}', *common])
+    assert unrelated.exit_code == 1 and "--workspace" not in unrelated.stderr, unrelated.output
+    # A tool that declares no tier sees no folder whatever is granted: its own note says why.
+    (tools / "reader.py").write_text((tools / "reader.py").read_text().replace("TOOL_TIER = 'read'\n", ""))
+    shutil.copy(FIXTURE_WASM / "files.wasm", tools)  # declares no PermissionLevel
+    for tool_, arguments_ in (("reader", '{"path": "notes.txt"}'),
+                              ("files", '{"read_write_list": "read", "path": "notes.txt"}')):
+        untiered = runner.invoke(app, ["call", tool_, arguments_, *common])
+        assert untiered.exit_code == 1 and "Note: " in untiered.stderr, untiered.output
+        assert "--workspace" not in untiered.stderr, untiered.output
+
+
 def test_a_data_folder_toolbay_makes_is_its_users_alone(tmp_path: Path) -> None:
     # It holds the callers' jobs and results: made under a umask of 022 it was open to every local user.
     data_dir = tmp_path / "new" / "data"
