@@ -12,6 +12,7 @@ import enum
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from toolbay.closed_objects import local_target
 from toolbay.search.tokens import tokenize
 from toolbay.words import ToolDefinition, bounded_description
 
@@ -97,18 +98,7 @@ def _parameters(schema: Any, depth: int, root: Any, followed: set[str]) -> Itera
 def _referred(reference: str, root: Any) -> Any:
     """What a ``$ref`` within the schema (``#/$defs/Address``) points at; None for another
     document's or a pointer that leads nowhere."""
-    if not reference.startswith("#"):
-        return None
-    target = root
-    for step in reference[1:].split("/")[1:]:
-        step = step.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, Mapping):
-            target = target.get(step)
-        elif isinstance(target, list) and step.isdigit() and int(step) < len(target):
-            target = target[int(step)]
-        else:
-            return None
-    return target
+    return local_target(root, reference) if isinstance(root, Mapping) else None
 
 
 def _describe(prop: Any, root: Any = None) -> str:
