@@ -24,7 +24,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import IO
 
@@ -48,7 +48,7 @@ from toolbay.protocol.parse_errors import (
     request_id_of,
     surrogate_refusal,
 )
-from toolbay.protocol.quick_lane import QuickLane, cancelled_request_id
+from toolbay.protocol.quick_lane import QuickLane, Send, cancelled_request_id
 from toolbay.protocol.standard_fds import can_serve_on_loop
 from toolbay.protocol.wire_json import message_json
 
@@ -63,6 +63,12 @@ _WRITE_HIGH_WATER = 1024 * 1024
 
 # Messages the server may queue for the writer before it waits.
 _OUTGOING_QUEUE = 64
+
+# Calls the quick lane may answer at once before the reader waits for one to end: without a
+# bound a client's burst was read whole, a task a call (30,000 held some 60 MB), and Ctrl-C
+# then took 15 to 28 s to cancel them all. A client's calls in the lane end within a moment or
+# go on as jobs (past [jobs] sync_budget_s), so only a flood waits here, in its own pipe.
+LANE_IN_FLIGHT = 512
 
 # At end of input, requests already read are answered before the server is told the client
 # is gone (``printf '...' | toolbay serve`` gets its answers), waiting at most this long.
@@ -235,12 +241,31 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
     input_ended = anyio.Event()
     dropped = _Dropped()
 
+    in_lane = 0
+    lane_room = anyio.Event()
+
+    async def answer_in_lane(answer: Callable[[Send], Awaitable[None]]) -> None:
+        nonlocal in_lane
+        try:
+            await answer(outgoing.send)
+        finally:
+            in_lane -= 1
+            lane_room.set()
+
     def take(message: types.JSONRPCRequest) -> bool:
+        nonlocal in_lane
         answer = lane.take(message) if lane is not None else None
         if answer is None:
             return False
-        lane_calls.start_soon(answer, outgoing.send)
+        in_lane += 1
+        lane_calls.start_soon(answer_in_lane, answer)
         return True
+
+    async def room_in_lane() -> None:
+        nonlocal lane_room
+        while in_lane >= LANE_IN_FLIGHT:
+            lane_room = anyio.Event()
+            await lane_room.wait()
 
     inbox = _Inbox(incoming_send, outgoing, take=take, on_notification=lane.cancel if lane is not None else None,
                    on_listed=on_listed)
@@ -267,6 +292,7 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                     if skipping:
                         skipping = False
                     elif line.strip():
+                        await room_in_lane()
                         await inbox.deliver(_parse(line))
 
     def client_gone(why: str = "the client closed its end of standard output") -> None:

@@ -10,9 +10,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, cast
 
 import anyio
 import mcp.types as types
@@ -20,7 +21,8 @@ import pytest
 from mcp.shared.message import SessionMessage
 
 from tests.conftest import REPO_ROOT, patient_start
-from toolbay.protocol.stdio import loop_streams
+from toolbay.protocol.quick_lane import QuickLane, Send
+from toolbay.protocol.stdio import LANE_IN_FLIGHT, loop_streams
 
 pytestmark = pytest.mark.anyio
 
@@ -266,6 +268,71 @@ async def test_the_first_listing_is_told_once_its_answer_has_been_written_and_on
             await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=3, result={"tools": []})))
     assert [[json.loads(line)["id"] for line in seen.splitlines()] for seen in told] == [[2]]
     assert [json.loads(line)["id"] for line in pipes.received().splitlines()] == [3]
+
+
+class _HeldLane:
+    """A quick lane whose every call waits for ``release``, then answers."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.release = anyio.Event()
+        self.full = anyio.Event()
+
+    def take(self, request: types.JSONRPCRequest) -> Callable[[Send], Coroutine[Any, Any, None]]:
+        async def answer(send: Send) -> None:
+            self.started += 1
+            if self.started == LANE_IN_FLIGHT:
+                self.full.set()
+            await self.release.wait()
+            await send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=request.id, result={})))
+
+        return answer
+
+    def cancel(self, notification: types.JSONRPCNotification) -> None:
+        pass
+
+
+async def test_a_burst_of_calls_is_read_no_faster_than_the_lane_answers_them(pipes: Pipes) -> None:
+    """A client's burst of quick calls was read whole, each call a task: 30,000 held some 60 MB,
+    and Ctrl-C then took 15 to 28 s to cancel them (an outside check). The reader now waits
+    while LANE_IN_FLIGHT calls are unanswered, leaving the rest in the client's pipe; every call
+    is still answered."""
+    calls = 3 * LANE_IN_FLIGHT
+    burst = b"".join(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                 "params": {"name": "t", "arguments": {}}}).encode() + b"\n"
+                     for n in range(calls))
+
+    def send_all() -> None:  # more than a pipe holds: written as the server reads
+        os.set_blocking(pipes.client_out, True)
+        os.write(pipes.client_out, burst)
+        pipes.close_client_side()
+
+    lane = _HeldLane()
+    answered: list[bytes] = []
+
+    def read_all() -> None:
+        os.set_blocking(pipes.client_in, True)
+        while chunk := os.read(pipes.client_in, 1 << 16):
+            answered.append(chunk)
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            for work in (send_all, read_all):  # left behind should the test fail
+                group.start_soon(partial(anyio.to_thread.run_sync, work, abandon_on_cancel=True))
+            async with loop_streams(pipes.server_in, pipes.server_out,
+                                    lane=cast(QuickLane, lane)) as (incoming, _outgoing):
+                await lane.full.wait()
+                with anyio.move_on_after(0.3):  # more would be taken by now, were the reader not waiting
+                    while lane.started == LANE_IN_FLIGHT:
+                        await anyio.sleep(0.01)
+                assert lane.started == LANE_IN_FLIGHT
+                lane.release.set()
+                with pytest.raises(anyio.EndOfStream):  # once every call read is answered
+                    await incoming.receive()
+            os.close(pipes.server_out)  # the reader's end of input
+            pipes.server_out = -1
+    assert lane.started == calls
+    assert sorted(json.loads(line)["id"] for line in b"".join(answered).splitlines()) == list(range(calls))
 
 
 async def test_every_message_sent_is_written_as_one_line_before_the_streams_close(pipes: Pipes) -> None:
