@@ -65,9 +65,9 @@ _WRITE_HIGH_WATER = 1024 * 1024
 _OUTGOING_QUEUE = 64
 
 # Calls the quick lane may answer at once before the reader waits for one to end: without a
-# bound a client's burst was read whole, a task a call (30,000 held some 60 MB), and Ctrl-C
-# then took 15 to 28 s to cancel them all. A client's calls in the lane end within a moment or
-# go on as jobs (past [jobs] sync_budget_s), so only a flood waits here, in its own pipe.
+# bound a client's burst was read whole, a task a call at once (30,000 held some 60 MB). A
+# client's calls in the lane end within a moment or go on as jobs (past [jobs] sync_budget_s),
+# so only a flood waits here, in its own pipe.
 LANE_IN_FLIGHT = 512
 
 # At end of input, requests already read are answered before the server is told the client
@@ -293,6 +293,8 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
                         skipping = False
                     elif line.strip():
                         await room_in_lane()
+                        if reading.cancel_called:  # lines already buffered are read without a pause
+                            break
                         await inbox.deliver(_parse(line))
 
     def client_gone(why: str = "the client closed its end of standard output") -> None:
@@ -345,7 +347,13 @@ async def loop_streams(wire_in: int, wire_out: int, max_line_bytes: int = MAX_LI
             group.start_soon(read_lines)
             group.start_soon(write_messages)
             async with anyio.create_task_group() as lane_calls:
-                yield incoming, outgoing
+                try:
+                    yield incoming, outgoing
+                finally:
+                    # Stopped (Ctrl-C cancels the server, not the reader, another task) or done:
+                    # no more calls are taken from what the client sent. Read on, a burst in the
+                    # pipe was run call by call while those begun ended, 10 to 28 s for 30,000.
+                    reading.cancel()
                 # The SDK has stopped: the reader already gave calls in flight their grace.
                 lane_calls.cancel_scope.cancel()
             # The writer ends once it has written what it was given; the reader may be
