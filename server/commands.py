@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import socket
+import stat
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -416,10 +417,19 @@ async def describe_file(settings: Settings, path: str) -> dict[str, Any]:
     from toolbay.helptext.decode import decode_help
     from toolbay.wasm import WasmRuntime
 
-    if os.path.isdir(path):
+    try:
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        gone = f"{path} is a symbolic link to {os.readlink(path)}, which does not exist" if os.path.islink(path) \
+            else f"no such file: {path}"
+        raise ConfigError(f"describe: {gone}") from None
+    except OSError as exc:  # in a folder this user may not enter: "no such file" sent them looking for it
+        raise ConfigError(f"describe: cannot read {path} ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(kind):
         raise ConfigError(f"describe: {path} is a folder; give it one .wasm file (toolbay list shows a folder's tools)")
-    if not os.path.isfile(path):
-        raise ConfigError(f"describe: no such file: {path}")
+    if not stat.S_ISREG(kind):
+        raise ConfigError(f"describe: {path} is not a regular file (a pipe, a socket or a device); "
+                          "give it a .wasm file")
     runtime = WasmRuntime(cache_dir=settings.data_dir / "modules", consume_fuel=settings.sandbox.fuel is not None)
     try:
         explained = await anyio.to_thread.run_sync(Discovery(settings, runtime).explain, os.path.abspath(path))

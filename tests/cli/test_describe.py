@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,6 +58,38 @@ def test_describe_of_a_folder_says_it_is_a_folder(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.strip() == (f"toolbay: describe: {tmp_path} is a folder; give it one .wasm file (toolbay "
                                      "list shows a folder's tools)")
+
+
+def test_describe_says_what_a_path_that_is_no_program_is(tmp_path: Path) -> None:
+    """A pipe and a link to a file gone were each "no such file" (an outside check)."""
+    pipe, link = tmp_path / "fifo.wasm", tmp_path / "link.wasm"
+    os.mkfifo(pipe)
+    link.symlink_to(tmp_path / "gone.wasm")
+    for path, said in ((pipe, f"{pipe} is not a regular file (a pipe, a socket or a device); give it a .wasm file"),
+                       (link, f"{link} is a symbolic link to {tmp_path / 'gone.wasm'}, which does not exist")):
+        result = runner.invoke(app, ["describe", str(path), "--data-dir", str(tmp_path / "data")])
+        assert result.exit_code == 2, result.output
+        assert result.stderr == f"toolbay: describe: {said}\n"
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
+def test_describe_of_a_file_in_a_folder_this_user_cannot_enter_says_so(tmp_path: Path) -> None:
+    """It said "no such file" of a program that is there, in another user's folder (an outside
+    check). Root reads any folder, so describe runs here without the capabilities that let it."""
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    shutil.copy(BUNDLED_EXTENSIONS / "hashsum.wasm", closed)
+    if os.geteuid() == 0:
+        os.chown(closed, 65534, 65534)
+    closed.chmod(0o700)
+    completed = subprocess.run(
+        ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search",
+         sys.executable, "-m", "toolbay", "describe", str(closed / "hashsum.wasm"), "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    if completed.returncode != 2 and os.geteuid() == 0 and "Operation not permitted" in completed.stderr:
+        pytest.skip("setpriv may not change capabilities here")
+    assert (completed.returncode, completed.stderr) == (
+        2, f"toolbay: describe: cannot read {closed / 'hashsum.wasm'} (Permission denied)\n")
 
 
 def test_describe_of_a_program_whose_help_is_no_help_shows_what_it_printed_and_why(tmp_path: Path) -> None:
