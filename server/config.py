@@ -49,8 +49,22 @@ def _path_text(value: Any) -> Any:
     if isinstance(value, str):
         if not value.strip():
             raise ValueError("is empty, which would mean the current folder; give a path, or leave the setting out")
+        if _unknown_home(value):
+            # Left as written, it named a folder "~ann" in the current folder, made there for data_dir.
+            user = value[1:].split(os.sep, 1)[0]
+            if not user:
+                raise ValueError(f"{value!r} starts with your home folder, which this system does not say (HOME "
+                                 "is not set): give the path itself")
+            raise ValueError(f"{value!r} starts with the home folder of {user!r}, a user this system does not know; "
+                             "give the path itself (~ alone is your home)")
         return os.path.expanduser(value)
     return value
+
+
+def _unknown_home(value: str) -> bool:
+    """Whether ``value`` starts with ``~name`` for a user that does not exist (``expanduser``
+    then leaves it as written, a relative path)."""
+    return value.startswith("~") and os.path.expanduser(value) == value
 
 
 # Every path the configuration takes, from the file, the environment or a flag.
@@ -457,8 +471,8 @@ def read_toml(path: Path) -> dict[str, Any]:
     # Relative paths in the file are relative to the file, as users expect ("~" is the home;
     # an empty one is left for the settings to refuse, and anything not text to report).
     def beside(value: Any) -> Any:
-        if not isinstance(value, str) or not value.strip():
-            return value
+        if not isinstance(value, str) or not value.strip() or _unknown_home(value):
+            return value  # for the setting to refuse by name
         # realpath, not resolve(): a link in a loop is said as such where the setting is
         # checked (resolve() raised RuntimeError, a traceback, from the configuration file).
         return os.path.realpath(path.parent / os.path.expanduser(value))
@@ -467,7 +481,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     # releases/7``) each time it is pointed elsewhere, which one resolved here could not. A
     # ``..`` still means the folder above the one before it, as resolving took it.
     def named(value: Any) -> Any:
-        if not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or not value.strip() or _unknown_home(value):
             return value
         parts = (path.parent.resolve() / os.path.expanduser(value)).parts
         up = max((index for index, part in enumerate(parts) if part == ".."), default=0)

@@ -1812,6 +1812,26 @@ def test_a_folder_this_user_may_not_read_is_one_line_and_exit_2(tmp_path: Path) 
         "another with --extensions)"))
 
 
+@pytest.mark.parametrize("where", ["flag", "variable", "file"])
+def test_a_path_in_the_home_of_a_user_the_system_does_not_know_is_refused_by_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """"~anne/data" for a user "ann" was left as written: a folder named "~anne" was made in the
+    current folder for the data, and a workspace so named was read from there (an outside check)."""
+    monkeypatch.chdir(tmp_path)
+    value = "~no-such-user-here/data"
+    args, env = ["call", "hashsum", '{"text": "a"}'], None
+    if where == "flag":
+        args += ["--data-dir", value]
+    elif where == "variable":
+        env = {"TOOLBAY_DATA_DIR": value}
+    else:
+        (tmp_path / "toolbay.toml").write_text(f'data_dir = "{value}"\n', encoding="utf-8")
+    said = _one_line_exit_2(args, env=env)
+    assert f"data_dir: {value!r} starts with the home folder of 'no-such-user-here', a user this system does not know" \
+        in said, said
+    assert list(tmp_path.iterdir()) == ([tmp_path / "toolbay.toml"] if where == "file" else [])
+
+
 def test_a_relative_xdg_data_home_is_ignored_as_the_xdg_specification_asks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # "~/xdg" (quoted, so the shell left it) made a folder named "~" where the server started.
