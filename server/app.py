@@ -127,6 +127,8 @@ class Toolbay:
                 # may call by name is a tool, counted and named as one.
                 return finds(principal, definition) or authorizer.reason(principal, definition) is None
 
+        # None: every tool is known to every caller that may use it (no disclosure).
+        self._may_know: Callable[[Principal, ToolDefinition], bool] | None = may_know
         self.stages: tuple[Stage, ...] = tuple(default_stages(
             policies, may_know, keeper.discovery.credentials.secrets) if stages is None else stages)
         self.local_principal = policies.authenticator.local or Principal(
@@ -329,10 +331,20 @@ class Toolbay:
         return handler is not None and handler.proven_quick()
 
     def _handler_seen_by(self, tool_name: str, principal: Principal | None) -> Handler | None:
-        """The tool ``tool_name`` as ``principal`` sees it (a personal tool of theirs too)."""
+        """The tool ``tool_name`` as ``principal`` sees it (a personal tool of theirs too), None
+        for one it may neither find nor use: its call is answered as a name no tool has, so the
+        answer's form (HTTP's plain JSON or SSE stream, which this decides) must be that one's
+        too. A hidden catalog tool's call came as JSON and an unknown name's as a stream: the
+        Content-Type alone told a caller which names were tools (an outside check).
+        ``principal`` None: a request without a token, the anonymous caller's."""
         catalog = self.catalog.current
-        return catalog.get(tool_name) if principal is None else \
+        handler = catalog.get(tool_name) if principal is None else \
             catalog.get_for(tool_name, principal.id, self.gives_way_for(principal))
+        caller = principal if principal is not None else self.policies.authenticator.anonymous
+        if handler is not None and self._may_know is not None and caller is not None \
+                and not self._may_know(caller, handler.definition):
+            return None
+        return handler
 
     def needs_no_stream(self, tool_name: str, principal: Principal | None = None) -> bool:
         """True when a call of ``tool_name`` (with no progress token) sends nothing before its

@@ -28,11 +28,12 @@ pytestmark = pytest.mark.anyio
 
 
 @asynccontextmanager
-async def session_of(url: str, token: str, mode: str = "legacy",
+async def session_of(url: str, token: str, mode: str = "legacy", event_hooks: Any = None,
                      **options: Any) -> AsyncIterator[tuple[Client, httpx2.AsyncClient]]:
     """The SDK's client on streamable HTTP with ``token`` (on the protocol of ``mode``), and its
-    HTTP client, whose bearer token a test may replace mid-session (as a refreshed JWT would)."""
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
+    HTTP client, whose bearer token a test may replace mid-session (as a refreshed JWT would);
+    ``event_hooks``: its HTTP client's (httpx's), to see each answer's form."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, event_hooks=event_hooks,
                                   timeout=httpx2.Timeout(30, read=60)) as http, \
             Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode, **options) as client:
         yield client, http
@@ -68,6 +69,32 @@ async def test_a_found_catalog_tool_ends_with_the_right_to_search_its_folder(
     assert "pin" in found["vault_open"].input_schema["properties"]
     assert "vault_open" not in without_the_right
     assert "vault_open" not in with_it_again  # to be found again, not brought back
+
+
+async def test_a_tool_the_caller_may_neither_find_nor_call_is_answered_in_the_form_of_a_name_no_tool_has(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """The words were the same, but the answer's form was not: a call of a tool that exists came as
+    one JSON body (the transport expected a quick answer), a name no tool has as an SSE stream, so
+    a caller could tell the tools of a catalog folder it may not search by the Content-Type alone
+    (an outside check)."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    settings = _notes_and_vault(config_dir, notes, vault, tmp_path / "data")
+    answers: list[str] = []
+
+    async def note_form(response: httpx2.Response) -> None:
+        if response.request.method == "POST" and b"tools/call" in response.request.content:
+            answers.append(response.headers.get("content-type", "").split(";")[0])
+
+    forms = {}
+    with anyio.fail_after(60):
+        async with running(settings) as url, \
+                session_of(url, mint("bob", scope="tool:notes_*"), event_hooks={"response": [note_form]}) as (bob, _):
+            for name in ("vault_open", "vault_shut", "notes_add"):
+                answers.clear()
+                text_of(await bob.call_tool(name, {}))
+                forms[name] = answers[:]
+    assert forms["vault_open"] == forms["vault_shut"]
+    assert forms["notes_add"] == ["application/json"]  # a tool it may use: answered at once, as before
 
 
 def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path, **more: Any) -> Settings:
