@@ -43,6 +43,12 @@ _SCOPES_FROM = ("([chain.auth] local_scopes for the stdio caller, anonymous_scop
 _NOT_HELD = f"this caller does not have {_SCOPES_FROM}."
 
 
+# Decisions kept (about 10 MB at most) before all are forgotten: room for a catalog of 10,000
+# tools for several callers' scopes. At 8,192, such a catalog was decided anew at every listing
+# and search (a search for a word every tool has spent 0.6 s of the event loop on it).
+_MOST_DECISIONS = 65_536
+
+
 def _matches(name: str, patterns: Sequence[str]) -> bool:
     return any(fnmatchcase(name, pattern) for pattern in patterns)
 
@@ -121,7 +127,7 @@ class Authorizer:
         except KeyError:
             pass
         decision = self._decide(principal.scopes, definition.name, definition.effective_tier)
-        if len(self._decisions) >= 8192:
+        if len(self._decisions) >= _MOST_DECISIONS:
             self._decisions.clear()
         self._decisions[key] = decision
         return decision

@@ -470,6 +470,8 @@ class SearchIndex:
         test off."""
         if limit <= 0:
             return SearchOutcome((), no_match=False)
+        if allowed is not None:
+            allowed = _asked_once(allowed)
         exact = [key for key in self._exact_names(query) if allowed is None or allowed(key)]
         hits = [SearchHit(self._documents[key].definition, 1.0, key) for key in exact[:limit]]
         if exact and len(query.split()) == 1 and _written_as_a_name(query.strip()):
@@ -937,11 +939,30 @@ class SearchIndex:
                 if name is not None and (allowed is None or allowed(name)):
                     best.append((name, value))
             else:
-                tied = sorted(name for slot in ordered[start:end]
-                              if (name := self._names[slot]) is not None and (allowed is None or allowed(name)))
-                best.extend((name, value) for name in tied[:limit - len(best)])
+                # Asked only of as many as are taken: 10,000 tools sharing one word ("department"
+                # said 181 times) tie, and asking each whether the caller may know it, for every
+                # pool the search tried, held the event loop 0.7 s a search (an outside check).
+                for name in sorted(name for slot in ordered[start:end] if (name := self._names[slot]) is not None):
+                    if len(best) >= limit:
+                        break
+                    if allowed is None or allowed(name):
+                        best.append((name, value))
             start = end
         return best
+
+
+def _asked_once(allowed: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``allowed``, asked once a tool for one search: the pools a search tries, its sentences
+    and its clauses ask of the same tools again (a caller's rights do not change meanwhile)."""
+    answers: dict[str, bool] = {}
+
+    def asked(key: str) -> bool:
+        answer = answers.get(key)
+        if answer is None:
+            answer = answers[key] = allowed(key)
+        return answer
+
+    return asked
 
 
 def _lead(ordered: list[tuple[str, float]]) -> float:

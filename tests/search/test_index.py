@@ -132,6 +132,24 @@ def test_a_long_chinese_request_costs_little_however_common_its_characters_are()
     assert CountedLookups.looked_up < 200_000
 
 
+def test_a_word_every_tool_has_asks_the_caller_s_rights_of_each_tool_once_at_most() -> None:
+    """3,000 tools that share a word tie for it, and whether the caller may know each was asked
+    of every tied tool, for every pool the search tried (four here, five at 10,000 tools: 0.7 s
+    a search on the event loop, an outside check). Counted here as the questions asked."""
+    index = index_of([tool(f"dept{number}_report", "Run a report of the department.") for number in range(3_000)])
+    asked: list[str] = []
+
+    def allowed(key: str) -> bool:
+        asked.append(key)
+        return True
+
+    outcome = index.search("department", 20, allowed)
+    assert len(outcome.hits) == 20 and not outcome.no_match
+    assert [hit.name for hit in outcome.hits] == sorted(hit.name for hit in outcome.hits)  # ties: by name
+    assert len(asked) <= 3_000
+    assert len(set(asked)) == len(asked)
+
+
 def test_an_emoji_finds_the_tool_described_with_it() -> None:
     index = index_of([*CATALOG, tool("party_planner", "🎉 Plan a party: guests, food and music.", date="🗓️ The day")])
     assert names(index, "🎉") == ["party_planner"]
