@@ -4,7 +4,9 @@ A tool module's names, descriptions and errors, a help text's words and a file's
 the server's log and the CLI's tables. Written raw, an escape sequence in them acts on the
 terminal that shows them: it can set the window's title, move the cursor over earlier lines,
 or hide what follows. ``shown`` writes each control character as an escape one can read
-(``\\x1b``), tabs and line breaks aside.
+(``\\x1b``), tabs and line breaks aside, and so the characters that reorder what follows them
+on the line (Unicode's bidirectional overrides and isolates, U+202A-U+202E and U+2066-U+2069):
+a description holding "\\u202etxt.exe" showed as "exe.txt", the table saying other than the text.
 """
 
 from __future__ import annotations
@@ -37,17 +39,26 @@ C1_STRINGS = (
 # ``toolbay parse-help`` imports this module for ``TERMINAL_CODES`` alone, and compiling them
 # was 0.7 ms of its run.
 
-# C0 controls but tab and line feed, DEL, and the C1 controls (ESC's one-character forms).
-_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+# C0 controls but tab and line feed, DEL, the C1 controls (ESC's one-character forms), and the
+# bidirectional embeddings, overrides and isolates (the marks U+200E/U+200F, which reorder
+# nothing beyond themselves, are kept: right-to-left text uses them).
+_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 
 
 def shown(text: str) -> str:
-    """``text`` with every control character but tab and line feed written as ``\\xNN``."""
-    return re.sub(_CONTROL, lambda found: f"\\x{ord(found.group()):02x}", text) if re.search(_CONTROL, text) else text
+    """``text`` with every control character but tab and line feed written as ``\\xNN`` (a
+    bidirectional override or isolate as ``\\uNNNN``)."""
+    return re.sub(_CONTROL, _code, text) if re.search(_CONTROL, text) else text
 
 
-# Every control character, line breaks included, and Unicode's own line and paragraph separators.
-_BREAKING = r"[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+def _code(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+# Every control character, line breaks included, Unicode's own line and paragraph separators,
+# and the bidirectional overrides and isolates.
+_BREAKING = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 
 
 def one_line(text: str) -> str:
@@ -59,5 +70,4 @@ def one_line(text: str) -> str:
 
 def _escape(found: re.Match[str]) -> str:
     character = found.group()
-    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(character) or (
-        f"\\x{ord(character):02x}" if ord(character) < 0x100 else f"\\u{ord(character):04x}")
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(character) or _code(found)

@@ -496,3 +496,22 @@ def test_a_file_of_lines_ending_in_lone_carriage_returns_is_read_past_the_line_l
     result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["results"][0]["name"] == "weather"
+
+
+def test_a_description_that_reorders_the_line_shows_its_controls_as_escapes(tmp_path: Path,
+                                                                           shared_data_dir: Path) -> None:
+    # A right-to-left override showed "\u202etxt.exe" on a terminal as "exe.txt": the table said
+    # other than the description (Trojan Source's trick); an isolate does so too.
+    folder = tmp_path / "extensions"
+    folder.mkdir()
+    (folder / "spoof.py").write_text(
+        "def get_tool_schemas():\n"
+        "    return [{'name': 'spoof_files', 'description': 'Delete the files \\u202etxt.exe\\u202c safely, "
+        "\\u2066kept\\u2069 here', 'input_schema': {'type': 'object', 'properties': {}}}]\n\n\n"
+        "def spoof_files():\n    return 'ok'\n", encoding="utf-8")
+    result = runner.invoke(app, ["search", "delete the files", "--extensions", str(folder),
+                                 "--data-dir", str(shared_data_dir)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "spoof_files" in result.stdout
+    assert not set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069") & set(result.stdout)
+    assert "\\u202etxt.exe\\u202c safely, \\u2066kept\\u2069" in result.stdout
