@@ -148,6 +148,16 @@ _STAND_IN_WORDS = frozenset({"password", "passwd", "secret", "token", "example",
 _OWNED_STAND_IN = re.compile(
     r"(?i:(?:your|my)[-_]?(?:(?:db|database|app|admin|user|root|redis|api|access|auth|account|github)[-_]?)?"
     r"(?:password|passwd|pass|pwd|pw|passphrase|secret|token|key|secret[-_]?key|credentials?)(?:[-_]?here)?)")
+# A password's own "!" at its end ("Tr0ub4dor&3!"): hidden with it once it is hidden. Said after
+# it, the mark told the secret's last character ("password: [REDACTED]!").
+_OWN_MARKS = "!"
+# What goes on after a value stopped at "," or ";", with no space between: the value's too
+# ("token=a1b2c3;d4e5f6", "password=p@ss,word"), of which only the part before was hidden. Not
+# another name given a value ("password=x,user=y", "Password=x;User Id=sa", "token: x,host: y"), nor code
+# that follows ("token=get();run()"): the run taken whole (a shorter one would pass the checks after it).
+_GOES_ON_PATTERN = (r"[,;][^\s,;\"'`<>=＝\\()\[\]{}、。，；）]+(?![^\s,;\"'`<>=＝\\()\[\]{}、。，；）])(?<![:：])"
+                    r"(?![^\S\r\n]*[=＝:：(])(?![^\S\r\n]+[A-Za-z0-9_-]+[^\S\r\n]*[=＝:：])")
+_GOES_ON = re.compile(_GOES_ON_PATTERN)
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -160,7 +170,7 @@ _SPOKEN = re.compile(
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
     rf"|({_SPOKEN_NAME})[^\S\r\n]*[:：=＝][^\S\r\n]*)"
-    r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
+    r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+(?:" + _GOES_ON_PATTERN + ")*)")
 # The value on the next line, indented under its name, as YAML writes one there
 # ("password:\n    Xk29vQpL7m", or after a block scalar's "|" or ">-"), unless that line is a
 # key of its own ("database:\n  password: x"). A pass of its own, after ``_SPOKEN``'s: in that
@@ -307,6 +317,8 @@ def _hide_every_assigned(text: str) -> str:
         end = value.end()
         if hidden == REDACTED:
             end = _closing_quote(text, named.group(), end)
+            while (more := _GOES_ON.match(text, end)) is not None:
+                end = more.end()
         pieces += [text[kept:named.start()], named.group(), hidden]
         kept = at = end
     return "".join(pieces) + text[kept:] if pieces else text
@@ -476,6 +488,12 @@ def _looks_like_credential(value: str, at_clause_end: bool, said_whole: bool) ->
     return at_clause_end or said_whole or _WEAK_FORM.fullmatch(value) is None
 
 
+def _kept_after(value: str, bare: str) -> str:
+    """What is shown after ``value`` hidden (``bare``, the value less its trailing marks): the
+    marks that end the sentence, not the password's own "!"."""
+    return value[len(bare):].lstrip(_OWN_MARKS)
+
+
 def _hide_spoken(found: re.Match[str]) -> str:
     value = found.group(5)
     bare = value.rstrip(_TRAILING)
@@ -486,7 +504,7 @@ def _hide_spoken(found: re.Match[str]) -> str:
     if not _SECRET_NAME.search(name) or not _looks_like_credential(
             bare, at_clause_end or value[-1] in ".!?)", _SAID_WHOLE.search(name) is not None):
         return found.group(0)
-    return found.group(1) + found.group(4) + REDACTED + value[len(bare):]
+    return found.group(1) + found.group(4) + REDACTED + _kept_after(value, bare)
 
 
 def _hide_list_items(found: re.Match[str]) -> str:
@@ -511,7 +529,7 @@ def _hide_list_items(found: re.Match[str]) -> str:
             hidden = _looks_like_credential(bare, True, said_whole)
         if not hidden:
             return item.group(0)
-        return item.group(1) + quote + REDACTED + value[len(bare):] + quote
+        return item.group(1) + quote + REDACTED + _kept_after(value, bare) + quote
 
     items = found.group(2)
     return found.group(0)[:len(found.group(0)) - len(items)] + _LIST_ITEM.sub(hide_item, items)
@@ -526,7 +544,7 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
     at_clause_end = after in _CLAUSE_ENDS
     if not _looks_like_credential(bare, at_clause_end, said_whole=True):
         return found.group(0)
-    return found.group(1) + REDACTED + value[len(bare):]
+    return found.group(1) + REDACTED + _kept_after(value, bare)
 
 
 # The password of a URL's user information: the user name is kept (it says which account).

@@ -417,7 +417,7 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
     ("用户密码：" + "Xk29vQpL7m。次に", "用户密码：[REDACTED]。次に"),
     ("管理者パスワード=" + "hunter2x", "管理者パスワード=[REDACTED]"),
     ("비밀번호: " + "Xk29vQpL7m", "비밀번호: [REDACTED]"),
-    ("ПАРОЛЬ: " + "Qwerty123!", "ПАРОЛЬ: [REDACTED]!"),
+    ("ПАРОЛЬ: " + "Qwerty123!", "ПАРОЛЬ: [REDACTED]"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "IBAAKCAQEA\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"),
     # A quoted value of words the quoted rule reads as a description's ("a"): hidden to its
     # closing quote, not its first word alone (the rest was shown).
@@ -448,6 +448,30 @@ def test_redaction_leaves_ordinary_values_alone() -> None:
      "https://img.example.com/a?key=thumbnail-200x200&key=page2section3"),
 ])
 def test_common_credential_formats_are_hidden_in_text(text: str, shown: str) -> None:
+    assert redact({"description": text}) == {"description": shown}
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    # A value going on past "," or ";" with no space: its end was shown (an outside check).
+    ("Pass token=a1b2c3;d4e5f6 to the API", "Pass token=[REDACTED] to the API"),
+    ("login with password=p@ss,word now", "login with password=[REDACTED] now"),
+    ("password: p@ss,word", "password: [REDACTED]"),
+    ("--api-key a1b2c3,d4e5f6", "--api-key [REDACTED]"),
+    # A password's own "!" was shown after it, its last character.
+    ("password: Tr0ub4dor&3!", "password: [REDACTED]"),
+    ("password:\n  Tr0ub4dor&3!", "password:\n  [REDACTED]"),
+    ("Passwort: Tr0ub4dor&3!.", "Passwort: [REDACTED]."),
+    # What follows is another setting, or code: kept.
+    ("Server=db;User Id=sa;Password=S3cr;et1;Trusted_Connection=no",
+     "Server=db;User Id=sa;Password=[REDACTED];Trusted_Connection=no"),
+    ("f(password=x9,user=ann)", "f(password=[REDACTED],user=ann)"),
+    ("Password=abc;User Id=sa", "Password=[REDACTED];User Id=sa"),
+    ("token: a1b2c3d4,host: db", "token: [REDACTED],host: db"),
+    ("token=get_token();run()", "token=[REDACTED];run()"),
+    ("password=hunter2, then log in", "password=[REDACTED], then log in"),
+])
+def test_a_value_is_hidden_to_its_end_past_a_comma_a_semicolon_or_its_own_exclamation_mark(
+        text: str, shown: str) -> None:
     assert redact({"description": text}) == {"description": shown}
 
 
