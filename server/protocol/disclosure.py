@@ -643,18 +643,23 @@ class Disclosure:
 
         # Every listing shows the essential tools in full already (the built-ins, and a catalog one
         # named essential to a caller that may search it), and a full listing every tool found but
-        # a catalog folder's: only a tool that being found lists in full takes a place among those
-        # found (the job tools found for "list the jobs" pushed two found tools out).
+        # a catalog folder's: only a tool that being found may list in full takes a place among
+        # those found (the job tools found for "list the jobs" pushed two found tools out). In
+        # ``auto`` mode a connected tool found while the caller's listing is full is remembered as
+        # in search-first mode, though it changes no listing yet: once the catalog grows past the
+        # budget it stays in full, where it was listed by one line as if never found.
+        remembered = (Level.CATALOG,) if self.settings.mode == "full" else (Level.CATALOG, Level.CONNECTED)
         changes_listing = (Level.CATALOG, Level.CONNECTED) if self._search_first_for(principal) else (Level.CATALOG,)
 
-        def found_lists_in_full(definition: ToolDefinition) -> bool:
-            # An ESSENTIAL tool is never among ``changes_listing``; a catalog one named essential is
-            # CATALOG, listed in full already to a caller that may search its folder.
-            return self.level_of(definition) in changes_listing and not (
+        def found_lists_in_full(definition: ToolDefinition, levels: tuple[Level, ...] = changes_listing) -> bool:
+            # An ESSENTIAL tool is never among ``levels``; a catalog one named essential is CATALOG,
+            # listed in full already to a caller that may search its folder.
+            return self.level_of(definition) in levels and not (
                 self._essential(definition) and self.may_find(principal, definition))
 
-        definitions = [definition for definition in definitions if found_lists_in_full(definition)]
-        added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin]
+        definitions = [definition for definition in definitions if found_lists_in_full(definition, remembered)]
+        added = [definition for definition in definitions if promoted.get(definition.name) != definition.origin
+                 and found_lists_in_full(definition)]
         # Most recently found last, the best of this search the most recent of all: each search
         # added every strong hit for good, and 200 searches listed 500 tools in full (92,000
         # tokens), the full listing search-first is there to spare. Past ``promoted_max`` the

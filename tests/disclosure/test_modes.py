@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import unicodedata
 from collections.abc import AsyncIterator, Mapping
@@ -15,7 +16,8 @@ import anyio
 import pytest
 from mcp import Client, types
 
-from tests.reload.conftest import ListChanged
+from tests.conftest import BUNDLED_EXTENSIONS
+from tests.reload.conftest import HASHSUM, TEXTKIT, ListChanged, drop
 from toolbay.assembly import assemble
 from toolbay.auth.tokens import new_token
 from toolbay.catalog import Catalog, CatalogHolder
@@ -179,6 +181,37 @@ async def search_first(data_dir: Path, changed: ListChanged | None, **disclosure
     async with assemble(settings, watch=False) as app, \
             Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client:
         yield client
+
+
+async def test_in_auto_mode_a_tool_found_under_the_budget_stays_in_full_once_the_catalog_grows_past_it(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """Found while the caller's listing was full, a connected tool was not remembered: a file
+    dropped in took the listing past the budget, and the tool found was listed by one line as if
+    never found, where search-first mode lists it in full."""
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    shutil.copyfile(TEXTKIT, folder / TEXTKIT.name)
+    shutil.copyfile(HASHSUM, folder / HASHSUM.name)
+    (tmp_path / "workspace").mkdir()
+    settings = load_settings(None, extensions=[folder], agents=[], data_dir=shared_data_dir,
+                             workspace=tmp_path / "workspace")
+    changed = ListChanged()
+    with anyio.fail_after(WAIT_S):
+        async with assemble(settings, watch=False) as app:
+            budget = app.disclosure.full_listing_tokens() + 20  # these two files fit; jsonkit's do not
+        settings.disclosure = settings.disclosure.model_copy(update={"mode": "auto", "token_budget": budget})
+        async with assemble(settings) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy", message_handler=changed) as client:
+            under = {tool.name: tool for tool in (await client.list_tools()).tools}
+            found = await client.call_tool("search_tools", {"query": "sha256 digest of a text", "limit": 1})
+            seen = changed.count
+            drop(BUNDLED_EXTENSIONS / "jsonkit.wasm", folder)
+            await changed.after(seen)
+            over = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert "algorithm" in under["hashsum"].input_schema["properties"]  # under the budget: all in full
+    assert found.structured_content is not None and found.structured_content["results"][0]["name"] == "hashsum"
+    assert over["textkit_count"].input_schema == {"type": "object"}  # past it: by one line
+    assert "algorithm" in over["hashsum"].input_schema["properties"]  # but the tool found, in full
 
 
 async def test_a_session_lists_at_most_promoted_max_found_tools_the_one_found_longest_ago_leaving_first(
