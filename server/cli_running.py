@@ -232,6 +232,21 @@ def utf8_text(value: str) -> str:
     return value
 
 
+def named_text(what: str) -> Callable[[str], str]:
+    """The parser of a word naming something (a job's id, an owner), as ``utf8_text`` takes it
+    and not empty or blank, which is refused saying ``what`` to give: ``--owner ""`` listed the
+    jobs of nobody ("0 jobs of , newest first")."""
+
+    def parse(value: str) -> str:
+        if not value.strip():
+            import typer
+
+            raise typer.BadParameter(f"is empty: give {what}")
+        return utf8_text(value)
+
+    return parse
+
+
 def config_path(value: str) -> Path:
     """``--config``'s file. An empty one is refused by name, as the other paths are: read as a
     path, it was the current folder ("config file . is a folder")."""

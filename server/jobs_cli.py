@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from toolbay.cli_command import PlainCommand
-from toolbay.cli_running import config_path, utf8_text
+from toolbay.cli_running import config_path, named_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,14 +42,24 @@ def _console(*, stderr: bool = False) -> Console:
 
 jobs_app = typer.Typer(help="The jobs in the data folder: list, status, wait, result, cancel.", no_args_is_help=True)
 
+
+def _data_dir(value: str) -> Path:
+    """``--data-dir``, refused empty as the other commands refuse it: a Path read it as the current folder."""
+    if not value:
+        raise typer.BadParameter("is empty, which would mean the current folder; give a path, or leave the option out")
+    return Path(value)
+
+
 OwnerOption = Annotated[str | None, typer.Option(
-    "--owner", metavar="ID", parser=utf8_text,
+    "--owner", metavar="ID", parser=named_text("the caller's id (a token's client_id), or leave --owner out for yours"),
     help="Whose jobs (default: you, as the stdio client and `toolbay call` are known).")]
 DataDirOption = Annotated[
-    Path | None, typer.Option("--data-dir", metavar="DIR", help="Where the job database lives.")]
+    Path | None, typer.Option("--data-dir", metavar="DIR", parser=_data_dir,
+                              help="Where the job database lives.")]
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", metavar="FILE", parser=config_path,
                                                   help="TOML configuration file.")]
-JobId = Annotated[str, typer.Argument(metavar="ID", parser=utf8_text, help="The job id (job_...).")]
+JobId = Annotated[str, typer.Argument(metavar="ID", parser=named_text("the job's id (job_...), as `toolbay jobs list` "
+                                                                     "shows it"), help="The job id (job_...).")]
 # How often `wait` looks at the store.
 WAIT_POLL_S = 0.25
 
