@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 
 from toolbay import __version__
 from toolbay.cli_command import PlainCommand, help_option_unset
-from toolbay.cli_running import config_path, console, plain, say, utf8_text
+from toolbay.cli_running import config_path, console, plain, say, utf8_text, whole_number
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 from toolbay.control_chars import one_line, shown
@@ -391,8 +391,8 @@ def search(
     query: Annotated[str | None, typer.Argument(
         metavar="QUERY", help="What the tool should do, in its description's language.")] = None,
     limit: Annotated[int | None, typer.Option(
-        "--limit", "-k", metavar="K", min=1,
-        help="At most this many tools: for a QUERY 5 by default, as search_tools, and 20 at most; "
+        "--limit", "-k", metavar="K", parser=whole_number(1),
+        help="At most this many tools, 1 or more: for a QUERY 5 by default, as search_tools, and 20 at most; "
         "for --catalog 10 by default.")] = None,
     catalog: Annotated[str | None, typer.Option(
         "--catalog", metavar="TOOLS.jsonl", help="Search these MCP tool definitions, not the served tools (- reads "

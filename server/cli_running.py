@@ -247,6 +247,31 @@ def named_text(what: str) -> Callable[[str], str]:
     return parse
 
 
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """The parser of a count option (``--limit N``), whose range its help says in words: with
+    typer's own bounds the help showed ``<int range>`` and ``[1<=x<=10000]``."""
+
+    def parse(value: str | int) -> int:
+        import typer
+
+        if isinstance(value, int):  # the option's default, which typer passes through the parser too
+            return value
+        try:
+            number = int(value, 10)
+        except ValueError:
+            raise typer.BadParameter(f"{value!r} is not a whole number") from None
+        if number < low or (high is not None and number > high):
+            raise typer.BadParameter(f"{number} is out of range: give a number {number_range(low, high)}")
+        return number
+
+    return parse
+
+
+def number_range(low: int, high: int | None) -> str:
+    """A range as a help text says it: "from 1 to 10,000", "0 or more"."""
+    return f"{low:,} or more" if high is None else f"from {low:,} to {high:,}"
+
+
 def config_path(value: str) -> Path:
     """``--config``'s file. An empty one is refused by name, as the other paths are: read as a
     path, it was the current folder ("config file . is a folder")."""

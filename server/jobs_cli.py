@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from toolbay.cli_command import PlainCommand
-from toolbay.cli_running import config_path, named_text
+from toolbay.cli_running import config_path, named_text, number_range, whole_number
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,6 +60,8 @@ ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", metavar="FI
                                                   help="TOML configuration file.")]
 JobId = Annotated[str, typer.Argument(metavar="ID", parser=named_text("the job's id (job_...), as `toolbay jobs list` "
                                                                      "shows it"), help="The job id (job_...).")]
+# The bounds of `jobs list`'s page, said in its help in words.
+MAX_LIMIT = 10_000
 # How often `wait` looks at the store.
 WAIT_POLL_S = 0.25
 
@@ -172,10 +174,15 @@ def _no_jobs() -> list[JobView]:
 @jobs_app.command("list", cls=PlainCommand)
 def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
               as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-              limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="At most this many.")] = 100,
-              offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many of the newest first.")] = 0,
-              status: Annotated[str | None, typer.Option("--status", help="Only jobs with this status (queued, "
-                                                         "running, completed, failed, cancelled, interrupted).")]
+              limit: Annotated[int, typer.Option(
+                  "--limit", metavar="N", parser=whole_number(1, MAX_LIMIT),
+                  help=f"At most this many, {number_range(1, MAX_LIMIT)}.")] = 100,
+              offset: Annotated[int, typer.Option(
+                  "--offset", metavar="N", parser=whole_number(0),
+                  help=f"Skip this many of the newest first, {number_range(0, None)}.")] = 0,
+              status: Annotated[str | None, typer.Option(
+                  "--status", metavar="STATUS", help="Only jobs with this status (queued, running, completed, "
+                  "failed, cancelled, interrupted).")]
               = None) -> None:
     """The owner's jobs, newest first (--limit of them, after --offset)."""
     from toolbay.jobs.store import JOB_STATUSES, MAX_OFFSET  # here: the command table loads no job code

@@ -3,14 +3,30 @@ cannot take (issue #14)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from toolbay.cli import app
 
 runner = CliRunner()
+
+
+def every_command_line() -> list[list[str]]:
+    """Every command's words (``["jobs", "list"]``), groups included."""
+    found: list[list[str]] = []
+
+    def walk(command: Any, words: list[str]) -> None:
+        found.append(words)
+        for name, sub in getattr(command, "commands", {}).items():  # a group's
+            walk(sub, [*words, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
 
 
 @pytest.mark.parametrize("argv", [
@@ -40,3 +56,33 @@ def test_jobs_refuse_an_empty_data_folder_as_the_other_commands_do(tmp_path: Pat
     assert result.exit_code == 2, result.output
     [line] = result.stderr.splitlines()
     assert "Invalid value for '--data-dir': is empty, which would mean the current folder" in line
+
+
+@pytest.mark.parametrize("words", every_command_line(), ids=lambda words: " ".join(words) or "toolbay")
+def test_no_help_shows_the_parsers_type_names(words: list[str]) -> None:
+    """`jobs list --help` showed `--limit <int range>`, `[default: 100; 1<=x<=10000]` and
+    `--status <str>`: each value is named by a word and a range is said in words."""
+    shown = runner.invoke(app, [*words, "--help"])
+    assert shown.exit_code == 0, shown.output
+    assert not re.search(r"<\w[\w ]*>|x\s*[<>]=|[<>]=\s*x", shown.stdout), shown.stdout
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["jobs", "list", "--limit", "0"],
+     "Invalid value for '--limit': 0 is out of range: give a number from 1 to 10,000"),
+    (["jobs", "list", "--limit", "ten"], "Invalid value for '--limit': 'ten' is not a whole number"),
+    (["jobs", "list", "--offset", "-1"], "Invalid value for '--offset': -1 is out of range: give a number 0 or more"),
+    (["search", "hash", "--limit", "0"], "Invalid value for '--limit' / '-k': 0 is out of range: give a number 1 or "
+                                         "more")])
+def test_a_count_out_of_range_is_said_in_words(argv: list[str], said: str, tmp_path: Path) -> None:
+    """They were pydantic's ("Input should be greater than or equal to 1")."""
+    result = runner.invoke(app, [*argv, "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr
+
+
+def test_jobs_list_help_says_its_ranges_in_words() -> None:
+    shown = " ".join(runner.invoke(app, ["jobs", "list", "--help"]).stdout.split())
+    assert "--limit N At most this many, from 1 to 10,000. [default: 100]" in shown
+    assert "--offset N Skip this many of the newest first, 0 or more." in shown
+    assert "--status STATUS Only jobs with this status" in shown
