@@ -557,6 +557,12 @@ def token_new(
                      help="Append the entry to this tokens file (TOML; made if missing) and print the "
                           "configuration lines that point at it."),
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", "-c", metavar="FILE", parser=config_path,
+                     help="The configuration file the server reads, for the scopes it defines (default: "
+                          "./toolbay.toml if present)."),
+    ] = None,
 ) -> None:
     """Make a bearer token; print it once, then its tokens-file entry (hash only)."""
     from toolbay.auth import new_token
@@ -581,11 +587,16 @@ def token_new(
         say(f"toolbay: --append {shown_path(str(append))} is not named in UTF-8, which the configuration file (TOML) "
             "needs to name it; choose a name in UTF-8, nothing was written")
         raise typer.Exit(2)
-    from toolbay.chain.authorize import KNOWN_TOOL_SCOPES
+    from toolbay.errors import ConfigError
+    from toolbay.token_lines import configuration
 
-    for unknown in (s for s in scope if s.startswith("tools:") and s not in KNOWN_TOOL_SCOPES):
-        say(f"toolbay: note: {unknown!r} is not one of {', '.join(KNOWN_TOOL_SCOPES)}; it grants nothing unless "
-            f"the configuration defines it ([chain.access.scopes.\"{unknown}\"])")
+    try:
+        # Read before anything is written.
+        configured = configuration(config)
+    except ConfigError as exc:
+        say(f"toolbay: {exc}; nothing was written")
+        raise typer.Exit(2) from None
+    _note_unknown_scopes(scope, configured.defined_scopes())
     token, digest = new_token()
     scopes = ", ".join(json.dumps(s) for s in scope)
     entry = f"[[tokens]]\nclient_id = {json.dumps(client_id)}\nsha256 = \"{digest}\"\nscopes = [{scopes}]\n"
@@ -607,6 +618,28 @@ def token_new(
         say(f"toolbay: note: {client_id!r} already had {held_before} token{'s' if held_before > 1 else ''} in "
             f"{append}, still valid beside the new one; remove the old {'entries' if held_before > 1 else 'entry'} "
             "once the client has the new token")
+
+
+def _note_unknown_scopes(scopes: list[str], defined: list[str]) -> None:
+    """Notes each scope that grants nothing: neither built in nor defined by the configuration. A
+    token may be made before its named scope is defined (the server warns of such a token as it
+    reads the tokens file), so it is said, not refused."""
+    import difflib
+
+    from toolbay.chain.authorize import KNOWN_TOOL_SCOPES
+    from toolbay.chain.policies import SCOPES_OF_PATTERNS, meant_scope
+    from toolbay.words import METRICS_SCOPE
+
+    known = {*KNOWN_TOOL_SCOPES, *defined, METRICS_SCOPE}
+    for unknown in (s for s in scopes if s not in known and not s.startswith(SCOPES_OF_PATTERNS)):
+        # A tools: scope misspelt is meant as a known one (as serve says of local_scopes), not as a pattern.
+        close = difflib.get_close_matches(unknown, sorted(known), n=1) if unknown.startswith("tools:") else []
+        meant = close[0] if close else meant_scope(unknown, known)
+        said_defined = f", {', '.join(sorted(defined))} (the configuration's)" if defined else ""
+        say(f"toolbay: note: {unknown!r} is no scope toolbay knows{f' (did you mean {meant!r}?)' if meant else ''}: "
+            f"it grants nothing unless the configuration defines it ([chain.access.scopes.{json.dumps(unknown)}]); "
+            f"the scopes are {', '.join(KNOWN_TOOL_SCOPES)}, {METRICS_SCOPE}, tool:PATTERN, "
+            f"catalog:PATTERN{said_defined}")
 
 
 def _append_entry(path: Path, entry: str, client_id: str) -> int:

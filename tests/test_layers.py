@@ -87,6 +87,7 @@ LAYERS: dict[str, int] = {
     "toolbay.entry": 7,
     "toolbay.jobs_cli": 7,
     "toolbay.cli_running": 7,
+    "toolbay.token_lines": 7,  # what token new reads of the configuration, and the lines it prints for it
     "toolbay.cli_command": 7,  # the class of every command: its help
     "toolbay.detach": 7,  # serve over stdio forks so jobs outlive the client
     "toolbay.start_up_collector": 7,  # the collector paused while a server imports

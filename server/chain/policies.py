@@ -122,15 +122,15 @@ def _resolve(base: Path, path: Path) -> Path:
 
 
 # Scopes that name what they grant after their kind.
-_SCOPES_OF_PATTERNS = ("tool:", "catalog:")
+SCOPES_OF_PATTERNS = ("tool:", "catalog:")
 
 
-def _meant_scope(scope: str, known: Collection[str]) -> str | None:
+def meant_scope(scope: str, known: Collection[str]) -> str | None:
     """The scope ``scope`` was most likely meant to be, or None where none is close: a pattern's
     kind misspelt or in another case ("Tool:hashsum", "catalogue:x"), else the closest of the
     others, whatever the case ("CI", "metric:read")."""
     _, colon, pattern = scope.partition(":")
-    patterns = {f"{prefix}{pattern}" for prefix in _SCOPES_OF_PATTERNS} if colon else set()
+    patterns = {f"{prefix}{pattern}" for prefix in SCOPES_OF_PATTERNS} if colon else set()
     by_case = {name.lower(): name for name in sorted({*known, METRICS_SCOPE, *patterns})}
     close = difflib.get_close_matches(scope.lower(), list(by_case), n=1)
     return by_case[close[0]] if close else None
@@ -153,9 +153,9 @@ def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
             # A named scope misspelt ("cii" for [chain.access.scopes.ci]) granted nothing too, and
             # the server started refusing every call of that caller.
             # So did one of another case ("CI") or a misspelt kind ("tols:exec", "Catalog:x").
-            if scope in known or scope.startswith(_SCOPES_OF_PATTERNS) or scope == METRICS_SCOPE:
+            if scope in known or scope.startswith(SCOPES_OF_PATTERNS) or scope == METRICS_SCOPE:
                 continue
-            meant = _meant_scope(scope, known)
+            meant = meant_scope(scope, known)
             if meant is not None:
                 raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing (did you mean {meant!r}?); the "
                                   f"scopes are {', '.join(sorted(known))}, {METRICS_SCOPE}, tool:PATTERN and "

@@ -86,3 +86,23 @@ def test_jobs_list_help_says_its_ranges_in_words() -> None:
     assert "--limit N At most this many, from 1 to 10,000. [default: 100]" in shown
     assert "--offset N Skip this many of the newest first, 0 or more." in shown
     assert "--status STATUS Only jobs with this status" in shown
+
+
+def test_token_new_notes_a_scope_toolbay_does_not_know(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--scope bogus` made a token that grants nothing, without a word (only a misspelt `tools:`
+    scope was noted); a scope the configuration defines is no mistake."""
+    monkeypatch.chdir(tmp_path)
+    made = runner.invoke(app, ["token", "new", "--client-id", "ci", "--scope", "bogus", "--scope", "tools:exce",
+                               "--scope", "tool:textkit_*", "--scope", "metrics:read"])
+    assert made.exit_code == 0, made.output
+    notes = [line for line in made.stderr.splitlines() if line.startswith("toolbay: note:")]
+    assert len(notes) == 2, made.stderr
+    assert notes[0].startswith("toolbay: note: 'bogus' is no scope toolbay knows: it grants nothing unless the "
+                               'configuration defines it ([chain.access.scopes."bogus"]); the scopes are tools:read, ')
+    assert "tool:PATTERN, catalog:PATTERN" in notes[0]
+    assert notes[1].startswith("toolbay: note: 'tools:exce' is no scope toolbay knows (did you mean 'tools:exec'?)")
+    (tmp_path / "toolbay.toml").write_text('[chain.access.scopes.bogus]\ntiers = ["read"]\n')
+    defined = runner.invoke(app, ["token", "new", "--client-id", "ci", "--scope", "bogus", "--scope", "bogsu"])
+    assert defined.exit_code == 0, defined.output
+    [note] = [line for line in defined.stderr.splitlines() if line.startswith("toolbay: note:")]
+    assert note.startswith("toolbay: note: 'bogsu' is no scope toolbay knows (did you mean 'bogus'?)")
