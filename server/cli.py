@@ -560,8 +560,8 @@ def token_new(
     config: Annotated[
         Path | None,
         typer.Option("--config", "-c", metavar="FILE", parser=config_path,
-                     help="The configuration file the server reads, for the scopes it defines (default: "
-                          "./toolbay.toml if present)."),
+                     help="The configuration file the server reads, for the scopes it defines and the lines "
+                          "that name the tokens file (default: ./toolbay.toml if present)."),
     ] = None,
 ) -> None:
     """Make a bearer token; print it once, then its tokens-file entry (hash only)."""
@@ -588,10 +588,10 @@ def token_new(
             "needs to name it; choose a name in UTF-8, nothing was written")
         raise typer.Exit(2)
     from toolbay.errors import ConfigError
-    from toolbay.token_lines import configuration
+    from toolbay.token_lines import configuration, naming_lines
 
     try:
-        # Read before anything is written.
+        # Read before anything is written: lines that name the tokens file must fit it.
         configured = configuration(config)
     except ConfigError as exc:
         say(f"toolbay: {exc}; nothing was written")
@@ -608,11 +608,13 @@ def token_new(
             "Append the [[tokens]] entry to the tokens file.")
         return
     # Stored first: a token whose entry could not be written is never shown.
+    lines, where = naming_lines(configured, named)
     held_before = _append_entry(append, entry, client_id)
     typer.echo(token)
-    typer.echo(f"\n[chain.auth]\ntokens_file = {json.dumps(named)}")
+    if lines:
+        typer.echo("\n" + lines, nl=False)
     say(f"Give the token (first line) to the client now: it is stored nowhere. Its entry (hash only) is in "
-        f"{append}; the lines after the token go in the configuration file, if it does not name that file yet.")
+        f"{append}; {where}.")
     if held_before:
         # Kept, not replaced: a second token is how one is rotated, and the old one may be in use.
         say(f"toolbay: note: {client_id!r} already had {held_before} token{'s' if held_before > 1 else ''} in "

@@ -1,9 +1,18 @@
 """What ``toolbay token new`` reads of the configuration: the named scopes it defines (a scope
-that is neither these nor built in grants nothing, and is noted)."""
+that is neither these nor built in grants nothing, and is noted), and where it names the tokens
+file, so that the lines printed for ``--append FILE`` go into it as they are.
+
+The lines were always ``[chain.auth]`` and ``tokens_file``: added to a configuration that has a
+``[chain.auth]`` table already, TOML refuses the file (a table defined twice), and the server
+does not start. Dotted keys (``chain.auth.tokens_file = ...``) are no way out: they cannot add
+to a table a header defined, and after another table they would land in it. So the lines are
+chosen for the file: tried appended to it first, as ``>>`` would add them."""
 
 from __future__ import annotations
 
+import json
 import os
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +44,41 @@ def configuration(config: Path | None) -> Configuration:
         return Configuration(None, "", {})
     data = read_toml(path)  # its paths made absolute, as the server reads them; its errors said in one line
     return Configuration(path, read_small_file(path).decode("utf-8-sig"), data)
+
+
+def naming_lines(config: Configuration, tokens_file: str) -> tuple[str, str]:
+    """The TOML lines that make ``config`` name ``tokens_file`` (an absolute path), empty when it
+    does already, and what to do with them, said to the user."""
+    table = f"[chain.auth]\ntokens_file = {json.dumps(tokens_file)}\n"
+    key = f"tokens_file = {json.dumps(tokens_file)}\n"
+    if config.path is None:
+        return table, (f"the lines after the token go in the configuration file (there is no ./{DEFAULT_CONFIG_NAME} "
+                       "here: they can begin one; --config FILE names yours)")
+    auth = _table(config.data, "chain", "auth")
+    named = auth.get("tokens_file") if auth is not None else None
+    if named == tokens_file:
+        return "", f"{config.path} names that file already"
+    original = tomllib.loads(config.text)
+    wanted = _with_tokens_file(original, tokens_file)
+    separator = "\n" if config.text and not config.text.endswith("\n") else ""
+    for lines in (table, key):
+        try:
+            if tomllib.loads(config.text + separator + lines) == wanted:  # nothing else changed, nothing lost
+                return lines, f"append the lines after the token to {config.path}"
+        except tomllib.TOMLDecodeError:
+            continue
+    if isinstance(named, str):
+        return key, (f"{config.path} names another tokens file ({named}) in [chain.auth]: put the line after the "
+                     "token in place of its tokens_file")
+    return key, f"add the line after the token under [chain.auth] in {config.path}"
+
+
+def _with_tokens_file(data: dict[str, Any], tokens_file: str) -> dict[str, Any] | None:
+    """``data`` with ``[chain.auth] tokens_file`` set, or None where it cannot be (``chain`` is no table)."""
+    chain = data.get("chain", {})
+    if not isinstance(chain, dict) or not isinstance(chain.get("auth", {}), dict):
+        return None
+    return {**data, "chain": {**chain, "auth": {**chain.get("auth", {}), "tokens_file": tokens_file}}}
 
 
 def _table(data: dict[str, Any], *keys: str) -> dict[str, Any] | None:

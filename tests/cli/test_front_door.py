@@ -106,3 +106,37 @@ def test_token_new_notes_a_scope_toolbay_does_not_know(tmp_path: Path, monkeypat
     assert defined.exit_code == 0, defined.output
     [note] = [line for line in defined.stderr.splitlines() if line.startswith("toolbay: note:")]
     assert note.startswith("toolbay: note: 'bogsu' is no scope toolbay knows (did you mean 'bogus'?)")
+
+
+def token_lines(tmp_path: Path, config: Path) -> tuple[str, str]:
+    """What `token new --append` printed after the token, for ``config``, and what it said on stderr."""
+    made = runner.invoke(app, ["token", "new", "--client-id", "ci", "--scope", "tools:read", "--append",
+                               str(tmp_path / "tokens.toml"), "--config", str(config)])
+    assert made.exit_code == 0, made.output
+    return made.stdout.split("\n", 1)[1], made.stderr
+
+
+@pytest.mark.parametrize("before", ["", "[sandbox]\nmemory_mb = 128\n", '[chain.auth]\nlocal_scopes = ["tools:exec"]',
+                                    '[chain.auth]\nlocal_scopes = ["tools:exec"]\n[chain.access.scopes.ci]\n'
+                                    'tiers = ["read"]\n[sandbox]\nmemory_mb = 128\n'])
+def test_the_lines_token_new_prints_go_into_the_configuration_as_said(
+        tmp_path: Path, shared_data_dir: Path, before: str) -> None:
+    """They were `[chain.auth]` and `tokens_file` whatever the configuration: appended to one with
+    a [chain.auth] table, TOML refused the file (a table defined twice) and no command started."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text(before)
+    lines, said = token_lines(tmp_path, config)
+    if "append the lines after the token to" in said:
+        config.write_text(before + lines)
+    else:  # [chain.auth] is followed by another table: the one line goes under its header
+        assert f"add the line after the token under [chain.auth] in {config}" in said, said
+        assert lines.strip().startswith("tokens_file = ") and "\n" not in lines.strip()
+        config.write_text(before.replace("[chain.auth]\n", "[chain.auth]\n" + lines.strip() + "\n", 1))
+    loaded = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(shared_data_dir)])
+    assert loaded.exit_code == 0, loaded.output
+    from toolbay.config import load_settings
+
+    assert load_settings(config).chain["auth"]["tokens_file"] == str(tmp_path / "tokens.toml")
+    # Once named, nothing more is printed for it.
+    again, said_again = token_lines(tmp_path, config)
+    assert again == "" and f"{config} names that file already" in said_again
