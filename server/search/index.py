@@ -481,9 +481,10 @@ class SearchIndex:
             return SearchOutcome(tuple(hits), no_match=False)
         visible = self._visible(groups)
         pool = max(limit, _MARGIN_RANK) if self.name_weight <= 0 else max(_NAME_POOL * limit, _NAME_POOL_LEAST)
-        terms = tokenize(query, request=True)  # read once: the words rank the tools, then weigh their names
+        read = _ReadOnce()
+        terms = read(query)  # read once: the words rank the tools, then weigh their names
         ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
-                                                       visible=visible)
+                                                       visible=visible, read=read)
         verdict = self._verdict(ranked, ceiling, known)
         if verdict is not True and ranked and self._known_by_numbers_alone(terms, visible):
             # "hunter2x9" found the tools whose names end in "_9", by the 9 alone: a number says
@@ -501,12 +502,12 @@ class SearchIndex:
             # scores shown whatever the limit (a tool once shown at 11 of 100 was left out of 10).
             pool *= _POOL_GROWTH
             ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
-                                                           visible=visible)
+                                                           visible=visible, read=read)
             weighed = self._weighed_by_name(terms, ordered or ranked)
         if verdict is None:
             # The lead is that of the words alone, names weighed, whether or not meaning ranks.
             by_words = weighed if self._vectors is None else self._weighed_by_name(terms, ranked)
-            if self._leads_weakly(by_words, ceiling) or self._sentences_weak(query, allowed, exact, visible):
+            if self._leads_weakly(by_words, ceiling) or self._sentences_weak(query, allowed, exact, visible, read):
                 return SearchOutcome(tuple(hits), no_match=not exact)
         ordered = weighed
         least = _TAIL_SHARE * ordered[0][1]
@@ -615,14 +616,14 @@ class SearchIndex:
         return not weighed or _lead(weighed) < self.min_lead * ceiling
 
     def _sentences_weak(self, query: str, allowed: Callable[[str], bool] | None, exact: list[str],
-                        visible: np.ndarray | None) -> bool:
+                        visible: np.ndarray | None, read: _ReadOnce) -> bool:
         """Whether the request's sentences (``DEFAULT_MIN_SENTENCE_LEAD``), each searched alone,
         lead by less than ``min_sentence_lead`` on average: how far each one's best tool leads its
         tenth, names weighed, as a share of the sentence's ceiling. Never for a request of fewer
         than ``_LEAST_SENTENCES`` (nor when no sentence could be searched)."""
         if self.min_sentence_lead <= 0:
             return False
-        parts = [(sentence, tokenize(sentence, request=True)) for sentence in sentences(query)[:_MOST_SENTENCES]]
+        parts = [(sentence, read(sentence)) for sentence in sentences(query)[:_MOST_SENTENCES]]
         if len(parts) < _LEAST_SENTENCES:
             return False
         parts = [(sentence, terms) for sentence, terms in parts if len(terms) >= _LEAST_SENTENCE_TERMS]
@@ -635,7 +636,7 @@ class SearchIndex:
             if total >= self.min_sentence_lead * len(parts):
                 return False
             ranked, ceiling, _, _ = self._ranked(sentence, terms, allowed, _NAME_POOL_LEAST, exclude=set(exact),
-                                                 visible=visible, meaning=False)
+                                                 visible=visible, meaning=False, read=read)
             if not ranked or ceiling <= 0.0:
                 continue
             total += _lead(self._weighed_by_name(terms, ranked)) / ceiling
@@ -677,8 +678,8 @@ class SearchIndex:
             self._slot_group_array = np.array(self._slot_groups, dtype=np.int64)
         return self._slot_group_array
 
-    def _ranked(self, query: str, whole: list[str], allowed: Callable[[str], bool] | None, limit: int,
-                exclude: set[str], visible: np.ndarray | None = None, meaning: bool = True,
+    def _ranked(self, query: str, whole: list[str], allowed: Callable[[str], bool] | None, limit: int, *,
+                exclude: set[str], read: _ReadOnce, visible: np.ndarray | None = None, meaning: bool = True,
                 ) -> tuple[list[tuple[str, float]], float, float, list[tuple[str, float]]]:
         """``whole``: the query's terms (``tokenize``). (name, score) of the best ``limit`` tools
         by their words, the query's ceiling (the score of a tool with each of the query's terms at
@@ -759,7 +760,7 @@ class SearchIndex:
         total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
         known_share = float(whole_vector.sum()) / total if total > 0 else 0.0
         if self.clause_weight > 0:
-            parts = [tokenize(clause, request=True) for clause in clauses(query)]
+            parts = [read(clause) for clause in clauses(query)]
             clause_vectors = [self._query_vector(terms, row_of, idf) for terms in parts
                               if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
             if clause_vectors:
@@ -949,6 +950,23 @@ class SearchIndex:
                         best.append((name, value))
             start = end
         return best
+
+
+class _ReadOnce:
+    """The terms of each text one search reads (``tokenize`` of a request), read once: the
+    request, its sentences and their clauses were read again for every pool the search tried
+    and every sentence searched alone, half of a search's calls of ``tokenize``."""
+
+    __slots__ = ("_terms",)
+
+    def __init__(self) -> None:
+        self._terms: dict[str, list[str]] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        terms = self._terms.get(text)
+        if terms is None:
+            terms = self._terms[text] = tokenize(text, request=True)
+        return terms
 
 
 def _asked_once(allowed: Callable[[str], bool]) -> Callable[[str], bool]:

@@ -150,6 +150,30 @@ def test_a_word_every_tool_has_asks_the_caller_s_rights_of_each_tool_once_at_mos
     assert len(set(asked)) == len(asked)
 
 
+def test_a_request_of_several_sentences_reads_each_of_its_texts_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request, its sentences and their clauses were each read (``tokenize``) again for every
+    pool the search tried and every sentence searched alone: half of a search's reading was of
+    texts read already (at 10,000 tools, about a tenth of its time)."""
+    from toolbay.search import index as index_module
+
+    index = index_of([*CATALOG, *(tool(f"report_{number}", f"Report {number} of the weather and the text.")
+                                  for number in range(40))])
+    read: list[str] = []
+    tokenize = index_module.tokenize
+
+    def counted(text: str, *, request: bool = False) -> list[str]:
+        if request:
+            read.append(text)
+        return tokenize(text, request=request)
+
+    monkeypatch.setattr(index_module, "tokenize", counted)
+    request = ("Count the words of the text, then compute its digest. Get the weather forecast for Paris, "
+               "and the alerts. Print the value at a path of the JSON, then pretty-print it.")
+    index.search(request, 10)
+    assert len(read) > 3  # its sentences and clauses were read, not the request alone
+    assert len(read) == len(set(read)), sorted(read)
+
+
 def test_an_emoji_finds_the_tool_described_with_it() -> None:
     index = index_of([*CATALOG, tool("party_planner", "🎉 Plan a party: guests, food and music.", date="🗓️ The day")])
     assert names(index, "🎉") == ["party_planner"]
