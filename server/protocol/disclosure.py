@@ -285,6 +285,8 @@ class Disclosure:
         return Level.CONNECTED
 
     def _essential(self, definition: ToolDefinition) -> bool:
+        if not self.settings.essential:
+            return False
         return any(fnmatch.fnmatchcase(definition.name, pattern) for pattern in self.settings.essential)
 
     def _folder_for(self, definition: ToolDefinition) -> tuple[str, str] | None:
@@ -411,13 +413,19 @@ class Disclosure:
             """A tool listed with its schema whatever the mode: an essential one, and one this
             session found (a catalog folder's only while the caller may still search it)."""
             if level is Level.CATALOG:
+                was_found = found.get(definition.name) == definition.origin
+                if not was_found and not self._essential(definition):
+                    # Never listed unfound, whoever asks: asked of a catalog's every tool whether
+                    # the caller may search its folder, a listing over 10,000 of them took 60 ms
+                    # of the event loop, for each session listing (an outside check).
+                    return False
                 if not self.may_find(principal, definition):
                     # The right to find it is gone, and so is the find: given back, the right
                     # does not bring the tool back unfound.
-                    if found.get(definition.name) == definition.origin:
+                    if was_found:
                         del found[definition.name]
                     return False
-                return found.get(definition.name) == definition.origin or self._essential(definition)
+                return True
             return level is Level.ESSENTIAL or found.get(definition.name) == definition.origin
 
         shown = self._shown_now()

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import anyio
 import pytest
@@ -99,6 +100,26 @@ async def test_search_promotes_into_the_session_which_hears_list_changed_and_the
     assert "hashsum" not in others  # the other session was not changed
     assert "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" in result.content[0].text
     assert names(found_by_name)[0] == "resize_passport"
+
+
+async def test_a_listing_asks_nothing_of_the_catalog_tools_its_session_did_not_find(
+        folders: tuple[Path, Path], shared_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each listing asked, of every catalog tool, whether the caller may search its folder, to
+    list none of them: 60 ms of the event loop a listing over 10,000 catalog tools, for each
+    session listing (an outside check). Counted here, not timed: only the tools found are asked of."""
+    with anyio.fail_after(WAIT_S):
+        async with serving(folders, shared_data_dir) as app, \
+                Client(build_mcp_server(app, "memory"), mode="legacy") as client:
+            asked = mock.Mock(wraps=app.disclosure.may_search_catalog)  # type: ignore[union-attr]
+            monkeypatch.setattr(app.disclosure, "may_search_catalog", asked)
+            unfound = await listed(client)
+            asked_unfound = asked.call_count
+            found = names(await search(client, "convert the invoice"))
+            asked.reset_mock()
+            tools = await listed(client)
+    assert "convert_invoice" not in unfound and asked_unfound == 0
+    assert found[0] == "convert_invoice" and "properties" in tools["convert_invoice"].input_schema
+    assert 0 < asked.call_count <= 20  # the tools found, as many as the listing shows at most
 
 
 async def test_a_promoted_tool_is_no_permission_its_call_passes_the_whole_chain(
