@@ -8,6 +8,7 @@ Each command imports what it uses when it runs, not at the top: ``toolbay --help
 from __future__ import annotations
 
 import enum
+import errno
 import json
 import logging
 import os
@@ -53,6 +54,20 @@ def _one_line(error: UsageError) -> UsageError:
     return _OneLineUsageError(error.format_message(), ctx=error.ctx)
 
 
+class _OutputGone(Exception):
+    """Standard output's reader gone (EPIPE), carried past typer, which ended the command with
+    status 1 of its own, to ``toolbay.entry.main``, where every command's output error is said
+    (the commands it runs without typer's included)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _carried_past_typer(error: OSError) -> Exception:
+    return _OutputGone(error) if error.errno == errno.EPIPE and error.filename is None else error
+
+
 class _CommandGroup(TyperGroup):
     """toolbay's commands, whose command-line errors (an unknown option, a bad value, a missing
     argument, an unknown command) are one line each (``_OneLineUsageError``), exit status 2."""
@@ -64,6 +79,8 @@ class _CommandGroup(TyperGroup):
             _answer_with_help(error)
         except UsageError as error:
             raise _one_line(error) from None
+        except OSError as error:  # writing --help or --version
+            raise _carried_past_typer(error) from None
 
     def get_help_option(self, ctx: Any) -> Any:
         return help_option_unset(super().get_help_option(ctx))
@@ -80,6 +97,8 @@ class _CommandGroup(TyperGroup):
                 # toolbay's, pointing at `toolbay -h`, which does not list the option.
                 error.ctx = Context(command, info_name=ctx.invoked_subcommand, parent=ctx)
             raise _one_line(error) from None
+        except OSError as error:
+            raise _carried_past_typer(error) from None
 
 
 def _answer_with_help(error: NoArgsIsHelpError) -> NoReturn:
@@ -690,7 +709,10 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except _OutputGone as gone:
+        raise gone.error from None
 
 
 if __name__ == "__main__":

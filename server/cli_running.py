@@ -54,9 +54,17 @@ def console(*, stderr: bool = False) -> Console:
 
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # Left to the entry point, as every command's output error (toolbay.entry.main):
+            # rich's own ended with status 1, where the rest of a command ends as ``ls | head``.
+            import errno
+
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
     stream = sys.stderr if stderr else sys.stdout
     folds = stream.isatty() or "COLUMNS" in os.environ
-    return Console(stderr=stderr, width=None if folds else _UNFOLDED_WIDTH)
+    return _Console(stderr=stderr, width=None if folds else _UNFOLDED_WIDTH)
 
 
 def run_command(function: Callable[..., Awaitable[T]], *args: Any) -> T:

@@ -25,6 +25,9 @@ INTERRUPTED = 130
 # serving it ends with 0, and 130 while it started read as a failure (systemd counts 0 and the
 # signal itself as success, not 130).
 STOPPED = 0
+# The status of a command whose reader went away (``| head``): a program SIGPIPE ends has it
+# (128 + 13), as the shell shows it.
+BROKEN_PIPE = 141
 # Errors writing the command's output (a full disk, a closed pipe): said in one line, not a traceback.
 _OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE})
 
@@ -51,11 +54,14 @@ def main() -> None:
             raise
         if closed:
             sys.stderr.write("toolbay: cannot write the output: standard output is closed\n")
-        elif exc.errno != errno.EPIPE:  # a reader that went away (``| head``) has had what it wanted
+        elif exc.errno != errno.EPIPE:
             sys.stderr.write(f"toolbay: cannot write the output: {exc.strerror}\n")
         # Python flushes standard output again at exit, which would fail again, in a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        # A reader that went away (``| head``) has had what it wanted: said nothing of, and the status
+        # of ``ls | head``, which the signal ends (128 + SIGPIPE, as a shell shows it), where a script
+        # tells it from toolbay's failures (1: a tool failed, a job did not complete, a full disk).
+        sys.exit(BROKEN_PIPE if exc.errno == errno.EPIPE and not closed else 1)
 
 
 def _stop_while_starting(signum: int, frame: object) -> None:

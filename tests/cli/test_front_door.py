@@ -3,7 +3,11 @@ cannot take (issue #14)."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.conftest import BUNDLED_EXTENSIONS, REPO_ROOT
 from toolbay.cli import app
 
 runner = CliRunner()
@@ -140,3 +145,34 @@ def test_the_lines_token_new_prints_go_into_the_configuration_as_said(
     # Once named, nothing more is printed for it.
     again, said_again = token_lines(tmp_path, config)
     assert again == "" and f"{config} names that file already" in said_again
+
+
+def test_every_command_whose_reader_went_away_ends_quietly_as_ls_does(tmp_path: Path, shared_data_dir: Path) -> None:
+    """`toolbay list | head -1` and the like ended with status 1, the status of a tool that failed or
+    a full disk; typer's commands by typer's own handler, the others by toolbay's. Now each ends
+    as `ls | head` does, with 128 + SIGPIPE and nothing said."""
+    helps = REPO_ROOT / "tests" / "helptext" / "corpus" / "gnu" / "cp"
+    (tmp_path / "catalog.jsonl").write_text('{"name": "a", "description": "hash text", "inputSchema": {}}\n')
+    (tmp_path / "queries.jsonl").write_text('{"id": "1", "query": "hash"}\n')
+    catalog = ["--catalog", str(tmp_path / "catalog.jsonl"), "--queries", str(tmp_path / "queries.jsonl")]
+    commands = [["list"], ["list", "--json"], ["parse-help", str(helps / "long.txt")],
+                ["parse-help", "--short", str(helps / "short.txt"), "--", str(helps / "long.txt")],
+                ["search", "hash"], ["search", "hash", "--json"], ["search", *catalog], ["jobs", "list"],
+                ["jobs", "list", "--json"], ["describe", str(BUNDLED_EXTENSIONS / "hashsum.wasm")],
+                ["describe", str(BUNDLED_EXTENSIONS / "hashsum.wasm"), "--json"], ["call", "hashsum", '{"text": "a"}'],
+                ["--help"], ["jobs", "list", "--help"], ["--version"],
+                ["token", "new", "--client-id", "a", "--scope", "tools:read"]]
+    env = {**os.environ, "TOOLBAY_DATA_DIR": str(shared_data_dir)}
+    running = []
+    for argv in commands:
+        reader, writer = os.pipe()
+        os.close(reader)  # gone before the command writes a byte
+        running.append((argv, subprocess.Popen([sys.executable, "-m", "toolbay", *argv], stdout=writer,
+                                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                                cwd=tmp_path, env=env)))
+        os.close(writer)
+    for argv, process in running:
+        _, said = process.communicate(timeout=120)
+        # What it says on stderr before its output it says (cp's -h text is no help; no server kept jobs there).
+        lines = [line for line in said.splitlines() if not line.startswith(("toolbay: note:", "toolbay: no jobs in "))]
+        assert (process.returncode, lines) == (128 + signal.SIGPIPE, []), argv
