@@ -21,7 +21,7 @@ from typer.core import TyperGroup
 
 from toolbay import __version__
 from toolbay.cli_command import PlainCommand, help_option_unset
-from toolbay.cli_running import config_path, console, plain, say, utf8_text, whole_number
+from toolbay.cli_running import config_path, console, named_path, plain, say, utf8_text, whole_number
 from toolbay.cli_running import run_command as _run
 from toolbay.cli_running import settings_or_exit as _settings
 from toolbay.control_chars import one_line, shown
@@ -275,7 +275,8 @@ def _print_listing(listing: dict[str, Any]) -> None:
 
 @app.command(cls=PlainCommand)
 def describe(
-    file: Annotated[Path, typer.Argument(metavar="FILE.wasm", help="The program to describe.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE.wasm", parser=named_path("name the .wasm file"),
+                                         help="The program to describe.")],
     data_dir: DataDirOption = None,
     config: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
@@ -519,18 +520,24 @@ def search(
     console().print(table)
 
 
+HELP_TEXT_PATH = named_path("name the file of `PROGRAM --help`'s output (- reads standard input)")
+
+
 @app.command("parse-help", cls=PlainCommand)
 def parse_help(
     file: Annotated[
         Path | None,
-        typer.Argument(metavar="FILE", show_default=False,
+        typer.Argument(metavar="FILE", show_default=False, parser=HELP_TEXT_PATH,
                        help="File with the raw output of `PROGRAM --help` (- reads standard input)."),
     ] = None,
     long: Annotated[
-        Path | None, typer.Option("--long", metavar="FILE", help="The same as FILE, for scripts that name it.")
+        Path | None, typer.Option("--long", metavar="FILE", parser=HELP_TEXT_PATH,
+                                  help="The same as FILE, for scripts that name it.")
     ] = None,
     short: Annotated[
-        Path | None, typer.Option("--short", metavar="FILE", help="File with the raw output of `PROGRAM -h`.")
+        Path | None, typer.Option("--short", metavar="FILE", parser=named_path(
+            "name the file of `PROGRAM -h`'s output, or leave --short out"),
+            help="File with the raw output of `PROGRAM -h`.")
     ] = None,
 ) -> None:
     """Describe a program from its saved help text; prints JSON (exit 2 if it is not help)."""
@@ -572,7 +579,7 @@ def token_new(
     ],
     append: Annotated[
         Path | None,
-        typer.Option("--append", metavar="FILE",
+        typer.Option("--append", metavar="FILE", parser=named_path("name the tokens file, or leave --append out"),
                      help="Append the entry to this tokens file (TOML; made if missing) and print the "
                           "configuration lines that point at it."),
     ] = None,

@@ -280,14 +280,23 @@ def number_range(low: int, high: int | None) -> str:
     return f"{low:,} or more" if high is None else f"from {low:,} to {high:,}"
 
 
-def config_path(value: str) -> Path:
-    """``--config``'s file. An empty one is refused by name, as the other paths are: read as a
-    path, it was the current folder ("config file . is a folder")."""
-    if not value:
-        import typer
+def named_path(give: str) -> Callable[[str], Path]:
+    """The parser of a file's path: an empty one is refused by name, ``give`` saying what to give.
+    Read as a path, it was the current folder ("config file . is a folder", "describe: . is a
+    folder", "cannot append to .: Is a directory")."""
 
-        raise typer.BadParameter("is empty: name the TOML file, or leave the option out")
-    return Path(value)
+    def parse(value: str) -> Path:
+        if not value:
+            import typer
+
+            raise typer.BadParameter(f"is empty: {give}")
+        return Path(value)
+
+    return parse
+
+
+# ``--config``'s file.
+config_path = named_path("name the TOML file, or leave the option out")
 
 
 def prepare_to_run() -> None:

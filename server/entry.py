@@ -177,7 +177,7 @@ def _end_without_teardown(code: int) -> NoReturn:
 
 def parse_help_at_once(argv: list[str]) -> int | None:
     """The exit status of ``parse-help`` run here, or None when typer must parse ``argv``
-    (``--help``, an unknown option, a file given twice or not at all: typer says what is wrong)."""
+    (``--help``, an unknown option, a file given twice, empty or not at all: typer says what is wrong)."""
     if argv[:1] != ["parse-help"]:
         return None
     files: dict[str, str] = {}
@@ -193,6 +193,8 @@ def parse_help_at_once(argv: list[str]) -> int | None:
         elif len(rest) >= 2:
             value, rest = rest[1], rest[2:]
         else:
+            return None
+        if not value:  # no file: typer says so by the option's name
             return None
         files[option] = value
     if "--long" not in files:

@@ -176,3 +176,24 @@ def test_every_command_whose_reader_went_away_ends_quietly_as_ls_does(tmp_path: 
         # What it says on stderr before its output it says (cp's -h text is no help; no server kept jobs there).
         lines = [line for line in said.splitlines() if not line.startswith(("toolbay: note:", "toolbay: no jobs in "))]
         assert (process.returncode, lines) == (128 + signal.SIGPIPE, []), argv
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["describe", ""], "toolbay describe: Invalid value for 'FILE.wasm': is empty: name the .wasm file"),
+    (["parse-help", ""], "toolbay parse-help: Invalid value for 'FILE': is empty: name the file of `PROGRAM --help`'s"),
+    (["parse-help", "--long", ""], "toolbay parse-help: Invalid value for '--long': is empty"),
+    (["parse-help", "--short", "", "help.txt"], "toolbay parse-help: Invalid value for '--short': is empty: name the "
+                                                "file of `PROGRAM -h`'s output, or leave --short out"),
+    (["token", "new", "--client-id", "a", "--scope", "tools:read", "--append", ""],
+     "toolbay token new: Invalid value for '--append': is empty: name the tokens file, or leave --append out")])
+def test_an_empty_file_name_is_refused_by_name(argv: list[str], said: str, tmp_path: Path) -> None:
+    """Taken as the current folder, or as no name at all: `describe ""` said "describe: . is a
+    folder", `token new --append ""` "cannot append to .: Is a directory", `parse-help ""`
+    "cannot read help text : No such file or directory"."""
+    (tmp_path / "help.txt").write_text("Usage: x [-v]\n\nOptions:\n  -v  be loud\n")
+    done = subprocess.run([sys.executable, "-m", "toolbay", *argv], capture_output=True, text=True, cwd=tmp_path,
+                          check=False, timeout=60)
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(said), line
+    assert done.stdout == "" and not (tmp_path / "tokens.toml").exists()
