@@ -68,6 +68,10 @@ def _carried_past_typer(error: OSError) -> Exception:
     return _OutputGone(error) if error.errno == errno.EPIPE and error.filename is None else error
 
 
+# Longer than any command's first sentence: shown whole.
+_WHOLE_SENTENCE = 1_000
+
+
 class _CommandGroup(TyperGroup):
     """toolbay's commands, whose command-line errors (an unknown option, a bad value, a missing
     argument, an unknown command) are one line each (``_OneLineUsageError``), exit status 2."""
@@ -84,6 +88,17 @@ class _CommandGroup(TyperGroup):
 
     def get_help_option(self, ctx: Any) -> Any:
         return help_option_unset(super().get_help_option(ctx))
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        # Each command's first sentence whole, folded onto more lines where long: cut to the width
+        # left beside the names, it ended mid-phrase ("Show the tools toolbay would serve, and the
+        # files it...").
+        rows = [(name, command.get_short_help_str(limit=_WHOLE_SENTENCE))
+                for name in self.list_commands(ctx)
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: Any) -> Any:
         try:

@@ -197,3 +197,15 @@ def test_an_empty_file_name_is_refused_by_name(argv: list[str], said: str, tmp_p
     [line] = done.stderr.splitlines()
     assert line.startswith(said), line
     assert done.stdout == "" and not (tmp_path / "tokens.toml").exists()
+
+
+@pytest.mark.parametrize("words", [[], ["jobs"], ["token"]], ids=lambda words: " ".join(["toolbay", *words]))
+def test_a_groups_help_says_each_commands_first_sentence_whole(words: list[str]) -> None:
+    """`toolbay --help` cut them to the width beside the names: "Show the tools toolbay would
+    serve, and the files it...", "Waits for a job to end, showing its progress; exit 1 unless it..."."""
+    shown = runner.invoke(app, [*words, "--help"])
+    assert shown.exit_code == 0, shown.output
+    commands = shown.stdout.split("Commands:\n", 1)[1]
+    assert "..." not in commands, commands
+    if not words:
+        assert "list        Show the tools toolbay would serve, and the files it skipped and\n" in commands
