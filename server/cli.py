@@ -590,7 +590,8 @@ def token_new(
     scope: Annotated[
         list[str],
         typer.Option("--scope", "-s", metavar="SCOPE",
-                     help="tools:read|write|exec, tool:PATTERN or a named scope; repeat for several."),
+                     help="tools:read|write|exec|create|share, tool:PATTERN, catalog:PATTERN, metrics:read, or "
+                          "a scope [chain.access.scopes] defines; repeat for several."),
     ],
     append: Annotated[
         Path | None,

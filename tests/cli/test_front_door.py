@@ -209,3 +209,17 @@ def test_a_groups_help_says_each_commands_first_sentence_whole(words: list[str])
     assert "..." not in commands, commands
     if not words:
         assert "list        Show the tools toolbay would serve, and the files it skipped and\n" in commands
+
+
+def test_token_new_help_names_every_kind_of_scope() -> None:
+    """It named tools:read|write|exec, tool:PATTERN and named scopes: not the authoring tools'
+    tools:create and tools:share, catalog:PATTERN (what a caller may search) or metrics:read."""
+    from toolbay.chain.authorize import KNOWN_TOOL_SCOPES
+
+    shown = " ".join(runner.invoke(app, ["token", "new", "--help"]).stdout.split())
+    said = shown.split("--scope SCOPE", 1)[1].split("--append", 1)[0]
+    assert "tools:read|write|exec|create|share" in said
+    assert {scope.removeprefix("tools:") for scope in KNOWN_TOOL_SCOPES} <= set(said.split("tools:")[1].split(",")[0]
+                                                                                 .split("|"))
+    for kind in ("tool:PATTERN", "catalog:PATTERN", "metrics:read", "[chain.access.scopes]"):
+        assert kind in said, said
