@@ -142,6 +142,8 @@ class TransportName(enum.StrEnum):
 
 logger = logging.getLogger("toolbay")
 T = TypeVar("T")
+# The largest TCP port.
+MAX_PORT = 65_535
 # What `toolbay search --catalog` returns per query unless told: enough for nDCG@10.
 BATCH_LIMIT = 10
 
@@ -207,7 +209,8 @@ def serve(
         str | None, typer.Option(metavar="HOST", help="Address to listen on (http/sse; default 127.0.0.1).")
     ] = None,
     port: Annotated[
-        int | None, typer.Option(metavar="PORT", help="Port to listen on (http/sse; default 8765, 0 = any).")
+        int | None, typer.Option(metavar="PORT", parser=whole_number(0, MAX_PORT),
+                                 help="Port to listen on (http/sse; default 8765, 0 = any).")
     ] = None,
     extensions: ExtensionsOption = None,
     data_dir: DataDirOption = None,

@@ -235,16 +235,25 @@ def status(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = N
     _print_view(view, as_json, unattended)
 
 
+def _seconds(value: str) -> float:
+    """``wait --timeout``'s seconds, refused in words: "ten" was "Input should be a valid number,
+    unable to parse string as a number"."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds):  # nan, inf: anyio refuses them with a traceback
+        raise typer.BadParameter(f"{value!r} is not a number of seconds; leave --timeout out to wait for its end")
+    if seconds < 0:  # as the job_wait tool refuses it
+        raise typer.BadParameter(f"{seconds:g} is below 0; give the seconds to wait, or 0 to look once")
+    return seconds
+
+
 @jobs_app.command(cls=PlainCommand)
 def wait(job_id: JobId, owner: OwnerOption = None, data_dir: DataDirOption = None, config: ConfigOption = None,
-         timeout: Annotated[float | None, typer.Option(metavar="S", help="Give up after S seconds.")] = None) -> None:
+         timeout: Annotated[float | None, typer.Option(metavar="S", parser=_seconds,
+                                                       help="Give up after S seconds.")] = None) -> None:
     """Waits for a job to end, showing its progress; exit 1 unless it completed."""
-    if timeout is not None and not math.isfinite(timeout):  # nan, inf: anyio refuses them with a traceback
-        raise typer.BadParameter(f"{timeout} is not a number of seconds; leave --timeout out to wait for its end",
-                                 param_hint="--timeout")
-    if timeout is not None and timeout < 0:  # as the job_wait tool refuses it
-        raise typer.BadParameter(f"{timeout:g} is below 0; give the seconds to wait, or 0 to look once",
-                                 param_hint="--timeout")
     async def wait_unless_unattended(manager: JobManager) -> tuple[JobView, bool]:
         if await _unattended(manager, _owner(owner), job_id):  # it would wait to its timeout, or for ever
             return await manager.status(_owner(owner), job_id), True

@@ -74,7 +74,7 @@ def serve_options_at_once(argv: list[str]) -> dict[str, Any] | None:
         if key == "transport" and value not in TRANSPORTS:
             return None
         if key == "port":
-            if not (value.isascii() and value.isdigit()):
+            if not (value.isascii() and value.isdigit()) or int(value) > 65_535:  # typer says why, in words
                 return None
             options[key] = int(value)
         elif key == "config":

@@ -223,3 +223,21 @@ def test_token_new_help_names_every_kind_of_scope() -> None:
                                                                                  .split("|"))
     for kind in ("tool:PATTERN", "catalog:PATTERN", "metrics:read", "[chain.access.scopes]"):
         assert kind in said, said
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["serve", "--transport", "http", "--port", "x"], "toolbay serve: Invalid value for '--port': 'x' is not a whole "
+                                                       "number"),
+    (["serve", "--transport", "http", "--port", "99999"], "toolbay serve: Invalid value for '--port': 99999 is out of "
+                                                           "range: give a number from 0 to 65,535"),
+    (["jobs", "wait", "job_x", "--timeout", "ten"], "toolbay jobs wait: Invalid value for '--timeout': 'ten' is not a "
+                                                     "number of seconds")])
+def test_a_number_that_is_not_one_is_said_in_words(argv: list[str], said: str, tmp_path: Path) -> None:
+    """In pydantic's: "Input should be a valid integer, unable to parse string as an integer", and a
+    port too large, which `serve` reads without typer, "invalid configuration: port: Input should be
+    less than or equal to 65535"."""
+    done = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(tmp_path)], capture_output=True,
+                          text=True, cwd=tmp_path, check=False, timeout=60)
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(said), line
