@@ -370,10 +370,17 @@ def call(
 
         arguments = from_json(args)
     except ValueError as exc:
-        say(f"toolbay: {given} {are} not valid JSON: {exc}")
+        # Empty: most often a variable that was not set (`toolbay call grep "$ARGS"`), where the
+        # parser's "EOF while parsing a value at line 1 column 0" named nothing the user wrote.
+        if args.strip():
+            say(f"toolbay: {given} {are} not valid JSON: {exc}")
+        else:
+            say(f"toolbay: {given} {are} empty; give a JSON object ('{{}}' for none)")
         raise typer.Exit(2) from None
     if not isinstance(arguments, dict):
-        say(f"toolbay: {given} must be a JSON object")
+        kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(type(arguments),
+                                                                                                  "a number")
+        say(f"toolbay: {given} must be a JSON object ({{\"name\": value, ...}}), not {kind}")
         raise typer.Exit(2)
     if stdin:
         if "stdin" in arguments:

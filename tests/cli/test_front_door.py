@@ -241,3 +241,15 @@ def test_a_number_that_is_not_one_is_said_in_words(argv: list[str], said: str, t
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.splitlines()
     assert line.startswith(said), line
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["hashsum", ""], "toolbay: the arguments are empty; give a JSON object ('{}' for none)"),
+    (["hashsum", "--args", " "], "toolbay: --args is empty; give a JSON object ('{}' for none)"),
+    (["hashsum", '"abc"'], 'toolbay: the arguments must be a JSON object ({"name": value, ...}), not a string')])
+def test_call_says_what_its_arguments_are_when_they_are_no_object(argv: list[str], said: str,
+                                                                   shared_data_dir: Path) -> None:
+    """An unset variable (`toolbay call hashsum "$ARGS"`) was "not valid JSON: EOF while parsing a
+    value at line 1 column 0"; a string was said to be no object, not what it was."""
+    result = runner.invoke(app, ["call", *argv, "--data-dir", str(shared_data_dir)])
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [said])
