@@ -35,15 +35,20 @@ class _OneLineUsageError(UsageError):
     (click said it in four: the usage, a hint, a blank line, the error)."""
 
     def show(self, file: IO[Any] | None = None) -> None:
-        # Named "toolbay" however it was started ("python -m toolbay"), as its other errors are.
-        names, ctx = [], self.ctx
-        while ctx is not None and ctx.parent is not None:
-            names.append(ctx.info_name or "")
-            ctx = ctx.parent
-        command = " ".join(["toolbay", *reversed(names)])
+        command = _command_named(self.ctx)
         # The parser validates some values through pydantic, whose words lead its reason.
         message = " ".join(self.format_message().split()).replace(": Value error, ", ": ")
         say(f"{command}: {message} (see '{command} -h')")
+
+
+def _command_named(ctx: Any) -> str:
+    """The command ``ctx`` runs, named "toolbay" however it was started ("python -m toolbay"), as
+    its other errors name it."""
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(["toolbay", *reversed(names)])
 
 
 def _one_line(error: UsageError) -> UsageError:
@@ -82,12 +87,26 @@ class _CommandGroup(TyperGroup):
         except NoArgsIsHelpError as error:
             _answer_with_help(error)
         except UsageError as error:
+            if parent is None and getattr(error, "option_name", None) in ("-v", "-V"):
+                error.message = f"{error.message.rstrip('.')}: 'toolbay --version' prints the version."
             raise _one_line(error) from None
         except OSError as error:  # writing --help or --version
             raise _carried_past_typer(error) from None
 
     def get_help_option(self, ctx: Any) -> Any:
         return help_option_unset(super().get_help_option(ctx))
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as error:
+            # What other commands answer (git help, go version): said where toolbay's answer is.
+            if args and args[0] == "help":
+                named = args[1] if args[1:] and self.get_command(ctx, args[1]) is not None else "COMMAND"
+                error.message = f"{error.message.rstrip('.')}: '{_command_named(ctx)} {named} -h' shows its help."
+            elif args and args[0] == "version" and ctx.parent is None:
+                error.message = f"{error.message.rstrip('.')}: 'toolbay --version' prints the version."
+            raise
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         # Each command's first sentence whole, folded onto more lines where long: cut to the width

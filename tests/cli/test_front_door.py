@@ -253,3 +253,17 @@ def test_call_says_what_its_arguments_are_when_they_are_no_object(argv: list[str
     value at line 1 column 0"; a string was said to be no object, not what it was."""
     result = runner.invoke(app, ["call", *argv, "--data-dir", str(shared_data_dir)])
     assert (result.exit_code, result.stderr.splitlines()) == (2, [said])
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["help"], "toolbay: No such command 'help': 'toolbay COMMAND -h' shows its help. (see 'toolbay -h')"),
+    (["help", "list"], "toolbay: No such command 'help': 'toolbay list -h' shows its help. (see 'toolbay -h')"),
+    (["jobs", "help", "wait"], "toolbay jobs: No such command 'help': 'toolbay jobs wait -h' shows its help. (see "
+                               "'toolbay jobs -h')"),
+    (["version"], "toolbay: No such command 'version': 'toolbay --version' prints the version. (see 'toolbay -h')"),
+    (["-V"], "toolbay: No such option: -V: 'toolbay --version' prints the version. (see 'toolbay -h')")])
+def test_what_other_commands_answer_points_at_toolbays_answer(argv: list[str], said: str) -> None:
+    """`toolbay help`, `toolbay version` and `toolbay -V` (git's, go's, many tools' ways) were
+    "No such command 'help'." and no more."""
+    result = runner.invoke(app, argv)
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [said])
