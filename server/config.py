@@ -755,6 +755,8 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message = str(error.get("ctx", {}).get("error", error["msg"]))
         elif error["type"] == "extra_forbidden":  # a misspelt name, in a table or a TOOLBAY__ variable
             message = "no such setting" + _closest_setting(error["loc"], root, section)
+        elif error["type"] == "path_type":  # pydantic's words named a Python class: "for <class 'pathlib.Path'>"
+            message = "should be a path, written as text in quotes"
         else:
             message = error["msg"]
         # A number is always said ("greater than 0" holds the 0 it was given by chance).

@@ -267,3 +267,18 @@ def test_what_other_commands_answer_points_at_toolbays_answer(argv: list[str], s
     "No such command 'help'." and no more."""
     result = runner.invoke(app, argv)
     assert (result.exit_code, result.stderr.splitlines()) == (2, [said])
+
+
+@pytest.mark.parametrize(("setting", "said"), [
+    ("data_dir = 5", "data_dir: should be a path, written as text in quotes (got 5)"),
+    ('[chain.auth]\ntokens_file = ["a"]', "chain.auth.tokens_file: should be a path, written as text in quotes "
+                                          "(got ['a'])")])
+def test_a_path_setting_that_is_no_text_is_said_without_python_words(setting: str, said: str,
+                                                                      tmp_path: Path) -> None:
+    """It was "Input is not a valid path for <class 'pathlib.Path'>", a Python class."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text(setting + "\n")
+    result = runner.invoke(app, ["list", "--config", str(config)])  # the tests' HOME: its data folder is theirs
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.splitlines()
+    assert said in line and "class" not in line, line
