@@ -109,8 +109,9 @@ async def assemble(
             tracer_provider = owned
         if tracer_provider is not None:
             tracer = tracer_provider.get_tracer("toolbay", __version__)
-        policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain), ask=ask_by_elicitation,
-                                               shared_limits=cluster.redis, on_outage=cluster.on_outage)
+        policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain, settings.config_file),
+                                               ask=ask_by_elicitation, shared_limits=cluster.redis,
+                                               on_outage=cluster.on_outage)
         if policies.limiter is not None:
             stack.push_async_callback(policies.limiter.aclose)
             await policies.limiter.check_reachable()
@@ -344,7 +345,7 @@ def _say_what_authoring_needs(settings: Settings) -> None:
     if settings.python.personal_dir is None:
         logger.warning("[python] authoring is on, but create_tool writes into the caller's own folder and "
                        "[python] personal_dir names none: it refuses every call")
-    local_scopes = ChainSettings.parse(settings.chain).auth.local_scopes
+    local_scopes = ChainSettings.parse(settings.chain, settings.config_file).auth.local_scopes
     missing = [scope for scope in ("tools:create", "tools:share") if scope not in local_scopes]
     if missing:
         logger.warning("[python] authoring is on; the stdio caller sees create_tool and share_tool only with the "

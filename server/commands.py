@@ -224,7 +224,7 @@ def refuse_at_start(settings: Settings) -> None:
     from toolbay.auth import check_bind_safety
     from toolbay.chain import ChainPolicies, ChainSettings
 
-    policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain))
+    policies = ChainPolicies.from_settings(ChainSettings.parse(settings.chain, settings.config_file))
     if settings.transport != "stdio":
         check_bind_safety(settings.host, policies.authenticator.configured, settings.http.allow_insecure)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from toolbay.defaults import (
@@ -346,6 +346,10 @@ class Settings(BaseSettings):
         allow_inf_nan=False,
     )
 
+    # The configuration file these were read from (None: none), named where a section another
+    # module validates ([chain]) is refused, as the settings' own are.
+    _config_file: Path | None = PrivateAttr(default=None)
+
     extensions: list[SettingPath] = Field(default_factory=lambda: [BUNDLED_EXTENSIONS])
     # Folders of role files (NAME.md), served as prompts and agent_NAME tools.
     agents: list[SettingPath] = Field(default_factory=lambda: [BUNDLED_AGENTS])
@@ -426,6 +430,11 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _TomlSource(settings_cls))
+
+    @property
+    def config_file(self) -> Path | None:
+        """The configuration file these settings were read from, if any."""
+        return self._config_file
 
     @property
     def run_limit_s(self) -> float:
@@ -525,6 +534,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     try:
         given = {key: value for key, value in overrides.items() if value is not None}
         settings = Settings(**given)
+        settings._config_file = config_file
     except ValidationError as exc:
         raise SettingsInvalid(exc, config_file) from None
     except SettingsError as exc:

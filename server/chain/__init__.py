@@ -14,7 +14,7 @@ MCP results. Each records its seconds in ``call.timings[name]``; the endpoint's 
 
 Plugging it in (the serving layer)::
 
-    chain_settings = ChainSettings.parse(settings.chain)
+    chain_settings = ChainSettings.parse(settings.chain, settings.config_file)
     policies = ChainPolicies.from_settings(chain_settings, ask=ask_by_elicitation,
                                            base_dir=config_dir)
     check_bind_safety(settings.host, policies.authenticator.configured,

@@ -38,6 +38,7 @@ policies are built.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -111,12 +112,13 @@ class ChainSettings(_Section):
     audit: AuditSettings = Field(default_factory=AuditSettings)
 
     @classmethod
-    def parse(cls, data: dict[str, Any] | None) -> ChainSettings:
-        """Validates the raw ``[chain]`` table; a bad value becomes a ``ConfigError`` naming it."""
+    def parse(cls, data: dict[str, Any] | None, config_file: Path | None = None) -> ChainSettings:
+        """Validates the raw ``[chain]`` table; a bad value becomes a ``ConfigError`` naming it, and
+        ``config_file`` (the file the settings were read from, ``Settings.config_file``) where it is set there."""
         try:
             return cls.model_validate(data or {})
         except ValidationError as exc:
-            raise ConfigError(describe_validation_error(exc, None, root=cls, section="chain")) from None
+            raise ConfigError(describe_validation_error(exc, config_file, root=cls, section="chain")) from None
 
 
 OTHER_SECTIONS["chain"] = ChainSettings  # its names, for the configuration's hints (toolbay.config)

@@ -282,3 +282,16 @@ def test_a_path_setting_that_is_no_text_is_said_without_python_words(setting: st
     assert result.exit_code == 2, result.output
     [line] = result.stderr.splitlines()
     assert said in line and "class" not in line, line
+
+
+def test_a_chain_setting_refused_names_the_file_it_is_in(tmp_path: Path) -> None:
+    """A top-level setting refused named the configuration file; one under [chain] did not
+    ("invalid configuration: chain.auth.token_file: no such setting ..."), which left the user
+    to guess which file, or variable, held it."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[chain.auth]\ntoken_file = "tokens.toml"\n')
+    result = runner.invoke(app, ["list", "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"toolbay: invalid configuration (config file {config}, environment TOOLBAY_*, or flags): "
+        f"chain.auth.token_file: no such setting; did you mean tokens_file? (got 'tokens.toml') (in {config})"]
