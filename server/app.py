@@ -31,6 +31,7 @@ from toolbay.jobs import JobManager, job_asked_for
 from toolbay.loop_turns import LoopTurns
 from toolbay.outcomes import crash_to_result, refusal_to_result
 from toolbay.redaction import shown_text
+from toolbay.seen_catalogs import SeenCatalogs
 from toolbay.sessions import SessionRegistry
 from toolbay.shortening import start_of
 from toolbay.subagents.library import RoleLibrary
@@ -118,6 +119,8 @@ class Toolbay:
         self._where_tools_are = where_tools_are
         self.metrics = metrics
         self._removed_files = RemovedFiles()
+        # What each session was last shown, for what refresh_tools tells it changed since.
+        self.seen_catalogs = SeenCatalogs()
         may_know = None
         if disclosure is not None:
             finds, authorizer = disclosure.may_find, policies.authorizer
@@ -381,6 +384,7 @@ class Toolbay:
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them,
         less those whose file was removed a moment ago (before the watcher took it out)."""
+        self.seen_catalogs.saw(session, self.catalog.current)
         visible = self._removed_files.without_removed(self.visible_definitions(principal))
         return visible if self.disclosure is None else self.disclosure.listed(principal, visible, session)
 

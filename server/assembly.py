@@ -162,16 +162,22 @@ async def _assembled(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     async def rescan_now(context: CallContext) -> Mapping[str, list[str]]:
-        # ``keeper`` and ``disclosure`` are bound below, before any call can reach refresh_tools.
+        # ``keeper``, ``disclosure`` and ``app`` are bound below, before any call can reach refresh_tools.
         principal = caller_of(context)
-        before = keeper.catalog.current
+        session = context.extras.get("session")
+        # What changed since the session last saw the catalog (listed, or refreshed): once another
+        # caller's refresh or the watcher had taken a change in, a client that ignores list_changed
+        # was told "No change" of it. Since this rescan, for a session never shown one.
+        before = app.seen_catalogs.last_seen(session) or keeper.catalog.current
         # Asked for: a module skipped for an import that failed is tried again, whatever the cache says.
         # A file whose describing takes longer than a client's start is given (a module's import
         # that hangs to its limit, a large module compiling) goes on in the background and is
         # announced when it is done, as at start, rather than holding the call.
-        change = await keeper.rescan(retry_skipped_modules=True, slow_files_later=True,
-                                     patience_s=settings.discovery.start_wait_s)
+        await keeper.rescan(retry_skipped_modules=True, slow_files_later=True,
+                            patience_s=settings.discovery.start_wait_s)
         after = keeper.catalog.current
+        change = before.diff(after)
+        app.seen_catalogs.saw(session, after)
 
         def knows(key: str, catalog: Catalog) -> bool:
             # Another caller's personal tools, and tools this one may not use or find, go unnamed;

@@ -264,6 +264,16 @@ class Catalog:
                 entry = self.personal.get(owner, {}).get(name)
         return entry
 
+    def outline(self) -> Catalog:
+        """This catalog with each tool's definition alone, no handler: what a session saw, kept
+        to be compared with a later catalog (``diff``) without keeping the tools' modules."""
+        def outlined(mine: Mapping[str, Entry]) -> Mapping[str, Entry]:
+            return MappingProxyType({name: _Outline(entry.definition) for name, entry in mine.items()})
+
+        return Catalog(tools=outlined(self.tools), personal=MappingProxyType(
+            {owner: outlined(mine) for owner, mine in self.personal.items()}),
+                       shared_names_owned=self.shared_names_owned)
+
     def diff(self, newer: Catalog) -> CatalogChange:
         """What a client would see change. A tool whose file changed but whose definition did
         not (a function's body edited, a file's bytes restored, a custom section added) is no
@@ -274,8 +284,22 @@ class Catalog:
             added=tuple(sorted(set(new) - set(old))),
             removed=tuple(sorted(set(old) - set(new))),
             changed=tuple(sorted(n for n in set(old) & set(new)
-                                 if old[n] is not new[n] and not _listed_alike(old[n].definition, new[n].definition))),
+                                 if old[n] is not new[n] and old[n].definition is not new[n].definition
+                                 and not _listed_alike(old[n].definition, new[n].definition))),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Outline:
+    """A tool of ``Catalog.outline``: its definition, nothing to run."""
+
+    definition: ToolDefinition
+
+    def handler(self) -> Handler:
+        raise LookupError(f"{self.definition.name} is an outline: it has no handler")
+
+    async def close(self) -> None:
+        return None
 
 
 def _listed_alike(one: ToolDefinition, other: ToolDefinition) -> bool:

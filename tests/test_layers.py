@@ -76,6 +76,7 @@ LAYERS: dict[str, int] = {
     "toolbay.subagents.library": 3,  # the roles served, as agent_* handlers, reloaded with the catalog
     "toolbay.watcher": 3,
     "toolbay.sessions": 3,
+    "toolbay.seen_catalogs": 3,  # what each session last saw of the catalog, for refresh_tools
     "toolbay.job_recovery": 3,  # a crashed server's read-tier jobs, from the catalog
     "toolbay.chain": 4,
     "toolbay.loop_turns": 1,  # quick runs take turns on the event loop, in order of arrival

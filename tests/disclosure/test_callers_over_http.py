@@ -108,16 +108,22 @@ def _personal_folders(folder: Path, notes: Path, people: Path, data_dir: Path, *
     return load_settings(config, extensions=[notes], agents=[], data_dir=data_dir, port=0, **more)
 
 
+@asynccontextmanager
+async def _two_sessions(folder: Path, tmp_path: Path, one: str, other: str) -> AsyncIterator[tuple[Client, Client]]:
+    """A server of ``_notes_and_vault`` (its settings in ``folder``, its folders in ``tmp_path``),
+    and a session for each of two tokens."""
+    settings = _notes_and_vault(folder, tmp_path / "notes", tmp_path / "vault", tmp_path / "data")
+    async with running(settings) as url, session_of(url, one) as (first, _), session_of(url, other) as (second, _):
+        yield first, second
+
+
 async def test_a_catalog_tool_the_caller_may_neither_find_nor_use_is_refused_as_no_tool_at_all(
         config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
     """"Your scopes do not include the tool 'vault_open'" told a caller that may not search the
     vault folder that it holds vault_open, where a name no tool has is "There is no tool named"."""
-    notes, vault = tmp_path / "notes", tmp_path / "vault"
-    settings = _notes_and_vault(config_dir, notes, vault, tmp_path / "data")
     with anyio.fail_after(60):
-        async with running(settings) as url, \
-                session_of(url, mint("bob", scope="tool:notes_*")) as (bob, _), \
-                session_of(url, mint("alice", scope="tool:notes_* catalog:vault")) as (alice, _):
+        async with _two_sessions(config_dir, tmp_path, mint("bob", scope="tool:notes_*"),
+                                 mint("alice", scope="tool:notes_* catalog:vault")) as (bob, alice):
             hidden = text_of(await bob.call_tool("vault_open", {}))
             missing = text_of(await bob.call_tool("vault_shut", {}))
             findable = text_of(await alice.call_tool("vault_open", {}))
@@ -335,3 +341,28 @@ async def test_a_job_s_end_is_told_to_its_owner_s_listen_streams_alone(
     assert [(type(event).__name__, getattr(event, "uri", None)) for event in heard["alice"]] == [
         ("ResourceUpdated", uri), ("ResourcesListChanged", None)]
     assert [type(event).__name__ for event in heard["mallory"]] == ["ToolsListChanged"]  # the tool list alone
+
+
+async def test_refresh_tools_tells_each_session_what_changed_since_it_last_looked(
+        config_dir: Path, tokens: object, tmp_path: Path, mint: Callable[..., str]) -> None:  # noqa: F811
+    """refresh_tools said what its own rescan changed: once another caller's refresh (or the
+    watcher) had taken a change in, a session whose client ignores list_changed, the clients the
+    tool is there for, was told "No change" of a tool added to its folder, or of the catalog tool
+    it had found and that changed; a session that has listed since is told nothing again."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    with anyio.fail_after(60):
+        async with _two_sessions(config_dir, tmp_path, mint("alice", scope="tools:exec catalog:vault"),
+                                 mint("bob", scope="tools:exec catalog:vault")) as (alice, bob):
+            assert names(await search(alice, "open the vault")) == ["vault_open"]
+            await listed(alice)
+            await listed(bob)
+            (notes / "memo.py").write_text(CONNECTED_MODULE.replace("notes_add", "memo_add"), encoding="utf-8")
+            (vault / "vault.py").write_text(VAULT_MODULE.replace("Open the vault", "Open the safe"), encoding="utf-8")
+            bobs = await bob.call_tool("refresh_tools", {})
+            alices = await alice.call_tool("refresh_tools", {})
+            alices_again = await alice.call_tool("refresh_tools", {})
+            await listed(bob)
+            bobs_after_listing = await bob.call_tool("refresh_tools", {})
+    assert bobs.structured_content == {"added": ["memo_add"], "removed": [], "changed": ["vault_open"]}
+    assert alices.structured_content == {"added": ["memo_add"], "removed": [], "changed": ["vault_open"]}
+    assert "No change" in text_of(alices_again) and "No change" in text_of(bobs_after_listing)
