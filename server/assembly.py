@@ -168,7 +168,9 @@ async def _assembled(
         # What changed since the session last saw the catalog (listed, or refreshed): once another
         # caller's refresh or the watcher had taken a change in, a client that ignores list_changed
         # was told "No change" of it. Since this rescan, for a session never shown one.
-        before = app.seen_catalogs.last_seen(session) or keeper.catalog.current
+        last_seen = app.seen_catalogs.last_seen(session)
+        # Not ``or``: a catalog is falsy when it holds no tool (``Catalog.__len__``).
+        before = keeper.catalog.current if last_seen is None else last_seen
         # Asked for: a module skipped for an import that failed is tried again, whatever the cache says.
         # A file whose describing takes longer than a client's start is given (a module's import
         # that hangs to its limit, a large module compiling) goes on in the background and is
