@@ -54,6 +54,22 @@ def served(definitions: list[ToolDefinition]) -> Catalog:
         origin=f"wasm:/tools/{d.name}.wasm")) for d in definitions])
 
 
+class LoopWaits:
+    """The event loop's longest wait (in seconds) between two ticks of ``tick``, a task that
+    ticks every millisecond until ``done`` is set."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self.done = anyio.Event()
+
+    async def tick(self) -> None:
+        last = time.perf_counter()
+        while not self.done.is_set():
+            await anyio.sleep(0.001)
+            now = time.perf_counter()
+            self.longest, last = max(self.longest, now - last), now
+
+
 async def one_start(catalog: Catalog, *, reference: bool) -> tuple[float, float, float]:
     """(CPU seconds to make the disclosure, CPU seconds of the first search, the event loop's
     longest wait in seconds during that search). ``reference``: the index is filled as the
@@ -65,19 +81,9 @@ async def one_start(catalog: Catalog, *, reference: bool) -> tuple[float, float,
         disclosure.index.put_many((key, redacted(entry.definition)) for key, entry in holder.current.keyed().items())
         disclosure._index_filled = True  # reaching in: the reference fills it itself, as a start did
     made = time.process_time() - started
-    longest = 0.0
-    searched = anyio.Event()
-
-    async def tick() -> None:
-        nonlocal longest
-        last = time.perf_counter()
-        while not searched.is_set():
-            await anyio.sleep(0.001)
-            now = time.perf_counter()
-            longest, last = max(longest, now - last), now
-
+    waits = LoopWaits()
     async with anyio.create_task_group() as group:
-        group.start_soon(tick)
+        group.start_soon(waits.tick)
         await anyio.sleep(0.01)
         started = time.process_time()
         if reference:
@@ -89,17 +95,22 @@ async def one_start(catalog: Catalog, *, reference: bool) -> tuple[float, float,
             disclosure._index_filled = True
         await disclosure.search("send an email with an attachment", 5, CallContext())
         first = time.process_time() - started
-        searched.set()
+        waits.done.set()
     disclosure.close()
-    return made, first, longest
+    return made, first, waits.longest
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(description: str | None) -> argparse.Namespace:
+    """--seal, --tools and --rounds, as this bench and those over the same catalog read them."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seal", type=Path, default=DEFAULT_SEAL)
     parser.add_argument("--tools", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__)
     catalog = served(catalog_of(args.tools, args.seal))
     figures: dict[str, list[float]] = {}
     for round_number in range(1, args.rounds + 1):

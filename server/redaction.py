@@ -21,6 +21,7 @@ code (``aliceSecret === bobSecret``) is left as it is.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Mapping
@@ -895,6 +896,37 @@ def _redact_property_names(schema: Any, depth: int = 0) -> Any:
         if list(renamed) != list(properties):
             copy["properties"], changed = renamed, True
     return copy if changed else schema
+
+
+def may_hold(definition: ToolDefinition, values: Collection[str]) -> bool:
+    """Whether any of ``values`` may stand in a text of ``definition`` as ``credential_blot``
+    finds one: written there in any case, width or accents, word breaks aside (every string of
+    its schemas looked at, not only those blotted). A definition that holds none is shown alike
+    whether or not they are among the values hidden (``redacted``): only the others are made
+    again when a credential's value is first handed to a tool."""
+    forms, ascii_forms = _folded_forms(frozenset(values))
+    if not forms:
+        return False
+    # The texts as one, the schemas as JSON writes them (in C: walking them string by string
+    # cost more than the rest), so a value is also looked for as JSON writes it.
+    text = "\n".join([definition.description, definition.title or "", *definition.keywords,
+                      *(json.dumps(schema, ensure_ascii=False, default=str)
+                        for schema in (definition.input_schema, definition.output_schema) if schema is not None)])
+    if text.isascii():  # folded as search reads it, ASCII is its own lower case
+        lower = text.casefold()
+        return any(form in lower for form in ascii_forms)
+    folded = _folded(text)[0]
+    return any(form in folded for form in forms)
+
+
+@functools.lru_cache(maxsize=8)
+def _folded_forms(values: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """``values`` folded as search reads them, each as written and as JSON writes it; and those
+    of them in ASCII."""
+    words = {value.strip() for value in values} - {""}
+    forms = {form for word in words for form in (word, json.dumps(word, ensure_ascii=False)[1:-1])}
+    folded = frozenset(_folded(form)[0] for form in forms) - {""}
+    return folded, frozenset(form for form in folded if form.isascii())
 
 
 def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDefinition:

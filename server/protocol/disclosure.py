@@ -44,11 +44,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, split_key
+from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, split_key
 from toolbay.config import DisclosureSettings
 from toolbay.handlers.search import DEFINITION as SEARCH_DEFINITION
 from toolbay.internals.mcp_sdk import connection_of, when_connection_closes
-from toolbay.redaction import redacted
+from toolbay.redaction import may_hold, redacted
 from toolbay.search import SearchIndex
 from toolbay.sessions import Audience
 from toolbay.tool_folders import file_gone, folder_of, folders
@@ -157,6 +157,11 @@ class _PerDefinition:
             self._catalog, self._values = weakref.ref(catalog), kept
         return self._values
 
+    def known(self, definition: ToolDefinition) -> Any | None:
+        """What was worked out for ``definition``, whatever catalog it was for; None if nothing."""
+        known = self._values.get(id(definition))
+        return known[1] if known is not None and known[0] is definition else None
+
 
 def _worked_out(values: dict[int, tuple[ToolDefinition, Any]], definition: ToolDefinition,
                 make: Callable[[ToolDefinition], Any]) -> Any:
@@ -239,6 +244,9 @@ class Disclosure:
         # Each definition as shown and its listed length, for the credential values hidden then.
         self._shown: tuple[frozenset[str], _PerDefinition, _PerDefinition] = (frozenset(), _PerDefinition(),
                                                                                _PerDefinition())
+        # The copies and lengths made before the credential values hidden last changed, and the
+        # values that changed: a definition that holds none of them keeps its copy and length.
+        self._shown_before: tuple[frozenset[str], _PerDefinition, _PerDefinition] | None = None
         # The index is filled at the first search, from the catalog then (see ``_indexed``): a
         # server of 10,000 tools spent a second and more on it before its first listing, and a
         # server whose callers never search never needs it.
@@ -377,8 +385,13 @@ class Disclosure:
 
         def listed_length(definition: ToolDefinition) -> int:
             # As listed: redacted (a long secret shown as [REDACTED] takes few tokens), the copy
-            # the listings and the index show.
-            return _listed_characters(shown(definition))
+            # the listings and the index show; kept with that copy, where it was kept.
+            copy = shown(definition)
+            if self._shown_before is not None and copy is self._shown_before[1].known(definition):
+                kept: int | None = self._shown_before[2].known(definition)
+                if kept is not None:
+                    return kept
+            return _listed_characters(copy)
 
         characters = 0
         for definition in definitions:
@@ -474,15 +487,32 @@ class Disclosure:
         hidden = self._hidden_values()
         if hidden != self._shown[0]:
             # A credential value handed to a tool for the first time (read from its variable at
-            # the call) is hidden from then on: every copy is made again.
+            # the call) is hidden from then on: the copies of the definitions that may hold it are
+            # made again, and only those (all 10,000 were, and their listed lengths, on the event
+            # loop at the next listing).
+            before_hidden, before_made, before_lengths = self._shown
             self._shown = (hidden, _PerDefinition(), _PerDefinition())
+            self._shown_before = (before_hidden ^ hidden, before_made, before_lengths)
         made = self._shown[1].of(current)
 
+        def make(original: ToolDefinition) -> ToolDefinition:
+            kept = self._kept_from_before(original)
+            return kept if kept is not None else redacted(original, hidden)
+
         def shown(definition: ToolDefinition) -> ToolDefinition:
-            copy: ToolDefinition = _worked_out(made, definition, lambda original: redacted(original, hidden))
+            copy: ToolDefinition = _worked_out(made, definition, make)
             return copy
 
         return shown
+
+    def _kept_from_before(self, definition: ToolDefinition) -> ToolDefinition | None:
+        """The copy made of ``definition`` before the credential values hidden last changed, if
+        it holds none of the values that changed; else None."""
+        if self._shown_before is None:
+            return None
+        changed, made, _ = self._shown_before
+        kept: ToolDefinition | None = made.known(definition)
+        return kept if kept is not None and not may_hold(definition, changed) else None
 
     def _hidden_values(self) -> frozenset[str]:
         """The credentials' values, blotted out of what is shown of every tool."""
@@ -590,12 +620,13 @@ class Disclosure:
         return {"results": results, "no_match": outcome.no_match or not results}
 
     async def _indexed(self) -> None:
-        """Fills the index with the catalog's tools the first time a search needs it, on a
-        worker thread: 10,000 tools take over a second, which would hold every other request
-        on the event loop. Nothing else touches the index meanwhile (``_follow`` leaves it to
-        this), and what changed while it filled is taken in after, on the loop, by comparing
-        the catalog it was filled from with the catalog then. From then on ``_follow`` keeps
-        it up to date one tool at a time."""
+        """Fills the index with the catalog's tools the first time a search needs it (and again
+        with those that may hold a credential's value hidden since), on a worker thread: 10,000
+        tools take over a second, which would hold every other request on the event loop.
+        Nothing else touches the index meanwhile (``_follow`` leaves it to this), and what
+        changed while it filled is taken in after, on the loop, by comparing the catalog it was
+        filled from with the catalog then. From then on ``_follow`` keeps it up to date one tool
+        at a time."""
         if self._index_filled and self._index_hidden == self._hidden_values():
             return
         import anyio
@@ -604,19 +635,33 @@ class Disclosure:
         if self._filling is None:
             self._filling = anyio.Lock()
         async with self._filling:  # a burst of first searches fills it once
-            # Filled again, whole, once a credential's value is first handed to a tool (read
-            # from its variable at the call): the index must not find a tool by it.
+            # Filled again once a credential's value is first handed to a tool (read from its
+            # variable at the call), for the tools that may hold it: the index must not find one by it.
             if self._index_filled and self._index_hidden == self._hidden_values():
                 return
             # Not filled while it is filled again: a search meanwhile waits for it (above), and
             # ``_follow`` leaves it to the diff below. A search let through went on with the
             # index the worker thread was changing, and found a tool by the new credential's
             # value, its description showing it.
+            was_filled, before = self._index_filled, self._index_hidden
             self._index_filled = False
             filled_from = self._catalog.current
             hidden = self._index_hidden = self._hidden_values()
-            await anyio.to_thread.run_sync(lambda: self.index.put_many(
-                (key, redacted(entry.definition, hidden)) for key, entry in filled_from.keyed().items()))
+
+            def fill() -> None:
+                keyed: Iterable[tuple[str, Entry]] = filled_from.keyed().items()
+                if was_filled:
+                    # Only the tools that may hold a value hidden now and not before (or the
+                    # reverse): the whole index was filled again (1.3 s of CPU at 10,000 tools).
+                    changed = before ^ hidden
+                    keyed = [(key, entry) for key, entry in keyed if may_hold(entry.definition, changed)]
+                    if not keyed:
+                        return
+                # A few tools put again are weighed as the index weighs a changed one.
+                self.index.put_many(((key, redacted(entry.definition, hidden)) for key, entry in keyed),
+                                    weigh_all=not was_filled)
+
+            await anyio.to_thread.run_sync(fill)
             current = self._catalog.current
             self._follow_in_index(current, filled_from.diff(current))
             self._index_filled = True

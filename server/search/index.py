@@ -294,9 +294,11 @@ class SearchIndex:
 
     # -- changes ---------------------------------------------------------------------
 
-    def put_many(self, definitions: Iterable[ToolDefinition | tuple[str, ToolDefinition]]) -> None:
+    def put_many(self, definitions: Iterable[ToolDefinition | tuple[str, ToolDefinition]], *,
+                 weigh_all: bool = True) -> None:
         """Adds or replaces many tools (definitions, or (key, definition) pairs), weighing all
-        of them once at the end."""
+        of them once at the end; with ``weigh_all`` False, each as ``put`` weighs one (a few
+        tools put again: weighing 10,000 again for them took 0.4 s)."""
         # Python's cyclic collector would walk the new postings again and again while they are
         # made (10,000 tools: passes of 50 to 70 ms, holding the interpreter's lock, so the
         # event loop waited while a worker thread filled the index); they all live on, so it
@@ -309,8 +311,11 @@ class SearchIndex:
             for item in definitions:
                 key, definition = item if isinstance(item, tuple) else (item.name, item)
                 self._remove(key)
-                self._insert(key, definition, weigh=False)
-            self._reweigh_all()
+                self._insert(key, definition, weigh=not weigh_all)
+            if weigh_all:
+                self._reweigh_all()
+            else:
+                self._reweigh_if_drifted()
             # Here, on the thread filling the index, rather than at the first search that needs
             # them, on the event loop: the word pairs of 1,000 tools described in Chinese took
             # half a second to file there, 10,000 two seconds.

@@ -24,6 +24,7 @@ from toolbay.catalog import Catalog, CatalogHolder
 from toolbay.config import DisclosureSettings, load_settings
 from toolbay.handlers.base import Handler, ToolDefinition
 from toolbay.handlers.search import MAX_QUERY_CHARS
+from toolbay.protocol import disclosure as disclosure_module
 from toolbay.protocol.disclosure import Disclosure, Level, one_line
 from toolbay.protocol.mcp_server import build_mcp_server
 from toolbay.words import CallContext, Principal, ToolResult
@@ -316,8 +317,8 @@ async def test_a_change_while_the_first_search_fills_the_index_is_in_its_answer(
     disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True)
     fill = disclosure.index.put_many
 
-    def fill_then_change(definitions: Any) -> None:
-        fill(definitions)
+    def fill_then_change(definitions: Any, **options: Any) -> None:
+        fill(definitions, **options)
         # While the worker thread fills: a tool added, one removed, one described anew.
         anyio.from_thread.run_sync(holder.swap, _served(
             ("wav_to_mp3", "Convert a WAV recording to MP3"), ("print_label", "Print a barcode sticker"),
@@ -429,10 +430,10 @@ async def test_a_search_while_the_index_is_filled_again_for_a_new_credential_wai
     fill = disclosure.index.put_many
     filling, go_on = anyio.Event(), threading.Event()
 
-    def held_fill(definitions: Any) -> None:
+    def held_fill(definitions: Any, **options: Any) -> None:
         anyio.from_thread.run_sync(filling.set)
         go_on.wait(WAIT_S)
-        fill(definitions)
+        fill(definitions, **options)
 
     answers: dict[str, dict[str, Any]] = {}
 
@@ -456,3 +457,60 @@ async def test_a_search_while_the_index_is_filled_again_for_a_new_credential_wai
     assert "moonbeam42" in answers["before"]["results"][0]["description"]
     assert answers["meanwhile"]["no_match"] and "moonbeam42" not in json.dumps(answers["meanwhile"])
     assert "moonbeam42" not in json.dumps(answers["filling"])
+
+
+async def test_a_credential_s_new_value_makes_again_only_the_tools_that_may_hold_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value first handed to a tool at a call filled the whole index again (1.3 s of CPU at
+    10,000 tools) and redacted every definition again for the next listing, to hide it from the
+    one tool that held it."""
+    tools = [(f"tool_{number}", f"Convert record {number} to another format") for number in range(300)]
+    holder = CatalogHolder(_served(("weather_now", "Current weather, asked with the key MoonBeam42 of the service"),
+                                   ("weather_later", "Tomorrow's weather, with the key ｍｏｏｎｂｅａｍ４２ too"),
+                                   *tools))
+    hidden: set[str] = set()
+    disclosure = Disclosure(DisclosureSettings(mode="search-first"), holder, lambda principal, definition: True,
+                            hidden=lambda: hidden)
+    put = disclosure.index.put_many
+    indexed: list[str] = []
+
+    def counted_put(definitions: Any, **options: Any) -> None:
+        definitions = list(definitions)
+        indexed.extend(key for key, _ in definitions)
+        put(definitions, **options)
+
+    made: list[str] = []
+    redacted = disclosure_module.redacted
+
+    def counted_redacted(definition: ToolDefinition, values: Any = ()) -> ToolDefinition:
+        made.append(definition.name)
+        return redacted(definition, values)
+
+    measured: list[str] = []
+    listed_characters = disclosure_module._listed_characters
+
+    def counted_characters(definition: ToolDefinition) -> int:
+        measured.append(definition.name)
+        return listed_characters(definition)
+
+    definitions = holder.current.definitions()
+    try:
+        await disclosure.search("current weather", 3, CallContext())
+        disclosure.listed(Principal.anonymous(), definitions, None)
+        disclosure._listing_tokens(definitions)  # what auto mode weighs at each listing
+        hidden.add("moonbeam42")
+        disclosure.index.put_many = counted_put  # type: ignore[method-assign]
+        monkeypatch.setattr(disclosure_module, "redacted", counted_redacted)
+        monkeypatch.setattr(disclosure_module, "_listed_characters", counted_characters)
+        found = await disclosure.search("moonbeam42", 3, CallContext())
+        weather = await disclosure.search("current weather", 3, CallContext())
+        listing = {d.name: d for d in disclosure.listed(Principal.anonymous(), definitions, None)}
+        tokens = disclosure._listing_tokens(definitions)
+    finally:
+        disclosure.close()
+    assert sorted(indexed) == ["weather_later", "weather_now"]  # filled again: the tools holding it alone
+    assert set(made) == {"weather_later", "weather_now"}  # their copies alone made again (index, listing)
+    assert found["no_match"] and weather["results"][0]["name"] == "weather_now"
+    assert "MoonBeam42" not in json.dumps(weather) and "MoonBeam42" not in listing["weather_now"].description
+    assert "ｍｏｏｎｂｅａｍ４２" not in listing["weather_later"].description
+    assert tokens > 0 and sorted(measured) == ["weather_later", "weather_now"]  # their lengths alone weighed again

@@ -273,10 +273,10 @@ async def test_a_search_that_embeds_while_the_index_is_filled_again_waits_for_th
         await go_on_embedding.wait()
         await embed()
 
-    def held_fill(definitions: Any) -> None:
+    def held_fill(definitions: Any, **options: Any) -> None:
         anyio.from_thread.run_sync(filling.set)
         go_on_filling.wait(120)
-        fill(definitions)
+        fill(definitions, **options)
 
     answers: dict[str, dict[str, Any]] = {}
 
