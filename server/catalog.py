@@ -264,15 +264,20 @@ class Catalog:
                 entry = self.personal.get(owner, {}).get(name)
         return entry
 
-    def outline(self) -> Catalog:
+    def outline(self, earlier: Catalog | None = None) -> Catalog:
         """This catalog with each tool's definition alone, no handler: what a session saw, kept
-        to be compared with a later catalog (``diff``) without keeping the tools' modules."""
-        def outlined(mine: Mapping[str, Entry]) -> Mapping[str, Entry]:
-            return MappingProxyType({name: _Outline(entry.definition) for name, entry in mine.items()})
+        to be compared with a later catalog (``diff``) without keeping the tools' modules. The
+        tools of ``earlier`` (an outline too) whose definitions are these keep their outlines:
+        sessions that saw successive catalogs share all but what changed."""
+        def outlined(mine: Mapping[str, Entry], before: Mapping[str, Entry]) -> Mapping[str, Entry]:
+            return MappingProxyType({name: kept if (kept := before.get(name)) is not None
+                                     and kept.definition is entry.definition else _Outline(entry.definition)
+                                     for name, entry in mine.items()})
 
-        return Catalog(tools=outlined(self.tools), personal=MappingProxyType(
-            {owner: outlined(mine) for owner, mine in self.personal.items()}),
-                       shared_names_owned=self.shared_names_owned)
+        tools = outlined(self.tools, earlier.tools if earlier is not None else {})
+        personal = {owner: outlined(mine, earlier.personal.get(owner, {}) if earlier is not None else {})
+                    for owner, mine in self.personal.items()}
+        return Catalog(tools=tools, personal=MappingProxyType(personal), shared_names_owned=self.shared_names_owned)
 
     def diff(self, newer: Catalog) -> CatalogChange:
         """What a client would see change. A tool whose file changed but whose definition did

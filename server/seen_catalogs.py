@@ -8,7 +8,8 @@ hot reload on), and of the catalog tool it had found and that changed. A session
 catalog at its last ``tools/list`` and at its last ``refresh_tools``.
 
 Kept as outlines (``Catalog.outline``: definitions, no handlers), one per catalog shared by
-every session that saw it, and forgotten when the session closes.
+every session that saw it (and with the outline before it, the tools that did not change), and
+forgotten when the session closes.
 """
 
 from __future__ import annotations
@@ -45,6 +46,6 @@ class SeenCatalogs:
     def _outline_of(self, catalog: Catalog) -> Catalog:
         if self._latest is not None and self._latest[0]() is catalog:
             return self._latest[1]
-        outline = catalog.outline()
+        outline = catalog.outline(self._latest[1] if self._latest is not None else None)
         self._latest = (weakref.ref(catalog), outline)
         return outline
