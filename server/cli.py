@@ -588,12 +588,13 @@ def parse_help(
     from toolbay.helptext.command import run_parse_help
 
     help_file = file if file is not None else long
+    # Said as the parser says a missing argument ("Invalid value: give ..." read as if a value was wrong).
     if help_file is None:
         # "--short" alone: the -h text is read beside the --help text, never in its place.
-        raise typer.BadParameter("give the --help text: toolbay parse-help FILE (or --long FILE; - reads "
-                                 "standard input)" + (", with --short beside it" if short is not None else ""))
+        raise UsageError("Missing argument 'FILE': give the --help text: toolbay parse-help FILE (or --long FILE; "
+                         "- reads standard input)" + (", with --short beside it" if short is not None else ""))
     if file is not None and long is not None:
-        raise typer.BadParameter("give the --help text once: as FILE or as --long FILE, not both")
+        raise UsageError("give the --help text once: as FILE or as --long FILE, not both")
     code = run_parse_help(help_file, short, sys.stdout, sys.stderr)
     raise typer.Exit(code)
 

@@ -295,3 +295,13 @@ def test_a_chain_setting_refused_names_the_file_it_is_in(tmp_path: Path) -> None
     assert result.stderr.splitlines() == [
         f"toolbay: invalid configuration (config file {config}, environment TOOLBAY_*, or flags): "
         f"chain.auth.token_file: no such setting; did you mean tokens_file? (got 'tokens.toml') (in {config})"]
+
+
+@pytest.mark.parametrize("argv", [["parse-help"], ["parse-help", "--short", "h.txt"]])
+def test_parse_help_without_its_file_says_it_is_missing(argv: list[str]) -> None:
+    """It said "Invalid value: give the --help text ...", as if a value given were wrong, where the
+    other commands say "Missing argument 'FILE.wasm'"."""
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.splitlines()
+    assert line.startswith("toolbay parse-help: Missing argument 'FILE': give the --help text: toolbay parse-help FILE")
