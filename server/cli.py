@@ -647,6 +647,7 @@ def token_new(
         say("toolbay: --client-id and --scope take printable text (no line breaks or control characters), "
             "and a scope holds no space")
         raise typer.Exit(2)
+    scope = list(dict.fromkeys(scope))  # a scope given twice is one scope: the entry listed it twice
     if append is not None and append.suffix.lower() == ".json":
         say("toolbay: --append writes TOML; a .json tokens file must be edited by hand")
         raise typer.Exit(2)

@@ -305,3 +305,20 @@ def test_parse_help_without_its_file_says_it_is_missing(argv: list[str]) -> None
     assert result.exit_code == 2, result.output
     [line] = result.stderr.splitlines()
     assert line.startswith("toolbay parse-help: Missing argument 'FILE': give the --help text: toolbay parse-help FILE")
+
+
+def test_token_new_lists_a_scope_given_twice_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--scope tools:read --scope tools:read` wrote scopes = ["tools:read", "tools:read"]."""
+    monkeypatch.chdir(tmp_path)  # no ./toolbay.toml: none is read
+    from toolbay.auth.tokens import TokenStore
+
+    tokens = tmp_path / "tokens.toml"
+    made = runner.invoke(app, ["token", "new", "--client-id", "ci", "--scope", "tools:read", "--scope", "tool:x",
+                               "--scope", "tools:read", "--append", str(tokens), "--config", str(tmp_path / "none")])
+    assert made.exit_code == 2, made.output  # the configuration named does not exist: nothing written
+    assert not tokens.exists()
+    made = runner.invoke(app, ["token", "new", "--client-id", "ci", "--scope", "tools:read", "--scope", "tool:x",
+                               "--scope", "tools:read", "--append", str(tokens)])
+    assert made.exit_code == 0, made.output
+    assert 'scopes = ["tools:read", "tool:x"]\n' in tokens.read_text()
+    assert TokenStore.from_file(tokens).scopes_given() == [("ci", "tools:read"), ("ci", "tool:x")]
