@@ -17,11 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolbay.ascii_names import name_safe
 from toolbay.closed_objects import close_objects, composed, required_beyond_properties
 from toolbay.redaction import is_secret_name, redact_text
 from toolbay.words import MAX_DESCRIPTION_CHARS, PermissionTier, bounded_description
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -122,6 +124,34 @@ def _secret_property_names(schema: Any, depth: int = 0) -> list[str]:
     return found
 
 
+# How much of a refused name is shown: enough to find it in the module, not a page of it.
+_NAME_SHOWN = 40
+
+
+def _what_is_wrong_with(name: Any, given: bool, module: str) -> str:
+    """Why ``name`` is no tool name, said so that its author can find it and mend it: every
+    schema whose name was wrong (a space, an accent, 80 characters, a number) was said alike,
+    "schema #N has no valid 'name'", leaving the author to count schemas and guess."""
+    rule = "a tool name is ASCII letters, digits, '_' or '-', at most 64"
+    if not given:
+        return f"has no 'name' ({rule})"
+    if not isinstance(name, str):
+        return f"has a name that is {_a(type(name).__name__)}, not text ({rule})"
+    if not name:
+        return f"has an empty name ({rule})"
+    shown = redact_text(name if len(name) <= _NAME_SHOWN else name[:_NAME_SHOWN] + "...")
+    if len(name) > 64:
+        return f"has a name of {len(name)} characters, {shown!r} ({rule})"
+    wrong = sorted(set(_NOT_IN_NAME.findall(name)), key=name.index)
+    # The name in the letters it may have, offered only where it would be served as it is: one
+    # of another module's prefix, or that reads as a secret, would be refused next.
+    suggestion = name_safe(name).strip("_")
+    served = suggestion == module or suggestion.startswith(module + "_")
+    fix = f": call it {suggestion!r}" if served and _NAME.fullmatch(suggestion) and redact_text(suggestion) == \
+        suggestion else ""
+    return f"has the name {shown!r}, which holds {', '.join(map(repr, wrong))} ({rule}){fix}"
+
+
 def input_schema_of(item: Mapping[str, Any]) -> Any:
     """The tool's input schema under the first of its names it uses (None when it has none)."""
     return next((item[key] for key in INPUT_SCHEMA_KEYS if key in item), None)
@@ -141,7 +171,7 @@ def _tool_spec(module: str, index: int, item: Any, refused: list[str], problem: 
         return None
     name = item.get("name")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        refused.append(f"schema #{index + 1} has no valid 'name' (ASCII letters, digits, '_' or '-', at most 64)")
+        refused.append(f"schema #{index + 1} {_what_is_wrong_with(name, 'name' in item, module)}")
         return None
     if is_secret_name(name):
         # As a property's name below: shown to every client as written, and it cannot be hidden.

@@ -664,3 +664,40 @@ async def test_a_tier_not_read_write_or_exec_is_said_under_the_name_the_module_g
         notes = "\n".join(app.keeper.notes())
     assert "short: refused TIER = 'bogus' is not one of 'read', 'write', 'exec'" in notes, notes
     assert "long: refused TOOL_TIER = 'bogus' is not one of" in notes, notes
+
+
+BADLY_NAMED = '''
+def get_tool_schemas():
+    return [{"name": "named tool", "description": "a space"},
+            {"name": "named_\u00fcn\u00ef", "description": "letters with marks"},
+            {"name": "named_" + "x" * 70, "description": "too long"},
+            {"name": 5, "description": "a number"},
+            {"description": "none at all"},
+            {"name": "other tool", "description": "would be refused for its prefix next"},
+            {"name": "named_ok", "description": "served"}]
+
+
+def dispatch(name, args):
+    return name
+'''
+
+
+async def test_a_name_that_is_no_tool_name_is_said_as_written_with_what_is_wrong_and_what_to_call_it(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """Every such schema was said alike, "schema #1 has no valid 'name' (ASCII letters, digits,
+    '_' or '-', at most 64)", for a space, an accent, 70 characters, a number or no name at all:
+    the author had to count schemas and guess (an outside check of the README's steps)."""
+    (python_dir / "named.py").write_text(BADLY_NAMED, encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        served = {d.name for d in app.catalog.current.definitions()}
+        notes = "\n".join(app.keeper.notes())
+    assert "named_ok" in served
+    rule = "(a tool name is ASCII letters, digits, '_' or '-', at most 64)"
+    assert f"schema #1 has the name 'named tool', which holds ' ' {rule}: call it 'named_tool'" in notes, notes
+    assert f"schema #2 has the name 'named_\u00fcn\u00ef', which holds '\u00fc', '\u00ef' {rule}: call it 'named_uni'" \
+        in notes
+    assert f"schema #3 has a name of 76 characters, 'named_{'x' * 34}...' {rule}" in notes
+    assert f"schema #4 has a name that is an int, not text {rule}" in notes
+    assert f"schema #5 has no 'name' {rule}" in notes
+    # Not offered a name its module's prefix would refuse next.
+    assert f"schema #6 has the name 'other tool', which holds ' ' {rule}\n" in notes + "\n"
