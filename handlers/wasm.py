@@ -304,6 +304,8 @@ class WasmHandler(Handler):
                 return preopen.guest_path
             if value.startswith(host.rstrip(os.sep) + os.sep):
                 inside = os.path.relpath(value, host).replace(os.sep, "/")
+                if inside == ".." or inside.startswith("../"):
+                    return None  # it climbs out again ("WS/../x"): outside, and said so as given
                 return f"{preopen.guest_path.rstrip('/')}/{inside}"
         return None
 
@@ -351,7 +353,10 @@ class WasmHandler(Handler):
         guest_roots = tuple(preopen.guest_path.rstrip("/") + "/" for preopen in self.preopens)
         for word in argv[1:]:
             path = word.partition("=")[2] if word.startswith("-") else word
-            if path.startswith("/") and not path.startswith(guest_roots) and len(path) > 1:
+            # Normalised first: the guest's own path climbing out ("/workspace/../etc/x") is
+            # outside it too, not a file the tier kept it from.
+            if path.startswith("/") and not (posixpath.normpath(path) + "/").startswith(guest_roots) \
+                    and len(path) > 1:
                 return path
             # A relative path that climbs out of the workspace ("../notes.txt", "a/../../b").
             if path and not path.startswith("/") and posixpath.normpath(path).split("/")[0] == "..":

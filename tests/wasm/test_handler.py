@@ -243,6 +243,14 @@ async def test_a_host_path_outside_the_workspace_is_said_to_be_outside(runtime: 
     assert f"this tool sees only the workspace folder, at /workspace; {outside} is outside it" in result.text
     climbing = await call(handler, {"file": "data/../../secret.txt"})  # relative, and out of it too
     assert climbing.is_error and "data/../../secret.txt is outside it" in climbing.text
+    # The guest's own path, climbing out of it: its note said the tool "sees the workspace
+    # read-only; a tool that writes files declares 'PermissionLevel: write'" (an outside check).
+    guest_climbing = await call(handler, {"file": "/workspace/../secret.txt"})
+    assert guest_climbing.is_error and "/workspace/../secret.txt is outside it" in guest_climbing.text
+    assert "read-only" not in guest_climbing.text
+    host_climbing = await call(handler, {"file": f"{workspace}/../secret.txt"})  # was said as "/workspace/../"
+    assert host_climbing.is_error and f"{workspace}/../secret.txt is outside it" in host_climbing.text
+    assert "read-only" not in host_climbing.text
 
 
 async def test_only_allow_listed_environment_reaches_the_tool(runtime: WasmRuntime, program) -> None:  # type: ignore[no-untyped-def]
