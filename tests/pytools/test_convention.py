@@ -701,3 +701,15 @@ async def test_a_name_that_is_no_tool_name_is_said_as_written_with_what_is_wrong
     assert f"schema #5 has no 'name' {rule}" in notes
     # Not offered a name its module's prefix would refuse next.
     assert f"schema #6 has the name 'other tool', which holds ' ' {rule}\n" in notes + "\n"
+
+
+async def test_an_async_get_tool_schemas_is_said_to_be_one(make_settings: Callable[..., Settings],
+                                                           python_dir: Path) -> None:
+    """The tools' functions may be ``async def``; ``get_tool_schemas`` written so was said as
+    "get_tool_schemas() returned coroutine, not a list" (an outside check of the README's steps)."""
+    (python_dir / "asyncy.py").write_text(
+        "async def get_tool_schemas():\n    return [{'name': 'asyncy', 'description': 'd'}]\n\n\n"
+        "async def asyncy():\n    return 'hi'\n", encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
+    assert skipped["asyncy.py"] == "get_tool_schemas() is an async def: define it with def, returning the list"

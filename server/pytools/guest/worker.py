@@ -466,6 +466,11 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
     schemas = get_schemas()
     if isinstance(schemas, collections.abc.Iterator | collections.abc.ValuesView):
         schemas = list(schemas)  # a generator function, map(), a dict's values(): read once, as a list
+    if isinstance(schemas, collections.abc.Coroutine):
+        # Said as the fault it is: "returned coroutine, not a list" left the author to guess
+        # (the tools' own functions may be async; this one is called once, plainly).
+        schemas.close()  # never awaited, and not to be said so on stderr as well
+        raise NotToolSchemas("get_tool_schemas() is an async def: define it with def, returning the list")
     if not isinstance(schemas, list | tuple):
         raise NotToolSchemas(f"get_tool_schemas() returned {type(schemas).__name__}, not a list")
     schemas = [_plain_schema(item, keys_read) for item in schemas]
