@@ -84,6 +84,10 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
             continue
         seen.add(spec.name)
         tools.append(spec)
+        said += _misfits(spec, None if has_dispatch else description.get("signatures"))
+    dispatch_fault = (description.get("signatures") or {}).get("dispatch") if has_dispatch else None
+    if isinstance(dispatch_fault, str):
+        said.append(f"{dispatch_fault[:300]}; every call fails")
     declared_tier = description.get("tier")
     tier = PermissionTier.parse(declared_tier) if isinstance(declared_tier, str) else None
     if declared_tier is not None and tier is None:
@@ -95,6 +99,30 @@ def module_spec_from(module: str, description: Mapping[str, Any]) -> ModuleSpec:
         long_running = False
     return ModuleSpec(module, tuple(tools), tuple(refused), tier, long_running, bool(description.get("has_cli_main")),
                       tuple(said))
+
+
+def _misfits(spec: PythonToolSpec, signatures: Any) -> list[str]:
+    """Where the tool's function does not fit its schema (a parameter renamed in one of the two):
+    said when the module is described, not first by a call's TypeError to the model."""
+    found = signatures.get("functions", {}).get(spec.name) if isinstance(signatures, Mapping) else None
+    schema = spec.input_schema
+    properties = schema.get("properties")
+    if not isinstance(found, Mapping) or composed(schema) or not isinstance(properties, Mapping):
+        return []
+    takes, needs = set(found.get("takes") or ()), list(found.get("needs") or ())
+    listed = schema.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
+    said = []
+    if unknown := [name for name in properties if name not in takes]:
+        said.append(f"{spec.name!r}: its schema names {', '.join(map(repr, unknown))}, which {spec.name}() does "
+                    "not take: a call giving it fails")
+    if unnamed := [name for name in needs if name not in properties]:
+        said.append(f"{spec.name!r}: {spec.name}() needs {', '.join(map(repr, unnamed))}, which its schema does "
+                    "not name: every call fails")
+    if optional := [name for name in needs if name in properties and name not in required]:
+        said.append(f"{spec.name!r}: {spec.name}() needs {', '.join(map(repr, optional))}, which its schema does "
+                    "not require: a call without it fails (add it to 'required', or give it a default)")
+    return said
 
 
 # What a schema may call its input schema: the convention's name, MCP's (a definition copied

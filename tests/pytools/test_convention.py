@@ -713,3 +713,58 @@ async def test_an_async_get_tool_schemas_is_said_to_be_one(make_settings: Callab
     async with assemble(make_settings(), watch=False) as app:
         skipped = {s.path.rpartition("/")[2]: s.reason for s in app.skipped_files}
     assert skipped["asyncy.py"] == "get_tool_schemas() is an async def: define it with def, returning the list"
+
+
+MISFITTING = '''
+def get_tool_schemas():
+    return [{"name": "fits_renamed", "description": "a parameter renamed in the function only",
+             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            {"name": "fits_optional", "description": "needed, but not required",
+             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+            {"name": "fits_well", "description": "fits",
+             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            {"name": "fits_any", "description": "takes any keyword",
+             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+
+
+def fits_renamed(town):
+    return town
+
+
+def fits_optional(city):
+    return city
+
+
+def fits_well(city, units="metric"):
+    return city
+
+
+def fits_any(**arguments):
+    return arguments
+'''
+
+
+async def test_a_function_that_does_not_fit_its_schema_is_said_when_the_module_is_described(
+        make_settings: Callable[..., Settings], python_dir: Path) -> None:
+    """A parameter renamed in the function but not in the schema (or the other way) was said only
+    by a call, to the model, as a TypeError ("fits_renamed() got an unexpected keyword argument
+    'city'"); toolbay list said nothing (an outside check of the README's steps)."""
+    (python_dir / "fits.py").write_text(MISFITTING, encoding="utf-8")
+    (python_dir / "dispatching.py").write_text(
+        "def get_tool_schemas():\n    return [{'name': 'dispatching', 'description': 'd'}]\n\n\n"
+        "def dispatch(name):\n    return name\n", encoding="utf-8")
+    async with assemble(make_settings(), watch=False) as app:
+        served = {d.name for d in app.catalog.current.definitions()}
+        notes = "\n".join(app.keeper.notes())
+        renamed = await call(app, "fits_renamed", {"city": "Oslo"})
+    assert {"fits_renamed", "fits_optional", "fits_well", "fits_any", "dispatching"} <= served  # noted, not refused
+    assert renamed.is_error and "unexpected keyword argument 'city'" in renamed.text
+    assert "fits: 'fits_renamed': its schema names 'city', which fits_renamed() does not take: a call giving it " \
+        "fails" in notes, notes
+    assert "fits: 'fits_renamed': fits_renamed() needs 'town', which its schema does not name: every call fails" \
+        in notes
+    assert "fits: 'fits_optional': fits_optional() needs 'city', which its schema does not require: a call " \
+        "without it fails (add it to 'required', or give it a default)" in notes
+    assert "fits_well" not in notes and "fits_any" not in notes
+    assert "dispatching: dispatch(name) cannot be called as dispatch(name, args): too many positional arguments; " \
+        "every call fails" in notes

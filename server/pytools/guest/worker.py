@@ -492,12 +492,48 @@ def describe(module: Any, keys_read: frozenset[str] = frozenset()) -> dict[str, 
         "not_json": not_json,  # by the index of the schema
         "has_dispatch": callable(getattr(module, "dispatch", None)),
         "functions": [n for n in names if isinstance(n, str) and callable(getattr(module, n, None))],
+        # What each tool's function takes, for notes on a schema it does not fit (read by the
+        # server's convention; a call would fail only when it came, with a TypeError).
+        "signatures": _signatures(module, names),
         "tier": getattr(module, tier_name) if tier_name else None,
         "tier_name": tier_name,  # which of the two it wrote, named in a note on a wrong value
         "long_running": getattr(module, "LONG_RUNNING", False),
         "has_cli_main": callable(getattr(module, "cli_main", None)),
         "doc": (module.__doc__ or "").strip().split("\n\n")[0][:500],
     }
+
+
+def _signatures(module: Any, names: list[Any]) -> dict[str, Any]:
+    """``dispatch``'s fault if it cannot be called as ``dispatch(name, args)``, else each tool
+    function's keyword parameters (``takes``) and those without a default (``needs``); one
+    taking ``**kwargs``, or whose signature cannot be read (a C function), is left out."""
+    import inspect  # here: a describing worker reads it, a calling worker never needs it
+
+    def signature(function: Any) -> inspect.Signature | None:
+        try:
+            return inspect.signature(function)
+        except (TypeError, ValueError):
+            return None
+
+    dispatch = getattr(module, "dispatch", None)
+    if callable(dispatch):
+        found = signature(dispatch)
+        try:
+            if found is not None:
+                found.bind("name", {})
+        except TypeError as exc:
+            return {"dispatch": f"dispatch{found} cannot be called as dispatch(name, args): {exc}"}
+        return {}
+    by_name: dict[str, Any] = {}
+    keywords = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    for name in names:
+        found = signature(getattr(module, name, None)) if isinstance(name, str) else None
+        if found is None or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in found.parameters.values()):
+            continue
+        parameters = [p for p in found.parameters.values() if p.kind in keywords]
+        by_name[name] = {"takes": [p.name for p in parameters],
+                         "needs": [p.name for p in parameters if p.default is inspect.Parameter.empty]}
+    return {"functions": by_name}
 
 
 def _plain_schema(item: Any, keys_read: frozenset[str]) -> Any:
