@@ -24,7 +24,8 @@ import anyio.to_thread
 from toolbay.cache_pruning import prune_caches, pruning_due
 from toolbay.catalog import Catalog, CatalogChange, CatalogHolder, Entry, GivesWay, SkippedFile
 from toolbay.config import BUNDLED_EXTENSIONS, Settings, extension_folders_now
-from toolbay.discovery import Discovery, FileOutcome, failed_here, log_notes, log_skipped, scan_files
+from toolbay.discovery import Discovery, FileOutcome, failed_here, log_notes, log_skipped, said_of_program, scan_files
+from toolbay.file_names import shown
 from toolbay.first_start import runtime_sizing
 from toolbay.freed_memory import give_back_freed_memory
 from toolbay.handlers.base import Handler
@@ -520,7 +521,8 @@ class CatalogKeeper:
     def notes(self) -> list[str]:
         """What the described files said of themselves (refused Python tool names, skipped
         subcommands), for ``toolbay list``."""
-        return [note for outcome in self._files.values() for note in outcome.notes]
+        return [note if outcome.path.endswith(".py") else said_of_program(shown(os.path.basename(outcome.path)), note)
+                for outcome in self._files.values() for note in outcome.notes]
 
     async def offered_by(self, path: str, gives_way: GivesWay = None) -> tuple[list[str], list[str], str | None]:
         """Rescans, then says which tools the file at ``path`` serves now (those a tool of the

@@ -993,10 +993,19 @@ def log_notes(outcome: FileOutcome) -> None:
     Python module's refused schemas (their notes name the module already)."""
     name = shown(os.path.basename(outcome.path))
     for note in outcome.notes:
-        if outcome.path.endswith(".py") or note.startswith(_NOT_A_TIER) or _SERVED_AS in note:
+        if outcome.path.endswith(".py"):
             logger.info("%s: %s", name, note)
         else:
-            logger.info("%s: skipped subcommand %s", name, note)
+            logger.info("%s", said_of_program(name, note))
+
+
+def said_of_program(name: str, note: str) -> str:
+    """A WebAssembly file's ``note`` as its author reads it, in the log and in ``toolbay list``:
+    naming the file (``name``, as shown), and a subcommand's as skipped. ``toolbay list`` said
+    "put: no usage line ..." among every folder's notes, naming neither."""
+    if _SERVED_AS in note:
+        return note  # it begins with the file's name
+    return f"{name}: {note}" if note.startswith(_NOT_A_TIER) else f"{name}: skipped subcommand {note}"
 
 
 class _LazyArgv:

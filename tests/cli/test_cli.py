@@ -65,6 +65,21 @@ def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: 
     assert "WebAssembly" in skipped[0]["reason"]
 
 
+def test_list_names_the_file_of_a_subcommand_it_skipped(tmp_path: Path, shared_data_dir: Path) -> None:
+    """A program one of whose subcommands' help could not be read was noted as "put: no usage
+    line, option list or command list found ...": neither the file nor that a subcommand was
+    skipped, among the notes of every folder (an outside check of the README's steps)."""
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    shutil.copy(FIXTURE_WASM / "helpsub_trap.wasm", folder)
+    result = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    listing = json.loads(result.stdout)
+    assert "helpsub_trap_get" in [tool["name"] for tool in listing["tools"]]
+    said = [note for note in listing["diagnostics"] if "put" in note]
+    assert len(said) == 1 and said[0].startswith("helpsub_trap.wasm: skipped subcommand put: "), listing["diagnostics"]
+
+
 def test_escape_sequences_a_module_writes_are_shown_not_sent_to_the_terminal(tmp_path: Path,
                                                                               shared_data_dir: Path) -> None:
     # A module's error, or a property's name, set the title of the terminal that listed it.
