@@ -86,7 +86,8 @@ HELP_RUNS_AT_ONCE = max(1, min(4, CORES))
 # Marks a cached description that is a remembered failure of the whole file (its reason follows).
 _FAILED = "\x00the whole file: "
 # The notes of a WebAssembly file that are not about a subcommand it skipped (``log_notes``).
-_NOT_A_TIER = "its help says 'PermissionLevel: "
+_HELP_SAYS = "its help says '"
+_NOT_A_TIER = _HELP_SAYS + "PermissionLevel: "
 _SERVED_AS = " is served as "
 # Beside a remembered failure whose help run timed out: the limit it ran past.
 _TIMED_OUT_AFTER = "\x00timed out after s: "
@@ -644,11 +645,12 @@ class Discovery:
         before (``_CUT_SHORT``)."""
         # The help-text parser loads with the first file to describe (see toolbay.helptext).
         from toolbay.helptext import HelpRun, describe_tree
-        from toolbay.helptext.conventions import unknown_tiers
+        from toolbay.helptext.conventions import unknown_executions, unknown_tiers
         from toolbay.helptext.tree import OUT_OF_TIME
 
         module = ref.get()  # compiles (or loads the compiled cache); raises WasmRejected
         not_tiers: dict[str, None] = {}
+        not_executions: dict[str, None] = {}
 
         def run_help(argv: list[str]) -> HelpRun:
             result = self.runtime.run(module, RunRequest(argv=[stem, *argv], limits=self.help_limits), stop)
@@ -663,6 +665,7 @@ class Discovery:
                 record([stem, *argv], run)
             for output in (result.stdout, result.stderr):
                 not_tiers.update(dict.fromkeys(unknown_tiers(output.decode("utf-8", "replace"))))
+                not_executions.update(dict.fromkeys(unknown_executions(output.decode("utf-8", "replace"))))
             return run
 
         tree = describe_tree(
@@ -689,7 +692,9 @@ class Discovery:
                                    out_of_time=any(s.reason == OUT_OF_TIME for s in tree.skipped))
         skipped = tuple(f"{' '.join(s.path)}: {s.reason}" for s in tree.skipped) + tuple(
             f"{_NOT_A_TIER}{word}', which is no tier (read, write or exec): its tools are "
-            "served as undeclared, with no workspace" for word in not_tiers)
+            "served as undeclared, with no workspace" for word in not_tiers) + tuple(
+            f"{_HELP_SAYS}Execution: {word}', which toolbay does not read ('Execution: background' makes every "
+            "call a job at once): its calls run inline" for word in not_executions)
         if any(s.reason == OUT_OF_TIME for s in tree.skipped):
             skipped = (*skipped, f"{_CUT_SHORT}{self.settings.discovery.file_budget_s!r} {tries_before + 1}")
         return CachedFile(commands=commands, skipped=skipped)
@@ -1005,7 +1010,7 @@ def said_of_program(name: str, note: str) -> str:
     "put: no usage line ..." among every folder's notes, naming neither."""
     if _SERVED_AS in note:
         return note  # it begins with the file's name
-    return f"{name}: {note}" if note.startswith(_NOT_A_TIER) else f"{name}: skipped subcommand {note}"
+    return f"{name}: {note}" if note.startswith(_HELP_SAYS) else f"{name}: skipped subcommand {note}"
 
 
 class _LazyArgv:

@@ -26,6 +26,11 @@ _JOINED = compiled(r"(?<=\S)[ \t]+(Keywords|PermissionLevel|Execution):[ \t]*"
 _TIERS = compiled(r"(?i)^(read|write|exec|execute|admin)\b\.?")
 
 
+# ``Execution:`` values that make every call a job, and those that say it runs inline as any does.
+_BACKGROUND = ("background", "long", "long-running", "async")
+_INLINE = ("inline", "foreground", "sync", "synchronous")
+
+
 class Conventions(NamedTuple):
     keywords: tuple[str, ...] = ()
     permission_level: str | None = None
@@ -68,8 +73,7 @@ def take_conventions(text: str) -> tuple[str, Conventions]:
         tier = PermissionTier.parse(match.group(1).strip(".;"))
         if tier is not None:
             permission = tier.value
-    background = any(m.group(1).strip(".;").lower() in ("background", "long", "long-running", "async")
-                     for m in _EXECUTION.finditer(text))
+    background = any(m.group(1).strip(".;").lower() in _BACKGROUND for m in _EXECUTION.finditer(text))
     for pattern in (_KEYWORDS, _PERMISSION, _EXECUTION):
         text = pattern.sub("", text)
     return text, Conventions(tuple(keywords), permission, background)
@@ -84,3 +88,12 @@ def unknown_tiers(text: str) -> list[str]:
 
     words = (match.group(1).strip(".;") for match in _PERMISSION.finditer(_split_joined(text)))
     return list(dict.fromkeys(word for word in words if PermissionTier.parse(word) is None))
+
+
+def unknown_executions(text: str) -> list[str]:
+    """The values of ``Execution:`` lines in ``text`` that toolbay does not read ("backgroud"):
+    such a tool's calls run inline, where its author meant them to become jobs at once."""
+    if "xecution" not in text:  # "Execution", "execution"
+        return []
+    words = (match.group(1).strip(".;") for match in _EXECUTION.finditer(_split_joined(text)))
+    return list(dict.fromkeys(word for word in words if word.lower() not in _BACKGROUND + _INLINE))

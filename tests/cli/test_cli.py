@@ -65,19 +65,33 @@ def test_list_reports_files_it_skipped_and_why(tmp_path: Path, shared_data_dir: 
     assert "WebAssembly" in skipped[0]["reason"]
 
 
+def _listed_alone(program: Path, tmp_path: Path, shared_data_dir: Path) -> Any:
+    """``toolbay list --json`` of a folder holding ``program`` alone."""
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    shutil.copy(program, folder)
+    result = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
 def test_list_names_the_file_of_a_subcommand_it_skipped(tmp_path: Path, shared_data_dir: Path) -> None:
     """A program one of whose subcommands' help could not be read was noted as "put: no usage
     line, option list or command list found ...": neither the file nor that a subcommand was
     skipped, among the notes of every folder (an outside check of the README's steps)."""
-    folder = tmp_path / "ext"
-    folder.mkdir()
-    shutil.copy(FIXTURE_WASM / "helpsub_trap.wasm", folder)
-    result = runner.invoke(app, ["list", "--json", "--extensions", str(folder), "--data-dir", str(shared_data_dir)])
-    assert result.exit_code == 0, result.output
-    listing = json.loads(result.stdout)
+    listing = _listed_alone(FIXTURE_WASM / "helpsub_trap.wasm", tmp_path, shared_data_dir)
     assert "helpsub_trap_get" in [tool["name"] for tool in listing["tools"]]
     said = [note for note in listing["diagnostics"] if "put" in note]
     assert len(said) == 1 and said[0].startswith("helpsub_trap.wasm: skipped subcommand put: "), listing["diagnostics"]
+
+
+def test_list_says_an_execution_line_it_does_not_read(tmp_path: Path, shared_data_dir: Path) -> None:
+    """"Execution: backgroud" in a help was passed over without a word: the tool's calls ran
+    inline, where its author meant them to become jobs (an outside check of the README's steps)."""
+    listing = _listed_alone(FIXTURE_WASM / "progress_typo.wasm", tmp_path, shared_data_dir)
+    assert "progress_typo" in [tool["name"] for tool in listing["tools"]]
+    assert "progress_typo.wasm: its help says 'Execution: backgroud', which toolbay does not read ('Execution: " \
+        "background' makes every call a job at once): its calls run inline" in listing["diagnostics"], listing
 
 
 def test_escape_sequences_a_module_writes_are_shown_not_sent_to_the_terminal(tmp_path: Path,
