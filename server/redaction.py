@@ -904,29 +904,41 @@ def may_hold(definition: ToolDefinition, values: Collection[str]) -> bool:
     its schemas looked at, not only those blotted). A definition that holds none is shown alike
     whether or not they are among the values hidden (``redacted``): only the others are made
     again when a credential's value is first handed to a tool."""
-    forms, ascii_forms = _folded_forms(frozenset(values))
+    looked_for = _folded_forms(frozenset(values))
+    if looked_for is None:
+        return True  # a value of quotes and backslashes alone: it may be anywhere
+    forms, ascii_forms = looked_for
     if not forms:
         return False
-    # The texts as one, the schemas as JSON writes them (in C: walking them string by string
-    # cost more than the rest), so a value is also looked for as JSON writes it.
-    text = "\n".join([definition.description, definition.title or "", *definition.keywords,
-                      *(json.dumps(schema, ensure_ascii=False, default=str)
-                        for schema in (definition.input_schema, definition.output_schema) if schema is not None)])
+    # The texts as one, all as JSON writes them (in C: walking the schemas string by string
+    # cost more than the rest), without JSON's quotes and backslashes, as the values are looked
+    # for: a quote or backslash written full-width reads as the value's own but JSON leaves it
+    # as it is, so a value holding a quote and a backslash, written so in a schema, was neither
+    # the value nor the value as JSON writes it there, and kept the copy that showed it.
+    text = json.dumps([definition.description, definition.title or "", *definition.keywords,
+                       definition.input_schema, definition.output_schema], ensure_ascii=False, default=str)
     if text.isascii():  # folded as search reads it, ASCII is its own lower case
-        lower = text.casefold()
+        lower = _unquoted(text.casefold())
         return any(form in lower for form in ascii_forms)
-    folded = _folded(text)[0]
+    folded = _unquoted(_folded(text)[0])
     return any(form in folded for form in forms)
 
 
+def _unquoted(text: str) -> str:
+    """``text`` without quotes or backslashes (``may_hold``)."""
+    return text.replace("\\", "").replace('"', "")
+
+
 @functools.lru_cache(maxsize=8)
-def _folded_forms(values: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """``values`` folded as search reads them, each as written and as JSON writes it; and those
-    of them in ASCII."""
-    words = {value.strip() for value in values} - {""}
-    forms = {form for word in words for form in (word, json.dumps(word, ensure_ascii=False)[1:-1])}
-    folded = frozenset(_folded(form)[0] for form in forms) - {""}
-    return folded, frozenset(form for form in folded if form.isascii())
+def _folded_forms(values: frozenset[str]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """``values`` folded as search reads them, then as JSON writes them, without quotes or
+    backslashes (``may_hold``); and those of them in ASCII. None if one is no more than quotes
+    and backslashes (and what search takes out)."""
+    words = {_folded(value.strip())[0] for value in values} - {""}
+    forms = {_unquoted(json.dumps(word, ensure_ascii=False)[1:-1]) for word in words}
+    if "" in forms:
+        return None
+    return frozenset(forms), frozenset(form for form in forms if form.isascii())
 
 
 def redacted(definition: ToolDefinition, hidden: Collection[str] = ()) -> ToolDefinition:

@@ -514,3 +514,32 @@ async def test_a_credential_s_new_value_makes_again_only_the_tools_that_may_hold
     assert "MoonBeam42" not in json.dumps(weather) and "MoonBeam42" not in listing["weather_now"].description
     assert "ｍｏｏｎｂｅａｍ４２" not in listing["weather_later"].description
     assert tokens > 0 and sorted(measured) == ["weather_later", "weather_now"]  # their lengths alone weighed again
+
+
+async def test_a_credential_s_new_value_is_hidden_from_a_schema_that_writes_its_quote_another_way() -> None:
+    """A value with a quote and a backslash in it, written in a schema's description with its
+    quote full-width: the description reads as the value (and is blotted so), but the schema as
+    JSON writes it ('\\\\' for the backslash) held neither the value nor the value as JSON writes
+    it ('\\\\"' for the quote), so the tool kept the copy listed before the value was handed to a
+    tool, the value in it, and was found by it."""
+    value = 'Tr0ub"4\\dor9'
+    schema = {"type": "object", "properties": {"key": {
+        "type": "string", "description": "signed with Tr0ub\uff024\\dor9 at the service"}}}
+    holder = CatalogHolder(Catalog.build([_Tool(ToolDefinition(
+        name="weather_sign", description="Sign a weather request", input_schema=schema,
+        source="wasm", origin="wasm:"))]))
+    hidden: set[str] = set()
+    disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True,
+                            hidden=lambda: hidden)
+    definitions = holder.current.definitions()
+    try:
+        await disclosure.search("sign a weather request", 3, CallContext())
+        disclosure.listed(Principal.anonymous(), definitions, None)
+        hidden.add(value)
+        found = await disclosure.search("tr0ub 4 dor9", 3, CallContext())
+        listing = disclosure.listed(Principal.anonymous(), definitions, None)
+    finally:
+        disclosure.close()
+    shown = listing[0].input_schema["properties"]["key"]["description"]
+    assert "dor9" not in shown and "[credential redacted]" in shown
+    assert "dor9" not in json.dumps(found)
