@@ -786,8 +786,11 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
     # In any case: search finds "MOONBEAM42" by "moonbeam42".
     pattern = re.compile(alternatives, re.IGNORECASE)
     firsts = tuple({case(word[0]) for word in words for case in (str.lower, str.upper)})
+    # A value search reads as nothing (zero-width spaces alone) is looked for as written only:
+    # an empty pattern matched at every place, past the folded text's end.
     folded_words = {_folded(word)[0] for word in words} - {""}
-    folded_pattern = re.compile("|".join(map(re.escape, sorted(folded_words, key=len, reverse=True))))
+    folded_pattern = re.compile("|".join(map(re.escape, sorted(folded_words, key=len, reverse=True)))) \
+        if folded_words else None
 
     def blot(found: re.Match[str]) -> str:
         text = found.string
@@ -795,6 +798,8 @@ def _credential_blot(values: frozenset[str]) -> Callable[[str], str]:
             else found.group(0)
 
     def blot_folded(text: str) -> str:
+        if folded_pattern is None:
+            return text
         # Written with an invisible character inside, in full-width letters or with its accents
         # apart ("moon\u200bbeam42", "ＭＯＯＮＢＥＡＭ４２"): search reads it as the value, so it
         # is blotted where the folded text has it, back in the text as written.

@@ -2117,3 +2117,20 @@ def test_a_commands_help_loads_neither_pydantic_nor_the_server() -> None:
         assert report["code"] in (0, None), report
         assert report["printed"].startswith(f"Usage: toolbay {named} [OPTIONS]"), report
         assert report["loaded"] == [], report
+
+
+def test_a_credential_value_search_reads_as_nothing_lists_and_searches_as_any_other(
+        tmp_path: Path, shared_data_dir: Path) -> None:
+    """A credential's value of zero-width spaces alone (a variable pasted so) ended toolbay list
+    and toolbay search with a traceback, IndexError, and every listing of the server too: the
+    value folded as search reads it was empty, and matched at every place (an outside check)."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('[credentials.weather]\ntools = ["*"]\napi_key = "\\u200b\\u200b\\u200b\\u200b"\n',
+                      encoding="utf-8")
+    common = ["--config", str(config), "--data-dir", str(shared_data_dir)]
+    listed = runner.invoke(app, ["list", "--json", *common])
+    assert listed.exit_code == 0, listed.output
+    assert "hashsum" in {tool["name"] for tool in json.loads(listed.stdout)["tools"]}
+    found = runner.invoke(app, ["search", "hash a file", "--json", *common])
+    assert found.exit_code == 0, found.output
+    assert "hashsum" in found.stdout
