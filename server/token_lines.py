@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,9 @@ from typing import Any
 from toolbay.config import read_toml
 from toolbay.defaults import DEFAULT_CONFIG_NAME
 from toolbay.small_files import read_small_file
+
+# A [chain.auth] table's header, as TOML allows it written (spaces, quoted keys aside).
+_AUTH_HEADER = re.compile(r"^[ \t]*\[[ \t]*chain[ \t]*\.[ \t]*auth[ \t]*\]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,9 @@ def naming_lines(config: Configuration, tokens_file: str) -> tuple[str, str]:
     original = tomllib.loads(config.text)
     wanted = _with_tokens_file(original, tokens_file)
     separator = "\n" if config.text and not config.text.endswith("\n") else ""
-    for lines in (table, key):
+    # Dotted too: a configuration that sets chain.auth by top-level dotted keys alone
+    # (chain.auth.local_scopes = [...]) takes one more, and refuses a [chain.auth] header.
+    for lines in (table, key, f"chain.auth.{key}"):
         try:
             if tomllib.loads(config.text + separator + lines) == wanted:  # nothing else changed, nothing lost
                 return lines, f"append the lines after the token to {config.path}"
@@ -70,6 +76,11 @@ def naming_lines(config: Configuration, tokens_file: str) -> tuple[str, str]:
     if isinstance(named, str):
         return key, (f"{config.path} names another tokens file ({named}) in [chain.auth]: put the line after the "
                      "token in place of its tokens_file")
+    if not _AUTH_HEADER.search(config.text):
+        # An inline table (chain = {auth = {...}}) or dotted keys under [chain]: a [chain.auth]
+        # header added there is a table defined twice, which TOML refuses.
+        return key, (f"{config.path} sets chain.auth without a [chain.auth] header: add the line after the token's "
+                     "tokens_file where it does (in its inline table, or beside its dotted keys)")
     return key, f"add the line after the token under [chain.auth] in {config.path}"
 
 

@@ -322,3 +322,25 @@ def test_token_new_lists_a_scope_given_twice_once(tmp_path: Path, monkeypatch: p
     assert made.exit_code == 0, made.output
     assert 'scopes = ["tools:read", "tool:x"]\n' in tokens.read_text()
     assert TokenStore.from_file(tokens).scopes_given() == [("ci", "tools:read"), ("ci", "tool:x")]
+
+
+@pytest.mark.parametrize("before", ['chain.auth.local_scopes = ["tools:exec"]\n',
+                                    'chain = {auth = {local_scopes = ["tools:exec"]}}\n',
+                                    '[chain]\nauth.local_scopes = ["tools:exec"]\n[sandbox]\nmemory_mb = 128\n'])
+def test_token_new_says_where_its_line_goes_in_a_configuration_without_a_chain_auth_header(
+        tmp_path: Path, before: str) -> None:
+    """A configuration that sets chain.auth by dotted keys or an inline table was told to add the
+    line 'under [chain.auth]', a header it does not have: added, TOML refuses the file (a table
+    defined twice). Top-level dotted keys take one more appended; the others are told where."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text(before)
+    lines, said = token_lines(tmp_path, config)
+    assert "under [chain.auth]" not in said, said
+    if before.startswith("chain.auth."):
+        assert f"append the lines after the token to {config}" in said, said
+        config.write_text(before + lines)
+        from toolbay.config import load_settings
+
+        assert load_settings(config).chain["auth"]["tokens_file"] == str(tmp_path / "tokens.toml")
+    else:
+        assert "without a [chain.auth] header" in said and "inline table" in said, said
