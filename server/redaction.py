@@ -911,7 +911,7 @@ def may_hold(definition: ToolDefinition, values: Collection[str]) -> bool:
     again when a credential's value is first handed to a tool."""
     looked_for = _folded_forms(frozenset(values))
     if looked_for is None:
-        return True  # a value of quotes and backslashes alone: it may be anywhere
+        return True  # a value of quotes, backslashes or invisible marks alone: it may be anywhere
     forms, ascii_forms = looked_for
     if not forms:
         return False
@@ -938,8 +938,9 @@ def _unquoted(text: str) -> str:
 def _folded_forms(values: frozenset[str]) -> tuple[frozenset[str], frozenset[str]] | None:
     """``values`` folded as search reads them, then as JSON writes them, without quotes or
     backslashes (``may_hold``); and those of them in ASCII. None if one is no more than quotes
-    and backslashes (and what search takes out)."""
-    words = {_folded(value.strip())[0] for value in values} - {""}
+    and backslashes, or than what search takes out (zero-width spaces, accents apart), which the
+    value as written is still blotted as."""
+    words = {_folded(value)[0] for value in {value.strip() for value in values} - {""}}
     forms = {_unquoted(json.dumps(word, ensure_ascii=False)[1:-1]) for word in words}
     if "" in forms:
         return None

@@ -543,3 +543,22 @@ async def test_a_credential_s_new_value_is_hidden_from_a_schema_that_writes_its_
     shown = listing[0].input_schema["properties"]["key"]["description"]
     assert "dor9" not in shown and "[credential redacted]" in shown
     assert "dor9" not in json.dumps(found)
+
+
+async def test_a_credential_s_new_value_of_marks_search_takes_out_is_hidden_as_written() -> None:
+    """A value of accents written apart alone (search reads it as nothing) is still blotted where
+    it stands as written, but was looked for nowhere once handed to a tool: the tool holding it
+    kept the copy listed before, the value in it."""
+    value = "\u0301\u0302\u0303\u0304"
+    holder = CatalogHolder(_served(("weather_mark", f"Marks the request with {value} at the end")))
+    hidden: set[str] = set()
+    disclosure = Disclosure(DisclosureSettings(), holder, lambda principal, definition: True,
+                            hidden=lambda: hidden)
+    definitions = holder.current.definitions()
+    try:
+        disclosure.listed(Principal.anonymous(), definitions, None)
+        hidden.add(value)
+        [listed] = disclosure.listed(Principal.anonymous(), definitions, None)
+    finally:
+        disclosure.close()
+    assert value not in listed.description and "[credential redacted]" in listed.description
