@@ -22,8 +22,9 @@ from toolbay.config import read_toml
 from toolbay.defaults import DEFAULT_CONFIG_NAME
 from toolbay.small_files import read_small_file
 
-# A [chain.auth] table's header, as TOML allows it written (spaces, quoted keys aside).
-_AUTH_HEADER = re.compile(r"^[ \t]*\[[ \t]*chain[ \t]*\.[ \t]*auth[ \t]*\]", re.MULTILINE)
+# A [chain.auth] table's header, as TOML allows it written (spaces, quoted keys: ["chain".'auth']).
+_AUTH_HEADER = re.compile(r"""^[ \t]*\[[ \t]*(?:chain|"chain"|'chain')[ \t]*\.[ \t]*(?:auth|"auth"|'auth')[ \t]*\]""",
+                          re.MULTILINE)
 
 
 @dataclass(frozen=True)

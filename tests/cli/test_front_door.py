@@ -123,7 +123,9 @@ def token_lines(tmp_path: Path, config: Path) -> tuple[str, str]:
 
 @pytest.mark.parametrize("before", ["", "[sandbox]\nmemory_mb = 128\n", '[chain.auth]\nlocal_scopes = ["tools:exec"]',
                                     '[chain.auth]\nlocal_scopes = ["tools:exec"]\n[chain.access.scopes.ci]\n'
-                                    'tiers = ["read"]\n[sandbox]\nmemory_mb = 128\n'])
+                                    'tiers = ["read"]\n[sandbox]\nmemory_mb = 128\n',
+                                    '[ "chain" . \'auth\' ]\nlocal_scopes = ["tools:exec"]\n'
+                                    '[sandbox]\nmemory_mb = 128\n'])
 def test_the_lines_token_new_prints_go_into_the_configuration_as_said(
         tmp_path: Path, shared_data_dir: Path, before: str) -> None:
     """They were `[chain.auth]` and `tokens_file` whatever the configuration: appended to one with
@@ -136,7 +138,8 @@ def test_the_lines_token_new_prints_go_into_the_configuration_as_said(
     else:  # [chain.auth] is followed by another table: the one line goes under its header
         assert f"add the line after the token under [chain.auth] in {config}" in said, said
         assert lines.strip().startswith("tokens_file = ") and "\n" not in lines.strip()
-        config.write_text(before.replace("[chain.auth]\n", "[chain.auth]\n" + lines.strip() + "\n", 1))
+        header = before.split("\n", 1)[0] + "\n"
+        config.write_text(before.replace(header, header + lines.strip() + "\n", 1))
     loaded = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(shared_data_dir)])
     assert loaded.exit_code == 0, loaded.output
     from toolbay.config import load_settings
