@@ -313,29 +313,63 @@ async def test_a_caller_s_share_holds_against_initializes_sent_at_once_and_its_r
     assert len(said) == 1, said
 
 
+# The opening grace in these tests: longer than any client's round trip between two requests, so
+# only a client that said nothing is ended by it, however slowly a busy machine runs this one.
+OPENING_GRACE_S = 3.0
+
+
+class EndedSessions:
+    """Spies on the sessions' ends (each ends through its transport's ``terminate``): their ids,
+    and a wait for one."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.ids: list[str | None] = []
+        self._event = anyio.Event()
+        terminate = PerRequestJsonTransport.terminate
+
+        async def spy(transport: PerRequestJsonTransport) -> None:
+            await terminate(transport)
+            self.ids.append(transport.mcp_session_id)
+            self._event.set()
+            self._event = anyio.Event()
+
+        monkeypatch.setattr(PerRequestJsonTransport, "terminate", spy)
+
+    async def wait_for(self, session_id: str) -> None:
+        with anyio.fail_after(30):
+            while session_id not in self.ids:
+                await self._event.wait()
+
+
 async def test_a_session_whose_client_said_nothing_after_its_initialize_ends_soon_and_frees_its_place(
         make_settings: Callable[..., Settings], tokens: Tokens, monkeypatch: pytest.MonkeyPatch) -> None:
     """A client that went away before reading the answer to its initialize left a session it never
     learnt the id of, holding a place in its caller's share for the whole idle time, 30 minutes (an
     outside probe). A session whose client carries on is not touched."""
-    monkeypatch.setattr(PerRequestJsonTransport, "OPENING_GRACE_S", 0.5)
+    monkeypatch.setattr(PerRequestJsonTransport, "OPENING_GRACE_S", OPENING_GRACE_S)
+    ended = EndedSessions(monkeypatch)
     settings = make_settings("[http]\nmax_sessions_per_caller = 1\n")
     headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}"}
     async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
         abandoned = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
         refused = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
-        with anyio.fail_after(30):  # the abandoned session ends, and its place comes back
-            while (opened := await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)).status_code == 429:
-                await anyio.sleep(0.05)
+        await ended.wait_for(abandoned.headers["mcp-session-id"])  # and its place comes back
+        opened = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
         session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
         initialized = await http.post(f"{url}/mcp", headers=session,
                                       json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        await anyio.sleep(1.5)  # three graces: this session spoke again, and the idle time is 30 minutes
+        # Another caller's session, opened after this one spoke and then abandoned: once its grace
+        # has run out, this session's (begun earlier) would have too, had speaking not lifted it.
+        witness = await http.post(f"{url}/mcp", json=INITIALIZE,
+                                  headers={**MCP_HEADERS, "Authorization": f"Bearer {tokens['operator']}"})
+        await ended.wait_for(witness.headers["mcp-session-id"])
+        ended_by_then = list(ended.ids)
         listing = await http.post(f"{url}/mcp", headers=session,
                                   json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     assert abandoned.status_code == 200 and refused.status_code == 429
-    assert opened.status_code == 200 and initialized.status_code == 202
+    assert opened.status_code == 200 and initialized.status_code == 202 and witness.status_code == 200
     assert listing.status_code == 200 and '"tools"' in listing.text
+    assert opened.headers["mcp-session-id"] not in ended_by_then
 
 
 async def test_an_initialize_refused_for_its_parameters_opens_no_session(
