@@ -247,6 +247,8 @@ class Disclosure:
         # The copies and lengths made before the credential values hidden last changed, and the
         # values that changed: a definition that holds none of them keeps its copy and length.
         self._shown_before: tuple[frozenset[str], _PerDefinition, _PerDefinition] | None = None
+        # Whether each definition may hold the values that changed last (``_may_hold``).
+        self._holding: tuple[frozenset[str], dict[int, tuple[ToolDefinition, bool]]] = (frozenset(), {})
         # The index is filled at the first search, from the catalog then (see ``_indexed``): a
         # server of 10,000 tools spent a second and more on it before its first listing, and a
         # server whose callers never search never needs it.
@@ -512,7 +514,21 @@ class Disclosure:
             return None
         changed, made, _ = self._shown_before
         kept: ToolDefinition | None = made.known(definition)
-        return kept if kept is not None and not may_hold(definition, changed) else None
+        return kept if kept is not None and not self._may_hold(definition, changed) else None
+
+    def _may_hold(self, definition: ToolDefinition, changed: frozenset[str]) -> bool:
+        """``redaction.may_hold``, asked once a definition for the values that changed: the index
+        (on its worker thread) and the next listing (on the event loop) each asked it of every
+        tool, writing each one's schemas out as JSON twice."""
+        values, answers = self._holding
+        if values != changed:
+            values, answers = self._holding = (changed, {})
+        known = answers.get(id(definition))
+        if known is not None and known[0] is definition:
+            return known[1]
+        answer = may_hold(definition, changed)
+        answers[id(definition)] = (definition, answer)
+        return answer
 
     def _hidden_values(self) -> frozenset[str]:
         """The credentials' values, blotted out of what is shown of every tool."""
@@ -654,7 +670,7 @@ class Disclosure:
                     # Only the tools that may hold a value hidden now and not before (or the
                     # reverse): the whole index was filled again (1.3 s of CPU at 10,000 tools).
                     changed = before ^ hidden
-                    keyed = [(key, entry) for key, entry in keyed if may_hold(entry.definition, changed)]
+                    keyed = [(key, entry) for key, entry in keyed if self._may_hold(entry.definition, changed)]
                     if not keyed:
                         return
                 # A few tools put again are weighed as the index weighs a changed one.
