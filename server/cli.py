@@ -699,17 +699,15 @@ def _note_unknown_scopes(scopes: list[str], defined: list[str]) -> None:
     """Notes each scope that grants nothing: neither built in nor defined by the configuration. A
     token may be made before its named scope is defined (the server warns of such a token as it
     reads the tokens file), so it is said, not refused."""
-    import difflib
-
     from toolbay.chain.authorize import KNOWN_TOOL_SCOPES
-    from toolbay.chain.policies import SCOPES_OF_PATTERNS, meant_scope
+    from toolbay.chain.policies import closest_scope, grants_nothing, meant_scope
     from toolbay.words import METRICS_SCOPE
 
     known = {*KNOWN_TOOL_SCOPES, *defined, METRICS_SCOPE}
-    for unknown in (s for s in scopes if s not in known and not s.startswith(SCOPES_OF_PATTERNS)):
-        # A tools: scope misspelt is meant as a known one (as serve says of local_scopes), not as a pattern.
-        close = difflib.get_close_matches(unknown, sorted(known), n=1) if unknown.startswith("tools:") else []
-        meant = close[0] if close else meant_scope(unknown, known)
+    for unknown in (scope for scope in scopes if grants_nothing(scope, known)):
+        # A note, not a refusal: a tools: scope close to no known one may still be a pattern's kind
+        # misspelt ("tools:zzz": "tool:zzz"), which serve, refusing, does not offer.
+        meant = closest_scope(unknown, known) or meant_scope(unknown, known)
         said_defined = f", {', '.join(sorted(defined))} (the configuration's)" if defined else ""
         say(f"toolbay: note: {unknown!r} is no scope toolbay knows{f' (did you mean {meant!r}?)' if meant else ''}: "
             f"it grants nothing unless the configuration defines it ([chain.access.scopes.{json.dumps(unknown)}]); "

@@ -136,6 +136,23 @@ def meant_scope(scope: str, known: Collection[str]) -> str | None:
     return by_case[close[0]] if close else None
 
 
+def grants_nothing(scope: str, known: Collection[str]) -> bool:
+    """Whether ``scope`` is none of ``known`` (the built-in ``tools:`` scopes and those
+    ``[chain.access.scopes]`` defines), no pattern's (``tool:``, ``catalog:``) and not the
+    metrics scope: it grants nothing."""
+    return scope not in known and not scope.startswith(SCOPES_OF_PATTERNS) and scope != METRICS_SCOPE
+
+
+def closest_scope(scope: str, known: Collection[str]) -> str | None:
+    """The scope a ``scope`` that grants nothing was most likely meant to be: for a ``tools:``
+    one the closest of ``known`` as written ("tools:exce": "tools:exec", not a pattern's
+    "tool:exce"), else ``meant_scope``'s."""
+    if scope.startswith("tools:"):
+        close = difflib.get_close_matches(scope, sorted(known), n=1)
+        return close[0] if close else None
+    return meant_scope(scope, known)
+
+
 def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
     """A ``tools:`` scope given to the local or anonymous caller that is neither built in nor
     defined in ``[chain.access.scopes]`` grants nothing: a misspelt ``tools:exce`` would start a
@@ -145,17 +162,16 @@ def _refuse_unknown_tool_scopes(settings: ChainSettings) -> None:
     for setting, scopes in (("local_scopes", settings.auth.local_scopes),
                             ("anonymous_scopes", settings.auth.anonymous_scopes)):
         for scope in scopes:
-            if scope.startswith("tools:") and scope not in known:
-                close = difflib.get_close_matches(scope, sorted(known), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
+            if not grants_nothing(scope, known):
+                continue
+            meant = closest_scope(scope, known)
+            if scope.startswith("tools:"):
+                hint = f" (did you mean {meant!r}?)" if meant else ""
                 raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing{hint}; the tools: scopes are "
                                   f"{', '.join(sorted(known))} (define others in [chain.access.scopes])")
             # A named scope misspelt ("cii" for [chain.access.scopes.ci]) granted nothing too, and
             # the server started refusing every call of that caller.
             # So did one of another case ("CI") or a misspelt kind ("tols:exec", "Catalog:x").
-            if scope in known or scope.startswith(SCOPES_OF_PATTERNS) or scope == METRICS_SCOPE:
-                continue
-            meant = meant_scope(scope, known)
             if meant is not None:
                 raise ConfigError(f"chain.auth.{setting}: {scope!r} grants nothing (did you mean {meant!r}?); the "
                                   f"scopes are {', '.join(sorted(known))}, {METRICS_SCOPE}, tool:PATTERN and "
