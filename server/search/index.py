@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from toolbay.search import semantic as semantic_model
 from toolbay.search.documents import FIELDS, SPELLED_OUT, field_terms
 from toolbay.search.query import clauses, name_candidates, sentences
-from toolbay.search.tokens import is_pictograph, stems, tokenize
+from toolbay.search.tokens import is_pictograph, stem_of, stems, tokenize
 from toolbay.words import ToolDefinition
 
 if TYPE_CHECKING:
@@ -230,12 +230,9 @@ class SearchIndex:
         self._terms_by_han: dict[str, dict[str, None]] = {}  # a Chinese character -> the terms that have it
         self._stemmed: set[str] = set()
         self._unstemmed: dict[str, None] = {}
-        # The stem of each name word met by ``_weighed_by_name`` (stemmed one at a time as met:
-        # the map of relatives above stems every indexed word when first needed), and each name
-        # word's weight in each group with the count of changes it was computed at (a word's
-        # rarity changes with the tools; clearing them all at each change cost a changed file
-        # more than its own update).
-        self._stems: dict[str, str] = {}
+        # Each name word's weight in each group with the count of changes it was computed at (a
+        # word's rarity changes with the tools; clearing them all at each change cost a changed
+        # file more than its own update).
         self._name_word_weights: dict[int, dict[str, tuple[int, float]]] = {}
         # Each tool's name words weighed (``_name_profile``), as of ``_name_profiles_at`` changes.
         self._name_profiles: dict[str, tuple[float, tuple[tuple[float, str, str, tuple[str, ...]], ...]]] = {}
@@ -542,7 +539,7 @@ class SearchIndex:
         if self.name_weight <= 0 or not ordered:
             return ordered
         said = set(terms)
-        said.update(stems(terms))
+        said.update(map(stem_of, terms))
         if self._name_profiles_at != self._changes:
             self._name_profiles.clear()
             self._name_profiles_at = self._changes
@@ -563,7 +560,7 @@ class SearchIndex:
         more, three times for a request of three sentences, and looking each word's weight and
         stem up anew was a third of a search's time."""
         document = self._documents[key]
-        words = tuple((self._name_word_weight(term, document.group), term, self._stem_of(term),
+        words = tuple((self._name_word_weight(term, document.group), term, stem_of(term),
                        SPELLED_OUT.get(term, ())) for term in document.name_terms)
         profile = self._name_profiles[key] = (sum(weight for weight, *_ in words), words)
         return profile
@@ -585,12 +582,6 @@ class SearchIndex:
         weight = self._idf(self._counted[group], frequency)
         weights[term] = (self._changes, weight)
         return weight
-
-    def _stem_of(self, term: str) -> str:
-        stem = self._stems.get(term)
-        if stem is None:
-            stem = self._stems[term] = stems([term])[0]
-        return stem
 
     def _verdict(self, ranked: list[tuple[str, float]], ceiling: float, known: float) -> bool | None:
         """True: no match whatever the lead (no tool, or the best is next to nothing); False: a

@@ -42,7 +42,8 @@ _CJK = (
 # own ("🎉" finds a tool described with it). Not the skin-tone modifiers (U+1F3FB-U+1F3FF), which
 # only change the one before them; variation selectors and joiners are no word characters anyway.
 _PICTOGRAPHS = "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
-_RUN = re.compile(rf"([{_CJK}]+)|([{_PICTOGRAPHS}])|([^\W_{_CJK}]+)")
+# A word of ASCII text: ``[^\W_]`` there is a letter or a digit (no CJK nor pictograph in it).
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 # Arabic's and Hebrew's vowel signs and cantillation (U+0590-U+08FF): written or left out as the
 # writer likes ("تَرْجَمَة" is "ترجمة"), so a word is read without them.
 _OPTIONAL_MARKS = re.compile(r"[\u0590-\u08ff]")
@@ -127,6 +128,13 @@ def _english_stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+@functools.lru_cache(maxsize=16384)
+def stem_of(term: str) -> str:
+    """``stems`` of one term, kept: a search stems its request's words again for every list of
+    tools it weighs by name."""
+    return str(_english_stemmer().stemWord(term))
+
+
 def stems(terms: list[str]) -> list[str]:
     """The Snowball (Porter 2) stem of each term: "translation" and "translate" share
     "translat". Not used for the terms themselves (see the module's docstring), only to find
@@ -136,8 +144,8 @@ def stems(terms: list[str]) -> list[str]:
 
 @functools.cache
 def _runs_with_marks() -> re.Pattern[str]:
-    """``_RUN`` with a word's combining marks inside it: Devanagari's vowel signs ("मौसम"),
-    Arabic's and Hebrew's vowels, Bengali's, Tamil's... are no word characters to ``re``, and
+    """A run of CJK, a pictograph, or a word with its combining marks inside it: Devanagari's
+    vowel signs ("मौसम"), Arabic's and Hebrew's vowels, Bengali's, Tamil's... are no word characters to ``re``, and
     each one ended a word ("मौसम" was "म" and "सम", which matched any word with a "म"). The marks
     (categories Mn, Mc, Me) are listed once, at the first text beyond ASCII (20 ms)."""
     marks = character_class(code for code in range(0x30000) if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me"))
@@ -207,13 +215,25 @@ _KEY_CHUNK = re.compile(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")
 
 def _terms(text: str, request: bool) -> list[str]:
     terms: list[str] = []
-    for cjk, pictograph, word in (_RUN if text.isascii() else _runs_with_marks()).findall(text):
+    if text.isascii():
+        # No CJK nor pictograph in ASCII: its words alone, by a pattern that tries nothing else
+        # (the three-way pattern was half of reading a request).
+        read_word = _request_word_terms if request else _word_terms
+        for word in _ASCII_WORD.findall(text):
+            terms.extend(read_word(word))
+        return terms
+    for cjk, pictograph, word in _runs_with_marks().findall(text):
         if cjk:
             terms.extend(cjk_terms(cjk))
         elif pictograph:
             terms.append(pictograph)
-        elif request and looks_random(word):
-            terms.append(word.lower())
         else:
-            terms.extend(_word_terms(word))
+            terms.extend(_request_word_terms(word) if request else _word_terms(word))
     return terms
+
+
+@functools.lru_cache(maxsize=16384)
+def _request_word_terms(word: str) -> tuple[str, ...]:
+    """A request's word as terms: one, whole, if it ``looks_random``. Kept as ``_word_terms`` is: a
+    search reads its request's words again in each sentence and clause."""
+    return (word.lower(),) if looks_random(word) else _word_terms(word)
