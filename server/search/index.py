@@ -149,6 +149,8 @@ _NAME_POOL_LEAST = 30
 # How much the pool grows when a tool left out of it could lead one shown (``_left_out_may_lead``).
 _POOL_GROWTH = 4
 _DRIFT = 0.25
+# How many sets of groups' sights a search index keeps (``_visible``).
+_MOST_SIGHTS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +176,22 @@ class SearchOutcome:
 
     hits: tuple[SearchHit, ...]
     no_match: bool
+
+
+_Entry = tuple[str, tuple["np.ndarray", "np.ndarray", float], int, float]
+
+
+@dataclass(slots=True)
+class _Sight:
+    """The tools of some groups, as a search for a caller sees them (``SearchIndex._visible``)."""
+
+    mask: np.ndarray  # of the slots whose tools are in the groups
+    count: int  # how many they are
+    hidden: np.ndarray  # the other slots
+    # What each term asked of so far is among them (``SearchIndex._visible_terms``; None: no tool
+    # of theirs has it): a search asks again for every sentence and clause, and so do the caller's
+    # next searches, which see the same groups.
+    terms: dict[str, _Entry | None]
 
 
 @dataclass(slots=True)
@@ -237,6 +255,9 @@ class SearchIndex:
         # Each tool's name words weighed (``_name_profile``), as of ``_name_profiles_at`` changes.
         self._name_profiles: dict[str, tuple[float, tuple[tuple[float, str, str, tuple[str, ...]], ...]]] = {}
         self._name_profiles_at = -1
+        # What each set of groups sees (``_visible``), as of ``_sights_at`` changes.
+        self._sights: dict[tuple[str, ...], _Sight] = {}
+        self._sights_at = -1
         self._changes = 0
         self.field_weights = field_weights
         self.b = b
@@ -595,7 +616,7 @@ class SearchIndex:
             return False
         return None
 
-    def _known_by_numbers_alone(self, terms: list[str], visible: np.ndarray | None) -> bool:
+    def _known_by_numbers_alone(self, terms: list[str], visible: _Sight | None) -> bool:
         """Whether the only terms of the request that tools the search sees have are numbers
         (``9``, ``2024``): none of its words, nor a word sharing a stem with one of them."""
         if not any(term.isdigit() for term in terms):
@@ -612,7 +633,7 @@ class SearchIndex:
         return not weighed or _lead(weighed) < self.min_lead * ceiling
 
     def _sentences_weak(self, query: str, allowed: Callable[[str], bool] | None, exact: list[str],
-                        visible: np.ndarray | None, read: _ReadOnce) -> bool:
+                        visible: _Sight | None, read: _ReadOnce) -> bool:
         """Whether the request's sentences (``DEFAULT_MIN_SENTENCE_LEAD``), each searched alone,
         lead by less than ``min_sentence_lead`` on average: how far each one's best tool leads its
         tenth, names weighed, as a share of the sentence's ceiling. Never for a request of fewer
@@ -657,14 +678,26 @@ class SearchIndex:
                     found.append(key)
         return found
 
-    def _visible(self, groups: Collection[str] | None) -> np.ndarray | None:
-        """A mask of the slots whose tools are in ``groups``; None for all."""
+    def _visible(self, groups: Collection[str] | None) -> _Sight | None:
+        """The tools of ``groups``; None for all. Kept until the index changes (the few last
+        ``_MOST_SIGHTS`` sets of groups): a caller's searches all see the same ones."""
         if groups is None:
             return None
         import numpy as np
 
-        wanted = [self._group_ids[group] for group in groups if group in self._group_ids]
-        return np.isin(self._group_array(), wanted)
+        if self._sights_at != self._changes:
+            self._sights.clear()
+            self._sights_at = self._changes
+        key = tuple(sorted(set(groups)))
+        sight = self._sights.pop(key, None)
+        if sight is None:
+            wanted = [self._group_ids[group] for group in key if group in self._group_ids]
+            mask = np.isin(self._group_array(), wanted)
+            sight = _Sight(mask, int(mask.sum()), (~mask).nonzero()[0], {})
+            while len(self._sights) >= _MOST_SIGHTS:
+                del self._sights[next(iter(self._sights))]  # the one used longest ago
+        self._sights[key] = sight
+        return sight
 
     def _group_array(self) -> np.ndarray:
         """The group of the tool in each slot (-1: a free slot), as an array."""
@@ -675,7 +708,7 @@ class SearchIndex:
         return self._slot_group_array
 
     def _ranked(self, query: str, whole: list[str], allowed: Callable[[str], bool] | None, limit: int, *,
-                exclude: set[str], read: _ReadOnce, visible: np.ndarray | None = None, meaning: bool = True,
+                exclude: set[str], read: _ReadOnce, visible: _Sight | None = None, meaning: bool = True,
                 ) -> tuple[list[tuple[str, float]], float, float, list[tuple[str, float]]]:
         """``whole``: the query's terms (``tokenize``). (name, score) of the best ``limit`` tools
         by their words, the query's ceiling (the score of a tool with each of the query's terms at
@@ -712,7 +745,7 @@ class SearchIndex:
         import numpy as np
 
         known = [entry[0] for entry in found]
-        count = len(self._documents) if visible is None else int(visible.sum())
+        count = len(self._documents) if visible is None else visible.count
         arrays = [entry[1] for entry in found]
         frequencies = [entry[2] for entry in found]
         highest_of = [entry[3] for entry in found]
@@ -765,7 +798,7 @@ class SearchIndex:
                 total *= 1.0 + self.clause_weight
         scores /= total
         if visible is not None:
-            scores[~visible] = 0.0
+            scores[visible.hidden] = 0.0
         for name in exclude:
             scores[self._documents[name].slot] = 0.0
         ranked = self._best(scores, allowed, limit)
@@ -773,7 +806,7 @@ class SearchIndex:
             if ranked and meaning and self._vectors is not None else ranked
         return ranked, ceiling / total, known_share, ordered
 
-    def _with_meaning(self, query: str, scores: np.ndarray, known: float, visible: np.ndarray | None,
+    def _with_meaning(self, query: str, scores: np.ndarray, known: float, visible: _Sight | None,
                       exclude: set[str], allowed: Callable[[str], bool] | None, limit: int) -> list[tuple[str, float]]:
         """The best ``limit`` tools by words and meaning (``semantic.py``): each tool's word score
         as a share of the best one's, plus its meaning weighed by the share of the request's
@@ -785,7 +818,8 @@ class SearchIndex:
         weight = self.semantic_weight * (1.0 - known) ** 2
         if self._vectors is None or weight <= 0.0 or best <= 0.0:
             return self._best(scores, allowed, limit)
-        fused = scores / best + weight * self._vectors.scores(query, len(self._names), visible, scores)
+        mask = visible.mask if visible is not None else None
+        fused = scores / best + weight * self._vectors.scores(query, len(self._names), mask, scores)
         for name in exclude:
             fused[self._documents[name].slot] = 0.0
         np.maximum(fused, 0.0, out=fused)
@@ -810,29 +844,40 @@ class SearchIndex:
             vector[row_of[term]] += weight
         return vector * idf
 
-    def _visible_terms(self, terms: Iterable[str], visible: np.ndarray | None,
-                       ) -> list[tuple[str, tuple[np.ndarray, np.ndarray, float], int, float]]:
+    def _visible_terms(self, terms: Iterable[str], visible: _Sight | None) -> list[_Entry]:
         """(term, its postings' arrays, how many visible tools have it, its highest weight
         among them) of each of ``terms`` some visible tool has."""
         found = []
         for term in terms:
-            if term not in self._postings:
-                continue
-            arrays = self._array(term)
             if visible is None:
-                found.append((term, arrays, len(arrays[0]), arrays[2]))
+                if term in self._postings:
+                    arrays = self._array(term)
+                    found.append((term, arrays, len(arrays[0]), arrays[2]))
                 continue
-            # Only the visible tools' postings count towards a word's rarity and the ceiling;
-            # a word only hidden tools have is unknown.
-            mask = visible[arrays[0]]
-            frequency = int(mask.sum())
-            if frequency:
-                found.append((term, arrays, frequency, float(arrays[1][mask].max())))
+            entry = self._seen_as(term, visible)
+            if entry is not None:
+                found.append(entry)
         return found
 
-    def _is_visible(self, term: str, visible: np.ndarray | None) -> bool:
+    def _seen_as(self, term: str, sight: _Sight) -> _Entry | None:
+        """What ``term`` is among the tools of ``sight`` (see ``_visible_terms``); None if none has it."""
+        if term in sight.terms:
+            return sight.terms[term]
+        entry = None
+        if term in self._postings:
+            arrays = self._array(term)
+            # Only the visible tools' postings count towards a word's rarity and the ceiling;
+            # a word only hidden tools have is unknown.
+            mask = sight.mask[arrays[0]]
+            frequency = int(mask.sum())
+            if frequency:
+                entry = (term, arrays, frequency, float(arrays[1][mask].max()))
+        sight.terms[term] = entry
+        return entry
+
+    def _is_visible(self, term: str, visible: _Sight | None) -> bool:
         """Whether some tool the search may see has ``term``."""
-        return term in self._postings and (visible is None or bool(visible[self._array(term)[0]].any()))
+        return term in self._postings if visible is None else self._seen_as(term, visible) is not None
 
     def _relatives(self, words: list[str]) -> dict[str, list[str]]:
         """The indexed terms that share a stem with each of ``words``, and, for a word of Chinese
@@ -868,7 +913,7 @@ class SearchIndex:
             self._stemmed.update(new)
             self._unstemmed = {}
 
-    def _compound_parts(self, words: list[str], exclude: set[str], visible: np.ndarray | None) -> list[str]:
+    def _compound_parts(self, words: list[str], exclude: set[str], visible: _Sight | None) -> list[str]:
         """The two terms each of ``words`` is written of ("uppercase": "upper", "case";
         "filenames": "file", "name"), where tools the search may see have both, but those in
         ``exclude``. Of several ways to cut a word, the most even."""
@@ -912,18 +957,41 @@ class SearchIndex:
     def _best(self, scores: np.ndarray, allowed: Callable[[str], bool] | None,
               limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best (key, score), tools of equal score in the order of their keys: the
-        same answer whatever order the tools were indexed in (a file replaced takes a new slot)."""
-        import numpy as np
+        same answer whatever order the tools were indexed in (a file replaced takes a new slot).
+        Tools that ``allowed`` refuses are passed over; it is asked of as few as can be, best first."""
 
-        candidates = np.flatnonzero(scores > 0.0)
-        if allowed is None and len(candidates) > limit:
-            # Every tool tied with the limit-th best comes along, for its key to decide.
-            cut = len(candidates) - limit
-            least = np.partition(scores[candidates], cut)[cut]
-            candidates = candidates[scores[candidates] >= least]
-        slots = candidates[np.argsort(-scores[candidates], kind="stable")]
-        ordered, values = slots.tolist(), scores[slots].tolist()
         best: list[tuple[str, float]] = []
+        candidates = (scores > 0.0).nonzero()[0]
+        while len(candidates) and len(best) < limit:
+            # The best ``limit`` of the rest sorted and taken in turn, not all of them: when
+            # ``allowed`` refuses some, the next best ``limit`` of the rest after them (sorting
+            # the thousands of tools a common word finds, for a caller who may know them all,
+            # was a tenth of a search's time). Every tool tied with the limit-th best comes
+            # along, for its key to decide.
+            head, candidates = self._head(scores, candidates, limit)
+            slots = head[(-scores[head]).argsort(kind="stable")]
+            self._take(slots.tolist(), scores[slots].tolist(), allowed, limit, best)
+            if allowed is None:
+                break  # every tool was taken but those of no name (a slot freed)
+        return best
+
+    @staticmethod
+    def _head(scores: np.ndarray, candidates: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``candidates`` (slots) scoring at least the ``limit``-th best of them, and the rest."""
+        if len(candidates) <= limit:
+            return candidates, candidates[:0]
+        values = scores[candidates]
+        cut = len(candidates) - limit
+        kth = values.copy()
+        kth.partition(cut)
+        top = values >= kth[cut]
+        return candidates[top], candidates[~top]
+
+    def _take(self, ordered: list[int], values: list[float], allowed: Callable[[str], bool] | None,
+              limit: int, best: list[tuple[str, float]]) -> None:
+        """Appends to ``best``, until it holds ``limit``, the tools of the slots ``ordered`` (best
+        first, scoring ``values``) that have a name and that ``allowed`` lets through; tied ones
+        in the order of their keys."""
         start = 0
         count = len(ordered)
         while start < count and len(best) < limit:
@@ -945,7 +1013,6 @@ class SearchIndex:
                     if allowed is None or allowed(name):
                         best.append((name, value))
             start = end
-        return best
 
 
 class _ReadOnce:

@@ -587,3 +587,34 @@ def test_a_request_of_several_sentences_none_of_whose_tools_is_there_is_no_match
     outcome = index_of(others).search(TRIP, 5)
     assert outcome.no_match and outcome.hits == ()
     assert {hit.name for hit in index_of([*asked, *others]).search(TRIP, 5).hits[:3]} == {t.name for t in asked}
+
+
+def test_what_a_callers_groups_see_follows_every_change_of_the_index() -> None:
+    """What a set of groups sees (its tools, each word's rarity among them) is kept from one
+    search to the next; a tool added, replaced, moved to another group or removed must show in
+    the next search at once, as if nothing had been kept."""
+    group_of_key = {"notes_add": "", "mail_send": "", "vault_open": "hidden"}
+    index = SearchIndex(group_of=lambda key, definition: group_of_key.get(key, ""))
+    index.put_many([tool("notes_add", "Add a note."), tool("mail_send", "Send a mail."),
+                    tool("vault_open", "Open the vault of secrets.")])
+    seen = ["", "personal:caller"]
+
+    def found(query: str) -> list[str]:
+        return [hit.name for hit in index.search(query, 5, groups=seen).hits]
+
+    assert found("open the vault") == [] and found("send a mail") == ["mail_send"]
+    index.put(tool("vault_peek", "Open the vault of secrets to look."))  # a new tool in a group seen
+    assert found("open the vault") == ["vault_peek"]
+    group_of_key["vault_open"] = ""  # put again, now in a group seen
+    index.put(tool("vault_open", "Open the vault of secrets."))
+    assert set(found("open the vault")) == {"vault_open", "vault_peek"}
+    group_of_key["vault_peek"] = "hidden"  # put again, now hidden
+    index.put(tool("vault_peek", "Open the vault of secrets to look."))
+    assert found("open the vault") == ["vault_open"]
+    index.remove("vault_open")
+    assert found("open the vault") == []
+    # A word's rarity among the tools seen: the same score as an index of those tools alone.
+    alone = SearchIndex()
+    alone.put_many([tool("notes_add", "Add a note."), tool("mail_send", "Send a mail.")])
+    assert [(h.name, h.score) for h in index.search("send a mail", 5, groups=seen).hits] == \
+        [(h.name, h.score) for h in alone.search("send a mail", 5).hits]
