@@ -863,16 +863,14 @@ class SearchIndex:
         """What ``term`` is among the tools of ``sight`` (see ``_visible_terms``); None if none has it."""
         if term in sight.terms:
             return sight.terms[term]
-        entry = None
-        if term in self._postings:
-            arrays = self._array(term)
-            # Only the visible tools' postings count towards a word's rarity and the ceiling;
-            # a word only hidden tools have is unknown.
-            mask = sight.mask[arrays[0]]
-            frequency = int(mask.sum())
-            if frequency:
-                entry = (term, arrays, frequency, float(arrays[1][mask].max()))
-        sight.terms[term] = entry
+        if term not in self._postings:
+            return None  # not kept: what is kept is bounded by the words tools have, not by requests
+        arrays = self._array(term)
+        # Only the visible tools' postings count towards a word's rarity and the ceiling;
+        # a word only hidden tools have is unknown.
+        mask = sight.mask[arrays[0]]
+        frequency = int(mask.sum())
+        entry = sight.terms[term] = (term, arrays, frequency, float(arrays[1][mask].max())) if frequency else None
         return entry
 
     def _is_visible(self, term: str, visible: _Sight | None) -> bool:

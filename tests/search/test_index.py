@@ -618,3 +618,32 @@ def test_what_a_callers_groups_see_follows_every_change_of_the_index() -> None:
     alone.put_many([tool("notes_add", "Add a note."), tool("mail_send", "Send a mail.")])
     assert [(h.name, h.score) for h in index.search("send a mail", 5, groups=seen).hits] == \
         [(h.name, h.score) for h in alone.search("send a mail", 5).hits]
+
+
+def test_a_callers_requests_of_words_no_tool_has_keep_nothing_in_the_index() -> None:
+    """What the index keeps for a caller's groups between searches is bounded by the words its
+    tools have: requests of random words (a hostile caller) must not grow it, whatever their number.
+    (Kept for each word of a request, 60,000 of them took 11.6 MB; the tokenizer's and the
+    stemmer's bounded caches, filled first, move by 2.5 MB as they turn over, after 60,000 words
+    as after 120,000.)"""
+    import tracemalloc
+
+    index = SearchIndex(group_of=lambda key, definition: "hidden" if key == "vault_open" else "")
+    index.put_many([*CATALOG, tool("vault_open", "Open the vault.")])
+    rng = random.Random(3)
+
+    def requests(words: int) -> None:
+        for _ in range(words // 50):
+            # Past the longest word the index tries to cut in two: no time spent on that.
+            request = " ".join("".join(rng.choices("bcdfghjklmnpqrstvwxz", k=40)) for _ in range(50))
+            index.search(request, 5, groups=["", "personal:caller"])
+
+    requests(40_000)  # the tokenizer's and the stemmer's caches filled first
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        requests(60_000)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 6_000_000, f"{grown:,} bytes kept after 60,000 words no tool has"
