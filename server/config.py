@@ -767,14 +767,18 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message = "no such setting" + _closest_setting(error["loc"], root, section)
         elif error["type"] == "path_type":  # pydantic's words named a Python class: "for <class 'pathlib.Path'>"
             message = "should be a path, written as text in quotes"
+        elif error["type"] in ("model_type", "model_attributes_type", "dict_type"):
+            # pydantic's words named a Python class: "a valid dictionary or instance of AuthSettings"
+            message = "should be a table of settings"
         else:
             message = error["msg"]
         # A number is always said ("greater than 0" holds the 0 it was given by chance).
         if isinstance(given, int | float) or str(given) not in message:
             message += f" (got {given!r})"
-        if not section and (variable := _variable_for(error["loc"])) is not None:
+        full = (*([section] if section else []), *error["loc"])
+        if (variable := _variable_for(full)) is not None:
             message += f" (from the environment variable {variable})"  # not in the file, where one looks first
-        elif _holds(in_file, (*([section] if section else []), *error["loc"])):
+        elif _holds(in_file, full):
             message += f" (in {config_file})"  # not from a flag or a variable
         problems.append(f"{location}: {message}")
     return "invalid configuration" + where + ": " + "; ".join(problems)
@@ -802,14 +806,17 @@ def _holds(data: Any, location: tuple[Any, ...]) -> bool:
 
 
 def _variable_for(location: tuple[Any, ...]) -> str | None:
-    """The ``TOOLBAY_`` variable set for the setting at ``location``, if one is: its own, or
-    the one that gives the list or table it is in (``TOOLBAY_TIERS='{"x": "bogus"}'`` for
-    ``tiers.x``)."""
+    """The ``TOOLBAY_`` variable set for the setting at ``location``, if one is: its own, the
+    one that gives the list or table it is in (``TOOLBAY_TIERS='{"x": "bogus"}'`` for
+    ``tiers.x``), or one of a setting inside it."""
     for end in range(len(location), 0, -1):
         wanted = ENV_PREFIX + "__".join(str(part).upper() for part in location[:end])
         if (found := next((name for name in os.environ if name.upper() == wanted), None)) is not None:
             return found
-    return None
+    # A table no setting is, given by a variable of a setting in it (TOOLBAY_CHAIN__RATE_LIMIT__PER_MINUTE
+    # for chain.rate_limit).
+    inside = ENV_PREFIX + "__".join(str(part).upper() for part in location) + "__"
+    return next((name for name in sorted(os.environ) if name.upper().startswith(inside)), None) if location else None
 
 
 def folder_problems(settings: Settings) -> list[str]:

@@ -1112,6 +1112,22 @@ def _one_line_exit_2(args: list[str], env: dict[str, str] | None = None) -> str:
     return result.stderr
 
 
+def test_a_bad_chain_setting_from_the_environment_names_its_variable_and_a_table_is_asked_for_in_words() -> None:
+    """A [chain] setting given by a variable was refused without naming the variable (an operator
+    looks in the file first, as the other sections' errors say), and a single value where a table
+    belongs was refused in pydantic's words: "Input should be a valid dictionary or instance of
+    AuthSettings"."""
+    said = _one_line_exit_2(["list"], env={"TOOLBAY_CHAIN__AUTH": "x"})
+    assert said.rstrip() == ("toolbay: invalid configuration: chain.auth: should be a table of settings (got 'x') "
+                             "(from the environment variable TOOLBAY_CHAIN__AUTH)"), said
+    said = _one_line_exit_2(["list"], env={"TOOLBAY_SANDBOX": "5"})
+    assert "sandbox: should be a table of settings (got 5) (from the environment variable TOOLBAY_SANDBOX)" in said
+    # A table no setting is, given by the variable of a setting inside it, names that variable.
+    said = _one_line_exit_2(["list"], env={"TOOLBAY_CHAIN__RATE_LIMIT__PER_MINUTE": "abc"})
+    assert "chain.rate_limit: no such setting; did you mean rate_limits?" in said, said
+    assert said.rstrip().endswith("(from the environment variable TOOLBAY_CHAIN__RATE_LIMIT__PER_MINUTE)"), said
+
+
 def test_a_bad_value_from_the_environment_names_its_variable_and_a_zero_is_said(tmp_path: Path) -> None:
     """An operator told "http.page_size: ..." looked in the file; the value was a variable's. And
     "greater than 0" held the 0 it was given, so "(got 0)" was left out (an outside check)."""
