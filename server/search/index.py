@@ -149,8 +149,10 @@ _NAME_POOL_LEAST = 30
 # How much the pool grows when a tool left out of it could lead one shown (``_left_out_may_lead``).
 _POOL_GROWTH = 4
 _DRIFT = 0.25
-# How many sets of groups' sights a search index keeps (``_visible``).
-_MOST_SIGHTS = 64
+# How many sets of groups' sights a search index keeps (``_visible``), and how many words each
+# keeps what it knows of (``_seen_as``; about 150 bytes a word): a few MB at most, whatever callers ask.
+_MOST_SIGHTS = 16
+_MOST_SIGHT_TERMS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -679,7 +681,7 @@ class SearchIndex:
         return found
 
     def _visible(self, groups: Collection[str] | None) -> _Sight | None:
-        """The tools of ``groups``; None for all. Kept until the index changes (the few last
+        """The tools of ``groups``; None for all. Kept until the index changes (the last
         ``_MOST_SIGHTS`` sets of groups): a caller's searches all see the same ones."""
         if groups is None:
             return None
@@ -870,6 +872,8 @@ class SearchIndex:
         # a word only hidden tools have is unknown.
         mask = sight.mask[arrays[0]]
         frequency = int(mask.sum())
+        if len(sight.terms) >= _MOST_SIGHT_TERMS:
+            sight.terms.clear()  # begun again: the words asked of lately are asked again soon
         entry = sight.terms[term] = (term, arrays, frequency, float(arrays[1][mask].max())) if frequency else None
         return entry
 

@@ -647,3 +647,31 @@ def test_a_callers_requests_of_words_no_tool_has_keep_nothing_in_the_index() -> 
     finally:
         tracemalloc.stop()
     assert grown < 6_000_000, f"{grown:,} bytes kept after 60,000 words no tool has"
+
+
+def test_what_is_kept_for_callers_groups_is_bounded_however_many_groups_and_words_they_ask(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept for each set of groups, each word's rarity among their tools: a bound on both, or a
+    team of many callers, each with its own scopes, asking every word the tools have, would
+    grow the server by a few MB a caller."""
+    import toolbay.search.index as index_module
+
+    monkeypatch.setattr(index_module, "_MOST_SIGHTS", 3)
+    monkeypatch.setattr(index_module, "_MOST_SIGHT_TERMS", 20)
+    words = [f"word{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(200)]
+    index = SearchIndex(group_of=lambda key, definition: key.split("_")[0])
+    index.put_many([tool(f"g{n % 8}_{word}", f"Handle the {word} of a {words[(n + 1) % 200]}.")
+                    for n, word in enumerate(words)])
+    expected = {}
+    for n, word in enumerate(words):
+        # Two sets of groups most of the time (kept, their words pile up), others now and then.
+        groups = [f"g{n % 8}"] if n % 10 == 0 else ["g0", "g1", "g2", "g3"] if n % 2 else ["g4", "g5", "g6", "g7"]
+        hits = [hit.name for hit in index.search(f"handle the {word}", 3, groups=groups).hits]
+        expected[(word, tuple(groups))] = hits
+        assert len(index._sights) <= 3 and all(len(sight.terms) <= 20 for sight in index._sights.values())
+    # What was dropped is worked out again alike: the same answers from an index that kept nothing.
+    fresh = SearchIndex(group_of=lambda key, definition: key.split("_")[0])
+    fresh.put_many([tool(f"g{n % 8}_{word}", f"Handle the {word} of a {words[(n + 1) % 200]}.")
+                    for n, word in enumerate(words)])
+    for (word, groups), hits in expected.items():
+        assert [hit.name for hit in fresh.search(f"handle the {word}", 3, groups=list(groups)).hits] == hits
