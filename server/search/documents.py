@@ -140,7 +140,12 @@ def definition_from_mcp(tool: Mapping[str, Any]) -> ToolDefinition:
     # Cut as the server cuts a tool's own (a word past the cut was found here and not there).
     description, _ = bounded_description(description)
     given = [key for key in ("inputSchema", "input_schema") if key in tool]
-    schema = tool[given[0]] if given else {"type": "object"}
+    schema = tool[given[0]] if given else None
+    if schema is None:
+        # Left out or null: no arguments, as a null description is none and a function-calling
+        # definition's null parameters are none. Refused, one such line among 20,000 stopped the
+        # whole run with nothing printed.
+        schema = {"type": "object"}
     if not isinstance(schema, Mapping):
         raise ValueError(f"tool {name!r}: 'inputSchema' must be an object")
     title = tool.get("title") if isinstance(tool.get("title"), str) else None

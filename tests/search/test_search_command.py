@@ -253,7 +253,7 @@ def test_numbers_too_large_and_schemas_that_are_no_objects_under_any_name_are_re
     assert result.exit_code == 2 and "huge.jsonl:1: 1e999 is too large a number" in result.output
     queries = write_jsonl(tmp_path / "q.jsonl", QUERIES[:1])
     for bad in ({"name": "a", "parameters": []}, {"type": "function", "function": {"name": "a", "parameters": "zz"}},
-                {"name": "a", "inputSchema": None}):
+                {"name": "a", "inputSchema": []}):
         tools = write_jsonl(tmp_path / "bad.jsonl", [bad])
         refused = runner.invoke(app, ["search", "--catalog", str(tools), "--queries", str(queries), "--json"])
         assert refused.exit_code == 2 and "'inputSchema' must be an object" in refused.output, bad
@@ -267,6 +267,19 @@ def test_a_function_definition_with_null_parameters_takes_none(tmp_path: Path) -
                                                "parameters": None, "strict": None}}
     tools = write_jsonl(tmp_path / "tools.jsonl", [dumped, {"name": "send_mail", "description": "Send mail.",
                                                             "parameters": None}])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "current time"}, {"id": 2, "query": "mail"}])
+    result = runner.invoke(app, ["search", "--catalog", str(tools), "--queries", str(queries), "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["results"][0]["name"] for line in lines] == ["get_time", "send_mail"]
+
+
+def test_a_null_input_schema_is_a_tool_without_arguments_as_null_parameters_are(tmp_path: Path) -> None:
+    """A converted catalog writes a tool without arguments as ``"inputSchema": null``: the whole run
+    stopped there, exit 2 and nothing printed, where ``"parameters": null`` was read as none."""
+    tools = write_jsonl(tmp_path / "tools.jsonl", [
+        {"name": "get_time", "description": "Get the current time.", "inputSchema": None},
+        {"name": "send_mail", "description": "Send mail.", "input_schema": None}, TOOLS[0]])
     queries = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "query": "current time"}, {"id": 2, "query": "mail"}])
     result = runner.invoke(app, ["search", "--catalog", str(tools), "--queries", str(queries), "--json"])
     assert result.exit_code == 0, result.output
