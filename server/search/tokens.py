@@ -55,6 +55,8 @@ _IDENTIFIER_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # Measured on bench_search_quality's tuning queries: Seal-Tools nDCG@10 92.46 -> 92.62,
 # MetaTool 54.38 -> 54.47.
 _GLUED_LETTERS = 3
+# A short word and its number as a whole word, in any case ("IPv6", "Mp3"): one term.
+_SHORT_WORD_THEN_DIGITS = re.compile(rf"[A-Za-z]{{1,{_GLUED_LETTERS}}}[0-9]+")
 
 STOP_WORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "for",
@@ -82,9 +84,13 @@ def split_identifier(word: str) -> list[str]:
     """The words of one identifier-like run, lowercased: ``getHTTPResponse2`` → get, http, response, 2.
     A short word or an acronym and the number beside it stay one term (``mp3``, ``md5``,
     ``3pm``, ``HTTP2``, ``PM2``): split, "3pm" was the terms "3" and "pm", and found an
-    air-quality tool for PM2.5 before the calendar. A word with letters beyond ASCII
-    (``Größe``, ``файл``) is kept whole: its case marks no joins."""
+    air-quality tool for PM2.5 before the calendar. A short word so is one term in mixed case too
+    (``IPv6`` is ``ipv6`` as ``ipv6`` and ``IPV6`` are: camelCase made it "I" and "Pv6", and the
+    stop word "i" went). A word with letters beyond ASCII (``Größe``, ``файл``) is kept whole:
+    its case marks no joins."""
     if not word.isascii():
+        return [word.lower()]
+    if _SHORT_WORD_THEN_DIGITS.fullmatch(word):
         return [word.lower()]
     parts = _IDENTIFIER_PARTS.findall(word)
     if not parts:

@@ -389,6 +389,12 @@ def test_a_word_some_tool_has_is_matched_as_written() -> None:
     assert names(index, "formatting") == ["style_rules"]
 
 
+def test_a_request_for_ipv6_finds_the_tool_that_writes_ipv6_in_mixed_case() -> None:
+    # "ipv6" found nothing in "IPv6", which was read as "pv6".
+    ping = tool("ping6", "Send ICMP echo requests to an IPv6 host.")
+    assert names(index_of([ping, *CATALOG]), "ipv6")[:1] == ["ping6"]
+
+
 def test_tools_that_score_alike_come_in_the_order_of_their_names_whatever_order_they_were_indexed_in() -> None:
     # Equal scores came in the order the tools were indexed, which a file replaced changes.
     twins = [tool(f"{letter}_export", "Export the ledger as a spreadsheet.") for letter in "edcba"]

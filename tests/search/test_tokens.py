@@ -28,6 +28,12 @@ def test_a_time_a_format_or_a_digest_is_one_term_not_a_word_and_a_number() -> No
     assert tokenize("HTTPServer2") == ["http", "server", "2"] == tokenize("http server 2")
 
 
+def test_a_short_word_and_its_number_are_one_term_in_mixed_case_too() -> None:
+    # "IPv6" was "pv6": camelCase cut "I" off, and "i" is a stop word.
+    assert tokenize("IPv6") == tokenize("ipv6") == tokenize("IPV6") == ["ipv6"]
+    assert tokenize("Mp3 or IPv4") == ["mp3", "ipv4"]
+
+
 def test_kebab_and_snake_names_give_the_same_terms_as_the_words_written_apart() -> None:
     assert tokenize("jsonkit_fmt") == tokenize("jsonkit-fmt") == tokenize("JsonkitFmt") == tokenize("jsonkit fmt")
 
