@@ -936,12 +936,14 @@ class SearchIndex:
 
     def _joined_words(self, terms: list[str], unknown: set[str], exclude: set[str]) -> list[str]:
         """The indexed terms two neighbouring ``terms`` make written as one word, one of the
-        two a word no tool has ("upper case": "uppercase"), but those in ``exclude``."""
+        two a word no tool has ("upper case": "uppercase"; a word and its number too, "SHA-256" and
+        "blake2": "sha256", "BLAKE2", which the tools' texts read as one term), but those in
+        ``exclude``."""
         joined: dict[str, None] = {}
         for first, second in itertools.pairwise(terms):
             word = first + second
             if (first in unknown or second in unknown) and word in self._postings and word not in exclude \
-                    and len(word) <= _MOST_LETTERS and word.isascii() and word.isalpha():
+                    and len(word) <= _MOST_LETTERS and word.isascii() and word.isalnum():
                 joined[word] = None
         return list(joined)
 

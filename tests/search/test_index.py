@@ -395,6 +395,15 @@ def test_a_request_for_ipv6_finds_the_tool_that_writes_ipv6_in_mixed_case() -> N
     assert names(index_of([ping, *CATALOG]), "ipv6")[:1] == ["ping6"]
 
 
+def test_a_word_and_its_number_written_apart_find_the_tool_that_writes_them_as_one() -> None:
+    # "SHA-256" is read "sha" "256" and "blake2" "blake" "2", where "sha256" and "BLAKE2" are one term:
+    # the tool that writes them so was not found by them at all.
+    b2sum = tool("b2sum", "Compute and check BLAKE2 message digests.")
+    index = index_of([b2sum, tool("news_digest", "Mail a digest of the news."), *CATALOG])
+    assert names(index, "SHA-256 digest")[:1] == ["hashsum"]
+    assert names(index, "blake2 digest")[:1] == ["b2sum"]
+
+
 def test_tools_that_score_alike_come_in_the_order_of_their_names_whatever_order_they_were_indexed_in() -> None:
     # Equal scores came in the order the tools were indexed, which a file replaced changes.
     twins = [tool(f"{letter}_export", "Export the ledger as a spreadsheet.") for letter in "edcba"]
