@@ -30,6 +30,8 @@ from uvicorn.config import LOGGING_CONFIG
 
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
+from toolbay.internals.mcp_sdk import use_event_source_response
+from toolbay.internals.sse_starlette_answers import AnswerFirstEventSourceResponse
 from toolbay.internals.uvicorn_server import stop_at_once, when_started, when_stopping
 from toolbay.protocol import plain_json
 from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
@@ -180,6 +182,8 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     starlette_app.state.quick_lane = lane  # for tests and benchmarks: how many calls it took
     # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
     plain_json.install()
+    # An answer under way when the server is told to stop (a job_wait it ends) is sent before its stream ends.
+    use_event_source_response(AnswerFirstEventSourceResponse)
     starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, needs_no_stream=app.needs_no_stream,
                                  proven_quick=app.proven_quick, lane=lane, stateless=stateless,
                                  on_listed=app.listing_answered)
