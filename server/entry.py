@@ -17,6 +17,7 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see toolbay.helptext.records)
 if TYPE_CHECKING:
+    from types import FrameType
     from typing import NoReturn
 
 # The shell's status for a command ended by Ctrl-C (128 + SIGINT).
@@ -40,9 +41,13 @@ def main() -> None:
     if sys.argv[1:2] == ["serve"]:
         import signal  # here: the other commands (parse-help, answering at once) need it not
 
+        from toolbay.start_interrupts import while_starting
+
         # Until the server takes SIGTERM over (after its imports), it stops as on Ctrl-C too:
         # killed by it while it started, it ended by the signal, not with STOPPED as promised.
         signal.signal(signal.SIGTERM, _stop_while_starting)
+        # Ctrl-C raised inside an import left Python's import lock held, and the server hung (start_interrupts).
+        while_starting()
     try:
         _run(sys.argv[1:])
     except KeyboardInterrupt:
@@ -64,12 +69,14 @@ def main() -> None:
         sys.exit(BROKEN_PIPE if exc.errno == errno.EPIPE and not closed else 1)
 
 
-def _stop_while_starting(signum: int, frame: object) -> None:
+def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
     """SIGTERM before the server handles it: as Ctrl-C (``main`` ends with ``STOPPED``), once."""
     import signal
 
+    from toolbay.start_interrupts import interrupt_when_safe
+
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    interrupt_when_safe(signum, frame)
 
 
 def _open_closed_standard_streams(*, serving: bool) -> bool:

@@ -194,6 +194,9 @@ def _serve(transport: str | None, host: str | None, port: int | None, extensions
     if protocol is None:
         protocol = (_stdio_protocol(imports) if protocol_module(settings) == STDIO_PROTOCOL
                     else ImportInBackground(protocol_module(settings), then=imports.done))
+    from toolbay.start_interrupts import before_the_event_loop
+
+    before_the_event_loop()
     try:
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
         # (uvicorn raises SIGTERM again once it has shut down, to the handler below).
@@ -254,8 +257,10 @@ def stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
 
     try:
         loop = asyncio.get_running_loop()
-    except RuntimeError:  # not serving yet (still importing): as Python's own Ctrl-C
-        signal.default_int_handler(signal.SIGINT, frame)
+    except RuntimeError:  # not serving yet (still importing): as Python's own Ctrl-C, out of any import
+        from toolbay.start_interrupts import interrupt_when_safe
+
+        interrupt_when_safe(signal.SIGINT, frame)
         return
     # Raised here, it would come out of whatever the main thread was running, inside one of
     # the server's tasks too (a thread being started): raised by the loop, between its tasks,

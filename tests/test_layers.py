@@ -93,6 +93,7 @@ LAYERS: dict[str, int] = {
     "toolbay.detach": 7,  # serve over stdio forks so jobs outlive the client
     "toolbay.start_up_collector": 7,  # the collector paused while a server imports
     "toolbay.serve_command": 7,  # serve, started by the entry point without typer
+    "toolbay.start_interrupts": 7,  # Ctrl-C while a server starts, raised out of the import system's locks
     "toolbay.__main__": 7,
 }
 SOURCES = {"toolbay": REPO_ROOT / "server", "toolbay.handlers": REPO_ROOT / "handlers"}
