@@ -119,5 +119,7 @@ def _links_under(root: Path) -> list[tuple[str, os.stat_result]]:
 
 
 def inside(resolved: str, real_root: str) -> bool:
-    """Whether ``resolved`` (a real path) is ``real_root`` or under it."""
-    return resolved == real_root or resolved.startswith(real_root + os.sep)
+    """Whether ``resolved`` (a real path) is ``real_root`` or under it. Everything is under ``/``: a
+    workspace of ``/`` had every link of the machine lead out of it ("//" begins no path), so one a
+    program made anywhere while a tool that may write ran was removed after it."""
+    return resolved == real_root or resolved.startswith(real_root.rstrip(os.sep) + os.sep)

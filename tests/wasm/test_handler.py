@@ -348,3 +348,15 @@ def test_only_the_guests_own_words_about_a_file_earn_the_hint_about_files(
     result = RunResult(exit_code=1, stdout=b"", stderr=stderr, stdout_truncated=False, stderr_truncated=False,
                        trap=None, duration_s=0.01)
     assert _says_file_error(result, RunRequest(argv=argv, stdin=stdin)) is about_files
+
+
+def test_with_the_root_folder_as_workspace_a_link_anywhere_leads_inside_it(tmp_path: Path) -> None:
+    """With ``--workspace /``, every link under it was taken to lead out ("//" begins no real path): after
+    each run of a tool that may write, any link another program made on the machine meanwhile (a lock
+    link, a package manager's) was removed, and a confined Python tool's refusals lost their note.
+    The whole walk of ``/`` is not run here: the rule it applies to each link is."""
+    from toolbay.workspace_links import inside
+
+    (tmp_path / "lock").symlink_to("../elsewhere/target")
+    assert inside(os.path.realpath(tmp_path / "lock"), "/")
+    assert inside("/", "/") and inside("/srv/data", "/srv") and not inside("/srv2/data", "/srv")
