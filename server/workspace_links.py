@@ -46,6 +46,10 @@ def remove_escaping_links(root: Path, since: float) -> list[str]:
     ``since`` (``time.time()``), or led inside at the last look; returns them as
     ``"relative/path -> target"``."""
     real_root = os.path.realpath(root)
+    if real_root == os.sep:
+        # No link leads out of the root folder; the walk would list the whole machine, /proc and /sys
+        # too, after every call (with --workspace /, a write that took a millisecond ran on as a job for minutes).
+        return []
     with _seen_lock:
         last = _seen.get(real_root)
     removed: list[str] = []

@@ -360,3 +360,18 @@ def test_with_the_root_folder_as_workspace_a_link_anywhere_leads_inside_it(tmp_p
     (tmp_path / "lock").symlink_to("../elsewhere/target")
     assert inside(os.path.realpath(tmp_path / "lock"), "/")
     assert inside("/", "/") and inside("/srv/data", "/srv") and not inside("/srv2/data", "/srv")
+
+
+def test_with_the_root_folder_as_workspace_no_walk_looks_for_links_leading_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing leads out of ``/``, yet after each run of a tool that may write, the whole machine was listed
+    (/proc and /sys too): a write that took a millisecond ran on as a job for minutes (an outside check)."""
+    import time
+
+    from toolbay import workspace_links
+
+    def listed(folder: object) -> None:
+        raise AssertionError(f"{folder} was listed")
+
+    monkeypatch.setattr(workspace_links.os, "scandir", listed)
+    assert workspace_links.remove_escaping_links(Path("/"), time.time()) == []
