@@ -28,7 +28,8 @@ _AGAIN_AFTER_S = 0.005
 def interrupt_when_safe(signum: int, frame: FrameType | None) -> None:
     """Python's Ctrl-C (KeyboardInterrupt raised in the main thread), unless the main thread is in the
     import system's code: then the same a few milliseconds later, by what handles Ctrl-C by then."""
-    if frame is not None and frame.f_code.co_filename in _IMPORT_SYSTEM:
+    # Windows has no interval timer: there it is raised at once, as before.
+    if frame is not None and frame.f_code.co_filename in _IMPORT_SYSTEM and hasattr(signal, "setitimer"):
         signal.signal(signal.SIGALRM, _again)
         signal.setitimer(signal.ITIMER_REAL, _AGAIN_AFTER_S)
         return
