@@ -457,6 +457,9 @@ class SearchIndex:
         return sum(weight * n for weight, n in zip(self.field_weights, sums, strict=True)) / counted
 
     def _reweigh_all(self) -> None:
+        # A change as a tool's coming or going is: what is kept of the weights (``_visible``'s
+        # sights) is dropped (``put_many`` of no tool weighs them all again with no tool changed).
+        self._changes += 1
         self._weighed = {group: (self._live_average(group), count) for group, count in self._counted.items()}
         self._postings = {}
         self._arrays = {}
@@ -474,6 +477,7 @@ class SearchIndex:
                 drifted.add(group)
         if not drifted:
             return
+        self._changes += 1  # as in ``_reweigh_all``
         for group in drifted:
             self._weighed[group] = (self._live_average(group), self._counted[group])
         for document in self._documents.values():

@@ -635,6 +635,30 @@ def test_what_a_callers_groups_see_follows_every_change_of_the_index() -> None:
         [(h.name, h.score) for h in alone.search("send a mail", 5).hits]
 
 
+def test_a_callers_groups_see_the_weights_of_tools_weighed_again_without_a_change() -> None:
+    """``put_many`` of no tool weighs every tool again at the groups' averages of now (a few tools
+    put one by one are weighed at those of before, until the averages drift): the next search
+    for a caller's groups must use the new weights. What the groups saw was kept until a tool
+    came or went, and such a search still ranked by the weights of before: two tools changed
+    places against an index filled at once, and against the same search for every group."""
+    rng = random.Random(1)
+    group_of_key = {f"tool{n}": "ab"[n % 2] for n in range(40)} | {f"long{n}": "a" for n in range(3)}
+    words = ["alpha", "beta", "gamma", "delta", "convert", "file", "json"]
+    tools = [tool(f"tool{n}", " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))) for n in range(40)]
+    longer = [tool(f"long{n}", "alpha " * 3 + "word " * 10) for n in range(3)]
+    index = SearchIndex(group_of=lambda key, definition: group_of_key[key])
+    index.put_many(tools)
+    for definition in longer:
+        index.put(definition)
+    assert index.search("alpha convert", 10, groups=["a", "b"]).hits  # seen by a caller's groups
+    index.put_many([])
+    at_once = SearchIndex(group_of=lambda key, definition: group_of_key[key])
+    at_once.put_many([*tools, *longer])
+    for groups in (["a", "b"], ["a"]):
+        assert [(hit.name, hit.score) for hit in index.search("alpha convert", 10, groups=groups).hits] == \
+            [(hit.name, hit.score) for hit in at_once.search("alpha convert", 10, groups=groups).hits]
+
+
 def test_a_callers_requests_of_words_no_tool_has_keep_nothing_in_the_index() -> None:
     """What the index keeps for a caller's groups between searches is bounded by the words its
     tools have: requests of random words (a hostile caller) must not grow it, whatever their number.
