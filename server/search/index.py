@@ -694,11 +694,13 @@ class SearchIndex:
         if self._sights_at != self._changes:
             self._sights.clear()
             self._sights_at = self._changes
-        key = tuple(sorted(set(groups)))
+        # Kept by the groups that have tools: callers of the same scopes without personal tools
+        # (a team's, each its own "personal:ID") see the same, and were each kept apart, 17 of
+        # them enough to push each other out. A group's first tool is a change: all are dropped.
+        key = tuple(sorted({group for group in groups if group in self._group_ids}))
         sight = self._sights.pop(key, None)
         if sight is None:
-            wanted = [self._group_ids[group] for group in key if group in self._group_ids]
-            mask = np.isin(self._group_array(), wanted)
+            mask = np.isin(self._group_array(), [self._group_ids[group] for group in key])
             sight = _Sight(mask, int(mask.sum()), (~mask).nonzero()[0], {})
             while len(self._sights) >= _MOST_SIGHTS:
                 del self._sights[next(iter(self._sights))]  # the one used longest ago

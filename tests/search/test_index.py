@@ -659,6 +659,27 @@ def test_a_callers_groups_see_the_weights_of_tools_weighed_again_without_a_chang
             [(hit.name, hit.score) for hit in at_once.search("alpha convert", 10, groups=groups).hits]
 
 
+def test_a_team_of_callers_without_tools_of_their_own_share_what_their_groups_see() -> None:
+    """Each caller's groups name its own personal tools ("personal:ID"), which most callers do not
+    have: a team of twenty such callers of the same scopes was kept as twenty sets of groups, past
+    the sixteen kept, so each search worked out again what the groups see (at 5,000 tools, 64
+    such callers took 0.71 ms of CPU a search, p50, one caller 0.39). They are one set now; a
+    caller whose first personal tool comes sees it at its next search."""
+    group_of_key = {"vault_open": "catalog:vault", "notes_add": ""}
+    index = SearchIndex(group_of=lambda key, definition: group_of_key[key])
+    index.put_many([tool("notes_add", "Add a note."), tool("vault_open", "Open the vault.")])
+    for caller in range(20):
+        hits = index.search("open the vault", 5, groups=["", f"personal:u{caller}", "catalog:vault"]).hits
+        assert [hit.name for hit in hits] == ["vault_open"]
+    assert len(index._sights) == 1
+    group_of_key["vault_peek"] = "personal:u3"
+    index.put(tool("vault_peek", "Peek into the vault to open it."))
+    assert {hit.name for hit in index.search("open the vault", 5, groups=["", "personal:u3", "catalog:vault"]).hits} \
+        == {"vault_open", "vault_peek"}
+    assert [hit.name for hit in index.search("open the vault", 5, groups=["", "personal:u4", "catalog:vault"]).hits] \
+        == ["vault_open"]
+
+
 def test_a_callers_requests_of_words_no_tool_has_keep_nothing_in_the_index() -> None:
     """What the index keeps for a caller's groups between searches is bounded by the words its
     tools have: requests of random words (a hostile caller) must not grow it, whatever their number.
