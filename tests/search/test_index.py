@@ -395,6 +395,13 @@ def test_a_request_for_ipv6_finds_the_tool_that_writes_ipv6_in_mixed_case() -> N
     assert names(index_of([ping, *CATALOG]), "ipv6")[:1] == ["ping6"]
 
 
+def test_a_request_for_ipv6_finds_the_tool_whose_camel_case_name_has_it() -> None:
+    # "getIPv6Address" was indexed "get", "pv6", "address": "ipv6" was no match.
+    lookup = tool("getIPv6Address", "Get the address of a host.")
+    index = index_of([lookup, tool("get_mail_address", "Get the mail address of a user."), *CATALOG])
+    assert names(index, "ipv6")[:1] == ["getIPv6Address"]
+
+
 def test_a_word_and_its_number_written_apart_find_the_tool_that_writes_them_as_one() -> None:
     # "SHA-256" is read "sha" "256" and "blake2" "blake" "2", where "sha256" and "BLAKE2" are one term:
     # the tool that writes them so was not found by them at all.

@@ -34,6 +34,13 @@ def test_a_short_word_and_its_number_are_one_term_in_mixed_case_too() -> None:
     assert tokenize("Mp3 or IPv4") == ["mp3", "ipv4"]
 
 
+def test_a_short_word_and_its_number_in_mixed_case_are_one_term_inside_a_name_too() -> None:
+    # "getIPv6Address" was "get", "pv6", "address": only "IPv6" written alone was "ipv6".
+    assert tokenize("getIPv6Address") == ["get", "ipv6", "address"]
+    assert tokenize("validateIPv4") == tokenize("validate_ipv4") == ["validate", "ipv4"]
+    assert tokenize("getMp3Tags") == ["get", "mp3", "tag"]  # as before
+
+
 def test_kebab_and_snake_names_give_the_same_terms_as_the_words_written_apart() -> None:
     assert tokenize("jsonkit_fmt") == tokenize("jsonkit-fmt") == tokenize("JsonkitFmt") == tokenize("jsonkit fmt")
 
