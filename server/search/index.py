@@ -943,13 +943,13 @@ class SearchIndex:
     def _joined_words(self, terms: list[str], unknown: set[str], exclude: set[str]) -> list[str]:
         """The indexed terms two neighbouring ``terms`` make written as one word, one of the
         two a word no tool has ("upper case": "uppercase"; a word and its number too, "SHA-256" and
-        "blake2": "sha256", "BLAKE2", which the tools' texts read as one term), but those in
-        ``exclude``."""
+        "blake2": "sha256", "BLAKE2", which the tools' texts read as one term; not two numbers: "1 and
+        5" is no "15"), but those in ``exclude``."""
         joined: dict[str, None] = {}
         for first, second in itertools.pairwise(terms):
             word = first + second
             if (first in unknown or second in unknown) and word in self._postings and word not in exclude \
-                    and len(word) <= _MOST_LETTERS and word.isascii() and word.isalnum():
+                    and len(word) <= _MOST_LETTERS and word.isascii() and word.isalnum() and not word.isdigit():
                 joined[word] = None
         return list(joined)
 

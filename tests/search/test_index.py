@@ -411,6 +411,17 @@ def test_a_word_and_its_number_written_apart_find_the_tool_that_writes_them_as_o
     assert names(index, "blake2 digest")[:1] == ["b2sum"]
 
 
+def test_two_numbers_written_apart_are_not_read_as_the_number_they_make() -> None:
+    # "between 1 and 5" was read as "15" too (a number joined as a word and its number are),
+    # and found the timer of "15 minutes", which has neither number, beside the tool asked for.
+    index = index_of([tool("timer_set", "Set a timer for 15 minutes or more."),
+                      tool("rate_movie", "Give a movie a rating from 1 to 10."),
+                      tool("pick_random", "Pick a random number between two numbers."), *CATALOG])
+    for request in ("pick a random number between 1 and 5", "random number 1 5"):
+        found = names(index, request)
+        assert found[0] == "pick_random" and "timer_set" not in found, request
+
+
 def test_tools_that_score_alike_come_in_the_order_of_their_names_whatever_order_they_were_indexed_in() -> None:
     # Equal scores came in the order the tools were indexed, which a file replaced changes.
     twins = [tool(f"{letter}_export", "Export the ledger as a spreadsheet.") for letter in "edcba"]
