@@ -8,6 +8,7 @@ server answers clients of either kind.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import resource
 import socket
@@ -123,9 +124,25 @@ def _quiet_clients_that_went_away() -> None:
         sdk.addFilter(_ClientWentAway())
 
 
+class _CancelledByTheStop(logging.Filter):
+    """Drops uvicorn's "Exception in ASGI application", with a traceback, for a request it cancelled
+    itself once the stop's grace (``GRACEFUL_SHUTDOWN_S``) ran out: a stop asked for, which uvicorn has
+    said in one line already ("Cancel 1 running task(s), timeout graceful shutdown exceeded")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
+def _quiet_requests_the_stop_cancelled() -> None:
+    uvicorn_errors = logging.getLogger("uvicorn.error")  # where uvicorn logs what a request raised
+    if not any(isinstance(existing, _CancelledByTheStop) for existing in uvicorn_errors.filters):
+        uvicorn_errors.addFilter(_CancelledByTheStop())
+
+
 def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     """The Starlette app. ``auth`` is passed to the SDK (``auth=``, ``token_verifier=``)."""
     _quiet_clients_that_went_away()
+    _quiet_requests_the_stop_cancelled()
     host = app.settings.host
     security = _security_for(host)
     sse_server = build_mcp_server(app, "sse")

@@ -262,6 +262,43 @@ async def test_sigterm_answers_a_job_wait_in_flight_over_http_before_the_server_
     assert structured(answer)["status"] == "running"
 
 
+async def test_sigterm_with_a_streamed_call_past_the_grace_logs_no_traceback(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    """A call still running inline on its event stream when uvicorn's two seconds of grace ran out
+    (uvicorn then cancels it) wrote "Exception in ASGI application" and a traceback of the
+    cancellation into the log of a stop the operator asked for (since 9cef98be a POST's stream
+    waits for the grace: it was ended, silently, half a second after the stop)."""
+    import signal
+
+    shutil.copy2(FIXTURE_WASM / "progress.wasm", folders["extensions"] / "progress.wasm")
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f"extensions = [{str(folders['extensions'])!r}]\ndata_dir = {str(folders['data'])!r}\n"
+                      f"workspace = {str(folders['workspace'])!r}\n[jobs]\nsync_budget_s = 300\n"
+                      "run_limit_s = 600\n", encoding="utf-8")
+    log = tmp_path / "toolbay.log"
+    running = anyio.Event()
+
+    async def heard(progress: float, total: float | None, message: str | None) -> None:
+        running.set()  # its first step reported: the call runs, and waits for a file that never comes
+
+    with server_process(config, log) as (process, url):
+        async with http_client(url) as client:
+
+            async def call_until_the_stop() -> None:
+                with pytest.raises(Exception):  # noqa: B017, PT011 - how the client is told it is gone is the SDK's
+                    await call(client, "progress", {"steps": 2, "step_ms": 0, "gate": "/workspace/never"},
+                               progress_callback=heard)
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call_until_the_stop)
+                    await running.wait()
+                    process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    said = log.read_text(errors="replace")
+    assert "Traceback" not in said and "Exception in ASGI application" not in said, said[-3000:]
+
+
 def test_sigterm_to_a_stdio_server_over_pipes_stops_it_through_its_shutdown(folders: dict[str, Path]) -> None:
     """Over pipes (as clients start it) the server forks; SIGTERM to the process the client
     started killed it, which took the server with it (SIGKILL): no shutdown, its job left
