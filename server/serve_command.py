@@ -194,8 +194,11 @@ def _serve(transport: str | None, host: str | None, port: int | None, extensions
     if protocol is None:
         protocol = (_stdio_protocol(imports) if protocol_module(settings) == STDIO_PROTOCOL
                     else ImportInBackground(protocol_module(settings), then=imports.done))
+    from toolbay.internals.event_loop_modules import import_event_loop_modules
     from toolbay.start_interrupts import before_the_event_loop
 
+    # Imported while a Ctrl-C is still raised out of the import system's locks: after, it was not.
+    import_event_loop_modules()
     before_the_event_loop()
     try:
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended

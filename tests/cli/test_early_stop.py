@@ -122,17 +122,22 @@ main()
 """
 
 
-@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+# The settings' modules; and anyio's asyncio backend, which ``anyio.run`` imported as it started the loop, after
+# Python's own Ctrl-C handler was back (over HTTP on a first start, the SDK still loading on its thread).
+@pytest.mark.parametrize(("signal_name", "module", "transport"), [
+    ("SIGINT", "toolbay.config", ()), ("SIGTERM", "toolbay.config", ()),
+    ("SIGINT", "anyio._backends._asyncio", ("--transport", "http", "--port", "0"))])
 def test_a_stop_that_comes_inside_the_import_system_while_a_first_start_loads_stops_the_server(
-        tmp_path: Path, signal_name: str) -> None:
+        tmp_path: Path, signal_name: str, module: str, transport: tuple[str, ...]) -> None:
     """Raised there, the interrupt left Python's import lock held: the SDK's import on the other thread never
     ended, nor did the bundled tools' descriptions ("serving 0 files' tools now; 4 more are being described"),
     and the Ctrl-C itself was lost ("Exception ignored in: ... cb"): a server that never served nor stopped."""
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "SIGNAL": signal_name, "INTERRUPTED_AFTER": "toolbay.config"}
-    # A first start (an empty data folder): the SDK loads on its thread while the settings' modules load here.
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "SIGNAL": signal_name, "INTERRUPTED_AFTER": module}
+    # A first start (an empty data folder): the SDK loads on its thread while the server's modules load here.
     process = subprocess.Popen([sys.executable, "-c", SERVE_INTERRUPTED_IN_IMPORT_LOCK, "serve", "--data-dir",
-                                str(tmp_path / "data")], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+                                str(tmp_path / "data"), *transport],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                               cwd=tmp_path)
     try:
         _, stderr = process.communicate(timeout=WAIT_S)
     finally:
@@ -141,3 +146,4 @@ def test_a_stop_that_comes_inside_the_import_system_while_a_first_start_loads_st
             process.wait()
     assert process.returncode == 0, stderr
     assert b"Exception ignored" not in stderr and b"Traceback" not in stderr, stderr
+
