@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -253,14 +254,14 @@ def stop_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     if callable(handler):
         handler(signal.SIGINT, frame)
         return
-    # Imported here, not at the top: `toolbay --help` imports this module, and asyncio (with
-    # ssl) was a third of its time. Never a first import here: the settings (pydantic_settings)
-    # import asyncio before `serve` sets this handler.
-    import asyncio
-
+    # Not imported here (`toolbay --help` imports this module, and asyncio, with ssl, was a third of
+    # its time), nor by this handler: a first start sets it before asyncio is imported, and a
+    # SIGTERM then found it half imported ("partially initialized module 'asyncio' has no
+    # attribute 'get_running_loop'", a traceback and exit 1). No asyncio yet, no loop yet.
+    asyncio = sys.modules.get("asyncio")
     try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # not serving yet (still importing): as Python's own Ctrl-C, out of any import
+        loop = asyncio.get_running_loop()  # type: ignore[union-attr]
+    except (RuntimeError, AttributeError):  # not serving yet: as Python's own Ctrl-C, out of any import
         from toolbay.start_interrupts import interrupt_when_safe
 
         interrupt_when_safe(signal.SIGINT, frame)

@@ -33,6 +33,10 @@ def interrupt_when_safe(signum: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGALRM, _again)
         signal.setitimer(signal.ITIMER_REAL, _AGAIN_AFTER_S)
         return
+    if hasattr(signal, "setitimer"):
+        # A stop put off before this one (SIGTERM, then Ctrl-C) would be raised again a moment later,
+        # into the shutdown this one begins.
+        signal.setitimer(signal.ITIMER_REAL, 0)
     signal.default_int_handler(signal.SIGINT, frame)
 
 
