@@ -6,7 +6,7 @@ only as it is called. A server calls it once Python's own Ctrl-C handler is back
 while the MCP SDK may still be loading on its own thread: a Ctrl-C that came as the main thread got
 Python's import lock for these modules left the lock held, as it did before ``start_interrupts``
 (over HTTP on a first start: "Exception ignored in ... cb", the server never served nor stopped).
-``tests/cli/test_early_stop.py`` fails if anyio imports another module there.
+``tests/internals/test_event_loop_modules.py`` fails if anyio imports another module there.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
 - The streamable HTTP transport builds its event streams by the module-level name
   ``EventSourceResponse``, with no parameter for another class: toolbay's keeps a POST's stream
   until its answer is sent when the server is told to stop
-  (``toolbay.internals.sse_starlette_answers``).
+  (``toolbay.internals.sse_starlette_uvicorn``).
 - A per-message ``ServerSession`` has no public accessor for the connection it belongs to,
   which is what outlives the message and closes with the client (``toolbay.sessions``).
 - ``ServerSession.send_request`` chooses the request's id itself and gives no way to learn

@@ -32,7 +32,7 @@ from uvicorn.config import LOGGING_CONFIG
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.internals.mcp_sdk import use_event_source_response
-from toolbay.internals.sse_starlette_answers import AnswerFirstEventSourceResponse
+from toolbay.internals.sse_starlette_uvicorn import answer_first_event_source_response
 from toolbay.internals.uvicorn_server import stop_at_once, when_started, when_stopping
 from toolbay.protocol import plain_json
 from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
@@ -200,7 +200,7 @@ def build_http_app(app: Toolbay, **auth: Any) -> Starlette:
     # Quick calls are answered with plain JSON instead of an SSE stream (see plain_json).
     plain_json.install()
     # An answer under way when the server is told to stop (a job_wait it ends) is sent before its stream ends.
-    use_event_source_response(AnswerFirstEventSourceResponse)
+    use_event_source_response(answer_first_event_source_response())
     starlette_app.add_middleware(plain_json.PlainJsonForQuickRequests, needs_no_stream=app.needs_no_stream,
                                  proven_quick=app.proven_quick, lane=lane, stateless=stateless,
                                  on_listed=app.listing_answered)

@@ -1,4 +1,4 @@
-"""What toolbay reaches into in sse_starlette (``toolbay.internals.sse_starlette_answers``): once the
+"""What toolbay reaches into in sse_starlette (``toolbay.internals.sse_starlette_uvicorn``): once the
 server is told to stop, a POST's event stream still sends its answer, and a GET's ends at once.
 These fail when an sse_starlette upgrade changes how a response's grace is kept; the behaviour
 built on it (a job_wait answered as the server stops) is tested in
@@ -13,7 +13,7 @@ import pytest
 from sse_starlette.sse import AppStatus
 from starlette.types import Message
 
-from toolbay.internals.sse_starlette_answers import AnswerFirstEventSourceResponse
+from toolbay.internals.sse_starlette_uvicorn import answer_first_event_source_response
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +24,7 @@ async def streamed(method: str, answer_after_the_stop: bool) -> list[Message]:
     sent: list[Message] = []
     heard = anyio.Event()
     writer, reader = anyio.create_memory_object_stream[dict[str, Any]](1)
-    response = AnswerFirstEventSourceResponse(reader, shutdown_event=heard)
+    response = answer_first_event_source_response()(reader, shutdown_event=heard)
 
     async def send(message: Message) -> None:
         sent.append(message)
