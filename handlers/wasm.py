@@ -29,6 +29,7 @@ from toolbay.wasm.progress import ProgressForwarder
 from toolbay.wasm.quick import QuickRunRecord
 from toolbay.words import CallContext, ToolDefinition, ToolResult
 from toolbay.workspace_links import LinkGuard, links_removed
+from toolbay.workspace_links import inside as is_under
 
 STDIN_PROPERTY = "stdin"
 
@@ -302,7 +303,7 @@ class WasmHandler(Handler):
             host = os.fspath(preopen.host_path)
             if value == host:
                 return preopen.guest_path
-            if value.startswith(host.rstrip(os.sep) + os.sep):
+            if is_under(value, host):  # (the same path was answered above)
                 inside = os.path.relpath(value, host).replace(os.sep, "/")
                 if inside == ".." or inside.startswith("../"):
                     return None  # it climbs out again ("WS/../x"): outside, and said so as given
@@ -410,7 +411,7 @@ def _passes_a_link_out(root: str, inside: str) -> bool:
         except (OSError, ValueError):
             return False
         here = os.path.realpath(here)
-        if here != real_root and not here.startswith(real_root.rstrip(os.sep) + os.sep):
+        if not is_under(here, real_root):
             return True
     return False
 
