@@ -664,8 +664,9 @@ class Discovery:
             if record is not None:
                 record([stem, *argv], run)
             for output in (result.stdout, result.stderr):
-                not_tiers.update(dict.fromkeys(unknown_tiers(output.decode("utf-8", "replace"))))
-                not_executions.update(dict.fromkeys(unknown_executions(output.decode("utf-8", "replace"))))
+                text = output.decode("utf-8", "replace")  # once for both: a help may be a MiB
+                not_tiers.update(dict.fromkeys(unknown_tiers(text)))
+                not_executions.update(dict.fromkeys(unknown_executions(text)))
             return run
 
         tree = describe_tree(
