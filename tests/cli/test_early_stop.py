@@ -20,10 +20,19 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-# Runs ``toolbay serve``, holding the import of a module (HELD_MODULE) until a file exists; a
-# file says when the hold has begun.
+# Runs ``toolbay serve``, holding the import of a module (HELD_MODULE) until a file exists, or, where the
+# hold is on another thread than the main one, until the main thread waits for that thread's import to end
+# (as a stopping server does: a real import then ends, where this hold would keep it waiting for a minute);
+# a file says when the hold has begun.
 SERVE_HELD = """
-import importlib.machinery, os, sys, time
+import importlib.machinery, os, sys, threading, time
+def main_thread_waits_for_imports():
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    while frame is not None:
+        if frame.f_code.co_name == "wait" and frame.f_code.co_filename.endswith("background_import.py"):
+            return True
+        frame = frame.f_back
+    return False
 class Held:
     def __init__(self, loader):
         self.loader = loader
@@ -38,7 +47,7 @@ class Held:
         return self.loader.create_module(spec)
     def exec_module(self, module):
         open(os.environ["HELD"], "w").close()
-        while not os.path.exists(os.environ["RELEASE"]):
+        while not os.path.exists(os.environ["RELEASE"]) and not main_thread_waits_for_imports():
             time.sleep(0.02)
         self.loader.exec_module(module)
 sys.meta_path.insert(0, Held)
