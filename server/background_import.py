@@ -44,6 +44,10 @@ class ImportInBackground:
 
         await anyio.to_thread.run_sync(self._thread.join)
 
+    def underway(self) -> bool:
+        """The import (or ``then``) has not ended yet."""
+        return self._thread.is_alive()
+
     def wait(self, timeout_s: float) -> None:
         """Blocks until the import (and ``then``) is done, or ``timeout_s`` has passed."""
         self._thread.join(timeout_s)

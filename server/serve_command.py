@@ -11,20 +11,23 @@ which answers as documented. ``toolbay.cli`` declares the same options for typer
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import socket
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from toolbay.background_import import ImportInBackground
     from toolbay.config import Settings
     from toolbay.first_start import EarlyStart
     from toolbay.start_up_collector import ImportsUnderway
+    from toolbay.wasm.early import EarlyCompiles
 
 TRANSPORTS = ("stdio", "http", "sse")
 # The module that serves over stdio, and the MCP SDK with it (``protocol_module``).
@@ -113,8 +116,14 @@ def serve(
     # processor time to its first answers about 0.12 s more).
     protocol = _stdio_protocol(imports) if early_start is not None and early_start.compiles is not None else None
     try:
-        _serve(transport, host, port, extensions, data_dir, workspace, config, allow_insecure, early_start,
-               started, imports, protocol)
+        try:
+            ready = _ready_to_serve(transport, host, port, extensions, data_dir, workspace, config, allow_insecure,
+                                    early_start, imports, protocol)
+        except SystemExit as refused:
+            if protocol is not None and protocol.underway():
+                _end_refused_start(refused)
+            raise
+        _serve(ready, started)
     finally:
         # A server that stops early (an unreachable Redis, Ctrl-C, settings it refuses) must
         # not end the process in the middle of that import: the thread, stopped at exit, would
@@ -133,11 +142,45 @@ def _stdio_protocol(imports: ImportsUnderway) -> ImportInBackground:
     return ImportInBackground(STDIO_PROTOCOL, then=imports.done, first=load_without_uvicorn)
 
 
-def _serve(transport: str | None, host: str | None, port: int | None, extensions: Sequence[str | Path] | None,
-           data_dir: str | Path | None, workspace: str | Path | None, config: Path | None, allow_insecure: bool,
-           early_start: EarlyStart | None, started: float, imports: ImportsUnderway,
-           protocol: ImportInBackground | None) -> None:
-    from toolbay.cli_running import call_or_exit, run_command, settings_or_exit
+def _end_refused_start(refused: SystemExit) -> NoReturn:
+    """A first start refused (its settings, folders, port) while the MCP SDK still loads on its thread
+    and the tools compile on theirs: the process ends now, as it would once they had, with what was said
+    written out. Nothing has begun that must be ended (no job database, worker or connection yet), and
+    waiting for that import (``_IMPORT_WAIT_S``: a stop must not leave it holding an import lock a finaliser
+    then waits for) kept the compiles going for nothing: a misspelt workspace took 1.1 s and 2 s of
+    processor time to be said, where a start that is no first one says it in half a second."""
+    import logging
+    import os
+
+    logging.shutdown()
+    code = refused.code
+    if code is not None and not isinstance(code, int):  # as Python ends on SystemExit("message")
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """What a server checked at start serves with."""
+
+    settings: Settings
+    protocol: ImportInBackground
+    early_compiles: EarlyCompiles | None
+    sock: socket.socket | None
+
+
+def _ready_to_serve(transport: str | None, host: str | None, port: int | None,
+                    extensions: Sequence[str | Path] | None, data_dir: str | Path | None,
+                    workspace: str | Path | None, config: Path | None, allow_insecure: bool,
+                    early_start: EarlyStart | None, imports: ImportsUnderway,
+                    protocol: ImportInBackground | None) -> _Ready:
+    """The settings read and checked, the tools compiling, the transport loading: anything refused stops
+    the server here (SystemExit 2, said in one line), before it serves."""
+    from toolbay.cli_running import call_or_exit, settings_or_exit
     from toolbay.logs import configure_logging
 
     settings = settings_or_exit(
@@ -186,7 +229,7 @@ def _serve(transport: str | None, host: str | None, port: int | None, extensions
     early_compiles = compile_early(settings, early_start)
     import toolbay.assembly  # noqa: F401  (what serve_until_stopped uses, imported before the freeze)
     from toolbay.background_import import ImportInBackground
-    from toolbay.commands import refuse_at_start, serve_until_stopped
+    from toolbay.commands import refuse_at_start
 
     imports.done()
     # Settings the call chain refuses stop the server now, not once the SDK has loaded and the
@@ -195,6 +238,12 @@ def _serve(transport: str | None, host: str | None, port: int | None, extensions
     if protocol is None:
         protocol = (_stdio_protocol(imports) if protocol_module(settings) == STDIO_PROTOCOL
                     else ImportInBackground(protocol_module(settings), then=imports.done))
+    return _Ready(settings, protocol, early_compiles, sock)
+
+
+def _serve(ready: _Ready, started: float) -> None:
+    from toolbay.cli_running import run_command
+    from toolbay.commands import serve_until_stopped
     from toolbay.internals.event_loop_modules import import_event_loop_modules
     from toolbay.start_interrupts import before_the_event_loop
 
@@ -205,11 +254,11 @@ def _serve(transport: str | None, host: str | None, port: int | None, extensions
         # Ctrl-C, or SIGTERM said as one: alone, or inside the group of a task group it ended
         # (uvicorn raises SIGTERM again once it has shut down, to the handler below).
         try:
-            run_command(serve_until_stopped, settings, protocol, early_compiles, started, sock)
+            run_command(serve_until_stopped, ready.settings, ready.protocol, ready.early_compiles, started, ready.sock)
         except* KeyboardInterrupt:
             pass
     finally:
-        protocol.wait(_IMPORT_WAIT_S)
+        ready.protocol.wait(_IMPORT_WAIT_S)
 
 
 def protocol_module(settings: Settings) -> str:

@@ -1,4 +1,4 @@
-"""SIGTERM while a first start's compiles run and the settings are still being read.
+"""SIGTERM, or settings refused, while a first start's compiles run and the settings are still being read.
 
 A stdio server that can guess its settings from its command line forks and begins compiling
 before it reads them (``toolbay.first_start``); the parent passes SIGTERM on to the server.
@@ -22,11 +22,13 @@ from tests.conftest import REPO_ROOT
 
 # Runs ``toolbay serve``, holding the import of a module (HELD_MODULE) until a file exists, or, where the
 # hold is on another thread than the main one, until the main thread waits for that thread's import to end
-# (as a stopping server does: a real import then ends, where this hold would keep it waiting for a minute);
-# a file says when the hold has begun.
+# (as a stopping server does: a real import then ends, where this hold would keep it waiting for a minute),
+# unless HOLD_FOR_GOOD is set; a file says when the hold has begun.
 SERVE_HELD = """
 import importlib.machinery, os, sys, threading, time
 def main_thread_waits_for_imports():
+    if os.environ.get("HOLD_FOR_GOOD"):
+        return False
     frame = sys._current_frames().get(threading.main_thread().ident)
     while frame is not None:
         if frame.f_code.co_name == "wait" and frame.f_code.co_filename.endswith("background_import.py"):
@@ -156,3 +158,30 @@ def test_a_stop_that_comes_inside_the_import_system_while_a_first_start_loads_st
     assert process.returncode == 0, stderr
     assert b"Exception ignored" not in stderr and b"Traceback" not in stderr, stderr
 
+
+
+def test_a_first_start_refused_at_start_ends_without_waiting_for_the_sdk_to_load(tmp_path: Path) -> None:
+    """A first start loads the MCP SDK on a thread and compiles the tools on others while it reads its
+    settings. Refused then (here a workspace that is not there), it waited for that import to end (up to a
+    minute) before it ended, the compiles going on for nothing: a misspelt workspace took 2 s and twice the
+    processor time of a start that is no first one to be said. The import is held here until the test
+    ends (once it gets that far: a server that waits for it waits its whole minute): the server must end on
+    its own, saying why once."""
+    held, release = tmp_path / "held", tmp_path / "release"
+    missing = tmp_path / "no-such-folder"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HELD": str(held), "RELEASE": str(release),
+           "HELD_MODULE": "toolbay.protocol.stdio_serving", "HOLD_FOR_GOOD": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE_HELD, "serve", "--data-dir", str(tmp_path / "data"), "--workspace", str(missing)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    try:
+        # Under a minute: the time a refused start waited for the import (serve_command._IMPORT_WAIT_S).
+        stdout, stderr = process.communicate(timeout=WAIT_S / 3)
+    finally:
+        release.touch()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 2
+    assert stderr.decode().splitlines() == [f"toolbay: invalid configuration: workspace: {missing} does not exist"]
+    assert stdout == b""
