@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 import toolbay
-from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT
+from tests.conftest import BUNDLED_EXTENSIONS, FIXTURE_WASM, REPO_ROOT, as_if_run_before
 from toolbay.cli import app
 from toolbay.jobs import SqliteJobStore
 
@@ -738,7 +738,7 @@ def test_token_new_appends_to_a_tokens_file_that_then_verifies_the_token(tmp_pat
     assert "already had" not in result.stderr
 
 
-def test_token_new_refuses_to_append_to_the_configuration_file(tmp_path: Path) -> None:
+def test_token_new_refuses_to_append_to_the_configuration_file(tmp_path: Path, shared_data_dir: Path) -> None:
     """Its own output says the lines after the token go in the configuration file: appended to
     that file, the entry was a setting the server then refused to start on (an outside check)."""
     config = tmp_path / "toolbay.toml"
@@ -749,7 +749,9 @@ def test_token_new_refuses_to_append_to_the_configuration_file(tmp_path: Path) -
         f"toolbay: {config} holds more than tokens (sandbox): --append writes to a tokens file, which the "
         "configuration names in [chain.auth] tokens_file; nothing was written"]
     assert config.read_text() == "[sandbox]\nmemory_mb = 128\n" and result.stdout == ""
-    assert runner.invoke(app, ["list", "--config", str(config), "--json"]).exit_code == 0
+    # A data folder named: the default one may be new to this test process, a first start.
+    data = ["--data-dir", str(shared_data_dir)]
+    assert runner.invoke(app, ["list", "--config", str(config), "--json", *data]).exit_code == 0
     # A tokens file with a key of its own, or a byte order mark, which the server reads (a re-check)
     from toolbay.auth.tokens import TokenStore
 
@@ -816,26 +818,30 @@ def test_token_new_shows_no_token_it_could_not_store(tmp_path: Path) -> None:
     assert authoring.exit_code == 0 and "note:" not in authoring.stderr, authoring.stderr
 
 
-def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp_path: Path) -> None:
+def test_serve_with_a_workspace_that_does_not_exist_stops_at_start_naming_it(tmp_path: Path,
+                                                                             shared_data_dir: Path) -> None:
     missing = tmp_path / "no-such-folder"
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     completed = subprocess.run(
-        [sys.executable, "-m", "toolbay", "serve", "--workspace", str(missing), "--data-dir", str(tmp_path / "d")],
+        [sys.executable, "-m", "toolbay", "serve", "--workspace", str(missing), "--data-dir", str(data)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2
     [line] = completed.stderr.strip().splitlines()
     assert line == f"toolbay: invalid configuration: workspace: {missing} does not exist"
 
 
-def test_a_workspace_or_tool_folder_not_named_in_utf8_stops_at_start_naming_it(tmp_path: Path) -> None:
+def test_a_workspace_or_tool_folder_not_named_in_utf8_stops_at_start_naming_it(tmp_path: Path,
+                                                                               shared_data_dir: Path) -> None:
     """Accepted, such a workspace failed every call as an internal error (the sandbox and the
     Python workers are given its name as UTF-8 text), and so did a Python tool in such a folder
     (an outside check)."""
     odd = os.fsencode(tmp_path) + b"/ws\xffx"
     os.mkdir(odd)
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     for option in ("--workspace", "--extensions"):
         completed = subprocess.run(
             [sys.executable.encode(), b"-m", b"toolbay", b"serve", option.encode(), odd,
-             b"--data-dir", os.fsencode(tmp_path / "d")],
+             b"--data-dir", os.fsencode(data)],
             capture_output=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
         said = completed.stderr.decode()
         assert completed.returncode == 2, said
@@ -845,7 +851,8 @@ def test_a_workspace_or_tool_folder_not_named_in_utf8_stops_at_start_naming_it(t
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
 @pytest.mark.parametrize(("mode", "said"), [(0o000, "cannot be read (Permission denied)"),
                                            (0o744, "cannot be entered by this user (no search permission)")])
-def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Path, mode: int, said: str) -> None:
+def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Path, shared_data_dir: Path, mode: int,
+                                                                    said: str) -> None:
     """Accepted, it ran a Python tool in the server's own folder instead, and a .wasm tool's
     refusal blamed its permission level (an outside check); one it could list but not enter too
     (a re-check). Root reads any folder, so the server runs here without the capabilities that
@@ -856,9 +863,10 @@ def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Pa
     if os.geteuid() == 0:
         os.chown(closed, 65534, 65534)
     closed.chmod(mode)
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     completed = subprocess.run(
         ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search",
-         sys.executable, "-m", "toolbay", "serve", "--workspace", str(closed), "--data-dir", str(tmp_path / "d")],
+         sys.executable, "-m", "toolbay", "serve", "--workspace", str(closed), "--data-dir", str(data)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     if completed.returncode != 2 and os.geteuid() == 0 and "Operation not permitted" in completed.stderr:
         pytest.skip("setpriv may not change capabilities here")
@@ -868,7 +876,8 @@ def test_a_workspace_this_user_cannot_read_stops_at_start_naming_it(tmp_path: Pa
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
 @pytest.mark.parametrize("option", ["--workspace", "--extensions"])
-def test_a_link_to_a_folder_this_user_cannot_reach_is_not_said_to_lead_nowhere(tmp_path: Path, option: str) -> None:
+def test_a_link_to_a_folder_this_user_cannot_reach_is_not_said_to_lead_nowhere(tmp_path: Path, shared_data_dir: Path,
+                                                                               option: str) -> None:
     """A link into another user's folder (~/project -> /home/ann/project) was said to be "a symbolic
     link to /home/ann/project, which does not exist": it does, this user may not reach it (an
     outside check). Root reaches any folder, so the server runs here without the capabilities that
@@ -880,9 +889,10 @@ def test_a_link_to_a_folder_this_user_cannot_reach_is_not_said_to_lead_nowhere(t
     closed.chmod(0o700)
     link = tmp_path / "project"
     link.symlink_to(closed / "project")
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     completed = subprocess.run(
         ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search",
-         sys.executable, "-m", "toolbay", "serve", option, str(link), "--data-dir", str(tmp_path / "d")],
+         sys.executable, "-m", "toolbay", "serve", option, str(link), "--data-dir", str(data)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     if completed.returncode != 2 and os.geteuid() == 0 and "Operation not permitted" in completed.stderr:
         pytest.skip("setpriv may not change capabilities here")
@@ -933,7 +943,8 @@ def test_words_that_are_not_utf8_where_text_is_wanted_are_refused_in_one_line(tm
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])
-def test_a_configuration_or_tokens_file_that_is_no_file_is_refused_in_one_line(tmp_path: Path, kind: str) -> None:
+def test_a_configuration_or_tokens_file_that_is_no_file_is_refused_in_one_line(tmp_path: Path, shared_data_dir: Path,
+                                                                               kind: str) -> None:
     """``--config /dev/zero`` grew memory until killed, and a FIFO waited for a writer for ever
     (a re-check); a tokens file the same."""
     if kind == "fifo":
@@ -943,9 +954,10 @@ def test_a_configuration_or_tokens_file_that_is_no_file_is_refused_in_one_line(t
         odd = Path("/dev/zero")
     tokens = tmp_path / "tokens.toml"
     tokens.write_text(f"[chain.auth]\ntokens_file = {json.dumps(str(odd))}\n")
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     for argv, what in ((["list", "-c", str(odd)], "config file"),
                        (["serve", "-t", "http", "--port", "0", "-c", str(tokens)], "tokens file")):
-        completed = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(tmp_path / "d")],
+        completed = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(data)],
                                    capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
         assert completed.returncode == 2, completed.stderr
         assert f"{what} {odd} cannot be read: it is not a regular file" in completed.stderr, completed.stderr
@@ -993,9 +1005,11 @@ def test_serve_with_a_tool_folder_that_is_not_there_stops_at_start_naming_it(tmp
     assert completed.stdout == ""
 
 
-def test_serve_with_a_port_but_no_http_transport_says_so_rather_than_serving_stdio(tmp_path: Path) -> None:
+def test_serve_with_a_port_but_no_http_transport_says_so_rather_than_serving_stdio(tmp_path: Path,
+                                                                                   shared_data_dir: Path) -> None:
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     completed = subprocess.run(
-        [sys.executable, "-m", "toolbay", "serve", "--port", "8797", "--data-dir", str(tmp_path / "d")],
+        [sys.executable, "-m", "toolbay", "serve", "--port", "8797", "--data-dir", str(data)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2 and completed.stdout == ""
     assert completed.stderr.strip() == ("toolbay: --port and --host are for --transport http or sse; this server "
@@ -1034,12 +1048,13 @@ def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_i
     ('[chain.auth]\nlocal_scopes = ["Metrics:read"]\n', "'Metrics:read' grants nothing (did you mean 'metrics:read'?)"),
 ])
 def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
-        tmp_path: Path, settings: str, said: str) -> None:
+        tmp_path: Path, shared_data_dir: Path, settings: str, said: str) -> None:
     # A misspelt scope granted nothing: the server started, then refused every call of its one caller.
     config = tmp_path / "toolbay.toml"
     config.write_text(settings)
+    data = as_if_run_before(tmp_path / "d", shared_data_dir)  # not about compiling
     completed = subprocess.run(
-        [sys.executable, "-m", "toolbay", "serve", "--config", str(config), "--data-dir", str(tmp_path / "d")],
+        [sys.executable, "-m", "toolbay", "serve", "--config", str(config), "--data-dir", str(data)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2, completed.stderr
     [line] = completed.stderr.strip().splitlines()
@@ -1194,28 +1209,30 @@ def test_a_list_in_a_section_given_by_a_variable_that_is_not_json_is_named_by_th
                                   "e.g. TOOLBAY_SANDBOX__ENV_ALLOW='[\"PATH\"]'")
 
 
-def test_a_log_file_or_audit_log_that_cannot_be_written_is_one_line_at_start(tmp_path: Path) -> None:
+def test_a_log_file_or_audit_log_that_cannot_be_written_is_one_line_at_start(tmp_path: Path,
+                                                                            shared_data_dir: Path) -> None:
     """A log file that was a folder (or under /proc) was a traceback in every command; an audit
     log that could not be written was found at the first call, whose line was lost, and so on."""
     folder = tmp_path / "a-folder"
     folder.mkdir()
+    data = as_if_run_before(tmp_path / "data", shared_data_dir)  # not about compiling
     for argv in (["list"], ["call", "textkit_count", '{"stdin": "a"}']):
-        said = _one_line_exit_2([*argv, "--data-dir", str(tmp_path / "data")], env={"TOOLBAY_LOG_FILE": str(folder)})
+        said = _one_line_exit_2([*argv, "--data-dir", str(data)], env={"TOOLBAY_LOG_FILE": str(folder)})
         assert said.strip() == f"toolbay: log_file {folder} is a folder, not a file", argv
     config = tmp_path / "toolbay.toml"
     config.write_text(f'[chain.audit]\nfile = "{folder}"\n', encoding="utf-8")
     served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--transport", "http", "--port", "0",
-                             "--config", str(config), "--data-dir", str(tmp_path / "data")],
+                             "--config", str(config), "--data-dir", str(data)],
                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert served.returncode == 2, served.stderr
     assert served.stderr.strip() == f"toolbay: [chain.audit] file {folder} is a folder, not a file"
     under_a_file = tmp_path / "a-file"
     under_a_file.write_text("")
-    said = _one_line_exit_2(["list", "--data-dir", str(tmp_path / "data")],
+    said = _one_line_exit_2(["list", "--data-dir", str(data)],
                             env={"TOOLBAY_LOG_FILE": str(under_a_file / "toolbay.log")})
     assert said.startswith(f"toolbay: log_file {under_a_file / 'toolbay.log'} cannot be written to (")
     if os.path.exists("/proc/version"):  # opened, but not for appending text: a traceback (a re-check)
-        said = _one_line_exit_2(["list", "--data-dir", str(tmp_path / "data")],
+        said = _one_line_exit_2(["list", "--data-dir", str(data)],
                                 env={"TOOLBAY_LOG_FILE": "/proc/version"})
         assert said.strip() == ("toolbay: log_file /proc/version is the kernel's (under /proc or /sys), "
                                 "not a file for a log")
@@ -1452,12 +1469,13 @@ sys.meta_path.insert(0, _CtrlCDuring())
 @pytest.mark.parametrize(("argv", "module"), [(["serve"], "toolbay.config"), (["list"], "toolbay.cli"),
                                               (["search", "hash"], "typer")])
 def test_ctrl_c_while_a_command_starts_ends_it_without_a_traceback(
-        tmp_path: Path, argv: list[str], module: str) -> None:
+        tmp_path: Path, shared_data_dir: Path, argv: list[str], module: str) -> None:
     """Pressed in the first half second, it printed a KeyboardInterrupt traceback. A command
     ends with the shell's status for Ctrl-C; a server with 0, as it does once serving (it was
     130 while it started: the same stop, a failure or not by when it came)."""
     (tmp_path / "sitecustomize.py").write_text(INTERRUPT_DURING_IMPORT, encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(tmp_path / "data")],
+    data = as_if_run_before(tmp_path / "data", shared_data_dir)  # not about compiling
+    result = subprocess.run([sys.executable, "-m", "toolbay", *argv, "--data-dir", str(data)],
                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False,
                             env={**os.environ, "PYTHONPATH": str(tmp_path), "INTERRUPTED_AT_IMPORT_OF": module})
     assert result.returncode == (0 if argv == ["serve"] else 130), result.stderr
@@ -1685,12 +1703,14 @@ def test_tables_show_text_in_square_brackets_as_written(tmp_path: Path) -> None:
     assert "[possible values: fast, slow]" in found.output, found.output
 
 
-def test_list_says_which_tools_the_configuration_keeps_from_every_caller(tmp_path: Path) -> None:
+def test_list_says_which_tools_the_configuration_keeps_from_every_caller(tmp_path: Path,
+                                                                        shared_data_dir: Path) -> None:
     """[chain.access] deny kept hashsum from every client's tools/list and call, yet toolbay list
     showed it as served (found by an outside probe)."""
     config = tmp_path / "toolbay.toml"
     config.write_text('[chain.access]\ndeny = ["hash*"]\n', encoding="utf-8")
-    result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(tmp_path / "data")])
+    data = as_if_run_before(tmp_path / "data", shared_data_dir)  # not about compiling
+    result = runner.invoke(app, ["list", "--json", "--config", str(config), "--data-dir", str(data)])
     assert result.exit_code == 0, result.output
     tools = {tool["name"]: tool for tool in json.loads(result.stdout)["tools"]}
     assert "allow/deny" in tools["hashsum"]["disabled"]
@@ -1765,7 +1785,8 @@ def test_jobs_commands_leave_a_damaged_job_database_where_it_is_and_say_how_it_i
         "fresh one started.")
 
 
-def test_jobs_commands_and_the_server_change_nothing_of_another_programs_database(tmp_path: Path) -> None:
+def test_jobs_commands_and_the_server_change_nothing_of_another_programs_database(tmp_path: Path,
+                                                                                  shared_data_dir: Path) -> None:
     """`toolbay jobs list` on a data folder whose jobs.sqlite3 was another program's added
     toolbay's tables to it (a re-check); then, though it said the file was none of toolbay's,
     it made it private and switched its journal, and `serve` took it over as its own, all its
@@ -1778,6 +1799,7 @@ def test_jobs_commands_and_the_server_change_nothing_of_another_programs_databas
         other.commit()
     database.chmod(0o644)
     before = database.read_bytes()
+    as_if_run_before(tmp_path, shared_data_dir)  # not about compiling
     listed = runner.invoke(app, ["jobs", "list", "--data-dir", str(tmp_path)])
     assert listed.exit_code == 2, listed.output
     assert "it has no table jobs but others (notes): it is not a toolbay job database" in listed.stderr
@@ -2039,13 +2061,14 @@ def test_list_says_which_credentials_give_nothing(tmp_path: Path, shared_data_di
                     "credentials.builtin: its tools ['job_*'] match no tool served, so no tool is granted it"]
 
 
-def test_a_cache_or_lock_file_that_is_a_folder_is_ignored_or_said_in_one_line(tmp_path: Path) -> None:
+def test_a_cache_or_lock_file_that_is_a_folder_is_ignored_or_said_in_one_line(tmp_path: Path,
+                                                                               shared_data_dir: Path) -> None:
     """hashes.json, jobs.serving or jobs.serving-gate a folder (or unreadable): `serve`, `list`
     and `call` ended with an IsADirectoryError traceback, exit 1 (an outside check). The hash
     index is a cache: it is left aside, every file hashed again. The lock files are how servers
     on one folder know of each other: the server stops at start saying which and what to do."""
-    hashed = tmp_path / "hashed"
-    (hashed / "hashes.json").mkdir(parents=True)
+    hashed = as_if_run_before(tmp_path / "hashed", shared_data_dir)  # not about compiling
+    (hashed / "hashes.json").mkdir()
     called = runner.invoke(app, ["call", "textkit_count", '{"stdin": "a b"}', "--data-dir", str(hashed)])
     assert called.exit_code == 0 and called.stdout.split() == ["1", "2", "3", "3"], called.output
     served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--data-dir", str(hashed)],
@@ -2053,8 +2076,8 @@ def test_a_cache_or_lock_file_that_is_a_folder_is_ignored_or_said_in_one_line(tm
     assert served.returncode == 0, served.stderr
     assert f"ignoring the hash index {hashed / 'hashes.json'}, which cannot be read" in served.stderr
     for name in ("jobs.serving", "jobs.serving-gate"):
-        locked = tmp_path / name
-        (locked / name).mkdir(parents=True)
+        locked = as_if_run_before(tmp_path / name, shared_data_dir)
+        (locked / name).mkdir()
         served = subprocess.run([sys.executable, "-m", "toolbay", "serve", "--data-dir", str(locked)],
                                 capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
         assert served.returncode == 2, served.stderr
