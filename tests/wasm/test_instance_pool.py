@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.conftest import FIXTURE_WASM, REPO_ROOT
+from tests.conftest import FIXTURE_WASM, REPO_ROOT, as_if_run_before
 from toolbay.wasm.runtime import WasmRuntime
 from toolbay.wasm.types import RunRequest
 
@@ -66,14 +66,15 @@ def test_under_a_limit_too_low_for_any_guest_the_reason_names_the_limit() -> Non
     assert "Cannot allocate memory" in done.stdout and "see ulimit -v" in done.stdout, done.stdout
 
 
-def test_a_help_run_refused_address_space_is_not_remembered(tmp_path: Path) -> None:
+def test_a_help_run_refused_address_space_is_not_remembered(tmp_path: Path, shared_data_dir: Path) -> None:
     """Under the limit the bundled tools were skipped ("its --help crashed ... Cannot allocate
     memory"), and so they stayed once the limit was raised: the failure was remembered as the
     file's own (a re-check)."""
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4_000_000 << 10, 4_000_000 << 10))
 
-    command = [sys.executable, "-m", "toolbay", "list", "--json", "--data-dir", str(tmp_path / "data")]
+    data = as_if_run_before(tmp_path / "data", shared_data_dir)  # not about compiling
+    command = [sys.executable, "-m", "toolbay", "list", "--json", "--data-dir", str(data)]
     under = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, preexec_fn=limited)
     assert "see ulimit -v" in under.stdout + under.stderr
     after = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True)
