@@ -11,26 +11,29 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.cluster.servers import RedisServer
-from tests.conftest import BUNDLED_EXTENSIONS
+from tests.conftest import BUNDLED_EXTENSIONS, as_if_run_before
 from tests.jobs_e2e.conftest import http_client, http_server, settings_for
 
 pytestmark = pytest.mark.anyio
 
 
-def replica_config(tmp_path: Path, redis: RedisServer) -> Path:
+def replica_config(tmp_path: Path, redis: RedisServer, compiled: Path) -> Path:
+    """The bundled tools on a data folder with their modules compiled (``compiled``: the
+    session's ``shared_data_dir``): these tests are not about compiling."""
     config = tmp_path / "toolbay.toml"
-    config.write_text(f"extensions = [{str(BUNDLED_EXTENSIONS)!r}]\ndata_dir = {str(tmp_path / 'data')!r}\n"
+    data_dir = as_if_run_before(tmp_path / "data", compiled)
+    config.write_text(f"extensions = [{str(BUNDLED_EXTENSIONS)!r}]\ndata_dir = {str(data_dir)!r}\n"
                       f"[cluster]\nredis = {redis.url!r}\n", encoding="utf-8")
     return config
 
 
 async def test_a_request_whose_id_is_no_string_or_integer_is_refused_not_left_unanswered(
-        tmp_path: Path, own_redis: RedisServer) -> None:
+        tmp_path: Path, own_redis: RedisServer, shared_data_dir: Path) -> None:
     """A replica took it for a notification, answered 202 and nothing more: its client waited
     for ever (an outside probe; a server with sessions said so already)."""
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
                "mcp-protocol-version": "2025-06-18"}
-    async with http_server(settings_for(replica_config(tmp_path, own_redis))) as (url, _), \
+    async with http_server(settings_for(replica_config(tmp_path, own_redis, shared_data_dir))) as (url, _), \
             httpx2.AsyncClient(timeout=30) as http:
         for request_id, kind in ((1.5, "float"), ({"a": 1}, "object")):
             answer = await http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": request_id, "method": "ping"})
@@ -39,10 +42,10 @@ async def test_a_request_whose_id_is_no_string_or_integer_is_refused_not_left_un
 
 
 async def test_resources_and_tasks_about_jobs_answer_a_store_outage_as_a_server_error_to_retry(
-        tmp_path: Path, own_redis: RedisServer) -> None:
+        tmp_path: Path, own_redis: RedisServer, shared_data_dir: Path) -> None:
     """They were answered with code 0, no JSON-RPC code (an outside probe), and over plain JSON
     with HTTP 400: a client could not tell a passing outage from a mistake of its own."""
-    config = replica_config(tmp_path, own_redis)
+    config = replica_config(tmp_path, own_redis, shared_data_dir)
     async with http_server(settings_for(config)) as (url, _), http_client(url) as client:
         await client.list_resources()
         own_redis.stop()
@@ -63,7 +66,7 @@ async def test_resources_and_tasks_about_jobs_answer_a_store_outage_as_a_server_
 
 
 async def test_a_call_needing_approval_on_a_replica_is_refused_saying_nobody_can_be_asked_there(
-        tmp_path: Path, own_redis: RedisServer) -> None:
+        tmp_path: Path, own_redis: RedisServer, shared_data_dir: Path) -> None:
     """A replica answers each request on its own, with no way back to the client: the refusal
     told a client that supports elicitation to use one that does (an outside check)."""
     import mcp_types as types
@@ -76,7 +79,7 @@ async def test_a_call_needing_approval_on_a_replica_is_refused_saying_nobody_can
         asked.append(params.message)
         return types.ElicitResult(action="accept")
 
-    config = replica_config(tmp_path, own_redis)
+    config = replica_config(tmp_path, own_redis, shared_data_dir)
     config.write_text(config.read_text() + '[chain.approval]\ntiers = ["read"]\n', encoding="utf-8")
     async with http_server(settings_for(config)) as (url, _), httpx2.AsyncClient(timeout=60) as http, \
             Client(streamable_http_client(url, http_client=http), mode="legacy", elicitation_callback=answer) as client:
@@ -89,7 +92,7 @@ async def test_a_call_needing_approval_on_a_replica_is_refused_saying_nobody_can
 
 
 async def test_a_replica_tells_a_handshake_client_it_sends_no_list_changes(
-        tmp_path: Path, own_redis: RedisServer) -> None:
+        tmp_path: Path, own_redis: RedisServer, shared_data_dir: Path) -> None:
     """Its listening stream is accepted and never carries anything (no session reaches it), yet
     the handshake said listChanged: true for tools and prompts: a client that trusted it never
     listed again (an outside check). A server with sessions says true, and sends them."""
@@ -102,10 +105,11 @@ async def test_a_replica_tells_a_handshake_client_it_sends_no_list_changes(
         return answer.json()["result"]["capabilities"]
 
     sessions_config = tmp_path / "sessions.toml"
-    sessions_config.write_text(f"extensions = [{str(BUNDLED_EXTENSIONS)!r}]\ndata_dir = {str(tmp_path / 'd2')!r}\n",
+    sessions_data = as_if_run_before(tmp_path / "d2", shared_data_dir)
+    sessions_config.write_text(f"extensions = [{str(BUNDLED_EXTENSIONS)!r}]\ndata_dir = {str(sessions_data)!r}\n",
                                encoding="utf-8")
     async with httpx2.AsyncClient(timeout=30) as http:
-        async with http_server(settings_for(replica_config(tmp_path, own_redis))) as (url, _):
+        async with http_server(settings_for(replica_config(tmp_path, own_redis, shared_data_dir))) as (url, _):
             for version in ("2025-06-18", "2025-11-25"):
                 said = await capabilities(url, version)
                 assert (said["tools"]["listChanged"], said["prompts"]["listChanged"]) == (False, False), said
