@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.conftest import as_if_run_before
 from toolbay.assembly import assemble
 from toolbay.auth.tokens import new_token
 from toolbay.config import BUNDLED_EXTENSIONS, load_settings
@@ -43,7 +44,7 @@ async def _left_by_a_stopped_server(data_dir: Path) -> str:
     ("alice's scope cut to another tool", False),
 ])
 async def test_a_job_left_by_a_stopped_server_runs_again_only_if_its_caller_may_still_use_the_tool(
-        tmp_path: Path, change: str, runs_again: bool) -> None:
+        tmp_path: Path, shared_data_dir: Path, change: str, runs_again: bool) -> None:
     _, digest = new_token()
     scopes = '["tool:hashsum"]' if change == "alice's scope cut to another tool" else '["tools:read"]'
     entry = f'[[tokens]]\nclient_id = "alice"\nsha256 = "{digest}"\nscopes = {scopes}\n'
@@ -51,7 +52,7 @@ async def test_a_job_left_by_a_stopped_server_runs_again_only_if_its_caller_may_
     config = tmp_path / "toolbay.toml"
     config.write_text('transport = "http"\n[chain.auth]\ntokens_file = "tokens.toml"\n'
                       + (change if change.startswith("[") else ""), encoding="utf-8")
-    data_dir = tmp_path / "data"
+    data_dir = as_if_run_before(tmp_path / "data", shared_data_dir)  # not about compiling
     job_id = await _left_by_a_stopped_server(data_dir)
     settings = load_settings(config, extensions=[BUNDLED_EXTENSIONS], data_dir=data_dir, port=0)
     async with assemble(settings, watch=False) as app:
