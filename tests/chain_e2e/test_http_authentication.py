@@ -16,6 +16,7 @@ from mcp.client.sse import sse_client
 from mcp.shared.exceptions import MCPError
 
 from tests.chain_e2e.conftest import ISSUER, Tokens, audit_lines, connect, running, text_of
+from tests.conftest import as_if_run_before
 from tests.reload.conftest import ListChanged
 from toolbay.config import BUNDLED_EXTENSIONS, Settings, load_settings
 from toolbay.protocol.plain_json import PerRequestJsonTransport
@@ -442,12 +443,13 @@ async def test_a_job_wait_whose_token_is_removed_is_answered_with_an_error_that_
 
 
 async def test_a_storage_error_tells_an_http_caller_nothing_of_where_the_server_keeps_its_data(
-        make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path, tmp_path: Path) -> None:
+        make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path, tmp_path: Path,
+        shared_data_dir: Path) -> None:
     """The job database replaced under a running server: every token's job_list was told its
     absolute path (an outside check); the log says it, the caller is told what happened."""
     make_settings("")  # the chain's configuration; a data folder of its own, whose database goes
     settings = load_settings(config_dir / "toolbay.toml", extensions=[BUNDLED_EXTENSIONS],
-                             data_dir=tmp_path / "data", port=0)
+                             data_dir=as_if_run_before(tmp_path / "data", shared_data_dir), port=0)
     async with running(settings) as url:
         with anyio.fail_after(60):
             async with connect(url, tokens["reader"]) as client:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.agents.conftest import ScriptedModel
 from tests.chain_e2e.conftest import Tokens, connect, running
+from tests.conftest import as_if_run_before
 from toolbay.auth import tokens as tokens_module
 from toolbay.config import BUNDLED_EXTENSIONS, Settings, load_settings
 
@@ -35,7 +36,7 @@ You count words and hash texts.
 
 async def test_a_scope_cut_while_a_sub_agent_runs_takes_its_tools_off_the_next_turns_offer(
     make_settings: Callable[[str], Settings], tokens: Tokens, config_dir: Path, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, shared_data_dir: Path,
 ) -> None:
     monkeypatch.setattr(tokens_module, "RELOAD_CHECK_S", 0.0)  # the file read again at each check
     roles = tmp_path / "roles"
@@ -54,7 +55,7 @@ async def test_a_scope_cut_while_a_sub_agent_runs_takes_its_tools_off_the_next_t
     model = ScriptedModel(cut_the_operators_scopes, "Two words.")
     make_settings("")  # the chain's configuration, written beside the tokens file
     settings = load_settings(config_dir / "toolbay.toml", extensions=[BUNDLED_EXTENSIONS], agents=[roles],
-                             data_dir=tmp_path / "data", port=0)
+                             data_dir=as_if_run_before(tmp_path / "data", shared_data_dir), port=0)
     capabilities = types.SamplingCapability(tools=types.SamplingToolsCapability())
     async with running(settings) as url:
         with anyio.fail_after(60):
