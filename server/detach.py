@@ -21,6 +21,7 @@ import signal
 import sys
 from pathlib import Path
 
+from toolbay.null_device import null_descriptor
 from toolbay.protocol.standard_fds import can_serve_on_loop
 
 logger = logging.getLogger(__name__)
@@ -63,10 +64,12 @@ def detach_from_client() -> None:
         _forked_from = parent
         return
     # The parent holds none of the client's pipes, so that the client sees the server's end
-    # when the child closes them.
-    null = os.open(os.devnull, os.O_RDWR)
+    # when the child closes them. It writes nothing there: a null that fails writes does as well.
+    null = null_descriptor()
     for fd in (0, 1, 2):
         os.dup2(null, fd)
+    if null > 2:
+        os.close(null)
 
     def forward(signum: int, frame: object) -> None:
         # The client (or a person with ``kill``) stops the server it started: this process.
@@ -101,7 +104,8 @@ def stay_after_client(log: Path) -> None:
     if _forked_from is not None and os.getppid() == _forked_from:
         with contextlib.suppress(OSError):
             os.kill(_forked_from, signal.SIGUSR1)
-    null = os.open(os.devnull, os.O_RDWR)
+    # Nothing is written on stdout from now on, and stderr is the log where it can be opened.
+    null = null_descriptor()
     try:
         if log.stat().st_size > AFTER_CLIENT_LOG_MAX_BYTES:  # one older file kept, no more
             log.replace(log.with_name(log.name + ".1"))

@@ -62,7 +62,9 @@ def main() -> None:
         elif exc.errno != errno.EPIPE:
             sys.stderr.write(f"toolbay: cannot write the output: {exc.strerror}\n")
         # Python flushes standard output again at exit, which would fail again, in a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        from toolbay.null_device import discarding_descriptor
+
+        os.dup2(discarding_descriptor(), sys.stdout.fileno())
         # A reader that went away (``| head``) has had what it wanted: said nothing of, and the status
         # of ``ls | head``, which the signal ends (128 + SIGPIPE, as a shell shows it), where a script
         # tells it from toolbay's failures (1: a tool failed, a job did not complete, a full disk).
@@ -89,13 +91,15 @@ def _open_closed_standard_streams(*, serving: bool) -> bool:
     output then fails to be written (EBADF), as ``cat >&-`` does, and ``main`` says so, exit 1;
     on a writable /dev/null the result was lost and the command exited 0. A server run with
     its output closed (over HTTP, it writes nothing there) serves as before."""
+    from toolbay.null_device import null_descriptor  # small, as this module, and needed only then
+
     output_closed = False
     for number, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
         try:
             os.fstat(number)
         except OSError:
             output_closed = output_closed or number == 1
-            opened = os.open(os.devnull, os.O_RDONLY if number == 1 and not serving else os.O_RDWR)
+            opened = null_descriptor(os.O_RDONLY if number == 1 and not serving else os.O_RDWR)
             if opened != number:  # the lowest free number: it is this one, unless a lower one was closed too
                 os.dup2(opened, number)
                 os.close(opened)

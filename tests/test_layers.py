@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "toolbay.words": 0,
     "toolbay.ascii_names": 0,
     "toolbay.file_names": 0,  # whether a file's name is valid UTF-8
+    "toolbay.null_device": 0,  # /dev/null, or what stands for it where it cannot be opened
     "toolbay.small_files": 0,  # a configuration or tokens file read with a bound, never waiting on a FIFO
     "toolbay.deep_json": 0,  # a client's JSON read with no garbage collected while the reader is deep
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values

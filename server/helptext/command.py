@@ -73,7 +73,9 @@ def _drop_unwritten(err: TextIO) -> None:
         number = err.fileno()
     except (OSError, ValueError):  # no descriptor (a StringIO): nothing is flushed to one later
         return
-    devnull = os.open(os.devnull, os.O_WRONLY)
+    from toolbay.null_device import discarding_descriptor  # only then: parse-help imports little
+
+    devnull = discarding_descriptor()
     os.dup2(devnull, number)
     os.close(devnull)
     err.flush()

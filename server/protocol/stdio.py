@@ -36,6 +36,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from toolbay.null_device import null_descriptor
 from toolbay.protocol.parse_errors import (
     error_for,
     error_message,
@@ -188,7 +189,7 @@ def _claim_standard_fds() -> tuple[int, int]:
     fd 1 writes to standard error."""
     wire_in = os.dup(0)
     wire_out = os.dup(1)
-    null = os.open(os.devnull, os.O_RDONLY)
+    null = null_descriptor(os.O_RDONLY)
     try:
         os.dup2(null, 0)
     finally:

@@ -96,7 +96,11 @@ def _out_of_reach(fd: int) -> int:
 _die_with_the_server()
 _in_fd = _out_of_reach(0)
 _out_fd = _out_of_reach(1)
-_null = os.open(os.devnull, os.O_RDWR)
+try:
+    _null = os.open(os.devnull, os.O_RDWR)
+except OSError:  # no /dev/null to open (a container's mode 600): an empty pipe, read to its end at once
+    _null, _null_writer = os.pipe()
+    os.close(_null_writer)
 os.dup2(_null, 0)
 os.dup2(2, 1)
 os.close(_null)
