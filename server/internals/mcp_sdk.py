@@ -5,10 +5,10 @@
   per-request JSON answers need one (``toolbay.protocol.plain_json``). That subclass also
   overrides the transport's ``_handle_post_request``, the one point after the SDK's own checks
   of a POST (session, Host, Origin, Content-Type) where the HTTP quick lane can answer a call.
-- The streamable HTTP transport builds its event streams by the module-level name
-  ``EventSourceResponse``, with no parameter for another class: toolbay's keeps a POST's stream
-  until its answer is sent when the server is told to stop
-  (``toolbay.internals.sse_starlette_uvicorn``).
+- The streamable HTTP and legacy SSE transports build their event streams by the module-level
+  name ``EventSourceResponse``, with no parameter for another class: toolbay's keeps a POST's
+  stream, and a legacy SSE connection's, until its answers are sent when the server is told to
+  stop (``toolbay.internals.sse_starlette_uvicorn``).
 - A per-message ``ServerSession`` has no public accessor for the connection it belongs to,
   which is what outlives the message and closes with the client (``toolbay.sessions``).
 - ``ServerSession.send_request`` chooses the request's id itself and gives no way to learn
@@ -136,10 +136,13 @@ def use_streamable_http_transport(transport_class: type[StreamableHTTPServerTran
 
 
 def use_event_source_response(response_class: type[EventSourceResponse]) -> None:
-    """Makes the SDK's streamable HTTP transport answer on ``response_class`` streams (idempotent)."""
+    """Makes the SDK's streamable HTTP and legacy SSE transports answer on ``response_class``
+    streams (idempotent)."""
+    import mcp.server.sse as sdk_sse
     import mcp.server.streamable_http as sdk_transport
 
     sdk_transport.EventSourceResponse = response_class  # type: ignore[misc]
+    sdk_sse.EventSourceResponse = response_class  # type: ignore[misc]
 
 
 async def tell_session_as_client(transport: StreamableHTTPServerTransport, message: Any) -> bool:

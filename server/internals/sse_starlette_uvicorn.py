@@ -24,6 +24,13 @@ ends once it has sent its answer, or when uvicorn's grace for open requests
 (``timeout_graceful_shutdown``) runs out and uvicorn cancels it. The SDK builds every stream
 alike, so the grace is set per response from the request's method, on the attribute the
 constructor keeps it in; ``tests/internals/test_sse_starlette_answers.py`` fails if that changes.
+
+The legacy SSE transport sends every answer on its GET stream (a POST to ``/messages/`` is only
+accepted), so the same stop lost a ``job_wait``'s answer there. A GET stream made while
+``STOP_HOLD`` holds a ``StopHold`` (``toolbay.protocol.legacy_sse``) is told of each item it has
+sent, and once the server is told to stop ends when ``all_sent()`` returns, rather than at
+once; uvicorn's grace still bounds it. That overrides ``_listen_for_exit_signal_with_grace``, the
+method that waits for the stop and then gives the grace (the same test fails if it goes).
 """
 
 from __future__ import annotations
@@ -31,10 +38,32 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterable, AsyncIterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # not at import: ``load_without_uvicorn`` must be the first to load sse_starlette.sse
     from sse_starlette.sse import EventSourceResponse
+
+
+class StopHold(Protocol):
+    """What a GET stream owes its client when the server is told to stop."""
+
+    def item_sent(self) -> None:
+        """One more item of the stream's content has been sent to the client."""
+
+    async def all_sent(self) -> None:
+        """Returns once the stream has sent all it owes (an answer to every request it read)."""
+
+
+# Set while a GET stream's response is made (its task copies it): see the module's docstring.
+STOP_HOLD: ContextVar[StopHold | None] = ContextVar("toolbay_sse_stop_hold", default=None)
+
+
+async def _told_as_sent(items: AsyncIterable[Any], hold: StopHold) -> AsyncIterator[Any]:
+    async for item in items:
+        yield item
+        hold.item_sent()  # resumed for the next item only once this one has been sent
 
 
 def load_without_uvicorn() -> None:
@@ -57,14 +86,29 @@ def load_without_uvicorn() -> None:
 def answer_first_event_source_response() -> type[EventSourceResponse]:
     """sse_starlette's response, whose stream of a POST (one request's answer) the stop of the
     server does not end before it has sent that answer; a GET's stream (the server's own
-    messages, with no end of its own) still ends at once. Made when first asked for (HTTP only)."""
+    messages, with no end of its own) still ends at once, unless made under a ``STOP_HOLD``
+    (a legacy SSE connection's, which carries the answers). Made when first asked for (HTTP only)."""
     from sse_starlette.sse import EventSourceResponse
     from starlette.types import Receive, Scope, Send
 
     class AnswerFirstEventSourceResponse(EventSourceResponse):
+        _hold: StopHold | None = None
+
         async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == "http" and scope["method"] == "POST":
                 self._shutdown_grace_period = math.inf  # uvicorn's grace bounds it
+            elif (hold := STOP_HOLD.get()) is not None:
+                self._hold = hold
+                self.body_iterator = _told_as_sent(self.body_iterator, hold)
             await super().__call__(scope, receive, send)
+
+        async def _listen_for_exit_signal_with_grace(self) -> None:
+            if self._hold is None:
+                await super()._listen_for_exit_signal_with_grace()
+                return
+            await self._listen_for_exit_signal()
+            if self._shutdown_event is not None:  # as sse_starlette's own does, once it heard the stop
+                self._shutdown_event.set()
+            await self._hold.all_sent()  # uvicorn's grace bounds it
 
     return AnswerFirstEventSourceResponse

@@ -32,7 +32,7 @@ from uvicorn.config import LOGGING_CONFIG
 from toolbay.auth import BearerAuthMiddleware, check_bind_safety, is_loopback
 from toolbay.auth.bind import host_header_spelling
 from toolbay.internals.mcp_sdk import use_event_source_response
-from toolbay.internals.sse_starlette_uvicorn import answer_first_event_source_response
+from toolbay.internals.sse_starlette_uvicorn import STOP_HOLD, answer_first_event_source_response
 from toolbay.internals.uvicorn_server import stop_at_once, when_started, when_stopping
 from toolbay.protocol import plain_json
 from toolbay.protocol.caller_requests import LEGACY_SESSIONS, CallerRequestCap
@@ -41,6 +41,7 @@ from toolbay.protocol.connection_guard import GuardLimits, guarded_protocol
 from toolbay.protocol.early_answers import CloseAfterEarlyAnswer
 from toolbay.protocol.host_header import HostNamesInOneCase
 from toolbay.protocol.http_lane import HttpQuickLane
+from toolbay.protocol.legacy_sse import OwedAnswers
 from toolbay.protocol.listening import bound_socket
 from toolbay.protocol.mcp_server import ToolbayMcpServer, build_mcp_server
 from toolbay.protocol.parse_errors import AnswerUnparsableMessages
@@ -77,15 +78,21 @@ class _SseEndpoint:
                 refused.append(message["status"])
             await send(message)
 
+        # Told to stop, the stream ends once it has sent the answers it owes (its task copies this).
+        owed = OwedAnswers()
+        hold = STOP_HOLD.set(owed)
         try:
             async with self.transport.connect_sse(scope, receive, noting_send) as (read_stream, write_stream):
-                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+                await self.server.run(owed.reading(read_stream), owed.writing(write_stream),
+                                      self.server.create_initialization_options())
         except ValueError:
             # The SDK answers a bad Host or Origin (421/403) and then raises; the answer is
             # the whole story, not a traceback per request.
             if not refused:
                 raise
             logger.info("refused an SSE connection with %d (Host or Origin not allowed)", refused[0])
+        finally:
+            STOP_HOLD.reset(hold)
 
 
 def _say_serving(url: str) -> None:

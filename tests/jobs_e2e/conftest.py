@@ -137,6 +137,15 @@ async def http_client(url: str, token: str | None = None) -> AsyncIterator[Clien
         yield client
 
 
+@asynccontextmanager
+async def sse_client(url: str) -> AsyncIterator[Client]:
+    """The SDK's client over the legacy SSE transport of the server whose /mcp URL is ``url``."""
+    from mcp.client.sse import sse_client as sdk_sse_client
+
+    async with Client(sdk_sse_client(url.removesuffix("/mcp") + "/sse"), mode="legacy") as client:
+        yield client
+
+
 def settings_for(config: Path) -> Settings:
     return load_settings(config)
 

@@ -18,7 +18,7 @@ import pytest
 from mcp import Client, StdioServerParameters, types
 
 from tests.conftest import FIXTURE_WASM, REPO_ROOT
-from tests.jobs_e2e.conftest import call, http_client, output, structured, text
+from tests.jobs_e2e.conftest import call, http_client, output, sse_client, structured, text
 from tests.jobs_e2e.test_crash_restart import server_process
 from toolbay.commands import AFTER_CLIENT_LOG
 
@@ -216,9 +216,10 @@ async def test_sigterm_stops_an_http_server_through_its_shutdown_as_ctrl_c_does(
         assert json.loads(shown.stdout)["status"] == "interrupted", (shown.stdout, shown.stderr, log[-2000:])
 
 
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
 @pytest.mark.parametrize("stalled", [False, True], ids=["at-once", "stalled"])
 async def test_sigterm_answers_a_job_wait_in_flight_over_http_before_the_server_stops(
-        folders: dict[str, Path], tmp_path: Path, stalled: bool) -> None:
+        folders: dict[str, Path], tmp_path: Path, stalled: bool, transport: str) -> None:
     """The wait went on through the two seconds open requests get, and its connection was then
     closed: the client had no answer at all, only a dropped connection.
 
@@ -237,7 +238,7 @@ async def test_sigterm_answers_a_job_wait_in_flight_over_http_before_the_server_
         waiting.set()  # job_wait says the job's status as it begins to wait
 
     with server_process(config, tmp_path / "toolbay.log") as (process, url):
-        async with http_client(url) as client:
+        async with (http_client(url) if transport == "streamable-http" else sse_client(url)) as client:
             job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/never"}))
             answers: list[types.CallToolResult] = []
 
