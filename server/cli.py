@@ -165,6 +165,10 @@ T = TypeVar("T")
 MAX_PORT = 65_535
 # What `toolbay search --catalog` returns per query unless told: enough for nDCG@10.
 BATCH_LIMIT = 10
+# The most of its standard input `call --stdin` passes to a tool: the longest message a stdio client may send
+# the server (toolbay.protocol.stdio.MAX_LINE_BYTES), so no client could pass a tool more. Read whole with no
+# bound, `< /dev/zero` grew the process until the system killed it.
+STDIN_MAX_BYTES = 64 * 2**20
 
 ConfigOption = Annotated[
     Path | None,
@@ -408,7 +412,12 @@ def call(
         if sys.stdin.isatty():  # typed or pasted, not piped: said, or it looked hung
             say("toolbay call: reading the tool's standard input; end it with Ctrl-D")
         try:
-            arguments["stdin"] = sys.stdin.buffer.read().decode("utf-8")
+            given_stdin = sys.stdin.buffer.read(STDIN_MAX_BYTES + 1)
+            if len(given_stdin) > STDIN_MAX_BYTES:
+                say(f"toolbay: --stdin: standard input is longer than {STDIN_MAX_BYTES // 2**20} MiB, more than a "
+                    "client can pass a tool; put it in a file under --workspace and name the file")
+                raise typer.Exit(2)
+            arguments["stdin"] = given_stdin.decode("utf-8")
         except UnicodeDecodeError as exc:
             say(f"toolbay: --stdin: standard input is not UTF-8 text (byte {exc.start}); a tool's stdin is text")
             raise typer.Exit(2) from None

@@ -346,6 +346,24 @@ def test_call_with_arguments_nested_too_deep_or_holding_a_lone_surrogate_exits_2
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
 
 
+def test_call_stdin_longer_than_a_client_could_send_exits_2_in_one_line(shared_data_dir: Path, tmp_path: Path) -> None:
+    # Read whole with no bound, `call hashsum --stdin < /dev/zero` grew until the system killed it.
+    from toolbay.cli import STDIN_MAX_BYTES
+    from toolbay.protocol.stdio import MAX_LINE_BYTES
+
+    assert STDIN_MAX_BYTES == MAX_LINE_BYTES  # no more than a stdio client can send the server
+    endless = tmp_path / "zeros"
+    with endless.open("wb") as file:
+        file.truncate(STDIN_MAX_BYTES + 1)  # sparse: nothing written to the disk
+    with endless.open("rb") as stdin:
+        completed = subprocess.run([sys.executable, "-m", "toolbay", "call", "hashsum", "--stdin", "--data-dir",
+                                    str(shared_data_dir)], stdin=stdin, capture_output=True, text=True,
+                                   check=False, timeout=120)
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.startswith("toolbay: --stdin: standard input is longer than 64 MiB"), completed.stderr
+    assert completed.stderr.count("\n") == 1 and completed.stdout == ""
+
+
 def test_call_of_a_failing_tool_exits_1(shared_data_dir: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["call", "textkit_count", "--args", '{"file": ["missing.txt"]}',
                                  "--workspace", str(tmp_path), "--data-dir", str(shared_data_dir)])
