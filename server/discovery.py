@@ -36,7 +36,15 @@ from toolbay.catalog import Entry, SkippedFile
 from toolbay.config import DiscoverySettings, Settings
 from toolbay.control_chars import one_line
 from toolbay.description_cache import PARSER_VERSION, CachedCommand, CachedFile, DescriptionCache
-from toolbay.errors import HelpDidNotEnd, NoSubcommandHelp, NotHelpError, ToolbayError, WasmRejected, why_no_folder
+from toolbay.errors import (
+    ConfigError,
+    HelpDidNotEnd,
+    NoSubcommandHelp,
+    NotHelpError,
+    ToolbayError,
+    WasmRejected,
+    why_no_folder,
+)
 from toolbay.file_names import is_utf8, shown
 from toolbay.handlers.python import PythonHandler
 from toolbay.handlers.wasm import WasmHandler
@@ -624,7 +632,11 @@ class Discovery:
         guest printed, with the tools made of them: what ``toolbay describe`` shows."""
         stem = tool_name_for(path)
         runs: list[tuple[list[str], HelpRun]] = []
-        ref = ModuleRef(self.runtime, path, sha256_of(path))
+        try:
+            sha = sha256_of(path)
+        except OSError as exc:  # past the size a tool can be, a read error (EIO): it was "cannot write the output"
+            raise ConfigError(f"describe: cannot read {path} ({exc.strerror or exc})") from None
+        ref = ModuleRef(self.runtime, path, sha)
         try:
             described = self._describe_with_guest(ref, stem, record=lambda argv, run: runs.append((argv, run)))
         except NotHelpError as exc:

@@ -29,11 +29,14 @@ def run_parse_help(long_file: HelpFile, short_file: HelpFile | None, out: TextIO
     text is not help or a file cannot be read. What cannot be written on ``err`` is dropped
     (``_say``); an error writing ``out`` is raised.
     """
+    reading = long_file
     try:
         long = _read(long_file, err)
+        reading = short_file if short_file is not None else long_file
         short = _read(short_file, err) if short_file is not None else None
-    except OSError as exc:
-        _say(err, f"toolbay: cannot read help text {exc.filename}: {exc.strerror or exc}\n")
+    except OSError as exc:  # a read's error (EIO) names no file: it was "help text None"
+        named = exc.filename if exc.filename is not None else reading
+        _say(err, f"toolbay: cannot read help text {named}: {exc.strerror or exc}\n")
         return 2
     try:
         desc = describe_help(long, short)

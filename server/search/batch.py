@@ -47,7 +47,7 @@ def read_jsonl(source: Path | None) -> Iterator[tuple[int, dict[str, Any]]]:
     except (OSError, ValueError, AttributeError) as exc:  # no standard input at all
         raise SearchInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     with handle:
-        for number, raw in enumerate(_lines(handle), 1):
+        for number, raw in enumerate(_read(handle, path), 1):
             if raw is None:
                 raise SearchInputError(f"{path}:{number}: a line longer than {MAX_LINE_BYTES // 2**20} MiB, more than "
                                        "any tool or query is; one tool or query a line")
@@ -69,6 +69,14 @@ def read_jsonl(source: Path | None) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(value, dict):
                 raise SearchInputError(f"{path}:{number}: expected a JSON object")
             yield number, value
+
+
+def _read(handle: BinaryIO, path: str | Path) -> Iterator[bytes | None]:
+    """``_lines``, an error reading them said as one (a read error, EIO, was "cannot write the output")."""
+    try:
+        yield from _lines(handle)
+    except OSError as exc:
+        raise SearchInputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _lines(handle: BinaryIO) -> Iterator[bytes | None]:

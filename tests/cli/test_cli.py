@@ -608,6 +608,16 @@ def test_log_level_debug_logs_each_call_with_its_caller_and_outcome(shared_data_
     assert re.search(logged, completed.stderr), completed.stderr
 
 
+def test_parse_help_of_a_file_whose_read_fails_names_it(tmp_path: Path) -> None:
+    # /proc/self/mem opens, and its first read fails (EIO): the error named no file ("help text None").
+    (tmp_path / "help.txt").write_text("Usage: x [-v]\n\n  -v  verbose\n")
+    for argv in (["/proc/self/mem"], [str(tmp_path / "help.txt"), "--short", "/proc/self/mem"]):
+        completed = subprocess.run([sys.executable, "-m", "toolbay", "parse-help", *argv], capture_output=True,
+                                   text=True, check=False, timeout=60)
+        assert (completed.returncode, completed.stderr) == (2, "toolbay: cannot read help text /proc/self/mem: "
+                                                                "Input/output error\n")
+
+
 def test_parse_help_of_a_missing_file_exits_2_with_a_one_line_reason(tmp_path: Path) -> None:
     missing = tmp_path / "nope.txt"
     for argv in (["-m", "toolbay", "parse-help", "--long", str(missing)],

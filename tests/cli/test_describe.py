@@ -72,6 +72,21 @@ def test_describe_says_what_a_path_that_is_no_program_is(tmp_path: Path) -> None
         assert result.stderr == f"toolbay: describe: {said}\n"
 
 
+def test_describe_of_a_file_it_cannot_read_exits_2_saying_so(tmp_path: Path) -> None:
+    """Past the size a tool can be, or a read that fails (EIO), it was "cannot write the output", exit 1."""
+    huge = tmp_path / "huge.wasm"
+    with huge.open("wb") as file:
+        file.write(b"\0asm\1\0\0\0")
+        file.truncate(600 * 2**20)  # sparse: nothing more written to the disk
+    failing = tmp_path / "failing.wasm"
+    failing.symlink_to("/proc/self/mem")  # a regular file whose first read fails (EIO): nothing is mapped at 0
+    for path, said in ((huge, "600.0 MiB, more than the 512 MiB a tool's file may be"),
+                       (failing, "Input/output error")):
+        completed = subprocess.run([sys.executable, "-m", "toolbay", "describe", str(path), "--data-dir",
+                                    str(tmp_path / "data")], capture_output=True, text=True, check=False, timeout=120)
+        assert (completed.returncode, completed.stderr) == (2, f"toolbay: describe: cannot read {path} ({said})\n")
+
+
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is not installed here")
 def test_describe_of_a_file_in_a_folder_this_user_cannot_enter_says_so(tmp_path: Path) -> None:
     """It said "no such file" of a program that is there, in another user's folder (an outside

@@ -90,6 +90,17 @@ def test_a_bad_catalog_line_is_named_and_nothing_is_printed(tmp_path: Path) -> N
     assert result.stdout == ""
 
 
+def test_a_file_whose_read_fails_is_said_in_one_line(tmp_path: Path) -> None:
+    # /proc/self/mem opens, and its first read fails (EIO): that was "cannot write the output", exit 1.
+    good = write_jsonl(tmp_path / "good.jsonl", [{"id": 1, "query": "x", "name": "t", "description": "d"}])
+    for catalog, queries in (("/proc/self/mem", good), (good, "/proc/self/mem")):
+        completed = subprocess.run([sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog),
+                                    "--queries", str(queries)], capture_output=True, text=True, check=False,
+                                   timeout=60, cwd=REPO_ROOT)
+        assert (completed.returncode, completed.stderr) == (2, "toolbay: cannot read /proc/self/mem: "
+                                                                "Input/output error\n")
+
+
 def test_a_tool_without_a_name_is_refused_with_its_line(tmp_path: Path) -> None:
     catalog = write_jsonl(tmp_path / "tools.jsonl", [{"description": "nameless"}])
     queries = write_jsonl(tmp_path / "q.jsonl", QUERIES)
