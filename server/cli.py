@@ -413,10 +413,14 @@ def call(
             say("toolbay call: reading the tool's standard input; end it with Ctrl-D")
         try:
             given_stdin = sys.stdin.buffer.read(STDIN_MAX_BYTES + 1)
-            if len(given_stdin) > STDIN_MAX_BYTES:
-                say(f"toolbay: --stdin: standard input is longer than {STDIN_MAX_BYTES // 2**20} MiB, more than a "
-                    "client can pass a tool; put it in a file under --workspace and name the file")
-                raise typer.Exit(2)
+        except OSError as exc:  # open for writing only (0>file), a read error (EIO): it was a traceback
+            say(f"toolbay: --stdin: cannot read standard input: {exc.strerror or exc}")
+            raise typer.Exit(2) from None
+        if len(given_stdin) > STDIN_MAX_BYTES:
+            say(f"toolbay: --stdin: standard input is longer than {STDIN_MAX_BYTES // 2**20} MiB, more than a "
+                "client can pass a tool; put it in a file under --workspace and name the file")
+            raise typer.Exit(2)
+        try:
             arguments["stdin"] = given_stdin.decode("utf-8")
         except UnicodeDecodeError as exc:
             say(f"toolbay: --stdin: standard input is not UTF-8 text (byte {exc.start}); a tool's stdin is text")

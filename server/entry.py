@@ -37,7 +37,7 @@ def main() -> None:
     """Runs the command; Ctrl-C before the command has taken it over (while it starts and
     imports) ends it with the shell's status for that and no traceback; a server, as it would
     once serving (``STOPPED``)."""
-    output_closed = _open_closed_standard_streams(serving=sys.argv[1:2] == ["serve"])
+    output_unwritable = _open_closed_standard_streams(serving=sys.argv[1:2] == ["serve"])
     if sys.argv[1:2] == ["serve"]:
         import signal  # here: the other commands (parse-help, answering at once) need it not
 
@@ -54,11 +54,11 @@ def main() -> None:
         sys.stderr.write("\n")
         sys.exit(STOPPED if sys.argv[1:2] == ["serve"] else INTERRUPTED)
     except OSError as exc:
-        closed = output_closed and exc.errno == errno.EBADF  # see _open_closed_standard_streams
+        closed = output_unwritable is not None and exc.errno == errno.EBADF  # see _open_closed_standard_streams
         if (exc.errno not in _OUTPUT_ERRORS and not closed) or exc.filename is not None:
             raise
         if closed:
-            sys.stderr.write("toolbay: cannot write the output: standard output is closed\n")
+            sys.stderr.write(f"toolbay: cannot write the output: standard output is {output_unwritable}\n")
         elif exc.errno != errno.EPIPE:
             sys.stderr.write(f"toolbay: cannot write the output: {exc.strerror}\n")
         # Python flushes standard output again at exit, which would fail again, in a traceback.
@@ -81,11 +81,12 @@ def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
     interrupt_when_safe(signum, frame)
 
 
-def _open_closed_standard_streams(*, serving: bool) -> bool:
+def _open_closed_standard_streams(*, serving: bool) -> str | None:
     """Opens a standard stream the caller closed (``cmd <&-``) on /dev/null: uvloop's libuv
     aborts the process (an assertion, a core dump) when a descriptor it opens is numbered 0 to
-    2, and Python leaves ``sys.stdin`` (``stdout``, ``stderr``) None. Returns whether standard
-    output was closed.
+    2, and Python leaves ``sys.stdin`` (``stdout``, ``stderr``) None. Returns why standard output
+    cannot be written, if it cannot: "closed", or "not open for writing" (``cmd 1<file``, whose
+    writes fail as a closed one's did, in a traceback), else None.
 
     A closed standard output is opened for reading only, unless ``serving``: a command's
     output then fails to be written (EBADF), as ``cat >&-`` does, and ``main`` says so, exit 1;
@@ -93,19 +94,31 @@ def _open_closed_standard_streams(*, serving: bool) -> bool:
     its output closed (over HTTP, it writes nothing there) serves as before."""
     from toolbay.null_device import null_descriptor  # small, as this module, and needed only then
 
-    output_closed = False
+    output_unwritable = None
     for number, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
         try:
             os.fstat(number)
         except OSError:
-            output_closed = output_closed or number == 1
+            if number == 1:
+                output_unwritable = "closed"
             opened = null_descriptor(os.O_RDONLY if number == 1 and not serving else os.O_RDWR)
             if opened != number:  # the lowest free number: it is this one, unless a lower one was closed too
                 os.dup2(opened, number)
                 os.close(opened)
             if getattr(sys, name) is None:
                 setattr(sys, name, open(number, mode, closefd=False, encoding="utf-8"))  # noqa: SIM115
-    return output_closed
+        else:
+            if number == 1 and _read_only(number):
+                output_unwritable = "not open for writing"
+    return output_unwritable
+
+
+def _read_only(number: int) -> bool:
+    try:
+        import fcntl  # here: small, and asked only of a standard output that is open
+    except ImportError:  # Windows: no such mode is asked of its handles
+        return False
+    return fcntl.fcntl(number, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
 
 
 def _run(argv: list[str]) -> None:

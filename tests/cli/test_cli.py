@@ -1670,6 +1670,29 @@ def test_a_command_whose_output_is_closed_says_so_and_exits_1(argv: list[str], s
     assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: standard output is closed\n")
 
 
+@pytest.mark.parametrize("argv", [["parse-help", "tests/helptext/corpus/gnu/cp/long.txt"], ["list"], ["--version"],
+                                  ["--help"]])
+def test_a_command_whose_output_is_open_for_reading_only_says_so_and_exits_1(
+        argv: list[str], shared_data_dir: Path, tmp_path: Path) -> None:
+    """``toolbay list 1<file``: its writes fail as on a closed output (EBADF), which ended in a traceback."""
+    (tmp_path / "file").write_text("x")
+    env = {**os.environ, "TOOLBAY_DATA_DIR": str(shared_data_dir)}
+    with (tmp_path / "file").open("rb") as read_only:
+        done = subprocess.run([sys.executable, "-m", "toolbay", *argv], stdout=read_only, stderr=subprocess.PIPE,
+                              text=True, cwd=REPO_ROOT, env=env, check=False, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "toolbay: cannot write the output: standard output is not open "
+                                                 "for writing\n")
+
+
+def test_call_stdin_that_cannot_be_read_exits_2_in_one_line(shared_data_dir: Path, tmp_path: Path) -> None:
+    """``toolbay call hashsum --stdin 0>file`` (open for writing only): a traceback of EBADF."""
+    with (tmp_path / "file").open("wb") as write_only:
+        done = subprocess.run([sys.executable, "-m", "toolbay", "call", "hashsum", "--stdin", "--data-dir",
+                               str(shared_data_dir)], stdin=write_only, capture_output=True, text=True, cwd=REPO_ROOT,
+                              check=False, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "toolbay: --stdin: cannot read standard input: Bad file descriptor\n")
+
+
 def test_output_the_disk_refuses_is_one_line_not_a_traceback(shared_data_dir: Path) -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "toolbay", "list", "--json", "--data-dir", str(shared_data_dir)],
