@@ -27,3 +27,16 @@ def can_serve_on_loop() -> bool:
     """True when fd 0 and fd 1 are pipes or sockets of their own, so making them
     non-blocking affects nobody else (fd 2 sharing fd 1's pipe would see it too)."""
     return _is_pipe_or_socket(0) and _is_pipe_or_socket(1) and not _same_file(1, 2)
+
+
+def input_readable() -> bool:
+    """Whether fd 0 is open for reading: ``serve 0>file`` (or ``0>&1``, a pipe's writing end) is
+    not, and served on the event loop, which waits for it to be readable, the server waited for ever."""
+    try:
+        import fcntl  # here: there is none on Windows, whose handles are not asked this
+    except ImportError:
+        return True
+    try:
+        return fcntl.fcntl(0, fcntl.F_GETFL) & os.O_ACCMODE != os.O_WRONLY
+    except OSError:
+        return False

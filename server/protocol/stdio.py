@@ -50,7 +50,7 @@ from toolbay.protocol.parse_errors import (
     surrogate_refusal,
 )
 from toolbay.protocol.quick_lane import QuickLane, Send, cancelled_request_id
-from toolbay.protocol.standard_fds import can_serve_on_loop
+from toolbay.protocol.standard_fds import can_serve_on_loop, input_readable
 from toolbay.protocol.wire_json import message_json
 
 logger = logging.getLogger(__name__)
@@ -89,7 +89,8 @@ async def stdio_streams(lane: QuickLane | None = None,
     """The server's read and write streams over this process's stdin and stdout. ``lane``
     answers the calls it takes (on pipes and sockets only) before the SDK sees them;
     ``on_listed`` is told once, when the answer to the first ``tools/list`` has been written."""
-    if sys.stdin.isatty() or not can_serve_on_loop():
+    if sys.stdin.isatty() or not can_serve_on_loop() or not input_readable():
+        # Unreadable, its reader's first read fails, and the session ends as at end of input.
         async with thread_streams(on_listed=on_listed) as streams:
             yield streams
         return
@@ -120,13 +121,22 @@ async def thread_streams(max_line_bytes: int = MAX_LINE_BYTES,
     def deliver(item: SessionMessage | Exception) -> None:
         anyio.from_thread.run(inbox.deliver, item, token=token)
 
+    def read_chunk() -> bytes:
+        try:
+            return os.read(0, 65536)
+        except OSError as exc:
+            # Open for writing only (``serve 0>file``), a terminal hung up (EIO): the reader
+            # ended without a word and the server waited for ever. It ends as at end of input.
+            logger.info("cannot read from the client (%s); ending the session", exc.strerror or exc)
+            return b""
+
     def read_lines() -> None:
         # os.read, not sys.stdin: a daemon thread left inside a buffered reader holds its lock,
         # and the interpreter aborts at exit when it cannot take it.
         line = bytearray()
         skipping = False  # inside a line that was too long, until its newline
         try:
-            while chunk := os.read(0, 65536):
+            while chunk := read_chunk():
                 start = 0
                 while (end := chunk.find(b"\n", start)) != -1:
                     if not skipping:

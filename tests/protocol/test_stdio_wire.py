@@ -489,6 +489,37 @@ def test_with_stdout_a_file_the_requests_read_before_input_ends_are_answered_and
         assert process.wait(timeout=60) == 0
 
 
+@pytest.mark.parametrize("stdin", ["a file open for writing", "a pipe's writing end"])
+def test_a_server_whose_standard_input_cannot_be_read_ends_saying_so(
+    stdin: str, extensions_dir: Path, shared_data_dir: Path, tmp_path: Path
+) -> None:
+    """``serve 0>file`` or ``serve 0>&1 | ...``: no request can ever come. The reader thread (a file)
+    ended without a word, and the event loop (pipes) waited for the pipe to be readable: either
+    way the server waited for ever."""
+    unread_end, writing_end = os.pipe()
+    answers_read, answers_written = os.pipe()
+    try:
+        with (tmp_path / "file").open("wb") as file:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "toolbay", "serve", "--extensions", str(extensions_dir),
+                 "--data-dir", str(shared_data_dir)], cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+                stdin=file if stdin == "a file open for writing" else writing_end, stdout=answers_written,
+                stderr=subprocess.PIPE)
+        os.close(answers_written)
+        try:
+            _, log = process.communicate(timeout=120)  # a guard: it ends at once, or never
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        assert os.read(answers_read, 100) == b""  # nothing written on the wire
+    finally:
+        for fd in (unread_end, writing_end, answers_read):
+            os.close(fd)
+    assert process.returncode == 0, log
+    assert b"cannot read from the client (Bad file descriptor); ending the session" in log, log
+
+
 def test_over_pipes_only_protocol_lines_reach_stdout_and_the_server_ends_at_eof(
     extensions_dir: Path, shared_data_dir: Path
 ) -> None:
