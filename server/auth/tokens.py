@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolbay.errors import ConfigError
+from toolbay.nested_text import parse_nested
 from toolbay.small_files import read_small_file
 
 if TYPE_CHECKING:
@@ -226,7 +227,9 @@ def _read_entries(path: Path) -> list[TokenEntry]:
     if not raw.strip():
         return []  # emptied (its last entry taken out), in either format: no tokens, not a broken file
     try:
-        data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw.decode("utf-8"))
+        # NestedTooDeeply is a ValueError too: nesting past the reader's recursion was a traceback.
+        data = parse_nested(json.loads, raw) if path.suffix.lower() == ".json" else \
+            parse_nested(tomllib.loads, raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise ConfigError(f"tokens file {path} is not valid {_format_name(path)}: {exc}") from exc
     return _entries(data, path)
