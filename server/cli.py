@@ -739,11 +739,11 @@ def _append_entry(path: Path, entry: str, client_id: str) -> int:
 
         existing = read_small_file(path) if path.exists() else b""
         text = existing.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM some editors write, as the server reads it
-        from toolbay.nested_text import NestedTooDeeply, parse_nested
+        from toolbay.parsed_text import UnreadableText, parse_within_limits
 
         try:
-            document = parse_nested(tomllib.loads, text.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError, NestedTooDeeply) as exc:
+            document = parse_within_limits(tomllib.loads, text.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, UnreadableText) as exc:
             say(f"toolbay: {path} is not valid TOML ({exc}); mend it first, nothing was written")
             raise typer.Exit(2) from None
         from toolbay.config import Settings

@@ -37,7 +37,7 @@ from toolbay.defaults import (
 )
 from toolbay.errors import ConfigError
 from toolbay.file_names import is_utf8, shown
-from toolbay.nested_text import NestedTooDeeply, parse_nested
+from toolbay.parsed_text import UnreadableText, parse_within_limits
 from toolbay.small_files import read_small_file
 
 # A week: a run limit is meant in minutes or hours; more is a typo.
@@ -463,7 +463,7 @@ class _TomlSource(PydanticBaseSettingsSource):
 def read_toml(path: Path) -> dict[str, Any]:
     try:
         # A byte-order mark (which some editors write) is no TOML: read past it.
-        data = parse_nested(tomllib.loads, read_small_file(path).decode("utf-8-sig"))
+        data = parse_within_limits(tomllib.loads, read_small_file(path).decode("utf-8-sig"))
     except FileNotFoundError as exc:
         if os.path.islink(path):
             raise ConfigError(f"config file {path} is a symbolic link to {os.readlink(path)}, which does not "
@@ -473,7 +473,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} is a folder; name the TOML file in it") from exc
     except OSError as exc:
         raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from exc
-    except (tomllib.TOMLDecodeError, NestedTooDeeply) as exc:
+    except (tomllib.TOMLDecodeError, UnreadableText) as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "

@@ -31,7 +31,7 @@ LAYERS: dict[str, int] = {
     "toolbay.ascii_names": 0,
     "toolbay.file_names": 0,  # whether a file's name is valid UTF-8
     "toolbay.null_device": 0,  # /dev/null, or what stands for it where it cannot be opened
-    "toolbay.nested_text": 0,  # a file's TOML or JSON nested past the reader's recursion, said as malformed
+    "toolbay.parsed_text": 0,  # a file's TOML or JSON past what the reader takes (nesting, digits), said as malformed
     "toolbay.small_files": 0,  # a configuration or tokens file read with a bound, never waiting on a FIFO
     "toolbay.deep_json": 0,  # a client's JSON read with no garbage collected while the reader is deep
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolbay.errors import ConfigError
-from toolbay.nested_text import parse_nested
+from toolbay.parsed_text import parse_within_limits
 from toolbay.small_files import read_small_file
 
 if TYPE_CHECKING:
@@ -227,9 +227,9 @@ def _read_entries(path: Path) -> list[TokenEntry]:
     if not raw.strip():
         return []  # emptied (its last entry taken out), in either format: no tokens, not a broken file
     try:
-        # NestedTooDeeply is a ValueError too: nesting past the reader's recursion was a traceback.
-        data = parse_nested(json.loads, raw) if path.suffix.lower() == ".json" else \
-            parse_nested(tomllib.loads, raw.decode("utf-8"))
+        # UnreadableText (nesting past the reader's recursion, a traceback before) is a ValueError too.
+        data = parse_within_limits(json.loads, raw) if path.suffix.lower() == ".json" else \
+            parse_within_limits(tomllib.loads, raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise ConfigError(f"tokens file {path} is not valid {_format_name(path)}: {exc}") from exc
     return _entries(data, path)

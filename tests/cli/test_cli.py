@@ -404,10 +404,12 @@ def test_a_toolbay_toml_in_the_current_folder_that_is_no_file_stops_the_command(
 
 
 def test_a_configuration_or_tokens_file_nested_too_deeply_is_said_in_one_line(tmp_path: Path) -> None:
-    """``x = [[[[...]]]]`` ran the TOML (or JSON) reader out of recursion: a traceback of RecursionError."""
+    """``x = [[[[...]]]]`` ran the TOML (or JSON) reader out of recursion: a traceback of RecursionError.
+    A number of 5,000 digits in a configuration was one of ValueError (Python's limit on digits)."""
     deep = "[" * 5000 + "]" * 5000
     (tmp_path / "deep.toml").write_text(f"x = {deep}\n")
     (tmp_path / "deep.json").write_text(deep)
+    (tmp_path / "long.toml").write_text("[sandbox]\nmemory_mb = " + "9" * 5000 + "\n")
     said = "nested too deeply (more arrays or tables one inside another than any configuration holds)"
     for tokens in ("deep.toml", "deep.json"):
         (tmp_path / f"with-{tokens}.toml").write_text(f'[chain.auth]\ntokens_file = "{tmp_path / tokens}"\n')
@@ -419,7 +421,9 @@ def test_a_configuration_or_tokens_file_nested_too_deeply_is_said_in_one_line(tm
             (["list", "--config", str(tmp_path / "with-deep.json.toml")],
              f"toolbay: tokens file {tmp_path / 'deep.json'} is not valid JSON: {said}"),
             (["token", "new", "--client-id", "a", "--scope", "tools:read", "--append", str(tmp_path / "deep.toml")],
-             f"toolbay: {tmp_path / 'deep.toml'} is not valid TOML ({said}); mend it first, nothing was written")):
+             f"toolbay: {tmp_path / 'deep.toml'} is not valid TOML ({said}); mend it first, nothing was written"),
+            (["list", "--config", str(tmp_path / "long.toml")],
+             f"toolbay: config file {tmp_path / 'long.toml'} is not valid TOML: a number longer than 4,300 digits")):
         result = runner.invoke(app, [*argv, *(["--data-dir", str(tmp_path / "data")] if argv[0] == "list" else [])])
         assert (result.exit_code, result.stderr) == (2, expected + "\n"), result.output
 
