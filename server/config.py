@@ -775,7 +775,7 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message = error["msg"]
         # A number is always said ("greater than 0" holds the 0 it was given by chance).
         if isinstance(given, int | float) or str(given) not in message:
-            message += f" (got {given!r})"
+            message += f" (got {_shown(given)})"
         full = (*([section] if section else []), *error["loc"])
         if (variable := _variable_for(full)) is not None:
             message += f" (from the environment variable {variable})"  # not in the file, where one looks first
@@ -783,6 +783,17 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
             message += f" (in {config_file})"  # not from a flag or a variable
         problems.append(f"{location}: {message}")
     return "invalid configuration" + where + ": " + "; ".join(problems)
+
+
+# Of a value a setting refused, what the message quotes: a 10 MB value was quoted whole, one line of 10 MB.
+_GIVEN_CHARACTERS = 200
+
+
+def _shown(given: Any) -> str:
+    """``given`` as the message quotes it: cut (saying how long it was), secret-looking text hidden."""
+    from toolbay.shortening import shown_arguments  # here: only an error loads the secret patterns
+
+    return repr(shown_arguments(given, total=_GIVEN_CHARACTERS))
 
 
 def _read_quietly(config_file: Path | None) -> Any:

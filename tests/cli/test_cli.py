@@ -428,6 +428,17 @@ def test_a_configuration_or_tokens_file_nested_too_deeply_is_said_in_one_line(tm
         assert (result.exit_code, result.stderr) == (2, expected + "\n"), result.output
 
 
+def test_a_refused_settings_long_value_is_quoted_cut_in_one_short_line(tmp_path: Path) -> None:
+    """A 10 MB value was quoted whole: one line of 10 MB on stderr."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text('log_level = "' + "a" * 10_000_000 + '"\n')
+    result = runner.invoke(app, ["list", "--config", str(config), "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 2, result.output[:500]
+    assert result.stderr == (f"toolbay: invalid configuration (config file {config}, environment TOOLBAY_*, or flags): "
+                             "log_level: Input should be 'debug', 'info', 'warning' or 'error' (got '... (10000000 "
+                             f"characters)') (in {config})\n")
+
+
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout_s = -1\n")
