@@ -174,6 +174,10 @@ def _data_dir_problem(folder: Path) -> str | None:
 
 
 def _data_dir_problem_raised(folder: Path) -> str | None:
+    from toolbay.config import unfollowed_link
+
+    if (link := unfollowed_link(folder)) is not None:  # it was "cannot be made (File exists)"
+        return link
     if folder.exists() and not folder.is_dir():
         return "is a file, not a folder"
     try:

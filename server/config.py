@@ -846,9 +846,9 @@ def folder_problems(settings: Settings) -> list[str]:
     return problems
 
 
-def _unreadable(folder: Path) -> str | None:
-    """Why ``folder`` holds nothing that can be read, or None: not there, a file, or a folder
-    this user may not list (another user's), which stopped a start with a traceback."""
+def unfollowed_link(folder: Path) -> str | None:
+    """Why ``folder``, a symbolic link (or a path through one) that leads nowhere, cannot be
+    followed, or None: in a loop, to nothing, out of this user's reach."""
     try:
         os.stat(folder)
     except OSError as exc:
@@ -864,6 +864,14 @@ def _unreadable(folder: Path) -> str | None:
                 return f"{link}, which does not exist"
             # Into another user's folder: it is there ("does not exist" sent the user looking for it).
             return f"{link}, which this user cannot reach ({exc.strerror or exc})"
+    return None
+
+
+def _unreadable(folder: Path) -> str | None:
+    """Why ``folder`` holds nothing that can be read, or None: not there, a file, or a folder
+    this user may not list (another user's), which stopped a start with a traceback."""
+    if (link := unfollowed_link(folder)) is not None:
+        return link
     try:
         if not folder.is_dir():
             return "is a file, not a folder" if folder.exists() else "does not exist"

@@ -88,7 +88,9 @@ def _with_manager(config: Path | None, data_dir: Path | None,
     if settings.cluster.redis is not None:
         return run_command(_on_redis, settings.cluster.redis, use)
     if data_dir is not None and not data_dir.is_dir():
-        problem = "is a file, not a folder" if data_dir.exists() else "does not exist"
+        from toolbay.config import unfollowed_link
+
+        problem = unfollowed_link(data_dir) or ("is a file, not a folder" if data_dir.exists() else "does not exist")
         typer.echo(f"toolbay: the data folder {data_dir} {problem}", err=True)
         raise typer.Exit(2)
     database = settings.data_dir / "jobs.sqlite3"

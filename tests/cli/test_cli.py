@@ -439,6 +439,21 @@ def test_a_refused_settings_long_value_is_quoted_cut_in_one_short_line(tmp_path:
                              f"characters)') (in {config})\n")
 
 
+def test_a_data_folder_that_is_a_link_leading_nowhere_is_said_so(tmp_path: Path) -> None:
+    """A link in a loop, or to nothing, as --data-dir was "cannot be made (File exists)" (list, call)
+    or "does not exist" (jobs)."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for name, said in (("loop", "is a symbolic link in a loop (it leads back to itself)"),
+                       ("dangling", f"is a symbolic link to {tmp_path / 'nowhere'}, which does not exist")):
+        folder = tmp_path / name
+        listed = runner.invoke(app, ["list", "--data-dir", str(folder)])
+        assert (listed.exit_code, listed.stderr) == (2, f"toolbay: the data folder {folder} {said}; choose another "
+                                                        "with --data-dir (or data_dir in the configuration)\n")
+        jobs = runner.invoke(app, ["jobs", "list", "--data-dir", str(folder)])
+        assert (jobs.exit_code, jobs.stderr) == (2, f"toolbay: the data folder {folder} {said}\n")
+
+
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout_s = -1\n")
