@@ -144,6 +144,9 @@ def _appending_problem(path: Path) -> str | None:
     """Why lines cannot be appended to the file at ``path`` (made, with its folder, if need be)."""
     if path.is_dir():
         return "is a folder, not a file"
+    if path.is_fifo() or path.is_socket():
+        # Opened for appending, a FIFO waits for a reader: the command hung, saying nothing.
+        return "is a named pipe or a socket, not a file"
     if os.path.realpath(path).startswith(("/proc/", "/sys/")):
         # Written to as root, /proc/sys/kernel/hostname took the log's lines (a re-check).
         return "is the kernel's (under /proc or /sys), not a file for a log"

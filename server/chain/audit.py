@@ -78,6 +78,8 @@ class AuditLog:
         self.failures = 0
         if self.path.is_dir():
             raise ConfigError(f"[chain.audit] file {self.path} is a folder, not a file")
+        if self.path.is_fifo() or self.path.is_socket():  # its opening waited for a reader: the server hung
+            raise ConfigError(f"[chain.audit] file {self.path} is a named pipe or a socket, not a file")
         try:
             self._fd: int | None = self._open()
         except OSError as exc:
@@ -85,7 +87,9 @@ class AuditLog:
 
     def _open(self) -> int:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # made here: its user's alone, as the file
-        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # O_NONBLOCK: a FIFO put in the file's place later fails to open (no reader) rather than
+        # holding the event loop until one comes; a regular file's writes are not changed by it.
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
 
     def write(self, record: Mapping[str, Any]) -> None:
         try:

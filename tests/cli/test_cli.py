@@ -454,6 +454,23 @@ def test_a_data_folder_that_is_a_link_leading_nowhere_is_said_so(tmp_path: Path)
         assert (jobs.exit_code, jobs.stderr) == (2, f"toolbay: the data folder {folder} {said}\n")
 
 
+@pytest.mark.parametrize(("setting", "said"), [("log_file", "log_file {fifo}"),
+                                               ("[chain.audit]\nfile", "[chain.audit] file {fifo}")])
+def test_a_log_that_is_a_named_pipe_is_refused_at_once(
+        setting: str, said: str, tmp_path: Path, shared_data_dir: Path) -> None:
+    """A FIFO as log_file or the audit file: opening it for appending waited for a reader, and
+    the command (or the server) hung, saying nothing."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    config = tmp_path / "toolbay.toml"
+    config.write_text(f'{setting} = "{fifo}"\n')
+    done = subprocess.run([sys.executable, "-m", "toolbay", "call", "hashsum", '{"text": "a"}', "--config",
+                           str(config), "--data-dir", str(shared_data_dir)], capture_output=True, text=True,
+                          cwd=REPO_ROOT, check=False, timeout=60)  # a guard: it ends at once, or never
+    assert (done.returncode, done.stderr) == (2, f"toolbay: {said.format(fifo=fifo)} is a named pipe or a socket, "
+                                                 "not a file\n")
+
+
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout_s = -1\n")
