@@ -411,7 +411,7 @@ class Settings(BaseSettings):
         try:
             value.encode("idna")  # what the resolver is given: a name that is not one was a traceback
         except UnicodeError:
-            raise ValueError(f"{ascii(value)} is no host name or address") from None
+            raise ValueError(f"{_shown(value)} is no host name or address") from None
         return value
 
     @field_validator("extensions", "agents", mode="before")
@@ -774,7 +774,7 @@ def describe_validation_error(exc: ValidationError, config_file: Path | None, *,
         else:
             message = error["msg"]
         # A number is always said ("greater than 0" holds the 0 it was given by chance).
-        if isinstance(given, int | float) or str(given) not in message:
+        if isinstance(given, int | float) or (str(given) not in message and _shown(given) not in message):
             message += f" (got {_shown(given)})"
         full = (*([section] if section else []), *error["loc"])
         if (variable := _variable_for(full)) is not None:

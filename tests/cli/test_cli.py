@@ -1077,6 +1077,15 @@ def test_a_host_that_is_no_name_stops_serve_in_one_line(tmp_path: Path) -> None:
     said = completed.stderr.decode()
     assert completed.returncode == 2, said
     assert "host: 'h\\udcff' is no host name or address" in said and "Traceback" not in said, said
+
+
+def test_a_long_host_that_is_no_name_is_quoted_cut(tmp_path: Path) -> None:
+    """A --host of 100,000 characters was quoted whole: a line of 100 KB."""
+    completed = subprocess.run([sys.executable, "-m", "toolbay", "serve", "-t", "http", "--host", "a" * 100_000,
+                                "--port", "0", "--data-dir", str(tmp_path / "d")], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert (completed.returncode, completed.stderr) == (
+        2, "toolbay: invalid configuration: host: '... (100000 characters)' is no host name or address\n")
     # An empty one was said as "refusing to serve HTTP on , which ..." (a second re-check).
     empty = subprocess.run([sys.executable, "-m", "toolbay", "serve", "-t", "http", "--host", "", "--port", "0",
                             "--data-dir", str(tmp_path / "d")],
