@@ -23,6 +23,7 @@ import typer
 
 from toolbay.cli_command import PlainCommand
 from toolbay.cli_running import config_path, named_text, number_range, whole_number
+from toolbay.control_chars import one_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -207,7 +208,8 @@ def list_jobs(owner: OwnerOption = None, data_dir: DataDirOption = None, config:
     from toolbay.cli_running import plain
 
     kind = f"{status} " if status else ""
-    title = f"{len(views)} {kind}{'job' if len(views) == 1 else 'jobs'} of {_owner(owner)}, newest first"
+    # The owner as typed, escape sequences shown rather than sent to the terminal (as a tool's text is).
+    title = f"{len(views)} {kind}{'job' if len(views) == 1 else 'jobs'} of {one_line(_owner(owner))}, newest first"
     if offset:
         title += f" after the newest {offset}"
     if more:

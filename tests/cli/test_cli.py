@@ -471,6 +471,15 @@ def test_a_log_that_is_a_named_pipe_is_refused_at_once(
                                                  "not a file\n")
 
 
+def test_jobs_list_shows_an_owner_s_escape_sequence_rather_than_sending_it_to_the_terminal(tmp_path: Path) -> None:
+    """``--owner $'a\\e[2Jb'`` cleared the screen as the title of the table named the owner."""
+    data = tmp_path / "data"
+    data.mkdir()
+    listed = runner.invoke(app, ["jobs", "list", "--owner", "a\x1b[2Jb", "--data-dir", str(data)])
+    assert listed.exit_code == 0, listed.output
+    assert "\x1b" not in listed.output and "a\\x1b[2Jb" in listed.output, listed.output
+
+
 def test_a_bad_setting_stops_with_a_message_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "toolbay.toml"
     config.write_text("[sandbox]\ntimeout_s = -1\n")
