@@ -37,6 +37,13 @@ def main() -> None:
     """Runs the command; Ctrl-C before the command has taken it over (while it starts and
     imports) ends it with the shell's status for that and no traceback; a server, as it would
     once serving (``STOPPED``)."""
+    import gc  # built in: it loads nothing
+
+    # A command's imports run with the collector paused (see toolbay.start_up_collector), paused here
+    # first: what this process makes before it (the standard streams, the signal module) set it off now
+    # and then, a collection before the freeze (as a test saw).
+    collector_was_on = gc.isenabled()
+    gc.disable()
     output_unwritable = _open_closed_standard_streams(serving=sys.argv[1:2] == ["serve"])
     if sys.argv[1:2] == ["serve"]:
         import signal  # here: the other commands (parse-help, answering at once) need it not
@@ -49,7 +56,7 @@ def main() -> None:
         # Ctrl-C raised inside an import left Python's import lock held, and the server hung (start_interrupts).
         while_starting()
     try:
-        _run(sys.argv[1:])
+        _run(sys.argv[1:], collector_was_on)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         sys.exit(STOPPED if sys.argv[1:2] == ["serve"] else INTERRUPTED)
@@ -121,10 +128,15 @@ def _read_only(number: int) -> bool:
     return fcntl.fcntl(number, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
 
 
-def _run(argv: list[str]) -> None:
+def _run(argv: list[str], collector_was_on: bool) -> None:
+    """``collector_was_on``: whether Python's collector was on before ``main`` paused it."""
     if (code := parse_help_at_once(argv)) is not None:
         _end_without_teardown(code)
     a_command = bool(argv[:1]) and not argv[0].startswith("-")
+    if not a_command and collector_was_on:
+        import gc
+
+        gc.enable()  # --help, --version: as Python runs them
     if a_command and (problem := _current_folder_problem()) is not None:
         # Relative paths (a workspace, a tool folder, the configuration file) are read from it.
         sys.stderr.write(f"toolbay: the current folder {problem}; cd to another\n")
@@ -135,7 +147,7 @@ def _run(argv: list[str]) -> None:
         # (``call``, ``jobs``, ``search --catalog``) once it begins its work; a short one ends first.
         from toolbay.start_up_collector import pause_for_imports
 
-        pause_for_imports()
+        pause_for_imports(collector_was_on)
     from toolbay.serve_command import serve, serve_options_at_once, stop_as_ctrl_c
 
     serve_options = serve_options_at_once(argv)

@@ -19,11 +19,12 @@ import gc
 _paused_here = False
 
 
-def pause_for_imports() -> None:
+def pause_for_imports(enabled: bool | None = None) -> None:
     """Pauses the collector until ``resume_after_imports`` (a no-op if it is off already:
-    whoever turned it off turns it back on)."""
+    whoever turned it off turns it back on). ``enabled``: whether it was on before the caller
+    paused it itself, before importing this module (this module's import may set it off)."""
     global _paused_here
-    if gc.isenabled():
+    if enabled if enabled is not None else gc.isenabled():
         gc.disable()
         _paused_here = True
 
