@@ -37,6 +37,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from toolbay.search import semantic as semantic_model
@@ -525,7 +526,7 @@ class SearchIndex:
             return SearchOutcome(tuple(hits), no_match=not exact)
         if not ordered:  # every tool the words found fell to nothing by meaning (or was not allowed)
             ordered = ranked
-        weighed = self._weighed_by_name(terms, ordered)
+        weighed = self._weighed_by_name(terms, ordered, max(limit, _MARGIN_RANK))
         while self._left_out_may_lead(ordered, weighed, pool, limit):
             # A tool past the pool may score more, its name weighed, than one shown: the pool
             # grows until none can, so that the first ``limit`` are the best ``limit`` by the
@@ -533,10 +534,10 @@ class SearchIndex:
             pool *= _POOL_GROWTH
             ranked, ceiling, known, ordered = self._ranked(query, terms, allowed, pool, exclude=set(exact),
                                                            visible=visible, read=read)
-            weighed = self._weighed_by_name(terms, ordered or ranked)
+            weighed = self._weighed_by_name(terms, ordered or ranked, max(limit, _MARGIN_RANK))
         if verdict is None:
             # The lead is that of the words alone, names weighed, whether or not meaning ranks.
-            by_words = weighed if self._vectors is None else self._weighed_by_name(terms, ranked)
+            by_words = weighed if self._vectors is None else self._weighed_by_name(terms, ranked, _MARGIN_RANK)
             if self._leads_weakly(by_words, ceiling) or self._sentences_weak(query, allowed, exact, visible, read):
                 return SearchOutcome(tuple(hits), no_match=not exact)
         ordered = weighed
@@ -558,12 +559,16 @@ class SearchIndex:
         last_shown = weighed[limit - 1][1] if len(weighed) >= limit else 0.0
         return pool_ranked[-1][1] > max(last_shown, _TAIL_SHARE * weighed[0][1])
 
-    def _weighed_by_name(self, terms: list[str], ordered: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    def _weighed_by_name(self, terms: list[str], ordered: list[tuple[str, float]],
+                         first: int | None = None) -> list[tuple[str, float]]:
         """``ordered`` with each tool's score times 1 - ``name_weight`` x the share of its name's
         weight in words the request's ``terms`` lack (see ``NAME_WEIGHT``), best first again. A word's
         weight is its idf among the tools of the tool's own group (a catalog folder's tools are
         weighed by their names as they would be alone, as ``toolbay search --catalog`` weighs
-        them, whatever tools the caller sees beside them)."""
+        them, whatever tools the caller sees beside them). With ``first``, only the first ``first``
+        of that list are sure, and it may stop past them (holding ``first`` at least): weighing only
+        lowers a score, so a tool of ``ordered`` (best first) scoring less than ``first`` tools
+        already weighed is none of them (a search needs its first ten, of thirty or more)."""
         if self.name_weight <= 0 or not ordered:
             return ordered
         said = set(terms)
@@ -571,15 +576,24 @@ class SearchIndex:
         if self._name_profiles_at != self._changes:
             self._name_profiles.clear()
             self._name_profiles_at = self._changes
+        profiles = self._name_profiles
+        name_weight = self.name_weight
         weighed = []
+        least = -1.0  # weighed scores are never negative: every tool is weighed until ``first`` are
         for key, score in ordered:
-            total, words = self._name_profiles.get(key) or self._name_profile(key)
+            if score < least:
+                break  # as are all after it (``ordered`` is best first)
+            total, words = profiles.get(key) or self._name_profile(key)
             missing = 0.0
             for weight, term, stem, spelled in words:
                 if term not in said and stem not in said and not (spelled and any(word in said for word in spelled)):
                     missing += weight
-            weighed.append((key, score * (1.0 - self.name_weight * missing / total) if total > 0 else score))
-        weighed.sort(key=lambda pair: (-pair[1], pair[0]))
+            weighed.append((key, score * (1.0 - name_weight * missing / total) if total > 0 else score))
+            if len(weighed) == first:
+                least = min(value for _, value in weighed)
+        # By key, then by score, best first: the sort is stable, so tied scores stay in the order of their keys.
+        weighed.sort(key=itemgetter(0))
+        weighed.sort(key=itemgetter(1), reverse=True)
         return weighed
 
     def _name_profile(self, key: str) -> tuple[float, tuple[tuple[float, str, str, tuple[str, ...]], ...]]:
@@ -663,7 +677,7 @@ class SearchIndex:
                                                  visible=visible, meaning=False, read=read)
             if not ranked or ceiling <= 0.0:
                 continue
-            total += _lead(self._weighed_by_name(terms, ranked)) / ceiling
+            total += _lead(self._weighed_by_name(terms, ranked, _MARGIN_RANK)) / ceiling
             counted += 1
         return counted > 0 and total / counted < self.min_sentence_lead
 
