@@ -743,6 +743,23 @@ class SearchIndex:
         touches both vaguely.
         Scores are divided by the query's total weight (the idf of its known terms, the
         clause share included), so they fall in (0, 1)."""
+        scored = read.scored.get(query)
+        if scored is None:
+            # Kept for the search: a pool that grows takes more of the same scores.
+            scored = read.scored[query] = self._scored(query, whole, read, visible, exclude)
+        if not scored:
+            return [], 0.0, 0.0, []
+        scores, ceiling, total, known_share = scored
+        ranked = self._best(scores, allowed, limit)
+        ordered = self._with_meaning(query, scores, known_share, visible, exclude, allowed, limit) \
+            if ranked and meaning and self._vectors is not None else ranked
+        return ranked, ceiling / total, known_share, ordered
+
+    def _scored(self, query: str, whole: list[str], read: _ReadOnce, visible: _Sight | None,
+                exclude: set[str]) -> tuple[np.ndarray, float, float, float] | None:
+        """Each tool's score by words (see ``_ranked``; 0 for those ``visible`` hides and those of
+        ``exclude``), by slot, the query's ceiling and total weight, and the share of its weight in
+        terms some tool has; None when no tool has any."""
         words = list(dict.fromkeys(whole))
         found = self._visible_terms(words, visible)
         if len(found) < len(words):
@@ -763,32 +780,29 @@ class SearchIndex:
         else:
             relatives = joined = []
         if not found:
-            return [], 0.0, 0.0, []
+            return None
         # numpy is loaded with the first search, not with the server (keeping postings needs none).
         import numpy as np
 
-        known = [entry[0] for entry in found]
         count = len(self._documents) if visible is None else visible.count
         arrays = [entry[1] for entry in found]
-        frequencies = [entry[2] for entry in found]
-        highest_of = [entry[3] for entry in found]
         related = dict.fromkeys((entry[0] for entry in relatives), RELATIVE_WEIGHT)
         related.update(dict.fromkeys((entry[0] for entry in joined), JOINED_WEIGHT))
-        row_of = {term: row for row, term in enumerate(known)}
-        idf = np.array([self._idf(count, frequency) for frequency in frequencies])
+        row_of = {entry[0]: row for row, entry in enumerate(found)}
+        idf = np.array([self._idf(count, entry[2]) for entry in found])
+        highest = np.array([entry[3] for entry in found])
         # The query's postings end to end; each query vector scales them term by term and
         # bincount sums them per tool (no dense matrix, and no BLAS threads, which cost
         # more in waking up than they save on a busy machine).
         slots = np.concatenate([triple[0] for triple in arrays])
         weights = np.concatenate([triple[1] for triple in arrays])
-        highest = np.array(highest_of)
         lengths = [len(triple[0]) for triple in arrays]
         size = len(self._names)
 
         def score(vector: np.ndarray) -> np.ndarray:
             return np.bincount(slots, weights=weights * np.repeat(vector, lengths), minlength=size)
 
-        def best_clause(vectors: list[np.ndarray]) -> np.ndarray:
+        def best_clause(vectors: np.ndarray) -> np.ndarray:
             """Each tool's score for the clause it answers best, each clause summed over its own
             terms' postings (a request of two hundred short clauses summed every term's
             postings two hundred times: 45 ms at 10,000 tools)."""
@@ -813,9 +827,10 @@ class SearchIndex:
         known_share = float(whole_vector.sum()) / total if total > 0 else 0.0
         if self.clause_weight > 0:
             parts = [read(clause) for clause in clauses(query)]
-            clause_vectors = [self._query_vector(terms, row_of, idf) for terms in parts
-                              if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
-            if clause_vectors:
+            counted = [self._query_counts(terms, row_of) for terms in parts
+                       if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
+            if counted:
+                clause_vectors = np.array(counted) * idf
                 scores += self.clause_weight * best_clause(clause_vectors)
                 ceiling += self.clause_weight * max(float(vector @ highest) for vector in clause_vectors)
                 total *= 1.0 + self.clause_weight
@@ -824,10 +839,7 @@ class SearchIndex:
             scores[visible.hidden] = 0.0
         for name in exclude:
             scores[self._documents[name].slot] = 0.0
-        ranked = self._best(scores, allowed, limit)
-        ordered = self._with_meaning(query, scores, known_share, visible, exclude, allowed, limit) \
-            if ranked and meaning and self._vectors is not None else ranked
-        return ranked, ceiling / total, known_share, ordered
+        return scores, ceiling, total, known_share
 
     def _with_meaning(self, query: str, scores: np.ndarray, known: float, visible: _Sight | None,
                       exclude: set[str], allowed: Callable[[str], bool] | None, limit: int) -> list[tuple[str, float]]:
@@ -858,14 +870,21 @@ class SearchIndex:
         in ``related``), by matrix row."""
         import numpy as np
 
-        vector = np.zeros(len(row_of))
+        counts = SearchIndex._query_counts(terms, row_of)
+        for term, weight in (related or {}).items():
+            counts[row_of[term]] += weight
+        return np.array(counts) * idf
+
+    @staticmethod
+    def _query_counts(terms: list[str], row_of: dict[str, int]) -> list[float]:
+        """The count of each known term in ``terms``, by matrix row (counted in Python: setting
+        an array's items one by one cost more than the rest of a query vector)."""
+        counts = [0.0] * len(row_of)
         for term in terms:
             row = row_of.get(term)
             if row is not None:
-                vector[row] += 1.0
-        for term, weight in (related or {}).items():
-            vector[row_of[term]] += weight
-        return vector * idf
+                counts[row] += 1.0
+        return counts
 
     def _visible_terms(self, terms: Iterable[str], visible: _Sight | None) -> list[_Entry]:
         """(term, its postings' arrays, how many visible tools have it, its highest weight
@@ -1045,10 +1064,12 @@ class _ReadOnce:
     request, its sentences and their clauses were read again for every pool the search tried
     and every sentence searched alone, half of a search's calls of ``tokenize``."""
 
-    __slots__ = ("_terms",)
+    __slots__ = ("_terms", "scored")
 
     def __init__(self) -> None:
         self._terms: dict[str, list[str]] = {}
+        # The scores by words of each text searched (``SearchIndex._scored``; None: no tool has its words).
+        self.scored: dict[str, tuple[np.ndarray, float, float, float] | None] = {}
 
     def __call__(self, text: str) -> list[str]:
         terms = self._terms.get(text)
