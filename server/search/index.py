@@ -802,18 +802,23 @@ class SearchIndex:
         def score(vector: np.ndarray) -> np.ndarray:
             return np.bincount(slots, weights=weights * np.repeat(vector, lengths), minlength=size)
 
-        def best_clause(vectors: np.ndarray) -> np.ndarray:
+        def best_clause(vectors: np.ndarray) -> np.ndarray | None:
             """Each tool's score for the clause it answers best, each clause summed over its own
             terms' postings (a request of two hundred short clauses summed every term's
-            postings two hundred times: 45 ms at 10,000 tools)."""
-            best = np.zeros(size)
+            postings two hundred times: 45 ms at 10,000 tools); None when no clause has a term
+            some tool has. Scores are never negative, so the first clause's are the best so far."""
+            best = None
             for vector in vectors:
                 rows = np.flatnonzero(vector).tolist()
                 if rows:
                     clause = np.bincount(np.concatenate([arrays[row][0] for row in rows]),
-                                         weights=np.concatenate([arrays[row][1] * vector[row] for row in rows]),
+                                         weights=np.concatenate([arrays[row][1] for row in rows])
+                                         * np.repeat(vector[rows], [lengths[row] for row in rows]),
                                          minlength=size)
-                    np.maximum(best, clause, out=best)
+                    if best is None:
+                        best = clause
+                    else:
+                        np.maximum(best, clause, out=best)
             return best
 
         whole_vector = self._query_vector(whole, row_of, idf, related)
@@ -831,7 +836,10 @@ class SearchIndex:
                        if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
             if counted:
                 clause_vectors = np.array(counted) * idf
-                scores += self.clause_weight * best_clause(clause_vectors)
+                best = best_clause(clause_vectors)
+                if best is not None:  # else it adds nothing
+                    best *= self.clause_weight
+                    scores += best
                 ceiling += self.clause_weight * max(float(vector @ highest) for vector in clause_vectors)
                 total *= 1.0 + self.clause_weight
         scores /= total
@@ -1012,7 +1020,8 @@ class SearchIndex:
             # the thousands of tools a common word finds, for a caller who may know them all,
             # was a tenth of a search's time). Every tool tied with the limit-th best comes
             # along, for its key to decide.
-            head, candidates = self._head(scores, candidates, limit)
+            # The rest only where ``allowed`` may refuse some: else every tool is taken at once.
+            head, candidates = self._head(scores, candidates, limit, rest=allowed is not None)
             slots = head[(-scores[head]).argsort(kind="stable")]
             self._take(slots.tolist(), scores[slots].tolist(), allowed, limit, best)
             if allowed is None:
@@ -1020,8 +1029,10 @@ class SearchIndex:
         return best
 
     @staticmethod
-    def _head(scores: np.ndarray, candidates: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``candidates`` (slots) scoring at least the ``limit``-th best of them, and the rest."""
+    def _head(scores: np.ndarray, candidates: np.ndarray, limit: int,
+              rest: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """The ``candidates`` (slots) scoring at least the ``limit``-th best of them, and the rest
+        (if ``rest``; else none)."""
         if len(candidates) <= limit:
             return candidates, candidates[:0]
         values = scores[candidates]
@@ -1029,7 +1040,7 @@ class SearchIndex:
         kth = values.copy()
         kth.partition(cut)
         top = values >= kth[cut]
-        return candidates[top], candidates[~top]
+        return candidates[top], candidates[~top] if rest else candidates[:0]
 
     def _take(self, ordered: list[int], values: list[float], allowed: Callable[[str], bool] | None,
               limit: int, best: list[tuple[str, float]]) -> None:

@@ -27,7 +27,11 @@ def name_candidates(query: str) -> list[str]:
     # (ｈａｓｈｓｕｍ, from a CJK keyboard) is that name.
     stripped = unicodedata.normalize("NFKC", query.translate(_INVISIBLE)).strip()
     words = (raw.strip(_QUOTES_AND_PUNCTUATION) for raw in stripped.split())
-    return [stripped] + [word for word in words if _IDENTIFIER_LIKE.search(word)]
+    # A word of letters alone, all small or capitalised ("weather", "Paris"), as most are, is no
+    # name: it has no digit nor "_", "-", ".", nor a capital after a small letter; asked first,
+    # the pattern is asked of the few others only.
+    return [stripped] + [word for word in words if not (word.isalpha() and (word.islower() or word.istitle()))
+                         and _IDENTIFIER_LIKE.search(word)]
 
 
 def clauses(query: str) -> list[str]:
