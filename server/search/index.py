@@ -766,12 +766,16 @@ class SearchIndex:
             have = {entry[0] for entry in found}
             unknown_words = [word for word in words if word not in have]
             asked = set(words)
-            kin = self._relatives(unknown_words)
+            # What each word no tool has leads to is asked once a search: its sentences have the same words.
+            kin = read.kin
+            new = [word for word in unknown_words if word not in kin]
+            if new:
+                kin.update(self._relatives(new))
             # Each term once, at its first weight: a word's relative may also be another's part.
             related_terms = dict.fromkeys(term for word in unknown_words for term in kin[word] if term not in asked)
             # A word cut in two only where no tool the caller sees has a word of its stem.
             alone = [word for word in unknown_words if not any(self._is_visible(term, visible) for term in kin[word])]
-            related_terms.update(dict.fromkeys(self._compound_parts(alone, asked, visible)))
+            related_terms.update(dict.fromkeys(self._compound_parts(alone, asked, visible, read.cuts)))
             joined_terms = [term for term in self._joined_words(whole, set(unknown_words), asked)
                             if term not in related_terms]
             relatives = self._visible_terms(related_terms, visible)
@@ -963,24 +967,38 @@ class SearchIndex:
             self._stemmed.update(new)
             self._unstemmed = {}
 
-    def _compound_parts(self, words: list[str], exclude: set[str], visible: _Sight | None) -> list[str]:
+    def _compound_parts(self, words: list[str], exclude: set[str], visible: _Sight | None,
+                        kept: dict[str, tuple[str, str] | None] | None = None) -> list[str]:
         """The two terms each of ``words`` is written of ("uppercase": "upper", "case";
         "filenames": "file", "name"), where tools the search may see have both, but those in
-        ``exclude``. Of several ways to cut a word, the most even."""
+        ``exclude``. Of several ways to cut a word, the most even. Each word's cut is kept in
+        ``kept`` (a search's: the cuts of a word cost a tokenizing each)."""
         parts: dict[str, None] = {}
         for word in words:
-            if not (2 * _LEAST_PART <= len(word) <= _MOST_LETTERS and word.isascii() and word.isalpha()):
-                continue
-            cuts = []
-            for at in range(_LEAST_PART, len(word) - _LEAST_PART + 1):
-                heads, tails = tokenize(word[:at]), tokenize(word[at:])
-                if len(heads) == 1 == len(tails) and self._is_visible(heads[0], visible) \
-                        and self._is_visible(tails[0], visible):
-                    cuts.append((min(at, len(word) - at), heads[0], tails[0]))
-            if cuts:
-                _, head, tail = max(cuts)
-                parts.update((part, None) for part in (head, tail) if part not in exclude)
+            if kept is not None and word in kept:
+                cut = kept[word]
+            else:
+                cut = self._cut(word, visible)
+                if kept is not None:
+                    kept[word] = cut
+            if cut is not None:
+                parts.update((part, None) for part in cut if part not in exclude)
         return list(parts)
+
+    def _cut(self, word: str, visible: _Sight | None) -> tuple[str, str] | None:
+        """The two terms ``word`` is written of, as ``_compound_parts`` tells; None if none."""
+        if not (2 * _LEAST_PART <= len(word) <= _MOST_LETTERS and word.isascii() and word.isalpha()):
+            return None
+        cuts = []
+        for at in range(_LEAST_PART, len(word) - _LEAST_PART + 1):
+            heads, tails = tokenize(word[:at]), tokenize(word[at:])
+            if len(heads) == 1 == len(tails) and self._is_visible(heads[0], visible) \
+                    and self._is_visible(tails[0], visible):
+                cuts.append((min(at, len(word) - at), heads[0], tails[0]))
+        if not cuts:
+            return None
+        _, head, tail = max(cuts)
+        return head, tail
 
     def _joined_words(self, terms: list[str], unknown: set[str], exclude: set[str]) -> list[str]:
         """The indexed terms two neighbouring ``terms`` make written as one word, one of the
@@ -1075,12 +1093,15 @@ class _ReadOnce:
     request, its sentences and their clauses were read again for every pool the search tried
     and every sentence searched alone, half of a search's calls of ``tokenize``."""
 
-    __slots__ = ("_terms", "scored")
+    __slots__ = ("_terms", "cuts", "kin", "scored")
 
     def __init__(self) -> None:
         self._terms: dict[str, list[str]] = {}
         # The scores by words of each text searched (``SearchIndex._scored``; None: no tool has its words).
         self.scored: dict[str, tuple[np.ndarray, float, float, float] | None] = {}
+        # What each word no tool has leads to: its relatives, and its cut in two (``SearchIndex._scored``).
+        self.kin: dict[str, list[str]] = {}
+        self.cuts: dict[str, tuple[str, str] | None] = {}
 
     def __call__(self, text: str) -> list[str]:
         terms = self._terms.get(text)
