@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_search_quality import DEFAULT_SEAL, METATOOL, Query, held_out, load_metatool, load_seal  # noqa: E402
 
 from toolbay.search.documents import definition_from_mcp  # noqa: E402
-from toolbay.search.index import SearchIndex  # noqa: E402
+from toolbay.search.index import SearchIndex, _ReadOnce  # noqa: E402
 from toolbay.search.query import clauses  # noqa: E402
-from toolbay.search.tokens import is_pictograph, stems, tokenize  # noqa: E402
+from toolbay.search.tokens import is_pictograph, stem_of, stems, tokenize  # noqa: E402
 
 FEATURES = ("top", "lead2", "lead5", "lead10", "rel10", "cov", "covmax", "rare", "rare1", "near90",
             "name", "namemax", "wtop", "wlead10", "clause_top_max", "clause_top_mean", "clause_cov_max",
@@ -77,7 +77,7 @@ def name_share(index: SearchIndex, key: str, said: set[str]) -> float:
     for term in document.name_terms:
         weight = index._name_word_weight(term, document.group)
         total += weight
-        if term not in said and index._stem_of(term) not in said:
+        if term not in said and stem_of(term) not in said:
             missing += weight
     return 1.0 - missing / total if total > 0 else 1.0
 
@@ -100,7 +100,7 @@ def said_share(index: SearchIndex, key: str, said: set[str], fields: tuple[int, 
             continue
         weight = index._idf(count, len(index._postings.get(term, ())))
         total += weight
-        if term in said or index._stem_of(term) in said:
+        if term in said or stem_of(term) in said:
             hit += weight
     return hit / total if total > 0 else 0.0
 
@@ -110,7 +110,7 @@ def features(index: SearchIndex, text: str) -> dict[str, float] | None:
     if index._exact_names(text):
         return None
     terms = tokenize(text)
-    ranked, ceiling, known, ordered = index._ranked(text, terms, None, 30, exclude=set())
+    ranked, ceiling, known, ordered = index._ranked(text, terms, None, 30, exclude=set(), read=_ReadOnce())
     f: dict[str, float] = {}
     if not ranked or ceiling <= 0:
         return {name: 0.0 for name in FEATURES} | {"today": 1.0}
@@ -147,7 +147,7 @@ def features(index: SearchIndex, text: str) -> dict[str, float] | None:
         clause_terms = tokenize(clause)
         if len(clause_terms) < 2:
             continue
-        c_ranked, c_ceiling, _, _ = index._ranked(clause, clause_terms, None, 10, exclude=set())
+        c_ranked, c_ceiling, _, _ = index._ranked(clause, clause_terms, None, 10, exclude=set(), read=_ReadOnce())
         if not c_ranked or c_ceiling <= 0:
             tops.append(0.0)
             covs.append(0.0)
@@ -165,7 +165,8 @@ def features(index: SearchIndex, text: str) -> dict[str, float] | None:
             part_terms = tokenize(part)
             if len(part_terms) < 2:
                 continue
-            p_ranked, p_ceiling, _, p_ordered = index._ranked(part, part_terms, None, 30, exclude=set())
+            p_ranked, p_ceiling, _, p_ordered = index._ranked(part, part_terms, None, 30, exclude=set(),
+                                                              read=_ReadOnce())
             if not p_ranked or p_ceiling <= 0:
                 continue
             ps = [score for _, score in p_ranked] + [0.0] * 30
