@@ -100,6 +100,7 @@ def _open_closed_standard_streams(*, serving: bool) -> str | None:
     on a writable /dev/null the result was lost and the command exited 0. A server run with
     its output closed (over HTTP, it writes nothing there) serves as before."""
     from toolbay.null_device import null_descriptor  # small, as this module, and needed only then
+    from toolbay.protocol.standard_fds import access_mode  # os and stat only
 
     output_unwritable = None
     for number, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
@@ -115,17 +116,9 @@ def _open_closed_standard_streams(*, serving: bool) -> str | None:
             if getattr(sys, name) is None:
                 setattr(sys, name, open(number, mode, closefd=False, encoding="utf-8"))  # noqa: SIM115
         else:
-            if number == 1 and _read_only(number):
+            if number == 1 and access_mode(number) == os.O_RDONLY:
                 output_unwritable = "not open for writing"
     return output_unwritable
-
-
-def _read_only(number: int) -> bool:
-    try:
-        import fcntl  # here: small, and asked only of a standard output that is open
-    except ImportError:  # Windows: no such mode is asked of its handles
-        return False
-    return fcntl.fcntl(number, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
 
 
 def _run(argv: list[str], collector_was_on: bool) -> None:

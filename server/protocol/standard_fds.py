@@ -29,14 +29,23 @@ def can_serve_on_loop() -> bool:
     return _is_pipe_or_socket(0) and _is_pipe_or_socket(1) and not _same_file(1, 2)
 
 
+def access_mode(fd: int) -> int | None:
+    """How ``fd`` is open (``os.O_RDONLY``, ``O_WRONLY`` or ``O_RDWR``); None where that cannot be
+    asked (no such descriptor, or Windows, whose handles have no such flags)."""
+    try:
+        import fcntl  # here: there is none on Windows
+    except ImportError:
+        return None
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+    except OSError:
+        return None
+
+
 def input_readable() -> bool:
     """Whether fd 0 is open for reading: ``serve 0>file`` (or ``0>&1``, a pipe's writing end) is
     not, and served on the event loop, which waits for it to be readable, the server waited for ever."""
-    try:
-        import fcntl  # here: there is none on Windows, whose handles are not asked this
-    except ImportError:
+    if os.name == "nt":
         return True
-    try:
-        return fcntl.fcntl(0, fcntl.F_GETFL) & os.O_ACCMODE != os.O_WRONLY
-    except OSError:
-        return False
+    mode = access_mode(0)
+    return mode is not None and mode != os.O_WRONLY
