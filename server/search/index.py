@@ -184,7 +184,9 @@ class SearchOutcome:
     no_match: bool
 
 
-_Entry = tuple[str, tuple["np.ndarray", "np.ndarray", float], int, float]
+# (term, its postings' arrays, how many of the tools a search sees have it, its highest weight
+# among them, its idf among them)
+_Entry = tuple[str, tuple["np.ndarray", "np.ndarray", float], int, float, float]
 
 
 @dataclass(slots=True)
@@ -264,6 +266,10 @@ class SearchIndex:
         # What each set of groups sees (``_visible``), as of ``_sights_at`` changes.
         self._sights: dict[tuple[str, ...], _Sight] = {}
         self._sights_at = -1
+        # What each term asked of is among all the tools (``_visible_terms``), as of ``_terms_at``
+        # changes: as a sight's terms, for a search that sees every tool.
+        self._terms_seen: dict[str, _Entry] = {}
+        self._terms_at = -1
         self._changes = 0
         self.field_weights = field_weights
         self.b = b
@@ -795,7 +801,7 @@ class SearchIndex:
         related = dict.fromkeys((entry[0] for entry in relatives), RELATIVE_WEIGHT)
         related.update(dict.fromkeys((entry[0] for entry in joined), JOINED_WEIGHT))
         row_of = {entry[0]: row for row, entry in enumerate(found)}
-        idf = np.array([self._idf(count, entry[2]) for entry in found])
+        idf = np.array([entry[4] for entry in found])
         highest = np.array([entry[3] for entry in found])
         # The query's postings end to end; each query vector scales them term by term and
         # bincount sums them per tool (no dense matrix, and no BLAS threads, which cost
@@ -915,18 +921,30 @@ class SearchIndex:
         return np.bincount(np.array(cells, dtype=np.intp), minlength=len(parts) * width).reshape(len(parts), width)
 
     def _visible_terms(self, terms: Iterable[str], visible: _Sight | None) -> list[_Entry]:
-        """(term, its postings' arrays, how many visible tools have it, its highest weight
-        among them) of each of ``terms`` some visible tool has."""
+        """What each of ``terms`` some visible tool has is among them (``_Entry``)."""
         found = []
+        if visible is not None:
+            for term in terms:
+                entry = self._seen_as(term, visible)
+                if entry is not None:
+                    found.append(entry)
+            return found
+        if self._terms_at != self._changes or len(self._terms_seen) >= _MOST_SIGHT_TERMS:
+            self._terms_seen = {}
+            self._terms_at = self._changes
+        # Kept, as a sight's terms are: each search asks again for each sentence and clause, and
+        # the next searches for the same words (looking a term up in the postings, making its
+        # entry and its idf, were a tenth of a search's time).
+        seen = self._terms_seen
         for term in terms:
-            if visible is None:
-                if term in self._postings:
-                    arrays = self._array(term)
-                    found.append((term, arrays, len(arrays[0]), arrays[2]))
-                continue
-            entry = self._seen_as(term, visible)
-            if entry is not None:
-                found.append(entry)
+            entry = seen.get(term)
+            if entry is None:
+                if term not in self._postings:
+                    continue  # not kept: what is kept is bounded by the words tools have
+                arrays = self._array(term)
+                frequency = len(arrays[0])
+                entry = seen[term] = (term, arrays, frequency, arrays[2], self._idf(len(self._documents), frequency))
+            found.append(entry)
         return found
 
     def _seen_as(self, term: str, sight: _Sight) -> _Entry | None:
@@ -942,7 +960,8 @@ class SearchIndex:
         frequency = int(mask.sum())
         if len(sight.terms) >= _MOST_SIGHT_TERMS:
             sight.terms.clear()  # begun again: the words asked of lately are asked again soon
-        entry = sight.terms[term] = (term, arrays, frequency, float(arrays[1][mask].max())) if frequency else None
+        entry = sight.terms[term] = (term, arrays, frequency, float(arrays[1][mask].max()),
+                                     self._idf(sight.count, frequency)) if frequency else None
         return entry
 
     def _is_visible(self, term: str, visible: _Sight | None) -> bool:
