@@ -1075,10 +1075,25 @@ class SearchIndex:
             # along, for its key to decide.
             # The rest only where ``allowed`` may refuse some: else every tool is taken at once.
             head, candidates = self._head(scores, candidates, limit, rest=allowed is not None)
-            slots = head[(-scores[head]).argsort(kind="stable")]
-            self._take(slots.tolist(), scores[slots].tolist(), allowed, limit, best)
+            names = self._names
+            # Slots of no name (freed) are passed over. By key, then by score, best first: the
+            # sort is stable, so tied scores stay in the order of their keys (sorted so in C, not
+            # tie by tie in Python).
+            taken = [(name, value) for name, value in zip(map(names.__getitem__, head.tolist()),
+                                                          scores[head].tolist(), strict=True) if name is not None]
+            taken.sort(key=itemgetter(0))
+            taken.sort(key=itemgetter(1), reverse=True)
             if allowed is None:
-                break  # every tool was taken but those of no name (a slot freed)
+                best += taken[:limit]
+                break  # every tool was taken
+            # Asked only of as many as are taken, best first: 10,000 tools sharing one word
+            # ("department" said 181 times) tie, and asking each whether the caller may know it,
+            # for every pool the search tried, held the event loop 0.7 s a search (an outside check).
+            for pair in taken:
+                if len(best) >= limit:
+                    break
+                if allowed(pair[0]):
+                    best.append(pair)
         return best
 
     @staticmethod
@@ -1094,33 +1109,6 @@ class SearchIndex:
         kth.partition(cut)
         top = values >= kth[cut]
         return candidates[top], candidates[~top] if rest else candidates[:0]
-
-    def _take(self, ordered: list[int], values: list[float], allowed: Callable[[str], bool] | None,
-              limit: int, best: list[tuple[str, float]]) -> None:
-        """Appends to ``best``, until it holds ``limit``, the tools of the slots ``ordered`` (best
-        first, scoring ``values``) that have a name and that ``allowed`` lets through; tied ones
-        in the order of their keys."""
-        start = 0
-        count = len(ordered)
-        while start < count and len(best) < limit:
-            value = values[start]
-            end = start + 1
-            while end < count and values[end] == value:
-                end += 1
-            if end == start + 1:  # no tie, as for most: nothing to sort
-                name = self._names[ordered[start]]
-                if name is not None and (allowed is None or allowed(name)):
-                    best.append((name, value))
-            else:
-                # Asked only of as many as are taken: 10,000 tools sharing one word ("department"
-                # said 181 times) tie, and asking each whether the caller may know it, for every
-                # pool the search tried, held the event loop 0.7 s a search (an outside check).
-                for name in sorted(name for slot in ordered[start:end] if (name := self._names[slot]) is not None):
-                    if len(best) >= limit:
-                        break
-                    if allowed is None or allowed(name):
-                        best.append((name, value))
-            start = end
 
 
 class _ReadOnce:
