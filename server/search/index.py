@@ -805,14 +805,16 @@ class SearchIndex:
         highest = np.array([entry[3] for entry in found])
         # The query's postings end to end; each query vector scales them term by term and
         # bincount sums them per tool (no dense matrix, and no BLAS threads, which cost
-        # more in waking up than they save on a busy machine).
+        # more in waking up than they save on a busy machine). Arrays' own methods (repeat,
+        # nonzero), not numpy's functions of the same names: those are Python that calls them,
+        # once or more for each clause of each text a search reads.
         slots = np.concatenate([triple[0] for triple in arrays])
         weights = np.concatenate([triple[1] for triple in arrays])
         lengths = [len(triple[0]) for triple in arrays]
         size = len(self._names)
 
         def score(vector: np.ndarray) -> np.ndarray:
-            return np.bincount(slots, weights=weights * np.repeat(vector, lengths), minlength=size)
+            return np.bincount(slots, weights=weights * vector.repeat(lengths), minlength=size)
 
         def best_clause(vectors: np.ndarray) -> np.ndarray | None:
             """Each tool's score for the clause it answers best, each clause summed over its own
@@ -821,11 +823,11 @@ class SearchIndex:
             some tool has. Scores are never negative, so the first clause's are the best so far."""
             best = None
             for vector in vectors:
-                rows = np.flatnonzero(vector).tolist()
+                rows = vector.nonzero()[0].tolist()
                 if rows:
                     clause = np.bincount(np.concatenate([arrays[row][0] for row in rows]),
                                          weights=np.concatenate([arrays[row][1] for row in rows])
-                                         * np.repeat(vector[rows], [lengths[row] for row in rows]),
+                                         * vector[rows].repeat([lengths[row] for row in rows]),
                                          minlength=size)
                     if best is None:
                         best = clause
@@ -840,8 +842,9 @@ class SearchIndex:
         # eight words matches is mostly not about that tool. Not an emoji no tool has: it
         # decorates a request ("weather in Paris 🌧️🌧️") rather than asking for something.
         unknown = sum(1 for term in whole if term not in row_of and not is_pictograph(term))
-        total = float(whole_vector.sum()) + unknown * self._idf(count, 0)
-        known_share = float(whole_vector.sum()) / total if total > 0 else 0.0
+        known = float(whole_vector.sum())
+        total = known + unknown * self._idf(count, 0)
+        known_share = known / total if total > 0 else 0.0
         if self.clause_weight > 0:
             parts = [read(clause) for clause in clauses(query)]
             chosen = [terms for terms in parts if len(terms) >= self.min_clause_terms] if len(parts) > 1 else []
