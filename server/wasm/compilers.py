@@ -151,8 +151,14 @@ def pool_slots_for(max_workers: int) -> int:
 
 
 def baseline_options(consume_fuel: bool, max_workers: int) -> tuple[str, bool, bool, int]:
-    """``Compiler.options`` of the baseline compiler of a runtime with these settings."""
-    return BASELINE, consume_fuel, True, pool_slots_for(max_workers)
+    """``Compiler.options`` of the baseline compiler of a runtime with these settings.
+
+    Each baseline compile runs on the thread that asks for it, not spread over every core:
+    on a first start the server's own start (its imports, one core at a time under Python's
+    lock) runs beside the compiles, and wasmtime's compile threads took the cores from it
+    (the bundled Go tool's compile also cost 15 % more processor time spread out). Several
+    files are compiled at once where they are described (``discovery.CORES``) instead."""
+    return BASELINE, consume_fuel, False, pool_slots_for(max_workers)
 
 
 def baseline_compiler(consume_fuel: bool, max_workers: int) -> Compiler:

@@ -36,11 +36,11 @@ _Compiled = tuple[str, wasmtime.Module | None]
 
 
 class EarlyCompiles:
-    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another
-    (each compile already uses every core), smallest of them first, and holds each module until
-    the runtime takes it. The paths in ``first`` (the bundled tools, which must be in a client's
-    first listing) are chosen and compiled before all others: a folder of large tools of the
-    user's own must not keep them waiting.
+    """Compiles the largest of ``paths`` (up to ``budget_bytes`` in all) one after another on
+    one core (the other is the server's own start: ``baseline_options``), smallest of them
+    first, and holds each module until the runtime takes it. The paths in ``first`` (the
+    bundled tools, which must be in a client's first listing) are chosen and compiled before
+    all others: a folder of large tools of the user's own must not keep them waiting.
 
     Smallest first: the largest is the last to be ready whatever the order, and the others are
     described while it compiles, rather than after it (the bundled Go tool's compile took a
