@@ -91,6 +91,30 @@ CORES = max(1, os.cpu_count() or 1)
 # (1,000 small tools: 4.0 -> 2.9 s of CPU).
 HELP_RUNS_AT_ONCE = max(1, min(4, CORES))
 
+
+class HelpRunShares:
+    """Help runs at once for each of a batch of WebAssembly files: ``HELP_RUNS_AT_ONCE`` shared
+    among the files of the batch not yet described (as many as fill the cores), as they are when
+    a file's module is ready and its runs begin. When they were fixed for the batch as its
+    describing began, the Go tool, whose compile ends last on a first start, ran its help runs
+    one at a time, as if the files described before it (done by then) were still running theirs."""
+
+    def __init__(self, files: int, most: int = HELP_RUNS_AT_ONCE) -> None:
+        self._left = files
+        self._most = most
+        self._lock = threading.Lock()
+
+    def now(self) -> int:
+        """The help runs at once of a file whose runs begin now."""
+        with self._lock:
+            return max(1, self._most // max(1, min(CORES, self._left)))
+
+    def described(self) -> None:
+        """One file of the batch is described."""
+        with self._lock:
+            self._left -= 1
+
+
 # Marks a cached description that is a remembered failure of the whole file (its reason follows).
 _FAILED = "\x00the whole file: "
 # The notes of a WebAssembly file that are not about a subcommand it skipped (``log_notes``).
@@ -472,10 +496,11 @@ class Discovery:
     # -- one file -----------------------------------------------------------------
 
     def describe_file_sync(self, path: str | Path, sha: str | None = None, *, look_up: bool = True,
-                           stop: threading.Event | None = None, help_runs: int = HELP_RUNS_AT_ONCE) -> FileOutcome:
+                           stop: threading.Event | None = None, help_runs: int = HELP_RUNS_AT_ONCE,
+                           shares: HelpRunShares | None = None) -> FileOutcome:
         """Describes one file (``sha``: its hash when the caller already has it; ``look_up``:
         False when the caller has already found it missing from the cache; ``help_runs``: its
-        help runs at once).
+        help runs at once, or ``shares``' share of them, when given).
         Blocking: call it on a worker thread. Once ``stop`` is set, the guest or worker
         describing it is stopped and ``WorkStopped`` raised: nothing is cached."""
         path = os.fspath(path)
@@ -503,7 +528,8 @@ class Discovery:
         retried = self._cut_short_retried.pop((sha, self._cache_key(stem)), 0)
         tries_before = _cut_short_tries(cached) if cached is not None else retried
         try:
-            cached = self._describe_with_guest(ref, stem, stop=stop, help_runs=help_runs, tries_before=tries_before)
+            cached = self._describe_with_guest(ref, stem, stop=stop, help_runs=help_runs, shares=shares,
+                                               tries_before=tries_before)
         except (WasmRejected, NotHelpError) as exc:
             if stop is not None and stop.is_set():
                 # Help runs stopped because the server is stopping: not the file's doing.
@@ -652,9 +678,9 @@ class Discovery:
     def _describe_with_guest(self, ref: ModuleRef, stem: str,
                              record: Callable[[list[str], HelpRun], None] | None = None,
                              stop: threading.Event | None = None, help_runs: int = HELP_RUNS_AT_ONCE,
-                             tries_before: int = 0) -> CachedFile:
+                             shares: HelpRunShares | None = None, tries_before: int = 0) -> CachedFile:
         """``tries_before``: how often the file's description was cut short by the time budget
-        before (``_CUT_SHORT``)."""
+        before (``_CUT_SHORT``); ``shares``: what decides its help runs at once, if not ``help_runs``."""
         # The help-text parser loads with the first file to describe (see toolbay.helptext).
         from toolbay.helptext import HelpRun, describe_tree
         from toolbay.helptext.conventions import unknown_executions, unknown_tiers
@@ -687,7 +713,7 @@ class Discovery:
             max_depth=self.settings.discovery.max_depth,
             time_budget_s=self.settings.discovery.file_budget_s,
             # Runs at once where cores allow; ``toolbay describe`` shows the runs in their order.
-            workers=1 if record is not None else help_runs,
+            workers=1 if record is not None else help_runs if shares is None else shares.now(),
         )
         commands = tuple(
             CachedCommand(
@@ -924,14 +950,18 @@ class Discovery:
         known = uncached or {}
         modules = anyio.CapacityLimiter(CORES)
         workers = anyio.CapacityLimiter(max(1, self.runtime.max_workers))
-        help_runs = max(1, HELP_RUNS_AT_ONCE // max(1, min(CORES, sum(not p.endswith(".py") for p in paths))))
+        shares = HelpRunShares(sum(not path.endswith(".py") for path in paths))
 
         async def one(index: int, path: str) -> None:
             started = time.perf_counter()
             sha = known.get(path)
 
             def describe(stop: threading.Event) -> FileOutcome:
-                return self.describe_file_sync(path, sha, look_up=sha is None, stop=stop, help_runs=help_runs)
+                try:
+                    return self.describe_file_sync(path, sha, look_up=sha is None, stop=stop, shares=shares)
+                finally:
+                    if not path.endswith(".py"):
+                        shares.described()
 
             # Cancelled (the server stops), the guest or worker describing the file is stopped
             # at once rather than waited for to the end of its help or describe timeout. A
