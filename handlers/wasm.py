@@ -23,6 +23,7 @@ from toolbay.errors import WasmRejected
 from toolbay.handlers.base import Handler, structured_from_json
 from toolbay.handlers.secrets import without_secrets
 from toolbay.helptext.places import inside_a_document
+from toolbay.kept_patterns import compiled
 from toolbay.wasm import RunRequest, RunResult, SandboxLimits, WasmModule, WasmRuntime, sandbox_for
 from toolbay.wasm.errors import INVALID_EXIT_STATUS
 from toolbay.wasm.progress import ProgressForwarder
@@ -58,25 +59,25 @@ _DENIED = re.compile(rb"permission denied|not permitted|read-only file system|\b
                      re.IGNORECASE)
 # Words of a parameter's description (or its name) that say its value is a file's place, for a
 # schema that does not say ``format: path`` (a clap '<INPUT>', a getopt '--config=CONFIG').
-_PATH_WORDS = re.compile(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
+_PATH_WORDS = compiled(r"\b(?:files?|paths?|dir|directory|directories|folders?|filename)\b", re.IGNORECASE)
 _PATH_NAMES = frozenset({"input", "output", "infile", "outfile", "src", "dst", "dest", "source", "destination",
                          "config"})
 # Another option named in a description ("--text and --file cannot be used together") is no word of its own,
 # but where the description says the option is another's alias ("same as --output-file").
-_OPTION_NAMED = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
-_AN_ALIAS = re.compile(r"(?i)^\W*(?:same as|alias (?:for|of)|equivalent to|short(?:hand)? for|deprecated:? use)\b")
+_OPTION_NAMED = compiled(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
+_AN_ALIAS = compiled(r"(?i)^\W*(?:same as|alias (?:for|of)|equivalent to|short(?:hand)? for|deprecated:? use)\b")
 # Names of a value that is most often text: a place only where its description calls the value
 # itself one ("base path for presentation content", "file of patterns", "read the body from this
 # file"), not where it speaks of files ("commit message, read from a file with -F", "the text to
 # write into the file", "pattern to search for in each file": re-checks found both kinds).
 _TEXT_NAMES = frozenset({"text", "content", "contents", "message", "body", "string", "pattern", "regex", "query",
                          "comment", "title", "description", "value", "expression", "expr"})
-_CALLS_ITSELF_A_PLACE = re.compile(
+_CALLS_ITSELF_A_PLACE = compiled(
     r"(?i)^\W*(?:(?:the|a|an)\s+)?(?:[\w-]+\s+){0,2}?(?:files?|paths?|folders?|dir|director(?:y|ies))\b"
     r"|\b(?:from|to|in|into) (?:this|that) file\b|\b(?:files?|paths?) (?:of|to|containing|holding)\b")
 # What a property's name gains when another took the help's own name first (a positional
 # <INPUT> beside an option --input is ``input_arg``; see ``toolbay.helptext.schema``).
-_CLAIMED_SUFFIX = re.compile(r"_(?:arg|option|[0-9]+)$")
+_CLAIMED_SUFFIX = compiled(r"_(?:arg|option|[0-9]+)$")
 # How guests say a file was not there or not reachable (wasi-libc, Rust std, Go, getopt tools):
 # the hint above is for these errors, not for every failure of a tool without a workspace.
 _FILE_ERROR = re.compile(

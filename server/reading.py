@@ -11,6 +11,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from toolbay.kept_patterns import compiled
+
 # Characters that are there without being seen (Unicode's format characters: zero-width space,
 # the joiner, the soft hyphen, the byte order mark, bidirectional marks; the grapheme joiner,
 # variation selectors (Mongolian's too), tag characters, the format controls of Arabic, Syriac,
@@ -19,7 +21,7 @@ from collections.abc import Iterable
 # "we\u200bather" was two words that found nothing. Not the zero-width non-joiner (U+200C),
 # which Persian writes between a word and its suffix ("فایل‌ها", files): it parts them, so
 # "فایل" finds it.
-INVISIBLE = re.compile("[\u00ad\u034f\u0600-\u0605\u061c\u070f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b"
+INVISIBLE = compiled("[\u00ad\u034f\u0600-\u0605\u061c\u070f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b"
                        "\u200d-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
                        "\ufff9-\ufffb\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
                        "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]")
@@ -30,7 +32,7 @@ PLAIN_LATIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "œ": "oe", "æ": "ae
 
 
 # Where a name's words meet: as search splits identifiers (toolbay.search.tokens).
-_WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_WORD_PARTS = compiled(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def looks_random(word: str) -> bool:
@@ -57,7 +59,7 @@ _RANDOM_LEAST = 12
 # What a key may be split by and still be read whole: the invisible characters; the zero-width
 # non-joiner, which search reads as a break (Persian writes it inside words) but a model reading
 # "sk_live_A1b2\u200cC3d4..." sees one key; and the Braille blank, which shows as a gap.
-_SHOWS_NOTHING = re.compile(f"{INVISIBLE.pattern[:-1]}\u200c\u2800]")
+_SHOWS_NOTHING = compiled(f"{INVISIBLE.pattern[:-1]}\u200c\u2800]")
 # Where the characters that may change how a key reads are is worked out once, on the first text
 # beyond ASCII (the scan of Unicode takes some 35 ms, which a server only ever handed ASCII never
 # pays), in the first two planes: beyond them none folds to ASCII, nor is a mark but a tag's.

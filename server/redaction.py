@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolbay.blotting import CREDENTIAL_HIDDEN, MAX_DEPTH, TOO_DEEP, map_strings
+from toolbay.kept_patterns import compiled
 from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, looks_random, read_as_a_key
 from toolbay.words import ToolDefinition
 
@@ -40,11 +41,11 @@ SECRET_WORDS = frozenset({
     "jwt", "otp",
 })
 
-_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_WORDS = compiled(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # A token's prefix may follow a name joined by "_" (``MY_ghp_...``), which ``\b`` would not
 # see as a boundary: the prefixes are looked for after anything but a letter or digit.
 _START = r"(?<![A-Za-z0-9])"
-_SECRET_TEXT = re.compile(
+_SECRET_TEXT = compiled(
     r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]+)"
     r"|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"
     # A hex run joined to a name by "_" or "-" ("dop_v1_...", "key_..."), which "\b" took for one word.
@@ -80,7 +81,7 @@ _SECRET_TEXT = re.compile(
 _NAME_WORD_START = r"(?:^|[_-]|(?-i:(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])))"
 _PASS_OWNERS = (r"(?:db|database|smtp|mysql|mariadb|redis|admin|user|root|ftp|sftp|mail|email|ldap|pg|postgres"
                 r"|rabbitmq|amqp|mongo|ssh|vnc|login|keystore|truststore|key|wifi|bind|app|api|auth|sudo)")
-_SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|apikey"
+_SECRET_NAME = compiled(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|apikey"
                           r"|secret(?:[_-]?access)?(?:[_-]?key)?|(?:private|access|account)(?:[_-]key|(?-i:Key)))"
                           rf"|pass(?:word|wd|phrase)|{_PASS_OWNERS}[_-]?pass)$")
 # ``password=...`` (a connection string, an environment line): the value after a name and "=",
@@ -92,9 +93,9 @@ _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_WORD_START}(?:pwd|token|api[_-]?key|a
 # square of its length, and recursion past Python's limit at 2 KB).
 # A quote may follow a string prefix (Python's r"...", b"...", f"..."): read as the value, the
 # prefix alone was hidden and the secret shown after it ('password = [REDACTED]"Tr0ub4dor9x"').
-_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)(?:[=＝](?=\S)|\s+[=＝]\s*)"
+_ASSIGNED_NAME = compiled(r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)(?:[=＝](?=\S)|\s+[=＝]\s*)"
                             r"(?:(?:[rRbBuUfF]{1,2}(?=[\"']))?\\?[\"'`])?")
-_ASSIGNED_VALUE = re.compile(
+_ASSIGNED_VALUE = compiled(
     # Not a placeholder: "--token=TOKEN" or "API_KEY=YOUR_KEY" in a help text (capitals without a
     # digit; "HUNTER2SECRET" is a password), "$PASSWORD", "{secret}".
     # A quote may be escaped (``PASSWORD=\"x\"`` in a JSON string), and ends the value then.
@@ -105,7 +106,7 @@ _ASSIGNED_VALUE = re.compile(
 # value at its first space, and hid only its first word, or nothing. Not a placeholder in
 # capitals ("YOUR API KEY"), "$...", "{...}", "<grant token here>" or "[Pagination token]".
 # After "=>" too (PHP's and Ruby's "'password' => 'a b'").
-_QUOTED_WITH_SPACES = re.compile(
+_QUOTED_WITH_SPACES = compiled(
     # The name in quotes of its own ("password": ...), or in none: a quote before it would be
     # the one after the separator (`"passwd:" and "group:"`, `` `token=`, `api_key=` ``); or a
     # long option's, the value after a space ("--password 'a b'").
@@ -120,7 +121,7 @@ _QUOTED_WITH_SPACES = re.compile(
 # Its quotes may be escaped, as in JSON kept in a JSON string (kubectl's
 # last-applied-configuration: "{\"password\":\"...\"}"); the name may be dotted
 # ("spring.datasource.password"); "=>" is PHP's and Ruby's.
-_QUOTED = re.compile(r"""(\\?["']([A-Za-z0-9_.-]+)\\?["']\s*(?:=>|[:：])\s*\\?["'])(?![${%*])"""
+_QUOTED = compiled(r"""(\\?["']([A-Za-z0-9_.-]+)\\?["']\s*(?:=>|[:：])\s*\\?["'])(?![${%*])"""
                      r"""(?:[^"'\s\\]|\\(?!["']))+(?=\\?["'])""")
 # A secret's name in quotes, then its value in quotes, in code: a subscript set
 # (``os.environ["DB_PASSWORD"] = "..."``, ``config['token'] = '...'``) or a setter's first two
@@ -128,7 +129,7 @@ _QUOTED = re.compile(r"""(\\?["']([A-Za-z0-9_.-]+)\\?["']\s*(?:=>|[:：])\s*\\?[
 # ``System.setProperty("db.password", "...")``). A value of one word, but a placeholder. Only
 # setters: the first of any call's arguments may be a secret itself, not its name
 # (``pbkdf2('secret', 'salt', ...)``, ``scrypt('password', 'salt', 64)``).
-_QUOTED_PAIR = re.compile(r"""((?:\[\s*(["'])([A-Za-z0-9_][A-Za-z0-9_.-]*)\2\s*\]\s*="""
+_QUOTED_PAIR = compiled(r"""((?:\[\s*(["'])([A-Za-z0-9_][A-Za-z0-9_.-]*)\2\s*\]\s*="""
                           r"""|(?<![\w$])(?:define|setenv|putenv|Setenv|setProperty|SetEnvironmentVariable|setItem"""
                           # configparser's set(section, option, value) takes the section first
                           r"""|setdefault|set_var|store|set|put)\(\s*(?:(["'])[^"'\r\n]*\4\s*,\s*)?(["'])"""
@@ -137,7 +138,7 @@ _QUOTED_PAIR = re.compile(r"""((?:\[\s*(["'])([A-Za-z0-9_][A-Za-z0-9_.-]*)\2\s*\
                           r"""((?:[^"'\\\r\n]|\\.|(?!\7)["'])+)(?=\7)""")
 # keyring.set_password(service, user, password): the third argument is the password, whatever is
 # named before it.
-_KEYRING_PASSWORD = re.compile(r"""(set_password\(\s*(["'])[^"'\r\n]*\2\s*,\s*(["'])[^"'\r\n]*\3\s*,\s*(["']))"""
+_KEYRING_PASSWORD = compiled(r"""(set_password\(\s*(["'])[^"'\r\n]*\2\s*,\s*(["'])[^"'\r\n]*\3\s*,\s*(["']))"""
                                r"""(?![${%*<\[\s])((?:[^"'\\\r\n]|\\.|(?!\4)["'])+)(?=\4)""")
 # Words a value in code may be instead of a secret: keyring's documentation writes
 # set_password("system", "username", "password").
@@ -146,7 +147,7 @@ _STAND_IN_WORDS = frozenset({"password", "passwd", "secret", "token", "example",
 # ("your-password", "yourpassword", "mypassword", "your_password_here", "myDbPassword",
 # "your-api-key"), not any word after them: "mysecretpass" and "yourdogsname" are passwords (an
 # outside check: a URL's "admin:mysecretpass@" was shown as a placeholder).
-_OWNED_STAND_IN = re.compile(
+_OWNED_STAND_IN = compiled(
     r"(?i:(?:your|my)[-_]?(?:(?:db|database|app|admin|user|root|redis|api|access|auth|account|github)[-_]?)?"
     r"(?:password|passwd|pass|pwd|pw|passphrase|secret|token|key|secret[-_]?key|credentials?)(?:[-_]?here)?)")
 # A password's own "!" at its end ("Tr0ub4dor&3!"): hidden with it once it is hidden. Said after
@@ -158,7 +159,7 @@ _OWN_MARKS = "!"
 # that follows ("token=get();run()"): the run taken whole (a shorter one would pass the checks after it).
 _GOES_ON_PATTERN = (r"[,;][^\s,;\"'`<>=＝\\()\[\]{}、。，；）]+(?![^\s,;\"'`<>=＝\\()\[\]{}、。，；）])(?<![:：])"
                     r"(?![^\S\r\n]*[=＝:：(])(?![^\S\r\n]+[A-Za-z0-9_-]+[^\S\r\n]*[=＝:：])")
-_GOES_ON = re.compile(_GOES_ON_PATTERN)
+_GOES_ON = compiled(_GOES_ON_PATTERN)
 # ``password: hunter2`` and ``--token a1b2c3d4`` (a secret said in words, or given to an option
 # in a command line): the value after a secret's name (dotted or not) and ":", or after an
 # option named so. Both forms also introduce descriptions ("password: the user's password",
@@ -166,7 +167,7 @@ _GOES_ON = re.compile(_GOES_ON_PATTERN)
 # credential (``_looks_like_credential``), the name kept.
 # A name of one or two words ("API key"), the last dotted or not ("spring.datasource.password").
 _SPOKEN_NAME = r"(?:[A-Za-z0-9_-]+ )?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*"
-_SPOKEN = re.compile(
+_SPOKEN = compiled(
     r"(?<![A-Za-z0-9_./:-])(--?([A-Za-z0-9_-]+)[^\S\r\n]+"
     # A name of one or two words ("API key"), then ":" (or "=" then a space: "password= x9y8"),
     # spaces around it or not.
@@ -178,34 +179,34 @@ _SPOKEN = re.compile(
 # one, a name ending its line ("Usage:") took the next line's first word as its value, and
 # "--password" there was then never read as an option (a re-check: secrets reached the audit
 # log). Its groups are numbered as ``_SPOKEN``'s (2, an option's name, never matches).
-_SPOKEN_NEXT_LINE = re.compile(
+_SPOKEN_NEXT_LINE = compiled(
     rf"(?<![A-Za-z0-9_./:-])((?!)()|({_SPOKEN_NAME})[^\S\r\n]*[:：=＝][^\S\r\n]*"
     r"(?:[|>][-+]?[^\S\r\n]*)?\r?\n(?:[^\S\r\n]+(?:-[^\S\r\n]+)?|-[^\S\r\n]+)(?![^\s:：]*[:：](?:\s|$)))"
     r"([\"'`]?)(?![${%*<\[(])([^\s,;\"'`<>、。，；）]+)")
 # A YAML list under a secret's name ("passwords:\n  - Xk29vQpL7m\n  - hunter2x9"): each item,
 # where it looks like a credential; ``_SPOKEN_NEXT_LINE`` reads only the first.
-_SPOKEN_LIST = re.compile(
+_SPOKEN_LIST = compiled(
     rf"(?<![A-Za-z0-9_./:-])({_SPOKEN_NAME})[^\S\r\n]*[:：][^\S\r\n]*\r?\n"
     r"((?:[^\S\r\n]*-[^\S\r\n]+[^\r\n]*(?:\r?\n|$))+)")
 # An item: a word, or quoted words; a comment may follow ("- a1b2c3  # prod").
-_LIST_ITEM = re.compile(r"(?m)^([^\S\r\n]*-[^\S\r\n]+)"
+_LIST_ITEM = compiled(r"(?m)^([^\S\r\n]*-[^\S\r\n]+)"
                         r"(?:([\"'`])(?![${%*<\[(\s])([^\"'`\r\n]+)\2|(?![${%*<\[(])([^\s\"'`]+))"
                         r"(?=[^\S\r\n]*(?:#[^\r\n]*)?\r?$)")
 # An environment variable's name ("AWS_S3_TOKEN" in a list of a workflow's secrets): not a value.
-_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_VARIABLE_NAME = compiled(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # A Kubernetes container's or a workflow's variable: "- name: DB_PASSWORD" and, on the next
 # line, "value: ...", the setting's value whatever it is, but a placeholder (as ``_KEYED``).
-_NAMED_VALUE = re.compile(r"""(?m)((?<![\w-])name:[^\S\r\n]*(["']?)([A-Za-z0-9_.-]+)\2[^\S\r\n]*\r?\n"""
+_NAMED_VALUE = compiled(r"""(?m)((?<![\w-])name:[^\S\r\n]*(["']?)([A-Za-z0-9_.-]+)\2[^\S\r\n]*\r?\n"""
                           r"""[^\S\r\n]*value:[^\S\r\n]*(["']?))(?![${%*<\[\s|>])([^\r\n"']*[^\s"'])(?=\4[^\S\r\n]*\r?$)""")
 # ``<password>hunter2</password>`` (XML, a namespace's prefix or attributes allowed): the text
 # of an element named as a secret, the tags kept. As ``_ASSIGNED_VALUE``: whatever it holds but a
 # placeholder ("${DB_PASSWORD}", "PASSWORD").
-_TAGGED = re.compile(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*(?:<!\[CDATA\[)?)"
+_TAGGED = compiled(r"(<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>\s*(?:<!\[CDATA\[)?)"
                      r"(?![A-Z][A-Z_]*\s*[<\]])(?![${%*])([^<>\s\]](?:[^<>\]]*[^<>\s\]])?)(?=\s*(?:\]\]>)?</)")
 # "Passwort: Xk29vQpL7m", "密码：hunter2x": a password said after its name in another language
 # (German, Dutch, French, Spanish, Portuguese, Polish, Turkish, Russian, Chinese, Japanese,
 # Korean), hidden by the rule for one said in English after "password:".
-_SPOKEN_ELSEWHERE = re.compile(
+_SPOKEN_ELSEWHERE = compiled(
     r"(?i)((?:(?<![^\W\d_])(?:passwort|kennwort|wachtwoord|mot de passe|contrase(?:ñ|n\u0303)a|senha|hasło|şifre"
     r"|ŞİFRE|пароль)"
     # Chinese, Japanese and Korean write words together: "用户密码" (the user's password).
@@ -216,23 +217,23 @@ _ELSEWHERE_HINTS = ("wort", "WORT", "woord", "WOORD", "passe", "PASSE", "ontras"
                     "ASŁ", "ifre", "IFRE", "İFRE", "арол", "АРОЛ", "密", "口令", "パスワード", "비밀번호")
 # A setting named in an attribute, as .NET's configuration (``<add key="ApiKey" value="..."/>``)
 # and Java's XML properties (``<entry key="password">...</entry>``) write one: its value.
-_KEYED = re.compile(r"""(<[A-Za-z_][\w.:-]*\s[^<>]*?\bkey\s*=\s*(["'])([\w.:-]+)\2[^<>]*>\s*)(?![${%*])"""
+_KEYED = compiled(r"""(<[A-Za-z_][\w.:-]*\s[^<>]*?\bkey\s*=\s*(["'])([\w.:-]+)\2[^<>]*>\s*)(?![${%*])"""
                     r"(?![A-Z][A-Z_]*\s*<)([^<>\s](?:[^<>]*[^<>\s])?)(?=\s*</)")
 # ... and in a tag's attributes, in either order (``<add value="..." key="DbPassword"/>``,
 # Spring's and Ant's ``<property name="password" value="..."/>``).
-_TAG_WITH_ATTRIBUTES = re.compile(r"<[A-Za-z_][\w.:-]*\s[^<>]*>")
-_ATTRIBUTE = re.compile(r"""(?<![\w.:-])([A-Za-z_][\w.:-]*)(\s*=\s*)(["'])(.*?)\3""", re.DOTALL)
+_TAG_WITH_ATTRIBUTES = compiled(r"<[A-Za-z_][\w.:-]*\s[^<>]*>")
+_ATTRIBUTE = compiled(r"""(?<![\w.:-])([A-Za-z_][\w.:-]*)(\s*=\s*)(["'])(.*?)\3""", re.DOTALL)
 # An HTTP Authorization header's credentials other than a bearer token's (which ``_SECRET_TEXT``
 # finds anywhere): "Authorization: Basic YWRtaW46cGFzcw==", "Authorization: Token abcdef123456".
-_AUTHORIZATION = re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)"
+_AUTHORIZATION = compiled(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)"
                             r"[A-Za-z0-9._~+/=-]{6,}")
 # A command line's "user:password" ("curl -u admin:Tr0ub4dor", "--user=admin:x"): the password.
-_USER_PASSWORD = re.compile(r"((?<!\S)(?:-u|--user)(?:=|[^\S\r\n]+)[^\s:@/]+:)(?![${%*])([^\s\"']+)")
+_USER_PASSWORD = compiled(r"((?<!\S)(?:-u|--user)(?:=|[^\S\r\n]+)[^\s:@/]+:)(?![${%*])([^\s\"']+)")
 # MySQL's and MariaDB's clients take a password glued to "-p" ("mysql -uroot -pS3cret db",
 # quoted or not; "-p" alone asks for it). Looked for within a command's next 20 words: looked
 # for to the end of the line after each "mysql", the time grew with the square of a text that
 # named it often (20 s for 108 KB of prose).
-_MYSQL_PASSWORD = re.compile(r"(\b(?:mysql|mariadb)(?:-?(?:dump|admin|import|check|show|slap))?"
+_MYSQL_PASSWORD = compiled(r"(\b(?:mysql|mariadb)(?:-?(?:dump|admin|import|check|show|slap))?"
                              r"(?:[^\S\r\n]+(?:[^\s-]|-[^p\s])\S*){0,20}?[^\S\r\n]+-p)"
                              # Not a placeholder: "-p$MYSQL_PWD", "-p<password>", "-pPASSWORD".
                              r"(?![${%*<]|[A-Z][A-Z_]*(?![^\s\"']))(?:(['\"])([^'\"\r\n]+)\2|([^\s\"']+))")
@@ -255,7 +256,7 @@ def _command_password(command: str, flags: str, option: str | None = None,
     option = option or rf"{space}-(?!(?:{flags})(?![\w-]))[^\s=|&;]+(?:=\S*)?(?:{space}{_OPTION_VALUE})?"
     if arguments:
         option = rf"(?:{option}|{space}{_OPTION_VALUE})"
-    return re.compile(rf"(\b{command}(?:{option}){{0,12}}?{space}(?:{flags})(?:=|{space}|(?<=-[a-z])(?=[^\s=-])))"
+    return compiled(rf"(\b{command}(?:{option}){{0,12}}?{space}(?:{flags})(?:=|{space}|(?<=-[a-z])(?=[^\s=-])))"
                       # Not a placeholder, nor punctuation ("`sshpass -p`, this takes"); see _hide_command_password.
                       r"(?![${%*<-]|[A-Z][A-Z_]*(?![^\s\"']))(?=['\"]?[^\s'\"]*\w)(?:(['\"])([^'\"\r\n]+)\2|([^\s\"'|&;]+))")
 
@@ -269,24 +270,24 @@ _COMMAND_PASSWORDS = (
 )
 # An AWS secret access key (40 letters, digits, "/" and "+"), in a text that names AWS or
 # holds an access key's id: alone it has no mark of its own.
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET = compiled(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 # A cheap test before the pattern (substring searches in C): a text that names no secret has
 # nothing for it to find.
 _SPOKEN_HINTS = ("pass", "pwd", "token", "secret", "key", "PASS", "PWD", "TOKEN", "SECRET", "KEY", "Pass", "Token",
                  "Secret", "Key", "Pwd")
 
-_WEAK_FORM = re.compile(r"[A-Za-z]+[-_]?[0-9]+|[0-9]+[-_]?[A-Za-z]+")  # hunter2, base64, 32-byte
+_WEAK_FORM = compiled(r"[A-Za-z]+[-_]?[0-9]+|[0-9]+[-_]?[A-Za-z]+")  # hunter2, base64, 32-byte
 # Technical words written with a number, said after a secret's name to describe it ("token: utf-8",
 # "secret: SHA-256", "token: OAuth2", "key: 32-byte").
-_TECH_WORD = re.compile(r"(?i)(?:utf|ucs|base|sha|md|crc|aes|rsa|ecdsa|ed|oauth|hmac|pbkdf|des|rc|tls|ssl|http|ipv"
+_TECH_WORD = compiled(r"(?i)(?:utf|ucs|base|sha|md|crc|aes|rsa|ecdsa|ed|oauth|hmac|pbkdf|des|rc|tls|ssl|http|ipv"
                         r"|ldap|x|v)[-_]?\d+|\d+[-_]?(?:bits?|bytes?|chars?|characters?|digits?|letters?|kb|mb|gb)")
 # Names whose value is the secret itself, whatever follows it ("password: hunter2 please");
 # "token:" and "key:" also introduce what a token is ("token: base64 encoded").
-_SAID_WHOLE = re.compile(rf"(?i)(?:(?:^|[_ -]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:pwd|secret)|pass(?:word|wd|phrase)"
+_SAID_WHOLE = compiled(rf"(?i)(?:(?:^|[_ -]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:pwd|secret)|pass(?:word|wd|phrase)"
                          rf"|{_PASS_OWNERS}[_-]?pass)$")
 # A number and what it counts, in any language ("8-stellig", "12-character", "6-chiffres").
-_COUNTED = re.compile(r"\d+-[^\W\d_]{4,}")
-_SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\]")
+_COUNTED = compiled(r"\d+-[^\W\d_]{4,}")
+_SYMBOL = compiled(r"[!@#$%^&*+=~?|\\]")
 # What may end a value without being part of it ("password: hunter2." "(token: ab12cd34)").
 _TRAILING = ".:)!?"
 # What may follow a value that ends its clause.
@@ -300,7 +301,7 @@ def _names_a_secret(text: str) -> bool:
 # What code writes where a value is not given ("Pass `token=False` to send none").
 _NO_VALUES = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined"})
 # A placeholder in capitals ("PASSWORD", "API_KEY"), as the patterns' own lookaheads read one.
-_PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*")
+_PLACEHOLDER = compiled(r"[A-Z][A-Z_]*")
 
 
 def _hide_every_assigned(text: str) -> str:
@@ -361,7 +362,7 @@ def _hidden_value(text: str, named: re.Match[str], value: str) -> str:
 # Words that say what a value is rather than being it: "Enter your password", "the session
 # token", "str | None", "string (required)" (i18n files, schema examples, documentation; a
 # re-check: all hidden whole). Such a value is left to the rules below, as before.
-_DESCRIBING = re.compile(r"(?i)\b(?:the|your|a|an|enter|choose|new|reset|forgot|for|of|to|is|be|must|will|here"
+_DESCRIBING = compiled(r"(?i)\b(?:the|your|a|an|enter|choose|new|reset|forgot|for|of|to|is|be|must|will|here"
                          r"|str|string|int|integer|bool|none|null|optional|required)\b")
 
 
@@ -552,17 +553,17 @@ def _hide_spoken_elsewhere(found: re.Match[str]) -> str:
 # A URL's userinfo: "user:password@" (the user may be empty, "redis://:pass@host", and the
 # password may hold "@" itself: the host follows the last one), or a token given as the user
 # ("https://TOKEN@github.com"), hidden where it reads as a key (not "git@", "ann@").
-_URL_USERINFO = re.compile(r"(?<=://)(?:([^/\s:@?#]*):([^/\s?#]+)|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
+_URL_USERINFO = compiled(r"(?<=://)(?:([^/\s:@?#]*):([^/\s?#]+)|([^/\s:@?#]{12,}))@(?=[^/\s@?#])")
 # A password that stands for one: "redis://:PASSWORD@host", "gist://:TOKEN@id", "${DB_PASS}", "<password>".
 _URL_STAND_IN_WORDS = _STAND_IN_WORDS | {"pass", "pw"}
-_URL_PLACEHOLDER = re.compile(
+_URL_PLACEHOLDER = compiled(
     r"[A-Z][A-Z_]*|<[^<>]*>|\[[^\[\]]*\]|\*+|%s|%\(\w+\)s"
     r"|\$?\{\{[^{}]*\}\}|\$\{\{[^{}]*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*(?::?-[^{}]*)?\}?|\{[^{}]*\}"  # templates, shells
     rf"|{_OWNED_STAND_IN.pattern}")  # "your-password", "Your_Password", "mypassword"
 # A URL's parts that are its secret, after what is kept: the path of a webhook anyone holding it
 # may post to (Slack's, Discord's), and a query's value that keys or signs the request
 # ("?key=...", "&X-Amz-Signature=...").
-_URL_SECRET = re.compile(
+_URL_SECRET = compiled(
     r"((?i:hooks\.slack\.com)/(?:services|workflows|triggers)/)[A-Za-z0-9_/-]{16,}"
     r"|(/api/(?:v[0-9]+/)?webhooks/)[0-9]{5,}/[A-Za-z0-9_-]{20,}"
     r"|([?&](?i:key|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
@@ -647,7 +648,7 @@ def _redact_as_written(text: str) -> str:
     return _SECRET_TEXT.sub(REDACTED, text)
 
 
-_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+_RUN = compiled(r"[A-Za-z0-9]{16,}")
 
 
 def is_secret_name(name: str) -> bool:

@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.reading": 0,  # how characters are read as words, alike for search and the credential blot
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts
+    "toolbay.kept_patterns": 0,  # the patterns of toolbay's own modules, compiled once per installation
     "toolbay.tool_files": 0,  # a tool's file read without blocking, and never past the size a tool can be
     "toolbay.shortening": 0,  # a caller's arguments, secrets hidden, cut to what a log line can hold
     "toolbay.atomic_files": 0,  # files replaced whole or not at all
@@ -62,6 +63,7 @@ LAYERS: dict[str, int] = {
     "toolbay.hash_index": 1,
     "toolbay.cache_pruning": 1,
     "toolbay.internals": 1,
+    "toolbay.internals.sre_code": 0,  # re's compiled code kept between runs (the standard library only)
     "toolbay.search": 1,
     "toolbay.subagents": 1,  # role files, the delegation decision, the sampling loop
     "toolbay.pytools": 1,

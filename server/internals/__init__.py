@@ -10,5 +10,6 @@ it, so an upgrade has one place to look:
   built when first used (the default every model's settings fall back to).
 - ``wasmtime_capi``: wasmtime's C API where the Python binding stops (standard input from
   bytes, an epoch-deadline callback, one export by name).
-- ``sre_code``: the code ``re``'s compiler makes, kept between runs for the help-text parser.
+- ``sre_code``: the code ``re``'s compiler makes, kept between runs for the help-text parser and for
+  the patterns a server compiles as it starts (``toolbay.kept_patterns``).
 """

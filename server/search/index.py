@@ -34,12 +34,12 @@ from __future__ import annotations
 import gc
 import itertools
 import math
-import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from toolbay.kept_patterns import compiled
 from toolbay.search import semantic as semantic_model
 from toolbay.search.documents import FIELDS, SPELLED_OUT, field_terms
 from toolbay.search.query import clauses, name_candidates, sentences
@@ -129,7 +129,7 @@ JOINED_WEIGHT = 1.0
 # Chinese characters (kanji, hanzi: each carries a meaning; kana and hangul spell sounds), at
 # the relatives' weight; not through a character that more than this many terms have (of, one:
 # "的", "一"), which says little.
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = compiled(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _MOST_HAN_RELATIVES = 40
 # A word is cut in two only where each part has this many letters, and only up to the longer
 # length (the cuts of a word cost a tokenizing each, and the longest English compounds are

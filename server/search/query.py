@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from toolbay.kept_patterns import compiled
+
 # Where a request moves on to another task: sentence ends, commas, "and", "then".
-_CLAUSES = re.compile(
+_CLAUSES = compiled(
     r"[.;!?\n]+\s|,\s*(?:and\s+|then\s+)?|\s+(?:and then|then|and|also|after that)\s+", re.IGNORECASE)
 # Where a request moves on to another sentence (the first of the clause ends above).
-_SENTENCES = re.compile(r"[.;!?\n]+\s")
+_SENTENCES = compiled(r"[.;!?\n]+\s")
 # A word joined the way program names are: snake, kebab or dotted, a digit, or camelCase.
-_IDENTIFIER_LIKE = re.compile(r"[_.\-]|\d|[a-z][A-Z]")
+_IDENTIFIER_LIKE = compiled(r"[_.\-]|\d|[a-z][A-Z]")
 _QUOTES_AND_PUNCTUATION = "`'\".,;:!?()[]{}<>"
 # Characters that show as nothing, pasted along with a name (zero-width spaces and joiners, the
 # word joiner, a byte-order mark).

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolbay.defaults import install_extra
 from toolbay.errors import ConfigError
+from toolbay.kept_patterns import compiled
 from toolbay.search.documents import parameter_texts
 from toolbay.search.query import clauses
 from toolbay.search.tokens import STOP_WORDS
@@ -86,7 +86,7 @@ _BATCH = 64
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
 _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 # The words of an identifier, as the tokenizer would not split ``getWeatherForecast`` into them.
-_IDENTIFIER_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_IDENTIFIER_PARTS = compiled(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def model_folder(package: str = PACKAGE) -> Path | None:

@@ -27,6 +27,7 @@ import unicodedata
 from typing import Any
 
 from toolbay.control_chars import TERMINAL_CODES
+from toolbay.kept_patterns import compiled
 from toolbay.reading import INVISIBLE, PLAIN_LATIN_LETTERS, character_class, looks_random, read_as_a_key
 
 # Han (with extensions and compatibility forms), Hiragana, Katakana (full and half width),
@@ -43,22 +44,22 @@ _CJK = (
 # only change the one before them; variation selectors and joiners are no word characters anyway.
 _PICTOGRAPHS = "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
 # A word of ASCII text: ``[^\W_]`` there is a letter or a digit (no CJK nor pictograph in it).
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+_ASCII_WORD = compiled(r"[A-Za-z0-9]+")
 # Arabic's and Hebrew's vowel signs and cantillation (U+0590-U+08FF): written or left out as the
 # writer likes ("تَرْجَمَة" is "ترجمة"), so a word is read without them.
-_OPTIONAL_MARKS = re.compile(r"[\u0590-\u08ff]")
-_PICTOGRAPH = re.compile(rf"[{_PICTOGRAPHS}]")
+_OPTIONAL_MARKS = compiled(r"[\u0590-\u08ff]")
+_PICTOGRAPH = compiled(rf"[{_PICTOGRAPHS}]")
 # Where an identifier's words meet: before an upper-case letter that starts a lower-case
 # word, after a run of capitals, and between letters and digits (but see ``split_identifier``).
 # Two capitals and a small letter before a number are one word ("IPv6" in "getIPv6Address"; cut
 # as camelCase, it was "I" and "Pv6", and the stop word "i" went).
-_IDENTIFIER_PARTS = re.compile(r"[A-Z]{2}[a-z](?=[0-9])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_IDENTIFIER_PARTS = compiled(r"[A-Z]{2}[a-z](?=[0-9])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # A word of at most this many letters and a number beside it are one name (mp3, 3pm, ipv6).
 # Measured on bench_search_quality's tuning queries: Seal-Tools nDCG@10 92.46 -> 92.62,
 # MetaTool 54.38 -> 54.47.
 _GLUED_LETTERS = 3
 # A short word and its number as a whole word, in any case ("IPv6", "Mp3"): one term.
-_SHORT_WORD_THEN_DIGITS = re.compile(rf"[A-Za-z]{{1,{_GLUED_LETTERS}}}[0-9]+")
+_SHORT_WORD_THEN_DIGITS = compiled(rf"[A-Za-z]{{1,{_GLUED_LETTERS}}}[0-9]+")
 
 STOP_WORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "for",
@@ -212,13 +213,13 @@ def tokenize(text: str, *, request: bool = False) -> list[str]:
 
 
 # A terminal's escape sequences (``toolbay.control_chars``), read as no words.
-_TERMINAL_CODES = re.compile(TERMINAL_CODES)
+_TERMINAL_CODES = compiled(TERMINAL_CODES)
 # Not "[mm]", "[m/s]" or "[5m]": a unit in brackets is closed by "]" (a second re-check).
-_COLOUR_RESET = re.compile(r"\[0?m(?![\w/\]])")
-_COLOURS_WITHOUT_ESCAPE = re.compile(r"(?:\^\[)?\[[0-9]{0,3}(?:;[0-9]{1,3})*m(?![\w/]*\])")
+_COLOUR_RESET = compiled(r"\[0?m(?![\w/\]])")
+_COLOURS_WITHOUT_ESCAPE = compiled(r"(?:\^\[)?\[[0-9]{0,3}(?:;[0-9]{1,3})*m(?![\w/]*\])")
 
 # A run of letters and digits with a key's separators in it, long enough to be one.
-_KEY_CHUNK = re.compile(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")
+_KEY_CHUNK = compiled(r"(?<![\w+/=-])[A-Za-z0-9][A-Za-z0-9+/=_.-]{15,}")
 
 
 def _terms(text: str, request: bool) -> list[str]:

@@ -41,13 +41,14 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from toolbay.errors import echoed, why_no_folder
 from toolbay.file_names import is_utf8
+from toolbay.kept_patterns import compiled
 from toolbay.redaction import redact_text
 
 ROLE_SUFFIX = ".md"
 MAX_ROLE_BYTES = 256 * 1024
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}"
-_NAME = re.compile(NAME_PATTERN)
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_-]+)\s*\}\}")
+_NAME = compiled(NAME_PATTERN)
+_PLACEHOLDER = compiled(r"\{\{\s*([A-Za-z0-9_-]+)\s*\}\}")
 # Characters a role's prompt may have once its values are in: a value goes in at each of its
 # placeholders, so a role placing one several times multiplied what a caller sent (two 1.9 MB
 # values placed twice made a 15 MB answer; a role of 256 KiB can place one a thousand times).
@@ -95,13 +96,13 @@ _RoleLoader.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag not in _YAML_1_1_ONLY]
     for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()
 }
-_RoleLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+_RoleLoader.add_implicit_resolver("tag:yaml.org,2002:bool", compiled(r"^(?:true|True|TRUE|false|False|FALSE)$"),
                                   list("tTfF"))
-_RoleLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+_RoleLoader.add_implicit_resolver("tag:yaml.org,2002:int", compiled(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
                                   list("-+0123456789"))
 _RoleLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    compiled(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
     list("-+.0123456789"))
 
 
@@ -148,7 +149,7 @@ def _keeping_its_text(number: type[_WrittenInt] | type[_WrittenFloat], read: Any
 _RoleLoader.add_constructor("tag:yaml.org,2002:int", _keeping_its_text(_WrittenInt, _yaml_1_2_int))
 _RoleLoader.add_constructor("tag:yaml.org,2002:float", _keeping_its_text(_WrittenFloat, _yaml_1_2_float))
 _YAML_LOADER: type[yaml.SafeLoader] = _RoleLoader
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+_FRONT_MATTER = compiled(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 
 
 class RoleFileError(ValueError):

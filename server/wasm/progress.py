@@ -29,6 +29,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
+from toolbay.kept_patterns import compiled
 from toolbay.wasm.streams import CappedOutput
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ _CONVENTION_LINE = re.compile(rb"^toolbay:progress(?:[ \t][^\n]*)?\n", re.MULTIL
 _NUMBER = rb"(\d{1,15}(?:\.\d{1,9})?)"
 _REPORT = re.compile(rb"toolbay:progress[ \t]+" + _NUMBER + rb"(?:[ \t]*/[ \t]*" + _NUMBER + rb")?"
                      rb"(?:[ \t]+(.*?))?[ \t\r]*")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_CONTROL = compiled(r"[\x00-\x1f\x7f]+")
 # A line of a flood, as every guest writes it ("toolbay:progress 3/10 ..."): counting these
 # and the newlines tells, in two passes in C, that a chunk holds nothing else.
 _FLOOD_LINE = b"\n" + MARK + b" "
