@@ -265,6 +265,21 @@ def _wrong_kind(error: BaseException | None) -> bool:
     return isinstance(error, ResponseError) and "WRONGTYPE" in str(error)
 
 
+def _cancel_request(data: str) -> tuple[str, str] | None:
+    """The job id and reason of a cancel request published by a replica; None (logged) for
+    anything else on the channel, published by another program or by hand, which ended the
+    listener, and with it every replica's job manager, at once."""
+    try:
+        request = json.loads(data)
+    except ValueError:
+        request = None
+    if isinstance(request, dict) and isinstance(request.get("job_id"), str):
+        reason = request.get("reason")
+        return request["job_id"], reason if isinstance(reason, str) and reason else f"cancelled on {CANCEL_CHANNEL}"
+    logger.warning("ignored a message on %s that is no cancel request of toolbay's: %.200r", CANCEL_CHANNEL, data)
+    return None
+
+
 def _log_left_out(job_id: str) -> None:
     logger.warning("the job %s is left out: its key %s in the shared job store (Redis) holds the wrong kind "
                    "of value", job_id, _job_key(job_id))
@@ -606,9 +621,8 @@ class RedisJobStore(JobStore):
                     for woken in self._ended.get(data, ()):
                         woken.set()
                     await self._tell_ended(data)
-                elif channel == CANCEL_CHANNEL:
-                    request = json.loads(data)
-                    await on_cancel(str(request["job_id"]), str(request["reason"]))
+                elif channel == CANCEL_CHANNEL and (request := _cancel_request(data)) is not None:
+                    await on_cancel(*request)
 
     async def _tell_ended(self, job_id: str) -> None:
         if self.on_ended is None:

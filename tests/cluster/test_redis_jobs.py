@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 from tests.cluster.servers import RedisServer
 from tests.jobs.conftest import Gate, start_job
 from toolbay.cluster.connection import open_checked
-from toolbay.cluster.jobs import GONE, UNFINISHED, RedisJobStore, _job_key, _lease_key
+from toolbay.cluster.jobs import CANCEL_CHANNEL, GONE, UNFINISHED, RedisJobStore, _job_key, _lease_key
 from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs import JobManager, JobRecord
 from toolbay.jobs.manager import Recover
@@ -478,3 +478,23 @@ async def test_a_key_of_the_wrong_kind_among_the_unfinished_stops_no_takeover(re
         await client.delete(_job_key("job_bad"))
         await client.zrem(UNFINISHED, "job_bad")
         await client.aclose()
+
+
+async def test_a_foreign_message_on_the_cancel_channel_stops_no_replica(replica: Replicas) -> None:
+    """Anything published on ``toolbay:job-cancel`` that is no cancel request of toolbay's (another
+    program's, typed by hand) ended every replica's job manager, and so every replica, at once:
+    one ``PUBLISH toolbay:job-cancel hello`` stopped the whole cluster. It is logged and left."""
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        foreign = await replica.client()
+        with anyio.fail_after(20):
+            # Both replicas hear the channel once a message reaches two subscribers.
+            while await foreign.publish(CANCEL_CHANNEL, "hello") < 2:
+                await anyio.sleep(0.01)
+            for message in ('{"reason": "no job named"}', '["job_x"]', '{"job_id": ["a"]}', b"\xff\xfe"):
+                await foreign.publish(CANCEL_CHANNEL, message)
+            view = await other.cancel("alice", job_id)  # heard after them, in order
+        assert view.status == "cancelled"
+        assert gate.seen_cancel
