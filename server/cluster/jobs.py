@@ -159,6 +159,25 @@ def _event_json(event: JobEvent) -> str:
     return json.dumps({"at": event.at, "kind": event.kind, "data": dict(event.data)}, default=str)
 
 
+def _event(job_id: str, row: Any) -> JobEvent:
+    """An event as ``_event_json`` wrote it. One that is not (pushed onto the list by hand or by
+    another program) is read as a damaged event, as the SQLite store reads a damaged row's data:
+    it made every job_status, job_wait and job_result of the job on the replicas not running it an
+    internal error, for as long as the job was kept."""
+    try:
+        fields = json.loads(row)
+    except ValueError:
+        fields = None
+    if not isinstance(fields, dict):
+        return JobEvent(job_id=job_id, at=0.0, kind="damaged", data={"damaged": True})
+    at, kind, data = fields.get("at"), fields.get("kind"), fields.get("data")
+    return JobEvent(job_id=job_id,
+                    at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) and math.isfinite(at)
+                    else 0.0,
+                    kind=kind if isinstance(kind, str) else "damaged",
+                    data=data if isinstance(data, dict) else {} if data is None else {"damaged": True})
+
+
 def _optional_float(value: Any) -> float | None:
     return float(value) if value not in (None, b"", "") else None
 
@@ -477,11 +496,7 @@ class RedisJobStore(JobStore):
             return []
         with _unreachable:
             rows = await self.client.lrange(_events_key(job_id), 0, -1)
-        events = []
-        for row in rows:
-            data = json.loads(row)
-            events.append(JobEvent(job_id=job_id, at=data["at"], kind=data["kind"], data=data.get("data") or {}))
-        return events
+        return [_event(job_id, row) for row in rows]
 
     async def list_jobs(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,
                         offset: int = 0) -> list[JobRecord]:

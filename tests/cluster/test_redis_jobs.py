@@ -498,3 +498,24 @@ async def test_a_foreign_message_on_the_cancel_channel_stops_no_replica(replica:
             view = await other.cancel("alice", job_id)  # heard after them, in order
         assert view.status == "cancelled"
         assert gate.seen_cancel
+
+
+async def test_events_that_are_not_toolbays_leave_the_job_readable_on_every_replica(replica: Replicas) -> None:
+    """Entries of a job's event list in Redis that toolbay did not write (not JSON, not an object,
+    a time or kind of the wrong type: pushed by hand or by another program) made every job_status,
+    job_wait and job_result of it on the replicas not running it an internal error. They are read
+    as damaged events; the job is followed to its end."""
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        foreign = await replica.client()
+        await foreign.rpush(f"{_job_key(job_id)}:events", "garbage", "[1]", '{"at": "x", "kind": 5, "data": 7}',
+                            '{"kind": "progress", "at": 1e999, "data": {"progress": 1}}')
+        assert (await other.status("alice", job_id)).status == "running"
+        kinds = [event.kind for event in await other.events("alice", job_id)]
+        assert kinds[0] == "started" and kinds.count("damaged") == 3
+        gate.open()
+        with anyio.fail_after(20):
+            assert (await other.wait("alice", job_id, timeout_s=20)).status == "completed"
+        assert (await other.result("alice", job_id)).text == "done"  # type: ignore[union-attr]
