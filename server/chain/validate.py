@@ -381,6 +381,15 @@ class SchemaValidator:
             # or a pattern came back whole in the refusal of any wrong value.
             raise InvalidArguments(tool, [redact_text(problem) for problem in problems])
 
+    def compiled(self, schema: Mapping[str, Any]) -> bool:
+        """Whether ``schema`` is compiled already (a check of it then starts at once)."""
+        entry = self._compiled.get(id(schema))
+        return entry is not None and entry.schema is schema
+
+    def compile(self, schema: Mapping[str, Any]) -> None:
+        """Compiles ``schema`` for the checks to come: blocking, run it on a worker thread."""
+        self._validator(schema)
+
     def _validator(self, schema: Mapping[str, Any]) -> _Compiled:
         """The schema's jsonschema validator (or why the schema is broken) and its quick check."""
         entry = self._compiled.get(id(schema))
@@ -420,6 +429,11 @@ class Validate(CheckStage):
 
     async def check(self, call: ToolCall) -> None:
         definition = definition_of(call)
+        if not self.validator.compiled(definition.input_schema):
+            # Compiling checks the schema against the meta-schema, in time in proportion to its
+            # parts: a module's generated schema of 60,000 properties held the event loop, and
+            # every other caller's requests, 35 s at its tool's first call (and after each edit).
+            await anyio.to_thread.run_sync(self.validator.compile, definition.input_schema, limiter=self._checks)
         if not holds_more_values_than(call.arguments, ON_LOOP_VALUES) \
                 and self.validator.plainly_valid(definition.input_schema, call.arguments):
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -18,6 +19,24 @@ pytestmark = pytest.mark.anyio
 
 def problems(arguments: dict[str, Any], schema: dict[str, Any] | None = None) -> list[str]:
     return SchemaValidator().problems(schema or dict(COUNT_SCHEMA), arguments)
+
+
+async def beside_another_request(work: Callable[[], Awaitable[str]]) -> list[str]:
+    """The order in which ``work`` (started first) and another request on the event loop end:
+    "answered" first when ``work`` lets the loop run meanwhile."""
+    order: list[str] = []
+
+    async def run_work() -> None:
+        order.append(await work())
+
+    async def another_request() -> None:
+        await anyio.sleep(0.01)
+        order.append("answered")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run_work)
+        group.start_soon(another_request)
+    return order
 
 
 def test_valid_arguments_have_no_problems() -> None:
@@ -140,23 +159,15 @@ async def test_a_value_a_tools_pattern_backtracks_on_is_refused_while_other_requ
     # holding the event loop (and every other request) all that time.
     schema = {"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a|aa)+$"}}}
     careless = tool(schema=schema)
-    order: list[str] = []
 
-    async def check() -> None:
+    async def check() -> str:
         with pytest.raises(InvalidArguments) as refused:
             await Validate(SchemaValidator())(make_call(careless, {"name": "a" * 40 + "!"}), run_handler)
-        order.append("refused")
         [problem] = refused.value.problems
         assert problem.startswith("$: the arguments could not be checked: the tool's pattern ^(a|aa)+$ takes too long")
+        return "refused"
 
-    async def another_request() -> None:
-        await anyio.sleep(0.01)
-        order.append("answered")
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(check)
-        group.start_soon(another_request)
-    assert order == ["answered", "refused"] and careless.calls == 0
+    assert await beside_another_request(check) == ["answered", "refused"] and careless.calls == 0
     # The same tool with a value its pattern matches at once is called as usual.
     await Validate(SchemaValidator())(make_call(careless, {"name": "aaaa"}), run_handler)
     assert careless.calls == 1
@@ -436,3 +447,19 @@ async def test_many_values_that_plainly_fit_are_checked_off_the_event_loop(argum
     assert checked_on == [False] and echo.calls == 1
     await stage(make_call(echo, {"names": ["ab"] * (ON_LOOP_VALUES - 1)}), run_handler)
     assert checked_on == [False] and echo.calls == 2  # plainly valid on the loop: no check asked
+
+
+async def test_a_tools_first_call_compiles_its_schema_while_other_requests_are_answered() -> None:
+    """Compiling a schema checks it against the meta-schema, in time in proportion to its parts:
+    a Python module's generated schema of 60,000 properties held the event loop, and so every
+    other caller's requests (even /healthz), 35 s at its tool's first call and after each edit."""
+    schema = {"type": "object", "properties": {f"field_{n}": {"type": "string"} for n in range(2_000)}}
+    generated = tool(schema=schema)
+    stage = Validate(SchemaValidator())
+
+    async def first_call() -> str:
+        await stage(make_call(generated, {"field_1": "x"}), run_handler)
+        return "called"
+
+    assert await beside_another_request(first_call) == ["answered", "called"] and generated.calls == 1
+    assert stage.validator.compiled(schema)  # compiled once: later calls start at once
