@@ -381,6 +381,12 @@ class Toolbay:
         return self.policies.authorizer.visible(
             principal, self.catalog.current.definitions_for(principal.id, self.gives_way_for(principal)))
 
+    async def ready_to_list(self, principal: Principal) -> None:
+        """Works out off the event loop what this caller's listing needs of many tools not listed
+        before (``Disclosure.ready_to_list``)."""
+        if self.disclosure is not None:
+            await self.disclosure.ready_to_list(self.visible_definitions(principal))
+
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them,
         less those whose file was removed a moment ago (before the watcher took it out)."""

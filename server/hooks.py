@@ -46,6 +46,11 @@ ServerHook: TypeAlias = "Callable[[Server[Any], Transport], None]"
 
 
 class Disclosing(Protocol):
+    async def ready_to_list(self, visible: list[ToolDefinition]) -> None:
+        """Works out off the event loop what listing ``visible`` needs first, when much of it is
+        new (a server's first listing, a changed module of many tools)."""
+        ...
+
     def listed(self, principal: Principal, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
         """What ``session``'s ``tools/list`` shows of ``visible``, the tools ``principal`` may use."""
         ...

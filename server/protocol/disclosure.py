@@ -124,6 +124,9 @@ def _session_key(session: Any) -> Any:
     return connection_of(session)
 
 
+# Tools a listing may find without their redacted copy and listed length and still work them out on
+# the event loop (about half a millisecond each); more are worked out on a worker thread first.
+_COLD_ON_LOOP = 200
 # A search result joins the session's listing when it scores at least this share of the best.
 PROMOTED_SHARE = 0.5
 
@@ -241,6 +244,9 @@ class Disclosure:
         # Each tool's level, and each connected tool's length listed as its name and one line (``deferred``).
         self._levels = _PerDefinition()
         self._deferred_lengths = _PerDefinition()
+        # The definitions ``ready_to_list`` worked out for listing, and its lock (made on the loop).
+        self._ready = _PerDefinition()
+        self._readying: Any = None
         # Each definition as shown and its listed length, for the credential values hidden then.
         self._shown: tuple[frozenset[str], _PerDefinition, _PerDefinition] = (frozenset(), _PerDefinition(),
                                                                                _PerDefinition())
@@ -420,6 +426,40 @@ class Disclosure:
         tokens: int = known["full_tokens"]
         return tokens
 
+    async def ready_to_list(self, visible: list[ToolDefinition]) -> None:
+        """Works out on a worker thread what listing ``visible`` needs first (each tool's level,
+        redacted copy and listed length, kept for as long as it is served), when many of them
+        have none yet: a server's first listing, or one after a module of many tools changed.
+        At 10,000 tools that held the event loop, and every other request (/healthz too), for
+        about 6 s (an outside check); ``listed`` then finds them worked out."""
+        import anyio
+        import anyio.to_thread
+
+        current = self._catalog.current
+        self._shown_for(current)  # a credential value hidden since is taken in here, on the loop
+        ready = self._ready.of(current)
+        cold = [definition for definition in visible if id(definition) not in ready]
+        if len(cold) < _COLD_ON_LOOP:
+            return  # a few: worked out by the listing itself, on the loop, as before
+        if self._readying is None:
+            self._readying = anyio.Lock()
+        async with self._readying:  # a burst of first listings works them out once
+            await anyio.to_thread.run_sync(self._work_out_for_listing, current, cold)
+
+    def _work_out_for_listing(self, current: Catalog, definitions: list[ToolDefinition]) -> None:
+        """What ``listed`` works out of ``definitions`` of ``current``, ahead of it (blocking)."""
+        if self._catalog.current is not current:
+            return  # changed meanwhile: the listing works out what it needs
+        ready, deferred_lengths = self._ready.of(current), self._deferred_lengths.of(current)
+        for definition in definitions:
+            if id(definition) not in ready:
+                level = self.level_of(definition)
+                if level is not Level.CATALOG:  # a catalog folder's is never listed unfound
+                    self._listing_tokens([definition])
+                if level is Level.CONNECTED:  # listed by name and one line in search-first
+                    _worked_out(deferred_lengths, definition, _deferred_length)
+                ready[id(definition)] = (definition, True)
+
     def listed(self, principal: Principal, visible: list[ToolDefinition], session: Any) -> list[ToolDefinition]:
         """What this session's ``tools/list`` shows of the tools the caller may use."""
         found = self._promoted.get(_session_key(session), {}) if session is not None else {}
@@ -549,15 +589,11 @@ class Disclosure:
             characters: dict[str, int] = {}
             counts: dict[str, int] = {}
             lengths = self._deferred_lengths.of(current)
-
-            def deferred_length(tool: ToolDefinition) -> int:
-                return _listed_characters(deferred(tool))
-
             for definition in current.definitions() if visible is None else visible:
                 folder = self._folder_for(definition)
                 if folder is None or self.level_of(definition) is not Level.CONNECTED:
                     continue
-                length = _worked_out(lengths, definition, deferred_length)
+                length = _worked_out(lengths, definition, _deferred_length)
                 characters[folder[0]] = characters.get(folder[0], 0) + length
                 counts[folder[0]] = counts.get(folder[0], 0) + 1
             left = self.settings.connected_budget * CHARACTERS_PER_TOKEN
@@ -831,6 +867,11 @@ class Disclosure:
 
     def close(self) -> None:
         self._unsubscribe()
+
+
+def _deferred_length(definition: ToolDefinition) -> int:
+    """The length of a definition's JSON listed by its name and one line (``deferred``)."""
+    return _listed_characters(deferred(definition))
 
 
 def _listed_characters(definition: ToolDefinition) -> int:
