@@ -85,6 +85,12 @@ class RateLimits:
         return bool(self.per_caller or self.per_caller_tool or self.everyone)
 
 
+def _wrong_kind(error: BaseException) -> bool:
+    """Whether Redis refused a command on a key holding another kind of value (its WRONGTYPE
+    error; the store's errors are told apart by name, as no Redis package need be installed)."""
+    return type(error).__name__ == "ResponseError" and str(error).startswith("WRONGTYPE")
+
+
 def open_storage(uri: str) -> Storage:
     """An async ``limits`` storage from a URI (``memory://``, ``redis://...``)."""
     return _open_storage(uri)[0]
@@ -183,13 +189,34 @@ class RateLimiter:
         (``LimitsUnavailable`` when the store fails and ``on_outage`` is closed).
         ``per_caller``: False counts it against the server-wide limit only."""
         try:
-            await self._count(caller, tool, per_caller)
+            try:
+                await self._count(caller, tool, per_caller)
+            except Exception as exc:
+                if not _wrong_kind(exc):
+                    raise
+                await self._clear_wrong_kinds(caller, tool, per_caller)
+                await self._count(caller, tool, per_caller)
         except RateLimited:
             raise
         except Exception as exc:  # the store's own errors (redis-py's, OSError): an outage
             self._log_outage(exc)
             if self.on_outage == "closed":
                 raise LimitsUnavailable(OUTAGE_RETRY_S) from exc
+
+    async def _clear_wrong_kinds(self, caller: str, tool: str, per_caller: bool) -> None:
+        """Clears the counters of this call that hold another kind of value than the strategy
+        keeps there (set by hand, or by another program using this Redis database). Said as an
+        outage, such a counter refused every call of its caller for good (on_outage closed), or
+        let them all through uncounted (open); a counter is toolbay's own, and counts afresh."""
+        for item, identifiers, scope in self._applicable(caller, tool, per_caller):
+            try:
+                await self.strategy.get_window_stats(item, *identifiers)
+            except Exception as exc:
+                if not _wrong_kind(exc):
+                    raise
+                logger.warning("the rate-limit counter of %s (%s) held another kind of value in its store (%s); "
+                               "it was cleared and counts afresh", scope, item, exc)
+                await self.strategy.clear(item, *identifiers)
 
     def _log_outage(self, exc: Exception) -> None:
         now = time.monotonic()

@@ -158,3 +158,24 @@ def test_a_url_that_is_not_redis_is_refused_at_start(tmp_path: Path, url: str, s
     assert done.returncode == 2
     assert "cluster.redis" in done.stderr and said in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("strategy", ["moving-window", "fixed-window", "sliding-window-counter"])
+async def test_a_counter_holding_another_kind_of_value_counts_afresh(redis_url: str, strategy: str,
+                                                                     make_limiter: Make) -> None:
+    """A caller's counter in Redis holding another kind of value (a hash set by hand, or by another
+    program using the database) was said to be an outage: every call of that caller was refused
+    for good, "the store is unreachable, retry after 5 seconds", while the others' went through.
+    It is cleared, and counts afresh."""
+    limiter = make_limiter(RateLimits.parse(per_caller="2/hour"), storage=redis_url, strategy=strategy)
+    assert await admitted(limiter, 1) == 1
+    client = await open_checked(redis_url)
+    try:
+        damaged = await client.keys("*caller/alice*")
+        assert damaged
+        for key in damaged:
+            await client.delete(key)
+            await client.hset(key, "by", "hand")
+    finally:
+        await client.aclose()
+    assert await admitted(limiter, 3) == 2  # counted afresh: the limit holds again
