@@ -80,9 +80,19 @@ FINISHED = PREFIX + "jobs:finished"
 # After an outage, the background loop tries Redis again after this long.
 RECONNECT_S = 1.0
 
+# A job's event list holding another kind of value (set by hand, or by another program using the
+# database) is replaced by a fresh list before anything is written: Redis runs a script's commands
+# up to the one that fails, so the RPUSH at the end left a job's end recorded but not published
+# (its waiters on other replicas never woke) and the replica running it saying it could not record it.
+_EVENTS_MENDED = """
+local kind = redis.call('TYPE', KEYS[2])['ok']
+if kind ~= 'list' and kind ~= 'none' then redis.call('DEL', KEYS[2]) end
+"""
+
 _SET_STATUS = """
 local s = redis.call('HGET', KEYS[1], 'status')
 if s ~= 'queued' and s ~= 'running' then return 0 end
+""" + _EVENTS_MENDED + """
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], 'replica', ARGV[4])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'reason', ARGV[3]) end
 local started = redis.call('HGET', KEYS[1], 'started_at')
@@ -104,6 +114,7 @@ _FINISH = """
 local s = redis.call('HGET', KEYS[1], 'status')
 local ran_here = 1
 if not s then return -1 end
+""" + _EVENTS_MENDED + """
 if s == 'queued' or s == 'running' then
   local r = redis.call('HGET', KEYS[1], 'replica')
   if r and r ~= ARGV[7] then return 2 end
@@ -494,8 +505,14 @@ class RedisJobStore(JobStore):
     async def events(self, owner: str, job_id: str) -> list[JobEvent]:
         if await self.get(owner, job_id) is None:
             return []
-        with _unreachable:
-            rows = await self.client.lrange(_events_key(job_id), 0, -1)
+        try:
+            with _unreachable:
+                rows = await self.client.lrange(_events_key(job_id), 0, -1)
+        except StorageDamaged:
+            # The list holds another kind of value: read as one damaged event, as a damaged entry
+            # is, and replaced at the job's next change (``_EVENTS_MENDED``); the job's status
+            # and result on the replicas not running it were "a damaged record" meanwhile.
+            return [JobEvent(job_id=job_id, at=0.0, kind="damaged", data={"damaged": True})]
         return [_event(job_id, row) for row in rows]
 
     async def list_jobs(self, owner: str, status: JobStatus | None = None, *, limit: int = 100,

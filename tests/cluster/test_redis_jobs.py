@@ -18,7 +18,7 @@ from tests.jobs.conftest import Gate, start_job
 from toolbay.cluster.connection import open_checked
 from toolbay.cluster.jobs import CANCEL_CHANNEL, GONE, UNFINISHED, RedisJobStore, _job_key, _lease_key
 from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged, StorageError, StorageGone
-from toolbay.jobs import JobManager, JobRecord
+from toolbay.jobs import JobManager, JobRecord, JobView
 from toolbay.jobs.manager import Recover
 from toolbay.jobs.store import DAMAGED_RECORD
 from toolbay.words import CallContext, ToolResult
@@ -58,6 +58,19 @@ async def two(replica: Replicas, stack: AsyncExitStack, **options: object) -> li
     return managers
 
 
+async def woken_by_the_end(other: JobManager, gate: Gate, job_id: str) -> JobView:
+    """``other``'s wait for alice's job ``job_id``, whose ``gate`` is opened once the wait is
+    registered on ``other`` (before the job ends): it must be woken by the end, not poll."""
+    async def open_when_waiting() -> None:
+        while not other.store._ended:
+            await anyio.sleep(0)
+        gate.open()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(open_when_waiting)
+        return await other.wait("alice", job_id, timeout_s=3600)
+
+
 async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_other(
         replica: Replicas) -> None:
     gate = Gate()
@@ -70,16 +83,8 @@ async def test_a_job_started_on_one_replica_is_read_waited_on_and_listed_on_the_
             await other.status("mallory", job_id)  # another owner sees nothing
         assert await other.result("alice", job_id) is None
 
-        async def open_when_waiting() -> None:
-            # The wait is registered on `other` before the job ends: it must be woken, not poll.
-            while not other.store._ended:
-                await anyio.sleep(0)
-            gate.open()
-
         with anyio.fail_after(10):
-            async with anyio.create_task_group() as group:
-                group.start_soon(open_when_waiting)
-                view = await other.wait("alice", job_id, timeout_s=3600)
+            view = await woken_by_the_end(other, gate, job_id)
         assert view.status == "completed"
         result = await other.result("alice", job_id)
         assert result is not None and result.text == "done"
@@ -519,3 +524,25 @@ async def test_events_that_are_not_toolbays_leave_the_job_readable_on_every_repl
         with anyio.fail_after(20):
             assert (await other.wait("alice", job_id, timeout_s=20)).status == "completed"
         assert (await other.result("alice", job_id)).text == "done"  # type: ignore[union-attr]
+
+
+async def test_an_event_list_of_another_kind_leaves_the_job_followed_to_its_end_on_every_replica(
+        replica: Replicas) -> None:
+    """A job's event list in Redis holding another kind of value (a string set by hand, or by
+    another program) made its status a "damaged record" on the replicas not running it, and its
+    end was half written: recorded but never published (their waiters slept on), the replica
+    running it logging that it could not record it. It is read as a damaged event, and replaced
+    by a fresh list when the job ends."""
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        foreign = await replica.client()
+        await foreign.delete(f"{_job_key(job_id)}:events")
+        await foreign.set(f"{_job_key(job_id)}:events", "by hand")
+        assert (await other.status("alice", job_id)).status == "running"
+        with anyio.fail_after(20):
+            view = await woken_by_the_end(other, gate, job_id)
+        assert view.status == "completed"
+        assert (await other.result("alice", job_id)).text == "done"  # type: ignore[union-attr]
+        assert [e.kind for e in await other.events("alice", job_id)][-1] == "finished"
