@@ -124,9 +124,6 @@ def _session_key(session: Any) -> Any:
     return connection_of(session)
 
 
-# Tools a listing may find without their redacted copy and listed length and still work them out on
-# the event loop (about half a millisecond each); more are worked out on a worker thread first.
-_COLD_ON_LOOP = 200
 # A search result joins the session's listing when it scores at least this share of the best.
 PROMOTED_SHARE = 0.5
 
@@ -428,8 +425,8 @@ class Disclosure:
 
     async def ready_to_list(self, visible: list[ToolDefinition]) -> None:
         """Works out on a worker thread what listing ``visible`` needs first (each tool's level,
-        redacted copy and listed length, kept for as long as it is served), when many of them
-        have none yet: a server's first listing, or one after a module of many tools changed.
+        redacted copy and listed length, kept for as long as it is served) for the tools that
+        have none yet: a server's first listing, or one after a module changed.
         At 10,000 tools that held the event loop, and every other request (/healthz too), for
         about 6 s (an outside check); ``listed`` then finds them worked out."""
         import anyio
@@ -439,8 +436,8 @@ class Disclosure:
         self._shown_for(current)  # a credential value hidden since is taken in here, on the loop
         ready = self._ready.of(current)
         cold = [definition for definition in visible if id(definition) not in ready]
-        if len(cold) < _COLD_ON_LOOP:
-            return  # a few: worked out by the listing itself, on the loop, as before
+        if not cold:
+            return  # even one may take long: a module's generated schema of 60 MB took 6 s
         if self._readying is None:
             self._readying = anyio.Lock()
         async with self._readying:  # a burst of first listings works them out once
