@@ -381,11 +381,13 @@ class Toolbay:
         return self.policies.authorizer.visible(
             principal, self.catalog.current.definitions_for(principal.id, self.gives_way_for(principal)))
 
-    async def ready_to_list(self, principal: Principal) -> None:
-        """Works out off the event loop what this caller's listing needs of many tools not listed
-        before (``Disclosure.ready_to_list``)."""
+    async def ready_to_list(self) -> None:
+        """Works out off the event loop what a listing needs of the tools not listed before
+        (``Disclosure.ready_to_list``): the shared ones, whoever may see them (asking each
+        caller's rights of 10,000 tools twice a listing would cost more than it spares); a
+        caller's few personal tools are worked out by its listing."""
         if self.disclosure is not None:
-            await self.disclosure.ready_to_list(self.visible_definitions(principal))
+            await self.disclosure.ready_to_list(self.catalog.current.definitions())
 
     def listed_definitions(self, principal: Principal, session: object) -> list[ToolDefinition]:
         """What this session's tools/list shows: the caller's tools, as disclosure lists them,

@@ -111,7 +111,7 @@ def build_mcp_server(app: Toolbay, transport: Transport,
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         principal = await app.principal_for(transport, bearer_credential(ctx.request))
-        await app.ready_to_list(principal)
+        await app.ready_to_list()
         visible = app.listed_definitions(principal, ctx.session)
         tools = app.catalog.current.tools
 
