@@ -84,6 +84,7 @@ RECONNECT_S = 1.0
 # database) is replaced by a fresh list before anything is written: Redis runs a script's commands
 # up to the one that fails, so the RPUSH at the end left a job's end recorded but not published
 # (its waiters on other replicas never woke) and the replica running it saying it could not record it.
+# ``_FINISH`` mends the two indexes it writes so too (a sorted set is all toolbay keeps there).
 _EVENTS_MENDED = """
 local kind = redis.call('TYPE', KEYS[2])['ok']
 if kind ~= 'list' and kind ~= 'none' then redis.call('DEL', KEYS[2]) end
@@ -115,6 +116,10 @@ local s = redis.call('HGET', KEYS[1], 'status')
 local ran_here = 1
 if not s then return -1 end
 """ + _EVENTS_MENDED + """
+for i = 3, 4 do
+  local kind = redis.call('TYPE', KEYS[i])['ok']
+  if kind ~= 'zset' and kind ~= 'none' then redis.call('DEL', KEYS[i]) end
+end
 if s == 'queued' or s == 'running' then
   local r = redis.call('HGET', KEYS[1], 'replica')
   if r and r ~= ARGV[7] then return 2 end

@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 from tests.cluster.servers import RedisServer
 from tests.jobs.conftest import Gate, start_job
 from toolbay.cluster.connection import open_checked
-from toolbay.cluster.jobs import CANCEL_CHANNEL, GONE, UNFINISHED, RedisJobStore, _job_key, _lease_key
+from toolbay.cluster.jobs import CANCEL_CHANNEL, FINISHED, GONE, UNFINISHED, RedisJobStore, _job_key, _lease_key
 from toolbay.errors import JobStoreUnavailable, NoSuchJob, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs import JobManager, JobRecord, JobView
 from toolbay.jobs.manager import Recover
@@ -546,3 +546,20 @@ async def test_an_event_list_of_another_kind_leaves_the_job_followed_to_its_end_
         assert view.status == "completed"
         assert (await other.result("alice", job_id)).text == "done"  # type: ignore[union-attr]
         assert [e.kind for e in await other.events("alice", job_id)][-1] == "finished"
+
+
+async def test_an_end_index_of_another_kind_does_not_half_record_a_jobs_end(replica: Replicas) -> None:
+    """The index of ended jobs in Redis holding another kind of value (a string set by hand) made
+    every job's end half written: its status and result recorded, the job never published as
+    ended, so waiters on the other replicas slept to their time limit. It is replaced by a fresh
+    index and the end recorded whole."""
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        foreign = await replica.client()
+        await foreign.set(FINISHED, "by hand")
+        with anyio.fail_after(20):
+            view = await woken_by_the_end(other, gate, job_id)
+        assert view.status == "completed"
+        assert await foreign.zscore(FINISHED, job_id) is not None  # listed for its purge
