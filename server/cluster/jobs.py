@@ -145,7 +145,8 @@ _CLAIM = """
 local s = redis.call('HGET', KEYS[1], 'status')
 if s ~= 'queued' and s ~= 'running' then return 0 end
 if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] then return 0 end
-local lease = redis.call('GET', KEYS[2])
+local lease = false
+if redis.call('TYPE', KEYS[2])['ok'] == 'string' then lease = redis.call('GET', KEYS[2]) end
 if lease and lease ~= ARGV[3] then return 0 end
 redis.call('HSET', KEYS[1], 'replica', ARGV[2], 'taken_from', ARGV[1])
 return 1
@@ -595,7 +596,14 @@ class RedisJobStore(JobStore):
                     continue
                 if replica is None or _s(replica) == self.replica_id:
                     continue
-                lease = await self.client.get(_lease_key(_s(replica)))
+                try:
+                    lease = await self.client.get(_lease_key(_s(replica)))
+                except ResponseError as exc:
+                    if not _wrong_kind(exc):
+                        raise
+                    # Another kind of value (set by hand, or by another program) stopped every
+                    # takeover: read as no lease, which a live replica writes again within lease_s / 3.
+                    lease = None
                 if lease is not None and _s(lease) != GONE:
                     self._missing_since.pop(_s(replica), None)
                     continue

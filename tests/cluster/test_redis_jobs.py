@@ -563,3 +563,21 @@ async def test_an_end_index_of_another_kind_does_not_half_record_a_jobs_end(repl
             view = await woken_by_the_end(other, gate, job_id)
         assert view.status == "completed"
         assert await foreign.zscore(FINISHED, job_id) is not None  # listed for its purge
+
+
+async def test_a_lease_of_another_kind_stops_no_takeover(redis_url: str) -> None:
+    """A replica's lease key holding another kind of value (a hash set by hand) stopped every pass
+    that takes over stopped replicas' jobs, those of replicas that had said they stopped too, for
+    as long as it stayed. It is read as no lease (a live replica writes its own again at once)."""
+    client = await open_checked(redis_url)
+    try:
+        for replica_id, job_id, created in (("odd-replica", "job_odd", 1.0), ("gone-replica", "job_orphan", 2.0)):
+            await RedisJobStore(client, lease_s=10.0, replica_id=replica_id).create(JobRecord(
+                id=job_id, owner="olga", tool="t", arguments={}, status="running", created_at=created,
+                updated_at=created))
+        await client.hset(_lease_key("odd-replica"), "by", "hand")
+        await client.set(_lease_key("gone-replica"), GONE)  # it said it stopped
+        taker = RedisJobStore(client, lease_s=10.0, replica_id="taker")
+        assert [r.id for r in await taker.claim_orphans()] == ["job_orphan"]
+    finally:
+        await client.aclose()
