@@ -334,8 +334,10 @@ class CatalogHolder:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def swap(self, catalog: Catalog) -> CatalogChange:
-        change = self._current.diff(catalog)
+    def swap(self, catalog: Catalog, change: CatalogChange | None = None) -> CatalogChange:
+        """``change``: the current catalog's ``diff`` to ``catalog``, if worked out already (off
+        the event loop: it compares every tool of a changed file, their schemas written out)."""
+        change = self._current.diff(catalog) if change is None else change
         self._current = catalog
         if not change.empty:
             for listener in list(self._listeners):

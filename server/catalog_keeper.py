@@ -301,7 +301,13 @@ class CatalogKeeper:
                 {os.path.dirname(path) for path in seen.keys() | private.keys() if seen.get(path) != private.get(path)}
             await _renew_beside_changed_helpers(previous_files, current, retired, changed_private)
             self._files = current
-            change = self._swap(self._build_catalog())
+            built = self._build_catalog()
+            # Compared off the event loop: every tool of a changed file is compared with its last
+            # version, its schemas written out; a module of 10,000 tools held every request 0.8 s,
+            # one of a 60 MB schema 1.75 s.
+            before = self.catalog.current
+            compared = await anyio.to_thread.run_sync(before.diff, built)
+            change = self._swap(built, compared if self.catalog.current is before else None)
             # Calls in flight hold their own reference to the module they started with.
             for old in retired:
                 await _release(old)
@@ -560,9 +566,9 @@ class CatalogKeeper:
         handlers.extend(self.roles.handlers)
         return Catalog.build(handlers, skipped, searched_only=self._searched_only)
 
-    def _swap(self, catalog: Catalog) -> CatalogChange:
+    def _swap(self, catalog: Catalog, change: CatalogChange | None = None) -> CatalogChange:
         first = not self._served_once
-        change = self.catalog.swap(catalog)
+        change = self.catalog.swap(catalog, change)
         self._served_once = True
         if first:
             # Not "added": at start nothing was served before, cached or not.
