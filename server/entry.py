@@ -141,6 +141,10 @@ def _run(argv: list[str], collector_was_on: bool) -> None:
         from toolbay.start_up_collector import pause_for_imports
 
         pause_for_imports(collector_was_on)
+        # Before typer or the settings build pydantic's first validator.
+        from toolbay.internals.pydantic_plugins import find_no_plugins_where_none_is_declared
+
+        find_no_plugins_where_none_is_declared()
     from toolbay.serve_command import serve, serve_options_at_once, stop_as_ctrl_c
 
     serve_options = serve_options_at_once(argv)

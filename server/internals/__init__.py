@@ -12,4 +12,6 @@ it, so an upgrade has one place to look:
   bytes, an epoch-deadline callback, one export by name).
 - ``sre_code``: the code ``re``'s compiler makes, kept between runs for the help-text parser and for
   the patterns a server compiles as it starts (``toolbay.kept_patterns``).
+- ``pydantic_plugins``: pydantic's plugin module, one that finds none where no package declares
+  a plugin (without ``importlib.metadata``).
 """

@@ -137,8 +137,24 @@ class Compiler:
 
 @functools.cache
 def wasmtime_version() -> str:
-    """The installed wasmtime's version (read when first needed: importlib.metadata is a few
-    milliseconds of a first start's compiles' own start)."""
+    """The installed wasmtime's version (read when first needed), from the metadata installed
+    beside the package imported: importlib.metadata's import alone (the ``email`` package,
+    ``zipfile``) was 25-40 ms of processor time of every command that opens the runtime, where
+    this is a folder listing and a file's first lines. Anywhere else (no such metadata, or
+    two versions' beside it), importlib.metadata says."""
+    beside = os.path.dirname(os.path.dirname(os.path.abspath(wasmtime.__file__)))
+    try:
+        found = [name for name in os.listdir(beside)
+                 if name.lower().startswith("wasmtime-") and name.lower().endswith(".dist-info")]
+        if len(found) == 1:
+            with open(os.path.join(beside, found[0], "METADATA"), encoding="utf-8") as metadata:
+                for line in metadata:
+                    if line.startswith("Version:"):
+                        return line.removeprefix("Version:").strip()
+                    if not line.strip():
+                        break  # the headers end: no version among them
+    except OSError:
+        pass
     import importlib.metadata
 
     return importlib.metadata.version("wasmtime")
