@@ -26,7 +26,7 @@ _BOOLEANS = frozenset({"deprecated", "readOnly", "writeOnly", "uniqueItems"})
 _NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _COUNTS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"})
 _ANY_VALUE = frozenset({"default", "const"})
-_SUBSCHEMAS = frozenset({"items", "additionalProperties"})
+_SUBSCHEMAS = frozenset({"items", "additionalProperties", "unevaluatedProperties"})
 
 
 def plainly_valid(schema: Any) -> bool:

@@ -44,6 +44,7 @@ from toolbay.chain.call import ToolCall
 from toolbay.chain.plain_schemas import Check, compile_plain
 from toolbay.closed_objects import close_objects, local_target
 from toolbay.errors import InvalidArguments
+from toolbay.plain_meta_schema import plainly_valid as plainly_valid_schema
 from toolbay.redaction import redact_text
 from toolbay.shortening import start_of
 
@@ -72,6 +73,16 @@ CHECKS_AT_ONCE = 2
 # when they plainly fit: the quick check takes time in proportion to them, under a microsecond
 # each, and a 4 MB list of 800,000 items held the loop 0.6 s a call.
 ON_LOOP_VALUES = 10_000
+# Every format jsonschema may check (of any draft, with any of its optional libraries) and
+# toolbay's own: the formats a schema's quick check is made for before jsonschema is loaded,
+# where a format of these makes the schema not plain, as one jsonschema checks does (a format
+# none checks is a note, as ``path`` in most tools' schemas). tests/chain/test_validate.py fails
+# when jsonschema checks one more.
+FORMATS_JSONSCHEMA_MAY_CHECK = frozenset({
+    "color", "date", "date-time", "duration", "email", "host-name", "hostname", "idn-email", "idn-hostname",
+    "ip-address", "ipv4", "ipv6", "iri", "iri-reference", "json-pointer", "regex", "relative-json-pointer", "time",
+    "uri", "uri-reference", "uri-template", "uuid",
+})
 _JSON_TYPE_NAMES = {
     bool: "a boolean", int: "an integer", float: "a number", str: "a string",
     list: "an array", dict: "an object", type(None): "null",
@@ -294,13 +305,51 @@ def unpassable_problems(arguments: Mapping[str, Any]) -> list[str]:
 
 
 class _Compiled:
-    __slots__ = ("schema", "validator", "plainly_fits")
+    """A schema's quick check and its jsonschema validator, or why the schema is broken.
 
-    def __init__(self, schema: Mapping[str, Any], validator: Draft202012Validator | str,
-                 plainly_fits: Check | None) -> None:
+    A plainly valid schema whose quick check covers it (``plain_meta_schema``, ``plain_schemas``)
+    gets its jsonschema validator when first needed: jsonschema's import and a validator were
+    about 0.1 s of processor time of every process's first call (``toolbay call``, a server's
+    first ``tools/call``), where nearly every call's arguments plainly fit."""
+
+    __slots__ = ("schema", "closed", "_validator", "plainly_fits")
+
+    def __init__(self, schema: Mapping[str, Any], closed: dict[str, Any],
+                 validator: Draft202012Validator | str | None, plainly_fits: Check | None) -> None:
         self.schema = schema
-        self.validator = validator
+        self.closed = closed
+        self._validator = validator
         self.plainly_fits = plainly_fits
+
+    @property
+    def broken(self) -> str | None:
+        """Why the schema is broken, said to the caller; None where it is not (or not checked yet:
+        only a plainly valid schema's validator is made later)."""
+        return self._validator if isinstance(self._validator, str) else None
+
+    @property
+    def validator(self) -> Draft202012Validator | str:
+        if self._validator is None:
+            # Two threads may both make it: the same validator, and one of them is kept.
+            self._validator = _jsonschema_validator(self.closed)
+        return self._validator
+
+
+def _jsonschema_validator(closed: dict[str, Any]) -> Draft202012Validator | str:
+    """The jsonschema validator of a closed schema, or why the schema is broken."""
+    # jsonschema is loaded with the first schema it checks, not with the server (a start
+    # that only lists tools never needs it).
+    from jsonschema.exceptions import SchemaError
+
+    from toolbay.chain.schema_keywords import ArgumentsValidator
+    from toolbay.internals.jsonschema_patterns import install
+
+    install()
+    try:
+        ArgumentsValidator.check_schema(closed)
+        return ArgumentsValidator(closed, format_checker=ArgumentsValidator.FORMAT_CHECKER)
+    except SchemaError as exc:
+        return f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
 
 
 class SchemaValidator:
@@ -316,12 +365,14 @@ class SchemaValidator:
     def problems(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
         """Every problem with ``arguments``, one sentence each; empty when they are valid."""
         compiled = self._validator(schema)
-        validator = compiled.validator
-        if isinstance(validator, str):
-            return [validator]
+        if compiled.broken is not None:
+            return [compiled.broken]
         found = unpassable_problems(arguments)
         if not found and compiled.plainly_fits is not None and compiled.plainly_fits(arguments):
             return found  # see toolbay.chain.plain_schemas: a yes there is a yes here
+        validator = compiled.validator
+        if isinstance(validator, str):
+            return [validator]
         from referencing.exceptions import Unresolvable
 
         from toolbay.chain.schema_keywords import ArgumentsTooCostly
@@ -370,7 +421,7 @@ class SchemaValidator:
         time in proportion to their size, so the event loop may run it); anything else is
         checked by ``check`` off the event loop, since a caller chooses how long that takes."""
         compiled = self._validator(schema)
-        return (compiled.plainly_fits is not None and not isinstance(compiled.validator, str)
+        return (compiled.plainly_fits is not None and compiled.broken is None
                 and not unpassable_problems(arguments) and compiled.plainly_fits(arguments))
 
     def check(self, tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
@@ -395,26 +446,20 @@ class SchemaValidator:
         entry = self._compiled.get(id(schema))
         if entry is not None and entry.schema is schema:
             return entry
-        # jsonschema is loaded with the first schema it checks, not with the server (a start
-        # that only lists tools never needs it).
-        from jsonschema.exceptions import SchemaError
-
-        from toolbay.chain.schema_keywords import ArgumentsValidator
-        from toolbay.internals.jsonschema_patterns import install
-
-        install()
-        compiled: Draft202012Validator | str
-        plainly_fits: Check | None = None
         closed = close_schema(schema)
-        try:
-            ArgumentsValidator.check_schema(closed)
-            compiled = ArgumentsValidator(closed, format_checker=ArgumentsValidator.FORMAT_CHECKER)
-            plainly_fits = compile_plain(closed, ArgumentsValidator.FORMAT_CHECKER.checkers)
-        except SchemaError as exc:
-            compiled = f"$: the tool's own input schema is broken ({exc.message}); tell the server's operator"
+        compiled: Draft202012Validator | str | None = None
+        # A plainly valid schema the quick check covers whichever formats jsonschema checks: its
+        # jsonschema validator is made only for arguments that do not plainly fit (see _Compiled).
+        plainly_fits = compile_plain(closed, FORMATS_JSONSCHEMA_MAY_CHECK) if plainly_valid_schema(closed) else None
+        if plainly_fits is None:
+            compiled = _jsonschema_validator(closed)
+            if not isinstance(compiled, str):
+                from toolbay.chain.schema_keywords import ArgumentsValidator
+
+                plainly_fits = compile_plain(closed, ArgumentsValidator.FORMAT_CHECKER.checkers)
         if len(self._compiled) >= self.max_cached:
             self._compiled.clear()
-        entry = self._compiled[id(schema)] = _Compiled(schema, compiled, plainly_fits)
+        entry = self._compiled[id(schema)] = _Compiled(schema, closed, compiled, plainly_fits)
         return entry
 
 

@@ -463,3 +463,24 @@ async def test_a_tools_first_call_compiles_its_schema_while_other_requests_are_a
 
     assert await beside_another_request(first_call) == ["answered", "called"] and generated.calls == 1
     assert stage.validator.compiled(schema)  # compiled once: later calls start at once
+
+
+def test_a_schema_checked_before_jsonschema_is_loaded_still_has_every_format_jsonschema_checks_checked() -> None:
+    # A plain schema's quick check is made before jsonschema is loaded (0.1 s of a first call): it
+    # must leave to jsonschema every format jsonschema checks. Fails when jsonschema checks one
+    # more than FORMATS_JSONSCHEMA_MAY_CHECK names.
+    import jsonschema._format as formats
+
+    from toolbay.chain.schema_keywords import ArgumentsValidator
+    from toolbay.chain.validate import FORMATS_JSONSCHEMA_MAY_CHECK
+
+    checkers = (formats.draft3_format_checker, formats.draft4_format_checker, formats.draft6_format_checker,
+                formats.draft7_format_checker, formats.draft201909_format_checker, formats.draft202012_format_checker,
+                ArgumentsValidator.FORMAT_CHECKER)
+    assert set().union(*(checker.checkers for checker in checkers)) <= FORMATS_JSONSCHEMA_MAY_CHECK
+    validator = SchemaValidator()
+    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date"},
+                                               "file": {"type": "string", "format": "path"}}}
+    assert validator.problems(schema, {"when": "2026-12-07", "file": "a.txt"}) == []
+    assert validator.problems(schema, {"when": "the seventh", "file": "a.txt"}) == [
+        '$.when: expected a valid date, got "the seventh"']
