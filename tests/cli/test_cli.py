@@ -807,8 +807,10 @@ def test_the_commands_that_speak_no_mcp_load_no_mcp_sdk(shared_data_dir: Path, t
                 ["token", "new", "--client-id", "alice", "--scope", "tools:read"])
     # Nor importlib.metadata (with the email package, 10-40 ms), which pydantic's look-up of its
     # plugins and the version of wasmtime each loaded (toolbay.internals.pydantic_plugins), nor
-    # jsonschema (0.1 s) for arguments that plainly fit a plain schema (toolbay.chain.validate).
-    watched = ("mcp", "mcp_types", "starlette", "uvicorn", "limits", "importlib.metadata", "jsonschema")
+    # jsonschema (0.1 s) for arguments that plainly fit a plain schema (toolbay.chain.validate),
+    # nor watchfiles (10 ms), as only a server watches its folders.
+    watched = ("mcp", "mcp_types", "starlette", "uvicorn", "limits", "importlib.metadata", "jsonschema",
+               "watchfiles")
     for report in in_a_fresh_process(commands, watched=watched):
         assert report["code"] in (0, None), report
         assert report["printed"].strip(), report  # it did its work: a listing, an answer, results, a job list, a token
