@@ -145,6 +145,10 @@ def _run(argv: list[str], collector_was_on: bool) -> None:
         from toolbay.internals.pydantic_plugins import find_no_plugins_where_none_is_declared
 
         find_no_plugins_where_none_is_declared()
+        # Before the first dataclass of the command's modules (typer's, pydantic's, toolbay's).
+        from toolbay.internals.dataclass_code import keep_compiled_code
+
+        keep_compiled_code()
     from toolbay.serve_command import serve, serve_options_at_once, stop_as_ctrl_c
 
     serve_options = serve_options_at_once(argv)

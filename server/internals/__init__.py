@@ -12,6 +12,8 @@ it, so an upgrade has one place to look:
   bytes, an epoch-deadline callback, one export by name).
 - ``sre_code``: the code ``re``'s compiler makes, kept between runs for the help-text parser and for
   the patterns a server compiles as it starts (``toolbay.kept_patterns``).
+- ``dataclass_code``: the functions ``dataclasses`` writes for each class, compiled once per
+  installation (an ``exec`` of the ``dataclasses`` module's own).
 - ``pydantic_plugins``: pydantic's plugin module, one that finds none where no package declares
   a plugin (without ``importlib.metadata``).
 """

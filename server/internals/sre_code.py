@@ -25,7 +25,7 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see helptext.records)
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
 
     _WordFormat = Literal["I", "H", "L", "Q"]
 
@@ -124,43 +124,54 @@ class KeptPatterns:
 
     def _read(self) -> dict[tuple[str, int], _Entry]:
         assert self.path is not None
-        try:
-            with open(self.path, "rb") as file:
-                stamp, entries = marshal.loads(file.read())
-        except Exception:  # missing, damaged or from another format: compile afresh
-            return {}
-        if stamp != _stamp() or not isinstance(entries, dict):
-            return {}
-        return entries
+        return read_kept(self.path, _stamp())
 
     def save(self) -> None:
         """Write the entries (merged with what another process may have written since), as
         Python writes bytecode: only when it would, atomically, and silently not at all on a
         read-only installation."""
-        if self.path is None or sys.dont_write_bytecode:
-            return
-        merged = {**self._read(), **self.entries}
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            data = marshal.dumps((_stamp(), merged))
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(temporary, "wb") as file:
-                file.write(data)
-            os.replace(temporary, self.path)
-        except (OSError, ValueError):  # read-only, full, or not marshallable: compile next time
-            import contextlib  # here: nothing else toolbay parse-help loads needs it
-
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        if self.path is not None and not sys.dont_write_bytecode:
+            write_kept(self.path, _stamp(), {**self._read(), **self.entries})
 
 
-def kept_file_beside(package_file: str, name: str) -> str | None:
+def read_kept(path: str, stamp: tuple[Any, ...]) -> dict[Any, Any]:
+    """The entries a kept file holds, or none where it is missing, damaged, or of another stamp."""
+    try:
+        with open(path, "rb") as file:
+            kept_stamp, entries = marshal.loads(file.read())
+    except Exception:  # missing, damaged or from another format: compile afresh
+        return {}
+    if kept_stamp != stamp or not isinstance(entries, dict):
+        return {}
+    return entries
+
+
+def write_kept(path: str, stamp: tuple[Any, ...], entries: dict[Any, Any]) -> None:
+    """Writes ``entries`` as Python writes bytecode: only when it would, atomically, and
+    silently not at all on a read-only installation."""
+    if sys.dont_write_bytecode:
+        return
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        data = marshal.dumps((stamp, entries))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except (OSError, ValueError):  # read-only, full, or not marshallable: compile next time
+        import contextlib  # here: nothing else toolbay parse-help loads needs it
+
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def kept_file_beside(package_file: str, name: str, suffix: str = "sre") -> str | None:
     """Where Python would keep bytecode for a module ``name`` beside ``package_file``, with
-    ``.sre`` for ``.pyc``; None where it keeps none."""
-    if _sre is None or sys.implementation.cache_tag is None:
+    ``.sre`` (or ``suffix``) for ``.pyc``; None where it keeps none."""
+    if (_sre is None and suffix == "sre") or sys.implementation.cache_tag is None:
         return None
     folder = os.path.dirname(os.path.abspath(package_file))
-    file_name = f"{name}.{sys.implementation.cache_tag}.sre"
+    file_name = f"{name}.{sys.implementation.cache_tag}.{suffix}"
     if sys.pycache_prefix:
         return os.path.join(sys.pycache_prefix, folder.lstrip(os.sep), file_name)
     return os.path.join(folder, "__pycache__", file_name)

@@ -124,13 +124,15 @@ def test_with_building_deferred_type_adapters_build_on_first_use_and_keep_their_
     assert printed_after_deferring(DEFERRED_ADAPTER) == ["Call", "refused"]
 
 
-def test_the_toolbay_command_defers_model_building() -> None:
+def test_the_toolbay_command_defers_model_building_and_keeps_the_code_of_dataclasses() -> None:
     # A command that runs defers (one that prints and writes nothing); a --help loads no pydantic at all.
+    # It keeps the functions dataclasses writes compiled too (toolbay.internals.dataclass_code).
     script = ("import sys\n"
               "sys.argv = ['toolbay', 'token', 'new', '--client-id', 'a', '--scope', 'tools:read']\n"
               "import toolbay.entry\n"
               "try:\n    toolbay.entry.main()\nexcept SystemExit:\n    pass\n"
-              "import pydantic._internal._config as c\nprint(c.config_defaults['defer_build'])\n")
+              "import pydantic._internal._config as c\nprint(c.config_defaults['defer_build'])\n"
+              "import dataclasses\nprint('exec' in vars(dataclasses))\n")
     completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.split()[-1] == "True"
+    assert completed.stdout.split()[-2:] == ["True", "True"]
