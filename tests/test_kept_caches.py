@@ -35,3 +35,19 @@ def test_bytecode_of_a_removed_source_goes_and_the_rest_stays(tmp_path: Path) ->
     assert len(list(prefix.rglob("*.pyc"))) == standard_library + 1
     assert not (prefix / gone.relative_to("/")).parent.exists()  # the emptied folders went too
     assert prefix.is_dir()
+
+
+def test_the_compiled_code_toolbay_keeps_beside_its_bytecode_stays_while_its_source_is_there(tmp_path: Path) -> None:
+    # Each file is named after the module that keeps it: the suite's pruning of its bytecode folder
+    # (drop_bytecode_of_removed_sources) drops what is kept for a source that is gone, and a file
+    # named after no source would go at every run's start, its code compiled again.
+    prefix = tmp_path / "bytecode"
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(prefix)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    script = ("from toolbay.internals.dataclass_code import keep_compiled_code\nkeep_compiled_code()\n"
+              "import toolbay.redaction")
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=60)
+    kept = sorted(path.name.split(".")[0] for path in prefix.rglob("*") if path.suffix in (".sre", ".code"))
+    assert kept == ["dataclass_code", "kept_patterns"]
+    drop_bytecode_of_removed_sources(prefix)
+    assert sorted(path.name.split(".")[0] for path in prefix.rglob("*") if path.suffix in (".sre", ".code")) == kept
