@@ -6,7 +6,10 @@ Each round runs ``python -c pass`` (Python's own start, the reference) and ``too
 parse-help --long FILE`` on a real help text, alternating, and takes the wall time and the
 CPU time of each child process (``getrusage``: steadier than wall time on a busy machine),
 all with Python caching compiled bytecode as it does by default (``cold_start.python_as_installed``).
-It also runs ``toolbay --help``. Goal: parse-help <= 3x Python's start.
+It also runs ``toolbay --help``. Goal: parse-help <= 3x Python's start. ``--commands`` also
+times, with no goal, ``toolbay list --json``, ``call textkit_count``, ``search`` and ``jobs list``
+on the bundled tools with a warm data folder (described by the unmeasured first run of each):
+what a user's command, and each of the test suite's, costs before it does its work.
 
 Both run in this environment: in a checkout, the editable install whose start hook (mapping
 ``server/`` to ``toolbay``) every Python start here pays, the reference included.
@@ -81,20 +84,36 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--installed", action="store_true", help="measure a wheel installed in a new environment")
+    parser.add_argument("--commands", action="store_true",
+                        help="also list, call, search and jobs list on the bundled tools, with a warm data folder")
     args = parser.parse_args()
     if not args.installed:
-        return measure(sys.executable, args.rounds)
+        return measure(sys.executable, args.rounds, args.commands)
     with installed_wheel() as python:
         print(f"in a new virtual environment with the wheel installed ({python})")
-        return measure(python, args.rounds)
+        return measure(python, args.rounds, args.commands)
 
 
-def measure(python: str, rounds: int) -> int:
+def measure(python: str, rounds: int, commands_too: bool = False) -> int:
+    with tempfile.TemporaryDirectory(prefix="toolbay-bench-cli-data-") as data:
+        return _measure(python, rounds, commands_too, data)
+
+
+def _measure(python: str, rounds: int, commands_too: bool, data: str) -> int:
+    toolbay = _toolbay(python)
     commands = {
         "python -c pass": [python, "-c", "pass"],
-        "toolbay parse-help": [*_toolbay(python), "parse-help", "--long", str(_help_file())],
-        "toolbay --help": [*_toolbay(python), "--help"],
+        "toolbay parse-help": [*toolbay, "parse-help", "--long", str(_help_file())],
+        "toolbay --help": [*toolbay, "--help"],
     }
+    if commands_too:
+        folders = ["--extensions", str(ROOT / "extensions"), "--data-dir", data]
+        commands.update({
+            "toolbay list --json": [*toolbay, "list", "--json", *folders],
+            "toolbay call": [*toolbay, "call", "textkit_count", "--args", '{"stdin": "one two"}', *folders],
+            "toolbay search": [*toolbay, "search", "count words", *folders],
+            "toolbay jobs list": [*toolbay, "jobs", "list", "--data-dir", data],
+        })
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for argv in commands.values():  # once each, unmeasured: file caches warm
         timed(argv)
