@@ -300,17 +300,22 @@ class CatalogKeeper:
             changed_private = set() if seen is None else \
                 {os.path.dirname(path) for path in seen.keys() | private.keys() if seen.get(path) != private.get(path)}
             await _renew_beside_changed_helpers(previous_files, current, retired, changed_private)
-            self._files = current
-            built = self._build_catalog()
-            # Compared off the event loop: every tool of a changed file is compared with its last
-            # version, its schemas written out; a module of 10,000 tools held every request 0.8 s,
-            # one of a 60 MB schema 1.75 s.
-            before = self.catalog.current
-            compared = await anyio.to_thread.run_sync(before.diff, built)
-            change = self._swap(built, compared if self.catalog.current is before else None)
-            # Calls in flight hold their own reference to the module they started with.
-            for old in retired:
-                await _release(old)
+            # Shielded from here until the modules retired are released: a rescan cancelled at the
+            # comparison (a client cancelling refresh_tools) had taken the new files as read
+            # without serving them (a removed module's tools stayed listed until another rescan)
+            # or releasing the modules they retired (never released then).
+            with anyio.CancelScope(shield=True):
+                self._files = current
+                built = self._build_catalog()
+                # Compared off the event loop: every tool of a changed file is compared with its last
+                # version, its schemas written out; a module of 10,000 tools held every request 0.8 s,
+                # one of a 60 MB schema 1.75 s.
+                before = self.catalog.current
+                compared = await anyio.to_thread.run_sync(before.diff, built)
+                change = self._swap(built, compared if self.catalog.current is before else None)
+                # Calls in flight hold their own reference to the module they started with.
+                for old in retired:
+                    await _release(old)
             if retired:
                 in_use = {outcome.sha256 for outcome in current.values()}
                 for sha256 in {old.sha256 for old in retired} - in_use:

@@ -469,3 +469,40 @@ async def test_a_changed_modules_tools_are_compared_with_their_last_version_off_
         change = await app.rescan()
     assert len(change.added) == len(VERBS)  # a noun more: a tool more for each verb
     assert compared_on_the_loop == [False]
+
+
+async def test_a_rescan_cancelled_as_it_ends_serves_what_it_found_or_nothing_new(
+        reload_settings: Settings, reload_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rescan cancelled late (a client cancelling its ``refresh_tools`` call) once it had taken
+    the folder's new state as read but before serving it: the tools of a removed module stayed
+    listed until another file changed (the next rescan served the removal, and never released
+    the module)."""
+    import threading
+
+    from toolbay import catalog_keeper
+
+    module = reload_dir / "many.py"
+    module.write_text(python_module("many", nouns=NOUNS[:2]), encoding="utf-8")
+    listing_private = catalog_keeper._private_modules_now
+    entered, go_on = threading.Event(), threading.Event()
+
+    def held(folders: list[Path]) -> Any:
+        entered.set()
+        go_on.wait(30)
+        return listing_private(folders)
+
+    async with assemble(reload_settings, watch=False) as app:
+        assert any(name.startswith("many") for name in app.catalog.current.tools)
+        module.unlink()
+        monkeypatch.setattr(catalog_keeper, "_private_modules_now", held)
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(app.rescan)
+                await anyio.to_thread.run_sync(entered.wait, 30)
+                scope.cancel()  # arrives while the rescan waits on its worker thread
+                go_on.set()
+        monkeypatch.setattr(catalog_keeper, "_private_modules_now", listing_private)
+        served = set(app.catalog.current.tools)
+        later = await app.rescan()
+    assert not any(name.startswith("many") for name in served), sorted(served)
+    assert later.empty  # the removal was served by the cancelled rescan, not left to this one
