@@ -188,11 +188,21 @@ def _event(job_id: str, row: Any) -> JobEvent:
     if not isinstance(fields, dict):
         return JobEvent(job_id=job_id, at=0.0, kind="damaged", data={"damaged": True})
     at, kind, data = fields.get("at"), fields.get("kind"), fields.get("data")
-    return JobEvent(job_id=job_id,
-                    at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) and math.isfinite(at)
-                    else 0.0,
+    return JobEvent(job_id=job_id, at=_event_time(at),
                     kind=kind if isinstance(kind, str) else "damaged",
                     data=data if isinstance(data, dict) else {} if data is None else {"damaged": True})
+
+
+def _event_time(at: Any) -> float:
+    """An event's time as written, or 0.0 for anything else: a string, NaN, the infinities, or an
+    integer too large for a float (JSON allows one; ``float`` of it raised OverflowError)."""
+    if isinstance(at, bool) or not isinstance(at, int | float):
+        return 0.0
+    try:
+        value = float(at)
+    except OverflowError:
+        return 0.0
+    return value if math.isfinite(value) else 0.0
 
 
 def _optional_float(value: Any) -> float | None:

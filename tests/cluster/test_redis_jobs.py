@@ -526,6 +526,23 @@ async def test_events_that_are_not_toolbays_leave_the_job_readable_on_every_repl
         assert (await other.result("alice", job_id)).text == "done"  # type: ignore[union-attr]
 
 
+async def test_an_event_whose_time_is_too_large_a_number_leaves_the_job_readable(replica: Replicas) -> None:
+    """An event pushed by hand or by another program whose time is an integer too large for a
+    float (JSON allows it) made every job_status of the job on the replicas not running it an
+    internal error (OverflowError), as a damaged event of another kind no longer did."""
+    gate = Gate()
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        foreign = await replica.client()
+        await foreign.rpush(f"{_job_key(job_id)}:events", '{"kind": "progress", "at": 1' + "0" * 400 + ', "data": {}}')
+        assert (await other.status("alice", job_id)).status == "running"
+        assert [event.at for event in await other.events("alice", job_id)][-1] == 0.0
+        gate.open()
+        with anyio.fail_after(20):
+            assert (await other.wait("alice", job_id, timeout_s=20)).status == "completed"
+
+
 async def test_an_event_list_of_another_kind_leaves_the_job_followed_to_its_end_on_every_replica(
         replica: Replicas) -> None:
     """A job's event list in Redis holding another kind of value (a string set by hand, or by
