@@ -183,7 +183,7 @@ def _event(job_id: str, row: Any) -> JobEvent:
     internal error, for as long as the job was kept."""
     try:
         fields = json.loads(row)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
         fields = None
     if not isinstance(fields, dict):
         return JobEvent(job_id=job_id, at=0.0, kind="damaged", data={"damaged": True})
@@ -317,7 +317,7 @@ def _cancel_request(data: str) -> tuple[str, str] | None:
     listener, and with it every replica's job manager, at once."""
     try:
         request = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
         request = None
     if isinstance(request, dict) and isinstance(request.get("job_id"), str):
         reason = request.get("reason")

@@ -505,6 +505,27 @@ async def test_a_foreign_message_on_the_cancel_channel_stops_no_replica(replica:
         assert gate.seen_cancel
 
 
+async def test_json_nested_too_deeply_on_the_channel_or_in_events_stops_no_replica(replica: Replicas) -> None:
+    """A message on ``toolbay:job-cancel`` or an entry of a job's event list nested too deeply for
+    Python's JSON reader (100,000 brackets: RecursionError, not the ValueError looked for) ended
+    every replica's job manager at once, and made the job's status an internal error elsewhere."""
+    gate = Gate()
+    nested = "[" * 100_000 + "]" * 100_000
+    async with AsyncExitStack() as stack:
+        runner, other = await two(replica, stack)
+        job_id = await start_job(runner, gate)
+        foreign = await replica.client()
+        await foreign.rpush(f"{_job_key(job_id)}:events", nested)
+        assert (await other.status("alice", job_id)).status == "running"
+        assert [event.kind for event in await other.events("alice", job_id)][-1] == "damaged"
+        with anyio.fail_after(20):
+            while await foreign.publish(CANCEL_CHANNEL, nested) < 2:
+                await anyio.sleep(0.01)
+            view = await other.cancel("alice", job_id)  # heard after it, in order
+        assert view.status == "cancelled"
+        assert gate.seen_cancel
+
+
 async def test_events_that_are_not_toolbays_leave_the_job_readable_on_every_replica(replica: Replicas) -> None:
     """Entries of a job's event list in Redis that toolbay did not write (not JSON, not an object,
     a time or kind of the wrong type: pushed by hand or by another program) made every job_status,
