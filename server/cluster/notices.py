@@ -79,7 +79,7 @@ class CatalogNotices:
     def _from_another(self, data: bytes) -> bool:
         try:
             return json.loads(data).get("from") != self.replica_id
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # RecursionError: nested too deeply to read
             return False
 
     async def _look_again(self) -> None:
