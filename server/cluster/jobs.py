@@ -254,7 +254,7 @@ def _record(fields: Mapping[Any, Any]) -> JobRecord:
         arguments = json.loads(text.get("arguments") or "{}")
         if not isinstance(arguments, dict):
             raise TypeError(f"a JSON {type(arguments).__name__}, not an object")
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, RecursionError) as exc:  # RecursionError: nested too deeply to read
         problems.append(f"arguments: {exc}")
         arguments = {}
     missing = [name for name in ("id", "owner", "tool") if name not in text]

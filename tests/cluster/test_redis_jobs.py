@@ -385,6 +385,13 @@ async def test_a_status_and_a_listing_read_neither_arguments_nor_result(redis_ur
         await client.aclose()
 
 
+async def _running_jobs(store: RedisJobStore, owner: str, count: int) -> None:
+    """Jobs job_<o>0 .. of ``owner`` (``<o>``: its first letter), running, created at 1, 2, ..."""
+    for n in range(count):
+        await store.create(JobRecord(id=f"job_{owner[0]}{n}", owner=owner, tool="t", arguments={}, status="running",
+                                     created_at=float(n + 1), updated_at=float(n + 1)))
+
+
 async def test_a_damaged_job_record_is_said_as_damaged_and_the_callers_other_jobs_stay_listed(redis_url: str) -> None:
     """A status no job has, a time that is not a number, a string where a job's hash should be
     (edits by hand): each was an internal error, or "cannot reach Redis, retry after 5 seconds",
@@ -393,9 +400,7 @@ async def test_a_damaged_job_record_is_said_as_damaged_and_the_callers_other_job
     client = await open_checked(redis_url)
     try:
         store = RedisJobStore(client, lease_s=10.0)
-        for n in range(4):
-            await store.create(JobRecord(id=f"job_d{n}", owner="dora", tool="t", arguments={}, status="running",
-                                         created_at=float(n + 1), updated_at=float(n + 1)))
+        await _running_jobs(store, "dora", 4)
         await client.hset(_job_key("job_d1"), "status", "weird")
         await client.hset(_job_key("job_d2"), "created_at", "yesterday")
         await client.hset(_job_key("job_d4"), mapping={
@@ -414,6 +419,24 @@ async def test_a_damaged_job_record_is_said_as_damaged_and_the_callers_other_job
                                                "time; a text that is not UTF-8)")
         with pytest.raises(StorageDamaged, match="holds a damaged record"):
             await store.get("dora", "job_d3")
+    finally:
+        await client.aclose()
+
+
+async def test_unfinished_jobs_are_read_though_ones_arguments_are_nested_too_deeply(redis_url: str) -> None:
+    """A job's arguments in Redis edited by hand to JSON nested too deeply for Python's reader
+    (100,000 brackets) raised RecursionError, not the ValueError looked for, in the reading of the
+    unfinished jobs a replica takes over or marks interrupted as it starts; arguments that are
+    not JSON are said as a damaged record, and so are these."""
+    client = await open_checked(redis_url)
+    try:
+        store = RedisJobStore(client, lease_s=10.0)
+        await _running_jobs(store, "nina", 2)
+        await client.hset(_job_key("job_n1"), "arguments", "[" * 100_000 + "]" * 100_000)
+        found = {record.id: record for record in await store.list_unfinished()}
+        assert found["job_n0"].reason is None
+        damaged = found["job_n1"]
+        assert damaged.arguments == {} and (damaged.reason or "").startswith(f"{DAMAGED_RECORD} (arguments: ")
     finally:
         await client.aclose()
 
