@@ -514,7 +514,7 @@ class RedisJobStore(JobStore):
             return None
         try:
             return result_from_json(_s(payload))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:  # RecursionError: nested too deeply
             return ToolResult.error(f"The result of this job was lost: its stored copy is damaged ({exc}). "
                                     "Run the tool again.", reason=RESULT_LOST)
 

@@ -441,6 +441,21 @@ async def test_unfinished_jobs_are_read_though_ones_arguments_are_nested_too_dee
         await client.aclose()
 
 
+async def test_a_stored_result_nested_too_deeply_is_said_lost(redis_url: str) -> None:
+    """A job's stored result edited by hand to JSON nested too deeply for Python's reader raised
+    RecursionError, not the errors looked for: its job_result was an internal error where a
+    result that is not JSON is said lost, with a word to run the tool again."""
+    client = await open_checked(redis_url)
+    try:
+        store = RedisJobStore(client, lease_s=10.0)
+        await _running_jobs(store, "rita", 1)
+        await client.hset(_job_key("job_r0"), "result", "[" * 100_000 + "]" * 100_000)
+        result = await store.get_result("rita", "job_r0")
+        assert result is not None and result.is_error and "Run the tool again" in result.text
+    finally:
+        await client.aclose()
+
+
 async def test_a_job_whose_creation_failed_halfway_is_not_left_listed_as_running(redis_url: str) -> None:
     """Redis runs every command of a transaction though one fails: with the index of unfinished
     jobs damaged, the record landed without it, and a job its caller was told had stopped was
