@@ -151,11 +151,14 @@ def write_kept(path: str, stamp: tuple[Any, ...], entries: dict[Any, Any]) -> No
     silently not at all on a read-only installation."""
     if sys.dont_write_bytecode:
         return
-    temporary = f"{path}.{os.getpid()}.tmp"
+    # Created anew (O_EXCL: a link or file already at that name is neither followed nor shared)
+    # under a name no other process takes: two containers sharing one installation may both run
+    # toolbay as pid 1, and writes interleaved in one file could load as wrong code.
+    temporary = f"{path}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
     try:
         data = marshal.dumps((stamp, entries))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as file:
+        with open(temporary, "xb") as file:
             file.write(data)
         os.replace(temporary, path)
     except (OSError, ValueError):  # read-only, full, or not marshallable: compile next time

@@ -111,6 +111,20 @@ def test_a_folder_that_cannot_be_written_costs_nothing_but_the_file(tmp_path: Pa
     assert blocked.read_text() == "not a folder"
 
 
+def test_a_link_at_the_temporary_name_of_another_process_is_neither_followed_nor_shared(
+        tmp_path: Path, writes_bytecode: None) -> None:
+    # Two containers sharing one installation may both run toolbay as pid 1: a name made of the
+    # pid alone was one file both wrote at once (their writes interleaved could load as wrong
+    # code), and a link left there by anyone who may write the folder was followed.
+    path = tmp_path / "kept.sre"
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"untouched")
+    (tmp_path / f"kept.sre.{os.getpid()}.tmp").symlink_to(victim)
+    sre_code.write_kept(str(path), ("stamp",), {"key": "value"})
+    assert victim.read_bytes() == b"untouched"
+    assert not path.is_symlink() and sre_code.read_kept(str(path), ("stamp",)) == {"key": "value"}
+
+
 def test_the_file_is_kept_where_python_keeps_bytecode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     module = tmp_path / "pkg" / "kept.py"
     monkeypatch.setattr(sys, "pycache_prefix", None)
