@@ -147,7 +147,7 @@ def test_a_parse_help_run_keeps_the_patterns_it_compiled_though_it_ends_without_
                          capture_output=True, text=True, env=env, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["input_schema"]["properties"]["lines"]["type"] == "integer"  # all of it written
-    (kept,) = prefix.rglob(f"patterns.{sys.implementation.cache_tag}.sre")
+    (kept,) = prefix.rglob(f"kept.{sys.implementation.cache_tag}.sre")  # toolbay.helptext.kept's
     assert len(KeptPatterns(save_at_exit=False, path=str(kept)).entries) > 100
 
 
