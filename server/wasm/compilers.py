@@ -153,7 +153,7 @@ def wasmtime_version() -> str:
                         return line.removeprefix("Version:").strip()
                     if not line.strip():
                         break  # the headers end: no version among them
-    except OSError:
+    except (OSError, ValueError):  # unreadable, or not UTF-8 as metadata must be: asked as below
         pass
     import importlib.metadata
 
