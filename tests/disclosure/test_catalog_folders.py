@@ -4,9 +4,6 @@ for a name it cannot see: small folders of Python tools, the SDK's own client in
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,12 +11,15 @@ from typing import Any
 
 import anyio
 import pytest
+from click.testing import Result
 from mcp import Client
+from typer.testing import CliRunner
 
 from tests.disclosure.test_search_first import listed, names, search
 from tests.reload.conftest import ListChanged
 from toolbay.app import Toolbay
 from toolbay.assembly import assemble
+from toolbay.cli import app as cli_app
 from toolbay.config import Settings, load_settings
 from toolbay.errors import ConfigError
 from toolbay.protocol.mcp_server import build_mcp_server
@@ -29,6 +29,7 @@ pytestmark = pytest.mark.anyio
 WAIT_S = 180
 GITHUB_TOKEN = "ghp_" + "A" * 28 + "1234"
 STRIPE_KEY = "sk-live-" + "Z" * 20 + "9999"
+runner = CliRunner()
 
 CONNECTED_MODULE = '''
 def get_tool_schemas():
@@ -138,19 +139,25 @@ def test_a_catalog_folder_that_is_not_an_extension_folder_is_refused_by_name(
                       disclosure={"catalog": [str(catalog) + "t"]})
 
 
+def toolbay_in(folder: Path, monkeypatch: pytest.MonkeyPatch, *argv: str) -> Result:
+    """``toolbay ARGV`` run from ``folder``, whose toolbay.toml it reads: typer's command, as
+    ``python -m toolbay ARGV`` runs it, here in this process (what these tests check is what the
+    command prints, not how a process of its own starts or ends: each was ~0.5 s of CPU)."""
+    monkeypatch.chdir(folder)
+    return runner.invoke(cli_app, list(argv), env={"COLUMNS": "200"})
+
+
 def test_toolbay_search_answers_as_search_tools_does_allowlist_and_redaction_included(
-        folders: tuple[Path, Path], tmp_path: Path) -> None:
+        folders: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     connected, catalog = folders
 
     def toolbay_search(*allow: str, as_json: bool = True) -> Any:
         (tmp_path / "toolbay.toml").write_text(
             f'extensions = ["{connected}", "{catalog}"]\nagents = []\ndata_dir = "data"\n'
             f'[disclosure]\ncatalog = ["{catalog}"]\ncatalog_allow = {json.dumps(list(allow))}\n', encoding="utf-8")
-        process = subprocess.run([sys.executable, "-m", "toolbay", "search", "open the vault",
-                                  *(["--json"] if as_json else [])], env={**os.environ, "COLUMNS": "200"},
-                                 cwd=tmp_path, capture_output=True, text=True, check=False, timeout=WAIT_S)
-        assert process.returncode == 0, process.stderr
-        return json.loads(process.stdout) if as_json else process.stdout
+        done = toolbay_in(tmp_path, monkeypatch, "search", "open the vault", *(["--json"] if as_json else []))
+        assert done.exit_code == 0, done.output
+        return json.loads(done.stdout) if as_json else done.stdout
 
     hidden, allowed = toolbay_search(), toolbay_search("vault")
     assert hidden["no_match"] and hidden["results"] == []
@@ -196,7 +203,7 @@ async def test_a_tool_found_in_one_file_is_not_listed_when_another_file_serves_i
 
 
 def test_toolbay_call_of_a_misspelt_name_names_no_catalog_tool_the_local_caller_may_not_search(
-        folders: tuple[Path, Path], tmp_path: Path) -> None:
+        folders: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # It suggested every described tool; served over MCP the same caller is told none of them.
     connected, catalog = folders
 
@@ -204,10 +211,9 @@ def test_toolbay_call_of_a_misspelt_name_names_no_catalog_tool_the_local_caller_
         (tmp_path / "toolbay.toml").write_text(
             f'extensions = ["{connected}", "{catalog}"]\nagents = []\ndata_dir = "data"\n'
             f'[disclosure]\ncatalog = ["{catalog}"]\ncatalog_allow = {json.dumps(list(allow))}\n', encoding="utf-8")
-        process = subprocess.run([sys.executable, "-m", "toolbay", "call", name], cwd=tmp_path, capture_output=True,
-                                 text=True, check=False, timeout=WAIT_S)
-        assert process.returncode == 2, process.stderr
-        return process.stderr
+        done = toolbay_in(tmp_path, monkeypatch, "call", name)
+        assert done.exit_code == 2, done.output
+        return done.stderr
 
     assert "vault_open" not in toolbay_call("vault_opn")
     assert "closest names: vault_open" in toolbay_call("vault_opn", "vault")
@@ -265,7 +271,8 @@ def dispatch(name, arguments):
 '''
 
 
-async def test_a_configured_credentials_value_is_blotted_out_of_listings_and_search(tmp_path: Path) -> None:
+async def test_a_configured_credentials_value_is_blotted_out_of_listings_and_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The audit log blotted out [credentials] values, but a tool's description or schema that
     held one was listed, found and shown as written, and a search for the value found it."""
     folder = tmp_path / "tools"
@@ -289,10 +296,10 @@ async def test_a_configured_credentials_value_is_blotted_out_of_listings_and_sea
         '[credentials.walrus]\ntools = ["walrus_*"]\napi_key = "moonbeam42"\n', encoding="utf-8")
     # toolbay search's table shows the descriptions (its --json line carries names and scores only).
     for command in (["list", "--json"], ["search", "walrus service"]):
-        process = subprocess.run([sys.executable, "-m", "toolbay", *command], cwd=tmp_path, capture_output=True,
-                                 text=True, check=False, timeout=WAIT_S, env={**os.environ, "COLUMNS": "200"})
-        assert process.returncode == 0 and "walrus_ping" in process.stdout, process.stderr
-        assert "moonbeam42" not in process.stdout and "[credential redacted]" in process.stdout, process.stdout
+        # In a thread: the command runs an event loop of its own, as it does in its own process.
+        done = await anyio.to_thread.run_sync(toolbay_in, tmp_path, monkeypatch, *command)
+        assert done.exit_code == 0 and "walrus_ping" in done.stdout, done.output
+        assert "moonbeam42" not in done.stdout and "[credential redacted]" in done.stdout, done.stdout
 
 
 async def test_a_file_or_tool_named_like_a_secret_is_not_served(tmp_path: Path) -> None:
