@@ -1156,7 +1156,7 @@ def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_i
         assert f"toolbay: warning: {said} transport http or sse; this server speaks stdio" in completed.stderr
 
 
-@pytest.mark.parametrize(("settings", "said"), [
+MISSPELT_SCOPES = [
     ('[chain.auth]\nlocal_scopes = ["tools:exce"]\n', "'tools:exce' grants nothing (did you mean 'tools:exec'?)"),
     # a scope named in [chain.access.scopes], misspelt (an outside check: it started silently)
     ('[chain.auth]\nlocal_scopes = ["cii"]\n[chain.access.scopes.ci]\ntiers = ["read"]\n',
@@ -1169,7 +1169,12 @@ def test_serve_on_stdio_with_a_port_from_the_environment_or_configuration_says_i
     ('[chain.auth]\nlocal_scopes = ["Tool:hashsum"]\n', "'Tool:hashsum' grants nothing (did you mean 'tool:hashsum'?)"),
     ('[chain.auth]\nlocal_scopes = ["catalogue:x"]\n', "'catalogue:x' grants nothing (did you mean 'catalog:x'?)"),
     ('[chain.auth]\nlocal_scopes = ["Metrics:read"]\n', "'Metrics:read' grants nothing (did you mean 'metrics:read'?)"),
-])
+]
+
+
+# One of each of the two ways a scope is refused (a tools: scope; one of another kind): the others
+# are told apart by the words alone, checked below on the command that builds the same policies.
+@pytest.mark.parametrize(("settings", "said"), MISSPELT_SCOPES[:2])
 def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
         tmp_path: Path, shared_data_dir: Path, settings: str, said: str) -> None:
     # A misspelt scope granted nothing: the server started, then refused every call of its one caller.
@@ -1181,6 +1186,19 @@ def test_serve_with_a_misspelt_scope_for_its_caller_stops_at_start_naming_it(
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
     assert completed.returncode == 2, completed.stderr
     [line] = completed.stderr.strip().splitlines()
+    assert line.startswith(f"toolbay: chain.auth.local_scopes: {said}")
+
+
+@pytest.mark.parametrize(("settings", "said"), MISSPELT_SCOPES)
+def test_a_misspelt_scope_is_named_with_the_scope_it_was_meant_to_be(
+        tmp_path: Path, shared_data_dir: Path, settings: str, said: str) -> None:
+    """As serve says it at start (above): the refusal comes as the chain's policies are built,
+    which toolbay list does too, here in the test process rather than a server process each."""
+    config = tmp_path / "toolbay.toml"
+    config.write_text(settings)
+    result = runner.invoke(app, ["list", "--config", str(config), "--data-dir", str(shared_data_dir)])
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"toolbay: chain.auth.local_scopes: {said}")
 
 
