@@ -311,11 +311,13 @@ async def _assembled(
         app = Toolbay(settings, keeper=keeper, policies=policies, jobs=manager, sessions=sessions, roles=roles,
                       server_hooks=[add_tasks], stages=stages, disclosure=disclosure, metrics=metrics,
                       tracer=tracer, search=search_now, where_tools_are=disclosure.where_tools_are)
+        watcher = None
         if watch:
             # Imported only to watch (serve): watchfiles' import was 9-11 ms of each list, call and search.
             from toolbay.watcher import ExtensionWatcher
 
-            await group.start(ExtensionWatcher(keeper).run)
+            watcher = ExtensionWatcher(keeper)
+            await group.start(watcher.run)
         if callable(getattr(policies.authenticator.verifier, "take_changed_clients", None)):  # a tokens file
             await group.start(tell_callers_whose_tokens_change, policies.authenticator.verifier, sessions)
         if notices is not None:
@@ -325,6 +327,8 @@ async def _assembled(
         try:
             yield app
         finally:
+            if watcher is not None:
+                watcher.stop()
             group.cancel_scope.cancel()
             disclosure.close()
 

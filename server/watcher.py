@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from pathlib import Path
@@ -90,6 +91,13 @@ class ExtensionWatcher:
         # The folders the current OS watch was given, by absolute path: an event on one of them
         # is the folder itself going (deleted, renamed away), which the watch does not outlive.
         self._watching: frozenset[str] = frozenset()
+        # Looked at by the OS watch's thread every ``quiet_ms``. A cancelled watch waits for that
+        # thread, which otherwise sees no stop before its next idle tick: 0.2 s of every stop.
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """Ends ``run`` within ``quiet_ms``; call it before cancelling the task that runs it."""
+        self._stopping.set()
 
     def _existing_folders(self) -> list[Path]:
         """The folders to watch: the tool and agent folders, and those of the files the Python
@@ -159,7 +167,7 @@ class ExtensionWatcher:
         wait for. Whatever changed before a watch was in place is taken in by one rescan at
         its first yield."""
         task_status.started()
-        while True:
+        while not self._stopping.is_set():
             folders = self._existing_folders()
             if not folders:
                 await anyio.sleep(self.idle_tick_ms / 1000)
@@ -210,21 +218,17 @@ class ExtensionWatcher:
                 await self._rescan()
 
     async def _watch(self, folders: list[Path]) -> AsyncGenerator[set[tuple[Change, str]], None]:
-        stop = anyio.Event()
-        try:
-            async for changes in awatch(
-                *folders,
-                watch_filter=self._watched,
-                debounce=self.max_batch_ms,
-                step=self.quiet_ms,
-                stop_event=stop,
-                recursive=False,
-                yield_on_timeout=True,
-                rust_timeout=self.idle_tick_ms,
-            ):
-                yield changes
-        finally:
-            stop.set()
+        async for changes in awatch(
+            *folders,
+            watch_filter=self._watched,
+            debounce=self.max_batch_ms,
+            step=self.quiet_ms,
+            stop_event=self._stopping,
+            recursive=False,
+            yield_on_timeout=True,
+            rust_timeout=self.idle_tick_ms,
+        ):
+            yield changes
 
     async def _rescan(self) -> None:
         try:

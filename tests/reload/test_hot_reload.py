@@ -506,3 +506,31 @@ async def test_a_rescan_cancelled_as_it_ends_serves_what_it_found_or_nothing_new
         later = await app.rescan()
     assert not any(name.startswith("many") for name in served), sorted(served)
     assert later.empty  # the removal was served by the cancelled rescan, not left to this one
+
+
+async def test_a_watching_server_stops_without_waiting_for_its_watchs_idle_tick(
+        reload_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopping waited for the OS watch's thread, which looked for a stop only at its next idle
+    tick: 0.2 s of every stop of every server (Ctrl-C, a deploy's SIGTERM). Here the idle tick
+    is two minutes, longer than the deadline."""
+    import threading
+
+    import toolbay.watcher
+
+    watching = threading.Event()  # the watch's thread has looked at its stop: it waits in the OS watch
+
+    class Asked(threading.Event):
+        def is_set(self) -> bool:
+            watching.set()
+            return super().is_set()
+
+    class SlowTicking(toolbay.watcher.ExtensionWatcher):
+        def __init__(self, keeper: CatalogKeeper) -> None:
+            super().__init__(keeper)
+            self.idle_tick_ms = 120_000
+            self._stopping = Asked()
+
+    monkeypatch.setattr(toolbay.watcher, "ExtensionWatcher", SlowTicking)
+    with anyio.fail_after(WAIT_S):
+        async with assemble(reload_settings):
+            assert await anyio.to_thread.run_sync(watching.wait, WAIT_S)
