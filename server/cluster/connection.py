@@ -17,8 +17,8 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.exceptions import AuthenticationError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from toolbay.errors import ConfigError
@@ -33,8 +33,14 @@ MAX_CONNECTIONS = 64
 # is sent again on a new one, a few times with a short pause: without this, every connection
 # the pool held before a restart fails one caller's command with "Connection closed by
 # server", long after Redis is back. Only closed connections, never timeouts: a command that
-# timed out may have run, and a slow Redis must not be asked twice.
+# timed out may have run, and a slow Redis must not be asked twice. Nor a refused login (redis-py
+# counts it a connection error too): the same password is refused again, and `serve` said a
+# missing one only after 3.5 s of asking again (each attempt's connection retried in turn).
 RECONNECT_ATTEMPTS = 3
+
+
+def _worth_another_connection(error: Exception) -> bool:
+    return not isinstance(error, AuthenticationError)
 
 
 def pool_for(url: str, **options: object) -> aioredis.BlockingConnectionPool:
@@ -44,7 +50,7 @@ def pool_for(url: str, **options: object) -> aioredis.BlockingConnectionPool:
         "max_connections": MAX_CONNECTIONS, "timeout": COMMAND_TIMEOUT_S,
         "socket_connect_timeout": CONNECT_TIMEOUT_S, "socket_timeout": COMMAND_TIMEOUT_S,
         "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), RECONNECT_ATTEMPTS,
-                       supported_errors=(RedisConnectionError,)),
+                       supported_errors=(RedisConnectionError,), is_retryable=_worth_another_connection),
         **options,
     }
     return aioredis.BlockingConnectionPool.from_url(url, **settings)
