@@ -3,14 +3,17 @@ stdio (a `python -m server serve` subprocess) and streamable HTTP (uvicorn on lo
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 
+from tests.conftest import FIXTURE_WASM
 from tests.jobs_e2e.conftest import (
     Progress,
     Stopwatch,
@@ -24,6 +27,7 @@ from tests.jobs_e2e.conftest import (
     text,
     write_config,
 )
+from toolbay.config import load_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -129,14 +133,28 @@ async def test_a_second_job_queues_with_its_place_and_job_cancel_stops_the_first
     assert text(second_result).strip() == "second"
 
 
-async def test_job_wait_reports_the_jobs_progress_while_it_waits(server_url: str) -> None:
+async def test_job_wait_reports_the_jobs_progress_while_it_waits(
+    tmp_path: Path, extensions: Path, data_dir: Path
+) -> None:
+    gated, workspace = tmp_path / "gated", tmp_path / "workspace"
+    for folder in (gated, workspace):
+        folder.mkdir()
+    shutil.copy2(FIXTURE_WASM / "progress_bg.wasm", gated / "progress_bg.wasm")
+    config = write_config(tmp_path / "toolbay.toml", extensions, data_dir)
+    settings = load_settings(config, extensions=[extensions, gated], workspace=workspace)
     progress = Progress()
     with anyio.fail_after(60):
-        async with http_client(server_url) as client:
-            # Long enough to be still running when job_wait arrives on a machine busy with two
-            # test suites (800 ms was not: the job had ended, and job_wait answered at once).
-            job_id = await start_job(client, {"ms": 4000, "progress": True})
-            await call(client, "job_wait", {"job_id": job_id, "timeout_s": 30}, progress_callback=progress)
+        async with http_server(settings) as (url, _), http_client(url) as client:
+            # The job ends only once job_wait has said it waits (a file it waits for): still
+            # running when job_wait arrives however busy the machine (a job of 800 ms was not,
+            # on one busy with two test suites, and job_wait answered at once).
+            job_id = await start_job(client, {"steps": 1, "step_ms": 0, "gate": "/workspace/go"}, tool="progress_bg")
+            async with anyio.create_task_group() as group:
+                group.start_soon(partial(call, client, "job_wait", {"job_id": job_id, "timeout_s": 30},
+                                         progress_callback=progress))
+                while not progress.heard:
+                    await progress.changed.wait()
+                (workspace / "go1").touch()
     assert progress.heard, "job_wait sent no progress notification"
     assert any("completed" in message for message in progress.messages), progress.heard
     values = [value for value, _, _ in progress.heard]
