@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -92,10 +93,19 @@ async def test_a_job_outlives_its_stdio_client_even_after_the_client_gave_up_wai
     """A job_wait the client cancelled (Esc in a client) was counted as a request still to
     answer: the server waited for it 30 s after the client left, the client killed it after 2,
     and the running job was lost (still 'running' in the folder, run again later)."""
+    waiting = anyio.Event()
+
+    async def heard(progress: float, total: float | None, message: str | None) -> None:
+        waiting.set()  # job_wait says the job's status as it begins to wait
+
     async with Client(stdio(folders), mode="legacy") as client:
         job = structured(await call(client, "progress_bg", {"steps": 1, "step_ms": 0, "gate": "/workspace/go"}))
-        with anyio.move_on_after(1):  # the client stops waiting: the SDK sends notifications/cancelled
-            await call(client, "job_wait", {"job_id": job["job_id"], "timeout_s": 50})
+        async with anyio.create_task_group() as group:
+            group.start_soon(partial(call, client, "job_wait", {"job_id": job["job_id"], "timeout_s": 50},
+                                     progress_callback=heard))
+            with anyio.fail_after(60):
+                await waiting.wait()
+            group.cancel_scope.cancel()  # the client stops waiting: the SDK sends notifications/cancelled
     assert servers_on(folders["data"]), ("the server should still be running its job", after_client_log(folders))
     (folders["workspace"] / "go1").touch()
     with anyio.fail_after(60):
