@@ -352,23 +352,23 @@ async def test_a_session_whose_client_said_nothing_after_its_initialize_ends_soo
     settings = make_settings("[http]\nmax_sessions_per_caller = 1\n")
     headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['reader']}"}
     async with running(settings) as url, httpx2.AsyncClient(timeout=30) as http:
-        abandoned = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
-        refused = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
-        await ended.wait_for(abandoned.headers["mcp-session-id"])  # and its place comes back
-        opened = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
-        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        # Another caller's session, whose client speaks after its initialize and carries on.
+        spoke = {**MCP_HEADERS, "Authorization": f"Bearer {tokens['operator']}"}
+        opened = await http.post(f"{url}/mcp", json=INITIALIZE, headers=spoke)
+        session = {**spoke, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
         initialized = await http.post(f"{url}/mcp", headers=session,
                                       json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        # Another caller's session, opened after this one spoke and then abandoned: once its grace
-        # has run out, this session's (begun earlier) would have too, had speaking not lifted it.
-        witness = await http.post(f"{url}/mcp", json=INITIALIZE,
-                                  headers={**MCP_HEADERS, "Authorization": f"Bearer {tokens['operator']}"})
-        await ended.wait_for(witness.headers["mcp-session-id"])
+        # Opened after that one spoke, then abandoned: once its grace has run out, the session
+        # that spoke (begun earlier) would have too, had speaking not lifted it.
+        abandoned = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
+        refused = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)
+        await ended.wait_for(abandoned.headers["mcp-session-id"])
         ended_by_then = list(ended.ids)
+        again = await http.post(f"{url}/mcp", json=INITIALIZE, headers=headers)  # its place came back
         listing = await http.post(f"{url}/mcp", headers=session,
                                   json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    assert abandoned.status_code == 200 and refused.status_code == 429
-    assert opened.status_code == 200 and initialized.status_code == 202 and witness.status_code == 200
+    assert abandoned.status_code == 200 and refused.status_code == 429 and again.status_code == 200
+    assert opened.status_code == 200 and initialized.status_code == 202
     assert listing.status_code == 200 and '"tools"' in listing.text
     assert opened.headers["mcp-session-id"] not in ended_by_then
 
