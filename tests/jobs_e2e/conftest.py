@@ -89,12 +89,14 @@ def callers(tmp_path: Path) -> Callers:
 
 def write_config(path: Path, extensions: Path, data_dir: Path, *, jobs: Mapping[str, Any] | None = None,
                  timeout_s: float = 60, background_tools: tuple[str, ...] = (),
-                 tokens_file: Path | None = None, quick_budget_ms: float | None = None) -> Path:
+                 tokens_file: Path | None = None, quick_budget_ms: float | None = None,
+                 workspace: Path | None = None) -> Path:
     """A toolbay.toml for a test server: small sync budget, fast polling of nothing else."""
     job_settings = {"sync_budget_s": 0.2, **(jobs or {})}
     lines = [
         f"extensions = [{str(extensions)!r}]",
         f"data_dir = {str(data_dir)!r}",
+        *([f"workspace = {str(workspace)!r}"] if workspace is not None else []),
         f"background_tools = {list(background_tools)!r}",
         "[sandbox]", f"timeout_s = {timeout_s}",
         *([f"quick_budget_ms = {quick_budget_ms}"] if quick_budget_ms is not None else []),
