@@ -111,6 +111,7 @@ class Cluster:
     replicas: list[Replica]
     balancer: Haproxy
     extensions: Path
+    workspace: Path  # the replicas' shared workspace (/workspace to the tools)
 
     @property
     def url(self) -> str:
@@ -167,7 +168,7 @@ def start_cluster(folder: Path, redis: RedisServer, compiled: Path, count: int =
         for replica in replicas:
             replica.stop()
         raise
-    return Cluster(redis, replicas, balancer, extensions)
+    return Cluster(redis, replicas, balancer, extensions, workspace)
 
 
 @contextmanager

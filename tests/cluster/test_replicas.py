@@ -27,7 +27,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
             shared_data_dir: Path) -> Iterator[Cluster]:
-    running = start_cluster(tmp_path_factory.mktemp("cluster"), redis_server, shared_data_dir)
+    running = start_cluster(tmp_path_factory.mktemp("cluster"), redis_server, shared_data_dir,
+                            extra_tools=("progress",))
     try:
         yield running
     finally:
@@ -58,21 +59,24 @@ async def test_a_jobs_polling_and_result_work_whichever_replica_each_request_lan
         cluster: Cluster, client: Client) -> None:
     before = [await calls_served(r.url) for r in cluster.replicas]
     with anyio.fail_after(120):
-        started = structured(await client.call_tool("slow", {"ms": 2000, "message": "finished here"}))
+        # The progress fixture with --gate runs until the test touches its file in the shared
+        # workspace: a job still running while it is polled, however busy the machine.
+        started = structured(await client.call_tool("progress", {"steps": 1, "step_ms": 0, "gate": "/workspace/go"}))
         job_id = started["job_id"]
         statuses = [structured(await client.call_tool("job_status", {"job_id": job_id}))["status"]
                     for _ in range(3)]
-        assert set(statuses) <= {"running", "completed"}
+        assert statuses == ["running"] * 3
+        (cluster.workspace / "go1").touch()
         waited = structured(await client.call_tool("job_wait", {"job_id": job_id, "timeout_s": 60}))
         assert waited["status"] == "completed"
         results = [await client.call_tool("job_result", {"job_id": job_id}) for _ in range(3)]
         listed = structured(await client.call_tool("job_list", {}))
-    assert all("finished here" in r.content[0].text for r in results)
+    assert all(r.content[0].text == "done 1 steps\n" for r in results)
     assert job_id in json.dumps(listed)
     after = [await calls_served(r.url) for r in cluster.replicas]
     # Round robin: every replica answered some of these calls, job tools included.
     assert all(a > b for a, b in zip(after, before, strict=True)), (before, after)
-    assert sum([await calls_served(r.url, tool="slow", outcome="job") for r in cluster.replicas]) == 1
+    assert sum([await calls_served(r.url, tool="progress", outcome="job") for r in cluster.replicas]) == 1
     assert sum([await calls_served(r.url, tool="job_status", outcome="ok") for r in cluster.replicas]) == 3
 
 
