@@ -94,6 +94,7 @@ sync_budget_s = {sync_budget_s}
 [tiers]
 slowread = "read"
 slowwrite = "write"
+progress = "read"
 """
 LIMITS = """
 [chain.rate_limits]

@@ -185,22 +185,29 @@ async def test_a_redis_restart_mid_load_degrades_clearly_and_recovers_losing_no_
 async def test_kill_9_of_the_replica_running_jobs_hands_them_over_within_the_lease(cluster: Cluster) -> None:
     victim, survivors = cluster.replicas[-1], cluster.replicas[:-1]
     with logs_on_failure(cluster), anyio.fail_after(180):
+        # The progress fixture (read tier here) with --gate: each job ends when the test touches
+        # its files in the shared workspace, the reader only once its replica is dead.
         async with Client(f"{victim.url}/mcp", mode="legacy") as on_victim:
-            finished_id = structured(await on_victim.call_tool("slow", {"ms": 1000, "message": "kept"}))["job_id"]
+            finished_id = structured(await on_victim.call_tool(
+                "progress", {"steps": 1, "step_ms": 0, "gate": "/workspace/kept"}))["job_id"]
+            (cluster.workspace / "kept1").touch()
             done = structured(await on_victim.call_tool("job_wait", {"job_id": finished_id, "timeout_s": 60}))
             assert done["status"] == "completed"
-            reader = structured(await on_victim.call_tool("slowread", {"ms": 3000, "message": "read again"}))["job_id"]
+            reader = structured(await on_victim.call_tool(
+                "progress", {"steps": 2, "step_ms": 0, "gate": "/workspace/again"}))["job_id"]
             writer = structured(await on_victim.call_tool("slowwrite", {"ms": 600000}))["job_id"]
         victim.kill()
+        for step in (1, 2):
+            (cluster.workspace / f"again{step}").touch()
         async with Client(f"{cluster.url}/mcp", mode="legacy") as anywhere:
             read_view = structured(await anywhere.call_tool("job_wait", {"job_id": reader, "timeout_s": 60}))
             write_view = structured(await anywhere.call_tool("job_wait", {"job_id": writer, "timeout_s": 60}))
             read_result = await anywhere.call_tool("job_result", {"job_id": reader})
             write_result = await anywhere.call_tool("job_result", {"job_id": writer})
             kept = await anywhere.call_tool("job_result", {"job_id": finished_id})
-        assert read_view["status"] == "completed" and "read again" in read_result.content[0].text
+        assert read_view["status"] == "completed" and read_result.content[0].text == "done 2 steps\n"
         assert write_view["status"] == "interrupted"
         assert "call slowwrite again" in write_result.content[0].text
-        assert "kept" in kept.content[0].text  # a job that ended before the kill keeps its result
+        assert kept.content[0].text == "done 1 steps\n"  # a job that ended before the kill keeps its result
     for survivor in survivors:
         assert survivor.process.poll() is None
