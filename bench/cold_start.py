@@ -43,14 +43,25 @@ class ColdStart:
 def cpu_time_of(pid: int) -> float:
     """User + system CPU seconds used so far by the process and every process below it (0 where
     /proc is missing). A stdio ``serve`` forks at once and its child is the server
-    (``toolbay.detach``): the parent alone holds only the imports before the fork."""
+    (``toolbay.detach``): the parent alone holds only the imports before the fork. The
+    server starts processes of its own from its worker threads (a Python tool module's
+    describing, in a process that has ended by the first listing): a process's children are
+    listed under the thread that started it, and those it has waited for count in its
+    ``cutime``/``cstime``, so both are read."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return 0.0
-    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return own + sum(cpu_time_of(int(child)) for child in children)
+    own = sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime, stime, cutime, cstime
+    return own + sum(cpu_time_of(int(child)) for task in tasks for child in _children_of(task))
+
+
+def _children_of(task: Path) -> list[str]:
+    try:
+        return (task / "children").read_text().split()
+    except OSError:
+        return []  # the thread has ended meanwhile
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
