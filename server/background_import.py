@@ -40,6 +40,11 @@ class ImportInBackground:
             self.then()
 
     async def loaded(self) -> None:
+        if not self._thread.is_alive():
+            # Done already, as on a first start, whose imports end while the tools compile: no
+            # worker thread to join it (starting one, or waiting for one that is free, was
+            # 0 to 4 ms before the first listing, more on a busy machine).
+            return
         import anyio.to_thread
 
         await anyio.to_thread.run_sync(self._thread.join)
