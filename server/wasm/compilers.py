@@ -253,6 +253,11 @@ class Optimiser(Generic[T]):
                 self._thread.start()
         self._queue.put(weakref.ref(item))
 
+    def holds_work(self) -> bool:
+        """Held (see ``release``) with items submitted: ``prepare()`` runs once released."""
+        with self._idle:
+            return self._held and self._pending > 0
+
     def release(self) -> None:
         """Lets ``prepare()`` and optimising begin (a no-op once released)."""
         with self._idle:

@@ -27,6 +27,7 @@ import anyio.to_thread
 import wasmtime
 
 from toolbay.errors import WasmRejected
+from toolbay.freed_memory import give_back_freed_memory
 from toolbay.internals.wasmtime_capi import export_by_name, set_stdin_bytes
 from toolbay.stoppable_threads import run_stoppable
 from toolbay.wasm.cache import CacheStats, ModuleCache
@@ -148,6 +149,7 @@ class WasmRuntime:
         self._unsaved: list[weakref.ref[WasmModule]] = []
         # Held while that code is written, so that ``close`` waits for a write under way.
         self._saving = threading.Lock()
+        self._give_back_when_released = False
 
     @property
     def cache_stats(self) -> CacheStats:
@@ -256,6 +258,9 @@ class WasmRuntime:
                 module = ref()
                 if module is not None and module._compiled.compiler is not self.optimising:
                     self._store(module.sha256, module._compiled.compiler, module._compiled.module)
+            if self._give_back_when_released:
+                self._give_back_when_released = False
+                give_back_freed_memory()
 
     def _optimise(self, loaded: WasmModule) -> None:
         """Compiles ``loaded`` with Cranelift and swaps the code in (on the optimiser's thread,
@@ -285,6 +290,15 @@ class WasmRuntime:
         baseline code not cached yet, then optimises once compiling has been quiet."""
         if self._optimiser is not None:
             self._optimiser.release()
+
+    def give_back_memory_when_released(self) -> bool:
+        """True where the optimiser is held (``hold_background_work``) with modules to optimise:
+        it then gives back the memory compiling freed (``toolbay.freed_memory``) once released,
+        after the baseline code it writes first. False otherwise: the caller gives it back."""
+        if self._optimiser is None or not self._optimiser.holds_work():
+            return False
+        self._give_back_when_released = True
+        return True
 
     def wait_optimised(self, timeout: float | None = None) -> bool:
         """True once every module submitted for optimisation has been optimised (or skipped)."""
