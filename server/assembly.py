@@ -273,7 +273,13 @@ async def _assembled(
                        *job_tools(manager, preview_bytes=preview_bytes), *authoring, *builtins]
     policies.authorizer.let_every_caller_use(h.name for h in served_builtins if h.for_every_caller)
     policies.authorizer.require_scopes({h.name: h.needs_scope for h in served_builtins if h.needs_scope})
-    async with CatalogKeeper.open(
+    opened_meanwhile: contextlib.AbstractAsyncContextManager[object] = contextlib.nullcontext()
+    if isinstance(store, SqliteJobStore):
+        # Opened while the tools are described: the job manager, entered once they are, opened
+        # it only then, and a first start's first listing waited for a new database to be made.
+        store.begin_opening()
+        opened_meanwhile = contextlib.aclosing(store)  # closed however the start ends
+    async with opened_meanwhile, CatalogKeeper.open(
         settings,
         builtins=served_builtins,
         listeners=[tools_changed_where_shown, *([metrics.catalog_changed] if metrics else []),

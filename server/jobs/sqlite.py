@@ -28,6 +28,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -265,6 +266,7 @@ class SqliteJobStore(JobStore):
         self._header_read_by: int | None = None  # SQLite's descriptor of the file, to read its header by
         self._limiter = anyio.CapacityLimiter(1)
         self._connection_in_use = threading.Lock()
+        self._opening: Future[sqlite3.Connection] | None = None  # ``begin_opening``
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         conn = self._conn
@@ -331,38 +333,62 @@ class SqliteJobStore(JobStore):
             logger.error("%s", message)
         return message
 
+    def begin_opening(self) -> None:
+        """Begins what ``open`` does on a thread of its own, so that ``open`` finds it done or
+        under way. A server's job manager opens the store once the tools are described; a new
+        database's file, its log and its tables (eight syncs to disk, 10 to 45 ms) are then made
+        meanwhile, not while the first listing waits. ``open`` says what failed here, or
+        ``aclose`` closes what opened if ``open`` never comes."""
+        if self._conn is not None or self._opening is not None:
+            return
+        opening: Future[sqlite3.Connection] = Future()
+        opening.set_running_or_notify_cancel()
+
+        def connect() -> None:
+            try:
+                opening.set_result(self._connect_or_start_afresh())
+            except BaseException as error:  # noqa: BLE001 - open() raises it
+                opening.set_exception(error)
+
+        self._opening = opening
+        threading.Thread(target=connect, name="toolbay-job-store-open", daemon=True).start()
+
     async def open(self) -> None:
         if self._conn is not None:
             return
-
-        def connect() -> sqlite3.Connection:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                return self._connect()
-            except sqlite3.DatabaseError as exc:
-                if not _is_damage(exc):
-                    raise
-                if not self.as_server:
-                    if _in_use(self.path):  # a new server would refuse it too (an outside check)
-                        raise _DamagedInUse(f"it is damaged ({exc}), and a server on this data folder is using it") \
-                            from exc
-                    raise _DamagedLeft(f"it is damaged ({exc})") from exc
-                # Not from under a server still using it (it would go on writing to the file
-                # moved aside, and its jobs would be seen by nobody else): said, and left.
-                try:
-                    with held_exclusively(serving_lock_beside(self.path), blocking=False):
-                        kept = self._move_aside()
-                except BlockingIOError:
-                    in_use = f"it is damaged ({exc}), and a server on this data folder is using it"
-                    raise _DamagedInUse(in_use) from exc
-                logger.warning("the job database %s is damaged (%s): moved it to %s and started a fresh one; "
-                               "the jobs it held are lost", self.path, exc, kept)
-                return self._connect()
-
+        opening, self._opening = self._opening, None
         try:
-            self._conn = await anyio.to_thread.run_sync(connect, limiter=self._limiter)
+            if opening is None:
+                self._conn = await anyio.to_thread.run_sync(self._connect_or_start_afresh, limiter=self._limiter)
+            else:
+                self._conn = opening.result() if opening.done() else \
+                    await anyio.to_thread.run_sync(opening.result, limiter=self._limiter)
         except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"cannot open the job database {self.path}: {exc}. {_remedy(exc)}") from exc
+
+    def _connect_or_start_afresh(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise
+            if not self.as_server:
+                if _in_use(self.path):  # a new server would refuse it too (an outside check)
+                    raise _DamagedInUse(f"it is damaged ({exc}), and a server on this data folder is using it") \
+                        from exc
+                raise _DamagedLeft(f"it is damaged ({exc})") from exc
+            # Not from under a server still using it (it would go on writing to the file
+            # moved aside, and its jobs would be seen by nobody else): said, and left.
+            try:
+                with held_exclusively(serving_lock_beside(self.path), blocking=False):
+                    kept = self._move_aside()
+            except BlockingIOError:
+                in_use = f"it is damaged ({exc}), and a server on this data folder is using it"
+                raise _DamagedInUse(in_use) from exc
+            logger.warning("the job database %s is damaged (%s): moved it to %s and started a fresh one; "
+                           "the jobs it held are lost", self.path, exc, kept)
+            return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
         if not self.as_server:
@@ -454,6 +480,10 @@ class SqliteJobStore(JobStore):
         return kept
 
     async def aclose(self) -> None:
+        opening, self._opening = self._opening, None
+        if opening is not None and self._conn is None:  # begun, and never taken by ``open``
+            with contextlib.suppress(Exception):
+                self._conn = await anyio.to_thread.run_sync(opening.result, limiter=self._limiter)
         conn, self._conn = self._conn, None
         self._opened, self._opened_beside = None, {}  # closing needs no file
         self._header_read_by = None
