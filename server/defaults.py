@@ -28,6 +28,10 @@ def _bundled_folder(package: str) -> Path:
 BUNDLED_EXTENSIONS = _bundled_folder("toolbay.extensions")
 BUNDLED_AGENTS = _bundled_folder("toolbay.agents")
 DEFAULT_CONFIG_NAME = "toolbay.toml"
+# The description cache's index (``toolbay.description_cache``), whose absence is a first start:
+# named here so that telling one begins no import of that module and what it loads (tempfile,
+# shutil and the compression modules: 5 to 24 ms before a first start's compiles could begin).
+DESCRIPTION_INDEX_NAME = "index"
 ENV_PREFIX = "TOOLBAY_"
 # [jobs] max_concurrent: calls that run at once (the runtime's worker threads follow it).
 MAX_CONCURRENT_CALLS = 8

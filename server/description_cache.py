@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from toolbay.atomic_files import replacing
+from toolbay.defaults import DESCRIPTION_INDEX_NAME
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ MAGIC = "toolbay-descriptions/2"
 MARSHAL_VERSION = 4  # the format of Python 3.4 and later
 # Bump when the help parser or the cached shape changes so that old descriptions are redone.
 PARSER_VERSION = "218"
-INDEX_NAME = "index"
+INDEX_NAME = DESCRIPTION_INDEX_NAME
 # A long cold start saves what it has described at least this often (seconds).
 FLUSH_EVERY_S = 5.0
 DAY_S = 86400

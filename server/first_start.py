@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 from toolbay.defaults import (
     BUNDLED_EXTENSIONS,
     DEFAULT_CONFIG_NAME,
+    DESCRIPTION_INDEX_NAME,
     ENV_PREFIX,
     MAX_CONCURRENT_CALLS,
     default_data_dir,
     distinct_folders,
 )
-from toolbay.description_cache import INDEX_NAME
 from toolbay.errors import ConfigError
 from toolbay.wasm.compilers import baseline_compiler, baseline_options
 from toolbay.wasm.early import EarlyCompiles
@@ -66,7 +66,7 @@ def _default_sizing() -> tuple[bool, int]:
 
 def is_first_start(data_dir: Path) -> bool:
     """Nothing described (``descriptions/``) and nothing compiled (``modules/``) in ``data_dir``."""
-    if (data_dir / "descriptions" / INDEX_NAME).exists():
+    if (data_dir / "descriptions" / DESCRIPTION_INDEX_NAME).exists():
         return False
     modules = data_dir / "modules"
     return not (modules.is_dir() and any(modules.glob("*.cwasm")))
