@@ -56,8 +56,11 @@ def test_parse_help_exits_2_with_the_reason_for_non_help():
 def test_a_help_file_longer_than_the_server_reads_is_described_from_its_first_mib(tmp_path: Path):
     """An 11 MB help took 28.6 s and 1.1 GB to parse; the server reads 1 MiB of a help run.
     parse-help now reads as much, up to the last whole line, and says so."""
-    lines = ["Usage: big [OPTIONS]", "", "A big tool.", "", "Options:"]
-    lines += [f"  --option-{n} <VALUE>  Sets option {n} to VALUE and says so in a long line" for n in range(40_000)]
+    # Most of the first MiB is a long description, which parses in a fraction of the time options take;
+    # the options that follow run on past the cut, so the last whole line kept is an option's.
+    lines = ["Usage: big [OPTIONS]", ""]
+    lines += ["A big tool that says a great deal about itself before its options. " * 12] * 1_200 + ["", "Options:"]
+    lines += [f"  --option-{n} <VALUE>  Sets option {n} to VALUE and says so in a long line" for n in range(20_000)]
     long = tmp_path / "long.txt"
     long.write_text("\n".join(lines) + "\n")
     assert long.stat().st_size > 2 * HELP_BYTES_READ
