@@ -56,7 +56,7 @@ def test_catalog_and_queries_files_give_one_exact_json_line_per_query_in_order(t
     assert lines[3] == {"id": "q4", "results": [], "no_match": True}
 
 
-def test_either_file_may_be_standard_input_but_not_both(tmp_path: Path) -> None:
+def test_either_file_may_be_standard_input_but_not_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     catalog, queries = write_jsonl(tmp_path / "tools.jsonl", TOOLS), write_jsonl(tmp_path / "q.jsonl", QUERIES)
     files = {"--catalog": catalog, "--queries": queries}
     answers = []
@@ -67,17 +67,16 @@ def test_either_file_may_be_standard_input_but_not_both(tmp_path: Path) -> None:
                                  cwd=REPO_ROOT, check=False)
         assert process.returncode == 0, process.stderr
         answers.append(process.stdout)
-    from_files = subprocess.run([sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries",
-                                 str(queries), "--limit", "2"], capture_output=True, text=True, cwd=REPO_ROOT,
-                                check=False)
+    # Standard input is read from its descriptor, so the piped runs are processes; the files need none.
+    from_files = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries), "--limit", "2"])
     assert answers == [from_files.stdout] * 2 and from_files.stdout.count("\n") == len(QUERIES)
     both = runner.invoke(app, ["search", "--catalog", "-", "--queries", "-"], input="")
     assert both.exit_code == 2 and "only one of --catalog and --queries can be -" in both.output
     # "./-" is a file of that name, not standard input.
     write_jsonl(tmp_path / "-", QUERIES)
-    named = subprocess.run([sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog), "--queries", "./-",
-                            "--limit", "2"], input="", capture_output=True, text=True, cwd=tmp_path, check=False)
-    assert named.stdout == from_files.stdout, named.stderr
+    monkeypatch.chdir(tmp_path)  # as standard input it would be read from a descriptor the runner's input has not
+    named = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", "./-", "--limit", "2"], input="")
+    assert named.stdout == from_files.stdout, (named.stderr, named.exception)
 
 
 def test_a_bad_catalog_line_is_named_and_nothing_is_printed(tmp_path: Path) -> None:
@@ -93,12 +92,10 @@ def test_a_bad_catalog_line_is_named_and_nothing_is_printed(tmp_path: Path) -> N
 def test_a_file_whose_read_fails_is_said_in_one_line(tmp_path: Path) -> None:
     # /proc/self/mem opens, and its first read fails (EIO): that was "cannot write the output", exit 1.
     good = write_jsonl(tmp_path / "good.jsonl", [{"id": 1, "query": "x", "name": "t", "description": "d"}])
-    for catalog, queries in (("/proc/self/mem", good), (good, "/proc/self/mem")):
-        completed = subprocess.run([sys.executable, "-m", "toolbay", "search", "--catalog", str(catalog),
-                                    "--queries", str(queries)], capture_output=True, text=True, check=False,
-                                   timeout=60, cwd=REPO_ROOT)
-        assert (completed.returncode, completed.stderr) == (2, "toolbay: cannot read /proc/self/mem: "
-                                                                "Input/output error\n")
+    for catalog, queries in (("/proc/self/mem", good), (good, "/proc/self/mem")):  # the test process's: EIO too
+        result = runner.invoke(app, ["search", "--catalog", str(catalog), "--queries", str(queries)])
+        assert (result.exit_code, result.stderr) == (2, "toolbay: cannot read /proc/self/mem: "
+                                                        "Input/output error\n"), result.exception
 
 
 def test_a_tool_without_a_name_is_refused_with_its_line(tmp_path: Path) -> None:
@@ -222,12 +219,10 @@ def test_files_that_are_not_utf8_json_or_finite_are_refused_in_one_line_with_the
              ((latin1_tools, queries), "latin1-tools.jsonl:2: not UTF-8 text"),
              ((deep, queries), "deep.jsonl:1: nested too deeply"),
              ((catalog, not_finite), "nan.jsonl:1: NaN is not a JSON value")]
-    for (tools, asked), said in cases:
-        process = subprocess.run(
-            [sys.executable, "-m", "toolbay", "search", "--catalog", str(tools), "--queries", str(asked), "--json"],
-            capture_output=True, text=True, cwd=REPO_ROOT, check=False)
-        assert (process.returncode, process.stdout) == (2, ""), process.stderr
-        assert said in process.stderr and len(process.stderr.strip().splitlines()) == 1, process.stderr
+    for (tools, asked), said in cases:  # in the test process: what is said, not how a process ends
+        result = runner.invoke(app, ["search", "--catalog", str(tools), "--queries", str(asked), "--json"])
+        assert (result.exit_code, result.stdout) == (2, ""), (result.stderr, result.exception)
+        assert said in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 def test_odd_definitions_are_refused_and_a_name_given_twice_is_said(tmp_path: Path) -> None:
