@@ -12,6 +12,7 @@ skipped. Each program prints what it parsed, which is the truth the calls are he
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbay.helptext import HelpRun, build_tool_schema, describe_tree
+from toolbay.helptext import DescribedCommand, HelpRun, build_tool_schema, describe_tree
 
 PROGRAMS = Path(__file__).resolve().parent / "truth_programs" / "nested"
 
@@ -107,6 +108,19 @@ def test_an_urfave_groups_flags_are_offered_on_its_commands() -> None:
         "db", "--url", "u", "--pool", "3", "migrate", "x"]
 
 
+@functools.cache
+def _aplists_run_command() -> DescribedCommand:
+    """``aplists.py``'s ``grp run``, described from its helps once: the cases below differ only in their calls."""
+    path = PROGRAMS / "aplists.py"
+
+    def run_help(argv: list[str]) -> HelpRun:
+        done = _run(path, argv)
+        return HelpRun(done.stdout, done.stderr, done.returncode)
+
+    [run] = [command for command in describe_tree(run_help, "x") if command.tool_name == "x_grp_run"]
+    return run
+
+
 @pytest.mark.parametrize("given", [
     {"target": "t", "t": ["a", "b"], "inc": ["c"]},  # two lists: the one of one value last, after "="
     {"target": "t", "opt": [], "inc": ["a"]},  # an empty list given alone, then a list of one value
@@ -119,12 +133,7 @@ def test_options_that_take_the_words_after_them_end_before_a_commands_word(given
     """A re-check of 86cb6299: several such options at one level were refused though an order
     exists, and an optional value left out (nargs="?": "--color run") took the command's word."""
     path = PROGRAMS / "aplists.py"
-
-    def run_help(argv: list[str]) -> HelpRun:
-        done = _run(path, argv)
-        return HelpRun(done.stdout, done.stderr, done.returncode)
-
-    [run] = [command for command in describe_tree(run_help, "x") if command.tool_name == "x_grp_run"]
+    run = _aplists_run_command()
     schema = build_tool_schema(run.description)
     argv = schema.to_argv(given).around(list(run.path))
     done = _run(path, argv)
