@@ -4,7 +4,9 @@ C to file descriptor 1, never reaches the protocol, and one that crashes leaves 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -13,6 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.chain_e2e.conftest import text_of
 from tests.conftest import REPO_ROOT
+from tests.pytools.conftest import FIXTURE_PYTHON
 
 pytestmark = pytest.mark.anyio
 
@@ -26,33 +29,44 @@ def _served_over_stdio(tools: Path, tmp_path: Path) -> StdioServerParameters:
     )
 
 
-async def test_printing_and_crashing_modules_leave_the_stdio_wire_clean(python_dir: Path, tmp_path: Path) -> None:
-    params = _served_over_stdio(python_dir, tmp_path)
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"  # module-wide, for the one server the tests that only call tools share
+
+
+@pytest.fixture(scope="module")
+async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
+    """One real server over stdio on a copy of the Python tools, for the tests that only call its tools
+    (each starts ~0.6 s of processor time of imports and its modules' workers)."""
+    tmp_path = tmp_path_factory.mktemp("served")
+    tools = tmp_path / "tools"
+    shutil.copytree(FIXTURE_PYTHON, tools)
+    async with Client(_served_over_stdio(tools, tmp_path), mode="legacy") as client:
+        yield client
+
+
+async def test_printing_and_crashing_modules_leave_the_stdio_wire_clean(served: Client) -> None:
     with anyio.fail_after(120):
-        async with Client(params, mode="legacy") as client:
-            names = {tool.name for tool in (await client.list_tools()).tools}
-            assert {"greet", "crashy_print", "mathx_add"} <= names
-            printed = await client.call_tool("crashy_print", {})
-            assert text_of(printed) == "printed and returned"
-            crashed = await client.call_tool("crashy_segfault", {})
-            assert crashed.is_error and "SIGSEGV" in text_of(crashed)
-            again = await client.call_tool("greet", {"name": "wire"})
-            assert text_of(again) == "Hello, wire!"
+        names = {tool.name for tool in (await served.list_tools()).tools}
+        assert {"greet", "crashy_print", "mathx_add"} <= names
+        printed = await served.call_tool("crashy_print", {})
+        assert text_of(printed) == "printed and returned"
+        crashed = await served.call_tool("crashy_segfault", {})
+        assert crashed.is_error and "SIGSEGV" in text_of(crashed)
+        again = await served.call_tool("greet", {"name": "wire"})
+        assert text_of(again) == "Hello, wire!"
 
 
-async def test_a_module_cannot_write_into_the_channel_its_worker_reads_calls_from(
-        python_dir: Path, tmp_path: Path) -> None:
+async def test_a_module_cannot_write_into_the_channel_its_worker_reads_calls_from(served: Client) -> None:
     """uvloop gives a worker's standard input as a socket: a module that wrote into the worker's
     copy of it (fd 3) wrote to the server, which dropped that worker's channel with an asyncio
     traceback in its log, and the next call failed ("the worker process exited with status 0")."""
-    params = _served_over_stdio(python_dir, tmp_path)
     with anyio.fail_after(120):
-        async with Client(params, mode="legacy") as client:
-            pid = text_of(await client.call_tool("crashy_pid", {}))
-            written = await client.call_tool("crashy_scribble_in", {})
-            assert not written.is_error and text_of(written).startswith("refused"), text_of(written)
-            after = await client.call_tool("crashy_pid", {})
-            assert not after.is_error and text_of(after) == pid  # the same worker, unharmed
+        pid = text_of(await served.call_tool("crashy_pid", {}))
+        written = await served.call_tool("crashy_scribble_in", {})
+        assert not written.is_error and text_of(written).startswith("refused"), text_of(written)
+        after = await served.call_tool("crashy_pid", {})
+        assert not after.is_error and text_of(after) == pid  # the same worker, unharmed
 
 
 async def test_a_worker_dies_with_its_server_even_when_the_server_is_killed(python_dir: Path, tmp_path: Path) -> None:
