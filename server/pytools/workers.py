@@ -1,7 +1,8 @@
 """Warm worker processes that run one Python tool module each, and the pool that keeps them.
 
-A worker is ``python -I guest/worker.py`` with nothing of the server's environment, confined
-by the spec it is started with (``guest/worker.py`` applies it before importing the module).
+A worker is ``python -I guest/start.py`` (which runs ``guest/worker.py``) with nothing of the
+server's environment, confined by the spec it is started with (``guest/worker.py`` applies it
+before importing the module).
 The pool keeps up to ``max_workers`` per module, starts them on demand, keeps them for the
 next call, and throws away one that died, overran or was cancelled mid-call: the next call
 starts a fresh one. A worker serves one call at a time.
@@ -38,6 +39,8 @@ from toolbay.pytools.stderr_log import StderrSource, stderr_log
 logger = logging.getLogger(__name__)
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "guest" / "worker.py"
+# What is run: it runs WORKER_SCRIPT from its kept bytecode (a script run by path is compiled anew each start).
+WORKER_START = WORKER_SCRIPT.parent / "start.py"
 _GONE = "the module was replaced or removed; call tools/list to see the tools you can use"
 # Room for the JSON around a result of ``output_limit`` characters (each may take 6 bytes escaped).
 _FRAME_SLACK = 64 * 1024
@@ -126,7 +129,7 @@ class WorkerSpec:
     def command(self) -> list[str]:
         # -S: no site scan at start (it reads every .pth file, a third of a start-up); the worker
         # puts the server's site-packages on its path itself, so modules import what it has.
-        return [self.python, "-I", "-S", "-X", "utf8", str(WORKER_SCRIPT)]
+        return [self.python, "-I", "-S", "-X", "utf8", str(WORKER_START)]
 
 
 def process_env() -> dict[str, str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 from collections.abc import Collection
 
 _SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
@@ -42,7 +41,9 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def abi_version() -> int:
     """The kernel's Landlock ABI version; 0 when Landlock is missing or disabled."""
-    numbers = _SYSCALLS.get(platform.machine())
+    # os.uname().machine is what platform.machine() says on Linux, without importing platform
+    # (2-3 ms of processor time of every worker's start).
+    numbers = _SYSCALLS.get(os.uname().machine)
     if numbers is None:
         return 0
     version = _libc.syscall(numbers[0], None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
@@ -69,7 +70,7 @@ def restrict(read: list[str], write: list[str], *, block_tcp: bool,
     abi = abi_version()
     if abi < 1:
         return {"files": False, "tcp": False, "abi": 0}
-    syscall_create, syscall_add, syscall_restrict = _SYSCALLS[platform.machine()]
+    syscall_create, syscall_add, syscall_restrict = _SYSCALLS[os.uname().machine]
     fs_rights = all_fs_rights(abi)
     attr = _Ruleset(handled_access_fs=fs_rights)
     size = 8

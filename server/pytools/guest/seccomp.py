@@ -33,7 +33,7 @@ worker runs it before any third-party import. The numbers are the kernel's UAPI
 from __future__ import annotations
 
 import ctypes
-import platform
+import os
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
@@ -148,7 +148,8 @@ def program(machine: str, *, may_write: bool, network: bool) -> list[tuple[int, 
 def install(*, may_write: bool, network: bool) -> bool:
     """Installs the filter on this process and its future children, for good; False where the
     architecture is not known. Raises OSError when the kernel refuses it."""
-    instructions = program(platform.machine(), may_write=may_write, network=network)
+    # platform.machine(), without importing platform (see landlock.abi_version).
+    instructions = program(os.uname().machine, may_write=may_write, network=network)
     if instructions is None:
         return False
     array = (_Instruction * len(instructions))(*(_Instruction(*each) for each in instructions))

@@ -30,7 +30,10 @@ import struct
 import sys
 import threading
 from collections.abc import Awaitable
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a module that needs it imports it)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 # asyncio, inspect and traceback are imported when first needed: asyncio alone is most of a
 # worker's start-up otherwise.
@@ -873,14 +876,16 @@ def main() -> int:
     if init.get("cwd"):
         with contextlib.suppress(OSError):
             os.chdir(init["cwd"])
+    # Before confining: confined, the worker may not write the bytecode Python keeps of it, and
+    # compiled it at every start where no installer had written it.
+    sys.path.insert(0, os.path.join(_GUEST, "lib"))
+    import toolbay_tools
+
     enforced = confine(init["confine"], os.path.dirname(path)) if init.get("confine") else {}
     global _files_confined, _network_withheld
     _files_confined = bool(enforced.get("files"))
     _network_withheld = bool(enforced.get("netns") or enforced.get("tcp") or enforced.get("metadata")) \
         and not (init.get("confine") or {}).get("network")
-    sys.path.insert(0, os.path.join(_GUEST, "lib"))
-    import toolbay_tools
-
     toolbay_tools._ask = _ask_credential
     stage = "import"
     # From here on, what the module writes to sys.stdout and sys.stderr is routed (``_Routed``);
