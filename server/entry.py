@@ -149,6 +149,10 @@ def _run(argv: list[str], collector_was_on: bool) -> None:
         from toolbay.internals.dataclass_code import keep_compiled_code
 
         keep_compiled_code()
+        # Before the libraries compile the patterns of their modules' bodies (PyYAML's, tomllib's, starlette's).
+        from toolbay.internals.sre_code import keep_literal_patterns
+
+        keep_literal_patterns()
     from toolbay.serve_command import serve, serve_options_at_once, stop_as_ctrl_c
 
     serve_options = serve_options_at_once(argv)

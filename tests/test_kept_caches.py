@@ -45,9 +45,10 @@ def test_the_compiled_code_toolbay_keeps_beside_its_bytecode_stays_while_its_sou
     env = {**os.environ, "PYTHONPYCACHEPREFIX": str(prefix)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     script = ("from toolbay.internals.dataclass_code import keep_compiled_code\nkeep_compiled_code()\n"
-              "import toolbay.redaction\nimport toolbay.helptext.describe")
+              "from toolbay.internals.sre_code import keep_literal_patterns\nkeep_literal_patterns()\n"
+              "import toolbay.redaction\nimport toolbay.helptext.describe\nimport tomllib")
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=60)
     kept = sorted(path.name.split(".")[0] for path in prefix.rglob("*") if path.suffix in (".sre", ".code"))
-    assert kept == ["dataclass_code", "kept", "kept_patterns"]
+    assert kept == ["dataclass_code", "kept", "kept_patterns", "sre_code"]
     drop_bytecode_of_removed_sources(prefix)
     assert sorted(path.name.split(".")[0] for path in prefix.rglob("*") if path.suffix in (".sre", ".code")) == kept

@@ -10,8 +10,9 @@ it, so an upgrade has one place to look:
   built when first used (the default every model's settings fall back to).
 - ``wasmtime_capi``: wasmtime's C API where the Python binding stops (standard input from
   bytes, an epoch-deadline callback, one export by name).
-- ``sre_code``: the code ``re``'s compiler makes, kept between runs for the help-text parser and for
-  the patterns a server compiles as it starts (``toolbay.kept_patterns``).
+- ``sre_code``: the code ``re``'s compiler makes, kept between runs for the help-text parser, for
+  the patterns a server compiles as it starts (``toolbay.kept_patterns``), and for those written in
+  the bodies of the libraries' modules and classes (``keep_literal_patterns``: a ``re.compile`` of its own).
 - ``dataclass_code``: the functions ``dataclasses`` writes for each class, compiled once per
   installation (an ``exec`` of the ``dataclasses`` module's own).
 - ``pydantic_plugins``: pydantic's plugin module, one that finds none where no package declares

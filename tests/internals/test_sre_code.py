@@ -172,3 +172,82 @@ def test_a_server_start_compiles_the_patterns_of_toolbays_own_modules_once_per_i
     ran = subprocess.run([sys.executable, "-c", program], check=True, env=env, timeout=120,
                          capture_output=True, text=True)
     assert sources & set(json.loads(ran.stdout)) == set()
+
+
+# A library's module as it may be written: patterns in its body and its classes' (kept), one in a
+# function (left to re's own cache), one built from the environment at import (never written down).
+_LIBRARY = '''
+import os
+import re
+
+WORDS = re.compile(r"(?P<word>[a-z]+)-(?:one|two)\\b", re.IGNORECASE)
+
+
+class Reader:
+    NON_PRINTABLE = re.compile("[^\\x09\\x0a\\x20-\\x7e]")
+
+
+FROM_THE_ENVIRONMENT = re.compile(os.environ["A_VALUE"] + "+")
+
+
+def in_a_function():
+    return re.compile(r"function-(\\d+)")
+'''
+_LITERALS = {(r"(?P<word>[a-z]+)-(?:one|two)\b", re.IGNORECASE), ("[^\x09\x0a\x20-\x7e]", 0)}
+
+
+def _run_library(tmp_path: Path, program: str) -> str:
+    """What ``program`` prints, run as a ``toolbay`` command's process is (literal patterns kept)."""
+    (tmp_path / "library").mkdir(exist_ok=True)
+    (tmp_path / "library" / "a_library.py").write_text(_LIBRARY, encoding="utf-8")
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path / "bytecode"), "A_VALUE": "secret-value",
+           "PYTHONPATH": str(tmp_path / "library")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    script = "from toolbay.internals.sre_code import keep_literal_patterns\nkept = keep_literal_patterns()\n"
+    return subprocess.run([sys.executable, "-c", script + program], check=True, env=env, timeout=120,
+                          capture_output=True, text=True).stdout
+
+
+def test_the_patterns_of_a_librarys_module_and_class_bodies_are_compiled_once_per_installation(
+        tmp_path: Path) -> None:
+    # PyYAML's, tomllib's, platform's, starlette's: 11-16 ms of each command's processor time.
+    _run_library(tmp_path, "import a_library\na_library.in_a_function()\n")
+    (kept,) = (tmp_path / "bytecode").rglob(f"sre_code.{sys.implementation.cache_tag}.sre")
+    assert set(KeptPatterns(save_at_exit=False, path=str(kept)).entries) == _LITERALS
+    # The next process compiles neither, and its patterns are re's.
+    program = (
+        "import re, json\n"
+        "compile = re._compiler.compile\n"
+        "fresh = []\n"
+        "re._compiler.compile = lambda p, flags=0: fresh.append(p) or compile(p, flags)\n"
+        "import a_library\n"
+        "re._compiler.compile = compile\n"
+        "same = a_library.WORDS == re.compile(a_library.WORDS.pattern, re.IGNORECASE) "
+        "and a_library.Reader.NON_PRINTABLE == re.compile(a_library.Reader.NON_PRINTABLE.pattern)\n"
+        "print(json.dumps({'fresh': [p for p in fresh if isinstance(p, str)], 'same': same,\n"
+        "                  'match': a_library.WORDS.match('Word-ONE').groupdict()}))\n"
+    )
+    ran = json.loads(_run_library(tmp_path, program))
+    assert {source for source, _ in _LITERALS} & set(ran["fresh"]) == set()
+    assert ran["same"] and ran["match"] == {"word": "Word"}
+
+
+def test_a_pattern_not_written_in_the_source_is_never_kept(tmp_path: Path) -> None:
+    _run_library(tmp_path, "import a_library\nprint(a_library.in_a_function().pattern)\n")
+    (kept,) = (tmp_path / "bytecode").rglob(f"sre_code.{sys.implementation.cache_tag}.sre")
+    assert b"secret-value" not in kept.read_bytes()
+    assert b"function-" not in kept.read_bytes()
+
+
+def test_a_functions_code_is_told_from_a_modules_and_a_classs_as_the_hook_expects() -> None:
+    # keep_literal_patterns keeps what the code of a module's or a class's body compiles: code
+    # without CO_OPTIMIZED, which every function's has.
+    import inspect
+
+    class Body:
+        code = sys._getframe(0).f_code
+
+    assert sre_code._CO_OPTIMIZED == inspect.CO_OPTIMIZED
+    assert not Body.code.co_flags & inspect.CO_OPTIMIZED
+    assert sys._getframe(0).f_code.co_flags & inspect.CO_OPTIMIZED
+    assert not compile("x = 1", "<module>", "exec").co_flags & inspect.CO_OPTIMIZED
