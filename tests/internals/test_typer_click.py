@@ -6,7 +6,8 @@ import pytest
 import typer
 from typer.main import get_command
 
-from toolbay.internals.typer_click import Context, NoArgsIsHelpError, UsageError
+from toolbay import cli
+from toolbay.internals.typer_click import Context, NoArgsIsHelpError, UsageError, command_name
 
 
 def test_typer_raises_these_usage_errors_for_a_command_line_it_cannot_run() -> None:
@@ -51,3 +52,12 @@ def test_an_option_missing_its_value_is_raised_with_no_context_and_one_can_be_ma
     assert isinstance(seen[0], Context)
     made = Context(command, info_name="one", parent=seen[0])
     assert made.info_name == "one" and made.parent is seen[0]
+
+
+def test_typer_names_each_command_as_command_name_says() -> None:
+    # toolbay.internals.typer_click.command_name works out the names typer gives, which it says
+    # only as it builds the group: this fails if typer names them otherwise.
+    group = get_command(cli.app)
+    names = {command_name(command) for command in cli.app.registered_commands}
+    names |= {str(group_info.name) for group_info in cli.app.registered_groups}
+    assert names == set(group.commands)  # type: ignore[attr-defined]
