@@ -153,6 +153,13 @@ def _run(argv: list[str], collector_was_on: bool) -> None:
         from toolbay.internals.sre_code import keep_literal_patterns
 
         keep_literal_patterns()
+        # numpy's OpenBLAS starts a thread for each further core as numpy loads (``toolbay search``,
+        # a server's first search): 30-60 ms more processor time on two cores, for threads a
+        # search's products, a few hundred numbers each, do not use (OpenBLAS runs them on one
+        # thread; the semantic model's run without BLAS, see toolbay.search.semantic, and only
+        # its index's sums of the tools added at once lose a second thread). Read as the library
+        # loads; a value of the user's stands; no process toolbay starts inherits this environment.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from toolbay.serve_command import serve, serve_options_at_once, stop_as_ctrl_c
 
     serve_options = serve_options_at_once(argv)
