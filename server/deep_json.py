@@ -1,4 +1,7 @@
-"""A client's JSON read by Python's reader, with no garbage collected while the reader is deep.
+"""JSON from outside read by Python's reader, with no garbage collected while the reader is deep.
+
+From outside: a client's message, or a value another program (or a hand, or a bad disk) may have
+written where toolbay keeps its own (the job database, Redis's channels and lists).
 
 Python's JSON reader recurses once a level of nesting, up to the interpreter's recursion limit
 (then ``RecursionError``). A collection that starts while it is that deep, as any allocation can
@@ -24,7 +27,7 @@ _readers = 0  # readers pausing collection now, on any thread
 _was_enabled = False  # whether collection was on when the first of them paused it
 
 
-def read_client_json(text: bytes | str, **options: Any) -> Any:
+def read_outside_json(text: bytes | str, **options: Any) -> Any:
     """``json.loads(text, **options)``, with collection paused when ``text`` could nest deeply."""
     arrays, objects = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
     if text.count(arrays) + text.count(objects) < _SHALLOW_BRACKETS:  # type: ignore[arg-type]

@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     "toolbay.null_device": 0,  # /dev/null, or what stands for it where it cannot be opened
     "toolbay.parsed_text": 0,  # a file's TOML or JSON past what the reader takes (nesting, digits), said as malformed
     "toolbay.small_files": 0,  # a configuration or tokens file read with a bound, never waiting on a FIFO
-    "toolbay.deep_json": 0,  # a client's JSON read with no garbage collected while the reader is deep
+    "toolbay.deep_json": 0,  # JSON from outside read with no garbage collected while the reader is deep
     "toolbay.blotting": 0,  # values blotted out of text, strings mapped through JSON-like values
     "toolbay.reading": 0,  # how characters are read as words, alike for search and the credential blot
     "toolbay.redaction": 0,  # secret-looking text hidden in arguments, metadata and role prompts

@@ -44,6 +44,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
 from toolbay.cluster.connection import Subscription
+from toolbay.deep_json import read_outside_json
 from toolbay.errors import JobStoreUnavailable, StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.store import (
     DAMAGED_RECORD,
@@ -182,7 +183,7 @@ def _event(job_id: str, row: Any) -> JobEvent:
     it made every job_status, job_wait and job_result of the job on the replicas not running it an
     internal error, for as long as the job was kept."""
     try:
-        fields = json.loads(row)
+        fields = read_outside_json(row)
     except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
         fields = None
     if not isinstance(fields, dict):
@@ -251,7 +252,7 @@ def _record(fields: Mapping[Any, Any]) -> JobRecord:
     if any(NOT_UTF8 in value for value in text.values()):
         problems.append("a text that is not UTF-8")
     try:
-        arguments = json.loads(text.get("arguments") or "{}")
+        arguments = read_outside_json(text.get("arguments") or "{}")
         if not isinstance(arguments, dict):
             raise TypeError(f"a JSON {type(arguments).__name__}, not an object")
     except (ValueError, TypeError, RecursionError) as exc:  # RecursionError: nested too deeply to read
@@ -316,7 +317,7 @@ def _cancel_request(data: str) -> tuple[str, str] | None:
     anything else on the channel, published by another program or by hand, which ended the
     listener, and with it every replica's job manager, at once."""
     try:
-        request = json.loads(data)
+        request = read_outside_json(data)
     except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
         request = None
     if isinstance(request, dict) and isinstance(request.get("job_id"), str):

@@ -24,6 +24,7 @@ from anyio.abc import TaskStatus
 from redis.exceptions import RedisError
 
 from toolbay.cluster.connection import Subscription
+from toolbay.deep_json import read_outside_json
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ class CatalogNotices:
 
     def _from_another(self, data: bytes) -> bool:
         try:
-            return json.loads(data).get("from") != self.replica_id
+            return read_outside_json(data).get("from") != self.replica_id
         except (ValueError, AttributeError, RecursionError):  # RecursionError: nested too deeply to read
             return False
 

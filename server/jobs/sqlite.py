@@ -36,6 +36,7 @@ import anyio
 import anyio.to_thread
 
 from toolbay.atomic_files import write_whole
+from toolbay.deep_json import read_outside_json
 from toolbay.errors import StorageDamaged, StorageError, StorageGone
 from toolbay.jobs.serving import held_exclusively, serving_lock_beside
 from toolbay.jobs.store import (
@@ -123,10 +124,10 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
     stopped the server at start, and made a caller's whole listing an internal error."""
     problems: list[str] = []
     try:
-        arguments = json.loads(row[3])
+        arguments = read_outside_json(row[3])
         if not isinstance(arguments, dict):
             raise TypeError(f"a JSON {type(arguments).__name__}, not an object")
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, RecursionError) as exc:  # RecursionError: nested too deeply to read
         problems.append(f"arguments: {exc}")
         arguments = {}
     status = row[4]
@@ -230,8 +231,8 @@ def _is_damaged(record: JobRecord) -> bool:
 
 def _event_data(text: Any) -> dict[str, Any]:
     try:
-        data = json.loads(text)
-    except (ValueError, TypeError):
+        data = read_outside_json(text)
+    except (ValueError, TypeError, RecursionError):  # RecursionError: nested too deeply to read
         return {"damaged": True}
     return data if isinstance(data, dict) else {"damaged": True}
 
@@ -683,7 +684,7 @@ class SqliteJobStore(JobStore):
             return None
         try:
             return payload.result() if isinstance(payload, _Lost) else result_from_json(payload)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:  # RecursionError: nested too deeply
             return _Lost(f"its stored copy is damaged ({exc.__class__.__name__}: {exc})").result()
 
     async def events(self, owner: str, job_id: str) -> list[JobEvent]:

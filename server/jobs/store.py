@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal, Self
 
 import anyio
 
+from toolbay.deep_json import read_outside_json
 from toolbay.words import ToolResult
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
@@ -91,7 +92,9 @@ def result_to_json(result: ToolResult) -> str:
 
 
 def result_from_json(text: str) -> ToolResult:
-    data = json.loads(text)
+    """Raises ``ValueError``, ``KeyError``, ``TypeError`` or ``RecursionError`` (nested too deeply
+    to read) for a text that is not one ``result_to_json`` wrote."""
+    data = read_outside_json(text)
     return ToolResult(text=data["text"], structured=data.get("structured"),
                       is_error=bool(data.get("is_error")), meta=dict(data.get("meta") or {}))
 

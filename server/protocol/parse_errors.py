@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolbay.auth.http import header_of
-from toolbay.deep_json import read_client_json
+from toolbay.deep_json import read_outside_json
 from toolbay.protocol.request_body import MAX_REQUEST_BODY, declared_past, read_small_body, replay
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def read_json(body: bytes | str) -> Any:
     """``body`` read by Python's JSON reader, with an integer too long for it kept as its text
     (``long_integer_refusal``): refused outright, such a message's id could not be read and its
     sender was answered under a null id, and waited for its own answer until it gave up."""
-    return read_client_json(body, parse_int=_integer)
+    return read_outside_json(body, parse_int=_integer)
 
 
 def _integer(digits: str) -> int | str:
@@ -227,7 +227,7 @@ def id_refusal(message: types.JSONRPCMessage, raw: bytes) -> types.ErrorData | N
     if not isinstance(message, types.JSONRPCNotification) or b'"id"' not in raw:
         return None
     try:
-        return bad_request_id(read_client_json(raw))
+        return bad_request_id(read_outside_json(raw))
     except (ValueError, RecursionError):
         return None
 

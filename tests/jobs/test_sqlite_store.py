@@ -368,6 +368,8 @@ async def test_a_database_written_over_in_place_under_the_server_is_said_at_its_
     assert [record.message for record in caplog.records].count(str(refused.value)) == 1  # said once in the log
 
 
+# SQL for a JSON text of 100,000 nested arrays (hex of a zero blob is "00" a byte).
+NESTED_TOO_DEEPLY = "replace(hex(zeroblob(100000)), '00', '[') || replace(hex(zeroblob(100000)), '00', ']')"
 DAMAGES = {
     "arguments that are not JSON": "UPDATE jobs SET arguments = '{not json' WHERE id = ?",
     "a status no job has": "UPDATE jobs SET status = 'weird' WHERE id = ?",
@@ -378,6 +380,8 @@ DAMAGES = {
     # Text that is not UTF-8: every query that fetched the row failed, the server's start among them
     "a name that is not UTF-8": "UPDATE jobs SET tool = CAST(X'FF41' AS TEXT) WHERE id = ?",
     "a tool's name as bytes": "UPDATE jobs SET tool = X'636174' WHERE id = ?",
+    # 100,000 brackets, more than Python's JSON reader can nest: RecursionError, which no reader caught
+    "arguments nested too deeply to read": f"UPDATE jobs SET arguments = {NESTED_TOO_DEEPLY} WHERE id = ?",
 }
 
 
@@ -422,7 +426,8 @@ async def test_a_listing_and_a_status_read_no_arguments(db_path: Path) -> None:
         assert await store.get_result("alice", "job_b") == ToolResult("job_b done")
 
 
-@pytest.mark.parametrize("damage", ["arguments that are not JSON", "a name that is not UTF-8"])
+@pytest.mark.parametrize("damage", ["arguments that are not JSON", "a name that is not UTF-8",
+                                    "arguments nested too deeply to read"])
 async def test_an_unfinished_row_whose_arguments_cannot_be_read_is_recorded_failed_not_run_again(
         db_path: Path, damage: str) -> None:
     """The server could not start at all on such a folder, nor `toolbay jobs list` read it."""
@@ -438,6 +443,23 @@ async def test_an_unfinished_row_whose_arguments_cannot_be_read_is_recorded_fail
         result = await store.get_result("alice", "job_b")
         assert result is not None and result.is_error
         assert "The job cannot be run again or answered for: its stored record is damaged (" in result.text
+
+
+async def test_a_result_and_events_nested_too_deeply_to_read_are_answered_as_damaged(db_path: Path) -> None:
+    """Written by hand or by another program: Python's JSON reader raised RecursionError, which
+    the store did not catch, and job_result and job_status of the job were internal errors."""
+    async with SqliteJobStore(db_path) as store:
+        await store.create(job("job_a"))
+        await store.finish("job_a", "completed", ToolResult("done"), at=101.0)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(f"UPDATE jobs SET result = {NESTED_TOO_DEEPLY} WHERE id = 'job_a'")
+        conn.execute(f"INSERT INTO job_events (job_id, at, kind, data) VALUES ('job_a', 101.0, 'progress', "
+                     f"{NESTED_TOO_DEEPLY})")
+    async with SqliteJobStore(db_path) as store:
+        result = await store.get_result("alice", "job_a")
+        assert result is not None and result.is_error and "its stored copy is damaged" in result.text
+        events = await store.events("alice", "job_a")
+        assert events and all(event.data == {"damaged": True} for event in events)
 
 
 async def test_a_database_whose_tables_lack_a_column_is_refused_at_start_naming_it(db_path: Path) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,11 +25,12 @@ def _frames_below() -> int:
     return count
 
 
-@pytest.mark.parametrize("name", ["100,000 nested arrays", "5,000 nested objects in arguments"])
-def test_garbage_waiting_as_a_deep_message_is_read_is_finalized_whole(name: str) -> None:
+@contextlib.contextmanager
+def finalizers_waiting(count: int = 200) -> Iterator[None]:
+    """``count`` objects wait in cycles for the collector while the body runs, each finalizer
+    needing as much stack as it has here, short of a margin: run anywhere deeper (in a JSON
+    reader's recursion) it fails. On leaving, every one has been finalized, and none failed."""
     finalized: list[int] = []
-    # As much stack as a finalizer has here, short of a margin: run anywhere deeper (in the
-    # reader's recursion), it fails; run from here, it does not.
     room = sys.getrecursionlimit() - _frames_below() - 50
 
     class Resource:
@@ -43,16 +46,21 @@ def test_garbage_waiting_as_a_deep_message_is_read_is_finalized_whole(name: str)
     hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
     try:
         gc.collect()
-        for _ in range(200):
+        for _ in range(count):
             Resource()
-        with pytest.raises(RecursionError):
-            read_json(HOSTILE_MESSAGES[name])
+        yield
         gc.collect()
     finally:
         sys.unraisablehook = hook
     assert not unraisable, [str(u.exc_value) for u in unraisable]
-    assert len(finalized) == 200
+    assert len(finalized) == count
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("name", ["100,000 nested arrays", "5,000 nested objects in arguments"])
+def test_garbage_waiting_as_a_deep_message_is_read_is_finalized_whole(name: str) -> None:
+    with finalizers_waiting(), pytest.raises(RecursionError):
+        read_json(HOSTILE_MESSAGES[name])
 
 
 @pytest.mark.parametrize(("head", "request_id"), [
