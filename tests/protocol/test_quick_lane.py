@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,6 +19,7 @@ import anyio.to_thread
 import pytest
 
 from toolbay.app import Toolbay
+from toolbay.config import Settings, load_settings
 from toolbay.protocol.quick_lane import QuickLane, stdio_server
 from toolbay.protocol.stdio import loop_streams
 from toolbay.wasm import quick
@@ -32,6 +34,16 @@ def _runs_count_as_quick_however_busy_the_machine(monkeypatch: pytest.MonkeyPatc
     tests/wasm/test_quick_runs.py). Here every run counts as quick, so the counts are exact."""
     monkeypatch.setattr(quick, "QUICK_CPU_S", 60.0)
     monkeypatch.setattr(quick, "QUICK_OWN_S", 60.0)
+
+
+@pytest.fixture
+def settings(extensions_dir: Path, shared_data_dir: Path, workspace: Path) -> Settings:
+    """The longest quick budget a server takes (1 s): a run past the default 20 ms is stopped and
+    its tool sent to workers, which on a machine running two test suites at once took two of the
+    six calls the lane counts away from it (a run's processor time there is now and then many
+    times its usual)."""
+    return load_settings(None, extensions=[extensions_dir], data_dir=shared_data_dir, workspace=workspace,
+                         sandbox={"quick_budget_ms": 1000.0})
 
 LEGACY = "2025-06-18"
 
