@@ -44,6 +44,16 @@ async def connect(transport: str, config: Path) -> AsyncIterator[Client]:
             yield client
 
 
+def _one_tool_and_a_workspace(tmp_path: Path, fixture: str) -> tuple[Path, Path]:
+    """A folder holding the fixture program ``fixture`` alone, and an empty workspace beside it
+    (where a gated fixture waits for the files the test touches)."""
+    tools, workspace = tmp_path / fixture.removesuffix(".wasm"), tmp_path / "workspace"
+    for folder in (tools, workspace):
+        folder.mkdir()
+    shutil.copy2(FIXTURE_WASM / fixture, tools / fixture)
+    return tools, workspace
+
+
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_slow_call_becomes_a_job_that_job_wait_and_job_result_follow(
     transport: str, tmp_path: Path, data_dir: Path
@@ -51,10 +61,7 @@ async def test_a_slow_call_becomes_a_job_that_job_wait_and_job_result_follow(
     # The progress fixture with --gate: its call runs until the test touches a file in the
     # workspace, so it outlives the sync budget (0.2 s) however busy the machine, and nothing
     # waits on time.
-    tools, workspace = tmp_path / "tools", tmp_path / "workspace"
-    for folder in (tools, workspace):
-        folder.mkdir()
-    shutil.copy2(FIXTURE_WASM / "progress.wasm", tools / "progress.wasm")
+    tools, workspace = _one_tool_and_a_workspace(tmp_path, "progress.wasm")
     config = write_config(tmp_path / "toolbay.toml", tools, data_dir, workspace=workspace)
     progress, waiting = Progress(), Progress()
     with anyio.fail_after(60):
@@ -154,10 +161,7 @@ async def test_a_second_job_queues_with_its_place_and_job_cancel_stops_the_first
 async def test_job_wait_reports_the_jobs_progress_while_it_waits(
     tmp_path: Path, extensions: Path, data_dir: Path
 ) -> None:
-    gated, workspace = tmp_path / "gated", tmp_path / "workspace"
-    for folder in (gated, workspace):
-        folder.mkdir()
-    shutil.copy2(FIXTURE_WASM / "progress_bg.wasm", gated / "progress_bg.wasm")
+    gated, workspace = _one_tool_and_a_workspace(tmp_path, "progress_bg.wasm")
     config = write_config(tmp_path / "toolbay.toml", extensions, data_dir)
     settings = load_settings(config, extensions=[extensions, gated], workspace=workspace)
     progress = Progress()
